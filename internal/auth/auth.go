@@ -1,0 +1,76 @@
+// Package auth holds who is calling: the principal a request acts for, and the
+// browser-session tokens and password hashes that establish it.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// CookieName is the browser-session cookie.
+const CookieName = "mockmcp_session"
+
+// Principal is whoever a request acts for.
+type Principal struct {
+	UserID uuid.UUID // the signed-in user; uuid.Nil for API keys
+	Email  string
+	OrgID  uuid.UUID // the organization whose data the request sees
+	Role   string    // the user's role in OrgID
+}
+
+// Actor names the principal in created_by fields.
+func (p Principal) Actor() string { return p.UserID.String() }
+
+type ctxKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// FromContext returns the principal ctx carries, if any.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(ctxKey{}).(Principal)
+	return p, ok
+}
+
+// NewToken returns a fresh random session token and the hash under which it
+// is stored. The raw token only ever lives in the caller's cookie.
+func NewToken() (raw, hash string) {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
+	raw = base64.RawURLEncoding.EncodeToString(b[:])
+	return raw, HashToken(raw)
+}
+
+// HashToken is the SHA-256 hex digest under which a token is stored.
+func HashToken(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
+
+// HashPassword hashes a password with bcrypt at cost.
+func HashPassword(password string, cost int) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), cost)
+	return string(h), err
+}
+
+// dummyHash is compared against when no account matches, so that a login for
+// an unknown e-mail takes as long as one with a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no account has this password"), bcrypt.DefaultCost)
+
+// CheckPassword reports whether password matches hash; an empty hash (no
+// such account) still costs one bcrypt comparison.
+func CheckPassword(hash, password string) bool {
+	if hash == "" {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}

@@ -1,0 +1,142 @@
+// Package config reads the service's configuration from the environment, once,
+// into one typed struct. The README's configuration table documents every
+// variable and its default.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of one instance.
+type Config struct {
+	DatabaseURL         string
+	RedisURL            string
+	Env                 string // "development" or "production"
+	ListenAddr          string
+	BaseURL             string
+	MaxPublicRateLimit  int
+	PlatformRateLimit   int
+	TrustedProxies      []netip.Prefix
+	MaxBodyBytes        int64
+	AllowPrivateTargets bool
+	LogLevel            slog.Level
+	ShutdownTimeout     time.Duration
+	// BcryptCost is not read from the environment: tests lower it to keep
+	// account creation cheap.
+	BcryptCost int
+}
+
+// DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/mockmcp?sslmode=disable"
+
+// Production reports whether the instance runs in production mode.
+func (c Config) Production() bool { return c.Env == "production" }
+
+// FromEnv reads the configuration from the process environment.
+func FromEnv() (Config, error) { return Parse(os.Getenv) }
+
+// Parse reads the configuration through getenv, so tests can supply their own.
+func Parse(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL:        or(getenv("DATABASE_URL"), DefaultDatabaseURL),
+		RedisURL:           getenv("REDIS_URL"),
+		Env:                or(getenv("APP_ENV"), "development"),
+		ListenAddr:         or(getenv("LISTEN_ADDR"), ":8080"),
+		BaseURL:            strings.TrimRight(getenv("BASE_URL"), "/"),
+		MaxPublicRateLimit: 100,
+		PlatformRateLimit:  500,
+		MaxBodyBytes:       1 << 20,
+		LogLevel:           slog.LevelInfo,
+		ShutdownTimeout:    15 * time.Second,
+		BcryptCost:         12,
+	}
+	var errs []string
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, name+": "+fmt.Sprintf(format, args...))
+	}
+	if c.Env != "development" && c.Env != "production" {
+		bad("APP_ENV", "must be development or production, not %q", c.Env)
+	}
+	positive := func(name string, dst *int) {
+		if v := getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				bad(name, "must be a positive integer, not %q", v)
+				return
+			}
+			*dst = n
+		}
+	}
+	positive("MAX_PUBLIC_RATE_LIMIT", &c.MaxPublicRateLimit)
+	positive("PLATFORM_RATE_LIMIT", &c.PlatformRateLimit)
+	if v := getenv("MAX_BODY_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1024 {
+			bad("MAX_BODY_BYTES", "must be an integer of at least 1024, not %q", v)
+		} else {
+			c.MaxBodyBytes = n
+		}
+	}
+	if v := getenv("ALLOW_PRIVATE_TARGETS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			bad("ALLOW_PRIVATE_TARGETS", "must be true or false, not %q", v)
+		}
+		c.AllowPrivateTargets = b
+	}
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			bad("LOG_LEVEL", "must be debug, info, warn or error, not %q", v)
+		}
+	}
+	if v := getenv("SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			bad("SHUTDOWN_TIMEOUT", "must be a positive duration such as 15s, not %q", v)
+		} else {
+			c.ShutdownTimeout = d
+		}
+	}
+	for _, s := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				bad("TRUSTED_PROXIES", "%q is not a CIDR or an address", s)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// PublicURL is the address clients reach this instance at: BASE_URL, or
+// http://localhost with the listening port when BASE_URL is unset.
+func (c Config) PublicURL() string {
+	if c.BaseURL != "" {
+		return c.BaseURL
+	}
+	port := "8080"
+	if i := strings.LastIndexByte(c.ListenAddr, ':'); i >= 0 && i < len(c.ListenAddr)-1 {
+		port = c.ListenAddr[i+1:]
+	}
+	return "http://localhost:" + port
+}

@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"encoding/json"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// Conversions from store types to the wire types of gen/api.
+
+func apiUser(u store.User) api.User {
+	return api.User{Id: u.ID, Email: u.Email, CreatedAt: u.CreatedAt.UTC()}
+}
+
+func apiOrg(o store.Organization) api.Organization {
+	out := api.Organization{Id: o.ID, Name: o.Name, Slug: o.Slug, Role: api.OrganizationRole(o.Role),
+		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC()}
+	if o.MaxPublicRateLimit != nil {
+		out.MaxPublicRateLimit = nullable.NewNullableWithValue(int(*o.MaxPublicRateLimit))
+	} else {
+		out.MaxPublicRateLimit = nullable.NewNullNullable[int]()
+	}
+	return out
+}
+
+func apiOrgs(os []store.Organization) []api.Organization {
+	out := make([]api.Organization, len(os))
+	for i, o := range os {
+		out[i] = apiOrg(o)
+	}
+	return out
+}
+
+func apiMember(m store.Member) api.Member {
+	return api.Member{UserId: m.UserID, Email: m.Email, Role: api.MemberRole(m.Role), CreatedAt: m.CreatedAt.UTC()}
+}
+
+func (s *Server) apiServer(v store.Server) api.Server {
+	return api.Server{
+		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
+		ProviderName: nullableString(v.ProviderName), ProviderUrl: nullableString(v.ProviderURL),
+		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
+		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: s.endpointURL(v),
+		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+	}
+}
+
+// endpointURL is where the design is served once enabled.
+func (s *Server) endpointURL(v store.Server) string {
+	return s.cfg.PublicURL() + "/api/platform/" + v.ID.String() + "/mcp"
+}
+
+func apiTool(t store.Tool) api.Tool {
+	out := api.Tool{Id: t.ID, ServerId: t.ServerID, Name: t.Name, Description: t.Description,
+		InputSchema: t.InputSchema, MockScenarios: apiScenarios(t.Scenarios),
+		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+	if len(t.OutputSchema) > 0 {
+		out.OutputSchema = nullable.NewNullableWithValue(json.RawMessage(t.OutputSchema))
+	} else {
+		out.OutputSchema = nullable.NewNullNullable[json.RawMessage]()
+	}
+	return out
+}
+
+func apiScenarios(scs []store.Scenario) []api.MockScenario {
+	out := make([]api.MockScenario, len(scs))
+	for i, sc := range scs {
+		out[i] = api.MockScenario{Name: sc.Name, Response: sc.Response}
+		if len(sc.Condition) > 0 {
+			out[i].Condition = nullable.NewNullableWithValue(sc.Condition)
+		}
+	}
+	return out
+}
+
+func storeScenarios(in []api.MockScenario) []store.Scenario {
+	out := make([]store.Scenario, len(in))
+	for i, sc := range in {
+		out[i] = store.Scenario{Name: sc.Name, Response: sc.Response}
+		if v, err := sc.Condition.Get(); err == nil && string(v) != "null" {
+			out[i].Condition = v
+		}
+	}
+	return out
+}
+
+func apiResource(r store.Resource) api.Resource {
+	return api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
+		MimeType: nullableString(r.MimeType), Content: r.Content, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+func apiPrompt(p store.Prompt) api.Prompt {
+	out := api.Prompt{Id: p.ID, ServerId: p.ServerID, Name: p.Name, Description: p.Description,
+		Arguments: make([]api.PromptArgument, len(p.Arguments)), Messages: make([]api.PromptMessage, len(p.Messages)),
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+	for i, a := range p.Arguments {
+		out.Arguments[i] = api.PromptArgument{Name: a.Name, Description: &p.Arguments[i].Description, Required: &p.Arguments[i].Required}
+	}
+	for i, m := range p.Messages {
+		out.Messages[i] = api.PromptMessage{Role: api.PromptMessageRole(m.Role), Text: m.Text}
+	}
+	return out
+}
+
+func storeArguments(in []api.PromptArgument) []store.PromptArgument {
+	out := make([]store.PromptArgument, len(in))
+	for i, a := range in {
+		out[i] = store.PromptArgument{Name: a.Name, Description: deref(a.Description), Required: deref(a.Required)}
+	}
+	return out
+}
+
+func storeMessages(in []api.PromptMessage) []store.PromptMessage {
+	out := make([]store.PromptMessage, len(in))
+	for i, m := range in {
+		out[i] = store.PromptMessage{Role: string(m.Role), Text: m.Text}
+	}
+	return out
+}
+
+func nullableString(p *string) nullable.Nullable[string] {
+	if p == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*p)
+}
+
+// patchString applies a nullable PATCH field: absent keeps cur, null clears.
+func patchString(cur *string, v nullable.Nullable[string]) *string {
+	if !v.IsSpecified() {
+		return cur
+	}
+	if v.IsNull() {
+		return nil
+	}
+	s := v.MustGet()
+	return &s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func or[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}

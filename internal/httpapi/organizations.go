@@ -1,0 +1,179 @@
+package httpapi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// ListOrganizations lists the caller's organizations with their role.
+func (s *Server) ListOrganizations(ctx context.Context, _ api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
+	p, err := userPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var orgs []store.Organization
+	err = s.store.WithTx(ctx, store.Scope{UserID: p.UserID}, func(tx *store.Tx) error {
+		orgs, err = tx.UserOrganizations(ctx, p.UserID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.ListOrganizations200JSONResponse{Items: apiOrgs(orgs)}, nil
+}
+
+// CreateOrganization creates an organization owned by the caller.
+func (s *Server) CreateOrganization(ctx context.Context, req api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
+	p, err := userPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(req.Body.Name)
+	if name == "" {
+		return nil, failure.Invalid(failure.Field("name", "must not be blank"))
+	}
+	id := uuid.New()
+	var org store.Organization
+	err = s.store.WithTx(ctx, store.Scope{UserID: p.UserID, OrgID: id}, func(tx *store.Tx) error {
+		if org, err = tx.CreateOrganization(ctx, id, name, deref(req.Body.Slug)); err != nil {
+			return err
+		}
+		org.Role = store.RoleOwner
+		return tx.AddOwner(ctx, id, p.UserID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateOrganization201JSONResponse(apiOrg(org)), nil
+}
+
+// GetOrganization reads one of the caller's organizations.
+func (s *Server) GetOrganization(ctx context.Context, req api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
+	var org store.Organization
+	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (err error) {
+		org, err = tx.Organization(ctx, req.OrgId, role)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.GetOrganization200JSONResponse(apiOrg(org)), nil
+}
+
+// UpdateOrganization changes an organization's settings; owners only.
+func (s *Server) UpdateOrganization(ctx context.Context, req api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
+	var org store.Organization
+	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (err error) {
+		if role != store.RoleOwner {
+			return failure.Forbidden("only owners can change organization settings")
+		}
+		if org, err = tx.Organization(ctx, req.OrgId, role); err != nil {
+			return err
+		}
+		if req.Body.Name != nil {
+			if org.Name = strings.TrimSpace(*req.Body.Name); org.Name == "" {
+				return failure.Invalid(failure.Field("name", "must not be blank"))
+			}
+		}
+		if req.Body.Slug != nil {
+			org.Slug = *req.Body.Slug
+		}
+		if v := req.Body.MaxPublicRateLimit; v.IsSpecified() {
+			org.MaxPublicRateLimit = nil
+			if !v.IsNull() {
+				n := int32(min(v.MustGet(), 1<<31-1))
+				org.MaxPublicRateLimit = &n
+			}
+		}
+		org, err = tx.UpdateOrganization(ctx, org)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateOrganization200JSONResponse(apiOrg(org)), nil
+}
+
+// ListMembers lists an organization's members.
+func (s *Server) ListMembers(ctx context.Context, req api.ListMembersRequestObject) (api.ListMembersResponseObject, error) {
+	var members []store.Member
+	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, _ string) (err error) {
+		members, err = tx.Members(ctx, req.OrgId)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListMembers200JSONResponse{Items: make([]api.Member, len(members))}
+	for i, m := range members {
+		out.Items[i] = apiMember(m)
+	}
+	return out, nil
+}
+
+// AddMember adds an existing user to an organization; owners only.
+func (s *Server) AddMember(ctx context.Context, req api.AddMemberRequestObject) (api.AddMemberResponseObject, error) {
+	email := strings.TrimSpace(req.Body.Email)
+	role := string(or(req.Body.Role, api.AddMemberRequestRoleMember))
+	var m store.Member
+	err := s.inOrgLookup(ctx, req.OrgId, email, func(tx *store.Tx, _ auth.Principal, callerRole string) error {
+		if callerRole != store.RoleOwner {
+			return failure.Forbidden("only owners can add members")
+		}
+		u, err := tx.UserByEmail(ctx, email)
+		if failure.Is(err, failure.ErrNotFound) {
+			return failure.Invalid(failure.Field("email", "no account has this e-mail; the person must sign up first"))
+		}
+		if err != nil {
+			return err
+		}
+		m, err = tx.AddMember(ctx, req.OrgId, u, role)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.AddMember201JSONResponse(apiMember(m)), nil
+}
+
+// RemoveMember removes a member; owners may remove anyone but the last
+// owner, and every member may leave.
+func (s *Server) RemoveMember(ctx context.Context, req api.RemoveMemberRequestObject) (api.RemoveMemberResponseObject, error) {
+	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, p auth.Principal, role string) error {
+		if role != store.RoleOwner && req.UserId != p.UserID {
+			return failure.Forbidden("only owners can remove other members")
+		}
+		return tx.RemoveMember(ctx, req.OrgId, req.UserId)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.RemoveMember204Response{}, nil
+}
+
+// inOrg runs fn in a transaction scoped to org once the caller is found to
+// be a member of it; a non-member gets 404, as if org did not exist.
+func (s *Server) inOrg(ctx context.Context, org uuid.UUID, fn func(*store.Tx, auth.Principal, string) error) error {
+	return s.inOrgLookup(ctx, org, "", fn)
+}
+
+func (s *Server) inOrgLookup(ctx context.Context, org uuid.UUID, email string, fn func(*store.Tx, auth.Principal, string) error) error {
+	p, err := userPrincipal(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.WithTx(ctx, store.Scope{UserID: p.UserID, OrgID: org, LookupEmail: email}, func(tx *store.Tx) error {
+		role, err := tx.MembershipRole(ctx, org, p.UserID)
+		if err != nil {
+			return err
+		}
+		return fn(tx, p, role)
+	})
+}

@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// Problem is an RFC 9457 problem document.
+type Problem struct {
+	Type      string               `json:"type"`
+	Title     string               `json:"title"`
+	Status    int                  `json:"status"`
+	Detail    string               `json:"detail,omitempty"`
+	RequestID string               `json:"request_id,omitempty"`
+	Errors    []failure.FieldError `json:"errors,omitempty"`
+}
+
+// statusOf is the one table from failure kinds to HTTP statuses.
+var statusOf = map[failure.Kind]int{
+	failure.KindInvalid:      http.StatusUnprocessableEntity,
+	failure.KindBadRequest:   http.StatusBadRequest,
+	failure.KindUnauthorized: http.StatusUnauthorized,
+	failure.KindForbidden:    http.StatusForbidden,
+	failure.KindNotFound:     http.StatusNotFound,
+	failure.KindConflict:     http.StatusConflict,
+	failure.KindTooLarge:     http.StatusRequestEntityTooLarge,
+}
+
+// problemFor converts any error into the problem the caller sees. Failures
+// keep their detail; echo's own HTTP errors keep their status; anything else
+// is a fault of ours, reported as a generic 500.
+func problemFor(err error) (Problem, bool) {
+	if f, ok := failure.As(err); ok {
+		status := statusOf[f.Kind]
+		detail := f.Detail
+		if detail == "" {
+			detail = http.StatusText(status)
+		}
+		return Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Errors: f.Fields}, true
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) && he.Code < 500 {
+		detail := http.StatusText(he.Code)
+		if m, ok := he.Message.(string); ok {
+			detail = m
+		}
+		return Problem{Type: "about:blank", Title: http.StatusText(he.Code), Status: he.Code, Detail: detail}, true
+	}
+	return Problem{Type: "about:blank", Title: http.StatusText(500), Status: 500,
+		Detail: "the service failed to handle the request; quote the request id when reporting it"}, false
+}
+
+// writeProblem writes p as application/problem+json.
+func writeProblem(w http.ResponseWriter, p Problem) {
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	if p.Status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="mockmcp"`)
+	}
+	if p.Status == http.StatusMethodNotAllowed && h.Get("Allow") == "" {
+		h.Set("Allow", "GET, POST, PUT, PATCH, DELETE")
+	}
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// errorHandler is echo's HTTPErrorHandler: every error a handler or
+// middleware returns ends here, once.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		p, known := problemFor(err)
+		p.RequestID = requestID(c.Request().Context())
+		if !known {
+			log.ErrorContext(c.Request().Context(), "request failed", "request_id", p.RequestID,
+				"method", c.Request().Method, "path", c.Path(), "error", err.Error())
+		}
+		writeProblem(c.Response(), p)
+	}
+}

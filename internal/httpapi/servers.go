@@ -1,0 +1,201 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// DefaultProtocolVersion is what a server's initialize reports unless its
+// design chooses another.
+const DefaultProtocolVersion = "2024-11-05"
+
+// ListServers lists a page of the organization's server designs.
+func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObject) (api.ListServersResponseObject, error) {
+	limit := or(req.Params.Limit, 50)
+	after, err := decodeCursor(deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	var page store.ServerPage
+	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		page, err = tx.Servers(ctx, after, limit)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListServers200JSONResponse{Items: make([]api.Server, len(page.Servers))}
+	for i, v := range page.Servers {
+		out.Items[i] = s.apiServer(v)
+	}
+	out.NextCursor = nullableString(nil)
+	if page.Next != nil {
+		c := encodeCursor(*page.Next)
+		out.NextCursor = nullableString(&c)
+	}
+	return out, nil
+}
+
+// CreateServer creates a draft server design.
+func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestObject) (api.CreateServerResponseObject, error) {
+	b := req.Body
+	v := store.Server{
+		ID: uuid.New(), Name: strings.TrimSpace(b.Name), Description: deref(b.Description),
+		Version: or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
+		Type:            string(or(b.Type, api.CreateServerRequestTypeMock)),
+		ProtocolVersion: string(or(b.ProtocolVersion, DefaultProtocolVersion)),
+		AuthMode:        string(or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
+	}
+	if err := design.CheckServer(v); err != nil {
+		return nil, err
+	}
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+		v.CreatedBy = p.Actor()
+		v, err = tx.CreateServer(ctx, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateServer201JSONResponse(s.apiServer(v)), nil
+}
+
+// GetServer reads one server design.
+func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) (api.GetServerResponseObject, error) {
+	var v store.Server
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		v, err = tx.Server(ctx, req.ServerId)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.GetServer200JSONResponse(s.apiServer(v)), nil
+}
+
+// UpdateServer changes the given fields of a server design, including
+// enabling it (draft → enabled) and disabling it (enabled → draft).
+func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestObject) (api.UpdateServerResponseObject, error) {
+	b := req.Body
+	var v store.Server
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		if v, err = tx.LockServer(ctx, req.ServerId); err != nil {
+			return err
+		}
+		if b.Name != nil {
+			v.Name = strings.TrimSpace(*b.Name)
+		}
+		v.Description = or(b.Description, v.Description)
+		v.Version = or(b.Version, v.Version)
+		v.ProviderName = patchString(v.ProviderName, b.ProviderName)
+		v.ProviderURL = patchString(v.ProviderURL, b.ProviderUrl)
+		if b.Type != nil {
+			v.Type = string(*b.Type)
+		}
+		v.Enabled = or(b.Enabled, v.Enabled)
+		if b.ProtocolVersion != nil {
+			v.ProtocolVersion = string(*b.ProtocolVersion)
+		}
+		if b.AuthMode != nil {
+			v.AuthMode = string(*b.AuthMode)
+		}
+		if err := design.CheckServer(v); err != nil {
+			return err
+		}
+		v, err = tx.UpdateServer(ctx, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateServer200JSONResponse(s.apiServer(v)), nil
+}
+
+// DeleteServer deletes a server design and all it owns.
+func (s *Server) DeleteServer(ctx context.Context, req api.DeleteServerRequestObject) (api.DeleteServerResponseObject, error) {
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+		return tx.DeleteServer(ctx, req.ServerId)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteServer204Response{}, nil
+}
+
+// DuplicateServer copies a server design with everything it owns into a new
+// draft.
+func (s *Server) DuplicateServer(ctx context.Context, req api.DuplicateServerRequestObject) (api.DuplicateServerResponseObject, error) {
+	var name string
+	if req.Body != nil && req.Body.Name != nil {
+		if name = strings.TrimSpace(*req.Body.Name); name == "" {
+			return nil, failure.Invalid(failure.Field("name", "must not be blank"))
+		}
+	}
+	var v store.Server
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
+		src, err := tx.Server(ctx, req.ServerId)
+		if err != nil {
+			return err
+		}
+		if name == "" {
+			name = copyName(src.Name)
+		}
+		v, err = tx.DuplicateServer(ctx, src, uuid.New(), name, p.Actor())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.DuplicateServer201JSONResponse(s.apiServer(v)), nil
+}
+
+// copyName is the default name of a copy, kept within the 200-character
+// limit of names.
+func copyName(name string) string {
+	const suffix = " (copy)"
+	r := []rune(name)
+	if len(r)+len(suffix) > 200 {
+		r = r[:200-len(suffix)]
+	}
+	return string(r) + suffix
+}
+
+// Cursors are opaque to clients: base64url of "<unix nanos>:<id>".
+func encodeCursor(k store.PageKey) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID.String()))
+}
+
+func decodeCursor(c string) (*store.PageKey, error) {
+	if c == "" {
+		return nil, nil
+	}
+	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	nanos, id, ok := strings.Cut(string(raw), ":")
+	if !ok {
+		return nil, bad
+	}
+	n, err := strconv.ParseInt(nanos, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, bad
+	}
+	return &store.PageKey{CreatedAt: time.Unix(0, n), ID: uid}, nil
+}

@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// sessionLifetime is how long a browser session lasts.
+const sessionLifetime = 30 * 24 * time.Hour
+
+// authenticate resolves the session cookie, when there is one, into the
+// principal of the request. A stale cookie leaves the request anonymous, so
+// public routes still work and protected ones answer 401.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		cookie, err := c.Cookie(auth.CookieName)
+		if err != nil || cookie.Value == "" {
+			return next(c)
+		}
+		p, err := s.sessionPrincipal(c.Request().Context(), cookie.Value)
+		if err != nil {
+			if f, ok := failure.As(err); ok && f.Kind == failure.KindUnauthorized {
+				return next(c)
+			}
+			return err
+		}
+		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+		return next(c)
+	}
+}
+
+// sessionPrincipal finds the user a session token belongs to and the
+// organization they currently work in.
+func (s *Server) sessionPrincipal(ctx context.Context, token string) (auth.Principal, error) {
+	hash := auth.HashToken(token)
+	var p auth.Principal
+	err := s.store.WithTx(ctx, store.Scope{SessionHash: hash}, func(tx *store.Tx) error {
+		sess, err := tx.SessionByHash(ctx, hash)
+		if err != nil {
+			return err
+		}
+		if time.Now().After(sess.ExpiresAt) {
+			return failure.Unauthorized("the session has expired")
+		}
+		if err := tx.SetUser(ctx, sess.UserID); err != nil {
+			return err
+		}
+		u, err := tx.User(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		orgs, err := tx.UserOrganizations(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		p = auth.Principal{UserID: u.ID, Email: u.Email}
+		if o, ok := currentOrg(u, orgs); ok {
+			p.OrgID, p.Role = o.ID, o.Role
+		}
+		return nil
+	})
+	return p, err
+}
+
+// currentOrg is the user's current organization, or their first one when
+// they have left the current one since.
+func currentOrg(u store.User, orgs []store.Organization) (store.Organization, bool) {
+	for _, o := range orgs {
+		if o.ID == u.CurrentOrgID {
+			return o, true
+		}
+	}
+	if len(orgs) > 0 {
+		return orgs[0], true
+	}
+	return store.Organization{}, false
+}
+
+// sessionCookie is the Set-Cookie value that carries token; an empty token
+// clears the cookie.
+func (s *Server) sessionCookie(token string) string {
+	c := http.Cookie{
+		Name: auth.CookieName, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: s.cfg.Production(), MaxAge: int(sessionLifetime / time.Second),
+	}
+	if token == "" {
+		c.MaxAge = -1
+	}
+	return c.String()
+}
+
+// crossOriginCheck refuses unsafe cross-site requests from browsers (checked
+// with Sec-Fetch-Site, then Origin against Host). Requests that carry an API
+// key are not ambient-credentialed, so they are not checked; clients such as
+// curl send neither header and pass.
+func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
+	cop := http.NewCrossOriginProtection()
+	if cfg.BaseURL != "" {
+		_ = cop.AddTrustedOrigin(cfg.BaseURL)
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if hasAPIKey(req) {
+				return next(c)
+			}
+			if err := cop.Check(req); err != nil {
+				return failure.Forbidden("cross-site request refused: " + err.Error())
+			}
+			return next(c)
+		}
+	}
+}
+
+func hasAPIKey(r *http.Request) bool {
+	return r.Header.Get("X-API-Key") != "" ||
+		strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "bearer ")
+}

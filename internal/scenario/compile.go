@@ -1,0 +1,206 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// Compile checks a raw condition and prepares it for matching. raw may be
+// nil, empty, null or {}, all of which give a Condition that always matches.
+//
+// When the condition has problems Compile returns every one it can find,
+// ordered by field, and a Condition that never matches; the condition must
+// then be rejected rather than stored.
+func Compile(raw json.RawMessage) (Condition, []FieldError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return Condition{}, nil
+	}
+	if !json.Valid(raw) {
+		return failed(FieldError{Field: fieldCondition, Message: "must be valid JSON"})
+	}
+	if raw[0] != '{' {
+		return failed(FieldError{Field: fieldCondition, Message: "must be a JSON object or null"})
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return failed(FieldError{Field: fieldCondition, Message: "must be a JSON object or null: " + err.Error()})
+	}
+	var (
+		c    Condition
+		errs []FieldError
+	)
+	if isOperatorForm(obj) {
+		c, errs = compileOperator(obj)
+	} else {
+		c, errs = compilePlain(obj)
+	}
+	if len(errs) > 0 {
+		return Condition{invalid: true}, errs
+	}
+	return c, nil
+}
+
+// Check reports the problems Compile would find, for save-time validation
+// that has no use for the compiled Condition.
+func Check(raw json.RawMessage) []FieldError {
+	_, errs := Compile(raw)
+	return errs
+}
+
+func failed(errs ...FieldError) (Condition, []FieldError) {
+	return Condition{invalid: true}, errs
+}
+
+// isOperatorForm applies the documented rule that tells the two object forms
+// apart.
+func isOperatorForm(obj map[string]json.RawMessage) bool {
+	for k := range obj {
+		if k != "field" && k != "operator" && k != "value" {
+			return false
+		}
+	}
+	return isJSONString(obj["field"]) && isJSONString(obj["operator"])
+}
+
+func isJSONString(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '"'
+}
+
+func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
+	var (
+		field, op string
+		errs      []FieldError
+	)
+	// Both unmarshals succeed: isOperatorForm saw JSON strings and Compile
+	// validated the document.
+	_ = json.Unmarshal(obj["field"], &field)
+	_ = json.Unmarshal(obj["operator"], &op)
+
+	cl := clause{}
+	if field == "" {
+		errs = append(errs, FieldError{Field: fieldField, Message: "must not be empty"})
+	} else if p, err := parsePath(field); err != nil {
+		errs = append(errs, FieldError{Field: fieldField, Message: err.Error()})
+	} else {
+		cl.path = p
+	}
+
+	spec, known := operatorSpecs[Operator(op)]
+	if !known {
+		errs = append(errs, FieldError{
+			Field:   fieldOperator,
+			Message: fmt.Sprintf("unknown operator %q; want one of %s", op, operatorList()),
+		})
+		return Condition{}, errs
+	}
+	cl.op = spec.code
+
+	rawValue, hasValue := obj["value"]
+	var value any
+	if hasValue {
+		if err := json.Unmarshal(rawValue, &value); err != nil {
+			errs = append(errs, FieldError{Field: fieldValue, Message: "must be a valid JSON value: " + err.Error()})
+			return Condition{}, errs
+		}
+	}
+	if msg := checkValue(Operator(op), spec.kind, hasValue, value); msg != "" {
+		errs = append(errs, FieldError{Field: fieldValue, Message: msg})
+		return Condition{}, errs
+	}
+	switch spec.kind {
+	case valueString:
+		cl.str = value.(string)
+		if spec.code == opMatches {
+			re, err := regexp.Compile(cl.str)
+			if err != nil {
+				errs = append(errs, FieldError{Field: fieldValue, Message: "must be a valid RE2 regular expression: " + err.Error()})
+				return Condition{}, errs
+			}
+			cl.re = re
+		}
+	case valueNumber:
+		cl.num = value.(float64)
+	case valueArray:
+		cl.set = value.([]any)
+	case valueAny:
+		cl.value = value
+	}
+	if len(errs) > 0 {
+		return Condition{}, errs
+	}
+	return Condition{clauses: []clause{cl}}, nil
+}
+
+// checkValue returns why value does not suit the operator, or "".
+func checkValue(op Operator, kind valueKind, has bool, value any) string {
+	want := ""
+	switch kind {
+	case valueNone:
+		if has && value != nil {
+			return fmt.Sprintf("must be absent or null for operator %q, got %s", op, jsonTypeName(value))
+		}
+		return ""
+	case valueAny:
+		if !has {
+			return fmt.Sprintf("is required for operator %q", op)
+		}
+		return ""
+	case valueString:
+		if _, ok := value.(string); ok {
+			return ""
+		}
+		want = "a string"
+	case valueNumber:
+		if _, ok := value.(float64); ok {
+			return ""
+		}
+		want = "a number"
+	case valueArray:
+		if _, ok := value.([]any); ok {
+			return ""
+		}
+		want = "an array"
+	}
+	if !has {
+		return fmt.Sprintf("is required for operator %q and must be %s", op, want)
+	}
+	return fmt.Sprintf("must be %s for operator %q, got %s", want, op, jsonTypeName(value))
+}
+
+func compilePlain(obj map[string]json.RawMessage) (Condition, []FieldError) {
+	// Sorted keys make clause order, and so error order, deterministic.
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+
+	var (
+		clauses = make([]clause, 0, len(keys))
+		errs    []FieldError
+	)
+	for _, k := range keys {
+		at := fieldCondition + "[" + strconv.Quote(k) + "]"
+		p, err := parsePath(k)
+		if err != nil {
+			errs = append(errs, FieldError{Field: at, Message: "invalid field path: " + err.Error()})
+			continue
+		}
+		var value any
+		if err := json.Unmarshal(obj[k], &value); err != nil {
+			errs = append(errs, FieldError{Field: at, Message: "must be a valid JSON value: " + err.Error()})
+			continue
+		}
+		clauses = append(clauses, clause{path: p, op: opEquals, value: value})
+	}
+	if len(errs) > 0 {
+		return Condition{}, errs
+	}
+	return Condition{clauses: clauses}, nil
+}

@@ -1,0 +1,25 @@
+// Package schema compiles the JSON Schemas that tools declare and checks
+// tools/call arguments against them.
+//
+// A tool's input_schema and output_schema are stored verbatim; this package
+// decides, when one is saved, whether it is acceptable, and produces the
+// violations reported when a call does not satisfy it.
+//
+// Compile is strict where a lenient compiler would fail late or leak data:
+//
+//   - The dialect is Draft 7 unless the top-level "$schema" names Draft 4, 6,
+//     7, 2019-09 or 2020-12. Any other "$schema" is rejected rather than
+//     silently compiled as Draft 7.
+//   - Nothing is ever fetched: a "$ref" may only point inside the schema
+//     itself. Every reference is resolved when the schema is compiled, so a
+//     dangling one is a save-time error, not a silently ignored keyword at
+//     call time.
+//   - Each schema is compiled in isolation, so an "$id" declared by one
+//     organization's schema can never be referenced from another's.
+//   - Schemas are also checked against their meta-schema (Draft 7's for
+//     2019-09 and 2020-12, whose own the library does not embed), so
+//     mistakes such as "type": "strin" are caught when the schema is saved.
+//
+// A compiled Schema is safe for concurrent use; Validate is the hot path of
+// the MCP endpoint.
+package schema

@@ -1,0 +1,120 @@
+// Package service assembles one instance of mockmcp: it prepares the
+// database, builds the HTTP handlers and serves them until told to stop,
+// then shuts down gracefully. cmd/mockmcp is a thin shell over it, and tests
+// boot it on :0.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/httpapi"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// Version is the build's version, set with -ldflags at build time.
+var Version = "dev"
+
+// Service is one running instance.
+type Service struct {
+	cfg   config.Config
+	log   *slog.Logger
+	store *store.Store
+	http  *http.Server
+	ln    net.Listener
+}
+
+// Prepare creates the database when missing and applies the migrations.
+func Prepare(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := store.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return err
+	}
+	return store.Migrate(ctx, cfg.DatabaseURL, log)
+}
+
+// New prepares the database, connects to it and builds the handlers.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
+	if err := Prepare(ctx, cfg, log); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	e, err := httpapi.New(st, cfg, log, Version)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Service{
+		cfg: cfg, log: log, store: st,
+		http: &http.Server{
+			Handler:           e,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		},
+	}, nil
+}
+
+// Listen binds the configured address; with ":0" the kernel picks a port,
+// which Addr then reports.
+func (s *Service) Listen() error {
+	ln, err := net.Listen("tcp", s.cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.ListenAddr, err)
+	}
+	s.ln = ln
+	return nil
+}
+
+// Addr is the bound address, after Listen.
+func (s *Service) Addr() string { return s.ln.Addr().String() }
+
+// Handler is the service's HTTP handler, for in-process tests and benchmarks.
+func (s *Service) Handler() http.Handler { return s.http.Handler }
+
+// Store is the service's database adapter, for tests.
+func (s *Service) Store() *store.Store { return s.store }
+
+// Run serves until ctx is cancelled, then stops accepting connections and
+// lets in-flight requests finish within the shutdown timeout.
+func (s *Service) Run(ctx context.Context) error {
+	if s.ln == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	s.log.Info("serving", "addr", s.Addr(), "env", s.cfg.Env, "version", Version)
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.http.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close releases the database pool; call it after Run returns.
+func (s *Service) Close() error {
+	s.store.Close()
+	return nil
+}

@@ -1,0 +1,298 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// Scenario is one mock scenario of a tool, stored in order with the tool.
+type Scenario struct {
+	Name      string          `json:"name"`
+	Condition json.RawMessage `json:"condition,omitempty"`
+	Response  json.RawMessage `json:"response"`
+}
+
+// Tool is a tool of a server design.
+type Tool struct {
+	ID           uuid.UUID
+	ServerID     uuid.UUID
+	Name         string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage // nil when the tool has none
+	Scenarios    []Scenario
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Resource is a resource of a server design. Content is a JSON value: a
+// string is served as text, anything else JSON-encoded.
+type Resource struct {
+	ID          uuid.UUID
+	ServerID    uuid.UUID
+	Name        string
+	URI         string
+	Description string
+	MimeType    *string
+	Content     json.RawMessage
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// PromptArgument is one declared argument of a prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Required    bool   `json:"required"`
+}
+
+// PromptMessage is one message template of a prompt, with {{argument}}
+// placeholders.
+type PromptMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// Prompt is a prompt of a server design.
+type Prompt struct {
+	ID          uuid.UUID
+	ServerID    uuid.UUID
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Messages    []PromptMessage
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// CreateTool inserts t.
+func (t *Tx) CreateTool(ctx context.Context, tool Tool) (Tool, error) {
+	sc, err := marshal(tool.Scenarios)
+	if err != nil {
+		return Tool{}, err
+	}
+	row, err := t.q.CreateTool(ctx, t.tx, db.CreateToolParams{
+		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
+		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
+	})
+	if err != nil {
+		return Tool{}, err
+	}
+	return toolFrom(row)
+}
+
+// Tool reads one tool of a server.
+func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (Tool, error) {
+	row, err := t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id})
+	if err != nil {
+		return Tool{}, notFound(err, "tool")
+	}
+	return toolFrom(row)
+}
+
+// Tools lists a server's tools in creation order.
+func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]Tool, error) {
+	rows, err := t.q.ListTools(ctx, t.tx, server)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Tool, len(rows))
+	for i, r := range rows {
+		if out[i], err = toolFrom(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// UpdateTool writes every field of tool.
+func (t *Tx) UpdateTool(ctx context.Context, tool Tool) (Tool, error) {
+	sc, err := marshal(tool.Scenarios)
+	if err != nil {
+		return Tool{}, err
+	}
+	row, err := t.q.UpdateTool(ctx, t.tx, db.UpdateToolParams{
+		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
+		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
+	})
+	if err != nil {
+		return Tool{}, notFound(err, "tool")
+	}
+	return toolFrom(row)
+}
+
+// DeleteTool deletes a tool and its scenarios.
+func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
+	n, err := t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id})
+	if err == nil && n == 0 {
+		return failure.NotFound("tool")
+	}
+	return err
+}
+
+// CreateResource inserts r.
+func (t *Tx) CreateResource(ctx context.Context, r Resource) (Resource, error) {
+	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
+		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
+		MimeType: r.MimeType, Content: r.Content,
+	})
+	return resourceFrom(row), err
+}
+
+// Resource reads one resource of a server.
+func (t *Tx) Resource(ctx context.Context, server, id uuid.UUID) (Resource, error) {
+	row, err := t.q.GetResource(ctx, t.tx, db.GetResourceParams{ServerID: server, ID: id})
+	return resourceFrom(row), notFound(err, "resource")
+}
+
+// Resources lists a server's resources in creation order.
+func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]Resource, error) {
+	rows, err := t.q.ListResources(ctx, t.tx, server)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Resource, len(rows))
+	for i, r := range rows {
+		out[i] = resourceFrom(r)
+	}
+	return out, nil
+}
+
+// UpdateResource writes every field of r.
+func (t *Tx) UpdateResource(ctx context.Context, r Resource) (Resource, error) {
+	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
+		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
+		MimeType: r.MimeType, Content: r.Content,
+	})
+	return resourceFrom(row), notFound(err, "resource")
+}
+
+// DeleteResource deletes a resource.
+func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
+	n, err := t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id})
+	if err == nil && n == 0 {
+		return failure.NotFound("resource")
+	}
+	return err
+}
+
+// CreatePrompt inserts p.
+func (t *Tx) CreatePrompt(ctx context.Context, p Prompt) (Prompt, error) {
+	args, msgs, err := marshalPrompt(p)
+	if err != nil {
+		return Prompt{}, err
+	}
+	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+	})
+	if err != nil {
+		return Prompt{}, err
+	}
+	return promptFrom(row)
+}
+
+// Prompt reads one prompt of a server.
+func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (Prompt, error) {
+	row, err := t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id})
+	if err != nil {
+		return Prompt{}, notFound(err, "prompt")
+	}
+	return promptFrom(row)
+}
+
+// Prompts lists a server's prompts in creation order.
+func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]Prompt, error) {
+	rows, err := t.q.ListPrompts(ctx, t.tx, server)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Prompt, len(rows))
+	for i, r := range rows {
+		if out[i], err = promptFrom(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// UpdatePrompt writes every field of p.
+func (t *Tx) UpdatePrompt(ctx context.Context, p Prompt) (Prompt, error) {
+	args, msgs, err := marshalPrompt(p)
+	if err != nil {
+		return Prompt{}, err
+	}
+	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+	})
+	if err != nil {
+		return Prompt{}, notFound(err, "prompt")
+	}
+	return promptFrom(row)
+}
+
+// DeletePrompt deletes a prompt.
+func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
+	n, err := t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id})
+	if err == nil && n == 0 {
+		return failure.NotFound("prompt")
+	}
+	return err
+}
+
+func toolFrom(r db.McpTool) (Tool, error) {
+	t := Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
+		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
+		return Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
+	}
+	if t.Scenarios == nil {
+		t.Scenarios = []Scenario{}
+	}
+	return t, nil
+}
+
+func resourceFrom(r db.McpResource) Resource {
+	return Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
+		MimeType: r.MimeType, Content: r.Content, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+func promptFrom(r db.McpPrompt) (Prompt, error) {
+	p := Prompt{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if err := json.Unmarshal(r.Arguments, &p.Arguments); err != nil {
+		return Prompt{}, fmt.Errorf("prompt %s: stored arguments: %w", r.ID, err)
+	}
+	if err := json.Unmarshal(r.Messages, &p.Messages); err != nil {
+		return Prompt{}, fmt.Errorf("prompt %s: stored messages: %w", r.ID, err)
+	}
+	if p.Arguments == nil {
+		p.Arguments = []PromptArgument{}
+	}
+	if p.Messages == nil {
+		p.Messages = []PromptMessage{}
+	}
+	return p, nil
+}
+
+func marshalPrompt(p Prompt) (args, msgs []byte, err error) {
+	if args, err = marshal(p.Arguments); err != nil {
+		return nil, nil, err
+	}
+	msgs, err = marshal(p.Messages)
+	return args, msgs, err
+}
+
+// marshal encodes a slice, writing an empty one as [] rather than null.
+func marshal[T any](v []T) ([]byte, error) {
+	if v == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// Server is an MCP server design.
+type Server struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	Name            string
+	Description     string
+	Version         string
+	ProviderName    *string
+	ProviderURL     *string
+	Type            string
+	Enabled         bool
+	ProtocolVersion string
+	AuthMode        string
+	CreatedBy       string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// ServerPage is one page of servers, newest first.
+type ServerPage struct {
+	Servers []Server
+	// Next is the (created_at, id) after which the next page starts; nil on
+	// the last page.
+	Next *PageKey
+}
+
+// PageKey is a keyset pagination position.
+type PageKey struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// Counts of what a server owns, for the limits.
+type Counts struct {
+	Tools, Resources, Prompts int64
+}
+
+// CreateServer inserts s in the transaction's organization.
+func (t *Tx) CreateServer(ctx context.Context, s Server) (Server, error) {
+	row, err := t.q.CreateServer(ctx, t.tx, db.CreateServerParams{
+		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
+		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
+		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy,
+	})
+	return serverFrom(row), err
+}
+
+// Server reads one server.
+func (t *Tx) Server(ctx context.Context, id uuid.UUID) (Server, error) {
+	row, err := t.q.GetServer(ctx, t.tx, id)
+	return serverFrom(row), notFound(err, "server")
+}
+
+// LockServer reads one server and locks it until the transaction ends, so
+// concurrent changes to what it owns are checked against its limits in turn.
+func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (Server, error) {
+	row, err := t.q.LockServer(ctx, t.tx, id)
+	return serverFrom(row), notFound(err, "server")
+}
+
+// Servers lists a page of at most limit servers after the key.
+func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage, error) {
+	p := db.ListServersParams{RowLimit: int32(limit + 1)}
+	if after != nil {
+		p.AfterCreatedAt = &after.CreatedAt
+		p.AfterID = uuid.NullUUID{UUID: after.ID, Valid: true}
+	}
+	rows, err := t.q.ListServers(ctx, t.tx, p)
+	if err != nil {
+		return ServerPage{}, err
+	}
+	var page ServerPage
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		page.Next = &PageKey{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	page.Servers = make([]Server, len(rows))
+	for i, r := range rows {
+		page.Servers[i] = serverFrom(r)
+	}
+	return page, nil
+}
+
+// UpdateServer writes every field of s.
+func (t *Tx) UpdateServer(ctx context.Context, s Server) (Server, error) {
+	row, err := t.q.UpdateServer(ctx, t.tx, db.UpdateServerParams{
+		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
+		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type, Enabled: s.Enabled,
+		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode,
+	})
+	return serverFrom(row), notFound(err, "server")
+}
+
+// TouchServer bumps the server's updated_at when something it owns changes,
+// so anything cached from the design knows it is stale.
+func (t *Tx) TouchServer(ctx context.Context, id uuid.UUID) error {
+	return t.q.TouchServer(ctx, t.tx, id)
+}
+
+// DeleteServer deletes a server and everything it owns.
+func (t *Tx) DeleteServer(ctx context.Context, id uuid.UUID) error {
+	n, err := t.q.DeleteServer(ctx, t.tx, id)
+	if err == nil && n == 0 {
+		return failure.NotFound("server")
+	}
+	return err
+}
+
+// CountChildren counts the tools, resources and prompts of a server.
+func (t *Tx) CountChildren(ctx context.Context, id uuid.UUID) (Counts, error) {
+	c, err := t.q.CountServerChildren(ctx, t.tx, id)
+	return Counts{Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts}, err
+}
+
+// DuplicateServer copies src, with everything it owns, into a new draft
+// server named name.
+func (t *Tx) DuplicateServer(ctx context.Context, src Server, id uuid.UUID, name, createdBy string) (Server, error) {
+	cp := src
+	cp.ID, cp.Name, cp.CreatedBy = id, name, createdBy
+	dst, err := t.CreateServer(ctx, cp)
+	if err != nil {
+		return Server{}, err
+	}
+	if _, err := t.q.CopyServerTools(ctx, t.tx, db.CopyServerToolsParams{NewServerID: id, ServerID: src.ID}); err != nil {
+		return Server{}, err
+	}
+	if _, err := t.q.CopyServerResources(ctx, t.tx, db.CopyServerResourcesParams{NewServerID: id, ServerID: src.ID}); err != nil {
+		return Server{}, err
+	}
+	if _, err := t.q.CopyServerPrompts(ctx, t.tx, db.CopyServerPromptsParams{NewServerID: id, ServerID: src.ID}); err != nil {
+		return Server{}, err
+	}
+	return dst, nil
+}
+
+func serverFrom(r db.McpServer) Server {
+	return Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
+		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
+		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// notFound turns "no rows" into a not-found failure naming what.
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return failure.NotFound(what)
+	}
+	return err
+}
+
+// jsonOrNull keeps an absent JSON value as SQL NULL.
+func jsonOrNull(v json.RawMessage) []byte {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,195 @@
+// Package store is the one adapter over the generated sqlc queries (gen/db):
+// it runs every tenant transaction under the row-level-security role with the
+// organization set, converts rows into the domain types of this package, and
+// maps database errors to the failure vocabulary in one place.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// AppRole is the role every tenant transaction runs under. The migrations
+// create it NOLOGIN NOSUPERUSER NOBYPASSRLS, so row-level security always
+// applies to it, whoever the connecting user is.
+const AppRole = "mockmcp_app"
+
+// Store runs queries against one PostgreSQL database.
+type Store struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+}
+
+// New wraps an open pool.
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, q: db.New()}
+}
+
+// Open connects a pool to dsn and checks that it answers.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	return New(pool), nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Pool exposes the pool to tests that inspect the database directly.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Scope says for whom a transaction works. Row-level security policies read
+// these values from transaction-local settings; an empty value sees nothing
+// through the policy that uses it.
+type Scope struct {
+	OrgID  uuid.UUID // app.org_id: the organization whose data is visible
+	UserID uuid.UUID // app.user_id: the signed-in user
+	// SessionHash (app.session_hash) reveals only the session whose token
+	// hashes to it: a caller must already hold the token.
+	SessionHash string
+	// LookupEmail (app.login_email) reveals only the account with that
+	// e-mail, for login and for adding a member by e-mail.
+	LookupEmail string
+}
+
+// Tx is one tenant transaction.
+type Tx struct {
+	tx pgx.Tx
+	q  *db.Queries
+}
+
+// WithTx runs fn in one transaction under the application role with scope
+// set, commits when fn returns nil, and rolls back on every other path
+// (including a panic, which it re-raises).
+func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (err error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if _, err = tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true), set_config('app.user_id', $2, true),
+		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true)`,
+		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail); err != nil {
+		return fmt.Errorf("set scope: %w", err)
+	}
+	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {
+		return fmt.Errorf("set role: %w", err)
+	}
+	if err = fn(&Tx{tx: tx, q: s.q}); err != nil {
+		return mapError(err)
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return mapError(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+// SetOrg switches the transaction to another organization, once the caller's
+// right to it has been established inside the same transaction.
+func (t *Tx) SetOrg(ctx context.Context, org uuid.UUID) error {
+	_, err := t.tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true)`, uuidText(org))
+	return err
+}
+
+// savepoint runs fn in a nested transaction so that an expected failure (a
+// unique violation while trying a slug) does not abort the outer one.
+func (t *Tx) savepoint(ctx context.Context, fn func(pgx.Tx) error) error {
+	sp, err := t.tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(sp); err != nil {
+		_ = sp.Rollback(ctx)
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+func uuidText(id uuid.UUID) string {
+	if id == uuid.Nil {
+		return ""
+	}
+	return id.String()
+}
+
+// mapError turns database errors into failures in one place. Failures pass
+// through; an unknown error stays as it is and becomes a 500 upstream.
+func mapError(err error) error {
+	if _, ok := failure.As(err); ok {
+		return err
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return failure.ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return failure.Conflict("%s", conflictDetail(pgErr.ConstraintName))
+		case "23503":
+			return failure.NotFound("referenced object")
+		}
+	}
+	return err
+}
+
+// conflictDetail names the clash a unique constraint reports.
+func conflictDetail(constraint string) string {
+	switch constraint {
+	case "users_email_key":
+		return "an account with this e-mail already exists"
+	case "organizations_slug_key":
+		return "an organization with this slug already exists"
+	case "mcp_tools_server_id_name_key":
+		return "a tool with this name already exists on this server"
+	case "mcp_resources_server_id_uri_key":
+		return "a resource with this URI already exists on this server"
+	case "mcp_prompts_server_id_name_key":
+		return "a prompt with this name already exists on this server"
+	case "organization_members_pkey":
+		return "the user is already a member of this organization"
+	}
+	return "the object already exists"
+}
+
+func isUniqueViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint
+}
+
+// SetUser sets the transaction's signed-in user, once the session that names
+// them has been found inside the same transaction.
+func (t *Tx) SetUser(ctx context.Context, user uuid.UUID) error {
+	_, err := t.tx.Exec(ctx, `SELECT set_config('app.user_id', $1, true)`, uuidText(user))
+	return err
+}

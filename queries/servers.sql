@@ -1,0 +1,59 @@
+-- name: CreateServer :one
+INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
+                         type, protocol_version, auth_mode, created_by)
+VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
+        @type, @protocol_version, @auth_mode, @created_by)
+RETURNING *;
+
+-- name: GetServer :one
+SELECT * FROM mcp_servers WHERE id = @id;
+
+-- name: LockServer :one
+SELECT * FROM mcp_servers WHERE id = @id FOR UPDATE;
+
+-- name: ListServers :many
+-- Keyset pagination, newest first: the cursor is the (created_at, id) of the
+-- last row of the previous page.
+SELECT * FROM mcp_servers
+WHERE sqlc.narg(after_created_at)::timestamptz IS NULL
+   OR (created_at, id) < (sqlc.narg(after_created_at)::timestamptz, sqlc.narg(after_id)::uuid)
+ORDER BY created_at DESC, id DESC
+LIMIT @row_limit;
+
+-- name: UpdateServer :one
+UPDATE mcp_servers
+SET name = @name, description = @description, version = @version, provider_name = @provider_name,
+    provider_url = @provider_url, type = @type, enabled = @enabled, protocol_version = @protocol_version,
+    auth_mode = @auth_mode, updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: TouchServer :exec
+UPDATE mcp_servers SET updated_at = now() WHERE id = @id;
+
+-- name: DeleteServer :execrows
+DELETE FROM mcp_servers WHERE id = @id;
+
+-- name: CountServerChildren :one
+SELECT
+    (SELECT count(*) FROM mcp_tools t WHERE t.server_id = @server_id)::bigint AS tools,
+    (SELECT count(*) FROM mcp_resources r WHERE r.server_id = @server_id)::bigint AS resources,
+    (SELECT count(*) FROM mcp_prompts p WHERE p.server_id = @server_id)::bigint AS prompts;
+
+-- name: CopyServerTools :execrows
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
+SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios
+FROM mcp_tools t WHERE t.server_id = @server_id
+ORDER BY t.position;
+
+-- name: CopyServerResources :execrows
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content)
+SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content
+FROM mcp_resources r WHERE r.server_id = @server_id
+ORDER BY r.position;
+
+-- name: CopyServerPrompts :execrows
+INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages)
+SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages
+FROM mcp_prompts p WHERE p.server_id = @server_id
+ORDER BY p.position;

@@ -1,0 +1,20 @@
+-- name: CreateTool :one
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
+VALUES (@id, app_org_id(), @server_id, @name, @description, @input_schema, @output_schema, @mock_scenarios)
+RETURNING *;
+
+-- name: GetTool :one
+SELECT * FROM mcp_tools WHERE server_id = @server_id AND id = @id;
+
+-- name: ListTools :many
+SELECT * FROM mcp_tools WHERE server_id = @server_id ORDER BY position;
+
+-- name: UpdateTool :one
+UPDATE mcp_tools
+SET name = @name, description = @description, input_schema = @input_schema, output_schema = @output_schema,
+    mock_scenarios = @mock_scenarios, updated_at = now()
+WHERE server_id = @server_id AND id = @id
+RETURNING *;
+
+-- name: DeleteTool :execrows
+DELETE FROM mcp_tools WHERE server_id = @server_id AND id = @id;

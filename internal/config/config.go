@@ -127,16 +127,3 @@ func or(v, def string) string {
 	}
 	return v
 }
-
-// PublicURL is the address clients reach this instance at: BASE_URL, or
-// http://localhost with the listening port when BASE_URL is unset.
-func (c Config) PublicURL() string {
-	if c.BaseURL != "" {
-		return c.BaseURL
-	}
-	port := "8080"
-	if i := strings.LastIndexByte(c.ListenAddr, ':'); i >= 0 && i < len(c.ListenAddr)-1 {
-		port = c.ListenAddr[i+1:]
-	}
-	return "http://localhost:" + port
-}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/oapi-codegen/nullable"
@@ -38,19 +39,24 @@ func apiMember(m store.Member) api.Member {
 	return api.Member{UserId: m.UserID, Email: m.Email, Role: api.MemberRole(m.Role), CreatedAt: m.CreatedAt.UTC()}
 }
 
-func (s *Server) apiServer(v store.Server) api.Server {
+func (s *Server) apiServer(ctx context.Context, v store.Server) api.Server {
 	return api.Server{
 		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
 		ProviderName: nullableString(v.ProviderName), ProviderUrl: nullableString(v.ProviderURL),
 		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
-		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: s.endpointURL(v),
+		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: s.endpointURL(ctx, v),
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
 }
 
-// endpointURL is where the design is served once enabled.
-func (s *Server) endpointURL(v store.Server) string {
-	return s.cfg.PublicURL() + "/api/platform/" + v.ID.String() + "/mcp"
+// endpointURL is where the design is served once enabled: under BASE_URL,
+// or else under the address the caller reached this instance at.
+func (s *Server) endpointURL(ctx context.Context, v store.Server) string {
+	base := s.cfg.BaseURL
+	if base == "" {
+		base = requestOrigin(ctx)
+	}
+	return base + "/api/platform/" + v.ID.String() + "/mcp"
 }
 
 func apiTool(t store.Tool) api.Tool {

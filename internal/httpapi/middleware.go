@@ -17,7 +17,16 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
-type requestIDKey struct{}
+type (
+	requestIDKey struct{}
+	originKey    struct{}
+)
+
+// requestOrigin is the scheme and host the caller used to reach us.
+func requestOrigin(ctx context.Context) string {
+	o, _ := ctx.Value(originKey{}).(string)
+	return o
+}
 
 // requestID returns the id of the request ctx belongs to.
 func requestID(ctx context.Context) string {
@@ -37,7 +46,13 @@ func withRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestIDKey{}, id)))
+		scheme := "http"
+		if req.TLS != nil {
+			scheme = "https"
+		}
+		ctx := context.WithValue(req.Context(), requestIDKey{}, id)
+		ctx = context.WithValue(ctx, originKey{}, scheme+"://"+req.Host)
+		c.SetRequest(req.WithContext(ctx))
 		return next(c)
 	}
 }

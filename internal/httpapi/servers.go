@@ -37,7 +37,7 @@ func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObje
 	}
 	out := api.ListServers200JSONResponse{Items: make([]api.Server, len(page.Servers))}
 	for i, v := range page.Servers {
-		out.Items[i] = s.apiServer(v)
+		out.Items[i] = s.apiServer(ctx, v)
 	}
 	out.NextCursor = nullableString(nil)
 	if page.Next != nil {
@@ -68,7 +68,7 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateServer201JSONResponse(s.apiServer(v)), nil
+	return api.CreateServer201JSONResponse(s.apiServer(ctx, v)), nil
 }
 
 // GetServer reads one server design.
@@ -81,7 +81,7 @@ func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return api.GetServer200JSONResponse(s.apiServer(v)), nil
+	return api.GetServer200JSONResponse(s.apiServer(ctx, v)), nil
 }
 
 // UpdateServer changes the given fields of a server design, including
@@ -119,7 +119,7 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdateServer200JSONResponse(s.apiServer(v)), nil
+	return api.UpdateServer200JSONResponse(s.apiServer(ctx, v)), nil
 }
 
 // DeleteServer deletes a server design and all it owns.
@@ -157,7 +157,7 @@ func (s *Server) DuplicateServer(ctx context.Context, req api.DuplicateServerReq
 	if err != nil {
 		return nil, err
 	}
-	return api.DuplicateServer201JSONResponse(s.apiServer(v)), nil
+	return api.DuplicateServer201JSONResponse(s.apiServer(ctx, v)), nil
 }
 
 // copyName is the default name of a copy, kept within the 200-character

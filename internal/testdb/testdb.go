@@ -58,6 +58,35 @@ func New(t testing.TB) string {
 	if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName)); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
+	dropWhenDone(t, name)
+	return WithDatabase(AdminURL(), name)
+}
+
+// Empty creates an empty database (no migrations) for t, dropped when t ends.
+func Empty(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	name := "mockmcp_test_" + randomHex(6)
+	conn := adminConn(t, ctx)
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	dropWhenDone(t, name)
+	return WithDatabase(AdminURL(), name)
+}
+
+// Missing returns the URL of a database that does not exist yet, dropped
+// when t ends if something created it.
+func Missing(t testing.TB) string {
+	t.Helper()
+	name := "mockmcp_test_" + randomHex(6)
+	dropWhenDone(t, name)
+	return WithDatabase(AdminURL(), name)
+}
+
+func dropWhenDone(t testing.TB, name string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -71,7 +100,6 @@ func New(t testing.TB) string {
 			t.Logf("drop test database %s: %v", name, err)
 		}
 	})
-	return WithDatabase(AdminURL(), name)
 }
 
 // Store opens a store on a fresh database for t, closed when t ends.

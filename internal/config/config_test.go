@@ -1,0 +1,69 @@
+package config
+
+import (
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, DefaultDatabaseURL, c.DatabaseURL)
+	require.Equal(t, "development", c.Env)
+	require.False(t, c.Production())
+	require.Equal(t, ":8080", c.ListenAddr)
+	require.Equal(t, 100, c.MaxPublicRateLimit)
+	require.Equal(t, 500, c.PlatformRateLimit)
+	require.Equal(t, int64(1<<20), c.MaxBodyBytes)
+	require.False(t, c.AllowPrivateTargets)
+	require.Equal(t, slog.LevelInfo, c.LogLevel)
+	require.Empty(t, c.TrustedProxies)
+	require.Equal(t, 15*time.Second, c.ShutdownTimeout)
+}
+
+func TestParse(t *testing.T) {
+	c, err := Parse(env(map[string]string{
+		"DATABASE_URL": "postgres://x@db/y", "REDIS_URL": "redis://r:6379/0", "APP_ENV": "production",
+		"LISTEN_ADDR": ":9000", "BASE_URL": "https://mock.example.com/", "MAX_PUBLIC_RATE_LIMIT": "7",
+		"PLATFORM_RATE_LIMIT": "9", "TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7", "MAX_BODY_BYTES": "2048",
+		"ALLOW_PRIVATE_TARGETS": "true", "LOG_LEVEL": "debug", "SHUTDOWN_TIMEOUT": "3s",
+	}))
+	require.NoError(t, err)
+	require.True(t, c.Production())
+	require.Equal(t, "postgres://x@db/y", c.DatabaseURL)
+	require.Equal(t, "redis://r:6379/0", c.RedisURL)
+	require.Equal(t, "https://mock.example.com", c.BaseURL, "trailing slash trimmed")
+	require.Equal(t, 7, c.MaxPublicRateLimit)
+	require.Equal(t, 9, c.PlatformRateLimit)
+	require.Equal(t, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32")}, c.TrustedProxies)
+	require.Equal(t, int64(2048), c.MaxBodyBytes)
+	require.True(t, c.AllowPrivateTargets)
+	require.Equal(t, slog.LevelDebug, c.LogLevel)
+	require.Equal(t, 3*time.Second, c.ShutdownTimeout)
+}
+
+func TestParseErrorsNameTheVariable(t *testing.T) {
+	for name, tc := range map[string]struct{ key, value string }{
+		"env":         {"APP_ENV", "staging"},
+		"public rate": {"MAX_PUBLIC_RATE_LIMIT", "0"},
+		"platform":    {"PLATFORM_RATE_LIMIT", "many"},
+		"body":        {"MAX_BODY_BYTES", "10"},
+		"private":     {"ALLOW_PRIVATE_TARGETS", "maybe"},
+		"log level":   {"LOG_LEVEL", "loud"},
+		"proxies":     {"TRUSTED_PROXIES", "10.0.0.0/33"},
+		"shutdown":    {"SHUTDOWN_TIMEOUT", "-1s"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(env(map[string]string{tc.key: tc.value}))
+			require.ErrorContains(t, err, tc.key)
+		})
+	}
+}

@@ -57,3 +57,8 @@ INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, argu
 SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages
 FROM mcp_prompts p WHERE p.server_id = @server_id
 ORDER BY p.position;
+
+-- name: GetServedServer :one
+-- The public endpoint's look-up: visible only through the
+-- mcp_servers_public_endpoint policy (app.public_server_id, enabled).
+SELECT * FROM mcp_servers WHERE id = @id AND enabled;

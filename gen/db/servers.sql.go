@@ -158,6 +158,34 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 	return result.RowsAffected(), nil
 }
 
+const getServedServer = `-- name: GetServedServer :one
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at FROM mcp_servers WHERE id = $1 AND enabled
+`
+
+// The public endpoint's look-up: visible only through the
+// mcp_servers_public_endpoint policy (app.public_server_id, enabled).
+func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
+	row := db.QueryRow(ctx, getServedServer, id)
+	var i McpServer
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Name,
+		&i.Description,
+		&i.Version,
+		&i.ProviderName,
+		&i.ProviderUrl,
+		&i.Type,
+		&i.Enabled,
+		&i.ProtocolVersion,
+		&i.AuthMode,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const getServer = `-- name: GetServer :one
 SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at FROM mcp_servers WHERE id = $1
 `

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -23,11 +24,14 @@ var Version = "dev"
 
 // Service is one running instance.
 type Service struct {
-	cfg   config.Config
-	log   *slog.Logger
-	store *store.Store
-	http  *http.Server
-	ln    net.Listener
+	cfg    config.Config
+	log    *slog.Logger
+	store  *store.Store
+	mcp    *mcpserve.Handler
+	http   *http.Server
+	ln     net.Listener
+	cancel context.CancelFunc // stops background work
+	done   chan struct{}
 }
 
 // Prepare creates the database when missing and applies the migrations.
@@ -52,18 +56,40 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		st.Close()
 		return nil, err
 	}
-	return &Service{
-		cfg: cfg, log: log, store: st,
+	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes})
+	// The per-server MCP endpoint is the hot path: it is routed straight to
+	// its handler, past the REST API's middleware.
+	mux := http.NewServeMux()
+	mux.Handle("/api/platform/{server_id}/mcp", mcp)
+	mux.Handle("/", e)
+
+	bg, cancel := context.WithCancel(context.Background())
+	s := &Service{
+		cfg: cfg, log: log, store: st, mcp: mcp, cancel: cancel, done: make(chan struct{}),
 		http: &http.Server{
-			Handler:           e,
+			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
 			IdleTimeout:       120 * time.Second,
 			MaxHeaderBytes:    64 << 10,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
-	}, nil
+	}
+	go func() {
+		defer close(s.done)
+		mcp.Listen(bg)
+	}()
+	select {
+	case <-mcp.Ready():
+	case <-time.After(10 * time.Second):
+		_ = s.Close()
+		return nil, errors.New("could not subscribe to design changes in the database")
+	}
+	return s, nil
 }
+
+// MCP is the per-server MCP endpoint's handler, for tests and benchmarks.
+func (s *Service) MCP() *mcpserve.Handler { return s.mcp }
 
 // Listen binds the configured address; with ":0" the kernel picks a port,
 // which Addr then reports.
@@ -113,8 +139,11 @@ func (s *Service) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the database pool; call it after Run returns.
+// Close stops background work and releases the database pool; call it after
+// Run returns.
 func (s *Service) Close() error {
+	s.cancel()
+	<-s.done
 	s.store.Close()
 	return nil
 }

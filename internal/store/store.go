@@ -72,6 +72,9 @@ type Scope struct {
 	// LookupEmail (app.login_email) reveals only the account with that
 	// e-mail, for login and for adding a member by e-mail.
 	LookupEmail string
+	// PublicServerID (app.public_server_id) reveals only that server, and
+	// only while it is enabled: the MCP endpoint's look-up by URL.
+	PublicServerID uuid.UUID
 }
 
 // Tx is one tenant transaction.
@@ -98,8 +101,10 @@ func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 		}
 	}()
 	if _, err = tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true), set_config('app.user_id', $2, true),
-		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true)`,
-		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail); err != nil {
+		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true),
+		set_config('app.public_server_id', $5, true)`,
+		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail,
+		uuidText(scope.PublicServerID)); err != nil {
 		return fmt.Errorf("set scope: %w", err)
 	}
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {

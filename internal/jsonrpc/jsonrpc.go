@@ -1,0 +1,180 @@
+// Package jsonrpc holds the JSON-RPC 2.0 wire types the MCP endpoints speak:
+// requests as read off the wire, the standard error codes as sentinels, and
+// the encoding of responses. Detail is added to a standard error by wrapping
+// it (fmt.Errorf("%w: ...", jsonrpc.ErrInvalidParams)) and is converted to
+// the wire form once, at the boundary, by Encode.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// Version is the only JSON-RPC version spoken.
+const Version = "2.0"
+
+// Error is a JSON-RPC error object. Two errors are the same error (for
+// errors.Is) when their codes are equal.
+type Error struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is reports whether target is an *Error with the same code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// The standard errors, and the two MCP adds.
+var (
+	ErrParse            = &Error{Code: -32700, Message: "Parse error"}
+	ErrInvalidRequest   = &Error{Code: -32600, Message: "Invalid request"}
+	ErrMethodNotFound   = &Error{Code: -32601, Message: "Method not found"}
+	ErrInvalidParams    = &Error{Code: -32602, Message: "Invalid params"}
+	ErrInternal         = &Error{Code: -32603, Message: "Internal error"}
+	ErrUnauthorized     = &Error{Code: -32001, Message: "Unauthorized"}
+	ErrResourceNotFound = &Error{Code: -32002, Message: "Resource not found"}
+)
+
+// WithData returns an error with err's code and message and data attached.
+func WithData(err error, data any) error {
+	return &dataError{err: err, data: data}
+}
+
+type dataError struct {
+	err  error
+	data any
+}
+
+func (d *dataError) Error() string { return d.err.Error() }
+func (d *dataError) Unwrap() error { return d.err }
+
+// Wire converts any error into the error object sent to the caller. An
+// error that wraps none of the sentinels is a fault of the service: the
+// caller sees only a generic -32603, never its text.
+func Wire(err error) *Error {
+	var e *Error
+	if !errors.As(err, &e) || e.Code == ErrInternal.Code {
+		return &Error{Code: ErrInternal.Code, Message: ErrInternal.Message}
+	}
+	out := &Error{Code: e.Code, Message: err.Error(), Data: e.Data}
+	var d *dataError
+	if errors.As(err, &d) {
+		out.Data = d.data
+	}
+	return out
+}
+
+// Request is one JSON-RPC request or notification as read off the wire.
+// ID is the raw JSON of the id, nil when absent (a notification).
+type Request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// IsNotification reports whether r has no id, and so gets no response.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// Parse reads one request. A body that is not JSON is ErrParse; JSON that is
+// not a well-formed request is ErrInvalidRequest. The id is returned even
+// when the request is otherwise invalid, so the error can echo it.
+func Parse(msg []byte) (Request, error) {
+	var r Request
+	if err := json.Unmarshal(msg, &r); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || !json.Valid(msg) {
+			return Request{}, ErrParse
+		}
+		// Valid JSON of the wrong shape: salvage the id if it is one.
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(msg, &probe) == nil && validID(probe.ID) {
+			r.ID = probe.ID
+		} else {
+			r.ID = nil
+		}
+		return r, invalid(err)
+	}
+	switch {
+	case r.ID != nil && !validID(r.ID):
+		r.ID = json.RawMessage("null")
+		return r, errInvalid(`"id" must be a string or a number`)
+	case r.JSONRPC != Version:
+		return r, errInvalid(`"jsonrpc" must be "2.0"`)
+	case r.Method == "":
+		return r, errInvalid(`"method" is required`)
+	case len(r.Params) > 0 && !isObject(r.Params) && !bytes.Equal(bytes.TrimSpace(r.Params), []byte("null")):
+		return r, errInvalid(`"params" must be an object`)
+	}
+	return r, nil
+}
+
+func invalid(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return errInvalid(strconv.Quote(te.Field) + " has the wrong type")
+	}
+	return errInvalid("the message must be a JSON-RPC request object")
+}
+
+func errInvalid(msg string) error {
+	return &Error{Code: ErrInvalidRequest.Code, Message: ErrInvalidRequest.Message + ": " + msg}
+}
+
+// validID reports whether raw is a JSON string or number.
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// AppendResult appends the response carrying result (already JSON) to dst.
+func AppendResult(dst []byte, id, result json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, result...)
+	return append(dst, '}')
+}
+
+// AppendError appends the error response for err to dst.
+func AppendError(dst []byte, id json.RawMessage, err error) []byte {
+	body, mErr := json.Marshal(Wire(err))
+	if mErr != nil { // data that cannot be encoded: drop it
+		body, _ = json.Marshal(&Error{Code: Wire(err).Code, Message: Wire(err).Message})
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"error":`...)
+	dst = append(dst, body...)
+	return append(dst, '}')
+}
+
+func appendID(dst []byte, id json.RawMessage) []byte {
+	if len(id) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, bytes.TrimSpace(id)...)
+}

@@ -1,0 +1,262 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/scenario"
+	"github.com/mockmcp/mockmcp/internal/schema"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// design is an enabled server compiled for serving: schemas compiled,
+// conditions compiled, and every answer that does not depend on the request
+// encoded once, so a warm request only matches and copies bytes.
+type design struct {
+	id       uuid.UUID
+	orgID    uuid.UUID
+	authMode string
+
+	initialize    []byte // initialize result
+	toolsList     []byte
+	resourcesList []byte
+	templatesList []byte
+	promptsList   []byte
+
+	tools     map[string]*tool
+	resources map[string]*resource // by exact URI
+	templates []*resource          // URI templates, in order
+	prompts   map[string]*prompt
+
+	size int // approximate bytes held, for the cache's budget
+}
+
+type tool struct {
+	name    string
+	input   *schema.Schema
+	matcher *scenario.Matcher
+	results [][]byte // the tools/call result of each scenario
+	noMatch []byte
+}
+
+type resource struct {
+	uri      string
+	mimeType string
+	text     string         // the content as served
+	pattern  *regexp.Regexp // templates only
+	params   []string       // templates only, in order
+}
+
+type prompt struct {
+	description string
+	arguments   []store.PromptArgument
+	messages    []store.PromptMessage
+}
+
+// structuredFrom is the first protocol version whose tools carry an
+// outputSchema and results a structuredContent.
+const structuredFrom = "2025-06-18"
+
+// compile turns a stored design into its served form. A design that cannot
+// be compiled (a schema saved before a rule tightened) is refused whole: it
+// is better to answer 500 for that server than to serve it half-checked.
+func compile(d store.Design) (*design, error) {
+	out := &design{
+		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
+		tools:     make(map[string]*tool, len(d.Tools)),
+		resources: make(map[string]*resource, len(d.Resources)),
+		prompts:   make(map[string]*prompt, len(d.Prompts)),
+	}
+	structured := d.Server.ProtocolVersion >= structuredFrom
+
+	type toolInfo struct {
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	}
+	list := make([]toolInfo, 0, len(d.Tools))
+	for _, t := range d.Tools {
+		ct, err := compileTool(t, structured)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		out.tools[t.Name] = ct
+		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if structured && len(t.OutputSchema) > 0 {
+			info.OutputSchema = t.OutputSchema
+		}
+		list = append(list, info)
+		out.size += len(t.InputSchema)*8 + len(t.Description) + 512
+		for _, r := range ct.results {
+			out.size += len(r)
+		}
+	}
+	var err error
+	if out.toolsList, err = json.Marshal(map[string]any{"tools": list}); err != nil {
+		return nil, err
+	}
+
+	type resourceInfo struct {
+		URI         string `json:"uri,omitempty"`
+		URITemplate string `json:"uriTemplate,omitempty"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		MimeType    string `json:"mimeType"`
+	}
+	plain, templated := []resourceInfo{}, []resourceInfo{}
+	for _, r := range d.Resources {
+		cr, err := compileResource(r)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+		}
+		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType}
+		if cr.pattern != nil {
+			info.URITemplate = r.URI
+			templated = append(templated, info)
+			out.templates = append(out.templates, cr)
+		} else {
+			info.URI = r.URI
+			plain = append(plain, info)
+			out.resources[r.URI] = cr
+		}
+		out.size += len(cr.text) + len(r.URI) + 256
+	}
+	if out.resourcesList, err = json.Marshal(map[string]any{"resources": plain}); err != nil {
+		return nil, err
+	}
+	if out.templatesList, err = json.Marshal(map[string]any{"resourceTemplates": templated}); err != nil {
+		return nil, err
+	}
+
+	type promptInfo struct {
+		Name        string                 `json:"name"`
+		Description string                 `json:"description,omitempty"`
+		Arguments   []store.PromptArgument `json:"arguments"`
+	}
+	plist := make([]promptInfo, 0, len(d.Prompts))
+	for _, p := range d.Prompts {
+		out.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
+		plist = append(plist, promptInfo{Name: p.Name, Description: p.Description, Arguments: p.Arguments})
+		for _, m := range p.Messages {
+			out.size += len(m.Text)
+		}
+		out.size += 256
+	}
+	if out.promptsList, err = json.Marshal(map[string]any{"prompts": plist}); err != nil {
+		return nil, err
+	}
+
+	caps := map[string]any{}
+	if len(d.Tools) > 0 {
+		caps["tools"] = struct{}{}
+	}
+	if len(d.Resources) > 0 {
+		caps["resources"] = struct{}{}
+	}
+	if len(d.Prompts) > 0 {
+		caps["prompts"] = struct{}{}
+	}
+	out.initialize, err = json.Marshal(map[string]any{
+		"protocolVersion": d.Server.ProtocolVersion,
+		"serverInfo":      map[string]string{"name": d.Server.Name, "version": d.Server.Version},
+		"capabilities":    caps,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
+	return out, nil
+}
+
+func compileTool(t store.Tool, structured bool) (*tool, error) {
+	input, err := schema.Compile(t.InputSchema, schema.RequireObject)
+	if err != nil {
+		return nil, err
+	}
+	ct := &tool{name: t.Name, input: input, results: make([][]byte, len(t.Scenarios))}
+	conds := make([]scenario.Condition, len(t.Scenarios))
+	withStructured := structured && len(t.OutputSchema) > 0
+	for i, sc := range t.Scenarios {
+		c, errs := scenario.Compile(sc.Condition)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("scenario %q: %v", sc.Name, errs[0])
+		}
+		conds[i] = c
+		if ct.results[i], err = textResult(sc.Response, withStructured); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+	}
+	ct.matcher = scenario.NewMatcher(conds)
+	if ct.noMatch, err = textResult(json.RawMessage(scenario.NoMatchMessage(t.Name)), false); err != nil {
+		return nil, err
+	}
+	return ct, nil
+}
+
+// textResult is a tools/call result whose single text item is the compact
+// JSON of response, with the response as structuredContent when asked.
+func textResult(response json.RawMessage, structured bool) ([]byte, error) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, response); err != nil {
+		return nil, err
+	}
+	type item struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	res := struct {
+		Content           []item          `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	}{Content: []item{{Type: "text", Text: compact.String()}}}
+	if structured {
+		res.StructuredContent = compact.Bytes()
+	}
+	return json.Marshal(res)
+}
+
+var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+func compileResource(r store.Resource) (*resource, error) {
+	cr := &resource{uri: r.URI}
+	content := bytes.TrimSpace(r.Content)
+	if len(content) > 0 && content[0] == '"' {
+		if err := json.Unmarshal(content, &cr.text); err != nil {
+			return nil, err
+		}
+		cr.mimeType = "text/plain"
+	} else {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, content); err != nil {
+			return nil, err
+		}
+		cr.text = compact.String()
+		cr.mimeType = "application/json"
+	}
+	if r.MimeType != nil && *r.MimeType != "" {
+		cr.mimeType = *r.MimeType
+	}
+	if locs := templateParam.FindAllStringSubmatchIndex(r.URI, -1); len(locs) > 0 {
+		var pat strings.Builder
+		pat.WriteByte('^')
+		last := 0
+		for _, l := range locs {
+			pat.WriteString(regexp.QuoteMeta(r.URI[last:l[0]]))
+			pat.WriteString(`([^/?#]+)`)
+			cr.params = append(cr.params, r.URI[l[2]:l[3]])
+			last = l[1]
+		}
+		pat.WriteString(regexp.QuoteMeta(r.URI[last:]))
+		pat.WriteByte('$')
+		var err error
+		if cr.pattern, err = regexp.Compile(pat.String()); err != nil {
+			return nil, err
+		}
+	}
+	return cr, nil
+}

@@ -1,0 +1,340 @@
+// Package mcpserve serves every enabled server design at its MCP endpoint,
+// POST /api/platform/{server_id}/mcp: JSON-RPC 2.0 over Streamable HTTP,
+// stateless, answered from the design's mock scenarios. A warm request
+// touches no database: designs are compiled once into an in-memory cache
+// that changes to the design invalidate on every instance through
+// PostgreSQL notifications.
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// Authorizer decides whether a request may use a server whose auth_mode is
+// api_key. It returns nil to let the request through.
+type Authorizer interface {
+	AuthorizeServer(ctx context.Context, r *http.Request, orgID, serverID uuid.UUID) error
+}
+
+// Options configure a Handler.
+type Options struct {
+	MaxBodyBytes int64
+	// CacheEntries and CacheBytes bound the compiled designs kept in memory.
+	CacheEntries int
+	CacheBytes   int
+	// Authorizer checks keys for auth_mode api_key servers; nil refuses
+	// every request to such a server.
+	Authorizer Authorizer
+}
+
+// Handler serves the per-server MCP endpoint.
+type Handler struct {
+	store *store.Store
+	log   *slog.Logger
+	opts  Options
+	cache *cache
+	ready chan struct{}
+}
+
+// New returns a Handler over st. Call Listen to keep its cache in step with
+// the database.
+func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
+	if opts.CacheEntries <= 0 {
+		opts.CacheEntries = 10_000
+	}
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = 256 << 20
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	h := &Handler{store: st, log: log, opts: opts, ready: make(chan struct{})}
+	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, h.loadDesign)
+	return h
+}
+
+func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*design, error) {
+	d, err := h.store.ServedDesign(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return compile(d)
+}
+
+// Listen keeps the cache in step with the database until ctx ends: every
+// change to a design drops its compiled copy; a lost connection drops all.
+func (h *Handler) Listen(ctx context.Context) {
+	var once sync.Once
+	h.store.Listen(ctx, store.DesignChannel,
+		func(payload string) {
+			if id, err := uuid.Parse(payload); err == nil {
+				h.cache.invalidate(id)
+			}
+		},
+		h.cache.flush,
+		func() { once.Do(func() { close(h.ready) }) },
+		func(err error) { h.log.Warn("design notifications interrupted; cache flushed", "error", err.Error()) },
+	)
+}
+
+// Ready is closed once the cache listens for changes.
+func (h *Handler) Ready() <-chan struct{} { return h.ready }
+
+// CacheStats reports how many designs are cached and their approximate size.
+func (h *Handler) CacheStats() (entries, bytes int) { return h.cache.stats() }
+
+const (
+	allowMethods = "POST, OPTIONS"
+	// Content-Type is what the specification names; the MCP headers and the
+	// key headers let browser clients (the MCP Inspector) reach servers too.
+	allowHeaders = "Content-Type, Accept, Authorization, X-API-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// ServeHTTP answers one request to /api/platform/{server_id}/mcp.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	hdr := w.Header()
+	hdr["Access-Control-Allow-Origin"] = []string{"*"}
+	hdr["Access-Control-Allow-Methods"] = []string{allowMethods}
+	hdr["Access-Control-Allow-Headers"] = []string{allowHeaders}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log.Error("panic in MCP endpoint", "panic", p, "path", r.URL.Path)
+			writeProblem(w, http.StatusInternalServerError, "the service failed to handle the request")
+		}
+	}()
+
+	switch r.Method {
+	case http.MethodOptions:
+		hdr["Access-Control-Max-Age"] = []string{"86400"}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		hdr["Allow"] = []string{allowMethods}
+		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint is stateless: send JSON-RPC messages with POST")
+		return
+	}
+
+	id, ok := serverID(r.URL.Path)
+	if !ok {
+		writeProblem(w, http.StatusNotFound, "server not found")
+		return
+	}
+	d, err := h.cache.get(r.Context(), id)
+	if err != nil {
+		if failure.Is(err, failure.ErrNotFound) {
+			writeProblem(w, http.StatusNotFound, "server not found or not enabled")
+			return
+		}
+		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
+		writeProblem(w, http.StatusInternalServerError, "the design could not be loaded")
+		return
+	}
+	if d.authMode == "api_key" {
+		if err := h.authorize(r, d); err != nil {
+			h.writeUnauthorized(w, err)
+			return
+		}
+	}
+
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		writeProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
+	if err != nil {
+		writeProblem(w, http.StatusBadRequest, "the request body could not be read")
+		return
+	}
+	if n > h.opts.MaxBodyBytes {
+		writeProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return
+	}
+
+	out := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(out)
+	out.Reset()
+	sse := wantsSSE(r.Header.Get("Accept"))
+	answered := h.dispatch(r.Context(), d, buf.Bytes(), sse, out)
+	if answered == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if sse {
+		hdr["Content-Type"] = []string{"text/event-stream"}
+		hdr["Cache-Control"] = []string{"no-cache"}
+		hdr["Connection"] = []string{"keep-alive"}
+	} else {
+		hdr["Content-Type"] = []string{"application/json"}
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out.Bytes())
+	if h.log.Enabled(r.Context(), slog.LevelDebug) {
+		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
+			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
+	}
+}
+
+func (h *Handler) authorize(r *http.Request, d *design) error {
+	if h.opts.Authorizer == nil {
+		return failure.Unauthorized("this server requires an API key")
+	}
+	return h.opts.Authorizer.AuthorizeServer(r.Context(), r, d.orgID, d.id)
+}
+
+// writeUnauthorized answers HTTP 401 with JSON-RPC error -32001.
+func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
+	msg := "Unauthorized: this server requires an API key of its organization"
+	if f, ok := failure.As(err); ok && f.Kind == failure.KindForbidden {
+		msg = "Unauthorized: " + f.Detail
+	}
+	w.Header()["Content-Type"] = []string{"application/json"}
+	w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write(jsonrpc.AppendError(nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg}))
+}
+
+// dispatch answers one message or a batch into out, returning how many
+// responses it wrote (0 when all were notifications).
+func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool, out *bytes.Buffer) int {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		if sse {
+			out.WriteString("event: message\ndata: ")
+		}
+		// The response is appended in place, in out's spare capacity.
+		resp := h.answer(ctx, d, body, out.AvailableBuffer())
+		if resp == nil {
+			out.Reset()
+			return 0
+		}
+		out.Write(resp)
+		if sse {
+			out.WriteString("\n\n")
+		}
+		return 1
+	}
+	var batch []json.RawMessage
+	if err := json.Unmarshal(trimmed, &batch); err != nil {
+		frame(out, jsonrpc.AppendError(nil, nil, jsonrpc.ErrParse), sse)
+		return 1
+	}
+	if len(batch) == 0 {
+		frame(out, jsonrpc.AppendError(nil, nil, wrapInvalid("an empty batch")), sse)
+		return 1
+	}
+	n := 0
+	if !sse {
+		out.WriteByte('[')
+	}
+	for _, msg := range batch {
+		resp := h.answer(ctx, d, msg, nil)
+		if resp == nil {
+			continue
+		}
+		if !sse && n > 0 {
+			out.WriteByte(',')
+		}
+		frame(out, resp, sse)
+		n++
+	}
+	if !sse {
+		if n == 0 {
+			out.Reset()
+		} else {
+			out.WriteByte(']')
+		}
+	}
+	return n
+}
+
+func wrapInvalid(what string) error {
+	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidRequest.Code, Message: "Invalid request: " + what}
+}
+
+// answer handles one message and returns its response appended to dst, or
+// nil for a notification.
+func (h *Handler) answer(ctx context.Context, d *design, msg []byte, dst []byte) []byte {
+	req, err := jsonrpc.Parse(msg)
+	if err != nil {
+		return jsonrpc.AppendError(dst, req.ID, err)
+	}
+	if req.IsNotification() {
+		return nil
+	}
+	m, ok := methods[req.Method]
+	if !ok {
+		return jsonrpc.AppendError(dst, req.ID, &jsonrpc.Error{
+			Code: jsonrpc.ErrMethodNotFound.Code, Message: "Method not found: " + req.Method})
+	}
+	result, err := m.handle(ctx, d, req.Params)
+	if err != nil {
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) {
+			h.log.ErrorContext(ctx, "mcp method failed", "method", req.Method, "error", err.Error())
+		}
+		return jsonrpc.AppendError(dst, req.ID, err)
+	}
+	return jsonrpc.AppendResult(dst, req.ID, result)
+}
+
+// frame writes one response as an SSE event or as plain JSON.
+func frame(out *bytes.Buffer, resp []byte, sse bool) {
+	if sse {
+		out.WriteString("event: message\ndata: ")
+		out.Write(resp)
+		out.WriteString("\n\n")
+		return
+	}
+	out.Write(resp)
+}
+
+// wantsSSE: an absent Accept, or one naming text/event-stream, gets SSE; one
+// naming application/json but not text/event-stream gets plain JSON.
+func wantsSSE(accept string) bool {
+	if accept == "" || strings.Contains(accept, "text/event-stream") {
+		return true
+	}
+	return !strings.Contains(accept, "application/json")
+}
+
+// serverID reads {server_id} from /api/platform/{server_id}/mcp.
+func serverID(path string) (uuid.UUID, bool) {
+	const prefix, suffix = "/api/platform/", "/mcp"
+	if !strings.HasPrefix(path, prefix) || !strings.HasSuffix(path, suffix) {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(path[len(prefix) : len(path)-len(suffix)])
+	return id, err == nil
+}
+
+func writeProblem(w http.ResponseWriter, status int, detail string) {
+	w.Header()["Content-Type"] = []string{"application/problem+json"}
+	w.WriteHeader(status)
+	body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
+	_, _ = w.Write(body)
+}

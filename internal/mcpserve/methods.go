@@ -1,0 +1,275 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/schema"
+)
+
+// method answers one JSON-RPC method. params is the raw params object, nil
+// when absent; the result is the JSON of the result member.
+type method struct {
+	handle func(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error)
+}
+
+// methods is the one static table of what the endpoint answers. Anything
+// else is -32601 naming the method; notifications of any method get 202.
+var methods map[string]method
+
+func init() {
+	methods = map[string]method{
+		"initialize":               {handle: initialize},
+		"ping":                     {handle: constant(json.RawMessage(`{}`))},
+		"tools/list":               {handle: listed(func(d *design) []byte { return d.toolsList })},
+		"tools/call":               {handle: callTool},
+		"resources/list":           {handle: listed(func(d *design) []byte { return d.resourcesList })},
+		"resources/templates/list": {handle: listed(func(d *design) []byte { return d.templatesList })},
+		"resources/read":           {handle: readResource},
+		"prompts/list":             {handle: listed(func(d *design) []byte { return d.promptsList })},
+		"prompts/get":              {handle: getPrompt},
+	}
+}
+
+func constant(v json.RawMessage) func(context.Context, *design, json.RawMessage) (json.RawMessage, error) {
+	return func(context.Context, *design, json.RawMessage) (json.RawMessage, error) { return v, nil }
+}
+
+// listed answers a list method from its pre-encoded result. A cursor is
+// accepted and ignored: lists are not paginated.
+func listed(pick func(*design) []byte) func(context.Context, *design, json.RawMessage) (json.RawMessage, error) {
+	return func(_ context.Context, d *design, _ json.RawMessage) (json.RawMessage, error) { return pick(d), nil }
+}
+
+// missing is -32602 for an absent required field, with data.field and
+// data.reason.
+func missing(field, reason string) error {
+	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
+		Message: fmt.Sprintf("Invalid params: missing required field '%s'", field),
+		Data:    map[string]string{"field": field, "reason": reason}}
+}
+
+func invalidParams(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{jsonrpc.ErrInvalidParams}, args...)...)
+}
+
+// decodeParams reads params into v; absent params read as {}.
+func decodeParams(params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams("%s", describeDecodeError(err))
+	}
+	return nil
+}
+
+func describeDecodeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("field '%s' must be %s", te.Field, jsonKind(te.Type.Kind().String()))
+	}
+	return "params do not have the expected shape"
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + goKind
+}
+
+func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		ProtocolVersion *string         `json:"protocolVersion"`
+		ClientInfo      *struct {
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+		} `json:"clientInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.ProtocolVersion == nil:
+		return nil, missing("protocolVersion", "initialize needs the protocol version the client speaks")
+	case p.ClientInfo == nil:
+		return nil, missing("clientInfo", "initialize needs the client's name and version")
+	case p.ClientInfo.Name == nil:
+		return nil, missing("clientInfo.name", "initialize needs the client's name")
+	case p.ClientInfo.Version == nil:
+		return nil, missing("clientInfo.version", "initialize needs the client's version")
+	}
+	return d.initialize, nil
+}
+
+func callTool(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == nil {
+		return nil, missing("name", "tools/call needs the name of the tool")
+	}
+	t, ok := d.tools[*p.Name]
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
+	}
+	// Absent arguments are validated as {}, so required fields still count.
+	args := map[string]any{}
+	if len(p.Arguments) > 0 && string(p.Arguments) != "null" {
+		if p.Arguments[0] != '{' {
+			return nil, invalidParams("'arguments' must be an object")
+		}
+		if err := json.Unmarshal(p.Arguments, &args); err != nil {
+			return nil, invalidParams("'arguments' must be an object")
+		}
+	}
+	if vs := t.input.Validate(args); len(vs) > 0 {
+		return nil, argumentsError(t.name, vs)
+	}
+	if i, ok := t.matcher.Match(args); ok {
+		return t.results[i], nil
+	}
+	return t.noMatch, nil
+}
+
+// argumentsError turns schema violations into -32602: a missing required
+// field names it; anything else lists every violation in data.details.
+func argumentsError(toolName string, vs []schema.Violation) error {
+	if vs[0].Keyword == "required" {
+		return missing(vs[0].Field, "required by the input schema of tool '"+toolName+"'")
+	}
+	details := make([]map[string]string, len(vs))
+	for i, v := range vs {
+		field := v.Field
+		if field == "" {
+			field = "(arguments)"
+		}
+		details[i] = map[string]string{"field": field, "path": v.Path, "message": v.Message}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
+		Message: fmt.Sprintf("Invalid params: arguments do not match the input schema of tool '%s'", toolName),
+		Data:    map[string]any{"details": details}}
+}
+
+func readResource(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		URI *string `json:"uri"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == nil {
+		return nil, missing("uri", "resources/read needs the URI of the resource")
+	}
+	uri := *p.URI
+	text, mime, ok := d.read(uri)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrResourceNotFound.Code,
+			Message: "Resource not found: " + uri, Data: map[string]string{"uri": uri}}
+	}
+	type content struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+	}
+	return json.Marshal(map[string][]content{"contents": {{URI: uri, MimeType: mime, Text: text}}})
+}
+
+// read finds the resource at uri: an exact URI first, then the templates in
+// order, whose {param} values are substituted into the content.
+func (d *design) read(uri string) (text, mime string, ok bool) {
+	if r, ok := d.resources[uri]; ok {
+		return r.text, r.mimeType, true
+	}
+	for _, r := range d.templates {
+		m := r.pattern.FindStringSubmatch(uri)
+		if m == nil {
+			continue
+		}
+		pairs := make([]string, 0, 2*len(r.params))
+		for i, name := range r.params {
+			pairs = append(pairs, "{"+name+"}", m[i+1])
+		}
+		return strings.NewReplacer(pairs...).Replace(r.text), r.mimeType, true
+	}
+	return "", "", false
+}
+
+func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Name      *string        `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == nil {
+		return nil, missing("name", "prompts/get needs the name of the prompt")
+	}
+	pr, ok := d.prompts[*p.Name]
+	if !ok {
+		return nil, invalidParams("Prompt not found: %s", *p.Name)
+	}
+	values := make(map[string]string, len(pr.arguments))
+	for _, a := range pr.arguments {
+		v, present := p.Arguments[a.Name]
+		if !present || v == nil {
+			if a.Required {
+				return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
+					Message: fmt.Sprintf("Invalid params: missing required argument '%s'", a.Name),
+					Data:    map[string]string{"field": "arguments." + a.Name, "reason": "required by prompt '" + *p.Name + "'"}}
+			}
+			continue
+		}
+		s, isString := v.(string)
+		if !isString {
+			return nil, invalidParams("argument '%s' must be a string", a.Name)
+		}
+		values[a.Name] = s
+	}
+	type message struct {
+		Role    string `json:"role"`
+		Content struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	msgs := make([]message, len(pr.messages))
+	for i, m := range pr.messages {
+		msgs[i].Role = m.Role
+		msgs[i].Content.Type = "text"
+		msgs[i].Content.Text = fill(m.Text, values)
+	}
+	return json.Marshal(struct {
+		Description string    `json:"description,omitempty"`
+		Messages    []message `json:"messages"`
+	}{pr.description, msgs})
+}
+
+var placeholder = regexp.MustCompile(`\{\{\s*[^{}\s]*\s*\}\}`)
+
+// fill replaces each {{argument}} with its value; an optional argument that
+// was not given becomes empty.
+func fill(text string, values map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		return values[strings.TrimSpace(m[2:len(m)-2])]
+	})
+}

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// Design is everything an enabled server serves at its MCP endpoint.
+type Design struct {
+	Server    Server
+	Tools     []Tool
+	Resources []Resource
+	Prompts   []Prompt
+}
+
+// ServedDesign reads the design of an enabled server by id alone, for the
+// public MCP endpoint: the server row is visible only through the policy on
+// app.public_server_id, and the rest is read as its own organization.
+func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (Design, error) {
+	var d Design
+	err := s.WithTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
+		row, err := tx.q.GetServedServer(ctx, tx.tx, id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return failure.NotFound("server")
+		}
+		if err != nil {
+			return err
+		}
+		d.Server = serverFrom(row)
+		if err := tx.SetOrg(ctx, d.Server.OrgID); err != nil {
+			return err
+		}
+		if d.Tools, err = tx.Tools(ctx, id); err != nil {
+			return err
+		}
+		if d.Resources, err = tx.Resources(ctx, id); err != nil {
+			return err
+		}
+		d.Prompts, err = tx.Prompts(ctx, id)
+		return err
+	})
+	return d, err
+}
+
+// DesignChannel is the notification channel on which every change to a
+// design announces the server's id.
+const DesignChannel = "mockmcp_design"
+
+// Listen calls fn with the payload of every notification on channel until
+// ctx ends. After a lost connection it reconnects and calls reset, since
+// notifications sent meanwhile are lost; ready is called each time the
+// listener is (re)subscribed.
+func (s *Store) Listen(ctx context.Context, channel string, fn func(payload string), reset, ready func(), onError func(error)) {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if err := s.listenOnce(ctx, channel, fn, ready); ctx.Err() == nil && onError != nil {
+			onError(err)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		reset()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context, channel string, fn func(string), ready func()) error {
+	pooled, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The connection's session state (LISTEN) must not return to the pool.
+	conn := pooled.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return err
+	}
+	ready()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		fn(n.Payload)
+	}
+}

@@ -93,7 +93,7 @@ func jsonKind(goKind string) string {
 
 func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
-		ProtocolVersion *string         `json:"protocolVersion"`
+		ProtocolVersion *string `json:"protocolVersion"`
 		ClientInfo      *struct {
 			Name    *string `json:"name"`
 			Version *string `json:"version"`

@@ -1,0 +1,129 @@
+package mcpserve_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/service"
+)
+
+// mcpCall posts one JSON-RPC message to an MCP endpoint and returns the
+// status and body.
+func mcpCall(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(raw)
+}
+
+// TestChangesReachAnotherInstance runs two service instances on one
+// database: a change made through the first instance's REST API is served by
+// the second, whose cache was warm, within a second.
+func TestChangesReachAnotherInstance(t *testing.T) {
+	env := apitest.New(t, nil)
+	second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	srv2 := httptest.NewServer(second.Handler())
+	t.Cleanup(func() { srv2.Close(); _ = second.Close() })
+
+	ada := env.Signup(t, "Acme")
+	id := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated).String("id")
+	toolID := ada.Do("POST", "/api/servers/"+id+"/tools", map[string]any{
+		"name": "get_forecast", "mock_scenarios": []map[string]any{{"name": "all", "response": map[string]any{"forecast": "sunny"}}},
+	}).Status(http.StatusCreated).String("id")
+	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
+
+	endpoint := srv2.URL + "/api/platform/" + id + "/mcp"
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast"}}`
+	code, body := mcpCall(t, endpoint, call)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `sunny`, "the second instance now has the design cached")
+
+	eventually := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Second)
+		for !ok() {
+			require.True(t, time.Now().Before(deadline), "%s did not reach the second instance within 1s", what)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	ada.Do("PATCH", "/api/servers/"+id+"/tools/"+toolID, map[string]any{
+		"mock_scenarios": []map[string]any{{"name": "all", "response": map[string]any{"forecast": "snow"}}},
+	}).Status(http.StatusOK)
+	eventually("a scenario change", func() bool {
+		_, body := mcpCall(t, endpoint, call)
+		return strings.Contains(body, "snow")
+	})
+
+	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"name": "Weather v2"}).Status(http.StatusOK)
+	eventually("a rename", func() bool {
+		_, body := mcpCall(t, endpoint, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2024-11-05","clientInfo":{"name":"t","version":"1"},"capabilities":{}}}`)
+		return strings.Contains(body, "Weather v2")
+	})
+
+	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": false}).Status(http.StatusOK)
+	eventually("a disable", func() bool {
+		code, _ := mcpCall(t, endpoint, call)
+		return code == http.StatusNotFound
+	})
+
+	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
+	eventually("a re-enable", func() bool {
+		code, _ := mcpCall(t, endpoint, call)
+		return code == http.StatusOK
+	})
+
+	ada.Do("DELETE", "/api/servers/"+id, nil).Status(http.StatusNoContent)
+	eventually("a delete", func() bool {
+		code, _ := mcpCall(t, endpoint, call)
+		return code == http.StatusNotFound
+	})
+}
+
+// TestWarmRequestsTouchNoDatabase closes the database pool under a warm
+// endpoint: cached designs are still served.
+func TestWarmRequestsTouchNoDatabase(t *testing.T) {
+	env := apitest.New(t, nil)
+	ada := env.Signup(t, "Acme")
+	id := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated).String("id")
+	ada.Do("POST", "/api/servers/"+id+"/tools", map[string]any{
+		"name": "get_forecast", "mock_scenarios": []map[string]any{{"name": "all", "response": map[string]any{"forecast": "sunny"}}},
+	}).Status(http.StatusCreated)
+	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
+	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast"}}`
+	code, _ := mcpCall(t, endpoint, call)
+	require.Equal(t, http.StatusOK, code)
+	// Notifications of the changes above arrive asynchronously and may drop
+	// the copy just loaded; let them land, then warm the cache again.
+	time.Sleep(300 * time.Millisecond)
+	code, _ = mcpCall(t, endpoint, call)
+	require.Equal(t, http.StatusOK, code)
+	entries, _ := env.Service.MCP().CacheStats()
+	require.Equal(t, 1, entries)
+
+	env.Service.Store().Close()
+	for range 20 {
+		code, body := mcpCall(t, endpoint, call)
+		require.Equal(t, http.StatusOK, code)
+		require.True(t, bytes.Contains([]byte(body), []byte("sunny")))
+	}
+}

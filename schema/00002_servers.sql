@@ -2,6 +2,9 @@
 -- scenarios), resources and prompts. Every row carries organization_id, and
 -- child rows reference (server_id, organization_id) so a child can never
 -- belong to another organization than its server.
+--
+-- Schemas, scenarios and resource content are json, not jsonb: they are
+-- served exactly as they were written, key order included.
 
 -- +goose Up
 CREATE TABLE mcp_servers (
@@ -29,9 +32,9 @@ CREATE TABLE mcp_tools (
     server_id       uuid NOT NULL,
     name            text NOT NULL,
     description     text NOT NULL DEFAULT '',
-    input_schema    jsonb NOT NULL,
-    output_schema   jsonb,
-    mock_scenarios  jsonb NOT NULL DEFAULT '[]',
+    input_schema    json NOT NULL,
+    output_schema   json,
+    mock_scenarios  json NOT NULL DEFAULT '[]',
     position        bigint GENERATED ALWAYS AS IDENTITY,
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
@@ -48,7 +51,7 @@ CREATE TABLE mcp_resources (
     uri             text NOT NULL,
     description     text NOT NULL DEFAULT '',
     mime_type       text,
-    content         jsonb NOT NULL,
+    content         json NOT NULL,
     position        bigint GENERATED ALWAYS AS IDENTITY,
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),

@@ -50,6 +50,9 @@ type resource struct {
 	text     string         // the content as served
 	pattern  *regexp.Regexp // templates only
 	params   []string       // templates only, in order
+	// jsonContent: the content is JSON, not text, so template values
+	// substituted into it are escaped.
+	jsonContent bool
 }
 
 type prompt struct {
@@ -193,7 +196,10 @@ func compileTool(t store.Tool, structured bool) (*tool, error) {
 		}
 	}
 	ct.matcher = scenario.NewMatcher(conds)
-	if ct.noMatch, err = textResult(json.RawMessage(scenario.NoMatchMessage(t.Name)), false); err != nil {
+	// Every result of a tool with a listed output schema carries
+	// structuredContent, the no-match result too: clients reject a result
+	// without it.
+	if ct.noMatch, err = textResult(json.RawMessage(scenario.NoMatchMessage(t.Name)), withStructured); err != nil {
 		return nil, err
 	}
 	return ct, nil
@@ -237,6 +243,7 @@ func compileResource(r store.Resource) (*resource, error) {
 		}
 		cr.text = compact.String()
 		cr.mimeType = "application/json"
+		cr.jsonContent = true
 	}
 	if r.MimeType != nil && *r.MimeType != "" {
 		cr.mimeType = *r.MimeType

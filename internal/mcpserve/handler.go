@@ -178,7 +178,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(out)
 	out.Reset()
-	sse := wantsSSE(r.Header.Get("Accept"))
+	// Every Accept line counts: a client may name the two types apart.
+	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
 	answered := h.dispatch(r.Context(), d, buf.Bytes(), sse, out)
 	if answered == 0 {
 		w.WriteHeader(http.StatusAccepted)
@@ -315,7 +316,9 @@ func frame(out *bytes.Buffer, resp []byte, sse bool) {
 
 // wantsSSE: an absent Accept, or one naming text/event-stream, gets SSE; one
 // naming application/json but not text/event-stream gets plain JSON.
+// Media types are matched without regard to case.
 func wantsSSE(accept string) bool {
+	accept = strings.ToLower(accept)
 	if accept == "" || strings.Contains(accept, "text/event-stream") {
 		return true
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
@@ -113,8 +114,9 @@ func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 	code, _ := mcpCall(t, endpoint, call)
 	require.Equal(t, http.StatusOK, code)
 	// Notifications of the changes above arrive asynchronously and may drop
-	// the copy just loaded; let them land, then warm the cache again.
-	time.Sleep(300 * time.Millisecond)
+	// the copy just loaded. They arrive in commit order, so once a marker
+	// notified after them has been handled, so have they.
+	settleNotifications(t, env)
 	code, _ = mcpCall(t, endpoint, call)
 	require.Equal(t, http.StatusOK, code)
 	entries, _ := env.Service.MCP().CacheStats()
@@ -125,5 +127,23 @@ func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 		code, body := mcpCall(t, endpoint, call)
 		require.Equal(t, http.StatusOK, code)
 		require.True(t, bytes.Contains([]byte(body), []byte("sunny")))
+	}
+}
+
+// settleNotifications waits until every design notification sent so far has
+// been handled: it caches a miss for a marker id, notifies that id, and
+// waits for the miss to be dropped.
+func settleNotifications(t *testing.T, env *apitest.Env) {
+	t.Helper()
+	marker := uuid.New()
+	code, _ := mcpCall(t, env.URL+"/api/platform/"+marker.String()+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	require.Equal(t, http.StatusNotFound, code)
+	require.True(t, env.Service.MCP().Cached(marker), "the miss is cached")
+	_, err := env.Service.Store().Pool().Exec(context.Background(), "SELECT pg_notify('mockmcp_design', $1)", marker.String())
+	require.NoError(t, err)
+	deadline := time.Now().Add(5 * time.Second)
+	for env.Service.MCP().Cached(marker) {
+		require.True(t, time.Now().Before(deadline), "the marker notification was not handled")
+		time.Sleep(5 * time.Millisecond)
 	}
 }

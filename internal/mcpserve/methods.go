@@ -206,11 +206,27 @@ func (d *design) read(uri string) (text, mime string, ok bool) {
 		}
 		pairs := make([]string, 0, 2*len(r.params))
 		for i, name := range r.params {
-			pairs = append(pairs, "{"+name+"}", m[i+1])
+			v := m[i+1]
+			if r.jsonContent {
+				// In JSON content a placeholder can only sit inside a
+				// string: the value must not end it.
+				v = jsonStringBody(v)
+			}
+			pairs = append(pairs, "{"+name+"}", v)
 		}
 		return strings.NewReplacer(pairs...).Replace(r.text), r.mimeType, true
 	}
 	return "", "", false
+}
+
+// jsonStringBody is s encoded as the inside of a JSON string.
+func jsonStringBody(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	out := b.String()
+	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
 func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
@@ -226,7 +242,8 @@ func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMe
 	}
 	pr, ok := d.prompts[*p.Name]
 	if !ok {
-		return nil, invalidParams("Prompt not found: %s", *p.Name)
+		// The message names the prompt alone, as "Tool not found" does.
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + *p.Name}
 	}
 	values := make(map[string]string, len(pr.arguments))
 	for _, a := range pr.arguments {

@@ -63,3 +63,8 @@ SELECT * FROM user_sessions WHERE token_hash = @token_hash;
 
 -- name: DeleteSessionByHash :execrows
 DELETE FROM user_sessions WHERE token_hash = @token_hash;
+
+-- name: LockOrganization :exec
+-- Serializes membership changes of one organization, so that concurrent
+-- removals cannot both see a second owner.
+SELECT 1 FROM organizations WHERE id = @id FOR NO KEY UPDATE;

@@ -92,37 +92,44 @@ ALTER TABLE organization_members FORCE ROW LEVEL SECURITY;
 ALTER TABLE user_sessions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE user_sessions FORCE ROW LEVEL SECURITY;
 
+-- Writes are confined to the transaction's organization and user; the
+-- look-up clauses (membership, e-mail, session hash) only ever read.
+
 -- A member sees the memberships of the organization the transaction works for
 -- and their own memberships (to list and switch organizations).
-CREATE POLICY organization_members_access ON organization_members
-    USING (organization_id = app_org_id() OR user_id = app_user_id())
-    WITH CHECK (organization_id = app_org_id());
+CREATE POLICY organization_members_tenant ON organization_members
+    USING (organization_id = app_org_id()) WITH CHECK (organization_id = app_org_id());
+CREATE POLICY organization_members_own_read ON organization_members FOR SELECT
+    USING (user_id = app_user_id());
 
 -- An organization is visible when it is the transaction's organization or one
--- the signed-in user belongs to.
-CREATE POLICY organizations_access ON organizations
-    USING (
-        id = app_org_id()
-        OR id IN (SELECT m.organization_id FROM organization_members m WHERE m.user_id = app_user_id())
-    )
-    WITH CHECK (id = app_org_id());
+-- the signed-in user belongs to; only the former can be changed.
+CREATE POLICY organizations_tenant ON organizations
+    USING (id = app_org_id()) WITH CHECK (id = app_org_id());
+CREATE POLICY organizations_member_read ON organizations FOR SELECT
+    USING (id IN (SELECT m.organization_id FROM organization_members m WHERE m.user_id = app_user_id()));
 
 -- A user sees themselves, the members of the transaction's organization, and
--- at login the one account whose e-mail the caller typed.
-CREATE POLICY users_access ON users
+-- at login the one account whose e-mail the caller typed; only they can
+-- change their own row, and no one deletes accounts.
+CREATE POLICY users_read ON users FOR SELECT
     USING (
         id = app_user_id()
         OR lower(email) = NULLIF(current_setting('app.login_email', true), '')
         OR id IN (SELECT m.user_id FROM organization_members m WHERE m.organization_id = app_org_id())
-    )
-    WITH CHECK (id = app_user_id());
+    );
+CREATE POLICY users_insert ON users FOR INSERT WITH CHECK (id = app_user_id());
+CREATE POLICY users_update ON users FOR UPDATE
+    USING (id = app_user_id()) WITH CHECK (id = app_user_id());
 
-CREATE POLICY user_sessions_access ON user_sessions
-    USING (
-        user_id = app_user_id()
-        OR token_hash = NULLIF(current_setting('app.session_hash', true), '')
-    )
-    WITH CHECK (user_id = app_user_id());
+-- A session is the signed-in user's own, or the one whose token the caller
+-- holds (its hash), which may only be read or ended.
+CREATE POLICY user_sessions_own ON user_sessions
+    USING (user_id = app_user_id()) WITH CHECK (user_id = app_user_id());
+CREATE POLICY user_sessions_by_token_read ON user_sessions FOR SELECT
+    USING (token_hash = NULLIF(current_setting('app.session_hash', true), ''));
+CREATE POLICY user_sessions_by_token_end ON user_sessions FOR DELETE
+    USING (token_hash = NULLIF(current_setting('app.session_hash', true), ''));
 
 GRANT USAGE ON SCHEMA public TO mockmcp_app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON organizations, users, organization_members, user_sessions TO mockmcp_app;

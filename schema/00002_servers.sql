@@ -1,7 +1,9 @@
 -- MCP server designs and what they own: tools (with their ordered mock
 -- scenarios), resources and prompts. Every row carries organization_id, and
 -- child rows reference (server_id, organization_id) so a child can never
--- belong to another organization than its server.
+-- belong to another organization than its server, and per-server uniqueness
+-- includes organization_id, so a clash can never reveal another
+-- organization's names.
 --
 -- Schemas, scenarios and resource content are json, not jsonb: they are
 -- served exactly as they were written, key order included.
@@ -39,7 +41,7 @@ CREATE TABLE mcp_tools (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
     FOREIGN KEY (server_id, organization_id) REFERENCES mcp_servers (id, organization_id) ON DELETE CASCADE,
-    UNIQUE (server_id, name)
+    CONSTRAINT mcp_tools_server_id_name_key UNIQUE (server_id, organization_id, name)
 );
 CREATE INDEX mcp_tools_org_idx ON mcp_tools (organization_id);
 
@@ -56,7 +58,7 @@ CREATE TABLE mcp_resources (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
     FOREIGN KEY (server_id, organization_id) REFERENCES mcp_servers (id, organization_id) ON DELETE CASCADE,
-    UNIQUE (server_id, uri)
+    CONSTRAINT mcp_resources_server_id_uri_key UNIQUE (server_id, organization_id, uri)
 );
 CREATE INDEX mcp_resources_org_idx ON mcp_resources (organization_id);
 
@@ -72,7 +74,7 @@ CREATE TABLE mcp_prompts (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
     FOREIGN KEY (server_id, organization_id) REFERENCES mcp_servers (id, organization_id) ON DELETE CASCADE,
-    UNIQUE (server_id, name)
+    CONSTRAINT mcp_prompts_server_id_name_key UNIQUE (server_id, organization_id, name)
 );
 CREATE INDEX mcp_prompts_org_idx ON mcp_prompts (organization_id);
 

@@ -334,6 +334,17 @@ func (q *Queries) ListUserOrganizations(ctx context.Context, db DBTX, userID uui
 	return items, nil
 }
 
+const lockOrganization = `-- name: LockOrganization :exec
+SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE
+`
+
+// Serializes membership changes of one organization, so that concurrent
+// removals cannot both see a second owner.
+func (q *Queries) LockOrganization(ctx context.Context, db DBTX, id uuid.UUID) error {
+	_, err := db.Exec(ctx, lockOrganization, id)
+	return err
+}
+
 const setCurrentOrganization = `-- name: SetCurrentOrganization :exec
 UPDATE users SET current_organization_id = $1 WHERE id = $2
 `

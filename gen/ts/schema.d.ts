@@ -486,8 +486,11 @@ export interface components {
         Me: {
             user: components["schemas"]["User"];
             organizations: components["schemas"]["Organization"][];
-            /** Format: uuid */
-            current_organization_id: string;
+            /**
+             * Format: uuid
+             * @description Null when the user belongs to no organization (they left every one).
+             */
+            current_organization_id: string | null;
         };
         SwitchOrganizationRequest: {
             /** Format: uuid */

@@ -89,6 +89,17 @@ func (e *Env) Anonymous(t testing.TB) *Client {
 	return &Client{t: t, env: e, http: &http.Client{Jar: jar}, Header: http.Header{}}
 }
 
+// For returns the same browser (cookie jar, user) reporting to t, with its
+// own copy of Header: use it inside a subtest, so that a failed assertion
+// fails the subtest instead of calling FailNow on the parent from the
+// subtest's goroutine (which aborts every sibling).
+func (c *Client) For(t testing.TB) *Client {
+	cp := *c
+	cp.t = t
+	cp.Header = c.Header.Clone()
+	return &cp
+}
+
 var counter atomic.Int64
 
 // Signup creates a new account with its own organization and returns a

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"sync"
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
@@ -61,15 +62,29 @@ func HashPassword(password string, cost int) (string, error) {
 	return string(h), err
 }
 
-// dummyHash is compared against when no account matches, so that a login for
-// an unknown e-mail takes as long as one with a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no account has this password"), bcrypt.DefaultCost)
+// dummyHashes holds, per bcrypt cost, the hash of a random password nobody
+// knows: a login for an unknown e-mail is compared against the one of the
+// configured cost, so it takes as long as a wrong password does.
+var dummyHashes sync.Map // int → []byte
 
-// CheckPassword reports whether password matches hash; an empty hash (no
-// such account) still costs one bcrypt comparison.
-func CheckPassword(hash, password string) bool {
+func dummyHash(cost int) []byte {
+	if h, ok := dummyHashes.Load(cost); ok {
+		return h.([]byte)
+	}
+	raw, _ := NewToken()
+	h, err := bcrypt.GenerateFromPassword([]byte(raw), cost)
+	if err != nil {
+		h, _ = bcrypt.GenerateFromPassword([]byte(raw), bcrypt.DefaultCost)
+	}
+	actual, _ := dummyHashes.LoadOrStore(cost, h)
+	return actual.([]byte)
+}
+
+// CheckPassword reports whether password matches hash. An empty hash (no
+// such account) still costs one comparison at cost, and never matches.
+func CheckPassword(hash, password string, cost int) bool {
 	if hash == "" {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash(cost), []byte(password))
 		return false
 	}
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
@@ -43,18 +44,30 @@ func CheckServer(s store.Server) error {
 	if strings.TrimSpace(s.Name) == "" {
 		f.Add("name", "must not be blank")
 	}
+	noNUL(&f, "name", s.Name)
+	noNUL(&f, "description", s.Description)
+	noNUL(&f, "version", s.Version)
+	if s.ProviderName != nil {
+		noNUL(&f, "provider_name", *s.ProviderName)
+	}
 	return f.Err()
 }
 
 // CheckTool checks a tool's schemas and scenarios.
 func CheckTool(t store.Tool) error {
 	var f failure.Fields
+	noNUL(&f, "name", t.Name)
+	noNUL(&f, "description", t.Description)
 	if _, err := schema.Compile(t.InputSchema, schema.RequireObject); err != nil {
 		f.Add("input_schema", "%s", err.Error())
+	} else {
+		noNULJSON(&f, "input_schema", t.InputSchema)
 	}
 	if len(t.OutputSchema) > 0 {
 		if _, err := schema.Compile(t.OutputSchema, schema.RequireObject); err != nil {
 			f.Add("output_schema", "%s", err.Error())
+		} else {
+			noNULJSON(&f, "output_schema", t.OutputSchema)
 		}
 	}
 	if len(t.Scenarios) > MaxScenarios {
@@ -65,11 +78,18 @@ func CheckTool(t store.Tool) error {
 		if strings.TrimSpace(sc.Name) == "" {
 			f.Add(at+".name", "must not be blank")
 		}
-		for _, e := range scenario.Check(sc.Condition) {
+		noNUL(&f, at+".name", sc.Name)
+		errs := scenario.Check(sc.Condition)
+		for _, e := range errs {
 			f.Add(at+"."+e.Field, "%s", e.Message)
+		}
+		if len(errs) == 0 {
+			noNULJSON(&f, at+".condition", sc.Condition)
 		}
 		if !isObject(sc.Response) {
 			f.Add(at+".response", "must be a JSON object")
+		} else {
+			noNULJSON(&f, at+".response", sc.Response)
 		}
 	}
 	return f.Err()
@@ -82,13 +102,21 @@ func CheckResource(r store.Resource) error {
 		f.Add("uri", "%s", msg)
 	}
 	if r.MimeType != nil && *r.MimeType != "" {
-		if _, _, err := mime.ParseMediaType(*r.MimeType); err != nil {
+		// ParseMediaType accepts a lone token ("markdown"); a media type
+		// is type/subtype.
+		if mt, _, err := mime.ParseMediaType(*r.MimeType); err != nil {
 			f.Add("mime_type", "not a media type such as application/json: %v", err)
+		} else if !strings.Contains(mt, "/") {
+			f.Add("mime_type", "not a media type such as application/json: want type/subtype, got %q", mt)
 		}
 	}
 	if v := bytes.TrimSpace(r.Content); len(v) == 0 || string(v) == "null" {
 		f.Add("content", "is required: text or a JSON value")
+	} else {
+		noNULJSON(&f, "content", r.Content)
 	}
+	noNUL(&f, "name", r.Name)
+	noNUL(&f, "description", r.Description)
 	return f.Err()
 }
 
@@ -98,6 +126,8 @@ var placeholder = regexp.MustCompile(`\{\{\s*([^{}\s]*)\s*\}\}`)
 // {{placeholder}} of a message names a declared argument.
 func CheckPrompt(p store.Prompt) error {
 	var f failure.Fields
+	noNUL(&f, "name", p.Name)
+	noNUL(&f, "description", p.Description)
 	declared := make(map[string]bool, len(p.Arguments))
 	for i, a := range p.Arguments {
 		name := strings.TrimSpace(a.Name)
@@ -108,6 +138,8 @@ func CheckPrompt(p store.Prompt) error {
 			f.Add(fmt.Sprintf("arguments[%d].name", i), "argument %q is declared twice", name)
 		}
 		declared[name] = true
+		noNUL(&f, fmt.Sprintf("arguments[%d].name", i), a.Name)
+		noNUL(&f, fmt.Sprintf("arguments[%d].description", i), a.Description)
 	}
 	for i, m := range p.Messages {
 		switch m.Role {
@@ -120,6 +152,7 @@ func CheckPrompt(p store.Prompt) error {
 				f.Add(fmt.Sprintf("messages[%d].text", i), "placeholder {{%s}} names no declared argument", match[1])
 			}
 		}
+		noNUL(&f, fmt.Sprintf("messages[%d].text", i), m.Text)
 	}
 	return f.Err()
 }
@@ -127,6 +160,68 @@ func CheckPrompt(p store.Prompt) error {
 // Limit reports that a server already holds max items of what.
 func Limit(what string, max int) error {
 	return failure.Invalid(failure.Field(what, "the server already has %d %s (the limit)", max, what))
+}
+
+// PostgreSQL stores neither a NUL character in text nor, in jsonb, the
+// escape \u0000 or an unpaired UTF-16 surrogate escape; such input is the
+// caller's to fix, not a fault of the service.
+const nulMessage = "must not contain the NUL character (U+0000)"
+
+func noNUL(f *failure.Fields, field, s string) {
+	if strings.IndexByte(s, 0) >= 0 {
+		f.Add(field, nulMessage)
+	}
+}
+
+// noNULJSON checks a valid JSON document for what jsonb refuses.
+func noNULJSON(f *failure.Fields, field string, raw json.RawMessage) {
+	if msg := jsonbProblem(raw); msg != "" {
+		f.Add(field, "%s", msg)
+	}
+}
+
+// jsonbProblem explains why PostgreSQL would refuse the valid JSON document
+// raw as jsonb, or returns "". In valid JSON a backslash only ever starts an
+// escape inside a string, so the escapes can be read without tracking
+// strings.
+func jsonbProblem(raw []byte) string {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++
+		if i >= len(raw) || raw[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(raw, i+1)
+		if !ok {
+			continue
+		}
+		i += 4
+		switch {
+		case r == 0:
+			return nulMessage
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return "must not contain an unpaired UTF-16 surrogate escape"
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				if lo, ok := hex4(raw, i+3); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 6
+					continue
+				}
+			}
+			return "must not contain an unpaired UTF-16 surrogate escape"
+		}
+	}
+	return ""
+}
+
+func hex4(b []byte, at int) (uint64, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
+	return v, err == nil
 }
 
 func isObject(v json.RawMessage) bool {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
@@ -70,7 +71,7 @@ func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.Log
 		if err != nil && !failure.Is(err, failure.ErrNotFound) {
 			return err
 		}
-		if !auth.CheckPassword(u.PasswordHash, req.Body.Password) {
+		if !auth.CheckPassword(u.PasswordHash, req.Body.Password, s.cfg.BcryptCost) {
 			return wrong
 		}
 		user = u
@@ -149,7 +150,10 @@ func (s *Server) me(ctx context.Context, p auth.Principal) (api.Me, error) {
 		if err != nil {
 			return err
 		}
-		me = api.Me{User: apiUser(u), Organizations: apiOrgs(orgs), CurrentOrganizationId: p.OrgID}
+		me = api.Me{User: apiUser(u), Organizations: apiOrgs(orgs), CurrentOrganizationId: nullable.NewNullNullable[uuid.UUID]()}
+		if p.OrgID != uuid.Nil {
+			me.CurrentOrganizationId = nullable.NewNullableWithValue(p.OrgID)
+		}
 		return nil
 	})
 	return me, err

@@ -169,9 +169,14 @@ func (s *Server) inOrgLookup(ctx context.Context, org uuid.UUID, email string, f
 	if err != nil {
 		return err
 	}
-	return s.store.WithTx(ctx, store.Scope{UserID: p.UserID, OrgID: org, LookupEmail: email}, func(tx *store.Tx) error {
+	// The organization is set only once membership is established, so that
+	// row-level security, not this check alone, keeps non-members out.
+	return s.store.WithTx(ctx, store.Scope{UserID: p.UserID, LookupEmail: email}, func(tx *store.Tx) error {
 		role, err := tx.MembershipRole(ctx, org, p.UserID)
 		if err != nil {
+			return err
+		}
+		if err := tx.SetOrg(ctx, org); err != nil {
 			return err
 		}
 		return fn(tx, p, role)

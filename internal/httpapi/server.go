@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -129,7 +130,7 @@ func principal(ctx context.Context) auth.Principal {
 // organization only.
 func (s *Server) tenant(ctx context.Context, fn func(*store.Tx, auth.Principal) error) error {
 	p := principal(ctx)
-	if p.OrgID.String() == "00000000-0000-0000-0000-000000000000" {
+	if p.OrgID == uuid.Nil {
 		return failure.Forbidden("you belong to no organization; create one first")
 	}
 	return s.store.WithTx(ctx, store.Scope{OrgID: p.OrgID, UserID: p.UserID}, func(tx *store.Tx) error {

@@ -151,6 +151,11 @@ func (s *Server) DuplicateServer(ctx context.Context, req api.DuplicateServerReq
 		if name == "" {
 			name = copyName(src.Name)
 		}
+		cp := src
+		cp.Name = name
+		if err := design.CheckServer(cp); err != nil {
+			return err
+		}
 		v, err = tx.DuplicateServer(ctx, src, uuid.New(), name, p.Actor())
 		return err
 	})

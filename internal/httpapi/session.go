@@ -100,8 +100,9 @@ func (s *Server) sessionCookie(token string) string {
 
 // crossOriginCheck refuses unsafe cross-site requests from browsers (checked
 // with Sec-Fetch-Site, then Origin against Host). Requests that carry an API
-// key are not ambient-credentialed, so they are not checked; clients such as
-// curl send neither header and pass.
+// key and no session cookie are not ambient-credentialed, so they are not
+// checked (a key header beside the cookie exempts nothing: the cookie would
+// still authenticate); clients such as curl send neither header and pass.
 func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
 	cop := http.NewCrossOriginProtection()
 	if cfg.BaseURL != "" {
@@ -110,7 +111,7 @@ func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if hasAPIKey(req) {
+			if hasAPIKey(req) && !hasSessionCookie(req) {
 				return next(c)
 			}
 			if err := cop.Check(req); err != nil {
@@ -119,6 +120,11 @@ func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+func hasSessionCookie(r *http.Request) bool {
+	ck, err := r.Cookie(auth.CookieName)
+	return err == nil && ck.Value != ""
 }
 
 func hasAPIKey(r *http.Request) bool {

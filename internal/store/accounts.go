@@ -237,7 +237,12 @@ func (t *Tx) AddMember(ctx context.Context, org uuid.UUID, u User, role string) 
 }
 
 // RemoveMember removes user from org, refusing to remove its last owner.
+// Removals from one organization are serialized on its row, so two owners
+// removing each other (or both leaving) at once cannot both pass the count.
 func (t *Tx) RemoveMember(ctx context.Context, org, user uuid.UUID) error {
+	if err := t.q.LockOrganization(ctx, t.tx, org); err != nil {
+		return err
+	}
 	role, err := t.q.GetMembership(ctx, t.tx, db.GetMembershipParams{OrganizationID: org, UserID: user})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return failure.NotFound("member")

@@ -163,6 +163,8 @@ func mapError(err error) error {
 			return failure.Conflict("%s", conflictDetail(pgErr.ConstraintName))
 		case "23503":
 			return failure.NotFound("referenced object")
+		case "22021", "22P05": // character_not_in_repertoire, untranslatable_character
+			return failure.Invalid(failure.Field("body", "text must not contain the NUL character (U+0000)"))
 		}
 	}
 	return err

@@ -1,0 +1,361 @@
+package design
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// fieldsOf returns the fields an Invalid failure names, in order, and nil
+// for a nil error.
+func fieldsOf(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	f, ok := failure.As(err)
+	require.True(t, ok, "not a failure: %v", err)
+	require.Equal(t, failure.KindInvalid, f.Kind)
+	out := make([]string, len(f.Fields))
+	for i, fe := range f.Fields {
+		require.NotEmpty(t, fe.Message, "field %s has no message", fe.Field)
+		out[i] = fe.Field
+	}
+	return out
+}
+
+func ptr(s string) *string { return &s }
+
+func TestCheckServer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server store.Server
+		fields []string
+	}{
+		{"name only", store.Server{Name: "Weather"}, nil},
+		{"http provider", store.Server{Name: "W", ProviderURL: ptr("http://acme.example")}, nil},
+		{"https provider with path and port", store.Server{Name: "W", ProviderURL: ptr("https://acme.example:8443/docs?x=1")}, nil},
+		{"blank name", store.Server{Name: " \t "}, []string{"name"}},
+		{"empty name", store.Server{Name: ""}, []string{"name"}},
+		{"ftp provider", store.Server{Name: "W", ProviderURL: ptr("ftp://acme.example")}, []string{"provider_url"}},
+		{"provider without scheme", store.Server{Name: "W", ProviderURL: ptr("acme.example")}, []string{"provider_url"}},
+		{"provider without host", store.Server{Name: "W", ProviderURL: ptr("https:///path")}, []string{"provider_url"}},
+		{"provider that does not parse", store.Server{Name: "W", ProviderURL: ptr("http://[::1")}, []string{"provider_url"}},
+		{"empty provider", store.Server{Name: "W", ProviderURL: ptr("")}, []string{"provider_url"}},
+		{"javascript provider", store.Server{Name: "W", ProviderURL: ptr("javascript:alert(1)")}, []string{"provider_url"}},
+		{"both at once", store.Server{Name: "", ProviderURL: ptr("mailto:a@b.c")}, []string{"provider_url", "name"}},
+		{"NUL anywhere", store.Server{Name: "a\x00", Description: "\x00", Version: "1\x00", ProviderName: ptr("\x00"), ProviderURL: ptr("http://a\x00")},
+			[]string{"provider_url", "name", "description", "version", "provider_name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fields, fieldsOf(t, CheckServer(tc.server)))
+		})
+	}
+}
+
+func TestCheckTool(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	resp := json.RawMessage(`{"ok":true}`)
+	sc := func(name, cond string, response json.RawMessage) store.Scenario {
+		s := store.Scenario{Name: name, Response: response}
+		if cond != "" {
+			s.Condition = json.RawMessage(cond)
+		}
+		return s
+	}
+	many := func(n int) []store.Scenario {
+		out := make([]store.Scenario, n)
+		for i := range out {
+			out[i] = sc(fmt.Sprintf("s%d", i), "", resp)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		tool   store.Tool
+		fields []string
+	}{
+		{"default input schema", store.Tool{InputSchema: DefaultInputSchema}, nil},
+		{"2020-12 schema with $defs", store.Tool{InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+			"$defs":{"c":{"type":"string"}},"properties":{"c":{"$ref":"#/$defs/c"}},"additionalProperties":false}`)}, nil},
+		{"2019-09 schema", store.Tool{InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object"}`)}, nil},
+		{"every operator", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{
+			sc("eq", `{"field":"a","operator":"equals","value":{"x":[1]}}`, resp),
+			sc("ne", `{"field":"a","operator":"not_equals","value":null}`, resp),
+			sc("contains", `{"field":"a","operator":"contains","value":"x"}`, resp),
+			sc("sw", `{"field":"a","operator":"starts_with","value":"x"}`, resp),
+			sc("ew", `{"field":"a","operator":"ends_with","value":""}`, resp),
+			sc("re", `{"field":"a","operator":"matches","value":"^a+$"}`, resp),
+			sc("ex", `{"field":"a.b","operator":"exists"}`, resp),
+			sc("nex", `{"field":"a","operator":"not_exists","value":null}`, resp),
+			sc("gt", `{"field":"n","operator":"gt","value":1}`, resp),
+			sc("gte", `{"field":"n","operator":"gte","value":1.5}`, resp),
+			sc("lt", `{"field":"n","operator":"lt","value":-1}`, resp),
+			sc("lte", `{"field":"items[0].n","operator":"lte","value":0}`, resp),
+			sc("in", `{"field":"n","operator":"in","value":[1,"a",null]}`, resp),
+			sc("plain", `{"city":"Paris","address.zip":"75001"}`, resp),
+			sc("empty", `{}`, resp),
+			sc("null", `null`, resp),
+			sc("absent", ``, json.RawMessage(`{}`)),
+		}}, nil},
+		{"output schema", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}, nil},
+		{"exactly the scenario limit", store.Tool{InputSchema: obj, Scenarios: many(MaxScenarios)}, nil},
+
+		{"input schema of type string", store.Tool{InputSchema: json.RawMessage(`{"type":"string"}`)}, []string{"input_schema"}},
+		{"input schema without type", store.Tool{InputSchema: json.RawMessage(`{}`)}, []string{"input_schema"}},
+		{"input schema an array", store.Tool{InputSchema: json.RawMessage(`[]`)}, []string{"input_schema"}},
+		{"input schema not JSON", store.Tool{InputSchema: json.RawMessage(`{"type":`)}, []string{"input_schema"}},
+		{"input schema missing", store.Tool{}, []string{"input_schema"}},
+		{"dangling $ref", store.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/definitions/nope"}}}`)}, []string{"input_schema"}},
+		{"remote $ref", store.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"http://example.com/x.json"}}}`)}, []string{"input_schema"}},
+		{"misspelt type", store.Tool{InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"strin"}}}`)}, []string{"input_schema"}},
+		{"unknown dialect", store.Tool{InputSchema: json.RawMessage(`{"$schema":"https://example.com/dialect","type":"object"}`)}, []string{"input_schema"}},
+		{"output schema of type array", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"array"}`)}, []string{"output_schema"}},
+		{"output schema with a dangling $ref", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/x"}}}`)}, []string{"output_schema"}},
+		{"one over the scenario limit", store.Tool{InputSchema: obj, Scenarios: many(MaxScenarios + 1)}, []string{"mock_scenarios"}},
+		{"unknown operator", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"like","value":"x"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.operator"}},
+		{"bad regex", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"matches","value":"a(b"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"gt with a string", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"gt","value":"3"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"gt without a value", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"gt"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"equals without a value", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"equals"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"exists with a value", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"exists","value":1}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"in with an object", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"a","operator":"in","value":{}}`, resp)}},
+			[]string{"mock_scenarios[0].condition.value"}},
+		{"empty field", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `{"field":"","operator":"exists"}`, resp)}},
+			[]string{"mock_scenarios[0].condition.field"}},
+		{"condition an array", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", `[1]`, resp)}},
+			[]string{"mock_scenarios[0].condition"}},
+		{"blank scenario name", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc(" ", "", resp)}},
+			[]string{"mock_scenarios[0].name"}},
+		{"response an array", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", json.RawMessage(`[{}]`))}},
+			[]string{"mock_scenarios[0].response"}},
+		{"response a string", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", json.RawMessage(`"{}"`))}},
+			[]string{"mock_scenarios[0].response"}},
+		{"response null", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", json.RawMessage(`null`))}},
+			[]string{"mock_scenarios[0].response"}},
+		{"response missing", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", nil)}},
+			[]string{"mock_scenarios[0].response"}},
+		{"NUL in name and description", store.Tool{Name: "a\x00", Description: "\x00", InputSchema: obj}, []string{"name", "description"}},
+		{"NUL escaped in the schemas", store.Tool{InputSchema: json.RawMessage(`{"type":"object","title":"\u0000"}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"a\u0000":{}}}`)}, []string{"input_schema", "output_schema"}},
+		{"escaped backslash before u0000 is text", store.Tool{InputSchema: json.RawMessage(`{"type":"object","title":"\\u0000"}`),
+			Scenarios: []store.Scenario{sc("s", `{"a":"\\u0000"}`, json.RawMessage(`{"b":"\\u0000"}`))}}, nil},
+		{"NUL in a scenario", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{
+			sc("\x00", `{"field":"a","operator":"equals","value":"\u0000"}`, json.RawMessage(`{"b":["\u0000"]}`))}},
+			[]string{"mock_scenarios[0].name", "mock_scenarios[0].condition", "mock_scenarios[0].response"}},
+		{"response not JSON", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", json.RawMessage(`{"a":`))}},
+			[]string{"mock_scenarios[0].response"}},
+		{"everything at once, in order", store.Tool{
+			InputSchema:  json.RawMessage(`{"type":"integer"}`),
+			OutputSchema: json.RawMessage(`{"type":"string"}`),
+			Scenarios: []store.Scenario{
+				sc("fine", "", resp),
+				sc("", `{"field":"a","operator":"nope"}`, json.RawMessage(`1`)),
+				sc("s", `{"field":"a","operator":"lt","value":[]}`, resp),
+			},
+		}, []string{"input_schema", "output_schema", "mock_scenarios[1].name", "mock_scenarios[1].condition.operator",
+			"mock_scenarios[1].response", "mock_scenarios[2].condition.value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fields, fieldsOf(t, CheckTool(tc.tool)))
+		})
+	}
+}
+
+func TestCheckResource(t *testing.T) {
+	text := json.RawMessage(`"hello"`)
+	for _, tc := range []struct {
+		name     string
+		resource store.Resource
+		fields   []string
+	}{
+		{"text", store.Resource{URI: "docs://guide", Content: text}, nil},
+		{"JSON object", store.Resource{URI: "docs://guide", Content: json.RawMessage(`{"a":1}`)}, nil},
+		{"JSON false", store.Resource{URI: "docs://guide", Content: json.RawMessage(`false`)}, nil},
+		{"empty string", store.Resource{URI: "docs://guide", Content: json.RawMessage(`""`)}, nil},
+		{"template", store.Resource{URI: "weather://{city}/now", Content: text}, nil},
+		{"media type", store.Resource{URI: "docs://guide", MimeType: ptr("text/markdown"), Content: text}, nil},
+		{"media type with parameters", store.Resource{URI: "docs://guide", MimeType: ptr("text/plain; charset=utf-8"), Content: text}, nil},
+		{"vendor media type", store.Resource{URI: "docs://guide", MimeType: ptr("application/vnd.acme+json"), Content: text}, nil},
+		{"empty media type is none", store.Resource{URI: "docs://guide", MimeType: ptr(""), Content: text}, nil},
+
+		{"content missing", store.Resource{URI: "docs://guide"}, []string{"content"}},
+		{"content null", store.Resource{URI: "docs://guide", Content: json.RawMessage(`null`)}, []string{"content"}},
+		{"content null with spaces", store.Resource{URI: "docs://guide", Content: json.RawMessage(" null\n")}, []string{"content"}},
+		{"content blank", store.Resource{URI: "docs://guide", Content: json.RawMessage("  ")}, []string{"content"}},
+		{"media type without subtype", store.Resource{URI: "docs://guide", MimeType: ptr("text"), Content: text}, []string{"mime_type"}},
+		{"media type with an empty subtype", store.Resource{URI: "docs://guide", MimeType: ptr("text/"), Content: text}, []string{"mime_type"}},
+		{"media type with spaces", store.Resource{URI: "docs://guide", MimeType: ptr("text / plain"), Content: text}, []string{"mime_type"}},
+		{"media type with a bad parameter", store.Resource{URI: "docs://guide", MimeType: ptr("text/plain; charset"), Content: text}, []string{"mime_type"}},
+		{"uri without scheme", store.Resource{URI: "guide", Content: text}, []string{"uri"}},
+		{"NUL in content", store.Resource{URI: "docs://guide", Content: json.RawMessage(`{"a":[{"b":"x\u0000"}]}`)}, []string{"content"}},
+		{"NUL in every text", store.Resource{Name: "\x00", Description: "\x00", URI: "docs://\x00", MimeType: ptr("text/plain\x00"), Content: text},
+			[]string{"uri", "mime_type", "name", "description"}},
+		{"everything at once, in order", store.Resource{URI: "a://{x}/{x}", MimeType: ptr("nope"), Content: json.RawMessage(`null`)},
+			[]string{"uri", "mime_type", "content"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fields, fieldsOf(t, CheckResource(tc.resource)))
+		})
+	}
+}
+
+func TestURIProblem(t *testing.T) {
+	for _, tc := range []struct {
+		uri, want string // want: a fragment of the problem, "" when valid
+	}{
+		{"docs://guide", ""},
+		{"weather://{city}/now", ""},
+		{"weather://{city}/{day}", ""},
+		{"weather://{_c1}", ""},
+		{"file:///tmp/x", ""},
+		{"urn:isbn:0451450523", ""},
+		{"mailto:a@b.c", ""},
+		{"https://example.com/a?b=c#d", ""},
+		{"x+y.z-w://a", ""},
+		{"no-scheme", "absolute URI"},
+		{"", "absolute URI"},
+		{"/abs/path", "absolute URI"},
+		{"1abc://x", "absolute URI"},
+		{"://x", "absolute URI"},
+		{"docs://my guide", "white space"},
+		{"docs://guide\n", "white space"},
+		{"weather://{ci ty}", "white space"},
+		{"a://{x}/{x}", "appears twice"},
+		{"a://{x}/{y}/{x}", "appears twice"},
+		{"weather://{city", "unbalanced"},
+		{"weather://city}", "unbalanced"},
+		{"weather://{{city}}", "unbalanced"},
+		{"weather://{}", "template parameter {}"},
+		{"weather://{1city}", "template parameter {1city}"},
+		{"weather://{the-city}", "template parameter {the-city}"},
+		{"weather://{city.name}", "template parameter {city.name}"},
+		{"docs://guide%zz", "not a valid URI"},
+	} {
+		t.Run(tc.uri, func(t *testing.T) {
+			got := uriProblem(tc.uri)
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, tc.want)
+		})
+	}
+}
+
+func TestIsTemplate(t *testing.T) {
+	for uri, want := range map[string]bool{
+		"weather://{city}/now": true,
+		"a://{x}":              true,
+		"docs://guide":         false,
+		"weather://{city":      false,
+		"weather://{}":         true, // braces, though not a valid template
+	} {
+		require.Equal(t, want, IsTemplate(uri), uri)
+	}
+}
+
+func TestCheckPrompt(t *testing.T) {
+	args := func(names ...string) []store.PromptArgument {
+		out := make([]store.PromptArgument, len(names))
+		for i, n := range names {
+			out[i] = store.PromptArgument{Name: n}
+		}
+		return out
+	}
+	msgs := func(pairs ...string) []store.PromptMessage {
+		var out []store.PromptMessage
+		for i := 0; i+1 < len(pairs); i += 2 {
+			out = append(out, store.PromptMessage{Role: pairs[i], Text: pairs[i+1]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		prompt store.Prompt
+		fields []string
+	}{
+		{"empty", store.Prompt{Name: "p"}, nil},
+		{"every role", store.Prompt{Messages: msgs("user", "a", "assistant", "b", "system", "c")}, nil},
+		{"placeholders", store.Prompt{Arguments: args("city", "days"),
+			Messages: msgs("user", "{{city}} {{ days }} {{city}}", "assistant", "{single} {{ }x")}, nil},
+		{"argument unused", store.Prompt{Arguments: args("city"), Messages: msgs("user", "no placeholders")}, nil},
+		{"duplicate argument", store.Prompt{Arguments: args("city", "city")}, []string{"arguments[1].name"}},
+		{"duplicate after trimming", store.Prompt{Arguments: args("a", "b", " a")}, []string{"arguments[2].name"}},
+		{"three of one name", store.Prompt{Arguments: args("a", "a", "a")}, []string{"arguments[1].name", "arguments[2].name"}},
+		{"blank argument", store.Prompt{Arguments: args("  ")}, []string{"arguments[0].name"}},
+		{"undeclared placeholder", store.Prompt{Messages: msgs("user", "Hi {{who}}")}, []string{"messages[0].text"}},
+		{"placeholders are case-sensitive", store.Prompt{Arguments: args("who"), Messages: msgs("user", "{{Who}}")}, []string{"messages[0].text"}},
+		{"empty placeholder", store.Prompt{Messages: msgs("user", "{{}}")}, []string{"messages[0].text"}},
+		{"bad role", store.Prompt{Messages: msgs("tool", "x")}, []string{"messages[0].role"}},
+		{"role in capitals", store.Prompt{Messages: msgs("USER", "x")}, []string{"messages[0].role"}},
+		{"NUL in every text", store.Prompt{Name: "\x00", Description: "\x00",
+			Arguments: []store.PromptArgument{{Name: "a\x00", Description: "\x00"}}, Messages: msgs("user", "\x00")},
+			[]string{"name", "description", "arguments[0].name", "arguments[0].description", "messages[0].text"}},
+		{"everything at once, in order", store.Prompt{Arguments: args("a", "a"),
+			Messages: msgs("user", "{{a}}", "bot", "{{b}} {{c}}")},
+			[]string{"arguments[1].name", "messages[1].role", "messages[1].text", "messages[1].text"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fields, fieldsOf(t, CheckPrompt(tc.prompt)))
+		})
+	}
+}
+
+func TestLimit(t *testing.T) {
+	err := Limit("tools", MaxTools)
+	require.Equal(t, []string{"tools"}, fieldsOf(t, err))
+	f, _ := failure.As(err)
+	require.Contains(t, f.Fields[0].Message, "1000")
+	require.True(t, failure.Is(err, failure.ErrInvalid))
+	require.Equal(t, 1000, MaxTools)
+	require.Equal(t, 1000, MaxResources)
+	require.Equal(t, 1000, MaxPrompts)
+	require.Equal(t, 200, MaxScenarios)
+	require.JSONEq(t, `{"type":"object"}`, string(DefaultInputSchema))
+	require.False(t, strings.Contains(f.Fields[0].Message, "%!"), f.Fields[0].Message)
+}
+
+func TestJSONBProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw, want string // want: a fragment of the problem, "" when storable
+	}{
+		{"plain", `{"a":["b",1,null]}`, ""},
+		{"other escapes", `"\u00e9\u0001\n\"\/"`, ""},
+		{"surrogate pair", `"\ud83d\ude00"`, ""},
+		{"escaped backslash before u0000", `"\\u0000"`, ""},
+		{"escaped backslash before a surrogate", `"\\ud800"`, ""},
+		{"NUL", `"a\u0000"`, "NUL"},
+		{"NUL after an escaped backslash", `"\\\u0000"`, "NUL"},
+		{"NUL in a key", `{"\u0000":1}`, "NUL"},
+		{"NUL after a pair", `["\ud83d\ude00","\u0000"]`, "NUL"},
+		{"lone high surrogate", `"\ud800"`, "surrogate"},
+		{"high surrogate before text", `"\ud800x"`, "surrogate"},
+		{"lone low surrogate", `"\udc00"`, "surrogate"},
+		{"high surrogate before a letter escape", `"\ud800\u0041"`, "surrogate"},
+		{"two high surrogates", `"\ud800\ud800"`, "surrogate"},
+		{"upper-case hex", `"\uD800"`, "surrogate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.True(t, json.Valid([]byte(tc.raw)), "the case must be valid JSON")
+			got := jsonbProblem([]byte(tc.raw))
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, tc.want)
+		})
+	}
+}

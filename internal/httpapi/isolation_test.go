@@ -1,0 +1,339 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/apitest"
+)
+
+// Tenant isolation through the whole service: B, signed in to its own
+// organization, aims every route of the OpenAPI document that takes an id at
+// A's objects and must get 404, learn nothing, and change nothing.
+
+// isolationPassword is the password of the accounts these tests sign up, so
+// that each subtest can sign in a client of its own.
+const isolationPassword = "isolation test password"
+
+// notOrgOwned lists the routes with path parameters that take no id of an
+// organization's object, each with the reason; TestIsolationRouteTableIsComplete
+// accepts them without an isolation case. Every templated route of the
+// document takes an organization-owned id today, so the list is empty: a new
+// route belongs here only when none of its parameters names an object of an
+// organization (a public slug resolved without a session, say). The MCP
+// endpoint (/api/platform/{server_id}/mcp) is outside the document and has a
+// case of its own in TestIsolationBetweenOrganizations.
+var notOrgOwned = map[string]string{}
+
+// isolationCase is one request of B's at an object of A's.
+type isolationCase struct {
+	name   string
+	method string
+	route  string            // the OpenAPI path, with {parameters}
+	params map[string]string // replacements of A's ids, by parameter
+	body   any
+}
+
+// isolationCases are B's attempts. Bodies are valid, so that validation
+// cannot answer before the lookup does.
+func isolationCases(b account, bServer string) []isolationCase {
+	const (
+		server   = "/api/servers/{server_id}"
+		tools    = server + "/tools"
+		tool     = tools + "/{tool_id}"
+		res      = server + "/resources"
+		resource = res + "/{resource_id}"
+		prompts  = server + "/prompts"
+		prompt   = prompts + "/{prompt_id}"
+		org      = "/api/organizations/{org_id}"
+		members  = org + "/members"
+		member   = members + "/{user_id}"
+	)
+	viaOwnServer := map[string]string{"server_id": bServer}
+	return []isolationCase{
+		{name: "get server", method: "GET", route: server},
+		{name: "update server", method: "PATCH", route: server, body: map[string]any{"name": "Hijacked by Beta", "enabled": true}},
+		{name: "delete server", method: "DELETE", route: server},
+		{name: "duplicate server", method: "POST", route: server + "/duplicate", body: map[string]any{"name": "Stolen copy"}},
+		{name: "duplicate server without a body", method: "POST", route: server + "/duplicate"},
+
+		{name: "list tools", method: "GET", route: tools},
+		{name: "create tool", method: "POST", route: tools, body: map[string]any{"name": "planted_tool"}},
+		{name: "get tool", method: "GET", route: tool},
+		{name: "update tool", method: "PATCH", route: tool, body: map[string]any{"description": "hijacked"}},
+		{name: "delete tool", method: "DELETE", route: tool},
+		{name: "get tool through own server", method: "GET", route: tool, params: viaOwnServer},
+		{name: "update tool through own server", method: "PATCH", route: tool, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
+		{name: "delete tool through own server", method: "DELETE", route: tool, params: viaOwnServer},
+
+		{name: "list resources", method: "GET", route: res},
+		{name: "create resource", method: "POST", route: res, body: map[string]any{"name": "planted", "uri": "planted://x", "content": "x"}},
+		{name: "get resource", method: "GET", route: resource},
+		{name: "update resource", method: "PATCH", route: resource, body: map[string]any{"description": "hijacked"}},
+		{name: "delete resource", method: "DELETE", route: resource},
+		{name: "get resource through own server", method: "GET", route: resource, params: viaOwnServer},
+		{name: "update resource through own server", method: "PATCH", route: resource, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
+		{name: "delete resource through own server", method: "DELETE", route: resource, params: viaOwnServer},
+
+		{name: "list prompts", method: "GET", route: prompts},
+		{name: "create prompt", method: "POST", route: prompts, body: map[string]any{"name": "planted_prompt"}},
+		{name: "get prompt", method: "GET", route: prompt},
+		{name: "update prompt", method: "PATCH", route: prompt, body: map[string]any{"description": "hijacked"}},
+		{name: "delete prompt", method: "DELETE", route: prompt},
+		{name: "get prompt through own server", method: "GET", route: prompt, params: viaOwnServer},
+		{name: "update prompt through own server", method: "PATCH", route: prompt, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
+		{name: "delete prompt through own server", method: "DELETE", route: prompt, params: viaOwnServer},
+
+		{name: "get organization", method: "GET", route: org},
+		{name: "update organization", method: "PATCH", route: org, body: map[string]any{"name": "Hijacked", "slug": "hijacked"}},
+		{name: "list members", method: "GET", route: members},
+		{name: "add self as owner", method: "POST", route: members, body: map[string]any{"email": b.email, "role": "owner"}},
+		{name: "remove the owner", method: "DELETE", route: member},
+		{name: "remove self", method: "DELETE", route: member, params: map[string]string{"user_id": b.userID}},
+
+		// Not a templated route: the id travels in the body.
+		{name: "switch to the organization", method: "PUT", route: "/api/me/current-organization", body: map[string]any{"organization_id": "{org_id}"}},
+	}
+}
+
+// account is a signed-up user and their first organization.
+type account struct{ email, userID, orgID string }
+
+func signUp(t *testing.T, env *apitest.Env, email, org string) account {
+	t.Helper()
+	r := env.Anonymous(t).Do("POST", "/api/auth/signup", map[string]any{
+		"email": email, "password": isolationPassword, "organization_name": org,
+	}).Status(http.StatusCreated)
+	return account{email: email, userID: r.String("user.id"), orgID: r.String("organization.id")}
+}
+
+// client signs acc in on a client of t's own.
+func (acc account) client(t *testing.T, env *apitest.Env) *apitest.Client {
+	t.Helper()
+	c := env.Anonymous(t)
+	c.Do("POST", "/api/auth/login", map[string]any{"email": acc.email, "password": isolationPassword}).Status(http.StatusOK)
+	c.UserID, c.OrgID, c.Email = acc.userID, acc.orgID, acc.email
+	return c
+}
+
+// alpha is A's world: its home organization with one server owning a tool, a
+// resource and a prompt, and a second organization where B is a member.
+type alpha struct {
+	account
+	org2                             string
+	server, tool, resource, prompt   string
+	orgName, orgSlug, serverName     string
+	toolName, resourceName, resURI   string
+	promptName, toolDesc, promptText string
+}
+
+// ids are A's ids by OpenAPI path parameter.
+func (a alpha) ids() map[string]string {
+	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
+		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt}
+}
+
+// markers are strings only A's objects carry; none may reach B.
+func (a alpha) markers() []string {
+	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
+		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText}
+}
+
+// snapshot reads paths as c, keeping each body, or the status when it is
+// not 200.
+func snapshot(t *testing.T, c *apitest.Client, paths []string) map[string]any {
+	t.Helper()
+	out := make(map[string]any, len(paths))
+	for _, p := range paths {
+		r := c.Do("GET", p, nil)
+		if r.Code != http.StatusOK {
+			out[p] = r.Code // a problem carries a fresh request id
+			continue
+		}
+		out[p] = r.JSON
+	}
+	return out
+}
+
+// requireNoMarkers fails when raw mentions any of A's markers.
+func requireNoMarkers(t *testing.T, raw []byte, markers []string, what string) {
+	t.Helper()
+	body := strings.ToLower(string(raw))
+	for _, m := range markers {
+		require.NotContainsf(t, body, strings.ToLower(m), "%s reveals %q: %s", what, m, raw)
+	}
+}
+
+// fill replaces the {parameters} of s.
+func fill(s string, ids map[string]string) string {
+	for k, v := range ids {
+		s = strings.ReplaceAll(s, "{"+k+"}", v)
+	}
+	return s
+}
+
+func TestIsolationBetweenOrganizations(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	a := alpha{
+		orgName: "Alpha Isolated Corp", serverName: "alpha-secret-server", toolName: "alpha_secret_tool",
+		toolDesc: "alpha secret tool description", resourceName: "alpha-secret-resource", resURI: "alpha-secret://guide",
+		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text",
+	}
+	a.account = signUp(t, env, "ada@alpha-isolated.example", a.orgName)
+	b := signUp(t, env, "bob@beta.example", "Beta Corp")
+	ac, bc := a.client(t, env), b.client(t, env)
+
+	a.orgSlug = ac.Do("GET", "/api/organizations/"+a.orgID, nil).Status(http.StatusOK).String("slug")
+	a.server = ac.Do("POST", "/api/servers", map[string]any{"name": a.serverName, "description": "alpha secret"}).
+		Status(http.StatusCreated).String("id")
+	a.tool = ac.Do("POST", "/api/servers/"+a.server+"/tools", map[string]any{
+		"name": a.toolName, "description": a.toolDesc,
+		"input_schema":   map[string]any{"type": "object"},
+		"mock_scenarios": []any{map[string]any{"name": "default", "response": map[string]any{"text": "alpha"}}},
+	}).Status(http.StatusCreated).String("id")
+	a.resource = ac.Do("POST", "/api/servers/"+a.server+"/resources", map[string]any{
+		"name": a.resourceName, "uri": a.resURI, "content": "alpha secret content",
+	}).Status(http.StatusCreated).String("id")
+	a.prompt = ac.Do("POST", "/api/servers/"+a.server+"/prompts", map[string]any{
+		"name": a.promptName, "messages": []any{map[string]any{"role": "user", "text": a.promptText}},
+	}).Status(http.StatusCreated).String("id")
+	// A second organization of A's where B is a plain member: B belonging to
+	// one of A's organizations must not open the others.
+	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
+	ac.Do("POST", "/api/organizations/"+a.org2+"/members", map[string]any{"email": b.email}).Status(http.StatusCreated)
+
+	bServer := bc.Do("POST", "/api/servers", map[string]any{"name": "beta-server"}).Status(http.StatusCreated).String("id")
+	bc.Do("POST", "/api/servers/"+bServer+"/tools", map[string]any{"name": "beta_tool"}).Status(http.StatusCreated)
+	bc.Do("POST", "/api/servers/"+bServer+"/resources", map[string]any{"name": "beta", "uri": "beta://x", "content": "b"}).
+		Status(http.StatusCreated)
+	bc.Do("POST", "/api/servers/"+bServer+"/prompts", map[string]any{"name": "beta_prompt"}).Status(http.StatusCreated)
+
+	aPaths := []string{
+		"/api/me", "/api/servers", "/api/organizations",
+		"/api/organizations/" + a.orgID, "/api/organizations/" + a.orgID + "/members",
+		"/api/organizations/" + a.org2 + "/members",
+	}
+	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
+		"/prompts", "/prompts/" + a.prompt} {
+		aPaths = append(aPaths, "/api/servers/"+a.server+p)
+	}
+	bPaths := []string{
+		"/api/me", "/api/servers", "/api/organizations", "/api/organizations/" + b.orgID + "/members",
+		"/api/servers/" + bServer, "/api/servers/" + bServer + "/tools", "/api/servers/" + bServer + "/resources", "/api/servers/" + bServer + "/prompts",
+	}
+	aBefore := snapshot(t, ac, aPaths)
+	for p, v := range aBefore {
+		require.IsTypef(t, map[string]any{}, v, "A's GET %s answered %v", p, v)
+	}
+
+	// The MCP endpoint is not part of the document: it serves enabled designs
+	// to anyone (or to keys of the owning organization), and never a draft.
+	t.Run("MCP endpoint of A's draft server", func(t *testing.T) {
+		bt := b.client(t, env)
+		for _, id := range []string{a.server, a.tool} {
+			r := bt.Do("POST", "/api/platform/"+id+"/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+			r.Problem(http.StatusNotFound)
+			requireNoMarkers(t, r.Raw, a.markers(), "the MCP endpoint")
+		}
+	})
+
+	rounds := []struct {
+		name    string
+		current string // B's current organization
+	}{
+		{"B in its own organization", b.orgID},
+		{"B in an organization shared with A", a.org2},
+	}
+	for _, round := range rounds {
+		bc.Do("PUT", "/api/me/current-organization", map[string]any{"organization_id": round.current}).Status(http.StatusOK)
+		bBefore := snapshot(t, bc, bPaths)
+
+		t.Run(round.name+"/lists", func(t *testing.T) {
+			bt := b.client(t, env)
+			servers := bt.Do("GET", "/api/servers", nil).Status(http.StatusOK)
+			requireNoMarkers(t, servers.Raw, a.markers(), "B's server list")
+			orgs := bt.Do("GET", "/api/organizations", nil).Status(http.StatusOK)
+			requireNoMarkers(t, orgs.Raw, a.markers(), "B's organization list")
+			var got []string
+			for i := 0; i < orgs.Len("items"); i++ {
+				got = append(got, orgs.String("items."+strconv.Itoa(i)+".id"))
+			}
+			want := []string{b.orgID, a.org2}
+			sort.Strings(got)
+			sort.Strings(want)
+			require.Equal(t, want, got, "B's organizations")
+			me := bt.Do("GET", "/api/me", nil).Status(http.StatusOK)
+			require.Equal(t, round.current, me.String("current_organization_id"))
+			requireNoMarkers(t, me.Raw, a.markers(), "B's /api/me")
+		})
+
+		for _, tc := range isolationCases(b, bServer) {
+			t.Run(round.name+"/"+tc.name, func(t *testing.T) {
+				ids := a.ids()
+				for k, v := range tc.params {
+					ids[k] = v
+				}
+				body := tc.body
+				if m, ok := body.(map[string]any); ok {
+					filled := make(map[string]any, len(m))
+					for k, v := range m {
+						if s, ok := v.(string); ok {
+							v = fill(s, ids)
+						}
+						filled[k] = v
+					}
+					body = filled
+				}
+				path := fill(tc.route, ids)
+				require.NotContains(t, path, "{", "a parameter of %s has no value", tc.route)
+
+				r := b.client(t, env).Do(tc.method, path, body).Problem(http.StatusNotFound)
+				requireNoMarkers(t, r.Raw, a.markers(), tc.method+" "+path)
+
+				require.Equal(t, aBefore, snapshot(t, a.client(t, env), aPaths), "A's objects after B's %s %s", tc.method, path)
+				require.Equal(t, bBefore, snapshot(t, b.client(t, env), bPaths), "B's objects after B's %s %s", tc.method, path)
+			})
+		}
+	}
+}
+
+// TestIsolationRouteTableIsComplete fails when a route of the OpenAPI
+// document with a path parameter has no isolation case (nor a reason in
+// notOrgOwned), so that a route added later is tested too.
+func TestIsolationRouteTableIsComplete(t *testing.T) {
+	t.Parallel()
+	spec, err := api.GetSpec()
+	require.NoError(t, err)
+	operations := map[string]bool{}
+	for path, item := range spec.Paths.Map() {
+		for method := range item.Operations() {
+			operations[strings.ToUpper(method)+" "+path] = true
+		}
+	}
+	covered := map[string]bool{}
+	for _, tc := range isolationCases(account{}, "") {
+		key := tc.method + " " + tc.route
+		require.Truef(t, operations[key], "isolation case %q names %s, which the document does not have", tc.name, key)
+		covered[key] = true
+	}
+	for key, why := range notOrgOwned {
+		require.Truef(t, operations[key], "notOrgOwned names %s, which the document does not have", key)
+		require.NotEmptyf(t, why, "notOrgOwned[%s] needs a reason", key)
+		require.Falsef(t, covered[key], "%s is both exempt and covered", key)
+	}
+	var missing []string
+	for key := range operations {
+		if strings.Contains(key, "{") && !covered[key] && notOrgOwned[key] == "" {
+			missing = append(missing, key)
+		}
+	}
+	sort.Strings(missing)
+	require.Empty(t, missing, "routes that take an id but have no case in isolationCases (or a reason in notOrgOwned)")
+}

@@ -1,0 +1,71 @@
+package jsonrpc
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		msg    string
+		code   int64  // 0: valid
+		id     string // raw id expected back ("" for none)
+		method string
+	}{
+		{name: "request", msg: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, id: "1", method: "ping"},
+		{name: "string id and params", msg: `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}`, id: `"a"`, method: "tools/call"},
+		{name: "notification", msg: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, method: "notifications/initialized"},
+		{name: "null params", msg: `{"jsonrpc":"2.0","id":2,"method":"ping","params":null}`, id: "2", method: "ping"},
+		{name: "not JSON", msg: `{"jsonrpc":`, code: -32700},
+		{name: "missing jsonrpc", msg: `{"id":3,"method":"ping"}`, code: -32600, id: "3"},
+		{name: "wrong jsonrpc", msg: `{"jsonrpc":"1.0","id":3,"method":"ping"}`, code: -32600, id: "3"},
+		{name: "jsonrpc a number", msg: `{"jsonrpc":2,"id":4,"method":"ping"}`, code: -32600, id: "4"},
+		{name: "missing method", msg: `{"jsonrpc":"2.0","id":5}`, code: -32600, id: "5"},
+		{name: "method a number", msg: `{"jsonrpc":"2.0","id":5,"method":7}`, code: -32600, id: "5"},
+		{name: "params an array", msg: `{"jsonrpc":"2.0","id":6,"method":"ping","params":[1]}`, code: -32600, id: "6"},
+		{name: "id an object", msg: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, code: -32600, id: "null"},
+		{name: "a JSON string", msg: `"hello"`, code: -32600},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Parse([]byte(tc.msg))
+			if tc.code == 0 {
+				require.NoError(t, err)
+				require.Equal(t, tc.method, r.Method)
+				require.Equal(t, tc.id == "", r.IsNotification())
+			} else {
+				require.Equal(t, tc.code, Wire(err).Code, "error: %v", err)
+			}
+			require.Equal(t, tc.id, string(r.ID))
+		})
+	}
+}
+
+func TestWire(t *testing.T) {
+	wrapped := fmt.Errorf("%w: missing required field 'city'", ErrInvalidParams)
+	require.True(t, errors.Is(wrapped, ErrInvalidParams))
+	require.False(t, errors.Is(wrapped, ErrInvalidRequest))
+	w := Wire(wrapped)
+	require.Equal(t, int64(-32602), w.Code)
+	require.Equal(t, "Invalid params: missing required field 'city'", w.Message)
+
+	w = Wire(WithData(wrapped, map[string]string{"field": "city"}))
+	require.Equal(t, map[string]string{"field": "city"}, w.Data)
+
+	// A foreign error never reaches the caller's eyes.
+	w = Wire(errors.New("pq: connection refused at 10.0.0.5"))
+	require.Equal(t, &Error{Code: -32603, Message: "Internal error"}, w)
+	w = Wire(fmt.Errorf("%w: stack trace here", ErrInternal))
+	require.Equal(t, "Internal error", w.Message)
+}
+
+func TestAppend(t *testing.T) {
+	require.Equal(t, `{"jsonrpc":"2.0","id":7,"result":{}}`, string(AppendResult(nil, []byte("7"), []byte("{}"))))
+	require.Equal(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+		string(AppendError(nil, nil, ErrParse)))
+	require.Equal(t, `{"jsonrpc":"2.0","id":"x","error":{"code":-32002,"message":"Resource not found: a://b","data":{"uri":"a://b"}}}`,
+		string(AppendError(nil, []byte(`"x"`), &Error{Code: -32002, Message: "Resource not found: a://b", Data: map[string]string{"uri": "a://b"}})))
+}

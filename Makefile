@@ -60,8 +60,10 @@ test-short: ## go test without the race detector
 	$(GO) test -count=1 ./...
 
 .PHONY: bench
-bench: ## Go benchmarks
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcpload)
+	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
+	$(MAKE) build
+	$(GO) run ./cmd/mcpload -bin bin/mockmcp
 
 .PHONY: clean
 clean: ## remove build output

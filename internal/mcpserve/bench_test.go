@@ -1,0 +1,168 @@
+package mcpserve_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/schema"
+)
+
+// benchInputSchema is the input schema of the benchmarked tool.
+const benchInputSchema = `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}`
+
+// benchCall is a tools/call whose arguments match the third of the
+// tool's five scenarios, so the matcher tries two conditions first.
+const benchCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3}}}`
+
+// benchScenarios are the tool's scenarios: a plain condition, an operator
+// condition, the plain condition that matches benchCall, an operator
+// condition on another field, and the fallback.
+func benchScenarios() []map[string]any {
+	return []map[string]any{
+		{"name": "atlantis", "condition": map[string]any{"city": "Atlantis"},
+			"response": map[string]any{"error": "city under water"}},
+		{"name": "paris", "condition": map[string]any{"field": "city", "operator": "equals", "value": "Paris"},
+			"response": map[string]any{"city": "Paris", "forecast": "rain", "temp_c": 14}},
+		{"name": "oslo", "condition": map[string]any{"city": "Oslo"},
+			"response": map[string]any{"city": "Oslo", "forecast": "light snow", "temp_c": -4, "wind_kph": 12}},
+		{"name": "long_range", "condition": map[string]any{"field": "days", "operator": "gt", "value": 3},
+			"response": map[string]any{"error": "forecasts reach three days ahead"}},
+		{"name": "default", "condition": map[string]any{},
+			"response": map[string]any{"forecast": "sunny", "temp_c": 21}},
+	}
+}
+
+// benchBody is a request body that can be replayed without allocating.
+type benchBody struct{ bytes.Reader }
+
+func (*benchBody) Close() error { return nil }
+
+// BenchmarkToolsCall measures a warm tools/call through Handler.ServeHTTP:
+// read the body, parse the JSON-RPC request, decode and validate the
+// arguments, match the third of five scenarios, and frame the SSE reply.
+func BenchmarkToolsCall(b *testing.B) {
+	env := apitest.New(b, nil)
+	c := env.Signup(b, "Bench Org")
+	id := c.Do("POST", "/api/servers", map[string]any{"name": "Weather", "version": "1.0.0"}).
+		Status(http.StatusCreated).String("id")
+	c.Do("POST", "/api/servers/"+id+"/tools", map[string]any{
+		"name":           "get_forecast",
+		"description":    "Returns the forecast for a city.",
+		"input_schema":   json.RawMessage(benchInputSchema),
+		"mock_scenarios": benchScenarios(),
+	}).Status(http.StatusCreated)
+	c.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
+
+	h := env.Service.MCP()
+	body := &benchBody{}
+	req := httptest.NewRequest(http.MethodPost, "/api/platform/"+id+"/mcp", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.ContentLength = int64(len(benchCall))
+	serve := func() *httptest.ResponseRecorder {
+		body.Reset([]byte(benchCall))
+		req.Body = body
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+
+	// The first call compiles the design into the cache; check the answer.
+	w := serve()
+	if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte("light snow")) {
+		b.Fatalf("warm-up call: %d %s", w.Code, w.Body.Bytes())
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
+		b.Fatalf("Content-Type %q, want text/event-stream", ct)
+	}
+
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchCall)))
+	for b.Loop() {
+		serve()
+	}
+}
+
+// BenchmarkAppendResult measures encoding a response around a pre-encoded
+// tools/call result into a reused buffer, as the endpoint does.
+func BenchmarkAppendResult(b *testing.B) {
+	result := json.RawMessage(`{"content":[{"type":"text","text":"{\"city\":\"Oslo\",\"forecast\":\"light snow\",\"temp_c\":-4,\"wind_kph\":12}"}]}`)
+	id := json.RawMessage(`1`)
+	dst := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = jsonrpc.AppendResult(dst[:0], id, result)
+	}
+	if !json.Valid(dst) {
+		b.Fatalf("invalid response: %s", dst)
+	}
+}
+
+// BenchmarkParseRequest measures reading the JSON-RPC envelope of a
+// tools/call.
+func BenchmarkParseRequest(b *testing.B) {
+	msg := []byte(benchCall)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := jsonrpc.Parse(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkValidateArguments measures checking decoded tools/call arguments
+// against a compiled input schema, the way the endpoint does on every call.
+func BenchmarkValidateArguments(b *testing.B) {
+	s, err := schema.Compile([]byte(benchInputSchema), schema.RequireObject)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(`{"city":"Oslo","days":3}`), &args); err != nil {
+		b.Fatal(err)
+	}
+	if vs := s.Validate(args); len(vs) > 0 {
+		b.Fatalf("unexpected violations: %v", vs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Validate(args)
+	}
+}
+
+// BenchmarkDecodeAndValidateArguments adds decoding the raw arguments into
+// a map, as tools/call does before validating them.
+func BenchmarkDecodeAndValidateArguments(b *testing.B) {
+	s, err := schema.Compile([]byte(benchInputSchema), schema.RequireObject)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := []byte(`{"city":"Oslo","days":3}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		args := map[string]any{}
+		if err := json.Unmarshal(raw, &args); err != nil {
+			b.Fatal(err)
+		}
+		if vs := s.Validate(args); len(vs) > 0 {
+			b.Fatalf("unexpected violations: %v", vs)
+		}
+	}
+}
+
+// BenchmarkCompileSchema measures compiling one small input schema, which
+// happens once per tool when a design is loaded into the cache.
+func BenchmarkCompileSchema(b *testing.B) {
+	raw := []byte(benchInputSchema)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := schema.Compile(raw, schema.RequireObject); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

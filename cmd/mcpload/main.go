@@ -458,6 +458,8 @@ func run(ctx context.Context, o options) (code int, err error) {
 		rssMiB := float64(mem.after.rss) / (1 << 20)
 		fmt.Printf("RSS with %d servers x %d tools cached: %s (target < %.0f MiB)%s   VmHWM %s\n",
 			o.servers, o.tools, mib(mem.after.rss), targetRSSMiB, mark(rssMiB < targetRSSMiB), mib(mem.after.hwm))
+		fmt.Printf("  after calling every one of the %d tools once (every validation tree built, %s): RSS %s, VmHWM %s\n",
+			o.servers*o.tools, mem.callAll.Round(time.Millisecond), mib(mem.called.rss), mib(mem.called.hwm))
 		fmt.Printf("  inserted in %s; first tools/list of each (loads and compiles) %s, %s per server; second pass (cached) %s\n",
 			mem.insert.Round(time.Millisecond), mem.warm.Round(time.Millisecond),
 			(mem.warm / time.Duration(o.servers)).Round(time.Microsecond), mem.rewarm.Round(time.Millisecond))
@@ -1181,6 +1183,10 @@ func readMemory(pid int) (memory, error) {
 type memoryResult struct {
 	insert, warm, rewarm time.Duration
 	after                memory
+	// called is the memory once every tool of every server has been called,
+	// so that every input schema's validation tree is built.
+	callAll time.Duration
+	called  memory
 }
 
 // measureMemory inserts o.servers enabled servers of o.tools tools each
@@ -1219,8 +1225,85 @@ func measureMemory(ctx context.Context, o options, dbURL, base, orgID string, mo
 	if err := mock.alive(); err != nil {
 		return res, err
 	}
-	res.after, err = readMemory(mock.cmd.Process.Pid)
+	if res.after, err = readMemory(mock.cmd.Process.Pid); err != nil {
+		return res, err
+	}
+	start = time.Now()
+	if err := callAll(ctx, base, ids, o.tools); err != nil {
+		return res, err
+	}
+	res.callAll = time.Since(start)
+	if err := mock.alive(); err != nil {
+		return res, err
+	}
+	res.called, err = readMemory(mock.cmd.Process.Pid)
 	return res, err
+}
+
+// callAll calls every tool of every server once, from a few connections,
+// and checks each answer is the fallback scenario's.
+func callAll(ctx context.Context, base string, ids []uuid.UUID, tools int) error {
+	const workers = 8
+	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	var (
+		next    atomic.Int64
+		mu      sync.Mutex
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	total := len(ids) * tools
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= total || ctx.Err() != nil {
+					return
+				}
+				s, t := i/tools, i%tools
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool_%02d","arguments":{"s%d_t%d_name":"x"}}}`, t, s, t)
+				err := postExpect(ctx, client, base+"/api/platform/"+ids[s].String()+"/mcp", body, `\"kind\":\"default\"`)
+				if err != nil {
+					mu.Lock()
+					if firstEr == nil {
+						firstEr = fmt.Errorf("server %s tool %d: %w", ids[s], t, err)
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstEr != nil {
+		return firstEr
+	}
+	return ctx.Err()
+}
+
+func postExpect(ctx context.Context, client *http.Client, u, body, want string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptHdr)
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(want)) {
+		return fmt.Errorf("answered %d: %.300s", resp.StatusCode, out)
+	}
+	return nil
 }
 
 // toolSchema is a distinct small input schema for tool t of server s: its

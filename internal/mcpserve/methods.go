@@ -116,10 +116,11 @@ func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawM
 	return d.initialize, nil
 }
 
-func callTool(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+func callTool(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	// Arguments are decoded with the rest of params, in one pass.
 	var p struct {
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      *string        `json:"name"`
+		Arguments map[string]any `json:"arguments"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -132,19 +133,17 @@ func callTool(_ context.Context, d *design, params json.RawMessage) (json.RawMes
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
 	}
 	// Absent arguments are validated as {}, so required fields still count.
-	args := map[string]any{}
-	if len(p.Arguments) > 0 && string(p.Arguments) != "null" {
-		if p.Arguments[0] != '{' {
-			return nil, invalidParams("'arguments' must be an object")
-		}
-		if err := json.Unmarshal(p.Arguments, &args); err != nil {
-			return nil, invalidParams("'arguments' must be an object")
-		}
+	if p.Arguments == nil {
+		p.Arguments = map[string]any{}
 	}
-	if vs := t.input.Validate(args); len(vs) > 0 {
+	input, err := t.inputSchema()
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
+	}
+	if vs := input.Validate(p.Arguments); len(vs) > 0 {
 		return nil, argumentsError(t.name, vs)
 	}
-	if i, ok := t.matcher.Match(args); ok {
+	if i, ok := t.matcher.Match(p.Arguments); ok {
 		return t.results[i], nil
 	}
 	return t.noMatch, nil

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/kaptinlin/jsonschema"
@@ -151,6 +152,12 @@ func requireObject(doc any) error {
 // Draft 7 defines, except that this Draft 7 meta-schema also refuses an
 // empty or repetitive "enum"; keywords added since Draft 7 are left to the
 // compiler.
+// metaCompilers keep their compiled meta-schemas between calls: compiling
+// the meta-schema anew for every schema was most of the cost of Compile.
+// They are pooled because the library's compiled trees must not be
+// evaluated by two goroutines at once.
+var metaCompilers = sync.Pool{New: func() any { return newCompiler() }}
+
 func checkMetaSchema(raw []byte, doc any, dialect jsonschema.Dialect) error {
 	if !embedsMetaSchema(dialect) {
 		obj := maps.Clone(doc.(map[string]any)) // a non-default dialect came from its "$schema"
@@ -160,7 +167,9 @@ func checkMetaSchema(raw []byte, doc any, dialect jsonschema.Dialect) error {
 			return invalid("%v", err)
 		}
 	}
-	res, err := newCompiler().ValidateSchema(raw)
+	c := metaCompilers.Get().(*jsonschema.Compiler)
+	res, err := c.ValidateSchema(raw)
+	metaCompilers.Put(c)
 	if err != nil {
 		return invalid("%v", err)
 	}

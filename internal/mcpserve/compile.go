@@ -47,8 +47,8 @@ type tool struct {
 	input     *schema.Schema
 	inputErr  error
 	matcher   *scenario.Matcher
-	results [][]byte // the tools/call result of each scenario
-	noMatch []byte
+	results   [][]byte // the tools/call result of each scenario
+	noMatch   []byte
 }
 
 type resource struct {

@@ -1243,6 +1243,19 @@ func measureMemory(ctx context.Context, o options, dbURL, base, orgID string, mo
 // callAll calls every tool of every server once, from a few connections,
 // and checks each answer is the fallback scenario's.
 func callAll(ctx context.Context, base string, ids []uuid.UUID, tools int) error {
+	return fanOut(ctx, len(ids)*tools, func(client *http.Client, i int) error {
+		s, t := i/tools, i%tools
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool_%02d","arguments":{"s%d_t%d_name":"x"}}}`, t, s, t)
+		if err := postExpect(ctx, client, base+"/api/platform/"+ids[s].String()+"/mcp", body, `\"kind\":\"default\"`); err != nil {
+			return fmt.Errorf("server %s tool %d: %w", ids[s], t, err)
+		}
+		return nil
+	})
+}
+
+// fanOut runs job(0..n-1) from a few workers sharing keep-alive
+// connections, and returns the first error.
+func fanOut(ctx context.Context, n int, job func(client *http.Client, i int) error) error {
 	const workers = 8
 	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
 	defer tr.CloseIdleConnections()
@@ -1253,23 +1266,19 @@ func callAll(ctx context.Context, base string, ids []uuid.UUID, tools int) error
 		firstEr error
 		wg      sync.WaitGroup
 	)
-	total := len(ids) * tools
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= total || ctx.Err() != nil {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
-				s, t := i/tools, i%tools
-				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool_%02d","arguments":{"s%d_t%d_name":"x"}}}`, t, s, t)
-				err := postExpect(ctx, client, base+"/api/platform/"+ids[s].String()+"/mcp", body, `\"kind\":\"default\"`)
-				if err != nil {
+				if err := job(client, i); err != nil {
 					mu.Lock()
 					if firstEr == nil {
-						firstEr = fmt.Errorf("server %s tool %d: %w", ids[s], t, err)
+						firstEr = err
 					}
 					mu.Unlock()
 					return
@@ -1383,43 +1392,13 @@ func insertDesigns(ctx context.Context, dbURL string, org uuid.UUID, servers, to
 // listAll sends one tools/list to every server from a few connections and
 // checks each answer lists the last tool.
 func listAll(ctx context.Context, base string, ids []uuid.UUID, lastTool string) error {
-	const workers = 8
-	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
-	var (
-		next    atomic.Int64
-		mu      sync.Mutex
-		firstEr error
-		wg      sync.WaitGroup
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(ids) || ctx.Err() != nil {
-					return
-				}
-				err := listOne(ctx, client, base+"/api/platform/"+ids[i].String()+"/mcp", body, lastTool)
-				if err != nil {
-					mu.Lock()
-					if firstEr == nil {
-						firstEr = fmt.Errorf("server %s: %w", ids[i], err)
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstEr != nil {
-		return firstEr
-	}
-	return ctx.Err()
+	return fanOut(ctx, len(ids), func(client *http.Client, i int) error {
+		if err := listOne(ctx, client, base+"/api/platform/"+ids[i].String()+"/mcp", body, lastTool); err != nil {
+			return fmt.Errorf("server %s: %w", ids[i], err)
+		}
+		return nil
+	})
 }
 
 func listOne(ctx context.Context, client *http.Client, u, body, lastTool string) error {

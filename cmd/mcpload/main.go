@@ -1394,33 +1394,11 @@ func insertDesigns(ctx context.Context, dbURL string, org uuid.UUID, servers, to
 func listAll(ctx context.Context, base string, ids []uuid.UUID, lastTool string) error {
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
 	return fanOut(ctx, len(ids), func(client *http.Client, i int) error {
-		if err := listOne(ctx, client, base+"/api/platform/"+ids[i].String()+"/mcp", body, lastTool); err != nil {
+		if err := postExpect(ctx, client, base+"/api/platform/"+ids[i].String()+"/mcp", body, `"name":"`+lastTool+`"`); err != nil {
 			return fmt.Errorf("server %s: %w", ids[i], err)
 		}
 		return nil
 	})
-}
-
-func listOne(ctx context.Context, client *http.Client, u, body, lastTool string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", acceptHdr)
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"name":"`+lastTool+`"`)) {
-		return fmt.Errorf("tools/list answered %d: %.300s", resp.StatusCode, out)
-	}
-	return nil
 }
 
 // ---------------------------------------------------------------------------

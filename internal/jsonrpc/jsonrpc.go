@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -107,13 +108,13 @@ func Parse(msg []byte) (Request, error) {
 	switch {
 	case r.ID != nil && !validID(r.ID):
 		r.ID = json.RawMessage("null")
-		return r, errInvalid(`"id" must be a string or a number`)
+		return r, InvalidRequest(`"id" must be a string or a number`)
 	case r.JSONRPC != Version:
-		return r, errInvalid(`"jsonrpc" must be "2.0"`)
+		return r, InvalidRequest(`"jsonrpc" must be "2.0"`)
 	case r.Method == "":
-		return r, errInvalid(`"method" is required`)
+		return r, InvalidRequest(`"method" is required`)
 	case len(r.Params) > 0 && !isObject(r.Params) && !bytes.Equal(bytes.TrimSpace(r.Params), []byte("null")):
-		return r, errInvalid(`"params" must be an object`)
+		return r, InvalidRequest(`"params" must be an object`)
 	}
 	return r, nil
 }
@@ -121,13 +122,14 @@ func Parse(msg []byte) (Request, error) {
 func invalid(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return errInvalid(strconv.Quote(te.Field) + " has the wrong type")
+		return InvalidRequest(strconv.Quote(te.Field) + " has the wrong type")
 	}
-	return errInvalid("the message must be a JSON-RPC request object")
+	return InvalidRequest("the message must be a JSON-RPC request object")
 }
 
-func errInvalid(msg string) error {
-	return &Error{Code: ErrInvalidRequest.Code, Message: ErrInvalidRequest.Message + ": " + msg}
+// InvalidRequest is -32600 saying what is wrong with the message.
+func InvalidRequest(what string) error {
+	return fmt.Errorf("%w: %s", ErrInvalidRequest, what)
 }
 
 // validID reports whether raw is a JSON string or number.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -169,13 +170,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		writeProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
 		return
 	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
 	if err != nil {
 		writeProblem(w, http.StatusBadRequest, "the request body could not be read")
@@ -220,14 +221,14 @@ func (h *Handler) authorize(r *http.Request, d *design) error {
 
 // writeUnauthorized answers HTTP 401 with JSON-RPC error -32001.
 func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
-	msg := "Unauthorized: this server requires an API key of its organization"
+	detail := "this server requires an API key of its organization"
 	if f, ok := failure.As(err); ok && f.Kind == failure.KindForbidden {
-		msg = "Unauthorized: " + f.Detail
+		detail = f.Detail
 	}
 	w.Header()["Content-Type"] = []string{"application/json"}
 	w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
 	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = w.Write(jsonrpc.AppendError(nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg}))
+	_, _ = w.Write(jsonrpc.AppendError(nil, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail)))
 }
 
 // dispatch answers one message or a batch into out, returning how many
@@ -256,7 +257,7 @@ func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool
 		return 1
 	}
 	if len(batch) == 0 {
-		frame(out, jsonrpc.AppendError(nil, nil, wrapInvalid("an empty batch")), sse)
+		frame(out, jsonrpc.AppendError(nil, nil, jsonrpc.InvalidRequest("an empty batch")), sse)
 		return 1
 	}
 	n := 0
@@ -284,10 +285,6 @@ func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool
 	return n
 }
 
-func wrapInvalid(what string) error {
-	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidRequest.Code, Message: "Invalid request: " + what}
-}
-
 // answer handles one message and returns its response appended to dst, or
 // nil for a notification.
 func (h *Handler) answer(ctx context.Context, d *design, msg []byte, dst []byte) []byte {
@@ -300,8 +297,7 @@ func (h *Handler) answer(ctx context.Context, d *design, msg []byte, dst []byte)
 	}
 	m, ok := methods[req.Method]
 	if !ok {
-		return jsonrpc.AppendError(dst, req.ID, &jsonrpc.Error{
-			Code: jsonrpc.ErrMethodNotFound.Code, Message: "Method not found: " + req.Method})
+		return jsonrpc.AppendError(dst, req.ID, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, req.Method))
 	}
 	result, err := m.handle(ctx, d, req.Params)
 	if err != nil {

@@ -49,9 +49,8 @@ func listed(pick func(*design) []byte) func(context.Context, *design, json.RawMe
 // missing is -32602 for an absent required field, with data.field and
 // data.reason.
 func missing(field, reason string) error {
-	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
-		Message: fmt.Sprintf("Invalid params: missing required field '%s'", field),
-		Data:    map[string]string{"field": field, "reason": reason}}
+	return jsonrpc.WithData(invalidParams("missing required field '%s'", field),
+		map[string]string{"field": field, "reason": reason})
 }
 
 func invalidParams(format string, args ...any) error {
@@ -117,36 +116,45 @@ func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawM
 }
 
 func callTool(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
-	// Arguments are decoded with the rest of params, in one pass.
-	var p struct {
-		Name      *string        `json:"name"`
-		Arguments map[string]any `json:"arguments"`
-	}
-	if err := decodeParams(params, &p); err != nil {
+	name, args, err := decodeNamed(params, "tools/call needs the name of the tool")
+	if err != nil {
 		return nil, err
 	}
-	if p.Name == nil {
-		return nil, missing("name", "tools/call needs the name of the tool")
-	}
-	t, ok := d.tools[*p.Name]
+	t, ok := d.tools[name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
-	}
-	// Absent arguments are validated as {}, so required fields still count.
-	if p.Arguments == nil {
-		p.Arguments = map[string]any{}
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + name}
 	}
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}
-	if vs := input.Validate(p.Arguments); len(vs) > 0 {
+	if vs := input.Validate(args); len(vs) > 0 {
 		return nil, argumentsError(t.name, vs)
 	}
-	if i, ok := t.matcher.Match(p.Arguments); ok {
+	if i, ok := t.matcher.Match(args); ok {
 		return t.results[i], nil
 	}
 	return t.noMatch, nil
+}
+
+// decodeNamed reads the params of tools/call and prompts/get, {name,
+// arguments}, in one pass. Absent arguments read as {}, so a tool's
+// required fields still count.
+func decodeNamed(params json.RawMessage, noName string) (string, map[string]any, error) {
+	var p struct {
+		Name      *string        `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := decodeParams(params, &p); err != nil {
+		return "", nil, err
+	}
+	if p.Name == nil {
+		return "", nil, missing("name", noName)
+	}
+	if p.Arguments == nil {
+		p.Arguments = map[string]any{}
+	}
+	return *p.Name, p.Arguments, nil
 }
 
 // argumentsError turns schema violations into -32602: a missing required
@@ -163,9 +171,8 @@ func argumentsError(toolName string, vs []schema.Violation) error {
 		}
 		details[i] = map[string]string{"field": field, "path": v.Path, "message": v.Message}
 	}
-	return &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
-		Message: fmt.Sprintf("Invalid params: arguments do not match the input schema of tool '%s'", toolName),
-		Data:    map[string]any{"details": details}}
+	return jsonrpc.WithData(invalidParams("arguments do not match the input schema of tool '%s'", toolName),
+		map[string]any{"details": details})
 }
 
 func readResource(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
@@ -181,8 +188,7 @@ func readResource(_ context.Context, d *design, params json.RawMessage) (json.Ra
 	uri := *p.URI
 	text, mime, ok := d.read(uri)
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrResourceNotFound.Code,
-			Message: "Resource not found: " + uri, Data: map[string]string{"uri": uri}}
+		return nil, jsonrpc.WithData(fmt.Errorf("%w: %s", jsonrpc.ErrResourceNotFound, uri), map[string]string{"uri": uri})
 	}
 	type content struct {
 		URI      string `json:"uri"`
@@ -229,29 +235,22 @@ func jsonStringBody(s string) string {
 }
 
 func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Name      *string        `json:"name"`
-		Arguments map[string]any `json:"arguments"`
-	}
-	if err := decodeParams(params, &p); err != nil {
+	name, args, err := decodeNamed(params, "prompts/get needs the name of the prompt")
+	if err != nil {
 		return nil, err
 	}
-	if p.Name == nil {
-		return nil, missing("name", "prompts/get needs the name of the prompt")
-	}
-	pr, ok := d.prompts[*p.Name]
+	pr, ok := d.prompts[name]
 	if !ok {
 		// The message names the prompt alone, as "Tool not found" does.
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + *p.Name}
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + name}
 	}
 	values := make(map[string]string, len(pr.arguments))
 	for _, a := range pr.arguments {
-		v, present := p.Arguments[a.Name]
+		v, present := args[a.Name]
 		if !present || v == nil {
 			if a.Required {
-				return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
-					Message: fmt.Sprintf("Invalid params: missing required argument '%s'", a.Name),
-					Data:    map[string]string{"field": "arguments." + a.Name, "reason": "required by prompt '" + *p.Name + "'"}}
+				return nil, jsonrpc.WithData(invalidParams("missing required argument '%s'", a.Name),
+					map[string]string{"field": "arguments." + a.Name, "reason": "required by prompt '" + name + "'"})
 			}
 			continue
 		}

@@ -3,6 +3,8 @@
 //	mockmcp [serve]   migrate the database and serve (the default)
 //	mockmcp migrate   create the database when missing and apply migrations
 //	mockmcp version   print the version
+//	mockmcp keys create|list|revoke --org SLUG ...
+//	                  manage an organization's platform API keys
 //
 // Configuration comes from the environment; see the README.
 package main
@@ -10,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -18,6 +21,9 @@ import (
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/service"
 )
+
+// stdout receives command output; tests replace it.
+var stdout io.Writer = os.Stdout
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -32,7 +38,7 @@ func run(args []string) error {
 		cmd = args[0]
 	}
 	if cmd == "version" {
-		fmt.Println(service.Version)
+		fmt.Fprintln(stdout, service.Version)
 		return nil
 	}
 	cfg, err := config.FromEnv()
@@ -46,6 +52,11 @@ func run(args []string) error {
 	switch cmd {
 	case "migrate":
 		return service.Prepare(ctx, cfg, log)
+	case "keys":
+		if err := service.Prepare(ctx, cfg, log); err != nil {
+			return err
+		}
+		return keysCommand(ctx, cfg, args[1:], stdout)
 	case "serve":
 		svc, err := service.New(ctx, cfg, log)
 		if err != nil {
@@ -54,6 +65,6 @@ func run(args []string) error {
 		defer svc.Close()
 		return svc.Run(ctx)
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate or version)", cmd)
+		return fmt.Errorf("unknown command %q (want serve, migrate, keys or version)", cmd)
 	}
 }

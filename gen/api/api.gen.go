@@ -43,6 +43,24 @@ func (e AddMemberRequestRole) Valid() bool {
 	}
 }
 
+// Defines values for ApiKeyScope.
+const (
+	Full   ApiKeyScope = "full"
+	Policy ApiKeyScope = "policy"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyScope enum.
+func (e ApiKeyScope) Valid() bool {
+	switch e {
+	case Full:
+		return true
+	case Policy:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateServerRequestAuthMode.
 const (
 	CreateServerRequestAuthModeApiKey CreateServerRequestAuthMode = "api_key"
@@ -73,6 +91,24 @@ func (e CreateServerRequestType) Valid() bool {
 	case CreateServerRequestTypeMock:
 		return true
 	case CreateServerRequestTypeOpenapi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FindingSeverity.
+const (
+	Error   FindingSeverity = "error"
+	Warning FindingSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the FindingSeverity enum.
+func (e FindingSeverity) Valid() bool {
+	switch e {
+	case Error:
+		return true
+	case Warning:
 		return true
 	default:
 		return false
@@ -145,6 +181,45 @@ func (e OrganizationRole) Valid() bool {
 	case OrganizationRoleMember:
 		return true
 	case OrganizationRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PolicyAuditRecordRoute.
+const (
+	Evidence PolicyAuditRecordRoute = "evidence"
+	Spec     PolicyAuditRecordRoute = "spec"
+	Validate PolicyAuditRecordRoute = "validate"
+)
+
+// Valid indicates whether the value is a known member of the PolicyAuditRecordRoute enum.
+func (e PolicyAuditRecordRoute) Valid() bool {
+	switch e {
+	case Evidence:
+		return true
+	case Spec:
+		return true
+	case Validate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PolicyValidationSource.
+const (
+	Candidate PolicyValidationSource = "candidate"
+	Stored    PolicyValidationSource = "stored"
+)
+
+// Valid indicates whether the value is a known member of the PolicyValidationSource enum.
+func (e PolicyValidationSource) Valid() bool {
+	switch e {
+	case Candidate:
+		return true
+	case Stored:
 		return true
 	default:
 		return false
@@ -277,6 +352,92 @@ type AddMemberRequest struct {
 // AddMemberRequestRole defines model for AddMemberRequest.Role.
 type AddMemberRequestRole string
 
+// AnyJSON Any JSON value.
+type AnyJSON = json.RawMessage
+
+// ApiKey defines model for ApiKey.
+type ApiKey struct {
+	// BoundAssetIds The servers a policy-scoped key reaches; empty for full scope.
+	BoundAssetIds []openapi_types.UUID `json:"bound_asset_ids"`
+	CreatedAt     time.Time            `json:"created_at"`
+
+	// CreatedBy The id of the user who generated it.
+	CreatedBy string                       `json:"created_by"`
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+	Id        openapi_types.UUID           `json:"id"`
+
+	// LastUsedAt Last successful use, recorded within a few seconds.
+	LastUsedAt nullable.Nullable[time.Time] `json:"last_used_at"`
+	Name       string                       `json:"name"`
+	Scope      ApiKeyScope                  `json:"scope"`
+}
+
+// ApiKeyScope defines model for ApiKey.Scope.
+type ApiKeyScope string
+
+// ApiKeyList defines model for ApiKeyList.
+type ApiKeyList struct {
+	Items []ApiKey `json:"items"`
+}
+
+// CandidateArgument defines model for CandidateArgument.
+type CandidateArgument struct {
+	Description *string `json:"description,omitempty"`
+	Name        *string `json:"name,omitempty"`
+	Required    *bool   `json:"required,omitempty"`
+}
+
+// CandidatePrompt defines model for CandidatePrompt.
+type CandidatePrompt struct {
+	Arguments   *[]CandidateArgument `json:"arguments,omitempty"`
+	Description *string              `json:"description,omitempty"`
+	Name        *string              `json:"name,omitempty"`
+}
+
+// CandidateResource defines model for CandidateResource.
+type CandidateResource struct {
+	Description *string `json:"description,omitempty"`
+	MimeType    *string `json:"mimeType,omitempty"`
+	Name        *string `json:"name,omitempty"`
+	Uri         *string `json:"uri,omitempty"`
+}
+
+// CandidateScenario defines model for CandidateScenario.
+type CandidateScenario struct {
+	// Condition Any JSON value.
+	Condition nullable.Nullable[AnyJSON] `json:"condition,omitempty"`
+	Name      *string                    `json:"name,omitempty"`
+
+	// Response Any JSON value.
+	Response nullable.Nullable[AnyJSON] `json:"response,omitempty"`
+}
+
+// CandidateTool defines model for CandidateTool.
+type CandidateTool struct {
+	Description *string `json:"description,omitempty"`
+
+	// InputSchema Any JSON value.
+	InputSchema   nullable.Nullable[AnyJSON] `json:"inputSchema,omitempty"`
+	MockScenarios *[]CandidateScenario       `json:"mock_scenarios,omitempty"`
+	Name          *string                    `json:"name,omitempty"`
+
+	// OutputSchema Any JSON value.
+	OutputSchema nullable.Nullable[AnyJSON] `json:"outputSchema,omitempty"`
+}
+
+// CreateApiKeyRequest defines model for CreateApiKeyRequest.
+type CreateApiKeyRequest struct {
+	// BoundServerId Bind the key to this server; the key then has scope `policy`.
+	BoundServerId *openapi_types.UUID `json:"bound_server_id,omitempty"`
+
+	// BoundServerIds Bind the key to these servers (with `bound_server_id`, at most 100 in all).
+	BoundServerIds *[]openapi_types.UUID `json:"bound_server_ids,omitempty"`
+
+	// ExpiresAt From this moment on the key is refused (401). Must be in the future.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	Name      string     `json:"name"`
+}
+
 // CreateOrganizationRequest defines model for CreateOrganizationRequest.
 type CreateOrganizationRequest struct {
 	Name string `json:"name"`
@@ -338,6 +499,16 @@ type CreateToolRequest struct {
 	OutputSchema nullable.Nullable[json.RawMessage] `json:"output_schema,omitempty"`
 }
 
+// CreatedApiKey defines model for CreatedApiKey.
+type CreatedApiKey struct {
+	Key ApiKey `json:"key"`
+
+	// RawKey The key itself, shown this once. Send it as `Authorization: Bearer <key>` or `X-API-Key: <key>`.
+	//
+	// Example: mmcp_3q2-7wEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEx
+	RawKey string `json:"raw_key"`
+}
+
 // DuplicateServerRequest defines model for DuplicateServerRequest.
 type DuplicateServerRequest struct {
 	Name *string `json:"name,omitempty"`
@@ -349,6 +520,21 @@ type FieldError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
+
+// Finding defines model for Finding.
+type Finding struct {
+	Message string `json:"message"`
+
+	// Path Example: tools[0].description
+	Path string `json:"path"`
+
+	// Rule Example: tool-description-length
+	Rule     string          `json:"rule"`
+	Severity FindingSeverity `json:"severity"`
+}
+
+// FindingSeverity defines model for Finding.Severity.
+type FindingSeverity string
 
 // Health defines model for Health.
 type Health struct {
@@ -438,6 +624,88 @@ type OrganizationRole string
 type OrganizationList struct {
 	Items []Organization `json:"items"`
 }
+
+// PolicyAuditList defines model for PolicyAuditList.
+type PolicyAuditList struct {
+	Items      []PolicyAuditRecord       `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// PolicyAuditRecord defines model for PolicyAuditRecord.
+type PolicyAuditRecord struct {
+	// AssetId The server the URL named.
+	AssetId nullable.Nullable[openapi_types.UUID] `json:"asset_id"`
+	Id      openapi_types.UUID                    `json:"id"`
+
+	// IpInet The caller's address (X-Forwarded-For only from TRUSTED_PROXIES).
+	IpInet nullable.Nullable[string] `json:"ip_inet"`
+
+	// KeyId Null when no valid key was sent.
+	KeyId      nullable.Nullable[openapi_types.UUID] `json:"key_id"`
+	LatencyMs  float64                               `json:"latency_ms"`
+	ReceivedAt time.Time                             `json:"received_at"`
+	Route      PolicyAuditRecordRoute                `json:"route"`
+
+	// Status The HTTP status answered.
+	Status    int    `json:"status"`
+	UserAgent string `json:"user_agent"`
+}
+
+// PolicyAuditRecordRoute defines model for PolicyAuditRecord.Route.
+type PolicyAuditRecordRoute string
+
+// PolicyCalls defines model for PolicyCalls.
+type PolicyCalls struct {
+	ByRoute struct {
+		Evidence int64 `json:"evidence"`
+		Spec     int64 `json:"spec"`
+		Validate int64 `json:"validate"`
+	} `json:"by_route"`
+	Count  int64                        `json:"count"`
+	LastAt nullable.Nullable[time.Time] `json:"last_at"`
+}
+
+// PolicyCandidate A definition to check instead of the stored one.
+type PolicyCandidate struct {
+	Prompts   *[]CandidatePrompt   `json:"prompts,omitempty"`
+	Resources *[]CandidateResource `json:"resources,omitempty"`
+	Tools     *[]CandidateTool     `json:"tools,omitempty"`
+}
+
+// PolicyEvidence defines model for PolicyEvidence.
+type PolicyEvidence struct {
+	Enabled        bool               `json:"enabled"`
+	EvidenceSha256 string             `json:"evidence_sha256"`
+	GeneratedAt    time.Time          `json:"generated_at"`
+	PolicyCalls    PolicyCalls        `json:"policy_calls"`
+	ServerId       openapi_types.UUID `json:"server_id"`
+	SpecSha256     string             `json:"spec_sha256"`
+	UpdatedAt      time.Time          `json:"updated_at"`
+	Validation     PolicyValidation   `json:"validation"`
+}
+
+// PolicySpec defines model for PolicySpec.
+type PolicySpec struct {
+	Prompts    []SpecPrompt   `json:"prompts"`
+	Resources  []SpecResource `json:"resources"`
+	Server     SpecServer     `json:"server"`
+	SpecSha256 string         `json:"spec_sha256"`
+	Tools      []SpecTool     `json:"tools"`
+}
+
+// PolicyValidation defines model for PolicyValidation.
+type PolicyValidation struct {
+	Findings []Finding `json:"findings"`
+
+	// Source Whether the stored definition or the request's candidate was checked.
+	Source PolicyValidationSource `json:"source"`
+
+	// Valid No finding is an error.
+	Valid bool `json:"valid"`
+}
+
+// PolicyValidationSource Whether the stored definition or the request's candidate was checked.
+type PolicyValidationSource string
 
 // Problem An RFC 9457 problem document.
 type Problem struct {
@@ -573,6 +841,50 @@ type SignupResponse struct {
 	User         User         `json:"user"`
 }
 
+// SpecPrompt defines model for SpecPrompt.
+type SpecPrompt struct {
+	Arguments   []SpecPromptArgument `json:"arguments"`
+	Description string               `json:"description"`
+	Name        string               `json:"name"`
+}
+
+// SpecPromptArgument defines model for SpecPromptArgument.
+type SpecPromptArgument struct {
+	Description string `json:"description"`
+	Name        string `json:"name"`
+	Required    bool   `json:"required"`
+}
+
+// SpecResource defines model for SpecResource.
+type SpecResource struct {
+	Description string  `json:"description"`
+	MimeType    *string `json:"mimeType,omitempty"`
+	Name        string  `json:"name"`
+	Uri         string  `json:"uri"`
+}
+
+// SpecServer defines model for SpecServer.
+type SpecServer struct {
+	Description     string             `json:"description"`
+	Enabled         bool               `json:"enabled"`
+	Id              openapi_types.UUID `json:"id"`
+	Name            string             `json:"name"`
+	ProtocolVersion string             `json:"protocol_version"`
+	Version         string             `json:"version"`
+}
+
+// SpecTool defines model for SpecTool.
+type SpecTool struct {
+	Description string `json:"description"`
+
+	// InputSchema A JSON Schema document, stored and served verbatim.
+	InputSchema JSONSchema `json:"inputSchema"`
+	Name        string     `json:"name"`
+
+	// OutputSchema A JSON Schema document, stored and served verbatim.
+	OutputSchema *JSONSchema `json:"outputSchema,omitempty"`
+}
+
 // SwitchOrganizationRequest defines model for SwitchOrganizationRequest.
 type SwitchOrganizationRequest struct {
 	OrganizationId openapi_types.UUID `json:"organization_id"`
@@ -701,6 +1013,15 @@ type Unauthorized = Problem
 // Unprocessable An RFC 9457 problem document.
 type Unprocessable = Problem
 
+// ListPolicyAuditParams defines parameters for ListPolicyAudit.
+type ListPolicyAuditParams struct {
+	ServerId *openapi_types.UUID `form:"server_id,omitempty" json:"server_id,omitempty"`
+	KeyId    *openapi_types.UUID `form:"key_id,omitempty" json:"key_id,omitempty"`
+	Since    *time.Time          `form:"since,omitempty" json:"since,omitempty"`
+	Limit    *int                `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor   *string             `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // LogoutParams defines parameters for Logout.
 type LogoutParams struct {
 	MockmcpSession *string `form:"mockmcp_session,omitempty" json:"mockmcp_session,omitempty"`
@@ -718,6 +1039,9 @@ type LoginJSONRequestBody = LoginRequest
 // SignupJSONRequestBody defines body for Signup for application/json ContentType.
 type SignupJSONRequestBody = SignupRequest
 
+// CreateKeyJSONRequestBody defines body for CreateKey for application/json ContentType.
+type CreateKeyJSONRequestBody = CreateApiKeyRequest
+
 // SwitchOrganizationJSONRequestBody defines body for SwitchOrganization for application/json ContentType.
 type SwitchOrganizationJSONRequestBody = SwitchOrganizationRequest
 
@@ -729,6 +1053,9 @@ type UpdateOrganizationJSONRequestBody = UpdateOrganizationRequest
 
 // AddMemberJSONRequestBody defines body for AddMember for application/json ContentType.
 type AddMemberJSONRequestBody = AddMemberRequest
+
+// ValidatePolicyJSONRequestBody defines body for ValidatePolicy for application/json ContentType.
+type ValidatePolicyJSONRequestBody = PolicyCandidate
 
 // CreateServerJSONRequestBody defines body for CreateServer for application/json ContentType.
 type CreateServerJSONRequestBody = CreateServerRequest
@@ -759,6 +1086,9 @@ type UpdateToolJSONRequestBody = UpdateToolRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListPolicyAudit The organization's policy audit records
+	// (GET /api/audit/policy)
+	ListPolicyAudit(ctx echo.Context, params ListPolicyAuditParams) error
 	// Login Start a browser session
 	// (POST /api/auth/login)
 	Login(ctx echo.Context) error
@@ -771,6 +1101,15 @@ type ServerInterface interface {
 	// GetHealth Service health
 	// (GET /api/health)
 	GetHealth(ctx echo.Context) error
+	// ListKeys List the organization's platform API keys
+	// (GET /api/keys)
+	ListKeys(ctx echo.Context) error
+	// CreateKey Generate a platform API key
+	// (POST /api/keys)
+	CreateKey(ctx echo.Context) error
+	// DeleteKey Revoke a platform API key
+	// (DELETE /api/keys/{key_id})
+	DeleteKey(ctx echo.Context, keyId openapi_types.UUID) error
 	// GetMe The signed-in user and their organizations
 	// (GET /api/me)
 	GetMe(ctx echo.Context) error
@@ -798,6 +1137,15 @@ type ServerInterface interface {
 	// RemoveMember Remove a member (owners; any member may remove themselves)
 	// (DELETE /api/organizations/{org_id}/members/{user_id})
 	RemoveMember(ctx echo.Context, orgId OrgId, userId openapi_types.UUID) error
+	// GetPolicyEvidence A record of the server's state a policy engine can file
+	// (GET /api/platform/{server_id}/mcp/evidence)
+	GetPolicyEvidence(ctx echo.Context, serverId ServerId) error
+	// GetPolicySpec The server's definition, for policy engines
+	// (GET /api/platform/{server_id}/mcp/spec)
+	GetPolicySpec(ctx echo.Context, serverId ServerId) error
+	// ValidatePolicy Run the compliance rules on the server's definition or a candidate
+	// (POST /api/platform/{server_id}/mcp/validate)
+	ValidatePolicy(ctx echo.Context, serverId ServerId) error
 	// ListServers List MCP server designs
 	// (GET /api/servers)
 	ListServers(ctx echo.Context, params ListServersParams) error
@@ -868,6 +1216,52 @@ type ServerInterfaceWrapper struct {
 	Handler ServerInterface
 }
 
+// ListPolicyAudit converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPolicyAudit(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPolicyAuditParams
+	// ------------- Optional query parameter "server_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "server_id", ctx.QueryParams(), &params.ServerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "key_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "key_id", ctx.QueryParams(), &params.KeyId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPolicyAudit(ctx, params)
+	return err
+}
+
 // Login converts echo context to params.
 func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 	var err error
@@ -915,6 +1309,40 @@ func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetHealth(ctx)
+	return err
+}
+
+// ListKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListKeys(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListKeys(ctx)
+	return err
+}
+
+// CreateKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateKey(ctx)
+	return err
+}
+
+// DeleteKey converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "key_id" -------------
+	var keyId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "key_id", ctx.Param("key_id"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteKey(ctx, keyId)
 	return err
 }
 
@@ -1039,6 +1467,54 @@ func (w *ServerInterfaceWrapper) RemoveMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RemoveMember(ctx, orgId, userId)
+	return err
+}
+
+// GetPolicyEvidence converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPolicyEvidence(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPolicyEvidence(ctx, serverId)
+	return err
+}
+
+// GetPolicySpec converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPolicySpec(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPolicySpec(ctx, serverId)
+	return err
+}
+
+// ValidatePolicy converts echo context to params.
+func (w *ServerInterfaceWrapper) ValidatePolicy(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ValidatePolicy(ctx, serverId)
 	return err
 }
 
@@ -1533,6 +2009,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.DeletePrompt, options.OperationMiddlewares["deletePrompt"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.GetPrompt, options.OperationMiddlewares["getPrompt"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.UpdatePrompt, options.OperationMiddlewares["updatePrompt"]...)
+	router.GET(options.BaseURL+"/api/keys", wrapper.ListKeys, options.OperationMiddlewares["listKeys"]...)
+	router.POST(options.BaseURL+"/api/keys", wrapper.CreateKey, options.OperationMiddlewares["createKey"]...)
+	router.DELETE(options.BaseURL+"/api/keys/:key_id", wrapper.DeleteKey, options.OperationMiddlewares["deleteKey"]...)
+	router.GET(options.BaseURL+"/api/platform/:server_id/mcp/spec", wrapper.GetPolicySpec, options.OperationMiddlewares["getPolicySpec"]...)
+	router.POST(options.BaseURL+"/api/platform/:server_id/mcp/validate", wrapper.ValidatePolicy, options.OperationMiddlewares["validatePolicy"]...)
+	router.GET(options.BaseURL+"/api/platform/:server_id/mcp/evidence", wrapper.GetPolicyEvidence, options.OperationMiddlewares["getPolicyEvidence"]...)
+	router.GET(options.BaseURL+"/api/audit/policy", wrapper.ListPolicyAudit, options.OperationMiddlewares["listPolicyAudit"]...)
 
 }
 
@@ -1556,6 +2039,79 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableApplicationProblemPlusJSONResponse Problem
+
+type ListPolicyAuditRequestObject struct {
+	Params ListPolicyAuditParams
+}
+
+type ListPolicyAuditResponseObject interface {
+	VisitListPolicyAuditResponse(w http.ResponseWriter) error
+}
+
+type ListPolicyAudit200JSONResponse PolicyAuditList
+
+func (response ListPolicyAudit200JSONResponse) VisitListPolicyAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAudit400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPolicyAudit400ApplicationProblemPlusJSONResponse) VisitListPolicyAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAudit401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListPolicyAudit401ApplicationProblemPlusJSONResponse) VisitListPolicyAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPolicyAudit403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListPolicyAudit403ApplicationProblemPlusJSONResponse) VisitListPolicyAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type LoginRequestObject struct {
 	Body *LoginJSONRequestBody
@@ -1855,6 +2411,250 @@ func (response GetHealth503JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListKeysRequestObject struct {
+}
+
+type ListKeysResponseObject interface {
+	VisitListKeysResponse(w http.ResponseWriter) error
+}
+
+type ListKeys200JSONResponse ApiKeyList
+
+func (response ListKeys200JSONResponse) VisitListKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListKeys401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListKeys401ApplicationProblemPlusJSONResponse) VisitListKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListKeys403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListKeys403ApplicationProblemPlusJSONResponse) VisitListKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKeyRequestObject struct {
+	Body *CreateKeyJSONRequestBody
+}
+
+type CreateKeyResponseObject interface {
+	VisitCreateKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateKey201JSONResponse CreatedApiKey
+
+func (response CreateKey201JSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKey400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateKey400ApplicationProblemPlusJSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKey401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateKey401ApplicationProblemPlusJSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKey403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateKey403ApplicationProblemPlusJSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKey413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateKey413ApplicationProblemPlusJSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateKey422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateKey422ApplicationProblemPlusJSONResponse) VisitCreateKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteKeyRequestObject struct {
+	KeyId openapi_types.UUID `json:"key_id"`
+}
+
+type DeleteKeyResponseObject interface {
+	VisitDeleteKeyResponse(w http.ResponseWriter) error
+}
+
+type DeleteKey204Response struct {
+}
+
+func (response DeleteKey204Response) VisitDeleteKeyResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteKey400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteKey400ApplicationProblemPlusJSONResponse) VisitDeleteKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteKey401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteKey401ApplicationProblemPlusJSONResponse) VisitDeleteKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteKey403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteKey403ApplicationProblemPlusJSONResponse) VisitDeleteKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteKey404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteKey404ApplicationProblemPlusJSONResponse) VisitDeleteKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -2763,6 +3563,306 @@ func (response RemoveMember409ApplicationProblemPlusJSONResponse) VisitRemoveMem
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyEvidenceRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type GetPolicyEvidenceResponseObject interface {
+	VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error
+}
+
+type GetPolicyEvidence200JSONResponse PolicyEvidence
+
+func (response GetPolicyEvidence200JSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyEvidence400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicyEvidence400ApplicationProblemPlusJSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyEvidence401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicyEvidence401ApplicationProblemPlusJSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyEvidence403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicyEvidence403ApplicationProblemPlusJSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicyEvidence404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicyEvidence404ApplicationProblemPlusJSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpecRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type GetPolicySpecResponseObject interface {
+	VisitGetPolicySpecResponse(w http.ResponseWriter) error
+}
+
+type GetPolicySpec200JSONResponse PolicySpec
+
+func (response GetPolicySpec200JSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpec400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicySpec400ApplicationProblemPlusJSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpec401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicySpec401ApplicationProblemPlusJSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpec403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicySpec403ApplicationProblemPlusJSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpec404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicySpec404ApplicationProblemPlusJSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicyRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *ValidatePolicyJSONRequestBody
+}
+
+type ValidatePolicyResponseObject interface {
+	VisitValidatePolicyResponse(w http.ResponseWriter) error
+}
+
+type ValidatePolicy200JSONResponse PolicyValidation
+
+func (response ValidatePolicy200JSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy400ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy401ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy403ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy404ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy413ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy422ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4983,6 +6083,9 @@ func (response UpdateTool422ApplicationProblemPlusJSONResponse) VisitUpdateToolR
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListPolicyAudit The organization's policy audit records
+	// (GET /api/audit/policy)
+	ListPolicyAudit(ctx context.Context, request ListPolicyAuditRequestObject) (ListPolicyAuditResponseObject, error)
 	// Login Start a browser session
 	// (POST /api/auth/login)
 	Login(ctx context.Context, request LoginRequestObject) (LoginResponseObject, error)
@@ -4995,6 +6098,15 @@ type StrictServerInterface interface {
 	// GetHealth Service health
 	// (GET /api/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
+	// ListKeys List the organization's platform API keys
+	// (GET /api/keys)
+	ListKeys(ctx context.Context, request ListKeysRequestObject) (ListKeysResponseObject, error)
+	// CreateKey Generate a platform API key
+	// (POST /api/keys)
+	CreateKey(ctx context.Context, request CreateKeyRequestObject) (CreateKeyResponseObject, error)
+	// DeleteKey Revoke a platform API key
+	// (DELETE /api/keys/{key_id})
+	DeleteKey(ctx context.Context, request DeleteKeyRequestObject) (DeleteKeyResponseObject, error)
 	// GetMe The signed-in user and their organizations
 	// (GET /api/me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -5022,6 +6134,15 @@ type StrictServerInterface interface {
 	// RemoveMember Remove a member (owners; any member may remove themselves)
 	// (DELETE /api/organizations/{org_id}/members/{user_id})
 	RemoveMember(ctx context.Context, request RemoveMemberRequestObject) (RemoveMemberResponseObject, error)
+	// GetPolicyEvidence A record of the server's state a policy engine can file
+	// (GET /api/platform/{server_id}/mcp/evidence)
+	GetPolicyEvidence(ctx context.Context, request GetPolicyEvidenceRequestObject) (GetPolicyEvidenceResponseObject, error)
+	// GetPolicySpec The server's definition, for policy engines
+	// (GET /api/platform/{server_id}/mcp/spec)
+	GetPolicySpec(ctx context.Context, request GetPolicySpecRequestObject) (GetPolicySpecResponseObject, error)
+	// ValidatePolicy Run the compliance rules on the server's definition or a candidate
+	// (POST /api/platform/{server_id}/mcp/validate)
+	ValidatePolicy(ctx context.Context, request ValidatePolicyRequestObject) (ValidatePolicyResponseObject, error)
 	// ListServers List MCP server designs
 	// (GET /api/servers)
 	ListServers(ctx context.Context, request ListServersRequestObject) (ListServersResponseObject, error)
@@ -5097,6 +6218,31 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ListPolicyAudit operation middleware
+func (sh *strictHandler) ListPolicyAudit(ctx echo.Context, params ListPolicyAuditParams) error {
+	var request ListPolicyAuditRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPolicyAudit(ctx.Request().Context(), request.(ListPolicyAuditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPolicyAudit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPolicyAuditResponseObject); ok {
+		return validResponse.VisitListPolicyAuditResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // Login operation middleware
@@ -5233,6 +6379,100 @@ func (sh *strictHandler) GetHealth(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetHealthResponseObject); ok {
 		return validResponse.VisitGetHealthResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListKeys operation middleware
+func (sh *strictHandler) ListKeys(ctx echo.Context) error {
+	var request ListKeysRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListKeys(ctx.Request().Context(), request.(ListKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListKeysResponseObject); ok {
+		return validResponse.VisitListKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateKey operation middleware
+func (sh *strictHandler) CreateKey(ctx echo.Context) error {
+	var request CreateKeyRequestObject
+
+	var body CreateKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateKey(ctx.Request().Context(), request.(CreateKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateKeyResponseObject); ok {
+		return validResponse.VisitCreateKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteKey operation middleware
+func (sh *strictHandler) DeleteKey(ctx echo.Context, keyId openapi_types.UUID) error {
+	var request DeleteKeyRequestObject
+
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteKey(ctx.Request().Context(), request.(DeleteKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteKeyResponseObject); ok {
+		return validResponse.VisitDeleteKeyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -5543,6 +6783,107 @@ func (sh *strictHandler) RemoveMember(ctx echo.Context, orgId OrgId, userId open
 		return err
 	} else if validResponse, ok := response.(RemoveMemberResponseObject); ok {
 		return validResponse.VisitRemoveMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPolicyEvidence operation middleware
+func (sh *strictHandler) GetPolicyEvidence(ctx echo.Context, serverId ServerId) error {
+	var request GetPolicyEvidenceRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPolicyEvidence(ctx.Request().Context(), request.(GetPolicyEvidenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPolicyEvidence")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPolicyEvidenceResponseObject); ok {
+		return validResponse.VisitGetPolicyEvidenceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPolicySpec operation middleware
+func (sh *strictHandler) GetPolicySpec(ctx echo.Context, serverId ServerId) error {
+	var request GetPolicySpecRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPolicySpec(ctx.Request().Context(), request.(GetPolicySpecRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPolicySpec")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPolicySpecResponseObject); ok {
+		return validResponse.VisitGetPolicySpecResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ValidatePolicy operation middleware
+func (sh *strictHandler) ValidatePolicy(ctx echo.Context, serverId ServerId) error {
+	var request ValidatePolicyRequestObject
+
+	request.ServerId = serverId
+
+	var body ValidatePolicyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ValidatePolicy(ctx.Request().Context(), request.(ValidatePolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ValidatePolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ValidatePolicyResponseObject); ok {
+		return validResponse.VisitValidatePolicyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -6296,114 +7637,160 @@ func (sh *strictHandler) UpdateTool(ctx echo.Context, serverId ServerId, toolId 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H17c9s29uhXwfB2pvIs9bCTblt57txx0nSb3bjxOMl290b+mRB5LGFNASwA2lY9/u6/wQFI8amXLSWb",
-	"5p/EIgkCOO8XDu+9UMwSwYFr5Q3vvYRKOgMNEn+9lZPXkfmDcW/oJVRPPd/jdAbe0BNycskiz/ck/J4y",
-	"CZE31DIF31PhFGbUjLoScka1N/TSFJ/U88SMVFoyPvEeHnzvTIpZolvnSPD246c5ByVSGULrRNI98Pip",
-	"3oG8Adk6kcLbj5/mvRBx6yRaiPixUzyYwSoRXAGSwgsancPvKShtfoWCa+D4J02SmIVUM8H7iRTjGGZ/",
-	"+Y8S3NxbTPeNhCtv6P2f/oLc+vau6p/ZUXbSCFQoWWJe5w2991Mg0k5LmCIzGpt1Q0Q6KU+oVHQcA/n7",
-	"u7e/+oSSMY1ITr8HPe/B914KfhWzcO9rFuP/QKhJGFM1BUVumZ4SygncMaUZnxDBgXQoSTn7PQVi0EaE",
-	"JB/OX9tl/yzkmEUR8H2vO6RxDJLM6JxwoUkkiJ4yRTpSxOCTa5gTFYoEfLNaSkIplOoqpnMk2eX/KvTP",
-	"IuXRPlf/qyAqDacZ5BknOt/Pt4oIOaGc/YGT4xrP6DwWNHovxBsqJ/CpiHosormh7NgsQhI9pZycnvzr",
-	"8sXbn/59+eLf71+9w9V+4DTVUyHZH7BvqN7QmEVEgVJMcIP3k7PXhhJ6nu9NgUZOVfz222/dk1RPgWuz",
-	"GihPX5MuuKdEihAUMvEnFCq3EMddJ1bGqSEd3PIxCUBKIVWA/KkI3ICckysGcUSoJlc0jXUPhbGb0yzp",
-	"JIpOYTYGWRCWNIqYmZrGZ1IkIDUzIvWKxgp8o+LyS/cezCiLzR8zevcG+ERPveHRd89r4tn3DEeaByPA",
-	"hXhDb4bzer4HPJ15w4+euOX42924aNIjCwXx0U2+eMyyEopRCVTD2wIPbbc9q5/KuxsMfG/GePb7sGGv",
-	"Kk4ndq9FNP4Ekt1ARK6kmCGzoxi9nQIndKyAa0OhCdUapHn8fz7S7h+D7o8XHfdH9+J+4P/18CG7fvD/",
-	"vvFWgQg30A4ha85sBxsqJ+ksM8OYhplag8RniT5x48wqZvTutR15aMDqVkmlpHOvygYlLBwOBoUBC8jP",
-	"DHtOYNM1ndphayxpK4rYDCmZ8bcdWgpCadm+s0leuse3gzabwaW9WodI7ektmSmVrD5qG4jbV/k5hNox",
-	"YG3iLdki1dPLmYgqwo4LDgVR537ShF1ew7xB1G2Dji0BnEihRSjiyxuQys22gmXw+X+6x+0rblgE8rJt",
-	"CU2T2hGpjOui8oSTqdaJ0d7mf0U+nL8x0rFGBLX3ZtRYUDMivC5A3v0UCXCasEbIF+CweM1hb9AblJdw",
-	"+MSMb3yk7Yhuc1phPEn15cI0aZ7MOmFVNYYgUUQLcj/CN4+8IRm57Yy8h55X3aLv3XUnousuGsOod05v",
-	"i1JXhNeXKgROJRPrS+9TEV6/c6PKwvtomfBe9kqDhF/Ncw++J1K9PpR4GsfWMrS/N4LAuoTyU2rtzEeJ",
-	"qG11WG01Pxvb8pUxOjEUU5oE7U40Ee/oLDFgqSD54+CiFwpuV90zQ6kW0mtX6k12eRlsds7FgCYI/gI0",
-	"Njusrjeimo6pwllyg9RIipTTG8osapukhdJUp6o2LIKJpBFEqyTM8h25l/uL5S0GN+3u7+/e/vpuC6Y+",
-	"waAEsUNJJEI00XyitJAQEcqNRyWN9XoDckw1m23B5G/EhPFd+xkJVepWyGgNLdToThTe0ARgtwcbaKpT",
-	"UapArpIwH8wz1clxYNOEpw2zhKmUwPVlMUhwyaK6Hv01jWPrYRh/w8xBxhALPkHpzUUpzEA6egpzEsOV",
-	"dr6j4HBg8FyNvbWIugUSiq9dX5oX/bWFLl+I78cBt7oqvxWMzWhAn7SOCtTc0SXVpSBlRDV0NUOrswad",
-	"nJhbneS1PWILFIf71VHYKlBs0DUjfJzdL26pHRJvmOXhMjRyNK+nve2uapiuLNS+q3EpRfW/SqCUOeMt",
-	"BxJSzlG4qVuQRFwRSrQQcY8EuV4KCFMEmJ6CdE66sUmD+4eAdGh8S+eKzKgOp6CGhsVG/IrG8ZiG1wc+",
-	"oSSJKeNZhE9c2VhM/4bGKZCEMqmInlJNZqnShMYxiQCSLvye0hj5NfewR7wTCa0hItcwVzZuSBUJaBRJ",
-	"UKoXMj0PiAQaTgkHZR7Mxx6TAAH4cXAR4NrxV28QEMYjuBtxBLo6sCFSTjJFnC0bQ8FwR0Mdz3FVuIQA",
-	"txL4JMieD1BJBLi5oDfib911NSQBbkmZp7nQl4tfxhOjjOPfSlOp1aWZzvwEHi1+OBAHI945f3V0YG7f",
-	"MaUXb8x/TbT9F8x/sbb/4g/Ggx45NS9ifEKYGvGQKugq4IppdgM9EmT5A0S62SrqRAcHCTqVSC72nqEU",
-	"IkGlse6NuNfghlsK2qnZuLXPJwsabNnqHm3EFqZq4uCSyH8S4bqWKERP4TJJxzELLyXVcBmzGdN1BXoG",
-	"slvSkSGwGBMiV0gF9hXk9OUZAR4lgnFNzPtIxwVsFUlAkhnjqYaDY2KwTWZAuULtewNSsgh67TqVcQ0T",
-	"KyQzVC8JrTanR75VxDzS2yTU2hbE/HD+pqvoFSC323TQsTEsIjKeFyECd+GU8gn0moCfJtGGeK2qhChL",
-	"Hrp1tiG0SamV5l9FlE+h55bbNWtruyxD0BQtOf/5Jfnx+XffE5d8yE34nlePFeg288PmD9beV8H9a7DW",
-	"HAM422SZ25Q5iM+PjproXjPtrKLckyylYsgrrpmee0uiQYuRdCxSPRzHlF+vpDK8m82fr7gFNbOkgU6e",
-	"IkZehes2QrESH9paaD46ut4WkamTR153sM7CnkagFGsdnHApAs4voLMAi81kSwW/TxXmO3rSiPACMoUI",
-	"qFuRe3gsRAyUrx+5sht/CnHqmO1RgrRAlZuhoOqhOdeSKsWUptxQgJorDbNGnarhrsHIOKVzMhVxRIL7",
-	"+4zEHh4C4z6EYG6AVD65YnFs1Wxgy4xUfwI66NVi0oPVoQ6nFHE5LRAqhfgbjQtj9GS5A+KCUmgCLCwh",
-	"SITUijBu7G+mGY3ZHxAUDZGjwdHz7uFhd/Cd55sf33UHz7pHf81//LV7+EP24/Cwe/RdI1yzbFaDCbl1",
-	"OuxTytliXm1lsOWTydA8N7edbLXZuLKEXex8kafbTMBWMVknXbjTpEOJXe2BdXvn1tdD79Vf+HqG2bJS",
-	"O9WXQCMk3hU+WbaEpxB2OWVvL+5sqqDBOClnKoswClxiMsCoRsW9sZMqQrG+yjlC4pajW1QqW9oo37kN",
-	"v2VjxvNGBljFjsANYzXETX+bshgIKgDSiSS90gd1QNi4kSLPB88LXk6uGM3r7ZPNOc7fpiAB3xqBYhNO",
-	"mMpi7IKHRori4nqPcHIzyVCe+Bylso1kWLZ8za9EzzzcONku8sMrhVo1P7xyQG7qr5/n3Ubi3bRpxBao",
-	"uud7G7m0ZZmYTVkFYwVIfuavZFTdgDm/wPQV+iwx02Yi1wqYp5B2TlQ1OQpwpy/DVCqba6xEaahSGBC1",
-	"DwTkSkhbYWVkfUIn4CIvzkCJqdK91XmMRglbXkojONiEp8kj81w5NWbB+ZWJr1IWY9tSkELyrAziH4gW",
-	"5PsjEk6ppKE2cq9DNZkJpc3l8VyDOqjYot8flSb8YeMEXNOmlkG8LSsnKlHGTYI1T5l0al78LdPh9PG1",
-	"ig3JwM0SQuukwd4LET9NnPaJTOVqHcsyNBWS409XcrJ2RGN/xSSfafSkhKoqPGr42EwFGbp8CgWE9L29",
-	"qZ0XD9Xk5xvQGt34iE2YVj4JLgOfBF2XNusFx0Rxeg2XIVWAVd5TqolZYcyoMQfDKYTXisBdAqGuOv1H",
-	"P1RFe7GO+KT7/23J8GWve/GXb5pI4AOC9/FCqDWtMmOczYxldrhJqmPLuusnKKKuodZC6GvB9L4KplsQ",
-	"8IUUR68d1NlTsXQLtJ+sEHqndc8FN77uhH/GRdEbO8E1tO7CKy5seNNa5xYq+lzrmr/WKG9a3lFHsNp9",
-	"Udw2vkyprm1pQRtay2EqmZ6jb+CEV8L+AfNf8LhgQ8KdJDHVZkXZ4UKfBP/qnpy97v4D5kMym4XJZa/X",
-	"w2Axnne2Bw8XJ57zhxc7sVOaDY+BSpAnqS1TXmPqE3fWEg23IXmB48urQPpA0Yg3F9NOtU6sy4AHJl8K",
-	"cc0a7NcXUtwqkPm5SjzEptDvJkKSWEwYz3cb2pfkuzWcYxbjBtf3/ICceyXq87qhJAZdPhSrsrCpeQID",
-	"s51TEUFMUGnfaZJJ5AMXjlOLKmZ3NnLEnebIXkU1YWaaW16K9PpECXLymtCJ4UISUk7GQCK4gVgkrjpa",
-	"u7K7CWVcmdf0RnzEXwp+AxyXOxzxLjmjempeIOWccJEnzRRMjIF3jMEpg9bsRkzHEBtvIFjkyQLSUdos",
-	"+6BnXol5C3vI0x77pBIKroRP4C6ERBPGFYtc0s4eJVakE6C4tD4xFtqxGbyfJxDYd7+O7Os+fHj9kzom",
-	"hnWVprPEXj3/+SV59uzZj4Rx8uH9SxyB1SCL21iSErQdjg165J80ZpGtrLqiLE4lKBIzlRUgZ9UsjI84",
-	"yc63DsnHe9ywT5z1+nAR+OQW4+muMNHAjFrYJFRPCeNaIHRdVYp5XSeoHEg4bDqQEGCGKD+uiVWi+aF9",
-	"3LPxO1VWRRrcj6xaGHlD8rHX6108mLUxPSVBIXAYuOVixbWBVkInjBspha903KYILZxQtm8xKwkqDBUQ",
-	"y3FEgSbjecaXhi6RMY9JyhW9ArPrvC4NqZDxia1BdS/AUtQxEEVn0BWSTRgnHXQ9IXK7eAdh92fQ4bT7",
-	"jmkI+sFbfAxJhpBXtnAcC2bd4XwF3NBRTXBhxLZZdI3SweBZeA1z/AMCIiQSQEHGVh9BuJ0vTqkzxwro",
-	"gUJEtCBB+aB6QDqH5JS9MBBzVQ4Hx9nBdsFBkQlo8vzwGb76DHdiBMmQZIHPQ38wGGAlqPLdjzxbiNC3",
-	"11y6/hhLAbFuNHvB0WBg9oUiLKfDHjmjShNql16kWrMgRZ4fHRlatKhzG7QlqK5SKhOahdzBsJhof1gY",
-	"gEPvWW/Qe2YPHk9R9fVpwvqG7vpIO6jdhbXcLE8wwV9H3tAehfDyQq8XIpovORW/2Wn40lGRh7J2N6ZL",
-	"tdvH0WDw1HO7YHLDefx3bMIhIoavDAIylehYCNN4utJt4B3o7kK1Lu8z8NzupWmJ+Z77hfYmOORw9ZBS",
-	"TwYc9Gz1oEVnDzPicI0R1UYVZtzR0TrLK7ZXKNpl3vDjhe+pdDajcm7gr6k0/DEu2ySGAehEGfPPbNS7",
-	"MO8oUbNIdZGcy1h9ZaRUEZ9G3udlrRa5PmFXhPK5j9wdxkClKtzuWdeqzCNmUr/Up+jj/bpmUjuhXNQY",
-	"4Hl9S45QRfo4ctyMTJYg7pUxlKawIeKsNmtHnD08azRMqkD6eIihWLItbnmGR6rzZ6I6AfXI+wX6R9zx",
-	"c13ZMkV+0Tp5y+O5T97RGRhF+H/f0Dv73ndm92CsokSKKA3RnED5XKYNm7XakQAtJyHXkqCHTz55uwg1",
-	"gKZhKFJjXbOKae+wU5ar+xaoG8vGwY+rR+TtnT4fYWq5xzCNwwdC36DkikmlS4hpZ9Rpfqp2ArqtOEIZ",
-	"oxctQytm5Q0LIZ8uO+GKVhueZTJrr4vUv4F2Z3h3aAO4GVood+nS0wQ7IH1nKWgPq8lnDynnAs13BB9E",
-	"veVq1O1imkEzw21WwJpj10akHGZr2DiFXWLitFV+WEmup8BkJTKAjooUMSgrkVFD28Oe9cZae7GdHoqA",
-	"RxJC1dxl3J7Kdaus7qSd4WbQdzvqVqsbkrTJukG/LKYaZO5NYOkeU3YFt0Jeq7wN2VQo4LVqvor+qhUu",
-	"7EqXtVZI7NkzaKZFuzzkts/aeLcW4vIReSe8T6CgFoIJAdrKte1MUTt23iiy3jCl31a4bGckUztL1taA",
-	"sbggn+BR3jzeUznG90mEVgliTe0ECmgp4+HiwW+x3AsdHMcQihmoLP4K0hrjTfgnkQCF7R4XRwzLGK63",
-	"f9uRZGrvM7dni7tctVYnMbvQz19EfeY2dIPV3CKZqizQKKL697Yp8cMy86pGxnuQVOtIqS9L3ZVlHS9v",
-	"dXNxV472NC1i8Ujfdq1+uMAgbDitU0G9OmtH8qy9DGzPltYqYrQL/fJMrv8eAYiqt8wlCrRmhjs6qMHV",
-	"wdbysG/7Eiy34U7dMzs1+PNeNy0S0S00t9WYtI7nFywdHdwxFbq2/nuETGxMPuV9i3ckCWt9kfds0GW9",
-	"kepUdxJFXwXfpxN8J1FU6oyPZoErLih3U3sqIdi/d626HqwHFYNuafcSU6Wt99TAnKXw4EzcQEQ6zwc/",
-	"HtTdp3O8XWCvVXkmO+DPTpQlMrEgIdQpiIwajvGssbs2o3OHCkM9MwXxDSylly2FqN/40Y1F/7ftP7px",
-	"kVGwK7FqTQDYGpkqj3yrsB7JDnZFWMonHG5BaZt/8BeVMa7+BOsd8NjEiOcH/joJVfb9iYQbJtKsIOdb",
-	"Va67OWjKxJnVvXM7aE7V/p6CnC9glzUXWkAqb5Px3QBLPO1hh6zSOD/6UD3qkOOmMoE7XlicYVUzy4sd",
-	"2kGFE55NGgmPWBqR48jgsxYEJTY1W2qgwWIyxNHFhe/ddWdh0tV4BM6LmdKX2c3WCNciN52XKZZm6pHX",
-	"mtjWd4Sax/CwOekErjJxaA+hBwfHGBnLKhJHvHD4nKRcs5gw/DhEVtFoeeXs5P3LX8j9KCuRH3lDgpZL",
-	"0MQGxebnOw2YlY8V7Ds57c4Y/9cGyT59zKtGxmvwiy3CdhzjPVQUR/8+Pz641Mr5Ca+rPIEM0lI6w37k",
-	"WIeX19H5lWI8V4ZXt3fsSwt0v8resQOiL9jHszvcFtcWezmu/dbYZhvMB3vg9vc5CX3BePwbaPx21zZY",
-	"nIAuoHAzyzP/qlwpqlkRtxhCsrw8YTfAbRm7IoLH8x5WUtfUVqYrsQLDFcCWi/dPX56NeKYnj6tvQW36",
-	"EBBjdCujMsc0vDbuG+rdHgl4GsdBVtmH7XDtWRq7tiatWTwpt9Ow7BZacx989KWGYj9xZLVJ9GKPZkvN",
-	"5q+I2f6X6Iqs4mZ7gH4d/duPso9MVD+wuSnfrzCJra0biiTvIlVU6TSOF2qddBYVMrmCP6ho+BHPVLzN",
-	"HZsXM+XqeAN7YMD8sCcGSMc8cBCQlMegzHrwgAdTVhg1sXrl6xs74vaWb3w81L9xuR+zOIPlVw5/Kg43",
-	"hLmtaZURx1qc7PhhaRrlzD2zQ+VR6P3ZQl+5bf7FWmIYaaAO39+qbMcFlGdXGiMN2c1HWmKNEvkksuez",
-	"cApbJV9qMUok8Aik6hF3FphouNMK45cNfUtHvNi4NDuqFEEYU1n+MkH2Z+HkYtZSHJNoeCVIFcjAH/Eg",
-	"b7JqP2Rgy1QDK+zd4jMR7j5UaxSJK2l0jGZD3q3BD9dbdpfBj3ILkT0HP7Leuf+9FUJfdmIpo+M8qDHL",
-	"OW6WxMZuWkNguFBLkuF6tYLo3+dfLq+EX5oiJQUm+RopySIlDnNroMdFR5K8jXVbdKQNzoM9iIOFTP0T",
-	"REfWRt0EdAFv2ypif+WzFi/rFIXtVGE19bzac9yhnUK/loB9HiVgG0g+F4NYRzHljv1S3+U8f2qHJFhq",
-	"5936eXa3kD+RByMLwM8wv7jW6MUsbu/Qj8kmcZ5MpX+7a+6ueiRIJQtWOws2slT4DBx+rl3EqQby4fw1",
-	"6QSRCNWw35+kLALbLoTm9ppLxN7jTh6CrNWLGvFOcAvUvHHY79+HTM8f+lzcBgc+uZ0KBYsmI66lSzpW",
-	"mulUY+cBV3Dk6JsITszmeiMeuEv2G2arWt2Tjus4bi51gYcigmiJe5R3o9+lg1Rt8bdnF2nRcf+rk/SZ",
-	"OklyQYarBY/zhuQCreuonf599ud6PlGJM756RblXtBGqnGckC9+8aPON2uE92IskKCr9P4GHtBEajZdU",
-	"xOHu/KQMQ+t4SjvWXc3taffsLS2j2K/+0ufiL23ETM5nWk99Ya60tQh3UfHybZZWZZygfsQ+OTICWTx6",
-	"jPHHcmuyxtLZ9zjrDsk67+7eIohxL38iz0s7gGfUY383elz21g69Lexnp0W+vB4Jij14A9tS0MzCYiBU",
-	"We/DtpwknZ+wBOB7l4Mf8eCbbJhNCR0NDn/sDn40nsvR4GjQPTw6cB7VCAugR96QjFwv15EXHGM9vQYS",
-	"mP0FyvWSuUoVNlY8LREz3tSSoUNlqd84UgGCrB/SOA5sgzfbCMd6ZXmDyOy73/az33lSK/sqlM1KIXAw",
-	"J5U1Vtw2MYUfJtil11Vs0rxnj8t+dOGrt/WZeltIxC0KYaUQct6Xtihepbr69+a/9TyunCO+elu5t2Wb",
-	"i7quVOsjyfld2n38pM3naob4YOdyIJOkfwI/S1sQL0eX8a8yXO3OtzLYeFwBb7m9sm3RzO2TPpGAVSJ2",
-	"9O1UYEljBBKiETeWS8+o+FJze6PrbXmuPTTnzpPhI8Q+0l6fu0P9Wf/IwZ69vja++erxfS4e31ps7Tw9",
-	"nWOz0Ljvvtqf/+OFYeHilwLslfKHCz5eGPbND2d+vPfwSyLY9H/Y78cipPFUKD38YfDDAFndLfE+O4jo",
-	"egGaV7sr2HOr8Lt8SLVwY3E4Lr+UeSP5hWJCKL+Y17pdPPxvAAAA//8=",
+	"7H35cxs30ui/0sW3VaHqG1KULOeg69UrxXE2/taKVZK9yfdMPQ00A5JYDQEGwEjiqvS/v0IDmHt4SVS8",
+	"jn+xRXIGR3ejL/Rx34nEbC445Vp1hvedOZFkRjWV+Om9nLyNzR+Md4adOdHTTtDhZEY7w46Qk0sWd4KO",
+	"pH+kTNK4M9QypUFHRVM6I+atsZAzojvDTprik3oxN28qLRmfdB4egs6pFLO5bp1jjj8/fpozqkQqI9o6",
+	"kXQPPH6qcypvqGydSOHPj5/mgxBJ6yRaiOSxUzyYl9VccEWRFH4k8Rn9I6VKm0+R4Jpy/JPM5wmLiGaC",
+	"78+luEro7L/+pQQ3v+XT/U3ScWfY+V/7Obnt21/V/ql9y04aUxVJNjfDdYadD1MK0k4LTMGMJGbdNIZu",
+	"yudEKnKVUPjv8/e/BkDgisSQ0e9ev/MQdF4LPk5Y9OxrFlf/opGGKCFqShXcMj0FwoHeMaUZn4DgFLoE",
+	"Us7+SCkYtIGQ8PHsrV32z0JesTim/LnXHZEkoRJmZAFcaIgF6ClT0JUioQFc0wWoSMxpYFZLIJJCqZ5i",
+	"OkOSXf6vQv8sUh4/5+p/FaDSaOohzzjobD/fKBByQjj7N06Oazwli0SQ+IMQ74ic0D+LqK9EvDCUnZhF",
+	"SNBTwuHk+PfLH9//9D+XP/7PhzfnuNqPnKR6KiT7N31uqN6QhMWgqFJMcIP349O3hhL6naAzpSR2ouK3",
+	"337rHad6Srk2q6Hl6WvcBfc0lyKiCg/xn8hUbmmS9BxbuUoN6eCWX0FIpRRShXg+FdAbKhcwZjSJgWgY",
+	"kzTRfWTGbk6zpOM4PqGzKyoLzJLEMTNTk+RUijmVmhmWOiaJooERcdlX9x06Iywxf8zI3TvKJ3raGR6+",
+	"PKqx56BjTqR5MKa4kM6wM8N5O0GH8nTWGX7qiFuOn90PF01yJBcQn9zk+WP2KJnJjvnCMFk7XxGUx3yB",
+	"7NdQSUoNSfA0SSxCrcS5601Ezw1oMNg/I7cnBukTiiPP2T/oAjWPEiCuDP+4JEpRI/5VfWaDRCtMFRCY",
+	"i4RFix4ypxj5lKQkmlL1CuhsrhcwFhLGaZJY/mUWyjSdqTUkYfYFkZIszOdIUqJpfEl06fWYaNrTbEab",
+	"xvDvXC2at8JiEGNkWamiEm6nAiaUU2leAqb7TWPSuzmTVC1bRxUbtTFYvBYIEqL0ZaqyTZc38I4obbiv",
+	"OczjNDFbCEDSSMiYxij8GAcCY3oLikaCx8rsZ7sFWxXnvv4DIhbPkCN/g+5O0LGksZr6ceM4uh8rqFFh",
+	"CY8lQihhowKvxhOFdP+OWQ5Rpv2MMrM/ljE6d4JqdFrdHo7VtJTXhMfM4OBYTtKZY8DlFZXQfb8BUvIV",
+	"ZD9eCZFQwnGB7WuxhkF9JcStcX341LfXcKS33ODSLXijY3NwztiMfljM6WawTiXbdInnEeVEMlFfojml",
+	"zC9wKfk50bCcCqwhsfZYSxdtTJ/NYcr4PNXna6kOhS3NRHR9qRyUtqC5DMBmLHL31r58OBjUSbAVeiLV",
+	"my+9EYLIriy/2E49sfwwt2FrkuBHxmOUYkYEa2c92Odf5d9PKYcpUVYWQ2g5dFiSCW2CqLICtc4SqMpV",
+	"hS6aYmFlmDAwGt1MKA0Hg4ExHkiS7G2mJeToPTDonTHuP9ZxXZbc5fX/LMXMwm0mDLsCwbPtMAWSjo1c",
+	"ge7R4GCvDyepMSKot3fGqU4lbZWurcykqG661fvPB6sEJ45x0Upv7wuW13ZUt9Uig45K0kkdvD9RyW5o",
+	"DGMLZmd83xqSJFeKclS15kRrKs3j/+8T6f170Pvhouv+6F3cD4JvDx7893v/52+dR0LIyrrtYLO5PLSz",
+	"FYVhhXJXyMYCFg4Gg8ILhaNg9ftN11QwC1Ys6RnI1kvv7dBSMGWX7dtP8to9vh202YxeaqcuVCHyNCc+",
+	"Uy7Kb20DcTtUkEGoHQPWk7rlsUj19HIm4oqJzAWnBQPZfSRzdnlNm0yEbdCxJYDnUmgRieTSiKk19K5T",
+	"9/w/3eN2iBsWU3nZtoSmSe0bqUyajHuYaj0HIfF/BR/P3hnuWCOCFou55JwQ0XUB8u6jmFNO5qwR8gU4",
+	"5MMc9Af9QXkJB0988I16uR3RbU4rqJRe5g6t5smsJVwVYwgSZTSc+xGOPOoMYeS2M+o8FFwGbosrnTFb",
+	"arsnIrreQtFdNqRBwq/muUz/XRNKLf6D9SCwGaHEbb6ra/vleka7JLeX7oW6Vwh1Pq1oMg5ATcUtt4qh",
+	"4BHtwznlMTANREF47LzDqGUN4UdKJJUwSgeDF9E1XeAfNDQnOfy9d3z6tvcPuhjWfu+jG4PM5gZ+ndks",
+	"ml+++OOw993tm9+PT07fvVn2391KLcjsMt9vE1x/Sq3X91Gsf1vdoLaanxlN4jdSCllHMXqB0dmUg6t0",
+	"eD4NLvqZDd03rxItZKddWWo23Yvws3PmL1w0rpnH5t3agttnCezlYWkvWogEt1AkySYndGqd0OU3e4W3",
+	"eomFeZN+Tm+oZHpR9Nmhx70TdG6J5OaxlV47XEFhrMBfhS6D0i+UJHbLFQZONLkiquRFFEZOpZzcEGYZ",
+	"S5OsUproVNVei+lEkpjGq+Tb8i26wYN8efnLTbv77/P3v55vIVKOrSffvgqxiNBACEBpIWkMhMfWio7h",
+	"hsorotlsCxHzTkwY3/XdyJwodStkvIYO1HgFUhihCcBuD7lPq7zOVFG5iv9/NM9UJ8cXmyY8aZglSqWk",
+	"XF8WLzYbXTK/pkli7dvsduGKJoJPUHfgonQ1Cl09pQtI6Fi7+y7B6V6TZ2alo7447Pq6RNFb0OSofRxw",
+	"q6sKWsHYjAa8R6ujYov7oIyYWy/21r7Fs0C5XOsmpwEoNlDEEz7OXrrZaIfEU9xeOJhuf3tRUj5XMZTy",
+	"yXjPKUSEc2Ru6pZKEGMgYERYH8JMeofAFFCmp1Q6FxHqUfcPIXRJcksWCmZER1OqhuaIjfiYJMkVia73",
+	"AiAwTwjjPipBjO398T5el8KcMKlAT4mGWao0kCSBmNJ5j/6RkgTPa+bfGfFuLLS2t5vKxjoYzY/EsaRK",
+	"9SOmF6G99QROlXkwe/cVhAjAT4MLqwPip/4gBMZjejfiCHS1Z8M6OHh1xS8bfab0jkQ6WXhfpIIQtxIG",
+	"EPrnQxQSIW4u7I/4e/e9GkKIW1LmaS70Zf4pElwTxvFvpYnU6tJMZz5SHucfHIjDEe+evTncMz/fMaXz",
+	"EbNPE23/pea/RNt/8QPjYR9OzECMT4CpEY+Ioj1FuWKa3dA+hP6qApFutooy0cFBUp1KJBf7m6EUkFSl",
+	"ie6PjIK05A5lZ0bL1h6H4q3MstU92oQqTNV0gkss/0mY65qX2jNydzlPrxIWXUqi6WXCZqzBIX9KZa8k",
+	"IyPKEgzishf2dgg4eX0KlMdzwbgGMx50XZCJgjmVMGM81XTvFRhsw4wSrlD63lApWdwYO+FWzLimE8sk",
+	"26/YsnCQ5pCubxSYR/qbhIe0udA/nr3rKTKmeNptCNsrwEuJq0URIvQumhI+oY3BC+k83hCvy+7rzTrb",
+	"ENok1ErzryLKp5Bzy/WataXdKV6VHacx00+xqsJwZxiu0aRycXqnL6NUKmsIr1D8GrdSHmTFxtxK6lf/",
+	"LgxjWSwQkt/Hs3d4qxNvpbeuyTzY/JJxqlecOSedoft772chb4mMaWz+AsGThb2D+nD28fzDm58uT8/e",
+	"//72zflef51FXtPFCmWf+8i9a7qAW6LA321tDJCEaMqjxWXlHjQW6VVSOKY89ZqcpBFlNxvybClSXdJ7",
+	"1ZxGxtI1myAa3fY3LKY8WmWC19Hxy4cPp2AfcJqepY06f0WFmEzc1c0aDMghIsip028lyA33AgRLU+RU",
+	"VAZa+wF5TZJENUTLLS4z+FWMZg+zIiIY198eNe4fgb7eoxli1nm86tJYB7f53iORcr3msjDyavuIuMpC",
+	"7cz5qEEO6mVIctEfDVcqENMx46hrGfM7mtLoGhhXmpIsAtA5XARHyVnGp82I2CISxQVUVe9WG/zzPhdi",
+	"i0mykKc1pkEf4+ZTYPTPyuEfWpHzpnAgKkeFG7poDFXL6fNSTcnhy29tqkweJDDo/UB644v7b48e/tbE",
+	"3bJYzo14og2MuYz8oV8tyi1/QOdqIUZnpTAz53HLnW2ux2Xnfp1bTtzVP/Pna5ykkE9T3EUF5KU5gwzV",
+	"peVX4F3HefuJP3ds83Fn1YySH9PHH0szXvFEVke0sFtnFHsf80hK2ezAm2n9WV+qLLtd+PGLgAoyFJQX",
+	"3o7If5Yos3rng3cr62/BX8Y0gT6LDC3Lh9+mFP1MBTFQEBjC/uDMym8URJ4rooaHwsRqNpkShWMY2yeT",
+	"SRdtB7JBmxTgNg1MYf6SlEIWNKdiLG8RJ3a8IAdZtuNG0LtUjaYAhLOfX8MPRy+/A5cFkt1L1EVjTHWb",
+	"T9UmcmyAuOzmr/EgIvgdb112F+RvxY4OD5tUFc109fqslBMDb7i2d1qtARb5m+RKpHp4lRB+vdJ0xl/9",
+	"/NmKW1DzRGHY9bCzp0irWBn1u6Yn6NEBa2tH824mmJ/GS1IUks5jUr7YzdFZgMVmDpMKfp8qcubwSYOs",
+	"iukIWVCRW9EKltYaDGI3/iTemBbZv753qESVm6Ggeu3k7suIUkxpgkaQWihNZ40CRNO7BlfICVnAVCQx",
+	"hPf3nsQeHkKYJySi5gcqVQBjliTWdxg6cb0/oTrs18K8Bqvvb52nD5fTAqFS1Fyju+Dk9Sn4cDxwN+0o",
+	"eHP3Lp0LqRUwDiEKZ5Kwf7v4GQe/w8HhUe/goDd42QnMh5e9wYve4bfZh297B9/7DwcHvcOXjXBtzyHZ",
+	"PsL0z+SzxVDVR6R67ZiHLsmlWYe32gDXMofNd56Hvm7GYKuYrJMuvdPQJWBXu2fv8orpmUF+gWUOW6Yn",
+	"70tKYiTeFRdNfglPwezaDZO12d15Zr8sDf4twih0sb4hXtVW7mzspAoI+kydM0bccrzrKeWPbxRC/Ph0",
+	"0Y2PY8GVUbUvWEIBBQB0Y0nGeq8OCOsiVXA0OGrS9c3w9snmsOHfplRSHDWmik04+BSgGAMXwS2u/4ib",
+	"O88ZyhOfIVe217P2WL7lY9E3DzdOtouQ65VMrRpyvfKFTNVfP3R6K59Mm0Rsgap7vr/RPV2ZJ/opq2Cs",
+	"ACnw9krutalhLigc+gp9LsvZXcFyLYN5Cm6XO1BW3K5Vrp6JUhjlYR8IMY0dk5YMr5+TCXXXyU5BSYjS",
+	"/Y2d3Ove0Z2zCU/njwzey6jRRxytjOYrhWZtm11RiAgsg/h70AK+O4RoSiSJNOYI+lzA7w7haqGp2qvo",
+	"ot8dlib8fuOowqZNLYN4W6ihqIRObHID/ZSRdM2Lz92ZT+A/yEfbTR53Q9RKm428fLPPn0W/cunZA20r",
+	"/2xS1Ut0hmp0w4badtGmD26gLdV1nQ01krWUjO1jwYvCNJd9ZWw3CEe/wzbI7TylvhCT/lSp7sUh1zkE",
+	"xdU2wuGW6Wj6+GzlhoDszYJy1wlFbkbYn2jZVzPZ1ieGJ0o627CcwnOkk32mzt4SqqrwqOFjM43Z0OVT",
+	"6Mtr3fy1eway9MF6qSKqNXodYzZhWgUQXoYBhD0XutwPX4Hi5JpeRkRRrA42JRrMChNGjPWKl2wK6N2c",
+	"Rrrqozz8vqqJFi9Ij3v/1xYNuOz3Lv6r8Y70I4L38UyoNbR1xjibGUPyYJNw0y0rLzxBGYUaai2EvpZM",
+	"eK6SCS0I+ELKI6ztg36mcgkt0H6yUgg7rXywVI/+jMsibOyzq6F1F068woY3rXbQQkWfa2WDr1UKNk2x",
+	"qSNY7T4xcRtbppRbuDSpELXlKJVML9A2cMwL6yT8gmVmm6Jp5wnRZkW+KG1Qqm+AFQz6/T7ebWGdbFuw",
+	"Nq+UnT2c74RkpRmusIrCcWpTxdeYurkKQ2kVSB/IGvHHfNqp1nNrMmCh3ddCXLMG/fVHKW4VlVk9Xkwh",
+	"UOgmBCEhERPGs91GdpBst+bkmMW4l+t7fsCTOxb1ed2rkFBdLqas/C2PeQLvkbonIqYJoNC+0+A58l5e",
+	"rtVnkruauiPuJIcfimhgZppbXrqYCkAJOH4LGDyPwW9wRSGmNzTBsq9mXO1SHyeEcWWG6Y/4iL8W/IZy",
+	"XO5wxHtwSvTUDCDlAhMl3B2/ohOj4NlKdQat/oeEXNHEWANhfq0fQldps+y9vhkSr1ltcWBbLphIWjAl",
+	"AqB3EZ1rYFyx2MUY2BLUCrphwTmByY7Oqxbasd/GdriPH9/+pF6BObpKk9ncfnv282t48eLFD8A4fPzw",
+	"Gt/A4LX8Z4ygC9uKKod9yOMeYUxYkkqqIGHKJ4H74DvGRxx8XeQhfLrHDQfgtNeHizCAW7z+c8mhGDdo",
+	"YTMnegqM24p8PobRDNcNK6UzDppKZ4R7PvzRVksfA8mLveOejd3p8zsgvB9ZsTDqDOFTv9+/eDBrw+J/",
+	"hXuO0C0Xs94NtOZkwrjhUjikO20KSKGytR3FrCSsHKgQ7IkDRTVcLfy5NHSJB/MVpFyRMTW7znIDkQoZ",
+	"n9g8YDfAzJX1U2RGe0KyCePQdfGdbhfnNOr9THU07Z0zTcP98D0+hiQD8MYm72MwqSvqriiPlc1ILjGu",
+	"zQrIIAEsqyFj4HaWVzdn7iigBUpj0ALCcoHzELoHcMJ+NBBzQVl7r3xBdMGpggnVcHTwAoc+xZ0YRjLM",
+	"azYGg8EAs3FV4D5kwQ0Iffudiy56hemYmLvrBzgcDMy+kIVldNiHU6I0ELv0ItWaBSk4Ojw0tGhR5zZo",
+	"04BdYKdnmgVf7bAYF/SQK4DDzov+oP/ClS9B0bdP5myfpDHT+66E8fC+M2nKOHvPqau2jDsz6DZg9lWx",
+	"AfNVAuD01qx9zKTSw6w6voIZiXOaHvEic/9GYap3gEC0T5sHRWrAkqeXIeVqgzDE8JRCeZARd6y/Dz+z",
+	"RFOJ8SfF6puhzaNyXhjFeETDV9lhdBSPEHaPuONr4W15BBP8bdwZdgwfKKQTIkzzpiafXMeMP1IqF819",
+	"OTbow9E8WJYU9uiREBLNAy11CzaP5vNh89GyIEhrV5A76xx66ayMzFVUz+dqnsHdHhenWFWA5aLSaORw",
+	"MFjSDGDDJgCVdNmGZgDHeI1u5Ik9Qgr7LRzZRTSNnS12v9ASBV85WP1KqY8DvvRi9Ut5NxDUktPZjMiF",
+	"bzRSPq3uxCPb8Bsy9EEmhvQ7+H3nwgzj2Iue7qNoQuNBWMOwcpzw5yzs/UcRL54MP6VqQA9l48FYRg87",
+	"pI1yFZ8GyjhnE05jMGIb0zGcxu0kNAY16UoTjHOqe7nmvrz9xedKYkHn6GCNN6r9U8x7h4frLK/Y9aNo",
+	"9nWGny6K5H2uiTRy5qps8pTIWU8bqFmkukjOZay+MUpQEZ+YKe4rF1jkBsDGQPjCyb2EEqkKP/frIsdO",
+	"2ixpVlth7YRSZ45H9S05QhXp48hxc07Ugrg3rgD3ZoizynI74mzRRaPAporKAOvUFKtyiFvu8Uh09kxc",
+	"J6A+fMjRP+LuPNd1eabgF63n73myCOCczKjRs//3O3Jnxz03u8fC23Mp4jRCa6VBHbExPDtioOWQrLU4",
+	"6MGTT97OQg2gSYRJ1IE16YsYs9gp89XnZqgb88bBD6vfyLqOfT7M1J4ec2gcPhD6BiVoD5QQ035Qp1nh",
+	"xEZD5MylRdwWsxipvGERzabzRQzRKMRyVWbtdZb6d6pdmcYd6gBuhhbKXbr0dI6K4ktLQc+wmmz2iHAu",
+	"0DtgexzF/eVi1O1i6qHpcevTeTLsGlOvFbe/0hvDQqfi1rBgSW5tkLxEyEyJmvYbDbF/mDF3iMFCH50W",
+	"uFkDtmj89p9VXc/Rcl917n66eCihymyjwXyueWyKKj1+vMBiAU1S84Rx7TMafPCwq3lYzmmA3zLD/srl",
+	"/PquE4VWHeM0ScIhMD3irsGW8xCevTn/AK/PPv7kvQ3Fs1/ILLCaQdExoYztZQexRviI+9SL2vrqjTug",
+	"KySkc9ACO3dUf1fhHjCd72DEfbcRswnfJMxW42lcmJ6KvHuI1Rw87XdD9Oxbh8TRixE3p/Pbo1QmhWDi",
+	"PaNGMFe32VcZ5MniVQlA15TOFZ6k81+Oe4cvv4UpvevDsZlnxG9xDWHeNCTEDc2JUsY+yXuCoJvkaHDQ",
+	"B3PskE3NCCcTqxcpVBN7jKNypEbcrsPTlOcrM2YLHEp6I67t8WlSa6xAsTcnu9BsmprVPLN+Uy7z3c5e",
+	"DAEEeWVuq+kYKnFN8b4ae436yUp2+HdXwaPBZ11ngEUhtn9vPXAPlh8mVDdmC83EDVUZlyPa1VW3rnPG",
+	"lcaAL3u4zOm0PXd8PzvBqetm13Q8fsJZ/fFYZcGd4VmLP3dSsUtf/kbW+3VTbFsYrIXrZju73AM588Fu",
+	"3wL5wtOUjQRwalFNTT2hu1RwTloNK2vi6illsnIji3JAioQ6z32r0P9cFSHUvkviyu+jutd2W2VG992e",
+	"e9U0mXna5BjCY58QTWV2z4MKAFOuJ6eQ1yprLGxkMq+lhVZM/1pI+a7cAK2x68/sVG2mVru8L42/fday",
+	"04K89eS3H5ta2fZGtmcslfeVc7gzoqrVYm1rul5cUABYCju7q6+Uwf1MGV8Jpk0F+wuIK2Oq3QQs9HW/",
+	"opGYUeWja6i0Fk0ThUAsqMIm8HkR3yYL4Bm4W3sfwWc2CMoplHUidAbDZ8/m/mNcmCvPS+7WbOFu1UPS",
+	"yOb274WceHuhTc2rEfozcLt1ON1f2mh4z8vA2Jxllg2JpmXmjxjcvI07ZglzoqNpnU7q+Ts74ontiULP",
+	"rPGtIle70C9P9fuSmCgK+PI5UlRrZs5PF/UEtbc1T923/QWW65In7pmdmiZZz5oWruoWmumMTFoj+i/N",
+	"YR1mMOB2bSn7CL7aGIN0HMeuUdBuuGk2/p+kWPouSA3haXH8lXl+zszzOI6xMu4dU4ZhWuXDBbmXO6s9",
+	"FSPdv3dtu5a6tz+4ckDWzms4vqV75Jm4sT3lf9irG3rWU144gKvd2TjeX5xsN/Z/G6ABcWLI08srLOLn",
+	"vpuRhUOWoa+ZoskNXUpRWzLioNGlnneLewKfuvfy799nl7UP+7Novl/sWDFpa7Ci5jTCqAN70ZwXd3ft",
+	"uCqtFPIa2kEtOIVK7ATmUpAC2z2FaXt4rO8jDqo31zYW3gbY0hhv1pkGJWBMJHRL4bcjTiSFW8m0phyI",
+	"WvBoKgUXqUoWmNGUR+K7RePMMzGjXCPGryjMmFKMT/b6Ix5WytJnncr81bEbJSJccBaRxLUwG7sMBpUB",
+	"Jyul3XB/9XeqK/0Sdh6mnc3Uop75fX/Z6lgx6fDThTmJ5RzImvzxqR+e4pGkv1HY74bmSSCUT5jtdwhj",
+	"ZovkOp7hsksugs5d75ouehgoYQ6//X5jHmKT1VGfW3nYfb+Z1oOuhUiCLJsHj6FN4wGVyjGJaHnf0PWp",
+	"hEICF3rP53wVyv+HwxEvnpcpvVv3zDCVHRrslOojOlxSzIiX5gl830DbsRGrKAbABeYATjgbs4hwDbdT",
+	"pg1HIxENwHZRcjmS9ngAUSPu+MdeH36lNMZi/O56dAjjNElcgM7YFX110HAbuKaLb8qxl4EjixHP38PQ",
+	"mSxJE0NiuuHR4AX8gy7QEWwfQN2GmVUpqsO9Phxzm2bWnPNjuNPR4Mhfq2NyUkLJDUbd0KaEhaXs6Nx2",
+	"DtoxK8JZlkQF4gHLhcpXjlS7vK0DKUAiK3Ej9ZlwoWIrq61nabt+KcTViXgR+AJCzR0+usitmFaVXMQ9",
+	"F//mBhnxbBSiC11ACiO5nlKBv7BWUzLPmaVRnzwn+0ZBiLmTYTDieVVol2jnkiZD6OIzqJDYxOlK2m64",
+	"98pwCdda1e2tD665hxpxf3OerdboRb5DSIAc5ujwUPWxgSyzucNGvcz62TX1IhnxET9LE6qGdhM9o6v2",
+	"vH4aBsVvMRu7FxFFy9/bFpa4+1r7+tpI9d72IXRdu3p0Ot/C4WBQjAA042J+d88ymZ7bXpfAT5KMde87",
+	"Lyfs73vYqbbwfGyfyufBIW3BifKYAYQeH70shXrpbzGNEmL2B12Xi29z2Alkz4CkJFY2k9vVl7DBkrhI",
+	"t2hwA9ntZhN5/tIrrTaEbsZ4XBqpT9hHsxmfzaBRIMpeKlkJJaUfsn2Wvi1gN/u+EcMF8Hqyr1LTiPsf",
+	"1h7BV5tqHyp7wq20Sf65/HxqxdOOvGDV7nUPzgu2U1Fb6u3VKHA9i/gaPfJ0Tq1NZfpZ6ph3XghPGq7r",
+	"C083yHvsP5Bz+w1EvZfXThVttQ9swYeGePmT16deA7YVRSoJAEFe5qGWWj7iWbHt7pwoO/5c0hsmsu6h",
+	"RmIWi0jstaWhn7sdrJWCviQ7+2UxOfvwC0nOLlRXX5qX7YPv/2PysjGNo06DxdQbRxd4BGbRvKexnmsn",
+	"YUpf+h9bA3ryTMis5k5ppj681WB76YMxHwEVCOiGzjYe2gYQRmEzmqbPzhjxQuMHSLlmCTBt5L63qe1Z",
+	"OT3+8PoXuB/5em+jzhD1tIewPU/g3Dfp2118ULlG3nOnQrr6/v+xMUHPLIsaAnhqZLzGebEVxdyJqQmO",
+	"op237KrExuqrohspM8NcUZnMygkqlWWcedRvSQAo0P2qSxP7wheYA5Dh2u5wW1xb7GW4DloDtdpgPniG",
+	"0577Pr5gPP6davTdbYPFCdUFFD7G2eIDsCrsFi9s7FmesBvKbU0268/sY1mwmtjyshKz8VzeY7kS3cnr",
+	"0xH3cvJVdRSUpg8h2HwipuGKRNeghZW7fQh5miShryNBOIi5LQxp19YkNYtlX3caQbaF1HyOc/SlRo39",
+	"aWLWhng1sd7AGGqWms1fMbO9Z9EUWXWabTX4deTvfpxaKtmNkzVXia2uG4n5onIzhCKdJEku1qGbJxXl",
+	"ntaKhB9xL+JtqLwZmClXNSa01e/MB1v+Drrmgb0QUp5QZdaD1QqZssyoMVPQA2anp70yS+HA/zlqsYfl",
+	"1xP+VCfcEOa2qpUnjrVOcqGtfWs852nWd3137sO8724LfWW6+ReriaGngeTet7zdfeZrc980ehr8j4/U",
+	"xBo58nEcuwuD2Vzbe6pSe1+QlMdYU8EVtgZN77S9X2roGTzixabBvu6mv72ArKfDq+zPQhle61h/ZaN5",
+	"8ZswVVSiEz5rcBwa6RfaoiihZfZu8Z6F22F8/ncx6ADj5lqdH64J2i6dH+V+GM/s/PB9q/9zE6K+tPjV",
+	"cnSqp+P8bjk7cbN5YvSmNRiGc7XMPa5XC4j9e/tH3f3S5CkpHJKvnhLvKXGYWwM9zjsyz1rIt3lH2uA8",
+	"eAZ2kPPUv4B3ZG3UTagu4G1bQRysfNbiZZ38tZ0KrKYGTs/sd2in0K/Zan+ywPKOivWPj/NBrCOYMsN+",
+	"qe1ylj21QxIstdJvYZXZcv9CFowsAN9jPv+u0YrJf96hHZNFIFtLJptzX1ISG2NGp5KrPoSpZOFqY8F6",
+	"lpgCyjB2lnAgV0okqabw8ewtdMNYRGq4vz9JWUxt7wuS6WvuIvYed/IQ+r4lasS74S0lZsTh/v59xPTi",
+	"YZ+L23AvAFtELt+77U+SXinNdKqxzrXLWnL0DS7yqz/iofvKhuTROw1dAjZGwK6ML2zANBY8g67r9m++",
+	"6lEeiZjGS8yjrPnwLg2kar+6ZzaRsj1+NZI+VyNJ5mS4mvE4a0jmaF1H7Ozf+z/Xs4lKJ+OrVZRZRRuh",
+	"yllGOarabaN2eA+ehRMUhf5fwELaCI3GSiricHd2ksfQOpbSjmVXc6/VZ7aWllHsV3vpc7GXNjpMzmZa",
+	"T3zhXenybFyvvdtrVcYB5aMNAo6pLNZiq+e2NBcO/4Cz7pCss1blLYwY9/IXsry0A7inHvu50eKyP+3Q",
+	"2sLmbNjCzAVTuYyYS58/gv3xzCwsoUCUtT5s/0ToYlYNfOfu4Ec8/Jt/zV4JHQ4OfugNfjCWy+HgcNA7",
+	"ONxzFtUIA6BHnSGMXGPSUSd8hSn3mkJo9hcq17kAS273R/ykRMz4o5YMDSpL/caQsglW+xFJktCW/rZt",
+	"F6xVlqfazIywseFLI55darmwcxeCgMDBOynfJXDbiynssr9Lq6vYcfiZLS7c21dr63O1tpCIWwTCSibk",
+	"rC9tUbxKdO3fm//Ws7iyE/HV2sqsLdsp0/VAWR9Jzu6ySGq3uZohPtg5H/Cc9C9gZ2kL4uXoMvaVx9Xu",
+	"bCuDjccF8FaSjl29FnwyAEkxSsS+fTsVGNIYU0njETeaS9+I+FKndiPrbXiuLPQDKGWgtsfn7lB+1jv2",
+	"P7PV13Zuvlp8n4vFt9axdpaezrC5oiRVsHZuqE/O/HTfSWXiOtgP9/cTEZFkKpQefj/4foBH3S3xPutq",
+	"aztPmaHdN1iEvPC5XMeq8EOeHJd95a2R7IvihVD2ZR7rdl9oEVF+xJeaKCwrZrrzcPHw/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

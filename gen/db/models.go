@@ -5,11 +5,25 @@
 package db
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+type ApiKey struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	KeyHash        string
+	Name           string
+	Scope          string
+	BoundAssetIds  []uuid.UUID
+	CreatedBy      string
+	CreatedAt      time.Time
+	ExpiresAt      *time.Time
+	LastUsedAt     *time.Time
+}
 
 type McpPrompt struct {
 	ID             uuid.UUID
@@ -83,6 +97,19 @@ type OrganizationMember struct {
 	UserID         uuid.UUID
 	Role           string
 	CreatedAt      time.Time
+}
+
+type PolicyApiAudit struct {
+	ID             uuid.UUID
+	OrganizationID uuid.NullUUID
+	KeyID          uuid.NullUUID
+	AssetID        uuid.NullUUID
+	Route          string
+	Status         int32
+	LatencyMs      float64
+	UserAgent      string
+	IpInet         *netip.Addr
+	ReceivedAt     time.Time
 }
 
 type User struct {

@@ -430,6 +430,168 @@ export interface paths {
         patch: operations["updatePrompt"];
         trace?: never;
     };
+    "/api/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's platform API keys
+         * @description Never shows a raw key or its hash.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Generate a platform API key
+         * @description Mints a key for the current organization. Without a binding the key has scope `full`: it
+         *     reaches every REST CRUD route, the service endpoint and the policy routes of every server
+         *     of the organization. With `bound_server_id` (or up to 100 `bound_server_ids`) it has scope
+         *     `policy`: it reaches only the policy routes of those servers. The raw key (`mmcp_` and 43
+         *     base64url characters) is in this answer only; the service keeps its SHA-256 hex. A key
+         *     whose `expires_at` has passed is refused with 401. Keys are managed by signed-in users
+         *     only; API keys cannot mint or revoke keys.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a platform API key
+         * @description Removes the key at once. Every instance refuses it (401) within one second.
+         */
+        delete: operations["deleteKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/mcp/spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The server's definition, for policy engines
+         * @description The tool, resource and prompt surface of the server (enabled or not), with `spec_sha256`:
+         *     the SHA-256 hex of the canonical JSON of the rest of this document (the answer without
+         *     `spec_sha256`, object keys sorted, no insignificant white space, numbers and schemas as
+         *     written). Needs an API key: full scope for any server of the key's organization, policy
+         *     scope for bound servers only (`403 Key not bound to this asset`). Another organization's
+         *     server is 404. Every call leaves one policy audit record.
+         */
+        get: operations["getPolicySpec"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/mcp/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the compliance rules on the server's definition or a candidate
+         * @description Without a body, checks the stored definition (with its mock scenarios). With a body,
+         *     checks that candidate definition instead, in the shape of the spec document's `tools`,
+         *     `resources` and `prompts` (tools may carry `mock_scenarios`); nothing is stored. Problems
+         *     in the candidate are findings, not 422s. `valid` is true when no finding is an error.
+         *
+         *     Rules: `tool-name-required`, `tool-name-snake-case`, `tool-name-unique`,
+         *     `tool-description-required`, `tool-description-length` (warning below 200 characters),
+         *     `input-schema-valid` (a Draft-7 object schema), `input-schema-draft-7` (warning),
+         *     `output-schema-valid`, `scenario-condition-valid`, `scenario-condition-declared` (every
+         *     field a condition reads is a property the input schema declares),
+         *     `scenario-response-output-schema` (responses valid against the output schema),
+         *     `resource-uri-required`, `resource-uri-valid`, `resource-uri-unique`,
+         *     `resource-description-required` (warning), `prompt-name-required`,
+         *     `prompt-description-required` (warning), `prompt-argument-name-required`,
+         *     `prompt-argument-unique`.
+         */
+        post: operations["validatePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/mcp/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A record of the server's state a policy engine can file
+         * @description The spec hash, the validation result of the stored definition, whether the server is
+         *     enabled, when it last changed, and the policy calls recorded for it so far (audit records
+         *     are written asynchronously, so the calls of the last moment may be missing).
+         *     `evidence_sha256` is the SHA-256 of the canonical JSON of the rest of the document.
+         */
+        get: operations["getPolicyEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's policy audit records
+         * @description One record per call to a policy route, newest first: the calls made with the
+         *     organization's keys, and calls without a valid key that targeted the organization's
+         *     servers. Filter by `server_id`, `key_id` and `since`; paginate with `limit` and `cursor`.
+         */
+        get: operations["listPolicyAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -762,6 +924,201 @@ export interface components {
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            scope: "full" | "policy";
+            /** @description The servers a policy-scoped key reaches; empty for full scope. */
+            bound_asset_ids: string[];
+            /** @description The id of the user who generated it. */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last successful use, recorded within a few seconds.
+             */
+            last_used_at: string | null;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+        };
+        CreateApiKeyRequest: {
+            name: string;
+            /**
+             * Format: uuid
+             * @description Bind the key to this server; the key then has scope `policy`.
+             */
+            bound_server_id?: string;
+            /** @description Bind the key to these servers (with `bound_server_id`, at most 100 in all). */
+            bound_server_ids?: string[];
+            /**
+             * Format: date-time
+             * @description From this moment on the key is refused (401). Must be in the future.
+             */
+            expires_at?: string;
+        };
+        CreatedApiKey: {
+            key: components["schemas"]["ApiKey"];
+            /**
+             * @description The key itself, shown this once. Send it as `Authorization: Bearer <key>` or `X-API-Key: <key>`.
+             * @example mmcp_3q2-7wEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEx
+             */
+            raw_key: string;
+        };
+        SpecServer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            version: string;
+            description: string;
+            protocol_version: string;
+            enabled: boolean;
+        };
+        SpecTool: {
+            name: string;
+            description: string;
+            inputSchema: components["schemas"]["JSONSchema"];
+            outputSchema?: components["schemas"]["JSONSchema"];
+        };
+        SpecResource: {
+            uri: string;
+            name: string;
+            description: string;
+            mimeType?: string;
+        };
+        SpecPrompt: {
+            name: string;
+            description: string;
+            arguments: components["schemas"]["SpecPromptArgument"][];
+        };
+        SpecPromptArgument: {
+            name: string;
+            description: string;
+            required: boolean;
+        };
+        PolicySpec: {
+            server: components["schemas"]["SpecServer"];
+            tools: components["schemas"]["SpecTool"][];
+            resources: components["schemas"]["SpecResource"][];
+            prompts: components["schemas"]["SpecPrompt"][];
+            spec_sha256: string;
+        };
+        /** @description Any JSON value. */
+        AnyJSON: unknown;
+        CandidateScenario: {
+            name?: string;
+            condition?: components["schemas"]["AnyJSON"];
+            response?: components["schemas"]["AnyJSON"];
+        };
+        CandidateTool: {
+            name?: string;
+            description?: string;
+            inputSchema?: components["schemas"]["AnyJSON"];
+            outputSchema?: components["schemas"]["AnyJSON"];
+            mock_scenarios?: components["schemas"]["CandidateScenario"][];
+        };
+        CandidateResource: {
+            uri?: string;
+            name?: string;
+            description?: string;
+            mimeType?: string;
+        };
+        CandidateArgument: {
+            name?: string;
+            description?: string;
+            required?: boolean;
+        };
+        CandidatePrompt: {
+            name?: string;
+            description?: string;
+            arguments?: components["schemas"]["CandidateArgument"][];
+        };
+        /** @description A definition to check instead of the stored one. */
+        PolicyCandidate: {
+            tools?: components["schemas"]["CandidateTool"][];
+            resources?: components["schemas"]["CandidateResource"][];
+            prompts?: components["schemas"]["CandidatePrompt"][];
+        };
+        Finding: {
+            /** @example tool-description-length */
+            rule: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
+            /** @example tools[0].description */
+            path: string;
+            message: string;
+        };
+        PolicyValidation: {
+            /** @description No finding is an error. */
+            valid: boolean;
+            findings: components["schemas"]["Finding"][];
+            /**
+             * @description Whether the stored definition or the request's candidate was checked.
+             * @enum {string}
+             */
+            source: "stored" | "candidate";
+        };
+        PolicyCalls: {
+            /** Format: int64 */
+            count: number;
+            /** Format: date-time */
+            last_at: string | null;
+            by_route: {
+                /** Format: int64 */
+                spec: number;
+                /** Format: int64 */
+                validate: number;
+                /** Format: int64 */
+                evidence: number;
+            };
+        };
+        PolicyEvidence: {
+            /** Format: uuid */
+            server_id: string;
+            spec_sha256: string;
+            /** Format: date-time */
+            generated_at: string;
+            validation: components["schemas"]["PolicyValidation"];
+            enabled: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            policy_calls: components["schemas"]["PolicyCalls"];
+            evidence_sha256: string;
+        };
+        PolicyAuditRecord: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Null when no valid key was sent.
+             */
+            key_id: string | null;
+            /**
+             * Format: uuid
+             * @description The server the URL named.
+             */
+            asset_id: string | null;
+            /** @enum {string} */
+            route: "spec" | "validate" | "evidence";
+            /** @description The HTTP status answered. */
+            status: number;
+            /** Format: double */
+            latency_ms: number;
+            user_agent: string;
+            /** @description The caller's address (X-Forwarded-For only from TRUSTED_PROXIES). */
+            ip_inet: string | null;
+            /** Format: date-time */
+            received_at: string;
+        };
+        PolicyAuditList: {
+            items: components["schemas"]["PolicyAuditRecord"][];
+            next_cursor: string | null;
         };
     };
     responses: {
@@ -1804,6 +2161,194 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and, this once, its raw value. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    deleteKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getPolicySpec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicySpec"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    validatePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PolicyCandidate"];
+            };
+        };
+        responses: {
+            /** @description The findings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyValidation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getPolicyEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyEvidence"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listPolicyAudit: {
+        parameters: {
+            query?: {
+                server_id?: string;
+                key_id?: string;
+                since?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyAuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
 }

@@ -17,16 +17,50 @@ import (
 // CookieName is the browser-session cookie.
 const CookieName = "mockmcp_session"
 
-// Principal is whoever a request acts for.
+// Principal is whoever a request acts for: a signed-in user or an API key.
 type Principal struct {
 	UserID uuid.UUID // the signed-in user; uuid.Nil for API keys
 	Email  string
 	OrgID  uuid.UUID // the organization whose data the request sees
 	Role   string    // the user's role in OrgID
+
+	KeyID       uuid.UUID   // the API key; uuid.Nil for users
+	Scope       string      // the key's scope: full or policy
+	BoundAssets []uuid.UUID // the servers a policy-scoped key is bound to
 }
 
-// Actor names the principal in created_by fields.
-func (p Principal) Actor() string { return p.UserID.String() }
+// Key scopes.
+const (
+	ScopeFull   = "full"
+	ScopePolicy = "policy"
+)
+
+// IsKey reports whether the principal is an API key.
+func (p Principal) IsKey() bool { return p.KeyID != uuid.Nil }
+
+// Reaches reports whether the principal may act on the server: users and
+// full-scope keys reach every server of their organization, policy-scoped
+// keys only those they are bound to.
+func (p Principal) Reaches(server uuid.UUID) bool {
+	if !p.IsKey() || p.Scope == ScopeFull {
+		return true
+	}
+	for _, id := range p.BoundAssets {
+		if id == server {
+			return true
+		}
+	}
+	return false
+}
+
+// Actor names the principal in created_by fields: a user id, or
+// "key:<key id>" for an API key.
+func (p Principal) Actor() string {
+	if p.IsKey() {
+		return "key:" + p.KeyID.String()
+	}
+	return p.UserID.String()
+}
 
 type ctxKey struct{}
 

@@ -245,6 +245,11 @@ var (
 	uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 )
 
+// URIProblem explains why s is neither an absolute URI nor a URI template
+// with {param} segments, or returns "". It is the check CheckResource applies
+// to a resource's uri, for callers that report problems in their own form.
+func URIProblem(s string) string { return uriProblem(s) }
+
 // uriProblem explains why s is neither an absolute URI nor a URI template
 // with {param} segments, or returns "".
 func uriProblem(s string) string {

@@ -3,7 +3,9 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -159,4 +161,18 @@ func or[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+func nullableUUID(id uuid.UUID) nullable.Nullable[uuid.UUID] {
+	if id == uuid.Nil {
+		return nullable.NewNullNullable[uuid.UUID]()
+	}
+	return nullable.NewNullableWithValue(id)
+}
+
+func nullableTime(t *time.Time) nullable.Nullable[time.Time] {
+	if t == nil {
+		return nullable.NewNullNullable[time.Time]()
+	}
+	return nullable.NewNullableWithValue(t.UTC())
 }

@@ -38,6 +38,11 @@ type isolationCase struct {
 	route  string            // the OpenAPI path, with {parameters}
 	params map[string]string // replacements of A's ids, by parameter
 	body   any
+	// key: B calls with a full-scope API key of its own organization
+	// instead of its session (the policy routes take keys only).
+	key bool
+	// status is the answer B must get; 404 when zero.
+	status int
 }
 
 // isolationCases are B's attempts. Bodies are valid, so that validation
@@ -54,6 +59,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 		org      = "/api/organizations/{org_id}"
 		members  = org + "/members"
 		member   = members + "/{user_id}"
+		policy   = "/api/platform/{server_id}/mcp"
 	)
 	viaOwnServer := map[string]string{"server_id": bServer}
 	return []isolationCase{
@@ -97,8 +103,17 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "remove the owner", method: "DELETE", route: member},
 		{name: "remove self", method: "DELETE", route: member, params: map[string]string{"user_id": b.userID}},
 
-		// Not a templated route: the id travels in the body.
+		{name: "revoke A's key", method: "DELETE", route: "/api/keys/{key_id}"},
+		{name: "policy spec", method: "GET", route: policy + "/spec", key: true},
+		{name: "policy validate", method: "POST", route: policy + "/validate", key: true},
+		{name: "policy validate a candidate", method: "POST", route: policy + "/validate", key: true,
+			body: map[string]any{"tools": []any{map[string]any{"name": "x"}}}},
+		{name: "policy evidence", method: "GET", route: policy + "/evidence", key: true},
+
+		// Not templated routes: the id travels in the body.
 		{name: "switch to the organization", method: "PUT", route: "/api/me/current-organization", body: map[string]any{"organization_id": "{org_id}"}},
+		{name: "bind a key to A's server", method: "POST", route: "/api/keys", status: http.StatusUnprocessableEntity,
+			body: map[string]any{"name": "stolen binding", "bound_server_id": "{server_id}"}},
 	}
 }
 
@@ -128,6 +143,7 @@ type alpha struct {
 	account
 	org2                             string
 	server, tool, resource, prompt   string
+	key, keyName                     string
 	orgName, orgSlug, serverName     string
 	toolName, resourceName, resURI   string
 	promptName, toolDesc, promptText string
@@ -136,13 +152,13 @@ type alpha struct {
 // ids are A's ids by OpenAPI path parameter.
 func (a alpha) ids() map[string]string {
 	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
-		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt}
+		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key}
 }
 
 // markers are strings only A's objects carry; none may reach B.
 func (a alpha) markers() []string {
 	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
-		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText}
+		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName}
 }
 
 // snapshot reads paths as c, keeping each body, or the status when it is
@@ -184,7 +200,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a := alpha{
 		orgName: "Alpha Isolated Corp", serverName: "alpha-secret-server", toolName: "alpha_secret_tool",
 		toolDesc: "alpha secret tool description", resourceName: "alpha-secret-resource", resURI: "alpha-secret://guide",
-		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text",
+		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text", keyName: "alpha secret key",
 	}
 	a.account = signUp(t, env, "ada@alpha-isolated.example", a.orgName)
 	b := signUp(t, env, "bob@beta.example", "Beta Corp")
@@ -204,6 +220,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a.prompt = ac.Do("POST", "/api/servers/"+a.server+"/prompts", map[string]any{
 		"name": a.promptName, "messages": []any{map[string]any{"role": "user", "text": a.promptText}},
 	}).Status(http.StatusCreated).String("id")
+	a.key = ac.Do("POST", "/api/keys", map[string]any{"name": a.keyName}).Status(http.StatusCreated).String("key.id")
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
@@ -214,9 +231,10 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	bc.Do("POST", "/api/servers/"+bServer+"/resources", map[string]any{"name": "beta", "uri": "beta://x", "content": "b"}).
 		Status(http.StatusCreated)
 	bc.Do("POST", "/api/servers/"+bServer+"/prompts", map[string]any{"name": "beta_prompt"}).Status(http.StatusCreated)
+	bKey := bc.Do("POST", "/api/keys", map[string]any{"name": "beta key"}).Status(http.StatusCreated).String("raw_key")
 
 	aPaths := []string{
-		"/api/me", "/api/servers", "/api/organizations",
+		"/api/me", "/api/servers", "/api/organizations", "/api/keys",
 		"/api/organizations/" + a.orgID, "/api/organizations/" + a.orgID + "/members",
 		"/api/organizations/" + a.org2 + "/members",
 	}
@@ -225,7 +243,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		aPaths = append(aPaths, "/api/servers/"+a.server+p)
 	}
 	bPaths := []string{
-		"/api/me", "/api/servers", "/api/organizations", "/api/organizations/" + b.orgID + "/members",
+		"/api/me", "/api/servers", "/api/organizations", "/api/keys", "/api/organizations/" + b.orgID + "/members",
 		"/api/servers/" + bServer, "/api/servers/" + bServer + "/tools", "/api/servers/" + bServer + "/resources", "/api/servers/" + bServer + "/prompts",
 	}
 	aBefore := snapshot(t, ac, aPaths)
@@ -294,7 +312,16 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 				path := fill(tc.route, ids)
 				require.NotContains(t, path, "{", "a parameter of %s has no value", tc.route)
 
-				r := b.client(t, env).Do(tc.method, path, body).Problem(http.StatusNotFound)
+				caller := b.client(t, env)
+				if tc.key {
+					caller = env.Anonymous(t)
+					caller.Header.Set("X-API-Key", bKey)
+				}
+				status := tc.status
+				if status == 0 {
+					status = http.StatusNotFound
+				}
+				r := caller.Do(tc.method, path, body).Problem(status)
 				requireNoMarkers(t, r.Raw, a.markers(), tc.method+" "+path)
 
 				require.Equal(t, aBefore, snapshot(t, a.client(t, env), aPaths), "A's objects after B's %s %s", tc.method, path)

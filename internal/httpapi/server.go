@@ -9,20 +9,25 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Server implements every REST operation of the OpenAPI document.
 type Server struct {
 	store   *store.Store
+	keys    *keys.Authenticator
+	audit   *audit.Writer
+	ips     *clientip.Resolver
 	cfg     config.Config
 	log     *slog.Logger
 	version string
@@ -30,65 +35,58 @@ type Server struct {
 
 var _ api.StrictServerInterface = (*Server)(nil)
 
+// Deps are what the REST API works with beside the database.
+type Deps struct {
+	Keys    *keys.Authenticator
+	Audit   *audit.Writer // records policy-route calls
+	Version string
+}
+
 // New builds the REST API's Echo instance. Routes that are not part of the
 // OpenAPI document (the MCP endpoints) are added to it by their own packages.
-func New(st *store.Store, cfg config.Config, log *slog.Logger, version string) (*echo.Echo, error) {
+func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo.Echo, error) {
 	spec, err := api.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	s := &Server{store: st, cfg: cfg, log: log, version: version}
+	s := &Server{
+		store: st, keys: deps.Keys, audit: deps.Audit, ips: clientip.New(cfg.TrustedProxies),
+		cfg: cfg, log: log, version: deps.Version,
+	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
-	e.Use(recoverPanics(log), withRequestID, accessLog(log), limitBody(cfg.MaxBodyBytes))
+	e.Use(recoverPanics(log), withRequestID, s.auditPolicyCalls, accessLog(log), limitBody(cfg.MaxBodyBytes))
 
-	public := publicOperations(spec)
-	strict := api.NewStrictHandler(s, []api.StrictMiddlewareFunc{requireAuth(public)})
-	api.RegisterHandlers(routeGroup{e, []echo.MiddlewareFunc{
-		s.authenticate, crossOriginCheck(cfg), requestValidator(spec),
+	strict := api.NewStrictHandler(s, nil)
+	validate := requestValidator(spec)
+	cop := crossOriginCheck(cfg)
+	var missing []string
+	api.RegisterHandlers(routeGroup{e, func(method, path string) []echo.MiddlewareFunc {
+		op := operationAt(spec, method, path)
+		if op == nil {
+			missing = append(missing, method+" "+path)
+			return nil
+		}
+		return []echo.MiddlewareFunc{s.authorize(accessOf(spec, op)), cop, validate}
 	}}, strict)
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("routes without an operation in the OpenAPI document: %v", missing)
+	}
 	return e, nil
 }
 
-// publicOperations are the operations the document marks `security: []`.
-func publicOperations(spec *openapi3.T) map[string]bool {
-	out := map[string]bool{}
-	for _, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			if op.Security != nil && len(*op.Security) == 0 {
-				out[op.OperationID] = true
-			}
-		}
-	}
-	return out
-}
-
-// requireAuth refuses every non-public operation without a principal.
-func requireAuth(public map[string]bool) api.StrictMiddlewareFunc {
-	return func(next api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
-		if public[operationID] {
-			return next
-		}
-		return func(c echo.Context, req any) (any, error) {
-			if _, ok := auth.FromContext(c.Request().Context()); !ok {
-				return nil, failure.Unauthorized("sign in, or send an API key as Authorization: Bearer <key> or X-API-Key: <key>")
-			}
-			return next(c, req)
-		}
-	}
-}
-
-// routeGroup registers the generated routes with route-level middleware, so
-// it runs only for the document's own routes, not for the MCP endpoints.
+// routeGroup registers the generated routes with route-level middleware
+// chosen per operation, so it runs only for the document's own routes, not
+// for the MCP endpoints.
 type routeGroup struct {
 	e  *echo.Echo
-	mw []echo.MiddlewareFunc
+	mw func(method, path string) []echo.MiddlewareFunc
 }
 
 func (g routeGroup) add(method, path string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
-	return g.e.Add(method, path, h, append(append([]echo.MiddlewareFunc{}, g.mw...), m...)...)
+	return g.e.Add(method, path, h, append(g.mw(method, path), m...)...)
 }
 
 func (g routeGroup) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
@@ -119,7 +117,7 @@ func (g routeGroup) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc
 	return g.add(http.MethodTrace, p, h, m)
 }
 
-// principal returns the caller; requireAuth has already refused anonymous
+// principal returns the caller; authorize has already refused anonymous
 // callers of every operation that calls it.
 func principal(ctx context.Context) auth.Principal {
 	p, _ := auth.FromContext(ctx)

@@ -21,14 +21,14 @@ import (
 // prompts).
 
 // mkServer creates a server design and returns its id.
-func mkServer(t *testing.T, c *apitest.Client, name string) string {
+func mkServer(t testing.TB, c *apitest.Client, name string) string {
 	t.Helper()
 	return c.Do("POST", "/api/servers", map[string]any{"name": name}).Status(http.StatusCreated).String("id")
 }
 
 // mkChild creates a tool, resource or prompt (kind is the path segment) on a
 // server and returns its id.
-func mkChild(t *testing.T, c *apitest.Client, server, kind string, body map[string]any) string {
+func mkChild(t testing.TB, c *apitest.Client, server, kind string, body map[string]any) string {
 	t.Helper()
 	return c.Do("POST", "/api/servers/"+server+"/"+kind, body).Status(http.StatusCreated).String("id")
 }

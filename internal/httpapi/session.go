@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -11,32 +10,12 @@ import (
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // sessionLifetime is how long a browser session lasts.
 const sessionLifetime = 30 * 24 * time.Hour
-
-// authenticate resolves the session cookie, when there is one, into the
-// principal of the request. A stale cookie leaves the request anonymous, so
-// public routes still work and protected ones answer 401.
-func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		cookie, err := c.Cookie(auth.CookieName)
-		if err != nil || cookie.Value == "" {
-			return next(c)
-		}
-		p, err := s.sessionPrincipal(c.Request().Context(), cookie.Value)
-		if err != nil {
-			if f, ok := failure.As(err); ok && f.Kind == failure.KindUnauthorized {
-				return next(c)
-			}
-			return err
-		}
-		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
-		return next(c)
-	}
-}
 
 // sessionPrincipal finds the user a session token belongs to and the
 // organization they currently work in.
@@ -111,7 +90,7 @@ func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if hasAPIKey(req) && !hasSessionCookie(req) {
+			if keys.Present(req) && !hasSessionCookie(req) {
 				return next(c)
 			}
 			if err := cop.Check(req); err != nil {
@@ -125,9 +104,4 @@ func crossOriginCheck(cfg config.Config) echo.MiddlewareFunc {
 func hasSessionCookie(r *http.Request) bool {
 	ck, err := r.Cookie(auth.CookieName)
 	return err == nil && ck.Value != ""
-}
-
-func hasAPIKey(r *http.Request) bool {
-	return r.Header.Get("X-API-Key") != "" ||
-		strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "bearer ")
 }

@@ -11,10 +11,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
+	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -28,6 +31,8 @@ type Service struct {
 	log    *slog.Logger
 	store  *store.Store
 	mcp    *mcpserve.Handler
+	keys   *keys.Authenticator
+	audit  *audit.Writer
 	http   *http.Server
 	ln     net.Listener
 	cancel context.CancelFunc // stops background work
@@ -51,12 +56,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, err
 	}
-	e, err := httpapi.New(st, cfg, log, Version)
+	ks := keys.New(st, log, keys.Options{})
+	aw := audit.New(st, log, audit.Options{})
+	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Keys: ks, Audit: aw, Version: Version})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes})
+	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks})
 	// The per-server MCP endpoint is the hot path: it is routed straight to
 	// its handler, past the REST API's middleware.
 	mux := http.NewServeMux()
@@ -65,7 +72,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, log: log, store: st, mcp: mcp, cancel: cancel, done: make(chan struct{}),
+		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, cancel: cancel, done: make(chan struct{}),
 		http: &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -77,13 +84,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	}
 	go func() {
 		defer close(s.done)
-		mcp.Listen(bg)
+		var wg sync.WaitGroup
+		wg.Go(func() { mcp.Listen(bg) })
+		wg.Go(func() { ks.Run(bg) })
+		wg.Go(func() { aw.Run(bg) })
+		wg.Wait()
 	}()
-	select {
-	case <-mcp.Ready():
-	case <-time.After(10 * time.Second):
-		_ = s.Close()
-		return nil, errors.New("could not subscribe to design changes in the database")
+	timeout := time.After(10 * time.Second)
+	for _, ready := range []<-chan struct{}{mcp.Ready(), ks.Ready()} {
+		select {
+		case <-ready:
+		case <-timeout:
+			_ = s.Close()
+			return nil, errors.New("could not subscribe to design and key changes in the database")
+		}
 	}
 	return s, nil
 }
@@ -139,9 +153,21 @@ func (s *Service) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close stops background work and releases the database pool; call it after
-// Run returns.
+// Keys is the service's API key checker, for tests.
+func (s *Service) Keys() *keys.Authenticator { return s.keys }
+
+// Audit is the service's policy audit writer, for tests.
+func (s *Service) Audit() *audit.Writer { return s.audit }
+
+// Close writes the audit records still queued (within the shutdown
+// timeout), stops background work and releases the database pool; call it
+// after Run returns.
 func (s *Service) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.audit.Close(ctx); err != nil {
+		s.log.Warn("policy audit records left unwritten at shutdown", "error", err, "dropped", s.audit.Stats().Dropped)
+	}
 	s.cancel()
 	<-s.done
 	s.store.Close()

@@ -75,6 +75,15 @@ type Scope struct {
 	// PublicServerID (app.public_server_id) reveals only that server, and
 	// only while it is enabled: the MCP endpoint's look-up by URL.
 	PublicServerID uuid.UUID
+	// KeyHash (app.key_hash) reveals only the API key whose raw value hashes
+	// to it: a caller must already hold the key.
+	KeyHash string
+	// OrgSlug (app.org_slug) reveals only the organization with that slug,
+	// for operator commands that name an organization by slug.
+	OrgSlug string
+	// AuditAppend (app.audit_append) lets the transaction append policy
+	// audit records, which it can neither read back nor change.
+	AuditAppend bool
 }
 
 // Tx is one tenant transaction.
@@ -102,9 +111,10 @@ func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 	}()
 	if _, err = tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true), set_config('app.user_id', $2, true),
 		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true),
-		set_config('app.public_server_id', $5, true)`,
+		set_config('app.public_server_id', $5, true), set_config('app.key_hash', $6, true),
+		set_config('app.org_slug', $7, true), set_config('app.audit_append', $8, true)`,
 		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail,
-		uuidText(scope.PublicServerID)); err != nil {
+		uuidText(scope.PublicServerID), scope.KeyHash, scope.OrgSlug, onOff(scope.AuditAppend)); err != nil {
 		return fmt.Errorf("set scope: %w", err)
 	}
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {
@@ -138,6 +148,13 @@ func (t *Tx) savepoint(ctx context.Context, fn func(pgx.Tx) error) error {
 		return err
 	}
 	return sp.Commit(ctx)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return ""
 }
 
 func uuidText(id uuid.UUID) string {
@@ -183,6 +200,8 @@ func conflictDetail(constraint string) string {
 		return "a resource with this URI already exists on this server"
 	case "mcp_prompts_server_id_name_key":
 		return "a prompt with this name already exists on this server"
+	case "api_keys_key_hash_key":
+		return "a key with this hash already exists"
 	case "organization_members_pkey":
 		return "the user is already a member of this organization"
 	}

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"regexp"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/keys"
+)
+
+// The 403 messages of the key-scope table, exactly.
+const (
+	msgPolicyKeyDataPlane = "Policy-scoped keys cannot access the data plane"
+	msgKeyNotBound        = "Key not bound to this asset"
+)
+
+// access is who may call one operation, read from its security
+// requirements in the OpenAPI document: the contract is the source of truth.
+type access struct {
+	public  bool // `security: []`: anyone; a session, when sent, is still resolved
+	session bool // a browser session may call it
+	key     bool // an API key may call it
+	// policyScope: policy-scoped keys may call it too (the policy routes,
+	// marked `x-key-scope: policy`); their binding is checked per server by
+	// the handler, after the server is found, so that another
+	// organization's server answers 404 rather than 403.
+	policyScope bool
+}
+
+// accessOf derives an operation's access from the document.
+func accessOf(spec *openapi3.T, op *openapi3.Operation) access {
+	reqs := op.Security
+	if reqs == nil {
+		reqs = &spec.Security
+	}
+	if len(*reqs) == 0 {
+		return access{public: true}
+	}
+	var a access
+	for _, req := range *reqs {
+		for name := range req {
+			switch name {
+			case "sessionCookie":
+				a.session = true
+			case "bearerAuth", "apiKeyHeader":
+				a.key = true
+			}
+		}
+	}
+	a.policyScope = op.Extensions["x-key-scope"] == "policy"
+	return a
+}
+
+var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
+
+// operationAt finds the document's operation for a route as Echo spells it
+// (`/api/servers/:server_id`).
+func operationAt(spec *openapi3.T, method, path string) *openapi3.Operation {
+	item := spec.Paths.Value(echoParam.ReplaceAllString(path, "{$1}"))
+	if item == nil {
+		return nil
+	}
+	return item.GetOperation(method)
+}
+
+// authorize establishes the principal of a request to an operation with
+// access a, or refuses it:
+//   - a key, in either header, must be valid (401), allowed on the route
+//     (403 for routes that need a signed-in user) and of a scope the route
+//     takes (403 for policy-scoped keys off the policy routes);
+//   - otherwise the session cookie, where sessions are allowed;
+//   - neither: 401.
+//
+// Public routes ignore keys and resolve a session only if one is sent.
+func (s *Server) authorize(a access) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			ctx := req.Context()
+			if a.public {
+				if p, ok, err := s.sessionFromCookie(c); err != nil {
+					return err
+				} else if ok {
+					c.SetRequest(req.WithContext(auth.WithPrincipal(ctx, p)))
+				}
+				return next(c)
+			}
+			raw, hasKey, err := keys.FromRequest(req)
+			if err != nil {
+				return err
+			}
+			var p auth.Principal
+			switch {
+			case hasKey:
+				if p, err = s.keys.Authenticate(ctx, raw); err != nil {
+					return err
+				}
+				if !a.key {
+					return failure.Forbidden("this route needs a signed-in user; API keys cannot use it")
+				}
+				if p.Scope != auth.ScopeFull && !a.policyScope {
+					return failure.Forbidden(msgPolicyKeyDataPlane)
+				}
+			case !a.session:
+				return failure.Unauthorized("this route needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+			default:
+				var ok bool
+				if p, ok, err = s.sessionFromCookie(c); err != nil {
+					return err
+				} else if !ok {
+					return failure.Unauthorized("sign in, or send an API key as Authorization: Bearer <key> or X-API-Key: <key>")
+				}
+			}
+			c.SetRequest(req.WithContext(auth.WithPrincipal(ctx, p)))
+			return next(c)
+		}
+	}
+}
+
+// sessionFromCookie resolves the session cookie, when there is a live one.
+// A stale cookie is the same as none.
+func (s *Server) sessionFromCookie(c echo.Context) (auth.Principal, bool, error) {
+	cookie, err := c.Cookie(auth.CookieName)
+	if err != nil || cookie.Value == "" {
+		return auth.Principal{}, false, nil
+	}
+	p, err := s.sessionPrincipal(c.Request().Context(), cookie.Value)
+	if err != nil {
+		if failure.Is(err, failure.ErrUnauthorized) {
+			return auth.Principal{}, false, nil
+		}
+		return auth.Principal{}, false, err
+	}
+	return p, true, nil
+}

@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// ListKeys lists the organization's keys; never a raw key or a hash.
+func (s *Server) ListKeys(ctx context.Context, _ api.ListKeysRequestObject) (api.ListKeysResponseObject, error) {
+	var ks []store.Key
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		ks, err = tx.Keys(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListKeys200JSONResponse{Items: make([]api.ApiKey, len(ks))}
+	for i, k := range ks {
+		out.Items[i] = apiKey(k)
+	}
+	return out, nil
+}
+
+// CreateKey mints a key: full scope, or policy scope bound to servers.
+func (s *Server) CreateKey(ctx context.Context, req api.CreateKeyRequestObject) (api.CreateKeyResponseObject, error) {
+	b := req.Body
+	n := keys.NewKey{Name: b.Name, ExpiresAt: b.ExpiresAt, BoundField: "bound_server_ids"}
+	if b.BoundServerId != nil {
+		n.Bound = append(n.Bound, *b.BoundServerId)
+		n.BoundField = "bound_server_id"
+	}
+	if b.BoundServerIds != nil {
+		n.Bound = append(n.Bound, *b.BoundServerIds...)
+		n.BoundField = "bound_server_ids"
+	}
+	var (
+		k   store.Key
+		raw string
+	)
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+		n.CreatedBy = p.Actor()
+		k, raw, err = keys.Create(ctx, tx, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateKey201JSONResponse{Key: apiKey(k), RawKey: raw}, nil
+}
+
+// DeleteKey revokes a key: its row is removed, and every instance drops it.
+func (s *Server) DeleteKey(ctx context.Context, req api.DeleteKeyRequestObject) (api.DeleteKeyResponseObject, error) {
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+		return tx.DeleteKey(ctx, req.KeyId)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteKey204Response{}, nil
+}
+
+func apiKey(k store.Key) api.ApiKey {
+	bound := k.BoundAssetIDs
+	if bound == nil {
+		bound = []uuid.UUID{}
+	}
+	return api.ApiKey{
+		Id: k.ID, Name: k.Name, Scope: api.ApiKeyScope(k.Scope), BoundAssetIds: bound, CreatedBy: k.CreatedBy,
+		CreatedAt: k.CreatedAt.UTC(), ExpiresAt: nullableTime(k.ExpiresAt), LastUsedAt: nullableTime(k.LastUsedAt),
+	}
+}

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/failure"
+)
+
+// Key scopes.
+const (
+	ScopeFull   = "full"
+	ScopePolicy = "policy"
+)
+
+// MaxBoundAssets is the most servers one policy-scoped key can be bound to.
+const MaxBoundAssets = 100
+
+// Key is a platform API key, known by the SHA-256 hex of its raw value.
+type Key struct {
+	ID            uuid.UUID
+	OrgID         uuid.UUID
+	Hash          string
+	Name          string
+	Scope         string
+	BoundAssetIDs []uuid.UUID
+	CreatedBy     string
+	CreatedAt     time.Time
+	ExpiresAt     *time.Time
+	LastUsedAt    *time.Time
+}
+
+// CreateKey inserts k in the transaction's organization.
+func (t *Tx) CreateKey(ctx context.Context, k Key) (Key, error) {
+	bound := k.BoundAssetIDs
+	if bound == nil {
+		bound = []uuid.UUID{}
+	}
+	row, err := t.q.CreateKey(ctx, t.tx, db.CreateKeyParams{
+		ID: k.ID, KeyHash: k.Hash, Name: k.Name, Scope: k.Scope, BoundAssetIds: bound,
+		CreatedBy: k.CreatedBy, ExpiresAt: k.ExpiresAt,
+	})
+	return keyFrom(row), err
+}
+
+// Keys lists the organization's keys, newest first.
+func (t *Tx) Keys(ctx context.Context) ([]Key, error) {
+	rows, err := t.q.ListKeys(ctx, t.tx)
+	out := make([]Key, len(rows))
+	for i, r := range rows {
+		out[i] = keyFrom(r)
+	}
+	return out, err
+}
+
+// Key reads one key of the organization.
+func (t *Tx) Key(ctx context.Context, id uuid.UUID) (Key, error) {
+	row, err := t.q.GetKey(ctx, t.tx, id)
+	return keyFrom(row), notFound(err, "key")
+}
+
+// DeleteKey revokes a key by removing its row.
+func (t *Tx) DeleteKey(ctx context.Context, id uuid.UUID) error {
+	n, err := t.q.DeleteKey(ctx, t.tx, id)
+	if err == nil && n == 0 {
+		return failure.NotFound("key")
+	}
+	return err
+}
+
+// KeyByHash finds the key whose raw value hashes to hash; the transaction's
+// scope must carry the same KeyHash.
+func (t *Tx) KeyByHash(ctx context.Context, hash string) (Key, error) {
+	row, err := t.q.KeyByHash(ctx, t.tx, hash)
+	return keyFrom(row), notFound(err, "key")
+}
+
+// TouchKeys records that key ids[i] was last used at usedAt[i], never moving
+// a later last use backwards.
+func (t *Tx) TouchKeys(ctx context.Context, ids []uuid.UUID, usedAt []time.Time) (int64, error) {
+	return t.q.TouchKeys(ctx, t.tx, db.TouchKeysParams{Ids: ids, UsedAt: usedAt})
+}
+
+// CountServers counts how many of ids are servers of the organization.
+func (t *Tx) CountServers(ctx context.Context, ids []uuid.UUID) (int64, error) {
+	return t.q.CountServersIn(ctx, t.tx, ids)
+}
+
+// OrganizationBySlug finds an organization by slug; the transaction's scope
+// must carry the same OrgSlug.
+func (t *Tx) OrganizationBySlug(ctx context.Context, slug string) (Organization, error) {
+	row, err := t.q.OrganizationBySlug(ctx, t.tx, slug)
+	return orgFrom(row, ""), notFound(err, "organization")
+}
+
+func keyFrom(r db.ApiKey) Key {
+	return Key{
+		ID: r.ID, OrgID: r.OrganizationID, Hash: r.KeyHash, Name: r.Name, Scope: r.Scope,
+		BoundAssetIDs: r.BoundAssetIds, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
+		ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
+	}
+}

@@ -145,6 +145,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -165,6 +166,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -185,6 +187,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
                 user_id: string;
             };
@@ -234,6 +237,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -262,6 +266,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -285,6 +290,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -314,7 +320,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
                 tool_id: components["parameters"]["ToolId"];
             };
             cookie?: never;
@@ -340,6 +348,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -366,7 +375,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The resource's id (from list_resources or create_resource). */
                 resource_id: components["parameters"]["ResourceId"];
             };
             cookie?: never;
@@ -388,6 +399,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -413,7 +425,9 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The prompt's id (from list_prompts or create_prompt). */
                 prompt_id: components["parameters"]["PromptId"];
             };
             cookie?: never;
@@ -487,6 +501,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -514,6 +529,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -550,6 +566,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1188,10 +1205,15 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The organization's id. */
         OrgId: string;
+        /** @description The MCP server design's id (from list_servers or create_server). */
         ServerId: string;
+        /** @description The tool's id (from list_tools or create_tool). */
         ToolId: string;
+        /** @description The resource's id (from list_resources or create_resource). */
         ResourceId: string;
+        /** @description The prompt's id (from list_prompts or create_prompt). */
         PromptId: string;
     };
     requestBodies: never;
@@ -1420,6 +1442,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -1446,6 +1469,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -1479,6 +1503,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -1505,6 +1530,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
             };
             cookie?: never;
@@ -1538,6 +1564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization's id. */
                 org_id: components["parameters"]["OrgId"];
                 user_id: string;
             };
@@ -1619,6 +1646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1645,6 +1673,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1669,6 +1698,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1701,6 +1731,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1733,6 +1764,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1759,6 +1791,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1792,7 +1825,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
                 tool_id: components["parameters"]["ToolId"];
             };
             cookie?: never;
@@ -1819,7 +1854,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
                 tool_id: components["parameters"]["ToolId"];
             };
             cookie?: never;
@@ -1844,7 +1881,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
                 tool_id: components["parameters"]["ToolId"];
             };
             cookie?: never;
@@ -1878,6 +1917,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1904,6 +1944,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -1937,7 +1978,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The resource's id (from list_resources or create_resource). */
                 resource_id: components["parameters"]["ResourceId"];
             };
             cookie?: never;
@@ -1964,7 +2007,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The resource's id (from list_resources or create_resource). */
                 resource_id: components["parameters"]["ResourceId"];
             };
             cookie?: never;
@@ -1989,7 +2034,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The resource's id (from list_resources or create_resource). */
                 resource_id: components["parameters"]["ResourceId"];
             };
             cookie?: never;
@@ -2023,6 +2070,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -2049,6 +2097,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -2082,7 +2131,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The prompt's id (from list_prompts or create_prompt). */
                 prompt_id: components["parameters"]["PromptId"];
             };
             cookie?: never;
@@ -2109,7 +2160,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The prompt's id (from list_prompts or create_prompt). */
                 prompt_id: components["parameters"]["PromptId"];
             };
             cookie?: never;
@@ -2134,7 +2187,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
+                /** @description The prompt's id (from list_prompts or create_prompt). */
                 prompt_id: components["parameters"]["PromptId"];
             };
             cookie?: never;
@@ -2243,6 +2298,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -2269,6 +2325,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;
@@ -2301,6 +2358,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
             };
             cookie?: never;

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -122,45 +121,25 @@ var (
 // ServeHTTP answers one request to /api/platform/{server_id}/mcp.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	hdr := w.Header()
-	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
-	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
-	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			h.log.Error("panic in MCP endpoint", "panic", p, "path", r.URL.Path)
-			writeProblem(w, http.StatusInternalServerError, "the service failed to handle the request")
-		}
-	}()
-
-	switch r.Method {
-	case http.MethodOptions:
-		hdr["Access-Control-Max-Age"] = []string{"86400"}
-		w.WriteHeader(http.StatusNoContent)
-		return
-	case http.MethodPost:
-	default:
-		hdr["Allow"] = []string{allowMethods}
-		writeProblem(w, http.StatusMethodNotAllowed, "this endpoint is stateless: send JSON-RPC messages with POST")
+	tr := Transport{MaxBodyBytes: h.opts.MaxBodyBytes, Log: h.log}
+	if tr.Preflight(w, r) {
 		return
 	}
+	defer tr.RecoverPanic(w, r)
 
 	id, ok := serverID(r.URL.Path)
 	if !ok {
-		writeProblem(w, http.StatusNotFound, "server not found")
+		WriteProblem(w, http.StatusNotFound, "server not found")
 		return
 	}
 	d, err := h.cache.get(r.Context(), id)
 	if err != nil {
 		if failure.Is(err, failure.ErrNotFound) {
-			writeProblem(w, http.StatusNotFound, "server not found or not enabled")
+			WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
 			return
 		}
 		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
-		writeProblem(w, http.StatusInternalServerError, "the design could not be loaded")
+		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
 	}
 	if d.authMode == "api_key" {
@@ -169,43 +148,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-
-	if r.ContentLength > h.opts.MaxBodyBytes {
-		writeProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
-		return
-	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
-	if err != nil {
-		writeProblem(w, http.StatusBadRequest, "the request body could not be read")
-		return
-	}
-	if n > h.opts.MaxBodyBytes {
-		writeProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
-		return
-	}
-
-	out := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(out)
-	out.Reset()
-	// Every Accept line counts: a client may name the two types apart.
-	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
-	answered := h.dispatch(r.Context(), d, buf.Bytes(), sse, out)
-	if answered == 0 {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	if sse {
-		hdr["Content-Type"] = hdrEventStream
-		hdr["Cache-Control"] = hdrNoCache
-		hdr["Connection"] = hdrKeepAlive
-	} else {
-		hdr["Content-Type"] = hdrJSON
-	}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
+	answered := tr.Serve(w, r, d)
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
@@ -233,14 +176,14 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 
 // dispatch answers one message or a batch into out, returning how many
 // responses it wrote (0 when all were notifications).
-func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool, out *bytes.Buffer) int {
+func (tr Transport) dispatch(ctx context.Context, t Target, body []byte, sse bool, out *bytes.Buffer) int {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '[' {
 		if sse {
 			out.WriteString("event: message\ndata: ")
 		}
 		// The response is appended in place, in out's spare capacity.
-		resp := h.answer(ctx, d, body, out.AvailableBuffer())
+		resp := tr.answer(ctx, t, body, out.AvailableBuffer())
 		if resp == nil {
 			out.Reset()
 			return 0
@@ -265,7 +208,7 @@ func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool
 		out.WriteByte('[')
 	}
 	for _, msg := range batch {
-		resp := h.answer(ctx, d, msg, nil)
+		resp := tr.answer(ctx, t, msg, nil)
 		if resp == nil {
 			continue
 		}
@@ -287,7 +230,7 @@ func (h *Handler) dispatch(ctx context.Context, d *design, body []byte, sse bool
 
 // answer handles one message and returns its response appended to dst, or
 // nil for a notification.
-func (h *Handler) answer(ctx context.Context, d *design, msg []byte, dst []byte) []byte {
+func (tr Transport) answer(ctx context.Context, t Target, msg []byte, dst []byte) []byte {
 	req, err := jsonrpc.Parse(msg)
 	if err != nil {
 		return jsonrpc.AppendError(dst, req.ID, err)
@@ -295,19 +238,24 @@ func (h *Handler) answer(ctx context.Context, d *design, msg []byte, dst []byte)
 	if req.IsNotification() {
 		return nil
 	}
-	m, ok := methods[req.Method]
-	if !ok {
-		return jsonrpc.AppendError(dst, req.ID, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, req.Method))
-	}
-	result, err := m.handle(ctx, d, req.Params)
+	result, err := t.Call(ctx, req.Method, req.Params)
 	if err != nil {
 		var wire *jsonrpc.Error
-		if !errors.As(err, &wire) {
-			h.log.ErrorContext(ctx, "mcp method failed", "method", req.Method, "error", err.Error())
+		if !errors.As(err, &wire) && tr.Log != nil {
+			tr.Log.ErrorContext(ctx, "mcp method failed", "method", req.Method, "error", err.Error())
 		}
 		return jsonrpc.AppendError(dst, req.ID, err)
 	}
 	return jsonrpc.AppendResult(dst, req.ID, result)
+}
+
+// Call answers one method of the design's endpoint.
+func (d *design) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	m, ok := methods[method]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
+	}
+	return m.handle(ctx, d, params)
 }
 
 // frame writes one response as an SSE event or as plain JSON.
@@ -342,7 +290,8 @@ func serverID(path string) (uuid.UUID, bool) {
 	return id, err == nil
 }
 
-func writeProblem(w http.ResponseWriter, status int, detail string) {
+// WriteProblem answers status with an RFC 9457 problem document.
+func WriteProblem(w http.ResponseWriter, status int, detail string) {
 	w.Header()["Content-Type"] = []string{"application/problem+json"}
 	w.WriteHeader(status)
 	body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})

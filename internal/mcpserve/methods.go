@@ -91,6 +91,15 @@ func jsonKind(goKind string) string {
 }
 
 func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+	if _, err := ParseInitialize(params); err != nil {
+		return nil, err
+	}
+	return d.initialize, nil
+}
+
+// ParseInitialize checks the params of initialize, as every endpoint of the
+// service does, and returns the protocol version the client asked for.
+func ParseInitialize(params json.RawMessage) (string, error) {
 	var p struct {
 		ProtocolVersion *string `json:"protocolVersion"`
 		ClientInfo      *struct {
@@ -100,19 +109,19 @@ func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawM
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
 	if err := decodeParams(params, &p); err != nil {
-		return nil, err
+		return "", err
 	}
 	switch {
 	case p.ProtocolVersion == nil:
-		return nil, missing("protocolVersion", "initialize needs the protocol version the client speaks")
+		return "", missing("protocolVersion", "initialize needs the protocol version the client speaks")
 	case p.ClientInfo == nil:
-		return nil, missing("clientInfo", "initialize needs the client's name and version")
+		return "", missing("clientInfo", "initialize needs the client's name and version")
 	case p.ClientInfo.Name == nil:
-		return nil, missing("clientInfo.name", "initialize needs the client's name")
+		return "", missing("clientInfo.name", "initialize needs the client's name")
 	case p.ClientInfo.Version == nil:
-		return nil, missing("clientInfo.version", "initialize needs the client's version")
+		return "", missing("clientInfo.version", "initialize needs the client's version")
 	}
-	return d.initialize, nil
+	return *p.ProtocolVersion, nil
 }
 
 func callTool(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {

@@ -14,11 +14,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -64,10 +66,21 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		return nil, err
 	}
 	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks})
+	spec, err := api.GetSpec()
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	// The per-server MCP endpoint is the hot path: it is routed straight to
 	// its handler, past the REST API's middleware.
 	mux := http.NewServeMux()
 	mux.Handle("/api/platform/{server_id}/mcp", mcp)
+	mux.Handle(platformmcp.Path, platform)
 	mux.Handle("/", e)
 
 	bg, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,104 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Target answers the JSON-RPC methods of one MCP endpoint: a served design,
+// or the service's own platform tools.
+type Target interface {
+	// Call answers one request; an unknown method is jsonrpc.ErrMethodNotFound.
+	// Errors that are not *jsonrpc.Error become -32603 and are logged.
+	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Transport is the Streamable HTTP side of an MCP endpoint, shared by every
+// endpoint of the service: CORS, the preflight, POST only, a bounded body,
+// single messages and batches, notifications (202), and replies as SSE or
+// plain JSON as the Accept header asks.
+type Transport struct {
+	MaxBodyBytes int64
+	Log          *slog.Logger
+}
+
+// Preflight sets the CORS headers and answers what is not a POST (the
+// OPTIONS preflight, 405 for the rest). It reports whether it answered.
+func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
+	hdr := w.Header()
+	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
+	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
+	switch r.Method {
+	case http.MethodPost:
+		return false
+	case http.MethodOptions:
+		hdr["Access-Control-Max-Age"] = []string{"86400"}
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		hdr["Allow"] = []string{allowMethods}
+		WriteProblem(w, http.StatusMethodNotAllowed, "this endpoint is stateless: send JSON-RPC messages with POST")
+	}
+	return true
+}
+
+// RecoverPanic turns a panic into a 500; endpoints defer it.
+func (tr Transport) RecoverPanic(w http.ResponseWriter, r *http.Request) {
+	if p := recover(); p != nil {
+		if p == http.ErrAbortHandler {
+			panic(p)
+		}
+		if tr.Log != nil {
+			tr.Log.Error("panic in MCP endpoint", "panic", p, "path", r.URL.Path)
+		}
+		WriteProblem(w, http.StatusInternalServerError, "the service failed to handle the request")
+	}
+}
+
+// Serve reads the JSON-RPC body of an authorized POST, has t answer it, and
+// writes the replies. It returns how many replies it wrote.
+func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int {
+	if r.ContentLength > tr.MaxBodyBytes {
+		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return 0
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, tr.MaxBodyBytes+1))
+	if err != nil {
+		WriteProblem(w, http.StatusBadRequest, "the request body could not be read")
+		return 0
+	}
+	if n > tr.MaxBodyBytes {
+		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return 0
+	}
+
+	out := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(out)
+	out.Reset()
+	// Every Accept line counts: a client may name the two types apart.
+	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
+	answered := tr.dispatch(r.Context(), t, buf.Bytes(), sse, out)
+	if answered == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return 0
+	}
+	hdr := w.Header()
+	if sse {
+		hdr["Content-Type"] = hdrEventStream
+		hdr["Cache-Control"] = hdrNoCache
+		hdr["Connection"] = hdrKeepAlive
+	} else {
+		hdr["Content-Type"] = hdrJSON
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out.Bytes())
+	return answered
+}

@@ -1,0 +1,362 @@
+package platformmcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
+)
+
+// Path is where the service endpoint is served.
+const Path = "/api/platform-mcp/mcp"
+
+// MsgPolicyKey is the exact message a policy-scoped key gets here.
+const MsgPolicyKey = "Policy-scoped keys cannot access the data plane"
+
+// defaultProtocolVersion is what initialize answers a client asking for a
+// version the service does not speak.
+const defaultProtocolVersion = "2024-11-05"
+
+// protocolVersions are the MCP versions the endpoint speaks.
+var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// Options configure a Handler.
+type Options struct {
+	MaxBodyBytes int64
+	Version      string // reported as serverInfo.version
+	// Limit, when set, is asked before every request of an organization; it
+	// answers the request itself (429) and returns false to stop it.
+	Limit func(w http.ResponseWriter, r *http.Request, org uuid.UUID) bool
+}
+
+// Handler serves the service endpoint.
+type Handler struct {
+	api        http.Handler // the REST router, which runs every call
+	keys       *keys.Authenticator
+	log        *slog.Logger
+	opts       Options
+	tools      map[string]Tool
+	toolsList  json.RawMessage
+	initialize map[string]json.RawMessage // by protocol version
+}
+
+// New derives the tools from spec and returns the endpoint, which runs
+// every call through api.
+func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.Logger, opts Options) (*Handler, error) {
+	tools, err := Build(spec)
+	if err != nil {
+		return nil, fmt.Errorf("platform tools: %w", err)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	h := &Handler{api: api, keys: ks, log: log, opts: opts, tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
+	type listedTool struct {
+		Name        string          `json:"name"`
+		Title       string          `json:"title,omitempty"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+		Annotations map[string]any  `json:"annotations"`
+	}
+	list := make([]listedTool, len(tools))
+	for i, t := range tools {
+		h.tools[t.Name] = t
+		list[i] = listedTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+			Annotations: map[string]any{"title": t.Title, "readOnlyHint": t.ReadOnly, "destructiveHint": t.Destructive,
+				"idempotentHint": t.Method != http.MethodPost, "openWorldHint": false}}
+	}
+	if h.toolsList, err = json.Marshal(map[string]any{"tools": list}); err != nil {
+		return nil, err
+	}
+	for _, v := range protocolVersions {
+		if h.initialize[v], err = json.Marshal(map[string]any{
+			"protocolVersion": v,
+			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"serverInfo":      map[string]any{"name": "mockmcp", "version": opts.Version},
+			"instructions": "Design mock MCP servers: create_server, then create_tool with mock_scenarios " +
+				"(tried in order; the first whose condition matches the arguments answers), then update_server " +
+				"with enabled: true. The server's endpoint_url then serves the design to any MCP client.",
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Tools lists the tools, for tests.
+func (h *Handler) Tools() []Tool {
+	out := make([]Tool, 0, len(h.tools))
+	for _, t := range h.tools {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// ServeHTTP answers one request to the service endpoint: full-scope keys
+// only.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tr := mcpserve.Transport{MaxBodyBytes: h.opts.MaxBodyBytes, Log: h.log}
+	if tr.Preflight(w, r) {
+		return
+	}
+	defer tr.RecoverPanic(w, r)
+
+	raw, ok, err := keys.FromRequest(r)
+	switch {
+	case err != nil:
+		refuse(w, http.StatusUnauthorized, err.Error())
+		return
+	case !ok:
+		refuse(w, http.StatusUnauthorized, "the service endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+		return
+	}
+	p, err := h.keys.Authenticate(r.Context(), raw)
+	if err != nil {
+		if f, ok := failure.As(err); ok && f.Kind == failure.KindUnauthorized {
+			refuse(w, http.StatusUnauthorized, f.Detail)
+			return
+		}
+		h.log.Error("check API key", "error", err.Error())
+		mcpserve.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
+		return
+	}
+	if p.Scope != auth.ScopeFull {
+		refuse(w, http.StatusForbidden, MsgPolicyKey)
+		return
+	}
+	if h.opts.Limit != nil && !h.opts.Limit(w, r, p.OrgID) {
+		return
+	}
+	tr.Serve(w, r, &call{h: h, r: r, key: raw, version: r.Header.Get("Mcp-Protocol-Version")})
+}
+
+// refuse answers an HTTP error with a JSON-RPC error body: -32001 whose
+// message is the reason.
+func refuse(w http.ResponseWriter, status int, msg string) {
+	w.Header()["Content-Type"] = []string{"application/json"}
+	if status == http.StatusUnauthorized {
+		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.AppendError(nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg}))
+}
+
+// call is one HTTP request to the endpoint: the methods it carries run with
+// its key.
+type call struct {
+	h       *Handler
+	r       *http.Request
+	key     string
+	version string // Mcp-Protocol-Version, sent by clients after initialize
+}
+
+// Call answers one JSON-RPC method.
+func (c *call) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	switch method {
+	case "initialize":
+		v, err := mcpserve.ParseInitialize(params)
+		if err != nil {
+			return nil, err
+		}
+		if res, ok := c.h.initialize[v]; ok {
+			return res, nil
+		}
+		return c.h.initialize[defaultProtocolVersion], nil
+	case "ping":
+		return json.RawMessage(`{}`), nil
+	case "tools/list":
+		return c.h.toolsList, nil
+	case "tools/call":
+		return c.callTool(ctx, params)
+	}
+	return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
+}
+
+// callTool runs the tool's REST operation in process, as the key.
+func (c *call) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		Name      *string                    `json:"name"`
+		Arguments map[string]json.RawMessage `json:"arguments"`
+	}
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("%w: params must be {name, arguments} with arguments an object", jsonrpc.ErrInvalidParams)
+		}
+	}
+	if p.Name == nil {
+		return nil, jsonrpc.WithData(fmt.Errorf("%w: missing required field 'name'", jsonrpc.ErrInvalidParams),
+			map[string]string{"field": "name", "reason": "tools/call needs the name of the tool"})
+	}
+	t, ok := c.h.tools[*p.Name]
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
+	}
+	req, fields := c.request(ctx, t, p.Arguments)
+	if len(fields) > 0 {
+		return toolError(problem(http.StatusUnprocessableEntity, "the arguments are invalid", fields))
+	}
+	rec := &recorder{header: http.Header{}}
+	c.h.api.ServeHTTP(rec, req)
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	body := bytes.TrimSpace(rec.body.Bytes())
+	switch {
+	case status >= 500:
+		return nil, jsonrpc.WithData(fmt.Errorf("%w: the operation failed (HTTP %d)", jsonrpc.ErrInternal, status),
+			map[string]any{"status": status, "request_id": rec.header.Get("X-Request-Id")})
+	case status >= 400:
+		return toolError(body)
+	}
+	if len(body) == 0 {
+		body = []byte(`{"status":` + strconv.Itoa(status) + `}`)
+	}
+	return c.toolResult(body)
+}
+
+// request builds the REST request of a call: path parameters into the path,
+// query parameters into the query, everything else into the JSON body. It
+// returns the problems it can see before the router would.
+func (c *call) request(ctx context.Context, t Tool, args map[string]json.RawMessage) (*http.Request, []failure.FieldError) {
+	var fields []failure.FieldError
+	path := t.Path
+	taken := map[string]bool{}
+	for _, name := range t.PathParams {
+		taken[name] = true
+		var v string
+		raw, present := args[name]
+		if !present {
+			fields = append(fields, failure.Field(name, "is required"))
+			continue
+		}
+		if err := json.Unmarshal(raw, &v); err != nil || v == "" {
+			fields = append(fields, failure.Field(name, "must be a non-empty string"))
+			continue
+		}
+		path = strings.Replace(path, "{"+name+"}", url.PathEscape(v), 1)
+	}
+	query := url.Values{}
+	for _, name := range t.QueryParams {
+		taken[name] = true
+		raw, present := args[name]
+		if !present || string(raw) == "null" {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			query.Set(name, s)
+		} else {
+			query.Set(name, string(raw)) // numbers and booleans as written
+		}
+	}
+	body := map[string]json.RawMessage{}
+	for k, v := range args {
+		if !taken[k] {
+			body[k] = v
+		}
+	}
+	if !t.HasBody && len(body) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(body)) {
+			fields = append(fields, failure.Field(k, "is not an input of %s", t.Name))
+		}
+	}
+	if len(fields) > 0 {
+		return nil, fields
+	}
+	target := path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	withBody := t.HasBody && (t.BodyRequired || len(body) > 0)
+	var rd io.Reader = http.NoBody
+	if withBody {
+		raw, _ := json.Marshal(body) // raw JSON values always marshal
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.Method, target, rd)
+	if err != nil {
+		return nil, []failure.FieldError{failure.Field(t.PathParams[0], "cannot be part of a URL path: %v", err)}
+	}
+	if withBody {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Host = c.r.Host
+	req.RemoteAddr = c.r.RemoteAddr
+	req.Header.Set("X-API-Key", c.key)
+	req.Header.Set("Accept", "application/json")
+	if ua := c.r.UserAgent(); ua != "" {
+		req.Header.Set("User-Agent", ua)
+	}
+	return req, nil
+}
+
+// toolResult is a successful call: the answer's JSON as a text item, and as
+// structuredContent where the client's protocol version has it.
+func (c *call) toolResult(body []byte) (json.RawMessage, error) {
+	res := map[string]any{"content": []textItem{{"text", string(body)}}}
+	if c.version >= "2025-06-18" && len(body) > 0 && body[0] == '{' {
+		res["structuredContent"] = json.RawMessage(body)
+	}
+	return json.Marshal(res)
+}
+
+// toolError is a refused call: a result with isError carrying the problem.
+func toolError(problem []byte) (json.RawMessage, error) {
+	return json.Marshal(map[string]any{
+		"content": []textItem{{"text", string(problem)}},
+		"isError": true,
+	})
+}
+
+// textItem is a text content item.
+type textItem struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func problem(status int, detail string, fields []failure.FieldError) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status,
+		"detail": detail, "errors": fields})
+	return b
+}
+
+// recorder collects the REST router's answer.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}

@@ -62,3 +62,7 @@ ORDER BY p.position;
 -- The public endpoint's look-up: visible only through the
 -- mcp_servers_public_endpoint policy (app.public_server_id, enabled).
 SELECT * FROM mcp_servers WHERE id = @id AND enabled;
+
+-- name: OrganizationPublicLimit :one
+-- The organization's override of the public rate limit (null: none).
+SELECT max_public_rate_limit FROM organizations WHERE id = @id;

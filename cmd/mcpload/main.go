@@ -82,6 +82,9 @@ const (
 	targetThroughputRatio = 0.60
 	targetP99Ratio        = 2.0
 	targetRSSMiB          = 150.0
+	// targetProductionRatio: production mode (rate limits, memory store)
+	// keeps this share of development mode's throughput.
+	targetProductionRatio = 0.90
 )
 
 // The benchmarked request and what its reply must contain: the response of
@@ -107,6 +110,7 @@ type options struct {
 	tools    int
 	strict   bool
 	noPin    bool
+	redisURL string
 }
 
 func main() {
@@ -126,6 +130,7 @@ func main() {
 	flag.IntVar(&o.tools, "tools", 20, "tools per server for the memory measurement")
 	flag.BoolVar(&o.strict, "strict", false, "exit non-zero when a target is missed")
 	flag.BoolVar(&o.noPin, "no-pin", false, "do not pin processes to CPUs")
+	flag.StringVar(&o.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the production run with shared counters; empty to skip it")
 	flag.Parse()
 
 	switch {
@@ -387,11 +392,46 @@ func run(ctx context.Context, o options) (code int, err error) {
 	fmt.Printf("mcpload: request %d bytes, reply %d bytes (identical from both), Content-Type %s\n",
 		len(callBody), len(reply.Body), reply.Header.Get("Content-Type"))
 
-	// 5. Load, alternately.
-	targets := []struct {
+	// 5. The same database served in production mode (rate limits on, a
+	// limit no run reaches), with counters in memory and in Redis.
+	type target struct {
 		name, url string
 		proc      *child
-	}{{"reference", refURL, ref}, {"mockmcp", mcpURL, mock}}
+	}
+	targets := []target{{"reference", refURL, ref}, {"mockmcp", mcpURL, mock}}
+	prodEnv := []string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=warn", "APP_ENV=production", "BASE_URL=", "GOMAXPROCS=1",
+		"MAX_PUBLIC_RATE_LIMIT=1000000000", "REDIS_URL="}
+	variants := []struct{ name, redis string }{{"prod-mem", ""}}
+	if o.redisURL != "" {
+		variants = append(variants, struct{ name, redis string }{"prod-redis", o.redisURL})
+	}
+	for _, v := range variants {
+		addr, err := freeAddr()
+		if err != nil {
+			return 1, err
+		}
+		env := append(slices.Clone(prodEnv), "LISTEN_ADDR="+addr)
+		if v.redis != "" {
+			env = append(env, "REDIS_URL="+v.redis)
+		}
+		c, err := startChild(o, v.name, []string{bin, "serve"}, env, nil)
+		if err != nil {
+			return 1, err
+		}
+		defer c.stop()
+		if err := waitHealthy(ctx, "http://"+addr+"/api/health", c, 90*time.Second); err != nil {
+			return 1, err
+		}
+		url := "http://" + addr + "/api/platform/" + seed.serverID + "/mcp"
+		if got, err := fetchReply(ctx, url); err != nil {
+			return 1, fmt.Errorf("%s: %w", v.name, err)
+		} else if got.Header.Get("X-RateLimit-Limit") == "" {
+			return 1, fmt.Errorf("%s: no rate-limit headers in production mode", v.name)
+		}
+		targets = append(targets, target{v.name, url, c})
+	}
+
+	// 6. Load, alternately.
 	results := map[string][]loadResult{}
 	for round := 1; round <= o.rounds; round++ {
 		for _, t := range targets {
@@ -409,7 +449,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 	refMed, mcpMed := median(results["reference"]), median(results["mockmcp"])
 	loadRSS, _ := readMemory(mock.cmd.Process.Pid)
 
-	// 6. Memory with many cached designs.
+	// 7. Memory with many cached designs.
 	var mem memoryResult
 	if o.servers > 0 {
 		mem, err = measureMemory(ctx, o, dbURL, base, seed.orgID, mock)
@@ -452,6 +492,20 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	if p99Ratio > targetP99Ratio {
 		missed = append(missed, "p99 ratio")
+	}
+	devMed := mcpMed
+	for _, v := range variants {
+		m := median(results[v.name])
+		ratio := m.rps / devMed.rps
+		fmt.Printf("%-10s %8s req/s  p50 %-7s p99 %-7s (rate limits on); throughput vs development %.2f",
+			v.name, thousands(m.rps), ms(m.p50), ms(m.p99), ratio)
+		if v.redis == "" {
+			fmt.Printf(" (target >= %.2f)%s", targetProductionRatio, mark(ratio >= targetProductionRatio))
+			if ratio < targetProductionRatio {
+				missed = append(missed, "production-mode throughput")
+			}
+		}
+		fmt.Println()
 	}
 	fmt.Printf("RSS of mockmcp: idle %s, after load %s\n", mib(idleRSS.rss), mib(loadRSS.rss))
 	if o.servers > 0 {

@@ -1007,6 +1007,9 @@ type NotFound = Problem
 // PayloadTooLarge An RFC 9457 problem document.
 type PayloadTooLarge = Problem
 
+// TooManyRequests An RFC 9457 problem document.
+type TooManyRequests = Problem
+
 // Unauthorized An RFC 9457 problem document.
 type Unauthorized = Problem
 
@@ -2028,6 +2031,18 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type NotFoundApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type TooManyRequestsResponseHeaders struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+type TooManyRequestsApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers TooManyRequestsResponseHeaders
+}
 
 type UnauthorizedResponseHeaders struct {
 	WWWAuthenticate *string
@@ -3656,6 +3671,34 @@ func (response GetPolicyEvidence404ApplicationProblemPlusJSONResponse) VisitGetP
 	return err
 }
 
+type GetPolicyEvidence429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicyEvidence429ApplicationProblemPlusJSONResponse) VisitGetPolicyEvidenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPolicySpecRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -3741,6 +3784,34 @@ func (response GetPolicySpec404ApplicationProblemPlusJSONResponse) VisitGetPolic
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPolicySpec429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetPolicySpec429ApplicationProblemPlusJSONResponse) VisitGetPolicySpecResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -3863,6 +3934,34 @@ func (response ValidatePolicy422ApplicationProblemPlusJSONResponse) VisitValidat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidatePolicy429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ValidatePolicy429ApplicationProblemPlusJSONResponse) VisitValidatePolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7637,161 +7736,165 @@ func (sh *strictHandler) UpdateTool(ctx echo.Context, serverId ServerId, toolId 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H35cxs30ui/0sW3VaHqG1KULOeg69UrxXE2/taKVZK9yfdMPQ00A5JYDQEGwEjiqvS/v0IDmHt4SVS8",
-	"jn+xxTkwDXSjL/Rx34nEbC445Vp1hvedOZFkRjWV+Ou9nLyNzR8xVZFkc80E7ww7H6YUhJwQzv5NzKVv",
-	"FLC43wk6zNydEz3tBB1OZrQz7Ag5uWRxJ+hI+kfKJI07Qy1TGnRUNKUzYgYfCzkjujPspCk+qRdz86bS",
-	"kvFJ5+Eh6JxKMZvrNlDmeBeBgO5YihkkTOlLe1mBkBBJSjR1V/ZaILV3Hw/sGVUilRFtA1e6+zWA/Y0i",
-	"yP5aG9D+/uPBPqfyhso2oE9en4LCJyCmik14DXp7twi7vdIGub37eLg/CJG0Qa2FSGqAmotFMM3vNiDN",
-	"vceC+GBeVnPBFcVN9SOJz+gfKVXa/IoE15Tjn2Q+T1iEO2p/LsVVQmf/9S9lJnNf+NzfJB13hp3/tZ9v",
-	"3H17V+2f2rfsR5soDz8LTMGMJAZuGkM35XMiFblKKPz3+ftfAyBwRWLIOMFev/MQdF4LPk5Y9Owwi6t/",
-	"0UhDlBA1pQpumZ4C4UDvmNKMT0BwCl0CKWd/pBQM2gxqP569tWD/LOQVi2PKnxvuiCQJlTAjC+BCQyxA",
-	"T5mCrhQJDeCaLkBFYk4DAy2BSAqleorpDEkW/F+F/lmkPH5O6H8VoNJo6leecdDZfL5RJcaPMJ6SRSJI",
-	"/EGId0RO6J9F1FciXhjKTgwQEvSUcDg5/v3yx/c//c/lj//z4c05QvuRk1RPhWT/ps+9qjckYTEoqhQT",
-	"3OD9+PStoQTDe6aUxE7o/vbbb73jVE8p1wYaWv58jbvgnOZSRFThJv4TmcotTZKeYytXqSEdnPIrCKmU",
-	"QqoQ96cCekPlAsaMJjEQDWOSJrqPzNx904B0HMcndHZFZYFZkjhm5tMkOZViTqVmhqWOSaJoYOR3dum+",
-	"Q2eEJeaPGbl7R/lETzvDw5dHNfYcdMyOtOIDAekMOzP8bifoUJ7OOsNPHXHL8be7cdEkh3IB8cl9PH/M",
-	"biXzsWO+MEy2Lq6O+QLZr6GSlBqS4GmSWIRaiXPXm4ieG9BgsH9Gbk8M0icUR56zf9AF6nClhbgy/OOS",
-	"KEWNbqOaBaUX3gTmImHRoofMKUY+JSmJplS9Ajqb6wWMhYRxmiSWf6Hc1HSm1pCE2QUiJVmY31YCx5dE",
-	"l16PiaY9zWa0aQz/ztWieSosBjFGlpUqKuF2KmBCOZXmJWC63zQmvZszSdUyOKrYqI3B4rWWICFKX6Yq",
-	"m3R5Au+I0ob7ms08ThMzhQAkjYSMaYzCj3EgMKa3oGgkeKzMfLYD2Ko49/UbiFjcQ478Dbo7QceSxmrq",
-	"x4nj6H6soEaFJTyWCKGEjcp6Ne4opPt3zHKIMu1nlJn9sYzRuR1Uo9Pq9HCsJlBeEx4zg4NjOUlnjgGX",
-	"ISqh+34DpOQQZDevhEgo4QhgOyzWdqpDQhyM669PfXoNW3rLCS6dgreoNl/OGZvRD4s53WytU8k2BfE8",
-	"opxIJuogml3KPIBLyc+JhuVUYA2JtcdaCrQxnTZfU8bnqT5fS3UoTGkmoutL5VZpC5rLFtiMRe7e2pcP",
-	"B4M6Cbaunkj15qA3riCyK8svtlNPLD/MbeCaJPiR8RilmBHB2lkP9vlX+fUp5TAlyspiCC2HDksyoU0Q",
-	"VSBQ64BAVa4qdNEUCyvDhIHR6GZCaTgYDIzxQBJnXa+tJeToPTDonTHuf9ZxXZbcZfh/NiY/rttMGHYF",
-	"gmfTYQokHRu5At2jwcFeH05SY0RQb++MU51K2ipdW5lJUd100PvfB6sEJ45x0Upv7wuW13ZUtxWQQUcl",
-	"6aS+vD9RyW5oDGO7zM74vjUkSa4U5ahqzYnWVJrH/98n0vv3oPfDRdf90bu4HwTfHjz463v/52+dR66Q",
-	"lXXbrc3m8tB+rSgMK5S7QjYWsHAwGBReKGwFq99vClPBLFgB0jOQrZfe26GlYMoum7f/yGv3+HarzWb0",
-	"Ujt1oboiT7PjM+Wi/NY2K26HCrIVaseAde1uuS1SPb2cibhiInPBacFAdj/JnF1e0yYTYRt0bLnAcym0",
-	"iERyacTUGnrXqXv+n+5xO8QNi6m8bAOh6aP2jVQmTcY9TLWeg5D4v4KPZ+8Md6wRQYvFXHJOiOi6sPLu",
-	"p5hTTuasceUL65APc9Af9AdlEA6eeOMb9XI7otucVlApvcwdWs0fs5ZwVYzhkiij4dyPcORRZwgjN51R",
-	"56HgMnBTXOmM2VLbPRHR9RaK7rIhDRJ+Nc9l+u+aq9TiP1hvBTYjlLjNd3VtL65ntEtye+leqHuFUOfT",
-	"iibjANRU3HKrGAoe0T6cUx4D00AUhMfOO4xa1hB+pERSCaN0MHgRXdMF/kFDs5PD33vHp297/6CLYe1+",
-	"H90YZDY369eZzaL55Ys/Dnvf3b75/fjk9N2bZf/drdSCzCzz+Tat60+p9fo+ivVvqxvUoPmZ0SR+I6WQ",
-	"dRSjFxidTflylTbPp8FFP7Oh++ZVooXstCtLzaZ7cf3sN/MXLhph5rF5twZw+1cCe3hYmgseNpopFEmy",
-	"yQmdWid0+c1e4a1eYte8ST+nN1QyvSj67NDj3gk6t0Ry89hKrx1CUBgr8Eehy1bpF0oSO+UKAyeaXBFV",
-	"8iIKI6dSTm4Is4ylSVYpTXSqaq/FdCJJTONV8m35FN3gQQ5e/nLT7P77/P2v51uIlGPrybevQiwiNBAC",
-	"UFpIGgPhsbWiY7ih8opoNttCxLwTE8Z3fTYyJ0rdChmvoQM1HoEURmhaYDeH3KdVhjNVVK7i/x/NM9WP",
-	"44tNHzxp+EqUSkm5viwebDa6ZH5Nk8Tat9npwhVNBJ+g7sBF6WgUunpKF5DQsXbnXYLbKI6q/2Olo744",
-	"7Pq6RNFb0OSofdziVqEKWpexGQ14jlZHxRbnQRkxtx7srX2KZxflcq2TnIZFsYEinvDx66WTjfaVeIrT",
-	"C7em259elJTPVQylvDPecwoR4RyZm7qlEsQYCIbf9CHMpHcITAFlekqlcxGhHnX/EEKXJLdkoWBGdDSl",
-	"ami22IiPSZJckeh6LwAC84Qw7qMSxNieH+/jcSnMCZMK9JRomKVKA0kSiCmd9+gfKUlwv2b+nRHvxkJr",
-	"e7qpbKyD0fxIHEuqVD9iehHaU0/gVJkHs3dfQYgL+GlwYXVA/NUfhMB4TO9GHBdd7dmwDg5eXfFgo8+U",
-	"3pFIJwvvi1QQ4lTCAEL/fIhCIsTJhf0Rf++uqyGEOCVlnuZCX+a/IsE1YRz/VppIrS7N58xPyuP8h1vi",
-	"cMS7Z28O98ztO6Z0PmL2a6Ltv9T8l2j7L/5gPOzDiRmI8QkwNeIRUbSnKFdMsxvah9AfVSDSzVRRJrp1",
-	"kFSnEsnF3jOUApKqNNH9kVGQlpyh7Mxo2drjUDyVWQbdo02owqeadnCJ5T8Jc13zUHtG7i7n6VXCoktJ",
-	"NL1M2Iw1OORPqeyVZGREWYJBXPbA3g6BsYaUx3PBuAYzHnRdkImCOZUwYzzVdO8VGGzDjBKuUPreUClZ",
-	"3Bg74SBmXNOJZZLtR2xZOEhzSNc3Cswj/U3CQ9pc6B/P3vUUGVPc7TaE7RXgocTVorgi9C6aEj6hjcEL",
-	"6TzeEK/LzusNnG0IbRJqpe+vIsqnkHPL9Zq1pd0pHpUdpzHTTwFVYbgzDNdoUrk4vdOXUSqVNYRXKH6N",
-	"UykPsmJiDpL60b8Lw1gWC4Tk9/HsHZ7qxFvprWsyDza/ZJzqFXvOSWfo/t77WchbImMam79A8GRhz6A+",
-	"nH08//Dmp8vTs/e/v31zvtdfB8hrulih7HMfuXdNF3BLFPizrY0XJCGa8mhxWTkHjUV6lRS2KU+9Jidp",
-	"RNnNhjxbilSX9F41p5GxdM0kiEa3/Q2LKY9WmeB1dPzy4cMp2Aecpmdpo85fUSEmE3d0swYDcogIcur0",
-	"Uwlyw72wgqVP5FRUXrT2DfKaJIlqiJZbXGbrVzGa/ZoVEcG4/vaocf646Os9miFmncerLo11cJvPPRIp",
-	"12uChZFX20fEVQC1X85HDfKlXoYkF/3RcKQCMR0zjrqWMb+jKY2ugXGlKckiAJ3DRXCUnGV8uvSQzSNR",
-	"XEBV9Wy1wT+fJXRs/pEs5GmNz6CPcfNPYPTPyuEfWpHzprAhKluFG7poDFXL6fNSTcnhy29t0lEeJDDo",
-	"/UB644v7b48e/tbE3bJYzo14og2MuYz8pl8tyi1/QOdqIUZnpTAz+3HLmW2ux2X7fp1TTpzVP/Pna5yk",
-	"kI9TnEVlyUvfDDJUl8CvrHcd5+07/tyxzcftVTNKvk0fvy3NeMUdWR3Rrt06o9jzmEdSymYb3nzW7/Wl",
-	"yrKbhR+/uFBBhoIy4O2I/GeJMqtnPni2sv4U/GFM09JnkaFl+fDblKKfqSAGCgJD2BvOrPxGQeS5Imp4",
-	"KEysZpMpUTiGsX0ymXTRtiEbtEkBbtLAFOYvSSlkQXMqxvIWcWLHC/Ily2bcuPQuVaMpAOHs59fww9HL",
-	"78BlgWTnEnXRGFPd5lO1iRwbIC47+WvciLj8jrcuOwvyp2JHh4dNqopmunp8VsqJgTdc2zOt1gCL/E1y",
-	"JVI9vEoIv15pOuNd//0M4hbUPFEYdj3s7CnSKlZG/a7pCXp0wNra0bybCean8ZIUhaTzmJQPdnN0FtZi",
-	"M4dJBb9PFTlz+KRBVsV0hCyoyEG0gqW1BoPYiT+JN6ZF9q/vHSpR5WYoqB47ufMyohRTmqARpBZK01mj",
-	"ANH0rsEVckIWMBVJDOH9vSexh4cQ5gmJqLlBpQpgzJLE+g5DJ673J1SH/VqY12D1+a3z9CE4LStUippr",
-	"zRr34XjgTtpR8ObuXToXUitgHEIUziRh/3bxM279DgeHR72Dg97gZScwP172Bi96h99mP77tHXzvfxwc",
-	"9A5fNq5rew7J9hGmfyafLYaqPiLVa8c8dEkuzTq81Qa4ljlsPvM89HUzBlvFZJ106Z2GLgEL7Z49yyum",
-	"Zwb5AZbZbJmevC8piZF4Vxw0eRCegtm1GyZrs7vzzH5ZGvxbXKPQxfqGeFRbObOxH1VA0GfqnDHiluNZ",
-	"Tyl/fKMQ4seni268HQuujKp9wRIKKACgG0sy1nv1hbAuUgVHg6MmXd8Mb59sDhv+bUolxVFtzQ3wKUAx",
-	"Bi6CA67/iJM7zxnKHz5DrmyPZ+22fMvHom8ebvzYLkKuVzK1asj1yhcyVX/90OmtfDJtErFlVd3z/Y3O",
-	"6co80X+yuoyVRQq8vZJ7bWqYCwqbvkKfy3J2V7Bcy2CegtvlDpQVp2uVo2eiFEZ52AdCTGPHpCXD6+dk",
-	"Qt1xslNQEqJ0f2Mn97pndOdswtP5I4P3Mmr0EUcro/lKoVnbZlcUIgLLS/w9aAHfHUI0JZJEGnMEfS7g",
-	"d4dwtdBU7VV00e8OSx/8fuOowqZJLVvxtlBDUQmd2OQE+ikj6ZqBz92ZT+A/yEfbTR53Q9RKm428fLLP",
-	"n0W/EvTsgTbIP5tU9RKdoRrdMKG2WbTpgxtoS3VdZ0ONZC0lY/tY8KIwzWVfGdsNwtHPsG3ldp5SX4hJ",
-	"f6pU9+KQ62yCIrSN63DLdDR9fLZyQ0D2ZkG564QiNyPsT7Tsq5ls6xPDEyWdbVhO4TnSyT5TZ28JVdX1",
-	"qOFjM43Z0OVT6Mtrnfy1eway9MF6qSKqNXodYzZhWgUQXoYBhD0XutwPX4Hi5JpeRkRRrA42JRoMhAkj",
-	"xnrFQzYF9G5OI131UR5+X9VEiwekx73/a4sGXPZ7F//VeEb6EZf38UyoNbR1xjibGUPyYJNw0y0rLzxB",
-	"GYUaau0KfS2Z8FwlE1oQ8IWUR1jbB/1M5RJaVvvJSiHstPLBUj36My6LsLHProbWXTjxChPetNpBCxV9",
-	"rpUNvlYp2DTFpo5gtfvExG1smVJu4dKkQtSWo1QyvUDbwDEvrJPwC5aZbYqmnSdEG4h8UdqgVN8AKxj0",
-	"+/0wq5NtC9bmlbKzh/OZkKw0wxVWUThObar4Gp9ursJQggLpA1kj3sw/O9V6bk0GLLT7Wohr1qC//ijF",
-	"raIyq8eLKQQK3YQgJCRiwng228gOks3W7BwDjHu5PucH3LljUf+uexUSqsvFlJU/5TFP4DlS90TENAEU",
-	"2ncaPEfey8u1+kxyV1N3xJ3k8EMRDcx85paXDqYCUAKO3wIGz2PwG1xRiOkNTbDsqxlXu9THCWFcmWH6",
-	"Iz7irwW/oRzBHY54D06JnpoBpFxgooQ741d0YhQ8W6nOoNXfSMgVTYw1EObH+iF0lTZg7/XNkHjMaosD",
-	"23LBRNKCKREAvYvoXAPjisUuxsCWoFbQDQvOCUx2dF610I79NrbDffz49if1CszWVZrM5vbq2c+v4cWL",
-	"Fz8A4/Dxw2t8A4PX8tsYQRe2FVUO+5DHPcKYsCSVVGHZeZcE7oPvGB9x8HWRh/DpHiccgNNeHy7CAG7x",
-	"+M8lh2LcoF2bOdFTYNxW5PMxjGa4blgpnXHQVDoj3PPhj7Za+hhIXuwd52zsTp/fAeH9yIqFUWcIn/r9",
-	"/sWDgQ2L/xXOOUIHLma9m9WakwnjhkvhkG63KSCFytZ2FANJWNlQIdgdB4pquFr4fWnoEjfmK0i5ImNq",
-	"Zp3lBiIVMj6xecBugJkr66fIjPaEZBPGoeviO90szmnU+5nqaNo7Z5qG++F7fAxJBuCNTd7HYFJX1F1R",
-	"HiubkVxiXJsVkEECWFZDxqzbWV7dnLmtgBYojUELCMsFzkPoHsAJ+9GsmAvK2nvlC6ILThVMqIajgxc4",
-	"9CnOxDCSYV6zMRgMBpiNqwL3I+9KYVbfXnPRRa8wHRNzd/0Ah4OBmReysIwO+3BKlAZiQS9SrQFIwdHh",
-	"oaFFizo3QZsG7AI7PdMs+GqHxbigh1wBHHZe9Af9F658CYq+fTJn+ySNmd53JYyH951JU8bZe05dtWWc",
-	"mUG3WWZfFRswXyUATm8N7GMmlR5m1fEVzEic0/SIV1qkXNOFCnAR7dPmQZGaZcnTy5BytUEYYrjWZ2XE",
-	"Hevvw88s0VRi/Emx+mZo86icF0YxHtHwVbYZHcXjCrtH3Pa16215BBP8bdwZdgwfKKQT4prm7WE+3VvZ",
-	"+EdK5aK5r8cGfTyaB8uSwh49Eq5E80BL3YLNo/l82Hy0LAjS2hXkzjqHXjorI3MV1fO5mr/gTo+Ln1hV",
-	"gOWi0mjkcDBY0gxgwyYAlXTZhmYAx3iMbuSJ3UIK+y0cWSCaxs6A3S+0RMFXDla/UurjgC+9WP1S3g0E",
-	"teR0NiNy0dzQyO14ZBt+QoY+yMSQfgevdy7MMI696Ok+iiY0HoQ1DCvbCW9nYe8/injxZPgpVQN6KBsP",
-	"xjJ62CFtlKv4NFDGOZtwGoMR25iO4TRuJ6ExqElXmmCcU93LNffl7S8+VxILOkcHa7xR7Z9i3js8XAe8",
-	"YtePotnXGX66KJL3uSbSyJmrsslTImc9baBmkeoiOZex+sYoQUV8Yqa4r1xgkRsAGwPhCyf3EkqkKtzu",
-	"10WO/WizpFlthbUTSp05HtWn5AhVpI8jx805UQvi3rgC3JshzirL7YizRReNApsqKgOsU1OsyiFuuccj",
-	"0dkzcZ2A+vAhR/+Iu/1c1+WZgl+0nr/nySKAczKjRs/+3+/InR333MweC2/PpYjTCK2VBnXExvDsiIGW",
-	"Q7LW4qAHT/7xdhZqFppEmEQdWJO+iDGLnTJffW6GujFvHPyw+o2s69jnw0zt7jGbxuEDV9+gBO2BEmLa",
-	"N+o0K5zYaIicubSI22IWI5U3LKLZ53wRQzQKsVyVgb3OUv9OtSvTuEMdwH2hhXKXgp7OUVF8aSnoGaDJ",
-	"vh4RzgV6B2yPo7i/XIy6WUz9anrc+nSeDLvG1GvF7a/0xrDQqbg1LFiSWxskL3FlpkRN+42G2D/MmDvE",
-	"YKGPTsu6WQO2aPz2n1Vdz9FyX3Xufrp4KKHKTKPBfK55bIoqPf68wGIBTVLzhHHtMxp88LCreVjOaYDf",
-	"MsP+yuX8+q4ThVYd4zRJwiEwPeKuwZbzEJ69Of8Ar88+/uS9DcW9X8gssJpB0TGhjO1lB7FG+Ij71Isa",
-	"fPXGHdAVEtI5aIGdO6r3VbgHTOczGHHfbcRMwjcJs9V4GgHTU5F3D7Gag6f9boiefeuQOHox4mZ3fnuU",
-	"yqQQTLxn1Ajm6jb7KoM8WbwqLdA1pXOFO+n8l+Pe4ctvYUrv+nBsvjPitwhDmDcNCXFCc6KUsU/yniDo",
-	"JjkaHPTBbDtkUzPCycTqRQrVxB7jqBypEbdweJryfGXGbIFDSW/Etd0+TWqNFSj25GQXmk1Ts5pn1m/K",
-	"Zb7b2YshgCCvzG01HUMlrineV2OvUT9ZyQ7/7ip4NPis6wywKMT2760H7sHyw4TqxmyhmbihKuNyRLu6",
-	"6tZ1zrjSGPBlN5fZnbbnju9nJzh13eyatsdP+FW/PVZZcGe41+LPnVQs6MvfyHq/boptuwZr4brZzi73",
-	"QM58sNu3QL7wNGUjAZxaVFNTT+guFZyTVsPKmrh6SpmsnMiiHJAioc5z3yr0P1dFCLXvkrjy86jOtd1W",
-	"mdF9N+deNU1mnjY5hnDbJ0RTmZ3zoALAlOvJKeS1yhoLG5nMa2mhFdO/FlK+KzdAa+z6MztVm6nVgvel",
-	"8bfPWnbaJW/d+e3bpla2vZHtGUvlfWUf7oyoarVY25quFwEKAEthZ2f1lTK4nynjK61pU8H+AuLKmGo3",
-	"AQt93a9oJGZU+egaKq1F00QhEAuqsAl8XsS3yQJ4Bu7W3kfwmQ2CcgplnQidwfDZs7n/GBfmyv2SuzVb",
-	"uFt1kzSyuf17ISfeXmhT82qE/gzcbh1O95c2Gt7z8mJszjLLhkQTmPkjBjdv444BYU50NK3TST1/Z0c8",
-	"sT1R6Jk1vlXkagH98lS/L4mJooAv7yNFtWZm/3RRT1B7W/PUfdtfYLkueeKe2alpkvWsaeGqDtBMZ2TS",
-	"GtF/aQ7rMIMBt2tL2Ufw1cYYpOM4do2CdsNNs/H/JMXSd0FqCE+L46/M83NmnsdxjJVx75gyDNMqHy7I",
-	"vdxZ7akY6f69a9u11L39wZUDsnZew/YtnSPPxI3tKf/DXt3Qs57ywgZc7c7G8f7iZLux/9ssGhAnhjy9",
-	"vMIifu7ajCwcsgx9zRRNbuhSitqSEQeNLvW8W9wT+NS9l3//PjusfdifRfP9YseKSVuDFTWnEUYd2IPm",
-	"vLi7a8dVaaWQ19AOasEpVGInMJeCFNjuKUzbzWN9H3FQPbm2sfA2wJbGeLLONCgBYyKhWwq/HXEiKdxK",
-	"pjXlQNSCR1MpuEhVssCMpjwS3wGNX56JGeUaMX5FYcaUYnyy1x/xsFKWPutU5o+O3SgR4YKziCSuhdnY",
-	"ZTCobHGyUtoN51d/p7rSL2HnYdrZl1rUMz/vL1sdKyYdfrowO7GcA1mTPz71w1M8kvQ3Cvvd0DwJhPIJ",
-	"s/0OYcxskVzHM1x2yUXQuetd00UPAyXM5rfXN+YhNlkd9bmVm933m2nd6FqIJMiyeXAb2jQeUKkck4iW",
-	"5w1dn0ooJHCh93zOV6H8fzgc8eJ+mdK7dfcMU9mmwU6pPqLDJcWMeOk7ge8baDs2YhXFALjAHMAJZ2MW",
-	"Ea7hdsq04WgkogHYLkouR9JuDyBqxB3/2OvDr5TGWIzfHY8OYZwmiQvQGbuir2413ASu6eKbcuxl4Mhi",
-	"xPP3MHQmS9LEkJhueDR4Af+gC3QE2wdQt2EGKkV1uNeHY27TzJpzfgx3Ohoc+WN1TE5KKLnBqBvalLCw",
-	"lB2d285BO2ZF+JUlUYG4wXKh8pUj1Q5v64sUIJGVuJH6TLhQsZXV1l9pO34pxNWJeBH4AkLNHT66yK2Y",
-	"VpVcxD0X/+YGGfFsFKILXUAKI7meUoE/sFZTMs+ZpVGfPCf7RkGIuZNhMOJ5VWiXaOeSJkPo4jOokNjE",
-	"6Urabrj3ynAJ11rVza0PrrmHGnF/cp5Ba/Qi3yEkQA5zdHio+thAltncYaNeZv3smnqRjPiIn6UJVUM7",
-	"iZ7RVXtePw2D4lXMxu5FRNHyddvCEmdfa19fG6ne2z6ErmtXj07nWzgcDIoRgGZczO/uWSbTc9PrEvhJ",
-	"krHufeflhL2/h51qC8/H9qn8OzikLThRHjOA0OOjl6VQL70X0yghZn7Qdbn4NoedQPYMSEpiZTO5XX0J",
-	"GyyJQDqgwQ1kp5t9yPOXXgnaELoZ43FppD5hH81mfDZbjQJR9lLJSigp3cjmWbpawG52vRHDheX1ZF+l",
-	"phH3N9YewVebah8qe8JB2iT/XH4+teJpR16wave6B+cF26moLfX2ahS4nkV8jR55OqfWpjL9LHXMOy+E",
-	"Jw3X9YWnG+Q99h/Iuf0Got7La6eKttoHtuBDQ7z8yetTrwHbiiKVBIAgL/NQSy0f8azYdndOlB1/LukN",
-	"E1n3UCMxi0Uk9trS0M/dDNZKQV+Snf2ymJx9+IUkZxeqqy/Ny/bB9/8xedmYxlGnwWLqjaML3AKzaN7T",
-	"WM+1kzClL/3N1oCePBMyq7lT+lIf3mqwvfTBmI+ACgR0Q2cbD20DCKOwGU3TZ2eMeKHxA6RcswSYNnLf",
-	"29R2r5wef3j9C9yPfL23UWeIetpD2J4ncO6b9O0uPqhcI++5UyFdff//2JigZ5ZFDQE8NTJeY7/YimJu",
-	"x9QER9HOW3ZUYmP1VdGNlJlhrqhMZuUElcoyzjzqtyQAFOh+1aGJfeELzAHIcG1nuC2uLfYyXAetgVpt",
-	"az54ht2e+z6+YDz+nWr03W2DxQnVBRQ+xtniA7Aq7BYPbOxenrAbym1NNuvP7GNZsJrY8rISs/Fc3mO5",
-	"Et3J69MR93LyVXUUlKYPIdh8IqbhikTXoIWVu30IeZokoa8jQTiIuS0MaWFrkprFsq87jSDbQmo+xz76",
-	"UqPG/jQxa0O8mlhvYAw1S83mr5jZ3rNoiqzazbYa/Drydz9OLZXsxsmaq8RW143EfFE5GUKRTpIkF+vQ",
-	"zZOKck9rRcKPuBfxNlTeDMyUqxoT2up35octfwdd88BeCClPqDLwYLVCpiwzaswU9Auz091e+Uphw/85",
-	"arFfy687/Kl2uCHMbVUrTxxr7eRCW/vWeM7TrO/67tyHed/dFvrKdPMvVhNDTwPJvW95u/vM1+auNHoa",
-	"/M1HamKNHPk4jt2BwWyu7TlVqb0vSMpjrKngCluDpnfani819Awe8WLTYF93059eQNbT4VX2Z6EMr3Ws",
-	"v7LRvHglTBWV6ITPGhyHRvqFtihKaJm9A96zcDuMz/8uBh1g3Fyr88M1Qdul86PcD+OZnR++b/V/bkLU",
-	"lxa/Wo5O9XScny1nO242T4zetAbDcK6Wucf1agGxf2//qLtfmjwlhU3y1VPiPSUOc2ugx3lH5lkL+Tbv",
-	"SNs6D56BHeQ89S/gHVkbdROqC3jbVhAHK5+1eFknf22nAqupgdMz+x3aKfRrttqfLLC8o2L97eN8EOsI",
-	"psywX2q7nGVP7ZAES630W1hlBu5fyIKRhcX3mM+vNVox+e0d2jFZBLK1ZLJv7ktKYmPM6FRy1YcwlSxc",
-	"bSxYzxJTQBnGzhIO5EqJJNUUPp69hW4Yi0gN9/cnKYup7X1BMn3NHcTe40weQt+3RI14N7ylxIw43N+/",
-	"j5hePOxzcRvuBWCLyOVzt/1J0iulmU411rl2WUuOvsFFfvVHPHSXbEgevdPQJWBjBCxkfGEDprHgGXRd",
-	"t39zqUd5JGIaLzGPsubDuzSQqv3qntlEyub41Uj6XI0kmZPhasbjrCGZo3UdsbN/7/9czyYq7YyvVlFm",
-	"FW2EKmcZ5ahqt43a13vwLJygKPT/AhbSRmg0VlIRh7uzkzyG1rGUdiy7mnutPrO1tIxiv9pLn4u9tNFm",
-	"cjbTeuILz0qXZ+N67d0eqzIOKB9tEHBMZbEWWz23pblw+Af86g7JOmtV3sKIcS5/IctLuwX31GN/N1pc",
-	"9tYOrS1szoYtzFwwlcuIufT5I9gfz3yFJRSIstaH7Z8IXcyqge/cGfyIh3/zr9kjocPBwQ+9wQ/Gcjkc",
-	"HA56B4d7zqIaYQD0qDOEkWtMOuqErzDlXlMIzfxC5ToXYMnt/oiflIgZb2rJ0KCy1G8MKZtgtR+RJAlt",
-	"6W/bdsFaZXmqzcwIGxu+NOLZoZYLO3chCLg4eCbluwRuezCFXfZ3aXUVOw4/s8WFc/tqbX2u1hYScYtA",
-	"WMmEnPWlLYpXia79e/PfehZXtiO+WluZtWU7ZboeKOsjydldFkntNlfzig92zgc8J/0L2FnaLvFydBn7",
-	"yuNqd7aVwcbjAngrSceuXgs+GYCkGCVi376dCgxpjKmk8YgbzaVvRHypU7uR9TY8Vxb6AZQyUNvjc3co",
-	"P+sd+5/Z6mvbN18tvs/F4ltrWztLT2fYXFGSKlg7N9QnZ36676QycR3sh/v7iYhIMhVKD78ffD/Are5A",
-	"vM+62trOU2ZodwWLkBd+l+tYFW7kyXHZJW+NZBeKB0LZxTzW7b7QIqL8iC81UQArZrrzcPHw/wMAAP//",
+	"7H37Uxs51ui/csp3q8bU1zaGkHmQunWLySQ7+TZMKCA7892YS4tu2dbSljySGvBS/O+3dCT1u/0Ck2wm",
+	"vyS4H+oj6ei8H/edSExnglOuVefwvjMjkkypphJ/fZDjd7H5I6YqkmymmeCdw875hIKQY8LZv4m59J0C",
+	"Fvc7QYeZuzOiJ52gw8mUdg47Qo4vWdwJOpL+mTJJ486hlikNOiqa0Ckxg4+EnBLdOeykKT6p5zPzptKS",
+	"8XHn4SHonEgxnek2UGZ4F4GA7kiKKSRM6Ut7WYGQEElKNHVXdlogtXcfD+wpVSKVEW0DV7r7NYD9jSLI",
+	"/lob0P7+48E+o/KGyjagj1+fgMInIKaKjXkNenu3CLu90ga5vft4uM+FSNqg1kIkNUDNxSKY5ncbkObe",
+	"Y0F8MC+rmeCK4qH6mcSn9M+UKm1+RYJryvFPMpslLMITtTuT4iqh0//6lzKTuS987m+SjjqHnf+1mx/c",
+	"XXtX7Z7Yt+xHmzAPPwtMwZQkBm4aQzflMyIVuUoo/PfZh98CIHBFYsgowU6/8xB0Xgs+Slj07DCLq3/R",
+	"SEOUEDWhCm6ZngDhQO+Y0oyPQXAKXQIpZ3+mFMy2ma39ePrOgv1WyCsWx5Q/N9wRSRIqYUrmwIWGWICe",
+	"MAVdKRIawDWdg4rEjAYGWgKRFEr1FNPZJlnwfxP6rUh5/JzQ/yZApdHErzzjoLP5fKdKhB9hPCHzRJD4",
+	"XIj3RI7p50LqKxHPDWYnBggJekI4HB/9cfnzh1/+5/Ln/zl/c4bQngtxTPjcnUD1nNB+uEG4KEiiKSRs",
+	"yjR0Z1LEaWSegKmIKQiezHcO8bEKiw1P3h+dv/1wenx5enT+5vL9u+N35yHMqBzyKeOppgGoCZE0hqs5",
+	"vj8TCYvmIEWqqQLCY7xq6C6LKFAezwTjuj/knaAzoSR2TP+UajnvHY00lXWqekYjwWMFKdcswfFuGY/F",
+	"reFqVCtDRvN1cpSQcU3HVCK1/qN3SjR9b+bew3/LK7vkjVM6JYwbsrreW4rq+lQ+cnYHmk3p2tMwH/jI",
+	"SaonQrJ/0+c+nTckYTEoqpTBGiHh6OSdoSj98j7+/vvvvaNUTyjXBhrauGY5l8I5zaSIqEJm8BmZ0y1N",
+	"kp5jT1epIUE45VcQUimFVCHSeQX0hso5jBhNYiAaRiRNdB+3333TgHQUx8d0ekVlgemSOGbm0yQ5kWJG",
+	"pWaGNY9Iomhg5MDs0n3HYFxi/piSu/eUj/Wkc7j/8qDG5oOOoewWyxCQzmFnit/tBB3K02nn8FNH3HL8",
+	"7W5cNMkzuaDxyX08f8ySZPOxIz43zLqO1Ud8jmzcYElKDUrwNEnshlrJ5a43Fj03oNnB/im5PTabPqY4",
+	"8oz9g85RFygtxJXhQ5dEKWpkZNUscHkhkDji00MmFyO/k5REE6peAZ3O9BxGQsIoTRLLB1H+0nSqVpCo",
+	"sgtESjI3v60kF18SXXo9Jpr2zAlvGsO/czVvngqLQYyQNKSKSridCBhTTg3tjoHpftOY9G7GJFWL4Kju",
+	"Rm0MFq+0BAlR+jJV2aTLE3hPlDZc3BzmUZqYKQQgaSRkTGMUohgHAiN6C8pSdDOfzQC2ovJ9/QZuLJ4h",
+	"h/5muztBx6LGcuzHiePofqyghoWlfSwhQmk3KuvVeKIQ798zSyHKuJ9hZvbHIkLnTlANT6vTw7GaQHlN",
+	"eMzMHhzJcTp1BLgMUWm779fYlByC7OaVEAklHAFsh8Xq4HVIiINx9fWpT6/hSG84wYVT8Jr5+ss5ZVN6",
+	"Pp/R9dY6lWxdEM8iyolkog6iOaXMA7gQ/RxrWIwFViFdeayFQBsVfP01ZXyW6rOVRIfClKYiur5UbpU2",
+	"wLlsgc1Y5O6dfXl/MKijYOvqiVSvD3rjCiK5svRiM/HE0sPcllLjBD8zJ/cbFqydFmqff5Vfn1AOE6Is",
+	"L4bQUuiwxBPaGFEFArUKCFTlokIXVfqwMkwYGIluKpSGvcHAKKEkcVaalaWEfHv3zPZOGfc/63td5txl",
+	"+N9KMbXrNhWGXIHg2XSYAklHhq9A92Cwt9OH49Qoo9TrzaNUp5K2ctdWYlIUNx30/vfeMsaJY1y04tuH",
+	"gl65GdZtBGTQUUk6ri/vL1SyGxrDyC6zM+LcGpQkV4pyFLVmRGsqzeP/7xPp/XvQ++mi6/7oXdwPgu/3",
+	"Hvz1nf/zt84jV8jyus3WZn1+aL9WZIYVzF3CGwu7sDcYFF4oHAUr368LU0EtWALSM6Ct596bbUtBlV00",
+	"b/+R1+7xzVabTemlduJCdUWe5sRnwkX5rU1W3A4VZCvUvgPWRbDhsUj15HIq4oqKzAWnBQXZ/SQzdnlN",
+	"m1SETbZjwwWeSaFFJJJLw6ZWkLtO3PP/dI/bIW5YTOVlGwhNH7VvpDJpUu5hovUMhMT/FXw8fW+oYw0J",
+	"WjTmknFCRNeFlXc/xYxyMmONK19Yh3yYvf6gPyiDsPfEB9+Il5sh3fq4gkLpZW7Qav6Y1YSrbAyXRBkJ",
+	"536IIw87hzB00xl2HgomAzfFpcaYDaXdYxFdbyDoLhrSbMJv5rlM/l1xlVrsB6utwHqIErfZrq7txdWU",
+	"dkluL90LdasQynxa0WQUgJqIW24FQ8Ej2oczymNgGoiC8MhZh1HKOoSfKZFUwjAdDF5E13SOf9DQnOTw",
+	"j97RybveP+j8sHa/j2YMMp2Z9etMp9Hs8sWf+70fbt/8cXR88v7Nov/ulkpBZpb5fJvW9ZfUWn0fRfo3",
+	"lQ1q0LxlNInfSClkfYvRCozGpny5Sofn0+Cin+nQffMq0UJ22oWlZtW9uH72m/kLF40w89g5LMoAt38l",
+	"sE7o0lzQaW2mUETJJiN0ao3Q5Td7hbd6iV3zJvmc3lDJ9Lxos0OLeyfo3BKJjpelVjuEoDBW4F3qi1bp",
+	"V0oSO+UKASeaXBFVsiIKw6dSTm4Is4SliVcpTXSqaq/FdCxJTONl/G3xFN3gQQ5e/nLT7P777MNvZxuw",
+	"lCNrybevQiwiVBACUFpIGqNHDxXmGG6ovCKaTTdgMe/FmPFt+0ZmRKlbIeMVZKBGF0hhhKYFdnPIbVpl",
+	"OFNlXZmL6P9H5TyHxY/ji00fPG74SpRKSbm+LLptG00yv6VJYvXbzLtwRRPBxyg7cFFy/EJXT+gcEjrS",
+	"zt8luI0Gqto/lhrqi8OuLksUrQVNhtrHLW4VqqB1GZu3Af1o9a3YwB+UIXOrY29lL55dlMuVPDkNi2ID",
+	"jjzi49dLno32lXgK74Vb0829FyXhcxlBqURIcAoR4RyJm7qlEsQICIZx9SHMuHcITAFlekKlMxGhHHX/",
+	"EEKXJLdkrmBKdDShCgMphnxEkuSKRNc7ARCYJYRxH90iRtZ/vIvuUpgRJhXoCdEwTZUGkiQQUzrr0T9T",
+	"YuMdMvvOkHdjobX1biobM2MkPxLHkirVj5ieh9brCZwq82D27isIcQE/DS6sDIi/+oMQGI/p3ZDjoqsd",
+	"Gx7EwYsrHmy0mdI7Eulk7m2RCkKcShhA6J8PkUmEOLmwP+Qf3HV1CCFOSZmnudCX+a9IcE0Yx7+VJlKr",
+	"S/M585PyOP/hljgc8u7pm/0dc/uOKZ2PmP0aa/svNf8l2v6LPxgP+3BsBmJ8DEwNeUQU7SnKFdPshvYh",
+	"9K4K3HQzVeSJbh0k1alEdLH3DKaApCpNXFzLAh/K1pSWjS0ORa/MIugerUIVPtV0gksk/0mI64pO7Sm5",
+	"u5ylVwmLLiXR9DLxEUJlMnFCZa/EIyPKEgwGtA57OwTGrPooJxtz1XVBJgpmVIKNmtp5BWa3YUoJV8h9",
+	"b6iULG6MnaiGAi1ysWXhIM2hgd8pMI/01wkPaTOhfzx931NkRPG021DIV4BOCR8KZleE3kUTwse0MXgh",
+	"ncVr7usif72Bs21Dm5ha6fvLkPIp+NxiuWZlbneCrrKjNGb6KaAqDHeK4RpNIhend/oySqWyivASwa9x",
+	"KuVBlkzMQVJ3/bswjEWxQIh+H0/fo1cn3khuXZF4sNkl402BfqUz57gzdP/ovRXylsiYxuYvDLy0Pqjz",
+	"049n529+uTw5/fDHuzdnO/1VgLym8yXCPveRe9d0DrdEgfdtrb0gCdGUR/PLih80FulVUjimPPWSnKQR",
+	"ZTdr0myMGy3KvWpGI6PpmkkQjWb7GxZTHi1Twevb8ev5+QnYB5ykZ3GjTl9RICZj57pZgQC5jQhy7PRT",
+	"CXLFvbCCpU/kWFRetPYD8pokiWqIlptfZutXUZr9mhU3gnH9/UHj/HHRV3s025hVHq+aNFbZ23zukUi5",
+	"XhEsjLzaPCKuAqj9cj5qkC/1ok1y0R8NLhWI6YhxlLWM+h1NaHQNjCtNSRYB6AwugiPnLO+nSzNaPxLF",
+	"BVRVfasN9vksMWj9j2QhTyt8Bm2M638Co3+WDv/QujlvCgeiclS4wYvGULUcPy/VhOy//N4mr+VBAoPe",
+	"T6Q3urj//uDhb03ULYvlXIsm2sCYy8gf+uWs3NIHNK4WYnSWMjNzHjec2fpyXHbuV/Fy4qz+mT9foySF",
+	"vK7iLCpLXvpmkG11CfzKetf3vP3Enzmy+bizakbJj+njj6UZr3giqyPatVtlFOuPeSSmrHfgzWf9WV8o",
+	"LLtZ+PGLCxVkW1AGvH0j/1nCzKrPB30rq0/BO2Oalj6LDC3zh98nFO1MBTZQYBjCJfRYtfI7BZGniijh",
+	"ITOxkk0mROEYRvfJeNJF24FskCYFuEkDU5gHJ6WQBcmpGMtb3BM7XpAvWTbjxqV3qRpNAQinb1/DTwcv",
+	"fwCXBZL5JeqsMaa6zaZqEznW2LjM89d4EHH5HW1d5AvyXrGD/f0mUUUzXXWflXJi4A3X1qfVGmCRv0mu",
+	"RKoPrxLCr5eqznjXfz+DuGVrnigMux529hRpFUujfle0BD06YG3laN71GPPTWEmKTNJZTMqO3Xw7C2ux",
+	"nsGksr9PFTmz/6RBVsV0hCyoyEG0hKS1BoPYiT+JNaaF969uHSph5XpbUHU7OX8ZUYopTVAJUnOl6bSR",
+	"gWh612AKOSZzmIgkhvD+3qPYw0MIs4RE1NygUgUwYklibYehY9e7Y6rDfi3Ma7Dcf+ssfQhOywqVouZa",
+	"qw/4cDxwnnZkvLl5l86E1AoYhxCZM0nYv138jFu//cH+QW9vrzd42QnMj5e9wYve/vfZj+97ez/6H3t7",
+	"vf2XjevankOyeYTp56SzxVDVR6R6bZmGLsilWYW22gDXMoXNZ56Hvq5HYKs7WUddeqehS8BCu2N9ecX0",
+	"zCB3YJnDlsnJu5KSGJF3iaPJg/AUxK5dMVmZ3J1l+svC4N/iGoUu1je0Oe9ln439qAKCNlNnjBG3HH09",
+	"pToEa4UQPz5ddO3jWDBlVPULllBABgDdWJKR3qkvhDWRKjgYHDTJ+mZ4+2Rz2PDvEyptlrut3QI+BSjG",
+	"wEVwwPUf4bnzlKH84VOkytY9a4/lOz4SffNw48e2EXK9lKhVQ66XvpCJ+quHTm9kk2njiC2r6p7vr+Wn",
+	"K9NE/8nqMlYWKfD6Sm61qe1cUDj0FfxclLO7hORaAvMU1C43oCzxrlVcz0QpjPKwD4SYxo5JS4bWz8iY",
+	"OneyE1ASonR/bSP3qj66Mzbm6eyRwXsZNvqIo6XRfKXQrE2zKwoRgeUl/hG0gB/2IZoQSSKNOYI+F/CH",
+	"fbiaa6p2KrLoD/ulD/64dlRh06QWrXhbqKGohE6s44F+yki6ZuBzc+YT2A/y0baTx90QtdKmIy+e7PNn",
+	"0S8FPXugDfIvJlW9hGcoRjdMqG0WbfLgGtJSXdZZUyJZScjYPBa8yExz3lfe7Qbm6GfYtnJbT6kvxKQ/",
+	"Vap7cchVDkER2sZ1uGU6mjw+W7khIHu9oNxVQpGbN+wzavbVTLbVkeGJks7WLKfwHOlkX6ixt7RV1fWo",
+	"7cd6ErPBy6eQl1fy/LVbBrL0wXqpIqo1Wh1jNmZaBRBehgGEPRe63A9fgeLkml5GRFGsDjYhGgyECSNG",
+	"e0UnmwJ6N6ORrtoo93+sSqJFB+lR7//aogGX/d7FfzX6SD/i8j6eCLWGtk4ZZ1OjSO6tE266YeWFJyij",
+	"UNtau0LfSiY8V8mElg34SsojrGyDfqZyCS2r/WSlELZa+WChHP0Fl0VY22ZX29ZtGPEKE1632kELFn2p",
+	"lQ2+VSlYN8WmvsFq+4mJm+gypdzChUmFKC1HqWR6jrqBI15YJ+FXLDPbFE07S4g2EPmitEGpvgFWMOj3",
+	"+2FWb90WrM0rrmcP5zMhWWmGK6yicJTaVPEVPt1chaEEBeIHkka8mX92ovXMqgxYaPe1ENesQX79WYpb",
+	"RWVWjxdTCBSaCUFISMSY8Wy2kR0km605OQYY93J9zg94ckei/l33KiRUl4tyK+/lMU+gH6l7LGKaADLt",
+	"Ow2eIu/k5Vp9JrmrqTvkjnP4oYgGZj5zy0uOqQCUgKN3gMHzGPwGVxRiekMTLPuKNadd6uOYMK7MMP0h",
+	"H/LXgt9QjuAeDnkPToiemAGknGOihPPxKzo2Ap6tVGe21d9IyBVNjDYQ5m79ELpKG7B3+mZIdLPa4sC2",
+	"XDCRtKBKBEDvIjrTwLhisYsxsKXMFXTDgnECkx2dVS20Y7+L7XAfP777Rb3CKtJKk+nMXj19+xpevHjx",
+	"EzAOH89f4xsYvJbfxgi6sK2octiHPO4RRoQlqaQK2xe4JHAffMf4kIOvi3wIn+5xwgE46fXhIgzgFt1/",
+	"LjkU4wbt2syIngDjtiKfj2E0w3XDSumMvabSGeGOD3+0VfdHQPKmAThno3f6/A4I74eWLQw7h/Cp3+9f",
+	"PBjYsPhfwc8ROnAx692s1oyMGTdUCod0p00BKVS2tqMYSMLKgQrBnjhQVMPV3J9Lg5d4MF9ByhUZUTPr",
+	"LDcQsZDxsc0DdgNMXVk/Raa0JyQbMw5dF9/pZnFGo95bqqNJ74xpGu6GH/AxRBmANzZ5H4NJXXMARXms",
+	"bEZyiXCtV0AGEWBRDRmzbqd5lXzmjgJqoDQGLSAsF8oPobsHx+xns2IuKGvnlS+sLzhVMKYaDvZe4NAn",
+	"OBNDSA7zmo3BYDDAbFwVuB95dxOz+vaaiy56hemYmLvrB9gfDMy8kIRleNiHE6I0EFc7v4C1BiAFB/v7",
+	"Bhft1rkJ2jRgF9jpiWbBVntYjAt6yAXAw86L/qD/wpUvQda3S2Zsl6Qx07uuhPHhfWfclHH2gVNXbRln",
+	"ZrbbLDMpleQPgNNbA/uISaUPsy4LCqYkznF6yCt9AK7pXAW4iPZp86BIzbLk6WWIudpsGO5wrZnAkDvS",
+	"34e3LNFUYvxJsfpmaPOonBVGMR7R8FV2GB3G4wq7R9zxtettaQQT/F3cOewYOlBIJ8Q1zdsMfbq3vPHP",
+	"lMp5c3+YNfrBNA+WJYU9eiRcieaBFpoFm0fz+bD5aFkQpNUryJ01Dr10WkZmKqrnczV/wXmPi59YVoDl",
+	"otKwZn8wWNAMYM0mAJV02YZmAEfoRjf8xB4hhX07DiwQTWNnwO4WWuvgK3vLXyn1ccCXXix/Ke8qg1Jy",
+	"Op0SOW9ujOVOPJINPyGDH2RsUL+D1zsXZhhHXvRkF1kTKg/CKoaV44S3s7D3n0U8f7L9KVUDeigrD0Yz",
+	"etgibpSr+DRgxhkbcxqDYdu2k4mVuB2HxqAmXWmCcUZ1L5fcF7e/+FJRLOgc7K3wRrUPj3lvf38V8Ipd",
+	"P4pqX+fw00URvc80kYbPXJVVnhI660kDNotUF9G5vKtvjBBU3E/MFPeVC+zmBsBGQPjc8b2EEqkKt/t1",
+	"lmM/2sxplmth7YhSJ44HDV1yLKKK9HHouD4latm4N64A93obZ4Xl9o2zRReNAJsqKgOsU1OsyiFuud9H",
+	"orNn4joC9eE83/4hd+e5LsszBb9qPfvAk3kAZ2RKjZz9v9+TOzvumZk9Ft7Omyo1iSM2hmdLBLQckrUS",
+	"Bd178o+3k1Cz0CTCJOrAqvTFHbO7U6arz01Q16aNg5+Wv5F1r/tyiKk9PebQuP3A1TdbgvpAaWPaD+ok",
+	"K5zYqIicurSI22IWo2sA5j/nixiiUojlqgzsdZL6d6pdmcYtygDuCy2YuxD0dIaC4kuLQc8ATfb1iHAu",
+	"0DpgexzF/cVs1M1i4lfT761P58l216h6rXv7G70xJHQibg0JluTWBslLXJkJUZN+oyL2DzPmFnew0Een",
+	"Zd2sAltUfvvPKq7n23JfNe5+ungobZWZRlMvvqrFpijS488LLBbQxDWPGdc+o8EHD7uah+WcBvg9U+yv",
+	"XM6v7zpRaNUxSpMkPASmh9w12HIWwtM3Z+fw+vTjL97a0NT8L+sKWO4VKEZuEKuED7lPvajBV2/cAV0h",
+	"IZ2BFti5o3pfhTvAdD6DIffdRswkfJMwW42nETA9EXn3ECs5eNzvhmjZtwaJgxdDbk7n9wepTArBxDtG",
+	"jGCubrOvMsiT+avSAl1TOlN4ks5+Pertv/weJvSuD0fmO0N+izCEedOQECc0I0oZ/STvCYJmkoPBXh/M",
+	"sUMyNSWcjK1cpFBM7DGOwpEacguHxylPV6bMFjiU9EZc2+PTJNZYhmI9J9uQbJqa1TyzfFMu891OXgwC",
+	"BHllbivpGCxxTfG+KXuN8slScvh3V8GjwWZdJ4BFJrZ7by1wD5YeJlQ3ZgtNxQ1VGZUj2tVVt6ZzxpXG",
+	"gC97uMzptD13fD87wanrZtd0PH7Br/rjsUyDO8WzFn/pqGJBX/xG1kN43d22a7DSXjfr2eVe2pkNdvNW",
+	"2hcep2wkgBOLamLqMd2mgHPcqlhZFVdPKJMVjyzyASkS6iz3rUz/SxWEUPousSs/j+pc23WVKd11c+5V",
+	"02RmaZNhCI99QjSVmZ8HBQCmXE9OIa9V1qDa8GReSwutqP61kPJtmQFaY9ef2ajajK0WvK+Nvn3RvNMu",
+	"eevJbz82tbLtjWTPaCofKudwa0hVq8Xa1ry/CFAAWAo789VXyuB+oYSvtKZNBfsLG1feqXYVMC9IClc0",
+	"ElOqfHQNlVajacIQiAVVYBSCvIhvkwbwDNStvY/gMysE5RTKOhI6heGLJ3P/MSbMpeclN2u2ULfqIWkk",
+	"c7v3Qo69vtAm5tUQ/Rmo3SqU7i+tNHzg5cVYn2SWFYkmMPNHzN68izsGhBnR0aSOJ/X8nS3RxPZEoWeW",
+	"+JahqwX06xP9viYiigy+fI4U1ZqZ89NFOUHtbExTd21/gcWy5LF7ZquqSdazpoWqOkAzmZFJq0T/pSms",
+	"2xkMuF2Zyz6CrjbGIB3FsWsUtB1qmo3/mQRL3wWpITwtjr8Rzy+ZeB7FMVbGvWPKEEwrfLgg93Jntaci",
+	"pLv3rm3XQvP2uSsHZPW8huNb8iNPxY3tKf/TTl3Rs5bywgFcbs7G8f7iaLu2/dssGhDHhjy+vMIifu7a",
+	"lMzdZhn8miqa3NCFGLUhIQ4aTep5t7gnsKl7K//ufeasfdidRrPdYseKcVuDFTWjEUYdWEdzXtzdteOq",
+	"tFLIa2gHteAUKrETmEtBCmz3FKbt4bG2jzioeq5tLLwNsKUxetaZBiVgRCR0S+G3Q04khVvJtKYciJrz",
+	"aCIFF6lK5pjRlEfiO6Dxy1MxpVzjjl9RmDKlGB/v9Ic8rJSlzzqVedexGyUiXHAWkcS1MBu5DAaVLU5W",
+	"SrvBf/V3qiv9ErYepp19qUU88/P+6sjK/gpk5VyIY8K9J1zVqUsxWfHThTnB5dzJGt/yKSP+pOBR+E5h",
+	"nxyaJ49QPma2TyKMmC2u62iNy0q5CDp3vWs672GAhSEa9vratMcmuaMcuJRI+D41rQRCC5EEWRYQHl+b",
+	"/gMqlSMS0fK8oetTEIUELvSOzxUrtA0ID4e8eM4m9G7Vs8ZUdtiww6qPBHHJNENe+k7g+w3aTo9YfTEA",
+	"LjB3cMzZiEWEa7idMG0oIYloALb7ksuttMcKiBpyR3d2+vAbpTEW8Xdu1UMYpUniAntGrlisWw03gWs6",
+	"/64csxk4tBjy/D0MucmSOzGUphseDF7AP+gcDcj2AZSJmIFKUR3u9OGI2/S05lwhQ9UOBgfeHY9JTQkl",
+	"NxitQ5sSHRaSsTPbcWjLJAy/siCaEA9Yzoy+UbKnoGQtixsgcpaomPpCqFexddbGX2lz9xTi+EQ8D3zB",
+	"ouaOIl2kckyrSu7jjou3c4MMeTYK0YWuI4WRXA+rwDvI1YTMciJrxDVPAb9TEGKuZhgMeV6F2iX2uSTN",
+	"ELr4DApANlG7kiYc7rwy1MW1cnVz64NrJqKG3HvqM2iNHOY7kgRImQ7291UfG9Yym6tsxNmsf15T75Mh",
+	"H/LTNKHq0E6iZ2TjnpeHw6B4FbO/exFRtHzdtszE2dfa5ddGqvfSD6Hr2uOjkfsW9geDYsShGRfzyXuW",
+	"OPXc9LoEfpFkpHs/eP5i7+9gZ9zC87F9Kv8ODmkLXJTHDCD0+9HLUrYX3otplBAzP+i63H+bM08gewYk",
+	"JbGymeOunoUNzkQgHdDgBrLTzT7kyUyvBG0I3Yz+uLRVXyAA1XR8NluNAlL2UslKW1K6kc2zdLWwu9n1",
+	"xh0uLK9H+yo2Dbm/sfIIvrpV+1DZEw7SJr7p6gFQy9a2ZHWrdst7cFa3rbLoUi+xRkbtScS3aJXNjWif",
+	"SxY4TR3Rzwv2SUOtfYHsBjkB+yTkXGINEcHzeSf6tuojtjBFQ1z/8esTL3HbyieVRIUgL0dRS4Ef8qwo",
+	"eHdGlB1/JukNE1mXU8Npi8UudtrS5c/cDFZKlV+QRf6ymES+/5UkkReqwC/MH/dJAv8x+eOYblLHwWKK",
+	"kMMLPALTaNbTWHe2kzClL/3N1sCjPGMzqw1U+lIf3mmwPf/BqKuAggd0Q6eLH9pGFUbQMxKqzyIZ8kKD",
+	"Cki5ZgkwbeQFr8Pbs3JydP76V7gf+rp0w84hyncPYXs+w5lvJri9OKZyLb/nTtl0fQj+Y2OXntkR1BBo",
+	"VEPjFc6LrXzmTkyNcRT1w0UuHZtToIpmq0x9c8VvMu0oqFTAcWpVvyVRoYD3y5w79oWvMFch22s7w033",
+	"2u5ettdBa0BZ25oPnuG05zaTr3gf/0412go32cUx1YUtfIyRxgeKVcgtOpbsWR6zG8pt7ThrP+1j+bIa",
+	"2/K8ErMGXX5muWLe8euTIfd88lV1FOSmDyHYvCem4YpE16CF5bt9CHmaJKGvd0E4iJktYGlha+KaxfK0",
+	"W41024BrPsc5+lqj2z4bm7WhaE2kNzCKmsVm81fMbI9cVEWWnWZbtX4V/rsbpxZLtmOczUViK+tGYjav",
+	"eKKQpZMkydk6dPPkp9xCW+HwQ+5ZvA3pNwMz5arbhLZKn/lhy/RB1zywE0LKE6oMPFhVkSlLjBozGv3C",
+	"bPW0V75SOPCfRyz2a/nthD/VCTeIualo5ZFjpZNcaL/fGnd6kvWH357ZMe8P3IJfmWz+1UpiaGkgufUt",
+	"b8uf2drclUZLg7/5SEmskSIfxbFzNExn2vq3Sm2IQVIeY+0HV4AbNL3T1i/V0Nt4yIvNjX19UO/1gKz3",
+	"xKvsz0K5YGuQf2WjjvFKmCoq0XifNWIODfcLbfGW0BJ7B7wn4XYYn6deDHLA+L5W44dr1rZN40e5b8cz",
+	"Gz98f+3/3MStry3OthxF6/E490lnJ246S4zctALBcKaWmd/r5Qxi997+UTe/NFlKCofkm6XEW0rczq2w",
+	"Pc46Msta3bdZR9rWefAM5CCnqX8B68jKWzemurBvmzLiYOmzdl9WybPbKsNqajT1zHaHdgz9llX3mRmW",
+	"N1SsfnycDWIVxpQp9gt1l9PsqS2iYKnlfwupzMD9C2kwsrD4fufza41aTH57i3pMFvFsNZnsm7uSktgo",
+	"MzqVXPUhTCULlysL1rLEFFCGsbqEA7lSIkk1hY+n76AbxiJSh7u745TF1PboIJm85hyx9ziTh9D3V1FD",
+	"3g1vKTEjHu7u3kdMzx92ubgNdwKwxe7yuds+KumV0kynGutxu+wqh9/gIsb6Qx66SzaUj95p6BKwMQIW",
+	"Mj63AdpYmA26ONMYL/Uoj0RM4wXqUdYkeZsKUrWv3jOrSNkcvylJX6qSJHM0XE54nDYk821dhe3s3vs/",
+	"V9OJSifjm1aUaUVrbZXTjPKtateN2td78CyUoMj0/wIa0lrbaLSk4h5uT0/yO7SKprRl3tXcE/aZtaVF",
+	"GPtNX/pS9KW1DpPTmVZjX+grXZw17KV361ZlHJA/2iDgmMpizbh6TkxzgfNz/OoW0Tprqd5CiHEufyHN",
+	"S7sF99hjfzdqXPbWFrUtbCKHrdZcMJXLpLn0eSfYx898hSUUiLLah+3zCF3MxoEfnA9+yMO/+desS2h/",
+	"sPdTb/CT0Vz2B/uD3t7+jtOohhgAPewcwtA1UB12wldYGkBTCM38QuU6LGBp8P6QH5eQGW9qyVChsthv",
+	"FCmbmLUbkSQJbYly2x7CamV5is7UMBsbvjTkmVPLhZ27EARcHPRJ+W6GmzqmzBHYqtZV7Iz8zBoXzu2b",
+	"tvWlaluIxC0MYSkRctqXtlu8jHXt3pv/VtO4shPxTdvKtC3b0dP1all9k5zeZTepXedqXvHB1umAp6R/",
+	"AT1L2yVevF1Gv/J7tT3dyuzG4wJ4K8nKrq4MPhmApBglYt++nQgMaYyppPGQG8mlb1h8qaO84fU2PFcW",
+	"+haUMlfb43O3yD/zD3wmra/t3HzT+L4UjW+lY+00PZ3t5pLSWcHKuaE+OfPTfSeVieu0f7i7m4iIJBOh",
+	"9OGPgx8HeNQdiPdZ913bIcsM7a5gsfTC73K9rcKNPDkuu+S1kexC0SGUXcxj3e4LrSzKj/gSFQWwYqY7",
+	"DxcP/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

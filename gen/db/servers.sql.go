@@ -289,6 +289,18 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 	return i, err
 }
 
+const organizationPublicLimit = `-- name: OrganizationPublicLimit :one
+SELECT max_public_rate_limit FROM organizations WHERE id = $1
+`
+
+// The organization's override of the public rate limit (null: none).
+func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.UUID) (*int32, error) {
+	row := db.QueryRow(ctx, organizationPublicLimit, id)
+	var max_public_rate_limit *int32
+	err := row.Scan(&max_public_rate_limit)
+	return max_public_rate_limit, err
+}
+
 const touchServer = `-- name: TouchServer :exec
 UPDATE mcp_servers SET updated_at = now() WHERE id = $1
 `

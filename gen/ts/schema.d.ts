@@ -1194,6 +1194,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description Over the rate limit (production mode only): the organization's `PLATFORM_RATE_LIMIT` per
+         *     minute, shared by the policy routes and the service endpoint.
+         */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until the window resets. */
+                "Retry-After"?: number;
+                "X-RateLimit-Limit"?: number;
+                "X-RateLimit-Remaining"?: number;
+                /** @description Unix time the window resets. */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is well-formed but invalid; `errors` names every field at fault. */
         Unprocessable: {
             headers: {
@@ -2318,6 +2336,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     validatePolicy: {
@@ -2351,6 +2370,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getPolicyEvidence: {
@@ -2378,6 +2398,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPolicyAudit: {

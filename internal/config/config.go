@@ -30,6 +30,9 @@ type Config struct {
 	// BcryptCost is not read from the environment: tests lower it to keep
 	// account creation cheap.
 	BcryptCost int
+	// RateWindow is the rate limits' fixed window (one minute); not read
+	// from the environment: tests shorten it.
+	RateWindow time.Duration
 }
 
 // DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
@@ -55,6 +58,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		LogLevel:           slog.LevelInfo,
 		ShutdownTimeout:    15 * time.Second,
 		BcryptCost:         12,
+		RateWindow:         time.Minute,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {

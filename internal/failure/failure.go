@@ -22,6 +22,7 @@ const (
 	KindNotFound                     // 404: nothing of that id visible to the caller
 	KindConflict                     // 409: clashes with existing data
 	KindTooLarge                     // 413: the body exceeds the limit
+	KindTooMany                      // 429: over the rate limit
 )
 
 // FieldError names one input field at fault, as a JSON path into the request
@@ -89,6 +90,11 @@ func BadRequest(detail string, fields ...FieldError) *Error {
 // TooLarge reports a body over the size limit.
 func TooLarge(limit int64) *Error {
 	return &Error{Kind: KindTooLarge, Detail: fmt.Sprintf("request body exceeds %d bytes", limit)}
+}
+
+// TooMany reports a request over its rate limit.
+func TooMany(retryAfter int64) *Error {
+	return &Error{Kind: KindTooMany, Detail: fmt.Sprintf("rate limit exceeded: retry after %d seconds", retryAfter)}
 }
 
 // Invalid reports every field at fault at once.

@@ -9,6 +9,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
 // The 403 messages of the key-scope table, exactly.
@@ -135,4 +136,23 @@ func (s *Server) sessionFromCookie(c echo.Context) (auth.Principal, bool, error)
 		return auth.Principal{}, false, err
 	}
 	return p, true, nil
+}
+
+// platformRateLimit counts a policy-route call against its organization's
+// platform limit (in production), shared with the service endpoint. It
+// runs after authorize: calls without a valid key have no organization to
+// count against.
+func (s *Server) platformRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, ok := auth.FromContext(c.Request().Context())
+		if s.limit == nil || !s.limit.Enabled() || !ok {
+			return next(c)
+		}
+		dec := s.limit.Take(c.Request().Context(), ratelimit.PlatformKey(p.OrgID.String()), s.cfg.PlatformRateLimit)
+		dec.SetHeaders(c.Response().Header())
+		if !dec.Allowed {
+			return failure.TooMany(dec.RetryAfter())
+		}
+		return next(c)
+	}
 }

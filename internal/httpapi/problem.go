@@ -30,6 +30,7 @@ var statusOf = map[failure.Kind]int{
 	failure.KindNotFound:     http.StatusNotFound,
 	failure.KindConflict:     http.StatusConflict,
 	failure.KindTooLarge:     http.StatusRequestEntityTooLarge,
+	failure.KindTooMany:      http.StatusTooManyRequests,
 }
 
 // problemFor converts any error into the problem the caller sees. Failures

@@ -19,6 +19,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -27,6 +28,7 @@ type Server struct {
 	store   *store.Store
 	keys    *keys.Authenticator
 	audit   *audit.Writer
+	limit   *ratelimit.Limiter
 	ips     *clientip.Resolver
 	cfg     config.Config
 	log     *slog.Logger
@@ -37,9 +39,11 @@ var _ api.StrictServerInterface = (*Server)(nil)
 
 // Deps are what the REST API works with beside the database.
 type Deps struct {
-	Keys    *keys.Authenticator
-	Audit   *audit.Writer // records policy-route calls
-	Version string
+	Keys  *keys.Authenticator
+	Audit *audit.Writer // records policy-route calls
+	// RateLimit counts policy-route calls per organization (in production).
+	RateLimit *ratelimit.Limiter
+	Version   string
 }
 
 // New builds the REST API's Echo instance. Routes that are not part of the
@@ -50,7 +54,7 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
 	s := &Server{
-		store: st, keys: deps.Keys, audit: deps.Audit, ips: clientip.New(cfg.TrustedProxies),
+		store: st, keys: deps.Keys, audit: deps.Audit, limit: deps.RateLimit, ips: clientip.New(cfg.TrustedProxies),
 		cfg: cfg, log: log, version: deps.Version,
 	}
 
@@ -69,7 +73,12 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 			missing = append(missing, method+" "+path)
 			return nil
 		}
-		return []echo.MiddlewareFunc{s.authorize(accessOf(spec, op)), cop, validate}
+		a := accessOf(spec, op)
+		mw := []echo.MiddlewareFunc{s.authorize(a)}
+		if a.policyScope {
+			mw = append(mw, s.platformRateLimit)
+		}
+		return append(mw, cop, validate)
 	}}, strict)
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("routes without an operation in the OpenAPI document: %v", missing)

@@ -41,6 +41,8 @@ var (
 	ErrInternal         = &Error{Code: -32603, Message: "Internal error"}
 	ErrUnauthorized     = &Error{Code: -32001, Message: "Unauthorized"}
 	ErrResourceNotFound = &Error{Code: -32002, Message: "Resource not found"}
+	// ErrRateLimited goes with HTTP 429.
+	ErrRateLimited = &Error{Code: -32000, Message: "Rate limit exceeded"}
 )
 
 // WithData returns an error with err's code and message and data attached.

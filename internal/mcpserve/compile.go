@@ -22,6 +22,10 @@ type design struct {
 	id       uuid.UUID
 	orgID    uuid.UUID
 	authMode string
+	// orgKey is orgID as text, the rate-limit counter's prefix; publicLimit
+	// the organization's override of the per-address limit.
+	orgKey      string
+	publicLimit *int32
 
 	initialize    []byte // initialize result
 	toolsList     []byte
@@ -78,6 +82,7 @@ const structuredFrom = "2025-06-18"
 func compile(d store.Design) (*design, error) {
 	out := &design{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
+		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
 		tools:     make(map[string]*tool, len(d.Tools)),
 		resources: make(map[string]*resource, len(d.Resources)),
 		prompts:   make(map[string]*prompt, len(d.Prompts)),

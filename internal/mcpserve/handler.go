@@ -20,8 +20,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -40,6 +42,12 @@ type Options struct {
 	// Authorizer checks keys for auth_mode api_key servers; nil refuses
 	// every request to such a server.
 	Authorizer Authorizer
+	// RateLimit counts requests per organization and client address (in
+	// production), at min(organization override, PublicCeiling); ClientIP
+	// finds the address.
+	RateLimit     *ratelimit.Limiter
+	PublicCeiling int
+	ClientIP      *clientip.Resolver
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -141,6 +149,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
 		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
+	}
+	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
+		dec := rl.Take(r.Context(), ratelimit.PublicKey(d.orgKey, h.opts.ClientIP.Of(r).String()),
+			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling))
+		dec.SetHeaders(w.Header())
+		if !dec.Allowed {
+			tr.WriteRateLimited(w, r, dec.RetryAfter())
+			return
+		}
 	}
 	if d.authMode == "api_key" {
 		if err := h.authorize(r, d); err != nil {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
 // Target answers the JSON-RPC methods of one MCP endpoint: a served design,
@@ -101,4 +104,24 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int 
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
 	return answered
+}
+
+// WriteRateLimited answers 429 with a JSON-RPC error (-32000) carrying the
+// request's id when the body is a single message whose id can be read.
+func (tr Transport) WriteRateLimited(w http.ResponseWriter, r *http.Request, retryAfter int64) {
+	var id json.RawMessage
+	if r.ContentLength <= tr.MaxBodyBytes {
+		body, err := io.ReadAll(io.LimitReader(r.Body, tr.MaxBodyBytes))
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err == nil && json.Unmarshal(body, &msg) == nil && len(msg.ID) > 0 && strings.IndexByte(`"-0123456789`, msg.ID[0]) >= 0 {
+			id = msg.ID // a string or a number: an id the client can match
+		}
+	}
+	w.Header()["Content-Type"] = hdrJSON
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(jsonrpc.AppendError(nil, id, jsonrpc.WithData(
+		fmt.Errorf("%w: retry after %d seconds", jsonrpc.ErrRateLimited, retryAfter),
+		map[string]int64{"retry_after": retryAfter})))
 }

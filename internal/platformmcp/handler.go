@@ -15,13 +15,13 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
 // Path is where the service endpoint is served.
@@ -41,9 +41,11 @@ var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-
 type Options struct {
 	MaxBodyBytes int64
 	Version      string // reported as serverInfo.version
-	// Limit, when set, is asked before every request of an organization; it
-	// answers the request itself (429) and returns false to stop it.
-	Limit func(w http.ResponseWriter, r *http.Request, org uuid.UUID) bool
+	// RateLimit counts the requests of each organization (in production)
+	// against PlatformLimit per window, one count shared with the policy
+	// routes.
+	RateLimit     *ratelimit.Limiter
+	PlatformLimit int
 }
 
 // Handler serves the service endpoint.
@@ -142,8 +144,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, MsgPolicyKey)
 		return
 	}
-	if h.opts.Limit != nil && !h.opts.Limit(w, r, p.OrgID) {
-		return
+	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
+		dec := rl.Take(r.Context(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit)
+		dec.SetHeaders(w.Header())
+		if !dec.Allowed {
+			tr.WriteRateLimited(w, r, dec.RetryAfter())
+			return
+		}
 	}
 	tr.Serve(w, r, &call{h: h, r: r, key: raw, version: r.Header.Get("Mcp-Protocol-Version")})
 }

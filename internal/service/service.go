@@ -16,11 +16,13 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/audit"
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -35,6 +37,7 @@ type Service struct {
 	mcp    *mcpserve.Handler
 	keys   *keys.Authenticator
 	audit  *audit.Writer
+	limit  *ratelimit.Limiter
 	http   *http.Server
 	ln     net.Listener
 	cancel context.CancelFunc // stops background work
@@ -58,22 +61,32 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, err
 	}
-	ks := keys.New(st, log, keys.Options{})
-	aw := audit.New(st, log, audit.Options{})
-	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Keys: ks, Audit: aw, Version: Version})
+	rl, err := ratelimit.New(ctx, log, ratelimit.Options{Enabled: cfg.Production(), RedisURL: cfg.RedisURL, Window: cfg.RateWindow})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks})
+	ks := keys.New(st, log, keys.Options{})
+	aw := audit.New(st, log, audit.Options{})
+	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Keys: ks, Audit: aw, RateLimit: rl, Version: Version})
+	if err != nil {
+		st.Close()
+		_ = rl.Close()
+		return nil, err
+	}
+	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks,
+		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: clientip.New(cfg.TrustedProxies)})
 	spec, err := api.GetSpec()
 	if err != nil {
 		st.Close()
+		_ = rl.Close()
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version})
+	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version,
+		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit})
 	if err != nil {
 		st.Close()
+		_ = rl.Close()
 		return nil, err
 	}
 	// The per-server MCP endpoint is the hot path: it is routed straight to
@@ -85,7 +98,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, cancel: cancel, done: make(chan struct{}),
+		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, limit: rl, cancel: cancel, done: make(chan struct{}),
 		http: &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -184,5 +197,8 @@ func (s *Service) Close() error {
 	s.cancel()
 	<-s.done
 	s.store.Close()
-	return nil
+	return s.limit.Close()
 }
+
+// RateLimit is the service's rate limiter, for tests.
+func (s *Service) RateLimit() *ratelimit.Limiter { return s.limit }

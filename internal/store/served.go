@@ -13,10 +13,13 @@ import (
 
 // Design is everything an enabled server serves at its MCP endpoint.
 type Design struct {
-	Server    Server
-	Tools     []Tool
-	Resources []Resource
-	Prompts   []Prompt
+	Server Server
+	// PublicLimit is the organization's override of the per-address rate
+	// limit of its MCP endpoints; nil when it has none.
+	PublicLimit *int32
+	Tools       []Tool
+	Resources   []Resource
+	Prompts     []Prompt
 }
 
 // ServedDesign reads the design of an enabled server by id alone, for the
@@ -34,6 +37,9 @@ func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (Design, error) 
 		}
 		d.Server = serverFrom(row)
 		if err := tx.SetOrg(ctx, d.Server.OrgID); err != nil {
+			return err
+		}
+		if d.PublicLimit, err = tx.q.OrganizationPublicLimit(ctx, tx.tx, d.Server.OrgID); err != nil {
 			return err
 		}
 		if d.Tools, err = tx.Tools(ctx, id); err != nil {

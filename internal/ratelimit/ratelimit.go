@@ -1,0 +1,175 @@
+// Package ratelimit counts requests in fixed windows, per key, in production
+// mode only: in memory, or in Redis when REDIS_URL is set so that every
+// instance shares one count. A failing Redis never fails a request: the
+// request is let through, and the failure logged and counted.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/ulule/limiter/v3"
+	memorystore "github.com/ulule/limiter/v3/drivers/store/memory"
+	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
+)
+
+// DefaultWindow is the length of a counting window.
+const DefaultWindow = time.Minute
+
+// Options configure a Limiter.
+type Options struct {
+	// Enabled: limits apply (production mode). A disabled Limiter lets
+	// everything through and sets no headers.
+	Enabled bool
+	// RedisURL, when set, keeps the counters in Redis.
+	RedisURL string
+	// Window is the length of a fixed window (DefaultWindow when zero).
+	Window time.Duration
+	// Prefix starts every counter's key (default "mockmcp").
+	Prefix string
+}
+
+// Limiter decides whether a request fits its key's limit.
+type Limiter struct {
+	enabled  bool
+	window   time.Duration
+	store    limiter.Store
+	redis    *redis.Client
+	log      *slog.Logger
+	failures atomic.Int64
+	lastLog  atomic.Int64 // unix nanos of the last failure logged
+	// downUntil (unix nanos): after a store failure, checks are skipped for
+	// a moment, so an outage costs one slow request per second rather than
+	// a slow every request.
+	downUntil atomic.Int64
+}
+
+// retryDown is how long checks are skipped after the store failed.
+const retryDown = time.Second
+
+// New returns a Limiter. With a Redis URL it connects at once, so a
+// misconfigured or unreachable Redis stops the start-up with a clear error.
+func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) {
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "mockmcp"
+	}
+	l := &Limiter{enabled: opts.Enabled, window: opts.Window, log: log}
+	storeOpts := limiter.StoreOptions{Prefix: opts.Prefix, CleanUpInterval: limiter.DefaultCleanUpInterval}
+	if opts.RedisURL == "" {
+		l.store = memorystore.NewStoreWithOptions(storeOpts)
+		return l, nil
+	}
+	ropts, err := redis.ParseURL(opts.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	// A failing Redis must not slow requests down: short timeouts, no
+	// retries.
+	ropts.DialTimeout, ropts.ReadTimeout, ropts.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond, 500*time.Millisecond
+	ropts.PoolTimeout = time.Second
+	ropts.MaxRetries, ropts.DialerRetries = -1, 1
+	l.redis = redis.NewClient(ropts)
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := l.redis.Ping(pctx).Err(); err != nil {
+		_ = l.redis.Close()
+		return nil, fmt.Errorf("connect to Redis at REDIS_URL (%s): %w", ropts.Addr, err)
+	}
+	if l.store, err = redisstore.NewStoreWithOptions(l.redis, storeOpts); err != nil {
+		_ = l.redis.Close()
+		return nil, fmt.Errorf("prepare the rate-limit store in Redis: %w", err)
+	}
+	return l, nil
+}
+
+// Close releases the Redis connection, if any.
+func (l *Limiter) Close() error {
+	if l.redis != nil {
+		return l.redis.Close()
+	}
+	return nil
+}
+
+// Enabled reports whether limits apply.
+func (l *Limiter) Enabled() bool { return l.enabled }
+
+// Failures counts the checks the store could not answer (requests let through).
+func (l *Limiter) Failures() int64 { return l.failures.Load() }
+
+// Decision is the outcome of one check.
+type Decision struct {
+	Allowed bool
+	// Counted: the store answered, and the fields below mean something.
+	Counted   bool
+	Limit     int64
+	Remaining int64
+	Reset     int64 // unix seconds when the window ends
+}
+
+// Take counts one request against key with limit requests per window.
+func (l *Limiter) Take(ctx context.Context, key string, limit int) Decision {
+	if !l.enabled {
+		return Decision{Allowed: true}
+	}
+	now := time.Now().UnixNano()
+	if now < l.downUntil.Load() {
+		l.failures.Add(1)
+		return Decision{Allowed: true}
+	}
+	c, err := l.store.Get(ctx, key, limiter.Rate{Period: l.window, Limit: int64(limit)})
+	if err != nil {
+		l.failures.Add(1)
+		l.downUntil.Store(time.Now().Add(retryDown).UnixNano())
+		if last := l.lastLog.Load(); now-last > int64(10*time.Second) && l.lastLog.CompareAndSwap(last, now) {
+			l.log.Warn("rate-limit store unavailable; letting requests through", "error", err.Error(),
+				"failures", l.failures.Load())
+		}
+		return Decision{Allowed: true}
+	}
+	return Decision{Allowed: !c.Reached, Counted: true, Limit: c.Limit, Remaining: c.Remaining, Reset: c.Reset}
+}
+
+// SetHeaders writes the rate-limit headers of d, and Retry-After when it
+// refuses.
+func (d Decision) SetHeaders(h http.Header) {
+	if !d.Counted {
+		return
+	}
+	h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
+	h.Set("X-RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset, 10))
+	if !d.Allowed {
+		h.Set("Retry-After", strconv.FormatInt(d.RetryAfter(), 10))
+	}
+}
+
+// RetryAfter is how many seconds until the window resets (at least 1).
+func (d Decision) RetryAfter() int64 {
+	return max(1, d.Reset-time.Now().Unix())
+}
+
+// PublicKey is the counter of one client address on the per-server
+// endpoints of one organization.
+func PublicKey(org, addr string) string { return "pub:" + org + ":" + addr }
+
+// PlatformKey is the counter of one organization on the service endpoint
+// and the policy routes.
+func PlatformKey(org string) string { return "plat:" + org }
+
+// PublicLimit is the effective per-address limit of an organization: its
+// override when lower than the ceiling.
+func PublicLimit(override *int32, ceiling int) int {
+	if override != nil && int(*override) < ceiling {
+		return int(*override)
+	}
+	return ceiling
+}

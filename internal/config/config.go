@@ -33,6 +33,9 @@ type Config struct {
 	// RateWindow is the rate limits' fixed window (one minute); not read
 	// from the environment: tests shorten it.
 	RateWindow time.Duration
+	// KeyTouchInterval is how often API keys' last use is written (5 s); not
+	// read from the environment: tests lengthen it to flush by hand.
+	KeyTouchInterval time.Duration
 }
 
 // DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
@@ -59,6 +62,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:    15 * time.Second,
 		BcryptCost:         12,
 		RateWindow:         time.Minute,
+		KeyTouchInterval:   5 * time.Second,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {

@@ -371,7 +371,8 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 // one write per organization per flush.
 func TestKeyUseIsCoalesced(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
+	// No background flush during the test: it flushes by hand.
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.KeyTouchInterval = time.Hour }})
 	c := env.Signup(t, "Busy Org")
 	_, raw1 := mkKey(t, c, map[string]any{"name": "one"})
 	_, raw2 := mkKey(t, c, map[string]any{"name": "two"})

@@ -66,7 +66,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		st.Close()
 		return nil, err
 	}
-	ks := keys.New(st, log, keys.Options{})
+	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval})
 	aw := audit.New(st, log, audit.Options{})
 	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Keys: ks, Audit: aw, RateLimit: rl, Version: Version})
 	if err != nil {

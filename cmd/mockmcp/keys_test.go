@@ -68,11 +68,11 @@ func TestKeysCommands(t *testing.T) {
 	}))
 	require.Len(t, ks, 2)
 	require.Equal(t, auth.HashToken(policyRaw), ks[0].Hash)
-	require.Equal(t, store.ScopePolicy, ks[0].Scope)
+	require.Equal(t, auth.ScopePolicy, ks[0].Scope)
 	require.Equal(t, []uuid.UUID{server}, ks[0].BoundAssetIDs)
 	require.NotNil(t, ks[0].ExpiresAt)
 	require.Equal(t, auth.HashToken(raw), ks[1].Hash)
-	require.Equal(t, store.ScopeFull, ks[1].Scope)
+	require.Equal(t, auth.ScopeFull, ks[1].Scope)
 	require.True(t, strings.HasPrefix(ks[1].CreatedBy, "operator"), ks[1].CreatedBy)
 
 	out, err = runOut(t, "keys", "list", "--org", slug)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
@@ -89,16 +88,11 @@ func (s *Server) authorize(a access) echo.MiddlewareFunc {
 				}
 				return next(c)
 			}
-			raw, hasKey, err := keys.FromRequest(req)
-			if err != nil {
-				return err
-			}
-			var p auth.Principal
+			p, raw, err := s.keys.Request(ctx, req)
 			switch {
-			case hasKey:
-				if p, err = s.keys.Authenticate(ctx, raw); err != nil {
-					return err
-				}
+			case err != nil:
+				return err
+			case raw != "":
 				if !a.key {
 					return failure.Forbidden("this route needs a signed-in user; API keys cannot use it")
 				}
@@ -148,8 +142,7 @@ func (s *Server) platformRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.limit == nil || !s.limit.Enabled() || !ok {
 			return next(c)
 		}
-		dec := s.limit.Take(c.Request().Context(), ratelimit.PlatformKey(p.OrgID.String()), s.cfg.PlatformRateLimit)
-		dec.SetHeaders(c.Response().Header())
+		dec := s.limit.Admit(c.Request().Context(), c.Response().Header(), ratelimit.PlatformKey(p.OrgID.String()), s.cfg.PlatformRateLimit)
 		if !dec.Allowed {
 			return failure.TooMany(dec.RetryAfter())
 		}

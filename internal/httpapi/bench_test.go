@@ -14,8 +14,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/audit"
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -57,8 +59,10 @@ func BenchmarkPolicySpecAuditWriter(b *testing.B) {
 	defer cancel()
 	<-ks.Ready()
 
+	spec, err := api.GetSpec()
+	require.NoError(b, err)
 	target := func(w *audit.Writer) string {
-		e, err := httpapi.New(st, env.Config, log, httpapi.Deps{Keys: ks, Audit: w})
+		e, err := httpapi.New(st, env.Config, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: w, ClientIP: clientip.New(nil)})
 		require.NoError(b, err)
 		srv := httptest.NewServer(e)
 		b.Cleanup(srv.Close)

@@ -24,32 +24,19 @@ import (
 // binding is checked after the server is found, so that another
 // organization's server is 404 and never 403.
 
-// policyDesign is everything the policy routes read about one server.
-type policyDesign struct {
-	server    store.Server
-	tools     []store.Tool
-	resources []store.Resource
-	prompts   []store.Prompt
-}
-
 // loadPolicyDesign reads a server and what it owns for the calling key, and
 // runs more in the same transaction when given.
-func (s *Server) loadPolicyDesign(ctx context.Context, id uuid.UUID, more func(*store.Tx) error) (policyDesign, error) {
-	var d policyDesign
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
-		if d.server, err = tx.Server(ctx, id); err != nil {
+func (s *Server) loadPolicyDesign(ctx context.Context, id uuid.UUID, more func(*store.Tx) error) (store.Design, error) {
+	var d store.Design
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
+		srv, err := tx.Server(ctx, id)
+		if err != nil {
 			return err
 		}
 		if !p.Reaches(id) {
 			return failure.Forbidden(msgKeyNotBound)
 		}
-		if d.tools, err = tx.Tools(ctx, id); err != nil {
-			return err
-		}
-		if d.resources, err = tx.Resources(ctx, id); err != nil {
-			return err
-		}
-		if d.prompts, err = tx.Prompts(ctx, id); err != nil {
+		if d, err = tx.DesignOf(ctx, srv); err != nil {
 			return err
 		}
 		if more != nil {
@@ -102,9 +89,9 @@ func (s *Server) GetPolicyEvidence(ctx context.Context, req api.GetPolicyEvidenc
 		return nil, err
 	}
 	ev := api.PolicyEvidence{
-		ServerId: d.server.ID, SpecSha256: spec.SpecSha256, GeneratedAt: time.Now().UTC(),
+		ServerId: d.Server.ID, SpecSha256: spec.SpecSha256, GeneratedAt: time.Now().UTC(),
 		Validation: apiValidation(compliance.Check(storedDefinition(d)), api.Stored),
-		Enabled:    d.server.Enabled, UpdatedAt: d.server.UpdatedAt.UTC(),
+		Enabled:    d.Server.Enabled, UpdatedAt: d.Server.UpdatedAt.UTC(),
 	}
 	ev.PolicyCalls.LastAt.SetNull()
 	for _, c := range calls {
@@ -128,26 +115,26 @@ func (s *Server) GetPolicyEvidence(ctx context.Context, req api.GetPolicyEvidenc
 }
 
 // policySpec builds the spec document and its hash.
-func policySpec(d policyDesign) (api.PolicySpec, error) {
-	v := d.server
+func policySpec(d store.Design) (api.PolicySpec, error) {
+	v := d.Server
 	out := api.PolicySpec{
 		Server: api.SpecServer{Id: v.ID, Name: v.Name, Version: v.Version, Description: v.Description,
 			ProtocolVersion: v.ProtocolVersion, Enabled: v.Enabled},
-		Tools:     make([]api.SpecTool, len(d.tools)),
-		Resources: make([]api.SpecResource, len(d.resources)),
-		Prompts:   make([]api.SpecPrompt, len(d.prompts)),
+		Tools:     make([]api.SpecTool, len(d.Tools)),
+		Resources: make([]api.SpecResource, len(d.Resources)),
+		Prompts:   make([]api.SpecPrompt, len(d.Prompts)),
 	}
-	for i, t := range d.tools {
+	for i, t := range d.Tools {
 		out.Tools[i] = api.SpecTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if len(t.OutputSchema) > 0 {
 			o := api.JSONSchema(t.OutputSchema)
 			out.Tools[i].OutputSchema = &o
 		}
 	}
-	for i, r := range d.resources {
+	for i, r := range d.Resources {
 		out.Resources[i] = api.SpecResource{Uri: r.URI, Name: r.Name, Description: r.Description, MimeType: r.MimeType}
 	}
-	for i, p := range d.prompts {
+	for i, p := range d.Prompts {
 		out.Prompts[i] = api.SpecPrompt{Name: p.Name, Description: p.Description,
 			Arguments: make([]api.SpecPromptArgument, len(p.Arguments))}
 		for j, a := range p.Arguments {
@@ -184,20 +171,20 @@ func canonicalSHA256(v any, drop string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func storedDefinition(d policyDesign) compliance.Definition {
+func storedDefinition(d store.Design) compliance.Definition {
 	var out compliance.Definition
-	for _, t := range d.tools {
+	for _, t := range d.Tools {
 		ct := compliance.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 		for _, sc := range t.Scenarios {
 			ct.Scenarios = append(ct.Scenarios, compliance.Scenario{Name: sc.Name, Condition: sc.Condition, Response: sc.Response})
 		}
 		out.Tools = append(out.Tools, ct)
 	}
-	for _, r := range d.resources {
+	for _, r := range d.Resources {
 		out.Resources = append(out.Resources, compliance.Resource{URI: r.URI, Name: r.Name,
 			Description: r.Description, MimeType: deref(r.MimeType)})
 	}
-	for _, p := range d.prompts {
+	for _, p := range d.Prompts {
 		cp := compliance.Prompt{Name: p.Name, Description: p.Description}
 		for _, a := range p.Arguments {
 			cp.Arguments = append(cp.Arguments, compliance.PromptArgument(a))

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
@@ -39,22 +40,21 @@ var _ api.StrictServerInterface = (*Server)(nil)
 
 // Deps are what the REST API works with beside the database.
 type Deps struct {
+	Spec  *openapi3.T // the OpenAPI document, from api.GetSpec
 	Keys  *keys.Authenticator
 	Audit *audit.Writer // records policy-route calls
 	// RateLimit counts policy-route calls per organization (in production).
 	RateLimit *ratelimit.Limiter
+	ClientIP  *clientip.Resolver // the caller's address in audit records
 	Version   string
 }
 
 // New builds the REST API's Echo instance. Routes that are not part of the
 // OpenAPI document (the MCP endpoints) are added to it by their own packages.
 func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo.Echo, error) {
-	spec, err := api.GetSpec()
-	if err != nil {
-		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
-	}
+	spec := deps.Spec
 	s := &Server{
-		store: st, keys: deps.Keys, audit: deps.Audit, limit: deps.RateLimit, ips: clientip.New(cfg.TrustedProxies),
+		store: st, keys: deps.Keys, audit: deps.Audit, limit: deps.RateLimit, ips: deps.ClientIP,
 		cfg: cfg, log: log, version: deps.Version,
 	}
 

@@ -104,20 +104,28 @@ func (a *Authenticator) Authenticate(ctx context.Context, raw string) (auth.Prin
 	return auth.Principal{OrgID: k.OrgID, KeyID: k.ID, Scope: k.Scope, BoundAssets: k.BoundAssetIDs}, nil
 }
 
+// Request checks the key a request presents in either header. raw is ""
+// (and err nil) when it presents none; err is a 400 for two different keys,
+// a 401 for a key that is not valid.
+func (a *Authenticator) Request(ctx context.Context, r *http.Request) (p auth.Principal, raw string, err error) {
+	raw, ok, err := FromRequest(r)
+	if err != nil || !ok {
+		return auth.Principal{}, "", err
+	}
+	p, err = a.Authenticate(ctx, raw)
+	return p, raw, err
+}
+
 // AuthorizeServer lets a request use the MCP endpoint of a server whose
 // auth_mode is api_key: it needs a key of the server's organization, of
 // full scope or bound to the server.
 func (a *Authenticator) AuthorizeServer(ctx context.Context, r *http.Request, org, server uuid.UUID) error {
-	raw, ok, err := FromRequest(r)
-	if err != nil {
-		return failure.Unauthorized(err.Error())
-	}
-	if !ok {
-		return failure.Unauthorized("this server requires an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
-	}
-	p, err := a.Authenticate(ctx, raw)
+	p, raw, err := a.Request(ctx, r)
 	if err != nil {
 		return err
+	}
+	if raw == "" {
+		return failure.Unauthorized("this server requires an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
 	}
 	if p.OrgID != org || !p.Reaches(server) {
 		return failure.Unauthorized("the API key may not use this server")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -62,11 +63,11 @@ func Create(ctx context.Context, tx *store.Tx, n NewKey) (store.Key, string, err
 	}
 	raw, hash := Generate()
 	k := store.Key{
-		ID: uuid.New(), Hash: hash, Name: name, Scope: store.ScopeFull, BoundAssetIDs: bound,
+		ID: uuid.New(), Hash: hash, Name: name, Scope: auth.ScopeFull, BoundAssetIDs: bound,
 		CreatedBy: n.CreatedBy, ExpiresAt: n.ExpiresAt,
 	}
 	if len(bound) > 0 {
-		k.Scope = store.ScopePolicy
+		k.Scope = auth.ScopePolicy
 	}
 	k, err := tx.CreateKey(ctx, k)
 	if err != nil {

@@ -52,6 +52,7 @@ type Options struct {
 
 // Handler serves the per-server MCP endpoint.
 type Handler struct {
+	tr    Transport
 	store *store.Store
 	log   *slog.Logger
 	opts  Options
@@ -71,7 +72,7 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{store: st, log: log, opts: opts, ready: make(chan struct{})}
+	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log}, store: st, log: log, opts: opts, ready: make(chan struct{})}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, h.loadDesign)
 	return h
 }
@@ -129,7 +130,7 @@ var (
 // ServeHTTP answers one request to /api/platform/{server_id}/mcp.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	tr := Transport{MaxBodyBytes: h.opts.MaxBodyBytes, Log: h.log}
+	tr := h.tr
 	if tr.Preflight(w, r) {
 		return
 	}
@@ -151,9 +152,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
-		dec := rl.Take(r.Context(), ratelimit.PublicKey(d.orgKey, h.opts.ClientIP.Of(r).String()),
+		dec := rl.Admit(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, h.opts.ClientIP.Of(r).String()),
 			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling))
-		dec.SetHeaders(w.Header())
 		if !dec.Allowed {
 			tr.WriteRateLimited(w, r, dec.RetryAfter())
 			return
@@ -185,10 +185,7 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 	if f, ok := failure.As(err); ok && f.Kind == failure.KindForbidden {
 		detail = f.Detail
 	}
-	w.Header()["Content-Type"] = []string{"application/json"}
-	w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
-	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = w.Write(jsonrpc.AppendError(nil, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail)))
+	WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
 }
 
 // dispatch answers one message or a batch into out, returning how many

@@ -119,9 +119,19 @@ func (tr Transport) WriteRateLimited(w http.ResponseWriter, r *http.Request, ret
 			id = msg.ID // a string or a number: an id the client can match
 		}
 	}
-	w.Header()["Content-Type"] = hdrJSON
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write(jsonrpc.AppendError(nil, id, jsonrpc.WithData(
+	WriteRPCError(w, http.StatusTooManyRequests, id, jsonrpc.WithData(
 		fmt.Errorf("%w: retry after %d seconds", jsonrpc.ErrRateLimited, retryAfter),
-		map[string]int64{"retry_after": retryAfter})))
+		map[string]int64{"retry_after": retryAfter}))
+}
+
+// WriteRPCError answers an HTTP error status with a JSON-RPC error body, as
+// the MCP endpoints refuse requests before reading them (401, 403, 429).
+// A 401 also carries the Bearer challenge.
+func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
+	w.Header()["Content-Type"] = hdrJSON
+	if status == http.StatusUnauthorized {
+		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
 }

@@ -50,6 +50,7 @@ type Options struct {
 
 // Handler serves the service endpoint.
 type Handler struct {
+	tr         mcpserve.Transport
 	api        http.Handler // the REST router, which runs every call
 	keys       *keys.Authenticator
 	log        *slog.Logger
@@ -69,7 +70,8 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{api: api, keys: ks, log: log, opts: opts, tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
+	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log}, api: api, keys: ks, log: log, opts: opts,
+		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
 		Name        string          `json:"name"`
 		Title       string          `json:"title,omitempty"`
@@ -102,52 +104,34 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	return h, nil
 }
 
-// Tools lists the tools, for tests.
-func (h *Handler) Tools() []Tool {
-	out := make([]Tool, 0, len(h.tools))
-	for _, t := range h.tools {
-		out = append(out, t)
-	}
-	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
 // ServeHTTP answers one request to the service endpoint: full-scope keys
 // only.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	tr := mcpserve.Transport{MaxBodyBytes: h.opts.MaxBodyBytes, Log: h.log}
+	tr := h.tr
 	if tr.Preflight(w, r) {
 		return
 	}
 	defer tr.RecoverPanic(w, r)
 
-	raw, ok, err := keys.FromRequest(r)
+	p, raw, err := h.keys.Request(r.Context(), r)
+	f, refused := failure.As(err)
 	switch {
-	case err != nil:
-		refuse(w, http.StatusUnauthorized, err.Error())
-		return
-	case !ok:
-		refuse(w, http.StatusUnauthorized, "the service endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
-		return
-	}
-	p, err := h.keys.Authenticate(r.Context(), raw)
-	if err != nil {
-		if f, ok := failure.As(err); ok && f.Kind == failure.KindUnauthorized {
-			refuse(w, http.StatusUnauthorized, f.Detail)
-			return
-		}
+	case err != nil && !refused:
 		h.log.Error("check API key", "error", err.Error())
 		mcpserve.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
 		return
-	}
-	if p.Scope != auth.ScopeFull {
+	case err != nil:
+		refuse(w, http.StatusUnauthorized, f.Detail)
+		return
+	case raw == "":
+		refuse(w, http.StatusUnauthorized, "the service endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+		return
+	case p.Scope != auth.ScopeFull:
 		refuse(w, http.StatusForbidden, MsgPolicyKey)
 		return
 	}
 	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
-		dec := rl.Take(r.Context(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit)
-		dec.SetHeaders(w.Header())
-		if !dec.Allowed {
+		if dec := rl.Admit(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit); !dec.Allowed {
 			tr.WriteRateLimited(w, r, dec.RetryAfter())
 			return
 		}
@@ -158,12 +142,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers an HTTP error with a JSON-RPC error body: -32001 whose
 // message is the reason.
 func refuse(w http.ResponseWriter, status int, msg string) {
-	w.Header()["Content-Type"] = []string{"application/json"}
-	if status == http.StatusUnauthorized {
-		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(jsonrpc.AppendError(nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg}))
+	mcpserve.WriteRPCError(w, status, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg})
 }
 
 // call is one HTTP request to the endpoint: the methods it carries run with

@@ -138,6 +138,14 @@ func (l *Limiter) Take(ctx context.Context, key string, limit int) Decision {
 	return Decision{Allowed: !c.Reached, Counted: true, Limit: c.Limit, Remaining: c.Remaining, Reset: c.Reset}
 }
 
+// Admit counts one request against key, as Take does, and writes the
+// decision's headers to h.
+func (l *Limiter) Admit(ctx context.Context, h http.Header, key string, limit int) Decision {
+	d := l.Take(ctx, key, limit)
+	d.SetHeaders(h)
+	return d
+}
+
 // SetHeaders writes the rate-limit headers of d, and Retry-After when it
 // refuses.
 func (d Decision) SetHeaders(h http.Header) {

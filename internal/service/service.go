@@ -57,36 +57,41 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err := Prepare(ctx, cfg, log); err != nil {
 		return nil, err
 	}
+	spec, err := api.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
+	built := false
+	defer func() {
+		if !built {
+			st.Close()
+		}
+	}()
 	rl, err := ratelimit.New(ctx, log, ratelimit.Options{Enabled: cfg.Production(), RedisURL: cfg.RedisURL, Window: cfg.RateWindow})
 	if err != nil {
-		st.Close()
 		return nil, err
 	}
+	defer func() {
+		if !built {
+			_ = rl.Close()
+		}
+	}()
 	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval})
 	aw := audit.New(st, log, audit.Options{})
-	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Keys: ks, Audit: aw, RateLimit: rl, Version: Version})
+	ips := clientip.New(cfg.TrustedProxies)
+	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, RateLimit: rl, ClientIP: ips, Version: Version})
 	if err != nil {
-		st.Close()
-		_ = rl.Close()
 		return nil, err
 	}
 	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks,
-		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: clientip.New(cfg.TrustedProxies)})
-	spec, err := api.GetSpec()
-	if err != nil {
-		st.Close()
-		_ = rl.Close()
-		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
-	}
+		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips})
 	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version,
 		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit})
 	if err != nil {
-		st.Close()
-		_ = rl.Close()
 		return nil, err
 	}
 	// The per-server MCP endpoint is the hot path: it is routed straight to
@@ -96,6 +101,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	mux.Handle(platformmcp.Path, platform)
 	mux.Handle("/", e)
 
+	built = true // from here on Close releases everything
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Service{
 		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, limit: rl, cancel: cancel, done: make(chan struct{}),

@@ -10,12 +10,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
-// Key scopes.
-const (
-	ScopeFull   = "full"
-	ScopePolicy = "policy"
-)
-
 // MaxBoundAssets is the most servers one policy-scoped key can be bound to.
 const MaxBoundAssets = 100
 
@@ -25,7 +19,7 @@ type Key struct {
 	OrgID         uuid.UUID
 	Hash          string
 	Name          string
-	Scope         string
+	Scope         string // auth.ScopeFull or auth.ScopePolicy
 	BoundAssetIDs []uuid.UUID
 	CreatedBy     string
 	CreatedAt     time.Time

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
@@ -177,7 +178,7 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 			Messages: []store.PromptMessage{{Role: "user", Text: "hello"}}}); err != nil {
 			return fmt.Errorf("prompt: %w", err)
 		}
-		if _, err := tx.CreateKey(ctx, store.Key{ID: ten.KeyID, Hash: ten.KeyHash, Name: "key", Scope: store.ScopeFull,
+		if _, err := tx.CreateKey(ctx, store.Key{ID: ten.KeyID, Hash: ten.KeyHash, Name: "key", Scope: auth.ScopeFull,
 			CreatedBy: ten.UserID.String()}); err != nil {
 			return fmt.Errorf("key: %w", err)
 		}

@@ -39,18 +39,28 @@ func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (Design, error) 
 		if err := tx.SetOrg(ctx, d.Server.OrgID); err != nil {
 			return err
 		}
-		if d.PublicLimit, err = tx.q.OrganizationPublicLimit(ctx, tx.tx, d.Server.OrgID); err != nil {
+		limit, err := tx.q.OrganizationPublicLimit(ctx, tx.tx, d.Server.OrgID)
+		if err != nil {
 			return err
 		}
-		if d.Tools, err = tx.Tools(ctx, id); err != nil {
-			return err
-		}
-		if d.Resources, err = tx.Resources(ctx, id); err != nil {
-			return err
-		}
-		d.Prompts, err = tx.Prompts(ctx, id)
+		d, err = tx.DesignOf(ctx, d.Server)
+		d.PublicLimit = limit
 		return err
 	})
+	return d, err
+}
+
+// DesignOf reads what server owns: its tools, resources and prompts.
+func (t *Tx) DesignOf(ctx context.Context, server Server) (Design, error) {
+	d := Design{Server: server}
+	var err error
+	if d.Tools, err = t.Tools(ctx, server.ID); err != nil {
+		return d, err
+	}
+	if d.Resources, err = t.Resources(ctx, server.ID); err != nil {
+		return d, err
+	}
+	d.Prompts, err = t.Prompts(ctx, server.ID)
 	return d, err
 }
 

@@ -340,6 +340,17 @@ func TestServiceEndpointScope(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(current), &resp), current)
 		require.Equal(t, server, resp.Result.StructuredContent["id"])
 	})
+	t.Run("malformed tools/call params", func(t *testing.T) {
+		for params, code := range map[string]string{
+			`{"name":"get_server","arguments":"x"}`: "-32602", `{"arguments":{}}`: "-32602", `{"name":7}`: "-32602",
+			`[1]`: "-32600",
+		} {
+			status, body := post(t, env, map[string]string{"X-API-Key": full},
+				`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":`+params+`}`)
+			require.Equal(t, http.StatusOK, status)
+			require.Contains(t, body, `"code":`+code, "params %s: %s", params, body)
+		}
+	})
 	t.Run("initialize negotiates the version", func(t *testing.T) {
 		for asked, want := range map[string]string{"2025-06-18": "2025-06-18", "1999-01-01": "2024-11-05"} {
 			_, body := post(t, env, map[string]string{"X-API-Key": full},

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/service"
+	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
@@ -205,4 +207,27 @@ func TestPrepareCreatesDatabase(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// TestCloseWritesQueuedAuditRecords: records still queued when the service
+// is shut down are written before the database pool closes.
+func TestCloseWritesQueuedAuditRecords(t *testing.T) {
+	dsn := testdb.New(t)
+	cfg, err := config.Parse(func(string) string { return "" })
+	require.NoError(t, err)
+	cfg.DatabaseURL, cfg.ListenAddr = dsn, "127.0.0.1:0"
+	svc, err := service.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	const n = 1500 // three batches
+	for range n {
+		require.True(t, svc.Audit().Record(store.AuditRecord{Route: "spec", Status: 200, ReceivedAt: time.Now()}))
+	}
+	require.NoError(t, svc.Close())
+
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var rows int
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM policy_api_audit`).Scan(&rows))
+	require.Equal(t, n, rows)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -37,6 +38,24 @@ func (e AddMemberRequestRole) Valid() bool {
 	case AddMemberRequestRoleMember:
 		return true
 	case AddMemberRequestRoleOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentCardStatus.
+const (
+	AgentCardStatusDraft     AgentCardStatus = "draft"
+	AgentCardStatusPublished AgentCardStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the AgentCardStatus enum.
+func (e AgentCardStatus) Valid() bool {
+	switch e {
+	case AgentCardStatusDraft:
+		return true
+	case AgentCardStatusPublished:
 		return true
 	default:
 		return false
@@ -343,6 +362,27 @@ func (e UpdateServerRequestType) Valid() bool {
 	}
 }
 
+// Defines values for ListAgentCardsParamsStatus.
+const (
+	ListAgentCardsParamsStatusDraft     ListAgentCardsParamsStatus = "draft"
+	ListAgentCardsParamsStatusPublished ListAgentCardsParamsStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the ListAgentCardsParamsStatus enum.
+func (e ListAgentCardsParamsStatus) Valid() bool {
+	switch e {
+	case ListAgentCardsParamsStatusDraft:
+		return true
+	case ListAgentCardsParamsStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// A2AAgentCard An A2A 1.0 AgentCard (specification/a2a.proto of the A2A project, JSON in lowerCamelCase).
+type A2AAgentCard = agentcard.AgentCard
+
 // AddMemberRequest defines model for AddMemberRequest.
 type AddMemberRequest struct {
 	Email string                `json:"email"`
@@ -351,6 +391,78 @@ type AddMemberRequest struct {
 
 // AddMemberRequestRole defines model for AddMemberRequest.Role.
 type AddMemberRequestRole string
+
+// AgentCard defines model for AgentCard.
+type AgentCard struct {
+	Author       nullable.Nullable[string]                `json:"author"`
+	Capabilities nullable.Nullable[AgentCardCapabilities] `json:"capabilities"`
+	CreatedAt    time.Time                                `json:"created_at"`
+	CreatedBy    string                                   `json:"created_by"`
+	Description  string                                   `json:"description"`
+	Examples     []AgentCardExample                       `json:"examples"`
+
+	// ExchangeUrl Where the exchange shows the card while it is published.
+	ExchangeUrl nullable.Nullable[string]              `json:"exchange_url"`
+	Homepage    nullable.Nullable[string]              `json:"homepage"`
+	Id          openapi_types.UUID                     `json:"id"`
+	Invocation  nullable.Nullable[AgentCardInvocation] `json:"invocation"`
+	License     nullable.Nullable[string]              `json:"license"`
+	Metadata    nullable.Nullable[AgentCardMetadata]   `json:"metadata"`
+	Name        string                                 `json:"name"`
+	PublishedAt nullable.Nullable[time.Time]           `json:"published_at"`
+	Repository  nullable.Nullable[string]              `json:"repository"`
+	Skills      []AgentCardSkill                       `json:"skills"`
+
+	// Status `published` cards are in the public exchange.
+	Status     AgentCardStatus     `json:"status"`
+	UpdatedAt  time.Time           `json:"updated_at"`
+	Validation AgentCardValidation `json:"validation"`
+	Version    string              `json:"version"`
+
+	// Warnings Semantic-versioning advice about the change just made (update only).
+	Warnings []string `json:"warnings"`
+}
+
+// AgentCardStatus `published` cards are in the public exchange.
+type AgentCardStatus string
+
+// AgentCardCapabilities defines model for AgentCardCapabilities.
+type AgentCardCapabilities = agentcard.Capabilities
+
+// AgentCardExample defines model for AgentCardExample.
+type AgentCardExample = agentcard.Example
+
+// AgentCardInvocation defines model for AgentCardInvocation.
+type AgentCardInvocation = agentcard.Invocation
+
+// AgentCardList defines model for AgentCardList.
+type AgentCardList struct {
+	Items      []AgentCard               `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// AgentCardMetadata defines model for AgentCardMetadata.
+type AgentCardMetadata = agentcard.Metadata
+
+// AgentCardSkill One ability of the agent. A skill linked to a mock tool (`mcp_server`, a server id or
+// name of the organization, and `mcp_tool`, a tool on it) can be invoked.
+type AgentCardSkill = agentcard.Skill
+
+// AgentCardSkillList defines model for AgentCardSkillList.
+type AgentCardSkillList struct {
+	Items []AgentCardSkill `json:"items"`
+}
+
+// AgentCardSkillResult A skill as saved, with semantic-versioning advice.
+type AgentCardSkillResult = agentcard.SkillChange
+
+// AgentCardValidation defines model for AgentCardValidation.
+type AgentCardValidation struct {
+	Errors []FieldError `json:"errors"`
+
+	// Valid True when the card may be published.
+	Valid bool `json:"valid"`
+}
 
 // AnyJSON Any JSON value.
 type AnyJSON = json.RawMessage
@@ -423,6 +535,34 @@ type CandidateTool struct {
 
 	// OutputSchema Any JSON value.
 	OutputSchema nullable.Nullable[AnyJSON] `json:"outputSchema,omitempty"`
+}
+
+// CreateAgentCardRequest defines model for CreateAgentCardRequest.
+type CreateAgentCardRequest struct {
+	Author       *string                `json:"author,omitempty"`
+	Capabilities *AgentCardCapabilities `json:"capabilities,omitempty"`
+
+	// Description 200 to 2000 characters.
+	Description *string             `json:"description,omitempty"`
+	Examples    *[]AgentCardExample `json:"examples,omitempty"`
+
+	// Homepage An HTTP or HTTPS URL.
+	Homepage   *string              `json:"homepage,omitempty"`
+	Invocation *AgentCardInvocation `json:"invocation,omitempty"`
+
+	// License For example Apache-2.0, MIT, BSD-3-Clause, GPL-3.0.
+	License  *string            `json:"license,omitempty"`
+	Metadata *AgentCardMetadata `json:"metadata,omitempty"`
+
+	// Name `^[a-z0-9-]+$`, at most 50 characters, unique in the organization.
+	Name string `json:"name"`
+
+	// Repository An HTTP or HTTPS URL.
+	Repository *string           `json:"repository,omitempty"`
+	Skills     *[]AgentCardSkill `json:"skills,omitempty"`
+
+	// Version Semantic version X.Y.Z; a pre-release suffix is accepted.
+	Version *string `json:"version,omitempty"`
 }
 
 // CreateApiKeyRequest defines model for CreateApiKeyRequest.
@@ -509,9 +649,48 @@ type CreatedApiKey struct {
 	RawKey string `json:"raw_key"`
 }
 
+// DuplicateAgentCardRequest defines model for DuplicateAgentCardRequest.
+type DuplicateAgentCardRequest struct {
+	// Name The copy's name; `<name>-copy` when absent.
+	Name *string `json:"name,omitempty"`
+}
+
 // DuplicateServerRequest defines model for DuplicateServerRequest.
 type DuplicateServerRequest struct {
 	Name *string `json:"name,omitempty"`
+}
+
+// ExchangeCard defines model for ExchangeCard.
+type ExchangeCard struct {
+	// A2aUrl The card's A2A rendering (.well-known/agent-card.json).
+	A2aUrl       string                                   `json:"a2a_url"`
+	Author       nullable.Nullable[string]                `json:"author"`
+	Capabilities nullable.Nullable[AgentCardCapabilities] `json:"capabilities"`
+	Description  string                                   `json:"description"`
+	Examples     []AgentCardExample                       `json:"examples"`
+	Homepage     nullable.Nullable[string]                `json:"homepage"`
+	Invocation   nullable.Nullable[AgentCardInvocation]   `json:"invocation"`
+	License      nullable.Nullable[string]                `json:"license"`
+	Metadata     nullable.Nullable[AgentCardMetadata]     `json:"metadata"`
+	Name         string                                   `json:"name"`
+	Organization ExchangeOrganization                     `json:"organization"`
+	PublishedAt  time.Time                                `json:"published_at"`
+	Repository   nullable.Nullable[string]                `json:"repository"`
+	Skills       []AgentCardSkill                         `json:"skills"`
+	UpdatedAt    time.Time                                `json:"updated_at"`
+	Version      string                                   `json:"version"`
+}
+
+// ExchangeCardList defines model for ExchangeCardList.
+type ExchangeCardList struct {
+	Items      []ExchangeCard            `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// ExchangeOrganization defines model for ExchangeOrganization.
+type ExchangeOrganization struct {
+	Name string `json:"name"`
+	Slug string `json:"slug"`
 }
 
 // FieldError defines model for FieldError.
@@ -549,8 +728,28 @@ type HealthDatabase string
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// InvokeSkillRequest defines model for InvokeSkillRequest.
+type InvokeSkillRequest struct {
+	// Input The tool's arguments; {} when absent.
+	Input *map[string]interface{} `json:"input,omitempty"`
+}
+
+// InvokeSkillResult defines model for InvokeSkillResult.
+type InvokeSkillResult struct {
+	// MatchedScenario The name of the scenario that answered; null when none matched.
+	MatchedScenario nullable.Nullable[string] `json:"matched_scenario"`
+
+	// Output Any JSON value.
+	Output   nullable.Nullable[AnyJSON] `json:"output"`
+	ServerId openapi_types.UUID         `json:"server_id"`
+	Tool     string                     `json:"tool"`
+}
+
 // JSONSchema A JSON Schema document, stored and served verbatim.
 type JSONSchema = json.RawMessage
+
+// JSONValue Any JSON value but null.
+type JSONValue = json.RawMessage
 
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
@@ -913,6 +1112,33 @@ type ToolList struct {
 // ToolName Letters, digits, `_`, `-` and `.`; snake_case is what compliance checks expect.
 type ToolName = string
 
+// UpdateAgentCardRequest defines model for UpdateAgentCardRequest.
+type UpdateAgentCardRequest struct {
+	Author       nullable.Nullable[string]                `json:"author,omitempty"`
+	Capabilities nullable.Nullable[AgentCardCapabilities] `json:"capabilities,omitempty"`
+	Description  *string                                  `json:"description,omitempty"`
+	Examples     *[]AgentCardExample                      `json:"examples,omitempty"`
+	Homepage     nullable.Nullable[string]                `json:"homepage,omitempty"`
+	Invocation   nullable.Nullable[AgentCardInvocation]   `json:"invocation,omitempty"`
+	License      nullable.Nullable[string]                `json:"license,omitempty"`
+	Metadata     nullable.Nullable[AgentCardMetadata]     `json:"metadata,omitempty"`
+	Name         *string                                  `json:"name,omitempty"`
+	Repository   nullable.Nullable[string]                `json:"repository,omitempty"`
+	Skills       *[]AgentCardSkill                        `json:"skills,omitempty"`
+	Version      *string                                  `json:"version,omitempty"`
+}
+
+// UpdateAgentCardSkillRequest defines model for UpdateAgentCardSkillRequest.
+type UpdateAgentCardSkillRequest struct {
+	Description *string                            `json:"description,omitempty"`
+	Examples    nullable.Nullable[[]JSONValue]     `json:"examples,omitempty"`
+	McpServer   nullable.Nullable[string]          `json:"mcp_server,omitempty"`
+	McpTool     nullable.Nullable[string]          `json:"mcp_tool,omitempty"`
+	Name        *string                            `json:"name,omitempty"`
+	Parameters  nullable.Nullable[json.RawMessage] `json:"parameters,omitempty"`
+	Returns     nullable.Nullable[string]          `json:"returns,omitempty"`
+}
+
 // UpdateOrganizationRequest defines model for UpdateOrganizationRequest.
 type UpdateOrganizationRequest struct {
 	MaxPublicRateLimit nullable.Nullable[int] `json:"max_public_rate_limit,omitempty"`
@@ -977,8 +1203,17 @@ type User struct {
 	Id        openapi_types.UUID `json:"id"`
 }
 
+// CardId defines model for CardId.
+type CardId = openapi_types.UUID
+
+// CardName defines model for CardName.
+type CardName = string
+
 // OrgId defines model for OrgId.
 type OrgId = openapi_types.UUID
+
+// OrgSlug defines model for OrgSlug.
+type OrgSlug = string
 
 // PromptId defines model for PromptId.
 type PromptId = openapi_types.UUID
@@ -988,6 +1223,9 @@ type ResourceId = openapi_types.UUID
 
 // ServerId defines model for ServerId.
 type ServerId = openapi_types.UUID
+
+// SkillName defines model for SkillName.
+type SkillName = string
 
 // ToolId defines model for ToolId.
 type ToolId = openapi_types.UUID
@@ -1007,6 +1245,9 @@ type NotFound = Problem
 // PayloadTooLarge An RFC 9457 problem document.
 type PayloadTooLarge = Problem
 
+// TooManyPublicRequests An RFC 9457 problem document.
+type TooManyPublicRequests = Problem
+
 // TooManyRequests An RFC 9457 problem document.
 type TooManyRequests = Problem
 
@@ -1015,6 +1256,16 @@ type Unauthorized = Problem
 
 // Unprocessable An RFC 9457 problem document.
 type Unprocessable = Problem
+
+// ListAgentCardsParams defines parameters for ListAgentCards.
+type ListAgentCardsParams struct {
+	Status *ListAgentCardsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Limit  *int                        `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string                     `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListAgentCardsParamsStatus defines parameters for ListAgentCards.
+type ListAgentCardsParamsStatus string
 
 // ListPolicyAuditParams defines parameters for ListPolicyAudit.
 type ListPolicyAuditParams struct {
@@ -1030,11 +1281,39 @@ type LogoutParams struct {
 	MockmcpSession *string `form:"mockmcp_session,omitempty" json:"mockmcp_session,omitempty"`
 }
 
+// ListExchangeAgentCardsParams defines parameters for ListExchangeAgentCards.
+type ListExchangeAgentCardsParams struct {
+	Q        *string `form:"q,omitempty" json:"q,omitempty"`
+	Tag      *string `form:"tag,omitempty" json:"tag,omitempty"`
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+	Skill    *string `form:"skill,omitempty" json:"skill,omitempty"`
+	Limit    *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor   *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListServersParams defines parameters for ListServers.
 type ListServersParams struct {
 	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
+
+// CreateAgentCardJSONRequestBody defines body for CreateAgentCard for application/json ContentType.
+type CreateAgentCardJSONRequestBody = CreateAgentCardRequest
+
+// UpdateAgentCardJSONRequestBody defines body for UpdateAgentCard for application/json ContentType.
+type UpdateAgentCardJSONRequestBody = UpdateAgentCardRequest
+
+// DuplicateAgentCardJSONRequestBody defines body for DuplicateAgentCard for application/json ContentType.
+type DuplicateAgentCardJSONRequestBody = DuplicateAgentCardRequest
+
+// CreateAgentCardSkillJSONRequestBody defines body for CreateAgentCardSkill for application/json ContentType.
+type CreateAgentCardSkillJSONRequestBody = AgentCardSkill
+
+// UpdateAgentCardSkillJSONRequestBody defines body for UpdateAgentCardSkill for application/json ContentType.
+type UpdateAgentCardSkillJSONRequestBody = UpdateAgentCardSkillRequest
+
+// InvokeAgentCardSkillJSONRequestBody defines body for InvokeAgentCardSkill for application/json ContentType.
+type InvokeAgentCardSkillJSONRequestBody = InvokeSkillRequest
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
@@ -1089,6 +1368,51 @@ type UpdateToolJSONRequestBody = UpdateToolRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListAgentCards List agent card designs
+	// (GET /api/agent-cards)
+	ListAgentCards(ctx echo.Context, params ListAgentCardsParams) error
+	// CreateAgentCard Create an agent card design
+	// (POST /api/agent-cards)
+	CreateAgentCard(ctx echo.Context) error
+	// DeleteAgentCard Delete an agent card design
+	// (DELETE /api/agent-cards/{card_id})
+	DeleteAgentCard(ctx echo.Context, cardId CardId) error
+	// GetAgentCard Get one agent card design
+	// (GET /api/agent-cards/{card_id})
+	GetAgentCard(ctx echo.Context, cardId CardId) error
+	// UpdateAgentCard Change an agent card design
+	// (PATCH /api/agent-cards/{card_id})
+	UpdateAgentCard(ctx echo.Context, cardId CardId) error
+	// DuplicateAgentCard Copy an agent card design
+	// (POST /api/agent-cards/{card_id}/duplicate)
+	DuplicateAgentCard(ctx echo.Context, cardId CardId) error
+	// PublishAgentCard Publish an agent card to the public exchange
+	// (POST /api/agent-cards/{card_id}/publish)
+	PublishAgentCard(ctx echo.Context, cardId CardId) error
+	// ListAgentCardSkills List a card's skills
+	// (GET /api/agent-cards/{card_id}/skills)
+	ListAgentCardSkills(ctx echo.Context, cardId CardId) error
+	// CreateAgentCardSkill Add a skill to a card
+	// (POST /api/agent-cards/{card_id}/skills)
+	CreateAgentCardSkill(ctx echo.Context, cardId CardId) error
+	// DeleteAgentCardSkill Remove a skill from a card
+	// (DELETE /api/agent-cards/{card_id}/skills/{skill_name})
+	DeleteAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error
+	// GetAgentCardSkill Get one skill of a card
+	// (GET /api/agent-cards/{card_id}/skills/{skill_name})
+	GetAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error
+	// UpdateAgentCardSkill Change a skill of a card
+	// (PATCH /api/agent-cards/{card_id}/skills/{skill_name})
+	UpdateAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error
+	// InvokeAgentCardSkill Invoke a skill through its linked mock tool
+	// (POST /api/agent-cards/{card_id}/skills/{skill_name}/invoke)
+	InvokeAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error
+	// UnpublishAgentCard Take an agent card off the public exchange
+	// (POST /api/agent-cards/{card_id}/unpublish)
+	UnpublishAgentCard(ctx echo.Context, cardId CardId) error
+	// ValidateAgentCard Check an agent card against the rules for publishing
+	// (POST /api/agent-cards/{card_id}/validate)
+	ValidateAgentCard(ctx echo.Context, cardId CardId) error
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx echo.Context, params ListPolicyAuditParams) error
@@ -1101,6 +1425,15 @@ type ServerInterface interface {
 	// Signup Create an account and its first organization
 	// (POST /api/auth/signup)
 	Signup(ctx echo.Context) error
+	// ListExchangeAgentCards Search the public exchange of published agent cards
+	// (GET /api/exchange/agent-cards)
+	ListExchangeAgentCards(ctx echo.Context, params ListExchangeAgentCardsParams) error
+	// GetExchangeAgentCard Fetch a published agent card as stored
+	// (GET /api/exchange/agent-cards/{org_slug}/{name})
+	GetExchangeAgentCard(ctx echo.Context, orgSlug OrgSlug, name CardName) error
+	// GetExchangeA2ACard Fetch a published agent card in the A2A 1.0 AgentCard shape
+	// (GET /api/exchange/agent-cards/{org_slug}/{name}/.well-known/agent-card.json)
+	GetExchangeA2ACard(ctx echo.Context, orgSlug OrgSlug, name CardName) error
 	// GetHealth Service health
 	// (GET /api/health)
 	GetHealth(ctx echo.Context) error
@@ -1219,6 +1552,287 @@ type ServerInterfaceWrapper struct {
 	Handler ServerInterface
 }
 
+// ListAgentCards converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAgentCards(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAgentCardsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAgentCards(ctx, params)
+	return err
+}
+
+// CreateAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAgentCard(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAgentCard(ctx)
+	return err
+}
+
+// DeleteAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteAgentCard(ctx, cardId)
+	return err
+}
+
+// GetAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgentCard(ctx, cardId)
+	return err
+}
+
+// UpdateAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateAgentCard(ctx, cardId)
+	return err
+}
+
+// DuplicateAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) DuplicateAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DuplicateAgentCard(ctx, cardId)
+	return err
+}
+
+// PublishAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishAgentCard(ctx, cardId)
+	return err
+}
+
+// ListAgentCardSkills converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAgentCardSkills(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAgentCardSkills(ctx, cardId)
+	return err
+}
+
+// CreateAgentCardSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAgentCardSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAgentCardSkill(ctx, cardId)
+	return err
+}
+
+// DeleteAgentCardSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteAgentCardSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// ------------- Path parameter "skill_name" -------------
+	var skillName SkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "skill_name", ctx.Param("skill_name"), &skillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteAgentCardSkill(ctx, cardId, skillName)
+	return err
+}
+
+// GetAgentCardSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgentCardSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// ------------- Path parameter "skill_name" -------------
+	var skillName SkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "skill_name", ctx.Param("skill_name"), &skillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgentCardSkill(ctx, cardId, skillName)
+	return err
+}
+
+// UpdateAgentCardSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateAgentCardSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// ------------- Path parameter "skill_name" -------------
+	var skillName SkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "skill_name", ctx.Param("skill_name"), &skillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateAgentCardSkill(ctx, cardId, skillName)
+	return err
+}
+
+// InvokeAgentCardSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) InvokeAgentCardSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// ------------- Path parameter "skill_name" -------------
+	var skillName SkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "skill_name", ctx.Param("skill_name"), &skillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InvokeAgentCardSkill(ctx, cardId, skillName)
+	return err
+}
+
+// UnpublishAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) UnpublishAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnpublishAgentCard(ctx, cardId)
+	return err
+}
+
+// ValidateAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) ValidateAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ValidateAgentCard(ctx, cardId)
+	return err
+}
+
 // ListPolicyAudit converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPolicyAudit(ctx echo.Context) error {
 	var err error
@@ -1303,6 +1917,107 @@ func (w *ServerInterfaceWrapper) Signup(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Signup(ctx)
+	return err
+}
+
+// ListExchangeAgentCards converts echo context to params.
+func (w *ServerInterfaceWrapper) ListExchangeAgentCards(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListExchangeAgentCardsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "tag" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tag", ctx.QueryParams(), &params.Tag, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tag: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "skill" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "skill", ctx.QueryParams(), &params.Skill, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListExchangeAgentCards(ctx, params)
+	return err
+}
+
+// GetExchangeAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExchangeAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "org_slug" -------------
+	var orgSlug OrgSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "org_slug", ctx.Param("org_slug"), &orgSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter org_slug: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name CardName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExchangeAgentCard(ctx, orgSlug, name)
+	return err
+}
+
+// GetExchangeA2ACard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExchangeA2ACard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "org_slug" -------------
+	var orgSlug OrgSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "org_slug", ctx.Param("org_slug"), &orgSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter org_slug: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name CardName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExchangeA2ACard(ctx, orgSlug, name)
 	return err
 }
 
@@ -2019,6 +2734,24 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/platform/:server_id/mcp/validate", wrapper.ValidatePolicy, options.OperationMiddlewares["validatePolicy"]...)
 	router.GET(options.BaseURL+"/api/platform/:server_id/mcp/evidence", wrapper.GetPolicyEvidence, options.OperationMiddlewares["getPolicyEvidence"]...)
 	router.GET(options.BaseURL+"/api/audit/policy", wrapper.ListPolicyAudit, options.OperationMiddlewares["listPolicyAudit"]...)
+	router.GET(options.BaseURL+"/api/agent-cards", wrapper.ListAgentCards, options.OperationMiddlewares["listAgentCards"]...)
+	router.POST(options.BaseURL+"/api/agent-cards", wrapper.CreateAgentCard, options.OperationMiddlewares["createAgentCard"]...)
+	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id", wrapper.DeleteAgentCard, options.OperationMiddlewares["deleteAgentCard"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id", wrapper.GetAgentCard, options.OperationMiddlewares["getAgentCard"]...)
+	router.PATCH(options.BaseURL+"/api/agent-cards/:card_id", wrapper.UpdateAgentCard, options.OperationMiddlewares["updateAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/validate", wrapper.ValidateAgentCard, options.OperationMiddlewares["validateAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/publish", wrapper.PublishAgentCard, options.OperationMiddlewares["publishAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/unpublish", wrapper.UnpublishAgentCard, options.OperationMiddlewares["unpublishAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/duplicate", wrapper.DuplicateAgentCard, options.OperationMiddlewares["duplicateAgentCard"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.ListAgentCardSkills, options.OperationMiddlewares["listAgentCardSkills"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.CreateAgentCardSkill, options.OperationMiddlewares["createAgentCardSkill"]...)
+	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name", wrapper.DeleteAgentCardSkill, options.OperationMiddlewares["deleteAgentCardSkill"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name", wrapper.GetAgentCardSkill, options.OperationMiddlewares["getAgentCardSkill"]...)
+	router.PATCH(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name", wrapper.UpdateAgentCardSkill, options.OperationMiddlewares["updateAgentCardSkill"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name/invoke", wrapper.InvokeAgentCardSkill, options.OperationMiddlewares["invokeAgentCardSkill"]...)
+	router.GET(options.BaseURL+"/api/exchange/agent-cards", wrapper.ListExchangeAgentCards, options.OperationMiddlewares["listExchangeAgentCards"]...)
+	router.GET(options.BaseURL+"/api/exchange/agent-cards/:org_slug/:name", wrapper.GetExchangeAgentCard, options.OperationMiddlewares["getExchangeAgentCard"]...)
+	router.GET(options.BaseURL+"/api/exchange/agent-cards/:org_slug/:name/.well-known/agent-card.json", wrapper.GetExchangeA2ACard, options.OperationMiddlewares["getExchangeA2ACard"]...)
 
 }
 
@@ -2031,6 +2764,18 @@ type ForbiddenApplicationProblemPlusJSONResponse Problem
 type NotFoundApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type TooManyPublicRequestsResponseHeaders struct {
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+type TooManyPublicRequestsApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers TooManyPublicRequestsResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter          *int
@@ -2054,6 +2799,1610 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableApplicationProblemPlusJSONResponse Problem
+
+type ListAgentCardsRequestObject struct {
+	Params ListAgentCardsParams
+}
+
+type ListAgentCardsResponseObject interface {
+	VisitListAgentCardsResponse(w http.ResponseWriter) error
+}
+
+type ListAgentCards200JSONResponse AgentCardList
+
+func (response ListAgentCards200JSONResponse) VisitListAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCards400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCards400ApplicationProblemPlusJSONResponse) VisitListAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCards401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCards401ApplicationProblemPlusJSONResponse) VisitListAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCards403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCards403ApplicationProblemPlusJSONResponse) VisitListAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardRequestObject struct {
+	Body *CreateAgentCardJSONRequestBody
+}
+
+type CreateAgentCardResponseObject interface {
+	VisitCreateAgentCardResponse(w http.ResponseWriter) error
+}
+
+type CreateAgentCard201JSONResponse AgentCard
+
+func (response CreateAgentCard201JSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard400ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard401ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard403ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard409ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard413ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCard422ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type DeleteAgentCardResponseObject interface {
+	VisitDeleteAgentCardResponse(w http.ResponseWriter) error
+}
+
+type DeleteAgentCard204Response struct {
+}
+
+func (response DeleteAgentCard204Response) VisitDeleteAgentCardResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCard400ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCard401ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCard403ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCard404ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type GetAgentCardResponseObject interface {
+	VisitGetAgentCardResponse(w http.ResponseWriter) error
+}
+
+type GetAgentCard200JSONResponse AgentCard
+
+func (response GetAgentCard200JSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard400ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard401ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard403ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard404ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Body   *UpdateAgentCardJSONRequestBody
+}
+
+type UpdateAgentCardResponseObject interface {
+	VisitUpdateAgentCardResponse(w http.ResponseWriter) error
+}
+
+type UpdateAgentCard200JSONResponse AgentCard
+
+func (response UpdateAgentCard200JSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard400ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard401ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard403ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard404ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard409ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard413ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCard422ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Body   *DuplicateAgentCardJSONRequestBody
+}
+
+type DuplicateAgentCardResponseObject interface {
+	VisitDuplicateAgentCardResponse(w http.ResponseWriter) error
+}
+
+type DuplicateAgentCard201JSONResponse AgentCard
+
+func (response DuplicateAgentCard201JSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard400ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard401ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard403ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard404ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard409ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard413ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DuplicateAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response DuplicateAgentCard422ApplicationProblemPlusJSONResponse) VisitDuplicateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type PublishAgentCardResponseObject interface {
+	VisitPublishAgentCardResponse(w http.ResponseWriter) error
+}
+
+type PublishAgentCard200JSONResponse AgentCard
+
+func (response PublishAgentCard200JSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PublishAgentCard400ApplicationProblemPlusJSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PublishAgentCard401ApplicationProblemPlusJSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PublishAgentCard403ApplicationProblemPlusJSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PublishAgentCard404ApplicationProblemPlusJSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response PublishAgentCard422ApplicationProblemPlusJSONResponse) VisitPublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCardSkillsRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type ListAgentCardSkillsResponseObject interface {
+	VisitListAgentCardSkillsResponse(w http.ResponseWriter) error
+}
+
+type ListAgentCardSkills200JSONResponse AgentCardSkillList
+
+func (response ListAgentCardSkills200JSONResponse) VisitListAgentCardSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCardSkills400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCardSkills400ApplicationProblemPlusJSONResponse) VisitListAgentCardSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCardSkills401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCardSkills401ApplicationProblemPlusJSONResponse) VisitListAgentCardSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCardSkills403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCardSkills403ApplicationProblemPlusJSONResponse) VisitListAgentCardSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentCardSkills404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgentCardSkills404ApplicationProblemPlusJSONResponse) VisitListAgentCardSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkillRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Body   *CreateAgentCardSkillJSONRequestBody
+}
+
+type CreateAgentCardSkillResponseObject interface {
+	VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error
+}
+
+type CreateAgentCardSkill201JSONResponse AgentCardSkillResult
+
+func (response CreateAgentCardSkill201JSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill400ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill401ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill403ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill404ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill409ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill413ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAgentCardSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAgentCardSkill422ApplicationProblemPlusJSONResponse) VisitCreateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardSkillRequestObject struct {
+	CardId    CardId    `json:"card_id"`
+	SkillName SkillName `json:"skill_name"`
+}
+
+type DeleteAgentCardSkillResponseObject interface {
+	VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error
+}
+
+type DeleteAgentCardSkill204Response struct {
+}
+
+func (response DeleteAgentCardSkill204Response) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteAgentCardSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCardSkill400ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCardSkill401ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCardSkill403ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCardSkill404ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAgentCardSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAgentCardSkill422ApplicationProblemPlusJSONResponse) VisitDeleteAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardSkillRequestObject struct {
+	CardId    CardId    `json:"card_id"`
+	SkillName SkillName `json:"skill_name"`
+}
+
+type GetAgentCardSkillResponseObject interface {
+	VisitGetAgentCardSkillResponse(w http.ResponseWriter) error
+}
+
+type GetAgentCardSkill200JSONResponse AgentCardSkill
+
+func (response GetAgentCardSkill200JSONResponse) VisitGetAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCardSkill400ApplicationProblemPlusJSONResponse) VisitGetAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCardSkill401ApplicationProblemPlusJSONResponse) VisitGetAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCardSkill403ApplicationProblemPlusJSONResponse) VisitGetAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCardSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCardSkill404ApplicationProblemPlusJSONResponse) VisitGetAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkillRequestObject struct {
+	CardId    CardId    `json:"card_id"`
+	SkillName SkillName `json:"skill_name"`
+	Body      *UpdateAgentCardSkillJSONRequestBody
+}
+
+type UpdateAgentCardSkillResponseObject interface {
+	VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error
+}
+
+type UpdateAgentCardSkill200JSONResponse AgentCardSkillResult
+
+func (response UpdateAgentCardSkill200JSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill400ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill401ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill403ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill404ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill409ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill413ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAgentCardSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateAgentCardSkill422ApplicationProblemPlusJSONResponse) VisitUpdateAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkillRequestObject struct {
+	CardId    CardId    `json:"card_id"`
+	SkillName SkillName `json:"skill_name"`
+	Body      *InvokeAgentCardSkillJSONRequestBody
+}
+
+type InvokeAgentCardSkillResponseObject interface {
+	VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error
+}
+
+type InvokeAgentCardSkill200JSONResponse InvokeSkillResult
+
+func (response InvokeAgentCardSkill200JSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill400ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill401ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill403ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill404ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill413ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeAgentCardSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response InvokeAgentCardSkill422ApplicationProblemPlusJSONResponse) VisitInvokeAgentCardSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpublishAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type UnpublishAgentCardResponseObject interface {
+	VisitUnpublishAgentCardResponse(w http.ResponseWriter) error
+}
+
+type UnpublishAgentCard200JSONResponse AgentCard
+
+func (response UnpublishAgentCard200JSONResponse) VisitUnpublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpublishAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UnpublishAgentCard400ApplicationProblemPlusJSONResponse) VisitUnpublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpublishAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UnpublishAgentCard401ApplicationProblemPlusJSONResponse) VisitUnpublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpublishAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UnpublishAgentCard403ApplicationProblemPlusJSONResponse) VisitUnpublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpublishAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UnpublishAgentCard404ApplicationProblemPlusJSONResponse) VisitUnpublishAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type ValidateAgentCardResponseObject interface {
+	VisitValidateAgentCardResponse(w http.ResponseWriter) error
+}
+
+type ValidateAgentCard200JSONResponse AgentCardValidation
+
+func (response ValidateAgentCard200JSONResponse) VisitValidateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateAgentCard400ApplicationProblemPlusJSONResponse) VisitValidateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateAgentCard401ApplicationProblemPlusJSONResponse) VisitValidateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateAgentCard403ApplicationProblemPlusJSONResponse) VisitValidateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateAgentCard404ApplicationProblemPlusJSONResponse) VisitValidateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type ListPolicyAuditRequestObject struct {
 	Params ListPolicyAuditParams
@@ -2391,6 +4740,238 @@ func (response Signup422ApplicationProblemPlusJSONResponse) VisitSignupResponse(
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExchangeAgentCardsRequestObject struct {
+	Params ListExchangeAgentCardsParams
+}
+
+type ListExchangeAgentCardsResponseObject interface {
+	VisitListExchangeAgentCardsResponse(w http.ResponseWriter) error
+}
+
+type ListExchangeAgentCards200JSONResponse ExchangeCardList
+
+func (response ListExchangeAgentCards200JSONResponse) VisitListExchangeAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExchangeAgentCards400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListExchangeAgentCards400ApplicationProblemPlusJSONResponse) VisitListExchangeAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExchangeAgentCards429ApplicationProblemPlusJSONResponse struct {
+	TooManyPublicRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListExchangeAgentCards429ApplicationProblemPlusJSONResponse) VisitListExchangeAgentCardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeAgentCardRequestObject struct {
+	OrgSlug OrgSlug  `json:"org_slug"`
+	Name    CardName `json:"name"`
+}
+
+type GetExchangeAgentCardResponseObject interface {
+	VisitGetExchangeAgentCardResponse(w http.ResponseWriter) error
+}
+
+type GetExchangeAgentCard200JSONResponse ExchangeCard
+
+func (response GetExchangeAgentCard200JSONResponse) VisitGetExchangeAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeAgentCard400ApplicationProblemPlusJSONResponse) VisitGetExchangeAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeAgentCard404ApplicationProblemPlusJSONResponse) VisitGetExchangeAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeAgentCard429ApplicationProblemPlusJSONResponse struct {
+	TooManyPublicRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeAgentCard429ApplicationProblemPlusJSONResponse) VisitGetExchangeAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeA2ACardRequestObject struct {
+	OrgSlug OrgSlug  `json:"org_slug"`
+	Name    CardName `json:"name"`
+}
+
+type GetExchangeA2ACardResponseObject interface {
+	VisitGetExchangeA2ACardResponse(w http.ResponseWriter) error
+}
+
+type GetExchangeA2ACard200JSONResponse A2AAgentCard
+
+func (response GetExchangeA2ACard200JSONResponse) VisitGetExchangeA2ACardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeA2ACard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeA2ACard400ApplicationProblemPlusJSONResponse) VisitGetExchangeA2ACardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeA2ACard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeA2ACard404ApplicationProblemPlusJSONResponse) VisitGetExchangeA2ACardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExchangeA2ACard429ApplicationProblemPlusJSONResponse struct {
+	TooManyPublicRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetExchangeA2ACard429ApplicationProblemPlusJSONResponse) VisitGetExchangeA2ACardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6182,6 +8763,51 @@ func (response UpdateTool422ApplicationProblemPlusJSONResponse) VisitUpdateToolR
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ListAgentCards List agent card designs
+	// (GET /api/agent-cards)
+	ListAgentCards(ctx context.Context, request ListAgentCardsRequestObject) (ListAgentCardsResponseObject, error)
+	// CreateAgentCard Create an agent card design
+	// (POST /api/agent-cards)
+	CreateAgentCard(ctx context.Context, request CreateAgentCardRequestObject) (CreateAgentCardResponseObject, error)
+	// DeleteAgentCard Delete an agent card design
+	// (DELETE /api/agent-cards/{card_id})
+	DeleteAgentCard(ctx context.Context, request DeleteAgentCardRequestObject) (DeleteAgentCardResponseObject, error)
+	// GetAgentCard Get one agent card design
+	// (GET /api/agent-cards/{card_id})
+	GetAgentCard(ctx context.Context, request GetAgentCardRequestObject) (GetAgentCardResponseObject, error)
+	// UpdateAgentCard Change an agent card design
+	// (PATCH /api/agent-cards/{card_id})
+	UpdateAgentCard(ctx context.Context, request UpdateAgentCardRequestObject) (UpdateAgentCardResponseObject, error)
+	// DuplicateAgentCard Copy an agent card design
+	// (POST /api/agent-cards/{card_id}/duplicate)
+	DuplicateAgentCard(ctx context.Context, request DuplicateAgentCardRequestObject) (DuplicateAgentCardResponseObject, error)
+	// PublishAgentCard Publish an agent card to the public exchange
+	// (POST /api/agent-cards/{card_id}/publish)
+	PublishAgentCard(ctx context.Context, request PublishAgentCardRequestObject) (PublishAgentCardResponseObject, error)
+	// ListAgentCardSkills List a card's skills
+	// (GET /api/agent-cards/{card_id}/skills)
+	ListAgentCardSkills(ctx context.Context, request ListAgentCardSkillsRequestObject) (ListAgentCardSkillsResponseObject, error)
+	// CreateAgentCardSkill Add a skill to a card
+	// (POST /api/agent-cards/{card_id}/skills)
+	CreateAgentCardSkill(ctx context.Context, request CreateAgentCardSkillRequestObject) (CreateAgentCardSkillResponseObject, error)
+	// DeleteAgentCardSkill Remove a skill from a card
+	// (DELETE /api/agent-cards/{card_id}/skills/{skill_name})
+	DeleteAgentCardSkill(ctx context.Context, request DeleteAgentCardSkillRequestObject) (DeleteAgentCardSkillResponseObject, error)
+	// GetAgentCardSkill Get one skill of a card
+	// (GET /api/agent-cards/{card_id}/skills/{skill_name})
+	GetAgentCardSkill(ctx context.Context, request GetAgentCardSkillRequestObject) (GetAgentCardSkillResponseObject, error)
+	// UpdateAgentCardSkill Change a skill of a card
+	// (PATCH /api/agent-cards/{card_id}/skills/{skill_name})
+	UpdateAgentCardSkill(ctx context.Context, request UpdateAgentCardSkillRequestObject) (UpdateAgentCardSkillResponseObject, error)
+	// InvokeAgentCardSkill Invoke a skill through its linked mock tool
+	// (POST /api/agent-cards/{card_id}/skills/{skill_name}/invoke)
+	InvokeAgentCardSkill(ctx context.Context, request InvokeAgentCardSkillRequestObject) (InvokeAgentCardSkillResponseObject, error)
+	// UnpublishAgentCard Take an agent card off the public exchange
+	// (POST /api/agent-cards/{card_id}/unpublish)
+	UnpublishAgentCard(ctx context.Context, request UnpublishAgentCardRequestObject) (UnpublishAgentCardResponseObject, error)
+	// ValidateAgentCard Check an agent card against the rules for publishing
+	// (POST /api/agent-cards/{card_id}/validate)
+	ValidateAgentCard(ctx context.Context, request ValidateAgentCardRequestObject) (ValidateAgentCardResponseObject, error)
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx context.Context, request ListPolicyAuditRequestObject) (ListPolicyAuditResponseObject, error)
@@ -6194,6 +8820,15 @@ type StrictServerInterface interface {
 	// Signup Create an account and its first organization
 	// (POST /api/auth/signup)
 	Signup(ctx context.Context, request SignupRequestObject) (SignupResponseObject, error)
+	// ListExchangeAgentCards Search the public exchange of published agent cards
+	// (GET /api/exchange/agent-cards)
+	ListExchangeAgentCards(ctx context.Context, request ListExchangeAgentCardsRequestObject) (ListExchangeAgentCardsResponseObject, error)
+	// GetExchangeAgentCard Fetch a published agent card as stored
+	// (GET /api/exchange/agent-cards/{org_slug}/{name})
+	GetExchangeAgentCard(ctx context.Context, request GetExchangeAgentCardRequestObject) (GetExchangeAgentCardResponseObject, error)
+	// GetExchangeA2ACard Fetch a published agent card in the A2A 1.0 AgentCard shape
+	// (GET /api/exchange/agent-cards/{org_slug}/{name}/.well-known/agent-card.json)
+	GetExchangeA2ACard(ctx context.Context, request GetExchangeA2ACardRequestObject) (GetExchangeA2ACardResponseObject, error)
 	// GetHealth Service health
 	// (GET /api/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -6317,6 +8952,527 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ListAgentCards operation middleware
+func (sh *strictHandler) ListAgentCards(ctx echo.Context, params ListAgentCardsParams) error {
+	var request ListAgentCardsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAgentCards(ctx.Request().Context(), request.(ListAgentCardsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAgentCards")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAgentCardsResponseObject); ok {
+		return validResponse.VisitListAgentCardsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAgentCard operation middleware
+func (sh *strictHandler) CreateAgentCard(ctx echo.Context) error {
+	var request CreateAgentCardRequestObject
+
+	var body CreateAgentCardJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAgentCard(ctx.Request().Context(), request.(CreateAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAgentCardResponseObject); ok {
+		return validResponse.VisitCreateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteAgentCard operation middleware
+func (sh *strictHandler) DeleteAgentCard(ctx echo.Context, cardId CardId) error {
+	var request DeleteAgentCardRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAgentCard(ctx.Request().Context(), request.(DeleteAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteAgentCardResponseObject); ok {
+		return validResponse.VisitDeleteAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAgentCard operation middleware
+func (sh *strictHandler) GetAgentCard(ctx echo.Context, cardId CardId) error {
+	var request GetAgentCardRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentCard(ctx.Request().Context(), request.(GetAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAgentCardResponseObject); ok {
+		return validResponse.VisitGetAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateAgentCard operation middleware
+func (sh *strictHandler) UpdateAgentCard(ctx echo.Context, cardId CardId) error {
+	var request UpdateAgentCardRequestObject
+
+	request.CardId = cardId
+
+	var body UpdateAgentCardJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAgentCard(ctx.Request().Context(), request.(UpdateAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateAgentCardResponseObject); ok {
+		return validResponse.VisitUpdateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DuplicateAgentCard operation middleware
+func (sh *strictHandler) DuplicateAgentCard(ctx echo.Context, cardId CardId) error {
+	var request DuplicateAgentCardRequestObject
+
+	request.CardId = cardId
+
+	var body DuplicateAgentCardJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DuplicateAgentCard(ctx.Request().Context(), request.(DuplicateAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DuplicateAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DuplicateAgentCardResponseObject); ok {
+		return validResponse.VisitDuplicateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PublishAgentCard operation middleware
+func (sh *strictHandler) PublishAgentCard(ctx echo.Context, cardId CardId) error {
+	var request PublishAgentCardRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishAgentCard(ctx.Request().Context(), request.(PublishAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishAgentCardResponseObject); ok {
+		return validResponse.VisitPublishAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAgentCardSkills operation middleware
+func (sh *strictHandler) ListAgentCardSkills(ctx echo.Context, cardId CardId) error {
+	var request ListAgentCardSkillsRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAgentCardSkills(ctx.Request().Context(), request.(ListAgentCardSkillsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAgentCardSkills")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAgentCardSkillsResponseObject); ok {
+		return validResponse.VisitListAgentCardSkillsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAgentCardSkill operation middleware
+func (sh *strictHandler) CreateAgentCardSkill(ctx echo.Context, cardId CardId) error {
+	var request CreateAgentCardSkillRequestObject
+
+	request.CardId = cardId
+
+	var body CreateAgentCardSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAgentCardSkill(ctx.Request().Context(), request.(CreateAgentCardSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAgentCardSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAgentCardSkillResponseObject); ok {
+		return validResponse.VisitCreateAgentCardSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteAgentCardSkill operation middleware
+func (sh *strictHandler) DeleteAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error {
+	var request DeleteAgentCardSkillRequestObject
+
+	request.CardId = cardId
+	request.SkillName = skillName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAgentCardSkill(ctx.Request().Context(), request.(DeleteAgentCardSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAgentCardSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteAgentCardSkillResponseObject); ok {
+		return validResponse.VisitDeleteAgentCardSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAgentCardSkill operation middleware
+func (sh *strictHandler) GetAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error {
+	var request GetAgentCardSkillRequestObject
+
+	request.CardId = cardId
+	request.SkillName = skillName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentCardSkill(ctx.Request().Context(), request.(GetAgentCardSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentCardSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAgentCardSkillResponseObject); ok {
+		return validResponse.VisitGetAgentCardSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateAgentCardSkill operation middleware
+func (sh *strictHandler) UpdateAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error {
+	var request UpdateAgentCardSkillRequestObject
+
+	request.CardId = cardId
+	request.SkillName = skillName
+
+	var body UpdateAgentCardSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAgentCardSkill(ctx.Request().Context(), request.(UpdateAgentCardSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAgentCardSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateAgentCardSkillResponseObject); ok {
+		return validResponse.VisitUpdateAgentCardSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InvokeAgentCardSkill operation middleware
+func (sh *strictHandler) InvokeAgentCardSkill(ctx echo.Context, cardId CardId, skillName SkillName) error {
+	var request InvokeAgentCardSkillRequestObject
+
+	request.CardId = cardId
+	request.SkillName = skillName
+
+	var body InvokeAgentCardSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InvokeAgentCardSkill(ctx.Request().Context(), request.(InvokeAgentCardSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InvokeAgentCardSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InvokeAgentCardSkillResponseObject); ok {
+		return validResponse.VisitInvokeAgentCardSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnpublishAgentCard operation middleware
+func (sh *strictHandler) UnpublishAgentCard(ctx echo.Context, cardId CardId) error {
+	var request UnpublishAgentCardRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnpublishAgentCard(ctx.Request().Context(), request.(UnpublishAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnpublishAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnpublishAgentCardResponseObject); ok {
+		return validResponse.VisitUnpublishAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ValidateAgentCard operation middleware
+func (sh *strictHandler) ValidateAgentCard(ctx echo.Context, cardId CardId) error {
+	var request ValidateAgentCardRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ValidateAgentCard(ctx.Request().Context(), request.(ValidateAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ValidateAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ValidateAgentCardResponseObject); ok {
+		return validResponse.VisitValidateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // ListPolicyAudit operation middleware
@@ -6455,6 +9611,83 @@ func (sh *strictHandler) Signup(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SignupResponseObject); ok {
 		return validResponse.VisitSignupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListExchangeAgentCards operation middleware
+func (sh *strictHandler) ListExchangeAgentCards(ctx echo.Context, params ListExchangeAgentCardsParams) error {
+	var request ListExchangeAgentCardsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListExchangeAgentCards(ctx.Request().Context(), request.(ListExchangeAgentCardsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListExchangeAgentCards")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListExchangeAgentCardsResponseObject); ok {
+		return validResponse.VisitListExchangeAgentCardsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExchangeAgentCard operation middleware
+func (sh *strictHandler) GetExchangeAgentCard(ctx echo.Context, orgSlug OrgSlug, name CardName) error {
+	var request GetExchangeAgentCardRequestObject
+
+	request.OrgSlug = orgSlug
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExchangeAgentCard(ctx.Request().Context(), request.(GetExchangeAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExchangeAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExchangeAgentCardResponseObject); ok {
+		return validResponse.VisitGetExchangeAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExchangeA2ACard operation middleware
+func (sh *strictHandler) GetExchangeA2ACard(ctx echo.Context, orgSlug OrgSlug, name CardName) error {
+	var request GetExchangeA2ACardRequestObject
+
+	request.OrgSlug = orgSlug
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExchangeA2ACard(ctx.Request().Context(), request.(GetExchangeA2ACardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExchangeA2ACard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExchangeA2ACardResponseObject); ok {
+		return validResponse.VisitGetExchangeA2ACardResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -7736,165 +10969,248 @@ func (sh *strictHandler) UpdateTool(ctx echo.Context, serverId ServerId, toolId 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H37Uxs51ui/csp3q8bU1zaGkHmQunWLySQ7+TZMKCA7892YS4tu2dbSljySGvBS/O+3dCT1u/0Ck2wm",
-	"vyS4H+oj6ei8H/edSExnglOuVefwvjMjkkypphJ/fZDjd7H5I6YqkmymmeCdw875hIKQY8LZv4m59J0C",
-	"Fvc7QYeZuzOiJ52gw8mUdg47Qo4vWdwJOpL+mTJJ486hlikNOiqa0Ckxg4+EnBLdOeykKT6p5zPzptKS",
-	"8XHn4SHonEgxnek2UGZ4F4GA7kiKKSRM6Ut7WYGQEElKNHVXdlogtXcfD+wpVSKVEW0DV7r7NYD9jSLI",
-	"/lob0P7+48E+o/KGyjagj1+fgMInIKaKjXkNenu3CLu90ga5vft4uM+FSNqg1kIkNUDNxSKY5ncbkObe",
-	"Y0F8MC+rmeCK4qH6mcSn9M+UKm1+RYJryvFPMpslLMITtTuT4iqh0//6lzKTuS987m+SjjqHnf+1mx/c",
-	"XXtX7Z7Yt+xHmzAPPwtMwZQkBm4aQzflMyIVuUoo/PfZh98CIHBFYsgowU6/8xB0Xgs+Slj07DCLq3/R",
-	"SEOUEDWhCm6ZngDhQO+Y0oyPQXAKXQIpZ3+mFMy2ma39ePrOgv1WyCsWx5Q/N9wRSRIqYUrmwIWGWICe",
-	"MAVdKRIawDWdg4rEjAYGWgKRFEr1FNPZJlnwfxP6rUh5/JzQ/yZApdHErzzjoLP5fKdKhB9hPCHzRJD4",
-	"XIj3RI7p50LqKxHPDWYnBggJekI4HB/9cfnzh1/+5/Ln/zl/c4bQngtxTPjcnUD1nNB+uEG4KEiiKSRs",
-	"yjR0Z1LEaWSegKmIKQiezHcO8bEKiw1P3h+dv/1wenx5enT+5vL9u+N35yHMqBzyKeOppgGoCZE0hqs5",
-	"vj8TCYvmIEWqqQLCY7xq6C6LKFAezwTjuj/knaAzoSR2TP+UajnvHY00lXWqekYjwWMFKdcswfFuGY/F",
-	"reFqVCtDRvN1cpSQcU3HVCK1/qN3SjR9b+bew3/LK7vkjVM6JYwbsrreW4rq+lQ+cnYHmk3p2tMwH/jI",
-	"SaonQrJ/0+c+nTckYTEoqpTBGiHh6OSdoSj98j7+/vvvvaNUTyjXBhrauGY5l8I5zaSIqEJm8BmZ0y1N",
-	"kp5jT1epIUE45VcQUimFVCHSeQX0hso5jBhNYiAaRiRNdB+3333TgHQUx8d0ekVlgemSOGbm0yQ5kWJG",
-	"pWaGNY9Iomhg5MDs0n3HYFxi/piSu/eUj/Wkc7j/8qDG5oOOoewWyxCQzmFnit/tBB3K02nn8FNH3HL8",
-	"7W5cNMkzuaDxyX08f8ySZPOxIz43zLqO1Ud8jmzcYElKDUrwNEnshlrJ5a43Fj03oNnB/im5PTabPqY4",
-	"8oz9g85RFygtxJXhQ5dEKWpkZNUscHkhkDji00MmFyO/k5REE6peAZ3O9BxGQsIoTRLLB1H+0nSqVpCo",
-	"sgtESjI3v60kF18SXXo9Jpr2zAlvGsO/czVvngqLQYyQNKSKSridCBhTTg3tjoHpftOY9G7GJFWL4Kju",
-	"Rm0MFq+0BAlR+jJV2aTLE3hPlDZc3BzmUZqYKQQgaSRkTGMUohgHAiN6C8pSdDOfzQC2ovJ9/QZuLJ4h",
-	"h/5muztBx6LGcuzHiePofqyghoWlfSwhQmk3KuvVeKIQ798zSyHKuJ9hZvbHIkLnTlANT6vTw7GaQHlN",
-	"eMzMHhzJcTp1BLgMUWm779fYlByC7OaVEAklHAFsh8Xq4HVIiINx9fWpT6/hSG84wYVT8Jr5+ss5ZVN6",
-	"Pp/R9dY6lWxdEM8iyolkog6iOaXMA7gQ/RxrWIwFViFdeayFQBsVfP01ZXyW6rOVRIfClKYiur5UbpU2",
-	"wLlsgc1Y5O6dfXl/MKijYOvqiVSvD3rjCiK5svRiM/HE0sPcllLjBD8zJ/cbFqydFmqff5Vfn1AOE6Is",
-	"L4bQUuiwxBPaGFEFArUKCFTlokIXVfqwMkwYGIluKpSGvcHAKKEkcVaalaWEfHv3zPZOGfc/63td5txl",
-	"+N9KMbXrNhWGXIHg2XSYAklHhq9A92Cwt9OH49Qoo9TrzaNUp5K2ctdWYlIUNx30/vfeMsaJY1y04tuH",
-	"gl65GdZtBGTQUUk6ri/vL1SyGxrDyC6zM+LcGpQkV4pyFLVmRGsqzeP/7xPp/XvQ++mi6/7oXdwPgu/3",
-	"Hvz1nf/zt84jV8jyus3WZn1+aL9WZIYVzF3CGwu7sDcYFF4oHAUr368LU0EtWALSM6Ct596bbUtBlV00",
-	"b/+R1+7xzVabTemlduJCdUWe5sRnwkX5rU1W3A4VZCvUvgPWRbDhsUj15HIq4oqKzAWnBQXZ/SQzdnlN",
-	"m1SETbZjwwWeSaFFJJJLw6ZWkLtO3PP/dI/bIW5YTOVlGwhNH7VvpDJpUu5hovUMhMT/FXw8fW+oYw0J",
-	"WjTmknFCRNeFlXc/xYxyMmONK19Yh3yYvf6gPyiDsPfEB9+Il5sh3fq4gkLpZW7Qav6Y1YSrbAyXRBkJ",
-	"536IIw87hzB00xl2HgomAzfFpcaYDaXdYxFdbyDoLhrSbMJv5rlM/l1xlVrsB6utwHqIErfZrq7txdWU",
-	"dkluL90LdasQynxa0WQUgJqIW24FQ8Ej2oczymNgGoiC8MhZh1HKOoSfKZFUwjAdDF5E13SOf9DQnOTw",
-	"j97RybveP+j8sHa/j2YMMp2Z9etMp9Hs8sWf+70fbt/8cXR88v7Nov/ulkpBZpb5fJvW9ZfUWn0fRfo3",
-	"lQ1q0LxlNInfSClkfYvRCozGpny5Sofn0+Cin+nQffMq0UJ22oWlZtW9uH72m/kLF40w89g5LMoAt38l",
-	"sE7o0lzQaW2mUETJJiN0ao3Q5Td7hbd6iV3zJvmc3lDJ9Lxos0OLeyfo3BKJjpelVjuEoDBW4F3qi1bp",
-	"V0oSO+UKASeaXBFVsiIKw6dSTm4Is4SliVcpTXSqaq/FdCxJTONl/G3xFN3gQQ5e/nLT7P777MNvZxuw",
-	"lCNrybevQiwiVBACUFpIGqNHDxXmGG6ovCKaTTdgMe/FmPFt+0ZmRKlbIeMVZKBGF0hhhKYFdnPIbVpl",
-	"OFNlXZmL6P9H5TyHxY/ji00fPG74SpRKSbm+LLptG00yv6VJYvXbzLtwRRPBxyg7cFFy/EJXT+gcEjrS",
-	"zt8luI0Gqto/lhrqi8OuLksUrQVNhtrHLW4VqqB1GZu3Af1o9a3YwB+UIXOrY29lL55dlMuVPDkNi2ID",
-	"jjzi49dLno32lXgK74Vb0829FyXhcxlBqURIcAoR4RyJm7qlEsQICIZx9SHMuHcITAFlekKlMxGhHHX/",
-	"EEKXJLdkrmBKdDShCgMphnxEkuSKRNc7ARCYJYRxH90iRtZ/vIvuUpgRJhXoCdEwTZUGkiQQUzrr0T9T",
-	"YuMdMvvOkHdjobX1biobM2MkPxLHkirVj5ieh9brCZwq82D27isIcQE/DS6sDIi/+oMQGI/p3ZDjoqsd",
-	"Gx7EwYsrHmy0mdI7Eulk7m2RCkKcShhA6J8PkUmEOLmwP+Qf3HV1CCFOSZmnudCX+a9IcE0Yx7+VJlKr",
-	"S/M585PyOP/hljgc8u7pm/0dc/uOKZ2PmP0aa/svNf8l2v6LPxgP+3BsBmJ8DEwNeUQU7SnKFdPshvYh",
-	"9K4K3HQzVeSJbh0k1alEdLH3DKaApCpNXFzLAh/K1pSWjS0ORa/MIugerUIVPtV0gksk/0mI64pO7Sm5",
-	"u5ylVwmLLiXR9DLxEUJlMnFCZa/EIyPKEgwGtA57OwTGrPooJxtz1XVBJgpmVIKNmtp5BWa3YUoJV8h9",
-	"b6iULG6MnaiGAi1ysWXhIM2hgd8pMI/01wkPaTOhfzx931NkRPG021DIV4BOCR8KZleE3kUTwse0MXgh",
-	"ncVr7usif72Bs21Dm5ha6fvLkPIp+NxiuWZlbneCrrKjNGb6KaAqDHeK4RpNIhend/oySqWyivASwa9x",
-	"KuVBlkzMQVJ3/bswjEWxQIh+H0/fo1cn3khuXZF4sNkl402BfqUz57gzdP/ovRXylsiYxuYvDLy0Pqjz",
-	"049n529+uTw5/fDHuzdnO/1VgLym8yXCPveRe9d0DrdEgfdtrb0gCdGUR/PLih80FulVUjimPPWSnKQR",
-	"ZTdr0myMGy3KvWpGI6PpmkkQjWb7GxZTHi1Twevb8ev5+QnYB5ykZ3GjTl9RICZj57pZgQC5jQhy7PRT",
-	"CXLFvbCCpU/kWFRetPYD8pokiWqIlptfZutXUZr9mhU3gnH9/UHj/HHRV3s025hVHq+aNFbZ23zukUi5",
-	"XhEsjLzaPCKuAqj9cj5qkC/1ok1y0R8NLhWI6YhxlLWM+h1NaHQNjCtNSRYB6AwugiPnLO+nSzNaPxLF",
-	"BVRVfasN9vksMWj9j2QhTyt8Bm2M638Co3+WDv/QujlvCgeiclS4wYvGULUcPy/VhOy//N4mr+VBAoPe",
-	"T6Q3urj//uDhb03ULYvlXIsm2sCYy8gf+uWs3NIHNK4WYnSWMjNzHjec2fpyXHbuV/Fy4qz+mT9foySF",
-	"vK7iLCpLXvpmkG11CfzKetf3vP3Enzmy+bizakbJj+njj6UZr3giqyPatVtlFOuPeSSmrHfgzWf9WV8o",
-	"LLtZ+PGLCxVkW1AGvH0j/1nCzKrPB30rq0/BO2Oalj6LDC3zh98nFO1MBTZQYBjCJfRYtfI7BZGniijh",
-	"ITOxkk0mROEYRvfJeNJF24FskCYFuEkDU5gHJ6WQBcmpGMtb3BM7XpAvWTbjxqV3qRpNAQinb1/DTwcv",
-	"fwCXBZL5JeqsMaa6zaZqEznW2LjM89d4EHH5HW1d5AvyXrGD/f0mUUUzXXWflXJi4A3X1qfVGmCRv0mu",
-	"RKoPrxLCr5eqznjXfz+DuGVrnigMux529hRpFUujfle0BD06YG3laN71GPPTWEmKTNJZTMqO3Xw7C2ux",
-	"nsGksr9PFTmz/6RBVsV0hCyoyEG0hKS1BoPYiT+JNaaF969uHSph5XpbUHU7OX8ZUYopTVAJUnOl6bSR",
-	"gWh612AKOSZzmIgkhvD+3qPYw0MIs4RE1NygUgUwYklibYehY9e7Y6rDfi3Ma7Dcf+ssfQhOywqVouZa",
-	"qw/4cDxwnnZkvLl5l86E1AoYhxCZM0nYv138jFu//cH+QW9vrzd42QnMj5e9wYve/vfZj+97ez/6H3t7",
-	"vf2XjevankOyeYTp56SzxVDVR6R6bZmGLsilWYW22gDXMoXNZ56Hvq5HYKs7WUddeqehS8BCu2N9ecX0",
-	"zCB3YJnDlsnJu5KSGJF3iaPJg/AUxK5dMVmZ3J1l+svC4N/iGoUu1je0Oe9ln439qAKCNlNnjBG3HH09",
-	"pToEa4UQPz5ddO3jWDBlVPULllBABgDdWJKR3qkvhDWRKjgYHDTJ+mZ4+2Rz2PDvEyptlrut3QI+BSjG",
-	"wEVwwPUf4bnzlKH84VOkytY9a4/lOz4SffNw48e2EXK9lKhVQ66XvpCJ+quHTm9kk2njiC2r6p7vr+Wn",
-	"K9NE/8nqMlYWKfD6Sm61qe1cUDj0FfxclLO7hORaAvMU1C43oCzxrlVcz0QpjPKwD4SYxo5JS4bWz8iY",
-	"OneyE1ASonR/bSP3qj66Mzbm6eyRwXsZNvqIo6XRfKXQrE2zKwoRgeUl/hG0gB/2IZoQSSKNOYI+F/CH",
-	"fbiaa6p2KrLoD/ulD/64dlRh06QWrXhbqKGohE6s44F+yki6ZuBzc+YT2A/y0baTx90QtdKmIy+e7PNn",
-	"0S8FPXugDfIvJlW9hGcoRjdMqG0WbfLgGtJSXdZZUyJZScjYPBa8yExz3lfe7Qbm6GfYtnJbT6kvxKQ/",
-	"Vap7cchVDkER2sZ1uGU6mjw+W7khIHu9oNxVQpGbN+wzavbVTLbVkeGJks7WLKfwHOlkX6ixt7RV1fWo",
-	"7cd6ErPBy6eQl1fy/LVbBrL0wXqpIqo1Wh1jNmZaBRBehgGEPRe63A9fgeLkml5GRFGsDjYhGgyECSNG",
-	"e0UnmwJ6N6ORrtoo93+sSqJFB+lR7//aogGX/d7FfzX6SD/i8j6eCLWGtk4ZZ1OjSO6tE266YeWFJyij",
-	"UNtau0LfSiY8V8mElg34SsojrGyDfqZyCS2r/WSlELZa+WChHP0Fl0VY22ZX29ZtGPEKE1632kELFn2p",
-	"lQ2+VSlYN8WmvsFq+4mJm+gypdzChUmFKC1HqWR6jrqBI15YJ+FXLDPbFE07S4g2EPmitEGpvgFWMOj3",
-	"+2FWb90WrM0rrmcP5zMhWWmGK6yicJTaVPEVPt1chaEEBeIHkka8mX92ovXMqgxYaPe1ENesQX79WYpb",
-	"RWVWjxdTCBSaCUFISMSY8Wy2kR0km605OQYY93J9zg94ckei/l33KiRUl4tyK+/lMU+gH6l7LGKaADLt",
-	"Ow2eIu/k5Vp9JrmrqTvkjnP4oYgGZj5zy0uOqQCUgKN3gMHzGPwGVxRiekMTLPuKNadd6uOYMK7MMP0h",
-	"H/LXgt9QjuAeDnkPToiemAGknGOihPPxKzo2Ap6tVGe21d9IyBVNjDYQ5m79ELpKG7B3+mZIdLPa4sC2",
-	"XDCRtKBKBEDvIjrTwLhisYsxsKXMFXTDgnECkx2dVS20Y7+L7XAfP777Rb3CKtJKk+nMXj19+xpevHjx",
-	"EzAOH89f4xsYvJbfxgi6sK2octiHPO4RRoQlqaQK2xe4JHAffMf4kIOvi3wIn+5xwgE46fXhIgzgFt1/",
-	"LjkU4wbt2syIngDjtiKfj2E0w3XDSumMvabSGeGOD3+0VfdHQPKmAThno3f6/A4I74eWLQw7h/Cp3+9f",
-	"PBjYsPhfwc8ROnAx692s1oyMGTdUCod0p00BKVS2tqMYSMLKgQrBnjhQVMPV3J9Lg5d4MF9ByhUZUTPr",
-	"LDcQsZDxsc0DdgNMXVk/Raa0JyQbMw5dF9/pZnFGo95bqqNJ74xpGu6GH/AxRBmANzZ5H4NJXXMARXms",
-	"bEZyiXCtV0AGEWBRDRmzbqd5lXzmjgJqoDQGLSAsF8oPobsHx+xns2IuKGvnlS+sLzhVMKYaDvZe4NAn",
-	"OBNDSA7zmo3BYDDAbFwVuB95dxOz+vaaiy56hemYmLvrB9gfDMy8kIRleNiHE6I0EFc7v4C1BiAFB/v7",
-	"Bhft1rkJ2jRgF9jpiWbBVntYjAt6yAXAw86L/qD/wpUvQda3S2Zsl6Qx07uuhPHhfWfclHH2gVNXbRln",
-	"ZrbbLDMpleQPgNNbA/uISaUPsy4LCqYkznF6yCt9AK7pXAW4iPZp86BIzbLk6WWIudpsGO5wrZnAkDvS",
-	"34e3LNFUYvxJsfpmaPOonBVGMR7R8FV2GB3G4wq7R9zxtettaQQT/F3cOewYOlBIJ8Q1zdsMfbq3vPHP",
-	"lMp5c3+YNfrBNA+WJYU9eiRcieaBFpoFm0fz+bD5aFkQpNUryJ01Dr10WkZmKqrnczV/wXmPi59YVoDl",
-	"otKwZn8wWNAMYM0mAJV02YZmAEfoRjf8xB4hhX07DiwQTWNnwO4WWuvgK3vLXyn1ccCXXix/Ke8qg1Jy",
-	"Op0SOW9ujOVOPJINPyGDH2RsUL+D1zsXZhhHXvRkF1kTKg/CKoaV44S3s7D3n0U8f7L9KVUDeigrD0Yz",
-	"etgibpSr+DRgxhkbcxqDYdu2k4mVuB2HxqAmXWmCcUZ1L5fcF7e/+FJRLOgc7K3wRrUPj3lvf38V8Ipd",
-	"P4pqX+fw00URvc80kYbPXJVVnhI660kDNotUF9G5vKtvjBBU3E/MFPeVC+zmBsBGQPjc8b2EEqkKt/t1",
-	"lmM/2sxplmth7YhSJ44HDV1yLKKK9HHouD4latm4N64A93obZ4Xl9o2zRReNAJsqKgOsU1OsyiFuud9H",
-	"orNn4joC9eE83/4hd+e5LsszBb9qPfvAk3kAZ2RKjZz9v9+TOzvumZk9Ft7Omyo1iSM2hmdLBLQckrUS",
-	"Bd178o+3k1Cz0CTCJOrAqvTFHbO7U6arz01Q16aNg5+Wv5F1r/tyiKk9PebQuP3A1TdbgvpAaWPaD+ok",
-	"K5zYqIicurSI22IWo2sA5j/nixiiUojlqgzsdZL6d6pdmcYtygDuCy2YuxD0dIaC4kuLQc8ATfb1iHAu",
-	"0DpgexzF/cVs1M1i4lfT761P58l216h6rXv7G70xJHQibg0JluTWBslLXJkJUZN+oyL2DzPmFnew0Een",
-	"Zd2sAltUfvvPKq7n23JfNe5+ungobZWZRlMvvqrFpijS488LLBbQxDWPGdc+o8EHD7uah+WcBvg9U+yv",
-	"XM6v7zpRaNUxSpMkPASmh9w12HIWwtM3Z+fw+vTjL97a0NT8L+sKWO4VKEZuEKuED7lPvajBV2/cAV0h",
-	"IZ2BFti5o3pfhTvAdD6DIffdRswkfJMwW42nETA9EXn3ECs5eNzvhmjZtwaJgxdDbk7n9wepTArBxDtG",
-	"jGCubrOvMsiT+avSAl1TOlN4ks5+Pertv/weJvSuD0fmO0N+izCEedOQECc0I0oZ/STvCYJmkoPBXh/M",
-	"sUMyNSWcjK1cpFBM7DGOwpEacguHxylPV6bMFjiU9EZc2+PTJNZYhmI9J9uQbJqa1TyzfFMu891OXgwC",
-	"BHllbivpGCxxTfG+KXuN8slScvh3V8GjwWZdJ4BFJrZ7by1wD5YeJlQ3ZgtNxQ1VGZUj2tVVt6ZzxpXG",
-	"gC97uMzptD13fD87wanrZtd0PH7Br/rjsUyDO8WzFn/pqGJBX/xG1kN43d22a7DSXjfr2eVe2pkNdvNW",
-	"2hcep2wkgBOLamLqMd2mgHPcqlhZFVdPKJMVjyzyASkS6iz3rUz/SxWEUPousSs/j+pc23WVKd11c+5V",
-	"02RmaZNhCI99QjSVmZ8HBQCmXE9OIa9V1qDa8GReSwutqP61kPJtmQFaY9ef2ajajK0WvK+Nvn3RvNMu",
-	"eevJbz82tbLtjWTPaCofKudwa0hVq8Xa1ry/CFAAWAo789VXyuB+oYSvtKZNBfsLG1feqXYVMC9IClc0",
-	"ElOqfHQNlVajacIQiAVVYBSCvIhvkwbwDNStvY/gMysE5RTKOhI6heGLJ3P/MSbMpeclN2u2ULfqIWkk",
-	"c7v3Qo69vtAm5tUQ/Rmo3SqU7i+tNHzg5cVYn2SWFYkmMPNHzN68izsGhBnR0aSOJ/X8nS3RxPZEoWeW",
-	"+JahqwX06xP9viYiigy+fI4U1ZqZ89NFOUHtbExTd21/gcWy5LF7ZquqSdazpoWqOkAzmZFJq0T/pSms",
-	"2xkMuF2Zyz6CrjbGIB3FsWsUtB1qmo3/mQRL3wWpITwtjr8Rzy+ZeB7FMVbGvWPKEEwrfLgg93Jntaci",
-	"pLv3rm3XQvP2uSsHZPW8huNb8iNPxY3tKf/TTl3Rs5bywgFcbs7G8f7iaLu2/dssGhDHhjy+vMIifu7a",
-	"lMzdZhn8miqa3NCFGLUhIQ4aTep5t7gnsKl7K//ufeasfdidRrPdYseKcVuDFTWjEUYdWEdzXtzdteOq",
-	"tFLIa2gHteAUKrETmEtBCmz3FKbt4bG2jzioeq5tLLwNsKUxetaZBiVgRCR0S+G3Q04khVvJtKYciJrz",
-	"aCIFF6lK5pjRlEfiO6Dxy1MxpVzjjl9RmDKlGB/v9Ic8rJSlzzqVedexGyUiXHAWkcS1MBu5DAaVLU5W",
-	"SrvBf/V3qiv9ErYepp19qUU88/P+6sjK/gpk5VyIY8K9J1zVqUsxWfHThTnB5dzJGt/yKSP+pOBR+E5h",
-	"nxyaJ49QPma2TyKMmC2u62iNy0q5CDp3vWs672GAhSEa9vratMcmuaMcuJRI+D41rQRCC5EEWRYQHl+b",
-	"/gMqlSMS0fK8oetTEIUELvSOzxUrtA0ID4e8eM4m9G7Vs8ZUdtiww6qPBHHJNENe+k7g+w3aTo9YfTEA",
-	"LjB3cMzZiEWEa7idMG0oIYloALb7ksuttMcKiBpyR3d2+vAbpTEW8Xdu1UMYpUniAntGrlisWw03gWs6",
-	"/64csxk4tBjy/D0MucmSOzGUphseDF7AP+gcDcj2AZSJmIFKUR3u9OGI2/S05lwhQ9UOBgfeHY9JTQkl",
-	"NxitQ5sSHRaSsTPbcWjLJAy/siCaEA9Yzoy+UbKnoGQtixsgcpaomPpCqFexddbGX2lz9xTi+EQ8D3zB",
-	"ouaOIl2kckyrSu7jjou3c4MMeTYK0YWuI4WRXA+rwDvI1YTMciJrxDVPAb9TEGKuZhgMeV6F2iX2uSTN",
-	"ELr4DApANlG7kiYc7rwy1MW1cnVz64NrJqKG3HvqM2iNHOY7kgRImQ7291UfG9Yym6tsxNmsf15T75Mh",
-	"H/LTNKHq0E6iZ2TjnpeHw6B4FbO/exFRtHzdtszE2dfa5ddGqvfSD6Hr2uOjkfsW9geDYsShGRfzyXuW",
-	"OPXc9LoEfpFkpHs/eP5i7+9gZ9zC87F9Kv8ODmkLXJTHDCD0+9HLUrYX3otplBAzP+i63H+bM08gewYk",
-	"JbGymeOunoUNzkQgHdDgBrLTzT7kyUyvBG0I3Yz+uLRVXyAA1XR8NluNAlL2UslKW1K6kc2zdLWwu9n1",
-	"xh0uLK9H+yo2Dbm/sfIIvrpV+1DZEw7SJr7p6gFQy9a2ZHWrdst7cFa3rbLoUi+xRkbtScS3aJXNjWif",
-	"SxY4TR3Rzwv2SUOtfYHsBjkB+yTkXGINEcHzeSf6tuojtjBFQ1z/8esTL3HbyieVRIUgL0dRS4Ef8qwo",
-	"eHdGlB1/JukNE1mXU8Npi8UudtrS5c/cDFZKlV+QRf6ymES+/5UkkReqwC/MH/dJAv8x+eOYblLHwWKK",
-	"kMMLPALTaNbTWHe2kzClL/3N1sCjPGMzqw1U+lIf3mmwPf/BqKuAggd0Q6eLH9pGFUbQMxKqzyIZ8kKD",
-	"Cki5ZgkwbeQFr8Pbs3JydP76V7gf+rp0w84hyncPYXs+w5lvJri9OKZyLb/nTtl0fQj+Y2OXntkR1BBo",
-	"VEPjFc6LrXzmTkyNcRT1w0UuHZtToIpmq0x9c8VvMu0oqFTAcWpVvyVRoYD3y5w79oWvMFch22s7w033",
-	"2u5ettdBa0BZ25oPnuG05zaTr3gf/0412go32cUx1YUtfIyRxgeKVcgtOpbsWR6zG8pt7ThrP+1j+bIa",
-	"2/K8ErMGXX5muWLe8euTIfd88lV1FOSmDyHYvCem4YpE16CF5bt9CHmaJKGvd0E4iJktYGlha+KaxfK0",
-	"W41024BrPsc5+lqj2z4bm7WhaE2kNzCKmsVm81fMbI9cVEWWnWZbtX4V/rsbpxZLtmOczUViK+tGYjav",
-	"eKKQpZMkydk6dPPkp9xCW+HwQ+5ZvA3pNwMz5arbhLZKn/lhy/RB1zywE0LKE6oMPFhVkSlLjBozGv3C",
-	"bPW0V75SOPCfRyz2a/nthD/VCTeIualo5ZFjpZNcaL/fGnd6kvWH357ZMe8P3IJfmWz+1UpiaGkgufUt",
-	"b8uf2drclUZLg7/5SEmskSIfxbFzNExn2vq3Sm2IQVIeY+0HV4AbNL3T1i/V0Nt4yIvNjX19UO/1gKz3",
-	"xKvsz0K5YGuQf2WjjvFKmCoq0XifNWIODfcLbfGW0BJ7B7wn4XYYn6deDHLA+L5W44dr1rZN40e5b8cz",
-	"Gz98f+3/3MStry3OthxF6/E490lnJ246S4zctALBcKaWmd/r5Qxi997+UTe/NFlKCofkm6XEW0rczq2w",
-	"Pc46Msta3bdZR9rWefAM5CCnqX8B68jKWzemurBvmzLiYOmzdl9WybPbKsNqajT1zHaHdgz9llX3mRmW",
-	"N1SsfnycDWIVxpQp9gt1l9PsqS2iYKnlfwupzMD9C2kwsrD4fufza41aTH57i3pMFvFsNZnsm7uSktgo",
-	"MzqVXPUhTCULlysL1rLEFFCGsbqEA7lSIkk1hY+n76AbxiJSh7u745TF1PboIJm85hyx9ziTh9D3V1FD",
-	"3g1vKTEjHu7u3kdMzx92ubgNdwKwxe7yuds+KumV0kynGutxu+wqh9/gIsb6Qx66SzaUj95p6BKwMQIW",
-	"Mj63AdpYmA26ONMYL/Uoj0RM4wXqUdYkeZsKUrWv3jOrSNkcvylJX6qSJHM0XE54nDYk821dhe3s3vs/",
-	"V9OJSifjm1aUaUVrbZXTjPKtateN2td78CyUoMj0/wIa0lrbaLSk4h5uT0/yO7SKprRl3tXcE/aZtaVF",
-	"GPtNX/pS9KW1DpPTmVZjX+grXZw17KV361ZlHJA/2iDgmMpizbh6TkxzgfNz/OoW0Tprqd5CiHEufyHN",
-	"S7sF99hjfzdqXPbWFrUtbCKHrdZcMJXLpLn0eSfYx898hSUUiLLah+3zCF3MxoEfnA9+yMO/+desS2h/",
-	"sPdTb/CT0Vz2B/uD3t7+jtOohhgAPewcwtA1UB12wldYGkBTCM38QuU6LGBp8P6QH5eQGW9qyVChsthv",
-	"FCmbmLUbkSQJbYly2x7CamV5is7UMBsbvjTkmVPLhZ27EARcHPRJ+W6GmzqmzBHYqtZV7Iz8zBoXzu2b",
-	"tvWlaluIxC0MYSkRctqXtlu8jHXt3pv/VtO4shPxTdvKtC3b0dP1all9k5zeZTepXedqXvHB1umAp6R/",
-	"AT1L2yVevF1Gv/J7tT3dyuzG4wJ4K8nKrq4MPhmApBglYt++nQgMaYyppPGQG8mlb1h8qaO84fU2PFcW",
-	"+haUMlfb43O3yD/zD3wmra/t3HzT+L4UjW+lY+00PZ3t5pLSWcHKuaE+OfPTfSeVieu0f7i7m4iIJBOh",
-	"9OGPgx8HeNQdiPdZ913bIcsM7a5gsfTC73K9rcKNPDkuu+S1kexC0SGUXcxj3e4LrSzKj/gSFQWwYqY7",
-	"DxcP/z8AAP//",
+	"7L17U9tI+ij8VZ7yu1VjvysbQ5K5QL31FmEyO/w2JBwgu7O/mGM1UtvuRe72qFuAl+Lf8wHORzyf5FQ/",
+	"3a2bJVs2GDKZVG3tBFnq63O/3rcCMZ0JTrmSrf371ozEZEoVjfGvIxKHx6H+V0hlELOZYoK39lsXEwpk",
+	"TLmCgMThdxJYCO1RLKYQMamG+NNQ/yRBxBDElCiae9rptbwW0wPNiJq0vBYnU9rab+nfhixsea2Y/p6w",
+	"mIatfRUn1GvJYEKnRC9kJOIpUa39VpLgm2o+059KFTM+bj08eLjoDzhg1bLtgvWMNavA/yxbwpTcvad8",
+	"rCat/d1+v2oJH+Nx3bGJeEw4+w/Rj/DgalYh4vHjj+JjPD6PknH1SmbJVcTkhPFxeVEySsZLlqV/fuQB",
+	"ncZiOlN1ZzTDXxfAyjzOg5R5UgdO5tfHn+IZlSKJA1q33Nj+vrBg90N+ye5Z3aLd749f9jmNb2hct+iT",
+	"o1OQ+AaEVLIxX1i9+TW/dvOkbuXm1ydY9zWLonoElvpni8HQlpxc02FAZO2B4vvDdZB6rxpmL4SI6k5T",
+	"CREtHKB+mD8+/XfdKvVvjz26B/2xnAkuKVLvtyQ8o78nVCr9VyC4ohz/SWaziAWI7TuzWFxFdPrXf0u9",
+	"mfvcdH+J6ai13/p/djIOsWN+lTun5iszaRVG4LTAJExJpNdNQ2gnfEZiSa4iCv91/vGDBwSuSAgpy+n0",
+	"Wpp8Cz6KWPDsaxZX/6aBgiAickIl3DI1AcKB3jGpkEZyCm0CCWe/J9RAn4jh09mxWfYvIr5iYUj5c687",
+	"IFFEY5iSOXChIBSgJkxCOxYR9eCazkEGYkY9vVoCQSyk7Eqm0ksyy/8g1C8i4eFzrv6DAJkEE3fyjINK",
+	"9/OdLDAlXOMpmUeChBdCvCfxmL4UUF+JcK4hO9KLiEFNCIeTw9+Gbz/+/K/h239dvDvH1V4IcUL4/FRz",
+	"2cDioXzONX+8wdVZRh9ATBSFiE2ZgvYsFmES6BdhKkIKgkfzzj74eh+nn96+Pz4anh1evBu+Pz45vvDd",
+	"1iXMaDzgU8YTRfW/IYiYlgJJGMZUyt6At7zWhJLQyo9nVMXz7uFI0XiRbp7TQPBQQsIVi3Cht4yH4lbz",
+	"U6qkJpTZGVhax7iiYxojPf6te0YUfa831MX/L57aii/O6JQwrgnnel9Jqha38omzO1BsStfexkMGKS8K",
+	"Iw2AQy1Kr/7p+8OLXz6enRSgJQckHsgJiWkIV3MDiiJiwRxikSgqgfAQn2rJgQUUKA9ngnH1DY42gqNP",
+	"nCRqImL2H/rcdPyGRCwESaXUUCNiODw91rynV7zHf/7zn93DRE0oV3o1tPLMMnkG9zSLRUAlig0vKMbc",
+	"0ijqWkHmKtHMCrd8AD6NYxFLHyUCCfSGxnMYMRqFQBSMSBKpHl6/nVMv6XDv8FArw1pTXQSCQw6He4ew",
+	"2+tD+ha05YwGbOS2S/ZIbxYLJUCMEFb0F7NYaEbqoXSl2Wkkbml8RKY0OkIBGdFqFosZjRUzMmJAZuSK",
+	"Rcz9XfyV3inKQxoWVmuv6UqIiBKuWR2+pm8eP2KKTivGKmxy4bI9Y3nAN0kYMv0aiU5zIxhp2H5mRIbW",
+	"Q15crlpZErMqyKoYxz4gcUzmuJxETj4IlR65rJ5AqpiSqUX/8s9V84QUYeKYzxJ1IkJaPLKFUykvy37+",
+	"MVGbfr/8FkIRJFPKFe75UxxVvsStcrZ4h7G4YaEh0sXbzzOOyk+TyrkKF/wZX/KKY11WnLGkQRIzhRyV",
+	"xXTqjFvpMa0FYeUjdKOfa4SmS8bbbJ7cNrTm+hiUondkOovWBREWVr7GNoTYWmARm8KwIuO1vigBEerO",
+	"1h6QP0E78GUTEEhmMxErGh5zReMRCeiya0JCHYjoLeNhkVIUMAff+QeNZd11KsqJ4XyPwZ7yahbnbnIC",
+	"N7XrLE1aedBV55eN6RW5UhXNrCSEKcYsbMBr3XXHous2oblZQOKwl/G13BtdNtWLM9ZwNWntt8ZMTZKr",
+	"XiCmO1MRXE+DWfpfLYHFnEQ76aB4AodheEKnVzTOGWCqicGIRJKWubKWKaOyVerNa2/x4rWWb0gBHkdr",
+	"vzXFeVtei/Jkqm9A3HL82/5w6a24MTN5FRAUxIDiio3kqf/FkygywlqBzmVLLoscJIo+jlr7n5eLaunc",
+	"R/nPHy690oR6AjS3hUOiClazkCja1cJ1q2pR9pureTVb3ITSNtrOO/NlFY7Ru2BC+JgOLXYXxcR/Tmhs",
+	"9AT3HsiJuJXWiBKHcDthEQWG8qs19lN0N6y8oomY0hkxJpaVLxt+scI4qfnHjQhS/r/mpR9nH1deecQC",
+	"ymWz9U6pIiFRZINlnLhPKxdRLxa5w18GkivXHdOZkEyJeN5omxXSQ6M9ovm9kukpopJFuaPlp9vzwfj8",
+	"SEydNc/anhyI9nJ0KYzJSJPm9PMK0uS1klm4NjKjapaCWqNd/yP7ZCl381q3JNbqvqwyREyJVmy79nPG",
+	"x0BCtGyQK5Eog5kGVf+dSAVTElJomx0aKwt6Bx4h1tg7SuWbjKUWGbAl1xni5HC+AGkpHC0w5Rw+5+hf",
+	"Dr0K95A7txI+lOhcgRQXaHkBFpayp6OlSi2Rcx4UeKblwYvaXSimhPF15WctpgynTq4tKfdTwceg6J3y",
+	"4EawgHrApmRMPdCKk/BgxCK6DhR4rYjwcULGZrZer9fptfY1dShbNI7PP8L3r37q7kKg1wZtqq9lFLu3",
+	"m89oJPcmW/y3FNwDOaM0mDx+pzFRdBg5E11x1l9iSnHSXhVF0HhBh1PCyRjVwWbXX1DuV73+0FToPCri",
+	"0dPKnWWxYm2dEaF3bd3VQMTanyFtqfaoGgfbCIhx+Do7F55gpdu42eG7c9nWuR8XpJxFGdlaPit/z5uy",
+	"VgOneVI+uo8cT40LTj24oiSmsQdkxobXdO6B0EvY8+CKSBZ4MFWRbHKYWha1pvlKc+WvFxenIGL87zl8",
+	"OnsPbbcXUMLJnp1KzHQcvWYjmoB041ngQUyl8mAck9nk96hyqClVE1HjoMclmhcO4PTj+QXcTigHciUp",
+	"ryYZTiuuXdo0mGWr0iu0a/Pgll5JEVxT1fgcGsPvcZ7rbgeE3zOjrxaBM6XS60mTlRYheqeGQRLLRgpj",
+	"WczB6YuDLBUGTnLiftn2rehYxGxd+1NRv1xksj9+39/dBwIo1rX3+nuvu/033f5ux7jgU9HVxBj8BwML",
+	"srcudvv7ff2//65GmHWtX2URmkjINrBEVNC7eASgnmRi4HbA9Lyad2jkNOx17ngGDtCDQ8tJIsavDUIS",
+	"0JNh8A60/WkwsxFOvqfZjgmOYiGIeMAdOyo7QT10YuK3ehj8EscTHJjqQEA4XGlt6EZc07DKA1NiyCXi",
+	"qiCiRCp409eaQ0wCRWNZCRdrmyD+6/zjh3+QKEHbw5TcHZuP8hF7KQhlZ1NNXu2ZZkFlJhhKxGmg5SK1",
+	"tkdWH1Clz1BNiHJXgf/Gk9SalXKxYBAnvPpIeGUQWRYytg/+//xMuv/pd38aXv71L341HyhExC4Tb+pj",
+	"1XJjaImbUtBsL0W+CqeWSmIuG1pXG5s7DcpsFSGflHnUmCIqOcJSHoADnVGJEtUCjlkwIhIkuaGhZ+iy",
+	"rNXme6tw+IlxczkyLkWsNVx3jcF8DWgtWks2NGxYU0Y60nrgfoSmha0B/T8KpqaSFR8jAxrf+S+MRuE7",
+	"/U2lw0VPVEEr44QaUTY1+07JXLOcgsW3QlnNH7EZ3HMrrsQlPtdAWSX/z03AwY2G1yrzcv52tDzfOyO3",
+	"J1RKMkbwPpyxv9P54vFdiYSHQyIlVUMWyppoYBukTGxoUReDHUOMe4wpCSZUHgCdztRck1wYJVFk4iEL",
+	"loeVxuvlIuAmLobFrWh+aQSMRNIYbicCxpTTWH8ETNUw/RmLqXyUXbmh/T4iUg0TWSP3vtdCikyCgEo5",
+	"SiK9Ba0cBSIOaYgElXEgMKK3IE28lt7PZguupWF4sYh51sSsr1sTawSN1Z6vvGfYjOUtQOEy+2TuNkrn",
+	"VYlRCPdPwjANBm3OKI8IDzUZo4fxOHH2sfVYXO2lLAvQeVi2FpMjUmFGsWtsfj6L29sgMqZmg0u34DJH",
+	"1j/OKZvSC2vhaX7WzcOd0iWeB5STmIkK9VhwIwSsBD/LGpZDgUlMaDzW0kVfWPFmA9PmeaPAwNyWtCQw",
+	"lPaUNoC59IALWtZelZa1IlRmzaVXniCSq1R62Sw6IfP1r/Ttb+DR95ZrxHv9vlbd9/r9p9eIq5zyK64s",
+	"7ylfbRftrXaMr+0OLzi/Sz4REYM9BDicaWGou9fre3ByfOHB2/Ofu6+6RxFBVv230/fdV71+nV01taCt",
+	"6Sav08FTvbur9W4PiIKpKJs5PJdsY33JxYSQlR7yDa/j0X7zFRCT8y1Xu4/BvgG/9f7V++8DLdrGtBvT",
+	"iBJJQSajEbsDJoEEAZ0pWuMOWW0lyMgBig+b0QIjHmWpfwu7estskL+WyJVNTjLvH2TPtQIz0Qq4lrrA",
+	"NwKbXxAR6+TS0gpkkyVQmWkObdT2/dIwOZjc7fc1BJIo6qynNJRsalPG3Z9VsT55Qb7s2hRTc25ToaUX",
+	"Yxcz22ESYjrSYia0X/d3Oz04SaQyJkd8aZSoJKa1wnatbFHOh5wynub0PhLePubweDOo22iRXktW5kL/",
+	"TGN2Q0MYmWO2rseSe2hGlKKxft1Rrst2SsLu+973uw/ueef//8tjMdKIvhty57XFYzNbXjZeYQ0uMehi",
+	"undF8qxmIajur7umnJVgxZKeAWydML/ZteTyVpbt201yZF/f7LTZlA6df3hFYrO3KTJZXaP41SYnboby",
+	"0hOqvwGT0b650IoRK8VoWS44zcWk2T+tw7wyIG3969jwgJ0DepiTGFagTCGMO5ePMaxbQm0GR3XM6SGH",
+	"iVIzLUTp/0onRC0AQY0BrRCnLILr3MnbP8WMcjJjlSdfkJzcMLu9fq9fXMLuEyO+1jY3A7r1YcUEj2XZ",
+	"a839TT+bI5Fawrkf4MiD1j4M7HYGrYecoFhpOa+wzW6o/J6I4HoDvXfZkPoSsChEFn/W7JRqzInNTmA9",
+	"QAnrTNnX5mEzG15Mbof2g0UjMcp8StJo5GG4NzeCoeAB7cE55SEwBUSCf2hTQVHK2oe3GAoEg6TffxVc",
+	"0zn+g/oak/3fuoenx92/0/n+wu+9LLZTo+w0mA1f/b7X/eH23W+HJ6fv3y37z91KKUjvMttv1bn+nJgU",
+	"z8eaLHh9PSAxm9tqIgfgm/3rP8wBdPXP/opYoYdlC38Mz9pUqFlYzTsbYVuTu7FHqsl9rl7S4d4hxJSH",
+	"VE8C7R7mw15zccuNZ6yLHjeNP9VRK19SfsiLJHOsl1Lx582VKCeKLpvLgXVeoWycb/HF5VdslOnQNA2v",
+	"cKxfSHpAKQ0gt38vpUmXK6jZU7jPCtTxpeIVK2F5YWP1rk9r2li+GFu5rVaMyYUgLEyNNQ1MUYBUHihI",
+	"h5/7l73UZ9TTnxKFQFRnDVi9XjNn9kH1mtOs2uKC62fxbOBHfi9YrEtvoZQSvEAlEhNVX/yym/uqGxne",
+	"XEUz6A2NmZrnfdQYc5HFt6z2UuMKcmN5rpTYslP6lZLIbLmkoRBFrogseM2FVsQSTm4IM4B+WZNRYbLB",
+	"Cp+FdByTsCaXqzG1StOY0uVlH1ft7hjDK22U1yaSVqOsh9qyb6nJ7QDuH2qERbfYh1XLd0FqJWAmKtCU",
+	"UubctfVJExgbad80YZOEy1sa0/AANPkya+SCU7ADN0oLzbI8GvpOC36B1UE21UFrZU5mFuEtHolXKEGI",
+	"o1UBi17c+QYK9qEJczKfgiuU4YFUIqYhxgHj/CHc0PiKKDbdQOHOAv9WBFphFRp9Y73Vg74XY8a3nYk+",
+	"I1LeCqNfrC6muJhwnhuh6tbsHrIoguI6E2miIZcB5idpKzEViiJIWs2QTypmCZI4plwN89JUpdfrQ4pk",
+	"aTzXFY0EH6N5houCLxPaakLnENGRsvWDBDflLMsosxpDc8M2F4DK8vOCZPqowy2vyqs9xuprwKoFi1ex",
+	"QQReCsy1ZRQa10wwh9KMslUciiFRDvBx9kIsWf1JPIXAa89083ixgn1vFUFZzM8ICOdIMTVPMkl+mlr3",
+	"wE/lRx+YBMrUhMaWl6Kp6v7BhzaJbslcWs4lsTDdgI9IFF2R4LrjAYFZRBh3dSXFyNTj2jF0c0ZYLA1T",
+	"nCZSAYkiCCmddenvCTH141J+PuDtUChl4kmlqVZJJPiu3mHA1Nw3cabAqdQv5mQBHw/wc//SmNnwr17f",
+	"B8ZDejfgeOiyYwpzcnACs1s2uqXpHQlUNHfuXgk+bsX3wHfv+yYDBTfn9wb8o30u98HHLUn9NhdqmP0V",
+	"CK4I4/hvqUis5FBPp/+kPMz+sEfsD3j77N1eR/98x6TKRkz/Givz/1T/J1Lm//EPxv0enOiBGB8DkwMe",
+	"EEm7knLJFLuhPfBdcBheut4qsjl7Dia6XJ+s+Q0zQ2IUkyoLmuWj1rZmF97YqZOPg2seZL+BlTo3VRUG",
+	"L1czNyGuDYW8KbkbmqIQw2Xp3Kc07hZ4ZEBZhGV4R/m6EidHp2nVSFPDsp2vVQqmCmXHSr1TSrhE7ntD",
+	"45iFdInUm5ZWXBbUmBbfqS7K+50E/UpvnWI8dVEKn87edyUZUcR2Exd1ABj34UprLlbaeIJiGssipI0x",
+	"ofpCq5jaygIOeaB8Cj63XK5pzO1OMRrpMAmZeopV5YY7wwD5F7M5La6koliGCXxfln2B4Pfp7D2qn+FG",
+	"cmvTGkKzIeNVhVMLOGe5M7R/6/4i4lsShzTU/8ISKybM5+Ls0/nFu5+Hp2cffzt+d95ppP5e0/kKYZ+7",
+	"SqjXdA63RIIzAqx9IBFRlAfzYSnULBTJVZRDU544SS6mAWU365q8RaIKcq+c0SAr3IKRETcspDxYZQSq",
+	"ybg3L6TWhxxRytFXFIjRi7Ra+8fTsxfhZdDptpKrgJM7wcIUGRQVD60eQY6INfSXQh/nw/T8SkqzO7P8",
+	"RTCuvn9duX889GavphfT5PWyUa3J3WZ7D0TCVcNlYa7L5jlIpYWambNRveyol12SjbevSvAM6YhxlLW0",
+	"+h1MaHANjEtFSZpzZa04glekd9rGI+vH/tsUlnL4WkUIRNoqZP1J0iSTBtOglXv9KTDfYuXwD7WX8y6H",
+	"ECVU4Rou6uoK28+GckL23nxvMzbTOMx+9yfSHV3ef//64S9V1C3NnluLJprY42HgkH41Kzf0YW1zp8bH",
+	"DXe23aJoZlf5imhlSpIzs+Z3UTryUgEwd9UlT1/hvBfvvB7jzy3ZfByu6lEyNH08Wurx8hi5WD3YJW6v",
+	"GsVEjjwSUtZDeD2tw/WlwrLdhRs/f1BeegXFhddf5LIc6pHx7q2TRW3cgVVHn+biLVTSRDtTjg3kGIaw",
+	"DRKMWvmdhMBRRZTwkJkYySYVonAMdIk7nnRZh5AV0qQAu2lM8uCADsI1krjTI0t3XHn0tvR9VYzn2S9H",
+	"8NPrNz+AraqfOjuqKh+oOpvqk6a/2+Mf1hSnznkjnV/29d5elaiimCo7cAs9BuAdV8arWhvDmn2JZR33",
+	"ryLCr1eqzvirmz9dcc3VPFHi62Jk/1Mksq/Ms2xoCXp0TkDj/Mn1GPPTWEnyTLKyCHZ2nbmzWM9gUrrf",
+	"pwpO3nvSOPZ1yto1jbc1G38Sa0wN729uHSpA5XpXUHY7WX8ZkZJJRVAJknOp6LSSgSh6V2EKOSFzmIgo",
+	"BP/+3oHYw4MPs4gEVP+AmZUjFkXGduhbdr0zpsrvLUTS91f7b62lD5dTc0Ll2vbV/QhdxkOaAYnVrVPz",
+	"Lp2JWElgHHxkziRi/7Ehyvb8sIra7m63/6bl6T/edPuvunvfp39839390f2xu9vde1N5rvVZ+5sn8bwk",
+	"nc1nAz2iuMaWaeiS6gVNaKvJISpS2GznWXbRegS2fJOLoEvvFLQJmNWaCn+FOA0vc2BpZEvl5J2YktBv",
+	"ELzhlvAUxK5eMWlM7s5T/WVpflUh2dumU/mmh1jRZ2MmlUDQZuoq7N3yclva3npZWi/RAyAzZZT1CxZR",
+	"QAYAbax63lk8CGMilfC6/7pK1s8qsK7qBmC6uYLLsg4xNwTs4nqP8NxV51CcUdPJA8unmY6zfCR6tWX/",
+	"tpHVtpKolbPaVn6QivrNs9MeGb7d6FTt+721/HRFmpiFfBePsXRIntNXMqvNws15OaQvwecjqrgbAvMU",
+	"1C4zoKzwrpVcz0RKjPIwL/hYOAzzwjWtn5Exte5kK6BERKre2kbupj66czbmyeyRwXspNLqIo5XRfIXQ",
+	"rE0TWHMRgcUj/hGUgB/2crU+oO3KLfywB1dzRWWnJIv+sFeY8Me1owqrNrXsxOtCDdfJUCl7oJ8ykq56",
+	"8Zk58wnsB9lo26mctbJRVLbk5Zt9/rplK5eevlC38i+mOFixRxir5hx1u6iTB9eQlhZlnTUlkkZCxubZ",
+	"CHlmWpcxVcEc3Q7rTm7rRcxyge5PVVwsP2QTJMivtvIcbpkKJo8vCFMRkL1eUG6TUOTqC3tBzb5cLKA5",
+	"MDxRXv+aBeyeI2P/CzX2Fq6qfB4L97GexKzh8ink5Uaev3rLQFqhYbE4LFWmnlvIxkxJD/yh74HftaHL",
+	"Pf8AsqLs2G15QhToFUaMaO0VnWwS6N2MBqpso9z7sSyJ5h2kh93/thXee93Lv1b6SD/h8T5ZUcQ/SYL7",
+	"GoURv+W7LxMznzfrvHl1wgZ1JUqY84gEzO1W0C8VD6s55ZoC+6uBJldwf3P7evMC/I/kj7ly/atNFjVX",
+	"/niJrTYPYMo4myZTJOTNY/M3rAT4BGX9ak7oWwm/5yrhV3MBX0m5vsYE5ZnK99Wc9pOV5ttqJb6lRocv",
+	"uEzf2g6OhWvdhscjt+F1q+/VQNGXWmnvW9W8dfMRFy9Ybj+LexPDTyERe2kGNpoWgiRmao6GFEu8sG7f",
+	"r5SEVb3RDmEWEaVXBIenx4BNOPP19rCiXq/Xw0AApr+YmJHc9bbSl7OdkLRUoGnweZiYyi4Npq6uClhY",
+	"BcIHkkb8MZt2otTM2FekRvsjIa5ZhbL/Nha3ksZgXzP5VhJ9KiBiiMSY8XS3gRkk3a1tuzS0Hy/u+QEx",
+	"d1RR/8R+ChFVshA5IJ1LHJv9nRydQvtEhDQCZNp3ChxF7mTdhFwtD2kKMgy45RxuKKKA6WluecGL74EU",
+	"cHhsOg5K1/wvpDc0wq5Eelxl88THhHGph+kN+IAfCX5DOS53f8C7cErURA8Qx3PMKrMBUZKOtYBnKqfr",
+	"a3U/ROSKRsAk+FkMlA9tqfSyOz09JMakYPo4JuqZNu2Z3cUDehfQmQLGJQttQBaZR4KEEtp+zpKLmeHW",
+	"BeGbsY9t1/dPn45/lgegUVcqMp2Zp2e/HMGrV69+Asbh08URfoGRvtnPGG7sk5mpmsgE37Gxx3/V1MXv",
+	"QRYkDiPCoiSmEiImXcUMF6nM+IAD+Cb2eB8+3+OGPbDS68Ol78EtxkrYTHoMsjZnMyNqAoybCvEu4FsP",
+	"1/ZLla52qypd+R0XK571Lk6VOtzzeyaVS4YD/35g2MKgtQ+fe73e5YNvW8/5Oaewb5eLJUL0ac3ImHFN",
+	"pXBIi20Scs2FbWNRvRK/hFA+GIwDSRVczR1earhExDyAhEsyonrXaSI1QqFpuYhmORxgasvMSzKlXRGz",
+	"MePQtsHwdhfnNOj+QlUw6Z4zRf0d/yO+hiAD8M5UOsHIe5O6CZLyUJryDQXCtV5BUwSAZTVN9blZKQOu",
+	"RMgsKqAGahqD+ieHvw3ffvz5X8O3/7p4d+5DexdO2Ft9YjaCtXMAEYnHNAbBqYQxVfB69xUOfYo70YRk",
+	"P+sh4PWxb4mIpGf/SCPB8PTNMxuKeYC561jowA2w1+/rfSEJS+GwB6dEKiBm6Xmo1QuS8HpvT8Oi65aJ",
+	"b5maCTYK3hHNnGNrPx9E+ZAJgPutV71+75WtNoasb4fMWK76Jz4bV2XnGrgvt/D4Tho6iSVGpQec3uqV",
+	"j1gslQdiZkSTaG7SdtVESAvYgtMB900Ave9lCGHBDrdpTcsOh9ozIs0KZjG9YSLNSf1OFrGtY87H4DQT",
+	"/Di060+NXJjhkrPVfL43rOz3hGJBRMvJ0jzUTN5yojWGgOXrH1bWfKse1mXXZ6OmIdVv+igyGuOJ01xS",
+	"U8picmj1BDYUJT/DqmpOl1mtCYSBvX6/pELn6bqm5/pZM7dVsSs1sv8FMYeMkdoiGPU0zL42C6gaN13o",
+	"zluSWvrxk93Vn3zixBIhGpqPXq3+6BcRX7EwpCZsQCbTKYnnFqhyCGAlCw0xpsPz51YetS61yD0NZl1j",
+	"aGxp1mcSmofmBcxclBXIZ0pTa7KKcJefsn24dwi7vb75y8jNnR581Pjma3hA7sgpDQ1ZlOSGunEGvP3o",
+	"Jj778Lr/k2EBt0zSDjZTHnDTjtXIKCmbyfxD+QIYyPwVVpahkaSu9+WUSWkCSOE2Fnw84AlXLMp6ZDKZ",
+	"648JFxOaIwdZ0qKPEoZ1R9n39bC3IonCATeNV3pwlkQ0TQSDKzoSMc29vg++Ja4+tpWu6vIDbTLgy9v8",
+	"dA7Az92sD9WdsA70NZie0Ugn8TA9wBJFSB8J5EZBKaWyx/QB+JlXpueMHL4eFMRowBt0vy8O4WRkLT06",
+	"55Cl0pkPxB/whS5NpaXkBB39pyZGblVY0dADo7h4YG1H3oAL/dGeB1dEssCDqYpKgxrYT8fRNKqLu3I7",
+	"xL0dDLjvPES9TFf0d/zMQ+uDa55+AH7e09eLCB8nZEyleeX7Vz91dyEQIZV63MKrxjYx1b/5QKZCM3B6",
+	"pzy4ESygHrApGVMPblhIBeZy0APwrX6f/2rAzWd6Px7IGaXBpPprI0W7ZmFWP7CNkW1QNiKOvq8JkQNu",
+	"qzMZvcDeo1mBf+C+1NiU66qOcfK5ruo4TafUQN22Wk/fRJUJm4EvNl+v4tWlDnetNHXwrQjnT8aWavro",
+	"PRStC9b3V2KOu0/PHKsYo21J4Gnh2dLsL5o56i9+Wv3FkeCjiBmb0uvdBlOcGh32Qoj3WmDH7/b2muwn",
+	"lxVa4t3mbIHwRQbekH8b6pHj4DhDWaLeudf/GbLwwfD1iFbVt/gZn8sUSbFlnONuZm0RJTf2DVcgStN9",
+	"bBuxgEJmvCIKFSD4dd0awi8ewl6v/uKDUL+IhIelOzc7fMydm/sr3LnnFKbiDfyNqiXH338eAuK6P1ij",
+	"BFMSbOFOyESkr/jC/0ZRhNr4usdUle66pDZWrSp7ZQdjW0IMJ5kRFVSYeE1ve4PWY3ZDuTHvSdSYD8Dn",
+	"SRT5EESUoE0z1anNawfgm2gSy71diIWvJVvMFsWBbycioigI9+CwTFeYdLDgTJqGYWvQMVQma1A44O3X",
+	"e3teyWCnB6ZhB9gImDKSNUzJNc3J6hyn6IFvS6RLH3crB9wJ010rTGvhnIQ3LKD7ENOpuLFKQEytGSQV",
+	"aWKzPmcayURBFLkH/Cqm5Fr/ardhTF8kiiSmgxDg9Bam5N8idoL8AZAwzM+x8DbjIh5wl8NTIbuUwmm2",
+	"JLvUhLs1kl2eifSYJX5l3OQPJeBYEWFzZmc0ouYCzk7oOiaZuJxNKWUjG0ggZvOCWmM04yhCLmeoIhIy",
+	"RxM9U9uwrkHUgLeDRGltvKBDdyDhEZV6XlRqmDRkugr3FztdbQn961tqPVgS8BLaimvF9Q3lXwzlNU48",
+	"Rrp1cLUGzltpYgsYb92FOa1I47NnynQyBTMipUZrLWpI/cBPJRt/HwifC1On3LSmHjHTWI/xAS/qUDyE",
+	"EVWBEY8LTdJ6cMid7JIKS65XM9Kb13t7hsgYF3NRIsIyF8aN6ffgNDM+Luh2N+lWmcrJYNeUzvSjAc8s",
+	"nRV0x4788urGabrKr40EPBYz7cmUkNO6qUtlnxsiqwWJNVA1Czyv1FgLLrJz1xNs+5CEU9X5hrBEMa7F",
+	"0+gk4pDGX7HCajxKrmNj2phtA3fS0H78KJ21ki4fzmbWyY9T9OBYmeabdZ4erTlZ15HxWRVdRj34yLW+",
+	"VqKJyt28GRa9v0bvjJOIglZEC4PkVEutP0qKSiBqbKmjhvEgRt9M2tfF/XJLJHChICZMVlPZkr3YZGNs",
+	"R74rp3y8kEk6382qym0bht/0u5cT9g7DMLVTKGGJxqama0MtmjGQnXv8L0Y6LzVqn9GpcCZrs87UsGTo",
+	"m1PNtB7HlHHiRkSqzGlVlpQGPCBc4+kVNdYhGiIl6OxD4ghIRmgwDqVSUyuaxzNcXmUjN1v6Jt+UgdGc",
+	"SwqPGDC6FkQuGNYdRDYwr9dcX3+r9LhGTPkTGNNzyLnGBRdN6dntbiaceCvfxKsycfPbsr734KxslK60",
+	"PO/nZRNJ5hKkyCQQSwsLhmg9TsLN1+ES+WjBQG+IYQNL/GrT9TYFnGVJpy9lxF4h7XyzZ38h9uwN6c+C",
+	"MXtjkWeHYa/XzS1eaxOvSjXsLOGGcGFAMcbXZIJWxPg19qlsF6J3/pqL0umknelsVzbz0ndywIvlHfU8",
+	"PsY97wQkivz9NGKobQNXsalfp8KTKFXa702Pi5+BwTyjwFnyiaFtNsyfSDt+zxjq8bGN++54ufGyIGog",
+	"MR1w20w2NRN4hYgm15du6trYua+/08TTACC0XfS/6OJ7A26TDjpGOLUBTZzSEKwU6qoywqE9+lumJiIx",
+	"Id38mtrQJ/R2wuu9vSrKa5oHPwvlrWizXOkz6G9nxjrqmu/EjFGcXx2dfSmyaY4/0xQnsUjGxtZt4TOl",
+	"Hw0pqSF/a1PSVD/bgqvgJNUzUci5Irgj8NFV6B8Ug6akEjMJciJusUGDqo+i+uSW/PKm9bd2S3+MIMDN",
+	"lYwLLa0WreRiNHqEmTwFuzUM5fkWXU8Mqci1c2bMBVcQGjunlCpoS0phwVJjgm1NUHvJ62ThuBgpnqXF",
+	"tW2s0OfdS6zt63d68EGYyHtzpLKKOTk33PPiQKF1USW7sP1jv15UOMIeZ0VcyEtVMeYsjEScS1RoiBQO",
+	"wKtxIgmZ2jE9nWrzwT5yfQOBiENMdNOCobFCmu8Ae70VE8L2LYGOIq3thlmK44CXcsqu6Vwa6c28nYlU",
+	"WWtGjOZSmk1iwt9CYtqA20zgHvzCIkVjrN2eFnnzPfBND0IbOicZD6h/kKai1Wei1aWX5VpxNswvy/fg",
+	"StFjZe579WBpQ8VHj4QnUT3Q0pJ6a2e7mTITLt3tzVeS7lZuNbs04c2g0B8o5e1iMQPUYjySDbehPB1C",
+	"hLjMkRc12cFMZWSvlkuW0Al/3o4GhGO/kLHJzm3LUldAxjkbc1RhD6xKbgow2IRtbAiAxRNNiQlc3zlV",
+	"3ayQQ7aOMsw/fNmM8pn1I1sFpLX/+TIP3ueKxJrPXBUrYBTAWU0qoFkkKg/OxVt9x0NZuE8TiWi7fpvL",
+	"9YCNgPC55XvG5Jz9vKicvDeTVnOa1UU56gHlsokjzAKqSB4HjutTopqLe2c9i+tdnKmdUH9xWdBpIo1B",
+	"qUD8QNxyd49Epe+EiwDkzEf4x4BbfF4s7cAk/KrU7COP5h6ckyk9Z4r+f+/JnRn3XO8e83BnsQiToC6D",
+	"ztS/3xIBLbYzeObghFJl/xrdgATYgNgzFV7yN2Zup0hXn5ugfnVJdTU4mUuxM/eBp6+vBPWBwsXUI6rT",
+	"9xuVqTgtKNMYWGCU7fxcnslxj2lAuYrmOQ0c13UAXEApRXnA/d99YzumEhN5XUSTJrBeIR8bKw/l8t/b",
+	"AZG0y7ikXDLFbmjnAHxFxr6HOcOKjkU8d1qI/s5O5OzzPThdXR6jB2daNrcFUAYclbKIacXR9dIvUA1o",
+	"Y4GU009v3x8fDc8OL94N3x+fHF/4qM5NGU8UrS2k8c5eyboFNX5fS0ivEfcVGT/FMO7gn2IsaQ32jx5o",
+	"ibK0l9eVdr8SXckBUrPqIEVL2eZK014DcnohxAnhc6Qngf1YLhcdKYmDSZWlsrj2XMGcHNFLrZpoqolT",
+	"XHaBvkFrKUHcuRfxeCijZPywc58GZlWSyA8LxA0OXUQBUVgtRKjcelna0GwhAmeBDrSeCVaW5bpurkuv",
+	"HTS1FTjCclsFu3De/ichbU29BuisG2bzMR6fR8m4iataX4f1VK8HoDu9WxpF3WsubnnuzZ6DikrgdZds",
+	"czRMdzXCwVXBSSER2pG4pfERmdLoCEvjEZPcYZiihJgSLYt09g0HH/DcRF6WEOq7sqw+3Bfr3qSIbnI6",
+	"SkYRIxYkcbRv0k1slI+rmuKZWjcMF+Iqp+QepqRDv/xwAL5r343jf4ojf8DbbjAtT8hkZtrNHXNF4xEJ",
+	"qPTh871eAFRUcPHSRq1vTatxD90I+aq2MGjt9vqD1sNlVr4Ormxb80BoyQbD/KpqsLRd9RX4P//rfw/4",
+	"f51//HB2emRKsehHWBnmr/pxWpgFH//t7PD01//xHqvw4VmYcl+2pWx7GszwtYXxTMmZdEAzL/wN36kY",
+	"P1fgBh//893b849Hf3930SkVfPEH/F6qmGKUggezRE4+CMVGloJJaOfu1idyzgO/85DV7rO/uAp52cAD",
+	"bsVHeqe0WCg4+EnM961CuJ/hw35hPVhACCWCYz5L1IktFMPDAXc/fMR4B/eLhCkNGQHN1fVyteSqt6z/",
+	"sTOLCOOmtAw+LBNnW6xmwFGkxdIz5r0kZGLn/7VlaPAR/ks/wpI0+Aj/pR+NWETNLeUnEIGiqmtOt3MA",
+	"jhya8JAq4CpyLT/LfR9wU93AlLbBTIR2FgqDFWoKEroHmnQW7g4fGIcDioWMSm/AUxDMjVTIKe3BAjc9",
+	"sGFJtdx0wDU7rZCs8wx173Drnra9w5XZnJpepi991XzVYuMiG5ETMqNfMrOdUBKZ2sGVDPPMdty+nVAk",
+	"Qi7QiwU01cZDosgVJuvEVPPFYKJV+0qJ71cz2xbh0s5QF2O9bOnJDGH0jTGwPMNq0tnzSQkkMAmQS1UF",
+	"s4uJO00HXa5TfCrrX9N5vbHjA72hMQaySCAQk1vTfznGk5kQOelVau9/12Nuk7JgnedlCX3Gv5v3Dfee",
+	"1ZuVXct9uRT258uHy4WEvIqyp+X6tnldDv+8rK3meMK0/GmaZbu+tK4qT6E0Gvwz9Xs7uUuZ09O3CzIQ",
+	"Mwr+KMGYTKYG3ACfiy85e3d+AUdnn352zvg87ueaVhvDed5vn7ObGR/1gFeVbsP1gX+lCfcw86xjFGUy",
+	"AyVgt99f+F36HWAq28GA+2Zu3AS4PdiKsRULM2VkU+8+xoJY2G/7WAfdmMZevxpwjZ3fv07iqFDSgUlD",
+	"8FlaydnE++cPyOVeSzj/9bC79+Z7mNA7rSpf0/mA3+IafHo3YzGVWDNQbwhT0iuyxPu7PdBoh2RqSjgZ",
+	"G7eBRC9Kl3H0HcgBN+twMOXoypQhaEBMMZZP/1SfoWjqzG+xYh6i9wuZ/21FvMNcKflK8mIqBeANm5Ao",
+	"1LTIrWno/6UHDb2Y+X4lOfwb5RriaEWF70UCmGdiO/cmQKVxwiBeog3MtIXGGZcKewka5MJiCe3X/d0O",
+	"YhnjJjuJBoKH9Ul/Dj1WZ/ppXPsKq+GtcdvmDBrddbX9f0ZQvCmHKBXpxTohS6nYa/qm1KUGntBtCjgn",
+	"tX5H4wFWE8riUv8K5AOxwDpEaRZsFdP/UgUhlL4L7Mrto7zXelfelO7YPXfLHdhnSVXcBKJ9RBSN06r4",
+	"KAAwaVZwK+JrmdYW0DyZl05zwTO+0K14W17y2rbIzxxzVA2tZnlfYT7bl8s7zZHXYn492hSxa1n5lo8l",
+	"PNwaUOUnWqbpFZaeD0x3ocBYr13TxS+W8BXOFNeNpOeKRoKPJSiRu7jiTdWrgBfp7uGKGlu67UVEY6PR",
+	"VEEIhIIae6KxQfVqNIBnoG6LE72QQlDYa30J7W9ls5+NzGVRPzXUrYwklWTO+AutvlAn5i0A+jNQuyaU",
+	"7k+tNHzkxcNYn2Suaz0vV1iuKmvwDDSxvq3yM0t8q8D1WymDL5+I2sChPB5JqhTT+NNGOUF2NqapO1M6",
+	"vbLRrrWy5Il9Z6uqiZ5imfxoF5rKjCw2SvSfmsLam8ESGI257CPoamWKzmEYmnVsqwaeG/+FBEu7uW91",
+	"7/54xBMr43Ggd0xqgmmED1trtUBRn4yQ7tzrOVaZt9PydjhtBfpCVXG7/k+dRUXPWMpzCPhnLVy3Htiu",
+	"bf+2Ve3MNTt4OQDC5+7ZlMztZWn4mkoa3dClELUhIfYqTeoW7J7Gpu6s/Dv3qbP2YWcazHboDQspD+jS",
+	"sEw5owFGHRhHc9Zfxmbqu2L9Jn4VQjpinJlwrHJwCo0xTsqW1skqfiPy2KpoXtlzbVLFTf4pxVaI+hMp",
+	"YERiaBeyUwecxBRuY6YU5YBhe5NYcJHIaI79n7NEdbtonHkqppSrUoPCTm/AfXdAQzkhe2++T4sNOddx",
+	"2qeAC84CEpmqDPZpnJq1Kbgwz5r4MJNb/M5dx9azmNOZasQzt++vrx5m8xC0uuCz+0Jr98+XGoOLneYX",
+	"+JarqOAwxRbkAqmsy9VAOuVjZkvbj1iUj06zRRswNu2azrsYYKGJhnm+Nu05xxWgHLiSSGj8X0oglBCR",
+	"l/ZMRvQ1zZJBJhixXNw3tF3DdhEDF6rjOmvriRyi2ejqXIhGU1xjMkU2EwlqI0FsrYkBL8zjgW2WiGEZ",
+	"EiOtPeACO62POUYEcwW3E6Y0JSQB9YAnRkzH4FmDVkDkgFu60+nBB0pDE75u3Kr7MEqiyAb2YNch7iJw",
+	"3Aau6fw7WcpmM7c74Nl3GHKTtsLHUJq2/7r/Cv5O56ZwGb6AMhHTq5JU+Z0eHHITqlxdSsOlglh3PNb8",
+	"sF3pBKdVdQCWkrFzDTBbJ2E4y5JoQkSwjBl9o2RPQclqDtcz1WryVEx+IdRr85JPuVnq3D25OD4Rzj3T",
+	"Z1hWS0PQTlv1FTvFd2y8nR1kwNNRsK0ZD3H9+ZEYl4qS0HMOcoxlTomsFtccBfzOVXjEnNS0rb1NMbUt",
+	"7X1o4zsoAAUkjucmgX2YLtHvHGjqgvkwzGUq9eDU1KfKkh6y1Wo5bGRiG6WHlOn13p7s2Q7ORo6KE1uv",
+	"nwv3LtbZ5YC9VXoDPuDYv3nfbKKrZeOuk4d9L/8UOxN0AyJp8blpRo27x4e5+1scKf9jhKmTPrRthV80",
+	"ct9iY+dcxKEeF2tadg1x6trttQn8HJOR6v7g+Iv5veNB8f3QvJXNg0Oa0pbFMT3w3X10A8FDBIWlv4U0",
+	"iIjeH7RtQTEsuQkE0ncwW0riqWuePaOxmtume7mKnnYgs910IkdmuoXV+tBO6Y+t6pSvbWXeTU8jB5Td",
+	"JGaFKyn8kO6z8DR3u+nzyhvOHa8D+zI0Dbj7ofEIJB4jltUPlb5hV7qsDptha1uyupnBjxx+brs2qJlu",
+	"da03RyK+RatsbkR7KVngLLFEX0xnETPxm1i5zroGK+QEwIabKZdYQ0RwfN6KvrX6yHusn1gR139ydOok",
+	"btM6rZSo4KUF4haLMQy4q8YAbWxXY7IX6Q0TiYs015yW0zs1tG/W1lg4tztoVFhhSd2AN/m6AXtfSd0A",
+	"czirKwa4JIE/THk1TDdZhMF8ipCFi8r2T+7Hh9VdNFG4XJipB8cKpCKxkrmm89D2rS6+DyMSSaoFPUxT",
+	"tlkkA26gG/VDSLhiEfbak648tsWV08OLo1/hftCyjwetfZTvHvz6fAZz11uNYzJTvFRFI7O/P27s0st3",
+	"8F8A4wb4YgvrSnf6RcaR1w+b9u23K0jVN1SWvEyBy2xfMmf8knXN+3Nw/61zf9a5f5O7ts2F3F3XtxSq",
+	"O/P+M2B7ZjP5E/QQ2uQWx1TlrvAxRpoNmgH1wK9iW45XYtagzc80GwKikAqcHJ0OuOOTB+VRkJs++GDy",
+	"nphKS9ebOu8rOxDVtvHZKtfMT/FCMW71ePS1Rre9fB/5BaT1sE4LQrP+V8jwe0BVZBU22348DfjvY9rK",
+	"NzDOLmssn2fprrW8sYG2s+SnzEJb4vBYUgdZPLje6FgQpLoNPbT1Cx1/k4bzW8X20izP1Gp+OaP8KvvM",
+	"v3Tb+I1Eq7RlfBNMtviwNO701L6zTbMjTrEs7jSVzb/2TtOp9W2WHntqa7NPKi0N7sdHSmLVDabD0Doa",
+	"pjNl/FvOB7Uzpsq3xd9kD05Mdy6sZmX8UhMRheDf3zuL+sODP+CziARU/0Jj6VqOOa8HuDflQfpPW7gV",
+	"a8qgQf7ARB3jEz+RNEbjPZGSSUW48jX3803xFt8Qe7t4R8LNMC5PPR/kgPF9tcYPA6lbNX6YKV7I+GH3",
+	"9wdO3PrK+0tbOM580inGTWeRlpsaEAxrapm5u17NIHbuzT8WzS9VlpIcknyzlDhLib25BtdjrSPueuqt",
+	"I3Xn3H8GcpDR1D+BdaTx1Y2pyt3bpox4dd05cy9N8uy2yrDyU7yQ3aEeQr9l1X0pDYIbo4+1QTRhTKli",
+	"v1R3OUvf2iIIukmW6S/pcv9EGkycO3x389mzSi0m+3mLekwa8Ww0mXTOnZiSUCszKom57IGfxMxfrSwY",
+	"yxKTQBnG6hIO5EqKKFEUPp0dQ9sPRSD3d3bGCQup3zHBFE5es47Ye9zJgw+SjlH5GfC2f0uJHnF/Z+c+",
+	"YGr+sMPFrd/xwBS7y/aOapBMrqRiKlHYrspmV1n4Bhsx1htw3z4yoXz0TkGbgIkRMCvjcxOgjYXZoI07",
+	"DfFRl/JAhDRcoh45VNiqguQmeSEVKd3jNyXpS1WS4gwMVxMeqw3F2bU2YTs79+6fzXSiAmZ804pSrWit",
+	"q7KaUXZV9bpR/Xn3n4US5Jn+n0BDWusatZaUv8Pt6UnuhppoSlvmXcVJXkhbWgax3/SlL0VfWguZrM7U",
+	"jH2hr3R51rCT3o1blXHT8dwEAYc0zteMW8yJqS5wfoGzbhGs9QTLtC/cy59I81L2wB30mL8rNS7z0xa1",
+	"LT2B6URug6lsJs3Q5Z1gg309C4soEGm0j3OTwdLGbBz4wfrgB9z/i/vMuIT2+rs/dfs/ac1lr7/X7+7u",
+	"daxGNcAA6EFrHwYtk8szaPkHWBpAUfD1/nxpOyxgafDegJ8UgBl/VDFDhcpAv1akTGLWTkCiyDclyk33",
+	"RKOVZSk6aXPCCR3w1Kllw85tCAIeDvqk8BSu6MaOKY0CW9W69AQvpHHh3r5pW1+qtoVAXMMQVhIhq30p",
+	"c8WrWNfOvf5PM40rxYhv2laqbeFVuV4tzS/J6l3mkup1ruoT72+dDjhK+ifQs5Q54uXXpfUrd1fb0630",
+	"bTwugLeUrGzryuCbHsQUo0TM17cTgSGN2GJwwLXk0tMs3qSlWlFC83oTnhvn+hYUMlfr43O3yD+zCV5I",
+	"66vDm28a35ei8TVCa6vpqfQ2V5TO8hrnhrrkzM/3rSTWU02Umu3v7EQiINFESLX/Y//HPqK6XeJ92mrZ",
+	"dMjSQ9snWCw993ex3lbuhyw5Ln3ktJH0Qd4hlD7MYt3uc60siq+4EhW5ZYVMFR7k2pfnHqcN5R4uH/5v",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

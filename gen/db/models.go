@@ -12,6 +12,23 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type AgentCard struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Name           string
+	Status         string
+	Card           []byte
+	Version        string
+	Description    string
+	Tags           []string
+	Categories     []string
+	SkillNames     []string
+	PublishedAt    *time.Time
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
 type ApiKey struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

@@ -609,6 +609,350 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent card designs
+         * @description Lists the organization's agent cards, newest first, optionally only those with one
+         *     `status`, paginated with `limit` and `cursor` (pass the previous answer's `next_cursor`).
+         */
+        get: operations["listAgentCards"];
+        put?: never;
+        /**
+         * Create an agent card design
+         * @description Creates a draft agent card (A2A 1.0 card format). Only `name` is needed to save a draft
+         *     (`^[a-z0-9-]+$`, at most 50 characters, unique in the organization: 409 otherwise), and
+         *     skill names must be snake_case and unique; everything else may be missing or wrong
+         *     until the card is published. The answer's `validation` lists what publishing would
+         *     refuse. Rules checked before publishing: `version` a semantic version X.Y.Z (a
+         *     pre-release suffix is accepted); `description` 200 to 2000 characters; at least one
+         *     skill, each with a description of at least 50 characters; `invocation.protocol` one of
+         *     mcp, rest, grpc, graphql, websocket; `invocation.endpoint`, `homepage` and `repository`
+         *     HTTP or HTTPS URLs; `invocation.authentication.type` one of none, bearer, api_key,
+         *     oauth2, basic, mtls; `invocation.format` one of json-rpc, rest, graphql;
+         *     `metadata.created_at`/`updated_at` ISO 8601; `capabilities.languages` ISO 639-1 codes;
+         *     `capabilities.input_modes` among text, voice, image, video, file; `output_modes` among
+         *     text, json, speech, image, video, file; every example names a skill of the card and has
+         *     object `input` and `output`; a skill's `mcp_server` (a server id or name) and `mcp_tool`
+         *     name a server and tool of the organization.
+         */
+        post: operations["createAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /** Get one agent card design */
+        get: operations["getAgentCard"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an agent card design
+         * @description Deletes the card; a published card leaves the exchange at once.
+         */
+        delete: operations["deleteAgentCard"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an agent card design
+         * @description Changes the given fields only; `null` clears an optional field; `skills` and `examples`
+         *     replace the whole list. A published card is validated again and the change is refused
+         *     (422, every problem listed) if it would make the card invalid. `warnings` gives
+         *     semantic-versioning advice: removing or renaming a skill or changing the invocation is a
+         *     breaking change that calls for a new major version; adding a skill calls for a new minor
+         *     version.
+         */
+        patch: operations["updateAgentCard"];
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an agent card against the rules for publishing
+         * @description Runs every rule a published card must meet (see create_agent_card) and lists every
+         *     problem at once, each with a JSON path (`skills[1].name`). Nothing changes.
+         */
+        post: operations["validateAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish an agent card to the public exchange
+         * @description Validates the card and, when it passes, makes it `published`: anyone can then find it in
+         *     the exchange and fetch its A2A rendering. An invalid card is refused with 422 and every
+         *     problem listed in `errors`. Publishing a published card validates it again and keeps it
+         *     published.
+         */
+        post: operations["publishAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take an agent card off the public exchange
+         * @description Moves the card back to `draft`; the exchange stops showing it at once.
+         */
+        post: operations["unpublishAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy an agent card design
+         * @description Creates a draft copy of the card with all its skills and examples, named `<name>-copy`
+         *     (cut to 50 characters) unless a name is given.
+         */
+        post: operations["duplicateAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /** List a card's skills */
+        get: operations["listAgentCardSkills"];
+        put?: never;
+        /**
+         * Add a skill to a card
+         * @description Appends a skill. Its name must be snake_case and new in the card (409 otherwise). On a
+         *     published card the skill must pass every rule (422 otherwise). `warnings` advises a
+         *     minor version increase when the version was not raised.
+         */
+        post: operations["createAgentCardSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/skills/{skill_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        /** Get one skill of a card */
+        get: operations["getAgentCardSkill"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a skill from a card
+         * @description Removes the skill and the card's examples of it. The last skill of a published card
+         *     cannot be removed (422): unpublish the card first.
+         */
+        delete: operations["deleteAgentCardSkill"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a skill of a card
+         * @description Changes the given fields only; `null` clears an optional field. Renaming a skill is a
+         *     breaking change: `warnings` says so when the card's major version is unchanged. On a
+         *     published card the change is refused (422) if it would make the card invalid.
+         */
+        patch: operations["updateAgentCardSkill"];
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/skills/{skill_name}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoke a skill through its linked mock tool
+         * @description Runs the mock tool the skill links to (`mcp_server` + `mcp_tool`) exactly as the server's
+         *     MCP endpoint runs `tools/call`: `input` (default `{}`) is validated against the tool's
+         *     input schema (422 naming each field, as `input.<field>`), the tool's scenarios are
+         *     matched in order, and `output` is the matching scenario's response (or the no-match
+         *     message). The server need not be enabled. A skill without a linked tool gives 422.
+         */
+        post: operations["invokeAgentCardSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exchange/agent-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the public exchange of published agent cards
+         * @description Published cards of every organization, most recently published first; no authentication.
+         *     `q` matches text in the name, description and skill names (case-insensitive); `tag`,
+         *     `category` and `skill` match exactly. Paginated with `limit` and `cursor`. Rate-limited
+         *     per client address in production (`MAX_PUBLIC_RATE_LIMIT` per minute).
+         */
+        get: operations["listExchangeAgentCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exchange/agent-cards/{org_slug}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch a published agent card as stored
+         * @description No authentication. A card that is not published is 404.
+         */
+        get: operations["getExchangeAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exchange/agent-cards/{org_slug}/{name}/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch a published agent card in the A2A 1.0 AgentCard shape
+         * @description The card rendered as an A2A 1.0 AgentCard (lowerCamelCase, as A2A clients read it): name,
+         *     description, version; `provider` {organization: the publishing organization's name, url:
+         *     the card's homepage, else its repository, else its exchange page}; `documentationUrl`
+         *     (homepage); `supportedInterfaces` [{url: invocation.endpoint, protocolBinding,
+         *     protocolVersion "1.0"}] where the binding comes from `invocation.format` (json-rpc →
+         *     JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL) or else the protocol (mcp → JSONRPC, rest →
+         *     HTTP+JSON, grpc → GRPC, graphql → GRAPHQL, websocket → WEBSOCKET); `capabilities`
+         *     {streaming, pushNotifications (the card's `async`)} with the card's other capabilities
+         *     in the extension `urn:mockmcp:agent-card:capabilities`; `defaultInputModes` and
+         *     `defaultOutputModes` as media types (text → text/plain, json → application/json, voice
+         *     and speech → audio/*, image → image/*, video → video/*, file →
+         *     application/octet-stream); security schemes from `invocation.authentication`; `skills`
+         *     with id and name (the skill name), description, tags (the card's tags and categories,
+         *     else the skill name) and examples. No authentication; a card that is not published is
+         *     404.
+         */
+        get: operations["getExchangeA2ACard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1137,6 +1481,279 @@ export interface components {
             items: components["schemas"]["PolicyAuditRecord"][];
             next_cursor: string | null;
         };
+        /** @description Any JSON value but null. */
+        JSONValue: unknown;
+        /**
+         * @description One ability of the agent. A skill linked to a mock tool (`mcp_server`, a server id or
+         *     name of the organization, and `mcp_tool`, a tool on it) can be invoked.
+         */
+        AgentCardSkill: {
+            /** @description snake_case: `^[a-z0-9_]+$`. */
+            name: string;
+            /** @description At least 50 characters. */
+            description?: string;
+            /** @description The skill's parameters */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            returns?: string;
+            examples?: components["schemas"]["JSONValue"][];
+            /** @description The linked MCP server's id or name. */
+            mcp_server?: string;
+            /** @description The tool on that server that invoking the skill runs. */
+            mcp_tool?: string;
+        };
+        AgentCardSkillList: {
+            items: components["schemas"]["AgentCardSkill"][];
+        };
+        /** @description A skill as saved, with semantic-versioning advice. */
+        AgentCardSkillResult: {
+            name: string;
+            description?: string;
+            parameters?: {
+                [key: string]: unknown;
+            };
+            returns?: string;
+            examples?: components["schemas"]["JSONValue"][];
+            mcp_server?: string;
+            mcp_tool?: string;
+            warnings: string[];
+        };
+        UpdateAgentCardSkillRequest: {
+            name?: string;
+            description?: string;
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
+            returns?: string | null;
+            examples?: components["schemas"]["JSONValue"][] | null;
+            mcp_server?: string | null;
+            mcp_tool?: string | null;
+        };
+        AgentCardCapabilities: {
+            /** @description ISO 639-1 codes (en */
+            languages?: string[];
+            domains?: string[];
+            /** @description Among text, voice, image, video, file. */
+            input_modes?: string[];
+            /** @description Among text, json, speech, image, video, file. */
+            output_modes?: string[];
+            /** @default false */
+            streaming?: boolean;
+            /** @default false */
+            async?: boolean;
+            /** @default false */
+            state_management?: boolean;
+            /** @description Free text. */
+            rate_limit?: string;
+        };
+        AgentCardInvocation: {
+            /** @description One of mcp, rest, grpc, graphql, websocket (required to publish). */
+            protocol?: string;
+            /** @description An HTTP or HTTPS URL (required to publish). */
+            endpoint?: string;
+            authentication?: {
+                /** @description One of none, bearer, api_key, oauth2, basic, mtls. */
+                type?: string;
+                /** @default false */
+                required?: boolean;
+            };
+            /** @description The HTTP method; POST when absent. */
+            method?: string;
+            /** @description One of json-rpc, rest, graphql. */
+            format?: string;
+        };
+        AgentCardExample: {
+            /** @description The name of a skill of the card. */
+            skill?: string;
+            description?: string;
+            input?: {
+                [key: string]: unknown;
+            };
+            output?: {
+                [key: string]: unknown;
+            };
+        };
+        AgentCardMetadata: {
+            /** @description ISO 8601: a date (2024-05-01) or a date-time with zone (2024-05-01T10:00:00Z). */
+            created_at?: string;
+            /** @description ISO 8601 */
+            updated_at?: string;
+            tags?: string[];
+            categories?: string[];
+        };
+        CreateAgentCardRequest: {
+            /** @description `^[a-z0-9-]+$`, at most 50 characters, unique in the organization. */
+            name: string;
+            /** @description Semantic version X.Y.Z; a pre-release suffix is accepted. */
+            version?: string;
+            /** @description 200 to 2000 characters. */
+            description?: string;
+            author?: string;
+            /** @description For example Apache-2.0, MIT, BSD-3-Clause, GPL-3.0. */
+            license?: string;
+            /** @description An HTTP or HTTPS URL. */
+            homepage?: string;
+            /** @description An HTTP or HTTPS URL. */
+            repository?: string;
+            skills?: components["schemas"]["AgentCardSkill"][];
+            capabilities?: components["schemas"]["AgentCardCapabilities"];
+            invocation?: components["schemas"]["AgentCardInvocation"];
+            examples?: components["schemas"]["AgentCardExample"][];
+            metadata?: components["schemas"]["AgentCardMetadata"];
+        };
+        UpdateAgentCardRequest: {
+            name?: string;
+            version?: string;
+            description?: string;
+            author?: string | null;
+            license?: string | null;
+            homepage?: string | null;
+            repository?: string | null;
+            skills?: components["schemas"]["AgentCardSkill"][];
+            capabilities?: components["schemas"]["AgentCardCapabilities"] | null;
+            invocation?: components["schemas"]["AgentCardInvocation"] | null;
+            examples?: components["schemas"]["AgentCardExample"][];
+            metadata?: components["schemas"]["AgentCardMetadata"] | null;
+        };
+        DuplicateAgentCardRequest: {
+            /** @description The copy's name; `<name>-copy` when absent. */
+            name?: string;
+        };
+        AgentCardValidation: {
+            /** @description True when the card may be published. */
+            valid: boolean;
+            errors: components["schemas"]["FieldError"][];
+        };
+        AgentCard: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `published` cards are in the public exchange.
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            name: string;
+            version: string;
+            description: string;
+            author: string | null;
+            license: string | null;
+            homepage: string | null;
+            repository: string | null;
+            skills: components["schemas"]["AgentCardSkill"][];
+            capabilities: components["schemas"]["AgentCardCapabilities"] | null;
+            invocation: components["schemas"]["AgentCardInvocation"] | null;
+            examples: components["schemas"]["AgentCardExample"][];
+            metadata: components["schemas"]["AgentCardMetadata"] | null;
+            validation: components["schemas"]["AgentCardValidation"];
+            /** @description Semantic-versioning advice about the change just made (update only). */
+            warnings: string[];
+            /** Format: date-time */
+            published_at: string | null;
+            /** @description Where the exchange shows the card while it is published. */
+            exchange_url: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AgentCardList: {
+            items: components["schemas"]["AgentCard"][];
+            next_cursor: string | null;
+        };
+        InvokeSkillRequest: {
+            /** @description The tool's arguments; {} when absent. */
+            input?: {
+                [key: string]: unknown;
+            };
+        };
+        InvokeSkillResult: {
+            output: components["schemas"]["AnyJSON"];
+            /** @description The name of the scenario that answered; null when none matched. */
+            matched_scenario: string | null;
+            /** Format: uuid */
+            server_id: string;
+            tool: string;
+        };
+        ExchangeOrganization: {
+            slug: string;
+            name: string;
+        };
+        ExchangeCard: {
+            organization: components["schemas"]["ExchangeOrganization"];
+            name: string;
+            version: string;
+            description: string;
+            author: string | null;
+            license: string | null;
+            homepage: string | null;
+            repository: string | null;
+            skills: components["schemas"]["AgentCardSkill"][];
+            capabilities: components["schemas"]["AgentCardCapabilities"] | null;
+            invocation: components["schemas"]["AgentCardInvocation"] | null;
+            examples: components["schemas"]["AgentCardExample"][];
+            metadata: components["schemas"]["AgentCardMetadata"] | null;
+            /** Format: date-time */
+            published_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The card's A2A rendering (.well-known/agent-card.json). */
+            a2a_url: string;
+        };
+        ExchangeCardList: {
+            items: components["schemas"]["ExchangeCard"][];
+            next_cursor: string | null;
+        };
+        /** @description An A2A 1.0 AgentCard (specification/a2a.proto of the A2A project, JSON in lowerCamelCase). */
+        A2AAgentCard: {
+            name: string;
+            description: string;
+            supportedInterfaces: {
+                url: string;
+                protocolBinding: string;
+                tenant?: string;
+                protocolVersion: string;
+            }[];
+            provider?: {
+                url: string;
+                organization: string;
+            };
+            version: string;
+            documentationUrl?: string;
+            capabilities: {
+                streaming?: boolean;
+                pushNotifications?: boolean;
+                extendedAgentCard?: boolean;
+                extensions?: {
+                    uri?: string;
+                    description?: string;
+                    required?: boolean;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            };
+            securitySchemes?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            securityRequirements?: {
+                [key: string]: unknown;
+            }[];
+            defaultInputModes: string[];
+            defaultOutputModes: string[];
+            skills: {
+                id: string;
+                name: string;
+                description: string;
+                tags: string[];
+                examples?: string[];
+                inputModes?: string[];
+                outputModes?: string[];
+            }[];
+        };
     };
     responses: {
         /** @description The request is malformed (unparsable JSON, a bad parameter). */
@@ -1212,6 +1829,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description Over the public rate limit (production mode only): `MAX_PUBLIC_RATE_LIMIT` requests per
+         *     minute per client address.
+         */
+        TooManyPublicRequests: {
+            headers: {
+                /** @description Seconds until the window resets. */
+                "Retry-After"?: number;
+                "X-RateLimit-Limit"?: number;
+                "X-RateLimit-Remaining"?: number;
+                /** @description Unix time the window resets. */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is well-formed but invalid; `errors` names every field at fault. */
         Unprocessable: {
             headers: {
@@ -1233,6 +1868,14 @@ export interface components {
         ResourceId: string;
         /** @description The prompt's id (from list_prompts or create_prompt). */
         PromptId: string;
+        /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+        CardId: string;
+        /** @description The skill's name (snake_case). */
+        SkillName: string;
+        /** @description The publishing organization's slug. */
+        OrgSlug: string;
+        /** @description The card's name. */
+        CardName: string;
     };
     requestBodies: never;
     headers: never;
@@ -2428,6 +3071,539 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+        };
+    };
+    listAgentCards: {
+        parameters: {
+            query?: {
+                status?: "draft" | "published";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of cards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description Created, as a draft. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, with its current validation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    validateAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardValidation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    publishAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Published. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    unpublishAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to draft. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    duplicateAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DuplicateAgentCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The copy. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    listAgentCardSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardSkillList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createAgentCardSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCardSkill"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardSkillResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getAgentCardSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skill. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardSkill"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteAgentCardSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    updateAgentCardSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentCardSkillRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardSkillResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    invokeAgentCardSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+                /** @description The skill's name (snake_case). */
+                skill_name: components["parameters"]["SkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvokeSkillRequest"];
+            };
+        };
+        responses: {
+            /** @description The tool's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvokeSkillResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    listExchangeAgentCards: {
+        parameters: {
+            query?: {
+                q?: string;
+                tag?: string;
+                category?: string;
+                skill?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of published cards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeCardList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyPublicRequests"];
+        };
+    };
+    getExchangeAgentCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExchangeCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyPublicRequests"];
+        };
+    };
+    getExchangeA2ACard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The A2A AgentCard. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["A2AAgentCard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyPublicRequests"];
         };
     };
 }

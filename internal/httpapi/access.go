@@ -149,3 +149,20 @@ func (s *Server) platformRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// publicRateLimit counts a call to a public route (the agent card
+// exchange) per client address against MAX_PUBLIC_RATE_LIMIT, in
+// production.
+func (s *Server) publicRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.limit == nil || !s.limit.Enabled() {
+			return next(c)
+		}
+		req := c.Request()
+		dec := s.limit.Admit(req.Context(), c.Response().Header(), ratelimit.ExchangeKey(s.ips.Of(req).String()), s.cfg.MaxPublicRateLimit)
+		if !dec.Allowed {
+			return failure.TooMany(dec.RetryAfter())
+		}
+		return next(c)
+	}
+}

@@ -29,7 +29,12 @@ const isolationPassword = "isolation test password"
 // organization (a public slug resolved without a session, say). The MCP
 // endpoint (/api/platform/{server_id}/mcp) is outside the document and has a
 // case of its own in TestIsolationBetweenOrganizations.
-var notOrgOwned = map[string]string{}
+var notOrgOwned = map[string]string{
+	"GET /api/exchange/agent-cards/{org_slug}/{name}": "the public exchange: published cards of every organization, " +
+		"by public slug and name, without a session (TestExchangeShowsOnlyPublishedCards)",
+	"GET /api/exchange/agent-cards/{org_slug}/{name}/.well-known/agent-card.json": "the public exchange's A2A " +
+		"rendering of published cards (TestExchangeShowsOnlyPublishedCards)",
+}
 
 // isolationCase is one request of B's at an object of A's.
 type isolationCase struct {
@@ -60,6 +65,9 @@ func isolationCases(b account, bServer string) []isolationCase {
 		members  = org + "/members"
 		member   = members + "/{user_id}"
 		policy   = "/api/platform/{server_id}/mcp"
+		card     = "/api/agent-cards/{card_id}"
+		skills   = card + "/skills"
+		skill    = skills + "/{skill_name}"
 	)
 	viaOwnServer := map[string]string{"server_id": bServer}
 	return []isolationCase{
@@ -110,6 +118,20 @@ func isolationCases(b account, bServer string) []isolationCase {
 			body: map[string]any{"tools": []any{map[string]any{"name": "x"}}}},
 		{name: "policy evidence", method: "GET", route: policy + "/evidence", key: true},
 
+		{name: "get agent card", method: "GET", route: card},
+		{name: "update agent card", method: "PATCH", route: card, body: map[string]any{"description": "hijacked"}},
+		{name: "delete agent card", method: "DELETE", route: card},
+		{name: "validate agent card", method: "POST", route: card + "/validate"},
+		{name: "publish agent card", method: "POST", route: card + "/publish"},
+		{name: "unpublish agent card", method: "POST", route: card + "/unpublish"},
+		{name: "duplicate agent card", method: "POST", route: card + "/duplicate", body: map[string]any{"name": "stolen-card"}},
+		{name: "list skills", method: "GET", route: skills},
+		{name: "add a skill", method: "POST", route: skills, body: map[string]any{"name": "planted_skill"}},
+		{name: "get skill", method: "GET", route: skill},
+		{name: "update skill", method: "PATCH", route: skill, body: map[string]any{"description": "hijacked"}},
+		{name: "delete skill", method: "DELETE", route: skill},
+		{name: "invoke skill", method: "POST", route: skill + "/invoke", body: map[string]any{"input": map[string]any{}}},
+
 		// Not templated routes: the id travels in the body.
 		{name: "switch to the organization", method: "PUT", route: "/api/me/current-organization", body: map[string]any{"organization_id": "{org_id}"}},
 		{name: "bind a key to A's server", method: "POST", route: "/api/keys", status: http.StatusUnprocessableEntity,
@@ -147,18 +169,21 @@ type alpha struct {
 	orgName, orgSlug, serverName     string
 	toolName, resourceName, resURI   string
 	promptName, toolDesc, promptText string
+	card, cardName, skillName        string
 }
 
 // ids are A's ids by OpenAPI path parameter.
 func (a alpha) ids() map[string]string {
 	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
-		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key}
+		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key,
+		"card_id": a.card, "skill_name": a.skillName}
 }
 
 // markers are strings only A's objects carry; none may reach B.
 func (a alpha) markers() []string {
 	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
-		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName}
+		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName,
+		a.card, a.cardName, a.skillName}
 }
 
 // snapshot reads paths as c, keeping each body, or the status when it is
@@ -218,6 +243,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		orgName: "Alpha Isolated Corp", serverName: "alpha-secret-server", toolName: "alpha_secret_tool",
 		toolDesc: "alpha secret tool description", resourceName: "alpha-secret-resource", resURI: "alpha-secret://guide",
 		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text", keyName: "alpha secret key",
+		cardName: "alpha-secret-card", skillName: "alpha_secret_skill",
 	}
 	a.account = signUp(t, env, "ada@alpha-isolated.example", a.orgName)
 	b := signUp(t, env, "bob@beta.example", "Beta Corp")
@@ -238,6 +264,8 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"name": a.promptName, "messages": []any{map[string]any{"role": "user", "text": a.promptText}},
 	}).Status(http.StatusCreated).String("id")
 	a.key = ac.Do("POST", "/api/keys", map[string]any{"name": a.keyName}).Status(http.StatusCreated).String("key.id")
+	a.card = ac.Do("POST", "/api/agent-cards", map[string]any{"name": a.cardName, "skills": []any{map[string]any{
+		"name": a.skillName, "mcp_server": a.server, "mcp_tool": a.toolName}}}).Status(http.StatusCreated).String("id")
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
@@ -254,6 +282,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"/api/me", "/api/servers", "/api/organizations", "/api/keys",
 		"/api/organizations/" + a.orgID, "/api/organizations/" + a.orgID + "/members",
 		"/api/organizations/" + a.org2 + "/members",
+		"/api/agent-cards", "/api/agent-cards/" + a.card, "/api/agent-cards/" + a.card + "/skills",
 	}
 	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
 		"/prompts", "/prompts/" + a.prompt} {
@@ -262,6 +291,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	bPaths := []string{
 		"/api/me", "/api/servers", "/api/organizations", "/api/keys", "/api/organizations/" + b.orgID + "/members",
 		"/api/servers/" + bServer, "/api/servers/" + bServer + "/tools", "/api/servers/" + bServer + "/resources", "/api/servers/" + bServer + "/prompts",
+		"/api/agent-cards",
 	}
 	aBefore := snapshot(t, ac, aPaths)
 	for p, v := range aBefore {

@@ -78,6 +78,9 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 		if a.policyScope {
 			mw = append(mw, s.platformRateLimit)
 		}
+		if op.Extensions["x-rate-limit"] == "public" {
+			mw = append(mw, s.publicRateLimit)
+		}
 		return append(mw, cop, validate)
 	}}, strict)
 	if len(missing) > 0 {

@@ -169,6 +169,10 @@ func (d Decision) RetryAfter() int64 {
 // endpoints of one organization.
 func PublicKey(org, addr string) string { return "pub:" + org + ":" + addr }
 
+// ExchangeKey is the counter of one client address on the public agent
+// card exchange.
+func ExchangeKey(addr string) string { return "exch:" + addr }
+
 // PlatformKey is the counter of one organization on the service endpoint
 // and the policy routes.
 func PlatformKey(org string) string { return "plat:" + org }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -116,6 +117,13 @@ var rlsTables = []rlsTable{
 		},
 	},
 	{
+		name: "agent_cards", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO agent_cards (id, organization_id, name, card, created_by)
+				VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
+		},
+	},
+	{
 		// A record without an organization (a call without a valid key)
 		// belongs to the organization owning the server it targeted.
 		name: "policy_api_audit", key: "r.id::text", touch: "status",
@@ -134,7 +142,7 @@ type tenant struct {
 	OrgID, UserID                          uuid.UUID
 	Email, SessionHash, Slug, KeyHash      string
 	ServerID, ToolID, ResourceID, PromptID uuid.UUID
-	KeyID                                  uuid.UUID
+	KeyID, CardID                          uuid.UUID
 }
 
 // seedTenant creates a tenant through the store's own methods, each
@@ -146,7 +154,7 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		OrgID: uuid.New(), UserID: uuid.New(), Email: email,
 		SessionHash: "hash-of-" + strings.ToLower(name) + "-" + uuid.NewString(),
 		ServerID:    uuid.New(), ToolID: uuid.New(), ResourceID: uuid.New(), PromptID: uuid.New(),
-		KeyID: uuid.New(), KeyHash: fmt.Sprintf("%064x", uuid.New().ID()),
+		KeyID: uuid.New(), KeyHash: fmt.Sprintf("%064x", uuid.New().ID()), CardID: uuid.New(),
 	}
 	err := st.WithTx(ctx, store.Scope{OrgID: ten.OrgID, UserID: ten.UserID}, func(tx *store.Tx) error {
 		_, org, err := tx.CreateAccount(ctx, store.NewAccount{UserID: ten.UserID, Email: email,
@@ -181,6 +189,10 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		if _, err := tx.CreateKey(ctx, store.Key{ID: ten.KeyID, Hash: ten.KeyHash, Name: "key", Scope: auth.ScopeFull,
 			CreatedBy: ten.UserID.String()}); err != nil {
 			return fmt.Errorf("key: %w", err)
+		}
+		if _, err := tx.CreateAgentCard(ctx, ten.CardID, agentcard.Card{Name: strings.ToLower(name) + "-card"},
+			ten.UserID.String()); err != nil {
+			return fmt.Errorf("agent card: %w", err)
 		}
 		return nil
 	})
@@ -402,7 +414,9 @@ func TestRLSVisibility(t *testing.T) {
 	}{
 		{"no settings", settings{}, none},
 		{"empty settings", settings{"app.org_id": "", "app.user_id": "", "app.session_hash": "", "app.login_email": "",
-			"app.public_server_id": "", "app.key_hash": "", "app.org_slug": "", "app.audit_append": ""}, none},
+			"app.public_server_id": "", "app.key_hash": "", "app.org_slug": "", "app.audit_append": "",
+			"app.exchange": ""}, none},
+		{"exchange without published cards", settings{"app.exchange": "on"}, none},
 		{"key hash of A", settings{"app.key_hash": a.KeyHash}, only("api_keys", a)},
 		{"wrong key hash", settings{"app.key_hash": strings.Repeat("0", 64)}, none},
 		{"org slug of A", settings{"app.org_slug": a.Slug}, only("organizations", a)},
@@ -583,6 +597,66 @@ func TestRLSNarrowScopesAreNarrow(t *testing.T) {
 			require.Empty(t, keys(t, tx, tableNamed(t, "mcp_servers"), ""))
 		})
 	})
+}
+
+// TestRLSExchangeRevealsPublishedCardsOnly: app.exchange, the public
+// exchange's scope, reveals published agent cards of every organization and
+// the organizations that publish them, nothing else, and lets nothing change.
+func TestRLSExchangeRevealsPublishedCardsOnly(t *testing.T) {
+	t.Parallel()
+	st, a, b := seedTwo(t)
+	ctx := context.Background()
+	cards, orgs := tableNamed(t, "agent_cards"), tableNamed(t, "organizations")
+	_, err := st.Pool().Exec(ctx, `UPDATE agent_cards SET status = 'published', published_at = now() WHERE id = $1`, a.CardID)
+	require.NoError(t, err)
+
+	exchange := settings{"app.exchange": "on"}
+	asApp(t, st.Pool(), exchange, func(tx pgx.Tx) {
+		require.Equal(t, []string{a.CardID.String()}, keys(t, tx, cards, ""), "only A's published card, not B's draft")
+		require.Equal(t, []string{a.OrgID.String()}, keys(t, tx, orgs, ""), "only the organization that publishes")
+		for _, tb := range rlsTables {
+			if tb.name != cards.name && tb.name != orgs.name {
+				require.Emptyf(t, keys(t, tx, tb, ""), "table %s", tb.name)
+			}
+		}
+	})
+	asApp(t, st.Pool(), settings{"app.exchange": "yes"}, func(tx pgx.Tx) {
+		require.Empty(t, keys(t, tx, cards, ""), "only the exact value on opens the exchange")
+	})
+
+	writes := []struct {
+		name string
+		set  settings
+		sql  string
+		args []any
+	}{
+		{"exchange renames a published card", exchange, `UPDATE agent_cards SET name = 'hijacked' WHERE id = $1`, []any{a.CardID}},
+		{"exchange unpublishes a card", exchange,
+			`UPDATE agent_cards SET status = 'draft', published_at = NULL WHERE id = $1`, []any{a.CardID}},
+		{"exchange deletes a published card", exchange, `DELETE FROM agent_cards WHERE id = $1`, []any{a.CardID}},
+		{"exchange renames the publisher", exchange, `UPDATE organizations SET name = 'Hijacked' WHERE id = $1`, []any{a.OrgID}},
+		{"exchange plants a published card", exchange, `INSERT INTO agent_cards (id, organization_id, name, status, card,
+			published_at, created_by) VALUES (gen_random_uuid(), $1, 'planted', 'published', '{}', now(), 'x')`, []any{a.OrgID}},
+		{"B with the exchange on edits A's published card", settings{"app.exchange": "on", "app.org_id": b.OrgID.String()},
+			`UPDATE agent_cards SET name = 'hijacked' WHERE id = $1`, []any{a.CardID}},
+		{"B with the exchange on deletes A's published card", settings{"app.exchange": "on", "app.org_id": b.OrgID.String()},
+			`DELETE FROM agent_cards WHERE id = $1`, []any{a.CardID}},
+	}
+	for _, tc := range writes {
+		t.Run(tc.name, func(t *testing.T) {
+			asApp(t, st.Pool(), tc.set, func(tx pgx.Tx) {
+				tag, err := tx.Exec(ctx, tc.sql, tc.args...)
+				if err != nil {
+					require.Equalf(t, "42501", sqlState(err), "want zero rows or a row-level-security violation, got %v", err)
+					return
+				}
+				require.EqualValuesf(t, 0, tag.RowsAffected(), "%s: the statement changed rows it may only read", tc.sql)
+			})
+		})
+	}
+	var name, status string
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT name, status FROM agent_cards WHERE id = $1`, a.CardID).Scan(&name, &status))
+	require.Equal(t, []string{"alpha-card", "published"}, []string{name, status})
 }
 
 // TestRLSNarrowScopesAreReadOnly: the settings that only exist to look

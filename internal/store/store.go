@@ -84,6 +84,10 @@ type Scope struct {
 	// AuditAppend (app.audit_append) lets the transaction append policy
 	// audit records, which it can neither read back nor change.
 	AuditAppend bool
+	// Exchange (app.exchange) reveals published agent cards of every
+	// organization and the organizations that publish them, read-only: the
+	// public exchange. Set it alone.
+	Exchange bool
 }
 
 // Tx is one tenant transaction.
@@ -112,9 +116,11 @@ func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 	if _, err = tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true), set_config('app.user_id', $2, true),
 		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true),
 		set_config('app.public_server_id', $5, true), set_config('app.key_hash', $6, true),
-		set_config('app.org_slug', $7, true), set_config('app.audit_append', $8, true)`,
+		set_config('app.org_slug', $7, true), set_config('app.audit_append', $8, true),
+		set_config('app.exchange', $9, true)`,
 		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail,
-		uuidText(scope.PublicServerID), scope.KeyHash, scope.OrgSlug, onOff(scope.AuditAppend)); err != nil {
+		uuidText(scope.PublicServerID), scope.KeyHash, scope.OrgSlug, onOff(scope.AuditAppend),
+		onOff(scope.Exchange)); err != nil {
 		return fmt.Errorf("set scope: %w", err)
 	}
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {
@@ -202,6 +208,8 @@ func conflictDetail(constraint string) string {
 		return "a prompt with this name already exists on this server"
 	case "api_keys_key_hash_key":
 		return "a key with this hash already exists"
+	case "agent_cards_org_name_key":
+		return "an agent card with this name already exists in the organization"
 	case "organization_members_pkey":
 		return "the user is already a member of this organization"
 	}

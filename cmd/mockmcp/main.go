@@ -5,6 +5,8 @@
 //	mockmcp version   print the version
 //	mockmcp keys create|list|revoke --org SLUG ...
 //	                  manage an organization's platform API keys
+//	mockmcp test run --suite <id|name> [--junit out.xml]
+//	                  run a test suite on a running service (for CI)
 //
 // Configuration comes from the environment; see the README.
 package main
@@ -41,6 +43,11 @@ func run(args []string) error {
 		fmt.Fprintln(stdout, service.Version)
 		return nil
 	}
+	if cmd == "test" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return testCommand(ctx, args[1:], stdout)
+	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
@@ -65,6 +72,6 @@ func run(args []string) error {
 		defer svc.Close()
 		return svc.Run(ctx)
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate, keys or version)", cmd)
+		return fmt.Errorf("unknown command %q (want serve, migrate, keys, test or version)", cmd)
 	}
 }

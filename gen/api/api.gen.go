@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -380,6 +381,24 @@ func (e ListAgentCardsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for GetSuiteRunParamsFormat.
+const (
+	Json  GetSuiteRunParamsFormat = "json"
+	Junit GetSuiteRunParamsFormat = "junit"
+)
+
+// Valid indicates whether the value is a known member of the GetSuiteRunParamsFormat enum.
+func (e GetSuiteRunParamsFormat) Valid() bool {
+	switch e {
+	case Json:
+		return true
+	case Junit:
+		return true
+	default:
+		return false
+	}
+}
+
 // A2AAgentCard An A2A 1.0 AgentCard (specification/a2a.proto of the A2A project, JSON in lowerCamelCase).
 type A2AAgentCard = agentcard.AgentCard
 
@@ -626,6 +645,35 @@ type CreateServerRequestAuthMode string
 // CreateServerRequestType defines model for CreateServerRequest.Type.
 type CreateServerRequestType string
 
+// CreateSessionRequest defines model for CreateSessionRequest.
+type CreateSessionRequest struct {
+	// BaseUrl An absolute HTTP or HTTPS URL.
+	BaseUrl *string `json:"base_url,omitempty"`
+	Name    string  `json:"name"`
+
+	// ServerId One of the organization's MCP server designs.
+	ServerId *openapi_types.UUID `json:"server_id,omitempty"`
+}
+
+// CreateSuiteRequest defines model for CreateSuiteRequest.
+type CreateSuiteRequest struct {
+	Description   *string              `json:"description,omitempty"`
+	Name          string               `json:"name"`
+	Parallelism   *int                 `json:"parallelism,omitempty"`
+	StopOnFailure *bool                `json:"stop_on_failure,omitempty"`
+	TestIds       []openapi_types.UUID `json:"test_ids"`
+}
+
+// CreateTestRequest defines model for CreateTestRequest.
+type CreateTestRequest struct {
+	// BaseUrl An absolute HTTP or HTTPS URL.
+	BaseUrl     string      `json:"base_url"`
+	Description *string     `json:"description,omitempty"`
+	Input       *RestInput  `json:"input,omitempty"`
+	Name        string      `json:"name"`
+	Scopes      []RestScope `json:"scopes"`
+}
+
 // CreateToolRequest defines model for CreateToolRequest.
 type CreateToolRequest struct {
 	Description *string `json:"description,omitempty"`
@@ -714,6 +762,18 @@ type Finding struct {
 
 // FindingSeverity defines model for Finding.Severity.
 type FindingSeverity string
+
+// GenerateTestsRequest defines model for GenerateTestsRequest.
+type GenerateTestsRequest struct {
+	// BaseUrl Where the service is reached, for the tests' base_url; BASE_URL (or the address this call came to) when absent.
+	BaseUrl *string `json:"base_url,omitempty"`
+}
+
+// GeneratedTests defines model for GeneratedTests.
+type GeneratedTests struct {
+	Items    []RestTest `json:"items"`
+	Warnings []string   `json:"warnings"`
+}
 
 // Health defines model for Health.
 type Health struct {
@@ -982,6 +1042,75 @@ type ResourceList struct {
 	Items []Resource `json:"items"`
 }
 
+// RestCondition defines model for RestCondition.
+type RestCondition = resttest.Condition
+
+// RestConditionResult defines model for RestConditionResult.
+type RestConditionResult struct {
+	// Actual Any JSON value.
+	Actual nullable.Nullable[AnyJSON] `json:"actual"`
+
+	// Expected Any JSON value.
+	Expected  nullable.Nullable[AnyJSON] `json:"expected"`
+	Message   *string                    `json:"message,omitempty"`
+	Operation string                     `json:"operation"`
+	Passed    bool                       `json:"passed"`
+	Path      string                     `json:"path"`
+}
+
+// RestExpectation defines model for RestExpectation.
+type RestExpectation struct {
+	Conditions *[]RestCondition `json:"conditions,omitempty"`
+
+	// ExpectedStatus Any 2xx when absent.
+	ExpectedStatus *int `json:"expected_status,omitempty"`
+}
+
+// RestInput defines model for RestInput.
+type RestInput = resttest.Input
+
+// RestRequest defines model for RestRequest.
+type RestRequest = resttest.Request
+
+// RestResponse defines model for RestResponse.
+type RestResponse = resttest.Response
+
+// RestResult defines model for RestResult.
+type RestResult = resttest.Result
+
+// RestScope defines model for RestScope.
+type RestScope = resttest.Scope
+
+// RestTest defines model for RestTest.
+type RestTest struct {
+	BaseUrl     string    `json:"base_url"`
+	CreatedAt   time.Time `json:"created_at"`
+	CreatedBy   string    `json:"created_by"`
+	Description string    `json:"description"`
+
+	// GeneratedFrom The server, tool and scenario a generated test was made from.
+	GeneratedFrom nullable.Nullable[json.RawMessage] `json:"generated_from"`
+	Id            openapi_types.UUID                 `json:"id"`
+	Input         RestInput                          `json:"input"`
+	Name          string                             `json:"name"`
+	Scopes        []RestScope                        `json:"scopes"`
+	UpdatedAt     time.Time                          `json:"updated_at"`
+}
+
+// RestTestList defines model for RestTestList.
+type RestTestList struct {
+	Items      []RestTest                `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// SaveAsTestRequest defines model for SaveAsTestRequest.
+type SaveAsTestRequest struct {
+	Conditions     *[]RestCondition `json:"conditions,omitempty"`
+	Description    *string          `json:"description,omitempty"`
+	ExpectedStatus *int             `json:"expected_status,omitempty"`
+	Name           string           `json:"name"`
+}
+
 // Server defines model for Server.
 type Server struct {
 	// AuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
@@ -1023,6 +1152,59 @@ type ServerList struct {
 
 	// NextCursor Pass as `cursor` for the next page; null on the last.
 	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// Session defines model for Session.
+type Session struct {
+	BaseUrl   string                                `json:"base_url"`
+	CreatedAt time.Time                             `json:"created_at"`
+	CreatedBy string                                `json:"created_by"`
+	Id        openapi_types.UUID                    `json:"id"`
+	Name      string                                `json:"name"`
+	ServerId  nullable.Nullable[openapi_types.UUID] `json:"server_id"`
+	UpdatedAt time.Time                             `json:"updated_at"`
+}
+
+// SessionEntry defines model for SessionEntry.
+type SessionEntry struct {
+	CreatedAt  time.Time `json:"created_at"`
+	DurationMs float64   `json:"duration_ms"`
+
+	// Error Why no response came back.
+	Error    nullable.Nullable[string]       `json:"error"`
+	Id       openapi_types.UUID              `json:"id"`
+	Request  RestRequest                     `json:"request"`
+	Response nullable.Nullable[RestResponse] `json:"response"`
+}
+
+// SessionList defines model for SessionList.
+type SessionList struct {
+	Items      []Session                 `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// SessionRequest defines model for SessionRequest.
+type SessionRequest struct {
+	// Body Any JSON value but null.
+	Body    *JSONValue         `json:"body,omitempty"`
+	Headers *map[string]string `json:"headers,omitempty"`
+	Method  string             `json:"method"`
+
+	// Path Appended to the session's base URL; empty for the base itself.
+	Path        *string            `json:"path,omitempty"`
+	QueryParams *map[string]string `json:"query_params,omitempty"`
+}
+
+// SessionWithEntries defines model for SessionWithEntries.
+type SessionWithEntries struct {
+	BaseUrl   string                                `json:"base_url"`
+	CreatedAt time.Time                             `json:"created_at"`
+	CreatedBy string                                `json:"created_by"`
+	Entries   []SessionEntry                        `json:"entries"`
+	Id        openapi_types.UUID                    `json:"id"`
+	Name      string                                `json:"name"`
+	ServerId  nullable.Nullable[openapi_types.UUID] `json:"server_id"`
+	UpdatedAt time.Time                             `json:"updated_at"`
 }
 
 // SignupRequest defines model for SignupRequest.
@@ -1084,9 +1266,71 @@ type SpecTool struct {
 	OutputSchema *JSONSchema `json:"outputSchema,omitempty"`
 }
 
+// Suite defines model for Suite.
+type Suite struct {
+	CreatedAt   time.Time          `json:"created_at"`
+	CreatedBy   string             `json:"created_by"`
+	Description string             `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+	Name        string             `json:"name"`
+
+	// Parallelism 1 runs the tests in order; more runs that many at once.
+	Parallelism   int                  `json:"parallelism"`
+	StopOnFailure bool                 `json:"stop_on_failure"`
+	TestIds       []openapi_types.UUID `json:"test_ids"`
+	UpdatedAt     time.Time            `json:"updated_at"`
+}
+
+// SuiteList defines model for SuiteList.
+type SuiteList struct {
+	Items      []Suite                   `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// SuiteRun defines model for SuiteRun.
+type SuiteRun struct {
+	DurationMs float64 `json:"duration_ms"`
+
+	// FailedCount Failed tests and tests that could not run.
+	FailedCount  int                `json:"failed_count"`
+	Id           openapi_types.UUID `json:"id"`
+	Passed       bool               `json:"passed"`
+	PassedCount  int                `json:"passed_count"`
+	SkippedCount int                `json:"skipped_count"`
+	StartedAt    time.Time          `json:"started_at"`
+	SuiteId      openapi_types.UUID `json:"suite_id"`
+	TestRuns     []SuiteTestRun     `json:"test_runs"`
+	Total        int                `json:"total"`
+}
+
+// SuiteRunList defines model for SuiteRunList.
+type SuiteRunList struct {
+	Items      []SuiteRun                `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// SuiteTestRun defines model for SuiteTestRun.
+type SuiteTestRun = resttest.SuiteTestRun
+
 // SwitchOrganizationRequest defines model for SwitchOrganizationRequest.
 type SwitchOrganizationRequest struct {
 	OrganizationId openapi_types.UUID `json:"organization_id"`
+}
+
+// TestRun defines model for TestRun.
+type TestRun struct {
+	DurationMs float64            `json:"duration_ms"`
+	Id         openapi_types.UUID `json:"id"`
+	Passed     bool               `json:"passed"`
+	Results    []RestResult       `json:"results"`
+	StartedAt  time.Time          `json:"started_at"`
+	TestId     openapi_types.UUID `json:"test_id"`
+}
+
+// TestRunList defines model for TestRunList.
+type TestRunList struct {
+	Items      []TestRun                 `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
 
 // Tool defines model for Tool.
@@ -1185,6 +1429,24 @@ type UpdateServerRequestAuthMode string
 // UpdateServerRequestType defines model for UpdateServerRequest.Type.
 type UpdateServerRequestType string
 
+// UpdateSuiteRequest defines model for UpdateSuiteRequest.
+type UpdateSuiteRequest struct {
+	Description   *string               `json:"description,omitempty"`
+	Name          *string               `json:"name,omitempty"`
+	Parallelism   *int                  `json:"parallelism,omitempty"`
+	StopOnFailure *bool                 `json:"stop_on_failure,omitempty"`
+	TestIds       *[]openapi_types.UUID `json:"test_ids,omitempty"`
+}
+
+// UpdateTestRequest defines model for UpdateTestRequest.
+type UpdateTestRequest struct {
+	BaseUrl     *string      `json:"base_url,omitempty"`
+	Description *string      `json:"description,omitempty"`
+	Input       *RestInput   `json:"input,omitempty"`
+	Name        *string      `json:"name,omitempty"`
+	Scopes      *[]RestScope `json:"scopes,omitempty"`
+}
+
 // UpdateToolRequest defines model for UpdateToolRequest.
 type UpdateToolRequest struct {
 	Description   *string          `json:"description,omitempty"`
@@ -1224,8 +1486,17 @@ type ResourceId = openapi_types.UUID
 // ServerId defines model for ServerId.
 type ServerId = openapi_types.UUID
 
+// SessionId defines model for SessionId.
+type SessionId = openapi_types.UUID
+
 // SkillName defines model for SkillName.
 type SkillName = string
+
+// SuiteId defines model for SuiteId.
+type SuiteId = openapi_types.UUID
+
+// TestId defines model for TestId.
+type TestId = openapi_types.UUID
 
 // ToolId defines model for ToolId.
 type ToolId = openapi_types.UUID
@@ -1293,6 +1564,46 @@ type ListExchangeAgentCardsParams struct {
 
 // ListServersParams defines parameters for ListServers.
 type ListServersParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListSessionsParams defines parameters for ListSessions.
+type ListSessionsParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListSuitesParams defines parameters for ListSuites.
+type ListSuitesParams struct {
+	// Name Only the suite with this name.
+	Name   *string `form:"name,omitempty" json:"name,omitempty"`
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListSuiteRunsParams defines parameters for ListSuiteRuns.
+type ListSuiteRunsParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// GetSuiteRunParams defines parameters for GetSuiteRun.
+type GetSuiteRunParams struct {
+	Format *GetSuiteRunParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetSuiteRunParamsFormat defines parameters for GetSuiteRun.
+type GetSuiteRunParamsFormat string
+
+// ListTestsParams defines parameters for ListTests.
+type ListTestsParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListTestRunsParams defines parameters for ListTestRuns.
+type ListTestRunsParams struct {
 	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
@@ -1365,6 +1676,30 @@ type CreateToolJSONRequestBody = CreateToolRequest
 
 // UpdateToolJSONRequestBody defines body for UpdateTool for application/json ContentType.
 type UpdateToolJSONRequestBody = UpdateToolRequest
+
+// GenerateTestsJSONRequestBody defines body for GenerateTests for application/json ContentType.
+type GenerateTestsJSONRequestBody = GenerateTestsRequest
+
+// CreateSessionJSONRequestBody defines body for CreateSession for application/json ContentType.
+type CreateSessionJSONRequestBody = CreateSessionRequest
+
+// SendSessionRequestJSONRequestBody defines body for SendSessionRequest for application/json ContentType.
+type SendSessionRequestJSONRequestBody = SessionRequest
+
+// SaveSessionEntryAsTestJSONRequestBody defines body for SaveSessionEntryAsTest for application/json ContentType.
+type SaveSessionEntryAsTestJSONRequestBody = SaveAsTestRequest
+
+// CreateSuiteJSONRequestBody defines body for CreateSuite for application/json ContentType.
+type CreateSuiteJSONRequestBody = CreateSuiteRequest
+
+// UpdateSuiteJSONRequestBody defines body for UpdateSuite for application/json ContentType.
+type UpdateSuiteJSONRequestBody = UpdateSuiteRequest
+
+// CreateTestJSONRequestBody defines body for CreateTest for application/json ContentType.
+type CreateTestJSONRequestBody = CreateTestRequest
+
+// UpdateTestJSONRequestBody defines body for UpdateTest for application/json ContentType.
+type UpdateTestJSONRequestBody = UpdateTestRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
@@ -1545,6 +1880,72 @@ type ServerInterface interface {
 	// UpdateTool Change a tool
 	// (PATCH /api/servers/{server_id}/tools/{tool_id})
 	UpdateTool(ctx echo.Context, serverId ServerId, toolId ToolId) error
+	// GenerateTests Write REST API tests from a tool's mock scenarios
+	// (POST /api/servers/{server_id}/tools/{tool_id}/generate-tests)
+	GenerateTests(ctx echo.Context, serverId ServerId, toolId ToolId) error
+	// ListSessions List exploratory sessions
+	// (GET /api/sessions)
+	ListSessions(ctx echo.Context, params ListSessionsParams) error
+	// CreateSession Start an exploratory session
+	// (POST /api/sessions)
+	CreateSession(ctx echo.Context) error
+	// DeleteSession Delete an exploratory session and its log
+	// (DELETE /api/sessions/{session_id})
+	DeleteSession(ctx echo.Context, sessionId SessionId) error
+	// GetSession Get an exploratory session with its requests
+	// (GET /api/sessions/{session_id})
+	GetSession(ctx echo.Context, sessionId SessionId) error
+	// SendSessionRequest Send one request in an exploratory session
+	// (POST /api/sessions/{session_id}/requests)
+	SendSessionRequest(ctx echo.Context, sessionId SessionId) error
+	// SaveSessionEntryAsTest Save a logged request as a REST API test case
+	// (POST /api/sessions/{session_id}/requests/{entry_id}/save-as-test)
+	SaveSessionEntryAsTest(ctx echo.Context, sessionId SessionId, entryId openapi_types.UUID) error
+	// ListSuites List test suites
+	// (GET /api/suites)
+	ListSuites(ctx echo.Context, params ListSuitesParams) error
+	// CreateSuite Create a test suite
+	// (POST /api/suites)
+	CreateSuite(ctx echo.Context) error
+	// DeleteSuite Delete a test suite and its runs (not its tests)
+	// (DELETE /api/suites/{suite_id})
+	DeleteSuite(ctx echo.Context, suiteId SuiteId) error
+	// GetSuite Get one test suite
+	// (GET /api/suites/{suite_id})
+	GetSuite(ctx echo.Context, suiteId SuiteId) error
+	// UpdateSuite Change a test suite
+	// (PATCH /api/suites/{suite_id})
+	UpdateSuite(ctx echo.Context, suiteId SuiteId) error
+	// RunSuite Run a test suite now
+	// (POST /api/suites/{suite_id}/run)
+	RunSuite(ctx echo.Context, suiteId SuiteId) error
+	// ListSuiteRuns List a suite's runs, newest first
+	// (GET /api/suites/{suite_id}/runs)
+	ListSuiteRuns(ctx echo.Context, suiteId SuiteId, params ListSuiteRunsParams) error
+	// GetSuiteRun Get one suite run, as JSON or as JUnit XML
+	// (GET /api/suites/{suite_id}/runs/{run_id})
+	GetSuiteRun(ctx echo.Context, suiteId SuiteId, runId openapi_types.UUID, params GetSuiteRunParams) error
+	// ListTests List REST API test cases
+	// (GET /api/tests)
+	ListTests(ctx echo.Context, params ListTestsParams) error
+	// CreateTest Create a REST API test case
+	// (POST /api/tests)
+	CreateTest(ctx echo.Context) error
+	// DeleteTest Delete a REST API test case and its runs
+	// (DELETE /api/tests/{test_id})
+	DeleteTest(ctx echo.Context, testId TestId) error
+	// GetTest Get one REST API test case
+	// (GET /api/tests/{test_id})
+	GetTest(ctx echo.Context, testId TestId) error
+	// UpdateTest Change a REST API test case
+	// (PATCH /api/tests/{test_id})
+	UpdateTest(ctx echo.Context, testId TestId) error
+	// RunTest Run a REST API test case now
+	// (POST /api/tests/{test_id}/run)
+	RunTest(ctx echo.Context, testId TestId) error
+	// ListTestRuns List a test's runs, newest first
+	// (GET /api/tests/{test_id}/runs)
+	ListTestRuns(ctx echo.Context, testId TestId, params ListTestRunsParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2646,6 +3047,436 @@ func (w *ServerInterfaceWrapper) UpdateTool(ctx echo.Context) error {
 	return err
 }
 
+// GenerateTests converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateTests(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "tool_id" -------------
+	var toolId ToolId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tool_id", ctx.Param("tool_id"), &toolId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tool_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateTests(ctx, serverId, toolId)
+	return err
+}
+
+// ListSessions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSessions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSessionsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSessions(ctx, params)
+	return err
+}
+
+// CreateSession converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSession(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSession(ctx)
+	return err
+}
+
+// DeleteSession converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSession(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "session_id" -------------
+	var sessionId SessionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "session_id", ctx.Param("session_id"), &sessionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter session_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSession(ctx, sessionId)
+	return err
+}
+
+// GetSession converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSession(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "session_id" -------------
+	var sessionId SessionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "session_id", ctx.Param("session_id"), &sessionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter session_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSession(ctx, sessionId)
+	return err
+}
+
+// SendSessionRequest converts echo context to params.
+func (w *ServerInterfaceWrapper) SendSessionRequest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "session_id" -------------
+	var sessionId SessionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "session_id", ctx.Param("session_id"), &sessionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter session_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SendSessionRequest(ctx, sessionId)
+	return err
+}
+
+// SaveSessionEntryAsTest converts echo context to params.
+func (w *ServerInterfaceWrapper) SaveSessionEntryAsTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "session_id" -------------
+	var sessionId SessionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "session_id", ctx.Param("session_id"), &sessionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter session_id: %s", err))
+	}
+
+	// ------------- Path parameter "entry_id" -------------
+	var entryId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "entry_id", ctx.Param("entry_id"), &entryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entry_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SaveSessionEntryAsTest(ctx, sessionId, entryId)
+	return err
+}
+
+// ListSuites converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSuites(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSuitesParams
+	// ------------- Optional query parameter "name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name", ctx.QueryParams(), &params.Name, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSuites(ctx, params)
+	return err
+}
+
+// CreateSuite converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSuite(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSuite(ctx)
+	return err
+}
+
+// DeleteSuite converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSuite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSuite(ctx, suiteId)
+	return err
+}
+
+// GetSuite converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSuite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSuite(ctx, suiteId)
+	return err
+}
+
+// UpdateSuite converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSuite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSuite(ctx, suiteId)
+	return err
+}
+
+// RunSuite converts echo context to params.
+func (w *ServerInterfaceWrapper) RunSuite(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunSuite(ctx, suiteId)
+	return err
+}
+
+// ListSuiteRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSuiteRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSuiteRunsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSuiteRuns(ctx, suiteId, params)
+	return err
+}
+
+// GetSuiteRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSuiteRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "suite_id" -------------
+	var suiteId SuiteId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "suite_id", ctx.Param("suite_id"), &suiteId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter suite_id: %s", err))
+	}
+
+	// ------------- Path parameter "run_id" -------------
+	var runId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run_id", ctx.Param("run_id"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter run_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSuiteRunParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSuiteRun(ctx, suiteId, runId, params)
+	return err
+}
+
+// ListTests converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTests(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTestsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTests(ctx, params)
+	return err
+}
+
+// CreateTest converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTest(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTest(ctx)
+	return err
+}
+
+// DeleteTest converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "test_id" -------------
+	var testId TestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test_id", ctx.Param("test_id"), &testId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter test_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTest(ctx, testId)
+	return err
+}
+
+// GetTest converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "test_id" -------------
+	var testId TestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test_id", ctx.Param("test_id"), &testId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter test_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTest(ctx, testId)
+	return err
+}
+
+// UpdateTest converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "test_id" -------------
+	var testId TestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test_id", ctx.Param("test_id"), &testId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter test_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateTest(ctx, testId)
+	return err
+}
+
+// RunTest converts echo context to params.
+func (w *ServerInterfaceWrapper) RunTest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "test_id" -------------
+	var testId TestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test_id", ctx.Param("test_id"), &testId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter test_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunTest(ctx, testId)
+	return err
+}
+
+// ListTestRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTestRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "test_id" -------------
+	var testId TestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test_id", ctx.Param("test_id"), &testId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter test_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTestRunsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTestRuns(ctx, testId, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2749,6 +3580,28 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name", wrapper.GetAgentCardSkill, options.OperationMiddlewares["getAgentCardSkill"]...)
 	router.PATCH(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name", wrapper.UpdateAgentCardSkill, options.OperationMiddlewares["updateAgentCardSkill"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/skills/:skill_name/invoke", wrapper.InvokeAgentCardSkill, options.OperationMiddlewares["invokeAgentCardSkill"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/tools/:tool_id/generate-tests", wrapper.GenerateTests, options.OperationMiddlewares["generateTests"]...)
+	router.GET(options.BaseURL+"/api/tests", wrapper.ListTests, options.OperationMiddlewares["listTests"]...)
+	router.POST(options.BaseURL+"/api/tests", wrapper.CreateTest, options.OperationMiddlewares["createTest"]...)
+	router.DELETE(options.BaseURL+"/api/tests/:test_id", wrapper.DeleteTest, options.OperationMiddlewares["deleteTest"]...)
+	router.GET(options.BaseURL+"/api/tests/:test_id", wrapper.GetTest, options.OperationMiddlewares["getTest"]...)
+	router.PATCH(options.BaseURL+"/api/tests/:test_id", wrapper.UpdateTest, options.OperationMiddlewares["updateTest"]...)
+	router.POST(options.BaseURL+"/api/tests/:test_id/run", wrapper.RunTest, options.OperationMiddlewares["runTest"]...)
+	router.GET(options.BaseURL+"/api/tests/:test_id/runs", wrapper.ListTestRuns, options.OperationMiddlewares["listTestRuns"]...)
+	router.GET(options.BaseURL+"/api/suites", wrapper.ListSuites, options.OperationMiddlewares["listSuites"]...)
+	router.POST(options.BaseURL+"/api/suites", wrapper.CreateSuite, options.OperationMiddlewares["createSuite"]...)
+	router.DELETE(options.BaseURL+"/api/suites/:suite_id", wrapper.DeleteSuite, options.OperationMiddlewares["deleteSuite"]...)
+	router.GET(options.BaseURL+"/api/suites/:suite_id", wrapper.GetSuite, options.OperationMiddlewares["getSuite"]...)
+	router.PATCH(options.BaseURL+"/api/suites/:suite_id", wrapper.UpdateSuite, options.OperationMiddlewares["updateSuite"]...)
+	router.POST(options.BaseURL+"/api/suites/:suite_id/run", wrapper.RunSuite, options.OperationMiddlewares["runSuite"]...)
+	router.GET(options.BaseURL+"/api/suites/:suite_id/runs", wrapper.ListSuiteRuns, options.OperationMiddlewares["listSuiteRuns"]...)
+	router.GET(options.BaseURL+"/api/suites/:suite_id/runs/:run_id", wrapper.GetSuiteRun, options.OperationMiddlewares["getSuiteRun"]...)
+	router.GET(options.BaseURL+"/api/sessions", wrapper.ListSessions, options.OperationMiddlewares["listSessions"]...)
+	router.POST(options.BaseURL+"/api/sessions", wrapper.CreateSession, options.OperationMiddlewares["createSession"]...)
+	router.DELETE(options.BaseURL+"/api/sessions/:session_id", wrapper.DeleteSession, options.OperationMiddlewares["deleteSession"]...)
+	router.GET(options.BaseURL+"/api/sessions/:session_id", wrapper.GetSession, options.OperationMiddlewares["getSession"]...)
+	router.POST(options.BaseURL+"/api/sessions/:session_id/requests", wrapper.SendSessionRequest, options.OperationMiddlewares["sendSessionRequest"]...)
+	router.POST(options.BaseURL+"/api/sessions/:session_id/requests/:entry_id/save-as-test", wrapper.SaveSessionEntryAsTest, options.OperationMiddlewares["saveSessionEntryAsTest"]...)
 	router.GET(options.BaseURL+"/api/exchange/agent-cards", wrapper.ListExchangeAgentCards, options.OperationMiddlewares["listExchangeAgentCards"]...)
 	router.GET(options.BaseURL+"/api/exchange/agent-cards/:org_slug/:name", wrapper.GetExchangeAgentCard, options.OperationMiddlewares["getExchangeAgentCard"]...)
 	router.GET(options.BaseURL+"/api/exchange/agent-cards/:org_slug/:name/.well-known/agent-card.json", wrapper.GetExchangeA2ACard, options.OperationMiddlewares["getExchangeA2ACard"]...)
@@ -8761,6 +9614,2169 @@ func (response UpdateTool422ApplicationProblemPlusJSONResponse) VisitUpdateToolR
 	return err
 }
 
+type GenerateTestsRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	ToolId   ToolId   `json:"tool_id"`
+	Body     *GenerateTestsJSONRequestBody
+}
+
+type GenerateTestsResponseObject interface {
+	VisitGenerateTestsResponse(w http.ResponseWriter) error
+}
+
+type GenerateTests201JSONResponse GeneratedTests
+
+func (response GenerateTests201JSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests400ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests401ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests403ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests404ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests413ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTests422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateTests422ApplicationProblemPlusJSONResponse) VisitGenerateTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessionsRequestObject struct {
+	Params ListSessionsParams
+}
+
+type ListSessionsResponseObject interface {
+	VisitListSessionsResponse(w http.ResponseWriter) error
+}
+
+type ListSessions200JSONResponse SessionList
+
+func (response ListSessions200JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListSessions400ApplicationProblemPlusJSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSessions401ApplicationProblemPlusJSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListSessions403ApplicationProblemPlusJSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSessionRequestObject struct {
+	Body *CreateSessionJSONRequestBody
+}
+
+type CreateSessionResponseObject interface {
+	VisitCreateSessionResponse(w http.ResponseWriter) error
+}
+
+type CreateSession201JSONResponse Session
+
+func (response CreateSession201JSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSession400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSession400ApplicationProblemPlusJSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSession401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSession401ApplicationProblemPlusJSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSession403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSession403ApplicationProblemPlusJSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSession413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSession413ApplicationProblemPlusJSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSession422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSession422ApplicationProblemPlusJSONResponse) VisitCreateSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSessionRequestObject struct {
+	SessionId SessionId `json:"session_id"`
+}
+
+type DeleteSessionResponseObject interface {
+	VisitDeleteSessionResponse(w http.ResponseWriter) error
+}
+
+type DeleteSession204Response struct {
+}
+
+func (response DeleteSession204Response) VisitDeleteSessionResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSession400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSession400ApplicationProblemPlusJSONResponse) VisitDeleteSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSession401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSession401ApplicationProblemPlusJSONResponse) VisitDeleteSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSession403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSession403ApplicationProblemPlusJSONResponse) VisitDeleteSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSession404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSession404ApplicationProblemPlusJSONResponse) VisitDeleteSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSessionRequestObject struct {
+	SessionId SessionId `json:"session_id"`
+}
+
+type GetSessionResponseObject interface {
+	VisitGetSessionResponse(w http.ResponseWriter) error
+}
+
+type GetSession200JSONResponse SessionWithEntries
+
+func (response GetSession200JSONResponse) VisitGetSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSession400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetSession400ApplicationProblemPlusJSONResponse) VisitGetSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSession401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSession401ApplicationProblemPlusJSONResponse) VisitGetSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSession403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetSession403ApplicationProblemPlusJSONResponse) VisitGetSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSession404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetSession404ApplicationProblemPlusJSONResponse) VisitGetSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequestRequestObject struct {
+	SessionId SessionId `json:"session_id"`
+	Body      *SendSessionRequestJSONRequestBody
+}
+
+type SendSessionRequestResponseObject interface {
+	VisitSendSessionRequestResponse(w http.ResponseWriter) error
+}
+
+type SendSessionRequest201JSONResponse SessionEntry
+
+func (response SendSessionRequest201JSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest400ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest401ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest403ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest404ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest413ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendSessionRequest422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response SendSessionRequest422ApplicationProblemPlusJSONResponse) VisitSendSessionRequestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTestRequestObject struct {
+	SessionId SessionId          `json:"session_id"`
+	EntryId   openapi_types.UUID `json:"entry_id"`
+	Body      *SaveSessionEntryAsTestJSONRequestBody
+}
+
+type SaveSessionEntryAsTestResponseObject interface {
+	VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error
+}
+
+type SaveSessionEntryAsTest201JSONResponse RestTest
+
+func (response SaveSessionEntryAsTest201JSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest400ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest401ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest403ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest404ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest413ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SaveSessionEntryAsTest422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response SaveSessionEntryAsTest422ApplicationProblemPlusJSONResponse) VisitSaveSessionEntryAsTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuitesRequestObject struct {
+	Params ListSuitesParams
+}
+
+type ListSuitesResponseObject interface {
+	VisitListSuitesResponse(w http.ResponseWriter) error
+}
+
+type ListSuites200JSONResponse SuiteList
+
+func (response ListSuites200JSONResponse) VisitListSuitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuites400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuites400ApplicationProblemPlusJSONResponse) VisitListSuitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuites401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuites401ApplicationProblemPlusJSONResponse) VisitListSuitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuites403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuites403ApplicationProblemPlusJSONResponse) VisitListSuitesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuiteRequestObject struct {
+	Body *CreateSuiteJSONRequestBody
+}
+
+type CreateSuiteResponseObject interface {
+	VisitCreateSuiteResponse(w http.ResponseWriter) error
+}
+
+type CreateSuite201JSONResponse Suite
+
+func (response CreateSuite201JSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite400ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite401ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite403ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite409ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite413ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSuite422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSuite422ApplicationProblemPlusJSONResponse) VisitCreateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSuiteRequestObject struct {
+	SuiteId SuiteId `json:"suite_id"`
+}
+
+type DeleteSuiteResponseObject interface {
+	VisitDeleteSuiteResponse(w http.ResponseWriter) error
+}
+
+type DeleteSuite204Response struct {
+}
+
+func (response DeleteSuite204Response) VisitDeleteSuiteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSuite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSuite400ApplicationProblemPlusJSONResponse) VisitDeleteSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSuite401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSuite401ApplicationProblemPlusJSONResponse) VisitDeleteSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSuite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSuite403ApplicationProblemPlusJSONResponse) VisitDeleteSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSuite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteSuite404ApplicationProblemPlusJSONResponse) VisitDeleteSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRequestObject struct {
+	SuiteId SuiteId `json:"suite_id"`
+}
+
+type GetSuiteResponseObject interface {
+	VisitGetSuiteResponse(w http.ResponseWriter) error
+}
+
+type GetSuite200JSONResponse Suite
+
+func (response GetSuite200JSONResponse) VisitGetSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuite400ApplicationProblemPlusJSONResponse) VisitGetSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuite401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuite401ApplicationProblemPlusJSONResponse) VisitGetSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuite403ApplicationProblemPlusJSONResponse) VisitGetSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuite404ApplicationProblemPlusJSONResponse) VisitGetSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuiteRequestObject struct {
+	SuiteId SuiteId `json:"suite_id"`
+	Body    *UpdateSuiteJSONRequestBody
+}
+
+type UpdateSuiteResponseObject interface {
+	VisitUpdateSuiteResponse(w http.ResponseWriter) error
+}
+
+type UpdateSuite200JSONResponse Suite
+
+func (response UpdateSuite200JSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite400ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite401ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite403ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite404ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite409ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite413ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSuite422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateSuite422ApplicationProblemPlusJSONResponse) VisitUpdateSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSuiteRequestObject struct {
+	SuiteId SuiteId `json:"suite_id"`
+}
+
+type RunSuiteResponseObject interface {
+	VisitRunSuiteResponse(w http.ResponseWriter) error
+}
+
+type RunSuite201JSONResponse SuiteRun
+
+func (response RunSuite201JSONResponse) VisitRunSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSuite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RunSuite400ApplicationProblemPlusJSONResponse) VisitRunSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSuite401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RunSuite401ApplicationProblemPlusJSONResponse) VisitRunSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSuite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RunSuite403ApplicationProblemPlusJSONResponse) VisitRunSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSuite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RunSuite404ApplicationProblemPlusJSONResponse) VisitRunSuiteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuiteRunsRequestObject struct {
+	SuiteId SuiteId `json:"suite_id"`
+	Params  ListSuiteRunsParams
+}
+
+type ListSuiteRunsResponseObject interface {
+	VisitListSuiteRunsResponse(w http.ResponseWriter) error
+}
+
+type ListSuiteRuns200JSONResponse SuiteRunList
+
+func (response ListSuiteRuns200JSONResponse) VisitListSuiteRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuiteRuns400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuiteRuns400ApplicationProblemPlusJSONResponse) VisitListSuiteRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuiteRuns401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuiteRuns401ApplicationProblemPlusJSONResponse) VisitListSuiteRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuiteRuns403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuiteRuns403ApplicationProblemPlusJSONResponse) VisitListSuiteRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuiteRuns404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListSuiteRuns404ApplicationProblemPlusJSONResponse) VisitListSuiteRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRunRequestObject struct {
+	SuiteId SuiteId            `json:"suite_id"`
+	RunId   openapi_types.UUID `json:"run_id"`
+	Params  GetSuiteRunParams
+}
+
+type GetSuiteRunResponseObject interface {
+	VisitGetSuiteRunResponse(w http.ResponseWriter) error
+}
+
+type GetSuiteRun200JSONResponse SuiteRun
+
+func (response GetSuiteRun200JSONResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRun200ApplicationxmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetSuiteRun200ApplicationxmlResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetSuiteRun400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuiteRun400ApplicationProblemPlusJSONResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuiteRun401ApplicationProblemPlusJSONResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuiteRun403ApplicationProblemPlusJSONResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSuiteRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetSuiteRun404ApplicationProblemPlusJSONResponse) VisitGetSuiteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestsRequestObject struct {
+	Params ListTestsParams
+}
+
+type ListTestsResponseObject interface {
+	VisitListTestsResponse(w http.ResponseWriter) error
+}
+
+type ListTests200JSONResponse RestTestList
+
+func (response ListTests200JSONResponse) VisitListTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTests400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTests400ApplicationProblemPlusJSONResponse) VisitListTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTests401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListTests401ApplicationProblemPlusJSONResponse) VisitListTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTests403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListTests403ApplicationProblemPlusJSONResponse) VisitListTestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTestRequestObject struct {
+	Body *CreateTestJSONRequestBody
+}
+
+type CreateTestResponseObject interface {
+	VisitCreateTestResponse(w http.ResponseWriter) error
+}
+
+type CreateTest201JSONResponse RestTest
+
+func (response CreateTest201JSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTest400ApplicationProblemPlusJSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTest401ApplicationProblemPlusJSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTest403ApplicationProblemPlusJSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTest413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTest413ApplicationProblemPlusJSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTest422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTest422ApplicationProblemPlusJSONResponse) VisitCreateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTestRequestObject struct {
+	TestId TestId `json:"test_id"`
+}
+
+type DeleteTestResponseObject interface {
+	VisitDeleteTestResponse(w http.ResponseWriter) error
+}
+
+type DeleteTest204Response struct {
+}
+
+func (response DeleteTest204Response) VisitDeleteTestResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteTest400ApplicationProblemPlusJSONResponse) VisitDeleteTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteTest401ApplicationProblemPlusJSONResponse) VisitDeleteTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteTest403ApplicationProblemPlusJSONResponse) VisitDeleteTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteTest404ApplicationProblemPlusJSONResponse) VisitDeleteTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTestRequestObject struct {
+	TestId TestId `json:"test_id"`
+}
+
+type GetTestResponseObject interface {
+	VisitGetTestResponse(w http.ResponseWriter) error
+}
+
+type GetTest200JSONResponse RestTest
+
+func (response GetTest200JSONResponse) VisitGetTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetTest400ApplicationProblemPlusJSONResponse) VisitGetTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetTest401ApplicationProblemPlusJSONResponse) VisitGetTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetTest403ApplicationProblemPlusJSONResponse) VisitGetTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetTest404ApplicationProblemPlusJSONResponse) VisitGetTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTestRequestObject struct {
+	TestId TestId `json:"test_id"`
+	Body   *UpdateTestJSONRequestBody
+}
+
+type UpdateTestResponseObject interface {
+	VisitUpdateTestResponse(w http.ResponseWriter) error
+}
+
+type UpdateTest200JSONResponse RestTest
+
+func (response UpdateTest200JSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest400ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest401ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest403ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest404ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest413ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTest422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateTest422ApplicationProblemPlusJSONResponse) VisitUpdateTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunTestRequestObject struct {
+	TestId TestId `json:"test_id"`
+}
+
+type RunTestResponseObject interface {
+	VisitRunTestResponse(w http.ResponseWriter) error
+}
+
+type RunTest201JSONResponse TestRun
+
+func (response RunTest201JSONResponse) VisitRunTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunTest400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RunTest400ApplicationProblemPlusJSONResponse) VisitRunTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunTest401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RunTest401ApplicationProblemPlusJSONResponse) VisitRunTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunTest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RunTest403ApplicationProblemPlusJSONResponse) VisitRunTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunTest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RunTest404ApplicationProblemPlusJSONResponse) VisitRunTestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestRunsRequestObject struct {
+	TestId TestId `json:"test_id"`
+	Params ListTestRunsParams
+}
+
+type ListTestRunsResponseObject interface {
+	VisitListTestRunsResponse(w http.ResponseWriter) error
+}
+
+type ListTestRuns200JSONResponse TestRunList
+
+func (response ListTestRuns200JSONResponse) VisitListTestRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestRuns400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTestRuns400ApplicationProblemPlusJSONResponse) VisitListTestRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestRuns401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListTestRuns401ApplicationProblemPlusJSONResponse) VisitListTestRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestRuns403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListTestRuns403ApplicationProblemPlusJSONResponse) VisitListTestRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTestRuns404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListTestRuns404ApplicationProblemPlusJSONResponse) VisitListTestRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListAgentCards List agent card designs
@@ -8940,6 +11956,72 @@ type StrictServerInterface interface {
 	// UpdateTool Change a tool
 	// (PATCH /api/servers/{server_id}/tools/{tool_id})
 	UpdateTool(ctx context.Context, request UpdateToolRequestObject) (UpdateToolResponseObject, error)
+	// GenerateTests Write REST API tests from a tool's mock scenarios
+	// (POST /api/servers/{server_id}/tools/{tool_id}/generate-tests)
+	GenerateTests(ctx context.Context, request GenerateTestsRequestObject) (GenerateTestsResponseObject, error)
+	// ListSessions List exploratory sessions
+	// (GET /api/sessions)
+	ListSessions(ctx context.Context, request ListSessionsRequestObject) (ListSessionsResponseObject, error)
+	// CreateSession Start an exploratory session
+	// (POST /api/sessions)
+	CreateSession(ctx context.Context, request CreateSessionRequestObject) (CreateSessionResponseObject, error)
+	// DeleteSession Delete an exploratory session and its log
+	// (DELETE /api/sessions/{session_id})
+	DeleteSession(ctx context.Context, request DeleteSessionRequestObject) (DeleteSessionResponseObject, error)
+	// GetSession Get an exploratory session with its requests
+	// (GET /api/sessions/{session_id})
+	GetSession(ctx context.Context, request GetSessionRequestObject) (GetSessionResponseObject, error)
+	// SendSessionRequest Send one request in an exploratory session
+	// (POST /api/sessions/{session_id}/requests)
+	SendSessionRequest(ctx context.Context, request SendSessionRequestRequestObject) (SendSessionRequestResponseObject, error)
+	// SaveSessionEntryAsTest Save a logged request as a REST API test case
+	// (POST /api/sessions/{session_id}/requests/{entry_id}/save-as-test)
+	SaveSessionEntryAsTest(ctx context.Context, request SaveSessionEntryAsTestRequestObject) (SaveSessionEntryAsTestResponseObject, error)
+	// ListSuites List test suites
+	// (GET /api/suites)
+	ListSuites(ctx context.Context, request ListSuitesRequestObject) (ListSuitesResponseObject, error)
+	// CreateSuite Create a test suite
+	// (POST /api/suites)
+	CreateSuite(ctx context.Context, request CreateSuiteRequestObject) (CreateSuiteResponseObject, error)
+	// DeleteSuite Delete a test suite and its runs (not its tests)
+	// (DELETE /api/suites/{suite_id})
+	DeleteSuite(ctx context.Context, request DeleteSuiteRequestObject) (DeleteSuiteResponseObject, error)
+	// GetSuite Get one test suite
+	// (GET /api/suites/{suite_id})
+	GetSuite(ctx context.Context, request GetSuiteRequestObject) (GetSuiteResponseObject, error)
+	// UpdateSuite Change a test suite
+	// (PATCH /api/suites/{suite_id})
+	UpdateSuite(ctx context.Context, request UpdateSuiteRequestObject) (UpdateSuiteResponseObject, error)
+	// RunSuite Run a test suite now
+	// (POST /api/suites/{suite_id}/run)
+	RunSuite(ctx context.Context, request RunSuiteRequestObject) (RunSuiteResponseObject, error)
+	// ListSuiteRuns List a suite's runs, newest first
+	// (GET /api/suites/{suite_id}/runs)
+	ListSuiteRuns(ctx context.Context, request ListSuiteRunsRequestObject) (ListSuiteRunsResponseObject, error)
+	// GetSuiteRun Get one suite run, as JSON or as JUnit XML
+	// (GET /api/suites/{suite_id}/runs/{run_id})
+	GetSuiteRun(ctx context.Context, request GetSuiteRunRequestObject) (GetSuiteRunResponseObject, error)
+	// ListTests List REST API test cases
+	// (GET /api/tests)
+	ListTests(ctx context.Context, request ListTestsRequestObject) (ListTestsResponseObject, error)
+	// CreateTest Create a REST API test case
+	// (POST /api/tests)
+	CreateTest(ctx context.Context, request CreateTestRequestObject) (CreateTestResponseObject, error)
+	// DeleteTest Delete a REST API test case and its runs
+	// (DELETE /api/tests/{test_id})
+	DeleteTest(ctx context.Context, request DeleteTestRequestObject) (DeleteTestResponseObject, error)
+	// GetTest Get one REST API test case
+	// (GET /api/tests/{test_id})
+	GetTest(ctx context.Context, request GetTestRequestObject) (GetTestResponseObject, error)
+	// UpdateTest Change a REST API test case
+	// (PATCH /api/tests/{test_id})
+	UpdateTest(ctx context.Context, request UpdateTestRequestObject) (UpdateTestResponseObject, error)
+	// RunTest Run a REST API test case now
+	// (POST /api/tests/{test_id}/run)
+	RunTest(ctx context.Context, request RunTestRequestObject) (RunTestResponseObject, error)
+	// ListTestRuns List a test's runs, newest first
+	// (GET /api/tests/{test_id}/runs)
+	ListTestRuns(ctx context.Context, request ListTestRunsRequestObject) (ListTestRunsResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -10964,253 +14046,1063 @@ func (sh *strictHandler) UpdateTool(ctx echo.Context, serverId ServerId, toolId 
 	return nil
 }
 
+// GenerateTests operation middleware
+func (sh *strictHandler) GenerateTests(ctx echo.Context, serverId ServerId, toolId ToolId) error {
+	var request GenerateTestsRequestObject
+
+	request.ServerId = serverId
+	request.ToolId = toolId
+
+	var body GenerateTestsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateTests(ctx.Request().Context(), request.(GenerateTestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateTests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateTestsResponseObject); ok {
+		return validResponse.VisitGenerateTestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSessions operation middleware
+func (sh *strictHandler) ListSessions(ctx echo.Context, params ListSessionsParams) error {
+	var request ListSessionsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSessions(ctx.Request().Context(), request.(ListSessionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSessions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSessionsResponseObject); ok {
+		return validResponse.VisitListSessionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSession operation middleware
+func (sh *strictHandler) CreateSession(ctx echo.Context) error {
+	var request CreateSessionRequestObject
+
+	var body CreateSessionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSession(ctx.Request().Context(), request.(CreateSessionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSession")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSessionResponseObject); ok {
+		return validResponse.VisitCreateSessionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSession operation middleware
+func (sh *strictHandler) DeleteSession(ctx echo.Context, sessionId SessionId) error {
+	var request DeleteSessionRequestObject
+
+	request.SessionId = sessionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSession(ctx.Request().Context(), request.(DeleteSessionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSession")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSessionResponseObject); ok {
+		return validResponse.VisitDeleteSessionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSession operation middleware
+func (sh *strictHandler) GetSession(ctx echo.Context, sessionId SessionId) error {
+	var request GetSessionRequestObject
+
+	request.SessionId = sessionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSession(ctx.Request().Context(), request.(GetSessionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSession")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSessionResponseObject); ok {
+		return validResponse.VisitGetSessionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SendSessionRequest operation middleware
+func (sh *strictHandler) SendSessionRequest(ctx echo.Context, sessionId SessionId) error {
+	var request SendSessionRequestRequestObject
+
+	request.SessionId = sessionId
+
+	var body SendSessionRequestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendSessionRequest(ctx.Request().Context(), request.(SendSessionRequestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendSessionRequest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SendSessionRequestResponseObject); ok {
+		return validResponse.VisitSendSessionRequestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SaveSessionEntryAsTest operation middleware
+func (sh *strictHandler) SaveSessionEntryAsTest(ctx echo.Context, sessionId SessionId, entryId openapi_types.UUID) error {
+	var request SaveSessionEntryAsTestRequestObject
+
+	request.SessionId = sessionId
+	request.EntryId = entryId
+
+	var body SaveSessionEntryAsTestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SaveSessionEntryAsTest(ctx.Request().Context(), request.(SaveSessionEntryAsTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SaveSessionEntryAsTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SaveSessionEntryAsTestResponseObject); ok {
+		return validResponse.VisitSaveSessionEntryAsTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSuites operation middleware
+func (sh *strictHandler) ListSuites(ctx echo.Context, params ListSuitesParams) error {
+	var request ListSuitesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSuites(ctx.Request().Context(), request.(ListSuitesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSuites")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSuitesResponseObject); ok {
+		return validResponse.VisitListSuitesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSuite operation middleware
+func (sh *strictHandler) CreateSuite(ctx echo.Context) error {
+	var request CreateSuiteRequestObject
+
+	var body CreateSuiteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSuite(ctx.Request().Context(), request.(CreateSuiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSuite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSuiteResponseObject); ok {
+		return validResponse.VisitCreateSuiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSuite operation middleware
+func (sh *strictHandler) DeleteSuite(ctx echo.Context, suiteId SuiteId) error {
+	var request DeleteSuiteRequestObject
+
+	request.SuiteId = suiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSuite(ctx.Request().Context(), request.(DeleteSuiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSuite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSuiteResponseObject); ok {
+		return validResponse.VisitDeleteSuiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSuite operation middleware
+func (sh *strictHandler) GetSuite(ctx echo.Context, suiteId SuiteId) error {
+	var request GetSuiteRequestObject
+
+	request.SuiteId = suiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSuite(ctx.Request().Context(), request.(GetSuiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSuite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSuiteResponseObject); ok {
+		return validResponse.VisitGetSuiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSuite operation middleware
+func (sh *strictHandler) UpdateSuite(ctx echo.Context, suiteId SuiteId) error {
+	var request UpdateSuiteRequestObject
+
+	request.SuiteId = suiteId
+
+	var body UpdateSuiteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSuite(ctx.Request().Context(), request.(UpdateSuiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSuite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSuiteResponseObject); ok {
+		return validResponse.VisitUpdateSuiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunSuite operation middleware
+func (sh *strictHandler) RunSuite(ctx echo.Context, suiteId SuiteId) error {
+	var request RunSuiteRequestObject
+
+	request.SuiteId = suiteId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunSuite(ctx.Request().Context(), request.(RunSuiteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunSuite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunSuiteResponseObject); ok {
+		return validResponse.VisitRunSuiteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSuiteRuns operation middleware
+func (sh *strictHandler) ListSuiteRuns(ctx echo.Context, suiteId SuiteId, params ListSuiteRunsParams) error {
+	var request ListSuiteRunsRequestObject
+
+	request.SuiteId = suiteId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSuiteRuns(ctx.Request().Context(), request.(ListSuiteRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSuiteRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSuiteRunsResponseObject); ok {
+		return validResponse.VisitListSuiteRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSuiteRun operation middleware
+func (sh *strictHandler) GetSuiteRun(ctx echo.Context, suiteId SuiteId, runId openapi_types.UUID, params GetSuiteRunParams) error {
+	var request GetSuiteRunRequestObject
+
+	request.SuiteId = suiteId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSuiteRun(ctx.Request().Context(), request.(GetSuiteRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSuiteRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSuiteRunResponseObject); ok {
+		return validResponse.VisitGetSuiteRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTests operation middleware
+func (sh *strictHandler) ListTests(ctx echo.Context, params ListTestsParams) error {
+	var request ListTestsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTests(ctx.Request().Context(), request.(ListTestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTestsResponseObject); ok {
+		return validResponse.VisitListTestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTest operation middleware
+func (sh *strictHandler) CreateTest(ctx echo.Context) error {
+	var request CreateTestRequestObject
+
+	var body CreateTestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTest(ctx.Request().Context(), request.(CreateTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTestResponseObject); ok {
+		return validResponse.VisitCreateTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTest operation middleware
+func (sh *strictHandler) DeleteTest(ctx echo.Context, testId TestId) error {
+	var request DeleteTestRequestObject
+
+	request.TestId = testId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTest(ctx.Request().Context(), request.(DeleteTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTestResponseObject); ok {
+		return validResponse.VisitDeleteTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTest operation middleware
+func (sh *strictHandler) GetTest(ctx echo.Context, testId TestId) error {
+	var request GetTestRequestObject
+
+	request.TestId = testId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTest(ctx.Request().Context(), request.(GetTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTestResponseObject); ok {
+		return validResponse.VisitGetTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateTest operation middleware
+func (sh *strictHandler) UpdateTest(ctx echo.Context, testId TestId) error {
+	var request UpdateTestRequestObject
+
+	request.TestId = testId
+
+	var body UpdateTestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateTest(ctx.Request().Context(), request.(UpdateTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateTestResponseObject); ok {
+		return validResponse.VisitUpdateTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunTest operation middleware
+func (sh *strictHandler) RunTest(ctx echo.Context, testId TestId) error {
+	var request RunTestRequestObject
+
+	request.TestId = testId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunTest(ctx.Request().Context(), request.(RunTestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunTest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunTestResponseObject); ok {
+		return validResponse.VisitRunTestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTestRuns operation middleware
+func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params ListTestRunsParams) error {
+	var request ListTestRunsRequestObject
+
+	request.TestId = testId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTestRuns(ctx.Request().Context(), request.(ListTestRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTestRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTestRunsResponseObject); ok {
+		return validResponse.VisitListTestRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17U9tI+ij8VZ7yu1VjvysbQ5K5QL31FmEyO/w2JBwgu7O/mGM1UtvuRe72qFuAl+Lf8wHORzyf5FQ/",
-	"3a2bJVs2GDKZVG3tBFnq63O/3rcCMZ0JTrmSrf371ozEZEoVjfGvIxKHx6H+V0hlELOZYoK39lsXEwpk",
-	"TLmCgMThdxJYCO1RLKYQMamG+NNQ/yRBxBDElCiae9rptbwW0wPNiJq0vBYnU9rab+nfhixsea2Y/p6w",
-	"mIatfRUn1GvJYEKnRC9kJOIpUa39VpLgm2o+059KFTM+bj08eLjoDzhg1bLtgvWMNavA/yxbwpTcvad8",
-	"rCat/d1+v2oJH+Nx3bGJeEw4+w/Rj/DgalYh4vHjj+JjPD6PknH1SmbJVcTkhPFxeVEySsZLlqV/fuQB",
-	"ncZiOlN1ZzTDXxfAyjzOg5R5UgdO5tfHn+IZlSKJA1q33Nj+vrBg90N+ye5Z3aLd749f9jmNb2hct+iT",
-	"o1OQ+AaEVLIxX1i9+TW/dvOkbuXm1ydY9zWLonoElvpni8HQlpxc02FAZO2B4vvDdZB6rxpmL4SI6k5T",
-	"CREtHKB+mD8+/XfdKvVvjz26B/2xnAkuKVLvtyQ8o78nVCr9VyC4ohz/SWaziAWI7TuzWFxFdPrXf0u9",
-	"mfvcdH+J6ai13/p/djIOsWN+lTun5iszaRVG4LTAJExJpNdNQ2gnfEZiSa4iCv91/vGDBwSuSAgpy+n0",
-	"Wpp8Cz6KWPDsaxZX/6aBgiAickIl3DI1AcKB3jGpkEZyCm0CCWe/J9RAn4jh09mxWfYvIr5iYUj5c687",
-	"IFFEY5iSOXChIBSgJkxCOxYR9eCazkEGYkY9vVoCQSyk7Eqm0ksyy/8g1C8i4eFzrv6DAJkEE3fyjINK",
-	"9/OdLDAlXOMpmUeChBdCvCfxmL4UUF+JcK4hO9KLiEFNCIeTw9+Gbz/+/K/h239dvDvH1V4IcUL4/FRz",
-	"2cDioXzONX+8wdVZRh9ATBSFiE2ZgvYsFmES6BdhKkIKgkfzzj74eh+nn96+Pz4anh1evBu+Pz45vvDd",
-	"1iXMaDzgU8YTRfW/IYiYlgJJGMZUyt6At7zWhJLQyo9nVMXz7uFI0XiRbp7TQPBQQsIVi3Cht4yH4lbz",
-	"U6qkJpTZGVhax7iiYxojPf6te0YUfa831MX/L57aii/O6JQwrgnnel9Jqha38omzO1BsStfexkMGKS8K",
-	"Iw2AQy1Kr/7p+8OLXz6enRSgJQckHsgJiWkIV3MDiiJiwRxikSgqgfAQn2rJgQUUKA9ngnH1DY42gqNP",
-	"nCRqImL2H/rcdPyGRCwESaXUUCNiODw91rynV7zHf/7zn93DRE0oV3o1tPLMMnkG9zSLRUAlig0vKMbc",
-	"0ijqWkHmKtHMCrd8AD6NYxFLHyUCCfSGxnMYMRqFQBSMSBKpHl6/nVMv6XDv8FArw1pTXQSCQw6He4ew",
-	"2+tD+ha05YwGbOS2S/ZIbxYLJUCMEFb0F7NYaEbqoXSl2Wkkbml8RKY0OkIBGdFqFosZjRUzMmJAZuSK",
-	"Rcz9XfyV3inKQxoWVmuv6UqIiBKuWR2+pm8eP2KKTivGKmxy4bI9Y3nAN0kYMv0aiU5zIxhp2H5mRIbW",
-	"Q15crlpZErMqyKoYxz4gcUzmuJxETj4IlR65rJ5AqpiSqUX/8s9V84QUYeKYzxJ1IkJaPLKFUykvy37+",
-	"MVGbfr/8FkIRJFPKFe75UxxVvsStcrZ4h7G4YaEh0sXbzzOOyk+TyrkKF/wZX/KKY11WnLGkQRIzhRyV",
-	"xXTqjFvpMa0FYeUjdKOfa4SmS8bbbJ7cNrTm+hiUondkOovWBREWVr7GNoTYWmARm8KwIuO1vigBEerO",
-	"1h6QP0E78GUTEEhmMxErGh5zReMRCeiya0JCHYjoLeNhkVIUMAff+QeNZd11KsqJ4XyPwZ7yahbnbnIC",
-	"N7XrLE1aedBV55eN6RW5UhXNrCSEKcYsbMBr3XXHous2oblZQOKwl/G13BtdNtWLM9ZwNWntt8ZMTZKr",
-	"XiCmO1MRXE+DWfpfLYHFnEQ76aB4AodheEKnVzTOGWCqicGIRJKWubKWKaOyVerNa2/x4rWWb0gBHkdr",
-	"vzXFeVtei/Jkqm9A3HL82/5w6a24MTN5FRAUxIDiio3kqf/FkygywlqBzmVLLoscJIo+jlr7n5eLaunc",
-	"R/nPHy690oR6AjS3hUOiClazkCja1cJ1q2pR9pureTVb3ITSNtrOO/NlFY7Ru2BC+JgOLXYXxcR/Tmhs",
-	"9AT3HsiJuJXWiBKHcDthEQWG8qs19lN0N6y8oomY0hkxJpaVLxt+scI4qfnHjQhS/r/mpR9nH1deecQC",
-	"ymWz9U6pIiFRZINlnLhPKxdRLxa5w18GkivXHdOZkEyJeN5omxXSQ6M9ovm9kukpopJFuaPlp9vzwfj8",
-	"SEydNc/anhyI9nJ0KYzJSJPm9PMK0uS1klm4NjKjapaCWqNd/yP7ZCl381q3JNbqvqwyREyJVmy79nPG",
-	"x0BCtGyQK5Eog5kGVf+dSAVTElJomx0aKwt6Bx4h1tg7SuWbjKUWGbAl1xni5HC+AGkpHC0w5Rw+5+hf",
-	"Dr0K95A7txI+lOhcgRQXaHkBFpayp6OlSi2Rcx4UeKblwYvaXSimhPF15WctpgynTq4tKfdTwceg6J3y",
-	"4EawgHrApmRMPdCKk/BgxCK6DhR4rYjwcULGZrZer9fptfY1dShbNI7PP8L3r37q7kKg1wZtqq9lFLu3",
-	"m89oJPcmW/y3FNwDOaM0mDx+pzFRdBg5E11x1l9iSnHSXhVF0HhBh1PCyRjVwWbXX1DuV73+0FToPCri",
-	"0dPKnWWxYm2dEaF3bd3VQMTanyFtqfaoGgfbCIhx+Do7F55gpdu42eG7c9nWuR8XpJxFGdlaPit/z5uy",
-	"VgOneVI+uo8cT40LTj24oiSmsQdkxobXdO6B0EvY8+CKSBZ4MFWRbHKYWha1pvlKc+WvFxenIGL87zl8",
-	"OnsPbbcXUMLJnp1KzHQcvWYjmoB041ngQUyl8mAck9nk96hyqClVE1HjoMclmhcO4PTj+QXcTigHciUp",
-	"ryYZTiuuXdo0mGWr0iu0a/Pgll5JEVxT1fgcGsPvcZ7rbgeE3zOjrxaBM6XS60mTlRYheqeGQRLLRgpj",
-	"WczB6YuDLBUGTnLiftn2rehYxGxd+1NRv1xksj9+39/dBwIo1rX3+nuvu/033f5ux7jgU9HVxBj8BwML",
-	"srcudvv7ff2//65GmHWtX2URmkjINrBEVNC7eASgnmRi4HbA9Lyad2jkNOx17ngGDtCDQ8tJIsavDUIS",
-	"0JNh8A60/WkwsxFOvqfZjgmOYiGIeMAdOyo7QT10YuK3ehj8EscTHJjqQEA4XGlt6EZc07DKA1NiyCXi",
-	"qiCiRCp409eaQ0wCRWNZCRdrmyD+6/zjh3+QKEHbw5TcHZuP8hF7KQhlZ1NNXu2ZZkFlJhhKxGmg5SK1",
-	"tkdWH1Clz1BNiHJXgf/Gk9SalXKxYBAnvPpIeGUQWRYytg/+//xMuv/pd38aXv71L341HyhExC4Tb+pj",
-	"1XJjaImbUtBsL0W+CqeWSmIuG1pXG5s7DcpsFSGflHnUmCIqOcJSHoADnVGJEtUCjlkwIhIkuaGhZ+iy",
-	"rNXme6tw+IlxczkyLkWsNVx3jcF8DWgtWks2NGxYU0Y60nrgfoSmha0B/T8KpqaSFR8jAxrf+S+MRuE7",
-	"/U2lw0VPVEEr44QaUTY1+07JXLOcgsW3QlnNH7EZ3HMrrsQlPtdAWSX/z03AwY2G1yrzcv52tDzfOyO3",
-	"J1RKMkbwPpyxv9P54vFdiYSHQyIlVUMWyppoYBukTGxoUReDHUOMe4wpCSZUHgCdztRck1wYJVFk4iEL",
-	"loeVxuvlIuAmLobFrWh+aQSMRNIYbicCxpTTWH8ETNUw/RmLqXyUXbmh/T4iUg0TWSP3vtdCikyCgEo5",
-	"SiK9Ba0cBSIOaYgElXEgMKK3IE28lt7PZguupWF4sYh51sSsr1sTawSN1Z6vvGfYjOUtQOEy+2TuNkrn",
-	"VYlRCPdPwjANBm3OKI8IDzUZo4fxOHH2sfVYXO2lLAvQeVi2FpMjUmFGsWtsfj6L29sgMqZmg0u34DJH",
-	"1j/OKZvSC2vhaX7WzcOd0iWeB5STmIkK9VhwIwSsBD/LGpZDgUlMaDzW0kVfWPFmA9PmeaPAwNyWtCQw",
-	"lPaUNoC59IALWtZelZa1IlRmzaVXniCSq1R62Sw6IfP1r/Ttb+DR95ZrxHv9vlbd9/r9p9eIq5zyK64s",
-	"7ylfbRftrXaMr+0OLzi/Sz4REYM9BDicaWGou9fre3ByfOHB2/Ofu6+6RxFBVv230/fdV71+nV01taCt",
-	"6Sav08FTvbur9W4PiIKpKJs5PJdsY33JxYSQlR7yDa/j0X7zFRCT8y1Xu4/BvgG/9f7V++8DLdrGtBvT",
-	"iBJJQSajEbsDJoEEAZ0pWuMOWW0lyMgBig+b0QIjHmWpfwu7estskL+WyJVNTjLvH2TPtQIz0Qq4lrrA",
-	"NwKbXxAR6+TS0gpkkyVQmWkObdT2/dIwOZjc7fc1BJIo6qynNJRsalPG3Z9VsT55Qb7s2hRTc25ToaUX",
-	"Yxcz22ESYjrSYia0X/d3Oz04SaQyJkd8aZSoJKa1wnatbFHOh5wynub0PhLePubweDOo22iRXktW5kL/",
-	"TGN2Q0MYmWO2rseSe2hGlKKxft1Rrst2SsLu+973uw/ueef//8tjMdKIvhty57XFYzNbXjZeYQ0uMehi",
-	"undF8qxmIajur7umnJVgxZKeAWydML/ZteTyVpbt201yZF/f7LTZlA6df3hFYrO3KTJZXaP41SYnboby",
-	"0hOqvwGT0b650IoRK8VoWS44zcWk2T+tw7wyIG3969jwgJ0DepiTGFagTCGMO5ePMaxbQm0GR3XM6SGH",
-	"iVIzLUTp/0onRC0AQY0BrRCnLILr3MnbP8WMcjJjlSdfkJzcMLu9fq9fXMLuEyO+1jY3A7r1YcUEj2XZ",
-	"a839TT+bI5Fawrkf4MiD1j4M7HYGrYecoFhpOa+wzW6o/J6I4HoDvXfZkPoSsChEFn/W7JRqzInNTmA9",
-	"QAnrTNnX5mEzG15Mbof2g0UjMcp8StJo5GG4NzeCoeAB7cE55SEwBUSCf2hTQVHK2oe3GAoEg6TffxVc",
-	"0zn+g/oak/3fuoenx92/0/n+wu+9LLZTo+w0mA1f/b7X/eH23W+HJ6fv3y37z91KKUjvMttv1bn+nJgU",
-	"z8eaLHh9PSAxm9tqIgfgm/3rP8wBdPXP/opYoYdlC38Mz9pUqFlYzTsbYVuTu7FHqsl9rl7S4d4hxJSH",
-	"VE8C7R7mw15zccuNZ6yLHjeNP9VRK19SfsiLJHOsl1Lx582VKCeKLpvLgXVeoWycb/HF5VdslOnQNA2v",
-	"cKxfSHpAKQ0gt38vpUmXK6jZU7jPCtTxpeIVK2F5YWP1rk9r2li+GFu5rVaMyYUgLEyNNQ1MUYBUHihI",
-	"h5/7l73UZ9TTnxKFQFRnDVi9XjNn9kH1mtOs2uKC62fxbOBHfi9YrEtvoZQSvEAlEhNVX/yym/uqGxne",
-	"XEUz6A2NmZrnfdQYc5HFt6z2UuMKcmN5rpTYslP6lZLIbLmkoRBFrogseM2FVsQSTm4IM4B+WZNRYbLB",
-	"Cp+FdByTsCaXqzG1StOY0uVlH1ft7hjDK22U1yaSVqOsh9qyb6nJ7QDuH2qERbfYh1XLd0FqJWAmKtCU",
-	"UubctfVJExgbad80YZOEy1sa0/AANPkya+SCU7ADN0oLzbI8GvpOC36B1UE21UFrZU5mFuEtHolXKEGI",
-	"o1UBi17c+QYK9qEJczKfgiuU4YFUIqYhxgHj/CHc0PiKKDbdQOHOAv9WBFphFRp9Y73Vg74XY8a3nYk+",
-	"I1LeCqNfrC6muJhwnhuh6tbsHrIoguI6E2miIZcB5idpKzEViiJIWs2QTypmCZI4plwN89JUpdfrQ4pk",
-	"aTzXFY0EH6N5houCLxPaakLnENGRsvWDBDflLMsosxpDc8M2F4DK8vOCZPqowy2vyqs9xuprwKoFi1ex",
-	"QQReCsy1ZRQa10wwh9KMslUciiFRDvBx9kIsWf1JPIXAa89083ixgn1vFUFZzM8ICOdIMTVPMkl+mlr3",
-	"wE/lRx+YBMrUhMaWl6Kp6v7BhzaJbslcWs4lsTDdgI9IFF2R4LrjAYFZRBh3dSXFyNTj2jF0c0ZYLA1T",
-	"nCZSAYkiCCmddenvCTH141J+PuDtUChl4kmlqVZJJPiu3mHA1Nw3cabAqdQv5mQBHw/wc//SmNnwr17f",
-	"B8ZDejfgeOiyYwpzcnACs1s2uqXpHQlUNHfuXgk+bsX3wHfv+yYDBTfn9wb8o30u98HHLUn9NhdqmP0V",
-	"CK4I4/hvqUis5FBPp/+kPMz+sEfsD3j77N1eR/98x6TKRkz/Givz/1T/J1Lm//EPxv0enOiBGB8DkwMe",
-	"EEm7knLJFLuhPfBdcBheut4qsjl7Dia6XJ+s+Q0zQ2IUkyoLmuWj1rZmF97YqZOPg2seZL+BlTo3VRUG",
-	"L1czNyGuDYW8KbkbmqIQw2Xp3Kc07hZ4ZEBZhGV4R/m6EidHp2nVSFPDsp2vVQqmCmXHSr1TSrhE7ntD",
-	"45iFdInUm5ZWXBbUmBbfqS7K+50E/UpvnWI8dVEKn87edyUZUcR2Exd1ABj34UprLlbaeIJiGssipI0x",
-	"ofpCq5jaygIOeaB8Cj63XK5pzO1OMRrpMAmZeopV5YY7wwD5F7M5La6koliGCXxfln2B4Pfp7D2qn+FG",
-	"cmvTGkKzIeNVhVMLOGe5M7R/6/4i4lsShzTU/8ISKybM5+Ls0/nFu5+Hp2cffzt+d95ppP5e0/kKYZ+7",
-	"SqjXdA63RIIzAqx9IBFRlAfzYSnULBTJVZRDU544SS6mAWU365q8RaIKcq+c0SAr3IKRETcspDxYZQSq",
-	"ybg3L6TWhxxRytFXFIjRi7Ra+8fTsxfhZdDptpKrgJM7wcIUGRQVD60eQY6INfSXQh/nw/T8SkqzO7P8",
-	"RTCuvn9duX889GavphfT5PWyUa3J3WZ7D0TCVcNlYa7L5jlIpYWambNRveyol12SjbevSvAM6YhxlLW0",
-	"+h1MaHANjEtFSZpzZa04glekd9rGI+vH/tsUlnL4WkUIRNoqZP1J0iSTBtOglXv9KTDfYuXwD7WX8y6H",
-	"ECVU4Rou6uoK28+GckL23nxvMzbTOMx+9yfSHV3ef//64S9V1C3NnluLJprY42HgkH41Kzf0YW1zp8bH",
-	"DXe23aJoZlf5imhlSpIzs+Z3UTryUgEwd9UlT1/hvBfvvB7jzy3ZfByu6lEyNH08Wurx8hi5WD3YJW6v",
-	"GsVEjjwSUtZDeD2tw/WlwrLdhRs/f1BeegXFhddf5LIc6pHx7q2TRW3cgVVHn+biLVTSRDtTjg3kGIaw",
-	"DRKMWvmdhMBRRZTwkJkYySYVonAMdIk7nnRZh5AV0qQAu2lM8uCADsI1krjTI0t3XHn0tvR9VYzn2S9H",
-	"8NPrNz+AraqfOjuqKh+oOpvqk6a/2+Mf1hSnznkjnV/29d5elaiimCo7cAs9BuAdV8arWhvDmn2JZR33",
-	"ryLCr1eqzvirmz9dcc3VPFHi62Jk/1Mksq/Ms2xoCXp0TkDj/Mn1GPPTWEnyTLKyCHZ2nbmzWM9gUrrf",
-	"pwpO3nvSOPZ1yto1jbc1G38Sa0wN729uHSpA5XpXUHY7WX8ZkZJJRVAJknOp6LSSgSh6V2EKOSFzmIgo",
-	"BP/+3oHYw4MPs4gEVP+AmZUjFkXGduhbdr0zpsrvLUTS91f7b62lD5dTc0Ll2vbV/QhdxkOaAYnVrVPz",
-	"Lp2JWElgHHxkziRi/7Ehyvb8sIra7m63/6bl6T/edPuvunvfp39839390f2xu9vde1N5rvVZ+5sn8bwk",
-	"nc1nAz2iuMaWaeiS6gVNaKvJISpS2GznWXbRegS2fJOLoEvvFLQJmNWaCn+FOA0vc2BpZEvl5J2YktBv",
-	"ELzhlvAUxK5eMWlM7s5T/WVpflUh2dumU/mmh1jRZ2MmlUDQZuoq7N3yclva3npZWi/RAyAzZZT1CxZR",
-	"QAYAbax63lk8CGMilfC6/7pK1s8qsK7qBmC6uYLLsg4xNwTs4nqP8NxV51CcUdPJA8unmY6zfCR6tWX/",
-	"tpHVtpKolbPaVn6QivrNs9MeGb7d6FTt+721/HRFmpiFfBePsXRIntNXMqvNws15OaQvwecjqrgbAvMU",
-	"1C4zoKzwrpVcz0RKjPIwL/hYOAzzwjWtn5Exte5kK6BERKre2kbupj66czbmyeyRwXspNLqIo5XRfIXQ",
-	"rE0TWHMRgcUj/hGUgB/2crU+oO3KLfywB1dzRWWnJIv+sFeY8Me1owqrNrXsxOtCDdfJUCl7oJ8ykq56",
-	"8Zk58wnsB9lo26mctbJRVLbk5Zt9/rplK5eevlC38i+mOFixRxir5hx1u6iTB9eQlhZlnTUlkkZCxubZ",
-	"CHlmWpcxVcEc3Q7rTm7rRcxyge5PVVwsP2QTJMivtvIcbpkKJo8vCFMRkL1eUG6TUOTqC3tBzb5cLKA5",
-	"MDxRXv+aBeyeI2P/CzX2Fq6qfB4L97GexKzh8ink5Uaev3rLQFqhYbE4LFWmnlvIxkxJD/yh74HftaHL",
-	"Pf8AsqLs2G15QhToFUaMaO0VnWwS6N2MBqpso9z7sSyJ5h2kh93/thXee93Lv1b6SD/h8T5ZUcQ/SYL7",
-	"GoURv+W7LxMznzfrvHl1wgZ1JUqY84gEzO1W0C8VD6s55ZoC+6uBJldwf3P7evMC/I/kj7ly/atNFjVX",
-	"/niJrTYPYMo4myZTJOTNY/M3rAT4BGX9ak7oWwm/5yrhV3MBX0m5vsYE5ZnK99Wc9pOV5ttqJb6lRocv",
-	"uEzf2g6OhWvdhscjt+F1q+/VQNGXWmnvW9W8dfMRFy9Ybj+LexPDTyERe2kGNpoWgiRmao6GFEu8sG7f",
-	"r5SEVb3RDmEWEaVXBIenx4BNOPP19rCiXq/Xw0AApr+YmJHc9bbSl7OdkLRUoGnweZiYyi4Npq6uClhY",
-	"BcIHkkb8MZt2otTM2FekRvsjIa5ZhbL/Nha3ksZgXzP5VhJ9KiBiiMSY8XS3gRkk3a1tuzS0Hy/u+QEx",
-	"d1RR/8R+ChFVshA5IJ1LHJv9nRydQvtEhDQCZNp3ChxF7mTdhFwtD2kKMgy45RxuKKKA6WluecGL74EU",
-	"cHhsOg5K1/wvpDc0wq5Eelxl88THhHGph+kN+IAfCX5DOS53f8C7cErURA8Qx3PMKrMBUZKOtYBnKqfr",
-	"a3U/ROSKRsAk+FkMlA9tqfSyOz09JMakYPo4JuqZNu2Z3cUDehfQmQLGJQttQBaZR4KEEtp+zpKLmeHW",
-	"BeGbsY9t1/dPn45/lgegUVcqMp2Zp2e/HMGrV69+Asbh08URfoGRvtnPGG7sk5mpmsgE37Gxx3/V1MXv",
-	"QRYkDiPCoiSmEiImXcUMF6nM+IAD+Cb2eB8+3+OGPbDS68Ol78EtxkrYTHoMsjZnMyNqAoybCvEu4FsP",
-	"1/ZLla52qypd+R0XK571Lk6VOtzzeyaVS4YD/35g2MKgtQ+fe73e5YNvW8/5Oaewb5eLJUL0ac3ImHFN",
-	"pXBIi20Scs2FbWNRvRK/hFA+GIwDSRVczR1earhExDyAhEsyonrXaSI1QqFpuYhmORxgasvMSzKlXRGz",
-	"MePQtsHwdhfnNOj+QlUw6Z4zRf0d/yO+hiAD8M5UOsHIe5O6CZLyUJryDQXCtV5BUwSAZTVN9blZKQOu",
-	"RMgsKqAGahqD+ieHvw3ffvz5X8O3/7p4d+5DexdO2Ft9YjaCtXMAEYnHNAbBqYQxVfB69xUOfYo70YRk",
-	"P+sh4PWxb4mIpGf/SCPB8PTNMxuKeYC561jowA2w1+/rfSEJS+GwB6dEKiBm6Xmo1QuS8HpvT8Oi65aJ",
-	"b5maCTYK3hHNnGNrPx9E+ZAJgPutV71+75WtNoasb4fMWK76Jz4bV2XnGrgvt/D4Tho6iSVGpQec3uqV",
-	"j1gslQdiZkSTaG7SdtVESAvYgtMB900Ave9lCGHBDrdpTcsOh9ozIs0KZjG9YSLNSf1OFrGtY87H4DQT",
-	"/Di060+NXJjhkrPVfL43rOz3hGJBRMvJ0jzUTN5yojWGgOXrH1bWfKse1mXXZ6OmIdVv+igyGuOJ01xS",
-	"U8picmj1BDYUJT/DqmpOl1mtCYSBvX6/pELn6bqm5/pZM7dVsSs1sv8FMYeMkdoiGPU0zL42C6gaN13o",
-	"zluSWvrxk93Vn3zixBIhGpqPXq3+6BcRX7EwpCZsQCbTKYnnFqhyCGAlCw0xpsPz51YetS61yD0NZl1j",
-	"aGxp1mcSmofmBcxclBXIZ0pTa7KKcJefsn24dwi7vb75y8jNnR581Pjma3hA7sgpDQ1ZlOSGunEGvP3o",
-	"Jj778Lr/k2EBt0zSDjZTHnDTjtXIKCmbyfxD+QIYyPwVVpahkaSu9+WUSWkCSOE2Fnw84AlXLMp6ZDKZ",
-	"648JFxOaIwdZ0qKPEoZ1R9n39bC3IonCATeNV3pwlkQ0TQSDKzoSMc29vg++Ja4+tpWu6vIDbTLgy9v8",
-	"dA7Az92sD9WdsA70NZie0Ugn8TA9wBJFSB8J5EZBKaWyx/QB+JlXpueMHL4eFMRowBt0vy8O4WRkLT06",
-	"55Cl0pkPxB/whS5NpaXkBB39pyZGblVY0dADo7h4YG1H3oAL/dGeB1dEssCDqYpKgxrYT8fRNKqLu3I7",
-	"xL0dDLjvPES9TFf0d/zMQ+uDa55+AH7e09eLCB8nZEyleeX7Vz91dyEQIZV63MKrxjYx1b/5QKZCM3B6",
-	"pzy4ESygHrApGVMPblhIBeZy0APwrX6f/2rAzWd6Px7IGaXBpPprI0W7ZmFWP7CNkW1QNiKOvq8JkQNu",
-	"qzMZvcDeo1mBf+C+1NiU66qOcfK5ruo4TafUQN22Wk/fRJUJm4EvNl+v4tWlDnetNHXwrQjnT8aWavro",
-	"PRStC9b3V2KOu0/PHKsYo21J4Gnh2dLsL5o56i9+Wv3FkeCjiBmb0uvdBlOcGh32Qoj3WmDH7/b2muwn",
-	"lxVa4t3mbIHwRQbekH8b6pHj4DhDWaLeudf/GbLwwfD1iFbVt/gZn8sUSbFlnONuZm0RJTf2DVcgStN9",
-	"bBuxgEJmvCIKFSD4dd0awi8ewl6v/uKDUL+IhIelOzc7fMydm/sr3LnnFKbiDfyNqiXH338eAuK6P1ij",
-	"BFMSbOFOyESkr/jC/0ZRhNr4usdUle66pDZWrSp7ZQdjW0IMJ5kRFVSYeE1ve4PWY3ZDuTHvSdSYD8Dn",
-	"SRT5EESUoE0z1anNawfgm2gSy71diIWvJVvMFsWBbycioigI9+CwTFeYdLDgTJqGYWvQMVQma1A44O3X",
-	"e3teyWCnB6ZhB9gImDKSNUzJNc3J6hyn6IFvS6RLH3crB9wJ010rTGvhnIQ3LKD7ENOpuLFKQEytGSQV",
-	"aWKzPmcayURBFLkH/Cqm5Fr/ardhTF8kiiSmgxDg9Bam5N8idoL8AZAwzM+x8DbjIh5wl8NTIbuUwmm2",
-	"JLvUhLs1kl2eifSYJX5l3OQPJeBYEWFzZmc0ouYCzk7oOiaZuJxNKWUjG0ggZvOCWmM04yhCLmeoIhIy",
-	"RxM9U9uwrkHUgLeDRGltvKBDdyDhEZV6XlRqmDRkugr3FztdbQn961tqPVgS8BLaimvF9Q3lXwzlNU48",
-	"Rrp1cLUGzltpYgsYb92FOa1I47NnynQyBTMipUZrLWpI/cBPJRt/HwifC1On3LSmHjHTWI/xAS/qUDyE",
-	"EVWBEY8LTdJ6cMid7JIKS65XM9Kb13t7hsgYF3NRIsIyF8aN6ffgNDM+Luh2N+lWmcrJYNeUzvSjAc8s",
-	"nRV0x4788urGabrKr40EPBYz7cmUkNO6qUtlnxsiqwWJNVA1Czyv1FgLLrJz1xNs+5CEU9X5hrBEMa7F",
-	"0+gk4pDGX7HCajxKrmNj2phtA3fS0H78KJ21ki4fzmbWyY9T9OBYmeabdZ4erTlZ15HxWRVdRj34yLW+",
-	"VqKJyt28GRa9v0bvjJOIglZEC4PkVEutP0qKSiBqbKmjhvEgRt9M2tfF/XJLJHChICZMVlPZkr3YZGNs",
-	"R74rp3y8kEk6382qym0bht/0u5cT9g7DMLVTKGGJxqama0MtmjGQnXv8L0Y6LzVqn9GpcCZrs87UsGTo",
-	"m1PNtB7HlHHiRkSqzGlVlpQGPCBc4+kVNdYhGiIl6OxD4ghIRmgwDqVSUyuaxzNcXmUjN1v6Jt+UgdGc",
-	"SwqPGDC6FkQuGNYdRDYwr9dcX3+r9LhGTPkTGNNzyLnGBRdN6dntbiaceCvfxKsycfPbsr734KxslK60",
-	"PO/nZRNJ5hKkyCQQSwsLhmg9TsLN1+ES+WjBQG+IYQNL/GrT9TYFnGVJpy9lxF4h7XyzZ38h9uwN6c+C",
-	"MXtjkWeHYa/XzS1eaxOvSjXsLOGGcGFAMcbXZIJWxPg19qlsF6J3/pqL0umknelsVzbz0ndywIvlHfU8",
-	"PsY97wQkivz9NGKobQNXsalfp8KTKFXa702Pi5+BwTyjwFnyiaFtNsyfSDt+zxjq8bGN++54ufGyIGog",
-	"MR1w20w2NRN4hYgm15du6trYua+/08TTACC0XfS/6OJ7A26TDjpGOLUBTZzSEKwU6qoywqE9+lumJiIx",
-	"Id38mtrQJ/R2wuu9vSrKa5oHPwvlrWizXOkz6G9nxjrqmu/EjFGcXx2dfSmyaY4/0xQnsUjGxtZt4TOl",
-	"Hw0pqSF/a1PSVD/bgqvgJNUzUci5Irgj8NFV6B8Ug6akEjMJciJusUGDqo+i+uSW/PKm9bd2S3+MIMDN",
-	"lYwLLa0WreRiNHqEmTwFuzUM5fkWXU8Mqci1c2bMBVcQGjunlCpoS0phwVJjgm1NUHvJ62ThuBgpnqXF",
-	"tW2s0OfdS6zt63d68EGYyHtzpLKKOTk33PPiQKF1USW7sP1jv15UOMIeZ0VcyEtVMeYsjEScS1RoiBQO",
-	"wKtxIgmZ2jE9nWrzwT5yfQOBiENMdNOCobFCmu8Ae70VE8L2LYGOIq3thlmK44CXcsqu6Vwa6c28nYlU",
-	"WWtGjOZSmk1iwt9CYtqA20zgHvzCIkVjrN2eFnnzPfBND0IbOicZD6h/kKai1Wei1aWX5VpxNswvy/fg",
-	"StFjZe579WBpQ8VHj4QnUT3Q0pJ6a2e7mTITLt3tzVeS7lZuNbs04c2g0B8o5e1iMQPUYjySDbehPB1C",
-	"hLjMkRc12cFMZWSvlkuW0Al/3o4GhGO/kLHJzm3LUldAxjkbc1RhD6xKbgow2IRtbAiAxRNNiQlc3zlV",
-	"3ayQQ7aOMsw/fNmM8pn1I1sFpLX/+TIP3ueKxJrPXBUrYBTAWU0qoFkkKg/OxVt9x0NZuE8TiWi7fpvL",
-	"9YCNgPC55XvG5Jz9vKicvDeTVnOa1UU56gHlsokjzAKqSB4HjutTopqLe2c9i+tdnKmdUH9xWdBpIo1B",
-	"qUD8QNxyd49Epe+EiwDkzEf4x4BbfF4s7cAk/KrU7COP5h6ckyk9Z4r+f+/JnRn3XO8e83BnsQiToC6D",
-	"ztS/3xIBLbYzeObghFJl/xrdgATYgNgzFV7yN2Zup0hXn5ugfnVJdTU4mUuxM/eBp6+vBPWBwsXUI6rT",
-	"9xuVqTgtKNMYWGCU7fxcnslxj2lAuYrmOQ0c13UAXEApRXnA/d99YzumEhN5XUSTJrBeIR8bKw/l8t/b",
-	"AZG0y7ikXDLFbmjnAHxFxr6HOcOKjkU8d1qI/s5O5OzzPThdXR6jB2daNrcFUAYclbKIacXR9dIvUA1o",
-	"Y4GU009v3x8fDc8OL94N3x+fHF/4qM5NGU8UrS2k8c5eyboFNX5fS0ivEfcVGT/FMO7gn2IsaQ32jx5o",
-	"ibK0l9eVdr8SXckBUrPqIEVL2eZK014DcnohxAnhc6Qngf1YLhcdKYmDSZWlsrj2XMGcHNFLrZpoqolT",
-	"XHaBvkFrKUHcuRfxeCijZPywc58GZlWSyA8LxA0OXUQBUVgtRKjcelna0GwhAmeBDrSeCVaW5bpurkuv",
-	"HTS1FTjCclsFu3De/ichbU29BuisG2bzMR6fR8m4iataX4f1VK8HoDu9WxpF3WsubnnuzZ6DikrgdZds",
-	"czRMdzXCwVXBSSER2pG4pfERmdLoCEvjEZPcYZiihJgSLYt09g0HH/DcRF6WEOq7sqw+3Bfr3qSIbnI6",
-	"SkYRIxYkcbRv0k1slI+rmuKZWjcMF+Iqp+QepqRDv/xwAL5r343jf4ojf8DbbjAtT8hkZtrNHXNF4xEJ",
-	"qPTh871eAFRUcPHSRq1vTatxD90I+aq2MGjt9vqD1sNlVr4Ormxb80BoyQbD/KpqsLRd9RX4P//rfw/4",
-	"f51//HB2emRKsehHWBnmr/pxWpgFH//t7PD01//xHqvw4VmYcl+2pWx7GszwtYXxTMmZdEAzL/wN36kY",
-	"P1fgBh//893b849Hf3930SkVfPEH/F6qmGKUggezRE4+CMVGloJJaOfu1idyzgO/85DV7rO/uAp52cAD",
-	"bsVHeqe0WCg4+EnM961CuJ/hw35hPVhACCWCYz5L1IktFMPDAXc/fMR4B/eLhCkNGQHN1fVyteSqt6z/",
-	"sTOLCOOmtAw+LBNnW6xmwFGkxdIz5r0kZGLn/7VlaPAR/ks/wpI0+Aj/pR+NWETNLeUnEIGiqmtOt3MA",
-	"jhya8JAq4CpyLT/LfR9wU93AlLbBTIR2FgqDFWoKEroHmnQW7g4fGIcDioWMSm/AUxDMjVTIKe3BAjc9",
-	"sGFJtdx0wDU7rZCs8wx173Drnra9w5XZnJpepi991XzVYuMiG5ETMqNfMrOdUBKZ2sGVDPPMdty+nVAk",
-	"Qi7QiwU01cZDosgVJuvEVPPFYKJV+0qJ71cz2xbh0s5QF2O9bOnJDGH0jTGwPMNq0tnzSQkkMAmQS1UF",
-	"s4uJO00HXa5TfCrrX9N5vbHjA72hMQaySCAQk1vTfznGk5kQOelVau9/12Nuk7JgnedlCX3Gv5v3Dfee",
-	"1ZuVXct9uRT258uHy4WEvIqyp+X6tnldDv+8rK3meMK0/GmaZbu+tK4qT6E0Gvwz9Xs7uUuZ09O3CzIQ",
-	"Mwr+KMGYTKYG3ACfiy85e3d+AUdnn352zvg87ueaVhvDed5vn7ObGR/1gFeVbsP1gX+lCfcw86xjFGUy",
-	"AyVgt99f+F36HWAq28GA+2Zu3AS4PdiKsRULM2VkU+8+xoJY2G/7WAfdmMZevxpwjZ3fv07iqFDSgUlD",
-	"8FlaydnE++cPyOVeSzj/9bC79+Z7mNA7rSpf0/mA3+IafHo3YzGVWDNQbwhT0iuyxPu7PdBoh2RqSjgZ",
-	"G7eBRC9Kl3H0HcgBN+twMOXoypQhaEBMMZZP/1SfoWjqzG+xYh6i9wuZ/21FvMNcKflK8mIqBeANm5Ao",
-	"1LTIrWno/6UHDb2Y+X4lOfwb5RriaEWF70UCmGdiO/cmQKVxwiBeog3MtIXGGZcKewka5MJiCe3X/d0O",
-	"YhnjJjuJBoKH9Ul/Dj1WZ/ppXPsKq+GtcdvmDBrddbX9f0ZQvCmHKBXpxTohS6nYa/qm1KUGntBtCjgn",
-	"tX5H4wFWE8riUv8K5AOxwDpEaRZsFdP/UgUhlL4L7Mrto7zXelfelO7YPXfLHdhnSVXcBKJ9RBSN06r4",
-	"KAAwaVZwK+JrmdYW0DyZl05zwTO+0K14W17y2rbIzxxzVA2tZnlfYT7bl8s7zZHXYn492hSxa1n5lo8l",
-	"PNwaUOUnWqbpFZaeD0x3ocBYr13TxS+W8BXOFNeNpOeKRoKPJSiRu7jiTdWrgBfp7uGKGlu67UVEY6PR",
-	"VEEIhIIae6KxQfVqNIBnoG6LE72QQlDYa30J7W9ls5+NzGVRPzXUrYwklWTO+AutvlAn5i0A+jNQuyaU",
-	"7k+tNHzkxcNYn2Suaz0vV1iuKmvwDDSxvq3yM0t8q8D1WymDL5+I2sChPB5JqhTT+NNGOUF2NqapO1M6",
-	"vbLRrrWy5Il9Z6uqiZ5imfxoF5rKjCw2SvSfmsLam8ESGI257CPoamWKzmEYmnVsqwaeG/+FBEu7uW91",
-	"7/54xBMr43Ggd0xqgmmED1trtUBRn4yQ7tzrOVaZt9PydjhtBfpCVXG7/k+dRUXPWMpzCPhnLVy3Htiu",
-	"bf+2Ve3MNTt4OQDC5+7ZlMztZWn4mkoa3dClELUhIfYqTeoW7J7Gpu6s/Dv3qbP2YWcazHboDQspD+jS",
-	"sEw5owFGHRhHc9Zfxmbqu2L9Jn4VQjpinJlwrHJwCo0xTsqW1skqfiPy2KpoXtlzbVLFTf4pxVaI+hMp",
-	"YERiaBeyUwecxBRuY6YU5YBhe5NYcJHIaI79n7NEdbtonHkqppSrUoPCTm/AfXdAQzkhe2++T4sNOddx",
-	"2qeAC84CEpmqDPZpnJq1Kbgwz5r4MJNb/M5dx9azmNOZasQzt++vrx5m8xC0uuCz+0Jr98+XGoOLneYX",
-	"+JarqOAwxRbkAqmsy9VAOuVjZkvbj1iUj06zRRswNu2azrsYYKGJhnm+Nu05xxWgHLiSSGj8X0oglBCR",
-	"l/ZMRvQ1zZJBJhixXNw3tF3DdhEDF6rjOmvriRyi2ejqXIhGU1xjMkU2EwlqI0FsrYkBL8zjgW2WiGEZ",
-	"EiOtPeACO62POUYEcwW3E6Y0JSQB9YAnRkzH4FmDVkDkgFu60+nBB0pDE75u3Kr7MEqiyAb2YNch7iJw",
-	"3Aau6fw7WcpmM7c74Nl3GHKTtsLHUJq2/7r/Cv5O56ZwGb6AMhHTq5JU+Z0eHHITqlxdSsOlglh3PNb8",
-	"sF3pBKdVdQCWkrFzDTBbJ2E4y5JoQkSwjBl9o2RPQclqDtcz1WryVEx+IdRr85JPuVnq3D25OD4Rzj3T",
-	"Z1hWS0PQTlv1FTvFd2y8nR1kwNNRsK0ZD3H9+ZEYl4qS0HMOcoxlTomsFtccBfzOVXjEnNS0rb1NMbUt",
-	"7X1o4zsoAAUkjucmgX2YLtHvHGjqgvkwzGUq9eDU1KfKkh6y1Wo5bGRiG6WHlOn13p7s2Q7ORo6KE1uv",
-	"nwv3LtbZ5YC9VXoDPuDYv3nfbKKrZeOuk4d9L/8UOxN0AyJp8blpRo27x4e5+1scKf9jhKmTPrRthV80",
-	"ct9iY+dcxKEeF2tadg1x6trttQn8HJOR6v7g+Iv5veNB8f3QvJXNg0Oa0pbFMT3w3X10A8FDBIWlv4U0",
-	"iIjeH7RtQTEsuQkE0ncwW0riqWuePaOxmtume7mKnnYgs910IkdmuoXV+tBO6Y+t6pSvbWXeTU8jB5Td",
-	"JGaFKyn8kO6z8DR3u+nzyhvOHa8D+zI0Dbj7ofEIJB4jltUPlb5hV7qsDptha1uyupnBjxx+brs2qJlu",
-	"da03RyK+RatsbkR7KVngLLFEX0xnETPxm1i5zroGK+QEwIabKZdYQ0RwfN6KvrX6yHusn1gR139ydOok",
-	"btM6rZSo4KUF4haLMQy4q8YAbWxXY7IX6Q0TiYs015yW0zs1tG/W1lg4tztoVFhhSd2AN/m6AXtfSd0A",
-	"czirKwa4JIE/THk1TDdZhMF8ipCFi8r2T+7Hh9VdNFG4XJipB8cKpCKxkrmm89D2rS6+DyMSSaoFPUxT",
-	"tlkkA26gG/VDSLhiEfbak648tsWV08OLo1/hftCyjwetfZTvHvz6fAZz11uNYzJTvFRFI7O/P27s0st3",
-	"8F8A4wb4YgvrSnf6RcaR1w+b9u23K0jVN1SWvEyBy2xfMmf8knXN+3Nw/61zf9a5f5O7ts2F3F3XtxSq",
-	"O/P+M2B7ZjP5E/QQ2uQWx1TlrvAxRpoNmgH1wK9iW45XYtagzc80GwKikAqcHJ0OuOOTB+VRkJs++GDy",
-	"nphKS9ebOu8rOxDVtvHZKtfMT/FCMW71ePS1Rre9fB/5BaT1sE4LQrP+V8jwe0BVZBU22348DfjvY9rK",
-	"NzDOLmssn2fprrW8sYG2s+SnzEJb4vBYUgdZPLje6FgQpLoNPbT1Cx1/k4bzW8X20izP1Gp+OaP8KvvM",
-	"v3Tb+I1Eq7RlfBNMtviwNO701L6zTbMjTrEs7jSVzb/2TtOp9W2WHntqa7NPKi0N7sdHSmLVDabD0Doa",
-	"pjNl/FvOB7Uzpsq3xd9kD05Mdy6sZmX8UhMRheDf3zuL+sODP+CziARU/0Jj6VqOOa8HuDflQfpPW7gV",
-	"a8qgQf7ARB3jEz+RNEbjPZGSSUW48jX3803xFt8Qe7t4R8LNMC5PPR/kgPF9tcYPA6lbNX6YKV7I+GH3",
-	"9wdO3PrK+0tbOM580inGTWeRlpsaEAxrapm5u17NIHbuzT8WzS9VlpIcknyzlDhLib25BtdjrSPueuqt",
-	"I3Xn3H8GcpDR1D+BdaTx1Y2pyt3bpox4dd05cy9N8uy2yrDyU7yQ3aEeQr9l1X0pDYIbo4+1QTRhTKli",
-	"v1R3OUvf2iIIukmW6S/pcv9EGkycO3x389mzSi0m+3mLekwa8Ww0mXTOnZiSUCszKom57IGfxMxfrSwY",
-	"yxKTQBnG6hIO5EqKKFEUPp0dQ9sPRSD3d3bGCQup3zHBFE5es47Ye9zJgw+SjlH5GfC2f0uJHnF/Z+c+",
-	"YGr+sMPFrd/xwBS7y/aOapBMrqRiKlHYrspmV1n4Bhsx1htw3z4yoXz0TkGbgIkRMCvjcxOgjYXZoI07",
-	"DfFRl/JAhDRcoh45VNiqguQmeSEVKd3jNyXpS1WS4gwMVxMeqw3F2bU2YTs79+6fzXSiAmZ804pSrWit",
-	"q7KaUXZV9bpR/Xn3n4US5Jn+n0BDWusatZaUv8Pt6UnuhppoSlvmXcVJXkhbWgax3/SlL0VfWguZrM7U",
-	"jH2hr3R51rCT3o1blXHT8dwEAYc0zteMW8yJqS5wfoGzbhGs9QTLtC/cy59I81L2wB30mL8rNS7z0xa1",
-	"LT2B6URug6lsJs3Q5Z1gg309C4soEGm0j3OTwdLGbBz4wfrgB9z/i/vMuIT2+rs/dfs/ac1lr7/X7+7u",
-	"daxGNcAA6EFrHwYtk8szaPkHWBpAUfD1/nxpOyxgafDegJ8UgBl/VDFDhcpAv1akTGLWTkCiyDclyk33",
-	"RKOVZSk6aXPCCR3w1Kllw85tCAIeDvqk8BSu6MaOKY0CW9W69AQvpHHh3r5pW1+qtoVAXMMQVhIhq30p",
-	"c8WrWNfOvf5PM40rxYhv2laqbeFVuV4tzS/J6l3mkup1ruoT72+dDjhK+ifQs5Q54uXXpfUrd1fb0630",
-	"bTwugLeUrGzryuCbHsQUo0TM17cTgSGN2GJwwLXk0tMs3qSlWlFC83oTnhvn+hYUMlfr43O3yD+zCV5I",
-	"66vDm28a35ei8TVCa6vpqfQ2V5TO8hrnhrrkzM/3rSTWU02Umu3v7EQiINFESLX/Y//HPqK6XeJ92mrZ",
-	"dMjSQ9snWCw993ex3lbuhyw5Ln3ktJH0Qd4hlD7MYt3uc60siq+4EhW5ZYVMFR7k2pfnHqcN5R4uH/5v",
-	"AAAA//8=",
+	"7L37UiNH1jj4KhnaiWixUxICtz02xBcTNMY23zQNC/TY87X6p0qqUlIOpUy5MgvQEETsX/sA+xD7YL8n",
+	"2chzMuumKqkkELTbRDjcqCorryfP/XLfCuRkKgUTWrX27ltTGtMJ0yyGX4c0Do9D81fIVBDzqeZStPZa",
+	"l2NG6IgJTQIah28U4SFpD2M5IRFXegCvBuaVIjImQcyoZrmnW92W1+KmoynV45bXEnTCWnst827Aw5bX",
+	"itnvCY9Z2NrTccK8lgrGbELNRIYynlDd2mslCbTUs6n5VOmYi1Hr4cGDSX+ADqumbSdsRqyZBfyzaAoT",
+	"eveeiZEet/Z2er2qKZzGo7ptk/GICv4fah7BxtXMQsajx2/FaTy6iJJR9UymyVXE1ZiLUXlSKkpGC6Zl",
+	"Xj9yg85iOZnquj2awts5sMLHeZDCJ3XghG8fv4vnTMkkDljddGP7fm7C7kV+yu5Z3aTd+8dP+4LFNyyu",
+	"m/TJ4RlR0IKETPGRmJs9vs3PHZ/UzRzfPsW8leJS1E2c3U0jGVMt4xlR2LRi6vC8OHd4VD95eP0Es7/m",
+	"UVSPfpR5bfEPaStBr9kgoKoWHKD9YBWUtFt94y4SrmshWJmX87tonhb20Dyonal5+fj9u2SqFi9opuax",
+	"gnmYn6T5XTdH8+4JpihlVDtFKaP5KUoZFaYoZVQ7RSmjx07xwXysplIoBmT8HQ3P2e8JU9r8CqTQTMCf",
+	"dDqNeABof3say6uITf76b2UWc58b7i8xG7b2Wv/HdsYqbONbtX2GX+GgVagRhiVckQmNzLxZSNqJmNJY",
+	"0auIkf++OP3gEUquaEhS3mOr2zJ0XIphxINnn7O8+jcLNAkiqsZMkVuux4QKwu640kAsBSNtShLBf08Y",
+	"XmQZk4/nxzjtn2R8xcOQieeed0CjiMVkQmdESE1CSfSYK9KOZcQ8cs1mRAVyyjwzW0qCWCrVUVynh4TT",
+	"/yD1TzIR4XPO/oMkKgnGbue5IDpdzxtV4E5gjmd0FkkaXkr5nsYj9lJAfSXDmYHsyEwiJnpMBTk5+G3w",
+	"7vTHfw3e/evy6AJmeynlCRWzM8NuBfYequec8+kNzM5yfAGJqWYk4hOuSXsayzAJTEMykSEjUkSzrT3i",
+	"m3WcfXz3/vhwcH5weTR4f3xyfOm7pSsyZXFfTLhINDN/kyDiRhygYRgzpbp90fJaY0ZDK0icMx3POgdD",
+	"zeJ5vHnBAilCRRKheQQTveUilLeGsWJaGUSZ7YHFdVxoNmIx4OPfOudUs/dmQR34f3HXlnxxziaUC4M4",
+	"V/tKMT2/lI+C3xHNJ2zlZTxkkPKiMNIAOPS8GOOfvT+4/On0/KQALTkg8Yga05iF5GqGoCgjHsxILBPD",
+	"YlARwlPDQvKAESbCqeRCv8LRWnD0UdBEj2XM/8OeG4/f0IiHji83lObg7NjQnm7xHH/99dfOQaLHTGgz",
+	"G1a5Zxk/A2uaxjJgCtiGF2RjblkUdSwjc5UYYgVL3ic+i2MZKx84AkXYDYtnZMhZFBKqyZAmke7C8dsx",
+	"zZQOdg8ORkzoQxpX8JMHghzsHpCdbo+krUhbTVnAh265dJd2p7HUksghwIr5YhpLQ0g94K4MOY3kLYsP",
+	"6YRFhyBrwLWaxnLKYs2RRwzolF7xiLvfxbfsTjMRsrAwW3tMV1JGjApD6qAZSF7mPddsUtFXYZFzh+2h",
+	"Cgpa0jDkphmNznI9IDdsP0OWofWQZ5erZpbEvAqyKvqxD2gc0xlMJ1HjD1KnW66qB1A6ZnRir3/5ddU4",
+	"IQOYOBbTRJ/IkBW3bG5XytOyn58met3vF59CKINkwoSGNX+Mo8pGwsq582cYyxseIpIunn6ecFR+mlSO",
+	"VTjgT9DIK/b1uWKPFQuSmGugqDxmE6flTLdpJQgrb6Hr/cJcaLagv/XGyS3jmkfRY64Uu6OTabQqiPCw",
+	"shlfE2JrgUWuC8Oajlb6ogREIDtb1Up+B23Hn5uAQDKdyliz8FhoFg9pwBYdEyDqQEbvuAiLmKJwc6DN",
+	"P1ms6o5TM0GR8j3m9pRnMz92kx24qZ1nadDKja7av6xPr0iVqnBmJSJMb8zcArzWXWckO24RhpoFNA67",
+	"GV3LtejwiZkcmkX0uLXXGnE9Tq66gZxsT2RwPQmm6b+GA4sFjbbTTmEHDsLwhE2uWJxTwFQjgyGNFCtT",
+	"ZcNTRmUF37dvvfmDN1I+ogLYjtZeawLjtrwWE8nEnIC8FfDbvvjsLTkxHLwKCApsQHHGyHmav0QSRcis",
+	"FfBcNuUyy0Gj6HTY2vu0mFVLxz7Mf/7w2SsNaAYAdVs4oLqgNQupZh3DXLeqJmW/uZpVk8V1MG2j5Rzh",
+	"l1V3jN0FYypGbGBvd5FN/HXMYpQTXDuixvJWWSVKHJLbMY8Y4cC/WqsPA7vT0iMaywmbUlSxLG2M9GKJ",
+	"ctLQjxsZpPR/xUM/zj6uPPKIB0yoZvOdME1Dquka0zhxn1ZOop4tcpu/CCSXzjtmU6m4lvGs0TIruIdG",
+	"awRLRiXR01Qn83xHy0+X5xM0/tKYOW2e1T05EO3m8FIY06FBzennFajJayXTcOXLDKJZCmqNVv3P7JOF",
+	"1M1r3dLYiPuqShExoUaw7djPuRgRGoJmg17JROPNxKv670RpMqEhI21cIWpZwDrwCLbGnlHK32QktUiA",
+	"LbrOLk7uzhcgLYWjOaKcu885/Je7XoVzyO1b6T6U8FwBFRdweQEWFpKnw4VCLVUzERRopqXB89JdKCeU",
+	"i1X5Z8OmDCaOry0J9xMpRkSzO+2RG8kD5hE+oSPmESM4SY8MecRWgQKvFVExSugIR+t2u1vd1p7BDmWN",
+	"xvHFKfnumx86OyQwcyNtZo5lGLvWzUdEzr3JEv+tpPCImjIWjB+/0phqNoiciq446k8xYzBotwojmHvB",
+	"BhMq6AjEwWbHXxDulzV/aMp0Hhbv0dPynWW2YmWZEaB3ZdkVIWLlzwC3VFtU0cA2JBRt507PBTtYaZ5t",
+	"tvluXza178cFLmeeR7aaz8r3eVXWcuDEJ+WtOxWwa0IK5pErRmMWe4RO+eCazTwizRR2PXJFFQ88MtGR",
+	"arKZhhe1qvlKdeUvl5dnRMbw7wX5eP6etN1aiJaO99yqvJmOotcsxCCQTjwNPBIzpT0yiul0/HtU2dWE",
+	"6bGsMdDDFLHBPjk7vbgkt2MmCL1STFSjDCcV105tEkyzWZkZ2rl55JZdKRlcM914HxrD73Ge6m4GhN9z",
+	"lFeLwJli6dW4yUqNELvTgyCJVSOBsczmwPDFThYyAyc5dr+s+9ZsJGO+qv6pKF/OE9nvv+vt7BFKgK1r",
+	"7/Z233Z633Z6O1togk9ZV/Qx+A84FmStLnd6ez3z3/9UX5hVtV9lFpoqki1gAatgVvEIQD3J2MDNgOlF",
+	"Ne0wlxPJ68zRDOigSw4sJYm4uMYLSYkZDJx3SNufBFPr6uZ7huyglxwPiYz7wpGjshHUAyMmfGu6gS+h",
+	"PykI11skoIJcGWnoRl6zsMoCUyLIJeSqScSo0uTbnpEcYhpoFqtKuFhZBfHfF6cf/kmjBHQPE3p3jB/l",
+	"XTdTEMr2phq92j3NvAvRGUrGqcftPLa2W1bvUGX2UI+pdkcBf8NOGslKO7c6EieiektEpT9e5n23R/z/",
+	"9Yl2/tPr/DD4/Ne/+NV0oOAavYi9qXf7y/VhOG7GiCF76eWrMGrpJBaqoXa1sboTr8xGL+STEo8aVUQl",
+	"RVhIA6Cjc6aAo5q7YxaMqCKK3rDQQ7ysaqX57rI7/MR3c/FlXHixVjDdNQbzFaC1qC1ZU7FhVRlpT6uB",
+	"+yGoFjYG9P8sqJpKWnzwDGh85j9xFoVH5ptKg4sZqAJXxglDVjZV+07ozJCcgsa3QljNbzF27rkZV94l",
+	"MTNAWcX/z9Dh4MbAa5V6OX86hp/vntPbE6YUHQF4H0z5P9hsfvuuZCLCAVWK6QEPVY0Ls/VWp9a1qAPO",
+	"jiH4PcaMBmOm9gmbTPXMoFwyTKII/SELmoelyuvFLOA6Job5pRh6iQxGolhMbseSjJhgsfmIcF1D9Kc8",
+	"ZupReuWG+vuIKj1IVA3f+94wKSoJAqbUMInMEoxwFMg4ZCEgVC4IJUN2SxT6a5n1rDfhWhwGBws3z6qY",
+	"zXEbZA2gsdzylbcMY1/eHBQu0k/mTqO0X5U3CuD+SQgm3qD1CeUhFaFBY+wgHiVOP7Yaias9lEUOOg+L",
+	"5oLBQhVqFDvH5vszv7w1PGNqFrhwCS6EaPXtnPAJu7QanuZ73dzdKZ3iRcAEjbmsEI+lQCZgKfhZ0rAY",
+	"CjAwoXFfCyd9admbNVSbF40cA3NLMpzAQNldWgPm0g0uSFm7VVLWEleZFadeuYOArlLuZT3vhMzWv9S2",
+	"v4ZF31ssEe/2ekZ03+31nl4irjLKLzmyvKV8uV60u9wwvrI5vGD8LtlEZEzsJpCDqWGGOrvdnkdOji89",
+	"8u7ix843ncOIAqn++ex955tur06vmmrQVjST18ngqdzdMXK3R6gmE1lWc3gu2MbakosBIUst5Gsex6Pt",
+	"5ksgJmdbrjYfE9uC/Nb9V/d/9g1rG7NOzCJGFSMqGQ75HeGK0CBgU81qzCHLtQQZOgD2YT1cgOxRFgM6",
+	"t6p33Dr5G45c2+AkbL+fPTcCzNgI4IbrIj4ybH6BRazjS0szUE2mwFQmObRB2vdL3eRgcqfXMxBIo2hr",
+	"NaGhpFObcOF+Vvn65Bn5smlTTnDfJtJwL6gXw+VwRWI2NGwmab/t7Wx1yUmiNKocodEw0UnMapntWt6i",
+	"HFo64SIN7n4kvJ3m7vF6ULfWJL2WqgyK/5HF/IaFZIjbbE2PJfPQlGrNYtPcYa7P7RSF3fe873Ye3POt",
+	"v//lsTcSWd81qfPK7DGOlueNl2iDSwS6GPdfEYdsSAiI+6vOKaclWDKlZwBbx8yvdyy5uJVF63aDHNrm",
+	"6+02n7CBsw8viRH31r1MVtYofrXOjmNXXrpD9SeAqQ3WZ1rBY6XoLSukYDmfNPvTGswrHdJWP441N9gZ",
+	"oAc5jmHJlSm4cefiMQZ1U6iN4Kj2OT0QZKz11DBR5l/lmKg5IKhRoBX8lGVwndt5+1NOmaBTXrnzBc7J",
+	"dbPT7XV7xSnsPPHFt5kp1mSQqGK1m0mvlIwSzRqypuuSvXruzLoyVIR2ziUKUQ24sRX3NeF6TWxafwl3",
+	"n/YO0phGEYu4mhTAbgcAjk8M7O58B93YH95cbKbXUlpOB1IMhpRHScwa+vdg0ooiyVyB5/x2nkxWY990",
+	"oPqTumRKvzz4N3ZdW0JgMZBkuSa5ObdiOr0AhXFDY1a6LelQCzZfyuipb0kdqULf1Sx4trm5+0cEaGUE",
+	"rPs+9Nxv7ZG+XU6/9ZA700rDXYVpaE3d24kMrtdQuy3q0hwCpPfJ3F+b7VKNNaPZDqyGT8M6S9o1Pmxm",
+	"Qojp7cB+MG+jApFTKxYNPYg2ESiXShGwLrlgIiRcE6qIf2Aj0YGc7JF34IlI+kmv901wzWbwB/PNnfd/",
+	"6xycHXf+wWZ7c++7mWu54RgmwXTwze+7nb/dHv12cHL2/mjRP3dLyZNZZbbeqn39McEI88dqTEV9Xjo5",
+	"ndm8UPvEx/WbH7gBHfPaX+Kq+LBo4o9hmdeVqeZmc2Qd/GtCx3ZpNYXI5e072D0gMRMhM4OQdhfC8a+F",
+	"vBVomO+Awd/cn2qnuS8pPO1FYslWi+j684ZqlePUF43lwDqvz2oc7vXFhXetFWjVNAq4sK1fSHRSKQop",
+	"t34vxUmfl2Czp7DeF7DjS7lLV8Ly3MLq+WWrWV08GZtBtJaNyXlAzQ0NKVUwJ0nKDxS4w0+9z93UZN01",
+	"n1INQFSnjFw+Xxwz+6B6zmlQf3HC9aN41u8svxbIFWiWUMpIMIclEgzqKX7ZyX3ViZA2VyoCbljM9Szv",
+	"IgMuX5l73XInGZhBri/PZTJctEs/W0cmI0iqp5Yks0hol0gKrCI0GLPQA7cvbbNIqjfEdbNP3h1cHA0g",
+	"WMW2sFnMkKUNaBSRgE4Y0XJrDQ7MrTi8dDm9HoMjjIBpOqrCD0/gYumwRL2P5YPX+oXRCMG2JGVSTc2u",
+	"5qFKXhuMKugN5YisPtcE5WFAceGzkI1iGtaEAzemOGkkbDq97OOq1R2Dh751FF4HPhsFztVmDk2tNvvk",
+	"/qEG3NxkH5ZN3/k5lxAS1eZGpBhzcdwdXCfbEj3vqVC3LGbhPjEkCOcopGDEdtwos0AWKNjQ/aagvFzu",
+	"p1nt91zmRnAS3vyWeIV0xtBbFbCYyV2soSQ5QE9Z/JS4XEseUVrGLIRQEhg/JDcsvqKaT9ZQmmS+40t8",
+	"dSGRmTmx7vJO38sRF5tOZjKlSt1KlBGXpzaez1mS66Hq1OwaMke04jwThQ71iwDzo7LJ/Ap5dRSrZqpO",
+	"KkYJkjhmQg/yHHGlav5DeslSl+ArFkkxAhWbkAWFPWnrMZuRiA21TUEnBaZsLl+Z5Tc0121zAlWWgeak",
+	"i0dtbnlWXu02Vh8DJL6ZP4o1nLhTYK7NxNM47Q5uSjPMVrEpiKIc4MPoBXfk+p14CqHF7un6LscFHe0y",
+	"hDJvtAqoEIAxDU3COHGDrbvET2UA37CBjOsxiy0tBXXj/YNP2jS6pTNlKZeC3KZ9MaRRdEWD6y2PUDKN",
+	"KBcuNbEcYkrHbcSbU8pjhURxkihNDKsYMjbtsN8TiilIU3reF+1Qao0hCQoTHlNFfJcyN+B65iO3SgRT",
+	"pmGOF/BhAz/1PqOqFH51ez7hImR3fQGbrrYwt7MgTuhx0wbPJnZHAx3NnMeQIj4sxfeI79r7GMQIi/O7",
+	"fXFqn6s94sOSlGktpB5kvwIpNOUC/laaxloNzHDmJxNh9sNusd8X7fOj3S3z+o4rnfWY/hpp/D8z/0Qa",
+	"/w8/uPC75MR0xMWIcNUXAVWso5hQXPMb1iW+8y+GQzdLBTJn9wEDlMzO4jsILoyBTarMiZl3fN6Ybn9t",
+	"m2Telbp5nNYalobcUFU3eLGqYB3k2pDJm9C7AeYVGizKCHLG4k6BRgaMR5DJfZhPTXRyeJYmHsY0yO18",
+	"umuCiYy3LNc7YVQooL43LI55yBZwvTkLcL1ffJq/rTqv+xtFTJPuKvnc6hzdPp6/7yg6ZHDb0bV2n4Dr",
+	"oMvOPJ+s6QnyMS0KskGFUPWBVhG1pTmA8kD5FHRuMV/TmNqdgUPrQRJy/RSzynV3DjFWL6Y3nJ9JRb4l",
+	"jJ1aFMAH4Pfx/D2In+FafGvTNHTTARdVubcLd86pgtq/dX6S8S2NQxaavyBLF3qKXp5/vLg8+nFwdn76",
+	"2/HRxVYj8feazZYw+8Il075mM3JLFXFKgJU3JKKaiWA2KHmOhDK5inLXVCSOk4tZwPjNqmYLmegC36um",
+	"LMhyf4Fz3Q0PmQiWKYFqkrZgg1T7kENKOfwKDDFYApdL/7B79iC8DDrdUnJJ1HI7WBgig6LiptVfkENq",
+	"jTUlneZskO5fSWh2e5Y/CC70d28r1w+b3qxpejBNmpeVak3ONlt7IBOhG04LwiXXD2MtTRRHznr1sq1e",
+	"dEg2ZKsqR0DIhlwAr2XE72DMgmvChdKMpmG7VosjRUWGAFvEbPXwMRsFWfaArnBjScuOrT5IGqfYYBiw",
+	"VKw+BITsLe3+ofZwjnIXonRVhIGLutT09rOBGtPdb7+zQf+pK3+v8wPtDD/ff/f24S9V2C0NwF4JJ2L4",
+	"yiBwl345KUf8sLK609zHNVe22byauKp8Us0yJsmpWfOrKG15KYekO+qStbaw3/NnXn/jLyzafNxdNb1k",
+	"1/Tx19L0l7+R8wnoXe6PZb2g988jIWW1C2+GdXd9IbNsV+H6z2+Ulx5BceL1B7koDccQLbSrJOJAk27V",
+	"1qfh3HMmSNAz5chAjmBY+6IVK98oEjisCBweEBPkbFImCvoAtwZHkz7XXcgKblISu2iIExQEjLwr5AFJ",
+	"tyxdceXW2+opVa695z8dkh/efvs3YguzpMaOquQ5uk6n+qQZVOz2D2rqG+Sskc62/nZ3t4pV0VyXjfCF",
+	"MjXkSGi0jNeGQWRfQmbgvauIiuulojO8deOnM645mifKnTAfHPYUuVCWunI31AQ9OqyscQj+aoT5abQk",
+	"eSJZWUchO87cXqymMCmd75cZhrFKZtSmPtO48CfRxtTQ/ubaoQJUrnYEZbOTtZdRpbjSFIQgNVOaTSoJ",
+	"iGZ3FaqQEzojYxmFxL+/dyD28OCTaUQDZl5AcP6QRxHqDn1LrrdHTPvduWCs3nL7rdX0wXRqdqhcHqW6",
+	"trELmkuD6KFAQqreZVMZa0W4ID4QZxrx/1g3c7t/kIhzZ6fT+7blmR/fdnrfdHa/S39819n53v3Y2ens",
+	"flu5r/WJX9aPA31JPJsPKH1EfqYN49AFCXCa4FYMQy1i2GzlWYDqagi2fJLzoMvuNGlTgrPFJLEFPw0v",
+	"M2CZy5byydsxo6HfwHnDTeEpkF29YNIY3Z0zpQ/zNrZSqTCwPlbecva7R4T5H1oNPeKskB7h6kMyYTEP",
+	"zJ+XkHyeqwMzM/PHqbXjxs7ke85G7K4m32fZN9PZYLvVcHrjfG0aJnQs7ZP1nsxWvSS/YcyU1kzpbraF",
+	"j05u6Pp0de+z46lzJqOBTmi0gh8Xu5uyQCMJb5p5aYEHbQFIKh2J6jRC7nwX44i5U8mtwHOrTweqg/Ij",
+	"+KTOQur2eDU30OzYK0sG4RwHdWr1AzEju3d3NR6Geb1v5YKOnZNjOQtMOFsppSnLNmZhAb1lm5Hf4LkS",
+	"nu9mGeWP6BWLPOL3WxhjdXJ0+cvpjxhlZcPOzJHjg37LJ1S5DCoYoFnhh1kobVq3gjpH3KwTM+5gWfXL",
+	"Jh39nrB49gQ9PTREQAgMT498cm6GjwSzdc5nrrhwzDTSYUUmVF0XTFDZ5mfFB9Yrzme/92yVPjfzpsTA",
+	"7dkmTqPOYbLJceTQuWk+0HEiAqrrkHOYILptbrR8kiuYYctlBjBnGnTD4rJac6srLqX5Kdq93sgxVhLy",
+	"x1Ih228VLcqVDMmYqZ+PLsm2EVLV9j0PHyp9LF0EUFnHOiNCEueThMEZVzS4rsuMW6aEy910FvENcYaV",
+	"lm2Ou4xlZ61GEYyFO1cZvIgrGtRPtuwc7Q4iW0RuYvNbVR7BywNJPc9TD9MGQJ4eoi9ctt9y3FV1FZif",
+	"jy49qPzikbOP5n8Hl4e/eOTHo/dHl0ce+eXo4EcjH5yeXR6ffrhYKBqUSAR4P6Kz5fY+8e+BAj/4RLER",
+	"KOegHp7VloDrCISKdHN0vxjnvvB61JENmFvTM7mwyY2f+kguq8l2LnKrNiv2MxbrzCyM5jQWuSV56CoK",
+	"cRkuFobmsnKbxYMJByr5md6qvICKu5EPv3mkhqQ2y7950dixfEWv1cblPr/AZCxP7L5YVBXN53RxuzAH",
+	"co8ocuiu2RPpcmqjCp/Fe/CC3rADtX52oU2I0MvTM8wxFo39fZvaJi5SC//CJHaFjLo2Z50PwQwlr2Yc",
+	"UxEKXoUu4dct1DQpZ9VdIRXeSxRazpx9ytwhjxgBKCFtKC27Nb8R6ESoyNve2ypreMazLgs0xpRoxKWy",
+	"DSEDDrGT6z7Ct706U8w5w3LpUKMGYONYDGW3trbSJlIHLlX7l1MHLv0gNYY3TwH4yCQVjXbVtu8+ghRk",
+	"iS2K21jaJM9Z9DO/prmT83KXvgSfj6AiiGCegoZkLkZLKEgpOIMqBXFQ2MBPw/TNV2RKR8wGXFgTXkSV",
+	"7q7sBtqYDmGGx5dnXVfEEqvxj0sv5JMyR3l2KGdrewTIwhkdCR3PnibcaHVl0zqaiacKXPhS9A9VR16t",
+	"VrCZRfLbvDRC1Z7y02AmpWp4vOdhbh+VNvY5VN2rKLGrdR8H0ykTIVbTxAQssOY3CvKskI/n7/PVt0wL",
+	"eI4pBCtZlyc0YlToSRac069cjw1yqawZ/9x0gGUTWQXWETlW1aR/pSu2RJfd2EpA4CORTB+Z5CJdnYvM",
+	"X5r1opDCYO08xVnmjOIN/d5czb/t5sqqkLarbPG3XXI100xtlXy2/rZbGPD7lbNvVC1q0Y7XWZhWycZX",
+	"jtR8yowT1ZPP3P6fwM82620zRcoqorvrfEkXL/b5S8QtnXraoG7mX0wdtgKcgbtZxYLqVlGnFVpBZzKv",
+	"8XgsZahSNayftSuP6OuyQ1aIyG6FdTu38XpxuYRQT1XHLd9lk0uQn23lPiS8KtD0BXR4jwa5clL+PL3b",
+	"gXLgWcY/wgWRccjifTKRMXNvDQmkYkaoxuTVrYZ5+58qT/8z2iXSCc4vqLiXjxHODXA9idAGUPpiIhtU",
+	"pEgqFEGr6wrMHrNwkMZAl2p6wVsLolS4vwAwA5lEIRFSG2CthsyGV2ixH6R5l82vAvyv+XS6pImm8arY",
+	"Q5lNbmziNMBr7uxqEAQmpaRS9tdS06iBqw96ibu5pnvpOihtYOm8y5tX2KmySiRb4yKYfLLbVbMvz3fB",
+	"3OFUF0yv5hCx+WLL+up3dLG/j0oivZphsd4ZavWLUqWfiRNRm0gFfBHiRLj4U1S4cAUv1kogMp+fNb0D",
+	"COwZmKfqvs91d3iV+95MinHd5j/KJe+we4Ww09gxJg+fT+sfc3HLdTB+fO3DisSRqyUPbJIysfaKrn7H",
+	"noBUvfRVXAWEq6hIBqnpBVpADtxqF5zLU9CCBSTyWUhBtUz2gkFu5dpHzeW9JypTtGI58OcoQPSFxj0X",
+	"jqq8H3PnsZooY+DySe5XkyQY9UFyacGpOWL/nmmsjh3yEdfKI/7A94jfsVk8u/4+UYJes0EAphZFblGo",
+	"mEwjTkXAMN+EIujIVA7X3f2+rGzO5wo56PwPVrkddDuf/1qZLuQjbO+TlZj/k9TrWaHM/Gv5nkWa5Oct",
+	"otO81nsD7r50cx5Ri+DJQbZgai6VYq7Z5XQTJsF0kKUsWg40wXTgHJvXDzUHAzLTCy3iT0IfMTRbNeOT",
+	"ao788UJBbUrcfGHS5mlq16yr/gRF0mt26LUg+nMVRK85gK+k+HljhPJMxdBrdvvJCp1vtK75QrviF1z0",
+	"fGVP5rlj3YRrc27Bq9Yyr4OiP1x97cfV1H6uGto12/00RbK/mqrXdbv0hVazfq1MvWq9iPkDVpuvsrO2",
+	"Dtb5qC30PwZ9V5DEXM9Au2cpKtTG/gUcbKtSQ08jqs2MyMHZMblmM69Q0xqqVne7XUjUxM0X6KrrdFt7",
+	"rbRxthKaluO+gsrZB0ml923V0NWVtwuzAPgAVAkvs2HHWk9R6QfupIdSXvMKDdS7WN4qFjtvXwxqVuDL",
+	"R2RMIjniIl1tgJ2kq7VWkoH9eH7ND3BzhxX16eynJGJaFeLWlAvIMi0g5Kt9IkMWEeAk7zRxbMKWDfRR",
+	"Wa01hQWz+sKyM64rqgk3w9yKQgyZR5QkB8cEMsFDJldyxUjIblgkp7aGm7Z1fEaUC2W66fZFXxxKccME",
+	"THevLzrkjOqx6SCOIXrAJayzUeP74MJijtW9gBQ2hCviZznqfNJW2kx7q2u6hJxhUN4HCilg5HmmDPQI",
+	"uwvYVBMuFA9twjw6iyQNFWn7OQ8iqNxjXd987Ps4xO4+fjz+Ue0Tc3WVppMpPj3/6ZB88803PxAuyMfL",
+	"Q/gCMrFmryEdrE+nWJmcS7Ftc8P+1WAXv0uyJL7EUnVFIq5cRTOXSZaLviDEx9ywe+TTPSzYI1akevjs",
+	"e+QWIvVspSNIgot7M6V6TLiw3uo2bMF01/ZL1WR3qqrJ+lsul68rk0hJqmmANb/n6NABZan8+z6ShX5r",
+	"j3zqdrufH8zcuB4TP2ce8e10oYSb2a0pHXFhsBR0aW+bIoazNwAUQOJg04uZiV+6UD7BG0cU0+Rq5u6l",
+	"gUu4mPskEYoOmVl1WugGoJCLkXNAgQ6gttUVI4pOWEfGfMQFadtkxXYVFyzo/MR0MO5ccM38bf8UmgHI",
+	"EHKEleggMzKW1iCKCQNHc4gLYsGqURdmZ7pmM0zO5BMZAwDkcGy5Ceyb5TLIlQy5vQqgFsFoBf/k4LfB",
+	"u9Mf/zV496/LowuftHfICX9ndsxmGN3aJxGNRywmUjBFRkyTtzvfQNdnsBKDSPaIc6be8Xq9HuQLUJ79",
+	"kWbqg93HZzZV5j7UFsLsAraD3V7PrAtQWAqHXXJGlSYUp56HWjMhRd7u7hpYxKOzC8SaVjZLsUOaOYfK",
+	"vXySy4dMKtlrfdPtdb+xySSA9G3TKc9V2Idno6rqKQj3EFacw8tvFOJJKOOvPCLYrZn5kMdKe0ROkTWJ",
+	"ZlhWRY+lsoAtBesLH235vpddCAt2sExr73B3qD2lCmcwjdkNl2nNkDeqeNu2cH/S1G7HoZ1/qnlVraIC",
+	"8dM9kjKITckoWZYuJeW3nLwHAcj5GuOVdZWru3XVj7Je05S33/a8TEZy8lWtkFQ3gDXK5kdYVm3zcxbZ",
+	"BTCw2+uV9Dp5vG7wOaa6aGJLTbcdrG5A/ufYHDoCbAtg1DUw+xYnUNVvOtHtdzTMhcK97e0s/+SjoBYJ",
+	"sRA/+mb5Rz/J+IqHIUN3dZVMJjSeWaDKXQDLWYDLFx0ZuGrlr9Znw3JPgmkHtd8tQ/qw4MwAG0BlCVVx",
+	"+Q6BpzVoFeAuP2T7YPeA7HR7+Av55q0uOTX3zTfwANRRMGaDuBS9Ya6fvmj7/yvV3/71L76X4qpve7mA",
+	"Es8WE3MJ8/IYYI+87f2AJOCWK7blmUvbF2B4sTxKSmYyo2W+QBkQfw2V/1ikGJnQmWk94Uph+gJyG0sx",
+	"6otEaI7FF2GtXJH09nXJ5Zjl0EFWVMIHDsPaSG170+2tTKKwL2I2TBTrkvMkYmmifnLFhjJmueZ7xLfI",
+	"1SeUKDahhkynnNtv3X91/4e0aV9MY9aJWcTMIlUyHPI7YE4Cw5WxcGuf+LmT9Q1JMIeyawhHtt/75hhM",
+	"HxrxJGymR6CEJOBHSnK9AJfi2n9b7MfPTIVdp3nzTadEDvtiEkw9Q8O0R0bxNDD/p9Px75FHbtmVksE1",
+	"08UuHI9suEdnsbRYOjPM+X0BdZ1kDPWdLsjH8/elqeQYHfPTICM3K6g47REUXDxiFZpeX0jz0a5Hrqji",
+	"gUcmOip1irCf9mNwVAdW5VYIa9vvC9+ZLbuZrOhv+5nbgE+OL07J99/1dvaJnzc/dyMqRgkdMYVNvvvm",
+	"h84OCWTIlOm30BR1ExPzzid0Ig0Bh6y1N5IHzCN8QkfMIzc8ZBJybbN94lv5Pv9VX+BnZj0eUVPGgnH1",
+	"18hFW9Ofkw8I3kSbEgQujjmvMVV9YatnolxgzxFn4O+7L81tygx8PuQxxopuPDRHbIbZwk+dYc/vC+Ce",
+	"05YgMhlOyCUmyWckqaDViO5SspHFH7+zQbNPQpZKo6SEpKhdsAbpEnHceXriWEUYcYqhZ5hni7O/aOJo",
+	"vvhh+ReHUgwjjjqltzsNhjhDGfZSyveGYYfvdnebrCdXtaNEu3FvCRXzBLwh/UbskaPgMEKZo96+N/8M",
+	"ePiAdD1iVfXHfoTnKr2k5v6l1A3nFjF6Y1u4Ap756JbiFcL+ileoAMFv6+YQfvEQ9nb5Fx+k/kkmIiyd",
+	"Oa7wMWeO51c4c88JTMUT+JnpBdvfex4EcmnBySoluFbEFlYnGYv0FR/4zwxYqLWPe8R06axLYmPVrLIm",
+	"2+BwFYKP05TqoELFewgXGa/1iN8wgeo9BRLzPvFFEkU+CSJGQaeZytTYbJ/46OJkqbfz+/ENZwvVPKDj",
+	"27GMGDDCXXJQxitcOVhwKk0k2AZ0EMtwRZBPDvui/XZ31ysp7EzHLNwifEi4Rs6aTOg1y/HqAoboEv+W",
+	"xoKLkfJhtaovHDPdscy0Yc5peMMDtkdiNpE3VgiImVWDpCxNjPNzqpGMFQSWuy+uYkavzVu7DFR90ShS",
+	"EDtBiWC3ZEL/LWPHyO8TGob5MeZacyHjvnAZpCp4l5KP14Z4lxofzEa8yzOhHpziV0ZN/lAMjmUR1id2",
+	"KBE1Z3C2wwRBCcOQ18aUjXQggZzOCmINSsZRBFQOsSIgMocTPaw9TXxUJpsfqE3umK78vmgHiTbSeEGG",
+	"3iKJiJgy44JQwxWi6aq7/6Nb/qav//xAOQzwYtIKMBtyOnu98i925c2deAx36+BqhTtvuYkN3HhrLsxJ",
+	"ReY+e1jahGsCsVbKA1ZDmQd+ytn4e4SKmeH8Ago6SwEFM00jLvqiKEOJkAyZDpA9Ptg9MKxGyGIuRl1y",
+	"IBzvkjJLlhVCfPN2dxeRDJqYixwRlCFDM6bfJWeZ8nFOtrtJl8p1jge7ZmxqHvVFpumswDu255cXN87S",
+	"WX5tKOCxN9PuTOlyWjM1OnanENnwslqQWOGqZtEQlRJrwUR2gW2fA5JgqDrbEORqh7l4aaaPr1hgRYsS",
+	"QMcbx8WsZ04a2I8fJbNW4mXMCZjqlrvkWCtkjmosPUZysqYjtFkVTUZdciqMvFbCidqdPHYL1l+UO+Mk",
+	"YsQIooVOcqKlkR8VAyEQJLbUUMNFEINtBmiIGcG9uaUKM3JQrqqxbElfjCFCm+HvynFIL6SStgFKGGdd",
+	"YbYNw1f57uWYvYMwTPUUWlqksa7qGrFFMwKyfQ//gvv9QqX2OZtIp7LGeaaKJcRvTjQzchzXaMSNqNKZ",
+	"0arMKfVFQIW5p1cMtUMsBEywtUcSh0AyRAN+KJWSWlE9nt3lZTpyXNIrf1MGRtyXFB7BYXQliJxTrDuI",
+	"bKBerzm+3kbxcQ2b8idQpucu5woHXFSlZ6e7HnPiLW0JR4V+85vSvnfJeVkpXal53svzJorOFFEy40As",
+	"Liwook0/icCvwwX80ZyCHpFhA038ctX1JhmcRZHQL6XEXsLtvOqzvxB99pr4Z06ZvTbLs83Fjbx+hI57",
+	"ZeRVKYaduzSY4FAM/jUZoxVxca0MW9gueO/8Neels2XYr0BH4Jqt05Job1RfFIsLmXF88HveDmgU+Xup",
+	"x1DbOq4S//7B36qwJCr0aDYfm37hM4I3DwU4iz7Btc26+VNl+++ioh4eW7/vLS/XX+ZETWjM+gIrf4ep",
+	"msAreDSZ2cFumVZmTPf1G5UVdmg773/ZgXZ9YYMOtpA5tQ5NgjHM33iV1QQiB3brb7keywRdusU1s65P",
+	"YO0kb3d3qzDvMQDUs2BeHKqMcDeJYAsj1mHXy+xU0Yvzq8OzL4U2cfszSXEcy2SEum4Lnyn+aIhJEf2t",
+	"jElT+WwDpoKTVM4EJueKwoqID6ZCf7/oNKW0nCqixvLWoAGu672oPropv7xq/Z1d0h/DCXB9IePScKtF",
+	"LbkcDh+hJk/BbgVFuaNiG4BUoNo5NeacKQiUnRPGNGkrxsicpgadbdGpvWR1snBc9BTPwuLa1lfo085n",
+	"qCznb3XJB4me97ilqoo4OTPc896BLFawjlxgGsWv+CocjllwXboLea4qhpiFoYxzgQoNL4UD8Oo7kYRc",
+	"b09lxINZbTzYqTAnEMg4hEA3wxiiFhK/I7FMNCsGhO1ZBB1Ftp6uC3Hsi1JM2TWbKeTesHXGUqEp9prN",
+	"0JtLGzIJAX9zgWl9YSOBu+QnHmkWk6sZ8dPMg75H/Gs2M38hm6i4CJi/n4ai1Uei1YWXncHKD8zuNYwv",
+	"y6VBzK7H0tj36s5wMU/RE+xEdUcL8zyuHO2GuU9cuNu3X0m4Ww4Mlge84RX6A4W8Xc5HgNobD2jDLSiP",
+	"h+BCfM6hFz3ehkhlIK+WSpauE7zejAQEfb+QssmO7YrvzUPGBR8JEGH38+XWXMA2lKOFjJ65anAXTHey",
+	"RA7ZPMow//BlE8pnlo9sFpDW3qfPefCGWv+EkqtiBowCOOtxBTRLzNFTzfQdiVAVzhM9Ea9mSBHh8DzC",
+	"h4SKmaV7qHLOXs8LJ+9x0GpKszwpRz2gfG5iCLOAKpPHgePqmKjm4I6sZXG1g8PcCfUHlzmdJgoVSgXk",
+	"R+StcOdIddomnAcgpz6CH31h7/N8ageuyC9aT09FNPPIBZ2wC67Zf72nd9jvhVk9xOFOYxkmQV0EHdZd",
+	"2xACLZbRe2bnhFJFuRrZgAZQlsPDDC/5E8PTKeLV50aoX11QXc2dzIXY4XnA7psjAXmgcDD1F9XJ+43S",
+	"VJwVhGlwLEBhOz+WhzHuMQuY0NEsJ4HDvPaJkKQUotwX/u8+6o6ZgkBe59FkEKxXiMeGzEO5+Pd2QBXr",
+	"cKGYUFzzG7a1T3xNR74HMcOajWQ8c1KI+c4O5PTzXXK2PD1Gl5wb3twmQOkLEMoibgRHGoYxU6qINUgb",
+	"EqScfXz3/vhwcH5weTR4f3xyfOmDODfhItGsNpHGkT2SVRNq/L4Sk17D7ms6eopu3MY/RV/KKuwf3dEC",
+	"YWk3LyvtfCWykgOkZtlBipqy9YWm3Qbo9FLKEypmgE8C+7FazDoyGgfjKk1lce65hDk5pJdqNUFVE6d3",
+	"2Tn6Bq2FCHH7XsajgYqS0cP2feqYVYkiP8whN3LgPAqohmwhUufmyxV523s7z3/+zObxQOuZYGVRrOv6",
+	"svTKTlMbgSNIt1XQC+f1f8qWf1oNdFZ1szmNRxdRMmpiqjbHYS3VqwHodveWRVHnWshbkWvZdVBRCbzu",
+	"kG2MBoMdoYK4LDgpJJJ2JG9ZfEgnLDqE1HgUgzuQKCoSM2p4ka09pOB9kRvIywJCfZcr2Cf3xbw36UXH",
+	"mI6SUgTZgiSO9jDcxHr5uKwpHua64TARlzkl9zBFHabxwz7xQxlAsnLo/2Mc+X3Rdp0ZfkIl06mMNQuP",
+	"hWbxkAZM+eTTvZkAqcjg4hGXDuYdFyEXIw/MCPlUy6Tf2un2+q2Hz1n6OnKFrUkgDWcDbn5VOVjaLvsK",
+	"+d//z//bF/99cfrh/OwQU7GYR5AZ5q/mcZqYBR7/fH5w9sv/9R6y8MFeYLovnBdpT4IpNJvrD1POpB3i",
+	"uORnaFPRfy7BDTz+9ejdxenhP44ut0oJX/y+uFc6ZuCl4JFposYfpOZDi8EUaefO1qdqJgJ/6yHL3Wff",
+	"uAx5Wcd9YdlHdqcNWygF8ZNY7FmBcC+7D3uF+UACIeAIINvviU0UI8K+cC9Owd/BvVFkwkJOiaHqZrqG",
+	"czVLNn9sTyPKBaaWgYdl5GyT1fQFsLSQegbbJSGX2/+nTUMDj+Av8whS0sAj+Ms8GvKI4SnlB5CBZrqD",
+	"u7u1Txw6RPeQKuAqUi0/i33vC8xugKltIBKhnbnCQIaaAofuEYM6C2cHD9DgAGwhZ8rrixQEcz0VYkq7",
+	"ZI6a7lu3pFpq2heGnFZw1nmCunuwcUvb7sHSaE6DL9NGXzVdtbdxnoyoMZ2yL5nYjhmNMHdwJcE8Z4Ys",
+	"KIPCAQk5Ry8esFQaD6mmVxCsEzNDF4OxEe0rOb5fcLQNwqUdoc7HetHUkynA6LeoYHmG2aSj54MSaIAB",
+	"kAtFBVzF2O2mgy41U5pNcsqPazarV3Z8YDcsBkcWRSiJ6S0YRmUMOzOmatytlN7/YfrcJGaBPM+LAvrQ",
+	"vpu3DXef1ZqVHct9ORX2p88Pn+cC8irSnpbz2+ZlOfj5uTab4wk3/CeFwxpah0OXlaeQGo38mtq9Hd+l",
+	"cffM6RLI5k/8YQI+mVz3BQKf8y85P7q4JIfnH390xvj83U/dO11ITt5un9OboY26L6pSt8H8iH9lEPcg",
+	"s6yDF2UyJVqSnV5v7r3ytwjX2Qr6wsexYRHErcFmjK2YGKaRTa374AtiYb/tQx50VI29/aYvzO387m0S",
+	"R4WUDlwhwudpJmf0989vkIu9VuTil4PO7rffkTG7M6LyNZv1xS3MwWd3Ux4zBTkDzYKw/Od8lHhvp0vM",
+	"tQM0NaGCjtBsoMCK0uECbAeqL3AeDqYcXplwAA0SM/DlM6/qIxQxz/wGM+bB9X4h9b/NiHeQSyVfiV4w",
+	"UwCcMLpEgaRFb8kNjRL2pTsNvZj6fik6/JkJA3GsIsP3PALME7Hte3RQaRwwCIdoHTNtonEulIYCl3i5",
+	"IFlC+21vZwtuGRcYncQCKcL6oD93PZZH+pm79hVmw1vhtHEPGp11tf4famnPuygV8cUqLksp24t1U+pC",
+	"A0/YJhmck1q7I1qA9ZjxuFS/AuhALCEPURoFW0X0v1RGCLjvArly6yivtd6UN2Hbds2dgu1v775laxyV",
+	"/Cbg2kdUszjNig8MAFc4g1sZX6s0t4ChyaK0m3OW8bkq7ZuykteWg39mn6NqaMXpfYXxbF8u7cQtr735",
+	"9demeLsWpW85Ld3DjQFVfqBFkl5h6nnHdOcKDPnaDV78YhFfYU9h3oB6rlgkxUgRLXMHVzypehHwMl09",
+	"uWKoS7e1iFiMEk0VhJBQMtQnog6qWyMBPAN2mx/ohQSCwlrrU2i/ps1+NjSXef3UYLfyJalEc2gvtPJC",
+	"HZs3B+jPgO2aYLo/tdBwKoqbsTrKXFV7Xs6wXJXW4BlwYn2t72fm+JaB62sqgy8fiVrHofw9Ukxrbu5P",
+	"G/gEtbU2Tt2esMmV9Xat5SVPbJuNiiZmiEX8o51oyjPyGIXoPzWGtScDKTAaU9lH4NXKEJ2DMMR5bCoH",
+	"nuv/hRhLu7jXvHd/POQJmfEEYXdcGYSJzIfNtVrAqE+GSLfvzRjL1NtpejsYtuL6kqrkdr0ftuYFPdSU",
+	"5y7gnzVx3Wpgu7L+22a1w2N28LJPqJi5ZxM6s4dl4GuiWHTDFkLUmojYq1SpW7B7Gp260/Jv36fG2oft",
+	"STDdZjc8ZCJgC90y1ZQF4HWAhuasvoyN1HfJ+tF/lYRsyAVHd6yycwqLwU/KptbJMn7D5bFZ0byy5RpD",
+	"xTH+lEEpRPOJkmRIY9IuRKf2BY0ZuY251kwQcNsbx1LIREUzqP+cBarbScPIEzlhQpcKFG51+8J3GzRQ",
+	"Y7r77XdpsiFnOk7rFAgpeEAjzMpgn8apWpsR5+ZZ4x+GscVH7jg2HsWcjlTDnrl1f335MJu7oNU5n90X",
+	"Srt/+mxucLHS/BzdchkV3E2xCbmI0tbkipDOxIjb1PZDHuW902zSBvBNu2azDjhYGKSBz1fGPRcwA+AD",
+	"lyIJc/8XIggtZeSlNZPh+mKxZKIS8Fgurpu0XcF2GRMh9ZarrG0GchfNelfnXDSa3jWu0suGnqDWE8Tm",
+	"muiLwjgescUSwS1Dgae1R4SESusjAR7BQpPbMdcGE9KAeUQkyKaD8yxeK0JVX1i8s9UlHxgL0X0dzap7",
+	"ZJhEkXXsgapDwnnguAVcs9kbVYpmw9Pti+w7cLlJS+GDK03bf9v7hvyDzTBxGTQAnoibWSmm/a0uORDo",
+	"qlydSsOFglhzPOT8sFXppGBVeQAWorELAzAbR2EwygJvQrhgGTF6xWRPgclqNtfDbDV5LKa+EOy1fsqn",
+	"3Ch15p6cH58MZx7WGVbV3BBpp6X6ipXit6y/ne2kL9JeoKyZCGH++Z64UJrR0HMGcvBlTpGsYdccBnzj",
+	"MjxCTGpa1t6GmNqS9j5pQxtggAIaxzMMYB+kU/S39g12gXgY7iKVuuQM81NlQQ/ZbA0fNkTfRuUBZnq7",
+	"u6u6toIz8lFxYvP1C+naQp5dQaC2Srcv+gLqN+/hIjqGN+44ftj38k+hMkEnoIoVn2Mxalg9PMyd33xP",
+	"+ZcRhE76pG0z/IKS+xYKO+c8Dk2/kNOyg8ipY5fXpuTHmA5152+OvuD7LY8U24fYKhsHusTUlsU+PeK7",
+	"8+gEUoQACgvfhSyIqFkfaduEYpByk1CStoFoKQW7bmj2lMV6Zovu5TJ62o5wuelADs10CrP1STvFPzar",
+	"Uz63FbZNdyMHlJ0k5oUjKbxI11l4mjvd9HnlCee214F9GZr6wr1o3AONR3DL6rtKW9iZLsrDhmRtQ1o3",
+	"7PzQ3c9N5wbF4ZbnenMo4tVbZX0l2kvxAueJRfpyMo04+m9C5jprGqzgEwgU3EypxAosgqPzlvWtlUfe",
+	"Q/7ECr/+k8Mzx3Fj6bRSoIKXJoibT8bQFy4bA2lDuRqMXmQ3XCbO09xQWsHu9MC2rM2xcGFX0CixwoK8",
+	"Ad/m8wbsfiV5A3BzlmcMcEECf5j0ahBuMg+D+RAhCxeV5Z/cy4flVTSBuZwbqUuONVGaxlrlis6Ttm9l",
+	"8T0ypJFihtGDMGUbRdIXCN0gH5JEaB5BrT3l0mPbu3J2cHn4C7nvt+zjfmsP+LsHvz6eAc96o35MOMRL",
+	"ZTTC9f1xfZdevoL/HBg3uC82sa5yu18kHHn5sGndfjuDVHwDYcnLBLhM96Vyyi9VV7w/B/evlfuzyv3r",
+	"nLUtLuTOur6kUN2e957htmc6kz9BDaF1TnHEdO4IH6OkWaMYUJf4VWTL0UqIGrTxmbggQjVggZPDs75w",
+	"dHK/3AtQ0wefYNwT12nqeszzvrQCUW0Zn41SzfwQL+TjVn+PvlbvtpevIz93aT3I0wLQbP4KOXxPQBRZ",
+	"dpttPZ4G9PcxZeUbKGcXFZbPk3RXWh51oO0s+CnT0JYoPKTUARJPXG10SAhSXYaetE2DLX+dgvMbve2l",
+	"UZ6p1PxiQvlV1pl/6bLxa7FWacn4JjfZ3oeFfqdnts0m1Y4wxCK/05Q3/9orTafat2m67amuzT6p1DS4",
+	"l4/kxKoLTIehNTRMphrtW84GtT1i2rfJ31SXnGB1LshmhXapsYxC4t/fO436w4PfF9OIBsy8YbFyJcec",
+	"1YO4lmo//dMmboWcMqCQ30evY3jiJ4rFoLynSnGlqdC+oX4+Jm/xEdnbyTsUjt24OPW8kwP499UqPxBS",
+	"N6r8wCFeSPlh1/cHDtz6yutLWzjObNLpjZtMI8M3NUAYVtUydWe9nEBs3+Mf8+qXKk1J7pK8akqcpsSe",
+	"XIPjsdoRdzz12pG6fe49AzrIcOqfQDvS+OhGTOfObV1CvDzvHJ5Lkzi7jRKs/BAvpHeoh9DXqLovpUBw",
+	"4+tjdRBNCFMq2C+UXc7TVhsEQTfIIvklne6fSIKJc5vvTj57VinFZK83KMekHs8oyaRjbseMhkaY0Uks",
+	"VJf4Scz95cICapa4IoyDry4VhF4pGSWakY/nx6TthzJQe9vbo4SHzN9CZwrHr1lD7D2s5MEnio1A+OmL",
+	"tn/LqOlxb3v7PuB69rAt5K2/5RFMdpetHcQglVwpzXWioVyVja6y8E2sx1i3L3z7CF352J0mbUrQRwBn",
+	"JmbooA2J2UgbVhrCow4TgQxZuEA8cldhowKSG+SFRKR0ja9C0pcqJMUZGC5HPFYairNjbUJ2tu/dn81k",
+	"osLNeJWKUqlopaOyklF2VPWyUf1+954FE+SJ/p9AQlrpGI2UlD/DzclJ7oSaSEobpl3FQV5IWloEsa/y",
+	"0pciL610mazM1Ix8ga10cdSw497RrMoFVjxHJ+CQxfmccfMxMdUJzi9h1A2CtRlgkfQFa/kTSV7abriD",
+	"HvxdKXHhqw1KW2YArERunalsJM3AxZ1AgX0zCo8YoQqljwuMYGlDNA75m7XB94X/F/cZmoR2ezs/dHo/",
+	"GMllt7fb6+zsblmJqg8O0P3WHum3MJan3/L3ITWAZsQ36/OVrbAAqcG7fXFSAGZ4qWMOAhVCvxGkMDBr",
+	"O6BR5GOKcqyeiFJZFqKTFiccs75IjVrW7dy6IMDmgE0KduGKrW2YMldgo1KXGeCFJC5Y26u09aVKWwDE",
+	"NQRhKRKy0pfGI15GurbvzT/NJK70RrxKW6m0BUflarU0PyQrd+Eh1ctc1Tve2zgecJj0TyBnadzixcdl",
+	"5Ct3VpuTrcxpPM6BtxSsbPPKQEuPxAy8RPDr27EEl0YoMdgXhnPpGhKPYamWlTC0Ht1z41zdgkLkar1/",
+	"7gbpZzbAC0l9dffmVeL7UiS+RtfaSnork8rtkS0S0tEQQfoIp93VsMJC917AZkxpqG/tkIDz8wVsTo6M",
+	"pIlpnwqBqVMWdyxXfHJ4lgt6a+d5c4/4B0HApnpvro6ib4WEjCsHU5CimqshBtK7Gb1RfZHx9C7FlRnm",
+	"jSpG25t3UCzJduaWhNJBeyhjgohHxrkulUeotbXAZxN67RCXbQyRDVuerXM4ZYFWkM7AzSU/Uwd2DtG2",
+	"fcz11bV45FPvc1ezO91FZ2dohd7OPmG/k//9f/9/W11iA4QnUOulJgdYl/g2rl45USyTm4TM7Wwgk8ht",
+	"TBsdtOHYIR8FjyIyoWF1ZXNX2+YSoHYzuLkwxjN5Ursxw0sb0F3N0JiXsDmvftVPhG5/jblmWIbt4OzY",
+	"7jCUNaXuRtdLL3BW85wWHuVAp7H5FitDHsPFzgkXrtFrSHllvAHsTpOYctxGj0ykgkRXTOhohnpLFhbq",
+	"Gf5RIs7Z3TSSgP1n6foKzv/2UU3QuX1bG3V+gDEvnuOoSSRHkP407Ixl4Er7qDQDjH9FFRsksSGqMk4f",
+	"GxKOBLsvlqZtIG0/K0m4l42hgeeXREsQSjPankXpecS/NzN4WJgyyt/qkp/5DSPsjgYGALLpEX0rFwW0",
+	"w35tOKIdxnixkHZc4WtM+6ok40LTWGPy4rkb2eRCplHt7gBKBMIAMfzVTKeVB9VXtVYWhF5xOqmaK5Kj",
+	"JieVxqTbk1oUlF5zCE9O/H7lenwkdMyZqo9QL66WYfM0xxyaLfSYzcgti0178bV7bNfAQ6qhdqSnCVRg",
+	"jHsKEqvKzfBhIeFh5cXfTqe0hmyejVFH7i+YCBXx7ydMj2XokSnVY48A+zeArtTfPTKGdFHmrysZzv7+",
+	"4LsM7XaebxSB0tofz99jflbTC/g90umUiZCFSMK3SCJClzuaTkABh9lNMcsUVSj/xYmwpRcjOVKEa7SI",
+	"2ayvRtQ0PRhwnu3ZVLFYcFBBhljFgpiBgKSuWbjluWyyKP4aJpDfYKpa88KHzIQ+iNh9MY3ZDROGN5SC",
+	"dcmBRs5xx+v1eu4CoVoCl17FOpg9LRH1DdUt/BI4B4OEasv7whm9CqlPxXEwEVqXKoR3Lh7BfygGpb4R",
+	"08QpDDVCRtv3cLLwTNEb1qEKNIiPQlLVafPdQI/Lm19b4B10ahTxjpUIYMQ3KTHYq0F1HtYwhkTObcSf",
+	"mCuI6vGW1xeGngAizbljp7gUWhpsiqgNlXcshPThiXI56fGsLb5K/Rxc4wE29tO8A/vEz5SHPvgo0NBg",
+	"X+oSExDM/IdaRavaNLS/LxBZOtbACH3tA3uxbOrq3zoHZ8edf7CZR7AIwxaMADUO5ZSzcI8opp16EGUr",
+	"pirT41/QG5ZHHwfqcoNYkt4wHODlvML1JVvggsSUfsWRT4UjKVQBieRoxMIUUUJ+vIJ2jwRUsUZokt6k",
+	"rP8AkRFVoNTLIcuE6yXhRhfYZI5PLILDqYisjcE0d6W0bCKSbsur1M7BP6vo5rxXNSIgBrPHDZSIcHLF",
+	"1KJ/MJ0hALxyEJiCPD6oVhTiu3o1ocgUhNySTtDZtX3z74CHyrf+oEXimlcGbhlOn2g5gpIymDO9L3xz",
+	"Q6KIRVxNfLKDEoWFxC0UV81nPPU6hcTnSsvpQIrBkPIoiZlP1DWfqrSQRF/QoWYxocQ22Cf0St4wsuNs",
+	"awK7pRptW+35HkEdaZOICWngAVY21/VWl3woJaXIRO58SavFbnsAnpvVPJoRXkp6gNW9VgF+ttSbOSSw",
+	"HAc43aQ9pAKZ276HfxtqJVMgftVJZq526Umkurk4EYq0DS8NecsMKt1afkxOMYnHtEAtWX0Kvc3f5kvH",
+	"y/wZHPBWuGCgPHTHtqLEbD5rErW0SQKSG+GlskrWgdyr69oX47q2woVwOSaXUJztOBFrKJnyV6aSnz03",
+	"+DcVvN5YFGwdt6AQYU4sM3wiiGbo0sWUfgMYnLRppKSrE2Rkzr4wj4H1pciGb+UcxTSNVJcc4D4hLg+J",
+	"4ob95Jrcmg5AfRPIRNgk71khnfk6o4mowfNPzLWdJ2Ihqjdb8RWj+3MjJeRpuJC3y+E7TkQj4G6gRTCw",
+	"+mjHoN2vVqI/T0RDoR64rj9B7J9FaWhWy6sxVlEGDAA4H8GtLAb77XtzQ6xMURmC6v8dtfz/9e9EcO2T",
+	"toyr3XjvJpHvakMS332Evr2u9sV/fxRck99O3pOhjPvi8JhgSki1B6yczfhrLnlAFXN+sFMWpy7FBopS",
+	"/O+5L6wKwH0Q2bLWEApIecRCVwsu/QLwuWs/lDFJBHjEQnpmbYiypUOOQABlSj9X13w6ZeF2vgekXUJq",
+	"ID81hR1TVN4Ik1gDS/6iM2GQxacWXFGvBadi4OclLjwAfgkGir2UZ/WnJV9OWknX6qWRtTKGP93VWEGK",
+	"McjhEbih2vKHCOFp6mWn4Q21pNW5kr/629YasJaTVYub/sCq8nkj0XJXb4yWRzfver9a22EUKaQbcgi6",
+	"Hh8syMon7aIXzoNfl/9ri9CC321fYEMIOemab63rjk/aH8/fd5gK6DSf+gst1O6DvLOPn1a/7FpDtZ/K",
+	"K4Ai7MsrGc581Lzb0qawJEcb37hYducPnPaKtmsssP+p30IadnJ0+cvpjza1Pj4CDyJ40G999vfIvNG7",
+	"TcWM7N7dYWQgvVJM6C1X2i1nBfc/3aNTU3rlPTR///3hs98lZ1SPQc6KmasCR2Nl05q5VbSp6AtwDCJK",
+	"x4xOCFeuHQQJwEGGVNM9Q/MFUzaKKJSWePufxGdMPd0VPuEiZHdM7RsBEW8wJMM2/8KwUIxLg3VFS1kf",
+	"qqPZBHybT93SlNmp3+EUhfnX7BtXWpm/zMfmMMzfXH1IJizmAf64ZHca/zqIYzrDP08hMwL0ZfMVnLMR",
+	"u/NJ+/xod8tVlp5iwVgz5ZhNodh2ZkN5u7u75bks3pgOoaYSik0ksDkvgGyAL9AL4NXTupkJY6EFvxo3",
+	"uyQCBXu9Rh8ma6lskjDAAearFSO1YswfRsGasfRkXOYAu/TazAGVW9979c55WnFgjasFuQTsSldj/M1+",
+	"r5cfYD/jl4CsAlfh21w9kBUgxIwA3bpg/s2RmGyAl0vhVgvKr6W2NmTkWOPiuGj9RTRpPUNH/mIt8Pd3",
+	"vpmZk+u8qSNOxF5R4VXnad8X44JXqUqCMaGK1PmPwlDoQrrER78v2sjup36znmO7jQTiGU4T/fPJCX9H",
+	"rtlU266sHy0IJxgeDwkDnFxgRSaIinGut6YVDXRCI1wIWGZA/4bWm4AKISERF+jnWEjaNj0Ymcb8hmrW",
+	"F1aO8IjmEyYT7ZkhBQvA38e5B2FtflQHEuTsraiHoQge+NQ6Uw+Rw74AH0AjO3bJeymnVzS49tyonpE4",
+	"rjuRDCgm8JkwTY0s4qQaVshllvoRH7x/f/rr4Oz8+J8Hl0eDy4Pzn48uL/7L4Kj9NLKfB+yNIvJWpFCA",
+	"fdHols4USRWVNfaoatr9hNm/DK6tt0b9GexQFVxY0R5VjYLiRCzHP8sVZq+mqCWguVxl9uewQWVG8noT",
+	"1BLl2poGqJQkwrxYkMRcz+BD69SNlKi19+mzAa0rRmMWG9LlntAp/webYeAEPPvspSX2TDdJbKY51nq6",
+	"t70NWHgsld77vvd9DwixXd69A1Q0NIHS2z4x55P/nfcSVfkXWc349JFL0pk+yNdJSB9mJeDSR9dsVmwi",
+	"Ix7MitMKuS48GDGhOwGNw8KX7C4AZqgwLasNzabuHIpzi3G5CD4//P8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

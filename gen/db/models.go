@@ -42,6 +42,29 @@ type ApiKey struct {
 	LastUsedAt     *time.Time
 }
 
+type ExploreEntry struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	SessionID      uuid.UUID
+	Request        []byte
+	Response       []byte
+	Error          string
+	DurationMs     float64
+	Position       pgtype.Int8
+	CreatedAt      time.Time
+}
+
+type ExploreSession struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Name           string
+	BaseUrl        string
+	ServerID       uuid.NullUUID
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
 type McpPrompt struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
@@ -127,6 +150,54 @@ type PolicyApiAudit struct {
 	UserAgent      string
 	IpInet         *netip.Addr
 	ReceivedAt     time.Time
+}
+
+type RestSuite struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Name           string
+	Description    string
+	TestIds        []uuid.UUID
+	StopOnFailure  bool
+	Parallelism    int32
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type RestSuiteRun struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	SuiteID        uuid.UUID
+	Passed         bool
+	Total          int32
+	PassedCount    int32
+	FailedCount    int32
+	SkippedCount   int32
+	StartedAt      time.Time
+	DurationMs     float64
+	TestRuns       []byte
+}
+
+type RestTest struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Name           string
+	TestCase       []byte
+	GeneratedFrom  []byte
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type RestTestRun struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	TestID         uuid.UUID
+	Passed         bool
+	StartedAt      time.Time
+	DurationMs     float64
+	Results        []byte
 }
 
 type User struct {

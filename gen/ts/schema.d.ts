@@ -866,6 +866,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/tools/{tool_id}/generate-tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
+                tool_id: components["parameters"]["ToolId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write REST API tests from a tool's mock scenarios
+         * @description Creates one test per scenario of the tool. Each calls the server's per-server MCP endpoint
+         *     (`tools/call`, `Accept: application/json`) with arguments that satisfy the scenario's
+         *     condition and the tool's input schema and reach that scenario first (for operator
+         *     conditions, a value that makes the operator true), and expects 200 and the scenario's
+         *     response fields (`result.content[0].text.<field>` eq …). Run them once the server is
+         *     enabled. `warnings` names scenarios no arguments could reach (their test is still made).
+         */
+        post: operations["generateTests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List REST API test cases */
+        get: operations["listTests"];
+        put?: never;
+        /**
+         * Create a REST API test case
+         * @description A test calls each of its `scopes` (`{method, path}` with `{param}` segments) at `base_url`,
+         *     with `input.path_params` (URL-escaped into the path), `input.query_params`,
+         *     `input.headers` and the JSON `input.body`, and checks each endpoint's answer against
+         *     `input.expectations["<METHOD> <path>"]`: `expected_status` (any 2xx when absent) and
+         *     `conditions` `[{path, operation, value?}]`. Paths address the parsed JSON answer (an
+         *     event stream is parsed from its `data:` lines) with dots and `[n]` or `.n` indexes; a
+         *     string holding JSON is entered too (`result.content[0].text.temp`). Operations: `eq`,
+         *     `neq`, `exists`, `contains`, `isNumeric`, `isText`, `isArray`, `isObject`,
+         *     `matchesRegex` (RE2). Every problem is reported at once (422), naming the field.
+         */
+        post: operations["createTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        /** Get one REST API test case */
+        get: operations["getTest"];
+        put?: never;
+        post?: never;
+        /** Delete a REST API test case and its runs */
+        delete: operations["deleteTest"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a REST API test case
+         * @description Changes the given fields; `scopes` and `input` are replaced whole.
+         */
+        patch: operations["updateTest"];
+        trace?: never;
+    };
+    "/api/tests/{test_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a REST API test case now
+         * @description Sends the test's requests and records the run: per endpoint the request sent (secret
+         *     header values such as Authorization, X-API-Key and Cookie masked), the response received
+         *     (status, headers, parsed body, at most 1 MiB kept), the status check and each condition
+         *     with its expected and actual value. A target that cannot be reached (refused private
+         *     address, timeout, connection failure) is a failed result with `error`, not an error of
+         *     this call. Loopback, private, link-local and metadata addresses are refused unless
+         *     ALLOW_PRIVATE_TARGETS=true; the service's own endpoints are always reachable.
+         */
+        post: operations["runTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tests/{test_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        /** List a test's runs, newest first */
+        get: operations["listTestRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test suites */
+        get: operations["listSuites"];
+        put?: never;
+        /**
+         * Create a test suite
+         * @description An ordered list of tests (`test_ids`, each a test of the organization) run together. With
+         *     `parallelism` 1 (the default) they run in order, and `stop_on_failure` skips the rest
+         *     after a failure; above 1 that many run at once (`stop_on_failure` then starts no new test
+         *     after a failure). Names are unique in the organization (409).
+         */
+        post: operations["createSuite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites/{suite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        /** Get one test suite */
+        get: operations["getSuite"];
+        put?: never;
+        post?: never;
+        /** Delete a test suite and its runs (not its tests) */
+        delete: operations["deleteSuite"];
+        options?: never;
+        head?: never;
+        /** Change a test suite */
+        patch: operations["updateSuite"];
+        trace?: never;
+    };
+    "/api/suites/{suite_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a test suite now
+         * @description Runs the suite's tests and records the suite run with each test's run (also stored as a
+         *     run of that test) and the totals. A test deleted since it was added counts as an error.
+         */
+        post: operations["runSuite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites/{suite_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        /** List a suite's runs, newest first */
+        get: operations["listSuiteRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites/{suite_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get one suite run, as JSON or as JUnit XML
+         * @description `?format=junit` (or `Accept: application/xml` without `format=json`) answers JUnit XML for
+         *     CI systems: one `<testcase>` per endpoint of each test, `<failure>` listing the failed
+         *     checks, `<error>` for unreachable targets and deleted tests, `<skipped/>` for tests not
+         *     run.
+         */
+        get: operations["getSuiteRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List exploratory sessions */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Start an exploratory session
+         * @description A named, ordered log of ad-hoc requests against `base_url`, or against one of the
+         *     organization's MCP server designs (`server_id`: requests then go to its per-server
+         *     endpoint, `{base}/api/platform/{server_id}/mcp`). Give exactly one of the two.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /** Get an exploratory session with its requests */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /** Delete an exploratory session and its log */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one request in an exploratory session
+         * @description Sends `{method, path, query_params?, headers?, body?}` to the session's base URL (the path
+         *     is appended to it) under the same outbound rules as test runs, and logs it. The answer is
+         *     the entry: the request sent (secrets masked), the response received or the `error` that
+         *     prevented one. At most 1,000 entries per session.
+         */
+        post: operations["sendSessionRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}/requests/{entry_id}/save-as-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a logged request as a REST API test case
+         * @description Makes a test of the entry's request: the session's base URL, one scope (method and path),
+         *     its query parameters, headers and body. The expected status is the one received unless
+         *     `expected_status` is given; `conditions` are added as given. Header values that were
+         *     masked in the log (Authorization, X-API-Key, Cookie) are not copied: set them on the test.
+         */
+        post: operations["saveSessionEntryAsTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/exchange/agent-cards": {
         parameters: {
             query?: never;
@@ -1754,6 +2101,296 @@ export interface components {
                 outputModes?: string[];
             }[];
         };
+        RestScope: {
+            /** @description GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS. */
+            method: string;
+            /**
+             * @description Starts with /; `{param}` segments are filled from input.path_params.
+             * @example /users/{id}
+             */
+            path: string;
+        };
+        RestCondition: {
+            /** @example items[0].id */
+            path: string;
+            /** @description eq, neq, exists, contains, isNumeric, isText, isArray, isObject or matchesRegex. */
+            operation: string;
+            value?: components["schemas"]["JSONValue"];
+        };
+        RestExpectation: {
+            /** @description Any 2xx when absent. */
+            expected_status?: number;
+            conditions?: components["schemas"]["RestCondition"][];
+        };
+        RestInput: {
+            path_params?: {
+                [key: string]: string;
+            };
+            query_params?: {
+                [key: string]: string;
+            };
+            headers?: {
+                [key: string]: string;
+            };
+            body?: components["schemas"]["JSONValue"];
+            /** @description By endpoint label, `"<METHOD> <path>"` as in the scopes. */
+            expectations?: {
+                [key: string]: components["schemas"]["RestExpectation"];
+            };
+        };
+        CreateTestRequest: {
+            name: string;
+            description?: string;
+            /** @description An absolute HTTP or HTTPS URL. */
+            base_url: string;
+            scopes: components["schemas"]["RestScope"][];
+            input?: components["schemas"]["RestInput"];
+        };
+        UpdateTestRequest: {
+            name?: string;
+            description?: string;
+            base_url?: string;
+            scopes?: components["schemas"]["RestScope"][];
+            input?: components["schemas"]["RestInput"];
+        };
+        RestTest: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string;
+            base_url: string;
+            scopes: components["schemas"]["RestScope"][];
+            input: components["schemas"]["RestInput"];
+            /** @description The server, tool and scenario a generated test was made from. */
+            generated_from: {
+                /** Format: uuid */
+                server_id?: string;
+                /** Format: uuid */
+                tool_id?: string;
+                tool?: string;
+                scenario?: string;
+            } | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RestTestList: {
+            items: components["schemas"]["RestTest"][];
+            next_cursor: string | null;
+        };
+        RestRequest: {
+            method: string;
+            url: string;
+            /** @description Secret values masked. */
+            headers: {
+                [key: string]: string;
+            };
+            body?: components["schemas"]["JSONValue"];
+        };
+        RestResponse: {
+            status: number;
+            headers: {
+                [key: string]: string;
+            };
+            body: components["schemas"]["AnyJSON"];
+            body_truncated: boolean;
+            /** Format: double */
+            duration_ms: number;
+        };
+        RestConditionResult: {
+            path: string;
+            operation: string;
+            expected: components["schemas"]["AnyJSON"];
+            actual: components["schemas"]["AnyJSON"];
+            passed: boolean;
+            message?: string;
+        };
+        RestResult: {
+            /** @example GET /users/{id} */
+            endpoint: string;
+            request: components["schemas"]["RestRequest"];
+            response: components["schemas"]["RestResponse"] | null;
+            /** @description Why no response came back. */
+            error?: string;
+            expected_status: number | null;
+            status_passed: boolean;
+            conditions: components["schemas"]["RestConditionResult"][];
+            passed: boolean;
+        };
+        TestRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            test_id: string;
+            passed: boolean;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: double */
+            duration_ms: number;
+            results: components["schemas"]["RestResult"][];
+        };
+        TestRunList: {
+            items: components["schemas"]["TestRun"][];
+            next_cursor: string | null;
+        };
+        Suite: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string;
+            test_ids: string[];
+            stop_on_failure: boolean;
+            /** @description 1 runs the tests in order; more runs that many at once. */
+            parallelism: number;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SuiteList: {
+            items: components["schemas"]["Suite"][];
+            next_cursor: string | null;
+        };
+        CreateSuiteRequest: {
+            name: string;
+            description?: string;
+            test_ids: string[];
+            /** @default false */
+            stop_on_failure?: boolean;
+            /** @default 1 */
+            parallelism?: number;
+        };
+        UpdateSuiteRequest: {
+            name?: string;
+            description?: string;
+            test_ids?: string[];
+            stop_on_failure?: boolean;
+            parallelism?: number;
+        };
+        SuiteTestRun: {
+            /** Format: uuid */
+            test_id: string;
+            test_name: string;
+            /** @enum {string} */
+            status: "passed" | "failed" | "skipped" | "error";
+            /**
+             * Format: uuid
+             * @description The test run stored for this test.
+             */
+            run_id: string | null;
+            run: {
+                passed?: boolean;
+                /** Format: date-time */
+                started_at?: string;
+                /** Format: double */
+                duration_ms?: number;
+                results?: components["schemas"]["RestResult"][];
+            } | null;
+            error?: string;
+        };
+        SuiteRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            suite_id: string;
+            passed: boolean;
+            total: number;
+            passed_count: number;
+            /** @description Failed tests and tests that could not run. */
+            failed_count: number;
+            skipped_count: number;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: double */
+            duration_ms: number;
+            test_runs: components["schemas"]["SuiteTestRun"][];
+        };
+        SuiteRunList: {
+            items: components["schemas"]["SuiteRun"][];
+            next_cursor: string | null;
+        };
+        CreateSessionRequest: {
+            name: string;
+            /** @description An absolute HTTP or HTTPS URL. */
+            base_url?: string;
+            /**
+             * Format: uuid
+             * @description One of the organization's MCP server designs.
+             */
+            server_id?: string;
+        };
+        Session: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            base_url: string;
+            /** Format: uuid */
+            server_id: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SessionList: {
+            items: components["schemas"]["Session"][];
+            next_cursor: string | null;
+        };
+        SessionEntry: {
+            /** Format: uuid */
+            id: string;
+            request: components["schemas"]["RestRequest"];
+            response: components["schemas"]["RestResponse"] | null;
+            /** @description Why no response came back. */
+            error: string | null;
+            /** Format: double */
+            duration_ms: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SessionWithEntries: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            base_url: string;
+            /** Format: uuid */
+            server_id: string | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            entries: components["schemas"]["SessionEntry"][];
+        };
+        SessionRequest: {
+            method: string;
+            /** @description Appended to the session's base URL; empty for the base itself. */
+            path?: string;
+            query_params?: {
+                [key: string]: string;
+            };
+            headers?: {
+                [key: string]: string;
+            };
+            body?: components["schemas"]["JSONValue"];
+        };
+        SaveAsTestRequest: {
+            name: string;
+            description?: string;
+            expected_status?: number;
+            conditions?: components["schemas"]["RestCondition"][];
+        };
+        GenerateTestsRequest: {
+            /** @description Where the service is reached, for the tests' base_url; BASE_URL (or the address this call came to) when absent. */
+            base_url?: string;
+        };
+        GeneratedTests: {
+            items: components["schemas"]["RestTest"][];
+            warnings: string[];
+        };
     };
     responses: {
         /** @description The request is malformed (unparsable JSON, a bad parameter). */
@@ -1876,6 +2513,12 @@ export interface components {
         OrgSlug: string;
         /** @description The card's name. */
         CardName: string;
+        /** @description The test's id (from list_tests or create_test). */
+        TestId: string;
+        /** @description The suite's id (from list_suites or create_suite). */
+        SuiteId: string;
+        /** @description The exploratory session's id (from list_sessions or create_session). */
+        SessionId: string;
     };
     requestBodies: never;
     headers: never;
@@ -3511,6 +4154,644 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvokeSkillResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    generateTests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The tool's id (from list_tools or create_tool). */
+                tool_id: components["parameters"]["ToolId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GenerateTestsRequest"];
+            };
+        };
+        responses: {
+            /** @description The tests made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedTests"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    listTests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tests, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestTestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    runTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listTestRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The test's id (from list_tests or create_test). */
+                test_id: components["parameters"]["TestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestRunList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listSuites: {
+        parameters: {
+            query?: {
+                /** @description Only the suite with this name. */
+                name?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suites, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createSuite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSuiteRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getSuite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suite. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteSuite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateSuite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSuiteRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    runSuite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suite run. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listSuiteRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suite runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getSuiteRun: {
+        parameters: {
+            query?: {
+                format?: "json" | "junit";
+            };
+            header?: never;
+            path: {
+                /** @description The suite's id (from list_suites or create_suite). */
+                suite_id: components["parameters"]["SuiteId"];
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suite run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions, most recently created first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session and its entries, in the order they were sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionWithEntries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    sendSessionRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The entry. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    saveSessionEntryAsTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exploratory session's id (from list_sessions or create_session). */
+                session_id: components["parameters"]["SessionId"];
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveAsTestRequest"];
+            };
+        };
+        responses: {
+            /** @description The test. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestTest"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -65,6 +65,9 @@ func isolationCases(b account, bServer string) []isolationCase {
 		members  = org + "/members"
 		member   = members + "/{user_id}"
 		policy   = "/api/platform/{server_id}/mcp"
+		test     = "/api/tests/{test_id}"
+		suite    = "/api/suites/{suite_id}"
+		session  = "/api/sessions/{session_id}"
 		card     = "/api/agent-cards/{card_id}"
 		skills   = card + "/skills"
 		skill    = skills + "/{skill_name}"
@@ -132,10 +135,34 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "delete skill", method: "DELETE", route: skill},
 		{name: "invoke skill", method: "POST", route: skill + "/invoke", body: map[string]any{"input": map[string]any{}}},
 
+		{name: "generate tests", method: "POST", route: tool + "/generate-tests"},
+		{name: "generate tests through own server", method: "POST", route: tool + "/generate-tests", params: viaOwnServer},
+		{name: "get test", method: "GET", route: test},
+		{name: "update test", method: "PATCH", route: test, body: map[string]any{"name": "hijacked"}},
+		{name: "delete test", method: "DELETE", route: test},
+		{name: "run test", method: "POST", route: test + "/run"},
+		{name: "list test runs", method: "GET", route: test + "/runs"},
+		{name: "get suite", method: "GET", route: suite},
+		{name: "update suite", method: "PATCH", route: suite, body: map[string]any{"name": "hijacked"}},
+		{name: "delete suite", method: "DELETE", route: suite},
+		{name: "run suite", method: "POST", route: suite + "/run"},
+		{name: "list suite runs", method: "GET", route: suite + "/runs"},
+		{name: "get suite run", method: "GET", route: suite + "/runs/{run_id}"},
+		{name: "get suite run as JUnit", method: "GET", route: suite + "/runs/{run_id}?format=junit"},
+		{name: "get session", method: "GET", route: session},
+		{name: "delete session", method: "DELETE", route: session},
+		{name: "send a session request", method: "POST", route: session + "/requests", body: map[string]any{"method": "GET", "path": "/"}},
+		{name: "save a session entry as a test", method: "POST", route: session + "/requests/{entry_id}/save-as-test",
+			body: map[string]any{"name": "stolen"}},
+
 		// Not templated routes: the id travels in the body.
 		{name: "switch to the organization", method: "PUT", route: "/api/me/current-organization", body: map[string]any{"organization_id": "{org_id}"}},
 		{name: "bind a key to A's server", method: "POST", route: "/api/keys", status: http.StatusUnprocessableEntity,
 			body: map[string]any{"name": "stolen binding", "bound_server_id": "{server_id}"}},
+		{name: "put A's test in a suite", method: "POST", route: "/api/suites", status: http.StatusUnprocessableEntity,
+			body: map[string]any{"name": "stolen suite", "test_ids": []any{"{test_id}"}}},
+		{name: "start a session on A's server", method: "POST", route: "/api/sessions", status: http.StatusUnprocessableEntity,
+			body: map[string]any{"name": "stolen session", "server_id": "{server_id}"}},
 	}
 }
 
@@ -170,20 +197,23 @@ type alpha struct {
 	toolName, resourceName, resURI   string
 	promptName, toolDesc, promptText string
 	card, cardName, skillName        string
+	test, testName, suite, suiteName string
+	suiteRun, session, entry         string
 }
 
 // ids are A's ids by OpenAPI path parameter.
 func (a alpha) ids() map[string]string {
 	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
 		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key,
-		"card_id": a.card, "skill_name": a.skillName}
+		"card_id": a.card, "skill_name": a.skillName, "test_id": a.test, "suite_id": a.suite, "run_id": a.suiteRun,
+		"session_id": a.session, "entry_id": a.entry}
 }
 
 // markers are strings only A's objects carry; none may reach B.
 func (a alpha) markers() []string {
 	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
 		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName,
-		a.card, a.cardName, a.skillName}
+		a.card, a.cardName, a.skillName, a.test, a.testName, a.suite, a.suiteName, a.suiteRun, a.session, a.entry}
 }
 
 // snapshot reads paths as c, keeping each body, or the status when it is
@@ -244,6 +274,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		toolDesc: "alpha secret tool description", resourceName: "alpha-secret-resource", resURI: "alpha-secret://guide",
 		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text", keyName: "alpha secret key",
 		cardName: "alpha-secret-card", skillName: "alpha_secret_skill",
+		testName: "alpha secret test", suiteName: "alpha secret suite",
 	}
 	a.account = signUp(t, env, "ada@alpha-isolated.example", a.orgName)
 	b := signUp(t, env, "bob@beta.example", "Beta Corp")
@@ -266,6 +297,17 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a.key = ac.Do("POST", "/api/keys", map[string]any{"name": a.keyName}).Status(http.StatusCreated).String("key.id")
 	a.card = ac.Do("POST", "/api/agent-cards", map[string]any{"name": a.cardName, "skills": []any{map[string]any{
 		"name": a.skillName, "mcp_server": a.server, "mcp_tool": a.toolName}}}).Status(http.StatusCreated).String("id")
+	// A's test calls a closed port on loopback: refused before any request
+	// leaves, so the runs it records are A's alone.
+	a.test = ac.Do("POST", "/api/tests", map[string]any{"name": a.testName, "base_url": "http://127.0.0.1:9",
+		"scopes": []any{map[string]any{"method": "GET", "path": "/alpha"}}}).Status(http.StatusCreated).String("id")
+	a.suite = ac.Do("POST", "/api/suites", map[string]any{"name": a.suiteName, "test_ids": []any{a.test}}).
+		Status(http.StatusCreated).String("id")
+	a.suiteRun = ac.Do("POST", "/api/suites/"+a.suite+"/run", nil).Status(http.StatusCreated).String("id")
+	a.session = ac.Do("POST", "/api/sessions", map[string]any{"name": "alpha secret session", "server_id": a.server}).
+		Status(http.StatusCreated).String("id")
+	a.entry = ac.Do("POST", "/api/sessions/"+a.session+"/requests", map[string]any{"method": "POST",
+		"body": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}}).Status(http.StatusCreated).String("id")
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
@@ -283,6 +325,9 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"/api/organizations/" + a.orgID, "/api/organizations/" + a.orgID + "/members",
 		"/api/organizations/" + a.org2 + "/members",
 		"/api/agent-cards", "/api/agent-cards/" + a.card, "/api/agent-cards/" + a.card + "/skills",
+		"/api/tests", "/api/tests/" + a.test, "/api/tests/" + a.test + "/runs", "/api/suites", "/api/suites/" + a.suite,
+		"/api/suites/" + a.suite + "/runs", "/api/suites/" + a.suite + "/runs/" + a.suiteRun, "/api/sessions",
+		"/api/sessions/" + a.session,
 	}
 	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
 		"/prompts", "/prompts/" + a.prompt} {
@@ -291,7 +336,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	bPaths := []string{
 		"/api/me", "/api/servers", "/api/organizations", "/api/keys", "/api/organizations/" + b.orgID + "/members",
 		"/api/servers/" + bServer, "/api/servers/" + bServer + "/tools", "/api/servers/" + bServer + "/resources", "/api/servers/" + bServer + "/prompts",
-		"/api/agent-cards",
+		"/api/agent-cards", "/api/tests", "/api/suites", "/api/sessions",
 	}
 	aBefore := snapshot(t, ac, aPaths)
 	for p, v := range aBefore {
@@ -393,7 +438,8 @@ func TestIsolationRouteTableIsComplete(t *testing.T) {
 	}
 	covered := map[string]bool{}
 	for _, tc := range isolationCases(account{}, "") {
-		key := tc.method + " " + tc.route
+		route, _, _ := strings.Cut(tc.route, "?")
+		key := tc.method + " " + route
 		require.Truef(t, operations[key], "isolation case %q names %s, which the document does not have", tc.name, key)
 		covered[key] = true
 	}

@@ -20,12 +20,20 @@ import (
 type (
 	requestIDKey struct{}
 	originKey    struct{}
+	acceptKey    struct{}
 )
 
 // requestOrigin is the scheme and host the caller used to reach us.
 func requestOrigin(ctx context.Context) string {
 	o, _ := ctx.Value(originKey{}).(string)
 	return o
+}
+
+// requestAccept is the Accept header of the request, for the few
+// operations that answer in more than one media type.
+func requestAccept(ctx context.Context) string {
+	a, _ := ctx.Value(acceptKey{}).(string)
+	return a
 }
 
 // requestID returns the id of the request ctx belongs to.
@@ -52,6 +60,7 @@ func withRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx := context.WithValue(req.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, originKey{}, scheme+"://"+req.Host)
+		ctx = context.WithValue(ctx, acceptKey{}, req.Header.Get("Accept"))
 		c.SetRequest(req.WithContext(ctx))
 		return next(c)
 	}

@@ -34,6 +34,9 @@ type Server struct {
 	cfg     config.Config
 	log     *slog.Logger
 	version string
+	// self is the service's whole HTTP handler, which test runs reach in
+	// process when they target the service's own origin.
+	self func() http.Handler
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -47,6 +50,9 @@ type Deps struct {
 	RateLimit *ratelimit.Limiter
 	ClientIP  *clientip.Resolver // the caller's address in audit records
 	Version   string
+	// Self returns the service's whole HTTP handler (REST API and MCP
+	// endpoints), once it is built.
+	Self func() http.Handler
 }
 
 // New builds the REST API's Echo instance. Routes that are not part of the
@@ -55,7 +61,7 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	spec := deps.Spec
 	s := &Server{
 		store: st, keys: deps.Keys, audit: deps.Audit, limit: deps.RateLimit, ips: deps.ClientIP,
-		cfg: cfg, log: log, version: deps.Version,
+		cfg: cfg, log: log, version: deps.Version, self: deps.Self,
 	}
 
 	e := echo.New()

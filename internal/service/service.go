@@ -83,7 +83,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval})
 	aw := audit.New(st, log, audit.Options{})
 	ips := clientip.New(cfg.TrustedProxies)
-	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, RateLimit: rl, ClientIP: ips, Version: Version})
+	var root http.Handler // the whole service, for test runs that target it
+	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, RateLimit: rl, ClientIP: ips,
+		Version: Version, Self: func() http.Handler { return root }})
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +102,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	mux.Handle("/api/platform/{server_id}/mcp", mcp)
 	mux.Handle(platformmcp.Path, platform)
 	mux.Handle("/", e)
+	root = mux
 
 	built = true // from here on Close releases everything
 	bg, cancel := context.WithCancel(context.Background())

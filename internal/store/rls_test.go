@@ -19,6 +19,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
@@ -124,6 +125,49 @@ var rlsTables = []rlsTable{
 		},
 	},
 	{
+		name: "rest_tests", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO rest_tests (id, organization_id, name, test_case, created_by)
+				VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
+		},
+	},
+	{
+		name: "rest_test_runs", key: "r.id::text", touch: "passed", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO rest_test_runs (id, organization_id, test_id, passed, started_at, duration_ms, results)
+				VALUES (gen_random_uuid(), $1, $2, true, now(), 1, '[]')`, []any{owner.OrgID, owner.TestID}
+		},
+	},
+	{
+		name: "rest_suites", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO rest_suites (id, organization_id, name, created_by)
+				VALUES (gen_random_uuid(), $1, 'intruder', 'intruder')`, []any{owner.OrgID}
+		},
+	},
+	{
+		name: "rest_suite_runs", key: "r.id::text", touch: "passed", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO rest_suite_runs (id, organization_id, suite_id, passed, total, passed_count, failed_count,
+				skipped_count, started_at, duration_ms, test_runs)
+				VALUES (gen_random_uuid(), $1, $2, true, 0, 0, 0, 0, now(), 1, '[]')`, []any{owner.OrgID, owner.SuiteID}
+		},
+	},
+	{
+		name: "explore_sessions", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO explore_sessions (id, organization_id, name, base_url, created_by)
+				VALUES (gen_random_uuid(), $1, 'intruder', 'https://example.com', 'intruder')`, []any{owner.OrgID}
+		},
+	},
+	{
+		name: "explore_entries", key: "r.id::text", touch: "error", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO explore_entries (id, organization_id, session_id, request, duration_ms)
+				VALUES (gen_random_uuid(), $1, $2, '{}', 1)`, []any{owner.OrgID, owner.SessionID}
+		},
+	},
+	{
 		// A record without an organization (a call without a valid key)
 		// belongs to the organization owning the server it targeted.
 		name: "policy_api_audit", key: "r.id::text", touch: "status",
@@ -143,6 +187,7 @@ type tenant struct {
 	Email, SessionHash, Slug, KeyHash      string
 	ServerID, ToolID, ResourceID, PromptID uuid.UUID
 	KeyID, CardID                          uuid.UUID
+	TestID, SuiteID, SessionID             uuid.UUID
 }
 
 // seedTenant creates a tenant through the store's own methods, each
@@ -155,6 +200,7 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		SessionHash: "hash-of-" + strings.ToLower(name) + "-" + uuid.NewString(),
 		ServerID:    uuid.New(), ToolID: uuid.New(), ResourceID: uuid.New(), PromptID: uuid.New(),
 		KeyID: uuid.New(), KeyHash: fmt.Sprintf("%064x", uuid.New().ID()), CardID: uuid.New(),
+		TestID: uuid.New(), SuiteID: uuid.New(), SessionID: uuid.New(),
 	}
 	err := st.WithTx(ctx, store.Scope{OrgID: ten.OrgID, UserID: ten.UserID}, func(tx *store.Tx) error {
 		_, org, err := tx.CreateAccount(ctx, store.NewAccount{UserID: ten.UserID, Email: email,
@@ -193,6 +239,29 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		if _, err := tx.CreateAgentCard(ctx, ten.CardID, agentcard.Card{Name: strings.ToLower(name) + "-card"},
 			ten.UserID.String()); err != nil {
 			return fmt.Errorf("agent card: %w", err)
+		}
+		c := resttest.Case{Name: "test", BaseURL: "https://example.com", Scopes: []resttest.Scope{{Method: "GET", Path: "/"}}}
+		if _, err := tx.CreateRestTest(ctx, ten.TestID, c, nil, "seed"); err != nil {
+			return fmt.Errorf("test: %w", err)
+		}
+		if _, err := tx.CreateTestRun(ctx, uuid.New(), ten.TestID, resttest.Run{Passed: true, StartedAt: time.Now()}); err != nil {
+			return fmt.Errorf("test run: %w", err)
+		}
+		if _, err := tx.CreateSuite(ctx, store.Suite{ID: ten.SuiteID, Name: "suite", TestIDs: []uuid.UUID{ten.TestID},
+			Parallelism: 1, CreatedBy: "seed"}); err != nil {
+			return fmt.Errorf("suite: %w", err)
+		}
+		if _, err := tx.CreateSuiteRun(ctx, store.SuiteRun{ID: uuid.New(), SuiteID: ten.SuiteID, StartedAt: time.Now(),
+			TestRuns: []resttest.SuiteTestRun{}}); err != nil {
+			return fmt.Errorf("suite run: %w", err)
+		}
+		if _, err := tx.CreateExploreSession(ctx, store.ExploreSession{ID: ten.SessionID, Name: "session",
+			BaseURL: "https://example.com", CreatedBy: "seed"}); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		if _, err := tx.CreateExploreEntry(ctx, store.ExploreEntry{ID: uuid.New(), SessionID: ten.SessionID,
+			Request: resttest.Request{Method: "GET", URL: "https://example.com/"}}); err != nil {
+			return fmt.Errorf("session entry: %w", err)
 		}
 		return nil
 	})

@@ -210,6 +210,8 @@ func conflictDetail(constraint string) string {
 		return "a key with this hash already exists"
 	case "agent_cards_org_name_key":
 		return "an agent card with this name already exists in the organization"
+	case "rest_suites_org_name_key":
+		return "a suite with this name already exists in the organization"
 	case "organization_members_pkey":
 		return "the user is already a member of this organization"
 	}

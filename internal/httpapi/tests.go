@@ -1,0 +1,282 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/outbound"
+	"github.com/mockmcp/mockmcp/internal/resttest"
+	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/testgen"
+)
+
+// ListTests lists a page of the organization's test cases.
+func (s *Server) ListTests(ctx context.Context, req api.ListTestsRequestObject) (api.ListTestsResponseObject, error) {
+	after, err := decodeCursor(deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	var (
+		tests []store.RestTest
+		next  *store.PageKey
+	)
+	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		tests, next, err = tx.RestTests(ctx, after, or(req.Params.Limit, 50))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTests200JSONResponse{Items: make([]api.RestTest, len(tests)), NextCursor: cursorOf(next)}
+	for i, t := range tests {
+		out.Items[i] = apiRestTest(t)
+	}
+	return out, nil
+}
+
+// CreateTest stores a test case once every part of it checks out.
+func (s *Server) CreateTest(ctx context.Context, req api.CreateTestRequestObject) (api.CreateTestResponseObject, error) {
+	b := req.Body
+	c := resttest.Case{Name: b.Name, Description: deref(b.Description), BaseURL: b.BaseUrl, Scopes: b.Scopes}
+	if b.Input != nil {
+		c.Input = *b.Input
+	}
+	t, err := s.createTest(ctx, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTest201JSONResponse(apiRestTest(t)), nil
+}
+
+func (s *Server) createTest(ctx context.Context, c resttest.Case, generatedFrom json.RawMessage) (store.RestTest, error) {
+	resttest.Normalize(&c)
+	if errs := resttest.CheckCase(c); len(errs) > 0 {
+		return store.RestTest{}, failure.Invalid(errs...)
+	}
+	var t store.RestTest
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+		t, err = tx.CreateRestTest(ctx, uuid.New(), c, generatedFrom, p.Actor())
+		return err
+	})
+	return t, err
+}
+
+// GetTest reads one test case.
+func (s *Server) GetTest(ctx context.Context, req api.GetTestRequestObject) (api.GetTestResponseObject, error) {
+	var t store.RestTest
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		t, err = tx.RestTest(ctx, req.TestId)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.GetTest200JSONResponse(apiRestTest(t)), nil
+}
+
+// UpdateTest changes the given fields of a test case.
+func (s *Server) UpdateTest(ctx context.Context, req api.UpdateTestRequestObject) (api.UpdateTestResponseObject, error) {
+	b := req.Body
+	var t store.RestTest
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		if t, err = tx.LockRestTest(ctx, req.TestId); err != nil {
+			return err
+		}
+		c := t.Case
+		c.Name = or(b.Name, c.Name)
+		c.Description = or(b.Description, c.Description)
+		c.BaseURL = or(b.BaseUrl, c.BaseURL)
+		c.Scopes = or(b.Scopes, c.Scopes)
+		c.Input = or(b.Input, c.Input)
+		resttest.Normalize(&c)
+		if errs := resttest.CheckCase(c); len(errs) > 0 {
+			return failure.Invalid(errs...)
+		}
+		t, err = tx.UpdateRestTest(ctx, t.ID, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateTest200JSONResponse(apiRestTest(t)), nil
+}
+
+// DeleteTest deletes a test case and its runs.
+func (s *Server) DeleteTest(ctx context.Context, req api.DeleteTestRequestObject) (api.DeleteTestResponseObject, error) {
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+		return tx.DeleteRestTest(ctx, req.TestId)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteTest204Response{}, nil
+}
+
+// RunTest runs a test case now and stores the run. The requests are sent
+// outside any transaction: a slow target holds no database connection.
+func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api.RunTestResponseObject, error) {
+	var t store.RestTest
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		t, err = tx.RestTest(ctx, req.TestId)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	runner, done := s.runner(ctx)
+	defer done()
+	r := runner.Run(ctx, t.Case)
+	var run store.TestRun
+	err = s.tenant(context.WithoutCancel(ctx), func(tx *store.Tx, _ auth.Principal) (err error) {
+		run, err = tx.CreateTestRun(ctx, uuid.New(), t.ID, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.RunTest201JSONResponse(apiTestRun(run)), nil
+}
+
+// ListTestRuns lists a page of a test's runs, newest first.
+func (s *Server) ListTestRuns(ctx context.Context, req api.ListTestRunsRequestObject) (api.ListTestRunsResponseObject, error) {
+	after, err := decodeCursor(deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	var (
+		runs []store.TestRun
+		next *store.PageKey
+	)
+	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		if _, err = tx.RestTest(ctx, req.TestId); err != nil {
+			return err
+		}
+		runs, next, err = tx.TestRuns(ctx, req.TestId, after, or(req.Params.Limit, 20))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTestRuns200JSONResponse{Items: make([]api.TestRun, len(runs)), NextCursor: cursorOf(next)}
+	for i, r := range runs {
+		out.Items[i] = apiTestRun(r)
+	}
+	return out, nil
+}
+
+// GenerateTests stores one test per scenario of a tool, calling the
+// server's per-server MCP endpoint.
+func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequestObject) (api.GenerateTestsResponseObject, error) {
+	base := s.baseURL(ctx)
+	if req.Body != nil && req.Body.BaseUrl != nil {
+		base = *req.Body.BaseUrl
+		if err := outbound.CheckURL(base); err != nil {
+			return nil, failure.Invalid(failure.Field("base_url", "%s", err.Error()))
+		}
+	}
+	out := api.GenerateTests201JSONResponse{Items: []api.RestTest{}, Warnings: []string{}}
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
+		tool, err := tx.Tool(ctx, req.ServerId, req.ToolId)
+		if err != nil {
+			return err
+		}
+		if len(tool.Scenarios) == 0 {
+			return failure.Invalid(failure.Field("mock_scenarios", "tool '%s' has no mock scenarios to make tests from", tool.Name))
+		}
+		for _, g := range testgen.FromTool(trimSlash(base), tool) {
+			resttest.Normalize(&g.Case)
+			if errs := resttest.CheckCase(g.Case); len(errs) > 0 {
+				return failure.Invalid(errs...)
+			}
+			from, err := json.Marshal(map[string]any{"server_id": tool.ServerID, "tool_id": tool.ID, "tool": tool.Name,
+				"scenario": g.Scenario})
+			if err != nil {
+				return err
+			}
+			t, err := tx.CreateRestTest(ctx, uuid.New(), g.Case, from, p.Actor())
+			if err != nil {
+				return err
+			}
+			out.Items = append(out.Items, apiRestTest(t))
+			if g.Warning != "" {
+				out.Warnings = append(out.Warnings, g.Warning)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// runner is a test runner whose requests are guarded against private
+// targets, except the service's own origins, which it serves in process.
+// done releases its connections.
+func (s *Server) runner(ctx context.Context) (*resttest.Runner, func()) {
+	origins := []string{requestOrigin(ctx)}
+	if s.cfg.BaseURL != "" {
+		origins = append(origins, s.cfg.BaseURL)
+	}
+	var local http.Handler
+	if s.self != nil {
+		if h := s.self(); h != nil {
+			local = withoutForwarding(h)
+		}
+	}
+	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local, LocalOrigins: origins})
+	return &resttest.Runner{Client: client, MaxBody: outbound.DefaultMaxBody}, client.CloseIdleConnections
+}
+
+func apiRestTest(t store.RestTest) api.RestTest {
+	out := api.RestTest{Id: t.ID, Name: t.Case.Name, Description: t.Case.Description, BaseUrl: t.Case.BaseURL,
+		Scopes: nonNil(t.Case.Scopes), Input: t.Case.Input, GeneratedFrom: nullable.NewNullNullable[json.RawMessage](),
+		CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+	if len(t.GeneratedFrom) > 0 {
+		out.GeneratedFrom = nullable.NewNullableWithValue(t.GeneratedFrom)
+	}
+	return out
+}
+
+func apiTestRun(r store.TestRun) api.TestRun {
+	return api.TestRun{Id: r.ID, TestId: r.TestID, Passed: r.Passed, StartedAt: r.StartedAt.UTC(),
+		DurationMs: r.DurationMS, Results: nonNil(r.Results)}
+}
+
+func cursorOf(next *store.PageKey) nullable.Nullable[string] {
+	if next == nil {
+		return nullableString(nil)
+	}
+	c := encodeCursor(*next)
+	return nullableString(&c)
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// elapsedMS is the time since start in milliseconds.
+func elapsedMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// withoutForwarding drops the forwarding headers a test may set, so that a
+// request served in process is never taken for one relayed by a trusted
+// proxy on loopback.
+func withoutForwarding(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Forwarded"} {
+			r.Header.Del(name)
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,236 @@
+package resttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// MaxPathLength is the longest condition path accepted, in bytes.
+const MaxPathLength = 1000
+
+// Path is a parsed condition path: the steps that lead from the parsed
+// response body to one value.
+//
+// The syntax:
+//
+//   - `a.b.c` reads object members; a key is any run of characters other
+//     than '.', '[' and ']'.
+//   - `items[0].id` reads array element 0 (a bracketed index never reads an
+//     object member).
+//   - `items.0.id` reads element 0 of an array, or the member "0" of an
+//     object: a dotted key of digits (without leading zeros) does both.
+//   - `[0].id` and `0.id` start at a root array.
+//   - `["a.b"]` reads a member whose key holds '.', '[' or ']'; the key is a
+//     JSON string (with its escapes).
+//   - `$` is the whole body, and a leading `$` is allowed before any path
+//     (`$.a`, `$[0]`), as in JSONPath.
+//
+// An extension for MCP: when a step meets a string whose content (leading
+// and trailing white space aside) is a JSON object or array, the string is
+// decoded and the step continues inside it. MCP tool results carry their
+// JSON as text, so `result.content[0].text.temp` reads the member "temp" of
+// the object encoded in the text. A string at the end of a path is left as
+// a string.
+type Path struct {
+	raw   string
+	steps []step
+}
+
+type step struct {
+	key string
+	// index is the array element the step reads, or -1 when it cannot read
+	// one.
+	index int
+	// arrayOnly marks a bracketed index, which never reads object members.
+	arrayOnly bool
+	// objectOnly marks a quoted key, which never reads array elements.
+	objectOnly bool
+}
+
+// String returns the path as it was written.
+func (p Path) String() string { return p.raw }
+
+// ParsePath parses a condition path; see Path for the syntax. It is strict:
+// a path that could never address anything is an error rather than a
+// condition that silently always fails.
+func ParsePath(s string) (Path, error) {
+	if s == "" {
+		return Path{}, errors.New("must not be empty: use $ for the whole body")
+	}
+	if len(s) > MaxPathLength {
+		return Path{}, fmt.Errorf("must be at most %d bytes long, got %d", MaxPathLength, len(s))
+	}
+	p := Path{raw: s}
+	i := 0
+	if s[0] == '$' && (len(s) == 1 || s[1] == '.' || s[1] == '[') {
+		i = 1
+		if len(s) > 1 && s[1] == '.' {
+			i = 2
+			if i == len(s) {
+				return Path{}, errors.New("must not end with '.'")
+			}
+		}
+	}
+	// needKey is true where a key must follow (at the start and after '.').
+	needKey := true
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '[':
+			end, st, err := parseBracket(s, i)
+			if err != nil {
+				return Path{}, err
+			}
+			p.steps = append(p.steps, st)
+			i = end
+			needKey = false
+		case c == '.':
+			if needKey {
+				return Path{}, fmt.Errorf("has an empty key at offset %d", i)
+			}
+			i++
+			needKey = true
+			if i == len(s) {
+				return Path{}, errors.New("must not end with '.'")
+			}
+			if s[i] == '[' {
+				return Path{}, fmt.Errorf("has '.' before '[' at offset %d", i-1)
+			}
+		case c == ']':
+			return Path{}, fmt.Errorf("has an unexpected ']' at offset %d", i)
+		default:
+			if !needKey {
+				return Path{}, fmt.Errorf("needs '.' or '[' at offset %d", i)
+			}
+			j := i
+			for j < len(s) && s[j] != '.' && s[j] != '[' && s[j] != ']' {
+				j++
+			}
+			key := s[i:j]
+			idx, ok := parseIndex(key)
+			if !ok {
+				idx = -1
+			}
+			p.steps = append(p.steps, step{key: key, index: idx})
+			i = j
+			needKey = false
+		}
+	}
+	return p, nil
+}
+
+// parseBracket parses the bracketed step starting at s[i] == '[' and
+// returns the offset just past its ']'.
+func parseBracket(s string, i int) (int, step, error) {
+	if i+1 < len(s) && s[i+1] == '"' {
+		// A JSON string: find its closing quote, skipping escapes.
+		j := i + 2
+		for j < len(s) && s[j] != '"' {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(s) || j+1 >= len(s) || s[j+1] != ']' {
+			return 0, step{}, fmt.Errorf("has an unclosed [\"…\"] at offset %d", i)
+		}
+		var key string
+		if err := json.Unmarshal([]byte(s[i+1:j+1]), &key); err != nil {
+			return 0, step{}, fmt.Errorf("has an invalid quoted key at offset %d: %v", i, err)
+		}
+		return j + 2, step{key: key, index: -1, objectOnly: true}, nil
+	}
+	end := strings.IndexByte(s[i+1:], ']')
+	if end < 0 {
+		return 0, step{}, fmt.Errorf("has an unclosed '[' at offset %d", i)
+	}
+	end += i + 1
+	idx, ok := parseIndex(s[i+1 : end])
+	if !ok {
+		return 0, step{}, fmt.Errorf("has an invalid array index %q at offset %d: want a non-negative integer without leading zeros, or a quoted key", s[i+1:end], i)
+	}
+	return end + 1, step{index: idx, arrayOnly: true}, nil
+}
+
+// parseIndex accepts canonical non-negative decimal integers only, so "01"
+// stays an object key rather than aliasing index 1.
+func parseIndex(s string) (int, bool) {
+	if s == "" || (len(s) > 1 && s[0] == '0') || len(s) > 9 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// Lookup returns the value at the path in v, a value decoded from JSON
+// (objects as map[string]any, arrays as []any, numbers as json.Number or
+// float64), and whether it exists. A member that is present with the value
+// null exists: Lookup returns (nil, true).
+func (p Path) Lookup(v any) (any, bool) {
+	cur := v
+	for _, st := range p.steps {
+		var ok bool
+		if cur, ok = st.apply(cur); !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func (st step) apply(v any) (any, bool) {
+	if s, ok := v.(string); ok {
+		if v, ok = decodeEmbedded(s); !ok {
+			return nil, false
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if st.arrayOnly {
+			return nil, false
+		}
+		e, ok := x[st.key]
+		return e, ok
+	case []any:
+		if st.objectOnly || st.index < 0 || st.index >= len(x) {
+			return nil, false
+		}
+		return x[st.index], true
+	default:
+		return nil, false
+	}
+}
+
+// decodeEmbedded decodes a string holding a JSON object or array.
+func decodeEmbedded(s string) (any, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || (t[0] != '{' && t[0] != '[') {
+		return nil, false
+	}
+	v, err := decodeJSON([]byte(t))
+	return v, err == nil
+}
+
+// decodeJSON decodes exactly one JSON value (white space around it aside),
+// keeping numbers as json.Number so they compare exactly.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}

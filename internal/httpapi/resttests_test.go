@@ -1321,6 +1321,16 @@ func TestSessions(t *testing.T) {
 			require.NotEqual(t, "authorization", strings.ToLower(k), "a masked header is not copied")
 		}
 		require.NotContains(t, string(tr.Raw), "****")
+
+		// A credential in the query string is masked in the log and not
+		// copied into a saved test.
+		eq := ada.Do("POST", reqs, map[string]any{"method": "GET", "path": "/users/42",
+			"query_params": map[string]any{"api_key": rtSecret, "lang": "fr"}}).Status(http.StatusCreated)
+		require.NotContains(t, string(eq.Raw), rtSecret)
+		require.Contains(t, eq.String("request.url"), "api_key=%2A%2A%2A%2A")
+		tq := ada.Do("POST", reqs+"/"+eq.String("id")+"/save-as-test", map[string]any{"name": "no key"}).Status(http.StatusCreated)
+		require.JSONEq(t, `{"lang":"fr"}`, rtJSONAt(t, tq, "input.query_params"))
+
 		run := rtRun(t, ada, tr.String("id"))
 		require.Equal(t, true, run.Get("passed"), "run: %s", run.Raw)
 		require.Equal(t, target.URL+"/users/42?lang=fr", run.Get("results.0.request.url"))

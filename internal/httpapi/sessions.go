@@ -244,6 +244,9 @@ func caseFromEntry(v store.ExploreSession, e store.ExploreEntry) (resttest.Case,
 	if q := u.Query(); len(q) > 0 {
 		c.Input.QueryParams = map[string]string{}
 		for k, vals := range q {
+			if resttest.MaskQuery(k, vals[0]) != vals[0] || vals[0] == "****" {
+				continue // masked in the log: the secret was never kept
+			}
 			c.Input.QueryParams[k] = vals[0]
 		}
 	}

@@ -211,14 +211,16 @@ func buildRequest(ctx context.Context, c Case, s Scope) (*http.Request, Request,
 		path = s.Path
 	}
 	target := strings.TrimRight(c.BaseURL, "/") + path
+	rec.URL = target
 	if len(c.Input.QueryParams) > 0 {
-		q := url.Values{}
+		q, masked := url.Values{}, url.Values{}
 		for k, v := range c.Input.QueryParams {
 			q.Set(k, v)
+			masked.Set(k, MaskQuery(k, v))
 		}
 		target += "?" + q.Encode() // Encode sorts by name
+		rec.URL += "?" + masked.Encode()
 	}
-	rec.URL = target
 	if err != nil {
 		return nil, rec, err
 	}
@@ -470,6 +472,22 @@ func MaskHeader(name, value string) string {
 		}
 	}
 	return "****"
+}
+
+// secretQueryWords mark query parameters that carry credentials
+// (`api_key`, `access_token`, `X-Amz-Signature`, `password`).
+var secretQueryWords = []string{"key", "token", "secret", "password", "passwd", "signature", "sig", "auth", "credential", "session"}
+
+// MaskQuery returns the value of query parameter name as a record may keep
+// it: "****" when the name suggests a credential, else the value.
+func MaskQuery(name, value string) string {
+	n := strings.ToLower(name)
+	for _, w := range secretQueryWords {
+		if value != "" && strings.Contains(n, w) {
+			return "****"
+		}
+	}
+	return value
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110, section 5.6.2).

@@ -654,3 +654,21 @@ func TestNumbersEqual(t *testing.T) {
 		require.False(t, numbersEqual(p[0], p[1]), "%s != %s", p[0], p[1])
 	}
 }
+
+// TestRunMasksSecretQueryParameters: credentials passed in the query
+// string reach the target but never the stored record.
+func TestRunMasksSecretQueryParameters(t *testing.T) {
+	t.Parallel()
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.RawQuery
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	r := (&Runner{Client: srv.Client()}).Run(context.Background(), Case{Name: "q", BaseURL: srv.URL,
+		Scopes: []Scope{{Method: "GET", Path: "/"}},
+		Input:  Input{QueryParams: map[string]string{"api_key": "s3cret", "access_token": "t0ken", "page": "2"}}})
+	require.True(t, r.Passed)
+	require.Equal(t, "access_token=t0ken&api_key=s3cret&page=2", got)
+	require.Equal(t, srv.URL+"/?access_token=%2A%2A%2A%2A&api_key=%2A%2A%2A%2A&page=2", r.Results[0].Request.URL)
+}

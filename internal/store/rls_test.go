@@ -613,6 +613,34 @@ func TestRLSChildrenCannotHangUnderAnotherOrganizationsServer(t *testing.T) {
 	}
 }
 
+// TestRLSRunsCannotHangUnderAnotherOrganizationsParent: a run or a session
+// entry of B's may not name A's test, suite or session.
+func TestRLSRunsCannotHangUnderAnotherOrganizationsParent(t *testing.T) {
+	t.Parallel()
+	st, a, b := seedTwo(t)
+	ctx := context.Background()
+	cases := map[string]struct {
+		sql    string
+		parent uuid.UUID
+	}{
+		"test run under A's test": {`INSERT INTO rest_test_runs (id, organization_id, test_id, passed, started_at, duration_ms, results)
+			VALUES (gen_random_uuid(), app_org_id(), $1, true, now(), 1, '[]')`, a.TestID},
+		"suite run under A's suite": {`INSERT INTO rest_suite_runs (id, organization_id, suite_id, passed, total, passed_count,
+			failed_count, skipped_count, started_at, duration_ms, test_runs)
+			VALUES (gen_random_uuid(), app_org_id(), $1, true, 0, 0, 0, 0, now(), 1, '[]')`, a.SuiteID},
+		"entry under A's session": {`INSERT INTO explore_entries (id, organization_id, session_id, request, duration_ms)
+			VALUES (gen_random_uuid(), app_org_id(), $1, '{}', 1)`, a.SessionID},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			asApp(t, st.Pool(), settings{"app.org_id": b.OrgID.String()}, func(tx pgx.Tx) {
+				_, err := tx.Exec(ctx, tc.sql, tc.parent)
+				require.Equalf(t, "23503", sqlState(err), "want a foreign-key violation, got %v", err)
+			})
+		})
+	}
+}
+
 // TestRLSNarrowScopesAreNarrow: a session hash, a login e-mail and a user id
 // each reveal exactly what they are for and no more.
 func TestRLSNarrowScopesAreNarrow(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"mime"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/pgtext"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -165,7 +165,8 @@ func Limit(what string, max int) error {
 // PostgreSQL stores neither a NUL character in text nor, in jsonb, the
 // escape \u0000 or an unpaired UTF-16 surrogate escape; such input is the
 // caller's to fix, not a fault of the service.
-const nulMessage = "must not contain the NUL character (U+0000)"
+// nulMessage is pgtext.NULMessage, named here for brevity.
+const nulMessage = pgtext.NULMessage
 
 func noNUL(f *failure.Fields, field, s string) {
 	if strings.IndexByte(s, 0) >= 0 {
@@ -175,53 +176,9 @@ func noNUL(f *failure.Fields, field, s string) {
 
 // noNULJSON checks a valid JSON document for what jsonb refuses.
 func noNULJSON(f *failure.Fields, field string, raw json.RawMessage) {
-	if msg := jsonbProblem(raw); msg != "" {
+	if msg := pgtext.JSONBProblem(raw); msg != "" {
 		f.Add(field, "%s", msg)
 	}
-}
-
-// jsonbProblem explains why PostgreSQL would refuse the valid JSON document
-// raw as jsonb, or returns "". In valid JSON a backslash only ever starts an
-// escape inside a string, so the escapes can be read without tracking
-// strings.
-func jsonbProblem(raw []byte) string {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		if i >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r, ok := hex4(raw, i+1)
-		if !ok {
-			continue
-		}
-		i += 4
-		switch {
-		case r == 0:
-			return nulMessage
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return "must not contain an unpaired UTF-16 surrogate escape"
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				if lo, ok := hex4(raw, i+3); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 6
-					continue
-				}
-			}
-			return "must not contain an unpaired UTF-16 surrogate escape"
-		}
-	}
-	return ""
-}
-
-func hex4(b []byte, at int) (uint64, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
-	return v, err == nil
 }
 
 func isObject(v json.RawMessage) bool {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/pgtext"
 )
 
 // Limits of a test case; past one, CheckCase reports the field.
@@ -272,7 +273,7 @@ func checkBody(f *failure.Fields, field string, body json.RawMessage) {
 	}
 	if !json.Valid(body) {
 		f.Add(field, "must be JSON")
-	} else if msg := jsonbProblem(body); msg != "" {
+	} else if msg := pgtext.JSONBProblem(body); msg != "" {
 		f.Add(field, "%s", msg)
 	}
 }
@@ -341,7 +342,7 @@ func checkCondition(f *failure.Fields, at string, c Condition) {
 		f.Add(at+".value", "must be JSON")
 		return
 	}
-	if msg := jsonbProblem(c.Value); msg != "" {
+	if msg := pgtext.JSONBProblem(c.Value); msg != "" {
 		f.Add(at+".value", "%s", msg)
 		return
 	}
@@ -461,53 +462,11 @@ func sortedExpectationKeys(m map[string]Expectation) []string {
 
 // PostgreSQL stores neither the NUL character in text nor, in jsonb, the
 // escape \u0000 or an unpaired UTF-16 surrogate escape.
-const nulMessage = "must not contain the NUL character (U+0000)"
+// nulMessage is pgtext.NULMessage, named here for brevity.
+const nulMessage = pgtext.NULMessage
 
 func noNUL(f *failure.Fields, field, s string) {
 	if strings.IndexByte(s, 0) >= 0 {
 		f.Add(field, nulMessage)
 	}
-}
-
-// jsonbProblem explains why PostgreSQL would refuse the valid JSON document
-// raw as jsonb, or returns "". In valid JSON a backslash only ever starts an
-// escape inside a string, so escapes can be read without tracking strings.
-func jsonbProblem(raw []byte) string {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		if i >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r, ok := hex4(raw, i+1)
-		if !ok {
-			continue
-		}
-		i += 4
-		switch {
-		case r == 0:
-			return nulMessage
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return "must not contain an unpaired UTF-16 surrogate escape"
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				if lo, ok := hex4(raw, i+3); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 6
-					continue
-				}
-			}
-			return "must not contain an unpaired UTF-16 surrogate escape"
-		}
-	}
-	return ""
-}
-
-func hex4(b []byte, at int) (uint64, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
-	return v, err == nil
 }

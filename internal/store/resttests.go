@@ -82,6 +82,30 @@ type ExploreEntry struct {
 	CreatedAt  time.Time
 }
 
+// page cuts rows fetched with limit+1 to one page, converting each, and
+// returns the position after the last one when more rows follow.
+func page[R, T any](rows []R, limit int, key func(R) PageKey, conv func(R) (T, error)) ([]T, *PageKey, error) {
+	var next *PageKey
+	if len(rows) > limit {
+		rows = rows[:limit]
+		k := key(rows[limit-1])
+		next = &k
+	}
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		var err error
+		if out[i], err = conv(r); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, next, nil
+}
+
+// infallible adapts a conversion that cannot fail to page.
+func infallible[R, T any](f func(R) T) func(R) (T, error) {
+	return func(r R) (T, error) { return f(r), nil }
+}
+
 // pageParams turns a page position into the listing queries' parameters.
 func pageParams(after *PageKey) (*time.Time, uuid.NullUUID) {
 	if after == nil {
@@ -129,18 +153,7 @@ func (t *Tx) RestTests(ctx context.Context, after *PageKey, limit int) ([]RestTe
 	if err != nil {
 		return nil, nil, err
 	}
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = &PageKey{CreatedAt: rows[limit-1].CreatedAt, ID: rows[limit-1].ID}
-	}
-	out := make([]RestTest, len(rows))
-	for i, r := range rows {
-		if out[i], err = restTestFrom(r); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, next, nil
+	return page(rows, limit, func(r db.RestTest) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, restTestFrom)
 }
 
 // RestTestsByID reads the test cases with the given ids that exist, by id.
@@ -204,18 +217,7 @@ func (t *Tx) TestRuns(ctx context.Context, test uuid.UUID, after *PageKey, limit
 	if err != nil {
 		return nil, nil, err
 	}
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = &PageKey{CreatedAt: rows[limit-1].StartedAt, ID: rows[limit-1].ID}
-	}
-	out := make([]TestRun, len(rows))
-	for i, r := range rows {
-		if out[i], err = testRunFrom(r); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, next, nil
+	return page(rows, limit, func(r db.RestTestRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, testRunFrom)
 }
 
 // CreateSuite inserts a suite.
@@ -252,16 +254,7 @@ func (t *Tx) Suites(ctx context.Context, name string, after *PageKey, limit int)
 	if err != nil {
 		return nil, nil, err
 	}
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = &PageKey{CreatedAt: rows[limit-1].CreatedAt, ID: rows[limit-1].ID}
-	}
-	out := make([]Suite, len(rows))
-	for i, r := range rows {
-		out[i] = suiteFrom(r)
-	}
-	return out, next, nil
+	return page(rows, limit, func(r db.RestSuite) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(suiteFrom))
 }
 
 // UpdateSuite writes every field of s.
@@ -312,18 +305,7 @@ func (t *Tx) SuiteRuns(ctx context.Context, suite uuid.UUID, after *PageKey, lim
 	if err != nil {
 		return nil, nil, err
 	}
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = &PageKey{CreatedAt: rows[limit-1].StartedAt, ID: rows[limit-1].ID}
-	}
-	out := make([]SuiteRun, len(rows))
-	for i, r := range rows {
-		if out[i], err = suiteRunFrom(r); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, next, nil
+	return page(rows, limit, func(r db.RestSuiteRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, suiteRunFrom)
 }
 
 // CreateExploreSession inserts a session.
@@ -351,16 +333,7 @@ func (t *Tx) ExploreSessions(ctx context.Context, after *PageKey, limit int) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = &PageKey{CreatedAt: rows[limit-1].CreatedAt, ID: rows[limit-1].ID}
-	}
-	out := make([]ExploreSession, len(rows))
-	for i, r := range rows {
-		out[i] = sessionFrom(r)
-	}
-	return out, next, nil
+	return page(rows, limit, func(r db.ExploreSession) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(sessionFrom))
 }
 
 // DeleteExploreSession deletes a session and its entries.

@@ -1,8 +1,8 @@
 -- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
-                         type, protocol_version, auth_mode, created_by)
+                         type, protocol_version, auth_mode, created_by, source)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
-        @type, @protocol_version, @auth_mode, @created_by)
+        @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source))
 RETURNING *;
 
 -- name: GetServer :one

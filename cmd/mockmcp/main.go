@@ -5,6 +5,8 @@
 //	mockmcp version   print the version
 //	mockmcp keys create|list|revoke --org SLUG ...
 //	                  manage an organization's platform API keys
+//	mockmcp import openapi <file|url> --org SLUG [--name NAME]
+//	                  import an OpenAPI or Swagger document as a draft server
 //	mockmcp test run --suite <id|name> [--junit out.xml]
 //	                  run a test suite on a running service (for CI)
 //
@@ -64,6 +66,11 @@ func run(args []string) error {
 			return err
 		}
 		return keysCommand(ctx, cfg, args[1:], stdout)
+	case "import":
+		if err := service.Prepare(ctx, cfg, log); err != nil {
+			return err
+		}
+		return importCommand(ctx, cfg, args[1:], stdout)
 	case "serve":
 		svc, err := service.New(ctx, cfg, log)
 		if err != nil {
@@ -72,6 +79,6 @@ func run(args []string) error {
 		defer svc.Close()
 		return svc.Run(ctx)
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate, keys, test or version)", cmd)
+		return fmt.Errorf("unknown command %q (want serve, migrate, keys, import, test or version)", cmd)
 	}
 }

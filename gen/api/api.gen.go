@@ -788,6 +788,50 @@ type HealthDatabase string
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// ImportMCPCall defines model for ImportMCPCall.
+type ImportMCPCall struct {
+	Arguments *map[string]interface{} `json:"arguments,omitempty"`
+	Tool      string                  `json:"tool"`
+}
+
+// ImportMCPRequest defines model for ImportMCPRequest.
+type ImportMCPRequest struct {
+	// Headers Sent on every request to the server (e.g. Authorization); not stored.
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Name The server's name; the server's own name when absent.
+	Name        *string          `json:"name,omitempty"`
+	RecordCalls *[]ImportMCPCall `json:"record_calls,omitempty"`
+
+	// Url The MCP endpoint
+	Url string `json:"url"`
+}
+
+// ImportOpenAPIRequest defines model for ImportOpenAPIRequest.
+type ImportOpenAPIRequest struct {
+	// Document The document, as a JSON object or as JSON or YAML text. Give this or `url`.
+	Document *json.RawMessage `json:"document,omitempty"`
+
+	// Name The server's name; the document's title when absent.
+	Name *string `json:"name,omitempty"`
+
+	// Url Where to fetch the document. Give this or `document`.
+	Url *string `json:"url,omitempty"`
+}
+
+// ImportResult defines model for ImportResult.
+type ImportResult struct {
+	Prompts   int    `json:"prompts"`
+	Resources int    `json:"resources"`
+	Server    Server `json:"server"`
+
+	// Tools Tools imported.
+	Tools int `json:"tools"`
+
+	// Warnings What could not be imported, or not faithfully, each naming the operation or element.
+	Warnings []string `json:"warnings"`
+}
+
 // InvokeSkillRequest defines model for InvokeSkillRequest.
 type InvokeSkillRequest struct {
 	// Input The tool's arguments; {} when absent.
@@ -1133,8 +1177,12 @@ type Server struct {
 	ProtocolVersion ProtocolVersion           `json:"protocol_version"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name"`
 	ProviderUrl     nullable.Nullable[string] `json:"provider_url"`
-	Type            ServerType                `json:"type"`
-	UpdatedAt       time.Time                 `json:"updated_at"`
+
+	// Source Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
+	// transport, imported_at}`; null for designs made by hand.
+	Source    nullable.Nullable[json.RawMessage] `json:"source"`
+	Type      ServerType                         `json:"type"`
+	UpdatedAt time.Time                          `json:"updated_at"`
 
 	// Version Reported as serverInfo.version.
 	Version string `json:"version"`
@@ -1653,6 +1701,12 @@ type ValidatePolicyJSONRequestBody = PolicyCandidate
 // CreateServerJSONRequestBody defines body for CreateServer for application/json ContentType.
 type CreateServerJSONRequestBody = CreateServerRequest
 
+// ImportMCPJSONRequestBody defines body for ImportMCP for application/json ContentType.
+type ImportMCPJSONRequestBody = ImportMCPRequest
+
+// ImportOpenAPIJSONRequestBody defines body for ImportOpenAPI for application/json ContentType.
+type ImportOpenAPIJSONRequestBody = ImportOpenAPIRequest
+
 // UpdateServerJSONRequestBody defines body for UpdateServer for application/json ContentType.
 type UpdateServerJSONRequestBody = UpdateServerRequest
 
@@ -1823,6 +1877,12 @@ type ServerInterface interface {
 	// CreateServer Create an MCP server design
 	// (POST /api/servers)
 	CreateServer(ctx echo.Context) error
+	// ImportMCP Create a mock server design from a live MCP server
+	// (POST /api/servers/import/mcp)
+	ImportMCP(ctx echo.Context) error
+	// ImportOpenAPI Create a mock server design from an OpenAPI document
+	// (POST /api/servers/import/openapi)
+	ImportOpenAPI(ctx echo.Context) error
 	// DeleteServer Delete an MCP server design
 	// (DELETE /api/servers/{server_id})
 	DeleteServer(ctx echo.Context, serverId ServerId) error
@@ -2668,6 +2728,24 @@ func (w *ServerInterfaceWrapper) CreateServer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateServer(ctx)
+	return err
+}
+
+// ImportMCP converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportMCP(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportMCP(ctx)
+	return err
+}
+
+// ImportOpenAPI converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportOpenAPI(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportOpenAPI(ctx)
 	return err
 }
 
@@ -3539,6 +3617,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/organizations/:org_id/members/:user_id", wrapper.RemoveMember, options.OperationMiddlewares["removeMember"]...)
 	router.GET(options.BaseURL+"/api/servers", wrapper.ListServers, options.OperationMiddlewares["listServers"]...)
 	router.POST(options.BaseURL+"/api/servers", wrapper.CreateServer, options.OperationMiddlewares["createServer"]...)
+	router.POST(options.BaseURL+"/api/servers/import/openapi", wrapper.ImportOpenAPI, options.OperationMiddlewares["importOpenAPI"]...)
+	router.POST(options.BaseURL+"/api/servers/import/mcp", wrapper.ImportMCP, options.OperationMiddlewares["importMCP"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id", wrapper.DeleteServer, options.OperationMiddlewares["deleteServer"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id", wrapper.GetServer, options.OperationMiddlewares["getServer"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id", wrapper.UpdateServer, options.OperationMiddlewares["updateServer"]...)
@@ -7567,6 +7647,216 @@ type CreateServer422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response CreateServer422ApplicationProblemPlusJSONResponse) VisitCreateServerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCPRequestObject struct {
+	Body *ImportMCPJSONRequestBody
+}
+
+type ImportMCPResponseObject interface {
+	VisitImportMCPResponse(w http.ResponseWriter) error
+}
+
+type ImportMCP201JSONResponse ImportResult
+
+func (response ImportMCP201JSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCP400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ImportMCP400ApplicationProblemPlusJSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCP401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportMCP401ApplicationProblemPlusJSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCP403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ImportMCP403ApplicationProblemPlusJSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCP413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportMCP413ApplicationProblemPlusJSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportMCP422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ImportMCP422ApplicationProblemPlusJSONResponse) VisitImportMCPResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPIRequestObject struct {
+	Body *ImportOpenAPIJSONRequestBody
+}
+
+type ImportOpenAPIResponseObject interface {
+	VisitImportOpenAPIResponse(w http.ResponseWriter) error
+}
+
+type ImportOpenAPI201JSONResponse ImportResult
+
+func (response ImportOpenAPI201JSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPI400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ImportOpenAPI400ApplicationProblemPlusJSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPI401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportOpenAPI401ApplicationProblemPlusJSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPI403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ImportOpenAPI403ApplicationProblemPlusJSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPI413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportOpenAPI413ApplicationProblemPlusJSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportOpenAPI422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ImportOpenAPI422ApplicationProblemPlusJSONResponse) VisitImportOpenAPIResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -11899,6 +12189,12 @@ type StrictServerInterface interface {
 	// CreateServer Create an MCP server design
 	// (POST /api/servers)
 	CreateServer(ctx context.Context, request CreateServerRequestObject) (CreateServerResponseObject, error)
+	// ImportMCP Create a mock server design from a live MCP server
+	// (POST /api/servers/import/mcp)
+	ImportMCP(ctx context.Context, request ImportMCPRequestObject) (ImportMCPResponseObject, error)
+	// ImportOpenAPI Create a mock server design from an OpenAPI document
+	// (POST /api/servers/import/openapi)
+	ImportOpenAPI(ctx context.Context, request ImportOpenAPIRequestObject) (ImportOpenAPIResponseObject, error)
 	// DeleteServer Delete an MCP server design
 	// (DELETE /api/servers/{server_id})
 	DeleteServer(ctx context.Context, request DeleteServerRequestObject) (DeleteServerResponseObject, error)
@@ -13375,6 +13671,98 @@ func (sh *strictHandler) CreateServer(ctx echo.Context) error {
 	return nil
 }
 
+// ImportMCP operation middleware
+func (sh *strictHandler) ImportMCP(ctx echo.Context) error {
+	var request ImportMCPRequestObject
+
+	var body ImportMCPJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportMCP(ctx.Request().Context(), request.(ImportMCPRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportMCP")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportMCPResponseObject); ok {
+		return validResponse.VisitImportMCPResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportOpenAPI operation middleware
+func (sh *strictHandler) ImportOpenAPI(ctx echo.Context) error {
+	var request ImportOpenAPIRequestObject
+
+	var body ImportOpenAPIJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportOpenAPI(ctx.Request().Context(), request.(ImportOpenAPIRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportOpenAPI")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportOpenAPIResponseObject); ok {
+		return validResponse.VisitImportOpenAPIResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteServer operation middleware
 func (sh *strictHandler) DeleteServer(ctx echo.Context, serverId ServerId) error {
 	var request DeleteServerRequestObject
@@ -14788,321 +15176,344 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37UiNH1jj4KhnaiWixUxICtz02xBcTNMY23zQNC/TY87X6p0qqUlIOpUy5MgvQEETsX/sA+xD7YL8n",
-	"2chzMuumKqkkELTbRDjcqCorryfP/XLfCuRkKgUTWrX27ltTGtMJ0yyGX4c0Do9D81fIVBDzqeZStPZa",
-	"l2NG6IgJTQIah28U4SFpD2M5IRFXegCvBuaVIjImQcyoZrmnW92W1+KmoynV45bXEnTCWnst827Aw5bX",
-	"itnvCY9Z2NrTccK8lgrGbELNRIYynlDd2mslCbTUs6n5VOmYi1Hr4cGDSX+ADqumbSdsRqyZBfyzaAoT",
-	"eveeiZEet/Z2er2qKZzGo7ptk/GICv4fah7BxtXMQsajx2/FaTy6iJJR9UymyVXE1ZiLUXlSKkpGC6Zl",
-	"Xj9yg85iOZnquj2awts5sMLHeZDCJ3XghG8fv4vnTMkkDljddGP7fm7C7kV+yu5Z3aTd+8dP+4LFNyyu",
-	"m/TJ4RlR0IKETPGRmJs9vs3PHZ/UzRzfPsW8leJS1E2c3U0jGVMt4xlR2LRi6vC8OHd4VD95eP0Es7/m",
-	"UVSPfpR5bfEPaStBr9kgoKoWHKD9YBWUtFt94y4SrmshWJmX87tonhb20Dyonal5+fj9u2SqFi9opuax",
-	"gnmYn6T5XTdH8+4JpihlVDtFKaP5KUoZFaYoZVQ7RSmjx07xwXysplIoBmT8HQ3P2e8JU9r8CqTQTMCf",
-	"dDqNeABof3say6uITf76b2UWc58b7i8xG7b2Wv/HdsYqbONbtX2GX+GgVagRhiVckQmNzLxZSNqJmNJY",
-	"0auIkf++OP3gEUquaEhS3mOr2zJ0XIphxINnn7O8+jcLNAkiqsZMkVuux4QKwu640kAsBSNtShLBf08Y",
-	"XmQZk4/nxzjtn2R8xcOQieeed0CjiMVkQmdESE1CSfSYK9KOZcQ8cs1mRAVyyjwzW0qCWCrVUVynh4TT",
-	"/yD1TzIR4XPO/oMkKgnGbue5IDpdzxtV4E5gjmd0FkkaXkr5nsYj9lJAfSXDmYHsyEwiJnpMBTk5+G3w",
-	"7vTHfw3e/evy6AJmeynlCRWzM8NuBfYequec8+kNzM5yfAGJqWYk4hOuSXsayzAJTEMykSEjUkSzrT3i",
-	"m3WcfXz3/vhwcH5weTR4f3xyfOm7pSsyZXFfTLhINDN/kyDiRhygYRgzpbp90fJaY0ZDK0icMx3POgdD",
-	"zeJ5vHnBAilCRRKheQQTveUilLeGsWJaGUSZ7YHFdVxoNmIx4OPfOudUs/dmQR34f3HXlnxxziaUC4M4",
-	"V/tKMT2/lI+C3xHNJ2zlZTxkkPKiMNIAOPS8GOOfvT+4/On0/KQALTkg8Yga05iF5GqGoCgjHsxILBPD",
-	"YlARwlPDQvKAESbCqeRCv8LRWnD0UdBEj2XM/8OeG4/f0IiHji83lObg7NjQnm7xHH/99dfOQaLHTGgz",
-	"G1a5Zxk/A2uaxjJgCtiGF2RjblkUdSwjc5UYYgVL3ic+i2MZKx84AkXYDYtnZMhZFBKqyZAmke7C8dsx",
-	"zZQOdg8ORkzoQxpX8JMHghzsHpCdbo+krUhbTVnAh265dJd2p7HUksghwIr5YhpLQ0g94K4MOY3kLYsP",
-	"6YRFhyBrwLWaxnLKYs2RRwzolF7xiLvfxbfsTjMRsrAwW3tMV1JGjApD6qAZSF7mPddsUtFXYZFzh+2h",
-	"Cgpa0jDkphmNznI9IDdsP0OWofWQZ5erZpbEvAqyKvqxD2gc0xlMJ1HjD1KnW66qB1A6ZnRir3/5ddU4",
-	"IQOYOBbTRJ/IkBW3bG5XytOyn58met3vF59CKINkwoSGNX+Mo8pGwsq582cYyxseIpIunn6ecFR+mlSO",
-	"VTjgT9DIK/b1uWKPFQuSmGugqDxmE6flTLdpJQgrb6Hr/cJcaLagv/XGyS3jmkfRY64Uu6OTabQqiPCw",
-	"shlfE2JrgUWuC8Oajlb6ogREIDtb1Up+B23Hn5uAQDKdyliz8FhoFg9pwBYdEyDqQEbvuAiLmKJwc6DN",
-	"P1ms6o5TM0GR8j3m9pRnMz92kx24qZ1nadDKja7av6xPr0iVqnBmJSJMb8zcArzWXWckO24RhpoFNA67",
-	"GV3LtejwiZkcmkX0uLXXGnE9Tq66gZxsT2RwPQmm6b+GA4sFjbbTTmEHDsLwhE2uWJxTwFQjgyGNFCtT",
-	"ZcNTRmUF37dvvfmDN1I+ogLYjtZeawLjtrwWE8nEnIC8FfDbvvjsLTkxHLwKCApsQHHGyHmav0QSRcis",
-	"FfBcNuUyy0Gj6HTY2vu0mFVLxz7Mf/7w2SsNaAYAdVs4oLqgNQupZh3DXLeqJmW/uZpVk8V1MG2j5Rzh",
-	"l1V3jN0FYypGbGBvd5FN/HXMYpQTXDuixvJWWSVKHJLbMY8Y4cC/WqsPA7vT0iMaywmbUlSxLG2M9GKJ",
-	"ctLQjxsZpPR/xUM/zj6uPPKIB0yoZvOdME1Dquka0zhxn1ZOop4tcpu/CCSXzjtmU6m4lvGs0TIruIdG",
-	"awRLRiXR01Qn83xHy0+X5xM0/tKYOW2e1T05EO3m8FIY06FBzennFajJayXTcOXLDKJZCmqNVv3P7JOF",
-	"1M1r3dLYiPuqShExoUaw7djPuRgRGoJmg17JROPNxKv670RpMqEhI21cIWpZwDrwCLbGnlHK32QktUiA",
-	"LbrOLk7uzhcgLYWjOaKcu885/Je7XoVzyO1b6T6U8FwBFRdweQEWFpKnw4VCLVUzERRopqXB89JdKCeU",
-	"i1X5Z8OmDCaOry0J9xMpRkSzO+2RG8kD5hE+oSPmESM4SY8MecRWgQKvFVExSugIR+t2u1vd1p7BDmWN",
-	"xvHFKfnumx86OyQwcyNtZo5lGLvWzUdEzr3JEv+tpPCImjIWjB+/0phqNoiciq446k8xYzBotwojmHvB",
-	"BhMq6AjEwWbHXxDulzV/aMp0Hhbv0dPynWW2YmWZEaB3ZdkVIWLlzwC3VFtU0cA2JBRt507PBTtYaZ5t",
-	"tvluXza178cFLmeeR7aaz8r3eVXWcuDEJ+WtOxWwa0IK5pErRmMWe4RO+eCazTwizRR2PXJFFQ88MtGR",
-	"arKZhhe1qvlKdeUvl5dnRMbw7wX5eP6etN1aiJaO99yqvJmOotcsxCCQTjwNPBIzpT0yiul0/HtU2dWE",
-	"6bGsMdDDFLHBPjk7vbgkt2MmCL1STFSjDCcV105tEkyzWZkZ2rl55JZdKRlcM914HxrD73Ge6m4GhN9z",
-	"lFeLwJli6dW4yUqNELvTgyCJVSOBsczmwPDFThYyAyc5dr+s+9ZsJGO+qv6pKF/OE9nvv+vt7BFKgK1r",
-	"7/Z233Z633Z6O1togk9ZV/Qx+A84FmStLnd6ez3z3/9UX5hVtV9lFpoqki1gAatgVvEIQD3J2MDNgOlF",
-	"Ne0wlxPJ68zRDOigSw4sJYm4uMYLSYkZDJx3SNufBFPr6uZ7huyglxwPiYz7wpGjshHUAyMmfGu6gS+h",
-	"PykI11skoIJcGWnoRl6zsMoCUyLIJeSqScSo0uTbnpEcYhpoFqtKuFhZBfHfF6cf/kmjBHQPE3p3jB/l",
-	"XTdTEMr2phq92j3NvAvRGUrGqcftPLa2W1bvUGX2UI+pdkcBf8NOGslKO7c6EieiektEpT9e5n23R/z/",
-	"9Yl2/tPr/DD4/Ne/+NV0oOAavYi9qXf7y/VhOG7GiCF76eWrMGrpJBaqoXa1sboTr8xGL+STEo8aVUQl",
-	"RVhIA6Cjc6aAo5q7YxaMqCKK3rDQQ7ysaqX57rI7/MR3c/FlXHixVjDdNQbzFaC1qC1ZU7FhVRlpT6uB",
-	"+yGoFjYG9P8sqJpKWnzwDGh85j9xFoVH5ptKg4sZqAJXxglDVjZV+07ozJCcgsa3QljNbzF27rkZV94l",
-	"MTNAWcX/z9Dh4MbAa5V6OX86hp/vntPbE6YUHQF4H0z5P9hsfvuuZCLCAVWK6QEPVY0Ls/VWp9a1qAPO",
-	"jiH4PcaMBmOm9gmbTPXMoFwyTKII/SELmoelyuvFLOA6Job5pRh6iQxGolhMbseSjJhgsfmIcF1D9Kc8",
-	"ZupReuWG+vuIKj1IVA3f+94wKSoJAqbUMInMEoxwFMg4ZCEgVC4IJUN2SxT6a5n1rDfhWhwGBws3z6qY",
-	"zXEbZA2gsdzylbcMY1/eHBQu0k/mTqO0X5U3CuD+SQgm3qD1CeUhFaFBY+wgHiVOP7Yaias9lEUOOg+L",
-	"5oLBQhVqFDvH5vszv7w1PGNqFrhwCS6EaPXtnPAJu7QanuZ73dzdKZ3iRcAEjbmsEI+lQCZgKfhZ0rAY",
-	"CjAwoXFfCyd9admbNVSbF40cA3NLMpzAQNldWgPm0g0uSFm7VVLWEleZFadeuYOArlLuZT3vhMzWv9S2",
-	"v4ZF31ssEe/2ekZ03+31nl4irjLKLzmyvKV8uV60u9wwvrI5vGD8LtlEZEzsJpCDqWGGOrvdnkdOji89",
-	"8u7ix843ncOIAqn++ex955tur06vmmrQVjST18ngqdzdMXK3R6gmE1lWc3gu2MbakosBIUst5Gsex6Pt",
-	"5ksgJmdbrjYfE9uC/Nb9V/d/9g1rG7NOzCJGFSMqGQ75HeGK0CBgU81qzCHLtQQZOgD2YT1cgOxRFgM6",
-	"t6p33Dr5G45c2+AkbL+fPTcCzNgI4IbrIj4ybH6BRazjS0szUE2mwFQmObRB2vdL3eRgcqfXMxBIo2hr",
-	"NaGhpFObcOF+Vvn65Bn5smlTTnDfJtJwL6gXw+VwRWI2NGwmab/t7Wx1yUmiNKocodEw0UnMapntWt6i",
-	"HFo64SIN7n4kvJ3m7vF6ULfWJL2WqgyK/5HF/IaFZIjbbE2PJfPQlGrNYtPcYa7P7RSF3fe873Ye3POt",
-	"v//lsTcSWd81qfPK7DGOlueNl2iDSwS6GPdfEYdsSAiI+6vOKaclWDKlZwBbx8yvdyy5uJVF63aDHNrm",
-	"6+02n7CBsw8viRH31r1MVtYofrXOjmNXXrpD9SeAqQ3WZ1rBY6XoLSukYDmfNPvTGswrHdJWP441N9gZ",
-	"oAc5jmHJlSm4cefiMQZ1U6iN4Kj2OT0QZKz11DBR5l/lmKg5IKhRoBX8lGVwndt5+1NOmaBTXrnzBc7J",
-	"dbPT7XV7xSnsPPHFt5kp1mSQqGK1m0mvlIwSzRqypuuSvXruzLoyVIR2ziUKUQ24sRX3NeF6TWxafwl3",
-	"n/YO0phGEYu4mhTAbgcAjk8M7O58B93YH95cbKbXUlpOB1IMhpRHScwa+vdg0ooiyVyB5/x2nkxWY990",
-	"oPqTumRKvzz4N3ZdW0JgMZBkuSa5ObdiOr0AhXFDY1a6LelQCzZfyuipb0kdqULf1Sx4trm5+0cEaGUE",
-	"rPs+9Nxv7ZG+XU6/9ZA700rDXYVpaE3d24kMrtdQuy3q0hwCpPfJ3F+b7VKNNaPZDqyGT8M6S9o1Pmxm",
-	"Qojp7cB+MG+jApFTKxYNPYg2ESiXShGwLrlgIiRcE6qIf2Aj0YGc7JF34IlI+kmv901wzWbwB/PNnfd/",
-	"6xycHXf+wWZ7c++7mWu54RgmwXTwze+7nb/dHv12cHL2/mjRP3dLyZNZZbbeqn39McEI88dqTEV9Xjo5",
-	"ndm8UPvEx/WbH7gBHfPaX+Kq+LBo4o9hmdeVqeZmc2Qd/GtCx3ZpNYXI5e072D0gMRMhM4OQdhfC8a+F",
-	"vBVomO+Awd/cn2qnuS8pPO1FYslWi+j684ZqlePUF43lwDqvz2oc7vXFhXetFWjVNAq4sK1fSHRSKQop",
-	"t34vxUmfl2Czp7DeF7DjS7lLV8Ly3MLq+WWrWV08GZtBtJaNyXlAzQ0NKVUwJ0nKDxS4w0+9z93UZN01",
-	"n1INQFSnjFw+Xxwz+6B6zmlQf3HC9aN41u8svxbIFWiWUMpIMIclEgzqKX7ZyX3ViZA2VyoCbljM9Szv",
-	"IgMuX5l73XInGZhBri/PZTJctEs/W0cmI0iqp5Yks0hol0gKrCI0GLPQA7cvbbNIqjfEdbNP3h1cHA0g",
-	"WMW2sFnMkKUNaBSRgE4Y0XJrDQ7MrTi8dDm9HoMjjIBpOqrCD0/gYumwRL2P5YPX+oXRCMG2JGVSTc2u",
-	"5qFKXhuMKugN5YisPtcE5WFAceGzkI1iGtaEAzemOGkkbDq97OOq1R2Dh751FF4HPhsFztVmDk2tNvvk",
-	"/qEG3NxkH5ZN3/k5lxAS1eZGpBhzcdwdXCfbEj3vqVC3LGbhPjEkCOcopGDEdtwos0AWKNjQ/aagvFzu",
-	"p1nt91zmRnAS3vyWeIV0xtBbFbCYyV2soSQ5QE9Z/JS4XEseUVrGLIRQEhg/JDcsvqKaT9ZQmmS+40t8",
-	"dSGRmTmx7vJO38sRF5tOZjKlSt1KlBGXpzaez1mS66Hq1OwaMke04jwThQ71iwDzo7LJ/Ap5dRSrZqpO",
-	"KkYJkjhmQg/yHHGlav5DeslSl+ArFkkxAhWbkAWFPWnrMZuRiA21TUEnBaZsLl+Z5Tc0121zAlWWgeak",
-	"i0dtbnlWXu02Vh8DJL6ZP4o1nLhTYK7NxNM47Q5uSjPMVrEpiKIc4MPoBXfk+p14CqHF7un6LscFHe0y",
-	"hDJvtAqoEIAxDU3COHGDrbvET2UA37CBjOsxiy0tBXXj/YNP2jS6pTNlKZeC3KZ9MaRRdEWD6y2PUDKN",
-	"KBcuNbEcYkrHbcSbU8pjhURxkihNDKsYMjbtsN8TiilIU3reF+1Qao0hCQoTHlNFfJcyN+B65iO3SgRT",
-	"pmGOF/BhAz/1PqOqFH51ez7hImR3fQGbrrYwt7MgTuhx0wbPJnZHAx3NnMeQIj4sxfeI79r7GMQIi/O7",
-	"fXFqn6s94sOSlGktpB5kvwIpNOUC/laaxloNzHDmJxNh9sNusd8X7fOj3S3z+o4rnfWY/hpp/D8z/0Qa",
-	"/w8/uPC75MR0xMWIcNUXAVWso5hQXPMb1iW+8y+GQzdLBTJn9wEDlMzO4jsILoyBTarMiZl3fN6Ybn9t",
-	"m2Telbp5nNYalobcUFU3eLGqYB3k2pDJm9C7AeYVGizKCHLG4k6BRgaMR5DJfZhPTXRyeJYmHsY0yO18",
-	"umuCiYy3LNc7YVQooL43LI55yBZwvTkLcL1ffJq/rTqv+xtFTJPuKvnc6hzdPp6/7yg6ZHDb0bV2n4Dr",
-	"oMvOPJ+s6QnyMS0KskGFUPWBVhG1pTmA8kD5FHRuMV/TmNqdgUPrQRJy/RSzynV3DjFWL6Y3nJ9JRb4l",
-	"jJ1aFMAH4Pfx/D2In+FafGvTNHTTARdVubcLd86pgtq/dX6S8S2NQxaavyBLF3qKXp5/vLg8+nFwdn76",
-	"2/HRxVYj8feazZYw+8Il075mM3JLFXFKgJU3JKKaiWA2KHmOhDK5inLXVCSOk4tZwPjNqmYLmegC36um",
-	"LMhyf4Fz3Q0PmQiWKYFqkrZgg1T7kENKOfwKDDFYApdL/7B79iC8DDrdUnJJ1HI7WBgig6LiptVfkENq",
-	"jTUlneZskO5fSWh2e5Y/CC70d28r1w+b3qxpejBNmpeVak3ONlt7IBOhG04LwiXXD2MtTRRHznr1sq1e",
-	"dEg2ZKsqR0DIhlwAr2XE72DMgmvChdKMpmG7VosjRUWGAFvEbPXwMRsFWfaArnBjScuOrT5IGqfYYBiw",
-	"VKw+BITsLe3+ofZwjnIXonRVhIGLutT09rOBGtPdb7+zQf+pK3+v8wPtDD/ff/f24S9V2C0NwF4JJ2L4",
-	"yiBwl345KUf8sLK609zHNVe22byauKp8Us0yJsmpWfOrKG15KYekO+qStbaw3/NnXn/jLyzafNxdNb1k",
-	"1/Tx19L0l7+R8wnoXe6PZb2g988jIWW1C2+GdXd9IbNsV+H6z2+Ulx5BceL1B7koDccQLbSrJOJAk27V",
-	"1qfh3HMmSNAz5chAjmBY+6IVK98oEjisCBweEBPkbFImCvoAtwZHkz7XXcgKblISu2iIExQEjLwr5AFJ",
-	"tyxdceXW2+opVa695z8dkh/efvs3YguzpMaOquQ5uk6n+qQZVOz2D2rqG+Sskc62/nZ3t4pV0VyXjfCF",
-	"MjXkSGi0jNeGQWRfQmbgvauIiuulojO8deOnM645mifKnTAfHPYUuVCWunI31AQ9OqyscQj+aoT5abQk",
-	"eSJZWUchO87cXqymMCmd75cZhrFKZtSmPtO48CfRxtTQ/ubaoQJUrnYEZbOTtZdRpbjSFIQgNVOaTSoJ",
-	"iGZ3FaqQEzojYxmFxL+/dyD28OCTaUQDZl5AcP6QRxHqDn1LrrdHTPvduWCs3nL7rdX0wXRqdqhcHqW6",
-	"trELmkuD6KFAQqreZVMZa0W4ID4QZxrx/1g3c7t/kIhzZ6fT+7blmR/fdnrfdHa/S39819n53v3Y2ens",
-	"flu5r/WJX9aPA31JPJsPKH1EfqYN49AFCXCa4FYMQy1i2GzlWYDqagi2fJLzoMvuNGlTgrPFJLEFPw0v",
-	"M2CZy5byydsxo6HfwHnDTeEpkF29YNIY3Z0zpQ/zNrZSqTCwPlbecva7R4T5H1oNPeKskB7h6kMyYTEP",
-	"zJ+XkHyeqwMzM/PHqbXjxs7ke85G7K4m32fZN9PZYLvVcHrjfG0aJnQs7ZP1nsxWvSS/YcyU1kzpbraF",
-	"j05u6Pp0de+z46lzJqOBTmi0gh8Xu5uyQCMJb5p5aYEHbQFIKh2J6jRC7nwX44i5U8mtwHOrTweqg/Ij",
-	"+KTOQur2eDU30OzYK0sG4RwHdWr1AzEju3d3NR6Geb1v5YKOnZNjOQtMOFsppSnLNmZhAb1lm5Hf4LkS",
-	"nu9mGeWP6BWLPOL3WxhjdXJ0+cvpjxhlZcPOzJHjg37LJ1S5DCoYoFnhh1kobVq3gjpH3KwTM+5gWfXL",
-	"Jh39nrB49gQ9PTREQAgMT498cm6GjwSzdc5nrrhwzDTSYUUmVF0XTFDZ5mfFB9Yrzme/92yVPjfzpsTA",
-	"7dkmTqPOYbLJceTQuWk+0HEiAqrrkHOYILptbrR8kiuYYctlBjBnGnTD4rJac6srLqX5Kdq93sgxVhLy",
-	"x1Ih228VLcqVDMmYqZ+PLsm2EVLV9j0PHyp9LF0EUFnHOiNCEueThMEZVzS4rsuMW6aEy910FvENcYaV",
-	"lm2Ou4xlZ61GEYyFO1cZvIgrGtRPtuwc7Q4iW0RuYvNbVR7BywNJPc9TD9MGQJ4eoi9ctt9y3FV1FZif",
-	"jy49qPzikbOP5n8Hl4e/eOTHo/dHl0ce+eXo4EcjH5yeXR6ffrhYKBqUSAR4P6Kz5fY+8e+BAj/4RLER",
-	"KOegHp7VloDrCISKdHN0vxjnvvB61JENmFvTM7mwyY2f+kguq8l2LnKrNiv2MxbrzCyM5jQWuSV56CoK",
-	"cRkuFobmsnKbxYMJByr5md6qvICKu5EPv3mkhqQ2y7950dixfEWv1cblPr/AZCxP7L5YVBXN53RxuzAH",
-	"co8ocuiu2RPpcmqjCp/Fe/CC3rADtX52oU2I0MvTM8wxFo39fZvaJi5SC//CJHaFjLo2Z50PwQwlr2Yc",
-	"UxEKXoUu4dct1DQpZ9VdIRXeSxRazpx9ytwhjxgBKCFtKC27Nb8R6ESoyNve2ypreMazLgs0xpRoxKWy",
-	"DSEDDrGT6z7Ct706U8w5w3LpUKMGYONYDGW3trbSJlIHLlX7l1MHLv0gNYY3TwH4yCQVjXbVtu8+ghRk",
-	"iS2K21jaJM9Z9DO/prmT83KXvgSfj6AiiGCegoZkLkZLKEgpOIMqBXFQ2MBPw/TNV2RKR8wGXFgTXkSV",
-	"7q7sBtqYDmGGx5dnXVfEEqvxj0sv5JMyR3l2KGdrewTIwhkdCR3PnibcaHVl0zqaiacKXPhS9A9VR16t",
-	"VrCZRfLbvDRC1Z7y02AmpWp4vOdhbh+VNvY5VN2rKLGrdR8H0ykTIVbTxAQssOY3CvKskI/n7/PVt0wL",
-	"eI4pBCtZlyc0YlToSRac069cjw1yqawZ/9x0gGUTWQXWETlW1aR/pSu2RJfd2EpA4CORTB+Z5CJdnYvM",
-	"X5r1opDCYO08xVnmjOIN/d5czb/t5sqqkLarbPG3XXI100xtlXy2/rZbGPD7lbNvVC1q0Y7XWZhWycZX",
-	"jtR8yowT1ZPP3P6fwM82620zRcoqorvrfEkXL/b5S8QtnXraoG7mX0wdtgKcgbtZxYLqVlGnFVpBZzKv",
-	"8XgsZahSNayftSuP6OuyQ1aIyG6FdTu38XpxuYRQT1XHLd9lk0uQn23lPiS8KtD0BXR4jwa5clL+PL3b",
-	"gXLgWcY/wgWRccjifTKRMXNvDQmkYkaoxuTVrYZ5+58qT/8z2iXSCc4vqLiXjxHODXA9idAGUPpiIhtU",
-	"pEgqFEGr6wrMHrNwkMZAl2p6wVsLolS4vwAwA5lEIRFSG2CthsyGV2ixH6R5l82vAvyv+XS6pImm8arY",
-	"Q5lNbmziNMBr7uxqEAQmpaRS9tdS06iBqw96ibu5pnvpOihtYOm8y5tX2KmySiRb4yKYfLLbVbMvz3fB",
-	"3OFUF0yv5hCx+WLL+up3dLG/j0oivZphsd4ZavWLUqWfiRNRm0gFfBHiRLj4U1S4cAUv1kogMp+fNb0D",
-	"COwZmKfqvs91d3iV+95MinHd5j/KJe+we4Ww09gxJg+fT+sfc3HLdTB+fO3DisSRqyUPbJIysfaKrn7H",
-	"noBUvfRVXAWEq6hIBqnpBVpADtxqF5zLU9CCBSTyWUhBtUz2gkFu5dpHzeW9JypTtGI58OcoQPSFxj0X",
-	"jqq8H3PnsZooY+DySe5XkyQY9UFyacGpOWL/nmmsjh3yEdfKI/7A94jfsVk8u/4+UYJes0EAphZFblGo",
-	"mEwjTkXAMN+EIujIVA7X3f2+rGzO5wo56PwPVrkddDuf/1qZLuQjbO+TlZj/k9TrWaHM/Gv5nkWa5Oct",
-	"otO81nsD7r50cx5Ri+DJQbZgai6VYq7Z5XQTJsF0kKUsWg40wXTgHJvXDzUHAzLTCy3iT0IfMTRbNeOT",
-	"ao788UJBbUrcfGHS5mlq16yr/gRF0mt26LUg+nMVRK85gK+k+HljhPJMxdBrdvvJCp1vtK75QrviF1z0",
-	"fGVP5rlj3YRrc27Bq9Yyr4OiP1x97cfV1H6uGto12/00RbK/mqrXdbv0hVazfq1MvWq9iPkDVpuvsrO2",
-	"Dtb5qC30PwZ9V5DEXM9Au2cpKtTG/gUcbKtSQ08jqs2MyMHZMblmM69Q0xqqVne7XUjUxM0X6KrrdFt7",
-	"rbRxthKaluO+gsrZB0ml923V0NWVtwuzAPgAVAkvs2HHWk9R6QfupIdSXvMKDdS7WN4qFjtvXwxqVuDL",
-	"R2RMIjniIl1tgJ2kq7VWkoH9eH7ND3BzhxX16eynJGJaFeLWlAvIMi0g5Kt9IkMWEeAk7zRxbMKWDfRR",
-	"Wa01hQWz+sKyM64rqgk3w9yKQgyZR5QkB8cEMsFDJldyxUjIblgkp7aGm7Z1fEaUC2W66fZFXxxKccME",
-	"THevLzrkjOqx6SCOIXrAJayzUeP74MJijtW9gBQ2hCviZznqfNJW2kx7q2u6hJxhUN4HCilg5HmmDPQI",
-	"uwvYVBMuFA9twjw6iyQNFWn7OQ8iqNxjXd987Ps4xO4+fjz+Ue0Tc3WVppMpPj3/6ZB88803PxAuyMfL",
-	"Q/gCMrFmryEdrE+nWJmcS7Ftc8P+1WAXv0uyJL7EUnVFIq5cRTOXSZaLviDEx9ywe+TTPSzYI1akevjs",
-	"e+QWIvVspSNIgot7M6V6TLiw3uo2bMF01/ZL1WR3qqrJ+lsul68rk0hJqmmANb/n6NABZan8+z6ShX5r",
-	"j3zqdrufH8zcuB4TP2ce8e10oYSb2a0pHXFhsBR0aW+bIoazNwAUQOJg04uZiV+6UD7BG0cU0+Rq5u6l",
-	"gUu4mPskEYoOmVl1WugGoJCLkXNAgQ6gttUVI4pOWEfGfMQFadtkxXYVFyzo/MR0MO5ccM38bf8UmgHI",
-	"EHKEleggMzKW1iCKCQNHc4gLYsGqURdmZ7pmM0zO5BMZAwDkcGy5Ceyb5TLIlQy5vQqgFsFoBf/k4LfB",
-	"u9Mf/zV496/LowuftHfICX9ndsxmGN3aJxGNRywmUjBFRkyTtzvfQNdnsBKDSPaIc6be8Xq9HuQLUJ79",
-	"kWbqg93HZzZV5j7UFsLsAraD3V7PrAtQWAqHXXJGlSYUp56HWjMhRd7u7hpYxKOzC8SaVjZLsUOaOYfK",
-	"vXySy4dMKtlrfdPtdb+xySSA9G3TKc9V2Idno6rqKQj3EFacw8tvFOJJKOOvPCLYrZn5kMdKe0ROkTWJ",
-	"ZlhWRY+lsoAtBesLH235vpddCAt2sExr73B3qD2lCmcwjdkNl2nNkDeqeNu2cH/S1G7HoZ1/qnlVraIC",
-	"8dM9kjKITckoWZYuJeW3nLwHAcj5GuOVdZWru3XVj7Je05S33/a8TEZy8lWtkFQ3gDXK5kdYVm3zcxbZ",
-	"BTCw2+uV9Dp5vG7wOaa6aGJLTbcdrG5A/ufYHDoCbAtg1DUw+xYnUNVvOtHtdzTMhcK97e0s/+SjoBYJ",
-	"sRA/+mb5Rz/J+IqHIUN3dZVMJjSeWaDKXQDLWYDLFx0ZuGrlr9Znw3JPgmkHtd8tQ/qw4MwAG0BlCVVx",
-	"+Q6BpzVoFeAuP2T7YPeA7HR7+Av55q0uOTX3zTfwANRRMGaDuBS9Ya6fvmj7/yvV3/71L76X4qpve7mA",
-	"Es8WE3MJ8/IYYI+87f2AJOCWK7blmUvbF2B4sTxKSmYyo2W+QBkQfw2V/1ikGJnQmWk94Uph+gJyG0sx",
-	"6otEaI7FF2GtXJH09nXJ5Zjl0EFWVMIHDsPaSG170+2tTKKwL2I2TBTrkvMkYmmifnLFhjJmueZ7xLfI",
-	"1SeUKDahhkynnNtv3X91/4e0aV9MY9aJWcTMIlUyHPI7YE4Cw5WxcGuf+LmT9Q1JMIeyawhHtt/75hhM",
-	"HxrxJGymR6CEJOBHSnK9AJfi2n9b7MfPTIVdp3nzTadEDvtiEkw9Q8O0R0bxNDD/p9Px75FHbtmVksE1",
-	"08UuHI9suEdnsbRYOjPM+X0BdZ1kDPWdLsjH8/elqeQYHfPTICM3K6g47REUXDxiFZpeX0jz0a5Hrqji",
-	"gUcmOip1irCf9mNwVAdW5VYIa9vvC9+ZLbuZrOhv+5nbgE+OL07J99/1dvaJnzc/dyMqRgkdMYVNvvvm",
-	"h84OCWTIlOm30BR1ExPzzid0Ig0Bh6y1N5IHzCN8QkfMIzc8ZBJybbN94lv5Pv9VX+BnZj0eUVPGgnH1",
-	"18hFW9Ofkw8I3kSbEgQujjmvMVV9YatnolxgzxFn4O+7L81tygx8PuQxxopuPDRHbIbZwk+dYc/vC+Ce",
-	"05YgMhlOyCUmyWckqaDViO5SspHFH7+zQbNPQpZKo6SEpKhdsAbpEnHceXriWEUYcYqhZ5hni7O/aOJo",
-	"vvhh+ReHUgwjjjqltzsNhjhDGfZSyveGYYfvdnebrCdXtaNEu3FvCRXzBLwh/UbskaPgMEKZo96+N/8M",
-	"ePiAdD1iVfXHfoTnKr2k5v6l1A3nFjF6Y1u4Ap756JbiFcL+ileoAMFv6+YQfvEQ9nb5Fx+k/kkmIiyd",
-	"Oa7wMWeO51c4c88JTMUT+JnpBdvfex4EcmnBySoluFbEFlYnGYv0FR/4zwxYqLWPe8R06axLYmPVrLIm",
-	"2+BwFYKP05TqoELFewgXGa/1iN8wgeo9BRLzPvFFEkU+CSJGQaeZytTYbJ/46OJkqbfz+/ENZwvVPKDj",
-	"27GMGDDCXXJQxitcOVhwKk0k2AZ0EMtwRZBPDvui/XZ31ysp7EzHLNwifEi4Rs6aTOg1y/HqAoboEv+W",
-	"xoKLkfJhtaovHDPdscy0Yc5peMMDtkdiNpE3VgiImVWDpCxNjPNzqpGMFQSWuy+uYkavzVu7DFR90ShS",
-	"EDtBiWC3ZEL/LWPHyO8TGob5MeZacyHjvnAZpCp4l5KP14Z4lxofzEa8yzOhHpziV0ZN/lAMjmUR1id2",
-	"KBE1Z3C2wwRBCcOQ18aUjXQggZzOCmINSsZRBFQOsSIgMocTPaw9TXxUJpsfqE3umK78vmgHiTbSeEGG",
-	"3iKJiJgy44JQwxWi6aq7/6Nb/qav//xAOQzwYtIKMBtyOnu98i925c2deAx36+BqhTtvuYkN3HhrLsxJ",
-	"ReY+e1jahGsCsVbKA1ZDmQd+ytn4e4SKmeH8Ago6SwEFM00jLvqiKEOJkAyZDpA9Ptg9MKxGyGIuRl1y",
-	"IBzvkjJLlhVCfPN2dxeRDJqYixwRlCFDM6bfJWeZ8nFOtrtJl8p1jge7ZmxqHvVFpumswDu255cXN87S",
-	"WX5tKOCxN9PuTOlyWjM1OnanENnwslqQWOGqZtEQlRJrwUR2gW2fA5JgqDrbEORqh7l4aaaPr1hgRYsS",
-	"QMcbx8WsZ04a2I8fJbNW4mXMCZjqlrvkWCtkjmosPUZysqYjtFkVTUZdciqMvFbCidqdPHYL1l+UO+Mk",
-	"YsQIooVOcqKlkR8VAyEQJLbUUMNFEINtBmiIGcG9uaUKM3JQrqqxbElfjCFCm+HvynFIL6SStgFKGGdd",
-	"YbYNw1f57uWYvYMwTPUUWlqksa7qGrFFMwKyfQ//gvv9QqX2OZtIp7LGeaaKJcRvTjQzchzXaMSNqNKZ",
-	"0arMKfVFQIW5p1cMtUMsBEywtUcSh0AyRAN+KJWSWlE9nt3lZTpyXNIrf1MGRtyXFB7BYXQliJxTrDuI",
-	"bKBerzm+3kbxcQ2b8idQpucu5woHXFSlZ6e7HnPiLW0JR4V+85vSvnfJeVkpXal53svzJorOFFEy40As",
-	"Liwook0/icCvwwX80ZyCHpFhA038ctX1JhmcRZHQL6XEXsLtvOqzvxB99pr4Z06ZvTbLs83Fjbx+hI57",
-	"ZeRVKYaduzSY4FAM/jUZoxVxca0MW9gueO/8Neels2XYr0BH4Jqt05Job1RfFIsLmXF88HveDmgU+Xup",
-	"x1DbOq4S//7B36qwJCr0aDYfm37hM4I3DwU4iz7Btc26+VNl+++ioh4eW7/vLS/XX+ZETWjM+gIrf4ep",
-	"msAreDSZ2cFumVZmTPf1G5UVdmg773/ZgXZ9YYMOtpA5tQ5NgjHM33iV1QQiB3brb7keywRdusU1s65P",
-	"YO0kb3d3qzDvMQDUs2BeHKqMcDeJYAsj1mHXy+xU0Yvzq8OzL4U2cfszSXEcy2SEum4Lnyn+aIhJEf2t",
-	"jElT+WwDpoKTVM4EJueKwoqID6ZCf7/oNKW0nCqixvLWoAGu672oPropv7xq/Z1d0h/DCXB9IePScKtF",
-	"LbkcDh+hJk/BbgVFuaNiG4BUoNo5NeacKQiUnRPGNGkrxsicpgadbdGpvWR1snBc9BTPwuLa1lfo085n",
-	"qCznb3XJB4me97ilqoo4OTPc896BLFawjlxgGsWv+CocjllwXboLea4qhpiFoYxzgQoNL4UD8Oo7kYRc",
-	"b09lxINZbTzYqTAnEMg4hEA3wxiiFhK/I7FMNCsGhO1ZBB1Ftp6uC3Hsi1JM2TWbKeTesHXGUqEp9prN",
-	"0JtLGzIJAX9zgWl9YSOBu+QnHmkWk6sZ8dPMg75H/Gs2M38hm6i4CJi/n4ai1Uei1YWXncHKD8zuNYwv",
-	"y6VBzK7H0tj36s5wMU/RE+xEdUcL8zyuHO2GuU9cuNu3X0m4Ww4Mlge84RX6A4W8Xc5HgNobD2jDLSiP",
-	"h+BCfM6hFz3ehkhlIK+WSpauE7zejAQEfb+QssmO7YrvzUPGBR8JEGH38+XWXMA2lKOFjJ65anAXTHey",
-	"RA7ZPMow//BlE8pnlo9sFpDW3qfPefCGWv+EkqtiBowCOOtxBTRLzNFTzfQdiVAVzhM9Ea9mSBHh8DzC",
-	"h4SKmaV7qHLOXs8LJ+9x0GpKszwpRz2gfG5iCLOAKpPHgePqmKjm4I6sZXG1g8PcCfUHlzmdJgoVSgXk",
-	"R+StcOdIddomnAcgpz6CH31h7/N8ageuyC9aT09FNPPIBZ2wC67Zf72nd9jvhVk9xOFOYxkmQV0EHdZd",
-	"2xACLZbRe2bnhFJFuRrZgAZQlsPDDC/5E8PTKeLV50aoX11QXc2dzIXY4XnA7psjAXmgcDD1F9XJ+43S",
-	"VJwVhGlwLEBhOz+WhzHuMQuY0NEsJ4HDvPaJkKQUotwX/u8+6o6ZgkBe59FkEKxXiMeGzEO5+Pd2QBXr",
-	"cKGYUFzzG7a1T3xNR74HMcOajWQ8c1KI+c4O5PTzXXK2PD1Gl5wb3twmQOkLEMoibgRHGoYxU6qINUgb",
-	"EqScfXz3/vhwcH5weTR4f3xyfOmDODfhItGsNpHGkT2SVRNq/L4Sk17D7ms6eopu3MY/RV/KKuwf3dEC",
-	"YWk3LyvtfCWykgOkZtlBipqy9YWm3Qbo9FLKEypmgE8C+7FazDoyGgfjKk1lce65hDk5pJdqNUFVE6d3",
-	"2Tn6Bq2FCHH7XsajgYqS0cP2feqYVYkiP8whN3LgPAqohmwhUufmyxV523s7z3/+zObxQOuZYGVRrOv6",
-	"svTKTlMbgSNIt1XQC+f1f8qWf1oNdFZ1szmNRxdRMmpiqjbHYS3VqwHodveWRVHnWshbkWvZdVBRCbzu",
-	"kG2MBoMdoYK4LDgpJJJ2JG9ZfEgnLDqE1HgUgzuQKCoSM2p4ka09pOB9kRvIywJCfZcr2Cf3xbw36UXH",
-	"mI6SUgTZgiSO9jDcxHr5uKwpHua64TARlzkl9zBFHabxwz7xQxlAsnLo/2Mc+X3Rdp0ZfkIl06mMNQuP",
-	"hWbxkAZM+eTTvZkAqcjg4hGXDuYdFyEXIw/MCPlUy6Tf2un2+q2Hz1n6OnKFrUkgDWcDbn5VOVjaLvsK",
-	"+d//z//bF/99cfrh/OwQU7GYR5AZ5q/mcZqYBR7/fH5w9sv/9R6y8MFeYLovnBdpT4IpNJvrD1POpB3i",
-	"uORnaFPRfy7BDTz+9ejdxenhP44ut0oJX/y+uFc6ZuCl4JFposYfpOZDi8EUaefO1qdqJgJ/6yHL3Wff",
-	"uAx5Wcd9YdlHdqcNWygF8ZNY7FmBcC+7D3uF+UACIeAIINvviU0UI8K+cC9Owd/BvVFkwkJOiaHqZrqG",
-	"czVLNn9sTyPKBaaWgYdl5GyT1fQFsLSQegbbJSGX2/+nTUMDj+Av8whS0sAj+Ms8GvKI4SnlB5CBZrqD",
-	"u7u1Txw6RPeQKuAqUi0/i33vC8xugKltIBKhnbnCQIaaAofuEYM6C2cHD9DgAGwhZ8rrixQEcz0VYkq7",
-	"ZI6a7lu3pFpq2heGnFZw1nmCunuwcUvb7sHSaE6DL9NGXzVdtbdxnoyoMZ2yL5nYjhmNMHdwJcE8Z4Ys",
-	"KIPCAQk5Ry8esFQaD6mmVxCsEzNDF4OxEe0rOb5fcLQNwqUdoc7HetHUkynA6LeoYHmG2aSj54MSaIAB",
-	"kAtFBVzF2O2mgy41U5pNcsqPazarV3Z8YDcsBkcWRSiJ6S0YRmUMOzOmatytlN7/YfrcJGaBPM+LAvrQ",
-	"vpu3DXef1ZqVHct9ORX2p88Pn+cC8irSnpbz2+ZlOfj5uTab4wk3/CeFwxpah0OXlaeQGo38mtq9Hd+l",
-	"cffM6RLI5k/8YQI+mVz3BQKf8y85P7q4JIfnH390xvj83U/dO11ITt5un9OboY26L6pSt8H8iH9lEPcg",
-	"s6yDF2UyJVqSnV5v7r3ytwjX2Qr6wsexYRHErcFmjK2YGKaRTa374AtiYb/tQx50VI29/aYvzO387m0S",
-	"R4WUDlwhwudpJmf0989vkIu9VuTil4PO7rffkTG7M6LyNZv1xS3MwWd3Ux4zBTkDzYKw/Od8lHhvp0vM",
-	"tQM0NaGCjtBsoMCK0uECbAeqL3AeDqYcXplwAA0SM/DlM6/qIxQxz/wGM+bB9X4h9b/NiHeQSyVfiV4w",
-	"UwCcMLpEgaRFb8kNjRL2pTsNvZj6fik6/JkJA3GsIsP3PALME7Hte3RQaRwwCIdoHTNtonEulIYCl3i5",
-	"IFlC+21vZwtuGRcYncQCKcL6oD93PZZH+pm79hVmw1vhtHEPGp11tf4famnPuygV8cUqLksp24t1U+pC",
-	"A0/YJhmck1q7I1qA9ZjxuFS/AuhALCEPURoFW0X0v1RGCLjvArly6yivtd6UN2Hbds2dgu1v775laxyV",
-	"/Cbg2kdUszjNig8MAFc4g1sZX6s0t4ChyaK0m3OW8bkq7ZuykteWg39mn6NqaMXpfYXxbF8u7cQtr735",
-	"9demeLsWpW85Ld3DjQFVfqBFkl5h6nnHdOcKDPnaDV78YhFfYU9h3oB6rlgkxUgRLXMHVzypehHwMl09",
-	"uWKoS7e1iFiMEk0VhJBQMtQnog6qWyMBPAN2mx/ohQSCwlrrU2i/ps1+NjSXef3UYLfyJalEc2gvtPJC",
-	"HZs3B+jPgO2aYLo/tdBwKoqbsTrKXFV7Xs6wXJXW4BlwYn2t72fm+JaB62sqgy8fiVrHofw9Ukxrbu5P",
-	"G/gEtbU2Tt2esMmV9Xat5SVPbJuNiiZmiEX8o51oyjPyGIXoPzWGtScDKTAaU9lH4NXKEJ2DMMR5bCoH",
-	"nuv/hRhLu7jXvHd/POQJmfEEYXdcGYSJzIfNtVrAqE+GSLfvzRjL1NtpejsYtuL6kqrkdr0ftuYFPdSU",
-	"5y7gnzVx3Wpgu7L+22a1w2N28LJPqJi5ZxM6s4dl4GuiWHTDFkLUmojYq1SpW7B7Gp260/Jv36fG2oft",
-	"STDdZjc8ZCJgC90y1ZQF4HWAhuasvoyN1HfJ+tF/lYRsyAVHd6yycwqLwU/KptbJMn7D5bFZ0byy5RpD",
-	"xTH+lEEpRPOJkmRIY9IuRKf2BY0ZuY251kwQcNsbx1LIREUzqP+cBarbScPIEzlhQpcKFG51+8J3GzRQ",
-	"Y7r77XdpsiFnOk7rFAgpeEAjzMpgn8apWpsR5+ZZ4x+GscVH7jg2HsWcjlTDnrl1f335MJu7oNU5n90X",
-	"Srt/+mxucLHS/BzdchkV3E2xCbmI0tbkipDOxIjb1PZDHuW902zSBvBNu2azDjhYGKSBz1fGPRcwA+AD",
-	"lyIJc/8XIggtZeSlNZPh+mKxZKIS8Fgurpu0XcF2GRMh9ZarrG0GchfNelfnXDSa3jWu0suGnqDWE8Tm",
-	"muiLwjgescUSwS1Dgae1R4SESusjAR7BQpPbMdcGE9KAeUQkyKaD8yxeK0JVX1i8s9UlHxgL0X0dzap7",
-	"ZJhEkXXsgapDwnnguAVcs9kbVYpmw9Pti+w7cLlJS+GDK03bf9v7hvyDzTBxGTQAnoibWSmm/a0uORDo",
-	"qlydSsOFglhzPOT8sFXppGBVeQAWorELAzAbR2EwygJvQrhgGTF6xWRPgclqNtfDbDV5LKa+EOy1fsqn",
-	"3Ch15p6cH58MZx7WGVbV3BBpp6X6ipXit6y/ne2kL9JeoKyZCGH++Z64UJrR0HMGcvBlTpGsYdccBnzj",
-	"MjxCTGpa1t6GmNqS9j5pQxtggAIaxzMMYB+kU/S39g12gXgY7iKVuuQM81NlQQ/ZbA0fNkTfRuUBZnq7",
-	"u6u6toIz8lFxYvP1C+naQp5dQaC2Srcv+gLqN+/hIjqGN+44ftj38k+hMkEnoIoVn2Mxalg9PMyd33xP",
-	"+ZcRhE76pG0z/IKS+xYKO+c8Dk2/kNOyg8ipY5fXpuTHmA5152+OvuD7LY8U24fYKhsHusTUlsU+PeK7",
-	"8+gEUoQACgvfhSyIqFkfaduEYpByk1CStoFoKQW7bmj2lMV6Zovu5TJ62o5wuelADs10CrP1STvFPzar",
-	"Uz63FbZNdyMHlJ0k5oUjKbxI11l4mjvd9HnlCee214F9GZr6wr1o3AONR3DL6rtKW9iZLsrDhmRtQ1o3",
-	"7PzQ3c9N5wbF4ZbnenMo4tVbZX0l2kvxAueJRfpyMo04+m9C5jprGqzgEwgU3EypxAosgqPzlvWtlUfe",
-	"Q/7ECr/+k8Mzx3Fj6bRSoIKXJoibT8bQFy4bA2lDuRqMXmQ3XCbO09xQWsHu9MC2rM2xcGFX0CixwoK8",
-	"Ad/m8wbsfiV5A3BzlmcMcEECf5j0ahBuMg+D+RAhCxeV5Z/cy4flVTSBuZwbqUuONVGaxlrlis6Ttm9l",
-	"8T0ypJFihtGDMGUbRdIXCN0gH5JEaB5BrT3l0mPbu3J2cHn4C7nvt+zjfmsP+LsHvz6eAc96o35MOMRL",
-	"ZTTC9f1xfZdevoL/HBg3uC82sa5yu18kHHn5sGndfjuDVHwDYcnLBLhM96Vyyi9VV7w/B/evlfuzyv3r",
-	"nLUtLuTOur6kUN2e957htmc6kz9BDaF1TnHEdO4IH6OkWaMYUJf4VWTL0UqIGrTxmbggQjVggZPDs75w",
-	"dHK/3AtQ0wefYNwT12nqeszzvrQCUW0Zn41SzfwQL+TjVn+PvlbvtpevIz93aT3I0wLQbP4KOXxPQBRZ",
-	"dpttPZ4G9PcxZeUbKGcXFZbPk3RXWh51oO0s+CnT0JYoPKTUARJPXG10SAhSXYaetE2DLX+dgvMbve2l",
-	"UZ6p1PxiQvlV1pl/6bLxa7FWacn4JjfZ3oeFfqdnts0m1Y4wxCK/05Q3/9orTafat2m67amuzT6p1DS4",
-	"l4/kxKoLTIehNTRMphrtW84GtT1i2rfJ31SXnGB1LshmhXapsYxC4t/fO436w4PfF9OIBsy8YbFyJcec",
-	"1YO4lmo//dMmboWcMqCQ30evY3jiJ4rFoLynSnGlqdC+oX4+Jm/xEdnbyTsUjt24OPW8kwP499UqPxBS",
-	"N6r8wCFeSPlh1/cHDtz6yutLWzjObNLpjZtMI8M3NUAYVtUydWe9nEBs3+Mf8+qXKk1J7pK8akqcpsSe",
-	"XIPjsdoRdzz12pG6fe49AzrIcOqfQDvS+OhGTOfObV1CvDzvHJ5Lkzi7jRKs/BAvpHeoh9DXqLovpUBw",
-	"4+tjdRBNCFMq2C+UXc7TVhsEQTfIIvklne6fSIKJc5vvTj57VinFZK83KMekHs8oyaRjbseMhkaY0Uks",
-	"VJf4Scz95cICapa4IoyDry4VhF4pGSWakY/nx6TthzJQe9vbo4SHzN9CZwrHr1lD7D2s5MEnio1A+OmL",
-	"tn/LqOlxb3v7PuB69rAt5K2/5RFMdpetHcQglVwpzXWioVyVja6y8E2sx1i3L3z7CF352J0mbUrQRwBn",
-	"JmbooA2J2UgbVhrCow4TgQxZuEA8cldhowKSG+SFRKR0ja9C0pcqJMUZGC5HPFYairNjbUJ2tu/dn81k",
-	"osLNeJWKUqlopaOyklF2VPWyUf1+954FE+SJ/p9AQlrpGI2UlD/DzclJ7oSaSEobpl3FQV5IWloEsa/y",
-	"0pciL610mazM1Ix8ga10cdSw497RrMoFVjxHJ+CQxfmccfMxMdUJzi9h1A2CtRlgkfQFa/kTSV7abriD",
-	"HvxdKXHhqw1KW2YArERunalsJM3AxZ1AgX0zCo8YoQqljwuMYGlDNA75m7XB94X/F/cZmoR2ezs/dHo/",
-	"GMllt7fb6+zsblmJqg8O0P3WHum3MJan3/L3ITWAZsQ36/OVrbAAqcG7fXFSAGZ4qWMOAhVCvxGkMDBr",
-	"O6BR5GOKcqyeiFJZFqKTFiccs75IjVrW7dy6IMDmgE0KduGKrW2YMldgo1KXGeCFJC5Y26u09aVKWwDE",
-	"NQRhKRKy0pfGI15GurbvzT/NJK70RrxKW6m0BUflarU0PyQrd+Eh1ctc1Tve2zgecJj0TyBnadzixcdl",
-	"5Ct3VpuTrcxpPM6BtxSsbPPKQEuPxAy8RPDr27EEl0YoMdgXhnPpGhKPYamWlTC0Ht1z41zdgkLkar1/",
-	"7gbpZzbAC0l9dffmVeL7UiS+RtfaSnork8rtkS0S0tEQQfoIp93VsMJC917AZkxpqG/tkIDz8wVsTo6M",
-	"pIlpnwqBqVMWdyxXfHJ4lgt6a+d5c4/4B0HApnpvro6ib4WEjCsHU5CimqshBtK7Gb1RfZHx9C7FlRnm",
-	"jSpG25t3UCzJduaWhNJBeyhjgohHxrkulUeotbXAZxN67RCXbQyRDVuerXM4ZYFWkM7AzSU/Uwd2DtG2",
-	"fcz11bV45FPvc1ezO91FZ2dohd7OPmG/k//9f/9/W11iA4QnUOulJgdYl/g2rl45USyTm4TM7Wwgk8ht",
-	"TBsdtOHYIR8FjyIyoWF1ZXNX2+YSoHYzuLkwxjN5Ursxw0sb0F3N0JiXsDmvftVPhG5/jblmWIbt4OzY",
-	"7jCUNaXuRtdLL3BW85wWHuVAp7H5FitDHsPFzgkXrtFrSHllvAHsTpOYctxGj0ykgkRXTOhohnpLFhbq",
-	"Gf5RIs7Z3TSSgP1n6foKzv/2UU3QuX1bG3V+gDEvnuOoSSRHkP407Ixl4Er7qDQDjH9FFRsksSGqMk4f",
-	"GxKOBLsvlqZtIG0/K0m4l42hgeeXREsQSjPankXpecS/NzN4WJgyyt/qkp/5DSPsjgYGALLpEX0rFwW0",
-	"w35tOKIdxnixkHZc4WtM+6ok40LTWGPy4rkb2eRCplHt7gBKBMIAMfzVTKeVB9VXtVYWhF5xOqmaK5Kj",
-	"JieVxqTbk1oUlF5zCE9O/H7lenwkdMyZqo9QL66WYfM0xxyaLfSYzcgti0178bV7bNfAQ6qhdqSnCVRg",
-	"jHsKEqvKzfBhIeFh5cXfTqe0hmyejVFH7i+YCBXx7ydMj2XokSnVY48A+zeArtTfPTKGdFHmrysZzv7+",
-	"4LsM7XaebxSB0tofz99jflbTC/g90umUiZCFSMK3SCJClzuaTkABh9lNMcsUVSj/xYmwpRcjOVKEa7SI",
-	"2ayvRtQ0PRhwnu3ZVLFYcFBBhljFgpiBgKSuWbjluWyyKP4aJpDfYKpa88KHzIQ+iNh9MY3ZDROGN5SC",
-	"dcmBRs5xx+v1eu4CoVoCl17FOpg9LRH1DdUt/BI4B4OEasv7whm9CqlPxXEwEVqXKoR3Lh7BfygGpb4R",
-	"08QpDDVCRtv3cLLwTNEb1qEKNIiPQlLVafPdQI/Lm19b4B10ahTxjpUIYMQ3KTHYq0F1HtYwhkTObcSf",
-	"mCuI6vGW1xeGngAizbljp7gUWhpsiqgNlXcshPThiXI56fGsLb5K/Rxc4wE29tO8A/vEz5SHPvgo0NBg",
-	"X+oSExDM/IdaRavaNLS/LxBZOtbACH3tA3uxbOrq3zoHZ8edf7CZR7AIwxaMADUO5ZSzcI8opp16EGUr",
-	"pirT41/QG5ZHHwfqcoNYkt4wHODlvML1JVvggsSUfsWRT4UjKVQBieRoxMIUUUJ+vIJ2jwRUsUZokt6k",
-	"rP8AkRFVoNTLIcuE6yXhRhfYZI5PLILDqYisjcE0d6W0bCKSbsur1M7BP6vo5rxXNSIgBrPHDZSIcHLF",
-	"1KJ/MJ0hALxyEJiCPD6oVhTiu3o1ocgUhNySTtDZtX3z74CHyrf+oEXimlcGbhlOn2g5gpIymDO9L3xz",
-	"Q6KIRVxNfLKDEoWFxC0UV81nPPU6hcTnSsvpQIrBkPIoiZlP1DWfqrSQRF/QoWYxocQ22Cf0St4wsuNs",
-	"awK7pRptW+35HkEdaZOICWngAVY21/VWl3woJaXIRO58SavFbnsAnpvVPJoRXkp6gNW9VgF+ttSbOSSw",
-	"HAc43aQ9pAKZ276HfxtqJVMgftVJZq526Umkurk4EYq0DS8NecsMKt1afkxOMYnHtEAtWX0Kvc3f5kvH",
-	"y/wZHPBWuGCgPHTHtqLEbD5rErW0SQKSG+GlskrWgdyr69oX47q2woVwOSaXUJztOBFrKJnyV6aSnz03",
-	"+DcVvN5YFGwdt6AQYU4sM3wiiGbo0sWUfgMYnLRppKSrE2Rkzr4wj4H1pciGb+UcxTSNVJcc4D4hLg+J",
-	"4ob95Jrcmg5AfRPIRNgk71khnfk6o4mowfNPzLWdJ2Ihqjdb8RWj+3MjJeRpuJC3y+E7TkQj4G6gRTCw",
-	"+mjHoN2vVqI/T0RDoR64rj9B7J9FaWhWy6sxVlEGDAA4H8GtLAb77XtzQ6xMURmC6v8dtfz/9e9EcO2T",
-	"toyr3XjvJpHvakMS332Evr2u9sV/fxRck99O3pOhjPvi8JhgSki1B6yczfhrLnlAFXN+sFMWpy7FBopS",
-	"/O+5L6wKwH0Q2bLWEApIecRCVwsu/QLwuWs/lDFJBHjEQnpmbYiypUOOQABlSj9X13w6ZeF2vgekXUJq",
-	"ID81hR1TVN4Ik1gDS/6iM2GQxacWXFGvBadi4OclLjwAfgkGir2UZ/WnJV9OWknX6qWRtTKGP93VWEGK",
-	"McjhEbih2vKHCOFp6mWn4Q21pNW5kr/629YasJaTVYub/sCq8nkj0XJXb4yWRzfver9a22EUKaQbcgi6",
-	"Hh8syMon7aIXzoNfl/9ri9CC321fYEMIOemab63rjk/aH8/fd5gK6DSf+gst1O6DvLOPn1a/7FpDtZ/K",
-	"K4Ai7MsrGc581Lzb0qawJEcb37hYducPnPaKtmsssP+p30IadnJ0+cvpjza1Pj4CDyJ40G999vfIvNG7",
-	"TcWM7N7dYWQgvVJM6C1X2i1nBfc/3aNTU3rlPTR///3hs98lZ1SPQc6KmasCR2Nl05q5VbSp6AtwDCJK",
-	"x4xOCFeuHQQJwEGGVNM9Q/MFUzaKKJSWePufxGdMPd0VPuEiZHdM7RsBEW8wJMM2/8KwUIxLg3VFS1kf",
-	"qqPZBHybT93SlNmp3+EUhfnX7BtXWpm/zMfmMMzfXH1IJizmAf64ZHca/zqIYzrDP08hMwL0ZfMVnLMR",
-	"u/NJ+/xod8tVlp5iwVgz5ZhNodh2ZkN5u7u75bks3pgOoaYSik0ksDkvgGyAL9AL4NXTupkJY6EFvxo3",
-	"uyQCBXu9Rh8ma6lskjDAAearFSO1YswfRsGasfRkXOYAu/TazAGVW9979c55WnFgjasFuQTsSldj/M1+",
-	"r5cfYD/jl4CsAlfh21w9kBUgxIwA3bpg/s2RmGyAl0vhVgvKr6W2NmTkWOPiuGj9RTRpPUNH/mIt8Pd3",
-	"vpmZk+u8qSNOxF5R4VXnad8X44JXqUqCMaGK1PmPwlDoQrrER78v2sjup36znmO7jQTiGU4T/fPJCX9H",
-	"rtlU266sHy0IJxgeDwkDnFxgRSaIinGut6YVDXRCI1wIWGZA/4bWm4AKISERF+jnWEjaNj0Ymcb8hmrW",
-	"F1aO8IjmEyYT7ZkhBQvA38e5B2FtflQHEuTsraiHoQge+NQ6Uw+Rw74AH0AjO3bJeymnVzS49tyonpE4",
-	"rjuRDCgm8JkwTY0s4qQaVshllvoRH7x/f/rr4Oz8+J8Hl0eDy4Pzn48uL/7L4Kj9NLKfB+yNIvJWpFCA",
-	"fdHols4USRWVNfaoatr9hNm/DK6tt0b9GexQFVxY0R5VjYLiRCzHP8sVZq+mqCWguVxl9uewQWVG8noT",
-	"1BLl2poGqJQkwrxYkMRcz+BD69SNlKi19+mzAa0rRmMWG9LlntAp/webYeAEPPvspSX2TDdJbKY51nq6",
-	"t70NWHgsld77vvd9DwixXd69A1Q0NIHS2z4x55P/nfcSVfkXWc349JFL0pk+yNdJSB9mJeDSR9dsVmwi",
-	"Ix7MitMKuS48GDGhOwGNw8KX7C4AZqgwLasNzabuHIpzi3G5CD4//P8BAAD//w==",
+	"7P37UiNH1jcK30oG30S09E1JCNztGUM8MUFjbPO4MWygx56n1a8qqUpJOZQy5cosQMMmYv+1L2BfxL6w",
+	"90p25FqZdVKVVBII2m0iHG5Uh6w8rFynXOu37rcCOZlKwYRWW3v3W1Ma0wnTLIZfhzQOj0PzV8hUEPOp",
+	"5lJs7W1djhmhIyY0CWgcvlGEh6Q1jOWERFzpAdwamFuKyJgEMaOa5a62u1veFjcNTakeb3lbgk7Y1t6W",
+	"uTfg4Za3FbPfEx6zcGtPxwnztlQwZhNqOjKU8YTqrb2tJIEn9WxqXlU65mK09fDgQad/gQarum07bL5Y",
+	"0wv4Z1EXJvTuAxMjPd7a2+n1qrpwGo/qpk3GIyr4f6i5BBNX0wsZjx4/Fafx6CJKRtU9mSZXEVdjLkbl",
+	"TqkoGS3olrn9yAk6i+VkquvmaAp358gKL+dJCq/UkRPeffwsnjMlkzhgdd2N7f25Drsb+S67a3Wddvcf",
+	"3+0LFt+wuK7TJ4dnRMETJGSKj8Rc7/Fuvu94pa7nePcp+q0Ul6Ku4+xuGsmYahnPiMJHK7oO14t9h0v1",
+	"nYfbT9D7ax5F9exHmduW/5CWEvSaDQKqaskBnh+swpJ2q3fcRcJ1LQUrc3N+Fs3VwhyaC7U9NTcfP3+X",
+	"TNXyBc3UPFcwF/OdNL/r+mjuPUEXpYxquyhlNN9FKaNCF6WMarsoZfTYLj6Yl9VUCsVAjL+n4Tn7PWFK",
+	"m1+BFJoJ+JNOpxEPgO1vT2N5FbHJX/+tzGDuc5/7S8yGW3tb/7/tTFXYxrtq+wzfwo9WsUb4LOGKTGhk",
+	"+s1C0krElMaKXkWM/PfF6S8eoeSKhiTVPdrdLSPHpRhGPHj2Psurf7NAkyCiaswUueV6TKgg7I4rDcJS",
+	"MNKiJBH894ThRpYx+Xh+jN3+QcZXPAyZeO5+BzSKWEwmdEaE1CSURI+5Iq1YRswj12xGVCCnzDO9pSSI",
+	"pVIdxXW6SNj9X6T+QSYifM7e/yKJSoKxm3kuiE7H80YVtBPo4xmdRZKGl1J+oPGIvRRRX8lwZig7Mp2I",
+	"iR5TQU4Ofhu8P/3+X4P3/7o8uoDeXkp5QsXszKhbgd2H6jn7fHoDvbMaX0BiqhmJ+IRr0prGMkwC8yCZ",
+	"yJARKaJZe4/4ZhxnH99/OD4cnB9cHg0+HJ8cX/pu6IpMWdwXEy4SzczfJIi4MQdoGMZMqW5fbHlbY0ZD",
+	"a0icMx3POgdDzeJ5vnnBAilCRRKheQQdveUilLdGsWJaGUaZzYHldVxoNmIx8OPfOudUsw9mQB34f3HW",
+	"lrxxziaUC8M4V3tLMT0/lI+C3xHNJ2zlYTxklPKiNNKAOPS8GeOffTi4/OH0/KRALTki8Yga05iF5GqG",
+	"pCgjHsxILBOjYlARwlWjQvKAESbCqeRCv9LRWnT0UdBEj2XM/8Oem4/f0IiHTi83kubg7NjInm5xHX/9",
+	"9dfOQaLHTGjTG1Y5Z5k+A2OaxjJgCtSGF1RjblkUdawic5UYYQVD3ic+i2MZKx80AkXYDYtnZMhZFBKq",
+	"yZAmke7C8ttvmi4d7B4cjJjQhzSu0CcPBDnYPSA73R5JnyItNWUBH7rh0l3ancZSSyKHQCvmjWksjSD1",
+	"QLsy4jSStyw+pBMWHYKtAdtqGsspizVHHTGgU3rFI+5+F++yO81EyMJCb+0yXUkZMSqMqIPHwPIy97lm",
+	"k4q2CoOcW2wPXVDwJA1Dbh6j0VmuBdSG7WuoMmw95NXlqp4lMa+irIp27AUax3QG3UnU+Bep0ylX1R9Q",
+	"OmZ0Yrd/+XbVd0IGNHEspok+kSErTtncrJS7ZV8/TfS67y9ehVAGyYQJDWP+GEeVDwlr586vYSxveIhM",
+	"urj6ecFR+WpS+a3CAn+Ch7xiW58r5lixIIm5BonKYzZxXs50mlaisPIUutYvzIZmC9pb7zu5YVzzKHrM",
+	"lmJ3dDKNViURHlY+xtek2FpikevSsKajld4oERHYzta1kp9B2/DnJiSQTKcy1iw8FprFQxqwRcsEjDqQ",
+	"0XsuwiKnKOwceOafLFZ1y6mZoCj5HrN7yr2Z/3aTGbip7Wfpo5UTXTV/WZteUSpV8cxKRpjumLkBeFt3",
+	"nZHsuEEYaRbQOOxmci33RIdPTOfwWESPt/a2RlyPk6tuICfbExlcT4Jp+q/RwGJBo+20UZiBgzA8YZMr",
+	"FuccMNXMYEgjxcpS2eiUUdnB9+6tN7/wxspHVgDTsbW3NYHvbnlbTCQTswLyVsBve+Ozt2TF8ONVRFBQ",
+	"A4o9Rs3T/CWSKEJlrcDnsi6XVQ4aRafDrb1Pi1W19NuH+dcfPnulD5oPgLstHFBd8JqFVLOOUa63qjpl",
+	"37maVYvFdThto+Ec4ZtVe4zdBWMqRmxgd3dRTfx1zGK0E9xzRI3lrbJOlDgkt2MeMcJBf7WnPgzOnZYu",
+	"0VhO2JSii2Xpwygvljgnjfy4kUEq/1dc9OPs5colj3jAhGrW3wnTNKSartGNE/dqZSfq1SI3+YtIcmm/",
+	"YzaVimsZzxoNs0J7aDRGOMmoFHqa6mRe79jy0+H5BA9/acycN8/6nhyJdnN8KYzp0LDm9PUK1uRtJdNw",
+	"5c0MpllKao1G/c/slYXSzdu6pbEx91WVI2JCjWHbsa9zMSI0BM8GvZKJxp2JW/XfidJkQkNGWjhC9LLA",
+	"6cAj1Bq7Rql+k4nUogC27DrbOLk9X6C0lI7mhHJuP+f4X257FdYhN2+l/VDicwVWXODlBVpYKJ4OFxq1",
+	"VM1EUJCZVgbPW3ehnFAuVtWfjZoymDi9tmTcT6QYEc3utEduJA+YR/iEjphHjOEkPTLkEVuFCrytiIpR",
+	"Qkf4tW632+5u7RnuUPZoHF+ckm+/+a6zQwLTN9JiZlmGsXu6+RdRc28yxH8rKTyipowF48ePNKaaDSLn",
+	"oit+9YeYMfhot4ojmH3BBhMq6AjMwWbLXzDulz3+0FTpPCzuo6fVO8tqxco2I1DvyrYrUsTKrwFvqT5R",
+	"xQO2IaF4du78XDCDlcezzSbfzcum5v24oOXM68jW81l5P+/KWk6ceKU8dacCZk1IwTxyxWjMYo/QKR9c",
+	"s5lHpOnCrkeuqOKBRyY6Uk0m0+ii1jVf6a786fLyjMgY/r0gH88/kJYbC9HS6Z7typ3pJHrNQAwD6cTT",
+	"wCMxU9ojo5hOx79HlU1NmB7LmgN66CI+sE/OTi8uye2YCUKvFBPVLMNZxbVdmwTTrFemh7ZvHrllV0oG",
+	"10w3nofG9Hucl7qbIeEPHO3VInGmXHo1bbLSI8Tu9CBIYtXIYCyrOfD5YiMLlYGTnLpf9n1rNpIxX9X/",
+	"VLQv54Xs37/t7ewRSkCta+32dt92eu86vZ02HsGnqivGGPwHAguypy53ens989//VG+YVb1fZRWaKpIN",
+	"YIGqYEbxCEI9ydTAzZDpRbXsMJsTxevMyQxooEsOrCSJuLjGDUmJ+RgE75CWPwmmNtTN94zYwSg5HhIZ",
+	"94UTR+VDUA8OMeFd0wy8Ce1JQbhuk4AKcmWsoRt5zcKqE5iSQC4xV00iRpUm73rGcohpoFmsKuliZRfE",
+	"f1+c/vJPGiXge5jQu2N8KR+6mZJQNjfV7NXOaRZdiMFQMk4jbue5tZ2y+oAqM4d6TLVbCvgbZtJYVtqF",
+	"1ZE4EdVTIirj8bLouz3i/69PtPOfXue7wee//sWvlgOF0OhF6k192F+uDaNxM0aM2Es3X8Whlk5ioRp6",
+	"Vxu7O3HLbHRDPqnwqHFFVEqEhTIAGjpnCjSquT1myYgqougNCz3ky6rWmu8u28NPvDcXb8aFG2uFo7vG",
+	"ZL4CtRa9JWs6NqwrI21pNXI/BNfCxoj+nwVXU8mLD5EBjdf8B86i8Mi8U3ngYj5UwSvjhKEqm7p9J3Rm",
+	"RE7B41thrOanGBv3XI8r95KYGaKs0v9nGHBwY+i1yr2cXx2jz3fP6e0JU4qOgLwPpvxnNpufviuZiHBA",
+	"lWJ6wENVE8Jso9WpDS3qQLBjCHGPMaPBmKl9wiZTPTMslwyTKMJ4yILnYanzerEKuM4Rw/xQjLxEBSNR",
+	"LCa3Y0lGTLDYvES4rhH6Ux4z9Si/ckP/fUSVHiSqRu/9YJQUlQQBU2qYRGYIxjgKZByyEBgqF4SSIbsl",
+	"CuO1zHjW63AtD4OFhZ1nXcxmuQ2zBtJYfvKVPxnGtrw5Klzkn8ytRmm+KncU0P2TCEzcQesLykMqQsPG",
+	"2EE8Spx/bDURV7soiwJ0Hhb1BZOFKtwoto/N52d+eGtExtQMcOEQXArR6tM54RN2aT08zee6ebhT2sWL",
+	"gAkac1lhHkuBSsBS8rOiYTEVYGJC47YWdvrSqjdruDYvGgUG5oZkNIGBsrO0Bs2lE1ywsnarrKwloTIr",
+	"dr1yBoFdpdrLetEJ2Vn/0rP9NU70vcUW8W6vZ0z33V7v6S3iqkP5JUuWPylf7hftLj8YX/k4vHD4XToT",
+	"kTGxk0AOpkYZ6ux2ex45Ob70yPuL7zvfdA4jCqL6x7MPnW+6vTq/aupBW/GYvM4GT+3ujrG7PUI1mciy",
+	"m8NzyTb2LLmYELL0hHzN5Xj0ufkSismdLVcfHxP7BPmt+6/u/+wb1TZmnZhFjCpGVDIc8jvCFaFBwKaa",
+	"1RyHLPcSZOwA1If1eAGqR1kO6Nyo3nMb5G80cm2Tk/D5/ey6MWDGxgA3WhfxUWHzCypinV5a6oFq0gWm",
+	"MsuhBda+X2omR5M7vZ6hQBpF7dWMhpJPbcKF+1kV65NX5MtHm3KC8zaRRntBvxgOhysSs6FRM0nrbW+n",
+	"3SUnidLocoSHholOYlarbNfqFuXU0gkXaXL3I+ntNLeP16O6tTrpbanKpPjvWcxvWEiGOM326LF0PDSl",
+	"WrPYPO441+dWysLue963Ow/uevsff3nsjkTVd03pvLJ6jF/L68ZLvMElAV3M+6/IQzYiBMz9VfuU8xIs",
+	"6dIzkK1T5tdbllzeyqJxu48c2sfXm20+YQN3PrwkR9xbdzNZW6P41jozjk156QzVrwBCG6yvtELESjFa",
+	"VkjBcjFp9qc9MK8MSFt9OdacYHcAPchpDEu2TCGMO5ePMajrQm0GR3XM6YEgY62nRoky/yqnRM0RQY0D",
+	"rRCnLIPr3Mzbn3LKBJ3yypkvaE6umZ1ur9srdmHniTe+RaZYU0GiitVOJr1SMko0a6iariv26rUzG8pQ",
+	"kdo5BxSiGmhjK85rwvWa3LR+E+4+7R6kMY0iFnE1KZDdDhAcnxja3fkWmrE/vLncTG9LaTkdSDEYUh4l",
+	"MWsY34OgFUWRuYLO+W5eTFZz3/RD9St1yZR+efJvHLq2RMBiIslyT3JzbcU0egEO44aHWem0pJ9aMPlS",
+	"Rk+9S+pEFcauZsmzzY+7v0eCVsbAuu9Dy/2tPdK3w+lvPeTWtPLgruJoaE3f24kMrtdwuy1q0iwCwPtk",
+	"4a/NZqnmNKPZDKzGT8O6k7RrvNjsCCGmtwP7wvwZFZicWrFo6EG2iUC7VIqAdckFEyHhmlBF/AObiQ7i",
+	"ZI+8h0hE0k96vW+CazaDP5hv9rz/W+fg7LjzM5vtzd3vZqHlRmOYBNPBN7/vdv52e/TbwcnZh6NF/9wt",
+	"FU9mlNl4q+b1+wQzzB/rMRX1uHRyOrO4UPvEx/GbHzgBHXPbXxKq+LCo449Rmde1qeZ6c2QD/GtSx3Zp",
+	"tYTI4fYd7B6QmImQmY+QVhfS8a+FvBV4MN+BA3+zf6qD5r6k9LQXySVbLaPrz5uqVc5TX/QtR9Z5f1bj",
+	"dK8vLr1rrUSrplnAhWn9QrKTSllIufF7KU/6vISbPcXpfYE7vlS4dCUtzw2sXl+2ntXFnbEIorVqTC4C",
+	"au7TAKmCmCSpPlDQDj/1PnfTI+uueZVqIKI6Z+Ty/uI3sxeq+5wm9Rc7XP8Vz8ad5ccCWIFmCCVEgjku",
+	"kWBST/HNTu6tToSyudIRcMNirmf5EBkI+crC65YHyUAPcm15Dslw0Sz9aAOZjCGpntqSzDKhHZAUnIrQ",
+	"YMxCD8K+tEWRVG+Ia2afvD+4OBpAsop9wqKYoUob0CgiAZ0womV7DQ3MjTi8dJhej+ERxsA0DVXxhycI",
+	"sXRcoj7G8sHb+onRCMm2ZGVSTc2s5qlKXhuOKugN5cisPtck5WFCceG1kI1iGtakAzeWOGkmbNq97OWq",
+	"0R1DUOjJ4dkhxbSCdY9cVsN8qY7TLY0FnlrY6fW2VA6Zqw7BZrETZuvCHkci7JXDy8IzVuc+bLHuqEsK",
+	"BmF7H7AqlZZx4fw6G1m9xZTmF6DNpPOXjEFadXq3otcP4xYHhgU036JFAlp+YlVr8pwcnqVIeEZ5MbMH",
+	"3va97W3L9jFUOZiWMwgWAL/Uk8/plImDs+M1XUwWL6p6KO6uR6giFMOELdqnjM01vBKTfx2cfMDsXfIj",
+	"v2HWqxATP4kj8AIscRStRC6uV28U0VxHj6WWRTJJkiHTwbjw2fIQ3XW/oWTBVcuyGebAhiZTrapAAr0U",
+	"ZbzmdpZUsIjQ0aXguFdVXDbgHmOUfWF75z5Vj6Lw65hqEsgkCoFHXLG0JYCwNdeGlOvxMImimUeMmDdr",
+	"61KCUPGzKIQsgmzvR6Aq2ClxY81PoZfO9RLBeQzJXzYHZZ1N1ignuxaUOpVO++T+oUaTcZ19WNb9aqKb",
+	"UG2UrVQZX5zSDSzbPolJXVSoWxazcJ8YdoZ9FFIwYhtuBFqT5aA3jOwsnIstTwFoJKptJ7z5KfEKSPm1",
+	"It107mIN//sB8lJ8Ncd4UcZCliJ8PyQ3LL6imk/W8MdnaUlL0kAAI9OsWAPe/UGOuNg0TtaUKnUr0f24",
+	"HDV/Hg4r10LVqtkxZDHOxX4majlb/agsTmxBcitWba+fVHwlSOKYCT3IO1sqT31/STdZmm1yxSIpRnB6",
+	"I2ThLJi09JjNSMSG2qp5UmA1gPKWWb5Dc802V6zK7rU5RepRk1vulVc7jdXLAJhq80uxRn5QSsy1IG+N",
+	"Ed1wUppxtopJQRblCB++Xsh0qZ+Jp/CH2TldP5ulcPy3jKHMx0MEVAjgmEYmIQSJ4dZd4qfuJZ9wRRjX",
+	"YxZbWQqa3P2DT1o0uqUzZSWXAtjsvhjSKLqiwXXbI5RMI8pFqgcPES14G/nmlPJYoVCcJEoTGkUkZGza",
+	"Yb8nFNGtU3neF61Qao3Zbgqx9KkivkNjD7ie+egIIYIp82BOF/BhAj/1PuMpHPzq9nzCRcju+gImXbWx",
+	"bIAgzp/mug1Bs+yOBjqauWBURXwYiu8R3z3vY348DM7v9sWpva72iA9DUuZpIfUg+xVIoSkX8LfSNNZq",
+	"YD5nfjIRZj/sFPt90To/2m2b23dc6azF9NdI4/+Z+SfS+H/4wYXfJSemIaNActUXAVWso5hQXPMb1iW+",
+	"S12BRTdDzZsxmPtqZhbvQd56DGpSJdxyPqdmY8fGa4e75LN0mvsx1jjEzn2qagcv9kKvw1wbKnkTejdA",
+	"yLrBIrCpMxZ3CjIyYDyCIiHDPOpd3pJHhP1WvpICQYz8ttV6J4wKBdL3hsUxD9kCrTdnSdWnXKXQoNUl",
+	"Q94oYh7prgIVWhdD/fH8Q0fRIYPdjlkb+wSi0h3w/zwO4BNA/S3K38SzhuoFrRJqS+Hl8kT5FHJusV7T",
+	"WNqdQa7EQRJy/RS9yjV3Dm6wFzuSmu9JBZQfpuUucv0A+X08/wDmZ7iW3toU4XQ64ILpJXvOnTK0fuv8",
+	"IONbGocsNH8BACQmIVyef7y4PPp+cHZ++tvx0UW7kfl7zWZLlH3h6jRcsxm5pYo4J8DKExJRzUQwG5SC",
+	"EkOZXEW5bSoSp8nFLGD8ZtUTcZnogt6rpizIYCUhbvuGh0wEy84XavDA8IHU+1DtqQKFGIJMllv/MHt2",
+	"IbyMOt1QcvicuRksfCKjouKk1W+QQ+elLh2XzQbp/JWMZjdn+YXgQn/7tnL8MOnNHk0XpsnjZUdbk7XN",
+	"xh7IROiG3YJM/PUREkodxS9nrXrZVC9aJJsNXAU/E7IhF6BrGfM7GLPgmnChNKMpIoT14khRAT6T8/iu",
+	"lplsE+zLRxUVZxUFv/FqH0lT4Bt8JvUnr/YJyAZf2vxD7eIc5TZEaasIQxd1VU/sawM1prvvvrV4MmmW",
+	"WK/zHe0MP99/+/bhL1XcLcX2WIknYmZkdjS1XJQjf1jZ3Wn245oj2yxkM44qj9dc6bJHvpsfRWnKS/DE",
+	"bqlLgUCF+Z5f8/odf2HZ5uP2qmkl26aP35amvfyOnK9t0ugEaMqC7BToEZSy2oY3n3V7/SkObfIdr1/I",
+	"RQhPQwz+WQXjCaOFqqY+RQqZO0kEP1NODOQEhg1dsWblG0UCxxVBwwNhgppNqkRBGxAx52TS57oNWaFN",
+	"SmIHDSnogkD80AoQU+mUpSOunHpbmKsqa+T8h0Py3dt3fyO25ld2sFqBy6brfKpPCs5lp39QUzonF+ji",
+	"wrbe7u5WqSpwHl2M7ypUQCNHQmPQVW2GXfYmgM7vXUVUXC81neGu+37a45qleSJYnvm846eA2VqaJdTQ",
+	"E/TojOXG6C6rCean8ZLkhWRliZ5sOXNzsZrDpLS+X2aG3yqg203TcXDgT+KNqZH9zb1DBapcbQnKx072",
+	"vIwqxZWmYASpmdJsUilANLurcIWc0BkZyygk/v29I7GHB59MIxowcwNwX4Y8itB36FtxvT1iGCBTTmJb",
+	"en5rPX3QnZoZKlfeqo7JcvnYKT4L1N5J3btsKmOtCBfEB+FMI/4fm8Fk5w8wnnd2Or13W5758a7T+6az",
+	"+23649vOzt/dj52dzu67ynmtxxRbH2LgJflsHqvgEdB/G+ahC7DVmvBWRDgocths5Bn2wWoMtryS86TL",
+	"7jRpUYK9RfzxQpyGlx1gmc2W6snbMaNhk8A714WnYHb1hkljdnfOlD7Mn7GVqlC64LD5qWK/e0SY/+Gp",
+	"oUfcKaRHuPolmbCYB+bPS6hrwtWB6Zn54zSNZ7TnkedsxO5qoKTLYf/uDLZbTac3LtamIVZwaZ5sYH42",
+	"6iXQuTFTWjOlu9kUPho317UJnSssT10wGQ10QqMV4rjY3ZQFGkV4U1C/BckZBSKpDCSq8wi59V3MI+ZW",
+	"JTcCz40+/VAdlR/BK3UnpG6OV8swyJa9shod9nFQ51Y/EDOye3dXE2GY9/tWDujYBTmWAcbC2Upo2Syb",
+	"mIWR7csmIz/Bc3Hv72eZ5I/oFYs84ve3MH335Ojyp9PvMYHXZjSbJccL/S2fUOXAuTD3vzIAfp3Y/LlG",
+	"zHcHyworN2no94TFsydo6aEhA0JieHrmkwszfCSZPUXuRBAzjXJYkQlV1zW5EFldm/Xqvtr3PVsA1vW8",
+	"qTBwc7aJ1agLmGyyHDl2bh4f6DgRAdV1zDlMkN02P7R8ki2YcctlB2DuaNB9Foe1NTe64lCar6Kd640s",
+	"Y6Ugf6wUsu1WyaJcNapMmfrx6JJsGyNVbd/z8KEyxtIll5Z9rDMiJHExSZj3d0WD6zrQ9bIkXB6ms0hv",
+	"iDOutGxy3GYsB2s1So4v7LnKvHgc0aC+s+Xg6CxPKU7ZRJyRWnmqyl/w8kRSr/PU07QhkKen6AsHJF9O",
+	"6a0uMPbj0aUHRcU8cvbR/O/g8vAnj3x/9OHo8sgjPx0dfG/sg9Ozy+PTXy4WmgYlEQHRjxhsub1P/HuQ",
+	"wA8+UWwEzjkotWq9JRA6Aqki3ZzcL0KoLNwedWID+tZ0TS4sbv5TL8lltdjOJQXXFlx4xjrQ2QmjWY1F",
+	"YUkehopCXobLhaG5gg9m8HCEA0ViTWtVUUDF2cin3zzSQ1JbQMbcaBxYvmLUauNK0l8gztcThy8WXUXz",
+	"cGFuFuZI7hH1c902eyJfTm3C+rNED17QG3ag1geu24QJvRz5Z06xaBzv2/Rs4iI94V+Ij1oAa7dwqD4k",
+	"M5SimvGbilCIKnRYkrdQLqsM2L4CyupL1PDPgn3K2iGPGAEqIS2oWt6enwgMIlTkbe9t1Wl4prMuw7BA",
+	"tE3iUNJDAFcjtnPdR8S2V+dInzNMroXyZ0Abx2Iou7Vl+zaBSrvU7V9GpV2OjlQfTBEzQkWaU+ymGzR+",
+	"w0D3iH9/zUW4RywU7f8JdV6TOPIIxooApMiEag+zx72+0DEVyrTnpe0OqH7wbWD/UKYYqijNr2ZkTIWt",
+	"BrlYpGflceeXPftU8z1ihlZIJbN4u1A2rjqKNo3sKemmPx10dt99S8bszm37bFJzERlL1yqNeZi/4+Z1",
+	"ke9jufhYUQtJAymaIxM/Ejur0Y60z3cfoUZkeFvFLVjaYJ6LBsli4uZ2vZcTGCXelu6+R6giKKWeQhHJ",
+	"oRUsVkNKGT5UKUimwwf8FEbIvEWmdMTs5rbnwBFVTah9XWUGEahf3v5ZUdSsZoQs5RRPqmHndercge0j",
+	"SBbW6EjoePY0OWureyzXcW89VfbLl+LEqlryat+URT7LT/PSNGe7yk/DmZSqMRSex0J6FKz9c5yXrHIS",
+	"Uu1AO5hOmQix2jciRcGY3yjAgSMfzz/kq4OaJ+A6QhxX6r9PeBJW4WxbsE6/cj02zCWLJH9BOcCyjqxC",
+	"68gcKwj+Va64EqJ2YisJgY9EMn0kUko6OgfvsBQ6pYCDsXYdhQx+pbhD/2625t92c2XfSMtV3vrbLrma",
+	"aabapcC/v+0WPvj3lSFcqga1aMbrjilXQQsup/s+JWxJdeez3JEnCNbOWttMEdUKiIC6gOTFg33+ErZL",
+	"u54+UNfzL6ZObBE1kFcbknWjqHMtruB4m3ebPVYyVPmr1kcVzTP6OvTqClvZjbBu5jZezzaHKvZUdWbz",
+	"TTbZBPneVs5DwquylV/AEfxokisXDcrLux0SJ0JliMSECyLjkMX7ZCJj5u4aEUjFjFCNxTW2GtYVeqo6",
+	"Qs94uJV2cH5Axbl8jHFuiOtJjDag0hcz2aBiVlLhCFrdV2DmmIWDNJG+VHMU7loSpcL9pYvgnHEiqimz",
+	"4RZaHExr7mX9qyD/az6dLnlE05Vd5MpMcuNzckO8Zs+uRkFwLplU2v5aaho1iBfDVAPX13QuXQOlCSyt",
+	"d3nyCjNVdolkY1xEk0+2u2rm5fk2mFuceTgA516rgOUXVZ167B5dHDSmkkivdjpdH1G3+kap8s/EiahF",
+	"44GAljgRLokZHS5cwY21UGjm8ePTPYDEnpF56u77XLeHV9nvzawY12z+pRwCjJ0rpJ3G0VV5+nzaIKuL",
+	"W66D8eNrM1egj66GQNkEd7N2i66+x55AVL30VlyFhKukSEap6QZaIA7caBesy1PIggUi8llEQbVN9oKZ",
+	"kuXajM3tvScqo9g4of35CiR+ocnzhaUqz8fceqxmyhi6fJL91QRJpT7TMi2IOSfsPzCtIYs75COulUf8",
+	"ge8Rv2OhYLv+PlGCXrNBAEctityiUTGZRpyKgCFoiSIYDVfO+d79e9nZnAecOej8D1bhH3Q7n/9aiTnz",
+	"Eab3kQUd/3T1BJeUUH0tL9isvOBzF/lbsmwL/Z5zW760cx5R0OLJSbZw1FwqvFMzy+kkTILpIMO9Wk40",
+	"wXTgouPXxyuAA2SmF56IP4l8xPx+tU6kXLrkjzcKanGV84XTm2Mdr1oA32IW5yUFionPLftH5/N9z/t2",
+	"58Fdb//jL1srzBAePa0pS54AOGlJranVC4E/Hv5oSZeerLgwLoA7QVs72H9N5JQ1ZjYPeFIefWOGsnKN",
+	"Kl6JorTmbD+mqnQh0WCFjIDVZ3rhueK6gQwbCH9fmQjK4fBzy7o85nr1GOfcgItzvz4Vgbf3KRSIjaGD",
+	"lY7yJvTOSqtvvYLoetazuYyzvmsGc4vTvX4u1MLoskan1F9att6CWZIyemqarGNQZY/Ok5XceDKXzxL7",
+	"wa3UMj8DOAqe1TFUucBq86Wa1vbBuhi1hfHH4O8KkpjrGXj3rESd8p/Z7CcIsK3CF59GVJsekYOzY3LN",
+	"Zh7xf+scnB13fmazPTIxBk232wW0L27ewFBd59va20ofzkaCnwToDUZjFh8kldG3VZ8uFILdI+/h/WIv",
+	"gD6AVcLN7LNjrafo9INw0kMpr3mFB+p9LG8Vi120L2bGK4jlIzImkRxxkY42wEbS0dpTkoF9eX7MD7Bz",
+	"hxVFDu2rJGJaFZIflUszM09A3mDrRIYsIqBJ3mni1IS2zfhRWcE+hVXX+sKqM64pqgnXWPI2n4joESXJ",
+	"wTGBcgIAB0yuGAnZDYvk1BYC1LYY1IhyoUwz3b7oi0MpbpiA7u71RYecUT02DcQxZA841EMLPYClVM2y",
+	"uhuAg0S4In4GdOiTltKm2+2uaRKA56BGFFTjQPiCzBnoEXYXsKkmXCgeWtRFOoskDRVp+bkIIij/ZEPf",
+	"fGz7OMTmPn48/l7tE7N1laaTKV49/+GQfPPNN98RLsjHy0N4A+B8s9uAKezT6TTi6GDatgDDfzXcxe+S",
+	"DAmaWKmuSMSVK4vn4Ii56AtCfAQY3iOf7mHAHrEm1cNn3yO3kIdoy2UBkjLOzZTqMeHCRqvbtAXTXMsv",
+	"Vbvfqap277cdILSrtUlJ6mmAMX/gGNABtc38+z6Khf7WHvnU7XY/P5i+cT0mfu54xLfdhTqAZramdMSF",
+	"4VLQpN1tihjN3hBQAOjTphXTE7+0oXyCO44opsnVzO1LQ5ewMfdJIhQdMjPqtFoSUCGWeAVfMTQABdKu",
+	"GFF0wjoy5iMuSMsiXttRXLCg8wPTwbhzwTXzt/1TeAxIhpAjLGcI8NpYn4UoJgwdzTEuyAWrZl0I8XXN",
+	"Zojw5RMZAwHkeGz5EZg3q2WQKxlyuxXALYLZCv7JwW+D96ff/2vw/l+XRxc+ae2QE/7ezJiFqW3vk4jG",
+	"IxYTKZgiI6bJ251voOkzGIlhJHvEBVPveL1eD0AnlGd/pHCPMPt4zeKt7kOBKoSosA3s9npmXMDCUjrs",
+	"kjOqNKHY9TzVmg4p8nZ3N1+dF57CvFeb9umYZi6gci+PlPqQWSV7W990e91vLCIJiL5tOuXbwOo6AY1R",
+	"kR5VleBBuofc9BxffqOQTxJ42SOC3ZqeD3mstEfkFFWTaIa1efRYKkvYUrC+8PEs3/eyDWHJDoZpzzvc",
+	"HmpNqcIeTGN2w2VaeOaNKu62Ns5Pig94HNr+p55XtVV0IH66R1EGuSmZJMswd1J9y9l7kMVuWkmuIq7G",
+	"lcX2H7zqZl0JrazVFDf5Xc/LbCRnX9UaSXUfsIey+S8sK9n6OcvsAhrY7fVKfp08Xzf8HPFSmpylptMO",
+	"p24g/ufUHDoCbgtk1DU0+xY7UNVu2tHt9zTMpcK97e0sf+WjoJYJsRBf+mb5Sz/I+IqHIcNwdZVMJjSe",
+	"WaLKbQCXpG42Jx0ZutrKb63PRuWeBNMOer+3jOjDqkUDfADKk6iKzXcIOq1hq0B3+U+2DnYPyE63h79Q",
+	"b253yanZb76hB5COgjGbxKXoDXPt9EXL/1+p//avf/G9lFe96+USSjxbkc6hLuY5wB552/sORcAtV6zt",
+	"mU3bF3DwYnWUVMxkh5b5Kncg/DWUj2SRYmRCZ+bpCVcKMTDIbSzFqC8SoTlW8ISxckXS3dcll2OWYwdZ",
+	"ZRIfNAx7RmqfN83eyiQK+yJmw0SxLjlPIpZWeyBXbChjlnt8j/iWufqEEsUm1IjpVHP7rfuv7v+QFu2L",
+	"acw6MYuYGaRKhkN+B8pJYLQyFrb3iZ9bWd+IBLMou0ZwZPO9b5bBtKGRT8Jk2krtwB8pybUCWop7/l2x",
+	"HT87Kuw6z5tvGiVy2BcAzBAzw6pH8TQw/6fT8e+RR27ZlZLBNdPFJpyObLRHd2JpuXR2MOf3BRQHkzEU",
+	"CbsgH88/lLqSU3TMT8OMXK+gbLlH0HDxiHVoen0hzUu7Hrmiigcemeio1CjSftqO4VEdGJUbIYxtvy98",
+	"d2zZzWxFf9vPwgZ8cnxxSv7+bW9nn/j54+duRMUooSOm8JFvv/mus0MCGTJl2i08ir6JibnnEzqRRoAD",
+	"9PGN5AHzCJ/QEfPIDQ+ZBMB2tk98a9/n3+oLfM2MxyNqylgwrn4btWh79OfsA4I70QJMwMYx6zWmqi9s",
+	"CVa0C+w6Yg/8ffem2U3ZAZ8PYNhYFpCHZonNZ9r4qjvY8/sCtOf0STCZjCbk0G3ysDYVshrZXSo2svzj",
+	"9zZp9knEUukrqSApehfsgXRJOO48vXCsEozYxdAzyrPl2V+0cDRvfLf8jUMphhFHn9LbnQafOEMb9lLK",
+	"D0Zhh/d2d5uMJ1f6pSS7cW4JFfMCvKH8Ru6Rk+DwhbJGvX1v/hnw8AHlesSqith9D9dVuknN/kulG/Yt",
+	"YvTGPuGqwOazW4pbCNsrbqECBb+t60P4xVPY2+Vv/CL1DzIRYWnNcYSPWXNcv8Kae85gKq7Aj0wvmP7e",
+	"8zCQS0tO1inBtSK2Oj/JVKSveMF/ZKBCrb3cI6ZLa10yG6t6lT2yDQFXIcQ4TakOKly8h7CRcVuP+A0T",
+	"6N5TYDHvE18kUeSTIGIUfJqpTY2P7RMfQ5ys9HZxP77RbKEkDDR8O5YRA0W4Sw7KfIUrRwvOpYkC25AO",
+	"chmuCOrJYV+03u7ueiWHnWmYhW3Ch4Rr1KzJhF6znK4u4BNd4t/SWHAxUj6MVvWFU6Y7Vpk2yjkNb3jA",
+	"9kjMJvLGGgExs26QVKWJsX/ONZKpgqBy98VVzOi1uWuHga4vGkUKcicoEeyWTOi/ZewU+X1CwzD/jbmn",
+	"uZBxXzgoqQrdpRTjtSHdpSYGs5Hu8kysB7v4lUmTP5SCY1WE9YUdWkTNFZztMEFSwjTktTllIx9IIKez",
+	"glmDlnEUgZRDrgiMzPFEDwuYEx+dyeYHepM7pim/L1pBoo01XrCh2yQREVPmu2DUcIVsumrvf++Gv+nt",
+	"P/+hHAd4MWsFlA05nb1u+Rfb8mZPPEa7dXS1wp632sQGdrw9LsxZRWY/e1gfh2sCuVbKA1VDmQt+qtn4",
+	"e4SKmdH8Ago+SwFVV81DXPRF0YYSIRkyHaB6fLB7YFSNkMVcjLrkQDjdJVWWrCqE/Obt7i4yGTxiLmpE",
+	"UMsOjzH9LjnLnI9ztt1NOlSuczrYNWNTc6kvMk9nBd+xLb+8uXGW9vJrYwGP3Zl2Zkqb0x5TY2B3SpEN",
+	"N6sliRW2apYNUWmxFo7ILvDZ56Ak+FTd2RAA/kNfvBTp4ys2WPFECajjjdNi1jtOGtiXH2WzVvJlxARM",
+	"fctdcqwVKkc1Jz3GcrJHR3hmVTwy6pJTYey1Ek/UbuWxWTj9RbszTiJGjCFaaCRnWhr7UTEwAsFiSw9q",
+	"uAhiOJsBGWK+4O7cUoWIHJSrai5b8hdjitBm9LtyHtILuaRtghLmWVcc24bhq333csreQRimfgotLdNY",
+	"13WN3KKZANm+h38h/H6hU/ucTaRzWWM/U8cS8jdnmhk7jms8xI2o0tmhVVlT6ouACrNPrxh6h1gInKC9",
+	"RxLHQDJGA3EolZZa0T2e7eVlPnIc0qt+UyZGnJeUHiFgdCWKnHOsO4ps4F6vWb7eRvlxjZryJ3Cm5zbn",
+	"CgtcdKVnq7uecuItfRKWCuPmN+V975LzslO60vO8l9dNFJ0pomSmgVheWHBEm3YSgW+HC/SjOQc9MsMG",
+	"nvjlrutNKjiLMqFfyom9RNt59Wd/If7sNfnPnDN7bZVnm4sbef0IH/fKzKvSDDt3MJgQUAzxNZmiFXFx",
+	"rYxa2CpE7/w1F6XTNupXoCMIzdZpXb03qi+KFarMd3yIe94OaBT5e2nEUMsGrhL//sFvV5wkKoxoNi+b",
+	"duE1gjsPDTjLPiG0zYb5U2Xb76KjHi7buO+2l2svC6ImNGZ9geXjw9RN4BUimkzvYLbMU+ab7u03Kivs",
+	"0HLR/7IDz/WFTTpoo3JqA5oEY4jfeJUVliIHdupvuR7LBEO6xTWzoU9w2kne7u5Wcd5jIKhn4bz4qTLD",
+	"3SSDLXyxjrteZquKUZxfHZ99KbaJ059ZiuNYJiP0dVv6TPlHQ06K7G9lTpraZxs4KjhJ7UxQcq4ojIj4",
+	"cFTo7xeDppSWU0XUWN4aNsB1fRTVR9fll3etv7dD+mMEAa5vZFwabbXoJZfD4SPc5CnZreAod1JsA5QK",
+	"Ujvnxpw7CgJn54QxTVqKMTLnqcFgWwxqL506WTouRopnaXEtGyv0aeczlCf0213yi8TIe5xSVSWc3DHc",
+	"8+6BLFewTlwgjOJXvBUOxyy4Lu2FvFYVQ87CUMa5RIWGm8IRePWeSEKut6cy4sGsNh/sVJgVCGQcQqKb",
+	"UQzRC4nvkVgmmhUTwvYsg44iW8bRpTj2RSmn7JrNFGpv+HSmUuFR7DWbYTSXNmISEv7mEtP6wmYCd8kP",
+	"PNIsJlcz4qfIg75H/Gs2M3+hmqi4CJi/n6ai1Wei1aWXncHID8zsNcwvy8EgZttjae57dWM4mKdoCWai",
+	"uqGFOI8rZ7sh9olLd3v3laS75chgecIbbqE/UMrb5XwGqN3xwDbcgPJ8CDbE5xx70eNtyFQG8WqlZGk7",
+	"we3NWEDQ9gs5m+y3XfG9ecq44CMBJux+vtyaS9iGmsaA6JmrBnfBdCcDcsj6Uab5hy9bUD6zfWRRQLb2",
+	"Pn3Ok/eFprGRM1dFBIwCOetxBTVLxOipVvqORKgK64mRiFczlIiweB7hQ0LFzMo9dDlnt+eNkw/40WpJ",
+	"sxyUo55QPjc5CLOEKpPHkePqnKhm4Y7syeJqC4fYCfULlwWdJgodSgXmR+StcOtIdfpMOE9Azn0EP/rC",
+	"7ud5aAeuyE9aT09FNPPIBZ2wC67Zf32gd9juhRk95OFOYxkmQV0GHdZd2xADLZbRe+bghFJFuRrbgAZQ",
+	"lsNDhJf8iuHqFPnqczPUry6prmZP5lLscD1g9s2SgD1QWJj6jers/UYwFWcFYxoCC9DYzn/Lwxz3mAVM",
+	"6GiWs8ChX/tESFJKUe4L/3cffcdMQSKvi2gyDNYr5GMD8lAu/70VUMU6XCgmFNf8hrX3ia/pyPcgZ1iz",
+	"kYxnzgox79kPOf98l5wth8foknOjm1sAlL4AoyzixnCkYRgzpYpcg7QAIOXs4/sPx4eD84PLo8GH45Pj",
+	"Sx/MuQkXiWa1QBpHdklWBdT4fSUlvUbd13T0FM24iX+KtpR12D+6oQXG0m7eVtr5SmwlR0jN0EGKnrL1",
+	"jabdBuz0UsoTKmbATwL7slqsOjIaB+MqT2Wx7znAnBzTS72a4KqJ073sAn2DrYUMcftexqOBipLRw/Z9",
+	"GphVySJ/mWNu5MBFFFANaCFS5/rLFXnbezuvf/7I5vnA1jPRyqJc1/Vt6ZWDpjZCRwC3VfAL5/1/ypZ/",
+	"Wo10Vg2zOY1HF1EyanJUbZbDnlSvRqDb3VsWRZ1rIW9F7smuo4pK4nWLbHM0GMwIFcSh4KSUSFqRvGXx",
+	"IZ2w6BCg8Sgmd6BQVCRm1Ogi7T2U4H2R+5CXJYT6DivYJ/dF3Jt0o2NOR8kpgmpBEkd7mG5io3wcaoqH",
+	"WDccOuKQU3IXU9ZhHn7YJ34oAwArh/Y/xpHfFy3XmNEnVDKdyliz8FhoFg9pwJRPPt2bDpAKBBePODiY",
+	"91yEXIw8OEbIQy2T/tZOt9ffevicwdeRK3yaBNJoNhDmV4XB0nLoK+R//9//T1/898XpL+dnhwjFYi4B",
+	"MsxfzeUUmAUu/3h+cPbT//EBUPhgLhDuC/tFWpNgCo/NtYeQM2mD+F3yIzxT0X4O4AYu/3r0/uL08Oej",
+	"y3YJ8MXvi3ulYwZRCh6ZJmr8i9R8aDmYIq3c2vpUzUTgtx8y7D57xyHkZQ33hVUf2Z02aqEUxE9isWcN",
+	"wr1sP+wV+gMAQqARANrviQWKEWFfuBunEO/g7igyYSGnxEh1012juZohmz+2pxHlAqFl4GKZOVuwmr4A",
+	"lRagZ/C5JORy+/9vYWjgEvxlLgEkDVyCv8ylIY8YrlL+AzLQTHdwdtv7xLFDDA+pIq6i1PKz3Pe+QHQD",
+	"hLaBTIRWFgoDCDUFDd0jhnUW1g4u4IEDqIWcKa8vUhLMtVTIKe2SOWm6b8OSaqVpXxhxWqFZ5wXq7sHG",
+	"T9p2D5Zmcxp+mT70VctVuxvnxYga0yn7koXtmNEIsYMrBeY5M2JBGRYOTMgFevGApdZ4SDW9gmSdmBm5",
+	"GIyNaV+p8f2EX9sgXdov1MVYL+p6MgUafYcOlmfoTfr1fFICDTABcqGpgKMYu9l01KVmSrNJzvlxzWb1",
+	"zo5f2A2LIZBFEUpiegsHozKGmRlTNe5WWu8/mzY3yVkA53lRQh+e7+bPhrvPepqVLct9GQr70+eHz3MJ",
+	"eRWwp2V827wtBz8/16I5nnCjf1JYrKENOHSoPAVoNPJreu7t9C6Ns2dWlwCaP/GHCcRkct0XSHwuvuT8",
+	"6OKSHJ5//N4dxuf3fhre6VJy8uf2Ob8ZnlH3RRV0G/SP+FeGcQ+yk3WIokymREuy0+vN3Vd+m3CdjaAv",
+	"fPw2DIK4MVjE2IqOIYxseroPsSCW9ls+4KCja+ztN31hdue3b5M4KkA6cIUMn6dIzhjvn58gl3utyMVP",
+	"B53dd9+SMbszpvI1m/XFLfTBZ3dTHjMFmIFmQFj+cz5LvLfTJWbbAZuaUEFHeGyg4BSlwwWcHai+wH44",
+	"mnJ8ZcKBNEjMIJbP3KrPUESc+Q0i5sH2fiH3v0XEO8hByVeyF0QKgBXGkCiwtOgtuaFRwr70oKEXc98v",
+	"ZYc/MmEojlUgfM8zwLwQ277HAJXGCYOwiDYw0wKNc6E0FLjEzQVgCa23vZ027DIuMDuJBVKE9Ul/bnss",
+	"z/Qze+0rRMNbYbVxDhqtdbX/H2ppz4coFfnFKiFLqdqLdVPqUgNP2CYVnJPac0c8AdZjxuNS/QqQA7EE",
+	"HKI0C7ZK6H+pihBo3wVx5cZRHmv9Ud6Ebdsxdwpnf3v3W7bGUSluArZ9RDWLU1R8UAC4wh7cyvhapdgC",
+	"RiaL0mzOnYzPVWnf1Cl5bTn4Z445qqZW7N5XmM/25cpOnPLanV+/bYq7axF8y2lpH26MqPIfWmTpFbqe",
+	"D0x3ocCA12744hfL+ApzCv0G1nPFIilGimiZW7jiStWbgJfp6MkVQ1+6rUXEYrRoqiiEhJKhPxF9UN0a",
+	"C+AZuNv8h17IICiMtR5C+xU2+9nYXBb1U8Pdypukks3heaG1F+rUvDlCfwZu14TT/amNhlNRnIzVWeaq",
+	"3vMywnIVrMEz8MT6Wt/PrPEtI9dXKIMvn4nawKH8PlJMa272Twv0BNVem6duT9jkyka71uqSJ/aZjZom",
+	"5hOL9Efb0VRn5DEa0X9qDmtXBiAwGkvZR/DVyhSdgzDEfmwKA8+1/0KKpR3cK+7dH495AjKeIOyOK8Mw",
+	"UfmwWKsFjvpkjHT73nxjmXs7hbeDz1ZsX1IFbtf7rj1v6KGnPLcB/6zAdauR7cr+b4tqh8vs6GWfUDFz",
+	"1yZ0ZhfL0NdEseiGLaSoNRmxV+lSt2T3ND515+Xfvk8Pax+2J8F0m93wkImALQzLVFMWQNQBHjRn9WVs",
+	"pr4D68f4VRKyIRccw7HKwSkshjgpC62TIX7D5rGoaF755BpTxTH/lEEpRPOKkmRIY9IqZKf2BY0ZuY25",
+	"1kwQCNsbx1LIREUzqP+cJarbTsOXJ3LChC4VKGx3+8J3EzRQY7r77tsUbMgdHad1CoQUPKARojLYq3Hq",
+	"1mbEhXnWxIdhbvGRW46NZzGnX6pRz9y4vz48zOYhaHXBZ/eF0u6fPpsdXKw0Pye3HKKC2ykWkIsobY9c",
+	"kdKZGHELbT/kUT46zYI2QGzaNZt1IMDCMA28vjLvuYAegB64lEmY/b+QQWgpIy+tmQzbF4slE5VAxHJx",
+	"3KTlCrbLmAip266ytvmQ22g2ujoXotF0r3GVbjaMBLWRIBZroi8K3/GILZYIYRkKIq09IiRUWh8JiAgW",
+	"mtyOuTackAbMIyJBNR2CZ3FbEar6wvKddpf8wliI4et4rLpHhkkU2cAeqDokXASOG8A1m71RpWw2XN2+",
+	"yN6DkJu0FD6E0rT8t71vyM9shsBl8ADoRNz0SjHtt7vkQGCocjWUhksFscfxgPlhq9JJwapwABaysQtD",
+	"MBtnYfCVBdGEsMEyYfTKyZ6Ck9VMrodoNXkupr4Q7rU+5FPuK3XHPbk4PhnOPKwzrKq1IdJKS/UVK8W3",
+	"bbydbaQv0lagrJkIof/5lrhQmtHQcwfkEMucMlmjrjkO+MYhPEJOalrW3qaY2pL2PmnBM6AABTSOZ5jA",
+	"Pki76Lf3DXeBfBjuMpW65AzxqbKkh6y3Rg8bYmyj8oAzvd3dVV1bwRn1qDixeP1CumcBZ1cQqK3S7Yu+",
+	"gPrNeziIjtGNO04f9r38VahM0AmoYsXrWIwaRg8Xc+s331L+ZgSpkz5pWYRfcHLfQmHnXMShaRcwLTvI",
+	"nDp2eC1Kvo/pUHf+5uQL3m97pPh8iE9l34EmEdqy2KZHfLcenUCKEEhh4b2QBRE14yMtCygGkJuEkvQZ",
+	"yJZSMOtGZk9ZrGe26F4O0dM2hMNNP+TYTKfQW5+0Uv5jUZ3y2Fb4bDobOaLsJDEvLEnhRjrOwtXc6qbX",
+	"K1c4N72O7MvU1BfuRuMWaDyCXVbfVPqE7ekiHDYUaxvyumHjh25/bhobFD+3HOvNsYjXaJX1nWgvpQuc",
+	"J5bpy8k04hi/Cch19miwQk8gUHAzlRIrqAhOzlvVt9Ye+QD4iRVx/SeHZ07jxtJppUQFLwWImwdj6AuH",
+	"xkBaUK4GsxfZDZeJizQ3klawOz2wT9ZiLFzYETQCVliAG/Aujxuw+5XgBuDkLEcMcEkCfxh4NUg3mafB",
+	"fIqQpYvK8k/u5sPyKpqgXM59qUuONVGaxlrlis6Tlm9t8T0ypJFiRtGDNGWbRdIXSN1gH5JEaB5BrT3l",
+	"4LHtXjk7uDz8idz3t+zl/tYe6HcPfn0+A671RuOY8BMvhWiE4/vjxi69fAX/OTJusF8ssK5ys18UHNt8",
+	"MpWxNqbhAnQwKQQLtHJnS7luUE38JI78LNhRDoc84DSCp36U5OL7nx1AT+sCkqDNECEx3uuLIY0isCYs",
+	"7DOkt19cHLU9ohiaQL6FrPKNILWIwjZGuqXHbAa2lbGo0AxreyiilKBTNZYaIw7RoGuhGm+MvYLirdqZ",
+	"vw7zpXmcRiZqdqc9M9CJVLovdt99S37m7zHEE9KvyAl/b0xPGkW5dohmE2OFM5XzACrSskD7wHb8+3un",
+	"ET88+H2RvtImXADKLLKlnGtsNrVwan6XHJku+OiBGoAb3ydM6NidEVCE5JciTW03M4Ti2noBgfc5Eyaz",
+	"g1iIWouEjFPsoeqS00SjQw0VGwqovKbbCssnQHEA7CtY62kcp/0ah8oArhgCEE5lmQCgyZPDs03VBnDt",
+	"vxAnxO8vLhKA+5KFBQp45ZCLOaT1JOU5pCvRFfGbPONqwDhxBQaGM9ZxTTllgk55PefElQYfzumUiYOz",
+	"Y/JNt2fU/m+6O6lXykM74OKWjkYsJrvmCcFIK5DihhkiaHu2ahMXERcMvOspUoqPbn30/oNzxXO50Xgt",
+	"Jv86OPkAfAwAR6AIMAst8ARw75a0O7sv8lubpDt7j0xjfgOTjChrLEv9tIXDDz58OP11cHZ+/M+Dy6PB",
+	"5cH5j0eXF/8Fh7Rkp0eU1xeWiZJ3hmXaUiP20JSrWm5nZ9nKGDMzwNamkK7rGMeexRqFQUGMecZSDHPO",
+	"lepsAdzFhOmxRCSNKdXjFDnjioV9cTXD6upIYfBQAVfD3Cy4hP4tuXB5y6Y5j4BhAW+i/OqLzL5Jj3Rh",
+	"gZw0u5LhjLSMWDB/+SACo2HHsBzKDUtumR2iLBEgQH5fOL+a2TRU86uIdclJwaEKIDY4MWCHJoHZRmkx",
+	"mFx9QjuJfZEWLMSo/awtb15GsHQA9q3U80onCBsIXk04wIoB21cKtp+VNIUVNXoA6ACpLEr7mxatsc0D",
+	"dZt3RjZHM+yL+YdxXTLg//yhs6FcFjNhhD3HLHK3KbpmnyLdKNNjdDljrArMBCoSRuXI1b7OVWS1Cwvn",
+	"b1ylbHzfULf9vG3XQqY4vlCSjenurheQ9s2NCkn7jVdB+WcRlJmgchTYXFQ6cTgnLnOHUIvixjBxOV+k",
+	"i6RnRLDvvDwjyhT2nH7drcmGzhnXyyLI8IXwKy64gSNc16C0FUydQVlft7RuznvP4FLIDmb/BIVK11nF",
+	"EdO5JXzMSfAaFUe7xK/yjTmHHECTOJmNzMnISw1e675wzrj9civgsnvwCYIrcJ16FbCY1NIyp7W1Qjfq",
+	"mst/4oUSaer30deaQvPSxT0rWC/otUjN5q+Qw/uENxHAtuhnnZMvHwQSJkglm4kAyfzuqI4Fcjorhbth",
+	"va4oyvvlMoSFLAykJOEBtxNEPOYNm4a5slafjyU0zQ+soGmM5+ms7TvjlKIhwhUyo0rYFDcxG93tpa8s",
+	"rE2580yC0kzV6w5/qh1uCHNd1coRR6OdbPfDwuS2M/vMJmMb4BOLkttS3fyr1cTgOJNmR/zTdNrTA317",
+	"pfI40918pCZWyZEPwtBGM02mGt3yLtBte8S0bxGmVZec4MkEOAox+G0so3DukGIa0YCZOyxWzl3hQquy",
+	"w4L99E9bHQKAKyHqZx9TG+GKnygWQ4QQVYorTYX2jfTzESHSR2ZvO+9YODbjwLDykdSQRFR7woqUutET",
+	"VvzEC7lL7Pj+wOgQX21Rd0jVc3ScBb6mO86e+zVgGPY8d+rWermA2L7HP+bdL1WektwmefWUOE+JXbkG",
+	"y2O9I2556r0jdfPcewZ2kPHUP4F3pPHSjZjOrdu6gng5uDWuSxMwj40KrPwnXsjvUE+hr9AdLyywnKOi",
+	"+faxPogmgik17BfaLufpUxskQfeRRfZL2t0/kQUT5ybfrXx2rdKKyW5v0I7JwqvAkkm/uR0zGhpjRiex",
+	"UF3iJzH3lxsL6FniijAOCYFUEHqlZJRoRj6eH5OWH8pA7W1vjxIeMr+NkRpOX7PRnvcwkgefKDYC46cv",
+	"Wv4to6bFve3t+4Dr2cO2kLd+2yOIqJ2PBYgZUcmV0lwneKBsw+wsfRObltLtC99ewnwhdqdJixIMRMae",
+	"iRmGFAD6M2nBSEO41GEikCELF5hHbits1EByH3khEykd46uR9KUaSXFGhssZj7WG4mxZm4id7Xv3ZzOb",
+	"qLAzXq2i1CpaaamsZZQtVb1tVD/fvWfhBHmh/yewkFZaRmMl5ddwc3aSW6EmltKGZVfxIy9kLS2i2Fd7",
+	"6Uuxl1baTNZmaia+4Kx0MTSR097xWJULAvIRMw1DFueBqecT76urKF3CVzdI1uYDi6wvGMufyPLSdsId",
+	"9eDvSosLb23Q2oJAa0hEscFUNl1/4JLbJ4nSEHrMI0aojTi/wJjoFoQmk7/ZM/i+8P/iXsMjod3ezned",
+	"3nfGctnt7fY6O7tta1H1Icuyv7VH+lsY097f8vcBf0wz4pvx+cqWcYMg9G5flIKezU0dc4zQBeo3hhSi",
+	"P2wHNIp8rIOEJdrRKstwANIK6GPWF+mhls1jsSEIMDlwJgWzcMXWPpgyW2CjVpf5wAtZXDC2V2vrS7W2",
+	"gIhrBMJSJmStL41LvEx0bd+bf5pZXOmOeLW2UmsLlsoVhGy+SNbuwkWqt7mqZ7y3cT7gOOmfwM7SOMWL",
+	"l8vYV26tNmdbmdV4XABvCRHJglfCkx6JGUSJ4Nu3YwkhjVDHvC+M5tI1Ih5TcK0qYWQ9hufGueJohSzd",
+	"+vjcDcrP7AMvZPXV7ZtXi+9LsfgabWtr6a0sKrddlltHA0zNI4J2V+MKC8N7gZsxpcmUZSG7Ls4XuDkm",
+	"p2MeegH9ZsrijtWKTw7Pcsgarbxu7hH/IAjYVO/NFWv3rZGQaeVwFKSo5mqIaF2uR29UX2Q6vcvNM595",
+	"U8rfNPegIqttLM1CBOugNZSxTSiVca5J5RFqz1rgtQm9dozLPgyZDQhJQNjdFFAUdnu9tC/5nqa5i5bR",
+	"tnzMje1aPvKp97mr2Z3uYrAzPIXRzj5hv5P//X/9v+0usShEE8j6rwEa7uYzFtEUy+wmIXMzG8gkchNj",
+	"YRG0zWxUmkcRmdCQtavRL5FsL4FqN8ObC994pkhq983w0qJGVSs05iZMzmtc9ROx219jrhnWej44O7Yz",
+	"bJP77Y6ut15greY1LVzKgU4BwCxXBrD0xcEJF+6hV9yqynwDmJ0mwFU4jR4CA8QsYEJHM/RbsrBQNP2P",
+	"AmvF7qaRBO4/S8dXCP63l2qQrezdWmirA8x58ZxGTSI5ghoLYWcsA5eMr1KYSf+KKjZIYiNUZZxeNiIc",
+	"BXZfLMWGIy0/q3u+l31Dg84viZZglGayPcvS84h/b3rwsBCX1m93yY/8BpL8A0MAWfeIvpWLULNgvjYM",
+	"mwXfeDHcLBzhK3DWqiLjQtNYY4WUuR3ZZEOm0FluAUoCwhAx/NXMp5Un1Ve3VpaEXrE6qZsrkqMmK5Xm",
+	"pNuVWpSUXrMITy78fuV6fCR0zJmqz1Avjpbh4ymQNR5bAMjZLYvN8+Jrj9iuoYfUQ+1ETxOqwBz3lCRW",
+	"tZvhxQKqeuXG3067tIZtnn2jTtxfMBEq4t8jXpGXRxcaQFPqH56FGDJ/Xclw9o8H30H12X6+UcTIYPLx",
+	"/AOiRZlWIO6RTqdMhCxEEd4miQhdgRo6AQdcCfEthYRCozaSI0W4xhOxFOYNq1UAFt1eASJIAQ6gYkHM",
+	"wEBS14BuVYDuMUogv8F6GOaGD/DnPpjYfTGN2Q0TGtCHWJccWEipHa/X67kNhG4JHHqV6mDmtCTUN1Qc",
+	"/UvQHAwTmtVWtjE3X43Up9I4mAhtSBXSOxeP0D8UE6FjYIM4paFGzGj7HlYWril6wzpUgQfxUUyqujaX",
+	"+9DjinPV8b8T8KlR5DvWIoAvvkmFwV4Nq/NgKbBaTGsO760vjDxBmLZsuCkvhScNN0XWhs47FkKNokS5",
+	"wle41pZfpXEO7uEBPuynuAP7xM+chz7EKNDQcF/qgAkIwoujV9G6No3s7wtklk41MEZf68BuLFsf57fO",
+	"wdlx52c28whWemun2KiBnHIW7hHFtHMPom3FVGUNrgt6w/Ls40BdbpBL0huGH3i5qHB9yRaEIDGlX3nk",
+	"U/FICqUGIzkasTBllABEW/DukYAq1ohN0ptU9R8gM6IKnHo5ZplwvSTd6AIfmdMTi+RwKiJ7xmAed7DH",
+	"Foiku+VVeufgn1V8c96rGxEYg5njBk5EWLli/YI/mM8QCF45CkxJHi9UOwrxXr2bUGQOQm5FJ/jsWr75",
+	"d8BD5dt40KJwzTsD20bTJ1qOoG4lFmbqC9/skChiEVcTn+ygRWEpsY3mqnmNp1GnUF1JaTkdSDEYUh4l",
+	"MfOJuuZTlaJl9gUdahYTSuwD+4ReyRtGdtzZmsBmqcazrdZ8i+COtCBiQhp6gJHNNd3ukl9KoBSZyZ2v",
+	"m7s4bA/Ic7OeR/OFl7IeYHR/4Mi9P0wggQPlzJjAch7gfJN2kQpibvse/m3olUyJ+NUnmYXapSuR+ubi",
+	"RCjSMro04JYZVtpevkzOMYnLtMAtWb0Kvc3v5kuny/wZAvBW2GDgPHTLtqLFbF5rkrW0SQGS+8JLoUrW",
+	"kdxr6NoXE7q2woZwGJNLJM52nIg1nEz5LVOpz54b/psaXm8sC7aBW1DtPGeWGT0RTDMM6WJKvwEOTlo0",
+	"UtIVIzU2Z1+Yy6D6UlTD27lAMU0jKGoC84S8PCSKG/WTa3JrGgD3TSATYStJZdU657TG80TU8Pkn1trO",
+	"E7GQ1Zup+IrZ/bmxEvIyXMjb5fQdJ6IRcTfwIhhafXRg0O5Xa9GfJ6KhUY9Vhb7+3D/L0vBYLe/GWMUZ",
+	"MADifIS2spjst+/NDrE2RWUKqv8P9PL/178TwbVPWjKuDuO9m9iKYTLRxHcvYWyvK7D33x8F1+S3kw9Y",
+	"Y+rwmCAkpNoDVc4i/ppNHlDFXBzslMVpSLGhopT/e+4N6wJwL5jpc1jj5hYLXcHp9A3g5+75oYxJIiAi",
+	"FuCZtRHKVg45AQGSKX1dXfPplIXb+RZQdgmpQfzUVI9PWXkjTmIPWPIbnQnDLD5twRb1tmBVDP28xIYH",
+	"wi/RQLGVcq/+tOLLWSvpWL00s1ZCxbZ0a6xgxRjm8AjeUH3yhwzhced+jumk6Q21otWFkr/G29YeYC0X",
+	"q5Y3/YFd5fOHRMtDvTFbHsO86+NqbYNRpFBuyCH4enw4QVY+aRWjcB78OvyvNtTFzOJu+wIfhJSTrnnX",
+	"hu74pPXx/EOHqYBO89BftiKZfSEf7OOnJfa7aV3MQjUxexNKiKHnHcUZDsnJxjcqrQCJ8cBpq3h2jRWw",
+	"PvW3UIadHF3+dPq9hdbHSxBBBBf6W5/9PTJ/6N2iYkZ27+4wM5BeKSZ029WPzp2C+5/uMagp3fIeHn//",
+	"4+Gz3yVnVI+VKztnZydWFtbMjaJFRV9AYBBRUGSUcOWeS0vC+SHVdM/IfMGUzSIKpRXe/ifxGaGnu8In",
+	"XITsjql9YyDiDgYwbPMvfBYq/mo4XdFS1qfqaDaB2OasqpiZqd9hFYX518wbV1qZv2ylN/ibq1+SCYt5",
+	"gD8u2Z3Gvw7imM7wz1NARoC2LF7BORuxO5+0zo92211yBMVSp7G8ihhMSMxsraz0DOXt7m7bcyjeCIdQ",
+	"UwnFAglsLgog+8AXGAXwGmnd7Ahj4Ql+NW92IAKF83qNMUz2pLIJYIAjzNdTjPQUY34xCqcZS1fGIQfY",
+	"odciB1ROfe81OudpzYE1thZgCdiRrqb4m/leDx9gP9OXQKyCVuFbrB5ABQgREaBbl8y/ORGTfeDlINxq",
+	"Sfm11NaGDjnW2DguW3+RTFrvoCO/sRbE+7vYzCzIdf6oI07EXtHhVRdp3xfjQlSpSoIxoYrUxY/CpzCE",
+	"dEmMfl+0UN1P42Y9p3YbCyStm092oEr+NZtq25SNowXjBNPjATDA2QXWZIKsGBd6a56igU5ohAOBkxnw",
+	"v5FipV7MWGchabka1bZ6dV9YO8Ijmk+YTDQUNBYsgHgfFx6E1ajRHegKVKMFh6kIni1qj0c9RA77AmIA",
+	"je3YJR+knF7R4NpzX/WMxXHdiWRAEcBnwjQ1tkiumHYOyyyNI66vqL2fZvbzgL1RRN6KlAqwLRrd0pki",
+	"qaOy5jyqWnY/IfqX4bX1p1F/hnOoCi2seB5VzYLiRCznP8sdZq9HUUtIc7nL7M9xBpUdktcfQS1xrq15",
+	"AJWKROgXC5KY6xm8aIO6URJt7X36bEjritGYxUZ0uSt0yn9mM0ycgGufvbTEnmkmiU03x1pP97a3gQuP",
+	"pdJ7f+/9vQeC2A7v3hEqHjSB09teMeuT/52PElX5G+6zuUsOpDO9kK+TkF7MSsCll67ZrPiIjHgwK3Yr",
+	"5LpwYcSE7gQ0DgtvsrsAlKFCt6w3NOu6CyjODcZhEXx++P8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -107,6 +107,7 @@ type McpServer struct {
 	CreatedBy       string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	Source          []byte
 }
 
 type McpTool struct {

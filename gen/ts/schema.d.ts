@@ -232,6 +232,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/import/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a mock server design from an OpenAPI document
+         * @description Imports an OpenAPI 3.0 or 3.1 document, or a Swagger 2.0 one (converted), given inline as
+         *     `document` (the JSON object, or its JSON or YAML text) or fetched from `url` (outbound
+         *     rules as for test runs: private addresses refused unless ALLOW_PRIVATE_TARGETS=true, 10 s,
+         *     at most 5 MiB). The result is a draft server of type `openapi` with one tool per
+         *     operation: named from its operationId in snake_case (else method and path), described
+         *     by its summary and description, its input schema joining the path, query and header
+         *     parameters and the JSON request body (as `body`), self-contained ($refs inlined) and
+         *     Draft-7 compatible. Mock scenarios come from the success response's examples: named
+         *     examples become scenarios, conditioned on the request example of the same name when
+         *     there is one; otherwise one fallback scenario from the response example, or one generated
+         *     from the response schema. Nothing the document references is ever fetched. Operations
+         *     that cannot become tools are listed in `warnings` and the rest is imported; a document
+         *     that is not OpenAPI is 422 naming `document`.
+         */
+        post: operations["importOpenAPI"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/import/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a mock server design from a live MCP server
+         * @description Connects to the MCP server at `url` with the official MCP Go SDK client (Streamable HTTP,
+         *     falling back to HTTP+SSE), sending `headers` on every request (they are not stored), and
+         *     snapshots its tools (input and output schemas), resources (their current text, at most
+         *     256 KiB each and 4 MiB in all), resource templates and prompts (messages as `{{argument}}`
+         *     templates) into a draft server of type `mock`. Each `record_calls` entry calls a tool once
+         *     and stores the answer as a scenario conditioned on those arguments. Outbound rules as for
+         *     test runs. A server that does not answer is 422 naming `url`.
+         */
+        post: operations["importMCP"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}": {
         parameters: {
             query?: never;
@@ -1444,11 +1502,61 @@ export interface components {
             auth_mode: "none" | "api_key";
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
+            /**
+             * @description Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
+             *     transport, imported_at}`; null for designs made by hand.
+             */
+            source: {
+                /** @enum {string} */
+                kind?: "openapi" | "mcp";
+                url?: string | null;
+                /** @description SHA-256 hex of the imported document. */
+                sha256?: string | null;
+                format?: string;
+                title?: string;
+                transport?: string;
+                /** Format: date-time */
+                imported_at?: string;
+            } | null;
             created_by: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ImportOpenAPIRequest: {
+            /** @description The document, as a JSON object or as JSON or YAML text. Give this or `url`. */
+            document?: unknown;
+            /** @description Where to fetch the document. Give this or `document`. */
+            url?: string;
+            /** @description The server's name; the document's title when absent. */
+            name?: string;
+        };
+        ImportMCPCall: {
+            tool: string;
+            arguments?: {
+                [key: string]: unknown;
+            };
+        };
+        ImportMCPRequest: {
+            /** @description The MCP endpoint */
+            url: string;
+            /** @description Sent on every request to the server (e.g. Authorization); not stored. */
+            headers?: {
+                [key: string]: string;
+            };
+            record_calls?: components["schemas"]["ImportMCPCall"][];
+            /** @description The server's name; the server's own name when absent. */
+            name?: string;
+        };
+        ImportResult: {
+            server: components["schemas"]["Server"];
+            /** @description Tools imported. */
+            tools: number;
+            resources: number;
+            prompts: number;
+            /** @description What could not be imported, or not faithfully, each naming the operation or element. */
+            warnings: string[];
         };
         ServerList: {
             items: components["schemas"]["Server"][];
@@ -2936,6 +3044,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Server"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    importOpenAPI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportOpenAPIRequest"];
+            };
+        };
+        responses: {
+            /** @description The imported draft server. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    importMCP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportMCPRequest"];
+            };
+        };
+        responses: {
+            /** @description The imported draft server. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

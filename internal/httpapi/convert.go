@@ -42,13 +42,18 @@ func apiMember(m store.Member) api.Member {
 }
 
 func (s *Server) apiServer(ctx context.Context, v store.Server) api.Server {
-	return api.Server{
+	out := api.Server{
 		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
 		ProviderName: nullableString(v.ProviderName), ProviderUrl: nullableString(v.ProviderURL),
 		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
 		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: s.endpointURL(ctx, v),
+		Source:    nullable.NewNullNullable[json.RawMessage](),
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
+	if len(v.Source) > 0 {
+		out.Source = nullable.NewNullableWithValue(v.Source)
+	}
+	return out
 }
 
 // endpointURL is where the design is served once enabled: under BASE_URL,

@@ -222,18 +222,8 @@ func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequest
 // targets, except the service's own origins, which it serves in process.
 // done releases its connections.
 func (s *Server) runner(ctx context.Context) (*resttest.Runner, func()) {
-	origins := []string{requestOrigin(ctx)}
-	if s.cfg.BaseURL != "" {
-		origins = append(origins, s.cfg.BaseURL)
-	}
-	var local http.Handler
-	if s.self != nil {
-		if h := s.self(); h != nil {
-			local = withoutForwarding(h)
-		}
-	}
-	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local, LocalOrigins: origins})
-	return &resttest.Runner{Client: client, MaxBody: outbound.DefaultMaxBody}, client.CloseIdleConnections
+	client, done := s.outboundClient(ctx, outbound.DefaultMaxBody)
+	return &resttest.Runner{Client: client, MaxBody: outbound.DefaultMaxBody}, done
 }
 
 func apiRestTest(t store.RestTest) api.RestTest {

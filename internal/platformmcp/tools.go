@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/mockmcp/mockmcp/internal/oasschema"
 )
 
 // Tool is one REST operation offered as an MCP tool.
@@ -96,7 +98,7 @@ func buildTool(name, method, path string, item *openapi3.PathItem, op *openapi3.
 	}
 	for _, n := range order {
 		p := params[n]
-		s, err := jsonSchema(p.Schema, 0)
+		s, err := jsonSchema(p.Schema)
 		if err != nil {
 			return Tool{}, fmt.Errorf("parameter %s: %w", n, err)
 		}
@@ -125,7 +127,7 @@ func buildTool(name, method, path string, item *openapi3.PathItem, op *openapi3.
 			return Tool{}, fmt.Errorf("the request body is not application/json")
 		}
 		t.HasBody, t.BodyRequired = true, rb.Value.Required
-		body, err := jsonSchema(mt.Schema, 0)
+		body, err := jsonSchema(mt.Schema)
 		if err != nil {
 			return Tool{}, fmt.Errorf("request body: %w", err)
 		}
@@ -198,89 +200,10 @@ func describe(op *openapi3.Operation, t Tool) string {
 	return b.String()
 }
 
-// jsonSchema turns an OpenAPI 3.0 schema into a self-contained JSON Schema:
-// $refs inlined, `nullable` folded into `type`, vendor extensions and
-// examples dropped.
-func jsonSchema(ref *openapi3.SchemaRef, depth int) (map[string]any, error) {
-	if ref == nil || ref.Value == nil {
-		return map[string]any{}, nil
-	}
-	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("schema nested deeper than %d levels (a recursive $ref?)", maxSchemaDepth)
-	}
-	s := *ref.Value
-	nested := struct {
-		props               openapi3.Schemas
-		items, not          *openapi3.SchemaRef
-		additional          openapi3.AdditionalProperties
-		allOf, anyOf, oneOf openapi3.SchemaRefs
-		nullable            bool
-	}{s.Properties, s.Items, s.Not, s.AdditionalProperties, s.AllOf, s.AnyOf, s.OneOf, s.Nullable}
-	s.Properties, s.Items, s.Not, s.AllOf, s.AnyOf, s.OneOf = nil, nil, nil, nil, nil, nil
-	s.AdditionalProperties = openapi3.AdditionalProperties{}
-	s.Extensions, s.Example, s.Nullable, s.XML, s.ExternalDocs, s.Discriminator = nil, nil, false, nil, nil, nil
-	raw, err := json.Marshal(&s)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
-	}
-	if len(s.Required) > 0 {
-		out["required"] = slices.Clone(s.Required)
-	}
-	if nested.nullable {
-		switch ty := out["type"].(type) {
-		case string:
-			out["type"] = []any{ty, "null"}
-		case nil:
-			// Any value, null included.
-		}
-		if enum, ok := out["enum"].([]any); ok && !slices.Contains(enum, nil) {
-			out["enum"] = append(enum, nil)
-		}
-	}
-	if len(nested.props) > 0 {
-		props := map[string]any{}
-		for k, v := range nested.props {
-			p, err := jsonSchema(v, depth+1)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			props[k] = p
-		}
-		out["properties"] = props
-	}
-	if nested.items != nil {
-		if out["items"], err = jsonSchema(nested.items, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	if nested.not != nil {
-		if out["not"], err = jsonSchema(nested.not, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	switch {
-	case nested.additional.Has != nil:
-		out["additionalProperties"] = *nested.additional.Has
-	case nested.additional.Schema != nil:
-		if out["additionalProperties"], err = jsonSchema(nested.additional.Schema, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	for key, list := range map[string]openapi3.SchemaRefs{"allOf": nested.allOf, "anyOf": nested.anyOf, "oneOf": nested.oneOf} {
-		if len(list) == 0 {
-			continue
-		}
-		items := make([]any, len(list))
-		for i, r := range list {
-			if items[i], err = jsonSchema(r, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		out[key] = items
-	}
-	return out, nil
+// jsonSchema turns an OpenAPI schema into a self-contained JSON Schema
+// (see oasschema): $refs inlined, `nullable` folded into `type`, vendor
+// extensions and examples dropped; a recursive schema is an error.
+func jsonSchema(ref *openapi3.SchemaRef) (map[string]any, error) {
+	s, _, err := oasschema.ToJSONSchema(ref, oasschema.Options{MaxDepth: maxSchemaDepth, OnCycle: oasschema.CycleError})
+	return s, err
 }

@@ -27,8 +27,11 @@ type Server struct {
 	ProtocolVersion string
 	AuthMode        string
 	CreatedBy       string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// Source records where an imported design came from; nil for designs
+	// made by hand.
+	Source    json.RawMessage
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ServerPage is one page of servers, newest first.
@@ -55,7 +58,7 @@ func (t *Tx) CreateServer(ctx context.Context, s Server) (Server, error) {
 	row, err := t.q.CreateServer(ctx, t.tx, db.CreateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
-		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy,
+		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
 	})
 	return serverFrom(row), err
 }
@@ -152,7 +155,7 @@ func (t *Tx) DuplicateServer(ctx context.Context, src Server, id uuid.UUID, name
 func serverFrom(r db.McpServer) Server {
 	return Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
-		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy,
+		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
@@ -170,4 +173,35 @@ func jsonOrNull(v json.RawMessage) []byte {
 		return nil
 	}
 	return v
+}
+
+// CreateDesign inserts a whole design, a server with its tools, resources
+// and prompts, in the transaction's organization (an import). New ids are
+// given to everything; the server is a draft.
+func (t *Tx) CreateDesign(ctx context.Context, d Design, createdBy string) (Server, error) {
+	s := d.Server
+	s.ID, s.CreatedBy, s.Enabled = uuid.New(), createdBy, false
+	srv, err := t.CreateServer(ctx, s)
+	if err != nil {
+		return Server{}, err
+	}
+	for _, tool := range d.Tools {
+		tool.ID, tool.ServerID = uuid.New(), srv.ID
+		if _, err := t.CreateTool(ctx, tool); err != nil {
+			return Server{}, err
+		}
+	}
+	for _, r := range d.Resources {
+		r.ID, r.ServerID = uuid.New(), srv.ID
+		if _, err := t.CreateResource(ctx, r); err != nil {
+			return Server{}, err
+		}
+	}
+	for _, p := range d.Prompts {
+		p.ID, p.ServerID = uuid.New(), srv.ID
+		if _, err := t.CreatePrompt(ctx, p); err != nil {
+			return Server{}, err
+		}
+	}
+	return srv, nil
 }

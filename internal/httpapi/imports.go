@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mcpimport"
+	"github.com/mockmcp/mockmcp/internal/oasimport"
+	"github.com/mockmcp/mockmcp/internal/outbound"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// maxImportDocument bounds an OpenAPI document fetched by URL.
+const maxImportDocument = 5 << 20
+
+// ImportOpenAPI creates a draft server from an OpenAPI or Swagger document.
+func (s *Server) ImportOpenAPI(ctx context.Context, req api.ImportOpenAPIRequestObject) (api.ImportOpenAPIResponseObject, error) {
+	b := req.Body
+	var (
+		doc    []byte
+		source = map[string]any{"kind": "openapi", "url": nil}
+	)
+	switch {
+	case b.Document != nil && b.Url != nil:
+		return nil, failure.Invalid(failure.Field("url", "give document or url, not both"))
+	case b.Document != nil:
+		doc = documentBytes(*b.Document)
+	case b.Url != nil:
+		var err error
+		if doc, err = s.fetchDocument(ctx, *b.Url); err != nil {
+			return nil, err
+		}
+		source["url"] = *b.Url
+	default:
+		return nil, failure.Invalid(failure.Field("document", "give the document, or the url to fetch it from"))
+	}
+	res, err := oasimport.Import(ctx, doc, oasimport.Options{Name: deref(b.Name)})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(doc)
+	source["sha256"], source["format"], source["title"] = hex.EncodeToString(sum[:]), res.Format, res.Title
+	out, err := s.createImported(ctx, res.Design, source, res.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	return api.ImportOpenAPI201JSONResponse(out), nil
+}
+
+// documentBytes is the document as sent: a JSON string holds its JSON or
+// YAML text; anything else is the document itself.
+func documentBytes(raw json.RawMessage) []byte {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return []byte(text)
+	}
+	return raw
+}
+
+// fetchDocument reads an OpenAPI document from url through the guarded
+// client.
+func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, error) {
+	if err := outbound.CheckURL(url); err != nil {
+		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
+	}
+	client, done := s.outboundClient(ctx, maxImportDocument)
+	defer done()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
+	}
+	req.Header.Set("Accept", "application/json, application/yaml, text/yaml, */*")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: %s", shortError(err)))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: the server answered %s", resp.Status))
+	}
+	body, truncated, err := outbound.ReadBody(resp.Body, maxImportDocument)
+	switch {
+	case truncated || errors.Is(err, outbound.ErrBodyTooLarge):
+		return nil, failure.Invalid(failure.Field("url", "the document is larger than %d MiB", maxImportDocument>>20))
+	case err != nil:
+		return nil, failure.Invalid(failure.Field("url", "the document could not be read: %s", shortError(err)))
+	}
+	return body, nil
+}
+
+// ImportMCP creates a draft server from a live MCP server.
+func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) (api.ImportMCPResponseObject, error) {
+	b := req.Body
+	if err := outbound.CheckURL(b.Url); err != nil {
+		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
+	}
+	opts := mcpimport.Options{URL: b.Url, Headers: deref(b.Headers), Name: deref(b.Name)}
+	if b.RecordCalls != nil {
+		for _, c := range *b.RecordCalls {
+			opts.RecordCalls = append(opts.RecordCalls, mcpimport.Call{Tool: c.Tool, Arguments: deref(c.Arguments)})
+		}
+	}
+	// An HTTP+SSE session is one long answer: the importer bounds each
+	// message, the whole import and its time itself.
+	client, done := s.outboundClient(ctx, -1)
+	defer done()
+	opts.Client = client
+	res, err := mcpimport.Import(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	source := map[string]any{"kind": "mcp", "url": b.Url, "sha256": nil, "transport": res.Transport,
+		"format": "mcp " + res.Design.Server.ProtocolVersion, "title": res.ServerInfo.Name}
+	out, err := s.createImported(ctx, res.Design, source, res.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	return api.ImportMCP201JSONResponse(out), nil
+}
+
+// createImported stores an imported design, checked as a design made by
+// hand would be, with its provenance.
+func (s *Server) createImported(ctx context.Context, d store.Design, source map[string]any, warnings []string) (api.ImportResult, error) {
+	source["imported_at"] = time.Now().UTC().Format(time.RFC3339)
+	raw, err := json.Marshal(source)
+	if err != nil {
+		return api.ImportResult{}, err
+	}
+	d.Server.Source = raw
+	if err := design.CheckServer(d.Server); err != nil {
+		return api.ImportResult{}, err
+	}
+	var srv store.Server
+	err = s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+		srv, err = tx.CreateDesign(ctx, d, p.Actor())
+		return err
+	})
+	if err != nil {
+		return api.ImportResult{}, err
+	}
+	return api.ImportResult{Server: s.apiServer(ctx, srv), Tools: len(d.Tools), Resources: len(d.Resources),
+		Prompts: len(d.Prompts), Warnings: nonNil(warnings)}, nil
+}
+
+// outboundClient is a client under the outbound rules, serving the
+// service's own origins in process, that keeps at most maxBody bytes of an
+// answer. done releases its connections.
+func (s *Server) outboundClient(ctx context.Context, maxBody int64) (*http.Client, func()) {
+	origins := []string{requestOrigin(ctx)}
+	if s.cfg.BaseURL != "" {
+		origins = append(origins, s.cfg.BaseURL)
+	}
+	var local http.Handler
+	if s.self != nil {
+		if h := s.self(); h != nil {
+			local = withoutForwarding(h)
+		}
+	}
+	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local,
+		LocalOrigins: origins, MaxBody: maxBody})
+	return client, client.CloseIdleConnections
+}
+
+// shortError is the first line of an error, for a caller's eyes.
+func shortError(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}

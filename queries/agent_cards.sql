@@ -45,7 +45,7 @@ SELECT * FROM mcp_tools WHERE server_id = @server_id AND name = @name;
 -- name: ListExchangeCards :many
 -- The public exchange: published cards of every organization, newest
 -- publication first, visible only through the exchange policies.
-SELECT c.*, o.slug AS org_slug, o.name AS org_name
+SELECT sqlc.embed(c), o.slug AS org_slug, o.name AS org_name
 FROM agent_cards c
 JOIN organizations o ON o.id = c.organization_id
 WHERE c.status = 'published'
@@ -61,7 +61,7 @@ ORDER BY c.published_at DESC, c.id DESC
 LIMIT @row_limit;
 
 -- name: GetExchangeCard :one
-SELECT c.*, o.slug AS org_slug, o.name AS org_name
+SELECT sqlc.embed(c), o.slug AS org_slug, o.name AS org_name
 FROM agent_cards c
 JOIN organizations o ON o.id = c.organization_id
 WHERE c.status = 'published' AND o.slug = @org_slug AND c.name = @name;

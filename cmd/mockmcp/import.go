@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -53,13 +49,7 @@ func importCommand(ctx context.Context, cfg config.Config, args []string, out io
 	if err != nil {
 		return describe(err)
 	}
-	sum := sha256.Sum256(doc)
-	source, err := json.Marshal(map[string]any{"kind": "openapi", "url": url, "sha256": hex.EncodeToString(sum[:]),
-		"format": res.Format, "title": res.Title, "imported_at": time.Now().UTC().Format(time.RFC3339)})
-	if err != nil {
-		return err
-	}
-	res.Design.Server.Source = source
+	res.Design.Server.Source = oasimport.Source(url, doc, res, time.Now())
 	if err := design.CheckServer(res.Design.Server); err != nil {
 		return describe(err)
 	}
@@ -93,30 +83,17 @@ func importCommand(ctx context.Context, cfg config.Config, args []string, out io
 }
 
 // readDocument reads the document from a file, or fetches it from an
-// http(s) URL under the outbound rules; url is nil for a file.
-func readDocument(ctx context.Context, cfg config.Config, from string) ([]byte, any, error) {
+// http(s) URL under the outbound rules; url is empty for a file.
+func readDocument(ctx context.Context, cfg config.Config, from string) (doc []byte, url string, err error) {
 	if !strings.HasPrefix(from, "http://") && !strings.HasPrefix(from, "https://") {
 		doc, err := os.ReadFile(from)
-		return doc, nil, err
+		return doc, "", err
 	}
-	const max = 5 << 20
-	client := outbound.NewClient(outbound.Options{AllowPrivate: cfg.AllowPrivateTargets, MaxBody: max})
+	client := outbound.NewClient(outbound.Options{AllowPrivate: cfg.AllowPrivateTargets, MaxBody: oasimport.MaxDocumentBytes})
 	defer client.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, from, nil)
+	doc, err = outbound.Get(ctx, client, from, "application/json, application/yaml, */*", oasimport.MaxDocumentBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", fmt.Errorf("fetch %s: %w", from, err)
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, nil, fmt.Errorf("fetch %s: %w", from, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, nil, fmt.Errorf("fetch %s: %s", from, resp.Status)
-	}
-	doc, truncated, err := outbound.ReadBody(resp.Body, max)
-	if truncated || errors.Is(err, outbound.ErrBodyTooLarge) {
-		return nil, nil, fmt.Errorf("fetch %s: the document is larger than 5 MiB", from)
-	}
-	return doc, from, err
+	return doc, from, nil
 }

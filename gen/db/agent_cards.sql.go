@@ -113,42 +113,29 @@ type GetExchangeCardParams struct {
 }
 
 type GetExchangeCardRow struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	Name           string
-	Status         string
-	Card           []byte
-	Version        string
-	Description    string
-	Tags           []string
-	Categories     []string
-	SkillNames     []string
-	PublishedAt    *time.Time
-	CreatedBy      string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	OrgSlug        string
-	OrgName        string
+	AgentCard AgentCard
+	OrgSlug   string
+	OrgName   string
 }
 
 func (q *Queries) GetExchangeCard(ctx context.Context, db DBTX, arg GetExchangeCardParams) (GetExchangeCardRow, error) {
 	row := db.QueryRow(ctx, getExchangeCard, arg.OrgSlug, arg.Name)
 	var i GetExchangeCardRow
 	err := row.Scan(
-		&i.ID,
-		&i.OrganizationID,
-		&i.Name,
-		&i.Status,
-		&i.Card,
-		&i.Version,
-		&i.Description,
-		&i.Tags,
-		&i.Categories,
-		&i.SkillNames,
-		&i.PublishedAt,
-		&i.CreatedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
+		&i.AgentCard.ID,
+		&i.AgentCard.OrganizationID,
+		&i.AgentCard.Name,
+		&i.AgentCard.Status,
+		&i.AgentCard.Card,
+		&i.AgentCard.Version,
+		&i.AgentCard.Description,
+		&i.AgentCard.Tags,
+		&i.AgentCard.Categories,
+		&i.AgentCard.SkillNames,
+		&i.AgentCard.PublishedAt,
+		&i.AgentCard.CreatedBy,
+		&i.AgentCard.CreatedAt,
+		&i.AgentCard.UpdatedAt,
 		&i.OrgSlug,
 		&i.OrgName,
 	)
@@ -310,22 +297,9 @@ type ListExchangeCardsParams struct {
 }
 
 type ListExchangeCardsRow struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	Name           string
-	Status         string
-	Card           []byte
-	Version        string
-	Description    string
-	Tags           []string
-	Categories     []string
-	SkillNames     []string
-	PublishedAt    *time.Time
-	CreatedBy      string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	OrgSlug        string
-	OrgName        string
+	AgentCard AgentCard
+	OrgSlug   string
+	OrgName   string
 }
 
 // The public exchange: published cards of every organization, newest
@@ -348,20 +322,20 @@ func (q *Queries) ListExchangeCards(ctx context.Context, db DBTX, arg ListExchan
 	for rows.Next() {
 		var i ListExchangeCardsRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.OrganizationID,
-			&i.Name,
-			&i.Status,
-			&i.Card,
-			&i.Version,
-			&i.Description,
-			&i.Tags,
-			&i.Categories,
-			&i.SkillNames,
-			&i.PublishedAt,
-			&i.CreatedBy,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.AgentCard.ID,
+			&i.AgentCard.OrganizationID,
+			&i.AgentCard.Name,
+			&i.AgentCard.Status,
+			&i.AgentCard.Card,
+			&i.AgentCard.Version,
+			&i.AgentCard.Description,
+			&i.AgentCard.Tags,
+			&i.AgentCard.Categories,
+			&i.AgentCard.SkillNames,
+			&i.AgentCard.PublishedAt,
+			&i.AgentCard.CreatedBy,
+			&i.AgentCard.CreatedAt,
+			&i.AgentCard.UpdatedAt,
 			&i.OrgSlug,
 			&i.OrgName,
 		); err != nil {

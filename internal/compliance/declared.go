@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
@@ -185,29 +186,7 @@ func (w *walker) resolve(ref string) (any, bool) {
 	if err != nil || (frag != "" && !strings.HasPrefix(frag, "/")) {
 		return nil, false
 	}
-	cur := w.root
-	if frag == "" {
-		return cur, true
-	}
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch x := cur.(type) {
-		case map[string]any:
-			var ok bool
-			if cur, ok = x[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			cur = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return jsonptr.Get(w.root, frag)
 }
 
 func (v *view) declares(key string) bool {

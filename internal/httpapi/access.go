@@ -137,32 +137,39 @@ func (s *Server) sessionFromCookie(c echo.Context) (auth.Principal, bool, error)
 // runs after authorize: calls without a valid key have no organization to
 // count against.
 func (s *Server) platformRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
+	return s.rateLimit(func(c echo.Context) (string, int, bool) {
 		p, ok := auth.FromContext(c.Request().Context())
-		if s.limit == nil || !s.limit.Enabled() || !ok {
-			return next(c)
-		}
-		dec := s.limit.Admit(c.Request().Context(), c.Response().Header(), ratelimit.PlatformKey(p.OrgID.String()), s.cfg.PlatformRateLimit)
-		if !dec.Allowed {
-			return failure.TooMany(dec.RetryAfter())
-		}
-		return next(c)
-	}
+		return ratelimit.PlatformKey(p.OrgID.String()), s.cfg.PlatformRateLimit, ok
+	})(next)
 }
 
 // publicRateLimit counts a call to a public route (the agent card
 // exchange) per client address against MAX_PUBLIC_RATE_LIMIT, in
 // production.
 func (s *Server) publicRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.limit == nil || !s.limit.Enabled() {
+	return s.rateLimit(func(c echo.Context) (string, int, bool) {
+		return ratelimit.ExchangeKey(s.ips.Of(c.Request()).String()), s.cfg.MaxPublicRateLimit, true
+	})(next)
+}
+
+// rateLimit admits a request against the counter and limit counter names
+// (in production), answering 429 past the limit. Requests counter cannot
+// place (ok false) pass.
+func (s *Server) rateLimit(counter func(echo.Context) (key string, limit int, ok bool)) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if s.limit == nil || !s.limit.Enabled() {
+				return next(c)
+			}
+			key, limit, ok := counter(c)
+			if !ok {
+				return next(c)
+			}
+			dec := s.limit.Admit(c.Request().Context(), c.Response().Header(), key, limit)
+			if !dec.Allowed {
+				return failure.TooMany(dec.RetryAfter())
+			}
 			return next(c)
 		}
-		req := c.Request()
-		dec := s.limit.Admit(req.Context(), c.Response().Header(), ratelimit.ExchangeKey(s.ips.Of(req).String()), s.cfg.MaxPublicRateLimit)
-		if !dec.Allowed {
-			return failure.TooMany(dec.RetryAfter())
-		}
-		return next(c)
 	}
 }

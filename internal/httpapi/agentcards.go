@@ -76,8 +76,7 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 		if err != nil {
 			return err
 		}
-		cc, err := s.cardContext(ctx, tx, p, a.Card)
-		out = cc.view(a, nil)
+		out, err = s.viewCard(ctx, tx, p, a)
 		return err
 	})
 	if err != nil {
@@ -94,8 +93,7 @@ func (s *Server) GetAgentCard(ctx context.Context, req api.GetAgentCardRequestOb
 		if err != nil {
 			return err
 		}
-		cc, err := s.cardContext(ctx, tx, p, a.Card)
-		out = cc.view(a, nil)
+		out, err = s.viewCard(ctx, tx, p, a)
 		return err
 	})
 	if err != nil {
@@ -256,8 +254,7 @@ func (s *Server) DuplicateAgentCard(ctx context.Context, req api.DuplicateAgentC
 		if err != nil {
 			return err
 		}
-		cc, err := s.cardContext(ctx, tx, p, a.Card)
-		out = cc.view(a, nil)
+		out, err = s.viewCard(ctx, tx, p, a)
 		return err
 	})
 	if err != nil {
@@ -345,6 +342,12 @@ func (s *Server) cardContext(ctx context.Context, tx *store.Tx, p auth.Principal
 		return cardContext{}, err
 	}
 	return cardContext{links: links, exchange: s.baseURL(ctx) + "/api/exchange/agent-cards/" + org.Slug + "/"}, nil
+}
+
+// viewCard is a's answer, validated against the servers it links to.
+func (s *Server) viewCard(ctx context.Context, tx *store.Tx, p auth.Principal, a store.AgentCard) (api.AgentCard, error) {
+	cc, err := s.cardContext(ctx, tx, p, a.Card)
+	return cc.view(a, nil), err
 }
 
 func (cc cardContext) problems(c agentcard.Card) []failure.FieldError {

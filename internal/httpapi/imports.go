@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -20,16 +18,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
-// maxImportDocument bounds an OpenAPI document fetched by URL.
-const maxImportDocument = 5 << 20
-
 // ImportOpenAPI creates a draft server from an OpenAPI or Swagger document.
 func (s *Server) ImportOpenAPI(ctx context.Context, req api.ImportOpenAPIRequestObject) (api.ImportOpenAPIResponseObject, error) {
 	b := req.Body
-	var (
-		doc    []byte
-		source = map[string]any{"kind": "openapi", "url": nil}
-	)
+	var doc []byte
 	switch {
 	case b.Document != nil && b.Url != nil:
 		return nil, failure.Invalid(failure.Field("url", "give document or url, not both"))
@@ -40,7 +32,6 @@ func (s *Server) ImportOpenAPI(ctx context.Context, req api.ImportOpenAPIRequest
 		if doc, err = s.fetchDocument(ctx, *b.Url); err != nil {
 			return nil, err
 		}
-		source["url"] = *b.Url
 	default:
 		return nil, failure.Invalid(failure.Field("document", "give the document, or the url to fetch it from"))
 	}
@@ -48,9 +39,7 @@ func (s *Server) ImportOpenAPI(ctx context.Context, req api.ImportOpenAPIRequest
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(doc)
-	source["sha256"], source["format"], source["title"] = hex.EncodeToString(sum[:]), res.Format, res.Title
-	out, err := s.createImported(ctx, res.Design, source, res.Warnings)
+	out, err := s.createImported(ctx, res.Design, oasimport.Source(deref(b.Url), doc, res, time.Now()), res.Warnings)
 	if err != nil {
 		return nil, err
 	}
@@ -73,27 +62,14 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, error) 
 	if err := outbound.CheckURL(url); err != nil {
 		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
 	}
-	client, done := s.outboundClient(ctx, maxImportDocument)
+	client, done := s.outboundClient(ctx, oasimport.MaxDocumentBytes)
 	defer done()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
-	}
-	req.Header.Set("Accept", "application/json, application/yaml, text/yaml, */*")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: %s", shortError(err)))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: the server answered %s", resp.Status))
-	}
-	body, truncated, err := outbound.ReadBody(resp.Body, maxImportDocument)
+	body, err := outbound.Get(ctx, client, url, "application/json, application/yaml, text/yaml, */*", oasimport.MaxDocumentBytes)
 	switch {
-	case truncated || errors.Is(err, outbound.ErrBodyTooLarge):
-		return nil, failure.Invalid(failure.Field("url", "the document is larger than %d MiB", maxImportDocument>>20))
+	case errors.Is(err, outbound.ErrBodyTooLarge):
+		return nil, failure.Invalid(failure.Field("url", "the document is larger than %d MiB", oasimport.MaxDocumentBytes>>20))
 	case err != nil:
-		return nil, failure.Invalid(failure.Field("url", "the document could not be read: %s", shortError(err)))
+		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: %s", shortError(err)))
 	}
 	return body, nil
 }
@@ -119,9 +95,7 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	source := map[string]any{"kind": "mcp", "url": b.Url, "sha256": nil, "transport": res.Transport,
-		"format": "mcp " + res.Design.Server.ProtocolVersion, "title": res.ServerInfo.Name}
-	out, err := s.createImported(ctx, res.Design, source, res.Warnings)
+	out, err := s.createImported(ctx, res.Design, mcpimport.Source(b.Url, res, time.Now()), res.Warnings)
 	if err != nil {
 		return nil, err
 	}
@@ -130,18 +104,13 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 
 // createImported stores an imported design, checked as a design made by
 // hand would be, with its provenance.
-func (s *Server) createImported(ctx context.Context, d store.Design, source map[string]any, warnings []string) (api.ImportResult, error) {
-	source["imported_at"] = time.Now().UTC().Format(time.RFC3339)
-	raw, err := json.Marshal(source)
-	if err != nil {
-		return api.ImportResult{}, err
-	}
-	d.Server.Source = raw
+func (s *Server) createImported(ctx context.Context, d store.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
+	d.Server.Source = source
 	if err := design.CheckServer(d.Server); err != nil {
 		return api.ImportResult{}, err
 	}
 	var srv store.Server
-	err = s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
 		srv, err = tx.CreateDesign(ctx, d, p.Actor())
 		return err
 	})

@@ -5,8 +5,9 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 )
 
 // documentMethods are the keys of a path item that hold operations.
@@ -217,31 +218,8 @@ func lookup(doc map[string]any, ref string) (any, bool) {
 	if unescaped, err := url.PathUnescape(frag); err == nil {
 		frag = unescaped
 	}
-	if frag == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(frag, "/") {
+	if frag != "" && !strings.HasPrefix(frag, "/") {
 		return nil, false // an anchor: left to the loader
 	}
-	var cur any = doc
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			cur = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return jsonptr.Get(doc, frag)
 }

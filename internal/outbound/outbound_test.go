@@ -724,3 +724,30 @@ func TestCheckURL(t *testing.T) {
 		})
 	}
 }
+
+// TestGet: a 2xx body comes back whole; another status and a body over the
+// limit are errors that say which.
+func TestGet(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			_, _ = w.Write([]byte(r.Header.Get("Accept")))
+		case "/big":
+			_, _ = w.Write(make([]byte, 2048))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	client := outbound.NewClient(outbound.Options{AllowPrivate: true})
+	ctx := context.Background()
+	body, err := outbound.Get(ctx, client, srv.URL+"/ok", "application/yaml", 1024)
+	require.NoError(t, err)
+	require.Equal(t, "application/yaml", string(body))
+	_, err = outbound.Get(ctx, client, srv.URL+"/missing", "*/*", 1024)
+	require.ErrorIs(t, err, outbound.ErrStatus)
+	require.ErrorContains(t, err, "404 Not Found")
+	_, err = outbound.Get(ctx, client, srv.URL+"/big", "*/*", 1024)
+	require.ErrorIs(t, err, outbound.ErrBodyTooLarge)
+}

@@ -130,27 +130,14 @@ func (t *Tx) AgentCards(ctx context.Context, status string, after *PageKey, limi
 	if status != "" {
 		p.Status = &status
 	}
-	if after != nil {
-		p.AfterCreatedAt = &after.CreatedAt
-		p.AfterID = uuid.NullUUID{UUID: after.ID, Valid: true}
-	}
+	p.AfterCreatedAt, p.AfterID = pageParams(after)
 	rows, err := t.q.ListAgentCards(ctx, t.tx, p)
 	if err != nil {
 		return AgentCardPage{}, err
 	}
-	var page AgentCardPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
-		page.Next = &PageKey{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
-	page.Cards = make([]AgentCard, len(rows))
-	for i, r := range rows {
-		if page.Cards[i], err = agentCardFrom(r); err != nil {
-			return AgentCardPage{}, err
-		}
-	}
-	return page, nil
+	cards, next, err := page(rows, limit, func(r db.AgentCard) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} },
+		agentCardFrom)
+	return AgentCardPage{Cards: cards, Next: next}, err
 }
 
 // UpdateAgentCard writes a's card, status and publication time.
@@ -238,29 +225,19 @@ func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (Too
 func (t *Tx) Exchange(ctx context.Context, q ExchangeQuery) (ExchangePage, error) {
 	p := db.ListExchangeCardsParams{RowLimit: int32(q.Limit + 1),
 		Query: nonEmpty(q.Text), Tag: nonEmpty(q.Tag), Category: nonEmpty(q.Category), Skill: nonEmpty(q.Skill)}
-	if q.After != nil {
-		p.AfterPublishedAt = &q.After.CreatedAt
-		p.AfterID = uuid.NullUUID{UUID: q.After.ID, Valid: true}
-	}
+	p.AfterPublishedAt, p.AfterID = pageParams(q.After)
 	rows, err := t.q.ListExchangeCards(ctx, t.tx, p)
 	if err != nil {
 		return ExchangePage{}, err
 	}
-	var page ExchangePage
-	if len(rows) > q.Limit {
-		rows = rows[:q.Limit]
-		last := rows[q.Limit-1]
-		page.Next = &PageKey{CreatedAt: *last.PublishedAt, ID: last.ID}
-	}
-	page.Cards = make([]ExchangeCard, len(rows))
-	for i, r := range rows {
-		if page.Cards[i], err = exchangeCardFrom(db.AgentCard{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name,
-			Status: r.Status, Card: r.Card, PublishedAt: r.PublishedAt, CreatedBy: r.CreatedBy,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, r.OrgSlug, r.OrgName); err != nil {
-			return ExchangePage{}, err
-		}
-	}
-	return page, nil
+	cards, next, err := page(rows, q.Limit,
+		func(r db.ListExchangeCardsRow) PageKey {
+			return PageKey{CreatedAt: *r.AgentCard.PublishedAt, ID: r.AgentCard.ID}
+		},
+		func(r db.ListExchangeCardsRow) (ExchangeCard, error) {
+			return exchangeCardFrom(r.AgentCard, r.OrgSlug, r.OrgName)
+		})
+	return ExchangePage{Cards: cards, Next: next}, err
 }
 
 // ExchangeCard reads one published card by its organization's slug and its
@@ -270,9 +247,7 @@ func (t *Tx) ExchangeCard(ctx context.Context, orgSlug, name string) (ExchangeCa
 	if err != nil {
 		return ExchangeCard{}, notFound(err, "agent card")
 	}
-	return exchangeCardFrom(db.AgentCard{ID: r.ID, OrganizationID: r.OrganizationID, Name: r.Name,
-		Status: r.Status, Card: r.Card, PublishedAt: r.PublishedAt, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, r.OrgSlug, r.OrgName)
+	return exchangeCardFrom(r.AgentCard, r.OrgSlug, r.OrgName)
 }
 
 func exchangeCardFrom(r db.AgentCard, slug, orgName string) (ExchangeCard, error) {

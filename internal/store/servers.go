@@ -48,6 +48,38 @@ type PageKey struct {
 	ID        uuid.UUID
 }
 
+// page cuts rows fetched with limit+1 to one page, converting each, and
+// returns the position after the last one when more rows follow.
+func page[R, T any](rows []R, limit int, key func(R) PageKey, conv func(R) (T, error)) ([]T, *PageKey, error) {
+	var next *PageKey
+	if len(rows) > limit {
+		rows = rows[:limit]
+		k := key(rows[limit-1])
+		next = &k
+	}
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		var err error
+		if out[i], err = conv(r); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, next, nil
+}
+
+// infallible adapts a conversion that cannot fail to page.
+func infallible[R, T any](f func(R) T) func(R) (T, error) {
+	return func(r R) (T, error) { return f(r), nil }
+}
+
+// pageParams turns a page position into the listing queries' parameters.
+func pageParams(after *PageKey) (*time.Time, uuid.NullUUID) {
+	if after == nil {
+		return nil, uuid.NullUUID{}
+	}
+	return &after.CreatedAt, uuid.NullUUID{UUID: after.ID, Valid: true}
+}
+
 // Counts of what a server owns, for the limits.
 type Counts struct {
 	Tools, Resources, Prompts int64
@@ -78,26 +110,14 @@ func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (Server, error) {
 
 // Servers lists a page of at most limit servers after the key.
 func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage, error) {
-	p := db.ListServersParams{RowLimit: int32(limit + 1)}
-	if after != nil {
-		p.AfterCreatedAt = &after.CreatedAt
-		p.AfterID = uuid.NullUUID{UUID: after.ID, Valid: true}
-	}
-	rows, err := t.q.ListServers(ctx, t.tx, p)
+	at, aid := pageParams(after)
+	rows, err := t.q.ListServers(ctx, t.tx, db.ListServersParams{AfterCreatedAt: at, AfterID: aid, RowLimit: int32(limit + 1)})
 	if err != nil {
 		return ServerPage{}, err
 	}
-	var page ServerPage
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
-		page.Next = &PageKey{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
-	page.Servers = make([]Server, len(rows))
-	for i, r := range rows {
-		page.Servers[i] = serverFrom(r)
-	}
-	return page, nil
+	servers, next, err := page(rows, limit, func(r db.McpServer) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} },
+		infallible(serverFrom))
+	return ServerPage{Servers: servers, Next: next}, err
 }
 
 // UpdateServer writes every field of s.

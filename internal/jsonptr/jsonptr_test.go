@@ -1,0 +1,33 @@
+package jsonptr
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestGet(t *testing.T) {
+	var doc any
+	require.NoError(t, json.Unmarshal([]byte(`{"a":{"b/c":[10,{"d~e":true}]},"":1}`), &doc))
+	for _, tc := range []struct {
+		ptr  string
+		want any
+		ok   bool
+	}{
+		{"", doc, true},
+		{"/a/b~1c/0", float64(10), true},
+		{"/a/b~1c/1/d~0e", true, true},
+		{"/", float64(1), true},
+		{"/a/b~1c/2", nil, false},
+		{"/a/b~1c/-1", nil, false},
+		{"/a/b~1c/x", nil, false},
+		{"/a/missing", nil, false},
+		{"/a/b~1c/0/deeper", nil, false},
+		{"a", nil, false},
+	} {
+		got, ok := Get(doc, tc.ptr)
+		require.Equal(t, tc.ok, ok, tc.ptr)
+		require.Equal(t, tc.want, got, tc.ptr)
+	}
+}

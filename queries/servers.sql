@@ -1,8 +1,8 @@
 -- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
-                         type, protocol_version, auth_mode, created_by, source)
+                         type, protocol_version, auth_mode, created_by, source, fault)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
-        @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source))
+        @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault))
 RETURNING *;
 
 -- name: GetServer :one
@@ -24,7 +24,7 @@ LIMIT @row_limit;
 UPDATE mcp_servers
 SET name = @name, description = @description, version = @version, provider_name = @provider_name,
     provider_url = @provider_url, type = @type, enabled = @enabled, protocol_version = @protocol_version,
-    auth_mode = @auth_mode, updated_at = now()
+    auth_mode = @auth_mode, fault = sqlc.narg(fault), updated_at = now()
 WHERE id = @id
 RETURNING *;
 
@@ -47,8 +47,8 @@ FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 
 -- name: CopyServerResources :execrows
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content)
-SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions)
+SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content, r.is_binary, r.completions
 FROM mcp_resources r WHERE r.server_id = @server_id
 ORDER BY r.position;
 

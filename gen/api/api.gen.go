@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
@@ -119,16 +120,16 @@ func (e CreateServerRequestType) Valid() bool {
 
 // Defines values for FindingSeverity.
 const (
-	Error   FindingSeverity = "error"
-	Warning FindingSeverity = "warning"
+	FindingSeverityError   FindingSeverity = "error"
+	FindingSeverityWarning FindingSeverity = "warning"
 )
 
 // Valid indicates whether the value is a known member of the FindingSeverity enum.
 func (e FindingSeverity) Valid() bool {
 	switch e {
-	case Error:
+	case FindingSeverityError:
 		return true
-	case Warning:
+	case FindingSeverityWarning:
 		return true
 	default:
 		return false
@@ -165,6 +166,33 @@ func (e HealthStatus) Valid() bool {
 	case HealthStatusDegraded:
 		return true
 	case HealthStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JournalOutcome.
+const (
+	JournalOutcomeError    JournalOutcome = "error"
+	JournalOutcomeFault    JournalOutcome = "fault"
+	JournalOutcomeNoMatch  JournalOutcome = "no_match"
+	JournalOutcomeRejected JournalOutcome = "rejected"
+	JournalOutcomeResult   JournalOutcome = "result"
+)
+
+// Valid indicates whether the value is a known member of the JournalOutcome enum.
+func (e JournalOutcome) Valid() bool {
+	switch e {
+	case JournalOutcomeError:
+		return true
+	case JournalOutcomeFault:
+		return true
+	case JournalOutcomeNoMatch:
+		return true
+	case JournalOutcomeRejected:
+		return true
+	case JournalOutcomeResult:
 		return true
 	default:
 		return false
@@ -511,6 +539,9 @@ type ApiKeyList struct {
 	Items []ApiKey `json:"items"`
 }
 
+// CallToolResult An MCP tool result, served as written (shaped by the server's protocol version).
+type CallToolResult = json.RawMessage
+
 // CandidateArgument defines model for CandidateArgument.
 type CandidateArgument struct {
 	Description *string `json:"description,omitempty"`
@@ -555,6 +586,15 @@ type CandidateTool struct {
 	// OutputSchema Any JSON value.
 	OutputSchema nullable.Nullable[AnyJSON] `json:"outputSchema,omitempty"`
 }
+
+// Completions Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`.
+type Completions map[string][]string
+
+// ContentBlock An MCP content block: `{type: text, text}`, `{type: image|audio, data (base64), mimeType}`,
+// `{type: resource, resource: {uri, mimeType?, text | blob (base64)}}` or
+// `{type: resource_link, uri, name, title?, description?, mimeType?, size?}`; each may carry
+// `annotations` and `_meta`.
+type ContentBlock = json.RawMessage
 
 // CreateAgentCardRequest defines model for CreateAgentCardRequest.
 type CreateAgentCardRequest struct {
@@ -613,21 +653,32 @@ type CreatePromptRequest struct {
 	Name        string            `json:"name"`
 }
 
-// CreateResourceRequest defines model for CreateResourceRequest.
+// CreateResourceRequest Give `content` (text or JSON) or `blob` (binary, base64), not both.
 type CreateResourceRequest struct {
+	// Blob Binary content, base64 (standard alphabet, padded), returned by `resources/read` as `blob`.
+	Blob *ResourceBlob `json:"blob,omitempty"`
+
+	// Completions Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`.
+	Completions *Completions `json:"completions,omitempty"`
+
 	// Content Text (a string) or any JSON value, returned by `resources/read`.
-	Content     ResourceContent `json:"content"`
-	Description *string         `json:"description,omitempty"`
-	MimeType    *string         `json:"mime_type,omitempty"`
-	Name        string          `json:"name"`
-	Uri         string          `json:"uri"`
+	Content     *ResourceContent `json:"content,omitempty"`
+	Description *string          `json:"description,omitempty"`
+	MimeType    *string          `json:"mime_type,omitempty"`
+	Name        string           `json:"name"`
+	Uri         string           `json:"uri"`
 }
 
 // CreateServerRequest defines model for CreateServerRequest.
 type CreateServerRequest struct {
 	AuthMode    *CreateServerRequestAuthMode `json:"auth_mode,omitempty"`
 	Description *string                      `json:"description,omitempty"`
-	Name        string                       `json:"name"`
+
+	// Fault A default fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests
+	// waits `delay_ms` and answers `error` (default -32603 "Internal error (injected fault)";
+	// with only `delay_ms`, faulted calls are slow but succeed).
+	Fault *Fault `json:"fault,omitempty"`
+	Name  string `json:"name"`
 
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion `json:"protocol_version,omitempty"`
@@ -740,6 +791,11 @@ type ExchangeOrganization struct {
 	Name string `json:"name"`
 	Slug string `json:"slug"`
 }
+
+// Fault A default fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests
+// waits `delay_ms` and answers `error` (default -32603 "Internal error (injected fault)";
+// with only `delay_ms`, faulted calls are slow but succeed).
+type Fault = mockspec.Fault
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -855,6 +911,60 @@ type JSONSchema = json.RawMessage
 // JSONValue Any JSON value but null.
 type JSONValue = json.RawMessage
 
+// JournalEntry defines model for JournalEntry.
+type JournalEntry struct {
+	ClientAddress   string                    `json:"client_address"`
+	ErrorCode       nullable.Nullable[int]    `json:"error_code"`
+	Id              string                    `json:"id"`
+	LatencyMs       float32                   `json:"latency_ms"`
+	MatchedScenario nullable.Nullable[string] `json:"matched_scenario"`
+	Method          string                    `json:"method"`
+
+	// Mismatches Why each scenario before the match (all of them on no_match) did not match.
+	Mismatches []JournalMismatch `json:"mismatches"`
+
+	// Outcome `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
+	// (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
+	// server's default fault; `rejected`: refused before dispatch (401, 403, 429).
+	Outcome JournalOutcome `json:"outcome"`
+
+	// Params The request's params as sent (null when absent).
+	Params     interface{} `json:"params"`
+	ReceivedAt time.Time   `json:"received_at"`
+
+	// Response A summary of the answer (at most 500 characters).
+	Response    string                    `json:"response"`
+	SequenceKey nullable.Nullable[string] `json:"sequence_key"`
+
+	// SequenceStep The step answered (0-based)
+	SequenceStep nullable.Nullable[int] `json:"sequence_step"`
+
+	// Tool The tool of a tools/call.
+	Tool nullable.Nullable[string] `json:"tool"`
+}
+
+// JournalMismatch defines model for JournalMismatch.
+type JournalMismatch struct {
+	// Field The argument the failing condition reads.
+	Field    *string `json:"field,omitempty"`
+	Operator *string `json:"operator,omitempty"`
+
+	// Reason e.g. `city: equals "Paris" but was "London"`.
+	Reason   string `json:"reason"`
+	Scenario string `json:"scenario"`
+}
+
+// JournalOutcome `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
+// (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
+// server's default fault; `rejected`: refused before dispatch (401, 403, 429).
+type JournalOutcome string
+
+// JournalPage defines model for JournalPage.
+type JournalPage struct {
+	Items      []JournalEntry            `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    string `json:"email"`
@@ -890,18 +1000,44 @@ type MemberList struct {
 	Items []Member `json:"items"`
 }
 
+// MockNotification `log`: `notifications/message` with `level` and `data` (and `logger`). `progress`:
+// `notifications/progress` with `progress` (and `total`, `message`) for the request's
+// progress token. `delay_ms` is waited before it is sent.
+type MockNotification = mockspec.Notification
+
 // MockScenario One canned answer of a tool. `condition` is either absent or `{}` (always matches: the
 // fallback), a plain object of field/value pairs that must all deep-equal the arguments
 // (dotted keys such as `address.city` reach nested arguments; `items[0]` or `items.0` index
 // arrays), or an operator object with exactly the keys `field`, `operator` and `value`.
 // Operators: `equals`, `not_equals`, `contains`, `starts_with`, `ends_with`, `matches`
 // (RE2), `exists`, `not_exists`, `gt`, `gte`, `lt`, `lte`, `in`. Matching is
-// case-sensitive. `response` is the JSON object returned as the tool result.
-type MockScenario struct {
-	Condition nullable.Nullable[json.RawMessage] `json:"condition,omitempty"`
-	Name      string                             `json:"name"`
-	Response  json.RawMessage                    `json:"response"`
-}
+// case-sensitive.
+//
+// The answer is exactly one of four members, so the two result forms can never be
+// confused:
+//   - `response`: a plain JSON object, served as one `text` content item holding its JSON
+//     (and as `structuredContent` when the tool lists an output schema, from protocol
+//     2025-06-18);
+//   - `result`: an explicit MCP `CallToolResult`, served as written: `content` blocks of
+//     type `text`, `image`, `audio`, `resource` and `resource_link`, `isError`,
+//     `structuredContent` (checked against the tool's output schema) and `_meta`;
+//   - `error`: a JSON-RPC error `{code, message, data}` answered instead of a result;
+//   - `sequence`: answers given call after call (`steps`, each one of `response`, `result`
+//     or `error` with an optional `delay_ms`), then `repeat_last` or `cycle`; counted per
+//     server and per client key (header `Mcp-Mock-Sequence-Key`, else the client address).
+//
+// `notifications` are sent on the SSE reply before the result (`log` as
+// `notifications/message`, `progress` as `notifications/progress` when the request
+// carries `_meta.progressToken`), each after its own `delay_ms`; then `delay_ms` passes;
+// then the answer. One call waits at most 30 000 ms in all; a client that goes away ends
+// the wait.
+type MockScenario = mockspec.Scenario
+
+// MockSequence defines model for MockSequence.
+type MockSequence = mockspec.Sequence
+
+// MockStep One answer of a sequence, exactly one of `response`, `result` and `error`.
+type MockStep = mockspec.Step
 
 // Organization defines model for Organization.
 type Organization struct {
@@ -1040,9 +1176,11 @@ type Prompt struct {
 
 // PromptArgument defines model for PromptArgument.
 type PromptArgument struct {
-	Description *string `json:"description,omitempty"`
-	Name        string  `json:"name"`
-	Required    *bool   `json:"required,omitempty"`
+	// Completions Values offered by `completion/complete` for this argument, filtered by prefix.
+	Completions *[]string `json:"completions,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	Name        string    `json:"name"`
+	Required    *bool     `json:"required,omitempty"`
 }
 
 // PromptList defines model for PromptList.
@@ -1050,12 +1188,14 @@ type PromptList struct {
 	Items []Prompt `json:"items"`
 }
 
-// PromptMessage defines model for PromptMessage.
+// PromptMessage Give `text` (a text message) or `content` (any content block: image, audio, resource, resource_link or text), not both.
 type PromptMessage struct {
-	Role PromptMessageRole `json:"role"`
+	// Content A content block; `{{argument}}` placeholders are filled in its text fields and URIs.
+	Content *ContentBlock     `json:"content,omitempty"`
+	Role    PromptMessageRole `json:"role"`
 
 	// Text May hold `{{argument}}` placeholders, filled by `prompts/get`.
-	Text string `json:"text"`
+	Text *string `json:"text,omitempty"`
 }
 
 // PromptMessageRole defines model for PromptMessage.Role.
@@ -1064,9 +1204,24 @@ type PromptMessageRole string
 // ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 type ProtocolVersion string
 
+// RPCError defines model for RPCError.
+type RPCError = mockspec.RPCError
+
+// ResetSequencesRequest defines model for ResetSequencesRequest.
+type ResetSequencesRequest struct {
+	// Key Reset this client key only.
+	Key *string `json:"key,omitempty"`
+}
+
 // Resource defines model for Resource.
 type Resource struct {
-	// Content Text (a string) or any JSON value, returned by `resources/read`.
+	// Blob Binary content (base64); null for text or JSON content.
+	Blob nullable.Nullable[string] `json:"blob"`
+
+	// Completions Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`.
+	Completions Completions `json:"completions"`
+
+	// Content Text or JSON content; null for a binary resource.
 	Content     ResourceContent           `json:"content"`
 	CreatedAt   time.Time                 `json:"created_at"`
 	Description string                    `json:"description"`
@@ -1077,6 +1232,9 @@ type Resource struct {
 	UpdatedAt   time.Time                 `json:"updated_at"`
 	Uri         string                    `json:"uri"`
 }
+
+// ResourceBlob Binary content, base64 (standard alphabet, padded), returned by `resources/read` as `blob`.
+type ResourceBlob = string
 
 // ResourceContent Text (a string) or any JSON value, returned by `resources/read`.
 type ResourceContent = json.RawMessage
@@ -1167,8 +1325,9 @@ type Server struct {
 	Enabled bool `json:"enabled"`
 
 	// EndpointUrl Where the design is served once enabled.
-	EndpointUrl string             `json:"endpoint_url"`
-	Id          openapi_types.UUID `json:"id"`
+	EndpointUrl string                   `json:"endpoint_url"`
+	Fault       nullable.Nullable[Fault] `json:"fault"`
+	Id          openapi_types.UUID       `json:"id"`
 
 	// Name Reported as serverInfo.name.
 	Name string `json:"name"`
@@ -1448,7 +1607,13 @@ type UpdatePromptRequest struct {
 
 // UpdateResourceRequest defines model for UpdateResourceRequest.
 type UpdateResourceRequest struct {
-	// Content Text (a string) or any JSON value, returned by `resources/read`.
+	// Blob Replaces the content with binary content.
+	Blob *ResourceBlob `json:"blob,omitempty"`
+
+	// Completions Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`.
+	Completions *Completions `json:"completions,omitempty"`
+
+	// Content Replaces the content (and makes a binary resource text or JSON).
 	Content     *ResourceContent          `json:"content,omitempty"`
 	Description *string                   `json:"description,omitempty"`
 	MimeType    nullable.Nullable[string] `json:"mime_type,omitempty"`
@@ -1461,7 +1626,10 @@ type UpdateServerRequest struct {
 	AuthMode    *UpdateServerRequestAuthMode `json:"auth_mode,omitempty"`
 	Description *string                      `json:"description,omitempty"`
 	Enabled     *bool                        `json:"enabled,omitempty"`
-	Name        *string                      `json:"name,omitempty"`
+
+	// Fault The default fault; null removes it.
+	Fault nullable.Nullable[Fault] `json:"fault,omitempty"`
+	Name  *string                  `json:"name,omitempty"`
 
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion          `json:"protocol_version,omitempty"`
@@ -1511,6 +1679,27 @@ type User struct {
 	CreatedAt time.Time          `json:"created_at"`
 	Email     string             `json:"email"`
 	Id        openapi_types.UUID `json:"id"`
+}
+
+// VerifyJournalRequest defines model for VerifyJournalRequest.
+type VerifyJournalRequest struct {
+	// Arguments A condition in the mock-scenario form; absent matches any arguments.
+	Arguments *json.RawMessage `json:"arguments,omitempty"`
+
+	// Times The exact number of calls expected.
+	Times *int   `json:"times,omitempty"`
+	Tool  string `json:"tool"`
+}
+
+// VerifyJournalResult defines model for VerifyJournalResult.
+type VerifyJournalResult struct {
+	// Count Matching calls recorded.
+	Count int `json:"count"`
+
+	// Expected `exactly N` or `at least 1`.
+	Expected string `json:"expected"`
+	Message  string `json:"message"`
+	Verified bool   `json:"verified"`
 }
 
 // CardId defines model for CardId.
@@ -1616,6 +1805,21 @@ type ListServersParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListJournalParams defines parameters for ListJournal.
+type ListJournalParams struct {
+	// Method Only this JSON-RPC method, e.g. `tools/call`.
+	Method *string `form:"method,omitempty" json:"method,omitempty"`
+
+	// Tool Only calls of this tool.
+	Tool    *string         `form:"tool,omitempty" json:"tool,omitempty"`
+	Outcome *JournalOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Since Only calls received at or after this time.
+	Since  *time.Time `form:"since,omitempty" json:"since,omitempty"`
+	Limit  *int       `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListSessionsParams defines parameters for ListSessions.
 type ListSessionsParams struct {
 	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1713,6 +1917,9 @@ type UpdateServerJSONRequestBody = UpdateServerRequest
 // DuplicateServerJSONRequestBody defines body for DuplicateServer for application/json ContentType.
 type DuplicateServerJSONRequestBody = DuplicateServerRequest
 
+// VerifyJournalJSONRequestBody defines body for VerifyJournal for application/json ContentType.
+type VerifyJournalJSONRequestBody = VerifyJournalRequest
+
 // CreatePromptJSONRequestBody defines body for CreatePrompt for application/json ContentType.
 type CreatePromptJSONRequestBody = CreatePromptRequest
 
@@ -1724,6 +1931,9 @@ type CreateResourceJSONRequestBody = CreateResourceRequest
 
 // UpdateResourceJSONRequestBody defines body for UpdateResource for application/json ContentType.
 type UpdateResourceJSONRequestBody = UpdateResourceRequest
+
+// ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
+type ResetSequencesJSONRequestBody = ResetSequencesRequest
 
 // CreateToolJSONRequestBody defines body for CreateTool for application/json ContentType.
 type CreateToolJSONRequestBody = CreateToolRequest
@@ -1895,6 +2105,15 @@ type ServerInterface interface {
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx echo.Context, serverId ServerId) error
+	// ClearJournal Delete every recorded call of a server
+	// (DELETE /api/servers/{server_id}/journal)
+	ClearJournal(ctx echo.Context, serverId ServerId) error
+	// ListJournal List the calls made to a server's MCP endpoint, newest first
+	// (GET /api/servers/{server_id}/journal)
+	ListJournal(ctx echo.Context, serverId ServerId, params ListJournalParams) error
+	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
+	// (POST /api/servers/{server_id}/journal/verify)
+	VerifyJournal(ctx echo.Context, serverId ServerId) error
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx echo.Context, serverId ServerId) error
@@ -1925,6 +2144,9 @@ type ServerInterface interface {
 	// UpdateResource Change a resource
 	// (PATCH /api/servers/{server_id}/resources/{resource_id})
 	UpdateResource(ctx echo.Context, serverId ServerId, resourceId ResourceId) error
+	// ResetSequences Start the server's scenario sequences over
+	// (POST /api/servers/{server_id}/sequences/reset)
+	ResetSequences(ctx echo.Context, serverId ServerId) error
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx echo.Context, serverId ServerId) error
@@ -2813,6 +3035,98 @@ func (w *ServerInterfaceWrapper) DuplicateServer(ctx echo.Context) error {
 	return err
 }
 
+// ClearJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearJournal(ctx, serverId)
+	return err
+}
+
+// ListJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) ListJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListJournalParams
+	// ------------- Optional query parameter "method" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "method", ctx.QueryParams(), &params.Method, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter method: %s", err))
+	}
+
+	// ------------- Optional query parameter "tool" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tool", ctx.QueryParams(), &params.Tool, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tool: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListJournal(ctx, serverId, params)
+	return err
+}
+
+// VerifyJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifyJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifyJournal(ctx, serverId)
+	return err
+}
+
 // ListPrompts converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPrompts(ctx echo.Context) error {
 	var err error
@@ -3018,6 +3332,22 @@ func (w *ServerInterfaceWrapper) UpdateResource(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateResource(ctx, serverId, resourceId)
+	return err
+}
+
+// ResetSequences converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetSequences(ctx, serverId)
 	return err
 }
 
@@ -3623,6 +3953,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/servers/:server_id", wrapper.GetServer, options.OperationMiddlewares["getServer"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id", wrapper.UpdateServer, options.OperationMiddlewares["updateServer"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/duplicate", wrapper.DuplicateServer, options.OperationMiddlewares["duplicateServer"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
+	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/tools", wrapper.ListTools, options.OperationMiddlewares["listTools"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/tools", wrapper.CreateTool, options.OperationMiddlewares["createTool"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/tools/:tool_id", wrapper.DeleteTool, options.OperationMiddlewares["deleteTool"]...)
@@ -8284,6 +8618,301 @@ func (response DuplicateServer422ApplicationProblemPlusJSONResponse) VisitDuplic
 	return err
 }
 
+type ClearJournalRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ClearJournalResponseObject interface {
+	VisitClearJournalResponse(w http.ResponseWriter) error
+}
+
+type ClearJournal204Response struct {
+}
+
+func (response ClearJournal204Response) VisitClearJournalResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ClearJournal400ApplicationProblemPlusJSONResponse) VisitClearJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ClearJournal401ApplicationProblemPlusJSONResponse) VisitClearJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ClearJournal403ApplicationProblemPlusJSONResponse) VisitClearJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ClearJournal404ApplicationProblemPlusJSONResponse) VisitClearJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Params   ListJournalParams
+}
+
+type ListJournalResponseObject interface {
+	VisitListJournalResponse(w http.ResponseWriter) error
+}
+
+type ListJournal200JSONResponse JournalPage
+
+func (response ListJournal200JSONResponse) VisitListJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListJournal400ApplicationProblemPlusJSONResponse) VisitListJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListJournal401ApplicationProblemPlusJSONResponse) VisitListJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListJournal403ApplicationProblemPlusJSONResponse) VisitListJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListJournal404ApplicationProblemPlusJSONResponse) VisitListJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournalRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *VerifyJournalJSONRequestBody
+}
+
+type VerifyJournalResponseObject interface {
+	VisitVerifyJournalResponse(w http.ResponseWriter) error
+}
+
+type VerifyJournal200JSONResponse VerifyJournalResult
+
+func (response VerifyJournal200JSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal400ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal401ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal403ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal404ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal413ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyJournal422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyJournal422ApplicationProblemPlusJSONResponse) VisitVerifyJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPromptsRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -9353,6 +9982,122 @@ type UpdateResource422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response UpdateResource422ApplicationProblemPlusJSONResponse) VisitUpdateResourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequencesRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *ResetSequencesJSONRequestBody
+}
+
+type ResetSequencesResponseObject interface {
+	VisitResetSequencesResponse(w http.ResponseWriter) error
+}
+
+type ResetSequences204Response struct {
+}
+
+func (response ResetSequences204Response) VisitResetSequencesResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ResetSequences400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences400ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequences401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences401ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequences403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences403ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequences404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences404ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequences413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences413ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetSequences422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSequencesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -12207,6 +12952,15 @@ type StrictServerInterface interface {
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx context.Context, request DuplicateServerRequestObject) (DuplicateServerResponseObject, error)
+	// ClearJournal Delete every recorded call of a server
+	// (DELETE /api/servers/{server_id}/journal)
+	ClearJournal(ctx context.Context, request ClearJournalRequestObject) (ClearJournalResponseObject, error)
+	// ListJournal List the calls made to a server's MCP endpoint, newest first
+	// (GET /api/servers/{server_id}/journal)
+	ListJournal(ctx context.Context, request ListJournalRequestObject) (ListJournalResponseObject, error)
+	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
+	// (POST /api/servers/{server_id}/journal/verify)
+	VerifyJournal(ctx context.Context, request VerifyJournalRequestObject) (VerifyJournalResponseObject, error)
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx context.Context, request ListPromptsRequestObject) (ListPromptsResponseObject, error)
@@ -12237,6 +12991,9 @@ type StrictServerInterface interface {
 	// UpdateResource Change a resource
 	// (PATCH /api/servers/{server_id}/resources/{resource_id})
 	UpdateResource(ctx context.Context, request UpdateResourceRequestObject) (UpdateResourceResponseObject, error)
+	// ResetSequences Start the server's scenario sequences over
+	// (POST /api/servers/{server_id}/sequences/reset)
+	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx context.Context, request ListToolsRequestObject) (ListToolsResponseObject, error)
@@ -13912,6 +14669,105 @@ func (sh *strictHandler) DuplicateServer(ctx echo.Context, serverId ServerId) er
 	return nil
 }
 
+// ClearJournal operation middleware
+func (sh *strictHandler) ClearJournal(ctx echo.Context, serverId ServerId) error {
+	var request ClearJournalRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearJournal(ctx.Request().Context(), request.(ClearJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearJournalResponseObject); ok {
+		return validResponse.VisitClearJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListJournal operation middleware
+func (sh *strictHandler) ListJournal(ctx echo.Context, serverId ServerId, params ListJournalParams) error {
+	var request ListJournalRequestObject
+
+	request.ServerId = serverId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListJournal(ctx.Request().Context(), request.(ListJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListJournalResponseObject); ok {
+		return validResponse.VisitListJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VerifyJournal operation middleware
+func (sh *strictHandler) VerifyJournal(ctx echo.Context, serverId ServerId) error {
+	var request VerifyJournalRequestObject
+
+	request.ServerId = serverId
+
+	var body VerifyJournalJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifyJournal(ctx.Request().Context(), request.(VerifyJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifyJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifyJournalResponseObject); ok {
+		return validResponse.VisitVerifyJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPrompts operation middleware
 func (sh *strictHandler) ListPrompts(ctx echo.Context, serverId ServerId) error {
 	var request ListPromptsRequestObject
@@ -14254,6 +15110,57 @@ func (sh *strictHandler) UpdateResource(ctx echo.Context, serverId ServerId, res
 		return err
 	} else if validResponse, ok := response.(UpdateResourceResponseObject); ok {
 		return validResponse.VisitUpdateResourceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResetSequences operation middleware
+func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) error {
+	var request ResetSequencesRequestObject
+
+	request.ServerId = serverId
+
+	var body ResetSequencesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetSequences(ctx.Request().Context(), request.(ResetSequencesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetSequences")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetSequencesResponseObject); ok {
+		return validResponse.VisitResetSequencesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15176,344 +16083,401 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37UiNH1jcK30oG30S09E1JCNztGUM8MUFjbPO4MWygx56n1a8qqUpJOZQy5cosQMMmYv+1L2BfxL6w",
-	"90p25FqZdVKVVBII2m0iHG5Uh6w8rFynXOu37rcCOZlKwYRWW3v3W1Ma0wnTLIZfhzQOj0PzV8hUEPOp",
-	"5lJs7W1djhmhIyY0CWgcvlGEh6Q1jOWERFzpAdwamFuKyJgEMaOa5a62u1veFjcNTakeb3lbgk7Y1t6W",
-	"uTfg4Za3FbPfEx6zcGtPxwnztlQwZhNqOjKU8YTqrb2tJIEn9WxqXlU65mK09fDgQad/gQarum07bL5Y",
-	"0wv4Z1EXJvTuAxMjPd7a2+n1qrpwGo/qpk3GIyr4f6i5BBNX0wsZjx4/Fafx6CJKRtU9mSZXEVdjLkbl",
-	"TqkoGS3olrn9yAk6i+VkquvmaAp358gKL+dJCq/UkRPeffwsnjMlkzhgdd2N7f25Drsb+S67a3Wddvcf",
-	"3+0LFt+wuK7TJ4dnRMETJGSKj8Rc7/Fuvu94pa7nePcp+q0Ul6Ku4+xuGsmYahnPiMJHK7oO14t9h0v1",
-	"nYfbT9D7ax5F9exHmduW/5CWEvSaDQKqaskBnh+swpJ2q3fcRcJ1LQUrc3N+Fs3VwhyaC7U9NTcfP3+X",
-	"TNXyBc3UPFcwF/OdNL/r+mjuPUEXpYxquyhlNN9FKaNCF6WMarsoZfTYLj6Yl9VUCsVAjL+n4Tn7PWFK",
-	"m1+BFJoJ+JNOpxEPgO1vT2N5FbHJX/+tzGDuc5/7S8yGW3tb/7/tTFXYxrtq+wzfwo9WsUb4LOGKTGhk",
-	"+s1C0krElMaKXkWM/PfF6S8eoeSKhiTVPdrdLSPHpRhGPHj2Psurf7NAkyCiaswUueV6TKgg7I4rDcJS",
-	"MNKiJBH894ThRpYx+Xh+jN3+QcZXPAyZeO5+BzSKWEwmdEaE1CSURI+5Iq1YRswj12xGVCCnzDO9pSSI",
-	"pVIdxXW6SNj9X6T+QSYifM7e/yKJSoKxm3kuiE7H80YVtBPo4xmdRZKGl1J+oPGIvRRRX8lwZig7Mp2I",
-	"iR5TQU4Ofhu8P/3+X4P3/7o8uoDeXkp5QsXszKhbgd2H6jn7fHoDvbMaX0BiqhmJ+IRr0prGMkwC8yCZ",
-	"yJARKaJZe4/4ZhxnH99/OD4cnB9cHg0+HJ8cX/pu6IpMWdwXEy4SzczfJIi4MQdoGMZMqW5fbHlbY0ZD",
-	"a0icMx3POgdDzeJ5vnnBAilCRRKheQQdveUilLdGsWJaGUaZzYHldVxoNmIx8OPfOudUsw9mQB34f3HW",
-	"lrxxziaUC8M4V3tLMT0/lI+C3xHNJ2zlYTxklPKiNNKAOPS8GeOffTi4/OH0/KRALTki8Yga05iF5GqG",
-	"pCgjHsxILBOjYlARwlWjQvKAESbCqeRCv9LRWnT0UdBEj2XM/8Oem4/f0IiHTi83kubg7NjInm5xHX/9",
-	"9dfOQaLHTGjTG1Y5Z5k+A2OaxjJgCtSGF1RjblkUdawic5UYYQVD3ic+i2MZKx80AkXYDYtnZMhZFBKq",
-	"yZAmke7C8ttvmi4d7B4cjJjQhzSu0CcPBDnYPSA73R5JnyItNWUBH7rh0l3ancZSSyKHQCvmjWksjSD1",
-	"QLsy4jSStyw+pBMWHYKtAdtqGsspizVHHTGgU3rFI+5+F++yO81EyMJCb+0yXUkZMSqMqIPHwPIy97lm",
-	"k4q2CoOcW2wPXVDwJA1Dbh6j0VmuBdSG7WuoMmw95NXlqp4lMa+irIp27AUax3QG3UnU+Bep0ylX1R9Q",
-	"OmZ0Yrd/+XbVd0IGNHEspok+kSErTtncrJS7ZV8/TfS67y9ehVAGyYQJDWP+GEeVDwlr586vYSxveIhM",
-	"urj6ecFR+WpS+a3CAn+Ch7xiW58r5lixIIm5BonKYzZxXs50mlaisPIUutYvzIZmC9pb7zu5YVzzKHrM",
-	"lmJ3dDKNViURHlY+xtek2FpikevSsKajld4oERHYzta1kp9B2/DnJiSQTKcy1iw8FprFQxqwRcsEjDqQ",
-	"0XsuwiKnKOwceOafLFZ1y6mZoCj5HrN7yr2Z/3aTGbip7Wfpo5UTXTV/WZteUSpV8cxKRpjumLkBeFt3",
-	"nZHsuEEYaRbQOOxmci33RIdPTOfwWESPt/a2RlyPk6tuICfbExlcT4Jp+q/RwGJBo+20UZiBgzA8YZMr",
-	"FuccMNXMYEgjxcpS2eiUUdnB9+6tN7/wxspHVgDTsbW3NYHvbnlbTCQTswLyVsBve+Ozt2TF8ONVRFBQ",
-	"A4o9Rs3T/CWSKEJlrcDnsi6XVQ4aRafDrb1Pi1W19NuH+dcfPnulD5oPgLstHFBd8JqFVLOOUa63qjpl",
-	"37maVYvFdThto+Ec4ZtVe4zdBWMqRmxgd3dRTfx1zGK0E9xzRI3lrbJOlDgkt2MeMcJBf7WnPgzOnZYu",
-	"0VhO2JSii2Xpwygvljgnjfy4kUEq/1dc9OPs5colj3jAhGrW3wnTNKSartGNE/dqZSfq1SI3+YtIcmm/",
-	"YzaVimsZzxoNs0J7aDRGOMmoFHqa6mRe79jy0+H5BA9/acycN8/6nhyJdnN8KYzp0LDm9PUK1uRtJdNw",
-	"5c0MpllKao1G/c/slYXSzdu6pbEx91WVI2JCjWHbsa9zMSI0BM8GvZKJxp2JW/XfidJkQkNGWjhC9LLA",
-	"6cAj1Bq7Rql+k4nUogC27DrbOLk9X6C0lI7mhHJuP+f4X257FdYhN2+l/VDicwVWXODlBVpYKJ4OFxq1",
-	"VM1EUJCZVgbPW3ehnFAuVtWfjZoymDi9tmTcT6QYEc3utEduJA+YR/iEjphHjOEkPTLkEVuFCrytiIpR",
-	"Qkf4tW632+5u7RnuUPZoHF+ckm+/+a6zQwLTN9JiZlmGsXu6+RdRc28yxH8rKTyipowF48ePNKaaDSLn",
-	"oit+9YeYMfhot4ojmH3BBhMq6AjMwWbLXzDulz3+0FTpPCzuo6fVO8tqxco2I1DvyrYrUsTKrwFvqT5R",
-	"xQO2IaF4du78XDCDlcezzSbfzcum5v24oOXM68jW81l5P+/KWk6ceKU8dacCZk1IwTxyxWjMYo/QKR9c",
-	"s5lHpOnCrkeuqOKBRyY6Uk0m0+ii1jVf6a786fLyjMgY/r0gH88/kJYbC9HS6Z7typ3pJHrNQAwD6cTT",
-	"wCMxU9ojo5hOx79HlU1NmB7LmgN66CI+sE/OTi8uye2YCUKvFBPVLMNZxbVdmwTTrFemh7ZvHrllV0oG",
-	"10w3nofG9Hucl7qbIeEPHO3VInGmXHo1bbLSI8Tu9CBIYtXIYCyrOfD5YiMLlYGTnLpf9n1rNpIxX9X/",
-	"VLQv54Xs37/t7ewRSkCta+32dt92eu86vZ02HsGnqivGGPwHAguypy53ens989//VG+YVb1fZRWaKpIN",
-	"YIGqYEbxCEI9ydTAzZDpRbXsMJsTxevMyQxooEsOrCSJuLjGDUmJ+RgE75CWPwmmNtTN94zYwSg5HhIZ",
-	"94UTR+VDUA8OMeFd0wy8Ce1JQbhuk4AKcmWsoRt5zcKqE5iSQC4xV00iRpUm73rGcohpoFmsKuliZRfE",
-	"f1+c/vJPGiXge5jQu2N8KR+6mZJQNjfV7NXOaRZdiMFQMk4jbue5tZ2y+oAqM4d6TLVbCvgbZtJYVtqF",
-	"1ZE4EdVTIirj8bLouz3i/69PtPOfXue7wee//sWvlgOF0OhF6k192F+uDaNxM0aM2Es3X8Whlk5ioRp6",
-	"Vxu7O3HLbHRDPqnwqHFFVEqEhTIAGjpnCjSquT1myYgqougNCz3ky6rWmu8u28NPvDcXb8aFG2uFo7vG",
-	"ZL4CtRa9JWs6NqwrI21pNXI/BNfCxoj+nwVXU8mLD5EBjdf8B86i8Mi8U3ngYj5UwSvjhKEqm7p9J3Rm",
-	"RE7B41thrOanGBv3XI8r95KYGaKs0v9nGHBwY+i1yr2cXx2jz3fP6e0JU4qOgLwPpvxnNpufviuZiHBA",
-	"lWJ6wENVE8Jso9WpDS3qQLBjCHGPMaPBmKl9wiZTPTMslwyTKMJ4yILnYanzerEKuM4Rw/xQjLxEBSNR",
-	"LCa3Y0lGTLDYvES4rhH6Ux4z9Si/ckP/fUSVHiSqRu/9YJQUlQQBU2qYRGYIxjgKZByyEBgqF4SSIbsl",
-	"CuO1zHjW63AtD4OFhZ1nXcxmuQ2zBtJYfvKVPxnGtrw5Klzkn8ytRmm+KncU0P2TCEzcQesLykMqQsPG",
-	"2EE8Spx/bDURV7soiwJ0Hhb1BZOFKtwoto/N52d+eGtExtQMcOEQXArR6tM54RN2aT08zee6ebhT2sWL",
-	"gAkac1lhHkuBSsBS8rOiYTEVYGJC47YWdvrSqjdruDYvGgUG5oZkNIGBsrO0Bs2lE1ywsnarrKwloTIr",
-	"dr1yBoFdpdrLetEJ2Vn/0rP9NU70vcUW8W6vZ0z33V7v6S3iqkP5JUuWPylf7hftLj8YX/k4vHD4XToT",
-	"kTGxk0AOpkYZ6ux2ex45Ob70yPuL7zvfdA4jCqL6x7MPnW+6vTq/aupBW/GYvM4GT+3ujrG7PUI1mciy",
-	"m8NzyTb2LLmYELL0hHzN5Xj0ufkSismdLVcfHxP7BPmt+6/u/+wb1TZmnZhFjCpGVDIc8jvCFaFBwKaa",
-	"1RyHLPcSZOwA1If1eAGqR1kO6Nyo3nMb5G80cm2Tk/D5/ey6MWDGxgA3WhfxUWHzCypinV5a6oFq0gWm",
-	"MsuhBda+X2omR5M7vZ6hQBpF7dWMhpJPbcKF+1kV65NX5MtHm3KC8zaRRntBvxgOhysSs6FRM0nrbW+n",
-	"3SUnidLocoSHholOYlarbNfqFuXU0gkXaXL3I+ntNLeP16O6tTrpbanKpPjvWcxvWEiGOM326LF0PDSl",
-	"WrPYPO441+dWysLue963Ow/uevsff3nsjkTVd03pvLJ6jF/L68ZLvMElAV3M+6/IQzYiBMz9VfuU8xIs",
-	"6dIzkK1T5tdbllzeyqJxu48c2sfXm20+YQN3PrwkR9xbdzNZW6P41jozjk156QzVrwBCG6yvtELESjFa",
-	"VkjBcjFp9qc9MK8MSFt9OdacYHcAPchpDEu2TCGMO5ePMajrQm0GR3XM6YEgY62nRoky/yqnRM0RQY0D",
-	"rRCnLIPr3Mzbn3LKBJ3yypkvaE6umZ1ur9srdmHniTe+RaZYU0GiitVOJr1SMko0a6iariv26rUzG8pQ",
-	"kdo5BxSiGmhjK85rwvWa3LR+E+4+7R6kMY0iFnE1KZDdDhAcnxja3fkWmrE/vLncTG9LaTkdSDEYUh4l",
-	"MWsY34OgFUWRuYLO+W5eTFZz3/RD9St1yZR+efJvHLq2RMBiIslyT3JzbcU0egEO44aHWem0pJ9aMPlS",
-	"Rk+9S+pEFcauZsmzzY+7v0eCVsbAuu9Dy/2tPdK3w+lvPeTWtPLgruJoaE3f24kMrtdwuy1q0iwCwPtk",
-	"4a/NZqnmNKPZDKzGT8O6k7RrvNjsCCGmtwP7wvwZFZicWrFo6EG2iUC7VIqAdckFEyHhmlBF/AObiQ7i",
-	"ZI+8h0hE0k96vW+CazaDP5hv9rz/W+fg7LjzM5vtzd3vZqHlRmOYBNPBN7/vdv52e/TbwcnZh6NF/9wt",
-	"FU9mlNl4q+b1+wQzzB/rMRX1uHRyOrO4UPvEx/GbHzgBHXPbXxKq+LCo449Rmde1qeZ6c2QD/GtSx3Zp",
-	"tYTI4fYd7B6QmImQmY+QVhfS8a+FvBV4MN+BA3+zf6qD5r6k9LQXySVbLaPrz5uqVc5TX/QtR9Z5f1bj",
-	"dK8vLr1rrUSrplnAhWn9QrKTSllIufF7KU/6vISbPcXpfYE7vlS4dCUtzw2sXl+2ntXFnbEIorVqTC4C",
-	"au7TAKmCmCSpPlDQDj/1PnfTI+uueZVqIKI6Z+Ty/uI3sxeq+5wm9Rc7XP8Vz8ad5ccCWIFmCCVEgjku",
-	"kWBST/HNTu6tToSyudIRcMNirmf5EBkI+crC65YHyUAPcm15Dslw0Sz9aAOZjCGpntqSzDKhHZAUnIrQ",
-	"YMxCD8K+tEWRVG+Ia2afvD+4OBpAsop9wqKYoUob0CgiAZ0womV7DQ3MjTi8dJhej+ERxsA0DVXxhycI",
-	"sXRcoj7G8sHb+onRCMm2ZGVSTc2s5qlKXhuOKugN5cisPtck5WFCceG1kI1iGtakAzeWOGkmbNq97OWq",
-	"0R1DUOjJ4dkhxbSCdY9cVsN8qY7TLY0FnlrY6fW2VA6Zqw7BZrETZuvCHkci7JXDy8IzVuc+bLHuqEsK",
-	"BmF7H7AqlZZx4fw6G1m9xZTmF6DNpPOXjEFadXq3otcP4xYHhgU036JFAlp+YlVr8pwcnqVIeEZ5MbMH",
-	"3va97W3L9jFUOZiWMwgWAL/Uk8/plImDs+M1XUwWL6p6KO6uR6giFMOELdqnjM01vBKTfx2cfMDsXfIj",
-	"v2HWqxATP4kj8AIscRStRC6uV28U0VxHj6WWRTJJkiHTwbjw2fIQ3XW/oWTBVcuyGebAhiZTrapAAr0U",
-	"ZbzmdpZUsIjQ0aXguFdVXDbgHmOUfWF75z5Vj6Lw65hqEsgkCoFHXLG0JYCwNdeGlOvxMImimUeMmDdr",
-	"61KCUPGzKIQsgmzvR6Aq2ClxY81PoZfO9RLBeQzJXzYHZZ1N1ignuxaUOpVO++T+oUaTcZ19WNb9aqKb",
-	"UG2UrVQZX5zSDSzbPolJXVSoWxazcJ8YdoZ9FFIwYhtuBFqT5aA3jOwsnIstTwFoJKptJ7z5KfEKSPm1",
-	"It107mIN//sB8lJ8Ncd4UcZCliJ8PyQ3LL6imk/W8MdnaUlL0kAAI9OsWAPe/UGOuNg0TtaUKnUr0f24",
-	"HDV/Hg4r10LVqtkxZDHOxX4majlb/agsTmxBcitWba+fVHwlSOKYCT3IO1sqT31/STdZmm1yxSIpRnB6",
-	"I2ThLJi09JjNSMSG2qp5UmA1gPKWWb5Dc802V6zK7rU5RepRk1vulVc7jdXLAJhq80uxRn5QSsy1IG+N",
-	"Ed1wUppxtopJQRblCB++Xsh0qZ+Jp/CH2TldP5ulcPy3jKHMx0MEVAjgmEYmIQSJ4dZd4qfuJZ9wRRjX",
-	"YxZbWQqa3P2DT1o0uqUzZSWXAtjsvhjSKLqiwXXbI5RMI8pFqgcPES14G/nmlPJYoVCcJEoTGkUkZGza",
-	"Yb8nFNGtU3neF61Qao3Zbgqx9KkivkNjD7ie+egIIYIp82BOF/BhAj/1PuMpHPzq9nzCRcju+gImXbWx",
-	"bIAgzp/mug1Bs+yOBjqauWBURXwYiu8R3z3vY348DM7v9sWpva72iA9DUuZpIfUg+xVIoSkX8LfSNNZq",
-	"YD5nfjIRZj/sFPt90To/2m2b23dc6azF9NdI4/+Z+SfS+H/4wYXfJSemIaNActUXAVWso5hQXPMb1iW+",
-	"S12BRTdDzZsxmPtqZhbvQd56DGpSJdxyPqdmY8fGa4e75LN0mvsx1jjEzn2qagcv9kKvw1wbKnkTejdA",
-	"yLrBIrCpMxZ3CjIyYDyCIiHDPOpd3pJHhP1WvpICQYz8ttV6J4wKBdL3hsUxD9kCrTdnSdWnXKXQoNUl",
-	"Q94oYh7prgIVWhdD/fH8Q0fRIYPdjlkb+wSi0h3w/zwO4BNA/S3K38SzhuoFrRJqS+Hl8kT5FHJusV7T",
-	"WNqdQa7EQRJy/RS9yjV3Dm6wFzuSmu9JBZQfpuUucv0A+X08/wDmZ7iW3toU4XQ64ILpJXvOnTK0fuv8",
-	"IONbGocsNH8BACQmIVyef7y4PPp+cHZ++tvx0UW7kfl7zWZLlH3h6jRcsxm5pYo4J8DKExJRzUQwG5SC",
-	"EkOZXEW5bSoSp8nFLGD8ZtUTcZnogt6rpizIYCUhbvuGh0wEy84XavDA8IHU+1DtqQKFGIJMllv/MHt2",
-	"IbyMOt1QcvicuRksfCKjouKk1W+QQ+elLh2XzQbp/JWMZjdn+YXgQn/7tnL8MOnNHk0XpsnjZUdbk7XN",
-	"xh7IROiG3YJM/PUREkodxS9nrXrZVC9aJJsNXAU/E7IhF6BrGfM7GLPgmnChNKMpIoT14khRAT6T8/iu",
-	"lplsE+zLRxUVZxUFv/FqH0lT4Bt8JvUnr/YJyAZf2vxD7eIc5TZEaasIQxd1VU/sawM1prvvvrV4MmmW",
-	"WK/zHe0MP99/+/bhL1XcLcX2WIknYmZkdjS1XJQjf1jZ3Wn245oj2yxkM44qj9dc6bJHvpsfRWnKS/DE",
-	"bqlLgUCF+Z5f8/odf2HZ5uP2qmkl26aP35amvfyOnK9t0ugEaMqC7BToEZSy2oY3n3V7/SkObfIdr1/I",
-	"RQhPQwz+WQXjCaOFqqY+RQqZO0kEP1NODOQEhg1dsWblG0UCxxVBwwNhgppNqkRBGxAx52TS57oNWaFN",
-	"SmIHDSnogkD80AoQU+mUpSOunHpbmKsqa+T8h0Py3dt3fyO25ld2sFqBy6brfKpPCs5lp39QUzonF+ji",
-	"wrbe7u5WqSpwHl2M7ypUQCNHQmPQVW2GXfYmgM7vXUVUXC81neGu+37a45qleSJYnvm846eA2VqaJdTQ",
-	"E/TojOXG6C6rCean8ZLkhWRliZ5sOXNzsZrDpLS+X2aG3yqg203TcXDgT+KNqZH9zb1DBapcbQnKx072",
-	"vIwqxZWmYASpmdJsUilANLurcIWc0BkZyygk/v29I7GHB59MIxowcwNwX4Y8itB36FtxvT1iGCBTTmJb",
-	"en5rPX3QnZoZKlfeqo7JcvnYKT4L1N5J3btsKmOtCBfEB+FMI/4fm8Fk5w8wnnd2Or13W5758a7T+6az",
-	"+23649vOzt/dj52dzu67ynmtxxRbH2LgJflsHqvgEdB/G+ahC7DVmvBWRDgocths5Bn2wWoMtryS86TL",
-	"7jRpUYK9RfzxQpyGlx1gmc2W6snbMaNhk8A714WnYHb1hkljdnfOlD7Mn7GVqlC64LD5qWK/e0SY/+Gp",
-	"oUfcKaRHuPolmbCYB+bPS6hrwtWB6Zn54zSNZ7TnkedsxO5qoKTLYf/uDLZbTac3LtamIVZwaZ5sYH42",
-	"6iXQuTFTWjOlu9kUPho317UJnSssT10wGQ10QqMV4rjY3ZQFGkV4U1C/BckZBSKpDCSq8wi59V3MI+ZW",
-	"JTcCz40+/VAdlR/BK3UnpG6OV8swyJa9shod9nFQ51Y/EDOye3dXE2GY9/tWDujYBTmWAcbC2Upo2Syb",
-	"mIWR7csmIz/Bc3Hv72eZ5I/oFYs84ve3MH335Ojyp9PvMYHXZjSbJccL/S2fUOXAuTD3vzIAfp3Y/LlG",
-	"zHcHyworN2no94TFsydo6aEhA0JieHrmkwszfCSZPUXuRBAzjXJYkQlV1zW5EFldm/Xqvtr3PVsA1vW8",
-	"qTBwc7aJ1agLmGyyHDl2bh4f6DgRAdV1zDlMkN02P7R8ki2YcctlB2DuaNB9Foe1NTe64lCar6Kd640s",
-	"Y6Ugf6wUsu1WyaJcNapMmfrx6JJsGyNVbd/z8KEyxtIll5Z9rDMiJHExSZj3d0WD6zrQ9bIkXB6ms0hv",
-	"iDOutGxy3GYsB2s1So4v7LnKvHgc0aC+s+Xg6CxPKU7ZRJyRWnmqyl/w8kRSr/PU07QhkKen6AsHJF9O",
-	"6a0uMPbj0aUHRcU8cvbR/O/g8vAnj3x/9OHo8sgjPx0dfG/sg9Ozy+PTXy4WmgYlEQHRjxhsub1P/HuQ",
-	"wA8+UWwEzjkotWq9JRA6Aqki3ZzcL0KoLNwedWID+tZ0TS4sbv5TL8lltdjOJQXXFlx4xjrQ2QmjWY1F",
-	"YUkehopCXobLhaG5gg9m8HCEA0ViTWtVUUDF2cin3zzSQ1JbQMbcaBxYvmLUauNK0l8gztcThy8WXUXz",
-	"cGFuFuZI7hH1c902eyJfTm3C+rNED17QG3ag1geu24QJvRz5Z06xaBzv2/Rs4iI94V+Ij1oAa7dwqD4k",
-	"M5SimvGbilCIKnRYkrdQLqsM2L4CyupL1PDPgn3K2iGPGAEqIS2oWt6enwgMIlTkbe9t1Wl4prMuw7BA",
-	"tE3iUNJDAFcjtnPdR8S2V+dInzNMroXyZ0Abx2Iou7Vl+zaBSrvU7V9GpV2OjlQfTBEzQkWaU+ymGzR+",
-	"w0D3iH9/zUW4RywU7f8JdV6TOPIIxooApMiEag+zx72+0DEVyrTnpe0OqH7wbWD/UKYYqijNr2ZkTIWt",
-	"BrlYpGflceeXPftU8z1ihlZIJbN4u1A2rjqKNo3sKemmPx10dt99S8bszm37bFJzERlL1yqNeZi/4+Z1",
-	"ke9jufhYUQtJAymaIxM/Ejur0Y60z3cfoUZkeFvFLVjaYJ6LBsli4uZ2vZcTGCXelu6+R6giKKWeQhHJ",
-	"oRUsVkNKGT5UKUimwwf8FEbIvEWmdMTs5rbnwBFVTah9XWUGEahf3v5ZUdSsZoQs5RRPqmHndercge0j",
-	"SBbW6EjoePY0OWureyzXcW89VfbLl+LEqlryat+URT7LT/PSNGe7yk/DmZSqMRSex0J6FKz9c5yXrHIS",
-	"Uu1AO5hOmQix2jciRcGY3yjAgSMfzz/kq4OaJ+A6QhxX6r9PeBJW4WxbsE6/cj02zCWLJH9BOcCyjqxC",
-	"68gcKwj+Va64EqJ2YisJgY9EMn0kUko6OgfvsBQ6pYCDsXYdhQx+pbhD/2625t92c2XfSMtV3vrbLrma",
-	"aabapcC/v+0WPvj3lSFcqga1aMbrjilXQQsup/s+JWxJdeez3JEnCNbOWttMEdUKiIC6gOTFg33+ErZL",
-	"u54+UNfzL6ZObBE1kFcbknWjqHMtruB4m3ebPVYyVPmr1kcVzTP6OvTqClvZjbBu5jZezzaHKvZUdWbz",
-	"TTbZBPneVs5DwquylV/AEfxokisXDcrLux0SJ0JliMSECyLjkMX7ZCJj5u4aEUjFjFCNxTW2GtYVeqo6",
-	"Qs94uJV2cH5Axbl8jHFuiOtJjDag0hcz2aBiVlLhCFrdV2DmmIWDNJG+VHMU7loSpcL9pYvgnHEiqimz",
-	"4RZaHExr7mX9qyD/az6dLnlE05Vd5MpMcuNzckO8Zs+uRkFwLplU2v5aaho1iBfDVAPX13QuXQOlCSyt",
-	"d3nyCjNVdolkY1xEk0+2u2rm5fk2mFuceTgA516rgOUXVZ167B5dHDSmkkivdjpdH1G3+kap8s/EiahF",
-	"44GAljgRLokZHS5cwY21UGjm8ePTPYDEnpF56u77XLeHV9nvzawY12z+pRwCjJ0rpJ3G0VV5+nzaIKuL",
-	"W66D8eNrM1egj66GQNkEd7N2i66+x55AVL30VlyFhKukSEap6QZaIA7caBesy1PIggUi8llEQbVN9oKZ",
-	"kuXajM3tvScqo9g4of35CiR+ocnzhaUqz8fceqxmyhi6fJL91QRJpT7TMi2IOSfsPzCtIYs75COulUf8",
-	"ge8Rv2OhYLv+PlGCXrNBAEctityiUTGZRpyKgCFoiSIYDVfO+d79e9nZnAecOej8D1bhH3Q7n/9aiTnz",
-	"Eab3kQUd/3T1BJeUUH0tL9isvOBzF/lbsmwL/Z5zW760cx5R0OLJSbZw1FwqvFMzy+kkTILpIMO9Wk40",
-	"wXTgouPXxyuAA2SmF56IP4l8xPx+tU6kXLrkjzcKanGV84XTm2Mdr1oA32IW5yUFionPLftH5/N9z/t2",
-	"58Fdb//jL1srzBAePa0pS54AOGlJranVC4E/Hv5oSZeerLgwLoA7QVs72H9N5JQ1ZjYPeFIefWOGsnKN",
-	"Kl6JorTmbD+mqnQh0WCFjIDVZ3rhueK6gQwbCH9fmQjK4fBzy7o85nr1GOfcgItzvz4Vgbf3KRSIjaGD",
-	"lY7yJvTOSqtvvYLoetazuYyzvmsGc4vTvX4u1MLoskan1F9att6CWZIyemqarGNQZY/Ok5XceDKXzxL7",
-	"wa3UMj8DOAqe1TFUucBq86Wa1vbBuhi1hfHH4O8KkpjrGXj3rESd8p/Z7CcIsK3CF59GVJsekYOzY3LN",
-	"Zh7xf+scnB13fmazPTIxBk232wW0L27ewFBd59va20ofzkaCnwToDUZjFh8kldG3VZ8uFILdI+/h/WIv",
-	"gD6AVcLN7LNjrafo9INw0kMpr3mFB+p9LG8Vi120L2bGK4jlIzImkRxxkY42wEbS0dpTkoF9eX7MD7Bz",
-	"hxVFDu2rJGJaFZIflUszM09A3mDrRIYsIqBJ3mni1IS2zfhRWcE+hVXX+sKqM64pqgnXWPI2n4joESXJ",
-	"wTGBcgIAB0yuGAnZDYvk1BYC1LYY1IhyoUwz3b7oi0MpbpiA7u71RYecUT02DcQxZA841EMLPYClVM2y",
-	"uhuAg0S4In4GdOiTltKm2+2uaRKA56BGFFTjQPiCzBnoEXYXsKkmXCgeWtRFOoskDRVp+bkIIij/ZEPf",
-	"fGz7OMTmPn48/l7tE7N1laaTKV49/+GQfPPNN98RLsjHy0N4A+B8s9uAKezT6TTi6GDatgDDfzXcxe+S",
-	"DAmaWKmuSMSVK4vn4Ii56AtCfAQY3iOf7mHAHrEm1cNn3yO3kIdoy2UBkjLOzZTqMeHCRqvbtAXTXMsv",
-	"Vbvfqap277cdILSrtUlJ6mmAMX/gGNABtc38+z6Khf7WHvnU7XY/P5i+cT0mfu54xLfdhTqAZramdMSF",
-	"4VLQpN1tihjN3hBQAOjTphXTE7+0oXyCO44opsnVzO1LQ5ewMfdJIhQdMjPqtFoSUCGWeAVfMTQABdKu",
-	"GFF0wjoy5iMuSMsiXttRXLCg8wPTwbhzwTXzt/1TeAxIhpAjLGcI8NpYn4UoJgwdzTEuyAWrZl0I8XXN",
-	"Zojw5RMZAwHkeGz5EZg3q2WQKxlyuxXALYLZCv7JwW+D96ff/2vw/l+XRxc+ae2QE/7ezJiFqW3vk4jG",
-	"IxYTKZgiI6bJ251voOkzGIlhJHvEBVPveL1eD0AnlGd/pHCPMPt4zeKt7kOBKoSosA3s9npmXMDCUjrs",
-	"kjOqNKHY9TzVmg4p8nZ3N1+dF57CvFeb9umYZi6gci+PlPqQWSV7W990e91vLCIJiL5tOuXbwOo6AY1R",
-	"kR5VleBBuofc9BxffqOQTxJ42SOC3ZqeD3mstEfkFFWTaIa1efRYKkvYUrC+8PEs3/eyDWHJDoZpzzvc",
-	"HmpNqcIeTGN2w2VaeOaNKu62Ns5Pig94HNr+p55XtVV0IH66R1EGuSmZJMswd1J9y9l7kMVuWkmuIq7G",
-	"lcX2H7zqZl0JrazVFDf5Xc/LbCRnX9UaSXUfsIey+S8sK9n6OcvsAhrY7fVKfp08Xzf8HPFSmpylptMO",
-	"p24g/ufUHDoCbgtk1DU0+xY7UNVu2tHt9zTMpcK97e0sf+WjoJYJsRBf+mb5Sz/I+IqHIcNwdZVMJjSe",
-	"WaLKbQCXpG42Jx0ZutrKb63PRuWeBNMOer+3jOjDqkUDfADKk6iKzXcIOq1hq0B3+U+2DnYPyE63h79Q",
-	"b253yanZb76hB5COgjGbxKXoDXPt9EXL/1+p//avf/G9lFe96+USSjxbkc6hLuY5wB552/sORcAtV6zt",
-	"mU3bF3DwYnWUVMxkh5b5Kncg/DWUj2SRYmRCZ+bpCVcKMTDIbSzFqC8SoTlW8ISxckXS3dcll2OWYwdZ",
-	"ZRIfNAx7RmqfN83eyiQK+yJmw0SxLjlPIpZWeyBXbChjlnt8j/iWufqEEsUm1IjpVHP7rfuv7v+QFu2L",
-	"acw6MYuYGaRKhkN+B8pJYLQyFrb3iZ9bWd+IBLMou0ZwZPO9b5bBtKGRT8Jk2krtwB8pybUCWop7/l2x",
-	"HT87Kuw6z5tvGiVy2BcAzBAzw6pH8TQw/6fT8e+RR27ZlZLBNdPFJpyObLRHd2JpuXR2MOf3BRQHkzEU",
-	"CbsgH88/lLqSU3TMT8OMXK+gbLlH0HDxiHVoen0hzUu7Hrmiigcemeio1CjSftqO4VEdGJUbIYxtvy98",
-	"d2zZzWxFf9vPwgZ8cnxxSv7+bW9nn/j54+duRMUooSOm8JFvv/mus0MCGTJl2i08ir6JibnnEzqRRoAD",
-	"9PGN5AHzCJ/QEfPIDQ+ZBMB2tk98a9/n3+oLfM2MxyNqylgwrn4btWh79OfsA4I70QJMwMYx6zWmqi9s",
-	"CVa0C+w6Yg/8ffem2U3ZAZ8PYNhYFpCHZonNZ9r4qjvY8/sCtOf0STCZjCbk0G3ysDYVshrZXSo2svzj",
-	"9zZp9knEUukrqSApehfsgXRJOO48vXCsEozYxdAzyrPl2V+0cDRvfLf8jUMphhFHn9LbnQafOEMb9lLK",
-	"D0Zhh/d2d5uMJ1f6pSS7cW4JFfMCvKH8Ru6Rk+DwhbJGvX1v/hnw8AHlesSqith9D9dVuknN/kulG/Yt",
-	"YvTGPuGqwOazW4pbCNsrbqECBb+t60P4xVPY2+Vv/CL1DzIRYWnNcYSPWXNcv8Kae85gKq7Aj0wvmP7e",
-	"8zCQS0tO1inBtSK2Oj/JVKSveMF/ZKBCrb3cI6ZLa10yG6t6lT2yDQFXIcQ4TakOKly8h7CRcVuP+A0T",
-	"6N5TYDHvE18kUeSTIGIUfJqpTY2P7RMfQ5ys9HZxP77RbKEkDDR8O5YRA0W4Sw7KfIUrRwvOpYkC25AO",
-	"chmuCOrJYV+03u7ueiWHnWmYhW3Ch4Rr1KzJhF6znK4u4BNd4t/SWHAxUj6MVvWFU6Y7Vpk2yjkNb3jA",
-	"9kjMJvLGGgExs26QVKWJsX/ONZKpgqBy98VVzOi1uWuHga4vGkUKcicoEeyWTOi/ZewU+X1CwzD/jbmn",
-	"uZBxXzgoqQrdpRTjtSHdpSYGs5Hu8kysB7v4lUmTP5SCY1WE9YUdWkTNFZztMEFSwjTktTllIx9IIKez",
-	"glmDlnEUgZRDrgiMzPFEDwuYEx+dyeYHepM7pim/L1pBoo01XrCh2yQREVPmu2DUcIVsumrvf++Gv+nt",
-	"P/+hHAd4MWsFlA05nb1u+Rfb8mZPPEa7dXS1wp632sQGdrw9LsxZRWY/e1gfh2sCuVbKA1VDmQt+qtn4",
-	"e4SKmdH8Ago+SwFVV81DXPRF0YYSIRkyHaB6fLB7YFSNkMVcjLrkQDjdJVWWrCqE/Obt7i4yGTxiLmpE",
-	"UMsOjzH9LjnLnI9ztt1NOlSuczrYNWNTc6kvMk9nBd+xLb+8uXGW9vJrYwGP3Zl2Zkqb0x5TY2B3SpEN",
-	"N6sliRW2apYNUWmxFo7ILvDZ56Ak+FTd2RAA/kNfvBTp4ys2WPFECajjjdNi1jtOGtiXH2WzVvJlxARM",
-	"fctdcqwVKkc1Jz3GcrJHR3hmVTwy6pJTYey1Ek/UbuWxWTj9RbszTiJGjCFaaCRnWhr7UTEwAsFiSw9q",
-	"uAhiOJsBGWK+4O7cUoWIHJSrai5b8hdjitBm9LtyHtILuaRtghLmWVcc24bhq333csreQRimfgotLdNY",
-	"13WN3KKZANm+h38h/H6hU/ucTaRzWWM/U8cS8jdnmhk7jms8xI2o0tmhVVlT6ouACrNPrxh6h1gInKC9",
-	"RxLHQDJGA3EolZZa0T2e7eVlPnIc0qt+UyZGnJeUHiFgdCWKnHOsO4ps4F6vWb7eRvlxjZryJ3Cm5zbn",
-	"CgtcdKVnq7uecuItfRKWCuPmN+V975LzslO60vO8l9dNFJ0pomSmgVheWHBEm3YSgW+HC/SjOQc9MsMG",
-	"nvjlrutNKjiLMqFfyom9RNt59Wd/If7sNfnPnDN7bZVnm4sbef0IH/fKzKvSDDt3MJgQUAzxNZmiFXFx",
-	"rYxa2CpE7/w1F6XTNupXoCMIzdZpXb03qi+KFarMd3yIe94OaBT5e2nEUMsGrhL//sFvV5wkKoxoNi+b",
-	"duE1gjsPDTjLPiG0zYb5U2Xb76KjHi7buO+2l2svC6ImNGZ9geXjw9RN4BUimkzvYLbMU+ab7u03Kivs",
-	"0HLR/7IDz/WFTTpoo3JqA5oEY4jfeJUVliIHdupvuR7LBEO6xTWzoU9w2kne7u5Wcd5jIKhn4bz4qTLD",
-	"3SSDLXyxjrteZquKUZxfHZ99KbaJ059ZiuNYJiP0dVv6TPlHQ06K7G9lTpraZxs4KjhJ7UxQcq4ojIj4",
-	"cFTo7xeDppSWU0XUWN4aNsB1fRTVR9fll3etv7dD+mMEAa5vZFwabbXoJZfD4SPc5CnZreAod1JsA5QK",
-	"Ujvnxpw7CgJn54QxTVqKMTLnqcFgWwxqL506WTouRopnaXEtGyv0aeczlCf0213yi8TIe5xSVSWc3DHc",
-	"8+6BLFewTlwgjOJXvBUOxyy4Lu2FvFYVQ87CUMa5RIWGm8IRePWeSEKut6cy4sGsNh/sVJgVCGQcQqKb",
-	"UQzRC4nvkVgmmhUTwvYsg44iW8bRpTj2RSmn7JrNFGpv+HSmUuFR7DWbYTSXNmISEv7mEtP6wmYCd8kP",
-	"PNIsJlcz4qfIg75H/Gs2M3+hmqi4CJi/n6ai1Wei1aWXncHID8zsNcwvy8EgZttjae57dWM4mKdoCWai",
-	"uqGFOI8rZ7sh9olLd3v3laS75chgecIbbqE/UMrb5XwGqN3xwDbcgPJ8CDbE5xx70eNtyFQG8WqlZGk7",
-	"we3NWEDQ9gs5m+y3XfG9ecq44CMBJux+vtyaS9iGmsaA6JmrBnfBdCcDcsj6Uab5hy9bUD6zfWRRQLb2",
-	"Pn3Ok/eFprGRM1dFBIwCOetxBTVLxOipVvqORKgK64mRiFczlIiweB7hQ0LFzMo9dDlnt+eNkw/40WpJ",
-	"sxyUo55QPjc5CLOEKpPHkePqnKhm4Y7syeJqC4fYCfULlwWdJgodSgXmR+StcOtIdfpMOE9Azn0EP/rC",
-	"7ud5aAeuyE9aT09FNPPIBZ2wC67Zf32gd9juhRk95OFOYxkmQV0GHdZd2xADLZbRe+bghFJFuRrbgAZQ",
-	"lsNDhJf8iuHqFPnqczPUry6prmZP5lLscD1g9s2SgD1QWJj6jers/UYwFWcFYxoCC9DYzn/Lwxz3mAVM",
-	"6GiWs8ChX/tESFJKUe4L/3cffcdMQSKvi2gyDNYr5GMD8lAu/70VUMU6XCgmFNf8hrX3ia/pyPcgZ1iz",
-	"kYxnzgox79kPOf98l5wth8foknOjm1sAlL4AoyzixnCkYRgzpYpcg7QAIOXs4/sPx4eD84PLo8GH45Pj",
-	"Sx/MuQkXiWa1QBpHdklWBdT4fSUlvUbd13T0FM24iX+KtpR12D+6oQXG0m7eVtr5SmwlR0jN0EGKnrL1",
-	"jabdBuz0UsoTKmbATwL7slqsOjIaB+MqT2Wx7znAnBzTS72a4KqJ073sAn2DrYUMcftexqOBipLRw/Z9",
-	"GphVySJ/mWNu5MBFFFANaCFS5/rLFXnbezuvf/7I5vnA1jPRyqJc1/Vt6ZWDpjZCRwC3VfAL5/1/ypZ/",
-	"Wo10Vg2zOY1HF1EyanJUbZbDnlSvRqDb3VsWRZ1rIW9F7smuo4pK4nWLbHM0GMwIFcSh4KSUSFqRvGXx",
-	"IZ2w6BCg8Sgmd6BQVCRm1Ogi7T2U4H2R+5CXJYT6DivYJ/dF3Jt0o2NOR8kpgmpBEkd7mG5io3wcaoqH",
-	"WDccOuKQU3IXU9ZhHn7YJ34oAwArh/Y/xpHfFy3XmNEnVDKdyliz8FhoFg9pwJRPPt2bDpAKBBePODiY",
-	"91yEXIw8OEbIQy2T/tZOt9ffevicwdeRK3yaBNJoNhDmV4XB0nLoK+R//9//T1/898XpL+dnhwjFYi4B",
-	"MsxfzeUUmAUu/3h+cPbT//EBUPhgLhDuC/tFWpNgCo/NtYeQM2mD+F3yIzxT0X4O4AYu/3r0/uL08Oej",
-	"y3YJ8MXvi3ulYwZRCh6ZJmr8i9R8aDmYIq3c2vpUzUTgtx8y7D57xyHkZQ33hVUf2Z02aqEUxE9isWcN",
-	"wr1sP+wV+gMAQqARANrviQWKEWFfuBunEO/g7igyYSGnxEh1012juZohmz+2pxHlAqFl4GKZOVuwmr4A",
-	"lRagZ/C5JORy+/9vYWjgEvxlLgEkDVyCv8ylIY8YrlL+AzLQTHdwdtv7xLFDDA+pIq6i1PKz3Pe+QHQD",
-	"hLaBTIRWFgoDCDUFDd0jhnUW1g4u4IEDqIWcKa8vUhLMtVTIKe2SOWm6b8OSaqVpXxhxWqFZ5wXq7sHG",
-	"T9p2D5Zmcxp+mT70VctVuxvnxYga0yn7koXtmNEIsYMrBeY5M2JBGRYOTMgFevGApdZ4SDW9gmSdmBm5",
-	"GIyNaV+p8f2EX9sgXdov1MVYL+p6MgUafYcOlmfoTfr1fFICDTABcqGpgKMYu9l01KVmSrNJzvlxzWb1",
-	"zo5f2A2LIZBFEUpiegsHozKGmRlTNe5WWu8/mzY3yVkA53lRQh+e7+bPhrvPepqVLct9GQr70+eHz3MJ",
-	"eRWwp2V827wtBz8/16I5nnCjf1JYrKENOHSoPAVoNPJreu7t9C6Ns2dWlwCaP/GHCcRkct0XSHwuvuT8",
-	"6OKSHJ5//N4dxuf3fhre6VJy8uf2Ob8ZnlH3RRV0G/SP+FeGcQ+yk3WIokymREuy0+vN3Vd+m3CdjaAv",
-	"fPw2DIK4MVjE2IqOIYxseroPsSCW9ls+4KCja+ztN31hdue3b5M4KkA6cIUMn6dIzhjvn58gl3utyMVP",
-	"B53dd9+SMbszpvI1m/XFLfTBZ3dTHjMFmIFmQFj+cz5LvLfTJWbbAZuaUEFHeGyg4BSlwwWcHai+wH44",
-	"mnJ8ZcKBNEjMIJbP3KrPUESc+Q0i5sH2fiH3v0XEO8hByVeyF0QKgBXGkCiwtOgtuaFRwr70oKEXc98v",
-	"ZYc/MmEojlUgfM8zwLwQ277HAJXGCYOwiDYw0wKNc6E0FLjEzQVgCa23vZ027DIuMDuJBVKE9Ul/bnss",
-	"z/Qze+0rRMNbYbVxDhqtdbX/H2ppz4coFfnFKiFLqdqLdVPqUgNP2CYVnJPac0c8AdZjxuNS/QqQA7EE",
-	"HKI0C7ZK6H+pihBo3wVx5cZRHmv9Ud6Ebdsxdwpnf3v3W7bGUSluArZ9RDWLU1R8UAC4wh7cyvhapdgC",
-	"RiaL0mzOnYzPVWnf1Cl5bTn4Z445qqZW7N5XmM/25cpOnPLanV+/bYq7axF8y2lpH26MqPIfWmTpFbqe",
-	"D0x3ocCA12744hfL+ApzCv0G1nPFIilGimiZW7jiStWbgJfp6MkVQ1+6rUXEYrRoqiiEhJKhPxF9UN0a",
-	"C+AZuNv8h17IICiMtR5C+xU2+9nYXBb1U8Pdypukks3heaG1F+rUvDlCfwZu14TT/amNhlNRnIzVWeaq",
-	"3vMywnIVrMEz8MT6Wt/PrPEtI9dXKIMvn4nawKH8PlJMa272Twv0BNVem6duT9jkyka71uqSJ/aZjZom",
-	"5hOL9Efb0VRn5DEa0X9qDmtXBiAwGkvZR/DVyhSdgzDEfmwKA8+1/0KKpR3cK+7dH495AjKeIOyOK8Mw",
-	"UfmwWKsFjvpkjHT73nxjmXs7hbeDz1ZsX1IFbtf7rj1v6KGnPLcB/6zAdauR7cr+b4tqh8vs6GWfUDFz",
-	"1yZ0ZhfL0NdEseiGLaSoNRmxV+lSt2T3ND515+Xfvk8Pax+2J8F0m93wkImALQzLVFMWQNQBHjRn9WVs",
-	"pr4D68f4VRKyIRccw7HKwSkshjgpC62TIX7D5rGoaF755BpTxTH/lEEpRPOKkmRIY9IqZKf2BY0ZuY25",
-	"1kwQCNsbx1LIREUzqP+cJarbTsOXJ3LChC4VKGx3+8J3EzRQY7r77tsUbMgdHad1CoQUPKARojLYq3Hq",
-	"1mbEhXnWxIdhbvGRW46NZzGnX6pRz9y4vz48zOYhaHXBZ/eF0u6fPpsdXKw0Pye3HKKC2ykWkIsobY9c",
-	"kdKZGHELbT/kUT46zYI2QGzaNZt1IMDCMA28vjLvuYAegB64lEmY/b+QQWgpIy+tmQzbF4slE5VAxHJx",
-	"3KTlCrbLmAip266ytvmQ22g2ujoXotF0r3GVbjaMBLWRIBZroi8K3/GILZYIYRkKIq09IiRUWh8JiAgW",
-	"mtyOuTackAbMIyJBNR2CZ3FbEar6wvKddpf8wliI4et4rLpHhkkU2cAeqDokXASOG8A1m71RpWw2XN2+",
-	"yN6DkJu0FD6E0rT8t71vyM9shsBl8ADoRNz0SjHtt7vkQGCocjWUhksFscfxgPlhq9JJwapwABaysQtD",
-	"MBtnYfCVBdGEsMEyYfTKyZ6Ck9VMrodoNXkupr4Q7rU+5FPuK3XHPbk4PhnOPKwzrKq1IdJKS/UVK8W3",
-	"bbydbaQv0lagrJkIof/5lrhQmtHQcwfkEMucMlmjrjkO+MYhPEJOalrW3qaY2pL2PmnBM6AABTSOZ5jA",
-	"Pki76Lf3DXeBfBjuMpW65AzxqbKkh6y3Rg8bYmyj8oAzvd3dVV1bwRn1qDixeP1CumcBZ1cQqK3S7Yu+",
-	"gPrNeziIjtGNO04f9r38VahM0AmoYsXrWIwaRg8Xc+s331L+ZgSpkz5pWYRfcHLfQmHnXMShaRcwLTvI",
-	"nDp2eC1Kvo/pUHf+5uQL3m97pPh8iE9l34EmEdqy2KZHfLcenUCKEEhh4b2QBRE14yMtCygGkJuEkvQZ",
-	"yJZSMOtGZk9ZrGe26F4O0dM2hMNNP+TYTKfQW5+0Uv5jUZ3y2Fb4bDobOaLsJDEvLEnhRjrOwtXc6qbX",
-	"K1c4N72O7MvU1BfuRuMWaDyCXVbfVPqE7ekiHDYUaxvyumHjh25/bhobFD+3HOvNsYjXaJX1nWgvpQuc",
-	"J5bpy8k04hi/Cch19miwQk8gUHAzlRIrqAhOzlvVt9Ye+QD4iRVx/SeHZ07jxtJppUQFLwWImwdj6AuH",
-	"xkBaUK4GsxfZDZeJizQ3klawOz2wT9ZiLFzYETQCVliAG/Aujxuw+5XgBuDkLEcMcEkCfxh4NUg3mafB",
-	"fIqQpYvK8k/u5sPyKpqgXM59qUuONVGaxlrlis6Tlm9t8T0ypJFiRtGDNGWbRdIXSN1gH5JEaB5BrT3l",
-	"4LHtXjk7uDz8idz3t+zl/tYe6HcPfn0+A671RuOY8BMvhWiE4/vjxi69fAX/OTJusF8ssK5ys18UHNt8",
-	"MpWxNqbhAnQwKQQLtHJnS7luUE38JI78LNhRDoc84DSCp36U5OL7nx1AT+sCkqDNECEx3uuLIY0isCYs",
-	"7DOkt19cHLU9ohiaQL6FrPKNILWIwjZGuqXHbAa2lbGo0AxreyiilKBTNZYaIw7RoGuhGm+MvYLirdqZ",
-	"vw7zpXmcRiZqdqc9M9CJVLovdt99S37m7zHEE9KvyAl/b0xPGkW5dohmE2OFM5XzACrSskD7wHb8+3un",
-	"ET88+H2RvtImXADKLLKlnGtsNrVwan6XHJku+OiBGoAb3ydM6NidEVCE5JciTW03M4Ti2noBgfc5Eyaz",
-	"g1iIWouEjFPsoeqS00SjQw0VGwqovKbbCssnQHEA7CtY62kcp/0ah8oArhgCEE5lmQCgyZPDs03VBnDt",
-	"vxAnxO8vLhKA+5KFBQp45ZCLOaT1JOU5pCvRFfGbPONqwDhxBQaGM9ZxTTllgk55PefElQYfzumUiYOz",
-	"Y/JNt2fU/m+6O6lXykM74OKWjkYsJrvmCcFIK5DihhkiaHu2ahMXERcMvOspUoqPbn30/oNzxXO50Xgt",
-	"Jv86OPkAfAwAR6AIMAst8ARw75a0O7sv8lubpDt7j0xjfgOTjChrLEv9tIXDDz58OP11cHZ+/M+Dy6PB",
-	"5cH5j0eXF/8Fh7Rkp0eU1xeWiZJ3hmXaUiP20JSrWm5nZ9nKGDMzwNamkK7rGMeexRqFQUGMecZSDHPO",
-	"lepsAdzFhOmxRCSNKdXjFDnjioV9cTXD6upIYfBQAVfD3Cy4hP4tuXB5y6Y5j4BhAW+i/OqLzL5Jj3Rh",
-	"gZw0u5LhjLSMWDB/+SACo2HHsBzKDUtumR2iLBEgQH5fOL+a2TRU86uIdclJwaEKIDY4MWCHJoHZRmkx",
-	"mFx9QjuJfZEWLMSo/awtb15GsHQA9q3U80onCBsIXk04wIoB21cKtp+VNIUVNXoA6ACpLEr7mxatsc0D",
-	"dZt3RjZHM+yL+YdxXTLg//yhs6FcFjNhhD3HLHK3KbpmnyLdKNNjdDljrArMBCoSRuXI1b7OVWS1Cwvn",
-	"b1ylbHzfULf9vG3XQqY4vlCSjenurheQ9s2NCkn7jVdB+WcRlJmgchTYXFQ6cTgnLnOHUIvixjBxOV+k",
-	"i6RnRLDvvDwjyhT2nH7drcmGzhnXyyLI8IXwKy64gSNc16C0FUydQVlft7RuznvP4FLIDmb/BIVK11nF",
-	"EdO5JXzMSfAaFUe7xK/yjTmHHECTOJmNzMnISw1e675wzrj9civgsnvwCYIrcJ16FbCY1NIyp7W1Qjfq",
-	"mst/4oUSaer30deaQvPSxT0rWC/otUjN5q+Qw/uENxHAtuhnnZMvHwQSJkglm4kAyfzuqI4Fcjorhbth",
-	"va4oyvvlMoSFLAykJOEBtxNEPOYNm4a5slafjyU0zQ+soGmM5+ms7TvjlKIhwhUyo0rYFDcxG93tpa8s",
-	"rE2580yC0kzV6w5/qh1uCHNd1coRR6OdbPfDwuS2M/vMJmMb4BOLkttS3fyr1cTgOJNmR/zTdNrTA317",
-	"pfI40918pCZWyZEPwtBGM02mGt3yLtBte8S0bxGmVZec4MkEOAox+G0so3DukGIa0YCZOyxWzl3hQquy",
-	"w4L99E9bHQKAKyHqZx9TG+GKnygWQ4QQVYorTYX2jfTzESHSR2ZvO+9YODbjwLDykdSQRFR7woqUutET",
-	"VvzEC7lL7Pj+wOgQX21Rd0jVc3ScBb6mO86e+zVgGPY8d+rWermA2L7HP+bdL1WektwmefWUOE+JXbkG",
-	"y2O9I2556r0jdfPcewZ2kPHUP4F3pPHSjZjOrdu6gng5uDWuSxMwj40KrPwnXsjvUE+hr9AdLyywnKOi",
-	"+faxPogmgik17BfaLufpUxskQfeRRfZL2t0/kQUT5ybfrXx2rdKKyW5v0I7JwqvAkkm/uR0zGhpjRiex",
-	"UF3iJzH3lxsL6FniijAOCYFUEHqlZJRoRj6eH5OWH8pA7W1vjxIeMr+NkRpOX7PRnvcwkgefKDYC46cv",
-	"Wv4to6bFve3t+4Dr2cO2kLd+2yOIqJ2PBYgZUcmV0lwneKBsw+wsfRObltLtC99ewnwhdqdJixIMRMae",
-	"iRmGFAD6M2nBSEO41GEikCELF5hHbits1EByH3khEykd46uR9KUaSXFGhssZj7WG4mxZm4id7Xv3ZzOb",
-	"qLAzXq2i1CpaaamsZZQtVb1tVD/fvWfhBHmh/yewkFZaRmMl5ddwc3aSW6EmltKGZVfxIy9kLS2i2Fd7",
-	"6Uuxl1baTNZmaia+4Kx0MTSR097xWJULAvIRMw1DFueBqecT76urKF3CVzdI1uYDi6wvGMufyPLSdsId",
-	"9eDvSosLb23Q2oJAa0hEscFUNl1/4JLbJ4nSEHrMI0aojTi/wJjoFoQmk7/ZM/i+8P/iXsMjod3ezned",
-	"3nfGctnt7fY6O7tta1H1Icuyv7VH+lsY097f8vcBf0wz4pvx+cqWcYMg9G5flIKezU0dc4zQBeo3hhSi",
-	"P2wHNIp8rIOEJdrRKstwANIK6GPWF+mhls1jsSEIMDlwJgWzcMXWPpgyW2CjVpf5wAtZXDC2V2vrS7W2",
-	"gIhrBMJSJmStL41LvEx0bd+bf5pZXOmOeLW2UmsLlsoVhGy+SNbuwkWqt7mqZ7y3cT7gOOmfwM7SOMWL",
-	"l8vYV26tNmdbmdV4XABvCRHJglfCkx6JGUSJ4Nu3YwkhjVDHvC+M5tI1Ih5TcK0qYWQ9hufGueJohSzd",
-	"+vjcDcrP7AMvZPXV7ZtXi+9LsfgabWtr6a0sKrddlltHA0zNI4J2V+MKC8N7gZsxpcmUZSG7Ls4XuDkm",
-	"p2MeegH9ZsrijtWKTw7Pcsgarbxu7hH/IAjYVO/NFWv3rZGQaeVwFKSo5mqIaF2uR29UX2Q6vcvNM595",
-	"U8rfNPegIqttLM1CBOugNZSxTSiVca5J5RFqz1rgtQm9dozLPgyZDQhJQNjdFFAUdnu9tC/5nqa5i5bR",
-	"tnzMje1aPvKp97mr2Z3uYrAzPIXRzj5hv5P//X/9v+0usShEE8j6rwEa7uYzFtEUy+wmIXMzG8gkchNj",
-	"YRG0zWxUmkcRmdCQtavRL5FsL4FqN8ObC994pkhq983w0qJGVSs05iZMzmtc9ROx219jrhnWej44O7Yz",
-	"bJP77Y6ut15greY1LVzKgU4BwCxXBrD0xcEJF+6hV9yqynwDmJ0mwFU4jR4CA8QsYEJHM/RbsrBQNP2P",
-	"AmvF7qaRBO4/S8dXCP63l2qQrezdWmirA8x58ZxGTSI5ghoLYWcsA5eMr1KYSf+KKjZIYiNUZZxeNiIc",
-	"BXZfLMWGIy0/q3u+l31Dg84viZZglGayPcvS84h/b3rwsBCX1m93yY/8BpL8A0MAWfeIvpWLULNgvjYM",
-	"mwXfeDHcLBzhK3DWqiLjQtNYY4WUuR3ZZEOm0FluAUoCwhAx/NXMp5Un1Ve3VpaEXrE6qZsrkqMmK5Xm",
-	"pNuVWpSUXrMITy78fuV6fCR0zJmqz1Avjpbh4ymQNR5bAMjZLYvN8+Jrj9iuoYfUQ+1ETxOqwBz3lCRW",
-	"tZvhxQKqeuXG3067tIZtnn2jTtxfMBEq4t8jXpGXRxcaQFPqH56FGDJ/Xclw9o8H30H12X6+UcTIYPLx",
-	"/AOiRZlWIO6RTqdMhCxEEd4miQhdgRo6AQdcCfEthYRCozaSI0W4xhOxFOYNq1UAFt1eASJIAQ6gYkHM",
-	"wEBS14BuVYDuMUogv8F6GOaGD/DnPpjYfTGN2Q0TGtCHWJccWEipHa/X67kNhG4JHHqV6mDmtCTUN1Qc",
-	"/UvQHAwTmtVWtjE3X43Up9I4mAhtSBXSOxeP0D8UE6FjYIM4paFGzGj7HlYWril6wzpUgQfxUUyqujaX",
-	"+9DjinPV8b8T8KlR5DvWIoAvvkmFwV4Nq/NgKbBaTGsO760vjDxBmLZsuCkvhScNN0XWhs47FkKNokS5",
-	"wle41pZfpXEO7uEBPuynuAP7xM+chz7EKNDQcF/qgAkIwoujV9G6No3s7wtklk41MEZf68BuLFsf57fO",
-	"wdlx52c28whWemun2KiBnHIW7hHFtHMPom3FVGUNrgt6w/Ls40BdbpBL0huGH3i5qHB9yRaEIDGlX3nk",
-	"U/FICqUGIzkasTBllABEW/DukYAq1ohN0ptU9R8gM6IKnHo5ZplwvSTd6AIfmdMTi+RwKiJ7xmAed7DH",
-	"Foiku+VVeufgn1V8c96rGxEYg5njBk5EWLli/YI/mM8QCF45CkxJHi9UOwrxXr2bUGQOQm5FJ/jsWr75",
-	"d8BD5dt40KJwzTsD20bTJ1qOoG4lFmbqC9/skChiEVcTn+ygRWEpsY3mqnmNp1GnUF1JaTkdSDEYUh4l",
-	"MfOJuuZTlaJl9gUdahYTSuwD+4ReyRtGdtzZmsBmqcazrdZ8i+COtCBiQhp6gJHNNd3ukl9KoBSZyZ2v",
-	"m7s4bA/Ic7OeR/OFl7IeYHR/4Mi9P0wggQPlzJjAch7gfJN2kQpibvse/m3olUyJ+NUnmYXapSuR+ubi",
-	"RCjSMro04JYZVtpevkzOMYnLtMAtWb0Kvc3v5kuny/wZAvBW2GDgPHTLtqLFbF5rkrW0SQGS+8JLoUrW",
-	"kdxr6NoXE7q2woZwGJNLJM52nIg1nEz5LVOpz54b/psaXm8sC7aBW1DtPGeWGT0RTDMM6WJKvwEOTlo0",
-	"UtIVIzU2Z1+Yy6D6UlTD27lAMU0jKGoC84S8PCSKG/WTa3JrGgD3TSATYStJZdU657TG80TU8Pkn1trO",
-	"E7GQ1Zup+IrZ/bmxEvIyXMjb5fQdJ6IRcTfwIhhafXRg0O5Xa9GfJ6KhUY9Vhb7+3D/L0vBYLe/GWMUZ",
-	"MADifIS2spjst+/NDrE2RWUKqv8P9PL/178TwbVPWjKuDuO9m9iKYTLRxHcvYWyvK7D33x8F1+S3kw9Y",
-	"Y+rwmCAkpNoDVc4i/ppNHlDFXBzslMVpSLGhopT/e+4N6wJwL5jpc1jj5hYLXcHp9A3g5+75oYxJIiAi",
-	"FuCZtRHKVg45AQGSKX1dXfPplIXb+RZQdgmpQfzUVI9PWXkjTmIPWPIbnQnDLD5twRb1tmBVDP28xIYH",
-	"wi/RQLGVcq/+tOLLWSvpWL00s1ZCxbZ0a6xgxRjm8AjeUH3yhwzhced+jumk6Q21otWFkr/G29YeYC0X",
-	"q5Y3/YFd5fOHRMtDvTFbHsO86+NqbYNRpFBuyCH4enw4QVY+aRWjcB78OvyvNtTFzOJu+wIfhJSTrnnX",
-	"hu74pPXx/EOHqYBO89BftiKZfSEf7OOnJfa7aV3MQjUxexNKiKHnHcUZDsnJxjcqrQCJ8cBpq3h2jRWw",
-	"PvW3UIadHF3+dPq9hdbHSxBBBBf6W5/9PTJ/6N2iYkZ27+4wM5BeKSZ029WPzp2C+5/uMagp3fIeHn//",
-	"4+Gz3yVnVI+VKztnZydWFtbMjaJFRV9AYBBRUGSUcOWeS0vC+SHVdM/IfMGUzSIKpRXe/ifxGaGnu8In",
-	"XITsjql9YyDiDgYwbPMvfBYq/mo4XdFS1qfqaDaB2OasqpiZqd9hFYX518wbV1qZv2ylN/ibq1+SCYt5",
-	"gD8u2Z3Gvw7imM7wz1NARoC2LF7BORuxO5+0zo92211yBMVSp7G8ihhMSMxsraz0DOXt7m7bcyjeCIdQ",
-	"UwnFAglsLgog+8AXGAXwGmnd7Ahj4Ql+NW92IAKF83qNMUz2pLIJYIAjzNdTjPQUY34xCqcZS1fGIQfY",
-	"odciB1ROfe81OudpzYE1thZgCdiRrqb4m/leDx9gP9OXQKyCVuFbrB5ABQgREaBbl8y/ORGTfeDlINxq",
-	"Sfm11NaGDjnW2DguW3+RTFrvoCO/sRbE+7vYzCzIdf6oI07EXtHhVRdp3xfjQlSpSoIxoYrUxY/CpzCE",
-	"dEmMfl+0UN1P42Y9p3YbCyStm092oEr+NZtq25SNowXjBNPjATDA2QXWZIKsGBd6a56igU5ohAOBkxnw",
-	"v5FipV7MWGchabka1bZ6dV9YO8Ijmk+YTDQUNBYsgHgfFx6E1ajRHegKVKMFh6kIni1qj0c9RA77AmIA",
-	"je3YJR+knF7R4NpzX/WMxXHdiWRAEcBnwjQ1tkiumHYOyyyNI66vqL2fZvbzgL1RRN6KlAqwLRrd0pki",
-	"qaOy5jyqWnY/IfqX4bX1p1F/hnOoCi2seB5VzYLiRCznP8sdZq9HUUtIc7nL7M9xBpUdktcfQS1xrq15",
-	"AJWKROgXC5KY6xm8aIO6URJt7X36bEjritGYxUZ0uSt0yn9mM0ycgGufvbTEnmkmiU03x1pP97a3gQuP",
-	"pdJ7f+/9vQeC2A7v3hEqHjSB09teMeuT/52PElX5G+6zuUsOpDO9kK+TkF7MSsCll67ZrPiIjHgwK3Yr",
-	"5LpwYcSE7gQ0DgtvsrsAlKFCt6w3NOu6CyjODcZhEXx++P8CAAD//w==",
+	"7L39UiNH1jd4KxnsRLS0UxKCbnvGEE9M0BjbjJuGBXrG81j9qpKqlJRDKbNcmQVoeIjYv/YC9iL2wt4r",
+	"2chzMutLVVJJQNNud4TDjaT6yI+T5/v8zv1WIGexFExotbV3vxXThM6YZgl8OqRJeByav0KmgoTHmkux",
+	"tbd1OWWETpjQJKBJ+EoRHpLOOJEzEnGlR/DTyPykiExIkDCqWeHbbn/L2+LmQTHV0y1vS9AZ29rbMr+N",
+	"eLjlbSXst5QnLNza00nKvC0VTNmMmoGMZTKjemtvK03hSj2Pza1KJ1xMth4ePBj0e3hg3bDtgM0bG0YB",
+	"/ywbwozevWNioqdbezuDQd0QTpNJ07LJZEIF/w81X8HCNYxCJpPHL8VpMrmI0kn9SOL0KuJqysWkOigV",
+	"pZMlwzI/P3KBzhI5i3XTGsXw6wJZ4ddFksJvmsgJf338Kp4zJdMkYE3DTezvCwN2PxSH7L5rGrT7/fHD",
+	"vmDJDUuaBn1yeEYUXEFCpvhELIwefy2OHb9pGjn++hTjVopL0TRwdhdHMqFaJnOi8NKaocP35bHDV82D",
+	"h5+fYPTXPIqa2Y8yP1v+QzpK0Gs2CqhqJAe4frQOS9qtP3EXKdeNFKzMj4uraL4traH5onGk5sfHr98l",
+	"U418QTO1yBXMl8VBms9NYzS/PcEQpYwahyhltDhEKaPSEKWMGocoZfTYIT6Ym1UshWIgxt/S8Jz9ljKl",
+	"zadACs0E/EnjOOIBsP3tOJFXEZv9+d/KTOa+8Lo/JWy8tbf1f2znqsI2/qq2z/AufGkda4TXEq7IjEZm",
+	"3CwknVTENFH0KmLk7xen7z1CyRUNSaZ7dPtbRo5LMY548MnHLK/+zQJNgoiqKVPkluspoYKwO640CEvB",
+	"SIeSVPDfUoYHWSbkw/kxDvsHmVzxMGTiU487oFHEEjKjcyKkJqEkesoV6SQyYh65ZnOiAhkzz4yWkiCR",
+	"SvUU19km4fDfS/2DTEX4KUf/XhKVBlO38lwQnc3nlSppJzDGMzqPJA0vpXxHkwl7KaK+kuHcUHZkBpEQ",
+	"PaWCnBz8Mnp7+v2/Rm//dXl0AaO9lPKEivmZUbcCew7Vpxzz6Q2Mzmp8AUmoZiTiM65JJ05kmAbmQjKT",
+	"ISNSRPPuHvHNPM4+vH13fDg6P7g8Gr07Pjm+9N3UFYlZMhQzLlLNzN8kiLgxB2gYJkyp/lBseVtTRkNr",
+	"SJwzncx7B2PNkkW+ecECKUJFUqF5BAO95SKUt0axYloZRpmvgeV1XGg2YQnw419651Szd2ZCPfh/edVW",
+	"3HHOZpQLwzjXu0sxvTiVD4LfEc1nbO1pPOSU8qI00oI49KIZ45+9O7j84fT8pEQtBSLxiJrShIXkao6k",
+	"KCMezEkiU6NiUBHCt0aF5AEjTISx5EJ/paON6OiDoKmeyoT/h31qPn5DIx46vdxImoOzYyN7+uV9/Oc/",
+	"/9k7SPWUCW1Gw2rXLNdnYE5xIgOmQG14QTXmlkVRzyoyV6kRVjDlfeKzJJGJ8kEjUITdsGROxpxFIaGa",
+	"jGka6T5sv32nGdLB7sHBhAl9SJMaffJAkIPdA7LTH5DsKtJRMQv42E2X7tJ+nEgtiRwDrZg74kQaQeqB",
+	"dmXEaSRvWXJIZyw6BFsDjlWcyJglmqOOGNCYXvGIu8/lX9mdZiJkYWm0dpuupIwYFUbUwWVgeZnfuWaz",
+	"mmeVJrmw2R66oOBKGobcXEajs8ITUBu2t6HKsPVQVJfrRpYmvI6yap5jv6BJQucwnFRN30udLbmqf4HS",
+	"CaMze/yrP9e9J2RAE8ciTvWJDFl5yRZWpTose/tpqje9f/kuhDJIZ0xomPOHJKq9SFg7d3EPE3nDQ2TS",
+	"5d0vCo7aW9Pad5U2+Fe4yCs/62PNGisWpAnXIFF5wmbOy5kt01oUVl1C9/QLc6DZkudt9p7CNK55FD3m",
+	"SLE7OoujdUmEh7WX8Q0ptpFY5KY0rOlkrTsqRAS2s3WtFFfQPvhjGxJI41gmmoXHQrNkTAO2bJuAUQcy",
+	"estFWOYUpZMD1/yDJappOzUTFCXfY05PdTSL726zAjeN46y8tHah69Yvf6ZXlkp1PLOWEWYnZmEC3tZd",
+	"byJ7bhJGmgU0Cfu5XCtc0eMzMzgMi+jp1t7WhOtpetUP5Gx7JoPrWRBn/xoNLBE02s4eCitwEIYnbHbF",
+	"koIDpp4ZjGmkWFUqG50yqjr4vnnjLW68sfKRFcBybO1tzeC9W94WE+nM7IC8FfDZ/vDRW7Fj+PI6Iiip",
+	"AeURo+Zp/hJpFKGyVuJz+ZCrKgeNotPx1t6vy1W17N2HxdsfPnqVF5oXgLstHFFd8pqFVLOeUa636gZl",
+	"77ma14vFTThtq+kc4Z11Z4zdBVMqJmxkT3dZTfznlCVoJ7jriJrKW2WdKElIbqc8YoSD/mqjPgziTiu3",
+	"aCpnLKboYll5McqLFc5JIz9uZJDJ/zU3/Ti/uXbLIx4wodqNd8Y0DammGwzjxN1aO4hmtcgt/jKSXDnu",
+	"hMVScS2Teatp1mgPreYIkYxaoaepThf1ji0/m55PMPhLE+a8edb35Ei0X+BLYULHhjVnt9ewJm8rjcO1",
+	"DzOYZhmptZr1P/Jblko3b+uWJsbcV3WOiBk1hm3P3s7FhNAQPBv0SqYaTyYe1X+nSpMZDRnp4AzRywLR",
+	"gUeoNXaPMv0mF6llAWzZdX5wCme+RGkZHS0I5cJ5LvC/wvEq7UNh3SrnocLnSqy4xMtLtLBUPB0uNWqp",
+	"mougJDOtDF607kI5o1ysqz8bNWU0c3ptxbifSTEhmt1pj9xIHjCP8BmdMI8Yw0l6ZMwjtg4VeFsRFZOU",
+	"TvBt/X6/29/aM9yh6tE4vjgl377+rrdDAjM20mFmW8aJu7r9G1FzbzPFfyspPKJixoLp42eaUM1GkXPR",
+	"ld/6Q8IYvLRfxxHMuWCjGRV0AuZgu+0vGferLn9oq3Qels/R0+qdVbVibZsRqHdt2xUpYu3bgLfUR1Qx",
+	"wDYmFGPnzs8FK1gbnm23+G5dnmvdj0tazqKObD2ftb8XXVmriRO/qS7dqYBVE1Iwj1wxmrDEIzTmo2s2",
+	"94g0Q9j1yBVVPPDITEeqzWIaXdS65mvdlT9dXp4RmcC/F+TD+TvScXMhWjrds1t7Mp1Eb5iIYSC9JA48",
+	"kjClPTJJaDz9Lap91IzpqWwI0MMQ8YJ9cnZ6cUlup0wQeqWYqGcZzipuHNosiPNRmRHasXnkll0pGVwz",
+	"3XodWtPvcVHqPg8Jv+Nor5aJM+PS62mTtR4hdqdHQZqoVgZjVc2B15cfslQZOCmo+1Xft2YTmfB1/U9l",
+	"+3JRyP7128HOHqEE1LrO7mD3TW/wTW+w08UQfKa6Yo7BfyCxIL/qcmewNzD//Xf9gVnX+1VVoaki+QSW",
+	"qApmFo8g1JNcDXweMr2olx3mcKJ4nTuZAQ/okwMrSSIurvFAUmJeBsk7pOPPgtimuvmeETuYJcdDIpOh",
+	"cOKoGgT1IIgJ95rHwJ3wPCkI110SUEGujDV0I69ZWBeBqQjkCnPVJGJUafLNwFgOCQ00S1QtXaztgvj7",
+	"xen7f9AoBd/DjN4d403F1M2MhPK1qWevdk3z7EJMhpJJlnG7yK3tkjUnVJk11FOq3VbA37CSxrLSLq2O",
+	"JKmoXxJRm4+XZ9/tEf9//Up7/xn0vht9/POf/Ho5UEqNXqbeNKf9FZ5hNG7GiBF72eGrCWrpNBGqpXe1",
+	"tbsTj8yzHsgnFR4NrohaibBUBsCDzpkCjWrhjFkyooooesNCD/myarTm+6vO8BOfzeWHcenBWiN015rM",
+	"16DWsrdkQ8eGdWVkT1qP3A/BtfBsRP+Pkqup4sWHzIDWe/4DZ1F4ZO6pDbiYF9XwyiRlqMpmbt8ZnRuR",
+	"U/L41hirxSXGh3tuxLVnScwNUdbp/3NMOLgx9FrnXi7ujtHn++f09oQpRSdA3gcx/5nNF5fvSqYiHFGl",
+	"mB7xUDWkMNtsdWpTi3qQ7BhC3mPCaDBlap+wWaznhuWScRpFmA9Z8jysdF4vVwE3CTEsTsXIS1QwUsUS",
+	"cjuVZMIES8xNhOsGoR/zhKlH+ZVb+u8jqvQoVQ167zujpKg0CJhS4zQyUzDGUSCTkIXAULkglIzZLVGY",
+	"r2Xms9mAG3kYbCycPOtiNtttmDWQxurIVzEyjM/yFqhwmX+ysBuV9ao9UUD3TyIw8QRtLigPaRRdSlkQ",
+	"kUuDlQsOAKP3gcaWwAM8PJahEam3CdeaCdJRUxrniYCZlujMbGLFbHdRuo5mzEZr1pFKhUSxVot4iNe/",
+	"jWRw3UIj5gpZdVNWUBroNGHhYSFdrf3oKxvnprJC8tXw1kMqQiOf2EEySZ3jcz3dpfG0Lcu8eqglMjsW",
+	"rAKr8Y/ZMbYn/MXpbZDy1DDBpVNwtWHrL+eMz9ildd21X+v2eWzZEC8CJmjCZY3fQwqkxJV8xcr85VSA",
+	"FSetn7V00JdWb93AZ33RKuOzMCWj4o2UXaUNaC5b4BKz2K1jFityoNYceu0KSmNgZImKTQlp2QzLtZqD",
+	"Ovu8yP8GK47VFhgrisjxmNl0bz/IhrRt/2Q+KGFGLSMfzo97ms3iiGqW28d7xL+HD3vkV9AnPdLv9z8+",
+	"FE3z4qQLLHst49zKLMtYyZV5gnm3ecWejV2Z/z/4XvYtRK/+h6Yhlx4Jqaakc0UV+/ZN1yPuVD/43lC4",
+	"G1xNp5f9tUfu04Tnl/8N30L+x4zgKnvew4MPTqfqg0YRF9cegUcYkvKI5joyTynM7m+lxyv+H/a3B38f",
+	"F92YBgFNkvlQ+FQIiWmeykcnFshZv85H5WINTq8ygzb68wzjxbAmEDe2XDH/E4a8WvOCXzcQb6B9ZcbY",
+	"ZslWeerSylSlDRKUvOUOvt3BgGhJdgeDp3fw1eUYrWBUxcSf1WGe/uo8n7Wze0q5PJUQr+EdOBVyEBvb",
+	"rrfbH3jk5PjSI28vvu+97h1GFCyPH8/e9V73B01hoiwgsGbWT5NLMXMj9j7++U++R6gmM1n12nqudtCm",
+	"xpTr21Ym/Gy4HY9OA1pBMYVUmfpsGKfYk1/6/+r/976x1BPWS1jEqGJEpeMxvyNcERoELNasIbq72umZ",
+	"swOwhjbjBWjt5SXtC7N6y23N0jWbm4MLtZZ4/X7+/ZQJMqUKPQ3ER/vTL1m8TWZ2ZQSqzRCYyh0hHXBe",
+	"+pXHFGhyZzAwFEijqLueD6RiEM24cB/rUheLfolqpoac4brNpNHZ0c2P0+GKJGxsrGbSeTPY6fbJSao0",
+	"RlDgonFqzKpG30GjRl2tlJ9xkek/j6S308I53ozqNhqkt6VqMT6+Zwk3tvcYl9lmUlSi3THVmiXmcse5",
+	"PnYyFnY/8L7deXDfd//2p8eeSDT4NpTOaxuF+LaiRbjClK8I6IpqXKsbowqy7pgKmsuKIX0CsnUmbNtt",
+	"KVPZj/yGGRUf9GefdECNlQl4giHO7RuN1iedKy5oMoeUE1SVhdTkSurpop/H3LFqId2o35prwctTsnuW",
+	"O3jyS8v+oTYvdI6czeiFz9jIKdErQDu8TdmB9RGU79qEZvBRzZSDCDObK9uQOFguWhBSsEJqsP1o85Zq",
+	"84LX3wT7rhVBGLho801w7sxRQS9awRhKtTeFIrpR0xAay+7qCwUOBJlqHZtDaf5VTlVcIJSGqEepuMRY",
+	"2vk+2Y8yZoLGvHafSvqhe8xOf9AflIew88TszcIJbagGUsUaF5NeKRmlmrVUwDcV7s06qM0/q6nHX0B3",
+	"Ui10zjXXNeWabbaqzUe2gf42PYM0oVHEIq5mJbLbAYLjM0O7O9/CY+wHb6Gg3ttSWsYjKUZjyqM0YS2T",
+	"MhFpqKwYrKFZf7OoDNRz6OxFzTt1yZR+efJvnW+8Qghj9d/q8F97ncw89AKifC0zELJlyV61ZPEhmva0",
+	"p6RJsGHBQY540N4N+j0StDJm5P0Qnjzc2iNDO53h1sOi33WlU25Dv/qJDK43cKkve6TZBMBky2sW2q1S",
+	"Qwi63Qqsx0/DpvSHa/yyXdw3obcje8NiYgEY1lqxaOxBiaBA61uKgPXJBRMh4ZpQRfwDCx8C4mSPvIX0",
+	"cTJMB4PXwTWbwx/MB+3+l97B2XHvZzbfW/i9n9cDGY1hFsSj17/t9v5ye/TLwcnZu6Nl/9ytFE9mlvl8",
+	"69b1+xRhQR7rFxbNYKIynlswv33i4/zNB1yAnvnZX5Ff/rBs4I9RsDe1HBdGc2SrshrqfXdpvYQogK0e",
+	"7B6QhImQmZeQTh8wVK6FvBWYTdWDLC1zfuoznT+nmuIXKQBerwz3j1tfWwUXWfYuR9ZFr13rGt3PriZ3",
+	"o+rYttANpWX9TEpKK6Wjhfl7GU/6uIKbPUXKVYk7vlSNSy0tL0ysWV+2/uPlg7Gwz41qzA90g5QxYk0p",
+	"Yv8vExJMqVSA9crFBNHmADuO+AnVzCcdCJTudI3p6wO06nZAoygHJxyKW8q1In7IIjofzWxYmwp1yxJl",
+	"gbp80nGv7r3e/Xbwmgy3jm2OL4ErSIcLMzcW4uC6w639oYCoihTRvPB4Dy9gIWBWYtm7iuQtAIRBLiQL",
+	"u/UlH/gEK6fRCH09cN46/DyoM0qZyzlbaticHWZpxIlFWcsN39pXiBSwQap7D3evCMsbdV/FLOgjITw6",
+	"0do9DwZTyIleoGsAWUOUskzZLJkevw4+9rNcp765lWrgUE3+/NWHAd+Z31B7IHKYn/KAm9/i2QUqzgVI",
+	"3EyhglG0IIJSLPMt39kr3NWLUPGr9TLdsITreTG5A2ksS7hfnbwBIyg8y3PYxstW6Ueb2nxpju5Tuyly",
+	"bBQHLQmBRRpMWegBt9EWV1q9Iu4x++TtwcXRCMpX7RUW1xTtJXPISUBnjGjZ3UC9dzMOLx3K52ME0DlT",
+	"2jyoTvg8QdGFE0HNVRcP3tZPjEZIthX+RjU1q1qkKnltxLWgN5SjJPzYUKaPECOl20I2SWjYABDSWp3J",
+	"sDGy4eU3183uGLjXyeHZIcVCw02jluuhwNVX7lTzpcxVSwe92ZEqYHU2pRAu9/BtXdiIPgJhOgRNTFNw",
+	"vukO60/6pORt6O5DYFBpmZRSQPKZNZvjWS45GuSl9HJ5K2oD4Gu6lLGSYQRyvvURLRPQ6qBvoz19cniW",
+	"YeMazdisHoRy9ra3LdtHmRrE1ZrCJVBwzeRzGjNxcHa8of/SIkjWT8X96hGqCMXCIYv/LRPzHX6TkH8d",
+	"nLxDPA8CsWZ0WSXET5MIXEwrvJBrkYsb1SuFGZWPpJZlMkmSMdPBtPTa6hTd935LyYK7lhdvLMAPzmKt",
+	"6mCD8zzNhp/zMsNlhI7+Kse96iq1oBMCqoOl4114VTOu0j+nVJNAplGIyQMsexKA2pvvxpTr6TiNormH",
+	"ma4CcFswRgaKn8UlZhHgvzwCZ8kuiZtrcQm9bK1XCM5jKAe3VambHLJWKC2NbSoy6bRP7h8aNJlCKcry",
+	"4dcT3Yxqo2xlyvhykBdg2fZKLPNGq42F+8SwMxyjkIIR++BWMHY5Kk3LkoBS0HV1UWArUW0H4S0uiVfq",
+	"ndMo0s3gLjYI7hwgL8VbC4wXZSzYxrZM64YlV1Tz2QbBnrxQeUVhKBjFZsda8O6/y9SYgkdCJzWBEew5",
+	"MLK6eb031pgwo8CmmTTQSYH3NEDeRlQzEThLvWIqe7U03sY7akFqarKEFD6ylgfOkbFlx+SKjaU1cuAu",
+	"0qEZTNLMaGBCjuCHLgk5ck74WGJ9S2vQcRdO7KgagMACuToOZ590aq8ugX03oq472AQFhflGq+zkrADZ",
+	"FbYuSVjA+M3ajtu8bGkBDiCdzWiSw4cAKyKdPKm7mNVdH7pQZg4iYC4ot9oz7G5QmsUNeotmccYXSWfQ",
+	"MzZM2MUEDwAswUdkJJLpgqsPwCogjrGFNUGfWwvmW1dZW9yo7CDYd2ckkRNVA8csrlPpzBQ2tcQBSufY",
+	"q7KPyl7VMuDKQWj2RNW0S7SiFpOXKY+MVpI5pUjCaFhf7ZG5q+qL7qiqy7kHy8APuJ7vEfZbSiNFhltn",
+	"NOFquAUM+Jaab95JEUox3KoHPCmysxUWdb4vdkRLlu805xWV4gksGvb3cuKG3GWa87oOEDhSzCtlq4y7",
+	"rvmCuRMkTe/87BCduEPRwVcwAKExByRrNaXMjY45wr1A4+DeETJ/qaW+feKDm9cHn/RQZOZDyYW9T/yE",
+	"odvY38ty2C2PDrmKkUW/Gex45M3gtUfe7H5nfcPO1YGzcrRrjpgd45bLXTTLjO+o9YTYhT6zPsbHeJdK",
+	"Evilwhvv5ISL5wbQjqlStxJD3Kvb6S3iZBeesGQOubApjzNVq62rD6rGMw831r3wpOYtQZokhucVA3q1",
+	"mYXvMwGbwVBcsUiKCWQICVnKNyQdPWVzErGxtt4eKbBNYFVzXq2oFx7bnkirIdwFf8qjFrc6Kq9xGeu3",
+	"AbTExa3YADgkI+ZG9PfWUO+4KO0MnJpFQUvFET68vQSB0bwSTxFztWu6OczFiQyuiz1d1oxa+pGc+HtG",
+	"dhTawmzbIIePqFF+xG5YZAtqQ6qpTzrwdyQnE5b43T7x40ROjO7h7w1F5WHZT/Zp+Wd8ipaaRr5HfPfW",
+	"bhbNyNTmoXB3ES2vmegXI6JckVvKdS6bEB4ejP+6SKXN41hq2XUiOUFVfPPAJixbkZRDdgVxZy7GEmSh",
+	"5kEBBqogJoOEax5QQ5E0YglI0BlLJkblqz0CuBWtMusLIbvV6cpu2WuNRdi5+l8qxdWRtE058GFPUjud",
+	"BWlL5P+0sdpSAud6J+tUMBJQIZgL1+cWRx+qjPBJQL6M6ylLrAUI7tL7B3M8ols6V1ZpU1ZXG9MouqLB",
+	"ddcjlMQR5SJzNo+xSdc2knBMeaLQ8zRLlSZGFwwZi3ugRaMZ6JxmQ9EJpdYIMqWwhSVVxHdNEI367WO0",
+	"kQimzIUFh5sP7OnXwUfMo4RP/YFPuAjZ3VAAS1Nd7NYpiLMC3LCBK7A7Guho7oomFfFhKoYtuOstA4LJ",
+	"+f2hOLXfqz3io2FgrhZSj/JPgRSacgF/K00TrUbmdeYjE2H+wS6xPxSd86Pdrvn5jiudPzH7NNH4f2b+",
+	"iTT+Hz5w4ffJiXmQsYe4GoqAKtZTTCiu+Q3rD8VQXObGt9l3O2uJ1Q9jmSYE5ZzyiML4kr6V1jgAgEUF",
+	"8JvCKCfkig1FIAXo5XtD0TP6OmplYAIgcRTCEUUMI/NKX7M77WeIEWbfyFRGIYxfY9xiKAjyaUMOCxhA",
+	"fq5ZgcERmWWCTQYPIUEx56Hx4+qIzCN3B7vf9Abf9nb+2t13I3cGE/TF5gHXECTyy0BOfg0Q016hag9g",
+	"LxSRY/MWwwXsLM0GzYx08YgP2A7mD+fmtqRVAniAOxAQyffMw+pm3wmmLLg2g5kYMtPZSrxS5SXoFuEo",
+	"cMZNdh7x742N7xHLqBGY48HPTUnzJkZDZCi4cPhIZ/ZndqciE37DBBqCdKxZgn92fKVZbAgajrSlv5x8",
+	"vGxDzMzNmGymkWshLGNkgwU53PWwSNxPWMyoHkVUaWQIwTyImL9PApkKwzqgmSZxkVOzMIW+q9dsTjoY",
+	"syX+SRD3DA/uXdiZ9X5mczPqSKGbsNystQtnrKx/+JjDVCjKvrg4IgmLo3nR32iPWAcUIkLVghrjtBOv",
+	"qMGYQ9Go7biTYbUYww+ShDNlyaDvLr00Go1ZPtgL3CVz/OStKCzvvl3dXO8xRhpT+0Oh3Ztw0/sEZY+x",
+	"eyB7zHn5Xg/IYDAgM2WL5fcJdQsIYmIimSL0ls6JYY7wXHhCbZPFIuDSs9UdeJ8yr2zD0ixR7ajYujSk",
+	"pLisjqUX/bvrhEwW5ABBdFPkoRnvxhPwSlU7TrTdqSQLmy2HmirB8hXcxK2Kady1m4AGZwrjRe7je3Jl",
+	"sTCZNXw7wI3XKyvSLF4XwcLwiXLRaoFVl7x2xW+Be69W2XEKrbfArdMzbIGNNqypqxeVdEeSXlVDq5OQ",
+	"KNlRPvaX5sWWX3rO4ogGTJUixeCDjejcmsDGjNUstvkaz5pU25K5fBKm8NCWijBg8pQUtDzvfBNXV8vI",
+	"+4zejbCz2GhZT6AzlvRKHsuAYQDGRvZsc7JiehU2Qu8UG94TbGXetakIM0aFAl/oDUsSHrIl0bACkTUD",
+	"KGYdHBfLqKIIIg3mkv46HR2bsGE+nL/rKTpmcAwRjWqfYKRi3tSu7Qk6si2D2cXqgvoNrXMxruwCViTK",
+	"p/A6Lvcyt/Y9ngEG1EEacv0Uoyo87hxyE18sSrM4kpqOa4ievCwfD8jvw/k7yAkKN4oitG1EGY+4YHrF",
+	"mXOp351fej/I5JYmIQvNX1gEAjb65fmHi8uj70dn56e/HB9ddFvlJF2z+YrQi3Dt9I11d2uTHzZakHL+",
+	"Sn5SZXoVFY5p7orcLJVCprrkwAT5kHX/g2j8DQ9Bg1me9N3QtgkvyEz6+vRBCE9AWenquDWsnt0IL6dO",
+	"N5VCG8VS5kDhFTkVlRet+YAcutThSg3DfJStXyWE6dasuBFc6G/f1M4fFr3dpdnGtLm8qrm22dsiCHcq",
+	"dMthAWD65kD2C5jZqchg2EFuZEu9bJMstm9dWlDIxlxg2oaWBJxZRe8SaKaYWidFTY+QQhruejjDFi67",
+	"BSRvKZl3vZdkgNYtXpMl+a73CsB2Xvn4h8bNOSociMpREYYuwnosdkefIzWlu998a/XdDP1u0PuO9sYf",
+	"77998/CnOu6WtWBYiyci4mNeL7BalCN/WDsH1ZzHDWf2vJ11cVbFtrq1edTId4uzqCx5pYus2+pK6W9p",
+	"vRf3vPnEX1i2+bizap6SH9PHH0vzvOKJXGjF3C4tP2ZBnpr/CEpZ78Cb17qz/hSZ9MWBN2/kskY8Y6zI",
+	"XKcVD5Zw1i19hvu/UN4BccmCGCgIjGqMngSOK4KGZyMjRRsPnwE18k4mfWw6kDXapCR20gCtKzBaskYn",
+	"oGzJshnXLn0iryI2q8WJOv/hkHz35pu/kBgvyqtdavw+uinD5Ul7KNnlHzWkexeqD10t7Zvd3dp0Wa6r",
+	"RbcfRJzIgCll+BM5EhorYRsx9fI7oTf43lVExfVWq1i/e3824oateaImG4t4qk/RDWklLlhLT9CjkVhb",
+	"92pYTzA/jZekKCStx6SCupFtZ2Et1nOYVPZ3PWd8BX9186YQ4L91s4Hm4NrdFCdszO9KdQtP3L7iGcEI",
+	"12nq3BY5DHfsSdxIDUpLe7dW6ThtgiGMeRUdip0wLA0jhHAOL0zFvNqswzaTt/04FnttQGICCF52p5fi",
+	"DheQgNvhFZVbRX1cjCKWhrpP/Pt7R9kPDz6BUMZURiE0rkuYIfYIUhUglA3rABk9Cvy0H86PVb8u29Om",
+	"qVKluNIUrF01V5rNajUF6NmxcERP6BzSWJaN0XMDNAfY6mXbE4blqVV8wpVp0zCLBlIqQeE2lkJXW4aB",
+	"apU78FksEw1hex/ULxrx/1hUOrtw0Gx5Z6c3+GbL28Lsmte93W+zD9/2dv7qPuzs9Ha/qV3QLCK0LscM",
+	"a90LlcQWTGuBgg4EqsECeSnKuBYJAxGhkIcmVCgze3yGqveUtcnp7K9KflwHqddW4TSigTQErLL1fdqg",
+	"1TlTTLuQ6obII7VQi/BgCxWSp+dIEc3XLiGvc4I0txxzuOkLbSJoknNN11vIRrHGljE6zHZ3XSsf9pOA",
+	"rrdjtQvw6wvc9rJmFoVJUoII9Jlc6L+0xlrEgn9Er8tn1kaX9Jxro6Wam6u6aj7znBA8pN4yTa2nv5Za",
+	"Aqw4Bq4PAekYiRnSJCQ0iqf0immPxDQMWdj18pQfI/Ayp8R2wmiIaWzQ26BW+tVpjlUaXhRshoQ7lOAt",
+	"Xcz9LbLj5UNqUVHthvAUOmOzY6q11njOlD4sJsWVx5MhNtRUOP7mEWH+h1nGHnFZyx7h6n06YwkPzJ+X",
+	"0MKNqwMzMvPHaQYyYvOXz9mE3TV0fK9icbmc7X796bpxBfAtW3pX1smiZeWzXiEhE6a0Zkr38yV8tIh0",
+	"z3QiMt+eJoQHGugUKxpagiuwuxhrF9do0bgEMa1EJLVlfU0RAbe/yznbwq4UZuC52WcvaqLyI7ilKUPG",
+	"rfF6sF/5tj/Udl6CMY6awqpG0du9u2uA/SjG/WondOyQR6qNs8L5Wk3tWb4wS+GmVi1GcYEXwKjeznO7",
+	"IKJXLPKIP9xCwOaTo8ufTr9HyGaLYW22HL8YbgGjt02nEO29FpVqE8CshYeY945ySITNH/RbypL5Ezzp",
+	"oSUDQmJ4euZT0MofSWZPAWgWJEyjHFZkRtV1A0DZEmQPCwi1nOFkgAjYYsCNvK0wcGv2HLvRVL7cZjsK",
+	"7NxcPtJJKgKqm5hzmCK7bZ+08iRHMOeWqxIgXGqIey1Oa2thduWptN/FDMLiGbaxVpA/Vgrl2ekLsshh",
+	"1pWUqR+PLsl2qliitu95+FBb8ez8KosgOAIqvGCNEIzzigbXDf1SFyTh6jTNZXpDknOlVYvjDmM1Wbit",
+	"zZufuVokdJzRqHmwVaiCHDwwydhEES2lslTVN3hFImnWeZpp+kmQgRcoGru31ODsOkZc8TcfXXrk7PTC",
+	"/P+D+d/B5eFPHvn+6N3R5ZFHfjo6+N7YB6dnl8en7y+WmgYVEQHVkljvtb3vWlg/+ESxCQRnil5eSB0E",
+	"/LZ+Qe6Xm2YsPR5NYgPG1nZPcOmefksu68V2Aal30Zu0gS/G3XM1Xy3B75cl9ZjdWJaW6mG9D4ClOWAY",
+	"SrL7AUMYQvgzGjLY2zoPWqWApRlg54kg6PCH1jAPa9YptM2z/Rw7Oz1x+nrZwbXYIMqtwgLJlUh4bX8X",
+	"HLMn8uU0okh/kuzxC3rDDtTmrcqew4Re3etlQbFoXe/RNsR7kWV4Le2fWYInse0yEaiqUtWC71SEYlDC",
+	"dg+8FVANU2lEvkYXzhfg3YVkz6p2yCNGgEpIJ0zoWHcXF8KVer8ZvKnLhsp11lXA8thfkbju3yG00yJ2",
+	"cLW6Q9Z/tJ0WaDuR1ql/LRlwPQTyOUPsXIRVNFR2LMayby6uV3meoaPpyrBHtaPpavzE5rS8hBEqMshg",
+	"t3FgOxhWvEf8+2suwj1i25j+zyyIPZImkUcw6xA6Bsyo9hAc2huKLNDqZc8dUf3gF+JOtv8m6gVXczKl",
+	"IsTa8OXKgdvVugBT/qr2p81MrQQRZXu1eluzIK6vx8hyRCta7k8Hvd1vviVTducYSL6ohdy+lXuVZc8t",
+	"/uLWdZkXZbUgWlOfqQLwtOhq+8i+S61OpL2+/wiFJO/VVD6ClQPmubzCPLt64dR7BdGT4xGWuGV2Ch+h",
+	"3KDcewrVpgBKvlyxqdSMUgWIsz5e4Gf4WuYuEtMJs4fc5p1EVOkN8FDbqkfYxfjlLao1Rc56Zs1KjvGk",
+	"OntRSy8Erh9BsrBHTWjVm2QarO0D3cRh9lT1lJ+LW6wecrjO22WziorLvBLG0O7y03AmpRpMj09jcz2q",
+	"NfqniMCsE1upd8kdxDETIQvzzjMw51cKEkDIh/N3+4TNYj3P+Dt8j21ya/XgJ4yt1bjvluzTP7meGuaS",
+	"1ya9oBxg+UDWofVGIOGvcsV+cAtbSwh8ItL4kUjI2ewcfOtKaOQSzu3GvfhzeOXyCf2rOZp/2S1A6ecQ",
+	"+3/ZJVdzzRBcv/DGv+yWXvjXtSGa6ya1bMWbAp/rdJytAkg8JSxx/eDzasQnKP/Jn7asBGiV12YNd1hz",
+	"icvyyRYrWJa21G/PXYrFG22KNapDzy5oGnlzUu+qMc/4jF1aw7X9hFrldGLuZs2EmmbR5Kxcw5W36Ih7",
+	"rGSo81tt3jywyOibOiDX2Mxuhk0rd2njN+utG8QU8pZAq1Qxe+XSDtqAv7n+I9scguJoa9ch5XX4Fy/g",
+	"Wn40ydGERhGLuKqJKe6QJBUqbzxKuCAyCVmyT2YyYe5XIwKpmBOqwaNcX8KhtIxHUozGlEdpwuoPkMZS",
+	"1zKnXx1R/HThsmyAixMqr+VjjHNDXE9itAGVvpjJZt5+ntY4gtb3FZg1ZuEog2Ypk+kP8KslUSrcX7rc",
+	"gy9JRT1ltjxCy9NzzW/5+GrI/5rH8YpLNF3bVa7MIreOvBviNWd2PQqCSGdaa/tXEeKbMtCw5MKNNVtL",
+	"94DKAlb2u7p4pZWqukTyOS6jySc7XQ3r8ukOmNucRYAZ516r6b4t6gb12DO6PA1NpZFeL97dnKO3/kGp",
+	"888kqWjEd4MUmSQVDhYjq/aGRKRNcM0W20RnZwCJPSfzzN33sekMr3Pe21kx7rHFmwqYYnatkHZa52sV",
+	"6fNp07YubrkOpkUrdTNPQ013ofU6zLTpq9N4RNc/Y08gql76KK5DwnVSJKfU7AAtEQdutkv25SlkwRIR",
+	"+UlEQb1N9oIVo2BAjdQG9p45+Fn3xDUxs12S4joQKWhGFob6jGD3nyUcS2mrquuxsB/rmTKGLp/kfLXB",
+	"5mqu3TS3v6/NLHrHtAa4iJBPuFYe8Ue+R/yeRf3u+/tECXrNRgGEWhS5RaNiFkecioAhDJYimF9XLa/d",
+	"/WvV2VyEMDvo/Tft/WfQ+27U7338cy2K2QdY3oMJE/qQJuFmQo6metqK+XhbAY3pFY94dmurKGc2vsPi",
+	"7bVpYKvzFCGfvD1lZO8+spnoJRyd3ToYnamcsdiWaK4OKIsbWei8tt56HOc3165GxANmffVtmjBTB4Ox",
+	"5jBO3K21g1jiSY6l4lomLdsBX/Mo2mDjoCd7i21b6vdcOPKVk/OIvvVPTrKlUHOlv0PDKmeLMAviUY6k",
+	"uJpognjk8u03x22AADLTSyPiTyIfETFAbZIxl235442CRqT+rCXDzjro+WtGHx0KflFSoJj42LF/9D7e",
+	"D7xvdx7c992//WlrjRXC0NOGsuQJoPhWtMFpRjnbaQCreDyg3oohbbSVzRvgImgbZrNYzJD1wGgAaWQR",
+	"iabUpMTh7kBR2FUJhKT/2WHo1I4cOtnN6DVUDVRAdErYQa7359qkVkTCqZJDaw67JkuwEdC1Aa0ayA9D",
+	"n5vrklktxxpFF+uv9NJA68Z1CYuuvkpLdMiTTdhM3jBFeE2a7Obb+BxVCWuTYLVKYYGoVqfCr596Xphw",
+	"eec3p2Fwvj+FPvdsKJqVyGrW32nnW6+kSXzSUGku6L5ph2OPy715sdvSZL9WSQOfWznmklWCFldPS5NN",
+	"7LHqYHvCnl5P5IFbYc65nVrl9gG/zSf109VusHr+zvgbu8RdyuCKdPB/sISP53+XaSJo9ATq/zo9KrOa",
+	"V4dPZIisl5Wnm0nvu/7YFuwM8OSyF27QsNLsQEOPHmj7RzCuQuQYWig5Jx6WQubs2mHkLW/I56zsdU2E",
+	"UhDOPKPFzjVhotQmR2Qdq3GOCfS7aupIVMQ7q1Tquk6J77HnL9UkYlRpsuP3t5Z3oa9TB/iYt0pRzC71",
+	"su44BUSzRnjWB3C2B2nC9RxCC5Z8Y/4zm/8E2f11eLZxRLUhRXJwdkyu2dwj/i+9g7Pj3s9svkdmsyAe",
+	"9ft9mDA3d2CdgHOs721lF+crgq8EJCFGE5YcpLWp/3WvPgC/rXVl7JG3cH95FMANYf3gx/y1U61jjDhA",
+	"LvuhlNe8xv39NpG3iiWu1ACBPhQkEptdjuSEi2y2AT4km60N0Y7szYtzfgA5NZaL77W3kohpVarlVq7W",
+	"1VwBZdCdExmyiIAheKeJU4q7tuwQE34soDC7Ycl8KKzp4B5FddZuuVhXDR3YD44JdMfCtutXxhy4YZGM",
+	"oas/JhIVun9Dq+ShOJTihgkYLrRlP6N6ah6QJFC65CCeLZIKNHaGbXU/AKwb4Yr4OaqzD/CeVxHr9s0j",
+	"AUcTALWhuRyiseSRCI+wu4DFmnCheGghpuk8kjRUpOMX0heh+73Nu/Xx2cchPu7Dh+Pv1T4BNqnpLMZv",
+	"z384JK9fv/7OMOoPl4dwB2Aa5z9DiwyfxnFkmxtv234ZfzZc2O+TvLEJsTqsgtbxuEFZdw0uoO86Aj/v",
+	"kV/vYcJZY/SHj75HbqEY2odffGgMgmsTUz0lXNhSmawFNyEdv6y//LrzsZ9Jnz5CI8rE77r+JmZ5sSts",
+	"5uaEOb+zre6ha6x/P0QlaLi1R37t9/sfH8zYuJ4SvxCb9e1w9ZTNYbViOuHCyGR4pD1tihgr2hBQAM1U",
+	"zFPMSPzKgfIJnjiimCZXc3cuDV3CwdwnqVB0zMyss+afQIWG3dvsN3jALFXaELeiM9aTCZ9wkbe2x1lc",
+	"sKD3A9PBtHfBNfO3/VO4DEiGkCPYNwndYrDdIFFMGDpaYFxQiFrPuhCx8JrNEbDQCBIggAKPrV4C62Z1",
+	"FXIlQ26PAvhksVTKPzn4ZfT29Pt/jd7+6/LowiedHXLC35oVs7Z9d59ENJkYUS+YIhOmyZud1/DoM5iJ",
+	"YSR7WRv1HW8wGACGjvLshwy9FlYfv7Oo8vvQbxURd+wDdgcDMy9gYRkd9smZEZcUh16kWjMgRd7s7hpa",
+	"xK2zE8Tie1t77phmIZt7rwgL/5Db4Htbr/uD/msLsASib5vGfBtYXS+gCZqNk7qOkkj3ALVR4MuvFPJJ",
+	"Ajd7RLBbM/IxT5T2iIxRD4wQO5zoqVSWsKVgQ+FjIpHv5QfCkh1M0wZb3RnqxFThCOKE3XCZ9VF8pcqn",
+	"rYvrk8GdHod2/FnYR22Voxe/3qMog8K4XJLlEGKZdeG8GwDKYZ6SXkVcTUt58bkaV/9Y1xE2f2rWTeOb",
+	"QUHF3C2plzt1wKb1L7AZIcU3VPXP6lA/5mWlQAO7g0G1n0SBrxt+jvBPbRI5smWHkD+I/wU1h04YKtxJ",
+	"iB0i3uAA6p6bDXT7LQ0LdbhvBjurb/kgqGVCLMSbXq++6QeZXPEwZKiIqnQ2o8ncElXhADikDHM46cTQ",
+	"1VbxaH00psksiHtoFGwZ0YdNOEd4AXTbUzWH7xAsOMNWge6Kr+wc7B6Qnf4AP6GV2O2TU3PefEMPIB0F",
+	"Y7aCVNEb5p4zFB3/f2XBoz//yfcyXvXNoFDN5tkGy85IK3KAPfJm8B2KgFuuWNczh3YoIOprdZRMzOQZ",
+	"E8WmzSD8NdgiLFKMzOjcXD3jSiGkD7lNpJgMRSo0j9Cvb+bKFclOX58Y8y1nB3mjPR80DJugYa83j72V",
+	"aRQORcLGqWJ9cp5GLGteRq7YWCascPke8S1z9aFP/IwaMZ1pbr/0/9X/b9KhQxEnrJcwYwIxotLxmN+B",
+	"chIYrYyF3X3iF3bWNyLBbMquERz5eu+TzIwCPgmL6RFGgynyR0oKTwEtxV3/Tfk5fp6n0Hd+Zt92tR8K",
+	"QIdJmGHVkyQOzP9pPP0t8sgtu1IyuGa6/AinIxvt0aVLWC6dZwX4QwG9bmUCPW8vyIfzd5WhFBQd89Ew",
+	"IzcqIqRgHkHDxSM2eOANhTQ37QLqPQ88MtNR5aFI+9lzDI/qwazcDGFu+0Phu5yJfu4Z8bf9PGfJJ8cX",
+	"p+Sv3w529olfzH3pR1RMUjphCi/59vV3vR3ob6LMc0uXoiduZn7zCZ1JI8AByf1G8oB5runPDQ+ZhLY0",
+	"bJ/41ptVvGso8DYzH4+omLFgWn83atE278DZBwRPokW5gYNj9mtK1VCgVUzQLrD7iCPw992d5jTl2QXQ",
+	"3ch2ueah2WLzmi7e6rIK/KEA7Tm7Ekwmowk5sK4iSleNrEZ2l4mNHPzgra3YfxKxVHlLJkjKvgYb26kI",
+	"x52nF451ghGHGHpGebY8+7MWjuaO71bfcSjFOOLow3qz0+IVZ2jDXkr5zijscN/ubpv5FDoZVmQ3ri2h",
+	"YlGAt5TfyD0KEhzeUNWot+/NPyMePqBcj1hdT+bv4XuVHVJz/jLphmOLGL2xV7C7YErFhBVL68pHCJ9X",
+	"PkIlCn7TNIbws6ewN6vveC/1DzIVYWXPcYaP2XPcv9Kee85gKu/Aj0wvWf7Bp2Egl5acrFOCa0WCNEnM",
+	"3HMV6Qve8B8Z9hnbdLsnTFf2umI21o0qv2Qbsj1DSDGIqQ5qXLyHcJDxWE/4DROuX56xmPeJL9Io8kkQ",
+	"MQo+zcymxsv2iY/5lVZ6u6RD32i2kAgDD76dyoiBItwnB1W+wpWjBefSRIFtSAe5DFcE9eRwKDpvdne9",
+	"isPOPJiFXcLHhGvUrCHbpqCrC3hFn/i3NBFcTJQPs1VD4ZTpnlWmjXJOwxsesD1MuLBGQMKsGyRTaRIc",
+	"n3ON5KogqNxDcZUweg0hDpwGur4g3IHttAS7JTP6b5k4RX6f0DAsvmPhai5kMhQOz65Gd6kkmD6T7tKQ",
+	"AN5Kd/lErAeH+IVJk9+VgmNVhM2FHVpE7RWc7TBFUkIMhI05ZSsfSCDjecmsQcs4ikDKIVcERuZ4oge2",
+	"Skh8dCabD+hN7plH+UPRCVJtrPGSDd0lqYiYMu8Fo4YrZNN1Z/97N/3nPv6LLypwgBezVkDZkPH865F/",
+	"sSNvzsRjtFtHV2uceatNPMOJt+HCglVkzrOH7b64JlDoqTyb2Ms18TPNxt8jVMyN5hdQ8FkatUqE5iIu",
+	"hqJsQ4mQjJkOUD0+2D0wqkbIEi4mfXIgnO6SKUtWFUJ+82Z3F5kMhpjLGhE07sUwpt8nZ7nzccG2u8mm",
+	"ynVBB7tmLDZfDUXu6azhO/bJL29unGWj/NJYwGNPpl2ZyuG0YWqsKskosuVhtSSxxlHNS7FqLdZSiOwC",
+	"r/0UlASvaooNQf8SGIuXwQx9wQYrRpSAOl45LWazcNLI3vwom7WWLyMgaeZb7pNjrVA5aoj0GMvJho4w",
+	"ZlUOGfXJqTD2WoUnarfz+FiI/qLdmaQRI8YQLT2kYFoa+1ExMALBYssCNVwECcRmQIaYN7hfbqlCOCDK",
+	"VT2XrfiLsT7xefS7ahHkC7mkbXUkgjzUhG3D8Kt993LK3kEYZn4KLS3T2NR1jdyinQDZvod/odhkqVP7",
+	"3NbL5Cc5cywhf3OmmbHjuMYgbkSVzoNWVU1pKAIqzDm9YrYcJwRO0N0jqWMgOaOBPJRaS63sHs/P8iof",
+	"OU7pq35TJUZcl4weIWF0LYpccKw7imzhXm/YvsGz8uMGNeUP4EwvHM41NrjsSs93dzPlxFt5JWwVVok8",
+	"l/e9T86rTulaz/NeUTdRdK6IkrkGYnlhyRFtnpMKvDtcoh8tOOiRGbbwxK92XT+ngrMMhuGlnNgrtJ2v",
+	"/uzPxJ+9If9ZcGZvrPJsc3Ejrx/h416bedWaYecOgxcSiiG/Jle0Ii6ulVELO6XsnT8XsnS6xNXuUKui",
+	"wUWv1FCUG+6Z9/iQ97wd0Cjy97KMoY6rkvbvH/xuTSRRYUazudk8F24jePLQgLPsE1LbbJo/Vfb5fXTU",
+	"w9c277vrFZ6XJ1ETmrChwAKxMHMTeKWMJjM6WC1X+OTufqXyrjIdl/0ve3DdUNiigy4qpzahSTCG4LFX",
+	"eZ88cmCX/pbrqUwxpVtcM5v6BNFO8mZ3t47zHgNBfRLOi6+qMtznZLClNzZx18t8VzGL84vjsy/FNnH5",
+	"c0txmsh0gr5uS58Z/2jJSZH9rc1JM/vsGUIFJ5mdCUrOFYUZER9Chf5+OWlKaRkroqby1rABrpuzqD64",
+	"Ib+8a/2tndLvIwlwcyPj0mirZS+5HI8f4SbPyG4NR7mTYs9AqSC1C27MhVAQODtnjGnSUYyRBU8NJtti",
+	"Unsl6mTpuJwpnpfFdWyu0K87H6FHqt/tk/cSM+9xSVWdcHJhuE97BvJawSZxgRiuX/BROJyy4LpyFopa",
+	"VQI1C2OZFAoVWh4KR+D1ZyINud6OZcSDeWM92KlgtmgcCt2MYoheSLyPJDLVrFwQtmcZdBTZXrKuxHEo",
+	"KjVl12yuUHvDq3OVCkOx12yO2VzaiEko+FsoTBsKWwncJz/wSLOEXM2Jn8Ge+h7xr9nc/IVqouIiYP5+",
+	"VorWXInWVF52BjM/MKvXsr6sgMGaH4+VSA/1D8PJPMWTYCXqH7QUZHbtajdE+nHlbt98IeVuBTJYXfCG",
+	"R+h3VPJ2uVgBak88sA03oSIfggPxscBe9HQbKpVBvFopWTlO8PPzWEDw7BdyNtl3u86fi5RxwScCTNj9",
+	"Yq9HV7ANLdoBfKzQivKC6V4O5JCPo0rzD5+3oPzE9pFFAdna+/VjkbwvNE2MnLkqI2CUyFlPa6hZIiJV",
+	"vdJ3JEJV2k/MRLyaW5RCs3ke4WNCxdzKPXQ55z8vGifv8KX1kmY1KEczoXxsEwizhCrTx5Hj+pyoYeOO",
+	"bGRxvY1D7ITmjcuTTlOFDqUS8yPyVrh9pDq7JlwkIOc+gg9DYc/zIrQDV+QnreNTEc09ckFn7IJr9l/v",
+	"6B0+98LMHupw40SGadBUQYdNH5+JgZZ7eH7i5IRKO8sG24AGAAvkIcJLccdwd8p89VMz1C+uqK7hTBZK",
+	"7HA/YPXNloA9UNqY5oPq7P1WMBVnJWMaEgvQ2C6+y8Ma94QFTOhoXrDAYVz7REhSKVEeCv83P4MgA8gh",
+	"m9FkGKxXqscG5KFC/XsnoIr1uFBMKK75DevuE1/Tie9BzbBmE5nMnRVi7rMvcv75PjlbDY/RJ+dGN7cA",
+	"KEMBRlnEjeFIwzBhSpW5BukAQMrZh7fvjg9H5weXR6N3xyfHlz6YczMuUs0agTSO7JasC6jx21pKeoO6",
+	"r+nkKR7jFv4pnqWsw/7RD1piLO0OyuhzX4St5AipHTpI2VO2udG024KdXkp5QsUc+Elgb1bLVUdGk2Ba",
+	"56ksj70AmFNgeplXE1w1SXaWXaJvsLWUIW7fy2QyUlE6edi+zxKzalnk+wXmRg5cRgHVgBYidWG8XJE3",
+	"gzeL+uePbJEPbH0iWllW67q5Lb120tSz0BHAbZX8wkX/n7K959YjnXXTbE6TyUWUTtqEqs122Ej1egS6",
+	"3b9lUdS7FvJWFK7sO6qoJV63ybZGg8GKUEEcCk5GiaQTyVuWHNIZiw4BGo9icQcKRUUSRo0u0t1DCT4U",
+	"hRd5eUGo75CxfXJfxr3JDjrWdFScIqgWpEm0h+UmNsvHoaZ4iHXDYSAOOaXwZcY6zMUP+8QPZQCIp/D8",
+	"D0nkD0XHPczoEyqNY5loFh4LzZIxDZjyya/3ZgCkBsHFIw4O5i0XIRcTD8IIRWBxMtza6Q+GWw8fc/g6",
+	"coVXk0AazQbS/OowWDoOfYX87//n/x2Kv1+cvj8/O0QoFvMVIMP82XydAbPA1z+eH5z99H+9AxQ+WAuE",
+	"+8Jxkc4siOGyhech5Ez2QHwv+RGuqXl+AeAGvv7n0duL08Ofjy67FcAXfyjulU4YZCl4JE7V9L3UfGw5",
+	"mCKdwt76VM1F4Hcfcuw++4tDyMsfPBRWfWR32qiFUhA/TcSeNQj38vOwVxoPAAiBRgDY1icWKEaEQ+F+",
+	"OIV8B/eLIjMWckqMVDfDNZqrmbL5YzuOKBcILQNfVpmzBasZClBpAXoGr0tDLrf/TwtDA1/BX+YrgKSB",
+	"r+Av89WYRwx3qfgCGWime7i63X3i2CGmh9QRV1lq+Xnt+1AgugFC20AlQidPhQGEmpKG7hHDOkt7B19g",
+	"wAHUQs6UNxQZCRaeVKop7ZMFabpv05IapelQGHFao1kXBeruwbNH2nYPVlZzGn6ZXfRFy1V7GhfFiJrS",
+	"mH3OwnbKaITYwbUC85wZsaAMCwcm5BK9eMAyazykml5BsU7CjFwMpsa0r9X4fsK3PSNd2jc05VgvG3oa",
+	"A41+gw6WTzCa7O3FogQaYAHkUlMBZzF1q+moS82VZrOC8+OazZudHe/ZDUsgkUURShJ6C4FRmcDKTKma",
+	"9mut95/NM5+TswDO87KCPozvFmPD/U8azcq35b4Khf3rx4ePCwV5NbCnVXzboi0HHz82ojmecKN/Utis",
+	"sU04dKg8JWg08s8s7u30Lo2rZ3aXQO8K4o9TyMnkeiiQ+Fx+yfnRxSU5PP/wvQvGF89+lt7pSnKKcfuC",
+	"3wxj1ENRB90G4yP+lWHcozyyDlmUaUy0JDuDwcLvyu8SrvMZDIWP74ZJEDcHixhbMzCEkc2i+5ALYmm/",
+	"4wMOOrrG3rweCnM6v32TJlEJ0oErZPg8Q3LGfP/iArnaa0Uufjro7X7zLZmyO2MqX7P5UNzCGHx2F/OE",
+	"KcAMNBPC3sOLVeKDnT4xxw7Y1IwKOsGwgYIoSo8LiB2oocBxOJpyfGXGgTRIwiCXz/zUXKGIOPPPiJgH",
+	"x/uF3P8WEe+gACVfy14QKQB2GFOiwNKit+SGRin73JOGXsx9v5Id/siEoThWg/C9yACLQmz7HhNUWhcM",
+	"wibaxEwLNM6F0tBdFw8XgCV03gx2unDKuMDqJBZIETYX/bnjsbrSz5y1LxANb43dxjVotdf1/n9o5L+Y",
+	"olTmF+ukLGVqL3YJaioNPGHPqeCcNMYdMQKsp4wnlf4VIAcSCThEWRVsndD/XBUh0L5L4srNozrX5lDe",
+	"jG3bOfdKsb+9+y3b0auSNwHHPqKaJRkqPigAXOEIbmVyrTJsASOTRWU1FyLjt1wH09Ny5PFZouQLL3qh",
+	"nKN6asXhfYH1bJ+v7MQlbzz5zcemfLqWwbecVs7hsxFV8UXLLL3S0IuJ6S4VGPDaDV/8bBlfaU1h3MB6",
+	"rlgkxUQRLQsbV96pZhPwMps9uWLoS7e9iFiCFk0dhZBQMvQnog+q32ABfALutviiFzIISnNthtD+Cpv9",
+	"ydhcnvXTwN2qh6SWzWG80NoLTWreAqF/Am7XhtP9oY2GU1FejPVZ5rre8yrCch2swSfgiYsveiGNbxW5",
+	"foUy+PyZqE0cKp4jxbTm5vx0QE9Q3Y156vaMza5stmujLnlir3lW08S8Ypn+aAea6Yw8QSP6D81h7c4A",
+	"BEZrKfsIvlpbonMQhjiO58LAc89/IcXSTu4r7t3vj3kCMp4g7I4rwzBR+bBYqyWO+mSMdPvevGOVezuD",
+	"t4PX1hxfUgduN/iuu2jooae8cAD/qMB165Ht2v5vi2qH2+zoZR96kNvvZnRuN8vQ10yx6IYtpagNGbFX",
+	"61K3ZPc0PnXn5d++z4K1D9uzIN5mNzxkImBL0zJVzALIOsBAc95fxlbqO7B+zF8lIRtzwTEdq5qcwhLI",
+	"k7LQOjniNxwei4rmVSPX5UbmEFnnmihJxjQhnVJ16lDQhJHbhGvNBIG0vWkihUxVNIf+z3mhuh00vHkm",
+	"Z9iIvtigsNsfCt8t0EhN6e4332ZgQy50nPUpEFLwgEaIymC/TTK3NiMuzbMhPwxri4/cdjx7FXP2pgb1",
+	"zM37y8PDbJ+C1pR8dl9q7f7rR3OCy53mF+SWQ1RwJ8UCchGlbcgVKZ2JCbfQ9mMeFbPTLGgD5KZds3kP",
+	"EiwM08Dv1+Y9FzAC0ANXMglz/pcyCC1l5GU9k+H4YrNkolLIWC7Pm3Rcw3aZECF113XWNi9yB81mVxdS",
+	"NNqeNa6yw4aZoDYTxGJNDEXpPR6xzRIhLUNBprVHhIRO6xMBGcFCk9sp14YT0oB5RKSopkPyLB4rQtVQ",
+	"WL7T7ZP3jIWYvo5h1T0yTqPIJvZA1yHhMnDcBK7Z/JWqVLPh7g5Ffh+k3GSt8CGVpuO/GbwmP7M5ApfB",
+	"BaATcTMqxbTf7ZMDganK9VAarhTEhuMB88N2pZOC1eEALGVjF4Zgnp2FwVuWZBPCAcuF0VdO9hScrGFx",
+	"PUSrKXIx9Zlwr80hnwpvaQr3FPL4ZDj3sM+wqteGSCdr1VfuFN+1+Xb2IUORPQXamokQxl98EhdKMxp6",
+	"LkAOucwZkzXqmuOArxzCI9SkZm3tbYmpbWnvkw5cAwpQQJNkjgXso2yIfnffcBeoh+GuUqlPzhCfKi96",
+	"yEdr9LAx5jYqDzjTm91d1bcdnFGPSlKL1y+kuxZwdgWB3ir9oRgK6N+8h5PoGd245/Rh3yt+C50JegFV",
+	"rPw9NqOG2cOXhf1bfFLxxwhKJ33SsQi/4OS+hcbOhYxD81zAtOwhc+rZ6XUo+T6hY937i5Mv+HvXI+Xr",
+	"Q7wqfw88EqEty8/0iO/2oxdIEQIpLP0tZEFEzfxIxwKKAeQmoSS7BqqlFKy6kdkxS/TcNt0rIHraB+F0",
+	"sxc5NtMrjdYnnYz/WFSnIrYVXputRoEoe2nCS1tS+iGbZ+nbwu5m39fucGF5HdlXqWko3A+tn0CTCZyy",
+	"5kdlV9iRLsNhQ7H2TF43fPihO5/PjQ2Kr1uN9eZYxNdslc2daC+lC5ynlunLWRxxzN8E5DobGqzREwg0",
+	"3MykxBoqgpPzVvVttEfeAX5iTV7/yeGZ07ixdVqlUMHLAOIWwRiGwqExkA60q8HqRXbDZeoyzY2kFexO",
+	"j+yVjRgLF3YGrYAVluAGfFPEDdj9QnADcHFWIwa4IoHfDbwalJss0mCxRMjSRW37J/fjw+oumqBcLryp",
+	"T441UZomWhWazpOOb23xPTKmkWJG0YMyZVtFMhRI3WAfklRoHkGvPeXgse1ZOTu4PPyJ3A+37NfDrT3Q",
+	"7x785noG3OtnzWPCV7wUohHO7/ebu/TyHfwXyLjFebHAusqtfllwbPNZLBNtTMMl6GBSCBZo5WJLhWFQ",
+	"Tfw0ifw82VGOxzzgNIKrfpTk4vufHUBP5wKKoM0UoTDeG4oxjSKwJizsM5S3X1wcdT2iGJpAvoWs8o0g",
+	"tYjCNke6o6dsDraVsajQDOt6KKKUoLGaSo0Zh2jQdVCNN8ZeSfFW3dxfh/XSPMkyEzW7056Z6EwqPRS7",
+	"33xLfuZvMcUTyq/ICX9rTE8aRYXnEM1mxgpnquABVKRjgfaB7fj3904jfnjwhyK7pUu4AJRZZEsF19g8",
+	"tnBqfp8cmSH46IEagRvfJ0zoxMUIKELyS5GVtpsVQnFtvYDA+5wJk9tBLEStRULFKY5Q9clpqtGhhooN",
+	"BVReM2yF7ROgOQCOFaz1LI/Tvo1DZwDXDAEIp7ZNANDkyeHZc/UGcM9/IU6I71/eJADPJQtLFPCVQy7n",
+	"kNaTVOSQrkVXxG+KjKsF48QdGBnO2MQ1ZcwEjXkz58SdBh/OaczEwdkxed0fGLX/dX8n80p5aAdc3NLJ",
+	"hCVk11whGOkEUtwwQwRdz3Zt4iLigoF3PUNK8dGtj95/cK54rjYav0vIvw5O3gEfA8ARaALMQgs8Ady7",
+	"I+3JHori0SbZyd4jccJvYJERZY3lpZ+2cfjBu3en/xydnR//4+DyaHR5cP7j0eXFf0GQluwMiPKGwjJR",
+	"8o1hmbbViA2actXI7ewqWxljVgbYWgzluo5x7FmsUZgU5JjnLMUw50Krzg7AXcyYnkpE0oipnmbIGVcs",
+	"HIqrOXZXRwqDi0q4GubHkkvo35ILV7dsHucRMCzgTpRfQ5HbN1lIFzbISbMrGc5Jx4gF85cPIjAa9wzL",
+	"odyw5I45IcoSAQLkD4Xzq5lDQzW/ilifnJQcqgBigwsDdmgamGOUNYMp9Ce0izgUWcNCzNrPn+UtygiW",
+	"TcDelXle6QxhA8GrCQGsBLB9pWD7eUtT2FGjB4AOkMmibLxZ0xr7eKBuc8/E1miGQ7F4Me5LDvxfDDob",
+	"ymUJE0bYc6wid4eib84p0o0yI0aXM+aqwEqgImFUjkLv60JHVruxEH/jKmPj+4a67evtcy1kiuMLFdmY",
+	"ne5mAWnvfFYhad/xVVD+UQRlLqgcBbYXlU4cLojLQhBqWd4YFi4Xm3SRLEYE584rMqJcYS/o1/2GauiC",
+	"cb0qgwxvCL/ghhs4w00NStvB1BmUzX1Lm9Z88AlcCnlg9g/QqHSTXZwwXdjCx0SCN+g42id+nW/MOeQA",
+	"msTJbGRORl5q8FoPhXPG7VefAi67B58guALXmVcBm0mtbHPa2Cv0WV1zxVe8UCFN8zn6UktoXrq5Zw3r",
+	"Bb0Wqdn8FXK4n/A2Atg2/Wxy8hWTQMIUqeR5MkByvzuqY4GM55V0N+zXFUVFv1yOsJCngVQkPOB2gojH",
+	"umHzYK6s1edjC03zATtoGuM5nnd9Z5xSNES4QmZUC5viFuZZT3vlLUt7U+58IkFplurrCX+qE24Ic1PV",
+	"yhFHq5P8b5kmgkZljboSWTKi7u/2ujbKL9zwR1B+XSDBZtFDjie0Wl7wD7plXgismKUauV9zPbgO2sV5",
+	"SGwAJWZJz9JGhk/HCzn9Nn3MqC+TxMxhz7qrPALsWHmYDuw6AWdOE5mQ2+kcYxPZlyHHJr5wtWemaN1a",
+	"li+jc94biohqJoK5V22oANyZz1ifnGNdAfg/rlmswUno//30w/n7g3ej86PLo/eXx6fv0Q+ShUyyC6AT",
+	"w9H56OLo/B9H59iCAddhn6QiZAmRNywxR9JVMMCbwkTGMeQhg6vGLqYaChXJWxY2ZRbkdF8Rc9UOfwDA",
+	"x9Fd2js/O8wWm/Un/VJLaGNe1qUN4A3rdkaoGUehGIOjdGx6pW1k++hWDDLVgZyV++AtEyV2VU/tbcsn",
+	"krCA8RsGtCATQscaQkNmaoaeGqb2tTHfo4S93aEzOmHLs0Zgj75gVp9hmhZ6cUJUNUvFKjaAL+c/tRAA",
+	"kIlS4P+PTtpeIuS3b1jCx/Pn0dllKmySWCaBikwvY7iGZuAHn9yWQ8O2kY+ffeGTDh2KPK/WSrSZDK57",
+	"uYtfJrM9tL23Aa+SxJQnCgwh/962yUe+LhMPIS0f/P2hoFcKC9R0AQbWjLXbJz6sFGfVpGpMzUuFJuy3",
+	"lEaK+IaNKN+8zStUw7hvXS0eV4Z5RYwqTXZyCag0jyLyW8pSw90KVXZXbCwT+youJrUZrrCXRbXs6e2M",
+	"0jteyK1QGcMyL37eNgtqKlkS8kB/tUmezOvAguus+tSmhdxShdhcoS04g+PExSQ/1kZZxOouUEnMyWjB",
+	"F5FV5ZxxGXuzNv1SgI4ze81z5mfDK5YBdGTxhS9bWhZkY5wte5aUbL+pFYTux0d6k2sl1EEY2oqMWawx",
+	"tcgV62xPmPZtlxzVJyeYXQXJDljAM5VRuJBoFUc0YOYXligXcnXlITn572d/2g53AL4PlQv7CM8C3/ip",
+	"YglUOVCluNJUaB9EGKLc++iwsoN3bih8jAP0LVaDAhBCY5YoUuqzZoniK14o5Gvn9ztGuPvSAEnKcCOO",
+	"jvPivezE2dzFFgzD5qTGbq9XC4jte/xjMYRcF+0tHJKv0V4X7bU712J7bITXbU9zhLdpnQefgB3kPPUP",
+	"EOFtvXUTpgv7tqkgXt2gB/elDSDhswqs4iteyMhpptCv8IMvLLBcsLX98bFx1DaCKQtOLrVdzrOrnpEE",
+	"3UuW2S/ZcP9AFkxSWHy38/l3tVZM/vMz2jF5iQhYMtk7txNGQ2PM6DQRqk/8NOH+amMBo+NcEcbRvheE",
+	"XikZpZqRD+fHpOOHMlB729uTlIfM72K2udPXbMXaPczkwSeKTcD4GYqOf8uoeeLe9vZ9wPX8YVvIW7/r",
+	"We9fMZ85YUSlV0pznWJSrI10WfomtrS+PxS+/Qrdc+xOkw4l6BfHkYk5pkWjR7ADMw0xNsNEIEMWLjGP",
+	"3FF4VgPJveSFTKRsjl+NpM/VSEpyMlzNeKw1lOTb2kbsbN+7P9vZRKWT8dUqyqyitbbKWkb5VjXbRs3r",
+	"PfgknKAo9P8AFtJa22ispOIePp+d5HaojaX0zLKr/JIXspaWUexXe+lzsZfWOkzWZmonvpTZL4G6rkLO",
+	"+eRa9rl5ssoC/xhbLLT69N0g/ELiVDFFFeHbDFexiVDQChOqLP2TIO6dyOC6d2Ef0vuZzX1b44c6K8Sv",
+	"4e2lNKpuMdBM/Gs29z2sn6ZRhD05hVGHYcwOZkIDKFCiNFGaxQgd1Sc2Yg81rVyQcxZyhQFr//zo++OL",
+	"0Yfzdz6YBIpp0lFTiGtcze0CuP6CXdeIX1iMK/z6lSIzNpPJvE7NhsV1c1fPxKrKL1maI/umYf+/xo6f",
+	"iClcaJroCkyrOzXZaYa8vRYJrnDoR9lty3kFpKAsh2J2I8I0ci4I6NKIrBSag5w34loEGqzvGn0Jb31G",
+	"EWhesMxTA3P5A3lptF1wRzv4udY7gz89o2cGEiMKKWJ9C084cmB+s1RpKLXmESPUVthfYA14B0qxyV9s",
+	"zcFQ+H9yt2H4eHew811v8J0RD7uD3UFvZ7drvS9DSBAcbu2R4RbW8A+3/H3AW9eM+GZ+vrJt66Hovj8U",
+	"lSJv86NOOGYPA/UTKUp5XPsFaYIenDw/y6VS6Skbijyty4ohjGDD4kD8Glbhim0cxL7E3NXn89CYF7yQ",
+	"dwbm9tUz87l6ZjD1qV4grGRC1lOjcYtXia7te/NPO+9MdiK+emYyzwxsFRUhQnG03iTro8FNavbP1K/4",
+	"4Nn5gOOkfwCfjC1RWL5dE6azvXo+P4zZjccVLFcQoG2CMFzpkYRBRhnefTuVUMIZsoSFQ2E0l74R8Qg5",
+	"ZlUJI+uxHDkpNIMvoZI11yM/o/zMX/BCHqKmc/PVO/S5eIdaHWvrFVpbVG47VJ+eBljeRziI1uMKS8uZ",
+	"gZsxpbFireI0Am6OYHxYaFIylgu1fsVqk6HoFHVzj/gHQcBivUeqR8e3RkKulUPYWFHN1RjRyd2IXqli",
+	"zYXLpjeveVXBqzK/JWAc48OykgywDjrg/7KFF4VHQkI4xmXhthm9dozLXgwFFwjBSNhdDKiRu4NBNpbi",
+	"SDOsJstoOz5igfUtH/l18LGv2Z3uY3E3XIXV3T5hv5H//X//f90+sajLM0A5bGis1C8iNKEplttNQhZW",
+	"NpBp5BbGwkBqi+SEBR8zGrJufbcPJNtLoNrn4c2ld3yiynH3zvDSomTXKzRQHmQW56vf7YnY7T8Trhk5",
+	"P7q4hK45uMIWzNCe6GbrBfZqUdPCrRzpDPDccmVoDrc8kenCXfQVp7sWXwFWpw1QNy6jh0CICQuY0NEc",
+	"/ZYsRP77O4PxZndxJIH7z7P5lXzB9qsGJG/7ayOU9wFifHhOoyaRnECpftibyiAvTnRtNfwrqtgoTSIf",
+	"cTXt10aEo8AeipVY+KTjZyqKv5e/Q4POL4mWYJTmsj1HJfKIf29G8LC0D4/f7ZMf+Q2AGgaGAPLhEX0r",
+	"l6GEw3o9M0w4vOPFcMJxhl+BwjcL1UBH2IUT2eZAZlDhbgMqAsIQMfzVzqdVJNWvbq0cdK9mdzI3VyQn",
+	"bXYqw+CzO7UMhK9hE55c+P2T6+mR0AlnqhmRrzxbhpdnjbswbAGg7rcsMdeLL726o4EeMg+1Ez1tqAIx",
+	"/TKSWNduhhsrgAQ1B387G9IGtnn+jiZxf8FEqIh/nwPeZGjKIwS/+Ztn0y3MX1cynP/twXfIOnacrxQx",
+	"Mph8OH+H6NjmKZAQQeOYiZCFKMK7FnYmgyuWCwj3GQQ2GrWRnCjCNUbEMlh7hOMB7P29EiQy4BR0FAsS",
+	"BgaSugY07xJUcQaSYtNGfGj35oOJPRRxwm6Y0IC2zPrkwEJo73iDwcAdIAukA1OvUx3MmlaE+vPoD5+F",
+	"5mCY0Lyxk6/58auR+lQaBxOhTb9EeufiEfqHYiJ0DGyUZDTUihlt38POYpIZvWE9qsCD+CgmVd+L3L3o",
+	"cc3Im/jfCfjUKPIdaxHAG19lwmCvgdV5sBXYHbezgG8/FEaeICx9Pt2Ml8KVhpsia0PnHQuhJ3OqXKNv",
+	"3GvLr7I8B3fxCC/2M5zFfeLnzkMfchRoaLgvdUCM5KdC5px1bRrZPxTILJ1qYIy+zoE9WLYf8C+9g7Pj",
+	"3s9s7hHsbN/NesEEMuYs3IP8N+seRNuKqdqe4xf0hhXZx4G6fEYuSW8YvuDlKkj0JVuSgsTU1wS6J+OR",
+	"9IYRagh4wsKMUULjnZJ3jwRUsVZskt5kqv8ImRFV4NQrMMuU6xWliRd4STt0PEbgia7NkwVebQJwg3+e",
+	"AJvuD+dGNGvcwokIO1fGK/ud+QyB4JWjwIzk8Yt6RyH+1uwmFLmDkFvRCT67jm/+HfFQ+TYftCxci87A",
+	"rtH0iZYTQErCRtRD4ZsTEkUs4mrmkx20KCwldtFcNbfxLOsUukkrLeORFKMx5VGaMJ+oax6rrDvIUCAa",
+	"IiX2gn1Cr+QNIzsutibwsVRjbKuz+ERwR1rQdCENPcDMFh7d7ZP3FQCb3OTOZ78qbQ/I83k9j+YNL2U9",
+	"wOx+x5l7v5tEAteEJGcCq3mA803aTSqJue17+LelVzIj4q8+yTzVLtuJzDeXpEKRjtGlAafdsNLu6m1y",
+	"jkncpiVuyfpdGDz/ab50uswfIQFvjQMGzkO3bWtazOa2NhWOzylACm94qS4aTST3NXXts0ldW+NAuJ4a",
+	"KyTOdpKKDZxMxSNTX8Vo+G9meL2yLNgmbiEGbW6WGT0RTDNM6WJKvwIOTjo0UtJ2xgWbcyjM16D6UlTD",
+	"u4VEMU0jaOIK64S8PCQAx024BsRQdN/YkkoKXXTAXV1bK5iKBj7/xFrbeSqWsnqzFF8wuz83VkJRhgt5",
+	"u5q+k1S0Iu4WXgRDq49ODNr9Yi3681S0NOqxi/KXX/tnWRqG1Rpg11c6A0ZAnI/QVpaT/fa9OSHWpqgt",
+	"QfX/hl7+//p3Krj2SUcm9Wm8dzPbIR0qv91NmNvrKr3//kFwTX45eYc14YfHBOFj1R6ocrbDkTnkAVXM",
+	"5cHGxRYicpzzf8/dYV0A7gazfK63mvmJhUMRTFlwrbI7gJ+768cyIamAjFhoR6WNULZyyAkIkEzZ7eqa",
+	"xzELt4tPQNklpAbxU58/m7GSdpzEBliKB50Jwyx+3YIj6m3Brhj6eYkDD4RfoYHyU6qj+sOKL2etZHP1",
+	"sspaCR3qs6OxhhVjmMMjeEN95A8ZwuPifo7pZOUNjaLVpZJ/zbdtDGCtFquWN/2OXeWLQaLVqd5YLY9p",
+	"3s15tfaBUaRQbsgx+Hp8iCArn3TKWTgPfhNWYJfQUt7tUOCFUHLSN/fa1B2fdD6cv+sxFdC4CBNoO7Db",
+	"G4rJPoCrjl/bQLVf7p5uf4SW6eh5R3GGU3Ky8ZWrZXf5wNlTMXaNHb9/HW6hDDs5uvzp9HvbShC/ggwi",
+	"+GK49dHfI4tB7w4Vc7J7d4eVgdijxIIzlqLg/q/3mNSUHXnb2+RvDx/9Pjmjeqqy3lu4OomyEIhuFh0q",
+	"hgISg4jSCaMzwpW7LmuB74dU0z0j8wVTtooolFZ4+7+KjwhT3xc+4SJkd0ztGwMRTzAA55t/4bUckvUg",
+	"uqKlbC7V0WwGuc15F3WzUr/BLgrzr1k3rrQyf9nO9vA3V+/TGUt4gB8u2Z3Gvw6ShM7xz1NARoBnWbyC",
+	"czZhdz7pnB/tdvsEe63FibyK2Awbqtne4FkM5c3ubtdziP8Ih9DQ+dUCCTxfFkD+gs8wC+BrpnW7EMbS",
+	"CH49b3YgAqV4vcYcJhupbAMY4AjzaxQji2IsbkYpmrFyZxxygJ16I3JA7dIPvmbnPK05sMHRAiwBO9P1",
+	"FH+z3pvhA+zn+hKIVdAqfIvVA6gAISIC9JuK+Z9PxOQveDm4x0ZS/tpa/JmCHBscHFetv0wmbRboKB6s",
+	"Jfn+LjczT3JdDHUkqdgrO7yaMu2HYlrKKlVpMCVUkab8UXgVppCuyNEfig6q+1nerOfUbmOBeK7pLdkh",
+	"J/wt9Mi1j7J5tGCcYHk8AAY4u8CaTFAV41JvoYluoFMa4UQgMgP+N4zeBFQICUBc4J9jIelYeDASJ/yG",
+	"ajYU1o7woHubTLVnXilYAPk+Lj0ImhxadyBBzd6aeliK4EFOrQv1EDkeCsgBNLZjn7yTMr6iwbXn3uoZ",
+	"i+O6F8mAIoDPjGlqbBFn1bASllmWR3zw7t3pP0dn58f/OLg8Gl0enP94dHnxX4ZH7WeV/RzwKeWtyKgA",
+	"n0WjWzpXJHNUNsSj6mX3E6J/GV7bHI36I8SharSwcjyqngUlqVjNf1Y7zL6GolaQ5mqX2R8jBpUHyZtD",
+	"UCucaxsGoDKRCONiQZpwPYcbbVI3SqKtvV8/GtK6YjRhiRFd7hsa85/ZHAsn4LuPXoa4ah6TJmaYU63j",
+	"ve1t4MJTqfTeXwd/HYAgttO7z/ptQ6AJnN72G7M/xc/FLFFV/MG9tvCVA+nMvij2VMm+zNtFZl/lrZSz",
+	"r67ZvHyXjHgwL4805Lr0xYQJ3QtoEpbuZHcB6EelkVoHaT4bl2NcmJ+DJ/j48P8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

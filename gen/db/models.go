@@ -90,6 +90,8 @@ type McpResource struct {
 	Position       pgtype.Int8
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	IsBinary       bool
+	Completions    []byte
 }
 
 type McpServer struct {
@@ -108,6 +110,7 @@ type McpServer struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Source          []byte
+	Fault           []byte
 }
 
 type McpTool struct {

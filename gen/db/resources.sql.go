@@ -12,9 +12,9 @@ import (
 )
 
 const createResource = `-- name: CreateResource :one
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7)
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7, $8, $9)
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions
 `
 
 type CreateResourceParams struct {
@@ -25,6 +25,8 @@ type CreateResourceParams struct {
 	Description string
 	MimeType    *string
 	Content     []byte
+	IsBinary    bool
+	Completions []byte
 }
 
 func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourceParams) (McpResource, error) {
@@ -36,6 +38,8 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		arg.Description,
 		arg.MimeType,
 		arg.Content,
+		arg.IsBinary,
+		arg.Completions,
 	)
 	var i McpResource
 	err := row.Scan(
@@ -50,6 +54,8 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsBinary,
+		&i.Completions,
 	)
 	return i, err
 }
@@ -72,7 +78,7 @@ func (q *Queries) DeleteResource(ctx context.Context, db DBTX, arg DeleteResourc
 }
 
 const getResource = `-- name: GetResource :one
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at FROM mcp_resources WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions FROM mcp_resources WHERE server_id = $1 AND id = $2
 `
 
 type GetResourceParams struct {
@@ -95,12 +101,14 @@ func (q *Queries) GetResource(ctx context.Context, db DBTX, arg GetResourceParam
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsBinary,
+		&i.Completions,
 	)
 	return i, err
 }
 
 const listResources = `-- name: ListResources :many
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at FROM mcp_resources WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions FROM mcp_resources WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpResource, error) {
@@ -124,6 +132,8 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 			&i.Position,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.IsBinary,
+			&i.Completions,
 		); err != nil {
 			return nil, err
 		}
@@ -138,9 +148,9 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 const updateResource = `-- name: UpdateResource :one
 UPDATE mcp_resources
 SET name = $1, uri = $2, description = $3, mime_type = $4, content = $5,
-    updated_at = now()
-WHERE server_id = $6 AND id = $7
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at
+    is_binary = $6, completions = $7, updated_at = now()
+WHERE server_id = $8 AND id = $9
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions
 `
 
 type UpdateResourceParams struct {
@@ -149,6 +159,8 @@ type UpdateResourceParams struct {
 	Description string
 	MimeType    *string
 	Content     []byte
+	IsBinary    bool
+	Completions []byte
 	ServerID    uuid.UUID
 	ID          uuid.UUID
 }
@@ -160,6 +172,8 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		arg.Description,
 		arg.MimeType,
 		arg.Content,
+		arg.IsBinary,
+		arg.Completions,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -176,6 +190,8 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.IsBinary,
+		&i.Completions,
 	)
 	return i, err
 }

@@ -33,8 +33,8 @@ func (q *Queries) CopyServerPrompts(ctx context.Context, db DBTX, arg CopyServer
 }
 
 const copyServerResources = `-- name: CopyServerResources :execrows
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content)
-SELECT gen_random_uuid(), r.organization_id, $1, r.name, r.uri, r.description, r.mime_type, r.content
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions)
+SELECT gen_random_uuid(), r.organization_id, $1, r.name, r.uri, r.description, r.mime_type, r.content, r.is_binary, r.completions
 FROM mcp_resources r WHERE r.server_id = $2
 ORDER BY r.position
 `
@@ -94,10 +94,10 @@ func (q *Queries) CountServerChildren(ctx context.Context, db DBTX, serverID uui
 
 const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
-                         type, protocol_version, auth_mode, created_by, source)
+                         type, protocol_version, auth_mode, created_by, source, fault)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
-        $7, $8, $9, $10, $11)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source
+        $7, $8, $9, $10, $11, $12)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault
 `
 
 type CreateServerParams struct {
@@ -112,6 +112,7 @@ type CreateServerParams struct {
 	AuthMode        string
 	CreatedBy       string
 	Source          []byte
+	Fault           []byte
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -127,6 +128,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.AuthMode,
 		arg.CreatedBy,
 		arg.Source,
+		arg.Fault,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -145,6 +147,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Source,
+		&i.Fault,
 	)
 	return i, err
 }
@@ -162,7 +165,7 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -186,12 +189,13 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Source,
+		&i.Fault,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -213,12 +217,13 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Source,
+		&i.Fault,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -258,6 +263,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.Source,
+			&i.Fault,
 		); err != nil {
 			return nil, err
 		}
@@ -270,7 +276,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -292,6 +298,7 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Source,
+		&i.Fault,
 	)
 	return i, err
 }
@@ -321,9 +328,9 @@ const updateServer = `-- name: UpdateServer :one
 UPDATE mcp_servers
 SET name = $1, description = $2, version = $3, provider_name = $4,
     provider_url = $5, type = $6, enabled = $7, protocol_version = $8,
-    auth_mode = $9, updated_at = now()
-WHERE id = $10
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source
+    auth_mode = $9, fault = $10, updated_at = now()
+WHERE id = $11
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault
 `
 
 type UpdateServerParams struct {
@@ -336,6 +343,7 @@ type UpdateServerParams struct {
 	Enabled         bool
 	ProtocolVersion string
 	AuthMode        string
+	Fault           []byte
 	ID              uuid.UUID
 }
 
@@ -350,6 +358,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.Enabled,
 		arg.ProtocolVersion,
 		arg.AuthMode,
+		arg.Fault,
 		arg.ID,
 	)
 	var i McpServer
@@ -369,6 +378,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Source,
+		&i.Fault,
 	)
 	return i, err
 }

@@ -343,6 +343,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/sequences/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the server's scenario sequences over
+         * @description Resets the call counts of every `sequence` scenario of the server, for one client key
+         *     (the `Mcp-Mock-Sequence-Key` header value, or the client address) or, without `key`, for
+         *     all; the next call answers the first step again. Counts live in Redis when `REDIS_URL`
+         *     is set (shared by every instance), else in the instance's memory.
+         */
+        post: operations["resetSequences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the calls made to a server's MCP endpoint, newest first
+         * @description Every request to the per-server endpoint is recorded in the background: method, params,
+         *     the matched scenario or why each scenario did not match, a summary of the answer,
+         *     latency, client address and time. Records are kept for `JOURNAL_RETENTION` and at most
+         *     `JOURNAL_MAX_PER_SERVER` per server; under overload records are dropped, never requests
+         *     slowed.
+         */
+        get: operations["listJournal"];
+        put?: never;
+        post?: never;
+        /** Delete every recorded call of a server */
+        delete: operations["clearJournal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/journal/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check whether a tool was called, with matching arguments, a number of times
+         * @description Counts the recorded `tools/call` requests of `tool` whose arguments match `arguments` (a
+         *     condition in the mock-scenario form: field/value pairs, or `{field, operator, value}`;
+         *     absent matches every call). `verified` is true when the count equals `times`, or, without
+         *     `times`, when it is at least 1. Records still queued are written before counting.
+         */
+        post: operations["verifyJournal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/tools": {
         parameters: {
             query?: never;
@@ -1500,6 +1580,7 @@ export interface components {
              * @enum {string}
              */
             auth_mode: "none" | "api_key";
+            fault: components["schemas"]["Fault"] | null;
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
             /**
@@ -1582,6 +1663,7 @@ export interface components {
              * @enum {string}
              */
             auth_mode?: "none" | "api_key";
+            fault?: components["schemas"]["Fault"];
         };
         UpdateServerRequest: {
             name?: string;
@@ -1595,6 +1677,8 @@ export interface components {
             protocol_version?: components["schemas"]["ProtocolVersion"];
             /** @enum {string} */
             auth_mode?: "none" | "api_key";
+            /** @description The default fault; null removes it. */
+            fault?: components["schemas"]["Fault"] | null;
         };
         DuplicateServerRequest: {
             name?: string;
@@ -1610,16 +1694,117 @@ export interface components {
          *     arrays), or an operator object with exactly the keys `field`, `operator` and `value`.
          *     Operators: `equals`, `not_equals`, `contains`, `starts_with`, `ends_with`, `matches`
          *     (RE2), `exists`, `not_exists`, `gt`, `gte`, `lt`, `lte`, `in`. Matching is
-         *     case-sensitive. `response` is the JSON object returned as the tool result.
+         *     case-sensitive.
+         *
+         *     The answer is exactly one of four members, so the two result forms can never be
+         *     confused:
+         *     - `response`: a plain JSON object, served as one `text` content item holding its JSON
+         *       (and as `structuredContent` when the tool lists an output schema, from protocol
+         *       2025-06-18);
+         *     - `result`: an explicit MCP `CallToolResult`, served as written: `content` blocks of
+         *       type `text`, `image`, `audio`, `resource` and `resource_link`, `isError`,
+         *       `structuredContent` (checked against the tool's output schema) and `_meta`;
+         *     - `error`: a JSON-RPC error `{code, message, data}` answered instead of a result;
+         *     - `sequence`: answers given call after call (`steps`, each one of `response`, `result`
+         *       or `error` with an optional `delay_ms`), then `repeat_last` or `cycle`; counted per
+         *       server and per client key (header `Mcp-Mock-Sequence-Key`, else the client address).
+         *
+         *     `notifications` are sent on the SSE reply before the result (`log` as
+         *     `notifications/message`, `progress` as `notifications/progress` when the request
+         *     carries `_meta.progressToken`), each after its own `delay_ms`; then `delay_ms` passes;
+         *     then the answer. One call waits at most 30 000 ms in all; a client that goes away ends
+         *     the wait.
          */
         MockScenario: {
             name: string;
             condition?: {
                 [key: string]: unknown;
             } | null;
-            response: {
+            /** @description A plain JSON object returned as the tool result's text. */
+            response?: {
                 [key: string]: unknown;
             };
+            result?: components["schemas"]["CallToolResult"];
+            error?: components["schemas"]["RPCError"];
+            sequence?: components["schemas"]["MockSequence"];
+            delay_ms?: number;
+            notifications?: components["schemas"]["MockNotification"][];
+        };
+        /** @description An MCP tool result, served as written (shaped by the server's protocol version). */
+        CallToolResult: {
+            content: components["schemas"]["ContentBlock"][];
+            isError?: boolean;
+            structuredContent?: {
+                [key: string]: unknown;
+            };
+            _meta?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description An MCP content block: `{type: text, text}`, `{type: image|audio, data (base64), mimeType}`,
+         *     `{type: resource, resource: {uri, mimeType?, text | blob (base64)}}` or
+         *     `{type: resource_link, uri, name, title?, description?, mimeType?, size?}`; each may carry
+         *     `annotations` and `_meta`.
+         */
+        ContentBlock: {
+            /** @enum {string} */
+            type: "text" | "image" | "audio" | "resource" | "resource_link";
+        } & {
+            [key: string]: unknown;
+        };
+        RPCError: {
+            /** @description A JSON-RPC error code, e.g. -32603; not one the service reserves for transport errors. */
+            code: number;
+            message: string;
+            /** @description Any JSON value. */
+            data?: unknown;
+        };
+        MockSequence: {
+            steps: components["schemas"]["MockStep"][];
+            /**
+             * @default repeat_last
+             * @enum {string}
+             */
+            then?: "repeat_last" | "cycle";
+        };
+        /** @description One answer of a sequence, exactly one of `response`, `result` and `error`. */
+        MockStep: {
+            response?: {
+                [key: string]: unknown;
+            };
+            result?: components["schemas"]["CallToolResult"];
+            error?: components["schemas"]["RPCError"];
+            /** @description Replaces the scenario's delay for this step. */
+            delay_ms?: number;
+        };
+        /**
+         * @description `log`: `notifications/message` with `level` and `data` (and `logger`). `progress`:
+         *     `notifications/progress` with `progress` (and `total`, `message`) for the request's
+         *     progress token. `delay_ms` is waited before it is sent.
+         */
+        MockNotification: {
+            /** @enum {string} */
+            type: "log" | "progress";
+            /** @enum {string} */
+            level?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+            logger?: string;
+            /** @description Any JSON value (log). */
+            data?: unknown;
+            progress?: number;
+            total?: number;
+            message?: string;
+            delay_ms?: number;
+        };
+        /**
+         * @description A default fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests
+         *     waits `delay_ms` and answers `error` (default -32603 "Internal error (injected fault)";
+         *     with only `delay_ms`, faulted calls are slow but succeed).
+         */
+        Fault: {
+            rate: number;
+            error?: components["schemas"]["RPCError"];
+            delay_ms?: number;
         };
         Tool: {
             /** Format: uuid */
@@ -1668,6 +1853,12 @@ export interface components {
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;
+        /** @description Binary content, base64 (standard alphabet, padded), returned by `resources/read` as `blob`. */
+        ResourceBlob: string;
+        /** @description Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`. */
+        Completions: {
+            [key: string]: string[];
+        };
         Resource: {
             /** Format: uuid */
             id: string;
@@ -1677,7 +1868,11 @@ export interface components {
             uri: string;
             description: string;
             mime_type: string | null;
+            /** @description Text or JSON content; null for a binary resource. */
             content: components["schemas"]["ResourceContent"];
+            /** @description Binary content (base64); null for text or JSON content. */
+            blob: string | null;
+            completions: components["schemas"]["Completions"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1686,31 +1881,43 @@ export interface components {
         ResourceList: {
             items: components["schemas"]["Resource"][];
         };
+        /** @description Give `content` (text or JSON) or `blob` (binary, base64), not both. */
         CreateResourceRequest: {
             name: string;
             uri: string;
             description?: string;
             mime_type?: string;
-            content: components["schemas"]["ResourceContent"];
+            content?: components["schemas"]["ResourceContent"];
+            blob?: components["schemas"]["ResourceBlob"];
+            completions?: components["schemas"]["Completions"];
         };
         UpdateResourceRequest: {
             name?: string;
             uri?: string;
             description?: string;
             mime_type?: string | null;
+            /** @description Replaces the content (and makes a binary resource text or JSON). */
             content?: components["schemas"]["ResourceContent"];
+            /** @description Replaces the content with binary content. */
+            blob?: components["schemas"]["ResourceBlob"];
+            completions?: components["schemas"]["Completions"];
         };
         PromptArgument: {
             name: string;
             description?: string;
             /** @default false */
             required?: boolean;
+            /** @description Values offered by `completion/complete` for this argument, filtered by prefix. */
+            completions?: string[];
         };
+        /** @description Give `text` (a text message) or `content` (any content block: image, audio, resource, resource_link or text), not both. */
         PromptMessage: {
             /** @enum {string} */
             role: "user" | "assistant" | "system";
             /** @description May hold `{{argument}}` placeholders, filled by `prompts/get`. */
-            text: string;
+            text?: string;
+            /** @description A content block; `{{argument}}` placeholders are filled in its text fields and URIs. */
+            content?: components["schemas"]["ContentBlock"];
         };
         Prompt: {
             /** Format: uuid */
@@ -1740,6 +1947,68 @@ export interface components {
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+        };
+        ResetSequencesRequest: {
+            /** @description Reset this client key only. */
+            key?: string;
+        };
+        /**
+         * @description `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
+         *     (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
+         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429).
+         * @enum {string}
+         */
+        JournalOutcome: "result" | "error" | "no_match" | "fault" | "rejected";
+        JournalMismatch: {
+            scenario: string;
+            /** @description The argument the failing condition reads. */
+            field?: string;
+            operator?: string;
+            /** @description e.g. `city: equals "Paris" but was "London"`. */
+            reason: string;
+        };
+        JournalEntry: {
+            id: string;
+            /** Format: date-time */
+            received_at: string;
+            method: string;
+            /** @description The tool of a tools/call. */
+            tool: string | null;
+            /** @description The request's params as sent (null when absent). */
+            params: unknown;
+            outcome: components["schemas"]["JournalOutcome"];
+            matched_scenario: string | null;
+            /** @description The step answered (0-based) */
+            sequence_step: number | null;
+            /** @description Why each scenario before the match (all of them on no_match) did not match. */
+            mismatches: components["schemas"]["JournalMismatch"][];
+            /** @description A summary of the answer (at most 500 characters). */
+            response: string;
+            error_code: number | null;
+            latency_ms: number;
+            client_address: string;
+            sequence_key: string | null;
+        };
+        JournalPage: {
+            items: components["schemas"]["JournalEntry"][];
+            next_cursor: string | null;
+        };
+        VerifyJournalRequest: {
+            tool: string;
+            /** @description A condition in the mock-scenario form; absent matches any arguments. */
+            arguments?: {
+                [key: string]: unknown;
+            };
+            /** @description The exact number of calls expected. */
+            times?: number;
+        };
+        VerifyJournalResult: {
+            verified: boolean;
+            /** @description Matching calls recorded. */
+            count: number;
+            /** @description `exactly N` or `at least 1`. */
+            expected: string;
+            message: string;
         };
         ApiKey: {
             /** Format: uuid */
@@ -3219,6 +3488,132 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Server"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    resetSequences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetSequencesRequest"];
+            };
+        };
+        responses: {
+            /** @description Reset. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    listJournal: {
+        parameters: {
+            query?: {
+                /** @description Only this JSON-RPC method, e.g. `tools/call`. */
+                method?: string;
+                /** @description Only calls of this tool. */
+                tool?: string;
+                outcome?: components["schemas"]["JournalOutcome"];
+                /** @description Only calls received at or after this time. */
+                since?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of calls. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JournalPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    clearJournal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    verifyJournal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyJournalRequest"];
+            };
+        };
+        responses: {
+            /** @description The count and the verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyJournalResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -53,6 +53,10 @@ func (s *Server) apiServer(ctx context.Context, v store.Server) api.Server {
 	if len(v.Source) > 0 {
 		out.Source = nullable.NewNullableWithValue(v.Source)
 	}
+	out.Fault = nullable.NewNullNullable[api.Fault]()
+	if v.Fault != nil {
+		out.Fault = nullable.NewNullableWithValue(*v.Fault)
+	}
 	return out
 }
 
@@ -78,31 +82,35 @@ func apiTool(t store.Tool) api.Tool {
 	return out
 }
 
-func apiScenarios(scs []store.Scenario) []api.MockScenario {
-	out := make([]api.MockScenario, len(scs))
-	for i, sc := range scs {
-		out[i] = api.MockScenario{Name: sc.Name, Response: sc.Response}
-		if len(sc.Condition) > 0 {
-			out[i].Condition = nullable.NewNullableWithValue(sc.Condition)
-		}
-	}
-	return out
-}
+// apiScenarios returns the scenarios as stored: the wire type is the
+// store's.
+func apiScenarios(scs []store.Scenario) []api.MockScenario { return scs }
 
+// storeScenarios normalizes scenarios for storage: a null condition is an
+// absent one.
 func storeScenarios(in []api.MockScenario) []store.Scenario {
-	out := make([]store.Scenario, len(in))
-	for i, sc := range in {
-		out[i] = store.Scenario{Name: sc.Name, Response: sc.Response}
-		if v, err := sc.Condition.Get(); err == nil && string(v) != "null" {
-			out[i].Condition = v
+	for i := range in {
+		if string(in[i].Condition) == "null" {
+			in[i].Condition = nil
 		}
 	}
-	return out
+	return in
 }
 
 func apiResource(r store.Resource) api.Resource {
-	return api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
-		MimeType: nullableString(r.MimeType), Content: r.Content, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	out := api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
+		MimeType: nullableString(r.MimeType), Content: r.Content, Blob: nullable.NewNullNullable[string](),
+		Completions: api.Completions(r.Completions), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if out.Completions == nil {
+		out.Completions = api.Completions{}
+	}
+	if r.Binary {
+		var blob string
+		_ = json.Unmarshal(r.Content, &blob) // a binary resource's content is a JSON string
+		out.Blob = nullable.NewNullableWithValue(blob)
+		out.Content = json.RawMessage("null")
+	}
+	return out
 }
 
 func apiPrompt(p store.Prompt) api.Prompt {
@@ -111,9 +119,17 @@ func apiPrompt(p store.Prompt) api.Prompt {
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
 	for i, a := range p.Arguments {
 		out.Arguments[i] = api.PromptArgument{Name: a.Name, Description: &p.Arguments[i].Description, Required: &p.Arguments[i].Required}
+		if len(a.Completions) > 0 {
+			out.Arguments[i].Completions = &p.Arguments[i].Completions
+		}
 	}
 	for i, m := range p.Messages {
-		out.Messages[i] = api.PromptMessage{Role: api.PromptMessageRole(m.Role), Text: m.Text}
+		out.Messages[i] = api.PromptMessage{Role: api.PromptMessageRole(m.Role)}
+		if len(m.Content) > 0 {
+			out.Messages[i].Content = &p.Messages[i].Content
+		} else {
+			out.Messages[i].Text = &p.Messages[i].Text
+		}
 	}
 	return out
 }
@@ -122,6 +138,9 @@ func storeArguments(in []api.PromptArgument) []store.PromptArgument {
 	out := make([]store.PromptArgument, len(in))
 	for i, a := range in {
 		out[i] = store.PromptArgument{Name: a.Name, Description: deref(a.Description), Required: deref(a.Required)}
+		if a.Completions != nil {
+			out[i].Completions = *a.Completions
+		}
 	}
 	return out
 }
@@ -129,7 +148,10 @@ func storeArguments(in []api.PromptArgument) []store.PromptArgument {
 func storeMessages(in []api.PromptMessage) []store.PromptMessage {
 	out := make([]store.PromptMessage, len(in))
 	for i, m := range in {
-		out[i] = store.PromptMessage{Role: string(m.Role), Text: m.Text}
+		out[i] = store.PromptMessage{Role: string(m.Role), Text: deref(m.Text)}
+		if m.Content != nil {
+			out[i].Content = *m.Content
+		}
 	}
 	return out
 }

@@ -187,7 +187,7 @@ func storedDefinition(d store.Design) compliance.Definition {
 	for _, p := range d.Prompts {
 		cp := compliance.Prompt{Name: p.Name, Description: p.Description}
 		for _, a := range p.Arguments {
-			cp.Arguments = append(cp.Arguments, compliance.PromptArgument(a))
+			cp.Arguments = append(cp.Arguments, compliance.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
 		out.Prompts = append(out.Prompts, cp)
 	}

@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -35,7 +37,13 @@ func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequest
 func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceRequestObject) (api.CreateResourceResponseObject, error) {
 	b := req.Body
 	r := store.Resource{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, URI: b.Uri,
-		Description: deref(b.Description), MimeType: b.MimeType, Content: b.Content}
+		Description: deref(b.Description), MimeType: b.MimeType}
+	if b.Completions != nil {
+		r.Completions = *b.Completions
+	}
+	if err := setResourceContent(&r, b.Content, b.Blob, true); err != nil {
+		return nil, err
+	}
 	if err := design.CheckResource(r); err != nil {
 		return nil, err
 	}
@@ -77,8 +85,11 @@ func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceReque
 		r.URI = or(b.Uri, r.URI)
 		r.Description = or(b.Description, r.Description)
 		r.MimeType = patchString(r.MimeType, b.MimeType)
-		if b.Content != nil {
-			r.Content = *b.Content
+		if b.Completions != nil {
+			r.Completions = *b.Completions
+		}
+		if err := setResourceContent(&r, b.Content, b.Blob, false); err != nil {
+			return err
 		}
 		if err := design.CheckResource(r); err != nil {
 			return err
@@ -101,4 +112,21 @@ func (s *Server) DeleteResource(ctx context.Context, req api.DeleteResourceReque
 		return nil, err
 	}
 	return api.DeleteResource204Response{}, nil
+}
+
+// setResourceContent sets r's content from a request's content or blob:
+// one of the two, never both; on create, one is required.
+func setResourceContent(r *store.Resource, content *api.ResourceContent, blob *api.ResourceBlob, create bool) error {
+	switch {
+	case content != nil && blob != nil:
+		return failure.Invalid(failure.Field("blob", "give content (text or JSON) or blob (binary, base64), not both"))
+	case blob != nil:
+		raw, _ := json.Marshal(*blob) // a string always encodes
+		r.Content, r.Binary = raw, true
+	case content != nil:
+		r.Content, r.Binary = *content, false
+	case create:
+		return failure.Invalid(failure.Field("content", "is required: text or a JSON value (or give blob, base64, for binary content)"))
+	}
+	return nil
 }

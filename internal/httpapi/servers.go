@@ -56,6 +56,7 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 		Type:            string(or(b.Type, api.CreateServerRequestTypeMock)),
 		ProtocolVersion: string(or(b.ProtocolVersion, DefaultProtocolVersion)),
 		AuthMode:        string(or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
+		Fault:           b.Fault,
 	}
 	if err := design.CheckServer(v); err != nil {
 		return nil, err
@@ -109,6 +110,12 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 		}
 		if b.AuthMode != nil {
 			v.AuthMode = string(*b.AuthMode)
+		}
+		if b.Fault.IsSpecified() {
+			v.Fault = nil
+			if f, err := b.Fault.Get(); err == nil {
+				v.Fault = &f
+			}
 		}
 		if err := design.CheckServer(v); err != nil {
 			return err

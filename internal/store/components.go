@@ -10,14 +10,11 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // Scenario is one mock scenario of a tool, stored in order with the tool.
-type Scenario struct {
-	Name      string          `json:"name"`
-	Condition json.RawMessage `json:"condition,omitempty"`
-	Response  json.RawMessage `json:"response"`
-}
+type Scenario = mockspec.Scenario
 
 // Tool is a tool of a server design.
 type Tool struct {
@@ -33,7 +30,8 @@ type Tool struct {
 }
 
 // Resource is a resource of a server design. Content is a JSON value: a
-// string is served as text, anything else JSON-encoded.
+// string is served as text, anything else JSON-encoded; when Binary, it is
+// a string holding base64, served as a blob.
 type Resource struct {
 	ID          uuid.UUID
 	ServerID    uuid.UUID
@@ -42,6 +40,10 @@ type Resource struct {
 	Description string
 	MimeType    *string
 	Content     json.RawMessage
+	Binary      bool
+	// Completions are the values completion/complete offers for each
+	// parameter of a URI template.
+	Completions map[string][]string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }
@@ -51,13 +53,17 @@ type PromptArgument struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Required    bool   `json:"required"`
+	// Completions are the values completion/complete offers.
+	Completions []string `json:"completions,omitempty"`
 }
 
-// PromptMessage is one message template of a prompt, with {{argument}}
-// placeholders.
+// PromptMessage is one message template of a prompt: a text with
+// {{argument}} placeholders, or a content block (image, audio, resource,
+// resource_link, text) whose text fields and URIs may hold them.
 type PromptMessage struct {
-	Role string `json:"role"`
-	Text string `json:"text"`
+	Role    string          `json:"role"`
+	Text    string          `json:"text,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // Prompt is a prompt of a server design.
@@ -141,7 +147,7 @@ func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
 func (t *Tx) CreateResource(ctx context.Context, r Resource) (Resource, error) {
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
-		MimeType: r.MimeType, Content: r.Content,
+		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
 	})
 	return resourceFrom(row), err
 }
@@ -169,7 +175,7 @@ func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]Resource, error
 func (t *Tx) UpdateResource(ctx context.Context, r Resource) (Resource, error) {
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
-		MimeType: r.MimeType, Content: r.Content,
+		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
 	})
 	return resourceFrom(row), notFound(err, "resource")
 }
@@ -259,8 +265,21 @@ func toolFrom(r db.McpTool) (Tool, error) {
 }
 
 func resourceFrom(r db.McpResource) Resource {
-	return Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
-		MimeType: r.MimeType, Content: r.Content, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	out := Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
+		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	// The column is written from a map of string lists only.
+	_ = json.Unmarshal(r.Completions, &out.Completions)
+	return out
+}
+
+// completionsJSON is the jsonb of a resource's completion values, {} when
+// there are none.
+func completionsJSON(c map[string][]string) []byte {
+	if len(c) == 0 {
+		return []byte("{}")
+	}
+	b, _ := json.Marshal(c) // a map of string lists always encodes
+	return b
 }
 
 func promptFrom(r db.McpPrompt) (Prompt, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // Server is an MCP server design.
@@ -27,6 +28,8 @@ type Server struct {
 	ProtocolVersion string
 	AuthMode        string
 	CreatedBy       string
+	// Fault is the server's default fault; nil when it has none.
+	Fault *mockspec.Fault
 	// Source records where an imported design came from; nil for designs
 	// made by hand.
 	Source    json.RawMessage
@@ -91,6 +94,7 @@ func (t *Tx) CreateServer(ctx context.Context, s Server) (Server, error) {
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
+		Fault: faultJSON(s.Fault),
 	})
 	return serverFrom(row), err
 }
@@ -125,7 +129,7 @@ func (t *Tx) UpdateServer(ctx context.Context, s Server) (Server, error) {
 	row, err := t.q.UpdateServer(ctx, t.tx, db.UpdateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type, Enabled: s.Enabled,
-		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode,
+		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -173,10 +177,25 @@ func (t *Tx) DuplicateServer(ctx context.Context, src Server, id uuid.UUID, name
 }
 
 func serverFrom(r db.McpServer) Server {
-	return Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
+	out := Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
 		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if len(r.Fault) > 0 && string(r.Fault) != "null" {
+		out.Fault = new(mockspec.Fault)
+		// The column is written from a mockspec.Fault only.
+		_ = json.Unmarshal(r.Fault, out.Fault)
+	}
+	return out
+}
+
+// faultJSON is the column value of a server's fault, NULL when it has none.
+func faultJSON(f *mockspec.Fault) []byte {
+	if f == nil {
+		return nil
+	}
+	b, _ := json.Marshal(f) // plain fields always encode
+	return b
 }
 
 // notFound turns "no rows" into a not-found failure naming what.

@@ -1,0 +1,30 @@
+package mcpserve
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/journal"
+)
+
+// Sequencer counts the calls answered by sequence scenarios, per server,
+// scenario and client key, so that each call gets the next step.
+type Sequencer interface {
+	// Next counts one more call and returns how many calls came before it
+	// (0 for the first).
+	Next(ctx context.Context, server uuid.UUID, scenario, key string) (int64, error)
+	// Reset forgets the counts of server for key, or for every key when key
+	// is empty.
+	Reset(ctx context.Context, server uuid.UUID, key string) error
+}
+
+// Recorder receives every call to a per-server endpoint. Record must not
+// wait: it returns false when it dropped the entry.
+type Recorder interface {
+	Record(e journal.Entry) bool
+}
+
+// SequenceKeyHeader names the client's sequence counter; without it the
+// client address does.
+const SequenceKeyHeader = "Mcp-Mock-Sequence-Key"

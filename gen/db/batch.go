@@ -88,3 +88,87 @@ func (b *AppendAuditBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }
+
+const appendJournal = `-- name: AppendJournal :batchexec
+INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
+                         matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
+                         client_address, sequence_key)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+        $9, $10, $11, $12, $13,
+        $14, $15, $16)
+`
+
+type AppendJournalBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type AppendJournalParams struct {
+	ID              uuid.UUID
+	OrganizationID  uuid.UUID
+	ServerID        uuid.UUID
+	ReceivedAt      time.Time
+	Method          string
+	Tool            *string
+	Params          []byte
+	Outcome         string
+	MatchedScenario *string
+	SequenceStep    *int32
+	Mismatches      []byte
+	Response        string
+	ErrorCode       *int32
+	LatencyUs       int64
+	ClientAddress   string
+	SequenceKey     *string
+}
+
+// Sent as one batch per flush of the journal writer. (COPY is not available
+// on tables with row-level security.)
+func (q *Queries) AppendJournal(ctx context.Context, db DBTX, arg []AppendJournalParams) *AppendJournalBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.ID,
+			a.OrganizationID,
+			a.ServerID,
+			a.ReceivedAt,
+			a.Method,
+			a.Tool,
+			a.Params,
+			a.Outcome,
+			a.MatchedScenario,
+			a.SequenceStep,
+			a.Mismatches,
+			a.Response,
+			a.ErrorCode,
+			a.LatencyUs,
+			a.ClientAddress,
+			a.SequenceKey,
+		}
+		batch.Queue(appendJournal, vals...)
+	}
+	br := db.SendBatch(ctx, batch)
+	return &AppendJournalBatchResults{br, len(arg), false}
+}
+
+func (b *AppendJournalBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *AppendJournalBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}

@@ -65,6 +65,25 @@ type ExploreSession struct {
 	UpdatedAt      time.Time
 }
 
+type McpJournal struct {
+	ID              uuid.UUID
+	OrganizationID  uuid.UUID
+	ServerID        uuid.UUID
+	ReceivedAt      time.Time
+	Method          string
+	Tool            *string
+	Params          []byte
+	Outcome         string
+	MatchedScenario *string
+	SequenceStep    *int32
+	Mismatches      []byte
+	Response        string
+	ErrorCode       *int32
+	LatencyUs       int64
+	ClientAddress   string
+	SequenceKey     *string
+}
+
 type McpPrompt struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

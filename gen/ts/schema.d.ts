@@ -1754,7 +1754,7 @@ export interface components {
             [key: string]: unknown;
         };
         RPCError: {
-            /** @description A JSON-RPC error code, e.g. -32603; not one the service reserves for transport errors. */
+            /** @description Any non-zero JSON-RPC error code, e.g. -32603 or an application code such as -32050. */
             code: number;
             message: string;
             /** @description Any JSON value. */

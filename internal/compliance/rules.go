@@ -117,8 +117,14 @@ func (c *checker) tool(at string, i int, t Tool, first map[string]int) {
 	for j, sc := range t.Scenarios {
 		sat := fmt.Sprintf("%s.mock_scenarios[%d]", at, j)
 		c.condition(sat, sc.Condition, input)
-		if output != nil {
+		if output == nil {
+			continue
+		}
+		if !sc.Explicit {
 			c.response(sat+".response", sc.Response, output)
+		}
+		for _, st := range sc.Structured {
+			c.response(sat+"."+st.Path, st.Value, output)
 		}
 	}
 }
@@ -180,7 +186,8 @@ func (c *checker) condition(at string, raw json.RawMessage, input any) {
 	}
 }
 
-// response checks a scenario response against the tool's compiled
+// response checks a value a scenario serves as structuredContent (its
+// response, or a result's structuredContent) against the tool's compiled
 // outputSchema.
 func (c *checker) response(path string, raw json.RawMessage, output *schema.Schema) {
 	v, err := decode(raw)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/compliance"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // longDescription is exactly 200 characters, the shortest description that
@@ -560,4 +561,47 @@ func TestConditionDeclared(t *testing.T) {
 			require.True(t, strings.HasPrefix(got[0].Message, fmt.Sprintf("condition field %q: ", tc.field)), got[0].Message)
 		})
 	}
+}
+
+// TestRichScenarios checks the rules on scenarios that answer with a
+// result, an error or a sequence: only what they serve as structuredContent
+// is held to the output schema, and no plain response is asked of them.
+func TestRichScenarios(t *testing.T) {
+	const e = compliance.SeverityError
+	stored := []mockspec.Scenario{
+		{Name: "result", Result: json.RawMessage(`{"content":[],"structuredContent":{"temperature":"hot"}}`)},
+		{Name: "error result", Result: json.RawMessage(`{"content":[{"type":"text","text":"x"}],"isError":true}`)},
+		{Name: "error", Error: &mockspec.RPCError{Code: -32603, Message: "Down"}},
+		{Name: "sequence", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{
+			{Response: json.RawMessage(`{"temperature":1}`)},
+			{Response: json.RawMessage(`{}`)},
+			{Error: &mockspec.RPCError{Code: 1, Message: "m"}},
+			{Result: json.RawMessage(`{"content":[],"structuredContent":{"temperature":[]}}`)},
+			{Result: json.RawMessage(`{"content":[{"type":"text","text":"x"}],"isError":true}`)},
+		}}},
+		{Name: "plain", Response: json.RawMessage(`{"temperature":2}`)},
+	}
+	d := compliantDefinition()
+	d.Tools[0].Scenarios = nil
+	d.Tools[1].Scenarios = nil
+	for _, sc := range stored {
+		d.Tools[0].Scenarios = append(d.Tools[0].Scenarios, compliance.MockScenario(sc))
+		d.Tools[1].Scenarios = append(d.Tools[1].Scenarios, compliance.MockScenario(sc)) // no output schema
+	}
+	res := compliance.Check(d)
+	requireFindings(t, res.Findings,
+		want{"scenario-response-output-schema", e, "tools[0].mock_scenarios[0].result.structuredContent.temperature", "number"},
+		want{"scenario-response-output-schema", e, "tools[0].mock_scenarios[3].sequence.steps[1].response.temperature", "missing"},
+		want{"scenario-response-output-schema", e, "tools[0].mock_scenarios[3].sequence.steps[3].result.structuredContent.temperature", "number"},
+	)
+
+	t.Run("MockScenario", func(t *testing.T) {
+		require.Equal(t, compliance.Scenario{Name: "plain", Response: json.RawMessage(`{"temperature":2}`)}, compliance.MockScenario(stored[4]))
+		require.Equal(t, compliance.Scenario{Name: "error", Explicit: true}, compliance.MockScenario(stored[2]))
+		require.Equal(t, compliance.Scenario{Name: "error result", Explicit: true}, compliance.MockScenario(stored[1]))
+		got := compliance.MockScenario(mockspec.Scenario{Name: "c", Condition: json.RawMessage(`{"a":1}`), Result: stored[0].Result})
+		require.Equal(t, compliance.Scenario{Name: "c", Condition: json.RawMessage(`{"a":1}`), Explicit: true, Structured: []compliance.Structured{
+			{Path: "result.structuredContent", Value: json.RawMessage(`{"temperature":"hot"}`)},
+		}}, got)
+	})
 }

@@ -15,14 +15,17 @@ import (
 
 // Config is the whole configuration of one instance.
 type Config struct {
-	DatabaseURL         string
-	RedisURL            string
-	Env                 string // "development" or "production"
-	ListenAddr          string
-	BaseURL             string
-	MaxPublicRateLimit  int
-	PlatformRateLimit   int
-	TrustedProxies      []netip.Prefix
+	DatabaseURL        string
+	RedisURL           string
+	Env                string // "development" or "production"
+	ListenAddr         string
+	BaseURL            string
+	MaxPublicRateLimit int
+	PlatformRateLimit  int
+	TrustedProxies     []netip.Prefix
+	// AllowedHosts, when set, are the only Host (and Origin) values the
+	// MCP endpoints answer: protection against DNS rebinding.
+	AllowedHosts        []string
 	MaxBodyBytes        int64
 	AllowPrivateTargets bool
 	LogLevel            slog.Level
@@ -36,6 +39,22 @@ type Config struct {
 	// KeyTouchInterval is how often API keys' last use is written (5 s); not
 	// read from the environment: tests lengthen it to flush by hand.
 	KeyTouchInterval time.Duration
+	// JournalEnabled turns the call journal of the MCP endpoints on.
+	JournalEnabled bool
+	// JournalRetention is how long journal records are kept.
+	JournalRetention time.Duration
+	// JournalMaxPerServer is how many journal records a server keeps at
+	// most, the newest.
+	JournalMaxPerServer int
+	// JournalQueue is how many journal records may wait to be written;
+	// more are dropped and counted.
+	JournalQueue int
+	// JournalMaxRate is how many journal records a second one instance
+	// takes; past it calls are answered but not recorded (counted).
+	JournalMaxRate int
+	// JournalPruneInterval is how often retention runs (one minute); not
+	// read from the environment: tests shorten it.
+	JournalPruneInterval time.Duration
 }
 
 // DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
@@ -50,19 +69,25 @@ func FromEnv() (Config, error) { return Parse(os.Getenv) }
 // Parse reads the configuration through getenv, so tests can supply their own.
 func Parse(getenv func(string) string) (Config, error) {
 	c := Config{
-		DatabaseURL:        or(getenv("DATABASE_URL"), DefaultDatabaseURL),
-		RedisURL:           getenv("REDIS_URL"),
-		Env:                or(getenv("APP_ENV"), "development"),
-		ListenAddr:         or(getenv("LISTEN_ADDR"), ":8080"),
-		BaseURL:            strings.TrimRight(getenv("BASE_URL"), "/"),
-		MaxPublicRateLimit: 100,
-		PlatformRateLimit:  500,
-		MaxBodyBytes:       1 << 20,
-		LogLevel:           slog.LevelInfo,
-		ShutdownTimeout:    15 * time.Second,
-		BcryptCost:         12,
-		RateWindow:         time.Minute,
-		KeyTouchInterval:   5 * time.Second,
+		DatabaseURL:          or(getenv("DATABASE_URL"), DefaultDatabaseURL),
+		RedisURL:             getenv("REDIS_URL"),
+		Env:                  or(getenv("APP_ENV"), "development"),
+		ListenAddr:           or(getenv("LISTEN_ADDR"), ":8080"),
+		BaseURL:              strings.TrimRight(getenv("BASE_URL"), "/"),
+		MaxPublicRateLimit:   100,
+		PlatformRateLimit:    500,
+		MaxBodyBytes:         1 << 20,
+		LogLevel:             slog.LevelInfo,
+		ShutdownTimeout:      15 * time.Second,
+		BcryptCost:           12,
+		RateWindow:           time.Minute,
+		KeyTouchInterval:     5 * time.Second,
+		JournalEnabled:       true,
+		JournalRetention:     24 * time.Hour,
+		JournalMaxPerServer:  1000,
+		JournalQueue:         10000,
+		JournalMaxRate:       1000,
+		JournalPruneInterval: time.Minute,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {
@@ -83,6 +108,24 @@ func Parse(getenv func(string) string) (Config, error) {
 	}
 	positive("MAX_PUBLIC_RATE_LIMIT", &c.MaxPublicRateLimit)
 	positive("PLATFORM_RATE_LIMIT", &c.PlatformRateLimit)
+	positive("JOURNAL_MAX_PER_SERVER", &c.JournalMaxPerServer)
+	positive("JOURNAL_QUEUE", &c.JournalQueue)
+	positive("JOURNAL_MAX_RATE", &c.JournalMaxRate)
+	if v := getenv("JOURNAL_ENABLED"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			bad("JOURNAL_ENABLED", "must be true or false, not %q", v)
+		}
+		c.JournalEnabled = b
+	}
+	if v := getenv("JOURNAL_RETENTION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			bad("JOURNAL_RETENTION", "must be a positive duration such as 24h, not %q", v)
+		} else {
+			c.JournalRetention = d
+		}
+	}
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {
@@ -122,6 +165,13 @@ func Parse(getenv func(string) string) (Config, error) {
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	for _, h := range strings.FieldsFunc(getenv("ALLOWED_HOSTS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if strings.ContainsAny(h, "/@") {
+			bad("ALLOWED_HOSTS", "%q is not a host or host:port (no scheme or path)", h)
+			continue
+		}
+		c.AllowedHosts = append(c.AllowedHosts, h)
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))

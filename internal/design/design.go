@@ -1,6 +1,7 @@
 // Package design checks MCP server designs when they are saved: schemas that
-// compile, scenario conditions that can be evaluated, resource URIs that can
-// be read, prompt templates that can be filled, and the per-server limits.
+// compile, scenario conditions that can be evaluated and answers that can be
+// served (see mockspec), resource URIs and contents that can be read, prompt
+// templates that can be filled, and the per-server limits.
 // Every check reports all problems at once, each naming the field at fault.
 package design
 
@@ -8,12 +9,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/pgtext"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
@@ -26,6 +30,9 @@ const (
 	MaxResources = 1000
 	MaxPrompts   = 1000
 	MaxScenarios = 200
+	// MaxCompletions bounds the completion values of one prompt argument
+	// or URI-template parameter.
+	MaxCompletions = 1000
 )
 
 // DefaultInputSchema is the input schema of a tool saved without one: any
@@ -50,6 +57,15 @@ func CheckServer(s store.Server) error {
 	if s.ProviderName != nil {
 		noNUL(&f, "provider_name", *s.ProviderName)
 	}
+	if s.Fault != nil {
+		errs := mockspec.CheckFault(s.Fault)
+		for _, e := range errs {
+			f.Add("fault."+e.Field, "%s", e.Message)
+		}
+		if len(errs) == 0 && s.Fault.Error != nil {
+			rpcErrorNUL(&f, "fault.error", s.Fault.Error)
+		}
+	}
 	return f.Err()
 }
 
@@ -63,10 +79,14 @@ func CheckTool(t store.Tool) error {
 	} else {
 		noNULJSON(&f, "input_schema", t.InputSchema)
 	}
+	// output stays nil when the output schema does not compile: that is
+	// reported once, not again for every result.
+	var output *schema.Schema
 	if len(t.OutputSchema) > 0 {
-		if _, err := schema.Compile(t.OutputSchema, schema.RequireObject); err != nil {
+		if s, err := schema.Compile(t.OutputSchema, schema.RequireObject); err != nil {
 			f.Add("output_schema", "%s", err.Error())
 		} else {
+			output = s
 			noNULJSON(&f, "output_schema", t.OutputSchema)
 		}
 	}
@@ -86,16 +106,57 @@ func CheckTool(t store.Tool) error {
 		if len(errs) == 0 {
 			noNULJSON(&f, at+".condition", sc.Condition)
 		}
-		if !isObject(sc.Response) {
-			f.Add(at+".response", "must be a JSON object")
-		} else {
-			noNULJSON(&f, at+".response", sc.Response)
+		answerErrs := mockspec.CheckScenario(sc, output)
+		for _, e := range answerErrs {
+			f.Add(at+"."+e.Field, "%s", e.Message)
+		}
+		if len(answerErrs) == 0 {
+			scenarioNUL(&f, at, sc)
 		}
 	}
 	return f.Err()
 }
 
-// CheckResource checks a resource's URI, media type and content.
+// scenarioNUL checks what jsonb refuses in a scenario's answers and
+// notifications, which are valid JSON by then.
+func scenarioNUL(f *failure.Fields, at string, sc store.Scenario) {
+	answerNUL(f, at, sc.Response, sc.Result, sc.Error)
+	if sc.Sequence != nil {
+		for j, st := range sc.Sequence.Steps {
+			answerNUL(f, fmt.Sprintf("%s.sequence.steps[%d]", at, j), st.Response, st.Result, st.Error)
+		}
+	}
+	for j, n := range sc.Notifications {
+		nat := fmt.Sprintf("%s.notifications[%d]", at, j)
+		noNUL(f, nat+".logger", n.Logger)
+		noNUL(f, nat+".message", n.Message)
+		if len(n.Data) > 0 {
+			noNULJSON(f, nat+".data", n.Data)
+		}
+	}
+}
+
+func answerNUL(f *failure.Fields, at string, response, result json.RawMessage, e *mockspec.RPCError) {
+	if len(response) > 0 {
+		noNULJSON(f, at+".response", response)
+	}
+	if len(result) > 0 {
+		noNULJSON(f, at+".result", result)
+	}
+	if e != nil {
+		rpcErrorNUL(f, at+".error", e)
+	}
+}
+
+func rpcErrorNUL(f *failure.Fields, at string, e *mockspec.RPCError) {
+	noNUL(f, at+".message", e.Message)
+	if len(e.Data) > 0 {
+		noNULJSON(f, at+".data", e.Data)
+	}
+}
+
+// CheckResource checks a resource's URI, media type, content (text or JSON,
+// or base64 when Binary) and completion values.
 func CheckResource(r store.Resource) error {
 	var f failure.Fields
 	if msg := uriProblem(r.URI); msg != "" {
@@ -110,51 +171,149 @@ func CheckResource(r store.Resource) error {
 			f.Add("mime_type", "not a media type such as application/json: want type/subtype, got %q", mt)
 		}
 	}
-	if v := bytes.TrimSpace(r.Content); len(v) == 0 || string(v) == "null" {
-		f.Add("content", "is required: text or a JSON value")
-	} else {
+	switch {
+	case r.Binary:
+		// A binary resource's content is its blob as a JSON string.
+		var blob string
+		if err := json.Unmarshal(r.Content, &blob); err != nil || !bytes.HasPrefix(bytes.TrimSpace(r.Content), []byte(`"`)) {
+			f.Add("blob", "must be a string of base64")
+		} else if msg := mockspec.Base64Problem(blob); msg != "" {
+			f.Add("blob", "%s", msg)
+		}
+	case absent(r.Content):
+		f.Add("content", "is required: text or a JSON value (or give blob, base64, for binary content)")
+	default:
 		noNULJSON(&f, "content", r.Content)
 	}
+	checkCompletions(&f, r)
 	noNUL(&f, "name", r.Name)
 	noNUL(&f, "description", r.Description)
 	return f.Err()
 }
 
-var placeholder = regexp.MustCompile(`\{\{\s*([^{}\s]*)\s*\}\}`)
+// checkCompletions checks that a resource's completion values are keyed by
+// parameters of its URI template.
+func checkCompletions(f *failure.Fields, r store.Resource) {
+	if len(r.Completions) == 0 {
+		return
+	}
+	params := map[string]bool{}
+	for _, m := range uriParam.FindAllStringSubmatch(r.URI, -1) {
+		params[m[1]] = true
+	}
+	if len(params) == 0 {
+		f.Add("completions", "only a URI template has parameters to complete, and %q has none: "+
+			`completions are {"param": ["value", ...]} for a URI such as weather://{city}/now`, r.URI)
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Completions)) {
+		at := "completions." + k
+		if !params[k] {
+			f.Add(at, "names no parameter of the URI template %s", r.URI)
+		}
+		noNUL(f, at, k)
+		completionValues(f, at, r.Completions[k])
+	}
+}
 
-// CheckPrompt checks that argument names are unique and that every
-// {{placeholder}} of a message names a declared argument.
+// completionValues checks the values offered for one parameter or
+// argument.
+func completionValues(f *failure.Fields, at string, values []string) {
+	if len(values) > MaxCompletions {
+		f.Add(at, "at most %d values, got %d", MaxCompletions, len(values))
+	}
+	for j, v := range values {
+		noNUL(f, fmt.Sprintf("%s[%d]", at, j), v)
+	}
+}
+
+// CheckPrompt checks that argument names are unique, that every message is
+// a text or a valid content block, and that every {{placeholder}} of a
+// message names a declared argument.
 func CheckPrompt(p store.Prompt) error {
 	var f failure.Fields
 	noNUL(&f, "name", p.Name)
 	noNUL(&f, "description", p.Description)
 	declared := make(map[string]bool, len(p.Arguments))
 	for i, a := range p.Arguments {
+		at := fmt.Sprintf("arguments[%d]", i)
 		name := strings.TrimSpace(a.Name)
 		switch {
 		case name == "":
-			f.Add(fmt.Sprintf("arguments[%d].name", i), "must not be blank")
+			f.Add(at+".name", "must not be blank")
 		case declared[name]:
-			f.Add(fmt.Sprintf("arguments[%d].name", i), "argument %q is declared twice", name)
+			f.Add(at+".name", "argument %q is declared twice", name)
 		}
 		declared[name] = true
-		noNUL(&f, fmt.Sprintf("arguments[%d].name", i), a.Name)
-		noNUL(&f, fmt.Sprintf("arguments[%d].description", i), a.Description)
+		noNUL(&f, at+".name", a.Name)
+		noNUL(&f, at+".description", a.Description)
+		completionValues(&f, at+".completions", a.Completions)
 	}
 	for i, m := range p.Messages {
+		at := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "user", "assistant", "system":
 		default:
-			f.Add(fmt.Sprintf("messages[%d].role", i), "must be user, assistant or system")
+			f.Add(at+".role", "must be user, assistant or system")
 		}
-		for _, match := range placeholder.FindAllStringSubmatch(m.Text, -1) {
-			if !declared[match[1]] {
-				f.Add(fmt.Sprintf("messages[%d].text", i), "placeholder {{%s}} names no declared argument", match[1])
+		// The store cannot tell an absent text from an empty one: an empty
+		// message says nothing, so it counts as none.
+		hasContent := !absent(m.Content)
+		switch {
+		case m.Text != "" && hasContent:
+			f.Add(at, "give text or content, not both")
+		case m.Text == "" && !hasContent:
+			f.Add(at, "give text (which may hold {{argument}} placeholders) or content (a content block such as an image)")
+		}
+		undeclaredPlaceholders(&f, at+".text", m.Text, declared)
+		noNUL(&f, at+".text", m.Text)
+		if hasContent {
+			errs := mockspec.CheckContent(m.Content)
+			for _, e := range errs {
+				field := at + ".content"
+				if e.Field != "" {
+					field += "." + e.Field
+				}
+				f.Add(field, "%s", e.Message)
+			}
+			if len(errs) == 0 {
+				var v any
+				_ = json.Unmarshal(m.Content, &v) // valid: it was just checked
+				contentPlaceholders(&f, at+".content", v, declared)
+				noNULJSON(&f, at+".content", m.Content)
 			}
 		}
-		noNUL(&f, fmt.Sprintf("messages[%d].text", i), m.Text)
 	}
 	return f.Err()
+}
+
+// undeclaredPlaceholders reports each {{placeholder}} of s that names no
+// declared argument.
+func undeclaredPlaceholders(f *failure.Fields, at, s string, declared map[string]bool) {
+	for _, match := range mockspec.Placeholder.FindAllStringSubmatch(s, -1) {
+		if !declared[match[1]] {
+			f.Add(at, "placeholder {{%s}} names no declared argument", match[1])
+		}
+	}
+}
+
+// contentPlaceholders checks the placeholders of every string of a
+// decoded content block, in member name order. Only text fields and URIs
+// are filled in, but a placeholder anywhere else would be as much a
+// mistake.
+func contentPlaceholders(f *failure.Fields, at string, v any, declared map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		undeclaredPlaceholders(f, at, x, declared)
+	case []any:
+		for i, e := range x {
+			contentPlaceholders(f, fmt.Sprintf("%s[%d]", at, i), e, declared)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			contentPlaceholders(f, at+"."+k, x[k], declared)
+		}
+	}
 }
 
 // Limit reports that a server already holds max items of what.
@@ -181,9 +340,10 @@ func noNULJSON(f *failure.Fields, field string, raw json.RawMessage) {
 	}
 }
 
-func isObject(v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
-	return len(v) > 0 && v[0] == '{' && json.Valid(v)
+// absent reports whether an optional JSON member was left out or is null.
+func absent(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
 }
 
 // httpURLProblem explains why s is not an absolute http or https URL, or

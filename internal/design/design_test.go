@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -32,6 +33,15 @@ func fieldsOf(t *testing.T, err error) []string {
 
 func ptr(s string) *string { return &s }
 
+// values makes n distinct completion values.
+func values(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("v%d", i)
+	}
+	return out
+}
+
 func TestCheckServer(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -50,6 +60,13 @@ func TestCheckServer(t *testing.T) {
 		{"empty provider", store.Server{Name: "W", ProviderURL: ptr("")}, []string{"provider_url"}},
 		{"javascript provider", store.Server{Name: "W", ProviderURL: ptr("javascript:alert(1)")}, []string{"provider_url"}},
 		{"both at once", store.Server{Name: "", ProviderURL: ptr("mailto:a@b.c")}, []string{"provider_url", "name"}},
+		{"fault", store.Server{Name: "W", Fault: &mockspec.Fault{Rate: 0.25, Error: &mockspec.RPCError{Code: -32000, Message: "Busy"}, DelayMS: 30000}}, nil},
+		{"fault with only a rate", store.Server{Name: "W", Fault: &mockspec.Fault{Rate: 1}}, nil},
+		{"fault rate above 1", store.Server{Name: "W", Fault: &mockspec.Fault{Rate: 1.5}}, []string{"fault.rate"}},
+		{"fault with a bad error and delay", store.Server{Name: "W", Fault: &mockspec.Fault{Rate: 0.5, Error: &mockspec.RPCError{Message: " "}, DelayMS: 30001}},
+			[]string{"fault.error.code", "fault.error.message", "fault.delay_ms"}},
+		{"NUL in the fault", store.Server{Name: "W", Fault: &mockspec.Fault{Rate: 0.5, Error: &mockspec.RPCError{Code: 1, Message: "a\x00", Data: json.RawMessage(`"\u0000"`)}}},
+			[]string{"fault.error.message", "fault.error.data"}},
 		{"NUL anywhere", store.Server{Name: "a\x00", Description: "\x00", Version: "1\x00", ProviderName: ptr("\x00"), ProviderURL: ptr("http://a\x00")},
 			[]string{"provider_url", "name", "description", "version", "provider_name"}},
 	} {
@@ -157,6 +174,38 @@ func TestCheckTool(t *testing.T) {
 			[]string{"mock_scenarios[0].name", "mock_scenarios[0].condition", "mock_scenarios[0].response"}},
 		{"response not JSON", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("s", "", json.RawMessage(`{"a":`))}},
 			[]string{"mock_scenarios[0].response"}},
+		{"result with structuredContent", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","required":["t"]}`),
+			Scenarios: []store.Scenario{{Name: "r", Result: json.RawMessage(`{"content":[],"structuredContent":{"t":1}}`)}}}, nil},
+		{"error, sequence and notifications", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{
+			{Name: "e", Error: &mockspec.RPCError{Code: -32603, Message: "Down", Data: json.RawMessage(`{"x":1}`)}, DelayMS: 100},
+			{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: resp}, {Error: &mockspec.RPCError{Code: 1, Message: "m"}}}, Then: mockspec.ThenCycle},
+				Notifications: []mockspec.Notification{{Type: "log", Level: "info", Data: json.RawMessage(`"hi"`), Logger: "l"}}},
+		}}, nil},
+		{"result without structuredContent for an output schema", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Scenarios: []store.Scenario{{Name: "r", Result: json.RawMessage(`{"content":[{"type":"text","text":"x"}]}`)}}},
+			[]string{"mock_scenarios[0].result.structuredContent"}},
+		{"structuredContent against the output schema", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`),
+			Scenarios: []store.Scenario{{Name: "r", Result: json.RawMessage(`{"content":[],"structuredContent":{"t":"warm"}}`)}}},
+			[]string{"mock_scenarios[0].result.structuredContent.t"}},
+		{"results are not held to an output schema that does not compile", store.Tool{InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","required":"t"}`),
+			Scenarios: []store.Scenario{{Name: "r", Result: json.RawMessage(`{"content":[{"type":"text","text":"x"}]}`)}}},
+			[]string{"output_schema"}},
+		{"bad base64 in a sequence step", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{
+			{Response: resp}, {Result: json.RawMessage(`{"content":[{"type":"image","data":"%%","mimeType":"image/png"}]}`)}}}}}},
+			[]string{"mock_scenarios[0].sequence.steps[1].result.content[0].data"}},
+		{"two answers", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{{Name: "s", Response: resp, Error: &mockspec.RPCError{Code: 1, Message: "m"}}}},
+			[]string{"mock_scenarios[0].error"}},
+		{"a wait too long", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{sc("fine", "", resp), {Name: "slow", Response: resp, DelayMS: 20001,
+			Notifications: []mockspec.Notification{{Type: "progress", Progress: new(float64), DelayMS: 10000}}}}},
+			[]string{"mock_scenarios[1].delay_ms"}},
+		{"NUL in the answers", store.Tool{InputSchema: obj, Scenarios: []store.Scenario{
+			{Name: "r", Result: json.RawMessage(`{"content":[{"type":"text","text":"\u0000"}]}`)},
+			{Name: "e", Error: &mockspec.RPCError{Code: 1, Message: "\x00", Data: json.RawMessage(`["\u0000"]`)}},
+			{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{"a":"\u0000"}`)}}},
+				Notifications: []mockspec.Notification{{Type: "log", Level: "info", Logger: "\x00", Data: json.RawMessage(`"\u0000"`)}, {Type: "progress", Progress: new(float64), Message: "\x00"}}},
+		}}, []string{"mock_scenarios[0].result", "mock_scenarios[1].error.message", "mock_scenarios[1].error.data",
+			"mock_scenarios[2].sequence.steps[0].response", "mock_scenarios[2].notifications[0].logger", "mock_scenarios[2].notifications[0].data",
+			"mock_scenarios[2].notifications[1].message"}},
 		{"everything at once, in order", store.Tool{
 			InputSchema:  json.RawMessage(`{"type":"integer"}`),
 			OutputSchema: json.RawMessage(`{"type":"string"}`),
@@ -191,6 +240,24 @@ func TestCheckResource(t *testing.T) {
 		{"vendor media type", store.Resource{URI: "docs://guide", MimeType: ptr("application/vnd.acme+json"), Content: text}, nil},
 		{"empty media type is none", store.Resource{URI: "docs://guide", MimeType: ptr(""), Content: text}, nil},
 
+		{"blob", store.Resource{URI: "docs://logo.png", Binary: true, Content: json.RawMessage(`"iVBORw0KGgo="`)}, nil},
+		{"empty blob", store.Resource{URI: "docs://empty", Binary: true, Content: json.RawMessage(`""`)}, nil},
+		{"blob on a template", store.Resource{URI: "img://{name}.png", Binary: true, Content: json.RawMessage(`"iVBORw0KGgo="`)}, nil},
+		{"completions of template parameters", store.Resource{URI: "weather://{city}/{day}", Content: text,
+			Completions: map[string][]string{"city": {"Paris", "Oslo"}, "day": values(MaxCompletions)}}, nil},
+		{"empty completions on a plain URI", store.Resource{URI: "docs://guide", Content: text, Completions: map[string][]string{}}, nil},
+
+		{"blob not base64", store.Resource{URI: "docs://logo.png", Binary: true, Content: json.RawMessage(`"not base64"`)}, []string{"blob"}},
+		{"blob URL-safe", store.Resource{URI: "docs://logo.png", Binary: true, Content: json.RawMessage(`"-_-_"`)}, []string{"blob"}},
+		{"blob not a string", store.Resource{URI: "docs://logo.png", Binary: true, Content: json.RawMessage(`{"a":1}`)}, []string{"blob"}},
+		{"blob null", store.Resource{URI: "docs://logo.png", Binary: true, Content: json.RawMessage(`null`)}, []string{"blob"}},
+		{"completions of no parameter", store.Resource{URI: "weather://{city}/now", Content: text,
+			Completions: map[string][]string{"town": {"Paris"}, "city": {"Oslo"}, "country": {"FR"}}}, []string{"completions.country", "completions.town"}},
+		{"completions on a plain URI", store.Resource{URI: "docs://guide", Content: text, Completions: map[string][]string{"x": {"a"}}}, []string{"completions"}},
+		{"too many completions", store.Resource{URI: "weather://{city}", Content: text, Completions: map[string][]string{"city": values(MaxCompletions + 1)}},
+			[]string{"completions.city"}},
+		{"NUL in a completion", store.Resource{URI: "weather://{city}", Content: text, Completions: map[string][]string{"city": {"ok", "a\x00"}}},
+			[]string{"completions.city[1]"}},
 		{"content missing", store.Resource{URI: "docs://guide"}, []string{"content"}},
 		{"content null", store.Resource{URI: "docs://guide", Content: json.RawMessage(`null`)}, []string{"content"}},
 		{"content null with spaces", store.Resource{URI: "docs://guide", Content: json.RawMessage(" null\n")}, []string{"content"}},
@@ -292,6 +359,31 @@ func TestCheckPrompt(t *testing.T) {
 		{"placeholders", store.Prompt{Arguments: args("city", "days"),
 			Messages: msgs("user", "{{city}} {{ days }} {{city}}", "assistant", "{single} {{ }x")}, nil},
 		{"argument unused", store.Prompt{Arguments: args("city"), Messages: msgs("user", "no placeholders")}, nil},
+		{"content messages", store.Prompt{Arguments: args("topic", "page"), Messages: []store.PromptMessage{
+			{Role: "user", Content: json.RawMessage(`{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}`)},
+			{Role: "user", Content: json.RawMessage(`{"type":"resource","resource":{"uri":"docs://{{topic}}/{{ page }}","text":"About {{topic}}"}}`)},
+			{Role: "assistant", Content: json.RawMessage(`{"type":"resource_link","uri":"docs://{{topic}}","name":"{{topic}}"}`)},
+			{Role: "user", Content: json.RawMessage(`{"type":"text","text":"{{page}}"}`)},
+			{Role: "user", Text: "plain"},
+		}}, nil},
+		{"argument completions", store.Prompt{Arguments: []store.PromptArgument{{Name: "a", Completions: values(MaxCompletions)}}}, nil},
+		{"text and content", store.Prompt{Messages: []store.PromptMessage{{Role: "user", Text: "x", Content: json.RawMessage(`{"type":"text","text":"x"}`)}}},
+			[]string{"messages[0]"}},
+		{"neither text nor content", store.Prompt{Messages: []store.PromptMessage{{Role: "user"}}}, []string{"messages[0]"}},
+		{"content null", store.Prompt{Messages: []store.PromptMessage{{Role: "user", Content: json.RawMessage(`null`)}}}, []string{"messages[0]"}},
+		{"bad image", store.Prompt{Messages: []store.PromptMessage{{Role: "user", Content: json.RawMessage(`{"type":"image","data":"@","mimeType":"image/png"}`)}}},
+			[]string{"messages[0].content.data"}},
+		{"content not a block", store.Prompt{Messages: []store.PromptMessage{{Role: "user", Content: json.RawMessage(`"hi"`)}}},
+			[]string{"messages[0].content"}},
+		{"undeclared placeholders in content", store.Prompt{Arguments: args("topic"), Messages: []store.PromptMessage{
+			{Role: "user", Content: json.RawMessage(`{"type":"resource","resource":{"uri":"docs://{{topic}}/{{page}}","text":"{{who}}"}}`)},
+			{Role: "user", Content: json.RawMessage(`{"type":"resource_link","uri":"docs://{{Topic}}","name":"n"}`)},
+		}}, []string{"messages[0].content.resource.text", "messages[0].content.resource.uri", "messages[1].content.uri"}},
+		{"too many argument completions", store.Prompt{Arguments: []store.PromptArgument{{Name: "a", Completions: values(MaxCompletions + 1)}}},
+			[]string{"arguments[0].completions"}},
+		{"NUL in content and completions", store.Prompt{Arguments: []store.PromptArgument{{Name: "a", Completions: []string{"\x00"}}},
+			Messages: []store.PromptMessage{{Role: "user", Content: json.RawMessage(`{"type":"text","text":"\u0000"}`)}}},
+			[]string{"arguments[0].completions[0]", "messages[0].content"}},
 		{"duplicate argument", store.Prompt{Arguments: args("city", "city")}, []string{"arguments[1].name"}},
 		{"duplicate after trimming", store.Prompt{Arguments: args("a", "b", " a")}, []string{"arguments[2].name"}},
 		{"three of one name", store.Prompt{Arguments: args("a", "a", "a")}, []string{"arguments[1].name", "arguments[2].name"}},

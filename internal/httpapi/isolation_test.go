@@ -1,16 +1,20 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/journal"
 )
 
 // Tenant isolation through the whole service: B, signed in to its own
@@ -79,6 +83,12 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "delete server", method: "DELETE", route: server},
 		{name: "duplicate server", method: "POST", route: server + "/duplicate", body: map[string]any{"name": "Stolen copy"}},
 		{name: "duplicate server without a body", method: "POST", route: server + "/duplicate"},
+		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
+
+		{name: "list journal", method: "GET", route: server + "/journal"},
+		{name: "clear journal", method: "DELETE", route: server + "/journal"},
+		{name: "verify journal", method: "POST", route: server + "/journal/verify",
+			body: map[string]any{"tool": "planted_tool", "arguments": map[string]any{"city": "Paris"}, "times": 0}},
 
 		{name: "list tools", method: "GET", route: tools},
 		{name: "create tool", method: "POST", route: tools, body: map[string]any{"name": "planted_tool"}},
@@ -308,6 +318,12 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		Status(http.StatusCreated).String("id")
 	a.entry = ac.Do("POST", "/api/sessions/"+a.session+"/requests", map[string]any{"method": "POST",
 		"body": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}}).Status(http.StatusCreated).String("id")
+	// A call in the journal of A's server (a draft's endpoint records none),
+	// so that clearing it would show.
+	require.True(t, env.Service.Journal().Record(journal.Entry{OrgID: uuid.MustParse(a.orgID), ServerID: uuid.MustParse(a.server),
+		ReceivedAt: time.Now(), Method: "tools/call", Tool: a.toolName, Outcome: journal.OutcomeResult, Step: -1,
+		Params: []byte(`{"name":"` + a.toolName + `","arguments":{"city":"Paris"}}`), Answer: []byte(`{"content":[]}`)}))
+	require.NoError(t, env.Service.Journal().Flush(context.Background()))
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
@@ -330,7 +346,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"/api/sessions/" + a.session,
 	}
 	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
-		"/prompts", "/prompts/" + a.prompt} {
+		"/prompts", "/prompts/" + a.prompt, "/journal"} {
 		aPaths = append(aPaths, "/api/servers/"+a.server+p)
 	}
 	bPaths := []string{

@@ -2,24 +2,200 @@ package httpapi
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/scenario"
+	"github.com/mockmcp/mockmcp/internal/store"
 )
 
-var errJournalPending = errors.New("journal: not wired yet")
+// journalFlushTimeout bounds the wait for queued journal records before a
+// clear or a verification; past it the request goes on with what is
+// written.
+const journalFlushTimeout = 5 * time.Second
 
-// ListJournal lists the calls recorded for a server.
+// ListJournal lists the calls recorded for a server, newest first.
 func (s *Server) ListJournal(ctx context.Context, req api.ListJournalRequestObject) (api.ListJournalResponseObject, error) {
-	return nil, errJournalPending
+	q := req.Params
+	after, err := decodeCursor(deref(q.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	f := store.JournalFilter{Method: deref(q.Method), Tool: deref(q.Tool), Since: q.Since, After: after,
+		Limit: or(q.Limit, 100)}
+	if q.Outcome != nil {
+		f.Outcome = string(*q.Outcome)
+	}
+	var page store.JournalPage
+	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		if _, err = tx.Server(ctx, req.ServerId); err != nil {
+			return err
+		}
+		page, err = tx.Journal(ctx, req.ServerId, f)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListJournal200JSONResponse{Items: make([]api.JournalEntry, len(page.Records)),
+		NextCursor: nullableString(nil)}
+	for i, r := range page.Records {
+		out.Items[i] = apiJournalEntry(r)
+	}
+	if page.Next != nil {
+		c := encodeCursor(*page.Next)
+		out.NextCursor = nullableString(&c)
+	}
+	return out, nil
 }
 
-// ClearJournal deletes a server's recorded calls.
+// ClearJournal deletes a server's recorded calls, those still queued
+// included, so that a verification that follows counts only later calls.
 func (s *Server) ClearJournal(ctx context.Context, req api.ClearJournalRequestObject) (api.ClearJournalResponseObject, error) {
-	return nil, errJournalPending
+	s.flushJournal(ctx)
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+		if _, err := tx.Server(ctx, req.ServerId); err != nil {
+			return err
+		}
+		_, err := tx.ClearJournal(ctx, req.ServerId)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.ClearJournal204Response{}, nil
 }
 
-// VerifyJournal counts matching calls of a tool.
+// VerifyJournal counts the recorded calls of a tool whose arguments match a
+// condition, whatever their outcome, and compares the count with the
+// expectation.
 func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequestObject) (api.VerifyJournalResponseObject, error) {
-	return nil, errJournalPending
+	b := req.Body
+	var cond scenario.Condition // the zero Condition matches every call
+	if b.Arguments != nil {
+		var errs []scenario.FieldError
+		if cond, errs = scenario.Compile(*b.Arguments); len(errs) > 0 {
+			fields := make([]failure.FieldError, len(errs))
+			for i, e := range errs {
+				// The condition is the body's "arguments" member.
+				fields[i] = failure.Field("arguments"+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
+			}
+			return nil, failure.Invalid(fields...)
+		}
+	}
+	s.flushJournal(ctx)
+	var recorded []json.RawMessage
+	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		if _, err = tx.Server(ctx, req.ServerId); err != nil {
+			return err
+		}
+		recorded, err = tx.JournalToolArguments(ctx, req.ServerId, b.Tool)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	count := 0
+	for _, raw := range recorded {
+		var args map[string]any
+		if json.Unmarshal(raw, &args) != nil {
+			args = nil // arguments that are no object match only what anything matches
+		}
+		if cond.Match(args) {
+			count++
+		}
+	}
+	return api.VerifyJournal200JSONResponse(s.verdict(b, count)), nil
+}
+
+// verdict compares count with the request's expectation and says so.
+func (s *Server) verdict(b *api.VerifyJournalRequest, count int) api.VerifyJournalResult {
+	out := api.VerifyJournalResult{Count: count, Expected: "at least 1", Verified: count >= 1}
+	if b.Times != nil {
+		out.Expected, out.Verified = fmt.Sprintf("exactly %d", *b.Times), count == *b.Times
+	}
+	msg := fmt.Sprintf("tool %q %s", b.Tool, called(count))
+	if b.Arguments != nil {
+		msg += " with matching arguments"
+	}
+	if out.Verified {
+		msg += ", as expected (" + out.Expected + ")"
+	} else {
+		msg += "; expected " + out.Expected
+	}
+	if s.journal == nil {
+		msg += " (the call journal is disabled on this instance: JOURNAL_ENABLED=false)"
+	}
+	out.Message = msg
+	return out
+}
+
+func called(n int) string {
+	switch n {
+	case 0:
+		return "was never called"
+	case 1:
+		return "was called once"
+	case 2:
+		return "was called twice"
+	}
+	return fmt.Sprintf("was called %d times", n)
+}
+
+// flushJournal writes the records still queued on this instance, for a
+// moment at most: a journal behind its callers must not hang the API.
+func (s *Server) flushJournal(ctx context.Context) {
+	if s.journal == nil {
+		return
+	}
+	fctx, cancel := context.WithTimeout(ctx, journalFlushTimeout)
+	defer cancel()
+	if err := s.journal.Flush(fctx); err != nil && ctx.Err() == nil {
+		s.log.WarnContext(ctx, "journal flush before a journal request", "err", err)
+	}
+}
+
+func apiJournalEntry(r store.JournalRecord) api.JournalEntry {
+	out := api.JournalEntry{
+		Id: r.ID.String(), ReceivedAt: r.ReceivedAt.UTC(), Method: r.Method, Tool: nullableText(r.Tool),
+		Outcome: api.JournalOutcome(r.Outcome), MatchedScenario: nullableText(r.Scenario),
+		Mismatches: make([]api.JournalMismatch, len(r.Mismatches)), Response: r.Response,
+		LatencyMs: float32(r.Latency.Microseconds()) / 1000, ClientAddress: r.ClientAddr,
+		SequenceKey: nullableText(r.SequenceKey), SequenceStep: nullable.NewNullNullable[int](),
+		ErrorCode: nullable.NewNullNullable[int](),
+	}
+	if r.Params != nil {
+		out.Params = r.Params
+	}
+	if r.Step >= 0 {
+		out.SequenceStep = nullable.NewNullableWithValue(r.Step)
+	}
+	if r.ErrorCode != 0 {
+		out.ErrorCode = nullable.NewNullableWithValue(r.ErrorCode)
+	}
+	for i, m := range r.Mismatches {
+		out.Mismatches[i] = api.JournalMismatch{Scenario: m.Scenario, Reason: m.Reason}
+		if m.Field != "" {
+			out.Mismatches[i].Field = &m.Field
+		}
+		if m.Operator != "" {
+			out.Mismatches[i].Operator = &m.Operator
+		}
+	}
+	return out
+}
+
+// nullableText is null for "" and the text otherwise.
+func nullableText(s string) nullable.Nullable[string] {
+	if s == "" {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(s)
 }

@@ -176,7 +176,7 @@ func storedDefinition(d store.Design) compliance.Definition {
 	for _, t := range d.Tools {
 		ct := compliance.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
 		for _, sc := range t.Scenarios {
-			ct.Scenarios = append(ct.Scenarios, compliance.Scenario{Name: sc.Name, Condition: sc.Condition, Response: sc.Response})
+			ct.Scenarios = append(ct.Scenarios, compliance.MockScenario(sc))
 		}
 		out.Tools = append(out.Tools, ct)
 	}

@@ -19,7 +19,9 @@ import (
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -29,7 +31,9 @@ type Server struct {
 	store   *store.Store
 	keys    *keys.Authenticator
 	audit   *audit.Writer
+	journal *journal.Writer
 	limit   *ratelimit.Limiter
+	seq     mcpserve.Sequencer
 	ips     *clientip.Resolver
 	cfg     config.Config
 	log     *slog.Logger
@@ -46,9 +50,15 @@ type Deps struct {
 	Spec  *openapi3.T // the OpenAPI document, from api.GetSpec
 	Keys  *keys.Authenticator
 	Audit *audit.Writer // records policy-route calls
+	// Journal records the calls to the per-server MCP endpoints (nil when
+	// disabled); the journal routes flush it before verifying.
+	Journal *journal.Writer
 	// RateLimit counts policy-route calls per organization (in production).
 	RateLimit *ratelimit.Limiter
 	ClientIP  *clientip.Resolver // the caller's address in audit records
+	// Sequences count the calls of sequence scenarios, which
+	// resetSequences starts over; the per-server endpoint shares them.
+	Sequences mcpserve.Sequencer
 	Version   string
 	// Self returns the service's whole HTTP handler (REST API and MCP
 	// endpoints), once it is built.
@@ -60,7 +70,7 @@ type Deps struct {
 func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo.Echo, error) {
 	spec := deps.Spec
 	s := &Server{
-		store: st, keys: deps.Keys, audit: deps.Audit, limit: deps.RateLimit, ips: deps.ClientIP,
+		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
 		cfg: cfg, log: log, version: deps.Version, self: deps.Self,
 	}
 

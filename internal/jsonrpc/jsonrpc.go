@@ -163,8 +163,34 @@ func AppendResult(dst []byte, id, result json.RawMessage) []byte {
 	return append(dst, '}')
 }
 
+// Scripted is an error object encoded ahead of time and sent exactly as
+// written, whatever its code: a mock's scripted error.
+type Scripted struct {
+	Code int64
+	Body []byte // the JSON of the error object
+}
+
+func (s *Scripted) Error() string { return "scripted error " + strconv.FormatInt(s.Code, 10) }
+
+// NewScripted encodes e once for sending as written.
+func NewScripted(e Error) (*Scripted, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Scripted{Code: e.Code, Body: body}, nil
+}
+
 // AppendError appends the error response for err to dst.
 func AppendError(dst []byte, id json.RawMessage, err error) []byte {
+	var sc *Scripted
+	if errors.As(err, &sc) {
+		dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+		dst = appendID(dst, id)
+		dst = append(dst, `,"error":`...)
+		dst = append(dst, sc.Body...)
+		return append(dst, '}')
+	}
 	body, mErr := json.Marshal(Wire(err))
 	if mErr != nil { // data that cannot be encoded: drop it
 		body, _ = json.Marshal(&Error{Code: Wire(err).Code, Message: Wire(err).Message})

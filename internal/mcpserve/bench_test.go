@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -44,9 +45,16 @@ func (*benchBody) Close() error { return nil }
 
 // BenchmarkToolsCall measures a warm tools/call through Handler.ServeHTTP:
 // read the body, parse the JSON-RPC request, decode and validate the
-// arguments, match the third of five scenarios, and frame the SSE reply.
+// arguments, match the third of five scenarios, and frame the SSE reply;
+// with the call journal off, and on (its writer's work, in the background,
+// counts in the figures: allocations are counted process-wide).
 func BenchmarkToolsCall(b *testing.B) {
-	env := apitest.New(b, nil)
+	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, false) })
+	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, true) })
+}
+
+func benchToolsCall(b *testing.B, journal bool) {
+	env := apitest.New(b, &apitest.Options{Configure: func(c *config.Config) { c.JournalEnabled = journal }})
 	c := env.Signup(b, "Bench Org")
 	id := c.Do("POST", "/api/servers", map[string]any{"name": "Weather", "version": "1.0.0"}).
 		Status(http.StatusCreated).String("id")

@@ -7,9 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -38,7 +41,21 @@ type design struct {
 	templates []*resource          // URI templates, in order
 	prompts   map[string]*prompt
 
+	version string // the protocol version served
+	// usesSequences: some scenario answers a sequence.
+	usesSequences bool
+	// fault is the server's default fault, nil when it has none.
+	fault *fault
+
 	size int // approximate bytes held, for the cache's budget
+}
+
+// fault is a server's default fault compiled: the share of calls it takes,
+// its wait and its error (nil for a fault that only slows calls).
+type fault struct {
+	rate  float64
+	delay time.Duration
+	err   *jsonrpc.Scripted
 }
 
 type tool struct {
@@ -51,7 +68,8 @@ type tool struct {
 	input     *schema.Schema
 	inputErr  error
 	matcher   *scenario.Matcher
-	results   [][]byte // the tools/call result of each scenario
+	scenes    []*scene // the answers of each scenario
+	names     []string // the scenarios' names, for the journal
 	noMatch   []byte
 }
 
@@ -59,8 +77,12 @@ type resource struct {
 	uri      string
 	mimeType string
 	text     string         // the content as served
+	binary   bool           // text holds base64, served as a blob
 	pattern  *regexp.Regexp // templates only
 	params   []string       // templates only, in order
+	// completions are the values of completion/complete per template
+	// parameter.
+	completions map[string][]string
 	// jsonContent: the content is JSON, not text, so template values
 	// substituted into it are escaped.
 	jsonContent bool
@@ -72,10 +94,6 @@ type prompt struct {
 	messages    []store.PromptMessage
 }
 
-// structuredFrom is the first protocol version whose tools carry an
-// outputSchema and results a structuredContent.
-const structuredFrom = "2025-06-18"
-
 // compile turns a stored design into its served form. A design that cannot
 // be compiled (a schema saved before a rule tightened) is refused whole: it
 // is better to answer 500 for that server than to serve it half-checked.
@@ -86,8 +104,22 @@ func compile(d store.Design) (*design, error) {
 		tools:     make(map[string]*tool, len(d.Tools)),
 		resources: make(map[string]*resource, len(d.Resources)),
 		prompts:   make(map[string]*prompt, len(d.Prompts)),
+		version:   d.Server.ProtocolVersion,
 	}
 	structured := d.Server.ProtocolVersion >= structuredFrom
+	if f := d.Server.Fault; f != nil && f.Rate > 0 {
+		out.fault = &fault{rate: f.Rate, delay: ms(f.DelayMS)}
+		if f.Error != nil || f.DelayMS == 0 {
+			e := mockspec.DefaultFaultError
+			if f.Error != nil {
+				e = *f.Error
+			}
+			var err error
+			if out.fault.err, err = jsonrpc.NewScripted(jsonrpc.Error{Code: int64(e.Code), Message: e.Message, Data: rawOrNil(e.Data)}); err != nil {
+				return nil, fmt.Errorf("fault: %w", err)
+			}
+		}
+	}
 
 	type toolInfo struct {
 		Name         string          `json:"name"`
@@ -97,11 +129,14 @@ func compile(d store.Design) (*design, error) {
 	}
 	list := make([]toolInfo, 0, len(d.Tools))
 	for _, t := range d.Tools {
-		ct, err := compileTool(t, structured)
+		ct, err := compileTool(t, d.Server.ProtocolVersion)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		out.tools[t.Name] = ct
+		for _, sc := range ct.scenes {
+			out.usesSequences = out.usesSequences || sc.sequence
+		}
 		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if structured && len(t.OutputSchema) > 0 {
 			info.OutputSchema = t.OutputSchema
@@ -110,8 +145,13 @@ func compile(d store.Design) (*design, error) {
 		// Measured: a small schema's compiled tree holds about 8 KB live,
 		// most of a tool's footprint once it has been called.
 		out.size += 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
-		for _, r := range ct.results {
-			out.size += 2 * len(r)
+		for _, sc := range ct.scenes {
+			for _, a := range sc.steps {
+				out.size += 2*len(a.result) + 256
+			}
+			for _, n := range sc.notes {
+				out.size += len(n.before) + len(n.after) + 64
+			}
 		}
 	}
 	var err error
@@ -159,9 +199,14 @@ func compile(d store.Design) (*design, error) {
 	plist := make([]promptInfo, 0, len(d.Prompts))
 	for _, p := range d.Prompts {
 		out.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
-		plist = append(plist, promptInfo{Name: p.Name, Description: p.Description, Arguments: p.Arguments})
+		args := make([]store.PromptArgument, len(p.Arguments))
+		for i, a := range p.Arguments {
+			a.Completions = nil // served by completion/complete, not listed
+			args[i] = a
+		}
+		plist = append(plist, promptInfo{Name: p.Name, Description: p.Description, Arguments: args})
 		for _, m := range p.Messages {
-			out.size += len(m.Text)
+			out.size += len(m.Text) + len(m.Content)
 		}
 		out.size += 256
 	}
@@ -169,15 +214,18 @@ func compile(d store.Design) (*design, error) {
 		return nil, err
 	}
 
-	caps := map[string]any{}
+	caps := map[string]any{"logging": struct{}{}}
 	if len(d.Tools) > 0 {
 		caps["tools"] = struct{}{}
 	}
 	if len(d.Resources) > 0 {
-		caps["resources"] = struct{}{}
+		caps["resources"] = map[string]bool{"subscribe": true}
 	}
 	if len(d.Prompts) > 0 {
 		caps["prompts"] = struct{}{}
+	}
+	if (len(d.Prompts) > 0 || len(out.templates) > 0) && d.Server.ProtocolVersion >= audioFrom {
+		caps["completions"] = struct{}{}
 	}
 	out.initialize, err = json.Marshal(map[string]any{
 		"protocolVersion": d.Server.ProtocolVersion,
@@ -197,20 +245,22 @@ func (t *tool) inputSchema() (*schema.Schema, error) {
 	return t.input, t.inputErr
 }
 
-func compileTool(t store.Tool, structured bool) (*tool, error) {
+func compileTool(t store.Tool, version string) (*tool, error) {
 	var err error
-	ct := &tool{name: t.Name, inputRaw: t.InputSchema, results: make([][]byte, len(t.Scenarios))}
+	withStructured := version >= structuredFrom && len(t.OutputSchema) > 0
+	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
+		names: make([]string, len(t.Scenarios))}
 	conds := make([]scenario.Condition, len(t.Scenarios))
-	withStructured := structured && len(t.OutputSchema) > 0
 	for i, sc := range t.Scenarios {
 		c, errs := scenario.Compile(sc.Condition)
 		if len(errs) > 0 {
 			return nil, fmt.Errorf("scenario %q: %v", sc.Name, errs[0])
 		}
 		conds[i] = c
-		if ct.results[i], err = textResult(sc.Response, withStructured); err != nil {
+		if ct.scenes[i], err = compileScene(t.Name, i, sc, version, withStructured); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 		}
+		ct.names[i] = sc.Name
 	}
 	ct.matcher = scenario.NewMatcher(conds)
 	// Every result of a tool with a listed output schema carries
@@ -222,25 +272,11 @@ func compileTool(t store.Tool, structured bool) (*tool, error) {
 	return ct, nil
 }
 
-// textResult is a tools/call result whose single text item is the compact
-// JSON of response, with the response as structuredContent when asked.
-func textResult(response json.RawMessage, structured bool) ([]byte, error) {
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, response); err != nil {
-		return nil, err
+func rawOrNil(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
 	}
-	type item struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	res := struct {
-		Content           []item          `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	}{Content: []item{{Type: "text", Text: compact.String()}}}
-	if structured {
-		res.StructuredContent = compact.Bytes()
-	}
-	return json.Marshal(res)
+	return raw
 }
 
 // compiledTreeBytes estimates the memory of a compiled schema of n bytes,
@@ -250,9 +286,14 @@ func compiledTreeBytes(n int) int { return 2048 + 16*n }
 var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func compileResource(r store.Resource) (*resource, error) {
-	cr := &resource{uri: r.URI}
+	cr := &resource{uri: r.URI, binary: r.Binary, completions: r.Completions}
 	content := bytes.TrimSpace(r.Content)
-	if len(content) > 0 && content[0] == '"' {
+	if r.Binary {
+		if err := json.Unmarshal(content, &cr.text); err != nil {
+			return nil, err
+		}
+		cr.mimeType = "application/octet-stream"
+	} else if len(content) > 0 && content[0] == '"' {
 		if err := json.Unmarshal(content, &cr.text); err != nil {
 			return nil, err
 		}

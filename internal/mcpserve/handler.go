@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -48,6 +50,13 @@ type Options struct {
 	RateLimit     *ratelimit.Limiter
 	PublicCeiling int
 	ClientIP      *clientip.Resolver
+	// AllowedHosts, when set, refuses requests for other hosts (403).
+	AllowedHosts *HostList
+	// Journal receives every call; nil records nothing.
+	Journal Recorder
+	// Sequences counts the calls of sequence scenarios; nil counts in
+	// this instance's memory.
+	Sequences Sequencer
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -72,7 +81,11 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log}, store: st, log: log, opts: opts, ready: make(chan struct{})}
+	if opts.Sequences == nil {
+		opts.Sequences = NewMemorySequencer()
+	}
+	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log, AllowedHosts: opts.AllowedHosts},
+		store: st, log: log, opts: opts, ready: make(chan struct{})}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, h.loadDesign)
 	return h
 }
@@ -151,25 +164,51 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
 	}
-	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
-		dec := rl.Admit(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, h.opts.ClientIP.Of(r).String()),
+	var addr string // resolved here for the rate limit, else when first needed
+	if h.rateLimited() {
+		addr = h.opts.ClientIP.Of(r).String()
+	}
+	if h.rateLimited() {
+		dec := h.opts.RateLimit.Admit(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
 			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling))
 		if !dec.Allowed {
+			h.rejected(d, addr, start, http.StatusTooManyRequests)
 			tr.WriteRateLimited(w, r, dec.RetryAfter())
 			return
 		}
 	}
 	if d.authMode == "api_key" {
 		if err := h.authorize(r, d); err != nil {
+			h.rejected(d, addr, start, http.StatusUnauthorized)
 			h.writeUnauthorized(w, err)
 			return
 		}
 	}
-	answered := tr.Serve(w, r, d)
+	var jt journalTarget
+	var j *journalTarget
+	if h.opts.Journal != nil || d.usesSequences {
+		jt = journalTarget{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
+		j = &jt
+	}
+	answered := tr.serve(w, r, d, j)
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
 	}
+}
+
+func (h *Handler) rateLimited() bool {
+	return h.opts.RateLimit != nil && h.opts.RateLimit.Enabled()
+}
+
+// rejected records a request refused before it was read.
+func (h *Handler) rejected(d *design, addr string, start time.Time, status int) {
+	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
+		return
+	}
+	h.opts.Journal.Record(journal.Entry{OrgID: d.orgID, ServerID: d.id, ReceivedAt: start, Latency: time.Since(start),
+		ClientAddr: addr, Outcome: journal.OutcomeRejected, Step: -1,
+		Answer: []byte(strconv.Itoa(status) + " " + http.StatusText(status))})
 }
 
 func (h *Handler) authorize(r *http.Request, d *design) error {
@@ -188,16 +227,17 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 	WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
 }
 
-// dispatch answers one message or a batch into out, returning how many
-// responses it wrote (0 when all were notifications).
-func (tr Transport) dispatch(ctx context.Context, t Target, body []byte, sse bool, out *bytes.Buffer) int {
+// dispatch answers one message or a batch into x's buffer, returning how
+// many responses it wrote (0 when all were notifications).
+func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, body []byte) int {
+	sse, out := x.sse, x.out
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '[' {
 		if sse {
 			out.WriteString("event: message\ndata: ")
 		}
 		// The response is appended in place, in out's spare capacity.
-		resp := tr.answer(ctx, t, body, out.AvailableBuffer())
+		resp := tr.answer(ctx, t, x, body, out.AvailableBuffer())
 		if resp == nil {
 			out.Reset()
 			return 0
@@ -222,7 +262,8 @@ func (tr Transport) dispatch(ctx context.Context, t Target, body []byte, sse boo
 		out.WriteByte('[')
 	}
 	for _, msg := range batch {
-		resp := tr.answer(ctx, t, msg, nil)
+		x.committed = out.Len()
+		resp := tr.answer(ctx, t, x, msg, nil)
 		if resp == nil {
 			continue
 		}
@@ -244,18 +285,33 @@ func (tr Transport) dispatch(ctx context.Context, t Target, body []byte, sse boo
 
 // answer handles one message and returns its response appended to dst, or
 // nil for a notification.
-func (tr Transport) answer(ctx context.Context, t Target, msg []byte, dst []byte) []byte {
+func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byte, dst []byte) []byte {
+	var start time.Time
+	if x.rec != nil {
+		start = time.Now()
+		x.call = callNote{step: -1}
+	}
 	req, err := jsonrpc.Parse(msg)
 	if err != nil {
+		if x.rec != nil {
+			x.record(start, &req, nil, err)
+		}
 		return jsonrpc.AppendError(dst, req.ID, err)
 	}
 	if req.IsNotification() {
+		if x.rec != nil {
+			x.record(start, &req, nil, nil)
+		}
 		return nil
 	}
-	result, err := t.Call(ctx, req.Method, req.Params)
+	result, err := t.Call(ctx, x, req.Method, req.Params)
+	if x.rec != nil {
+		x.record(start, &req, result, err)
+	}
 	if err != nil {
 		var wire *jsonrpc.Error
-		if !errors.As(err, &wire) && tr.Log != nil {
+		var scripted *jsonrpc.Scripted
+		if !errors.As(err, &wire) && !errors.As(err, &scripted) && ctx.Err() == nil && tr.Log != nil {
 			tr.Log.ErrorContext(ctx, "mcp method failed", "method", req.Method, "error", err.Error())
 		}
 		return jsonrpc.AppendError(dst, req.ID, err)
@@ -264,12 +320,12 @@ func (tr Transport) answer(ctx context.Context, t Target, msg []byte, dst []byte
 }
 
 // Call answers one method of the design's endpoint.
-func (d *design) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (d *design) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	m, ok := methods[method]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
 	}
-	return m.handle(ctx, d, params)
+	return m.handle(ctx, x, d, params)
 }
 
 // frame writes one response as an SSE event or as plain JSON.

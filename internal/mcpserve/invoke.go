@@ -12,7 +12,9 @@ import (
 // Invocation is the answer of one tool run outside the MCP endpoint (an
 // agent card's skill invoked through the REST API).
 type Invocation struct {
-	// Output is the matching scenario's response as stored, or the
+	// Output is the matching scenario's answer as stored: its response,
+	// its explicit result, or {"error": {...}} for a scripted error; for a
+	// sequence, its first step (an invocation counts no calls). Or the
 	// no-match message.
 	Output json.RawMessage
 	// Scenario is the matching scenario's name; empty when none matched.
@@ -24,7 +26,7 @@ type Invocation struct {
 // matched in order, first match wins. Arguments that break the schema come
 // back as violations, for the caller to report in its own terms.
 func Invoke(t store.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
-	ct, err := compileTool(t, false)
+	ct, err := compileTool(t, structuredFrom)
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
@@ -39,7 +41,22 @@ func Invoke(t store.Tool, args map[string]any) (Invocation, []schema.Violation, 
 		return Invocation{}, vs, nil
 	}
 	if i, ok := ct.matcher.Match(args); ok {
-		return Invocation{Output: t.Scenarios[i].Response, Scenario: t.Scenarios[i].Name}, nil, nil
+		sc := t.Scenarios[i]
+		response, result, rpcErr := sc.Response, sc.Result, sc.Error
+		if sc.Sequence != nil && len(sc.Sequence.Steps) > 0 {
+			st := sc.Sequence.Steps[0]
+			response, result, rpcErr = st.Response, st.Result, st.Error
+		}
+		out := response
+		switch {
+		case rpcErr != nil:
+			if out, err = json.Marshal(map[string]any{"error": rpcErr}); err != nil {
+				return Invocation{}, nil, err
+			}
+		case len(result) > 0:
+			out = result
+		}
+		return Invocation{Output: out, Scenario: sc.Name}, nil, nil
 	}
 	return Invocation{Output: json.RawMessage(scenario.NoMatchMessage(t.Name))}, nil, nil
 }

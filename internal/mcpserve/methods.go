@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -15,7 +17,7 @@ import (
 // method answers one JSON-RPC method. params is the raw params object, nil
 // when absent; the result is the JSON of the result member.
 type method struct {
-	handle func(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error)
+	handle func(ctx context.Context, x *Exchange, d *design, params json.RawMessage) (json.RawMessage, error)
 }
 
 // methods is the one static table of what the endpoint answers. Anything
@@ -33,17 +35,23 @@ func init() {
 		"resources/read":           {handle: readResource},
 		"prompts/list":             {handle: listed(func(d *design) []byte { return d.promptsList })},
 		"prompts/get":              {handle: getPrompt},
+		"logging/setLevel":         {handle: setLevel},
+		"resources/subscribe":      {handle: subscribe},
+		"resources/unsubscribe":    {handle: subscribe},
+		"completion/complete":      {handle: complete},
 	}
 }
 
-func constant(v json.RawMessage) func(context.Context, *design, json.RawMessage) (json.RawMessage, error) {
-	return func(context.Context, *design, json.RawMessage) (json.RawMessage, error) { return v, nil }
+func constant(v json.RawMessage) func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) {
+	return func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) { return v, nil }
 }
 
 // listed answers a list method from its pre-encoded result. A cursor is
 // accepted and ignored: lists are not paginated.
-func listed(pick func(*design) []byte) func(context.Context, *design, json.RawMessage) (json.RawMessage, error) {
-	return func(_ context.Context, d *design, _ json.RawMessage) (json.RawMessage, error) { return pick(d), nil }
+func listed(pick func(*design) []byte) func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) {
+	return func(_ context.Context, _ *Exchange, d *design, _ json.RawMessage) (json.RawMessage, error) {
+		return pick(d), nil
+	}
 }
 
 // missing is -32602 for an absent required field, with data.field and
@@ -90,7 +98,7 @@ func jsonKind(goKind string) string {
 	return "a " + goKind
 }
 
-func initialize(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+func initialize(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
 	if _, err := ParseInitialize(params); err != nil {
 		return nil, err
 	}
@@ -124,46 +132,118 @@ func ParseInitialize(params json.RawMessage) (string, error) {
 	return *p.ProtocolVersion, nil
 }
 
-func callTool(ctx context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
-	name, args, err := decodeNamed(params, "tools/call needs the name of the tool")
+func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+	p, err := decodeCall(params, "tools/call needs the name of the tool")
 	if err != nil {
 		return nil, err
 	}
-	t, ok := d.tools[name]
+	t, ok := d.tools[p.Name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + name}
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
+	}
+	if x != nil {
+		x.call.tool = t.name
 	}
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}
-	if vs := input.Validate(args); len(vs) > 0 {
+	if vs := input.Validate(p.Arguments); len(vs) > 0 {
 		return nil, argumentsError(t.name, vs)
 	}
-	if i, ok := t.matcher.Match(args); ok {
-		return t.results[i], nil
+	if f := d.fault; f != nil && rand.Float64() < f.rate {
+		if x != nil {
+			x.call.outcome = "fault"
+		}
+		if err := sleep(ctx, f.delay); err != nil {
+			return nil, err
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
 	}
-	return t.noMatch, nil
+	i, matched := t.matcher.Match(p.Arguments)
+	if x != nil && x.rec != nil {
+		c := &x.call
+		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
+	}
+	if !matched {
+		if x != nil && x.call.outcome == "" {
+			x.call.outcome = journal.OutcomeNoMatch
+		}
+		return t.noMatch, nil
+	}
+	sc := t.scenes[i]
+	var n int64
+	if sc.sequence && x != nil && x.seq != nil {
+		x.call.usedSeq = true
+		if n, err = x.seq.Next(ctx, d.id, sc.seqID, x.sequenceKey()); err != nil {
+			// Counting failed (Redis away): answer the first step rather
+			// than fail the call.
+			if x.log != nil {
+				x.log.WarnContext(ctx, "sequence count failed; answering the first step",
+					"server_id", d.id.String(), "error", err.Error())
+			}
+			n = 0
+		}
+	}
+	step, a := sc.step(n)
+	if x != nil {
+		x.call.scenario = sc.name
+		if sc.sequence {
+			x.call.step = step
+		}
+	}
+	for k := range sc.notes {
+		nt := &sc.notes[k]
+		if err := sleep(ctx, nt.delay); err != nil {
+			return nil, err
+		}
+		switch {
+		case !nt.progress:
+			x.notify(nt.before)
+		case len(p.ProgressToken) > 0 && string(p.ProgressToken) != "null":
+			x.notify(nt.before, p.ProgressToken, nt.after)
+		}
+	}
+	if err := sleep(ctx, a.delay); err != nil {
+		return nil, err
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	return a.result, nil
 }
 
-// decodeNamed reads the params of tools/call and prompts/get, {name,
-// arguments}, in one pass. Absent arguments read as {}, so a tool's
+// callRequest is what tools/call and prompts/get read from their params.
+type callRequest struct {
+	Name      string
+	Arguments map[string]any
+	// ProgressToken is _meta.progressToken as sent; nil when absent.
+	ProgressToken json.RawMessage
+}
+
+// decodeCall reads the params of tools/call and prompts/get, {name,
+// arguments, _meta}, in one pass. Absent arguments read as {}, so a tool's
 // required fields still count.
-func decodeNamed(params json.RawMessage, noName string) (string, map[string]any, error) {
+func decodeCall(params json.RawMessage, noName string) (callRequest, error) {
 	var p struct {
 		Name      *string        `json:"name"`
 		Arguments map[string]any `json:"arguments"`
+		Meta      struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
 	}
 	if err := decodeParams(params, &p); err != nil {
-		return "", nil, err
+		return callRequest{}, err
 	}
 	if p.Name == nil {
-		return "", nil, missing("name", noName)
+		return callRequest{}, missing("name", noName)
 	}
 	if p.Arguments == nil {
 		p.Arguments = map[string]any{}
 	}
-	return *p.Name, p.Arguments, nil
+	return callRequest{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
 }
 
 // argumentsError turns schema violations into -32602: a missing required
@@ -184,7 +264,7 @@ func argumentsError(toolName string, vs []schema.Violation) error {
 		map[string]any{"details": details})
 }
 
-func readResource(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
+func readResource(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -195,28 +275,40 @@ func readResource(_ context.Context, d *design, params json.RawMessage) (json.Ra
 		return nil, missing("uri", "resources/read needs the URI of the resource")
 	}
 	uri := *p.URI
-	text, mime, ok := d.read(uri)
+	text, r, ok := d.read(uri)
 	if !ok {
-		return nil, jsonrpc.WithData(fmt.Errorf("%w: %s", jsonrpc.ErrResourceNotFound, uri), map[string]string{"uri": uri})
+		return nil, resourceNotFound(uri)
 	}
 	type content struct {
-		URI      string `json:"uri"`
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
+		URI      string  `json:"uri"`
+		MimeType string  `json:"mimeType"`
+		Text     *string `json:"text,omitempty"`
+		Blob     *string `json:"blob,omitempty"`
 	}
-	return json.Marshal(map[string][]content{"contents": {{URI: uri, MimeType: mime, Text: text}}})
+	c := content{URI: uri, MimeType: r.mimeType, Text: &text}
+	if r.binary {
+		c.Text, c.Blob = nil, &text
+	}
+	return json.Marshal(map[string][]content{"contents": {c}})
+}
+
+func resourceNotFound(uri string) error {
+	return jsonrpc.WithData(fmt.Errorf("%w: %s", jsonrpc.ErrResourceNotFound, uri), map[string]string{"uri": uri})
 }
 
 // read finds the resource at uri: an exact URI first, then the templates in
-// order, whose {param} values are substituted into the content.
-func (d *design) read(uri string) (text, mime string, ok bool) {
+// order, whose {param} values are substituted into text content.
+func (d *design) read(uri string) (text string, r *resource, ok bool) {
 	if r, ok := d.resources[uri]; ok {
-		return r.text, r.mimeType, true
+		return r.text, r, true
 	}
 	for _, r := range d.templates {
 		m := r.pattern.FindStringSubmatch(uri)
 		if m == nil {
 			continue
+		}
+		if r.binary {
+			return r.text, r, true
 		}
 		pairs := make([]string, 0, 2*len(r.params))
 		for i, name := range r.params {
@@ -228,9 +320,9 @@ func (d *design) read(uri string) (text, mime string, ok bool) {
 			}
 			pairs = append(pairs, "{"+name+"}", v)
 		}
-		return strings.NewReplacer(pairs...).Replace(r.text), r.mimeType, true
+		return strings.NewReplacer(pairs...).Replace(r.text), r, true
 	}
-	return "", "", false
+	return "", nil, false
 }
 
 // jsonStringBody is s encoded as the inside of a JSON string.
@@ -243,11 +335,12 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMessage, error) {
-	name, args, err := decodeNamed(params, "prompts/get needs the name of the prompt")
+func getPrompt(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err
 	}
+	name, args := p.Name, p.Arguments
 	pr, ok := d.prompts[name]
 	if !ok {
 		// The message names the prompt alone, as "Tool not found" does.
@@ -270,17 +363,20 @@ func getPrompt(_ context.Context, d *design, params json.RawMessage) (json.RawMe
 		values[a.Name] = s
 	}
 	type message struct {
-		Role    string `json:"role"`
-		Content struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
 	}
 	msgs := make([]message, len(pr.messages))
 	for i, m := range pr.messages {
 		msgs[i].Role = m.Role
-		msgs[i].Content.Type = "text"
-		msgs[i].Content.Text = fill(m.Text, values)
+		if len(m.Content) == 0 {
+			msgs[i].Content, err = json.Marshal(textBlock{Type: "text", Text: fill(m.Text, values)})
+		} else {
+			msgs[i].Content, err = fillContent(m.Content, values, d.version)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("prompt %q message %d: %w", name, i, err)
+		}
 	}
 	return json.Marshal(struct {
 		Description string    `json:"description,omitempty"`
@@ -296,4 +392,10 @@ func fill(text string, values map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		return values[strings.TrimSpace(m[2:len(m)-2])]
 	})
+}
+
+// textBlock is a text content block.
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }

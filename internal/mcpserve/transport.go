@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
@@ -17,8 +18,10 @@ import (
 // or the service's own platform tools.
 type Target interface {
 	// Call answers one request; an unknown method is jsonrpc.ErrMethodNotFound.
-	// Errors that are not *jsonrpc.Error become -32603 and are logged.
-	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Errors that are not *jsonrpc.Error become -32603 and are logged. x
+	// is the HTTP exchange the request came in, for notifications sent
+	// before the result.
+	Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // Transport is the Streamable HTTP side of an MCP endpoint, shared by every
@@ -28,12 +31,19 @@ type Target interface {
 type Transport struct {
 	MaxBodyBytes int64
 	Log          *slog.Logger
+	// AllowedHosts, when set, is the only Host (and Origin, when sent)
+	// accepted: protection against DNS rebinding.
+	AllowedHosts *HostList
 }
 
 // Preflight sets the CORS headers and answers what is not a POST (the
 // OPTIONS preflight, 405 for the rest). It reports whether it answered.
 func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 	hdr := w.Header()
+	if !tr.AllowedHosts.Allows(r) {
+		WriteProblem(w, http.StatusForbidden, "the Host or Origin of the request is not one of ALLOWED_HOSTS")
+		return true
+	}
 	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
 	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
 	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
@@ -66,6 +76,12 @@ func (tr Transport) RecoverPanic(w http.ResponseWriter, r *http.Request) {
 // Serve reads the JSON-RPC body of an authorized POST, has t answer it, and
 // writes the replies. It returns how many replies it wrote.
 func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int {
+	return tr.serve(w, r, t, nil)
+}
+
+// serve is Serve with the journal's recorder (nil for none) and the
+// client's address.
+func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, j *journalTarget) int {
 	if r.ContentLength > tr.MaxBodyBytes {
 		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
 		return 0
@@ -88,22 +104,46 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int 
 	out.Reset()
 	// Every Accept line counts: a client may name the two types apart.
 	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
-	answered := tr.dispatch(r.Context(), t, buf.Bytes(), sse, out)
+	x := newExchange(w, r, sse, out)
+	defer x.release()
+	if j != nil {
+		x.rec, x.d, x.clientAddr, x.seq, x.log, x.ips = j.rec, j.d, j.clientAddr, j.seq, j.log, j.ips
+	}
+	answered := tr.dispatch(r.Context(), t, x, buf.Bytes())
+	if x.streaming {
+		_, _ = w.Write(out.Bytes())
+		return answered
+	}
 	if answered == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return 0
 	}
 	hdr := w.Header()
 	if sse {
-		hdr["Content-Type"] = hdrEventStream
-		hdr["Cache-Control"] = hdrNoCache
-		hdr["Connection"] = hdrKeepAlive
+		setSSEHeaders(hdr)
 	} else {
 		hdr["Content-Type"] = hdrJSON
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
 	return answered
+}
+
+// journalTarget is what the per-server endpoint adds to an exchange: its
+// journal, and the sequence counters.
+type journalTarget struct {
+	rec        Recorder
+	d          *design
+	clientAddr string
+	seq        Sequencer
+	log        *slog.Logger
+	ips        *clientip.Resolver // resolves clientAddr when it is empty
+}
+
+func setSSEHeaders(hdr http.Header) {
+	hdr["Content-Type"] = hdrEventStream
+	hdr["Cache-Control"] = hdrNoCache
+	hdr["Connection"] = hdrKeepAlive
 }
 
 // WriteRateLimited answers 429 with a JSON-RPC error (-32000) carrying the

@@ -46,6 +46,8 @@ type Options struct {
 	// routes.
 	RateLimit     *ratelimit.Limiter
 	PlatformLimit int
+	// AllowedHosts, when set, refuses requests for other hosts (403).
+	AllowedHosts *mcpserve.HostList
 }
 
 // Handler serves the service endpoint.
@@ -70,7 +72,7 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log}, api: api, keys: ks, log: log, opts: opts,
+	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log, AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
 		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
 		Name        string          `json:"name"`
@@ -155,7 +157,7 @@ type call struct {
 }
 
 // Call answers one JSON-RPC method.
-func (c *call) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *call) Call(ctx context.Context, _ *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	switch method {
 	case "initialize":
 		v, err := mcpserve.ParseInitialize(params)

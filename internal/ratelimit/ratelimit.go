@@ -17,6 +17,8 @@ import (
 	"github.com/ulule/limiter/v3"
 	memorystore "github.com/ulule/limiter/v3/drivers/store/memory"
 	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
+
+	"github.com/mockmcp/mockmcp/internal/redisconn"
 )
 
 // DefaultWindow is the length of a counting window.
@@ -29,6 +31,9 @@ type Options struct {
 	Enabled bool
 	// RedisURL, when set, keeps the counters in Redis.
 	RedisURL string
+	// Redis, when set, keeps the counters in this open client instead of
+	// one opened from RedisURL; the caller closes it.
+	Redis *redis.Client
 	// Window is the length of a fixed window (DefaultWindow when zero).
 	Window time.Duration
 	// Prefix starts every counter's key (default "mockmcp").
@@ -40,7 +45,8 @@ type Limiter struct {
 	enabled  bool
 	window   time.Duration
 	store    limiter.Store
-	redis    *redis.Client
+	redis    *redis.Client // closed by Close when ownRedis
+	ownRedis bool
 	log      *slog.Logger
 	failures atomic.Int64
 	lastLog  atomic.Int64 // unix nanos of the last failure logged
@@ -64,36 +70,30 @@ func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) 
 	}
 	l := &Limiter{enabled: opts.Enabled, window: opts.Window, log: log}
 	storeOpts := limiter.StoreOptions{Prefix: opts.Prefix, CleanUpInterval: limiter.DefaultCleanUpInterval}
-	if opts.RedisURL == "" {
+	switch {
+	case opts.Redis != nil:
+		l.redis = opts.Redis
+	case opts.RedisURL != "":
+		c, err := redisconn.Open(ctx, opts.RedisURL)
+		if err != nil {
+			return nil, err
+		}
+		l.redis, l.ownRedis = c, true
+	default:
 		l.store = memorystore.NewStoreWithOptions(storeOpts)
 		return l, nil
 	}
-	ropts, err := redis.ParseURL(opts.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	// A failing Redis must not slow requests down: short timeouts, no
-	// retries.
-	ropts.DialTimeout, ropts.ReadTimeout, ropts.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond, 500*time.Millisecond
-	ropts.PoolTimeout = time.Second
-	ropts.MaxRetries, ropts.DialerRetries = -1, 1
-	l.redis = redis.NewClient(ropts)
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := l.redis.Ping(pctx).Err(); err != nil {
-		_ = l.redis.Close()
-		return nil, fmt.Errorf("connect to Redis at REDIS_URL (%s): %w", ropts.Addr, err)
-	}
+	var err error
 	if l.store, err = redisstore.NewStoreWithOptions(l.redis, storeOpts); err != nil {
-		_ = l.redis.Close()
+		_ = l.Close()
 		return nil, fmt.Errorf("prepare the rate-limit store in Redis: %w", err)
 	}
 	return l, nil
 }
 
-// Close releases the Redis connection, if any.
+// Close releases the Redis connection the Limiter opened, if any.
 func (l *Limiter) Close() error {
-	if l.redis != nil {
+	if l.ownRedis {
 		return l.redis.Close()
 	}
 	return nil

@@ -14,15 +14,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
+	"github.com/mockmcp/mockmcp/internal/redisconn"
+	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -31,17 +36,22 @@ var Version = "dev"
 
 // Service is one running instance.
 type Service struct {
-	cfg    config.Config
-	log    *slog.Logger
-	store  *store.Store
-	mcp    *mcpserve.Handler
-	keys   *keys.Authenticator
-	audit  *audit.Writer
-	limit  *ratelimit.Limiter
-	http   *http.Server
-	ln     net.Listener
-	cancel context.CancelFunc // stops background work
-	done   chan struct{}
+	cfg   config.Config
+	log   *slog.Logger
+	store *store.Store
+	mcp   *mcpserve.Handler
+	keys  *keys.Authenticator
+	audit *audit.Writer
+	// journal records the calls to the per-server endpoints; nil when
+	// JOURNAL_ENABLED is false.
+	journal *journal.Writer
+	limit   *ratelimit.Limiter
+	redis   *redis.Client // nil without REDIS_URL
+	seq     mcpserve.Sequencer
+	http    *http.Server
+	ln      net.Listener
+	cancel  context.CancelFunc // stops background work
+	done    chan struct{}
 }
 
 // Prepare creates the database when missing and applies the migrations.
@@ -71,7 +81,21 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 			st.Close()
 		}
 	}()
-	rl, err := ratelimit.New(ctx, log, ratelimit.Options{Enabled: cfg.Production(), RedisURL: cfg.RedisURL, Window: cfg.RateWindow})
+	// One Redis connection pool, when REDIS_URL is set, holds every
+	// counter shared between instances.
+	var rc *redis.Client
+	if cfg.RedisURL != "" {
+		if rc, err = redisconn.Open(ctx, cfg.RedisURL); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if !built {
+				_ = rc.Close()
+			}
+		}()
+	}
+	seq := newSequencer(rc)
+	rl, err := ratelimit.New(ctx, log, ratelimit.Options{Enabled: cfg.Production(), Redis: rc, Window: cfg.RateWindow})
 	if err != nil {
 		return nil, err
 	}
@@ -82,17 +106,30 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	}()
 	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval})
 	aw := audit.New(st, log, audit.Options{})
+	var jw *journal.Writer
+	if cfg.JournalEnabled {
+		jw = journal.New(st, log, journal.Options{QueueSize: cfg.JournalQueue, MaxRate: cfg.JournalMaxRate, Retention: cfg.JournalRetention,
+			MaxPerServer: cfg.JournalMaxPerServer, PruneInterval: cfg.JournalPruneInterval})
+	}
 	ips := clientip.New(cfg.TrustedProxies)
 	var root http.Handler // the whole service, for test runs that target it
-	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, RateLimit: rl, ClientIP: ips,
-		Version: Version, Self: func() http.Handler { return root }})
+	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, Journal: jw, RateLimit: rl, ClientIP: ips,
+		Sequences: seq, Version: Version, Self: func() http.Handler { return root }})
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := mcpserve.ParseHostList(cfg.AllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("ALLOWED_HOSTS: %w", err)
+	}
+	var rec mcpserve.Recorder // nil, not a nil *journal.Writer, when the journal is off
+	if jw != nil {
+		rec = jw
+	}
 	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks,
-		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips})
+		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: seq})
 	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version,
-		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit})
+		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit, AllowedHosts: hosts})
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +144,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	built = true // from here on Close releases everything
 	bg, cancel := context.WithCancel(context.Background())
 	s := &Service{
-		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, limit: rl, cancel: cancel, done: make(chan struct{}),
+		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, journal: jw, limit: rl, redis: rc, seq: seq, cancel: cancel, done: make(chan struct{}),
 		http: &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -123,6 +160,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		wg.Go(func() { mcp.Listen(bg) })
 		wg.Go(func() { ks.Run(bg) })
 		wg.Go(func() { aw.Run(bg) })
+		if jw != nil {
+			wg.Go(func() { jw.Run(bg) })
+		}
 		wg.Wait()
 	}()
 	timeout := time.After(10 * time.Second)
@@ -194,6 +234,10 @@ func (s *Service) Keys() *keys.Authenticator { return s.keys }
 // Audit is the service's policy audit writer, for tests.
 func (s *Service) Audit() *audit.Writer { return s.audit }
 
+// Journal is the service's call journal writer, nil when JOURNAL_ENABLED is
+// false; for tests.
+func (s *Service) Journal() *journal.Writer { return s.journal }
+
 // Close writes the audit records still queued (within the shutdown
 // timeout), stops background work and releases the database pool; call it
 // after Run returns.
@@ -203,11 +247,32 @@ func (s *Service) Close() error {
 	if err := s.audit.Close(ctx); err != nil {
 		s.log.Warn("policy audit records left unwritten at shutdown", "error", err, "dropped", s.audit.Stats().Dropped)
 	}
+	if s.journal != nil {
+		if err := s.journal.Close(ctx); err != nil {
+			s.log.Warn("journal records left unwritten at shutdown", "error", err, "dropped", s.journal.Stats().Dropped)
+		}
+	}
 	s.cancel()
 	<-s.done
 	s.store.Close()
-	return s.limit.Close()
+	err := s.limit.Close()
+	if s.redis != nil {
+		err = errors.Join(err, s.redis.Close())
+	}
+	return err
 }
 
 // RateLimit is the service's rate limiter, for tests.
 func (s *Service) RateLimit() *ratelimit.Limiter { return s.limit }
+
+// Sequences are the service's sequence-scenario counters, for tests.
+func (s *Service) Sequences() mcpserve.Sequencer { return s.seq }
+
+// newSequencer keeps sequence counters in Redis when there is one, shared
+// by every instance, else in memory.
+func newSequencer(rc *redis.Client) mcpserve.Sequencer {
+	if rc != nil {
+		return sequence.NewRedis(rc, sequence.RedisOptions{})
+	}
+	return sequence.NewMemory(sequence.MemoryOptions{})
+}

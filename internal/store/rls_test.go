@@ -178,6 +178,13 @@ var rlsTables = []rlsTable{
 				VALUES (gen_random_uuid(), $1, 'spec', 200, 1, now())`, []any{owner.OrgID}
 		},
 	},
+	{
+		name: "mcp_journal", key: "r.id::text", touch: "response", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
+				VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{owner.OrgID, owner.ServerID}
+		},
+	},
 }
 
 // tenant is one seeded organization with its owner, a session and a server
@@ -272,6 +279,10 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		{ID: uuid.New(), OrgID: ten.OrgID, KeyID: ten.KeyID, AssetID: ten.ServerID, Route: "spec", Status: 200, ReceivedAt: time.Now()},
 		{ID: uuid.New(), AssetID: ten.ServerID, Route: "evidence", Status: 401, ReceivedAt: time.Now()},
 	}))
+	skipped, err := st.AppendJournal(ctx, []store.JournalRecord{{ID: uuid.New(), OrgID: ten.OrgID, ServerID: ten.ServerID,
+		ReceivedAt: time.Now(), Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1}})
+	require.NoError(t, err)
+	require.Zero(t, skipped)
 	return ten
 }
 
@@ -475,6 +486,20 @@ func TestRLSVisibility(t *testing.T) {
 		}
 	}
 	none := func(rlsTable) []string { return nil }
+	// journalOf is the journal of every organization given, and nothing
+	// else: retention's scope.
+	journalOf := func(tens ...tenant) func(rlsTable) []string {
+		return func(tb rlsTable) []string {
+			if tb.name != "mcp_journal" {
+				return nil
+			}
+			var out []string
+			for _, ten := range tens {
+				out = append(out, owned(t, st, tb, ten.OrgID)...)
+			}
+			return out
+		}
+	}
 
 	cases := []struct {
 		name string
@@ -484,12 +509,15 @@ func TestRLSVisibility(t *testing.T) {
 		{"no settings", settings{}, none},
 		{"empty settings", settings{"app.org_id": "", "app.user_id": "", "app.session_hash": "", "app.login_email": "",
 			"app.public_server_id": "", "app.key_hash": "", "app.org_slug": "", "app.audit_append": "",
-			"app.exchange": ""}, none},
+			"app.exchange": "", "app.journal_append": "", "app.journal_prune": ""}, none},
 		{"exchange without published cards", settings{"app.exchange": "on"}, none},
 		{"key hash of A", settings{"app.key_hash": a.KeyHash}, only("api_keys", a)},
 		{"wrong key hash", settings{"app.key_hash": strings.Repeat("0", 64)}, none},
 		{"org slug of A", settings{"app.org_slug": a.Slug}, only("organizations", a)},
 		{"audit append", settings{"app.audit_append": "on"}, none},
+		{"journal append", settings{"app.journal_append": "on"}, none},
+		{"journal prune", settings{"app.journal_prune": "on"}, journalOf(a, b)},
+		{"journal prune not quite on", settings{"app.journal_prune": "yes"}, none},
 		{"org B", settings{"app.org_id": b.OrgID.String()}, ofOrg(b)},
 		{"org A", settings{"app.org_id": a.OrgID.String()}, ofOrg(a)},
 		{"unknown org", settings{"app.org_id": uuid.NewString()}, none},
@@ -820,6 +848,18 @@ func TestRLSNarrowScopesAreReadOnly(t *testing.T) {
 			`DELETE FROM users WHERE id = $1`, []any{b.UserID}},
 		{"owner's organization deletes a member's account", settings{"app.org_id": a2.String(), "app.user_id": a.UserID.String()},
 			`DELETE FROM users WHERE id = $1`, []any{b.UserID}},
+		{"journal append deletes the journal", settings{"app.journal_append": "on"},
+			`DELETE FROM mcp_journal WHERE server_id = $1`, []any{a.ServerID}},
+		{"journal append rewrites a record", settings{"app.journal_append": "on"},
+			`UPDATE mcp_journal SET response = 'forged' WHERE server_id = $1`, []any{a.ServerID}},
+		{"journal prune plants a record", settings{"app.journal_prune": "on"},
+			`INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
+				VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{a.OrgID, a.ServerID}},
+		{"journal prune rewrites a record", settings{"app.journal_prune": "on"},
+			`UPDATE mcp_journal SET response = 'forged' WHERE server_id = $1`, []any{a.ServerID}},
+		{"journal prune deletes a server", settings{"app.journal_prune": "on"},
+			`DELETE FROM mcp_servers WHERE id = $1`, []any{a.ServerID}},
+		{"B clears A's journal", tenantOfB, `DELETE FROM mcp_journal WHERE server_id = $1`, []any{a.ServerID}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,6 +84,12 @@ type Scope struct {
 	// AuditAppend (app.audit_append) lets the transaction append policy
 	// audit records, which it can neither read back nor change.
 	AuditAppend bool
+	// JournalAppend (app.journal_append) lets the transaction append call
+	// journal records, which it can neither read back nor change.
+	JournalAppend bool
+	// JournalPrune (app.journal_prune) lets the transaction read and delete
+	// the call journal of every organization, and nothing else: retention.
+	JournalPrune bool
 	// Exchange (app.exchange) reveals published agent cards of every
 	// organization and the organizations that publish them, read-only: the
 	// public exchange. Set it alone.
@@ -117,10 +123,11 @@ func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 		set_config('app.session_hash', $3, true), set_config('app.login_email', lower($4), true),
 		set_config('app.public_server_id', $5, true), set_config('app.key_hash', $6, true),
 		set_config('app.org_slug', $7, true), set_config('app.audit_append', $8, true),
-		set_config('app.exchange', $9, true)`,
+		set_config('app.exchange', $9, true), set_config('app.journal_append', $10, true),
+		set_config('app.journal_prune', $11, true)`,
 		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail,
 		uuidText(scope.PublicServerID), scope.KeyHash, scope.OrgSlug, onOff(scope.AuditAppend),
-		onOff(scope.Exchange)); err != nil {
+		onOff(scope.Exchange), onOff(scope.JournalAppend), onOff(scope.JournalPrune)); err != nil {
 		return fmt.Errorf("set scope: %w", err)
 	}
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {

@@ -437,8 +437,8 @@ func TestGeneratedCasesPassAgainstTheirResults(t *testing.T) {
 
 var indexRE = regexp.MustCompile(`\[(\d+)\]`)
 
-// checkCondition is a minimal stand-in for the runner: eq and isObject,
-// paths with dots and [n], descending into strings that hold JSON.
+// checkCondition is a minimal stand-in for the runner: eq, isObject and
+// isArray, paths with dots and [n], descending into strings that hold JSON.
 func checkCondition(t *testing.T, doc any, c resttest.Condition) bool {
 	t.Helper()
 	path := indexRE.ReplaceAllString(c.Path, ".$1")
@@ -467,6 +467,9 @@ func checkCondition(t *testing.T, doc any, c resttest.Condition) bool {
 	switch c.Operation {
 	case "isObject":
 		_, ok := cur.(map[string]any)
+		return ok
+	case "isArray":
+		_, ok := cur.([]any)
 		return ok
 	case "eq":
 		var want any

@@ -1,0 +1,42 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestJournalSettings(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.True(t, c.JournalEnabled)
+	require.Equal(t, 24*time.Hour, c.JournalRetention)
+	require.Equal(t, 1000, c.JournalMaxPerServer)
+	require.Equal(t, 10000, c.JournalQueue)
+	require.Equal(t, time.Minute, c.JournalPruneInterval)
+
+	c, err = Parse(env(map[string]string{"JOURNAL_ENABLED": "false", "JOURNAL_RETENTION": "90m",
+		"JOURNAL_MAX_PER_SERVER": "50", "JOURNAL_QUEUE": "200"}))
+	require.NoError(t, err)
+	require.False(t, c.JournalEnabled)
+	require.Equal(t, 90*time.Minute, c.JournalRetention)
+	require.Equal(t, 50, c.JournalMaxPerServer)
+	require.Equal(t, 200, c.JournalQueue)
+
+	for _, tc := range []struct{ key, value string }{
+		{"JOURNAL_ENABLED", "sometimes"},
+		{"JOURNAL_RETENTION", "a day"},
+		{"JOURNAL_RETENTION", "0s"},
+		{"JOURNAL_RETENTION", "-1h"},
+		{"JOURNAL_MAX_PER_SERVER", "0"},
+		{"JOURNAL_MAX_PER_SERVER", "lots"},
+		{"JOURNAL_QUEUE", "-5"},
+	} {
+		t.Run(tc.key+"="+tc.value, func(t *testing.T) {
+			_, err := Parse(env(map[string]string{tc.key: tc.value}))
+			require.ErrorContains(t, err, tc.key)
+			require.ErrorContains(t, err, tc.value)
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
+)
+
+// The environment `make conformance` sets: the Node 22 binary (the suite's
+// CLI calls fs.globSync, which Node 20 lacks) and the suite's CLI, both
+// installed under .ci/conformance.
+const (
+	nodeEnv = "MOCKMCP_CONFORMANCE_NODE"
+	cliEnv  = "MOCKMCP_CONFORMANCE_CLI"
+)
+
+// suiteTimeout bounds one run of the whole suite: about 30 scenarios, each a
+// few requests, and one that waits up to 10 s for an SSE stream to end.
+const suiteTimeout = 3 * time.Minute
+
+// TestOfficialConformanceSuite runs the official MCP conformance suite
+// against the design in testdata/design.json, created through the REST API
+// and served by the real service. The suite exits non-zero when a scenario
+// fails that testdata/expected-failures.yml does not list, or when a listed
+// one passes.
+func TestOfficialConformanceSuite(t *testing.T) {
+	node, cli := toolchain(t)
+	owner := serve(t)
+	endpoint := createDesign(t, owner, filepath.Join("testdata", "design.json"))
+
+	expected, err := filepath.Abs(filepath.Join("testdata", "expected-failures.yml"))
+	require.NoError(t, err)
+	results := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), suiteTimeout)
+	defer cancel()
+	// --suite all: the default suite leaves out the pending scenarios
+	// (json-schema-2020-12, server-sse-polling), which the design serves too.
+	cmd := exec.CommandContext(ctx, node, cli, "server", "--suite", "all",
+		"--url", endpoint, "--expected-failures", expected, "-o", results)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	t.Logf("conformance server --url %s\n%s", endpoint, ansiColor.ReplaceAll(out, nil))
+	require.NoError(t, ctx.Err(), "the suite did not finish within %s", suiteTimeout)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		t.Fatalf("the suite exited with %d: a scenario failed that expected-failures.yml does not list, "+
+			"or a listed one passed (see the summary above). Failed checks and warnings:\n%s",
+			exit.ExitCode(), unmetChecks(t, results))
+	}
+	require.NoError(t, err)
+}
+
+// ansiColor matches the colour escapes the suite writes even when its
+// output is not a terminal.
+var ansiColor = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// resultDir matches the directory the suite saves one scenario's checks in:
+// server-<scenario>-<time>.
+var resultDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
+
+// unmetChecks lists the checks of every scenario saved in dir whose status is
+// FAILURE or WARNING: the suite counts a warning as a failure against the
+// expected-failures baseline, and its summary names only the scenarios.
+func unmetChecks(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var checks []struct {
+			Name, Status, ErrorMessage string
+			Details                    struct{ Message string }
+		}
+		require.NoError(t, json.Unmarshal(raw, &checks), f)
+		scenario := filepath.Base(filepath.Dir(f))
+		if m := resultDir.FindStringSubmatch(scenario); m != nil {
+			scenario = m[1]
+		}
+		for _, c := range checks {
+			if c.Status != "FAILURE" && c.Status != "WARNING" {
+				continue
+			}
+			why := c.ErrorMessage
+			if why == "" {
+				why = c.Details.Message
+			}
+			fmt.Fprintf(&b, "  %s: %s %s: %s\n", scenario, c.Status, c.Name, why)
+		}
+	}
+	return b.String()
+}
+
+// toolchain returns the Node 22 binary and the suite's CLI, skipping the test
+// when `make conformance` has not provided them.
+func toolchain(t *testing.T) (node, cli string) {
+	t.Helper()
+	node, cli = os.Getenv(nodeEnv), os.Getenv(cliEnv)
+	if node == "" || cli == "" {
+		t.Skipf("%s and %s are not set: run `make conformance`", nodeEnv, cliEnv)
+	}
+	for _, p := range []string{node, cli} {
+		_, err := os.Stat(p)
+		require.NoError(t, err, "run `make conformance`, which installs the packages of .ci/conformance")
+	}
+	return node, cli
+}
+
+// packagesDir is the directory whose node_modules holds the suite's CLI, where
+// the TypeScript SDK is installed too.
+func packagesDir(t *testing.T, cli string) string {
+	t.Helper()
+	for dir := filepath.Dir(cli); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "node_modules" {
+			return filepath.Dir(dir)
+		}
+	}
+	t.Fatalf("%s is not inside a node_modules directory", cli)
+	return ""
+}
+
+// serve boots the service as the suite needs it and signs up the owner of the
+// designs.
+func serve(t *testing.T) *apitest.Client {
+	t.Helper()
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
+		// ALLOWED_HOSTS=127.0.0.1,localhost: the suite's dns-rebinding-protection
+		// scenario expects 4xx for Host and Origin evil.example.com, and 2xx for
+		// the loopback address it is given.
+		c.AllowedHosts = []string{"127.0.0.1", "localhost"}
+	}})
+	return env.Signup(t, "Conformance")
+}
+
+// design is a testdata design file: the bodies of the REST requests that
+// create one server with its tools, resources and prompts.
+type design struct {
+	Server    json.RawMessage   `json:"server"`
+	Tools     []json.RawMessage `json:"tools"`
+	Resources []json.RawMessage `json:"resources"`
+	Prompts   []json.RawMessage `json:"prompts"`
+}
+
+// createDesign creates the design of file through the REST API as c, enables
+// it and returns its MCP endpoint.
+func createDesign(t *testing.T, c *apitest.Client, file string) string {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var d design
+	require.NoError(t, json.Unmarshal(raw, &d), file)
+	id := c.Do(http.MethodPost, "/api/servers", []byte(d.Server)).Status(http.StatusCreated).String("id")
+	for _, part := range []struct {
+		path   string
+		bodies []json.RawMessage
+	}{{"tools", d.Tools}, {"resources", d.Resources}, {"prompts", d.Prompts}} {
+		for _, body := range part.bodies {
+			c.Do(http.MethodPost, "/api/servers/"+id+"/"+part.path, []byte(body)).Status(http.StatusCreated)
+		}
+	}
+	r := c.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
+	require.Equal(t, true, r.Get("enabled"))
+	return r.String("endpoint_url")
+}

@@ -1,0 +1,93 @@
+// Drives a served design with the official MCP TypeScript SDK client and
+// reports, as one JSON object on stdout, what the client received: the Go test
+// (sdk_test.go) asserts on that report, so this script judges nothing itself.
+//
+// Usage: node sdkclient.mjs <packages dir> <endpoint URL> < steps.json
+//
+// <packages dir> holds node_modules with @modelcontextprotocol/sdk (the
+// pinned .ci/conformance). steps.json is an array of
+// {"id": "...", "method": "tools/call" | "resources/read" | "prompts/get" |
+// "completion/complete", "params": {...}, "progress": true?}; each step's
+// report holds the result or the error, and the log and progress
+// notifications that arrived while it ran.
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+const [packagesDir, endpoint] = process.argv.slice(2);
+if (!packagesDir || !endpoint) {
+  console.error("usage: node sdkclient.mjs <packages dir> <endpoint URL> < steps.json");
+  process.exit(2);
+}
+// The SDK is installed outside this script's directory tree, where an import
+// would not find it: resolve it from the packages directory instead.
+const require = createRequire(pathToFileURL(packagesDir.replace(/\/?$/, "/")));
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { McpError, LoggingMessageNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
+
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const steps = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+
+function describeError(err) {
+  return {
+    mcpError: err instanceof McpError,
+    code: err?.code ?? null,
+    message: err instanceof Error ? err.message : String(err),
+    data: err?.data ?? null,
+  };
+}
+
+const client = new Client({ name: "mockmcp-sdk-check", version: "1.0.0" });
+const transport = new StreamableHTTPClientTransport(new URL(endpoint));
+let logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  logs.push(n.params);
+});
+
+const report = { steps: {} };
+try {
+  await client.connect(transport);
+  report.server = client.getServerVersion() ?? null;
+  report.capabilities = client.getServerCapabilities() ?? null;
+  report.protocolVersion = transport.protocolVersion ?? null;
+  try {
+    report.setLevel = { result: await client.setLoggingLevel("debug") };
+  } catch (err) {
+    report.setLevel = { error: describeError(err) };
+  }
+  for (const step of steps) {
+    logs = [];
+    const progress = [];
+    const options = step.progress ? { onprogress: (p) => progress.push(p) } : undefined;
+    const out = {};
+    try {
+      switch (step.method) {
+        case "tools/call":
+          out.result = await client.callTool(step.params, undefined, options);
+          break;
+        case "resources/read":
+          out.result = await client.readResource(step.params, options);
+          break;
+        case "prompts/get":
+          out.result = await client.getPrompt(step.params, options);
+          break;
+        case "completion/complete":
+          out.result = await client.complete(step.params, options);
+          break;
+        default:
+          throw new Error(`unknown method ${step.method}`);
+      }
+    } catch (err) {
+      out.error = describeError(err);
+    }
+    out.logs = logs;
+    out.progress = progress;
+    report.steps[step.id] = out;
+  }
+} catch (err) {
+  report.fatal = describeError(err);
+} finally {
+  await client.close().catch(() => {});
+}
+process.stdout.write(JSON.stringify(report) + "\n");

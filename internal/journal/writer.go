@@ -1,0 +1,274 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/batch"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// Sink stores journal records; *store.Store is the one in production.
+type Sink interface {
+	// AppendJournal writes records and returns how many it skipped because
+	// the database refused them for their content (their server is gone).
+	// On error none is written, so a retried batch is never written twice.
+	// It must not keep records after it returns: the writer reuses the
+	// slice.
+	AppendJournal(ctx context.Context, records []store.JournalRecord) (skipped int, err error)
+	// PruneJournal deletes the records received before before and those
+	// beyond the newest keep of each server.
+	PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error)
+}
+
+var _ Sink = (*store.Store)(nil)
+
+// MaxResponse is the most characters of an answer a record keeps.
+const MaxResponse = 500
+
+// Options tune a Writer; a zero or negative field takes its default.
+type Options struct {
+	QueueSize     int           // entries waiting at most; default 10000
+	BatchSize     int           // records per insert at most; default 500
+	FlushInterval time.Duration // a partial batch waits at most this long; default 200ms
+	RetryBackoff  time.Duration // first wait after a failed insert, doubling, capped at 5s; default 250ms
+	MaxAttempts   int           // insert attempts per batch before it is dropped; default 8
+	InsertTimeout time.Duration // per insert attempt; default 5s
+
+	// MaxRate is the most entries a second the writer takes; past it,
+	// entries are dropped and counted before the endpoint builds them, so
+	// a flood of calls costs the endpoint an atomic add per call and the
+	// database nothing more. Default 1000.
+	MaxRate int
+
+	Retention     time.Duration // records older than this are deleted; default 24h
+	MaxPerServer  int           // records kept per server at most; default 1000
+	PruneInterval time.Duration // how often retention runs; default 1m
+}
+
+// Stats counts what happened to entries since New. Once Close has returned
+// nil, every Record call is either Written or Dropped; Dropped includes the
+// records the database refused (see Sink).
+type Stats = batch.Stats
+
+// Writer is the call journal's bounded, batched, fire-and-forget writer.
+// Record may be called from any goroutine; Run runs the insert loop and
+// retention; Flush writes what is queued; Close flushes and stops. A nil
+// *Writer records nothing.
+type Writer struct {
+	sink Sink
+	log  *slog.Logger
+	opts Options
+	w    *batch.Writer[Entry]
+
+	// records is the insert's scratch slice, used only by the batch
+	// writer's loop holder.
+	records []store.JournalRecord
+	skipped atomic.Uint64 // refused by the database: written 0, dropped 1
+
+	// The rate budget: a fixed one-second window.
+	window   atomic.Int64 // the window's second (Unix time)
+	used     atomic.Int64 // entries taken in it
+	overRate atomic.Uint64
+
+	closeOnce sync.Once
+	closing   chan struct{}
+}
+
+// New returns a Writer inserting into sink; a nil log means slog.Default().
+// Start Run in a goroutine, and Close it at shutdown.
+func New(sink Sink, log *slog.Logger, opts Options) *Writer {
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = 24 * time.Hour
+	}
+	if opts.MaxPerServer <= 0 {
+		opts.MaxPerServer = 1000
+	}
+	if opts.PruneInterval <= 0 {
+		opts.PruneInterval = time.Minute
+	}
+	if opts.MaxRate <= 0 {
+		opts.MaxRate = 1000
+	}
+	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{})}
+	w.w = batch.New("journal", w.insert, log, batch.Options{
+		QueueSize: opts.QueueSize, BatchSize: opts.BatchSize, FlushInterval: opts.FlushInterval,
+		RetryBackoff: opts.RetryBackoff, MaxAttempts: opts.MaxAttempts, InsertTimeout: opts.InsertTimeout,
+	})
+	return w
+}
+
+// Record queues e. It never waits: when the queue is full or the writer is
+// closed it drops e, counts it, and returns false. The writer owns e's
+// Params from then on, and only reads its Answer and Explain.
+func (w *Writer) Record(e Entry) bool {
+	if w == nil {
+		return false
+	}
+	return w.w.Add(e)
+}
+
+// Admit reports whether Record would keep an entry now; when not, it counts
+// the entry as dropped, and the endpoint need not build it.
+func (w *Writer) Admit() bool {
+	if w == nil {
+		return false
+	}
+	if !w.withinRate(time.Now().Unix()) {
+		w.overRate.Add(1)
+		return false
+	}
+	return w.w.Admit()
+}
+
+// withinRate takes one entry from the budget of the second now.
+func (w *Writer) withinRate(now int64) bool {
+	if win := w.window.Load(); win != now && w.window.CompareAndSwap(win, now) {
+		w.used.Store(0)
+	}
+	return w.used.Add(1) <= int64(w.opts.MaxRate)
+}
+
+// Stats reports the counters; each is read atomically, not all at once.
+func (w *Writer) Stats() Stats {
+	if w == nil {
+		return Stats{}
+	}
+	s := w.w.Stats()
+	skipped := w.skipped.Load()
+	s.Written -= min(s.Written, skipped)
+	s.Dropped += skipped + w.overRate.Load()
+	return s
+}
+
+// Run inserts queued entries and applies retention until ctx ends or Close
+// is called.
+func (w *Writer) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { w.w.Run(ctx) })
+	wg.Go(func() { w.pruneLoop(ctx) })
+	wg.Wait()
+}
+
+// Flush writes every entry queued before the call (see batch.Writer.Flush),
+// so that a count that follows sees them.
+func (w *Writer) Flush(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	return w.w.Flush(ctx)
+}
+
+// Close stops retention, stops accepting entries and writes everything
+// queued until ctx ends; see batch.Writer.Close.
+func (w *Writer) Close(ctx context.Context) error {
+	w.closeOnce.Do(func() { close(w.closing) })
+	return w.w.Close(ctx)
+}
+
+// Prune applies retention once: records older than Retention go, and those
+// beyond the newest MaxPerServer of each server.
+func (w *Writer) Prune(ctx context.Context) (int64, error) {
+	return w.sink.PruneJournal(ctx, time.Now().Add(-w.opts.Retention), w.opts.MaxPerServer)
+}
+
+func (w *Writer) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(w.opts.PruneInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-w.closing:
+			return
+		case <-ctx.Done():
+			return
+		}
+		pctx, cancel := context.WithTimeout(ctx, w.opts.PruneInterval)
+		n, err := w.Prune(pctx)
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			w.log.Warn("journal retention failed", "err", err)
+		case n > 0:
+			w.log.Debug("journal retention", "deleted", n)
+		}
+	}
+}
+
+// insert is the batch writer's InsertFunc: it derives the records off the
+// request path, here, then stores them.
+func (w *Writer) insert(ctx context.Context, entries []Entry) error {
+	for _, e := range entries {
+		w.records = append(w.records, recordOf(e))
+	}
+	skipped, err := w.sink.AppendJournal(ctx, w.records)
+	clear(w.records) // let the records' memory go
+	w.records = w.records[:0]
+	if err == nil && skipped > 0 {
+		w.skipped.Add(uint64(skipped))
+		w.log.Warn("journal records refused by the database; skipped", "records", skipped)
+	}
+	return err
+}
+
+// recordOf derives the stored record from an entry: its id, the mismatch
+// explanations and the answer's summary.
+func recordOf(e Entry) store.JournalRecord {
+	id, err := uuid.NewV7()
+	if err != nil { // only if the system's random source fails
+		id = uuid.New()
+	}
+	r := store.JournalRecord{
+		ID: id, OrgID: e.OrgID, ServerID: e.ServerID, ReceivedAt: e.ReceivedAt, Method: e.Method, Tool: e.Tool,
+		Params: e.Params, Outcome: e.Outcome, Scenario: e.Scenario, Step: e.Step, Response: Summary(e.Answer),
+		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,
+	}
+	if r.ReceivedAt.IsZero() {
+		r.ReceivedAt = time.Now()
+	}
+	if len(r.Params) > 0 && !json.Valid(r.Params) {
+		// Not JSON (the request did not parse): kept as a JSON string.
+		r.Params, _ = json.Marshal(Summary(r.Params))
+	}
+	if x := e.Explain; x != nil && x.Matcher != nil {
+		for _, m := range x.Matcher.Explain(x.Args, x.Matched) {
+			name := "#" + strconv.Itoa(m.Index)
+			if m.Index < len(x.Names) {
+				name = x.Names[m.Index]
+			}
+			r.Mismatches = append(r.Mismatches, store.JournalMismatch{
+				Scenario: name, Field: m.Field, Operator: m.Operator, Reason: m.Reason,
+			})
+		}
+	}
+	return r
+}
+
+// Summary is answer as text, cut to MaxResponse characters (the last one
+// then "…") without splitting a character; invalid UTF-8 becomes U+FFFD.
+func Summary(answer []byte) string {
+	n, cut := 0, 0
+	for i := 0; i < len(answer); n++ {
+		if n == MaxResponse-1 {
+			cut = i
+		}
+		if n == MaxResponse {
+			return strings.ToValidUTF8(string(answer[:cut]), "\uFFFD") + "…"
+		}
+		_, size := utf8.DecodeRune(answer[i:])
+		i += size
+	}
+	return strings.ToValidUTF8(string(answer), "\uFFFD")
+}

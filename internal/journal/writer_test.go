@@ -1,0 +1,516 @@
+package journal_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/scenario"
+	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/testdb"
+)
+
+// recordBudget is how long one Record call may take at most, whatever the
+// database does.
+const recordBudget = 50 * time.Millisecond
+
+func TestBatches(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: 3, FlushInterval: time.Hour})
+	run(t, w)
+
+	for range 7 {
+		require.True(t, w.Record(entry("ping")))
+	}
+	// Two full batches go out at once; the seventh waits for partners.
+	require.Eventually(t, func() bool { return len(sink.records()) == 6 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int{3, 3}, sink.batchSizes())
+	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.Equal(t, []int{3, 3, 1}, sink.batchSizes())
+	require.Equal(t, journal.Stats{Queued: 7, Written: 7}, w.Stats())
+}
+
+func TestFullQueueDropsWithoutBlocking(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.gate = make(chan struct{})
+	w := journal.New(sink, quiet(), journal.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond})
+	run(t, w)
+
+	const n = 100
+	accepted := 0
+	for range n {
+		start := time.Now()
+		if w.Record(entry("ping")) {
+			accepted++
+		}
+		require.Less(t, time.Since(start), recordBudget)
+	}
+	s := w.Stats()
+	require.EqualValues(t, accepted, s.Queued)
+	require.EqualValues(t, n-accepted, s.Dropped)
+	// The queue holds 10; the loop may hold one more in its blocked batch.
+	require.GreaterOrEqual(t, s.Dropped, uint64(n-11))
+
+	close(sink.gate)
+	require.NoError(t, closeWithin(w, 10*time.Second))
+	s = w.Stats()
+	require.EqualValues(t, accepted, s.Written)
+	require.EqualValues(t, n, s.Written+s.Dropped)
+	require.Len(t, sink.records(), accepted)
+}
+
+func TestAdmit(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.gate = make(chan struct{})
+	w := journal.New(sink, quiet(), journal.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond})
+	run(t, w)
+
+	require.True(t, w.Admit(), "room in the queue")
+	for w.Record(entry("ping")) { // fill the queue; the loop is stuck on the gate
+		require.Less(t, w.Stats().Queued, uint64(10))
+	}
+	before := w.Stats().Dropped
+	for range 5 {
+		start := time.Now()
+		require.False(t, w.Admit(), "a full queue")
+		require.Less(t, time.Since(start), recordBudget)
+	}
+	require.Equal(t, before+5, w.Stats().Dropped, "each refusal counts as a dropped entry")
+
+	close(sink.gate)
+	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.False(t, w.Admit(), "a closed writer")
+	s := w.Stats()
+	require.Equal(t, before+6, s.Dropped)
+	require.Equal(t, s.Queued, s.Written)
+}
+
+func TestRetriesThenSucceeds(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.failNext(3)
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, FlushInterval: time.Millisecond,
+		RetryBackoff: time.Millisecond})
+	run(t, w)
+
+	require.True(t, w.Record(entry("ping")))
+	require.True(t, w.Record(entry("tools/list")))
+	require.Eventually(t, func() bool { return w.Stats().Written == 2 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, journal.Stats{Queued: 2, Written: 2, Failed: 3}, w.Stats())
+	require.Len(t, sink.records(), 2, "the failed attempts wrote nothing")
+}
+
+func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.fail = errors.New("database down")
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, RetryBackoff: time.Millisecond, MaxAttempts: 3})
+	run(t, w)
+
+	require.True(t, w.Record(entry("ping")))
+	require.True(t, w.Record(entry("ping")))
+	require.Eventually(t, func() bool { return w.Stats().Dropped == 2 }, 5*time.Second, time.Millisecond)
+	require.NoError(t, closeWithin(w, time.Second))
+	require.Equal(t, journal.Stats{Queued: 2, Dropped: 2, Failed: 3}, w.Stats())
+}
+
+func TestCloseFlushesEverything(t *testing.T) {
+	t.Parallel()
+	for _, withRun := range []bool{false, true} {
+		name := "without Run"
+		if withRun {
+			name = "with Run"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sink := newMemorySink()
+			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
+			if withRun {
+				run(t, w)
+			}
+			for range 10 {
+				require.True(t, w.Record(entry("ping")))
+			}
+			require.NoError(t, closeWithin(w, 5*time.Second))
+			require.Len(t, sink.records(), 10)
+			require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
+			require.False(t, w.Record(entry("ping")), "Record after Close")
+			require.EqualValues(t, 1, w.Stats().Dropped)
+		})
+	}
+}
+
+func TestFlushWritesWhatIsQueued(t *testing.T) {
+	t.Parallel()
+	for _, withRun := range []bool{false, true} {
+		name := "without Run"
+		if withRun {
+			name = "with Run"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sink := newMemorySink()
+			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
+			if withRun {
+				run(t, w)
+			}
+			for round := 1; round <= 3; round++ {
+				for range 5 {
+					require.True(t, w.Record(entry("ping")))
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				require.NoError(t, w.Flush(ctx))
+				cancel()
+				require.Len(t, sink.records(), 5*round, "a partial batch is not left waiting for the interval")
+			}
+			require.Equal(t, journal.Stats{Queued: 15, Written: 15}, w.Stats())
+		})
+	}
+}
+
+func TestFlushGivesUpAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.gate = make(chan struct{})
+	w := journal.New(sink, quiet(), journal.Options{FlushInterval: time.Hour})
+	run(t, w)
+	require.True(t, w.Record(entry("ping")))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	require.ErrorIs(t, w.Flush(ctx), context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 2*time.Second)
+	close(sink.gate)
+	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.Len(t, sink.records(), 1, "the entry is written later")
+}
+
+func TestRefusedRecordsCountAsDropped(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.skip = 1
+	w := journal.New(sink, quiet(), journal.Options{})
+	for range 3 {
+		require.True(t, w.Record(entry("ping")))
+	}
+	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.Equal(t, journal.Stats{Queued: 3, Written: 2, Dropped: 1}, w.Stats())
+}
+
+func TestRecordDerivation(t *testing.T) {
+	t.Parallel()
+	conds := []scenario.Condition{
+		compile(t, `{"field":"city","operator":"equals","value":"Paris"}`),
+		compile(t, `{"field":"temp","operator":"gt","value":10}`),
+		compile(t, `{"city":"London"}`),
+		compile(t, `null`),
+	}
+	m := scenario.NewMatcher(conds)
+	names := []string{"paris", "warm", "london", "fallback"}
+	args := map[string]any{"city": "London", "temp": 3.0}
+
+	cases := []struct {
+		name    string
+		entry   func(journal.Entry) journal.Entry
+		check   func(t *testing.T, r store.JournalRecord)
+		outcome string
+	}{
+		{
+			name: "matched: mismatches of the scenarios before it",
+			entry: func(e journal.Entry) journal.Entry {
+				e.Scenario, e.Explain = "london", &journal.Explain{Matcher: m, Names: names, Args: args, Matched: 2}
+				return e
+			},
+			check: func(t *testing.T, r store.JournalRecord) {
+				require.Equal(t, []store.JournalMismatch{
+					{Scenario: "paris", Field: "city", Operator: "equals", Reason: `city: equals "Paris" but was "London"`},
+					{Scenario: "warm", Field: "temp", Operator: "gt", Reason: `temp: gt 10 but was 3`},
+				}, r.Mismatches)
+				require.Equal(t, "london", r.Scenario)
+			},
+		},
+		{
+			name: "no match: every scenario, numbered when unnamed",
+			entry: func(e journal.Entry) journal.Entry {
+				e.Outcome = journal.OutcomeNoMatch
+				e.Explain = &journal.Explain{Matcher: scenario.NewMatcher(conds[:2]), Names: names[:1], Args: args, Matched: -1}
+				return e
+			},
+			check: func(t *testing.T, r store.JournalRecord) {
+				require.Len(t, r.Mismatches, 2)
+				require.Equal(t, "paris", r.Mismatches[0].Scenario)
+				require.Equal(t, "#1", r.Mismatches[1].Scenario)
+				require.Equal(t, "temp", r.Mismatches[1].Field)
+				require.Equal(t, journal.OutcomeNoMatch, r.Outcome)
+			},
+		},
+		{
+			name:  "no explanation",
+			entry: func(e journal.Entry) journal.Entry { return e },
+			check: func(t *testing.T, r store.JournalRecord) { require.Empty(t, r.Mismatches) },
+		},
+		{
+			name: "long answer summarized",
+			entry: func(e journal.Entry) journal.Entry {
+				e.Answer = []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("ü", 1000) + `"}]}`)
+				return e
+			},
+			check: func(t *testing.T, r store.JournalRecord) {
+				require.Equal(t, journal.MaxResponse, utf8.RuneCountInString(r.Response))
+				require.True(t, strings.HasPrefix(r.Response, `{"content":[{"type":"text","text":"üü`))
+				require.True(t, strings.HasSuffix(r.Response, "ü…"))
+			},
+		},
+		{
+			name: "params that are not JSON kept as a string",
+			entry: func(e journal.Entry) journal.Entry {
+				e.Params = json.RawMessage(`{"name":`)
+				return e
+			},
+			check: func(t *testing.T, r store.JournalRecord) { require.Equal(t, `"{\"name\":"`, string(r.Params)) },
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sink := newMemorySink()
+			w := journal.New(sink, quiet(), journal.Options{})
+			e := tc.entry(entry("tools/call"))
+			require.True(t, w.Record(e))
+			require.NoError(t, closeWithin(w, 5*time.Second))
+			got := sink.records()
+			require.Len(t, got, 1)
+			r := got[0]
+			require.NotEqual(t, uuid.Nil, r.ID)
+			require.EqualValues(t, 7, r.ID.Version(), "a UUIDv7")
+			require.Equal(t, e.OrgID, r.OrgID)
+			require.Equal(t, e.ServerID, r.ServerID)
+			require.Equal(t, e.ReceivedAt, r.ReceivedAt)
+			require.Equal(t, e.Latency, r.Latency)
+			require.Equal(t, e.ClientAddr, r.ClientAddr)
+			tc.check(t, r)
+		})
+	}
+}
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "", journal.Summary(nil))
+	require.Equal(t, `{"a":1}`, journal.Summary([]byte(`{"a":1}`)))
+	exact := strings.Repeat("x", journal.MaxResponse)
+	require.Equal(t, exact, journal.Summary([]byte(exact)), "500 characters fit")
+	over := journal.Summary([]byte(exact + "y"))
+	require.Equal(t, strings.Repeat("x", journal.MaxResponse-1)+"…", over)
+	require.Equal(t, "a\uFFFDb", journal.Summary([]byte("a\xffb")))
+	require.LessOrEqual(t, utf8.RuneCountInString(journal.Summary([]byte(strings.Repeat("\xff", 2000)))), journal.MaxResponse)
+}
+
+func TestRetention(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	w := journal.New(sink, quiet(), journal.Options{Retention: time.Hour, MaxPerServer: 7, PruneInterval: 5 * time.Millisecond})
+	run(t, w)
+	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 2 }, 5*time.Second, time.Millisecond)
+	for _, p := range sink.pruneCalls() {
+		require.Equal(t, 7, p.keep)
+		require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
+	}
+	require.NoError(t, closeWithin(w, time.Second))
+	n := len(sink.pruneCalls())
+	time.Sleep(30 * time.Millisecond)
+	require.Len(t, sink.pruneCalls(), n, "retention stops at Close")
+}
+
+func TestNilWriterRecordsNothing(t *testing.T) {
+	t.Parallel()
+	var w *journal.Writer
+	require.False(t, w.Admit())
+	require.False(t, w.Record(entry("ping")))
+	require.NoError(t, w.Flush(context.Background()))
+	require.Equal(t, journal.Stats{}, w.Stats())
+}
+
+// TestWritesToTheDatabase goes through the real store: what the endpoint
+// hands over is what the journal lists, "why no match" included.
+func TestWritesToTheDatabase(t *testing.T) {
+	t.Parallel()
+	st := testdb.Store(t)
+	ctx := context.Background()
+	org, server := uuid.New(), uuid.New()
+	_, err := st.Pool().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, org, "org-"+org.String()[:8])
+	require.NoError(t, err)
+	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by) VALUES ($1, $2, 's', 't')`,
+		server, org)
+	require.NoError(t, err)
+
+	w := journal.New(st, quiet(), journal.Options{})
+	run(t, w)
+	m := scenario.NewMatcher([]scenario.Condition{compile(t, `{"field":"city","operator":"equals","value":"Paris"}`)})
+	e := entry("tools/call")
+	e.OrgID, e.ServerID, e.Tool, e.Outcome = org, server, "get_weather", journal.OutcomeNoMatch
+	e.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"London"}}`)
+	e.Answer = []byte(`{"code":-32602,"message":"No mock scenario matched"}`)
+	e.ErrorCode = -32602
+	e.Explain = &journal.Explain{Matcher: m, Names: []string{"paris"}, Args: map[string]any{"city": "London"}, Matched: -1}
+	const n = 1200 // more than two batches
+	for range n {
+		require.True(t, w.Record(e))
+	}
+	require.NoError(t, w.Flush(ctx))
+	var rows int
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM mcp_journal WHERE server_id = $1`, server).Scan(&rows))
+	require.Equal(t, n, rows, "Flush wrote everything queued")
+
+	var page store.JournalPage
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: org}, func(tx *store.Tx) (err error) {
+		page, err = tx.Journal(ctx, server, store.JournalFilter{Limit: 1})
+		return err
+	}))
+	require.Len(t, page.Records, 1)
+	r := page.Records[0]
+	require.Equal(t, []store.JournalMismatch{{Scenario: "paris", Field: "city", Operator: "equals",
+		Reason: `city: equals "Paris" but was "London"`}}, r.Mismatches)
+	require.Equal(t, string(e.Answer), r.Response)
+	require.Equal(t, -32602, r.ErrorCode)
+	require.Equal(t, journal.OutcomeNoMatch, r.Outcome)
+
+	_, err = w.Prune(ctx)
+	require.NoError(t, err)
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM mcp_journal WHERE server_id = $1`, server).Scan(&rows))
+	require.Equal(t, 1000, rows, "retention keeps MaxPerServer (default 1000)")
+}
+
+// entry is a call of method on a random server.
+func entry(method string) journal.Entry {
+	return journal.Entry{
+		OrgID: uuid.New(), ServerID: uuid.New(), ReceivedAt: time.Now().UTC().Truncate(time.Microsecond),
+		Latency: 1500 * time.Microsecond, ClientAddr: "192.0.2.1", Method: method, Outcome: journal.OutcomeResult,
+		Step: -1, Answer: []byte(`{}`),
+	}
+}
+
+func compile(t *testing.T, cond string) scenario.Condition {
+	t.Helper()
+	c, errs := scenario.Compile(json.RawMessage(cond))
+	require.Empty(t, errs)
+	return c
+}
+
+// run starts w's loop for the test's duration.
+func run(t *testing.T, w *journal.Writer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	t.Cleanup(func() {
+		_ = closeWithin(w, 5*time.Second)
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not return")
+		}
+	})
+}
+
+func closeWithin(w *journal.Writer, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return w.Close(ctx)
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// memorySink is a Sink for what the database cannot be made to do on cue:
+// block, fail, refuse records.
+type memorySink struct {
+	gate chan struct{} // when set, each call waits for it to close (or ctx)
+	fail error         // returned by every call
+	skip int           // records each call reports refused
+
+	mu       sync.Mutex
+	failures int // calls still to fail, before fail applies
+	batches  [][]store.JournalRecord
+	prunes   []prune
+}
+
+type prune struct {
+	before time.Time
+	keep   int
+}
+
+func newMemorySink() *memorySink { return &memorySink{} }
+
+func (s *memorySink) AppendJournal(ctx context.Context, records []store.JournalRecord) (int, error) {
+	if s.gate != nil {
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failures > 0 {
+		s.failures--
+		return 0, errors.New("transient failure")
+	}
+	if s.fail != nil {
+		return 0, s.fail
+	}
+	s.batches = append(s.batches, append([]store.JournalRecord(nil), records[s.skip:]...))
+	return s.skip, nil
+}
+
+func (s *memorySink) PruneJournal(_ context.Context, before time.Time, keep int) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prunes = append(s.prunes, prune{before, keep})
+	return 0, nil
+}
+
+func (s *memorySink) failNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = n
+}
+
+func (s *memorySink) records() []store.JournalRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.JournalRecord
+	for _, b := range s.batches {
+		out = append(out, b...)
+	}
+	return out
+}
+
+func (s *memorySink) batchSizes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int
+	for _, b := range s.batches {
+		out = append(out, len(b))
+	}
+	return out
+}
+
+func (s *memorySink) pruneCalls() []prune {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]prune(nil), s.prunes...)
+}

@@ -1,0 +1,272 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
+)
+
+// Protocol versions where the served shapes change.
+const (
+	// audioFrom is the first version with audio content and the
+	// completions capability.
+	audioFrom = "2025-03-26"
+	// structuredFrom is the first version whose tools carry an
+	// outputSchema and results a structuredContent, and with resource_link
+	// content.
+	structuredFrom = "2025-06-18"
+)
+
+// scene is a scenario compiled for serving: its answers encoded once, its
+// notifications encoded but for the progress token, its waits as durations.
+type scene struct {
+	name string
+	// seqID names the scenario to the Sequencer: the tool and the
+	// scenario's position.
+	seqID string
+	// steps holds one answer, or a sequence's answers in order.
+	steps    []answer
+	sequence bool
+	cycle    bool
+	notes    []note
+	delay    time.Duration
+}
+
+// answer is what one call gets: a result or a scripted error, after a
+// delay.
+type answer struct {
+	result []byte
+	err    *jsonrpc.Scripted
+	delay  time.Duration
+}
+
+// note is a scripted notification: the whole message for a log, or the
+// text around the progress token for a progress report.
+type note struct {
+	progress bool
+	before   []byte // up to the token (progress), or the whole message (log)
+	after    []byte // after the token (progress)
+	delay    time.Duration
+}
+
+// step picks the answer of the n-th call (0-based) of a scene.
+func (s *scene) step(n int64) (int, *answer) {
+	i := 0
+	if s.sequence && n > 0 {
+		last := int64(len(s.steps) - 1)
+		switch {
+		case s.cycle:
+			i = int(n % int64(len(s.steps)))
+		case n > last:
+			i = int(last)
+		default:
+			i = int(n)
+		}
+	}
+	return i, &s.steps[i]
+}
+
+// compileScene compiles scenario i of a tool for a server of the given
+// protocol version.
+func compileScene(toolName string, i int, sc mockspec.Scenario, version string, withStructured bool) (*scene, error) {
+	s := &scene{name: sc.Name, seqID: toolName + "/" + strconv.Itoa(i), delay: ms(sc.DelayMS)}
+	if sc.Sequence != nil {
+		s.sequence = true
+		s.cycle = sc.Sequence.Then == mockspec.ThenCycle
+		for j, st := range sc.Sequence.Steps {
+			a, err := compileAnswer(st.Response, st.Result, st.Error, version, withStructured)
+			if err != nil {
+				return nil, fmt.Errorf("step %d: %w", j, err)
+			}
+			a.delay = s.delay
+			if st.DelayMS != nil {
+				a.delay = ms(*st.DelayMS)
+			}
+			s.steps = append(s.steps, a)
+		}
+		if len(s.steps) == 0 {
+			return nil, fmt.Errorf("a sequence without steps")
+		}
+	} else {
+		a, err := compileAnswer(sc.Response, sc.Result, sc.Error, version, withStructured)
+		if err != nil {
+			return nil, err
+		}
+		a.delay = s.delay
+		s.steps = []answer{a}
+	}
+	for j, n := range sc.Notifications {
+		cn, err := compileNote(n)
+		if err != nil {
+			return nil, fmt.Errorf("notification %d: %w", j, err)
+		}
+		s.notes = append(s.notes, cn)
+	}
+	return s, nil
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func compileAnswer(response, result json.RawMessage, rpcErr *mockspec.RPCError, version string, withStructured bool) (answer, error) {
+	var a answer
+	var err error
+	switch {
+	case rpcErr != nil:
+		e := jsonrpc.Error{Code: int64(rpcErr.Code), Message: rpcErr.Message}
+		if len(rpcErr.Data) > 0 {
+			e.Data = rpcErr.Data
+		}
+		a.err, err = jsonrpc.NewScripted(e)
+	case len(result) > 0:
+		a.result, err = shapeResult(result, version)
+	default:
+		a.result, err = textResult(response, withStructured)
+	}
+	return a, err
+}
+
+// shapeResult encodes an explicit CallToolResult for a protocol version:
+// content blocks the version lacks become text saying what they were, and
+// structuredContent is served from 2025-06-18 only.
+func shapeResult(raw json.RawMessage, version string) ([]byte, error) {
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		IsError           bool              `json:"isError"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		Meta              json.RawMessage   `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	out := struct {
+		Content           []json.RawMessage `json:"content"`
+		IsError           bool              `json:"isError,omitempty"`
+		StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+		Meta              json.RawMessage   `json:"_meta,omitempty"`
+	}{Content: make([]json.RawMessage, len(r.Content)), IsError: r.IsError, Meta: r.Meta}
+	for i, c := range r.Content {
+		shaped, err := shapeContent(c, version)
+		if err != nil {
+			return nil, fmt.Errorf("content[%d]: %w", i, err)
+		}
+		out.Content[i] = shaped
+	}
+	if version >= structuredFrom && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+		out.StructuredContent = r.StructuredContent
+	}
+	return marshal(out)
+}
+
+// shapeContent returns a content block as a client of version can read it:
+// as written, or, for a type the version does not have, a text block
+// naming what was there.
+func shapeContent(raw json.RawMessage, version string) (json.RawMessage, error) {
+	var c struct {
+		Type     string `json:"type"`
+		MimeType string `json:"mimeType"`
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, err
+	}
+	var text string
+	switch {
+	case c.Type == "audio" && version < audioFrom:
+		text = fmt.Sprintf("[audio content (%s) omitted: MCP %s has no audio content]", c.MimeType, version)
+	case c.Type == "resource_link" && version < structuredFrom:
+		text = fmt.Sprintf("[resource link: %s <%s>]", c.Name, c.URI)
+	default:
+		return compact.Bytes(), nil
+	}
+	return marshalText(text)
+}
+
+// marshalText encodes a text block, leaving <, > and & as they are: the
+// text is read by a client, never embedded in HTML.
+func marshalText(text string) ([]byte, error) {
+	return marshal(textBlock{Type: "text", Text: text})
+}
+
+// marshal is json.Marshal without HTML escaping: answers are read by
+// clients, never embedded in HTML, and keep the designer's text as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// textResult is a tools/call result whose single text item is the compact
+// JSON of response, with the response as structuredContent when asked.
+func textResult(response json.RawMessage, structured bool) ([]byte, error) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, response); err != nil {
+		return nil, err
+	}
+	type item struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	res := struct {
+		Content           []item          `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	}{Content: []item{{Type: "text", Text: compact.String()}}}
+	if structured {
+		res.StructuredContent = compact.Bytes()
+	}
+	return json.Marshal(res)
+}
+
+func compileNote(n mockspec.Notification) (note, error) {
+	out := note{delay: ms(n.DelayMS)}
+	switch n.Type {
+	case mockspec.NotifyLog:
+		params := struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger,omitempty"`
+			Data   json.RawMessage `json:"data"`
+		}{n.Level, n.Logger, n.Data}
+		if len(params.Data) == 0 {
+			params.Data = json.RawMessage("null")
+		}
+		body, err := json.Marshal(params)
+		if err != nil {
+			return note{}, err
+		}
+		out.before = append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":`), body...), '}')
+	case mockspec.NotifyProgress:
+		out.progress = true
+		var progress float64
+		if n.Progress != nil {
+			progress = *n.Progress
+		}
+		rest := struct {
+			Progress float64  `json:"progress"`
+			Total    *float64 `json:"total,omitempty"`
+			Message  string   `json:"message,omitempty"`
+		}{progress, n.Total, n.Message}
+		body, err := json.Marshal(rest)
+		if err != nil {
+			return note{}, err
+		}
+		out.before = []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`)
+		// body is {"progress":...}: its fields follow the token.
+		out.after = append(append([]byte{','}, body[1:]...), '}')
+	default:
+		return note{}, fmt.Errorf("unknown notification type %q", n.Type)
+	}
+	return out, nil
+}

@@ -1,0 +1,203 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mockmcp/mockmcp/internal/clientip"
+	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/scenario"
+)
+
+// Exchange is one HTTP request to an MCP endpoint while it is answered:
+// where notifications go (the SSE reply, begun early when a call sends
+// one), and what the journal learns about each message.
+type Exchange struct {
+	w   http.ResponseWriter
+	r   *http.Request
+	sse bool
+	// streaming: the reply's headers are sent; what follows goes out as
+	// it is written.
+	streaming bool
+	out       *bytes.Buffer
+	// committed is how much of out holds whole replies, which may go out
+	// before a notification; the rest is a reply being written.
+	committed int
+
+	// For the journal of a per-server endpoint; rec is nil elsewhere.
+	rec        Recorder
+	d          *design
+	seq        Sequencer
+	log        *slog.Logger
+	ips        *clientip.Resolver
+	clientAddr string
+	seqKey     string
+	keyed      bool // seqKey is known
+
+	// call is what the method answering the current message tells the
+	// journal.
+	call callNote
+}
+
+// callNote is what a method says about the message it answered. The
+// journal's explanation is built from it only for entries the journal
+// admits.
+type callNote struct {
+	tool     string
+	scenario string
+	step     int
+	outcome  string
+	usedSeq  bool
+	// explained: matcher, names, args and matched say how the tool's
+	// scenarios were tried.
+	explained bool
+	matcher   *scenario.Matcher
+	names     []string
+	args      map[string]any
+	matched   int
+}
+
+var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
+
+func newExchange(w http.ResponseWriter, r *http.Request, sse bool, out *bytes.Buffer) *Exchange {
+	x := exchangePool.Get().(*Exchange)
+	*x = Exchange{w: w, r: r, sse: sse, out: out}
+	return x
+}
+
+func (x *Exchange) release() {
+	*x = Exchange{}
+	exchangePool.Put(x)
+}
+
+// errClientGone ends a call whose client went away while it waited.
+var errClientGone = errors.New("the client went away")
+
+// sleep waits d, or less when the client goes away, without holding
+// anything but the request's own goroutine.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errClientGone
+	}
+}
+
+// notify sends one notification on the SSE reply, beginning the reply if
+// needed; on a plain JSON reply there is nowhere to send it, and it is
+// dropped. Replies already complete (earlier messages of a batch) go first.
+func (x *Exchange) notify(msg ...[]byte) {
+	if x == nil || !x.sse {
+		return
+	}
+	if !x.streaming {
+		setSSEHeaders(x.w.Header())
+		x.w.WriteHeader(http.StatusOK)
+		x.streaming = true
+	}
+	if x.committed > 0 {
+		_, _ = x.w.Write(x.out.Next(x.committed))
+		x.committed = 0
+	}
+	var frame bytes.Buffer
+	frame.WriteString("event: message\ndata: ")
+	for _, m := range msg {
+		frame.Write(m)
+	}
+	frame.WriteString("\n\n")
+	_, _ = x.w.Write(frame.Bytes())
+	_ = http.NewResponseController(x.w).Flush()
+}
+
+// sequenceKey is the client's sequence key: the Mcp-Mock-Sequence-Key
+// header, else the client address.
+func (x *Exchange) sequenceKey() string {
+	if !x.keyed {
+		x.seqKey = x.r.Header.Get(SequenceKeyHeader)
+		if x.seqKey == "" {
+			x.seqKey = x.address()
+		}
+		x.keyed = true
+	}
+	return x.seqKey
+}
+
+// address is the client's address, resolved on first use: through the
+// trusted proxies when the handler has a resolver, else the peer's.
+func (x *Exchange) address() string {
+	if x.clientAddr == "" && x.ips != nil {
+		x.clientAddr = x.ips.Of(x.r).String()
+	}
+	if x.clientAddr == "" && x.r != nil {
+		host, _, err := net.SplitHostPort(x.r.RemoteAddr)
+		if err != nil {
+			host = x.r.RemoteAddr
+		}
+		x.clientAddr = host
+	}
+	return x.clientAddr
+}
+
+// record hands the journal what happened to one message: its result (which
+// the entry may share: results are never modified) or its error.
+func (x *Exchange) record(start time.Time, req *jsonrpc.Request, result json.RawMessage, err error) {
+	if !x.rec.Admit() {
+		return // over the journal's budget: dropped, and counted, before any work
+	}
+	e := journal.Entry{
+		OrgID: x.d.orgID, ServerID: x.d.id, ReceivedAt: start, Latency: time.Since(start),
+		ClientAddr: x.address(), Method: req.Method, Tool: x.call.tool, Scenario: x.call.scenario,
+		Step: x.call.step, Outcome: x.call.outcome, Answer: result,
+	}
+	if c := &x.call; c.explained {
+		e.Explain = &journal.Explain{Matcher: c.matcher, Names: c.names, Args: c.args, Matched: c.matched}
+	}
+	if x.call.usedSeq {
+		e.SequenceKey = x.sequenceKey()
+	}
+	if len(req.Params) > 0 {
+		e.Params = append(json.RawMessage(nil), req.Params...)
+	}
+	if err != nil {
+		e.ErrorCode = int(errorCode(err))
+		e.Answer = errorObject(err)
+		if e.Outcome == "" || e.Outcome == journal.OutcomeResult {
+			e.Outcome = journal.OutcomeError
+		}
+	} else if e.Outcome == "" {
+		e.Outcome = journal.OutcomeResult
+	}
+	x.rec.Record(e)
+}
+
+// errorObject is the JSON of the error object err is sent as.
+func errorObject(err error) []byte {
+	var sc *jsonrpc.Scripted
+	if errors.As(err, &sc) {
+		return sc.Body
+	}
+	b, _ := json.Marshal(jsonrpc.Wire(err))
+	return b
+}
+
+func errorCode(err error) int64 {
+	var sc *jsonrpc.Scripted
+	if errors.As(err, &sc) {
+		return sc.Code
+	}
+	return jsonrpc.Wire(err).Code
+}

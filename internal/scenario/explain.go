@@ -1,0 +1,130 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Mismatch says why one scenario's condition did not match a call.
+type Mismatch struct {
+	Index int // the scenario's position
+	// Field is the path the failing clause reads, as the condition spells
+	// it; empty when the condition failed as a whole (it did not compile).
+	Field string
+	// Operator is the failing clause's operator; a plain object's pairs
+	// report "equals".
+	Operator string
+	// Reason is one human-readable line naming the field, the operator,
+	// what it wanted and what the call had, e.g.
+	// `city: equals "Paris" but was "London"`.
+	Reason string
+}
+
+// Explain says, for each scenario before upto (every scenario when upto is
+// negative), why its condition does not match args: the first clause that
+// failed, in evaluation order. Scenarios that do match are left out.
+//
+// Explain is for the call journal, off the request path: unlike Match it
+// allocates freely.
+func (m *Matcher) Explain(args map[string]any, upto int) []Mismatch {
+	n := len(m.conds)
+	if upto >= 0 && upto < n {
+		n = upto
+	}
+	var out []Mismatch
+	for i := range n {
+		if mm, failed := m.conds[i].explain(args); failed {
+			mm.Index = i
+			out = append(out, mm)
+		}
+	}
+	return out
+}
+
+// explain returns the first failing clause of c, or false when c matches.
+func (c *Condition) explain(args map[string]any) (Mismatch, bool) {
+	if c.invalid {
+		return Mismatch{Reason: "the condition is invalid and matches nothing"}, true
+	}
+	for i := range c.clauses {
+		cl := &c.clauses[i]
+		if !cl.match(args) {
+			return cl.explain(args), true
+		}
+	}
+	return Mismatch{}, false
+}
+
+// explain describes why the clause fails on args; it must only be called
+// for a clause that does fail.
+func (c *clause) explain(args map[string]any) Mismatch {
+	op := opName(c.op)
+	want := op
+	if arg, ok := c.operand(); ok {
+		want += " " + show(arg)
+	}
+	mm := Mismatch{Field: c.path.raw, Operator: op}
+	v, present := c.path.lookup(args)
+	if !present {
+		mm.Reason = fmt.Sprintf("%s: missing (%s)", c.path.raw, want)
+	} else {
+		mm.Reason = fmt.Sprintf("%s: %s but was %s", c.path.raw, want, show(v))
+	}
+	return mm
+}
+
+// operand is the value the clause compares with, for display; false for the
+// operators that take none.
+func (c *clause) operand() (any, bool) {
+	switch c.op {
+	case opStartsWith, opEndsWith, opMatches:
+		return c.str, true
+	case opGt, opGte, opLt, opLte:
+		return c.num, true
+	case opIn:
+		return c.set, true
+	case opExists, opNotExists:
+		return nil, false
+	default:
+		return c.value, true
+	}
+}
+
+// opName is the operator's name as conditions spell it.
+func opName(code opcode) string {
+	for _, op := range Operators() {
+		if operatorSpecs[op].code == code {
+			return string(op)
+		}
+	}
+	return "unknown"
+}
+
+// maxShown bounds a value quoted in a reason, in characters.
+const maxShown = 100
+
+// show renders a decoded JSON value compactly, as JSON, cut to maxShown
+// characters.
+func show(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v) // a value a caller built by hand
+	}
+	s := string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	if utf8.RuneCountInString(s) <= maxShown {
+		return s
+	}
+	cut, n := 0, 0
+	for i := range s {
+		if n == maxShown-1 {
+			cut = i
+			break
+		}
+		n++
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,254 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+)
+
+// JournalRecord is one call to a per-server MCP endpoint, as the call
+// journal keeps it.
+type JournalRecord struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	ServerID   uuid.UUID
+	ReceivedAt time.Time
+	Method     string
+	Tool       string          // "" unless a tools/call named one
+	Params     json.RawMessage // nil when the request had none
+	Outcome    string
+	Scenario   string // the matched scenario; "" when none
+	Step       int    // the sequence step answered; -1 when none
+	Mismatches []JournalMismatch
+	Response   string // a summary of the answer, at most 500 characters
+	ErrorCode  int    // 0 when the answer was no JSON-RPC error
+	Latency    time.Duration
+	ClientAddr string
+	// SequenceKey names the sequence counter the call used; "" when none.
+	SequenceKey string
+}
+
+// JournalMismatch says why one scenario did not match a call.
+type JournalMismatch struct {
+	Scenario string `json:"scenario"`
+	Field    string `json:"field,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// JournalFilter narrows a journal listing; zero values do not filter.
+type JournalFilter struct {
+	Method, Tool, Outcome string
+	Since                 *time.Time
+	After                 *PageKey
+	Limit                 int
+}
+
+// JournalPage is one page of a server's journal, newest first.
+type JournalPage struct {
+	Records []JournalRecord
+	Next    *PageKey // (received_at, id) to continue after; nil on the last page
+}
+
+// AppendJournal writes records as one batch of inserts (one round trip), in
+// one transaction that may only append to the journal, and returns how many
+// it skipped. When the batch fails on a record the database refuses for
+// itself (its server was deleted meanwhile, a value it cannot store), the
+// records are inserted again one by one, skipping those refused: one bad
+// record must not cost its whole batch. Otherwise either all records are
+// written or none.
+func (s *Store) AppendJournal(ctx context.Context, records []JournalRecord) (skipped int, err error) {
+	if len(records) == 0 {
+		return 0, nil
+	}
+	params := make([]db.AppendJournalParams, len(records))
+	for i, r := range records {
+		if params[i], err = journalParams(r); err != nil {
+			return 0, err
+		}
+	}
+	refused := false // checked before WithTx maps the error
+	err = s.WithTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
+		var first error
+		tx.q.AppendJournal(ctx, tx.tx, params).Exec(func(_ int, err error) {
+			if err != nil && first == nil {
+				first = err
+			}
+		})
+		refused = refusedRecord(first)
+		return first
+	})
+	if err == nil || !refused {
+		return 0, err
+	}
+	err = s.WithTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
+		skipped = 0
+		for _, p := range params {
+			err := tx.savepoint(ctx, func(sp pgx.Tx) error {
+				var err error
+				tx.q.AppendJournal(ctx, sp, []db.AppendJournalParams{p}).Exec(func(_ int, e error) { err = e })
+				return err
+			})
+			switch {
+			case err == nil:
+			case refusedRecord(err):
+				skipped++
+			default:
+				return err
+			}
+		}
+		return nil
+	})
+	return skipped, err
+}
+
+// refusedRecord reports whether the database refused a record for its
+// content: a data exception (class 22) or an integrity violation (class 23,
+// foreign keys included), which a retry cannot cure.
+func refusedRecord(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	return strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")
+}
+
+func journalParams(r JournalRecord) (db.AppendJournalParams, error) {
+	mm := make([]JournalMismatch, len(r.Mismatches))
+	for i, m := range r.Mismatches {
+		mm[i] = JournalMismatch{Scenario: storable(m.Scenario), Field: storable(m.Field),
+			Operator: storable(m.Operator), Reason: storable(m.Reason)}
+	}
+	mismatches, err := json.Marshal(mm)
+	if err != nil {
+		return db.AppendJournalParams{}, fmt.Errorf("journal mismatches: %w", err)
+	}
+	p := db.AppendJournalParams{
+		ID: r.ID, OrganizationID: r.OrgID, ServerID: r.ServerID, ReceivedAt: r.ReceivedAt,
+		Method: storable(r.Method), Tool: optional(r.Tool), Outcome: r.Outcome,
+		MatchedScenario: optional(r.Scenario), Mismatches: mismatches, Response: storable(r.Response),
+		LatencyUs: max(r.Latency.Microseconds(), 0), ClientAddress: storable(r.ClientAddr),
+		SequenceKey: optional(r.SequenceKey),
+	}
+	if len(r.Params) > 0 {
+		p.Params = bytes.ToValidUTF8(r.Params, []byte("\uFFFD"))
+	}
+	if r.Step >= 0 {
+		step := int32(r.Step)
+		p.SequenceStep = &step
+	}
+	if r.ErrorCode != 0 {
+		code := int32(r.ErrorCode)
+		p.ErrorCode = &code
+	}
+	return p, nil
+}
+
+// storable replaces what PostgreSQL text cannot hold (invalid UTF-8, NUL)
+// with U+FFFD: a journal keeps what it can of a hostile request rather than
+// refuse it.
+func storable(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// optional is nil for "" and a storable copy otherwise.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	s = storable(s)
+	return &s
+}
+
+// PruneJournal deletes, for every organization, the recorded calls received
+// before before and, beyond the newest keep of each server, the older ones
+// (keep < 1 keeps every row). It returns how many rows it deleted.
+func (s *Store) PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error) {
+	var n int64
+	err := s.WithTx(ctx, Scope{JournalPrune: true}, func(tx *Tx) error {
+		aged, err := tx.q.PruneJournalByAge(ctx, tx.tx, before)
+		if err != nil {
+			return err
+		}
+		n = aged
+		if keep < 1 {
+			return nil
+		}
+		over, err := tx.q.PruneJournalByCount(ctx, tx.tx, db.PruneJournalByCountParams{
+			Keep: int64(keep), KeepOffset: int64(keep - 1),
+		})
+		n += over
+		return err
+	})
+	return n, err
+}
+
+// Journal lists a server's recorded calls, newest first. Row-level security
+// limits it to the transaction's organization: another organization's server
+// has an empty journal.
+func (t *Tx) Journal(ctx context.Context, server uuid.UUID, f JournalFilter) (JournalPage, error) {
+	p := db.ListJournalParams{ServerID: server, Since: f.Since, RowLimit: int32(f.Limit + 1),
+		Method: optional(f.Method), Tool: optional(f.Tool), Outcome: optional(f.Outcome)}
+	p.AfterReceivedAt, p.AfterID = pageParams(f.After)
+	rows, err := t.q.ListJournal(ctx, t.tx, p)
+	if err != nil {
+		return JournalPage{}, err
+	}
+	var out JournalPage
+	out.Records, out.Next, err = page(rows, f.Limit,
+		func(r db.McpJournal) PageKey { return PageKey{CreatedAt: r.ReceivedAt, ID: r.ID} }, journalFrom)
+	return out, err
+}
+
+// ClearJournal deletes a server's recorded calls and returns how many.
+func (t *Tx) ClearJournal(ctx context.Context, server uuid.UUID) (int64, error) {
+	return t.q.ClearJournal(ctx, t.tx, server)
+}
+
+// JournalToolArguments returns the arguments of every recorded tools/call
+// of tool on server, as JSON text ("null" when the call had none).
+func (t *Tx) JournalToolArguments(ctx context.Context, server uuid.UUID, tool string) ([]json.RawMessage, error) {
+	rows, err := t.q.JournalToolArguments(ctx, t.tx, db.JournalToolArgumentsParams{ServerID: server, Tool: tool})
+	out := make([]json.RawMessage, len(rows))
+	for i, r := range rows {
+		out[i] = json.RawMessage(r)
+	}
+	return out, err
+}
+
+func journalFrom(r db.McpJournal) (JournalRecord, error) {
+	j := JournalRecord{
+		ID: r.ID, OrgID: r.OrganizationID, ServerID: r.ServerID, ReceivedAt: r.ReceivedAt, Method: r.Method,
+		Tool: orEmpty(r.Tool), Params: r.Params, Outcome: r.Outcome, Scenario: orEmpty(r.MatchedScenario), Step: -1,
+		Response: r.Response, Latency: time.Duration(r.LatencyUs) * time.Microsecond,
+		ClientAddr: r.ClientAddress, SequenceKey: orEmpty(r.SequenceKey),
+	}
+	if r.SequenceStep != nil {
+		j.Step = int(*r.SequenceStep)
+	}
+	if r.ErrorCode != nil {
+		j.ErrorCode = int(*r.ErrorCode)
+	}
+	if err := json.Unmarshal(r.Mismatches, &j.Mismatches); err != nil {
+		return JournalRecord{}, fmt.Errorf("journal %s mismatches: %w", r.ID, err)
+	}
+	return j, nil
+}
+
+// orEmpty is *s, or "" for nil.
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

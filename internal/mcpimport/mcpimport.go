@@ -40,6 +40,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/jsonenc"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/scenario"
@@ -567,18 +568,6 @@ func schemaJSON(v any) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// marshal is json.Marshal without HTML escaping, so that text such as
-// "<b>" is stored as written.
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // onlyFields reports whether every field at fault is one of names or
 // under one of them.
 func onlyFields(f *failure.Error, names ...string) bool {
@@ -1100,3 +1089,7 @@ func isObject(v []byte) bool {
 	v = bytes.TrimSpace(v)
 	return len(v) > 0 && v[0] == '{' && json.Valid(v)
 }
+
+// marshal is json.Marshal without HTML escaping, so that text such as
+// "<b>" is stored as written.
+func marshal(v any) (json.RawMessage, error) { return jsonenc.Marshal(v) }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/jsonenc"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
@@ -159,7 +160,7 @@ func shapeResult(raw json.RawMessage, version string) ([]byte, error) {
 	if version >= structuredFrom && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
 		out.StructuredContent = r.StructuredContent
 	}
-	return marshal(out)
+	return jsonenc.Marshal(out)
 }
 
 // shapeContent returns a content block as a client of version can read it:
@@ -194,19 +195,7 @@ func shapeContent(raw json.RawMessage, version string) (json.RawMessage, error) 
 // marshalText encodes a text block, leaving <, > and & as they are: the
 // text is read by a client, never embedded in HTML.
 func marshalText(text string) ([]byte, error) {
-	return marshal(textBlock{Type: "text", Text: text})
-}
-
-// marshal is json.Marshal without HTML escaping: answers are read by
-// clients, never embedded in HTML, and keep the designer's text as written.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonenc.Marshal(textBlock{Type: "text", Text: text})
 }
 
 // textResult is a tools/call result whose single text item is the compact

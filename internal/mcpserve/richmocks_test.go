@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 notifications/message and logging/setLevel are part of every protocol version served (2024-11-05 to 2025-11-25); the SDK deprecates them only from 2026-07-28.
+
 package mcpserve_test
 
 import (

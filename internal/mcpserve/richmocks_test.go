@@ -405,17 +405,23 @@ func TestServerFault(t *testing.T) {
 		}
 		return faults
 	}
-	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": map[string]any{"rate": 1,
-		"error": map[string]any{"code": -32099, "message": "chaos"}}}).Status(http.StatusOK)
+	// A change reaches the cache through a notification: wait until the
+	// old design is dropped before calling.
+	patch := func(fault any) {
+		owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": fault}).Status(http.StatusOK)
+		require.Eventually(t, func() bool { return !env.Service.MCP().Cached(uuid.MustParse(id)) },
+			5*time.Second, 5*time.Millisecond, "the cache still holds the design from before the change")
+	}
+	chaos := map[string]any{"code": -32099, "message": "chaos"}
+	patch(map[string]any{"rate": 1, "error": chaos})
 	require.Equal(t, 20, count(20))
-	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": map[string]any{"rate": 0.5,
-		"error": map[string]any{"code": -32099, "message": "chaos"}}}).Status(http.StatusOK)
+	patch(map[string]any{"rate": 0.5, "error": chaos})
 	got := count(200)
 	require.Greater(t, got, 60, "about half of 200 calls")
 	require.Less(t, got, 140, "about half of 200 calls")
-	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": nil}).Status(http.StatusOK)
+	patch(nil)
 	require.Zero(t, count(10))
-	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": map[string]any{"rate": 1}}).Status(http.StatusOK)
+	patch(map[string]any{"rate": 1})
 	_, body := post(t, url, nil, call)
 	require.Contains(t, body, `"code":-32603`)
 	require.Contains(t, body, "Internal error (injected fault)")

@@ -561,7 +561,7 @@ func schemaJSON(v any) (json.RawMessage, error) {
 	if v == nil {
 		return nil, nil
 	}
-	raw, err := marshal(v)
+	raw, err := jsonenc.Marshal(v)
 	if err != nil || string(raw) == "null" {
 		return nil, err
 	}
@@ -656,7 +656,7 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			case kept+n > imp.opts.MaxTotalBytes:
 				imp.warn("%s is kept without its content: its text (%s) would pass the %s kept of all resources", what, size(n), size(imp.opts.MaxTotalBytes))
 			default:
-				content, err := marshal(text)
+				content, err := jsonenc.Marshal(text)
 				if err == nil {
 					res.Content = content
 					kept += n
@@ -1064,7 +1064,7 @@ func scenarioResponse(res *mcp.CallToolResult) (json.RawMessage, string) {
 		notes = append(notes, "the tool answered with an error (isError); the mock serves the answer as a success")
 	}
 	if res.StructuredContent != nil {
-		if raw, err := marshal(res.StructuredContent); err == nil && isObject(raw) {
+		if raw, err := jsonenc.Marshal(res.StructuredContent); err == nil && isObject(raw) {
 			return raw, strings.Join(notes, "; ")
 		}
 	}
@@ -1077,7 +1077,7 @@ func scenarioResponse(res *mcp.CallToolResult) (json.RawMessage, string) {
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	raw, err := marshal(map[string]any{"content": content, "isError": res.IsError})
+	raw, err := jsonenc.Marshal(map[string]any{"content": content, "isError": res.IsError})
 	if err != nil {
 		raw = json.RawMessage(`{"content":[],"isError":false}`)
 	}
@@ -1089,7 +1089,3 @@ func isObject(v []byte) bool {
 	v = bytes.TrimSpace(v)
 	return len(v) > 0 && v[0] == '{' && json.Valid(v)
 }
-
-// marshal is json.Marshal without HTML escaping, so that text such as
-// "<b>" is stored as written.
-func marshal(v any) (json.RawMessage, error) { return jsonenc.Marshal(v) }

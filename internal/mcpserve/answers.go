@@ -111,6 +111,15 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 	return s, nil
 }
 
+// scripted encodes a designed JSON-RPC error once, to be sent as written.
+func scripted(e mockspec.RPCError) (*jsonrpc.Scripted, error) {
+	wire := jsonrpc.Error{Code: int64(e.Code), Message: e.Message}
+	if len(e.Data) > 0 {
+		wire.Data = e.Data
+	}
+	return jsonrpc.NewScripted(wire)
+}
+
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 func compileAnswer(response, result json.RawMessage, rpcErr *mockspec.RPCError, version string, withStructured bool) (answer, error) {
@@ -118,11 +127,7 @@ func compileAnswer(response, result json.RawMessage, rpcErr *mockspec.RPCError, 
 	var err error
 	switch {
 	case rpcErr != nil:
-		e := jsonrpc.Error{Code: int64(rpcErr.Code), Message: rpcErr.Message}
-		if len(rpcErr.Data) > 0 {
-			e.Data = rpcErr.Data
-		}
-		a.err, err = jsonrpc.NewScripted(e)
+		a.err, err = scripted(*rpcErr)
 	case len(result) > 0:
 		a.result, err = shapeResult(result, version)
 	default:

@@ -115,7 +115,7 @@ func compile(d store.Design) (*design, error) {
 				e = *f.Error
 			}
 			var err error
-			if out.fault.err, err = jsonrpc.NewScripted(jsonrpc.Error{Code: int64(e.Code), Message: e.Message, Data: rawOrNil(e.Data)}); err != nil {
+			if out.fault.err, err = scripted(e); err != nil {
 				return nil, fmt.Errorf("fault: %w", err)
 			}
 		}
@@ -270,13 +270,6 @@ func compileTool(t store.Tool, version string) (*tool, error) {
 		return nil, err
 	}
 	return ct, nil
-}
-
-func rawOrNil(raw json.RawMessage) any {
-	if len(raw) == 0 {
-		return nil
-	}
-	return raw
 }
 
 // compiledTreeBytes estimates the memory of a compiled schema of n bytes,

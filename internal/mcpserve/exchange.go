@@ -32,15 +32,10 @@ type Exchange struct {
 	// before a notification; the rest is a reply being written.
 	committed int
 
-	// For the journal of a per-server endpoint; rec is nil elsewhere.
-	rec        Recorder
-	d          *design
-	seq        Sequencer
-	log        *slog.Logger
-	ips        *clientip.Resolver
-	clientAddr string
-	seqKey     string
-	keyed      bool // seqKey is known
+	// What a per-server endpoint adds; zero elsewhere.
+	serverSide
+	seqKey string
+	keyed  bool // seqKey is known
 
 	// call is what the method answering the current message tells the
 	// journal.
@@ -63,6 +58,17 @@ type callNote struct {
 	names     []string
 	args      map[string]any
 	matched   int
+}
+
+// serverSide is what the per-server endpoint adds to an exchange: the
+// design, its journal (rec, nil when off) and the sequence counters.
+type serverSide struct {
+	rec        Recorder
+	d          *design
+	seq        Sequencer
+	log        *slog.Logger
+	ips        *clientip.Resolver // resolves clientAddr when it is empty
+	clientAddr string
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -101,7 +107,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // needed; on a plain JSON reply there is nowhere to send it, and it is
 // dropped. Replies already complete (earlier messages of a batch) go first.
 func (x *Exchange) notify(msg ...[]byte) {
-	if x == nil || !x.sse {
+	if !x.sse {
 		return
 	}
 	if !x.streaming {

@@ -26,6 +26,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
+	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -82,7 +83,7 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 		opts.MaxBodyBytes = 1 << 20
 	}
 	if opts.Sequences == nil {
-		opts.Sequences = NewMemorySequencer()
+		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
 	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log, AllowedHosts: opts.AllowedHosts},
 		store: st, log: log, opts: opts, ready: make(chan struct{})}
@@ -167,8 +168,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var addr string // resolved here for the rate limit, else when first needed
 	if h.rateLimited() {
 		addr = h.opts.ClientIP.Of(r).String()
-	}
-	if h.rateLimited() {
 		dec := h.opts.RateLimit.Admit(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
 			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling))
 		if !dec.Allowed {
@@ -184,13 +183,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var jt journalTarget
-	var j *journalTarget
+	var side *serverSide
 	if h.opts.Journal != nil || d.usesSequences {
-		jt = journalTarget{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
-		j = &jt
+		side = &serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
 	}
-	answered := tr.serve(w, r, d, j)
+	answered := tr.serve(w, r, d, side)
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))

@@ -2,8 +2,6 @@ package mcpserve
 
 import (
 	"context"
-	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 
@@ -34,37 +32,3 @@ type Recorder interface {
 // SequenceKeyHeader names the client's sequence counter; without it the
 // client address does.
 const SequenceKeyHeader = "Mcp-Mock-Sequence-Key"
-
-// memorySequencer is the Sequencer of a Handler given none: counts in this
-// process, unbounded, for tests and tools that build a Handler directly.
-type memorySequencer struct {
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-// NewMemorySequencer returns a Sequencer counting in memory.
-func NewMemorySequencer() Sequencer { return &memorySequencer{counts: map[string]int64{}} }
-
-func (m *memorySequencer) Next(_ context.Context, server uuid.UUID, scenario, key string) (int64, error) {
-	k := server.String() + "\x00" + key + "\x00" + scenario
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := m.counts[k]
-	m.counts[k] = n + 1
-	return n, nil
-}
-
-func (m *memorySequencer) Reset(_ context.Context, server uuid.UUID, key string) error {
-	prefix := server.String() + "\x00"
-	if key != "" {
-		prefix += key + "\x00"
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k := range m.counts {
-		if strings.HasPrefix(k, prefix) {
-			delete(m.counts, k)
-		}
-	}
-	return nil
-}

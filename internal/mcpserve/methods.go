@@ -27,7 +27,7 @@ var methods map[string]method
 func init() {
 	methods = map[string]method{
 		"initialize":               {handle: initialize},
-		"ping":                     {handle: constant(json.RawMessage(`{}`))},
+		"ping":                     {handle: constant(empty)},
 		"tools/list":               {handle: listed(func(d *design) []byte { return d.toolsList })},
 		"tools/call":               {handle: callTool},
 		"resources/list":           {handle: listed(func(d *design) []byte { return d.resourcesList })},
@@ -141,9 +141,7 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
 	}
-	if x != nil {
-		x.call.tool = t.name
-	}
+	x.call.tool = t.name
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
@@ -152,9 +150,7 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 		return nil, argumentsError(t.name, vs)
 	}
 	if f := d.fault; f != nil && rand.Float64() < f.rate {
-		if x != nil {
-			x.call.outcome = "fault"
-		}
+		x.call.outcome = journal.OutcomeFault
 		if err := sleep(ctx, f.delay); err != nil {
 			return nil, err
 		}
@@ -163,19 +159,19 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 		}
 	}
 	i, matched := t.matcher.Match(p.Arguments)
-	if x != nil && x.rec != nil {
+	if x.rec != nil {
 		c := &x.call
 		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
 	}
 	if !matched {
-		if x != nil && x.call.outcome == "" {
+		if x.call.outcome == "" {
 			x.call.outcome = journal.OutcomeNoMatch
 		}
 		return t.noMatch, nil
 	}
 	sc := t.scenes[i]
 	var n int64
-	if sc.sequence && x != nil && x.seq != nil {
+	if sc.sequence && x.seq != nil {
 		x.call.usedSeq = true
 		if n, err = x.seq.Next(ctx, d.id, sc.seqID, x.sequenceKey()); err != nil {
 			// Counting failed (Redis away): answer the first step rather
@@ -188,11 +184,9 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 		}
 	}
 	step, a := sc.step(n)
-	if x != nil {
-		x.call.scenario = sc.name
-		if sc.sequence {
-			x.call.step = step
-		}
+	x.call.scenario = sc.name
+	if sc.sequence {
+		x.call.step = step
 	}
 	for k := range sc.notes {
 		nt := &sc.notes[k]

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
@@ -79,9 +78,8 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int 
 	return tr.serve(w, r, t, nil)
 }
 
-// serve is Serve with the journal's recorder (nil for none) and the
-// client's address.
-func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, j *journalTarget) int {
+// serve is Serve with what a per-server endpoint adds (nil for none).
+func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, side *serverSide) int {
 	if r.ContentLength > tr.MaxBodyBytes {
 		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
 		return 0
@@ -106,8 +104,8 @@ func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, j *j
 	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
 	x := newExchange(w, r, sse, out)
 	defer x.release()
-	if j != nil {
-		x.rec, x.d, x.clientAddr, x.seq, x.log, x.ips = j.rec, j.d, j.clientAddr, j.seq, j.log, j.ips
+	if side != nil {
+		x.serverSide = *side
 	}
 	answered := tr.dispatch(r.Context(), t, x, buf.Bytes())
 	if x.streaming {
@@ -127,17 +125,6 @@ func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, j *j
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
 	return answered
-}
-
-// journalTarget is what the per-server endpoint adds to an exchange: its
-// journal, and the sequence counters.
-type journalTarget struct {
-	rec        Recorder
-	d          *design
-	clientAddr string
-	seq        Sequencer
-	log        *slog.Logger
-	ips        *clientip.Resolver // resolves clientAddr when it is empty
 }
 
 func setSSEHeaders(hdr http.Header) {

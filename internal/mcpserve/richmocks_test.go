@@ -482,3 +482,32 @@ func TestDelayEndsWithTheClient(t *testing.T) {
 	require.True(t, bytes.Contains(e.Answer, []byte(`"isError":true`)))
 	require.JSONEq(t, `{"name":"failing"}`, string(e.Params))
 }
+
+// TestNewMethodsRefuseBadParams: the methods added for logging,
+// subscriptions and completion answer -32602 naming the field at fault.
+func TestNewMethodsRefuseBadParams(t *testing.T) {
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Params")
+	id := createDesign(t, owner, richDesign(t, "2025-11-25"))
+	url := env.URL + "/api/platform/" + id + "/mcp"
+	for _, tc := range []struct{ method, params, want string }{
+		{"logging/setLevel", `{}`, `missing required field 'level'`},
+		{"logging/setLevel", `{"level":"loud"}`, `"field":"level"`},
+		{"logging/setLevel", `{"level":3}`, `field 'level' must be a string`},
+		{"resources/subscribe", `{}`, `missing required field 'uri'`},
+		{"resources/unsubscribe", `{"uri":"nope://x"}`, `"code":-32002`},
+		{"completion/complete", `{"argument":{"name":"uri","value":""}}`, `missing required field 'ref'`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"describe"}}`, `missing required field 'argument'`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"describe"},"argument":{"value":"x"}}`, `missing required field 'argument.name'`},
+		{"completion/complete", `{"ref":{"type":"ref/tool","name":"x"},"argument":{"name":"a","value":""}}`, `"field":"ref.type"`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a","value":""}}`, `Prompt not found: nope`},
+		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"x://{y}"},"argument":{"name":"y","value":""}}`, `Resource template not found: x://{y}`},
+	} {
+		t.Run(tc.method+" "+tc.params, func(t *testing.T) {
+			resp, body := post(t, url, nil, `{"jsonrpc":"2.0","id":1,"method":"`+tc.method+`","params":`+tc.params+`}`)
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Contains(t, body, `"error":`)
+			require.Contains(t, body, tc.want)
+		})
+	}
+}

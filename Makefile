@@ -69,6 +69,20 @@ conformance: $(CONFORMANCE)/node_modules ## the official MCP conformance suite a
 	MOCKMCP_CONFORMANCE_CLI=$(CURDIR)/$(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance/dist/index.js \
 		$(GO) test -count=1 ./internal/conformance/ -run . -v
 
+# Every func FuzzXxx in a _test.go file under internal/ or cmd/, one at a time,
+# each for FUZZTIME; FUZZFLAGS adds go test flags (for example -parallel=1).
+FUZZTIME  ?= 30s
+FUZZFLAGS ?=
+
+.PHONY: fuzz
+fuzz: ## run each Go fuzz target for FUZZTIME (30s), one after another
+	@set -e; for file in $$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(' internal cmd | sort); do \
+		for name in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' $$file); do \
+			echo "== $$name ./$$(dirname $$file)"; \
+			$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $(FUZZFLAGS) ./$$(dirname $$file); \
+		done; \
+	done
+
 .PHONY: test-short
 test-short: ## go test without the race detector
 	$(GO) test -count=1 ./...

@@ -6,6 +6,7 @@ package pgtext
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NULMessage is the problem of text holding U+0000, which PostgreSQL text
@@ -20,11 +21,20 @@ func TextProblem(s string) string {
 	return ""
 }
 
+// UTF8Message is the problem of a JSON document that is not UTF-8, which
+// PostgreSQL cannot store; encoding/json accepts it, byte for byte, in a
+// json.RawMessage.
+const UTF8Message = "must be valid UTF-8"
+
 // JSONBProblem explains why PostgreSQL would refuse the valid JSON document
-// raw as jsonb (a \u0000 escape, an unpaired surrogate escape), or returns
-// "". In valid JSON a backslash only ever starts an escape inside a string,
-// so the escapes can be read without tracking strings.
+// raw as jsonb (invalid UTF-8, a \u0000 escape, an unpaired surrogate
+// escape), or returns "". In valid JSON a backslash only ever starts an
+// escape inside a string, so the escapes can be read without tracking
+// strings.
 func JSONBProblem(raw []byte) string {
+	if !utf8.Valid(raw) {
+		return UTF8Message
+	}
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '\\' {
 			continue

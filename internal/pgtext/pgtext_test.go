@@ -26,6 +26,10 @@ func TestJSONBProblem(t *testing.T) {
 		{"high surrogate before a letter escape", `"\ud800\u0041"`, "surrogate"},
 		{"two high surrogates", `"\ud800\ud800"`, "surrogate"},
 		{"upper-case hex", `"\uD800"`, "surrogate"},
+		{"invalid UTF-8 in a string", "{\"k\":\"\xff\"}", "UTF-8"},
+		{"invalid UTF-8 in a key", "{\"\xc3\x28\":1}", "UTF-8"},
+		{"a UTF-8 encoded surrogate", "\"\xed\xa0\x80\"", "UTF-8"},
+		{"valid UTF-8", "\"\u00e9\xc3\xa9\xf0\x9f\x98\x80\"", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.True(t, json.Valid([]byte(tc.raw)), "the case must be valid JSON")

@@ -159,5 +159,9 @@ func TestBatchLength(t *testing.T) {
 		resp, body := post(t, endpoint, nil, deep)
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		require.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, body)
+
+		resp, body = post(t, endpoint, nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":`+deep+`}}`)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, body, "a single message too")
 	})
 }

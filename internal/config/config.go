@@ -27,6 +27,7 @@ type Config struct {
 	// MCP endpoints answer: protection against DNS rebinding.
 	AllowedHosts        []string
 	MaxBodyBytes        int64
+	MaxBatchMessages    int // the longest JSON-RPC batch answered; longer ones are refused whole
 	AllowPrivateTargets bool
 	LogLevel            slog.Level
 	ShutdownTimeout     time.Duration
@@ -77,6 +78,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		MaxPublicRateLimit:   100,
 		PlatformRateLimit:    500,
 		MaxBodyBytes:         1 << 20,
+		MaxBatchMessages:     100,
 		LogLevel:             slog.LevelInfo,
 		ShutdownTimeout:      15 * time.Second,
 		BcryptCost:           12,
@@ -108,6 +110,7 @@ func Parse(getenv func(string) string) (Config, error) {
 	}
 	positive("MAX_PUBLIC_RATE_LIMIT", &c.MaxPublicRateLimit)
 	positive("PLATFORM_RATE_LIMIT", &c.PlatformRateLimit)
+	positive("MAX_BATCH_MESSAGES", &c.MaxBatchMessages)
 	positive("JOURNAL_MAX_PER_SERVER", &c.JournalMaxPerServer)
 	positive("JOURNAL_QUEUE", &c.JournalQueue)
 	positive("JOURNAL_MAX_RATE", &c.JournalMaxRate)

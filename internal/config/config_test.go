@@ -23,6 +23,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, 100, c.MaxPublicRateLimit)
 	require.Equal(t, 500, c.PlatformRateLimit)
 	require.Equal(t, int64(1<<20), c.MaxBodyBytes)
+	require.Equal(t, 100, c.MaxBatchMessages)
 	require.False(t, c.AllowPrivateTargets)
 	require.Equal(t, slog.LevelInfo, c.LogLevel)
 	require.Empty(t, c.TrustedProxies)
@@ -34,7 +35,7 @@ func TestParse(t *testing.T) {
 		"DATABASE_URL": "postgres://x@db/y", "REDIS_URL": "redis://r:6379/0", "APP_ENV": "production",
 		"LISTEN_ADDR": ":9000", "BASE_URL": "https://mock.example.com/", "MAX_PUBLIC_RATE_LIMIT": "7",
 		"PLATFORM_RATE_LIMIT": "9", "TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7", "MAX_BODY_BYTES": "2048",
-		"ALLOW_PRIVATE_TARGETS": "true", "LOG_LEVEL": "debug", "SHUTDOWN_TIMEOUT": "3s",
+		"ALLOW_PRIVATE_TARGETS": "true", "LOG_LEVEL": "debug", "SHUTDOWN_TIMEOUT": "3s", "MAX_BATCH_MESSAGES": "12",
 	}))
 	require.NoError(t, err)
 	require.True(t, c.Production())
@@ -45,6 +46,7 @@ func TestParse(t *testing.T) {
 	require.Equal(t, 9, c.PlatformRateLimit)
 	require.Equal(t, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32")}, c.TrustedProxies)
 	require.Equal(t, int64(2048), c.MaxBodyBytes)
+	require.Equal(t, 12, c.MaxBatchMessages)
 	require.True(t, c.AllowPrivateTargets)
 	require.Equal(t, slog.LevelDebug, c.LogLevel)
 	require.Equal(t, 3*time.Second, c.ShutdownTimeout)
@@ -56,6 +58,7 @@ func TestParseErrorsNameTheVariable(t *testing.T) {
 		"public rate": {"MAX_PUBLIC_RATE_LIMIT", "0"},
 		"platform":    {"PLATFORM_RATE_LIMIT", "many"},
 		"body":        {"MAX_BODY_BYTES", "10"},
+		"batch":       {"MAX_BATCH_MESSAGES", "0"},
 		"private":     {"ALLOW_PRIVATE_TARGETS", "maybe"},
 		"log level":   {"LOG_LEVEL", "loud"},
 		"proxies":     {"TRUSTED_PROXIES", "10.0.0.0/33"},

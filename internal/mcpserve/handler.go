@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,15 +40,18 @@ type Authorizer interface {
 // Options configure a Handler.
 type Options struct {
 	MaxBodyBytes int64
+	// MaxBatchMessages is the longest JSON-RPC batch answered; a longer
+	// one is refused whole (DefaultMaxBatchMessages when zero).
+	MaxBatchMessages int
 	// CacheEntries and CacheBytes bound the compiled designs kept in memory.
 	CacheEntries int
 	CacheBytes   int
 	// Authorizer checks keys for auth_mode api_key servers; nil refuses
 	// every request to such a server.
 	Authorizer Authorizer
-	// RateLimit counts requests per organization and client address (in
-	// production), at min(organization override, PublicCeiling); ClientIP
-	// finds the address.
+	// RateLimit counts messages (each member of a batch) per organization
+	// and client address (in production), at min(organization override,
+	// PublicCeiling); ClientIP finds the address.
 	RateLimit     *ratelimit.Limiter
 	PublicCeiling int
 	ClientIP      *clientip.Resolver
@@ -85,7 +89,8 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
-	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log, AllowedHosts: opts.AllowedHosts},
+	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+		AllowedHosts: opts.AllowedHosts},
 		store: st, log: log, opts: opts, ready: make(chan struct{})}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, h.loadDesign)
 	return h
@@ -165,15 +170,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
 	}
+	// The body is read before the rate limit, which counts its messages.
+	var p Payload
+	if !tr.Read(w, r, &p) {
+		return
+	}
+	defer p.Release()
 	var addr string // resolved here for the rate limit, else when first needed
 	if h.rateLimited() {
 		addr = h.opts.ClientIP.Of(r).String()
-		dec := h.opts.RateLimit.Admit(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
-			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling))
+		dec := h.opts.RateLimit.AdmitN(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
+			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling), p.Messages())
 		if !dec.Allowed {
 			h.rejected(d, addr, start, http.StatusTooManyRequests)
-			tr.WriteRateLimited(w, r, dec.RetryAfter())
+			tr.WriteRateLimited(w, &p, dec.RetryAfter())
 			return
+		}
+		if dec.Admitted < p.Messages() {
+			p.Limit(dec.Admitted, dec.RetryAfter())
 		}
 	}
 	if d.authMode == "api_key" {
@@ -187,7 +201,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Journal != nil || d.usesSequences {
 		side = &serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
 	}
-	answered := tr.serve(w, r, d, side)
+	answered := tr.serve(w, r, d, &p, side)
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
@@ -198,7 +212,8 @@ func (h *Handler) rateLimited() bool {
 	return h.opts.RateLimit != nil && h.opts.RateLimit.Enabled()
 }
 
-// rejected records a request refused before it was read.
+// rejected records a request refused before any of its messages was
+// answered.
 func (h *Handler) rejected(d *design, addr string, start time.Time, status int) {
 	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
 		return
@@ -225,16 +240,17 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 }
 
 // dispatch answers one message or a batch into x's buffer, returning how
-// many responses it wrote (0 when all were notifications).
-func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, body []byte) int {
+// many responses it wrote (0 when all were notifications). Members of a
+// batch past p's rate-limit allowance are not run: each request among them
+// gets a rate-limit error.
+func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, p *Payload) int {
 	sse, out := x.sse, x.out
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '[' {
+	if !p.isBatch {
 		if sse {
 			out.WriteString("event: message\ndata: ")
 		}
 		// The response is appended in place, in out's spare capacity.
-		resp := tr.answer(ctx, t, x, body, out.AvailableBuffer())
+		resp := tr.answer(ctx, t, x, p.body, out.AvailableBuffer())
 		if resp == nil {
 			out.Reset()
 			return 0
@@ -245,22 +261,27 @@ func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, body []
 		}
 		return 1
 	}
-	var batch []json.RawMessage
-	if err := json.Unmarshal(trimmed, &batch); err != nil {
-		frame(out, jsonrpc.AppendError(nil, nil, jsonrpc.ErrParse), sse)
-		return 1
-	}
-	if len(batch) == 0 {
-		frame(out, jsonrpc.AppendError(nil, nil, jsonrpc.InvalidRequest("an empty batch")), sse)
-		return 1
-	}
 	n := 0
 	if !sse {
 		out.WriteByte('[')
 	}
-	for _, msg := range batch {
+	var limited error // what members past the allowance get
+	if p.limited {
+		limited = p.rateLimited()
+	}
+	batch := p.batch
+	for i := 0; ; i++ {
+		msg, ok := batch.Next()
+		if !ok {
+			break
+		}
 		x.committed = out.Len()
-		resp := tr.answer(ctx, t, x, msg, nil)
+		var resp []byte
+		if p.limited && i >= p.admitted {
+			resp = tr.refuse(x, msg, limited)
+		} else {
+			resp = tr.answer(ctx, t, x, msg, nil)
+		}
 		if resp == nil {
 			continue
 		}
@@ -301,7 +322,7 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		}
 		return nil
 	}
-	result, err := t.Call(ctx, x, req.Method, req.Params)
+	result, err := tr.call(ctx, t, x, &req)
 	if x.rec != nil {
 		x.record(start, &req, result, err)
 	}
@@ -314,6 +335,40 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		return jsonrpc.AppendError(dst, req.ID, err)
 	}
 	return jsonrpc.AppendResult(dst, req.ID, result)
+}
+
+// call runs one method. A panic in it is that request's fault only: it is
+// logged with its stack and answered -32603 (generic) on the request's id,
+// and the other messages of a batch are still answered.
+func (tr Transport) call(ctx context.Context, t Target, x *Exchange, req *jsonrpc.Request) (result json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			if tr.Log != nil {
+				tr.Log.ErrorContext(ctx, "panic in MCP method", "method", req.Method, "panic", p,
+					"stack", string(debug.Stack()))
+			}
+			result, err = nil, jsonrpc.ErrInternal
+		}
+	}()
+	return t.Call(ctx, x, req.Method, req.Params)
+}
+
+// refuse answers a member of a batch past the rate limit's allowance with
+// err, without running it; nil for a notification. The journal records it
+// as rejected.
+func (tr Transport) refuse(x *Exchange, msg []byte, err error) []byte {
+	req, invalid := jsonrpc.Parse(msg)
+	if x.rec != nil {
+		x.call = callNote{step: -1, outcome: journal.OutcomeRejected}
+		x.record(time.Now(), &req, nil, err)
+	}
+	if invalid == nil && req.IsNotification() {
+		return nil
+	}
+	return jsonrpc.AppendError(nil, req.ID, err)
 }
 
 // Call answers one method of the design's endpoint.

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
@@ -29,7 +28,10 @@ type Target interface {
 // plain JSON as the Accept header asks.
 type Transport struct {
 	MaxBodyBytes int64
-	Log          *slog.Logger
+	// MaxBatchMessages is the longest batch answered
+	// (DefaultMaxBatchMessages when zero); a longer one is refused whole.
+	MaxBatchMessages int
+	Log              *slog.Logger
 	// AllowedHosts, when set, is the only Host (and Origin, when sent)
 	// accepted: protection against DNS rebinding.
 	AllowedHosts *HostList
@@ -59,55 +61,49 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// RecoverPanic turns a panic into a 500; endpoints defer it.
+// RecoverPanic turns a panic outside a method's answer into a 500 (a panic
+// inside one is answered as -32603 on its request's id); endpoints defer
+// it. http.ErrAbortHandler goes on up, to abort the response.
 func (tr Transport) RecoverPanic(w http.ResponseWriter, r *http.Request) {
 	if p := recover(); p != nil {
 		if p == http.ErrAbortHandler {
 			panic(p)
 		}
 		if tr.Log != nil {
-			tr.Log.Error("panic in MCP endpoint", "panic", p, "path", r.URL.Path)
+			tr.Log.Error("panic in MCP endpoint", "panic", p, "path", r.URL.Path, "stack", string(debug.Stack()))
 		}
 		WriteProblem(w, http.StatusInternalServerError, "the service failed to handle the request")
 	}
 }
 
-// Serve reads the JSON-RPC body of an authorized POST, has t answer it, and
+// Serve has t answer the messages of p, read from an authorized POST, and
 // writes the replies. It returns how many replies it wrote.
-func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target) int {
-	return tr.serve(w, r, t, nil)
+func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *Payload) int {
+	return tr.serve(w, r, t, p, nil)
 }
 
 // serve is Serve with what a per-server endpoint adds (nil for none).
-func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, side *serverSide) int {
-	if r.ContentLength > tr.MaxBodyBytes {
-		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
-		return 0
-	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, tr.MaxBodyBytes+1))
-	if err != nil {
-		WriteProblem(w, http.StatusBadRequest, "the request body could not be read")
-		return 0
-	}
-	if n > tr.MaxBodyBytes {
-		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
-		return 0
-	}
-
+func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, p *Payload, side *serverSide) int {
 	out := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(out)
 	out.Reset()
 	// Every Accept line counts: a client may name the two types apart.
 	sse := wantsSSE(strings.Join(r.Header.Values("Accept"), ","))
+	switch {
+	case p.refusal != nil && p.refusalStatus != http.StatusOK:
+		WriteRPCError(w, p.refusalStatus, nil, p.refusal) // an HTTP error: plain JSON, as for 401 and 429
+		return 1
+	case p.refusal != nil:
+		frame(out, jsonrpc.AppendError(nil, nil, p.refusal), sse)
+		writeReply(w, http.StatusOK, sse, out.Bytes())
+		return 1
+	}
 	x := newExchange(w, r, sse, out)
 	defer x.release()
 	if side != nil {
 		x.serverSide = *side
 	}
-	answered := tr.dispatch(r.Context(), t, x, buf.Bytes())
+	answered := tr.dispatch(r.Context(), t, x, p)
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())
 		return answered
@@ -116,15 +112,20 @@ func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, side
 		w.WriteHeader(http.StatusAccepted)
 		return 0
 	}
+	writeReply(w, http.StatusOK, sse, out.Bytes())
+	return answered
+}
+
+// writeReply sends a whole reply, SSE or plain JSON.
+func writeReply(w http.ResponseWriter, status int, sse bool, reply []byte) {
 	hdr := w.Header()
 	if sse {
 		setSSEHeaders(hdr)
 	} else {
 		hdr["Content-Type"] = hdrJSON
 	}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
-	return answered
+	w.WriteHeader(status)
+	_, _ = w.Write(reply)
 }
 
 func setSSEHeaders(hdr http.Header) {
@@ -133,26 +134,9 @@ func setSSEHeaders(hdr http.Header) {
 	hdr["Connection"] = hdrKeepAlive
 }
 
-// WriteRateLimited answers 429 with a JSON-RPC error (-32000) carrying the
-// request's id when the body is a single message whose id can be read.
-func (tr Transport) WriteRateLimited(w http.ResponseWriter, r *http.Request, retryAfter int64) {
-	var id json.RawMessage
-	if r.ContentLength <= tr.MaxBodyBytes {
-		body, err := io.ReadAll(io.LimitReader(r.Body, tr.MaxBodyBytes))
-		var msg struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err == nil && json.Unmarshal(body, &msg) == nil && len(msg.ID) > 0 && strings.IndexByte(`"-0123456789`, msg.ID[0]) >= 0 {
-			id = msg.ID // a string or a number: an id the client can match
-		}
-	}
-	WriteRPCError(w, http.StatusTooManyRequests, id, jsonrpc.WithData(
-		fmt.Errorf("%w: retry after %d seconds", jsonrpc.ErrRateLimited, retryAfter),
-		map[string]int64{"retry_after": retryAfter}))
-}
-
 // WriteRPCError answers an HTTP error status with a JSON-RPC error body, as
-// the MCP endpoints refuse requests before reading them (401, 403, 429).
+// the MCP endpoints refuse requests before answering them (400, 401, 403,
+// 429).
 // A 401 also carries the Bearer challenge.
 func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
 	w.Header()["Content-Type"] = hdrJSON

@@ -41,9 +41,12 @@ var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-
 type Options struct {
 	MaxBodyBytes int64
 	Version      string // reported as serverInfo.version
-	// RateLimit counts the requests of each organization (in production)
-	// against PlatformLimit per window, one count shared with the policy
-	// routes.
+	// MaxBatchMessages is the longest JSON-RPC batch answered; a longer
+	// one is refused whole.
+	MaxBatchMessages int
+	// RateLimit counts the messages (each member of a batch) of each
+	// organization (in production) against PlatformLimit per window, one
+	// count shared with the policy routes' requests.
 	RateLimit     *ratelimit.Limiter
 	PlatformLimit int
 	// AllowedHosts, when set, refuses requests for other hosts (403).
@@ -72,7 +75,8 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, Log: log, AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
+	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+		AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
 		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
 		Name        string          `json:"name"`
@@ -132,13 +136,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, MsgPolicyKey)
 		return
 	}
+	// The body is read before the rate limit, which counts its messages.
+	var body mcpserve.Payload
+	if !tr.Read(w, r, &body) {
+		return
+	}
+	defer body.Release()
 	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
-		if dec := rl.Admit(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit); !dec.Allowed {
-			tr.WriteRateLimited(w, r, dec.RetryAfter())
+		dec := rl.AdmitN(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit, body.Messages())
+		if !dec.Allowed {
+			tr.WriteRateLimited(w, &body, dec.RetryAfter())
 			return
 		}
+		if dec.Admitted < body.Messages() {
+			body.Limit(dec.Admitted, dec.RetryAfter())
+		}
 	}
-	tr.Serve(w, r, &call{h: h, r: r, key: raw, version: r.Header.Get("Mcp-Protocol-Version")})
+	tr.Serve(w, r, &call{h: h, r: r, key: raw, version: r.Header.Get("Mcp-Protocol-Version")}, &body)
 }
 
 // refuse answers an HTTP error with a JSON-RPC error body: -32001 whose

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -107,7 +108,11 @@ func (l *Limiter) Failures() int64 { return l.failures.Load() }
 
 // Decision is the outcome of one check.
 type Decision struct {
+	// Allowed: at least one of the messages counted fits the limit.
 	Allowed bool
+	// Admitted is how many of the messages counted fit, the first ones;
+	// those past it are refused.
+	Admitted int
 	// Counted: the store answered, and the fields below mean something.
 	Counted   bool
 	Limit     int64
@@ -117,15 +122,28 @@ type Decision struct {
 
 // Take counts one request against key with limit requests per window.
 func (l *Limiter) Take(ctx context.Context, key string, limit int) Decision {
+	return l.TakeN(ctx, key, limit, 1)
+}
+
+// unbounded is the limit the store is asked to apply: it reports the new
+// count only as Remaining = limit - count while the count is within the
+// limit, so with this one the count reads back exactly, and the Limiter
+// works out itself how many of n fit.
+const unbounded = math.MaxInt64
+
+// TakeN counts n messages (the members of a JSON-RPC batch) against key
+// with limit messages per window, in one round trip to the store, and
+// admits as many of them as still fit.
+func (l *Limiter) TakeN(ctx context.Context, key string, limit, n int) Decision {
 	if !l.enabled {
-		return Decision{Allowed: true}
+		return Decision{Allowed: true, Admitted: n}
 	}
 	now := time.Now().UnixNano()
 	if now < l.downUntil.Load() {
 		l.failures.Add(1)
-		return Decision{Allowed: true}
+		return Decision{Allowed: true, Admitted: n}
 	}
-	c, err := l.store.Get(ctx, key, limiter.Rate{Period: l.window, Limit: int64(limit)})
+	c, err := l.store.Increment(ctx, key, int64(n), limiter.Rate{Period: l.window, Limit: unbounded})
 	if err != nil {
 		l.failures.Add(1)
 		l.downUntil.Store(time.Now().Add(retryDown).UnixNano())
@@ -133,15 +151,24 @@ func (l *Limiter) Take(ctx context.Context, key string, limit int) Decision {
 			l.log.Warn("rate-limit store unavailable; letting requests through", "error", err.Error(),
 				"failures", l.failures.Load())
 		}
-		return Decision{Allowed: true}
+		return Decision{Allowed: true, Admitted: n}
 	}
-	return Decision{Allowed: !c.Reached, Counted: true, Limit: c.Limit, Remaining: c.Remaining, Reset: c.Reset}
+	count := unbounded - c.Remaining
+	admitted := min(max(int64(limit)-(count-int64(n)), 0), int64(n))
+	return Decision{Allowed: admitted > 0, Admitted: int(admitted), Counted: true,
+		Limit: int64(limit), Remaining: max(int64(limit)-count, 0), Reset: c.Reset}
 }
 
 // Admit counts one request against key, as Take does, and writes the
 // decision's headers to h.
 func (l *Limiter) Admit(ctx context.Context, h http.Header, key string, limit int) Decision {
-	d := l.Take(ctx, key, limit)
+	return l.AdmitN(ctx, h, key, limit, 1)
+}
+
+// AdmitN counts n messages against key, as TakeN does, and writes the
+// decision's headers to h.
+func (l *Limiter) AdmitN(ctx context.Context, h http.Header, key string, limit, n int) Decision {
+	d := l.TakeN(ctx, key, limit, n)
 	d.SetHeaders(h)
 	return d
 }

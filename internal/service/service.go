@@ -126,9 +126,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if jw != nil {
 		rec = jw
 	}
-	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, Authorizer: ks,
+	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages, Authorizer: ks,
 		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: seq})
-	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes, Version: Version,
+	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes,
+		MaxBatchMessages: cfg.MaxBatchMessages, Version: Version,
 		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit, AllowedHosts: hosts})
 	if err != nil {
 		return nil, err

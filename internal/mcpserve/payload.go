@@ -1,0 +1,169 @@
+package mcpserve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+)
+
+// DefaultMaxBatchMessages is the longest batch answered when the Transport
+// names no limit.
+const DefaultMaxBatchMessages = 100
+
+// batchesRemovedIn is the first protocol version without JSON-RPC
+// batching: a batch sent under it (or a later one) is refused.
+const batchesRemovedIn = "2025-06-18"
+
+// Payload is the body of a POST, read and sized up before any of it is
+// answered: a rate limit counts its messages, and a batch that is too long
+// (or not allowed at all) is refused as a whole without a member being
+// decoded. Declare one per request, fill it with Transport.Read, and
+// Release it once answered.
+type Payload struct {
+	buf     *bytes.Buffer // from bufPool; Release returns it
+	body    []byte
+	isBatch bool
+	batch   jsonrpc.Batch
+	// count is how many messages the body holds; a body refused as a
+	// whole counts one.
+	count int
+	// refusal, when set, is the one error that answers the whole body, with
+	// HTTP status refusalStatus.
+	refusal       error
+	refusalStatus int
+	// limited: only the first admitted messages are answered; each later
+	// request gets a rate-limit error saying retryAfter.
+	limited    bool
+	admitted   int
+	retryAfter int64
+}
+
+// Read reads the body of a POST into p and counts its messages. When the
+// body cannot be read it answers (413, 400) and returns false; otherwise
+// the caller releases p once the request is answered.
+//
+// The body is held once, in a pooled buffer of at most MaxBodyBytes; a
+// batch is checked (json.Valid) and its members counted without copying
+// or decoding them, and counting stops past MaxBatchMessages, so what a
+// request holds in memory is bounded by the body limit whatever the body
+// contains.
+func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) bool {
+	if r.ContentLength > tr.MaxBodyBytes {
+		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return false
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, tr.MaxBodyBytes+1))
+	if err != nil || n > tr.MaxBodyBytes {
+		bufPool.Put(buf)
+		if err != nil {
+			WriteProblem(w, http.StatusBadRequest, "the request body could not be read")
+		} else {
+			WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+		}
+		return false
+	}
+	*p = Payload{buf: buf, body: buf.Bytes(), count: 1}
+	if !jsonrpc.IsBatch(p.body) {
+		return true
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); batchesRemoved(v) {
+		// The body is not a message of the protocol the client speaks: a
+		// transport error, which that protocol answers with an HTTP error
+		// status (400, with a JSON-RPC error and no id), as the MCP SDKs do.
+		p.refusal = jsonrpc.InvalidRequest(fmt.Sprintf(
+			"JSON-RPC batching was removed from MCP in protocol version %s (this request names %s): send one message per request",
+			batchesRemovedIn, v))
+		p.refusalStatus = http.StatusBadRequest
+		return true
+	}
+	batch, count, err := jsonrpc.OpenBatch(p.body, tr.maxBatch())
+	if err != nil {
+		// Where batches exist, a refused batch is a JSON-RPC error like any
+		// other (HTTP 200): an empty batch or one that is not JSON is
+		// answered that way too.
+		p.refusal, p.refusalStatus = err, http.StatusOK
+		return true
+	}
+	p.isBatch, p.batch, p.count = true, batch, count
+	return true
+}
+
+func (tr Transport) maxBatch() int {
+	if tr.MaxBatchMessages > 0 {
+		return tr.MaxBatchMessages
+	}
+	return DefaultMaxBatchMessages
+}
+
+// batchesRemoved reports whether the Mcp-Protocol-Version v (YYYY-MM-DD)
+// is one without batching. Anything else, including an absent header,
+// keeps batches, as the versions before 2025-06-18 have them.
+func batchesRemoved(v string) bool {
+	if len(v) != len(batchesRemovedIn) {
+		return false
+	}
+	for i := range len(v) {
+		switch c := v[i]; i {
+		case 4, 7:
+			if c != '-' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return v >= batchesRemovedIn
+}
+
+// Messages is how many JSON-RPC messages the body holds, to count against a
+// rate limit: one for a single message, each member of a batch, and one for
+// a body refused as a whole.
+func (p *Payload) Messages() int { return p.count }
+
+// Limit answers only the first admitted messages; every later request of
+// the batch gets a rate-limit error (-32000) saying retryAfter seconds.
+func (p *Payload) Limit(admitted int, retryAfter int64) {
+	p.limited, p.admitted, p.retryAfter = true, admitted, retryAfter
+}
+
+// Release returns the payload's buffer; p must not be used after.
+func (p *Payload) Release() {
+	if p.buf != nil {
+		bufPool.Put(p.buf)
+		*p = Payload{}
+	}
+}
+
+// rateLimited is the error a message past the allowance gets.
+func (p *Payload) rateLimited() error {
+	return rateLimitError(p.retryAfter)
+}
+
+func rateLimitError(retryAfter int64) error {
+	return jsonrpc.WithData(fmt.Errorf("%w: retry after %d seconds", jsonrpc.ErrRateLimited, retryAfter),
+		map[string]int64{"retry_after": retryAfter})
+}
+
+// WriteRateLimited answers 429 with a JSON-RPC error (-32000), carrying the
+// request's id when the body is a single message whose id can be read.
+func (tr Transport) WriteRateLimited(w http.ResponseWriter, p *Payload, retryAfter int64) {
+	var id json.RawMessage
+	if !jsonrpc.IsBatch(p.body) {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(p.body, &msg) == nil && len(msg.ID) > 0 && strings.IndexByte(`"-0123456789`, msg.ID[0]) >= 0 {
+			id = msg.ID // a string or a number: an id the client can match
+		}
+	}
+	WriteRPCError(w, http.StatusTooManyRequests, id, rateLimitError(retryAfter))
+}

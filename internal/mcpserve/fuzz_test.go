@@ -99,7 +99,12 @@ func FuzzTransport(f *testing.F) {
 			req.Header.Set("Accept", "application/json")
 		}
 		w := httptest.NewRecorder()
-		answered := tr.Serve(w, req, fuzzTarget{})
+		answered := 0
+		var p mcpserve.Payload
+		if tr.Read(w, req, &p) {
+			answered = tr.Serve(w, req, fuzzTarget{}, &p)
+			p.Release()
+		}
 		out := w.Body.Bytes()
 
 		if len(body) > fuzzMaxBody {

@@ -24,6 +24,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/credential"
 )
 
 // DefaultTimeout bounds a whole request, redirects and body read included,
@@ -215,7 +217,7 @@ func checkRedirect(limit int) func(*http.Request, []*http.Request) error {
 		}
 		if leaked {
 			for name := range req.Header {
-				if sensitiveHeader(name) {
+				if credential.Is(name) {
 					delete(req.Header, name)
 				}
 			}
@@ -249,18 +251,4 @@ func leavesSite(from, to *url.URL) bool {
 		return true
 	}
 	return !strings.HasSuffix(sub, "."+parent)
-}
-
-// sensitiveHeader reports whether a request header may carry a credential.
-// net/http itself drops only Authorization, Cookie and a few more on a
-// cross-site redirect; API keys travel in headers of any name (X-API-Key,
-// X-Auth-Token, Private-Token, ...), so this errs towards dropping.
-func sensitiveHeader(name string) bool {
-	name = strings.ToLower(name)
-	for _, s := range []string{"auth", "key", "token", "secret", "session", "cookie", "passw", "credential", "signature", "csrf", "xsrf"} {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -17,6 +17,8 @@
 package outbound
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -113,7 +115,7 @@ func NewClient(o Options) *http.Client {
 	rt := &router{
 		network: &http.Transport{
 			Proxy:                  nil,
-			DialContext:            dialer.DialContext,
+			DialContext:            dialNamingHost(dialer),
 			ForceAttemptHTTP2:      true,
 			MaxIdleConns:           100,
 			IdleConnTimeout:        90 * time.Second,
@@ -192,6 +194,31 @@ func origin(u *url.URL) string {
 		port = "443"
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// ResolveError is a host name that could not be resolved. Its message
+// names the host and not the resolver, whose address belongs to the
+// service's own network; the DNS error stays reachable with errors.As.
+type ResolveError struct {
+	Host string
+	err  *net.DNSError
+}
+
+func (e *ResolveError) Error() string { return "the host name could not be resolved: " + e.Host }
+
+func (e *ResolveError) Unwrap() error { return e.err }
+
+// dialNamingHost dials through d, turning a failed name resolution into a
+// ResolveError.
+func dialNamingHost(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		var dnsErr *net.DNSError
+		if err != nil && errors.As(err, &dnsErr) {
+			return nil, &ResolveError{Host: dnsErr.Name, err: dnsErr}
+		}
+		return c, err
+	}
 }
 
 // checkRedirect returns the client's redirect policy: at most limit

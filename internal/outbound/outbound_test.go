@@ -761,3 +761,21 @@ func TestGet(t *testing.T) {
 	_, err = outbound.Get(ctx, client, srv.URL+"/big", "*/*", 1024)
 	require.ErrorIs(t, err, outbound.ErrBodyTooLarge)
 }
+
+// TestUnresolvableHostNamesTheHostOnly: a name that does not resolve is
+// reported with the host, never with the resolver's address.
+func TestUnresolvableHostNamesTheHostOnly(t *testing.T) {
+	t.Parallel()
+	for _, allow := range []bool{false, true} {
+		_, _, err := get(t, outbound.NewClient(outbound.Options{AllowPrivate: allow}), "http://no-such-host.invalid/x")
+		require.Error(t, err)
+		var re *outbound.ResolveError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, "no-such-host.invalid", re.Host)
+		require.Contains(t, err.Error(), "the host name could not be resolved: no-such-host.invalid")
+		require.NotContains(t, err.Error(), ":53")
+		require.NotContains(t, err.Error(), "lookup")
+		var dnsErr *net.DNSError
+		require.ErrorAs(t, err, &dnsErr, "the DNS error stays reachable")
+	}
+}

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,9 +32,27 @@ var stdout io.Writer = os.Stdout
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "mockmcp:", err)
+		var logged loggedError
+		if !errors.As(err, &logged) {
+			fmt.Fprintln(os.Stderr, "mockmcp:", err)
+		}
 		os.Exit(1)
 	}
+}
+
+// loggedError is an error already written to the JSON log, which main does
+// not print again: the stderr of a serving instance holds JSON lines only.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
+
+// fatal writes err to log and marks it as written.
+func fatal(log *slog.Logger, err error) error {
+	if err == nil {
+		return nil
+	}
+	log.Error("mockmcp stopped", "error", err.Error())
+	return loggedError{err}
 }
 
 func run(args []string) error {
@@ -74,10 +93,10 @@ func run(args []string) error {
 	case "serve":
 		svc, err := service.New(ctx, cfg, log)
 		if err != nil {
-			return err
+			return fatal(log, err)
 		}
 		defer svc.Close()
-		return svc.Run(ctx)
+		return fatal(log, svc.Run(ctx))
 	default:
 		return fmt.Errorf("unknown command %q (want serve, migrate, keys, import, test or version)", cmd)
 	}

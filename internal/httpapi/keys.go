@@ -63,6 +63,9 @@ func (s *Server) DeleteKey(ctx context.Context, req api.DeleteKeyRequestObject) 
 	if err != nil {
 		return nil, err
 	}
+	// The row is gone: this instance stops trusting its cached check before
+	// answering; the others follow on the change notification.
+	s.keys.Revoked(req.KeyId)
 	return api.DeleteKey204Response{}, nil
 }
 

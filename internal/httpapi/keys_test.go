@@ -440,3 +440,29 @@ func TestAPIKeyServers(t *testing.T) {
 	r = call(t, a.For(t))
 	require.Equal(t, http.StatusUnauthorized, r.Code, "a browser session is not a key")
 }
+
+// TestRevocationIsImmediateOnTheRevokingInstance: the instance that answers
+// DELETE /api/keys/{id} refuses the key from its very next request, without
+// waiting for the change notification, every time.
+func TestRevocationIsImmediateOnTheRevokingInstance(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Revoking Org")
+	select {
+	case <-env.Service.Keys().Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the key change subscription did not come up")
+	}
+	for trial := range 10 {
+		id, raw := mkKey(t, owner, map[string]any{"name": fmt.Sprintf("trial %d", trial)})
+		k := withKey(t, env, "X-API-Key", raw)
+		for range 3 {
+			k.Do("GET", "/api/servers", nil).Status(http.StatusOK)
+		}
+		require.GreaterOrEqual(t, env.Service.Keys().Cached(), 1, "the check is cached")
+		owner.Do("DELETE", "/api/keys/"+id, nil).Status(http.StatusNoContent)
+		r := k.Do("GET", "/api/servers", nil)
+		require.Equalf(t, http.StatusUnauthorized, r.Code, "trial %d: the revoked key was accepted right after DELETE: %s", trial, r.Raw)
+		requireChallenge401(t, r)
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"strings"
 
 	"github.com/google/uuid"
@@ -88,7 +89,11 @@ func (s *Server) UpdateOrganization(ctx context.Context, req api.UpdateOrganizat
 		if v := req.Body.MaxPublicRateLimit; v.IsSpecified() {
 			org.MaxPublicRateLimit = nil
 			if !v.IsNull() {
-				n := int32(min(v.MustGet(), 1<<31-1))
+				// The validator checked the minimum; the column is an int4.
+				if v.MustGet() > math.MaxInt32 {
+					return failure.Invalid(failure.Field("max_public_rate_limit", "must be an integer between 1 and %d", math.MaxInt32))
+				}
+				n := int32(v.MustGet())
 				org.MaxPublicRateLimit = &n
 			}
 		}

@@ -77,6 +77,7 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
+	e.JSONSerializer = bodySerializer{spec: spec, log: log}
 	e.Use(recoverPanics(log), withRequestID, s.auditPolicyCalls, accessLog(log), limitBody(cfg.MaxBodyBytes))
 
 	strict := api.NewStrictHandler(s, nil)
@@ -97,7 +98,7 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 		if op.Extensions["x-rate-limit"] == "public" {
 			mw = append(mw, s.publicRateLimit)
 		}
-		return append(mw, cop, validate)
+		return append(mw, cop, validate, textGuard)
 	}}, strict)
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("routes without an operation in the OpenAPI document: %v", missing)

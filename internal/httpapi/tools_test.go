@@ -172,13 +172,13 @@ func TestToolCreate(t *testing.T) {
 			{"missing response", map[string]any{"name": "x", "mock_scenarios": []any{map[string]any{"name": "s"}}}, []string{"mock_scenarios[0].response"}},
 			{"condition an array", map[string]any{"name": "x", "mock_scenarios": []any{scenario("s", []any{1}, ok)}}, []string{"mock_scenarios[0].condition"}},
 			{"NUL in description", map[string]any{"name": "x", "description": "a\x00"}, []string{"description"}},
-			{"NUL in input_schema", map[string]any{"name": "x", "input_schema": map[string]any{"type": "object", "description": "\x00"}}, []string{"input_schema"}},
-			{"NUL in output_schema", map[string]any{"name": "x", "output_schema": map[string]any{"type": "object", "title": "\x00"}}, []string{"output_schema"}},
+			{"NUL in input_schema", map[string]any{"name": "x", "input_schema": map[string]any{"type": "object", "description": "\x00"}}, []string{"input_schema.description"}},
+			{"NUL in output_schema", map[string]any{"name": "x", "output_schema": map[string]any{"type": "object", "title": "\x00"}}, []string{"output_schema.title"}},
 			{"NUL in a scenario", map[string]any{"name": "x", "mock_scenarios": []any{
 				scenario("a\x00", map[string]any{"k\x00": 1}, map[string]any{"v": []any{"\x00"}})}},
-				[]string{"mock_scenarios[0].name", "mock_scenarios[0].condition", "mock_scenarios[0].response"}},
+				[]string{"mock_scenarios[0].name", "mock_scenarios[0].condition", "mock_scenarios[0].response.v[0]"}},
 			{"unpaired surrogate escape in a response", `{"name":"x","mock_scenarios":[{"name":"s","response":{"a":"\udc00"}}]}`,
-				[]string{"mock_scenarios[0].response"}},
+				[]string{"mock_scenarios[0].response.a"}},
 			{"unknown scenario field", map[string]any{"name": "x", "mock_scenarios": []any{map[string]any{"name": "s", "response": ok, "delay": 5}}}, []string{"mock_scenarios[0].delay"}},
 			{"several save-time problems at once", map[string]any{
 				"name":          "x",

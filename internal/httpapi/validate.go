@@ -138,6 +138,12 @@ func fieldPath(se *openapi3.SchemaError) string {
 		// kin-openapi locates an unknown property at its parent object.
 		ptr = append(ptr, m[1])
 	}
+	return renderPath(ptr)
+}
+
+// renderPath renders a location given as keys and array indexes as
+// `a.b[0].c`; the empty location is the body.
+func renderPath(ptr []string) string {
 	var b strings.Builder
 	for _, seg := range ptr {
 		if _, err := strconv.Atoi(seg); err == nil {
@@ -164,6 +170,9 @@ func schemaMessage(se *openapi3.SchemaError) string {
 		return "must be a valid " + se.Schema.Format
 	case unsupported.MatchString(se.Reason):
 		return "is not a known field"
+	case strings.HasPrefix(se.Reason, "cannot convert json.Number"):
+		// A number beyond float64 (1e400): the validator's words are Go's.
+		return "is a number out of range: numbers must lie between -1.7976931348623157e308 and 1.7976931348623157e308"
 	}
 	return se.Reason
 }

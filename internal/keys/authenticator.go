@@ -177,6 +177,21 @@ func (a *Authenticator) Flush() {
 	a.mu.Unlock()
 }
 
+// Revoked forgets the cached checks of the key id, so that the instance
+// that revoked it refuses it from its next request on; the others learn it
+// from the change notification. A look-up that read the key before the
+// revocation and ends after this call is not cached either.
+func (a *Authenticator) Revoked(id uuid.UUID) {
+	a.mu.Lock()
+	a.epoch++
+	for h, c := range a.cache {
+		if c.found && c.key.ID == id {
+			delete(a.cache, h)
+		}
+	}
+	a.mu.Unlock()
+}
+
 // Cached reports how many checks are cached, for tests.
 func (a *Authenticator) Cached() int {
 	a.mu.RLock()

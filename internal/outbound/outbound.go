@@ -17,6 +17,8 @@
 package outbound
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,6 +26,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/credential"
 )
 
 // DefaultTimeout bounds a whole request, redirects and body read included,
@@ -111,7 +115,7 @@ func NewClient(o Options) *http.Client {
 	rt := &router{
 		network: &http.Transport{
 			Proxy:                  nil,
-			DialContext:            dialer.DialContext,
+			DialContext:            dialNamingHost(dialer),
 			ForceAttemptHTTP2:      true,
 			MaxIdleConns:           100,
 			IdleConnTimeout:        90 * time.Second,
@@ -192,6 +196,31 @@ func origin(u *url.URL) string {
 	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
+// ResolveError is a host name that could not be resolved. Its message
+// names the host and not the resolver, whose address belongs to the
+// service's own network; the DNS error stays reachable with errors.As.
+type ResolveError struct {
+	Host string
+	err  *net.DNSError
+}
+
+func (e *ResolveError) Error() string { return "the host name could not be resolved: " + e.Host }
+
+func (e *ResolveError) Unwrap() error { return e.err }
+
+// dialNamingHost dials through d, turning a failed name resolution into a
+// ResolveError.
+func dialNamingHost(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		var dnsErr *net.DNSError
+		if err != nil && errors.As(err, &dnsErr) {
+			return nil, &ResolveError{Host: dnsErr.Name, err: dnsErr}
+		}
+		return c, err
+	}
+}
+
 // checkRedirect returns the client's redirect policy: at most limit
 // redirects (none, returning the 3xx itself, when limit is negative), only to
 // http and https, and without credentials once a redirect has left the first
@@ -215,7 +244,7 @@ func checkRedirect(limit int) func(*http.Request, []*http.Request) error {
 		}
 		if leaked {
 			for name := range req.Header {
-				if sensitiveHeader(name) {
+				if credential.Is(name) {
 					delete(req.Header, name)
 				}
 			}
@@ -249,18 +278,4 @@ func leavesSite(from, to *url.URL) bool {
 		return true
 	}
 	return !strings.HasSuffix(sub, "."+parent)
-}
-
-// sensitiveHeader reports whether a request header may carry a credential.
-// net/http itself drops only Authorization, Cookie and a few more on a
-// cross-site redirect; API keys travel in headers of any name (X-API-Key,
-// X-Auth-Token, Private-Token, ...), so this errs towards dropping.
-func sensitiveHeader(name string) bool {
-	name = strings.ToLower(name)
-	for _, s := range []string{"auth", "key", "token", "secret", "session", "cookie", "passw", "credential", "signature", "csrf", "xsrf"} {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/credential"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 )
 
@@ -497,14 +498,21 @@ func TestRedirectToOtherSchemesRefused(t *testing.T) {
 
 func TestCrossSiteRedirectDropsCredentials(t *testing.T) {
 	t.Parallel()
-	credentials := http.Header{
-		"Authorization": {"Bearer secret"},
-		"Cookie":        {"session=secret"},
-		"X-Api-Key":     {"secret"},
-		"X-Auth-Token":  {"secret"},
-		"Private-Token": {"secret"},
-		"X-Trace":       {"kept"},
-		"Accept":        {"application/json"},
+	// Every well-known credential header, and headers that carry none; a
+	// 307 keeps the method and body, so Content-Type travels on too.
+	credentials := http.Header{}
+	for _, name := range credential.Headers {
+		credentials.Set(name, "secret-"+name)
+	}
+	innocuous := http.Header{
+		"X-Trace":      {"kept"},
+		"Accept":       {"application/json"},
+		"Content-Type": {"text/plain"},
+		"X-Request-Id": {"req-1"},
+	}
+	sent := credentials.Clone()
+	for name, v := range innocuous {
+		sent[name] = v
 	}
 	var got atomic.Pointer[http.Header]
 	final, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
@@ -516,26 +524,28 @@ func TestCrossSiteRedirectDropsCredentials(t *testing.T) {
 	t.Run("to another host", func(t *testing.T) {
 		// 127.0.0.1 and localhost are different sites to the client.
 		start, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "http://localhost:"+port(t, final)+"/landing?q=1", http.StatusFound)
+			http.Redirect(w, r, "http://localhost:"+port(t, final)+"/landing?q=1", http.StatusTemporaryRedirect)
 		})
-		_, _, err := do(t, c, http.MethodGet, start.URL+"/start?api_key=secret", nil, credentials)
+		_, _, err := do(t, c, http.MethodPost, start.URL+"/start?api_key=secret", strings.NewReader("hello"), sent)
 		require.NoError(t, err)
 		h := *got.Load()
-		for _, name := range []string{"Authorization", "Cookie", "X-Api-Key", "X-Auth-Token", "Private-Token", "Referer"} {
-			assert.Empty(t, h.Get(name), name)
+		for name := range credentials {
+			assert.Empty(t, h.Values(name), name)
 		}
-		assert.Equal(t, "kept", h.Get("X-Trace"))
-		assert.Equal(t, "application/json", h.Get("Accept"))
+		assert.Empty(t, h.Get("Referer"))
+		for name, v := range innocuous {
+			assert.Equal(t, v, h.Values(name), name)
+		}
 	})
 
 	t.Run("on the same host", func(t *testing.T) {
 		start, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, final.URL+"/landing", http.StatusFound)
+			http.Redirect(w, r, final.URL+"/landing", http.StatusTemporaryRedirect)
 		})
-		_, _, err := do(t, c, http.MethodGet, start.URL+"/start?api_key=secret", nil, credentials)
+		_, _, err := do(t, c, http.MethodPost, start.URL+"/start?api_key=secret", strings.NewReader("hello"), sent)
 		require.NoError(t, err)
 		h := *got.Load()
-		for name, v := range credentials {
+		for name, v := range sent {
 			assert.Equal(t, v, h.Values(name), name)
 		}
 		assert.Empty(t, h.Get("Referer"), "the previous URL and its query string are not passed on")
@@ -750,4 +760,22 @@ func TestGet(t *testing.T) {
 	require.ErrorContains(t, err, "404 Not Found")
 	_, err = outbound.Get(ctx, client, srv.URL+"/big", "*/*", 1024)
 	require.ErrorIs(t, err, outbound.ErrBodyTooLarge)
+}
+
+// TestUnresolvableHostNamesTheHostOnly: a name that does not resolve is
+// reported with the host, never with the resolver's address.
+func TestUnresolvableHostNamesTheHostOnly(t *testing.T) {
+	t.Parallel()
+	for _, allow := range []bool{false, true} {
+		_, _, err := get(t, outbound.NewClient(outbound.Options{AllowPrivate: allow}), "http://no-such-host.invalid/x")
+		require.Error(t, err)
+		var re *outbound.ResolveError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, "no-such-host.invalid", re.Host)
+		require.Contains(t, err.Error(), "the host name could not be resolved: no-such-host.invalid")
+		require.NotContains(t, err.Error(), ":53")
+		require.NotContains(t, err.Error(), "lookup")
+		var dnsErr *net.DNSError
+		require.ErrorAs(t, err, &dnsErr, "the DNS error stays reachable")
+	}
 }

@@ -13,10 +13,17 @@ import (
 // cannot store.
 const NULMessage = "must not contain the NUL character (U+0000)"
 
+// UTF8Message is the problem of text that is not UTF-8, which a UTF-8
+// database refuses.
+const UTF8Message = "must be valid UTF-8"
+
 // TextProblem explains why PostgreSQL would refuse s as text, or returns "".
 func TextProblem(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		return NULMessage
+	}
+	if !utf8.ValidString(s) {
+		return UTF8Message
 	}
 	return ""
 }

@@ -42,3 +42,34 @@ func TestJSONBProblem(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		want      []JSONProblem
+	}{
+		{"clean", `{"a":[1,"b",{"c":null}],"d":1e400}`, nil},
+		{"escaped backslash", `{"a":"\\u0000"}`, nil},
+		{"NUL in a member", `{"name":"a\u0000"}`, []JSONProblem{{[]string{"name"}, NULMessage}}},
+		{"NUL deep", `{"a":[{"b":"x"},{"b":["y","\u0000"]}],"c":"ok"}`,
+			[]JSONProblem{{[]string{"a", "1", "b", "1"}, NULMessage}}},
+		{"NUL in a key names the object", `{"a":{"k\u0000":1}}`, []JSONProblem{{[]string{"a"}, NULMessage}}},
+		{"NUL in a root key", `{"\u0000":1}`, []JSONProblem{{[]string{}, NULMessage}}},
+		{"NUL in a root string", `"\u0000"`, []JSONProblem{{[]string{}, NULMessage}}},
+		{"surrogate after containers", `{"a":[[],{}],"b":"\ud800"}`, []JSONProblem{{[]string{"b"}, "must not contain an unpaired UTF-16 surrogate escape"}}},
+		{"raw invalid UTF-8", "{\"a\":[\"ok\",\"\xff\"]}", []JSONProblem{{[]string{"a", "1"}, UTF8Message}}},
+		{"several", `{"a":"\u0000","b":{"c":"\u0000"}}`,
+			[]JSONProblem{{[]string{"a"}, NULMessage}, {[]string{"b", "c"}, NULMessage}}},
+		{"invalid JSON stops the walk", `{"a":"\u0000",`, []JSONProblem{{[]string{"a"}, NULMessage}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, JSONProblems([]byte(tc.raw)))
+		})
+	}
+}
+
+func TestTextProblem(t *testing.T) {
+	require.Empty(t, TextProblem("héllo"))
+	require.Equal(t, NULMessage, TextProblem("a\x00"))
+	require.Equal(t, UTF8Message, TextProblem("a\xff"))
+}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mockmcp/mockmcp/internal/credential"
 )
 
 // DefaultMaxBody is the number of bytes of each response body a Runner
@@ -443,28 +445,16 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// The headers whose values MaskHeader hides.
-var secretHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"X-Api-Key":           true,
-	"Cookie":              true,
-	"Set-Cookie":          true,
-	"X-Auth-Token":        true,
-	"X-Access-Token":      true,
-}
-
 // MaskHeader returns the value of the header name as it may be stored and
-// shown: the values of Authorization, Proxy-Authorization, X-API-Key,
-// Cookie, Set-Cookie, X-Auth-Token and X-Access-Token (any case) become
-// "****", except that an Authorization or Proxy-Authorization value keeps
-// its scheme word ("Bearer ****"). Other values, and empty ones, are
-// returned as they are.
+// shown: the value of a credential header (credential.Is) becomes "****",
+// except that an Authorization or Proxy-Authorization value keeps its
+// scheme word ("Bearer ****"). Other values, and empty ones, are returned
+// as they are.
 func MaskHeader(name, value string) string {
-	canon := http.CanonicalHeaderKey(strings.TrimSpace(name))
-	if value == "" || !secretHeaders[canon] {
+	if value == "" || !credential.Is(name) {
 		return value
 	}
+	canon := http.CanonicalHeaderKey(strings.TrimSpace(name))
 	if canon == "Authorization" || canon == "Proxy-Authorization" {
 		scheme, rest, ok := strings.Cut(strings.TrimSpace(value), " ")
 		if ok && strings.TrimSpace(rest) != "" && isToken(scheme) && len(scheme) <= 30 {
@@ -474,18 +464,12 @@ func MaskHeader(name, value string) string {
 	return "****"
 }
 
-// secretQueryWords mark query parameters that carry credentials
-// (`api_key`, `access_token`, `X-Amz-Signature`, `password`).
-var secretQueryWords = []string{"key", "token", "secret", "password", "passwd", "signature", "sig", "auth", "credential", "session"}
-
 // MaskQuery returns the value of query parameter name as a record may keep
-// it: "****" when the name suggests a credential, else the value.
+// it: "****" when the name suggests a credential (credential.Is: api_key,
+// access_token, X-Amz-Signature, password), else the value.
 func MaskQuery(name, value string) string {
-	n := strings.ToLower(name)
-	for _, w := range secretQueryWords {
-		if value != "" && strings.Contains(n, w) {
-			return "****"
-		}
+	if value != "" && credential.Is(name) {
+		return "****"
 	}
 	return value
 }

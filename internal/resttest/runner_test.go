@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/credential"
 )
 
 const fixture = `{
@@ -671,4 +673,42 @@ func TestRunMasksSecretQueryParameters(t *testing.T) {
 	require.True(t, r.Passed)
 	require.Equal(t, "access_token=t0ken&api_key=s3cret&page=2", got)
 	require.Equal(t, srv.URL+"/?access_token=%2A%2A%2A%2A&api_key=%2A%2A%2A%2A&page=2", r.Results[0].Request.URL)
+}
+
+// TestRunMasksCredentialHeaders: every well-known credential header is sent
+// as given and stored masked, in the request and in the response; headers
+// that carry no credential are stored as they are.
+func TestRunMasksCredentialHeaders(t *testing.T) {
+	t.Parallel()
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		for _, name := range credential.Headers {
+			w.Header().Set(name, "answer-"+name)
+		}
+		w.Header().Set("X-Request-Id", "resp-1")
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	headers := map[string]string{"Accept": "application/json", "Content-Type": "application/json", "X-Request-Id": "req-1"}
+	for _, name := range credential.Headers {
+		headers[name] = "secret-" + name
+	}
+	r := (&Runner{Client: srv.Client()}).Run(context.Background(), Case{Name: "h", BaseURL: srv.URL,
+		Scopes: []Scope{{Method: "POST", Path: "/"}}, Input: Input{Headers: headers, Body: json.RawMessage(`{}`)}})
+	require.True(t, r.Passed, "%+v", r.Results[0])
+	rec := r.Results[0]
+	for _, name := range credential.Headers {
+		require.Equal(t, "secret-"+name, got.Get(name), "the target gets %s", name)
+		require.Equal(t, "****", rec.Request.Headers[http.CanonicalHeaderKey(name)], "request %s", name)
+		require.Equal(t, "****", rec.Response.Headers[http.CanonicalHeaderKey(name)], "response %s", name)
+	}
+	for _, name := range []string{"Accept", "Content-Type", "X-Request-Id"} {
+		require.Equal(t, headers[name], rec.Request.Headers[name], name)
+	}
+	require.Equal(t, "resp-1", rec.Response.Headers["X-Request-Id"])
+	raw, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), "secret-")
+	require.NotContains(t, string(raw), "answer-")
 }

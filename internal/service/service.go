@@ -85,6 +85,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	// counter shared between instances.
 	var rc *redis.Client
 	if cfg.RedisURL != "" {
+		redisconn.UseLogger(log)
 		if rc, err = redisconn.Open(ctx, cfg.RedisURL); err != nil {
 			return nil, err
 		}

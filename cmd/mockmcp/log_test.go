@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/testdb"
+)
+
+// mainArgsEnv makes the test binary run main with these arguments instead
+// of the tests, so that a test can start mockmcp as a process of its own
+// and read its stderr.
+const mainArgsEnv = "MOCKMCP_TEST_MAIN_ARGS"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(mainArgsEnv); ok {
+		os.Args = append([]string{"mockmcp"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// mockmcpProcess starts `mockmcp serve` as a process with env added to
+// the test's environment; its stderr is collected in the returned buffer.
+func mockmcpProcess(t *testing.T, env ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), append([]string{mainArgsEnv + "=serve"}, env...)...)
+	stderr := &syncBuffer{}
+	cmd.Stderr, cmd.Stdout = stderr, io.Discard
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, stderr
+}
+
+// requireJSONLines requires every line of out to be one JSON object, and
+// returns the lines' messages.
+func requireJSONLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		var v map[string]any
+		require.NoErrorf(t, json.Unmarshal([]byte(line), &v), "a stderr line is not JSON: %q\nstderr:\n%s", line, out)
+		lines = append(lines, v)
+	}
+	return lines
+}
+
+// redisClientLines are the log lines of the Redis client itself.
+func redisClientLines(lines []map[string]any) []string {
+	var out []string
+	for _, l := range lines {
+		if l["msg"] == "redis client" {
+			out = append(out, l["detail"].(string))
+		}
+	}
+	return out
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestLogsAreJSONWithUnreachableRedis: whatever Redis does, a serving
+// instance writes JSON lines only, the Redis client's own messages
+// included.
+func TestLogsAreJSONWithUnreachableRedis(t *testing.T) {
+	t.Parallel()
+	t.Run("unreachable at start", func(t *testing.T) {
+		t.Parallel()
+		cmd, stderr := mockmcpProcess(t, "DATABASE_URL="+testdb.New(t), "LISTEN_ADDR="+freeAddr(t),
+			"REDIS_URL=redis://127.0.0.1:1", "APP_ENV=production")
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "start-up must fail")
+		require.Equal(t, 1, exit.ExitCode())
+		lines := requireJSONLines(t, stderr.String())
+		require.NotEmpty(t, redisClientLines(lines), "the client's dial failure is logged: %s", stderr)
+		last := lines[len(lines)-1]
+		require.Equal(t, "ERROR", last["level"])
+		require.Contains(t, last["error"], "127.0.0.1:1")
+	})
+
+	t.Run("lost while serving", func(t *testing.T) {
+		t.Parallel()
+		proxy := newTCPProxy(t, "127.0.0.1:6379")
+		addr := freeAddr(t)
+		cmd, stderr := mockmcpProcess(t, "DATABASE_URL="+testdb.New(t), "LISTEN_ADDR="+addr,
+			"REDIS_URL=redis://"+proxy.addr()+"/9", "APP_ENV=production")
+		exchange := "http://" + addr + "/api/exchange/agent-cards"
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			resp, err := http.Get(exchange)
+			if err == nil {
+				resp.Body.Close()
+				require.NotEmpty(t, resp.Header.Get("X-RateLimit-Limit"), "counted in Redis")
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "serve did not come up: %v\n%s", err, stderr)
+			time.Sleep(50 * time.Millisecond)
+		}
+		proxy.close()
+		// The limiter waits a second after a failure before trying Redis
+		// again: calls over three seconds make the client dial again.
+		for range 15 {
+			resp, err := http.Get(exchange)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Less(t, resp.StatusCode, 500)
+			time.Sleep(200 * time.Millisecond)
+		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		require.NoError(t, cmd.Wait())
+		lines := requireJSONLines(t, stderr.String())
+		require.NotEmpty(t, redisClientLines(lines), "the client's dial failures are logged: %s", stderr)
+	})
+}
+
+// tcpProxy forwards connections to a target until closed, when it drops
+// them all and refuses new ones.
+type tcpProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &tcpProxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *tcpProxy) close() {
+	_ = p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
+	p.conns = nil
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

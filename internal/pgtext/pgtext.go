@@ -28,11 +28,6 @@ func TextProblem(s string) string {
 	return ""
 }
 
-// UTF8Message is the problem of a JSON document that is not UTF-8, which
-// PostgreSQL cannot store; encoding/json accepts it, byte for byte, in a
-// json.RawMessage.
-const UTF8Message = "must be valid UTF-8"
-
 // JSONBProblem explains why PostgreSQL would refuse the valid JSON document
 // raw as jsonb (invalid UTF-8, a \u0000 escape, an unpaired surrogate
 // escape), or returns "". In valid JSON a backslash only ever starts an

@@ -56,6 +56,9 @@ type Config struct {
 	// JournalPruneInterval is how often retention runs (one minute); not
 	// read from the environment: tests shorten it.
 	JournalPruneInterval time.Duration
+	// DesignStaleMax bounds how long the MCP endpoints serve a cached
+	// design that cannot be revalidated while the database is out.
+	DesignStaleMax time.Duration
 }
 
 // DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
@@ -90,6 +93,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		JournalQueue:         10000,
 		JournalMaxRate:       1000,
 		JournalPruneInterval: time.Minute,
+		DesignStaleMax:       5 * time.Minute,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {
@@ -127,6 +131,14 @@ func Parse(getenv func(string) string) (Config, error) {
 			bad("JOURNAL_RETENTION", "must be a positive duration such as 24h, not %q", v)
 		} else {
 			c.JournalRetention = d
+		}
+	}
+	if v := getenv("DESIGN_STALE_MAX"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			bad("DESIGN_STALE_MAX", "must be a positive duration such as 5m, not %q", v)
+		} else {
+			c.DesignStaleMax = d
 		}
 	}
 	if v := getenv("MAX_BODY_BYTES"); v != "" {

@@ -70,3 +70,16 @@ func TestParseErrorsNameTheVariable(t *testing.T) {
 		})
 	}
 }
+
+func TestDesignStaleMax(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 5*time.Minute, c.DesignStaleMax)
+	c, err = Parse(env(map[string]string{"DESIGN_STALE_MAX": "90s"}))
+	require.NoError(t, err)
+	require.Equal(t, 90*time.Second, c.DesignStaleMax)
+	for _, bad := range []string{"0", "-1m", "soon"} {
+		_, err := Parse(env(map[string]string{"DESIGN_STALE_MAX": bad}))
+		require.ErrorContains(t, err, "DESIGN_STALE_MAX", bad)
+	}
+}

@@ -23,7 +23,13 @@ const (
 	KindConflict                     // 409: clashes with existing data
 	KindTooLarge                     // 413: the body exceeds the limit
 	KindTooMany                      // 429: over the rate limit
+	KindUnavailable                  // 503: the database cannot be reached
 )
+
+// RetryAfterUnavailable is how many seconds a caller refused with an
+// unavailable failure is told to wait (Retry-After): about as long as the
+// service takes to notice that the database is back.
+const RetryAfterUnavailable = 5
 
 // FieldError names one input field at fault, as a JSON path into the request
 // (`mock_scenarios[1].condition.operator`) or a parameter name.
@@ -37,6 +43,9 @@ type Error struct {
 	Kind   Kind
 	Detail string
 	Fields []FieldError
+	// cause is the error behind an unavailable failure, for logs only: it
+	// may name internal addresses, so Error never includes it.
+	cause error
 }
 
 func (e *Error) Error() string {
@@ -45,6 +54,9 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s: %s: %s", e.Detail, e.Fields[0].Field, e.Fields[0].Message)
 }
+
+// Unwrap returns the error behind the failure, if any, for logs.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Is reports whether target is a failure of the same kind, so that
 // errors.Is(err, failure.ErrNotFound) works for any not-found failure.
@@ -60,6 +72,7 @@ var (
 	ErrConflict     = &Error{Kind: KindConflict}
 	ErrForbidden    = &Error{Kind: KindForbidden}
 	ErrUnauthorized = &Error{Kind: KindUnauthorized}
+	ErrUnavailable  = &Error{Kind: KindUnavailable}
 )
 
 // NotFound reports that no object called what (e.g. "server") is visible.
@@ -95,6 +108,12 @@ func TooLarge(limit int64) *Error {
 // TooMany reports a request over its rate limit.
 func TooMany(retryAfter int64) *Error {
 	return &Error{Kind: KindTooMany, Detail: fmt.Sprintf("rate limit exceeded: retry after %d seconds", retryAfter)}
+}
+
+// Unavailable reports that the database cannot be reached, because of
+// cause: the request may succeed if tried again shortly.
+func Unavailable(cause error) *Error {
+	return &Error{Kind: KindUnavailable, Detail: "the database cannot be reached; try again shortly", cause: cause}
 }
 
 // Invalid reports every field at fault at once.

@@ -81,7 +81,10 @@ func (s *Server) authorize(a access) echo.MiddlewareFunc {
 			req := c.Request()
 			ctx := req.Context()
 			if a.public {
-				if p, ok, err := s.sessionFromCookie(c); err != nil {
+				// A session that cannot be checked while the database is
+				// out is left unresolved: the route answers for itself
+				// (health reports the database unavailable).
+				if p, ok, err := s.sessionFromCookie(c); err != nil && !failure.Is(err, failure.ErrUnavailable) {
 					return err
 				} else if ok {
 					c.SetRequest(req.WithContext(auth.WithPrincipal(ctx, p)))

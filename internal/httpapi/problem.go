@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,6 +32,7 @@ var statusOf = map[failure.Kind]int{
 	failure.KindConflict:     http.StatusConflict,
 	failure.KindTooLarge:     http.StatusRequestEntityTooLarge,
 	failure.KindTooMany:      http.StatusTooManyRequests,
+	failure.KindUnavailable:  http.StatusServiceUnavailable,
 }
 
 // problemFor converts any error into the problem the caller sees. Failures
@@ -64,6 +66,9 @@ func writeProblem(w http.ResponseWriter, p Problem) {
 	if p.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="mockmcp"`)
 	}
+	if p.Status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", strconv.Itoa(failure.RetryAfterUnavailable))
+	}
 	if p.Status == http.StatusMethodNotAllowed && h.Get("Allow") == "" {
 		h.Set("Allow", "GET, POST, PUT, PATCH, DELETE")
 	}
@@ -80,10 +85,23 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		p, known := problemFor(err)
 		p.RequestID = requestID(c.Request().Context())
+		if p.Status == http.StatusServiceUnavailable {
+			log.WarnContext(c.Request().Context(), "database unavailable", "request_id", p.RequestID,
+				"method", c.Request().Method, "path", c.Path(), "error", causeOf(err))
+		}
 		if !known {
 			log.ErrorContext(c.Request().Context(), "request failed", "request_id", p.RequestID,
 				"method", c.Request().Method, "path", c.Path(), "error", err.Error())
 		}
 		writeProblem(c.Response(), p)
 	}
+}
+
+// causeOf is the error behind a failure (what made the database
+// unreachable), for logs.
+func causeOf(err error) string {
+	if f, ok := failure.As(err); ok && errors.Unwrap(f) != nil {
+		return errors.Unwrap(f).Error()
+	}
+	return err.Error()
 }

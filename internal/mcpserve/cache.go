@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
@@ -11,12 +12,33 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
+const (
+	// defaultStaleMax bounds how long a design that could not be
+	// revalidated is still served.
+	defaultStaleMax = 5 * time.Minute
+	// retryInterval spaces the attempts to reach a database that did not
+	// answer: one revalidation per entry, and no load at all for a second
+	// after one found the database unreachable.
+	retryInterval = time.Second
+	// loadTimeout bounds one load of a design.
+	loadTimeout = 10 * time.Second
+)
+
 // cache holds compiled designs, most recently used first, within a bound on
 // both their number and their approximate size. It also remembers ids that
 // serve nothing (unknown or draft), so a flood of requests for them does not
 // reach the database. Concurrent first requests for one server load it once.
+//
+// An entry is fresh while the cache receives change notifications: one
+// drops it when its design changes. While notifications may be missed (the
+// listening connection is lost, or not yet back) every entry is stale: it
+// is still served, for at most staleMax since it was last known current,
+// and reloaded in the background on use; a reload that cannot reach the
+// database keeps the stale copy, one that finds the server gone drops it.
 type cache struct {
-	load func(context.Context, uuid.UUID) (*design, error)
+	load     func(context.Context, uuid.UUID) (*design, error)
+	staleMax time.Duration
+	now      func() time.Time
 
 	mu         sync.Mutex
 	items      map[uuid.UUID]*list.Element
@@ -24,9 +46,16 @@ type cache struct {
 	bytes      int
 	maxEntries int
 	maxBytes   int
-	// epoch counts invalidations; a load that started before one may have
-	// read the old design, so its result is used once but not kept.
+	// epoch counts invalidations and changes of listening; a load that
+	// started before one may have read an old design, so its result is used
+	// once but not kept.
 	epoch uint64
+	// listening is true while change notifications arrive; entries loaded
+	// meanwhile are fresh.
+	listening bool
+	// downUntil: a load found the database unreachable; until then requests
+	// that would load are refused at once instead of waiting on it.
+	downUntil time.Time
 
 	flight singleflight.Group
 }
@@ -34,63 +63,139 @@ type cache struct {
 type cacheEntry struct {
 	id uuid.UUID
 	d  *design // nil: the id serves nothing
+
+	stale        bool      // notifications may have been missed since staleSince
+	staleSince   time.Time // when the design was last known current
+	revalidating bool      // a background reload is under way
+	triedAt      time.Time // the last reload started
 }
 
-func newCache(maxEntries, maxBytes int, load func(context.Context, uuid.UUID) (*design, error)) *cache {
-	return &cache{load: load, items: map[uuid.UUID]*list.Element{}, order: list.New(),
+func newCache(maxEntries, maxBytes int, staleMax time.Duration, load func(context.Context, uuid.UUID) (*design, error)) *cache {
+	if staleMax <= 0 {
+		staleMax = defaultStaleMax
+	}
+	return &cache{load: load, staleMax: staleMax, now: time.Now, items: map[uuid.UUID]*list.Element{}, order: list.New(),
 		maxEntries: maxEntries, maxBytes: maxBytes}
 }
 
-// get returns the compiled design of an enabled server, or a not-found
-// failure when the id serves nothing.
+// get returns the compiled design of an enabled server, a not-found
+// failure when the id serves nothing, or an unavailable failure when the
+// design is not cached (or stale past the bound) and the database cannot
+// be reached.
 func (c *cache) get(ctx context.Context, id uuid.UUID) (*design, error) {
 	c.mu.Lock()
 	if el, ok := c.items[id]; ok {
 		c.order.MoveToFront(el)
-		d := el.Value.(*cacheEntry).d
-		c.mu.Unlock()
-		if d == nil {
-			return nil, errNotServed
+		e := el.Value.(*cacheEntry)
+		if !e.stale || c.serveStale(e) {
+			d := e.d
+			c.mu.Unlock()
+			if d == nil {
+				return nil, errNotServed
+			}
+			return d, nil
 		}
-		return d, nil
 	}
 	c.mu.Unlock()
 
-	v, err, _ := c.flight.Do(id.String(), func() (any, error) {
-		c.mu.Lock()
-		epoch := c.epoch
-		c.mu.Unlock()
-		// The load belongs to no single caller: one caller going away must
-		// not fail the others waiting on it.
-		d, err := c.load(context.WithoutCancel(ctx), id)
-		if err != nil && !failure.Is(err, failure.ErrNotFound) {
-			return nil, err
-		}
-		c.put(id, d, epoch)
-		return d, nil
-	})
-	if err != nil {
-		return nil, err
+	return c.loadNow(ctx, id)
+}
+
+var (
+	errNotServed   = failure.NotFound("server")
+	errUnreachable = failure.Unavailable(nil)
+)
+
+// serveStale reports whether the stale entry e may still be served, and
+// starts its revalidation when none is under way and the last attempt is
+// old enough. c.mu is held.
+func (c *cache) serveStale(e *cacheEntry) bool {
+	now := c.now()
+	if now.Sub(e.staleSince) > c.staleMax {
+		return false
 	}
-	d, _ := v.(*design)
+	if !e.revalidating && now.Sub(e.triedAt) >= retryInterval && !now.Before(c.downUntil) {
+		e.revalidating, e.triedAt = true, now
+		go func() {
+			<-c.fetch(context.Background(), e.id)
+			c.mu.Lock()
+			e.revalidating = false
+			c.mu.Unlock()
+		}()
+	}
+	return true
+}
+
+// loadNow loads the design for a request that has nothing to serve.
+func (c *cache) loadNow(ctx context.Context, id uuid.UUID) (*design, error) {
+	c.mu.Lock()
+	down := c.now().Before(c.downUntil)
+	c.mu.Unlock()
+	if down {
+		return nil, errUnreachable
+	}
+	var res singleflight.Result
+	select {
+	case res = <-c.fetch(ctx, id):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	d, _ := res.Val.(*design)
 	if d == nil {
 		return nil, errNotServed
 	}
 	return d, nil
 }
 
-var errNotServed = failure.NotFound("server")
+// fetch loads the design of id once for every concurrent caller and keeps
+// the result: a design, or a miss when the server is gone or disabled. A
+// load that fails otherwise leaves the cache as it was (a stale entry stays).
+func (c *cache) fetch(ctx context.Context, id uuid.UUID) <-chan singleflight.Result {
+	return c.flight.DoChan(id.String(), func() (any, error) {
+		c.mu.Lock()
+		epoch := c.epoch
+		c.mu.Unlock()
+		start := c.now()
+		// The load belongs to no single caller: one caller going away must
+		// not fail the others waiting on it.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
+		defer cancel()
+		d, err := c.load(lctx, id)
+		if err != nil && !failure.Is(err, failure.ErrNotFound) {
+			if failure.Is(err, failure.ErrUnavailable) {
+				c.mu.Lock()
+				c.downUntil = c.now().Add(retryInterval)
+				c.mu.Unlock()
+			}
+			return nil, err
+		}
+		c.put(id, d, start, epoch)
+		return d, nil
+	})
+}
 
-func (c *cache) put(id uuid.UUID, d *design, epoch uint64) {
+// put keeps the result of a load that started at start, unless an
+// invalidation or a change of listening came meanwhile.
+func (c *cache) put(id uuid.UUID, d *design, start time.Time, epoch uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.downUntil = time.Time{}
 	if epoch != c.epoch {
 		return
 	}
 	if el, ok := c.items[id]; ok {
 		c.remove(el)
 	}
-	c.items[id] = c.order.PushFront(&cacheEntry{id: id, d: d})
+	e := &cacheEntry{id: id, d: d}
+	if !c.listening {
+		// Nothing would tell this copy that it changed: it is current as of
+		// start only, and reloaded on use from time to time.
+		e.stale, e.staleSince, e.triedAt = true, start, start
+	}
+	c.items[id] = c.order.PushFront(e)
 	c.bytes += entrySize(d)
 	for c.order.Len() > c.maxEntries || (c.bytes > c.maxBytes && c.order.Len() > 1) {
 		c.remove(c.order.Back())
@@ -120,14 +225,41 @@ func (c *cache) invalidate(id uuid.UUID) {
 	}
 }
 
-// flush drops everything, for when invalidations may have been missed.
-func (c *cache) flush() {
+// lost is told that change notifications stopped: every entry turns stale
+// as of now.
+func (c *cache) lost() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.listening {
+		return
+	}
+	c.listening = false
 	c.epoch++
-	c.items = map[uuid.UUID]*list.Element{}
-	c.order.Init()
-	c.bytes = 0
+	now := c.now()
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*cacheEntry); !e.stale {
+			e.stale, e.staleSince = true, now
+		}
+	}
+}
+
+// live is told that change notifications arrive (again). Changes made while
+// they did not may have been missed, so every entry is revalidated on its
+// next use, straight away.
+func (c *cache) live() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listening = true
+	c.epoch++
+	c.downUntil = time.Time{}
+	now := c.now()
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*cacheEntry)
+		if !e.stale {
+			e.stale, e.staleSince = true, now
+		}
+		e.triedAt = time.Time{}
+	}
 }
 
 // stats reports the number of cached entries and their approximate bytes.

@@ -22,6 +22,7 @@ type fakeLoads struct {
 	missing map[uuid.UUID]bool
 	size    int
 	gate    chan struct{} // when set, loads wait on it
+	down    bool          // when set, loads fail as with the database out
 }
 
 func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*design, error) {
@@ -34,10 +35,27 @@ func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*design, error) {
 		f.count = map[uuid.UUID]int{}
 	}
 	f.count[id]++
+	if f.down {
+		return nil, failure.Unavailable(errors.New("connection refused"))
+	}
 	if f.missing[id] {
 		return nil, failure.NotFound("server")
 	}
 	return &design{id: id, size: f.size}, nil
+}
+
+func (f *fakeLoads) set(change func(*fakeLoads)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
+
+// listeningCache is a cache that receives change notifications, as it does
+// once Handler.Listen has subscribed.
+func listeningCache(maxEntries, maxBytes int, load func(context.Context, uuid.UUID) (*design, error)) *cache {
+	c := newCache(maxEntries, maxBytes, 0, load)
+	c.live()
+	return c
 }
 
 func (f *fakeLoads) loads(id uuid.UUID) int {
@@ -48,7 +66,7 @@ func (f *fakeLoads) loads(id uuid.UUID) int {
 
 func TestCacheLoadsOnceAndServesWarm(t *testing.T) {
 	f := &fakeLoads{size: 100}
-	c := newCache(10, 1<<20, f.load)
+	c := listeningCache(10, 1<<20, f.load)
 	id := uuid.New()
 	for range 5 {
 		d, err := c.get(context.Background(), id)
@@ -61,7 +79,7 @@ func TestCacheLoadsOnceAndServesWarm(t *testing.T) {
 func TestCacheRemembersWhatServesNothing(t *testing.T) {
 	id := uuid.New()
 	f := &fakeLoads{missing: map[uuid.UUID]bool{id: true}}
-	c := newCache(10, 1<<20, f.load)
+	c := listeningCache(10, 1<<20, f.load)
 	for range 3 {
 		_, err := c.get(context.Background(), id)
 		require.True(t, failure.Is(err, failure.ErrNotFound))
@@ -80,7 +98,7 @@ func TestCacheRemembersWhatServesNothing(t *testing.T) {
 
 func TestCacheConcurrentFirstRequestsLoadOnce(t *testing.T) {
 	f := &fakeLoads{gate: make(chan struct{})}
-	c := newCache(10, 1<<20, f.load)
+	c := listeningCache(10, 1<<20, f.load)
 	id := uuid.New()
 	var wg sync.WaitGroup
 	var ok atomic.Int32
@@ -102,7 +120,7 @@ func TestCacheConcurrentFirstRequestsLoadOnce(t *testing.T) {
 
 func TestCacheBoundsEntriesAndBytes(t *testing.T) {
 	f := &fakeLoads{size: 1000}
-	c := newCache(3, 1<<20, f.load)
+	c := listeningCache(3, 1<<20, f.load)
 	ids := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
 	for _, id := range ids {
 		_, err := c.get(context.Background(), id)
@@ -115,7 +133,7 @@ func TestCacheBoundsEntriesAndBytes(t *testing.T) {
 	require.Equal(t, 2, f.loads(ids[0]))
 	require.Equal(t, 1, f.loads(ids[3]), "the most recent stays")
 
-	byBytes := newCache(100, 2500, f.load)
+	byBytes := listeningCache(100, 2500, f.load)
 	for range 5 {
 		_, err := byBytes.get(context.Background(), uuid.New())
 		require.NoError(t, err)
@@ -127,7 +145,7 @@ func TestCacheBoundsEntriesAndBytes(t *testing.T) {
 
 func TestCacheInvalidationDuringLoadIsNotUndone(t *testing.T) {
 	f := &fakeLoads{gate: make(chan struct{})}
-	c := newCache(10, 1<<20, f.load)
+	c := listeningCache(10, 1<<20, f.load)
 	id := uuid.New()
 	done := make(chan error)
 	go func() {
@@ -148,7 +166,7 @@ func TestCacheInvalidationDuringLoadIsNotUndone(t *testing.T) {
 
 func TestCacheLoadErrorsAreNotCached(t *testing.T) {
 	calls := 0
-	c := newCache(10, 1<<20, func(context.Context, uuid.UUID) (*design, error) {
+	c := listeningCache(10, 1<<20, func(context.Context, uuid.UUID) (*design, error) {
 		calls++
 		return nil, errors.New("database down")
 	})
@@ -160,17 +178,146 @@ func TestCacheLoadErrorsAreNotCached(t *testing.T) {
 	require.Equal(t, 2, calls)
 }
 
-func TestCacheFlush(t *testing.T) {
-	f := &fakeLoads{size: 10}
-	c := newCache(10, 1<<20, f.load)
+// clock is a settable time source for the cache.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (k *clock) now() time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.t
+}
+
+func (k *clock) advance(d time.Duration) {
+	k.mu.Lock()
+	k.t = k.t.Add(d)
+	k.mu.Unlock()
+}
+
+// staleCache is a listening cache on a settable clock, with one design
+// cached (of size 1) for id.
+func staleCache(t *testing.T, staleMax time.Duration) (*cache, *fakeLoads, *clock, uuid.UUID) {
+	t.Helper()
+	f := &fakeLoads{size: 1}
+	k := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := newCache(10, 1<<20, staleMax, f.load)
+	c.now = k.now
+	c.live()
 	id := uuid.New()
-	_, err := c.get(context.Background(), id)
+	d, err := c.get(context.Background(), id)
 	require.NoError(t, err)
-	c.flush()
-	n, size := c.stats()
-	require.Zero(t, n)
-	require.Zero(t, size)
-	_, err = c.get(context.Background(), id)
+	require.Equal(t, 1, d.size)
+	return c, f, k, id
+}
+
+// size reads the version (size) of the design the cache serves for id.
+func servedSize(t *testing.T, c *cache, id uuid.UUID) int {
+	t.Helper()
+	d, err := c.get(context.Background(), id)
 	require.NoError(t, err)
+	return d.size
+}
+
+func TestCacheServesStaleWhileTheDatabaseIsOut(t *testing.T) {
+	c, f, k, id := staleCache(t, time.Minute)
+	f.set(func(f *fakeLoads) { f.down, f.size = true, 2 })
+	c.lost()
+	require.Equal(t, 1, servedSize(t, c, id), "the stale copy is served")
+	require.Eventually(t, func() bool { return f.loads(id) == 2 }, 5*time.Second, 5*time.Millisecond,
+		"serving a stale entry starts its revalidation")
+
+	// The reload failed for an outage: the stale copy stays, and is not
+	// retried at every request.
+	for range 10 {
+		require.Equal(t, 1, servedSize(t, c, id))
+	}
 	require.Equal(t, 2, f.loads(id))
+	k.advance(30 * time.Second)
+	require.Eventually(t, func() bool { return servedSize(t, c, id) == 1 && f.loads(id) == 3 }, 5*time.Second, 5*time.Millisecond,
+		"a second later it is tried again")
+	n, _ := c.stats()
+	require.Equal(t, 1, n)
+}
+
+func TestCacheStaleBoundExceededIsNotServed(t *testing.T) {
+	c, f, k, id := staleCache(t, time.Minute)
+	f.set(func(f *fakeLoads) { f.down = true })
+	c.lost()
+	k.advance(time.Minute)
+	require.Equal(t, 1, servedSize(t, c, id), "within the bound")
+	k.advance(time.Second)
+	_, err := c.get(context.Background(), id)
+	require.True(t, failure.Is(err, failure.ErrUnavailable), "past the bound: %v", err)
+
+	// Once the database answers, the design is loaded and served again.
+	f.set(func(f *fakeLoads) { f.down, f.size = false, 2 })
+	k.advance(retryInterval)
+	require.Equal(t, 2, servedSize(t, c, id))
+}
+
+func TestCacheRevalidatesEveryEntryOnReconnect(t *testing.T) {
+	c, f, _, id := staleCache(t, time.Minute)
+	// While notifications arrive, a cached design is served without loads.
+	for range 5 {
+		require.Equal(t, 1, servedSize(t, c, id))
+	}
+	require.Equal(t, 1, f.loads(id))
+
+	// The design changes while notifications are lost: the change is never
+	// announced, so the reconnect must revalidate.
+	c.lost()
+	f.set(func(f *fakeLoads) { f.size = 2 })
+	c.live()
+	require.Equal(t, 1, servedSize(t, c, id), "the stale copy answers while it is revalidated")
+	require.Eventually(t, func() bool { return servedSize(t, c, id) == 2 }, 5*time.Second, 5*time.Millisecond)
+	require.Equal(t, 2, f.loads(id))
+	for range 5 {
+		require.Equal(t, 2, servedSize(t, c, id))
+	}
+	require.Equal(t, 2, f.loads(id), "the revalidated entry is fresh again")
+}
+
+func TestCacheRevalidationDropsAServerGone(t *testing.T) {
+	c, f, _, id := staleCache(t, time.Minute)
+	c.lost()
+	f.set(func(f *fakeLoads) { f.missing = map[uuid.UUID]bool{id: true} }) // deleted or disabled meanwhile
+	c.live()
+	require.Eventually(t, func() bool {
+		_, err := c.get(context.Background(), id)
+		return failure.Is(err, failure.ErrNotFound)
+	}, 5*time.Second, 5*time.Millisecond)
+}
+
+func TestCacheMissWhileTheDatabaseIsOut(t *testing.T) {
+	c, f, k, _ := staleCache(t, time.Minute)
+	f.set(func(f *fakeLoads) { f.down = true })
+	c.lost()
+	id := uuid.New()
+	for range 3 {
+		_, err := c.get(context.Background(), id)
+		require.True(t, failure.Is(err, failure.ErrUnavailable), "%v", err)
+	}
+	require.Equal(t, 1, f.loads(id), "an unreachable database is not asked again within a second")
+	k.advance(retryInterval)
+	_, err := c.get(context.Background(), id)
+	require.True(t, failure.Is(err, failure.ErrUnavailable))
+	require.Equal(t, 2, f.loads(id))
+}
+
+func TestCacheLoadedWithoutNotificationsIsRevalidated(t *testing.T) {
+	f := &fakeLoads{size: 1}
+	k := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := newCache(10, 1<<20, time.Minute, f.load)
+	c.now = k.now // never live: notifications are not (yet) received
+	id := uuid.New()
+	require.Equal(t, 1, servedSize(t, c, id))
+	require.Equal(t, 1, servedSize(t, c, id))
+	require.Equal(t, 1, f.loads(id))
+	f.set(func(f *fakeLoads) { f.size = 2 })
+	k.advance(retryInterval)
+	require.Equal(t, 1, servedSize(t, c, id))
+	require.Eventually(t, func() bool { return servedSize(t, c, id) == 2 }, 5*time.Second, 5*time.Millisecond,
+		"a copy nothing would invalidate is reloaded from time to time")
 }

@@ -46,6 +46,10 @@ type Options struct {
 	// CacheEntries and CacheBytes bound the compiled designs kept in memory.
 	CacheEntries int
 	CacheBytes   int
+	// StaleMax bounds how long a cached design is served while it cannot
+	// be revalidated (the database or its notifications are out); 5
+	// minutes when zero.
+	StaleMax time.Duration
 	// Authorizer checks keys for auth_mode api_key servers; nil refuses
 	// every request to such a server.
 	Authorizer Authorizer
@@ -92,7 +96,7 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts},
 		store: st, log: log, opts: opts, ready: make(chan struct{})}
-	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, h.loadDesign)
+	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
 
@@ -105,7 +109,10 @@ func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*design, error)
 }
 
 // Listen keeps the cache in step with the database until ctx ends: every
-// change to a design drops its compiled copy; a lost connection drops all.
+// change to a design drops its compiled copy. While the connection is lost
+// cached designs are served stale (within Options.StaleMax); once it is
+// back every one is revalidated on its next use, since changes made
+// meanwhile were not announced.
 func (h *Handler) Listen(ctx context.Context) {
 	var once sync.Once
 	h.store.Listen(ctx, store.DesignChannel,
@@ -114,9 +121,11 @@ func (h *Handler) Listen(ctx context.Context) {
 				h.cache.invalidate(id)
 			}
 		},
-		h.cache.flush,
-		func() { once.Do(func() { close(h.ready) }) },
-		func(err error) { h.log.Warn("design notifications interrupted; cache flushed", "error", err.Error()) },
+		h.cache.lost,
+		func() { h.cache.live(); once.Do(func() { close(h.ready) }) },
+		func(err error) {
+			h.log.Warn("design notifications interrupted; serving cached designs as stale until they are revalidated", "error", err.Error())
+		},
 	)
 }
 
@@ -166,6 +175,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
 			return
 		}
+		if failure.Is(err, failure.ErrUnavailable) {
+			WriteUnavailable(w)
+			return
+		}
+		if r.Context().Err() != nil { // the caller left while the design loaded
+			return
+		}
 		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
 		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
@@ -192,6 +208,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if d.authMode == "api_key" {
 		if err := h.authorize(r, d); err != nil {
+			if failure.Is(err, failure.ErrUnavailable) { // the key could not be checked
+				WriteUnavailable(w)
+				return
+			}
 			h.rejected(d, addr, start, http.StatusUnauthorized)
 			h.writeUnauthorized(w, err)
 			return

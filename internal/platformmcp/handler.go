@@ -126,6 +126,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Error("check API key", "error", err.Error())
 		mcpserve.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
 		return
+	case err != nil && f.Kind == failure.KindUnavailable:
+		mcpserve.WriteUnavailable(w)
+		return
 	case err != nil:
 		refuse(w, http.StatusUnauthorized, f.Detail)
 		return

@@ -128,7 +128,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		rec = jw
 	}
 	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages, Authorizer: ks,
-		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: seq})
+		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: seq,
+		StaleMax: cfg.DesignStaleMax})
 	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes,
 		MaxBatchMessages: cfg.MaxBatchMessages, Version: Version,
 		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit, AllowedHosts: hosts})

@@ -69,25 +69,32 @@ func (t *Tx) DesignOf(ctx context.Context, server Server) (Design, error) {
 const DesignChannel = "mockmcp_design"
 
 // Listen calls fn with the payload of every notification on channel until
-// ctx ends. After a lost connection it reconnects and calls reset, since
-// notifications sent meanwhile are lost; ready is called each time the
-// listener is (re)subscribed.
+// ctx ends. After a lost connection it calls reset, since notifications
+// sent meanwhile are lost, and reconnects with a backoff (from 100 ms,
+// doubling to 5 s, and back to 100 ms once subscribed); ready is called
+// each time the listener is (re)subscribed.
 func (s *Store) Listen(ctx context.Context, channel string, fn func(payload string), reset, ready func(), onError func(error)) {
-	backoff := 100 * time.Millisecond
+	const first, most = 100 * time.Millisecond, 5 * time.Second
+	backoff := first
 	for ctx.Err() == nil {
-		if err := s.listenOnce(ctx, channel, fn, ready); ctx.Err() == nil && onError != nil {
-			onError(err)
-		}
+		subscribed := false
+		err := s.listenOnce(ctx, channel, fn, func() { subscribed = true; ready() })
 		if ctx.Err() != nil {
 			return
 		}
+		if onError != nil {
+			onError(err)
+		}
 		reset()
+		if subscribed {
+			backoff = first
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 5*time.Second)
+		backoff = min(backoff*2, most)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -34,11 +35,21 @@ func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, q: db.New()}
 }
 
+// DefaultConnectTimeout bounds a connection attempt when DATABASE_URL sets
+// no connect_timeout.
+const DefaultConnectTimeout = 5 * time.Second
+
 // Open connects a pool to dsn and checks that it answers.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// Without a bound a connection attempt to an unreachable host waits
+		// for the operating system to give up, minutes later; requests then
+		// wait too instead of being told the database is unavailable.
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -105,7 +116,11 @@ type Tx struct {
 // WithTx runs fn in one transaction under the application role with scope
 // set, commits when fn returns nil, and rolls back on every other path
 // (including a panic, which it re-raises).
-func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (err error) {
+func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) error {
+	return mapError(s.withTx(ctx, scope, fn))
+}
+
+func (s *Store) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (err error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -134,10 +149,10 @@ func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 		return fmt.Errorf("set role: %w", err)
 	}
 	if err = fn(&Tx{tx: tx, q: s.q}); err != nil {
-		return mapError(err)
+		return err
 	}
 	if err = tx.Commit(ctx); err != nil {
-		return mapError(fmt.Errorf("commit: %w", err))
+		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
@@ -178,13 +193,20 @@ func uuidText(id uuid.UUID) string {
 }
 
 // mapError turns database errors into failures in one place. Failures pass
-// through; an unknown error stays as it is and becomes a 500 upstream.
+// through; a database that cannot be reached is unavailable (503); an
+// unknown error stays as it is and becomes a 500 upstream.
 func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
 	if _, ok := failure.As(err); ok {
 		return err
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return failure.ErrNotFound
+	}
+	if unreachable(err) {
+		return failure.Unavailable(err)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

@@ -226,6 +226,10 @@ func (c *call) callTool(ctx context.Context, params json.RawMessage) (json.RawMe
 	}
 	body := bytes.TrimSpace(rec.body.Bytes())
 	switch {
+	case status == http.StatusServiceUnavailable:
+		// The database cannot be reached for now: the caller may retry, so
+		// it is told so, as the REST route's problem says, not a fault.
+		return toolError(body)
 	case status >= 500:
 		return nil, jsonrpc.WithData(fmt.Errorf("%w: the operation failed (HTTP %d)", jsonrpc.ErrInternal, status),
 			map[string]any{"status": status, "request_id": rec.header.Get("X-Request-Id")})

@@ -30,6 +30,10 @@ type Options struct {
 	// TouchInterval is how often last_used_at is written: a busy key costs
 	// at most one write per interval (default 5 seconds).
 	TouchInterval time.Duration
+	// StaleMax bounds how old a cached check may be and still answer while
+	// the database cannot be reached (default 5 minutes): a key that
+	// worked just before an outage keeps working through it.
+	StaleMax time.Duration
 }
 
 // Authenticator checks raw keys against the database, caching the answers.
@@ -75,6 +79,9 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Authenticator {
 	}
 	if opts.TouchInterval <= 0 {
 		opts.TouchInterval = 5 * time.Second
+	}
+	if opts.StaleMax <= 0 {
+		opts.StaleMax = 5 * time.Minute
 	}
 	return &Authenticator{
 		store: st, log: log, opts: opts, ready: make(chan struct{}),
@@ -133,7 +140,10 @@ func (a *Authenticator) AuthorizeServer(ctx context.Context, r *http.Request, or
 	return nil
 }
 
-// lookup answers from the cache when it may, else from the database.
+// lookup answers from the cache when it may, else from the database. A
+// check cached within StaleMax answers when the database cannot be
+// reached: no key can be revoked while it is out, and every check made
+// while notifications were down was written back from the database.
 func (a *Authenticator) lookup(ctx context.Context, hash string) (store.Key, bool, error) {
 	live := a.live.Load()
 	a.mu.RLock()
@@ -151,21 +161,24 @@ func (a *Authenticator) lookup(ctx context.Context, hash string) (store.Key, boo
 	})
 	found := err == nil
 	if err != nil && !errors.Is(err, failure.ErrNotFound) {
+		if hit && errors.Is(err, failure.ErrUnavailable) && time.Since(c.at) < a.opts.StaleMax {
+			return c.key, c.found, nil
+		}
 		return store.Key{}, false, err
 	}
-	if live {
-		a.mu.Lock()
-		if a.epoch == epoch && a.live.Load() {
-			if len(a.cache) >= a.opts.CacheEntries {
-				for h := range a.cache { // evict one arbitrary entry
-					delete(a.cache, h)
-					break
-				}
+	// Cached even while notifications are down: only live checks answer
+	// from the cache, but an outage falls back on the latest answer.
+	a.mu.Lock()
+	if a.epoch == epoch {
+		if len(a.cache) >= a.opts.CacheEntries {
+			for h := range a.cache { // evict one arbitrary entry
+				delete(a.cache, h)
+				break
 			}
-			a.cache[hash] = cached{key: k, found: found, at: time.Now()}
 		}
-		a.mu.Unlock()
+		a.cache[hash] = cached{key: k, found: found, at: time.Now()}
 	}
+	a.mu.Unlock()
 	return k, found, nil
 }
 
@@ -209,7 +222,9 @@ func (a *Authenticator) Run(ctx context.Context) {
 	wg.Go(func() {
 		a.store.Listen(ctx, Channel,
 			func(string) { a.Flush() },
-			func() { a.live.Store(false); a.Flush() },
+			// Entries are kept for outages; none answers until the
+			// subscription is back, which flushes them.
+			func() { a.live.Store(false) },
 			func() { a.Flush(); a.live.Store(true); a.once.Do(func() { close(a.ready) }) },
 			func(err error) {
 				a.log.Warn("key change subscription lost; checking keys in the database", "error", err)

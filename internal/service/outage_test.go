@@ -93,6 +93,15 @@ func TestServesThroughDatabaseOutage(t *testing.T) {
 	sdkID, sdkTool := design("Through the SDK", "sunny")
 	plainID, _ := design("Through plain HTTP", "windy")
 	coldID, _ := design("Never called", "foggy")
+	lockedID, _ := design("Behind a key", "misty")
+	owner.Do("PATCH", "/api/servers/"+lockedID, map[string]any{"auth_mode": "api_key"}).Status(http.StatusOK)
+	designKey := owner.Do("POST", "/api/keys", map[string]any{"name": "agent"}).Status(http.StatusCreated).String("raw_key")
+	unseenKey := owner.Do("POST", "/api/keys", map[string]any{"name": "unseen"}).Status(http.StatusCreated).String("raw_key")
+	lockedCall := func(key string) reply {
+		t.Helper()
+		return send(t, http.MethodPost, env.URL+"/api/platform/"+lockedID+"/mcp", key,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"forecast","arguments":{}}}`)
+	}
 	endpoint := func(id string) string { return env.URL + "/api/platform/" + id + "/mcp" }
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -113,6 +122,9 @@ func TestServesThroughDatabaseOutage(t *testing.T) {
 	r := mcpCall(t, endpoint(plainID), "forecast")
 	require.Equal(t, http.StatusOK, r.status)
 	require.Contains(t, r.body, "windy")
+	r = lockedCall(designKey)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	require.Contains(t, r.body, "misty")
 
 	proxy.Cut()
 	cutAt := time.Now()
@@ -121,6 +133,14 @@ func TestServesThroughDatabaseOutage(t *testing.T) {
 
 	t.Run("a design not in cache answers 503", func(t *testing.T) {
 		requireUnavailable(t, mcpCall(t, endpoint(coldID), "forecast"))
+	})
+	t.Run("a key checked before the outage keeps opening its design", func(t *testing.T) {
+		r := lockedCall(designKey)
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Contains(t, r.body, "misty")
+		requireUnavailable(t, lockedCall(unseenKey))
+		r = lockedCall("")
+		require.Equal(t, http.StatusUnauthorized, r.status, "no key is still refused: %s", r.body)
 	})
 	t.Run("REST answers 503", func(t *testing.T) {
 		r := owner.For(t).Do("GET", "/api/servers", nil).Problem(http.StatusServiceUnavailable)

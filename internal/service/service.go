@@ -105,7 +105,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 			_ = rl.Close()
 		}
 	}()
-	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval})
+	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval, StaleMax: cfg.DesignStaleMax})
 	aw := audit.New(st, log, audit.Options{})
 	var jw *journal.Writer
 	if cfg.JournalEnabled {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"unicode/utf8"
 )
 
@@ -26,33 +27,61 @@ type Mismatch struct {
 // negative), why its condition does not match args: the first clause that
 // failed, in evaluation order. Scenarios that do match are left out.
 //
-// Explain is for the call journal, off the request path: unlike Match it
-// allocates freely.
+// Explain never runs a regular expression: a call's matching has already
+// paid for that, and the call journal explains every recorded call. It
+// takes a condition whose clause with the "matches" operator is the only
+// one that can have failed as failed, so pass as upto the index Match
+// returned (or -1 when nothing matched): the scenarios before it are known
+// to have failed.
 func (m *Matcher) Explain(args map[string]any, upto int) []Mismatch {
-	n := len(m.conds)
-	if upto >= 0 && upto < n {
-		n = upto
-	}
 	var out []Mismatch
-	for i := range n {
-		if mm, failed := m.conds[i].explain(args); failed {
-			mm.Index = i
-			out = append(out, mm)
-		}
+	for mm := range m.Mismatches(args, upto) {
+		out = append(out, mm)
 	}
 	return out
 }
 
+// Mismatches yields what Explain returns, one scenario at a time, so that a
+// caller with a size limit explains no more scenarios than it keeps.
+func (m *Matcher) Mismatches(args map[string]any, upto int) iter.Seq[Mismatch] {
+	return func(yield func(Mismatch) bool) {
+		n := len(m.conds)
+		if upto >= 0 && upto < n {
+			n = upto
+		}
+		for i := range n {
+			if mm, failed := m.conds[i].explain(args); failed {
+				mm.Index = i
+				if !yield(mm) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // explain returns the first failing clause of c, or false when c matches.
+// Clauses with a regular expression are not run again: when no other
+// clause fails, the first of them is the one that did.
 func (c *Condition) explain(args map[string]any) (Mismatch, bool) {
 	if c.invalid {
 		return Mismatch{Reason: "the condition is invalid and matches nothing"}, true
 	}
+	var pattern *clause
 	for i := range c.clauses {
 		cl := &c.clauses[i]
-		if !cl.match(args) {
+		if cl.op == opMatches {
+			if pattern == nil {
+				pattern = cl
+			}
+			continue
+		}
+		if !cl.match(args, nil) {
 			return cl.explain(args), true
 		}
+	}
+	if pattern != nil {
+		return pattern.explain(args), true
 	}
 	return Mismatch{}, false
 }

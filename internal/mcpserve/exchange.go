@@ -207,7 +207,7 @@ func explain(m *scenario.Matcher, names []string, args map[string]any, matched i
 	if tried < 0 {
 		tried = len(names)
 	}
-	var out []journal.Mismatch
+	out := make([]journal.Mismatch, 0, min(tried, 8))
 	size := 0
 	for mm := range m.Mismatches(args, matched) {
 		name := "#" + strconv.Itoa(mm.Index)

@@ -134,11 +134,8 @@ var opNames = func() [opIn + 1]string {
 // maxShown bounds a value quoted in a reason, in characters.
 const maxShown = 100
 
-// show renders a decoded JSON value compactly, as JSON, cut to maxShown
-// characters.
-func show(v any) string { return string(appendShown(nil, v)) }
-
-// appendShown appends show(v) to b.
+// appendShown appends a decoded JSON value to b compactly, as JSON, cut to
+// maxShown characters.
 func appendShown(b []byte, v any) []byte {
 	start := len(b)
 	b = appendJSON(b, v)

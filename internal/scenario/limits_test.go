@@ -102,3 +102,19 @@ func TestMismatchesStopsWhenAsked(t *testing.T) {
 	require.Equal(t, 3, n)
 	require.Len(t, m.Explain(map[string]any{"q": "y"}, -1), 50)
 }
+
+// The reasons render values as encoding/json would, without HTML escaping,
+// on the fast paths too.
+func TestExplainRendersJSON(t *testing.T) {
+	t.Parallel()
+	m := scenario.NewMatcher([]scenario.Condition{mustCompile(t, `{"q":"x"}`)})
+	for _, v := range []any{"plain <b> & text", "a\"b\\c\nd\té\u2028", 3.0, -0.5, 1e21, 1e-7, 0.0, true, nil,
+		json.Number("12.50"), []any{"x", 1.5}, map[string]any{"k": "<v>"}} {
+		want, err := json.Marshal(v)
+		require.NoError(t, err)
+		wantText := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(want))
+		got := m.Explain(map[string]any{"q": v}, -1)
+		require.Len(t, got, 1)
+		require.Equal(t, `q: equals "x" but was `+wantText, got[0].Reason, "%#v", v)
+	}
+}

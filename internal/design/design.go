@@ -8,6 +8,7 @@ package design
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"mime"
@@ -75,7 +76,7 @@ func CheckTool(t store.Tool) error {
 	noNUL(&f, "name", t.Name)
 	noNUL(&f, "description", t.Description)
 	if _, err := schema.Compile(t.InputSchema, schema.RequireObject); err != nil {
-		f.Add("input_schema", "%s", err.Error())
+		addSchemaError(&f, "input_schema", err)
 	} else {
 		noNULJSON(&f, "input_schema", t.InputSchema)
 	}
@@ -84,7 +85,7 @@ func CheckTool(t store.Tool) error {
 	var output *schema.Schema
 	if len(t.OutputSchema) > 0 {
 		if s, err := schema.Compile(t.OutputSchema, schema.RequireObject); err != nil {
-			f.Add("output_schema", "%s", err.Error())
+			addSchemaError(&f, "output_schema", err)
 		} else {
 			output = s
 			noNULJSON(&f, "output_schema", t.OutputSchema)
@@ -115,6 +116,20 @@ func CheckTool(t store.Tool) error {
 		}
 	}
 	return f.Err()
+}
+
+// addSchemaError reports why the schema at field does not compile; a
+// refused regular expression is reported at its own place in the schema.
+func addSchemaError(f *failure.Fields, field string, err error) {
+	var pe *schema.PatternError
+	if errors.As(err, &pe) {
+		if pe.Field != "" && pe.Field[0] != '[' {
+			field += "."
+		}
+		f.Add(field+pe.Field, "%s", pe.Message)
+		return
+	}
+	f.Add(field, "%s", err.Error())
 }
 
 // scenarioNUL checks what jsonb refuses in a scenario's answers and

@@ -12,6 +12,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -103,13 +104,21 @@ func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequest
 		return nil, err
 	}
 	count := 0
+	// The condition's pattern runs on every recorded call, all of them
+	// paid from one call's budget.
+	budget := regexlimit.NewBudget()
 	for _, raw := range recorded {
 		var args map[string]any
 		if json.Unmarshal(raw, &args) != nil {
 			args = nil // arguments that are no object match only what anything matches
 		}
-		if cond.Match(args) {
+		if cond.MatchWithin(args, &budget) {
 			count++
+		}
+		if budget.Exhausted() {
+			return nil, failure.Invalid(failure.Field("arguments", "the condition's regular expression would take more than "+
+				"the %d units of work (input bytes times pattern instructions) a verification may use on the recorded "+
+				"arguments (at %q); match a shorter argument or clear the journal", regexlimit.CallBudget, budget.Field()))
 		}
 	}
 	return api.VerifyJournal200JSONResponse(s.verdict(b, count)), nil

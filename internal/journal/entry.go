@@ -1,8 +1,14 @@
 // Package journal records every call to a per-server MCP endpoint in the
 // background: the endpoint hands each call to a Writer without waiting; one
-// loop explains scenario mismatches, summarizes answers and inserts the
-// records in batches. Under overload records are dropped and counted; a
-// request never waits for the journal.
+// loop summarizes answers and inserts the records in batches. Under
+// overload records are dropped and counted; a request never waits for the
+// journal.
+//
+// Why scenarios did not match is explained by the endpoint, once, for the
+// entries the journal admits, and travels in the entry: the writer never
+// runs a design's conditions or patterns, so a slow pattern cannot stall
+// every organization's records, and a retried insert writes the same
+// explanation.
 package journal
 
 import (
@@ -11,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/mockmcp/mockmcp/internal/scenario"
+	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Outcomes of a call.
@@ -24,8 +30,7 @@ const (
 )
 
 // Entry is one call as the endpoint saw it. The endpoint fills it on the
-// request's goroutine with what it already has; the expensive parts (the
-// mismatch explanations, the answer's summary) are derived by the writer.
+// request's goroutine; the writer derives the answer's summary.
 type Entry struct {
 	OrgID       uuid.UUID
 	ServerID    uuid.UUID
@@ -46,15 +51,16 @@ type Entry struct {
 	// shared with the compiled design: never modified.
 	Answer    []byte
 	ErrorCode int // the JSON-RPC error code, 0 when none
-	// Explain, for a tools/call, says why scenarios did not match.
-	Explain *Explain
+	// Mismatches, for a tools/call, say why each scenario before the
+	// matched one (every one when none matched) did not match, in at most
+	// MaxExplanation bytes.
+	Mismatches []Mismatch
 }
 
-// Explain is what the writer needs to say why each scenario before the
-// matched one (all of them when none matched) did not match.
-type Explain struct {
-	Matcher *scenario.Matcher
-	Names   []string       // scenario names, in order
-	Args    map[string]any // the call's decoded arguments; never modified
-	Matched int            // the matched scenario's index, -1 when none
-}
+// Mismatch says why one scenario did not match a call.
+type Mismatch = store.JournalMismatch
+
+// MaxExplanation bounds the text of an entry's Mismatches (names, fields,
+// operators and reasons together), in bytes; the endpoint ends a longer
+// explanation with a Mismatch that counts the scenarios left out.
+const MaxExplanation = 4096

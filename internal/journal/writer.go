@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -207,8 +206,10 @@ func (w *Writer) pruneLoop(ctx context.Context) {
 	}
 }
 
-// insert is the batch writer's InsertFunc: it derives the records off the
-// request path, here, then stores them.
+// insert is the batch writer's InsertFunc: it derives the records, which
+// takes nothing but copying and summarizing, then stores them. A failed
+// batch comes back here unchanged, so a retry writes what the first
+// attempt would have.
 func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 	for _, e := range entries {
 		w.records = append(w.records, recordOf(e))
@@ -223,8 +224,8 @@ func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 	return err
 }
 
-// recordOf derives the stored record from an entry: its id, the mismatch
-// explanations and the answer's summary.
+// recordOf derives the stored record from an entry: its id and the
+// answer's summary; the explanation is the entry's.
 func recordOf(e Entry) store.JournalRecord {
 	id, err := uuid.NewV7()
 	if err != nil { // only if the system's random source fails
@@ -234,6 +235,7 @@ func recordOf(e Entry) store.JournalRecord {
 		ID: id, OrgID: e.OrgID, ServerID: e.ServerID, ReceivedAt: e.ReceivedAt, Method: e.Method, Tool: e.Tool,
 		Params: e.Params, Outcome: e.Outcome, Scenario: e.Scenario, Step: e.Step, Response: Summary(e.Answer),
 		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,
+		Mismatches: e.Mismatches,
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = time.Now()
@@ -241,17 +243,6 @@ func recordOf(e Entry) store.JournalRecord {
 	if len(r.Params) > 0 && !json.Valid(r.Params) {
 		// Not JSON (the request did not parse): kept as a JSON string.
 		r.Params, _ = json.Marshal(Summary(r.Params))
-	}
-	if x := e.Explain; x != nil && x.Matcher != nil {
-		for _, m := range x.Matcher.Explain(x.Args, x.Matched) {
-			name := "#" + strconv.Itoa(m.Index)
-			if m.Index < len(x.Names) {
-				name = x.Names[m.Index]
-			}
-			r.Mismatches = append(r.Mismatches, store.JournalMismatch{
-				Scenario: name, Field: m.Field, Operator: m.Operator, Reason: m.Reason,
-			})
-		}
 	}
 	return r
 }

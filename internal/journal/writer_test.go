@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/journal"
-	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
@@ -112,6 +111,33 @@ func TestRetriesThenSucceeds(t *testing.T) {
 	require.Eventually(t, func() bool { return w.Stats().Written == 2 }, 5*time.Second, time.Millisecond)
 	require.Equal(t, journal.Stats{Queued: 2, Written: 2, Failed: 3}, w.Stats())
 	require.Len(t, sink.records(), 2, "the failed attempts wrote nothing")
+}
+
+// A failed insert is retried with the records derived from the same
+// entries: the explanation the endpoint computed, not a new one.
+func TestRetryKeepsTheExplanation(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	sink.failNext(2)
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: 1, FlushInterval: time.Millisecond,
+		RetryBackoff: time.Millisecond})
+	run(t, w)
+
+	e := entry("tools/call")
+	e.Outcome = journal.OutcomeNoMatch
+	e.Mismatches = []journal.Mismatch{{Scenario: "code", Field: "q", Operator: "matches", Reason: `q: matches "^a" but was "b"`}}
+	require.True(t, w.Record(e))
+	require.Eventually(t, func() bool { return w.Stats().Written == 1 }, 5*time.Second, time.Millisecond)
+
+	sink.mu.Lock()
+	attempts := sink.attempts
+	sink.mu.Unlock()
+	require.Len(t, attempts, 3, "two failures, then the write")
+	for _, a := range attempts {
+		require.Len(t, a, 1)
+		require.Equal(t, e.Mismatches, a[0].Mismatches)
+	}
+	require.Equal(t, e.Mismatches, sink.records()[0].Mismatches)
 }
 
 func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
@@ -213,15 +239,10 @@ func TestRefusedRecordsCountAsDropped(t *testing.T) {
 
 func TestRecordDerivation(t *testing.T) {
 	t.Parallel()
-	conds := []scenario.Condition{
-		compile(t, `{"field":"city","operator":"equals","value":"Paris"}`),
-		compile(t, `{"field":"temp","operator":"gt","value":10}`),
-		compile(t, `{"city":"London"}`),
-		compile(t, `null`),
+	mismatches := []journal.Mismatch{
+		{Scenario: "paris", Field: "city", Operator: "equals", Reason: `city: equals "Paris" but was "London"`},
+		{Scenario: "warm", Field: "temp", Operator: "gt", Reason: `temp: gt 10 but was 3`},
 	}
-	m := scenario.NewMatcher(conds)
-	names := []string{"paris", "warm", "london", "fallback"}
-	args := map[string]any{"city": "London", "temp": 3.0}
 
 	cases := []struct {
 		name    string
@@ -230,32 +251,14 @@ func TestRecordDerivation(t *testing.T) {
 		outcome string
 	}{
 		{
-			name: "matched: mismatches of the scenarios before it",
+			name: "matched: the explanation as the endpoint gave it",
 			entry: func(e journal.Entry) journal.Entry {
-				e.Scenario, e.Explain = "london", &journal.Explain{Matcher: m, Names: names, Args: args, Matched: 2}
+				e.Scenario, e.Mismatches = "london", mismatches
 				return e
 			},
 			check: func(t *testing.T, r store.JournalRecord) {
-				require.Equal(t, []store.JournalMismatch{
-					{Scenario: "paris", Field: "city", Operator: "equals", Reason: `city: equals "Paris" but was "London"`},
-					{Scenario: "warm", Field: "temp", Operator: "gt", Reason: `temp: gt 10 but was 3`},
-				}, r.Mismatches)
+				require.Equal(t, mismatches, r.Mismatches)
 				require.Equal(t, "london", r.Scenario)
-			},
-		},
-		{
-			name: "no match: every scenario, numbered when unnamed",
-			entry: func(e journal.Entry) journal.Entry {
-				e.Outcome = journal.OutcomeNoMatch
-				e.Explain = &journal.Explain{Matcher: scenario.NewMatcher(conds[:2]), Names: names[:1], Args: args, Matched: -1}
-				return e
-			},
-			check: func(t *testing.T, r store.JournalRecord) {
-				require.Len(t, r.Mismatches, 2)
-				require.Equal(t, "paris", r.Mismatches[0].Scenario)
-				require.Equal(t, "#1", r.Mismatches[1].Scenario)
-				require.Equal(t, "temp", r.Mismatches[1].Field)
-				require.Equal(t, journal.OutcomeNoMatch, r.Outcome)
 			},
 		},
 		{
@@ -359,13 +362,12 @@ func TestWritesToTheDatabase(t *testing.T) {
 
 	w := journal.New(st, quiet(), journal.Options{})
 	run(t, w)
-	m := scenario.NewMatcher([]scenario.Condition{compile(t, `{"field":"city","operator":"equals","value":"Paris"}`)})
 	e := entry("tools/call")
 	e.OrgID, e.ServerID, e.Tool, e.Outcome = org, server, "get_weather", journal.OutcomeNoMatch
 	e.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"London"}}`)
 	e.Answer = []byte(`{"code":-32602,"message":"No mock scenario matched"}`)
 	e.ErrorCode = -32602
-	e.Explain = &journal.Explain{Matcher: m, Names: []string{"paris"}, Args: map[string]any{"city": "London"}, Matched: -1}
+	e.Mismatches = []journal.Mismatch{{Scenario: "paris", Field: "city", Operator: "equals", Reason: `city: equals "Paris" but was "London"`}}
 	const n = 1200 // more than two batches
 	for range n {
 		require.True(t, w.Record(e))
@@ -403,13 +405,6 @@ func entry(method string) journal.Entry {
 	}
 }
 
-func compile(t *testing.T, cond string) scenario.Condition {
-	t.Helper()
-	c, errs := scenario.Compile(json.RawMessage(cond))
-	require.Empty(t, errs)
-	return c
-}
-
 // run starts w's loop for the test's duration.
 func run(t *testing.T, w *journal.Writer) {
 	t.Helper()
@@ -443,7 +438,8 @@ type memorySink struct {
 	skip int           // records each call reports refused
 
 	mu       sync.Mutex
-	failures int // calls still to fail, before fail applies
+	failures int                     // calls still to fail, before fail applies
+	attempts [][]store.JournalRecord // what every call was given, failed ones too
 	batches  [][]store.JournalRecord
 	prunes   []prune
 }
@@ -465,6 +461,7 @@ func (s *memorySink) AppendJournal(ctx context.Context, records []store.JournalR
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.attempts = append(s.attempts, append([]store.JournalRecord(nil), records...))
 	if s.failures > 0 {
 		s.failures--
 		return 0, errors.New("transient failure")

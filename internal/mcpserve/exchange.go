@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
@@ -40,6 +43,10 @@ type Exchange struct {
 	// call is what the method answering the current message tells the
 	// journal.
 	call callNote
+	// budget is the regular-expression work the current tools/call may
+	// still take; here rather than on the stack because the schema's
+	// estimate keeps a pointer to it.
+	budget regexlimit.Budget
 }
 
 // callNote is what a method says about the message it answered. The
@@ -170,7 +177,7 @@ func (x *Exchange) record(start time.Time, req *jsonrpc.Request, result json.Raw
 		Step: x.call.step, Outcome: x.call.outcome, Answer: result,
 	}
 	if c := &x.call; c.explained {
-		e.Explain = &journal.Explain{Matcher: c.matcher, Names: c.names, Args: c.args, Matched: c.matched}
+		e.Mismatches = explain(c.matcher, c.names, c.args, c.matched)
 	}
 	if x.call.usedSeq {
 		e.SequenceKey = x.sequenceKey()
@@ -188,6 +195,34 @@ func (x *Exchange) record(start time.Time, req *jsonrpc.Request, result json.Raw
 		e.Outcome = journal.OutcomeResult
 	}
 	x.rec.Record(e)
+}
+
+// explain says why the scenarios tried before the matched one (every one
+// when none matched) did not match, in at most journal.MaxExplanation
+// bytes; a longer explanation ends with a count of the scenarios left out.
+// It runs on the request's goroutine, once, for an admitted entry, and runs
+// no pattern (see scenario.Matcher.Explain).
+func explain(m *scenario.Matcher, names []string, args map[string]any, matched int) []journal.Mismatch {
+	tried := matched
+	if tried < 0 {
+		tried = len(names)
+	}
+	out := make([]journal.Mismatch, 0, min(tried, 8))
+	size := 0
+	for mm := range m.Mismatches(args, matched) {
+		name := "#" + strconv.Itoa(mm.Index)
+		if mm.Index < len(names) {
+			name = names[mm.Index]
+		}
+		size += len(name) + len(mm.Field) + len(mm.Operator) + len(mm.Reason)
+		if size > journal.MaxExplanation {
+			out = append(out, journal.Mismatch{Reason: fmt.Sprintf(
+				"%d more scenarios did not match (an explanation keeps %d bytes)", tried-len(out), journal.MaxExplanation)})
+			break
+		}
+		out = append(out, journal.Mismatch{Scenario: name, Field: mm.Field, Operator: mm.Operator, Reason: mm.Reason})
+	}
+	return out
 }
 
 // errorObject is the JSON of the error object err is sent as.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -146,7 +147,11 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}
-	if vs := input.Validate(p.Arguments); len(vs) > 0 {
+	x.budget = regexlimit.NewBudget()
+	if vs := input.ValidateWithin(p.Arguments, &x.budget); len(vs) > 0 {
+		if x.budget.Exhausted() {
+			return nil, tooCostly(t.name, x.budget.Field())
+		}
 		return nil, argumentsError(t.name, vs)
 	}
 	if f := d.fault; f != nil && rand.Float64() < f.rate {
@@ -158,7 +163,10 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 			return nil, f.err
 		}
 	}
-	i, matched := t.matcher.Match(p.Arguments)
+	i, matched := t.matcher.MatchWithin(p.Arguments, &x.budget)
+	if x.budget.Exhausted() {
+		return nil, tooCostly(t.name, x.budget.Field())
+	}
 	if x.rec != nil {
 		c := &x.call
 		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
@@ -256,6 +264,20 @@ func argumentsError(toolName string, vs []schema.Violation) error {
 	}
 	return jsonrpc.WithData(invalidParams("arguments do not match the input schema of tool '%s'", toolName),
 		map[string]any{"details": details})
+}
+
+// tooCostly is -32602 for arguments whose check against the tool's
+// regular expressions (schema patterns and scenario conditions) would take
+// more than a call's budget; data.field names the argument at which the
+// budget ran out.
+func tooCostly(toolName, field string) error {
+	if field == "" {
+		field = "(arguments)"
+	}
+	return jsonrpc.WithData(invalidParams("the arguments are too large for the patterns of tool '%s'", toolName),
+		map[string]string{"field": field, "reason": fmt.Sprintf(
+			"checking the arguments against the tool's regular expressions would take more than the %d units "+
+				"(input bytes times pattern instructions) one call may use", regexlimit.CallBudget)})
 }
 
 func readResource(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {

@@ -38,3 +38,23 @@ func BenchmarkMatch(b *testing.B) {
 		m.Match(args)
 	}
 }
+
+// BenchmarkExplain measures what the call journal adds to an admitted
+// tools/call on its goroutine: the reasons two scenarios tried before the
+// matching third did not match (the endpoint's benchmarked call).
+func BenchmarkExplain(b *testing.B) {
+	m := scenario.NewMatcher([]scenario.Condition{
+		mustCompile(b, `{"city":"Atlantis"}`),
+		mustCompile(b, `{"field":"city","operator":"equals","value":"Paris"}`),
+		mustCompile(b, `{"city":"Oslo"}`),
+	})
+	args := map[string]any{"city": "Oslo", "days": 3.0}
+	if got := m.Explain(args, 2); len(got) != 2 {
+		b.Fatalf("explained %v", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for range m.Mismatches(args, 2) {
+		}
+	}
+}

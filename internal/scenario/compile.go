@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // Compile checks a raw condition and prepares it for matching. raw may be
@@ -117,12 +118,12 @@ func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
 	case valueString:
 		cl.str = value.(string)
 		if spec.code == opMatches {
-			re, err := regexp.Compile(cl.str)
+			re, size, err := regexlimit.Compile(cl.str)
 			if err != nil {
-				errs = append(errs, FieldError{Field: fieldValue, Message: "must be a valid RE2 regular expression: " + err.Error()})
+				errs = append(errs, FieldError{Field: fieldValue, Message: err.Error()})
 				return Condition{}, errs
 			}
-			cl.re = re
+			cl.re, cl.size = re, size
 		}
 	case valueNumber:
 		cl.num = value.(float64)

@@ -3,6 +3,8 @@ package scenario
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // Condition is a compiled scenario condition, ready to be matched against
@@ -30,24 +32,39 @@ type clause struct {
 	str   string
 	num   float64
 	re    *regexp.Regexp
+	size  regexlimit.Size // re's
 	set   []any
 }
 
 // Match reports whether the arguments of a tools/call satisfy the condition.
 // A nil args map is treated as an empty arguments object.
+// Regular expressions run without a budget: Match is for arguments the
+// service trusts; a call's arguments go through Matcher.MatchWithin.
 func (c *Condition) Match(args map[string]any) bool {
+	return c.match(args, nil)
+}
+
+// MatchWithin is Match with every regular expression run paid from b. When
+// b cannot pay for one, the condition does not match and b says so.
+func (c *Condition) MatchWithin(args map[string]any, b *regexlimit.Budget) bool {
+	return c.match(args, b)
+}
+
+func (c *Condition) match(args map[string]any, b *regexlimit.Budget) bool {
 	if c.invalid {
 		return false
 	}
 	for i := range c.clauses {
-		if !c.clauses[i].match(args) {
+		if !c.clauses[i].match(args, b) {
 			return false
 		}
 	}
 	return true
 }
 
-func (c *clause) match(args map[string]any) bool {
+// match evaluates the clause; b, when not nil, pays for a regular
+// expression run.
+func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 	v, present := c.path.lookup(args)
 	switch c.op {
 	case opEquals:
@@ -64,7 +81,10 @@ func (c *clause) match(args map[string]any) bool {
 		return ok && strings.HasSuffix(s, c.str)
 	case opMatches:
 		s, ok := v.(string)
-		return ok && c.re.MatchString(s)
+		if !ok || (b != nil && !b.Spend(c.size.MatchCost(len(s)), c.path.raw)) {
+			return false
+		}
+		return c.re.MatchString(s)
 	case opExists:
 		return present && v != nil
 	case opNotExists:

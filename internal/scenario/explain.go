@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -26,105 +29,165 @@ type Mismatch struct {
 // negative), why its condition does not match args: the first clause that
 // failed, in evaluation order. Scenarios that do match are left out.
 //
-// Explain is for the call journal, off the request path: unlike Match it
-// allocates freely.
+// Explain never runs a regular expression: a call's matching has already
+// paid for that, and the call journal explains every recorded call. It
+// takes a condition whose clause with the "matches" operator is the only
+// one that can have failed as failed, so pass as upto the index Match
+// returned (or -1 when nothing matched): the scenarios before it are known
+// to have failed.
 func (m *Matcher) Explain(args map[string]any, upto int) []Mismatch {
-	n := len(m.conds)
-	if upto >= 0 && upto < n {
-		n = upto
-	}
 	var out []Mismatch
-	for i := range n {
-		if mm, failed := m.conds[i].explain(args); failed {
-			mm.Index = i
-			out = append(out, mm)
-		}
+	for mm := range m.Mismatches(args, upto) {
+		out = append(out, mm)
 	}
 	return out
 }
 
+// Mismatches yields what Explain returns, one scenario at a time, so that a
+// caller with a size limit explains no more scenarios than it keeps.
+func (m *Matcher) Mismatches(args map[string]any, upto int) iter.Seq[Mismatch] {
+	return func(yield func(Mismatch) bool) {
+		n := len(m.conds)
+		if upto >= 0 && upto < n {
+			n = upto
+		}
+		for i := range n {
+			if mm, failed := m.conds[i].explain(args); failed {
+				mm.Index = i
+				if !yield(mm) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // explain returns the first failing clause of c, or false when c matches.
+// Clauses with a regular expression are not run again: when no other
+// clause fails, the first of them is the one that did.
 func (c *Condition) explain(args map[string]any) (Mismatch, bool) {
 	if c.invalid {
 		return Mismatch{Reason: "the condition is invalid and matches nothing"}, true
 	}
+	var pattern *clause
 	for i := range c.clauses {
 		cl := &c.clauses[i]
-		if !cl.match(args) {
+		if cl.op == opMatches {
+			if pattern == nil {
+				pattern = cl
+			}
+			continue
+		}
+		if !cl.match(args, nil) {
 			return cl.explain(args), true
 		}
+	}
+	if pattern != nil {
+		return pattern.explain(args), true
 	}
 	return Mismatch{}, false
 }
 
 // explain describes why the clause fails on args; it must only be called
-// for a clause that does fail.
+// for a clause that does fail. It runs on the request path of every call
+// the journal records, so it builds the reason in one buffer, allocating
+// the string alone for common values.
 func (c *clause) explain(args map[string]any) Mismatch {
-	op := opName(c.op)
-	want := op
-	if arg, ok := c.operand(); ok {
-		want += " " + show(arg)
-	}
-	mm := Mismatch{Field: c.path.raw, Operator: op}
+	op := opNames[c.op]
+	var arr [160]byte
+	b := append(arr[:0], c.path.raw...)
 	v, present := c.path.lookup(args)
-	if !present {
-		mm.Reason = fmt.Sprintf("%s: missing (%s)", c.path.raw, want)
+	if present {
+		b = append(b, ": "...)
 	} else {
-		mm.Reason = fmt.Sprintf("%s: %s but was %s", c.path.raw, want, show(v))
+		b = append(b, ": missing ("...)
 	}
-	return mm
-}
-
-// operand is the value the clause compares with, for display; false for the
-// operators that take none.
-func (c *clause) operand() (any, bool) {
+	b = append(b, op...)
 	switch c.op {
 	case opStartsWith, opEndsWith, opMatches:
-		return c.str, true
+		b = appendShown(append(b, ' '), c.str)
 	case opGt, opGte, opLt, opLte:
-		return c.num, true
+		b = appendShown(append(b, ' '), c.num)
 	case opIn:
-		return c.set, true
+		b = appendShown(append(b, ' '), c.set)
 	case opExists, opNotExists:
-		return nil, false
 	default:
-		return c.value, true
+		b = appendShown(append(b, ' '), c.value)
 	}
+	if present {
+		b = appendShown(append(b, " but was "...), v)
+	} else {
+		b = append(b, ')')
+	}
+	return Mismatch{Field: c.path.raw, Operator: op, Reason: string(b)}
 }
 
-// opName is the operator's name as conditions spell it.
-func opName(code opcode) string {
-	for _, op := range Operators() {
-		if operatorSpecs[op].code == code {
-			return string(op)
-		}
+// opNames are the operators' names by opcode.
+var opNames = func() [opIn + 1]string {
+	var names [opIn + 1]string
+	for op, spec := range operatorSpecs {
+		names[spec.code] = string(op)
 	}
-	return "unknown"
-}
+	return names
+}()
 
 // maxShown bounds a value quoted in a reason, in characters.
 const maxShown = 100
 
-// show renders a decoded JSON value compactly, as JSON, cut to maxShown
-// characters.
-func show(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprintf("%v", v) // a value a caller built by hand
-	}
-	s := string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	if utf8.RuneCountInString(s) <= maxShown {
-		return s
+// appendShown appends a decoded JSON value to b compactly, as JSON, cut to
+// maxShown characters.
+func appendShown(b []byte, v any) []byte {
+	start := len(b)
+	b = appendJSON(b, v)
+	shown := b[start:]
+	if utf8.RuneCount(shown) <= maxShown {
+		return b
 	}
 	cut, n := 0, 0
-	for i := range s {
+	for i := range string(shown) {
 		if n == maxShown-1 {
 			cut = i
 			break
 		}
 		n++
 	}
-	return s[:cut] + "…"
+	return append(b[:start+cut], "…"...)
+}
+
+// appendJSON appends v as compact JSON without HTML escaping, as
+// encoding/json would; the common kinds without allocating.
+func appendJSON(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case string:
+		if plain(x) {
+			return append(append(append(b, '"'), x...), '"')
+		}
+	case float64:
+		if a := math.Abs(x); a == 0 || (a >= 1e-6 && a < 1e21) {
+			return strconv.AppendFloat(b, x, 'f', -1, 64)
+		}
+	case json.Number:
+		return append(b, x...)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Appendf(b, "%v", v) // a value a caller built by hand
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// plain reports whether s is printable ASCII that JSON quotes as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

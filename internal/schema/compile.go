@@ -52,6 +52,12 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 	if nestedDeeper(doc, maxDepth) {
 		return nil, invalid("nested more than %d levels deep", maxDepth)
 	}
+	// Before the library compiles anything: it would compile a huge
+	// expression at once.
+	sizes, refs, err := scanPatterns(doc)
+	if err != nil {
+		return nil, err
+	}
 	dialect, err := documentDialect(doc)
 	if err != nil {
 		return nil, err
@@ -79,7 +85,18 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 		slices.Sort(refs)
 		return nil, invalid("$ref %q cannot be resolved: only references within this schema are allowed", refs[0])
 	}
-	return newSchema(raw, tree), nil
+	out := newSchema(raw, tree)
+	out.sizes, out.bounded = sizes, len(sizes) > 0 || refs
+	walkTree(tree, dialect, "", func(s *jsonschema.Schema, _ string) bool {
+		if s.DynamicAnchor != "" {
+			if out.anchors == nil {
+				out.anchors = map[string][]*jsonschema.Schema{}
+			}
+			out.anchors[s.DynamicAnchor] = append(out.anchors[s.DynamicAnchor], s)
+		}
+		return true
+	})
+	return out, nil
 }
 
 // decode parses JSON keeping numbers exact, as the library does, so values

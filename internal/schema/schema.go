@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/kaptinlin/jsonschema"
+
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // Schema is a compiled JSON Schema. It is safe for concurrent use.
@@ -19,6 +21,12 @@ import (
 type Schema struct {
 	raw     []byte
 	dialect jsonschema.Dialect
+
+	// bounded: validation is estimated first (see estimate), because the
+	// schema runs regular expressions or has references.
+	bounded bool
+	sizes   map[string]regexlimit.Size      // of its regular expressions
+	anchors map[string][]*jsonschema.Schema // its subschemas by "$dynamicAnchor"
 
 	busy    sync.Mutex // held while primary is evaluating
 	primary *jsonschema.Schema

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/kaptinlin/jsonschema"
+
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // Validate checks v, a value decoded from JSON into an any by encoding/json
@@ -21,9 +23,29 @@ import (
 //
 // Absent tools/call arguments should be validated as an empty object, so
 // that required properties are reported as missing.
-func (s *Schema) Validate(v any) (vs []Violation) {
+//
+// The regular expressions the schema runs, and its subschema applications,
+// are paid from a budget of regexlimit.CallBudget; a value that would cost
+// more is refused, before any of it is checked, with a single violation
+// without a Keyword naming where the budget ran out.
+func (s *Schema) Validate(v any) []Violation {
+	b := regexlimit.NewBudget()
+	return s.ValidateWithin(v, &b)
+}
+
+// ValidateWithin is Validate paying from b, which a caller may share with
+// other work of the same call. When b runs out, b.Exhausted() is true and
+// b.Field() names where, as Violation.Field does.
+func (s *Schema) ValidateWithin(v any, b *regexlimit.Budget) (vs []Violation) {
 	if nestedDeeper(v, maxDepth) {
 		return []Violation{tooDeep}
+	}
+	if s.bounded {
+		if ok, path := s.estimate(v, b); !ok {
+			over := overBudget(path)
+			b.SetField(over.Field)
+			return []Violation{over}
+		}
 	}
 	defer func() {
 		if recover() != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/pgtext"
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // Limits of a test case; past one, CheckCase reports the field.
@@ -21,7 +22,7 @@ const (
 	MaxNameLength  = 200  // characters of a case's name
 	MaxScopes      = 50   // endpoints of one case
 	MaxConditions  = 100  // conditions of one expectation
-	MaxRegexLength = 1000 // characters of a matchesRegex expression
+	MaxRegexLength = regexlimit.MaxLength // characters of a matchesRegex expression
 	MaxURLLength   = 2000 // characters of base_url, and of each scope's path
 )
 
@@ -358,6 +359,10 @@ func checkCondition(f *failure.Fields, at string, c Condition) {
 		}
 		if _, err := regexp.Compile(expr); err != nil {
 			f.Add(at+".value", "is not a valid regular expression (RE2 syntax): %v", err)
+			return
+		}
+		if _, err := regexlimit.Check(expr); err != nil {
+			f.Add(at+".value", "%s", err.Error())
 		}
 	}
 }

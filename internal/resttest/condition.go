@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
 // The operations of a condition.
@@ -172,13 +173,17 @@ func check(op string, got, want any) (bool, string) {
 		if !ok {
 			return false, "the regular expression must be a string"
 		}
-		re, err := regexp.Compile(expr)
+		re, size, err := regexlimit.Compile(expr)
 		if err != nil {
-			return false, "invalid regular expression: " + err.Error()
+			return false, "the regular expression " + err.Error()
 		}
 		s, ok := got.(string)
 		if !ok {
 			return false, fmt.Sprintf("is %s, not a string", typeName(got))
+		}
+		if size.MatchCost(len(s)) > regexlimit.CallBudget {
+			return false, fmt.Sprintf("is too long (%d bytes) to check against this regular expression of %d instructions",
+				len(s), size.Instructions)
 		}
 		if re.MatchString(s) {
 			return true, ""

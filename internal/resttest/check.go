@@ -19,11 +19,11 @@ import (
 
 // Limits of a test case; past one, CheckCase reports the field.
 const (
-	MaxNameLength  = 200  // characters of a case's name
-	MaxScopes      = 50   // endpoints of one case
-	MaxConditions  = 100  // conditions of one expectation
+	MaxNameLength  = 200                  // characters of a case's name
+	MaxScopes      = 50                   // endpoints of one case
+	MaxConditions  = 100                  // conditions of one expectation
 	MaxRegexLength = regexlimit.MaxLength // characters of a matchesRegex expression
-	MaxURLLength   = 2000 // characters of base_url, and of each scope's path
+	MaxURLLength   = 2000                 // characters of base_url, and of each scope's path
 )
 
 // Methods are the HTTP methods a scope may use. CheckCase accepts them in

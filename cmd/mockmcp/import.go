@@ -59,7 +59,7 @@ func importCommand(ctx context.Context, cfg config.Config, args []string, out io
 		return err
 	}
 	defer st.Close()
-	var srv store.Server
+	var srv design.Server
 	err = st.WithTx(ctx, store.Scope{OrgSlug: *org}, func(tx *store.Tx) error {
 		o, err := tx.OrganizationBySlug(ctx, *org)
 		if err != nil {

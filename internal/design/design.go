@@ -1,8 +1,11 @@
-// Package design checks MCP server designs when they are saved: schemas that
-// compile, scenario conditions that can be evaluated and answers that can be
-// served (see mockspec), resource URIs and contents that can be read, prompt
-// templates that can be filled, and the per-server limits.
+// Package design holds the domain model of an MCP server design (the
+// server, its tools with their scenarios, resources and prompts, and the
+// whole design as served) and checks designs when they are saved: schemas
+// that compile, scenario conditions that can be evaluated and answers that
+// can be served (see mockspec), resource URIs and contents that can be read,
+// prompt templates that can be filled, and the per-server limits.
 // Every check reports all problems at once, each naming the field at fault.
+// The store converts database rows to and from these types.
 package design
 
 import (
@@ -22,7 +25,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/pgtext"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Limits per server and per tool; past one, a save is refused with 422.
@@ -42,7 +44,7 @@ var DefaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
 // CheckServer checks the fields of a server design that the OpenAPI
 // document cannot express.
-func CheckServer(s store.Server) error {
+func CheckServer(s Server) error {
 	var f failure.Fields
 	if s.ProviderURL != nil {
 		if msg := httpURLProblem(*s.ProviderURL); msg != "" {
@@ -71,7 +73,7 @@ func CheckServer(s store.Server) error {
 }
 
 // CheckTool checks a tool's schemas and scenarios.
-func CheckTool(t store.Tool) error {
+func CheckTool(t Tool) error {
 	var f failure.Fields
 	noNUL(&f, "name", t.Name)
 	noNUL(&f, "description", t.Description)
@@ -134,7 +136,7 @@ func addSchemaError(f *failure.Fields, field string, err error) {
 
 // scenarioNUL checks what jsonb refuses in a scenario's answers and
 // notifications, which are valid JSON by then.
-func scenarioNUL(f *failure.Fields, at string, sc store.Scenario) {
+func scenarioNUL(f *failure.Fields, at string, sc Scenario) {
 	answerNUL(f, at, sc.Response, sc.Result, sc.Error)
 	if sc.Sequence != nil {
 		for j, st := range sc.Sequence.Steps {
@@ -172,7 +174,7 @@ func rpcErrorNUL(f *failure.Fields, at string, e *mockspec.RPCError) {
 
 // CheckResource checks a resource's URI, media type, content (text or JSON,
 // or base64 when Binary) and completion values.
-func CheckResource(r store.Resource) error {
+func CheckResource(r Resource) error {
 	var f failure.Fields
 	if msg := uriProblem(r.URI); msg != "" {
 		f.Add("uri", "%s", msg)
@@ -208,7 +210,7 @@ func CheckResource(r store.Resource) error {
 
 // checkCompletions checks that a resource's completion values are keyed by
 // parameters of its URI template.
-func checkCompletions(f *failure.Fields, r store.Resource) {
+func checkCompletions(f *failure.Fields, r Resource) {
 	if len(r.Completions) == 0 {
 		return
 	}
@@ -245,7 +247,7 @@ func completionValues(f *failure.Fields, at string, values []string) {
 // CheckPrompt checks that argument names are unique, that every message is
 // a text or a valid content block, and that every {{placeholder}} of a
 // message names a declared argument.
-func CheckPrompt(p store.Prompt) error {
+func CheckPrompt(p Prompt) error {
 	var f failure.Fields
 	noNUL(&f, "name", p.Name)
 	noNUL(&f, "description", p.Description)

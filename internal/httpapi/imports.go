@@ -104,12 +104,12 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 
 // createImported stores an imported design, checked as a design made by
 // hand would be, with its provenance.
-func (s *Server) createImported(ctx context.Context, d store.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
+func (s *Server) createImported(ctx context.Context, d design.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
 	d.Server.Source = source
 	if err := design.CheckServer(d.Server); err != nil {
 		return api.ImportResult{}, err
 	}
-	var srv store.Server
+	var srv design.Server
 	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
 		srv, err = tx.CreateDesign(ctx, d, p.Actor())
 		return err

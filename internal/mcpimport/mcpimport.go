@@ -44,7 +44,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/scenario"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Defaults of Options.
@@ -139,7 +138,7 @@ type Options struct {
 type Result struct {
 	// Design is a draft mock server with its tools, resources and
 	// prompts; ids are not set.
-	Design store.Design
+	Design design.Design
 	// Warnings say what was not imported, or not faithfully, each naming
 	// the element or call.
 	Warnings []string
@@ -393,12 +392,12 @@ func (imp *importer) run(ctx context.Context) (Result, error) {
 }
 
 // server is the draft server the design belongs to.
-func (imp *importer) server(init *mcp.InitializeResult) store.Server {
+func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 	info := &mcp.Implementation{}
 	if init != nil && init.ServerInfo != nil {
 		info = init.ServerInfo
 	}
-	s := store.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion}
+	s := design.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion}
 	if init != nil && api.ProtocolVersion(init.ProtocolVersion).Valid() {
 		s.ProtocolVersion = init.ProtocolVersion
 	}
@@ -505,8 +504,8 @@ func checkRecordCalls(calls []Call, tools []*mcp.Tool) error {
 }
 
 // tools maps the listed tools, in order.
-func (imp *importer) tools(listed []*mcp.Tool) []store.Tool {
-	out := make([]store.Tool, 0, min(len(listed), design.MaxTools))
+func (imp *importer) tools(listed []*mcp.Tool) []design.Tool {
+	out := make([]design.Tool, 0, min(len(listed), design.MaxTools))
 	seen := map[string]bool{}
 	for _, t := range listed {
 		if t == nil {
@@ -529,7 +528,7 @@ func (imp *importer) tools(listed []*mcp.Tool) []store.Tool {
 		if desc == "" {
 			desc = t.Title
 		}
-		tool := store.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, maxDescriptionLen)}
+		tool := design.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, maxDescriptionLen)}
 		var err error
 		if tool.InputSchema, err = schemaJSON(t.InputSchema); err != nil || tool.InputSchema == nil {
 			if err == nil {
@@ -606,8 +605,8 @@ func fieldProblems(f *failure.Error) string {
 
 // resources maps the listed resources, with their contents, then the
 // templates, in order, within design.MaxResources in all.
-func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, templates []*mcp.ResourceTemplate) ([]store.Resource, error) {
-	var out []store.Resource
+func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, templates []*mcp.ResourceTemplate) ([]design.Resource, error) {
+	var out []design.Resource
 	seen := map[string]bool{}
 	var kept int64
 	full := false
@@ -638,7 +637,7 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			imp.warn("%s is not imported: uri: %s", what, msg)
 			continue
 		}
-		res := store.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
+		res := design.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
 			MimeType: nonEmpty(r.MIMEType), Content: json.RawMessage(`""`)}
 		imp.stage = "reading " + what
 		text, mime, ok, err := imp.readResource(ctx, r.URI, what)
@@ -684,7 +683,7 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			imp.warn("%s is not imported: uri: %s", what, msg)
 			continue
 		}
-		res := store.Resource{Name: resourceName(t.Name, t.Title, t.URITemplate), URI: t.URITemplate, Description: t.Description,
+		res := design.Resource{Name: resourceName(t.Name, t.Title, t.URITemplate), URI: t.URITemplate, Description: t.Description,
 			MimeType: nonEmpty(t.MIMEType), Content: json.RawMessage(`""`)}
 		if r, ok := imp.checkResource(what, res); ok {
 			imp.warn("%s is imported with empty content: the contents of templated resources are not snapshotted", what)
@@ -739,7 +738,7 @@ func (imp *importer) readResource(ctx context.Context, uri, what string) (text, 
 // checkResource returns r as it passes design.CheckResource: a media type
 // or content the check refuses is dropped with a warning; anything else
 // drops the resource.
-func (imp *importer) checkResource(what string, r store.Resource) (store.Resource, bool) {
+func (imp *importer) checkResource(what string, r design.Resource) (design.Resource, bool) {
 	if r.MimeType != nil && len(*r.MimeType) > maxMimeTypeLen {
 		imp.warn("%s is imported without its media type: longer than %d characters", what, maxMimeTypeLen)
 		r.MimeType = nil
@@ -810,8 +809,8 @@ func size(n int64) string {
 }
 
 // prompts maps the listed prompts, with messages fetched as templates.
-func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store.Prompt, error) {
-	var out []store.Prompt
+func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]design.Prompt, error) {
+	var out []design.Prompt
 	seen := map[string]bool{}
 	for _, p := range listed {
 		if p == nil {
@@ -839,14 +838,14 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 		if desc == "" {
 			desc = p.Title
 		}
-		prompt := store.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, maxDescriptionLen),
-			Arguments: []store.PromptArgument{}, Messages: []store.PromptMessage{}}
+		prompt := design.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, maxDescriptionLen),
+			Arguments: []design.PromptArgument{}, Messages: []design.PromptMessage{}}
 		args := map[string]string{}
 		for _, a := range p.Arguments {
 			if a == nil {
 				continue
 			}
-			prompt.Arguments = append(prompt.Arguments, store.PromptArgument{Name: a.Name,
+			prompt.Arguments = append(prompt.Arguments, design.PromptArgument{Name: a.Name,
 				Description: imp.clip(fmt.Sprintf("the description of argument %q of %s", a.Name, what), a.Description, maxArgDescriptionLen),
 				Required:    a.Required})
 			args[a.Name] = "{{" + a.Name + "}}"
@@ -878,7 +877,7 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 			f, ok := failure.As(err)
 			if ok && onlyFields(f, "messages") {
 				imp.warn("%s is imported without messages: %s", what, fieldProblems(f))
-				prompt.Messages = []store.PromptMessage{}
+				prompt.Messages = []design.PromptMessage{}
 				err = design.CheckPrompt(prompt)
 			}
 			if err != nil {
@@ -892,8 +891,8 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 }
 
 // promptMessages keeps the text messages of a prompt.
-func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []store.PromptMessage {
-	out := []store.PromptMessage{}
+func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []design.PromptMessage {
+	out := []design.PromptMessage{}
 	for i, m := range msgs {
 		if m == nil {
 			continue
@@ -911,7 +910,7 @@ func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []st
 			imp.warn("%s has more than %d messages; only the first %d are kept", what, maxPromptMessages, maxPromptMessages)
 			break
 		}
-		out = append(out, store.PromptMessage{Role: string(m.Role), Text: tc.Text})
+		out = append(out, design.PromptMessage{Role: string(m.Role), Text: tc.Text})
 	}
 	return out
 }
@@ -944,7 +943,7 @@ type recording struct {
 
 // record calls each record_calls entry once and stores the answers as
 // scenarios of tools, in request order.
-func (imp *importer) record(ctx context.Context, tools []store.Tool) error {
+func (imp *importer) record(ctx context.Context, tools []design.Tool) error {
 	byName := make(map[string]int, len(tools))
 	for i, t := range tools {
 		byName[t.Name] = i
@@ -991,7 +990,7 @@ func (imp *importer) record(ctx context.Context, tools []store.Tool) error {
 		if note != "" {
 			imp.warn("%s: tool %q (scenario %s): %s", at, c.Tool, rec.name, note)
 		}
-		tools[ti].Scenarios = append(tools[ti].Scenarios, store.Scenario{Name: rec.name, Condition: rec.cond, Response: response})
+		tools[ti].Scenarios = append(tools[ti].Scenarios, design.Scenario{Name: rec.name, Condition: rec.cond, Response: response})
 		made[c.Tool] = append(made[c.Tool], rec)
 	}
 	// Each recorded scenario should answer its own arguments on the mock;

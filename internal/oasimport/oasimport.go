@@ -32,7 +32,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Options of Import.
@@ -52,7 +51,7 @@ type Result struct {
 	// AuthMode "none", not enabled) and its tools with their scenarios,
 	// each of which passes design.CheckTool. IDs, the organization and
 	// Source are the caller's to set.
-	Design store.Design
+	Design design.Design
 	// Warnings list what was skipped or imported imperfectly, each naming
 	// the operation ("GET /pets/{petId}: ...") or "document".
 	Warnings []string
@@ -453,7 +452,7 @@ func oneLine(s string) string {
 }
 
 // server builds the server of the design from the document's info.
-func server(info *openapi3.Info, name string) store.Server {
+func server(info *openapi3.Info, name string) design.Server {
 	var title, description, version string
 	if info != nil {
 		title, description, version = info.Title, info.Description, info.Version
@@ -469,7 +468,7 @@ func server(info *openapi3.Info, name string) store.Server {
 	if version == "" {
 		version = defaultVersion
 	}
-	return store.Server{
+	return design.Server{
 		Name:            truncate(oneLine(name), maxServerName),
 		Description:     truncate(strings.TrimSpace(clean(description)), maxDescription),
 		Version:         truncate(version, maxVersion),

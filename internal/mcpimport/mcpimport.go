@@ -13,9 +13,9 @@
 // or broken server cannot hold the service for long or make it keep much.
 //
 // Everything returned passes the checks a design made by hand passes
-// (design.CheckTool, CheckResource, CheckPrompt and the API's name and
-// length rules); what cannot be imported, or not faithfully, is dropped or
-// adjusted with a warning that names it.
+// (design.CheckServer, CheckTool, CheckResource and CheckPrompt, which hold
+// the API's name and length rules too); what cannot be imported, or not
+// faithfully, is dropped or adjusted with a warning that names it.
 package mcpimport
 
 import (
@@ -27,7 +27,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -79,24 +78,6 @@ const (
 	// maxWarningLen bounds one warning.
 	maxWarningLen = 1000
 )
-
-// Limits the service's API puts on what a design holds (openapi.yaml); an
-// imported design must be one the API would accept, or it could not be
-// edited afterwards.
-const (
-	maxNameLen            = 200
-	maxToolNameLen        = 128
-	maxDescriptionLen     = 10000
-	maxArgDescriptionLen  = 2000
-	maxURILen             = 2000
-	maxMimeTypeLen        = 200
-	maxVersionLen         = 100
-	maxPromptArguments    = 100
-	maxPromptMessages     = 100
-	maxPromptMessageRunes = 100000
-)
-
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // Call is a tool call to record as a scenario.
 type Call struct {
@@ -411,7 +392,7 @@ func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 		u, _ := url.Parse(imp.opts.URL)
 		s.Name = "MCP server at " + u.Hostname()
 	}
-	s.Name = imp.clip("the server's name", s.Name, maxNameLen)
+	s.Name = imp.clip("the server's name", s.Name, design.MaxName)
 
 	desc := info.Description
 	if desc == "" && info.Title != "" && info.Title != s.Name {
@@ -425,16 +406,16 @@ func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 			imp.warn("the server's instructions are not kept: mock servers do not send instructions")
 		}
 	}
-	s.Description = imp.clip("the server's description", strings.ReplaceAll(desc, "\x00", ""), maxDescriptionLen)
+	s.Description = imp.clip("the server's description", strings.ReplaceAll(desc, "\x00", ""), design.MaxDescription)
 
 	s.Version = strings.TrimSpace(strings.ReplaceAll(info.Version, "\x00", ""))
 	if s.Version == "" {
 		s.Version = "1.0.0"
 	}
-	s.Version = imp.clip("the server's version", s.Version, maxVersionLen)
+	s.Version = imp.clip("the server's version", s.Version, design.MaxVersion)
 
 	if w := info.WebsiteURL; w != "" {
-		if u, err := url.Parse(w); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(w) <= maxURILen {
+		if u, err := url.Parse(w); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(w) <= design.MaxProviderURL {
 			s.ProviderURL = &w
 		} else {
 			imp.warn("the server's websiteUrl is not kept as the provider URL: not an http or https URL")
@@ -520,15 +501,15 @@ func (imp *importer) tools(listed []*mcp.Tool) []design.Tool {
 			imp.warn("the server lists more than %d tools; only the first %d (the limit) are imported", design.MaxTools, design.MaxTools)
 			break
 		}
-		if !toolName.MatchString(t.Name) || len(t.Name) > maxToolNameLen {
-			imp.warn("tool %q is not imported: a tool name must be 1 to %d letters, digits, '_', '-' or '.'", t.Name, maxToolNameLen)
+		if !design.ToolNamePattern.MatchString(t.Name) || len(t.Name) > design.MaxToolName {
+			imp.warn("tool %q is not imported: a tool name must be 1 to %d letters, digits, '_', '-' or '.'", t.Name, design.MaxToolName)
 			continue
 		}
 		desc := t.Description
 		if desc == "" {
 			desc = t.Title
 		}
-		tool := design.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, maxDescriptionLen)}
+		tool := design.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, design.MaxDescription)}
 		var err error
 		if tool.InputSchema, err = schemaJSON(t.InputSchema); err != nil || tool.InputSchema == nil {
 			if err == nil {
@@ -739,13 +720,13 @@ func (imp *importer) readResource(ctx context.Context, uri, what string) (text, 
 // or content the check refuses is dropped with a warning; anything else
 // drops the resource.
 func (imp *importer) checkResource(what string, r design.Resource) (design.Resource, bool) {
-	if r.MimeType != nil && len(*r.MimeType) > maxMimeTypeLen {
-		imp.warn("%s is imported without its media type: longer than %d characters", what, maxMimeTypeLen)
+	if r.MimeType != nil && len(*r.MimeType) > design.MaxMimeType {
+		imp.warn("%s is imported without its media type: longer than %d characters", what, design.MaxMimeType)
 		r.MimeType = nil
 	}
-	r.Description = imp.clip("the description of "+what, r.Description, maxDescriptionLen)
-	if utf8.RuneCountInString(r.Name) > maxNameLen {
-		imp.warn("%s is not imported: name: longer than %d characters", what, maxNameLen)
+	r.Description = imp.clip("the description of "+what, r.Description, design.MaxDescription)
+	if utf8.RuneCountInString(r.Name) > design.MaxName {
+		imp.warn("%s is not imported: name: longer than %d characters", what, design.MaxName)
 		return r, false
 	}
 	err := design.CheckResource(r)
@@ -771,8 +752,8 @@ func (imp *importer) checkResource(what string, r design.Resource) (design.Resou
 
 // uriLimits explains why uri is longer than the API accepts, or "".
 func uriLimits(uri string) string {
-	if utf8.RuneCountInString(uri) > maxURILen {
-		return fmt.Sprintf("longer than %d characters", maxURILen)
+	if utf8.RuneCountInString(uri) > design.MaxURI {
+		return fmt.Sprintf("longer than %d characters", design.MaxURI)
 	}
 	return ""
 }
@@ -826,19 +807,19 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]desig
 			imp.warn("the server lists more than %d prompts; only the first %d (the limit) are imported", design.MaxPrompts, design.MaxPrompts)
 			break
 		}
-		if n := utf8.RuneCountInString(p.Name); n == 0 || n > maxNameLen {
-			imp.warn("%s is not imported: name: must be 1 to %d characters", what, maxNameLen)
+		if n := utf8.RuneCountInString(p.Name); n == 0 || n > design.MaxName {
+			imp.warn("%s is not imported: name: must be 1 to %d characters", what, design.MaxName)
 			continue
 		}
-		if len(p.Arguments) > maxPromptArguments {
-			imp.warn("%s is not imported: it has %d arguments, more than %d (the limit)", what, len(p.Arguments), maxPromptArguments)
+		if len(p.Arguments) > design.MaxPromptArguments {
+			imp.warn("%s is not imported: it has %d arguments, more than %d (the limit)", what, len(p.Arguments), design.MaxPromptArguments)
 			continue
 		}
 		desc := p.Description
 		if desc == "" {
 			desc = p.Title
 		}
-		prompt := design.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, maxDescriptionLen),
+		prompt := design.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, design.MaxDescription),
 			Arguments: []design.PromptArgument{}, Messages: []design.PromptMessage{}}
 		args := map[string]string{}
 		for _, a := range p.Arguments {
@@ -846,13 +827,13 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]desig
 				continue
 			}
 			prompt.Arguments = append(prompt.Arguments, design.PromptArgument{Name: a.Name,
-				Description: imp.clip(fmt.Sprintf("the description of argument %q of %s", a.Name, what), a.Description, maxArgDescriptionLen),
+				Description: imp.clip(fmt.Sprintf("the description of argument %q of %s", a.Name, what), a.Description, design.MaxArgumentDescription),
 				Required:    a.Required})
 			args[a.Name] = "{{" + a.Name + "}}"
 		}
 		for _, a := range prompt.Arguments {
-			if utf8.RuneCountInString(a.Name) > maxNameLen {
-				imp.warn("%s is not imported: argument names must be at most %d characters", what, maxNameLen)
+			if utf8.RuneCountInString(a.Name) > design.MaxName {
+				imp.warn("%s is not imported: argument names must be at most %d characters", what, design.MaxName)
 				prompt.Name = ""
 			}
 		}
@@ -902,12 +883,12 @@ func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []de
 			imp.warn("%s: message %d is skipped: only text content is supported, not %s", what, i, contentType(m.Content))
 			continue
 		}
-		if utf8.RuneCountInString(tc.Text) > maxPromptMessageRunes {
-			imp.warn("%s: message %d is skipped: longer than %d characters", what, i, maxPromptMessageRunes)
+		if utf8.RuneCountInString(tc.Text) > design.MaxPromptText {
+			imp.warn("%s: message %d is skipped: longer than %d characters", what, i, design.MaxPromptText)
 			continue
 		}
-		if len(out) == maxPromptMessages {
-			imp.warn("%s has more than %d messages; only the first %d are kept", what, maxPromptMessages, maxPromptMessages)
+		if len(out) == design.MaxPromptMessages {
+			imp.warn("%s has more than %d messages; only the first %d are kept", what, design.MaxPromptMessages, design.MaxPromptMessages)
 			break
 		}
 		out = append(out, design.PromptMessage{Role: string(m.Role), Text: tc.Text})

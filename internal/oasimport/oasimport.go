@@ -71,14 +71,6 @@ const (
 	defaultVersion  = "1.0.0"
 )
 
-// Limits of the REST API on the server's fields (maxDescription applies
-// to tools too).
-const (
-	maxServerName  = 200
-	maxVersion     = 100
-	maxDescription = 10000
-)
-
 // maxValidationMsg bounds how many complaints of strict validation become
 // warnings.
 const maxValidationMsg = 5
@@ -469,9 +461,9 @@ func server(info *openapi3.Info, name string) design.Server {
 		version = defaultVersion
 	}
 	return design.Server{
-		Name:            truncate(oneLine(name), maxServerName),
-		Description:     truncate(strings.TrimSpace(clean(description)), maxDescription),
-		Version:         truncate(version, maxVersion),
+		Name:            truncate(oneLine(name), design.MaxName),
+		Description:     truncate(strings.TrimSpace(clean(description)), design.MaxDescription),
+		Version:         truncate(version, design.MaxVersion),
 		Type:            ServerType,
 		ProtocolVersion: ProtocolVersion,
 		AuthMode:        AuthMode,

@@ -614,14 +614,14 @@ func TestNames(t *testing.T) {
 	require.Equal(t, "post_v1_0_orders", routeName("POST", "/v1.0/orders"))
 
 	taken := map[string]bool{}
-	require.Equal(t, "list_pets", unique("list_pets", maxToolName, taken))
-	require.Equal(t, "list_pets_2", unique("list_pets", maxToolName, taken))
-	require.Equal(t, "list_pets_3", unique("list_pets", maxToolName, taken))
+	require.Equal(t, "list_pets", unique("list_pets", design.MaxToolName, taken))
+	require.Equal(t, "list_pets_2", unique("list_pets", design.MaxToolName, taken))
+	require.Equal(t, "list_pets_3", unique("list_pets", design.MaxToolName, taken))
 	long := strings.Repeat("a", 200)
-	first := unique(long, maxToolName, taken)
-	require.Len(t, first, maxToolName)
-	second := unique(long, maxToolName, taken)
-	require.Len(t, second, maxToolName)
+	first := unique(long, design.MaxToolName, taken)
+	require.Len(t, first, design.MaxToolName)
+	second := unique(long, design.MaxToolName, taken)
+	require.Len(t, second, design.MaxToolName)
 	require.True(t, strings.HasSuffix(second, "_2"))
 
 	res := importText(t, `

@@ -257,7 +257,7 @@ func (imp *importer) tool(o operation, names map[string]bool) (design.Tool, bool
 	if base == "" {
 		base = routeName(o.method, o.path)
 	}
-	name := unique(base, maxToolName, names)
+	name := unique(base, design.MaxToolName, names)
 
 	in := b.inputs()
 	t := design.Tool{Name: name, Description: describe(o)}
@@ -304,7 +304,7 @@ func describe(o operation) string {
 	if text == "" {
 		return clean(route)
 	}
-	return truncateText(clean(text), maxDescription-len([]rune(route))-2) + "\n\n" + clean(route)
+	return truncateText(clean(text), design.MaxDescription-len([]rune(route))-2) + "\n\n" + clean(route)
 }
 
 // describeFailure quotes every field of a design failure.

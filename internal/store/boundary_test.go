@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -47,6 +48,31 @@ func TestOnlyStoreImportsGeneratedQueries(t *testing.T) {
 		for _, path := range imported(imports[dir]) {
 			require.NotEqual(t, module+"/internal/store", path, "%s imports the store", dir)
 			require.False(t, strings.HasPrefix(path, "github.com/jackc/pgx"), "%s imports %s", dir, path)
+		}
+	}
+}
+
+// TestDomainPackagesDependOnNoDatabase follows imports all the way down:
+// building a domain package builds neither the store nor pgx. The
+// importer of live MCP servers is left out while it runs tools through
+// mcpserve, which reads designs from the store.
+func TestDomainPackagesDependOnNoDatabase(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command runs this test")
+	for _, dir := range domainPackages {
+		if dir == "internal/mcpimport" {
+			continue
+		}
+		cmd := exec.Command(goTool, "list", "-deps", "./"+dir)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -deps ./%s", dir)
+		deps := strings.Fields(string(out))
+		require.Contains(t, deps, module+"/"+dir, "go list names the package itself")
+		for _, dep := range deps {
+			require.NotEqual(t, module+"/internal/store", dep, "%s depends on the store", dir)
+			require.NotEqual(t, module+"/gen/db", dep, "%s depends on gen/db", dir)
+			require.False(t, strings.HasPrefix(dep, "github.com/jackc/pgx"), "%s depends on %s", dir, dep)
 		}
 	}
 }

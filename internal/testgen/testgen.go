@@ -26,7 +26,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/resttest"
@@ -96,9 +95,9 @@ func buildCase(base string, t design.Tool, sc design.Scenario, args map[string]a
 		// Run again, it meets the second step, unless the key's sequences
 		// are reset first; the description says how.
 		key := sequenceKey(t)
-		headers[mcpserve.SequenceKeyHeader] = key
+		headers[mockspec.SequenceKeyHeader] = key
 		name = truncateRunes(t.Name+": "+sc.Name, maxNameRunes-utf8.RuneCountInString(firstStep)) + firstStep
-		what += fmt.Sprintf(" and the sequence key %q (header %s)", key, mcpserve.SequenceKeyHeader)
+		what += fmt.Sprintf(" and the sequence key %q (header %s)", key, mockspec.SequenceKeyHeader)
 		exp.checks += fmt.Sprintf(". The scenario is a sequence of %d steps and this case checks the first: it passes on the first call "+
 			"after the key's sequences are reset (POST /api/servers/%s/sequences/reset with {\"key\": %q})", len(sc.Sequence.Steps), t.ServerID, key)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mockmcp/mockmcp/internal/config"
-	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/oasimport"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -50,27 +49,13 @@ func importCommand(ctx context.Context, cfg config.Config, args []string, out io
 		return describe(err)
 	}
 	res.Design.Server.Source = oasimport.Source(url, doc, res, time.Now())
-	if err := design.CheckServer(res.Design.Server); err != nil {
-		return describe(err)
-	}
 
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var srv store.Server
-	err = st.WithTx(ctx, store.Scope{OrgSlug: *org}, func(tx *store.Tx) error {
-		o, err := tx.OrganizationBySlug(ctx, *org)
-		if err != nil {
-			return fmt.Errorf("no organization with slug %q", *org)
-		}
-		if err := tx.SetOrg(ctx, o.ID); err != nil {
-			return err
-		}
-		srv, err = tx.CreateDesign(ctx, res.Design, operator())
-		return err
-	})
+	srv, err := st.ImportDesign(ctx, store.OrgRef{Slug: *org}, res.Design, operator())
 	if err != nil {
 		return describe(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
@@ -37,8 +38,8 @@ func TestImportOpenAPICommand(t *testing.T) {
 	require.NoError(t, err, out)
 
 	var (
-		srv   store.Server
-		tools []store.Tool
+		srv   design.Server
+		tools []design.Tool
 	)
 	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: org}, func(tx *store.Tx) (err error) {
 		if srv, err = tx.Server(ctx, id); err != nil {

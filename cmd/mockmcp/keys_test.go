@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
@@ -46,7 +47,7 @@ func TestKeysCommands(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = tx.CreateServer(ctx, store.Server{ID: server, Name: "s", Version: "1.0.0", Type: "mock",
+		_, err = tx.CreateServer(ctx, design.Server{ID: server, Name: "s", Version: "1.0.0", Type: "mock",
 			ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: user.String()})
 		return err
 	}))

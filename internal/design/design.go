@@ -1,8 +1,11 @@
-// Package design checks MCP server designs when they are saved: schemas that
-// compile, scenario conditions that can be evaluated and answers that can be
-// served (see mockspec), resource URIs and contents that can be read, prompt
-// templates that can be filled, and the per-server limits.
+// Package design holds the domain model of an MCP server design (the
+// server, its tools with their scenarios, resources and prompts, and the
+// whole design as served) and checks designs when they are saved: schemas
+// that compile, scenario conditions that can be evaluated and answers that
+// can be served (see mockspec), resource URIs and contents that can be read,
+// prompt templates that can be filled, and the per-server limits.
 // Every check reports all problems at once, each naming the field at fault.
+// The store converts database rows to and from these types.
 package design
 
 import (
@@ -16,13 +19,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/pgtext"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Limits per server and per tool; past one, a save is refused with 422.
@@ -36,28 +39,69 @@ const (
 	MaxCompletions = 1000
 )
 
+// Lengths of text fields, in characters, as the OpenAPI document states
+// them; importers, which bypass the HTTP validator, keep within them too.
+const (
+	// MaxName bounds the names of servers, scenarios, resources, prompts
+	// and prompt arguments.
+	MaxName = 200
+	// MaxToolName bounds a tool name, which also matches ToolNamePattern.
+	MaxToolName            = 128
+	MaxDescription         = 10000
+	MaxArgumentDescription = 2000
+	MaxVersion             = 100
+	MaxProviderName        = 200
+	MaxProviderURL         = 2000
+	MaxURI                 = 2000
+	MaxMimeType            = 200
+	// MaxBlob bounds the base64 text of a binary resource.
+	MaxBlob = 1_000_000
+	// MaxCompletion bounds one completion value.
+	MaxCompletion      = 1000
+	MaxPromptArguments = 100
+	MaxPromptMessages  = 100
+	MaxPromptText      = 100_000
+)
+
+// ToolNamePattern is what a tool name is made of.
+var ToolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// Server types and authentication modes; the zero value stands for the
+// first, the default.
+var (
+	ServerTypes = []string{"mock", "openapi"}
+	AuthModes   = []string{"none", "api_key"}
+)
+
 // DefaultInputSchema is the input schema of a tool saved without one: any
 // arguments object.
 var DefaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
 // CheckServer checks the fields of a server design that the OpenAPI
 // document cannot express.
-func CheckServer(s store.Server) error {
+func CheckServer(s Server) error {
 	var f failure.Fields
 	if s.ProviderURL != nil {
 		if msg := httpURLProblem(*s.ProviderURL); msg != "" {
 			f.Add("provider_url", "%s", msg)
 		}
+		maxLen(&f, "provider_url", *s.ProviderURL, MaxProviderURL)
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		f.Add("name", "must not be blank")
 	}
+	maxLen(&f, "name", s.Name, MaxName)
 	noNUL(&f, "name", s.Name)
+	maxLen(&f, "description", s.Description, MaxDescription)
 	noNUL(&f, "description", s.Description)
+	maxLen(&f, "version", s.Version, MaxVersion)
 	noNUL(&f, "version", s.Version)
 	if s.ProviderName != nil {
+		maxLen(&f, "provider_name", *s.ProviderName, MaxProviderName)
 		noNUL(&f, "provider_name", *s.ProviderName)
 	}
+	oneOf(&f, "type", s.Type, ServerTypes)
+	oneOf(&f, "auth_mode", s.AuthMode, AuthModes)
 	if s.Fault != nil {
 		errs := mockspec.CheckFault(s.Fault)
 		for _, e := range errs {
@@ -71,9 +115,17 @@ func CheckServer(s store.Server) error {
 }
 
 // CheckTool checks a tool's schemas and scenarios.
-func CheckTool(t store.Tool) error {
+func CheckTool(t Tool) error {
 	var f failure.Fields
-	noNUL(&f, "name", t.Name)
+	switch {
+	case t.Name == "":
+		f.Add("name", "is required")
+	case utf8.RuneCountInString(t.Name) > MaxToolName:
+		f.Add("name", "at most %d characters, got %d", MaxToolName, utf8.RuneCountInString(t.Name))
+	case !ToolNamePattern.MatchString(t.Name):
+		f.Add("name", "only letters, digits, '_', '-' and '.'")
+	}
+	maxLen(&f, "description", t.Description, MaxDescription)
 	noNUL(&f, "description", t.Description)
 	if _, err := schema.Compile(t.InputSchema, schema.RequireObject); err != nil {
 		addSchemaError(&f, "input_schema", err)
@@ -99,6 +151,7 @@ func CheckTool(t store.Tool) error {
 		if strings.TrimSpace(sc.Name) == "" {
 			f.Add(at+".name", "must not be blank")
 		}
+		maxLen(&f, at+".name", sc.Name, MaxName)
 		noNUL(&f, at+".name", sc.Name)
 		errs := scenario.Check(sc.Condition)
 		for _, e := range errs {
@@ -134,7 +187,7 @@ func addSchemaError(f *failure.Fields, field string, err error) {
 
 // scenarioNUL checks what jsonb refuses in a scenario's answers and
 // notifications, which are valid JSON by then.
-func scenarioNUL(f *failure.Fields, at string, sc store.Scenario) {
+func scenarioNUL(f *failure.Fields, at string, sc Scenario) {
 	answerNUL(f, at, sc.Response, sc.Result, sc.Error)
 	if sc.Sequence != nil {
 		for j, st := range sc.Sequence.Steps {
@@ -172,10 +225,15 @@ func rpcErrorNUL(f *failure.Fields, at string, e *mockspec.RPCError) {
 
 // CheckResource checks a resource's URI, media type, content (text or JSON,
 // or base64 when Binary) and completion values.
-func CheckResource(r store.Resource) error {
+func CheckResource(r Resource) error {
 	var f failure.Fields
 	if msg := uriProblem(r.URI); msg != "" {
 		f.Add("uri", "%s", msg)
+	} else {
+		maxLen(&f, "uri", r.URI, MaxURI)
+	}
+	if r.MimeType != nil {
+		maxLen(&f, "mime_type", *r.MimeType, MaxMimeType)
 	}
 	if r.MimeType != nil && *r.MimeType != "" {
 		// ParseMediaType accepts a lone token ("markdown"); a media type
@@ -194,6 +252,8 @@ func CheckResource(r store.Resource) error {
 			f.Add("blob", "must be a string of base64")
 		} else if msg := mockspec.Base64Problem(blob); msg != "" {
 			f.Add("blob", "%s", msg)
+		} else {
+			maxLen(&f, "blob", blob, MaxBlob)
 		}
 	case absent(r.Content):
 		f.Add("content", "is required: text or a JSON value (or give blob, base64, for binary content)")
@@ -201,14 +261,16 @@ func CheckResource(r store.Resource) error {
 		noNULJSON(&f, "content", r.Content)
 	}
 	checkCompletions(&f, r)
+	requiredName(&f, "name", r.Name)
 	noNUL(&f, "name", r.Name)
+	maxLen(&f, "description", r.Description, MaxDescription)
 	noNUL(&f, "description", r.Description)
 	return f.Err()
 }
 
 // checkCompletions checks that a resource's completion values are keyed by
 // parameters of its URI template.
-func checkCompletions(f *failure.Fields, r store.Resource) {
+func checkCompletions(f *failure.Fields, r Resource) {
 	if len(r.Completions) == 0 {
 		return
 	}
@@ -238,6 +300,7 @@ func completionValues(f *failure.Fields, at string, values []string) {
 		f.Add(at, "at most %d values, got %d", MaxCompletions, len(values))
 	}
 	for j, v := range values {
+		maxLen(f, fmt.Sprintf("%s[%d]", at, j), v, MaxCompletion)
 		noNUL(f, fmt.Sprintf("%s[%d]", at, j), v)
 	}
 }
@@ -245,10 +308,18 @@ func completionValues(f *failure.Fields, at string, values []string) {
 // CheckPrompt checks that argument names are unique, that every message is
 // a text or a valid content block, and that every {{placeholder}} of a
 // message names a declared argument.
-func CheckPrompt(p store.Prompt) error {
+func CheckPrompt(p Prompt) error {
 	var f failure.Fields
+	requiredName(&f, "name", p.Name)
 	noNUL(&f, "name", p.Name)
+	maxLen(&f, "description", p.Description, MaxDescription)
 	noNUL(&f, "description", p.Description)
+	if len(p.Arguments) > MaxPromptArguments {
+		f.Add("arguments", "at most %d arguments, got %d", MaxPromptArguments, len(p.Arguments))
+	}
+	if len(p.Messages) > MaxPromptMessages {
+		f.Add("messages", "at most %d messages, got %d", MaxPromptMessages, len(p.Messages))
+	}
 	declared := make(map[string]bool, len(p.Arguments))
 	for i, a := range p.Arguments {
 		at := fmt.Sprintf("arguments[%d]", i)
@@ -260,7 +331,9 @@ func CheckPrompt(p store.Prompt) error {
 			f.Add(at+".name", "argument %q is declared twice", name)
 		}
 		declared[name] = true
+		maxLen(&f, at+".name", a.Name, MaxName)
 		noNUL(&f, at+".name", a.Name)
+		maxLen(&f, at+".description", a.Description, MaxArgumentDescription)
 		noNUL(&f, at+".description", a.Description)
 		completionValues(&f, at+".completions", a.Completions)
 	}
@@ -281,6 +354,7 @@ func CheckPrompt(p store.Prompt) error {
 			f.Add(at, "give text (which may hold {{argument}} placeholders) or content (a content block such as an image)")
 		}
 		undeclaredPlaceholders(&f, at+".text", m.Text, declared)
+		maxLen(&f, at+".text", m.Text, MaxPromptText)
 		noNUL(&f, at+".text", m.Text)
 		if hasContent {
 			errs := mockspec.CheckContent(m.Content)
@@ -331,6 +405,68 @@ func contentPlaceholders(f *failure.Fields, at string, v any, declared map[strin
 	}
 }
 
+// CheckDesign checks a whole design before it is created at once (an
+// import): the server, every tool, resource and prompt, the per-server
+// counts, and the names and URIs that must be unique within a server.
+// The server's fields are named as they are; a part's as tools[i].name.
+func CheckDesign(d Design) error {
+	var f failure.Fields
+	add := func(prefix string, err error) {
+		if err == nil {
+			return
+		}
+		fe, ok := failure.As(err)
+		if !ok {
+			f.Add(prefix, "%s", err.Error())
+			return
+		}
+		for _, e := range fe.Fields {
+			field := prefix
+			if prefix != "" {
+				field += "."
+			}
+			f.Add(field+e.Field, "%s", e.Message)
+		}
+	}
+	count := func(field string, n, max int) {
+		if n > max {
+			f.Add(field, "at most %d %s per server (the limit), got %d", max, field, n)
+		}
+	}
+	add("", CheckServer(d.Server))
+	count("tools", len(d.Tools), MaxTools)
+	count("resources", len(d.Resources), MaxResources)
+	count("prompts", len(d.Prompts), MaxPrompts)
+	names := make(map[string]bool, len(d.Tools))
+	for i, t := range d.Tools {
+		at := fmt.Sprintf("tools[%d]", i)
+		add(at, CheckTool(t))
+		if names[t.Name] {
+			f.Add(at+".name", "tool %q is named twice", t.Name)
+		}
+		names[t.Name] = true
+	}
+	uris := make(map[string]bool, len(d.Resources))
+	for i, r := range d.Resources {
+		at := fmt.Sprintf("resources[%d]", i)
+		add(at, CheckResource(r))
+		if uris[r.URI] {
+			f.Add(at+".uri", "resource %q is listed twice", r.URI)
+		}
+		uris[r.URI] = true
+	}
+	clear(names)
+	for i, p := range d.Prompts {
+		at := fmt.Sprintf("prompts[%d]", i)
+		add(at, CheckPrompt(p))
+		if names[p.Name] {
+			f.Add(at+".name", "prompt %q is named twice", p.Name)
+		}
+		names[p.Name] = true
+	}
+	return f.Err()
+}
+
 // Limit reports that a server already holds max items of what.
 func Limit(what string, max int) error {
 	return failure.Invalid(failure.Field(what, "the server already has %d %s (the limit)", max, what))
@@ -341,6 +477,32 @@ func Limit(what string, max int) error {
 // caller's to fix, not a fault of the service.
 // nulMessage is pgtext.NULMessage, named here for brevity.
 const nulMessage = pgtext.NULMessage
+
+// maxLen reports s when it is longer than max characters.
+func maxLen(f *failure.Fields, field, s string, max int) {
+	if len(s) <= max { // a byte count bounds the character count
+		return
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		f.Add(field, "at most %d characters, got %d", max, n)
+	}
+}
+
+// requiredName reports an empty name and one longer than MaxName.
+func requiredName(f *failure.Fields, field, s string) {
+	if s == "" {
+		f.Add(field, "is required")
+		return
+	}
+	maxLen(f, field, s, MaxName)
+}
+
+// oneOf reports a value that is set and not one of values.
+func oneOf(f *failure.Fields, field, v string, values []string) {
+	if v != "" && !slices.Contains(values, v) {
+		f.Add(field, "must be one of %s", strings.Join(values, ", "))
+	}
+}
 
 func noNUL(f *failure.Fields, field, s string) {
 	if strings.IndexByte(s, 0) >= 0 {

@@ -12,7 +12,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/pgtext"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // The design checks take what the REST API decoded from a request body.
@@ -61,7 +60,7 @@ func FuzzCheckTool(f *testing.F) {
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
-		tool := store.Tool{Name: b.Name, InputSchema: design.DefaultInputSchema, Scenarios: b.MockScenarios}
+		tool := design.Tool{Name: b.Name, InputSchema: design.DefaultInputSchema, Scenarios: b.MockScenarios}
 		if b.Description != nil {
 			tool.Description = *b.Description
 		}
@@ -112,7 +111,7 @@ func FuzzCheckResource(f *testing.F) {
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
-		r := store.Resource{Name: b.Name, URI: b.URI, MimeType: b.MimeType, Content: b.Content, Completions: b.Completions}
+		r := design.Resource{Name: b.Name, URI: b.URI, MimeType: b.MimeType, Content: b.Content, Completions: b.Completions}
 		if b.Description != nil {
 			r.Description = *b.Description
 		}
@@ -145,15 +144,15 @@ func FuzzCheckPrompt(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var b struct {
-			Name        string                 `json:"name"`
-			Description *string                `json:"description"`
-			Arguments   []store.PromptArgument `json:"arguments"`
-			Messages    []store.PromptMessage  `json:"messages"`
+			Name        string                  `json:"name"`
+			Description *string                 `json:"description"`
+			Arguments   []design.PromptArgument `json:"arguments"`
+			Messages    []design.PromptMessage  `json:"messages"`
 		}
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
-		p := store.Prompt{Name: b.Name, Arguments: b.Arguments, Messages: b.Messages}
+		p := design.Prompt{Name: b.Name, Arguments: b.Arguments, Messages: b.Messages}
 		if b.Description != nil {
 			p.Description = *b.Description
 		}
@@ -187,7 +186,7 @@ func FuzzCheckServer(f *testing.F) {
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
-		s := store.Server{Name: strings.TrimSpace(b.Name), Version: "1.0.0", ProviderName: b.ProviderName,
+		s := design.Server{Name: strings.TrimSpace(b.Name), Version: "1.0.0", ProviderName: b.ProviderName,
 			ProviderURL: b.ProviderURL, Fault: b.Fault}
 		if b.Description != nil {
 			s.Description = *b.Description

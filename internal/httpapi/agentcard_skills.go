@@ -10,6 +10,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -146,7 +147,7 @@ func (s *Server) InvokeAgentCardSkill(ctx context.Context, req api.InvokeAgentCa
 		input = *req.Body.Input
 	}
 	var (
-		tool store.Tool
+		tool design.Tool
 		at   string
 	)
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -41,7 +42,7 @@ func apiMember(m store.Member) api.Member {
 	return api.Member{UserId: m.UserID, Email: m.Email, Role: api.MemberRole(m.Role), CreatedAt: m.CreatedAt.UTC()}
 }
 
-func (s *Server) apiServer(ctx context.Context, v store.Server) api.Server {
+func (s *Server) apiServer(ctx context.Context, v design.Server) api.Server {
 	out := api.Server{
 		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
 		ProviderName: nullableString(v.ProviderName), ProviderUrl: nullableString(v.ProviderURL),
@@ -62,7 +63,7 @@ func (s *Server) apiServer(ctx context.Context, v store.Server) api.Server {
 
 // endpointURL is where the design is served once enabled: under BASE_URL,
 // or else under the address the caller reached this instance at.
-func (s *Server) endpointURL(ctx context.Context, v store.Server) string {
+func (s *Server) endpointURL(ctx context.Context, v design.Server) string {
 	base := s.cfg.BaseURL
 	if base == "" {
 		base = requestOrigin(ctx)
@@ -70,7 +71,7 @@ func (s *Server) endpointURL(ctx context.Context, v store.Server) string {
 	return base + "/api/platform/" + v.ID.String() + "/mcp"
 }
 
-func apiTool(t store.Tool) api.Tool {
+func apiTool(t design.Tool) api.Tool {
 	out := api.Tool{Id: t.ID, ServerId: t.ServerID, Name: t.Name, Description: t.Description,
 		InputSchema: t.InputSchema, MockScenarios: apiScenarios(t.Scenarios),
 		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
@@ -84,11 +85,11 @@ func apiTool(t store.Tool) api.Tool {
 
 // apiScenarios returns the scenarios as stored: the wire type is the
 // store's.
-func apiScenarios(scs []store.Scenario) []api.MockScenario { return scs }
+func apiScenarios(scs []design.Scenario) []api.MockScenario { return scs }
 
 // storeScenarios normalizes scenarios for storage: a null condition is an
 // absent one.
-func storeScenarios(in []api.MockScenario) []store.Scenario {
+func storeScenarios(in []api.MockScenario) []design.Scenario {
 	for i := range in {
 		if string(in[i].Condition) == "null" {
 			in[i].Condition = nil
@@ -97,7 +98,7 @@ func storeScenarios(in []api.MockScenario) []store.Scenario {
 	return in
 }
 
-func apiResource(r store.Resource) api.Resource {
+func apiResource(r design.Resource) api.Resource {
 	out := api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: nullableString(r.MimeType), Content: r.Content, Blob: nullable.NewNullNullable[string](),
 		Completions: api.Completions(r.Completions), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
@@ -113,7 +114,7 @@ func apiResource(r store.Resource) api.Resource {
 	return out
 }
 
-func apiPrompt(p store.Prompt) api.Prompt {
+func apiPrompt(p design.Prompt) api.Prompt {
 	out := api.Prompt{Id: p.ID, ServerId: p.ServerID, Name: p.Name, Description: p.Description,
 		Arguments: make([]api.PromptArgument, len(p.Arguments)), Messages: make([]api.PromptMessage, len(p.Messages)),
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
@@ -134,10 +135,10 @@ func apiPrompt(p store.Prompt) api.Prompt {
 	return out
 }
 
-func storeArguments(in []api.PromptArgument) []store.PromptArgument {
-	out := make([]store.PromptArgument, len(in))
+func storeArguments(in []api.PromptArgument) []design.PromptArgument {
+	out := make([]design.PromptArgument, len(in))
 	for i, a := range in {
-		out[i] = store.PromptArgument{Name: a.Name, Description: deref(a.Description), Required: deref(a.Required)}
+		out[i] = design.PromptArgument{Name: a.Name, Description: deref(a.Description), Required: deref(a.Required)}
 		if a.Completions != nil {
 			out[i].Completions = *a.Completions
 		}
@@ -145,10 +146,10 @@ func storeArguments(in []api.PromptArgument) []store.PromptArgument {
 	return out
 }
 
-func storeMessages(in []api.PromptMessage) []store.PromptMessage {
-	out := make([]store.PromptMessage, len(in))
+func storeMessages(in []api.PromptMessage) []design.PromptMessage {
+	out := make([]design.PromptMessage, len(in))
 	for i, m := range in {
-		out[i] = store.PromptMessage{Role: string(m.Role), Text: deref(m.Text)}
+		out[i] = design.PromptMessage{Role: string(m.Role), Text: deref(m.Text)}
 		if m.Content != nil {
 			out[i].Content = *m.Content
 		}

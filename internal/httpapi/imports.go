@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
@@ -104,16 +105,13 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 
 // createImported stores an imported design, checked as a design made by
 // hand would be, with its provenance.
-func (s *Server) createImported(ctx context.Context, d store.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
+func (s *Server) createImported(ctx context.Context, d design.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
 	d.Server.Source = source
-	if err := design.CheckServer(d.Server); err != nil {
-		return api.ImportResult{}, err
+	p := principal(ctx)
+	if p.OrgID == uuid.Nil {
+		return api.ImportResult{}, noOrganization()
 	}
-	var srv store.Server
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
-		srv, err = tx.CreateDesign(ctx, d, p.Actor())
-		return err
-	})
+	srv, err := s.store.ImportDesign(ctx, store.OrgRef{ID: p.OrgID, UserID: p.UserID}, d, p.Actor())
 	if err != nil {
 		return api.ImportResult{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/compliance"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -26,8 +27,8 @@ import (
 
 // loadPolicyDesign reads a server and what it owns for the calling key, and
 // runs more in the same transaction when given.
-func (s *Server) loadPolicyDesign(ctx context.Context, id uuid.UUID, more func(*store.Tx) error) (store.Design, error) {
-	var d store.Design
+func (s *Server) loadPolicyDesign(ctx context.Context, id uuid.UUID, more func(*store.Tx) error) (design.Design, error) {
+	var d design.Design
 	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
 		srv, err := tx.Server(ctx, id)
 		if err != nil {
@@ -115,7 +116,7 @@ func (s *Server) GetPolicyEvidence(ctx context.Context, req api.GetPolicyEvidenc
 }
 
 // policySpec builds the spec document and its hash.
-func policySpec(d store.Design) (api.PolicySpec, error) {
+func policySpec(d design.Design) (api.PolicySpec, error) {
 	v := d.Server
 	out := api.PolicySpec{
 		Server: api.SpecServer{Id: v.ID, Name: v.Name, Version: v.Version, Description: v.Description,
@@ -171,7 +172,7 @@ func canonicalSHA256(v any, drop string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func storedDefinition(d store.Design) compliance.Definition {
+func storedDefinition(d design.Design) compliance.Definition {
 	var out compliance.Definition
 	for _, t := range d.Tools {
 		ct := compliance.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}

@@ -13,7 +13,7 @@ import (
 
 // ListPrompts lists a server's prompts.
 func (s *Server) ListPrompts(ctx context.Context, req api.ListPromptsRequestObject) (api.ListPromptsResponseObject, error) {
-	var ps []store.Prompt
+	var ps []design.Prompt
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		if _, err = tx.Server(ctx, req.ServerId); err != nil {
 			return err
@@ -34,7 +34,7 @@ func (s *Server) ListPrompts(ctx context.Context, req api.ListPromptsRequestObje
 // CreatePrompt adds a prompt to a server.
 func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestObject) (api.CreatePromptResponseObject, error) {
 	b := req.Body
-	p := store.Prompt{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
+	p := design.Prompt{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
 		Arguments: storeArguments(deref(b.Arguments)), Messages: storeMessages(deref(b.Messages))}
 	if err := design.CheckPrompt(p); err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestOb
 
 // GetPrompt reads one prompt.
 func (s *Server) GetPrompt(ctx context.Context, req api.GetPromptRequestObject) (api.GetPromptResponseObject, error) {
-	var p store.Prompt
+	var p design.Prompt
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		p, err = tx.Prompt(ctx, req.ServerId, req.PromptId)
 		return err
@@ -68,7 +68,7 @@ func (s *Server) GetPrompt(ctx context.Context, req api.GetPromptRequestObject) 
 // UpdatePrompt changes the given fields of a prompt.
 func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestObject) (api.UpdatePromptResponseObject, error) {
 	b := req.Body
-	var p store.Prompt
+	var p design.Prompt
 	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
 		if p, err = tx.Prompt(ctx, req.ServerId, req.PromptId); err != nil {
 			return err

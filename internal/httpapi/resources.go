@@ -15,7 +15,7 @@ import (
 
 // ListResources lists a server's resources.
 func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequestObject) (api.ListResourcesResponseObject, error) {
-	var rs []store.Resource
+	var rs []design.Resource
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		if _, err = tx.Server(ctx, req.ServerId); err != nil {
 			return err
@@ -36,7 +36,7 @@ func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequest
 // CreateResource adds a resource to a server.
 func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceRequestObject) (api.CreateResourceResponseObject, error) {
 	b := req.Body
-	r := store.Resource{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, URI: b.Uri,
+	r := design.Resource{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, URI: b.Uri,
 		Description: deref(b.Description), MimeType: b.MimeType}
 	if b.Completions != nil {
 		r.Completions = *b.Completions
@@ -62,7 +62,7 @@ func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceReque
 
 // GetResource reads one resource.
 func (s *Server) GetResource(ctx context.Context, req api.GetResourceRequestObject) (api.GetResourceResponseObject, error) {
-	var r store.Resource
+	var r design.Resource
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		r, err = tx.Resource(ctx, req.ServerId, req.ResourceId)
 		return err
@@ -76,7 +76,7 @@ func (s *Server) GetResource(ctx context.Context, req api.GetResourceRequestObje
 // UpdateResource changes the given fields of a resource.
 func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceRequestObject) (api.UpdateResourceResponseObject, error) {
 	b := req.Body
-	var r store.Resource
+	var r design.Resource
 	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
 		if r, err = tx.Resource(ctx, req.ServerId, req.ResourceId); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (s *Server) DeleteResource(ctx context.Context, req api.DeleteResourceReque
 
 // setResourceContent sets r's content from a request's content or blob:
 // one of the two, never both; on create, one is required.
-func setResourceContent(r *store.Resource, content *api.ResourceContent, blob *api.ResourceBlob, create bool) error {
+func setResourceContent(r *design.Resource, content *api.ResourceContent, blob *api.ResourceBlob, create bool) error {
 	switch {
 	case content != nil && blob != nil:
 		return failure.Invalid(failure.Field("blob", "give content (text or JSON) or blob (binary, base64), not both"))

@@ -153,12 +153,18 @@ func principal(ctx context.Context) auth.Principal {
 	return p
 }
 
+// noOrganization refuses work in an organization to a caller who belongs
+// to none.
+func noOrganization() error {
+	return failure.Forbidden("you belong to no organization; create one first")
+}
+
 // tenant runs fn in a transaction that sees the caller's current
 // organization only.
 func (s *Server) tenant(ctx context.Context, fn func(*store.Tx, auth.Principal) error) error {
 	p := principal(ctx)
 	if p.OrgID == uuid.Nil {
-		return failure.Forbidden("you belong to no organization; create one first")
+		return noOrganization()
 	}
 	return s.store.WithTx(ctx, store.Scope{OrgID: p.OrgID, UserID: p.UserID}, func(tx *store.Tx) error {
 		return fn(tx, p)

@@ -50,7 +50,7 @@ func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObje
 // CreateServer creates a draft server design.
 func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestObject) (api.CreateServerResponseObject, error) {
 	b := req.Body
-	v := store.Server{
+	v := design.Server{
 		ID: uuid.New(), Name: strings.TrimSpace(b.Name), Description: deref(b.Description),
 		Version: or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
 		Type:            string(or(b.Type, api.CreateServerRequestTypeMock)),
@@ -74,7 +74,7 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 
 // GetServer reads one server design.
 func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) (api.GetServerResponseObject, error) {
-	var v store.Server
+	var v design.Server
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		v, err = tx.Server(ctx, req.ServerId)
 		return err
@@ -89,7 +89,7 @@ func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) 
 // enabling it (draft → enabled) and disabling it (enabled → draft).
 func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestObject) (api.UpdateServerResponseObject, error) {
 	b := req.Body
-	var v store.Server
+	var v design.Server
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		if v, err = tx.LockServer(ctx, req.ServerId); err != nil {
 			return err
@@ -149,7 +149,7 @@ func (s *Server) DuplicateServer(ctx context.Context, req api.DuplicateServerReq
 			return nil, failure.Invalid(failure.Field("name", "must not be blank"))
 		}
 	}
-	var v store.Server
+	var v design.Server
 	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
 		src, err := tx.Server(ctx, req.ServerId)
 		if err != nil {

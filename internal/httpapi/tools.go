@@ -14,7 +14,7 @@ import (
 
 // ListTools lists a server's tools.
 func (s *Server) ListTools(ctx context.Context, req api.ListToolsRequestObject) (api.ListToolsResponseObject, error) {
-	var tools []store.Tool
+	var tools []design.Tool
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		if _, err = tx.Server(ctx, req.ServerId); err != nil {
 			return err
@@ -35,8 +35,8 @@ func (s *Server) ListTools(ctx context.Context, req api.ListToolsRequestObject) 
 // CreateTool adds a tool, with its scenarios, to a server.
 func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject) (api.CreateToolResponseObject, error) {
 	b := req.Body
-	t := store.Tool{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
-		InputSchema: or(b.InputSchema, design.DefaultInputSchema), Scenarios: []store.Scenario{}}
+	t := design.Tool{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
+		InputSchema: or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{}}
 	if v, err := b.OutputSchema.Get(); err == nil {
 		t.OutputSchema = v
 	}
@@ -61,7 +61,7 @@ func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject
 
 // GetTool reads one tool.
 func (s *Server) GetTool(ctx context.Context, req api.GetToolRequestObject) (api.GetToolResponseObject, error) {
-	var t store.Tool
+	var t design.Tool
 	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
 		t, err = tx.Tool(ctx, req.ServerId, req.ToolId)
 		return err
@@ -75,7 +75,7 @@ func (s *Server) GetTool(ctx context.Context, req api.GetToolRequestObject) (api
 // UpdateTool changes the given fields of a tool.
 func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject) (api.UpdateToolResponseObject, error) {
 	b := req.Body
-	var t store.Tool
+	var t design.Tool
 	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
 		if t, err = tx.Tool(ctx, req.ServerId, req.ToolId); err != nil {
 			return err

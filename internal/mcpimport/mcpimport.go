@@ -13,9 +13,9 @@
 // or broken server cannot hold the service for long or make it keep much.
 //
 // Everything returned passes the checks a design made by hand passes
-// (design.CheckTool, CheckResource, CheckPrompt and the API's name and
-// length rules); what cannot be imported, or not faithfully, is dropped or
-// adjusted with a warning that names it.
+// (design.CheckServer, CheckTool, CheckResource and CheckPrompt, which hold
+// the API's name and length rules too); what cannot be imported, or not
+// faithfully, is dropped or adjusted with a warning that names it.
 package mcpimport
 
 import (
@@ -27,7 +27,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -44,7 +43,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/scenario"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Defaults of Options.
@@ -80,24 +78,6 @@ const (
 	// maxWarningLen bounds one warning.
 	maxWarningLen = 1000
 )
-
-// Limits the service's API puts on what a design holds (openapi.yaml); an
-// imported design must be one the API would accept, or it could not be
-// edited afterwards.
-const (
-	maxNameLen            = 200
-	maxToolNameLen        = 128
-	maxDescriptionLen     = 10000
-	maxArgDescriptionLen  = 2000
-	maxURILen             = 2000
-	maxMimeTypeLen        = 200
-	maxVersionLen         = 100
-	maxPromptArguments    = 100
-	maxPromptMessages     = 100
-	maxPromptMessageRunes = 100000
-)
-
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // Call is a tool call to record as a scenario.
 type Call struct {
@@ -139,7 +119,7 @@ type Options struct {
 type Result struct {
 	// Design is a draft mock server with its tools, resources and
 	// prompts; ids are not set.
-	Design store.Design
+	Design design.Design
 	// Warnings say what was not imported, or not faithfully, each naming
 	// the element or call.
 	Warnings []string
@@ -393,12 +373,12 @@ func (imp *importer) run(ctx context.Context) (Result, error) {
 }
 
 // server is the draft server the design belongs to.
-func (imp *importer) server(init *mcp.InitializeResult) store.Server {
+func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 	info := &mcp.Implementation{}
 	if init != nil && init.ServerInfo != nil {
 		info = init.ServerInfo
 	}
-	s := store.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion}
+	s := design.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion}
 	if init != nil && api.ProtocolVersion(init.ProtocolVersion).Valid() {
 		s.ProtocolVersion = init.ProtocolVersion
 	}
@@ -412,7 +392,7 @@ func (imp *importer) server(init *mcp.InitializeResult) store.Server {
 		u, _ := url.Parse(imp.opts.URL)
 		s.Name = "MCP server at " + u.Hostname()
 	}
-	s.Name = imp.clip("the server's name", s.Name, maxNameLen)
+	s.Name = imp.clip("the server's name", s.Name, design.MaxName)
 
 	desc := info.Description
 	if desc == "" && info.Title != "" && info.Title != s.Name {
@@ -426,16 +406,16 @@ func (imp *importer) server(init *mcp.InitializeResult) store.Server {
 			imp.warn("the server's instructions are not kept: mock servers do not send instructions")
 		}
 	}
-	s.Description = imp.clip("the server's description", strings.ReplaceAll(desc, "\x00", ""), maxDescriptionLen)
+	s.Description = imp.clip("the server's description", strings.ReplaceAll(desc, "\x00", ""), design.MaxDescription)
 
 	s.Version = strings.TrimSpace(strings.ReplaceAll(info.Version, "\x00", ""))
 	if s.Version == "" {
 		s.Version = "1.0.0"
 	}
-	s.Version = imp.clip("the server's version", s.Version, maxVersionLen)
+	s.Version = imp.clip("the server's version", s.Version, design.MaxVersion)
 
 	if w := info.WebsiteURL; w != "" {
-		if u, err := url.Parse(w); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(w) <= maxURILen {
+		if u, err := url.Parse(w); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(w) <= design.MaxProviderURL {
 			s.ProviderURL = &w
 		} else {
 			imp.warn("the server's websiteUrl is not kept as the provider URL: not an http or https URL")
@@ -505,8 +485,8 @@ func checkRecordCalls(calls []Call, tools []*mcp.Tool) error {
 }
 
 // tools maps the listed tools, in order.
-func (imp *importer) tools(listed []*mcp.Tool) []store.Tool {
-	out := make([]store.Tool, 0, min(len(listed), design.MaxTools))
+func (imp *importer) tools(listed []*mcp.Tool) []design.Tool {
+	out := make([]design.Tool, 0, min(len(listed), design.MaxTools))
 	seen := map[string]bool{}
 	for _, t := range listed {
 		if t == nil {
@@ -521,15 +501,15 @@ func (imp *importer) tools(listed []*mcp.Tool) []store.Tool {
 			imp.warn("the server lists more than %d tools; only the first %d (the limit) are imported", design.MaxTools, design.MaxTools)
 			break
 		}
-		if !toolName.MatchString(t.Name) || len(t.Name) > maxToolNameLen {
-			imp.warn("tool %q is not imported: a tool name must be 1 to %d letters, digits, '_', '-' or '.'", t.Name, maxToolNameLen)
+		if !design.ToolNamePattern.MatchString(t.Name) || len(t.Name) > design.MaxToolName {
+			imp.warn("tool %q is not imported: a tool name must be 1 to %d letters, digits, '_', '-' or '.'", t.Name, design.MaxToolName)
 			continue
 		}
 		desc := t.Description
 		if desc == "" {
 			desc = t.Title
 		}
-		tool := store.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, maxDescriptionLen)}
+		tool := design.Tool{Name: t.Name, Description: imp.clip(fmt.Sprintf("the description of tool %q", t.Name), desc, design.MaxDescription)}
 		var err error
 		if tool.InputSchema, err = schemaJSON(t.InputSchema); err != nil || tool.InputSchema == nil {
 			if err == nil {
@@ -606,8 +586,8 @@ func fieldProblems(f *failure.Error) string {
 
 // resources maps the listed resources, with their contents, then the
 // templates, in order, within design.MaxResources in all.
-func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, templates []*mcp.ResourceTemplate) ([]store.Resource, error) {
-	var out []store.Resource
+func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, templates []*mcp.ResourceTemplate) ([]design.Resource, error) {
+	var out []design.Resource
 	seen := map[string]bool{}
 	var kept int64
 	full := false
@@ -638,7 +618,7 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			imp.warn("%s is not imported: uri: %s", what, msg)
 			continue
 		}
-		res := store.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
+		res := design.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
 			MimeType: nonEmpty(r.MIMEType), Content: json.RawMessage(`""`)}
 		imp.stage = "reading " + what
 		text, mime, ok, err := imp.readResource(ctx, r.URI, what)
@@ -684,7 +664,7 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			imp.warn("%s is not imported: uri: %s", what, msg)
 			continue
 		}
-		res := store.Resource{Name: resourceName(t.Name, t.Title, t.URITemplate), URI: t.URITemplate, Description: t.Description,
+		res := design.Resource{Name: resourceName(t.Name, t.Title, t.URITemplate), URI: t.URITemplate, Description: t.Description,
 			MimeType: nonEmpty(t.MIMEType), Content: json.RawMessage(`""`)}
 		if r, ok := imp.checkResource(what, res); ok {
 			imp.warn("%s is imported with empty content: the contents of templated resources are not snapshotted", what)
@@ -739,14 +719,14 @@ func (imp *importer) readResource(ctx context.Context, uri, what string) (text, 
 // checkResource returns r as it passes design.CheckResource: a media type
 // or content the check refuses is dropped with a warning; anything else
 // drops the resource.
-func (imp *importer) checkResource(what string, r store.Resource) (store.Resource, bool) {
-	if r.MimeType != nil && len(*r.MimeType) > maxMimeTypeLen {
-		imp.warn("%s is imported without its media type: longer than %d characters", what, maxMimeTypeLen)
+func (imp *importer) checkResource(what string, r design.Resource) (design.Resource, bool) {
+	if r.MimeType != nil && len(*r.MimeType) > design.MaxMimeType {
+		imp.warn("%s is imported without its media type: longer than %d characters", what, design.MaxMimeType)
 		r.MimeType = nil
 	}
-	r.Description = imp.clip("the description of "+what, r.Description, maxDescriptionLen)
-	if utf8.RuneCountInString(r.Name) > maxNameLen {
-		imp.warn("%s is not imported: name: longer than %d characters", what, maxNameLen)
+	r.Description = imp.clip("the description of "+what, r.Description, design.MaxDescription)
+	if utf8.RuneCountInString(r.Name) > design.MaxName {
+		imp.warn("%s is not imported: name: longer than %d characters", what, design.MaxName)
 		return r, false
 	}
 	err := design.CheckResource(r)
@@ -772,8 +752,8 @@ func (imp *importer) checkResource(what string, r store.Resource) (store.Resourc
 
 // uriLimits explains why uri is longer than the API accepts, or "".
 func uriLimits(uri string) string {
-	if utf8.RuneCountInString(uri) > maxURILen {
-		return fmt.Sprintf("longer than %d characters", maxURILen)
+	if utf8.RuneCountInString(uri) > design.MaxURI {
+		return fmt.Sprintf("longer than %d characters", design.MaxURI)
 	}
 	return ""
 }
@@ -810,8 +790,8 @@ func size(n int64) string {
 }
 
 // prompts maps the listed prompts, with messages fetched as templates.
-func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store.Prompt, error) {
-	var out []store.Prompt
+func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]design.Prompt, error) {
+	var out []design.Prompt
 	seen := map[string]bool{}
 	for _, p := range listed {
 		if p == nil {
@@ -827,33 +807,33 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 			imp.warn("the server lists more than %d prompts; only the first %d (the limit) are imported", design.MaxPrompts, design.MaxPrompts)
 			break
 		}
-		if n := utf8.RuneCountInString(p.Name); n == 0 || n > maxNameLen {
-			imp.warn("%s is not imported: name: must be 1 to %d characters", what, maxNameLen)
+		if n := utf8.RuneCountInString(p.Name); n == 0 || n > design.MaxName {
+			imp.warn("%s is not imported: name: must be 1 to %d characters", what, design.MaxName)
 			continue
 		}
-		if len(p.Arguments) > maxPromptArguments {
-			imp.warn("%s is not imported: it has %d arguments, more than %d (the limit)", what, len(p.Arguments), maxPromptArguments)
+		if len(p.Arguments) > design.MaxPromptArguments {
+			imp.warn("%s is not imported: it has %d arguments, more than %d (the limit)", what, len(p.Arguments), design.MaxPromptArguments)
 			continue
 		}
 		desc := p.Description
 		if desc == "" {
 			desc = p.Title
 		}
-		prompt := store.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, maxDescriptionLen),
-			Arguments: []store.PromptArgument{}, Messages: []store.PromptMessage{}}
+		prompt := design.Prompt{Name: p.Name, Description: imp.clip("the description of "+what, desc, design.MaxDescription),
+			Arguments: []design.PromptArgument{}, Messages: []design.PromptMessage{}}
 		args := map[string]string{}
 		for _, a := range p.Arguments {
 			if a == nil {
 				continue
 			}
-			prompt.Arguments = append(prompt.Arguments, store.PromptArgument{Name: a.Name,
-				Description: imp.clip(fmt.Sprintf("the description of argument %q of %s", a.Name, what), a.Description, maxArgDescriptionLen),
+			prompt.Arguments = append(prompt.Arguments, design.PromptArgument{Name: a.Name,
+				Description: imp.clip(fmt.Sprintf("the description of argument %q of %s", a.Name, what), a.Description, design.MaxArgumentDescription),
 				Required:    a.Required})
 			args[a.Name] = "{{" + a.Name + "}}"
 		}
 		for _, a := range prompt.Arguments {
-			if utf8.RuneCountInString(a.Name) > maxNameLen {
-				imp.warn("%s is not imported: argument names must be at most %d characters", what, maxNameLen)
+			if utf8.RuneCountInString(a.Name) > design.MaxName {
+				imp.warn("%s is not imported: argument names must be at most %d characters", what, design.MaxName)
 				prompt.Name = ""
 			}
 		}
@@ -878,7 +858,7 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 			f, ok := failure.As(err)
 			if ok && onlyFields(f, "messages") {
 				imp.warn("%s is imported without messages: %s", what, fieldProblems(f))
-				prompt.Messages = []store.PromptMessage{}
+				prompt.Messages = []design.PromptMessage{}
 				err = design.CheckPrompt(prompt)
 			}
 			if err != nil {
@@ -892,8 +872,8 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]store
 }
 
 // promptMessages keeps the text messages of a prompt.
-func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []store.PromptMessage {
-	out := []store.PromptMessage{}
+func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []design.PromptMessage {
+	out := []design.PromptMessage{}
 	for i, m := range msgs {
 		if m == nil {
 			continue
@@ -903,15 +883,15 @@ func (imp *importer) promptMessages(what string, msgs []*mcp.PromptMessage) []st
 			imp.warn("%s: message %d is skipped: only text content is supported, not %s", what, i, contentType(m.Content))
 			continue
 		}
-		if utf8.RuneCountInString(tc.Text) > maxPromptMessageRunes {
-			imp.warn("%s: message %d is skipped: longer than %d characters", what, i, maxPromptMessageRunes)
+		if utf8.RuneCountInString(tc.Text) > design.MaxPromptText {
+			imp.warn("%s: message %d is skipped: longer than %d characters", what, i, design.MaxPromptText)
 			continue
 		}
-		if len(out) == maxPromptMessages {
-			imp.warn("%s has more than %d messages; only the first %d are kept", what, maxPromptMessages, maxPromptMessages)
+		if len(out) == design.MaxPromptMessages {
+			imp.warn("%s has more than %d messages; only the first %d are kept", what, design.MaxPromptMessages, design.MaxPromptMessages)
 			break
 		}
-		out = append(out, store.PromptMessage{Role: string(m.Role), Text: tc.Text})
+		out = append(out, design.PromptMessage{Role: string(m.Role), Text: tc.Text})
 	}
 	return out
 }
@@ -944,7 +924,7 @@ type recording struct {
 
 // record calls each record_calls entry once and stores the answers as
 // scenarios of tools, in request order.
-func (imp *importer) record(ctx context.Context, tools []store.Tool) error {
+func (imp *importer) record(ctx context.Context, tools []design.Tool) error {
 	byName := make(map[string]int, len(tools))
 	for i, t := range tools {
 		byName[t.Name] = i
@@ -991,7 +971,7 @@ func (imp *importer) record(ctx context.Context, tools []store.Tool) error {
 		if note != "" {
 			imp.warn("%s: tool %q (scenario %s): %s", at, c.Tool, rec.name, note)
 		}
-		tools[ti].Scenarios = append(tools[ti].Scenarios, store.Scenario{Name: rec.name, Condition: rec.cond, Response: response})
+		tools[ti].Scenarios = append(tools[ti].Scenarios, design.Scenario{Name: rec.name, Condition: rec.cond, Response: response})
 		made[c.Tool] = append(made[c.Tool], rec)
 	}
 	// Each recorded scenario should answer its own arguments on the mock;

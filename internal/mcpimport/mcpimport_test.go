@@ -23,7 +23,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 type forecastIn struct {
@@ -173,7 +172,7 @@ func toJSON(t *testing.T, v any) string {
 
 // requireValid asserts that every element passes the checks a design made
 // by hand passes.
-func requireValid(t *testing.T, d store.Design) {
+func requireValid(t *testing.T, d design.Design) {
 	t.Helper()
 	require.NoError(t, design.CheckServer(d.Server))
 	for _, tool := range d.Tools {
@@ -187,7 +186,7 @@ func requireValid(t *testing.T, d store.Design) {
 	}
 }
 
-func toolNamed(t *testing.T, d store.Design, name string) store.Tool {
+func toolNamed(t *testing.T, d design.Design, name string) design.Tool {
 	t.Helper()
 	for _, tool := range d.Tools {
 		if tool.Name == name {
@@ -195,7 +194,7 @@ func toolNamed(t *testing.T, d store.Design, name string) store.Tool {
 		}
 	}
 	require.Failf(t, "no tool", "%q", name)
-	return store.Tool{}
+	return design.Tool{}
 }
 
 func warningsWith(ws []string, part string) []string {
@@ -320,17 +319,17 @@ func TestImportStreamable(t *testing.T) {
 		img, sum := d.Prompts[0], d.Prompts[1]
 		assert.Equal(t, "summarize", sum.Name)
 		assert.Equal(t, "Summarize a text", sum.Description)
-		assert.Equal(t, []store.PromptArgument{
+		assert.Equal(t, []design.PromptArgument{
 			{Name: "text", Description: "The text", Required: true},
 			{Name: "style", Description: "The tone"},
 		}, sum.Arguments)
-		assert.Equal(t, []store.PromptMessage{
+		assert.Equal(t, []design.PromptMessage{
 			{Role: "user", Text: "Summarize in a {{style}} style: {{text}}"},
 			{Role: "assistant", Text: "Summary of {{text}}:"},
 		}, sum.Messages)
 
 		assert.Equal(t, "describe_image", img.Name)
-		assert.Equal(t, []store.PromptMessage{{Role: "user", Text: "Describe this image."}}, img.Messages)
+		assert.Equal(t, []design.PromptMessage{{Role: "user", Text: "Describe this image."}}, img.Messages)
 		assert.Len(t, warningsWith(res.Warnings, `prompt "describe_image": message 0 is skipped: only text content is supported, not image content`), 1, res.Warnings)
 	})
 }
@@ -503,7 +502,7 @@ func textResource(s *mcp.Server, uri string, n int) {
 }
 
 func TestImportResourceSizes(t *testing.T) {
-	contentOf := func(t *testing.T, d store.Design, uri string) string {
+	contentOf := func(t *testing.T, d design.Design, uri string) string {
 		t.Helper()
 		for _, r := range d.Resources {
 			if r.URI == uri {

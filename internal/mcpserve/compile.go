@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/uuid"
 
+	domain "github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // design is an enabled server compiled for serving: schemas compiled,
@@ -90,14 +90,14 @@ type resource struct {
 
 type prompt struct {
 	description string
-	arguments   []store.PromptArgument
-	messages    []store.PromptMessage
+	arguments   []domain.PromptArgument
+	messages    []domain.PromptMessage
 }
 
 // compile turns a stored design into its served form. A design that cannot
 // be compiled (a schema saved before a rule tightened) is refused whole: it
 // is better to answer 500 for that server than to serve it half-checked.
-func compile(d store.Design) (*design, error) {
+func compile(d domain.Design) (*design, error) {
 	out := &design{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
@@ -192,14 +192,14 @@ func compile(d store.Design) (*design, error) {
 	}
 
 	type promptInfo struct {
-		Name        string                 `json:"name"`
-		Description string                 `json:"description,omitempty"`
-		Arguments   []store.PromptArgument `json:"arguments"`
+		Name        string                  `json:"name"`
+		Description string                  `json:"description,omitempty"`
+		Arguments   []domain.PromptArgument `json:"arguments"`
 	}
 	plist := make([]promptInfo, 0, len(d.Prompts))
 	for _, p := range d.Prompts {
 		out.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
-		args := make([]store.PromptArgument, len(p.Arguments))
+		args := make([]domain.PromptArgument, len(p.Arguments))
 		for i, a := range p.Arguments {
 			a.Completions = nil // served by completion/complete, not listed
 			args[i] = a
@@ -245,7 +245,7 @@ func (t *tool) inputSchema() (*schema.Schema, error) {
 	return t.input, t.inputErr
 }
 
-func compileTool(t store.Tool, version string) (*tool, error) {
+func compileTool(t domain.Tool, version string) (*tool, error) {
 	var err error
 	withStructured := version >= structuredFrom && len(t.OutputSchema) > 0
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
@@ -277,7 +277,7 @@ func compiledTreeBytes(n int) int { return 2048 + 16*n }
 
 var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-func compileResource(r store.Resource) (*resource, error) {
+func compileResource(r domain.Resource) (*resource, error) {
 	cr := &resource{uri: r.URI, binary: r.Binary, completions: r.Completions}
 	content := bytes.TrimSpace(r.Content)
 	if r.Binary {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // Sequencer counts the calls answered by sequence scenarios, per server,
@@ -31,4 +32,4 @@ type Recorder interface {
 
 // SequenceKeyHeader names the client's sequence counter; without it the
 // client address does.
-const SequenceKeyHeader = "Mcp-Mock-Sequence-Key"
+const SequenceKeyHeader = mockspec.SequenceKeyHeader

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	domain "github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Invocation is the answer of one tool run outside the MCP endpoint (an
@@ -25,7 +25,7 @@ type Invocation struct {
 // are checked against the tool's input schema, then its scenarios are
 // matched in order, first match wins. Arguments that break the schema come
 // back as violations, for the caller to report in its own terms.
-func Invoke(t store.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
+func Invoke(t domain.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
 	ct, err := compileTool(t, structuredFrom)
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: %w", t.Name, err)

@@ -13,6 +13,10 @@ import "encoding/json"
 // wait of one call.
 const MaxDelayMS = 30_000
 
+// SequenceKeyHeader names the client's sequence counter on the MCP
+// endpoint; without it the client address does.
+const SequenceKeyHeader = "Mcp-Mock-Sequence-Key"
+
 // Limits of one scenario.
 const (
 	MaxSteps         = 100

@@ -7,10 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-const (
-	maxToolName     = 128 // the REST API's limit on a tool name
-	maxScenarioName = 100
-)
+// maxScenarioName bounds the scenario names an import makes up, shorter
+// than design.MaxName.
+const maxScenarioName = 100
 
 // snake converts an identifier to snake_case: camelCase and PascalCase
 // words are split ("getPetById" → "get_pet_by_id", "HTTPGetURL" →

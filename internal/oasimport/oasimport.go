@@ -32,7 +32,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Options of Import.
@@ -52,7 +51,7 @@ type Result struct {
 	// AuthMode "none", not enabled) and its tools with their scenarios,
 	// each of which passes design.CheckTool. IDs, the organization and
 	// Source are the caller's to set.
-	Design store.Design
+	Design design.Design
 	// Warnings list what was skipped or imported imperfectly, each naming
 	// the operation ("GET /pets/{petId}: ...") or "document".
 	Warnings []string
@@ -70,14 +69,6 @@ const (
 	AuthMode        = "none"
 	defaultName     = "Imported API"
 	defaultVersion  = "1.0.0"
-)
-
-// Limits of the REST API on the server's fields (maxDescription applies
-// to tools too).
-const (
-	maxServerName  = 200
-	maxVersion     = 100
-	maxDescription = 10000
 )
 
 // maxValidationMsg bounds how many complaints of strict validation become
@@ -453,7 +444,7 @@ func oneLine(s string) string {
 }
 
 // server builds the server of the design from the document's info.
-func server(info *openapi3.Info, name string) store.Server {
+func server(info *openapi3.Info, name string) design.Server {
 	var title, description, version string
 	if info != nil {
 		title, description, version = info.Title, info.Description, info.Version
@@ -469,10 +460,10 @@ func server(info *openapi3.Info, name string) store.Server {
 	if version == "" {
 		version = defaultVersion
 	}
-	return store.Server{
-		Name:            truncate(oneLine(name), maxServerName),
-		Description:     truncate(strings.TrimSpace(clean(description)), maxDescription),
-		Version:         truncate(version, maxVersion),
+	return design.Server{
+		Name:            truncate(oneLine(name), design.MaxName),
+		Description:     truncate(strings.TrimSpace(clean(description)), design.MaxDescription),
+		Version:         truncate(version, design.MaxVersion),
 		Type:            ServerType,
 		ProtocolVersion: ProtocolVersion,
 		AuthMode:        AuthMode,

@@ -19,7 +19,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testgen"
 )
 
@@ -76,7 +75,7 @@ func checkDesign(t *testing.T, res Result) {
 	}
 }
 
-func tool(t *testing.T, res Result, name string) store.Tool {
+func tool(t *testing.T, res Result, name string) design.Tool {
 	t.Helper()
 	for _, tl := range res.Design.Tools {
 		if tl.Name == name {
@@ -84,7 +83,7 @@ func tool(t *testing.T, res Result, name string) store.Tool {
 		}
 	}
 	require.Failf(t, "no such tool", "%s", name)
-	return store.Tool{}
+	return design.Tool{}
 }
 
 func names(res Result) []string {
@@ -105,12 +104,12 @@ func decode(t *testing.T, raw json.RawMessage) map[string]any {
 	return v
 }
 
-func properties(t *testing.T, tl store.Tool) map[string]any {
+func properties(t *testing.T, tl design.Tool) map[string]any {
 	t.Helper()
 	return decode(t, tl.InputSchema)["properties"].(map[string]any)
 }
 
-func required(t *testing.T, tl store.Tool) []any {
+func required(t *testing.T, tl design.Tool) []any {
 	t.Helper()
 	r, _ := decode(t, tl.InputSchema)["required"].([]any)
 	return r
@@ -122,7 +121,7 @@ type scenarioView struct {
 	Response  map[string]any
 }
 
-func scenarios(t *testing.T, tl store.Tool) []scenarioView {
+func scenarios(t *testing.T, tl design.Tool) []scenarioView {
 	t.Helper()
 	var out []scenarioView
 	for _, sc := range tl.Scenarios {
@@ -132,7 +131,7 @@ func scenarios(t *testing.T, tl store.Tool) []scenarioView {
 }
 
 // invoke runs the tool as tools/call does and returns the chosen scenario.
-func invoke(t *testing.T, tl store.Tool, args map[string]any) string {
+func invoke(t *testing.T, tl design.Tool, args map[string]any) string {
 	t.Helper()
 	inv, violations, err := mcpserve.Invoke(tl, args)
 	require.NoError(t, err)
@@ -615,14 +614,14 @@ func TestNames(t *testing.T) {
 	require.Equal(t, "post_v1_0_orders", routeName("POST", "/v1.0/orders"))
 
 	taken := map[string]bool{}
-	require.Equal(t, "list_pets", unique("list_pets", maxToolName, taken))
-	require.Equal(t, "list_pets_2", unique("list_pets", maxToolName, taken))
-	require.Equal(t, "list_pets_3", unique("list_pets", maxToolName, taken))
+	require.Equal(t, "list_pets", unique("list_pets", design.MaxToolName, taken))
+	require.Equal(t, "list_pets_2", unique("list_pets", design.MaxToolName, taken))
+	require.Equal(t, "list_pets_3", unique("list_pets", design.MaxToolName, taken))
 	long := strings.Repeat("a", 200)
-	first := unique(long, maxToolName, taken)
-	require.Len(t, first, maxToolName)
-	second := unique(long, maxToolName, taken)
-	require.Len(t, second, maxToolName)
+	first := unique(long, design.MaxToolName, taken)
+	require.Len(t, first, design.MaxToolName)
+	second := unique(long, design.MaxToolName, taken)
+	require.Len(t, second, design.MaxToolName)
 	require.True(t, strings.HasSuffix(second, "_2"))
 
 	res := importText(t, `

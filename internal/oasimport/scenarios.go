@@ -14,7 +14,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/pgtext"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testgen"
 )
 
@@ -95,19 +94,19 @@ type candidate struct {
 // named example (conditioned on the request values of the same name, when
 // there are some) and a fallback; else one from a plain example; else one
 // generated from the response schema ({} when there is none).
-func (b *builder) scenarios(in inputs, out success, outputSchema json.RawMessage) []store.Scenario {
+func (b *builder) scenarios(in inputs, out success, outputSchema json.RawMessage) []design.Scenario {
 	r := &responder{b: b}
 	if outputSchema != nil {
 		r.output, _ = schema.Compile(outputSchema, schema.RequireObject)
 	}
 	defer r.done()
 	names := map[string]bool{}
-	newScenario := func(key string, cond map[string]any, resp json.RawMessage) store.Scenario {
+	newScenario := func(key string, cond map[string]any, resp json.RawMessage) design.Scenario {
 		name := snake(key)
 		if name == "" {
 			name = "example"
 		}
-		sc := store.Scenario{Name: unique(name, maxScenarioName, names), Response: resp}
+		sc := design.Scenario{Name: unique(name, maxScenarioName, names), Response: resp}
 		if cond != nil {
 			sc.Condition, _ = json.Marshal(cond)
 		}
@@ -138,7 +137,7 @@ func (b *builder) scenarios(in inputs, out success, outputSchema json.RawMessage
 				design.MaxScenarios-1, len(conditioned))
 			conditioned = conditioned[:design.MaxScenarios-1]
 		}
-		var scs []store.Scenario
+		var scs []design.Scenario
 		for _, c := range conditioned {
 			scs = append(scs, newScenario(c.key, c.cond, c.response))
 		}
@@ -184,7 +183,7 @@ func (b *builder) scenarios(in inputs, out success, outputSchema json.RawMessage
 
 	if v, ok := plainExample(out); ok {
 		if resp, ok := r.respond("response "+out.code+" example", v); ok {
-			return []store.Scenario{newScenario(fallbackName, nil, resp)}
+			return []design.Scenario{newScenario(fallbackName, nil, resp)}
 		}
 	}
 
@@ -205,7 +204,7 @@ func (b *builder) scenarios(in inputs, out success, outputSchema json.RawMessage
 	if !ok {
 		resp = json.RawMessage(`{}`)
 	}
-	return []store.Scenario{newScenario(generatedName, nil, resp)}
+	return []design.Scenario{newScenario(generatedName, nil, resp)}
 }
 
 // plainExample returns the success response's single example: the media

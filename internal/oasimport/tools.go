@@ -16,7 +16,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oasschema"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // importer holds what one import accumulates.
@@ -249,7 +248,7 @@ func jsonMedia(content openapi3.Content) (string, *openapi3.MediaType) {
 }
 
 // tool builds the tool of o, or reports with warnings why it cannot.
-func (imp *importer) tool(o operation, names map[string]bool) (store.Tool, bool) {
+func (imp *importer) tool(o operation, names map[string]bool) (design.Tool, bool) {
 	var warnings []string
 	b := &builder{o: o, warnings: &warnings}
 	defer func() { imp.warnings = append(imp.warnings, warnings...) }()
@@ -258,15 +257,15 @@ func (imp *importer) tool(o operation, names map[string]bool) (store.Tool, bool)
 	if base == "" {
 		base = routeName(o.method, o.path)
 	}
-	name := unique(base, maxToolName, names)
+	name := unique(base, design.MaxToolName, names)
 
 	in := b.inputs()
-	t := store.Tool{Name: name, Description: describe(o)}
+	t := design.Tool{Name: name, Description: describe(o)}
 	var err error
 	if t.InputSchema, err = json.Marshal(in.schema); err != nil {
 		b.warn("not imported: its input schema cannot be written as JSON: %v", err)
 		delete(names, name)
-		return store.Tool{}, false
+		return design.Tool{}, false
 	}
 
 	out := b.response()
@@ -286,7 +285,7 @@ func (imp *importer) tool(o operation, names map[string]bool) (store.Tool, bool)
 	if err := design.CheckTool(t); err != nil {
 		b.warn("not imported: %s", describeFailure(err))
 		delete(names, name)
-		return store.Tool{}, false
+		return design.Tool{}, false
 	}
 	return t, true
 }
@@ -305,7 +304,7 @@ func describe(o operation) string {
 	if text == "" {
 		return clean(route)
 	}
-	return truncateText(clean(text), maxDescription-len([]rune(route))-2) + "\n\n" + clean(route)
+	return truncateText(clean(text), design.MaxDescription-len([]rune(route))-2) + "\n\n" + clean(route)
 }
 
 // describeFailure quotes every field of a design failure.

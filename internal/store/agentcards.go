@@ -10,6 +10,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
@@ -212,10 +213,10 @@ func (t *Tx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links,
 }
 
 // ToolByName reads the tool called name on a server.
-func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (Tool, error) {
+func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (design.Tool, error) {
 	row, err := t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name})
 	if err != nil {
-		return Tool{}, notFound(err, "tool")
+		return design.Tool{}, notFound(err, "tool")
 	}
 	return toolFrom(row)
 }

@@ -4,112 +4,46 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
-// Scenario is one mock scenario of a tool, stored in order with the tool.
-type Scenario = mockspec.Scenario
-
-// Tool is a tool of a server design.
-type Tool struct {
-	ID           uuid.UUID
-	ServerID     uuid.UUID
-	Name         string
-	Description  string
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage // nil when the tool has none
-	Scenarios    []Scenario
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-// Resource is a resource of a server design. Content is a JSON value: a
-// string is served as text, anything else JSON-encoded; when Binary, it is
-// a string holding base64, served as a blob.
-type Resource struct {
-	ID          uuid.UUID
-	ServerID    uuid.UUID
-	Name        string
-	URI         string
-	Description string
-	MimeType    *string
-	Content     json.RawMessage
-	Binary      bool
-	// Completions are the values completion/complete offers for each
-	// parameter of a URI template.
-	Completions map[string][]string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// PromptArgument is one declared argument of a prompt.
-type PromptArgument struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Required    bool   `json:"required"`
-	// Completions are the values completion/complete offers.
-	Completions []string `json:"completions,omitempty"`
-}
-
-// PromptMessage is one message template of a prompt: a text with
-// {{argument}} placeholders, or a content block (image, audio, resource,
-// resource_link, text) whose text fields and URIs may hold them.
-type PromptMessage struct {
-	Role    string          `json:"role"`
-	Text    string          `json:"text,omitempty"`
-	Content json.RawMessage `json:"content,omitempty"`
-}
-
-// Prompt is a prompt of a server design.
-type Prompt struct {
-	ID          uuid.UUID
-	ServerID    uuid.UUID
-	Name        string
-	Description string
-	Arguments   []PromptArgument
-	Messages    []PromptMessage
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
 // CreateTool inserts t.
-func (t *Tx) CreateTool(ctx context.Context, tool Tool) (Tool, error) {
+func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
 	sc, err := marshal(tool.Scenarios)
 	if err != nil {
-		return Tool{}, err
+		return design.Tool{}, err
 	}
 	row, err := t.q.CreateTool(ctx, t.tx, db.CreateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
 	if err != nil {
-		return Tool{}, err
+		return design.Tool{}, err
 	}
 	return toolFrom(row)
 }
 
 // Tool reads one tool of a server.
-func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (Tool, error) {
+func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (design.Tool, error) {
 	row, err := t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id})
 	if err != nil {
-		return Tool{}, notFound(err, "tool")
+		return design.Tool{}, notFound(err, "tool")
 	}
 	return toolFrom(row)
 }
 
 // Tools lists a server's tools in creation order.
-func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]Tool, error) {
+func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]design.Tool, error) {
 	rows, err := t.q.ListTools(ctx, t.tx, server)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Tool, len(rows))
+	out := make([]design.Tool, len(rows))
 	for i, r := range rows {
 		if out[i], err = toolFrom(r); err != nil {
 			return nil, err
@@ -119,17 +53,17 @@ func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]Tool, error) {
 }
 
 // UpdateTool writes every field of tool.
-func (t *Tx) UpdateTool(ctx context.Context, tool Tool) (Tool, error) {
+func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
 	sc, err := marshal(tool.Scenarios)
 	if err != nil {
-		return Tool{}, err
+		return design.Tool{}, err
 	}
 	row, err := t.q.UpdateTool(ctx, t.tx, db.UpdateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
 	if err != nil {
-		return Tool{}, notFound(err, "tool")
+		return design.Tool{}, notFound(err, "tool")
 	}
 	return toolFrom(row)
 }
@@ -144,7 +78,7 @@ func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
 }
 
 // CreateResource inserts r.
-func (t *Tx) CreateResource(ctx context.Context, r Resource) (Resource, error) {
+func (t *Tx) CreateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
@@ -153,18 +87,18 @@ func (t *Tx) CreateResource(ctx context.Context, r Resource) (Resource, error) {
 }
 
 // Resource reads one resource of a server.
-func (t *Tx) Resource(ctx context.Context, server, id uuid.UUID) (Resource, error) {
+func (t *Tx) Resource(ctx context.Context, server, id uuid.UUID) (design.Resource, error) {
 	row, err := t.q.GetResource(ctx, t.tx, db.GetResourceParams{ServerID: server, ID: id})
 	return resourceFrom(row), notFound(err, "resource")
 }
 
 // Resources lists a server's resources in creation order.
-func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]Resource, error) {
+func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]design.Resource, error) {
 	rows, err := t.q.ListResources(ctx, t.tx, server)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Resource, len(rows))
+	out := make([]design.Resource, len(rows))
 	for i, r := range rows {
 		out[i] = resourceFrom(r)
 	}
@@ -172,7 +106,7 @@ func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]Resource, error
 }
 
 // UpdateResource writes every field of r.
-func (t *Tx) UpdateResource(ctx context.Context, r Resource) (Resource, error) {
+func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
@@ -190,36 +124,36 @@ func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
 }
 
 // CreatePrompt inserts p.
-func (t *Tx) CreatePrompt(ctx context.Context, p Prompt) (Prompt, error) {
+func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
 	args, msgs, err := marshalPrompt(p)
 	if err != nil {
-		return Prompt{}, err
+		return design.Prompt{}, err
 	}
 	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
 	if err != nil {
-		return Prompt{}, err
+		return design.Prompt{}, err
 	}
 	return promptFrom(row)
 }
 
 // Prompt reads one prompt of a server.
-func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (Prompt, error) {
+func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (design.Prompt, error) {
 	row, err := t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id})
 	if err != nil {
-		return Prompt{}, notFound(err, "prompt")
+		return design.Prompt{}, notFound(err, "prompt")
 	}
 	return promptFrom(row)
 }
 
 // Prompts lists a server's prompts in creation order.
-func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]Prompt, error) {
+func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, error) {
 	rows, err := t.q.ListPrompts(ctx, t.tx, server)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Prompt, len(rows))
+	out := make([]design.Prompt, len(rows))
 	for i, r := range rows {
 		if out[i], err = promptFrom(r); err != nil {
 			return nil, err
@@ -229,16 +163,16 @@ func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]Prompt, error) {
 }
 
 // UpdatePrompt writes every field of p.
-func (t *Tx) UpdatePrompt(ctx context.Context, p Prompt) (Prompt, error) {
+func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
 	args, msgs, err := marshalPrompt(p)
 	if err != nil {
-		return Prompt{}, err
+		return design.Prompt{}, err
 	}
 	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
 	if err != nil {
-		return Prompt{}, notFound(err, "prompt")
+		return design.Prompt{}, notFound(err, "prompt")
 	}
 	return promptFrom(row)
 }
@@ -252,20 +186,20 @@ func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
 	return err
 }
 
-func toolFrom(r db.McpTool) (Tool, error) {
-	t := Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
+func toolFrom(r db.McpTool) (design.Tool, error) {
+	t := design.Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
 		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
-		return Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
+		return design.Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
 	}
 	if t.Scenarios == nil {
-		t.Scenarios = []Scenario{}
+		t.Scenarios = []design.Scenario{}
 	}
 	return t, nil
 }
 
-func resourceFrom(r db.McpResource) Resource {
-	out := Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
+func resourceFrom(r db.McpResource) design.Resource {
+	out := design.Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	// The column is written from a map of string lists only.
 	_ = json.Unmarshal(r.Completions, &out.Completions)
@@ -282,25 +216,25 @@ func completionsJSON(c map[string][]string) []byte {
 	return b
 }
 
-func promptFrom(r db.McpPrompt) (Prompt, error) {
-	p := Prompt{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
+func promptFrom(r db.McpPrompt) (design.Prompt, error) {
+	p := design.Prompt{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.Arguments, &p.Arguments); err != nil {
-		return Prompt{}, fmt.Errorf("prompt %s: stored arguments: %w", r.ID, err)
+		return design.Prompt{}, fmt.Errorf("prompt %s: stored arguments: %w", r.ID, err)
 	}
 	if err := json.Unmarshal(r.Messages, &p.Messages); err != nil {
-		return Prompt{}, fmt.Errorf("prompt %s: stored messages: %w", r.ID, err)
+		return design.Prompt{}, fmt.Errorf("prompt %s: stored messages: %w", r.ID, err)
 	}
 	if p.Arguments == nil {
-		p.Arguments = []PromptArgument{}
+		p.Arguments = []design.PromptArgument{}
 	}
 	if p.Messages == nil {
-		p.Messages = []PromptMessage{}
+		p.Messages = []design.PromptMessage{}
 	}
 	return p, nil
 }
 
-func marshalPrompt(p Prompt) (args, msgs []byte, err error) {
+func marshalPrompt(p design.Prompt) (args, msgs []byte, err error) {
 	if args, err = marshal(p.Arguments); err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -18,7 +19,7 @@ func newServer(t *testing.T, st *store.Store, org uuid.UUID) uuid.UUID {
 	t.Helper()
 	id := uuid.New()
 	require.NoError(t, st.WithTx(context.Background(), store.Scope{OrgID: org}, func(tx *store.Tx) error {
-		_, err := tx.CreateServer(context.Background(), store.Server{ID: id, Name: "journal " + id.String()[:8],
+		_, err := tx.CreateServer(context.Background(), design.Server{ID: id, Name: "journal " + id.String()[:8],
 			Version: "1.0.0", Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
 		return err
 	}))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -223,20 +224,20 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	})
 	require.NoError(t, err)
 	err = st.WithTx(ctx, store.Scope{OrgID: ten.OrgID, UserID: ten.UserID}, func(tx *store.Tx) error {
-		if _, err := tx.CreateServer(ctx, store.Server{ID: ten.ServerID, Name: name + " server", Version: "1.0.0",
+		if _, err := tx.CreateServer(ctx, design.Server{ID: ten.ServerID, Name: name + " server", Version: "1.0.0",
 			Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: ten.UserID.String()}); err != nil {
 			return fmt.Errorf("server: %w", err)
 		}
-		if _, err := tx.CreateTool(ctx, store.Tool{ID: ten.ToolID, ServerID: ten.ServerID, Name: "tool",
+		if _, err := tx.CreateTool(ctx, design.Tool{ID: ten.ToolID, ServerID: ten.ServerID, Name: "tool",
 			InputSchema: json.RawMessage(`{"type":"object"}`)}); err != nil {
 			return fmt.Errorf("tool: %w", err)
 		}
-		if _, err := tx.CreateResource(ctx, store.Resource{ID: ten.ResourceID, ServerID: ten.ServerID, Name: "resource",
+		if _, err := tx.CreateResource(ctx, design.Resource{ID: ten.ResourceID, ServerID: ten.ServerID, Name: "resource",
 			URI: "docs://guide", Content: json.RawMessage(`"text"`)}); err != nil {
 			return fmt.Errorf("resource: %w", err)
 		}
-		if _, err := tx.CreatePrompt(ctx, store.Prompt{ID: ten.PromptID, ServerID: ten.ServerID, Name: "prompt",
-			Messages: []store.PromptMessage{{Role: "user", Text: "hello"}}}); err != nil {
+		if _, err := tx.CreatePrompt(ctx, design.Prompt{ID: ten.PromptID, ServerID: ten.ServerID, Name: "prompt",
+			Messages: []design.PromptMessage{{Role: "user", Text: "hello"}}}); err != nil {
 			return fmt.Errorf("prompt: %w", err)
 		}
 		if _, err := tx.CreateKey(ctx, store.Key{ID: ten.KeyID, Hash: ten.KeyHash, Name: "key", Scope: auth.ScopeFull,
@@ -936,7 +937,7 @@ func TestRLSWithTxRunsAsAppRole(t *testing.T) {
 	t.Run("a created server belongs to the scope's organization", func(t *testing.T) {
 		id := uuid.New()
 		require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: b.OrgID}, func(tx *store.Tx) error {
-			_, err := tx.CreateServer(ctx, store.Server{ID: id, Name: "new", Version: "1.0.0", Type: "mock",
+			_, err := tx.CreateServer(ctx, design.Server{ID: id, Name: "new", Version: "1.0.0", Type: "mock",
 				ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
 			return err
 		}))
@@ -944,7 +945,7 @@ func TestRLSWithTxRunsAsAppRole(t *testing.T) {
 		require.NoError(t, st.Pool().QueryRow(ctx, `SELECT organization_id FROM mcp_servers WHERE id = $1`, id).Scan(&org))
 		require.Equal(t, b.OrgID, org)
 		err := st.WithTx(ctx, store.Scope{}, func(tx *store.Tx) error {
-			_, err := tx.CreateServer(ctx, store.Server{ID: uuid.New(), Name: "orphan", Version: "1.0.0", Type: "mock",
+			_, err := tx.CreateServer(ctx, design.Server{ID: uuid.New(), Name: "orphan", Version: "1.0.0", Type: "mock",
 				ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
 			return err
 		})

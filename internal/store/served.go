@@ -8,25 +8,15 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
-
-// Design is everything an enabled server serves at its MCP endpoint.
-type Design struct {
-	Server Server
-	// PublicLimit is the organization's override of the per-address rate
-	// limit of its MCP endpoints; nil when it has none.
-	PublicLimit *int32
-	Tools       []Tool
-	Resources   []Resource
-	Prompts     []Prompt
-}
 
 // ServedDesign reads the design of an enabled server by id alone, for the
 // public MCP endpoint: the server row is visible only through the policy on
 // app.public_server_id, and the rest is read as its own organization.
-func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (Design, error) {
-	var d Design
+func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (design.Design, error) {
+	var d design.Design
 	err := s.WithTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
 		row, err := tx.q.GetServedServer(ctx, tx.tx, id)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -51,8 +41,8 @@ func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (Design, error) 
 }
 
 // DesignOf reads what server owns: its tools, resources and prompts.
-func (t *Tx) DesignOf(ctx context.Context, server Server) (Design, error) {
-	d := Design{Server: server}
+func (t *Tx) DesignOf(ctx context.Context, server design.Server) (design.Design, error) {
+	d := design.Design{Server: server}
 	var err error
 	if d.Tools, err = t.Tools(ctx, server.ID); err != nil {
 		return d, err

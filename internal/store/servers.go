@@ -10,36 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
-// Server is an MCP server design.
-type Server struct {
-	ID              uuid.UUID
-	OrgID           uuid.UUID
-	Name            string
-	Description     string
-	Version         string
-	ProviderName    *string
-	ProviderURL     *string
-	Type            string
-	Enabled         bool
-	ProtocolVersion string
-	AuthMode        string
-	CreatedBy       string
-	// Fault is the server's default fault; nil when it has none.
-	Fault *mockspec.Fault
-	// Source records where an imported design came from; nil for designs
-	// made by hand.
-	Source    json.RawMessage
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
 // ServerPage is one page of servers, newest first.
 type ServerPage struct {
-	Servers []Server
+	Servers []design.Server
 	// Next is the (created_at, id) after which the next page starts; nil on
 	// the last page.
 	Next *PageKey
@@ -89,7 +67,7 @@ type Counts struct {
 }
 
 // CreateServer inserts s in the transaction's organization.
-func (t *Tx) CreateServer(ctx context.Context, s Server) (Server, error) {
+func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, error) {
 	row, err := t.q.CreateServer(ctx, t.tx, db.CreateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
@@ -100,14 +78,14 @@ func (t *Tx) CreateServer(ctx context.Context, s Server) (Server, error) {
 }
 
 // Server reads one server.
-func (t *Tx) Server(ctx context.Context, id uuid.UUID) (Server, error) {
+func (t *Tx) Server(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	row, err := t.q.GetServer(ctx, t.tx, id)
 	return serverFrom(row), notFound(err, "server")
 }
 
 // LockServer reads one server and locks it until the transaction ends, so
 // concurrent changes to what it owns are checked against its limits in turn.
-func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (Server, error) {
+func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	row, err := t.q.LockServer(ctx, t.tx, id)
 	return serverFrom(row), notFound(err, "server")
 }
@@ -125,7 +103,7 @@ func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage
 }
 
 // UpdateServer writes every field of s.
-func (t *Tx) UpdateServer(ctx context.Context, s Server) (Server, error) {
+func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, error) {
 	row, err := t.q.UpdateServer(ctx, t.tx, db.UpdateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type, Enabled: s.Enabled,
@@ -157,27 +135,27 @@ func (t *Tx) CountChildren(ctx context.Context, id uuid.UUID) (Counts, error) {
 
 // DuplicateServer copies src, with everything it owns, into a new draft
 // server named name.
-func (t *Tx) DuplicateServer(ctx context.Context, src Server, id uuid.UUID, name, createdBy string) (Server, error) {
+func (t *Tx) DuplicateServer(ctx context.Context, src design.Server, id uuid.UUID, name, createdBy string) (design.Server, error) {
 	cp := src
 	cp.ID, cp.Name, cp.CreatedBy = id, name, createdBy
 	dst, err := t.CreateServer(ctx, cp)
 	if err != nil {
-		return Server{}, err
+		return design.Server{}, err
 	}
 	if _, err := t.q.CopyServerTools(ctx, t.tx, db.CopyServerToolsParams{NewServerID: id, ServerID: src.ID}); err != nil {
-		return Server{}, err
+		return design.Server{}, err
 	}
 	if _, err := t.q.CopyServerResources(ctx, t.tx, db.CopyServerResourcesParams{NewServerID: id, ServerID: src.ID}); err != nil {
-		return Server{}, err
+		return design.Server{}, err
 	}
 	if _, err := t.q.CopyServerPrompts(ctx, t.tx, db.CopyServerPromptsParams{NewServerID: id, ServerID: src.ID}); err != nil {
-		return Server{}, err
+		return design.Server{}, err
 	}
 	return dst, nil
 }
 
-func serverFrom(r db.McpServer) Server {
-	out := Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
+func serverFrom(r db.McpServer) design.Server {
+	out := design.Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
 		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
@@ -217,29 +195,29 @@ func jsonOrNull(v json.RawMessage) []byte {
 // CreateDesign inserts a whole design, a server with its tools, resources
 // and prompts, in the transaction's organization (an import). New ids are
 // given to everything; the server is a draft.
-func (t *Tx) CreateDesign(ctx context.Context, d Design, createdBy string) (Server, error) {
+func (t *Tx) CreateDesign(ctx context.Context, d design.Design, createdBy string) (design.Server, error) {
 	s := d.Server
 	s.ID, s.CreatedBy, s.Enabled = uuid.New(), createdBy, false
 	srv, err := t.CreateServer(ctx, s)
 	if err != nil {
-		return Server{}, err
+		return design.Server{}, err
 	}
 	for _, tool := range d.Tools {
 		tool.ID, tool.ServerID = uuid.New(), srv.ID
 		if _, err := t.CreateTool(ctx, tool); err != nil {
-			return Server{}, err
+			return design.Server{}, err
 		}
 	}
 	for _, r := range d.Resources {
 		r.ID, r.ServerID = uuid.New(), srv.ID
 		if _, err := t.CreateResource(ctx, r); err != nil {
-			return Server{}, err
+			return design.Server{}, err
 		}
 	}
 	for _, p := range d.Prompts {
 		p.ID, p.ServerID = uuid.New(), srv.ID
 		if _, err := t.CreatePrompt(ctx, p); err != nil {
-			return Server{}, err
+			return design.Server{}, err
 		}
 	}
 	return srv, nil

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Arguments finds arguments that satisfy the input schema of t and make
@@ -19,7 +19,7 @@ import (
 // what encoding/json decodes (float64, string, bool, nil, []any,
 // map[string]any), so they can be passed to the matcher or marshalled as
 // they are; when ok is false they are the best found, never nil.
-func Arguments(t store.Tool, i int) (args map[string]any, ok bool) {
+func Arguments(t design.Tool, i int) (args map[string]any, ok bool) {
 	if i < 0 || i >= len(t.Scenarios) {
 		return map[string]any{}, false
 	}
@@ -30,7 +30,7 @@ func Arguments(t store.Tool, i int) (args map[string]any, ok bool) {
 // prepared is a tool made ready for argument search: its schema decoded
 // and compiled, its conditions compiled and split into clauses.
 type prepared struct {
-	tool     store.Tool
+	tool     design.Tool
 	doc      *schemaDoc
 	input    *schema.Schema // nil when the input schema does not compile
 	inputErr error
@@ -51,7 +51,7 @@ type clause struct {
 	alone scenario.Condition
 }
 
-func prepare(t store.Tool) *prepared {
+func prepare(t design.Tool) *prepared {
 	p := &prepared{tool: t, doc: &schemaDoc{}}
 	_ = json.Unmarshal(t.InputSchema, &p.doc.root)
 	p.input, p.inputErr = schema.Compile(t.InputSchema, schema.RequireObject)

@@ -8,14 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/resttest"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // richTool is a weather tool whose scenarios answer in every form.
-func richTool(scs ...store.Scenario) store.Tool {
+func richTool(scs ...design.Scenario) design.Tool {
 	t := makeTool("get_weather", weatherSchema)
 	t.Scenarios = scs
 	return t
@@ -23,7 +23,7 @@ func richTool(scs ...store.Scenario) store.Tool {
 
 // only generates the one case of a tool with one scenario, checked as the
 // generate-tests route checks it before saving it.
-func only(t *testing.T, sc store.Scenario) Generated {
+func only(t *testing.T, sc design.Scenario) Generated {
 	t.Helper()
 	gens := FromTool("http://h", richTool(sc))
 	require.Len(t, gens, 1)
@@ -58,7 +58,7 @@ func TestResultScenario(t *testing.T) {
 		{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},
 		{"type":"resource_link","uri":"file:///b","name":"b"}],
 		"isError":true,"structuredContent":{"temp":18}}`
-	g := only(t, store.Scenario{Name: "rich", Result: json.RawMessage(result)})
+	g := only(t, design.Scenario{Name: "rich", Result: json.RawMessage(result)})
 	require.Empty(t, g.Warning)
 	require.Equal(t, "get_weather: rich", g.Case.Name)
 	require.Equal(t, []resttest.Condition{
@@ -94,13 +94,13 @@ func TestResultScenario(t *testing.T) {
 	require.False(t, passes(t, g, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}`))
 
 	t.Run("isError false is not checked", func(t *testing.T) {
-		g := only(t, store.Scenario{Name: "ok", Result: json.RawMessage(`{"content":[{"type":"text","text":"fine"}],"isError":false}`)})
+		g := only(t, design.Scenario{Name: "ok", Result: json.RawMessage(`{"content":[{"type":"text","text":"fine"}],"isError":false}`)})
 		require.NotContains(t, fmt.Sprint(conditionsOf(g)), "isError")
 		require.True(t, passes(t, g, `{"result":{"content":[{"type":"text","text":"fine"}]}}`))
 	})
 
 	t.Run("no content", func(t *testing.T) {
-		g := only(t, store.Scenario{Name: "empty", Result: json.RawMessage(`{"content":[],"structuredContent":{"a":1}}`)})
+		g := only(t, design.Scenario{Name: "empty", Result: json.RawMessage(`{"content":[],"structuredContent":{"a":1}}`)})
 		require.Len(t, conditionsOf(g), 2)
 		require.Contains(t, g.Case.Description, "with no content blocks")
 	})
@@ -110,14 +110,14 @@ func TestResultScenario(t *testing.T) {
 		for i := range blocks {
 			blocks[i] = fmt.Sprintf(`{"type":"text","text":"%d"}`, i)
 		}
-		g := only(t, store.Scenario{Name: "many", Result: json.RawMessage(`{"content":[` + strings.Join(blocks, ",") + `]}`)})
+		g := only(t, design.Scenario{Name: "many", Result: json.RawMessage(`{"content":[` + strings.Join(blocks, ",") + `]}`)})
 		require.LessOrEqual(t, len(conditionsOf(g)), maxResultConditions)
 		require.Contains(t, g.Case.Description, "with the first 29 of its 100 content blocks")
 	})
 }
 
 func TestErrorScenario(t *testing.T) {
-	g := only(t, store.Scenario{Name: "down", Condition: json.RawMessage(`{"city":"Atlantis"}`),
+	g := only(t, design.Scenario{Name: "down", Condition: json.RawMessage(`{"city":"Atlantis"}`),
 		Error: &mockspec.RPCError{Code: -32603, Message: "Upstream <down> & out", Data: json.RawMessage(`{"retry_after":30}`)}})
 	require.Empty(t, g.Warning)
 	require.Equal(t, []resttest.Condition{
@@ -135,13 +135,13 @@ func TestErrorScenario(t *testing.T) {
 	require.False(t, passes(t, g, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`))
 
 	t.Run("without data", func(t *testing.T) {
-		g := only(t, store.Scenario{Name: "e", Error: &mockspec.RPCError{Code: 42, Message: "m"}})
+		g := only(t, design.Scenario{Name: "e", Error: &mockspec.RPCError{Code: 42, Message: "m"}})
 		require.Len(t, conditionsOf(g), 3)
 	})
 }
 
 func TestSequenceScenario(t *testing.T) {
-	tool := richTool(store.Scenario{Name: "flaky", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{
+	tool := richTool(design.Scenario{Name: "flaky", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{
 		{Error: &mockspec.RPCError{Code: -32000, Message: "Busy"}},
 		{Response: json.RawMessage(`{"temp":18}`)},
 	}}})
@@ -161,18 +161,18 @@ func TestSequenceScenario(t *testing.T) {
 	require.False(t, passes(t, g, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"temp\":18}"}]}}`))
 
 	t.Run("a first step with a plain response", func(t *testing.T) {
-		g := only(t, store.Scenario{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{"temp":18}`)}}}})
+		g := only(t, design.Scenario{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{"temp":18}`)}}}})
 		require.True(t, passes(t, g, `{"result":{"content":[{"type":"text","text":"{\"temp\":18}"}]}}`))
 	})
 
 	t.Run("long names keep the first step mark", func(t *testing.T) {
-		g := only(t, store.Scenario{Name: strings.Repeat("s", 300), Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`)}}}})
+		g := only(t, design.Scenario{Name: strings.Repeat("s", 300), Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`)}}}})
 		require.Equal(t, maxNameRunes, len([]rune(g.Case.Name)))
 		require.True(t, strings.HasSuffix(g.Case.Name, "s (first step)"))
 	})
 
 	t.Run("without steps", func(t *testing.T) {
-		g := FromTool("http://h", richTool(store.Scenario{Name: "s", Sequence: &mockspec.Sequence{}}))[0]
+		g := FromTool("http://h", richTool(design.Scenario{Name: "s", Sequence: &mockspec.Sequence{}}))[0]
 		require.Contains(t, g.Warning, "no steps")
 	})
 }
@@ -181,16 +181,16 @@ func TestSlowScenarios(t *testing.T) {
 	ms := func(n int) *int { return &n }
 	for _, tc := range []struct {
 		name string
-		sc   store.Scenario
+		sc   design.Scenario
 		slow bool
 	}{
-		{"just under the run's timeout", store.Scenario{Response: json.RawMessage(`{}`), DelayMS: 9999}, false},
-		{"the run's timeout", store.Scenario{Response: json.RawMessage(`{}`), DelayMS: 10000}, true},
-		{"notifications add up", store.Scenario{Response: json.RawMessage(`{}`), DelayMS: 5000,
+		{"just under the run's timeout", design.Scenario{Response: json.RawMessage(`{}`), DelayMS: 9999}, false},
+		{"the run's timeout", design.Scenario{Response: json.RawMessage(`{}`), DelayMS: 10000}, true},
+		{"notifications add up", design.Scenario{Response: json.RawMessage(`{}`), DelayMS: 5000,
 			Notifications: []mockspec.Notification{{Type: "log", Level: "info", Data: json.RawMessage(`1`), DelayMS: 5000}}}, true},
-		{"the first step's delay replaces the scenario's", store.Scenario{DelayMS: 20000,
+		{"the first step's delay replaces the scenario's", design.Scenario{DelayMS: 20000,
 			Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`), DelayMS: ms(0)}, {Response: json.RawMessage(`{}`)}}}}, false},
-		{"a slow first step", store.Scenario{Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`), DelayMS: ms(12000)}}}}, true},
+		{"a slow first step", design.Scenario{Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`), DelayMS: ms(12000)}}}}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.sc.Name = "s"
@@ -206,7 +206,7 @@ func TestSlowScenarios(t *testing.T) {
 }
 
 func TestNotificationsAreNotChecked(t *testing.T) {
-	g := only(t, store.Scenario{Name: "s", Response: json.RawMessage(`{"a":1}`),
+	g := only(t, design.Scenario{Name: "s", Response: json.RawMessage(`{"a":1}`),
 		Notifications: []mockspec.Notification{{Type: "log", Level: "info", Data: json.RawMessage(`"hi"`)}}})
 	require.Contains(t, g.Case.Description, "notifications are not checked")
 }
@@ -215,11 +215,11 @@ func TestNotificationsAreNotChecked(t *testing.T) {
 // answer form.
 func TestEveryFormReachesItsScenario(t *testing.T) {
 	tool := richTool(
-		store.Scenario{Name: "paris", Condition: json.RawMessage(`{"city":"Paris"}`), Result: json.RawMessage(`{"content":[{"type":"text","text":"sunny"}]}`)},
-		store.Scenario{Name: "atlantis", Condition: json.RawMessage(`{"city":"Atlantis"}`), Error: &mockspec.RPCError{Code: -32602, Message: "No such city"}},
-		store.Scenario{Name: "flaky", Condition: json.RawMessage(`{"field":"days","operator":"gt","value":7}`),
+		design.Scenario{Name: "paris", Condition: json.RawMessage(`{"city":"Paris"}`), Result: json.RawMessage(`{"content":[{"type":"text","text":"sunny"}]}`)},
+		design.Scenario{Name: "atlantis", Condition: json.RawMessage(`{"city":"Atlantis"}`), Error: &mockspec.RPCError{Code: -32602, Message: "No such city"}},
+		design.Scenario{Name: "flaky", Condition: json.RawMessage(`{"field":"days","operator":"gt","value":7}`),
 			Sequence: &mockspec.Sequence{Steps: []mockspec.Step{{Response: json.RawMessage(`{}`)}}}},
-		store.Scenario{Name: "fallback", Response: json.RawMessage(`{"temp":1}`)},
+		design.Scenario{Name: "fallback", Response: json.RawMessage(`{"temp":1}`)},
 	)
 	requireEveryScenarioReached(t, tool)
 }

@@ -25,11 +25,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/resttest"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Generated is one test case made from one scenario, or the reason it could
@@ -60,7 +59,7 @@ const (
 // FromTool makes one case per scenario of t, in scenario order, calling
 // the per-server endpoint at base (scheme://host[:port], no trailing
 // slash) of server t.ServerID.
-func FromTool(base string, t store.Tool) []Generated {
+func FromTool(base string, t design.Tool) []Generated {
 	p := prepare(t)
 	out := make([]Generated, 0, len(t.Scenarios))
 	for i, sc := range t.Scenarios {
@@ -81,7 +80,7 @@ func FromTool(base string, t store.Tool) []Generated {
 
 // buildCase assembles the case; the error says what it could not express
 // (the case is still usable).
-func buildCase(base string, t store.Tool, sc store.Scenario, args map[string]any, warning string) (resttest.Case, error) {
+func buildCase(base string, t design.Tool, sc design.Scenario, args map[string]any, warning string) (resttest.Case, error) {
 	scope := resttest.Scope{Method: http.MethodPost, Path: endpointPath}
 	body, bodyErr := requestBody(t.Name, args)
 	exp := expect(sc)
@@ -96,9 +95,9 @@ func buildCase(base string, t store.Tool, sc store.Scenario, args map[string]any
 		// Run again, it meets the second step, unless the key's sequences
 		// are reset first; the description says how.
 		key := sequenceKey(t)
-		headers[mcpserve.SequenceKeyHeader] = key
+		headers[mockspec.SequenceKeyHeader] = key
 		name = truncateRunes(t.Name+": "+sc.Name, maxNameRunes-utf8.RuneCountInString(firstStep)) + firstStep
-		what += fmt.Sprintf(" and the sequence key %q (header %s)", key, mcpserve.SequenceKeyHeader)
+		what += fmt.Sprintf(" and the sequence key %q (header %s)", key, mockspec.SequenceKeyHeader)
 		exp.checks += fmt.Sprintf(". The scenario is a sequence of %d steps and this case checks the first: it passes on the first call "+
 			"after the key's sequences are reset (POST /api/servers/%s/sequences/reset with {\"key\": %q})", len(sc.Sequence.Steps), t.ServerID, key)
 	}
@@ -147,12 +146,12 @@ func buildCase(base string, t store.Tool, sc store.Scenario, args map[string]any
 const firstStep = " (first step)"
 
 // sequenceKey is the sequence key the cases of a tool call with.
-func sequenceKey(t store.Tool) string { return "generated-tests-" + t.ID.String() }
+func sequenceKey(t design.Tool) string { return "generated-tests-" + t.ID.String() }
 
 // callWait is the wait, in milliseconds, of the call a case makes: every
 // notification's delay, then the scenario's, or the first step's for a
 // sequence.
-func callWait(sc store.Scenario) int {
+func callWait(sc design.Scenario) int {
 	wait := sc.DelayMS
 	if sc.Sequence != nil && len(sc.Sequence.Steps) > 0 && sc.Sequence.Steps[0].DelayMS != nil {
 		wait = *sc.Sequence.Steps[0].DelayMS
@@ -173,7 +172,7 @@ type expectation struct {
 
 // expect builds the expectation of a scenario's answer: the response, the
 // explicit result or the JSON-RPC error, or for a sequence its first step.
-func expect(sc store.Scenario) expectation {
+func expect(sc design.Scenario) expectation {
 	response, result, rpcErr := sc.Response, sc.Result, sc.Error
 	if sc.Sequence != nil {
 		if len(sc.Sequence.Steps) == 0 {

@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/resttest"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 const weatherSchema = `{"type":"object","properties":{
@@ -27,8 +27,8 @@ const weatherSchema = `{"type":"object","properties":{
 
 type sc struct{ name, cond, resp string }
 
-func makeTool(name, inputSchema string, scenarios ...sc) store.Tool {
-	t := store.Tool{
+func makeTool(name, inputSchema string, scenarios ...sc) design.Tool {
+	t := design.Tool{
 		ID:          uuid.MustParse("11111111-1111-4111-8111-111111111111"),
 		ServerID:    uuid.MustParse("22222222-2222-4222-8222-222222222222"),
 		Name:        name,
@@ -43,12 +43,12 @@ func makeTool(name, inputSchema string, scenarios ...sc) store.Tool {
 		if s.cond != "" {
 			cond = json.RawMessage(s.cond)
 		}
-		t.Scenarios = append(t.Scenarios, store.Scenario{Name: s.name, Condition: cond, Response: json.RawMessage(resp)})
+		t.Scenarios = append(t.Scenarios, design.Scenario{Name: s.name, Condition: cond, Response: json.RawMessage(resp)})
 	}
 	return t
 }
 
-func weatherTool() store.Tool {
+func weatherTool() design.Tool {
 	return makeTool("get_weather", weatherSchema,
 		sc{name: "paris", cond: `{"city":"Paris"}`},
 		sc{name: "long stay", cond: `{"field":"days","operator":"gt","value":7}`},
@@ -67,7 +67,7 @@ func weatherTool() store.Tool {
 
 // invokedScenario runs args through tools/call's own logic and returns the
 // scenario it picks.
-func invokedScenario(t *testing.T, tool store.Tool, args map[string]any) string {
+func invokedScenario(t *testing.T, tool design.Tool, args map[string]any) string {
 	t.Helper()
 	inv, vs, err := mcpserve.Invoke(tool, args)
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func bodyArguments(t *testing.T, c resttest.Case) map[string]any {
 	return req.Params.Arguments
 }
 
-func requireEveryScenarioReached(t *testing.T, tool store.Tool) {
+func requireEveryScenarioReached(t *testing.T, tool design.Tool) {
 	t.Helper()
 	gens := FromTool("http://localhost:8080", tool)
 	require.Len(t, gens, len(tool.Scenarios))

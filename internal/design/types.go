@@ -1,0 +1,109 @@
+package design
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/mockspec"
+)
+
+// Server is an MCP server design.
+type Server struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	Name            string
+	Description     string
+	Version         string
+	ProviderName    *string
+	ProviderURL     *string
+	Type            string
+	Enabled         bool
+	ProtocolVersion string
+	AuthMode        string
+	CreatedBy       string
+	// Fault is the server's default fault; nil when it has none.
+	Fault *mockspec.Fault
+	// Source records where an imported design came from; nil for designs
+	// made by hand.
+	Source    json.RawMessage
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Scenario is one mock scenario of a tool, stored in order with the tool.
+type Scenario = mockspec.Scenario
+
+// Tool is a tool of a server design.
+type Tool struct {
+	ID           uuid.UUID
+	ServerID     uuid.UUID
+	Name         string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage // nil when the tool has none
+	Scenarios    []Scenario
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Resource is a resource of a server design. Content is a JSON value: a
+// string is served as text, anything else JSON-encoded; when Binary, it is
+// a string holding base64, served as a blob.
+type Resource struct {
+	ID          uuid.UUID
+	ServerID    uuid.UUID
+	Name        string
+	URI         string
+	Description string
+	MimeType    *string
+	Content     json.RawMessage
+	Binary      bool
+	// Completions are the values completion/complete offers for each
+	// parameter of a URI template.
+	Completions map[string][]string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// PromptArgument is one declared argument of a prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Required    bool   `json:"required"`
+	// Completions are the values completion/complete offers.
+	Completions []string `json:"completions,omitempty"`
+}
+
+// PromptMessage is one message template of a prompt: a text with
+// {{argument}} placeholders, or a content block (image, audio, resource,
+// resource_link, text) whose text fields and URIs may hold them.
+type PromptMessage struct {
+	Role    string          `json:"role"`
+	Text    string          `json:"text,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+// Prompt is a prompt of a server design.
+type Prompt struct {
+	ID          uuid.UUID
+	ServerID    uuid.UUID
+	Name        string
+	Description string
+	Arguments   []PromptArgument
+	Messages    []PromptMessage
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Design is everything an enabled server serves at its MCP endpoint.
+type Design struct {
+	Server Server
+	// PublicLimit is the organization's override of the per-address rate
+	// limit of its MCP endpoints; nil when it has none.
+	PublicLimit *int32
+	Tools       []Tool
+	Resources   []Resource
+	Prompts     []Prompt
+}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -68,9 +69,9 @@ func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 	v, present := c.path.lookup(args)
 	switch c.op {
 	case opEquals:
-		return present && jsonEqual(v, c.value)
+		return present && jsonvalue.Equal(v, c.value)
 	case opNotEquals:
-		return !present || !jsonEqual(v, c.value)
+		return !present || !jsonvalue.Equal(v, c.value)
 	case opContains:
 		return present && contains(v, c.value)
 	case opStartsWith:
@@ -90,14 +91,14 @@ func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 	case opNotExists:
 		return !present || v == nil
 	case opGt, opGte, opLt, opLte:
-		n, ok := toFloat(v)
+		n, ok := jsonvalue.Float(v)
 		return ok && compareNumber(c.op, n, c.num)
 	case opIn:
 		if !present {
 			return false
 		}
 		for _, w := range c.set {
-			if jsonEqual(v, w) {
+			if jsonvalue.Equal(v, w) {
 				return true
 			}
 		}
@@ -114,7 +115,7 @@ func contains(arg, want any) bool {
 		return ok && strings.Contains(x, s)
 	case []any:
 		for _, e := range x {
-			if jsonEqual(e, want) {
+			if jsonvalue.Equal(e, want) {
 				return true
 			}
 		}

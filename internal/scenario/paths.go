@@ -1,5 +1,11 @@
 package scenario
 
+import (
+	"slices"
+
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
+)
+
 // Path is a field path a compiled condition reads, as Compile parsed it. It
 // lets save-time checks compare a condition with the tool's input schema
 // without parsing paths a second time.
@@ -11,19 +17,9 @@ type Path struct {
 	Segments []Segment
 }
 
-// Segment is one step of a Path.
-type Segment struct {
-	// Key is the member name the step reads from an object; it is "" for a
-	// bracketed index.
-	Key string
-	// Index is the array element the step reads, or -1 when the step cannot
-	// address one. A dot-separated segment of digits has both a Key and an
-	// Index: which applies depends on the value it is read from.
-	Index int
-	// ArrayOnly marks a bracketed index ("items[0]"), which never reads an
-	// object member.
-	ArrayOnly bool
-}
+// Segment is one step of a Path: a key, an index, or a dotted run of
+// digits that is both (see jsonvalue.Segment).
+type Segment = jsonvalue.Segment
 
 // Paths returns the field paths the condition reads, in the order its
 // clauses are evaluated (a plain condition's keys sorted). It returns nil for
@@ -36,11 +32,7 @@ func (c *Condition) Paths() []Path {
 	out := make([]Path, len(c.clauses))
 	for i := range c.clauses {
 		p := &c.clauses[i].path
-		segs := make([]Segment, len(p.segs))
-		for j, s := range p.segs {
-			segs[j] = Segment{Key: s.key, Index: s.index, ArrayOnly: s.arrayOnly}
-		}
-		out[i] = Path{Raw: p.raw, Segments: segs}
+		out[i] = Path{Raw: p.raw, Segments: slices.Clone(p.segs)}
 	}
 	return out
 }

@@ -25,7 +25,7 @@ type Condition struct {
 }
 
 type clause struct {
-	path fieldPath
+	path Path
 	op   opcode
 	// value is the decoded JSON value (numbers as float64) for equality-based
 	// operators.
@@ -66,7 +66,7 @@ func (c *Condition) match(args map[string]any, b *regexlimit.Budget) bool {
 // match evaluates the clause; b, when not nil, pays for a regular
 // expression run.
 func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
-	v, present := c.path.lookup(args)
+	v, present := c.path.Lookup(args)
 	switch c.op {
 	case opEquals:
 		return present && jsonvalue.Equal(v, c.value)
@@ -82,7 +82,7 @@ func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 		return ok && strings.HasSuffix(s, c.str)
 	case opMatches:
 		s, ok := v.(string)
-		if !ok || (b != nil && !b.Spend(c.size.MatchCost(len(s)), c.path.raw)) {
+		if !ok || (b != nil && !b.Spend(c.size.MatchCost(len(s)), c.path.Raw)) {
 			return false
 		}
 		return c.re.MatchString(s)

@@ -8,7 +8,8 @@ import (
 
 // Path is a field path a compiled condition reads, as Compile parsed it. It
 // lets save-time checks compare a condition with the tool's input schema
-// without parsing paths a second time.
+// without parsing paths a second time, and test generation read arguments
+// as the matcher does (Lookup).
 type Path struct {
 	// Raw is the path as the condition spells it, such as "items[0].id".
 	Raw string
@@ -32,7 +33,7 @@ func (c *Condition) Paths() []Path {
 	out := make([]Path, len(c.clauses))
 	for i := range c.clauses {
 		p := &c.clauses[i].path
-		out[i] = Path{Raw: p.raw, Segments: slices.Clone(p.segs)}
+		out[i] = Path{Raw: p.Raw, Segments: slices.Clone(p.Segments)}
 	}
 	return out
 }

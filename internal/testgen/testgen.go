@@ -238,7 +238,8 @@ const maxResultConditions = 60
 // text, image and embedded resource blocks member by member. Audio and
 // resource_link blocks are only required to be there, since versions
 // before them serve each as a text block saying what it was; likewise
-// structuredContent, served from protocol.V20250618 only, is not checked.
+// structuredContent, served only from the revision that brought it, is
+// not checked.
 func resultExpectation(raw json.RawMessage) expectation {
 	var r struct {
 		Content []map[string]json.RawMessage `json:"content"`

@@ -505,14 +505,6 @@ func incremented(s string) string {
 // jsonEqual compares decoded JSON values as the matcher does.
 func jsonEqual(a, b any) bool { return jsonvalue.Equal(a, b) }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
-}
-
 // canonical is a value's JSON text with sorted keys, to recognise
 // arguments already tried.
 func canonical(v any) string {

@@ -13,12 +13,13 @@ import (
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // DefaultProtocolVersion is what a server's initialize reports unless its
 // design chooses another.
-const DefaultProtocolVersion = "2024-11-05"
+const DefaultProtocolVersion = protocol.Default
 
 // ListServers lists a page of the organization's server designs.
 func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObject) (api.ListServersResponseObject, error) {

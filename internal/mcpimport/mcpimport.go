@@ -36,12 +36,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonenc"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
@@ -60,14 +60,14 @@ const (
 
 // defaultProtocolVersion is what an imported design reports when the
 // negotiated version is not one the service serves.
-const defaultProtocolVersion = string(api.N20241105)
+const defaultProtocolVersion = protocol.Default
 
 // requestedProtocolVersion is what the client asks for in initialize: the
 // newest version the service serves, so that the server's answer (that
 // version or an older one) is one a mock can report. Asking for the SDK's
-// newest (2026-07-28) would negotiate the stateless protocol, which mocks
+// newest (a later revision) would negotiate the stateless protocol, which mocks
 // do not serve.
-const requestedProtocolVersion = string(api.N20251125)
+const requestedProtocolVersion = protocol.Latest
 
 const (
 	// maxPages bounds every list: a server that keeps handing out cursors
@@ -379,7 +379,7 @@ func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 		info = init.ServerInfo
 	}
 	s := design.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion}
-	if init != nil && api.ProtocolVersion(init.ProtocolVersion).Valid() {
+	if init != nil && protocol.Supported(init.ProtocolVersion) {
 		s.ProtocolVersion = init.ProtocolVersion
 	}
 	s.Name = imp.opts.Name

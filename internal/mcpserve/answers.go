@@ -10,17 +10,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonenc"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
-)
-
-// Protocol versions where the served shapes change.
-const (
-	// audioFrom is the first version with audio content and the
-	// completions capability.
-	audioFrom = "2025-03-26"
-	// structuredFrom is the first version whose tools carry an
-	// outputSchema and results a structuredContent, and with resource_link
-	// content.
-	structuredFrom = "2025-06-18"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
 // scene is a scenario compiled for serving: its answers encoded once, its
@@ -138,7 +128,7 @@ func compileAnswer(response, result json.RawMessage, rpcErr *mockspec.RPCError, 
 
 // shapeResult encodes an explicit CallToolResult for a protocol version:
 // content blocks the version lacks become text saying what they were, and
-// structuredContent is served from 2025-06-18 only.
+// structuredContent is served only where the version has it.
 func shapeResult(raw json.RawMessage, version string) ([]byte, error) {
 	var r struct {
 		Content           []json.RawMessage `json:"content"`
@@ -162,7 +152,7 @@ func shapeResult(raw json.RawMessage, version string) ([]byte, error) {
 		}
 		out.Content[i] = shaped
 	}
-	if version >= structuredFrom && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+	if protocol.HasStructuredContent(version) && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
 		out.StructuredContent = r.StructuredContent
 	}
 	return jsonenc.Marshal(out)
@@ -187,9 +177,9 @@ func shapeContent(raw json.RawMessage, version string) (json.RawMessage, error) 
 	}
 	var text string
 	switch {
-	case c.Type == "audio" && version < audioFrom:
+	case c.Type == "audio" && !protocol.HasAudio(version):
 		text = fmt.Sprintf("[audio content (%s) omitted: MCP %s has no audio content]", c.MimeType, version)
-	case c.Type == "resource_link" && version < structuredFrom:
+	case c.Type == "resource_link" && !protocol.HasResourceLinks(version):
 		text = fmt.Sprintf("[resource link: %s <%s>]", c.Name, c.URI)
 	default:
 		return compact.Bytes(), nil

@@ -14,6 +14,7 @@ import (
 	domain "github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -106,7 +107,7 @@ func compile(d domain.Design) (*design, error) {
 		prompts:   make(map[string]*prompt, len(d.Prompts)),
 		version:   d.Server.ProtocolVersion,
 	}
-	structured := d.Server.ProtocolVersion >= structuredFrom
+	structured := protocol.HasOutputSchema(d.Server.ProtocolVersion)
 	if f := d.Server.Fault; f != nil && f.Rate > 0 {
 		out.fault = &fault{rate: f.Rate, delay: ms(f.DelayMS)}
 		if f.Error != nil || f.DelayMS == 0 {
@@ -224,7 +225,7 @@ func compile(d domain.Design) (*design, error) {
 	if len(d.Prompts) > 0 {
 		caps["prompts"] = struct{}{}
 	}
-	if (len(d.Prompts) > 0 || len(out.templates) > 0) && d.Server.ProtocolVersion >= audioFrom {
+	if (len(d.Prompts) > 0 || len(out.templates) > 0) && protocol.HasCompletions(d.Server.ProtocolVersion) {
 		caps["completions"] = struct{}{}
 	}
 	out.initialize, err = json.Marshal(map[string]any{
@@ -247,7 +248,7 @@ func (t *tool) inputSchema() (*schema.Schema, error) {
 
 func compileTool(t domain.Tool, version string) (*tool, error) {
 	var err error
-	withStructured := version >= structuredFrom && len(t.OutputSchema) > 0
+	withStructured := protocol.HasOutputSchema(version) && len(t.OutputSchema) > 0
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
 		names: make([]string, len(t.Scenarios))}
 	conds := make([]scenario.Condition, len(t.Scenarios))

@@ -138,6 +138,7 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	p.Arguments = exactArguments(params, p.Arguments)
 	t, ok := d.tools[p.Name]
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}

@@ -9,15 +9,12 @@ import (
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
 // DefaultMaxBatchMessages is the longest batch answered when the Transport
 // names no limit.
 const DefaultMaxBatchMessages = 100
-
-// batchesRemovedIn is the first protocol version without JSON-RPC
-// batching: a batch sent under it (or a later one) is refused.
-const batchesRemovedIn = "2025-06-18"
 
 // Payload is the body of a POST, read and sized up before any of it is
 // answered: a rate limit counts its messages, and a batch that is too long
@@ -73,13 +70,13 @@ func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) boo
 	if !jsonrpc.IsBatch(p.body) {
 		return true
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); batchesRemoved(v) {
+	if v := r.Header.Get("Mcp-Protocol-Version"); !protocol.HasBatches(v) {
 		// The body is not a message of the protocol the client speaks: a
 		// transport error, which that protocol answers with an HTTP error
 		// status (400, with a JSON-RPC error and no id), as the MCP SDKs do.
 		p.refusal = jsonrpc.InvalidRequest(fmt.Sprintf(
 			"JSON-RPC batching was removed from MCP in protocol version %s (this request names %s): send one message per request",
-			batchesRemovedIn, v))
+			protocol.BatchesRemovedIn, v))
 		p.refusalStatus = http.StatusBadRequest
 		return true
 	}
@@ -100,28 +97,6 @@ func (tr Transport) maxBatch() int {
 		return tr.MaxBatchMessages
 	}
 	return DefaultMaxBatchMessages
-}
-
-// batchesRemoved reports whether the Mcp-Protocol-Version v (YYYY-MM-DD)
-// is one without batching. Anything else, including an absent header,
-// keeps batches, as the versions before 2025-06-18 have them.
-func batchesRemoved(v string) bool {
-	if len(v) != len(batchesRemovedIn) {
-		return false
-	}
-	for i := range len(v) {
-		switch c := v[i]; i {
-		case 4, 7:
-			if c != '-' {
-				return false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-	}
-	return v >= batchesRemovedIn
 }
 
 // Messages is how many JSON-RPC messages the body holds, to count against a

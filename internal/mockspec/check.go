@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -229,7 +230,7 @@ func (c *checker) result(at string, raw json.RawMessage, output *schema.Schema) 
 		c.againstSchema(join(at, "structuredContent"), structured, output)
 	case !hasStructured && output != nil && !isError:
 		c.add(join(at, "structuredContent"), "is required: the tool has an output schema, and clients reject a result without "+
-			"structuredContent from protocol 2025-06-18 on (give an object that satisfies the schema, or set isError to true)")
+			"structuredContent from protocol "+protocol.V20250618+" on (give an object that satisfies the schema, or set isError to true)")
 	}
 	c.meta(at, m)
 	c.unknown(at, m, resultMembers, "a tool result")

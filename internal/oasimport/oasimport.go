@@ -32,6 +32,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
 // Options of Import.
@@ -47,7 +48,7 @@ type Options struct {
 // Result is an imported design.
 type Result struct {
 	// Design holds the server (Name, Description, Version from the
-	// document's info; Type "openapi", ProtocolVersion "2024-11-05",
+	// document's info; Type "openapi", ProtocolVersion protocol.Default,
 	// AuthMode "none", not enabled) and its tools with their scenarios,
 	// each of which passes design.CheckTool. IDs, the organization and
 	// Source are the caller's to set.
@@ -65,7 +66,7 @@ type Result struct {
 // Server defaults of an imported design.
 const (
 	ServerType      = "openapi"
-	ProtocolVersion = "2024-11-05"
+	ProtocolVersion = protocol.Default
 	AuthMode        = "none"
 	defaultName     = "Imported API"
 	defaultVersion  = "1.0.0"

@@ -21,6 +21,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
@@ -29,13 +30,6 @@ const Path = "/api/platform-mcp/mcp"
 
 // MsgPolicyKey is the exact message a policy-scoped key gets here.
 const MsgPolicyKey = "Policy-scoped keys cannot access the data plane"
-
-// defaultProtocolVersion is what initialize answers a client asking for a
-// version the service does not speak.
-const defaultProtocolVersion = "2024-11-05"
-
-// protocolVersions are the MCP versions the endpoint speaks.
-var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 // Options configure a Handler.
 type Options struct {
@@ -95,7 +89,7 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if h.toolsList, err = json.Marshal(map[string]any{"tools": list}); err != nil {
 		return nil, err
 	}
-	for _, v := range protocolVersions {
+	for _, v := range protocol.Versions() {
 		if h.initialize[v], err = json.Marshal(map[string]any{
 			"protocolVersion": v,
 			"capabilities":    map[string]any{"tools": map[string]any{}},
@@ -184,7 +178,7 @@ func (c *call) Call(ctx context.Context, _ *mcpserve.Exchange, method string, pa
 		if res, ok := c.h.initialize[v]; ok {
 			return res, nil
 		}
-		return c.h.initialize[defaultProtocolVersion], nil
+		return c.h.initialize[protocol.Default], nil
 	case "ping":
 		return json.RawMessage(`{}`), nil
 	case "tools/list":
@@ -322,7 +316,7 @@ func (c *call) request(ctx context.Context, t Tool, args map[string]json.RawMess
 // structuredContent where the client's protocol version has it.
 func (c *call) toolResult(body []byte) (json.RawMessage, error) {
 	res := map[string]any{"content": []textItem{{"text", string(body)}}}
-	if c.version >= "2025-06-18" && len(body) > 0 && body[0] == '{' {
+	if protocol.HasStructuredContent(c.version) && len(body) > 0 && body[0] == '{' {
 		res["structuredContent"] = json.RawMessage(body)
 	}
 	return json.Marshal(res)

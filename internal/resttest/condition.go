@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -109,12 +109,12 @@ func Evaluate(c Condition, body any) ConditionResult {
 func check(op string, got, want any) (bool, string) {
 	switch op {
 	case OpEq:
-		if jsonEqual(got, want) {
+		if jsonvalue.Equal(got, want) {
 			return true, ""
 		}
 		return false, "not equal to the expected value"
 	case OpNeq:
-		if !jsonEqual(got, want) {
+		if !jsonvalue.Equal(got, want) {
 			return true, ""
 		}
 		return false, "equal to the value"
@@ -128,7 +128,7 @@ func check(op string, got, want any) (bool, string) {
 		case string:
 			w, ok := want.(string)
 			if !ok {
-				return false, fmt.Sprintf("is a string, and a string cannot contain %s", typeName(want))
+				return false, fmt.Sprintf("is a string, and a string cannot contain %s", jsonvalue.TypeName(want))
 			}
 			if strings.Contains(g, w) {
 				return true, ""
@@ -136,23 +136,23 @@ func check(op string, got, want any) (bool, string) {
 			return false, "does not contain the substring"
 		case []any:
 			for _, e := range g {
-				if jsonEqual(e, want) {
+				if jsonvalue.Equal(e, want) {
 					return true, ""
 				}
 			}
 			return false, "has no element equal to the value"
 		default:
-			return false, fmt.Sprintf("is %s, not a string or an array", typeName(got))
+			return false, fmt.Sprintf("is %s, not a string or an array", jsonvalue.TypeName(got))
 		}
 	case OpIsNumeric:
-		if isNumber(got) {
+		if jsonvalue.IsNumber(got) {
 			return true, ""
 		}
-		return false, fmt.Sprintf("is %s, not a number", typeName(got))
+		return false, fmt.Sprintf("is %s, not a number", jsonvalue.TypeName(got))
 	case OpIsText:
 		s, ok := got.(string)
 		if !ok {
-			return false, fmt.Sprintf("is %s, not a string", typeName(got))
+			return false, fmt.Sprintf("is %s, not a string", jsonvalue.TypeName(got))
 		}
 		if s == "" {
 			return false, "is an empty string"
@@ -162,12 +162,12 @@ func check(op string, got, want any) (bool, string) {
 		if _, ok := got.([]any); ok {
 			return true, ""
 		}
-		return false, fmt.Sprintf("is %s, not an array", typeName(got))
+		return false, fmt.Sprintf("is %s, not an array", jsonvalue.TypeName(got))
 	case OpIsObject:
 		if _, ok := got.(map[string]any); ok {
 			return true, ""
 		}
-		return false, fmt.Sprintf("is %s, not an object", typeName(got))
+		return false, fmt.Sprintf("is %s, not an object", jsonvalue.TypeName(got))
 	case OpMatchesRegex:
 		expr, ok := want.(string)
 		if !ok {
@@ -179,7 +179,7 @@ func check(op string, got, want any) (bool, string) {
 		}
 		s, ok := got.(string)
 		if !ok {
-			return false, fmt.Sprintf("is %s, not a string", typeName(got))
+			return false, fmt.Sprintf("is %s, not a string", jsonvalue.TypeName(got))
 		}
 		if size.MatchCost(len(s)) > regexlimit.CallBudget {
 			return false, fmt.Sprintf("is too long (%d bytes) to check against this regular expression of %d instructions",
@@ -191,149 +191,6 @@ func check(op string, got, want any) (bool, string) {
 		return false, "does not match the regular expression"
 	}
 	return false, fmt.Sprintf("unknown operation %q", op)
-}
-
-// jsonEqual reports whether two decoded JSON values are equal as JSON:
-// numbers by value (1, 1.0 and 1e0 are equal), objects whatever their key
-// order, arrays element by element.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	xs, ok := numberText(a)
-	if !ok {
-		return false
-	}
-	ys, ok := numberText(b)
-	return ok && numbersEqual(xs, ys)
-}
-
-func isNumber(v any) bool {
-	_, ok := numberText(v)
-	return ok
-}
-
-func numberText(v any) (string, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		return string(n), true
-	case float64:
-		return strconv.FormatFloat(n, 'g', -1, 64), true
-	}
-	return "", false
-}
-
-// numbersEqual compares two JSON numbers exactly by value, without the
-// rounding of float64 (9007199254740993 and 9007199254740992 differ) and
-// without the cost of arbitrary precision on huge exponents.
-func numbersEqual(a, b string) bool {
-	if a == b {
-		return true
-	}
-	na, okA := normalizeNumber(a)
-	nb, okB := normalizeNumber(b)
-	if okA && okB {
-		return na == nb
-	}
-	fa, errA := strconv.ParseFloat(a, 64)
-	fb, errB := strconv.ParseFloat(b, 64)
-	return errA == nil && errB == nil && fa == fb
-}
-
-type decimal struct {
-	neg    bool
-	digits string // significant digits, no leading or trailing zeros; "" for zero
-	exp    int    // value = digits × 10^exp
-}
-
-// normalizeNumber reads a JSON number into a canonical decimal; it fails
-// only on text that is not a JSON number or on an absurd exponent.
-func normalizeNumber(s string) (decimal, bool) {
-	var d decimal
-	if strings.HasPrefix(s, "-") {
-		d.neg = true
-		s = s[1:]
-	}
-	mant, expText, hasExp := strings.Cut(strings.ToLower(s), "e")
-	intPart, frac, _ := strings.Cut(mant, ".")
-	digits := intPart + frac
-	if digits == "" {
-		return decimal{}, false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return decimal{}, false
-		}
-	}
-	exp := 0
-	if hasExp {
-		if len(strings.TrimLeft(strings.TrimLeft(expText, "+-"), "0")) > 9 {
-			return decimal{}, false
-		}
-		e, err := strconv.Atoi(expText)
-		if err != nil {
-			return decimal{}, false
-		}
-		exp = e
-	}
-	exp -= len(frac)
-	digits = strings.TrimLeft(digits, "0")
-	trimmed := strings.TrimRight(digits, "0")
-	exp += len(digits) - len(trimmed)
-	d.digits = trimmed
-	d.exp = exp
-	if d.digits == "" {
-		return decimal{}, true // zero, whatever its sign and exponent
-	}
-	return d, true
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	case json.Number, float64:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown type"
 }
 
 // marshalValue encodes a decoded JSON value without HTML escaping.

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 )
 
 // MaxPathLength is the longest condition path accepted, in bytes.
@@ -38,18 +39,7 @@ const MaxPathLength = 1000
 // a string.
 type Path struct {
 	raw   string
-	steps []step
-}
-
-type step struct {
-	key string
-	// index is the array element the step reads, or -1 when it cannot read
-	// one.
-	index int
-	// arrayOnly marks a bracketed index, which never reads object members.
-	arrayOnly bool
-	// objectOnly marks a quoted key, which never reads array elements.
-	objectOnly bool
+	steps []jsonvalue.Segment
 }
 
 // String returns the path as it was written.
@@ -111,12 +101,11 @@ func ParsePath(s string) (Path, error) {
 			for j < len(s) && s[j] != '.' && s[j] != '[' && s[j] != ']' {
 				j++
 			}
-			key := s[i:j]
-			idx, ok := parseIndex(key)
-			if !ok {
-				idx = -1
+			st := jsonvalue.KeySegment(s[i:j])
+			if st.Index > maxIndex {
+				st.Index = -1
 			}
-			p.steps = append(p.steps, step{key: key, index: idx})
+			p.steps = append(p.steps, st)
 			i = j
 			needKey = false
 		}
@@ -126,7 +115,7 @@ func ParsePath(s string) (Path, error) {
 
 // parseBracket parses the bracketed step starting at s[i] == '[' and
 // returns the offset just past its ']'.
-func parseBracket(s string, i int) (int, step, error) {
+func parseBracket(s string, i int) (int, jsonvalue.Segment, error) {
 	if i+1 < len(s) && s[i+1] == '"' {
 		// A JSON string: find its closing quote, skipping escapes.
 		j := i + 2
@@ -137,40 +126,28 @@ func parseBracket(s string, i int) (int, step, error) {
 			j++
 		}
 		if j >= len(s) || j+1 >= len(s) || s[j+1] != ']' {
-			return 0, step{}, fmt.Errorf("has an unclosed [\"…\"] at offset %d", i)
+			return 0, jsonvalue.Segment{}, fmt.Errorf("has an unclosed [\"…\"] at offset %d", i)
 		}
 		var key string
 		if err := json.Unmarshal([]byte(s[i+1:j+1]), &key); err != nil {
-			return 0, step{}, fmt.Errorf("has an invalid quoted key at offset %d: %v", i, err)
+			return 0, jsonvalue.Segment{}, fmt.Errorf("has an invalid quoted key at offset %d: %v", i, err)
 		}
-		return j + 2, step{key: key, index: -1, objectOnly: true}, nil
+		return j + 2, jsonvalue.Segment{Key: key, Index: -1, ObjectOnly: true}, nil
 	}
 	end := strings.IndexByte(s[i+1:], ']')
 	if end < 0 {
-		return 0, step{}, fmt.Errorf("has an unclosed '[' at offset %d", i)
+		return 0, jsonvalue.Segment{}, fmt.Errorf("has an unclosed '[' at offset %d", i)
 	}
 	end += i + 1
-	idx, ok := parseIndex(s[i+1 : end])
-	if !ok {
-		return 0, step{}, fmt.Errorf("has an invalid array index %q at offset %d: want a non-negative integer without leading zeros, or a quoted key", s[i+1:end], i)
+	idx, ok := jsonvalue.ParseIndex(s[i+1 : end])
+	if !ok || idx > maxIndex {
+		return 0, jsonvalue.Segment{}, fmt.Errorf("has an invalid array index %q at offset %d: want a non-negative integer without leading zeros, or a quoted key", s[i+1:end], i)
 	}
-	return end + 1, step{index: idx, arrayOnly: true}, nil
+	return end + 1, jsonvalue.Segment{Index: idx, ArrayOnly: true}, nil
 }
 
-// parseIndex accepts canonical non-negative decimal integers only, so "01"
-// stays an object key rather than aliasing index 1.
-func parseIndex(s string) (int, bool) {
-	if s == "" || (len(s) > 1 && s[0] == '0') || len(s) > 9 {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.Atoi(s)
-	return n, err == nil
-}
+// maxIndex is the largest array index a path spells (nine digits).
+const maxIndex = 999_999_999
 
 // Lookup returns the value at the path in v, a value decoded from JSON
 // (objects as map[string]any, arrays as []any, numbers as json.Number or
@@ -180,34 +157,22 @@ func (p Path) Lookup(v any) (any, bool) {
 	cur := v
 	for _, st := range p.steps {
 		var ok bool
-		if cur, ok = st.apply(cur); !ok {
+		if cur, ok = apply(st, cur); !ok {
 			return nil, false
 		}
 	}
 	return cur, true
 }
 
-func (st step) apply(v any) (any, bool) {
+// apply is st.Step, first decoding a string that holds a JSON object or
+// array.
+func apply(st jsonvalue.Segment, v any) (any, bool) {
 	if s, ok := v.(string); ok {
 		if v, ok = decodeEmbedded(s); !ok {
 			return nil, false
 		}
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		if st.arrayOnly {
-			return nil, false
-		}
-		e, ok := x[st.key]
-		return e, ok
-	case []any:
-		if st.objectOnly || st.index < 0 || st.index >= len(x) {
-			return nil, false
-		}
-		return x[st.index], true
-	default:
-		return nil, false
-	}
+	return st.Step(v)
 }
 
 // decodeEmbedded decodes a string holding a JSON object or array.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -105,7 +106,8 @@ func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
 	rawValue, hasValue := obj["value"]
 	var value any
 	if hasValue {
-		if err := json.Unmarshal(rawValue, &value); err != nil {
+		var err error
+		if value, err = jsonvalue.Decode(rawValue); err != nil {
 			errs = append(errs, FieldError{Field: fieldValue, Message: "must be a valid JSON value: " + err.Error()})
 			return Condition{}, errs
 		}
@@ -126,7 +128,7 @@ func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
 			cl.re, cl.size = re, size
 		}
 	case valueNumber:
-		cl.num = value.(float64)
+		cl.num, _ = jsonvalue.Float(value)
 	case valueArray:
 		cl.set = value.([]any)
 	case valueAny:
@@ -144,7 +146,7 @@ func checkValue(op Operator, kind valueKind, has bool, value any) string {
 	switch kind {
 	case valueNone:
 		if has && value != nil {
-			return fmt.Sprintf("must be absent or null for operator %q, got %s", op, jsonTypeName(value))
+			return fmt.Sprintf("must be absent or null for operator %q, got %s", op, jsonvalue.TypeName(value))
 		}
 		return ""
 	case valueAny:
@@ -158,7 +160,7 @@ func checkValue(op Operator, kind valueKind, has bool, value any) string {
 		}
 		want = "a string"
 	case valueNumber:
-		if _, ok := value.(float64); ok {
+		if jsonvalue.IsNumber(value) {
 			return ""
 		}
 		want = "a number"
@@ -171,7 +173,7 @@ func checkValue(op Operator, kind valueKind, has bool, value any) string {
 	if !has {
 		return fmt.Sprintf("is required for operator %q and must be %s", op, want)
 	}
-	return fmt.Sprintf("must be %s for operator %q, got %s", want, op, jsonTypeName(value))
+	return fmt.Sprintf("must be %s for operator %q, got %s", want, op, jsonvalue.TypeName(value))
 }
 
 func compilePlain(obj map[string]json.RawMessage) (Condition, []FieldError) {
@@ -193,8 +195,8 @@ func compilePlain(obj map[string]json.RawMessage) (Condition, []FieldError) {
 			errs = append(errs, FieldError{Field: at, Message: "invalid field path: " + err.Error()})
 			continue
 		}
-		var value any
-		if err := json.Unmarshal(obj[k], &value); err != nil {
+		value, err := jsonvalue.Decode(obj[k])
+		if err != nil {
 			errs = append(errs, FieldError{Field: at, Message: "must be a valid JSON value: " + err.Error()})
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -24,7 +25,7 @@ type Condition struct {
 }
 
 type clause struct {
-	path fieldPath
+	path Path
 	op   opcode
 	// value is the decoded JSON value (numbers as float64) for equality-based
 	// operators.
@@ -65,12 +66,12 @@ func (c *Condition) match(args map[string]any, b *regexlimit.Budget) bool {
 // match evaluates the clause; b, when not nil, pays for a regular
 // expression run.
 func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
-	v, present := c.path.lookup(args)
+	v, present := c.path.Lookup(args)
 	switch c.op {
 	case opEquals:
-		return present && jsonEqual(v, c.value)
+		return present && jsonvalue.Equal(v, c.value)
 	case opNotEquals:
-		return !present || !jsonEqual(v, c.value)
+		return !present || !jsonvalue.Equal(v, c.value)
 	case opContains:
 		return present && contains(v, c.value)
 	case opStartsWith:
@@ -81,7 +82,7 @@ func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 		return ok && strings.HasSuffix(s, c.str)
 	case opMatches:
 		s, ok := v.(string)
-		if !ok || (b != nil && !b.Spend(c.size.MatchCost(len(s)), c.path.raw)) {
+		if !ok || (b != nil && !b.Spend(c.size.MatchCost(len(s)), c.path.Raw)) {
 			return false
 		}
 		return c.re.MatchString(s)
@@ -90,14 +91,14 @@ func (c *clause) match(args map[string]any, b *regexlimit.Budget) bool {
 	case opNotExists:
 		return !present || v == nil
 	case opGt, opGte, opLt, opLte:
-		n, ok := toFloat(v)
+		n, ok := jsonvalue.Float(v)
 		return ok && compareNumber(c.op, n, c.num)
 	case opIn:
 		if !present {
 			return false
 		}
 		for _, w := range c.set {
-			if jsonEqual(v, w) {
+			if jsonvalue.Equal(v, w) {
 				return true
 			}
 		}
@@ -114,7 +115,7 @@ func contains(arg, want any) bool {
 		return ok && strings.Contains(x, s)
 	case []any:
 		for _, e := range x {
-			if jsonEqual(e, want) {
+			if jsonvalue.Equal(e, want) {
 				return true
 			}
 		}

@@ -40,11 +40,14 @@
 //
 // Values compare as JSON values: objects member by member with no extra
 // members on either side, arrays element by element, strings byte for byte
-// (case-sensitive), numbers by numeric value (3 equals 3.0, compared as
-// float64, so integers beyond 2^53 may compare equal to their neighbours), and
-// null equals only null. An absent field equals nothing, not even null: a null
-// value requires the argument to be present and null. Arguments may hold
-// numbers as float64 or json.Number.
+// (case-sensitive), numbers by numeric value (3 equals 3.0; integers beyond
+// 2^53 compare exactly, so 9007199254740993 does not equal
+// 9007199254740992), and null equals only null. An absent field equals
+// nothing, not even null: a null value requires the argument to be present
+// and null. Arguments may hold numbers as float64 or json.Number; condition
+// values are decoded by jsonvalue's rule (float64, and json.Number for an
+// integer beyond 2^53), and so should arguments be (see jsonvalue.Decode).
+// gt, gte, lt and lte compare as float64.
 //
 // # Operators
 //

@@ -95,8 +95,8 @@ func (c *Condition) explain(args map[string]any) (Mismatch, bool) {
 func (c *clause) explain(args map[string]any) Mismatch {
 	op := opNames[c.op]
 	var arr [160]byte
-	b := append(arr[:0], c.path.raw...)
-	v, present := c.path.lookup(args)
+	b := append(arr[:0], c.path.Raw...)
+	v, present := c.path.Lookup(args)
 	if present {
 		b = append(b, ": "...)
 	} else {
@@ -119,7 +119,7 @@ func (c *clause) explain(args map[string]any) Mismatch {
 	} else {
 		b = append(b, ')')
 	}
-	return Mismatch{Field: c.path.raw, Operator: op, Reason: string(b)}
+	return Mismatch{Field: c.path.Raw, Operator: op, Reason: string(b)}
 }
 
 // opNames are the operators' names by opcode.

@@ -1,8 +1,15 @@
 package scenario
 
+import (
+	"slices"
+
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
+)
+
 // Path is a field path a compiled condition reads, as Compile parsed it. It
 // lets save-time checks compare a condition with the tool's input schema
-// without parsing paths a second time.
+// without parsing paths a second time, and test generation read arguments
+// as the matcher does (Lookup).
 type Path struct {
 	// Raw is the path as the condition spells it, such as "items[0].id".
 	Raw string
@@ -11,19 +18,9 @@ type Path struct {
 	Segments []Segment
 }
 
-// Segment is one step of a Path.
-type Segment struct {
-	// Key is the member name the step reads from an object; it is "" for a
-	// bracketed index.
-	Key string
-	// Index is the array element the step reads, or -1 when the step cannot
-	// address one. A dot-separated segment of digits has both a Key and an
-	// Index: which applies depends on the value it is read from.
-	Index int
-	// ArrayOnly marks a bracketed index ("items[0]"), which never reads an
-	// object member.
-	ArrayOnly bool
-}
+// Segment is one step of a Path: a key, an index, or a dotted run of
+// digits that is both (see jsonvalue.Segment).
+type Segment = jsonvalue.Segment
 
 // Paths returns the field paths the condition reads, in the order its
 // clauses are evaluated (a plain condition's keys sorted). It returns nil for
@@ -36,11 +33,7 @@ func (c *Condition) Paths() []Path {
 	out := make([]Path, len(c.clauses))
 	for i := range c.clauses {
 		p := &c.clauses[i].path
-		segs := make([]Segment, len(p.segs))
-		for j, s := range p.segs {
-			segs[j] = Segment{Key: s.key, Index: s.index, ArrayOnly: s.arrayOnly}
-		}
-		out[i] = Path{Raw: p.raw, Segments: segs}
+		out[i] = Path{Raw: p.Raw, Segments: slices.Clone(p.Segments)}
 	}
 	return out
 }

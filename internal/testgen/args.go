@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -17,8 +18,9 @@ import (
 // cannot (the scenario is unreachable with any arguments it tried, the
 // schema could not be satisfied, or i is out of range). The arguments hold
 // what encoding/json decodes (float64, string, bool, nil, []any,
-// map[string]any), so they can be passed to the matcher or marshalled as
-// they are; when ok is false they are the best found, never nil.
+// map[string]any), with json.Number for an integer beyond 2^53 as
+// jsonvalue.Decode keeps it, so they can be passed to the matcher or
+// marshalled as they are; when ok is false they are the best found, never nil.
 func Arguments(t design.Tool, i int) (args map[string]any, ok bool) {
 	if i < 0 || i >= len(t.Scenarios) {
 		return map[string]any{}, false
@@ -79,8 +81,11 @@ func splitClauses(raw json.RawMessage, c scenario.Condition) []clause {
 	if len(paths) == 0 {
 		return nil
 	}
-	var obj map[string]any
-	if json.Unmarshal(raw, &obj) != nil {
+	// Values are decoded as the matcher decodes them, so an integer beyond
+	// 2^53 keeps its value.
+	decoded, err := jsonvalue.Decode(raw)
+	obj, ok := decoded.(map[string]any)
+	if err != nil || !ok {
 		return nil
 	}
 	_, fok := obj["field"].(string)
@@ -330,7 +335,7 @@ func (p *prepared) satisfyEdits(cl clause, args map[string]any) []edit {
 		}
 	}
 	integer := fi.typ == "integer"
-	num, _ := cl.value.(float64)
+	num, _ := jsonvalue.Float(cl.value)
 	str, isStr := cl.value.(string)
 	switch cl.op {
 	case scenario.OpEquals:
@@ -400,7 +405,7 @@ func (p *prepared) satisfyEdits(cl clause, args map[string]any) []edit {
 func (p *prepared) negateEdits(cl clause, args map[string]any) []edit {
 	fi := p.field(args, cl.path)
 	integer := fi.typ == "integer"
-	num, _ := cl.value.(float64)
+	num, _ := jsonvalue.Float(cl.value)
 	str, isStr := cl.value.(string)
 	smp := set(p.sample(fi))
 	var out []edit
@@ -456,6 +461,9 @@ func different(v any) any {
 			return y
 		}
 		return x / 2
+	case json.Number:
+		// An integer beyond 2^53: one more, spelled exactly.
+		return json.Number(incremented(string(x)))
 	case bool:
 		return !x
 	case nil:
@@ -474,20 +482,28 @@ func different(v any) any {
 	return "x"
 }
 
-// jsonEqual compares decoded JSON values as the matcher does (numbers by
-// value).
-func jsonEqual(a, b any) bool {
-	c, _ := scenario.Compile(mustJSON(map[string]any{"field": "v", "operator": "equals", "value": b}))
-	return c.Match(map[string]any{"v": a})
+// incremented returns the decimal integer text s plus one in magnitude
+// (away from zero), so a different integer of the same sign.
+func incremented(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	digits := []byte(strings.TrimPrefix(s, "-"))
+	i := len(digits) - 1
+	for ; i >= 0 && digits[i] == '9'; i-- {
+		digits[i] = '0'
+	}
+	if i < 0 {
+		digits = append([]byte{'1'}, digits...)
+	} else {
+		digits[i]++
+	}
+	if neg {
+		return "-" + string(digits)
+	}
+	return string(digits)
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
-}
+// jsonEqual compares decoded JSON values as the matcher does.
+func jsonEqual(a, b any) bool { return jsonvalue.Equal(a, b) }
 
 // canonical is a value's JSON text with sorted keys, to recognise
 // arguments already tried.

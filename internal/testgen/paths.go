@@ -4,42 +4,9 @@ import (
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
-// lookup reads the argument at p the way the scenario matcher does: a
-// top-level member named like the whole path wins, then the path is walked
-// through objects (keys, and digit keys of objects) and arrays (indexes).
+// lookup reads the argument at p the way the scenario matcher does.
 func lookup(args map[string]any, p scenario.Path) (any, bool) {
-	segs := p.Segments
-	cur, ok := args[segs[0].Key]
-	if len(segs) == 1 {
-		return cur, ok
-	}
-	if v, lit := args[p.Raw]; lit {
-		return v, true
-	}
-	for _, s := range segs[1:] {
-		if !ok {
-			break
-		}
-		cur, ok = step(cur, s)
-	}
-	return cur, ok
-}
-
-func step(v any, s scenario.Segment) (any, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		if s.ArrayOnly {
-			return nil, false
-		}
-		e, ok := x[s.Key]
-		return e, ok
-	case []any:
-		if s.Index < 0 || s.Index >= len(x) {
-			return nil, false
-		}
-		return x[s.Index], true
-	}
-	return nil, false
+	return p.Lookup(args)
 }
 
 // fieldSchema returns the schema of the argument at p, nil when unknown.
@@ -62,7 +29,7 @@ func (d *schemaDoc) fieldSchema(args map[string]any, p scenario.Path) any {
 		} else {
 			node = d.property(f, s.Key)
 		}
-		cur, _ = step(cur, s)
+		cur, _ = s.Step(cur)
 	}
 	return node
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 )
 
 // schemaDoc reads a tool's input schema, decoded by encoding/json, well
@@ -122,33 +124,11 @@ func merge(dst, src map[string]any) {
 // resolve follows a reference inside the document: "#" or a JSON Pointer
 // fragment such as "#/$defs/address".
 func (d *schemaDoc) resolve(ref string) (any, bool) {
-	if ref == "#" {
-		return d.root, true
-	}
-	if !strings.HasPrefix(ref, "#/") {
+	pointer, ok := strings.CutPrefix(ref, "#")
+	if !ok {
 		return nil, false
 	}
-	cur := d.root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			cur = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return jsonptr.Get(d.root, pointer)
 }
 
 // typeOf names the JSON type a flattened schema asks for: its "type" (the
@@ -471,11 +451,11 @@ func sampleNumber(f map[string]any, integer bool) float64 {
 func above(bound float64, exclusive, integer bool) float64 {
 	switch {
 	case integer && exclusive:
-		return math.Floor(bound) + 1
+		return step(math.Floor(bound), 1)
 	case integer:
 		return math.Ceil(bound)
 	case exclusive:
-		return bound + 1
+		return step(bound, 1)
 	default:
 		return bound
 	}
@@ -485,14 +465,23 @@ func above(bound float64, exclusive, integer bool) float64 {
 func below(bound float64, exclusive, integer bool) float64 {
 	switch {
 	case integer && exclusive:
-		return math.Ceil(bound) - 1
+		return step(math.Ceil(bound), -1)
 	case integer:
 		return math.Floor(bound)
 	case exclusive:
-		return bound - 1
+		return step(bound, -1)
 	default:
 		return bound
 	}
+}
+
+// step returns x plus dir (1 or -1), or, where float64 is too coarse for
+// that to change x (beyond 2^53), the next float64 that way.
+func step(x, dir float64) float64 {
+	if y := x + dir; y != x {
+		return y
+	}
+	return math.Nextafter(x, math.Inf(int(dir)))
 }
 
 // deepCopy copies a decoded JSON value so that edits to the copy never

@@ -28,6 +28,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/outbound"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 )
 
@@ -236,7 +237,8 @@ const maxResultConditions = 60
 // text, image and embedded resource blocks member by member. Audio and
 // resource_link blocks are only required to be there, since versions
 // before them serve each as a text block saying what it was; likewise
-// structuredContent, served from 2025-06-18 only, is not checked.
+// structuredContent, served only from the revision that brought it, is
+// not checked.
 func resultExpectation(raw json.RawMessage) expectation {
 	var r struct {
 		Content []map[string]json.RawMessage `json:"content"`
@@ -288,7 +290,7 @@ func resultExpectation(raw json.RawMessage) expectation {
 	if loose > 0 {
 		checks += " (audio and resource_link blocks only for their presence: protocol versions before them serve them as text)"
 	}
-	checks += "; structuredContent, served from protocol 2025-06-18 on, is not checked"
+	checks += "; structuredContent, served from protocol " + protocol.V20250618 + " on, is not checked"
 	return expectation{conds: conds, checks: checks}
 }
 

@@ -35,6 +35,11 @@ type Exchange struct {
 	// before a notification; the rest is a reply being written.
 	committed int
 
+	// invalid is why the current message does not parse; refused, the
+	// error a member of a batch past the rate limit's allowance gets
+	// instead of being run.
+	invalid, refused error
+
 	// What a per-server endpoint adds; zero elsewhere.
 	serverSide
 	seqKey string
@@ -163,6 +168,25 @@ func (x *Exchange) address() string {
 		x.clientAddr = host
 	}
 	return x.clientAddr
+}
+
+// journaled is the middleware of a per-server endpoint whose journal is
+// on: every message, answered, refused or invalid, becomes an entry (when
+// the journal admits it).
+func journaled(next MessageHandler) MessageHandler {
+	return func(ctx context.Context, x *Exchange, t Target, req *jsonrpc.Request) (json.RawMessage, error) {
+		if x.rec == nil {
+			return next(ctx, x, t, req)
+		}
+		start := time.Now()
+		x.call = callNote{step: -1}
+		result, err := next(ctx, x, t, req)
+		if x.refused != nil {
+			x.call.outcome = journal.OutcomeRejected
+		}
+		x.record(start, req, result, err)
+		return result, err
+	}
 }
 
 // record hands the journal what happened to one message: its result (which

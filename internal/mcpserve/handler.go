@@ -10,11 +10,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,9 +91,12 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
-	h := &Handler{tr: Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
-		AllowedHosts: opts.AllowedHosts},
-		store: st, log: log, opts: opts, ready: make(chan struct{})}
+	tr := Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+		AllowedHosts: opts.AllowedHosts}
+	if opts.Journal != nil {
+		tr = tr.With(journaled)
+	}
+	h := &Handler{tr: tr, store: st, log: log, opts: opts, ready: make(chan struct{})}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -259,145 +260,9 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 	WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
 }
 
-// dispatch answers one message or a batch into x's buffer, returning how
-// many responses it wrote (0 when all were notifications). Members of a
-// batch past p's rate-limit allowance are not run: each request among them
-// gets a rate-limit error.
-func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, p *Payload) int {
-	sse, out := x.sse, x.out
-	if !p.isBatch {
-		if sse {
-			out.WriteString("event: message\ndata: ")
-		}
-		// The response is appended in place, in out's spare capacity.
-		resp := tr.answer(ctx, t, x, p.body, out.AvailableBuffer())
-		if resp == nil {
-			out.Reset()
-			return 0
-		}
-		out.Write(resp)
-		if sse {
-			out.WriteString("\n\n")
-		}
-		return 1
-	}
-	n := 0
-	if !sse {
-		out.WriteByte('[')
-	}
-	var limited error // what members past the allowance get
-	if p.limited {
-		limited = p.rateLimited()
-	}
-	batch := p.batch
-	for i := 0; ; i++ {
-		msg, ok := batch.Next()
-		if !ok {
-			break
-		}
-		x.committed = out.Len()
-		var resp []byte
-		if p.limited && i >= p.admitted {
-			resp = tr.refuse(x, msg, limited)
-		} else {
-			resp = tr.answer(ctx, t, x, msg, nil)
-		}
-		if resp == nil {
-			continue
-		}
-		if !sse && n > 0 {
-			out.WriteByte(',')
-		}
-		frame(out, resp, sse)
-		n++
-	}
-	if !sse {
-		if n == 0 {
-			out.Reset()
-		} else {
-			out.WriteByte(']')
-		}
-	}
-	return n
-}
-
-// answer handles one message and returns its response appended to dst, or
-// nil for a notification.
-func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byte, dst []byte) []byte {
-	var start time.Time
-	if x.rec != nil {
-		start = time.Now()
-		x.call = callNote{step: -1}
-	}
-	req, err := jsonrpc.Parse(msg)
-	if err != nil {
-		if x.rec != nil {
-			x.record(start, &req, nil, err)
-		}
-		return jsonrpc.AppendError(dst, req.ID, err)
-	}
-	if req.IsNotification() {
-		if x.rec != nil {
-			x.record(start, &req, nil, nil)
-		}
-		return nil
-	}
-	result, err := tr.call(ctx, t, x, &req)
-	if x.rec != nil {
-		x.record(start, &req, result, err)
-	}
-	if err != nil {
-		var wire *jsonrpc.Error
-		var scripted *jsonrpc.Scripted
-		if !errors.As(err, &wire) && !errors.As(err, &scripted) && ctx.Err() == nil && tr.Log != nil {
-			tr.Log.ErrorContext(ctx, "mcp method failed", "method", req.Method, "error", err.Error())
-		}
-		return jsonrpc.AppendError(dst, req.ID, err)
-	}
-	return jsonrpc.AppendResult(dst, req.ID, result)
-}
-
-// call runs one method. A panic in it is that request's fault only: it is
-// logged with its stack and answered -32603 (generic) on the request's id,
-// and the other messages of a batch are still answered.
-func (tr Transport) call(ctx context.Context, t Target, x *Exchange, req *jsonrpc.Request) (result json.RawMessage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			if tr.Log != nil {
-				tr.Log.ErrorContext(ctx, "panic in MCP method", "method", req.Method, "panic", p,
-					"stack", string(debug.Stack()))
-			}
-			result, err = nil, jsonrpc.ErrInternal
-		}
-	}()
-	return t.Call(ctx, x, req.Method, req.Params)
-}
-
-// refuse answers a member of a batch past the rate limit's allowance with
-// err, without running it; nil for a notification. The journal records it
-// as rejected.
-func (tr Transport) refuse(x *Exchange, msg []byte, err error) []byte {
-	req, invalid := jsonrpc.Parse(msg)
-	if x.rec != nil {
-		x.call = callNote{step: -1, outcome: journal.OutcomeRejected}
-		x.record(time.Now(), &req, nil, err)
-	}
-	if invalid == nil && req.IsNotification() {
-		return nil
-	}
-	return jsonrpc.AppendError(nil, req.ID, err)
-}
-
 // Call answers one method of the design's endpoint.
 func (d *design) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
-	m, ok := methods[method]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
-	}
-	return m.handle(ctx, x, d, params)
+	return methods.Call(ctx, x, d, method, params)
 }
 
 // frame writes one response as an SSE event or as plain JSON.

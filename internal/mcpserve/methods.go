@@ -15,31 +15,26 @@ import (
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
-// method answers one JSON-RPC method. params is the raw params object, nil
-// when absent; the result is the JSON of the result member.
-type method struct {
-	handle func(ctx context.Context, x *Exchange, d *design, params json.RawMessage) (json.RawMessage, error)
-}
-
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
-var methods map[string]method
+// Every method exists in every protocol version served so far.
+var methods Methods[*design]
 
 func init() {
-	methods = map[string]method{
-		"initialize":               {handle: initialize},
-		"ping":                     {handle: constant(empty)},
-		"tools/list":               {handle: listed(func(d *design) []byte { return d.toolsList })},
-		"tools/call":               {handle: callTool},
-		"resources/list":           {handle: listed(func(d *design) []byte { return d.resourcesList })},
-		"resources/templates/list": {handle: listed(func(d *design) []byte { return d.templatesList })},
-		"resources/read":           {handle: readResource},
-		"prompts/list":             {handle: listed(func(d *design) []byte { return d.promptsList })},
-		"prompts/get":              {handle: getPrompt},
-		"logging/setLevel":         {handle: setLevel},
-		"resources/subscribe":      {handle: subscribe},
-		"resources/unsubscribe":    {handle: subscribe},
-		"completion/complete":      {handle: complete},
+	methods = Methods[*design]{
+		"initialize":               {Handle: initialize, NeedsDesign: true},
+		"ping":                     {Handle: constant(empty), ParamsOptional: true},
+		"tools/list":               {Handle: listed(func(d *design) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
+		"tools/call":               {Handle: callTool, NeedsDesign: true},
+		"resources/list":           {Handle: listed(func(d *design) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/templates/list": {Handle: listed(func(d *design) []byte { return d.templatesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/read":           {Handle: readResource, NeedsDesign: true},
+		"prompts/list":             {Handle: listed(func(d *design) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
+		"prompts/get":              {Handle: getPrompt, NeedsDesign: true},
+		"logging/setLevel":         {Handle: setLevel},
+		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true},
+		"resources/unsubscribe":    {Handle: subscribe, NeedsDesign: true},
+		"completion/complete":      {Handle: complete, NeedsDesign: true},
 	}
 }
 
@@ -217,35 +212,46 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	return a.result, nil
 }
 
-// callRequest is what tools/call and prompts/get read from their params.
-type callRequest struct {
+// CallParams is what tools/call and prompts/get read from their params;
+// A is the arguments' map type.
+type CallParams[A any] struct {
 	Name      string
-	Arguments map[string]any
+	Arguments A
 	// ProgressToken is _meta.progressToken as sent; nil when absent.
 	ProgressToken json.RawMessage
 }
 
-// decodeCall reads the params of tools/call and prompts/get, {name,
-// arguments, _meta}, in one pass. Absent arguments read as {}, so a tool's
-// required fields still count.
+// callRequest is a call whose arguments are decoded.
+type callRequest = CallParams[map[string]any]
+
+// decodeCall reads the params of tools/call and prompts/get as the
+// per-server endpoint uses them.
 func decodeCall(params json.RawMessage, noName string) (callRequest, error) {
+	return DecodeCall[map[string]any](params, noName)
+}
+
+// DecodeCall reads the params of tools/call and prompts/get, {name,
+// arguments, _meta}, in one pass, as every endpoint of the service does.
+// Absent arguments read as {}, so a tool's required fields still count;
+// noName is the reason given when the name is missing.
+func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
 	var p struct {
-		Name      *string        `json:"name"`
-		Arguments map[string]any `json:"arguments"`
+		Name      *string `json:"name"`
+		Arguments A       `json:"arguments"`
 		Meta      struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
 	if err := decodeParams(params, &p); err != nil {
-		return callRequest{}, err
+		return CallParams[A]{}, err
 	}
 	if p.Name == nil {
-		return callRequest{}, missing("name", noName)
+		return CallParams[A]{}, missing("name", noName)
 	}
 	if p.Arguments == nil {
-		p.Arguments = map[string]any{}
+		p.Arguments = make(A)
 	}
-	return callRequest{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
+	return CallParams[A]{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
 }
 
 // argumentsError turns schema violations into -32602: a missing required

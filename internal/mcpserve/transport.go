@@ -35,6 +35,10 @@ type Transport struct {
 	// AllowedHosts, when set, is the only Host (and Origin, when sent)
 	// accepted: protection against DNS rebinding.
 	AllowedHosts *HostList
+
+	// chain answers each message, through the middleware With added; nil
+	// for none.
+	chain MessageHandler
 }
 
 // Preflight sets the CORS headers and answers what is not a POST (the

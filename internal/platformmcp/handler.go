@@ -173,46 +173,54 @@ type call struct {
 	version string // Mcp-Protocol-Version, sent by clients after initialize
 }
 
-// Call answers one JSON-RPC method.
-func (c *call) Call(ctx context.Context, _ *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
-	switch method {
-	case "initialize":
-		v, err := mcpserve.ParseInitialize(params)
-		if err != nil {
-			return nil, err
-		}
-		if res, ok := c.h.initialize[v]; ok {
-			return res, nil
-		}
-		return c.h.initialize[defaultProtocolVersion], nil
-	case "ping":
-		return json.RawMessage(`{}`), nil
-	case "tools/list":
-		return c.h.toolsList, nil
-	case "tools/call":
-		return c.callTool(ctx, params)
+// methods is the one static table of what the service endpoint answers;
+// none of its methods needs a design.
+var methods mcpserve.Methods[*call]
+
+func init() {
+	methods = mcpserve.Methods[*call]{
+		"initialize": {Handle: initialize},
+		"ping":       {Handle: ping, ParamsOptional: true},
+		"tools/list": {Handle: listTools, ParamsOptional: true},
+		"tools/call": {Handle: callTool},
 	}
-	return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
+}
+
+// Call answers one JSON-RPC method.
+func (c *call) Call(ctx context.Context, x *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+	return methods.Call(ctx, x, c, method, params)
+}
+
+// initialize answers in the protocol version the client asked for, or in
+// the default one when the service does not speak it.
+func initialize(_ context.Context, _ *mcpserve.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+	v, err := mcpserve.ParseInitialize(params)
+	if err != nil {
+		return nil, err
+	}
+	if res, ok := c.h.initialize[v]; ok {
+		return res, nil
+	}
+	return c.h.initialize[defaultProtocolVersion], nil
+}
+
+func ping(context.Context, *mcpserve.Exchange, *call, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}
+
+func listTools(_ context.Context, _ *mcpserve.Exchange, c *call, _ json.RawMessage) (json.RawMessage, error) {
+	return c.h.toolsList, nil
 }
 
 // callTool runs the tool's REST operation in process, as the key.
-func (c *call) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Name      *string                    `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
+func callTool(ctx context.Context, _ *mcpserve.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+	p, err := mcpserve.DecodeCall[map[string]json.RawMessage](params, "tools/call needs the name of the tool")
+	if err != nil {
+		return nil, err
 	}
-	if len(params) > 0 && string(params) != "null" {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, fmt.Errorf("%w: params must be {name, arguments} with arguments an object", jsonrpc.ErrInvalidParams)
-		}
-	}
-	if p.Name == nil {
-		return nil, jsonrpc.WithData(fmt.Errorf("%w: missing required field 'name'", jsonrpc.ErrInvalidParams),
-			map[string]string{"field": "name", "reason": "tools/call needs the name of the tool"})
-	}
-	t, ok := c.h.tools[*p.Name]
+	t, ok := c.h.tools[p.Name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
 	}
 	req, fields := c.request(ctx, t, p.Arguments)
 	if len(fields) > 0 {

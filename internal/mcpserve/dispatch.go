@@ -117,14 +117,16 @@ func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, p *Payl
 // answer handles one message and returns its response appended to dst, or
 // nil for a notification.
 func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byte, dst []byte) []byte {
-	req, invalid := jsonrpc.Parse(msg)
-	x.invalid = invalid
+	// The request is kept in x, which is pooled, rather than on the stack,
+	// from which passing it through the chain would move it to the heap.
+	x.req, x.invalid = jsonrpc.Parse(msg)
+	req, invalid := &x.req, x.invalid
 	var result json.RawMessage
 	var err error
 	if tr.chain != nil {
-		result, err = tr.chain(ctx, x, t, &req)
+		result, err = tr.chain(ctx, x, t, req)
 	} else {
-		result, err = tr.handle(ctx, x, t, &req)
+		result, err = tr.handle(ctx, x, t, req)
 	}
 	if invalid == nil && req.IsNotification() {
 		return nil

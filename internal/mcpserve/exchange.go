@@ -35,9 +35,10 @@ type Exchange struct {
 	// before a notification; the rest is a reply being written.
 	committed int
 
-	// invalid is why the current message does not parse; refused, the
+	// req is the current message; invalid, why it does not parse; refused, the
 	// error a member of a batch past the rate limit's allowance gets
 	// instead of being run.
+	req              jsonrpc.Request
 	invalid, refused error
 
 	// What a per-server endpoint adds; zero elsewhere.

@@ -24,6 +24,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -297,10 +298,8 @@ func serverID(path string) (uuid.UUID, bool) {
 	return id, err == nil
 }
 
-// WriteProblem answers status with an RFC 9457 problem document.
+// WriteProblem answers status with an RFC 9457 problem document, in the
+// form of the MCP endpoints.
 func WriteProblem(w http.ResponseWriter, status int, detail string) {
-	w.Header()["Content-Type"] = []string{"application/problem+json"}
-	w.WriteHeader(status)
-	body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
-	_, _ = w.Write(body)
+	problem.Write(w, problem.New(status, detail).Sorted())
 }

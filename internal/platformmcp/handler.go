@@ -21,6 +21,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
@@ -224,7 +225,7 @@ func callTool(ctx context.Context, _ *mcpserve.Exchange, c *call, params json.Ra
 	}
 	req, fields := c.request(ctx, t, p.Arguments)
 	if len(fields) > 0 {
-		return toolError(problem(http.StatusUnprocessableEntity, "the arguments are invalid", fields))
+		return toolError(invalid("the arguments are invalid", fields))
 	}
 	rec := &recorder{header: http.Header{}}
 	c.h.api.ServeHTTP(rec, req)
@@ -350,10 +351,12 @@ type textItem struct {
 	Text string `json:"text"`
 }
 
-func problem(status int, detail string, fields []failure.FieldError) []byte {
-	b, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status,
-		"detail": detail, "errors": fields})
-	return b
+// invalid is the problem document of arguments refused before the REST
+// route is reached, in the form of the MCP endpoints.
+func invalid(detail string, fields []failure.FieldError) []byte {
+	p := problem.New(http.StatusUnprocessableEntity, detail)
+	p.Errors = fields
+	return p.Sorted().JSON()
 }
 
 // recorder collects the REST router's answer.

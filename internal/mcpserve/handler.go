@@ -7,7 +7,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,7 +23,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
-	"github.com/mockmcp/mockmcp/internal/problem"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -40,7 +39,7 @@ type Authorizer interface {
 type Options struct {
 	MaxBodyBytes int64
 	// MaxBatchMessages is the longest JSON-RPC batch answered; a longer
-	// one is refused whole (DefaultMaxBatchMessages when zero).
+	// one is refused whole (mcptransport.DefaultMaxBatchMessages when zero).
 	MaxBatchMessages int
 	// CacheEntries and CacheBytes bound the compiled designs kept in memory.
 	CacheEntries int
@@ -59,7 +58,7 @@ type Options struct {
 	PublicCeiling int
 	ClientIP      *clientip.Resolver
 	// AllowedHosts, when set, refuses requests for other hosts (403).
-	AllowedHosts *HostList
+	AllowedHosts *mcptransport.HostList
 	// Journal receives every call; nil records nothing.
 	Journal Recorder
 	// Sequences counts the calls of sequence scenarios; nil counts in
@@ -69,7 +68,7 @@ type Options struct {
 
 // Handler serves the per-server MCP endpoint.
 type Handler struct {
-	tr    Transport
+	tr    mcptransport.Transport
 	store *store.Store
 	log   *slog.Logger
 	opts  Options
@@ -92,7 +91,7 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
-	tr := Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+	tr := mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts}
 	if opts.Journal != nil {
 		tr = tr.With(journaled)
@@ -137,26 +136,6 @@ func (h *Handler) Ready() <-chan struct{} { return h.ready }
 // CacheStats reports how many designs are cached and their approximate size.
 func (h *Handler) CacheStats() (entries, bytes int) { return h.cache.stats() }
 
-const (
-	allowMethods = "POST, OPTIONS"
-	// Content-Type is what the specification names; the MCP headers and the
-	// key headers let browser clients (the MCP Inspector) reach servers too.
-	allowHeaders = "Content-Type, Accept, Authorization, X-API-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
-)
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// Header values shared by every response; net/http never modifies them.
-var (
-	hdrAnyOrigin    = []string{"*"}
-	hdrAllowMethods = []string{allowMethods}
-	hdrAllowHeaders = []string{allowHeaders}
-	hdrEventStream  = []string{"text/event-stream"}
-	hdrNoCache      = []string{"no-cache"}
-	hdrKeepAlive    = []string{"keep-alive"}
-	hdrJSON         = []string{"application/json"}
-)
-
 // ServeHTTP answers one request to /api/platform/{server_id}/mcp.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -168,28 +147,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	id, ok := serverID(r.URL.Path)
 	if !ok {
-		WriteProblem(w, http.StatusNotFound, "server not found")
+		mcptransport.WriteProblem(w, http.StatusNotFound, "server not found")
 		return
 	}
 	d, err := h.cache.get(r.Context(), id)
 	if err != nil {
 		if failure.Is(err, failure.ErrNotFound) {
-			WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
+			mcptransport.WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
 			return
 		}
 		if failure.Is(err, failure.ErrUnavailable) {
-			WriteUnavailable(w)
+			mcptransport.WriteUnavailable(w)
 			return
 		}
 		if r.Context().Err() != nil { // the caller left while the design loaded
 			return
 		}
 		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
-		WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
+		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
-	var p Payload
+	var p mcptransport.Payload
 	if !tr.Read(w, r, &p) {
 		return
 	}
@@ -211,7 +190,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.authMode == "api_key" {
 		if err := h.authorize(r, d); err != nil {
 			if failure.Is(err, failure.ErrUnavailable) { // the key could not be checked
-				WriteUnavailable(w)
+				mcptransport.WriteUnavailable(w)
 				return
 			}
 			h.rejected(d, addr, start, http.StatusUnauthorized)
@@ -219,11 +198,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var side *serverSide
-	if h.opts.Journal != nil || d.usesSequences {
-		side = &serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
-	}
-	answered := tr.serve(w, r, d, &p, side)
+	st := newState(r)
+	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
+	answered := tr.ServeState(w, r, d, &p, st)
+	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
@@ -258,34 +236,12 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 	if f, ok := failure.As(err); ok && f.Kind == failure.KindForbidden {
 		detail = f.Detail
 	}
-	WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
+	mcptransport.WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
 }
 
 // Call answers one method of the design's endpoint.
 func (d *design) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	return methods.Call(ctx, x, d, method, params)
-}
-
-// frame writes one response as an SSE event or as plain JSON.
-func frame(out *bytes.Buffer, resp []byte, sse bool) {
-	if sse {
-		out.WriteString("event: message\ndata: ")
-		out.Write(resp)
-		out.WriteString("\n\n")
-		return
-	}
-	out.Write(resp)
-}
-
-// wantsSSE: an absent Accept, or one naming text/event-stream, gets SSE; one
-// naming application/json but not text/event-stream gets plain JSON.
-// Media types are matched without regard to case.
-func wantsSSE(accept string) bool {
-	accept = strings.ToLower(accept)
-	if accept == "" || strings.Contains(accept, "text/event-stream") {
-		return true
-	}
-	return !strings.Contains(accept, "application/json")
 }
 
 // serverID reads {server_id} from /api/platform/{server_id}/mcp.
@@ -296,10 +252,4 @@ func serverID(path string) (uuid.UUID, bool) {
 	}
 	id, err := uuid.Parse(path[len(prefix) : len(path)-len(suffix)])
 	return id, err == nil
-}
-
-// WriteProblem answers status with an RFC 9457 problem document, in the
-// form of the MCP endpoints.
-func WriteProblem(w http.ResponseWriter, status int, detail string) {
-	problem.Write(w, problem.New(status, detail).Sorted())
 }

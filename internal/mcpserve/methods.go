@@ -11,6 +11,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -18,10 +19,10 @@ import (
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
 // Every method exists in every protocol version served so far.
-var methods Methods[*design]
+var methods mcptransport.Methods[*design]
 
 func init() {
-	methods = Methods[*design]{
+	methods = mcptransport.Methods[*design]{
 		"initialize":               {Handle: initialize, NeedsDesign: true},
 		"ping":                     {Handle: constant(empty), ParamsOptional: true},
 		"tools/list":               {Handle: listed(func(d *design) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
@@ -137,20 +138,21 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
 	}
-	x.call.tool = t.name
+	s := stateOf(x)
+	s.call.tool = t.name
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}
-	x.budget = regexlimit.NewBudget()
-	if vs := input.ValidateWithin(p.Arguments, &x.budget); len(vs) > 0 {
-		if x.budget.Exhausted() {
-			return nil, tooCostly(t.name, x.budget.Field())
+	s.budget = regexlimit.NewBudget()
+	if vs := input.ValidateWithin(p.Arguments, &s.budget); len(vs) > 0 {
+		if s.budget.Exhausted() {
+			return nil, tooCostly(t.name, s.budget.Field())
 		}
 		return nil, argumentsError(t.name, vs)
 	}
 	if f := d.fault; f != nil && rand.Float64() < f.rate {
-		x.call.outcome = journal.OutcomeFault
+		s.call.outcome = journal.OutcomeFault
 		if err := sleep(ctx, f.delay); err != nil {
 			return nil, err
 		}
@@ -158,38 +160,38 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 			return nil, f.err
 		}
 	}
-	i, matched := t.matcher.MatchWithin(p.Arguments, &x.budget)
-	if x.budget.Exhausted() {
-		return nil, tooCostly(t.name, x.budget.Field())
+	i, matched := t.matcher.MatchWithin(p.Arguments, &s.budget)
+	if s.budget.Exhausted() {
+		return nil, tooCostly(t.name, s.budget.Field())
 	}
-	if x.rec != nil {
-		c := &x.call
+	if s.rec != nil {
+		c := &s.call
 		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
 	}
 	if !matched {
-		if x.call.outcome == "" {
-			x.call.outcome = journal.OutcomeNoMatch
+		if s.call.outcome == "" {
+			s.call.outcome = journal.OutcomeNoMatch
 		}
 		return t.noMatch, nil
 	}
 	sc := t.scenes[i]
 	var n int64
-	if sc.sequence && x.seq != nil {
-		x.call.usedSeq = true
-		if n, err = x.seq.Next(ctx, d.id, sc.seqID, x.sequenceKey()); err != nil {
+	if sc.sequence && s.seq != nil {
+		s.call.usedSeq = true
+		if n, err = s.seq.Next(ctx, d.id, sc.seqID, s.sequenceKey()); err != nil {
 			// Counting failed (Redis away): answer the first step rather
 			// than fail the call.
-			if x.log != nil {
-				x.log.WarnContext(ctx, "sequence count failed; answering the first step",
+			if s.log != nil {
+				s.log.WarnContext(ctx, "sequence count failed; answering the first step",
 					"server_id", d.id.String(), "error", err.Error())
 			}
 			n = 0
 		}
 	}
 	step, a := sc.step(n)
-	x.call.scenario = sc.name
+	s.call.scenario = sc.name
 	if sc.sequence {
-		x.call.step = step
+		s.call.step = step
 	}
 	for k := range sc.notes {
 		nt := &sc.notes[k]
@@ -198,9 +200,9 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 		}
 		switch {
 		case !nt.progress:
-			x.notify(nt.before)
+			x.Notify(nt.before)
 		case len(p.ProgressToken) > 0 && string(p.ProgressToken) != "null":
-			x.notify(nt.before, p.ProgressToken, nt.after)
+			x.Notify(nt.before, p.ProgressToken, nt.after)
 		}
 	}
 	if err := sleep(ctx, a.delay); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
@@ -51,12 +52,12 @@ type Options struct {
 	RateLimit     *ratelimit.Limiter
 	PlatformLimit int
 	// AllowedHosts, when set, refuses requests for other hosts (403).
-	AllowedHosts *mcpserve.HostList
+	AllowedHosts *mcptransport.HostList
 }
 
 // Handler serves the service endpoint.
 type Handler struct {
-	tr         mcpserve.Transport
+	tr         mcptransport.Transport
 	api        http.Handler // the REST router, which runs every call
 	keys       *keys.Authenticator
 	log        *slog.Logger
@@ -76,7 +77,7 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+	h := &Handler{tr: mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
 		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
@@ -125,10 +126,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil && !refused:
 		h.log.Error("check API key", "error", err.Error())
-		mcpserve.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
+		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
 		return
 	case err != nil && f.Kind == failure.KindUnavailable:
-		mcpserve.WriteUnavailable(w)
+		mcptransport.WriteUnavailable(w)
 		return
 	case err != nil:
 		refuse(w, http.StatusUnauthorized, f.Detail)
@@ -141,7 +142,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
-	var body mcpserve.Payload
+	var body mcptransport.Payload
 	if !tr.Read(w, r, &body) {
 		return
 	}
@@ -162,7 +163,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers an HTTP error with a JSON-RPC error body: -32001 whose
 // message is the reason.
 func refuse(w http.ResponseWriter, status int, msg string) {
-	mcpserve.WriteRPCError(w, status, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg})
+	mcptransport.WriteRPCError(w, status, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg})
 }
 
 // call is one HTTP request to the endpoint: the methods it carries run with
@@ -176,10 +177,10 @@ type call struct {
 
 // methods is the one static table of what the service endpoint answers;
 // none of its methods needs a design.
-var methods mcpserve.Methods[*call]
+var methods mcptransport.Methods[*call]
 
 func init() {
-	methods = mcpserve.Methods[*call]{
+	methods = mcptransport.Methods[*call]{
 		"initialize": {Handle: initialize},
 		"ping":       {Handle: ping, ParamsOptional: true},
 		"tools/list": {Handle: listTools, ParamsOptional: true},
@@ -188,13 +189,13 @@ func init() {
 }
 
 // Call answers one JSON-RPC method.
-func (c *call) Call(ctx context.Context, x *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *call) Call(ctx context.Context, x *mcptransport.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	return methods.Call(ctx, x, c, method, params)
 }
 
 // initialize answers in the protocol version the client asked for, or in
 // the default one when the service does not speak it.
-func initialize(_ context.Context, _ *mcpserve.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+func initialize(_ context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
 	v, err := mcpserve.ParseInitialize(params)
 	if err != nil {
 		return nil, err
@@ -205,16 +206,16 @@ func initialize(_ context.Context, _ *mcpserve.Exchange, c *call, params json.Ra
 	return c.h.initialize[defaultProtocolVersion], nil
 }
 
-func ping(context.Context, *mcpserve.Exchange, *call, json.RawMessage) (json.RawMessage, error) {
+func ping(context.Context, *mcptransport.Exchange, *call, json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(`{}`), nil
 }
 
-func listTools(_ context.Context, _ *mcpserve.Exchange, c *call, _ json.RawMessage) (json.RawMessage, error) {
+func listTools(_ context.Context, _ *mcptransport.Exchange, c *call, _ json.RawMessage) (json.RawMessage, error) {
 	return c.h.toolsList, nil
 }
 
 // callTool runs the tool's REST operation in process, as the key.
-func callTool(ctx context.Context, _ *mcpserve.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+func callTool(ctx context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
 	p, err := mcpserve.DecodeCall[map[string]json.RawMessage](params, "tools/call needs the name of the tool")
 	if err != nil {
 		return nil, err

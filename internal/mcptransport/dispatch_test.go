@@ -1,4 +1,4 @@
-package mcpserve_test
+package mcptransport_test
 
 import (
 	"context"
@@ -12,27 +12,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
 // eras is a target whose method table bounds methods by protocol version.
 type eras struct{ name string }
 
-var erasMethods = mcpserve.Methods[*eras]{
+var erasMethods = mcptransport.Methods[*eras]{
 	"always": {Handle: answerName},
 	"old":    {Handle: answerName, Until: "2025-06-18"},
 	"new":    {Handle: answerName, Since: "2025-06-18"},
 	"middle": {Handle: answerName, Since: "2025-03-26", Until: "2025-11-25"},
-	"notifications/seen": {Handle: func(context.Context, *mcpserve.Exchange, *eras, json.RawMessage) (json.RawMessage, error) {
+	"notifications/seen": {Handle: func(context.Context, *mcptransport.Exchange, *eras, json.RawMessage) (json.RawMessage, error) {
 		panic("a notification is never run")
 	}, Notification: true},
 }
 
-func answerName(_ context.Context, _ *mcpserve.Exchange, e *eras, _ json.RawMessage) (json.RawMessage, error) {
+func answerName(_ context.Context, _ *mcptransport.Exchange, e *eras, _ json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(map[string]string{"from": e.name})
 }
 
-func (e *eras) Call(ctx context.Context, x *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+func (e *eras) Call(ctx context.Context, x *mcptransport.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	return erasMethods.Call(ctx, x, e, method, params)
 }
 
@@ -49,7 +49,7 @@ func postVersion(h http.Handler, version, body string) *httptest.ResponseRecorde
 }
 
 func TestMethodTableBoundsMethodsByProtocolVersion(t *testing.T) {
-	h := endpoint(mcpserve.Transport{MaxBodyBytes: 1 << 20}, &eras{name: "table"}, nil)
+	h := endpoint(mcptransport.Transport{MaxBodyBytes: 1 << 20}, &eras{name: "table"}, nil)
 	answered := `{"jsonrpc":"2.0","id":1,"result":{"from":"table"}}`
 	unknown := func(method string) string {
 		return `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ` + method + `"}}`
@@ -92,9 +92,9 @@ func TestMethodTableBoundsMethodsByProtocolVersion(t *testing.T) {
 func TestMiddlewareWrapsEveryMessage(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
-	named := func(name string) mcpserve.Middleware {
-		return func(next mcpserve.MessageHandler) mcpserve.MessageHandler {
-			return func(ctx context.Context, x *mcpserve.Exchange, t mcpserve.Target, req *jsonrpc.Request) (json.RawMessage, error) {
+	named := func(name string) mcptransport.Middleware {
+		return func(next mcptransport.MessageHandler) mcptransport.MessageHandler {
+			return func(ctx context.Context, x *mcptransport.Exchange, t mcptransport.Target, req *jsonrpc.Request) (json.RawMessage, error) {
 				mu.Lock()
 				seen = append(seen, name+":"+req.Method)
 				mu.Unlock()
@@ -105,7 +105,7 @@ func TestMiddlewareWrapsEveryMessage(t *testing.T) {
 			}
 		}
 	}
-	tr := mcpserve.Transport{MaxBodyBytes: 1 << 20}.With(named("outer"), named("inner"))
+	tr := mcptransport.Transport{MaxBodyBytes: 1 << 20}.With(named("outer"), named("inner"))
 	h := endpoint(tr, panicky{}, nil)
 	w := postTo(h, "application/json", `[{"jsonrpc":"2.0","id":1,"method":"ping"},`+
 		`{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"blocked"},{"id":3}]`)
@@ -125,12 +125,12 @@ func TestMiddlewareWrapsEveryMessage(t *testing.T) {
 // TestMiddlewareAllocatesNothingPerMessage: a chain built once answers a
 // request with exactly the allocations of the bare transport.
 func TestMiddlewareAllocatesNothingPerMessage(t *testing.T) {
-	pass := func(next mcpserve.MessageHandler) mcpserve.MessageHandler {
-		return func(ctx context.Context, x *mcpserve.Exchange, t mcpserve.Target, req *jsonrpc.Request) (json.RawMessage, error) {
+	pass := func(next mcptransport.MessageHandler) mcptransport.MessageHandler {
+		return func(ctx context.Context, x *mcptransport.Exchange, t mcptransport.Target, req *jsonrpc.Request) (json.RawMessage, error) {
 			return next(ctx, x, t, req)
 		}
 	}
-	allocs := func(tr mcpserve.Transport) float64 {
+	allocs := func(tr mcptransport.Transport) float64 {
 		h := endpoint(tr, panicky{}, nil)
 		body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
@@ -142,8 +142,8 @@ func TestMiddlewareAllocatesNothingPerMessage(t *testing.T) {
 			h.ServeHTTP(discard{}, r)
 		})
 	}
-	bare := allocs(mcpserve.Transport{MaxBodyBytes: 1 << 20})
-	chained := allocs(mcpserve.Transport{MaxBodyBytes: 1 << 20}.With(pass, pass, pass))
+	bare := allocs(mcptransport.Transport{MaxBodyBytes: 1 << 20})
+	chained := allocs(mcptransport.Transport{MaxBodyBytes: 1 << 20}.With(pass, pass, pass))
 	require.Equal(t, bare, chained)
 }
 

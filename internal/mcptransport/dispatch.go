@@ -188,16 +188,20 @@ type Methods[T any] map[string]Method[T]
 // is -32601 naming it.
 func (ms Methods[T]) Call(ctx context.Context, x *Exchange, t T, method string, params json.RawMessage) (json.RawMessage, error) {
 	m, ok := ms[method]
-	if !ok || m.Notification || !m.exists(x.protocolVersion()) {
+	if !ok || m.Notification || (m.bounded() && !m.exists(x.protocolVersion())) {
 		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
 	}
 	return m.Handle(ctx, x, t, params)
 }
 
+// bounded reports whether the method exists in some protocol versions
+// only; the request's version is read for those alone.
+func (m *Method[T]) bounded() bool { return m.Since != "" || m.Until != "" }
+
 // exists reports whether the method is part of protocol version v; an
 // unknown or absent version has every method.
 func (m *Method[T]) exists(v string) bool {
-	if v == "" || (m.Since == "" && m.Until == "") || !isVersion(v) {
+	if v == "" || !m.bounded() || !isVersion(v) {
 		return true
 	}
 	return (m.Since == "" || v >= m.Since) && (m.Until == "" || v < m.Until)

@@ -1,26 +1,18 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/problem"
 )
 
 // Problem is an RFC 9457 problem document.
-type Problem struct {
-	Type      string               `json:"type"`
-	Title     string               `json:"title"`
-	Status    int                  `json:"status"`
-	Detail    string               `json:"detail,omitempty"`
-	RequestID string               `json:"request_id,omitempty"`
-	Errors    []failure.FieldError `json:"errors,omitempty"`
-}
+type Problem = problem.Problem
 
 // statusOf is the one table from failure kinds to HTTP statuses.
 var statusOf = map[failure.Kind]int{
@@ -59,21 +51,13 @@ func problemFor(err error) (Problem, bool) {
 		Detail: "the service failed to handle the request; quote the request id when reporting it"}, false
 }
 
-// writeProblem writes p as application/problem+json.
+// writeProblem writes p as application/problem+json; a 405 names the
+// methods of the REST routes unless the route named its own.
 func writeProblem(w http.ResponseWriter, p Problem) {
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	if p.Status == http.StatusUnauthorized {
-		h.Set("WWW-Authenticate", `Bearer realm="mockmcp"`)
-	}
-	if p.Status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", strconv.Itoa(failure.RetryAfterUnavailable))
-	}
-	if p.Status == http.StatusMethodNotAllowed && h.Get("Allow") == "" {
+	if h := w.Header(); p.Status == http.StatusMethodNotAllowed && h.Get("Allow") == "" {
 		h.Set("Allow", "GET, POST, PUT, PATCH, DELETE")
 	}
-	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(p)
+	problem.Write(w, p)
 }
 
 // errorHandler is echo's HTTPErrorHandler: every error a handler or

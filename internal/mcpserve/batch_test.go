@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
 // pingServer creates and enables a design of c's organization with one
@@ -111,11 +111,11 @@ func TestBatchLength(t *testing.T) {
 	endpoint := pingServer(t, env, env.Signup(t, "Batch Length Org"))
 
 	t.Run("a batch of the limit is answered", func(t *testing.T) {
-		resp, body := post(t, endpoint, nil, pings(mcpserve.DefaultMaxBatchMessages))
+		resp, body := post(t, endpoint, nil, pings(mcptransport.DefaultMaxBatchMessages))
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		var replies []reply
 		require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
-		require.Len(t, replies, mcpserve.DefaultMaxBatchMessages)
+		require.Len(t, replies, mcptransport.DefaultMaxBatchMessages)
 		for i, r := range replies {
 			require.Equal(t, fmt.Sprint(i+1), string(r.ID))
 			require.JSONEq(t, `{}`, string(r.Result))
@@ -123,7 +123,7 @@ func TestBatchLength(t *testing.T) {
 	})
 	t.Run("one more is refused whole", func(t *testing.T) {
 		for _, accept := range []string{"application/json", "text/event-stream"} {
-			resp, body := post(t, endpoint, http.Header{"Accept": {accept}}, pings(mcpserve.DefaultMaxBatchMessages+1))
+			resp, body := post(t, endpoint, http.Header{"Accept": {accept}}, pings(mcptransport.DefaultMaxBatchMessages+1))
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 			require.Equal(t, 1, strings.Count(body, `"jsonrpc"`), "one answer: %s", body)
 			require.Contains(t, body, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: a batch holds at most 100 messages"}}`)

@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,38 +15,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
-
-// Exchange is one HTTP request to an MCP endpoint while it is answered:
-// where notifications go (the SSE reply, begun early when a call sends
-// one), and what the journal learns about each message.
-type Exchange struct {
-	w   http.ResponseWriter
-	r   *http.Request
-	sse bool
-	// streaming: the reply's headers are sent; what follows goes out as
-	// it is written.
-	streaming bool
-	out       *bytes.Buffer
-	// committed is how much of out holds whole replies, which may go out
-	// before a notification; the rest is a reply being written.
-	committed int
-
-	// What a per-server endpoint adds; zero elsewhere.
-	serverSide
-	seqKey string
-	keyed  bool // seqKey is known
-
-	// call is what the method answering the current message tells the
-	// journal.
-	call callNote
-	// budget is the regular-expression work the current tools/call may
-	// still take; here rather than on the stack because the schema's
-	// estimate keeps a pointer to it.
-	budget regexlimit.Budget
-}
 
 // callNote is what a method says about the message it answered. The
 // journal's explanation is built from it only for entries the journal
@@ -67,6 +38,9 @@ type callNote struct {
 	matched   int
 }
 
+// Exchange is the transport's exchange, as this endpoint's methods get it.
+type Exchange = mcptransport.Exchange
+
 // serverSide is what the per-server endpoint adds to an exchange: the
 // design, its journal (rec, nil when off) and the sequence counters.
 type serverSide struct {
@@ -78,17 +52,43 @@ type serverSide struct {
 	clientAddr string
 }
 
-var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
+// state is what the per-server endpoint keeps about one exchange, beside
+// the transport's: the state of the exchange (mcptransport.Exchange.State).
+type state struct {
+	r *http.Request
+	serverSide
+	seqKey string
+	keyed  bool // seqKey is known
 
-func newExchange(w http.ResponseWriter, r *http.Request, sse bool, out *bytes.Buffer) *Exchange {
-	x := exchangePool.Get().(*Exchange)
-	*x = Exchange{w: w, r: r, sse: sse, out: out}
-	return x
+	// call is what the method answering the current message tells the
+	// journal.
+	call callNote
+	// budget is the regular-expression work the current tools/call may
+	// still take; here rather than on the stack because the schema's
+	// estimate keeps a pointer to it.
+	budget regexlimit.Budget
 }
 
-func (x *Exchange) release() {
-	*x = Exchange{}
-	exchangePool.Put(x)
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+func newState(r *http.Request) *state {
+	s := statePool.Get().(*state)
+	*s = state{r: r}
+	return s
+}
+
+func (s *state) release() {
+	*s = state{}
+	statePool.Put(s)
+}
+
+// stateOf is the endpoint's state of x; an exchange this endpoint did not
+// begin gets a fresh one, with nothing to record.
+func stateOf(x *Exchange) *state {
+	if s, ok := x.State().(*state); ok {
+		return s
+	}
+	return &state{r: x.Request()}
 }
 
 // errClientGone ends a call whose client went away while it waited.
@@ -110,77 +110,71 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// notify sends one notification on the SSE reply, beginning the reply if
-// needed; on a plain JSON reply there is nowhere to send it, and it is
-// dropped. Replies already complete (earlier messages of a batch) go first.
-func (x *Exchange) notify(msg ...[]byte) {
-	if !x.sse {
-		return
-	}
-	if !x.streaming {
-		setSSEHeaders(x.w.Header())
-		x.w.WriteHeader(http.StatusOK)
-		x.streaming = true
-	}
-	if x.committed > 0 {
-		_, _ = x.w.Write(x.out.Next(x.committed))
-		x.committed = 0
-	}
-	var frame bytes.Buffer
-	frame.WriteString("event: message\ndata: ")
-	for _, m := range msg {
-		frame.Write(m)
-	}
-	frame.WriteString("\n\n")
-	_, _ = x.w.Write(frame.Bytes())
-	_ = http.NewResponseController(x.w).Flush()
-}
-
 // sequenceKey is the client's sequence key: the Mcp-Mock-Sequence-Key
 // header, else the client address.
-func (x *Exchange) sequenceKey() string {
-	if !x.keyed {
-		x.seqKey = x.r.Header.Get(SequenceKeyHeader)
-		if x.seqKey == "" {
-			x.seqKey = x.address()
+func (s *state) sequenceKey() string {
+	if !s.keyed {
+		s.seqKey = s.r.Header.Get(SequenceKeyHeader)
+		if s.seqKey == "" {
+			s.seqKey = s.address()
 		}
-		x.keyed = true
+		s.keyed = true
 	}
-	return x.seqKey
+	return s.seqKey
 }
 
 // address is the client's address, resolved on first use: through the
 // trusted proxies when the handler has a resolver, else the peer's.
-func (x *Exchange) address() string {
-	if x.clientAddr == "" && x.ips != nil {
-		x.clientAddr = x.ips.Of(x.r).String()
+func (s *state) address() string {
+	if s.clientAddr == "" && s.ips != nil {
+		s.clientAddr = s.ips.Of(s.r).String()
 	}
-	if x.clientAddr == "" && x.r != nil {
-		host, _, err := net.SplitHostPort(x.r.RemoteAddr)
+	if s.clientAddr == "" && s.r != nil {
+		host, _, err := net.SplitHostPort(s.r.RemoteAddr)
 		if err != nil {
-			host = x.r.RemoteAddr
+			host = s.r.RemoteAddr
 		}
-		x.clientAddr = host
+		s.clientAddr = host
 	}
-	return x.clientAddr
+	return s.clientAddr
+}
+
+// journaled is the middleware of a per-server endpoint whose journal is
+// on: every message, answered, refused or invalid, becomes an entry (when
+// the journal admits it).
+func journaled(next mcptransport.MessageHandler) mcptransport.MessageHandler {
+	return func(ctx context.Context, x *Exchange, t mcptransport.Target, req *jsonrpc.Request) (json.RawMessage, error) {
+		s := stateOf(x)
+		if s.rec == nil {
+			return next(ctx, x, t, req)
+		}
+		start := time.Now()
+		s.call = callNote{step: -1}
+		result, err := next(ctx, x, t, req)
+		if x.Refused() != nil {
+			s.call.outcome = journal.OutcomeRejected
+		}
+		s.record(start, req, result, err)
+		return result, err
+	}
 }
 
 // record hands the journal what happened to one message: its result (which
 // the entry may share: results are never modified) or its error.
-func (x *Exchange) record(start time.Time, req *jsonrpc.Request, result json.RawMessage, err error) {
-	if !x.rec.Admit() {
+func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMessage, err error) {
+	if !s.rec.Admit() {
 		return // over the journal's budget: dropped, and counted, before any work
 	}
 	e := journal.Entry{
-		OrgID: x.d.orgID, ServerID: x.d.id, ReceivedAt: start, Latency: time.Since(start),
-		ClientAddr: x.address(), Method: req.Method, Tool: x.call.tool, Scenario: x.call.scenario,
-		Step: x.call.step, Outcome: x.call.outcome, Answer: result,
+		OrgID: s.d.orgID, ServerID: s.d.id, ReceivedAt: start, Latency: time.Since(start),
+		ClientAddr: s.address(), Method: req.Method, Tool: s.call.tool, Scenario: s.call.scenario,
+		Step: s.call.step, Outcome: s.call.outcome, Answer: result,
 	}
-	if c := &x.call; c.explained {
+	if c := &s.call; c.explained {
 		e.Mismatches = explain(c.matcher, c.names, c.args, c.matched)
 	}
-	if x.call.usedSeq {
-		e.SequenceKey = x.sequenceKey()
+	if s.call.usedSeq {
+		e.SequenceKey = s.sequenceKey()
 	}
 	if len(req.Params) > 0 {
 		e.Params = append(json.RawMessage(nil), req.Params...)
@@ -194,7 +188,7 @@ func (x *Exchange) record(start time.Time, req *jsonrpc.Request, result json.Raw
 	} else if e.Outcome == "" {
 		e.Outcome = journal.OutcomeResult
 	}
-	x.rec.Record(e)
+	s.rec.Record(e)
 }
 
 // explain says why the scenarios tried before the matched one (every one

@@ -11,35 +11,31 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
-// method answers one JSON-RPC method. params is the raw params object, nil
-// when absent; the result is the JSON of the result member.
-type method struct {
-	handle func(ctx context.Context, x *Exchange, d *design, params json.RawMessage) (json.RawMessage, error)
-}
-
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
-var methods map[string]method
+// Every method exists in every protocol version served so far.
+var methods mcptransport.Methods[*design]
 
 func init() {
-	methods = map[string]method{
-		"initialize":               {handle: initialize},
-		"ping":                     {handle: constant(empty)},
-		"tools/list":               {handle: listed(func(d *design) []byte { return d.toolsList })},
-		"tools/call":               {handle: callTool},
-		"resources/list":           {handle: listed(func(d *design) []byte { return d.resourcesList })},
-		"resources/templates/list": {handle: listed(func(d *design) []byte { return d.templatesList })},
-		"resources/read":           {handle: readResource},
-		"prompts/list":             {handle: listed(func(d *design) []byte { return d.promptsList })},
-		"prompts/get":              {handle: getPrompt},
-		"logging/setLevel":         {handle: setLevel},
-		"resources/subscribe":      {handle: subscribe},
-		"resources/unsubscribe":    {handle: subscribe},
-		"completion/complete":      {handle: complete},
+	methods = mcptransport.Methods[*design]{
+		"initialize":               {Handle: initialize, NeedsDesign: true},
+		"ping":                     {Handle: constant(empty), ParamsOptional: true},
+		"tools/list":               {Handle: listed(func(d *design) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
+		"tools/call":               {Handle: callTool, NeedsDesign: true},
+		"resources/list":           {Handle: listed(func(d *design) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/templates/list": {Handle: listed(func(d *design) []byte { return d.templatesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/read":           {Handle: readResource, NeedsDesign: true},
+		"prompts/list":             {Handle: listed(func(d *design) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
+		"prompts/get":              {Handle: getPrompt, NeedsDesign: true},
+		"logging/setLevel":         {Handle: setLevel},
+		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true},
+		"resources/unsubscribe":    {Handle: subscribe, NeedsDesign: true},
+		"completion/complete":      {Handle: complete, NeedsDesign: true},
 	}
 }
 
@@ -143,20 +139,21 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
 	}
-	x.call.tool = t.name
+	s := stateOf(x)
+	s.call.tool = t.name
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}
-	x.budget = regexlimit.NewBudget()
-	if vs := input.ValidateWithin(p.Arguments, &x.budget); len(vs) > 0 {
-		if x.budget.Exhausted() {
-			return nil, tooCostly(t.name, x.budget.Field())
+	s.budget = regexlimit.NewBudget()
+	if vs := input.ValidateWithin(p.Arguments, &s.budget); len(vs) > 0 {
+		if s.budget.Exhausted() {
+			return nil, tooCostly(t.name, s.budget.Field())
 		}
 		return nil, argumentsError(t.name, vs)
 	}
 	if f := d.fault; f != nil && rand.Float64() < f.rate {
-		x.call.outcome = journal.OutcomeFault
+		s.call.outcome = journal.OutcomeFault
 		if err := sleep(ctx, f.delay); err != nil {
 			return nil, err
 		}
@@ -164,38 +161,38 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 			return nil, f.err
 		}
 	}
-	i, matched := t.matcher.MatchWithin(p.Arguments, &x.budget)
-	if x.budget.Exhausted() {
-		return nil, tooCostly(t.name, x.budget.Field())
+	i, matched := t.matcher.MatchWithin(p.Arguments, &s.budget)
+	if s.budget.Exhausted() {
+		return nil, tooCostly(t.name, s.budget.Field())
 	}
-	if x.rec != nil {
-		c := &x.call
+	if s.rec != nil {
+		c := &s.call
 		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
 	}
 	if !matched {
-		if x.call.outcome == "" {
-			x.call.outcome = journal.OutcomeNoMatch
+		if s.call.outcome == "" {
+			s.call.outcome = journal.OutcomeNoMatch
 		}
 		return t.noMatch, nil
 	}
 	sc := t.scenes[i]
 	var n int64
-	if sc.sequence && x.seq != nil {
-		x.call.usedSeq = true
-		if n, err = x.seq.Next(ctx, d.id, sc.seqID, x.sequenceKey()); err != nil {
+	if sc.sequence && s.seq != nil {
+		s.call.usedSeq = true
+		if n, err = s.seq.Next(ctx, d.id, sc.seqID, s.sequenceKey()); err != nil {
 			// Counting failed (Redis away): answer the first step rather
 			// than fail the call.
-			if x.log != nil {
-				x.log.WarnContext(ctx, "sequence count failed; answering the first step",
+			if s.log != nil {
+				s.log.WarnContext(ctx, "sequence count failed; answering the first step",
 					"server_id", d.id.String(), "error", err.Error())
 			}
 			n = 0
 		}
 	}
 	step, a := sc.step(n)
-	x.call.scenario = sc.name
+	s.call.scenario = sc.name
 	if sc.sequence {
-		x.call.step = step
+		s.call.step = step
 	}
 	for k := range sc.notes {
 		nt := &sc.notes[k]
@@ -204,9 +201,9 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 		}
 		switch {
 		case !nt.progress:
-			x.notify(nt.before)
+			x.Notify(nt.before)
 		case len(p.ProgressToken) > 0 && string(p.ProgressToken) != "null":
-			x.notify(nt.before, p.ProgressToken, nt.after)
+			x.Notify(nt.before, p.ProgressToken, nt.after)
 		}
 	}
 	if err := sleep(ctx, a.delay); err != nil {
@@ -218,35 +215,46 @@ func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessag
 	return a.result, nil
 }
 
-// callRequest is what tools/call and prompts/get read from their params.
-type callRequest struct {
+// CallParams is what tools/call and prompts/get read from their params;
+// A is the arguments' map type.
+type CallParams[A any] struct {
 	Name      string
-	Arguments map[string]any
+	Arguments A
 	// ProgressToken is _meta.progressToken as sent; nil when absent.
 	ProgressToken json.RawMessage
 }
 
-// decodeCall reads the params of tools/call and prompts/get, {name,
-// arguments, _meta}, in one pass. Absent arguments read as {}, so a tool's
-// required fields still count.
+// callRequest is a call whose arguments are decoded.
+type callRequest = CallParams[map[string]any]
+
+// decodeCall reads the params of tools/call and prompts/get as the
+// per-server endpoint uses them.
 func decodeCall(params json.RawMessage, noName string) (callRequest, error) {
+	return DecodeCall[map[string]any](params, noName)
+}
+
+// DecodeCall reads the params of tools/call and prompts/get, {name,
+// arguments, _meta}, in one pass, as every endpoint of the service does.
+// Absent arguments read as {}, so a tool's required fields still count;
+// noName is the reason given when the name is missing.
+func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
 	var p struct {
-		Name      *string        `json:"name"`
-		Arguments map[string]any `json:"arguments"`
+		Name      *string `json:"name"`
+		Arguments A       `json:"arguments"`
 		Meta      struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
 	if err := decodeParams(params, &p); err != nil {
-		return callRequest{}, err
+		return CallParams[A]{}, err
 	}
 	if p.Name == nil {
-		return callRequest{}, missing("name", noName)
+		return CallParams[A]{}, missing("name", noName)
 	}
 	if p.Arguments == nil {
-		p.Arguments = map[string]any{}
+		p.Arguments = make(A)
 	}
-	return callRequest{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
+	return CallParams[A]{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
 }
 
 // argumentsError turns schema violations into -32602: a missing required

@@ -1,22 +1,5 @@
 package mcpserve
 
-import (
-	"net/http"
-	"strconv"
-
-	"github.com/mockmcp/mockmcp/internal/failure"
-)
-
-var hdrRetryUnavailable = []string{strconv.Itoa(failure.RetryAfterUnavailable)}
-
-// WriteUnavailable answers 503 with Retry-After: the database cannot be
-// reached and the request needs it (a design that is not cached, or a key
-// to check).
-func WriteUnavailable(w http.ResponseWriter) {
-	w.Header()["Retry-After"] = hdrRetryUnavailable
-	WriteProblem(w, http.StatusServiceUnavailable, failure.Unavailable(nil).Detail)
-}
-
 // Listening reports whether design changes are being received: when false,
 // cached designs are served stale and revalidated on use.
 func (h *Handler) Listening() bool {

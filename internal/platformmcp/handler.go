@@ -21,6 +21,8 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
@@ -44,12 +46,12 @@ type Options struct {
 	RateLimit     *ratelimit.Limiter
 	PlatformLimit int
 	// AllowedHosts, when set, refuses requests for other hosts (403).
-	AllowedHosts *mcpserve.HostList
+	AllowedHosts *mcptransport.HostList
 }
 
 // Handler serves the service endpoint.
 type Handler struct {
-	tr         mcpserve.Transport
+	tr         mcptransport.Transport
 	api        http.Handler // the REST router, which runs every call
 	keys       *keys.Authenticator
 	log        *slog.Logger
@@ -69,7 +71,7 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	h := &Handler{tr: mcpserve.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
+	h := &Handler{tr: mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
 		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
@@ -118,10 +120,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil && !refused:
 		h.log.Error("check API key", "error", err.Error())
-		mcpserve.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
+		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the key could not be checked")
 		return
 	case err != nil && f.Kind == failure.KindUnavailable:
-		mcpserve.WriteUnavailable(w)
+		mcptransport.WriteUnavailable(w)
 		return
 	case err != nil:
 		refuse(w, http.StatusUnauthorized, f.Detail)
@@ -134,7 +136,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
-	var body mcpserve.Payload
+	var body mcptransport.Payload
 	if !tr.Read(w, r, &body) {
 		return
 	}
@@ -155,7 +157,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refuse answers an HTTP error with a JSON-RPC error body: -32001 whose
 // message is the reason.
 func refuse(w http.ResponseWriter, status int, msg string) {
-	mcpserve.WriteRPCError(w, status, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg})
+	mcptransport.WriteRPCError(w, status, nil, &jsonrpc.Error{Code: jsonrpc.ErrUnauthorized.Code, Message: msg})
 }
 
 // call is one HTTP request to the endpoint: the methods it carries run with
@@ -167,50 +169,58 @@ type call struct {
 	version string // Mcp-Protocol-Version, sent by clients after initialize
 }
 
-// Call answers one JSON-RPC method.
-func (c *call) Call(ctx context.Context, _ *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
-	switch method {
-	case "initialize":
-		v, err := mcpserve.ParseInitialize(params)
-		if err != nil {
-			return nil, err
-		}
-		if res, ok := c.h.initialize[v]; ok {
-			return res, nil
-		}
-		return c.h.initialize[protocol.Default], nil
-	case "ping":
-		return json.RawMessage(`{}`), nil
-	case "tools/list":
-		return c.h.toolsList, nil
-	case "tools/call":
-		return c.callTool(ctx, params)
+// methods is the one static table of what the service endpoint answers;
+// none of its methods needs a design.
+var methods mcptransport.Methods[*call]
+
+func init() {
+	methods = mcptransport.Methods[*call]{
+		"initialize": {Handle: initialize},
+		"ping":       {Handle: ping, ParamsOptional: true},
+		"tools/list": {Handle: listTools, ParamsOptional: true},
+		"tools/call": {Handle: callTool},
 	}
-	return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
+}
+
+// Call answers one JSON-RPC method.
+func (c *call) Call(ctx context.Context, x *mcptransport.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+	return methods.Call(ctx, x, c, method, params)
+}
+
+// initialize answers in the protocol version the client asked for, or in
+// the default one when the service does not speak it.
+func initialize(_ context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+	v, err := mcpserve.ParseInitialize(params)
+	if err != nil {
+		return nil, err
+	}
+	if res, ok := c.h.initialize[v]; ok {
+		return res, nil
+	}
+	return c.h.initialize[protocol.Default], nil
+}
+
+func ping(context.Context, *mcptransport.Exchange, *call, json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}
+
+func listTools(_ context.Context, _ *mcptransport.Exchange, c *call, _ json.RawMessage) (json.RawMessage, error) {
+	return c.h.toolsList, nil
 }
 
 // callTool runs the tool's REST operation in process, as the key.
-func (c *call) callTool(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Name      *string                    `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
+func callTool(ctx context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
+	p, err := mcpserve.DecodeCall[map[string]json.RawMessage](params, "tools/call needs the name of the tool")
+	if err != nil {
+		return nil, err
 	}
-	if len(params) > 0 && string(params) != "null" {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, fmt.Errorf("%w: params must be {name, arguments} with arguments an object", jsonrpc.ErrInvalidParams)
-		}
-	}
-	if p.Name == nil {
-		return nil, jsonrpc.WithData(fmt.Errorf("%w: missing required field 'name'", jsonrpc.ErrInvalidParams),
-			map[string]string{"field": "name", "reason": "tools/call needs the name of the tool"})
-	}
-	t, ok := c.h.tools[*p.Name]
+	t, ok := c.h.tools[p.Name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + *p.Name}
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
 	}
 	req, fields := c.request(ctx, t, p.Arguments)
 	if len(fields) > 0 {
-		return toolError(problem(http.StatusUnprocessableEntity, "the arguments are invalid", fields))
+		return toolError(invalid("the arguments are invalid", fields))
 	}
 	rec := &recorder{header: http.Header{}}
 	c.h.api.ServeHTTP(rec, req)
@@ -336,10 +346,12 @@ type textItem struct {
 	Text string `json:"text"`
 }
 
-func problem(status int, detail string, fields []failure.FieldError) []byte {
-	b, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status,
-		"detail": detail, "errors": fields})
-	return b
+// invalid is the problem document of arguments refused before the REST
+// route is reached, in the form of the MCP endpoints.
+func invalid(detail string, fields []failure.FieldError) []byte {
+	p := problem.New(http.StatusUnprocessableEntity, detail)
+	p.Errors = fields
+	return p.Sorted().JSON()
 }
 
 // recorder collects the REST router's answer.

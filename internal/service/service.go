@@ -24,6 +24,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/redisconn"
@@ -119,7 +120,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, err
 	}
-	hosts, err := mcpserve.ParseHostList(cfg.AllowedHosts)
+	hosts, err := mcptransport.ParseHostList(cfg.AllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("ALLOWED_HOSTS: %w", err)
 	}

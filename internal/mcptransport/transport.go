@@ -1,4 +1,10 @@
-package mcpserve
+// Package mcptransport is the Streamable HTTP side shared by every MCP
+// endpoint of the service: CORS and the preflight, the body read and
+// sized up (single messages and batches), dispatch through an endpoint's
+// method table and its middleware, and the replies, as SSE or plain JSON.
+// What an endpoint answers (a served design, the service's tools) is its
+// own; a method is an entry of its table (Methods).
+package mcptransport
 
 import (
 	"bytes"
@@ -8,8 +14,11 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/problem"
 )
 
 // Target answers the JSON-RPC methods of one MCP endpoint: a served design,
@@ -35,6 +44,10 @@ type Transport struct {
 	// AllowedHosts, when set, is the only Host (and Origin, when sent)
 	// accepted: protection against DNS rebinding.
 	AllowedHosts *HostList
+
+	// chain answers each message, through the middleware With added; nil
+	// for none.
+	chain MessageHandler
 }
 
 // Preflight sets the CORS headers and answers what is not a POST (the
@@ -79,11 +92,12 @@ func (tr Transport) RecoverPanic(w http.ResponseWriter, r *http.Request) {
 // Serve has t answer the messages of p, read from an authorized POST, and
 // writes the replies. It returns how many replies it wrote.
 func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *Payload) int {
-	return tr.serve(w, r, t, p, nil)
+	return tr.ServeState(w, r, t, p, nil)
 }
 
-// serve is Serve with what a per-server endpoint adds (nil for none).
-func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, p *Payload, side *serverSide) int {
+// ServeState is Serve keeping state, what the endpoint keeps about the
+// exchange, in the Exchange its methods and middleware get.
+func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target, p *Payload, state any) int {
 	out := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(out)
 	out.Reset()
@@ -98,11 +112,8 @@ func (tr Transport) serve(w http.ResponseWriter, r *http.Request, t Target, p *P
 		writeReply(w, http.StatusOK, sse, out.Bytes())
 		return 1
 	}
-	x := newExchange(w, r, sse, out)
+	x := newExchange(w, r, sse, out, state)
 	defer x.release()
-	if side != nil {
-		x.serverSide = *side
-	}
 	answered := tr.dispatch(r.Context(), t, x, p)
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())
@@ -145,4 +156,59 @@ func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err er
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
+}
+
+const (
+	allowMethods = "POST, OPTIONS"
+	// Content-Type is what the specification names; the MCP headers and the
+	// key headers let browser clients (the MCP Inspector) reach servers too.
+	allowHeaders = "Content-Type, Accept, Authorization, X-API-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// Header values shared by every response; net/http never modifies them.
+var (
+	hdrAnyOrigin    = []string{"*"}
+	hdrAllowMethods = []string{allowMethods}
+	hdrAllowHeaders = []string{allowHeaders}
+	hdrEventStream  = []string{"text/event-stream"}
+	hdrNoCache      = []string{"no-cache"}
+	hdrKeepAlive    = []string{"keep-alive"}
+	hdrJSON         = []string{"application/json"}
+)
+
+// frame writes one response as an SSE event or as plain JSON.
+func frame(out *bytes.Buffer, resp []byte, sse bool) {
+	if sse {
+		out.WriteString("event: message\ndata: ")
+		out.Write(resp)
+		out.WriteString("\n\n")
+		return
+	}
+	out.Write(resp)
+}
+
+// wantsSSE: an absent Accept, or one naming text/event-stream, gets SSE; one
+// naming application/json but not text/event-stream gets plain JSON.
+// Media types are matched without regard to case.
+func wantsSSE(accept string) bool {
+	accept = strings.ToLower(accept)
+	if accept == "" || strings.Contains(accept, "text/event-stream") {
+		return true
+	}
+	return !strings.Contains(accept, "application/json")
+}
+
+// WriteProblem answers status with an RFC 9457 problem document, in the
+// form of the MCP endpoints.
+func WriteProblem(w http.ResponseWriter, status int, detail string) {
+	problem.Write(w, problem.New(status, detail).Sorted())
+}
+
+// WriteUnavailable answers 503 with Retry-After: the database cannot be
+// reached and the request needs it (a design that is not cached, or a key
+// to check).
+func WriteUnavailable(w http.ResponseWriter) {
+	WriteProblem(w, http.StatusServiceUnavailable, failure.Unavailable(nil).Detail)
 }

@@ -1,4 +1,4 @@
-package mcpserve_test
+package mcptransport_test
 
 import (
 	"bytes"
@@ -13,14 +13,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
 // panicky answers ping, and panics on boom (with a secret in the value)
 // and on abort (with http.ErrAbortHandler).
 type panicky struct{}
 
-func (panicky) Call(_ context.Context, _ *mcpserve.Exchange, method string, _ json.RawMessage) (json.RawMessage, error) {
+func (panicky) Call(_ context.Context, _ *mcptransport.Exchange, method string, _ json.RawMessage) (json.RawMessage, error) {
 	switch method {
 	case "boom":
 		panic("secret-0xdeadbeef")
@@ -50,7 +50,7 @@ func (s *syncBuffer) String() string {
 
 // endpoint serves t the way the service's endpoints do; before, when set,
 // runs between the deferred recovery and the dispatch.
-func endpoint(tr mcpserve.Transport, t mcpserve.Target, before func()) http.Handler {
+func endpoint(tr mcptransport.Transport, t mcptransport.Target, before func()) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tr.Preflight(w, r) {
 			return
@@ -59,7 +59,7 @@ func endpoint(tr mcpserve.Transport, t mcpserve.Target, before func()) http.Hand
 		if before != nil {
 			before()
 		}
-		var p mcpserve.Payload
+		var p mcptransport.Payload
 		if !tr.Read(w, r, &p) {
 			return
 		}
@@ -79,7 +79,7 @@ func postTo(h http.Handler, accept, body string) *httptest.ResponseRecorder {
 
 func TestPanicInAMethodAnswersInternalError(t *testing.T) {
 	logs := &syncBuffer{}
-	tr := mcpserve.Transport{MaxBodyBytes: 1 << 20, Log: slog.New(slog.NewJSONHandler(logs, nil))}
+	tr := mcptransport.Transport{MaxBodyBytes: 1 << 20, Log: slog.New(slog.NewJSONHandler(logs, nil))}
 	h := endpoint(tr, panicky{}, nil)
 
 	t.Run("in a batch", func(t *testing.T) {

@@ -1,4 +1,4 @@
-package mcpserve_test
+package mcptransport_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
 // fuzzTarget is a small in-memory endpoint: echo answers its params,
@@ -23,7 +23,7 @@ import (
 // error with data, and anything else is an unknown method.
 type fuzzTarget struct{}
 
-func (fuzzTarget) Call(_ context.Context, _ *mcpserve.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+func (fuzzTarget) Call(_ context.Context, _ *mcptransport.Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	switch method {
 	case "echo":
 		if len(params) == 0 {
@@ -89,7 +89,7 @@ func FuzzTransport(f *testing.F) {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
 	}
-	tr := mcpserve.Transport{MaxBodyBytes: fuzzMaxBody}
+	tr := mcptransport.Transport{MaxBodyBytes: fuzzMaxBody}
 	f.Fuzz(func(t *testing.T, body []byte, sse bool) {
 		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -100,7 +100,7 @@ func FuzzTransport(f *testing.F) {
 		}
 		w := httptest.NewRecorder()
 		answered := 0
-		var p mcpserve.Payload
+		var p mcptransport.Payload
 		if tr.Read(w, req, &p) {
 			answered = tr.Serve(w, req, fuzzTarget{}, &p)
 			p.Release()

@@ -1,0 +1,86 @@
+package mcptransport
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+)
+
+// Exchange is one HTTP request to an MCP endpoint while it is answered:
+// where notifications go (the SSE reply, begun early when a call sends
+// one), the message being answered, and what the endpoint keeps about the
+// exchange (its journal's notes, for a per-server endpoint).
+type Exchange struct {
+	w   http.ResponseWriter
+	r   *http.Request
+	sse bool
+	// streaming: the reply's headers are sent; what follows goes out as
+	// it is written.
+	streaming bool
+	out       *bytes.Buffer
+	// committed is how much of out holds whole replies, which may go out
+	// before a notification; the rest is a reply being written.
+	committed int
+
+	// req is the current message; invalid, why it does not parse; refused, the
+	// error a member of a batch past the rate limit's allowance gets
+	// instead of being run.
+	req              jsonrpc.Request
+	invalid, refused error
+
+	// state is what the endpoint keeps about the exchange (ServeState).
+	state any
+}
+
+var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
+
+func newExchange(w http.ResponseWriter, r *http.Request, sse bool, out *bytes.Buffer, state any) *Exchange {
+	x := exchangePool.Get().(*Exchange)
+	*x = Exchange{w: w, r: r, sse: sse, out: out, state: state}
+	return x
+}
+
+func (x *Exchange) release() {
+	*x = Exchange{}
+	exchangePool.Put(x)
+}
+
+// Request is the HTTP request of the exchange.
+func (x *Exchange) Request() *http.Request { return x.r }
+
+// State is what the endpoint keeps about the exchange, as given to
+// ServeState; nil when served with Serve.
+func (x *Exchange) State() any { return x.state }
+
+// Refused is the error the current message gets instead of being run (a
+// member of a batch past the rate limit's allowance); nil for one that is
+// run.
+func (x *Exchange) Refused() error { return x.refused }
+
+// Notify sends one notification on the SSE reply, beginning the reply if
+// needed; on a plain JSON reply there is nowhere to send it, and it is
+// dropped. Replies already complete (earlier messages of a batch) go first.
+func (x *Exchange) Notify(msg ...[]byte) {
+	if !x.sse {
+		return
+	}
+	if !x.streaming {
+		setSSEHeaders(x.w.Header())
+		x.w.WriteHeader(http.StatusOK)
+		x.streaming = true
+	}
+	if x.committed > 0 {
+		_, _ = x.w.Write(x.out.Next(x.committed))
+		x.committed = 0
+	}
+	var frame bytes.Buffer
+	frame.WriteString("event: message\ndata: ")
+	for _, m := range msg {
+		frame.Write(m)
+	}
+	frame.WriteString("\n\n")
+	_, _ = x.w.Write(frame.Bytes())
+	_ = http.NewResponseController(x.w).Flush()
+}

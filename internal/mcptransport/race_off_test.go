@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcptransport_test
+
+const raceEnabled = false

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	domain "github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/protocol"
@@ -19,10 +19,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
-// design is an enabled server compiled for serving: schemas compiled,
+// compiled is an enabled server design compiled for serving: schemas compiled,
 // conditions compiled, and every answer that does not depend on the request
 // encoded once, so a warm request only matches and copies bytes.
-type design struct {
+type compiled struct {
 	id       uuid.UUID
 	orgID    uuid.UUID
 	authMode string
@@ -91,130 +91,62 @@ type resource struct {
 
 type prompt struct {
 	description string
-	arguments   []domain.PromptArgument
-	messages    []domain.PromptMessage
+	arguments   []design.PromptArgument
+	messages    []design.PromptMessage
 }
 
 // compile turns a stored design into its served form. A design that cannot
 // be compiled (a schema saved before a rule tightened) is refused whole: it
 // is better to answer 500 for that server than to serve it half-checked.
-func compile(d domain.Design) (*design, error) {
-	out := &design{
+func compile(d design.Design) (*compiled, error) {
+	out := &compiled{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
-		tools:     make(map[string]*tool, len(d.Tools)),
-		resources: make(map[string]*resource, len(d.Resources)),
-		prompts:   make(map[string]*prompt, len(d.Prompts)),
-		version:   d.Server.ProtocolVersion,
-	}
-	structured := protocol.HasOutputSchema(d.Server.ProtocolVersion)
-	if f := d.Server.Fault; f != nil && f.Rate > 0 {
-		out.fault = &fault{rate: f.Rate, delay: ms(f.DelayMS)}
-		if f.Error != nil || f.DelayMS == 0 {
-			e := mockspec.DefaultFaultError
-			if f.Error != nil {
-				e = *f.Error
-			}
-			var err error
-			if out.fault.err, err = scripted(e); err != nil {
-				return nil, fmt.Errorf("fault: %w", err)
-			}
-		}
-	}
-
-	type toolInfo struct {
-		Name         string          `json:"name"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	}
-	list := make([]toolInfo, 0, len(d.Tools))
-	for _, t := range d.Tools {
-		ct, err := compileTool(t, d.Server.ProtocolVersion)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
-		}
-		out.tools[t.Name] = ct
-		for _, sc := range ct.scenes {
-			out.usesSequences = out.usesSequences || sc.sequence
-		}
-		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-		if structured && len(t.OutputSchema) > 0 {
-			info.OutputSchema = t.OutputSchema
-		}
-		list = append(list, info)
-		// Measured: a small schema's compiled tree holds about 8 KB live,
-		// most of a tool's footprint once it has been called.
-		out.size += 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
-		for _, sc := range ct.scenes {
-			for _, a := range sc.steps {
-				out.size += 2*len(a.result) + 256
-			}
-			for _, n := range sc.notes {
-				out.size += len(n.before) + len(n.after) + 64
-			}
-		}
+		version: d.Server.ProtocolVersion,
 	}
 	var err error
-	if out.toolsList, err = json.Marshal(map[string]any{"tools": list}); err != nil {
+	if out.fault, err = compileFault(d.Server.Fault); err != nil {
+		return nil, fmt.Errorf("fault: %w", err)
+	}
+	if err = out.compileTools(d.Tools); err != nil {
 		return nil, err
 	}
+	if err = out.compileResources(d.Resources); err != nil {
+		return nil, err
+	}
+	if err = out.compilePrompts(d.Prompts); err != nil {
+		return nil, err
+	}
+	if out.initialize, err = out.initializeResult(d); err != nil {
+		return nil, err
+	}
+	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
+	return out, nil
+}
 
-	type resourceInfo struct {
-		URI         string `json:"uri,omitempty"`
-		URITemplate string `json:"uriTemplate,omitempty"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-		MimeType    string `json:"mimeType"`
+// compileFault compiles a server's default fault; nil when it has none.
+func compileFault(f *mockspec.Fault) (*fault, error) {
+	if f == nil || f.Rate <= 0 {
+		return nil, nil
 	}
-	plain, templated := []resourceInfo{}, []resourceInfo{}
-	for _, r := range d.Resources {
-		cr, err := compileResource(r)
-		if err != nil {
-			return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+	out := &fault{rate: f.Rate, delay: ms(f.DelayMS)}
+	if f.Error != nil || f.DelayMS == 0 {
+		e := mockspec.DefaultFaultError
+		if f.Error != nil {
+			e = *f.Error
 		}
-		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType}
-		if cr.pattern != nil {
-			info.URITemplate = r.URI
-			templated = append(templated, info)
-			out.templates = append(out.templates, cr)
-		} else {
-			info.URI = r.URI
-			plain = append(plain, info)
-			out.resources[r.URI] = cr
+		var err error
+		if out.err, err = scripted(e); err != nil {
+			return nil, err
 		}
-		out.size += len(cr.text) + len(r.URI) + 256
 	}
-	if out.resourcesList, err = json.Marshal(map[string]any{"resources": plain}); err != nil {
-		return nil, err
-	}
-	if out.templatesList, err = json.Marshal(map[string]any{"resourceTemplates": templated}); err != nil {
-		return nil, err
-	}
+	return out, nil
+}
 
-	type promptInfo struct {
-		Name        string                  `json:"name"`
-		Description string                  `json:"description,omitempty"`
-		Arguments   []domain.PromptArgument `json:"arguments"`
-	}
-	plist := make([]promptInfo, 0, len(d.Prompts))
-	for _, p := range d.Prompts {
-		out.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
-		args := make([]domain.PromptArgument, len(p.Arguments))
-		for i, a := range p.Arguments {
-			a.Completions = nil // served by completion/complete, not listed
-			args[i] = a
-		}
-		plist = append(plist, promptInfo{Name: p.Name, Description: p.Description, Arguments: args})
-		for _, m := range p.Messages {
-			out.size += len(m.Text) + len(m.Content)
-		}
-		out.size += 256
-	}
-	if out.promptsList, err = json.Marshal(map[string]any{"prompts": plist}); err != nil {
-		return nil, err
-	}
-
+// initializeResult encodes the answer to initialize: the protocol version,
+// the server's name and the capabilities its content calls for. It runs
+// after the tools, resources and prompts are compiled.
+func (c *compiled) initializeResult(d design.Design) ([]byte, error) {
 	caps := map[string]any{"logging": struct{}{}}
 	if len(d.Tools) > 0 {
 		caps["tools"] = struct{}{}
@@ -225,19 +157,126 @@ func compile(d domain.Design) (*design, error) {
 	if len(d.Prompts) > 0 {
 		caps["prompts"] = struct{}{}
 	}
-	if (len(d.Prompts) > 0 || len(out.templates) > 0) && protocol.HasCompletions(d.Server.ProtocolVersion) {
+	if (len(d.Prompts) > 0 || len(c.templates) > 0) && protocol.HasCompletions(d.Server.ProtocolVersion) {
 		caps["completions"] = struct{}{}
 	}
-	out.initialize, err = json.Marshal(map[string]any{
+	return json.Marshal(map[string]any{
 		"protocolVersion": d.Server.ProtocolVersion,
 		"serverInfo":      map[string]string{"name": d.Server.Name, "version": d.Server.Version},
 		"capabilities":    caps,
 	})
-	if err != nil {
-		return nil, err
+}
+
+// compileTools compiles every tool and encodes tools/list.
+func (c *compiled) compileTools(tools []design.Tool) error {
+	type toolInfo struct {
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	}
-	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
-	return out, nil
+	structured := protocol.HasOutputSchema(c.version)
+	c.tools = make(map[string]*tool, len(tools))
+	list := make([]toolInfo, 0, len(tools))
+	for _, t := range tools {
+		ct, err := compileTool(t, c.version)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		c.tools[t.Name] = ct
+		for _, sc := range ct.scenes {
+			c.usesSequences = c.usesSequences || sc.sequence
+		}
+		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if structured && len(t.OutputSchema) > 0 {
+			info.OutputSchema = t.OutputSchema
+		}
+		list = append(list, info)
+		c.size += toolSize(t, ct)
+	}
+	var err error
+	c.toolsList, err = json.Marshal(map[string]any{"tools": list})
+	return err
+}
+
+// toolSize estimates the bytes a compiled tool holds. Measured: a small
+// schema's compiled tree holds about 8 KB live, most of a tool's footprint
+// once it has been called.
+func toolSize(t design.Tool, ct *tool) int {
+	n := 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
+	for _, sc := range ct.scenes {
+		for _, a := range sc.steps {
+			n += 2*len(a.result) + 256
+		}
+		for _, note := range sc.notes {
+			n += len(note.before) + len(note.after) + 64
+		}
+	}
+	return n
+}
+
+// compileResources compiles every resource and encodes resources/list and
+// resources/templates/list.
+func (c *compiled) compileResources(resources []design.Resource) error {
+	type resourceInfo struct {
+		URI         string `json:"uri,omitempty"`
+		URITemplate string `json:"uriTemplate,omitempty"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		MimeType    string `json:"mimeType"`
+	}
+	c.resources = make(map[string]*resource, len(resources))
+	plain, templated := []resourceInfo{}, []resourceInfo{}
+	for _, r := range resources {
+		cr, err := compileResource(r)
+		if err != nil {
+			return fmt.Errorf("resource %q: %w", r.URI, err)
+		}
+		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType}
+		if cr.pattern != nil {
+			info.URITemplate = r.URI
+			templated = append(templated, info)
+			c.templates = append(c.templates, cr)
+		} else {
+			info.URI = r.URI
+			plain = append(plain, info)
+			c.resources[r.URI] = cr
+		}
+		c.size += len(cr.text) + len(r.URI) + 256
+	}
+	var err error
+	if c.resourcesList, err = json.Marshal(map[string]any{"resources": plain}); err != nil {
+		return err
+	}
+	c.templatesList, err = json.Marshal(map[string]any{"resourceTemplates": templated})
+	return err
+}
+
+// compilePrompts keeps every prompt and encodes prompts/list.
+func (c *compiled) compilePrompts(prompts []design.Prompt) error {
+	type promptInfo struct {
+		Name        string                  `json:"name"`
+		Description string                  `json:"description,omitempty"`
+		Arguments   []design.PromptArgument `json:"arguments"`
+	}
+	c.prompts = make(map[string]*prompt, len(prompts))
+	list := make([]promptInfo, 0, len(prompts))
+	for _, p := range prompts {
+		c.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
+		args := make([]design.PromptArgument, len(p.Arguments))
+		for i, a := range p.Arguments {
+			a.Completions = nil // served by completion/complete, not listed
+			args[i] = a
+		}
+		list = append(list, promptInfo{Name: p.Name, Description: p.Description, Arguments: args})
+		for _, m := range p.Messages {
+			c.size += len(m.Text) + len(m.Content)
+		}
+		c.size += 256
+	}
+	var err error
+	c.promptsList, err = json.Marshal(map[string]any{"prompts": list})
+	return err
 }
 
 // inputSchema returns the tool's compiled input schema, compiling it once.
@@ -246,7 +285,7 @@ func (t *tool) inputSchema() (*schema.Schema, error) {
 	return t.input, t.inputErr
 }
 
-func compileTool(t domain.Tool, version string) (*tool, error) {
+func compileTool(t design.Tool, version string) (*tool, error) {
 	var err error
 	withStructured := protocol.HasOutputSchema(version) && len(t.OutputSchema) > 0
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
@@ -278,7 +317,7 @@ func compiledTreeBytes(n int) int { return 2048 + 16*n }
 
 var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-func compileResource(r domain.Resource) (*resource, error) {
+func compileResource(r design.Resource) (*resource, error) {
 	cr := &resource{uri: r.URI, binary: r.Binary, completions: r.Completions}
 	content := bytes.TrimSpace(r.Content)
 	if r.Binary {

@@ -101,7 +101,7 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	return h
 }
 
-func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*design, error) {
+func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*compiled, error) {
 	d, err := h.store.ServedDesign(ctx, id)
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func (h *Handler) rateLimited() bool {
 
 // rejected records a request refused before any of its messages was
 // answered.
-func (h *Handler) rejected(d *design, addr string, start time.Time, status int) {
+func (h *Handler) rejected(d *compiled, addr string, start time.Time, status int) {
 	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
 		return
 	}
@@ -223,7 +223,7 @@ func (h *Handler) rejected(d *design, addr string, start time.Time, status int) 
 		Answer: []byte(strconv.Itoa(status) + " " + http.StatusText(status))})
 }
 
-func (h *Handler) authorize(r *http.Request, d *design) error {
+func (h *Handler) authorize(r *http.Request, d *compiled) error {
 	if h.opts.Authorizer == nil {
 		return failure.Unauthorized("this server requires an API key")
 	}
@@ -240,7 +240,7 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 }
 
 // Call answers one method of the design's endpoint.
-func (d *design) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	return methods.Call(ctx, x, d, method, params)
 }
 

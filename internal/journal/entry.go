@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Outcomes of a call.
@@ -56,9 +54,6 @@ type Entry struct {
 	// MaxExplanation bytes.
 	Mismatches []Mismatch
 }
-
-// Mismatch says why one scenario did not match a call.
-type Mismatch = store.JournalMismatch
 
 // MaxExplanation bounds the text of an entry's Mismatches (names, fields,
 // operators and reasons together), in bytes; the endpoint ends a longer

@@ -13,23 +13,20 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/batch"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
-// Sink stores journal records; *store.Store is the one in production.
+// Sink stores journal records; the store is the one in production.
 type Sink interface {
 	// AppendJournal writes records and returns how many it skipped because
 	// the database refused them for their content (their server is gone).
 	// On error none is written, so a retried batch is never written twice.
 	// It must not keep records after it returns: the writer reuses the
 	// slice.
-	AppendJournal(ctx context.Context, records []store.JournalRecord) (skipped int, err error)
+	AppendJournal(ctx context.Context, records []Record) (skipped int, err error)
 	// PruneJournal deletes the records received before before and those
 	// beyond the newest keep of each server.
 	PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error)
 }
-
-var _ Sink = (*store.Store)(nil)
 
 // MaxResponse is the most characters of an answer a record keeps.
 const MaxResponse = 500
@@ -71,7 +68,7 @@ type Writer struct {
 
 	// records is the insert's scratch slice, used only by the batch
 	// writer's loop holder.
-	records []store.JournalRecord
+	records []Record
 	skipped atomic.Uint64 // refused by the database: written 0, dropped 1
 
 	// The rate budget: a fixed one-second window.
@@ -226,12 +223,12 @@ func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 
 // recordOf derives the stored record from an entry: its id and the
 // answer's summary; the explanation is the entry's.
-func recordOf(e Entry) store.JournalRecord {
+func recordOf(e Entry) Record {
 	id, err := uuid.NewV7()
 	if err != nil { // only if the system's random source fails
 		id = uuid.New()
 	}
-	r := store.JournalRecord{
+	r := Record{
 		ID: id, OrgID: e.OrgID, ServerID: e.ServerID, ReceivedAt: e.ReceivedAt, Method: e.Method, Tool: e.Tool,
 		Params: e.Params, Outcome: e.Outcome, Scenario: e.Scenario, Step: e.Step, Response: Summary(e.Answer),
 		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,

@@ -36,7 +36,7 @@ const (
 // and reloaded in the background on use; a reload that cannot reach the
 // database keeps the stale copy, one that finds the server gone drops it.
 type cache struct {
-	load     func(context.Context, uuid.UUID) (*design, error)
+	load     func(context.Context, uuid.UUID) (*compiled, error)
 	staleMax time.Duration
 	now      func() time.Time
 
@@ -62,7 +62,7 @@ type cache struct {
 
 type cacheEntry struct {
 	id uuid.UUID
-	d  *design // nil: the id serves nothing
+	d  *compiled // nil: the id serves nothing
 
 	stale        bool      // notifications may have been missed since staleSince
 	staleSince   time.Time // when the design was last known current
@@ -70,7 +70,7 @@ type cacheEntry struct {
 	triedAt      time.Time // the last reload started
 }
 
-func newCache(maxEntries, maxBytes int, staleMax time.Duration, load func(context.Context, uuid.UUID) (*design, error)) *cache {
+func newCache(maxEntries, maxBytes int, staleMax time.Duration, load func(context.Context, uuid.UUID) (*compiled, error)) *cache {
 	if staleMax <= 0 {
 		staleMax = defaultStaleMax
 	}
@@ -82,7 +82,7 @@ func newCache(maxEntries, maxBytes int, staleMax time.Duration, load func(contex
 // failure when the id serves nothing, or an unavailable failure when the
 // design is not cached (or stale past the bound) and the database cannot
 // be reached.
-func (c *cache) get(ctx context.Context, id uuid.UUID) (*design, error) {
+func (c *cache) get(ctx context.Context, id uuid.UUID) (*compiled, error) {
 	c.mu.Lock()
 	if el, ok := c.items[id]; ok {
 		c.order.MoveToFront(el)
@@ -127,7 +127,7 @@ func (c *cache) serveStale(e *cacheEntry) bool {
 }
 
 // loadNow loads the design for a request that has nothing to serve.
-func (c *cache) loadNow(ctx context.Context, id uuid.UUID) (*design, error) {
+func (c *cache) loadNow(ctx context.Context, id uuid.UUID) (*compiled, error) {
 	c.mu.Lock()
 	down := c.now().Before(c.downUntil)
 	c.mu.Unlock()
@@ -143,7 +143,7 @@ func (c *cache) loadNow(ctx context.Context, id uuid.UUID) (*design, error) {
 	if res.Err != nil {
 		return nil, res.Err
 	}
-	d, _ := res.Val.(*design)
+	d, _ := res.Val.(*compiled)
 	if d == nil {
 		return nil, errNotServed
 	}
@@ -179,7 +179,7 @@ func (c *cache) fetch(ctx context.Context, id uuid.UUID) <-chan singleflight.Res
 
 // put keeps the result of a load that started at start, unless an
 // invalidation or a change of listening came meanwhile.
-func (c *cache) put(id uuid.UUID, d *design, start time.Time, epoch uint64) {
+func (c *cache) put(id uuid.UUID, d *compiled, start time.Time, epoch uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.downUntil = time.Time{}
@@ -208,7 +208,7 @@ func (c *cache) remove(el *list.Element) {
 	c.bytes -= entrySize(e.d)
 }
 
-func entrySize(d *design) int {
+func entrySize(d *compiled) int {
 	if d == nil {
 		return 64
 	}

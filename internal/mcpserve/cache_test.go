@@ -25,7 +25,7 @@ type fakeLoads struct {
 	down    bool          // when set, loads fail as with the database out
 }
 
-func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*design, error) {
+func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*compiled, error) {
 	if f.gate != nil {
 		<-f.gate
 	}
@@ -41,7 +41,7 @@ func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*design, error) {
 	if f.missing[id] {
 		return nil, failure.NotFound("server")
 	}
-	return &design{id: id, size: f.size}, nil
+	return &compiled{id: id, size: f.size}, nil
 }
 
 func (f *fakeLoads) set(change func(*fakeLoads)) {
@@ -52,7 +52,7 @@ func (f *fakeLoads) set(change func(*fakeLoads)) {
 
 // listeningCache is a cache that receives change notifications, as it does
 // once Handler.Listen has subscribed.
-func listeningCache(maxEntries, maxBytes int, load func(context.Context, uuid.UUID) (*design, error)) *cache {
+func listeningCache(maxEntries, maxBytes int, load func(context.Context, uuid.UUID) (*compiled, error)) *cache {
 	c := newCache(maxEntries, maxBytes, 0, load)
 	c.live()
 	return c
@@ -166,7 +166,7 @@ func TestCacheInvalidationDuringLoadIsNotUndone(t *testing.T) {
 
 func TestCacheLoadErrorsAreNotCached(t *testing.T) {
 	calls := 0
-	c := listeningCache(10, 1<<20, func(context.Context, uuid.UUID) (*design, error) {
+	c := listeningCache(10, 1<<20, func(context.Context, uuid.UUID) (*compiled, error) {
 		calls++
 		return nil, errors.New("database down")
 	})

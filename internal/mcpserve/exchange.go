@@ -45,7 +45,7 @@ type Exchange = mcptransport.Exchange
 // design, its journal (rec, nil when off) and the sequence counters.
 type serverSide struct {
 	rec        Recorder
-	d          *design
+	d          *compiled
 	seq        Sequencer
 	log        *slog.Logger
 	ips        *clientip.Resolver // resolves clientAddr when it is empty

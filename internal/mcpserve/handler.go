@@ -20,19 +20,31 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/clientip"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/sequence"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Authorizer decides whether a request may use a server whose auth_mode is
 // api_key. It returns nil to let the request through.
 type Authorizer interface {
 	AuthorizeServer(ctx context.Context, r *http.Request, orgID, serverID uuid.UUID) error
+}
+
+// Designs is where the handler reads the designs it serves; the store in
+// production.
+type Designs interface {
+	// ServedDesign returns the design of an enabled server, or a not-found
+	// failure when the server is gone or a draft.
+	ServedDesign(ctx context.Context, id uuid.UUID) (design.Design, error)
+	// ListenDesigns calls fn with the id of every server whose design
+	// changes until ctx ends; after a lost connection it calls reset (the
+	// changes meanwhile are lost), and ready each time it listens again.
+	ListenDesigns(ctx context.Context, fn func(id string), reset, ready func(), onError func(error))
 }
 
 // Options configure a Handler.
@@ -68,17 +80,17 @@ type Options struct {
 
 // Handler serves the per-server MCP endpoint.
 type Handler struct {
-	tr    mcptransport.Transport
-	store *store.Store
-	log   *slog.Logger
-	opts  Options
-	cache *cache
-	ready chan struct{}
+	tr      mcptransport.Transport
+	designs Designs
+	log     *slog.Logger
+	opts    Options
+	cache   *cache
+	ready   chan struct{}
 }
 
-// New returns a Handler over st. Call Listen to keep its cache in step with
-// the database.
-func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
+// New returns a Handler serving the designs of st. Call Listen to keep its
+// cache in step with them.
+func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.CacheEntries <= 0 {
 		opts.CacheEntries = 10_000
 	}
@@ -96,13 +108,13 @@ func New(st *store.Store, log *slog.Logger, opts Options) *Handler {
 	if opts.Journal != nil {
 		tr = tr.With(journaled)
 	}
-	h := &Handler{tr: tr, store: st, log: log, opts: opts, ready: make(chan struct{})}
+	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{})}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
 
-func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*design, error) {
-	d, err := h.store.ServedDesign(ctx, id)
+func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*compiled, error) {
+	d, err := h.designs.ServedDesign(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +128,7 @@ func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*design, error)
 // meanwhile were not announced.
 func (h *Handler) Listen(ctx context.Context) {
 	var once sync.Once
-	h.store.Listen(ctx, store.DesignChannel,
+	h.designs.ListenDesigns(ctx,
 		func(payload string) {
 			if id, err := uuid.Parse(payload); err == nil {
 				h.cache.invalidate(id)
@@ -214,7 +226,7 @@ func (h *Handler) rateLimited() bool {
 
 // rejected records a request refused before any of its messages was
 // answered.
-func (h *Handler) rejected(d *design, addr string, start time.Time, status int) {
+func (h *Handler) rejected(d *compiled, addr string, start time.Time, status int) {
 	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
 		return
 	}
@@ -223,7 +235,7 @@ func (h *Handler) rejected(d *design, addr string, start time.Time, status int) 
 		Answer: []byte(strconv.Itoa(status) + " " + http.StatusText(status))})
 }
 
-func (h *Handler) authorize(r *http.Request, d *design) error {
+func (h *Handler) authorize(r *http.Request, d *compiled) error {
 	if h.opts.Authorizer == nil {
 		return failure.Unauthorized("this server requires an API key")
 	}
@@ -240,7 +252,7 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 }
 
 // Call answers one method of the design's endpoint.
-func (d *design) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	return methods.Call(ctx, x, d, method, params)
 }
 

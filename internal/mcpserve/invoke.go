@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	domain "github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
@@ -26,7 +26,7 @@ type Invocation struct {
 // are checked against the tool's input schema, then its scenarios are
 // matched in order, first match wins. Arguments that break the schema come
 // back as violations, for the caller to report in its own terms.
-func Invoke(t domain.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
+func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
 	ct, err := compileTool(t, protocol.V20250618)
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: %w", t.Name, err)

@@ -19,18 +19,18 @@ import (
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
 // Every method exists in every protocol version served so far.
-var methods mcptransport.Methods[*design]
+var methods mcptransport.Methods[*compiled]
 
 func init() {
-	methods = mcptransport.Methods[*design]{
+	methods = mcptransport.Methods[*compiled]{
 		"initialize":               {Handle: initialize, NeedsDesign: true},
 		"ping":                     {Handle: constant(empty), ParamsOptional: true},
-		"tools/list":               {Handle: listed(func(d *design) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
+		"tools/list":               {Handle: listed(func(d *compiled) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
 		"tools/call":               {Handle: callTool, NeedsDesign: true},
-		"resources/list":           {Handle: listed(func(d *design) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
-		"resources/templates/list": {Handle: listed(func(d *design) []byte { return d.templatesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
+		"resources/templates/list": {Handle: listed(func(d *compiled) []byte { return d.templatesList }), NeedsDesign: true, ParamsOptional: true},
 		"resources/read":           {Handle: readResource, NeedsDesign: true},
-		"prompts/list":             {Handle: listed(func(d *design) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
+		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
 		"prompts/get":              {Handle: getPrompt, NeedsDesign: true},
 		"logging/setLevel":         {Handle: setLevel},
 		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true},
@@ -39,14 +39,14 @@ func init() {
 	}
 }
 
-func constant(v json.RawMessage) func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) {
-	return func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) { return v, nil }
+func constant(v json.RawMessage) func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) {
+	return func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) { return v, nil }
 }
 
 // listed answers a list method from its pre-encoded result. A cursor is
 // accepted and ignored: lists are not paginated.
-func listed(pick func(*design) []byte) func(context.Context, *Exchange, *design, json.RawMessage) (json.RawMessage, error) {
-	return func(_ context.Context, _ *Exchange, d *design, _ json.RawMessage) (json.RawMessage, error) {
+func listed(pick func(*compiled) []byte) func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) {
+	return func(_ context.Context, _ *Exchange, d *compiled, _ json.RawMessage) (json.RawMessage, error) {
 		return pick(d), nil
 	}
 }
@@ -95,7 +95,7 @@ func jsonKind(goKind string) string {
 	return "a " + goKind
 }
 
-func initialize(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+func initialize(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	if _, err := ParseInitialize(params); err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func ParseInitialize(params json.RawMessage) (string, error) {
 	return *p.ProtocolVersion, nil
 }
 
-func callTool(ctx context.Context, x *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	p, err := decodeCall(params, "tools/call needs the name of the tool")
 	if err != nil {
 		return nil, err
@@ -289,7 +289,7 @@ func tooCostly(toolName, field string) error {
 				"(input bytes times pattern instructions) one call may use", regexlimit.CallBudget)})
 }
 
-func readResource(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+func readResource(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -323,7 +323,7 @@ func resourceNotFound(uri string) error {
 
 // read finds the resource at uri: an exact URI first, then the templates in
 // order, whose {param} values are substituted into text content.
-func (d *design) read(uri string) (text string, r *resource, ok bool) {
+func (d *compiled) read(uri string) (text string, r *resource, ok bool) {
 	if r, ok := d.resources[uri]; ok {
 		return r.text, r, true
 	}
@@ -360,7 +360,7 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(_ context.Context, _ *Exchange, d *design, params json.RawMessage) (json.RawMessage, error) {
+func getPrompt(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err

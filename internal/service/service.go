@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -72,113 +74,172 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	st, err := store.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
+	s := &Service{cfg: cfg, log: log, done: make(chan struct{})}
+	if err := s.connect(ctx); err != nil {
+		_ = s.disconnect()
 		return nil, err
 	}
-	built := false
-	defer func() {
-		if !built {
-			st.Close()
-		}
-	}()
-	// One Redis connection pool, when REDIS_URL is set, holds every
-	// counter shared between instances.
-	var rc *redis.Client
-	if cfg.RedisURL != "" {
-		redisconn.UseLogger(log)
-		if rc, err = redisconn.Open(ctx, cfg.RedisURL); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if !built {
-				_ = rc.Close()
-			}
-		}()
-	}
-	seq := newSequencer(rc)
-	rl, err := ratelimit.New(ctx, log, ratelimit.Options{Enabled: cfg.Production(), Redis: rc, Window: cfg.RateWindow})
+	s.newWriters()
+	mux, err := s.routes(spec)
 	if err != nil {
+		_ = s.disconnect()
 		return nil, err
 	}
-	defer func() {
-		if !built {
-			_ = rl.Close()
+	s.http = newHTTPServer(mux, log)
+	// From here on Close releases everything.
+	s.startBackground()
+	if err := s.awaitSubscriptions(); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect opens the database pool and, when REDIS_URL is set, one Redis
+// connection pool, which holds every counter shared between instances: the
+// sequence counters and the rate limits. On error the caller releases what
+// was opened with disconnect.
+func (s *Service) connect(ctx context.Context) error {
+	var err error
+	if s.store, err = store.Open(ctx, s.cfg.DatabaseURL); err != nil {
+		return err
+	}
+	if s.cfg.RedisURL != "" {
+		redisconn.UseLogger(s.log)
+		if s.redis, err = redisconn.Open(ctx, s.cfg.RedisURL); err != nil {
+			return err
 		}
-	}()
-	ks := keys.New(st, log, keys.Options{TouchInterval: cfg.KeyTouchInterval, StaleMax: cfg.DesignStaleMax})
-	aw := audit.New(st, log, audit.Options{})
-	var jw *journal.Writer
+	}
+	s.seq = newSequencer(s.redis)
+	s.limit, err = ratelimit.New(ctx, s.log, ratelimit.Options{Enabled: s.cfg.Production(), Redis: s.redis, Window: s.cfg.RateWindow})
+	return err
+}
+
+// disconnect releases what connect opened: the database pool, the rate
+// limiter and the Redis pool, those that are open.
+func (s *Service) disconnect() error {
+	var err error
+	if s.store != nil {
+		s.store.Close()
+	}
+	if s.limit != nil {
+		err = s.limit.Close()
+	}
+	if s.redis != nil {
+		err = errors.Join(err, s.redis.Close())
+	}
+	return err
+}
+
+// newWriters builds the background workers over the store: the key
+// checker, the policy audit writer and, when JOURNAL_ENABLED, the call
+// journal writer. startBackground runs them.
+func (s *Service) newWriters() {
+	cfg := s.cfg
+	s.keys = keys.New(s.store, s.log, keys.Options{TouchInterval: cfg.KeyTouchInterval, StaleMax: cfg.DesignStaleMax})
+	s.audit = audit.New(s.store, s.log, audit.Options{})
 	if cfg.JournalEnabled {
-		jw = journal.New(st, log, journal.Options{QueueSize: cfg.JournalQueue, MaxRate: cfg.JournalMaxRate, Retention: cfg.JournalRetention,
-			MaxPerServer: cfg.JournalMaxPerServer, PruneInterval: cfg.JournalPruneInterval})
+		s.journal = journal.New(s.store, s.log, journal.Options{QueueSize: cfg.JournalQueue, MaxRate: cfg.JournalMaxRate,
+			Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer, PruneInterval: cfg.JournalPruneInterval})
 	}
-	ips := clientip.New(cfg.TrustedProxies)
+}
+
+// routes builds the REST API and both MCP endpoints and routes them. The
+// per-server MCP endpoint is the hot path: it is routed straight to its
+// handler, past the REST API's middleware.
+func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
+	ips := clientip.New(s.cfg.TrustedProxies)
 	var root http.Handler // the whole service, for test runs that target it
-	e, err := httpapi.New(st, cfg, log, httpapi.Deps{Spec: spec, Keys: ks, Audit: aw, Journal: jw, RateLimit: rl, ClientIP: ips,
-		Sequences: seq, Version: Version, Self: func() http.Handler { return root }})
+	rest, err := s.restAPI(spec, ips, func() http.Handler { return root })
 	if err != nil {
 		return nil, err
 	}
-	hosts, err := mcptransport.ParseHostList(cfg.AllowedHosts)
+	hosts, err := mcptransport.ParseHostList(s.cfg.AllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("ALLOWED_HOSTS: %w", err)
 	}
-	var rec mcpserve.Recorder // nil, not a nil *journal.Writer, when the journal is off
-	if jw != nil {
-		rec = jw
-	}
-	mcp := mcpserve.New(st, log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages, Authorizer: ks,
-		RateLimit: rl, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: seq,
-		StaleMax: cfg.DesignStaleMax})
-	platform, err := platformmcp.New(spec, e, ks, log, platformmcp.Options{MaxBodyBytes: cfg.MaxBodyBytes,
-		MaxBatchMessages: cfg.MaxBatchMessages, Version: Version,
-		RateLimit: rl, PlatformLimit: cfg.PlatformRateLimit, AllowedHosts: hosts})
+	s.mcp = s.serverEndpoint(ips, hosts)
+	platform, err := s.platformEndpoint(spec, rest, hosts)
 	if err != nil {
 		return nil, err
 	}
-	// The per-server MCP endpoint is the hot path: it is routed straight to
-	// its handler, past the REST API's middleware.
 	mux := http.NewServeMux()
-	mux.Handle("/api/platform/{server_id}/mcp", mcp)
+	mux.Handle("/api/platform/{server_id}/mcp", s.mcp)
 	mux.Handle(platformmcp.Path, platform)
-	mux.Handle("/", e)
+	mux.Handle("/", rest)
 	root = mux
+	return mux, nil
+}
 
-	built = true // from here on Close releases everything
-	bg, cancel := context.WithCancel(context.Background())
-	s := &Service{
-		cfg: cfg, log: log, store: st, mcp: mcp, keys: ks, audit: aw, journal: jw, limit: rl, redis: rc, seq: seq, cancel: cancel, done: make(chan struct{}),
-		http: &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       60 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		},
+// restAPI builds the REST API; self returns the whole service's handler.
+func (s *Service) restAPI(spec *openapi3.T, ips *clientip.Resolver, self func() http.Handler) (*echo.Echo, error) {
+	return httpapi.New(s.store, s.cfg, s.log, httpapi.Deps{Spec: spec, Keys: s.keys, Audit: s.audit, Journal: s.journal,
+		RateLimit: s.limit, ClientIP: ips, Sequences: s.seq, Version: Version, Self: self})
+}
+
+// serverEndpoint builds the per-server MCP endpoint.
+func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.HostList) *mcpserve.Handler {
+	cfg := s.cfg
+	var rec mcpserve.Recorder // nil, not a nil *journal.Writer, when the journal is off
+	if s.journal != nil {
+		rec = s.journal
 	}
+	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
+		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
+		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax})
+}
+
+// platformEndpoint builds the service MCP endpoint, whose tools call the
+// REST API in process.
+func (s *Service) platformEndpoint(spec *openapi3.T, rest http.Handler, hosts *mcptransport.HostList) (*platformmcp.Handler, error) {
+	return platformmcp.New(spec, rest, s.keys, s.log, platformmcp.Options{MaxBodyBytes: s.cfg.MaxBodyBytes,
+		MaxBatchMessages: s.cfg.MaxBatchMessages, Version: Version,
+		RateLimit: s.limit, PlatformLimit: s.cfg.PlatformRateLimit, AllowedHosts: hosts})
+}
+
+// newHTTPServer is the HTTP server over handler, with the service's
+// timeouts and limits.
+func newHTTPServer(handler http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// startBackground runs the cache listener and the writers until Close;
+// done is closed once they have all returned.
+func (s *Service) startBackground() {
+	bg, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
 	go func() {
 		defer close(s.done)
 		var wg sync.WaitGroup
-		wg.Go(func() { mcp.Listen(bg) })
-		wg.Go(func() { ks.Run(bg) })
-		wg.Go(func() { aw.Run(bg) })
-		if jw != nil {
-			wg.Go(func() { jw.Run(bg) })
+		wg.Go(func() { s.mcp.Listen(bg) })
+		wg.Go(func() { s.keys.Run(bg) })
+		wg.Go(func() { s.audit.Run(bg) })
+		if s.journal != nil {
+			wg.Go(func() { s.journal.Run(bg) })
 		}
 		wg.Wait()
 	}()
+}
+
+// awaitSubscriptions waits, for at most 10 seconds, until the design cache
+// and the key checker listen for changes in the database.
+func (s *Service) awaitSubscriptions() error {
 	timeout := time.After(10 * time.Second)
-	for _, ready := range []<-chan struct{}{mcp.Ready(), ks.Ready()} {
+	for _, ready := range []<-chan struct{}{s.mcp.Ready(), s.keys.Ready()} {
 		select {
 		case <-ready:
 		case <-timeout:
-			_ = s.Close()
-			return nil, errors.New("could not subscribe to design and key changes in the database")
+			return errors.New("could not subscribe to design and key changes in the database")
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // MCP is the per-server MCP endpoint's handler, for tests and benchmarks.
@@ -258,12 +319,7 @@ func (s *Service) Close() error {
 	}
 	s.cancel()
 	<-s.done
-	s.store.Close()
-	err := s.limit.Close()
-	if s.redis != nil {
-		err = errors.Join(err, s.redis.Close())
-	}
-	return err
+	return s.disconnect()
 }
 
 // RateLimit is the service's rate limiter, for tests.

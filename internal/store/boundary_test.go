@@ -53,16 +53,11 @@ func TestOnlyStoreImportsGeneratedQueries(t *testing.T) {
 }
 
 // TestDomainPackagesDependOnNoDatabase follows imports all the way down:
-// building a domain package builds neither the store nor pgx. The
-// importer of live MCP servers is left out while it runs tools through
-// mcpserve, which reads designs from the store.
+// building a domain package builds neither the store nor pgx.
 func TestDomainPackagesDependOnNoDatabase(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command runs this test")
 	for _, dir := range domainPackages {
-		if dir == "internal/mcpimport" {
-			continue
-		}
 		cmd := exec.Command(goTool, "list", "-deps", "./"+dir)
 		cmd.Dir = filepath.Join("..", "..")
 		out, err := cmd.Output()

@@ -14,37 +14,18 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mockmcp/mockmcp/gen/db"
+	"github.com/mockmcp/mockmcp/internal/journal"
 )
 
 // JournalRecord is one call to a per-server MCP endpoint, as the call
-// journal keeps it.
-type JournalRecord struct {
-	ID         uuid.UUID
-	OrgID      uuid.UUID
-	ServerID   uuid.UUID
-	ReceivedAt time.Time
-	Method     string
-	Tool       string          // "" unless a tools/call named one
-	Params     json.RawMessage // nil when the request had none
-	Outcome    string
-	Scenario   string // the matched scenario; "" when none
-	Step       int    // the sequence step answered; -1 when none
-	Mismatches []JournalMismatch
-	Response   string // a summary of the answer, at most 500 characters
-	ErrorCode  int    // 0 when the answer was no JSON-RPC error
-	Latency    time.Duration
-	ClientAddr string
-	// SequenceKey names the sequence counter the call used; "" when none.
-	SequenceKey string
-}
+// journal keeps it; the journal defines it, the store writes and lists it.
+type JournalRecord = journal.Record
 
 // JournalMismatch says why one scenario did not match a call.
-type JournalMismatch struct {
-	Scenario string `json:"scenario"`
-	Field    string `json:"field,omitempty"`
-	Operator string `json:"operator,omitempty"`
-	Reason   string `json:"reason"`
-}
+type JournalMismatch = journal.Mismatch
+
+// The journal's writer stores its records here.
+var _ journal.Sink = (*Store)(nil)
 
 // JournalFilter narrows a journal listing; zero values do not filter.
 type JournalFilter struct {

@@ -58,6 +58,12 @@ func (t *Tx) DesignOf(ctx context.Context, server design.Server) (design.Design,
 // design announces the server's id.
 const DesignChannel = "mockmcp_design"
 
+// ListenDesigns is Listen on DesignChannel: fn receives the id, as text, of
+// every server whose design changed.
+func (s *Store) ListenDesigns(ctx context.Context, fn func(payload string), reset, ready func(), onError func(error)) {
+	s.Listen(ctx, DesignChannel, fn, reset, ready, onError)
+}
+
 // Listen calls fn with the payload of every notification on channel until
 // ctx ends. After a lost connection it calls reset, since notifications
 // sent meanwhile are lost, and reconnects with a backoff (from 100 ms,

@@ -1,0 +1,38 @@
+package journal
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Record is one call to a per-server MCP endpoint, as the call journal
+// keeps it: what a Sink stores and the store lists.
+type Record struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	ServerID   uuid.UUID
+	ReceivedAt time.Time
+	Method     string
+	Tool       string          // "" unless a tools/call named one
+	Params     json.RawMessage // nil when the request had none
+	Outcome    string
+	Scenario   string // the matched scenario; "" when none
+	Step       int    // the sequence step answered; -1 when none
+	Mismatches []Mismatch
+	Response   string // a summary of the answer, at most 500 characters
+	ErrorCode  int    // 0 when the answer was no JSON-RPC error
+	Latency    time.Duration
+	ClientAddr string
+	// SequenceKey names the sequence counter the call used; "" when none.
+	SequenceKey string
+}
+
+// Mismatch says why one scenario did not match a call.
+type Mismatch struct {
+	Scenario string `json:"scenario"`
+	Field    string `json:"field,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	Reason   string `json:"reason"`
+}

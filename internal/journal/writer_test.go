@@ -75,11 +75,14 @@ func TestAdmit(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
+	sink.entered = make(chan struct{}, 1)
 	w := journal.New(sink, quiet(), journal.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond})
 	run(t, w)
 
 	require.True(t, w.Admit(), "room in the queue")
-	for w.Record(entry("ping")) { // fill the queue; the loop is stuck on the gate
+	require.True(t, w.Record(entry("ping")))
+	<-sink.entered // the loop holds that entry, stuck on the gate: it takes no more
+	for w.Record(entry("ping")) { // fill the queue
 		require.Less(t, w.Stats().Queued, uint64(10))
 	}
 	before := w.Stats().Dropped
@@ -434,6 +437,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // block, fail, refuse records.
 type memorySink struct {
 	gate chan struct{} // when set, each call waits for it to close (or ctx)
+	// entered, when set, is signalled (without blocking) as a call starts,
+	// so a test knows the writer's loop holds a batch.
+	entered chan struct{}
 	fail error         // returned by every call
 	skip int           // records each call reports refused
 
@@ -452,6 +458,12 @@ type prune struct {
 func newMemorySink() *memorySink { return &memorySink{} }
 
 func (s *memorySink) AppendJournal(ctx context.Context, records []store.JournalRecord) (int, error) {
+	if s.entered != nil {
+		select {
+		case s.entered <- struct{}{}:
+		default:
+		}
+	}
 	if s.gate != nil {
 		select {
 		case <-s.gate:

@@ -81,7 +81,7 @@ func TestAdmit(t *testing.T) {
 
 	require.True(t, w.Admit(), "room in the queue")
 	require.True(t, w.Record(entry("ping")))
-	<-sink.entered // the loop holds that entry, stuck on the gate: it takes no more
+	<-sink.entered                // the loop holds that entry, stuck on the gate: it takes no more
 	for w.Record(entry("ping")) { // fill the queue
 		require.Less(t, w.Stats().Queued, uint64(10))
 	}
@@ -440,8 +440,8 @@ type memorySink struct {
 	// entered, when set, is signalled (without blocking) as a call starts,
 	// so a test knows the writer's loop holds a batch.
 	entered chan struct{}
-	fail error         // returned by every call
-	skip int           // records each call reports refused
+	fail    error // returned by every call
+	skip    int   // records each call reports refused
 
 	mu       sync.Mutex
 	failures int                     // calls still to fail, before fail applies

@@ -81,7 +81,8 @@ func TestAdmit(t *testing.T) {
 
 	require.True(t, w.Admit(), "room in the queue")
 	require.True(t, w.Record(entry("ping")))
-	<-sink.entered                // the loop holds that entry, stuck on the gate: it takes no more
+	// The loop now holds that entry, stuck on the gate: it takes no more.
+	<-sink.entered
 	for w.Record(entry("ping")) { // fill the queue
 		require.Less(t, w.Stats().Queued, uint64(10))
 	}

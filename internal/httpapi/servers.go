@@ -2,10 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"encoding/base64"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -182,33 +179,4 @@ func copyName(name string) string {
 		r = r[:200-len(suffix)]
 	}
 	return string(r) + suffix
-}
-
-// Cursors are opaque to clients: base64url of "<unix nanos>:<id>".
-func encodeCursor(k store.PageKey) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID.String()))
-}
-
-func decodeCursor(c string) (*store.PageKey, error) {
-	if c == "" {
-		return nil, nil
-	}
-	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return nil, bad
-	}
-	nanos, id, ok := strings.Cut(string(raw), ":")
-	if !ok {
-		return nil, bad
-	}
-	n, err := strconv.ParseInt(nanos, 10, 64)
-	if err != nil {
-		return nil, bad
-	}
-	uid, err := uuid.Parse(id)
-	if err != nil {
-		return nil, bad
-	}
-	return &store.PageKey{CreatedAt: time.Unix(0, n), ID: uid}, nil
 }

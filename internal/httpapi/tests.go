@@ -241,14 +241,6 @@ func apiTestRun(r store.TestRun) api.TestRun {
 		DurationMs: r.DurationMS, Results: nonNil(r.Results)}
 }
 
-func cursorOf(next *store.PageKey) nullable.Nullable[string] {
-	if next == nil {
-		return nullableString(nil)
-	}
-	c := encodeCursor(*next)
-	return nullableString(&c)
-}
-
 func trimSlash(s string) string {
 	for len(s) > 0 && s[len(s)-1] == '/' {
 		s = s[:len(s)-1]

@@ -34,22 +34,13 @@ func (s *Server) ListAgentCards(ctx context.Context, req api.ListAgentCardsReque
 		if err != nil {
 			return err
 		}
-		cards := make([]agentcard.Card, len(page.Cards))
-		for i, a := range page.Cards {
-			cards[i] = a.Card
-		}
+		cards := mapEach(page.Cards, func(a store.AgentCard) agentcard.Card { return a.Card })
 		cc, err := s.cardContext(ctx, tx, p, cards...)
 		if err != nil {
 			return err
 		}
-		out.Items = make([]api.AgentCard, len(page.Cards))
-		for i, a := range page.Cards {
-			out.Items[i] = cc.view(a, nil)
-		}
-		if page.Next != nil {
-			c := encodeCursor(*page.Next)
-			out.NextCursor = nullableString(&c)
-		}
+		out.Items = mapEach(page.Cards, func(a store.AgentCard) api.AgentCard { return cc.view(a, nil) })
+		out.NextCursor = cursorOf(page.Next)
 		return nil
 	})
 	if err != nil {
@@ -151,10 +142,7 @@ func patchObject[T any](cur *T, specified, null bool, get func() (T, error)) *T 
 
 // DeleteAgentCard deletes a card.
 func (s *Server) DeleteAgentCard(ctx context.Context, req api.DeleteAgentCardRequestObject) (api.DeleteAgentCardResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteAgentCard(ctx, req.CardId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.CardId, (*store.Tx).DeleteAgentCard); err != nil {
 		return nil, err
 	}
 	return api.DeleteAgentCard204Response{}, nil

@@ -22,26 +22,11 @@ const maxSessionEntries = 1000
 
 // ListSessions lists a page of the organization's exploratory sessions.
 func (s *Server) ListSessions(ctx context.Context, req api.ListSessionsRequestObject) (api.ListSessionsResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50, (*store.Tx).ExploreSessions, apiSession)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		sessions []store.ExploreSession
-		next     *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		sessions, next, err = tx.ExploreSessions(ctx, after, or(req.Params.Limit, 50))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListSessions200JSONResponse{Items: make([]api.Session, len(sessions)), NextCursor: cursorOf(next)}
-	for i, v := range sessions {
-		out.Items[i] = apiSession(v)
-	}
-	return out, nil
+	return api.ListSessions200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateSession starts a session against a base URL or one of the
@@ -122,10 +107,7 @@ func (s *Server) GetSession(ctx context.Context, req api.GetSessionRequestObject
 
 // DeleteSession deletes a session and its log.
 func (s *Server) DeleteSession(ctx context.Context, req api.DeleteSessionRequestObject) (api.DeleteSessionResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteExploreSession(ctx, req.SessionId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.SessionId, (*store.Tx).DeleteExploreSession); err != nil {
 		return nil, err
 	}
 	return api.DeleteSession204Response{}, nil

@@ -17,7 +17,7 @@ import (
 
 // pageFunc reads up to limit items after the key (nil: from the start) and
 // the key of the next page (nil: the last page).
-type pageFunc[T any] func(tx *store.Tx, after *store.PageKey, limit int) ([]T, *store.PageKey, error)
+type pageFunc[T any] func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]T, *store.PageKey, error)
 
 // listPage reads one keyset page in the caller's organization: it decodes
 // the request's cursor, applies the default limit, reads the page with
@@ -33,7 +33,7 @@ func listPage[T, A any](ctx context.Context, s *Server, cursor *string, limit *i
 		next  *store.PageKey
 	)
 	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		items, next, err = read(tx, after, or(limit, def))
+		items, next, err = read(tx, ctx, after, or(limit, def))
 		return err
 	})
 	if err != nil {

@@ -20,29 +20,15 @@ const DefaultProtocolVersion = protocol.Default
 
 // ListServers lists a page of the organization's server designs.
 func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObject) (api.ListServersResponseObject, error) {
-	limit := or(req.Params.Limit, 50)
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50,
+		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]design.Server, *store.PageKey, error) {
+			page, err := tx.Servers(ctx, after, limit)
+			return page.Servers, page.Next, err
+		}, func(v design.Server) api.Server { return s.apiServer(ctx, v) })
 	if err != nil {
 		return nil, err
 	}
-	var page store.ServerPage
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		page, err = tx.Servers(ctx, after, limit)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListServers200JSONResponse{Items: make([]api.Server, len(page.Servers))}
-	for i, v := range page.Servers {
-		out.Items[i] = s.apiServer(ctx, v)
-	}
-	out.NextCursor = nullableString(nil)
-	if page.Next != nil {
-		c := encodeCursor(*page.Next)
-		out.NextCursor = nullableString(&c)
-	}
-	return out, nil
+	return api.ListServers200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateServer creates a draft server design.
@@ -72,11 +58,7 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 
 // GetServer reads one server design.
 func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) (api.GetServerResponseObject, error) {
-	var v design.Server
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		v, err = tx.Server(ctx, req.ServerId)
-		return err
-	})
+	v, err := byID(ctx, s, req.ServerId, (*store.Tx).Server)
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +111,7 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 
 // DeleteServer deletes a server design and all it owns.
 func (s *Server) DeleteServer(ctx context.Context, req api.DeleteServerRequestObject) (api.DeleteServerResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteServer(ctx, req.ServerId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.ServerId, (*store.Tx).DeleteServer); err != nil {
 		return nil, err
 	}
 	return api.DeleteServer204Response{}, nil

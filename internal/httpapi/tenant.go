@@ -125,3 +125,17 @@ func removeFromServer(ctx context.Context, s *Server, server, id uuid.UUID,
 		return del(tx, ctx, server, id)
 	})
 }
+
+// byID reads the organization's item id with read.
+func byID[T any](ctx context.Context, s *Server, id uuid.UUID, read func(*store.Tx, context.Context, uuid.UUID) (T, error)) (T, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (T, error) {
+		return read(tx, ctx, id)
+	})
+}
+
+// removeByID deletes the organization's item id with del.
+func removeByID(ctx context.Context, s *Server, id uuid.UUID, del func(*store.Tx, context.Context, uuid.UUID) error) error {
+	return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+		return del(tx, ctx, id)
+	})
+}

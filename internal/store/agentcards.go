@@ -107,21 +107,13 @@ func (t *Tx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card
 
 // AgentCard reads one card.
 func (t *Tx) AgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
-	row, err := t.q.GetAgentCard(ctx, t.tx, id)
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(t.q.GetAgentCard(ctx, t.tx, id))
 }
 
 // LockAgentCard reads one card and locks it until the transaction ends, so
 // concurrent edits of its skills apply in turn.
 func (t *Tx) LockAgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
-	row, err := t.q.LockAgentCard(ctx, t.tx, id)
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(t.q.LockAgentCard(ctx, t.tx, id))
 }
 
 // AgentCards lists a page of at most limit cards after the key, of one
@@ -151,10 +143,7 @@ func (t *Tx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error
 		ID: a.ID, Name: a.Card.Name, Card: d.doc, Version: a.Card.Version, Description: a.Card.Description,
 		Tags: d.tags, Categories: d.categories, SkillNames: d.skillNames, Status: a.Status, PublishedAt: a.PublishedAt,
 	})
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(row, err)
 }
 
 // DeleteAgentCard deletes a card.
@@ -214,11 +203,7 @@ func (t *Tx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links,
 
 // ToolByName reads the tool called name on a server.
 func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (design.Tool, error) {
-	row, err := t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name}))
 }
 
 // Exchange lists a page of published cards of every organization. It needs

@@ -30,26 +30,12 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 
 // Tool reads one tool of a server.
 func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (design.Tool, error) {
-	row, err := t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id}))
 }
 
 // Tools lists a server's tools in creation order.
 func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]design.Tool, error) {
-	rows, err := t.q.ListTools(ctx, t.tx, server)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]design.Tool, len(rows))
-	for i, r := range rows {
-		if out[i], err = toolFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return each(toolFrom)(t.q.ListTools(ctx, t.tx, server))
 }
 
 // UpdateTool writes every field of tool.
@@ -62,10 +48,7 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(row, err)
 }
 
 // DeleteTool deletes a tool and its scenarios.
@@ -140,26 +123,12 @@ func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 
 // Prompt reads one prompt of a server.
 func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (design.Prompt, error) {
-	row, err := t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id})
-	if err != nil {
-		return design.Prompt{}, notFound(err, "prompt")
-	}
-	return promptFrom(row)
+	return found("prompt", promptFrom)(t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id}))
 }
 
 // Prompts lists a server's prompts in creation order.
 func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, error) {
-	rows, err := t.q.ListPrompts(ctx, t.tx, server)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]design.Prompt, len(rows))
-	for i, r := range rows {
-		if out[i], err = promptFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return each(promptFrom)(t.q.ListPrompts(ctx, t.tx, server))
 }
 
 // UpdatePrompt writes every field of p.
@@ -171,10 +140,7 @@ func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
-	if err != nil {
-		return design.Prompt{}, notFound(err, "prompt")
-	}
-	return promptFrom(row)
+	return found("prompt", promptFrom)(row, err)
 }
 
 // DeletePrompt deletes a prompt.

@@ -81,17 +81,10 @@ func (s *Server) CreateSession(ctx context.Context, req api.CreateSessionRequest
 
 // GetSession reads a session with its entries.
 func (s *Server) GetSession(ctx context.Context, req api.GetSessionRequestObject) (api.GetSessionResponseObject, error) {
-	var (
-		v       store.ExploreSession
-		entries []store.ExploreEntry
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
-		entries, err = tx.ExploreEntries(ctx, v.ID)
-		return err
-	})
+	v, entries, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession,
+		func(tx *store.Tx, v store.ExploreSession) ([]store.ExploreEntry, error) {
+			return tx.ExploreEntries(ctx, v.ID)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -116,16 +109,12 @@ func (s *Server) DeleteSession(ctx context.Context, req api.DeleteSessionRequest
 // SendSessionRequest sends one ad-hoc request and logs it.
 func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequestRequestObject) (api.SendSessionRequestResponseObject, error) {
 	b := req.Body
-	var v store.ExploreSession
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
+	v, _, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession, func(tx *store.Tx, v store.ExploreSession) (int64, error) {
 		n, err := tx.CountExploreEntries(ctx, v.ID)
 		if err == nil && n >= maxSessionEntries {
-			return failure.Invalid(failure.Field("session", "a session keeps at most %d requests; start a new one", maxSessionEntries))
+			return n, failure.Invalid(failure.Field("session", "a session keeps at most %d requests; start a new one", maxSessionEntries))
 		}
-		return err
+		return n, err
 	})
 	if err != nil {
 		return nil, err
@@ -160,17 +149,10 @@ func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequ
 // SaveSessionEntryAsTest turns a logged request into a test case.
 func (s *Server) SaveSessionEntryAsTest(ctx context.Context, req api.SaveSessionEntryAsTestRequestObject) (api.SaveSessionEntryAsTestResponseObject, error) {
 	b := req.Body
-	var (
-		v     store.ExploreSession
-		entry store.ExploreEntry
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
-		entry, err = tx.ExploreEntry(ctx, v.ID, req.EntryId)
-		return err
-	})
+	v, entry, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession,
+		func(tx *store.Tx, v store.ExploreSession) (store.ExploreEntry, error) {
+			return tx.ExploreEntry(ctx, v.ID, req.EntryId)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -125,17 +125,10 @@ func (s *Server) DeleteSuite(ctx context.Context, req api.DeleteSuiteRequestObje
 // RunSuite runs a suite's tests now, stores each test's run and the suite
 // run, and answers the suite run.
 func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (api.RunSuiteResponseObject, error) {
-	var (
-		suite store.Suite
-		found map[uuid.UUID]store.RestTest
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if suite, err = tx.Suite(ctx, req.SuiteId); err != nil {
-			return err
-		}
-		found, err = tx.RestTestsByID(ctx, suite.TestIDs)
-		return err
-	})
+	suite, found, err := withParent(ctx, s, req.SuiteId, (*store.Tx).Suite,
+		func(tx *store.Tx, suite store.Suite) (map[uuid.UUID]store.RestTest, error) {
+			return tx.RestTestsByID(ctx, suite.TestIDs)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -206,17 +199,10 @@ func (s *Server) ListSuiteRuns(ctx context.Context, req api.ListSuiteRunsRequest
 
 // GetSuiteRun reads one suite run, as JSON or as JUnit XML.
 func (s *Server) GetSuiteRun(ctx context.Context, req api.GetSuiteRunRequestObject) (api.GetSuiteRunResponseObject, error) {
-	var (
-		suite store.Suite
-		run   store.SuiteRun
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if suite, err = tx.Suite(ctx, req.SuiteId); err != nil {
-			return err
-		}
-		run, err = tx.SuiteRun(ctx, req.SuiteId, req.RunId)
-		return err
-	})
+	suite, run, err := withParent(ctx, s, req.SuiteId, (*store.Tx).Suite,
+		func(tx *store.Tx, _ store.Suite) (store.SuiteRun, error) {
+			return tx.SuiteRun(ctx, req.SuiteId, req.RunId)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -66,10 +66,7 @@ func changeServer[T any](ctx context.Context, s *Server, server uuid.UUID, fn fu
 // converts each with conv.
 func listOfServer[T, A any](ctx context.Context, s *Server, server uuid.UUID,
 	read func(*store.Tx, context.Context, uuid.UUID) ([]T, error), conv func(T) A) ([]A, error) {
-	items, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) ([]T, error) {
-		if _, err := tx.Server(ctx, server); err != nil {
-			return nil, err
-		}
+	_, items, err := withParent(ctx, s, server, (*store.Tx).Server, func(tx *store.Tx, _ design.Server) ([]T, error) {
 		return read(tx, ctx, server)
 	})
 	if err != nil {
@@ -138,4 +135,20 @@ func removeByID(ctx context.Context, s *Server, id uuid.UUID, del func(*store.Tx
 	return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
 		return del(tx, ctx, id)
 	})
+}
+
+// withParent reads the organization's item id with parent and then, in the
+// same transaction, what child reads under it.
+func withParent[P, C any](ctx context.Context, s *Server, id uuid.UUID, parent func(*store.Tx, context.Context, uuid.UUID) (P, error),
+	child func(*store.Tx, P) (C, error)) (P, C, error) {
+	var c C
+	p, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (P, error) {
+		p, err := parent(tx, ctx, id)
+		if err != nil {
+			return p, err
+		}
+		c, err = child(tx, p)
+		return p, err
+	})
+	return p, c, err
 }

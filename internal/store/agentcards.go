@@ -11,7 +11,6 @@ import (
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // Agent card states.
@@ -99,10 +98,7 @@ func (t *Tx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card
 		ID: id, Name: c.Name, Card: d.doc, Version: c.Version, Description: c.Description,
 		Tags: d.tags, Categories: d.categories, SkillNames: d.skillNames, CreatedBy: createdBy,
 	})
-	if err != nil {
-		return AgentCard{}, err
-	}
-	return agentCardFrom(row)
+	return converted(agentCardFrom)(row, err)
 }
 
 // AgentCard reads one card.
@@ -148,11 +144,7 @@ func (t *Tx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error
 
 // DeleteAgentCard deletes a card.
 func (t *Tx) DeleteAgentCard(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteAgentCard(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("agent card")
-	}
-	return err
+	return removed("agent card")(t.q.DeleteAgentCard(ctx, t.tx, id))
 }
 
 // LinkedServers resolves the mcp_server values of skills (server ids or

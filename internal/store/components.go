@@ -9,7 +9,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // CreateTool inserts t.
@@ -22,10 +21,7 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
-	if err != nil {
-		return design.Tool{}, err
-	}
-	return toolFrom(row)
+	return converted(toolFrom)(row, err)
 }
 
 // Tool reads one tool of a server.
@@ -53,11 +49,7 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 
 // DeleteTool deletes a tool and its scenarios.
 func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("tool")
-	}
-	return err
+	return removed("tool")(t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id}))
 }
 
 // CreateResource inserts r.
@@ -99,11 +91,7 @@ func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Reso
 
 // DeleteResource deletes a resource.
 func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("resource")
-	}
-	return err
+	return removed("resource")(t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id}))
 }
 
 // CreatePrompt inserts p.
@@ -115,10 +103,7 @@ func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
-	if err != nil {
-		return design.Prompt{}, err
-	}
-	return promptFrom(row)
+	return converted(promptFrom)(row, err)
 }
 
 // Prompt reads one prompt of a server.
@@ -145,11 +130,7 @@ func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 
 // DeletePrompt deletes a prompt.
 func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("prompt")
-	}
-	return err
+	return removed("prompt")(t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id}))
 }
 
 func toolFrom(r db.McpTool) (design.Tool, error) {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/db"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 )
 
@@ -90,10 +89,7 @@ func (t *Tx) CreateRestTest(ctx context.Context, id uuid.UUID, c resttest.Case, 
 	}
 	row, err := t.q.CreateRestTest(ctx, t.tx, db.CreateRestTestParams{ID: id, Name: c.Name, TestCase: doc,
 		GeneratedFrom: jsonOrNull(generatedFrom), CreatedBy: createdBy})
-	if err != nil {
-		return RestTest{}, err
-	}
-	return restTestFrom(row)
+	return converted(restTestFrom)(row, err)
 }
 
 // RestTest reads one test case.
@@ -142,11 +138,7 @@ func (t *Tx) UpdateRestTest(ctx context.Context, id uuid.UUID, c resttest.Case) 
 
 // DeleteRestTest deletes a test case and its runs.
 func (t *Tx) DeleteRestTest(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteRestTest(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("test")
-	}
-	return err
+	return removed("test")(t.q.DeleteRestTest(ctx, t.tx, id))
 }
 
 // CreateTestRun stores a run of a test.
@@ -211,11 +203,7 @@ func (t *Tx) UpdateSuite(ctx context.Context, s Suite) (Suite, error) {
 
 // DeleteSuite deletes a suite and its runs (not its tests).
 func (t *Tx) DeleteSuite(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteRestSuite(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("suite")
-	}
-	return err
+	return removed("suite")(t.q.DeleteRestSuite(ctx, t.tx, id))
 }
 
 // CreateSuiteRun stores a run of a suite.
@@ -271,11 +259,7 @@ func (t *Tx) ExploreSessions(ctx context.Context, after *PageKey, limit int) ([]
 
 // DeleteExploreSession deletes a session and its entries.
 func (t *Tx) DeleteExploreSession(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteExploreSession(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("session")
-	}
-	return err
+	return removed("session")(t.q.DeleteExploreSession(ctx, t.tx, id))
 }
 
 // CountExploreEntries counts a session's entries, for its limit.

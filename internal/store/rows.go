@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // Query results become domain values here: found converts the row of a
@@ -21,6 +23,28 @@ func found[R, T any](what string, conv func(R) (T, error)) func(R, error) (T, er
 			return zero, notFound(err, what)
 		}
 		return conv(row)
+	}
+}
+
+// converted converts the row a write returned.
+func converted[R, T any](conv func(R) (T, error)) func(R, error) (T, error) {
+	return func(row R, err error) (T, error) {
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return conv(row)
+	}
+}
+
+// removed checks the count of rows a delete removed: none becomes a
+// not-found failure naming what.
+func removed(what string) func(int64, error) error {
+	return func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return failure.NotFound(what)
+		}
+		return err
 	}
 }
 

@@ -88,11 +88,7 @@ func (t *Tx) TouchServer(ctx context.Context, id uuid.UUID) error {
 
 // DeleteServer deletes a server and everything it owns.
 func (t *Tx) DeleteServer(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteServer(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("server")
-	}
-	return err
+	return removed("server")(t.q.DeleteServer(ctx, t.tx, id))
 }
 
 // CountChildren counts the tools, resources and prompts of a server.

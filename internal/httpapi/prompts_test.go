@@ -173,10 +173,7 @@ func TestPromptUpdateDelete(t *testing.T) {
 
 	t.Run("delete", func(t *testing.T) {
 		ada := ada.For(t)
-		touched := serverUpdatedAt(t, ada, server)
-		ada.Do("DELETE", path, nil).Status(http.StatusNoContent)
-		require.True(t, serverUpdatedAt(t, ada, server).After(touched))
-		ada.Do("GET", path, nil).Problem(http.StatusNotFound)
+		requireDeletedFromServer(t, ada, path, server)
 		ada.Do("DELETE", path, nil).Problem(http.StatusNotFound)
 		require.Equal(t, []string{"taken"}, names(t, ada.Do("GET", prompts, nil).Status(http.StatusOK), "items"))
 		require.Equal(t, 0, rowCount(t, env, "mcp_prompts", "id", id))

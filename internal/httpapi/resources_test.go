@@ -215,10 +215,7 @@ func TestResourceUpdateDelete(t *testing.T) {
 
 	t.Run("delete", func(t *testing.T) {
 		ada := ada.For(t)
-		touched := serverUpdatedAt(t, ada, server)
-		ada.Do("DELETE", path, nil).Status(http.StatusNoContent)
-		require.True(t, serverUpdatedAt(t, ada, server).After(touched))
-		ada.Do("GET", path, nil).Problem(http.StatusNotFound)
+		requireDeletedFromServer(t, ada, path, server)
 		ada.Do("PATCH", path, map[string]any{"name": "x"}).Problem(http.StatusNotFound)
 		ada.Do("DELETE", path, nil).Problem(http.StatusNotFound)
 		require.Equal(t, []string{"Taken"}, names(t, ada.Do("GET", resources, nil).Status(http.StatusOK), "items"))

@@ -89,6 +89,16 @@ func serverUpdatedAt(t *testing.T, c *apitest.Client, server string) time.Time {
 	return timeAt(t, c.Do("GET", "/api/servers/"+server, nil).Status(http.StatusOK), "updated_at")
 }
 
+// requireDeletedFromServer deletes the item at path and requires that its
+// server was marked as changed and the item is gone.
+func requireDeletedFromServer(t *testing.T, c *apitest.Client, path, server string) {
+	t.Helper()
+	touched := serverUpdatedAt(t, c, server)
+	c.Do("DELETE", path, nil).Status(http.StatusNoContent)
+	require.True(t, serverUpdatedAt(t, c, server).After(touched))
+	c.Do("GET", path, nil).Problem(http.StatusNotFound)
+}
+
 // badPatch is a PATCH body the API refuses: the status its problem answers
 // and the fields it names.
 type badPatch struct {

@@ -75,12 +75,7 @@ func exactJSON(t *testing.T, raw []byte) map[string]any {
 // names lists the "name" of every element of the array at path.
 func names(t *testing.T, r *apitest.Response, path string) []string {
 	t.Helper()
-	n := r.Len(path)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = r.String(fmt.Sprintf("%s.%d.name", path, i))
-	}
-	return out
+	return rtStrings(t, r, path, "name")
 }
 
 // serverUpdatedAt reads a server's updated_at.

@@ -34,22 +34,13 @@ func (s *Server) ListAgentCards(ctx context.Context, req api.ListAgentCardsReque
 		if err != nil {
 			return err
 		}
-		cards := make([]agentcard.Card, len(page.Cards))
-		for i, a := range page.Cards {
-			cards[i] = a.Card
-		}
+		cards := mapEach(page.Cards, func(a store.AgentCard) agentcard.Card { return a.Card })
 		cc, err := s.cardContext(ctx, tx, p, cards...)
 		if err != nil {
 			return err
 		}
-		out.Items = make([]api.AgentCard, len(page.Cards))
-		for i, a := range page.Cards {
-			out.Items[i] = cc.view(a, nil)
-		}
-		if page.Next != nil {
-			c := encodeCursor(*page.Next)
-			out.NextCursor = nullableString(&c)
-		}
+		out.Items = mapEach(page.Cards, func(a store.AgentCard) api.AgentCard { return cc.view(a, nil) })
+		out.NextCursor = cursorOf(page.Next)
 		return nil
 	})
 	if err != nil {
@@ -70,14 +61,8 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 	if errs := agentcard.Structural(c); len(errs) > 0 {
 		return nil, failure.Invalid(errs...)
 	}
-	var out api.AgentCard
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
-		a, err := tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
-		if err != nil {
-			return err
-		}
-		out, err = s.viewCard(ctx, tx, p, a)
-		return err
+	out, err := s.viewOf(ctx, func(tx *store.Tx, p auth.Principal) (store.AgentCard, error) {
+		return tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
 	})
 	if err != nil {
 		return nil, err
@@ -87,14 +72,8 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 
 // GetAgentCard reads one agent card, with its current validation.
 func (s *Server) GetAgentCard(ctx context.Context, req api.GetAgentCardRequestObject) (api.GetAgentCardResponseObject, error) {
-	var out api.AgentCard
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
-		a, err := tx.AgentCard(ctx, req.CardId)
-		if err != nil {
-			return err
-		}
-		out, err = s.viewCard(ctx, tx, p, a)
-		return err
+	out, err := s.viewOf(ctx, func(tx *store.Tx, _ auth.Principal) (store.AgentCard, error) {
+		return tx.AgentCard(ctx, req.CardId)
 	})
 	if err != nil {
 		return nil, err
@@ -151,10 +130,7 @@ func patchObject[T any](cur *T, specified, null bool, get func() (T, error)) *T 
 
 // DeleteAgentCard deletes a card.
 func (s *Server) DeleteAgentCard(ctx context.Context, req api.DeleteAgentCardRequestObject) (api.DeleteAgentCardResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteAgentCard(ctx, req.CardId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.CardId, (*store.Tx).DeleteAgentCard); err != nil {
 		return nil, err
 	}
 	return api.DeleteAgentCard204Response{}, nil
@@ -236,11 +212,10 @@ func (s *Server) DuplicateAgentCard(ctx context.Context, req api.DuplicateAgentC
 	if req.Body != nil && req.Body.Name != nil {
 		name = *req.Body.Name
 	}
-	var out api.AgentCard
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
+	out, err := s.viewOf(ctx, func(tx *store.Tx, p auth.Principal) (store.AgentCard, error) {
 		src, err := tx.AgentCard(ctx, req.CardId)
 		if err != nil {
-			return err
+			return store.AgentCard{}, err
 		}
 		c := src.Card
 		c.Name = name
@@ -248,14 +223,9 @@ func (s *Server) DuplicateAgentCard(ctx context.Context, req api.DuplicateAgentC
 			c.Name = copyCardName(src.Card.Name)
 		}
 		if errs := agentcard.Structural(c); len(errs) > 0 {
-			return failure.Invalid(errs...)
+			return store.AgentCard{}, failure.Invalid(errs...)
 		}
-		a, err := tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
-		if err != nil {
-			return err
-		}
-		out, err = s.viewCard(ctx, tx, p, a)
-		return err
+		return tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
 	})
 	if err != nil {
 		return nil, err
@@ -342,6 +312,18 @@ func (s *Server) cardContext(ctx context.Context, tx *store.Tx, p auth.Principal
 		return cardContext{}, err
 	}
 	return cardContext{links: links, exchange: s.baseURL(ctx) + "/api/exchange/agent-cards/" + org.Slug + "/"}, nil
+}
+
+// viewOf reads or writes a card with fn and answers its view, in one
+// transaction.
+func (s *Server) viewOf(ctx context.Context, fn func(*store.Tx, auth.Principal) (store.AgentCard, error)) (api.AgentCard, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (api.AgentCard, error) {
+		a, err := fn(tx, p)
+		if err != nil {
+			return api.AgentCard{}, err
+		}
+		return s.viewCard(ctx, tx, p, a)
+	})
 }
 
 // viewCard is a's answer, validated against the servers it links to.

@@ -89,23 +89,13 @@ func orgSlug(t testing.TB, c *apitest.Client) string {
 // errorFields lists the field of every FieldError in the array at path.
 func errorFields(t *testing.T, r *apitest.Response, path string) []string {
 	t.Helper()
-	n := r.Len(path)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = r.String(fmt.Sprintf("%s.%d.field", path, i))
-	}
-	return out
+	return rtStrings(t, r, path, "field")
 }
 
 // strs reads the array of strings at path.
 func strs(t *testing.T, r *apitest.Response, path string) []string {
 	t.Helper()
-	n := r.Len(path)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = r.String(fmt.Sprintf("%s.%d", path, i))
-	}
-	return out
+	return rtStrings(t, r, path, "")
 }
 
 // requireMention requires one of warnings to contain every one of words.

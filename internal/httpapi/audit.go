@@ -95,10 +95,8 @@ func (s *Server) ListPolicyAudit(ctx context.Context, req api.ListPolicyAuditReq
 	if q.KeyId != nil {
 		f.KeyID = *q.KeyId
 	}
-	var page store.AuditPage
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		page, err = tx.PolicyAudit(ctx, f)
-		return err
+	page, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (store.AuditPage, error) {
+		return tx.PolicyAudit(ctx, f)
 	})
 	if err != nil {
 		return nil, err

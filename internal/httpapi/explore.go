@@ -22,26 +22,11 @@ const maxSessionEntries = 1000
 
 // ListSessions lists a page of the organization's exploratory sessions.
 func (s *Server) ListSessions(ctx context.Context, req api.ListSessionsRequestObject) (api.ListSessionsResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50, (*store.Tx).ExploreSessions, apiSession)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		sessions []store.ExploreSession
-		next     *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		sessions, next, err = tx.ExploreSessions(ctx, after, or(req.Params.Limit, 50))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListSessions200JSONResponse{Items: make([]api.Session, len(sessions)), NextCursor: cursorOf(next)}
-	for i, v := range sessions {
-		out.Items[i] = apiSession(v)
-	}
-	return out, nil
+	return api.ListSessions200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateSession starts a session against a base URL or one of the
@@ -96,17 +81,10 @@ func (s *Server) CreateSession(ctx context.Context, req api.CreateSessionRequest
 
 // GetSession reads a session with its entries.
 func (s *Server) GetSession(ctx context.Context, req api.GetSessionRequestObject) (api.GetSessionResponseObject, error) {
-	var (
-		v       store.ExploreSession
-		entries []store.ExploreEntry
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
-		entries, err = tx.ExploreEntries(ctx, v.ID)
-		return err
-	})
+	v, entries, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession,
+		func(tx *store.Tx, v store.ExploreSession) ([]store.ExploreEntry, error) {
+			return tx.ExploreEntries(ctx, v.ID)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +100,7 @@ func (s *Server) GetSession(ctx context.Context, req api.GetSessionRequestObject
 
 // DeleteSession deletes a session and its log.
 func (s *Server) DeleteSession(ctx context.Context, req api.DeleteSessionRequestObject) (api.DeleteSessionResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteExploreSession(ctx, req.SessionId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.SessionId, (*store.Tx).DeleteExploreSession); err != nil {
 		return nil, err
 	}
 	return api.DeleteSession204Response{}, nil
@@ -134,16 +109,12 @@ func (s *Server) DeleteSession(ctx context.Context, req api.DeleteSessionRequest
 // SendSessionRequest sends one ad-hoc request and logs it.
 func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequestRequestObject) (api.SendSessionRequestResponseObject, error) {
 	b := req.Body
-	var v store.ExploreSession
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
+	v, _, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession, func(tx *store.Tx, v store.ExploreSession) (int64, error) {
 		n, err := tx.CountExploreEntries(ctx, v.ID)
 		if err == nil && n >= maxSessionEntries {
-			return failure.Invalid(failure.Field("session", "a session keeps at most %d requests; start a new one", maxSessionEntries))
+			return n, failure.Invalid(failure.Field("session", "a session keeps at most %d requests; start a new one", maxSessionEntries))
 		}
-		return err
+		return n, err
 	})
 	if err != nil {
 		return nil, err
@@ -178,17 +149,10 @@ func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequ
 // SaveSessionEntryAsTest turns a logged request into a test case.
 func (s *Server) SaveSessionEntryAsTest(ctx context.Context, req api.SaveSessionEntryAsTestRequestObject) (api.SaveSessionEntryAsTestResponseObject, error) {
 	b := req.Body
-	var (
-		v     store.ExploreSession
-		entry store.ExploreEntry
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.ExploreSession(ctx, req.SessionId); err != nil {
-			return err
-		}
-		entry, err = tx.ExploreEntry(ctx, v.ID, req.EntryId)
-		return err
-	})
+	v, entry, err := withParent(ctx, s, req.SessionId, (*store.Tx).ExploreSession,
+		func(tx *store.Tx, v store.ExploreSession) (store.ExploreEntry, error) {
+			return tx.ExploreEntry(ctx, v.ID, req.EntryId)
+		})
 	if err != nil {
 		return nil, err
 	}

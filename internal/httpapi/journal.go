@@ -10,7 +10,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
@@ -34,40 +34,22 @@ func (s *Server) ListJournal(ctx context.Context, req api.ListJournalRequestObje
 	if q.Outcome != nil {
 		f.Outcome = string(*q.Outcome)
 	}
-	var page store.JournalPage
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		page, err = tx.Journal(ctx, req.ServerId, f)
-		return err
-	})
+	_, page, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+		func(tx *store.Tx, _ design.Server) (store.JournalPage, error) {
+			return tx.Journal(ctx, req.ServerId, f)
+		})
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListJournal200JSONResponse{Items: make([]api.JournalEntry, len(page.Records)),
-		NextCursor: nullableString(nil)}
-	for i, r := range page.Records {
-		out.Items[i] = apiJournalEntry(r)
-	}
-	if page.Next != nil {
-		c := encodeCursor(*page.Next)
-		out.NextCursor = nullableString(&c)
-	}
-	return out, nil
+	return api.ListJournal200JSONResponse{Items: mapEach(page.Records, apiJournalEntry), NextCursor: cursorOf(page.Next)}, nil
 }
 
 // ClearJournal deletes a server's recorded calls, those still queued
 // included, so that a verification that follows counts only later calls.
 func (s *Server) ClearJournal(ctx context.Context, req api.ClearJournalRequestObject) (api.ClearJournalResponseObject, error) {
 	s.flushJournal(ctx)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		if _, err := tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		_, err := tx.ClearJournal(ctx, req.ServerId)
-		return err
-	})
+	_, _, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+		func(tx *store.Tx, _ design.Server) (int64, error) { return tx.ClearJournal(ctx, req.ServerId) })
 	if err != nil {
 		return nil, err
 	}
@@ -92,14 +74,10 @@ func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequest
 		}
 	}
 	s.flushJournal(ctx)
-	var recorded []json.RawMessage
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		recorded, err = tx.JournalToolArguments(ctx, req.ServerId, b.Tool)
-		return err
-	})
+	_, recorded, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+		func(tx *store.Tx, _ design.Server) ([]json.RawMessage, error) {
+			return tx.JournalToolArguments(ctx, req.ServerId, b.Tool)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,8 @@ import (
 
 // ListKeys lists the organization's keys; never a raw key or a hash.
 func (s *Server) ListKeys(ctx context.Context, _ api.ListKeysRequestObject) (api.ListKeysResponseObject, error) {
-	var ks []store.Key
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		ks, err = tx.Keys(ctx)
-		return err
+	ks, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) ([]store.Key, error) {
+		return tx.Keys(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -57,10 +55,7 @@ func (s *Server) CreateKey(ctx context.Context, req api.CreateKeyRequestObject) 
 
 // DeleteKey revokes a key: its row is removed, and every instance drops it.
 func (s *Server) DeleteKey(ctx context.Context, req api.DeleteKeyRequestObject) (api.DeleteKeyResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteKey(ctx, req.KeyId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.KeyId, (*store.Tx).DeleteKey); err != nil {
 		return nil, err
 	}
 	// The row is gone: this instance stops trusting its cached check before

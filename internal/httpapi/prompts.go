@@ -13,22 +13,11 @@ import (
 
 // ListPrompts lists a server's prompts.
 func (s *Server) ListPrompts(ctx context.Context, req api.ListPromptsRequestObject) (api.ListPromptsResponseObject, error) {
-	var ps []design.Prompt
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		ps, err = tx.Prompts(ctx, req.ServerId)
-		return err
-	})
+	items, err := listOfServer(ctx, s, req.ServerId, (*store.Tx).Prompts, apiPrompt)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListPrompts200JSONResponse{Items: make([]api.Prompt, len(ps))}
-	for i, p := range ps {
-		out.Items[i] = apiPrompt(p)
-	}
-	return out, nil
+	return api.ListPrompts200JSONResponse{Items: items}, nil
 }
 
 // CreatePrompt adds a prompt to a server.
@@ -39,13 +28,8 @@ func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestOb
 	if err := design.CheckPrompt(p); err != nil {
 		return nil, err
 	}
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, c store.Counts) (err error) {
-		if c.Prompts >= design.MaxPrompts {
-			return design.Limit("prompts", design.MaxPrompts)
-		}
-		p, err = tx.CreatePrompt(ctx, p)
-		return err
-	})
+	p, err := addToServer(ctx, s, req.ServerId, p, "prompts", design.MaxPrompts,
+		func(c store.Counts) int64 { return c.Prompts }, (*store.Tx).CreatePrompt)
 	if err != nil {
 		return nil, err
 	}
@@ -54,25 +38,21 @@ func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestOb
 
 // GetPrompt reads one prompt.
 func (s *Server) GetPrompt(ctx context.Context, req api.GetPromptRequestObject) (api.GetPromptResponseObject, error) {
-	var p design.Prompt
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		p, err = tx.Prompt(ctx, req.ServerId, req.PromptId)
-		return err
+	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Prompt, error) {
+		return tx.Prompt(ctx, req.ServerId, req.PromptId)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return api.GetPrompt200JSONResponse(apiPrompt(p)), nil
+	return api.GetPrompt200JSONResponse(apiPrompt(v)), nil
 }
 
 // UpdatePrompt changes the given fields of a prompt.
 func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestObject) (api.UpdatePromptResponseObject, error) {
 	b := req.Body
-	var p design.Prompt
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
-		if p, err = tx.Prompt(ctx, req.ServerId, req.PromptId); err != nil {
-			return err
-		}
+	p, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Prompt, error) {
+		return tx.Prompt(ctx, req.ServerId, req.PromptId)
+	}, func(p *design.Prompt) error {
 		p.Name = or(b.Name, p.Name)
 		p.Description = or(b.Description, p.Description)
 		if b.Arguments != nil {
@@ -81,12 +61,8 @@ func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestOb
 		if b.Messages != nil {
 			p.Messages = storeMessages(*b.Messages)
 		}
-		if err := design.CheckPrompt(p); err != nil {
-			return err
-		}
-		p, err = tx.UpdatePrompt(ctx, p)
-		return err
-	})
+		return nil
+	}, design.CheckPrompt, (*store.Tx).UpdatePrompt)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +71,7 @@ func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestOb
 
 // DeletePrompt deletes a prompt.
 func (s *Server) DeletePrompt(ctx context.Context, req api.DeletePromptRequestObject) (api.DeletePromptResponseObject, error) {
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) error {
-		return tx.DeletePrompt(ctx, req.ServerId, req.PromptId)
-	})
-	if err != nil {
+	if err := removeFromServer(ctx, s, req.ServerId, req.PromptId, (*store.Tx).DeletePrompt); err != nil {
 		return nil, err
 	}
 	return api.DeletePrompt204Response{}, nil

@@ -15,22 +15,11 @@ import (
 
 // ListResources lists a server's resources.
 func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequestObject) (api.ListResourcesResponseObject, error) {
-	var rs []design.Resource
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		rs, err = tx.Resources(ctx, req.ServerId)
-		return err
-	})
+	items, err := listOfServer(ctx, s, req.ServerId, (*store.Tx).Resources, apiResource)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListResources200JSONResponse{Items: make([]api.Resource, len(rs))}
-	for i, r := range rs {
-		out.Items[i] = apiResource(r)
-	}
-	return out, nil
+	return api.ListResources200JSONResponse{Items: items}, nil
 }
 
 // CreateResource adds a resource to a server.
@@ -47,13 +36,8 @@ func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceReque
 	if err := design.CheckResource(r); err != nil {
 		return nil, err
 	}
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, c store.Counts) (err error) {
-		if c.Resources >= design.MaxResources {
-			return design.Limit("resources", design.MaxResources)
-		}
-		r, err = tx.CreateResource(ctx, r)
-		return err
-	})
+	r, err := addToServer(ctx, s, req.ServerId, r, "resources", design.MaxResources,
+		func(c store.Counts) int64 { return c.Resources }, (*store.Tx).CreateResource)
 	if err != nil {
 		return nil, err
 	}
@@ -62,25 +46,21 @@ func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceReque
 
 // GetResource reads one resource.
 func (s *Server) GetResource(ctx context.Context, req api.GetResourceRequestObject) (api.GetResourceResponseObject, error) {
-	var r design.Resource
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		r, err = tx.Resource(ctx, req.ServerId, req.ResourceId)
-		return err
+	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Resource, error) {
+		return tx.Resource(ctx, req.ServerId, req.ResourceId)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return api.GetResource200JSONResponse(apiResource(r)), nil
+	return api.GetResource200JSONResponse(apiResource(v)), nil
 }
 
 // UpdateResource changes the given fields of a resource.
 func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceRequestObject) (api.UpdateResourceResponseObject, error) {
 	b := req.Body
-	var r design.Resource
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
-		if r, err = tx.Resource(ctx, req.ServerId, req.ResourceId); err != nil {
-			return err
-		}
+	r, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Resource, error) {
+		return tx.Resource(ctx, req.ServerId, req.ResourceId)
+	}, func(r *design.Resource) error {
 		r.Name = or(b.Name, r.Name)
 		r.URI = or(b.Uri, r.URI)
 		r.Description = or(b.Description, r.Description)
@@ -88,15 +68,11 @@ func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceReque
 		if b.Completions != nil {
 			r.Completions = *b.Completions
 		}
-		if err := setResourceContent(&r, b.Content, b.Blob, false); err != nil {
+		if err := setResourceContent(r, b.Content, b.Blob, false); err != nil {
 			return err
 		}
-		if err := design.CheckResource(r); err != nil {
-			return err
-		}
-		r, err = tx.UpdateResource(ctx, r)
-		return err
-	})
+		return nil
+	}, design.CheckResource, (*store.Tx).UpdateResource)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +81,7 @@ func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceReque
 
 // DeleteResource deletes a resource.
 func (s *Server) DeleteResource(ctx context.Context, req api.DeleteResourceRequestObject) (api.DeleteResourceResponseObject, error) {
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) error {
-		return tx.DeleteResource(ctx, req.ServerId, req.ResourceId)
-	})
-	if err != nil {
+	if err := removeFromServer(ctx, s, req.ServerId, req.ResourceId, (*store.Tx).DeleteResource); err != nil {
 		return nil, err
 	}
 	return api.DeleteResource204Response{}, nil

@@ -197,13 +197,18 @@ func rtJSONAt(t *testing.T, r *apitest.Response, path string) string {
 	return string(b)
 }
 
-// rtStrings lists the string at field of every element of the array at path.
+// rtStrings lists the string at field of every element of the array at
+// path (the elements themselves when field is empty).
 func rtStrings(t *testing.T, r *apitest.Response, path, field string) []string {
 	t.Helper()
 	n := r.Len(path)
 	out := make([]string, n)
 	for i := range n {
-		out[i] = r.String(fmt.Sprintf("%s.%d.%s", path, i, field))
+		at := fmt.Sprintf("%s.%d", path, i)
+		if field != "" {
+			at += "." + field
+		}
+		out[i] = r.String(at)
 	}
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -15,11 +14,7 @@ import (
 func (s *Server) ResetSequences(ctx context.Context, req api.ResetSequencesRequestObject) (api.ResetSequencesResponseObject, error) {
 	// The counters are not rows: the server's row says whether the caller
 	// may touch them.
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		_, err := tx.Server(ctx, req.ServerId)
-		return err
-	})
-	if err != nil {
+	if _, err := byID(ctx, s, req.ServerId, (*store.Tx).Server); err != nil {
 		return nil, err
 	}
 	if s.seq == nil {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -157,16 +156,4 @@ func principal(ctx context.Context) auth.Principal {
 // to none.
 func noOrganization() error {
 	return failure.Forbidden("you belong to no organization; create one first")
-}
-
-// tenant runs fn in a transaction that sees the caller's current
-// organization only.
-func (s *Server) tenant(ctx context.Context, fn func(*store.Tx, auth.Principal) error) error {
-	p := principal(ctx)
-	if p.OrgID == uuid.Nil {
-		return noOrganization()
-	}
-	return s.store.WithTx(ctx, store.Scope{OrgID: p.OrgID, UserID: p.UserID}, func(tx *store.Tx) error {
-		return fn(tx, p)
-	})
 }

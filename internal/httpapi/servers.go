@@ -2,10 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"encoding/base64"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -23,29 +20,15 @@ const DefaultProtocolVersion = protocol.Default
 
 // ListServers lists a page of the organization's server designs.
 func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObject) (api.ListServersResponseObject, error) {
-	limit := or(req.Params.Limit, 50)
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50,
+		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]design.Server, *store.PageKey, error) {
+			page, err := tx.Servers(ctx, after, limit)
+			return page.Servers, page.Next, err
+		}, func(v design.Server) api.Server { return s.apiServer(ctx, v) })
 	if err != nil {
 		return nil, err
 	}
-	var page store.ServerPage
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		page, err = tx.Servers(ctx, after, limit)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListServers200JSONResponse{Items: make([]api.Server, len(page.Servers))}
-	for i, v := range page.Servers {
-		out.Items[i] = s.apiServer(ctx, v)
-	}
-	out.NextCursor = nullableString(nil)
-	if page.Next != nil {
-		c := encodeCursor(*page.Next)
-		out.NextCursor = nullableString(&c)
-	}
-	return out, nil
+	return api.ListServers200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateServer creates a draft server design.
@@ -75,11 +58,7 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 
 // GetServer reads one server design.
 func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) (api.GetServerResponseObject, error) {
-	var v design.Server
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		v, err = tx.Server(ctx, req.ServerId)
-		return err
-	})
+	v, err := byID(ctx, s, req.ServerId, (*store.Tx).Server)
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +111,7 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 
 // DeleteServer deletes a server design and all it owns.
 func (s *Server) DeleteServer(ctx context.Context, req api.DeleteServerRequestObject) (api.DeleteServerResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteServer(ctx, req.ServerId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.ServerId, (*store.Tx).DeleteServer); err != nil {
 		return nil, err
 	}
 	return api.DeleteServer204Response{}, nil
@@ -182,33 +158,4 @@ func copyName(name string) string {
 		r = r[:200-len(suffix)]
 	}
 	return string(r) + suffix
-}
-
-// Cursors are opaque to clients: base64url of "<unix nanos>:<id>".
-func encodeCursor(k store.PageKey) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID.String()))
-}
-
-func decodeCursor(c string) (*store.PageKey, error) {
-	if c == "" {
-		return nil, nil
-	}
-	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return nil, bad
-	}
-	nanos, id, ok := strings.Cut(string(raw), ":")
-	if !ok {
-		return nil, bad
-	}
-	n, err := strconv.ParseInt(nanos, 10, 64)
-	if err != nil {
-		return nil, bad
-	}
-	uid, err := uuid.Parse(id)
-	if err != nil {
-		return nil, bad
-	}
-	return &store.PageKey{CreatedAt: time.Unix(0, n), ID: uid}, nil
 }

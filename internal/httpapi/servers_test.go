@@ -75,18 +75,55 @@ func exactJSON(t *testing.T, raw []byte) map[string]any {
 // names lists the "name" of every element of the array at path.
 func names(t *testing.T, r *apitest.Response, path string) []string {
 	t.Helper()
-	n := r.Len(path)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = r.String(fmt.Sprintf("%s.%d.name", path, i))
-	}
-	return out
+	return rtStrings(t, r, path, "name")
 }
 
 // serverUpdatedAt reads a server's updated_at.
 func serverUpdatedAt(t *testing.T, c *apitest.Client, server string) time.Time {
 	t.Helper()
 	return timeAt(t, c.Do("GET", "/api/servers/"+server, nil).Status(http.StatusOK), "updated_at")
+}
+
+// requireDeletedFromServer deletes the item at path and requires that its
+// server was marked as changed and the item is gone.
+func requireDeletedFromServer(t *testing.T, c *apitest.Client, path, server string) {
+	t.Helper()
+	touched := serverUpdatedAt(t, c, server)
+	c.Do("DELETE", path, nil).Status(http.StatusNoContent)
+	require.True(t, serverUpdatedAt(t, c, server).After(touched))
+	c.Do("GET", path, nil).Problem(http.StatusNotFound)
+}
+
+// badPatch is a PATCH body the API refuses: the status its problem answers
+// and the fields it names.
+type badPatch struct {
+	name   string
+	body   any
+	status int
+	fields []string
+}
+
+// requirePatchesRefused sends each patch to path and requires its problem;
+// then that the item is as it was and, when server is given, that the
+// server was not marked as changed.
+func requirePatchesRefused(t *testing.T, c *apitest.Client, path, server string, patches []badPatch) {
+	t.Helper()
+	before := c.Do("GET", path, nil).Status(http.StatusOK)
+	var touched time.Time
+	if server != "" {
+		touched = serverUpdatedAt(t, c, server)
+	}
+	for _, tc := range patches {
+		t.Run(tc.name, func(t *testing.T) {
+			c := c.For(t)
+			c.Do("PATCH", path, tc.body).Problem(tc.status, tc.fields...)
+		})
+	}
+	after := c.Do("GET", path, nil).Status(http.StatusOK)
+	require.JSONEq(t, string(before.Raw), string(after.Raw))
+	if server != "" {
+		require.Equal(t, touched, serverUpdatedAt(t, c, server), "a refused change does not touch the server")
+	}
 }
 
 // fillServer inserts n rows into table (mcp_tools, mcp_resources or
@@ -347,32 +384,19 @@ func TestServerUpdate(t *testing.T) {
 	})
 
 	t.Run("invalid patches change nothing", func(t *testing.T) {
-		ada := ada.For(t)
-		before := ada.Do("GET", path, nil).Status(http.StatusOK)
-		for _, tc := range []struct {
-			name   string
-			body   any
-			fields []string
-		}{
-			{"provider_url not http", map[string]any{"provider_url": "javascript:alert(1)"}, []string{"provider_url"}},
-			{"provider_url relative", map[string]any{"provider_url": "acme.example"}, []string{"provider_url"}},
-			{"unknown field", map[string]any{"name": "x", "owner": "me"}, []string{"owner"}},
-			{"enabled not boolean", map[string]any{"enabled": "yes"}, []string{"enabled"}},
-			{"bad type", map[string]any{"type": "MOCK"}, []string{"type"}},
-			{"bad auth_mode", map[string]any{"auth_mode": ""}, []string{"auth_mode"}},
-			{"bad protocol_version", map[string]any{"protocol_version": "latest"}, []string{"protocol_version"}},
-			{"empty name", map[string]any{"name": ""}, []string{"name"}},
-			{"blank name", map[string]any{"name": "  ", "enabled": true}, []string{"name"}},
-			{"null name", map[string]any{"name": nil}, []string{"name"}},
-			{"NUL in version", map[string]any{"version": "1\x00"}, []string{"version"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("PATCH", path, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
-		after := ada.Do("GET", path, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(before.Raw), string(after.Raw))
+		requirePatchesRefused(t, ada.For(t), path, "", []badPatch{
+			{"provider_url not http", map[string]any{"provider_url": "javascript:alert(1)"}, http.StatusUnprocessableEntity, []string{"provider_url"}},
+			{"provider_url relative", map[string]any{"provider_url": "acme.example"}, http.StatusUnprocessableEntity, []string{"provider_url"}},
+			{"unknown field", map[string]any{"name": "x", "owner": "me"}, http.StatusUnprocessableEntity, []string{"owner"}},
+			{"enabled not boolean", map[string]any{"enabled": "yes"}, http.StatusUnprocessableEntity, []string{"enabled"}},
+			{"bad type", map[string]any{"type": "MOCK"}, http.StatusUnprocessableEntity, []string{"type"}},
+			{"bad auth_mode", map[string]any{"auth_mode": ""}, http.StatusUnprocessableEntity, []string{"auth_mode"}},
+			{"bad protocol_version", map[string]any{"protocol_version": "latest"}, http.StatusUnprocessableEntity, []string{"protocol_version"}},
+			{"empty name", map[string]any{"name": ""}, http.StatusUnprocessableEntity, []string{"name"}},
+			{"blank name", map[string]any{"name": "  ", "enabled": true}, http.StatusUnprocessableEntity, []string{"name"}},
+			{"null name", map[string]any{"name": nil}, http.StatusUnprocessableEntity, []string{"name"}},
+			{"NUL in version", map[string]any{"version": "1\x00"}, http.StatusUnprocessableEntity, []string{"version"}},
+		})
 	})
 }
 

@@ -18,26 +18,14 @@ import (
 
 // ListSuites lists a page of the organization's suites.
 func (s *Server) ListSuites(ctx context.Context, req api.ListSuitesRequestObject) (api.ListSuitesResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50,
+		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.Suite, *store.PageKey, error) {
+			return tx.Suites(ctx, deref(req.Params.Name), after, limit)
+		}, apiSuite)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		suites []store.Suite
-		next   *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		suites, next, err = tx.Suites(ctx, deref(req.Params.Name), after, or(req.Params.Limit, 50))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListSuites200JSONResponse{Items: make([]api.Suite, len(suites)), NextCursor: cursorOf(next)}
-	for i, v := range suites {
-		out.Items[i] = apiSuite(v)
-	}
-	return out, nil
+	return api.ListSuites200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateSuite stores a suite of existing tests.
@@ -92,11 +80,7 @@ func checkSuite(ctx context.Context, tx *store.Tx, v store.Suite, checkTests boo
 
 // GetSuite reads one suite.
 func (s *Server) GetSuite(ctx context.Context, req api.GetSuiteRequestObject) (api.GetSuiteResponseObject, error) {
-	var v store.Suite
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		v, err = tx.Suite(ctx, req.SuiteId)
-		return err
-	})
+	v, err := byID(ctx, s, req.SuiteId, (*store.Tx).Suite)
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +116,7 @@ func (s *Server) UpdateSuite(ctx context.Context, req api.UpdateSuiteRequestObje
 
 // DeleteSuite deletes a suite and its runs.
 func (s *Server) DeleteSuite(ctx context.Context, req api.DeleteSuiteRequestObject) (api.DeleteSuiteResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteSuite(ctx, req.SuiteId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.SuiteId, (*store.Tx).DeleteSuite); err != nil {
 		return nil, err
 	}
 	return api.DeleteSuite204Response{}, nil
@@ -144,17 +125,10 @@ func (s *Server) DeleteSuite(ctx context.Context, req api.DeleteSuiteRequestObje
 // RunSuite runs a suite's tests now, stores each test's run and the suite
 // run, and answers the suite run.
 func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (api.RunSuiteResponseObject, error) {
-	var (
-		suite store.Suite
-		found map[uuid.UUID]store.RestTest
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if suite, err = tx.Suite(ctx, req.SuiteId); err != nil {
-			return err
-		}
-		found, err = tx.RestTestsByID(ctx, suite.TestIDs)
-		return err
-	})
+	suite, found, err := withParent(ctx, s, req.SuiteId, (*store.Tx).Suite,
+		func(tx *store.Tx, suite store.Suite) (map[uuid.UUID]store.RestTest, error) {
+			return tx.RestTestsByID(ctx, suite.TestIDs)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -210,44 +184,25 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 
 // ListSuiteRuns lists a page of a suite's runs, newest first.
 func (s *Server) ListSuiteRuns(ctx context.Context, req api.ListSuiteRunsRequestObject) (api.ListSuiteRunsResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
+		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.SuiteRun, *store.PageKey, error) {
+			if _, err := tx.Suite(ctx, req.SuiteId); err != nil {
+				return nil, nil, err
+			}
+			return tx.SuiteRuns(ctx, req.SuiteId, after, limit)
+		}, apiSuiteRun)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		runs []store.SuiteRun
-		next *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Suite(ctx, req.SuiteId); err != nil {
-			return err
-		}
-		runs, next, err = tx.SuiteRuns(ctx, req.SuiteId, after, or(req.Params.Limit, 20))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListSuiteRuns200JSONResponse{Items: make([]api.SuiteRun, len(runs)), NextCursor: cursorOf(next)}
-	for i, r := range runs {
-		out.Items[i] = apiSuiteRun(r)
-	}
-	return out, nil
+	return api.ListSuiteRuns200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // GetSuiteRun reads one suite run, as JSON or as JUnit XML.
 func (s *Server) GetSuiteRun(ctx context.Context, req api.GetSuiteRunRequestObject) (api.GetSuiteRunResponseObject, error) {
-	var (
-		suite store.Suite
-		run   store.SuiteRun
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if suite, err = tx.Suite(ctx, req.SuiteId); err != nil {
-			return err
-		}
-		run, err = tx.SuiteRun(ctx, req.SuiteId, req.RunId)
-		return err
-	})
+	suite, run, err := withParent(ctx, s, req.SuiteId, (*store.Tx).Suite,
+		func(tx *store.Tx, _ store.Suite) (store.SuiteRun, error) {
+			return tx.SuiteRun(ctx, req.SuiteId, req.RunId)
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -20,26 +20,11 @@ import (
 
 // ListTests lists a page of the organization's test cases.
 func (s *Server) ListTests(ctx context.Context, req api.ListTestsRequestObject) (api.ListTestsResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 50, (*store.Tx).RestTests, apiRestTest)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		tests []store.RestTest
-		next  *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		tests, next, err = tx.RestTests(ctx, after, or(req.Params.Limit, 50))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListTests200JSONResponse{Items: make([]api.RestTest, len(tests)), NextCursor: cursorOf(next)}
-	for i, t := range tests {
-		out.Items[i] = apiRestTest(t)
-	}
-	return out, nil
+	return api.ListTests200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // CreateTest stores a test case once every part of it checks out.
@@ -61,21 +46,14 @@ func (s *Server) createTest(ctx context.Context, c resttest.Case, generatedFrom 
 	if errs := resttest.CheckCase(c); len(errs) > 0 {
 		return store.RestTest{}, failure.Invalid(errs...)
 	}
-	var t store.RestTest
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
-		t, err = tx.CreateRestTest(ctx, uuid.New(), c, generatedFrom, p.Actor())
-		return err
+	return inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (store.RestTest, error) {
+		return tx.CreateRestTest(ctx, uuid.New(), c, generatedFrom, p.Actor())
 	})
-	return t, err
 }
 
 // GetTest reads one test case.
 func (s *Server) GetTest(ctx context.Context, req api.GetTestRequestObject) (api.GetTestResponseObject, error) {
-	var t store.RestTest
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		t, err = tx.RestTest(ctx, req.TestId)
-		return err
-	})
+	t, err := byID(ctx, s, req.TestId, (*store.Tx).RestTest)
 	if err != nil {
 		return nil, err
 	}
@@ -111,10 +89,7 @@ func (s *Server) UpdateTest(ctx context.Context, req api.UpdateTestRequestObject
 
 // DeleteTest deletes a test case and its runs.
 func (s *Server) DeleteTest(ctx context.Context, req api.DeleteTestRequestObject) (api.DeleteTestResponseObject, error) {
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		return tx.DeleteRestTest(ctx, req.TestId)
-	})
-	if err != nil {
+	if err := removeByID(ctx, s, req.TestId, (*store.Tx).DeleteRestTest); err != nil {
 		return nil, err
 	}
 	return api.DeleteTest204Response{}, nil
@@ -123,11 +98,7 @@ func (s *Server) DeleteTest(ctx context.Context, req api.DeleteTestRequestObject
 // RunTest runs a test case now and stores the run. The requests are sent
 // outside any transaction: a slow target holds no database connection.
 func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api.RunTestResponseObject, error) {
-	var t store.RestTest
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		t, err = tx.RestTest(ctx, req.TestId)
-		return err
-	})
+	t, err := byID(ctx, s, req.TestId, (*store.Tx).RestTest)
 	if err != nil {
 		return nil, err
 	}
@@ -147,29 +118,17 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 
 // ListTestRuns lists a page of a test's runs, newest first.
 func (s *Server) ListTestRuns(ctx context.Context, req api.ListTestRunsRequestObject) (api.ListTestRunsResponseObject, error) {
-	after, err := decodeCursor(deref(req.Params.Cursor))
+	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
+		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.TestRun, *store.PageKey, error) {
+			if _, err := tx.RestTest(ctx, req.TestId); err != nil {
+				return nil, nil, err
+			}
+			return tx.TestRuns(ctx, req.TestId, after, limit)
+		}, apiTestRun)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		runs []store.TestRun
-		next *store.PageKey
-	)
-	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.RestTest(ctx, req.TestId); err != nil {
-			return err
-		}
-		runs, next, err = tx.TestRuns(ctx, req.TestId, after, or(req.Params.Limit, 20))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := api.ListTestRuns200JSONResponse{Items: make([]api.TestRun, len(runs)), NextCursor: cursorOf(next)}
-	for i, r := range runs {
-		out.Items[i] = apiTestRun(r)
-	}
-	return out, nil
+	return api.ListTestRuns200JSONResponse{Items: items, NextCursor: next}, nil
 }
 
 // GenerateTests stores one test per scenario of a tool, calling the
@@ -239,14 +198,6 @@ func apiRestTest(t store.RestTest) api.RestTest {
 func apiTestRun(r store.TestRun) api.TestRun {
 	return api.TestRun{Id: r.ID, TestId: r.TestID, Passed: r.Passed, StartedAt: r.StartedAt.UTC(),
 		DurationMs: r.DurationMS, Results: nonNil(r.Results)}
-}
-
-func cursorOf(next *store.PageKey) nullable.Nullable[string] {
-	if next == nil {
-		return nullableString(nil)
-	}
-	c := encodeCursor(*next)
-	return nullableString(&c)
 }
 
 func trimSlash(s string) string {

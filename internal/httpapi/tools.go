@@ -14,22 +14,11 @@ import (
 
 // ListTools lists a server's tools.
 func (s *Server) ListTools(ctx context.Context, req api.ListToolsRequestObject) (api.ListToolsResponseObject, error) {
-	var tools []design.Tool
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if _, err = tx.Server(ctx, req.ServerId); err != nil {
-			return err
-		}
-		tools, err = tx.Tools(ctx, req.ServerId)
-		return err
-	})
+	items, err := listOfServer(ctx, s, req.ServerId, (*store.Tx).Tools, apiTool)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListTools200JSONResponse{Items: make([]api.Tool, len(tools))}
-	for i, t := range tools {
-		out.Items[i] = apiTool(t)
-	}
-	return out, nil
+	return api.ListTools200JSONResponse{Items: items}, nil
 }
 
 // CreateTool adds a tool, with its scenarios, to a server.
@@ -46,13 +35,8 @@ func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject
 	if err := design.CheckTool(t); err != nil {
 		return nil, err
 	}
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, c store.Counts) (err error) {
-		if c.Tools >= design.MaxTools {
-			return design.Limit("tools", design.MaxTools)
-		}
-		t, err = tx.CreateTool(ctx, t)
-		return err
-	})
+	t, err := addToServer(ctx, s, req.ServerId, t, "tools", design.MaxTools,
+		func(c store.Counts) int64 { return c.Tools }, (*store.Tx).CreateTool)
 	if err != nil {
 		return nil, err
 	}
@@ -61,25 +45,21 @@ func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject
 
 // GetTool reads one tool.
 func (s *Server) GetTool(ctx context.Context, req api.GetToolRequestObject) (api.GetToolResponseObject, error) {
-	var t design.Tool
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		t, err = tx.Tool(ctx, req.ServerId, req.ToolId)
-		return err
+	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Tool, error) {
+		return tx.Tool(ctx, req.ServerId, req.ToolId)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return api.GetTool200JSONResponse(apiTool(t)), nil
+	return api.GetTool200JSONResponse(apiTool(v)), nil
 }
 
 // UpdateTool changes the given fields of a tool.
 func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject) (api.UpdateToolResponseObject, error) {
 	b := req.Body
-	var t design.Tool
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) (err error) {
-		if t, err = tx.Tool(ctx, req.ServerId, req.ToolId); err != nil {
-			return err
-		}
+	t, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Tool, error) {
+		return tx.Tool(ctx, req.ServerId, req.ToolId)
+	}, func(t *design.Tool) error {
 		if b.Name != nil {
 			t.Name = *b.Name
 		}
@@ -94,12 +74,8 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 		if b.MockScenarios != nil {
 			t.Scenarios = storeScenarios(*b.MockScenarios)
 		}
-		if err := design.CheckTool(t); err != nil {
-			return err
-		}
-		t, err = tx.UpdateTool(ctx, t)
-		return err
-	})
+		return nil
+	}, design.CheckTool, (*store.Tx).UpdateTool)
 	if err != nil {
 		return nil, err
 	}
@@ -108,30 +84,8 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 
 // DeleteTool deletes a tool.
 func (s *Server) DeleteTool(ctx context.Context, req api.DeleteToolRequestObject) (api.DeleteToolResponseObject, error) {
-	err := s.inServer(ctx, req.ServerId, func(tx *store.Tx, _ store.Counts) error {
-		return tx.DeleteTool(ctx, req.ServerId, req.ToolId)
-	})
-	if err != nil {
+	if err := removeFromServer(ctx, s, req.ServerId, req.ToolId, (*store.Tx).DeleteTool); err != nil {
 		return nil, err
 	}
 	return api.DeleteTool204Response{}, nil
-}
-
-// inServer runs fn on a locked server, then marks the server as changed.
-// The lock serializes changes to one server, so its limits hold under
-// concurrent requests.
-func (s *Server) inServer(ctx context.Context, server uuid.UUID, fn func(*store.Tx, store.Counts) error) error {
-	return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
-		if _, err := tx.LockServer(ctx, server); err != nil {
-			return err
-		}
-		counts, err := tx.CountChildren(ctx, server)
-		if err != nil {
-			return err
-		}
-		if err := fn(tx, counts); err != nil {
-			return err
-		}
-		return tx.TouchServer(ctx, server)
-	})
 }

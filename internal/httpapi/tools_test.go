@@ -274,32 +274,17 @@ func TestToolUpdate(t *testing.T) {
 	})
 
 	t.Run("invalid patches change nothing", func(t *testing.T) {
-		ada := ada.For(t)
-		before := ada.Do("GET", path, nil).Status(http.StatusOK)
-		touched := serverUpdatedAt(t, ada, server)
-		for _, tc := range []struct {
-			name   string
-			body   any
-			fields []string
-		}{
-			{"name with a space", map[string]any{"name": "a b", "description": "changed"}, []string{"name"}},
-			{"null name", map[string]any{"name": nil}, []string{"name"}},
-			{"input_schema not type object", map[string]any{"input_schema": map[string]any{"type": "string"}, "description": "changed"}, []string{"input_schema"}},
-			{"input_schema null", map[string]any{"input_schema": nil}, []string{"input_schema"}},
-			{"remote $ref", map[string]any{"input_schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "http://example.com/x.json"}}}}, []string{"input_schema"}},
-			{"output_schema invalid", map[string]any{"output_schema": map[string]any{"type": 5}}, []string{"output_schema"}},
-			{"bad scenario", map[string]any{"name": "fine_name", "mock_scenarios": []any{scenario("s", op("a", "matches", "*"), map[string]any{})}}, []string{"mock_scenarios[0].condition.value"}},
-			{"scenarios null", map[string]any{"mock_scenarios": nil}, []string{"mock_scenarios"}},
-			{"unknown field", map[string]any{"enabled": true}, []string{"enabled"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("PATCH", path, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
-		after := ada.Do("GET", path, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(before.Raw), string(after.Raw))
-		require.Equal(t, touched, serverUpdatedAt(t, ada, server), "a refused change does not touch the server")
+		requirePatchesRefused(t, ada.For(t), path, server, []badPatch{
+			{"name with a space", map[string]any{"name": "a b", "description": "changed"}, http.StatusUnprocessableEntity, []string{"name"}},
+			{"null name", map[string]any{"name": nil}, http.StatusUnprocessableEntity, []string{"name"}},
+			{"input_schema not type object", map[string]any{"input_schema": map[string]any{"type": "string"}, "description": "changed"}, http.StatusUnprocessableEntity, []string{"input_schema"}},
+			{"input_schema null", map[string]any{"input_schema": nil}, http.StatusUnprocessableEntity, []string{"input_schema"}},
+			{"remote $ref", map[string]any{"input_schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "http://example.com/x.json"}}}}, http.StatusUnprocessableEntity, []string{"input_schema"}},
+			{"output_schema invalid", map[string]any{"output_schema": map[string]any{"type": 5}}, http.StatusUnprocessableEntity, []string{"output_schema"}},
+			{"bad scenario", map[string]any{"name": "fine_name", "mock_scenarios": []any{scenario("s", op("a", "matches", "*"), map[string]any{})}}, http.StatusUnprocessableEntity, []string{"mock_scenarios[0].condition.value"}},
+			{"scenarios null", map[string]any{"mock_scenarios": nil}, http.StatusUnprocessableEntity, []string{"mock_scenarios"}},
+			{"unknown field", map[string]any{"enabled": true}, http.StatusUnprocessableEntity, []string{"enabled"}},
+		})
 	})
 
 	t.Run("unknown or misplaced tool", func(t *testing.T) {

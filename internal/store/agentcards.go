@@ -11,7 +11,6 @@ import (
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // Agent card states.
@@ -99,29 +98,18 @@ func (t *Tx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card
 		ID: id, Name: c.Name, Card: d.doc, Version: c.Version, Description: c.Description,
 		Tags: d.tags, Categories: d.categories, SkillNames: d.skillNames, CreatedBy: createdBy,
 	})
-	if err != nil {
-		return AgentCard{}, err
-	}
-	return agentCardFrom(row)
+	return converted(agentCardFrom)(row, err)
 }
 
 // AgentCard reads one card.
 func (t *Tx) AgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
-	row, err := t.q.GetAgentCard(ctx, t.tx, id)
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(t.q.GetAgentCard(ctx, t.tx, id))
 }
 
 // LockAgentCard reads one card and locks it until the transaction ends, so
 // concurrent edits of its skills apply in turn.
 func (t *Tx) LockAgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
-	row, err := t.q.LockAgentCard(ctx, t.tx, id)
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(t.q.LockAgentCard(ctx, t.tx, id))
 }
 
 // AgentCards lists a page of at most limit cards after the key, of one
@@ -151,19 +139,12 @@ func (t *Tx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error
 		ID: a.ID, Name: a.Card.Name, Card: d.doc, Version: a.Card.Version, Description: a.Card.Description,
 		Tags: d.tags, Categories: d.categories, SkillNames: d.skillNames, Status: a.Status, PublishedAt: a.PublishedAt,
 	})
-	if err != nil {
-		return AgentCard{}, notFound(err, "agent card")
-	}
-	return agentCardFrom(row)
+	return found("agent card", agentCardFrom)(row, err)
 }
 
 // DeleteAgentCard deletes a card.
 func (t *Tx) DeleteAgentCard(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteAgentCard(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("agent card")
-	}
-	return err
+	return removed("agent card")(t.q.DeleteAgentCard(ctx, t.tx, id))
 }
 
 // LinkedServers resolves the mcp_server values of skills (server ids or
@@ -214,11 +195,7 @@ func (t *Tx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links,
 
 // ToolByName reads the tool called name on a server.
 func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (design.Tool, error) {
-	row, err := t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name}))
 }
 
 // Exchange lists a page of published cards of every organization. It needs

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // CreateTool inserts t.
@@ -22,34 +21,17 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
-	if err != nil {
-		return design.Tool{}, err
-	}
-	return toolFrom(row)
+	return converted(toolFrom)(row, err)
 }
 
 // Tool reads one tool of a server.
 func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (design.Tool, error) {
-	row, err := t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id}))
 }
 
 // Tools lists a server's tools in creation order.
 func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]design.Tool, error) {
-	rows, err := t.q.ListTools(ctx, t.tx, server)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]design.Tool, len(rows))
-	for i, r := range rows {
-		if out[i], err = toolFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return each(toolFrom)(t.q.ListTools(ctx, t.tx, server))
 }
 
 // UpdateTool writes every field of tool.
@@ -62,19 +44,12 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 	})
-	if err != nil {
-		return design.Tool{}, notFound(err, "tool")
-	}
-	return toolFrom(row)
+	return found("tool", toolFrom)(row, err)
 }
 
 // DeleteTool deletes a tool and its scenarios.
 func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("tool")
-	}
-	return err
+	return removed("tool")(t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id}))
 }
 
 // CreateResource inserts r.
@@ -116,11 +91,7 @@ func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Reso
 
 // DeleteResource deletes a resource.
 func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("resource")
-	}
-	return err
+	return removed("resource")(t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id}))
 }
 
 // CreatePrompt inserts p.
@@ -132,34 +103,17 @@ func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
-	if err != nil {
-		return design.Prompt{}, err
-	}
-	return promptFrom(row)
+	return converted(promptFrom)(row, err)
 }
 
 // Prompt reads one prompt of a server.
 func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (design.Prompt, error) {
-	row, err := t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id})
-	if err != nil {
-		return design.Prompt{}, notFound(err, "prompt")
-	}
-	return promptFrom(row)
+	return found("prompt", promptFrom)(t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id}))
 }
 
 // Prompts lists a server's prompts in creation order.
 func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, error) {
-	rows, err := t.q.ListPrompts(ctx, t.tx, server)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]design.Prompt, len(rows))
-	for i, r := range rows {
-		if out[i], err = promptFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return each(promptFrom)(t.q.ListPrompts(ctx, t.tx, server))
 }
 
 // UpdatePrompt writes every field of p.
@@ -171,19 +125,12 @@ func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
 		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
 	})
-	if err != nil {
-		return design.Prompt{}, notFound(err, "prompt")
-	}
-	return promptFrom(row)
+	return found("prompt", promptFrom)(row, err)
 }
 
 // DeletePrompt deletes a prompt.
 func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
-	n, err := t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id})
-	if err == nil && n == 0 {
-		return failure.NotFound("prompt")
-	}
-	return err
+	return removed("prompt")(t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id}))
 }
 
 func toolFrom(r db.McpTool) (design.Tool, error) {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/db"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // MaxBoundAssets is the most servers one policy-scoped key can be bound to.
@@ -58,11 +57,7 @@ func (t *Tx) Key(ctx context.Context, id uuid.UUID) (Key, error) {
 
 // DeleteKey revokes a key by removing its row.
 func (t *Tx) DeleteKey(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteKey(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("key")
-	}
-	return err
+	return removed("key")(t.q.DeleteKey(ctx, t.tx, id))
 }
 
 // KeyByHash finds the key whose raw value hashes to hash; the transaction's

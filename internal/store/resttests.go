@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/db"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 )
 
@@ -90,38 +89,24 @@ func (t *Tx) CreateRestTest(ctx context.Context, id uuid.UUID, c resttest.Case, 
 	}
 	row, err := t.q.CreateRestTest(ctx, t.tx, db.CreateRestTestParams{ID: id, Name: c.Name, TestCase: doc,
 		GeneratedFrom: jsonOrNull(generatedFrom), CreatedBy: createdBy})
-	if err != nil {
-		return RestTest{}, err
-	}
-	return restTestFrom(row)
+	return converted(restTestFrom)(row, err)
 }
 
 // RestTest reads one test case.
 func (t *Tx) RestTest(ctx context.Context, id uuid.UUID) (RestTest, error) {
-	row, err := t.q.GetRestTest(ctx, t.tx, id)
-	if err != nil {
-		return RestTest{}, notFound(err, "test")
-	}
-	return restTestFrom(row)
+	return found("test", restTestFrom)(t.q.GetRestTest(ctx, t.tx, id))
 }
 
 // LockRestTest reads one test case and locks it until the transaction ends.
 func (t *Tx) LockRestTest(ctx context.Context, id uuid.UUID) (RestTest, error) {
-	row, err := t.q.LockRestTest(ctx, t.tx, id)
-	if err != nil {
-		return RestTest{}, notFound(err, "test")
-	}
-	return restTestFrom(row)
+	return found("test", restTestFrom)(t.q.LockRestTest(ctx, t.tx, id))
 }
 
 // RestTests lists a page of test cases, newest first.
 func (t *Tx) RestTests(ctx context.Context, after *PageKey, limit int) ([]RestTest, *PageKey, error) {
 	at, aid := pageParams(after)
 	rows, err := t.q.ListRestTests(ctx, t.tx, db.ListRestTestsParams{AfterCreatedAt: at, AfterID: aid, RowLimit: int32(limit + 1)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return page(rows, limit, func(r db.RestTest) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, restTestFrom)
+	return pageOf(limit, func(r db.RestTest) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, restTestFrom)(rows, err)
 }
 
 // RestTestsByID reads the test cases with the given ids that exist, by id.
@@ -148,19 +133,12 @@ func (t *Tx) UpdateRestTest(ctx context.Context, id uuid.UUID, c resttest.Case) 
 		return RestTest{}, err
 	}
 	row, err := t.q.UpdateRestTest(ctx, t.tx, db.UpdateRestTestParams{ID: id, Name: c.Name, TestCase: doc})
-	if err != nil {
-		return RestTest{}, notFound(err, "test")
-	}
-	return restTestFrom(row)
+	return found("test", restTestFrom)(row, err)
 }
 
 // DeleteRestTest deletes a test case and its runs.
 func (t *Tx) DeleteRestTest(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteRestTest(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("test")
-	}
-	return err
+	return removed("test")(t.q.DeleteRestTest(ctx, t.tx, id))
 }
 
 // CreateTestRun stores a run of a test.
@@ -171,10 +149,7 @@ func (t *Tx) CreateTestRun(ctx context.Context, id, test uuid.UUID, r resttest.R
 	}
 	row, err := t.q.CreateRestTestRun(ctx, t.tx, db.CreateRestTestRunParams{ID: id, TestID: test, Passed: r.Passed,
 		StartedAt: r.StartedAt, DurationMs: r.DurationMS, Results: results})
-	if err != nil {
-		return TestRun{}, notFound(err, "test")
-	}
-	return testRunFrom(row)
+	return found("test", testRunFrom)(row, err)
 }
 
 // TestRuns lists a page of a test's runs, newest first.
@@ -182,10 +157,7 @@ func (t *Tx) TestRuns(ctx context.Context, test uuid.UUID, after *PageKey, limit
 	at, aid := pageParams(after)
 	rows, err := t.q.ListRestTestRuns(ctx, t.tx, db.ListRestTestRunsParams{TestID: test, AfterStartedAt: at,
 		AfterID: aid, RowLimit: int32(limit + 1)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return page(rows, limit, func(r db.RestTestRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, testRunFrom)
+	return pageOf(limit, func(r db.RestTestRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, testRunFrom)(rows, err)
 }
 
 // CreateSuite inserts a suite.
@@ -219,10 +191,7 @@ func (t *Tx) Suites(ctx context.Context, name string, after *PageKey, limit int)
 	at, aid := pageParams(after)
 	rows, err := t.q.ListRestSuites(ctx, t.tx, db.ListRestSuitesParams{Name: nonEmpty(name), AfterCreatedAt: at,
 		AfterID: aid, RowLimit: int32(limit + 1)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return page(rows, limit, func(r db.RestSuite) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(suiteFrom))
+	return pageOf(limit, func(r db.RestSuite) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(suiteFrom))(rows, err)
 }
 
 // UpdateSuite writes every field of s.
@@ -234,11 +203,7 @@ func (t *Tx) UpdateSuite(ctx context.Context, s Suite) (Suite, error) {
 
 // DeleteSuite deletes a suite and its runs (not its tests).
 func (t *Tx) DeleteSuite(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteRestSuite(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("suite")
-	}
-	return err
+	return removed("suite")(t.q.DeleteRestSuite(ctx, t.tx, id))
 }
 
 // CreateSuiteRun stores a run of a suite.
@@ -250,19 +215,13 @@ func (t *Tx) CreateSuiteRun(ctx context.Context, r SuiteRun) (SuiteRun, error) {
 	row, err := t.q.CreateRestSuiteRun(ctx, t.tx, db.CreateRestSuiteRunParams{ID: r.ID, SuiteID: r.SuiteID, Passed: r.Passed,
 		Total: int32(r.Total), PassedCount: int32(r.PassedCount), FailedCount: int32(r.FailedCount),
 		SkippedCount: int32(r.SkippedCount), StartedAt: r.StartedAt, DurationMs: r.DurationMS, TestRuns: runs})
-	if err != nil {
-		return SuiteRun{}, notFound(err, "suite")
-	}
-	return suiteRunFrom(row)
+	return found("suite", suiteRunFrom)(row, err)
 }
 
 // SuiteRun reads one run of a suite.
 func (t *Tx) SuiteRun(ctx context.Context, suite, id uuid.UUID) (SuiteRun, error) {
 	row, err := t.q.GetRestSuiteRun(ctx, t.tx, db.GetRestSuiteRunParams{SuiteID: suite, ID: id})
-	if err != nil {
-		return SuiteRun{}, notFound(err, "suite run")
-	}
-	return suiteRunFrom(row)
+	return found("suite run", suiteRunFrom)(row, err)
 }
 
 // SuiteRuns lists a page of a suite's runs, newest first.
@@ -270,10 +229,7 @@ func (t *Tx) SuiteRuns(ctx context.Context, suite uuid.UUID, after *PageKey, lim
 	at, aid := pageParams(after)
 	rows, err := t.q.ListRestSuiteRuns(ctx, t.tx, db.ListRestSuiteRunsParams{SuiteID: suite, AfterStartedAt: at,
 		AfterID: aid, RowLimit: int32(limit + 1)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return page(rows, limit, func(r db.RestSuiteRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, suiteRunFrom)
+	return pageOf(limit, func(r db.RestSuiteRun) PageKey { return PageKey{CreatedAt: r.StartedAt, ID: r.ID} }, suiteRunFrom)(rows, err)
 }
 
 // CreateExploreSession inserts a session.
@@ -298,19 +254,12 @@ func (t *Tx) ExploreSessions(ctx context.Context, after *PageKey, limit int) ([]
 	at, aid := pageParams(after)
 	rows, err := t.q.ListExploreSessions(ctx, t.tx, db.ListExploreSessionsParams{AfterCreatedAt: at, AfterID: aid,
 		RowLimit: int32(limit + 1)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return page(rows, limit, func(r db.ExploreSession) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(sessionFrom))
+	return pageOf(limit, func(r db.ExploreSession) PageKey { return PageKey{CreatedAt: r.CreatedAt, ID: r.ID} }, infallible(sessionFrom))(rows, err)
 }
 
 // DeleteExploreSession deletes a session and its entries.
 func (t *Tx) DeleteExploreSession(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteExploreSession(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("session")
-	}
-	return err
+	return removed("session")(t.q.DeleteExploreSession(ctx, t.tx, id))
 }
 
 // CountExploreEntries counts a session's entries, for its limit.
@@ -343,26 +292,12 @@ func (t *Tx) CreateExploreEntry(ctx context.Context, e ExploreEntry) (ExploreEnt
 
 // ExploreEntry reads one entry of a session.
 func (t *Tx) ExploreEntry(ctx context.Context, session, id uuid.UUID) (ExploreEntry, error) {
-	row, err := t.q.GetExploreEntry(ctx, t.tx, db.GetExploreEntryParams{SessionID: session, ID: id})
-	if err != nil {
-		return ExploreEntry{}, notFound(err, "entry")
-	}
-	return entryFrom(row)
+	return found("entry", entryFrom)(t.q.GetExploreEntry(ctx, t.tx, db.GetExploreEntryParams{SessionID: session, ID: id}))
 }
 
 // ExploreEntries lists a session's entries in the order they were sent.
 func (t *Tx) ExploreEntries(ctx context.Context, session uuid.UUID) ([]ExploreEntry, error) {
-	rows, err := t.q.ListExploreEntries(ctx, t.tx, session)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ExploreEntry, len(rows))
-	for i, r := range rows {
-		if out[i], err = entryFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return each(entryFrom)(t.q.ListExploreEntries(ctx, t.tx, session))
 }
 
 func restTestFrom(r db.RestTest) (RestTest, error) {

@@ -29,38 +29,6 @@ type PageKey struct {
 	ID        uuid.UUID
 }
 
-// page cuts rows fetched with limit+1 to one page, converting each, and
-// returns the position after the last one when more rows follow.
-func page[R, T any](rows []R, limit int, key func(R) PageKey, conv func(R) (T, error)) ([]T, *PageKey, error) {
-	var next *PageKey
-	if len(rows) > limit {
-		rows = rows[:limit]
-		k := key(rows[limit-1])
-		next = &k
-	}
-	out := make([]T, len(rows))
-	for i, r := range rows {
-		var err error
-		if out[i], err = conv(r); err != nil {
-			return nil, nil, err
-		}
-	}
-	return out, next, nil
-}
-
-// infallible adapts a conversion that cannot fail to page.
-func infallible[R, T any](f func(R) T) func(R) (T, error) {
-	return func(r R) (T, error) { return f(r), nil }
-}
-
-// pageParams turns a page position into the listing queries' parameters.
-func pageParams(after *PageKey) (*time.Time, uuid.NullUUID) {
-	if after == nil {
-		return nil, uuid.NullUUID{}
-	}
-	return &after.CreatedAt, uuid.NullUUID{UUID: after.ID, Valid: true}
-}
-
 // Counts of what a server owns, for the limits.
 type Counts struct {
 	Tools, Resources, Prompts int64
@@ -120,11 +88,7 @@ func (t *Tx) TouchServer(ctx context.Context, id uuid.UUID) error {
 
 // DeleteServer deletes a server and everything it owns.
 func (t *Tx) DeleteServer(ctx context.Context, id uuid.UUID) error {
-	n, err := t.q.DeleteServer(ctx, t.tx, id)
-	if err == nil && n == 0 {
-		return failure.NotFound("server")
-	}
-	return err
+	return removed("server")(t.q.DeleteServer(ctx, t.tx, id))
 }
 
 // CountChildren counts the tools, resources and prompts of a server.

@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// pageFunc reads up to limit items after the key (nil: from the start) and
+// the key of the next page (nil: the last page).
+type pageFunc[T any] func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]T, *store.PageKey, error)
+
+// listPage reads one keyset page in the caller's organization: it decodes
+// the request's cursor, applies the default limit, reads the page with
+// read, converts each item with conv and encodes the next cursor.
+func listPage[T, A any](ctx context.Context, s *Server, cursor *string, limit *int, def int,
+	read pageFunc[T], conv func(T) A) ([]A, nullable.Nullable[string], error) {
+	after, err := decodeCursor(deref(cursor))
+	if err != nil {
+		return nil, nullable.Nullable[string]{}, err
+	}
+	var (
+		items []T
+		next  *store.PageKey
+	)
+	err = s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
+		items, next, err = read(tx, ctx, after, or(limit, def))
+		return err
+	})
+	if err != nil {
+		return nil, nullable.Nullable[string]{}, err
+	}
+	return mapEach(items, conv), cursorOf(next), nil
+}
+
+// cursorOf is the cursor of the next page, null on the last one.
+func cursorOf(next *store.PageKey) nullable.Nullable[string] {
+	if next == nil {
+		return nullableString(nil)
+	}
+	c := encodeCursor(*next)
+	return nullableString(&c)
+}
+
+// Cursors are opaque to clients: base64url of "<unix nanos>:<id>".
+func encodeCursor(k store.PageKey) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID.String()))
+}
+
+func decodeCursor(c string) (*store.PageKey, error) {
+	if c == "" {
+		return nil, nil
+	}
+	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	nanos, id, ok := strings.Cut(string(raw), ":")
+	if !ok {
+		return nil, bad
+	}
+	n, err := strconv.ParseInt(nanos, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, bad
+	}
+	return &store.PageKey{CreatedAt: time.Unix(0, n), ID: uid}, nil
+}

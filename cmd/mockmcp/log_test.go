@@ -105,10 +105,10 @@ func TestLogsAreJSONWithUnreachableRedis(t *testing.T) {
 
 	t.Run("lost while serving", func(t *testing.T) {
 		t.Parallel()
-		proxy := newTCPProxy(t, "127.0.0.1:6379")
+		proxy, redisURL := testdb.NewProxy(t, "redis://127.0.0.1:6379/9")
 		addr := freeAddr(t)
 		cmd, stderr := mockmcpProcess(t, "DATABASE_URL="+testdb.New(t), "LISTEN_ADDR="+addr,
-			"REDIS_URL=redis://"+proxy.addr()+"/9", "APP_ENV=production")
+			"REDIS_URL="+redisURL, "APP_ENV=production")
 		exchange := "http://" + addr + "/api/exchange/agent-cards"
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -121,7 +121,7 @@ func TestLogsAreJSONWithUnreachableRedis(t *testing.T) {
 			require.True(t, time.Now().Before(deadline), "serve did not come up: %v\n%s", err, stderr)
 			time.Sleep(50 * time.Millisecond)
 		}
-		proxy.close()
+		proxy.Close()
 		// The limiter waits a second after a failure before trying Redis
 		// again: calls over three seconds make the client dial again.
 		for range 15 {
@@ -136,53 +136,6 @@ func TestLogsAreJSONWithUnreachableRedis(t *testing.T) {
 		lines := requireJSONLines(t, stderr.String())
 		require.NotEmpty(t, redisClientLines(lines), "the client's dial failures are logged: %s", stderr)
 	})
-}
-
-// tcpProxy forwards connections to a target until closed, when it drops
-// them all and refuses new ones.
-type tcpProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &tcpProxy{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); up.Close() }()
-			go func() { _, _ = io.Copy(c, up); c.Close() }()
-		}
-	}()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *tcpProxy) close() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
 }
 
 // syncBuffer is a bytes.Buffer safe for a process's writes and the test's

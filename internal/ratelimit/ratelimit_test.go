@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -315,62 +313,18 @@ func TestUnreachableRedisStopsStartUp(t *testing.T) {
 	require.ErrorContains(t, err, "REDIS_URL")
 }
 
-// proxy forwards TCP connections to target until it is cut.
-type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &proxy{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-			go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
-		}
-	}()
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *proxy) cut() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-}
-
 // TestRedisOutageFailsOpen: with Redis gone, requests are served without
 // limit headers, and the failures are counted.
 func TestRedisOutageFailsOpen(t *testing.T) {
 	t.Parallel()
-	addr := strings.TrimPrefix(strings.TrimSuffix(redisURL(), "/0"), "redis://")
-	px := newProxy(t, addr)
-	env := production(t, 3, 100, func(c *config.Config) { c.RedisURL = "redis://" + px.ln.Addr().String() + "/0" })
+	px, url := testdb.NewProxy(t, redisURL())
+	env := production(t, 3, 100, func(c *config.Config) { c.RedisURL = url })
 	server := enabledServer(t, env.Signup(t, "Outage Org"))
 	a := mcpCall(t, env.URL, server, "198.51.100.99")
 	require.Equal(t, http.StatusOK, a.code)
 	require.Equal(t, "3", a.hdr.Get("X-RateLimit-Limit"))
 
-	px.cut()
+	px.Cut()
 	start := time.Now()
 	for i := range 6 {
 		a := mcpCall(t, env.URL, server, "198.51.100.99")

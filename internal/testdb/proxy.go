@@ -35,10 +35,7 @@ func NewProxy(t testing.TB, dsn string) (*Proxy, string) {
 	}
 	p := &Proxy{ln: ln, target: u.Host, conns: map[net.Conn]struct{}{}}
 	go p.serve()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		p.Cut()
-	})
+	t.Cleanup(p.Close)
 	u.Host = ln.Addr().String()
 	return p, u.String()
 }
@@ -96,6 +93,13 @@ func (p *Proxy) Cut() {
 		_ = c.Close()
 	}
 	clear(p.conns)
+}
+
+// Close stops listening and closes every connection: new ones are refused
+// at dial, as by a server that is gone. A closed proxy cannot be restored.
+func (p *Proxy) Close() {
+	_ = p.ln.Close()
+	p.Cut()
 }
 
 // Restore lets connections through again.

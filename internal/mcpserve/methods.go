@@ -3,7 +3,6 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -51,82 +50,18 @@ func listed(pick func(*compiled) []byte) func(context.Context, *Exchange, *compi
 	}
 }
 
-// missing is -32602 for an absent required field, with data.field and
-// data.reason.
-func missing(field, reason string) error {
-	return jsonrpc.WithData(invalidParams("missing required field '%s'", field),
-		map[string]string{"field": field, "reason": reason})
-}
-
-func invalidParams(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{jsonrpc.ErrInvalidParams}, args...)...)
-}
-
-// decodeParams reads params into v; absent params read as {}.
-func decodeParams(params json.RawMessage, v any) error {
-	if len(params) == 0 || string(params) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(params, v); err != nil {
-		return invalidParams("%s", describeDecodeError(err))
-	}
-	return nil
-}
-
-func describeDecodeError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("field '%s' must be %s", te.Field, jsonKind(te.Type.Kind().String()))
-	}
-	return "params do not have the expected shape"
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "map", "struct":
-		return "an object"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	}
-	return "a " + goKind
-}
+// The params helpers of every endpoint.
+var (
+	missing       = mcptransport.Missing
+	invalidParams = mcptransport.InvalidParams
+	decodeParams  = mcptransport.DecodeParams
+)
 
 func initialize(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	if _, err := ParseInitialize(params); err != nil {
+	if _, err := mcptransport.ParseInitialize(params); err != nil {
 		return nil, err
 	}
 	return d.initialize, nil
-}
-
-// ParseInitialize checks the params of initialize, as every endpoint of the
-// service does, and returns the protocol version the client asked for.
-func ParseInitialize(params json.RawMessage) (string, error) {
-	var p struct {
-		ProtocolVersion *string `json:"protocolVersion"`
-		ClientInfo      *struct {
-			Name    *string `json:"name"`
-			Version *string `json:"version"`
-		} `json:"clientInfo"`
-		Capabilities json.RawMessage `json:"capabilities"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return "", err
-	}
-	switch {
-	case p.ProtocolVersion == nil:
-		return "", missing("protocolVersion", "initialize needs the protocol version the client speaks")
-	case p.ClientInfo == nil:
-		return "", missing("clientInfo", "initialize needs the client's name and version")
-	case p.ClientInfo.Name == nil:
-		return "", missing("clientInfo.name", "initialize needs the client's name")
-	case p.ClientInfo.Version == nil:
-		return "", missing("clientInfo.version", "initialize needs the client's version")
-	}
-	return *p.ProtocolVersion, nil
 }
 
 func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
@@ -215,46 +150,13 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	return a.result, nil
 }
 
-// CallParams is what tools/call and prompts/get read from their params;
-// A is the arguments' map type.
-type CallParams[A any] struct {
-	Name      string
-	Arguments A
-	// ProgressToken is _meta.progressToken as sent; nil when absent.
-	ProgressToken json.RawMessage
-}
-
 // callRequest is a call whose arguments are decoded.
-type callRequest = CallParams[map[string]any]
+type callRequest = mcptransport.CallParams[map[string]any]
 
 // decodeCall reads the params of tools/call and prompts/get as the
 // per-server endpoint uses them.
 func decodeCall(params json.RawMessage, noName string) (callRequest, error) {
-	return DecodeCall[map[string]any](params, noName)
-}
-
-// DecodeCall reads the params of tools/call and prompts/get, {name,
-// arguments, _meta}, in one pass, as every endpoint of the service does.
-// Absent arguments read as {}, so a tool's required fields still count;
-// noName is the reason given when the name is missing.
-func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
-	var p struct {
-		Name      *string `json:"name"`
-		Arguments A       `json:"arguments"`
-		Meta      struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return CallParams[A]{}, err
-	}
-	if p.Name == nil {
-		return CallParams[A]{}, missing("name", noName)
-	}
-	if p.Arguments == nil {
-		p.Arguments = make(A)
-	}
-	return CallParams[A]{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
+	return mcptransport.DecodeCall[map[string]any](params, noName)
 }
 
 // argumentsError turns schema violations into -32602: a missing required

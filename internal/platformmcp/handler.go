@@ -20,7 +20,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/keys"
-	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/protocol"
@@ -190,7 +189,7 @@ func (c *call) Call(ctx context.Context, x *mcptransport.Exchange, method string
 // initialize answers in the protocol version the client asked for, or in
 // the default one when the service does not speak it.
 func initialize(_ context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
-	v, err := mcpserve.ParseInitialize(params)
+	v, err := mcptransport.ParseInitialize(params)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +209,7 @@ func listTools(_ context.Context, _ *mcptransport.Exchange, c *call, _ json.RawM
 
 // callTool runs the tool's REST operation in process, as the key.
 func callTool(ctx context.Context, _ *mcptransport.Exchange, c *call, params json.RawMessage) (json.RawMessage, error) {
-	p, err := mcpserve.DecodeCall[map[string]json.RawMessage](params, "tools/call needs the name of the tool")
+	p, err := mcptransport.DecodeCall[map[string]json.RawMessage](params, "tools/call needs the name of the tool")
 	if err != nil {
 		return nil, err
 	}

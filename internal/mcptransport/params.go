@@ -1,0 +1,119 @@
+package mcptransport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+)
+
+// The params of the MCP methods every endpoint of the service answers
+// (initialize, tools/call, prompts/get), read the one way, with the one
+// form of -32602.
+
+// Missing is -32602 for an absent required field, with data.field and
+// data.reason.
+func Missing(field, reason string) error {
+	return jsonrpc.WithData(InvalidParams("missing required field '%s'", field),
+		map[string]string{"field": field, "reason": reason})
+}
+
+// InvalidParams is -32602 with the message format gives.
+func InvalidParams(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{jsonrpc.ErrInvalidParams}, args...)...)
+}
+
+// DecodeParams reads params into v; absent params read as {}. A value of
+// the wrong type is -32602 naming the field.
+func DecodeParams(params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return InvalidParams("%s", describeDecodeError(err))
+	}
+	return nil
+}
+
+func describeDecodeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("field '%s' must be %s", te.Field, jsonKind(te.Type.Kind().String()))
+	}
+	return "params do not have the expected shape"
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + goKind
+}
+
+// ParseInitialize checks the params of initialize and returns the
+// protocol version the client asked for.
+func ParseInitialize(params json.RawMessage) (string, error) {
+	var p struct {
+		ProtocolVersion *string `json:"protocolVersion"`
+		ClientInfo      *struct {
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+		} `json:"clientInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if err := DecodeParams(params, &p); err != nil {
+		return "", err
+	}
+	switch {
+	case p.ProtocolVersion == nil:
+		return "", Missing("protocolVersion", "initialize needs the protocol version the client speaks")
+	case p.ClientInfo == nil:
+		return "", Missing("clientInfo", "initialize needs the client's name and version")
+	case p.ClientInfo.Name == nil:
+		return "", Missing("clientInfo.name", "initialize needs the client's name")
+	case p.ClientInfo.Version == nil:
+		return "", Missing("clientInfo.version", "initialize needs the client's version")
+	}
+	return *p.ProtocolVersion, nil
+}
+
+// CallParams is what tools/call and prompts/get read from their params;
+// A is the arguments' map type.
+type CallParams[A any] struct {
+	Name      string
+	Arguments A
+	// ProgressToken is _meta.progressToken as sent; nil when absent.
+	ProgressToken json.RawMessage
+}
+
+// DecodeCall reads the params of tools/call and prompts/get, {name,
+// arguments, _meta}, in one pass. Absent arguments read as {}, so a
+// tool's required fields still count; noName is the reason given when the
+// name is missing.
+func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
+	var p struct {
+		Name      *string `json:"name"`
+		Arguments A       `json:"arguments"`
+		Meta      struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if err := DecodeParams(params, &p); err != nil {
+		return CallParams[A]{}, err
+	}
+	if p.Name == nil {
+		return CallParams[A]{}, Missing("name", noName)
+	}
+	if p.Arguments == nil {
+		p.Arguments = make(A)
+	}
+	return CallParams[A]{Name: *p.Name, Arguments: p.Arguments, ProgressToken: p.Meta.ProgressToken}, nil
+}

@@ -45,6 +45,20 @@ var (
 	ErrRateLimited = &Error{Code: -32000, Message: "Rate limit exceeded"}
 )
 
+// The errors the modern MCP revisions define, each answered with HTTP 400.
+var (
+	// ErrHeaderMismatch: a request header (MCP-Protocol-Version,
+	// Mcp-Method, Mcp-Name, Mcp-Param-*) is missing, malformed or differs
+	// from the body.
+	ErrHeaderMismatch = &Error{Code: -32020, Message: "Header mismatch"}
+	// ErrMissingClientCapability: the request needs a client capability
+	// its _meta does not declare; data.requiredCapabilities names it.
+	ErrMissingClientCapability = &Error{Code: -32021, Message: "Missing required client capability"}
+	// ErrUnsupportedVersion: the request names a protocol version the
+	// server does not serve; data.supported lists those it does.
+	ErrUnsupportedVersion = &Error{Code: -32022, Message: "Unsupported protocol version"}
+)
+
 // WithData returns an error with err's code and message and data attached.
 func WithData(err error, data any) error {
 	return &dataError{err: err, data: data}

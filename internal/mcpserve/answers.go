@@ -40,6 +40,7 @@ type answer struct {
 // text around the progress token for a progress report.
 type note struct {
 	progress bool
+	level    int    // a log notification's rank in protocol.LogLevels
 	before   []byte // up to the token (progress), or the whole message (log)
 	after    []byte // after the token (progress)
 	delay    time.Duration
@@ -231,6 +232,7 @@ func compileNote(n mockspec.Notification) (note, error) {
 			return note{}, err
 		}
 		out.before = append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":`), body...), '}')
+		out.level, _ = protocol.LogLevelRank(n.Level)
 	case mockspec.NotifyProgress:
 		out.progress = true
 		var progress float64

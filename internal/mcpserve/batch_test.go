@@ -15,6 +15,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
 // pingServer creates and enables a design of c's organization with one
@@ -142,6 +143,12 @@ func TestBatchLength(t *testing.T) {
 			require.Contains(t, r.Error.Message, v)
 
 			resp, body = post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+			if protocol.IsModern(v) {
+				// A modern request without its _meta: HTTP 400 and -32602.
+				require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a single message under %s: %s", v, body)
+				require.Contains(t, body, `"code":-32602`)
+				continue
+			}
 			require.Equal(t, http.StatusOK, resp.StatusCode, "a single message under %s: %s", v, body)
 		}
 	})

@@ -37,6 +37,18 @@ type compiled struct {
 	prompts   map[string]*prompt
 
 	version string // the protocol version served
+	// description is the server's, given to modern clients as
+	// instructions; hasCompletions: completion/complete has something to
+	// complete (prompts or URI templates).
+	description    string
+	hasCompletions bool
+
+	// modern is what modern requests get; discover and readHints are set
+	// in the form served to them only: the answer to server/discover and
+	// the caching hints of resources/read.
+	modern    modernSide
+	discover  []byte
+	readHints []byte
 	// usesSequences: some scenario answers a sequence.
 	usesSequences bool
 	// fault is the server's default fault, nil when it has none.
@@ -60,7 +72,7 @@ func compile(d design.Design) (*compiled, error) {
 	out := &compiled{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
-		version: d.Server.ProtocolVersion,
+		version: d.Server.ProtocolVersion, description: d.Server.Description,
 	}
 	var err error
 	if out.fault, err = compileFault(d.Server.Fault); err != nil {
@@ -78,7 +90,11 @@ func compile(d design.Design) (*compiled, error) {
 	if out.initialize, err = out.initializeResult(d); err != nil {
 		return nil, err
 	}
+	out.hasCompletions = len(d.Prompts) > 0 || len(out.templates) > 0
 	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
+	if err = out.compileModern(d); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -253,6 +253,13 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 
 // Call answers one method of the design's endpoint.
 func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+	if x.Modern() {
+		m, err := d.forModern()
+		if err != nil {
+			return nil, err
+		}
+		d = m
+	}
 	return methods.Call(ctx, x, d, method, params)
 }
 

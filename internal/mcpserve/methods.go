@@ -17,13 +17,16 @@ import (
 
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
-// Every method exists in every protocol version served so far.
+// The legacy revisions' session methods do not exist for modern requests,
+// server/discover only for them.
 var methods mcptransport.Methods[*compiled]
 
 func init() {
+	const legacy, modern = mcptransport.Legacy, mcptransport.Modern
 	methods = mcptransport.Methods[*compiled]{
-		"initialize":               {Handle: initialize, NeedsDesign: true},
-		"ping":                     {Handle: constant(empty), ParamsOptional: true},
+		"initialize":               {Handle: initialize, NeedsDesign: true, Eras: legacy},
+		"server/discover":          {Handle: discover, NeedsDesign: true, ParamsOptional: true, Eras: modern},
+		"ping":                     {Handle: constant(empty), ParamsOptional: true, Eras: legacy},
 		"tools/list":               {Handle: listed(func(d *compiled) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
 		"tools/call":               {Handle: callTool, NeedsDesign: true},
 		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
@@ -31,9 +34,9 @@ func init() {
 		"resources/read":           {Handle: readResource, NeedsDesign: true},
 		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
 		"prompts/get":              {Handle: getPrompt, NeedsDesign: true},
-		"logging/setLevel":         {Handle: setLevel},
-		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true},
-		"resources/unsubscribe":    {Handle: subscribe, NeedsDesign: true},
+		"logging/setLevel":         {Handle: setLevel, Eras: legacy},
+		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true, Eras: legacy},
+		"resources/unsubscribe":    {Handle: subscribe, NeedsDesign: true, Eras: legacy},
 		"completion/complete":      {Handle: complete, NeedsDesign: true},
 	}
 }
@@ -76,6 +79,14 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	s := stateOf(x)
 	s.call.tool = t.name
+	if x.Modern() {
+		if err := requireCapabilities(x, t.requiredCaps); err != nil {
+			return nil, err
+		}
+		if err := t.checkParamHeaders(x.Request().Header, p.Arguments); err != nil {
+			return nil, err
+		}
+	}
 	input, err := t.inputSchema()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
@@ -131,6 +142,9 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	for k := range sc.notes {
 		nt := &sc.notes[k]
+		if !nt.progress && x.Modern() && !logWanted(x.Meta().LogLevel, nt.level) {
+			continue // a modern request gets log notifications at or above the level it names only
+		}
 		if err := sleep(ctx, nt.delay); err != nil {
 			return nil, err
 		}
@@ -191,7 +205,7 @@ func tooCostly(toolName, field string) error {
 				"(input bytes times pattern instructions) one call may use", regexlimit.CallBudget)})
 }
 
-func readResource(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func readResource(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -204,6 +218,10 @@ func readResource(_ context.Context, _ *Exchange, d *compiled, params json.RawMe
 	uri := *p.URI
 	text, r, ok := d.read(uri)
 	if !ok {
+		if x.Modern() {
+			return nil, jsonrpc.WithData(&jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Resource not found: " + uri},
+				map[string]string{"uri": uri})
+		}
 		return nil, resourceNotFound(uri)
 	}
 	type content struct {
@@ -216,7 +234,11 @@ func readResource(_ context.Context, _ *Exchange, d *compiled, params json.RawMe
 	if r.binary {
 		c.Text, c.Blob = nil, &text
 	}
-	return json.Marshal(map[string][]content{"contents": {c}})
+	out, err := json.Marshal(map[string][]content{"contents": {c}})
+	if err != nil || d.readHints == nil {
+		return out, err
+	}
+	return withHints(out, d.readHints), nil
 }
 
 func resourceNotFound(uri string) error {

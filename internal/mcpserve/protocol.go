@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -57,7 +58,10 @@ const maxCompletions = 100
 // complete answers completion/complete from the values stored on a prompt's
 // argument or a URI template's parameter, keeping those that begin with the
 // typed value (ignoring case).
-func complete(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func complete(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+	if x.Modern() && !d.hasCompletions { // server/discover does not name the completions capability
+		return nil, fmt.Errorf("%w: completion/complete", jsonrpc.ErrMethodNotFound)
+	}
 	var p struct {
 		Ref *struct {
 			Type string `json:"type"`

@@ -127,7 +127,15 @@ func (n *notes) wait(t *testing.T, logs, progress int) {
 	}, 5*time.Second, 5*time.Millisecond)
 }
 
+// connect opens a session of the Go SDK client asking for the legacy
+// revision 2025-11-25 (connectAs names another; "" for the client's
+// default, the modern revision).
 func connect(t *testing.T, endpoint string, hdr http.Header, n *notes) *mcp.ClientSession {
+	t.Helper()
+	return connectAs(t, "2025-11-25", endpoint, hdr, n)
+}
+
+func connectAs(t *testing.T, version, endpoint string, hdr http.Header, n *notes) *mcp.ClientSession {
 	t.Helper()
 	opts := &mcp.ClientOptions{}
 	if n != nil {
@@ -146,7 +154,7 @@ func connect(t *testing.T, endpoint string, hdr http.Header, n *notes) *mcp.Clie
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint,
-		HTTPClient: &http.Client{Transport: headerTransport{hdr}}}, nil)
+		HTTPClient: &http.Client{Transport: headerTransport{hdr}}}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = session.Close() })
 	return session

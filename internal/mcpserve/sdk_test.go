@@ -84,11 +84,17 @@ func TestSDKClient(t *testing.T) {
 	cases := []struct {
 		name            string
 		protocolVersion string // of the design; "" for the default
-		wantVersion     string // what initialize reports
+		clientVersion   string // what the client asks for; "" for its default (modern)
+		wantVersion     string // what the session speaks
 		structured      bool   // outputSchema listed, structuredContent sent
+		exchanges       []string
 	}{
-		{name: "default 2024-11-05", wantVersion: "2024-11-05"},
-		{name: "2025-06-18 with an output schema", protocolVersion: "2025-06-18", wantVersion: "2025-06-18", structured: true},
+		{name: "modern client, default design", wantVersion: "2026-07-28", structured: true,
+			exchanges: []string{"POST server/discover -> 200"}},
+		{name: "legacy client, default 2024-11-05", clientVersion: "2025-11-25", wantVersion: "2024-11-05",
+			exchanges: legacyHandshake},
+		{name: "legacy client, 2025-06-18 with an output schema", protocolVersion: "2025-06-18", clientVersion: "2025-11-25",
+			wantVersion: "2025-06-18", structured: true, exchanges: legacyHandshake},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,19 +110,11 @@ func TestSDKClient(t *testing.T) {
 			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 				Endpoint:   env.URL + "/api/platform/" + id + "/mcp",
 				HTTPClient: &http.Client{Transport: rec},
-			}, nil)
+			}, &mcp.ClientSessionOptions{ProtocolVersion: tc.clientVersion})
 			require.NoError(t, err)
 			require.Less(t, time.Since(start), 5*time.Second, "connecting took too long")
 			t.Cleanup(func() { _ = session.Close() })
-			// The handshake: server/discover fails with -32601, so the
-			// client falls back to initialize; its standalone SSE stream
-			// is refused with 405, which it accepts.
-			require.Equal(t, []string{
-				"POST server/discover -> 200 -32601",
-				"POST initialize -> 200",
-				"GET -> 405",
-				"POST notifications/initialized -> 202",
-			}, rec.exchanges())
+			require.Equal(t, tc.exchanges, rec.exchanges())
 
 			init := session.InitializeResult()
 			require.Equal(t, "SDK Weather", init.ServerInfo.Name)
@@ -125,13 +123,24 @@ func TestSDKClient(t *testing.T) {
 			require.NotNil(t, init.Capabilities.Tools)
 			require.NotNil(t, init.Capabilities.Resources)
 			require.NotNil(t, init.Capabilities.Prompts)
-			require.NoError(t, session.Ping(ctx, nil))
+			if tc.clientVersion != "" { // ping is gone from the modern revision
+				require.NoError(t, session.Ping(ctx, nil))
+			}
 
 			checkTools(ctx, t, session, tc.structured)
-			checkResources(ctx, t, session)
+			checkResources(ctx, t, session, tc.clientVersion == "")
 			checkPrompts(ctx, t, session)
 		})
 	}
+}
+
+// legacyHandshake is how a client asking for a legacy revision opens: it
+// initializes; its standalone SSE stream is refused with 405, which it
+// accepts.
+var legacyHandshake = []string{
+	"POST initialize -> 200",
+	"GET -> 405",
+	"POST notifications/initialized -> 202",
 }
 
 func checkTools(ctx context.Context, t *testing.T, session *mcp.ClientSession, structured bool) {
@@ -207,7 +216,9 @@ func checkTools(ctx context.Context, t *testing.T, session *mcp.ClientSession, s
 	})
 }
 
-func checkResources(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
+// checkResources reads the design's resources; a modern session gets
+// -32602 for an unknown URI, a legacy one -32002.
+func checkResources(ctx context.Context, t *testing.T, session *mcp.ClientSession, modern bool) {
 	t.Helper()
 	list, err := session.ListResources(ctx, nil)
 	require.NoError(t, err)
@@ -233,7 +244,11 @@ func checkResources(ctx context.Context, t *testing.T, session *mcp.ClientSessio
 	}
 	t.Run("ReadResource of an unknown URI", func(t *testing.T) {
 		_, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "docs://missing"})
-		requireWireError(t, err, -32002, "Resource not found: docs://missing", `{"uri":"docs://missing"}`)
+		code := int64(-32002)
+		if modern {
+			code = -32602
+		}
+		requireWireError(t, err, code, "Resource not found: docs://missing", `{"uri":"docs://missing"}`)
 	})
 }
 

@@ -25,6 +25,11 @@ type tool struct {
 	scenes    []*scene // the answers of each scenario
 	names     []string // the scenarios' names, for the journal
 	noMatch   []byte
+	// requiredCaps are the client capabilities a modern request must
+	// declare to call the tool; params, the arguments mirrored in
+	// Mcp-Param-* headers.
+	requiredCaps []string
+	params       []paramHeader
 }
 
 // compileTools compiles every tool and encodes tools/list.
@@ -87,7 +92,7 @@ func compileTool(t design.Tool, version string) (*tool, error) {
 	var err error
 	withStructured := protocol.HasOutputSchema(version) && len(t.OutputSchema) > 0
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
-		names: make([]string, len(t.Scenarios))}
+		names: make([]string, len(t.Scenarios)), params: paramHeaders(t.InputSchema)}
 	conds := make([]scenario.Condition, len(t.Scenarios))
 	for i, sc := range t.Scenarios {
 		// A condition saved before a check it now fails (a pattern over

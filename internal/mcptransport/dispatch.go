@@ -77,6 +77,7 @@ func (tr Transport) dispatch(ctx context.Context, t Target, x *Exchange, p *Payl
 		return 1
 	}
 	n := 0
+	x.inBatch = true
 	if !sse {
 		out.WriteByte('[')
 	}
@@ -121,6 +122,9 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 	// The request is kept in x, which is pooled, rather than on the stack,
 	// from which passing it through the chain would move it to the heap.
 	x.req, x.invalid = jsonrpc.Parse(msg)
+	if x.invalid == nil && !x.inBatch {
+		x.classify(&x.req) // batches are legacy: their members never modern
+	}
 	req, invalid := &x.req, x.invalid
 	var result json.RawMessage
 	var err error
@@ -133,6 +137,7 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		return nil
 	}
 	if err != nil {
+		x.status = statusOf(err, x.modern)
 		var wire *jsonrpc.Error
 		var scripted *jsonrpc.Scripted
 		if !errors.As(err, &wire) && !errors.As(err, &scripted) && ctx.Err() == nil && tr.Log != nil {
@@ -140,7 +145,20 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		}
 		return jsonrpc.AppendError(dst, req.ID, err)
 	}
+	x.status = 0
+	if x.modern {
+		return x.appendModern(dst, req.ID, result)
+	}
 	return jsonrpc.AppendResult(dst, req.ID, result)
+}
+
+// appendModern appends the response carrying a modern request's result,
+// with its resultType and the server's identity.
+func (x *Exchange) appendModern(dst []byte, id, result json.RawMessage) []byte {
+	dst = jsonrpc.AppendResult(dst, id, nil)
+	dst = dst[:len(dst)-1] // the closing brace, after the result
+	dst = appendModernResult(dst, result, x.target.ServerInfo())
+	return append(dst, '}')
 }
 
 // call runs one method. A panic in it is that request's fault only: it is
@@ -179,6 +197,20 @@ type Method[T any] struct {
 	// ParamsOptional: absent params read as {} and the method still
 	// answers (every required field is then reported missing otherwise).
 	ParamsOptional bool
+	// Eras are the protocol eras the method exists in; zero for both. A
+	// request of another era gets -32601 (with HTTP 404 when modern).
+	Eras Eras
+}
+
+// inEra reports whether the method exists for a request of the era given.
+func (m *Method[T]) inEra(modern bool) bool {
+	switch {
+	case m.Eras == 0:
+		return true
+	case modern:
+		return m.Eras&Modern != 0
+	}
+	return m.Eras&Legacy != 0
 }
 
 // Methods is an endpoint's one static method table, by method name.
@@ -189,7 +221,7 @@ type Methods[T any] map[string]Method[T]
 // is -32601 naming it.
 func (ms Methods[T]) Call(ctx context.Context, x *Exchange, t T, method string, params json.RawMessage) (json.RawMessage, error) {
 	m, ok := ms[method]
-	if !ok || m.Notification || (m.bounded() && !m.exists(x.protocolVersion())) {
+	if !ok || m.Notification || !m.inEra(x.Modern()) || (m.bounded() && !m.exists(x.protocolVersion())) {
 		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
 	}
 	return m.Handle(ctx, x, t, params)
@@ -213,6 +245,9 @@ func (m *Method[T]) exists(v string) bool {
 func (x *Exchange) protocolVersion() string {
 	if x == nil || x.r == nil {
 		return ""
+	}
+	if x.modern {
+		return x.meta.ProtocolVersion
 	}
 	if v := x.r.Header["Mcp-Protocol-Version"]; len(v) > 0 {
 		return v[0]

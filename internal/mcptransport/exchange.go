@@ -32,6 +32,17 @@ type Exchange struct {
 
 	// state is what the endpoint keeps about the exchange (ServeState).
 	state any
+
+	// target and eras: the endpoint, when it may answer modern requests
+	// (eras zero otherwise); modern and meta: the current message is a
+	// modern request, and its _meta; status: the HTTP status a lone
+	// message's reply goes with (0 for 200).
+	target  ModernTarget
+	eras    Eras
+	inBatch bool
+	modern  bool
+	meta    RequestMeta
+	status  int
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}

@@ -65,6 +65,13 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 	case http.MethodPost:
 		return false
 	case http.MethodOptions:
+		// The preflight alone decides which headers a browser may send:
+		// it names the headers of the modern revisions too.
+		allowed := preflightAllowHeaders
+		if params := paramHeaders(r.Header.Values("Access-Control-Request-Headers")); params != "" {
+			allowed = []string{preflightAllowHeaders[0] + ", " + params}
+		}
+		hdr["Access-Control-Allow-Headers"] = allowed
 		hdr["Access-Control-Max-Age"] = []string{"86400"}
 		w.WriteHeader(http.StatusNoContent)
 	default:
@@ -72,6 +79,34 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		WriteProblem(w, http.StatusMethodNotAllowed, "this endpoint is stateless: send JSON-RPC messages with POST")
 	}
 	return true
+}
+
+// paramHeaders lists the Mcp-Param-* headers a preflight asks for (the
+// headers that mirror tool arguments, whose names the tools choose), for
+// the CORS answer to allow them too.
+func paramHeaders(requested []string) string {
+	var out []string
+	for _, line := range requested {
+		for _, name := range strings.Split(line, ",") {
+			name = strings.TrimSpace(name)
+			if len(name) > len(HeaderParamPrefix) && strings.EqualFold(name[:len(HeaderParamPrefix)], HeaderParamPrefix) &&
+				validToken(name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// validToken reports whether s is an HTTP field name (RFC 9110 token).
+func validToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RecoverPanic turns a panic outside a method's answer into a 500 (a panic
@@ -114,6 +149,9 @@ func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target,
 	}
 	x := newExchange(w, r, sse, out, state)
 	defer x.release()
+	if mt, ok := t.(ModernTarget); ok {
+		x.target, x.eras = mt, mt.Eras()
+	}
 	answered := tr.dispatch(r.Context(), t, x, p)
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())
@@ -122,6 +160,12 @@ func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target,
 	if answered == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return 0
+	}
+	if !p.isBatch && x.status != 0 && x.status != http.StatusOK {
+		// A transport error of the modern revisions: plain JSON, as the
+		// HTTP errors before any answer are.
+		writeReply(w, x.status, false, bytes.TrimSuffix(bytes.TrimPrefix(out.Bytes(), sseEventPrefix), sseEventSuffix))
+		return answered
 	}
 	writeReply(w, http.StatusOK, sse, out.Bytes())
 	return answered
@@ -165,6 +209,12 @@ const (
 	allowHeaders = "Content-Type, Accept, Authorization, X-API-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID"
 )
 
+// The framing of one SSE event around a message.
+var (
+	sseEventPrefix = []byte("event: message\ndata: ")
+	sseEventSuffix = []byte("\n\n")
+)
+
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Header values shared by every response; net/http never modifies them.
@@ -172,10 +222,13 @@ var (
 	hdrAnyOrigin    = []string{"*"}
 	hdrAllowMethods = []string{allowMethods}
 	hdrAllowHeaders = []string{allowHeaders}
-	hdrEventStream  = []string{"text/event-stream"}
-	hdrNoCache      = []string{"no-cache"}
-	hdrKeepAlive    = []string{"keep-alive"}
-	hdrJSON         = []string{"application/json"}
+	// preflightAllowHeaders adds the request headers of the modern
+	// revisions (Mcp-Param-* as a preflight names them).
+	preflightAllowHeaders = []string{allowHeaders + ", Mcp-Method, Mcp-Name"}
+	hdrEventStream        = []string{"text/event-stream"}
+	hdrNoCache            = []string{"no-cache"}
+	hdrKeepAlive          = []string{"keep-alive"}
+	hdrJSON               = []string{"application/json"}
 )
 
 // frame writes one response as an SSE event or as plain JSON.

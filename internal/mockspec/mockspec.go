@@ -7,7 +7,11 @@
 // the field at fault.
 package mockspec
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mockmcp/mockmcp/internal/protocol"
+)
 
 // MaxDelayMS bounds every wait a scenario or fault scripts, and the whole
 // wait of one call.
@@ -116,4 +120,4 @@ var DefaultFaultError = RPCError{Code: -32603, Message: "Internal error (injecte
 
 // LogLevels are the syslog levels of notifications/message, most verbose
 // first.
-var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+var LogLevels = protocol.LogLevels

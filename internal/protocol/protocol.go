@@ -14,6 +14,10 @@ const (
 	V20250326 = "2025-03-26"
 	V20250618 = "2025-06-18"
 	V20251125 = "2025-11-25"
+	// V20260728 is the first modern revision: no initialize handshake,
+	// every request carrying its version and client capabilities in
+	// params._meta.
+	V20260728 = "2026-07-28"
 )
 
 // Default is what a design reports in initialize unless it names another
@@ -21,8 +25,16 @@ const (
 // revision it does not speak.
 const Default = V20241105
 
-// Latest is the newest revision served.
+// Latest is the newest revision a client negotiates with initialize.
 const Latest = V20251125
+
+// Modern is the modern revision served: a request naming it in
+// params._meta is answered statelessly, without initialize.
+const Modern = V20260728
+
+// ModernFrom is the first modern revision: every revision from it on (one
+// a client may send that is newer than any served) is modern.
+const ModernFrom = V20260728
 
 // The revisions where a feature appears or goes.
 const (
@@ -39,11 +51,16 @@ const (
 
 var supported = []string{V20241105, V20250326, V20250618, V20251125}
 
-// Versions returns the supported revisions, oldest first.
+// Versions returns the legacy revisions served, the ones negotiated with
+// initialize, oldest first.
 func Versions() []string { return slices.Clone(supported) }
 
-// Supported reports whether v is a revision the service serves.
+// Supported reports whether v is a legacy revision the service serves.
 func Supported(v string) bool { return slices.Contains(supported, v) }
+
+// IsModern reports whether v names a modern revision (2026-07-28 or
+// later), whether or not the service serves it.
+func IsModern(v string) bool { return IsDate(v) && v >= ModernFrom }
 
 // Parse returns v when it is a supported revision, and otherwise ok false.
 func Parse(v string) (version string, ok bool) {
@@ -111,3 +128,14 @@ func HasResourceLinks(v string) bool { return v >= structuredFrom }
 // including an absent header, keeps batches, as the revisions before
 // BatchesRemovedIn have them.
 func HasBatches(v string) bool { return !IsDate(v) || v < BatchesRemovedIn }
+
+// LogLevels are the syslog levels of notifications/message, most verbose
+// first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// LogLevelRank is level's place in LogLevels (0 for debug), and ok false
+// for a word that is not a level.
+func LogLevelRank(level string) (rank int, ok bool) {
+	i := slices.Index(LogLevels, level)
+	return i, i >= 0
+}

@@ -1,0 +1,203 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/protocol"
+)
+
+// Caching hints a design gets unless it sets its own: a minute, and only
+// for the client that asked (designs may require an API key).
+const (
+	DefaultCacheTTLMs  = 60_000
+	DefaultCacheScope  = "private"
+	cacheScopePublic   = "public"
+	cacheScopePrivate  = DefaultCacheScope
+	maxCacheTTLMs      = 86_400_000
+	modernListOverhead = 64
+)
+
+// modernSide is what a design keeps for modern requests: the served form
+// for them (built on the first one, from the design as loaded) and what
+// every modern answer carries.
+type modernSide struct {
+	eras       mcptransport.Eras
+	serverInfo []byte // {"name","version"}
+	ttlMs      int64
+	cacheScope string
+
+	// src is the design as loaded, kept until the modern form is built
+	// when that form is shaped differently from the legacy one.
+	src  *design.Design
+	once sync.Once
+	view *compiled
+	err  error
+}
+
+// Eras is what the design answers: legacy requests, modern ones or both.
+func (c *compiled) Eras() mcptransport.Eras { return c.modern.eras }
+
+// ServerInfo is the design's Implementation object, for modern results.
+func (c *compiled) ServerInfo() []byte { return c.modern.serverInfo }
+
+// SupportedVersions lists the modern revision: legacy clients negotiate
+// theirs with initialize.
+func (c *compiled) SupportedVersions() []string { return supportedModern }
+
+var supportedModern = []string{protocol.Modern}
+
+// compileModern records what modern answers carry. The form served to
+// modern requests is built when the first one comes.
+func (c *compiled) compileModern(d design.Design) (err error) {
+	s := &c.modern
+	s.eras, s.ttlMs, s.cacheScope = erasOf(d.Server), DefaultCacheTTLMs, DefaultCacheScope
+	if s.serverInfo, err = json.Marshal(map[string]string{"name": d.Server.Name, "version": d.Server.Version}); err != nil {
+		return err
+	}
+	if s.eras&mcptransport.Modern == 0 {
+		return nil
+	}
+	if !shapedAsModern(c.version) {
+		s.src = &d
+		c.size *= 2 // the modern form, counted before it is built
+	}
+	return nil
+}
+
+// erasOf is what a server design answers.
+func erasOf(design.Server) mcptransport.Eras { return mcptransport.BothEras }
+
+// shapedAsModern reports whether answers shaped for legacy revision v are
+// what a modern request gets too (every content type and structured
+// content exist in v).
+func shapedAsModern(v string) bool {
+	return protocol.HasAudio(v) && protocol.HasStructuredContent(v) && protocol.HasOutputSchema(v) &&
+		protocol.HasResourceLinks(v) && protocol.HasCompletions(v)
+}
+
+// forModern returns the design as served to modern requests: its answers
+// shaped for the modern revision, its lists with caching hints, and
+// server/discover.
+func (c *compiled) forModern() (*compiled, error) {
+	s := &c.modern
+	s.once.Do(func() { s.view, s.err = c.buildModern() })
+	return s.view, s.err
+}
+
+func (c *compiled) buildModern() (*compiled, error) {
+	var m *compiled
+	if c.modern.src == nil {
+		m = c.shallowCopy()
+	} else {
+		d := *c.modern.src
+		d.Server.ProtocolVersion = protocol.Modern
+		var err error
+		if m, err = compile(d); err != nil {
+			return nil, fmt.Errorf("modern form: %w", err)
+		}
+		c.modern.src = nil
+	}
+	m.version = protocol.Modern
+	hints := c.cacheHints()
+	m.toolsList = withHints(m.toolsList, hints)
+	m.resourcesList = withHints(m.resourcesList, hints)
+	m.templatesList = withHints(m.templatesList, hints)
+	m.promptsList = withHints(m.promptsList, hints)
+	var err error
+	if m.discover, err = c.discoverResult(m, hints); err != nil {
+		return nil, err
+	}
+	m.readHints = hints
+	return m, nil
+}
+
+// shallowCopy is c sharing its tools, resources and prompts, without its
+// modern side.
+func (c *compiled) shallowCopy() *compiled {
+	return &compiled{
+		id: c.id, orgID: c.orgID, authMode: c.authMode, orgKey: c.orgKey, publicLimit: c.publicLimit,
+		initialize: c.initialize, toolsList: c.toolsList, resourcesList: c.resourcesList,
+		templatesList: c.templatesList, promptsList: c.promptsList,
+		tools: c.tools, resources: c.resources, templates: c.templates, prompts: c.prompts,
+		version: c.version, usesSequences: c.usesSequences, fault: c.fault, size: c.size,
+		description: c.description, hasCompletions: c.hasCompletions,
+	}
+}
+
+// cacheHints is `,"ttlMs":N,"cacheScope":"S"`, appended to every cacheable
+// result.
+func (c *compiled) cacheHints() []byte {
+	out := []byte(`,"ttlMs":`)
+	out = strconv.AppendInt(out, c.modern.ttlMs, 10)
+	out = append(out, `,"cacheScope":`...)
+	out = strconv.AppendQuote(out, c.modern.cacheScope)
+	return out
+}
+
+// withHints is the encoded object list with the caching hints appended.
+func withHints(list, hints []byte) []byte {
+	if len(list) < 2 {
+		return list
+	}
+	out := make([]byte, 0, len(list)+len(hints))
+	out = append(out, list[:len(list)-1]...)
+	out = append(out, hints...)
+	return append(out, '}')
+}
+
+// discoverResult encodes the answer to server/discover: the revisions
+// served, capabilities matching the methods the design answers, the
+// description as instructions, and the caching hints.
+func (c *compiled) discoverResult(m *compiled, hints []byte) ([]byte, error) {
+	caps := map[string]any{
+		"tools":     struct{}{},
+		"resources": struct{}{},
+		"prompts":   struct{}{},
+		"logging":   struct{}{},
+	}
+	if m.hasCompletions {
+		caps["completions"] = struct{}{}
+	}
+	body, err := json.Marshal(struct {
+		SupportedVersions []string       `json:"supportedVersions"`
+		Capabilities      map[string]any `json:"capabilities"`
+		Instructions      string         `json:"instructions,omitempty"`
+	}{supportedModern, caps, c.description})
+	if err != nil {
+		return nil, err
+	}
+	return withHints(body, hints), nil
+}
+
+func discover(_ context.Context, _ *Exchange, d *compiled, _ json.RawMessage) (json.RawMessage, error) {
+	return d.discover, nil
+}
+
+// requireCapabilities answers MissingRequiredClientCapability (-32021,
+// HTTP 400) when the modern request's client capabilities lack one the
+// tool requires.
+func requireCapabilities(x *Exchange, needed []string) error {
+	m := x.Meta()
+	for _, c := range needed {
+		if !m.HasCapability(c) {
+			return jsonrpc.WithData(fmt.Errorf("%w: this tool requires the %s capability; declare it in _meta.%s",
+				jsonrpc.ErrMissingClientCapability, c, mcptransport.MetaClientCapabilities),
+				map[string]any{"requiredCapabilities": map[string]struct{}{c: {}}})
+		}
+	}
+	return nil
+}
+
+// logWanted reports whether a modern request asking for log level
+// requested ("" for none) gets a log notification of rank level.
+func logWanted(requested string, level int) bool {
+	min, ok := protocol.LogLevelRank(requested)
+	return ok && level >= min
+}

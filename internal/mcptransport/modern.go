@@ -1,0 +1,347 @@
+package mcptransport
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/protocol"
+)
+
+// Eras says which protocol eras an endpoint answers: legacy revisions
+// (initialize, then requests without _meta), modern ones (protocol.ModernFrom on:
+// every request carries its version and client capabilities in
+// params._meta), or both.
+type Eras uint8
+
+const (
+	Legacy Eras = 1 << iota
+	Modern
+	BothEras = Legacy | Modern
+)
+
+// ModernTarget is a Target that may answer modern requests. A Target that
+// is not one answers every request as a legacy server does.
+type ModernTarget interface {
+	Target
+	// Eras is what the target answers.
+	Eras() Eras
+	// ServerInfo is the target's Implementation object ({"name",
+	// "version"}), encoded, for the _meta of every modern result.
+	ServerInfo() []byte
+	// SupportedVersions lists the revisions the target answers, newest
+	// first, as UnsupportedProtocolVersion errors report them.
+	SupportedVersions() []string
+}
+
+// The _meta keys of a modern request and result.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// The request headers of a modern request.
+const (
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+	// HeaderParamPrefix begins the headers that mirror tool arguments
+	// annotated x-mcp-header.
+	HeaderParamPrefix = "Mcp-Param-"
+)
+
+var metaVersionKey = []byte(`"` + MetaProtocolVersion + `"`)
+
+// RequestMeta is what a modern request carries in params._meta.
+type RequestMeta struct {
+	ProtocolVersion string
+	// ClientCapabilities is the object as sent.
+	ClientCapabilities json.RawMessage
+	// LogLevel is the level of log notifications the request asks for; ""
+	// when it asks for none.
+	LogLevel string
+}
+
+// HasCapability reports whether the request's client capabilities name
+// capability (roots, sampling, elicitation, ...).
+func (m *RequestMeta) HasCapability(capability string) bool {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(m.ClientCapabilities, &caps) != nil {
+		return false
+	}
+	v, ok := caps[capability]
+	return ok && string(v) != "null"
+}
+
+// Modern reports whether the message being answered is a modern request.
+func (x *Exchange) Modern() bool { return x != nil && x.modern }
+
+// Meta is the _meta of the modern request being answered; zero for a
+// legacy one.
+func (x *Exchange) Meta() *RequestMeta { return &x.meta }
+
+// WithStatus marks err as answered with HTTP status (400, 404) when it is
+// the only message of a request: the transport errors of the modern
+// revisions.
+func WithStatus(err error, status int) error { return &statusError{err: err, status: status} }
+
+type statusError struct {
+	err    error
+	status int
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// statusOf is the HTTP status a lone message answered with err goes with:
+// the one err was marked with, else for a modern request the one its code
+// calls for, else 200.
+func statusOf(err error, modern bool) int {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status
+	}
+	if !modern {
+		return http.StatusOK
+	}
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		return http.StatusOK
+	}
+	switch e.Code {
+	case jsonrpc.ErrMethodNotFound.Code:
+		return http.StatusNotFound
+	case jsonrpc.ErrHeaderMismatch.Code, jsonrpc.ErrMissingClientCapability.Code, jsonrpc.ErrUnsupportedVersion.Code:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// classify decides the era of the request being answered and checks what
+// a modern request carries. A request is modern when its params._meta
+// names a protocol version, or its Mcp-Protocol-Version header names
+// anything but a legacy revision; notifications are never checked. An
+// endpoint answering legacy requests only answers every request as a
+// legacy server does; one answering modern requests only refuses the
+// others with HTTP 400 and UnsupportedProtocolVersion, which lists what it
+// does serve.
+func (x *Exchange) classify(req *jsonrpc.Request) {
+	x.modern, x.meta = false, RequestMeta{}
+	if req.IsNotification() || x.eras == 0 {
+		return
+	}
+	header, sent := x.header(HeaderProtocolVersion)
+	if !bytes.Contains(req.Params, metaVersionKey) && (!sent || protocol.Supported(header)) {
+		if x.eras&Legacy == 0 {
+			requested := header
+			if req.Method == "initialize" {
+				requested, _ = ParseInitialize(req.Params)
+			}
+			x.invalid = WithStatus(x.unsupported(requested), http.StatusBadRequest)
+		}
+		return
+	}
+	if x.eras&Modern == 0 {
+		return
+	}
+	x.modern = true
+	if err := x.readMeta(req, header, sent); err != nil {
+		x.invalid = WithStatus(err, http.StatusBadRequest)
+	}
+}
+
+// unsupported is UnsupportedProtocolVersion for requested.
+func (x *Exchange) unsupported(requested string) error {
+	supported := x.target.SupportedVersions()
+	return jsonrpc.WithData(fmt.Errorf("%w: %q is not served here (supported: %s)", jsonrpc.ErrUnsupportedVersion,
+		requested, strings.Join(supported, ", ")),
+		map[string]any{"supported": supported, "requested": requested})
+}
+
+// readMeta reads and checks the _meta and the request headers of a
+// modern request, in the order the revision's conformance suite expects:
+// the version header's presence, the _meta fields, the version (as in the
+// header, then served), Mcp-Method, then Mcp-Name. Header values are
+// compared without surrounding spaces and tabs.
+func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) error {
+	var p struct {
+		Meta *struct {
+			ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
+			ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+			LogLevel           *string         `json:"io.modelcontextprotocol/logLevel"`
+		} `json:"_meta"`
+		Name *string `json:"name"`
+		URI  *string `json:"uri"`
+	}
+	if err := DecodeParams(req.Params, &p); err != nil {
+		return err
+	}
+	if !sent && p.Meta != nil && p.Meta.ProtocolVersion != nil {
+		return headerMismatch("the %s header is missing; it must repeat _meta.%s (%s)", HeaderProtocolVersion,
+			MetaProtocolVersion, *p.Meta.ProtocolVersion)
+	}
+	switch {
+	case p.Meta == nil:
+		return Missing("_meta", "a request of MCP "+protocol.Modern+" carries its protocol version and client capabilities in params._meta")
+	case p.Meta.ProtocolVersion == nil:
+		return Missing("_meta."+MetaProtocolVersion, "a request of MCP "+protocol.Modern+" names its protocol version")
+	}
+	caps := bytes.TrimSpace(p.Meta.ClientCapabilities)
+	if len(caps) == 0 || string(caps) == "null" {
+		return Missing("_meta."+MetaClientCapabilities, "a request of MCP "+protocol.Modern+" declares the client's capabilities (an empty object for none)")
+	}
+	if caps[0] != '{' {
+		return jsonrpc.WithData(InvalidParams("_meta.%s must be an object", MetaClientCapabilities),
+			map[string]string{"field": "_meta." + MetaClientCapabilities, "reason": "not an object"})
+	}
+	v := *p.Meta.ProtocolVersion
+	switch {
+	case header != v:
+		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderProtocolVersion, header, v)
+	case !x.servesVersion(v):
+		return x.unsupported(v)
+	}
+	x.meta = RequestMeta{ProtocolVersion: v, ClientCapabilities: caps}
+	if p.Meta.LogLevel != nil {
+		if _, ok := protocol.LogLevelRank(*p.Meta.LogLevel); !ok {
+			return jsonrpc.WithData(InvalidParams("_meta.%s must be one of %s", MetaLogLevel, strings.Join(protocol.LogLevels, ", ")),
+				map[string]string{"field": "_meta." + MetaLogLevel, "reason": "not a syslog level"})
+		}
+		x.meta.LogLevel = *p.Meta.LogLevel
+	}
+	switch m, ok := x.header(HeaderMethod); {
+	case !ok:
+		return headerMismatch("the %s header is missing; it must repeat the method (%s)", HeaderMethod, req.Method)
+	case m != req.Method:
+		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderMethod, m, req.Method)
+	}
+	var name *string
+	switch req.Method {
+	case "tools/call", "prompts/get":
+		name = p.Name
+	case "resources/read":
+		name = p.URI
+	default:
+		return nil
+	}
+	if name == nil { // the method reports the missing field
+		return nil
+	}
+	h, ok := x.header(HeaderName)
+	if !ok {
+		return headerMismatch("the %s header is missing; it must repeat the name (%s)", HeaderName, *name)
+	}
+	got, ok := DecodeHeaderValue(h)
+	switch {
+	case !ok:
+		return headerMismatch("%s header value is neither visible ASCII nor a valid =?base64?...?= form", HeaderName)
+	case got != *name:
+		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderName, got, *name)
+	}
+	return nil
+}
+
+func (x *Exchange) servesVersion(v string) bool {
+	for _, s := range x.target.SupportedVersions() {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// header is the first value of the request header name (in canonical
+// form), without surrounding spaces and tabs, and whether it was sent.
+func (x *Exchange) header(name string) (string, bool) {
+	if v := x.r.Header[name]; len(v) > 0 {
+		return strings.Trim(v[0], " \t"), true
+	}
+	return "", false
+}
+
+// headerMismatch is HeaderMismatch (-32020) saying what differs.
+func headerMismatch(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{jsonrpc.ErrHeaderMismatch}, args...)...)
+}
+
+// HeaderMismatch is HeaderMismatch (-32020) saying what differs, for the
+// checks an endpoint makes itself (Mcp-Param-* headers).
+func HeaderMismatch(format string, args ...any) error { return headerMismatch(format, args...) }
+
+const (
+	base64Prefix = "=?base64?"
+	base64Suffix = "?="
+)
+
+// DecodeHeaderValue reads a Mcp-Name or Mcp-Param-* header value: plain
+// visible ASCII (with inner spaces and tabs), or the base64 sentinel form
+// =?base64?...?= holding UTF-8. ok is false for a value with other
+// characters or a sentinel that does not decode.
+func DecodeHeaderValue(v string) (string, bool) {
+	if len(v) >= len(base64Prefix)+len(base64Suffix) && v[:len(base64Prefix)] == base64Prefix &&
+		v[len(v)-len(base64Suffix):] == base64Suffix {
+		b, err := base64.StdEncoding.DecodeString(v[len(base64Prefix) : len(v)-len(base64Suffix)])
+		if err != nil || !utf8.Valid(b) {
+			return "", false
+		}
+		return string(b), true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
+			return "", false
+		}
+	}
+	return v, true
+}
+
+var resultPrefix = []byte(`{"resultType":"complete","_meta":{"` + MetaServerInfo + `":`)
+
+// appendModernResult appends result with what every modern result
+// carries: resultType ("complete" unless the result names its own) and
+// the server's identity in _meta (beside any _meta the result has).
+func appendModernResult(dst []byte, result, serverInfo []byte) []byte {
+	r := bytes.TrimSpace(result)
+	if len(r) < 2 || r[0] != '{' {
+		return append(dst, result...)
+	}
+	if !bytes.Contains(r, []byte(`"_meta"`)) && !bytes.Contains(r, []byte(`"resultType"`)) {
+		dst = append(dst, resultPrefix...)
+		dst = append(dst, serverInfo...)
+		dst = append(dst, '}')
+		rest := bytes.TrimLeft(r[1:], " \t\r\n")
+		if len(rest) > 0 && rest[0] != '}' {
+			dst = append(dst, ',')
+		}
+		return append(dst, rest...)
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(r, &fields) != nil {
+		return append(dst, result...)
+	}
+	if _, ok := fields["resultType"]; !ok {
+		fields["resultType"] = json.RawMessage(`"complete"`)
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := fields["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+		return append(dst, result...) // a _meta that is not an object is sent as scripted
+	}
+	if _, ok := meta[MetaServerInfo]; !ok {
+		meta[MetaServerInfo] = serverInfo
+	}
+	fields["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return append(dst, result...)
+	}
+	return append(dst, out...)
+}

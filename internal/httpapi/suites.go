@@ -185,12 +185,7 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 // ListSuiteRuns lists a page of a suite's runs, newest first.
 func (s *Server) ListSuiteRuns(ctx context.Context, req api.ListSuiteRunsRequestObject) (api.ListSuiteRunsResponseObject, error) {
 	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
-		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.SuiteRun, *store.PageKey, error) {
-			if _, err := tx.Suite(ctx, req.SuiteId); err != nil {
-				return nil, nil, err
-			}
-			return tx.SuiteRuns(ctx, req.SuiteId, after, limit)
-		}, apiSuiteRun)
+		pageUnder(req.SuiteId, (*store.Tx).Suite, (*store.Tx).SuiteRuns), apiSuiteRun)
 	if err != nil {
 		return nil, err
 	}

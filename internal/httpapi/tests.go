@@ -119,12 +119,7 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 // ListTestRuns lists a page of a test's runs, newest first.
 func (s *Server) ListTestRuns(ctx context.Context, req api.ListTestRunsRequestObject) (api.ListTestRunsResponseObject, error) {
 	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
-		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.TestRun, *store.PageKey, error) {
-			if _, err := tx.RestTest(ctx, req.TestId); err != nil {
-				return nil, nil, err
-			}
-			return tx.TestRuns(ctx, req.TestId, after, limit)
-		}, apiTestRun)
+		pageUnder(req.TestId, (*store.Tx).RestTest, (*store.Tx).TestRuns), apiTestRun)
 	if err != nil {
 		return nil, err
 	}

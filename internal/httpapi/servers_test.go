@@ -126,6 +126,26 @@ func requirePatchesRefused(t *testing.T, c *apitest.Client, path, server string,
 	}
 }
 
+// refusal is a request body the API refuses: the status its problem
+// answers, the fields it names and, when set, its detail.
+type refusal struct {
+	name   string
+	body   any
+	status int
+	fields []string
+	detail string
+}
+
+// require sends the body as c and requires the problem.
+func (rf refusal) require(t *testing.T, c *apitest.Client, method, path string) *apitest.Response {
+	t.Helper()
+	r := c.Do(method, path, rf.body).Problem(rf.status, rf.fields...)
+	if rf.detail != "" {
+		require.Equal(t, rf.detail, r.String("detail"))
+	}
+	return r
+}
+
 // fillServer inserts n rows into table (mcp_tools, mcp_resources or
 // mcp_prompts) for server directly, through the superuser pool, with names
 // (and for resources URIs) prefixed bulk_.

@@ -151,6 +151,22 @@ func removeByID(ctx context.Context, s *Server, id uuid.UUID, del func(*store.Tx
 	})
 }
 
+// editLocked locks the organization's item id with lock, lets edit change
+// (and check) it in the same transaction, and writes it back with write.
+func editLocked[T any](ctx context.Context, s *Server, id uuid.UUID, lock func(*store.Tx, context.Context, uuid.UUID) (T, error),
+	edit func(*store.Tx, *T) error, write func(*store.Tx, context.Context, T) (T, error)) (T, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (T, error) {
+		v, err := lock(tx, ctx, id)
+		if err != nil {
+			return v, err
+		}
+		if err := edit(tx, &v); err != nil {
+			return v, err
+		}
+		return write(tx, ctx, v)
+	})
+}
+
 // withParent reads the organization's item id with parent and then, in the
 // same transaction, what child reads under it.
 func withParent[P, C any](ctx context.Context, s *Server, id uuid.UUID, parent func(*store.Tx, context.Context, uuid.UUID) (P, error),

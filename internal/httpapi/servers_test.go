@@ -287,8 +287,7 @@ func TestServerList(t *testing.T) {
 				r := c.Do("GET", path, nil).Status(http.StatusOK)
 				pages++
 				require.LessOrEqual(t, r.Len("items"), 2)
-				for i := range r.Len("items") {
-					id := r.String(fmt.Sprintf("items.%d.id", i))
+				for _, id := range rtStrings(t, r, "items", "id") {
 					require.False(t, seen[id], "server %s listed twice", id)
 					seen[id] = true
 					got = append(got, id)

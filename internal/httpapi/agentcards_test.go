@@ -140,8 +140,7 @@ func TestAgentCardCRUD(t *testing.T) {
 		require.WithinDuration(t, time.Now(), created, time.Minute)
 		require.Equal(t, created, timeAt(t, r, "updated_at"))
 
-		got := ada.Do("GET", cardsPath+"/"+id, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, cardsPath+"/"+id, r)
 	})
 
 	t.Run("get of an unknown card is 404", func(t *testing.T) {

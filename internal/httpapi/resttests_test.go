@@ -335,8 +335,7 @@ func TestRestTestCRUD(t *testing.T) {
 		require.NotEmpty(t, r.String("created_at"))
 		require.Equal(t, r.Get("created_at"), r.Get("updated_at"))
 
-		got := ada.Do("GET", "/api/tests/"+id, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, "/api/tests/"+id, r)
 	})
 
 	t.Run("minimal", func(t *testing.T) {

@@ -94,6 +94,14 @@ func requireDeletedFromServer(t *testing.T, c *apitest.Client, path, server stri
 	c.Do("GET", path, nil).Problem(http.StatusNotFound)
 }
 
+// requireReadBack requires that a GET of path as c answers exactly what r
+// (the answer of a create or an update) holds.
+func requireReadBack(t *testing.T, c *apitest.Client, path string, r *apitest.Response) {
+	t.Helper()
+	got := c.Do("GET", path, nil).Status(http.StatusOK)
+	require.JSONEq(t, string(r.Raw), string(got.Raw))
+}
+
 // badPatch is a PATCH body the API refuses: the status its problem answers
 // and the fields it names.
 type badPatch struct {

@@ -238,3 +238,19 @@ func (r *Response) Problem(code int, fields ...string) *Response {
 	}
 	return r
 }
+
+// PostJSONRPC posts a JSON-RPC message to an MCP endpoint at url, with no
+// session or key, and returns the status and the body.
+func PostJSONRPC(t testing.TB, url string, body io.Reader) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, raw
+}

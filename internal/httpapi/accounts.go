@@ -142,11 +142,7 @@ func (s *Server) me(ctx context.Context, p auth.Principal) (api.Me, error) {
 	}
 	var me api.Me
 	err := s.store.WithTx(ctx, store.Scope{UserID: p.UserID, OrgID: p.OrgID}, func(tx *store.Tx) error {
-		u, err := tx.User(ctx, p.UserID)
-		if err != nil {
-			return err
-		}
-		orgs, err := tx.UserOrganizations(ctx, p.UserID)
+		u, orgs, err := userWithOrgs(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
@@ -157,6 +153,16 @@ func (s *Server) me(ctx context.Context, p auth.Principal) (api.Me, error) {
 		return nil
 	})
 	return me, err
+}
+
+// userWithOrgs reads a user and the organizations they belong to.
+func userWithOrgs(ctx context.Context, tx *store.Tx, id uuid.UUID) (store.User, []store.Organization, error) {
+	u, err := tx.User(ctx, id)
+	if err != nil {
+		return u, nil, err
+	}
+	orgs, err := tx.UserOrganizations(ctx, id)
+	return u, orgs, err
 }
 
 // userPrincipal is the caller when it is a signed-in user.

@@ -753,13 +753,7 @@ func TestSwitchOrganization(t *testing.T) {
 		require.Equal(t, ada.OrgID, r.String("current_organization_id"))
 	})
 
-	for _, tc := range []struct {
-		name   string
-		body   any
-		status int
-		fields []string
-		detail string
-	}{
+	for _, tc := range []refusal{
 		{name: "another user's organization", body: map[string]any{"organization_id": eve.OrgID}, status: 404, detail: "organization not found"},
 		{name: "an organization that does not exist", body: map[string]any{"organization_id": "7b0d7c1e-2f4a-4c1e-9d33-3f2b7a9e0c11"}, status: 404, detail: "organization not found"},
 		{name: "not a uuid", body: map[string]any{"organization_id": "acme-labs"}, status: 422, fields: []string{"organization_id"}},
@@ -769,10 +763,7 @@ func TestSwitchOrganization(t *testing.T) {
 	} {
 		t.Run("refused/"+tc.name, func(t *testing.T) {
 			ada := ada.For(t)
-			r := ada.Do("PUT", "/api/me/current-organization", tc.body).Problem(tc.status, tc.fields...)
-			if tc.detail != "" {
-				require.Equal(t, tc.detail, r.String("detail"))
-			}
+			r := tc.require(t, ada, "PUT", "/api/me/current-organization")
 			if tc.name == "not a uuid" {
 				require.Equal(t, "must be a valid uuid", r.String("errors.0.message"))
 			}

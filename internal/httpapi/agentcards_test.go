@@ -140,8 +140,7 @@ func TestAgentCardCRUD(t *testing.T) {
 		require.WithinDuration(t, time.Now(), created, time.Minute)
 		require.Equal(t, created, timeAt(t, r, "updated_at"))
 
-		got := ada.Do("GET", cardsPath+"/"+id, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, cardsPath+"/"+id, r)
 	})
 
 	t.Run("get of an unknown card is 404", func(t *testing.T) {
@@ -190,14 +189,7 @@ func TestAgentCardCRUD(t *testing.T) {
 		third := mkCard(t, carol, map[string]any{"name": "third-card"})
 		carol.Do("POST", cardsPath+"/"+first+"/publish", nil).Status(http.StatusOK)
 
-		ids := func(r *apitest.Response) []string {
-			n := r.Len("items")
-			out := make([]string, n)
-			for i := range n {
-				out[i] = r.String(fmt.Sprintf("items.%d.id", i))
-			}
-			return out
-		}
+		ids := func(r *apitest.Response) []string { return rtStrings(t, r, "items", "id") }
 		p1 := carol.Do("GET", cardsPath+"?limit=2", nil).Status(http.StatusOK)
 		require.Equal(t, []string{third, second}, ids(p1), "newest first")
 		cursor := p1.String("next_cursor")
@@ -1123,7 +1115,7 @@ func TestExchangeA2ARendering(t *testing.T) {
 	require.Equal(t, "Travel Makers", r.Get("provider.organization"))
 	require.Equal(t, pub.String("exchange_url"), r.Get("provider.url"), "without homepage or repository, the exchange page")
 	require.NotContains(t, r.JSON, "documentationUrl")
-	require.Equal(t, []string{"search_flights", "book_hotel"}, skillIDs(t, r))
+	require.Equal(t, []string{"search_flights", "book_hotel"}, rtStrings(t, r, "skills", "id"))
 	require.Equal(t, []string{"search_flights", "book_hotel"}, names(t, r, "skills"))
 	require.Equal(t, []string{"travel", "booking", "planning"}, strs(t, r, "skills.0.tags"))
 	require.Equal(t, []string{"Find flights to Paris", "Flights from Oslo", `{"from":"OSL"}`}, strs(t, r, "skills.0.examples"))
@@ -1139,17 +1131,6 @@ func TestExchangeA2ARendering(t *testing.T) {
 	for _, gone := range []string{"url", "preferredTransport", "protocolVersion", "additionalInterfaces", "security", "signatures"} {
 		require.NotContains(t, r.JSON, gone)
 	}
-}
-
-// skillIDs lists the id of every skill of an A2A rendering.
-func skillIDs(t *testing.T, r *apitest.Response) []string {
-	t.Helper()
-	n := r.Len("skills")
-	out := make([]string, n)
-	for i := range n {
-		out[i] = r.String(fmt.Sprintf("skills.%d.id", i))
-	}
-	return out
 }
 
 func TestAgentCardAPIKeys(t *testing.T) {

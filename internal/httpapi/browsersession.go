@@ -33,11 +33,7 @@ func (s *Server) sessionPrincipal(ctx context.Context, token string) (auth.Princ
 		if err := tx.SetUser(ctx, sess.UserID); err != nil {
 			return err
 		}
-		u, err := tx.User(ctx, sess.UserID)
-		if err != nil {
-			return err
-		}
-		orgs, err := tx.UserOrganizations(ctx, u.ID)
+		u, orgs, err := userWithOrgs(ctx, tx, sess.UserID)
 		if err != nil {
 			return err
 		}

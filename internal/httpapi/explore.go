@@ -61,17 +61,16 @@ func (s *Server) CreateSession(ctx context.Context, req api.CreateSessionRequest
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+	v, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (store.ExploreSession, error) {
 		if v.ServerID != nil {
 			if _, err := tx.Server(ctx, *v.ServerID); failure.Is(err, failure.ErrNotFound) {
-				return failure.Invalid(failure.Field("server_id", "no MCP server with this id in the organization"))
+				return v, failure.Invalid(failure.Field("server_id", "no MCP server with this id in the organization"))
 			} else if err != nil {
-				return err
+				return v, err
 			}
 		}
 		v.CreatedBy = p.Actor()
-		v, err = tx.CreateExploreSession(ctx, v)
-		return err
+		return tx.CreateExploreSession(ctx, v)
 	})
 	if err != nil {
 		return nil, err
@@ -91,10 +90,7 @@ func (s *Server) GetSession(ctx context.Context, req api.GetSessionRequestObject
 	base := apiSession(v)
 	out := api.GetSession200JSONResponse{Id: base.Id, Name: base.Name, BaseUrl: base.BaseUrl, ServerId: base.ServerId,
 		CreatedBy: base.CreatedBy, CreatedAt: base.CreatedAt, UpdatedAt: base.UpdatedAt,
-		Entries: make([]api.SessionEntry, len(entries))}
-	for i, e := range entries {
-		out.Entries[i] = apiEntry(e)
-	}
+		Entries: mapEach(entries, apiEntry)}
 	return out, nil
 }
 
@@ -136,9 +132,8 @@ func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequ
 	res := r.Results[0]
 	entry := store.ExploreEntry{ID: uuid.New(), SessionID: v.ID, Request: res.Request, Response: res.Response,
 		Error: res.Error, DurationMS: elapsedMS(started)}
-	err = s.tenant(context.WithoutCancel(ctx), func(tx *store.Tx, _ auth.Principal) (err error) {
-		entry, err = tx.CreateExploreEntry(ctx, entry)
-		return err
+	entry, err = inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.ExploreEntry, error) {
+		return tx.CreateExploreEntry(ctx, entry)
 	})
 	if err != nil {
 		return nil, err

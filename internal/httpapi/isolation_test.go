@@ -77,7 +77,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 		skill    = skills + "/{skill_name}"
 	)
 	viaOwnServer := map[string]string{"server_id": bServer}
-	return []isolationCase{
+	cases := []isolationCase{
 		{name: "get server", method: "GET", route: server},
 		{name: "update server", method: "PATCH", route: server, body: map[string]any{"name": "Hijacked by Beta", "enabled": true}},
 		{name: "delete server", method: "DELETE", route: server},
@@ -89,34 +89,12 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "clear journal", method: "DELETE", route: server + "/journal"},
 		{name: "verify journal", method: "POST", route: server + "/journal/verify",
 			body: map[string]any{"tool": "planted_tool", "arguments": map[string]any{"city": "Paris"}, "times": 0}},
-
-		{name: "list tools", method: "GET", route: tools},
-		{name: "create tool", method: "POST", route: tools, body: map[string]any{"name": "planted_tool"}},
-		{name: "get tool", method: "GET", route: tool},
-		{name: "update tool", method: "PATCH", route: tool, body: map[string]any{"description": "hijacked"}},
-		{name: "delete tool", method: "DELETE", route: tool},
-		{name: "get tool through own server", method: "GET", route: tool, params: viaOwnServer},
-		{name: "update tool through own server", method: "PATCH", route: tool, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
-		{name: "delete tool through own server", method: "DELETE", route: tool, params: viaOwnServer},
-
-		{name: "list resources", method: "GET", route: res},
-		{name: "create resource", method: "POST", route: res, body: map[string]any{"name": "planted", "uri": "planted://x", "content": "x"}},
-		{name: "get resource", method: "GET", route: resource},
-		{name: "update resource", method: "PATCH", route: resource, body: map[string]any{"description": "hijacked"}},
-		{name: "delete resource", method: "DELETE", route: resource},
-		{name: "get resource through own server", method: "GET", route: resource, params: viaOwnServer},
-		{name: "update resource through own server", method: "PATCH", route: resource, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
-		{name: "delete resource through own server", method: "DELETE", route: resource, params: viaOwnServer},
-
-		{name: "list prompts", method: "GET", route: prompts},
-		{name: "create prompt", method: "POST", route: prompts, body: map[string]any{"name": "planted_prompt"}},
-		{name: "get prompt", method: "GET", route: prompt},
-		{name: "update prompt", method: "PATCH", route: prompt, body: map[string]any{"description": "hijacked"}},
-		{name: "delete prompt", method: "DELETE", route: prompt},
-		{name: "get prompt through own server", method: "GET", route: prompt, params: viaOwnServer},
-		{name: "update prompt through own server", method: "PATCH", route: prompt, params: viaOwnServer, body: map[string]any{"description": "hijacked"}},
-		{name: "delete prompt through own server", method: "DELETE", route: prompt, params: viaOwnServer},
-
+	}
+	cases = append(cases, serverItemCases("tool", "tools", tools, tool, map[string]any{"name": "planted_tool"}, viaOwnServer)...)
+	cases = append(cases, serverItemCases("resource", "resources", res, resource,
+		map[string]any{"name": "planted", "uri": "planted://x", "content": "x"}, viaOwnServer)...)
+	cases = append(cases, serverItemCases("prompt", "prompts", prompts, prompt, map[string]any{"name": "planted_prompt"}, viaOwnServer)...)
+	return append(cases, []isolationCase{
 		{name: "get organization", method: "GET", route: org},
 		{name: "update organization", method: "PATCH", route: org, body: map[string]any{"name": "Hijacked", "slug": "hijacked"}},
 		{name: "list members", method: "GET", route: members},
@@ -173,6 +151,23 @@ func isolationCases(b account, bServer string) []isolationCase {
 			body: map[string]any{"name": "stolen suite", "test_ids": []any{"{test_id}"}}},
 		{name: "start a session on A's server", method: "POST", route: "/api/sessions", status: http.StatusUnprocessableEntity,
 			body: map[string]any{"name": "stolen session", "server_id": "{server_id}"}},
+	}...)
+}
+
+// serverItemCases are B's attempts at one kind of item of A's server (its
+// tools, resources or prompts): at the collection, at the item, and at the
+// item through B's own server.
+func serverItemCases(kind, plural, collection, item string, create map[string]any, viaOwnServer map[string]string) []isolationCase {
+	hijack := map[string]any{"description": "hijacked"}
+	return []isolationCase{
+		{name: "list " + plural, method: "GET", route: collection},
+		{name: "create " + kind, method: "POST", route: collection, body: create},
+		{name: "get " + kind, method: "GET", route: item},
+		{name: "update " + kind, method: "PATCH", route: item, body: hijack},
+		{name: "delete " + kind, method: "DELETE", route: item},
+		{name: "get " + kind + " through own server", method: "GET", route: item, params: viaOwnServer},
+		{name: "update " + kind + " through own server", method: "PATCH", route: item, params: viaOwnServer, body: hijack},
+		{name: "delete " + kind + " through own server", method: "DELETE", route: item, params: viaOwnServer},
 	}
 }
 

@@ -19,11 +19,7 @@ func (s *Server) ListKeys(ctx context.Context, _ api.ListKeysRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListKeys200JSONResponse{Items: make([]api.ApiKey, len(ks))}
-	for i, k := range ks {
-		out.Items[i] = apiKey(k)
-	}
-	return out, nil
+	return api.ListKeys200JSONResponse{Items: mapEach(ks, apiKey)}, nil
 }
 
 // CreateKey mints a key: full scope, or policy scope bound to servers.

@@ -57,10 +57,8 @@ func (s *Server) CreateOrganization(ctx context.Context, req api.CreateOrganizat
 
 // GetOrganization reads one of the caller's organizations.
 func (s *Server) GetOrganization(ctx context.Context, req api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
-	var org store.Organization
-	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (err error) {
-		org, err = tx.Organization(ctx, req.OrgId, role)
-		return err
+	org, err := inOrgValue(ctx, s, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (store.Organization, error) {
+		return tx.Organization(ctx, req.OrgId, role)
 	})
 	if err != nil {
 		return nil, err
@@ -70,17 +68,17 @@ func (s *Server) GetOrganization(ctx context.Context, req api.GetOrganizationReq
 
 // UpdateOrganization changes an organization's settings; owners only.
 func (s *Server) UpdateOrganization(ctx context.Context, req api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
-	var org store.Organization
-	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (err error) {
+	org, err := inOrgValue(ctx, s, req.OrgId, func(tx *store.Tx, _ auth.Principal, role string) (store.Organization, error) {
 		if role != store.RoleOwner {
-			return failure.Forbidden("only owners can change organization settings")
+			return store.Organization{}, failure.Forbidden("only owners can change organization settings")
 		}
-		if org, err = tx.Organization(ctx, req.OrgId, role); err != nil {
-			return err
+		org, err := tx.Organization(ctx, req.OrgId, role)
+		if err != nil {
+			return org, err
 		}
 		if req.Body.Name != nil {
 			if org.Name = strings.TrimSpace(*req.Body.Name); org.Name == "" {
-				return failure.Invalid(failure.Field("name", "must not be blank"))
+				return org, failure.Invalid(failure.Field("name", "must not be blank"))
 			}
 		}
 		if req.Body.Slug != nil {
@@ -91,14 +89,13 @@ func (s *Server) UpdateOrganization(ctx context.Context, req api.UpdateOrganizat
 			if !v.IsNull() {
 				// The validator checked the minimum; the column is an int4.
 				if v.MustGet() > math.MaxInt32 {
-					return failure.Invalid(failure.Field("max_public_rate_limit", "must be an integer between 1 and %d", math.MaxInt32))
+					return org, failure.Invalid(failure.Field("max_public_rate_limit", "must be an integer between 1 and %d", math.MaxInt32))
 				}
 				n := int32(v.MustGet())
 				org.MaxPublicRateLimit = &n
 			}
 		}
-		org, err = tx.UpdateOrganization(ctx, org)
-		return err
+		return tx.UpdateOrganization(ctx, org)
 	})
 	if err != nil {
 		return nil, err
@@ -108,19 +105,13 @@ func (s *Server) UpdateOrganization(ctx context.Context, req api.UpdateOrganizat
 
 // ListMembers lists an organization's members.
 func (s *Server) ListMembers(ctx context.Context, req api.ListMembersRequestObject) (api.ListMembersResponseObject, error) {
-	var members []store.Member
-	err := s.inOrg(ctx, req.OrgId, func(tx *store.Tx, _ auth.Principal, _ string) (err error) {
-		members, err = tx.Members(ctx, req.OrgId)
-		return err
+	members, err := inOrgValue(ctx, s, req.OrgId, func(tx *store.Tx, _ auth.Principal, _ string) ([]store.Member, error) {
+		return tx.Members(ctx, req.OrgId)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListMembers200JSONResponse{Items: make([]api.Member, len(members))}
-	for i, m := range members {
-		out.Items[i] = apiMember(m)
-	}
-	return out, nil
+	return api.ListMembers200JSONResponse{Items: mapEach(members, apiMember)}, nil
 }
 
 // AddMember adds an existing user to an organization; owners only.
@@ -167,6 +158,16 @@ func (s *Server) RemoveMember(ctx context.Context, req api.RemoveMemberRequestOb
 // be a member of it; a non-member gets 404, as if org did not exist.
 func (s *Server) inOrg(ctx context.Context, org uuid.UUID, fn func(*store.Tx, auth.Principal, string) error) error {
 	return s.inOrgLookup(ctx, org, "", fn)
+}
+
+// inOrgValue runs fn as inOrg does and returns the value fn produced.
+func inOrgValue[T any](ctx context.Context, s *Server, org uuid.UUID, fn func(*store.Tx, auth.Principal, string) (T, error)) (T, error) {
+	var v T
+	err := s.inOrg(ctx, org, func(tx *store.Tx, p auth.Principal, role string) (err error) {
+		v, err = fn(tx, p, role)
+		return err
+	})
+	return v, err
 }
 
 func (s *Server) inOrgLookup(ctx context.Context, org uuid.UUID, email string, fn func(*store.Tx, auth.Principal, string) error) error {

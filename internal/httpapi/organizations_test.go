@@ -102,13 +102,7 @@ func TestOrganizations(t *testing.T) {
 		require.Equal(t, "Team", r.String("name"))
 	})
 
-	for _, tc := range []struct {
-		name   string
-		body   any
-		status int
-		fields []string
-		detail string
-	}{
+	for _, tc := range []refusal{
 		{name: "explicit slug taken by the caller's own organization", body: map[string]any{"name": "X", "slug": "my-team-2"}, status: 409,
 			detail: "an organization with this slug already exists"},
 		{name: "explicit slug taken by another user's organization", body: map[string]any{"name": "X", "slug": "eve-corp"}, status: 409,
@@ -129,10 +123,7 @@ func TestOrganizations(t *testing.T) {
 		t.Run("create refused/"+tc.name, func(t *testing.T) {
 			ada := ada.For(t)
 			before := ada.Do("GET", "/api/organizations", nil).Status(http.StatusOK).Len("items")
-			r := ada.Do("POST", "/api/organizations", tc.body).Problem(tc.status, tc.fields...)
-			if tc.detail != "" {
-				require.Equal(t, tc.detail, r.String("detail"))
-			}
+			tc.require(t, ada, "POST", "/api/organizations")
 			require.Equal(t, before, ada.Do("GET", "/api/organizations", nil).Status(http.StatusOK).Len("items"))
 		})
 	}

@@ -42,6 +42,19 @@ func listPage[T, A any](ctx context.Context, s *Server, cursor *string, limit *i
 	return mapEach(items, conv), cursorOf(next), nil
 }
 
+// pageUnder reads a page of what the organization's item parent holds
+// (the runs of a test or of a suite), after reading the item with owner so
+// that an item of another organization is not found.
+func pageUnder[P, T any](parent uuid.UUID, owner func(*store.Tx, context.Context, uuid.UUID) (P, error),
+	read func(*store.Tx, context.Context, uuid.UUID, *store.PageKey, int) ([]T, *store.PageKey, error)) pageFunc[T] {
+	return func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]T, *store.PageKey, error) {
+		if _, err := owner(tx, ctx, parent); err != nil {
+			return nil, nil, err
+		}
+		return read(tx, ctx, parent, after, limit)
+	}
+}
+
 // cursorOf is the cursor of the next page, null on the last one.
 func cursorOf(next *store.PageKey) nullable.Nullable[string] {
 	if next == nil {

@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -25,10 +24,7 @@ func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestOb
 	b := req.Body
 	p := design.Prompt{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
 		Arguments: storeArguments(deref(b.Arguments)), Messages: storeMessages(deref(b.Messages))}
-	if err := design.CheckPrompt(p); err != nil {
-		return nil, err
-	}
-	p, err := addToServer(ctx, s, req.ServerId, p, "prompts", design.MaxPrompts,
+	p, err := addToServer(ctx, s, req.ServerId, p, design.CheckPrompt, "prompts", design.MaxPrompts,
 		func(c store.Counts) int64 { return c.Prompts }, (*store.Tx).CreatePrompt)
 	if err != nil {
 		return nil, err
@@ -38,9 +34,7 @@ func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestOb
 
 // GetPrompt reads one prompt.
 func (s *Server) GetPrompt(ctx context.Context, req api.GetPromptRequestObject) (api.GetPromptResponseObject, error) {
-	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Prompt, error) {
-		return tx.Prompt(ctx, req.ServerId, req.PromptId)
-	})
+	v, err := itemOfServer(ctx, s, req.ServerId, req.PromptId, (*store.Tx).Prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +44,7 @@ func (s *Server) GetPrompt(ctx context.Context, req api.GetPromptRequestObject) 
 // UpdatePrompt changes the given fields of a prompt.
 func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestObject) (api.UpdatePromptResponseObject, error) {
 	b := req.Body
-	p, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Prompt, error) {
-		return tx.Prompt(ctx, req.ServerId, req.PromptId)
-	}, func(p *design.Prompt) error {
+	p, err := editInServer(ctx, s, req.ServerId, req.PromptId, (*store.Tx).Prompt, func(p *design.Prompt) error {
 		p.Name = or(b.Name, p.Name)
 		p.Description = or(b.Description, p.Description)
 		if b.Arguments != nil {

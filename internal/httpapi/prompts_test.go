@@ -44,8 +44,7 @@ func TestPromptCreate(t *testing.T) {
 			jsonAt(t, r, "arguments"))
 		require.JSONEq(t, `[{"role":"system","text":"You are a forecaster."},{"role":"user","text":"Weather in {{city}} for {{ days }} days?"},`+
 			`{"role":"assistant","text":"Which units? {not a placeholder}"}]`, jsonAt(t, r, "messages"))
-		got := ada.Do("GET", prompts+"/"+r.String("id"), nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, prompts+"/"+r.String("id"), r)
 		list := ada.Do("GET", prompts, nil).Status(http.StatusOK)
 		require.Equal(t, []string{"forecast"}, names(t, list, "items"))
 	})
@@ -141,8 +140,7 @@ func TestPromptUpdateDelete(t *testing.T) {
 		require.Equal(t, "greet", r.Get("name"))
 		require.Equal(t, "Greeting", r.Get("description"))
 		require.True(t, serverUpdatedAt(t, ada, server).After(touched))
-		got := ada.Do("GET", path, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, path, r)
 
 		r = ada.Do("PATCH", path, map[string]any{"messages": []any{}}).Status(http.StatusOK)
 		require.Equal(t, 0, r.Len("messages"))

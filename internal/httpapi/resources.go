@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -33,10 +32,7 @@ func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceReque
 	if err := setResourceContent(&r, b.Content, b.Blob, true); err != nil {
 		return nil, err
 	}
-	if err := design.CheckResource(r); err != nil {
-		return nil, err
-	}
-	r, err := addToServer(ctx, s, req.ServerId, r, "resources", design.MaxResources,
+	r, err := addToServer(ctx, s, req.ServerId, r, design.CheckResource, "resources", design.MaxResources,
 		func(c store.Counts) int64 { return c.Resources }, (*store.Tx).CreateResource)
 	if err != nil {
 		return nil, err
@@ -46,9 +42,7 @@ func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceReque
 
 // GetResource reads one resource.
 func (s *Server) GetResource(ctx context.Context, req api.GetResourceRequestObject) (api.GetResourceResponseObject, error) {
-	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Resource, error) {
-		return tx.Resource(ctx, req.ServerId, req.ResourceId)
-	})
+	v, err := itemOfServer(ctx, s, req.ServerId, req.ResourceId, (*store.Tx).Resource)
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +52,7 @@ func (s *Server) GetResource(ctx context.Context, req api.GetResourceRequestObje
 // UpdateResource changes the given fields of a resource.
 func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceRequestObject) (api.UpdateResourceResponseObject, error) {
 	b := req.Body
-	r, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Resource, error) {
-		return tx.Resource(ctx, req.ServerId, req.ResourceId)
-	}, func(r *design.Resource) error {
+	r, err := editInServer(ctx, s, req.ServerId, req.ResourceId, (*store.Tx).Resource, func(r *design.Resource) error {
 		r.Name = or(b.Name, r.Name)
 		r.URI = or(b.Uri, r.URI)
 		r.Description = or(b.Description, r.Description)

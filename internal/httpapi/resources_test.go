@@ -28,8 +28,7 @@ func TestResourceCreate(t *testing.T) {
 		require.Equal(t, "The guide", r.Get("description"))
 		require.Equal(t, "text/markdown", r.Get("mime_type"))
 		require.Equal(t, "# Guide\nRead {this}.", r.Get("content"))
-		got := ada.Do("GET", resources+"/"+r.String("id"), nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, resources+"/"+r.String("id"), r)
 	})
 
 	t.Run("JSON content", func(t *testing.T) {
@@ -188,8 +187,7 @@ func TestResourceUpdateDelete(t *testing.T) {
 		r = ada.Do("PATCH", path, map[string]any{"uri": "docs://{section}/guide", "name": "Sections"}).Status(http.StatusOK)
 		require.Equal(t, "docs://{section}/guide", r.Get("uri"))
 		require.Equal(t, "Sections", r.Get("name"))
-		got := ada.Do("GET", path, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, path, r)
 	})
 
 	t.Run("mime_type null clears", func(t *testing.T) {

@@ -216,16 +216,8 @@ func rtStrings(t *testing.T, r *apitest.Response, path, field string) []string {
 // rtMCPCall posts a JSON-RPC message to a server's MCP endpoint.
 func rtMCPCall(t *testing.T, env *apitest.Env, server, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", env.URL+"/api/platform/"+server+"/mcp", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(raw)
+	code, raw := apitest.PostJSONRPC(t, env.URL+"/api/platform/"+server+"/mcp", strings.NewReader(body))
+	return code, string(raw)
 }
 
 // rtEventually waits up to 5s for ok.
@@ -343,8 +335,7 @@ func TestRestTestCRUD(t *testing.T) {
 		require.NotEmpty(t, r.String("created_at"))
 		require.Equal(t, r.Get("created_at"), r.Get("updated_at"))
 
-		got := ada.Do("GET", "/api/tests/"+id, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, "/api/tests/"+id, r)
 	})
 
 	t.Run("minimal", func(t *testing.T) {

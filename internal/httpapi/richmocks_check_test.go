@@ -188,8 +188,7 @@ func TestRichMockRoundTrip(t *testing.T) {
 			"mock_scenarios": rmJSON(t, scenarios),
 		}).Status(http.StatusCreated)
 		require.JSONEq(t, scenarios, jsonAt(t, r, "mock_scenarios"))
-		got := ada.Do("GET", tools+"/"+r.String("id"), nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, tools+"/"+r.String("id"), r)
 
 		// The policy rules read the stored answers without asking the
 		// result, error and sequence scenarios for a plain response.

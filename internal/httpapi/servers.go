@@ -45,10 +45,9 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 	if err := design.CheckServer(v); err != nil {
 		return nil, err
 	}
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
+	v, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (design.Server, error) {
 		v.CreatedBy = p.Actor()
-		v, err = tx.CreateServer(ctx, v)
-		return err
+		return tx.CreateServer(ctx, v)
 	})
 	if err != nil {
 		return nil, err
@@ -69,11 +68,7 @@ func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) 
 // enabling it (draft → enabled) and disabling it (enabled → draft).
 func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestObject) (api.UpdateServerResponseObject, error) {
 	b := req.Body
-	var v design.Server
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.LockServer(ctx, req.ServerId); err != nil {
-			return err
-		}
+	v, err := editLocked(ctx, s, req.ServerId, (*store.Tx).LockServer, func(_ *store.Tx, v *design.Server) error {
 		if b.Name != nil {
 			v.Name = strings.TrimSpace(*b.Name)
 		}
@@ -97,12 +92,8 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 				v.Fault = &f
 			}
 		}
-		if err := design.CheckServer(v); err != nil {
-			return err
-		}
-		v, err = tx.UpdateServer(ctx, v)
-		return err
-	})
+		return design.CheckServer(*v)
+	}, (*store.Tx).UpdateServer)
 	if err != nil {
 		return nil, err
 	}

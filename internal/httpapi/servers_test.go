@@ -94,6 +94,14 @@ func requireDeletedFromServer(t *testing.T, c *apitest.Client, path, server stri
 	c.Do("GET", path, nil).Problem(http.StatusNotFound)
 }
 
+// requireReadBack requires that a GET of path as c answers exactly what r
+// (the answer of a create or an update) holds.
+func requireReadBack(t *testing.T, c *apitest.Client, path string, r *apitest.Response) {
+	t.Helper()
+	got := c.Do("GET", path, nil).Status(http.StatusOK)
+	require.JSONEq(t, string(r.Raw), string(got.Raw))
+}
+
 // badPatch is a PATCH body the API refuses: the status its problem answers
 // and the fields it names.
 type badPatch struct {
@@ -124,6 +132,26 @@ func requirePatchesRefused(t *testing.T, c *apitest.Client, path, server string,
 	if server != "" {
 		require.Equal(t, touched, serverUpdatedAt(t, c, server), "a refused change does not touch the server")
 	}
+}
+
+// refusal is a request body the API refuses: the status its problem
+// answers, the fields it names and, when set, its detail.
+type refusal struct {
+	name   string
+	body   any
+	status int
+	fields []string
+	detail string
+}
+
+// require sends the body as c and requires the problem.
+func (rf refusal) require(t *testing.T, c *apitest.Client, method, path string) *apitest.Response {
+	t.Helper()
+	r := c.Do(method, path, rf.body).Problem(rf.status, rf.fields...)
+	if rf.detail != "" {
+		require.Equal(t, rf.detail, r.String("detail"))
+	}
+	return r
 }
 
 // fillServer inserts n rows into table (mcp_tools, mcp_resources or
@@ -267,8 +295,7 @@ func TestServerList(t *testing.T) {
 				r := c.Do("GET", path, nil).Status(http.StatusOK)
 				pages++
 				require.LessOrEqual(t, r.Len("items"), 2)
-				for i := range r.Len("items") {
-					id := r.String(fmt.Sprintf("items.%d.id", i))
+				for _, id := range rtStrings(t, r, "items", "id") {
 					require.False(t, seen[id], "server %s listed twice", id)
 					seen[id] = true
 					got = append(got, id)

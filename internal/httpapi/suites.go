@@ -33,13 +33,12 @@ func (s *Server) CreateSuite(ctx context.Context, req api.CreateSuiteRequestObje
 	b := req.Body
 	v := store.Suite{ID: uuid.New(), Name: strings.TrimSpace(b.Name), Description: deref(b.Description),
 		TestIDs: b.TestIds, StopOnFailure: deref(b.StopOnFailure), Parallelism: or(b.Parallelism, 1)}
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) (err error) {
-		if err = checkSuite(ctx, tx, v, true); err != nil {
-			return err
+	v, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (store.Suite, error) {
+		if err := checkSuite(ctx, tx, v, true); err != nil {
+			return v, err
 		}
 		v.CreatedBy = p.Actor()
-		v, err = tx.CreateSuite(ctx, v)
-		return err
+		return tx.CreateSuite(ctx, v)
 	})
 	if err != nil {
 		return nil, err
@@ -90,11 +89,7 @@ func (s *Server) GetSuite(ctx context.Context, req api.GetSuiteRequestObject) (a
 // UpdateSuite changes the given fields of a suite.
 func (s *Server) UpdateSuite(ctx context.Context, req api.UpdateSuiteRequestObject) (api.UpdateSuiteResponseObject, error) {
 	b := req.Body
-	var v store.Suite
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if v, err = tx.LockSuite(ctx, req.SuiteId); err != nil {
-			return err
-		}
+	v, err := editLocked(ctx, s, req.SuiteId, (*store.Tx).LockSuite, func(tx *store.Tx, v *store.Suite) error {
 		if b.Name != nil {
 			v.Name = strings.TrimSpace(*b.Name)
 		}
@@ -102,12 +97,8 @@ func (s *Server) UpdateSuite(ctx context.Context, req api.UpdateSuiteRequestObje
 		v.TestIDs = or(b.TestIds, v.TestIDs)
 		v.StopOnFailure = or(b.StopOnFailure, v.StopOnFailure)
 		v.Parallelism = or(b.Parallelism, v.Parallelism)
-		if err = checkSuite(ctx, tx, v, b.TestIds != nil); err != nil {
-			return err
-		}
-		v, err = tx.UpdateSuite(ctx, v)
-		return err
-	})
+		return checkSuite(ctx, tx, *v, b.TestIds != nil)
+	}, (*store.Tx).UpdateSuite)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +148,7 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 		}
 	}
 	run.Passed = run.FailedCount == 0 && run.SkippedCount == 0
-	err = s.tenant(context.WithoutCancel(ctx), func(tx *store.Tx, _ auth.Principal) error {
+	run, err = inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.SuiteRun, error) {
 		for i := range run.TestRuns {
 			p := &run.TestRuns[i]
 			if p.Run == nil {
@@ -168,13 +159,11 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 				continue // deleted while the suite ran
 			}
 			if err != nil {
-				return err
+				return run, err
 			}
 			p.RunID = &tr.ID
 		}
-		var err error
-		run, err = tx.CreateSuiteRun(ctx, run)
-		return err
+		return tx.CreateSuiteRun(ctx, run)
 	})
 	if err != nil {
 		return nil, err
@@ -185,12 +174,7 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 // ListSuiteRuns lists a page of a suite's runs, newest first.
 func (s *Server) ListSuiteRuns(ctx context.Context, req api.ListSuiteRunsRequestObject) (api.ListSuiteRunsResponseObject, error) {
 	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
-		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.SuiteRun, *store.PageKey, error) {
-			if _, err := tx.Suite(ctx, req.SuiteId); err != nil {
-				return nil, nil, err
-			}
-			return tx.SuiteRuns(ctx, req.SuiteId, after, limit)
-		}, apiSuiteRun)
+		pageUnder(req.SuiteId, (*store.Tx).Suite, (*store.Tx).SuiteRuns), apiSuiteRun)
 	if err != nil {
 		return nil, err
 	}

@@ -84,10 +84,13 @@ func mapEach[T, A any](items []T, conv func(T) A) []A {
 	return out
 }
 
-// addToServer creates v in a server, unless the server already holds max
-// items of its kind (count tells how many it holds).
-func addToServer[T any](ctx context.Context, s *Server, server uuid.UUID, v T, kind string, max int,
+// addToServer checks v and creates it in a server, unless the server
+// already holds max items of its kind (count tells how many it holds).
+func addToServer[T any](ctx context.Context, s *Server, server uuid.UUID, v T, check func(T) error, kind string, max int,
 	count func(store.Counts) int64, create func(*store.Tx, context.Context, T) (T, error)) (T, error) {
+	if err := check(v); err != nil {
+		return v, err
+	}
 	return changeServer(ctx, s, server, func(tx *store.Tx, c store.Counts) (T, error) {
 		if count(c) >= int64(max) {
 			return v, design.Limit(kind, max)
@@ -96,12 +99,23 @@ func addToServer[T any](ctx context.Context, s *Server, server uuid.UUID, v T, k
 	})
 }
 
-// editInServer reads an item of a server, lets edit change it, checks it
-// and writes it back, all on the locked server.
-func editInServer[T any](ctx context.Context, s *Server, server uuid.UUID, read func(*store.Tx) (T, error),
+// serverItem is how an item of a server (a tool, a resource or a prompt)
+// is read: by the server's id and its own.
+type serverItem[T any] func(tx *store.Tx, ctx context.Context, server, id uuid.UUID) (T, error)
+
+// itemOfServer reads the item id of a server with read.
+func itemOfServer[T any](ctx context.Context, s *Server, server, id uuid.UUID, read serverItem[T]) (T, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (T, error) {
+		return read(tx, ctx, server, id)
+	})
+}
+
+// editInServer reads the item id of a server, lets edit change it, checks
+// it and writes it back, all on the locked server.
+func editInServer[T any](ctx context.Context, s *Server, server, id uuid.UUID, read serverItem[T],
 	edit func(*T) error, check func(T) error, write func(*store.Tx, context.Context, T) (T, error)) (T, error) {
 	return changeServer(ctx, s, server, func(tx *store.Tx, _ store.Counts) (T, error) {
-		v, err := read(tx)
+		v, err := read(tx, ctx, server, id)
 		if err != nil {
 			return v, err
 		}
@@ -134,6 +148,22 @@ func byID[T any](ctx context.Context, s *Server, id uuid.UUID, read func(*store.
 func removeByID(ctx context.Context, s *Server, id uuid.UUID, del func(*store.Tx, context.Context, uuid.UUID) error) error {
 	return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
 		return del(tx, ctx, id)
+	})
+}
+
+// editLocked locks the organization's item id with lock, lets edit change
+// (and check) it in the same transaction, and writes it back with write.
+func editLocked[T any](ctx context.Context, s *Server, id uuid.UUID, lock func(*store.Tx, context.Context, uuid.UUID) (T, error),
+	edit func(*store.Tx, *T) error, write func(*store.Tx, context.Context, T) (T, error)) (T, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (T, error) {
+		v, err := lock(tx, ctx, id)
+		if err != nil {
+			return v, err
+		}
+		if err := edit(tx, &v); err != nil {
+			return v, err
+		}
+		return write(tx, ctx, v)
 	})
 }
 

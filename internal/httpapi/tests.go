@@ -63,10 +63,10 @@ func (s *Server) GetTest(ctx context.Context, req api.GetTestRequestObject) (api
 // UpdateTest changes the given fields of a test case.
 func (s *Server) UpdateTest(ctx context.Context, req api.UpdateTestRequestObject) (api.UpdateTestResponseObject, error) {
 	b := req.Body
-	var t store.RestTest
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) (err error) {
-		if t, err = tx.LockRestTest(ctx, req.TestId); err != nil {
-			return err
+	t, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (store.RestTest, error) {
+		t, err := tx.LockRestTest(ctx, req.TestId)
+		if err != nil {
+			return t, err
 		}
 		c := t.Case
 		c.Name = or(b.Name, c.Name)
@@ -76,10 +76,9 @@ func (s *Server) UpdateTest(ctx context.Context, req api.UpdateTestRequestObject
 		c.Input = or(b.Input, c.Input)
 		resttest.Normalize(&c)
 		if errs := resttest.CheckCase(c); len(errs) > 0 {
-			return failure.Invalid(errs...)
+			return t, failure.Invalid(errs...)
 		}
-		t, err = tx.UpdateRestTest(ctx, t.ID, c)
-		return err
+		return tx.UpdateRestTest(ctx, t.ID, c)
 	})
 	if err != nil {
 		return nil, err
@@ -105,10 +104,8 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 	runner, done := s.runner(ctx)
 	defer done()
 	r := runner.Run(ctx, t.Case)
-	var run store.TestRun
-	err = s.tenant(context.WithoutCancel(ctx), func(tx *store.Tx, _ auth.Principal) (err error) {
-		run, err = tx.CreateTestRun(ctx, uuid.New(), t.ID, r)
-		return err
+	run, err := inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
+		return tx.CreateTestRun(ctx, uuid.New(), t.ID, r)
 	})
 	if err != nil {
 		return nil, err
@@ -119,12 +116,7 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 // ListTestRuns lists a page of a test's runs, newest first.
 func (s *Server) ListTestRuns(ctx context.Context, req api.ListTestRunsRequestObject) (api.ListTestRunsResponseObject, error) {
 	items, next, err := listPage(ctx, s, req.Params.Cursor, req.Params.Limit, 20,
-		func(tx *store.Tx, ctx context.Context, after *store.PageKey, limit int) ([]store.TestRun, *store.PageKey, error) {
-			if _, err := tx.RestTest(ctx, req.TestId); err != nil {
-				return nil, nil, err
-			}
-			return tx.TestRuns(ctx, req.TestId, after, limit)
-		}, apiTestRun)
+		pageUnder(req.TestId, (*store.Tx).RestTest, (*store.Tx).TestRuns), apiTestRun)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -32,10 +31,7 @@ func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject
 	if b.MockScenarios != nil {
 		t.Scenarios = storeScenarios(*b.MockScenarios)
 	}
-	if err := design.CheckTool(t); err != nil {
-		return nil, err
-	}
-	t, err := addToServer(ctx, s, req.ServerId, t, "tools", design.MaxTools,
+	t, err := addToServer(ctx, s, req.ServerId, t, design.CheckTool, "tools", design.MaxTools,
 		func(c store.Counts) int64 { return c.Tools }, (*store.Tx).CreateTool)
 	if err != nil {
 		return nil, err
@@ -45,9 +41,7 @@ func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject
 
 // GetTool reads one tool.
 func (s *Server) GetTool(ctx context.Context, req api.GetToolRequestObject) (api.GetToolResponseObject, error) {
-	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Tool, error) {
-		return tx.Tool(ctx, req.ServerId, req.ToolId)
-	})
+	v, err := itemOfServer(ctx, s, req.ServerId, req.ToolId, (*store.Tx).Tool)
 	if err != nil {
 		return nil, err
 	}
@@ -57,9 +51,7 @@ func (s *Server) GetTool(ctx context.Context, req api.GetToolRequestObject) (api
 // UpdateTool changes the given fields of a tool.
 func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject) (api.UpdateToolResponseObject, error) {
 	b := req.Body
-	t, err := editInServer(ctx, s, req.ServerId, func(tx *store.Tx) (design.Tool, error) {
-		return tx.Tool(ctx, req.ServerId, req.ToolId)
-	}, func(t *design.Tool) error {
+	t, err := editInServer(ctx, s, req.ServerId, req.ToolId, (*store.Tx).Tool, func(t *design.Tool) error {
 		if b.Name != nil {
 			t.Name = *b.Name
 		}

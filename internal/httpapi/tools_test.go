@@ -63,8 +63,7 @@ func TestToolCreate(t *testing.T) {
 		require.JSONEq(t, `{"temp":21,"sky":"clear"}`, jsonAt(t, r, "mock_scenarios.0.response"))
 		require.Nil(t, r.Get("mock_scenarios.6.condition"))
 
-		got := ada.Do("GET", tools+"/"+id, nil).Status(http.StatusOK)
-		require.JSONEq(t, string(r.Raw), string(got.Raw))
+		requireReadBack(t, ada, tools+"/"+id, r)
 		list := ada.Do("GET", tools, nil).Status(http.StatusOK)
 		require.Equal(t, 1, list.Len("items"))
 		require.JSONEq(t, jsonAt(t, r, "mock_scenarios"), jsonAt(t, list, "items.0.mock_scenarios"))

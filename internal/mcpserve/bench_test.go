@@ -48,12 +48,22 @@ func (*benchBody) Close() error { return nil }
 // arguments, match the third of five scenarios, and frame the SSE reply;
 // with the call journal off, and on (its writer's work, in the background,
 // counts in the figures: allocations are counted process-wide).
+//
+// The modern revision's request (era=modern) adds reading params._meta and
+// checking the Mcp-Protocol-Version, Mcp-Method and Mcp-Name headers, and
+// its reply carries resultType and the server's identity.
 func BenchmarkToolsCall(b *testing.B) {
-	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, false) })
-	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, true) })
+	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, false, false) })
+	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, true, false) })
+	b.Run("era=modern/journal=off", func(b *testing.B) { benchToolsCall(b, false, true) })
 }
 
-func benchToolsCall(b *testing.B, journal bool) {
+// benchModernCall is benchCall as a modern client sends it.
+const benchModernCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3},` +
+	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}`
+
+func benchToolsCall(b *testing.B, journal, modern bool) {
 	env := apitest.New(b, &apitest.Options{Configure: func(c *config.Config) { c.JournalEnabled = journal }})
 	c := env.Signup(b, "Bench Org")
 	id := c.Do("POST", "/api/servers", map[string]any{"name": "Weather", "version": "1.0.0"}).
@@ -71,9 +81,16 @@ func benchToolsCall(b *testing.B, journal bool) {
 	req := httptest.NewRequest(http.MethodPost, "/api/platform/"+id+"/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.ContentLength = int64(len(benchCall))
+	call := benchCall
+	if modern {
+		call = benchModernCall
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "get_forecast")
+	}
+	req.ContentLength = int64(len(call))
 	serve := func() *httptest.ResponseRecorder {
-		body.Reset([]byte(benchCall))
+		body.Reset([]byte(call))
 		req.Body = body
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
@@ -85,12 +102,15 @@ func benchToolsCall(b *testing.B, journal bool) {
 	if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte("light snow")) {
 		b.Fatalf("warm-up call: %d %s", w.Code, w.Body.Bytes())
 	}
+	if modern && !bytes.Contains(w.Body.Bytes(), []byte(`"resultType":"complete"`)) {
+		b.Fatalf("warm-up call answered as legacy: %s", w.Body.Bytes())
+	}
 	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
 		b.Fatalf("Content-Type %q, want text/event-stream", ct)
 	}
 
 	b.ReportAllocs()
-	b.SetBytes(int64(len(benchCall)))
+	b.SetBytes(int64(len(call)))
 	for b.Loop() {
 		serve()
 	}

@@ -75,7 +75,11 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	p.Arguments = exactArguments(params, p.Arguments)
 	t, ok := d.tools[p.Name]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrMethodNotFound.Code, Message: "Tool not found: " + p.Name}
+		code := jsonrpc.ErrMethodNotFound.Code // as the legacy revisions' SDKs answer
+		if x.Modern() {
+			code = jsonrpc.ErrInvalidParams.Code // the method exists; its params name nothing
+		}
+		return nil, &jsonrpc.Error{Code: code, Message: "Tool not found: " + p.Name}
 	}
 	s := stateOf(x)
 	s.call.tool = t.name

@@ -174,50 +174,72 @@ func (x *Exchange) unsupported(requested string) error {
 // header, then served), Mcp-Method, then Mcp-Name. Header values are
 // compared without surrounding spaces and tabs.
 func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) error {
-	var p struct {
-		Meta *struct {
-			ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
-			ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-			LogLevel           *string         `json:"io.modelcontextprotocol/logLevel"`
-		} `json:"_meta"`
-		Name *string `json:"name"`
-		URI  *string `json:"uri"`
+	// The members are read in place, without decoding params (the method
+	// does that): this runs on every modern request.
+	var meta, name, uri, version, caps, level []byte
+	members(req.Params, func(k, v []byte) bool {
+		switch {
+		case keyIs(k, "_meta"):
+			meta = v
+		case keyIs(k, "name"):
+			name = v
+		case keyIs(k, "uri"):
+			uri = v
+		}
+		return true
+	})
+	if len(meta) > 0 && meta[0] != '{' && string(meta) != "null" {
+		return jsonrpc.WithData(InvalidParams("_meta must be an object"), map[string]string{"field": "_meta", "reason": "not an object"})
 	}
-	if err := DecodeParams(req.Params, &p); err != nil {
-		return err
+	members(meta, func(k, v []byte) bool {
+		switch {
+		case keyIs(k, MetaProtocolVersion):
+			version = v
+		case keyIs(k, MetaClientCapabilities):
+			caps = v
+		case keyIs(k, MetaLogLevel):
+			level = v
+		}
+		return true
+	})
+	if version != nil && string(version) == "null" {
+		version = nil
 	}
-	if !sent && p.Meta != nil && p.Meta.ProtocolVersion != nil {
+	if !sent && version != nil {
 		return headerMismatch("the %s header is missing; it must repeat _meta.%s (%s)", HeaderProtocolVersion,
-			MetaProtocolVersion, *p.Meta.ProtocolVersion)
+			MetaProtocolVersion, bytes.Trim(version, `"`))
 	}
 	switch {
-	case p.Meta == nil:
+	case len(meta) == 0 || string(meta) == "null":
 		return Missing("_meta", "a request of MCP "+protocol.Modern+" carries its protocol version and client capabilities in params._meta")
-	case p.Meta.ProtocolVersion == nil:
+	case version == nil:
 		return Missing("_meta."+MetaProtocolVersion, "a request of MCP "+protocol.Modern+" names its protocol version")
-	}
-	caps := bytes.TrimSpace(p.Meta.ClientCapabilities)
-	if len(caps) == 0 || string(caps) == "null" {
+	case len(caps) == 0 || string(caps) == "null":
 		return Missing("_meta."+MetaClientCapabilities, "a request of MCP "+protocol.Modern+" declares the client's capabilities (an empty object for none)")
-	}
-	if caps[0] != '{' {
+	case caps[0] != '{':
 		return jsonrpc.WithData(InvalidParams("_meta.%s must be an object", MetaClientCapabilities),
 			map[string]string{"field": "_meta." + MetaClientCapabilities, "reason": "not an object"})
 	}
-	v := *p.Meta.ProtocolVersion
+	v, ok := stringValue(version)
 	switch {
-	case header != v:
+	case !ok:
+		return jsonrpc.WithData(InvalidParams("_meta.%s must be a string", MetaProtocolVersion),
+			map[string]string{"field": "_meta." + MetaProtocolVersion, "reason": "not a string"})
+	case header != string(v):
 		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderProtocolVersion, header, v)
-	case !x.servesVersion(v):
-		return x.unsupported(v)
+	case !x.servesVersion(header):
+		return x.unsupported(header)
 	}
-	x.meta = RequestMeta{ProtocolVersion: v, ClientCapabilities: caps}
-	if p.Meta.LogLevel != nil {
-		if _, ok := protocol.LogLevelRank(*p.Meta.LogLevel); !ok {
+	// header equals the version: kept rather than a copy of it.
+	x.meta = RequestMeta{ProtocolVersion: header, ClientCapabilities: caps}
+	if level != nil {
+		l, _ := stringValue(level)
+		rank, ok := protocol.LogLevelRank(string(l))
+		if !ok {
 			return jsonrpc.WithData(InvalidParams("_meta.%s must be one of %s", MetaLogLevel, strings.Join(protocol.LogLevels, ", ")),
 				map[string]string{"field": "_meta." + MetaLogLevel, "reason": "not a syslog level"})
 		}
-		x.meta.LogLevel = *p.Meta.LogLevel
+		x.meta.LogLevel = protocol.LogLevels[rank]
 	}
 	switch m, ok := x.header(HeaderMethod); {
 	case !ok:
@@ -225,28 +247,29 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	case m != req.Method:
 		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderMethod, m, req.Method)
 	}
-	var name *string
+	var target []byte
 	switch req.Method {
 	case "tools/call", "prompts/get":
-		name = p.Name
+		target = name
 	case "resources/read":
-		name = p.URI
+		target = uri
 	default:
 		return nil
 	}
-	if name == nil { // the method reports the missing field
+	want, ok := stringValue(target)
+	if !ok { // absent or not a string: the method reports it
 		return nil
 	}
 	h, ok := x.header(HeaderName)
 	if !ok {
-		return headerMismatch("the %s header is missing; it must repeat the name (%s)", HeaderName, *name)
+		return headerMismatch("the %s header is missing; it must repeat the name (%s)", HeaderName, want)
 	}
 	got, ok := DecodeHeaderValue(h)
 	switch {
 	case !ok:
 		return headerMismatch("%s header value is neither visible ASCII nor a valid =?base64?...?= form", HeaderName)
-	case got != *name:
-		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderName, got, *name)
+	case got != string(want):
+		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderName, got, want)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package schema
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 )
 
 // Violation is one way a value fails a schema.
@@ -43,7 +45,7 @@ func pointer(path []step) string {
 		if s.index >= 0 {
 			b.WriteString(strconv.Itoa(s.index))
 		} else {
-			b.WriteString(escapeToken(s.key))
+			b.WriteString(jsonptr.Escape(s.key))
 		}
 	}
 	return b.String()
@@ -62,10 +64,4 @@ func dotted(path []step) string {
 		}
 	}
 	return b.String()
-}
-
-var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func escapeToken(key string) string {
-	return tokenEscaper.Replace(key)
 }

@@ -160,32 +160,39 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 
 func TestCloseFlushesEverything(t *testing.T) {
 	t.Parallel()
-	for _, withRun := range []bool{false, true} {
-		name := "without Run"
-		if withRun {
-			name = "with Run"
+	withAndWithoutRun(t, func(t *testing.T, w *journal.Writer, sink *memorySink) {
+		for range 10 {
+			require.True(t, w.Record(entry("ping")))
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			sink := newMemorySink()
-			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
-			if withRun {
-				run(t, w)
-			}
-			for range 10 {
-				require.True(t, w.Record(entry("ping")))
-			}
-			require.NoError(t, closeWithin(w, 5*time.Second))
-			require.Len(t, sink.records(), 10)
-			require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
-			require.False(t, w.Record(entry("ping")), "Record after Close")
-			require.EqualValues(t, 1, w.Stats().Dropped)
-		})
-	}
+		require.NoError(t, closeWithin(w, 5*time.Second))
+		require.Len(t, sink.records(), 10)
+		require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
+		require.False(t, w.Record(entry("ping")), "Record after Close")
+		require.EqualValues(t, 1, w.Stats().Dropped)
+	})
 }
 
 func TestFlushWritesWhatIsQueued(t *testing.T) {
 	t.Parallel()
+	withAndWithoutRun(t, func(t *testing.T, w *journal.Writer, sink *memorySink) {
+		for round := 1; round <= 3; round++ {
+			for range 5 {
+				require.True(t, w.Record(entry("ping")))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			require.NoError(t, w.Flush(ctx))
+			cancel()
+			require.Len(t, sink.records(), 5*round, "a partial batch is not left waiting for the interval")
+		}
+		require.Equal(t, journal.Stats{Queued: 15, Written: 15}, w.Stats())
+	})
+}
+
+// withAndWithoutRun calls test, in parallel subtests, with a writer (batches
+// of 4, an hour's flush interval) over a fresh memory sink: once without
+// its loop running and once with it.
+func withAndWithoutRun(t *testing.T, test func(t *testing.T, w *journal.Writer, sink *memorySink)) {
+	t.Helper()
 	for _, withRun := range []bool{false, true} {
 		name := "without Run"
 		if withRun {
@@ -198,16 +205,7 @@ func TestFlushWritesWhatIsQueued(t *testing.T) {
 			if withRun {
 				run(t, w)
 			}
-			for round := 1; round <= 3; round++ {
-				for range 5 {
-					require.True(t, w.Record(entry("ping")))
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				require.NoError(t, w.Flush(ctx))
-				cancel()
-				require.Len(t, sink.records(), 5*round, "a partial batch is not left waiting for the interval")
-			}
-			require.Equal(t, journal.Stats{Queued: 15, Written: 15}, w.Stats())
+			test(t, w, sink)
 		})
 	}
 }

@@ -12,23 +12,22 @@ import (
 
 // The shape a CI reads back.
 type xSuites struct {
-	XMLName  xml.Name `xml:"testsuites"`
-	Name     string   `xml:"name,attr"`
-	Tests    int      `xml:"tests,attr"`
-	Failures int      `xml:"failures,attr"`
-	Errors   int      `xml:"errors,attr"`
-	Skipped  int      `xml:"skipped,attr"`
-	Time     string   `xml:"time,attr"`
-	Suites   []struct {
-		Name      string  `xml:"name,attr"`
-		Tests     int     `xml:"tests,attr"`
-		Failures  int     `xml:"failures,attr"`
-		Errors    int     `xml:"errors,attr"`
-		Skipped   int     `xml:"skipped,attr"`
-		Time      string  `xml:"time,attr"`
+	XMLName xml.Name `xml:"testsuites"`
+	xCounts
+	Suites []struct {
+		xCounts
 		Timestamp string  `xml:"timestamp,attr"`
 		Cases     []xCase `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+type xCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type xCase struct {

@@ -104,11 +104,7 @@ func TestAdmit(t *testing.T) {
 
 func TestRetriesThenSucceeds(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.failNext(3)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
-	run(t, w)
+	sink, w := failingFirst(t, 3, 2)
 
 	require.True(t, w.Record(entry("ping")))
 	require.True(t, w.Record(entry("tools/list")))
@@ -121,11 +117,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 // entries: the explanation the endpoint computed, not a new one.
 func TestRetryKeepsTheExplanation(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.failNext(2)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 1, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
-	run(t, w)
+	sink, w := failingFirst(t, 2, 1)
 
 	e := entry("tools/call")
 	e.Outcome = journal.OutcomeNoMatch
@@ -422,6 +414,19 @@ func run(t *testing.T, w *journal.Writer) {
 			t.Error("Run did not return")
 		}
 	})
+}
+
+// failingFirst starts a writer of batches of batchSize, flushing and
+// retrying every millisecond, over a memory sink whose first failures
+// inserts fail.
+func failingFirst(t *testing.T, failures, batchSize int) (*memorySink, *journal.Writer) {
+	t.Helper()
+	sink := newMemorySink()
+	sink.failNext(failures)
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: batchSize, FlushInterval: time.Millisecond,
+		RetryBackoff: time.Millisecond})
+	run(t, w)
+	return sink, w
 }
 
 func closeWithin(w *journal.Writer, d time.Duration) error {

@@ -103,20 +103,11 @@ func TestJUnit(t *testing.T) {
 	require.NoError(t, err)
 	s := parseJUnit(t, b)
 
-	require.Equal(t, `smoke <&"> suite`, s.Name)
-	require.Equal(t, 6, s.Tests)
-	require.Equal(t, 2, s.Failures)
-	require.Equal(t, 2, s.Errors)
-	require.Equal(t, 1, s.Skipped)
-	require.Equal(t, "2.346", s.Time)
+	counts := xCounts{Name: `smoke <&"> suite`, Tests: 6, Failures: 2, Errors: 2, Skipped: 1, Time: "2.346"}
+	require.Equal(t, counts, s.xCounts)
 	require.Len(t, s.Suites, 1)
 	suite := s.Suites[0]
-	require.Equal(t, `smoke <&"> suite`, suite.Name)
-	require.Equal(t, 6, suite.Tests)
-	require.Equal(t, 2, suite.Failures)
-	require.Equal(t, 2, suite.Errors)
-	require.Equal(t, 1, suite.Skipped)
-	require.Equal(t, "2.346", suite.Time)
+	require.Equal(t, counts, suite.xCounts)
 	require.Equal(t, "2025-03-01T12:04:05", suite.Timestamp)
 	require.Len(t, suite.Cases, 6)
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -62,15 +61,7 @@ func TestHugeBatchIsRefusedCheaply(t *testing.T) {
 	require.LessOrEqual(t, int64(len(body)), env.Config.MaxBodyBytes, "the body fits the default limit")
 
 	send := func() (int, []byte) {
-		req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
+		resp, raw := apitest.Send(t, apitest.JSONRequest(t, http.MethodPost, endpoint, bytes.NewReader(body)))
 		return resp.StatusCode, raw
 	}
 	var before, after runtime.MemStats

@@ -3,7 +3,6 @@ package platformmcp_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -283,19 +282,12 @@ func TestToolsRefuseMissingInput(t *testing.T) {
 // post sends one JSON-RPC message to the service endpoint.
 func post(t *testing.T, env *apitest.Env, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", env.URL+platformmcp.Path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req := apitest.JSONRequest(t, "POST", env.URL+platformmcp.Path, strings.NewReader(body))
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var b strings.Builder
-	_, _ = io.Copy(&b, resp.Body)
-	return resp.StatusCode, b.String()
+	resp, b := apitest.Send(t, req)
+	return resp.StatusCode, string(b)
 }
 
 func TestServiceEndpointScope(t *testing.T) {

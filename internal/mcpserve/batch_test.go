@@ -38,17 +38,6 @@ func pings(n int) string {
 	return "[" + strings.Join(msgs, ",") + "]"
 }
 
-// reply is one JSON-RPC response as the tests read it.
-type reply struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int64            `json:"code"`
-		Message string           `json:"message"`
-		Data    map[string]int64 `json:"data"`
-	} `json:"error"`
-}
-
 // TestHugeBatchIsRefusedCheaply: half a million members in a 1 MB body are
 // refused with one small error, and the request allocates a small multiple
 // of the body (before, it built 524,000 messages and a 66 MB answer).
@@ -104,7 +93,7 @@ func TestBatchLength(t *testing.T) {
 	t.Run("a batch of the limit is answered", func(t *testing.T) {
 		resp, body := post(t, endpoint, nil, pings(mcptransport.DefaultMaxBatchMessages))
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var replies []reply
+		var replies []rpcAnswer
 		require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
 		require.Len(t, replies, mcptransport.DefaultMaxBatchMessages)
 		for i, r := range replies {
@@ -125,7 +114,7 @@ func TestBatchLength(t *testing.T) {
 			resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}, "Accept": {"application/json, text/event-stream"}}, pings(2))
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "version %s: %s", v, body)
 			require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "an HTTP error is plain JSON")
-			var r reply
+			var r rpcAnswer
 			require.NoError(t, json.Unmarshal([]byte(body), &r), body)
 			require.Equal(t, "null", string(r.ID))
 			require.EqualValues(t, -32600, r.Error.Code)
@@ -140,7 +129,7 @@ func TestBatchLength(t *testing.T) {
 		for _, v := range []string{"2025-03-26", "2024-11-05", "", "not-a-date"} {
 			resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}}, pings(2))
 			require.Equal(t, http.StatusOK, resp.StatusCode, "version %q: %s", v, body)
-			var replies []reply
+			var replies []rpcAnswer
 			require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
 			require.Len(t, replies, 2, "version %q", v)
 		}

@@ -189,3 +189,10 @@ func TestParsePathSyntax(t *testing.T) {
 		})
 	}
 }
+
+func TestDotted(t *testing.T) {
+	segs := []jsonvalue.Segment{jsonvalue.KeySegment("items"), {Index: 0, ArrayOnly: true}, jsonvalue.KeySegment("id"), jsonvalue.KeySegment("0")}
+	require.Equal(t, "items[0].id.0", jsonvalue.Dotted(segs))
+	require.Equal(t, "[2]", jsonvalue.Dotted([]jsonvalue.Segment{{Index: 2, ArrayOnly: true}}))
+	require.Empty(t, jsonvalue.Dotted(nil))
+}

@@ -283,8 +283,6 @@ func TestRecordRacingClose(t *testing.T) {
 	require.EqualValues(t, s.Written, sink.distinct())
 }
 
-// run starts w's loop for the test's duration and returns a channel closed
-// when Run returns.
 // runLogged runs a writer over sink with opts whose log the returned
 // recorder keeps.
 func runLogged(t *testing.T, sink audit.Sink, opts audit.Options) (*audit.Writer, *logRecorder) {
@@ -295,6 +293,8 @@ func runLogged(t *testing.T, sink audit.Sink, opts audit.Options) (*audit.Writer
 	return w, logs
 }
 
+// run starts w's loop for the test's duration and returns a channel closed
+// when Run returns.
 func run(t *testing.T, w *audit.Writer) <-chan struct{} {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -62,11 +62,9 @@ func TestFailingInsertsRetryUntilTheDatabaseAcceptsThem(t *testing.T) {
 	org := organization(t, st)
 	_, err := st.Pool().Exec(ctx, "REVOKE INSERT ON policy_api_audit FROM "+store.AppRole)
 	require.NoError(t, err)
-	logs := &logRecorder{}
-	w := audit.New(st, slog.New(logs), audit.Options{
+	w, logs := runLogged(t, st, audit.Options{
 		FlushInterval: 5 * time.Millisecond, RetryBackoff: 5 * time.Millisecond, MaxAttempts: 1000,
 	})
-	run(t, w)
 
 	const m = 40
 	for range m {
@@ -134,11 +132,9 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.fail = errors.New("database down")
-	logs := &logRecorder{}
-	w := audit.New(sink, slog.New(logs), audit.Options{
+	w, logs := runLogged(t, sink, audit.Options{
 		BatchSize: 3, FlushInterval: time.Hour, RetryBackoff: time.Millisecond, MaxAttempts: 2,
 	})
-	run(t, w)
 
 	for range 3 { // a full batch goes out at once
 		require.True(t, w.Record(record(uuid.Nil)))
@@ -157,11 +153,9 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 func TestEachBatchGetsItsOwnAttempts(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
-	logs := &logRecorder{}
-	w := audit.New(sink, slog.New(logs), audit.Options{
+	w, logs := runLogged(t, sink, audit.Options{
 		BatchSize: 1, RetryBackoff: time.Millisecond, MaxAttempts: 2,
 	})
-	run(t, w)
 
 	for i := range 2 { // each batch fails once, then goes in
 		sink.failNext(1)
@@ -287,6 +281,16 @@ func TestRecordRacingClose(t *testing.T) {
 	require.Equal(t, calls.Load(), s.Written+s.Dropped)
 	require.Equal(t, s.Queued, s.Written)
 	require.EqualValues(t, s.Written, sink.distinct())
+}
+
+// runLogged runs a writer over sink with opts whose log the returned
+// recorder keeps.
+func runLogged(t *testing.T, sink audit.Sink, opts audit.Options) (*audit.Writer, *logRecorder) {
+	t.Helper()
+	logs := &logRecorder{}
+	w := audit.New(sink, slog.New(logs), opts)
+	run(t, w)
+	return w, logs
 }
 
 // run starts w's loop for the test's duration and returns a channel closed

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/jsonptr"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
@@ -64,20 +65,7 @@ func undeclared(root any, p scenario.Path) string {
 
 // location renders the path to where a segment is read: "" for the
 // arguments object, else the path as written, such as "items[0]".
-func location(segs []scenario.Segment) string {
-	var b strings.Builder
-	for i, s := range segs {
-		switch {
-		case s.ArrayOnly:
-			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
-		case i > 0:
-			b.WriteString("." + s.Key)
-		default:
-			b.WriteString(s.Key)
-		}
-	}
-	return b.String()
-}
+func location(segs []scenario.Segment) string { return jsonvalue.Dotted(segs) }
 
 func in(at string) string {
 	if at == "" {

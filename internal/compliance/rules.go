@@ -86,6 +86,17 @@ func (c *checker) add(r rule, path, format string, args ...any) {
 	})
 }
 
+// unique records i as the first index to use key or, when an earlier
+// index did, adds a finding of r at path whose message is format applied
+// to key and that index.
+func (c *checker) unique(first map[string]int, key string, i int, r rule, path, format string) {
+	if j, seen := first[key]; seen {
+		c.add(r, path, format, key, j)
+		return
+	}
+	first[key] = i
+}
+
 // tool checks tools[i]; first maps each tool name seen so far to the index
 // of the tool that used it first.
 func (c *checker) tool(at string, i int, t Tool, first map[string]int) {
@@ -97,11 +108,7 @@ func (c *checker) tool(at string, i int, t Tool, first map[string]int) {
 			c.add(toolNameSnakeCase, at+".name",
 				"tool name %q is not snake_case: use lowercase letters and digits, starting with a letter, with single underscores between words (such as get_weather)", t.Name)
 		}
-		if j, seen := first[t.Name]; seen {
-			c.add(toolNameUnique, at+".name", "tool name %q is already used by tools[%d]", t.Name, j)
-		} else {
-			first[t.Name] = i
-		}
+		c.unique(first, t.Name, i, toolNameUnique, at+".name", "tool name %q is already used by tools[%d]")
 	}
 
 	if blank(t.Description) {
@@ -236,11 +243,7 @@ func (c *checker) resource(at string, i int, r Resource, first map[string]int) {
 		if msg := design.URIProblem(r.URI); msg != "" {
 			c.add(resourceURIValid, at+".uri", "resource uri %q %s", r.URI, msg)
 		}
-		if j, seen := first[r.URI]; seen {
-			c.add(resourceURIUnique, at+".uri", "resource uri %q is already used by resources[%d]", r.URI, j)
-		} else {
-			first[r.URI] = i
-		}
+		c.unique(first, r.URI, i, resourceURIUnique, at+".uri", "resource uri %q is already used by resources[%d]")
 	}
 	if blank(r.Description) {
 		c.add(resourceDescriptionRequired, at+".description",
@@ -265,11 +268,7 @@ func (c *checker) prompt(at string, p Prompt) {
 			c.add(promptArgumentNameRequired, aat, "argument name is required")
 			continue
 		}
-		if j, seen := first[name]; seen {
-			c.add(promptArgumentUnique, aat, "argument %q is already declared by arguments[%d]", name, j)
-			continue
-		}
-		first[name] = k
+		c.unique(first, name, k, promptArgumentUnique, aat, "argument %q is already declared by arguments[%d]")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,16 +163,6 @@ func createDesign(t *testing.T, c *apitest.Client, file string) string {
 	require.NoError(t, err)
 	var d design
 	require.NoError(t, json.Unmarshal(raw, &d), file)
-	id := c.Do(http.MethodPost, "/api/servers", []byte(d.Server)).Status(http.StatusCreated).String("id")
-	for _, part := range []struct {
-		path   string
-		bodies []json.RawMessage
-	}{{"tools", d.Tools}, {"resources", d.Resources}, {"prompts", d.Prompts}} {
-		for _, body := range part.bodies {
-			c.Do(http.MethodPost, "/api/servers/"+id+"/"+part.path, []byte(body)).Status(http.StatusCreated)
-		}
-	}
-	r := c.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
-	require.Equal(t, true, r.Get("enabled"))
-	return r.String("endpoint_url")
+	id := c.CreateServer(d.Server, d.Tools, d.Resources, d.Prompts)
+	return c.EnableServer(id).String("endpoint_url")
 }

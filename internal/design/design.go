@@ -437,34 +437,27 @@ func CheckDesign(d Design) error {
 	count("tools", len(d.Tools), MaxTools)
 	count("resources", len(d.Resources), MaxResources)
 	count("prompts", len(d.Prompts), MaxPrompts)
-	names := make(map[string]bool, len(d.Tools))
-	for i, t := range d.Tools {
-		at := fmt.Sprintf("tools[%d]", i)
-		add(at, CheckTool(t))
-		if names[t.Name] {
-			f.Add(at+".name", "tool %q is named twice", t.Name)
-		}
-		names[t.Name] = true
-	}
-	uris := make(map[string]bool, len(d.Resources))
-	for i, r := range d.Resources {
-		at := fmt.Sprintf("resources[%d]", i)
-		add(at, CheckResource(r))
-		if uris[r.URI] {
-			f.Add(at+".uri", "resource %q is listed twice", r.URI)
-		}
-		uris[r.URI] = true
-	}
-	clear(names)
-	for i, p := range d.Prompts {
-		at := fmt.Sprintf("prompts[%d]", i)
-		add(at, CheckPrompt(p))
-		if names[p.Name] {
-			f.Add(at+".name", "prompt %q is named twice", p.Name)
-		}
-		names[p.Name] = true
-	}
+	checkParts(add, &f, "tools", d.Tools, CheckTool, "name", func(t Tool) string { return t.Name }, "tool %q is named twice")
+	checkParts(add, &f, "resources", d.Resources, CheckResource, "uri", func(r Resource) string { return r.URI }, "resource %q is listed twice")
+	checkParts(add, &f, "prompts", d.Prompts, CheckPrompt, "name", func(p Prompt) string { return p.Name }, "prompt %q is named twice")
 	return f.Err()
+}
+
+// checkParts adds, through add, what check finds in each of parts (at
+// field[i]), and to f a failure at field[i].keyField, with the message
+// twice, for each part whose key an earlier part has.
+func checkParts[T any](add func(string, error), f *failure.Fields, field string, parts []T, check func(T) error,
+	keyField string, key func(T) string, twice string) {
+	seen := make(map[string]bool, len(parts))
+	for i, p := range parts {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		add(at, check(p))
+		k := key(p)
+		if seen[k] {
+			f.Add(at+"."+keyField, twice, k)
+		}
+		seen[k] = true
+	}
 }
 
 // Limit reports that a server already holds max items of what.

@@ -24,7 +24,7 @@ import (
 
 // FuzzCheckTool checks tools as POST /api/servers/{id}/tools sends them.
 func FuzzCheckTool(f *testing.F) {
-	for _, s := range []string{
+	fuzzBodies(f, []string{
 		`{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},` +
 			`"mock_scenarios":[{"name":"paris","condition":{"city":"Paris"},"response":{"t":14}},{"name":"any","response":{}}]}`,
 		`{"name":"t","output_schema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},` +
@@ -46,20 +46,13 @@ func FuzzCheckTool(f *testing.F) {
 		`{"name":"t","input_schema":"object","output_schema":[],"mock_scenarios":[{"name":""},{"name":" ","condition":"x","response":1,"result":2}]}`,
 		`{"name":"t","mock_scenarios":[{"name":"d","response":{},"delay_ms":-1},{"name":"big","response":{},"delay_ms":9223372036854775807}]}`,
 		`{}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var b struct {
-			Name          string              `json:"name"`
-			Description   *string             `json:"description"`
-			InputSchema   *json.RawMessage    `json:"input_schema"`
-			OutputSchema  json.RawMessage     `json:"output_schema"`
-			MockScenarios []mockspec.Scenario `json:"mock_scenarios"`
-		}
-		if json.Unmarshal(body, &b) != nil {
-			return
-		}
+	}, func(t *testing.T, b struct {
+		Name          string              `json:"name"`
+		Description   *string             `json:"description"`
+		InputSchema   *json.RawMessage    `json:"input_schema"`
+		OutputSchema  json.RawMessage     `json:"output_schema"`
+		MockScenarios []mockspec.Scenario `json:"mock_scenarios"`
+	}) {
 		tool := design.Tool{Name: b.Name, InputSchema: design.DefaultInputSchema, Scenarios: b.MockScenarios}
 		if b.Description != nil {
 			tool.Description = *b.Description
@@ -83,7 +76,7 @@ func FuzzCheckTool(f *testing.F) {
 // FuzzCheckResource checks resources as POST /api/servers/{id}/resources
 // sends them.
 func FuzzCheckResource(f *testing.F) {
-	for _, s := range []string{
+	fuzzBodies(f, []string{
 		`{"name":"guide","uri":"docs://guide","mime_type":"text/markdown","content":"# Guide"}`,
 		`{"name":"w","uri":"weather://{city}/now","content":{"t":1},"completions":{"city":["Paris","Oslo"]}}`,
 		`{"name":"b","uri":"file:///x.png","mime_type":"image/png","blob":"iVBORw0KGgo="}`,
@@ -95,22 +88,15 @@ func FuzzCheckResource(f *testing.F) {
 		"{\"name\":\"t\",\"uri\":\"a://b\",\"content\":{\"k\":\"\xff\"}}",
 		`{"name":"t","uri":"a://b","content":` + strings.Repeat(`[`, 300) + strings.Repeat(`]`, 300) + `}`,
 		`{}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var b struct {
-			Name        string              `json:"name"`
-			URI         string              `json:"uri"`
-			Description *string             `json:"description"`
-			MimeType    *string             `json:"mime_type"`
-			Content     json.RawMessage     `json:"content"`
-			Blob        *string             `json:"blob"`
-			Completions map[string][]string `json:"completions"`
-		}
-		if json.Unmarshal(body, &b) != nil {
-			return
-		}
+	}, func(t *testing.T, b struct {
+		Name        string              `json:"name"`
+		URI         string              `json:"uri"`
+		Description *string             `json:"description"`
+		MimeType    *string             `json:"mime_type"`
+		Content     json.RawMessage     `json:"content"`
+		Blob        *string             `json:"blob"`
+		Completions map[string][]string `json:"completions"`
+	}) {
 		r := design.Resource{Name: b.Name, URI: b.URI, MimeType: b.MimeType, Content: b.Content, Completions: b.Completions}
 		if b.Description != nil {
 			r.Description = *b.Description
@@ -128,7 +114,7 @@ func FuzzCheckResource(f *testing.F) {
 // FuzzCheckPrompt checks prompts as POST /api/servers/{id}/prompts sends
 // them.
 func FuzzCheckPrompt(f *testing.F) {
-	for _, s := range []string{
+	fuzzBodies(f, []string{
 		`{"name":"greet","arguments":[{"name":"who","required":true,"completions":["Ann"]}],"messages":[{"role":"user","text":"Hello {{who}}"}]}`,
 		`{"name":"p","arguments":[{"name":"u"}],"messages":[{"role":"assistant","content":{"type":"resource_link","uri":"docs://{{u}}","name":"n"}}]}`,
 		`{"name":"p","messages":[{"role":"system","content":{"type":"image","data":"AA==","mimeType":"image/png"}},{"role":"user","content":{"type":"resource","resource":{"uri":"a://b","text":"{{x}}"}}}]}`,
@@ -139,19 +125,12 @@ func FuzzCheckPrompt(f *testing.F) {
 		`{"name":"p","messages":[{"role":"user","content":{"type":"text","text":"\ud800"}}]}`,
 		`{"name":"p","messages":[{"role":"user","text":"` + strings.Repeat("{{", 500) + `"}]}`,
 		`{}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var b struct {
-			Name        string                  `json:"name"`
-			Description *string                 `json:"description"`
-			Arguments   []design.PromptArgument `json:"arguments"`
-			Messages    []design.PromptMessage  `json:"messages"`
-		}
-		if json.Unmarshal(body, &b) != nil {
-			return
-		}
+	}, func(t *testing.T, b struct {
+		Name        string                  `json:"name"`
+		Description *string                 `json:"description"`
+		Arguments   []design.PromptArgument `json:"arguments"`
+		Messages    []design.PromptMessage  `json:"messages"`
+	}) {
 		p := design.Prompt{Name: b.Name, Arguments: b.Arguments, Messages: b.Messages}
 		if b.Description != nil {
 			p.Description = *b.Description
@@ -163,7 +142,7 @@ func FuzzCheckPrompt(f *testing.F) {
 
 // FuzzCheckServer checks servers as POST /api/servers sends them.
 func FuzzCheckServer(f *testing.F) {
-	for _, s := range []string{
+	fuzzBodies(f, []string{
 		`{"name":"Weather","version":"1.0.0","provider_url":"https://acme.example"}`,
 		`{"name":"W","fault":{"rate":0.5,"delay_ms":100,"error":{"code":-32000,"message":"down","data":[1]}}}`,
 		`{"name":"W","fault":{"rate":2,"delay_ms":-5,"error":{"code":0,"message":""}}}`,
@@ -171,21 +150,14 @@ func FuzzCheckServer(f *testing.F) {
 		"{\"name\":\"W\",\"fault\":{\"rate\":1,\"error\":{\"code\":1,\"message\":\"m\",\"data\":\"\xff\"}}}",
 		`{"name":"W","provider_url":"http://good@127.0.0.1/"}`,
 		`{}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var b struct {
-			Name         string          `json:"name"`
-			Description  *string         `json:"description"`
-			Version      *string         `json:"version"`
-			ProviderName *string         `json:"provider_name"`
-			ProviderURL  *string         `json:"provider_url"`
-			Fault        *mockspec.Fault `json:"fault"`
-		}
-		if json.Unmarshal(body, &b) != nil {
-			return
-		}
+	}, func(t *testing.T, b struct {
+		Name         string          `json:"name"`
+		Description  *string         `json:"description"`
+		Version      *string         `json:"version"`
+		ProviderName *string         `json:"provider_name"`
+		ProviderURL  *string         `json:"provider_url"`
+		Fault        *mockspec.Fault `json:"fault"`
+	}) {
 		s := design.Server{Name: strings.TrimSpace(b.Name), Version: "1.0.0", ProviderName: b.ProviderName,
 			ProviderURL: b.ProviderURL, Fault: b.Fault}
 		if b.Description != nil {
@@ -196,6 +168,21 @@ func FuzzCheckServer(f *testing.F) {
 		}
 		err := design.CheckServer(s)
 		checkVerdict(t, err, design.CheckServer(s), s, "name", "description", "version", "provider_name", "provider_url", "fault")
+	})
+}
+
+// fuzzBodies seeds f with the bodies seeds and fuzzes check with every body
+// that decodes as a B.
+func fuzzBodies[B any](f *testing.F, seeds []string, check func(t *testing.T, b B)) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var b B
+		if json.Unmarshal(body, &b) != nil {
+			return
+		}
+		check(t, b)
 	})
 }
 

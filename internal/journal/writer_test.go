@@ -104,11 +104,7 @@ func TestAdmit(t *testing.T) {
 
 func TestRetriesThenSucceeds(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.failNext(3)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
-	run(t, w)
+	sink, w := failingFirst(t, 3, 2)
 
 	require.True(t, w.Record(entry("ping")))
 	require.True(t, w.Record(entry("tools/list")))
@@ -121,11 +117,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 // entries: the explanation the endpoint computed, not a new one.
 func TestRetryKeepsTheExplanation(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.failNext(2)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 1, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
-	run(t, w)
+	sink, w := failingFirst(t, 2, 1)
 
 	e := entry("tools/call")
 	e.Outcome = journal.OutcomeNoMatch
@@ -160,32 +152,39 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 
 func TestCloseFlushesEverything(t *testing.T) {
 	t.Parallel()
-	for _, withRun := range []bool{false, true} {
-		name := "without Run"
-		if withRun {
-			name = "with Run"
+	withAndWithoutRun(t, func(t *testing.T, w *journal.Writer, sink *memorySink) {
+		for range 10 {
+			require.True(t, w.Record(entry("ping")))
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			sink := newMemorySink()
-			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
-			if withRun {
-				run(t, w)
-			}
-			for range 10 {
-				require.True(t, w.Record(entry("ping")))
-			}
-			require.NoError(t, closeWithin(w, 5*time.Second))
-			require.Len(t, sink.records(), 10)
-			require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
-			require.False(t, w.Record(entry("ping")), "Record after Close")
-			require.EqualValues(t, 1, w.Stats().Dropped)
-		})
-	}
+		require.NoError(t, closeWithin(w, 5*time.Second))
+		require.Len(t, sink.records(), 10)
+		require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
+		require.False(t, w.Record(entry("ping")), "Record after Close")
+		require.EqualValues(t, 1, w.Stats().Dropped)
+	})
 }
 
 func TestFlushWritesWhatIsQueued(t *testing.T) {
 	t.Parallel()
+	withAndWithoutRun(t, func(t *testing.T, w *journal.Writer, sink *memorySink) {
+		for round := 1; round <= 3; round++ {
+			for range 5 {
+				require.True(t, w.Record(entry("ping")))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			require.NoError(t, w.Flush(ctx))
+			cancel()
+			require.Len(t, sink.records(), 5*round, "a partial batch is not left waiting for the interval")
+		}
+		require.Equal(t, journal.Stats{Queued: 15, Written: 15}, w.Stats())
+	})
+}
+
+// withAndWithoutRun calls test, in parallel subtests, with a writer (batches
+// of 4, an hour's flush interval) over a fresh memory sink: once without
+// its loop running and once with it.
+func withAndWithoutRun(t *testing.T, test func(t *testing.T, w *journal.Writer, sink *memorySink)) {
+	t.Helper()
 	for _, withRun := range []bool{false, true} {
 		name := "without Run"
 		if withRun {
@@ -198,16 +197,7 @@ func TestFlushWritesWhatIsQueued(t *testing.T) {
 			if withRun {
 				run(t, w)
 			}
-			for round := 1; round <= 3; round++ {
-				for range 5 {
-					require.True(t, w.Record(entry("ping")))
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				require.NoError(t, w.Flush(ctx))
-				cancel()
-				require.Len(t, sink.records(), 5*round, "a partial batch is not left waiting for the interval")
-			}
-			require.Equal(t, journal.Stats{Queued: 15, Written: 15}, w.Stats())
+			test(t, w, sink)
 		})
 	}
 }
@@ -424,6 +414,19 @@ func run(t *testing.T, w *journal.Writer) {
 			t.Error("Run did not return")
 		}
 	})
+}
+
+// failingFirst starts a writer of batches of batchSize, flushing and
+// retrying every millisecond, over a memory sink whose first failures
+// inserts fail.
+func failingFirst(t *testing.T, failures, batchSize int) (*memorySink, *journal.Writer) {
+	t.Helper()
+	sink := newMemorySink()
+	sink.failNext(failures)
+	w := journal.New(sink, quiet(), journal.Options{BatchSize: batchSize, FlushInterval: time.Millisecond,
+		RetryBackoff: time.Millisecond})
+	run(t, w)
+	return sink, w
 }
 
 func closeWithin(w *journal.Writer, d time.Duration) error {

@@ -12,15 +12,12 @@ import (
 // itself; a pointer must otherwise start with "/". Reference tokens are
 // unescaped (~1 is "/", ~0 is "~"); array indexes are decimal.
 func Get(doc any, pointer string) (any, bool) {
-	if pointer == "" {
-		return doc, true
-	}
-	if !strings.HasPrefix(pointer, "/") {
+	tokens, ok := Tokens(pointer)
+	if !ok {
 		return nil, false
 	}
 	cur := doc
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range tokens {
 		switch x := cur.(type) {
 		case map[string]any:
 			v, ok := x[tok]
@@ -40,3 +37,27 @@ func Get(doc any, pointer string) (any, bool) {
 	}
 	return cur, true
 }
+
+// Tokens returns the unescaped reference tokens of pointer: none for the
+// empty pointer, and false for a pointer that does not start with "/".
+func Tokens(pointer string) ([]string, bool) {
+	if pointer == "" {
+		return nil, true
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	tokens := strings.Split(pointer[1:], "/")
+	for i, tok := range tokens {
+		tokens[i] = unescaper.Replace(tok)
+	}
+	return tokens, true
+}
+
+// Escape escapes a member name for use as a reference token.
+func Escape(token string) string { return escaper.Replace(token) }
+
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)

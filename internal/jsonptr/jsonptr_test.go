@@ -31,3 +31,32 @@ func TestGet(t *testing.T) {
 		require.Equal(t, tc.want, got, tc.ptr)
 	}
 }
+
+func TestTokens(t *testing.T) {
+	for _, tc := range []struct {
+		ptr  string
+		want []string
+		ok   bool
+	}{
+		{"", nil, true},
+		{"/", []string{""}, true},
+		{"/a//b", []string{"a", "", "b"}, true},
+		{"/a~1b/c~0d/~01", []string{"a/b", "c~d", "~1"}, true},
+		{"a/b", nil, false},
+	} {
+		got, ok := Tokens(tc.ptr)
+		require.Equal(t, tc.ok, ok, tc.ptr)
+		require.Equal(t, tc.want, got, tc.ptr)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for _, name := range []string{"", "plain", "a/b", "c~d", "~1", "/~"} {
+		esc := Escape(name)
+		require.NotContains(t, esc, "/", name)
+		got, ok := Tokens("/" + esc)
+		require.True(t, ok)
+		require.Equal(t, []string{name}, got)
+	}
+	require.Equal(t, "a~1b~0c", Escape("a/b~c"))
+}

@@ -157,3 +157,42 @@ func TestNumberTextsEqual(t *testing.T) {
 		require.False(t, jsonvalue.Equal(json.Number(p[0]), json.Number(p[1])), "%s != %s", p[0], p[1])
 	}
 }
+
+func TestParsePathSyntax(t *testing.T) {
+	key := jsonvalue.KeySegment
+	full := jsonvalue.PathSyntax{Root: true, QuotedKeys: true, MaxIndex: 99}
+	for _, tc := range []struct {
+		name    string
+		path    string
+		syntax  jsonvalue.PathSyntax
+		want    []jsonvalue.Segment
+		wantErr string
+	}{
+		{"dollar is a key without Root", "$.a", jsonvalue.PathSyntax{}, []jsonvalue.Segment{key("$"), key("a")}, ""},
+		{"dollar is the root with Root", "$.a", full, []jsonvalue.Segment{key("a")}, ""},
+		{"a leading index needs Root", "[0]", jsonvalue.PathSyntax{}, nil, "must start with a key"},
+		{"a leading index with Root", "[0]", full, []jsonvalue.Segment{{Index: 0, ArrayOnly: true}}, ""},
+		{"a quoted key needs QuotedKeys", `a["b"]`, jsonvalue.PathSyntax{}, nil, `has an invalid array index "\"b\"" at offset 1: want a non-negative integer without leading zeros`},
+		{"a quoted key with QuotedKeys", `a["b"]`, full, []jsonvalue.Segment{key("a"), {Key: "b", Index: -1, ObjectOnly: true}}, ""},
+		{"an index past MaxIndex", "a[100]", full, nil, `has an invalid array index "100" at offset 1: want a non-negative integer without leading zeros, or a quoted key`},
+		{"a dotted key past MaxIndex reads members only", "a.100", full, []jsonvalue.Segment{key("a"), {Key: "100", Index: -1}}, ""},
+		{"no MaxIndex", "a.100", jsonvalue.PathSyntax{}, []jsonvalue.Segment{key("a"), {Key: "100", Index: 100}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := jsonvalue.ParsePath(tc.path, tc.syntax)
+			if tc.wantErr != "" {
+				require.EqualError(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestDotted(t *testing.T) {
+	segs := []jsonvalue.Segment{jsonvalue.KeySegment("items"), {Index: 0, ArrayOnly: true}, jsonvalue.KeySegment("id"), jsonvalue.KeySegment("0")}
+	require.Equal(t, "items[0].id.0", jsonvalue.Dotted(segs))
+	require.Equal(t, "[2]", jsonvalue.Dotted([]jsonvalue.Segment{{Index: 2, ArrayOnly: true}}))
+	require.Empty(t, jsonvalue.Dotted(nil))
+}

@@ -1,6 +1,9 @@
 package jsonvalue
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Segment is one step of a field path through decoded JSON.
 type Segment struct {
@@ -75,4 +78,21 @@ func ParseIndex(s string) (int, bool) {
 	}
 	n, err := strconv.Atoi(s)
 	return n, err == nil
+}
+
+// Dotted writes segs as a field path: keys joined with '.' and bracketed
+// indexes as "[i]", such as "items[0].id".
+func Dotted(segs []Segment) string {
+	var b strings.Builder
+	for i, s := range segs {
+		switch {
+		case s.ArrayOnly:
+			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
+		case i > 0:
+			b.WriteString("." + s.Key)
+		default:
+			b.WriteString(s.Key)
+		}
+	}
+	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -40,17 +39,6 @@ func pings(n int) string {
 	return "[" + strings.Join(msgs, ",") + "]"
 }
 
-// reply is one JSON-RPC response as the tests read it.
-type reply struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int64            `json:"code"`
-		Message string           `json:"message"`
-		Data    map[string]int64 `json:"data"`
-	} `json:"error"`
-}
-
 // TestHugeBatchIsRefusedCheaply: half a million members in a 1 MB body are
 // refused with one small error, and the request allocates a small multiple
 // of the body (before, it built 524,000 messages and a 66 MB answer).
@@ -63,15 +51,7 @@ func TestHugeBatchIsRefusedCheaply(t *testing.T) {
 	require.LessOrEqual(t, int64(len(body)), env.Config.MaxBodyBytes, "the body fits the default limit")
 
 	send := func() (int, []byte) {
-		req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
+		resp, raw := apitest.Send(t, apitest.JSONRequest(t, http.MethodPost, endpoint, bytes.NewReader(body)))
 		return resp.StatusCode, raw
 	}
 	var before, after runtime.MemStats
@@ -114,7 +94,7 @@ func TestBatchLength(t *testing.T) {
 	t.Run("a batch of the limit is answered", func(t *testing.T) {
 		resp, body := post(t, endpoint, nil, pings(mcptransport.DefaultMaxBatchMessages))
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var replies []reply
+		var replies []rpcAnswer
 		require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
 		require.Len(t, replies, mcptransport.DefaultMaxBatchMessages)
 		for i, r := range replies {
@@ -135,7 +115,7 @@ func TestBatchLength(t *testing.T) {
 			resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}, "Accept": {"application/json, text/event-stream"}}, pings(2))
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "version %s: %s", v, body)
 			require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "an HTTP error is plain JSON")
-			var r reply
+			var r rpcAnswer
 			require.NoError(t, json.Unmarshal([]byte(body), &r), body)
 			require.Equal(t, "null", string(r.ID))
 			require.EqualValues(t, -32600, r.Error.Code)
@@ -156,7 +136,7 @@ func TestBatchLength(t *testing.T) {
 		for _, v := range []string{"2025-03-26", "2024-11-05", "", "not-a-date"} {
 			resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}}, pings(2))
 			require.Equal(t, http.StatusOK, resp.StatusCode, "version %q: %s", v, body)
-			var replies []reply
+			var replies []rpcAnswer
 			require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
 			require.Len(t, replies, 2, "version %q", v)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/testclock"
 )
 
 // fakeLoads counts loads per id and returns designs of a given size; ids in
@@ -178,32 +179,14 @@ func TestCacheLoadErrorsAreNotCached(t *testing.T) {
 	require.Equal(t, 2, calls)
 }
 
-// clock is a settable time source for the cache.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (k *clock) now() time.Time {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.t
-}
-
-func (k *clock) advance(d time.Duration) {
-	k.mu.Lock()
-	k.t = k.t.Add(d)
-	k.mu.Unlock()
-}
-
 // staleCache is a listening cache on a settable clock, with one design
 // cached (of size 1) for id.
-func staleCache(t *testing.T, staleMax time.Duration) (*cache, *fakeLoads, *clock, uuid.UUID) {
+func staleCache(t *testing.T, staleMax time.Duration) (*cache, *fakeLoads, *testclock.Clock, uuid.UUID) {
 	t.Helper()
 	f := &fakeLoads{size: 1}
-	k := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	k := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := newCache(10, 1<<20, staleMax, f.load)
-	c.now = k.now
+	c.now = k.Now
 	c.live()
 	id := uuid.New()
 	d, err := c.get(context.Background(), id)
@@ -234,7 +217,7 @@ func TestCacheServesStaleWhileTheDatabaseIsOut(t *testing.T) {
 		require.Equal(t, 1, servedSize(t, c, id))
 	}
 	require.Equal(t, 2, f.loads(id))
-	k.advance(30 * time.Second)
+	k.Advance(30 * time.Second)
 	require.Eventually(t, func() bool { return servedSize(t, c, id) == 1 && f.loads(id) == 3 }, 5*time.Second, 5*time.Millisecond,
 		"a second later it is tried again")
 	n, _ := c.stats()
@@ -245,15 +228,15 @@ func TestCacheStaleBoundExceededIsNotServed(t *testing.T) {
 	c, f, k, id := staleCache(t, time.Minute)
 	f.set(func(f *fakeLoads) { f.down = true })
 	c.lost()
-	k.advance(time.Minute)
+	k.Advance(time.Minute)
 	require.Equal(t, 1, servedSize(t, c, id), "within the bound")
-	k.advance(time.Second)
+	k.Advance(time.Second)
 	_, err := c.get(context.Background(), id)
 	require.True(t, failure.Is(err, failure.ErrUnavailable), "past the bound: %v", err)
 
 	// Once the database answers, the design is loaded and served again.
 	f.set(func(f *fakeLoads) { f.down, f.size = false, 2 })
-	k.advance(retryInterval)
+	k.Advance(retryInterval)
 	require.Equal(t, 2, servedSize(t, c, id))
 }
 
@@ -300,7 +283,7 @@ func TestCacheMissWhileTheDatabaseIsOut(t *testing.T) {
 		require.True(t, failure.Is(err, failure.ErrUnavailable), "%v", err)
 	}
 	require.Equal(t, 1, f.loads(id), "an unreachable database is not asked again within a second")
-	k.advance(retryInterval)
+	k.Advance(retryInterval)
 	_, err := c.get(context.Background(), id)
 	require.True(t, failure.Is(err, failure.ErrUnavailable))
 	require.Equal(t, 2, f.loads(id))
@@ -308,15 +291,15 @@ func TestCacheMissWhileTheDatabaseIsOut(t *testing.T) {
 
 func TestCacheLoadedWithoutNotificationsIsRevalidated(t *testing.T) {
 	f := &fakeLoads{size: 1}
-	k := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	k := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := newCache(10, 1<<20, time.Minute, f.load)
-	c.now = k.now // never live: notifications are not (yet) received
+	c.now = k.Now // never live: notifications are not (yet) received
 	id := uuid.New()
 	require.Equal(t, 1, servedSize(t, c, id))
 	require.Equal(t, 1, servedSize(t, c, id))
 	require.Equal(t, 1, f.loads(id))
 	f.set(func(f *fakeLoads) { f.size = 2 })
-	k.advance(retryInterval)
+	k.Advance(retryInterval)
 	require.Equal(t, 1, servedSize(t, c, id))
 	require.Eventually(t, func() bool { return servedSize(t, c, id) == 2 }, 5*time.Second, 5*time.Millisecond,
 		"a copy nothing would invalidate is reloaded from time to time")

@@ -85,18 +85,9 @@ type serverDesign struct {
 // createDesign creates d through the REST API as c and returns its id.
 func createDesign(t *testing.T, c *apitest.Client, d serverDesign) string {
 	t.Helper()
-	id := c.Do(http.MethodPost, "/api/servers", []byte(d.Server)).Status(http.StatusCreated).String("id")
-	for _, part := range []struct {
-		path   string
-		bodies []json.RawMessage
-	}{{"tools", d.Tools}, {"resources", d.Resources}, {"prompts", d.Prompts}} {
-		for _, body := range part.bodies {
-			c.Do(http.MethodPost, "/api/servers/"+id+"/"+part.path, []byte(body)).Status(http.StatusCreated)
-		}
-	}
+	id := c.CreateServer(d.Server, d.Tools, d.Resources, d.Prompts)
 	if d.Enabled {
-		r := c.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
-		require.Equal(t, true, r.Get("enabled"))
+		c.EnableServer(id)
 	}
 	return id
 }

@@ -22,15 +22,7 @@ import (
 // status and body.
 func mcpCall(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, raw := apitest.Send(t, apitest.JSONRequest(t, "POST", url, strings.NewReader(body)))
 	return resp.StatusCode, string(raw)
 }
 

@@ -44,7 +44,9 @@ func patternDesign(t *testing.T) serverDesign {
 	}
 }
 
+// rpcAnswer is one JSON-RPC response as the tests read it.
 type rpcAnswer struct {
+	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int            `json:"code"`

@@ -313,21 +313,14 @@ func TestRichMocksSDKClient(t *testing.T) {
 // post sends one JSON-RPC request and returns the reply body.
 func post(t *testing.T, url string, hdr http.Header, body string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req := apitest.JSONRequest(t, http.MethodPost, url, strings.NewReader(body))
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
 	if h := hdr.Get("Host"); h != "" {
 		req.Host = h
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, b := apitest.Send(t, req)
 	return resp, string(b)
 }
 

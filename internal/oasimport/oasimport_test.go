@@ -22,19 +22,29 @@ import (
 	"github.com/mockmcp/mockmcp/internal/testgen"
 )
 
-func importFile(t *testing.T, name string, opts Options) Result {
+// testFile reads the file name of testdata.
+func testFile(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile("testdata/" + name)
 	require.NoError(t, err)
-	res, err := Import(context.Background(), data, opts)
-	require.NoError(t, err)
-	checkDesign(t, res)
-	return res
+	return data
+}
+
+func importFile(t *testing.T, name string, opts Options) Result {
+	t.Helper()
+	return importData(t, testFile(t, name), opts)
 }
 
 func importText(t *testing.T, doc string) Result {
 	t.Helper()
-	res, err := Import(context.Background(), []byte(doc), Options{})
+	return importData(t, []byte(doc), Options{})
+}
+
+// importData imports data, requiring success and a design the checks
+// accept.
+func importData(t *testing.T, data []byte, opts Options) Result {
+	t.Helper()
+	res, err := Import(context.Background(), data, opts)
 	require.NoError(t, err)
 	checkDesign(t, res)
 	return res
@@ -352,12 +362,9 @@ func TestSwagger20(t *testing.T) {
 	})
 
 	t.Run("YAML too", func(t *testing.T) {
-		data, err := os.ReadFile("testdata/swagger-2.0.json")
+		y, err := yaml.JSONToYAML(testFile(t, "swagger-2.0.json"))
 		require.NoError(t, err)
-		y, err := yaml.JSONToYAML(data)
-		require.NoError(t, err)
-		fromYAML, err := Import(context.Background(), y, Options{})
-		require.NoError(t, err)
+		fromYAML := importData(t, y, Options{})
 		require.Equal(t, res.Design.Tools, fromYAML.Design.Tools)
 		require.Equal(t, res.Warnings, fromYAML.Warnings)
 	})
@@ -372,14 +379,11 @@ func keys(m map[string]any) []string {
 }
 
 func TestJSONAndYAMLAgree(t *testing.T) {
-	y, err := os.ReadFile("testdata/petstore-3.0.yaml")
-	require.NoError(t, err)
+	y := testFile(t, "petstore-3.0.yaml")
 	j, err := yaml.YAMLToJSON(y)
 	require.NoError(t, err)
-	fromYAML, err := Import(context.Background(), y, Options{})
-	require.NoError(t, err)
-	fromJSON, err := Import(context.Background(), j, Options{})
-	require.NoError(t, err)
+	fromYAML := importData(t, y, Options{})
+	fromJSON := importData(t, j, Options{})
 	require.Equal(t, fromYAML.Design, fromJSON.Design)
 	require.Equal(t, fromYAML.Warnings, fromJSON.Warnings)
 }
@@ -403,11 +407,7 @@ func requireInvalid(t *testing.T, err error, message string) {
 }
 
 func TestBadDocuments(t *testing.T) {
-	file := func(name string) string {
-		data, err := os.ReadFile("testdata/" + name)
-		require.NoError(t, err)
-		return string(data)
-	}
+	file := func(name string) string { return string(testFile(t, name)) }
 	for _, tc := range []struct{ name, doc, message string }{
 		{"not JSON or YAML", file("invalid.yaml"), "the document is neither JSON nor YAML: YAML: line "},
 		{"broken JSON", "{\n  \"openapi\": \"3.0.0\"\n  \"info\": {}\n}", "the document is neither JSON nor YAML: JSON: line 3, column 3: invalid character '\"' after object key:value pair"},
@@ -749,10 +749,9 @@ func TestSample(t *testing.T) {
 }
 
 func TestCanceled(t *testing.T) {
-	data, err := os.ReadFile("testdata/petstore-3.0.yaml")
-	require.NoError(t, err)
+	data := testFile(t, "petstore-3.0.yaml")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = Import(ctx, data, Options{})
+	_, err := Import(ctx, data, Options{})
 	require.ErrorIs(t, err, context.Canceled)
 }

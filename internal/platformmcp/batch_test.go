@@ -18,8 +18,7 @@ func TestServiceEndpointBatches(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.MaxBatchMessages = 2 }})
 	owner := env.Signup(t, "Batch Org")
-	key := map[string]string{"X-API-Key": owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).
-		Status(http.StatusCreated).String("raw_key")}
+	key := map[string]string{"X-API-Key": newKey(owner, map[string]any{"name": "k"})}
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 
 	code, body := post(t, env, key, "["+ping+","+ping+"]")

@@ -15,8 +15,7 @@ func TestToolsCallParams(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Params Org")
-	key := map[string]string{"X-API-Key": owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).
-		Status(http.StatusCreated).String("raw_key")}
+	key := map[string]string{"X-API-Key": newKey(owner, map[string]any{"name": "k"})}
 	for _, tc := range []struct{ name, params, want string }{
 		{"no params", ``,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: missing required field 'name'","data":{"field":"name","reason":"tools/call needs the name of the tool"}}}`},

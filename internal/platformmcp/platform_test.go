@@ -3,7 +3,6 @@ package platformmcp_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -130,14 +129,26 @@ func callJSON(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 	return out
 }
 
+// signupWithKey starts the service, signs up an organization named org and
+// creates a full API key named keyName; it returns the key in the clear.
+func signupWithKey(t *testing.T, org, keyName string) (*apitest.Env, *apitest.Client, string) {
+	t.Helper()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, org)
+	return env, owner, newKey(owner, map[string]any{"name": keyName})
+}
+
+// newKey creates the API key body describes and returns it in the clear.
+func newKey(owner *apitest.Client, body map[string]any) string {
+	return owner.Do("POST", "/api/keys", body).Status(http.StatusCreated).String("raw_key")
+}
+
 // TestAssistantDesignsAMock is the whole loop an assistant runs: with a
 // full key, it lists the platform tools, creates a server, adds a tool with
 // a scenario, enables the server, and calls the tool on the server's own
 // endpoint, getting the scenario's response.
 func TestAssistantDesignsAMock(t *testing.T) {
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Assistant Org")
-	raw := owner.Do("POST", "/api/keys", map[string]any{"name": "assistant"}).Status(http.StatusCreated).String("raw_key")
+	env, owner, raw := signupWithKey(t, "Assistant Org", "assistant")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -205,9 +216,7 @@ func TestAssistantDesignsAMock(t *testing.T) {
 // TestToolsRefuseMissingInput: every tool with required input, called with
 // none, answers isError with a problem naming a missing field.
 func TestToolsRefuseMissingInput(t *testing.T) {
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Strict Org")
-	raw := owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).Status(http.StatusCreated).String("raw_key")
+	env, _, raw := signupWithKey(t, "Strict Org", "k")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	platform := connect(t, ctx, env.URL+platformmcp.Path, keyTransport{"X-API-Key", raw})
@@ -273,27 +282,20 @@ func TestToolsRefuseMissingInput(t *testing.T) {
 // post sends one JSON-RPC message to the service endpoint.
 func post(t *testing.T, env *apitest.Env, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", env.URL+platformmcp.Path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req := apitest.JSONRequest(t, "POST", env.URL+platformmcp.Path, strings.NewReader(body))
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var b strings.Builder
-	_, _ = io.Copy(&b, resp.Body)
-	return resp.StatusCode, b.String()
+	resp, b := apitest.Send(t, req)
+	return resp.StatusCode, string(b)
 }
 
 func TestServiceEndpointScope(t *testing.T) {
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Scoped Org")
 	server := owner.Do("POST", "/api/servers", map[string]any{"name": "s"}).Status(http.StatusCreated).String("id")
-	full := owner.Do("POST", "/api/keys", map[string]any{"name": "full"}).Status(http.StatusCreated).String("raw_key")
-	policy := owner.Do("POST", "/api/keys", map[string]any{"name": "p", "bound_server_id": server}).Status(http.StatusCreated).String("raw_key")
+	full := newKey(owner, map[string]any{"name": "full"})
+	policy := newKey(owner, map[string]any{"name": "p", "bound_server_id": server})
 	revoked := owner.Do("POST", "/api/keys", map[string]any{"name": "r"}).Status(http.StatusCreated)
 	owner.Do("DELETE", "/api/keys/"+revoked.String("key.id"), nil).Status(http.StatusNoContent)
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`

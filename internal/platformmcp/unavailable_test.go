@@ -12,16 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 )
 
 // A tool whose REST operation answers 503 (the database out) is a tool
 // error carrying the problem, which tells the caller to retry, not -32603.
 func TestToolOfAnUnavailableOperationIsARetryableToolError(t *testing.T) {
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Unavailable Org")
-	raw := owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).Status(http.StatusCreated).String("raw_key")
+	env, _, raw := signupWithKey(t, "Unavailable Org", "k")
 
 	spec, err := api.GetSpec()
 	require.NoError(t, err)

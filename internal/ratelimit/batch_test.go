@@ -23,10 +23,7 @@ import (
 // post sends body to path with headers.
 func post(t *testing.T, env *apitest.Env, path string, headers map[string]string, body string) answer {
 	t.Helper()
-	req, err := http.NewRequest("POST", env.URL+path, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req := apitest.JSONRequest(t, "POST", env.URL+path, strings.NewReader(body))
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}

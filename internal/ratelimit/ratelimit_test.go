@@ -67,11 +67,8 @@ type answer struct {
 // (through X-Forwarded-For, believed from loopback in these tests).
 func mcpCall(t *testing.T, base, server, ip string) answer {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+"/api/platform/"+server+"/mcp",
+	req := apitest.JSONRequest(t, "POST", base+"/api/platform/"+server+"/mcp",
 		strings.NewReader(`{"jsonrpc":"2.0","id":"req-7","method":"ping"}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
 	if ip != "" {
 		req.Header.Set("X-Forwarded-For", ip)
 	}
@@ -80,11 +77,7 @@ func mcpCall(t *testing.T, base, server, ip string) answer {
 
 func send(t *testing.T, req *http.Request) answer {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, b := apitest.Send(t, req)
 	return answer{resp.StatusCode, resp.Header, string(b)}
 }
 
@@ -220,10 +213,7 @@ func TestPlatformLimit(t *testing.T) {
 	server := enabledServer(t, owner)
 	raw := owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).Status(http.StatusCreated).String("raw_key")
 	platform := func() answer {
-		req, err := http.NewRequest("POST", env.URL+"/api/platform-mcp/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
+		req := apitest.JSONRequest(t, "POST", env.URL+"/api/platform-mcp/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
 		req.Header.Set("X-API-Key", raw)
 		return send(t, req)
 	}

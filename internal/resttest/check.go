@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -120,7 +121,7 @@ func Normalize(c *Case) {
 		return
 	}
 	out := make(map[string]Expectation, len(c.Input.Expectations))
-	for _, k := range sortedExpectationKeys(c.Input.Expectations) {
+	for _, k := range slices.Sorted(maps.Keys(c.Input.Expectations)) {
 		n := normalizeLabel(k)
 		if _, taken := out[n]; taken {
 			n = k
@@ -223,7 +224,7 @@ func checkInput(f *failure.Fields, c Case) {
 			used[p] = true
 		}
 	}
-	for _, k := range sortedKeys(in.PathParams) {
+	for _, k := range slices.Sorted(maps.Keys(in.PathParams)) {
 		at := "input.path_params[" + quoteKey(k) + "]"
 		if used[k] && in.PathParams[k] == "" {
 			f.Add(at, "must not be empty: it fills {%s} in a scope's path", k)
@@ -237,7 +238,7 @@ func checkInput(f *failure.Fields, c Case) {
 }
 
 func checkQuery(f *failure.Fields, field string, q map[string]string) {
-	for _, k := range sortedKeys(q) {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		at := field + "[" + quoteKey(k) + "]"
 		if k == "" {
 			f.Add(at, "a query parameter needs a name")
@@ -248,7 +249,7 @@ func checkQuery(f *failure.Fields, field string, q map[string]string) {
 
 func checkHeaders(f *failure.Fields, field string, h map[string]string) {
 	seen := map[string]string{}
-	for _, k := range sortedKeys(h) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		at := field + "[" + quoteKey(k) + "]"
 		canon := http.CanonicalHeaderKey(k)
 		switch {
@@ -285,7 +286,7 @@ func checkExpectations(f *failure.Fields, c Case) {
 		labels[s.Label()] = true
 	}
 	owner := map[string]string{} // normalized label → first key naming it
-	for _, k := range sortedExpectationKeys(c.Input.Expectations) {
+	for _, k := range slices.Sorted(maps.Keys(c.Input.Expectations)) {
 		e := c.Input.Expectations[k]
 		at := "input.expectations[" + quoteKey(k) + "]"
 		n := normalizeLabel(k)
@@ -454,15 +455,6 @@ func quoteKey(k string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(k) // a string always encodes
 	return strings.TrimRight(buf.String(), "\n")
-}
-
-func sortedExpectationKeys(m map[string]Expectation) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // PostgreSQL stores neither the NUL character in text nor, in jsonb, the

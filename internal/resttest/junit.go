@@ -44,10 +44,10 @@ type TestReport struct {
 // it). encoding/xml escapes the text, and replaces characters XML cannot
 // hold with U+FFFD.
 func JUnit(s SuiteReport) ([]byte, error) {
-	suite := junitSuite{
+	suite := junitSuite{junitCounts: junitCounts{
 		Name: s.Name,
 		Time: seconds(s.DurationMS),
-	}
+	}}
 	if !s.StartedAt.IsZero() {
 		suite.Timestamp = s.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
@@ -65,15 +65,7 @@ func JUnit(s SuiteReport) ([]byte, error) {
 			suite.Cases = append(suite.Cases, tc)
 		}
 	}
-	doc := junitSuites{
-		Name:     s.Name,
-		Tests:    suite.Tests,
-		Failures: suite.Failures,
-		Errors:   suite.Errors,
-		Skipped:  suite.Skipped,
-		Time:     suite.Time,
-		Suites:   []junitSuite{suite},
-	}
+	doc := junitSuites{junitCounts: suite.junitCounts, Suites: []junitSuite{suite}}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("junit: %w", err)
@@ -82,25 +74,25 @@ func JUnit(s SuiteReport) ([]byte, error) {
 }
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Time      string      `xml:"time,attr"`
+	junitCounts
 	Timestamp string      `xml:"timestamp,attr,omitempty"`
 	Cases     []junitCase `xml:"testcase"`
+}
+
+// junitCounts are the attributes <testsuites> and <testsuite> share.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitCase struct {

@@ -10,22 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The shape a CI reads back.
+// The shape a CI reads back. The attributes <testsuites> and <testsuite>
+// share are read as junitCounts; TestJUnit checks their names in the
+// raw XML.
 type xSuites struct {
-	XMLName  xml.Name `xml:"testsuites"`
-	Name     string   `xml:"name,attr"`
-	Tests    int      `xml:"tests,attr"`
-	Failures int      `xml:"failures,attr"`
-	Errors   int      `xml:"errors,attr"`
-	Skipped  int      `xml:"skipped,attr"`
-	Time     string   `xml:"time,attr"`
-	Suites   []struct {
-		Name      string  `xml:"name,attr"`
-		Tests     int     `xml:"tests,attr"`
-		Failures  int     `xml:"failures,attr"`
-		Errors    int     `xml:"errors,attr"`
-		Skipped   int     `xml:"skipped,attr"`
-		Time      string  `xml:"time,attr"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []struct {
+		junitCounts
 		Timestamp string  `xml:"timestamp,attr"`
 		Cases     []xCase `xml:"testcase"`
 	} `xml:"testsuite"`
@@ -104,20 +96,11 @@ func TestJUnit(t *testing.T) {
 	require.NoError(t, err)
 	s := parseJUnit(t, b)
 
-	require.Equal(t, `smoke <&"> suite`, s.Name)
-	require.Equal(t, 6, s.Tests)
-	require.Equal(t, 2, s.Failures)
-	require.Equal(t, 2, s.Errors)
-	require.Equal(t, 1, s.Skipped)
-	require.Equal(t, "2.346", s.Time)
+	counts := junitCounts{Name: `smoke <&"> suite`, Tests: 6, Failures: 2, Errors: 2, Skipped: 1, Time: "2.346"}
+	require.Equal(t, counts, s.junitCounts)
 	require.Len(t, s.Suites, 1)
 	suite := s.Suites[0]
-	require.Equal(t, `smoke <&"> suite`, suite.Name)
-	require.Equal(t, 6, suite.Tests)
-	require.Equal(t, 2, suite.Failures)
-	require.Equal(t, 2, suite.Errors)
-	require.Equal(t, 1, suite.Skipped)
-	require.Equal(t, "2.346", suite.Time)
+	require.Equal(t, counts, suite.junitCounts)
 	require.Equal(t, "2025-03-01T12:04:05", suite.Timestamp)
 	require.Len(t, suite.Cases, 6)
 
@@ -169,6 +152,9 @@ func TestJUnit(t *testing.T) {
 	require.NotNil(t, c.Error)
 	require.Equal(t, "the test was deleted", c.Error.Message)
 	require.Equal(t, "RunError", c.Error.Type)
+
+	require.Contains(t, string(b), `<testsuites name="smoke &lt;&amp;&#34;&gt; suite" tests="6" failures="2" errors="2" skipped="1" time="2.346">`)
+	require.Contains(t, string(b), `<testsuite name="smoke &lt;&amp;&#34;&gt; suite" tests="6" failures="2" errors="2" skipped="1" time="2.346" timestamp="2025-03-01T12:04:05">`)
 
 	// The raw XML escapes what it must.
 	require.Contains(t, string(b), `name="smoke &lt;&amp;&#34;&gt; suite"`)

@@ -55,99 +55,16 @@ func ParsePath(s string) (Path, error) {
 	if len(s) > MaxPathLength {
 		return Path{}, fmt.Errorf("must be at most %d bytes long, got %d", MaxPathLength, len(s))
 	}
-	p := Path{raw: s}
-	i := 0
-	if s[0] == '$' && (len(s) == 1 || s[1] == '.' || s[1] == '[') {
-		i = 1
-		if len(s) > 1 && s[1] == '.' {
-			i = 2
-			if i == len(s) {
-				return Path{}, errors.New("must not end with '.'")
-			}
-		}
+	steps, err := jsonvalue.ParsePath(s, conditionSyntax)
+	if err != nil {
+		return Path{}, err
 	}
-	// needKey is true where a key must follow (at the start and after '.').
-	needKey := true
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '[':
-			end, st, err := parseBracket(s, i)
-			if err != nil {
-				return Path{}, err
-			}
-			p.steps = append(p.steps, st)
-			i = end
-			needKey = false
-		case c == '.':
-			if needKey {
-				return Path{}, fmt.Errorf("has an empty key at offset %d", i)
-			}
-			i++
-			needKey = true
-			if i == len(s) {
-				return Path{}, errors.New("must not end with '.'")
-			}
-			if s[i] == '[' {
-				return Path{}, fmt.Errorf("has '.' before '[' at offset %d", i-1)
-			}
-		case c == ']':
-			return Path{}, fmt.Errorf("has an unexpected ']' at offset %d", i)
-		default:
-			if !needKey {
-				return Path{}, fmt.Errorf("needs '.' or '[' at offset %d", i)
-			}
-			j := i
-			for j < len(s) && s[j] != '.' && s[j] != '[' && s[j] != ']' {
-				j++
-			}
-			st := jsonvalue.KeySegment(s[i:j])
-			if st.Index > maxIndex {
-				st.Index = -1
-			}
-			p.steps = append(p.steps, st)
-			i = j
-			needKey = false
-		}
-	}
-	return p, nil
+	return Path{raw: s, steps: steps}, nil
 }
 
-// parseBracket parses the bracketed step starting at s[i] == '[' and
-// returns the offset just past its ']'.
-func parseBracket(s string, i int) (int, jsonvalue.Segment, error) {
-	if i+1 < len(s) && s[i+1] == '"' {
-		// A JSON string: find its closing quote, skipping escapes.
-		j := i + 2
-		for j < len(s) && s[j] != '"' {
-			if s[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(s) || j+1 >= len(s) || s[j+1] != ']' {
-			return 0, jsonvalue.Segment{}, fmt.Errorf("has an unclosed [\"…\"] at offset %d", i)
-		}
-		var key string
-		if err := json.Unmarshal([]byte(s[i+1:j+1]), &key); err != nil {
-			return 0, jsonvalue.Segment{}, fmt.Errorf("has an invalid quoted key at offset %d: %v", i, err)
-		}
-		return j + 2, jsonvalue.Segment{Key: key, Index: -1, ObjectOnly: true}, nil
-	}
-	end := strings.IndexByte(s[i+1:], ']')
-	if end < 0 {
-		return 0, jsonvalue.Segment{}, fmt.Errorf("has an unclosed '[' at offset %d", i)
-	}
-	end += i + 1
-	idx, ok := jsonvalue.ParseIndex(s[i+1 : end])
-	if !ok || idx > maxIndex {
-		return 0, jsonvalue.Segment{}, fmt.Errorf("has an invalid array index %q at offset %d: want a non-negative integer without leading zeros, or a quoted key", s[i+1:end], i)
-	}
-	return end + 1, jsonvalue.Segment{Index: idx, ArrayOnly: true}, nil
-}
-
-// maxIndex is the largest array index a path spells (nine digits).
-const maxIndex = 999_999_999
+// conditionSyntax is the path syntax Path describes; an index has at most
+// nine digits.
+var conditionSyntax = jsonvalue.PathSyntax{Root: true, QuotedKeys: true, MaxIndex: 999_999_999}
 
 // Lookup returns the value at the path in v, a value decoded from JSON
 // (objects as map[string]any, arrays as []any, numbers as json.Number or

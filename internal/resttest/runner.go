@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -237,7 +239,7 @@ func buildRequest(ctx context.Context, c Case, s Scope) (*http.Request, Request,
 	if err != nil {
 		return nil, rec, errors.New(errorMessage(err))
 	}
-	for _, k := range sortedKeys(c.Input.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(c.Input.Headers)) {
 		v := c.Input.Headers[k]
 		if strings.EqualFold(k, "Host") {
 			req.Host = v
@@ -435,15 +437,6 @@ func errorMessage(err error) string {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // MaskHeader returns the value of the header name as it may be stored and
 // shown: the value of a credential header (credential.Is) becomes "****",

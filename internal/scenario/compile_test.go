@@ -42,6 +42,8 @@ func TestCompileErrors(t *testing.T) {
 		{name: "path leading zero index", cond: `{"field":"a[01]","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"invalid array index"}},
 		{name: "path huge index", cond: `{"field":"a[99999999999999999999999]","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"invalid array index"}},
 		{name: "path stray bracket", cond: `{"field":"a]","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"unexpected ']'"}},
+		{name: "path dot before index", cond: `{"field":"a.[0]","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{`path "a.[0]" has '.' before '[' at offset 1`}},
+		{name: "path dot before stray bracket", cond: `{"field":"a.]","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"unexpected ']' at offset 2"}},
 		{name: "path key after index without dot", cond: `{"field":"a[0]b","operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"needs '.' or '[' at offset 4"}},
 
 		{name: "matches invalid regex", cond: `{"field":"a","operator":"matches","value":"a(b"}`, want: []string{"condition.value"}, wantMsg: []string{"valid RE2"}},

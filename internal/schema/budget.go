@@ -151,7 +151,7 @@ func (e *estimator) visit(s *jsonschema.Schema, v any, base int) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, cv := range x {
-			at := step{key: k, index: -1}
+			at := keyStep(k)
 			if s.Properties != nil {
 				if c, ok := (*s.Properties)[k]; ok && !child(c, cv, at) {
 					return false
@@ -171,7 +171,7 @@ func (e *estimator) visit(s *jsonschema.Schema, v any, base int) bool {
 		}
 	case []any:
 		for i, cv := range x {
-			at := step{index: i}
+			at := indexStep(i)
 			if i < len(s.PrefixItems) && !child(s.PrefixItems[i], cv, at) {
 				return false
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -93,7 +94,7 @@ func (p *patternScan) schema(v any, ptr string, field []string) {
 	for _, kw := range schemaMapKeywords {
 		if m, ok := obj[kw].(map[string]any); ok {
 			for _, name := range slices.Sorted(maps.Keys(m)) {
-				p.schema(m[name], ptr+"/"+kw+"/"+escapeToken(name), append(field[:len(field):len(field)], kw, name))
+				p.schema(m[name], ptr+"/"+kw+"/"+jsonptr.Escape(name), append(field[:len(field):len(field)], kw, name))
 			}
 		}
 	}
@@ -111,45 +112,21 @@ func (p *patternScan) schema(v any, ptr string, field []string) {
 	}
 }
 
-// local resolves a "#..." JSON Pointer reference within the document.
+// local resolves a "#..." JSON Pointer reference within the document and
+// returns the target with its pointer.
 func (p *patternScan) local(ref string) (any, string, bool) {
 	frag, ok := strings.CutPrefix(ref, "#")
-	if !ok || (frag != "" && frag[0] != '/') {
+	if !ok {
 		return nil, "", false
 	}
-	cur := p.root
-	for tok := range strings.SplitSeq(frag, "/") {
-		if tok == "" {
-			continue
-		}
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch x := cur.(type) {
-		case map[string]any:
-			if cur, ok = x[tok]; !ok {
-				return nil, "", false
-			}
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, "", false
-			}
-			cur = x[i]
-		default:
-			return nil, "", false
-		}
-	}
-	return cur, frag, true
+	target, ok := jsonptr.Get(p.root, frag)
+	return target, frag, ok
 }
 
 // fieldOf turns a JSON Pointer into the tokens of a field path.
 func fieldOf(ptr string) []string {
-	var out []string
-	for tok := range strings.SplitSeq(strings.TrimPrefix(ptr, "/"), "/") {
-		if tok != "" {
-			out = append(out, strings.NewReplacer("~1", "/", "~0", "~").Replace(tok))
-		}
-	}
-	return out
+	tokens, _ := jsonptr.Tokens(ptr)
+	return tokens
 }
 
 func (p *patternScan) check(expr, ptr string, field []string, key string) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/kaptinlin/jsonschema"
+
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 )
 
 // simpleTypes are the names "type" may use in every supported dialect.
@@ -64,7 +66,7 @@ func walkTree(s *jsonschema.Schema, dialect jsonschema.Dialect, at string, visit
 	}
 	walkMap := func(children map[string]*jsonschema.Schema, keyword string) bool {
 		for _, name := range slices.Sorted(maps.Keys(children)) {
-			if !walkTree(children[name], dialect, at+"/"+keyword+"/"+escapeToken(name), visit) {
+			if !walkTree(children[name], dialect, at+"/"+keyword+"/"+jsonptr.Escape(name), visit) {
 				return false
 			}
 		}

@@ -181,7 +181,7 @@ func explain(r *jsonschema.EvaluationResult, e *jsonschema.EvaluationError, inst
 		for i, name := range names {
 			vs[i] = Violation{
 				Path:    pointer(path),
-				Field:   dotted(append(path[:len(path):len(path)], step{key: name, index: -1})),
+				Field:   dotted(append(path[:len(path):len(path)], keyStep(name))),
 				Keyword: "required",
 				Message: fmt.Sprintf("Required property '%s' is missing", name),
 			}
@@ -191,9 +191,9 @@ func explain(r *jsonschema.EvaluationResult, e *jsonschema.EvaluationError, inst
 		// For "additionalProperties": false and the like, say which member
 		// is unwanted rather than that "the schema is set to 'false'".
 		last := path[len(path)-1]
-		msg := fmt.Sprintf("Property '%s' is not allowed", last.key)
-		if last.index >= 0 {
-			msg = fmt.Sprintf("Item at index %d is not allowed", last.index)
+		msg := fmt.Sprintf("Property '%s' is not allowed", last.Key)
+		if last.ArrayOnly {
+			msg = fmt.Sprintf("Item at index %d is not allowed", last.Index)
 		}
 		return []Violation{{Path: pointer(path), Field: dotted(path), Keyword: keywordOf(r.EvaluationPath), Message: msg}}
 	case e.Code == "any_of_item_mismatch" || e.Code == "one_of_item_mismatch":
@@ -255,13 +255,13 @@ func descend(inst any, path []step, token string) (any, []step, bool) {
 	switch v := inst.(type) {
 	case map[string]any:
 		child, ok := v[token]
-		return child, append(path, step{key: token, index: -1}), ok
+		return child, append(path, keyStep(token)), ok
 	case []any:
 		if i, err := strconv.Atoi(token); err == nil && i >= 0 && i < len(v) {
-			return v[i], append(path, step{index: i}), true
+			return v[i], append(path, indexStep(i)), true
 		}
 	}
-	return inst, append(path, step{key: token, index: -1}), true
+	return inst, append(path, keyStep(token)), true
 }
 
 // keywordOf returns the keyword an evaluation path starts with.

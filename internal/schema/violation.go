@@ -3,6 +3,9 @@ package schema
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 )
 
 // Violation is one way a value fails a schema.
@@ -30,42 +33,25 @@ type Violation struct {
 	Message string `json:"message"`
 }
 
-// step is one level of an instance location.
-type step struct {
-	key   string
-	index int // -1 when the step is an object member
-}
+// step is one level of an instance location: an object member or an
+// array element.
+type step = jsonvalue.Segment
+
+func keyStep(key string) step { return step{Key: key, Index: -1} }
+
+func indexStep(i int) step { return step{Index: i, ArrayOnly: true} }
 
 func pointer(path []step) string {
 	var b strings.Builder
 	for _, s := range path {
 		b.WriteByte('/')
-		if s.index >= 0 {
-			b.WriteString(strconv.Itoa(s.index))
+		if s.ArrayOnly {
+			b.WriteString(strconv.Itoa(s.Index))
 		} else {
-			b.WriteString(escapeToken(s.key))
+			b.WriteString(jsonptr.Escape(s.Key))
 		}
 	}
 	return b.String()
 }
 
-func dotted(path []step) string {
-	var b strings.Builder
-	for i, s := range path {
-		switch {
-		case s.index >= 0:
-			b.WriteString("[" + strconv.Itoa(s.index) + "]")
-		case i > 0:
-			b.WriteString("." + s.key)
-		default:
-			b.WriteString(s.key)
-		}
-	}
-	return b.String()
-}
-
-var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-func escapeToken(key string) string {
-	return tokenEscaper.Replace(key)
-}
+func dotted(path []step) string { return jsonvalue.Dotted(path) }

@@ -3,7 +3,6 @@ package sequence_test
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,29 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/sequence"
+	"github.com/mockmcp/mockmcp/internal/testclock"
 )
-
-// clock is a settable time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func TestMemoryForgetsIdleCounters(t *testing.T) {
 	t.Parallel()
-	clk := &clock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	m := sequence.NewMemory(sequence.MemoryOptions{TTL: time.Hour, Now: clk.Now})
 	busy, idle := uuid.New(), uuid.New()
 	calls(t, m, busy, "flaky", "k", 2)

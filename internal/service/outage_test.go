@@ -28,22 +28,15 @@ type reply struct {
 // (none when empty).
 func send(t *testing.T, method, url, key, body string) reply {
 	t.Helper()
-	var rd io.Reader = http.NoBody
+	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, url, rd)
-	require.NoError(t, err)
+	req := apitest.JSONRequest(t, method, url, rd)
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, raw := apitest.Send(t, req)
 	return reply{resp.StatusCode, resp.Header, string(raw)}
 }
 

@@ -24,12 +24,10 @@ import (
 // its base URL and a function that stops it and reports Run's result.
 func boot(t *testing.T, dsn string) (string, func() error) {
 	t.Helper()
-	cfg, err := config.Parse(func(string) string { return "" })
-	require.NoError(t, err)
-	cfg.DatabaseURL, cfg.ListenAddr, cfg.BcryptCost = dsn, "127.0.0.1:0", 4
+	cfg := configFor(t, dsn)
+	cfg.ListenAddr, cfg.BcryptCost = "127.0.0.1:0", 4
 	cfg.ShutdownTimeout = 5 * time.Second
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := service.New(context.Background(), cfg, log)
+	svc, err := service.New(context.Background(), cfg, discard())
 	require.NoError(t, err)
 	require.NoError(t, svc.Listen())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -176,32 +174,40 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 // once: goose's advisory lock lets one migrate while the others wait.
 func TestConcurrentStart(t *testing.T) {
 	dsn := testdb.Empty(t)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg, err := config.Parse(func(string) string { return "" })
-	require.NoError(t, err)
-	cfg.DatabaseURL = dsn
+	cfg := configFor(t, dsn)
 	errs := make(chan error, 4)
 	for range 4 {
-		go func() { errs <- service.Prepare(context.Background(), cfg, log) }()
+		go func() { errs <- service.Prepare(context.Background(), cfg, discard()) }()
 	}
 	for range 4 {
 		require.NoError(t, <-errs)
 	}
-	base, _ := boot(t, dsn)
-	resp, err := http.Get(base + "/api/health")
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	requireHealthy(t, dsn)
 }
 
 // TestPrepareCreatesDatabase is what `make run` relies on for a fresh
 // machine: a database that does not exist yet is created and migrated.
 func TestPrepareCreatesDatabase(t *testing.T) {
 	dsn := testdb.Missing(t)
+	require.NoError(t, service.Prepare(context.Background(), configFor(t, dsn), discard()))
+	requireHealthy(t, dsn)
+}
+
+// configFor is the default configuration with the database at dsn.
+func configFor(t *testing.T, dsn string) config.Config {
+	t.Helper()
 	cfg, err := config.Parse(func(string) string { return "" })
 	require.NoError(t, err)
 	cfg.DatabaseURL = dsn
-	require.NoError(t, service.Prepare(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	return cfg
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// requireHealthy boots the service on the database at dsn and requires its
+// health check to answer 200.
+func requireHealthy(t *testing.T, dsn string) {
+	t.Helper()
 	base, _ := boot(t, dsn)
 	resp, err := http.Get(base + "/api/health")
 	require.NoError(t, err)
@@ -213,10 +219,9 @@ func TestPrepareCreatesDatabase(t *testing.T) {
 // is shut down are written before the database pool closes.
 func TestCloseWritesQueuedAuditRecords(t *testing.T) {
 	dsn := testdb.New(t)
-	cfg, err := config.Parse(func(string) string { return "" })
-	require.NoError(t, err)
-	cfg.DatabaseURL, cfg.ListenAddr = dsn, "127.0.0.1:0"
-	svc, err := service.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := configFor(t, dsn)
+	cfg.ListenAddr = "127.0.0.1:0"
+	svc, err := service.New(context.Background(), cfg, discard())
 	require.NoError(t, err)
 	const n = 1500 // three batches
 	for range n {

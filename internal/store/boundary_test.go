@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestOnlyStoreImportsGeneratedQueries(t *testing.T) {
 	}
 	for _, dir := range domainPackages {
 		require.Contains(t, imports, dir, "domain package %s not found", dir)
-		for _, path := range imported(imports[dir]) {
+		for _, path := range slices.Sorted(maps.Keys(imports[dir])) {
 			require.NotEqual(t, module+"/internal/store", path, "%s imports the store", dir)
 			require.False(t, strings.HasPrefix(path, "github.com/jackc/pgx"), "%s imports %s", dir, path)
 		}
@@ -120,13 +121,4 @@ func moduleImports(t *testing.T) map[string]map[string]bool {
 	})
 	require.NoError(t, err)
 	return out
-}
-
-func imported(set map[string]bool) []string {
-	paths := make([]string, 0, len(set))
-	for p := range set {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return paths
 }

@@ -28,21 +28,12 @@ func TestGeneratedCaseOnALargeInteger(t *testing.T) {
 	require.Len(t, gens, 2+1)
 	for i, g := range gens {
 		require.Empty(t, g.Warning, g.Scenario)
-		// The body as the endpoint decodes it.
-		var req struct {
-			Params struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		require.NoError(t, json.Unmarshal(g.Case.Input.Body, &req))
-		decoded, err := jsonvalue.Decode(req.Params.Arguments)
-		require.NoError(t, err)
-		args := decoded.(map[string]any)
+		raw, args := exactArguments(t, g.Case)
 
 		inv, vs, err := mcpserve.Invoke(tool, args)
 		require.NoError(t, err)
 		require.Empty(t, vs)
-		require.Equal(t, tool.Scenarios[i].Name, inv.Scenario, "the arguments %s reach their scenario", req.Params.Arguments)
+		require.Equal(t, tool.Scenarios[i].Name, inv.Scenario, "the arguments %s reach their scenario", raw)
 
 		var text bytes.Buffer
 		require.NoError(t, json.Compact(&text, inv.Output))
@@ -103,17 +94,25 @@ func TestEveryOperatorIsGenerated(t *testing.T) {
 
 			for i, g := range FromTool("http://h", tool) {
 				require.Empty(t, g.Warning)
-				var req struct {
-					Params struct {
-						Arguments json.RawMessage `json:"arguments"`
-					} `json:"params"`
-				}
-				require.NoError(t, json.Unmarshal(g.Case.Input.Body, &req))
-				decoded, err := jsonvalue.Decode(req.Params.Arguments)
-				require.NoError(t, err)
-				require.Equal(t, i == 0, c.Match(decoded.(map[string]any)), "the body of case %q, %s", g.Scenario, req.Params.Arguments)
+				raw, args := exactArguments(t, g.Case)
+				require.Equal(t, i == 0, c.Match(args), "the body of case %q, %s", g.Scenario, raw)
 			}
 		})
 	}
 	require.Len(t, operatorExamples, len(scenario.Operators()), "every example names an operator")
+}
+
+// exactArguments returns the arguments of a generated case's request body,
+// as written and as the endpoint decodes them (numbers exactly).
+func exactArguments(t *testing.T, c resttest.Case) (json.RawMessage, map[string]any) {
+	t.Helper()
+	var req struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	require.NoError(t, json.Unmarshal(c.Input.Body, &req))
+	decoded, err := jsonvalue.Decode(req.Params.Arguments)
+	require.NoError(t, err)
+	return req.Params.Arguments, decoded.(map[string]any)
 }

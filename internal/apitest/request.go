@@ -1,0 +1,35 @@
+package apitest
+
+import (
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// JSONRequest makes a request that sends body (none when nil) as JSON and
+// accepts JSON, the way an MCP client posts its messages.
+func JSONRequest(t testing.TB, method, url string, body io.Reader) *http.Request {
+	t.Helper()
+	if body == nil {
+		body = http.NoBody
+	}
+	req, err := http.NewRequest(method, url, body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	return req
+}
+
+// Send sends req with the default client and returns the response with
+// its body, read and closed.
+func Send(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, raw
+}

@@ -177,13 +177,13 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	// The members are read in place, without decoding params (the method
 	// does that): this runs on every modern request.
 	var meta, name, uri, version, caps, level []byte
-	members(req.Params, func(k, v []byte) bool {
+	jsonrpc.Members(req.Params, func(k, v []byte) bool {
 		switch {
-		case keyIs(k, "_meta"):
+		case jsonrpc.KeyIs(k, "_meta"):
 			meta = v
-		case keyIs(k, "name"):
+		case jsonrpc.KeyIs(k, "name"):
 			name = v
-		case keyIs(k, "uri"):
+		case jsonrpc.KeyIs(k, "uri"):
 			uri = v
 		}
 		return true
@@ -191,13 +191,13 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	if len(meta) > 0 && meta[0] != '{' && string(meta) != "null" {
 		return jsonrpc.WithData(InvalidParams("_meta must be an object"), map[string]string{"field": "_meta", "reason": "not an object"})
 	}
-	members(meta, func(k, v []byte) bool {
+	jsonrpc.Members(meta, func(k, v []byte) bool {
 		switch {
-		case keyIs(k, MetaProtocolVersion):
+		case jsonrpc.KeyIs(k, MetaProtocolVersion):
 			version = v
-		case keyIs(k, MetaClientCapabilities):
+		case jsonrpc.KeyIs(k, MetaClientCapabilities):
 			caps = v
-		case keyIs(k, MetaLogLevel):
+		case jsonrpc.KeyIs(k, MetaLogLevel):
 			level = v
 		}
 		return true
@@ -220,7 +220,7 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 		return jsonrpc.WithData(InvalidParams("_meta.%s must be an object", MetaClientCapabilities),
 			map[string]string{"field": "_meta." + MetaClientCapabilities, "reason": "not an object"})
 	}
-	v, ok := stringValue(version)
+	v, ok := jsonrpc.StringValue(version)
 	switch {
 	case !ok:
 		return jsonrpc.WithData(InvalidParams("_meta.%s must be a string", MetaProtocolVersion),
@@ -233,7 +233,7 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	// header equals the version: kept rather than a copy of it.
 	x.meta = RequestMeta{ProtocolVersion: header, ClientCapabilities: caps}
 	if level != nil {
-		l, _ := stringValue(level)
+		l, _ := jsonrpc.StringValue(level)
 		rank, ok := protocol.LogLevelRank(string(l))
 		if !ok {
 			return jsonrpc.WithData(InvalidParams("_meta.%s must be one of %s", MetaLogLevel, strings.Join(protocol.LogLevels, ", ")),
@@ -256,7 +256,7 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	default:
 		return nil
 	}
-	want, ok := stringValue(target)
+	want, ok := jsonrpc.StringValue(target)
 	if !ok { // absent or not a string: the method reports it
 		return nil
 	}

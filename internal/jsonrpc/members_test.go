@@ -1,4 +1,4 @@
-package mcptransport
+package jsonrpc
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // membersOf is what members finds in obj, by key as decoded.
 func membersOf(obj []byte) map[string]string {
 	out := map[string]string{}
-	members(obj, func(k, v []byte) bool {
+	Members(obj, func(k, v []byte) bool {
 		var key string
 		if json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &key) != nil {
 			key = "!" + string(k)
@@ -40,17 +40,17 @@ func TestMembers(t *testing.T) {
 			require.Equal(t, tc.want, membersOf([]byte(tc.obj)))
 		})
 	}
-	require.True(t, keyIs([]byte(`\u005fmeta`), "_meta"))
-	require.False(t, keyIs([]byte(`_met`), "_meta"))
-	s, ok := stringValue([]byte(`"a\"b"`))
+	require.True(t, KeyIs([]byte(`\u005fmeta`), "_meta"))
+	require.False(t, KeyIs([]byte(`_met`), "_meta"))
+	s, ok := StringValue([]byte(`"a\"b"`))
 	require.True(t, ok)
 	require.Equal(t, `a"b`, string(s))
-	_, ok = stringValue([]byte(`12`))
+	_, ok = StringValue([]byte(`12`))
 	require.False(t, ok)
 }
 
-// FuzzMembers: on any valid JSON object, members finds what encoding/json
-// finds (the last of repeated keys aside, which members gives in order).
+// FuzzMembers: on any valid JSON object, Members finds what encoding/json
+// finds (the last of repeated keys aside, which Members gives in order).
 func FuzzMembers(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"]",{"c":"}"}]},"d":"\\\""}`, `{"\u00e9":null, "x" : true }`} {
 		f.Add([]byte(s))

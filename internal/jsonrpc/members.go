@@ -1,0 +1,72 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Members calls fn with the raw key (without its quotes, escapes as sent)
+// and the raw value of each member of the JSON object obj, in order, until
+// fn returns false. obj must be valid JSON (a parsed request's params are);
+// anything but an object has no members. Nothing is copied or decoded, so
+// reading a few members of a large object costs one pass and no
+// allocation.
+func Members(obj []byte, fn func(key, value []byte) bool) {
+	s := skipSpace(obj)
+	if len(s) == 0 || s[0] != '{' {
+		return
+	}
+	s = s[1:]
+	for {
+		s = skipSpace(s)
+		if len(s) == 0 || s[0] != '"' {
+			return // '}' or malformed
+		}
+		end := stringEnd(s, 0)
+		key := s[1:end]
+		s = skipSpace(s[end+1:])
+		if len(s) == 0 || s[0] != ':' {
+			return
+		}
+		s = skipSpace(s[1:])
+		n := valueEnd(s)
+		if n == 0 || !fn(key, s[:n]) {
+			return
+		}
+		s = skipSpace(s[n:])
+		if len(s) == 0 || s[0] != ',' {
+			return
+		}
+		s = s[1:]
+	}
+}
+
+// StringValue reads a raw JSON value as a string: ok is false when it is
+// not one. A string without escapes is returned without copying.
+func StringValue(raw []byte) (s []byte, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body, true
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	return []byte(v), true
+}
+
+// KeyIs reports whether the raw key of a member (as Members gives it) is
+// name, escapes decoded.
+func KeyIs(key []byte, name string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key) == name
+	}
+	var k string
+	if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
+		return false
+	}
+	return k == name
+}

@@ -24,7 +24,10 @@
 //     keep-alive connections, each a loop of POSTs checking status 200 and
 //     the expected text. Each target gets a 2 s warm-up and a -duration
 //     measurement, alternately (reference, mockmcp, reference, mockmcp for
-//     -rounds 2); the medians are reported. Latencies go into a fixed-bucket
+//     -rounds 2); the medians are reported. The same call as a client of
+//     MCP 2026-07-28 sends it (_meta in params; the version, method and
+//     name in headers) runs against both too (ref-2026, mcp-2026) and is
+//     reported apart. Latencies go into a fixed-bucket
 //     log-linear histogram (under 0.8% relative error).
 //  6. Inserts -servers enabled servers of -tools tools each (distinct small
 //     input schemas, three scenarios) straight into the database with COPY,
@@ -94,11 +97,40 @@ const (
 	callBody   = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3}}}`
 	expectText = "light snow"
 	acceptHdr  = "application/json, text/event-stream"
-	warmUp     = 2 * time.Second
-	pinnedEnv  = "MCPLOAD_PINNED"
-	serverCPU  = 0
-	loadCPU    = 1
+	// modernBody is the same call as a client of MCP 2026-07-28 sends it:
+	// the version and client capabilities in params._meta, repeated with
+	// the method and the tool's name in headers (modernCall).
+	modernBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"1.0.0"}}}}`
+	warmUp    = 2 * time.Second
+	pinnedEnv = "MCPLOAD_PINNED"
+	serverCPU = 0
+	loadCPU   = 1
 )
+
+// call is the benchmarked request of one protocol era: its body and the
+// headers it adds.
+type call struct {
+	era    string
+	body   string
+	header http.Header
+}
+
+var (
+	legacyCall = call{era: "legacy", body: callBody}
+	modernCall = call{era: "2026-07-28", body: modernBody, header: http.Header{
+		"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {toolName}}}
+)
+
+// prepare sets c's headers on req.
+func (c call) prepare(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptHdr)
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+}
 
 type options struct {
 	duration time.Duration
@@ -247,7 +279,8 @@ type capturedReply struct {
 	Body   []byte      `json:"body"`
 }
 
-// rpcRequest is what the reference decodes: a tools/call request.
+// rpcRequest is what the reference decodes: a tools/call request, with
+// the _meta of a modern one.
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -255,20 +288,31 @@ type rpcRequest struct {
 	Params  struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
+		Meta      map[string]any `json:"_meta"`
 	} `json:"params"`
+}
+
+// referenceReplies are the captured replies the reference sends: the
+// modern one to a request naming its method in Mcp-Method.
+type referenceReplies struct {
+	Legacy capturedReply `json:"legacy"`
+	Modern capturedReply `json:"modern"`
 }
 
 // serveReference is the bare reference: a net/http server whose handler
 // reads and decodes the request and writes the captured reply.
 func serveReference(addr string) error {
-	var reply capturedReply
-	if err := json.NewDecoder(os.Stdin).Decode(&reply); err != nil {
+	var replies referenceReplies
+	if err := json.NewDecoder(os.Stdin).Decode(&replies); err != nil {
 		return fmt.Errorf("reference: read the reply: %w", err)
 	}
-	header := reply.Header.Clone()
-	header.Del("Date")
-	header.Del("Content-Length")
-	body := reply.Body
+	headerOf := func(r capturedReply) http.Header {
+		h := r.Header.Clone()
+		h.Del("Date")
+		h.Del("Content-Length")
+		return h
+	}
+	legacyHeader, modernHeader := headerOf(replies.Legacy), headerOf(replies.Modern)
 	bufs := sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -284,6 +328,10 @@ func serveReference(addr string) error {
 			req.Method != "tools/call" || req.Params.Name != toolName || len(req.ID) == 0 {
 			http.Error(w, "unexpected request", http.StatusBadRequest)
 			return
+		}
+		header, body := legacyHeader, replies.Legacy.Body
+		if len(r.Header["Mcp-Method"]) > 0 {
+			header, body = modernHeader, replies.Modern.Body
 		}
 		h := w.Header()
 		for k, v := range header {
@@ -366,7 +414,11 @@ func run(ctx context.Context, o options) (code int, err error) {
 	mcpURL := base + "/api/platform/" + seed.serverID + "/mcp"
 
 	// 4. The real reply, then the reference sending the same bytes.
-	reply, err := fetchReply(ctx, mcpURL)
+	reply, err := fetchReply(ctx, mcpURL, legacyCall)
+	if err != nil {
+		return 1, err
+	}
+	modernReply, err := fetchReply(ctx, mcpURL, modernCall)
 	if err != nil {
 		return 1, err
 	}
@@ -378,7 +430,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 	if err != nil {
 		return 1, err
 	}
-	replyJSON, _ := json.Marshal(reply)
+	replyJSON, _ := json.Marshal(referenceReplies{Legacy: reply, Modern: modernReply})
 	ref, err := startChild(o, "reference", []string{self, "-reference-server", "-listen", refAddr},
 		[]string{"GOMAXPROCS=1"}, bytes.NewReader(replyJSON))
 	if err != nil {
@@ -386,19 +438,25 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	defer ref.stop()
 	refURL := "http://" + refAddr + "/api/platform/" + seed.serverID + "/mcp"
-	if err := waitReference(ctx, refURL, reply.Body, ref); err != nil {
+	if err := waitReference(ctx, refURL, legacyCall, reply.Body, ref); err != nil {
+		return 1, err
+	}
+	if err := waitReference(ctx, refURL, modernCall, modernReply.Body, ref); err != nil {
 		return 1, err
 	}
 	fmt.Printf("mcpload: request %d bytes, reply %d bytes (identical from both), Content-Type %s\n",
 		len(callBody), len(reply.Body), reply.Header.Get("Content-Type"))
+	fmt.Printf("mcpload: MCP 2026-07-28: request %d bytes, reply %d bytes\n", len(modernBody), len(modernReply.Body))
 
 	// 5. The same database served in production mode (rate limits on, a
 	// limit no run reaches), with counters in memory and in Redis.
 	type target struct {
 		name, url string
 		proc      *child
+		call      call
 	}
-	targets := []target{{"reference", refURL, ref}, {"mockmcp", mcpURL, mock}}
+	targets := []target{{"reference", refURL, ref, legacyCall}, {"mockmcp", mcpURL, mock, legacyCall},
+		{"ref-2026", refURL, ref, modernCall}, {"mcp-2026", mcpURL, mock, modernCall}}
 	prodEnv := []string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=warn", "APP_ENV=production", "BASE_URL=", "GOMAXPROCS=1",
 		"MAX_PUBLIC_RATE_LIMIT=1000000000", "REDIS_URL="}
 	variants := []struct{ name, redis string }{{"prod-mem", ""}}
@@ -423,19 +481,19 @@ func run(ctx context.Context, o options) (code int, err error) {
 			return 1, err
 		}
 		url := "http://" + addr + "/api/platform/" + seed.serverID + "/mcp"
-		if got, err := fetchReply(ctx, url); err != nil {
+		if got, err := fetchReply(ctx, url, legacyCall); err != nil {
 			return 1, fmt.Errorf("%s: %w", v.name, err)
 		} else if got.Header.Get("X-RateLimit-Limit") == "" {
 			return 1, fmt.Errorf("%s: no rate-limit headers in production mode", v.name)
 		}
-		targets = append(targets, target{v.name, url, c})
+		targets = append(targets, target{v.name, url, c, legacyCall})
 	}
 
 	// 6. Load, alternately.
 	results := map[string][]loadResult{}
 	for round := 1; round <= o.rounds; round++ {
 		for _, t := range targets {
-			res, err := runLoad(ctx, t.url, o.conns, o.duration, t.proc)
+			res, err := runLoad(ctx, t.url, t.call, o.conns, o.duration, t.proc)
 			if err != nil {
 				return 1, fmt.Errorf("%s round %d: %w", t.name, round, err)
 			}
@@ -492,6 +550,20 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	if p99Ratio > targetP99Ratio {
 		missed = append(missed, "p99 ratio")
+	}
+	// The modern revision: _meta and header checks on the hot path.
+	refModern, mcpModern := median(results["ref-2026"]), median(results["mcp-2026"])
+	modernRatio := mcpModern.rps / refModern.rps
+	fmt.Printf("MCP 2026-07-28: reference %s req/s (%s CPU per request), mockmcp %s req/s (%s CPU per request)\n",
+		thousands(refModern.rps), us(refModern.cpuPerReq), thousands(mcpModern.rps), us(mcpModern.cpuPerReq))
+	fmt.Printf("MCP 2026-07-28: throughput ratio %.2f (target >= %.2f)%s   p99 ratio %.2f", modernRatio, targetThroughputRatio,
+		mark(modernRatio >= targetThroughputRatio), float64(mcpModern.p99)/float64(refModern.p99))
+	if refModern.cpuPerReq > 0 && mcpModern.cpuPerReq > 0 {
+		fmt.Printf("   CPU per request ratio %.2f", float64(mcpModern.cpuPerReq)/float64(refModern.cpuPerReq))
+	}
+	fmt.Println()
+	if modernRatio < targetThroughputRatio {
+		missed = append(missed, "2026-07-28 throughput ratio")
 	}
 	devMed := mcpMed
 	for _, v := range variants {
@@ -820,13 +892,12 @@ func seedForecast(ctx context.Context, base string) (seeded, error) {
 }
 
 // fetchReply sends the benchmarked call once and captures the reply.
-func fetchReply(ctx context.Context, mcpURL string) (capturedReply, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, mcpURL, strings.NewReader(callBody))
+func fetchReply(ctx context.Context, mcpURL string, c call) (capturedReply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, mcpURL, strings.NewReader(c.body))
 	if err != nil {
 		return capturedReply{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", acceptHdr)
+	c.prepare(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return capturedReply{}, err
@@ -844,13 +915,13 @@ func fetchReply(ctx context.Context, mcpURL string) (capturedReply, error) {
 }
 
 // waitReference waits for the reference and checks it sends the same body.
-func waitReference(ctx context.Context, refURL string, want []byte, c *child) error {
+func waitReference(ctx context.Context, refURL string, call call, want []byte, c *child) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if err := c.alive(); err != nil {
 			return err
 		}
-		got, err := fetchReply(ctx, refURL)
+		got, err := fetchReply(ctx, refURL, call)
 		if err == nil {
 			if !bytes.Equal(got.Body, want) {
 				return fmt.Errorf("the reference answers %q, not %q", got.Body, want)
@@ -967,7 +1038,7 @@ func (r loadResult) String() string {
 
 // runLoad drives conns keep-alive connections at target for a warm-up and
 // then d, and reports what completed within the measured window.
-func runLoad(ctx context.Context, target string, conns int, d time.Duration, proc *child) (loadResult, error) {
+func runLoad(ctx context.Context, target string, c call, conns int, d time.Duration, proc *child) (loadResult, error) {
 	tr := &http.Transport{
 		MaxIdleConns:        conns,
 		MaxIdleConnsPerHost: conns,
@@ -988,7 +1059,7 @@ func runLoad(ctx context.Context, target string, conns int, d time.Duration, pro
 		wg.Add(1)
 		go func(st *workerStats) {
 			defer wg.Done()
-			worker(client, target, st, &phase)
+			worker(client, target, c, st, &phase)
 		}(stats[i])
 	}
 
@@ -1045,20 +1116,19 @@ func runLoad(ctx context.Context, target string, conns int, d time.Duration, pro
 
 // worker is one connection's loop: POST, read the whole reply, check it.
 // Only requests completing inside the measured window are recorded.
-func worker(client *http.Client, target string, st *workerStats, phase *atomic.Int32) {
+func worker(client *http.Client, target string, c call, st *workerStats, phase *atomic.Int32) {
 	req, err := http.NewRequest(http.MethodPost, target, nil)
 	if err != nil {
 		st.errors++
 		st.firstErr = err.Error()
 		return
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", acceptHdr)
-	req.ContentLength = int64(len(callBody))
+	c.prepare(req)
+	req.ContentLength = int64(len(c.body))
 	req.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(strings.NewReader(callBody)), nil
+		return io.NopCloser(strings.NewReader(c.body)), nil
 	}
-	payload := []byte(callBody)
+	payload := []byte(c.body)
 	expect := []byte(expectText)
 	body := &replayBody{}
 	var buf bytes.Buffer

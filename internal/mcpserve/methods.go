@@ -24,20 +24,20 @@ var methods mcptransport.Methods[*compiled]
 func init() {
 	const legacy, modern = mcptransport.Legacy, mcptransport.Modern
 	methods = mcptransport.Methods[*compiled]{
-		"initialize":               {Handle: initialize, NeedsDesign: true, Eras: legacy},
-		"server/discover":          {Handle: discover, NeedsDesign: true, ParamsOptional: true, Eras: modern},
-		"ping":                     {Handle: constant(empty), ParamsOptional: true, Eras: legacy},
-		"tools/list":               {Handle: listed(func(d *compiled) []byte { return d.toolsList }), NeedsDesign: true, ParamsOptional: true},
-		"tools/call":               {Handle: callTool, NeedsDesign: true},
-		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList }), NeedsDesign: true, ParamsOptional: true},
-		"resources/templates/list": {Handle: listed(func(d *compiled) []byte { return d.templatesList }), NeedsDesign: true, ParamsOptional: true},
-		"resources/read":           {Handle: readResource, NeedsDesign: true},
-		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList }), NeedsDesign: true, ParamsOptional: true},
-		"prompts/get":              {Handle: getPrompt, NeedsDesign: true},
+		"initialize":               {Handle: initialize, Eras: legacy},
+		"server/discover":          {Handle: discover, Eras: modern},
+		"ping":                     {Handle: constant(empty), Eras: legacy},
+		"tools/list":               {Handle: listed(func(d *compiled) []byte { return d.toolsList })},
+		"tools/call":               {Handle: callTool},
+		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList })},
+		"resources/templates/list": {Handle: listed(func(d *compiled) []byte { return d.templatesList })},
+		"resources/read":           {Handle: readResource},
+		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList })},
+		"prompts/get":              {Handle: getPrompt},
 		"logging/setLevel":         {Handle: setLevel, Eras: legacy},
-		"resources/subscribe":      {Handle: subscribe, NeedsDesign: true, Eras: legacy},
-		"resources/unsubscribe":    {Handle: subscribe, NeedsDesign: true, Eras: legacy},
-		"completion/complete":      {Handle: complete, NeedsDesign: true},
+		"resources/subscribe":      {Handle: subscribe, Eras: legacy},
+		"resources/unsubscribe":    {Handle: subscribe, Eras: legacy},
+		"completion/complete":      {Handle: complete},
 	}
 }
 

@@ -181,7 +181,11 @@ func (tr Transport) call(ctx context.Context, t Target, x *Exchange, req *jsonrp
 }
 
 // Method is one entry of an endpoint's method table: what answers the
-// method for a target of type T, and its flags.
+// method for a target of type T, and its flags. Absent params read as {}:
+// a method reports each required field it misses. Whether a method needs a
+// design is the endpoint's, not the method's: every method of the
+// per-server endpoint answers from its design, none of the service
+// endpoint's does.
 type Method[T any] struct {
 	Handle func(ctx context.Context, x *Exchange, t T, params json.RawMessage) (json.RawMessage, error)
 	// Since and Until bound the protocol versions (YYYY-MM-DD) the method
@@ -189,14 +193,9 @@ type Method[T any] struct {
 	// naming a version outside them gets -32601 as an unknown method does;
 	// one naming no version (initialize, or an older client) is answered.
 	Since, Until string
-	// NeedsDesign: the method answers from a served design.
-	NeedsDesign bool
 	// Notification: the method is a notification, never answered; a
 	// request (with an id) naming it gets -32601.
 	Notification bool
-	// ParamsOptional: absent params read as {} and the method still
-	// answers (every required field is then reported missing otherwise).
-	ParamsOptional bool
 	// Eras are the protocol eras the method exists in; zero for both. A
 	// request of another era gets -32601 (with HTTP 404 when modern).
 	Eras Eras

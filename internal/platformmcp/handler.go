@@ -175,8 +175,8 @@ var methods mcptransport.Methods[*call]
 func init() {
 	methods = mcptransport.Methods[*call]{
 		"initialize": {Handle: initialize},
-		"ping":       {Handle: ping, ParamsOptional: true},
-		"tools/list": {Handle: listTools, ParamsOptional: true},
+		"ping":       {Handle: ping},
+		"tools/list": {Handle: listTools},
 		"tools/call": {Handle: callTool},
 	}
 }

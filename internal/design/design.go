@@ -75,14 +75,17 @@ var (
 	CacheScopes = []string{CacheScopePrivate, CacheScopePublic}
 )
 
-// Protocol eras a server design answers (Server.Eras).
+// Protocol eras a server design answers (Server.Eras): the modern
+// revisions (protocol.ModernFrom on, stateless, with per-request _meta),
+// the legacy ones (an initialize handshake), or both.
 const (
-	// ErasModernAndLegacy answers 2026-07-28 clients and clients that begin
-	// with initialize alike.
+	// ErasModernAndLegacy answers modern and legacy clients alike.
 	ErasModernAndLegacy = "modern_and_legacy"
-	// ErasLegacyOnly answers as a server from before 2026-07-28 would.
+	// ErasLegacyOnly answers as a server from before the modern
+	// revisions would.
 	ErasLegacyOnly = "legacy_only"
-	// ErasModernOnly answers as a server that knows only 2026-07-28 would.
+	// ErasModernOnly answers as a server that knows only the modern
+	// revisions would.
 	ErasModernOnly = "modern_only"
 )
 
@@ -102,7 +105,7 @@ const (
 	MaxCacheTTLMs = 86_400_000
 )
 
-// Client capabilities a tool may require of a 2026-07-28 request
+// Client capabilities a tool may require of a modern request
 // (Tool.RequiredClientCapabilities).
 const (
 	ClientCapabilityRoots       = "roots"

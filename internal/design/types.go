@@ -22,12 +22,12 @@ type Server struct {
 	Enabled         bool
 	ProtocolVersion string
 	// Eras is which MCP protocol eras the endpoint answers, one of
-	// ErasValues: 2026-07-28 clients (per-request _meta), clients that
-	// begin with initialize, or both. ProtocolVersion is what initialize
+	// ErasValues: modern clients (per-request _meta), legacy clients (an
+	// initialize handshake), or both. ProtocolVersion is what initialize
 	// reports to the latter.
 	Eras string
 	// CacheTTLMs and CacheScope are the caching hints (ttlMs, cacheScope)
-	// on list, read and discover results for 2026-07-28 clients.
+	// on list, read and discover results for modern clients.
 	CacheTTLMs int
 	CacheScope string
 	AuthMode   string
@@ -54,7 +54,7 @@ type Tool struct {
 	OutputSchema json.RawMessage // nil when the tool has none
 	Scenarios    []Scenario
 	// RequiredClientCapabilities are the client capabilities (of
-	// ClientCapabilities) a 2026-07-28 request must declare to call the
+	// ClientCapabilities) a modern request must declare to call the
 	// tool; none when empty.
 	RequiredClientCapabilities []string
 	CreatedAt                  time.Time

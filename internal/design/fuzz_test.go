@@ -45,8 +45,6 @@ func FuzzCheckTool(f *testing.F) {
 		`{"name":"t\u0000","description":"\u0000","input_schema":{"type":"object","title":"\u0000"}}`,
 		`{"name":"t","input_schema":"object","output_schema":[],"mock_scenarios":[{"name":""},{"name":" ","condition":"x","response":1,"result":2}]}`,
 		`{"name":"t","mock_scenarios":[{"name":"d","response":{},"delay_ms":-1},{"name":"big","response":{},"delay_ms":9223372036854775807}]}`,
-		`{"name":"t","required_client_capabilities":["roots","sampling","elicitation"]}`,
-		`{"name":"t","required_client_capabilities":["roots","roots","\u0000",""]}`,
 		`{}`,
 	} {
 		f.Add([]byte(s))
@@ -58,13 +56,11 @@ func FuzzCheckTool(f *testing.F) {
 			InputSchema   *json.RawMessage    `json:"input_schema"`
 			OutputSchema  json.RawMessage     `json:"output_schema"`
 			MockScenarios []mockspec.Scenario `json:"mock_scenarios"`
-			Capabilities  []string            `json:"required_client_capabilities"`
 		}
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
-		tool := design.Tool{Name: b.Name, InputSchema: design.DefaultInputSchema, Scenarios: b.MockScenarios,
-			RequiredClientCapabilities: b.Capabilities}
+		tool := design.Tool{Name: b.Name, InputSchema: design.DefaultInputSchema, Scenarios: b.MockScenarios}
 		if b.Description != nil {
 			tool.Description = *b.Description
 		}
@@ -80,8 +76,7 @@ func FuzzCheckTool(f *testing.F) {
 			}
 		}
 		err := design.CheckTool(tool)
-		checkVerdict(t, err, design.CheckTool(tool), tool, "name", "description", "input_schema", "output_schema", "mock_scenarios",
-			"required_client_capabilities")
+		checkVerdict(t, err, design.CheckTool(tool), tool, "name", "description", "input_schema", "output_schema", "mock_scenarios")
 	})
 }
 
@@ -175,8 +170,6 @@ func FuzzCheckServer(f *testing.F) {
 		`{"name":" ","provider_url":"ftp://x","provider_name":"\u0000","fault":{"rate":1,"error":{"code":1,"message":"\u0000","data":"\ud800"}}}`,
 		"{\"name\":\"W\",\"fault\":{\"rate\":1,\"error\":{\"code\":1,\"message\":\"m\",\"data\":\"\xff\"}}}",
 		`{"name":"W","provider_url":"http://good@127.0.0.1/"}`,
-		`{"name":"W","eras":"legacy_only","cache_ttl_ms":0,"cache_scope":"public"}`,
-		`{"name":"W","eras":"\u0000","cache_ttl_ms":86400001,"cache_scope":""}`,
 		`{}`,
 	} {
 		f.Add([]byte(s))
@@ -189,25 +182,12 @@ func FuzzCheckServer(f *testing.F) {
 			ProviderName *string         `json:"provider_name"`
 			ProviderURL  *string         `json:"provider_url"`
 			Fault        *mockspec.Fault `json:"fault"`
-			Eras         *string         `json:"eras"`
-			CacheTTLMs   *int            `json:"cache_ttl_ms"`
-			CacheScope   *string         `json:"cache_scope"`
 		}
 		if json.Unmarshal(body, &b) != nil {
 			return
 		}
 		s := design.Server{Name: strings.TrimSpace(b.Name), Version: "1.0.0", ProviderName: b.ProviderName,
-			ProviderURL: b.ProviderURL, Fault: b.Fault, Eras: design.DefaultEras, CacheTTLMs: design.DefaultCacheTTLMs,
-			CacheScope: design.DefaultCacheScope}
-		if b.Eras != nil {
-			s.Eras = *b.Eras
-		}
-		if b.CacheTTLMs != nil {
-			s.CacheTTLMs = *b.CacheTTLMs
-		}
-		if b.CacheScope != nil {
-			s.CacheScope = *b.CacheScope
-		}
+			ProviderURL: b.ProviderURL, Fault: b.Fault}
 		if b.Description != nil {
 			s.Description = *b.Description
 		}
@@ -215,8 +195,7 @@ func FuzzCheckServer(f *testing.F) {
 			s.Version = *b.Version
 		}
 		err := design.CheckServer(s)
-		checkVerdict(t, err, design.CheckServer(s), s, "name", "description", "version", "provider_name", "provider_url", "fault",
-			"eras", "cache_ttl_ms", "cache_scope")
+		checkVerdict(t, err, design.CheckServer(s), s, "name", "description", "version", "provider_name", "provider_url", "fault")
 	})
 }
 

@@ -1,8 +1,10 @@
 -- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
-                         type, protocol_version, auth_mode, created_by, source, fault)
+                         type, protocol_version, auth_mode, created_by, source, fault,
+                         eras, cache_ttl_ms, cache_scope)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
-        @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault))
+        @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault),
+        @eras, @cache_ttl_ms, @cache_scope)
 RETURNING *;
 
 -- name: GetServer :one
@@ -24,7 +26,8 @@ LIMIT @row_limit;
 UPDATE mcp_servers
 SET name = @name, description = @description, version = @version, provider_name = @provider_name,
     provider_url = @provider_url, type = @type, enabled = @enabled, protocol_version = @protocol_version,
-    auth_mode = @auth_mode, fault = sqlc.narg(fault), updated_at = now()
+    auth_mode = @auth_mode, fault = sqlc.narg(fault), eras = @eras, cache_ttl_ms = @cache_ttl_ms,
+    cache_scope = @cache_scope, updated_at = now()
 WHERE id = @id
 RETURNING *;
 
@@ -41,8 +44,10 @@ SELECT
     (SELECT count(*) FROM mcp_prompts p WHERE p.server_id = @server_id)::bigint AS prompts;
 
 -- name: CopyServerTools :execrows
-INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
-SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
+                       required_client_capabilities)
+SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
+       t.required_client_capabilities
 FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 

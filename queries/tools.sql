@@ -1,6 +1,8 @@
 -- name: CreateTool :one
-INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
-VALUES (@id, app_org_id(), @server_id, @name, @description, @input_schema, @output_schema, @mock_scenarios)
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
+                       required_client_capabilities)
+VALUES (@id, app_org_id(), @server_id, @name, @description, @input_schema, @output_schema, @mock_scenarios,
+        @required_client_capabilities)
 RETURNING *;
 
 -- name: GetTool :one
@@ -12,7 +14,7 @@ SELECT * FROM mcp_tools WHERE server_id = @server_id ORDER BY position;
 -- name: UpdateTool :one
 UPDATE mcp_tools
 SET name = @name, description = @description, input_schema = @input_schema, output_schema = @output_schema,
-    mock_scenarios = @mock_scenarios, updated_at = now()
+    mock_scenarios = @mock_scenarios, required_client_capabilities = @required_client_capabilities, updated_at = now()
 WHERE server_id = @server_id AND id = @id
 RETURNING *;
 

@@ -48,7 +48,8 @@ func TestKeysCommands(t *testing.T) {
 			return err
 		}
 		_, err = tx.CreateServer(ctx, design.Server{ID: server, Name: "s", Version: "1.0.0", Type: "mock",
-			ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: user.String()})
+			ProtocolVersion: "2024-11-05", AuthMode: "none",
+			Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: user.String()})
 		return err
 	}))
 

@@ -82,6 +82,45 @@ func (e ApiKeyScope) Valid() bool {
 	}
 }
 
+// Defines values for CacheScope.
+const (
+	CacheScopePrivate CacheScope = "private"
+	CacheScopePublic  CacheScope = "public"
+)
+
+// Valid indicates whether the value is a known member of the CacheScope enum.
+func (e CacheScope) Valid() bool {
+	switch e {
+	case CacheScopePrivate:
+		return true
+	case CacheScopePublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClientCapability.
+const (
+	ClientCapabilityElicitation ClientCapability = "elicitation"
+	ClientCapabilityRoots       ClientCapability = "roots"
+	ClientCapabilitySampling    ClientCapability = "sampling"
+)
+
+// Valid indicates whether the value is a known member of the ClientCapability enum.
+func (e ClientCapability) Valid() bool {
+	switch e {
+	case ClientCapabilityElicitation:
+		return true
+	case ClientCapabilityRoots:
+		return true
+	case ClientCapabilitySampling:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateServerRequestAuthMode.
 const (
 	CreateServerRequestAuthModeApiKey CreateServerRequestAuthMode = "api_key"
@@ -112,6 +151,27 @@ func (e CreateServerRequestType) Valid() bool {
 	case CreateServerRequestTypeMock:
 		return true
 	case CreateServerRequestTypeOpenapi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Eras.
+const (
+	ErasLegacyOnly      Eras = "legacy_only"
+	ErasModernAndLegacy Eras = "modern_and_legacy"
+	ErasModernOnly      Eras = "modern_only"
+)
+
+// Valid indicates whether the value is a known member of the Eras enum.
+func (e Eras) Valid() bool {
+	switch e {
+	case ErasLegacyOnly:
+		return true
+	case ErasModernAndLegacy:
+		return true
+	case ErasModernOnly:
 		return true
 	default:
 		return false
@@ -539,6 +599,14 @@ type ApiKeyList struct {
 	Items []ApiKey `json:"items"`
 }
 
+// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
+type CacheScope string
+
+// CacheTTLMs The `ttlMs` caching hint, in milliseconds, on the results of `tools/list`, `prompts/list`,
+// `resources/list`, `resources/templates/list`, `resources/read` and `server/discover` for
+// modern (2026-07-28) clients. Defaults to 60000.
+type CacheTTLMs = int
+
 // CallToolResult An MCP tool result, served as written (shaped by the server's protocol version).
 type CallToolResult = json.RawMessage
 
@@ -586,6 +654,9 @@ type CandidateTool struct {
 	// OutputSchema Any JSON value.
 	OutputSchema nullable.Nullable[AnyJSON] `json:"outputSchema,omitempty"`
 }
+
+// ClientCapability defines model for ClientCapability.
+type ClientCapability string
 
 // Completions Values offered by `completion/complete` for each URI-template parameter: `{param: [value, ...]}`.
 type Completions map[string][]string
@@ -671,8 +742,24 @@ type CreateResourceRequest struct {
 
 // CreateServerRequest defines model for CreateServerRequest.
 type CreateServerRequest struct {
-	AuthMode    *CreateServerRequestAuthMode `json:"auth_mode,omitempty"`
-	Description *string                      `json:"description,omitempty"`
+	AuthMode *CreateServerRequestAuthMode `json:"auth_mode,omitempty"`
+
+	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
+	CacheScope *CacheScope `json:"cache_scope,omitempty"`
+
+	// CacheTtlMs The `ttlMs` caching hint, in milliseconds, on the results of `tools/list`, `prompts/list`,
+	// `resources/list`, `resources/templates/list`, `resources/read` and `server/discover` for
+	// modern (2026-07-28) clients. Defaults to 60000.
+	CacheTtlMs  *CacheTTLMs `json:"cache_ttl_ms,omitempty"`
+	Description *string     `json:"description,omitempty"`
+
+	// Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
+	// 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
+	// alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
+	// a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+	// 2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
+	// with UnsupportedProtocolVersion (-32022) listing the supported versions.
+	Eras *Eras `json:"eras,omitempty"`
 
 	// Fault A default fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests
 	// waits `delay_ms` and answers `error` (default -32603 "Internal error (injected fault)";
@@ -736,6 +823,11 @@ type CreateToolRequest struct {
 	// Name Letters, digits, `_`, `-` and `.`; snake_case is what compliance checks expect.
 	Name         ToolName                           `json:"name"`
 	OutputSchema nullable.Nullable[json.RawMessage] `json:"output_schema,omitempty"`
+
+	// RequiredClientCapabilities Client capabilities a modern (2026-07-28) request must declare in
+	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
+	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
+	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -758,6 +850,14 @@ type DuplicateAgentCardRequest struct {
 type DuplicateServerRequest struct {
 	Name *string `json:"name,omitempty"`
 }
+
+// Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
+// 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
+// alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
+// a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+// 2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
+// with UnsupportedProtocolVersion (-32022) listing the supported versions.
+type Eras string
 
 // ExchangeCard defines model for ExchangeCard.
 type ExchangeCard struct {
@@ -1207,6 +1307,11 @@ type ProtocolVersion string
 // RPCError defines model for RPCError.
 type RPCError = mockspec.RPCError
 
+// RequiredClientCapabilities Client capabilities a modern (2026-07-28) request must declare in
+// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
+// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
+type RequiredClientCapabilities = []ClientCapability
+
 // ResetSequencesRequest defines model for ResetSequencesRequest.
 type ResetSequencesRequest struct {
 	// Key Reset this client key only.
@@ -1316,18 +1421,34 @@ type SaveAsTestRequest struct {
 // Server defines model for Server.
 type Server struct {
 	// AuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
-	AuthMode    ServerAuthMode `json:"auth_mode"`
-	CreatedAt   time.Time      `json:"created_at"`
-	CreatedBy   string         `json:"created_by"`
-	Description string         `json:"description"`
+	AuthMode ServerAuthMode `json:"auth_mode"`
+
+	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
+	CacheScope CacheScope `json:"cache_scope"`
+
+	// CacheTtlMs The `ttlMs` caching hint, in milliseconds, on the results of `tools/list`, `prompts/list`,
+	// `resources/list`, `resources/templates/list`, `resources/read` and `server/discover` for
+	// modern (2026-07-28) clients. Defaults to 60000.
+	CacheTtlMs  CacheTTLMs `json:"cache_ttl_ms"`
+	CreatedAt   time.Time  `json:"created_at"`
+	CreatedBy   string     `json:"created_by"`
+	Description string     `json:"description"`
 
 	// Enabled While false (draft) the MCP endpoint answers 404.
 	Enabled bool `json:"enabled"`
 
 	// EndpointUrl Where the design is served once enabled.
-	EndpointUrl string                   `json:"endpoint_url"`
-	Fault       nullable.Nullable[Fault] `json:"fault"`
-	Id          openapi_types.UUID       `json:"id"`
+	EndpointUrl string `json:"endpoint_url"`
+
+	// Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
+	// 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
+	// alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
+	// a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+	// 2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
+	// with UnsupportedProtocolVersion (-32022) listing the supported versions.
+	Eras  Eras                     `json:"eras"`
+	Fault nullable.Nullable[Fault] `json:"fault"`
+	Id    openapi_types.UUID       `json:"id"`
 
 	// Name Reported as serverInfo.name.
 	Name string `json:"name"`
@@ -1551,8 +1672,13 @@ type Tool struct {
 	MockScenarios []MockScenario                     `json:"mock_scenarios"`
 	Name          string                             `json:"name"`
 	OutputSchema  nullable.Nullable[json.RawMessage] `json:"output_schema"`
-	ServerId      openapi_types.UUID                 `json:"server_id"`
-	UpdatedAt     time.Time                          `json:"updated_at"`
+
+	// RequiredClientCapabilities Client capabilities a modern (2026-07-28) request must declare in
+	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
+	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
+	RequiredClientCapabilities RequiredClientCapabilities `json:"required_client_capabilities"`
+	ServerId                   openapi_types.UUID         `json:"server_id"`
+	UpdatedAt                  time.Time                  `json:"updated_at"`
 }
 
 // ToolList defines model for ToolList.
@@ -1623,9 +1749,25 @@ type UpdateResourceRequest struct {
 
 // UpdateServerRequest defines model for UpdateServerRequest.
 type UpdateServerRequest struct {
-	AuthMode    *UpdateServerRequestAuthMode `json:"auth_mode,omitempty"`
-	Description *string                      `json:"description,omitempty"`
-	Enabled     *bool                        `json:"enabled,omitempty"`
+	AuthMode *UpdateServerRequestAuthMode `json:"auth_mode,omitempty"`
+
+	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
+	CacheScope *CacheScope `json:"cache_scope,omitempty"`
+
+	// CacheTtlMs The `ttlMs` caching hint, in milliseconds, on the results of `tools/list`, `prompts/list`,
+	// `resources/list`, `resources/templates/list`, `resources/read` and `server/discover` for
+	// modern (2026-07-28) clients. Defaults to 60000.
+	CacheTtlMs  *CacheTTLMs `json:"cache_ttl_ms,omitempty"`
+	Description *string     `json:"description,omitempty"`
+	Enabled     *bool       `json:"enabled,omitempty"`
+
+	// Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
+	// 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
+	// alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
+	// a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+	// 2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
+	// with UnsupportedProtocolVersion (-32022) listing the supported versions.
+	Eras *Eras `json:"eras,omitempty"`
 
 	// Fault The default fault; null removes it.
 	Fault nullable.Nullable[Fault] `json:"fault,omitempty"`
@@ -1672,6 +1814,11 @@ type UpdateToolRequest struct {
 	// Name Letters, digits, `_`, `-` and `.`; snake_case is what compliance checks expect.
 	Name         *ToolName                          `json:"name,omitempty"`
 	OutputSchema nullable.Nullable[json.RawMessage] `json:"output_schema,omitempty"`
+
+	// RequiredClientCapabilities Client capabilities a modern (2026-07-28) request must declare in
+	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
+	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
+	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
 }
 
 // User defines model for User.
@@ -16083,402 +16230,414 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39UiNH1jd4KxnsRLS0UxKCbnvGEE9M0BjbjJuGBXrG81j9qpKqlJRDKbNcmQVoeIjYv/YC9iL2wt4r",
-	"2chzMutLVVJJQNNud4TDLaT6yI+T5/v8zv1WIGexFExotbV3vxXThM6YZgn8dUiT8Dg0n0KmgoTHmkux",
-	"tbd1OWWETpjQJKBJ+EoRHpLOOJEzEnGlR/DTyPykiExIkDCqWeHbbn/L2+LmQTHV0y1vS9AZ29rbMr+N",
-	"eLjlbSXst5QnLNza00nKvC0VTNmMmoGMZTKjemtvK03hSj2Pza1KJ1xMth4ePBj0e3hg3bDtgM0bG0YB",
-	"/ywbwozevWNioqdbezuDQd0QTpNJ07LJZEIF/w81X8HCNYxCJpPHL8VpMrmI0kn9SOL0KuJqysWkOigV",
-	"pZMlwzI/P3KBzhI5i3XTGsXw6wJZ4ddFksJvmsgJf338Kp4zJdMkYE3DTezvCwN2PxSH7L5rGrT7/fHD",
-	"vmDJDUuaBn1yeEYUXEFCpvhELIwefy2OHb9pGjn++hTjVopL0TRwdhdHMqFaJnOi8NKaocP35bHDV82D",
-	"h5+fYPTXPIqa2Y8yP1v+QzpK0Gs2CqhqJAe4frQOS9qtP3EXKdeNFKzMj4uraL4traH5onGk5sfHr98l",
-	"U418QTO1yBXMl8VBmr+bxmh+e4IhShk1DlHKaHGIUkalIUoZNQ5RyuixQ3wwN6tYCsVAjL+l4Tn7LWVK",
-	"m78CKTQT8JHGccQDYPvbcSKvIjb787+Vmcx94XV/Sth4a2/r/9jOVYVt/FVtn+Fd+NI61givJVyRGY3M",
-	"uFlIOqmIaaLoVcTI3y9O33uEkisakkz36Pa3jByXYhzx4JOPWV79mwWaBBFVU6bILddTQgVhd1xpEJaC",
-	"kQ4lqeC/pQwPskzIh/NjHPYPMrniYcjEpx53QKOIJWRG50RITUJJ9JQr0klkxDxyzeZEBTJmnhktJUEi",
-	"leoprrNNwuG/l/oHmYrwU47+vSQqDaZu5bkgOpvPK1XSTmCMZ3QeSRpeSvmOJhP2UkR9JcO5oezIDCIh",
-	"ekoFOTn4ZfT29Pt/jd7+6/LoAkZ7KeUJFfMzo24F9hyqTznm0xsYndX4ApJQzUjEZ1yTTpzIMA3MhWQm",
-	"Q0akiObdPeKbeZx9ePvu+HB0fnB5NHp3fHJ86bupKxKzZChmXKSamc8kiLgxB2gYJkyp/lBseVtTRkNr",
-	"SJwzncx7B2PNkkW+ecECKUJFUqF5BAO95SKUt0axYloZRpmvgeV1XGg2YQnw419651Szd2ZCPfh/edVW",
-	"3HHOZpQLwzjXu0sxvTiVD4LfEc1nbO1pPOSU8qI00oI49KIZ45+9O7j84fT8pEQtBSLxiJrShIXkao6k",
-	"KCMezEkiU6NiUBHCt0aF5AEjTISx5EJ/paON6OiDoKmeyoT/h31qPn5DIx46vdxImoOzYyN7+uV9/Oc/",
-	"/9k7SPWUCW1Gw2rXLNdnYE5xIgOmQG14QTXmlkVRzyoyV6kRVjDlfeKzJJGJ8kEjUITdsGROxpxFIaGa",
-	"jGka6T5sv32nGdLB7sHBhAl9SJMaffJAkIPdA7LTH5DsKtJRMQv42E2X7tJ+nEgtiRwDrZg74kQaQeqB",
-	"dmXEaSRvWXJIZyw6BFsDjlWcyJglmqOOGNCYXvGIu7/Lv7I7zUTIwtJo7TZdSRkxKoyog8vA8jK/c81m",
-	"Nc8qTXJhsz10QcGVNAy5uYxGZ4UnoDZsb0OVYeuhqC7XjSxNeB1l1TzHfkGThM5hOKmavpc6W3JV/wKl",
-	"E0Zn9vhXf657T8iAJo5FnOoTGbLyki2sSnVY9vbTVG96//JdCGWQzpjQMOcPSVR7kbB27uIeJvKGh8ik",
-	"y7tfFBy1t6a17ypt8K9wkVd+1seaNVYsSBOuQaLyhM2clzNbprUorLqE7ukX5kCzJc/b7D2FaVzzKHrM",
-	"kWJ3dBZH65IID2sv4xtSbCOxyE1pWNPJWndUiAhsZ+taKa6gffDHNiSQxrFMNAuPhWbJmAZs2TYBow5k",
-	"9JaLsMwpSicHrvkHS1TTdmomKEq+x5ye6mgW391mBW4ax1l5ae1C161f/kyvLJXqeGYtI8xOzMIEvK27",
-	"3kT23CSMNAtoEvZzuVa4osdnZnAYFtHTrb2tCdfT9KofyNn2TAbXsyDO/jUaWCJotJ09FFbgIAxP2OyK",
-	"JQUHTD0zGNNIsapUNjplVHXwffPGW9x4Y+UjK4Dl2NrbmsF7t7wtJtKZ2QF5K+Bv+8NHb8WO4cvriKCk",
-	"BpRHjJqn+STSKEJlrcTn8iFXVQ4aRafjrb1fl6tq2bsPi7c/fPQqLzQvAHdbOKK65DULqWY9o1xv1Q3K",
-	"3nM1rxeLm3DaVtM5wjvrzhi7C6ZUTNjInu6ymvjPKUvQTnDXETWVt8o6UZKQ3E55xAgH/dVGfRjEnVZu",
-	"0VTOWEzRxbLyYpQXK5yTRn7cyCCT/2tu+nF+c+2WRzxgQrUb74xpGlJNNxjGibu1dhDNapFb/GUkuXLc",
-	"CYul4lom81bTrNEeWs0RIhm1Qk9TnS7qHVt+Nj2fYPCXJsx586zvyZFov8CXwoSODWvObq9hTd5WGodr",
-	"H2YwzTJSazXrf+S3LJVu3tYtTYy5r+ocETNqDNuevZ2LCaEheDbolUw1nkw8qv9OlSYzGjLSwRmilwWi",
-	"A49Qa+weZfpNLlLLAtiy6/zgFM58idIyOloQyoXzXOB/heNV2ofCulXOQ4XPlVhxiZeXaGGpeDpcatRS",
-	"NRdBSWZaGbxo3YVyRrlYV382aspo5vTainE/k2JCNLvTHrmRPGAe4TM6YR4xhpP0yJhHbB0q8LYiKiYp",
-	"neDb+v1+t7+1Z7hD1aNxfHFKvn39XW+HBGZspMPMtowTd3X7N6Lm3maK/1ZSeETFjAXTx880oZqNIuei",
-	"K7/1h4QxeGm/jiOYc8FGMyroBMzBdttfMu5XXf7QVuk8LJ+jp9U7q2rF2jYjUO/atitSxNq3AW+pj6hi",
-	"gG1MKMbOnZ8LVrA2PNtu8d26PNe6H5e0nEUd2Xo+a38vurJWEyd+U126UwGrJqRgHrliNGGJR2jMR9ds",
-	"7hFphrDrkSuqeOCRmY5Um8U0uqh1zde6K3+6vDwjMoF/L8iH83ek4+ZCtHS6Z7f2ZDqJ3jARw0B6SRx4",
-	"JGFKe2SS0Hj6W1T7qBnTU9kQoIch4gX75Oz04pLcTpkg9EoxUc8ynFXcOLRZEOejMiO0Y/PILbtSMrhm",
-	"uvU6tKbf46LUfR4SfsfRXi0TZ8al19Mmaz1C7E6PgjRRrQzGqpoDry8/ZKkycFJQ96u+b80mMuHr+p/K",
-	"9uWikP3rt4OdPUIJqHWd3cHum97gm95gp4sh+Ex1xRyD/0BiQX7V5c5gb2D+++/6A7Ou96uqQlNF8gks",
-	"URXMLB5BqCe5Gvg8ZHpRLzvM4UTxOncyAx7QJwdWkkRcXOOBpMS8DJJ3SMefBbFNdfM9I3YwS46HRCZD",
-	"4cRRNQjqQRAT7jWPgTvheVIQrrskoIJcGWvoRl6zsC4CUxHIFeaqScSo0uSbgbEcEhpolqhauljbBfH3",
-	"i9P3/6BRCr6HGb07xpuKqZsZCeVrU89e7Zrm2YWYDCWTLON2kVvbJWtOqDJrqKdUu62Az7CSxrLSLq2O",
-	"JKmoXxJRm4+XZ9/tEf9//Up7/xn0vht9/POf/Ho5UEqNXqbeNKf9FZ5hNG7GiBF72eGrCWrpNBGqpXe1",
-	"tbsTj8yzHsgnFR4NrohaibBUBsCDzpkCjWrhjFkyooooesNCD/myarTm+6vO8BOfzeWHcenBWiN015rM",
-	"16DWsrdkQ8eGdWVkT1qP3A/BtfBsRP+Pkqup4sWHzIDWe/4DZ1F4ZO6pDbiYF9XwyiRlqMpmbt8ZnRuR",
-	"U/L41hirxSXGh3tuxLVnScwNUdbp/3NMOLgx9FrnXi7ujtHn++f09oQpRSdA3gcx/5nNF5fvSqYiHFGl",
-	"mB7xUDWkMNtsdWpTi3qQ7BhC3mPCaDBlap+wWaznhuWScRpFmA9Z8jysdF4vVwE3CTEsTsXIS1QwUsUS",
-	"cjuVZMIES8xNhOsGoR/zhKlH+ZVb+u8jqvQoVQ167zujpKg0CJhS4zQyUzDGUSCTkIXAULkglIzZLVGY",
-	"r2Xms9mAG3kYbCycPOtiNtttmDWQxurIVzEyjM/yFqhwmX+ysBuV9ao9UUD3TyIw8QRtLigPaRRdSlkQ",
-	"kUuDlQsOAKP3gcaWwAM8PJahEam3CdeaCdJRUxrniYCZlujMbGLFbHdRuo5mzEZr1pFKhUSxVot4iNe/",
-	"jWRw3UIj5gpZdVNWUBroNGHhYSFdrf3oKxvnprJC8tXw1kMqQiOf2EEySZ3jcz3dpfG0Lcu8eqglMjsW",
-	"rAKr8Y/ZMbYn/MXpbZDy1DDBpVNwtWHrL+eMz9ildd21X+v2eWzZEC8CJmjCZY3fQwqkxJV8xcr85VSA",
-	"FSetn7V00JdWb93AZ33RKuOzMCWj4o2UXaUNaC5b4BKz2K1jFityoNYceu0KSmNgZImKTQlp2QzLtZqD",
-	"Ovu8yP8GK47VFhgrisjxmNl0bz/IhrRtPzIflDCjlpEP58c9zWZxRDXL7eM94t/DH3vkV9AnPdLv9z8+",
-	"FE3z4qQLLHst49zKLMtYyZV5gnm3ecWejV2Z/z/4XvYtRK/+h6Yhlx4Jqaakc0UV+/ZN1yPuVD/43lC4",
-	"G1xNp5d92iP3acLzy/+GbyH/Y0ZwlT3v4cEHp1P1QaOIi2uPwCMMSXlEcx2ZpxRm97fS4xX/D/vbg7+P",
-	"i25Mg4AmyXwofCqExDRP5aMTC+SsX+ejcrEGp1eZQRv9eYbxYlgTiBtbrph/hCGv1rzg1w3EG2hfmTG2",
-	"WbJVnrq0MlVpgwQlb7mDb3cwIFqS3cHg6R18dTlGKxhVMfFndZinvzrPZ+3snlIuTyXEa3gHToUcxMa2",
-	"6+32Bx45Ob70yNuL73uve4cRBcvjx7N3vdf9QVOYKAsIrJn10+RSzNyIvY9//pPvEarJTFa9tp6rHbSp",
-	"MeX6tpUJPxtux6PTgFZQTCFVpj4bxin25Jf+v/r/vW8s9YT1EhYxqhhR6XjM7whXhAYBizVriO6udnrm",
-	"7ACsoc14AVp7eUn7wqzecluzdM3m5uBCrSVev59/P2WCTKlCTwPx0f70SxZvk5ldGYFqMwSmckdIB5yX",
-	"fuUxBZrcGQwMBdIo6q7nA6kYRDMu3J91qYtFv0Q1U0POcN1m0ujs6ObH6XBFEjY2VjPpvBnsdPvkJFUa",
-	"Iyhw0Tg1ZlWj76BRo65Wys+4yPSfR9LbaeEcb0Z1Gw3S21K1GB/fs4Qb23uMy2wzKSrR7phqzRJzueNc",
-	"HzsZC7sfeN/uPLjvu3/702NPJBp8G0rntY1CfFvRIlxhylcEdEU1rtWNUQVZd0wFzWXFkD4B2ToTtu22",
-	"lKnsR37DjIoP+rNPOqDGygQ8wRDn9o1G65POFRc0mUPKCarKQmpyJfV00c9j7li1kG7Ub8214OUp2T3L",
-	"HTz5pWX/UJsXOkfOZvTCZ2zklOgVoB3epuzA+gjKd21CM/ioZspBhJnNlW1IHCwXLQgpWCE12P5p85Zq",
-	"84LX3wT7rhVBGLho801w7sxRQS9awRhKtTeFIrpR0xAay+7qCwUOBJlqHZtDaf5VTlVcIJSGqEepuMRY",
-	"2vk+2T9lzASNee0+lfRD95id/qA/KA9h54nZm4UT2lANpIo1Lia9UjJKNWupgG8q3Jt1UJt/VlOPv4Du",
-	"pFronGuua8o122xVm49sA/1tegZpQqOIRVzNSmS3AwTHZ4Z2d76Fx9g/vIWCem9LaRmPpBiNKY/ShLVM",
-	"ykSkobJisIZm/c2iMlDPobMXNe/UJVP65cm/db7xCiGM1X+rw3/tdTLz0AuI8rXMQMiWJXvVksWHaNrT",
-	"npImwYYFBzniQXs36PdI0MqYkfdDePJwa48M7XSGWw+LfteVTrkN/eonMrjewKW+7JFmEwCTLa9ZaLdK",
-	"DSHodiuwHj8Nm9IfrvHLdnHfhN6O7A2LiQVgWGvForEHJYICrW8pAtYnF0yEhGtCFfEPLHwIiJM98hbS",
-	"x8kwHQxeB9dsDh+YD9r9L72Ds+Pez2y+t/B7P68HMhrDLIhHr3/b7f3l9uiXg5Ozd0fL/rlbKZ7MLPP5",
-	"1q3r9ynCgjzWLyyawURlPLdgfvvEx/mbP3ABeuZnf0V++cOygT9Gwd7UclwYzZGtymqo992l9RKiALZ6",
-	"sHtAEiZCZl5COn3AULkW8lZgNlUPsrTM+anPdP6caopfpAB4vTLcP259bRVcZNm7HFkXvXata3Q/u5rc",
-	"japj20I3lJb1MykprZSOFubvZTzp4wpu9hQpVyXu+FI1LrW0vDCxZn3Z+o+XD8bCPjeqMT/QDVLGiDWl",
-	"iP2/TEgwpVIB1isXE0SbA+w44idUM590IFC60zWmrw/QqtsBjaIcnHAobinXivghi+h8NLNhbSrULUuU",
-	"BerySce9uvd699vBazLcOrY5vgSuIB0uzNxYiIPrDrf2hwKiKlJE88LjPbyAhYBZiWXvKpK3ABAGuZAs",
-	"7NaXfOATrJxGI/T1wHnr8O9BnVHKXM7ZUsPm7DBLI04sylpu+Na+QqSADVLde7h7RVjeqPsqZkEfCeHR",
-	"idbueTCYQk70Al0DyBqilGXKZsn0+HXwsZ/lOvXNrVQDh2ry568+DPjO/IbaA5HD/JQH3PwWzy5QcS5A",
-	"4mYKFYyiBRGUYplv+c5e4a5ehIpfrZfphiVcz4vJHUhjWcL96uQNGEHhWZ7DNl62Sj/a1OZLc3Sf2k2R",
-	"Y6M4aEkILNJgykIPuI22uNLqFXGP2SdvDy6ORlC+aq+wuKZoL5lDTgI6Y0TL7gbqvZtxeOlQPh8jgM6Z",
-	"0uZBdcLnCYounAhqrrp48LZ+YjRCsq3wN6qpWdUiVclrI64FvaEcJeHHhjJ9hBgp3RaySULDBoCQ1upM",
-	"ho2RDS+/uW52x8C9Tg7PDikWGm4atVwPBa6+cqeaL2WuWjrozY5UAauzKYVwuYdv68JG9BEI0yFoYpqC",
-	"8013WH/SJyVvQ3cfAoNKy6SUApLPrNkcz3LJ0SAvpZfLW1EbAF/TpYyVDCOQ862PaJmAVgd9G+3pk8Oz",
-	"DBvXaMZm9SCUs7e9bdk+ytQgrtYULoGCayaf05iJg7PjDf2XFkGyfiruV49QRSgWDln8b5mY7/CbhPzr",
-	"4OQd4nkQiDWjyyohfppE4GJa4YVci1zcqF4pzKh8JLUsk0mSjJkOpqXXVqfovvdbShbctbx4YwF+cBZr",
-	"VQcbnOdpNvyclxkuI3T0VznuVVepBZ0QUB0sHe/Cq5pxlf45pZoEMo1CTB5g2ZMA1N58N6ZcT8dpFM09",
-	"zHQVgNuCMTJQ/CwuMYsA/+UROEt2Sdxci0voZWu9QnAeQzm4rUrd5JC1QmlpbFORSad9cv/QoMkUSlGW",
-	"D7+e6GZUG2UrU8aXg7wAy7ZXYpk3Wm0s3CeGneEYhRSM2Ae3grHLUWlalgSUgq6riwJbiWo7CG9xSbxS",
-	"75xGkW4Gd7FBcOcAeSneWmC8KGPBNrZlWjcsuaKazzYI9uSFyisKQ8EoNjvWgnf/XabGFDwSOqkJjGDP",
-	"gZHVzeu9scaEGQU2zaSBTgq8pwHyNqKaicBZ6hVT2aul8TbeUQtSU5MlpPCRtTxwjowtOyZXbCytkQN3",
-	"kQ7NYJJmRgMTcgQ/dEnIkXPCnyXWt7QGHXfhxI6qAQgskKvjcPZJp/bqEth3I+q6g01QUJhvtMpOzgqQ",
-	"XWHrkoQFjN+s7bjNy5YW4ADS2YwmOXwIsCLSyZO6i1nd9aELZeYgAuaCcqs9w+4GpVncoLdoFmd8kXQG",
-	"PWPDhF1M8ADAEnxERiKZLrj6AKwC4hhbWBP0ubVgvnWVtcWNyg6CfXdGEjlRNXDM4jqVzkxhU0scoHSO",
-	"vSr7qOxVLQOuHIRmT1RNu0QrajF5mfLIaCWZU4okjIb11R6Zu6q+6I6qupx7sAz8gOv5HmG/pTRSZLh1",
-	"RhOuhlvAgG+p+eadFKEUw616wJMiO1thUef7Yke0ZPlOc15RKZ7AomF/LyduyF2mOa/rAIEjxbxStsq4",
-	"65ovmDtB0vTOzw7RiTsUHXwFAxAac0CyVlPK3OiYI9wLNA7uHSHzl1rq2yc+uHl98EkPRWY+lFzY+8RP",
-	"GLqN/b0sh93y6JCrGFn0m8GOR94MXnvkze531jfsXB04K0e75ojZMW653EWzzPiOWk+IXegz62N8jHep",
-	"JIFfKrzxTk64eG4A7ZgqdSsxxL26nd4iTnbhCUvmkAub8jhTtdq6+qBqPPNwY90LT2reEqRJYnheMaBX",
-	"m1n4PhOwGQzFFYukmECGkJClfEPS0VM2JxEba+vtkQLbBFY159WKeuGx7Ym0GsJd8Kc8anGro/Ial7F+",
-	"G0BLXNyKDYBDMmJuRH9vDfWOi9LOwKlZFLRUHOHD20sQGM0r8RQxV7umm8NcnMjgutjTZc2opR/Jib9n",
-	"ZEehLcy2DXL4iBrlR+yGRbagNqSa+qQDnyM5mbDE7/aJHydyYnQPf28oKg/LfrJPy//Gp2ipaeR7xHdv",
-	"7WbRjExtHgp3F9Hymol+MSLKFbmlXOeyCeHhwfivi1TaPI6lll0nkhNUxTcPbMKyFUk5ZFcQd+ZiLEEW",
-	"ah4UYKAKYjJIuOYBNRRJI5aABJ2xZGJUvtojgFvRKrO+ELJbna7slr3WWISdq/+lUlwdSduUAx/2JLXT",
-	"WZC2RP5PG6stJXCud7JOBSMBFYK5cH1ucfShygifBOTLuJ6yxFqA4C69fzDHI7qlc2WVNmV1tTGNoisa",
-	"XHc9QkkcUS4yZ/MYm3RtIwnHlCcKPU+zVGlidMGQsbgHWjSagc5pNhSdUGqNIFMKW1hSRXzXBNGo3z5G",
-	"G4lgylxYcLj5wJ5+HXzEPEr4qz/wCRchuxsKYGmqi906BXFWgBs2cAV2RwMdzV3RpCI+TMWwBXe9ZUAw",
-	"Ob8/FKf2e7VHfDQMzNVC6lH+VyCFplzAZ6VpotXIvM78yUSY/2GX2B+KzvnRbtf8fMeVzp+Y/TXR+H9m",
-	"/ok0/h/+4MLvkxPzIGMPcTUUAVWsp5hQXPMb1h+KobjMjW+z73bWEqsfxjJNCMo55RGF8SV9K61xAACL",
-	"CuA3hVFOyBUbikAK0Mv3hqJn9HXUysAEQOIohCOKGEbmlb5md9rPECPMvpGpjEIYv8a4xVAQ5NOGHBYw",
-	"gPxcswKDIzLLBJsMHkKCYs5D48fVEZlH7g52v+kNvu3t/LW770buDCboi80DriFI5JeBnPwaIKa9QtUe",
-	"wF4oIsfmLYYL2FmaDZoZ6eIRH7AdzAfn5rakVQJ4gDsQEMn3zMPqZt8Jpiy4NoOZGDLT2Uq8UuUl6Bbh",
-	"KHDGTXYe8e+Nje8Ry6gRmOPBz01J8yZGQ2QouHD4SGf2Z3anIhN+wwQagnSsWYIfO77SLDYEDUfa0l9O",
-	"Pl62IWbmZkw208i1EJYxssGCHO56WCTuJyxmVI8iqjQyhGAeRMzfJ4FMhWEd0EyTuMipWZhC39VrNicd",
-	"jNkS/ySIe4YH9y7szHo/s7kZdaTQTVhu1tqFM1bWP3zMYSoUZV9cHJGExdG86G+0R6wDChGhakGNcdqJ",
-	"V9RgzKFo1HbcybBajOEHScKZsmTQd5deGo3GLB/sBe6SOX7yVhSWd9+ubq73GCONqf2h0O5NuOl9grLH",
-	"2D2QPea8fK8HZDAYkJmyxfL7hLoFBDExkUwRekvnxDBHeC48obbJYhFw6dnqDrxPmVe2YWmWqHZUbF0a",
-	"UlJcVsfSi/7ddUImC3KAILop8tCMd+MJeKWqHSfa7lSShc2WQ02VYPkKbuJWxTTu2k1AgzOF8SL38T25",
-	"sliYzBq+HeDG65UVaRavi2Bh+ES5aLXAqkteu+K3wL1Xq+w4hdZb4NbpGbbARhvW1NWLSrojSa+qodVJ",
-	"SJTsKB/7S/Niyy89Z3FEA6ZKkWLwwUZ0bk1gY8ZqFtt8jWdNqm3JXD4JU3hoS0UYMHlKClqed76Jq6tl",
-	"5H1G70bYWWy0rCfQGUt6JY9lwDAAYyN7tjlZMb0KG6F3ig3vCbYy79pUhBmjQoEv9IYlCQ/ZkmhYgcia",
-	"ARSzDo6LZVRRBJEGc0l/nY6OTdgwH87f9RQdMziGiEa1TzBSMW9q1/YEHdmWwexidUH9hta5GFd2ASsS",
-	"5VN4HZd7mVv7Hs8AA+ogDbl+ilEVHncOuYkvFqVZHElNxzVET16Wjwfk9+H8HeQEhRtFEdo2ooxHXDC9",
-	"4sy51O/OL70fZHJLk5CF5hMWgYCNfnn+4eLy6PvR2fnpL8dHF91WOUnXbL4i9CJcO31j3d3a5IeNFqSc",
-	"v5KfVJleRYVjmrsiN0ulkKkuOTBBPmTd/yAaf8ND0GCWJ303tG3CCzKTvj59EMITUFa6Om4Nq2c3wsup",
-	"002l0EaxlDlQeEVOReVFaz4ghy51uFLDMB9l61cJYbo1K24EF/rbN7Xzh0Vvd2m2MW0ur2qubfa2CMKd",
-	"Ct1yWACYvjmQ/QJmdioyGHaQG9lSL9ski+1blxYUsjEXmLahJQFnVtG7BJopptZJUdMjpJCGux7OsIXL",
-	"bgHJW0rmXe8lGaB1i9dkSb7rvQKwnVc+/qFxc44KB6JyVIShi7Aei93R50hN6e4331p9N0O/G/S+o73x",
-	"x/tv3zz8qY67ZS0Y1uKJiPiY1wusFuXIH9bOQTXnccOZPW9nXZxVsa1ubR418t3iLCpLXuki67a6Uvpb",
-	"Wu/FPW8+8ReWbT7urJqn5Mf08cfSPK94IhdaMbdLy49ZkKfmP4JS1jvw5rXurD9FJn1x4M0buawRzxgr",
-	"MtdpxYMlnHVLn+H+L5R3QFyyIAYKAqMaoyeB44qg4dnISNHGw2dAjbyTSR+bDmSNNimJnTRA6wqMlqzR",
-	"CShbsmzGtUufyKuIzWpxos5/OCTfvfnmLyTGi/Jqlxq/j27KcHnSHkp2+UcN6d6F6kNXS/tmd7c2XZbr",
-	"atHtBxEnMmBKGf5EjoTGSthGTL38TugNvncVUXG91SrW796fjbhha56oycYinupTdENaiQvW0hP0aCTW",
-	"1r0a1hPMT+MlKQpJ6zGpoG5k21lYi/UcJpX9Xc8ZX8Ff3bwpBPhv3WygObh2N8UJG/O7Ut3CE7eveEYw",
-	"wnWaOrdFDsMdexI3UoPS0t6tVTpOm2AIY15Fh2InDEvDCCGcwwtTMa8267DN5G0/jsVeG5CYAIKX3eml",
-	"uMMFJOB2eEXlVlEfF6OIpaHuE//+3lH2w4NPIJQxlVEIjesSZog9glQFCGXDOkBGjwI/7YfzY9Wvy/a0",
-	"aapUKa40BWtXzZVms1pNAXp2LBzREzqHNJZlY/TcAM0BtnrZ9oRheWoVn3Bl2jTMooGUSlC4jaXQ1ZZh",
-	"oFrlDnwWy0RD2N4H9YtG/D8Wlc4uHDRb3tnpDb7Z8rYwu+Z1b/fb7I9vezt/dX/s7PR2v6ld0CwitC7H",
-	"DBuK5YQUvf+wRFZzXDDDBWo7LGYNJofRGPHiILIhQ5alovVe7w6+GdT7ydpkdPZXpT6ug9Nra3AasUAa",
-	"wlXZ6j5tyOqcKaZdQHVD3JFaoEV4sAUKyZNzpIjmaxeQ17lAmhuOOdT0hSYRNMl5pussZGNYY8sWHWK7",
-	"u66VB/tJINfbMdoF8PUFXntZM4vCJClB/PlMKvRfWl8tIsE/otPlM+uiSzrOtdFRzc1VTTWfeU4IHlJv",
-	"mabW015LDQFWHAPXhYB0jLwMaRISGsVTesW0R2IahizsennCjxF3mUtiO2E0xCQ26GxQK/vq9MYqDS+K",
-	"NUPCHUrwli4y9yI7Xj6kFvXUbghPoTE2u6Va64znTOnDYkpceTwZXkNNfeNvHhHmf5hj7BGXs+wRrt6n",
-	"M5bwwHy8hAZuXB2YkZkPpxnEiM1ePmcTdtfQ772KxOUytvv1p+vGlb+3bOhdWSeLlZXPeoWETJjSmind",
-	"z5fw0SLSPdOJyHx7mvAdaKBTrGdoCa3A7mKsXFyjQeMSvLQSkdQW9TXFA9z+LudsC7tSmIHnZp+9qInK",
-	"j+CWpvwYt8brgX7l2/5Q23cJxjhqCqoaRW/37q4B9KMY9aud0LHDHam2zQrna7W0Z/nCLAWbWrUYxQVe",
-	"gKJ6O8+tgohescgj/nAL4ZpPji5/Ov0eAZstgrXZcvxiuAWM3racQqz3WkyqTeCyFh5i3jvKARE2f9Bv",
-	"KUvmT/Ckh5YMCInh6ZlPQSt/JJk9BZxZkDCNcliRGVXXDfBkS3A9LBzUcoaTwSFggwE38rbCwK3Zc+xG",
-	"U/Fym+0osHNz+UgnqQiobmLOYYrstn3KypMcwZxbrkp/cIkh7rU4ra2F2ZWn0n4XMwCLZ9jGWkH+WCmU",
-	"56YvyCKHWFdSpn48uiTbqWKJ2r7n4UNtvbPzqixC4Aio74I1QijOKxpcN3RLXZCEq5M0l+kNSc6VVi2O",
-	"O4zVVOG2Nm9+5mpx0HFGo+bBVoEKcujAJGMTRayUylJV3+AViaRZ52mm6SfBBV6gaOzdUoOy6xhxxdt8",
-	"dOmRs9ML8/8P5n8Hl4c/eeT7o3dHl0ce+eno4HtjH5yeXR6fvr9YahpURATUSmK11/a+a2D94BPFJhCa",
-	"Kfp4IXEQ0Nv6Bblfbpmx9Hg0iQ0YW9s9waV7+i25rBfbBZzeRW/SBr4Yd8/VfLUEv1+W0mN2Y1lSqofV",
-	"PgCV5mBhKMnuBwRhCODPaMhgb+s8aJXylWZ4nScCoMMfWoM8rFml0DbL9nPs6/TEyetlB9dieyi3Cgsk",
-	"VyLhtf1dcMyeyJfTiCH9SXLHL+gNO1CbNyp7DhN6daeXBcWidbVH2wDvRZbftbR7ZgmcxDbLRJiqSk0L",
-	"vlMRikEJ2zvwVkAtTKUN+Ro9OF+AdxdSPavaIY8YASohnTChY91dXAhX6P1m8KYuFyrXWVfBymN3ReJ6",
-	"f4fQTIvYwdXqDln30XZaoO1DWqf+tWTA9QDI5wyRcxFU0VDZsRjLvrm4XuV5hn6mK8Me1X6mq9ETm5Py",
-	"EkaoyACD3caB7WBY8R7x76+5CPeIbWL6P7Mg9kiaRB7BnEPoFzCj2kNoaG8odEKFMs/zsueOqH7wC3En",
-	"230T9YKrOZlSEWJl+HLlwO1qXYApf1X702amVgKIsp1ava1ZENdXY2QZohUt96eD3u4335Ipu3MMJF/U",
-	"Qmbfyr3KcucWf3HrusyLsloQranPVOF3WvS0fWTXpVYn0l7ff4RCkndqKh/BygHzXFZhnlu9cOq9gujJ",
-	"0QhL3DI7hY9QblDuPYVqU4AkX67YVCpGqQK8WR8v8DN0LXMXiemE2UNus04iqvQGaKht1SPsYfzyFtWa",
-	"Imc9s2Ylx3hSnb2opRcC148gWdijJqzqTTIN1vaBbuIwe6pqys/FLVYPOFzn7bJZRcVlXgliaHf5aTiT",
-	"Ug2mx6exuR7VGP1TRGDWia3Uu+QO4piJkIV53xmY8ysFCSDkw/m7fcJmsZ5n/B2+xya5tXrwE8bWatx3",
-	"S/bpn1xPDXPJK5NeUA6wfCDr0HojjPBXuWL/cAtbSwh8ItL4kTjI2ewceOtKYOQSyu3GnfhzcOXyCf2r",
-	"OZp/2S0A6ecA+3/ZJVdzzRBav/DGv+yWXvjXtQGa6ya1bMWbAp/r9Jutwkc8JShx/eDzWsQnKP7Jn7as",
-	"AGiV12YNd1hzgcvyyRbrV5Y21G/PXYqlG21KNapDzy5oGnlzUu+qMc/4jF1aw7X9hFrldGLuZs2EmmbR",
-	"5Kxcw5W36Ih7rGSo81tt3jqwyOib+h/X2Mxuhk0rd2njN+utG8QU8oZAq1Qxe+XS/tmAvrn+I9scguJo",
-	"a9ch5XXoFy/gWn40ydGERhGLuKqJKe6QJBUqbztKuCAyCVmyT2YyYe5XIwKpmBOqwaNcX8KhtIxHUozG",
-	"lEdpwuoPkMZC1zKnXx1R/HThsmyAixMqr+VjjHNDXE9itAGVvpjJZt5+ntY4gtb3FZg1ZuEoA2Ypk+kP",
-	"8KslUSrcJ13uwJekop4yWx6h5em55rd8fDXkf83jeMUlmq7tKldmkVtH3g3xmjO7HgVBpDOttf2r+PBN",
-	"GWhYcuHGmq2le0BlASv7XV280kpVXSL5HJfR5JOdroZ1+XQHzG3OIryMc6/V9N4WdYN67Bldnoam0kiv",
-	"F+9uztFb/6DU+WeSVDSiu0GKTJIKB4qR1XpDItImqGaLTaKzM4DEnpN55u772HSG1znv7awY99jiTQVE",
-	"MbtWSDut87WK9Pm0aVsXt1wH06KVupmnoaa30Hr9Zdp01Wk8ouufsScQVS99FNch4TopklNqdoCWiAM3",
-	"2yX78hSyYImI/CSioN4me8GKUTCgRmoDe88c/Kx34pqI2S5JcR2AFDQjC0N9Rqj7zxKMpbRV1fVY2I/1",
-	"TBlDl09yvtogczXXbprb39dmFr1jWgNYRMgnXCuP+CPfI37PYn73/X2iBL1mowBCLYrcolExiyNORcAQ",
-	"BEsRzK+rltfu/rXqbC4CmB30/pv2/jPofTfq9z7+uRbD7AMs78GECX1Ik3AzIUdTPW3FfLytgMb0ikc8",
-	"u7VVlDMb32Hx9to0sNV5ipBP3p4ysncf2Uz0EorObh2IzlTOWGxLNFcHlMWNLPRdW289jvOba1cj4gGz",
-	"vvo2LZipg8FYcxgn7tbaQSzxJMdScS2Tls2Ar3kUbbBx0JG9xbYt9XsuHPnKyXlE1/onJ9lSqLnS3aFh",
-	"lbNFmAXxKMdRXE00QTxy+fab4zZAAJnppRHxJ5GPiBigNsmYy7b88UZBI05/1qBhd+fNX9789fW3b/5S",
-	"6NKwsw6g/pohSQeMXxQfKDs+duyH3sf7gfftzoP7vvu3P22tsWwYj9pQwDwBOt+KzjjNwGc7DQgWj8fY",
-	"WzGkjbayeQNcWG3DFBcLJLIeQg3AjyzC05T6ljgwHqgUuyohk/Q/O2Cd2pFDc7sZvYZSggqyTglQyLUD",
-	"XZvUivA4VXJozXbXZAk2LLo2ylUD+WE8dHMFMyvwWKMSY/2VXhp93bhYYdH/V+mSDsmzCZvJG6YIr8md",
-	"3Xwbn6NUYW0SrJYuLBDV6vz49fPRCxMu7/zmNAwe+adQ8p4NWLMSbs00ip1vy5rEJ42f5oLum3bQ9rjc",
-	"m1fALc0AbJVJ8LnVaC5ZJeh69bQ02cQeq163J2zz9URuuRU2ntupVb4gcOZ8Uudd7Qar52+Wv7Gf3OUR",
-	"rsgR/wdL+Hj+d5kmgkZPoP6v07YyK4R1oEWGyHpZzbqZ9L5rmW0R0ABkLnvhBj0szQ40tO2BToAEgy1E",
-	"jqGrkvPsYX1kzq4dcN7yHn3O9F7XRChF5swzWuxcE1BKbcZE1sQa55hAC6ymJkVFELRK+a5rnvge2wBT",
-	"TSJGlSY7fn9reWP6OnWAj3mrvMXsUi9rmFOAOWvEbH0AD3yQJlzPId5gyTfmP7P5T5DyX9dBJ46oNqRI",
-	"Ds6OyTWbe8T/pXdwdtz7mc33yGwWxKN+vw8T5uYOLB5w3va9rezifEXwlQAvxGjCkoO0th6g7tUH4My1",
-	"/o098hbuL48CuCGsH/yYv3aqdYxhCEhwP5Tymtf4xN8m8laxxNUfIPqHguxis8uRnHCRzTbAh2SztXHb",
-	"kb15cc4PIKfGcvG99lYSMa1KBd7KFcCaK6A2unMiQxYRMATvNHFKcdfWImIWEHxWhN2wZD4U1nRwj6I6",
-	"68BcLLaGpuwHxwQaZmEn9itjDtywSMbQ6B+ziwoNwaF78lAcSnHDBAwXOrWfUT01D0gSqGdyqM8WXgV6",
-	"PcO2uh8A641wRfwc6NkHzM+riHX75pEArgkY29BvDiFa8vCER9hdwGJNuFA8tKjTdB5JGirS8Qs5jdAQ",
-	"3ybj+vjs4xAf9+HD8fdqnwCb1HQW47fnPxyS169ff2cY9YfLQ7gDgI7zn6Frhl9Ad962LTT+bLiw3yd5",
-	"rxNidVgF3eRxg7KGG1xAK3ZsobFHfr2HCWe90h8++h65hQppH37xoVcIrk1M9ZRwYetnsq7chHT8sv7y",
-	"687HfiZ9+oiXKBO/61qemOXFRrGZ7xPm/M52v4dGsv79EJWg4dYe+bXf7398MGPjekr8QsDWt8PVUzaH",
-	"1YrphAsjk+GR9rQpYqxoQ0AB9FcxTzEj8SsHyid44ohimlzN3bk0dAkHc5+kQtExM7PO+oECFRp2b1Pi",
-	"4AGzVGlD3IrOWE8mfMJF3u0eZ3HBgt4PTAfT3gXXzN/2T+EyIBlCjmDfJDSQwQ6ERDFh6GiBcUF1aj3r",
-	"QhjDazZHFEMjSIAACjy2egmsm9VVyJUMuT0K4KjF+in/5OCX0dvT7/81evuvy6MLn3R2yAl/a1bM2vbd",
-	"fRLRZGJEvWCKTJgmb3Zew6PPYCaGkexlndV3vMFgAMA6yrN/ZJC2sPr4nQWa34cWrAjDYx+wOxiYeQEL",
-	"y+iwT86MuKQ49CLVmgEp8mZ319Aibp2dIFbk24J0xzQLKd57RaT4h9wG39t63R/0X1vUJRB92zTm28Dq",
-	"egFN0Gyc1DWZRLoH/I0CX36lkE8SuNkjgt2akY95orRHZIx6YISA4kRPpbKELQUbCh+zi3wvPxCW7GCa",
-	"NgLrzlAnpgpHECfshsusteIrVT5tXVyfDAP1OLTjz2JBaqsc0vj1HkUZVMvlkizHFcusC+fdAKQO85T0",
-	"KuJqWkqWz9W4+se6JrH5U7MGG98MCirmbkm93KlDO61/gU0TKb6hqn9Wh/oxrzUFGtgdDKotJgp83fBz",
-	"xIRqk92RLTvkAYD4X1Bz6IShwp2E2DTiDQ6g7rnZQLff0rBQnPtmsLP6lg+CWibEQrzp9eqbfpDJFQ9D",
-	"hoqoSmczmswtURUOgIPPMIeTTgxdbRWP1kdjmsyCuIdGwZYRfdiXc4QXQAM+VXP4DsGCM2wV6K74ys7B",
-	"7gHZ6Q/wL7QSu31yas6bb+gBpKNgzJaVKnrD3HOGouP/ryx49Oc/+V7Gq74ZFErcPNtz2RlpRQ6wR94M",
-	"vkMRcMsV63rm0A4FhIKtjpKJmTyNotjHGYS/BluERYqRGZ2bq2dcKcT5IbeJFJOhSIXmEfr1zVy5Itnp",
-	"6xNjvuXsIO+954OGYbM27PXmsbcyjcKhSNg4VaxPztOIZf3MyBUby4QVLt8jvmWuPrSOn1EjpjPN7Zf+",
-	"v/r/TTp0KOKE9RJmTCBGVDoe8ztQTgKjlbGwu0/8ws76RiSYTdk1giNf732SmVHAJ2ExPcJoMEX+SEnh",
-	"KaCluOu/KT/Hz5MX+s7P7NtG90MBkDEJM6x6ksSB+T+Np79FHrllV0oG10yXH+F0ZKM9uhwKy6XzVAF/",
-	"KKD9rUygDe4F+XD+rjKUgqJj/jTMyI2KCCmYR9Bw8YgNHnhDIc1NuwCFzwOPzHRUeSjSfvYcw6N6MCs3",
-	"Q5jb/lD4LpGin3tG/G0/T2TyyfHFKfnrt4OdfeIXE2L6ERWTlE6Ywku+ff1dbwd6mCjz3NKl6Imbmd98",
-	"QmfSCHCAd7+RPGCe6wN0w0MmoVMN2ye+9WYV7xoKvM3MxyMqZiyY1t+NWrRNRnD2AcGTaKFv4OCY/ZpS",
-	"NRRoFRO0C+w+4gj8fXenOU15ygE0PLKNr3lotti8pou3ulQDfyhAe86uBJPJaEIOwasI3VUjq5HdZWIj",
-	"R0R4a8v4n0QsVd6SCZKyr8HGdirCcefphWOdYMQhhp5Rni3P/qyFo7nju9V3HEoxjjj6sN7stHjFGdqw",
-	"l1K+Mwo73Le722Y+heaGFdmNawv9iKoCvKX8Ru5RkODwhqpGvX1v/hnx8AHlesTq2jR/D9+r7JCa85dJ",
-	"NxxbxOiNvYLdBVMqJqxYb1c+Qvi88hEqUfCbpjGEnz2FvVl9x3upf5CpCCt7jjN8zJ7j/pX23HMGU3kH",
-	"fmR6yfIPPg0DubTkZJ0SXCsSpEli5p6rSF/whv/IQIXaeLsnTFf2umI21o0qv2QbUkBDSDGIqQ5qXLyH",
-	"cJDxWE/4DROuhZ6xmPeJL9Io8kkQMQo+zcymxsv2iY9Jl1Z6u0xE32i2kAgDD76dyoiBItwnB1W+wpWj",
-	"BefSRIFtSAe5DFcE9eRwKDpvdne9isPOPJiFXcLHhGvUrCHbpqCrC3hFn/i3NBFcTJQPs1VD4ZTpnlWm",
-	"jXJOwxsesD1MuLBGQMKsGyRTaRIcn3ON5KogqNxDcZUweg0hDpwGur4g3IE9tgS7JTP6b5k4RX6f0DAs",
-	"vmPhai5kMhQO5K5Gd6lknT6T7tKQFd5Kd/lErAeH+IVJk9+VgmNVhM2FHVpE7RWc7TBFUkJghI05ZSsf",
-	"SCDjecmsQcs4ikDKIVcERuZ4oge2Skh8dCabP9Cb3DOP8oeiE6TaWOMlG7pLUhExZd4LRg1XyKbrzv73",
-	"bvrPffwXX1TgAC9mrYCyIeP51yP/YkfenInHaLeOrtY481abeIYTb8OFBavInGcPe4BxTaD6U3k2sZdr",
-	"4meajb9HqJgbzS+g4LM0apUIzUVcDEXZhhIhGTMdoHp8sHtgVI2QJVxM+uRAON0lU5asKoT85s3uLjIZ",
-	"DDGXNSLo5YthTL9PznLn44Jtd5NNleuCDnbNWGy+Gorc01nDd+yTX97cOMtG+aWxgMeeTLsylcNpw9RY",
-	"apJRZMvDaklijaOa12fVWqylENkFXvspKAle1RQbgqYmMBYvwx76gg1WjCgBdbxyWsxm4aSRvflRNmst",
-	"X0aU0sy33CfHWqFy1BDpMZaTDR1hzKocMuqTU2HstQpP1G7n8bEQ/UW7M0kjRowhWnpIwbQ09qNiYASC",
-	"xZYFargIEojNgAwxb3C/3FKFGEGUq3ouW/EXY9Hi8+h31crIF3JJ25JJRH6oCduG4Vf77uWUvYMwzPwU",
-	"WlqmsanrGrlFOwGyfQ//QrHJUqf2ua2XyU9y5lhC/uZMM2PHcY1B3IgqnQetqprSUARUmHN6xWw5Tgic",
-	"oLtHUsdAckYDeSi1llrZPZ6f5VU+cpzSV/2mSoy4Lhk9QsLoWhS54Fh3FNnCvd6wfYNn5ccNasofwJle",
-	"OJxrbHDZlZ7v7mbKibfyStgqrBJ5Lu97n5xXndK1nue9om6i6FwRJXMNxPLCkiPaPCcVeHe4RD9acNAj",
-	"M2zhiV/tun5OBWcZNsNLObFXaDtf/dmfiT97Q/6z4MzeWOXZ5uJGXj/Cx70286o1w84dMC8kFEN+Ta5o",
-	"RVxcK6MWdkrZO38uZOl0iavdoVZFg4teqaEod+Ez7/Eh73k7oFHk72UZQx1XJe3fP/jdmkiiwoxmc7N5",
-	"LtxG8OShAWfZJ6S22TR/quzz++ioh69t3nfXKzwvT6ImNGFDgQViYeYm8EoZTWZ0sFqu8Mnd/UrlrWY6",
-	"Lvtf9uC6obBFB11UTm1Ck2AMEWWv8uZ55MAu/S3XU5liSre4Zjb1CaKd5M3ubh3nPQaC+iScF19VZbjP",
-	"yWBLb2zirpf5rmIW5xfHZ1+KbeLy55biNJHpBH3dlj4z/tGSkyL7W5uTZvbZM4QKTjI7E5ScKwozIj6E",
-	"Cv39ctKU0jJWRE3lrWEDXDdnUX1wQ3551/pbO6XfRxLg5kbGpdFWy15yOR4/wk2ekd0ajnInxZ6BUkFq",
-	"F9yYC6EgcHbOGNOkoxgjC54aTLbFpPZK1MnScTlTPC+L69hcoV93PkLjVL/bJ+8lZt7jkqo64eTCcJ/2",
-	"DOS1gk3iAoFdv+CjcDhlwXXlLBS1qgRqFsYyKRQqtDwUjsDrz0Qacr0dy4gH88Z6sFPBbNE4FLoZxRC9",
-	"kHgfSWSqWbkgbM8y6CiyDWZdieNQVGrKrtlcofaGV+cqFYZir9kcs7m0EZNQ8LdQmDYUthK4T37gkWYJ",
-	"uZoTP8NC9T3iX7O5+YRqouIiYP5+VorWXInWVF52BjM/MKvXsr6sAMyaH4+VSA/1D8PJPMWTYCXqH7QU",
-	"eXbtajdE+nHlbt98IeVuBTJYXfCGR+h3VPJ2uVgBak88sA03oSIfggPxscBe9HQbKpVBvFopWTlO8PPz",
-	"WEDw7BdyNtl3u3agi5RxwScCTNj9YgNIV7ANfdsBfKzQn/KC6V4O5JCPo0rzD5+3oPzE9pFFAdna+/Vj",
-	"kbwvNE2MnLkqI2CUyFlPa6hZIiJVvdJ3JEJV2k/MRLyaW5RCs3ke4WNCxdzKPXQ55z8vGifv8KX1kmY1",
-	"KEczoXxsEwizhCrTx5Hj+pyoYeOObGRxvY1D7ITmjcuTTlOFDqUS8yPyVrh9pDq7JlwkIOc+gj+Gwp7n",
-	"RWgHrshPWsenIpp75ILO2AXX7L/e0Tt87oWZPdThxokM06Cpgg47QT4TAy039vzEyQmVHpcNtgENABbI",
-	"Q4SX4o7h7pT56qdmqF9cUV3DmSyU2OF+wOqbLQF7oLQxzQfV2futYCrOSsY0JBagsV18l4c17gkLmNDR",
-	"vGCBw7j2iZCkUqI8FP5vfgZBBpBDNqPJMFivVI8NyEOF+vdOQBXrcaGYUFzzG9bdJ76mE9+DmmHNJjKZ",
-	"OyvE3Gdf5PzzfXK2Gh6jT86Nbm4BUIYCjLKIG8ORhmHClCpzDdIBgJSzD2/fHR+Ozg8uj0bvjk+OL30w",
-	"52ZcpJo1Amkc2S1ZF1Djt7WU9AZ1X9PJUzzGLfxTPEtZh/2jH7TEWNodlNHnvghbyRFSO3SQsqdsc6Np",
-	"twU7vZTyhIo58JPA3qyWq46MJsG0zlNZHnsBMKfA9DKvJrhqkuwsu0TfYGspQ9y+l8lkpKJ08rB9nyVm",
-	"1bLI9wvMjRy4jAKqAS1E6sJ4uSJvBm8W9c8f2SIf2PpEtLKs1nVzW3rtpKlnoSOA2yr5hYv+P2Ub0q1H",
-	"Ouum2Zwmk4sonbQJVZvtsJHq9Qh0u3/Loqh3LeStKFzZd1RRS7xuk22NBoMVoYI4FJyMEkknkrcsOaQz",
-	"Fh0CNB7F4g4UiookjBpdpLuHEnwoCi/y8oJQ3yFj++S+jHuTHXSs6ag4RVAtSJNoD8tNbJaPQ03xEOuG",
-	"w0Acckrhy4x1mIsf9okfygAQT+H5H5LIH4qOe5jRJ1QaxzLRLDwWmiVjGjDlk1/vzQBIDYKLRxwczFsu",
-	"Qi4mHoQRisDiZLi10x8Mtx4+5vB15AqvJoE0mg2k+dVhsHQc+gr53//P/zsUf784fX9+dohQLOYrQIb5",
-	"s/k6A2aBr388Pzj76f96Byh8sBYI94XjIp1ZEMNlC89DyJnsgfhe8iNcU/P8AsANfP3Po7cXp4c/H112",
-	"K4Av/lDcK50wyFLwSJyq6Xup+dhyMEU6hb31qZqLwO8+5Nh99heHkJc/eCis+sjutFELpSB+mog9axDu",
-	"5edhrzQeABACjQCwrU8sUIwIh8L9cAr5Du4XRWYs5JQYqW6GazRXM2XzYTuOKBcILQNfVpmzBasZClBp",
-	"AXoGr0tDLrf/TwtDA1/BJ/MVQNLAV/DJfDXmEcNdKr5ABprpHq5ud584dojpIXXEVZZafl77PhSIboDQ",
-	"NlCJ0MlTYQChpqShe8SwztLewRcYcAC1kDPlDUVGgoUnlWpK+2RBmu7btKRGaToURpzWaNZFgbp78OyR",
-	"tt2DldWchl9mF33RctWexkUxoqY0Zp+zsJ0yGiF2cK3APGdGLCjDwoEJuUQvHrDMGg+ppldQrJMwIxeD",
-	"qTHtazW+n/Btz0iX9g1NOdbLhp7GQKPfoIPlE4wme3uxKIEGWAC51FTAWUzdajrqUnOl2azg/Lhm82Zn",
-	"x3t2wxJIZFGEkoTeQmBUJrAyU6qm/Vrr/WfzzOfkLIDzvKygD+O7xdhw/5NGs/Jtua9CYf/68eHjQkFe",
-	"DexpFd+2aMvBnx8b0RxPuNE/KWzW2CYcOlSeEjQa+WcW93Z6l8bVM7tLoHcF8ccp5GRyPRRIfC6/5Pzo",
-	"4pIcnn/43gXji2c/S+90JTnFuH3Bb4Yx6qGog26D8RH/yjDuUR5ZhyzKNCZakp3BYOF35XcJ1/kMhsLH",
-	"d8MkiJuDRYytGRjCyGbRfcgFsbTf8QEHHV1jb14PhTmd375Jk6gE6cAVMnyeITljvn9xgVzttSIXPx30",
-	"dr/5lkzZnTGVr9l8KG5hDD67i3nCFGAGmglhQ+LFKvHBTp+YYwdsakYFnWDYQEEUpccFxA7UUOA4HE05",
-	"vjLjQBokYZDLZ35qrlBEnPlnRMyD4/1C7n+LiHdQgJKvZS+IFAA7jClRYGnRW3JDo5R97klDL+a+X8kO",
-	"f2TCUByrQfheZIBFIbZ9jwkqrQsGYRNtYqYFGudCaWi5i4cLwBI6bwY7XThlXGB1EgukCJuL/tzxWF3p",
-	"Z87aF4iGt8Zu4xq02ut6/z90919MUSrzi3VSljK1F7sENZUGnrDnVHBOGuOOGAHWU8aTSv8KkAOJBByi",
-	"rAq2Tuh/rooQaN8lceXmUZ1rcyhvxrbtnHul2N/e/Zbt6FXJm4BjH1HNkgwVHxQArnAEtzK5Vhm2gJHJ",
-	"orKaC5HxW66D6Wk58vgsUfKFF71QzlE9teLwvsB6ts9XduKSN5785mNTPl3L4FtOK+fw2Yiq+KJlll5p",
-	"6MXEdJcKDHjthi9+toyvtKYwbmA9VyySYqKIloWNK+9Uswl4mc2eXDH0pdteRCxBi6aOQkgoGfoT0QfV",
-	"b7AAPgF3W3zRCxkEpbk2Q2h/hc3+ZGwuz/pp4G7VQ1LL5jBeaO2FJjVvgdA/Abdrw+n+0EbDqSgvxvos",
-	"c13veRVhuQ7W4BPwxMUXvZDGt4pcv0IZfP5M1CYOFc+RYlpzc346oCeo7sY8dXvGZlc227VRlzyx1zyr",
-	"aWJesUx/tAPNdEaeoBH9h+awdmcAAqO1lH0EX60t0TkIQxzHc2Hguee/kGJpJ/cV9+73xzwBGU8QdseV",
-	"YZiofFis1RJHfTJGun1v3rHKvZ3B28Fra44vqQO3G3zXXTT00FNeOIB/VOC69ch2bf+3RbXDbXb0sg89",
-	"yO13Mzq3m2Xoa6ZYdMOWUtSGjNirdalbsnsan7rz8m/fZ8Hah+1ZEG+zGx4yEbClaZkqZgFkHWCgOe8v",
-	"Yyv1HVg/5q+SkI254JiOVU1OYQnkSVlonRzxGw6PRUXzqpHrciNziKxzTZQkY5qQTqk6dShowshtwrVm",
-	"gkDa3jSRQqYqmkP/57xQ3Q4a3jyTM2xEX2xQ2O0Phe8WaKSmdPebbzOwIRc6zvoUCCl4QCNEZbDfJplb",
-	"mxGX5tmQH4a1xUduO569ijl7U4N65ub95eFhtk9Ba0o+uy+1dv/1oznB5U7zC3LLISq4k2IBuYjSNuSK",
-	"lM7EhFto+zGPitlpFrQBctOu2bwHCRaGaeD3a/OeCxgB6IErmYQ5/0sZhJYy8rKeyXB8sVkyUSlkLJfn",
-	"TTquYbtMiJC66zprmxe5g2azqwspGm3PGlfZYcNMUJsJYrEmhqL0Ho/YZomQlqEg09ojQkKn9YmAjGCh",
-	"ye2Ua8MJacA8IlJU0yF5Fo8VoWooLN/p9sl7xkJMX8ew6h4Zp1FkE3ug65BwGThuAtds/kpVqtlwd4ci",
-	"vw9SbrJW+JBK0/HfDF6Tn9kcgcvgAtCJuBmVYtrv9smBwFTleigNVwpiw/GA+WG70knB6nAAlrKxC0Mw",
-	"z87C4C1LsgnhgOXC6CsnewpO1rC4HqLVFLmY+ky41+aQT4W3NIV7Cnl8Mpx72GdY1WtDpJO16it3iu/a",
-	"fDv7kKHIngJtzUQI4y8+iQulGQ09FyCHXOaMyRp1zXHAVw7hEWpSs7b2tsTUtrT3SQeuAQUooEkyxwL2",
-	"UTZEv7tvuAvUw3BXqdQnZ4hPlRc95KM1etgYcxuVB5zpze6u6tsOzqhHJanF6xfSXQs4u4JAb5X+UAwF",
-	"9G/ew0n0jG7cc/qw7xW/hc4EvYAqVv4em1HD7OHLwv4tPqn4YwSlkz7pWIRfcHLfQmPnQsaheS5gWvaQ",
-	"OfXs9DqUfJ/Qse79xckX/L3rkfL1IV6VvwceidCW5Wd6xHf70QukCIEUlv4WsiCiZn6kYwHFAHKTUJJd",
-	"A9VSClbdyOyYJXpum+4VED3tg3C62Yscm+mVRuuTTsZ/LKpTEdsKr81Wo0CUvTThpS0p/ZDNs/RtYXez",
-	"72t3uLC8juyr1DQU7ofWT6DJBE5Z86OyK+xIl+GwoVh7Jq8bPvzQnc/nxgbF163GenMs4mu2yuZOtJfS",
-	"Bc5Ty/TlLI445m8Ccp0NDdboCQQabmZSYg0Vwcl5q/o22iPvAD+xJq//5PDMadzYOq1SqOBlAHGLYAxD",
-	"4dAYSAfa1WD1IrvhMnWZ5kbSCnanR/bKRoyFCzuDVsAKS3ADviniBux+IbgBuDirEQNckcDvBl4Nyk0W",
-	"abBYImTporb9k/vxYXUXTVAuF97UJ8eaKE0TrQpN50nHt7b4HhnTSDGj6EGZsq0iGQqkbrAPSSo0j6DX",
-	"nnLw2PasnB1cHv5E7odb9uvh1h7odw9+cz0D7vWz5jHhK14K0Qjn9/vNXXr5Dv4LZNzivFhgXeVWvyw4",
-	"tvkslok2puESdDApBAu0crGlwjCoJn6aRH6e7CjHYx5wGsFVP0py8f3PDqCncwFF0GaKUBjvDcWYRhFY",
-	"Exb2GcrbLy6Ouh5RDE0g30JW+UaQWkRhmyPd0VM2B9vKWFRohnU9FFFK0FhNpcaMQzToOqjGG2OvpHir",
-	"bu6vw3ppnmSZiZrdac9MdCaVHordb74lP/O3mOIJ5VfkhL81pieNosJziGYzY4UzVfAAKtKxQPvAdvz7",
-	"e6cRPzz4Q5Hd0iVcAMossqWCa2weWzg1v0+OzBB89ECNwI3vEyZ04mIEFCH5pchK280Kobi2XkDgfc6E",
-	"ye0gFqLWIqHiFEeo+uQ01ehQQ8WGAiqvGbbC9gnQHADHCtZ6lsdp38ahM4BrhgCEU9smAGjy5PDsuXoD",
-	"uOe/ECfE9y9vEoDnkoUlCvjKIZdzSOtJKnJI16Ir4jdFxtWCceIOjAxnbOKaMmaCxryZc+JOgw/nNGbi",
-	"4OyYvO4PjNr/ur+TeaU8tAMubulkwhKya64QjHQCKW6YIYKuZ7s2cRFxwcC7niGl+OjWR+8/OFc8VxuN",
-	"3yXkXwcn74CPAeAINAFmoQWeAO7dkfZkD0XxaJPsZO+ROOE3sMiIssby0k/bOPzg3bvTf47Ozo//cXB5",
-	"NLo8OP/x6PLivyBIS3YGRHlDYZko+cawTNtqxAZNuWrkdnaVrYwxKwNsLYZyXcc49izWKEwKcsxzlmKY",
-	"c6FVZwfgLmZMTyUiacRUTzPkjCsWDsXVHLurI4XBRSVcDfNjySX0b8mFq1s2j/MIGBZwJ8qvocjtmyyk",
-	"CxvkpNmVDOekY8SC+eSDCIzGPcNyKDcsuWNOiLJEgAD5Q+H8aubQUM2vItYnJyWHKoDY4MKAHZoG5hhl",
-	"zWAK/QntIg5F1rAQs/bzZ3mLMoJlE7B3ZZ5XOkPYQPBqQgArAWxfKdh+3tIUdtToAaADZLIoG2/WtMY+",
-	"Hqjb3DOxNZrhUCxejPuSA/8Xg86GclnChBH2HKvI3aHom3OKdKPMiNHljLkqsBKoSBiVo9D7utCR1W4s",
-	"xN+4ytj4vqFu+3r7XAuZ4vhCRTZmp7tZQNo7n1VI2nd8FZR/FEGZCypHge1FpROHC+KyEIRaljeGhcvF",
-	"Jl0kixHBufOKjChX2Av6db+hGrpgXK/KIMMbwi+44QbOcFOD0nYwdQZlc9/SpjUffAKXQh6Y/QM0Kt1k",
-	"FydMF7bwMZHgDTqO9olf5xtzDjmAJnEyG5mTkZcavNZD4Zxx+9WngMvuwScIrsB15lXAZlIr25w29gp9",
-	"Vtdc8RUvVEjTfI6+1BKal27uWcN6Qa9FajafQg73E95GANumn01OvmISSJgilTxPBkjud0d1LJDxvJLu",
-	"hv26oqjol8sRFvI0kIqEB9xOEPFYN2wezJW1+nxsoWn+wA6axniO513fGacUDRGukBnVwqa4hXnW0155",
-	"y9LelDufSFCapfp6wp/qhBvC3FS1csTR6iT/W6aJoFFZo65Eloyo+7u9ro3yCzf8EZRfF0iwWfSQ4wmt",
-	"lhf8g26ZFwIrZqlG7tdcD66DdnEeEhtAiVnSs7SR4dPxQk6/TR8z6sskMXPYs+4qjwA7Vh6mA7tOwJnT",
-	"RCbkdjrH2ET2ZcixiS9c7ZkpWreW5cvonPeGIqKaiWDuVRsqAHfmM9Yn51hXAP6PaxZrcBL6fz/9cP7+",
-	"4N3o/Ojy6P3l8el79INkIZPsAujEcHQ+ujg6/8fRObZgwHXYJ6kIWULkDUvMkXQVDPCmMJFxDHnI4Kqx",
-	"i6mGQkXyloVNmQU53VfEXLXDHwDwcXSX9s7PDrPFZv1Jv9QS2piXdWkDeMO6nRFqxlEoxuAoHZteaRvZ",
-	"ProVg0x1IGflPnjLRIld1VN72/KJJCxg/IYBLciE0LGG0JCZmqGnhql9bcz3KGFvd+iMTtjyrBHYoy+Y",
-	"1WeYpoVenBBVzVKxig3gy/lPLQQAZKIU+P+jk7aXCPntG5bw8fx5dHaZCpsklkmgItPLGK6hGfjBJ7fl",
-	"0LBt5ONnX/ikQ4ciz6u1Em0mg+te7uKXyWwPbe9twKskMeWJAkPIv7dt8pGvy8RDSMsHf38o6JXCAjVd",
-	"gIE1Y+32iQ8rxVk1qRpT81KhCfstpZEivmEjyjdv8wrVMO5bV4vHlWFeEaNKk51cAirNo4j8lrLUcLdC",
-	"ld0VG8vEvoqLSW2GK+xlUS17ejuj9I4XcitUxrDMi5+3zYKaSpaEPNBfbZIn8zqw4DqrPrVpIbdUITZX",
-	"aAvO4DhxMcmPtVEWsboLVBJzMlrwRWRVOWdcxt6sTb8UoOPMXvOc+dnwimUAHVl84cuWlgXZGGfLniUl",
-	"229qBaH78ZHe5FoJdRCGtiJjFmtMLXLFOtsTpn3bJUf1yQlmV0GyAxbwTGUULiRaxRENmPmFJcqFXF15",
-	"SE7++9lH2+EOwPehcmEf4VngGz9VLIEqB6oUV5oK7YMIQ5R7Hx1WdvDODYWPcYC+xWpQAEJozBJFSn3W",
-	"LFF8xQuFfO38fscId18aIEkZbsTRcV68l504m7vYgmHYnNTY7fVqAbF9jx8WQ8h10d7CIfka7XXRXrtz",
-	"LbbHRnjd9jRHeJvWefAJ2EHOU/8AEd7WWzdhurBvmwri1Q16cF/aABI+q8AqvuKFjJxmCv0KP/jCAssF",
-	"W9sfHxtHbSOYsuDkUtvlPLvqGUnQvWSZ/ZIN9w9kwSSFxXc7n39Xa8XkPz+jHZOXiIAlk71zO2E0NMaM",
-	"ThOh+sRPE+6vNhYwOs4VYRzte0HolZJRqhn5cH5MOn4oA7W3vT1Jecj8LmabO33NVqzdw0wefKLYBIyf",
-	"oej4t4yaJ+5tb98HXM8ftoW89bue9f4V85kTRlR6pTTXKSbF2kiXpW9iS+v7Q+Hbr9A9x+406VCCfnEc",
-	"mZhjWjR6BDsw0xBjM0wEMmThEvPIHYVnNZDcS17IRMrm+NVI+lyNpCQnw9WMx1pDSb6tbcTO9r372M4m",
-	"Kp2Mr1ZRZhWttVXWMsq3qtk2al7vwSfhBEWh/wewkNbaRmMlFffw+ewkt0NtLKVnll3ll7yQtbSMYr/a",
-	"S5+LvbTWYbI2Uzvxpcx+CdR1FXLOJ9eyz82TVRb4x9hiodWn7wbhFxKniimqCN9muIpNhIJWmFBl6Z8E",
-	"ce9EBte9C/uQ3s9s7tsaP9RZIX4Nby+lUXWLgWbiX7O572H9NI0i7MkpjDoMY3YwExpAgRKlidIsRuio",
-	"PrERe6hp5YKcs5ArDFj750ffH1+MPpy/88EkUEyTjppCXONqbhfA9Rfsukb8wmJc4devFJmxmUzmdWo2",
-	"LK6bu3omVlV+ydIc2TcN+/81dvxETOFC00RXYFrdqclOM+TttUhwhUM/ym5bzisgBWU5FLMbEaaRc0FA",
-	"l0ZkpdAc5LwR1yLQYH3X6Et46zOKQPOCZZ4amMsfyEuj7YI72sG/a70z+NMzemYgMaKQIta38IQjB+Y3",
-	"S5WGUmseMUJthf0F1oB3oBSb/MXWHAyF/yd3G4aPdwc73/UG3xnxsDvYHfR2drvW+zKEBMHh1h4ZbmEN",
-	"/3DL3we8dc2Ib+bnK9u2Horu+0NRKfI2P+qEY/YwUD+RopTHtV+QJujByfOzXCqVnrKhyNO6rBjCCDYs",
-	"DsSvYRWu2MZB7EvMXX0+D415wQt5Z2BuXz0zn6tnBlOf6gXCSiZkPTUat3iV6Nq+N/+0885kJ+KrZybz",
-	"zMBWUREiFEfrTbI+GtykZv9M/YoPnp0POE76B/DJ2BKF5ds1YTrbq+fzw5jdeFzBcgUB2iYIw5UeSRhk",
-	"lOHdt1MJJZwhS1g4FEZz6RsRj5BjVpUwsh7LkZNCM/gSKllzPfIzys/8BS/kIWo6N1+9Q5+Ld6jVsbZe",
-	"obVF5bZD9elpgOV9hINoPa6wtJwZuBlTGivWKk4j4OYIxoeFJiVjuVDrV6w2GYpOUTf3iH8QBCzWe6R6",
-	"dHxrJORaOYSNFdVcjRGd3I3olSrWXLhsevOaVxW8KvNbAsYxPiwryQDroAP+L1t4UXgkJIRjXBZum9Fr",
-	"x7jsxVBwgRCMhN3FgBq5OxhkYymONMNqsoy24yMWWN/ykV8HH/ua3ek+FnfDVVjd7RP2G/nf//f/1+0T",
-	"i7o8A5TDhsZK/SJCE5piud0kZGFlA5lGbmEsDKS2SE5Y8DGjIevWd/tAsr0Eqn0e3lx6xyeqHHfvDC8t",
-	"Sna9QgPlQWZxvvrdnojd/jPhmpHzo4tL6JqDK2zBDO2JbrZeYK8WNS3cypHOAM8tV4bmcMsTmS7cRV9x",
-	"umvxFWB12gB14zJ6CISYsIAJHc3Rb8lC5L+/MxhvdhdHErj/PJtfyRdsv2pA8ra/NkJ5HyDGh+c0ahLJ",
-	"CZTqh72pDPLiRNdWw7+iio3SJPIRV9N+bUQ4CuyhWImFTzp+pqL4e/k7NOj8kmgJRmku23NUIo/492YE",
-	"D0v78PjdPvmR3wCoYWAIIB8e0bdyGUo4rNczw4TDO14MJxxn+BUofLNQDXSEXTiRbQ5kBhXuNqAiIAwR",
-	"w6d2Pq0iqX51a+WgezW7k7m5Ijlps1MZBp/dqWUgfA2b8OTC759cT4+ETjhTzYh85dkyvDxr3IVhCwB1",
-	"v2WJuV586dUdDfSQeaid6GlDFYjpl5HEunYz3FgBJKg5+NvZkDawzfN3NIn7CyZCRfz7HPAmQ1MeIfjN",
-	"3zybbmE+Xclw/rcH3yHr2HG+UsTIYPLh/B2iY5unQEIEjWMmQhaiCO9a2JkMrlguINxnENho1EZyogjX",
-	"GBHLYO0Rjgew9/dKkMiAU9BRLEgYGEjqGtC8S1DFGUiKTRvxod2bDyb2UMQJu2FCA9oy65MDC6G94w0G",
-	"A3eALJAOTL1OdTBrWhHqz6M/fBaag2FC88ZOvubHr0bqU2kcTIQ2/RLpnYtH6B+KidAxsFGS0VArZrR9",
-	"DzuLSWb0hvWoAg/io5hUfS9y96LHNSNv4n8n4FOjyHesRQBvfJUJg70GVufBVmB33M4Cvv1QGHmCsPT5",
-	"dDNeClcaboqsDZ13LISezKlyjb5xry2/yvIc3MUjvNjPcBb3iZ87D33IUaCh4b7UATGSnwqZc9a1aWT/",
-	"UCCzdKqBMfo6B/Zg2X7Av/QOzo57P7O5R7CzfTfrBRPImLNwD/LfrHsQbSumanuOX9AbVmQfB+ryGbkk",
-	"vWH4gperINGXbEkKElNfE+iejEfSG0aoIeAJCzNGCY13St49ElDFWrFJepOp/iNkRlSBU6/ALFOuV5Qm",
-	"XuAl7dDxGIEnujZPFni1CcAN/nkCbLo/nBvRrHELJyLsXBmv7HfmMwSCV44CM5LHL+odhfhbs5tQ5A5C",
-	"bkUn+Ow6vvl3xEPl23zQsnAtOgO7RtMnWk4AKQkbUQ+Fb05IFLGIq5lPdtCisJTYRXPV3MazrFPoJq20",
-	"jEdSjMaUR2nCfKKueayy7iBDgWiIlNgL9gm9kjeM7LjYmsDHUo2xrc7iE8EdaUHThTT0ADNbeHS3T95X",
-	"AGxykzuf/aq0PSDP5/U8mje8lPUAs/sdZ+79bhIJXBOSnAms5gHON2k3qSTmtu/h35ZeyYyIv/ok81S7",
-	"bCcy31ySCkU6RpcGnHbDSrurt8k5JnGblrgl63dh8Pyn+dLpMn+EBLw1Dhg4D922rWkxm9vaVDg+pwAp",
-	"vOGlumg0kdzX1LXPJnVtjQPhemqskDjbSSo2cDIVj0x9FaPhv5nh9cqyYJu4hRi0uVlm9EQwzTCliyn9",
-	"Cjg46dBISdsZF2zOoTBfg+pLUQ3vFhLFNI2giSusE/LykAAcN+EaEEPRfWNLKil00QF3dW2tYCoa+PwT",
-	"a23nqVjK6s1SfMHs/txYCUUZLuTtavpOUtGKuFt4EQytPjoxaPeLtejPU9HSqMcuyl9+7Z9laRhWa4Bd",
-	"X+kMGAFxPkJbWU722/fmhFiborYE1f8bevn/69+p4NonHZnUp/HezWyHdKj8djdhbq+r9P77B8E1+eXk",
-	"HdaEHx4ThI9Ve6DK2Q5H5pAHVDGXBxsXW4jIcc7/PXeHdQG4G8zyud5q5icWDkUwZcG1yu4Afu6uH8uE",
-	"pAIyYqEdlTZC2cohJyBAMmW3q2sexyzcLj4BZZeQGsRPff5sxkracRIbYCkedCYMs/h1C46otwW7Yujn",
-	"JQ48EH6FBspPqY7qDyu+nLWSzdXLKmsldKjPjsYaVoxhDo/gDfWRP2QIj4v7OaaTlTc0ilaXSv4137Yx",
-	"gLVarFre9Dt2lS8GiVanemO1PKZ5N+fV2gdGkUK5Icfg6/Ehgqx80iln4Tz4TViBXUJLebdDgRdCyUnf",
-	"3GtTd3zS+XD+rsdUQOMiTKDtwG5vKCb7AK46fm0D1X65e7r9EVqmo+cdxRlOycnGV66W3eUDZ0/F2DV2",
-	"/P51uIUy7OTo8qfT720rQfwKMojgi+HWR3+PLAa9O1TMye7dHVYGYo8SC85YioL7v95jUlN25G1vk789",
-	"fPT75Izqqcp6b+HqJMpCILpZdKgYCkgMIkonjM4IV+66rAW+H1JN94zMF0zZKqJQWuHt/yo+Ikx9X/iE",
-	"i5DdMbVvDEQ8wQCcb/6F13JI1oPoipayuVRHsxnkNudd1M1K/Qa7KMy/Zt240sp8sp3t4TNX79MZS3iA",
-	"f1yyO42fDpKEzvHjKSAjwLMsXsE5m7A7n3TOj3a7fYK91uJEXkVshg3VbG/wLIbyZne36znEf4RDaOj8",
-	"aoEEni8LIH/BZ5gF8DXTul0IY2kEv543OxCBUrxeYw6TjVS2AQxwhPk1ipFFMRY3oxTNWLkzDjnATr0R",
-	"OaB26Qdfs3Oe1hzY4GgBloCd6XqKv1nvzfAB9nN9CcQqaBW+xeoBVIAQEQH6TcX8zydi8he8HNxjIyl/",
-	"bS3+TEGODQ6Oq9ZfJpM2C3QUD9aSfH+Xm5knuS6GOpJU7JUdXk2Z9kMxLWWVqjSYEqpIU/4ovApTSFfk",
-	"6A9FB9X9LG/Wc2q3sUA81/SW7JAT/hZ65NpH2TxaME6wPB4AA5xdYE0mqIpxqbfQRDfQKY1wIhCZAf8b",
-	"Rm8CKoQEIC7wz7GQdCw8GIkTfkM1GwprR3jQvU2m2jOvFCyAfB+XHgRNDq07kKBmb009LEXwIKfWhXqI",
-	"HA8F5AAa27FP3kkZX9Hg2nNv9YzFcd2LZEARwGfGNDW2iLNqWAnLLMsjPnj37vSfo7Pz438cXB6NLg/O",
-	"fzy6vPgvw6P2s8p+DviU8lZkVIDPotEtnSuSOSob4lH1svsJ0b8Mr22ORv0R4lA1Wlg5HlXPgpJUrOY/",
-	"qx1mX0NRK0hztcvsjxGDyoPkzSGoFc61DQNQmUiEcbEgTbiew402qRsl0dberx8NaV0xmrDEiC73DY35",
-	"z2yOhRPw3UcvQ1w1j0kTM8yp1vHe9jZw4alUeu+vg78OQBDb6d1n/bYh0AROb/uN2Z/i38UsUVX8wb22",
-	"8JUD6cy+KPZUyb7M20VmX+WtlLOvrtm8fJeMeDAvjzTkuvTFhAndC2gSlu5kdwHoR6WRWgdpPhuXY1yY",
-	"n4Mn+Pjw/wcAAP//",
+	"7L39cttG1jd4K13aqTK5A1KU7HgSqZ6akh0l0cSytJI8yTyhX6IFNMkegd0IuiGJo0dV+9dewF7EXth7",
+	"JVt9Tje+CJAgJVmO46pULJJAf/f5Pr9ztxXIWSwFE1pt7d1txTShM6ZZAp/e0iQ8Cs1fIVNBwmPNpdja",
+	"27qYMkInTGgS0CR8oQgPSWecyBmJuNIj+GlkflJEJiRIGNWs8G23v+VtcdNQTPV0y9sSdMa29rbMbyMe",
+	"bnlbCfs95QkLt/Z0kjJvSwVTNqNmIGOZzKje2ttKU3hSz2PzqtIJF5Ot+3sPBv0eGqwbth2w6bFhFPDP",
+	"siHM6O07JiZ6urW3MxjUDeEkmTQtm0wmVPD/UPMVLFzDKGQyefhSnCST8yid1I8kTi8jrqZcTKqDUlE6",
+	"WTIs8/MDF+g0kbNYN61RDL8uHCv8unik8Jum44S/PnwVz5iSaRKwpuEm9veFAbsfikN23zUN2v3+8GGf",
+	"s+SaJU2DPn57ShQ8QUKm+EQsjB5/LY4dv2kaOf76GONWikvRNHB2G0cyoVomc6Lw0Zqhw/flscNXzYOH",
+	"nx9h9Fc8iprJjzI/W/pDOkrQKzYKqGo8DvD8aB2StFt/485TrhtPsDI/Lq6i+ba0huaLxpGaHx++fhdM",
+	"NdIFzdQiVTBfFgdpPjeN0fz2CEOUMmocopTR4hCljEpDlDJqHKKU0UOHeG9eVrEUigEbf0PDM/Z7ypQ2",
+	"nwIpNBPwJ43jiAdA9rfjRF5GbPbXfyszmbtCd39J2Hhrb+v/2M5FhW38VW2f4lvYaR1phG4JV2RGIzNu",
+	"FpJOKmKaKHoZMfKP85P3HqHkkoYkkz26/S3Dx6UYRzz45GOWl/9mgSZBRNWUKXLD9ZRQQdgtVxqYpWCk",
+	"Q0kq+O8pw4ssE/Lh7AiH/YNMLnkYMvGpxx3QKGIJmdE5EVKTUBI95Yp0Ehkxj1yxOVGBjJlnRktJkEil",
+	"eorrbJNw+O+l/kGmIvyUo38viUqDqVt5LojO5vNClaQTGOMpnUeShhdSvqPJhD3Xob6U4dyc7MgMIiF6",
+	"SgU5Pvh19Obk+3+N3vzr4vAcRnsh5TEV81MjbgX2HqpPOeaTaxidlfgCklDNSMRnXJNOnMgwDcyDZCZD",
+	"RqSI5t094pt5nH548+7o7ejs4OJw9O7o+OjCd1NXJGbJUMy4SDUzf5Mg4kYdoGGYMKX6Q7HlbU0ZDa0i",
+	"ccZ0Mu8djDVLFunmOQukCBVJheYRDPSGi1DeGMGKaWUIZb4GltZxodmEJUCPf+2dUc3emQn14P/lVVvx",
+	"xhmbUS4M4VzvLcX04lQ+CH5LNJ+xtadxn5+UZz0jLQ6HXlRj/NN3Bxc/nJwdl05L4ZB4RE1pwkJyOcej",
+	"KCMezEkiUyNiUBHCt0aE5AEjTISx5EJ/PUcbnaMPgqZ6KhP+H/ap6fg1jXjo5HLDaQ5Ojwzv6Zf38Zdf",
+	"fukdpHrKhDajYbVrlsszMKc4kQFTIDY8oxhzw6KoZwWZy9QwK5jyPvFZkshE+SARKMKuWTInY86ikFBN",
+	"xjSNdB+23/ZphnSwe3AwYUK/pUmNPHkgyMHuAdnpD0j2FOmomAV87KZLd2k/TqSWRI7hrJg34kQaRuqB",
+	"dGXYaSRvWPKWzlj0FnQNuFZxImOWaI4yYkBjeskj7j6Xf2W3momQhaXR2m26lDJiVBhWB4+B5mV+55rN",
+	"atoqTXJhsz00QcGTNAy5eYxGp4UWUBq2r6HIsHVfFJfrRpYmvO5k1bRjv6BJQucwnFRN30udLbmq70Dp",
+	"hNGZvf7Vn+v6CRmciSMRp/pYhqy8ZAurUh2Wff0k1Zu+v3wXQhmkMyY0zPlDEtU+JKyeu7iHibzmIRLp",
+	"8u4XGUftq2ltX6UN/g0e8sptfaxZY8WCNOEaOCpP2MxZObNlWuuEVZfQtX5uLjRb0t5m/RSmccWj6CFX",
+	"it3SWRyte0R4WPsY3/DENh4WuekZ1nSy1huVQwS6szWtFFfQNvyxzRFI41gmmoVHQrNkTAO2bJuAUAcy",
+	"esNFWKYUpZsDz/yTJappOzUTFDnfQ25PdTSLfbdZgevGcVY6rV3ouvXL2/TKXKmOZtYSwuzGLEzA27rt",
+	"TWTPTcJws4AmYT/na4UnenxmBoduET3d2tuacD1NL/uBnG3PZHA1C+LsXyOBJYJG21mjsAIHYXjMZpcs",
+	"KRhg6onBmEaKVbmykSmjqoHvm1fe4sYbLR9JASzH1t7WDPrd8raYSGdmB+SNgM/2h4/eih3DzusOQUkM",
+	"KI8YJU/zl0ijCIW1Ep3Lh1wVOWgUnYy39n5bLqplfb8tvn7/0at0aDoAc1s4orpkNQupZj0jXG/VDcq+",
+	"czmvZ4ubUNpW0znEN+vuGLsNplRM2Mje7rKY+MuUJagnuOeImsobZY0oSUhupjxihIP8ar0+DPxOK7do",
+	"KmcspmhiWfkw8osVxknDP65lkPH/NTf9KH+5dssjHjCh2o13xjQNqaYbDOPYvVo7iGaxyC3+siO5ctwJ",
+	"i6XiWibzVtOskR5azRE8GbVMT1OdLsodW342PZ+g85cmzFnzrO3JHdF+gS6FCR0b0py9XkOavK00Dte+",
+	"zKCaZUet1az/mb+ylLt5Wzc0Meq+qjNEzKhRbHv2dS4mhIZg2aCXMtV4M/Gq/jtVmsxoyEgHZ4hWFvAO",
+	"PECssXuUyTc5Sy0zYEuu84tTuPOlk5adowWmXLjPBfpXuF6lfSisW+U+VOhciRSXaHnpLCxlT2+XKrVU",
+	"zUVQ4pmWBy9qd6GcUS7WlZ+NmDKaObm2otzPpJgQzW61R64lD5hH+IxOmEeM4iQ9MuYRW+cUeFsRFZOU",
+	"TrC3fr/f7W/tGepQtWgcnZ+Q1y+/6+2QwIyNdJjZlnHinm7fI0rubab4byWFR1TMWDB9+EwTqtkocia6",
+	"cq8/JIxBp/06imDuBRvNqKATUAfbbX9JuV/1+H1bofNt+R49rtxZFSvW1hnh9K6tu+KJWPs1oC31HlV0",
+	"sI0JRd+5s3PBCta6Z9stvluXp1r3o5KUsygjW8tn7e9FU9bqw4nfVJfuRMCqCSmYRy4ZTVjiERrz0RWb",
+	"e0SaIex65JIqHnhkpiPVZjGNLGpN87Xmyp8uLk6JTODfc/Lh7B3puLkQLZ3s2a29mY6jN0zEEJBeEgce",
+	"SZjSHpkkNJ7+HtU2NWN6Khsc9DBEfGCfnJ6cX5CbKROEXiom6kmG04obhzYL4nxUZoR2bB65YZdKBldM",
+	"t16H1uf3qMh1n+YIv+Oor5YPZ0al15Mmay1C7FaPgjRRrRTGqpgD3ZcbWSoMHBfE/artW7OJTPi69qey",
+	"frnIZL99PdjZI5SAWNfZHey+6g2+6Q12uuiCz0RXjDH4DwQW5E9d7Az2Bua//66/MOtav6oiNFUkn8AS",
+	"UcHM4gEH9TgXA5/mmJ7X8w5zOZG9zh3PgAb65MBykoiLK7yQlJjOIHiHdPxZENtQN98zbAej5HhIZDIU",
+	"jh1VnaAeODHhXdMMvAntSUG47pKACnJptKFrecXCOg9MhSFXiKsmEaNKk28GRnNIaKBZomrPxdomiH+c",
+	"n7z/J41SsD3M6O0RvlQM3cyOUL429eTVrmkeXYjBUDLJIm4XqbVdsuaAKrOGekq12wr4G1bSaFbahdWR",
+	"JBX1SyJq4/Hy6Ls94v+v32jvP4Ped6OPf/2LX88HSqHRy8Sb5rC/QhtG4maMGLaXXb4ap5ZOE6FaWldb",
+	"mzvxyjzphXxU5tFgiqjlCEt5ADR0xhRIVAt3zB4jqoii1yz0kC6rRm2+v+oOP/LdXH4Zl16sNVx3rY/5",
+	"Gqe1bC3Z0LBhTRlZS+sd97dgWniyQ//PkqmpYsWHyIDWe/4DZ1F4aN6pdbiYjmpoZZIyFGUzs++Mzg3L",
+	"KVl8a5TV4hJj454bce1dEnNzKOvk/zkGHFyb81pnXi7ujpHn+2f05pgpRSdwvA9i/jObLy7fpUxFOKJK",
+	"MT3ioWoIYbbR6tSGFvUg2DGEuMeE0WDK1D5hs1jPDckl4zSKMB6yZHlYabxeLgJu4mJYnIrhlyhgpIol",
+	"5GYqyYQJlpiXCNcNTD/mCVMPsiu3tN9HVOlRqhrk3ndGSFFpEDClxmlkpmCUo0AmIQuBoHJBKBmzG6Iw",
+	"XsvMZ7MBN9Iw2Fi4edbEbLbbEGs4Gqs9X0XPMLblLZzCZfbJwm5U1qv2RsG5fxSGiTdoc0b51lyUc7d6",
+	"i0fTD7IHfDLlQpMJv2YCGaWvdXSsfCNQz2TIEmGjQlWffI9WDGV+8+OEX1PN/KIPAN0DwE/hx8U9MuTD",
+	"PN27pgmEWJnX8vGeugYKX7mm3MQuLt4dN5APN3YzP8Pgzdw8wgWZ8Sji9qR6KIhCxg/MRo6JD8H92xFX",
+	"2vfM3CBHyX4eCj/LAcoeyb/RbBZHVNf+ljAa+qhTIGnbDrkKpFFKDAEbCrvERmF83Rv8rbf7bbd+vV8P",
+	"BoMBKhwzestnZsG/ff3KfDvwtmZc4Fe5sJ8FE5pli6ILKQsi01Ln9YJByOgBIMHjinlIpkMjYt0kXGsm",
+	"SEdNaZwHhmZagzO7ECt2dRelrdGMWe/dOlJKIXCw1aV6i8+/iWRw1UJD4gpZd1OUWBroNGHh20L4YvvR",
+	"Vy6ym8oKSaiG176lIjTyCjtIJqkzhK8nyzZS32WRePe1RMeOBbMCa+yldoztCeHi9DYIgWuY4NIpuFzB",
+	"9Zdzxmfswppy2691+7jGbIjnARM04bLGDiYFnsSVfMbKgMtPAWYgtW5r6aAvrB6zgQ/jvFUEcGFKRuQf",
+	"KbtKG5y5bIFLxGK3jlisiIlbc+i1KwgsIXM1zYtSUSKlhmgpo5Qij2URD7iuRlQuZcGVDs5so9Xvz/NO",
+	"qj8dFjuFzC+jJGfBtk1BldmulPONB3U2piLNHqwgBVugcBvuPmY2ZcEPsiFt2z8Z8GFiVAvy4eyo55h5",
+	"buPZI/4dfNgjv4FO5JF+v//xvmheKmxUkc2sZWCyfNYyA3JpWjB9my72rP/V/P/eSBj2W/DA/g9NQy49",
+	"ElJNSeeSKvb6VdcjjhLdgwBjX3CSiZf9tUfu0oTnj/8deyH/Y0ZwmbV3f++D4bTa0Cji4soj0IQ5TB7R",
+	"XEemlcLs/l5qXvH/sL/f+/u46Ea9DWiSzIfCp0JIPEDKCk0gG/h1dlbnL3O3wAza6IAzjHmANYHYB0vJ",
+	"8z9hyKu1B/h1A5YMGkRmUNgsYDAPv1sZbrdBkJ233Ei9OxgYgXN3MHh8I3VdnNwK4loMXlvtquyvjlVb",
+	"O0KtFI9WCVMwtAOnQg5io530dvsDjxwfXXjkzfn3vZe9txEF7fnH03e9l/1Bk6szc2qtGbnWZBbPTOG9",
+	"j3/9i+8RqslMVj0Pnst/teFd5RzNlUFrG27Hg0PZVpyYQrhXfUSXU0bIr/1/9f97n1ASJ6yXsIhRxYhK",
+	"x2N+S7giNAhYrFlDhMJqw31ODkCj34wWoMUih2VYmNUbbvPurtjcXFzIF8bn9/Pvp0yQKVVoLSM+2lD8",
+	"ktWmyVRUGYFqMwSmcmNeB+0KlWYKZ3JnMDAnkEZRdz07XkWJm3HhPtaF3xZta9VoIznDdZtJo2c4C4GZ",
+	"DlckYeNUsZB0Xg12un1ynCqNXkB4aJwaVbDR/tWoBVTRHmZcZPLPA8/bSeEeb3bqNhqkt6VqcWq+Zwm/",
+	"ZiEZ4zLbaKBKxEZMtWaJedxRro+djITdDbzXO/fu++7f//LQG4lK6obceW1FFnsrarErzA8VBl0RjWtl",
+	"YxRB1h1TQXJZMaRPcGyd2t12W8qn7Ed+zYyID/KzTzogxsoEvBkQq+EbidYnnUsuaDKHsCkUlYXU5FLq",
+	"6aJtyryxaiHdqN+YZ8EyVdJ7lhul8kfLNq02HTrj02bnhc/YyAnRK4BnvE3JgbVrlN/a5MxgU80nB1GS",
+	"Nhe2Ifi1nHgjpGAF07b9aGPvamPbwao+yrwWy60MmYU+e1HraNTGPpGZwDfad5bQlX0cmmfuvS27FCv8",
+	"nPDQ5mfEWYhHBbFtBd0qpbcV8lRHTUNozGytz8U5EGSqdWxohvlXOUl24Rw3OBZL+VsyuCocI/tRxkzQ",
+	"mNceo5L46prZ6Q/6g/IQdh6Z+lrErg2lVKpY42LSSyWjVLOW+sGmskeziGxDPGsgLxYA1FQLkXjNdU25",
+	"ZputavP1bjh/m95BmtAoYhFXs9Kx2yk4m3ZeF9xMO3VuJqVlPJJiNKY8ShPWMu4ZwbzKcssagv83i7JK",
+	"PQPJOmreqQum9PMf/9Yh/StkBEywXe1hby8ymkYzptVmzbNlybpasvjgoHzcW9LEBDGnJwcVaW+lLbpk",
+	"74bQ8nBrjwztdIZb94tm4ZU2ww1dFccyuNrAS7GsSbMJAHuYpwW1W6WGKI+2K+DOzgh936N1rJwWFiKs",
+	"+CPA1LkepQ6bYpeu8Mt2QRsJvRnZFxYjFMCioBWLxh7k9wo0O0gRsD45ZyIkXBOqiH9gsX+AUe2RN5D7",
+	"QYbpYPAyuGJz+IP5oNb82js4Per9zOZ7C7/382Q+I4vMgnj08vfd3t9uDn89OD59d7jsn9uVjM/MMp9v",
+	"3bp+nyKmz0MN4qIZCVjGc4vEuU98nL/5gAvQMz/7K5JD7pcN/CGaxaYq88JoDq3QXk0Z58EUJJgsysJI",
+	"9yDmZGiwLtOHUKFuWKL6xMeYkxEV4ShiExrMjbIM7wBt6+4NRR6O4qJRSCdmSc9BKFnHjLcY1tJFxw0X",
+	"XHMa8f8wv2e4QOjaGQoa8SvWJz72PZIimvt7eYQ+GIku2VgmjOTD2HfBSBl2HU2YnRNGoqg0mA5F1syN",
+	"TKOQdHovd18PdsDHtzhUD2yVZj7UDu+FImMaRZc0uMoXyo2wuCw982VmZS1OF+afjfKG66nLFbYzsGtH",
+	"JkyjRPBqMBgKsJF+EBmURkXNgZkMdne7gEWaBcy7p51F22L25dpGZae3vK3Csht9Ip9iS0+xOYvH8NaB",
+	"CN+5Vs23+OEEG84fgy8+mlNsE4MbICd2ab0EVcD7Ptg9IAkTITPDI50+wHhdCXkjMKC3B4HChr/UJ9t8",
+	"TrAWz4JBsR4SxJ8X4qGKb7XUWmKPddHo3hom4rODhdgIoKEtelBpWT8TVIMKekFh/l5Gk+pEmyI1e4yo",
+	"3xJ1fK40y9qzvDCxZn3Sun+WD8ZWHmgUxn+gG0SpOumF2P/LhARTKhXwdy4mCHgK8KXET6hmPulAnMNO",
+	"txAAHNAoyvFxh+KGcq2IH7KIzkczG5ViJSmLFemTjusahI2XZLh1ZNNMCDxBOlyYubEQB9cdbu1bhg9S",
+	"RN68hw8YaYlGEco4KpI3gFEJ4fgs7NZnHWILVtpEI83LNrHBzIW5LlWxTt9mmSyJBfrMDUO1XYgU4Kmq",
+	"e5+Uo8Jr9UOjDquYBX08CA/O9XHtwWAKaTkL5xpwPhEoM1OZSqr5b4OP/Sy8sm9epRooVJM7bvVlwD7z",
+	"F2ovRI40Vx5wcy+eXaDiXOCImylUYPIWWFCKSBPlN3uFt3oRqi+1VthrllQiFPGMZTlfq2OvYASFtjwH",
+	"r79slX602TUX5uo+thkvh+dy6MYQF0CDKQs9oDbaljZQL4hrZp+8OTg/HAGCgn3CQmuj1m8uOQnojBEt",
+	"uxsoqW7G4YUDmn4IAzpjSpuG6pjPI+T9ORbUnPh37239xGiEx7ZC36imZlWLp0peGXYt6DXlyAk/NiDF",
+	"IMpV6bWQTRIaNmBUtRZnMnimbHj5y3WzOwLqdfz29C3FXPdNgw7WAyKtTx6thjuap5YOerMrVYCLbooA",
+	"Xm4B3zq3ATmIxewsEBhl5LT9DutP+qRkM+vug19faZmUIrjymTUblbL0FTQrlTJa5I2ojV9Z0+WCyXQj",
+	"4POtr2j5AK2O2WjUp4/fnmaWISMZm9UDV+fe9rYl+8hTg7ia1r4EjbT5+JzETBycHm1o37cgxvVTcb96",
+	"hCpCMXfVlqCQifkOv0nIvw6O3yGkFIFQETS8JsRPkwgMpSts1GsdFzeqFwoDoh94WpbxJEnGTAfTUrfV",
+	"Kbrv/ZacBXctzxdbQMCdxVrVIdfnYdYNP+eZ7ssOOlpdHfWqy/aDYjwoDpaud6GrZmi/X6ZUkwAshBD7",
+	"w7KWoK6K+W5MuZ6O0yiaexioLgA6DH3IIPhZaHwWAQTZA6D+7JK4uRaX0MvWegXjPAJEEguMsMklawUU",
+	"1lgpKeNO++TuvkGSKWS/LR9+/aGbUW2ErUwYX44zBiTbPolII85WvE8MOcMxCikYsQ23QlLNgdFaZiGV",
+	"ghJW56W3YtV2EN7iknil8m2NLN0M7nwD5+cB0lJ8tUB4kceCbmwzQ69Zckk1n23gDM2xMlZgE4BSbHas",
+	"Be3+h0yNKngodFLj3rNORyub11tjjQozCmyUWMM5KdCeBtT1iGomAqepV1Rlr/aMt7GOWpy0miA/hU3W",
+	"0sA5ErbsmlinC7gqzFukQzOkvpmRwIQcwQ9dEnKknPCxRPqWwqDgLhzbUTVgUQZytZ/atnRiny7Vm2gs",
+	"/OGQexS4i4xU2clJAZIrrJ6VsIDx67UNt3mm5AIiTTqb0SRHsAJSRDp5TkYxKaPedaHMHETAnGt5tWXY",
+	"vaA0ixvkFs3i3IfWGaCnrosBUOCRwyayI5LJgqsvwCosqLFF1kKbWwviWwfuUNyo7CLYvrMjkR+qBopZ",
+	"XKfSnSlsaokClO6xVyUflb2qJcCVi9Bsiaqp2GtZLeYeUB4ZqSQzSpGE0bA+WSszV9Xn+VJVlzIDmoEf",
+	"cD3fI+z3lEaKDLdOacLVcAsI8A0137yTIpRiuFWPuVUkZys06nxf7IiWLN9JTisquU+IU+Dv5YcbvMo0",
+	"p3UdOOB4Yl4oC2zQdfV/wB9tOE3v7PQtGnGHooNdMMBBMxckq3aozIuOOMK7cMbBvCNk3qk9ffvEBzOv",
+	"DzbpocjUh5IJe5/4CUOzsb+XpaBYGh1yFSOJfjXY8cirwUuPvNr9rlt2/+Ks3Nk1V8yOccvF9pplxj5q",
+	"LSF2oU+tjfEh1qUSB34u98Y7OeHiqWs4xFSpG4ku7tUVXRdLNRRaWDKHnNmUx5mq1drVB1VjmYcX6zo8",
+	"ruklSJPE0LyiQ6828vZ9xmAzJKRLFkkxgQg6IUvxuBCGMicRG2tr7ZECK9VWJefVgnqh2faHtOrCXbCn",
+	"PGhxq6PyGpexfhtASlzcig2wq7LD3FiApHW1EVyUdgpOzaKgpuIOPvReQmFqXonH8LnaNd0caelYBlfF",
+	"smJrei39SE78PcM7CpXJtq2Tw7d4TBG7ZpHNhw+ppj7pwN+RnExY4nf7gFc0MbKHvzcUlcayn2xr+Wds",
+	"RUtNI98jvuu1m3kzMrF5KNxbRMsrJvpFjyhX5IZynfMmrFACyn+dp9LGcSzV7DqRnKAovrljE5ateJRD",
+	"dgl+Zy7GEnih5kEBibDAJoOEax5QcyJpxBLgoDOWTIzIV3sFcCtaZZ4UXHarw/ndstcqi7Bz9b9UsBEi",
+	"aetCYWOPAn2QOWlLx/9xfbWlAOf1btaJYCSgQjDnrs81jj4kCWJLcHwZ11OWWA0QzKV39+Z6RDd0rqzQ",
+	"pqys5qIDux6hJI4oF5mxeYx1IrfxCMeUJwotT7NUaWJkwZCxuAdSNKqBzmg2FJ1Qao04hxjJCDHArg6v",
+	"Eb999DYSwZR5sGBw84E8/Tb4iNHA8Kk/8AkXIbsdCiBpqosFowVxWoAbNlAFdksDHc1dzrMiPkzFkAX3",
+	"vCVAMDm/PxQn9nu1R3xUDMzTQupR/imQQlMu4G+laaLVyHRnPjIR5h/sEvtD0Tk73O2an2+50nmL2aeJ",
+	"xv8z80+k8f/wgQu/T45NQ0Yf4mooAqpYTzGhuObXrD8UQ3GRK99m3+2sJWYHjWWaEORzyiMK/Uv6Rlrl",
+	"ADB+FSBACyOckEs2FIEUIJfvDUUPcN9AKgMVAA9HwR1RhE0zXfqa3Wo/A3wx+0amMgph/Br9FkNBkE6b",
+	"47AAO+bnkhUoHBGHwFhB0EJIkM15qPy4GGHT5O5g95ve4HVv59vuvhu5U5gIu40ByQecRH4ZO86vwX7b",
+	"KyTdAmqNInJsejFUwM7SbNDMcBeP+ADNUoTJs0erhM8CbyAGm++Zxupm3wmmLLgyg5mYY6azlXihykvQ",
+	"LaLJ4Iyb9Dzi3xkd3yOWUCOuzr2fq5KmJ0ZDJCi4cNikU/szvVNZXEVQBOlYswT/7PhKs9gcaLjS9vzl",
+	"x8fLNsTM3IzJRhq5KvYyRjJY4MNdDzEe/ITFjOpRRJVGghDMg4j5+ySQqTCkA+o5E+c5NQtTKP19xeak",
+	"gz5b4h8Hcc/Q4N65nVnvZzY3o44UmgnL9cK7cMfK8oePMUwFTIXz80OSsDiaF+2N9op1QCAiVC2IMU46",
+	"8YoSjLkUjdKOuxlWijH0IEk4U/YY9N2jF0aiMcsHe4G7ZK6fvBGF5d23q5vLPUZJY2p/KLTrCTe9T5D3",
+	"GL0Hosecle/lgAwGAzJTFutiP4s6RzYxkUwRekPnxBBHaBdaqK3zW8R4e8K8nE8YV7Zh6qKoFvVtnTpV",
+	"ElxW+9KL9t11XCYLfIAgwDbS0Ix24w14oapFj9pnUKkWydoVJNCCmbhVspl7dhPc+kxgPM9tfI8uLBYm",
+	"s4ZtB6jxeml3msXrAtAYOlFO6i6Q6pLVrvgtUO/VIjtOofUWuHV6gi2w3oY1ZfWikO6OpFeV0Oo4JHJ2",
+	"5I/9pXGx5U7PWBzRgKmSpxhssBGdWxXYqLGaxf0i5u4TBdW2JC6fhCjctz1F6DB5zBO0PO58E1NXS8/7",
+	"jN6OEL16tKws3SlLeiWLZcDQAWM9e7Y+ZjG8iiRQNyjLCDPC1oyLVLOuDUWYMSoU2EKvWZLwkC3xhhUO",
+	"WTNma1ZEeDGNKorA02Ae6a9TVLgJ2unD2bueomMG1xDB5PYJeirmTRVDH6Eo6DKkd8wuqN/QOhPjykKU",
+	"xUP5GFbH5Vbm1rbHU4BwO0hDrh9jVIXmziA28dm8NIsjqSn6iQD+y+Lx4Ph9OHsHMUHhRl6EtrWQ4xEX",
+	"TK+4cy70u/Nr7weZ3NAkZKH5C5NAQEe/OPtwfnH4/ej07OTXo8PzbquYpCs2X+F6EZJASRDQ7m5s8MNG",
+	"C1KOX8lvqkwvo8I1zU2Rm4VSyFSXDJjAH7ICtOCNv+YhSDDLg74bKgfiA5lKXx8+CO4JSCtd7beG1bMb",
+	"4eWn002lUMm3FDlQ6CI/ReVFa74gb13ocCWHYT7K1q/iwnRrVtwILvTrV7Xzh0Vv92i2MW0er0qubfa2",
+	"iPufCt1yWFCzY/NaKgsw/anIKoEA38iWetkmWTjxurCgkI0hcVwKoiUBY1bRugSSKYbWSVFTpqoQhrse",
+	"tLlF6G+BqF0K5l2vkwxDv0U3WZDvel0AnPzK5u8bN+ewcCEqV0WYcxHWl39w53OkpnT3m9dW3s3AKwe9",
+	"72hv/PHu9av7v9RRt6wK0Fo0EQFb83yB1awc6cPaMajmPm44s6ct7o6zKlZ2r42jRrpbnEVlySuFzN1W",
+	"V1J/S+u9uOfNN/7cks2H3VXTSn5NH34tTXvFG1ltsWVYfsyCPDT/ASdlvQtvunV3/TEi6YsDb97IZbXg",
+	"xpiRuU41OEzhrFv6rNTIQnoH+CULbKDAMKo+ehI4qggSnvWMFHU8bANy5B1P+th0IWukSUnspAEZW6C3",
+	"ZI1idNmSZTOuXfpEXkZsVoujdvbDW/Ldq2/+RmJ8KM92qbH76KYIl0ct42eXf9QQ7l3IPnS5tK92d2vD",
+	"ZbmuJt1+EHEiA6aUoU/kUGjMhG3EnMzfpJcy1XuXERVXW618/a7/bMQNW/NIdX0W4ZAfoyDfSty8lpag",
+	"BwMpty4Psx5jfhwrSZFJWotJBXUj287CWqxnMKns73rG+Ap88uY1XcB+62bjkTGPtHspTtiY35byFh65",
+	"+swTgnUWC3Otwtdsi3+HO/YoZqQGoaW9Wat0nTaBAMe4ig7FQjb2DCMCeI4OTsW8WmsHIhQ8YsvpLJbK",
+	"gcAEYLzsVi+FDS8AebfDKypXp/u46EUsDXWf+Hd37mTf3/sEXBlTGYVQOzVh5rBHEKoArmxYB4joUWCn",
+	"/XB2pPp10Z42TJUqxZWmoO2qudJsVispQMmdhSt6TOcQxrJsjJ4boLnArtjihGF6ahW/c2XYNMyi4SiV",
+	"oKIbU6GrVQpBtMoN+CyWiQa3fRHorShbQb3/nZ3e4Jstbwuja172dl9nH173dr51H3Z2ervf1C5o5hFa",
+	"l2KGDclyQoref1giqzEuGOECuR0WswaDw2iMqIfg2ZAhy0LRei93B98M6u1kbSI6+6tCH9fBsbY5OI1Y",
+	"IA3uqmx1H9dltQR+dGFR8BlSBKkilNTVAHUwBxA7GLIgMreai6HA6JXfhltc9s2LEVCGW+2O8HawMI7h",
+	"1kco5woxKS7gYJ9Io13ccBfKY36cMK2GwoESYrjRMVeKi0nDNOcWmHCnWy5XKqRgGLjSzqRTrW9X4rcv",
+	"K8zE20JPk/3ZgrmdMcW082xvCABTi9sKDVvEljxKSopovnYmf50tqrnYpKs+sVBshyY583IV2qwzcWz5",
+	"k6t84Z5r5Up4lNIV7TjeQhGLBaZ3UTOLwiQpwToeGXvuP7fiUKyo8YCq10+sFCypNtpGWTAvV1WGfOb5",
+	"QfDw9JbP1HpqRKmwyopr4Kq5kI4RXEKahIRG8ZReMu2RmIYhC7teHnll5I6FKs3KVoipFULqBPjqGV6U",
+	"L8wR7lCCr3SRyxb54vIhtUhsd0N4DNG92T7YWng/Y0q/LcYmlseTAWfUJJr+7hFh/ofB3h5xweMe4ep9",
+	"OmMJD8yfF1AIk6sDMzLzx0mG9WLDyM/YhN3WxhksQqK50Pl+/e26djgESzMbM8CC6jpZ0LJ81itElYQp",
+	"rZnS/XwJHyyruDatrFLYniagDRroFBNLWmJcsNsYU0jXKM67BLiudEhqsyubHDNuf5dTtoVdKczAc7PP",
+	"Omo65YfwSlOgklvj9dDX8m2/r61fB2McNXm3jcS9e3vbgL5SdL/WTujIAcBUyw+G8zVugBsnXVn3d9Vi",
+	"FBd4ARPszTxXzyJ6ySKP+MMtRH8/Prz46eR7xH+3gPhmy/GL4RYQelu6D4tS1IKDbYJbttCI6XeUI1Ns",
+	"3tDvKUvmj9DSfUsChIfh8YlPQSp/4DF7DFy5IGEa+bAiM6quGnDilgCsWFyu5QQnw6XASihu5G2ZgVuz",
+	"p9iNpizyNttRIOfm8ZFOUhFQ3UScwxTJbfvYoUe5gjm1XBWH4iJ0XLc4ra2F2ZWn0n4XMySRJ9jGWkb+",
+	"UC6UJwks8CIHHVgSpn48vCDbqWKJ2r7j4X1t4rkzby1iEQlItIM1QkxUKMJQX3V6gROujpZdJjckOVVa",
+	"tTjuMlZjttvqvPmdqwWkxxmNmgdbRYzIMRyTjEwUQWsqS1XtwSsekmaZp/lMPwpA88KJPnc1FKtwx44Q",
+	"V8z+hxceOT05N///YP53cPH2J498f/ju8OLQIz8dHnxv9IOT04ujk/fnS1WDCouApFW0g23vE/8OOPC9",
+	"TxSbgI+saGyHCE6A0esX+H65As/S69HENmBsbfcEl+7xt+Sinm0XAJMXrUkb2GLcO5fz1Rz8bllsldmN",
+	"ZdHBHqZdAWadw+ehJHsfy8LcUCMYhAz2ts6CVskjasY5eiQkQPyhNdrGmukibcOdP8cCdI+cRVA2cC3W",
+	"sXOrsHDkSkd4bXsXXLNHsuU0gnl/kiD+c3rNDtTmFRWfQoVeXXJnQbBonXbT1tN+ngXaLa1CXEKJsUWH",
+	"ES+sklyEfSpC0Slhi5zeCEhKKiSa9D/7WsbPwC4KYb4LpdUiRuBgkk6Y0LHuLq69S/J/NXhVFweXi8mr",
+	"SgpgsTZEzQFwBSkCRuzg6kXgTao4txNSbT3nOum0JX+oB8o+Y7ZUGbXTTI7EWPbNw/US2RPUhV7planW",
+	"hV6NstkcvAn16TJgabfJoNoYTrFH/LsrLsI9YotB/88siD2SJpFHMDYV6krMqPYQQtwbCp1QoUx7Xtbu",
+	"iOp7v+AWs1WMUWy5nJMpFSE6YpfLLm5X6/xfeVftb6aZWglIzFa89rZmQVyftZNFEleE8J8OervfvCZT",
+	"duvoW76ohQjQlXuVxVgu/uLWdZmRZzWfXFPcqsI0tagN/sDqXK1upH2+/wB5Ka/oVb6ClQvmuejTPAZ/",
+	"4dZbWldhLGUG5RW4Z45sWaK+2U19gHyGrPsxpLMCvP1y2aySfUwVYBf7+ICfIbWZt0hMJ8wSAhvBFFGl",
+	"N0DWbSvhYb3451cK12RL62lmK6nKo6odRUWj4Ht/wJGFPWrCPd8kWGJtM+4mNr/Hysz9XCx79eDVdQY7",
+	"G6FWXOaVgJh2lx+HMinVoD19GrUR+9+wfNencCKt4x6qtyoexDETIQvzGkYw5xcKYljIh7N3+4TNYj3P",
+	"6Dt8j2XDa2XlR3QP1lggl+zTL1xPDXHJs9yekQ+wfCDrnPVGSOqvfMV+cAtbexD4RKTxAzG1s9k5IOCV",
+	"INslxOQNEymKQN3lG/qtuZp/2y0UZciLNfxtl1zONcMyDYUe/7Zb6vDbtcG+6ya1bMWbfLfr1C6uQpE8",
+	"JsB1/eDzvNZHSCTLW1uWTLbKCrSGRa85WWr5ZIu5UNVMxY0GV04DapP2Ux169kDTyJvjkleNecZn7MIq",
+	"t+0n1CosFcNPaybUNIsme+sapsFFw95DOUOdbWvzMpRFQt9US7tOr7YzbFq5C+uCWm/dwC2SF5daJYrZ",
+	"J5fWYgck1/WbbHMJiqOtXYeU1yGpPIOp+sFHjiY0iljEVY1bdIckqVB5CVvCBZFJyJJ9MpMJc78aFkjF",
+	"nFANFur6dCClZTySYjSmPEoTVn+BNCZNlyn9aqfop/P4ZQNcnFB5LR+inJvD9ShKG5zSZ1PZTO9naY0h",
+	"aH1bgVljFo4ykJ/yMf0BfrVHlAr3ly5Xc0xSUX8yW16h5RHG5rd8fDXH/4rH8YpHNF3bnK7MIrcOHjCH",
+	"19zZ9U4QOGvTWt2/WmugKYgOs0bcWLO1dA1UFrCy39XFK61U1SSSz3HZmXy029WwLp/ugrnNWYQqcua1",
+	"mjruom5QD72jyyPpVBrp9Vz2zWGG61+UOvtMkopGpECI8klS4QBWMtwAiKXaBCFvseB4dgfwsOfHPDP3",
+	"fWy6w+vc93ZajGu2+FIBnc6uFZ6d1iFnxfP5uJFn5zdcB9OilrqZpaGmTtV6tYraVGhqvKLr37FHYFXP",
+	"fRXXOcJ1XCQ/qdkFWsIO3GyX7Mtj8IIlLPKTsIJ6newZk15BgRqpDfQ9c/GzOpxroq+7OMt1wHZQjSwM",
+	"9QnLJritHdnSoEEFFWD5PWzEE/hcIYNKh6C60gs7vWJ51tOhzIV4lIvdBl6uOe/VvP6+NuzpHdMaEE9C",
+	"PuFaecQf+R7xexa4vu/vEyXoFRsF4ONR5Aa1mVkccSoChkhuimBsYjU1effbqpW7iMJ30Ptv2vvPoPfd",
+	"qN/7+NdaIL4PsLwHEzhqSbgZd6Wpnraiet5W9Sa0c69m4ytfh7oYtdUxnhCL3/5kZH0f2ij+EjTFbh0S",
+	"1FTOWGzTW1d7ssW1LBQPXG89jvKXa1cj4gGzToI2dcSpw3JZcxjH7tXaQSwxYcdScS2TlhWtr3gUbbBx",
+	"5+a9Ftu21OC6cOUrNwc62ez6PPqRLfm4KyVKGlY5W4RZEI9yMNDVhyaIRy5XYXPMC/BcM73UFf9IjFmn",
+	"iVCbhPNlW/5wbaSx2ERWZWR359XfXn378vWrvxVKjeysUxViTV+oq+5QZB/IOz527B+9j3cD7/XOvfu+",
+	"+/e/bK2xbOgI25DBPALE5IryTs3ofTsN6B8PB4pcMaSNtrJ5A5w/b8PYGgvCsh66D0C3LEL7lIrvOCAj",
+	"yLK7LKG69D87UKLakUOFxhm9gjSMCipRCYzJ1bRd+6gVoYWqx6E12V2TJFh/7NpQbQ3HDx2xmwuYWXLM",
+	"553Fsv7mLsea/xSJHot2UYsrSuD/Nqg4YTN5zRThNTHFm5+yp0jzWPuGVNM+Fs786tyC9WP5CxMun5LN",
+	"rxh4Kh5DBn0y8NqKGzoTeHZelwWdT+pXzvnwN+3KR+Byb57cuDQyslWExeeWfrtklaCy3OOeySZSWrVG",
+	"PmIpvUcyV65QQd1OrTJVga3pCzFq1h4dVReztYmdO4sx3czCXWcPdZGbK6Ly/8kSPp7/Q6aJoNEj6D3r",
+	"FJ3Nsqcd0pU5vr0M6MBMet8VvLeweYBMmHW4QQVaswMNRbegjidB9xaRYwCbdSZNzHDNGYFDW1xeYdPZ",
+	"HNbVjUq+UNNGi51rQtepjVHJStDjHBMoYNdUYqyInFfJ+XalT99jEW+qScSo0mTH7y+pWtAUSMjHvFWk",
+	"aPaol5W7KmDjNSIu34NnIkgTrufg4bHHN+Y/s/lPkGRRV/8qjqg2R5EcnB6RKzb3iP9r7+D0qPczm++R",
+	"2SyIR/1+HybMzRuYruG8EHtb2cP5imCXgEnFaMKSg7Q2A6Ou6wOwYlvDzh55A++XRwHkDNYPfsy7nWod",
+	"o3sGUgreSnnFa5wBbxJ5o1jiMj4QMkZBPLfZ5UhOuMhmG2Aj2Wytp3xkX16c8z1wwLFc7Ne+SiKmVQkV",
+	"QLm0ZPMEZLd3jmXIIvIWUaWJE7e7NkMU467gb0XYNUvmQ2EVGNcU1Vn99GK6vEeUJAdHBMrdQbkacmkU",
+	"jWsWyZiFWTxXoZw/1D4firdSXDMBw90bih45pXpqGkgSyCBzmO0WkwcqtcO2uh8AIJBwRfwcpt0HoNjL",
+	"iHX7pklAZAWEfKgWibg+uV/GI+w2YLEmXCgeWsx4Oo8kDRXp+IUoUt8jvgt/9rHtoxCb+/Dh6Hu1T4BM",
+	"ajqL8duzH96Sly9ffmcI9YeLt/AGwJTnP0PNG7+Azb5tC+D81VBhv0/ySkXESseKRFxp3KCsXA4XQ0Fs",
+	"rWS1R367gwl7rkLC/UffIzeQt+7DLz5U+sG1iameEi5sxlJWU5+Qjl+WjH7b+djPuE8fQTZl4nddwSKz",
+	"vFjmOTP6wpzfcQzqgzLQ/t0Qxavh1h75rd/vf7w3Y+N6SvyCi9y3w9VTNofViumEC8OToUl72xShqZ6a",
+	"AxRAdSTTihmJX7lQPsEbRxTT5HLu7qU5l3Ax90kqFB0zM+usmi+cQkPubRAiNACg7ZeMKDpjPZnwCRek",
+	"Yysy2Vmcs6D3A9PBtHfONfO3/RN4DI4MIYewbwDQbuuHEsWEOUcLhAvygetJF2JfXrE5Ql8aRgIHoEBj",
+	"q4/AullZhVzKkNurABZqzFjzjw9+Hb05+f5fozf/ujg890lnhxzzN2bFrNWgu08imkwMqxdMkQnT5NXO",
+	"S2j6FGZiCMkecQk1O95gMAA0JuXZDxkOMqw+fmfLROxDAWXEbrIN7A4GZl5AwrJz2Cenhl1SHHrx1ALK",
+	"PXm1u2vOIm6dnSDiJFiYAEc0C0H1e8U6D/e5dr+39bI/6L+0UF3A+rZpzLeB1PUCmqBCOqkrEYvnHkBb",
+	"CnT5hUI6SeBljwh2Y0Y+5onSHpExyoERotATPZXKHmwp2FD4GM/le/mFsMcOpmldz+4OdWKqcARxwq65",
+	"zAqjvlDl29bF9cmAc49CO/7MCaa2yr6c3+6QlUF+Ys7JcjC6TG9xdhPAWjGtpJcRV9NSekIuxtU360o8",
+	"561m5XG+GRREzN2SeLlTB5Fb34ENzCn2UJU/q0P9mGf3whnYHQyqBWIKdN3QcwQSaxNPky07BEAA+18Q",
+	"c+iEocCdhFjy5RUOoK7dbKDbb2hYSId+NdhZ/coHQS0RYiG+9HL1Sz/I5JKHIUNBVKWzGU3m9lAVLoAD",
+	"NTGXk07MudoqXq2PRjWZBXEPlYItw/qwqu4IH4Dymarm8r0FDc6QVTh3xS47B7sHZKc/wE+oJXb75MTc",
+	"N9+cB+COgjGbyKvoNXPtDEXH/1+Z1+yvf/G9jFZ9MygkFXq2YrpT0ooUYI+8GnyX1+joeubSDgX4wK2M",
+	"krGZPH6kWIUdmL8GXYRFipEZnZunZ1jPw/Djm0SKyVCkQvPIFgFJQjOt7Pb1iVHfcnKQV870QcKw4Sr2",
+	"edPsjUyjcCgSNk4V65OzNGJZNUJyycYyYYXH94hviatPKFFsRg2bziS3X/v/6v836dChiBPWS5hRgRhR",
+	"6XjMb0E4CYxUxsLuPvELO+sblmA2Zdcwjny990mmRgGdhMX0CKPBFOkjJYVWQEpxz39TbsfPozb6zoLt",
+	"m0aJHA8FAPkkzJDqSRIH5v80nv4eeeSGXSoZXDFdbsLJyEZ6dMEjlkrnMRK+rcwiEyhifU4+nL2rDKUg",
+	"6JiPhhi5UUFFFo+g4uIR6zXxhkKal3ahfgIPPDLTUaVRPPtZO4ZG9WBWboYwt/2h8F0EST+3jPjbfh7B",
+	"5ZOj8xPy7evBzj7xi+ajfkTFJKUTpvCR1y+/6+1ABSJl2i09ija+mfnNJ3QmDQOHmgDXkgfMc1W8rnnI",
+	"JNSZYvvEt3ay4ltDga+Z+XhExYwF0/q3UYq2URhOPyB4Ey0gEVwcs19TqoYCtWKCeoHdRxyBv+/eNLcp",
+	"j7WAcmW2bD0PzRabbrr4qoux8IcCpOfsSVCZjCTkYN+KeG81vBrJXcY2cgyKNxY44VHYUqWXjJGUbQ3W",
+	"a1RhjjuPzxzrGCMOMfSM8Gxp9mfNHM0b361+460U44ijDevVTosuTlGHvZDynRHY4b3d3TbzKZQmrfBu",
+	"XFuoJlZl4C35N1KPAgeHHqoS9fad+WfEw3vk6xGrK7L+PXyvsktq7l/G3XBsEaPX9gl2G0ypmLBihmP5",
+	"CmF75StUOsGvmsYQfvYn7NXqN95L/YNMRVjZc5zhQ/Yc96+0555TmMo78CPTS5Z/8GkIyIU9TtYowbUi",
+	"QZokZu65iPQFb/iPDESojbd7wnRlrytqY92o8ke2IfY1hOCFmOqgxsT7Fi4yXusJv2bCFcA0GvM+8UUa",
+	"RT4JIkbBppnp1PjYPvEx2tRybxeC6RvJFiKAoOGbqYwYCMJ9clClK1y5s+BMmsiwzdFBKsMVQTk5HIrO",
+	"q91dr2KwMw2zsEv4mHCNkjWEGRVkdQFd9Il/QxPBxUT5MFs1FE6Y7llh2gjnNLzmAdvDUA6rBCTMmkEy",
+	"kSbB8TnTSC4Kgsg9FJcJo1fg4sBpoOkL3B1YmE2wGzKj/5aJE+T3CQ3DYh8LT3Mhk6Fw0IM1sksl3PaJ",
+	"ZJeGcPhWsssnIj04xC+Mm/yhBBwrImzO7FAjai/gbIcpHiWEotiYUraygQQynpfUGtSMowi4HFJFIGSO",
+	"Jnqgq4TER2Oy+YDW5J5pyh+KTpBqo42XdOguSUXElOkXlBqukEzX3f3v3fSf+vovdlSgAM+mrYCwIeP5",
+	"1yv/bFfe3ImHSLfuXK1x56008QQ33roLC1qRuc8eFo7jmkC+rfJsRDPXxM8kG3+PUDE3kl9AwWZpxCoR",
+	"moe4GIqyDiVCMmY6QPH4YPfAiBohS7iY9MmBcLJLJixZUQjpzavdXSQy6GIuS0RQiRvdmH6fnObGxwXd",
+	"7jqbKtcFGeyKsdh8NRS5pbOG7tiWn1/dOM1G+aWRgIfeTLsylctp3dSYY5OdyJaX1R6JNa5qnphWq7GW",
+	"XGTn+OynOEnQVZNvCCrhwFi8DO3pC1ZY0aMEp+OFk2I2cyeN7MsP0llr6TLiwma25T450gqFowZPj9Gc",
+	"rOsIfVZll1GfnAijr1VoonY7j82C9xf1ziSNGDGKaKmRgmpp9EfFQAkEjS1z1HARJOCbAR5ienC/3FCF",
+	"qEyUq3oqW7EXY7bm08h31ZTQZzJJ21xRxNqocduG4Vf97vmEvYMwzOwUWlqisanpGqlFOwayfQf/QhrL",
+	"UqP2mc3EyW9yZlhC+uZUM6PHcY1O3IgqnTutqpLSUARUmHt6yWyiTwiUoLtHUkdAckIDcSi1mlrZPJ7f",
+	"5VU2cpzSV/mmehhxXbLzCAGja53IBcO6O5EtzOsN2zd4UnrcIKb8CYzphcu5xgaXTen57m4mnHgrn4St",
+	"wvyTp7K+98lZ1Shda3neK8omis4VUTKXQCwtLBmiTTupwLfDJfLRgoEeiWELS/xq0/VTCjjLQCmey4i9",
+	"Qtr5as/+TOzZG9KfBWP2xiLPNhfX8uoBNu61iVetGnbmoJAhoBjia3JBK+LiShmxsFOK3vlrIUqnS1zu",
+	"DrUiGjz0Qg1FuXSj6ceHuOftgEaRv5dFDHVc/rV/d+93azyJCiOazcumXXiN4M1DBc6STwhts2H+VNn2",
+	"+2ioh69t3HfXK7SXB1ETmrChwASxMDMTeKWIJjM6WC2X+OTefqHy4j4dF/0ve/DcUNikgy4KpzagSTCG",
+	"GL6XeflDcmCX/obrqUwxpFtcMRv6BN5O8mp3t47yHsGB+iSUF7uqEtynJLClHpuo60W+qxjF+cXR2eci",
+	"m7j8uaY4TWQ6QVu3PZ8Z/WhJSZH8rU1JM/3sCVwFx5meCULOJYUZER9chf5+OWhKaRkroqbyxpABrpuj",
+	"qD64IT+/af2NndIfIwhwcyXjwkirZSu5HI8fYCbPjt0ahnLHxZ7gpALXLpgxF1xBYOycMaZJRzFGFiw1",
+	"GGyLQe0Vr5M9x+VI8TwtrmNjhX7b+QjlbP1un7yXGHmPS6rqmJNzw33aO5DnCjaxC4TS/YKvwtspC64q",
+	"d6EoVSWQszCWSSFRoeWlcAe8/k6kIdfbsYx4MG/MBzsRzCaNQ6KbEQzRConvkUSmmpUTwvYsgY4iW/bX",
+	"pTgORSWn7IrNFUpv+HQuUqEr9orNMZpLGzYJCX8LiWlDYTOB++QHHmmWkMs58TOMWN8j/hWbm79QTFRc",
+	"BMzfz1LRmjPRmtLLTmHmB2b1WuaXFQBr8+uxEumhvjGczGO0BCtR39BSRN61s90QQ8ilu33zhaS7FY7B",
+	"6oQ3vEJ/oJS3i8UMUHvjgWy4CRXpEFyIjwXyoqfbkKkM7NVyycp1gp+fRgOCtp/J2GT7dgVYF0/GOZ8I",
+	"UGH3iyU3XcI2VN4HWLNCRdBzpns5kEM+juqZv/+8GeUn1o8sCsjW3m8fi8f7XNPE8JnLMgJG6Tjrac1p",
+	"loh1VS/0HYpQlfYTIxEv5xae0WyeR/iYUDG3fA9NzvnPi8rJO+y0ntOsBuVoPigf2zjC7EGV6cOO4/qU",
+	"qGHjDq1ncb2NQ+yE5o3Lg05ThQalEvEj8ka4faQ6eyZcPEDOfAQfhsLe50VoB67IT1rHJyKae+Scztg5",
+	"1+y/3tFbbPfczB7ycONEhmnQlEGHtTefiICWS6l+4uCESlXRBt2ABgAL5CHCS3HHcHfKdPVTE9QvLqmu",
+	"4U4WUuxwP2D1zZaAPlDamOaL6vT9VjAVpyVlGgILUNku9uVhjnvCAiZ0NC9o4DCufSIkqaQoD4X/u59B",
+	"kAHkkI1oMgTWK+VjA/JQIf+9E1DFelwoJhTX/Jp194mv6cT3IGdYs4lM5k4LMe/Zjpx9vk9OV8Nj9MmZ",
+	"kc0tAMpQgFIGKHaEhmHClCpTDdIBgJTTD2/eHb0dnR1cHI7eHR0fXfigzs24SDVrBNI4tFuyLqDG72sJ",
+	"6Q3ivqaTx2jGLfxjtKWswf7BDS1RlnYHZfS5L0JXcgepHTpI2VK2udK024KcXkh5TMUc6ElgX1bLRUdG",
+	"k2BaZ6ksj70AmFMgeplVE0w1SXaXXaBvsLWUIG7fyWQyUlE6ud++ywKzaknk+wXiRg5cRAHVgBYidWG8",
+	"XJFXg1eL8uePbJEObH2is7Is13VzXXrtoKknOUcAt1WyCxftf8qWAFzv6KwbZnOSTM6jdNLGVW22w3qq",
+	"1zug2/0bFkW9KyFvROHJvjsVtYfXbbLN0WCwIlQQh4KTnUTSieQNS97SGYveAjQexeQOZIqKJIwaWaS7",
+	"hxx8KAodeXlCqO8wt31yV8a9yS465nRUjCIoFqRJtIfpJjbKx6GmeIh1w2EgDjml8GVGOszD9/vED2UA",
+	"iKfQ/ock8oei4xoz8oRK41gmmoVHQrNkTAOmfPLbnRkAqUFw8YiDg3nDRcjFxAM3QhGynAy3dvqD4db9",
+	"xxy+jlzi0ySQRrKBML86DJaOQ18h//v/+X+H4h/nJ+/PTt8iFIv5CpBh/mq+zoBZ4Osfzw5Of/q/3gEK",
+	"H6wFwn3huEhnFsTw2EJ7CDmTNYj9kh/hmZr2CwA38PUvh2/OT97+fHjRrQC++ENxp3TCIErBI3Gqpu+l",
+	"5mNLwRTpFPbWp2ouAr97n2P32V8cQl7e8FBY8ZHdaiMWSkH8NBF7ViHcy+/DXmk8ACAEEgGgZh9boBgR",
+	"DoX74QTiHdwvisxYyCkxXN0M10iuZsrmj+04olwgtAx8WSXOFqxmKECkBegZfC4Nudz+Py0MDXwFf5mv",
+	"AJIGvoK/zFdjHjHcpWIHMtBM93B1u/vEkUMMD6k7XGWu5ee570OB6AYIbQOZCJ08FAYQakoSukcM6Szt",
+	"HXyBDgcQCzlT3lBkR7DQUimntE8WuOm+DUtq5KZDYdhpjWRdZKi7B0/uads9WJnNaehl9tAXzVftbVxk",
+	"I2pKY/Y5M9spoxFiB9cyzDNm2IIyJByIkAv04gHLtPGQanoJyToJM3wxmBrVvlbi+wl7e8JzaXtoirFe",
+	"NvQ0hjP6DRpYPsFost6LSQk0wATIpaoCzmLqVtOdLjVXms0Kxo8rNm82drxn1yyBQBZFKEnoDThGZQIr",
+	"M6Vq2q/V3n82bT4lZQGc52UJfejfLfqG+5/Um5Vvy10VCvu3j/cfFxLyamBPq/i2RV0OPn5sRHM85kb+",
+	"pLBZYxtw6FB5StBo5JfM7+3kLo2rZ3aXQFUM4o9TiMnkeijw8Ln4krPD8wvy9uzD984ZX7z7WXinS8kp",
+	"+u0LdjP0UQ9FHXQbjI/4l4Zwj3LPOkRRpjHRkuwMBgu/K79LuM5nMBQ+9g2TIG4OFjG2ZmAII5t59yEW",
+	"xJ79jg846Ggae/VyKMztfP0qTaISpANXSPB5huSM8f7FBXK514qc/3TQ2/3mNZmyW6MqX7H5UNzAGHx2",
+	"G/OEKcAMNBPCEtCLWeKDnT4x1w7I1IwKOkG3gQIvSo8L8B2oocBxuDPl6MqMw9EgCYNYPvNTc4Yi4sw/",
+	"IWIeXO9nMv9bRLyDApR8LXlBpADYYQyJAk2L3pBrGqXscw8aejbz/Upy+CMT5sSxGoTvRQJYZGLbdxig",
+	"0jphEDbRBmZaoHEulIZaw3i5ACyh82qw04VbxgVmJ7FAirA56c9dj9WZfuaufYFoeGvsNq5Bq72ut//H",
+	"FMSbaohSmV6sE7KUib1Yf6gpNfCYPaWAc9zod0QPsJ4ynlTqVwAfSCTgEGVZsHVM/3MVhED6LrErN4/q",
+	"XJtdeTO2befcK/n+9u62bK2wStwEXPuIapZkqPggAHCFI7iRyZXKsAUMTxaV1VzwjN9wHUxPyp7HJ/GS",
+	"L3T0TDFH9acVh/cF5rN9vrwTl7zx5jdfm/LtWgbfclK5h092qIodLdP0SkMvBqa7UGDAazd08bMlfKU1",
+	"hXED6blkkRQTRbQsbFx5p5pVwIts9uSSoS3d1iJiCWo0dSeEhJKhPRFtUP0GDeATULfFjp5JISjNtRlC",
+	"+yts9icjc3nUTwN1q16SWjKH/kKrLzSJeQsH/RNQuzaU7k+tNJyI8mKsTzLXtZ5XEZbrYA0+AU1c7OiZ",
+	"JL5Vx/UrlMHnT0Rt4FDxHimmNTf3pwNygupuTFO3Z2x2aaNdG2XJY/vMk6ompotl8qMdaCYz8gSV6D81",
+	"hbU7AxAYrbnsA+hqbYrOQRjiOJ4KA8+1/0yCpZ3cV9y7Px7xBGQ8QdgtV4ZgovBhsVZLFPXRCOn2nelj",
+	"lXk7g7eDbmuuL6kDtxt8111U9NBSXriAf1bguvWO7dr2b4tqh9vszss+1CC3383o3G6WOV8zxaJrtvRE",
+	"bUiIvVqTuj12j2NTd1b+7bvMWXu/PQvibXbNQyYCtjQsU8UsgKgDdDTn9WVspr4D68f4VRKyMRccw7Gq",
+	"wSksgTgpC62TI37D5bGoaF7Vc10uZA6eda6JkmRME9IpZacOBU0YuUm41kwQCNubJlLIVEVzqP+cJ6rb",
+	"QUPPMznDQvTFAoXd/lD4boFGakp3v3mdgQ0513FWp0BIwQMaISqD/TbJzNqMuDDPhvgwzC0+dNvx5FnM",
+	"WU8N4pmb95eHh9k+BK0p+OyuVNr9t4/mBpcrzS/wLYeo4G6KBeQiSluXK550JibcQtuPeVSMTrOgDRCb",
+	"dsXmPQiwMEQDv1+b9pzDCEAOXEkkzP1fSiC0lJGX1UyG64vFkolKIWK5PG/ScQXbZUKE1F1XWdt05C6a",
+	"ja4uhGi0vWtcZZcNI0FtJIjFmhiKUj8escUSISxDQaS1R4SESusTARHBQpObKdeGEtKAeUSkKKZD8Cxe",
+	"K0LVUFi60+2T94yFGL6ObtU9Mk6jyAb2QNUh4SJw3ASu2PyFqmSz4e4ORf4ehNxkpfAhlKbjvxq8JD+z",
+	"OQKXwQMgE3EzKsW03+2TA4GhyvVQGi4VxLrjAfPDVqWTgtXhACwlY+fmwDw5CYNelkQTwgXLmdFXSvYY",
+	"lKxhcT1EqylSMfWZUK/NIZ8KvTS5ewpxfDKce1hnWNVLQ6STleorV4rv2ng728hQZK1AWTMRwviLLXGh",
+	"NKOh5xzkEMucEVkjrjkK+MIhPEJOalbW3qaY2pL2PunAMyAABTRJ5pjAPsqG6Hf3DXWBfBjuMpX65BTx",
+	"qfKkh3y0Rg4bY2yj8oAyvdrdVX1bwRnlqCS1eP1CumcBZ1cQqK3SH4qhgPrNeziJnpGNe04e9r3it1CZ",
+	"oBdQxcrfYzFqmD18Wdi/xZaKP0aQOumTjkX4BSP3DRR2LkQcmnYB07KHxKlnp9eh5PuEjnXvb46/4O9d",
+	"j5SfD/GpvB9oEqEty216xHf70QukCOEoLP0tZEFEzfxIxwKKAeQmoSR7BrKlFKy64dkxS/TcFt0rIHra",
+	"hnC6WUeOzPRKo/VJJ6M/FtWpiG2Fz2arUTiUvTThpS0p/ZDNs/RtYXez72t3uLC87thXT9NQuB9at0CT",
+	"Cdyy5qayJ+xIl+GwIVt7IqsbNv7W3c+nxgbF7lZjvTkS8TVaZXMj2nPJAmepJfpyFkcc4zcBuc66Bmvk",
+	"BAIFNzMusYaI4Pi8FX0b9ZF3gJ9YE9d//PbUSdxYOq2SqOBlAHGLYAxD4dAYSAfK1WD2IrvmMnWR5obT",
+	"CnarR/bJRoyFczuDVsAKS3ADviniBux+IbgBuDirEQNcksAfBl4N0k0Wz2AxRciei9ryT+7H+9VVNEG4",
+	"XOipT440UZomWhWKzpOOb3XxPTKmkWJG0IM0ZZtFMhR4ukE/JKnQPIJae8rBY9u7cnpw8fYncjfcsl8P",
+	"t/ZAvrv3m/MZcK+fNI4Ju3guRCOc3x83dun5K/gvHOMW98UC6yq3+mXGsc1nsUy0UQ2XoINJIViglfMt",
+	"FYZBNfHTJPLzYEc5HvOA0wie+lGS8+9/dgA9nXNIgjZThMR4byjGNIpAm7Cwz5Defn5+2PWIYqgC+Ray",
+	"yjeM1CIK2xjpjp6yOehWRqNCNazrIYtSgsZqKjVGHKJC10Ex3ih7JcFbdXN7HeZL8ySLTNTsVntmojOp",
+	"9FDsfvOa/MzfYIgnpF+RY/7GqJ40igrtEM1mRgtnqmABVKRjgfaB7Ph3d04ivr/3hyJ7pUu4AJRZJEsF",
+	"09g8tnBqfp8cmiH4aIEagRnfJ0zoxPkIKELyS5GltpsVQnZtrYBA+5wKk+tBLESpRULGKY5Q9clJqtGg",
+	"hoINBVReM2yF5ROgOACOFbT1LI7T9sahMoArhgAHp7ZMAJzJ47enT1UbwLX/TJQQ+19eJADvJQtLJ+Ar",
+	"hVxOIa0lqUghXYmuiF8XCVcLwok7MDKUsYlqypgJGvNmyok7DTack5iJg9Mj8rI/MGL/y/5OZpXyUA84",
+	"v6GTCUvIrnlCMNIJpLhm5hB0PVu1iYuICwbW9QwpxUezPlr/wbjiudxo/C4h/zo4fgd0DABHoAgwCy3w",
+	"BFDvjrQ3eyiKV5tkN3uPxAm/hkVGlDWWp37awuEH796d/DI6PTv658HF4eji4OzHw4vz/wInLdkZEOUN",
+	"hSWi5BtDMm2pEes05aqR2tlVtjzGrAyQtRjSdR3h2LNYozApiDHPSYohzoVSnR2Au5gxPZWIpBFTPc2Q",
+	"My5ZOBSXc6yujicMHirhapgfSyahf0suXN6yac4joFjAm8i/hiLXbzKXLmyQ42aXMpyTjmEL5i8fWGA0",
+	"7hmSQ7khyR1zQ5Q9BAiQPxTOrmYuDdX8MmJ9clwyqAKIDS4M6KFpYK5RVgymUJ/QLuJQZAULMWo/b8tb",
+	"5BEsm4B9K7O80hnCBoJVExxYCWD7SsH285KmsKNGDgAZIONF2XizojW2eTjd5p2JzdEMh2LxYdyXHPi/",
+	"6HQ2J5clTBhmzzGL3F2KvrmneG6UGTGanDFWBVYCBQkjchRqXxcqstqNBf8bVxkZ3zen23Zv27WQKY4u",
+	"VHhjdrubGaR980mZpO3jK6P8szDKnFG5E9ieVTp2uMAuC06oZXFjmLhcLNJFMh8R3DuvSIhygb0gX/cb",
+	"sqELyvWqCDJ8IfyCC27gDDdVKG0FU6dQNtctbVrzwScwKeSO2T9BodJNdnHCdGELH+IJ3qDiaJ/4dbYx",
+	"Z5ADaBLHs5E4GX6pwWo9FM4Yt19tBUx29z5BcAWuM6sCFpNaWea0sVbok5rmil08UyJN8z36UlNonru4",
+	"Zw3pBbkWT7P5K+TwPuFtGLAt+tlk5CsGgYQpnpKniQDJ7e4ojgUynpfD3bycp+eJPhn0JUuowyfE6pVT",
+	"LjQEVARRGlqlh9AoKlr1CkkzhVKZIiTuBjkDZBFisusNRb0IgXnJZuBcWa3SxxKd5gNW6DTKeTzv+k75",
+	"pajocIXErhaWxS38k1KTSi9La1/ufCJGbJbqKwV5LApiDuamops7HK0oxb9lmggalSX2iufKsNJ/2Ofa",
+	"CNfwwp9BuHaOChulDzGkUMp5wf7olnnBcWOWauR+zeXsOugYZ4GxDpqYJT17NjL8O17IGbDhaUY8miRm",
+	"DnvWHOYRIPfKw3BjV2k4M8rIhNxM5+j7yL4MORYJhqc9M0VrNrN0H43/3lBEVDMRzL1qwQYwmvAZ65Mz",
+	"zFsA+8oVizUYIf1/nHw4e3/wbnR2eHH4/uLo5D3aWTKXTPYAVHo4PBudH5798/AMSzzgOuyTVIQsIfKa",
+	"JeZKugwJ6ClMZBxDnDOYguxiqqFQkbxhYVPkQn7uK2y0WkEQAP44mmN7Z6dvs8Vm/Um/VHLaqK91YQn4",
+	"wrqVF2rGUUj24Mg/m7q0hXIfXOpBpjqQs3KdvWWsxK7qiX1t+UQSFjB+zeAsyITQsQbXk5maOU8NU/ta",
+	"+O9BzN7u0CmdsOVRKbBHXzCpzzBTC7U+wWubhXoVC8yX46taMACIdCnQ/wcHhS9h8tvXLOHj+dPoBDIV",
+	"Nggt40BFopcRXHNm4Aef3JRdz7ZQkJ994ZMOHYo8btdytJkMrnq5C0Emsz3U7bcBD5PElCcKFC3/zpbh",
+	"R7ouEw8hM+/9/aGglwoT4HQBZtaMtdsnPqwUZ9WgbQz9S4Um7PeURor4howo3/TmFbJt3Lcu148rQ7wi",
+	"RpUmOzkHVJpHEfk9ZamhboUsvks2lontiotJbQQt7GVRLHt8PaPUxzOZLSpjWOYlyMtyQc4mS0Ie6K86",
+	"yaNZNVhwlWW32rCTG6oQ+yu0Kj9cJ6PTZ7fYCIuYPQYiibkZLegikqqcMi4jb1anXwoAcmqfecr4b+hi",
+	"GQBI5r/4srllgTfG2bJnQc/2m1pG6H58oLW6lkMdhKHN+JjFGkOXXDLQ9oRp31bhUX1yjNFbEEyBCUJT",
+	"GYULgVxxRANmfmGJci5dl36SH//97E9bQQ/A/SEzYh/hX+AbP1UsgSwKqhRXmgrtAwtDFH0fDVZ28M4M",
+	"hc04wOBitikALTRGoeJJfdIoVOzimVzKdn5/YAS9Lw3wpAxn4s5xnhyY3TgbG9mCYNiY19jt9WoGsX2H",
+	"fyy6qOu8yYVL8tWb7LzJdudabI/1ILvtafYgN63z4BOQg5ym/gk8yK23bsJ0Yd82ZcSrCwDhvrQBPHxS",
+	"hlXs4pmUnOYT+hXe8JkZlnPmtr8+1k/bhjFlvsmlustZ9tQTHkHXyTL9JRvun0iDSQqL73Y+/65Wi8l/",
+	"fkI9Jk9BAU0m63M7YTQ0yoxOE6H6xE8T7q9WFjDOmCvCOOr3gtBLJaNUM/Lh7Ih0/FAGam97e5LykPld",
+	"jGZ38prNiLuDmdz7RLEJKD9D0fFvGDUt7m1v3wVcz++3hbzxu561/hXjpRNGVHqpNNcpBt1aT5c938Sm",
+	"7veHwrdfoXmO3WrSoQTt4jgyMcewa7QIdmCmIfpmmAhkyMIl6pG7Ck+qILlOnklFyub4VUn6XJWkJD+G",
+	"qwmP1YaSfFvbsJ3tO/dnO52odDO+akWZVrTWVlnNKN+qZt2oeb0Hn4QSFJn+n0BDWmsbjZZU3MOn05Pc",
+	"DrXRlJ6Yd5U7eSZtadmJ/aovfS760lqXyepM7diXMvslUNZVSDkfXco+My2rzPGPvsVCKVHfDcIvBE6V",
+	"Q2DHNoXNBkJBqU3I4vSPg7h3LIOr3rltpPczm/s2hxBlVvBfQ++lMKpu0dFM/Cs29z3Mz6ZRhDU/hRGH",
+	"YcwOxkID6FCiNFGaxQhN1SfWYw85s1yQMxZyhQ5r/+zw+6Pz0Yezdz6oBIpp0lFT8Gtczu0CuPqFXVfo",
+	"X1gMLfz6hSIzNpPJvE7MhsV1c1dPRKrKnSyNkX3VsP9ffcePRBTONU10BQbW3ZrsNkPcXosAV7j0o+y1",
+	"5bQCQlCWQz27EWGgORcEZGlEbgrNRc4LfS0CGdZXpb6AXp+QBZoOlllqYC5/IiuNtgvuzg5+rrXO4E9P",
+	"aJmBwIhCiFjfwh+OHFjgLFUaUrl5xAi1GfznmGPegVRv8jebczAU/l/ca+g+3h3sfNcbfGfYw+5gd9Db",
+	"2e1a68sQAgSHW3tkuIUYAcMtfx/w3DUjvpmfr2xZfEjq7w9FJYnc/KgTjtHDcPqJFKU4rv0CN0ELTh6f",
+	"5UKp9JQNRR7WZdkQerBhccB/DatwyTZ2Yl9g7OrTWWhMB89knYG5fbXMfK6WGQx9qmcIK4mQtdRo3OJV",
+	"rGv7zvzTzjqT3YivlpnMMgNbRUWIuWitN8naaHCTmu0z9Ss+eHI64Cjpn8AmY1MUlm/XhOlsr57ODmN2",
+	"42EJ0RWEaRsgDE96JGEQUYZv30wlpIiGLGHhUBjJpW9YPEKaWVHC8HpMd04KxeZLqGfN+c5PyD/zDp7J",
+	"QtR0b75ahz4X61Cra22tQmuzym2HGtTTAPv7AAPRelRhabo0UDOmNGasVYxGQM0R7A8TTUrKciHXr5ht",
+	"MhSdomzuEf8gCFis90j16vhWScilcnAbK6q5GiP6uRvRC1XMuXDR9KabFxU8LMy+plAG3DSWpWSAdtAB",
+	"+5dNvCg0CQHh6JeF12b0yhEu+zAkXCDEI2G3MaBS7g4G2ViKI82woCyh7fiINda3dOS3wce+Zre6j8nd",
+	"8BRmd/uE/U7+9//9/3X7xKI6zwBFsaFwU7+IAIWqWK43CVlY2UCmkVsYCzOpLVIUJnzMaMi69dVE8Nhe",
+	"wKl9Gtpc6uMTZY67PsMLi8JdL9BAepBZnK92t0cit78kXDNydnh+AVV5cIUtWKK90c3aC+zVoqSFWznS",
+	"GaC6pcpQfG55INO5e+grDngtvgKsThsgcFxGD4EWExYwoaM52i1ZiPT3DwYTzm7jSAL1n2fzK9mC7VcN",
+	"SOH210ao8APE+PCcRE0iOYFU/bA3lUGenOjKdviXVLFRmkQ+4nbarw0LR4Y9FCux9knHz0QUfy/vQ4PM",
+	"L4mWoJTmvD1HPfKIf2dGcL+0zo/f7ZMf+TWAJgbmAOTDI/pGLkMhh/V6Yhhy6OPZcMhxhl+ByDdz1UDF",
+	"2YUb2eZCZlDkbgMqDMIcYvirnU2reFS/mrVyUL+a3cnMXJGctNmpDOPP7tQykL+GTXh05vcL19NDoRPO",
+	"VDPiX3m2DB/PCoOh2wJA429YYp4XX3p2R8N5yCzUjvW0ORWIGZgdiXX1ZnixAkhQc/G3syFtoJvnfTSx",
+	"+3MmQkX8uxzwJkNrHiH4zd89G25h/rqU4fzv975D1rHjfKGI4cHkw9k7RN82rUBABI1jJkIWIgvvWtiZ",
+	"DA5ZLiDoZxDbqNRGcqII1+gRy2DzEY4HsP33SpDLgFPQUSxIGChI6grQwktQyBlIig0b8aGcnA8q9lDE",
+	"CbtmQgOaM+uTAwvRveMNBgN3gSyQDky9TnQwa1ph6k8jP3wWkoMhQvPGSsHmx69K6mNJHEyENvwSzzsX",
+	"D5A/FBOhI2CjJDtDrYjR9h3sLAaZ0WvWowosiA8iUvW1zl1HDyt23kT/jsGmRpHuWI0AenyRMYO9BlLn",
+	"wVZg9d3OAn7+UBh+grD3+XQzWgpPGmqKpA2NdyyEms+pcoXEca8tvcriHNzDI3zYz3AW94mfGw99iFGg",
+	"oaG+1AExkp8KkXPWtGl4/1AgsXSigVH6Ogf2Ytl6w7/2Dk6Pej+zuUewcn43qzUTyJizcA/i36x5EHUr",
+	"pmprmp/Ta1YkHwfq4gmpJL1m2MHzZZDoC7YkBImprwF0j0Yj6TUj1BzgCQszQgmFfUrWPRJQxVqRSXqd",
+	"if4jJEZUgVGvQCxTrlekJp7jI+3Q8RiBFl0ZKQu82gTgBv88Ajbdn86MaNa4hRERdq6MV/YHsxnCgVfu",
+	"BGZHHr+oNxTib81mQpEbCLllnWCz6/jm3xEPlW/jQcvMtWgM7BpJn2g5AaQkLHQ9FL65IVHEIq5mPtlB",
+	"jcKexC6qq+Y1nkWdQrVqpWU8kmI0pjxKE+YTdcVjlVUfGQpEQ6TEPrBP6KW8ZmTH+dYENks1+rY6iy2C",
+	"OdKCsgtpzgPMbKHpbp+8rwDY5Cp3PvtVYXtwPJ/W8mh6eC7tAWb3B47c+8MEErgiJzkRWE0DnG3SblKJ",
+	"zW3fwb8trZLZIf5qk8xD7bKdyGxzSSoU6RhZGpDcDSntrt4mZ5jEbVpilqzfhcHT3+YLJ8v8GQLw1rhg",
+	"YDx027amxmxea5Ph+JQMpNDDc1XpaDpyX0PXPpvQtTUuhKvZsYLjbCep2MDIVLwy9VmMhv5mitcLS4Jt",
+	"4BZi0OZqmZETQTXDkC6m9Aug4KRDIyVt5V3QOYfCfA2iL0UxvFsIFNM0giKxsE5Iy0MCcNyEa0AMRfON",
+	"TamEWiAEzNW1uYKpaKDzjyy1naViKak3S/EFk/szoyUUebiQN6vPd5KKVoe7hRXBnNUHBwbtfrEa/Vkq",
+	"Wir1WKX5y8/9syQN3WoNsOsrjQEjOJwPkFaWH/vtO3NDrE5Rm4Lq/x2t/P/171Rw7ZOOTOrDeG9ntgI7",
+	"ZH67lzC212V6/+OD4Jr8evwOc8LfHhGEj1V7IMrZCkfmkgdUMRcHGxdLiMhxTv8994Y1AbgXzPK52m3m",
+	"JxYORTBlwZXK3gB67p4fy4SkAiJiodyVNkzZ8iHHIIAzZa+rKx7HLNwutoC8S0gN7Kc+fjYjJe0oiXWw",
+	"FC86E4ZY/LYFV9Tbgl0x5+c5Ljwc/MoZKLdSHdWfln05bSWbq5dl1kqogJ9djTW0GEMcHkAb6j1/SBAe",
+	"5vdzRCdLb2hkrS6U/Gu8baMDazVbtbTpD2wqX3QSrQ71xmx5DPNujqu1DUaRQr4hx2Dr8cGDrHzSKUfh",
+	"3PtNWIFdQktxt0OBD0LKSd+8a0N3fNL5cPaux1RA4yJMoK3wbl8oBvsArjp+bR3Vfrk6u/0RSrKj5R3Z",
+	"GU7J8cYXLpfdxQNnraLvGiuK/zbcQh52fHjx08n3tpQgfgURRPDFcOujv0cWnd4dKuZk9/YWMwOxRokF",
+	"Zyx5wf3f7jCoKbvytrbJ3+8/+n1ySvVUZbW3cHUSZSEQ3Sw6VAwFBAYRpRNGZ4Qr91xWYt8PqaZ7hucL",
+	"pmwWUSgt8/Z/Ex8Rpr4vfMJFyG6Z2jcKIt5gAM43/0K3HIL1wLuipWxO1dFsBrHNeZV2s1K/wy4K869Z",
+	"N660Mn/ZyvnwN1fv0xlLeIAfLtitxr8OkoTO8c8TQEaAtixewRmbsFufdM4Od7t9grXW4kReRmyGBdVs",
+	"7fHMh/Jqd7frOcR/hENoqCxrgQSeLgog7+AzjAL4GmndzoWx1INfT5sdiEDJX68xhsl6KtsABriD+dWL",
+	"kXkxFjej5M1YuTMOOcBOvRE5oHbpB1+jcx5XHdjgagGWgJ3peoK/We/N8AH2c3kJ2CpIFb7F6gFUgBAR",
+	"AfpNyfxPx2LyDp4P7rHxKH8tXf5ETo4NLo7L1l/GkzZzdBQv1pJ4fxebmQe5Lro6klTslQ1eTZH2QzEt",
+	"RZWqNJgSqkhT/Ch0hSGkK2L0h6KD4n4WN+s5sdtoIJ4rekt2yDF/AzVybVM2jhaUE0yPB8AApxdYlQmy",
+	"YlzoLRTRDXRKI5wIeGbA/obem4AKIQGIC+xzLCQdCw9G4oRfU82GwuoRHlRvk6n2TJeCBRDv48KDoMih",
+	"NQcSlOytqoepCB7E1DpXD5HjoYAYQKM79sk7KeNLGlx5rlfPaBxXvUgGFAF8ZkxTo4s4rYaVsMyyOOKD",
+	"d+9Ofhmdnh398+DicHRxcPbj4cX5fxkatZ9l9nPAp5Q3IjsF2BaNbuhckcxQ2eCPqufdj4j+ZWhtszfq",
+	"z+CHqpHCyv6oehKUpGI1/VltMPvqilpxNFebzP4cPqjcSd7sglphXNvQAZWxRBgXC9KE6zm8aIO6kRNt",
+	"7f320RytS0YTlhjW5b6hMf+ZzTFxAr776GWIq6aZNDHDnGod721vAxWeSqX3vh18OwBGbKd3l9XbBkcT",
+	"GL3tN2Z/ip+LUaKq+IPrtvCVA+nMvijWVMm+zMtFZl/lpZSzr67YvPyWjHgwL4805Lr0xYQJ3QtoEpbe",
+	"ZLcByEelkVoDaT4bF2NcmJ+DJ/h4//8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -130,20 +130,24 @@ type McpServer struct {
 	UpdatedAt       time.Time
 	Source          []byte
 	Fault           []byte
+	Eras            string
+	CacheTtlMs      int32
+	CacheScope      string
 }
 
 type McpTool struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	ServerID       uuid.UUID
-	Name           string
-	Description    string
-	InputSchema    []byte
-	OutputSchema   []byte
-	MockScenarios  []byte
-	Position       pgtype.Int8
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ID                         uuid.UUID
+	OrganizationID             uuid.UUID
+	ServerID                   uuid.UUID
+	Name                       string
+	Description                string
+	InputSchema                []byte
+	OutputSchema               []byte
+	MockScenarios              []byte
+	Position                   pgtype.Int8
+	CreatedAt                  time.Time
+	UpdatedAt                  time.Time
+	RequiredClientCapabilities []string
 }
 
 type Organization struct {

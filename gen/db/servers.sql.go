@@ -53,8 +53,10 @@ func (q *Queries) CopyServerResources(ctx context.Context, db DBTX, arg CopyServ
 }
 
 const copyServerTools = `-- name: CopyServerTools :execrows
-INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
-SELECT gen_random_uuid(), t.organization_id, $1, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
+                       required_client_capabilities)
+SELECT gen_random_uuid(), t.organization_id, $1, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
+       t.required_client_capabilities
 FROM mcp_tools t WHERE t.server_id = $2
 ORDER BY t.position
 `
@@ -94,10 +96,12 @@ func (q *Queries) CountServerChildren(ctx context.Context, db DBTX, serverID uui
 
 const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
-                         type, protocol_version, auth_mode, created_by, source, fault)
+                         type, protocol_version, auth_mode, created_by, source, fault,
+                         eras, cache_ttl_ms, cache_scope)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
-        $7, $8, $9, $10, $11, $12)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault
+        $7, $8, $9, $10, $11, $12,
+        $13, $14, $15)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope
 `
 
 type CreateServerParams struct {
@@ -113,6 +117,9 @@ type CreateServerParams struct {
 	CreatedBy       string
 	Source          []byte
 	Fault           []byte
+	Eras            string
+	CacheTtlMs      int32
+	CacheScope      string
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -129,6 +136,9 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.CreatedBy,
 		arg.Source,
 		arg.Fault,
+		arg.Eras,
+		arg.CacheTtlMs,
+		arg.CacheScope,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -148,6 +158,9 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.UpdatedAt,
 		&i.Source,
 		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
 	)
 	return i, err
 }
@@ -165,7 +178,7 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -190,12 +203,15 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.UpdatedAt,
 		&i.Source,
 		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -218,12 +234,15 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.UpdatedAt,
 		&i.Source,
 		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -264,6 +283,9 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.UpdatedAt,
 			&i.Source,
 			&i.Fault,
+			&i.Eras,
+			&i.CacheTtlMs,
+			&i.CacheScope,
 		); err != nil {
 			return nil, err
 		}
@@ -276,7 +298,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -299,6 +321,9 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.UpdatedAt,
 		&i.Source,
 		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
 	)
 	return i, err
 }
@@ -328,9 +353,10 @@ const updateServer = `-- name: UpdateServer :one
 UPDATE mcp_servers
 SET name = $1, description = $2, version = $3, provider_name = $4,
     provider_url = $5, type = $6, enabled = $7, protocol_version = $8,
-    auth_mode = $9, fault = $10, updated_at = now()
-WHERE id = $11
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault
+    auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
+    cache_scope = $13, updated_at = now()
+WHERE id = $14
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope
 `
 
 type UpdateServerParams struct {
@@ -344,6 +370,9 @@ type UpdateServerParams struct {
 	ProtocolVersion string
 	AuthMode        string
 	Fault           []byte
+	Eras            string
+	CacheTtlMs      int32
+	CacheScope      string
 	ID              uuid.UUID
 }
 
@@ -359,6 +388,9 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.ProtocolVersion,
 		arg.AuthMode,
 		arg.Fault,
+		arg.Eras,
+		arg.CacheTtlMs,
+		arg.CacheScope,
 		arg.ID,
 	)
 	var i McpServer
@@ -379,6 +411,9 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.UpdatedAt,
 		&i.Source,
 		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
 	)
 	return i, err
 }

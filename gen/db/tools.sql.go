@@ -12,19 +12,22 @@ import (
 )
 
 const createTool = `-- name: CreateTool :one
-INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7)
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at
+INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
+                       required_client_capabilities)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7,
+        $8)
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities
 `
 
 type CreateToolParams struct {
-	ID            uuid.UUID
-	ServerID      uuid.UUID
-	Name          string
-	Description   string
-	InputSchema   []byte
-	OutputSchema  []byte
-	MockScenarios []byte
+	ID                         uuid.UUID
+	ServerID                   uuid.UUID
+	Name                       string
+	Description                string
+	InputSchema                []byte
+	OutputSchema               []byte
+	MockScenarios              []byte
+	RequiredClientCapabilities []string
 }
 
 func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams) (McpTool, error) {
@@ -36,6 +39,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		arg.InputSchema,
 		arg.OutputSchema,
 		arg.MockScenarios,
+		arg.RequiredClientCapabilities,
 	)
 	var i McpTool
 	err := row.Scan(
@@ -50,6 +54,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.RequiredClientCapabilities,
 	)
 	return i, err
 }
@@ -72,7 +77,7 @@ func (q *Queries) DeleteTool(ctx context.Context, db DBTX, arg DeleteToolParams)
 }
 
 const getTool = `-- name: GetTool :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at FROM mcp_tools WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities FROM mcp_tools WHERE server_id = $1 AND id = $2
 `
 
 type GetToolParams struct {
@@ -95,12 +100,13 @@ func (q *Queries) GetTool(ctx context.Context, db DBTX, arg GetToolParams) (McpT
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.RequiredClientCapabilities,
 	)
 	return i, err
 }
 
 const listTools = `-- name: ListTools :many
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at FROM mcp_tools WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities FROM mcp_tools WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpTool, error) {
@@ -124,6 +130,7 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 			&i.Position,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.RequiredClientCapabilities,
 		); err != nil {
 			return nil, err
 		}
@@ -138,19 +145,20 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 const updateTool = `-- name: UpdateTool :one
 UPDATE mcp_tools
 SET name = $1, description = $2, input_schema = $3, output_schema = $4,
-    mock_scenarios = $5, updated_at = now()
-WHERE server_id = $6 AND id = $7
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at
+    mock_scenarios = $5, required_client_capabilities = $6, updated_at = now()
+WHERE server_id = $7 AND id = $8
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities
 `
 
 type UpdateToolParams struct {
-	Name          string
-	Description   string
-	InputSchema   []byte
-	OutputSchema  []byte
-	MockScenarios []byte
-	ServerID      uuid.UUID
-	ID            uuid.UUID
+	Name                       string
+	Description                string
+	InputSchema                []byte
+	OutputSchema               []byte
+	MockScenarios              []byte
+	RequiredClientCapabilities []string
+	ServerID                   uuid.UUID
+	ID                         uuid.UUID
 }
 
 func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams) (McpTool, error) {
@@ -160,6 +168,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		arg.InputSchema,
 		arg.OutputSchema,
 		arg.MockScenarios,
+		arg.RequiredClientCapabilities,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -176,6 +185,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.RequiredClientCapabilities,
 	)
 	return i, err
 }

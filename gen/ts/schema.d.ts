@@ -333,8 +333,9 @@ export interface paths {
         put?: never;
         /**
          * Copy an MCP server design
-         * @description Creates a draft copy of the server with all its tools (and their scenarios), resources and
-         *     prompts. The copy is named `<name> (copy)` unless a name is given.
+         * @description Creates a draft copy of the server, with its settings (protocol eras and caching hints
+         *     included) and all its tools (with their scenarios and required client capabilities),
+         *     resources and prompts. The copy is named `<name> (copy)` unless a name is given.
          */
         post: operations["duplicateServer"];
         delete?: never;
@@ -1560,6 +1561,35 @@ export interface components {
          * @enum {string}
          */
         ProtocolVersion: "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25";
+        /**
+         * @description Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
+         *     2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
+         *     alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
+         *     a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+         *     2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
+         *     with UnsupportedProtocolVersion (-32022) listing the supported versions.
+         * @enum {string}
+         */
+        Eras: "modern_and_legacy" | "legacy_only" | "modern_only";
+        /**
+         * @description The `ttlMs` caching hint, in milliseconds, on the results of `tools/list`, `prompts/list`,
+         *     `resources/list`, `resources/templates/list`, `resources/read` and `server/discover` for
+         *     modern (2026-07-28) clients. Defaults to 60000.
+         */
+        CacheTTLMs: number;
+        /**
+         * @description The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
+         * @enum {string}
+         */
+        CacheScope: "public" | "private";
+        /** @enum {string} */
+        ClientCapability: "roots" | "sampling" | "elicitation";
+        /**
+         * @description Client capabilities a modern (2026-07-28) request must declare in
+         *     `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
+         *     HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
+         */
+        RequiredClientCapabilities: components["schemas"]["ClientCapability"][];
         Server: {
             /** Format: uuid */
             id: string;
@@ -1575,6 +1605,9 @@ export interface components {
             /** @description While false (draft) the MCP endpoint answers 404. */
             enabled: boolean;
             protocol_version: components["schemas"]["ProtocolVersion"];
+            eras: components["schemas"]["Eras"];
+            cache_ttl_ms: components["schemas"]["CacheTTLMs"];
+            cache_scope: components["schemas"]["CacheScope"];
             /**
              * @description `api_key`: the MCP endpoint requires a key of the owning organization.
              * @enum {string}
@@ -1658,6 +1691,9 @@ export interface components {
              */
             type?: "mock" | "openapi";
             protocol_version?: components["schemas"]["ProtocolVersion"];
+            eras?: components["schemas"]["Eras"];
+            cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
+            cache_scope?: components["schemas"]["CacheScope"];
             /**
              * @default none
              * @enum {string}
@@ -1675,6 +1711,9 @@ export interface components {
             type?: "mock" | "openapi";
             enabled?: boolean;
             protocol_version?: components["schemas"]["ProtocolVersion"];
+            eras?: components["schemas"]["Eras"];
+            cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
+            cache_scope?: components["schemas"]["CacheScope"];
             /** @enum {string} */
             auth_mode?: "none" | "api_key";
             /** @description The default fault; null removes it. */
@@ -1818,6 +1857,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             mock_scenarios: components["schemas"]["MockScenario"][];
+            required_client_capabilities: components["schemas"]["RequiredClientCapabilities"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1839,6 +1879,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             mock_scenarios?: components["schemas"]["MockScenario"][];
+            required_client_capabilities?: components["schemas"]["RequiredClientCapabilities"];
         };
         UpdateToolRequest: {
             name?: components["schemas"]["ToolName"];
@@ -1850,6 +1891,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             mock_scenarios?: components["schemas"]["MockScenario"][];
+            required_client_capabilities?: components["schemas"]["RequiredClientCapabilities"];
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;

@@ -66,12 +66,55 @@ const (
 // ToolNamePattern is what a tool name is made of.
 var ToolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
-// Server types and authentication modes; the zero value stands for the
-// first, the default.
+// Server types, authentication modes, protocol eras and cache scopes; the
+// zero value stands for the first, the default.
 var (
 	ServerTypes = []string{"mock", "openapi"}
 	AuthModes   = []string{"none", "api_key"}
+	ErasValues  = []string{ErasModernAndLegacy, ErasLegacyOnly, ErasModernOnly}
+	CacheScopes = []string{CacheScopePrivate, CacheScopePublic}
 )
+
+// Protocol eras a server design answers (Server.Eras): the modern
+// revisions (protocol.ModernFrom on, stateless, with per-request _meta),
+// the legacy ones (an initialize handshake), or both.
+const (
+	// ErasModernAndLegacy answers modern and legacy clients alike.
+	ErasModernAndLegacy = "modern_and_legacy"
+	// ErasLegacyOnly answers as a server from before the modern
+	// revisions would.
+	ErasLegacyOnly = "legacy_only"
+	// ErasModernOnly answers as a server that knows only the modern
+	// revisions would.
+	ErasModernOnly = "modern_only"
+)
+
+// Cache scopes of a server design's caching hints (Server.CacheScope).
+const (
+	CacheScopePrivate = "private"
+	CacheScopePublic  = "public"
+)
+
+// Defaults and bounds of a server design's protocol settings.
+const (
+	DefaultEras       = ErasModernAndLegacy
+	DefaultCacheScope = CacheScopePrivate
+	// DefaultCacheTTLMs is a minute.
+	DefaultCacheTTLMs = 60_000
+	// MaxCacheTTLMs is a day.
+	MaxCacheTTLMs = 86_400_000
+)
+
+// Client capabilities a tool may require of a modern request
+// (Tool.RequiredClientCapabilities).
+const (
+	ClientCapabilityRoots       = "roots"
+	ClientCapabilitySampling    = "sampling"
+	ClientCapabilityElicitation = "elicitation"
+)
+
+// ClientCapabilities lists the client capabilities a tool may require.
+var ClientCapabilities = []string{ClientCapabilityRoots, ClientCapabilitySampling, ClientCapabilityElicitation}
 
 // DefaultInputSchema is the input schema of a tool saved without one: any
 // arguments object.
@@ -102,6 +145,11 @@ func CheckServer(s Server) error {
 	}
 	oneOf(&f, "type", s.Type, ServerTypes)
 	oneOf(&f, "auth_mode", s.AuthMode, AuthModes)
+	oneOf(&f, "eras", s.Eras, ErasValues)
+	oneOf(&f, "cache_scope", s.CacheScope, CacheScopes)
+	if s.CacheTTLMs < 0 || s.CacheTTLMs > MaxCacheTTLMs {
+		f.Add("cache_ttl_ms", "must be from 0 to %d (a day), got %d", MaxCacheTTLMs, s.CacheTTLMs)
+	}
 	if s.Fault != nil {
 		errs := mockspec.CheckFault(s.Fault)
 		for _, e := range errs {
@@ -143,6 +191,7 @@ func CheckTool(t Tool) error {
 			noNULJSON(&f, "output_schema", t.OutputSchema)
 		}
 	}
+	checkCapabilities(&f, "required_client_capabilities", t.RequiredClientCapabilities)
 	if len(t.Scenarios) > MaxScenarios {
 		f.Add("mock_scenarios", "at most %d scenarios per tool (the limit), got %d", MaxScenarios, len(t.Scenarios))
 	}
@@ -169,6 +218,23 @@ func CheckTool(t Tool) error {
 		}
 	}
 	return f.Err()
+}
+
+// checkCapabilities reports a list of client capabilities that holds one
+// that is not of ClientCapabilities, or one twice.
+func checkCapabilities(f *failure.Fields, field string, caps []string) {
+	if len(caps) > len(ClientCapabilities) {
+		f.Add(field, "at most %d capabilities, got %d", len(ClientCapabilities), len(caps))
+	}
+	for i, c := range caps {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case !slices.Contains(ClientCapabilities, c):
+			f.Add(at, "must be one of %s", strings.Join(ClientCapabilities, ", "))
+		case slices.Contains(caps[:i], c):
+			f.Add(at, "capability %q is listed twice", c)
+		}
+	}
 }
 
 // addSchemaError reports why the schema at field does not compile; a

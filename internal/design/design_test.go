@@ -68,6 +68,14 @@ func TestCheckServer(t *testing.T) {
 			[]string{"fault.error.message", "fault.error.data"}},
 		{"NUL anywhere", Server{Name: "a\x00", Description: "\x00", Version: "1\x00", ProviderName: ptr("\x00"), ProviderURL: ptr("http://a\x00")},
 			[]string{"provider_url", "name", "description", "version", "provider_name"}},
+		{"defaults of eras and caching", Server{Name: "W", Eras: DefaultEras, CacheTTLMs: DefaultCacheTTLMs, CacheScope: DefaultCacheScope}, nil},
+		{"legacy only, no caching", Server{Name: "W", Eras: ErasLegacyOnly, CacheTTLMs: 0, CacheScope: CacheScopePublic}, nil},
+		{"modern only, a day's caching", Server{Name: "W", Eras: ErasModernOnly, CacheTTLMs: MaxCacheTTLMs, CacheScope: CacheScopePrivate}, nil},
+		{"unknown eras", Server{Name: "W", Eras: "modern"}, []string{"eras"}},
+		{"unknown cache scope", Server{Name: "W", CacheScope: "shared"}, []string{"cache_scope"}},
+		{"negative cache TTL", Server{Name: "W", CacheTTLMs: -1}, []string{"cache_ttl_ms"}},
+		{"cache TTL over a day", Server{Name: "W", CacheTTLMs: MaxCacheTTLMs + 1}, []string{"cache_ttl_ms"}},
+		{"every protocol setting wrong", Server{Name: "W", Eras: "all", CacheTTLMs: -5, CacheScope: "x"}, []string{"eras", "cache_scope", "cache_ttl_ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.fields, fieldsOf(t, CheckServer(tc.server)))
@@ -122,6 +130,18 @@ func TestCheckTool(t *testing.T) {
 		}}, nil},
 		{"output schema", Tool{Name: "t", InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","properties":{"t":{"type":"number"}}}`)}, nil},
 		{"exactly the scenario limit", Tool{Name: "t", InputSchema: obj, Scenarios: many(MaxScenarios)}, nil},
+		{"every client capability", Tool{Name: "t", InputSchema: obj, RequiredClientCapabilities: []string{"elicitation", "roots", "sampling"}}, nil},
+		{"no client capability", Tool{Name: "t", InputSchema: obj, RequiredClientCapabilities: []string{}}, nil},
+
+		{"unknown client capability", Tool{Name: "t", InputSchema: obj, RequiredClientCapabilities: []string{"roots", "tools"}},
+			[]string{"required_client_capabilities[1]"}},
+		{"client capability twice", Tool{Name: "t", InputSchema: obj, RequiredClientCapabilities: []string{"sampling", "roots", "sampling"}},
+			[]string{"required_client_capabilities[2]"}},
+		{"more client capabilities than there are", Tool{Name: "t", InputSchema: obj,
+			RequiredClientCapabilities: []string{"roots", "sampling", "elicitation", "roots"}},
+			[]string{"required_client_capabilities", "required_client_capabilities[3]"}},
+		{"empty client capability", Tool{Name: "t", InputSchema: obj, RequiredClientCapabilities: []string{""}},
+			[]string{"required_client_capabilities[0]"}},
 
 		{"input schema of type string", Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"string"}`)}, []string{"input_schema"}},
 		{"input schema without type", Tool{Name: "t", InputSchema: json.RawMessage(`{}`)}, []string{"input_schema"}},

@@ -21,8 +21,17 @@ type Server struct {
 	Type            string
 	Enabled         bool
 	ProtocolVersion string
-	AuthMode        string
-	CreatedBy       string
+	// Eras is which MCP protocol eras the endpoint answers, one of
+	// ErasValues: modern clients (per-request _meta), legacy clients (an
+	// initialize handshake), or both. ProtocolVersion is what initialize
+	// reports to the latter.
+	Eras string
+	// CacheTTLMs and CacheScope are the caching hints (ttlMs, cacheScope)
+	// on list, read and discover results for modern clients.
+	CacheTTLMs int
+	CacheScope string
+	AuthMode   string
+	CreatedBy  string
 	// Fault is the server's default fault; nil when it has none.
 	Fault *mockspec.Fault
 	// Source records where an imported design came from; nil for designs
@@ -44,8 +53,12 @@ type Tool struct {
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage // nil when the tool has none
 	Scenarios    []Scenario
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// RequiredClientCapabilities are the client capabilities (of
+	// ClientCapabilities) a modern request must declare to call the
+	// tool; none when empty.
+	RequiredClientCapabilities []string
+	CreatedAt                  time.Time
+	UpdatedAt                  time.Time
 }
 
 // Resource is a resource of a server design. Content is a JSON value: a

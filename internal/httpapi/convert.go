@@ -47,6 +47,7 @@ func (s *Server) apiServer(ctx context.Context, v design.Server) api.Server {
 		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
 		ProviderName: nullableString(v.ProviderName), ProviderUrl: nullableString(v.ProviderURL),
 		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
+		Eras: api.Eras(v.Eras), CacheTtlMs: v.CacheTTLMs, CacheScope: api.CacheScope(v.CacheScope),
 		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: s.endpointURL(ctx, v),
 		Source:    nullable.NewNullNullable[json.RawMessage](),
 		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
@@ -74,7 +75,8 @@ func (s *Server) endpointURL(ctx context.Context, v design.Server) string {
 func apiTool(t design.Tool) api.Tool {
 	out := api.Tool{Id: t.ID, ServerId: t.ServerID, Name: t.Name, Description: t.Description,
 		InputSchema: t.InputSchema, MockScenarios: apiScenarios(t.Scenarios),
-		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+		RequiredClientCapabilities: apiCapabilities(t.RequiredClientCapabilities),
+		CreatedAt:                  t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 	if len(t.OutputSchema) > 0 {
 		out.OutputSchema = nullable.NewNullableWithValue(json.RawMessage(t.OutputSchema))
 	} else {
@@ -86,6 +88,25 @@ func apiTool(t design.Tool) api.Tool {
 // apiScenarios returns the scenarios as stored: the wire type is the
 // store's.
 func apiScenarios(scs []design.Scenario) []api.MockScenario { return scs }
+
+// apiCapabilities converts a tool's required client capabilities, [] when
+// it requires none.
+func apiCapabilities(caps []string) api.RequiredClientCapabilities {
+	out := make(api.RequiredClientCapabilities, len(caps))
+	for i, c := range caps {
+		out[i] = api.ClientCapability(c)
+	}
+	return out
+}
+
+// storeCapabilities converts required client capabilities for storage.
+func storeCapabilities(in api.RequiredClientCapabilities) []string {
+	out := make([]string, len(in))
+	for i, c := range in {
+		out[i] = string(c)
+	}
+	return out
+}
 
 // storeScenarios normalizes scenarios for storage: a null condition is an
 // absent one.

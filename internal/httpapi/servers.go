@@ -39,6 +39,9 @@ func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestOb
 		Version: or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
 		Type:            string(or(b.Type, api.CreateServerRequestTypeMock)),
 		ProtocolVersion: string(or(b.ProtocolVersion, DefaultProtocolVersion)),
+		Eras:            string(or(b.Eras, design.DefaultEras)),
+		CacheTTLMs:      or(b.CacheTtlMs, design.DefaultCacheTTLMs),
+		CacheScope:      string(or(b.CacheScope, design.DefaultCacheScope)),
 		AuthMode:        string(or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
 		Fault:           b.Fault,
 	}
@@ -82,6 +85,13 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 		v.Enabled = or(b.Enabled, v.Enabled)
 		if b.ProtocolVersion != nil {
 			v.ProtocolVersion = string(*b.ProtocolVersion)
+		}
+		if b.Eras != nil {
+			v.Eras = string(*b.Eras)
+		}
+		v.CacheTTLMs = or(b.CacheTtlMs, v.CacheTTLMs)
+		if b.CacheScope != nil {
+			v.CacheScope = string(*b.CacheScope)
 		}
 		if b.AuthMode != nil {
 			v.AuthMode = string(*b.AuthMode)

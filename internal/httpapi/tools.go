@@ -24,7 +24,8 @@ func (s *Server) ListTools(ctx context.Context, req api.ListToolsRequestObject) 
 func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject) (api.CreateToolResponseObject, error) {
 	b := req.Body
 	t := design.Tool{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
-		InputSchema: or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{}}
+		InputSchema: or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
+		RequiredClientCapabilities: storeCapabilities(deref(b.RequiredClientCapabilities))}
 	if v, err := b.OutputSchema.Get(); err == nil {
 		t.OutputSchema = v
 	}
@@ -65,6 +66,9 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 		}
 		if b.MockScenarios != nil {
 			t.Scenarios = storeScenarios(*b.MockScenarios)
+		}
+		if b.RequiredClientCapabilities != nil {
+			t.RequiredClientCapabilities = storeCapabilities(*b.RequiredClientCapabilities)
 		}
 		return nil
 	}, design.CheckTool, (*store.Tx).UpdateTool)

@@ -223,6 +223,9 @@ func TestImportStreamable(t *testing.T) {
 	assert.Equal(t, "mock", d.Server.Type)
 	assert.Equal(t, "none", d.Server.AuthMode)
 	assert.Equal(t, "2025-11-25", d.Server.ProtocolVersion)
+	assert.Equal(t, "modern_and_legacy", d.Server.Eras)
+	assert.Equal(t, 60000, d.Server.CacheTTLMs)
+	assert.Equal(t, "private", d.Server.CacheScope)
 
 	t.Run("tools", func(t *testing.T) {
 		var names []string

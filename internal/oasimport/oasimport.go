@@ -49,9 +49,10 @@ type Options struct {
 type Result struct {
 	// Design holds the server (Name, Description, Version from the
 	// document's info; Type "openapi", ProtocolVersion protocol.Default,
-	// AuthMode "none", not enabled) and its tools with their scenarios,
-	// each of which passes design.CheckTool. IDs, the organization and
-	// Source are the caller's to set.
+	// AuthMode "none", the default eras and caching hints, not enabled)
+	// and its tools with their scenarios, each of which passes
+	// design.CheckTool. IDs, the organization and Source are the caller's
+	// to set.
 	Design design.Design
 	// Warnings list what was skipped or imported imperfectly, each naming
 	// the operation ("GET /pets/{petId}: ...") or "document".
@@ -467,6 +468,9 @@ func server(info *openapi3.Info, name string) design.Server {
 		Version:         truncate(version, design.MaxVersion),
 		Type:            ServerType,
 		ProtocolVersion: ProtocolVersion,
+		Eras:            design.DefaultEras,
+		CacheTTLMs:      design.DefaultCacheTTLMs,
+		CacheScope:      design.DefaultCacheScope,
 		AuthMode:        AuthMode,
 	}
 }

@@ -60,6 +60,9 @@ func checkDesign(t *testing.T, res Result) {
 	require.Equal(t, "openapi", res.Design.Server.Type)
 	require.Equal(t, "2024-11-05", res.Design.Server.ProtocolVersion)
 	require.Equal(t, "none", res.Design.Server.AuthMode)
+	require.Equal(t, "modern_and_legacy", res.Design.Server.Eras)
+	require.Equal(t, 60000, res.Design.Server.CacheTTLMs)
+	require.Equal(t, "private", res.Design.Server.CacheScope)
 	for _, tl := range res.Design.Tools {
 		require.NoError(t, design.CheckTool(tl), tl.Name)
 		_, err := schema.Compile(tl.InputSchema, schema.RequireObject)

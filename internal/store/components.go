@@ -20,6 +20,7 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 	row, err := t.q.CreateTool(ctx, t.tx, db.CreateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
+		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities),
 	})
 	return converted(toolFrom)(row, err)
 }
@@ -43,6 +44,7 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 	row, err := t.q.UpdateTool(ctx, t.tx, db.UpdateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
+		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities),
 	})
 	return found("tool", toolFrom)(row, err)
 }
@@ -135,7 +137,8 @@ func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
 
 func toolFrom(r db.McpTool) (design.Tool, error) {
 	t := design.Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
-		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, RequiredClientCapabilities: textArray(r.RequiredClientCapabilities),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
 		return design.Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
 	}
@@ -187,6 +190,15 @@ func marshalPrompt(p design.Prompt) (args, msgs []byte, err error) {
 	}
 	msgs, err = marshal(p.Messages)
 	return args, msgs, err
+}
+
+// textArray keeps an empty list of text an empty array, never SQL NULL or
+// a nil slice.
+func textArray(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
 }
 
 // marshal encodes a slice, writing an empty one as [] rather than null.

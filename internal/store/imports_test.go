@@ -17,7 +17,8 @@ import (
 func imported(name string) design.Design {
 	return design.Design{
 		Server: design.Server{Name: name, Version: "1.0.0", Type: "openapi", ProtocolVersion: "2024-11-05",
-			AuthMode: "none", Source: json.RawMessage(`{"kind":"openapi"}`)},
+			AuthMode: "none", Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope,
+			Source: json.RawMessage(`{"kind":"openapi"}`)},
 		Tools: []design.Tool{{Name: "list_pets", InputSchema: design.DefaultInputSchema,
 			Scenarios: []design.Scenario{{Name: "ok", Response: json.RawMessage(`{"pets":[]}`)}}}},
 		Resources: []design.Resource{{Name: "guide", URI: "docs://guide", Content: json.RawMessage(`"text"`)}},

@@ -20,7 +20,8 @@ func newServer(t *testing.T, st *store.Store, org uuid.UUID) uuid.UUID {
 	id := uuid.New()
 	require.NoError(t, st.WithTx(context.Background(), store.Scope{OrgID: org}, func(tx *store.Tx) error {
 		_, err := tx.CreateServer(context.Background(), design.Server{ID: id, Name: "journal " + id.String()[:8],
-			Version: "1.0.0", Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
+			Version: "1.0.0", Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none",
+			Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: "test"})
 		return err
 	}))
 	return id

@@ -225,7 +225,8 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	require.NoError(t, err)
 	err = st.WithTx(ctx, store.Scope{OrgID: ten.OrgID, UserID: ten.UserID}, func(tx *store.Tx) error {
 		if _, err := tx.CreateServer(ctx, design.Server{ID: ten.ServerID, Name: name + " server", Version: "1.0.0",
-			Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: ten.UserID.String()}); err != nil {
+			Type: "mock", ProtocolVersion: "2024-11-05", AuthMode: "none",
+			Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: ten.UserID.String()}); err != nil {
 			return fmt.Errorf("server: %w", err)
 		}
 		if _, err := tx.CreateTool(ctx, design.Tool{ID: ten.ToolID, ServerID: ten.ServerID, Name: "tool",
@@ -938,7 +939,8 @@ func TestRLSWithTxRunsAsAppRole(t *testing.T) {
 		id := uuid.New()
 		require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: b.OrgID}, func(tx *store.Tx) error {
 			_, err := tx.CreateServer(ctx, design.Server{ID: id, Name: "new", Version: "1.0.0", Type: "mock",
-				ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
+				ProtocolVersion: "2024-11-05", AuthMode: "none",
+				Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: "test"})
 			return err
 		}))
 		var org uuid.UUID
@@ -946,7 +948,8 @@ func TestRLSWithTxRunsAsAppRole(t *testing.T) {
 		require.Equal(t, b.OrgID, org)
 		err := st.WithTx(ctx, store.Scope{}, func(tx *store.Tx) error {
 			_, err := tx.CreateServer(ctx, design.Server{ID: uuid.New(), Name: "orphan", Version: "1.0.0", Type: "mock",
-				ProtocolVersion: "2024-11-05", AuthMode: "none", CreatedBy: "test"})
+				ProtocolVersion: "2024-11-05", AuthMode: "none",
+				Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: "test"})
 			return err
 		})
 		require.Error(t, err, "a server created without an organization")

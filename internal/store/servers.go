@@ -40,7 +40,7 @@ func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, 
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
-		Fault: faultJSON(s.Fault),
+		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 	})
 	return serverFrom(row), err
 }
@@ -76,6 +76,7 @@ func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, 
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type, Enabled: s.Enabled,
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
+		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -121,8 +122,8 @@ func (t *Tx) DuplicateServer(ctx context.Context, src design.Server, id uuid.UUI
 func serverFrom(r db.McpServer) design.Server {
 	out := design.Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
-		ProtocolVersion: r.ProtocolVersion, AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		ProtocolVersion: r.ProtocolVersion, Eras: r.Eras, CacheTTLMs: int(r.CacheTtlMs), CacheScope: r.CacheScope,
+		AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if len(r.Fault) > 0 && string(r.Fault) != "null" {
 		out.Fault = new(mockspec.Fault)
 		// The column is written from a mockspec.Fault only.

@@ -13,17 +13,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
-// Caching hints a design gets unless it sets its own: a minute, and only
-// for the client that asked (designs may require an API key).
-const (
-	DefaultCacheTTLMs  = 60_000
-	DefaultCacheScope  = "private"
-	cacheScopePublic   = "public"
-	cacheScopePrivate  = DefaultCacheScope
-	maxCacheTTLMs      = 86_400_000
-	modernListOverhead = 64
-)
-
 // modernSide is what a design keeps for modern requests: the served form
 // for them (built on the first one, from the design as loaded) and what
 // every modern answer carries.
@@ -57,7 +46,10 @@ var supportedModern = []string{protocol.Modern}
 // modern requests is built when the first one comes.
 func (c *compiled) compileModern(d design.Design) (err error) {
 	s := &c.modern
-	s.eras, s.ttlMs, s.cacheScope = erasOf(d.Server), DefaultCacheTTLMs, DefaultCacheScope
+	s.eras, s.ttlMs, s.cacheScope = erasOf(d.Server), int64(d.Server.CacheTTLMs), d.Server.CacheScope
+	if s.cacheScope == "" {
+		s.cacheScope = design.DefaultCacheScope
+	}
 	if s.serverInfo, err = json.Marshal(map[string]string{"name": d.Server.Name, "version": d.Server.Version}); err != nil {
 		return err
 	}
@@ -72,7 +64,15 @@ func (c *compiled) compileModern(d design.Design) (err error) {
 }
 
 // erasOf is what a server design answers.
-func erasOf(design.Server) mcptransport.Eras { return mcptransport.BothEras }
+func erasOf(s design.Server) mcptransport.Eras {
+	switch s.Eras {
+	case design.ErasLegacyOnly:
+		return mcptransport.Legacy
+	case design.ErasModernOnly:
+		return mcptransport.Modern
+	}
+	return mcptransport.BothEras
+}
 
 // shapedAsModern reports whether answers shaped for legacy revision v are
 // what a modern request gets too (every content type and structured

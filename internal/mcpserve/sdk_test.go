@@ -127,7 +127,7 @@ func TestSDKClient(t *testing.T) {
 				require.NoError(t, session.Ping(ctx, nil))
 			}
 
-			checkTools(ctx, t, session, tc.structured)
+			checkTools(ctx, t, session, tc.structured, tc.clientVersion == "")
 			checkResources(ctx, t, session, tc.clientVersion == "")
 			checkPrompts(ctx, t, session)
 		})
@@ -143,7 +143,9 @@ var legacyHandshake = []string{
 	"POST notifications/initialized -> 202",
 }
 
-func checkTools(ctx context.Context, t *testing.T, session *mcp.ClientSession, structured bool) {
+// checkTools lists and calls the design's tools; a modern session gets
+// -32602 for an unknown tool (the method exists), a legacy one -32601.
+func checkTools(ctx context.Context, t *testing.T, session *mcp.ClientSession, structured, modern bool) {
 	t.Helper()
 	tools, err := session.ListTools(ctx, nil)
 	require.NoError(t, err)
@@ -212,7 +214,11 @@ func checkTools(ctx context.Context, t *testing.T, session *mcp.ClientSession, s
 	})
 	t.Run("CallTool of an unknown tool", func(t *testing.T) {
 		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "x"})
-		requireWireError(t, err, jsonrpc.CodeMethodNotFound, "Tool not found: x", "")
+		code := int64(jsonrpc.CodeMethodNotFound)
+		if modern {
+			code = jsonrpc.CodeInvalidParams
+		}
+		requireWireError(t, err, code, "Tool not found: x", "")
 	})
 }
 
@@ -379,4 +385,59 @@ func (r *recorder) exchanges() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.log...)
+}
+
+// TestSDKClientEras: the official Go SDK client against designs pinned to
+// one era. Against a legacy-only design it probes server/discover, gets
+// -32601 as from a server of before 2026-07-28, and falls back to
+// initialize; against a modern-only design a client asking for a legacy
+// revision is refused with UnsupportedProtocolVersion, and the default
+// client speaks 2026-07-28.
+func TestSDKClientEras(t *testing.T) {
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "SDK eras")
+	withEras := func(eras string) serverDesign {
+		d := sdkDesign(t, "2025-06-18")
+		var server map[string]any
+		require.NoError(t, json.Unmarshal(d.Server, &server))
+		server["eras"] = eras
+		d.Server, _ = json.Marshal(server)
+		return d
+	}
+	connectTo := func(id, clientVersion string, rec *recorder) (*mcp.ClientSession, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		client := mcp.NewClient(&mcp.Implementation{Name: "eras", Version: "1.0.0"}, nil)
+		return client.Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint:   env.URL + "/api/platform/" + id + "/mcp",
+			HTTPClient: &http.Client{Transport: rec},
+		}, &mcp.ClientSessionOptions{ProtocolVersion: clientVersion})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	t.Run("legacy only: the modern client falls back", func(t *testing.T) {
+		id := createDesign(t, owner, withEras("legacy_only"))
+		rec := &recorder{}
+		session, err := connectTo(id, "", rec)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = session.Close() })
+		require.Equal(t, append([]string{"POST server/discover -> 200 -32601"}, legacyHandshake...), rec.exchanges())
+		require.Equal(t, "2025-06-18", session.InitializeResult().ProtocolVersion)
+		checkTools(ctx, t, session, true, false)
+	})
+	t.Run("modern only: a legacy client is refused", func(t *testing.T) {
+		id := createDesign(t, owner, withEras("modern_only"))
+		_, err := connectTo(id, "2025-11-25", &recorder{})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "Unsupported protocol version")
+
+		rec := &recorder{}
+		session, err := connectTo(id, "", rec)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = session.Close() })
+		require.Equal(t, []string{"POST server/discover -> 200"}, rec.exchanges())
+		require.Equal(t, "2026-07-28", session.InitializeResult().ProtocolVersion)
+		checkTools(ctx, t, session, true, true)
+	})
 }

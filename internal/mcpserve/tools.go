@@ -92,7 +92,8 @@ func compileTool(t design.Tool, version string) (*tool, error) {
 	var err error
 	withStructured := protocol.HasOutputSchema(version) && len(t.OutputSchema) > 0
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
-		names: make([]string, len(t.Scenarios)), params: paramHeaders(t.InputSchema)}
+		names: make([]string, len(t.Scenarios)), params: paramHeaders(t.InputSchema),
+		requiredCaps: t.RequiredClientCapabilities}
 	conds := make([]scenario.Condition, len(t.Scenarios))
 	for i, sc := range t.Scenarios {
 		// A condition saved before a check it now fails (a pattern over

@@ -63,6 +63,8 @@ type cache struct {
 type cacheEntry struct {
 	id uuid.UUID
 	d  *compiled // nil: the id serves nothing
+	// charged is the bytes counted for it in cache.bytes.
+	charged int
 
 	stale        bool      // notifications may have been missed since staleSince
 	staleSince   time.Time // when the design was last known current
@@ -189,14 +191,37 @@ func (c *cache) put(id uuid.UUID, d *compiled, start time.Time, epoch uint64) {
 	if el, ok := c.items[id]; ok {
 		c.remove(el)
 	}
-	e := &cacheEntry{id: id, d: d}
+	e := &cacheEntry{id: id, d: d, charged: entrySize(d)}
+	if d != nil {
+		// The form served to modern requests is built on the first one:
+		// its bytes count from then.
+		charge := func(n int) { c.charge(e, n) }
+		d.modern.charge.Store(&charge)
+	}
 	if !c.listening {
 		// Nothing would tell this copy that it changed: it is current as of
 		// start only, and reloaded on use from time to time.
 		e.stale, e.staleSince, e.triedAt = true, start, start
 	}
 	c.items[id] = c.order.PushFront(e)
-	c.bytes += entrySize(d)
+	c.bytes += e.charged
+	c.evict()
+}
+
+// charge counts n more bytes for entry e, while it is cached.
+func (c *cache) charge(e *cacheEntry, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[e.id]; !ok || el.Value != e {
+		return
+	}
+	e.charged += n
+	c.bytes += n
+	c.evict()
+}
+
+// evict drops the least recently used entries beyond the bounds.
+func (c *cache) evict() {
 	for c.order.Len() > c.maxEntries || (c.bytes > c.maxBytes && c.order.Len() > 1) {
 		c.remove(c.order.Back())
 	}
@@ -205,7 +230,7 @@ func (c *cache) put(id uuid.UUID, d *compiled, start time.Time, epoch uint64) {
 func (c *cache) remove(el *list.Element) {
 	e := c.order.Remove(el).(*cacheEntry)
 	delete(c.items, e.id)
-	c.bytes -= entrySize(e.d)
+	c.bytes -= e.charged
 }
 
 func entrySize(d *compiled) int {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/testclock"
 )
@@ -303,4 +304,37 @@ func TestCacheLoadedWithoutNotificationsIsRevalidated(t *testing.T) {
 	require.Equal(t, 1, servedSize(t, c, id))
 	require.Eventually(t, func() bool { return servedSize(t, c, id) == 2 }, 5*time.Second, 5*time.Millisecond,
 		"a copy nothing would invalidate is reloaded from time to time")
+}
+
+// TestCacheCountsTheModernFormOnceBuilt: the form served to modern requests
+// is built on the first one, and only then do its bytes count against the
+// cache's budget; they go with the entry.
+func TestCacheCountsTheModernFormOnceBuilt(t *testing.T) {
+	d := design.Design{
+		Server: design.Server{ID: uuid.New(), OrgID: uuid.New(), Name: "W", Version: "1", ProtocolVersion: "2024-11-05",
+			Eras: design.ErasModernAndLegacy, CacheScope: design.CacheScopePrivate, CacheTTLMs: 1000},
+		Tools: []design.Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`),
+			Scenarios: []design.Scenario{{Name: "s", Response: []byte(`{"ok":true}`)}}}},
+	}
+	load := func(context.Context, uuid.UUID) (*compiled, error) { return compile(d) }
+	c := listeningCache(10, 1<<20, load)
+	got, err := c.get(context.Background(), d.Server.ID)
+	require.NoError(t, err)
+	_, before := c.stats()
+	require.Equal(t, got.size, before)
+
+	m, err := got.forModern()
+	require.NoError(t, err)
+	require.Positive(t, m.size)
+	_, after := c.stats()
+	require.Equal(t, before+m.size, after, "the modern form counts once built")
+	_, err = got.forModern()
+	require.NoError(t, err)
+	_, again := c.stats()
+	require.Equal(t, after, again, "built once, counted once")
+
+	c.invalidate(d.Server.ID)
+	n, bytes := c.stats()
+	require.Zero(t, n)
+	require.Zero(t, bytes, "the entry's bytes go with it, the modern form's too")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
@@ -28,6 +29,9 @@ type modernSide struct {
 	once sync.Once
 	view *compiled
 	err  error
+	// charge, set by the cache, counts the bytes of the modern form once
+	// it is built.
+	charge atomic.Pointer[func(int)]
 }
 
 // Eras is what the design answers: legacy requests, modern ones or both.
@@ -58,7 +62,6 @@ func (c *compiled) compileModern(d design.Design) (err error) {
 	}
 	if !shapedAsModern(c.version) {
 		s.src = &d
-		c.size *= 2 // the modern form, counted before it is built
 	}
 	return nil
 }
@@ -87,7 +90,12 @@ func shapedAsModern(v string) bool {
 // server/discover.
 func (c *compiled) forModern() (*compiled, error) {
 	s := &c.modern
-	s.once.Do(func() { s.view, s.err = c.buildModern() })
+	s.once.Do(func() {
+		s.view, s.err = c.buildModern()
+		if charge := s.charge.Load(); charge != nil && s.view != nil {
+			(*charge)(s.view.size)
+		}
+	})
 	return s.view, s.err
 }
 
@@ -95,6 +103,7 @@ func (c *compiled) buildModern() (*compiled, error) {
 	var m *compiled
 	if c.modern.src == nil {
 		m = c.shallowCopy()
+		m.size = 0 // what it shares is counted for c
 	} else {
 		d := *c.modern.src
 		d.Server.ProtocolVersion = protocol.Modern
@@ -115,6 +124,9 @@ func (c *compiled) buildModern() (*compiled, error) {
 		return nil, err
 	}
 	m.readHints = hints
+	// Its size is what it holds beyond c: the lists and answers encoded
+	// again (and its own tools, resources and prompts when shaped apart).
+	m.size += len(m.toolsList) + len(m.resourcesList) + len(m.templatesList) + len(m.promptsList) + len(m.discover)
 	return m, nil
 }
 

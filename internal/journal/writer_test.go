@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -24,7 +25,7 @@ import (
 func TestBatches(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 3, FlushInterval: time.Hour})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 3, FlushInterval: time.Hour}})
 	batchtest.Run(t, w)
 
 	for range 7 {
@@ -42,7 +43,7 @@ func TestFullQueueDropsWithoutBlocking(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
-	w := journal.New(sink, quiet(), journal.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond}})
 	batchtest.Run(t, w)
 	batchtest.FullQueueDropsWithoutBlocking(t, w, func() bool { return w.Record(entry("ping")) },
 		func() { close(sink.gate) }, func() int { return len(sink.records()) })
@@ -53,7 +54,7 @@ func TestAdmit(t *testing.T) {
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
 	sink.entered = make(chan struct{}, 1)
-	w := journal.New(sink, quiet(), journal.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond}})
 	batchtest.Run(t, w)
 
 	require.True(t, w.Admit(), "room in the queue")
@@ -117,7 +118,7 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.fail = errors.New("database down")
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, RetryBackoff: time.Millisecond, MaxAttempts: 3})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 2, RetryBackoff: time.Millisecond, MaxAttempts: 3}})
 	batchtest.Run(t, w)
 
 	require.True(t, w.Record(entry("ping")))
@@ -170,7 +171,7 @@ func withAndWithoutRun(t *testing.T, test func(t *testing.T, w *journal.Writer, 
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			sink := newMemorySink()
-			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
+			w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 4, FlushInterval: time.Hour}})
 			if withRun {
 				batchtest.Run(t, w)
 			}
@@ -183,7 +184,7 @@ func TestFlushGivesUpAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
-	w := journal.New(sink, quiet(), journal.Options{FlushInterval: time.Hour})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{FlushInterval: time.Hour}})
 	batchtest.Run(t, w)
 	require.True(t, w.Record(entry("ping")))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -383,8 +384,8 @@ func failingFirst(t *testing.T, failures, batchSize int) (*memorySink, *journal.
 	t.Helper()
 	sink := newMemorySink()
 	sink.failNext(failures)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: batchSize, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: batchSize,
+		FlushInterval: time.Millisecond, RetryBackoff: time.Millisecond}})
 	batchtest.Run(t, w)
 	return sink, w
 }

@@ -91,14 +91,12 @@ func TestFailingInsertsRetryUntilTheDatabaseAcceptsThem(t *testing.T) {
 	require.EqualValues(t, m+5, s.Written)
 	require.Zero(t, s.Dropped)
 	require.GreaterOrEqual(t, s.Failed, uint64(3))
-	require.Equal(t, 1, logs.count(slog.LevelWarn), "one warning per failure streak")
-	require.Equal(t, 1, logs.count(slog.LevelInfo), "one notice when inserts succeed again")
+	logs.requireStreaks(t, 1)
 }
 
 func TestFullQueueDropsWithoutBlocking(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.gate = make(chan struct{})
+	sink := gatedSink()
 	w := audit.New(sink, testLog(t), audit.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond})
 	batchtest.Run(t, w)
 	batchtest.FullQueueDropsWithoutBlocking(t, w, func() bool { return w.Record(record(uuid.Nil)) },
@@ -140,14 +138,12 @@ func TestEachBatchGetsItsOwnAttempts(t *testing.T) {
 		require.Eventually(t, func() bool { return w.Stats().Written == uint64(i+1) }, 5*time.Second, time.Millisecond)
 	}
 	require.Equal(t, audit.Stats{Queued: 2, Written: 2, Failed: 2}, w.Stats())
-	require.Equal(t, 2, logs.count(slog.LevelWarn), "one warning per streak")
-	require.Equal(t, 2, logs.count(slog.LevelInfo), "one notice per recovery")
+	logs.requireStreaks(t, 2)
 }
 
 func TestCloseGivesUpAtItsDeadline(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.gate = make(chan struct{})
+	sink := gatedSink()
 	sink.ignoreCtx = true // stuck beyond any timeout
 	w := audit.New(sink, testLog(t), audit.Options{FlushInterval: time.Millisecond})
 	done := batchtest.Run(t, w)
@@ -346,6 +342,14 @@ func (s *memorySink) AppendAudit(ctx context.Context, records []store.AuditRecor
 	return nil
 }
 
+// gatedSink returns a memory sink whose calls wait until its gate is
+// closed.
+func gatedSink() *memorySink {
+	s := newMemorySink()
+	s.gate = make(chan struct{})
+	return s
+}
+
 // failNext makes the next n calls fail.
 func (s *memorySink) failNext(n int) {
 	s.mu.Lock()
@@ -407,6 +411,14 @@ func (l *logRecorder) messages(level slog.Level) []slog.Record {
 }
 
 func (l *logRecorder) count(level slog.Level) int { return len(l.messages(level)) }
+
+// requireStreaks requires the log to tell of n failure streaks: one warning
+// as each began and one notice as inserts succeeded again.
+func (l *logRecorder) requireStreaks(t *testing.T, n int) {
+	t.Helper()
+	require.Equal(t, n, l.count(slog.LevelWarn), "one warning per failure streak")
+	require.Equal(t, n, l.count(slog.LevelInfo), "one notice per recovery")
+}
 
 func attr(r slog.Record, key string) slog.Value {
 	var v slog.Value

@@ -100,6 +100,15 @@ func (c *Client) For(t testing.TB) *Client {
 	return &cp
 }
 
+// Rivals boots the service for t, as New(t, nil) does, and signs up two
+// organizations named a and b: the cast of a test of what one organization
+// may do to another's data.
+func Rivals(t testing.TB, a, b string) (*Env, *Client, *Client) {
+	t.Helper()
+	env := New(t, nil)
+	return env, env.Signup(t, a), env.Signup(t, b)
+}
+
 var counter atomic.Int64
 
 // Signup creates a new account with its own organization and returns a

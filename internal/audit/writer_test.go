@@ -14,20 +14,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/audit"
+	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
-
-// recordBudget is how long one Record call may take at most, whatever the
-// database does.
-const recordBudget = 50 * time.Millisecond
 
 func TestConcurrentRecordsAllWrittenOnce(t *testing.T) {
 	t.Parallel()
 	st := testdb.Store(t)
 	org := organization(t, st)
 	w := audit.New(st, testLog(t), audit.Options{})
-	run(t, w)
+	batchtest.Run(t, w)
 
 	const goroutines, each = 50, 100
 	var wg sync.WaitGroup
@@ -41,7 +38,7 @@ func TestConcurrentRecordsAllWrittenOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, closeWithin(w, 30*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 30*time.Second))
 
 	const n = goroutines * each
 	var rows, ids, v7 int
@@ -70,20 +67,20 @@ func TestFailingInsertsRetryUntilTheDatabaseAcceptsThem(t *testing.T) {
 	for range m {
 		start := time.Now()
 		require.True(t, w.Record(record(org)))
-		require.Less(t, time.Since(start), recordBudget)
+		require.Less(t, time.Since(start), batchtest.RecordBudget)
 	}
 	require.Eventually(t, func() bool { return w.Stats().Failed >= 3 }, 10*time.Second, 5*time.Millisecond)
 	for range 5 { // while inserts fail, recording stays as fast
 		start := time.Now()
 		require.True(t, w.Record(record(org)))
-		require.Less(t, time.Since(start), recordBudget)
+		require.Less(t, time.Since(start), batchtest.RecordBudget)
 	}
 	require.Equal(t, 0, rowCount(t, st))
 
 	_, err = st.Pool().Exec(ctx, "GRANT INSERT ON policy_api_audit TO "+store.AppRole)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return rowCount(t, st) == m+5 }, 15*time.Second, 10*time.Millisecond)
-	require.NoError(t, closeWithin(w, 10*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 10*time.Second))
 
 	var rows, ids int
 	require.NoError(t, st.Pool().QueryRow(ctx,
@@ -94,38 +91,16 @@ func TestFailingInsertsRetryUntilTheDatabaseAcceptsThem(t *testing.T) {
 	require.EqualValues(t, m+5, s.Written)
 	require.Zero(t, s.Dropped)
 	require.GreaterOrEqual(t, s.Failed, uint64(3))
-	require.Equal(t, 1, logs.count(slog.LevelWarn), "one warning per failure streak")
-	require.Equal(t, 1, logs.count(slog.LevelInfo), "one notice when inserts succeed again")
+	logs.requireStreaks(t, 1)
 }
 
 func TestFullQueueDropsWithoutBlocking(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.gate = make(chan struct{})
+	sink := gatedSink()
 	w := audit.New(sink, testLog(t), audit.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond})
-	run(t, w)
-
-	const n = 100
-	accepted := 0
-	for range n {
-		start := time.Now()
-		if w.Record(record(uuid.Nil)) {
-			accepted++
-		}
-		require.Less(t, time.Since(start), recordBudget)
-	}
-	s := w.Stats()
-	require.EqualValues(t, accepted, s.Queued)
-	require.EqualValues(t, n-accepted, s.Dropped)
-	// The queue holds 10; the loop may hold one more in its blocked batch.
-	require.GreaterOrEqual(t, s.Dropped, uint64(n-11))
-
-	close(sink.gate)
-	require.NoError(t, closeWithin(w, 10*time.Second))
-	s = w.Stats()
-	require.EqualValues(t, n, s.Written+s.Dropped)
-	require.EqualValues(t, accepted, s.Written)
-	require.Equal(t, accepted, sink.distinct())
+	batchtest.Run(t, w)
+	batchtest.FullQueueDropsWithoutBlocking(t, w, func() bool { return w.Record(record(uuid.Nil)) },
+		func() { close(sink.gate) }, sink.distinct)
 }
 
 func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
@@ -140,7 +115,7 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 		require.True(t, w.Record(record(uuid.Nil)))
 	}
 	require.Eventually(t, func() bool { return w.Stats().Dropped == 3 }, 5*time.Second, time.Millisecond)
-	require.NoError(t, closeWithin(w, time.Second), "nothing is left to write")
+	require.NoError(t, batchtest.CloseWithin(w, time.Second), "nothing is left to write")
 	require.Equal(t, audit.Stats{Queued: 3, Dropped: 3, Failed: 2}, w.Stats())
 	require.Equal(t, 2, sink.callCount())
 	warns := logs.messages(slog.LevelWarn)
@@ -163,27 +138,25 @@ func TestEachBatchGetsItsOwnAttempts(t *testing.T) {
 		require.Eventually(t, func() bool { return w.Stats().Written == uint64(i+1) }, 5*time.Second, time.Millisecond)
 	}
 	require.Equal(t, audit.Stats{Queued: 2, Written: 2, Failed: 2}, w.Stats())
-	require.Equal(t, 2, logs.count(slog.LevelWarn), "one warning per streak")
-	require.Equal(t, 2, logs.count(slog.LevelInfo), "one notice per recovery")
+	logs.requireStreaks(t, 2)
 }
 
 func TestCloseGivesUpAtItsDeadline(t *testing.T) {
 	t.Parallel()
-	sink := newMemorySink()
-	sink.gate = make(chan struct{})
+	sink := gatedSink()
 	sink.ignoreCtx = true // stuck beyond any timeout
 	w := audit.New(sink, testLog(t), audit.Options{FlushInterval: time.Millisecond})
-	done := run(t, w)
+	done := batchtest.Run(t, w)
 
 	require.True(t, w.Record(record(uuid.Nil)))
 	<-sink.entered
 	require.True(t, w.Record(record(uuid.Nil)))
 
 	start := time.Now()
-	err := closeWithin(w, 100*time.Millisecond)
+	err := batchtest.CloseWithin(w, 100*time.Millisecond)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Less(t, time.Since(start), 2*time.Second)
-	require.ErrorIs(t, closeWithin(w, 10*time.Millisecond), context.DeadlineExceeded, "Close twice")
+	require.ErrorIs(t, batchtest.CloseWithin(w, 10*time.Millisecond), context.DeadlineExceeded, "Close twice")
 	require.False(t, w.Record(record(uuid.Nil)), "Record after Close")
 
 	// Once the sink answers, Run stops and a later Close writes the rest.
@@ -193,7 +166,7 @@ func TestCloseGivesUpAtItsDeadline(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after Close")
 	}
-	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 	require.Equal(t, audit.Stats{Queued: 2, Written: 2, Dropped: 1}, w.Stats())
 	require.Equal(t, 2, sink.distinct())
 }
@@ -203,7 +176,7 @@ func TestPartialBatchWrittenAfterFlushInterval(t *testing.T) {
 	st := testdb.Store(t)
 	const interval = 100 * time.Millisecond
 	w := audit.New(st, testLog(t), audit.Options{FlushInterval: interval})
-	run(t, w)
+	batchtest.Run(t, w)
 
 	start := time.Now()
 	require.True(t, w.Record(record(organization(t, st))))
@@ -244,7 +217,7 @@ func TestCloseWritesWhatRunLeft(t *testing.T) {
 				<-done
 				require.EqualValues(t, 4, w.Stats().Written)
 			}
-			require.NoError(t, closeWithin(w, 5*time.Second))
+			require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 			require.Equal(t, audit.Stats{Queued: 5, Written: 5}, w.Stats())
 			require.Equal(t, 3, sink.callCount(), "batches of at most 2")
 			require.Equal(t, 5, sink.distinct())
@@ -257,7 +230,7 @@ func TestRecordRacingClose(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	w := audit.New(sink, testLog(t), audit.Options{QueueSize: 64, BatchSize: 16, FlushInterval: time.Millisecond})
-	run(t, w)
+	batchtest.Run(t, w)
 
 	var calls atomic.Uint64
 	var closing atomic.Bool
@@ -274,7 +247,7 @@ func TestRecordRacingClose(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	closing.Store(true)
-	require.NoError(t, closeWithin(w, 10*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 10*time.Second))
 	wg.Wait()
 	s := w.Stats()
 	require.Positive(t, s.Written)
@@ -289,33 +262,8 @@ func runLogged(t *testing.T, sink audit.Sink, opts audit.Options) (*audit.Writer
 	t.Helper()
 	logs := &logRecorder{}
 	w := audit.New(sink, slog.New(logs), opts)
-	run(t, w)
+	batchtest.Run(t, w)
 	return w, logs
-}
-
-// run starts w's loop for the test's duration and returns a channel closed
-// when Run returns.
-func run(t *testing.T, w *audit.Writer) <-chan struct{} {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
-	t.Cleanup(func() {
-		_ = closeWithin(w, 5*time.Second)
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return")
-		}
-	})
-	return done
-}
-
-func closeWithin(w *audit.Writer, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return w.Close(ctx)
 }
 
 func organization(t *testing.T, st *store.Store) uuid.UUID {
@@ -394,6 +342,14 @@ func (s *memorySink) AppendAudit(ctx context.Context, records []store.AuditRecor
 	return nil
 }
 
+// gatedSink returns a memory sink whose calls wait until its gate is
+// closed.
+func gatedSink() *memorySink {
+	s := newMemorySink()
+	s.gate = make(chan struct{})
+	return s
+}
+
 // failNext makes the next n calls fail.
 func (s *memorySink) failNext(n int) {
 	s.mu.Lock()
@@ -455,6 +411,14 @@ func (l *logRecorder) messages(level slog.Level) []slog.Record {
 }
 
 func (l *logRecorder) count(level slog.Level) int { return len(l.messages(level)) }
+
+// requireStreaks requires the log to tell of n failure streaks: one warning
+// as each began and one notice as inserts succeeded again.
+func (l *logRecorder) requireStreaks(t *testing.T, n int) {
+	t.Helper()
+	require.Equal(t, n, l.count(slog.LevelWarn), "one warning per failure streak")
+	require.Equal(t, n, l.count(slog.LevelInfo), "one notice per recovery")
+}
 
 func attr(r slog.Record, key string) slog.Value {
 	var v slog.Value

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/batch"
+	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 )
 
 // The writer's batching, retry, overflow and Close are tested through its
@@ -24,7 +25,7 @@ func TestFlushWaitsForABatchUnderRetry(t *testing.T) {
 	sink := &sink{failures: 2}
 	w := batch.New("test", sink.insert, quiet(), batch.Options{BatchSize: 10, FlushInterval: time.Millisecond,
 		RetryBackoff: 20 * time.Millisecond})
-	run(t, w)
+	batchtest.Run(t, w)
 	for i := range 3 {
 		require.True(t, w.Add(i))
 	}
@@ -41,7 +42,7 @@ func TestFlushRacingAddAndClose(t *testing.T) {
 	t.Parallel()
 	sink := &sink{}
 	w := batch.New("test", sink.insert, quiet(), batch.Options{QueueSize: 64, BatchSize: 8, FlushInterval: time.Hour})
-	run(t, w)
+	batchtest.Run(t, w)
 
 	var calls atomic.Uint64
 	var closing atomic.Bool
@@ -99,20 +100,6 @@ func (s *sink) written() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]int(nil), s.items...)
-}
-
-func run[T any](t *testing.T, w *batch.Writer[T]) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
-	t.Cleanup(func() {
-		c, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = w.Close(c)
-		cancel()
-		<-done
-	})
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

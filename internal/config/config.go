@@ -112,35 +112,35 @@ func Parse(getenv func(string) string) (Config, error) {
 			*dst = n
 		}
 	}
+	duration := func(name, example string, dst *time.Duration) {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				bad(name, "must be a positive duration such as %s, not %q", example, v)
+				return
+			}
+			*dst = d
+		}
+	}
+	boolean := func(name string, dst *bool) {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				bad(name, "must be true or false, not %q", v)
+				return
+			}
+			*dst = b
+		}
+	}
 	positive("MAX_PUBLIC_RATE_LIMIT", &c.MaxPublicRateLimit)
 	positive("PLATFORM_RATE_LIMIT", &c.PlatformRateLimit)
 	positive("MAX_BATCH_MESSAGES", &c.MaxBatchMessages)
 	positive("JOURNAL_MAX_PER_SERVER", &c.JournalMaxPerServer)
 	positive("JOURNAL_QUEUE", &c.JournalQueue)
 	positive("JOURNAL_MAX_RATE", &c.JournalMaxRate)
-	if v := getenv("JOURNAL_ENABLED"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			bad("JOURNAL_ENABLED", "must be true or false, not %q", v)
-		}
-		c.JournalEnabled = b
-	}
-	if v := getenv("JOURNAL_RETENTION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			bad("JOURNAL_RETENTION", "must be a positive duration such as 24h, not %q", v)
-		} else {
-			c.JournalRetention = d
-		}
-	}
-	if v := getenv("DESIGN_STALE_MAX"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			bad("DESIGN_STALE_MAX", "must be a positive duration such as 5m, not %q", v)
-		} else {
-			c.DesignStaleMax = d
-		}
-	}
+	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
+	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
+	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {
@@ -149,26 +149,13 @@ func Parse(getenv func(string) string) (Config, error) {
 			c.MaxBodyBytes = n
 		}
 	}
-	if v := getenv("ALLOW_PRIVATE_TARGETS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			bad("ALLOW_PRIVATE_TARGETS", "must be true or false, not %q", v)
-		}
-		c.AllowPrivateTargets = b
-	}
+	boolean("ALLOW_PRIVATE_TARGETS", &c.AllowPrivateTargets)
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			bad("LOG_LEVEL", "must be debug, info, warn or error, not %q", v)
 		}
 	}
-	if v := getenv("SHUTDOWN_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			bad("SHUTDOWN_TIMEOUT", "must be a positive duration such as 15s, not %q", v)
-		} else {
-			c.ShutdownTimeout = d
-		}
-	}
+	duration("SHUTDOWN_TIMEOUT", "15s", &c.ShutdownTimeout)
 	for _, s := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {

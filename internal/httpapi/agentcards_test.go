@@ -115,9 +115,7 @@ func requireMention(t *testing.T, warnings []string, words ...string) {
 
 func TestAgentCardCRUD(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Card Makers")
-	bob := env.Signup(t, "Other Makers")
+	env, ada, bob := apitest.Rivals(t, "Card Makers", "Other Makers")
 
 	t.Run("a draft needs only a name", func(t *testing.T) {
 		ada := ada.For(t)
@@ -692,9 +690,7 @@ func TestAgentCardSkills(t *testing.T) {
 
 func TestAgentCardSkillInvocation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Invokers")
-	bob := env.Signup(t, "Intruders")
+	env, ada, bob := apitest.Rivals(t, "Invokers", "Intruders")
 	const serverName = "Weather Station Alpha"
 	server := mkServer(t, ada, serverName)
 	mkChild(t, ada, server, "tools", map[string]any{
@@ -873,9 +869,7 @@ func exchangeNames(t *testing.T, r *apitest.Response) []string {
 
 func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	a := env.Signup(t, "Exchange Alpha")
-	b := env.Signup(t, "Exchange Beta")
+	env, a, b := apitest.Rivals(t, "Exchange Alpha", "Exchange Beta")
 	anon := env.Anonymous(t)
 	aSlug, bSlug := orgSlug(t, a), orgSlug(t, b)
 
@@ -954,9 +948,7 @@ func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 
 func TestExchangeSearch(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	a := env.Signup(t, "Search Alpha")
-	b := env.Signup(t, "Search Beta")
+	env, a, b := apitest.Rivals(t, "Search Alpha", "Search Beta")
 	anon := env.Anonymous(t)
 
 	card := func(name, topic string, tags, categories []any, skill string) map[string]any {

@@ -157,9 +157,7 @@ func requireEventually401(t *testing.T, c *apitest.Client, method, path string) 
 
 func TestCreateKeyValidation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Validating Org")
-	other := env.Signup(t, "Other Org")
+	env, c, other := apitest.Rivals(t, "Validating Org", "Other Org")
 	foreign := mkServer(t, other, "not yours")
 	mine := mkServer(t, c, "mine")
 	ids := func(n int) []string {
@@ -215,9 +213,7 @@ func TestCreateKeyValidation(t *testing.T) {
 // the two headers.
 func TestKeyScopeTable(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	a := env.Signup(t, "Scope A")
-	b := env.Signup(t, "Scope B")
+	env, a, b := apitest.Rivals(t, "Scope A", "Scope B")
 	bound := mkServer(t, a, "bound")
 	unbound := mkServer(t, a, "unbound")
 	foreign := mkServer(t, b, "foreign")
@@ -398,9 +394,7 @@ func TestKeyUseIsCoalesced(t *testing.T) {
 // everyone else gets HTTP 401 with JSON-RPC error -32001.
 func TestAPIKeyServers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	a := env.Signup(t, "Guarded Org")
-	b := env.Signup(t, "Outsider Org")
+	env, a, b := apitest.Rivals(t, "Guarded Org", "Outsider Org")
 	guarded := a.Do("POST", "/api/servers", map[string]any{"name": "guarded", "auth_mode": "api_key"}).
 		Status(http.StatusCreated).String("id")
 	a.Do("PATCH", "/api/servers/"+guarded, map[string]any{"enabled": true}).Status(http.StatusOK)

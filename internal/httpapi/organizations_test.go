@@ -46,9 +46,7 @@ func meCurrentOrg(t *testing.T, c *apitest.Client) string {
 
 func TestOrganizations(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	bob := env.Signup(t, "Bob Corp")
+	env, ada, bob := apitest.Rivals(t, "Acme Labs", "Bob Corp")
 	eve := env.Signup(t, "Eve Corp")
 	ada.Do("POST", "/api/organizations/"+ada.OrgID+"/members", map[string]any{"email": bob.Email}).Status(http.StatusCreated)
 
@@ -270,9 +268,7 @@ func TestOrganizations(t *testing.T) {
 
 func TestMembers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	bob := env.Signup(t, "Bob Corp")
+	env, ada, bob := apitest.Rivals(t, "Acme Labs", "Bob Corp")
 	carol := env.Signup(t, "Carol Corp")
 	eve := env.Signup(t, "Eve Corp")
 	members := "/api/organizations/" + ada.OrgID + "/members"
@@ -423,9 +419,7 @@ func TestMembers(t *testing.T) {
 
 func TestRemovedMemberLosesServerAccess(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	bob := env.Signup(t, "Bob Corp")
+	_, ada, bob := apitest.Rivals(t, "Acme Labs", "Bob Corp")
 	srv := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated).String("id")
 	bobs := bob.Do("POST", "/api/servers", map[string]any{"name": "Bob's own"}).Status(http.StatusCreated).String("id")
 
@@ -470,9 +464,7 @@ func TestRemovedMemberLosesServerAccess(t *testing.T) {
 // one of the two requests may succeed and one owner must remain.
 func TestConcurrentOwnerRemovalsKeepAnOwner(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	bob := env.Signup(t, "Bob Corp")
+	env, ada, bob := apitest.Rivals(t, "Acme Labs", "Bob Corp")
 
 	for _, tc := range []struct {
 		name   string

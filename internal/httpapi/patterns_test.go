@@ -88,8 +88,7 @@ func TestToolPatternsBounded(t *testing.T) {
 // oversized pattern as a finding, quickly, rather than compile it.
 func TestPolicyValidateHugePattern(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	f := newPolicyFixture(t, env, "Validate Patterns")
+	f := newPolicyFixture(t, apitest.New(t, nil), "Validate Patterns")
 	r := f.key(t, f.boundRaw).Do("POST", "/api/platform/"+f.server+"/mcp/validate", map[string]any{
 		"tools": []any{map[string]any{"name": "lookup", "description": "Looks a code up.",
 			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string", "pattern": hugePattern}}},

@@ -77,8 +77,7 @@ func canonicalHash(t *testing.T, raw []byte, drop string) string {
 
 func TestPolicySpec(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	f := newPolicyFixture(t, env, "Spec Org")
+	f := newPolicyFixture(t, apitest.New(t, nil), "Spec Org")
 	k := f.key(t, f.boundRaw)
 
 	r := k.Do("GET", "/api/platform/"+f.server+"/mcp/spec", nil).Status(http.StatusOK)
@@ -106,8 +105,7 @@ func TestPolicySpec(t *testing.T) {
 
 func TestPolicyValidate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	f := newPolicyFixture(t, env, "Validate Org")
+	f := newPolicyFixture(t, apitest.New(t, nil), "Validate Org")
 	k := f.key(t, f.boundRaw)
 	path := "/api/platform/" + f.server + "/mcp/validate"
 
@@ -177,8 +175,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func TestPolicyEvidence(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	f := newPolicyFixture(t, env, "Evidence Org")
+	f := newPolicyFixture(t, apitest.New(t, nil), "Evidence Org")
 	k := f.key(t, f.fullRaw)
 	base := "/api/platform/" + f.server + "/mcp"
 

@@ -287,9 +287,7 @@ func rtParseJUnit(t *testing.T, r *apitest.Response) rtJUnit {
 // TestRestTestCRUD creates, lists, reads, changes and deletes test cases.
 func TestRestTestCRUD(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Tests Org")
-	bob := env.Signup(t, "Other Org")
+	env, ada, bob := apitest.Rivals(t, "Tests Org", "Other Org")
 
 	full := map[string]any{
 		"name": "get user", "description": "reads one user", "base_url": "https://api.example.com/v1/",
@@ -861,9 +859,7 @@ func TestRestTestOwnEndpoints(t *testing.T) {
 // suite, and sees one fail once the design changes.
 func TestGenerateTests(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Generator Org")
-	bob := env.Signup(t, "Stranger Org")
+	env, ada, bob := apitest.Rivals(t, "Generator Org", "Stranger Org")
 
 	server := ada.Do("POST", "/api/servers", map[string]any{"name": "Forecasts"}).Status(http.StatusCreated).String("id")
 	scenarios := func(parisTemp int) []any {
@@ -968,9 +964,7 @@ func TestGenerateTests(t *testing.T) {
 // TestSuiteCRUD creates, lists, reads, changes and deletes suites.
 func TestSuiteCRUD(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Suite Org")
-	bob := env.Signup(t, "Other Suite Org")
+	_, ada, bob := apitest.Rivals(t, "Suite Org", "Other Suite Org")
 	a := rtMkTest(t, ada, rtGetCase("a", "http://example.com", "/a", 200))
 	b := rtMkTest(t, ada, rtGetCase("b", "http://example.com", "/b", 200))
 	foreign := rtMkTest(t, bob, rtGetCase("foreign", "http://example.com", "/f", 200))

@@ -429,9 +429,7 @@ func TestServerUpdate(t *testing.T) {
 
 func TestServerGetDelete(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	eve := env.Signup(t, "Evil Corp")
+	env, ada, eve := apitest.Rivals(t, "Acme Labs", "Evil Corp")
 
 	t.Run("get", func(t *testing.T) {
 		ada := ada.For(t)
@@ -491,9 +489,7 @@ func TestServerGetDelete(t *testing.T) {
 
 func TestServerDuplicate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	bob := env.Signup(t, "Bob Inc")
+	env, ada, bob := apitest.Rivals(t, "Acme Labs", "Bob Inc")
 
 	src := ada.Do("POST", "/api/servers", map[string]any{
 		"name": "Weather", "description": "Forecasts", "version": "3.0.0", "provider_name": "Acme",
@@ -652,9 +648,7 @@ func TestServerDuplicate(t *testing.T) {
 
 func TestChildRoutesOfOtherServers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	eve := env.Signup(t, "Evil Corp")
+	env, ada, eve := apitest.Rivals(t, "Acme Labs", "Evil Corp")
 	adaServer := mkServer(t, ada, "Mine")
 	eveServer := mkServer(t, eve, "Theirs")
 

@@ -3,12 +3,14 @@ package journal
 import (
 	"testing"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/batch"
 )
 
 // TestAdmitKeepsTheRateBudget: past MaxRate entries a second, Admit refuses
 // and counts the drop; the next second the budget is back.
 func TestAdmitKeepsTheRateBudget(t *testing.T) {
-	w := New(nil, nil, Options{MaxRate: 5, QueueSize: 100})
+	w := New(nil, nil, Options{Batch: batch.Options{QueueSize: 100}, MaxRate: 5})
 	now := time.Now().Unix()
 	taken := 0
 	for range 20 {

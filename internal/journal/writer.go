@@ -33,12 +33,9 @@ const MaxResponse = 500
 
 // Options tune a Writer; a zero or negative field takes its default.
 type Options struct {
-	QueueSize     int           // entries waiting at most; default 10000
-	BatchSize     int           // records per insert at most; default 500
-	FlushInterval time.Duration // a partial batch waits at most this long; default 200ms
-	RetryBackoff  time.Duration // first wait after a failed insert, doubling, capped at 5s; default 250ms
-	MaxAttempts   int           // insert attempts per batch before it is dropped; default 8
-	InsertTimeout time.Duration // per insert attempt; default 5s
+	// Batch tunes the queue of entries and the batched inserts of their
+	// records, with the batch writer's defaults.
+	Batch batch.Options
 
 	// MaxRate is the most entries a second the writer takes; past it,
 	// entries are dropped and counted before the endpoint builds them, so
@@ -99,10 +96,7 @@ func New(sink Sink, log *slog.Logger, opts Options) *Writer {
 		opts.MaxRate = 1000
 	}
 	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{})}
-	w.w = batch.New("journal", w.insert, log, batch.Options{
-		QueueSize: opts.QueueSize, BatchSize: opts.BatchSize, FlushInterval: opts.FlushInterval,
-		RetryBackoff: opts.RetryBackoff, MaxAttempts: opts.MaxAttempts, InsertTimeout: opts.InsertTimeout,
-	})
+	w.w = batch.New("journal", w.insert, log, opts.Batch)
 	return w
 }
 

@@ -15,20 +15,18 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/batch"
+	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
-// recordBudget is how long one Record call may take at most, whatever the
-// database does.
-const recordBudget = 50 * time.Millisecond
-
 func TestBatches(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 3, FlushInterval: time.Hour})
-	run(t, w)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 3, FlushInterval: time.Hour}})
+	batchtest.Run(t, w)
 
 	for range 7 {
 		require.True(t, w.Record(entry("ping")))
@@ -36,7 +34,7 @@ func TestBatches(t *testing.T) {
 	// Two full batches go out at once; the seventh waits for partners.
 	require.Eventually(t, func() bool { return len(sink.records()) == 6 }, 5*time.Second, time.Millisecond)
 	require.Equal(t, []int{3, 3}, sink.batchSizes())
-	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 	require.Equal(t, []int{3, 3, 1}, sink.batchSizes())
 	require.Equal(t, journal.Stats{Queued: 7, Written: 7}, w.Stats())
 }
@@ -45,30 +43,10 @@ func TestFullQueueDropsWithoutBlocking(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
-	w := journal.New(sink, quiet(), journal.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond})
-	run(t, w)
-
-	const n = 100
-	accepted := 0
-	for range n {
-		start := time.Now()
-		if w.Record(entry("ping")) {
-			accepted++
-		}
-		require.Less(t, time.Since(start), recordBudget)
-	}
-	s := w.Stats()
-	require.EqualValues(t, accepted, s.Queued)
-	require.EqualValues(t, n-accepted, s.Dropped)
-	// The queue holds 10; the loop may hold one more in its blocked batch.
-	require.GreaterOrEqual(t, s.Dropped, uint64(n-11))
-
-	close(sink.gate)
-	require.NoError(t, closeWithin(w, 10*time.Second))
-	s = w.Stats()
-	require.EqualValues(t, accepted, s.Written)
-	require.EqualValues(t, n, s.Written+s.Dropped)
-	require.Len(t, sink.records(), accepted)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 10, BatchSize: 1, FlushInterval: time.Millisecond}})
+	batchtest.Run(t, w)
+	batchtest.FullQueueDropsWithoutBlocking(t, w, func() bool { return w.Record(entry("ping")) },
+		func() { close(sink.gate) }, func() int { return len(sink.records()) })
 }
 
 func TestAdmit(t *testing.T) {
@@ -76,8 +54,8 @@ func TestAdmit(t *testing.T) {
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
 	sink.entered = make(chan struct{}, 1)
-	w := journal.New(sink, quiet(), journal.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond})
-	run(t, w)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond}})
+	batchtest.Run(t, w)
 
 	require.True(t, w.Admit(), "room in the queue")
 	require.True(t, w.Record(entry("ping")))
@@ -90,12 +68,12 @@ func TestAdmit(t *testing.T) {
 	for range 5 {
 		start := time.Now()
 		require.False(t, w.Admit(), "a full queue")
-		require.Less(t, time.Since(start), recordBudget)
+		require.Less(t, time.Since(start), batchtest.RecordBudget)
 	}
 	require.Equal(t, before+5, w.Stats().Dropped, "each refusal counts as a dropped entry")
 
 	close(sink.gate)
-	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 	require.False(t, w.Admit(), "a closed writer")
 	s := w.Stats()
 	require.Equal(t, before+6, s.Dropped)
@@ -140,13 +118,13 @@ func TestBatchDroppedAfterMaxAttempts(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.fail = errors.New("database down")
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: 2, RetryBackoff: time.Millisecond, MaxAttempts: 3})
-	run(t, w)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 2, RetryBackoff: time.Millisecond, MaxAttempts: 3}})
+	batchtest.Run(t, w)
 
 	require.True(t, w.Record(entry("ping")))
 	require.True(t, w.Record(entry("ping")))
 	require.Eventually(t, func() bool { return w.Stats().Dropped == 2 }, 5*time.Second, time.Millisecond)
-	require.NoError(t, closeWithin(w, time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, time.Second))
 	require.Equal(t, journal.Stats{Queued: 2, Dropped: 2, Failed: 3}, w.Stats())
 }
 
@@ -156,7 +134,7 @@ func TestCloseFlushesEverything(t *testing.T) {
 		for range 10 {
 			require.True(t, w.Record(entry("ping")))
 		}
-		require.NoError(t, closeWithin(w, 5*time.Second))
+		require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 		require.Len(t, sink.records(), 10)
 		require.Equal(t, journal.Stats{Queued: 10, Written: 10}, w.Stats())
 		require.False(t, w.Record(entry("ping")), "Record after Close")
@@ -193,9 +171,9 @@ func withAndWithoutRun(t *testing.T, test func(t *testing.T, w *journal.Writer, 
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			sink := newMemorySink()
-			w := journal.New(sink, quiet(), journal.Options{BatchSize: 4, FlushInterval: time.Hour})
+			w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: 4, FlushInterval: time.Hour}})
 			if withRun {
-				run(t, w)
+				batchtest.Run(t, w)
 			}
 			test(t, w, sink)
 		})
@@ -206,8 +184,8 @@ func TestFlushGivesUpAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	sink.gate = make(chan struct{})
-	w := journal.New(sink, quiet(), journal.Options{FlushInterval: time.Hour})
-	run(t, w)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{FlushInterval: time.Hour}})
+	batchtest.Run(t, w)
 	require.True(t, w.Record(entry("ping")))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -215,7 +193,7 @@ func TestFlushGivesUpAtItsDeadline(t *testing.T) {
 	require.ErrorIs(t, w.Flush(ctx), context.DeadlineExceeded)
 	require.Less(t, time.Since(start), 2*time.Second)
 	close(sink.gate)
-	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 	require.Len(t, sink.records(), 1, "the entry is written later")
 }
 
@@ -227,7 +205,7 @@ func TestRefusedRecordsCountAsDropped(t *testing.T) {
 	for range 3 {
 		require.True(t, w.Record(entry("ping")))
 	}
-	require.NoError(t, closeWithin(w, 5*time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 	require.Equal(t, journal.Stats{Queued: 3, Written: 2, Dropped: 1}, w.Stats())
 }
 
@@ -288,7 +266,7 @@ func TestRecordDerivation(t *testing.T) {
 			w := journal.New(sink, quiet(), journal.Options{})
 			e := tc.entry(entry("tools/call"))
 			require.True(t, w.Record(e))
-			require.NoError(t, closeWithin(w, 5*time.Second))
+			require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
 			got := sink.records()
 			require.Len(t, got, 1)
 			r := got[0]
@@ -320,13 +298,13 @@ func TestRetention(t *testing.T) {
 	t.Parallel()
 	sink := newMemorySink()
 	w := journal.New(sink, quiet(), journal.Options{Retention: time.Hour, MaxPerServer: 7, PruneInterval: 5 * time.Millisecond})
-	run(t, w)
+	batchtest.Run(t, w)
 	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 2 }, 5*time.Second, time.Millisecond)
 	for _, p := range sink.pruneCalls() {
 		require.Equal(t, 7, p.keep)
 		require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
 	}
-	require.NoError(t, closeWithin(w, time.Second))
+	require.NoError(t, batchtest.CloseWithin(w, time.Second))
 	n := len(sink.pruneCalls())
 	time.Sleep(30 * time.Millisecond)
 	require.Len(t, sink.pruneCalls(), n, "retention stops at Close")
@@ -355,7 +333,7 @@ func TestWritesToTheDatabase(t *testing.T) {
 	require.NoError(t, err)
 
 	w := journal.New(st, quiet(), journal.Options{})
-	run(t, w)
+	batchtest.Run(t, w)
 	e := entry("tools/call")
 	e.OrgID, e.ServerID, e.Tool, e.Outcome = org, server, "get_weather", journal.OutcomeNoMatch
 	e.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"London"}}`)
@@ -399,23 +377,6 @@ func entry(method string) journal.Entry {
 	}
 }
 
-// run starts w's loop for the test's duration.
-func run(t *testing.T, w *journal.Writer) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); w.Run(ctx) }()
-	t.Cleanup(func() {
-		_ = closeWithin(w, 5*time.Second)
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return")
-		}
-	})
-}
-
 // failingFirst starts a writer of batches of batchSize, flushing and
 // retrying every millisecond, over a memory sink whose first failures
 // inserts fail.
@@ -423,16 +384,10 @@ func failingFirst(t *testing.T, failures, batchSize int) (*memorySink, *journal.
 	t.Helper()
 	sink := newMemorySink()
 	sink.failNext(failures)
-	w := journal.New(sink, quiet(), journal.Options{BatchSize: batchSize, FlushInterval: time.Millisecond,
-		RetryBackoff: time.Millisecond})
-	run(t, w)
+	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{BatchSize: batchSize,
+		FlushInterval: time.Millisecond, RetryBackoff: time.Millisecond}})
+	batchtest.Run(t, w)
 	return sink, w
-}
-
-func closeWithin(w *journal.Writer, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return w.Close(ctx)
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc/jsonrpctest"
 )
 
 // FuzzParse reads arbitrary bytes as one JSON-RPC message and checks what
@@ -70,7 +71,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("accepted params %q", p)
 			}
 		}
-		if req.ID != nil && !isID(req.ID) && string(req.ID) != "null" {
+		if req.ID != nil && !jsonrpctest.IsID(req.ID) && string(req.ID) != "null" {
 			t.Fatalf("Parse(%q) returned the id %q", msg, req.ID)
 		}
 		if want := sentID(msg); want != nil && !bytes.Equal(bytes.TrimSpace(req.ID), want) {
@@ -138,24 +139,10 @@ func sentID(msg []byte) []byte {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(msg, &probe) != nil || !isID(probe.ID) {
+	if json.Unmarshal(msg, &probe) != nil || !jsonrpctest.IsID(probe.ID) {
 		return nil
 	}
 	return bytes.TrimSpace(probe.ID)
-}
-
-func isID(raw []byte) bool {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, json.Number:
-		return true
-	}
-	return false
 }
 
 // strictDecode decodes one JSON value, refusing unknown members.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc/jsonrpctest"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
@@ -208,7 +209,7 @@ func expectedReply(msg []byte) (string, bool) {
 	var idOnly struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(msg, &idOnly) == nil && isStringOrNumber(idOnly.ID) {
+	if json.Unmarshal(msg, &idOnly) == nil && jsonrpctest.IsID(idOnly.ID) {
 		return string(bytes.TrimSpace(idOnly.ID)), true
 	}
 	if json.Unmarshal(msg, &probe) != nil || probe.ID != nil {
@@ -218,20 +219,6 @@ func expectedReply(msg []byte) (string, bool) {
 	wellFormed := probe.JSONRPC != nil && *probe.JSONRPC == "2.0" && probe.Method != nil && *probe.Method != "" &&
 		(len(params) == 0 || params[0] == '{' || string(params) == "null")
 	return "null", !wellFormed
-}
-
-func isStringOrNumber(raw json.RawMessage) bool {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return false
-	}
-	switch v.(type) {
-	case string, json.Number:
-		return true
-	}
-	return false
 }
 
 // sseEvents splits an SSE reply into the data of its events, requiring
@@ -297,7 +284,7 @@ func responseID(t *testing.T, m []byte) string {
 		require.Truef(t, !strings.Contains(*r.Error.Message, "database"), "an internal error leaked: %q", m)
 	}
 	id := string(r.ID)
-	require.Truef(t, id == "null" || isStringOrNumber(r.ID), "a response id that is neither null, a string nor a number: %q", m)
+	require.Truef(t, id == "null" || jsonrpctest.IsID(r.ID), "a response id that is neither null, a string nor a number: %q", m)
 	return id
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/audit"
+	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
@@ -139,8 +140,9 @@ func (s *Service) newWriters() {
 	s.keys = keys.New(s.store, s.log, keys.Options{TouchInterval: cfg.KeyTouchInterval, StaleMax: cfg.DesignStaleMax})
 	s.audit = audit.New(s.store, s.log, audit.Options{})
 	if cfg.JournalEnabled {
-		s.journal = journal.New(s.store, s.log, journal.Options{QueueSize: cfg.JournalQueue, MaxRate: cfg.JournalMaxRate,
-			Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer, PruneInterval: cfg.JournalPruneInterval})
+		s.journal = journal.New(s.store, s.log, journal.Options{Batch: batch.Options{QueueSize: cfg.JournalQueue},
+			MaxRate: cfg.JournalMaxRate, Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer,
+			PruneInterval: cfg.JournalPruneInterval})
 	}
 }
 

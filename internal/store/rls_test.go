@@ -60,13 +60,10 @@ var rlsTables = []rlsTable{
 			return `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Intruder', 'intruder-org')`, []any{owner.OrgID}
 		},
 	},
-	{
-		name: "users", key: "r.id::text", touch: "email", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO users (id, email, password_hash, organization_id, current_organization_id)
-				VALUES (gen_random_uuid(), 'intruder@example.com', 'x', $1, $1)`, []any{owner.OrgID}
-		},
-	},
+	orgRows("users", "email", func(owner tenant) (string, []any) {
+		return `INSERT INTO users (id, email, password_hash, organization_id, current_organization_id)
+			VALUES (gen_random_uuid(), 'intruder@example.com', 'x', $1, $1)`, []any{owner.OrgID}
+	}),
 	{
 		name: "organization_members", key: "r.organization_id::text || '/' || r.user_id::text", touch: "role",
 		orgOf: "r.organization_id", byOrg: true,
@@ -83,91 +80,55 @@ var rlsTables = []rlsTable{
 				VALUES (gen_random_uuid(), $1, 'intruder-hash', now() + interval '1 day')`, []any{owner.UserID}
 		},
 	},
-	{
-		name: "mcp_servers", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO mcp_servers (id, organization_id, name, created_by)
-				VALUES (gen_random_uuid(), $1, 'intruder', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "mcp_tools", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO mcp_tools (id, organization_id, server_id, name, input_schema)
-				VALUES (gen_random_uuid(), $1, $2, 'intruder', '{"type":"object"}')`, []any{owner.OrgID, owner.ServerID}
-		},
-	},
-	{
-		name: "mcp_resources", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, content)
-				VALUES (gen_random_uuid(), $1, $2, 'intruder', 'intruder://x', '"x"')`, []any{owner.OrgID, owner.ServerID}
-		},
-	},
-	{
-		name: "mcp_prompts", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO mcp_prompts (id, organization_id, server_id, name)
-				VALUES (gen_random_uuid(), $1, $2, 'intruder')`, []any{owner.OrgID, owner.ServerID}
-		},
-	},
-	{
-		name: "api_keys", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO api_keys (id, organization_id, key_hash, name, created_by)
-				VALUES (gen_random_uuid(), $1, repeat('0', 64), 'intruder', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "agent_cards", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO agent_cards (id, organization_id, name, card, created_by)
-				VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "rest_tests", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO rest_tests (id, organization_id, name, test_case, created_by)
-				VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "rest_test_runs", key: "r.id::text", touch: "passed", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO rest_test_runs (id, organization_id, test_id, passed, started_at, duration_ms, results)
-				VALUES (gen_random_uuid(), $1, $2, true, now(), 1, '[]')`, []any{owner.OrgID, owner.TestID}
-		},
-	},
-	{
-		name: "rest_suites", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO rest_suites (id, organization_id, name, created_by)
-				VALUES (gen_random_uuid(), $1, 'intruder', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "rest_suite_runs", key: "r.id::text", touch: "passed", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO rest_suite_runs (id, organization_id, suite_id, passed, total, passed_count, failed_count,
-				skipped_count, started_at, duration_ms, test_runs)
-				VALUES (gen_random_uuid(), $1, $2, true, 0, 0, 0, 0, now(), 1, '[]')`, []any{owner.OrgID, owner.SuiteID}
-		},
-	},
-	{
-		name: "explore_sessions", key: "r.id::text", touch: "name", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO explore_sessions (id, organization_id, name, base_url, created_by)
-				VALUES (gen_random_uuid(), $1, 'intruder', 'https://example.com', 'intruder')`, []any{owner.OrgID}
-		},
-	},
-	{
-		name: "explore_entries", key: "r.id::text", touch: "error", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO explore_entries (id, organization_id, session_id, request, duration_ms)
-				VALUES (gen_random_uuid(), $1, $2, '{}', 1)`, []any{owner.OrgID, owner.SessionID}
-		},
-	},
+	orgRows("mcp_servers", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_servers (id, organization_id, name, created_by)
+			VALUES (gen_random_uuid(), $1, 'intruder', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("mcp_tools", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_tools (id, organization_id, server_id, name, input_schema)
+			VALUES (gen_random_uuid(), $1, $2, 'intruder', '{"type":"object"}')`, []any{owner.OrgID, owner.ServerID}
+	}),
+	orgRows("mcp_resources", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, content)
+			VALUES (gen_random_uuid(), $1, $2, 'intruder', 'intruder://x', '"x"')`, []any{owner.OrgID, owner.ServerID}
+	}),
+	orgRows("mcp_prompts", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_prompts (id, organization_id, server_id, name)
+			VALUES (gen_random_uuid(), $1, $2, 'intruder')`, []any{owner.OrgID, owner.ServerID}
+	}),
+	orgRows("api_keys", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO api_keys (id, organization_id, key_hash, name, created_by)
+			VALUES (gen_random_uuid(), $1, repeat('0', 64), 'intruder', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("agent_cards", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO agent_cards (id, organization_id, name, card, created_by)
+			VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("rest_tests", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO rest_tests (id, organization_id, name, test_case, created_by)
+			VALUES (gen_random_uuid(), $1, 'intruder', '{}', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("rest_test_runs", "passed", func(owner tenant) (string, []any) {
+		return `INSERT INTO rest_test_runs (id, organization_id, test_id, passed, started_at, duration_ms, results)
+			VALUES (gen_random_uuid(), $1, $2, true, now(), 1, '[]')`, []any{owner.OrgID, owner.TestID}
+	}),
+	orgRows("rest_suites", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO rest_suites (id, organization_id, name, created_by)
+			VALUES (gen_random_uuid(), $1, 'intruder', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("rest_suite_runs", "passed", func(owner tenant) (string, []any) {
+		return `INSERT INTO rest_suite_runs (id, organization_id, suite_id, passed, total, passed_count, failed_count,
+			skipped_count, started_at, duration_ms, test_runs)
+			VALUES (gen_random_uuid(), $1, $2, true, 0, 0, 0, 0, now(), 1, '[]')`, []any{owner.OrgID, owner.SuiteID}
+	}),
+	orgRows("explore_sessions", "name", func(owner tenant) (string, []any) {
+		return `INSERT INTO explore_sessions (id, organization_id, name, base_url, created_by)
+			VALUES (gen_random_uuid(), $1, 'intruder', 'https://example.com', 'intruder')`, []any{owner.OrgID}
+	}),
+	orgRows("explore_entries", "error", func(owner tenant) (string, []any) {
+		return `INSERT INTO explore_entries (id, organization_id, session_id, request, duration_ms)
+			VALUES (gen_random_uuid(), $1, $2, '{}', 1)`, []any{owner.OrgID, owner.SessionID}
+	}),
 	{
 		// A record without an organization (a call without a valid key)
 		// belongs to the organization owning the server it targeted.
@@ -179,13 +140,18 @@ var rlsTables = []rlsTable{
 				VALUES (gen_random_uuid(), $1, 'spec', 200, 1, now())`, []any{owner.OrgID}
 		},
 	},
-	{
-		name: "mcp_journal", key: "r.id::text", touch: "response", orgOf: "r.organization_id", byOrg: true,
-		insertFor: func(owner, _ tenant) (string, []any) {
-			return `INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
-				VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{owner.OrgID, owner.ServerID}
-		},
-	},
+	orgRows("mcp_journal", "response", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
+			VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{owner.OrgID, owner.ServerID}
+	}),
+}
+
+// orgRows describes a table whose rows have an id and belong to the
+// organization in organization_id, which app.org_id alone reveals; insert
+// is an INSERT of a row belonging to owner.
+func orgRows(name, touch string, insert func(owner tenant) (string, []any)) rlsTable {
+	return rlsTable{name: name, key: "r.id::text", touch: touch, orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) { return insert(owner) }}
 }
 
 // tenant is one seeded organization with its owner, a session and a server
@@ -299,6 +265,34 @@ func seedTwo(t *testing.T) (*store.Store, tenant, tenant) {
 
 // settings are app.* settings for a raw transaction, by name.
 type settings map[string]string
+
+// refusedWrite is a statement the application role, with settings set,
+// must not be able to carry out.
+type refusedWrite struct {
+	name string
+	set  settings
+	sql  string
+	args []any
+}
+
+// requireChangesNothing runs each write as the application role, in a
+// subtest, and requires it to change no row: it either fails with a
+// row-level-security violation or finds nothing it may write.
+func requireChangesNothing(t *testing.T, pool *pgxpool.Pool, writes []refusedWrite) {
+	t.Helper()
+	for _, tc := range writes {
+		t.Run(tc.name, func(t *testing.T) {
+			asApp(t, pool, tc.set, func(tx pgx.Tx) {
+				tag, err := tx.Exec(context.Background(), tc.sql, tc.args...)
+				if err != nil {
+					require.Equalf(t, "42501", sqlState(err), "want zero rows or a row-level-security violation, got %v", err)
+					return
+				}
+				require.EqualValuesf(t, 0, tag.RowsAffected(), "%s: the statement changed rows it may only read", tc.sql)
+			})
+		})
+	}
+}
 
 // asApp runs fn in a transaction that sets exactly settings (transaction-
 // locally, as WithTx does) and then switches to the application role. The
@@ -751,12 +745,7 @@ func TestRLSExchangeRevealsPublishedCardsOnly(t *testing.T) {
 		require.Empty(t, keys(t, tx, cards, ""), "only the exact value on opens the exchange")
 	})
 
-	writes := []struct {
-		name string
-		set  settings
-		sql  string
-		args []any
-	}{
+	writes := []refusedWrite{
 		{"exchange renames a published card", exchange, `UPDATE agent_cards SET name = 'hijacked' WHERE id = $1`, []any{a.CardID}},
 		{"exchange unpublishes a card", exchange,
 			`UPDATE agent_cards SET status = 'draft', published_at = NULL WHERE id = $1`, []any{a.CardID}},
@@ -769,18 +758,7 @@ func TestRLSExchangeRevealsPublishedCardsOnly(t *testing.T) {
 		{"B with the exchange on deletes A's published card", settings{"app.exchange": "on", "app.org_id": b.OrgID.String()},
 			`DELETE FROM agent_cards WHERE id = $1`, []any{a.CardID}},
 	}
-	for _, tc := range writes {
-		t.Run(tc.name, func(t *testing.T) {
-			asApp(t, st.Pool(), tc.set, func(tx pgx.Tx) {
-				tag, err := tx.Exec(ctx, tc.sql, tc.args...)
-				if err != nil {
-					require.Equalf(t, "42501", sqlState(err), "want zero rows or a row-level-security violation, got %v", err)
-					return
-				}
-				require.EqualValuesf(t, 0, tag.RowsAffected(), "%s: the statement changed rows it may only read", tc.sql)
-			})
-		})
-	}
+	requireChangesNothing(t, st.Pool(), writes)
 	var name, status string
 	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT name, status FROM agent_cards WHERE id = $1`, a.CardID).Scan(&name, &status))
 	require.Equal(t, []string{"alpha-card", "published"}, []string{name, status})
@@ -820,12 +798,7 @@ func TestRLSNarrowScopesAreReadOnly(t *testing.T) {
 	// tenantOfB is how the service scopes every request of B's user working
 	// in B (see httpapi's tenant helper).
 	tenantOfB := settings{"app.org_id": b.OrgID.String(), "app.user_id": b.UserID.String()}
-	cases := []struct {
-		name string
-		set  settings
-		sql  string
-		args []any
-	}{
+	cases := []refusedWrite{
 		{"login lookup updates the account's password", settings{"app.login_email": strings.ToLower(a.Email)},
 			`UPDATE users SET password_hash = 'attacker' WHERE lower(email) = $1`, []any{strings.ToLower(a.Email)}},
 		{"login lookup deletes the account", settings{"app.login_email": strings.ToLower(a.Email)},
@@ -863,18 +836,7 @@ func TestRLSNarrowScopesAreReadOnly(t *testing.T) {
 			`DELETE FROM mcp_servers WHERE id = $1`, []any{a.ServerID}},
 		{"B clears A's journal", tenantOfB, `DELETE FROM mcp_journal WHERE server_id = $1`, []any{a.ServerID}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			asApp(t, st.Pool(), tc.set, func(tx pgx.Tx) {
-				tag, err := tx.Exec(ctx, tc.sql, tc.args...)
-				if err != nil {
-					require.Equalf(t, "42501", sqlState(err), "want zero rows or a row-level-security violation, got %v", err)
-					return
-				}
-				require.EqualValuesf(t, 0, tag.RowsAffected(), "%s: the statement changed rows it may only read", tc.sql)
-			})
-		})
-	}
+	requireChangesNothing(t, st.Pool(), cases)
 }
 
 // TestRLSWithTxRunsAsAppRole checks through behaviour that WithTx runs its

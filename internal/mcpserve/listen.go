@@ -89,7 +89,11 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	if stream.Send(notification("notifications/subscriptions/acknowledged", tag, `,"notifications":`+string(ack))) != nil {
 		return final, nil
 	}
-	keepAlive := time.NewTicker(s.keepAlive)
+	every := s.keepAlive
+	if every <= 0 {
+		every = DefaultKeepAlive
+	}
+	keepAlive := time.NewTicker(every)
 	defer keepAlive.Stop()
 	for {
 		select {

@@ -37,9 +37,6 @@ func (x *Exchange) Stream() (*Stream, error) {
 			jsonrpc.ErrInvalidRequest, x.req.Method), http.StatusNotAcceptable)
 	}
 	s := &Stream{x: x, rc: http.NewResponseController(x.w)}
-	// The server's read timeout covers the whole request; past it the
-	// connection would be read as lost and the stream ended.
-	_ = s.rc.SetReadDeadline(time.Time{})
 	hdr := x.w.Header()
 	setSSEHeaders(hdr)
 	hdr["X-Accel-Buffering"] = hdrNo

@@ -192,8 +192,7 @@ func (h *Handler) designChanged(ctx context.Context, id uuid.UUID) {
 			h.log.Debug("listen streams: design not compared", "server_id", id.String(), "error", err.Error())
 		default:
 			if now, err = d.forModern(); err != nil {
-				now = nil
-				break
+				break // every request to the server fails the same way
 			}
 			c, uris := diff(seen, now, h.hub.subscribed(id))
 			if c != 0 || len(uris) > 0 {

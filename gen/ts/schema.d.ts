@@ -1753,6 +1753,13 @@ export interface components {
          *     carries `_meta.progressToken`), each after its own `delay_ms`; then `delay_ms` passes;
          *     then the answer. One call waits at most 30 000 ms in all; a client that goes away ends
          *     the wait.
+         *
+         *     `broadcast` names list changes a matching call announces, once its wait is over, to
+         *     every open `subscriptions/listen` stream of the server (on the instance that answers the
+         *     call) that asked for them: `tools_list_changed`, `prompts_list_changed`,
+         *     `resources_list_changed` become `notifications/tools/list_changed`,
+         *     `notifications/prompts/list_changed`, `notifications/resources/list_changed`. The design
+         *     itself does not change.
          */
         MockScenario: {
             name: string;
@@ -1768,6 +1775,7 @@ export interface components {
             sequence?: components["schemas"]["MockSequence"];
             delay_ms?: number;
             notifications?: components["schemas"]["MockNotification"][];
+            broadcast?: ("tools_list_changed" | "prompts_list_changed" | "resources_list_changed")[];
         };
         /** @description An MCP tool result, served as written (shaped by the server's protocol version). */
         CallToolResult: {

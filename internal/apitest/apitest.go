@@ -58,6 +58,7 @@ func New(t testing.TB, opts *Options) *Env {
 	require.NoError(t, err)
 	srv := httptest.NewServer(svc.Handler())
 	t.Cleanup(func() {
+		svc.MCP().CloseStreams() // else srv.Close waits on them
 		srv.Close()
 		_ = svc.Close()
 	})

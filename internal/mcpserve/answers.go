@@ -26,6 +26,9 @@ type scene struct {
 	cycle    bool
 	notes    []note
 	delay    time.Duration
+	// broadcast: the list changes a matching call announces to the
+	// server's subscriptions/listen streams.
+	broadcast changes
 }
 
 // answer is what one call gets: a result or a scripted error, after a
@@ -92,6 +95,9 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 		a.delay = s.delay
 		s.steps = []answer{a}
 	}
+	for _, b := range sc.Broadcast {
+		s.broadcast |= broadcastChanges[b]
+	}
 	for j, n := range sc.Notifications {
 		cn, err := compileNote(n)
 		if err != nil {
@@ -100,6 +106,13 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 		s.notes = append(s.notes, cn)
 	}
 	return s, nil
+}
+
+// broadcastChanges are the list changes a scenario may broadcast.
+var broadcastChanges = map[string]changes{
+	mockspec.BroadcastToolsListChanged:     toolsChanged,
+	mockspec.BroadcastPromptsListChanged:   promptsChanged,
+	mockspec.BroadcastResourcesListChanged: resourcesChanged,
 }
 
 // scripted encodes a designed JSON-RPC error once, to be sent as written.

@@ -50,6 +50,10 @@ type serverSide struct {
 	log        *slog.Logger
 	ips        *clientip.Resolver // resolves clientAddr when it is empty
 	clientAddr string
+	// hub holds the open subscriptions/listen streams; keepAlive spaces
+	// the comments sent on a quiet one.
+	hub       *hub
+	keepAlive time.Duration
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside

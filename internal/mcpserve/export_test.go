@@ -1,6 +1,10 @@
 package mcpserve
 
-import "github.com/google/uuid"
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
 
 // Cached reports whether the cache holds an entry (a design or a miss) for
 // id; for tests only.
@@ -10,3 +14,20 @@ func (h *Handler) Cached(id uuid.UUID) bool {
 	_, ok := h.cache.items[id]
 	return ok
 }
+
+// SetStreams sets the bounds of subscriptions/listen streams and the
+// spacing of their keep-alive comments (zero for the defaults); for tests only, before the first
+// request.
+func (h *Handler) SetStreams(perServer, perClient int, keepAlive time.Duration) {
+	bounds := newHub(perServer, perClient)
+	h.hub.mu.Lock()
+	h.hub.maxPerServer, h.hub.maxPerClient = bounds.maxPerServer, bounds.maxPerClient
+	h.hub.mu.Unlock()
+	if keepAlive > 0 {
+		h.opts.KeepAlive = keepAlive
+	}
+}
+
+// OpenStreams is how many subscriptions/listen streams of server id are
+// open; for tests only.
+func (h *Handler) OpenStreams(id uuid.UUID) int { return h.hub.count(id) }

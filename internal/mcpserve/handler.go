@@ -76,6 +76,14 @@ type Options struct {
 	// Sequences counts the calls of sequence scenarios; nil counts in
 	// this instance's memory.
 	Sequences Sequencer
+	// MaxStreamsPerServer and MaxStreamsPerClient bound the open
+	// subscriptions/listen streams of one server, in all and from one
+	// client address (DefaultMaxStreamsPerServer and
+	// DefaultMaxStreamsPerClient when zero); KeepAlive spaces the comments
+	// sent on a quiet stream (DefaultKeepAlive when zero).
+	MaxStreamsPerServer int
+	MaxStreamsPerClient int
+	KeepAlive           time.Duration
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -86,6 +94,8 @@ type Handler struct {
 	opts    Options
 	cache   *cache
 	ready   chan struct{}
+	// hub holds the open subscriptions/listen streams.
+	hub *hub
 }
 
 // New returns a Handler serving the designs of st. Call Listen to keep its
@@ -100,6 +110,9 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = DefaultKeepAlive
+	}
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
@@ -108,7 +121,8 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.Journal != nil {
 		tr = tr.With(journaled)
 	}
-	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{})}
+	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
+		hub: newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -122,20 +136,31 @@ func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*compiled, erro
 }
 
 // Listen keeps the cache in step with the database until ctx ends: every
-// change to a design drops its compiled copy. While the connection is lost
-// cached designs are served stale (within Options.StaleMax); once it is
-// back every one is revalidated on its next use, since changes made
-// meanwhile were not announced.
+// change to a design drops its compiled copy, and the server's open
+// subscriptions/listen streams are told what changed. While the connection
+// is lost cached designs are served stale (within Options.StaleMax); once
+// it is back every one is revalidated on its next use, and every server
+// with open streams compared, since changes made meanwhile were not
+// announced.
 func (h *Handler) Listen(ctx context.Context) {
 	var once sync.Once
 	h.designs.ListenDesigns(ctx,
 		func(payload string) {
 			if id, err := uuid.Parse(payload); err == nil {
 				h.cache.invalidate(id)
+				if h.hub.count(id) > 0 {
+					go h.designChanged(ctx, id)
+				}
 			}
 		},
 		h.cache.lost,
-		func() { h.cache.live(); once.Do(func() { close(h.ready) }) },
+		func() {
+			h.cache.live()
+			once.Do(func() { close(h.ready) })
+			for _, id := range h.hub.watched() {
+				go h.designChanged(ctx, id)
+			}
+		},
 		func(err error) {
 			h.log.Warn("design notifications interrupted; serving cached designs as stale until they are revalidated", "error", err.Error())
 		},
@@ -211,7 +236,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	st := newState(r)
-	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
+	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
+		hub: h.hub, keepAlive: h.opts.KeepAlive}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

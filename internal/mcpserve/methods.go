@@ -18,7 +18,7 @@ import (
 // methods is the one static table of what the endpoint answers. Anything
 // else is -32601 naming the method; notifications of any method get 202.
 // The legacy revisions' session methods do not exist for modern requests,
-// server/discover only for them.
+// server/discover and subscriptions/listen only for them.
 var methods mcptransport.Methods[*compiled]
 
 func init() {
@@ -38,6 +38,7 @@ func init() {
 		"resources/subscribe":      {Handle: subscribe, Eras: legacy},
 		"resources/unsubscribe":    {Handle: subscribe, Eras: legacy},
 		"completion/complete":      {Handle: complete},
+		"subscriptions/listen":     {Handle: listen, Eras: modern},
 	}
 }
 
@@ -161,6 +162,9 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	if err := sleep(ctx, a.delay); err != nil {
 		return nil, err
+	}
+	if sc.broadcast != 0 && s.hub != nil {
+		s.hub.notify(d.id, sc.broadcast, nil)
 	}
 	if a.err != nil {
 		return nil, a.err

@@ -168,10 +168,12 @@ func withHints(list, hints []byte) []byte {
 // served, capabilities matching the methods the design answers, the
 // description as instructions, and the caching hints.
 func (c *compiled) discoverResult(m *compiled, hints []byte) ([]byte, error) {
+	// Changes reach subscriptions/listen streams: listChanged and
+	// subscribe say so.
 	caps := map[string]any{
-		"tools":     struct{}{},
-		"resources": struct{}{},
-		"prompts":   struct{}{},
+		"tools":     map[string]bool{"listChanged": true},
+		"resources": map[string]bool{"listChanged": true, "subscribe": true},
+		"prompts":   map[string]bool{"listChanged": true},
 		"logging":   struct{}{},
 	}
 	if m.hasCompletions {

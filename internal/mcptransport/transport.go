@@ -229,6 +229,7 @@ var (
 	hdrNoCache            = []string{"no-cache"}
 	hdrKeepAlive          = []string{"keep-alive"}
 	hdrJSON               = []string{"application/json"}
+	hdrNo                 = []string{"no"}
 )
 
 // frame writes one response as an SSE event or as plain JSON.

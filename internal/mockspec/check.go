@@ -53,7 +53,8 @@ var (
 
 // CheckScenario checks the answer of a scenario: exactly one of response,
 // result, error and sequence, each well formed, the delays, the
-// notifications and the whole wait of one call. output is the tool's
+// notifications, the whole wait of one call and the list changes it
+// broadcasts. output is the tool's
 // compiled output schema, nil when it has none: a result's
 // structuredContent must then satisfy it, and is required unless isError
 // is true. A plain response is not checked against it (the policy rules
@@ -80,7 +81,25 @@ func CheckScenario(sc Scenario, output *schema.Schema) []failure.FieldError {
 	if delaysOK {
 		c.wholeWait(sc)
 	}
+	c.broadcast(sc.Broadcast)
 	return c.f
+}
+
+// broadcast checks the list changes a scenario broadcasts: known kinds,
+// each once.
+func (c *checker) broadcast(kinds []string) {
+	if len(kinds) > len(BroadcastKinds) {
+		c.add("broadcast", "at most %d kinds, each once, got %d", len(BroadcastKinds), len(kinds))
+	}
+	for i, k := range kinds {
+		at := fmt.Sprintf("broadcast[%d]", i)
+		switch {
+		case !slices.Contains(BroadcastKinds, k):
+			c.add(at, "unknown kind %q: want %s", k, orList(BroadcastKinds))
+		case slices.Contains(kinds[:i], k):
+			c.add(at, "%q is listed twice", k)
+		}
+	}
 }
 
 // CheckFault checks a server's default fault; nil is no fault. Fields are

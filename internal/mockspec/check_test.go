@@ -123,6 +123,8 @@ func TestCheckScenarioValid(t *testing.T) {
 		{"every log level", `{"response":{},"notifications":[` + strings.TrimSuffix(strings.Repeat(`{"type":"log","level":"LEVEL","data":1},`, 8), ",") + `]}`, ""},
 		{"progress notification", `{"response":{},"notifications":[{"type":"progress","progress":0},{"type":"progress","progress":50,"total":50,"message":"done"}]}`, ""},
 		{"100 notifications", notes(MaxNotifications), ""},
+		{"broadcast every kind", `{"response":{},"broadcast":["tools_list_changed","prompts_list_changed","resources_list_changed"]}`, ""},
+		{"broadcast none", `{"response":{},"broadcast":[]}`, ""},
 		{"whole wait of exactly 30000", `{"response":{},"delay_ms":10000,"notifications":[{"type":"progress","progress":1,"delay_ms":20000}]}`, ""},
 		// Every step replaces the scenario's delay, so it is never waited.
 		{"step delays replace the scenario's", `{"sequence":{"steps":[{"response":{},"delay_ms":0},{"response":{},"delay_ms":20000}]},"delay_ms":30000,` +
@@ -279,6 +281,13 @@ func TestCheckScenarioInvalid(t *testing.T) {
 			[]string{"notifications[0].level", "notifications[0].logger", "notifications[0].data"}, "belongs to log notifications"},
 		{"notification delay of 30001", `{"response":{},"notifications":[{"type":"progress","progress":1,"delay_ms":30001}]}`, "",
 			[]string{"notifications[0].delay_ms"}, "got 30001"},
+
+		{"broadcast of an unknown kind", `{"response":{},"broadcast":["tools_changed"]}`, "", []string{"broadcast[0]"},
+			`unknown kind "tools_changed": want tools_list_changed, prompts_list_changed or resources_list_changed`},
+		{"broadcast of a kind twice", `{"response":{},"broadcast":["prompts_list_changed","tools_list_changed","prompts_list_changed"]}`, "",
+			[]string{"broadcast[2]"}, "listed twice"},
+		{"broadcast of four kinds", `{"response":{},"broadcast":["tools_list_changed","prompts_list_changed","resources_list_changed","tools_list_changed"]}`, "",
+			[]string{"broadcast", "broadcast[3]"}, "at most 3 kinds"},
 
 		{"everything at once, in order", `{"response":[],"result":{"content":[{"type":"text"}]},"delay_ms":-5,` +
 			`"notifications":[{"type":"log"}]}`, weatherOutput,

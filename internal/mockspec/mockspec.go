@@ -39,6 +39,16 @@ const (
 	NotifyProgress = "progress"
 )
 
+// The list changes a scenario may broadcast.
+const (
+	BroadcastToolsListChanged     = "tools_list_changed"
+	BroadcastPromptsListChanged   = "prompts_list_changed"
+	BroadcastResourcesListChanged = "resources_list_changed"
+)
+
+// BroadcastKinds lists the values of Scenario.Broadcast.
+var BroadcastKinds = []string{BroadcastToolsListChanged, BroadcastPromptsListChanged, BroadcastResourcesListChanged}
+
 // Scenario is one canned answer of a tool. Exactly one of Response, Result,
 // Error and Sequence is set.
 type Scenario struct {
@@ -58,6 +68,9 @@ type Scenario struct {
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Notifications are sent on the SSE reply before the result.
 	Notifications []Notification `json:"notifications,omitempty"`
+	// Broadcast names the list changes a matching call announces to the
+	// server's open subscriptions/listen streams (Broadcast* values).
+	Broadcast []string `json:"broadcast,omitempty"`
 }
 
 // RPCError is a JSON-RPC error object.

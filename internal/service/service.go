@@ -87,6 +87,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		return nil, err
 	}
 	s.http = newHTTPServer(mux, log)
+	// Open subscriptions/listen streams never go idle: the shutdown ends
+	// them, else it would wait its whole timeout on them.
+	s.http.RegisterOnShutdown(s.mcp.CloseStreams)
 	// From here on Close releases everything.
 	s.startBackground()
 	if err := s.awaitSubscriptions(); err != nil {

@@ -81,7 +81,7 @@ func TestValidateJSONSchema202012(t *testing.T) {
 	})
 	for _, ref := range []string{"other.json", "other.json#/$defs/a", "#nowhere", "#/$defs/missing", "urn:example:a"} {
 		t.Run("refuses $ref "+ref, func(t *testing.T) {
-			_, err := Compile([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"a":{"type":"string"}},"properties":{"a":{"$ref":"` + ref + `"}}}`), RequireObject)
+			_, err := Compile([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"a":{"type":"string"}},"properties":{"a":{"$ref":"`+ref+`"}}}`), RequireObject)
 			require.ErrorIs(t, err, ErrInvalidSchema)
 		})
 	}

@@ -3,7 +3,6 @@ package mcpserve_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -41,27 +40,15 @@ func TestInputSchemaVerbatim(t *testing.T) {
 		{"legacy", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`+tc.meta+`}`))
-			require.NoError(t, err)
-			req.Header = tc.header
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			require.NoError(t, err)
-			require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+			status, body := apitest.PostJSONRPCWith(t, endpoint, tc.header,
+				strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`+tc.meta+`}`))
+			require.Equal(t, http.StatusOK, status, "%s", body)
 			var got struct {
 				Result struct {
 					Tools []struct {
 						InputSchema json.RawMessage `json:"inputSchema"`
 					} `json:"tools"`
 				} `json:"result"`
-			}
-			// The reply may be one SSE event: its data line is the message.
-			if _, data, ok := strings.Cut(string(body), "data: "); ok {
-				body = []byte(data)
 			}
 			require.NoError(t, json.Unmarshal(body, &got), "%s", body)
 			require.Len(t, got.Result.Tools, 1, "%s", body)

@@ -247,7 +247,7 @@ func PostJSONRPC(t testing.TB, url string, body io.Reader) (int, []byte) {
 }
 
 // PostJSONRPCWith is PostJSONRPC with the headers of hdr added, such as the
-// MCP-Protocol-Version and Mcp-Method of a 2026-07-28 request.
+// MCP-Protocol-Version and Mcp-Method of a modern (stateless) request.
 func PostJSONRPCWith(t testing.TB, url string, hdr http.Header, body io.Reader) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, body)

@@ -253,10 +253,20 @@ func (r *Response) Problem(code int, fields ...string) *Response {
 // session or key, and returns the status and the body.
 func PostJSONRPC(t testing.TB, url string, body io.Reader) (int, []byte) {
 	t.Helper()
+	return PostJSONRPCWith(t, url, nil, body)
+}
+
+// PostJSONRPCWith is PostJSONRPC with the headers of hdr added, such as the
+// MCP-Protocol-Version and Mcp-Method of a modern (stateless) request.
+func PostJSONRPCWith(t testing.TB, url string, hdr http.Header, body io.Reader) (int, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, body)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()

@@ -159,20 +159,27 @@ func TestSDKClient(t *testing.T) {
 // report.
 func runSDKClient(t *testing.T, node, packages, endpoint string, steps []sdkStep) sdkReport {
 	t.Helper()
+	var report sdkReport
+	runScript(t, node, "sdkclient.mjs", steps, &report, packages, endpoint)
+	return report
+}
+
+// runScript runs the testdata script with args, steps on its standard
+// input, and decodes the report it writes into report.
+func runScript(t *testing.T, node, script string, steps []sdkStep, report any, args ...string) {
+	t.Helper()
 	in, err := json.Marshal(steps)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "sdkclient.mjs"), packages, endpoint)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", script)}, args...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	require.NoError(t, err, "sdkclient.mjs: %s", stderr.Bytes())
-	t.Logf("sdkclient.mjs reported: %s", out)
-	var report sdkReport
-	require.NoError(t, json.Unmarshal(out, &report), "%s", out)
-	return report
+	require.NoError(t, err, "%s: %s", script, stderr.Bytes())
+	t.Logf("%s reported: %s", script, out)
+	require.NoError(t, json.Unmarshal(out, report), "%s", out)
 }
 
 // step is the outcome of the step with id, which must have run.

@@ -162,7 +162,8 @@ func CheckServer(s Server) error {
 	return f.Err()
 }
 
-// CheckTool checks a tool's schemas and scenarios.
+// CheckTool checks a tool's schemas (with their x-mcp-header annotations)
+// and scenarios.
 func CheckTool(t Tool) error {
 	var f failure.Fields
 	switch {
@@ -179,6 +180,7 @@ func CheckTool(t Tool) error {
 		addSchemaError(&f, "input_schema", err)
 	} else {
 		noNULJSON(&f, "input_schema", t.InputSchema)
+		checkMCPHeaders(&f, "input_schema", t.InputSchema)
 	}
 	// output stays nil when the output schema does not compile: that is
 	// reported once, not again for every result.

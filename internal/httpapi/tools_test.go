@@ -173,6 +173,11 @@ func TestToolCreate(t *testing.T) {
 			{"NUL in description", map[string]any{"name": "x", "description": "a\x00"}, []string{"description"}},
 			{"NUL in input_schema", map[string]any{"name": "x", "input_schema": map[string]any{"type": "object", "description": "\x00"}}, []string{"input_schema.description"}},
 			{"NUL in output_schema", map[string]any{"name": "x", "output_schema": map[string]any{"type": "object", "title": "\x00"}}, []string{"output_schema.title"}},
+			{"x-mcp-header on a number", map[string]any{"name": "x", "input_schema": map[string]any{"type": "object", "properties": map[string]any{
+				"region": map[string]any{"type": "number", "x-mcp-header": "Region"}}}}, []string{"input_schema.properties.region.x-mcp-header"}},
+			{"x-mcp-header inside items", map[string]any{"name": "x", "input_schema": map[string]any{"type": "object", "properties": map[string]any{
+				"regions": map[string]any{"type": "array", "items": map[string]any{"type": "string", "x-mcp-header": "Region"}}}}},
+				[]string{"input_schema.properties.regions.items.x-mcp-header"}},
 			{"NUL in a scenario", map[string]any{"name": "x", "mock_scenarios": []any{
 				scenario("a\x00", map[string]any{"k\x00": 1}, map[string]any{"v": []any{"\x00"}})}},
 				[]string{"mock_scenarios[0].name", "mock_scenarios[0].condition", "mock_scenarios[0].response.v[0]"}},

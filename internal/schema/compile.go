@@ -88,6 +88,13 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 	out := newSchema(raw, tree)
 	out.sizes, out.bounded = sizes, len(sizes) > 0 || refs
 	walkTree(tree, dialect, "", func(s *jsonschema.Schema, _ string) bool {
+		// Composition and conditional keywords apply several subschemas
+		// to one value: many of them under "items" add up to more work
+		// than a call may take, which the estimate bounds.
+		if len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil || s.If != nil ||
+			len(s.DependentSchemas) > 0 {
+			out.bounded = true
+		}
 		if s.DynamicAnchor != "" {
 			if out.anchors == nil {
 				out.anchors = map[string][]*jsonschema.Schema{}

@@ -23,7 +23,8 @@ type Schema struct {
 	dialect jsonschema.Dialect
 
 	// bounded: validation is estimated first (see estimate), because the
-	// schema runs regular expressions or has references.
+	// schema runs regular expressions, has references, or applies several
+	// subschemas to one value (allOf, anyOf, oneOf, not, if, dependentSchemas).
 	bounded bool
 	sizes   map[string]regexlimit.Size      // of its regular expressions
 	anchors map[string][]*jsonschema.Schema // its subschemas by "$dynamicAnchor"

@@ -291,8 +291,7 @@ func post(t *testing.T, env *apitest.Env, headers map[string]string, body string
 }
 
 func TestServiceEndpointScope(t *testing.T) {
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Scoped Org")
+	env, owner := apitest.SignedUp(t, "Scoped Org")
 	server := owner.Do("POST", "/api/servers", map[string]any{"name": "s"}).Status(http.StatusCreated).String("id")
 	full := newKey(owner, map[string]any{"name": "full"})
 	policy := newKey(owner, map[string]any{"name": "p", "bound_server_id": server})

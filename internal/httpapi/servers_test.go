@@ -31,8 +31,7 @@ func mkServer(t testing.TB, c *apitest.Client, name string) string {
 // and the path of its kind (tools, resources or prompts).
 func designFixture(t *testing.T, org, name, kind string) (env *apitest.Env, c *apitest.Client, server, path string) {
 	t.Helper()
-	env = apitest.New(t, nil)
-	c = env.Signup(t, org)
+	env, c = apitest.SignedUp(t, org)
 	server = mkServer(t, c, name)
 	return env, c, server, "/api/servers/" + server + "/" + kind
 }

@@ -133,8 +133,7 @@ func callJSON(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 // creates a full API key named keyName; it returns the key in the clear.
 func signupWithKey(t *testing.T, org, keyName string) (*apitest.Env, *apitest.Client, string) {
 	t.Helper()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, org)
+	env, owner := apitest.SignedUp(t, org)
 	return env, owner, newKey(owner, map[string]any{"name": keyName})
 }
 

@@ -110,6 +110,14 @@ func Rivals(t testing.TB, a, b string) (*Env, *Client, *Client) {
 	return env, env.Signup(t, a), env.Signup(t, b)
 }
 
+// SignedUp boots the service for t, as New(t, nil) does, and signs up one
+// organization named orgName.
+func SignedUp(t testing.TB, orgName string) (*Env, *Client) {
+	t.Helper()
+	env := New(t, nil)
+	return env, env.Signup(t, orgName)
+}
+
 var counter atomic.Int64
 
 // Signup creates a new account with its own organization and returns a
@@ -260,17 +268,10 @@ func PostJSONRPC(t testing.TB, url string, body io.Reader) (int, []byte) {
 // MCP-Protocol-Version and Mcp-Method of a modern (stateless) request.
 func PostJSONRPCWith(t testing.TB, url string, hdr http.Header, body io.Reader) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, body)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req := JSONRequest(t, http.MethodPost, url, body)
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, raw := Send(t, req)
 	return resp.StatusCode, raw
 }

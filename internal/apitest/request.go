@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,4 +33,15 @@ func Send(t testing.TB, req *http.Request) (*http.Response, []byte) {
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return resp, raw
+}
+
+// Eventually waits up to 5s for ok, asking again every 10ms; what names
+// the awaited state in the failure.
+func Eventually(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		require.True(t, time.Now().Before(deadline), "%s: not within 5s", what)
+		time.Sleep(10 * time.Millisecond)
+	}
 }

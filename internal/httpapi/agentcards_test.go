@@ -301,8 +301,7 @@ func TestAgentCardCRUD(t *testing.T) {
 
 func TestAgentCardValidate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Validators")
+	_, ada := apitest.SignedUp(t, "Validators")
 
 	t.Run("a valid card", func(t *testing.T) {
 		ada := ada.For(t)
@@ -375,8 +374,7 @@ func TestAgentCardValidate(t *testing.T) {
 
 func TestAgentCardPublishing(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Publishers")
+	env, ada := apitest.SignedUp(t, "Publishers")
 	slug := orgSlug(t, ada)
 
 	t.Run("an invalid card is refused with every problem and stays a draft", func(t *testing.T) {
@@ -465,8 +463,7 @@ func TestAgentCardPublishing(t *testing.T) {
 
 func TestAgentCardVersionWarnings(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Versioners")
+	_, ada := apitest.SignedUp(t, "Versioners")
 
 	base := func(name string) map[string]any {
 		return map[string]any{
@@ -548,8 +545,7 @@ func TestAgentCardVersionWarnings(t *testing.T) {
 
 func TestAgentCardSkills(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Skill Makers")
+	env, ada := apitest.SignedUp(t, "Skill Makers")
 	server := mkServer(t, ada, "Skill Server")
 	mkChild(t, ada, server, "tools", map[string]any{
 		"name": "echo", "mock_scenarios": []any{scenario("always", nil, map[string]any{"echoed": true})},
@@ -1044,8 +1040,7 @@ func TestExchangeSearch(t *testing.T) {
 
 func TestExchangeA2ARendering(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Travel Makers")
+	env, ada := apitest.SignedUp(t, "Travel Makers")
 	slug := orgSlug(t, ada)
 
 	body := map[string]any{
@@ -1127,8 +1122,7 @@ func TestExchangeA2ARendering(t *testing.T) {
 
 func TestAgentCardAPIKeys(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Keyed Cards")
+	env, owner := apitest.SignedUp(t, "Keyed Cards")
 	server := mkServer(t, owner, "bound")
 	_, fullRaw := mkKey(t, owner, map[string]any{"name": "full"})
 	_, policyRaw := mkKey(t, owner, map[string]any{"name": "policy", "bound_server_id": server})

@@ -16,8 +16,7 @@ import (
 
 func TestServerProtocolSettings(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	env, ada := apitest.SignedUp(t, "Acme Labs")
 
 	t.Run("defaults", func(t *testing.T) {
 		ada := ada.For(t)
@@ -58,11 +57,7 @@ func TestServerProtocolSettings(t *testing.T) {
 	})
 
 	t.Run("invalid create", func(t *testing.T) {
-		for _, tc := range []struct {
-			name   string
-			body   map[string]any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", "/api/servers", []invalidBody{
 			{"unknown eras", map[string]any{"name": "x", "eras": "x"}, []string{"eras"}},
 			{"empty eras", map[string]any{"name": "x", "eras": ""}, []string{"eras"}},
 			{"negative cache_ttl_ms", map[string]any{"name": "x", "cache_ttl_ms": -1}, []string{"cache_ttl_ms"}},
@@ -72,11 +67,7 @@ func TestServerProtocolSettings(t *testing.T) {
 			{"unknown cache_scope", map[string]any{"name": "x", "cache_scope": "shared"}, []string{"cache_scope"}},
 			{"all three", map[string]any{"name": "x", "eras": "both", "cache_ttl_ms": -1, "cache_scope": "none"},
 				[]string{"eras", "cache_ttl_ms", "cache_scope"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada.For(t).Do("POST", "/api/servers", tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 	})
 
 	t.Run("invalid patches change nothing", func(t *testing.T) {
@@ -111,10 +102,7 @@ func requireSettings(t *testing.T, c *apitest.Client, path, eras string, ttl flo
 
 func TestToolRequiredClientCapabilities(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Weather")
-	tools := "/api/servers/" + server + "/tools"
+	env, ada, server, tools := designFixture(t, "Acme Labs", "Weather", "tools")
 
 	t.Run("default none", func(t *testing.T) {
 		ada := ada.For(t)
@@ -210,8 +198,7 @@ func requireFieldsUnder(t *testing.T, r *apitest.Response, field string) {
 
 func TestImportedDesignsGetProtocolDefaults(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Importers")
+	_, c := apitest.SignedUp(t, "Importers")
 	r := c.Do("POST", "/api/servers/import/openapi", map[string]any{"document": impDocument(t, "todo-3.1.json")}).
 		Status(http.StatusCreated)
 	requireSettings(t, c, "/api/servers/"+r.String("server.id"), "modern_and_legacy", 60000, "private")

@@ -175,8 +175,7 @@ func TestImportOpenAPIRefusals(t *testing.T) {
 // and compares the copy with the original.
 func TestImportMCPFromOwnServer(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Copycats")
+	env, c := apitest.SignedUp(t, "Copycats")
 	orig := mkServer(t, c, "Original")
 	mkChild(t, c, orig, "tools", map[string]any{"name": "get_weather", "description": "Weather for a city.",
 		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},

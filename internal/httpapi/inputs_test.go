@@ -463,8 +463,7 @@ func mcpProblems(raw []byte) [][]byte {
 // path or a query, is a 4xx naming the field, never a 500 nor "body".
 func TestRefusedTextNamesTheField(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Refused Text")
+	_, ada := apitest.SignedUp(t, "Refused Text")
 	nul := `"a\u0000b"`
 	for _, tc := range []struct {
 		name, method, path, body string

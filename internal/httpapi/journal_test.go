@@ -71,8 +71,7 @@ func journalPage(t *testing.T, c *apitest.Client, server, query string, want int
 
 func TestJournalRecordsMCPCalls(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Org")
+	env, c := apitest.SignedUp(t, "Journal Org")
 	server := weatherServer(t, c)
 
 	before := time.Now().UTC()
@@ -167,8 +166,7 @@ func TestJournalRecordsMCPCalls(t *testing.T) {
 
 func TestJournalListRefusesBadQueries(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Queries")
+	env, c := apitest.SignedUp(t, "Journal Queries")
 	server := mkServer(t, c, "s")
 	for _, q := range []string{"?limit=0", "?limit=501", "?limit=x", "?outcome=maybe", "?since=yesterday", "?cursor=%21%21",
 		"?cursor=" + strings.Repeat("A", 201)} {
@@ -187,8 +185,7 @@ func TestJournalListRefusesBadQueries(t *testing.T) {
 // over, with every field set, and reads it back through the API.
 func TestJournalEntryFields(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Fields")
+	env, c := apitest.SignedUp(t, "Journal Fields")
 	server := mkServer(t, c, "s")
 	at := time.Date(2025, 6, 1, 12, 0, 0, 123456000, time.UTC)
 	w := env.Service.Journal()
@@ -209,8 +206,7 @@ func TestJournalEntryFields(t *testing.T) {
 
 func TestJournalClear(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Clear")
+	env, c := apitest.SignedUp(t, "Journal Clear")
 	server, other := weatherServer(t, c), weatherServer(t, c)
 	for range 3 {
 		mcpCall(t, env, server, "ping", nil)
@@ -241,8 +237,7 @@ func TestJournalClear(t *testing.T) {
 
 func TestJournalVerify(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Verify")
+	env, c := apitest.SignedUp(t, "Journal Verify")
 	server := weatherServer(t, c)
 	for _, args := range []map[string]any{
 		{"city": "Paris", "units": "metric"}, {"city": "Paris"}, {"city": "London", "temp": 12}, {},
@@ -317,8 +312,7 @@ func TestJournalVerify(t *testing.T) {
 // TestJournalAsPlatformTools: the journal routes are platform MCP tools.
 func TestJournalAsPlatformTools(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Journal Platform")
+	env, c := apitest.SignedUp(t, "Journal Platform")
 	server := weatherServer(t, c)
 	callTool(t, env, server, "get_weather", map[string]any{"city": "Oslo"})
 	raw := c.Do("POST", "/api/keys", map[string]any{"name": "assistant"}).Status(http.StatusCreated).String("raw_key")

@@ -55,8 +55,7 @@ func requireDetail(t *testing.T, r *apitest.Response, code int, detail string) {
 
 func TestKeysLifecycle(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Keyed Org")
+	env, c := apitest.SignedUp(t, "Keyed Org")
 	server := mkServer(t, c, "bound")
 
 	r := c.Do("POST", "/api/keys", map[string]any{"name": "  ci pipeline  "}).Status(http.StatusCreated)
@@ -440,8 +439,7 @@ func TestAPIKeyServers(t *testing.T) {
 // waiting for the change notification, every time.
 func TestRevocationIsImmediateOnTheRevokingInstance(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Revoking Org")
+	env, owner := apitest.SignedUp(t, "Revoking Org")
 	select {
 	case <-env.Service.Keys().Ready():
 	case <-time.After(5 * time.Second):

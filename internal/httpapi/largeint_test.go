@@ -14,8 +14,7 @@ import (
 // the tests generated from them reach each scenario and pass.
 func TestGeneratedTestsOnLargeIntegers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Large Integer Org")
+	env, ada := apitest.SignedUp(t, "Large Integer Org")
 
 	server := ada.Do("POST", "/api/servers", map[string]any{"name": "Ledger"}).Status(http.StatusCreated).String("id")
 	tool := ada.Do("POST", "/api/servers/"+server+"/tools", []byte(`{

@@ -40,8 +40,7 @@ func TestRequestID(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme")
+	_, ada := apitest.SignedUp(t, "Acme")
 	ada.Do("GET", "/api/nothing-here", nil).Problem(http.StatusNotFound)
 	r := ada.Do("PUT", "/api/servers", map[string]any{}).Problem(http.StatusMethodNotAllowed)
 	require.NotEmpty(t, r.Hdr.Get("Allow"))

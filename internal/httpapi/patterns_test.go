@@ -19,10 +19,7 @@ var hugePattern = strings.Repeat("(?:a|b)", 20000)
 // compile to more than 2,000 instructions, naming the field.
 func TestToolPatternsBounded(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Patterns")
-	server := mkServer(t, ada, "Codes")
-	tools := "/api/servers/" + server + "/tools"
+	_, ada, _, tools := designFixture(t, "Patterns", "Codes", "tools")
 	obj := map[string]any{"type": "object"}
 	withPattern := func(expr string) map[string]any {
 		return map[string]any{"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string", "pattern": expr}}}
@@ -104,8 +101,7 @@ func TestPolicyValidateHugePattern(t *testing.T) {
 // with an oversized pattern is left out with a warning.
 func TestImportHugePattern(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Import Patterns")
+	_, c := apitest.SignedUp(t, "Import Patterns")
 	param := func(name, pattern string) map[string]any {
 		return map[string]any{"name": name, "in": "query", "required": true, "schema": map[string]any{"type": "string", "pattern": pattern}}
 	}
@@ -129,8 +125,7 @@ func TestImportHugePattern(t *testing.T) {
 // refused, naming the condition.
 func TestJournalVerifyPatternBudget(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Verify Patterns")
+	env, c := apitest.SignedUp(t, "Verify Patterns")
 	server := weatherServer(t, c)
 	for range 3 {
 		callTool(t, env, server, "get_weather", map[string]any{"note": strings.Repeat("ab", 10000)})

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/mockmcp/mockmcp/internal/apitest"
 )
 
 func arg(name string, extra ...any) map[string]any {
@@ -21,10 +19,7 @@ func msg(role, text string) map[string]any { return map[string]any{"role": role,
 
 func TestPromptCreate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Prompts")
-	prompts := "/api/servers/" + server + "/prompts"
+	env, ada, server, prompts := designFixture(t, "Acme Labs", "Prompts", "prompts")
 
 	t.Run("with arguments and messages", func(t *testing.T) {
 		ada := ada.For(t)
@@ -79,11 +74,7 @@ func TestPromptCreate(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) {
 		ada := ada.For(t)
 		before := rowCount(t, env, "mcp_prompts", "server_id", server)
-		for _, tc := range []struct {
-			name   string
-			body   map[string]any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", prompts, []invalidBody{
 			{"missing name", map[string]any{"messages": []any{}}, []string{"name"}},
 			{"duplicate argument names", map[string]any{"name": "p", "arguments": []any{arg("city"), arg("city", "required", true)}}, []string{"arguments[1].name"}},
 			{"duplicate after trimming", map[string]any{"name": "p", "arguments": []any{arg("city"), arg("days"), arg(" city ")}}, []string{"arguments[2].name"}},
@@ -107,22 +98,14 @@ func TestPromptCreate(t *testing.T) {
 				"arguments": []any{arg("a"), arg("a")},
 				"messages":  []any{msg("user", "{{a}} {{b}}"), msg("system", "{{c}}")}},
 				[]string{"arguments[1].name", "messages[0].text", "messages[1].text"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", prompts, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 		require.Equal(t, before, rowCount(t, env, "mcp_prompts", "server_id", server))
 	})
 }
 
 func TestPromptUpdateDelete(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Prompts")
-	prompts := "/api/servers/" + server + "/prompts"
+	env, ada, server, prompts := designFixture(t, "Acme Labs", "Prompts", "prompts")
 	id := mkChild(t, ada, server, "prompts", map[string]any{
 		"name": "greet", "description": "Greeting",
 		"arguments": []any{arg("who", "required", true)},

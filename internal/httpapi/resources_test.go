@@ -5,16 +5,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/mockmcp/mockmcp/internal/apitest"
 )
 
 func TestResourceCreate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Docs")
-	resources := "/api/servers/" + server + "/resources"
+	env, ada, server, resources := designFixture(t, "Acme Labs", "Docs", "resources")
 
 	t.Run("text content", func(t *testing.T) {
 		ada := ada.For(t)
@@ -113,11 +108,7 @@ func TestResourceCreate(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) {
 		ada := ada.For(t)
 		before := rowCount(t, env, "mcp_resources", "server_id", server)
-		for _, tc := range []struct {
-			name   string
-			body   any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", resources, []invalidBody{
 			{"missing content", map[string]any{"name": "x", "uri": "docs://a"}, []string{"content"}},
 			{"null content", map[string]any{"name": "x", "uri": "docs://a", "content": nil}, []string{"content"}},
 			{"missing uri", map[string]any{"name": "x", "content": "c"}, []string{"uri"}},
@@ -133,12 +124,7 @@ func TestResourceCreate(t *testing.T) {
 			{"NUL in name, description and uri", map[string]any{"name": "\x00", "description": "\x00", "uri": "docs://\x00", "content": "c"}, []string{"name", "description", "uri"}},
 			{"unpaired surrogate escape in content", `{"name":"x","uri":"docs://a","content":"\ud800"}`, []string{"content"}},
 			{"several save-time problems at once", map[string]any{"name": "x", "uri": "a://{x}/{x}", "mime_type": "bad", "content": "c"}, []string{"uri", "mime_type"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", resources, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 		require.Equal(t, before, rowCount(t, env, "mcp_resources", "server_id", server))
 	})
 
@@ -164,10 +150,7 @@ func TestResourceCreate(t *testing.T) {
 
 func TestResourceUpdateDelete(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Docs")
-	resources := "/api/servers/" + server + "/resources"
+	env, ada, server, resources := designFixture(t, "Acme Labs", "Docs", "resources")
 	id := mkChild(t, ada, server, "resources", map[string]any{
 		"name": "Guide", "uri": "docs://guide", "mime_type": "text/plain", "content": "v1",
 	})

@@ -220,16 +220,6 @@ func rtMCPCall(t *testing.T, env *apitest.Env, server, body string) (int, string
 	return code, string(raw)
 }
 
-// rtEventually waits up to 5s for ok.
-func rtEventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		require.True(t, time.Now().Before(deadline), "%s: not within 5s", what)
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // rtToolCall is a JSON-RPC tools/call request.
 func rtToolCall(tool string, args map[string]any) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -439,8 +429,7 @@ const missingRTID = "5b0e6a3c-2f1d-4c9e-9a7b-0c1d2e3f4a5b"
 // the fields at fault.
 func TestRestTestValidation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Validation Org")
+	_, ada := apitest.SignedUp(t, "Validation Org")
 
 	const users = `input.expectations["GET /users/{id}"]`
 	// valid returns a valid case with one condition, changed by edit.
@@ -458,11 +447,7 @@ func TestRestTestValidation(t *testing.T) {
 	}
 	ada.Do("POST", "/api/tests", valid(nil)).Status(http.StatusCreated)
 
-	for _, tc := range []struct {
-		name   string
-		body   map[string]any
-		fields []string
-	}{
+	requireInvalid(t, ada, "POST", "/api/tests", []invalidBody{
 		{"unknown operation", valid(func(_, _, cond map[string]any) { cond["operation"] = "approx" }),
 			[]string{users + ".conditions[0].operation"}},
 		{"missing value for eq", valid(func(_, _, cond map[string]any) { delete(cond, "value") }),
@@ -522,11 +507,7 @@ func TestRestTestValidation(t *testing.T) {
 			cond["operation"] = "approx"
 			in["expectations"].(map[string]any)["GET /nope"] = map[string]any{}
 		}), []string{"base_url", users + ".conditions[0].operation", `input.expectations["GET /nope"]`}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ada.For(t).Do("POST", "/api/tests", tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-		})
-	}
+	})
 	require.Equal(t, 1, ada.Do("GET", "/api/tests", nil).Status(http.StatusOK).Len("items"), "nothing invalid was stored")
 }
 
@@ -914,7 +895,7 @@ func TestGenerateTests(t *testing.T) {
 	ada.Do("PATCH", "/api/servers/"+server+"/tools/"+tool, map[string]any{"mock_scenarios": scenarios(19)}).Status(http.StatusOK)
 	call, err := json.Marshal(rtToolCall("forecast", map[string]any{"city": "Paris", "days": 1}))
 	require.NoError(t, err)
-	rtEventually(t, "the changed scenario is served", func() bool {
+	apitest.Eventually(t, "the changed scenario is served", func() bool {
 		code, body := rtMCPCall(t, env, server, string(call))
 		return code == http.StatusOK && strings.Contains(body, `\"temp\":19`)
 	})
@@ -1427,8 +1408,7 @@ func TestSessions(t *testing.T) {
 // is refused.
 func TestRestTestKeys(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Key Org")
+	env, ada := apitest.SignedUp(t, "Key Org")
 	server := ada.Do("POST", "/api/servers", map[string]any{"name": "bound"}).Status(http.StatusCreated).String("id")
 	fullRaw := ada.Do("POST", "/api/keys", map[string]any{"name": "ci"}).Status(http.StatusCreated).String("raw_key")
 	policyRaw := ada.Do("POST", "/api/keys", map[string]any{"name": "policy", "bound_server_id": server}).

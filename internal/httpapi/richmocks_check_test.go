@@ -30,8 +30,7 @@ func rmJSON(t *testing.T, raw string) any {
 // by its path in the body, and nothing is stored.
 func TestRichMockChecks(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	env, ada := apitest.SignedUp(t, "Acme Labs")
 	server := mkServer(t, ada, "Weather")
 	output := map[string]any{"type": "object", "properties": map[string]any{"temp": map[string]any{"type": "number"}}, "required": []any{"temp"}}
 
@@ -104,11 +103,7 @@ func TestRichMockChecks(t *testing.T) {
 	t.Run("resources", func(t *testing.T) {
 		ada := ada.For(t)
 		resources := "/api/servers/" + server + "/resources"
-		for _, tc := range []struct {
-			name   string
-			body   map[string]any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", resources, []invalidBody{
 			{"blob not base64", map[string]any{"name": "r", "uri": "img://logo", "blob": "not base64!"}, []string{"blob"}},
 			{"blob URL-safe", map[string]any{"name": "r", "uri": "img://logo", "blob": "-_-_"}, []string{"blob"}},
 			{"content and blob", map[string]any{"name": "r", "uri": "img://logo", "blob": rmPNG, "content": "x"}, []string{"blob"}},
@@ -116,12 +111,7 @@ func TestRichMockChecks(t *testing.T) {
 				"completions": map[string]any{"city": []any{"Paris"}, "country": []any{"FR"}}}, []string{"completions.country"}},
 			{"completions on a plain URI", map[string]any{"name": "r", "uri": "docs://guide", "content": "x",
 				"completions": map[string]any{"city": []any{"Paris"}}}, []string{"completions"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", resources, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 		require.Equal(t, 0, rowCount(t, env, "mcp_resources", "server_id", server))
 	})
 
@@ -156,8 +146,7 @@ func TestRichMockChecks(t *testing.T) {
 // completions and content messages are stored and read back as sent.
 func TestRichMockRoundTrip(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	env, ada := apitest.SignedUp(t, "Acme Labs")
 
 	t.Run("tool scenarios", func(t *testing.T) {
 		ada := ada.For(t)
@@ -259,8 +248,7 @@ func TestRichMockRoundTrip(t *testing.T) {
 // checks the first step, so it passes again once its key is reset.
 func TestGeneratedTestsOfRichMocks(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	_, ada := apitest.SignedUp(t, "Acme Labs")
 	server := mkServer(t, ada, "Weather")
 	scenarios := `[
 		{"name":"paris","condition":{"city":"Paris"},"result":{"content":[

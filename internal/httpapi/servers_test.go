@@ -26,6 +26,16 @@ func mkServer(t testing.TB, c *apitest.Client, name string) string {
 	return c.Do("POST", "/api/servers", map[string]any{"name": name}).Status(http.StatusCreated).String("id")
 }
 
+// designFixture boots the service for t, signs up an organization named org
+// and creates a server design named name in it; it returns the server's id
+// and the path of its kind (tools, resources or prompts).
+func designFixture(t *testing.T, org, name, kind string) (env *apitest.Env, c *apitest.Client, server, path string) {
+	t.Helper()
+	env, c = apitest.SignedUp(t, org)
+	server = mkServer(t, c, name)
+	return env, c, server, "/api/servers/" + server + "/" + kind
+}
+
 // mkChild creates a tool, resource or prompt (kind is the path segment) on a
 // server and returns its id.
 func mkChild(t testing.TB, c *apitest.Client, server, kind string, body map[string]any) string {
@@ -134,6 +144,25 @@ func requirePatchesRefused(t *testing.T, c *apitest.Client, path, server string,
 	}
 }
 
+// invalidBody is a request body the API refuses as invalid (422) and the
+// fields its problem names.
+type invalidBody struct {
+	name   string
+	body   any
+	fields []string
+}
+
+// requireInvalid sends each body to path as c and requires a 422 problem
+// naming exactly its fields.
+func requireInvalid(t *testing.T, c *apitest.Client, method, path string, bodies []invalidBody) {
+	t.Helper()
+	for _, tc := range bodies {
+		t.Run(tc.name, func(t *testing.T) {
+			c.For(t).Do(method, path, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
+		})
+	}
+}
+
 // refusal is a request body the API refuses: the status its problem
 // answers, the fields it names and, when set, its detail.
 type refusal struct {
@@ -176,8 +205,7 @@ const missingID = "3f8a2b9c-1d4e-4f5a-8b6c-7d8e9f0a1b2c"
 
 func TestServerCreate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	_, ada := apitest.SignedUp(t, "Acme Labs")
 
 	t.Run("defaults", func(t *testing.T) {
 		ada := ada.For(t)
@@ -220,11 +248,7 @@ func TestServerCreate(t *testing.T) {
 
 	t.Run("invalid", func(t *testing.T) {
 		ada := ada.For(t)
-		for _, tc := range []struct {
-			name   string
-			body   any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", "/api/servers", []invalidBody{
 			{"missing name", map[string]any{}, []string{"name"}},
 			{"empty name", map[string]any{"name": ""}, []string{"name"}},
 			{"blank name", map[string]any{"name": "   "}, []string{"name"}},
@@ -242,12 +266,7 @@ func TestServerCreate(t *testing.T) {
 			// PostgreSQL cannot store NUL; it used to surface as a 500.
 			{"NUL in name", map[string]any{"name": "a\x00b"}, []string{"name"}},
 			{"NUL in description and provider_name", map[string]any{"name": "x", "description": "\x00", "provider_name": "A\x00"}, []string{"description", "provider_name"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", "/api/servers", tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 		ada.Do("POST", "/api/servers", "{nope").Problem(http.StatusBadRequest, "body")
 	})
 }
@@ -351,8 +370,7 @@ func base64URL(s string) string {
 
 func TestServerUpdate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	_, ada := apitest.SignedUp(t, "Acme Labs")
 	id := mkServer(t, ada, "Weather")
 	path := "/api/servers/" + id
 

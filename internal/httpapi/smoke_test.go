@@ -10,8 +10,7 @@ import (
 )
 
 func TestSmoke(t *testing.T) {
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
+	env, ada := apitest.SignedUp(t, "Acme Labs")
 	r := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated)
 	require.Equal(t, false, r.Get("enabled"))
 	env.Anonymous(t).Do("GET", "/api/servers", nil).Problem(http.StatusUnauthorized)

@@ -30,10 +30,7 @@ func op(field, operator string, value any) map[string]any {
 
 func TestToolCreate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Weather")
-	tools := "/api/servers/" + server + "/tools"
+	env, ada, server, tools := designFixture(t, "Acme Labs", "Weather", "tools")
 
 	t.Run("with scenarios in order", func(t *testing.T) {
 		ada := ada.For(t)
@@ -132,11 +129,7 @@ func TestToolCreate(t *testing.T) {
 		obj := map[string]any{"type": "object"}
 		ok := map[string]any{}
 		before := rowCount(t, env, "mcp_tools", "server_id", server)
-		for _, tc := range []struct {
-			name   string
-			body   any
-			fields []string
-		}{
+		requireInvalid(t, ada, "POST", tools, []invalidBody{
 			{"missing name", map[string]any{"description": "x"}, []string{"name"}},
 			{"name with a space", map[string]any{"name": "get weather"}, []string{"name"}},
 			{"name with a slash", map[string]any{"name": "get/weather"}, []string{"name"}},
@@ -200,12 +193,7 @@ func TestToolCreate(t *testing.T) {
 				"colour":         "red",
 				"mock_scenarios": []any{map[string]any{"response": []any{}}},
 			}, []string{"name", "colour", "mock_scenarios[0].name", "mock_scenarios[0].response"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", tools, tc.body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
-		}
+		})
 		require.Equal(t, before, rowCount(t, env, "mcp_tools", "server_id", server), "nothing was stored")
 		ada.Do("POST", tools, `{"name":`).Problem(http.StatusBadRequest, "body")
 	})
@@ -213,10 +201,7 @@ func TestToolCreate(t *testing.T) {
 
 func TestToolUpdate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Weather")
-	tools := "/api/servers/" + server + "/tools"
+	env, ada, server, tools := designFixture(t, "Acme Labs", "Weather", "tools")
 	id := mkChild(t, ada, server, "tools", map[string]any{
 		"name": "get_weather", "description": "Weather",
 		"input_schema":   map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}},
@@ -316,10 +301,7 @@ func TestToolUpdate(t *testing.T) {
 
 func TestToolChangesTouchServer(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Weather")
-	tools := "/api/servers/" + server + "/tools"
+	_, ada, server, tools := designFixture(t, "Acme Labs", "Weather", "tools")
 	var id string
 	steps := []struct {
 		name string
@@ -361,10 +343,7 @@ func TestToolChangesTouchServer(t *testing.T) {
 
 func TestToolLimits(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Big")
-	tools := "/api/servers/" + server + "/tools"
+	env, ada, server, tools := designFixture(t, "Acme Labs", "Big", "tools")
 
 	many := func(n int) []any {
 		out := make([]any, n)

@@ -72,11 +72,7 @@ func callModern(t *testing.T, endpoint, tool string) string {
 	t.Helper()
 	req := modernRequest(t, context.Background(), endpoint, "99", "tools/call", tool, map[string]any{"name": tool})
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	resp, b := apitest.Send(t, req)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
 	require.Contains(t, string(b), `"content":[`)
 	return string(b)
@@ -186,15 +182,6 @@ func requireFinal(t *testing.T, l *listener, id string) {
 	require.Equal(t, "", l.next(), "the stream ends after its result")
 }
 
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		require.True(t, time.Now().Before(deadline), "%s: not within 5s", what)
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestListen: a listen stream is acknowledged first, carries only what it
 // asked for (broadcast by scenarios, or design edits made through the REST
 // API), each tagged with its request's id, with keep-alive comments
@@ -249,7 +236,7 @@ func TestListen(t *testing.T) {
 	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"enabled": false}).Status(http.StatusOK)
 	requireFinal(t, tools, `"sub-1"`)
 	requireFinal(t, prompts, `7`)
-	eventually(t, "the hub forgets the streams", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
+	apitest.Eventually(t, "the hub forgets the streams", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
 }
 
 // TestListenRefused: the filter's checks, a client that does not accept a
@@ -335,13 +322,13 @@ func TestListenBounds(t *testing.T) {
 	require.Equal(t, 3, env.Service.MCP().OpenStreams(sid))
 
 	a1.close()
-	eventually(t, "a closed stream frees its slot", func() bool { return env.Service.MCP().OpenStreams(sid) == 2 })
+	apitest.Eventually(t, "a closed stream frees its slot", func() bool { return env.Service.MCP().OpenStreams(sid) == 2 })
 	open("203.0.113.3")
 
 	env.Service.MCP().CloseStreams()
-	eventually(t, "every stream ends", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
+	apitest.Eventually(t, "every stream ends", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
 	http.DefaultClient.CloseIdleConnections()
-	eventually(t, "no goroutine left behind", func() bool { return runtime.NumGoroutine() <= before })
+	apitest.Eventually(t, "no goroutine left behind", func() bool { return runtime.NumGoroutine() <= before })
 }
 
 // TestListenShutdown: an instance shutting down ends its listen streams
@@ -401,7 +388,7 @@ func TestListenSDKClient(t *testing.T) {
 	require.True(t, caps.Resources.ListChanged)
 	require.True(t, caps.Resources.Subscribe)
 	sid := uuid.MustParse(id)
-	eventually(t, "the client's listen stream", func() bool { return env.Service.MCP().OpenStreams(sid) == 1 })
+	apitest.Eventually(t, "the client's listen stream", func() bool { return env.Service.MCP().OpenStreams(sid) == 1 })
 
 	wait := func(ch chan struct{}, what string) {
 		t.Helper()
@@ -424,5 +411,5 @@ func TestListenSDKClient(t *testing.T) {
 	wait(promptsChanged, "a broadcast prompts change")
 
 	require.NoError(t, session.Close())
-	eventually(t, "the closed session's stream", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
+	apitest.Eventually(t, "the closed session's stream", func() bool { return env.Service.MCP().OpenStreams(sid) == 0 })
 }

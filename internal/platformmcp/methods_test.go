@@ -13,8 +13,7 @@ import (
 // as the per-server endpoints do, naming the field that is wrong.
 func TestToolsCallParams(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Params Org")
+	env, owner := apitest.SignedUp(t, "Params Org")
 	key := map[string]string{"X-API-Key": newKey(owner, map[string]any{"name": "k"})}
 	for _, tc := range []struct{ name, params, want string }{
 		{"no params", ``,

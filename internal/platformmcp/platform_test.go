@@ -133,8 +133,7 @@ func callJSON(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 // creates a full API key named keyName; it returns the key in the clear.
 func signupWithKey(t *testing.T, org, keyName string) (*apitest.Env, *apitest.Client, string) {
 	t.Helper()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, org)
+	env, owner := apitest.SignedUp(t, org)
 	return env, owner, newKey(owner, map[string]any{"name": keyName})
 }
 
@@ -291,8 +290,7 @@ func post(t *testing.T, env *apitest.Env, headers map[string]string, body string
 }
 
 func TestServiceEndpointScope(t *testing.T) {
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "Scoped Org")
+	env, owner := apitest.SignedUp(t, "Scoped Org")
 	server := owner.Do("POST", "/api/servers", map[string]any{"name": "s"}).Status(http.StatusCreated).String("id")
 	full := newKey(owner, map[string]any{"name": "full"})
 	policy := newKey(owner, map[string]any{"name": "p", "bound_server_id": server})

@@ -132,3 +132,44 @@ func isToken(s string) bool {
 	}
 	return true
 }
+
+// MCPHeader is a tool argument a tools/call request repeats in a
+// Mcp-Param-{Name} header.
+type MCPHeader struct {
+	Name string   // the x-mcp-header value
+	Path []string // property names from the arguments' root
+	Type string   // string, integer or boolean
+}
+
+// MCPHeaders lists the x-mcp-header annotations of an input schema that
+// name a header: those on properties reached from the root through
+// properties alone, in the order of their property names. Annotations
+// checkMCPHeaders refuses elsewhere are not listed.
+func MCPHeaders(inputSchema json.RawMessage) []MCPHeader {
+	if !strings.Contains(string(inputSchema), `"`+MCPHeaderKeyword+`"`) {
+		return nil
+	}
+	var root map[string]any
+	if json.Unmarshal(inputSchema, &root) != nil {
+		return nil
+	}
+	var out []MCPHeader
+	var walk func(schema map[string]any, path []string)
+	walk = func(schema map[string]any, path []string) {
+		props, _ := schema["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			sub, ok := props[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			at := append(slices.Clip(path), name)
+			if h, ok := sub[MCPHeaderKeyword].(string); ok && isToken(h) {
+				typ, _ := sub["type"].(string)
+				out = append(out, MCPHeader{Name: h, Path: at, Type: typ})
+			}
+			walk(sub, at)
+		}
+	}
+	walk(root, nil)
+	return out
+}

@@ -89,3 +89,19 @@ func TestCheckToolMCPHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPHeaders: the annotations that name headers, with their paths from
+// the arguments' root, and none of those the checks refuse.
+func TestMCPHeaders(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"filter":{"type":"object","properties":{"tenant":{"type":"integer","x-mcp-header":"Tenant"}}},
+		"list":{"type":"array","items":{"type":"object","properties":{"x":{"type":"string","x-mcp-header":"X"}}}},
+		"bad":{"type":"string","x-mcp-header":"a b"}},
+		"$defs":{"d":{"type":"object","properties":{"y":{"type":"string","x-mcp-header":"Y"}}}}}`)
+	require.Equal(t, []MCPHeader{
+		{Name: "Tenant", Path: []string{"filter", "tenant"}, Type: "integer"},
+		{Name: "Region", Path: []string{"region"}, Type: "string"},
+	}, MCPHeaders(schema))
+	require.Nil(t, MCPHeaders(json.RawMessage(`{"type":"object"}`)))
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
@@ -15,38 +16,15 @@ import (
 type paramHeader struct {
 	header string   // the canonical header name, Mcp-Param-{x-mcp-header}
 	path   []string // property names from the arguments' root
-	kind   string   // the property's type: string, integer or boolean
 }
 
-// paramHeaders finds the x-mcp-header annotations of an input schema. The
-// design checks rejected misplaced ones when it was saved; one that is not
-// where headers may be read is ignored here.
+// paramHeaders lists the arguments of a tool's input schema mirrored in
+// headers (the design checks refused misplaced annotations).
 func paramHeaders(inputSchema json.RawMessage) []paramHeader {
-	if !strings.Contains(string(inputSchema), `"x-mcp-header"`) {
-		return nil
-	}
-	var root map[string]any
-	if json.Unmarshal(inputSchema, &root) != nil {
-		return nil
-	}
 	var out []paramHeader
-	var walk func(schema map[string]any, path []string)
-	walk = func(schema map[string]any, path []string) {
-		props, _ := schema["properties"].(map[string]any)
-		for name, p := range props {
-			sub, ok := p.(map[string]any)
-			if !ok {
-				continue
-			}
-			at := append(append([]string(nil), path...), name)
-			if h, ok := sub["x-mcp-header"].(string); ok && h != "" {
-				kind, _ := sub["type"].(string)
-				out = append(out, paramHeader{header: http.CanonicalHeaderKey(mcptransport.HeaderParamPrefix + h), path: at, kind: kind})
-			}
-			walk(sub, at)
-		}
+	for _, h := range design.MCPHeaders(inputSchema) {
+		out = append(out, paramHeader{header: http.CanonicalHeaderKey(mcptransport.HeaderParamPrefix + h.Name), path: h.Path})
 	}
-	walk(root, nil)
 	return out
 }
 

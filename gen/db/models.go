@@ -227,6 +227,12 @@ type RestTestRun struct {
 	Results        []byte
 }
 
+type ServiceSecret struct {
+	Name      string
+	Secret    []byte
+	CreatedAt time.Time
+}
+
 type User struct {
 	ID                    uuid.UUID
 	Email                 string

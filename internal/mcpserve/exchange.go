@@ -50,6 +50,8 @@ type serverSide struct {
 	log        *slog.Logger
 	ips        *clientip.Resolver // resolves clientAddr when it is empty
 	clientAddr string
+	// states signs and verifies the requestState of scenarios that ask.
+	states *stateSigner
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside

@@ -76,6 +76,12 @@ type Options struct {
 	// Sequences counts the calls of sequence scenarios; nil counts in
 	// this instance's memory.
 	Sequences Sequencer
+	// RequestStateKeys sign the requestState of scenarios that ask the
+	// client (HMAC-SHA256): the first signs, every one verifies. Without
+	// any, a random key of this instance signs.
+	RequestStateKeys [][]byte
+	// Now is the clock requestState expiry reads; time.Now when nil.
+	Now func() time.Time
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -86,6 +92,7 @@ type Handler struct {
 	opts    Options
 	cache   *cache
 	ready   chan struct{}
+	states  *stateSigner
 }
 
 // New returns a Handler serving the designs of st. Call Listen to keep its
@@ -108,7 +115,8 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.Journal != nil {
 		tr = tr.With(journaled)
 	}
-	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{})}
+	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
+		states: newStateSigner(opts.RequestStateKeys, opts.Now)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -211,7 +219,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	st := newState(r)
-	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP}
+	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
+		states: h.states}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

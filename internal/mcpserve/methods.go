@@ -126,6 +126,18 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		return t.noMatch, nil
 	}
 	sc := t.scenes[i]
+	var answers map[string]any // the client's answers, when the scenario asks
+	if sc.ask != nil {
+		if !x.Modern() {
+			s.call.scenario = sc.name
+			return askLegacy(sc.name)
+		}
+		var out json.RawMessage
+		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, scenario: sc}
+		if sc, answers, out, err = askClient(x, d, call); sc == nil {
+			return out, err
+		}
+	}
 	var n int64
 	if sc.sequence && s.seq != nil {
 		s.call.usedSeq = true
@@ -165,7 +177,7 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	if a.err != nil {
 		return nil, a.err
 	}
-	return a.result, nil
+	return a.forAnswers(answers)
 }
 
 // callRequest is a call whose arguments are decoded.

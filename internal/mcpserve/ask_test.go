@@ -1,0 +1,102 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/tools/txtar"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/testclock"
+)
+
+// askDesign is the design of testdata/modern_ask.txtar: tools whose
+// scenarios ask the client.
+func askDesign(t *testing.T) serverDesign {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/modern_ask.txtar")
+	require.NoError(t, err)
+	var df designFile
+	require.NoError(t, json.Unmarshal(ar.Files[0].Data, &df))
+	return df.Servers[0]
+}
+
+// TestAskSDKClient: the official Go SDK, as a client of MCP 2026-07-28,
+// answers the questions of a scenario with its handlers and retries on its
+// own until the result is complete.
+func TestAskSDKClient(t *testing.T) {
+	env := apitest.New(t, nil)
+	id := createDesign(t, env.Signup(t, "SDK asks"), askDesign(t))
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "asked", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, r.Params.Message)
+			switch {
+			case strings.Contains(r.Params.Message, "color"):
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "green"}}, nil
+			case strings.HasPrefix(r.Params.Message, "Step 1"):
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			asked = append(asked, "sampling: "+r.Params.SystemPrompt)
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "sdk-model", Content: &mcp.TextContent{Text: "Paris"}}, nil
+		},
+	})
+	client.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.URL + "/api/platform/" + id + "/mcp"}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = session.Close() })
+	require.Equal(t, "2026-07-28", session.InitializeResult().ProtocolVersion)
+
+	for _, tc := range []struct{ tool, want string }{
+		{"greet", "Hello, Ada!"},
+		{"survey", "Grace likes green"},
+		{"capital", "Model sdk-model says Paris; first root file:///work"},
+	} {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: map[string]any{}})
+		require.NoError(t, err, tc.tool)
+		require.False(t, res.IsError, tc.tool)
+		require.Len(t, res.Content, 1)
+		require.Equal(t, tc.want, res.Content[0].(*mcp.TextContent).Text, tc.tool)
+	}
+	require.Equal(t, []string{"What is your name?", "Step 1: What is your name?", "Step 2: What is your favorite color?",
+		"sampling: Answer in one word."}, asked)
+}
+
+// TestAskStateExpires: a requestState is refused once RequestStateTTL has
+// passed, and accepted just before.
+func TestAskStateExpires(t *testing.T) {
+	clock := testclock.New(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
+	id := createDesign(t, env.Signup(t, "Expiry"), askDesign(t))
+	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+	hdr := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"survey"}}
+	call := func(extra string) string {
+		t.Helper()
+		_, body := post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{`+
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},`+
+			`"name":"survey","arguments":{}`+extra+`}}`)
+		return body
+	}
+	stateOf := regexp.MustCompile(`"requestState":"([^"]+)"`)
+	state := stateOf.FindStringSubmatch(call(""))[1]
+	answer := `,"inputResponses":{"step1":{"action":"accept","content":{"name":"Alice"}}},"requestState":"`
+
+	clock.Advance(mcpserve.RequestStateTTL - time.Second)
+	require.Contains(t, call(answer+state+`"`), "Step 2", "accepted just before it expires")
+	clock.Advance(2 * time.Second)
+	require.Contains(t, call(answer+state+`"`), `"error":{"code":-32602,"message":"Invalid params: invalid requestState: it has expired`)
+}

@@ -27,7 +27,7 @@ func TestRequestStateSigner(t *testing.T) {
 	require.ErrorIs(t, err, errStateInvalid, "a key no longer listed does not")
 
 	body, sig, _ := strings.Cut(tok, ".")
-	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"s":"s","t":"tools/call t","i":2,"a":"a","p":[0],"iat":` +
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"s":"s","t":"tools/call t","i":2,"a":"a","p":[0],"iat":`+
 		`1785240000}`)) + "." + sig
 	for name, bad := range map[string]string{
 		"suffixed": tok + "-TAMPERED", "payload changed": forged, "no signature": body, "empty": "", "not base64": "!." + sig,

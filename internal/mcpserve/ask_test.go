@@ -15,7 +15,9 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/testclock"
 )
 
@@ -99,4 +101,21 @@ func TestAskStateExpires(t *testing.T) {
 	require.Contains(t, call(answer+state+`"`), "Step 2", "accepted just before it expires")
 	clock.Advance(2 * time.Second)
 	require.Contains(t, call(answer+state+`"`), `"error":{"code":-32602,"message":"Invalid params: invalid requestState: it has expired`)
+}
+
+// TestInvokeAsk: run outside the MCP endpoint, where no client can answer,
+// a scenario that asks gives a tool error result saying so.
+func TestInvokeAsk(t *testing.T) {
+	var greet struct {
+		Name        string              `json:"name"`
+		InputSchema json.RawMessage     `json:"input_schema"`
+		Scenarios   []mockspec.Scenario `json:"mock_scenarios"`
+	}
+	require.NoError(t, json.Unmarshal(askDesign(t).Tools[0], &greet))
+	inv, vs, err := mcpserve.Invoke(design.Tool{Name: greet.Name, InputSchema: greet.InputSchema, Scenarios: greet.Scenarios}, nil)
+	require.NoError(t, err)
+	require.Empty(t, vs)
+	require.Equal(t, "ask name", inv.Scenario)
+	require.Contains(t, string(inv.Output), `"isError":true`)
+	require.Contains(t, string(inv.Output), "asks the client questions")
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -77,7 +78,7 @@ func (s *stateSigner) seal(st askState) (string, error) {
 	return tok, nil
 }
 
-var errStateTooLarge = errors.New("the answers are too large to carry to the next round")
+var errStateTooLarge = fmt.Errorf("the answers are too large to carry to the next round: a requestState holds at most %d KiB", maxRequestState>>10)
 
 // open verifies a token and returns its state: any change to it, a key
 // not in use, or an age past RequestStateTTL fails.

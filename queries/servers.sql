@@ -58,8 +58,8 @@ FROM mcp_resources r WHERE r.server_id = @server_id
 ORDER BY r.position;
 
 -- name: CopyServerPrompts :execrows
-INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages)
-SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages
+INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages, ask)
+SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages, p.ask
 FROM mcp_prompts p WHERE p.server_id = @server_id
 ORDER BY p.position;
 

@@ -95,6 +95,7 @@ type McpPrompt struct {
 	Position       pgtype.Int8
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	Ask            []byte
 }
 
 type McpResource struct {

@@ -13,8 +13,8 @@ import (
 )
 
 const copyServerPrompts = `-- name: CopyServerPrompts :execrows
-INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages)
-SELECT gen_random_uuid(), p.organization_id, $1, p.name, p.description, p.arguments, p.messages
+INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages, ask)
+SELECT gen_random_uuid(), p.organization_id, $1, p.name, p.description, p.arguments, p.messages, p.ask
 FROM mcp_prompts p WHERE p.server_id = $2
 ORDER BY p.position
 `

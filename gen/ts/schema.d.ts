@@ -1817,8 +1817,9 @@ export interface components {
          *     "user_name.content.name", "operator": "matches", "value": "^A"}`), a sampling's `{role,
          *     content, model, stopReason}`, roots' `{roots}`; absent or `{}` always holds. Then exactly
          *     one of `response`, `result`, `error`, `sequence`, or another round (`ask` with its own
-         *     `then`; at most 5 rounds deep). Strings of `response` and `result` may hold
-         *     `{{id.path}}` placeholders, filled with the answer there (`{{user_name.content.name}}`).
+         *     `then`; at most 5 rounds deep); a prompt's branch answers `messages` instead. Strings of
+         *     `response`, `result` and `messages` may hold `{{id.path}}` placeholders, filled with the
+         *     answer there (`{{user_name.content.name}}`).
          */
         MockBranch: {
             when?: {
@@ -1832,6 +1833,8 @@ export interface components {
             result?: components["schemas"]["CallToolResult"];
             error?: components["schemas"]["RPCError"];
             sequence?: components["schemas"]["MockSequence"];
+            /** @description The answer of a prompt's branch (a tool's branch answers the other members). */
+            messages?: components["schemas"]["PromptMessage"][];
             ask?: components["schemas"]["MockAsk"];
             /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
             then?: {
@@ -2039,6 +2042,9 @@ export interface components {
             description: string;
             arguments: components["schemas"]["PromptArgument"][];
             messages: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2052,12 +2058,18 @@ export interface components {
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         UpdatePromptRequest: {
             name?: string;
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         ResetSequencesRequest: {
             /** @description Reset this client key only. */

@@ -106,8 +106,13 @@ type Prompt struct {
 	Description string
 	Arguments   []PromptArgument
 	Messages    []PromptMessage
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Ask and Then, when set, ask the client questions first: the
+	// messages are those of the branch the answers take (see
+	// mockspec.Branch), and Messages is empty.
+	Ask       map[string]mockspec.InputRequest
+	Then      []mockspec.Branch
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Design is everything an enabled server serves at its MCP endpoint.

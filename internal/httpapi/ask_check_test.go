@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mockmcp/mockmcp/internal/apitest"
 )
 
@@ -47,4 +49,50 @@ func TestAskChecks(t *testing.T) {
 	if n := rowCount(t, env, "mcp_tools", "server_id", server); n != 0 {
 		t.Fatalf("%d tools stored", n)
 	}
+}
+
+// TestPromptAsk: a prompt's questions and branches are checked, stored,
+// returned as saved, changed by PATCH and copied with the server.
+func TestPromptAsk(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	ada := env.Signup(t, "Acme Labs")
+	server := mkServer(t, ada, "Asker")
+	prompts := "/api/servers/" + server + "/prompts"
+	const ask = `{"ctx":{"elicitation":{"message":"Context?","requested_schema":{"type":"object","properties":{"context":{"type":"string"}}}}}}`
+	for _, tc := range []struct {
+		name   string
+		body   string
+		fields []string
+	}{
+		{"messages beside ask", `{"name":"p","messages":[{"role":"user","text":"x"}],"ask":` + ask + `,"then":[{"messages":[{"role":"user","text":"y"}]}]}`,
+			[]string{"messages"}},
+		{"a branch of a tool's answer", `{"name":"p","ask":` + ask + `,"then":[{"response":{"a":1}}]}`,
+			[]string{"then[0].messages", "then[0].response"}},
+		{"a bad role", `{"name":"p","ask":` + ask + `,"then":[{"messages":[{"role":"robot","text":"x"}]}]}`,
+			[]string{"then[0].messages[0].role"}},
+		{"a placeholder naming neither an argument nor a question", `{"name":"p","arguments":[{"name":"topic"}],"ask":` + ask +
+			`,"then":[{"messages":[{"role":"user","text":"{{topic}} {{ctx.content.context}} {{other.content}}"}]}]}`,
+			[]string{"then[0].messages[0].text"}},
+		{"a branch without messages", `{"name":"p","ask":` + ask + `,"then":[{"when":{}}]}`, []string{"then[0].messages"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ada.For(t).Do("POST", prompts, rmJSON(t, tc.body)).Problem(http.StatusUnprocessableEntity, tc.fields...)
+		})
+	}
+	id := ada.Do("POST", prompts, rmJSON(t, `{"name":"p","arguments":[{"name":"topic"}],"ask":`+ask+
+		`,"then":[{"when":{"ctx.action":"accept"},"messages":[{"role":"user","text":"{{topic}}: {{ctx.content.context}}"}]}]}`)).
+		Status(http.StatusCreated).String("id")
+	got := ada.Do("GET", prompts+"/"+id, nil).Status(http.StatusOK)
+	require.Equal(t, "Context?", got.String("ask.ctx.elicitation.message"))
+	require.Equal(t, "{{topic}}: {{ctx.content.context}}", got.String("then.0.messages.0.text"))
+
+	patched := ada.Do("PATCH", prompts+"/"+id, rmJSON(t, `{"then":[{"messages":[{"role":"user","text":"always"}]}]}`)).Status(http.StatusOK)
+	require.Equal(t, "always", patched.String("then.0.messages.0.text"))
+	require.Equal(t, "Context?", patched.String("ask.ctx.elicitation.message"), "ask kept")
+
+	copied := ada.Do("POST", "/api/servers/"+server+"/duplicate", nil).Status(http.StatusCreated).String("id")
+	list := ada.Do("GET", "/api/servers/"+copied+"/prompts", nil).Status(http.StatusOK)
+	require.Equal(t, "Context?", list.String("items.0.ask.ctx.elicitation.message"))
+	require.Equal(t, "always", list.String("items.0.then.0.messages.0.text"))
 }

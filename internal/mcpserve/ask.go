@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
@@ -34,12 +35,13 @@ type question struct {
 	schema         *schema.Schema
 }
 
-// branch answers with leaf, or asks the next round, when every condition
-// holds for the answers.
+// branch answers with leaf (a tool's) or messages (a prompt's), or asks
+// the next round, when every condition holds for the answers.
 type branch struct {
-	when []scenario.Condition
-	leaf *scene
-	next *round
+	when     []scenario.Condition
+	leaf     *scene
+	messages []design.PromptMessage
+	next     *round
 }
 
 // template is an answer that names answers in {{id.path}} placeholders:
@@ -52,7 +54,8 @@ type template struct {
 
 // compileRound compiles the questions and branches of one round of a
 // scenario; parent gives the leaves their notifications and delay, and at
-// names the round in sequence ids.
+// names the round in sequence ids. A prompt's round has no parent: its
+// branches answer messages.
 func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest, then []mockspec.Branch,
 	version string, structured bool) (*round, error) {
 	r := &round{}
@@ -75,9 +78,12 @@ func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest
 		bat := at + ".then." + strconv.Itoa(i)
 		cb := branch{when: conds}
 		var err error
-		if b.Ask != nil {
+		switch {
+		case b.Ask != nil:
 			cb.next, err = compileRound(parent, bat, b.Ask, b.Then, version, structured)
-		} else {
+		case parent == nil: // a prompt's
+			err = json.Unmarshal(b.Messages, &cb.messages)
+		default:
 			cb.leaf, err = compileLeaf(parent, bat, b, version, structured)
 		}
 		if err != nil {
@@ -169,23 +175,24 @@ func compileQuestion(id string, r mockspec.InputRequest) (question, error) {
 	return q, err
 }
 
-// askCall is what one call to an asking scenario brings: where it was
-// called (target: method and name) and its raw params and arguments.
+// askCall is what one call to a scenario or prompt that asks brings:
+// where it was called (target: method and name; index: the scenario's),
+// its raw params and arguments, and the first round.
 type askCall struct {
-	target   string
-	index    int
-	params   json.RawMessage
-	args     map[string]any
-	scenario *scene
+	target string
+	index  int
+	params json.RawMessage
+	args   map[string]any
+	name   string // the scenario's or the prompt's
+	first  *round
 }
 
-// askClient plays the rounds of an asking scenario for a modern request.
-// It returns the leaf to answer with and the answers, or else the result
-// to send (input_required, or the answer of no matching branch) or an
-// error.
-func askClient(x *Exchange, d *compiled, c askCall) (*scene, map[string]any, json.RawMessage, error) {
+// askClient plays the rounds of a scenario or prompt that asks, for a
+// modern request. It returns the branch that answers and the answers, or
+// else the result to send (input_required, or the answer of no matching
+// branch) or an error.
+func askClient(x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
 	s := stateOf(x)
-	s.call.scenario = c.scenario.name
 	signer := s.states
 	if signer == nil {
 		signer = fallbackSigner
@@ -219,7 +226,7 @@ func askClient(x *Exchange, d *compiled, c askCall) (*scene, map[string]any, jso
 			}
 		}
 	}
-	r := c.scenario.ask
+	r := c.first
 	for _, bi := range st.Path {
 		if bi < 0 || bi >= len(r.branches) || r.branches[bi].next == nil {
 			return nil, nil, nil, stateError(fmt.Errorf("%w: the scenario has changed since it was issued", errStateInvalid))
@@ -268,12 +275,16 @@ func askClient(x *Exchange, d *compiled, c askCall) (*scene, map[string]any, jso
 			}
 		}
 		if chosen < 0 {
-			out, err := noBranch(c.scenario.name)
+			if strings.HasPrefix(c.target, "prompts/get") {
+				return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
+					Message: "No branch of prompt '" + c.name + "' matched the answers"}
+			}
+			out, err := noBranch(c.name)
 			return nil, nil, out, err
 		}
-		b := r.branches[chosen]
-		if b.leaf != nil {
-			return b.leaf, decoded, nil, nil
+		b := &r.branches[chosen]
+		if b.next == nil {
+			return b, decoded, nil, nil
 		}
 		st.Path = append(st.Path, chosen)
 		r, responses = b.next, nil
@@ -409,24 +420,7 @@ func fillAnswers(raw json.RawMessage, answers map[string]any) json.RawMessage {
 		return raw
 	}
 	return mockspec.AnswerPlaceholder.ReplaceAllFunc(raw, func(m []byte) []byte {
-		path := strings.TrimSpace(string(m[2 : len(m)-2]))
-		segs, err := jsonvalue.ParsePath(path, jsonvalue.PathSyntax{})
-		if err != nil {
-			return nil
-		}
-		v, ok := answers[segs[0].Key]
-		for i := 1; ok && i < len(segs); i++ {
-			v, ok = segs[i].Step(v)
-		}
-		if !ok || v == nil {
-			return nil
-		}
-		s, isString := v.(string)
-		if !isString {
-			b, _ := json.Marshal(v)
-			s = string(b)
-		}
-		return []byte(jsonStringBody(s))
+		return []byte(jsonStringBody(answerText(strings.TrimSpace(string(m[2:len(m)-2])), answers)))
 	})
 }
 
@@ -511,11 +505,68 @@ func (r *round) size() int {
 	}
 	for _, b := range r.branches {
 		n += 128
-		if b.leaf != nil {
+		switch {
+		case b.leaf != nil:
 			n += b.leaf.size()
-		} else {
+		case b.next != nil:
 			n += b.next.size()
+		}
+		for _, m := range b.messages {
+			n += len(m.Text) + len(m.Content)
 		}
 	}
 	return n
+}
+
+// askPrompt plays the rounds of a prompt that asks: it returns the branch
+// whose messages answer, with the answers its placeholders read added to
+// values, or else the result to send or an error. A legacy request gets
+// an error: legacy clients are asked with server-to-client requests.
+func askPrompt(x *Exchange, d *compiled, name string, pr *prompt, params json.RawMessage, args map[string]any,
+	values map[string]string) (*branch, json.RawMessage, error) {
+	if !x.Modern() {
+		// Scripted: a plain -32603 would be sent without its message.
+		e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: "Prompt '" + name +
+			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP 2026-07-28 only"})
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, e
+	}
+	b, answers, out, err := askClient(x, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
+	if b == nil {
+		return nil, out, err
+	}
+	for _, m := range b.messages {
+		for _, raw := range [][]byte{[]byte(m.Text), m.Content} {
+			for _, match := range mockspec.AnswerPlaceholder.FindAllSubmatch(raw, -1) {
+				key := string(match[1])
+				if _, isArgument := values[key]; !isArgument {
+					values[key] = answerText(key, answers)
+				}
+			}
+		}
+	}
+	return b, nil, nil
+}
+
+// answerText is the answer at path (id.path) as text: a string as it is,
+// another value as JSON, an absent one as "".
+func answerText(path string, answers map[string]any) string {
+	segs, err := jsonvalue.ParsePath(path, jsonvalue.PathSyntax{})
+	if err != nil {
+		return ""
+	}
+	v, ok := answers[segs[0].Key]
+	for i := 1; ok && i < len(segs); i++ {
+		v, ok = segs[i].Step(v)
+	}
+	if !ok || v == nil {
+		return ""
+	}
+	if s, isString := v.(string); isString {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

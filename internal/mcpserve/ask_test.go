@@ -49,6 +49,9 @@ func TestAskSDKClient(t *testing.T) {
 			case strings.HasPrefix(r.Params.Message, "Step 1"):
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
 			}
+			if strings.Contains(r.Params.Message, "context") {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"context": "Ada"}}, nil
+			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -77,6 +80,12 @@ func TestAskSDKClient(t *testing.T) {
 	}
 	require.Equal(t, []string{"What is your name?", "Step 1: What is your name?", "Step 2: What is your favorite color?",
 		"sampling: Answer in one word."}, asked)
+
+	prompt, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "context_prompt", Arguments: map[string]string{"topic": "tides"}})
+	require.NoError(t, err)
+	require.Len(t, prompt.Messages, 2)
+	require.Equal(t, "Write about tides using this context: Ada", prompt.Messages[0].Content.(*mcp.TextContent).Text)
+	require.Equal(t, "What context should the prompt use?", asked[len(asked)-1])
 }
 
 // TestAskStateExpires: a requestState is refused once RequestStateTTL has

@@ -132,11 +132,13 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 			s.call.scenario = sc.name
 			return askLegacy(sc.name)
 		}
-		var out json.RawMessage
-		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, scenario: sc}
-		if sc, answers, out, err = askClient(x, d, call); sc == nil {
+		s.call.scenario = sc.name
+		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
+		b, got, out, err := askClient(x, d, call)
+		if b == nil {
 			return out, err
 		}
+		sc, answers = b.leaf, got
 	}
 	var n int64
 	if sc.sequence && s.seq != nil {
@@ -300,7 +302,7 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func getPrompt(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err
@@ -327,12 +329,20 @@ func getPrompt(_ context.Context, _ *Exchange, d *compiled, params json.RawMessa
 		}
 		values[a.Name] = s
 	}
+	source := pr.messages
+	if pr.ask != nil {
+		b, out, err := askPrompt(x, d, name, pr, params, args, values)
+		if b == nil {
+			return out, err
+		}
+		source = b.messages
+	}
 	type message struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	msgs := make([]message, len(pr.messages))
-	for i, m := range pr.messages {
+	msgs := make([]message, len(source))
+	for i, m := range source {
 		msgs[i].Role = m.Role
 		if len(m.Content) == 0 {
 			msgs[i].Content, err = json.Marshal(textBlock{Type: "text", Text: fill(m.Text, values)})

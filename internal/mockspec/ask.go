@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
@@ -83,7 +84,8 @@ type Roots struct{}
 
 // Branch is one way a round of questions may end: when its condition holds
 // for the answers, exactly one of Response, Result, Error, Sequence, or
-// another round (Ask with its own Then).
+// another round (Ask with its own Then); a prompt's branch answers
+// Messages instead.
 type Branch struct {
 	// When is a scenario condition, or a list of them that must all hold,
 	// read against the answers so far keyed by question id: an
@@ -97,6 +99,9 @@ type Branch struct {
 	Sequence *Sequence               `json:"sequence,omitempty"`
 	Ask      map[string]InputRequest `json:"ask,omitempty"`
 	Then     []Branch                `json:"then,omitempty"`
+	// Messages answers a prompt's branch: prompt messages, whose
+	// placeholders may name arguments and answers.
+	Messages json.RawMessage `json:"messages,omitempty"`
 }
 
 // AskIDPattern is what a question id may be: it names the question on the
@@ -152,10 +157,14 @@ type askNode struct {
 // asks reports whether the node asks, or names then (which needs ask).
 func (n askNode) asks() bool { return n.ask != nil || n.then != nil }
 
+// leafCheck checks a branch that answers; ids are the questions asked on
+// the way to it.
+type leafCheck func(c *checker, at string, b Branch, ids []string)
+
 // askAnswer checks a node that asks: no other answer beside ask, the
 // questions, and each branch, recursively. ids are the question ids of
 // the enclosing rounds; depth is this round's (1 for a scenario's).
-func (c *checker) askAnswer(at string, n askNode, output *schema.Schema, ids []string, depth int) {
+func (c *checker) askAnswer(at string, n askNode, leaf leafCheck, ids []string, depth int) {
 	for _, g := range []struct {
 		name  string
 		given bool
@@ -207,16 +216,31 @@ func (c *checker) askAnswer(at string, n askNode, output *schema.Schema, ids []s
 		for _, p := range probs {
 			c.add(join(bat, p.Field), "%s", p.Message)
 		}
-		c.branchAnswer(bat, b, output, inner, depth)
+		n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}, ask: b.Ask, then: b.Then}
+		if !n.asks() {
+			leaf(c, bat, b, inner)
+			continue
+		}
+		if present(b.Messages) {
+			c.add(join(bat, "messages"), "a branch that asks answers in its own then")
+		}
+		c.askAnswer(bat, n, leaf, inner, depth+1)
 	}
 }
 
-// branchAnswer checks the answer of one branch.
-func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids []string, depth int) {
-	n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}, ask: b.Ask, then: b.Then}
-	if n.asks() {
-		c.askAnswer(at, n, output, ids, depth+1)
-		return
+// toolLeaf checks the answer of a tool's branch against output, the
+// tool's output schema.
+func toolLeaf(output *schema.Schema) leafCheck {
+	return func(c *checker, at string, b Branch, ids []string) {
+		c.branchAnswer(at, b, output, ids)
+	}
+}
+
+// branchAnswer checks the answer of one branch of a tool's scenario.
+func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids []string) {
+	n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}}
+	if present(b.Messages) {
+		c.add(join(at, "messages"), "answers a prompt's branch; a tool's branch answers response, result, error or sequence")
 	}
 	c.answer(at, n.forms, scenarioForms, output)
 	c.placeholders(at, n.forms, ids)
@@ -320,7 +344,7 @@ func (c *checker) inputRequest(at string, r InputRequest) {
 // checkAsk checks a scenario that asks.
 func (c *checker) checkAsk(sc Scenario, output *schema.Schema) {
 	c.askAnswer("", askNode{forms: answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, ask: sc.Ask, then: sc.Then},
-		output, nil, 1)
+		toolLeaf(output), nil, 1)
 	if raw, err := json.Marshal(struct {
 		Ask  map[string]InputRequest `json:"ask"`
 		Then []Branch                `json:"then"`
@@ -339,4 +363,39 @@ func branchSteps(bs []Branch) []Step {
 		out = append(out, branchSteps(b.Then)...)
 	}
 	return out
+}
+
+// CheckPromptAsk checks the questions and branches of a prompt that asks.
+// Each branch that answers must give messages, and only them; messages
+// checks them (ids: the questions asked on the way to the branch, which
+// its placeholders may name) and returns the problems with fields
+// relative to the messages ("[0].role"). Fields are relative to the
+// prompt ("ask[\"user\"].elicitation.message", "then[1].messages[0].role").
+func CheckPromptAsk(ask map[string]InputRequest, then []Branch, messages func(raw json.RawMessage, ids []string) []failure.FieldError) []failure.FieldError {
+	c := checker{}
+	leaf := func(c *checker, at string, b Branch, ids []string) {
+		for _, g := range []struct {
+			name  string
+			given bool
+		}{{"response", present(b.Response)}, {"result", present(b.Result)}, {"error", b.Error != nil}, {"sequence", b.Sequence != nil}} {
+			if g.given {
+				c.add(join(at, g.name), "answers a tool's branch; a prompt's branch answers messages")
+			}
+		}
+		if !present(b.Messages) {
+			c.add(join(at, "messages"), "is required: the prompt messages this branch answers, or ask another round")
+			return
+		}
+		for _, e := range messages(b.Messages, ids) {
+			c.add(join(at, "messages")+e.Field, "%s", e.Message)
+		}
+	}
+	c.askAnswer("", askNode{ask: ask, then: then}, leaf, nil, 1)
+	if raw, err := json.Marshal(struct {
+		Ask  map[string]InputRequest `json:"ask"`
+		Then []Branch                `json:"then"`
+	}{ask, then}); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
+		c.add("ask", "must not contain the character U+0000")
+	}
+	return c.f
 }

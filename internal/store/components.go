@@ -9,6 +9,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // CreateTool inserts t.
@@ -98,12 +99,12 @@ func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
 
 // CreatePrompt inserts p.
 func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
-	args, msgs, err := marshalPrompt(p)
+	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
 	}
 	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
-		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs, Ask: ask,
 	})
 	return converted(promptFrom)(row, err)
 }
@@ -120,12 +121,12 @@ func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, er
 
 // UpdatePrompt writes every field of p.
 func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
-	args, msgs, err := marshalPrompt(p)
+	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
 	}
 	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
-		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs, Ask: ask,
 	})
 	return found("prompt", promptFrom)(row, err)
 }
@@ -175,6 +176,13 @@ func promptFrom(r db.McpPrompt) (design.Prompt, error) {
 	if err := json.Unmarshal(r.Messages, &p.Messages); err != nil {
 		return design.Prompt{}, fmt.Errorf("prompt %s: stored messages: %w", r.ID, err)
 	}
+	if len(r.Ask) > 0 {
+		var a promptAsk
+		if err := json.Unmarshal(r.Ask, &a); err != nil {
+			return design.Prompt{}, fmt.Errorf("prompt %s: stored ask: %w", r.ID, err)
+		}
+		p.Ask, p.Then = a.Ask, a.Then
+	}
 	if p.Arguments == nil {
 		p.Arguments = []design.PromptArgument{}
 	}
@@ -184,12 +192,23 @@ func promptFrom(r db.McpPrompt) (design.Prompt, error) {
 	return p, nil
 }
 
-func marshalPrompt(p design.Prompt) (args, msgs []byte, err error) {
+func marshalPrompt(p design.Prompt) (args, msgs, ask []byte, err error) {
 	if args, err = marshal(p.Arguments); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	msgs, err = marshal(p.Messages)
-	return args, msgs, err
+	if msgs, err = marshal(p.Messages); err != nil {
+		return nil, nil, nil, err
+	}
+	if p.Ask != nil {
+		ask, err = json.Marshal(promptAsk{p.Ask, p.Then})
+	}
+	return args, msgs, ask, err
+}
+
+// promptAsk is the stored form of a prompt's questions: its ask column.
+type promptAsk struct {
+	Ask  map[string]mockspec.InputRequest `json:"ask"`
+	Then []mockspec.Branch                `json:"then"`
 }
 
 // textArray keeps an empty list of text an empty array, never SQL NULL or

@@ -229,7 +229,7 @@ func askClient(x *Exchange, d *compiled, c askCall) (*branch, map[string]any, js
 	r := c.first
 	for _, bi := range st.Path {
 		if bi < 0 || bi >= len(r.branches) || r.branches[bi].next == nil {
-			return nil, nil, nil, stateError(fmt.Errorf("%w: the scenario has changed since it was issued", errStateInvalid))
+			return nil, nil, nil, stateError(fmt.Errorf("%w: the design has changed since it was issued", errStateInvalid))
 		}
 		r = r.branches[bi].next
 	}
@@ -533,6 +533,7 @@ func askPrompt(x *Exchange, d *compiled, name string, pr *prompt, params json.Ra
 		}
 		return nil, nil, e
 	}
+	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
 	b, answers, out, err := askClient(x, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
 	if b == nil {
 		return nil, out, err

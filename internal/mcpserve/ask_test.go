@@ -4,6 +4,7 @@ package mcpserve_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -128,4 +129,39 @@ func TestInvokeAsk(t *testing.T) {
 	require.Equal(t, "ask name", inv.Scenario)
 	require.Contains(t, string(inv.Output), `"isError":true`)
 	require.Contains(t, string(inv.Output), "asks the client questions")
+}
+
+// TestAskStateOfAChangedDesign: a requestState that reaches a round the
+// design no longer has is refused, not followed.
+func TestAskStateOfAChangedDesign(t *testing.T) {
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Changes")
+	id := createDesign(t, owner, askDesign(t))
+	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+	hdr := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"survey"}}
+	call := func(extra string) string {
+		t.Helper()
+		_, body := post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{`+
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},`+
+			`"name":"survey","arguments":{}`+extra+`}}`)
+		return body
+	}
+	round2 := call(`,"inputResponses":{"step1":{"action":"accept","content":{"name":"Alice"}}}`)
+	require.Contains(t, round2, "Step 2")
+	state := regexp.MustCompile(`"requestState":"([^"]+)"`).FindStringSubmatch(round2)[1]
+
+	tools := owner.Do("GET", "/api/servers/"+id+"/tools", nil).Status(http.StatusOK)
+	var survey string
+	for i := range tools.Len("items") {
+		if tools.String(fmt.Sprintf("items.%d.name", i)) == "survey" {
+			survey = tools.String(fmt.Sprintf("items.%d.id", i))
+		}
+	}
+	owner.Do("PATCH", "/api/servers/"+id+"/tools/"+survey, map[string]any{"mock_scenarios": []any{map[string]any{
+		"name": "one round", "ask": map[string]any{"step1": map[string]any{"roots": map[string]any{}}},
+		"then": []any{map[string]any{"response": map[string]any{"done": true}}}}}}).Status(http.StatusOK)
+	settleNotifications(t, env)
+
+	got := call(`,"inputResponses":{"step2":{"action":"accept","content":{"color":"blue"}}},"requestState":"` + state + `"`)
+	require.Contains(t, got, `"message":"Invalid params: invalid requestState: the design has changed since it was issued"`)
 }

@@ -59,8 +59,8 @@ type Config struct {
 	// DesignStaleMax bounds how long the MCP endpoints serve a cached
 	// design that cannot be revalidated while the database is out.
 	DesignStaleMax time.Duration
-	// RequestStateSecrets sign the requestState of MCP 2026-07-28 calls
-	// whose scenario asks the client: the first signs, every one verifies.
+	// RequestStateSecrets sign the requestState of modern calls (the
+	// revision of protocol.Modern) whose scenario asks the client: the first signs, every one verifies.
 	// Empty: a secret generated once and kept in the database.
 	RequestStateSecrets [][]byte
 	// Clock is the time requestState expiry reads (time.Now when nil);

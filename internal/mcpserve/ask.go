@@ -14,6 +14,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
@@ -435,7 +436,7 @@ func noBranch(scenarioName string) (json.RawMessage, error) {
 // requests, which this endpoint does not send.
 func askLegacy(scenarioName string) (json.RawMessage, error) {
 	return errorResult("Mock scenario '" + scenarioName + "' asks the client questions (elicitation, sampling or roots), " +
-		"which this endpoint asks clients of MCP 2026-07-28 only; call it with that protocol version")
+		"which this endpoint asks clients of MCP " + protocol.Modern + " only; call it with that protocol version")
 }
 
 func errorResult(text string) (json.RawMessage, error) {
@@ -527,7 +528,7 @@ func askPrompt(x *Exchange, d *compiled, name string, pr *prompt, params json.Ra
 	if !x.Modern() {
 		// Scripted: a plain -32603 would be sent without its message.
 		e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: "Prompt '" + name +
-			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP 2026-07-28 only"})
+			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP " + protocol.Modern + " only"})
 		if err != nil {
 			return nil, nil, err
 		}

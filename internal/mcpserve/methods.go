@@ -128,11 +128,10 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	sc := t.scenes[i]
 	var answers map[string]any // the client's answers, when the scenario asks
 	if sc.ask != nil {
+		s.call.scenario = sc.name
 		if !x.Modern() {
-			s.call.scenario = sc.name
 			return askLegacy(sc.name)
 		}
-		s.call.scenario = sc.name
 		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
 		b, got, out, err := askClient(x, d, call)
 		if b == nil {

@@ -56,8 +56,8 @@ type Scenario struct {
 	Sequence *Sequence `json:"sequence,omitempty"`
 	// Ask is a round of questions to the client, keyed by question id;
 	// Then the branches tried in order on the answers, each answering or
-	// asking again. Clients of MCP 2026-07-28 get the questions as an
-	// input_required result and retry with the answers.
+	// asking again. Modern clients (protocol.Modern) get the questions as
+	// an input_required result and retry with the answers.
 	Ask  map[string]InputRequest `json:"ask,omitempty"`
 	Then []Branch                `json:"then,omitempty"`
 	// DelayMS is waited before the result, after the notifications.

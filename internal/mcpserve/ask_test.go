@@ -160,7 +160,12 @@ func TestAskStateOfAChangedDesign(t *testing.T) {
 	owner.Do("PATCH", "/api/servers/"+id+"/tools/"+survey, map[string]any{"mock_scenarios": []any{map[string]any{
 		"name": "one round", "ask": map[string]any{"step1": map[string]any{"roots": map[string]any{}}},
 		"then": []any{map[string]any{"response": map[string]any{"done": true}}}}}}).Status(http.StatusOK)
-	settleNotifications(t, env)
+	// The endpoint serves the change once its notification has arrived.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(call(""), `"requiredCapabilities":{"roots":{}}`) { // the new round asks for roots
+		require.True(t, time.Now().Before(deadline), "the changed design is not served")
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	got := call(`,"inputResponses":{"step2":{"action":"accept","content":{"color":"blue"}}},"requestState":"` + state + `"`)
 	require.Contains(t, got, `"message":"Invalid params: invalid requestState: the design has changed since it was issued"`)

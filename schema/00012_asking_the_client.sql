@@ -1,7 +1,7 @@
--- Scenarios and prompts that ask the client questions (MCP 2026-07-28
--- Multi Round-Trip Requests). A tool's scenarios carry theirs in
--- mock_scenarios; a prompt keeps its questions and branches in ask
--- ({"ask": {...}, "then": [...]}, null when it asks nothing).
+-- Scenarios, prompts and resources that ask the client questions (MCP
+-- 2026-07-28 Multi Round-Trip Requests). A tool's scenarios carry theirs in
+-- mock_scenarios; a prompt or a resource keeps its questions and branches
+-- in ask ({"ask": {...}, "then": [...]}, null when it asks nothing).
 --
 -- service_secrets holds secrets every instance of the service shares,
 -- generated once by the first instance that needs one: the key that signs
@@ -22,7 +22,9 @@ CREATE POLICY service_secrets_service ON service_secrets
     USING (current_user <> 'mockmcp_app') WITH CHECK (current_user <> 'mockmcp_app');
 
 ALTER TABLE mcp_prompts ADD COLUMN ask jsonb;
+ALTER TABLE mcp_resources ADD COLUMN ask jsonb;
 
 -- +goose Down
+ALTER TABLE mcp_resources DROP COLUMN ask;
 ALTER TABLE mcp_prompts DROP COLUMN ask;
 DROP TABLE service_secrets;

@@ -112,6 +112,7 @@ type McpResource struct {
 	UpdatedAt      time.Time
 	IsBinary       bool
 	Completions    []byte
+	Ask            []byte
 }
 
 type McpServer struct {

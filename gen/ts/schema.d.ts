@@ -1817,9 +1817,10 @@ export interface components {
          *     "user_name.content.name", "operator": "matches", "value": "^A"}`), a sampling's `{role,
          *     content, model, stopReason}`, roots' `{roots}`; absent or `{}` always holds. Then exactly
          *     one of `response`, `result`, `error`, `sequence`, or another round (`ask` with its own
-         *     `then`; at most 5 rounds deep); a prompt's branch answers `messages` instead. Strings of
-         *     `response`, `result` and `messages` may hold `{{id.path}}` placeholders, filled with the
-         *     answer there (`{{user_name.content.name}}`).
+         *     `then`; at most 5 rounds deep); a prompt's branch answers `messages` instead, a resource's
+         *     `content` (or nothing: the resource's own content). Strings of `response`, `result`,
+         *     `messages` and `content` may hold `{{id.path}}` placeholders, filled with the answer there
+         *     (`{{user_name.content.name}}`).
          */
         MockBranch: {
             when?: {
@@ -1833,8 +1834,10 @@ export interface components {
             result?: components["schemas"]["CallToolResult"];
             error?: components["schemas"]["RPCError"];
             sequence?: components["schemas"]["MockSequence"];
-            /** @description The answer of a prompt's branch (a tool's branch answers the other members). */
+            /** @description The answer of a prompt's branch (a tool's branch answers response, result, error or sequence). */
             messages?: components["schemas"]["PromptMessage"][];
+            /** @description The answer of a resource's branch, in place of the resource's content; absent, the resource's own. */
+            content?: components["schemas"]["ResourceContent"];
             ask?: components["schemas"]["MockAsk"];
             /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
             then?: {
@@ -1987,6 +1990,9 @@ export interface components {
             /** @description Binary content (base64); null for text or JSON content. */
             blob: string | null;
             completions: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2004,6 +2010,9 @@ export interface components {
             content?: components["schemas"]["ResourceContent"];
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         UpdateResourceRequest: {
             name?: string;
@@ -2015,6 +2024,9 @@ export interface components {
             /** @description Replaces the content with binary content. */
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         PromptArgument: {
             name: string;

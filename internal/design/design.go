@@ -327,11 +327,43 @@ func CheckResource(r Resource) error {
 		noNULJSON(&f, "content", r.Content)
 	}
 	checkCompletions(&f, r)
+	if r.Ask != nil || r.Then != nil {
+		for _, e := range mockspec.CheckAskTree(r.Ask, r.Then, "content", func(b mockspec.Branch, ids []string) []failure.FieldError {
+			return branchContent(b.Content, r.Binary, ids)
+		}) {
+			f.Add(e.Field, "%s", e.Message)
+		}
+	}
 	requiredName(&f, "name", r.Name)
 	noNUL(&f, "name", r.Name)
 	maxLen(&f, "description", r.Description, MaxDescription)
 	noNUL(&f, "description", r.Description)
 	return f.Err()
+}
+
+// branchContent checks the content of a resource's branch: absent (the
+// resource's own content answers), or text or a JSON value, for a
+// resource that is not binary. Its {{id.path}} placeholders are filled
+// with the answers.
+func branchContent(content json.RawMessage, binary bool, ids []string) []failure.FieldError {
+	var f failure.Fields
+	switch {
+	case absent(content):
+		return nil
+	case binary:
+		f.Add("content", "a binary resource answers its blob after the questions: its branches give no content")
+	case len(content) > MaxBlob:
+		f.Add("content", "at most %d bytes, got %d", MaxBlob, len(content))
+	}
+	known := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		known[id+"."] = true
+	}
+	var v any
+	_ = json.Unmarshal(content, &v) // valid JSON: the request was decoded
+	contentPlaceholders(&f, "content", v, known)
+	noNULJSON(&f, "content", content)
+	return f
 }
 
 // checkCompletions checks that a resource's completion values are keyed by

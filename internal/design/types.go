@@ -76,8 +76,13 @@ type Resource struct {
 	// Completions are the values completion/complete offers for each
 	// parameter of a URI template.
 	Completions map[string][]string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Ask and Then, when set, ask the client questions first; the branch
+	// the answers take may answer content of its own (see
+	// mockspec.Branch), else Content answers.
+	Ask       map[string]mockspec.InputRequest
+	Then      []mockspec.Branch
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // PromptArgument is one declared argument of a prompt.

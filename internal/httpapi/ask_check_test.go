@@ -96,3 +96,35 @@ func TestPromptAsk(t *testing.T) {
 	require.Equal(t, "Context?", list.String("items.0.ask.ctx.elicitation.message"))
 	require.Equal(t, "always", list.String("items.0.then.0.messages.0.text"))
 }
+
+// TestResourceAsk: a resource's questions and branches are checked,
+// stored and returned as saved.
+func TestResourceAsk(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	ada := env.Signup(t, "Acme Labs")
+	server := mkServer(t, ada, "Asker")
+	resources := "/api/servers/" + server + "/resources"
+	const ask = `{"who":{"elicitation":{"message":"Who?","requested_schema":{"type":"object","properties":{"name":{"type":"string"}}}}}}`
+	for _, tc := range []struct {
+		name   string
+		body   string
+		fields []string
+	}{
+		{"content in a binary resource's branch", `{"name":"r","uri":"r://bin","blob":"iVBORw0KGgo=","ask":` + ask + `,"then":[{"content":"x"}]}`,
+			[]string{"then[0].content"}},
+		{"messages in a resource's branch", `{"name":"r","uri":"r://a","content":"x","ask":` + ask + `,"then":[{"messages":[{"role":"user","text":"x"}]}]}`,
+			[]string{"then[0].messages"}},
+		{"a placeholder naming no question", `{"name":"r","uri":"r://a","content":"x","ask":` + ask + `,"then":[{"content":"{{whom.content.name}}"}]}`,
+			[]string{"then[0].content"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ada.For(t).Do("POST", resources, rmJSON(t, tc.body)).Problem(http.StatusUnprocessableEntity, tc.fields...)
+		})
+	}
+	id := ada.Do("POST", resources, rmJSON(t, `{"name":"r","uri":"r://a","content":"sealed","ask":`+ask+
+		`,"then":[{"when":{"who.content.name":"Ada"},"content":"for {{who.content.name}}"},{}]}`)).Status(http.StatusCreated).String("id")
+	got := ada.Do("GET", resources+"/"+id, nil).Status(http.StatusOK)
+	require.Equal(t, "Who?", got.String("ask.who.elicitation.message"))
+	require.Equal(t, "for {{who.content.name}}", got.String("then.0.content"))
+}

@@ -126,6 +126,9 @@ func apiResource(r design.Resource) api.Resource {
 	if out.Completions == nil {
 		out.Completions = api.Completions{}
 	}
+	if r.Ask != nil {
+		out.Ask, out.Then = &r.Ask, &r.Then
+	}
 	if r.Binary {
 		var blob string
 		_ = json.Unmarshal(r.Content, &blob) // a binary resource's content is a JSON string

@@ -36,12 +36,14 @@ type question struct {
 	schema         *schema.Schema
 }
 
-// branch answers with leaf (a tool's) or messages (a prompt's), or asks
-// the next round, when every condition holds for the answers.
+// branch answers with leaf (a tool's), messages (a prompt's) or content
+// (a resource's, nil for the resource's own), or asks the next round, when
+// every condition holds for the answers.
 type branch struct {
 	when     []scenario.Condition
 	leaf     *scene
 	messages []design.PromptMessage
+	content  *resource
 	next     *round
 }
 
@@ -55,8 +57,8 @@ type template struct {
 
 // compileRound compiles the questions and branches of one round of a
 // scenario; parent gives the leaves their notifications and delay, and at
-// names the round in sequence ids. A prompt's round has no parent: its
-// branches answer messages.
+// names the round in sequence ids. The round of a prompt or a resource
+// has no parent: its branches answer messages or content.
 func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest, then []mockspec.Branch,
 	version string, structured bool) (*round, error) {
 	r := &round{}
@@ -82,8 +84,11 @@ func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest
 		switch {
 		case b.Ask != nil:
 			cb.next, err = compileRound(parent, bat, b.Ask, b.Then, version, structured)
-		case parent == nil: // a prompt's
+		case parent == nil && present(b.Messages): // a prompt's
 			err = json.Unmarshal(b.Messages, &cb.messages)
+		case parent == nil && present(b.Content): // a resource's
+			cb.content, err = compileResource(design.Resource{Content: b.Content})
+		case parent == nil: // a resource's, answering its own content
 		default:
 			cb.leaf, err = compileLeaf(parent, bat, b, version, structured)
 		}
@@ -515,6 +520,9 @@ func (r *round) size() int {
 		for _, m := range b.messages {
 			n += len(m.Text) + len(m.Content)
 		}
+		if b.content != nil {
+			n += len(b.content.text)
+		}
 	}
 	return n
 }
@@ -571,4 +579,50 @@ func answerText(path string, answers map[string]any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// askResource plays the rounds of a resource that asks: it returns the
+// text to read (the resource's own, text as read, or the content of the
+// branch the answers take, served with the resource's media type) and r,
+// or else a nil resource and the result to send or an error. A legacy
+// request gets an error.
+func askResource(x *Exchange, d *compiled, uri string, r *resource, text string, params json.RawMessage) (string, *resource, json.RawMessage, error) {
+	if !x.Modern() {
+		e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: "Resource '" + uri +
+			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP " + protocol.Modern + " only"})
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return "", nil, nil, e
+	}
+	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
+	b, answers, out, err := askClient(x, d, askCall{target: "resources/read " + uri, params: params,
+		args: map[string]any{"uri": uri}, name: uri, first: r.ask})
+	if b == nil {
+		return "", nil, out, err
+	}
+	if b.content == nil {
+		return text, r, nil, nil
+	}
+	c := b.content
+	filled := mockspec.AnswerPlaceholder.ReplaceAllStringFunc(c.text, func(m string) string {
+		v := answerText(strings.TrimSpace(m[2:len(m)-2]), answers)
+		if c.jsonContent {
+			return jsonStringBody(v)
+		}
+		return v
+	})
+	if m := matchTemplate(r, uri); m != nil {
+		filled = r.substitute(filled, c.jsonContent, m)
+	}
+	return filled, r, nil, nil
+}
+
+// matchTemplate is the match of uri against r's template, nil for a
+// plain resource.
+func matchTemplate(r *resource, uri string) []string {
+	if r.pattern == nil {
+		return nil
+	}
+	return r.pattern.FindStringSubmatch(uri)
 }

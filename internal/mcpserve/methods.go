@@ -234,6 +234,13 @@ func readResource(_ context.Context, x *Exchange, d *compiled, params json.RawMe
 	}
 	uri := *p.URI
 	text, r, ok := d.read(uri)
+	if ok && r.ask != nil {
+		var out json.RawMessage
+		var err error
+		if text, r, out, err = askResource(x, d, uri, r, text, params); r == nil {
+			return out, err
+		}
+	}
 	if !ok {
 		if x.Modern() {
 			return nil, jsonrpc.WithData(&jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Resource not found: " + uri},
@@ -276,19 +283,25 @@ func (d *compiled) read(uri string) (text string, r *resource, ok bool) {
 		if r.binary {
 			return r.text, r, true
 		}
-		pairs := make([]string, 0, 2*len(r.params))
-		for i, name := range r.params {
-			v := m[i+1]
-			if r.jsonContent {
-				// In JSON content a placeholder can only sit inside a
-				// string: the value must not end it.
-				v = jsonStringBody(v)
-			}
-			pairs = append(pairs, "{"+name+"}", v)
-		}
-		return strings.NewReplacer(pairs...).Replace(r.text), r, true
+		return r.substitute(r.text, r.jsonContent, m), r, true
 	}
 	return "", nil, false
+}
+
+// substitute puts the template parameters' values matched in m into text,
+// escaped for JSON content.
+func (r *resource) substitute(text string, jsonContent bool, m []string) string {
+	pairs := make([]string, 0, 2*len(r.params))
+	for i, name := range r.params {
+		v := m[i+1]
+		if jsonContent {
+			// In JSON content a placeholder can only sit inside a
+			// string: the value must not end it.
+			v = jsonStringBody(v)
+		}
+		pairs = append(pairs, "{"+name+"}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
 }
 
 // jsonStringBody is s encoded as the inside of a JSON string.

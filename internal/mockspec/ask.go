@@ -102,6 +102,9 @@ type Branch struct {
 	// Messages answers a prompt's branch: prompt messages, whose
 	// placeholders may name arguments and answers.
 	Messages json.RawMessage `json:"messages,omitempty"`
+	// Content answers a resource's branch: its text or JSON content in
+	// place of the resource's own.
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // AskIDPattern is what a question id may be: it names the question on the
@@ -239,9 +242,7 @@ func toolLeaf(output *schema.Schema) leafCheck {
 // branchAnswer checks the answer of one branch of a tool's scenario.
 func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids []string) {
 	n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}}
-	if present(b.Messages) {
-		c.add(join(at, "messages"), "answers a prompt's branch; a tool's branch answers response, result, error or sequence")
-	}
+	c.foreign(at, b, "a tool's branch answers response, result, error or sequence", "response", "result", "error", "sequence")
 	c.answer(at, n.forms, scenarioForms, output)
 	c.placeholders(at, n.forms, ids)
 	if b.Sequence != nil {
@@ -365,32 +366,36 @@ func branchSteps(bs []Branch) []Step {
 	return out
 }
 
-// CheckPromptAsk checks the questions and branches of a prompt that asks.
-// Each branch that answers must give messages, and only them; messages
-// checks them (ids: the questions asked on the way to the branch, which
-// its placeholders may name) and returns the problems with fields
-// relative to the messages ("[0].role"). Fields are relative to the
-// prompt ("ask[\"user\"].elicitation.message", "then[1].messages[0].role").
-func CheckPromptAsk(ask map[string]InputRequest, then []Branch, messages func(raw json.RawMessage, ids []string) []failure.FieldError) []failure.FieldError {
-	c := checker{}
-	leaf := func(c *checker, at string, b Branch, ids []string) {
-		for _, g := range []struct {
-			name  string
-			given bool
-		}{{"response", present(b.Response)}, {"result", present(b.Result)}, {"error", b.Error != nil}, {"sequence", b.Sequence != nil}} {
-			if g.given {
-				c.add(join(at, g.name), "answers a tool's branch; a prompt's branch answers messages")
-			}
-		}
-		if !present(b.Messages) {
-			c.add(join(at, "messages"), "is required: the prompt messages this branch answers, or ask another round")
-			return
-		}
-		for _, e := range messages(b.Messages, ids) {
-			c.add(join(at, "messages")+e.Field, "%s", e.Message)
+// foreign reports the answer members of b that are not among own, the
+// members a branch of this kind answers with (want says which).
+func (c *checker) foreign(at string, b Branch, want string, own ...string) {
+	for _, g := range []struct {
+		name  string
+		given bool
+	}{{"response", present(b.Response)}, {"result", present(b.Result)}, {"error", b.Error != nil},
+		{"sequence", b.Sequence != nil}, {"messages", present(b.Messages)}, {"content", present(b.Content)}} {
+		if g.given && !slices.Contains(own, g.name) {
+			c.add(join(at, g.name), "%s, not %s", want, g.name)
 		}
 	}
-	c.askAnswer("", askNode{ask: ask, then: then}, leaf, nil, 1)
+}
+
+// CheckAskTree checks the questions and branches of a prompt or resource
+// that asks. A branch that answers may give only the member answer
+// ("messages", "content"); leaf checks each such branch (ids: the
+// questions asked on the way to it) and returns the problems with fields
+// relative to the branch. Fields are relative to the part
+// ("ask[\"user\"].elicitation.message", "then[1].messages[0].role").
+func CheckAskTree(ask map[string]InputRequest, then []Branch, answer string,
+	leaf func(b Branch, ids []string) []failure.FieldError) []failure.FieldError {
+	c := checker{}
+	check := func(c *checker, at string, b Branch, ids []string) {
+		c.foreign(at, b, "this branch answers "+answer, answer)
+		for _, e := range leaf(b, ids) {
+			c.add(join(at, e.Field), "%s", e.Message)
+		}
+	}
+	c.askAnswer("", askNode{ask: ask, then: then}, check, nil, 1)
 	if raw, err := json.Marshal(struct {
 		Ask  map[string]InputRequest `json:"ask"`
 		Then []Branch                `json:"then"`
@@ -398,4 +403,22 @@ func CheckPromptAsk(ask map[string]InputRequest, then []Branch, messages func(ra
 		c.add("ask", "must not contain the character U+0000")
 	}
 	return c.f
+}
+
+// CheckPromptAsk checks the questions and branches of a prompt that asks.
+// Each branch that answers must give messages, and only them; messages
+// checks them (ids: the questions asked on the way to the branch, which
+// its placeholders may name) and returns the problems with fields
+// relative to the messages ("[0].role").
+func CheckPromptAsk(ask map[string]InputRequest, then []Branch, messages func(raw json.RawMessage, ids []string) []failure.FieldError) []failure.FieldError {
+	return CheckAskTree(ask, then, "messages", func(b Branch, ids []string) []failure.FieldError {
+		if !present(b.Messages) {
+			return []failure.FieldError{failure.Field("messages", "is required: the prompt messages this branch answers, or ask another round")}
+		}
+		var out []failure.FieldError
+		for _, e := range messages(b.Messages, ids) {
+			out = append(out, failure.FieldError{Field: "messages" + e.Field, Message: e.Message})
+		}
+		return out
+	})
 }

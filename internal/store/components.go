@@ -60,6 +60,7 @@ func (t *Tx) CreateResource(ctx context.Context, r design.Resource) (design.Reso
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
+		Ask: askJSON(r.Ask, r.Then),
 	})
 	return resourceFrom(row), err
 }
@@ -88,6 +89,7 @@ func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Reso
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
+		Ask: askJSON(r.Ask, r.Then),
 	})
 	return resourceFrom(row), notFound(err, "resource")
 }
@@ -154,6 +156,11 @@ func resourceFrom(r db.McpResource) design.Resource {
 		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	// The column is written from a map of string lists only.
 	_ = json.Unmarshal(r.Completions, &out.Completions)
+	if len(r.Ask) > 0 {
+		var a promptAsk // written by askJSON only
+		_ = json.Unmarshal(r.Ask, &a)
+		out.Ask, out.Then = a.Ask, a.Then
+	}
 	return out
 }
 
@@ -199,13 +206,21 @@ func marshalPrompt(p design.Prompt) (args, msgs, ask []byte, err error) {
 	if msgs, err = marshal(p.Messages); err != nil {
 		return nil, nil, nil, err
 	}
-	if p.Ask != nil {
-		ask, err = json.Marshal(promptAsk{p.Ask, p.Then})
-	}
-	return args, msgs, ask, err
+	return args, msgs, askJSON(p.Ask, p.Then), nil
 }
 
-// promptAsk is the stored form of a prompt's questions: its ask column.
+// askJSON is the ask column of a prompt or resource: its questions and
+// branches, nil (SQL NULL) when it asks nothing.
+func askJSON(ask map[string]mockspec.InputRequest, then []mockspec.Branch) []byte {
+	if ask == nil {
+		return nil
+	}
+	b, _ := json.Marshal(promptAsk{ask, then}) // maps, slices and raw JSON already checked
+	return b
+}
+
+// promptAsk is the stored form of the questions of a prompt or resource:
+// its ask column.
 type promptAsk struct {
 	Ask  map[string]mockspec.InputRequest `json:"ask"`
 	Then []mockspec.Branch                `json:"then"`

@@ -89,21 +89,27 @@ func TestAskSDKClient(t *testing.T) {
 	require.Equal(t, "What context should the prompt use?", asked[len(asked)-1])
 }
 
-// TestAskStateExpires: a requestState is refused once RequestStateTTL has
-// passed, and accepted just before.
-func TestAskStateExpires(t *testing.T) {
-	clock := testclock.New(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
-	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
-	id := createDesign(t, env.Signup(t, "Expiry"), askDesign(t))
-	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+// surveyCaller calls the tool survey of the design at endpoint as a
+// modern client that declares elicitation; extra is appended to the
+// params (inputResponses, requestState).
+func surveyCaller(t *testing.T, endpoint string) func(extra string) string {
 	hdr := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"survey"}}
-	call := func(extra string) string {
+	return func(extra string) string {
 		t.Helper()
 		_, body := post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{`+
 			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},`+
 			`"name":"survey","arguments":{}`+extra+`}}`)
 		return body
 	}
+}
+
+// TestAskStateExpires: a requestState is refused once RequestStateTTL has
+// passed, and accepted just before.
+func TestAskStateExpires(t *testing.T) {
+	clock := testclock.New(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
+	id := createDesign(t, env.Signup(t, "Expiry"), askDesign(t))
+	call := surveyCaller(t, env.URL+"/api/platform/"+id+"/mcp")
 	stateOf := regexp.MustCompile(`"requestState":"([^"]+)"`)
 	state := stateOf.FindStringSubmatch(call(""))[1]
 	answer := `,"inputResponses":{"step1":{"action":"accept","content":{"name":"Alice"}}},"requestState":"`
@@ -137,15 +143,7 @@ func TestAskStateOfAChangedDesign(t *testing.T) {
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Changes")
 	id := createDesign(t, owner, askDesign(t))
-	endpoint := env.URL + "/api/platform/" + id + "/mcp"
-	hdr := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"survey"}}
-	call := func(extra string) string {
-		t.Helper()
-		_, body := post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{`+
-			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},`+
-			`"name":"survey","arguments":{}`+extra+`}}`)
-		return body
-	}
+	call := surveyCaller(t, env.URL+"/api/platform/"+id+"/mcp")
 	round2 := call(`,"inputResponses":{"step1":{"action":"accept","content":{"name":"Alice"}}}`)
 	require.Contains(t, round2, "Step 2")
 	state := regexp.MustCompile(`"requestState":"([^"]+)"`).FindStringSubmatch(round2)[1]

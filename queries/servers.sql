@@ -52,14 +52,15 @@ FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 
 -- name: CopyServerResources :execrows
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions)
-SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content, r.is_binary, r.completions
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask)
+SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content, r.is_binary, r.completions,
+       r.ask
 FROM mcp_resources r WHERE r.server_id = @server_id
 ORDER BY r.position;
 
 -- name: CopyServerPrompts :execrows
-INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages)
-SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages
+INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages, ask)
+SELECT gen_random_uuid(), p.organization_id, @new_server_id, p.name, p.description, p.arguments, p.messages, p.ask
 FROM mcp_prompts p WHERE p.server_id = @server_id
 ORDER BY p.position;
 

@@ -95,6 +95,7 @@ type McpPrompt struct {
 	Position       pgtype.Int8
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	Ask            []byte
 }
 
 type McpResource struct {
@@ -111,6 +112,7 @@ type McpResource struct {
 	UpdatedAt      time.Time
 	IsBinary       bool
 	Completions    []byte
+	Ask            []byte
 }
 
 type McpServer struct {
@@ -225,6 +227,12 @@ type RestTestRun struct {
 	StartedAt      time.Time
 	DurationMs     float64
 	Results        []byte
+}
+
+type ServiceSecret struct {
+	Name      string
+	Secret    []byte
+	CreatedAt time.Time
 }
 
 type User struct {

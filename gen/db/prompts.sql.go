@@ -12,9 +12,9 @@ import (
 )
 
 const createPrompt = `-- name: CreatePrompt :one
-INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6)
-RETURNING id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at
+INSERT INTO mcp_prompts (id, organization_id, server_id, name, description, arguments, messages, ask)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7)
+RETURNING id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at, ask
 `
 
 type CreatePromptParams struct {
@@ -24,6 +24,7 @@ type CreatePromptParams struct {
 	Description string
 	Arguments   []byte
 	Messages    []byte
+	Ask         []byte
 }
 
 func (q *Queries) CreatePrompt(ctx context.Context, db DBTX, arg CreatePromptParams) (McpPrompt, error) {
@@ -34,6 +35,7 @@ func (q *Queries) CreatePrompt(ctx context.Context, db DBTX, arg CreatePromptPar
 		arg.Description,
 		arg.Arguments,
 		arg.Messages,
+		arg.Ask,
 	)
 	var i McpPrompt
 	err := row.Scan(
@@ -47,6 +49,7 @@ func (q *Queries) CreatePrompt(ctx context.Context, db DBTX, arg CreatePromptPar
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Ask,
 	)
 	return i, err
 }
@@ -69,7 +72,7 @@ func (q *Queries) DeletePrompt(ctx context.Context, db DBTX, arg DeletePromptPar
 }
 
 const getPrompt = `-- name: GetPrompt :one
-SELECT id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at FROM mcp_prompts WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at, ask FROM mcp_prompts WHERE server_id = $1 AND id = $2
 `
 
 type GetPromptParams struct {
@@ -91,12 +94,13 @@ func (q *Queries) GetPrompt(ctx context.Context, db DBTX, arg GetPromptParams) (
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Ask,
 	)
 	return i, err
 }
 
 const listPrompts = `-- name: ListPrompts :many
-SELECT id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at FROM mcp_prompts WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at, ask FROM mcp_prompts WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListPrompts(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpPrompt, error) {
@@ -119,6 +123,7 @@ func (q *Queries) ListPrompts(ctx context.Context, db DBTX, serverID uuid.UUID) 
 			&i.Position,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Ask,
 		); err != nil {
 			return nil, err
 		}
@@ -132,9 +137,10 @@ func (q *Queries) ListPrompts(ctx context.Context, db DBTX, serverID uuid.UUID) 
 
 const updatePrompt = `-- name: UpdatePrompt :one
 UPDATE mcp_prompts
-SET name = $1, description = $2, arguments = $3, messages = $4, updated_at = now()
-WHERE server_id = $5 AND id = $6
-RETURNING id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at
+SET name = $1, description = $2, arguments = $3, messages = $4, ask = $5,
+    updated_at = now()
+WHERE server_id = $6 AND id = $7
+RETURNING id, organization_id, server_id, name, description, arguments, messages, position, created_at, updated_at, ask
 `
 
 type UpdatePromptParams struct {
@@ -142,6 +148,7 @@ type UpdatePromptParams struct {
 	Description string
 	Arguments   []byte
 	Messages    []byte
+	Ask         []byte
 	ServerID    uuid.UUID
 	ID          uuid.UUID
 }
@@ -152,6 +159,7 @@ func (q *Queries) UpdatePrompt(ctx context.Context, db DBTX, arg UpdatePromptPar
 		arg.Description,
 		arg.Arguments,
 		arg.Messages,
+		arg.Ask,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -167,6 +175,7 @@ func (q *Queries) UpdatePrompt(ctx context.Context, db DBTX, arg UpdatePromptPar
 		&i.Position,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Ask,
 	)
 	return i, err
 }

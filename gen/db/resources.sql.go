@@ -12,9 +12,9 @@ import (
 )
 
 const createResource = `-- name: CreateResource :one
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask
 `
 
 type CreateResourceParams struct {
@@ -27,6 +27,7 @@ type CreateResourceParams struct {
 	Content     []byte
 	IsBinary    bool
 	Completions []byte
+	Ask         []byte
 }
 
 func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourceParams) (McpResource, error) {
@@ -40,6 +41,7 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		arg.Content,
 		arg.IsBinary,
 		arg.Completions,
+		arg.Ask,
 	)
 	var i McpResource
 	err := row.Scan(
@@ -56,6 +58,7 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		&i.UpdatedAt,
 		&i.IsBinary,
 		&i.Completions,
+		&i.Ask,
 	)
 	return i, err
 }
@@ -78,7 +81,7 @@ func (q *Queries) DeleteResource(ctx context.Context, db DBTX, arg DeleteResourc
 }
 
 const getResource = `-- name: GetResource :one
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions FROM mcp_resources WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask FROM mcp_resources WHERE server_id = $1 AND id = $2
 `
 
 type GetResourceParams struct {
@@ -103,12 +106,13 @@ func (q *Queries) GetResource(ctx context.Context, db DBTX, arg GetResourceParam
 		&i.UpdatedAt,
 		&i.IsBinary,
 		&i.Completions,
+		&i.Ask,
 	)
 	return i, err
 }
 
 const listResources = `-- name: ListResources :many
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions FROM mcp_resources WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask FROM mcp_resources WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpResource, error) {
@@ -134,6 +138,7 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 			&i.UpdatedAt,
 			&i.IsBinary,
 			&i.Completions,
+			&i.Ask,
 		); err != nil {
 			return nil, err
 		}
@@ -148,9 +153,9 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 const updateResource = `-- name: UpdateResource :one
 UPDATE mcp_resources
 SET name = $1, uri = $2, description = $3, mime_type = $4, content = $5,
-    is_binary = $6, completions = $7, updated_at = now()
-WHERE server_id = $8 AND id = $9
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions
+    is_binary = $6, completions = $7, ask = $8, updated_at = now()
+WHERE server_id = $9 AND id = $10
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask
 `
 
 type UpdateResourceParams struct {
@@ -161,6 +166,7 @@ type UpdateResourceParams struct {
 	Content     []byte
 	IsBinary    bool
 	Completions []byte
+	Ask         []byte
 	ServerID    uuid.UUID
 	ID          uuid.UUID
 }
@@ -174,6 +180,7 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		arg.Content,
 		arg.IsBinary,
 		arg.Completions,
+		arg.Ask,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -192,6 +199,7 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		&i.UpdatedAt,
 		&i.IsBinary,
 		&i.Completions,
+		&i.Ask,
 	)
 	return i, err
 }

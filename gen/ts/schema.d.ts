@@ -1735,7 +1735,7 @@ export interface components {
          *     (RE2), `exists`, `not_exists`, `gt`, `gte`, `lt`, `lte`, `in`. Matching is
          *     case-sensitive.
          *
-         *     The answer is exactly one of four members, so the two result forms can never be
+         *     The answer is exactly one of five members, so the two result forms can never be
          *     confused:
          *     - `response`: a plain JSON object, served as one `text` content item holding its JSON
          *       (and as `structuredContent` when the tool lists an output schema, from protocol
@@ -1746,7 +1746,9 @@ export interface components {
          *     - `error`: a JSON-RPC error `{code, message, data}` answered instead of a result;
          *     - `sequence`: answers given call after call (`steps`, each one of `response`, `result`
          *       or `error` with an optional `delay_ms`), then `repeat_last` or `cycle`; counted per
-         *       server and per client key (header `Mcp-Mock-Sequence-Key`, else the client address).
+         *       server and per client key (header `Mcp-Mock-Sequence-Key`, else the client address);
+         *     - `ask`: questions to the client (elicitation, sampling, roots), with `then`, the branches
+         *       that answer on the answers (see MockAsk and MockBranch).
          *
          *     `notifications` are sent on the SSE reply before the result (`log` as
          *     `notifications/message`, `progress` as `notifications/progress` when the request
@@ -1773,9 +1775,82 @@ export interface components {
             result?: components["schemas"]["CallToolResult"];
             error?: components["schemas"]["RPCError"];
             sequence?: components["schemas"]["MockSequence"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers; the first whose `when` holds answers. */
+            then?: components["schemas"]["MockBranch"][];
             delay_ms?: number;
             notifications?: components["schemas"]["MockNotification"][];
             broadcast?: ("tools_list_changed" | "prompts_list_changed" | "resources_list_changed")[];
+        };
+        /**
+         * @description A round of questions to the client, keyed by question id (1 to 64 letters, digits, `_`
+         *     or `-`; ids differ along a path of rounds). Clients of MCP 2026-07-28 get them as an
+         *     `input_required` result (`inputRequests`, with a signed `requestState`) and call again
+         *     with `inputResponses`; legacy clients get a tool error result saying the scenario asks.
+         */
+        MockAsk: {
+            [key: string]: components["schemas"]["MockInputRequest"];
+        };
+        /**
+         * @description One question, exactly one of `elicitation` (a form: `elicitation/create`, needs the
+         *     client's `elicitation` capability), `sampling` (a message from the client's model:
+         *     `sampling/createMessage`, needs `sampling`) and `roots` (`roots/list`, needs `roots`).
+         */
+        MockInputRequest: {
+            elicitation?: {
+                message: string;
+                /** @description A JSON Schema of an object (top-level properties of primitive types). */
+                requested_schema: {
+                    [key: string]: unknown;
+                };
+            };
+            sampling?: {
+                messages: {
+                    /** @enum {string} */
+                    role: "user" | "assistant";
+                    content: components["schemas"]["ContentBlock"];
+                }[];
+                max_tokens: number;
+                model_preferences?: {
+                    [key: string]: unknown;
+                };
+                system_prompt?: string;
+            };
+            roots?: Record<string, never>;
+        };
+        /**
+         * @description One way a round of questions ends. `when` is a scenario condition, or a list of them that
+         *     must all hold, read against the answers keyed by question id: an elicitation's
+         *     `{action, content}` (`{"user_name.action": "accept"}`, `{"field":
+         *     "user_name.content.name", "operator": "matches", "value": "^A"}`), a sampling's `{role,
+         *     content, model, stopReason}`, roots' `{roots}`; absent or `{}` always holds. Then exactly
+         *     one of `response`, `result`, `error`, `sequence`, or another round (`ask` with its own
+         *     `then`; at most 5 rounds deep); a prompt's branch answers `messages` instead, a resource's
+         *     `content` (or nothing: the resource's own content). Strings of `response`, `result`,
+         *     `messages` and `content` may hold `{{id.path}}` placeholders, filled with the answer there
+         *     (`{{user_name.content.name}}`).
+         */
+        MockBranch: {
+            when?: {
+                [key: string]: unknown;
+            } | {
+                [key: string]: unknown;
+            }[];
+            response?: {
+                [key: string]: unknown;
+            };
+            result?: components["schemas"]["CallToolResult"];
+            error?: components["schemas"]["RPCError"];
+            sequence?: components["schemas"]["MockSequence"];
+            /** @description The answer of a prompt's branch (a tool's branch answers response, result, error or sequence). */
+            messages?: components["schemas"]["PromptMessage"][];
+            /** @description The answer of a resource's branch, in place of the resource's content; absent, the resource's own. */
+            content?: components["schemas"]["ResourceContent"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
+            then?: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description An MCP tool result, served as written (shaped by the server's protocol version). */
         CallToolResult: {
@@ -1923,6 +1998,9 @@ export interface components {
             /** @description Binary content (base64); null for text or JSON content. */
             blob: string | null;
             completions: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1940,6 +2018,9 @@ export interface components {
             content?: components["schemas"]["ResourceContent"];
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         UpdateResourceRequest: {
             name?: string;
@@ -1951,6 +2032,9 @@ export interface components {
             /** @description Replaces the content with binary content. */
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         PromptArgument: {
             name: string;
@@ -1978,6 +2062,9 @@ export interface components {
             description: string;
             arguments: components["schemas"]["PromptArgument"][];
             messages: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1991,12 +2078,18 @@ export interface components {
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         UpdatePromptRequest: {
             name?: string;
             description?: string;
             arguments?: components["schemas"]["PromptArgument"][];
             messages?: components["schemas"]["PromptMessage"][];
+            ask?: components["schemas"]["MockAsk"];
+            /** @description With `ask`, the branches tried in order on the answers, each answering `messages` or asking again. */
+            then?: components["schemas"]["MockBranch"][];
         };
         ResetSequencesRequest: {
             /** @description Reset this client key only. */

@@ -60,7 +60,8 @@ type Structured struct {
 // MockScenario is the Scenario the rules see of a stored mock scenario:
 // its plain response, or, for the other answer forms, each value served as
 // structuredContent (a result's structuredContent; a sequence step's
-// response or structuredContent). A JSON-RPC error serves none.
+// response or structuredContent). A JSON-RPC error serves none, nor, here,
+// a scenario that asks the client.
 func MockScenario(sc mockspec.Scenario) Scenario {
 	out := Scenario{Name: sc.Name, Condition: sc.Condition}
 	switch {
@@ -78,7 +79,9 @@ func MockScenario(sc mockspec.Scenario) Scenario {
 	case len(sc.Result) > 0:
 		out.Explicit = true
 		out.Structured = appendStructured(out.Structured, "result", sc.Result)
-	case sc.Error != nil:
+	case sc.Error != nil, sc.Ask != nil:
+		// A scenario that asks answers in its branches, after the
+		// client's answers.
 		out.Explicit = true
 	default:
 		out.Response = sc.Response

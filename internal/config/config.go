@@ -59,7 +59,17 @@ type Config struct {
 	// DesignStaleMax bounds how long the MCP endpoints serve a cached
 	// design that cannot be revalidated while the database is out.
 	DesignStaleMax time.Duration
+	// RequestStateSecrets sign the requestState of modern calls (the
+	// revision of protocol.Modern) whose scenario asks the client: the first signs, every one verifies.
+	// Empty: a secret generated once and kept in the database.
+	RequestStateSecrets [][]byte
+	// Clock is the time requestState expiry reads (time.Now when nil);
+	// not read from the environment: tests set it.
+	Clock func() time.Time
 }
+
+// MinRequestStateSecret is the shortest secret REQUEST_STATE_SECRETS takes.
+const MinRequestStateSecret = 32
 
 // DefaultDatabaseURL is the local PostgreSQL a fresh machine is expected to run.
 const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/mockmcp?sslmode=disable"
@@ -174,6 +184,16 @@ func Parse(getenv func(string) string) (Config, error) {
 			continue
 		}
 		c.AllowedHosts = append(c.AllowedHosts, h)
+	}
+	if v := getenv("REQUEST_STATE_SECRETS"); v != "" {
+		for i, sec := range strings.Split(v, ",") {
+			sec = strings.TrimSpace(sec)
+			if len(sec) < MinRequestStateSecret {
+				bad("REQUEST_STATE_SECRETS", "secret %d has %d characters; each needs at least %d", i+1, len(sec), MinRequestStateSecret)
+				continue
+			}
+			c.RequestStateSecrets = append(c.RequestStateSecrets, []byte(sec))
+		}
 	}
 	if len(errs) > 0 {
 		return Config{}, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))

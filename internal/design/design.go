@@ -329,11 +329,43 @@ func CheckResource(r Resource) error {
 		noNULJSON(&f, "content", r.Content)
 	}
 	checkCompletions(&f, r)
+	if r.Ask != nil || r.Then != nil {
+		for _, e := range mockspec.CheckAskTree(r.Ask, r.Then, "content", func(b mockspec.Branch, ids []string) []failure.FieldError {
+			return branchContent(b.Content, r.Binary, ids)
+		}) {
+			f.Add(e.Field, "%s", e.Message)
+		}
+	}
 	requiredName(&f, "name", r.Name)
 	noNUL(&f, "name", r.Name)
 	maxLen(&f, "description", r.Description, MaxDescription)
 	noNUL(&f, "description", r.Description)
 	return f.Err()
+}
+
+// branchContent checks the content of a resource's branch: absent (the
+// resource's own content answers), or text or a JSON value, for a
+// resource that is not binary. Its {{id.path}} placeholders are filled
+// with the answers.
+func branchContent(content json.RawMessage, binary bool, ids []string) []failure.FieldError {
+	var f failure.Fields
+	switch {
+	case absent(content):
+		return nil
+	case binary:
+		f.Add("content", "a binary resource answers its blob after the questions: its branches give no content")
+	case len(content) > MaxBlob:
+		f.Add("content", "at most %d bytes, got %d", MaxBlob, len(content))
+	}
+	known := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		known[id+"."] = true
+	}
+	var v any
+	_ = json.Unmarshal(content, &v) // valid JSON: the request was decoded
+	contentPlaceholders(&f, "content", v, known)
+	noNULJSON(&f, "content", content)
+	return f
 }
 
 // checkCompletions checks that a resource's completion values are keyed by
@@ -405,8 +437,26 @@ func CheckPrompt(p Prompt) error {
 		noNUL(&f, at+".description", a.Description)
 		completionValues(&f, at+".completions", a.Completions)
 	}
-	for i, m := range p.Messages {
-		at := fmt.Sprintf("messages[%d]", i)
+	checkMessages(&f, "messages", p.Messages, declared)
+	if p.Ask != nil || p.Then != nil {
+		if len(p.Messages) > 0 {
+			f.Add("messages", "with ask, the messages go in the branches of then")
+		}
+		errs := mockspec.CheckPromptAsk(p.Ask, p.Then, func(raw json.RawMessage, ids []string) []failure.FieldError {
+			return branchMessages(raw, ids, declared)
+		})
+		for _, e := range errs {
+			f.Add(e.Field, "%s", e.Message)
+		}
+	}
+	return f.Err()
+}
+
+// checkMessages checks prompt messages at field; their placeholders must
+// name declared arguments (or, for a branch's, answers: "id." keys).
+func checkMessages(f *failure.Fields, field string, msgs []PromptMessage, declared map[string]bool) {
+	for i, m := range msgs {
+		at := fmt.Sprintf("%s[%d]", field, i)
 		switch m.Role {
 		case "user", "assistant", "system":
 		default:
@@ -421,9 +471,9 @@ func CheckPrompt(p Prompt) error {
 		case m.Text == "" && !hasContent:
 			f.Add(at, "give text (which may hold {{argument}} placeholders) or content (a content block such as an image)")
 		}
-		undeclaredPlaceholders(&f, at+".text", m.Text, declared)
-		maxLen(&f, at+".text", m.Text, MaxPromptText)
-		noNUL(&f, at+".text", m.Text)
+		undeclaredPlaceholders(f, at+".text", m.Text, declared)
+		maxLen(f, at+".text", m.Text, MaxPromptText)
+		noNUL(f, at+".text", m.Text)
 		if hasContent {
 			errs := mockspec.CheckContent(m.Content)
 			for _, e := range errs {
@@ -436,22 +486,51 @@ func CheckPrompt(p Prompt) error {
 			if len(errs) == 0 {
 				var v any
 				_ = json.Unmarshal(m.Content, &v) // valid: it was just checked
-				contentPlaceholders(&f, at+".content", v, declared)
-				noNULJSON(&f, at+".content", m.Content)
+				contentPlaceholders(f, at+".content", v, declared)
+				noNULJSON(f, at+".content", m.Content)
 			}
 		}
 	}
-	return f.Err()
+}
+
+// branchMessages checks the messages of a prompt's branch, raw as saved:
+// their placeholders may also name the answers to the questions ids.
+// Fields are relative to the messages ("[0].role").
+func branchMessages(raw json.RawMessage, ids []string, declared map[string]bool) []failure.FieldError {
+	var f failure.Fields
+	var msgs []PromptMessage
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		f.Add("", "must be a list of prompt messages such as [{\"role\": \"user\", \"text\": \"...\"}]: %v", err)
+		return f
+	}
+	if len(msgs) == 0 || len(msgs) > MaxPromptMessages {
+		f.Add("", "must have 1 to %d messages, got %d", MaxPromptMessages, len(msgs))
+	}
+	known := maps.Clone(declared)
+	for _, id := range ids {
+		known[id+"."] = true
+	}
+	checkMessages(&f, "", msgs, known)
+	return f
 }
 
 // undeclaredPlaceholders reports each {{placeholder}} of s that names no
 // declared argument.
 func undeclaredPlaceholders(f *failure.Fields, at, s string, declared map[string]bool) {
 	for _, match := range mockspec.Placeholder.FindAllStringSubmatch(s, -1) {
-		if !declared[match[1]] {
+		if !declared[match[1]] && !declared[answerOf(match[1])] {
 			f.Add(at, "placeholder {{%s}} names no declared argument", match[1])
 		}
 	}
+}
+
+// answerOf is the "id." key of a placeholder that reads an answer
+// (id.path), "" for one that names no path.
+func answerOf(name string) string {
+	if i := strings.IndexAny(name, ".["); i > 0 {
+		return name[:i] + "."
+	}
+	return ""
 }
 
 // contentPlaceholders checks the placeholders of every string of a

@@ -76,8 +76,13 @@ type Resource struct {
 	// Completions are the values completion/complete offers for each
 	// parameter of a URI template.
 	Completions map[string][]string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Ask and Then, when set, ask the client questions first; the branch
+	// the answers take may answer content of its own (see
+	// mockspec.Branch), else Content answers.
+	Ask       map[string]mockspec.InputRequest
+	Then      []mockspec.Branch
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // PromptArgument is one declared argument of a prompt.
@@ -106,8 +111,13 @@ type Prompt struct {
 	Description string
 	Arguments   []PromptArgument
 	Messages    []PromptMessage
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Ask and Then, when set, ask the client questions first: the
+	// messages are those of the branch the answers take (see
+	// mockspec.Branch), and Messages is empty.
+	Ask       map[string]mockspec.InputRequest
+	Then      []mockspec.Branch
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Design is everything an enabled server serves at its MCP endpoint.

@@ -126,6 +126,9 @@ func apiResource(r design.Resource) api.Resource {
 	if out.Completions == nil {
 		out.Completions = api.Completions{}
 	}
+	if r.Ask != nil {
+		out.Ask, out.Then = &r.Ask, &r.Then
+	}
 	if r.Binary {
 		var blob string
 		_ = json.Unmarshal(r.Content, &blob) // a binary resource's content is a JSON string
@@ -139,6 +142,9 @@ func apiPrompt(p design.Prompt) api.Prompt {
 	out := api.Prompt{Id: p.ID, ServerId: p.ServerID, Name: p.Name, Description: p.Description,
 		Arguments: make([]api.PromptArgument, len(p.Arguments)), Messages: make([]api.PromptMessage, len(p.Messages)),
 		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+	if p.Ask != nil {
+		out.Ask, out.Then = &p.Ask, &p.Then
+	}
 	for i, a := range p.Arguments {
 		out.Arguments[i] = api.PromptArgument{Name: a.Name, Description: &p.Arguments[i].Description, Required: &p.Arguments[i].Required}
 		if len(a.Completions) > 0 {

@@ -23,7 +23,8 @@ func (s *Server) ListPrompts(ctx context.Context, req api.ListPromptsRequestObje
 func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestObject) (api.CreatePromptResponseObject, error) {
 	b := req.Body
 	p := design.Prompt{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
-		Arguments: storeArguments(deref(b.Arguments)), Messages: storeMessages(deref(b.Messages))}
+		Arguments: storeArguments(deref(b.Arguments)), Messages: storeMessages(deref(b.Messages)),
+		Ask: deref(b.Ask), Then: deref(b.Then)}
 	p, err := addToServer(ctx, s, req.ServerId, p, design.CheckPrompt, "prompts", design.MaxPrompts,
 		func(c store.Counts) int64 { return c.Prompts }, (*store.Tx).CreatePrompt)
 	if err != nil {
@@ -52,6 +53,12 @@ func (s *Server) UpdatePrompt(ctx context.Context, req api.UpdatePromptRequestOb
 		}
 		if b.Messages != nil {
 			p.Messages = storeMessages(*b.Messages)
+		}
+		if b.Ask != nil {
+			p.Ask = *b.Ask
+		}
+		if b.Then != nil {
+			p.Then = *b.Then
 		}
 		return nil
 	}, design.CheckPrompt, (*store.Tx).UpdatePrompt)

@@ -25,7 +25,7 @@ func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequest
 func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceRequestObject) (api.CreateResourceResponseObject, error) {
 	b := req.Body
 	r := design.Resource{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, URI: b.Uri,
-		Description: deref(b.Description), MimeType: b.MimeType}
+		Description: deref(b.Description), MimeType: b.MimeType, Ask: deref(b.Ask), Then: deref(b.Then)}
 	if b.Completions != nil {
 		r.Completions = *b.Completions
 	}
@@ -62,6 +62,12 @@ func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceReque
 		}
 		if err := setResourceContent(r, b.Content, b.Blob, false); err != nil {
 			return err
+		}
+		if b.Ask != nil {
+			r.Ask = *b.Ask
+		}
+		if b.Then != nil {
+			r.Then = *b.Then
 		}
 		return nil
 	}, design.CheckResource, (*store.Tx).UpdateResource)

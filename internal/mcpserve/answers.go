@@ -29,6 +29,9 @@ type scene struct {
 	// broadcast: the list changes a matching call announces to the
 	// server's subscriptions/listen streams.
 	broadcast changes
+	// ask, when set, is the first round of questions of a scenario that
+	// asks the client; its branches hold the answers.
+	ask *round
 }
 
 // answer is what one call gets: a result or a scripted error, after a
@@ -37,6 +40,8 @@ type answer struct {
 	result []byte
 	err    *jsonrpc.Scripted
 	delay  time.Duration
+	// tmpl, when set, fills the answers to questions into the result.
+	tmpl *template
 }
 
 // note is a scripted notification: the whole message for a log, or the
@@ -70,6 +75,18 @@ func (s *scene) step(n int64) (int, *answer) {
 // protocol version.
 func compileScene(toolName string, i int, sc mockspec.Scenario, version string, withStructured bool) (*scene, error) {
 	s := &scene{name: sc.Name, seqID: toolName + "/" + strconv.Itoa(i), delay: ms(sc.DelayMS)}
+	for j, n := range sc.Notifications {
+		cn, err := compileNote(n)
+		if err != nil {
+			return nil, fmt.Errorf("notification %d: %w", j, err)
+		}
+		s.notes = append(s.notes, cn)
+	}
+	if sc.Ask != nil {
+		var err error
+		s.ask, err = compileRound(s, s.seqID, sc.Ask, sc.Then, version, withStructured)
+		return s, err
+	}
 	if sc.Sequence != nil {
 		s.sequence = true
 		s.cycle = sc.Sequence.Then == mockspec.ThenCycle
@@ -97,13 +114,6 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 	}
 	for _, b := range sc.Broadcast {
 		s.broadcast |= broadcastChanges[b]
-	}
-	for j, n := range sc.Notifications {
-		cn, err := compileNote(n)
-		if err != nil {
-			return nil, fmt.Errorf("notification %d: %w", j, err)
-		}
-		s.notes = append(s.notes, cn)
 	}
 	return s, nil
 }

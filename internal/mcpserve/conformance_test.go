@@ -39,6 +39,8 @@ var update = flag.Bool("update", false, "rewrite the expected responses in testd
 //
 // Placeholders: {{key}} stands for the id of the design with that key, in
 // requests and in responses; {{x*N}} in a request stands for N letters x.
+// A response's requestState (signed, so never the same twice) is written
+// {{state}}, and {{state}} in a later request stands for the last one.
 // A request header "Transfer-Encoding: chunked" sends the body without a
 // Content-Length.
 //
@@ -144,9 +146,16 @@ func runTranscript(t *testing.T, file string) {
 	// The endpoint is public: requests carry no session.
 	client := &http.Client{}
 	got := make([][]byte, len(exchanges))
+	var lastState string
 	for i, ex := range exchanges {
 		t.Run(ex.name, func(t *testing.T) {
-			got[i] = []byte(normalize.Replace(string(send(t, client, env.URL, expand, ex.request))))
+			withState := strings.NewReplacer("{{state}}", lastState)
+			resp := normalize.Replace(string(send(t, client, env.URL, expand, []byte(withState.Replace(string(ex.request))))))
+			if m := requestState.FindStringSubmatch(resp); m != nil {
+				lastState = m[1]
+				resp = strings.Replace(resp, m[1], "{{state}}", 1)
+			}
+			got[i] = []byte(resp)
 			if !*update {
 				require.NotNil(t, ex.response, "no response section; run with -update to record one")
 				require.Equal(t, string(ex.response), string(got[i]))
@@ -191,6 +200,9 @@ func parseExchanges(t *testing.T, files []txtar.File) []exchange {
 }
 
 var padding = regexp.MustCompile(`\{\{x\*(\d+)\}\}`)
+
+// requestState finds the requestState of an input_required result.
+var requestState = regexp.MustCompile(`"requestState":"([^"]+)"`)
 
 // send performs the request written in section and returns the response
 // in transcript form.

@@ -54,6 +54,8 @@ type serverSide struct {
 	// the comments sent on a quiet one.
 	hub       *hub
 	keepAlive time.Duration
+	// states signs and verifies the requestState of scenarios that ask.
+	states *stateSigner
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside

@@ -84,6 +84,12 @@ type Options struct {
 	MaxStreamsPerServer int
 	MaxStreamsPerClient int
 	KeepAlive           time.Duration
+	// RequestStateKeys sign the requestState of scenarios that ask the
+	// client (HMAC-SHA256): the first signs, every one verifies. Without
+	// any, a random key of this instance signs.
+	RequestStateKeys [][]byte
+	// Now is the clock requestState expiry reads; time.Now when nil.
+	Now func() time.Time
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -95,7 +101,8 @@ type Handler struct {
 	cache   *cache
 	ready   chan struct{}
 	// hub holds the open subscriptions/listen streams.
-	hub *hub
+	hub    *hub
+	states *stateSigner
 }
 
 // New returns a Handler serving the designs of st. Call Listen to keep its
@@ -122,7 +129,8 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 		tr = tr.With(journaled)
 	}
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
-		hub: newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient)}
+		hub:    newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient),
+		states: newStateSigner(opts.RequestStateKeys, opts.Now)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -237,7 +245,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
-		hub: h.hub, keepAlive: h.opts.KeepAlive}
+		hub: h.hub, keepAlive: h.opts.KeepAlive,
+		states: h.states}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

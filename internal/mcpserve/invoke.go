@@ -15,8 +15,9 @@ import (
 type Invocation struct {
 	// Output is the matching scenario's answer as stored: its response,
 	// its explicit result, or {"error": {...}} for a scripted error; for a
-	// sequence, its first step (an invocation counts no calls). Or the
-	// no-match message.
+	// sequence, its first step (an invocation counts no calls); for a
+	// scenario that asks the client, a tool error result saying so. Or
+	// the no-match message.
 	Output json.RawMessage
 	// Scenario is the matching scenario's name; empty when none matched.
 	Scenario string
@@ -43,6 +44,11 @@ func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation,
 	}
 	if i, ok := ct.matcher.Match(args); ok {
 		sc := t.Scenarios[i]
+		if sc.Ask != nil {
+			// No client is there to answer the questions.
+			out, err := askLegacy(sc.Name)
+			return Invocation{Output: out, Scenario: sc.Name}, nil, err
+		}
 		response, result, rpcErr := sc.Response, sc.Result, sc.Error
 		if sc.Sequence != nil && len(sc.Sequence.Steps) > 0 {
 			st := sc.Sequence.Steps[0]

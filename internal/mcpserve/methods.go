@@ -127,6 +127,19 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		return t.noMatch, nil
 	}
 	sc := t.scenes[i]
+	var answers map[string]any // the client's answers, when the scenario asks
+	if sc.ask != nil {
+		s.call.scenario = sc.name
+		if !x.Modern() {
+			return askLegacy(sc.name)
+		}
+		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
+		b, got, out, err := askClient(x, d, call)
+		if b == nil {
+			return out, err
+		}
+		sc, answers = b.leaf, got
+	}
 	var n int64
 	if sc.sequence && s.seq != nil {
 		s.call.usedSeq = true
@@ -169,7 +182,7 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	if a.err != nil {
 		return nil, a.err
 	}
-	return a.result, nil
+	return a.forAnswers(answers)
 }
 
 // callRequest is a call whose arguments are decoded.
@@ -225,6 +238,13 @@ func readResource(_ context.Context, x *Exchange, d *compiled, params json.RawMe
 	}
 	uri := *p.URI
 	text, r, ok := d.read(uri)
+	if ok && r.ask != nil {
+		var out json.RawMessage
+		var err error
+		if text, r, out, err = askResource(x, d, uri, r, text, params); r == nil {
+			return out, err
+		}
+	}
 	if !ok {
 		if x.Modern() {
 			return nil, jsonrpc.WithData(&jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Resource not found: " + uri},
@@ -267,19 +287,25 @@ func (d *compiled) read(uri string) (text string, r *resource, ok bool) {
 		if r.binary {
 			return r.text, r, true
 		}
-		pairs := make([]string, 0, 2*len(r.params))
-		for i, name := range r.params {
-			v := m[i+1]
-			if r.jsonContent {
-				// In JSON content a placeholder can only sit inside a
-				// string: the value must not end it.
-				v = jsonStringBody(v)
-			}
-			pairs = append(pairs, "{"+name+"}", v)
-		}
-		return strings.NewReplacer(pairs...).Replace(r.text), r, true
+		return r.substitute(r.text, r.jsonContent, m), r, true
 	}
 	return "", nil, false
+}
+
+// substitute puts the template parameters' values matched in m into text,
+// escaped for JSON content.
+func (r *resource) substitute(text string, jsonContent bool, m []string) string {
+	pairs := make([]string, 0, 2*len(r.params))
+	for i, name := range r.params {
+		v := m[i+1]
+		if jsonContent {
+			// In JSON content a placeholder can only sit inside a
+			// string: the value must not end it.
+			v = jsonStringBody(v)
+		}
+		pairs = append(pairs, "{"+name+"}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
 }
 
 // jsonStringBody is s encoded as the inside of a JSON string.
@@ -292,7 +318,7 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func getPrompt(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err
@@ -319,12 +345,20 @@ func getPrompt(_ context.Context, _ *Exchange, d *compiled, params json.RawMessa
 		}
 		values[a.Name] = s
 	}
+	source := pr.messages
+	if pr.ask != nil {
+		b, out, err := askPrompt(x, d, name, pr, params, args, values)
+		if b == nil {
+			return out, err
+		}
+		source = b.messages
+	}
 	type message struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	msgs := make([]message, len(pr.messages))
-	for i, m := range pr.messages {
+	msgs := make([]message, len(source))
+	for i, m := range source {
 		msgs[i].Role = m.Role
 		if len(m.Content) == 0 {
 			msgs[i].Content, err = json.Marshal(textBlock{Type: "text", Text: fill(m.Text, values)})

@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/mockmcp/mockmcp/internal/design"
 )
@@ -11,6 +12,9 @@ type prompt struct {
 	description string
 	arguments   []design.PromptArgument
 	messages    []design.PromptMessage
+	// ask, when set, is the first round of questions; the messages are
+	// those of the branch the answers take.
+	ask *round
 }
 
 // compilePrompts keeps every prompt and encodes prompts/list.
@@ -23,7 +27,15 @@ func (c *compiled) compilePrompts(prompts []design.Prompt) error {
 	c.prompts = make(map[string]*prompt, len(prompts))
 	list := make([]promptInfo, 0, len(prompts))
 	for _, p := range prompts {
-		c.prompts[p.Name] = &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
+		cp := &prompt{description: p.Description, arguments: p.Arguments, messages: p.Messages}
+		if p.Ask != nil {
+			var err error
+			if cp.ask, err = compileRound(nil, "", p.Ask, p.Then, c.version, false); err != nil {
+				return fmt.Errorf("prompt %q: %w", p.Name, err)
+			}
+			c.size += cp.ask.size()
+		}
+		c.prompts[p.Name] = cp
 		args := make([]design.PromptArgument, len(p.Arguments))
 		for i, a := range p.Arguments {
 			a.Completions = nil // served by completion/complete, not listed

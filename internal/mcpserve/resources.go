@@ -24,6 +24,9 @@ type resource struct {
 	// jsonContent: the content is JSON, not text, so template values
 	// substituted into it are escaped.
 	jsonContent bool
+	// ask, when set, is the first round of questions asked before the
+	// resource is read.
+	ask *round
 }
 
 // compileResources compiles every resource and encodes resources/list and
@@ -42,6 +45,12 @@ func (c *compiled) compileResources(resources []design.Resource) error {
 		cr, err := compileResource(r)
 		if err != nil {
 			return fmt.Errorf("resource %q: %w", r.URI, err)
+		}
+		if r.Ask != nil {
+			if cr.ask, err = compileRound(nil, "", r.Ask, r.Then, c.version, false); err != nil {
+				return fmt.Errorf("resource %q: %w", r.URI, err)
+			}
+			c.size += cr.ask.size()
 		}
 		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType}
 		if cr.pattern != nil {

@@ -50,7 +50,7 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 		}
 		c.tools[t.Name] = ct
 		for _, sc := range ct.scenes {
-			c.usesSequences = c.usesSequences || sc.sequence
+			c.usesSequences = c.usesSequences || sc.usesSequence()
 		}
 		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if structured && len(t.OutputSchema) > 0 {
@@ -70,12 +70,7 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 func toolSize(t design.Tool, ct *tool) int {
 	n := 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
 	for _, sc := range ct.scenes {
-		for _, a := range sc.steps {
-			n += 2*len(a.result) + 256
-		}
-		for _, note := range sc.notes {
-			n += len(note.before) + len(note.after) + 64
-		}
+		n += sc.size()
 	}
 	return n
 }

@@ -66,7 +66,11 @@ var (
 // ("result.content[0].data", "sequence.steps[2].error.code", "delay_ms").
 func CheckScenario(sc Scenario, output *schema.Schema) []failure.FieldError {
 	c := checker{}
-	c.answer("", answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, scenarioForms, output)
+	if sc.Ask != nil || sc.Then != nil {
+		c.checkAsk(sc, output)
+	} else {
+		c.answer("", answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, scenarioForms, output)
+	}
 	delaysOK := c.delay("delay_ms", sc.DelayMS)
 	if sc.Sequence != nil {
 		for i, st := range sc.Sequence.Steps {
@@ -526,6 +530,11 @@ func (c *checker) wholeWait(sc Scenario) {
 			if d > wait {
 				wait, what = d, w
 			}
+		}
+	}
+	for _, st := range branchSteps(sc.Then) {
+		if st.DelayMS != nil && *st.DelayMS > wait {
+			wait, what = *st.DelayMS, "the delay_ms of a sequence step under then"
 		}
 	}
 	if notes+wait > MaxDelayMS {

@@ -50,7 +50,7 @@ const (
 var BroadcastKinds = []string{BroadcastToolsListChanged, BroadcastPromptsListChanged, BroadcastResourcesListChanged}
 
 // Scenario is one canned answer of a tool. Exactly one of Response, Result,
-// Error and Sequence is set.
+// Error, Sequence and Ask is set.
 type Scenario struct {
 	Name      string          `json:"name"`
 	Condition json.RawMessage `json:"condition,omitempty"`
@@ -64,6 +64,12 @@ type Scenario struct {
 	Error *RPCError `json:"error,omitempty"`
 	// Sequence answers differently call after call.
 	Sequence *Sequence `json:"sequence,omitempty"`
+	// Ask is a round of questions to the client, keyed by question id;
+	// Then the branches tried in order on the answers, each answering or
+	// asking again. Modern clients (protocol.Modern) get the questions as
+	// an input_required result and retry with the answers.
+	Ask  map[string]InputRequest `json:"ask,omitempty"`
+	Then []Branch                `json:"then,omitempty"`
 	// DelayMS is waited before the result, after the notifications.
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Notifications are sent on the SSE reply before the result.

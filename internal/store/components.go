@@ -9,6 +9,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 // CreateTool inserts t.
@@ -59,6 +60,7 @@ func (t *Tx) CreateResource(ctx context.Context, r design.Resource) (design.Reso
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
+		Ask: askJSON(r.Ask, r.Then),
 	})
 	return resourceFrom(row), err
 }
@@ -87,6 +89,7 @@ func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Reso
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
+		Ask: askJSON(r.Ask, r.Then),
 	})
 	return resourceFrom(row), notFound(err, "resource")
 }
@@ -98,12 +101,12 @@ func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
 
 // CreatePrompt inserts p.
 func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
-	args, msgs, err := marshalPrompt(p)
+	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
 	}
 	row, err := t.q.CreatePrompt(ctx, t.tx, db.CreatePromptParams{
-		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs, Ask: ask,
 	})
 	return converted(promptFrom)(row, err)
 }
@@ -120,12 +123,12 @@ func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, er
 
 // UpdatePrompt writes every field of p.
 func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
-	args, msgs, err := marshalPrompt(p)
+	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
 	}
 	row, err := t.q.UpdatePrompt(ctx, t.tx, db.UpdatePromptParams{
-		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs,
+		ID: p.ID, ServerID: p.ServerID, Name: p.Name, Description: p.Description, Arguments: args, Messages: msgs, Ask: ask,
 	})
 	return found("prompt", promptFrom)(row, err)
 }
@@ -153,6 +156,11 @@ func resourceFrom(r db.McpResource) design.Resource {
 		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	// The column is written from a map of string lists only.
 	_ = json.Unmarshal(r.Completions, &out.Completions)
+	if len(r.Ask) > 0 {
+		var a promptAsk // written by askJSON only
+		_ = json.Unmarshal(r.Ask, &a)
+		out.Ask, out.Then = a.Ask, a.Then
+	}
 	return out
 }
 
@@ -175,6 +183,13 @@ func promptFrom(r db.McpPrompt) (design.Prompt, error) {
 	if err := json.Unmarshal(r.Messages, &p.Messages); err != nil {
 		return design.Prompt{}, fmt.Errorf("prompt %s: stored messages: %w", r.ID, err)
 	}
+	if len(r.Ask) > 0 {
+		var a promptAsk
+		if err := json.Unmarshal(r.Ask, &a); err != nil {
+			return design.Prompt{}, fmt.Errorf("prompt %s: stored ask: %w", r.ID, err)
+		}
+		p.Ask, p.Then = a.Ask, a.Then
+	}
 	if p.Arguments == nil {
 		p.Arguments = []design.PromptArgument{}
 	}
@@ -184,12 +199,31 @@ func promptFrom(r db.McpPrompt) (design.Prompt, error) {
 	return p, nil
 }
 
-func marshalPrompt(p design.Prompt) (args, msgs []byte, err error) {
+func marshalPrompt(p design.Prompt) (args, msgs, ask []byte, err error) {
 	if args, err = marshal(p.Arguments); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	msgs, err = marshal(p.Messages)
-	return args, msgs, err
+	if msgs, err = marshal(p.Messages); err != nil {
+		return nil, nil, nil, err
+	}
+	return args, msgs, askJSON(p.Ask, p.Then), nil
+}
+
+// askJSON is the ask column of a prompt or resource: its questions and
+// branches, nil (SQL NULL) when it asks nothing.
+func askJSON(ask map[string]mockspec.InputRequest, then []mockspec.Branch) []byte {
+	if ask == nil {
+		return nil
+	}
+	b, _ := json.Marshal(promptAsk{ask, then}) // maps, slices and raw JSON already checked
+	return b
+}
+
+// promptAsk is the stored form of the questions of a prompt or resource:
+// its ask column.
+type promptAsk struct {
+	Ask  map[string]mockspec.InputRequest `json:"ask"`
+	Then []mockspec.Branch                `json:"then"`
 }
 
 // textArray keeps an empty list of text an empty array, never SQL NULL or

@@ -316,20 +316,37 @@ func TestCacheCountsTheModernFormOnceBuilt(t *testing.T) {
 		Tools: []design.Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`),
 			Scenarios: []design.Scenario{{Name: "s", Response: []byte(`{"ok":true}`)}}}},
 	}
-	load := func(context.Context, uuid.UUID) (*compiled, error) { return compile(d) }
+	reloads, down := 0, true
+	load := func(context.Context, uuid.UUID) (*compiled, error) {
+		c, err := compile(d)
+		require.True(t, c.needsReload(), "a 2024-11-05 design's answers are shaped apart")
+		c.modern.reload = func(context.Context) (design.Design, error) {
+			reloads++
+			if down {
+				return design.Design{}, failure.Unavailable(errors.New("connection refused"))
+			}
+			return d, nil
+		}
+		return c, err
+	}
 	c := listeningCache(10, 1<<20, load)
 	got, err := c.get(context.Background(), d.Server.ID)
 	require.NoError(t, err)
 	_, before := c.stats()
 	require.Equal(t, got.size, before)
 
-	m, err := got.forModern()
-	require.NoError(t, err)
+	_, err = got.forModern(context.Background())
+	require.True(t, failure.Is(err, failure.ErrUnavailable), "the design could not be read again: %v", err)
+	down = false
+	m, err := got.forModern(context.Background())
+	require.NoError(t, err, "a failed build is tried again")
+	require.Equal(t, 2, reloads)
 	require.Positive(t, m.size)
 	_, after := c.stats()
 	require.Equal(t, before+m.size, after, "the modern form counts once built")
-	_, err = got.forModern()
+	_, err = got.forModern(context.Background())
 	require.NoError(t, err)
+	require.Equal(t, 2, reloads, "built once")
 	_, again := c.stats()
 	require.Equal(t, after, again, "built once, counted once")
 

@@ -140,7 +140,11 @@ func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*compiled, erro
 	if err != nil {
 		return nil, err
 	}
-	return compile(d)
+	c, err := compile(d)
+	if err == nil && c.needsReload() {
+		c.modern.reload = func(ctx context.Context) (design.Design, error) { return h.designs.ServedDesign(ctx, id) }
+	}
+	return c, err
 }
 
 // Listen keeps the cache in step with the database until ctx ends: every
@@ -197,19 +201,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := h.cache.get(r.Context(), id)
 	if err != nil {
-		if failure.Is(err, failure.ErrNotFound) {
-			mcptransport.WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
-			return
-		}
-		if failure.Is(err, failure.ErrUnavailable) {
-			mcptransport.WriteUnavailable(w)
-			return
-		}
-		if r.Context().Err() != nil { // the caller left while the design loaded
-			return
-		}
-		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
-		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
+		h.writeLoadError(w, r, id, err)
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
@@ -243,6 +235,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if d.Eras()&mcptransport.Modern != 0 && p.MayBeModern(r) {
+		// Built before dispatch (once per cached design), so that reading
+		// the design for it can fail as loading one does.
+		if _, err := d.forModern(r.Context()); err != nil {
+			h.writeLoadError(w, r, id, err)
+			return
+		}
+	}
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
 		hub: h.hub, keepAlive: h.opts.KeepAlive,
@@ -252,6 +252,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
 			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
+	}
+}
+
+// writeLoadError answers a request whose design could not be read: 404
+// when it is gone or a draft, 503 while the database is out, 500 else.
+func (h *Handler) writeLoadError(w http.ResponseWriter, r *http.Request, id uuid.UUID, err error) {
+	switch {
+	case failure.Is(err, failure.ErrNotFound):
+		mcptransport.WriteProblem(w, http.StatusNotFound, "server not found or not enabled")
+	case failure.Is(err, failure.ErrUnavailable):
+		mcptransport.WriteUnavailable(w)
+	case r.Context().Err() != nil: // the caller left while the design loaded
+	default:
+		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
+		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 	}
 }
 
@@ -289,7 +304,7 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 // Call answers one method of the design's endpoint.
 func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
 	if x.Modern() {
-		m, err := d.forModern()
+		m, err := d.forModern(ctx)
 		if err != nil {
 			return nil, err
 		}

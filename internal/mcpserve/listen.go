@@ -191,7 +191,7 @@ func (h *Handler) designChanged(ctx context.Context, id uuid.UUID) {
 			// change with the next one, or when notifications resume.
 			h.log.Debug("listen streams: design not compared", "server_id", id.String(), "error", err.Error())
 		default:
-			if now, err = d.forModern(); err != nil {
+			if now, err = d.forModern(ctx); err != nil {
 				break // every request to the server fails the same way
 			}
 			c, uris := diff(seen, now, h.hub.subscribed(id))

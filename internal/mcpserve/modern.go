@@ -15,20 +15,21 @@ import (
 )
 
 // modernSide is what a design keeps for modern requests: the served form
-// for them (built on the first one, from the design as loaded) and what
-// every modern answer carries.
+// for them, built on the first one, and what every modern answer carries.
 type modernSide struct {
 	eras       mcptransport.Eras
 	serverInfo []byte // {"name","version"}
 	ttlMs      int64
 	cacheScope string
 
-	// src is the design as loaded, kept until the modern form is built
-	// when that form is shaped differently from the legacy one.
-	src  *design.Design
-	once sync.Once
-	view *compiled
-	err  error
+	// reload reads the design again, for a modern form shaped apart from
+	// the legacy one (a design whose protocol_version lacks some content
+	// type): keeping the design as loaded until then would hold every
+	// cached design twice. Set by the handler's loader.
+	reload func(context.Context) (design.Design, error)
+	// mu serializes building view, the modern form once built.
+	mu   sync.Mutex
+	view atomic.Pointer[compiled]
 	// charge, set by the cache, counts the bytes of the modern form once
 	// it is built.
 	charge atomic.Pointer[func(int)]
@@ -57,13 +58,13 @@ func (c *compiled) compileModern(d design.Design) (err error) {
 	if s.serverInfo, err = json.Marshal(map[string]string{"name": d.Server.Name, "version": d.Server.Version}); err != nil {
 		return err
 	}
-	if s.eras&mcptransport.Modern == 0 {
-		return nil
-	}
-	if !shapedAsModern(c.version) {
-		s.src = &d
-	}
 	return nil
+}
+
+// needsReload reports whether the modern form is built from the design
+// read again rather than from the legacy form.
+func (c *compiled) needsReload() bool {
+	return c.modern.eras&mcptransport.Modern != 0 && !shapedAsModern(c.version)
 }
 
 // erasOf is what a server design answers.
@@ -87,31 +88,47 @@ func shapedAsModern(v string) bool {
 
 // forModern returns the design as served to modern requests: its answers
 // shaped for the modern revision, its lists with caching hints, and
-// server/discover.
-func (c *compiled) forModern() (*compiled, error) {
+// server/discover. It is built on the first modern request, which reads the
+// design again when its answers are shaped apart (an error then is the
+// reading's: not found or unavailable); later ones find it built.
+func (c *compiled) forModern(ctx context.Context) (*compiled, error) {
 	s := &c.modern
-	s.once.Do(func() {
-		s.view, s.err = c.buildModern()
-		if charge := s.charge.Load(); charge != nil && s.view != nil {
-			(*charge)(s.view.size)
-		}
-	})
-	return s.view, s.err
+	if v := s.view.Load(); v != nil {
+		return v, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.view.Load(); v != nil {
+		return v, nil
+	}
+	m, err := c.buildModern(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.view.Store(m)
+	if charge := s.charge.Load(); charge != nil {
+		(*charge)(m.size)
+	}
+	return m, nil
 }
 
-func (c *compiled) buildModern() (*compiled, error) {
+func (c *compiled) buildModern(ctx context.Context) (*compiled, error) {
 	var m *compiled
-	if c.modern.src == nil {
+	if !c.needsReload() {
 		m = c.shallowCopy()
 		m.size = 0 // what it shares is counted for c
 	} else {
-		d := *c.modern.src
+		if c.modern.reload == nil {
+			return nil, fmt.Errorf("modern form of server %s: no way to read the design", c.id)
+		}
+		d, err := c.modern.reload(ctx)
+		if err != nil {
+			return nil, err
+		}
 		d.Server.ProtocolVersion = protocol.Modern
-		var err error
 		if m, err = compile(d); err != nil {
 			return nil, fmt.Errorf("modern form: %w", err)
 		}
-		c.modern.src = nil
 	}
 	m.version = protocol.Modern
 	hints := c.cacheHints()

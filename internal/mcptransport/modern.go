@@ -160,6 +160,20 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 	}
 }
 
+// MayBeModern reports whether the body may hold a modern request (a
+// single message, with a modern version header or naming a protocol
+// version in _meta), for an endpoint to prepare what modern requests need
+// before dispatch. It errs on the side of yes.
+func (p *Payload) MayBeModern(r *http.Request) bool {
+	if p.isBatch || p.refusal != nil {
+		return false
+	}
+	if v := r.Header[HeaderProtocolVersion]; len(v) > 0 && !protocol.Supported(strings.Trim(v[0], " \t")) {
+		return true
+	}
+	return bytes.Contains(p.body, metaVersionKey)
+}
+
 // unsupported is UnsupportedProtocolVersion for requested.
 func (x *Exchange) unsupported(requested string) error {
 	supported := x.target.SupportedVersions()

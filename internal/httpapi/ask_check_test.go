@@ -55,31 +55,20 @@ func TestAskChecks(t *testing.T) {
 // returned as saved, changed by PATCH and copied with the server.
 func TestPromptAsk(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Asker")
-	prompts := "/api/servers/" + server + "/prompts"
+	_, ada, server, prompts := designFixture(t, "Acme Labs", "Asker", "prompts")
 	const ask = `{"ctx":{"elicitation":{"message":"Context?","requested_schema":{"type":"object","properties":{"context":{"type":"string"}}}}}}`
-	for _, tc := range []struct {
-		name   string
-		body   string
-		fields []string
-	}{
-		{"messages beside ask", `{"name":"p","messages":[{"role":"user","text":"x"}],"ask":` + ask + `,"then":[{"messages":[{"role":"user","text":"y"}]}]}`,
+	requireInvalid(t, ada, "POST", prompts, []invalidBody{
+		{"messages beside ask", rmJSON(t, `{"name":"p","messages":[{"role":"user","text":"x"}],"ask":`+ask+`,"then":[{"messages":[{"role":"user","text":"y"}]}]}`),
 			[]string{"messages"}},
-		{"a branch of a tool's answer", `{"name":"p","ask":` + ask + `,"then":[{"response":{"a":1}}]}`,
+		{"a branch of a tool's answer", rmJSON(t, `{"name":"p","ask":`+ask+`,"then":[{"response":{"a":1}}]}`),
 			[]string{"then[0].messages", "then[0].response"}},
-		{"a bad role", `{"name":"p","ask":` + ask + `,"then":[{"messages":[{"role":"robot","text":"x"}]}]}`,
+		{"a bad role", rmJSON(t, `{"name":"p","ask":`+ask+`,"then":[{"messages":[{"role":"robot","text":"x"}]}]}`),
 			[]string{"then[0].messages[0].role"}},
-		{"a placeholder naming neither an argument nor a question", `{"name":"p","arguments":[{"name":"topic"}],"ask":` + ask +
-			`,"then":[{"messages":[{"role":"user","text":"{{topic}} {{ctx.content.context}} {{other.content}}"}]}]}`,
+		{"a placeholder naming neither an argument nor a question", rmJSON(t, `{"name":"p","arguments":[{"name":"topic"}],"ask":`+ask+
+			`,"then":[{"messages":[{"role":"user","text":"{{topic}} {{ctx.content.context}} {{other.content}}"}]}]}`),
 			[]string{"then[0].messages[0].text"}},
-		{"a branch without messages", `{"name":"p","ask":` + ask + `,"then":[{"when":{}}]}`, []string{"then[0].messages"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ada.For(t).Do("POST", prompts, rmJSON(t, tc.body)).Problem(http.StatusUnprocessableEntity, tc.fields...)
-		})
-	}
+		{"a branch without messages", rmJSON(t, `{"name":"p","ask":`+ask+`,"then":[{"when":{}}]}`), []string{"then[0].messages"}},
+	})
 	id := ada.Do("POST", prompts, rmJSON(t, `{"name":"p","arguments":[{"name":"topic"}],"ask":`+ask+
 		`,"then":[{"when":{"ctx.action":"accept"},"messages":[{"role":"user","text":"{{topic}}: {{ctx.content.context}}"}]}]}`)).
 		Status(http.StatusCreated).String("id")
@@ -101,27 +90,16 @@ func TestPromptAsk(t *testing.T) {
 // stored and returned as saved.
 func TestResourceAsk(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	ada := env.Signup(t, "Acme Labs")
-	server := mkServer(t, ada, "Asker")
-	resources := "/api/servers/" + server + "/resources"
+	_, ada, _, resources := designFixture(t, "Acme Labs", "Asker", "resources")
 	const ask = `{"who":{"elicitation":{"message":"Who?","requested_schema":{"type":"object","properties":{"name":{"type":"string"}}}}}}`
-	for _, tc := range []struct {
-		name   string
-		body   string
-		fields []string
-	}{
-		{"content in a binary resource's branch", `{"name":"r","uri":"r://bin","blob":"iVBORw0KGgo=","ask":` + ask + `,"then":[{"content":"x"}]}`,
+	requireInvalid(t, ada, "POST", resources, []invalidBody{
+		{"content in a binary resource's branch", rmJSON(t, `{"name":"r","uri":"r://bin","blob":"iVBORw0KGgo=","ask":`+ask+`,"then":[{"content":"x"}]}`),
 			[]string{"then[0].content"}},
-		{"messages in a resource's branch", `{"name":"r","uri":"r://a","content":"x","ask":` + ask + `,"then":[{"messages":[{"role":"user","text":"x"}]}]}`,
+		{"messages in a resource's branch", rmJSON(t, `{"name":"r","uri":"r://a","content":"x","ask":`+ask+`,"then":[{"messages":[{"role":"user","text":"x"}]}]}`),
 			[]string{"then[0].messages"}},
-		{"a placeholder naming no question", `{"name":"r","uri":"r://a","content":"x","ask":` + ask + `,"then":[{"content":"{{whom.content.name}}"}]}`,
+		{"a placeholder naming no question", rmJSON(t, `{"name":"r","uri":"r://a","content":"x","ask":`+ask+`,"then":[{"content":"{{whom.content.name}}"}]}`),
 			[]string{"then[0].content"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ada.For(t).Do("POST", resources, rmJSON(t, tc.body)).Problem(http.StatusUnprocessableEntity, tc.fields...)
-		})
-	}
+	})
 	id := ada.Do("POST", resources, rmJSON(t, `{"name":"r","uri":"r://a","content":"sealed","ask":`+ask+
 		`,"then":[{"when":{"who.content.name":"Ada"},"content":"for {{who.content.name}}"},{}]}`)).Status(http.StatusCreated).String("id")
 	got := ada.Do("GET", resources+"/"+id, nil).Status(http.StatusOK)

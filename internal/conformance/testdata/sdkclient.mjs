@@ -10,33 +10,20 @@
 // "completion/complete", "params": {...}, "progress": true?}; each step's
 // report holds the result or the error, and the log and progress
 // notifications that arrived while it ran.
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
+import { describeError as describe, packageRequire, readSteps, run } from "./harness.mjs";
 
 const [packagesDir, endpoint] = process.argv.slice(2);
 if (!packagesDir || !endpoint) {
   console.error("usage: node sdkclient.mjs <packages dir> <endpoint URL> < steps.json");
   process.exit(2);
 }
-// The SDK is installed outside this script's directory tree, where an import
-// would not find it: resolve it from the packages directory instead.
-const require = createRequire(pathToFileURL(packagesDir.replace(/\/?$/, "/")));
+const require = packageRequire(packagesDir);
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { McpError, LoggingMessageNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
 
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
-const steps = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-
-function describeError(err) {
-  return {
-    mcpError: err instanceof McpError,
-    code: err?.code ?? null,
-    message: err instanceof Error ? err.message : String(err),
-    data: err?.data ?? null,
-  };
-}
+const steps = await readSteps();
+const describeError = (err) => describe(err, McpError, "mcpError");
 
 const client = new Client({ name: "mockmcp-sdk-check", version: "1.0.0" });
 const transport = new StreamableHTTPClientTransport(new URL(endpoint));
@@ -46,7 +33,7 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
 });
 
 const report = { steps: {} };
-try {
+await run(client, report, describeError, async () => {
   await client.connect(transport);
   report.server = client.getServerVersion() ?? null;
   report.capabilities = client.getServerCapabilities() ?? null;
@@ -85,9 +72,4 @@ try {
     out.progress = progress;
     report.steps[step.id] = out;
   }
-} catch (err) {
-  report.fatal = describeError(err);
-} finally {
-  await client.close().catch(() => {});
-}
-process.stdout.write(JSON.stringify(report) + "\n");
+});

@@ -12,38 +12,25 @@
 // steps.json is an array of {"id": "...", "method": "tools/call", "params":
 // {...}}; the report holds the tools listed and, per step, the result or the
 // error.
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
+import { describeError as describe, packageRequire, readSteps, run } from "./harness.mjs";
 
 const [packagesDir, endpoint, era] = process.argv.slice(2);
 if (!packagesDir || !endpoint || !["modern", "legacy"].includes(era)) {
   console.error("usage: node sdkclient2.mjs <packages dir> <endpoint URL> modern|legacy < steps.json");
   process.exit(2);
 }
-// The SDK is installed outside this script's directory tree, where an import
-// would not find it: resolve it from the packages directory instead.
-const require = createRequire(pathToFileURL(packagesDir.replace(/\/?$/, "/")));
+const require = packageRequire(packagesDir);
 const { Client, StreamableHTTPClientTransport, ProtocolError } = require("@modelcontextprotocol/client");
 
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
-const steps = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-
-function describeError(err) {
-  return {
-    protocolError: err instanceof ProtocolError,
-    code: err?.code ?? null,
-    message: err instanceof Error ? err.message : String(err),
-    data: err?.data ?? null,
-  };
-}
+const steps = await readSteps();
+const describeError = (err) => describe(err, ProtocolError, "protocolError");
 
 const options = era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {};
 const client = new Client({ name: "mockmcp-sdk2-check", version: "1.0.0" }, options);
 const transport = new StreamableHTTPClientTransport(new URL(endpoint));
 
 const report = { steps: {} };
-try {
+await run(client, report, describeError, async () => {
   await client.connect(transport);
   report.server = client.getServerVersion() ?? null;
   report.protocolVersion = client.getNegotiatedProtocolVersion() ?? null;
@@ -65,9 +52,4 @@ try {
     }
     report.steps[step.id] = out;
   }
-} catch (err) {
-  report.fatal = describeError(err);
-} finally {
-  await client.close().catch(() => {});
-}
-process.stdout.write(JSON.stringify(report) + "\n");
+});

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Members calls fn with the raw key (without its quotes, escapes as sent)
@@ -41,14 +42,15 @@ func Members(obj []byte, fn func(key, value []byte) bool) {
 	}
 }
 
-// StringValue reads a raw JSON value as a string: ok is false when it is
-// not one. A string without escapes is returned without copying.
+// StringValue reads a raw JSON value as a string, as encoding/json
+// decodes it: ok is false when it is not one. A string of valid UTF-8
+// without escapes is returned without copying.
 func StringValue(raw []byte) (s []byte, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return body, true
 	}
 	var v string

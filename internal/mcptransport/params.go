@@ -1,6 +1,7 @@
 package mcptransport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,7 +99,84 @@ type CallParams[A any] struct {
 // arguments, _meta}, in one pass. Absent arguments read as {}, so a
 // tool's required fields still count; noName is the reason given when the
 // name is missing.
+//
+// This runs on every call: the members are found in place and only the
+// arguments are decoded. Anything out of the ordinary (a member named in
+// another case, a value of the wrong type, an argument encoding/json
+// refuses) takes the full decoding, whose answer, error included, is the
+// one given.
 func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
+	if p, ok := decodeCallInPlace[A](params); ok {
+		return p, nil
+	}
+	return decodeCall[A](params, noName)
+}
+
+// decodeCallInPlace is DecodeCall's common case; ok is false when the
+// params need the full decoding.
+func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage) (p CallParams[A], ok bool) {
+	if len(params) == 0 || params[0] != '{' {
+		return p, false
+	}
+	var name, args, meta []byte
+	ok = true
+	// once records a member, and sends a repeated one (whose decoding
+	// encoding/json merges) to the full decoding.
+	once := func(dst *[]byte, v []byte) {
+		if *dst != nil {
+			ok = false
+		}
+		*dst = v
+	}
+	jsonrpc.Members(params, func(k, v []byte) bool {
+		switch {
+		case bytes.IndexByte(k, '\\') >= 0:
+			ok = false // an escaped name: left to encoding/json
+		case string(k) == "name":
+			once(&name, v)
+		case string(k) == "arguments":
+			once(&args, v)
+		case string(k) == "_meta":
+			once(&meta, v)
+		case foldsTo(k, "name") || foldsTo(k, "arguments") || foldsTo(k, "_meta"):
+			ok = false // encoding/json matches member names in any case
+		}
+		return ok
+	})
+	n, isString := jsonrpc.StringValue(name)
+	if !ok || !isString || (args != nil && args[0] != '{') || (meta != nil && meta[0] != '{') {
+		return p, false
+	}
+	if args != nil {
+		if json.Unmarshal(args, &p.Arguments) != nil {
+			return p, false
+		}
+	}
+	if p.Arguments == nil {
+		p.Arguments = make(A)
+	}
+	var token []byte
+	jsonrpc.Members(meta, func(k, v []byte) bool {
+		switch {
+		case bytes.IndexByte(k, '\\') >= 0 || foldsTo(k, "progressToken"):
+			ok = false
+		case string(k) == "progressToken":
+			once(&token, v)
+		}
+		return ok
+	})
+	p.ProgressToken = token
+	p.Name = string(n)
+	return p, ok
+}
+
+// foldsTo reports whether raw key k is name in another case.
+func foldsTo(k []byte, name string) bool {
+	return len(k) == len(name) && bytes.EqualFold(k, []byte(name)) && string(k) != name
+}
+
+// decodeCall is DecodeCall by encoding/json.
+func decodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
 	var p struct {
 		Name      *string `json:"name"`
 		Arguments A       `json:"arguments"`

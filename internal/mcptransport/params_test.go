@@ -1,0 +1,75 @@
+package mcptransport
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// decodeBoth decodes params both ways: DecodeCall and the full decoding by
+// encoding/json it stands for.
+func decodeBoth[A ~map[string]V, V any](t *testing.T, params []byte) {
+	t.Helper()
+	got, gotErr := DecodeCall[A](params, "no name")
+	want, wantErr := decodeCall[A](params, "no name")
+	if wantErr != nil {
+		require.Error(t, gotErr, "%s", params)
+		require.Equal(t, wantErr.Error(), gotErr.Error(), "%s", params)
+		return
+	}
+	require.NoError(t, gotErr, "%s", params)
+	require.Equal(t, want.Name, got.Name, "%s", params)
+	require.Equal(t, want.Arguments, got.Arguments, "%s", params)
+	require.Equal(t, string(want.ProgressToken), string(got.ProgressToken), "%s", params)
+}
+
+// decodeCallCases are params DecodeCall must read as encoding/json does.
+var decodeCallCases = []string{
+	`{"name":"t","arguments":{"city":"Oslo","days":3}}`,
+	`{"name":"t"}`,
+	`{"arguments":{"a":1}}`,
+	`{}`,
+	`null`,
+	`{"name":"t","arguments":null}`,
+	`{"name":"t","arguments":[1]}`,
+	`{"name":7}`,
+	`{"name":null}`,
+	`{"name":"t\u00e9\"x","arguments":{"a":{"b":[1,"]"]}}}`,
+	`{"Name":"t","ARGUMENTS":{"a":1}}`,
+	`{"name":"t","Name":"u"}`,
+	`{"n\u0061me":"t"}`,
+	`{"name":"a","name":"b"}`,
+	`{"name":"t","arguments":{"a":1},"arguments":{"b":2}}`,
+	`{"name":"t","_meta":{"progressToken":"p-1"}}`,
+	`{"name":"t","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"t","_meta":{"ProgressToken":"p"}}`,
+	`{"name":"t","_meta":null}`,
+	`{"name":"t","_meta":[]}`,
+	`{"name":"t","_meta":{"progressToken":null}}`,
+	`{"name":"t","arguments":{"big":1e999}}`,
+	` { "name" : "t" , "arguments" : { "x" : true } } `,
+}
+
+func TestDecodeCallAsEncodingJSON(t *testing.T) {
+	for _, c := range decodeCallCases {
+		decodeBoth[map[string]any](t, []byte(c))
+		decodeBoth[map[string]json.RawMessage](t, []byte(c))
+	}
+}
+
+// FuzzDecodeCall: on any params object, DecodeCall answers as the full
+// decoding by encoding/json does, errors included.
+func FuzzDecodeCall(f *testing.F) {
+	for _, c := range decodeCallCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(params, &probe) != nil {
+			return // jsonrpc.Parse lets only objects and null through
+		}
+		decodeBoth[map[string]any](t, params)
+		decodeBoth[map[string]json.RawMessage](t, params)
+	})
+}

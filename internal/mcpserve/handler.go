@@ -235,9 +235,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if d.Eras()&mcptransport.Modern != 0 && p.MayBeModern(r) {
-		// Built before dispatch (once per cached design), so that reading
-		// the design for it can fail as loading one does.
+	if d.needsReload() && d.modern.view.Load() == nil && p.MayBeModern(r) {
+		// The modern form of this design reads it again: built before
+		// dispatch (once per cached design), so that the reading can fail
+		// as loading one does. Once built, nothing here looks at the body.
 		if _, err := d.forModern(r.Context()); err != nil {
 			h.writeLoadError(w, r, id, err)
 			return

@@ -75,12 +75,14 @@ type RequestMeta struct {
 // HasCapability reports whether the request's client capabilities name
 // capability (roots, sampling, elicitation, ...).
 func (m *RequestMeta) HasCapability(capability string) bool {
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(m.ClientCapabilities, &caps) != nil {
-		return false
-	}
-	v, ok := caps[capability]
-	return ok && string(v) != "null"
+	found := false
+	jsonrpc.Members(m.ClientCapabilities, func(k, v []byte) bool {
+		if jsonrpc.KeyIs(k, capability) {
+			found = string(v) != "null" // the last of repeated keys counts, as encoding/json reads it
+		}
+		return true
+	})
+	return found
 }
 
 // Modern reports whether the message being answered is a modern request.

@@ -47,6 +47,19 @@ func mcpCall(t *testing.T, endpoint, tool string) reply {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`)
 }
 
+// modernCall sends one tools/call as a client of MCP 2026-07-28.
+func modernCall(t *testing.T, endpoint, tool string) reply {
+	t.Helper()
+	req := apitest.JSONRequest(t, http.MethodPost, endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`","arguments":{},`+
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, raw := apitest.Send(t, req)
+	return reply{resp.StatusCode, resp.Header, string(raw)}
+}
+
 // requireUnavailable checks a 503 problem document with Retry-After.
 func requireUnavailable(t *testing.T, r reply) {
 	t.Helper()
@@ -127,6 +140,12 @@ func TestServesThroughDatabaseOutage(t *testing.T) {
 	t.Run("a design not in cache answers 503", func(t *testing.T) {
 		requireUnavailable(t, mcpCall(t, endpoint(coldID), "forecast"))
 	})
+	t.Run("the first modern request to a design cached for legacy clients answers 503", func(t *testing.T) {
+		// Its modern form (answers shaped for 2026-07-28) reads the design again.
+		requireUnavailable(t, modernCall(t, endpoint(plainID), "forecast"))
+		r := mcpCall(t, endpoint(plainID), "forecast")
+		require.Equal(t, http.StatusOK, r.status, "legacy clients are still answered: %s", r.body)
+	})
 	t.Run("a key checked before the outage keeps opening its design", func(t *testing.T) {
 		r := lockedCall(designKey)
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
@@ -189,6 +208,10 @@ func TestServesThroughDatabaseOutage(t *testing.T) {
 	r = mcpCall(t, endpoint(coldID), "forecast")
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 	require.Contains(t, r.body, "foggy")
+	r = modernCall(t, endpoint(plainID), "forecast")
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	require.Contains(t, r.body, `"resultType":"complete"`)
+	require.Contains(t, r.body, "windy")
 	r = send(t, "POST", env.URL+"/api/platform-mcp/mcp", key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 }

@@ -53,6 +53,29 @@ type Entry struct {
 	// matched one (every one when none matched) did not match, in at most
 	// MaxExplanation bytes.
 	Mismatches []Mismatch
+	// Rounds are the rounds of questions a scenario, prompt or resource
+	// that asks the client played in this request, in order; nil for
+	// every other call.
+	Rounds []Round
+}
+
+// Round is one round of questions to the client as one request saw it.
+type Round struct {
+	// Asked holds the round's questions by id, each the
+	// {"method", "params"} of the request the client is (or was) sent.
+	Asked map[string]json.RawMessage `json:"asked"`
+	// Sent: the questions went to the client in this request (an
+	// input_required result, or requests on the SSE reply); false for a
+	// round whose answers a later request brought.
+	Sent bool `json:"sent"`
+	// Answers are the client's answers by question id, those that came.
+	Answers map[string]json.RawMessage `json:"answers"`
+	// Branch is the index of the branch the answers took, -1 when none
+	// did (the round ended asking, timed out without a timeout branch, or
+	// no branch matched).
+	Branch int `json:"branch"`
+	// TimedOut: the client did not answer every question in time.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // MaxExplanation bounds the text of an entry's Mismatches (names, fields,

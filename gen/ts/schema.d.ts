@@ -1786,7 +1786,14 @@ export interface components {
          * @description A round of questions to the client, keyed by question id (1 to 64 letters, digits, `_`
          *     or `-`; ids differ along a path of rounds). Clients of MCP 2026-07-28 get them as an
          *     `input_required` result (`inputRequests`, with a signed `requestState`) and call again
-         *     with `inputResponses`; legacy clients get a tool error result saying the scenario asks.
+         *     with `inputResponses`. Clients of the earlier revisions are sent each question as a request
+         *     (`elicitation/create`, `sampling/createMessage`, `roots/list`, with ids of the form
+         *     `mockmcp.<instance>.<random>`) on the call's event stream, and answer each with a JSON-RPC
+         *     response in a POST of its own to the same endpoint (202 Accepted; 400 when no question waits
+         *     for that id); the call waits for every answer of the round (see `timeout_ms`). Such a call
+         *     must accept `text/event-stream` and come alone, not in a batch; otherwise a tool gets an
+         *     error result (`isError`) saying so, a prompt or resource -32603. An answer the client gives
+         *     as a JSON-RPC error reads as `{"error": {code, message}}` in conditions.
          */
         MockAsk: {
             [key: string]: components["schemas"]["MockInputRequest"];
@@ -1846,6 +1853,15 @@ export interface components {
             messages?: components["schemas"]["PromptMessage"][];
             /** @description The answer of a resource's branch, in place of the resource's content; absent, the resource's own. */
             content?: components["schemas"]["ResourceContent"];
+            /**
+             * @description Makes this the round's timeout branch: it answers, and only it, when a client of the
+             *     revisions before 2026-07-28 (asked with requests on the call's event stream) has not
+             *     answered every question of the round within this many milliseconds; its `when` and
+             *     placeholders read the answers that did come. At most one per round. Without one, the round
+             *     waits `ASK_TIMEOUT` (60 s) and the call fails with -32603. Clients of 2026-07-28 answer in
+             *     a later request of their own, so their calls never take it.
+             */
+            timeout_ms?: number;
             ask?: components["schemas"]["MockAsk"];
             /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
             then?: {

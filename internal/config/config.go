@@ -59,6 +59,13 @@ type Config struct {
 	// DesignStaleMax bounds how long the MCP endpoints serve a cached
 	// design that cannot be revalidated while the database is out.
 	DesignStaleMax time.Duration
+	// AskTimeout is how long a round of questions to a client of the
+	// revisions before 2026-07-28 (requests on the reply's event stream)
+	// waits for the answers when the round has no timeout branch.
+	AskTimeout time.Duration
+	// MaxPendingQuestions bounds the questions of one server waiting for
+	// clients' answers on one instance.
+	MaxPendingQuestions int
 	// RequestStateSecrets sign the requestState of modern calls (the
 	// revision of protocol.Modern) whose scenario asks the client: the first signs, every one verifies.
 	// Empty: a secret generated once and kept in the database.
@@ -104,6 +111,8 @@ func Parse(getenv func(string) string) (Config, error) {
 		JournalMaxRate:       1000,
 		JournalPruneInterval: time.Minute,
 		DesignStaleMax:       5 * time.Minute,
+		AskTimeout:           time.Minute,
+		MaxPendingQuestions:  100,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {
@@ -151,6 +160,8 @@ func Parse(getenv func(string) string) (Config, error) {
 	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
 	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
+	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
+	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {

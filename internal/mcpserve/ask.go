@@ -2,14 +2,17 @@ package mcpserve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
@@ -25,26 +28,32 @@ import (
 type round struct {
 	questions []question
 	branches  []branch
+	// timeout is how long a legacy client has to answer, from the round's
+	// timeout branch (0: the handler's default).
+	timeout time.Duration
 }
 
 // question is one input request: its id, the client capability it needs,
 // its encoded {"method", "params"} and, for an elicitation, the schema
 // the accepted content must satisfy.
 type question struct {
-	id, capability string
-	wire           json.RawMessage
-	schema         *schema.Schema
+	id, capability, method string
+	wire                   json.RawMessage
+	schema                 *schema.Schema
 }
 
 // branch answers with leaf (a tool's), messages (a prompt's) or content
 // (a resource's, nil for the resource's own), or asks the next round, when
 // every condition holds for the answers.
 type branch struct {
-	when     []scenario.Condition
-	leaf     *scene
-	messages []design.PromptMessage
-	content  *resource
-	next     *round
+	// onTimeout: the round's timeout branch, taken only when a legacy
+	// client does not answer in time.
+	onTimeout bool
+	when      []scenario.Condition
+	leaf      *scene
+	messages  []design.PromptMessage
+	content   *resource
+	next      *round
 }
 
 // template is an answer that names answers in {{id.path}} placeholders:
@@ -68,7 +77,7 @@ func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		q, err := compileQuestion(id, ask[id])
+		q, err := compileQuestion(id, ask[id], version)
 		if err != nil {
 			return nil, fmt.Errorf("question %q: %w", id, err)
 		}
@@ -80,6 +89,9 @@ func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest
 		conds, _ := mockspec.CompileWhen(b.When)
 		bat := at + ".then." + strconv.Itoa(i)
 		cb := branch{when: conds}
+		if b.TimeoutMS != nil {
+			cb.onTimeout, r.timeout = true, ms(*b.TimeoutMS)
+		}
 		var err error
 		switch {
 		case b.Ask != nil:
@@ -140,10 +152,10 @@ func compileLeaf(parent *scene, seqID string, b mockspec.Branch, version string,
 	return s, nil
 }
 
-// compileQuestion encodes one input request as MCP sends it.
-func compileQuestion(id string, r mockspec.InputRequest) (question, error) {
+// compileQuestion encodes one input request as MCP sends it to a client
+// of the given protocol version (its {"method", "params"}).
+func compileQuestion(id string, r mockspec.InputRequest, version string) (question, error) {
 	q := question{id: id, capability: r.Kind()}
-	var method string
 	var params any
 	switch q.capability {
 	case mockspec.AskElicitation:
@@ -153,15 +165,19 @@ func compileQuestion(id string, r mockspec.InputRequest) (question, error) {
 			return q, err
 		}
 		q.schema = s
-		method = "elicitation/create"
+		q.method = "elicitation/create"
+		mode := ""
+		if protocol.HasElicitationModes(version) {
+			mode = "form"
+		}
 		params = struct {
-			Mode            string          `json:"mode"`
+			Mode            string          `json:"mode,omitempty"`
 			Message         string          `json:"message"`
 			RequestedSchema json.RawMessage `json:"requestedSchema"`
-		}{"form", e.Message, e.RequestedSchema}
+		}{mode, e.Message, e.RequestedSchema}
 	case mockspec.AskSampling:
 		s := r.Sampling
-		method = "sampling/createMessage"
+		q.method = "sampling/createMessage"
 		params = struct {
 			Messages         []mockspec.SamplingMessage `json:"messages"`
 			ModelPreferences json.RawMessage            `json:"modelPreferences,omitempty"`
@@ -169,7 +185,7 @@ func compileQuestion(id string, r mockspec.InputRequest) (question, error) {
 			MaxTokens        int                        `json:"maxTokens"`
 		}{s.Messages, s.ModelPreferences, s.SystemPrompt, s.MaxTokens}
 	case mockspec.AskRoots:
-		method, params = "roots/list", struct{}{}
+		q.method, params = "roots/list", struct{}{}
 	default:
 		return q, errors.New("a question of no kind")
 	}
@@ -177,7 +193,7 @@ func compileQuestion(id string, r mockspec.InputRequest) (question, error) {
 	q.wire, err = json.Marshal(struct {
 		Method string `json:"method"`
 		Params any    `json:"params"`
-	}{method, params})
+	}{q.method, params})
 	return q, err
 }
 
@@ -263,29 +279,19 @@ func askClient(x *Exchange, d *compiled, c askCall) (*branch, map[string]any, js
 		if len(missing) > 0 {
 			st.Answers = answers
 			out, err := inputRequired(x, signer, st, missing)
+			if err == nil {
+				s.played(r, true, answers, -1, false)
+			}
 			return nil, nil, out, err
 		}
-		decoded := make(map[string]any, len(answers))
-		for id, raw := range answers {
-			v, err := jsonvalue.Decode(raw)
-			if err != nil {
-				return nil, nil, nil, stateError(errStateInvalid)
-			}
-			decoded[id] = v
+		decoded, err := decodeAnswers(answers)
+		if err != nil {
+			return nil, nil, nil, stateError(errStateInvalid)
 		}
-		chosen := -1
-		for bi := range r.branches {
-			if holds(r.branches[bi].when, decoded, &s.budget) {
-				chosen = bi
-				break
-			}
-		}
+		chosen := r.choose(decoded, false, &s.budget)
+		s.played(r, false, answers, chosen, false)
 		if chosen < 0 {
-			if strings.HasPrefix(c.target, "prompts/get") {
-				return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
-					Message: "No branch of prompt '" + c.name + "' matched the answers"}
-			}
-			out, err := noBranch(c.name)
+			out, err := noBranch(c)
 			return nil, nil, out, err
 		}
 		b := &r.branches[chosen]
@@ -295,6 +301,48 @@ func askClient(x *Exchange, d *compiled, c askCall) (*branch, map[string]any, js
 		st.Path = append(st.Path, chosen)
 		r, responses = b.next, nil
 	}
+}
+
+// decodeAnswers decodes the answers, for conditions and placeholders.
+func decodeAnswers(answers map[string]json.RawMessage) (map[string]any, error) {
+	decoded := make(map[string]any, len(answers))
+	for id, raw := range answers {
+		v, err := jsonvalue.Decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		decoded[id] = v
+	}
+	return decoded, nil
+}
+
+// choose is the index of the first branch of r whose conditions hold for
+// the answers, -1 when none does: the timeout branch when the round timed
+// out, the others when it did not.
+func (r *round) choose(answers map[string]any, timedOut bool, b *regexlimit.Budget) int {
+	for i := range r.branches {
+		if r.branches[i].onTimeout == timedOut && holds(r.branches[i].when, answers, b) {
+			return i
+		}
+	}
+	return -1
+}
+
+// played notes a round for the journal: whether its questions went to the
+// client in this request, the answers known, the branch taken (-1: none).
+func (s *state) played(r *round, sent bool, answers map[string]json.RawMessage, chosen int, timedOut bool) {
+	if s.rec == nil {
+		return
+	}
+	asked := make(map[string]json.RawMessage, len(r.questions))
+	got := make(map[string]json.RawMessage, len(r.questions))
+	for _, q := range r.questions {
+		asked[q.id] = q.wire
+		if a, ok := answers[q.id]; ok {
+			got[q.id] = a
+		}
+	}
+	s.call.rounds = append(s.call.rounds, journal.Round{Asked: asked, Sent: sent, Answers: got, Branch: chosen, TimedOut: timedOut})
 }
 
 // holds reports whether every condition holds for the answers.
@@ -430,18 +478,32 @@ func fillAnswers(raw json.RawMessage, answers map[string]any) json.RawMessage {
 	})
 }
 
-// noBranch is the tool error result of a round whose answers no branch
-// takes.
-func noBranch(scenarioName string) (json.RawMessage, error) {
-	return errorResult("No branch of mock scenario '" + scenarioName + "' matched the answers")
+// noBranch answers a call whose answers no branch of the round takes: a
+// tool error result for a tool, -32602 for a prompt or a resource.
+func noBranch(c askCall) (json.RawMessage, error) {
+	if !strings.HasPrefix(c.target, "tools/call") {
+		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code,
+			Message: "No branch of " + c.kind() + " '" + c.name + "' matched the answers"}
+	}
+	return errorResult("No branch of mock scenario '" + c.name + "' matched the answers")
 }
 
-// askLegacy is the tool error result a legacy request gets from a
-// scenario that asks: legacy clients are asked with server-to-client
-// requests, which this endpoint does not send.
+// kind names what asks: "mock scenario", "prompt" or "resource".
+func (c askCall) kind() string {
+	switch {
+	case strings.HasPrefix(c.target, "prompts/get"):
+		return "prompt"
+	case strings.HasPrefix(c.target, "resources/read"):
+		return "resource"
+	}
+	return "mock scenario"
+}
+
+// askLegacy is the tool error result an invocation outside the MCP
+// endpoint gets from a scenario that asks: no client is there to answer.
 func askLegacy(scenarioName string) (json.RawMessage, error) {
 	return errorResult("Mock scenario '" + scenarioName + "' asks the client questions (elicitation, sampling or roots), " +
-		"which this endpoint asks clients of MCP " + protocol.Modern + " only; call it with that protocol version")
+		"which only an MCP client can answer")
 }
 
 func errorResult(text string) (json.RawMessage, error) {
@@ -531,19 +593,10 @@ func (r *round) size() int {
 // whose messages answer, with the answers its placeholders read added to
 // values, or else the result to send or an error. A legacy request gets
 // an error: legacy clients are asked with server-to-client requests.
-func askPrompt(x *Exchange, d *compiled, name string, pr *prompt, params json.RawMessage, args map[string]any,
+func askPrompt(ctx context.Context, x *Exchange, d *compiled, name string, pr *prompt, params json.RawMessage, args map[string]any,
 	values map[string]string) (*branch, json.RawMessage, error) {
-	if !x.Modern() {
-		// Scripted: a plain -32603 would be sent without its message.
-		e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: "Prompt '" + name +
-			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP " + protocol.Modern + " only"})
-		if err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, e
-	}
 	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
-	b, answers, out, err := askClient(x, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
+	b, answers, out, err := ask(ctx, x, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
 	if b == nil {
 		return nil, out, err
 	}
@@ -586,17 +639,9 @@ func answerText(path string, answers map[string]any) string {
 // branch the answers take, served with the resource's media type) and r,
 // or else a nil resource and the result to send or an error. A legacy
 // request gets an error.
-func askResource(x *Exchange, d *compiled, uri string, r *resource, text string, params json.RawMessage) (string, *resource, json.RawMessage, error) {
-	if !x.Modern() {
-		e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: "Resource '" + uri +
-			"' asks the client questions (elicitation, sampling or roots), which this endpoint asks clients of MCP " + protocol.Modern + " only"})
-		if err != nil {
-			return "", nil, nil, err
-		}
-		return "", nil, nil, e
-	}
+func askResource(ctx context.Context, x *Exchange, d *compiled, uri string, r *resource, text string, params json.RawMessage) (string, *resource, json.RawMessage, error) {
 	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
-	b, answers, out, err := askClient(x, d, askCall{target: "resources/read " + uri, params: params,
+	b, answers, out, err := ask(ctx, x, d, askCall{target: "resources/read " + uri, params: params,
 		args: map[string]any{"uri": uri}, name: uri, first: r.ask})
 	if b == nil {
 		return "", nil, out, err
@@ -625,4 +670,160 @@ func matchTemplate(r *resource, uri string) []string {
 		return nil
 	}
 	return r.pattern.FindStringSubmatch(uri)
+}
+
+// ask plays the rounds of a call that asks, in the request's era.
+func ask(ctx context.Context, x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
+	if x.Modern() {
+		return askClient(x, d, c)
+	}
+	return askLegacyClient(ctx, x, d, c)
+}
+
+// askLegacyClient plays the rounds of a call that asks, for a legacy
+// request: each round's questions go to the client as requests on the
+// reply's event stream, and the call waits for the client's answers,
+// which come as responses in POSTs of their own. It returns what
+// askClient does.
+func askLegacyClient(ctx context.Context, x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
+	s := stateOf(x)
+	if !x.CanAsk() || s.asks == nil {
+		out, err := cannotAsk(c)
+		return nil, nil, out, err
+	}
+	answers := map[string]json.RawMessage{}
+	for r := c.first; ; {
+		timedOut, err := s.askRound(ctx, x, d, r, answers)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		decoded, err := decodeAnswers(answers)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		chosen := r.choose(decoded, timedOut, &s.budget)
+		s.played(r, true, answers, chosen, timedOut)
+		switch {
+		case chosen < 0 && timedOut:
+			return nil, nil, nil, unanswered(c, r, answers, s.askWait(r))
+		case chosen < 0:
+			out, err := noBranch(c)
+			return nil, nil, out, err
+		}
+		b := &r.branches[chosen]
+		if b.next == nil {
+			return b, decoded, nil, nil
+		}
+		r = b.next
+	}
+}
+
+// askWait is how long a legacy client has to answer r.
+func (s *state) askWait(r *round) time.Duration {
+	switch {
+	case r.timeout > 0:
+		return r.timeout
+	case s.askTimeout > 0:
+		return s.askTimeout
+	}
+	return DefaultAskTimeout
+}
+
+// askRound sends the questions of r to the client and waits for the
+// answers, adding them to answers (an error the client answers with as
+// {"error": {...}}). It reports whether the wait ran out first; the
+// questions still open then are cancelled.
+func (s *state) askRound(ctx context.Context, x *Exchange, d *compiled, r *round, answers map[string]json.RawMessage) (bool, error) {
+	ch := make(chan reply, len(r.questions))
+	ids, err := s.asks.register(d.id, len(r.questions), ch)
+	if err != nil {
+		return false, busy()
+	}
+	defer s.asks.release(d.id, ids)
+	of := make(map[string]*question, len(ids))
+	for i := range r.questions {
+		q := &r.questions[i]
+		of[ids[i]] = q
+		x.Notify([]byte(`{"jsonrpc":"2.0","id":"`+ids[i]+`",`), q.wire[1:])
+	}
+	t := time.NewTimer(s.askWait(r))
+	defer t.Stop()
+	for n := 0; n < len(ids); n++ {
+		select {
+		case rep := <-ch:
+			q := of[rep.id]
+			if rep.error != nil {
+				answers[q.id] = append(append(json.RawMessage(`{"error":`), rep.error...), '}')
+				continue
+			}
+			if sub, msg := q.problem(rep.result); msg != "" {
+				field := q.id + sub
+				return false, jsonrpc.WithData(invalidParams("the client's answer to question '%s' (%s): %s %s",
+					q.id, q.method, strings.TrimPrefix(sub, "."), msg), map[string]string{"field": field})
+			}
+			answers[q.id] = rep.result
+		case <-t.C:
+			for id, q := range of {
+				if _, ok := answers[q.id]; !ok {
+					x.Notify(cancelled(id, s.askWait(r)))
+				}
+			}
+			return true, nil
+		case <-ctx.Done():
+			return false, errClientGone
+		case <-s.asks.closing:
+			return false, scriptedInternal("The server is shutting down; call again")
+		}
+	}
+	return false, nil
+}
+
+// cancelled is the notifications/cancelled of a question the client did
+// not answer in time.
+func cancelled(id string, wait time.Duration) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]string{"requestId": id, "reason": "no answer within " + wait.String()}})
+	return b
+}
+
+// unanswered is -32603, with its message, for a round a legacy client did
+// not answer in time and that has no timeout branch.
+func unanswered(c askCall, r *round, answers map[string]json.RawMessage, wait time.Duration) error {
+	var open []string
+	for _, q := range r.questions {
+		if _, ok := answers[q.id]; !ok {
+			open = append(open, q.id)
+		}
+	}
+	return scriptedInternal(fmt.Sprintf("The client did not answer question %s of %s '%s' within %s",
+		strings.Join(open, ", "), c.kind(), c.name, wait))
+}
+
+// busy is -32603 for a round of questions past the bound of a server's
+// waiting questions.
+func busy() error {
+	return scriptedInternal("Too many questions of this server are waiting for clients' answers; try again once some are answered")
+}
+
+// cannotAsk is the answer to a legacy call that asks, on an exchange where
+// no request can be sent to the client: a tool error result for a tool,
+// -32603 for a prompt or a resource.
+func cannotAsk(c askCall) (json.RawMessage, error) {
+	what := c.kind()
+	msg := strings.ToUpper(what[:1]) + what[1:] + " '" + c.name + "' asks the client questions (elicitation, sampling or roots), " +
+		"sent as requests on the reply's event stream: call it alone (not in a batch) with Accept: text/event-stream"
+	if what == "mock scenario" {
+		return errorResult(msg)
+	}
+	return nil, scriptedInternal(msg)
+}
+
+// scriptedInternal is -32603 sent with its message (a plain -32603 is sent
+// without one).
+func scriptedInternal(msg string) error {
+	e, err := scripted(mockspec.RPCError{Code: int(jsonrpc.ErrInternal.Code), Message: msg})
+	if err != nil {
+		return err
+	}
+	return e
 }

@@ -36,6 +36,8 @@ type callNote struct {
 	names     []string
 	args      map[string]any
 	matched   int
+	// rounds are the rounds of questions the call played.
+	rounds []journal.Round
 }
 
 // Exchange is the transport's exchange, as this endpoint's methods get it.
@@ -56,6 +58,10 @@ type serverSide struct {
 	keepAlive time.Duration
 	// states signs and verifies the requestState of scenarios that ask.
 	states *stateSigner
+	// asks routes legacy clients' answers to the questions waiting for
+	// them; askTimeout is how long a round waits without a timeout branch.
+	asks       *asker
+	askTimeout time.Duration
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside
@@ -174,7 +180,7 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	e := journal.Entry{
 		OrgID: s.d.orgID, ServerID: s.d.id, ReceivedAt: start, Latency: time.Since(start),
 		ClientAddr: s.address(), Method: req.Method, Tool: s.call.tool, Scenario: s.call.scenario,
-		Step: s.call.step, Outcome: s.call.outcome, Answer: result,
+		Step: s.call.step, Outcome: s.call.outcome, Answer: result, Rounds: s.call.rounds,
 	}
 	if c := &s.call; c.explained {
 		e.Mismatches = explain(c.matcher, c.names, c.args, c.matched)

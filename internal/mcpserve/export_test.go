@@ -31,3 +31,14 @@ func (h *Handler) SetStreams(perServer, perClient int, keepAlive time.Duration) 
 // OpenStreams is how many subscriptions/listen streams of server id are
 // open; for tests only.
 func (h *Handler) OpenStreams(id uuid.UUID) int { return h.hub.count(id) }
+
+// AnswersRelayed is closed once answers relayed from other instances reach
+// this one.
+func (h *Handler) AnswersRelayed() <-chan struct{} { return h.asks.subscribed }
+
+// PendingQuestions is how many questions of server wait for answers here.
+func (h *Handler) PendingQuestions(id uuid.UUID) int {
+	h.asks.mu.Lock()
+	defer h.asks.mu.Unlock()
+	return h.asks.perServer[id]
+}

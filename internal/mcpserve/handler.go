@@ -90,6 +90,16 @@ type Options struct {
 	RequestStateKeys [][]byte
 	// Now is the clock requestState expiry reads; time.Now when nil.
 	Now func() time.Time
+	// AskTimeout is how long a round of questions to a legacy client
+	// waits for its answers when the round has no timeout branch
+	// (DefaultAskTimeout when zero); MaxPendingQuestions bounds the
+	// questions of one server waiting on one instance
+	// (DefaultMaxPendingQuestions when zero).
+	AskTimeout          time.Duration
+	MaxPendingQuestions int
+	// Relay carries clients' answers to the instance waiting for them;
+	// nil when this instance serves alone.
+	Relay Relay
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -103,6 +113,7 @@ type Handler struct {
 	// hub holds the open subscriptions/listen streams.
 	hub    *hub
 	states *stateSigner
+	asks   *asker
 }
 
 // New returns a Handler serving the designs of st. Call Listen to keep its
@@ -130,7 +141,8 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	}
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
 		hub:    newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient),
-		states: newStateSigner(opts.RequestStateKeys, opts.Now)}
+		states: newStateSigner(opts.RequestStateKeys, opts.Now),
+		asks:   newAsker(opts.Relay, opts.MaxPendingQuestions, log)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -155,6 +167,9 @@ func (h *Handler) loadDesign(ctx context.Context, id uuid.UUID) (*compiled, erro
 // with open streams compared, since changes made meanwhile were not
 // announced.
 func (h *Handler) Listen(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { h.asks.listen(ctx) })
 	var once sync.Once
 	h.designs.ListenDesigns(ctx,
 		func(payload string) {
@@ -247,7 +262,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
 		hub: h.hub, keepAlive: h.opts.KeepAlive,
-		states: h.states}
+		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

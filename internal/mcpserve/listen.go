@@ -228,6 +228,10 @@ func diff(a, b *compiled, uris []string) (changes, []string) {
 }
 
 // CloseStreams ends every open subscriptions/listen stream with its
-// result, and every later one as it opens: the instance shuts down. The
-// HTTP server's shutdown would otherwise wait on them.
-func (h *Handler) CloseStreams() { h.hub.end(nil) }
+// result, and every later one as it opens, and every call waiting for a
+// client's answers: the instance shuts down. The HTTP server's shutdown
+// would otherwise wait on them.
+func (h *Handler) CloseStreams() {
+	h.hub.end(nil)
+	h.asks.close()
+}

@@ -130,11 +130,8 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	var answers map[string]any // the client's answers, when the scenario asks
 	if sc.ask != nil {
 		s.call.scenario = sc.name
-		if !x.Modern() {
-			return askLegacy(sc.name)
-		}
 		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
-		b, got, out, err := askClient(x, d, call)
+		b, got, out, err := ask(ctx, x, d, call)
 		if b == nil {
 			return out, err
 		}
@@ -226,7 +223,7 @@ func tooCostly(toolName, field string) error {
 				"(input bytes times pattern instructions) one call may use", regexlimit.CallBudget)})
 }
 
-func readResource(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func readResource(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -241,7 +238,7 @@ func readResource(_ context.Context, x *Exchange, d *compiled, params json.RawMe
 	if ok && r.ask != nil {
 		var out json.RawMessage
 		var err error
-		if text, r, out, err = askResource(x, d, uri, r, text, params); r == nil {
+		if text, r, out, err = askResource(ctx, x, d, uri, r, text, params); r == nil {
 			return out, err
 		}
 	}
@@ -318,7 +315,7 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
 	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err
@@ -347,7 +344,7 @@ func getPrompt(_ context.Context, x *Exchange, d *compiled, params json.RawMessa
 	}
 	source := pr.messages
 	if pr.ask != nil {
-		b, out, err := askPrompt(x, d, name, pr, params, args, values)
+		b, out, err := askPrompt(ctx, x, d, name, pr, params, args, values)
 		if b == nil {
 			return out, err
 		}

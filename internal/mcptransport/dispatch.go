@@ -122,6 +122,13 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 	// The request is kept in x, which is pooled, rather than on the stack,
 	// from which passing it through the chain would move it to the heap.
 	x.req, x.invalid = jsonrpc.Parse(msg)
+	if x.invalid != nil && x.req.Method == "" && !errors.Is(x.invalid, jsonrpc.ErrParse) {
+		if rt, ok := t.(Responder); ok {
+			if resp, ok := jsonrpc.ParseResponse(msg); ok {
+				return tr.respond(ctx, rt, x, resp, dst)
+			}
+		}
+	}
 	if x.invalid == nil && !x.inBatch {
 		x.classify(&x.req) // batches are legacy: their members never modern
 	}
@@ -150,6 +157,27 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		return x.appendModern(dst, req.ID, result)
 	}
 	return jsonrpc.AppendResult(dst, req.ID, result)
+}
+
+// Responder is a Target that takes the responses a client sends to the
+// requests it was sent on an SSE reply (elicitation/create,
+// sampling/createMessage, roots/list).
+type Responder interface {
+	// Respond hands over one response; an error says why it is not
+	// taken.
+	Respond(ctx context.Context, x *Exchange, resp jsonrpc.Response) error
+}
+
+// respond hands a client's response to rt. A response taken gets no reply,
+// as a notification; one refused gets an error without id, with HTTP 400
+// when it came alone.
+func (tr Transport) respond(ctx context.Context, rt Responder, x *Exchange, resp jsonrpc.Response, dst []byte) []byte {
+	err := rt.Respond(ctx, x, resp)
+	if err == nil {
+		return nil
+	}
+	x.status = http.StatusBadRequest
+	return jsonrpc.AppendError(dst, nil, err)
 }
 
 // appendModern appends the response carrying a modern request's result,

@@ -95,3 +95,8 @@ func (x *Exchange) Notify(msg ...[]byte) {
 	_, _ = x.w.Write(frame.Bytes())
 	_ = http.NewResponseController(x.w).Flush()
 }
+
+// CanAsk reports whether requests can be sent to the client on this
+// exchange: its reply is an SSE stream (the client accepts
+// text/event-stream) and the message is not a member of a batch.
+func (x *Exchange) CanAsk() bool { return x.sse && !x.inBatch }

@@ -105,7 +105,15 @@ type Branch struct {
 	// Content answers a resource's branch: its text or JSON content in
 	// place of the resource's own.
 	Content json.RawMessage `json:"content,omitempty"`
+	// TimeoutMS makes this the round's timeout branch: it answers, and
+	// only it, when a client asked with requests on its SSE reply (the
+	// revisions before 2026-07-28) has not answered every question of the
+	// round within that many milliseconds. At most one per round.
+	TimeoutMS *int `json:"timeout_ms,omitempty"`
 }
+
+// MaxAskTimeoutMS bounds a timeout branch's wait.
+const MaxAskTimeoutMS = 300_000
 
 // AskIDPattern is what a question id may be: it names the question on the
 // wire and its answer in conditions and placeholders.
@@ -213,8 +221,18 @@ func (c *checker) askAnswer(at string, n askNode, leaf leafCheck, ids []string, 
 	case l > MaxBranches:
 		c.add(join(at, "then"), "at most %d branches, got %d", MaxBranches, l)
 	}
+	timeouts := 0
 	for i, b := range n.then {
 		bat := fmt.Sprintf("%s[%d]", join(at, "then"), i)
+		if b.TimeoutMS != nil {
+			timeouts++
+			switch v := *b.TimeoutMS; {
+			case timeouts > 1:
+				c.add(join(bat, "timeout_ms"), "only one branch of a round may be its timeout branch")
+			case v < 1 || v > MaxAskTimeoutMS:
+				c.add(join(bat, "timeout_ms"), "must be from 1 to %d milliseconds, got %d", MaxAskTimeoutMS, v)
+			}
+		}
 		_, probs := CompileWhen(b.When)
 		for _, p := range probs {
 			c.add(join(bat, p.Field), "%s", p.Message)

@@ -70,6 +70,10 @@ func TestCheckScenarioAsk(t *testing.T) {
 		{"a placeholder naming no question", `{"ask":{"r":{"roots":{}}},"then":[{"response":{"a":"{{who.content}}"}},` +
 			`{"sequence":{"steps":[{"result":{"content":[{"type":"text","text":"{{r..x}}"}]}}]}}]}`,
 			[]string{"then[0].response", "then[1].sequence.steps[0].result"}},
+		{"a timeout branch", `{"ask":{"r":{"roots":{}}},"then":[{"response":{"a":1}},{"timeout_ms":1500,"response":{"late":true}}]}`, nil},
+		{"two timeout branches and bad waits", `{"ask":{"r":{"roots":{}}},"then":[{"timeout_ms":0,"response":{"a":1}},` +
+			`{"timeout_ms":10,"response":{"a":1}},{"ask":{"q":{"roots":{}}},"then":[{"timeout_ms":300001,"response":{"a":1}}]}]}`,
+			[]string{"then[0].timeout_ms", "then[1].timeout_ms", "then[2].then[0].timeout_ms"}},
 		{"a NUL", `{"ask":{"r":{"roots":{}}},"then":[{"response":{"a":"\u0000"}}]}`, []string{"ask"}},
 	}
 	for _, tt := range tests {

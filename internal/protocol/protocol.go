@@ -123,6 +123,10 @@ func HasOutputSchema(v string) bool { return v >= structuredFrom }
 // HasResourceLinks reports whether v has resource_link content blocks.
 func HasResourceLinks(v string) bool { return v >= structuredFrom }
 
+// HasElicitationModes reports whether v's elicitation/create names its
+// mode ("form" or "url").
+func HasElicitationModes(v string) bool { return v >= V20251125 }
+
 // HasBatches reports whether a request naming v in its Mcp-Protocol-Version
 // header may be a JSON-RPC batch. Anything that is not a revision name,
 // including an absent header, keeps batches, as the revisions before

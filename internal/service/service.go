@@ -195,9 +195,14 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 	if s.journal != nil {
 		rec = s.journal
 	}
+	var relay mcpserve.Relay // clients' answers reach the instance waiting for them through Redis
+	if s.redis != nil {
+		relay = redisconn.NewRelay(s.redis)
+	}
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
 		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
-		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock})
+		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
+		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay})
 }
 
 // platformEndpoint builds the service MCP endpoint, whose tools call the

@@ -1,0 +1,245 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+)
+
+// Defaults of the questions asked of legacy clients.
+const (
+	// DefaultAskTimeout is how long a round of questions waits for the
+	// client's answers when it has no timeout branch.
+	DefaultAskTimeout = 60 * time.Second
+	// DefaultMaxPendingQuestions bounds the questions of one server
+	// waiting for answers on one instance.
+	DefaultMaxPendingQuestions = 100
+)
+
+// requestIDPrefix begins the id of every request this endpoint sends a
+// client: "mockmcp.<instance>.<random>". The instance part routes the
+// client's answer to the instance whose call waits for it.
+const requestIDPrefix = "mockmcp."
+
+// Relay carries clients' answers between instances: an answer that lands
+// on an instance other than the one waiting for it is published on the
+// waiting instance's channel (Redis pub/sub in production).
+type Relay interface {
+	// Publish sends msg on channel and returns how many instances
+	// received it.
+	Publish(ctx context.Context, channel string, msg []byte) (int64, error)
+	// Subscribe calls fn with every message of channel until ctx ends;
+	// ready is called each time the subscription is (re)established.
+	Subscribe(ctx context.Context, channel string, fn func(msg []byte), ready func())
+}
+
+// reply is a client's answer to one request: its result or error object,
+// copied (the request body they came in is reused).
+type reply struct {
+	id            string
+	result, error json.RawMessage
+}
+
+// waiter is a question sent to a client, waiting for its answer.
+type waiter struct {
+	server uuid.UUID
+	ch     chan<- reply
+}
+
+// asker routes clients' answers to the calls waiting for them, on this
+// instance or, through the relay, on another.
+type asker struct {
+	instance string
+	relay    Relay
+	log      *slog.Logger
+	max      int
+
+	// subscribed is closed once the relay delivers this instance's
+	// answers (at once without a relay).
+	subscribed chan struct{}
+	once       sync.Once
+	// closing is closed when the instance shuts down: waiting calls end.
+	closing   chan struct{}
+	closeOnce sync.Once
+
+	mu        sync.Mutex
+	waiting   map[string]waiter
+	perServer map[uuid.UUID]int
+}
+
+func newAsker(relay Relay, max int, log *slog.Logger) *asker {
+	if max <= 0 {
+		max = DefaultMaxPendingQuestions
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, subscribed: make(chan struct{}),
+		closing: make(chan struct{}), waiting: map[string]waiter{}, perServer: map[uuid.UUID]int{}}
+	if relay == nil {
+		close(a.subscribed)
+	}
+	return a
+}
+
+// close ends every call waiting for answers, and every later one as it
+// asks.
+func (a *asker) close() { a.closeOnce.Do(func() { close(a.closing) }) }
+
+// channel is the relay channel of an instance's answers.
+func channel(instance string) string { return "mockmcp:answers:" + instance }
+
+// listen takes the answers other instances relay to this one until ctx
+// ends.
+func (a *asker) listen(ctx context.Context) {
+	if a.relay == nil {
+		return
+	}
+	a.relay.Subscribe(ctx, channel(a.instance), func(msg []byte) {
+		var m relayed
+		if json.Unmarshal(msg, &m) != nil {
+			return
+		}
+		_ = a.deliver(m.Server, reply{id: m.ID, result: m.Result, error: m.Error})
+	}, func() { a.once.Do(func() { close(a.subscribed) }) })
+}
+
+// relayed is an answer as one instance relays it to another.
+type relayed struct {
+	Server uuid.UUID       `json:"server"`
+	ID     string          `json:"id"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// errPendingFull refuses a round of questions past the bound of one
+// server's waiting questions.
+var errPendingFull = errors.New("too many questions waiting")
+
+// register reserves ids for n questions of server, their answers to be
+// sent on ch; release gives back those not answered.
+func (a *asker) register(server uuid.UUID, n int, ch chan<- reply) ([]string, error) {
+	ids := make([]string, n)
+	for i := range ids {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		ids[i] = requestIDPrefix + a.instance + "." + hex.EncodeToString(b[:])
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.perServer[server]+n > a.max {
+		return nil, errPendingFull
+	}
+	a.perServer[server] += n
+	for _, id := range ids {
+		a.waiting[id] = waiter{server: server, ch: ch}
+	}
+	return ids, nil
+}
+
+// release forgets the questions ids still waiting.
+func (a *asker) release(server uuid.UUID, ids []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := a.waiting[id]; ok {
+			delete(a.waiting, id)
+			a.perServer[server]--
+		}
+	}
+	if a.perServer[server] <= 0 {
+		delete(a.perServer, server)
+	}
+}
+
+// errNotWaiting refuses an answer no question waits for.
+var errNotWaiting = errors.New("no question waits for this answer")
+
+// deliver hands r to the question of server it answers, on this
+// instance; each question takes one answer.
+func (a *asker) deliver(server uuid.UUID, r reply) error {
+	a.mu.Lock()
+	w, ok := a.waiting[r.id]
+	if ok && w.server == server {
+		delete(a.waiting, r.id)
+		if a.perServer[server]--; a.perServer[server] <= 0 {
+			delete(a.perServer, server)
+		}
+	}
+	a.mu.Unlock()
+	if !ok || w.server != server {
+		return errNotWaiting
+	}
+	w.ch <- r // buffered for every question of the round
+	return nil
+}
+
+// take routes a client's response to the question it answers, here or on
+// the instance its id names.
+func (a *asker) take(ctx context.Context, server uuid.UUID, resp jsonrpc.Response) error {
+	raw, isString := jsonrpc.StringValue(resp.ID)
+	id := string(raw)
+	rest, ours := strings.CutPrefix(id, requestIDPrefix)
+	instance, _, _ := strings.Cut(rest, ".")
+	if !isString || !ours || instance == "" {
+		return notWaiting(resp.ID)
+	}
+	r := reply{id: id, result: clone(resp.Result), error: clone(resp.Error)}
+	if instance == a.instance {
+		if a.deliver(server, r) != nil {
+			return notWaiting(resp.ID)
+		}
+		return nil
+	}
+	if a.relay == nil {
+		return notWaiting(resp.ID)
+	}
+	msg, err := json.Marshal(relayed{Server: server, ID: id, Result: r.result, Error: r.error})
+	if err != nil {
+		return err
+	}
+	n, err := a.relay.Publish(ctx, channel(instance), msg)
+	if err != nil {
+		if a.log != nil {
+			a.log.WarnContext(ctx, "relaying a client's answer failed", "error", err.Error())
+		}
+		return fmt.Errorf("%w: the answer could not be passed to the instance waiting for it; send it again",
+			jsonrpc.ErrInvalidRequest)
+	}
+	if n == 0 {
+		return notWaiting(resp.ID)
+	}
+	return nil
+}
+
+func notWaiting(id []byte) error {
+	return fmt.Errorf("%w: no question of this server waits for an answer with id %s "+
+		"(it was answered already, timed out, or was never asked)", jsonrpc.ErrInvalidRequest, id)
+}
+
+func clone(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), b...)
+}
+
+// Respond takes a client's answer to a question this design's endpoint
+// sent it.
+func (d *compiled) Respond(ctx context.Context, x *Exchange, resp jsonrpc.Response) error {
+	s := stateOf(x)
+	if s.asks == nil {
+		return notWaiting(resp.ID)
+	}
+	return s.asks.take(ctx, d.id, resp)
+}

@@ -24,6 +24,9 @@ type sdkStep struct {
 	Method   string `json:"method"`
 	Params   any    `json:"params"`
 	Progress bool   `json:"progress,omitempty"`
+	// Answers are what the client answers the server's requests with
+	// during the step, by kind: elicitation, sampling, roots.
+	Answers map[string]any `json:"answers,omitempty"`
 }
 
 // sdkReport is what the script reports the SDK client received.
@@ -41,6 +44,7 @@ type sdkOutcome struct {
 	Error    json.RawMessage   `json:"error"` // an sdkError
 	Logs     []json.RawMessage `json:"logs"`
 	Progress []json.RawMessage `json:"progress"`
+	Asked    []json.RawMessage `json:"asked"` // the requests the server sent the client
 }
 
 type sdkError struct {
@@ -61,6 +65,11 @@ func TestSDKClient(t *testing.T) {
 	call := func(id, tool string, progress bool) sdkStep {
 		return sdkStep{ID: id, Method: "tools/call", Params: map[string]any{"name": tool, "arguments": map[string]any{}}, Progress: progress}
 	}
+	ask := func(id, tool string, answers map[string]any) sdkStep {
+		s := call(id, tool, false)
+		s.Answers = answers
+		return s
+	}
 	report := runSDKClient(t, node, packagesDir(t, cli), endpoint, []sdkStep{
 		call("fault", "upstream_timeout", false),
 		call("tool error", "lookup_order", false),
@@ -75,6 +84,14 @@ func TestSDKClient(t *testing.T) {
 			"ref": map[string]string{"type": "ref/prompt", "name": "describe_image"}, "argument": map[string]string{"name": "subject", "value": "cat"}}},
 		{ID: "complete template", Method: "completion/complete", Params: map[string]any{
 			"ref": map[string]string{"type": "ref/resource", "uri": "orders://{id}"}, "argument": map[string]string{"name": "id", "value": "10"}}},
+		ask("elicitation accepted", "ask_name", map[string]any{"elicitation": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}),
+		ask("elicitation declined", "ask_name", map[string]any{"elicitation": map[string]any{"action": "decline"}}),
+		ask("elicitation cancelled", "ask_name", map[string]any{"elicitation": map[string]any{"action": "cancel"}}),
+		ask("elicitation refused", "ask_name", nil),
+		ask("elicitation with wrong content", "ask_name", map[string]any{"elicitation": map[string]any{"action": "accept", "content": map[string]any{"name": ""}}}),
+		ask("sampling and roots", "ask_model", map[string]any{
+			"sampling": map[string]any{"role": "assistant", "model": "ts-model", "content": map[string]any{"type": "text", "text": "Paris"}},
+			"roots":    []map[string]string{{"uri": "file:///project", "name": "project"}}}),
 	})
 	require.Empty(t, string(report.Fatal), "the client failed")
 
@@ -146,6 +163,34 @@ func TestSDKClient(t *testing.T) {
 		requireResult(t, step(t, report, "prompt"), `{"description":"Asks for a description of an image.","messages":[
 			{"role":"user","content":{"type":"image","data":"`+png+`","mimeType":"image/png"}},
 			{"role":"user","content":{"type":"text","text":"Describe the cat in this image."}}]}`)
+	})
+	t.Run("elicitation: the branch of each answer", func(t *testing.T) {
+		askedName := `{"method":"elicitation/create","params":{"mode":"form","message":"What is your name?",` +
+			`"requestedSchema":{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"]}}}`
+		for _, tc := range []struct{ id, want string }{
+			{"elicitation accepted", `{"content":[{"type":"text","text":"Hello, Ada!"}]}`},
+			{"elicitation declined", `{"content":[{"type":"text","text":"{\"greeting\":\"none\"}"}]}`},
+			{"elicitation refused", `{"isError":true,"content":[{"type":"text","text":"The client refused: MCP error -32603: this step does not answer elicitation"}]}`},
+		} {
+			got := step(t, report, tc.id)
+			requireResult(t, got, tc.want)
+			requireJSONs(t, []string{askedName}, got.Asked)
+		}
+		var e sdkError
+		require.NoError(t, json.Unmarshal(step(t, report, "elicitation cancelled").Error, &e))
+		require.Equal(t, -32001, e.Code)
+		require.Equal(t, "MCP error -32001: The user cancelled", e.Message)
+		// Accepted content the requested schema refuses ends the call.
+		e = sdkError{}
+		require.NoError(t, json.Unmarshal(step(t, report, "elicitation with wrong content").Error, &e))
+		require.Equal(t, -32602, e.Code)
+		require.Contains(t, e.Message, "the client's answer to question 'who' (elicitation/create): content.name does not satisfy the requested schema")
+		require.JSONEq(t, `{"field":"who.content.name"}`, string(e.Data))
+	})
+	t.Run("sampling and roots", func(t *testing.T) {
+		got := step(t, report, "sampling and roots")
+		requireResult(t, got, `{"content":[{"type":"text","text":"ts-model says Paris; first root file:///project"}]}`)
+		require.Len(t, got.Asked, 2)
 	})
 	t.Run("completions", func(t *testing.T) {
 		requireResult(t, step(t, report, "complete prompt"),

@@ -121,8 +121,14 @@ func TestAskLegacySDKClient(t *testing.T) {
 // event stream, and returns the stream.
 func askCall(t *testing.T, endpoint, tool string) *listener {
 	t.Helper()
+	return askRequest(t, endpoint, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`)
+}
+
+// askRequest begins a legacy request whose reply is an event stream, and
+// returns the stream.
+func askRequest(t *testing.T, endpoint, body string) *listener {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`
 	req := apitest.JSONRequest(t, http.MethodPost, endpoint, strings.NewReader(body))
 	req = req.WithContext(ctx)
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -190,6 +196,16 @@ func TestAskLegacyWire(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, code)
 		require.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: no question of this server `+
 			`waits for an answer with id \"`+qid+`\" (it was answered already, timed out, or was never asked)"}}`, body)
+	})
+	t.Run("a resource", func(t *testing.T) {
+		for name, want := range map[string]string{"Ada": "For Ada: the key is under the mat.", "Eve": "The note is sealed."} {
+			l := askRequest(t, endpoint, `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"secret://note"}}`)
+			qid, method := question(t, l)
+			require.Equal(t, "elicitation/create", method)
+			code, _ := answer(t, endpoint, qid, `{"action":"accept","content":{"name":"`+name+`"}}`)
+			require.Equal(t, http.StatusAccepted, code)
+			require.JSONEq(t, `{"jsonrpc":"2.0","id":9,"result":{"contents":[{"uri":"secret://note","mimeType":"text/plain","text":"`+want+`"}]}}`, l.next())
+		}
 	})
 	t.Run("an error for an answer", func(t *testing.T) {
 		l := askCall(t, endpoint, "greet")

@@ -331,6 +331,10 @@ func TestJournalAsPlatformTools(t *testing.T) {
 	}
 	v := call("verify_journal", map[string]any{"server_id": server, "tool": "get_weather", "times": 1})
 	require.Equal(t, true, v["verified"], "%v", v)
+	v = call("verify_journal", map[string]any{"server_id": server, "tool": "get_weather", "asked": "city",
+		"answers": map[string]any{"city.action": "accept"}, "times": 0})
+	require.Equal(t, true, v["verified"], "%v", v)
+	require.Contains(t, v["message"], `asking "city", with matching answers`)
 	page := call("list_journal", map[string]any{"server_id": server, "outcome": "no_match"})
 	items := page["items"].([]any)
 	require.Len(t, items, 1)

@@ -11,7 +11,8 @@ import (
 )
 
 // Bounds of the rounds a record keeps. A question (the request sent to the
-// client) or an answer longer than MaxRoundValue bytes of JSON, or one the
+// client) or an answer longer than MaxRoundValue bytes of JSON (as
+// json.Marshal writes it: compact, <, > and & escaped), or one the
 // database cannot store (a \u0000 escape, an unpaired surrogate, bytes
 // that are not UTF-8, not JSON at all), is kept as a marker: a JSON string
 // such as "(left out: 5321 bytes)". The rounds together are kept within

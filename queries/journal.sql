@@ -3,10 +3,10 @@
 -- on tables with row-level security.)
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key)
+                         client_address, sequence_key, rounds)
 VALUES (@id, @organization_id, @server_id, @received_at, @method, sqlc.narg(tool), sqlc.narg(params), @outcome,
         sqlc.narg(matched_scenario), sqlc.narg(sequence_step), @mismatches, @response, sqlc.narg(error_code),
-        @latency_us, @client_address, sqlc.narg(sequence_key));
+        @latency_us, @client_address, sqlc.narg(sequence_key), @rounds);
 
 -- name: ListJournal :many
 -- One server's calls, newest first, keyset-paginated on (received_at, id).
@@ -21,9 +21,13 @@ WHERE server_id = @server_id
 ORDER BY received_at DESC, id DESC
 LIMIT @row_limit;
 
--- name: JournalToolArguments :many
--- The arguments of every recorded call of one tool, for verification.
-SELECT coalesce((params -> 'arguments')::text, 'null')::text AS arguments FROM mcp_journal
+-- name: JournalToolCalls :many
+-- The arguments of every recorded call of one tool, for verification, and
+-- its rounds of questions when with_rounds (an empty array otherwise: a
+-- verification that reads none does not fetch them).
+SELECT coalesce((params -> 'arguments')::text, 'null')::text AS arguments,
+       (CASE WHEN sqlc.arg(with_rounds)::boolean THEN rounds ELSE '[]'::jsonb END)::jsonb AS rounds
+FROM mcp_journal
 WHERE server_id = @server_id AND method = 'tools/call' AND tool = sqlc.arg(tool)::text;
 
 -- name: ClearJournal :execrows

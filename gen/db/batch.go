@@ -92,10 +92,10 @@ func (b *AppendAuditBatchResults) Close() error {
 const appendJournal = `-- name: AppendJournal :batchexec
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key)
+                         client_address, sequence_key, rounds)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13,
-        $14, $15, $16)
+        $14, $15, $16, $17)
 `
 
 type AppendJournalBatchResults struct {
@@ -121,6 +121,7 @@ type AppendJournalParams struct {
 	LatencyUs       int64
 	ClientAddress   string
 	SequenceKey     *string
+	Rounds          []byte
 }
 
 // Sent as one batch per flush of the journal writer. (COPY is not available
@@ -145,6 +146,7 @@ func (q *Queries) AppendJournal(ctx context.Context, db DBTX, arg []AppendJourna
 			a.LatencyUs,
 			a.ClientAddress,
 			a.SequenceKey,
+			a.Rounds,
 		}
 		batch.Queue(appendJournal, vals...)
 	}

@@ -24,30 +24,40 @@ func (q *Queries) ClearJournal(ctx context.Context, db DBTX, serverID uuid.UUID)
 	return result.RowsAffected(), nil
 }
 
-const journalToolArguments = `-- name: JournalToolArguments :many
-SELECT coalesce((params -> 'arguments')::text, 'null')::text AS arguments FROM mcp_journal
-WHERE server_id = $1 AND method = 'tools/call' AND tool = $2::text
+const journalToolCalls = `-- name: JournalToolCalls :many
+SELECT coalesce((params -> 'arguments')::text, 'null')::text AS arguments,
+       (CASE WHEN $1::boolean THEN rounds ELSE '[]'::jsonb END)::jsonb AS rounds
+FROM mcp_journal
+WHERE server_id = $2 AND method = 'tools/call' AND tool = $3::text
 `
 
-type JournalToolArgumentsParams struct {
-	ServerID uuid.UUID
-	Tool     string
+type JournalToolCallsParams struct {
+	WithRounds bool
+	ServerID   uuid.UUID
+	Tool       string
 }
 
-// The arguments of every recorded call of one tool, for verification.
-func (q *Queries) JournalToolArguments(ctx context.Context, db DBTX, arg JournalToolArgumentsParams) ([]string, error) {
-	rows, err := db.Query(ctx, journalToolArguments, arg.ServerID, arg.Tool)
+type JournalToolCallsRow struct {
+	Arguments string
+	Rounds    []byte
+}
+
+// The arguments of every recorded call of one tool, for verification, and
+// its rounds of questions when with_rounds (an empty array otherwise: a
+// verification that reads none does not fetch them).
+func (q *Queries) JournalToolCalls(ctx context.Context, db DBTX, arg JournalToolCallsParams) ([]JournalToolCallsRow, error) {
+	rows, err := db.Query(ctx, journalToolCalls, arg.WithRounds, arg.ServerID, arg.Tool)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []string{}
+	items := []JournalToolCallsRow{}
 	for rows.Next() {
-		var arguments string
-		if err := rows.Scan(&arguments); err != nil {
+		var i JournalToolCallsRow
+		if err := rows.Scan(&i.Arguments, &i.Rounds); err != nil {
 			return nil, err
 		}
-		items = append(items, arguments)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -56,7 +66,7 @@ func (q *Queries) JournalToolArguments(ctx context.Context, db DBTX, arg Journal
 }
 
 const listJournal = `-- name: ListJournal :many
-SELECT id, organization_id, server_id, received_at, method, tool, params, outcome, matched_scenario, sequence_step, mismatches, response, error_code, latency_us, client_address, sequence_key FROM mcp_journal
+SELECT id, organization_id, server_id, received_at, method, tool, params, outcome, matched_scenario, sequence_step, mismatches, response, error_code, latency_us, client_address, sequence_key, rounds FROM mcp_journal
 WHERE server_id = $1
   AND ($2::text IS NULL OR method = $2::text)
   AND ($3::text IS NULL OR tool = $3::text)
@@ -115,6 +125,7 @@ func (q *Queries) ListJournal(ctx context.Context, db DBTX, arg ListJournalParam
 			&i.LatencyUs,
 			&i.ClientAddress,
 			&i.SequenceKey,
+			&i.Rounds,
 		); err != nil {
 			return nil, err
 		}

@@ -82,6 +82,7 @@ type McpJournal struct {
 	LatencyUs       int64
 	ClientAddress   string
 	SequenceKey     *string
+	Rounds          []byte
 }
 
 type McpPrompt struct {

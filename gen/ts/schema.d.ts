@@ -414,8 +414,11 @@ export interface paths {
          * Check whether a tool was called, with matching arguments, a number of times
          * @description Counts the recorded `tools/call` requests of `tool` whose arguments match `arguments` (a
          *     condition in the mock-scenario form: field/value pairs, or `{field, operator, value}`;
-         *     absent matches every call). `verified` is true when the count equals `times`, or, without
-         *     `times`, when it is at least 1. Records still queued are written before counting.
+         *     absent matches every call). For scenarios that ask the client, `asked` keeps only the
+         *     calls that sent that question, and `answers` (a condition of the same form, keyed by
+         *     question id) only those whose last answers match it; every given criterion must hold.
+         *     `verified` is true when the count equals `times`, or, without `times`, when it is at
+         *     least 1. Records still queued are written before counting.
          */
         post: operations["verifyJournal"];
         delete?: never;
@@ -2126,6 +2129,42 @@ export interface components {
             /** @description e.g. `city: equals "Paris" but was "London"`. */
             reason: string;
         };
+        /**
+         * @description One round of questions to the client (elicitation, sampling, roots) that a scenario,
+         *     prompt or resource asking the client played in the call. A question or answer longer than
+         *     2048 bytes of JSON, or one the database cannot store, is kept as a string such as
+         *     `"(left out: 5321 bytes)"`; so are those past 16 KiB for the rounds of one call (answers
+         *     are kept first, then questions). Question ids are always kept.
+         */
+        JournalRound: {
+            /**
+             * @description The round's questions by question id, each the `{"method", "params"}` of the request
+             *     the client is (or was) sent, e.g. `elicitation/create`.
+             */
+            asked: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The questions went to the client in this call (an `input_required` result, or requests
+             *     on the SSE reply); false for a round whose answers this call brought back
+             *     (`inputResponses`) after an earlier call asked.
+             */
+            sent: boolean;
+            /**
+             * @description The client's answers by question id, those that came (e.g. an elicitation's
+             *     `{"action": "accept", "content": {...}}`); empty when none did.
+             */
+            answers: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The index (0-based) of the `then` branch the answers took; null when none did (the
+             *     round ended asking, timed out without a timeout branch, or no branch matched).
+             */
+            branch: number | null;
+            /** @description The client did not answer every question in time. */
+            timed_out: boolean;
+        };
         JournalEntry: {
             id: string;
             /** Format: date-time */
@@ -2147,6 +2186,8 @@ export interface components {
             latency_ms: number;
             client_address: string;
             sequence_key: string | null;
+            /** @description The rounds of questions to the client the call played, in order; empty for a call that asked none. */
+            rounds: components["schemas"]["JournalRound"][];
         };
         JournalPage: {
             items: components["schemas"]["JournalEntry"][];
@@ -2160,6 +2201,20 @@ export interface components {
             };
             /** @description The exact number of calls expected. */
             times?: number;
+            /**
+             * @description A question id: counts only the calls that sent this question to the client (a round
+             *     with `sent` true that asked it).
+             */
+            asked?: string;
+            /**
+             * @description A condition in the mock-scenario form on the client's answers, keyed by question id
+             *     (`{"confirm.action": "accept"}`, `{"field": "user.content.name", "operator": "equals",
+             *     "value": "Ann"}`), read against the answers of the call's last round that has any;
+             *     counts only calls that got answers.
+             */
+            answers?: {
+                [key: string]: unknown;
+            };
         };
         VerifyJournalResult: {
             verified: boolean;

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -89,6 +90,8 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "clear journal", method: "DELETE", route: server + "/journal"},
 		{name: "verify journal", method: "POST", route: server + "/journal/verify",
 			body: map[string]any{"tool": "planted_tool", "arguments": map[string]any{"city": "Paris"}, "times": 0}},
+		{name: "verify journal's questions", method: "POST", route: server + "/journal/verify",
+			body: map[string]any{"tool": "planted_tool", "asked": "confirm", "answers": map[string]any{"confirm.action": "accept"}}},
 	}
 	cases = append(cases, serverItemCases("tool", "tools", tools, tool, map[string]any{"name": "planted_tool"}, viaOwnServer)...)
 	cases = append(cases, serverItemCases("resource", "resources", res, resource,
@@ -314,11 +317,17 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a.entry = ac.Do("POST", "/api/sessions/"+a.session+"/requests", map[string]any{"method": "POST",
 		"body": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}}).Status(http.StatusCreated).String("id")
 	// A call in the journal of A's server (a draft's endpoint records none),
-	// so that clearing it would show.
+	// so that clearing it would show; it asked the client a question, whose
+	// answer quotes A's prompt.
 	require.True(t, env.Service.Journal().Record(journal.Entry{OrgID: uuid.MustParse(a.orgID), ServerID: uuid.MustParse(a.server),
 		ReceivedAt: time.Now(), Method: "tools/call", Tool: a.toolName, Outcome: journal.OutcomeResult, Step: -1,
-		Params: []byte(`{"name":"` + a.toolName + `","arguments":{"city":"Paris"}}`), Answer: []byte(`{"content":[]}`)}))
+		Params: []byte(`{"name":"` + a.toolName + `","arguments":{"city":"Paris"}}`), Answer: []byte(`{"content":[]}`),
+		Rounds: []journal.Round{{Asked: map[string]json.RawMessage{"confirm": []byte(`{"method":"elicitation/create"}`)},
+			Sent: true, Answers: map[string]json.RawMessage{"confirm": []byte(`{"action":"accept","content":{"note":"` +
+				a.promptText + `"}}`)}, Branch: 0}}}))
 	require.NoError(t, env.Service.Journal().Flush(context.Background()))
+	require.Contains(t, string(ac.Do("GET", "/api/servers/"+a.server+"/journal", nil).Status(http.StatusOK).Raw), a.promptText,
+		"A's journal lists the answer")
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")

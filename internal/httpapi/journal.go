@@ -57,49 +57,114 @@ func (s *Server) ClearJournal(ctx context.Context, req api.ClearJournalRequestOb
 }
 
 // VerifyJournal counts the recorded calls of a tool whose arguments match a
-// condition, whatever their outcome, and compares the count with the
+// condition, that sent a question to the client and whose answers match
+// another, whatever their outcome, and compares the count with the
 // expectation.
 func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequestObject) (api.VerifyJournalResponseObject, error) {
 	b := req.Body
-	var cond scenario.Condition // the zero Condition matches every call
-	if b.Arguments != nil {
-		var errs []scenario.FieldError
-		if cond, errs = scenario.Compile(*b.Arguments); len(errs) > 0 {
-			fields := make([]failure.FieldError, len(errs))
-			for i, e := range errs {
-				// The condition is the body's "arguments" member.
-				fields[i] = failure.Field("arguments"+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
-			}
-			return nil, failure.Invalid(fields...)
-		}
+	args, argErrs := compileMember("arguments", b.Arguments)
+	answers, answerErrs := compileMember("answers", b.Answers)
+	if errs := append(argErrs, answerErrs...); len(errs) > 0 {
+		return nil, failure.Invalid(errs...)
 	}
+	asked := deref(b.Asked)
+	withRounds := asked != "" || b.Answers != nil
 	s.flushJournal(ctx)
 	_, recorded, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
-		func(tx *store.Tx, _ design.Server) ([]json.RawMessage, error) {
-			return tx.JournalToolArguments(ctx, req.ServerId, b.Tool)
+		func(tx *store.Tx, _ design.Server) ([]store.JournalCall, error) {
+			return tx.JournalToolCalls(ctx, req.ServerId, b.Tool, withRounds)
 		})
 	if err != nil {
 		return nil, err
 	}
 	count := 0
-	// The condition's pattern runs on every recorded call, all of them
+	// The conditions' patterns run on every recorded call, all of them
 	// paid from one call's budget.
 	budget := regexlimit.NewBudget()
-	for _, raw := range recorded {
-		var args map[string]any
-		if json.Unmarshal(raw, &args) != nil {
-			args = nil // arguments that are no object match only what anything matches
+	for _, call := range recorded {
+		if asked != "" && !sentQuestion(call.Rounds, asked) {
+			continue
 		}
-		if cond.MatchWithin(args, &budget) {
-			count++
-		}
+		ok := args.MatchWithin(decodedArguments(call.Arguments), &budget)
 		if budget.Exhausted() {
-			return nil, failure.Invalid(failure.Field("arguments", "the condition's regular expression would take more than "+
-				"the %d units of work (input bytes times pattern instructions) a verification may use on the recorded "+
-				"arguments (at %q); match a shorter argument or clear the journal", regexlimit.CallBudget, budget.Field()))
+			return nil, overBudget("arguments", &budget)
+		}
+		if ok && b.Answers != nil {
+			last, got := lastAnswers(call.Rounds)
+			ok = got && answers.MatchWithin(last, &budget)
+			if budget.Exhausted() {
+				return nil, overBudget("answers", &budget)
+			}
+		}
+		if ok {
+			count++
 		}
 	}
 	return api.VerifyJournal200JSONResponse(s.verdict(b, count)), nil
+}
+
+// compileMember compiles the condition of the body's member name; absent,
+// it is the zero Condition, which matches every call.
+func compileMember(name string, raw *json.RawMessage) (scenario.Condition, []failure.FieldError) {
+	if raw == nil {
+		return scenario.Condition{}, nil
+	}
+	cond, errs := scenario.Compile(*raw)
+	fields := make([]failure.FieldError, len(errs))
+	for i, e := range errs {
+		fields[i] = failure.Field(name+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
+	}
+	return cond, fields
+}
+
+// overBudget is the refusal of a verification whose condition on the
+// body's member "arguments" or "answers" would take more work than a call
+// may.
+func overBudget(member string, budget *regexlimit.Budget) error {
+	return failure.Invalid(failure.Field(member, "the condition's regular expression would take more than "+
+		"the %d units of work (input bytes times pattern instructions) a verification may use on the recorded "+
+		"%s (at %q); match a shorter %s or clear the journal", regexlimit.CallBudget, member, budget.Field(),
+		strings.TrimSuffix(member, "s")))
+}
+
+// decodedArguments is a call's arguments as a condition reads them;
+// arguments that are no object match only what anything matches.
+func decodedArguments(raw json.RawMessage) map[string]any {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil {
+		return nil
+	}
+	return args
+}
+
+// sentQuestion reports whether a round sent the question id to the client.
+func sentQuestion(rounds []store.JournalRound, id string) bool {
+	for _, r := range rounds {
+		if _, ok := r.Asked[id]; ok && r.Sent {
+			return true
+		}
+	}
+	return false
+}
+
+// lastAnswers is the answers of the last round that has any, keyed by
+// question id and decoded as arguments are, and whether there is one. An
+// answer the journal left out is its marker string.
+func lastAnswers(rounds []store.JournalRound) (map[string]any, bool) {
+	for i := len(rounds) - 1; i >= 0; i-- {
+		if len(rounds[i].Answers) == 0 {
+			continue
+		}
+		out := make(map[string]any, len(rounds[i].Answers))
+		for id, raw := range rounds[i].Answers {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				out[id] = v
+			}
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // verdict compares count with the request's expectation and says so.
@@ -108,9 +173,19 @@ func (s *Server) verdict(b *api.VerifyJournalRequest, count int) api.VerifyJourn
 	if b.Times != nil {
 		out.Expected, out.Verified = fmt.Sprintf("exactly %d", *b.Times), count == *b.Times
 	}
-	msg := fmt.Sprintf("tool %q %s", b.Tool, called(count))
+	var checked []string
 	if b.Arguments != nil {
-		msg += " with matching arguments"
+		checked = append(checked, "with matching arguments")
+	}
+	if b.Asked != nil {
+		checked = append(checked, fmt.Sprintf("asking %q", *b.Asked))
+	}
+	if b.Answers != nil {
+		checked = append(checked, "with matching answers")
+	}
+	msg := fmt.Sprintf("tool %q %s", b.Tool, called(count))
+	if len(checked) > 0 {
+		msg += " " + strings.Join(checked, ", ")
 	}
 	if out.Verified {
 		msg += ", as expected (" + out.Expected + ")"
@@ -156,7 +231,7 @@ func apiJournalEntry(r store.JournalRecord) api.JournalEntry {
 		Mismatches: make([]api.JournalMismatch, len(r.Mismatches)), Response: r.Response,
 		LatencyMs: float32(r.Latency.Microseconds()) / 1000, ClientAddress: r.ClientAddr,
 		SequenceKey: nullableText(r.SequenceKey), SequenceStep: nullable.NewNullNullable[int](),
-		ErrorCode: nullable.NewNullNullable[int](),
+		ErrorCode: nullable.NewNullNullable[int](), Rounds: mapEach(r.Rounds, apiJournalRound),
 	}
 	if r.Params != nil {
 		out.Params = r.Params
@@ -175,6 +250,21 @@ func apiJournalEntry(r store.JournalRecord) api.JournalEntry {
 		if m.Operator != "" {
 			out.Mismatches[i].Operator = &m.Operator
 		}
+	}
+	return out
+}
+
+func apiJournalRound(r store.JournalRound) api.JournalRound {
+	out := api.JournalRound{Asked: r.Asked, Sent: r.Sent, Answers: r.Answers, TimedOut: r.TimedOut,
+		Branch: nullable.NewNullNullable[int]()}
+	if out.Asked == nil {
+		out.Asked = map[string]json.RawMessage{}
+	}
+	if out.Answers == nil {
+		out.Answers = map[string]json.RawMessage{}
+	}
+	if r.Branch >= 0 {
+		out.Branch = nullable.NewNullableWithValue(r.Branch)
 	}
 	return out
 }

@@ -200,7 +200,8 @@ func TestJournalEntryFields(t *testing.T) {
 		"id": "`+r.String("items.0.id")+`", "received_at": "2025-06-01T12:00:00.123456Z", "method": "tools/call",
 		"tool": "next", "params": {"name":"next","arguments":{}}, "outcome": "error", "matched_scenario": "steps",
 		"sequence_step": 2, "mismatches": [], "response": "{\"code\":-32000,\"message\":\"step 3 fails\"}",
-		"error_code": -32000, "latency_ms": 2.5, "client_address": "203.0.113.9", "sequence_key": "alice"
+		"error_code": -32000, "latency_ms": 2.5, "client_address": "203.0.113.9", "sequence_key": "alice",
+		"rounds": []
 	}`, jsonAt(t, r, "items.0"))
 }
 
@@ -330,6 +331,10 @@ func TestJournalAsPlatformTools(t *testing.T) {
 	}
 	v := call("verify_journal", map[string]any{"server_id": server, "tool": "get_weather", "times": 1})
 	require.Equal(t, true, v["verified"], "%v", v)
+	v = call("verify_journal", map[string]any{"server_id": server, "tool": "get_weather", "asked": "city",
+		"answers": map[string]any{"city.action": "accept"}, "times": 0})
+	require.Equal(t, true, v["verified"], "%v", v)
+	require.Contains(t, v["message"], `asking "city", with matching answers`)
 	page := call("list_journal", map[string]any{"server_id": server, "outcome": "no_match"})
 	items := page["items"].([]any)
 	require.Len(t, items, 1)

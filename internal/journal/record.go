@@ -27,6 +27,9 @@ type Record struct {
 	ClientAddr string
 	// SequenceKey names the sequence counter the call used; "" when none.
 	SequenceKey string
+	// Rounds are the rounds of questions the call played, as the writer
+	// bounds them (see MaxRounds); nil when it asked none.
+	Rounds []Round
 }
 
 // Mismatch says why one scenario did not match a call.

@@ -102,7 +102,7 @@ func New(sink Sink, log *slog.Logger, opts Options) *Writer {
 
 // Record queues e. It never waits: when the queue is full or the writer is
 // closed it drops e, counts it, and returns false. The writer owns e's
-// Params from then on, and only reads its Answer and Explain.
+// Params from then on, and only reads its Answer, Mismatches and Rounds.
 func (w *Writer) Record(e Entry) bool {
 	if w == nil {
 		return false
@@ -215,8 +215,9 @@ func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 	return err
 }
 
-// recordOf derives the stored record from an entry: its id and the
-// answer's summary; the explanation is the entry's.
+// recordOf derives the stored record from an entry: its id, the answer's
+// summary and the rounds within their bounds; the explanation is the
+// entry's.
 func recordOf(e Entry) Record {
 	id, err := uuid.NewV7()
 	if err != nil { // only if the system's random source fails
@@ -226,7 +227,7 @@ func recordOf(e Entry) Record {
 		ID: id, OrgID: e.OrgID, ServerID: e.ServerID, ReceivedAt: e.ReceivedAt, Method: e.Method, Tool: e.Tool,
 		Params: e.Params, Outcome: e.Outcome, Scenario: e.Scenario, Step: e.Step, Response: Summary(e.Answer),
 		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,
-		Mismatches: e.Mismatches,
+		Mismatches: e.Mismatches, Rounds: boundRounds(e.Rounds),
 	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = time.Now()

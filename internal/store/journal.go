@@ -24,6 +24,15 @@ type JournalRecord = journal.Record
 // JournalMismatch says why one scenario did not match a call.
 type JournalMismatch = journal.Mismatch
 
+// JournalRound is one round of questions to the client a call played.
+type JournalRound = journal.Round
+
+// JournalCall is what a verification reads of one recorded tools/call.
+type JournalCall struct {
+	Arguments json.RawMessage // the call's arguments as JSON text, "null" when none
+	Rounds    []JournalRound  // nil unless asked for
+}
+
 // The journal's writer stores its records here.
 var _ journal.Sink = (*Store)(nil)
 
@@ -114,12 +123,18 @@ func journalParams(r JournalRecord) (db.AppendJournalParams, error) {
 	if err != nil {
 		return db.AppendJournalParams{}, fmt.Errorf("journal mismatches: %w", err)
 	}
+	rounds := []byte("[]")
+	if len(r.Rounds) > 0 {
+		if rounds, err = json.Marshal(r.Rounds); err != nil {
+			return db.AppendJournalParams{}, fmt.Errorf("journal rounds: %w", err)
+		}
+	}
 	p := db.AppendJournalParams{
 		ID: r.ID, OrganizationID: r.OrgID, ServerID: r.ServerID, ReceivedAt: r.ReceivedAt,
 		Method: storable(r.Method), Tool: optional(r.Tool), Outcome: r.Outcome,
 		MatchedScenario: optional(r.Scenario), Mismatches: mismatches, Response: storable(r.Response),
 		LatencyUs: max(r.Latency.Microseconds(), 0), ClientAddress: storable(r.ClientAddr),
-		SequenceKey: optional(r.SequenceKey),
+		SequenceKey: optional(r.SequenceKey), Rounds: rounds,
 	}
 	if len(r.Params) > 0 {
 		p.Params = bytes.ToValidUTF8(r.Params, []byte("\uFFFD"))
@@ -196,15 +211,21 @@ func (t *Tx) ClearJournal(ctx context.Context, server uuid.UUID) (int64, error) 
 	return t.q.ClearJournal(ctx, t.tx, server)
 }
 
-// JournalToolArguments returns the arguments of every recorded tools/call
-// of tool on server, as JSON text ("null" when the call had none).
-func (t *Tx) JournalToolArguments(ctx context.Context, server uuid.UUID, tool string) ([]json.RawMessage, error) {
-	rows, err := t.q.JournalToolArguments(ctx, t.tx, db.JournalToolArgumentsParams{ServerID: server, Tool: tool})
-	out := make([]json.RawMessage, len(rows))
-	for i, r := range rows {
-		out[i] = json.RawMessage(r)
+// JournalToolCalls returns the arguments of every recorded tools/call of
+// tool on server and, when withRounds, their rounds of questions.
+func (t *Tx) JournalToolCalls(ctx context.Context, server uuid.UUID, tool string, withRounds bool) ([]JournalCall, error) {
+	rows, err := t.q.JournalToolCalls(ctx, t.tx, db.JournalToolCallsParams{ServerID: server, Tool: tool, WithRounds: withRounds})
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	out := make([]JournalCall, len(rows))
+	for i, r := range rows {
+		out[i].Arguments = json.RawMessage(r.Arguments)
+		if out[i].Rounds, err = roundsFrom(r.Rounds); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func journalFrom(r db.McpJournal) (JournalRecord, error) {
@@ -223,7 +244,24 @@ func journalFrom(r db.McpJournal) (JournalRecord, error) {
 	if err := json.Unmarshal(r.Mismatches, &j.Mismatches); err != nil {
 		return JournalRecord{}, fmt.Errorf("journal %s mismatches: %w", r.ID, err)
 	}
+	rounds, err := roundsFrom(r.Rounds)
+	if err != nil {
+		return JournalRecord{}, fmt.Errorf("journal %s %w", r.ID, err)
+	}
+	j.Rounds = rounds
 	return j, nil
+}
+
+// roundsFrom decodes a rounds column; nil for none.
+func roundsFrom(raw []byte) ([]JournalRound, error) {
+	var rounds []JournalRound
+	if err := json.Unmarshal(raw, &rounds); err != nil {
+		return nil, fmt.Errorf("rounds: %w", err)
+	}
+	if len(rounds) == 0 {
+		return nil, nil
+	}
+	return rounds, nil
 }
 
 // orEmpty is *s, or "" for nil.

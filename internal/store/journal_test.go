@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,7 +90,7 @@ func TestJournalRoundTrip(t *testing.T) {
 			{Scenario: "broken", Reason: "the condition is invalid and matches nothing"},
 		},
 		Response: `{"content":[]}`, ErrorCode: -32603, Latency: 1234 * time.Microsecond,
-		ClientAddr: "192.0.2.7", SequenceKey: "client-1",
+		ClientAddr: "192.0.2.7", SequenceKey: "client-1", Rounds: askedName(),
 	}
 	bare := call(a.OrgID, server, at.Add(-time.Second), "ping", "", "result")
 	bare.ClientAddr = ""
@@ -98,14 +100,29 @@ func TestJournalRoundTrip(t *testing.T) {
 	require.Len(t, got, 2)
 	require.JSONEq(t, string(full.Params), string(got[0].Params))
 	got[0].Params = full.Params
+	require.JSONEq(t, jsonOf(t, full.Rounds), jsonOf(t, got[0].Rounds))
+	got[0].Rounds = full.Rounds
 	got[0].ReceivedAt = got[0].ReceivedAt.UTC()
 	require.Equal(t, full, got[0])
 
 	require.Nil(t, got[1].Params, "absent params stay absent")
+	require.Nil(t, got[1].Rounds, "a call that asked nothing")
 	require.Empty(t, got[1].Tool)
 	require.Empty(t, got[1].Mismatches)
 	require.Equal(t, -1, got[1].Step)
 	require.Zero(t, got[1].ErrorCode)
+}
+
+// askedName is the rounds of a call that asked for a name in one request
+// and got the answer, accepted, in the next: two rounds, the second the
+// answers' branch 1.
+func askedName() []store.JournalRound {
+	q := json.RawMessage(`{"method":"elicitation/create","params":{"message":"Your name?"}}`)
+	return []store.JournalRound{
+		{Asked: map[string]json.RawMessage{"name": q}, Sent: true, Answers: map[string]json.RawMessage{}, Branch: -1},
+		{Asked: map[string]json.RawMessage{"name": q}, Answers: map[string]json.RawMessage{
+			"name": json.RawMessage(`{"action":"accept","content":{"name":"Ann"}}`)}, Branch: 1, TimedOut: true},
+	}
 }
 
 func TestJournalStoresWhatTextCannotHold(t *testing.T) {
@@ -255,6 +272,7 @@ func TestJournalIsolation(t *testing.T) {
 	server := newServer(t, st, a.OrgID)
 	r := call(a.OrgID, server, time.Now(), "tools/call", "get_weather", "result")
 	r.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"Paris"}}`)
+	r.Rounds = askedName()
 	appendAll(t, st, r)
 
 	asB := store.Scope{OrgID: b.OrgID, UserID: b.UserID}
@@ -262,9 +280,9 @@ func TestJournalIsolation(t *testing.T) {
 		page, err := tx.Journal(ctx, server, store.JournalFilter{Limit: 100})
 		require.NoError(t, err)
 		require.Empty(t, page.Records, "B lists A's journal")
-		args, err := tx.JournalToolArguments(ctx, server, "get_weather")
+		calls, err := tx.JournalToolCalls(ctx, server, "get_weather", true)
 		require.NoError(t, err)
-		require.Empty(t, args, "B verifies against A's journal")
+		require.Empty(t, calls, "B verifies against A's journal")
 		n, err := tx.ClearJournal(ctx, server)
 		require.NoError(t, err)
 		require.Zero(t, n, "B clears A's journal")
@@ -272,11 +290,15 @@ func TestJournalIsolation(t *testing.T) {
 	}))
 	require.Equal(t, []uuid.UUID{r.ID}, ids(journalOf(t, st, a.OrgID, server, store.JournalFilter{})))
 
+	var calls []store.JournalCall
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) (err error) {
+		calls, err = tx.JournalToolCalls(ctx, server, "get_weather", true)
+		return err
+	}))
+	require.Len(t, calls, 1)
+	require.JSONEq(t, `{"city":"Paris"}`, string(calls[0].Arguments))
+	require.JSONEq(t, jsonOf(t, r.Rounds), jsonOf(t, calls[0].Rounds))
 	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) error {
-		args, err := tx.JournalToolArguments(ctx, server, "get_weather")
-		require.NoError(t, err)
-		require.Len(t, args, 1)
-		require.JSONEq(t, `{"city":"Paris"}`, string(args[0]))
 		n, err := tx.ClearJournal(ctx, server)
 		require.NoError(t, err)
 		require.EqualValues(t, 1, n)
@@ -286,19 +308,46 @@ func TestJournalIsolation(t *testing.T) {
 	require.Len(t, journalOf(t, st, b.OrgID, b.ServerID, store.JournalFilter{}), 1, "B's own journal is untouched")
 }
 
-func TestJournalToolArgumentsOfCallsWithout(t *testing.T) {
+func TestJournalToolCalls(t *testing.T) {
 	t.Parallel()
 	st, a, _ := seedTwo(t)
 	server := newServer(t, st, a.OrgID)
 	none := call(a.OrgID, server, time.Now(), "tools/call", "t", "result")
 	noArgs := call(a.OrgID, server, time.Now(), "tools/call", "t", "result")
 	noArgs.Params = json.RawMessage(`{"name":"t"}`)
+	asked := call(a.OrgID, server, time.Now(), "tools/call", "t", "result")
+	asked.Params = json.RawMessage(`{"name":"t","arguments":{"q":1}}`)
+	asked.Rounds = askedName()
 	otherMethod := call(a.OrgID, server, time.Now(), "tools/list", "t", "result")
-	appendAll(t, st, none, noArgs, otherMethod)
-	require.NoError(t, st.WithTx(context.Background(), store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) error {
-		args, err := tx.JournalToolArguments(context.Background(), server, "t")
-		require.NoError(t, err)
-		require.Equal(t, []json.RawMessage{json.RawMessage("null"), json.RawMessage("null")}, args)
-		return nil
+	otherTool := call(a.OrgID, server, time.Now(), "tools/call", "u", "result")
+	appendAll(t, st, none, noArgs, asked, otherMethod, otherTool)
+
+	var without, with []store.JournalCall
+	require.NoError(t, st.WithTx(context.Background(), store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) (err error) {
+		if without, err = tx.JournalToolCalls(context.Background(), server, "t", false); err != nil {
+			return err
+		}
+		with, err = tx.JournalToolCalls(context.Background(), server, "t", true)
+		return err
 	}))
+	// As JSON, so that jsonb's spacing and key order do not count.
+	require.JSONEq(t, `[{"Arguments":null,"Rounds":null},{"Arguments":null,"Rounds":null},{"Arguments":{"q":1},"Rounds":null}]`,
+		jsonOf(t, byArguments(without)), "arguments only")
+	rounds := jsonOf(t, askedName())
+	require.JSONEq(t, `[{"Arguments":null,"Rounds":null},{"Arguments":null,"Rounds":null},{"Arguments":{"q":1},"Rounds":`+rounds+`}]`,
+		jsonOf(t, byArguments(with)), "with the rounds")
+}
+
+// byArguments sorts calls by their arguments' text.
+func byArguments(calls []store.JournalCall) []store.JournalCall {
+	slices.SortFunc(calls, func(a, b store.JournalCall) int { return strings.Compare(string(a.Arguments), string(b.Arguments)) })
+	return calls
+}
+
+// jsonOf is v as JSON text.
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(raw)
 }

@@ -304,3 +304,56 @@ func TestAskAnswerOnAnotherInstance(t *testing.T) {
 	code, _ := answer(t, other, "mockmcp.000000000000.00", `{"action":"accept"}`)
 	require.Equal(t, http.StatusBadRequest, code, "no instance waits for it")
 }
+
+// TestAskRoundsJournaled: the rounds a call plays reach the journal, in
+// both eras, and verification asks who was asked what and what they
+// answered.
+func TestAskRoundsJournaled(t *testing.T) {
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Journaled asks")
+	id := createDesign(t, owner, askDesign(t))
+	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+
+	// A legacy call, asked on its stream.
+	l := askCall(t, endpoint, "greet")
+	qid, _ := question(t, l)
+	code, _ := answer(t, endpoint, qid, `{"action":"accept","content":{"name":"Ada"}}`)
+	require.Equal(t, http.StatusAccepted, code)
+	require.Contains(t, l.next(), "Hello, Ada!")
+	// A modern one: asked in a first request, answered in a second.
+	hdr := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"greet"}}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	_, body := post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+meta+`,"name":"greet"}}`)
+	require.Contains(t, body, `"input_required"`)
+	_, body = post(t, endpoint, hdr, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+meta+`,"name":"greet",`+
+		`"inputResponses":{"user_name":{"action":"decline"}}}}`)
+	require.Contains(t, body, `declined`)
+
+	verify := func(q map[string]any) float64 {
+		t.Helper()
+		q["tool"] = "greet"
+		return owner.Do("POST", "/api/servers/"+id+"/journal/verify", q).Status(http.StatusOK).Get("count").(float64)
+	}
+	require.Equal(t, 2.0, verify(map[string]any{"asked": "user_name"}), "the legacy call and the modern call's first request")
+	require.Equal(t, 1.0, verify(map[string]any{"answers": map[string]any{"user_name.content.name": "Ada"}}))
+	require.Equal(t, 1.0, verify(map[string]any{"asked": "user_name", "answers": map[string]any{"user_name.action": "accept"}}))
+	require.Equal(t, 1.0, verify(map[string]any{"answers": map[string]any{"user_name.action": "decline"}}))
+	require.Equal(t, 0.0, verify(map[string]any{"asked": "step2"}))
+
+	items := owner.Do("GET", "/api/servers/"+id+"/journal?tool=greet", nil).Status(http.StatusOK).Get("items").([]any)
+	require.Len(t, items, 3)
+	var rounds []string
+	for _, it := range items {
+		b, err := json.Marshal(it.(map[string]any)["rounds"])
+		require.NoError(t, err)
+		rounds = append(rounds, string(b))
+	}
+	asked := `{"user_name":{"method":"elicitation/create","params":{"message":"What is your name?","requestedSchema":` +
+		`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}}`
+	modernAsked := strings.Replace(asked, `"params":{`, `"params":{"mode":"form",`, 1)
+	// Newest first: the modern answer (the decline branch is the third),
+	// the modern question, the legacy call.
+	require.JSONEq(t, `[{"asked":`+modernAsked+`,"sent":false,"answers":{"user_name":{"action":"decline"}},"branch":2,"timed_out":false}]`, rounds[0])
+	require.JSONEq(t, `[{"asked":`+modernAsked+`,"sent":true,"answers":{},"branch":null,"timed_out":false}]`, rounds[1])
+	require.JSONEq(t, `[{"asked":`+asked+`,"sent":true,"answers":{"user_name":{"action":"accept","content":{"name":"Ada"}}},"branch":1,"timed_out":false}]`, rounds[2])
+}

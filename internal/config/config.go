@@ -60,7 +60,7 @@ type Config struct {
 	// design that cannot be revalidated while the database is out.
 	DesignStaleMax time.Duration
 	// AskTimeout is how long a round of questions to a client of the
-	// revisions before 2026-07-28 (requests on the reply's event stream)
+	// legacy revisions (before protocol.Modern: requests on the reply's event stream)
 	// waits for the answers when the round has no timeout branch.
 	AskTimeout time.Duration
 	// MaxPendingQuestions bounds the questions of one server waiting for

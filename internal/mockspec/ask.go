@@ -107,7 +107,7 @@ type Branch struct {
 	Content json.RawMessage `json:"content,omitempty"`
 	// TimeoutMS makes this the round's timeout branch: it answers, and
 	// only it, when a client asked with requests on its SSE reply (the
-	// revisions before 2026-07-28) has not answered every question of the
+	// legacy revisions, before protocol.Modern) has not answered every question of the
 	// round within that many milliseconds. At most one per round.
 	TimeoutMS *int `json:"timeout_ms,omitempty"`
 }

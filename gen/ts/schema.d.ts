@@ -1781,9 +1781,42 @@ export interface components {
             ask?: components["schemas"]["MockAsk"];
             /** @description With `ask`, the branches tried in order on the answers; the first whose `when` holds answers. */
             then?: components["schemas"]["MockBranch"][];
+            task?: components["schemas"]["MockTask"];
             delay_ms?: number;
             notifications?: components["schemas"]["MockNotification"][];
             broadcast?: ("tools_list_changed" | "prompts_list_changed" | "resources_list_changed")[];
+        };
+        /**
+         * @description Makes the call a task of the MCP tasks extension (`io.modelcontextprotocol/tasks`). A
+         *     client of MCP 2026-07-28 that declares the extension in
+         *     `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` gets a task handle at once
+         *     (`resultType: "task"`), kept in the database so that `tasks/get`, `tasks/update` and
+         *     `tasks/cancel` work on any instance. Its status follows the script, reckoned from its
+         *     creation: `working` through `steps` (each a `message` and a `duration_ms`), then, when the
+         *     task asks, `input_required` with the round's questions until `tasks/update` brings every
+         *     answer, then the outcome: `completed` with `response`/`result` (an `isError` result
+         *     included) or `failed` with `error`. Nothing runs in the background: 10,000 open tasks
+         *     cost no goroutine. A client without the extension gets the outcome at once (a task that
+         *     asks asks it as a scenario's `ask` does), or -32021 when `required`.
+         */
+        MockTask: {
+            steps?: {
+                message?: string;
+                duration_ms: number;
+            }[];
+            response?: {
+                [key: string]: unknown;
+            };
+            result?: components["schemas"]["CallToolResult"];
+            error?: components["schemas"]["RPCError"];
+            ask?: components["schemas"]["MockAsk"];
+            then?: components["schemas"]["MockBranch"][];
+            /** @description How long the task is kept from its creation (1 hour when absent). */
+            ttl_ms?: number;
+            /** @description The polling interval suggested to clients (1000 when absent). */
+            poll_interval_ms?: number;
+            /** @description A client that does not declare the extension gets -32021 instead of the outcome at once. */
+            required?: boolean;
         };
         /**
          * @description A round of questions to the client, keyed by question id (1 to 64 letters, digits, `_`

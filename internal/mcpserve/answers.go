@@ -32,6 +32,8 @@ type scene struct {
 	// ask, when set, is the first round of questions of a scenario that
 	// asks the client; its branches hold the answers.
 	ask *round
+	// task, when set, makes the call a task of the tasks extension.
+	task *taskScene
 }
 
 // answer is what one call gets: a result or a scripted error, after a
@@ -81,6 +83,11 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 			return nil, fmt.Errorf("notification %d: %w", j, err)
 		}
 		s.notes = append(s.notes, cn)
+	}
+	if sc.Task != nil {
+		var err error
+		s.task, err = compileTask(s, sc.Task, version, withStructured)
+		return s, err
 	}
 	if sc.Ask != nil {
 		var err error

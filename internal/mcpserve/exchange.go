@@ -62,6 +62,18 @@ type serverSide struct {
 	// them; askTimeout is how long a round waits without a timeout branch.
 	asks       *asker
 	askTimeout time.Duration
+	// tasks keeps the tasks of the tasks extension; clock reads the time
+	// their scripts are reckoned by (time.Now when nil).
+	tasks Tasks
+	clock func() time.Time
+}
+
+// now is the time of the handler's clock.
+func (s *serverSide) now() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside

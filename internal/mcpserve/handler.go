@@ -100,6 +100,9 @@ type Options struct {
 	// Relay carries clients' answers to the instance waiting for them;
 	// nil when this instance serves alone.
 	Relay Relay
+	// Tasks keeps the tasks of the tasks extension; nil answers every
+	// task's outcome at once, as to a client without the extension.
+	Tasks Tasks
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -262,7 +265,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
 		hub: h.hub, keepAlive: h.opts.KeepAlive,
-		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout}
+		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

@@ -44,6 +44,9 @@ func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation,
 	}
 	if i, ok := ct.matcher.Match(args); ok {
 		sc := t.Scenarios[i]
+		if tk := sc.Task; tk != nil { // no client is there to poll: the outcome at once
+			sc.Ask, sc.Response, sc.Result, sc.Error = tk.Ask, tk.Response, tk.Result, tk.Error
+		}
 		if sc.Ask != nil {
 			// No client is there to answer the questions.
 			out, err := askLegacy(sc.Name)

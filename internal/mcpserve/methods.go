@@ -39,6 +39,9 @@ func init() {
 		"resources/unsubscribe":    {Handle: subscribe, Eras: legacy},
 		"completion/complete":      {Handle: complete},
 		"subscriptions/listen":     {Handle: listen, Eras: modern},
+		"tasks/get":                {Handle: getTask, Eras: modern},
+		"tasks/update":             {Handle: updateTask, Eras: modern},
+		"tasks/cancel":             {Handle: cancelTask, Eras: modern},
 	}
 }
 
@@ -128,7 +131,25 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	sc := t.scenes[i]
 	var answers map[string]any // the client's answers, when the scenario asks
-	if sc.ask != nil {
+	if sc.task != nil {
+		s.call.scenario = sc.name
+		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name}
+		out, err := startTask(ctx, x, d, t, sc, call)
+		if err != errNoTask {
+			return out, err
+		}
+		// Answered at once: the task's outcome, or its questions.
+		if sc.task.ask == nil {
+			sc = sc.task.outcome
+		} else {
+			call.first = sc.task.ask
+			b, got, out, err := ask(ctx, x, d, call)
+			if b == nil {
+				return out, err
+			}
+			sc, answers = b.leaf, got
+		}
+	} else if sc.ask != nil {
 		s.call.scenario = sc.name
 		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
 		b, got, out, err := ask(ctx, x, d, call)

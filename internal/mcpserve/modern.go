@@ -11,6 +11,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
@@ -192,6 +193,8 @@ func (c *compiled) discoverResult(m *compiled, hints []byte) ([]byte, error) {
 		"resources": map[string]bool{"listChanged": true, "subscribe": true},
 		"prompts":   map[string]bool{"listChanged": true},
 		"logging":   struct{}{},
+		// Any tool's scenario may be a task.
+		"extensions": map[string]struct{}{mockspec.TasksExtension: {}},
 	}
 	if m.hasCompletions {
 		caps["completions"] = struct{}{}

@@ -192,7 +192,7 @@ func (x *Exchange) unsupported(requested string) error {
 func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) error {
 	// The members are read in place, without decoding params (the method
 	// does that): this runs on every modern request.
-	var meta, name, uri, version, caps, level []byte
+	var meta, name, uri, taskID, version, caps, level []byte
 	jsonrpc.Members(req.Params, func(k, v []byte) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "_meta"):
@@ -201,6 +201,8 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 			name = v
 		case jsonrpc.KeyIs(k, "uri"):
 			uri = v
+		case jsonrpc.KeyIs(k, "taskId"):
+			taskID = v
 		}
 		return true
 	})
@@ -269,6 +271,8 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 		target = name
 	case "resources/read":
 		target = uri
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		target = taskID
 	default:
 		return nil
 	}

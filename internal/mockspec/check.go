@@ -66,9 +66,12 @@ var (
 // ("result.content[0].data", "sequence.steps[2].error.code", "delay_ms").
 func CheckScenario(sc Scenario, output *schema.Schema) []failure.FieldError {
 	c := checker{}
-	if sc.Ask != nil || sc.Then != nil {
+	switch {
+	case sc.Task != nil:
+		c.checkTask(sc, output)
+	case sc.Ask != nil || sc.Then != nil:
 		c.checkAsk(sc, output)
-	} else {
+	default:
 		c.answer("", answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, scenarioForms, output)
 	}
 	delaysOK := c.delay("delay_ms", sc.DelayMS)

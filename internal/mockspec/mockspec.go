@@ -70,6 +70,9 @@ type Scenario struct {
 	// an input_required result and retry with the answers.
 	Ask  map[string]InputRequest `json:"ask,omitempty"`
 	Then []Branch                `json:"then,omitempty"`
+	// Task makes the call a task of the MCP tasks extension, whose
+	// outcome the client polls for.
+	Task *Task `json:"task,omitempty"`
 	// DelayMS is waited before the result, after the notifications.
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Notifications are sent on the SSE reply before the result.

@@ -106,3 +106,30 @@ func TestCompileWhen(t *testing.T) {
 		require.Equal(t, tt.want, got, tt.when)
 	}
 }
+
+func TestCheckScenarioTask(t *testing.T) {
+	tests := []struct {
+		name string
+		sc   string
+		want []string
+	}{
+		{"steps and a result", `{"task":{"steps":[{"message":"Queued","duration_ms":500},{"duration_ms":1500}],` +
+			`"result":{"content":[{"type":"text","text":"done"}]},"ttl_ms":60000,"poll_interval_ms":200}}`, nil},
+		{"an error outcome, required", `{"task":{"error":{"code":-32603,"message":"boom"},"required":true}}`, nil},
+		{"questions", `{"task":{"steps":[{"duration_ms":10}],"ask":{"ok":{"elicitation":{"message":"Go on?",` +
+			`"requested_schema":{"type":"object"}}}},"then":[{"when":{"ok.action":"accept"},"response":{"went":"on"}},` +
+			`{"error":{"code":-32603,"message":"stopped"}}]}}`, nil},
+		{"no outcome", `{"task":{"steps":[{"duration_ms":10}]}}`, []string{"task.response"}},
+		{"an answer beside the task", `{"response":{"a":1},"task":{"response":{"a":1}}}`, []string{"response"}},
+		{"bad steps and bounds", `{"task":{"steps":[{"duration_ms":-1},{"duration_ms":86400001}],"response":{"a":1},` +
+			`"ttl_ms":10,"poll_interval_ms":5}}`, []string{"task.steps[0].duration_ms", "task.steps[1].duration_ms", "task.ttl_ms", "task.poll_interval_ms"}},
+		{"steps past the TTL", `{"task":{"steps":[{"duration_ms":5000}],"response":{"a":1},"ttl_ms":1000}}`, []string{"task.ttl_ms"}},
+		{"a sequence in a task's branch", `{"task":{"ask":{"r":{"roots":{}}},"then":[{"sequence":{"steps":[{"response":{"a":1}}]}}]}}`,
+			[]string{"task.then[0].sequence"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, fieldsOf(t, CheckScenario(parse(t, tt.sc), nil)))
+		})
+	}
+}

@@ -127,7 +127,7 @@ func taskLeaf(output *schema.Schema) leafCheck {
 	return func(c *checker, at string, b Branch, ids []string) {
 		if b.Sequence != nil {
 			c.add(join(at, "sequence"), "a task's branch answers response, result or error, not sequence")
-			b.Sequence = nil
+			return
 		}
 		c.branchAnswer(at, b, output, ids)
 	}

@@ -28,6 +28,9 @@ type subscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs are the tasks whose status the stream carries
+	// (notifications/tasks), for a client of the tasks extension.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 func (f *subscriptionFilter) changes() changes {
@@ -66,6 +69,14 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	}
 	f.ResourceSubscriptions = distinct(f.ResourceSubscriptions)
 	s := stateOf(x)
+	var watch *taskWatch
+	if len(f.TaskIDs) > 0 {
+		var err error
+		if watch, err = watchTasks(ctx, x, d, f.TaskIDs); err != nil {
+			return nil, err
+		}
+		f.TaskIDs = watch.ids() // the tasks it agrees to report on: those it knows
+	}
 	if s.hub == nil {
 		return nil, jsonrpc.ErrInternal
 	}
@@ -95,8 +106,21 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	}
 	keepAlive := time.NewTicker(every)
 	defer keepAlive.Stop()
+	var tasksDue <-chan time.Time
+	if watch != nil {
+		if !watch.send(ctx, stream, tag) {
+			return final, nil
+		}
+		t := time.NewTicker(watch.every)
+		defer t.Stop()
+		tasksDue = t.C
+	}
 	for {
 		select {
+		case <-tasksDue:
+			if !watch.send(ctx, stream, tag) {
+				return final, nil
+			}
 		case <-ctx.Done():
 			return final, nil // the client went away: nobody reads the result
 		case <-sub.end:

@@ -246,7 +246,7 @@ var errNoTask = errors.New("the call is answered at once")
 func encodeTask(t TaskRecord, ts *taskScene, v taskView, resultType string) (json.RawMessage, error) {
 	ttl := int64(ts.ttl / time.Millisecond)
 	out := struct {
-		ResultType     string                     `json:"resultType"`
+		ResultType     string                     `json:"resultType,omitempty"`
 		TaskID         string                     `json:"taskId"`
 		Status         string                     `json:"status"`
 		StatusMessage  string                     `json:"statusMessage,omitempty"`
@@ -297,16 +297,11 @@ func loadTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		}
 		return t, nil, p, err
 	}
-	var script storedScript
-	if err := json.Unmarshal(t.Script, &script); err != nil {
-		return t, nil, p, fmt.Errorf("task %s: stored script: %w", t.ID, err)
+	if t.ExpiresAt != nil && !s.now().Before(*t.ExpiresAt) {
+		return t, nil, p, jsonrpc.WithData(invalidParams("Failed to retrieve task: Task has expired"), map[string]string{"field": "taskId"})
 	}
-	parent := &scene{name: t.Scenario, seqID: t.Tool + "/task"}
-	ts, err := compileTask(parent, &script.Task, script.Version, script.Structured)
-	if err != nil {
-		return t, nil, p, fmt.Errorf("task %s: stored script: %w", t.ID, err)
-	}
-	return t, ts, p, nil
+	ts, err := compileStored(t)
+	return t, ts, p, err
 }
 
 func taskNotFound() error {
@@ -420,4 +415,102 @@ func (r *round) all() []question {
 		}
 	}
 	return out
+}
+
+// maxWatchedTasks bounds the tasks one listen stream reports on.
+const maxWatchedTasks = 100
+
+// taskWatch is the tasks a listen stream reports on: each one's last state
+// sent, read again every poll interval (the shortest of the tasks'), and
+// dropped once it is over.
+type taskWatch struct {
+	x     *Exchange
+	d     *compiled
+	every time.Duration
+	tasks map[string]string // task id -> the state last sent
+	order []string
+}
+
+// watchTasks begins watching ids for a listen stream: the client must
+// declare the tasks extension; unknown ids are left out.
+func watchTasks(ctx context.Context, x *Exchange, d *compiled, ids []string) (*taskWatch, error) {
+	if !hasTasks(x) {
+		return nil, errNeedsTasks("notifications of tasks are part of the tasks extension")
+	}
+	ids = distinct(ids)
+	if len(ids) > maxWatchedTasks {
+		return nil, invalidParams("field 'notifications.taskIds' may list at most %d tasks, got %d", maxWatchedTasks, len(ids))
+	}
+	w := &taskWatch{x: x, d: d, every: time.Minute, tasks: map[string]string{}}
+	for _, id := range ids {
+		params, _ := json.Marshal(map[string]string{"taskId": id})
+		if _, ts, _, err := loadTask(ctx, x, d, params, "subscriptions/listen"); err == nil {
+			w.tasks[id] = ""
+			w.order = append(w.order, id)
+			w.every = min(w.every, time.Duration(ts.poll)*time.Millisecond)
+		}
+	}
+	return w, nil
+}
+
+func (w *taskWatch) ids() []string { return append([]string{}, w.order...) }
+
+// send reports each watched task whose state changed since it was last
+// sent; false when the stream is broken.
+func (w *taskWatch) send(ctx context.Context, stream *mcptransport.Stream, tag []byte) bool {
+	for _, id := range w.order {
+		last, watching := w.tasks[id]
+		if !watching {
+			continue
+		}
+		params, _ := json.Marshal(map[string]string{"taskId": id})
+		t, ts, _, err := loadTask(ctx, w.x, w.d, params, "subscriptions/listen")
+		if err != nil {
+			delete(w.tasks, id) // gone or expired
+			continue
+		}
+		v, err := ts.at(t, stateOf(w.x).now())
+		if err != nil {
+			continue
+		}
+		body, err := encodeTask(t, ts, v, "")
+		if err != nil || string(body) == last {
+			continue
+		}
+		w.tasks[id] = string(body)
+		if terminal(v.status) {
+			delete(w.tasks, id)
+		}
+		if stream.Send(notification("notifications/tasks", tag, ","+string(body[1:len(body)-1]))) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// TaskState reckons the status and status message of a kept task at now,
+// as tasks/get would answer them.
+func TaskState(t TaskRecord, now time.Time) (status, message string, err error) {
+	ts, err := compileStored(t)
+	if err != nil {
+		return "", "", err
+	}
+	if t.ExpiresAt != nil && !now.Before(*t.ExpiresAt) {
+		return "expired", "", nil
+	}
+	v, err := ts.at(t, now)
+	return v.status, v.message, err
+}
+
+// compileStored compiles the script kept with task t.
+func compileStored(t TaskRecord) (*taskScene, error) {
+	var script storedScript
+	if err := json.Unmarshal(t.Script, &script); err != nil {
+		return nil, fmt.Errorf("task %s: stored script: %w", t.ID, err)
+	}
+	ts, err := compileTask(&scene{name: t.Scenario, seqID: t.Tool + "/task"}, &script.Task, script.Version, script.Structured)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: stored script: %w", t.ID, err)
+	}
+	return ts, nil
 }

@@ -1898,6 +1898,8 @@ export interface components {
              *     a later request of their own, so their calls never take it.
              */
             timeout_ms?: number;
+            /** @description A tool's branch may answer with a task, begun once the questions are answered; its outcome may quote the answers. */
+            task?: components["schemas"]["MockTask"];
             ask?: components["schemas"]["MockAsk"];
             /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
             then?: {

@@ -116,6 +116,11 @@ func compileRound(parent *scene, at string, ask map[string]mockspec.InputRequest
 // the scenario's notifications and delay.
 func compileLeaf(parent *scene, seqID string, b mockspec.Branch, version string, structured bool) (*scene, error) {
 	s := &scene{name: parent.name, seqID: seqID, notes: parent.notes, delay: parent.delay}
+	if b.Task != nil {
+		var err error
+		s.task, err = compileTask(s, b.Task, version, structured)
+		return s, err
+	}
 	leaf := func(response, result json.RawMessage, e *mockspec.RPCError, delay *int) (answer, error) {
 		a, err := compileAnswer(response, result, e, version, structured)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -131,32 +132,34 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	sc := t.scenes[i]
 	var answers map[string]any // the client's answers, when the scenario asks
-	if sc.task != nil {
+	if sc.task != nil || sc.ask != nil {
 		s.call.scenario = sc.name
 		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name}
-		out, err := startTask(ctx, x, d, t, sc, call)
-		if err != errNoTask {
-			return out, err
-		}
-		// Answered at once: the task's outcome, or its questions.
-		if sc.task.ask == nil {
-			sc = sc.task.outcome
-		} else {
-			call.first = sc.task.ask
+		// A task, or questions whose answer may be a task, until an answer.
+		for sc.task != nil || sc.ask != nil {
+			call.first = sc.ask
+			if sc.task != nil {
+				out, err := startTask(ctx, x, d, t, sc, call, answers)
+				if err != errNoTask {
+					return out, err
+				}
+				// Answered at once: the task's outcome, or its questions.
+				if call.first = sc.task.ask; call.first == nil {
+					sc = sc.task.outcome
+					continue
+				}
+			}
 			b, got, out, err := ask(ctx, x, d, call)
 			if b == nil {
 				return out, err
 			}
-			sc, answers = b.leaf, got
+			sc = b.leaf
+			if answers == nil {
+				answers = got
+			} else {
+				maps.Copy(answers, got)
+			}
 		}
-	} else if sc.ask != nil {
-		s.call.scenario = sc.name
-		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name, first: sc.ask}
-		b, got, out, err := ask(ctx, x, d, call)
-		if b == nil {
-			return out, err
-		}
-		sc, answers = b.leaf, got
 	}
 	var n int64
 	if sc.sequence && s.seq != nil {

@@ -124,21 +124,21 @@ func (ts *taskScene) at(t TaskRecord, now time.Time) (taskView, error) {
 		}
 		clock = end
 	}
-	if ts.ask == nil {
-		return outcomeView(ts.outcome, nil, clock)
-	}
 	var answers map[string]json.RawMessage
 	if len(t.Answers) > 0 {
 		if err := json.Unmarshal(t.Answers, &answers); err != nil {
 			return taskView{}, err
 		}
 	}
-	if t.AnsweredAt != nil && t.AnsweredAt.After(clock) {
-		clock = *t.AnsweredAt
-	}
 	decoded, err := decodeAnswers(answers)
 	if err != nil {
 		return taskView{}, err
+	}
+	if ts.ask == nil {
+		return outcomeView(ts.outcome, decoded, clock)
+	}
+	if t.AnsweredAt != nil && t.AnsweredAt.After(clock) {
+		clock = *t.AnsweredAt
 	}
 	budget := regexlimit.NewBudget()
 	for r := ts.ask; ; {
@@ -209,7 +209,7 @@ func errNeedsTasks(what string) error {
 // client that declares the extension, else the outcome at once (or -32021
 // for a task that requires the extension). handled is false when the
 // outcome is the caller's to give: sc then is the scene answering.
-func startTask(ctx context.Context, x *Exchange, d *compiled, t *tool, sc *scene, call askCall) (json.RawMessage, error) {
+func startTask(ctx context.Context, x *Exchange, d *compiled, t *tool, sc *scene, call askCall, answers map[string]any) (json.RawMessage, error) {
 	ts := sc.task
 	s := stateOf(x)
 	if !hasTasks(x) || s.tasks == nil {
@@ -228,6 +228,11 @@ func startTask(ctx context.Context, x *Exchange, d *compiled, t *tool, sc *scene
 	}
 	rec := TaskRecord{ID: hex.EncodeToString(b[:]), OrgID: d.orgID, ServerID: d.id, Tool: t.name, Scenario: sc.name,
 		Script: ts.stored, Arguments: args, CreatedAt: now, ExpiresAt: &expires}
+	if len(answers) > 0 { // the answers to the questions before the task, which its outcome may quote
+		if rec.Answers, err = json.Marshal(answers); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.tasks.CreateTask(ctx, rec); err != nil {
 		return nil, err
 	}

@@ -110,6 +110,9 @@ type Branch struct {
 	// legacy revisions, before protocol.Modern) has not answered every question of the
 	// round within that many milliseconds. At most one per round.
 	TimeoutMS *int `json:"timeout_ms,omitempty"`
+	// Task makes a tool's call, once its questions are answered, a task
+	// of the tasks extension (whose outcome may quote the answers).
+	Task *Task `json:"task,omitempty"`
 }
 
 // MaxAskTimeoutMS bounds a timeout branch's wait.
@@ -259,6 +262,11 @@ func toolLeaf(output *schema.Schema) leafCheck {
 
 // branchAnswer checks the answer of one branch of a tool's scenario.
 func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids []string) {
+	if b.Task != nil {
+		c.foreign(at, b, "a branch with task answers in the task", "")
+		c.task(join(at, "task"), b.Task, output, ids)
+		return
+	}
 	n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}}
 	c.foreign(at, b, "a tool's branch answers response, result, error or sequence", "response", "result", "error", "sequence")
 	c.answer(at, n.forms, scenarioForms, output)

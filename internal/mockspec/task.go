@@ -87,35 +87,41 @@ func (c *checker) checkTask(sc Scenario, output *schema.Schema) {
 			c.add(g.name, "a scenario with task answers in the task (task.response, task.result, task.error or task.ask), not %s", g.name)
 		}
 	}
-	t := sc.Task
+	c.task("task", sc.Task, output, nil)
+}
+
+// task checks a task at at; ids are the questions asked before it, whose
+// answers its outcome may quote.
+func (c *checker) task(at string, t *Task, output *schema.Schema, ids []string) {
 	if len(t.Steps) > MaxTaskSteps {
-		c.add("task.steps", "at most %d steps, got %d", MaxTaskSteps, len(t.Steps))
+		c.add(join(at, "steps"), "at most %d steps, got %d", MaxTaskSteps, len(t.Steps))
 	}
 	total := 0
 	for i, st := range t.Steps {
-		at := fmt.Sprintf("task.steps[%d]", i)
+		sat := fmt.Sprintf("%s.steps[%d]", at, i)
 		if st.DurationMS < 0 || st.DurationMS > MaxTaskStepMS {
-			c.add(at+".duration_ms", "must be from 0 to %d milliseconds, got %d", MaxTaskStepMS, st.DurationMS)
+			c.add(sat+".duration_ms", "must be from 0 to %d milliseconds, got %d", MaxTaskStepMS, st.DurationMS)
 		}
 		if len(st.Message) > MaxTaskMessage {
-			c.add(at+".message", "at most %d bytes", MaxTaskMessage)
+			c.add(sat+".message", "at most %d bytes", MaxTaskMessage)
 		}
 		total += st.DurationMS
 	}
 	if t.TTLMS != nil && (*t.TTLMS < MinTaskTTLMS || *t.TTLMS > MaxTaskTTLMS) {
-		c.add("task.ttl_ms", "must be from %d to %d milliseconds, got %d", MinTaskTTLMS, MaxTaskTTLMS, *t.TTLMS)
+		c.add(join(at, "ttl_ms"), "must be from %d to %d milliseconds, got %d", MinTaskTTLMS, MaxTaskTTLMS, *t.TTLMS)
 	} else if total > t.TTL() {
-		c.add("task.ttl_ms", "the steps last %d ms, longer than the task is kept (%d ms): its outcome could never be read", total, t.TTL())
+		c.add(join(at, "ttl_ms"), "the steps last %d ms, longer than the task is kept (%d ms): its outcome could never be read", total, t.TTL())
 	}
 	if p := t.PollIntervalMS; p != 0 && (p < MinPollIntervalMS || p > MaxPollIntervalMS) {
-		c.add("task.poll_interval_ms", "must be from %d to %d milliseconds, got %d", MinPollIntervalMS, MaxPollIntervalMS, p)
+		c.add(join(at, "poll_interval_ms"), "must be from %d to %d milliseconds, got %d", MinPollIntervalMS, MaxPollIntervalMS, p)
 	}
 	forms := answerForms{t.Response, t.Result, t.Error, nil}
 	if t.Ask != nil || t.Then != nil {
-		c.askAnswer("task", askNode{forms: forms, ask: t.Ask, then: t.Then}, taskLeaf(output), nil, 1)
+		c.askAnswer(at, askNode{forms: forms, ask: t.Ask, then: t.Then}, taskLeaf(output), ids, 1)
 		return
 	}
-	c.answer("task", forms, taskForms, output)
+	c.answer(at, forms, taskForms, output)
+	c.placeholders(at, forms, ids)
 }
 
 // taskForms are the outcomes of a task.
@@ -127,6 +133,10 @@ func taskLeaf(output *schema.Schema) leafCheck {
 	return func(c *checker, at string, b Branch, ids []string) {
 		if b.Sequence != nil {
 			c.add(join(at, "sequence"), "a task's branch answers response, result or error, not sequence")
+			return
+		}
+		if b.Task != nil {
+			c.add(join(at, "task"), "a task's branch answers response, result or error, not another task")
 			return
 		}
 		c.branchAnswer(at, b, output, ids)

@@ -157,6 +157,27 @@ func (e CreateServerRequestType) Valid() bool {
 	}
 }
 
+// Defines values for EndTaskRequestStatus.
+const (
+	EndTaskRequestStatusCancelled EndTaskRequestStatus = "cancelled"
+	EndTaskRequestStatusCompleted EndTaskRequestStatus = "completed"
+	EndTaskRequestStatusFailed    EndTaskRequestStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the EndTaskRequestStatus enum.
+func (e EndTaskRequestStatus) Valid() bool {
+	switch e {
+	case EndTaskRequestStatusCancelled:
+		return true
+	case EndTaskRequestStatusCompleted:
+		return true
+	case EndTaskRequestStatusFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Eras.
 const (
 	ErasLegacyOnly      Eras = "legacy_only"
@@ -409,6 +430,30 @@ func (e ServerType) Valid() bool {
 	case ServerTypeMock:
 		return true
 	case ServerTypeOpenapi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSummaryEndedStatus.
+const (
+	TaskSummaryEndedStatusCancelled   TaskSummaryEndedStatus = "cancelled"
+	TaskSummaryEndedStatusCompleted   TaskSummaryEndedStatus = "completed"
+	TaskSummaryEndedStatusFailed      TaskSummaryEndedStatus = "failed"
+	TaskSummaryEndedStatusLessThannil TaskSummaryEndedStatus = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the TaskSummaryEndedStatus enum.
+func (e TaskSummaryEndedStatus) Valid() bool {
+	switch e {
+	case TaskSummaryEndedStatusCancelled:
+		return true
+	case TaskSummaryEndedStatusCompleted:
+		return true
+	case TaskSummaryEndedStatusFailed:
+		return true
+	case TaskSummaryEndedStatusLessThannil:
 		return true
 	default:
 		return false
@@ -882,6 +927,18 @@ type DuplicateAgentCardRequest struct {
 type DuplicateServerRequest struct {
 	Name *string `json:"name,omitempty"`
 }
+
+// EndTaskRequest defines model for EndTaskRequest.
+type EndTaskRequest struct {
+	Error *RPCError `json:"error,omitempty"`
+
+	// Result For `completed` only; a CallToolResult (absent: `{"content": []}`).
+	Result *json.RawMessage     `json:"result,omitempty"`
+	Status EndTaskRequestStatus `json:"status"`
+}
+
+// EndTaskRequestStatus defines model for EndTaskRequest.Status.
+type EndTaskRequestStatus string
 
 // Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
 // 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
@@ -1778,6 +1835,37 @@ type SwitchOrganizationRequest struct {
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 }
 
+// TaskPage defines model for TaskPage.
+type TaskPage struct {
+	Items      []TaskSummary             `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// TaskSummary defines model for TaskSummary.
+type TaskSummary struct {
+	CreatedAt   time.Time                                 `json:"created_at"`
+	EndedAt     nullable.Nullable[time.Time]              `json:"ended_at"`
+	EndedStatus nullable.Nullable[TaskSummaryEndedStatus] `json:"ended_status"`
+
+	// ExpiresAt Null when it never expires.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+
+	// Id 32 lowercase hex characters.
+	Id string `json:"id"`
+
+	// Scenario The name of the scenario the task plays.
+	Scenario string `json:"scenario"`
+
+	// Status `open` until the task ends, then its `ended_status`.
+	Status string `json:"status"`
+
+	// Tool The tool whose call started the task.
+	Tool string `json:"tool"`
+}
+
+// TaskSummaryEndedStatus defines model for TaskSummary.EndedStatus.
+type TaskSummaryEndedStatus string
+
 // TestRun defines model for TestRun.
 type TestRun struct {
 	DurationMs float64            `json:"duration_ms"`
@@ -2054,6 +2142,9 @@ type SkillName = string
 // SuiteId defines model for SuiteId.
 type SuiteId = openapi_types.UUID
 
+// TaskId defines model for TaskId.
+type TaskId = string
+
 // TestId defines model for TestId.
 type TestId = openapi_types.UUID
 
@@ -2140,6 +2231,12 @@ type ListJournalParams struct {
 	Since  *time.Time `form:"since,omitempty" json:"since,omitempty"`
 	Limit  *int       `form:"limit,omitempty" json:"limit,omitempty"`
 	Cursor *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListSessionsParams defines parameters for ListSessions.
@@ -2256,6 +2353,9 @@ type UpdateResourceJSONRequestBody = UpdateResourceRequest
 
 // ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
 type ResetSequencesJSONRequestBody = ResetSequencesRequest
+
+// EndTaskJSONRequestBody defines body for EndTask for application/json ContentType.
+type EndTaskJSONRequestBody = EndTaskRequest
 
 // CreateToolJSONRequestBody defines body for CreateTool for application/json ContentType.
 type CreateToolJSONRequestBody = CreateToolRequest
@@ -2469,6 +2569,12 @@ type ServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx echo.Context, serverId ServerId) error
+	// ListTasks List the MCP tasks of a server, newest first
+	// (GET /api/servers/{server_id}/tasks)
+	ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error
+	// EndTask End an open MCP task by hand, now
+	// (POST /api/servers/{server_id}/tasks/{task_id}/end)
+	EndTask(ctx echo.Context, serverId ServerId, taskId TaskId) error
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx echo.Context, serverId ServerId) error
@@ -3673,6 +3779,62 @@ func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
 	return err
 }
 
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, serverId, params)
+	return err
+}
+
+// EndTask converts echo context to params.
+func (w *ServerInterfaceWrapper) EndTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "task_id" -------------
+	var taskId TaskId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "task_id", ctx.Param("task_id"), &taskId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter task_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EndTask(ctx, serverId, taskId)
+	return err
+}
+
 // ListTools converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTools(ctx echo.Context) error {
 	var err error
@@ -4279,6 +4441,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/tasks/:task_id/end", wrapper.EndTask, options.OperationMiddlewares["endTask"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/tools", wrapper.ListTools, options.OperationMiddlewares["listTools"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/tools", wrapper.CreateTool, options.OperationMiddlewares["createTool"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/tools/:tool_id", wrapper.DeleteTool, options.OperationMiddlewares["deleteTool"]...)
@@ -10431,6 +10595,235 @@ func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSe
 	return err
 }
 
+type ListTasksRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Params   ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200JSONResponse TaskPage
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks400ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks401ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks403ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks404ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTaskRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	TaskId   TaskId   `json:"task_id"`
+	Body     *EndTaskJSONRequestBody
+}
+
+type EndTaskResponseObject interface {
+	VisitEndTaskResponse(w http.ResponseWriter) error
+}
+
+type EndTask200JSONResponse TaskSummary
+
+func (response EndTask200JSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask400ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask401ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask403ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask404ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask409ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask413ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask422ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListToolsRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -13316,6 +13709,12 @@ type StrictServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
+	// ListTasks List the MCP tasks of a server, newest first
+	// (GET /api/servers/{server_id}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// EndTask End an open MCP task by hand, now
+	// (POST /api/servers/{server_id}/tasks/{task_id}/end)
+	EndTask(ctx context.Context, request EndTaskRequestObject) (EndTaskResponseObject, error)
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx context.Context, request ListToolsRequestObject) (ListToolsResponseObject, error)
@@ -15489,6 +15888,81 @@ func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.ServerId = serverId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EndTask operation middleware
+func (sh *strictHandler) EndTask(ctx echo.Context, serverId ServerId, taskId TaskId) error {
+	var request EndTaskRequestObject
+
+	request.ServerId = serverId
+	request.TaskId = taskId
+
+	var body EndTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EndTask(ctx.Request().Context(), request.(EndTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EndTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EndTaskResponseObject); ok {
+		return validResponse.VisitEndTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTools operation middleware
 func (sh *strictHandler) ListTools(ctx echo.Context, serverId ServerId) error {
 	var request ListToolsRequestObject
@@ -16405,461 +16879,474 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P39ctvI1S8K30oX31SZfANSlOxxEql2PSV7NIky1lhbkvPxDL2JFtAkOwIbHHRDMqOtqvPXuYBzEefC",
-	"9pWc6rW6Gw0QIEFKsp0ZV6UyFgj0d6/v9Vv3nSidL1LBhJKdw/vOgmZ0zhTL4K+3NItPY/2vmMko4wvF",
-	"U9E57FzNGKFTJhSJaBa/kITHpDvJ0jlJuFRj+Gmsf5IkzUiUMaqY97Q36AQdrhtaUDXrBB1B56xz2NG/",
-	"jXncCToZ+yXnGYs7hyrLWdCR0YzNqR7IJM3mVHUOO3kOb6rlQn8qVcbFtPPwEMCgf4IG64ZtBqx7bBgF",
-	"/GfdEOb00zsmpmrWOdwfDuuG8D6bNi1bmk2p4P+m+hEsXMMo0mz6+KV4n00vk3xaP5JFfp1wOeNiWh2U",
-	"TPLpmmHpnx+5QOdZOl+opjVawK8rxwof+0cKnzQdJ/z18at4wWSaZxFrGm5mfl8ZsP3BH7J91jRo+/vj",
-	"h33JsluWNQ367O05kfAGiZnkU7EyevzVHzs+aRo5/voU45aSp6Jp4OzTIkkzqtJsSSS+WjN0eF4eOzxq",
-	"Hjz8/ASjv+FJ0kx+pP7Z0B/SlYLesHFEZeNxgPfH25Ckg/obd5lz1XiCpf5xdRX109Ia6geNI9U/Pn79",
-	"rphspAuKyVWqoB/6g9R/N41R//YEQ0zTpHGIaZqsDjFNk9IQ0zRpHGKaJo8d4oP+WC5SIRmw8Tc0vmC/",
-	"5Ewq/VeUCsUE/JMuFgmPgOzvLbL0OmHz3/9L6snce939LmOTzmHn/7dXiAp7+KvcO8evsNM60gjdEi7J",
-	"nCZ63Cwm3VwsaCbpdcLIXy/f/xQQSq5pTJzs0Rt0NB9PxSTh0Wcfc3r9LxYpEiVUzpgkd1zNCBWEfeJS",
-	"AbMUjHQpyQX/JWd4kdOMfLg4xWH/kGbXPI6Z+NzjjmiSsIzM6ZKIVJE4JWrGJelmacICcsOWREbpggV6",
-	"tJREWSplX3LlNgmH/1OqfkhzEX/O0f+UEplHM7vyXBDl5vNClqQTGOM5XSYpja/S9B3NpuxLHerrNF7q",
-	"k53oQWREzaggZ8f/GL95//0/x2/+eXVyCaO9StMzKpbnWtyKzD2Un3PM729hdEbii0hGFSMJn3NFuoss",
-	"jfNIv0jmacxIKpJl75CEeh7nH968O307vji+Ohm/Oz07vQrt1CVZsGwk5lzkiul/kyjhWh2gcZwxKQcj",
-	"0Qk6M0Zjo0hcMJUt+8cTxbJVunnJolTEkuRC8QQGesdFnN5pwYopqQllsQaG1nGh2JRlQI//0b+gir3T",
-	"E+rD/5dXbcMXF2xOudCEc7uvJFOrU/kg+Cei+JxtPY2H4qR80TPS4nCoVTUmPH93fPXD+4uz0mnxDklA",
-	"5IxmLCbXSzyKacKjJcnSXIsYVMTwVIuQPGKEiXiRcqG+naOdztEHQXM1SzP+b/a56fgtTXhs5XLNaY7P",
-	"TzXvGZT38e9//3v/OFczJpQeDatds0KegTktsjRiEsSGLyjG3LEk6RtB5jrXzAqmfERClmVpJkOQCCRh",
-	"tyxbkglnSUyoIhOaJ2oA22/61EM6Pjg+njKh3tKsRp48FuT44JjsD4bEvUW6csEiPrHTpQd0sMhSlZJ0",
-	"AmdFf7HIUs1IA5CuNDtN0juWvaVzlrwFXQOu1SJLFyxTHGXEiC7oNU+4/bv8K/ukmIhZXBqt2abrNE0Y",
-	"FZrVwWugeenfuWLzmrZKk1zZ7ABNUPAmjWOuX6PJudcCSsPmMxQZOg++uFw3sjzjdSerph3zgGYZXcJw",
-	"cjn7KVVuyWV9B1JljM7N9a/+XNdPzOBMnIpFrs7SmJWXbGVVqsMyn7/P1a7fr9+FOI3yORMK5vwhS2pf",
-	"EkbPXd3DLL3lMRLp8u77jKP207y2r9IG/wwvBeW2PtassWRRnnEFHJVnbG6tnG6Ztjph1SW0rV/qC83W",
-	"tLdbP940bniSPOZKsU90vki2PSI8rn2N73hiGw9LuusZVnS61ReVQwS6szGt+CtoGv7Y5gjki0WaKRaf",
-	"CsWyCY3Yum0CQh2lyRsu4jKlKN0ceOdvLJNN26mYoMj5HnN7qqNZ7bvNCtw2jrPSae1C161f0WZQ5kp1",
-	"NLOWELobszKBoPOpP037dhKam0U0iwcFX/Pe6PO5Hhy6RdSsc9iZcjXLrwdROt+bp9HNPFq4/2oJLBM0",
-	"2XONwgocx/EZm1+zzDPA1BODCU0kq3JlLVMmVQPfd6+C1Y3XWj6SAliOzmFnDv12gg4T+VzvQHon4G/z",
-	"w8dgw45h53WHoCQGlEeMkqf+l8iTBIW1Ep0rhlwVOWiSvJ90Dn9eL6q5vt/6nz98DCod6g7A3BaPqSpZ",
-	"zWKqWF8L1526QZlvrpf1bHEXSttqOif4Zd0dY5+iGRVTNja3uywm/n3GMtQT7HtEztI7aYwoWUzuZjxh",
-	"hIP8arw+DPxOG7dols7ZgqKJZePLyC82GCc1/7hNI8f/t9z00+Lj2i1PeMSEbDfeOVM0poruMIwz+2nt",
-	"IJrFIrv4647kxnFnbJFKrtJs2WqaNdJDqzmCJ6OW6Smq8lW5oxO66YUEnb80Y9aaZ2xP9ogOPLoUZ3Si",
-	"SbP7vIY0BZ18EW99mUE1c0et1az/VnyylrsFnTuaaXVf1hki5lQrtn3zORdTQmOwbNDrNFd4M/Gq/iuX",
-	"isxpzEgXZ4hWFvAOPEKsMXvk5JuCpZYZsCHXxcXx7nzppLlztMKUvfvs0T/vepX2wVu3yn2o0LkSKS7R",
-	"8tJZWMue3q5VaqlciqjEMw0PXtXu4nROudhWftZiynhu5dqKcj9PxZQo9kkF5DblEQsIn9MpC4hWnNKA",
-	"THjCtjkFQSehYprTKfY2GAx6g86hpg5Vi8bp5Xvy+uWf+vsk0mMjXaa3ZZLZt9v3iJJ7myn+S6YiIHLB",
-	"WDR7/Ewzqtg4sSa6cq8/ZIxBp4M6iqDvBRvPqaBTUAfbbX9Jud/0+kNbofNt+R49rdxZFSu21hnh9G6t",
-	"u+KJ2PozoC31HlV0sE0IRd+5tXPBCta6Z9stvl2X51r305KUsyojG8tn7e++KWvz4cQn1aV7L2DVRCpY",
-	"QK4ZzVgWELrg4xu2DEiqh3AQkGsqeRSQuUpkm8XUsqgxzdeaK/9ydXVO0gz+e0k+XLwjXTsXolIre/Zq",
-	"b6bl6A0T0QSkny2igGRMqoBMM7qY/ZLUNjVnapY2OOhhiPjCETl/f3lF7mZMEHotmagnGVYrbhzaPFoU",
-	"o9IjNGMLyB27lml0w1TrdWh9fk99rvs8R/gdR321fDgdld5Omqy1CLFPahzlmWylMFbFHOi+3MhaYeDM",
-	"E/ertm/FpmnGt7U/lfXLVSb7x9fD/UNCCYh13YPhwav+8Lv+cL+HLngnumKMwb8hsKB462p/eDjU//vv",
-	"+guzrfWrKkJTSYoJrBEV9CwecVDPCjHweY7pZT3v0JcT2evS8gxoYECODSdJuLjBC0mJ7gyCd0g3nEcL",
-	"E+oWBprtYJQcj0majYRlR1UnaABOTPhWNwNfQnupIFz1SEQFudba0G16w+I6D0yFIVeIqyIJo1KR74Za",
-	"c8hopFgma8/F1iaIv16+/+lvNMnB9jCnn07xIz900x2hYm3qyatZ0yK6EIOh0sxF3K5Sa7NkzQFVeg3V",
-	"jCq7FfBvWEmtWSkbVkeyXNQviaiNxyui7w5J+L9+pv1/D/t/Gn/8/e/Cej5QCo1eJ940h/15bWiJmzGi",
-	"2Z67fDVOLZVnQra0rrY2d+KVedYL+aTMo8EUUcsR1vIAaOiCSZCoVu6YOUZUEklvWRwgXZaN2vxg0x1+",
-	"4ru5/jKuvVhbuO5aH/MtTmvZWrKjYcOYMlxL2x33t2BaeLZD/7eSqalixYfIgNZ7/gNnSXyiv6l1uOiO",
-	"amhlljMUZZ3Zd06XmuWULL41yqq/xNh4YEdce5fEUh/KOvl/iQEHt/q81pmX/d3R8vzggt6dMSnpFI73",
-	"8YL/yJary3ed5iIeUymZGvNYNoQwm2h1akKL+hDsGEPcY8ZoNGPyiLD5Qi01ySWTPEkwHrJkedhovF4v",
-	"Au7iYlidiuaXKGDkkmXkbpaSKRMs0x8RrhqY/oJnTD7KrtzSfp9Qqca5bJB732khReZRxKSc5ImeglaO",
-	"ojSLWQwElQtCyYTdEYnxWno+uw24kYbBxsLNMyZmvd2aWMPR2Oz58j3D2FawcgrX2Se93aisV+2NgnP/",
-	"JAwTb9DujPKtviiXdvVWj2YYuRdCMuNCkSm/ZQIZZahUciZDLVDP05hlwkSFygH5Hq0YUv8WLjJ+SxUL",
-	"fR8AugeAn8KPq3ukyYd+u39LMwix0p8V4z23DXiPbFN2YldX784ayIcdu56fZvB6bgHhgsx5knBzUgMU",
-	"RCHjB2aTTkgIwf17CZcqDPTcIEfJ/D0SocsBcq8UTxSbLxKqan/LGI1D1CmQtO3FXEapVko0ARsJs8Ra",
-	"YXzdH/6hf/DHXv16vx4Oh0NUOOb0E5/rBf/j61f66TDozLnAR4Ww74IJ9bIlyVWaeiLTWuf1ikFI6wEg",
-	"weOKBUimYy1i3WVcKSZIV87ooggMdVqDNbsQI3b1VqWt8ZwZ7902UooXONjqUr3F998kaXTTQkPiEll3",
-	"U5RYHqk8Y/FbL3yx/egrF9lOZYMkVMNr31IRa3mFHWfT3BrCt5NlG6nvuki8h1qiY8aCWYE19lIzxvaE",
-	"cHV6O4TANUxw7RRsruD2yznnc3ZlTLnt17p9XKMb4mXEBM14WmMHSwWexI18xsiA608BZiC1bmvtoK+M",
-	"HrODD+OyVQSwNyUt8o+lWaUdzpxb4BKxOKgjFhti4rYceu0KAktwrqalLxVlaaogWkorpchjWcIjrqoR",
-	"lWtZcKWDC9No9fll0Un1pxO/U8j80kqyC7ZtCqp0u1LONx7W2Zh8mj3cQAo6oHBr7j5hJmUhjNyQ9sw/",
-	"GfBholUL8uHitG+ZeWHjOSThPfxxSH4GnSggg8Hg44NvXvI2ymczWxmYDJ81zIBc6xZ037qLQ+N/1f//",
-	"oCUM8xQ8sP+b5jFPAxJTRUn3mkr2+lUvIJYSPYAAYz6wkkng/nVI7vOMF6//F/ZC/rcewbVr7+EhBMNp",
-	"taFxwsVNQKAJfZgCorhKdCve7P6r1Lzk/2b/9RAe4aJr9TaiWbYciZAKkeIBkkZoAtkgrLOzWn+ZvQV6",
-	"0FoHnGPMA6wJxD4YSl78E4a8WXuAX3dgyaBBOIPCbgGDRfjdxnC7HYLsgvVG6oPhUAucB8Ph0xup6+Lk",
-	"NhBXP3hts6tysDlWbesItVI8WiVMQdMOnAo5XmjtpH8wGAbk7PQqIG8uv++/7L9NKGjPfz5/1385GDa5",
-	"Op1Ta8vItSazuDOF9z/+/ndhQKgi87TqeQhs/qsJ7yrnaG4MWttxOx4dyrbhxHjhXvURXVYZIf8Y/HPw",
-	"30eEkkXG+hlLGJWMyHwy4Z8Il4RGEVso1hChsNlwX5AD0Oh3owVosShgGVZm9YabvLsbttQXF/KF8f2j",
-	"4vmMCTKjEq1lJEQbSliy2jSZiiojkG2GwGRhzOuiXaHSjHcm94dDfQJpkvS2s+NVlLg5F/bPuvBb37ZW",
-	"jTZK57hu81TrGdZCoKfDJcnYJJcsJt1Xw/3egJzlUqEXEF6a5FoVbLR/NWoBVbSHORdO/nnkeXvv3ePd",
-	"Tt1Ogww6shan5nuW8VsWkwkus4kGqkRsLKhSLNOvW8r1setI2P0weL3/YJ/3/ut3j72RqKTuyJ23VmSx",
-	"N1+L3WB+oPJmU5tnaXRzLG9q2HlFkK6VpFFg2XYGnpyzYQI7nh9Npmpi44F+UHkTBnB8rjMqohmTRGWc",
-	"xfoeplnMMntrqZB3wNxAwMS/uJiS0M46hMgNCX5nOqVclKjOpkV/A71X+VAbr1fzcbQGh7YHsrw+f+a3",
-	"TCs3oDmEpAsCfJqBHweiVEIty4eke80FzZYQMIZKgkgVuU7VbNUqt90J1O1vet3O8Y1+Fyx4Jf1wvfGu",
-	"eLVs+2vToTXS7XZT+JyNrbKxAaDnKz32xcFgiWTW9G3BrtI70fsM98EZucpLswvfw6aaLxNCZu2ueUEk",
-	"dDkLS6SCeX4O86cJxKxNdAAXy9i5sNabnJy7xn2oVDJuY6xy/pCdDjfL6MY+TvQ7D0HHLMUGpze8tPtF",
-	"sO6CsSfDb2BLpVxHL2l53DSExjTn+sSsY0FmSi30FdH/lVatWTnHDV7mUjJfGt14x8j8mS6YoAtee4xK",
-	"uoxtZn8wHAzLQ9h/YgnSwLftqLJQyRoXk17LNMkVa6ks7iqINutLJt63Bv9kBU1PttCPtlzXnCu226o2",
-	"X++G87frHaQZTRKWcDkvHbt9z/O4/9rzOe7X+RylShfjVIwnlCd5xloGwSOyW1ks3UIL/G44bBd95Dpq",
-	"3qkrJtWXP/6t8zs2CEKYbb053KK9RqAbdUyrzZq7ZXFdrVl88FY/7S1pYoKY4FUgzLQ32fv++fsRtDzq",
-	"HJKRmc6o87DqI9hoQN7Rb6UlsR1cVuua1JsAGJhFjli7VWoI+Wm7AvbsjDEQYryNydtghMQV5xTYvbej",
-	"1HFTINsNPmwXwZPRu7H5YDVcBcxLSrJkEkCyt0AbVCoiNiCXTMSEK0IlCY8NEBQwqkPyBhKByCgfDl9G",
-	"N2wJ/2Cg1Yb/6B+fn/Z/ZMvDld8HRWanlkXm0WL88peD/h/uTv5xfHb+7mTdfz5tZHx6lsV869b1+xwB",
-	"nh7rHRHNsNDpYmlgWY9IiPPXf+AC9PXP4YZMoYd1A3+MZrGr2W9lNCdGaK/iB/BoBhKMC7nR0j2IOQ4a",
-	"2KZ9WV1xQEIMQBpTEY8TNqXRMiRd/AZoW+9wJIrYJBuaRLoLlvUtnpbx0gWrMU499OJxwRWnCf83C/ua",
-	"C8S2nZGgCb9hAxJi3+NUJMvwsEjXAIvhNZukGSPFMI5sZJoDMqSZ1X8xLEnm0WwkXDN3aZ7EpNt/efB6",
-	"uA8O39WhBmC41vOhZngvJJnQJLmm0U2xUHaE/rL09UNncvenC/N3o7zjamYTx80MzNqRKVMoEbwaDkcC",
-	"DOYfhMNVqag5MJPhwUEPgGld9oR927o3DIBjoW1UdroTdLxl1/pEMcWWYQP6LJ7BV8cifmdb1U/xj/fY",
-	"cPEaPPioT7HJEm/AHzmg9RKUB/5+fHBMMiZitHJ0B4DpdiPSO4HR3X2IGtf8pT7z6mvCOPkigCTbwYL8",
-	"dvE+qmBna60l5lj7HpjWmCFfHUbITmgdbaGkSsv6lUBcVKAsvPkHjibViTY+NXuKEPASdfxSObe1Z3ll",
-	"Ys36pPEFrh+MKUPRKIz/QHcIWbbSCzH/n2YkmtFUAn/nYorot4BlS8KMKhaSLgS97Pe8aPCIJkkBljwS",
-	"d5QrScKYJXQ5npsQJSNJGeDQkHRt1yBsvCSjzqnJOSLwBulyoefGYhxcb9Q5MgwfpIii+QBf0NISTRKU",
-	"cWSS3gFgKeRmsLhXn4KKLRhpE400L9sEijMb87xWxTp/69KaMoP6WhiGarsQOWCVVfc+K6cI1OqHWh2W",
-	"CxYN8CA8OvHLtgeD8XK0Vs41gL4iaqpTmUqq+c/DjwMXazvQn1IFFKrJ27r5MmCfxQe1F6KAHSwPuLmX",
-	"wCyQPxc44noKFczEFRaUI+xI+cu+91U/QfWl1gp7y7JKuCqeMZcAuDkQD0bgtRXYWgvrVunPJtXqSl/d",
-	"pzbjFVhtFuoagkRoNGNxANRGmToX8gWxzRyRN8eXJ2OA0zBvGJx11Pr1JScRnTOi0t4OSqqdcXxlUccf",
-	"w4AumFS6oTrm8wRJoJYFNWeBPgSdvzCa4LGt0DeqqF5V/1SlN5pdC3pLOXLCjw2wQQh5VvosZtOMxg2A",
-	"Za3FGYfV5YZXfFw3u1OgXmdvz99SBD7YNQJlO1Ta+kziauyrfmvtoHe7Uh52eFM4+HoLeOfSRGchMLe1",
-	"QGDImdX2u2wwHZCSzax3BKEOUqVZKZyvmFmzUcnlMqFZqZTelN6J2mCmLV0umFk5Bj7f+oqWD9DmkJxG",
-	"ffrs7bmzDGnJWK8euDoP9/YM2UeeGi2qGAdroGmbj8/7BRPH56c72vcNonX9VOyvAaGSUExkNvVIIMTB",
-	"PMnIP4/P3iG+GIHoGTS8ZiTMswQMpRts1FsdFzuqFxKj4x95WtbxpJRMmIpmpW6rU7TPw5acBXetSB5c",
-	"gUOeL5SsK2NQxNw3/FzAHqw76Gh1tdSrLvUTKjOhOFi63l5XzTiPf59RRSKwEEI4FHMtQZEd/WxCuZpN",
-	"8iRZmugaAThy6EMGwc/USWAJ4NE9AvfRLImdq7+EgVvrDYzzFOBpDErGLpesFWpcY9ksx52OyP1DgyTj",
-	"pUKuH379oZtTpYUtJ4yvB50Dkm3eRNgZays+Ipqc4RhFKhgxDbeC1S1Q8lqmpJWCEjaDFLRi1WYQweqS",
-	"BKVafo0sXQ/ucgfn5zHSUvzUI7zIY0E3NmnCtyy7porPd3CGFsApG4AqQCnWO9aCdv81zbUqeCJUVuPe",
-	"M05HI5vXW2O1CjOOTJRYwznxaE8DBH9CFROR1dQrqnJQe8bbWEcNaF5NJKPEJmtp4BIJm7smxukCrgr9",
-	"FelSB9s41xKYSMfwQ4/EHCkn/Nk6dNDswpkZVQMwaZRu9lOblt6bt0vFRxqrwFgYJwnuIi1VdgtSgOQK",
-	"S6llLGL8dmvDbZE2uwJPlM/nNCvgzIAUkW6RoONn6NS7LrI0F00QKvibbh3mCQU0jXxsynvZsmxkkdCl",
-	"5nI2ktSHVqH4ClJLecNioI/b7u4FFKGrrbrxS85ExKxzfLNt234gFVs0SF6KLQovYHeIvsYehnCBTxGb",
-	"cIfcSbObr/AmaLOJAYpDq2EL9lGHVeIfNXeVTd/uUBfXooHm++tUuvXesSzRsBIlCqoEsLJX7vDV8pLK",
-	"nW42qtVUojZSA+bUUJ5oAcvZ10jGaFyfhOgsb/X561TWpYKBkhNGXC0PCfslp4kko845zbgcdYCX3FH9",
-	"5F0q4lSMOvVYcj5l3mAcKDbIjGjN8r0vyF4lpw/xN8LD4pSDg5wWZLsLJx2PzgtpADt6tq4VuNY10+xf",
-	"nL9Fe/RIdLELBvh++qa4Kp5Sf2jpPHwLhx0Ig0iLTs0xPCIhWKxDMK+PhNOEStb4IxJmDC3g4aFLrTLs",
-	"JuZygdzm1XA/IK+GLwPy6uBPvbInG2dlD7G+a2aMHRumrJcZ+6g16piFPjfm0scYykrCxJfy1JSobW3A",
-	"K1zadUyh62EGBMRiCQQE0AV6hg+4LQ9GAnURfWashmJTCLxWkcP4tUAH5NiNAXRyZH9JKmz1zZE4GL76",
-	"I7leQtniiSkum2ZQshX0WmNgIxEkjKPEGRAuyQ1bKNT8cUGxICmVIxGOOt2ETRRJc3VIvnt5sI8d9Ead",
-	"8IjIFLwrapZKRhZUKrL/mvzI3zhbbsFU9SDgAnSN52ck9KfQ84RnUgWYa+nWuTcg/9POl5tqCjS5o0sc",
-	"bp0Dx7S8vQLm4lasV+p6WSw2jwMzQ9hMMDWjqYwK4u3+C71c96MOhZqRGNCImbCjTkBGNvtG/3A/GAwe",
-	"HsKeFRwKPSrmBh11rW+HLn7GjfpYI6aD1LH9GsBWvZDeQa8uAgi6elf1LJFU4syQ6I06D6EVzoywOBLe",
-	"meYSqOwdlT0QHAOCzMRbwj3EEQsfuwSY8dOALydi9qmQcuyIQ336QpMr5OcFadp9s6Lvatm9C9QaKQTU",
-	"BzQXOYDalbG+Mi50icIz/S/swZhIbH+GExh6vVmsko2WvGL77kAoKBErLjyfSZcKEmIQr6WdoUOqAvJk",
-	"HbgmUery8oRkbJEse0cEzB9G4MUVuIMr4hbNdXOdpfl0psg1jW5Goos9XtgC3WGP0IliGdwlmiWcZfgZ",
-	"nOLSOfDj3fX6jtO8YQ3MbK1+ZUglmr6LEy1gS1rAQuKFMoseOCrjjpk/njou8y6dcvHcFbAWVMq7FGPC",
-	"NtfDXy105bWwZg6FdlYeZy43myM/yBpXNnxY1+FZTS9RnmVaxPYjYGpTVX5yl9XhSF4zzSqBe4u0lMAC",
-	"93hJgMvhGUkF1vmvmpo2W7a8ZtuLQtWYpxUHxKMWtzqqoHEZ67cBzCqrW7ED8qc7zI3l21rXasNFaWcR",
-	"rFkUNO3Zgw+9lzAsm1fiKYKUzJrujlNpE4jXuAM3pTycIhVGmvSwaqPcJPdCSX1Eh/JkBNLdB8zFVyRh",
-	"CoFSYj7lSgYkHIcjkWYk7IdHIM/FfDLRdF9fS0LJgqqZ7g8lxt6AvDUh0+kEHG1eMPWUKbSmaYlVjEQD",
-	"EyOO1yAfCw2iNSWSTwWLtT4Fv1wqLXNgzDXyninlwgQXVflVaWBQds5wrYzdcogexoAjzYBAYHLLA/K1",
-	"E4y6dXJPQEKrQZhHRqgBdEytUVisTBgbj90o9B0YidCE7QwwhJ8LqaiITBi/eZhREadzk9rQs0nQet4v",
-	"oG6z0IpBxug88OK0cCpm+awiPBLWLgIoJFhPJJ0QrtDBa73LWmB2EfTdg+EBOTYAMUfk1XBopapipSBg",
-	"bCRQiaCK8Lh3VFjfMJwM0MeAWpsRWskTDm5XMi3Socg1nsuwNyCXoNNAGyMxz6UyODUkVOyT2oOp93Hq",
-	"GKIWpXMG55Nhwj9M8lpLakckVTOW3XEt8aByP2UKTyNGqxVHEAExwx6RdAmqVRoAcM6KFoiBbwNyLOyU",
-	"PMltym+ZVpnkiiECLTyQ7nI/Qs0eVIwojVlATKzPw0Ooh+/MQtIhovpkYx99qKVHrcVwF3BWIi1PG3fm",
-	"pc1vF9moVfk7unTCaomwMRHLAQnvQAHg0jcLuQULsGiJvn3OmK/Ppj1JSUJmaRIHsBtIQKQqqRF19PKw",
-	"VoVEBTKwkHYPIenqrQXGBXUk6jRMhLcboaVw1DkcCf8L09QAknpAZ7PWP2zFmDrxJ3AM4fP/daxb7kEh",
-	"EEOYXuiDpllmMBKm2QCyMhLwYS0uwE6nhwME6wW8nSr5EB4Z/wA40+8fQqvO64WTA3KlyQD7RCOVLEeg",
-	"ZKUTwAQGEmPwgfMEkILRKgeZM2hjDXGDBNxLSwQAA8KQSqRJI4F63lGB62VtFDFji96Ru5ovpNXNXKRq",
-	"AYOiN5fROACCbhEhRsJDjEAH+MzFzJaBI+zWaqoEt0c2zlUTddcvZAW5TuZ0CWtHwvt7Hg/0pdL3fJHQ",
-	"iOnnwH8nPEkM9LjvNtHLxDQXur+vPyUPD2FtkOx2+CYe4ki7nIMV7JGPdbaKguT7G+BUay5wEQprhHvF",
-	"DMgexaBmcwY7RfT6yEDrB1w9X11qAwAqB84eh8Bp5Ujw08y5ZHqtHUtbARG1SDUtNMH2cXRtmm0BllGB",
-	"5facXK2Sfe27jfgxVz5mjDlCgn1SSCksTgwpmBFm/h2fn5JoxqIbiezB6Z8gH3BTVqW8Y7uunWO2b6wJ",
-	"4inZ7Ho8mkKqWl26M3rDjPFHeTbFsu3rENJzLeqOpmkQwc9VYLzIVujBtddiphWtV1IaSRedrEDfXMJg",
-	"s1DbAzA/kaqRcL6gimGoJEiakg2IcUfFsoSIfwRsxQgOVMQj4dNeFAVKlkQtzMYcJcsBOTYsSLO6heVa",
-	"A/J3YzIEudONxKVRHF/+OL46PTt5/+EqJN3XQyJRc3Hy8YTyBHMmnUjpqSze0hmipFUdShKqmLP5mTXg",
-	"maaHAZGp+QsTKgSDMlT0hhGuKtD6L6vA+rUgF3fm3qWCGZ6wTTDu/S73Z0Xb/riBGj18yRu4oqJvL+7a",
-	"8xxYmYpYkcoTOEPNfbTueEjq9VHBWCzxFjonSbkBlyy27HnqKzRseGKBX+iaAHnxcCSa1V3suGjPpESD",
-	"KKkF4pI2bF7GH2vFFh/ZezsTrJcesjEaGdYc4goeGxemJQVhQ3C7Kl30E3bLElKMTb+yyPicKwhSXS5Y",
-	"KeilHcutmJzsXGvmUmeHQgT1Tcu5Wu7WYqFvuRH001ilNwwtq+sJTC1O4xZ9tUTKqxbHqNoxjQGWSsml",
-	"oqVSFU1JO8YW2VTa4mEDWitcrPEiYxOWaSlHPrGEJpdSsfl44WpVrJ+O24fA376Pm8NZG4jtM9sWfkoV",
-	"n3iFibcguWGSTsNDEgqvCbln5m+U0BDusFHjYqqoppL630k6nbIs7A2ghM40Y1KGmjqWG3M/mdaKv7EV",
-	"lSqaaN3R9tor/PA2eA/iD6aYPaU3Y+DnZXIJxrUirISD1xZCkOvyJU02+dr40m6STjEgcPf0Slg2/17F",
-	"7BqyX7mYpBDGonjkFcfzIlyijCse0UTfwoRlEPwyZ9mUiagefxC3ohX+nc8ZNoKK2WWvDVmFnav/pQLX",
-	"n6TTjtfYk6Dxu9tVOv5Pf7v80itbCjMRFYLFJTVaa1UDsIZgS3B8GQf7T8XO1DWGJmPlMmFWFqMErFuL",
-	"hHLHb9MJATPaHh7hBeVWeHfGvpixRR8C4FDCt6H7I9GNU6Ww9J60cTQkNFGBg4irZYg5j0QAg/XD/kPg",
-	"VT8PPyImEfw1GIYYszASQOVlz5i6iDXh2WEDVbDCnoHhliSEqWiyYN83BAgmFw5G4r15LrUQCDF9+m2R",
-	"qnHxl2ZIlAv4t1Q0U3KsuwNbnIiLP8wShyPRvTg50BIh+8TR+YItur+mCv8frF1o1UvwDy7CATnTDXEx",
-	"JVyOREQl60smJAg7g5EYCc+qove9LOJOtEiEzkNp1Rei7lJrltcSr4SixKjLXDOwZUJI3eFI9D1T3KE7",
-	"HF5SlF/JS3cJHoTQ1SDR+waWORi/wuypkSBIp/VxWKmEFVbMBVqwlbDJkKdAUOIIUJS2SEW6yYPhwXf9",
-	"4ev+/h97R3bkNtaRsE8LkHvBgxaW7SZhTTmyQ8+6CIVUtJSpe9FUwMxSb9DcuKSgWohfuc0crVLJEPjC",
-	"eEEC3Vjd7LtgOWFl07kxi5WWoOcXOMEZN4VokrDsBMFSLw9hEQVq7LjOkJgnCpt0ZuVDp7xjqT/0D0LE",
-	"CgbRhFKxhT7QcKXXWK31zPWYDN4B+tL0JUYy6PHhngmFCzO2YFSNEyoVEoRoGSUsPCJRmgtNOhYs082a",
-	"/E29MAs9MLSe3LAl6WLmKAnPokVf0+C+NX/1f2RLPWqLbGw+MnTKnCUqb8LDHUMfA1sWccZEBYgZTlSR",
-	"TlQBYkbnnTEiw6QKS1sP7n5ZLgoLh2s1UMnPxnAeOS2oYWxjvawW+JKVvqyNUpi9sc6pG9Es06oZHs+B",
-	"ffVKS1p6W9FyCKfHOkmLbT8yu17IYwsqJZNHEEXnL9GAvBclZ6h1ZrwckuFwSObSlIU4KmxpsN7TlElC",
-	"7+gSfF4YnadbwFW9zlIaR3DYAKgKvV2IZSIJRfYJ0eVwCYRIc61hBAC8BxPSbWlynN6yLCAqHQkTULPQ",
-	"E5P5tePrqLozERq7nEs3M6nIZietB9s/LtYcQZOk5+dZGFl3fmhwSMa6hzEOP/aqU1ae+1Uqyz+RawYu",
-	"4MoBKEpelhpZOSWuEqY/hvJb5fKY7j3whRn0uZFApEMS670Tqd2Qx/tm3HaXlGRXF2plCYs8yurj+vWr",
-	"Fa8L0/LLFZ8D1tQxPxtwqVJRvmfEzvyM2C87wguXTs5W8KYlsX5zvntb307VfLUiJRGsiI4ShpNskA6/",
-	"kJhF3vkP9RHtVmMAo1gg3N3EyxrnAbjAHbrkF6qq0aAVXhY5OE+uEXp7soV1DkSu7RB+FVtsW/io2HiL",
-	"H+/JY6WsGv8piGib9XKcQustsOv0DFtg0gK3VMh9TdzerFVPQ40YjOI7CsGDtRBc5U4vGPjWZCkpHXKk",
-	"Ero0vJ9LyGUcrDiknh6/62vyf7c1nl5iZuNTnqD1EHe7BAm3TPKf009jrJo+zqjSiuac12QDnLOsX4r1",
-	"jhgmSBpxE5soIbkQ3R7pOl+y1qjmXOSK9UwWyJxRISGK/JZlGY/ZoFXORnOtYOM1qENsTRLIBNSv+AXj",
-	"WwRI15cU+3Dxri/phME1RIHriGAm4dJfEWYwDGvzN7eHt6zL2jXAlQbIsH5D64KzS/3XOUj8Q/kU8drr",
-	"4/NbR22fQ+nA4zzm6ilG5TV3ATBIXyyLcnUkq7jEUjJVm6pRQP/A8ftw8Q6Uz3in/IuWxIMvxlwwteHO",
-	"WZS57j/6P6TZHc1iFut/YbQKGOKuLj5cXp18Pz6/eP+P05PLXiv4kxu23JC0IlJySxMONmRIqLYgMFsv",
-	"SBkqo7ipaX6deNe08DfshtqQ5qrkpQD+EHRgElRB2vwtj0GCWY8vt7odAO6NLzi7XT1SEcQxAoL1Zr8k",
-	"rJ7ZiKA4nXYqQYFKV0rx97ooTlF50ZovyFuLUlaBS1yO3fpVYhbsmvkbwYV6/ap2/rDo7V51G9Pm9ark",
-	"2mZvi7mDqbLlsLQIve7gbUe+sOei1aBY6nWbZMrY1yGQxGwCGPUp5DaAxdo3IYNkiig+BvKjEfFru5L6",
-	"GLvZppJ7CTdsu05s5G2bbhye2HZdaKF1c/MPjZtz4l2IylUR+lz4+D1etqg9n2M5owffvTbyriuaOuz/",
-	"ifYnH+9fv3r4XR11m1qA0K1oIhYKLqAJN7NypA9bw13p+7jjzHaCKcd736bGHMzqb8X79ZBtSHf9WVSW",
-	"vNRn4La6gjJeWu/VPW++8ZeGbD7urupWimv6+Gup2/Nv5CoOUCsEwAWLChTAR5yU7S687tbe9acA7fMH",
-	"3ryRfyudzCp+DoA/t5+CRYuuW3rclDokSQg+8NiAxzCqgTgkslQRJDzj/vR1PGwD4PgtT/rYdCFrpMmU",
-	"mElDSpNAl2iLbHdsLyiWzM24dumz9Dph89qSbRc/vCV/evXdH8gCXyqANWvsPqopNxjGvc3GOWjy2osI",
-	"yz9uQJbzgI4tbPerg4NaXCuuqvjeH8QiSyMmpaZP5EQoBN1uLG9ZfEmv01wdXidU3HRaBfTY/t2IG7bG",
-	"xOg9fRnux9Xd3sUutLGgX0u70aMLeDdVhFtfSnMzauWvpoL3U9mHfPHA2IoqpU3cQQ78QNNtTEWVk71t",
-	"kHCpEHd55wB9U5J0MoFIk+slCYv398w/WVhYru1sIGVP2Y8WGZvwT6VdqpRmXOtkrRffP1dF1GJLNxcx",
-	"bVtkEHfsSQxoDeJae4NeiTTsUnoew8a6FHyhNkwJK88XqaRULF1kGQRlHRIIwAoIhF8FLn2x+BfEXYHI",
-	"wT6pteXqt07QLIe8f1x1A5eGekTC+3t7sqvJqRC3Y/JTuYAAElgHCFiUYKH+cHEqB60i621oeq2MpJut",
-	"S1Yr8mebxugSaPUFtkEdU4YY4NUiqcNW0f0NR6lUj7sRb94VKTQlEhCCwrku2CLNFET/+NX0fKnyYHjw",
-	"qr+/3x9+1wk6GDz4sn/w2v3xur//R/vH/n7/4LvaBXW+sG0pZtyASCxS0f83y9JqCB8G8AFQmCkMhLGv",
-	"dIGlJcGnk8bMRdr2Xx4MvxvWWwjbBKwPNkV2b1Ms3MCENhZcaXDUudV9WmfdmhqvK4uC7xC/Ehihtvhi",
-	"t0gi7LmUQQiNjlmU6FvNxUhgENzPow5PB5CWApThk7JHeC9aGceo8zEE0xpC6GLEiA+24ZIcp0zJkbCV",
-	"HzHU8IxLycW0YZpLU/1xvzcgfgFigOeFYKp2xqxKq7sENV0wyZT16e9YZae2OC40bLDXiiDQVCTLrcsl",
-	"1FnhnEGixr+zVeRZkl6vDv4NFzQrWF33mkr2+pV1uk4MN9P3H26rBSto4wapSGrr+Vvx6jMBGNTMwpsk",
-	"Jde4EJaZD760ysTnbGyV1o1L/R+hDhXClYt/LmNA9L5SPSno5Blv6d6q0Z/0x1Utqtje4rSbK1q+ONtp",
-	"VvYevGlx1wOCd510tSwX0ywmNFnM6DVTAVnQOGZxLyiiCbUoVkTOZozGGKetx1wvl9XpNNWLuipy6Xva",
-	"tZC4eCJKosL6IbUoqGCH8BTaTLOxuLU+c8GkeuvH25bH4wq21KCC/xIQof8P03sQuohyIQPC5U/5nGU8",
-	"0v/US6r/e6xHpv/x3tUYMolDF2zKPtUGnayW4rPJUoN6EnJr61+shaF2hTKq62SK5RWz3iC9ZUwqxaQa",
-	"FEv4aPHNtmnEN297mgq80EjlmErYsrYK+7RAvO/2n6wrmFg6JLUgpU1eOru/6ynbyq54Mwjs7F1HTaf8",
-	"BD5pilpzIGlbVf0rtr3GSGjHOG4KddBKyMGnTw1Vf3xffO2ETm3hoUpsQRovt7gBdpxFjPku8JLVBV5B",
-	"l3yzLDTWhF6zJCDhqIPohGcnV395/z2iExJ8pLccH4w6QOgNKrqM0gWTtUXpdqmXt9KI7ndcVETZvaFf",
-	"cpYtn6Clh5YECA/D0xMfT1F55DF7inqGUcYU8mFJ5ogWXXcU1hT2MfXgNiEYmGoi+u1i5G2ZwZNhFdTs",
-	"RhMYc5vt8Mi5fn2sslxEVDUR5zhHcts+kOxJrmBBLTcFJdlwLdstTquzMrvyVNrvoqv/8gzbWMvIH8uF",
-	"isSXFV5kS1aWhKk/n1yRvVyyTO7d8/ihFr/ZWvxWa2CJ1KHVYYGEaxrd1IpxNZxwc+j0OrkhK6jSpsXx",
-	"8I5LAfxtFfvizmmtvjxsd1rHzYOtAq8XtUMzRyb8UkOVpar2EPiHpFnmaT7TT1IYfOVEX2q+XFdm2xLi",
-	"iifk5CoA6OCAnH/Q/3d89fYvAfn+5N3J1UlA/nJy/L3WD96fX52+/+lyrWpQYREAU4Cmwb0jEt4DB34I",
-	"iWRTcBv6/gcI5wWo54HH98Fw7q7I2uvRxDZgbG33BJfu6bfkqp5te4W6V01mOxic7DfXy80c/H5doJ3e",
-	"jXWh4gGmEkKtRAvVS4n7HkqIQ1jNnMYIP1ZnJqwklTUXpXqiCpT4Q2vQ+i1zh9rGvosWtTcLlWKtRQ8E",
-	"8K3YEx7wh+cKGagNE3DH3I3YrsLKkSsd4a3tXXDNnsiW01hE/rNkdFzSW3Ysr8oy/3bwaU+uQm+iHjWC",
-	"RescrLbBB5cu6rJidcnVbDyvdW6GdMHHN2yJxd0qmWbYpyQU/TQYQp7eCchQ87KOfAeuSIU+46bZWu9s",
-	"RKMZG0vLh9fHZkcz5m4lfqhUMm4T1R3N2NXVuzP5hdiFF/NdFUh5wkyFom6c0Ynqra69xZJ4NXw1qK0x",
-	"ZN8crysb7mAaECcN4HQADcMMrl4EzujG1T3R7zzYsnythdQf4PVa6bQlf6gv0H7BsLI3Fn3Vl+BUTFIA",
-	"Cq+XyIyPd3xbBDRsiMUpxT9gE7c8NtDkrVxP7guzY5trozZH8maMUOEKmttNBtVGc4pDEt7fcBEfArQJ",
-	"XfD/PY8WAcmzJCAYqBwQXOoAS9cHI6EyKqRuL3Dtjql6CD3fH3ZjxJbrJZlREdeXBKuEN5tdrXPyFV21",
-	"v5l6aqV6PDjJTtCZR4v6FC4XVl4Rwv9y3D/47jWZsU+WvhWL6oUDb9wrF3C7+otd13VGns18cktxqwrM",
-	"p4VwNEzDSn18qnSLpoCghhtp3h88Ql6yXVavYOWCBTYUuUjIWLn1htZVGEuZQQUe9yzKkJaor7upj5DP",
-	"kHU/hXRWJFRskM0qqehUYpUWfCF02JwALb+gU2YIgXFeJ1SqHeoht5XwmJS13o/PrRRuyZa208w2UpUn",
-	"VTt8RcPzvT/iyMIeNdXb3yUiZGsz7i42v6dK0/5aLHv1JcfrDHYmaM9f5o115cwuPw1lkrJBe/o8aiP2",
-	"v5vO+FmcSNu4h+qtiseLBdZ6tdXNcM4vJMSwkA8X72xRX0vf4TmCuNXKyk/oHqyxQK7Zp79zNdPEpUh5",
-	"/IJ8gBUD2easN9YP/8ZXzB92YWsPAp+KfPHI0rRudrae5sZataXCozvmlvj1bss39I/6av7hgEQzmtFI",
-	"AaKoBcj8w4EpX14JE/vDQanDP25dM7duUutWvMl3m1YAlbbBpXnKOrH1gy+SnJ8gq7BobV1m4SYr0BYW",
-	"veb8sfWT9dPDqmmrOw2unBnVJhOqOnT3QtPIm0O1N415zufsyii37SfUKiwVw09rJtQ0iyZ76xamwVXD",
-	"3mM5Q51ta53e3p7QF2pzebfr9Gozw6aVuzIuqO3WDdwil654zSZRzLy5brEQu3v7JttcAn+0teuQ8zpY",
-	"nS9gqn70kaMZTRKWcFnjFt0nWS4MwCog1tkw+CMyTzNmf9UskIoloQos1PUZUlKli3EqxhPKkzxj9RdI",
-	"YQZ9mdJvdop+Po+fG+DqhMpr+RjlXB+uJ1Ha4JR+MZVN936R1xiCtrcV6DVm8dghPpWP6Q/wqzmiULAO",
-	"/gUHM0rzJIYs1SwX9Sez5RVaH2GsfyvGV3P8b/hiseEVRbc2p0u9yK2DB/Th1Xd2uxMEztq8VvevVpdp",
-	"CqLDrBE7VreWtoHKAlb2u7p4pZWqmkSKOa47k092uxrW5fNdMLs5q7hV1ry2KiHi6+v9Ptvf0fWRdDJP",
-	"1HYu++Yww+0vSp19JstFI2wkRPlkubBoOw5KAWKpdoFL9PBfjFvH3QE87MUxd+a+j013eJv73k6Lsc36",
-	"H3lQhWat8Oy0Djnzz+fTRp5d3nEVzXwtdTdLQ0mzbhs95a9btYG6e9p4Rbe/Y0/Aqr70VdzmCNdxkeKk",
-	"ugu0hh3Y2a7Zl6fgBWtY5GdhBfU62RfM7AUFyitW2l7f0xd/bCMmt4Tit3GW22ApoRrZsq7qI0uB2K0d",
-	"Ywr9OKoAJay/h40QC1tHkX4mFKXSIaiu9MpOb1ie7XQofSGe5GK3wRpsznvVn/9UG/b0jikFCeQxn3Il",
-	"AxKOw4CEfVPFYBAeESnoDRtH4OOR5A61mfki4VC2yNSDx9jEamrywR+rVm4fkvG4/9+0/+9h/0/jQf/j",
-	"72tRGT/A8h5P4ahl8W7cleZq1orqBZ3qTWjnXnXjK1+Huhi1zTGeEIvf/mS4vk9MFH8lJ78mKX+WztnC",
-	"pLdu9mSL29QrF7vdepwWH9euRsIjZpwEGwcyZ4paeJsth3FmP60dxBoT9iKVXKUYm7BZtL7hSbLDxl3q",
-	"71ps21qD68qVr9wc6GS36/PkR7bk467Uq2lY5aL6c7QYF8iwmw9NtBjbXIXdgT3Ac83UWlf8EzFmlWdC",
-	"7hLO57b88dpIY+URV3LmYP/VH1798eXrV38ISmXK25cI2dIXakt9+OwDecfHrvlH/+P9MHi9/2Cf9/7r",
-	"d50tlg0dYTsymCfAG91Qsmw7+KFm+MP9BqyQx6OGbpjAjhv/6wENbT561pO54+HbCZhqO6gngLhZxXkq",
-	"VayyqFaQjXhdQr8ZfHUIVbUjh9rFc3oD6SoViKoSMpet9r71JfNxpqoXoTV7+qpu0NeCM4XO+a2hDBtu",
-	"JHrld9c2XKbU153StP0JXl+F4nNk/awayQ3uLoH/NxHmGZunt0wSXhNgvvtVeo6cn63JQDUHaOXMb040",
-	"2T6xw5tw+ZTsfsXAbfUUCsmzgTtXYhKc9Lv/uiz1ftYgg4IOfjfcQsbYPdN1bZhsq3Cbry0Xe80qQc3J",
-	"pz2TTaS0app+wiKbT2S73mCPsDu1yW4JhsdfiYW79ujIugC+XZweLuB4N3dHnXHchvFuSNH4G8v4ZPnX",
-	"NM8E3fEGGBFx25raLpHegp7pw9t3mBd6ylYIxb18IQtp9IYtEZoSBgyNxCPRDe9HWmmY8Gw+oJF+Puoc",
-	"klGHRhFbqFHnIQyIfgdg2PGnXLJsYNUVfbJHnYCMDApfmuFL7JecJnLUCUZihOCL+PxYCN0oIHjSGMVc",
-	"qXzB2WaGRjRJXkjIfCNZmosYo4NmVE9qeTQSEFoisQAjVHrCF6apy+fGbNkt70PJQvHE23Nk0PwswCVg",
-	"iLoOd6h/DlBnddXpvF0+JP5K2aU1qwWjgTgJ94XJZTGY0V2Kqz8SoK2GElQYvQLYAIyAcNXDxfao+etX",
-	"TT6MJheGvuwNlR+hmDRBt7o+ITgFC/NQKvLsUF7Xl3m2ts5tgbBLMRi6jRZEognVqzY27kyfDa0D4hwz",
-	"qKLaVOfSR+ysYE3Y+ts/gckmpIokTF+m/XCwphhOUwAzn/BWEeru1cDVXPQwORvB7x/AIxrlGVdL8Cwb",
-	"SrngP7LlXyC5q+6YLxKqgO4dn59qEheQ8B/94/PT/o9seUjm82gxHgwGMGGuv8A0Mev9POy4l4sVwS7B",
-	"AMRoxrLjvDbzq67rY/CeGYPyIXkD35dHAZwT1g9+LLqdKbVAtzCkMr1N0xte44R8k6V3kmU20wyhqiTk",
-	"kehdTtKpMRvolyNsxM3WROiMzcerc34AYWuSrvZrPiUJ04TEs5tLC4eg3wBUje5ZGrOEvEWAf2I1u57J",
-	"TMd4T/i3JOyWZcuRMLqybYoqqP+R3okSTEdAZEqOTwnUXIWaaeRa67S3LEkXLHZxpKzgK1wNRmIk3qbi",
-	"lgkY7uFI9Mk5VTPdQJZB5qotn2GwwI6A/ulttT8AMCnhkoRFxYwQAKqvE6YpXx+RoIFLQslixBMr/MEB",
-	"YZ80RyVcSB6b8h10maQ0lqQbetHrmuHatIsQ2z6NsbkPH06/l0cEyKSi8wU+vfjhLXn58uWfNNv5cPUW",
-	"voCKEcXPUHgt9Mpk7JkqbL/XPCUckKJcHjGKmCQJlwo3yNVs42IkiCnYLw/Jz/cw4cAWq3n4GAbkDvAy",
-	"QvglhHJzuDYLqmaEC8NdTMqsbq4bloXwn/c/DhwvHVixIuzZqnl6eTULoMQ5m2DO7zgGE2vWDzILSPJa",
-	"7Ph5MBh81JIMsjAvNCc0w1UztoTVWtApF1r8gybNbZOE5mqmD1AEJfp0K3okYeVChQRvHJFMaVHL3Et9",
-	"LuFiHpFcSDphetaupDycQk3uTfAzNAD1M64ZkXTO+mnGp1yQrikLaGZxyaL+D0xFs/4lVyzcC9/Da3Bk",
-	"CDmBfYNaGaaItWb1+hytEC7AIagnXYi5e8OWCLmrGQkcAI/GVl+BdTNiMblOY26uAnjGMFM2PDv+x/jN",
-	"++//OX7zz6uTy5B098kZf6NXzBioekckodkUjKpMkilT5NX+S2j6HGaiCckhsYl8+8FwOAQUOBmYPxz+",
-	"Oqw+PjMVe46gij9ixpkGDoZDPS8gYe4cDsi5ZpcUh+6fWig4Ql4dHOiziFtnJmgkToQnsUTTS+Y59Evu",
-	"PBSGpMPOy8Fw8NJABALr26MLvgekrh/RDG0f07o65XjuASzKo8ta9p9i1ZYslgER7E6PfMIzqQKSLlCq",
-	"TZZWKkylOdipYCMRYhxpGBQXwhw7mKYJebF3qLugEkewyNgtT1117heyfNuMkOgAu09jM37nfJedsg/5",
-	"53tkZZAXXXCyAgTTqcjWRAcYT7qV/DrhclZKiyrEuPpm0X3rt+oqlX039ETMg5J4uV8HzV3fgQkI9Huo",
-	"yp/VoX4sUAXgDBwMh9VaXR5d1/QcAQzbxPG5ZYfAK2D/K2IOnTIUuLMYq2+9wgHUtesGuveGxh4Mw6vh",
-	"/uZPPghqiBCL8aOXmz/6Ic2ueRwzFERlPp/TbGkOlXcBLJiSvpx0qs9Vx79aH7WiNY8WfVQKOpr1YWn3",
-	"Mb4ANZxlzeV7C8YCTVbh3Plddo8Pjsn+YIh/oUGiNyDv9X0L9XkA7igYMwACkt4y247WzP+X89b//ndh",
-	"4GjVd0MvmTkgWFLIqpw+BTgkr4Z/Ksol9QJ9aUcCYm+MjOLYTBG3pi82tnmEzF+BLgIuqzld6rfnWFpJ",
-	"8+O7LBXTkciF4olRLbNYT8vdvgG5crq9JgdF+eYQJAwTJmfe183epXkSj0TGJrlkA3KRJ8yVxCXXbJJq",
-	"Nu1ePyShIa4hoUSyOdVs2klu/xj8c/DfpEtHYpGxfsa0CsSIzCcT/gmEE7BzsLh3REJvZ0PNEvSmHGjG",
-	"Uaz3EXFqFNBJWEzj6gP6SInXCkgp9v3vyu2ERbTYwDpLQt0oSScjAQBiGdOkepotIv3/dDH7JQnIHbuW",
-	"aXTDVLkJKyNr6dEGrRkqXcRmhaZIVpoR/d9L8uHiXWUonqCj/9TEyI4KimMFBBWXgBgHXTASqf7oAOq2",
-	"8Cggc5VUGsWz79rRNKoPs7IzhLkdjURoI9cGhREu3AuLyNGQnF6+J398Pdw/IqFvqRwkVExzDFDQr7x+",
-	"+af+PhSDk7rd0qtoTp7r30JC56lm4FCL5DblEQtsQcVbHrMUSv6xIxIak6z/1UjgZ3o+AZELxqJZ/dco",
-	"RZvoL6sfELyJztyVoQYzo3IkUCsmqBeYfcQRhEf2S32bihgvqByJ/yQ81lusu+nhpza2KxwJkJ7dm6Ay",
-	"aUnIwk36OJM1vBrJnWMbBfbNGwPY8iRsqdKLYyRlW4NxUFaY4/7TM8c6xohDjAMtPBua/VUzR/3FnzZ/",
-	"8TYVk4SjDevVfosuzlGHvUrTd1pgh+8ODtrMx6uPXeHduLZQ2LHKwFvyb6QeHgeHHqoS9d69/s+Yxw/I",
-	"1xOmaiwu38Nz6S6pvn+Ou+HYEkZvzRvsUzSjYsr8zOryFcL2yleodIJfNY0h/upP2KvNX/yUqh/SXMSV",
-	"PccZPmbPcf9Kex5Yham8A39mas3yDz8PAbkyx8kYJbiSJMqzTM+9EJF+xRv+ZwYi1M7bPWWqstcVtbFu",
-	"VMUrexBzH0OczIKqqMbE+xYuMl7rKb9lwtYi1hrzEQlFniQhiRJGwabpdGp87YiEGOVuuLcN/Q61ZAsR",
-	"ddDw3SxNGAjCA3JcpStc2rNgTZrIsPXRQSrDJUE5OR6J7quDg6BisNMNs7hH+IRwhZI1hO15srqALgYk",
-	"vKOZ4GIqQ5itHAkrTPeNMA1xafEtj9ghRg0ZJSBjxgziRJoMx2dNI4UoCCL3SFxnjEKYm5kGmr7A3YFV",
-	"LwW7I3P6rzSzgvwRoXHs97HyNhdpNhIW8rRGdqmE+T+T7NKQhtNKdvlMpAeH+CvjJv9RAo4REXZndqgR",
-	"tRdw9uIcjxJC4OxMKVvZQKJ0sSypNagZJwlwOaSKQMgsTQxAV4lJiMZkiCkAa3JfNxWORDfKldbGSzp0",
-	"j+QiYVL3C0oNl0im6+7+93b6z339VzvyKMAX01ZA2EgXy29X/otdeX0nHiPd2nO1xZ030sQz3HjjLvS0",
-	"In2fAyxYyRWBPH8ZmAwBrkjoJJvwkFCx1JJfRMFmqcUqEeuXuBiJsg4lYjJhKkLx+PjgWIsaMYTTD8ix",
-	"sLKLE5aMKIT05tXBARIZdDGXJSLChXVjhgNyXhgfV3S7WzdVrjwZ7IaxhX40EoWls4bumJa/vLpx7kb5",
-	"ayMBj72ZZmUql9O4qTG3z53IlpfVHIktrmqREFursZZcZJf47uc4SdBVk28IKnDBWAKXBPMrVljRowSn",
-	"44WVYnZzJ43Nx4/SWWvpMuJRO9vygJwqicJRg6dHa07GdYQ+q7LLaEDeC62vVWiisjuPzYL3F/XOLE8Y",
-	"0YpoqRFPtdT6o2SgBILG5hw1XEQZ+GaAh+ge7C93VCIaHOWynspW7MWYJf488l01Ff0LmaRNjjpi/NS4",
-	"beP4m3735YS94zh2dgqVGqKxq+kaqUU7BrJ3D/+FjKm1Ru0Lk/RV3GRnWEL6ZlUzrcdxhU5cCMV2Tquq",
-	"pDQSERX6nl4zk1MWAyXoHZLcEpCC0EAcSq2mVjaPF3d5k40cp/RNvqkeRlwXdx4hYHSrE7liWLcnsoV5",
-	"vWH7hs9KjxvElN+AMd27nFtscNmUXuzubsJJsPFN2CpMdXou6/uAXFSN0rWW50NfNpF0KYlMCwnE0MKS",
-	"IVq3kwv8Ol4jH60Y6JEYtrDEbzZdP6eAsw4M50sZsTdIO9/s2V+JPXtH+rNizN5Z5Nnj4ja9eYSNe2vi",
-	"VauGXVgIdggohviaQtBKuLiRWizslqJ3fu9F6fSIzd2hRkSDl17IkSiXjNX9hBD3vBfRJAkPXcRQ16b6",
-	"h/cPYa/Gk2iS7vTHul34jODNQwXOkE8IbTNh/lSa9gdoqMekQIz77gVee0UQNaEZGwlMdyuwMoJSRJMe",
-	"HayWTXyyX7+QRVGxro3+T/vw3kiYpIMeCqcmoEkwhtjh10XZVXJslv6Oq1maY0i3uGEm9Am8neTVwUEd",
-	"5T2FA/VZKC92VSW4z0lgSz02UderYlcxivNXR2e/FNnE5S80xVmW5lO0dZvz6ehHS0qK5G9rSur0s2dw",
-	"FZw5PROEnGsKMyIhuArDo3LQlFTpQhI5S+80GeCqOYrqgx3ylzetvzFT+s8IAtxdybjS0mrZSp5OJo8w",
-	"k7tjt4Wh3HKxZzipwLU9M+aKKwiMnXPGFOlKxsiKpQaDbTGoveJ1Mue4HClepMV1TazQz/sfIaM+7A3I",
-	"TylG3uOSyjrmZN1wn/cOFLmCTewCIbx/xVfh7YxFN5W74EtVGeQsTNLMS1RoeSnsAa+/E3nM1d4iTXi0",
-	"bMwHey+YSRqHRDctGKIVEr8jWZorVk4IO/RgAaDcuE1xHIlKTtkNW0qU3vDtQqRCV+wNW2I0l9JsEhL+",
-	"VhLTRsJkAg/IDzxRLCPXSxI6bOowIOENW+p/oZgouYhYeORS0Zoz0ZrSy85h5sd69Vrml3lA2cX12Agq",
-	"Ut8YTuYpWoKVqG9oLRL41tluCFdl092++5Wku3nHYHPCG16h/6CUt6vVDFBz44Fs2An5dAguxEePvKjZ",
-	"HmQqA3s1XLJyneDn59GAoO0vZGwyfdvCz6sn45JPBaiwR36pX5uwzSWRDBD0vErEl0z1CyCHYhzVM//w",
-	"dTPKz6wfGRSQzuHPH/3jfalopvnMdRkBo3Sc1azmNKcIq1Yv9J2IWJb2EyMRrw1QDmxeQPiEULE0fA9N",
-	"zsXPq8rJO+y0ntNsBuVoPigf2zjCzEFN88cdx+0pUcPGnRjP4nYbh9gJzRtXBJ3mEg1KJeJH0jth95Eq",
-	"9068eoCs+Qj+GAlzn1ehHbgkf1Fq8V4ky4Bc0jm75Ir9j3f0E7Z7qWcPebiLLI3zqCmDDmv+PhMBLZdw",
-	"/szBCZVqxg26AY0AFihAhBd/x3B3ynT1cxPUX11SXcOd9FLscD9g9fWWgD5Q2pjmi2r1/VYwFeclZRoC",
-	"C1DZ9vsKMMc9YxETKll6GjiM64iIlFRSlEci/CV0gGoAOWQimjSBDUr52IA85OW/dyMqWZ8LyYTkit+y",
-	"3hEJFZ2GAeQMKzZNs6XVQvR3piNrnx+Q883wGANyoWVzA4AyEqCUIbgajeOMSVmmGqQLACnnH968O307",
-	"vji+Ohm/Oz07vQpBnZtzkSvWCKRxYrZkW0CNX7YS0hvEfUWnT9GMXfinaEsag/2jG1qjLB0My+hzvwpd",
-	"yR6kduggZUvZ7krTQQtyepWmZ1QsgZ5E5mO5XnRkNItmdZbK8tg9wByP6DmrJphqMneXbaBv1FlLEPfu",
-	"02w6lkk+fdi7d4FZtSTypxXiRo5tRAFVgBaSKm+8XJJXw1er8uef2Sod6Hyms7Iu13V3XXrroKlnOUcA",
-	"t1WyC/v2P2lKj253dLYNs3mfTS+TfNrGVa23w3iqtzuge4M7liT9G5HeCe/NgT0VtYfXbrLJ0WCwIlQQ",
-	"i4LjTiLpJukdy97SOUveAjQexeQOZIoSkWG56h0iBx8Jr6OgSAgNLbx7SO7LuDfuomNOR8UogmJBniWH",
-	"mG5ionwsakqAWDccBmKRU7yHjnTolx+OSBinEeC3QvsfsiQcia5tTMsTMl8s0kyx+FQolk1oxGRIfr7X",
-	"AyA1CC4BsXAwb7iIuZgG4Ebw0fHJqLM/GI46Dx8L+DpyjW+TKNWSDYT51WGwdC36Cvk///f/MxJ/vXz/",
-	"08X5W4Ri0Y8AGeb3+rEDZoHHf744Pv/L/3wHKHyufoUdF+nOowW8ttIeQs64BrFf8md4p6Z9D+AGHv/9",
-	"5M3l+7c/nlz1KoAv4UjcS5UxiFIIyCKXs59SxSeGgknS9fY2pHIporD3UGD3mV8sQl7R8EgY8ZF9Ulos",
-	"TAUJ80wcGoXwsLgPh6XxAIAQSAQA0H5mgGJEPBL2h/cQ72B/kWTOYk6J5up6uFpy1VPW/9hbJJQLhJaB",
-	"h1XibMBqRgJEWoCewffymKd7/38DQwOP4F/6EUDSwCP4l3404QnDXfI7SCPFVB9Xt3dELDnE8JC6w1Xm",
-	"WmGR+25QgzlC20AmQrcIhQGEmpKEHhBNOkt7Bw/Q4QBiIWcyGAl3BL2WSjmlA7LCTY9MWFIjNx0JzU5r",
-	"JGufoR4cP7un7eB4YzanppfupV81XzW3cZWNyBldsK+Z2c4YTRA7uJZhXjDNFqQm4UCEbKAXj5jTxmOq",
-	"6DUk62RM88VoplX7WonvL9jbM55L00NTjPW6oecLOKPfoYHlM4zG9e4nJdAIEyDXqgo4i5ldTXu65FIq",
-	"NveMHzds2Wzs+IndsgwCWSShJKN34BhNM1iZGZWzQa32/qNu8zkpC+A8r0voQ/+u7xsefFZvVrEt91Uo",
-	"7J8/PnxcScirgT2t4tv6uhz8+bERzfGMa/mTwmZNTMChReUpQaORvzu/t5W7FK4eFCiAAiwknOQQk8nV",
-	"SODhs/ElFyeXV+TtxYfvrTPev/suvNOm5Ph+e89uhj7qkaiDbiNYtOxaE+5x4VmHKMp8QVRK9ofDld9l",
-	"2CNcFTMYiRD7hkkQOwdXR2BlYAgj67z7EAtizn43BBx0NI29ejkS+na+fpVnSQnSgUsk+NwhOWO8v79A",
-	"Nvdaksu/HPcPvntNZuyTVpVv2HIk7mAMIfu04BmTgBmoJ4Sl51ezxIf7A6KvHZCpORV0im4DCV6UPhfg",
-	"O5AjgeOwZ8rSlTmHo0EyBrF8+qfmDEXEmX9GxDy43l/I/G8Q8Y49KPla8oJIAbDDGBIFmha9I1Al5GsP",
-	"Gvpi5vuN5PDPTOgTx2oQvlcJoM/E9u4xQKV1wiBsognMNEDjXEgFNc7xcgFYQvfVcL8Ht4wLzE5iUSri",
-	"5qQ/ez02Z/rpu/YrRMPbYrdxDVrtdb39f0FBvKmGKJXpxTYhS07sxVJXTamBZ+w5BZyzRr8jeoDVjPGs",
-	"Ur8C+ECWAg6Ry4KtY/pfqyAE0neJXdl5VOfa7Mqbsz0z537J93d43zFl6SpxE3DtE6pY5lDxQQDgEkdw",
-	"l2Y30mELaJ4sKqu54hm/4yqavS97Hp/FS77S0ReKOao/rTi8X2E+29fLO3HJG29+87Up36518C3vK/fw",
-	"2Q6V39E6Ta80dD8w3YYCA167potfLeErrSmMG0jPNUtSMZVEpd7GlXeqWQW8crMn1wxt6aYWEctQo6k7",
-	"ISROGdoT0QY1aNAAPgN1W+3oCykEpbk2Q2h/g83+bGSuiPppoG7VS1JL5tBfaPSFJjFv5aB/BmrXhtL9",
-	"ppWG96K8GNuTzG2t51WE5TpYg89AE1c7+kIS36bj+g3K4OsnoiZwyL9HkinF9f3pgpwgezvT1L05m1+b",
-	"aNdGWfLMvPOsqonuYp38aAbqZEaeoRL9m6awZmcAAqM1l30EXa1N0TmOYxzHc2Hg2fa/kGBpJvcN9+4/",
-	"j3gCMp4g7BOXmmCi8GGwVksU9ckI6d697mOTedvB20G3NdeX1IHbDf/UW1X00FLuXcDfKnDddsd2a/u3",
-	"QbXDbbbn5Qgqqptnc7o0m6XP11yy5JatPVE7EuKg1qRujt3T2NStlX/v3jlrH/bm0WKP3fKYiYitDcuU",
-	"CxZB1AE6mov6MiZT34L1Y/wqidmEC47hWNXgFJZBnJSB1ikQv+HyGFS0oOq5LhcyB886V0SmZEIz0i1l",
-	"p44EzRi5y7hSTBAI25tlqUhzmSyh/nORqG4GDT3P0zmW1fcLFPYGIxHaBRrLGT347rUDG7KuY1enQKSC",
-	"RzRBVAbzNHNmbUZsmGdDfBjmFp/Y7Xj2LGbXU4N4Zuf968PDbB+C1hR8dl8q7f7zR32Dy5XmV/iWRVSw",
-	"N8UAchGpjMsVTzoTU26g7Sc88aPTDGgDxKbdsGUfAiw00cDnW9OeSxgByIEbiYS+/2sJhErTJHA1k+H6",
-	"YrFkInOIWC7Pm3RtwfY0IyJVPVtZW3dkL5qJrvZCNNreNS7dZcNIUBMJYrAmRqLUT0BMsUQIy5AQaR0Q",
-	"kUKl9amAiGChyN2MK00JacQCInIU0yF4Fq8VoXIkDN3pDchPjMUYvo5u1UMyyZPEBPZA1SFhI3DsBG7Y",
-	"8oWsZLPh7o5E8R2E3LhS+BBK0w1fDV+SH9kSgcvgBZCJuB6VZCrsDcixwFDleigNmwpi3PGA+WGq0qWC",
-	"1eEArCVjl/rAPDsJg17WRBPCBSuY0TdK9hSUrGFxA0Sr8amY/Eqo1+6QT14vTe4eL44vjZcB1hmW9dIQ",
-	"6bpSfeVK8T0Tb2caGQnXCpQ1EzGM32+JC6kYjQPrIIdYZkdktbhmKeALi/AIOamurL1JMTUl7UPShXdA",
-	"AIpoli0xgX3shhj2jjR1gXwYbjOVBuQc8amKpIditFoOm2BsowyAMr06OJADU8EZ5agsN3j9IrXvAs6u",
-	"IFBbZTASIwH1mw9xEn0tG/etPBwG/lOoTNCPqGTl51iMGmYPD739W23J/zGB1MmQdA3CLxi576Cwsxdx",
-	"qNsFTMs+Eqe+mV6Xku8zOlH9P1j+gr/3AlJ+P8a3in6gSYS2LLcZkNDuRz9KRQxHYe1vMYsSqudHugZQ",
-	"DCA3CSXuHciWkrDqmmcvWKaWpuieh+hpGsLpuo4smemXRhuSrqM/BtXJx7bCd91qeIeyn2e8tCWlH9w8",
-	"S0+93XXPa3fYW1577KunaSTsD61boNkUbllzU+4NM9J1OGzI1p7J6oaNv7X387mxQbG7zVhvlkR8i1bZ",
-	"3Yj2pWSBi9wQ/XS+SDjGbwJynXEN1sgJBApuOi6xhYhg+bwRfRv1kXeAn1gT13/29txK3Fg6rZKoEDiA",
-	"uFUwhpGwaAykC+VqMHuR3fI0t5HmmtMK9kmNzZuNGAuXZgatgBXW4AZ85+MGHPxKcANwcTYjBtgkgf8Y",
-	"eDVIN1k9g36KkDkXteWf7I8Pm6tognC50tOAnCoiFc2U9IrOk25odPFDMqGJZFrQgzRlk0UyEni6QT8k",
-	"uVA8gVp70sJjm7tyfnz19i/kftQxj0edQ5DvHsLmfAbc62eNY8IuvhSiEc7vPzd26ctX8F85xi3uiwHW",
-	"lXb1y4xjj88Xaaa0argGHSwVgkVKWt+SNwyqSJhnSVgEO6aTCY84TeCtP6fk8vsfLUBP9xKSoPUUITE+",
-	"GIkJTRLQJgzsM6S3X16e9AIiGapAoYGsCjUjNYjCJka6q2ZsCbqV1qhQDesFyKKkoAs5SxVGHKJC10Ux",
-	"Xit7JcFb9gp7HeZL88xFJir2SQV6ovNUqpE4+O41+ZG/wRBPSL8iZ/yNVj1pknjtEMXmWgtn0rMAStI1",
-	"QPtAdsL7eysRPzyEI+E+6REuAGUWyZJnGlsuDJxaOCAnegghWqDGYMYPCRMqsz4CipD8qXCp7XqFkF0b",
-	"KyDQPqvCFHoQi1FqSSHjFEcoB+R9rtCghoINBVRePWyJ5ROgOACOFbR1F8dpeuNQGcAWQ4CDU1smAM7k",
-	"2dvz56oNYNv/QpQQ+19fJADvJYtLJ+AbhVxPIY0lyaeQtkRXwm99wtWCcOIOjDVlbKKa6YIJuuDNlBN3",
-	"Gmw47xdMHJ+fkpeDoRb7Xw72nVUqQD3g8o5OpywjB/oNwUg3SsUt04egF5iqTVwkXDCwrjuklBDN+mj9",
-	"B+NKYHOj8VlG/nl89g7oGACOQBFgFhvgCaDe3dTc7JHwrzZxN/uQLDJ+C4uMKGusSP00hcOP3717//fx",
-	"+cXp346vTsZXxxd/Prm6/B/gpCX7QyKDkTBElHynSaYpNWKcplw2UjuzyobH6JUBsraAdF1LOA4N1ihM",
-	"CmLMC5KiibNXqrMLcBdzpmYpImksqJo55IxrFo/E9RKrq+MJg5dKuBr6x5JJ6F8pFzZvWTcXEFAs4Evk",
-	"XyNR6DfOpQsbZLnZdRovSVezBf2vEFhgMulrkkO5JsldfUOkOQQIkD8S1q6mLw1V/DphA3JWMqgCiA0u",
-	"DOiheaSvkSsG49UnNIs4Eq5gIUbtF20FqzyCuQmYr5zllc4RNhCsmuDAygDbNxXsqChpCjuq5QCQARwv",
-	"cuN1RWtM83C69TdTk6MZj8Tqy7gvBfC/73TWJ5dlTGhmzzGL3F6Kgb6neG6kHjGanDFWBVYCBQktcni1",
-	"r72KrGZjwf/GpSPjR/p0m+5NuwYyxdKFCm90t7uZQZovn5VJmj6+McrfCqMsGJU9ge1ZpWWHK+zSc0Kt",
-	"ixvDxGW/SBdxPiK4d4FPiAqB3ZOvBw3Z0J5yvSmCDD+If8UFN3CGuyqUpoKpVSib65Y2rfnwM5gUCsfs",
-	"b6BQ6S67OGXK28LHeIJ3qDg6IGGdbcwa5ACaxPJsJE6aXyqwWo+ENcYdVVsBk91DSBBcgStnVcBiUhvL",
-	"nDbWCn1W05zfxRdKpGm+R7/WFJovXdyzhvSCXIunWf8r5vA94W0YsCn62WTk84NA4hxPyfNEgBR2dxTH",
-	"onSxLIe7BQVPLxJ9HPQly6jFJ8TqlTMuFARUREkeG6WH0CTxrXpe0oxXKlPExN4ga4D0ISZ7wUjUixCY",
-	"l6wHzqXRKkMs0an/wAqdWjlfLHuhVX4pKjpcIrGrhWWxC/+s1KTSy9ral/ufiRHrpfpGQZ6KguiDuavo",
-	"Zg9HK0rxrzTPBE3KEnvFc6VZ6V/Ne22Ea/jgtyBcW0eFidKHGFIo5bxif7TLvOK40Us1tr8WcnYddIy1",
-	"wBgHzYJlfXM2HP4d93IGTHiaFo+mmZ7DoTGHBQTIvQww3NhWGnZGmTQjd7Ml+j7cw5hjkWB4O9BTNGYz",
-	"Q/fR+B+MREIVE9EyqBZsAKMJn7MBucC8BbCv3LCFAiNk+Nf3Hy5+On43vji5Ovnp6vT9T2hncS4Z9wJU",
-	"eji5GF+eXPzt5AJLPOA6HJFcxCwj6S3L9JW0GRLQU5yliwXEOYMpyCymHAmZpHcsbopcKM59hY1WKwgC",
-	"wB9Hc2z/4vytW2w2mA5KJae1+loXloAfbFt5oWYcXrIHR/7Z1KUplPvoUg9prqJ0Xq6zt46VmFV9bz5b",
-	"P5GMRYzfMjgLaUboRIHrSU9Nn6eGqX0r/PcoZm926JxO2fqoFNijXzGpd5ipXq1P8Nq6UC+/wHw5vqoF",
-	"A4BIF4/+PzoofA2T37tlGZ8sn0cnSHNhgtAcB/KJniO4+szADyG5K7ueTaGg0D0ISZeORBG3azjaPI1u",
-	"+oULIc3mh6jb7wEeJllQnklQtMJ7U4Yf6XqaBQiZ+RAejQS9lpgApzyYWT3W3oD8kPpaBljyqbzBYwBs",
-	"LSAhlTcsDg20qgV4HQk8JvAJtA//gqmDUwli0E18EYRMF9PzPSp6VgG5YUuAVh0J2wDhcc92phcPlxAS",
-	"+mzQEq4iV0dmSmiYiTKuWKZbgJrMsxRMISGcCM6qwekY4pgLRdgvOU0kCTW5lKFe1cBVsHUPbUojl4Sq",
-	"kUiYHs9+weml4kmiFyHXVNzLVrxmkzQzXXExrY0UhjPri59Pr0+V+vhC5pnKGNZ5Q4ryY5CbyrKYR+qb",
-	"7vVk1hsW3bgsXhNec0clYpzFxrQBt4yLaUG+tFCMWXJwk/XVaEH/kSQXHGAdGTe2i7VAJ+fmneeMc4cu",
-	"1gGdOD/Nr1sq8GSAhVt2F9xtntQyfPvjI63ytZz4OI5NZst8YdiPTXramzIVmmpDckDOMEoNgkYwEUqz",
-	"hZWAtUVCI6Z/0dzFuK5tmk1x/I/cP02lQChiABkgRwhzA0/CXLIMskWolFwqKlQIrBqrBYRomDODt+Y2",
-	"bMYCI/tZtQAo0Rhtiyf1WaNtsYsv5Do38/sPRgr8tQG7lGFb7DkukiDdjTMxoC0IhontXdi93swg9u7x",
-	"H6uu+DqvuXdJvnnNrdfc7FyL7TGecrs9zZ7ypnUefgZyUNDU34CnvPXWTZny9m1XRry50BHuSxtgx2dl",
-	"WH4XX0jJaT6h32AcvzDDsk7r9tfH+KPbMCbng12ru1y4t57xCNpO1ukvbri/IQ0m8xbf7nzxrFaLKX5+",
-	"Rj2mSLUBTcb1uZcxGmtlRuWZkAMS5hkPNysLGE/NJWEc9XtB6LVMk1wx8uHilHTDOI3k4d7eNOcxC3sY",
-	"tW/lNZP5dw8zeQiJZFNQfkaiG94xqls83Nu7j7haPuyJ9C7sBcZE58eFZ4zI/FoqrnIMLjYePXO+iYEo",
-	"GIxEaB6heY59UqRLCdr/cWRiieHlaPnswkxj9EExEaUxi9eoR/YqPKuCZDv5QiqSm+M3JelrVZKy4hhu",
-	"JjxGG8qKbW3Ddvbu7T/b6USlm/FNK3Ja0VZbZTSjYquadaPm9R5+FkrgM/3fgIa01TZqLcnfw+fTk+wO",
-	"tdGUnpl3lTv5QtrSuhP7TV/6WvSlrS6T0ZnasS+p90ugrCuRcj65lH2hW5YuwAF9i17J1NAOIvQCxMqh",
-	"vhOTqmcCvqCkKGSrhmfRon+WRjf9S9NI/0e2DE2uJMqs4Kcv/Oo2XKxXdjTfsGUYYB46TRKsbSq0OAxj",
-	"tp5vBeBKmVREKrZACK4BMZEJkBvMBblgMZfosQ4vTr4/vRx/uHgXgkogmSJdOQO/xvXSLICt09gLsIi/",
-	"0Sns4xeSzNk8zZZ1YjYsrp27fCZSVe5kbSzwq4b9/+Y7fiKicKlopipwt/bWuNsM8YktAnnh0o/dZ+tp",
-	"BYTarIe0tiPCgHouCMjSiFAV64tcFDRbBWysr759Bb0+IwvUHayz1MBcfkNWGmUW3J4d/LvWOoM/PaNl",
-	"BgIjvFC4gYF5HFtQRIg00r3whBFqkAouMZe+Cynt5A8mt2Ikwt/Zz9B9fDDc/1N/+CfNHg6GB8P+/kHP",
-	"WF9GEAg56hySUQexEEad8Ahw6xUjoZ5fKE35fwAvGIxEJVle/6gyjlHScPpJKkrxakceN0ELThGoZUPG",
-	"IN6rCF8zbAg92LA44L+GVbhmOzuxrzBG9/ksNLqDL2Sdgbl9s8x8rZYZDH2qZwgbiZCx1Cjc4k2sa+9e",
-	"/6eddcbdiG+WGWeZga2iIsacu9abZGw0uEnN9pn6FR8+Ox2wlPQ3YJMxqRjrt2vKlNur57PD6N14XOJ3",
-	"BUnbRAjDmwHJGESU4dd3sxRSYWOWsXgktOQy0CweoduMKKF5PaZ1Z15R/RK6W3Ne9zPyz6KDL2Qharo3",
-	"36xDX4t1qNW1NlahrVnlnkVH6iuAN36EgWg7qrA2LRyoGZMKM/MqRiOg5ghqaDMlPNXUy2n0s2pGouvL",
-	"5gEJj6OILdQhqV6d0CgJhVSOmRhUcTlBlHc7ohfSzy2x0fS6mxcV3C/MMqdQ7lw35lJPQDvogv3LJJh4",
-	"TUJAOPpl4bM5vbGEy7wMCRcIZUnYpwWgbx4Mh24s/kgd5pUhtN0QMdUGho78PPw4UOyTGmASO7yFWewh",
-	"Yb+Q//N//b+9ATHo1XNAi2woUDXwka5QFSv0JpF6KxuleWIXxsBpKoOIhQkfcxqzXn3VFDy2V3Bqn4c2",
-	"l/r4TBnyts/4yqCN1ws0kAalF+eb3e2JyO3fM64YuTi5vILqQ7jCBhTS3Ohm7QX2alXSwq0cKwccb6gy",
-	"FNlbH8h0aV/6hndeiyMBq9MG8ByXMUBAyYxFTKhkiXZLFiP9/Q+DQ2efFkkK1H/p5leyBZtHDYjo5tdG",
-	"SPRjxDIJrERNknQKkARxf5ZGRRKmLU8SXlPJxnmWhIhPah5rFo4MeyQ21hQg3dCJKOFh0YcCmT8lKv3/",
-	"2LuinsZxIPxXLF5opdACuodV0Qr19tDu3sLuqnRvV6KoMYmBXIvdi51ChfjvJ8/YTkKTJhQqFuhT2zSJ",
-	"43g845n5/A04paltT9mdPOLf6ie4W1jPyG+2yMdoCuSQgRaA9PGIuhaL2Nbhfa2Ybh3aeDa+dezhmnB9",
-	"uVQNVNadm5F1JqSjXLcDcM9AaCGGb/ViWllRXYe1UvLCgtFxYa6xuKgzUo7L0IzUIjLDkkF4cuP3M1KX",
-	"B1zFEZPlzIb53jI83RVAw7QFkONfs5jBbvNXHicrkQcXobamp45UIDeiE4mH+s1w4T3ihYKJ33aPtIRv",
-	"nrZRZu6PGQ8l8W9TYh/HSj1Ekp99z8At9LczEc7273zLIGSec1MSbYPJj94hsozruwAggk4mjIcsRBPe",
-	"NPQ6jqRAzFUKcFTi6NSOxYUkkcKMmCsPgLRDUMOgk6OWBr6EhmRBzMBBkiNgRc9RPjsyGAMb8aFsng8u",
-	"9oBPYjZlXAFrNWuRrqEi3/G2t7ftBDKEQdD1oqWDfqf3jPpq1g+/xcpBK6FZaUVk/efaSX2qFQfjoYFf",
-	"orxH/BHrD8l4aBXYMHYyVEsZtW9hZBFkRqdsi0qIID5KSRXXdLcNPa6oe5n+O4KYGkW9YzwCaHHTGYNO",
-	"iarzYCiwynBjrk7AgGt7gvT+aXedLoUztTZF1YbBOxZCbetE2oLpONZGXzmcgz15iCf7jk9yj/hp8NAH",
-	"jAINtfallnCSfMog50xoU9v+AUdlaZcG2ulrdM3EMnWVf211v3/e+sJmHvkgxChiTVdTJxCTiIUdwL+Z",
-	"8CD6VkwW1m4/plOWVR9d2V+hlqRThg083w4S1WcLIEhMrgF0T6Yj6ZQRqgX4goVOUUIBo1x0jwRUslpq",
-	"kk7d0n+IyohKCOpllGUSqYqticd4Sj0WQEbgjrZcliGYLSOqg48n4OB7c2FE/Y5rBBFh5PK8bC8sZggC",
-	"L60EOpHHA8WBQvyvPEzI0wBhZEwnxOwavv4cRqH0DR40b1yzwcCmXukTJS6AKQkLeg+4r2fIeMzGkbzy",
-	"yQ56FEYSm+iu6ssihzoFRjSpxGQo+PCcRuMkZj6Ro2giXZWVAUfWR0rMCXuEnokpIzs2t8bxtlRhbqsx",
-	"f0cIRxryeS60PEDP5m7dbJGv9whsUpc77X0VbA/Ec7WRR93Cc3kP0LsXjNx7MUACW8wlVQLVOsDGJs0g",
-	"5cxc+xY+a0YlnRCvY5Ip1M6NhIvNxQmXpKHX0sBYr1Vps3qYbGASh2lBWLJ4FLZXP5v7di3zFgB4D5hg",
-	"EDy0w/ZAj1lfVmeH4yoNSKaF56pGUiZya+jabwNde8CEsLVJKixOO074EkGm7JQp3sWo9a9zvDaNCjbA",
-	"LeSgTd0yvU4E1wwhXUyqTdDgpEHHUpgKw+BzDrg+DEtfisvwZgYopugYiuHCe0JdHhKgHSeRAsZQDN+Y",
-	"LZVQ84RAuLpwr2DCS/T8E6/aeglfqOr1q3jF6r6nvYSsDefiulq+44TXEu4aUQQtq48GBu2+Wo++l/Ca",
-	"Tj1Wo379e/+MSsO0Wgm9fGUwYAjC+YjVymKxb9/qGWJ8isItqP4+Rvnf/5vwSPmkIeJiGO/Nlak0Dzu/",
-	"7UWI7bU7vf/+wSNFfh0d4p7wD58J0sfKDizlTCUnPckDKpnFwU6ypVLEear/PXuFCQHYC/TrszXq9F8s",
-	"HPDgkgUj6a4AfW7PPxcxSTggYqGsl9JG2dghayDAMrnL5SiaTFjYzt4BbRcXCsxPMX7WqZJ6msQkWLIT",
-	"nXGtLE42YIp6GzAqWn6eY8KD4N+Tgfxd7j/VmzVf1ltxffXczloBlf7d1HiAF6OVwyN0Q3HmDxXC4/J+",
-	"Vum47Q2lptVCydd429IEVrVZNbrpBYfK55NE1VBv3C2PMO9yXK254Xgs0W6Ic4j1+JBBlj5p5FE4d34Z",
-	"V2CT0BzudsDxRNhy0tLXGuiOTxo/eodbTAZ0kqUJNJXszQVZsA/wquNhk6j281XozZ9Qeh4j72jOsEvW",
-	"Nm7avewWD+zuirlrrJx+MthAG3Z00P/07S9TMhEPAYIIDgw2Tv0OmU96Nyifkd2bG9wZiLVYDDljLgvu",
-	"n9wiqMlNeVPDZf/u1G+R71RdSldjDN9OLA0Fou1Fg/IBB2AQkSpm9IpE0p4HmwRgIEOqaEfbfM6k2UUU",
-	"CmO8/RN+ijT1Le6TiIfshsk97SDiDAbifP0JzUYA1oPsihKifKuOYleAbU6r0es39R+MItef+r1FUkn9",
-	"TV+sB0N/j+TX5IrFUYA/+uxG4bduHNMZfv0GzAhwL8NX0GMX7MYnjd7BbrNFsKbcJBZnY3aFheNMjXWX",
-	"Q/ljd7fpWcZ/pEMoqaBriARWhwJIG/gNUQBrpHW9FMbCDH6xbrYkArl8vUIMk8lU1iEMsIK5zmK4LMb8",
-	"YOSyGZUjY5kDTNdLmQMKX/32Gp3ztO7AElMLuARMTx+28Nfvezl+gL10vQRmFVYVvuHqAVaAEBkBWmWb",
-	"+VdnYtIGno/usVSU1yXaV5TkWGLi2N36i2zScomO7MRagPe32MwU5Dqf6ogT3skHvMqQ9gN+mUOVyiS4",
-	"JFSSMvwoNIUQ0gqM/oA3cLnvcLOeXXZrD8SzxX3JDjmK/oRawOZWBkcLzglujwfCAOsXGJcJdsVY6C0U",
-	"Cw5UQsfYEcjMQPwNszcB5VwAERfE51hIGoYejEziaEoVG3DjR3hQvU0kytNNchYA3sfCg6DKoQkHElzZ",
-	"G1cPtyJ4gKm1qR4izgccMIDad2yRQyEmZzQYebZVT3sco62xCCgS+FwxRbUvYr0aluMyczji7uHht5/D",
-	"773P/3T7B8N+t/fxoH/8XuuoPbezPwJ+SnHNnRTgvej4ms4kcYHKknxUse1+QvYvrWvLs1FvIQ9VsArL",
-	"56OKVVCc8Gr9Ux0wW6eiKkSzOmT2NnJQaZK8PAVVEVxbMgHlTCI8FwuSOFIzuNCAutESbXROTrVonTEa",
-	"s1ibLnuETqIvbIYbJ+DYqecYV/Vtklg/5qVSk067DVr4UkjVebf9bhsMsenerasrDokmCHqbI3p8sr+z",
-	"KFGZ/cM2mzlkSTrdgWxNFXcwLRfpDqUlo92hEZvlrxLjKJjlnzSMVO7ABeNqK6BxmLuS3QSwPso9qQmQ",
-	"pr2xGONM/yw9wend/wEAAP//",
+	"7L3rcttG2jB4K13cqQq5A1KU7HhmpPrqLVlRZjSxYn2SPIc39Eu0gCbZI7DBoBuSOfr0dy9gL3GvZKuf",
+	"p7vRAAESpCTbk6QqFVMk0MfnfHzoROl8kQomlOwcPnQWNKNzplgGf53QLD6L9aeYySjjC8VT0TnsXM8Y",
+	"oVMmFIloFn8jCY9Jd5Klc5Jwqcbw01j/JEmakShjVDHv296gE3S4HmhB1awTdASds85hR/825nEn6GTs",
+	"55xnLO4cqixnQUdGMzaneiGTNJtT1Tns5Dk8qZYL/apUGRfTzuNjAIv+EQasW7ZZsJ6xYRXwz7olzOmn",
+	"d0xM1axzuD8c1i3hfTZtOrY0m1LB/031V3BwDatIs+nTj+J9Nr1K8mn9Shb5TcLljItpdVEyyadrlqV/",
+	"fuIBXWTpfKGazmgBv66AFX7tgxR+0wRO+OvTT/GSyTTPIta03Mz8vrJg+4O/ZPtd06Lt709f9hXL7ljW",
+	"tOjzkwsi4QkSM8mnYmX1+Ku/dvymaeX463OsW0qeiqaFs0+LJM2oSrMlkfhozdLh+/La4avmxcPPz7D6",
+	"W54kzeRH6p8N/SFdKegtG0dUNoIDPD/ehiQd1GPcVc5VIwRL/ePqKepvS2eov2hcqf7x6ed3TeVt0zIV",
+	"lbdmla8OSJLes0yfHZmxTySa0YxGmnEFpNiCfgN2oMzrZEZFnDRuQj+yaQ8LqhTL9Lv/89Ow/yfan3x8",
+	"eHXw+Lv67TDZSOYUk6tETn/pn7n+u3G1TD4DebtO06RxiWmarC4xTZPSEtM0aVximiZPXeKjflkuUiEZ",
+	"SCVvaXzJfs6ZVPqvKBWKCfhIF4uER8DF9hZZepOw+e//JfVmHrzpfpexSeew83/tFZLPHv4q9y7wLZy0",
+	"jtLDtIRLMqeJXjeLSTcXC5pJepMw8ter9z8GhJIbGhMnSvUGHS2WpGKS8Oizrzm9+ReLFIkSKmdMknuu",
+	"ZoQKwj5xqYD3C0a6lOSC/5wzpEtpRj5cnuGyv0+zGx7HTHzudUc0SVhG5nRJRKpInBI145J0szRhAbll",
+	"SyKjdMECvVpKoiyVsi+5cpeEy/8xVd+nuYg/5+p/TInMo5k9eS6A+uB+vpElYQvWeEGXSUrj6zR9R7Mp",
+	"+1JAfZPGSw3ZiV6EpphUkPPjf4zfvv/un+O3/7w+vYLVXqfpORXLCy09RgYP5edc8/s7hvQcBNiIZFQx",
+	"kvA5V6S7yNI4j/SDZJ7GjKQiWfYOSaj3cfHh7buzk/Hl8fXp+N3Z+dl1aLcuyYJlIzHnIldMfyZRwrV2",
+	"Q+M4Y1IORqITdGaMxkYvumQqW/aPJ4plq3TzikWpiCXJheIJLPSeizi913IiU1ITyuIMDK3jQrEpy4Ae",
+	"/6N/SRV7pzfUh/+XT23DG5dsTrnQhHO7tyRTq1v5IPgnovicbb2NxwJSviiMtAAOtaqVhRfvjq+/f395",
+	"XoIWD0gCImc0YzG5WSIopgmPliRLcy0xURHDt1oi5hEjTMSLlAv1GxztBEcfBM3VLM34v9nnpuN3NOGx",
+	"VTM0pzm+ONO8Z1C+x7///e/941zNmFB6Naz2zAp5Bva0yNKISRAbvqAYc8+SpG8EmZtcMyvY8hEJWZal",
+	"mQxBIpCE3bFsSSacJTGhikxonqgBXL+ZUy/p+OD4eMqEOqFZjTx5LMjxwTHZHwyJe4p05YJFfGK3Sw/o",
+	"YJGlKiXpBGBFv7HIUs1IA5CuNDsFyf+EzllyAqoToNUiSxcsUxxlxIgu6A1PuP27/Cv7pJiIWVxarbmm",
+	"mzRNGBWa1cFjoEjq37li85qxSptcuewALWrwJI1jrh+jyYU3AkrD5jUUGTqPvrhct7I843WQVTOO+YJm",
+	"GV3CcnI5+zFV7shl/QRSZYzODfpXf66bJ2YAE2dikavzNGblI1s5leqyzOvvc7Xr++tvIU6jfM6Egj1/",
+	"yJLah4RR21fvMEvveIxEunz7PuOofTWvnat0wT/BQ0F5rI81ZyxZlGdcAUflGZtbo607pq0grHqEdvQr",
+	"jdBszXi7zeNt45YnyVNQin2i80WyLYjwuPYxviPENgJLuisMKzrd6o0KEIHubCxF/gmagT+2AYF8sUgz",
+	"xeIzoVg2oRFbd01AqKM0ectFXKYUJcyBZ/7GMtl0nYoJipzvKdhTXc3q3G1O4K5xnZVJaw+67vyKMYMy",
+	"V6qjmbWE0GHMygaCzqf+NO3bTWhuFtEsHhR8zXuiz+d6ccaENescdqZczfKbQZTO9+ZpdDuPFu5fLYFl",
+	"giZ7blA4geM4PmfzG5Z5Bph6YjChiWRVrqxlyqRqr/z2dbB68VrLR1IAx9E57Mxh3k7QYSKf6xtI7wX8",
+	"bX74GGy4MZy8DghKYkB5xSh56k8iTxIU1kp0rlhyVeSgSfJ+0jn8ab2o5uY+8V9//BhUJtQTgLktHlNV",
+	"sprFVLG+Fq47dYsy79ws69niLpS21XZO8c06HGOfohkVUzY22F0WE/8+YxnqCfY5ImfpvTRGlCwm9zOe",
+	"MMJBfjVOLAZutI1XNEvnbEHRxLLxYeQXG4yTmn/cpZHj/1te+lnxcu2VJzxiQrZb75wpGlNFd1jGuX21",
+	"dhHNYpE9/HUguXHdGVukkqs0W7baZo300GqP4JipZXqKqnxV7uiEbnshQV82zZi15hnbkwXRgUeX4oxO",
+	"NGl2r9eQpqCTL+KtkRlUMwdqrXb9t+KVtdwt6NzTTKv7ss4QMadase2b17mYEhqDZYPepLlCzERU/Vcu",
+	"FZnTmJEu7hCtLOAdeIJYY+7IyTcFSy0zYEOuC8TxcL4EaQ6OVpiyh88e/fPQq3QP3rlV8KFC50qkuETL",
+	"S7Cwlj2drFVqqVyKqMQzDQ9e1e7idE652FZ+1mLKeG7l2opyP0/FlCj2SQXkLuURCwif0ykLiFac0oBM",
+	"eMK2gYKgk1AxzekUZxsMBr1B51BTh6pF4+zqPXnz6k/9fRLptZEu09cyyezT7WdEyb3NFv8lUxEQuWAs",
+	"mj19pxlVbJxYE1151u8zxmDSQR1F0HjBxnMq6BTUwXbXX1LuNz3+2FboPCnj0fPKnVWxYmudEaB3a90V",
+	"IWLr14C21HtU0cE2IRRDAaydC06w1j3b7vDtubzUuZ+VpJxVGdlYPmt/901Zm4ETv6ke3XsBpyZSwQJy",
+	"w2jGsoDQBR/fsmVAUr2Eg4DcUMmjgMxVItscppZFjWm+1lz5l+vrC5Jm8O8V+XD5jnTtXohKrezZq8VM",
+	"y9EbNqIJSD9bRAHJmFQBmWZ0Mfs5qR1qztQsbXDQwxLxgSNy8f7qmtzPmCD0RjJRTzKsVty4tHm0KFal",
+	"V2jWFpB7diPT6Jap1ufQGn7PfK77MiD8jqO+WgZOR6W3kyZrLULskxpHeSZbKYxVMQemLw+yVhg498T9",
+	"qu1bsWma8W3tT2X9cpXJ/vHNcP+QUAJiXfdgePC6P/y2P9zvoQveia4YY/BvCCwonrreHx4O9X//XY8w",
+	"21q/qiI0laTYwBpRQe/iCYB6XoiBLwOmV/W8QyMnstel5RkwwIAcG06ScHGLCEmJngyCd0g3nEcLE7kX",
+	"BprtYNAfj0majYRlR1UnaABOTHhXDwNvwnipIFz1SEQFudHa0F16y+I6D0yFIVeIqyIJo1KRb4de5FYt",
+	"XGxtgvjr1fsf/0aTHGwPc/rpDF/yI1EdCBVnU09ezZkWwZIYDJVmLoB4lVqbI2sOqNJnqGZU2auAz3CS",
+	"WrNSNkqQZLmoPxJRG15YBBMekvB/fqL9fw/7fxp//P3vwno+UIr0XifeNEcxemNoiZsxotmeQ74ap5bK",
+	"MyFbWldbmzsRZV4UIZ+VeTSYImo5wloeAANdMgkS1QqOGTCikkh6x+IA6bJs1OYHm3D4mXFzPTKuRawt",
+	"XHetwXwLaC1bS3Y0bBhThhtpO3A/AdPCiwH930qmpooVHyIDWt/595wl8al+p9bhoieqoZVZzlCUdWbf",
+	"OV1qllOy+NYoq/4R4+CBXXEtLomlBso6+X+JAQd3Gl7rzMv+7Wh5fnBJ78+ZlHQK4H284D+w5erx3aS5",
+	"iMdUSqbGPJYNEdkm+J6a0KI+BDvGEPeYMRrNmDwibL5QS01yySRPEoyHLFkeNhqv14uAu7gYVrei+SUK",
+	"GLlkGbmfpWTKBMv0S4SrBqa/4BmTT7Irt7TfJ1SqcS4b5N53WkiReRQxKSd5oreglaMozWIWA0HlglAy",
+	"YfdEYryW3s9uC26kYXCxgHnGxKyvWxNrAI3Nni/fM4xjBStQuM4+6d1G5bxqMQrg/lkYJmLQ7ozyRCPK",
+	"lT29VdAMI/dASGZcKDLld0wgowyVSs5lqAXqeRqzTJioUDkg36EVQ+rfwkXG76hioe8DQPcA8FP4cfWO",
+	"NPnQT/fvaAYhVvq1Yr0XdgDvKzuU3dj19bvzBvJh1673pxm83ltAuCBzniTcQGqAgigkMMFu0gkJIbh/",
+	"L+FShYHeG6Rcmb9HInQpTe6R4hvF5ouEqtrfMkbjEHUKJG17MZdRqpUSTcBGwhyxVhjf9Id/6B/8sVd/",
+	"3m+Gw+EQFY45/cTn+sD/+Oa1/nYYdOZc4FeFsO+CCfWxJcl1mnoi01rn9YpBSOsBIMHjiQVIpmMtYt1n",
+	"XCkmSFfO6KIIDHVagzW7ECN29ValrfGcGe/dNlKKFzjYCqlO8Pm3SRrdttCQuETW3RQllkcqz1h84oUv",
+	"tl99BZHtVjZIQjW89oSKWMsr7Dib5tYQvp0s20h910XiPdYSHbMWTHKssZeaNbYnhKvb2yEErmGDa7dg",
+	"Ux+3P845n7NrY8ptf9bt4xrdEq8iJmjG0xo7WCoQEjfyGSMDrocCzEBqPdbaRV8bPWYHH8ZVqwhgb0ta",
+	"5B9Lc0o7wJw74BKxOKgjFhti4rZceu0JAktwrqalLxVlaaogWkorpchjWcIjrqoRlWtZcGWCSzNo9fur",
+	"YpLqT6f+pJD5pZVkF2zbFFTpbqWcPj2sszH5NHu4gRR0QOHW3H3CTMpCGLkl7ZmPDPgw0aoF+XB51rfM",
+	"vLDxHJLwAf44JD+BThSQwWDw8dE3L3kX5bOZrQxMhs8aZkBu9Ah6bj3FofG/6v8/agnDfAse2P9D85in",
+	"AYmpoqR7QyV787oXEEuJHkGAMS9YySRwnw7JQ57x4vH/wlnI/9EruHHjPT6GYDitDjROuLgNCAyhgSkg",
+	"iqtEj+Lt7r9Kw0v+b/Zfj+ERHrpWbyOaZcuRCKkQKQKQNEITyAZhnZ3V+sssFuhFax1wjjEPcCYQ+2Ao",
+	"efERlrxZe4Bfd2DJoEE4g8JuAYNF+N3GcLsdguyC9Ubqg+FQC5wHw+HzG6nr4uQ2EFc/eG2zq3KwOVZt",
+	"6wi1UjxaJUxB0w7cCjleaO2kfzAYBuT87Dogb6++67/qnyQUtOc/X7zrvxoMm1ydzqm1ZeRak1ncmcL7",
+	"H3//uzAgVJF5WvU8BDb/1YR3lXM0Nwat7XgdTw5l2wAxXrhXfUSXVUbIPwb/HPz3EaFkkbF+xhJGJSMy",
+	"n0z4J8IloVHEFoo1RChsNtwX5AA0+t1oAVosiioTK7t6y03e3S1basSFfGF8/qj4fsYEmVGJ1jISog0l",
+	"LFltmkxFlRXINktgsjDmddGuUBnGg8n94VBDIE2S3nZ2vIoSN+fC/lkXfuvb1qrRRukcz22eaj3DWgj0",
+	"drgkGZvkksWk+3q43xuQ81wq9ALCQ5Ncq4KN9q9GLaBavGLOhZN/nghv7z083g3qdlpk0JG1ZXe+Yxm/",
+	"YzEWqFA2GqgSseHXl0DK9bHrSNjDMHiz/2i/7/3X756Kkaik7sidt1ZkcTZfi91gfqDydtOY52l0eyxv",
+	"a9h5RZCulaRRYNl2B56cs2EDO8KPJlM1sfFAP6i8DQMAn5uMimjGJFEZZ7HGwzSLWWaxlgp5D8wNBEz8",
+	"i4spCe2uQ4jckOB3plPKRYnqbDr0tzB7lQ+18Xo1g6M1OLQFyPL5/JnfMa3cgOYQki4I8GkGfhyIUgm1",
+	"LB+S7g0XNFtCwBgqCSJV5CZVs1Wr3HYQqMff9Ljd41v9LFjwSvrheuNd8WjZ9tdmQmuk2w1T+JyNrbKx",
+	"od7QVwr2BWCwRDJr+ra1u9J70fsM+OCMXOWj2YXv4VDNyIQVwHbXvCASupyFJVLBPD+H+dMEYtYmOoCL",
+	"ZexcWOtNTs5d415UKhm3MVY5f8hOwM0yunGOU/3MY9AxR7HB6Q0P7Y4I1l0w9mT4DWyplOvoJS2Pm5bQ",
+	"mOZcn5h1LMhMqYVGEf2vtGrNChw3eJlLyXxpdOuBkfkzXTBBF7wWjEq6jB1mfzAcDMtL2H9mCdJUo9tR",
+	"ZaGSNR4mvZFpkivWUlncVRBt1pdMvG9N/ZOV4oCyhX605bnmXLHdTrUZvRvgb1ccpBlNEpZwOS+B3b7n",
+	"edx/4/kc9+t8jlKli3EqxhPKkzxjLYPgsbJbWSzdQgv8djhsF33kJmq+qWsm1ZcH/9b5HRsEIcy23hxu",
+	"0V4j0IM6ptXmzN2xuKnWHD54q58XS5qYICZ4FRVm2pvsff/8wwhGHnUOychsZ9R5XPURbDQg7+i30pLY",
+	"Di6rdUPqS4CSnkWOWLtTagj5aXsCFnbGGAgx3sbkbWqExBXnFNi9t6PUcVMg2y1+2S6CJ6P3Y/PCargK",
+	"mJeUZMkkgGRvgTaoVERsQK6YiAlXhEoSHptCUMCoDslbSAQio3w4fBXdsiV8YKDVhv/oH1+c9X9gy8OV",
+	"3wdFZqeWRebRYvzq54P+H+5P/3F8fvHudN0/nzYyPr3LYr915/pdjgWenuodEc1VrtPF0lSZPSIh7l//",
+	"gQfQ1z+HGzKFHtct/Cmaxa5mv5XVnIr4msrbHUtR2KiWtUh0ceICV7MNMUN1dPF7DYjWwRqHkAt9RCgp",
+	"xyGRLl7CIQkfRlan1/Tzp4+PYW8HyllktFsB261Bi3GUJ/AhoiJiSVKboF6BaTNiHTCfGtWpWsWBRzOQ",
+	"I13gk9axQNh09aZt8p3V2AckxDCwMRXxOGFTGi1D0sV3gMP0DkeiiBCzAWKku2BZ31Y1M77SYDXSrIe+",
+	"VC644jTh/2ZhX/Pi2I4zEjTht2xAQpx7rO8rPCySZsBue8MmacZIsYwjGx/oyknSzFohMDhM5tFsJNww",
+	"92mexKTbf3XwZrgPbvfVpQbgPtD7oWZ530gyoUlyQ6Pb4qDsCv1j6esvnePD3y7s363ynquZTd83OzBn",
+	"R6ZMoVz2ejgcCXBbfBCuuk1F2YSdDA8OelAe2OWw2Ketk8mU0Sx0vspNd4KOd+xaqyu22DJ4Q8PiObx1",
+	"LOJ3dlT9Lf7xHgcuHoMvPmooNrn6DVVgDmi9HOt1FDg+OCYZEzHamroDqKx3K9J7gTH2fYjd19han//2",
+	"NVWa+SJlYbYrzvLrrbpSLTm31mZlwNr3g7Wu3PLVVWrZqWZK24JepWP9SgqNVAqKePsPHE2q5ckeNXuO",
+	"QPwSdfxSmc+1sLyysWat3nhkNwg62NukUSX6nu4QOG6lF2L+n2YkmtFUAn/nYoo1iKGiMAkzqlhIuhB6",
+	"tN/zYvIjmiRFyeqRuKdcSRLGLKHL8dwEihlJypRvDUnXTg3Cxisy6pyZzC8CT5AuF3pvLMbF9UadI8Pw",
+	"QYoohg/wAS0t0SRBGUcm6T2UjYUMGRb36hOBcQQj86Op7FWbcP3tZXRTe7cwz9VOIXKoGFe9+6ycqFEr",
+	"bc/T6FYuWDRAQHhy+p0dDxbjZcqtwDWU3sXatU5xLRlIfhp+HLiI54F+lSqgUE0+783IgHMWL9QiRFH8",
+	"sbzg5lkCc0D+XgDE9RYqlStXWFCOxV/Kb/a9t/oJKpG1tvA7llWChhHGXBrmZlUIVuCNFdiOF+tO6c8m",
+	"4e1ao+5zG1OLinm24DiE6tBoxuIAqI0y3UbkN8QOc0TeHl+djqGoiXnCVLtH24tGchLROSMq7e1gKrA7",
+	"jq9t7fenMKBLJpUeqI75PEMqrmVBzbm4j0HnL4wmCLYV+kYV1afqQ1V6q9m1oHeUIyf82FC8qaymw2sx",
+	"m2Y0bigb11qccRXT3PKKl+t2dwbU6/zk4oRi+Yld44C2qw1cn89djUDWT61d9G4o5VVwbwrKX++H6FyZ",
+	"GDksj24tEBj4Z7X9LhtMB6RkuewdQcCJVGlWCqosdtZs2nMZZWjcKyWZpfeiNqRsS8cX5reOgc+3RtEy",
+	"AG0OjGrUp89PLpxlSEvG+vTA4Xy4t2fIPvLUaFGtNLGmQHAz+LxfMHF8cbajl8XUFa/fiv01IFQSiunk",
+	"pisMBJqYbzLyz+Pzd1jljUAME5q/MxLmWQLm6g0Wv63Axa7qG4k5Ck+ElnU8KSUTpqJZadrqFu33YUvO",
+	"grdWpHCuFKWeL5SsayZRZD40/FwUn1gH6Gj7ttSrLgEX+mOhOFhCb2+q5mqbf59RRSKwEEJQGnMjQasj",
+	"/d2EcjWb5EmyNDFOAqr5oScfBD/TrYIlUBXwCdU3zZHYvfpHGLiz3sA4z6BIkKlVsguStard19i8zHGn",
+	"I/Lw2CDJeAmp65dfD3RzqrSw5YTx9aX/gGSbJ7H4j7UVHxFNznCNIhWMmIFbFTcuahW2TAwshYZsLhXR",
+	"ilWbRQSrRxKUGkQ2snS9uKsdXNDHSEvxVY/wIo8F3dgka9+x7IYqPt/BsVKUr9lQLgSUYn1jLWj3X9Nc",
+	"q4KnQmU1Tlbj+jWyeb01Vqsw48jE6jXAiUd7GhohJFQxEVlNvaIqB7Uw3sY6akoX1sSTShyylgYukbA5",
+	"NDFOF3BV6LdIl7rimXMtgYl0DD/0SMyRcsKfrQM4zS2cm1U1lIeN0s3RAmak9+bpUguYxl48tpiWBHeR",
+	"liq7BSlAcoUN7TIWMX63teG2SF5eKRKVz+c0K4rKASki3SJNys+TqnddZGkumgrZ4G96dNgndGU18rFp",
+	"smab45FFQpeay9l4Xr/ADcVHkFrKWxYDfdz2di+hFWBt75OfcyYiZkMUNtu27QtSsUWD5KXYovACdofo",
+	"a+xhIB34FHEIB+ROmt2MwpsKzE1MuT60GrZgH3UVY3xQc6hs5nZAXaBFA833z6mE9R5YlmhYiRIFVQJY",
+	"uSsHfLW8pILTzUa1mvbmRmrAzCbKEy1gOfsayRiN61NBneWtvooAlXUJeaDkhBFXy0PCfs5pIsmoc0Ez",
+	"Lkcd4CX3VH/zLhVxKkad+op+PmXeYBwoLsisaM3xvS/IXiWzEkMiwsMCysFBTguy3QVIR9D5RpqyKT3b",
+	"XQxc65pp9i8vTtAePRJdnIJBlUWNKa6XqtQvWjoP7wKwA2EQaTGpAcMjEoLFOgTz+kg4TahkjT8iYcbQ",
+	"Ah4eugQ3w25iLhfIbV4P9wPyevgqIK8P/tQre7JNZEjgbIl2jR0bLK6PGeeoNeqYg74w5tKnGMpKwsSX",
+	"8tSUqG1t2DEg7Tqm0PUqNwTEVnQICNR46Bk+4K48GAnURTTMWA3FJnJ4oyKH8TuyDsixWwPo5Mj+klTY",
+	"HqgjcTB8/Udys4Re2BPT4jfNoHEu6LXGwEYiSNtHiTMgXJJbtlCo+eOBYltYKkciHHW6CZsokubqkHz7",
+	"6mAfJ+iNOuERkSl4V9QslYwsqFRk/w35gb91ttyCqepFAAJ0jednJPSrMPOEZ1IFmPHqzrk3IP/b7peb",
+	"nhY0uadLXG6dA8eMvL0C5uJWrFfqZlkcNo8Ds0O4TDA1o6mMCuLd/jf6uB5GHQqdOzGsFPORR52AlOKl",
+	"HgaDweNj2LOCQ6FHxdzUqF3r26GLn/CiPtaI6SB1bH8GcFXfSA/Qq4cAgq6+Vb1LJJW4MyR6o85jaIUz",
+	"IyyOhAfTXAKVvaeyB4JjQJCZeEe4h9XcwqceAeZdNVT5EzH7VEg5dsWhhr7QZGz52Vmadt+u6Ltadu8C",
+	"tUYKAV0aDSIH0EE01ijjQpcofKc/4QzGRGLnM5zA0OvNYpVstOQV13cPQkGJWHHh+Uy6VJAQQ6kt7Qxd",
+	"vTAgT9aBa9LVrq5OScYWybJ3RMD8YQRePIF7QBF3aG6amyzNpzNFbmh0OxJdnPHStkkPe4ROFMsAl2iW",
+	"cJbhawDFJTjwsw70+Y7TvOEMzG6tfmVIJZq+C4gWcCUtinMiQplDDxyVcWDmr6eOy7xLp1y8dB+yBZXy",
+	"PsWYsA35U7XtxrwR1uyh0M7K68zlZnPkB1njyoYX6yY8r5klyrNMi9h+BExtwtCPDlldNc8bplklcG+R",
+	"ltKIAI+XBLgcwkgqWK8uj2izZcsbtr0oVI15WnFAPOlwq6sKGo+x/hrArLJ6FTvUX3XA3NhEr3XHPDyU",
+	"dhbBmkNB054FfJi9VEm0+SSeI0jJnOnu1UJtGvcad+CmxJMzpMJIkx5XbZSb5N6A3LIl1ujyZATS3YfK",
+	"l69JwhSWq4n5lCsZkHAcjkSakbAfHoE8F/PJRNN9jZaEkgVVMz0fSoy9ATkxIdPpBBxtXjD1lCm0pmmJ",
+	"VYxEAxMjjtcgHwtNXXFKJJ8KFmt9Cn65UlrmwJhr5D1TyoUJLqryq9LCoPmf4VoZu+MQPYwBR5oBgcDk",
+	"jgfkaycYdevknoCEVoMwXxmhBmqUao3CViyFtfHYrULjwEiEJmxngIkUXEhFRWSSKcyXGRVxOjcJJj2b",
+	"iq73/Q10zxZaMcgYnQdenBZuxRyfVYRHwtpFoBYMdnVJJ4QrdPBa77IWmF0EffdgeECOTZmeI/J6OLRS",
+	"VXFSEDA2EqhEUEV43DsqrG8YTgY14IBamxVayRMAtyuZFulQ5BrPZdgbkCvQaWCMkZjnUplqQSRU7JPa",
+	"g633cesYohalcwbwybDsAmzyRktqRyRVM5bdcy3xoHI/ZQqhEaPVChDEsqRhj0i6BNUqDaB80YoWiIFv",
+	"A3Is7JY8yW3K75hWmeSKIQItPJB09DBCzR5UjCiNWUBMrM/jY6iX78xC0tWl9cnGPvpQS1+1FsNdwFmJ",
+	"tDxv3JlXvGC7yEatyt/TpRNWS4SNiVgOSHgPCgCXvlnIHViArWM09jljvoZNC0lJQmZpEgdwG0hApCqp",
+	"EXX08rBWhUQFMrCFBR9D0tVXC4wLunnUaZhYZHCElsJR53Ak/DfMUANIrQKdzVr/cBRj6sSfwDGE3//P",
+	"sR65B+1YDGH6RgOaZpnBSJhhA8jKSMCHtbgEO51eDhCsb+DpVMnH8Mj4B8CZ/vAYWnVeH5wckGtNBtgn",
+	"GqlkOQIlK51AZWYgMaZKc55AvWa0ykHmDNpYQ7wgAXhpiQBU4jCkEmnSSKCed1RUV7M2ipixRe/IoeY3",
+	"0upmLlK1KEajL5fROACCbutyjIRXtwMd4DMXM1su32GvVlMlwB7ZuFdN1N28kBXkJpnTJZwdCR8eeDzQ",
+	"SKXxfJHQiOnvgf9OeJKYAvC+20QfE9Nc6OGhHkoeH8PaINntqsx4dV/a5RysVID5WGerKEi+fwFOteYC",
+	"D6GwRrhHzIIsKAY1lzPYKaLXr8+0fsFV+OpSGwBQATgLDoHTypHgp5lzyfRaO5a2KgfVIuG30ATbx9G1",
+	"GbZFyZJKcXTPydUq5do+21jF59qv3GNASLBPCimFrdZDCmaEmX/HF2ckmrHoViJ7cPonyAfcNLcp39iu",
+	"Z+eY7VtrgnhONru+KlAhVa0e3Tm9Zcb4ozybYtn2dQhJ0rb2kaZpEMHPVWC8yFbowbPXYqYVrVdSGkkX",
+	"naxA31zCYLNQ24OSiiJVI+F8QRXDUEmQNI0zsNIgFctSX4IjYCtGcKAiHgmf9qIoULIkamE25ihZDsix",
+	"YUGa1S0s1xqQvxuTIcidbiUujeL46ofx9dn56fsP1yHpvhkSiZqLk48nlCeYM+lESk9l8Y7OECWt6lCS",
+	"UMWczc+cAc80PQyITM1fmFAhGDQDo7eMcFVpcPCq2t6gttTIvcG7VDDDE7YJxn3YBX9WtO2PG6jR45fE",
+	"wBUVfXtx18JzYGUqYkUqT+AMNffRuuMhqddHBWOxRCx0TpLyAC5ZbNnz1FcY2PDEooqkGwLkxcORaFZ3",
+	"ceJiPJMSDaKkFohL2rB5GH+sFVv8+urbmWC99JCN0chw5hBX8NS4MC0pCBuC21Xpop+wO5aQYm36kUXG",
+	"51xBkOpyweT2KfgVk5Pda81e6uxQWMd+03GuNh22Fem3vAj6aazSW4aW1fUEprZa5hZztaxXWG1RUrVj",
+	"GgMslZJLRUsNQ5qSdowtsqnByOOGmrmAWONFxiYs01KOfGYJTS6lYvPxwnUMWb8ddw+Bf30fN4ezNhDb",
+	"F7Yt/JgqPvHaQ29BcsMknYaHJBTeEHLP7N8ooSHgsFHjYqqoppL6c5JOpywLewNoZDTNmJShpo7lwdxP",
+	"ZrTibxxFpYomWne0s/YKP7wN3oP4gylmT+nLGPh5mVyCca0IK+HgtYUQ5Lp8SZNNvja+tJukUwwI3D29",
+	"Eo7Nx6uY3UD2KxeTFMJYFI+8FoVehEuUccUjmmgsTFgGwS9zlk2ZiOqrQOJVtKpC6HOGjaXd7LHXhqzC",
+	"zdX/UmmakKTTjjfYs/REcNhVAv/nxy6/Ac6WwkxEhWBxSY3WWtUArCE4EoAv42D/qdiZusbQZKxcJszK",
+	"1igB69Yiodzx23RCwIy2hyC8oNwK787YFzO26EMAHEr4NnR/JLpxqhQ2QJQ2joaEJipwEHG1DDHnkQhg",
+	"sH7Yfwi86qfhR6wMBX8NhiHGLIwEUHnZM6YuYk14dtlAFaywZ4qhSxLCVjRZsM8bAgSbCwcj8d58L7UQ",
+	"CDF9+mmRqnHxl2ZIlAv4LBXNlBzr6cAWJ+LiD3PE4Uh0L08PtETIPnF0vuCI7q+pwv+DtQutegn+wUU4",
+	"IOd6IC6mhMuRiKhkfcmEBGFnMBIj4VlV9L2XRdyJFonQeSit+kLUfWrN8lrildAaGnWZGwa2TAipOxyJ",
+	"vmeKO3TA4SVF+f3U9JTgQQhdJxh9b2CZg/UrzJ4aCYJ0WoPDSj+ysGIu0IKthEuGPAWCEkeAorStVKSH",
+	"PBgefNsfvunv/7F3ZFduYx0J+7QAuRc8aGHZbhLWNIU79KyL0M5GS5l6Fk0FzC71Bc2NSwp6tvj98wxo",
+	"lRq3wBvGCxLowep23wXLCSubzo1ZrHQEPb/NDO64KUSThGUnCDbceQyLKFBjx3WGxDxROKQzKx865R0b",
+	"LqJ/ECJWMIgmlIotNEADSq+xWuud6zWZegfoS9NIjGTQ48M9EwoXZmzBqBonVCokCNEySlh4RKI0F5p0",
+	"LFimhzX5m/pgFnphaD25ZUvSxcxREp5Hi76mwX1r/ur/wJZ61ba+tHnJ0CkDS1Tehoc7hj4GtjnljIlK",
+	"OWyAqCKdqFIOG513xogMmyosbT3A/bJcFBYO12qgkp+N4TxyWlDD2MZ6WS3wJSuNrI1SmMVY59SNaJZp",
+	"1QzBc2AfvdaSlr5WtBwC9FgnaXHtR+bWC3lsQaVk8gii6PwjGpD3ouQMtc6MV0MyHA7JXJrmHEeFLQ3O",
+	"e5oySeg9XYLPC6Pz9Ah4qjdZSuMIgA0KVaG3C2uZSEKRfUJ0OSCBEGmuNYwAyh/ChvRYmhyndywLiEpH",
+	"wgTULPTGZH7j+Dqq7kyExi7n0s1MKrK5SevB9sHFmiNokvT8PAsj684PTR2SsZ5hjMuPvR6hle/9XqHl",
+	"n8gNAxdwBQCKxqOlQVagxPUj9ddQfqrcpNQ9B74wU31uJLDeJIn13YnUXsjTfTPuuktKsuvOtXKERR5l",
+	"9ev686sVrwvT8qsVnwN2NjI/m+JSpdaIL1jB9DPWftmxyHMJcrYqMlsS6zfnu7f17VTNVytSEsG+9Chh",
+	"OMkG6fA3ErPIO/+hPqLdOj1gFAuEu5t4WeM8ABe4qy75hXqbNGiFV0UOzrNrhN6dbGGdA5FruzrLii22",
+	"bT9VXLyt4u/JY6WsGv9bENHa1CnVW2h9BfacXuAKTFrglgq5r4lbzFr1NNSIwSi+oxA8WFuCqzzpJQPf",
+	"miwlpUOOVEKXhvdzCbmMgxWH1PPX7/qa/N9tjadXmNn4nBC0vsTdLkHCLZP85/TTGHvXjzOqtKI55zXZ",
+	"ABcs65divSOGCZJG3MQhSpVciB6PdJ0vWWtUcy5yxXomC2TOqJAQRX7HsozHbNAqZ6O5Y7PxGtRVbE0S",
+	"yATUj/ht+1sESNc3dvtw+a4v6YQBGqLAdUQwk3DpnwgzNQxr8ze3L29Zl7VrCleaQob1F1oXnF2av85B",
+	"4gPlc8Rrr4/Pbx21fQENHI/zmKvnWJU33CWUQfpiWZSrK1mtSywlU7WpGkXpHwC/D5fvQPmMd8q/aEk8",
+	"+GLMBVMbcM5Wmev+o/99mt3TLGax/oTRKmCIu778cHV9+t344vL9P85Or3qtyp/csuWGpBWRkjuacLAh",
+	"Q0K1LQKz9YGUS2UUmJrmN4mHpoW/YbeqDWmuSl4K4A9BBzZBFaTN3/EYJJj19eVWrwOKe+MDzm5XX6kI",
+	"4hihgvVmvyScnrmIoIBOu5WgqEpXSvH3piigqHxozQhyYquUVcolLsfu/CoxC/bM/IvgQr15Xbt/OPR2",
+	"j7qLafN4VXJtc7fF3sFU2XJZWoReB3jbkS+cuRg1KI563SWJ2B1NTXVcqFGfQm4DWKx9EzJIpljFx5T8",
+	"aKz41YrCu7Vg7GabfvqlumHbTWIjb9tM4+qJbTeFFlo3D//YeDmnHkJUUEVouPDr93jZohY+x3JGD759",
+	"Y+Rd17p22P8T7U8+Prx5/fi7Ouo2tQVCt6KJ2K65KE24mZUjfdi63JXGxx13tlOZcsT7Np3+YFd/K56v",
+	"L9mGdNffReXIS3MG7qorVcZL5716580Yf2XI5tNwVY9SoOnT0VKP52Pkah2gVhUAFywqqgA+AVK2Q3g9",
+	"rcX15yja5y+8+SL/VoLMav0cKP7cfgu2WnTd0eOl1FWShOADjw14DKMaiEMiSxVBwjPuT1/HwzGw/Y3h",
+	"SR+bELJGmkyJ2TSkNAl0ibbIdsfxguLI3I5rjz5LbxI2r22cd/n9CfnT62//QBb4UFFYs8buo5pyg2Hd",
+	"21ycK01ei4hw/OOGynJeoWNbtvv1wUFtXSuuqvW9P4hFlkZMSk2fyKlQWHS7sclo8Sa9SXN1eJNQcdtp",
+	"FdBj5w/W9Tu6cDF6z98M/Wndz3exC21sq9jSbvTkNupNffnWNzTdXLXyF9NH/bnsQ754YGxFldYmDpAD",
+	"P9B0G1NRBbK3DRIutUMv3xxU35QknUwg0uRm6fqrQXy9aXMWFpZruxtI2VP2pUXGJvxT6ZYqDTLXOlnr",
+	"xffP1Ze2uNLNrWTbtnrEG3sWA1qDuNbeoFciDdv5UKCytAkb61LwhdowJez/X6SSUrF0kWUQlHVIIAAr",
+	"IBB+Fbj0xeITxF2ByME+qR5mr9+karbKeLdO0CyHvH9cdQOXlnpEwocHC9nV5FSI2zH5qVxAAAmcAwQs",
+	"SrBQf7g8k4NWkfU2NL1WRtLD1iWrFfmzTWt0CbQagW1Qx5RhDfBqq9phq+j+BlAqdUVvrDfvmhSaFglY",
+	"gsK5LtgizRRE//jd9Hyp8mB48Lq/v98fftsJOhg8+Kp/8Mb98aa//0f7x/5+/+Db2gN1vrBtKWbcUJFY",
+	"pKL/b5al1RA+DOCDQmGmMRDGvtIFNvgEn04aMxdp2391MPx2WG8hbBOwPtgU2b1Ny3ZTJrSx4UqDo86d",
+	"7vM669Z02l05FHyG+J3ACLXNF7tFEmHPpQxCaHTMokRjNRcjgUFwP406PB1AWgpQhk/KgvBetLKOUedj",
+	"CKY1LKGLESN+sQ2X5DhlSo6E7fyIoYbnXEoupg3bXJruj/u9AfHbQEN5XgimamfMqoy6S1DTJZNMWZ/+",
+	"jl12alsUw8Cm9loRBJqKZLl1u4Q6K5wzSNT4d7aKPEvSm9XFv+WCZgWr695Qyd68tk7XieFmGv8BW22x",
+	"gjZukIqktp6/FY++UAGDml14m6TkBg/CMvPBl1aZ+JyNrdK68aj/I9ShQrhy8c/lGhC9r1RPCjp5xlu6",
+	"t2r0J/1yVYsqrreAdoOiZcTZTrOyePC2Ba4HBHGddLUsF9MsJjRZzOgNUwFZ0DhmcS8oogm1KFZEzmaM",
+	"xhinrddcL5fV6TRVRF0VuTSedm1JXISIkqiwfkktGirYJTyHNtNsLG6tz1wyqU78eNvyelzDlpqq4D8H",
+	"ROj/YXoPli6iXMiAcPljPmcZj/RHfaT632O9Mv3hvesxZBKHLtmUfaoNOlltxWeTpQb1JOTO9r9YW4ba",
+	"NcqonpNpllfseoP0ljGpFJNqUBzhk8U3O6YR37zraWrwQiOVYyphy94q7NMC6323f2Vdw8QSkNQWKW3y",
+	"0tn7XU/ZVm7F20Fgd+8maoLyU3ilKWrNFUnbqutfce01RkK7xnFTqINWQg4+fWro+uP74ms3dGYbD1Vi",
+	"C9J4uQUG2HUWMea7lJesHvBKdcm3y0JjTegNSwISjjpYnfD89Pov77/D6oQEv9JXjl+MOkDoTVV0GaUL",
+	"Jmub0u3SL29lED3vuOiIsvtAP+csWz7DSI8tCRACw/MTH09ReSKYPUc/wyhjCvmwJHOsFl0HCmsa+5h+",
+	"cJsqGJhuIvrpYuVtmcGz1SqouY2mYsxtrsMj5/rxscpyEVHVRJzjHMlt+0CyZ0HBglpuCkqy4Vp2WtxW",
+	"Z2V35a20v0XX/+UFrrGWkT+VCxWJLyu8yLasLAlTfz69Jnu5ZJnce+DxY239ZmvxW+2BJVJXrQ4bJNzQ",
+	"6LZWjKvhhJtDp9fJDVlBlTYdjlfvuBTA31axL3BOa/XlZTtoHTcvtlp4vegdmjky4bcaqhxVdYbAB5Jm",
+	"macZpp+lMfgKRF9pvlzXZtsS4oon5PQ6gNLBAbn4oP93fH3yl4B8d/ru9Po0IH85Pf5O6wfvL67P3v94",
+	"tVY1qLAIKFOApsG9IxI+AAd+DIlkU3Ab+v4HCOeFUs8Dj++D4dyhyFr0aGIbsLa2d4JH9/xXcl3Ptr1G",
+	"3asmsx0MTvadm+VmDv6wLtBO38a6UPEAUwmhV6It1UuJex9aiENYzZzGWH6szkxYSSprbkr1TB0o8YfW",
+	"Reu3zB1qG/suWvTeLFSKtRY9EMC3Yk8I4I8vFTJQGybgwNyt2J7CCsiVQHhrexeg2TPZchqbyH+WjI4r",
+	"eseO5XVZ5t+ufNqzq9CbqEeNYNE6B6tt8MGVi7qsWF1yNRvPa52bIV3w8S1bYnO3SqYZzikJRT8NhpCn",
+	"9wIy1LysI9+BK1KhYdwMW+udjWg0Y2Np+fD62OxoxhxW4otKJeM2Ud3RjF1fvzuXX4hdeDHfVYGUJ8x0",
+	"KOrGGZ2o3urZ21oSr4evB7U9huyT43Vtw12ZBqyTBuV0oBqGWVy9CJzRjad7qp95tG35Wgup38PjtdJp",
+	"S/5Q36D9kmFnb2z6qpHgTExSKBReL5EZH+/4rgho2BCLU4p/wCHueGxKk7dyPbk3zI1t7o3aHMmbMUKF",
+	"a2huLxlUG80pDkn4cMtFfAilTeiC/595tAhIniUBwUDlgOBRB9i6PhgJlVEh9XiBG3dM1WPo+f5wGiO2",
+	"3CzJjIq4viVYJbzZ3Gqdk6+Yqj1m6q2V+vHgJjtBZx4t6lO4XFh5RQj/y3H/4Ns3ZMY+WfpWHKoXDrzx",
+	"rlzA7eov9lzXGXk288ktxa1qYT4thKNhGk7q43OlWzQFBDVgpHl+8AR5yU5ZRcEKggU2FLlIyFjBekPr",
+	"KoylzKACj3sWbUhL1Ndh6hPkM2TdzyGdFQkVG2SzSio6ldilBR8IXW1OKC2/oFNmCIFxXidUqh36IbeV",
+	"8JiUtd6Pz60UbsmWttPMNlKVZ1U7fEXD870/AWThjpr67e8SEbK1GXcXm99zpWl/LZa9+pbjdQY7E7Tn",
+	"H/PGvnLmlp+HMknZoD19HrUR599NZ/wsTqRt3EP1VsXjxQJ7vdruZrjnbyTEsJAPl+9sU19L3+F7LOJW",
+	"Kys/o3uwxgK55p7+ztVME5ci5fEL8gFWLGQbWG/sH/4bXzF/2IOtBQQ+Ffniia1p3e5sP82NvWpLjUd3",
+	"zC3x+92WMfSPGjX/cECiGc1opKCiqC2Q+YcD0768Eib2h4PShH/cumdu3abWnXiT7zatFFTapi7Nc/aJ",
+	"rV98keT8DFmFxWjrMgs3WYG2sOg154+t36yfHlZNW91pceXMqDaZUNWluweaVt4cqr1pzXM+Z9dGuW2/",
+	"oVZhqRh+WrOhpl002Vu3MA2uGvaeyhnqbFvr9Pb2hL5Qm8u3XadXmx02ndy1cUFtd27gFrlyzWs2iWLm",
+	"yXWHhbW7tx+yDRL4q609h5zXldX5AqbqJ4MczWiSsITLGrfoPslyYQqsQsU6GwZ/ROZpxuyvmgVSsSRU",
+	"gYW6PkNKqnQxTsV4QnmSZ6wegRRm0Jcp/Wan6Ofz+LkFrm6ofJZPUc41cD2L0gZQ+sVUNj37ZV5jCNre",
+	"VqDPmMVjV/GpDKbfw68GRKFhHXwCwIzSPIkhSzXLRT1ktkSh9RHG+rdifTXgf8sXiw2PKLq1OV3qQ24d",
+	"PKCBV+PsdhAEztq8VvevdpdpCqLDrBG7VneWdoDKAVbuu3p4pZOqmkSKPa6DyWfDroZz+XwIZi9ntW6V",
+	"Na+tSoj4+Hq/z/Y4uj6STuaJ2s5l3xxmuD2i1Nlnslw0lo2EKJ8sF7bajiulALFUu5RL9Oq/GLeOwwEE",
+	"9gLMnbnvYxMOb4Pv7bQYO6z/kleq0JwVwk7rkDMfPp838uzqnqto5mupu1kaSpp12+gp/9yqA9Th6TWV",
+	"txcmq+UpBEePc5XP57TeLPVZaI6/hmcRf8Hi+YTKjHaEVfyyhVBKKBZREbEEPuuBP7YZ/9OCZ0yaNTYV",
+	"VuXKNHwyj5eIxFb7qaNJrw5Ikt6zLKKSgcO7sEDVGn79iMNV6qax21WVtEGOIORTeUsWCV02jNqQYRSm",
+	"CyZCkgvFk2IcJmJp2g1Bd2H/nsLBuuDGGnqcpolpawA5+oYDuMlaOqVhAu90PApXEtC9K6/AlwewtejR",
+	"xI23Z6fPIJV+aa67DbeqvS7HlByvXCP52d2uuZfnEPvWSMOfhwLXml++YBI/2Eq8vsTtTTuax48tMm7Z",
+	"dcOi8DZl09Bi1LKF8hO7/tirHWO1jHFUqYmyHg8bq6lsHTD+mQqmlYCgetIrN73heLYzl2iEeBbEblNW",
+	"tDnFXb/+Y22E4zumFNSKiPmUKxmQcBwGJOybhiWD8IhIQW/ZGLg7l+QeDRfzRcKhQxlU8JQEw5CrVQgO",
+	"/lh1aPnVV4/7/037/x72/zQe9D/+vrYA6wc43uMpgFoW7yZI01zNWlE9LYKVMaFdJIVbXxkd6sJRN4dz",
+	"Q9pNe8hwc5+ahJ1K+Y2a+huzdM4WRubfLPGJu9TrDL3deZwVL9eeRsIjZvyBGxcyZ4raSlZbLuPcvlq7",
+	"iDXeqkUquUpRndisRd/yJNnh4q70ey2uba1vZQXlK5gDk+yGPs8OsqVwlkprqoZTLhq9R4txUQR6M9BE",
+	"i7GV3Hev4QNBKkytjbp5Jsas8kzIXSJ33ZU/3fDQ2GTIdZc62H/9h9d/fPXm9R+8FlP723QD2jLswXb1",
+	"8dkH8o6PXfOh//FhGLzZf7Tf9/7rd50tjg193jsymGcoLbyhO+F2lcaaK53uN5QFenqB4A0b2PHifzn1",
+	"gZtBzwYt7Ah8O9Wg266qG1SzWi3pVmpOZwvYQeLxTanQ1eCrK0ZXu3JoUz6nt5CZVqlGVyrC1xvsiGR+",
+	"SbkqIrRmT18VBn0tJeUwDmfrqqUNGIkBOLtrGy4p8uvOXtwegtc3nPkcCX6r9ldTYpvA/00yScbm6R2T",
+	"hNfkkuyOSi+R3rc1Gaim+63A/Oacsu1zuLwNl6FkdxQDD/VzKCQvVse9En7kpN/9N2Wp97PGExV08Nvh",
+	"FjLG7kntayPiW0XWfW1lF9acErSXfV6YbCKlVdP0M/bTfSbb9QZ7hL2pTXZLMDz+QizctaAj62J1d/I3",
+	"z5u6Ae3sprIR+xuysf7GMj5Z/jXNM0F3xAAjIm7bPt/VzLD1DTXw9p3nV2/ZCqF4l9/IQhq9ZUusQgsL",
+	"hkHikeiGDyOtNEx4Nh/QSH8/6hySUYdGEVuoUecxDIh+Bjou4E+5ZNnAqisaskedgIxMwc00w4fYzzlN",
+	"5KgTjMQI66zi98dC6EGhWC+NUcyVyhecrUc7oknyjYQkV5KluYgxEHBG9aaWRyMBUWQSe61CUzd8YJq6",
+	"0g2YGL8lPpQsFM98PUemcKetZQvlgt2Egx0WK2/r6lsc+7d8SPyTskdrTgtWAyFR7g2TtmbKw3cpnv5I",
+	"gLYaSlBh9AngALACwlUPD9uj5m9eN/kwmlwYGtkbmrxC33iCbnUNIbgFW9Gl1M/dFXRe39Hd2jq3rXlf",
+	"CrfSY7QgEk0F/GrDYM81bGgdEPeYQcPkppa2fnHeSjSHbbX/I5hsQqpIwjQy7ddHbayr2Xunt8NbJaO4",
+	"RwPXXtUrv9vY5+IRPKJRnnG1BM+yoZQL/gNb/gXyOOvAfJFQBXTv+OJMk7iAhP/oH1+c9X9gy0Myn0eL",
+	"8WAwgA1z/QZmhFrv52HHPVycCE4JBiBGM5Yd57VJnnVTH4P3zBiUD8lbeL+8CuCccH7wYzHtTKkFuoUh",
+	"a/EkTW95jRPybZbeS5bZpFKsSichZUzfcpJOjdlAPxzhIG63JhhvbF5e3fMjCFuTmngj8ypJmCYknt1c",
+	"2son+gkooNM9T2OWkBPs5UGsZtczRSgwtBs+S8LuWLYcCaMr26GoglCj9F6UKvIERKbk+IxAe2Voj0hu",
+	"tE57x5J0wWIXMs4KvsLVYCRG4iQVd0zAcg9Hok8uqJrpAbIMktRtpxxT9u8I6J++VvsD1CAmXJKwaI4T",
+	"Qi36m4RpytfHou/AJSEuC0sHFv7ggLBPmqMSLiSPTaceukxSGkvSDb1EFc1wbYZViGOfxTjchw9n38kj",
+	"AmRS0fkCv738/oS8evXqT5rtfLg+gTegOUzxM/RYDL2OOHum4eLvNU8JB6TojEmMIiZJwqXCC3LtGbkY",
+	"CUJCbLh4SH56gA0Hti/V48cwIPdQGieEX0LoLIlns6BqRrgw3MVkx+vhumFZCP9p/+PA8dKBFSvCnm2Q",
+	"acPeKHHOJtjzO455A5r1g8wCkrwWO34aDAYftSSDLMwLzQnNctWMLeG0FnTKhRb/YEiDbZLQXM00AEXQ",
+	"jVOPolcSVhAqJIhxRDKlRS2DlxouATGPSC4knTC9a3MABgo1uTd5DjAAtMq5YUTSOeunGZ9yQbqmA6jZ",
+	"xRWL+t8zFc36V1yxcC98D48ByBByCvcGbXFMv3rN6jUcrRAuKDlST7qwvPYtW2J1bc1IAAA8Glt9BM7N",
+	"iMXkJo25QQXwjGFSfHh+/I/x2/ff/XP89p/Xp1ch6e6Tc/5Wn5gxUPWOSEKzKRhVmSRTpsjr/Vcw9AXs",
+	"RBOSQ2JzdveD4XAIwYUyMH+4Vgtw+vidac51RBYsM+UhzQAHw6HeF5AwB4cDcqHZJcWl+1ALvYXI64MD",
+	"DYt4dWaDRuLESkSWaHp5e4d+d63HwpB02Hk1GA5emWqgwPr26ILvAanrRzRD28eU1cgLCPdQF86jy1r2",
+	"n2KDpiyWARHsXq98wjOpApIuUKpNllYqTKUB7FSwkQhNfGdQIIQBO9imCXmxONRdUIkrWGTsjqeuEf83",
+	"soxtRkh0tfnPYrN+53yXnbIP+acHZGVQAqHgZEW9W6ciWxMdlHPTo+Q3CZezUgZkIcbVD4vuW39U15Tw",
+	"26EnYh6UxMv9uir89ROYgEB/hqr8WV3qx6KACMDAwXBYbcvn0XVNz7FWaZs4PnfsEHgF7H9FzKFThgJ3",
+	"FmOjvde4gLpx3UL33tLYq7jyeri/+ZUPghoixGJ86dXml75PsxsexwwFUWlD2gGoPASwddM0ctKphquO",
+	"j1oftaI1jxZ9VAo6mvWN4YExPgDt2mUN8p2AsUCTVYA7f8ru8cEx2R8M8S80SPQG5L3Gt1DDA3BHwZip",
+	"FSLpHbPjaM38f5y3/ve/CwNHq74delHjAcHuYVbl9CnAIXk9/FPRGa0XaKQdCYi9MTKKYzNF3JpGbBzz",
+	"CJm/Al0EXFZzutRPz7GLmubH91kqpiNRhIzDXrkkDvsG5Nrp9pocFJ3aQ5AwTJiceV4Pe5/mSTwSGZvk",
+	"kg3IZZ4w1/2a3LBJqtm0e/yQhIa4hoQSyeZUs2knuf1j8M/Bf5MuHYlFxvoZ0yoQIzKfTPgnEE7AzsHi",
+	"3hEJvZsNNUvQl3KgGUdx3kfEqVFAJ+EwjasP6CMl3iggpdjnvy2PExbRYgPrLAn1oCSdjATUCsyYJtXT",
+	"bBHp/9PF7OckIPfsRqbRLVPlIayMrKVHG7RmqHQRmxWafnhpRvS/V+TD5bvKUjxBR/+piZFdFfTBCwgq",
+	"LgExDrpgJFL90gG0aOJRQOYqqQyKsO/G0TSqD7uyO4S9HY1EaCPXBoURLtwLi8jRkJxdvSd/fDPcPyKh",
+	"b6kcJFRMcwxQ0I+8efWn/j70fZR63NKjaE6e699CQuepZuDQdugu5RELbO/UOx6zFLp7siMSGpOs/9ZI",
+	"4Gt6PwGRC8aiWf3bKEWb6C+rHxDERGfuylCDmVE5EqgVE9QLzD3iCsIj+6bGpiLGC5rE4kfCY33Fepoe",
+	"vmpju8KRAOnZPQkqk5aEbGVZv6RsDa9GcufYRlHm6q2pzfQsbKkyi2MkZVuDcVBWmOP+8zPHOsaIS4wD",
+	"LTwbmv1VM0f9xp82v3GSiknC0Yb1er/FFBeow16n6TstsMN7Bwdt9uO1wq/wbjxb6OFaZeAt+TdSD4+D",
+	"wwxViXrvQf8z5vEj8vWEqRqLy3fwvXRIqvHPcTdcW8LonXmCfYpmVEyZX0ShjEI4XhmFShD8umkN8VcP",
+	"Ya83v/Fjqr5PcxFX7hx3+JQ7x/sr3XlgFabyDfyZqTXHP/w8BOTagJMxSnAlSZRnmd57ISL9gi/8zwxE",
+	"qJ2ve8pU5a4ramPdqopH9iDmPoY4mQVVUY2J9wQQGdF6yu+YsG3HtcZ8REKRJ0lIooRRsGk6nRofOyIh",
+	"Rrkb7m1Dv0Mt2UJEHQx8P0sTBoLwgBxX6QqXFhasSRMZtgYdpDJcEpST45Hovj44CCoGOz0wi3uETwhX",
+	"KFlD2J4nqwuYYkDCe5oJLqYyhN3KkbDCdN8I0xCXFt/xiB1i1JBRAjJmzCBOpMlwfdY0UoiCIHKPxE3G",
+	"KIS5mW2g6QvcHdjgVrB7Mqf/SjMryB8RGsf+HCtPc5FmI2GrG9fILpUw/xeSXRrScFrJLp+J9OASf2Hc",
+	"5D9KwDEiwu7MDjWi9gLOXpwjKGH1gp0pZSsbSJQuliW1BjXjJAEuh1QRCJmliQHoKjEJ0ZgMMQVgTe7r",
+	"ocKR6Ea50tp4SYfukVwkTOp5QanhEsl0He5/Z7f/0ui/OpFHAb6YtgLCRrpY/obyXwzlNU48Rbq1cLUF",
+	"zhtp4gUw3rgLPa1I43PgSmhAnr8MTIYAVyR0kk14SKhYaskvogLLSky4iPVDXIxEWYcSMZkwFaF4fHxw",
+	"rEWNGMLpB+RYWNnFCUtGFEJ68/rgAIkMupjLEhHhwroxwwG5KIyPK7rdndsqV54MdsvYQn81EoWls4bu",
+	"mJG/vLpx4Vb5SyMBT8VMczIV5DRuasztcxDZElkNSGyBqkVCbK3GWnKRXeGznwOSYKom3xA024O1BC4J",
+	"5hessKJHCaDjGyvF7OZOGpuXn6Sz1tJlLD3vbMsDcqYkCkcNnh6tORnXEfqsyi6jAXkvtL5WoYnK3jwO",
+	"C95f1DuzPGFEK6KlQTzVUuuPkoESCBqbc9RwEWXgmwEeomewv9xTiYUfKZf1VLZiL8Ys8ZeR76qp6F/I",
+	"JG1y1LHGT43bNo5/0+++nLB3HMfOTqFSQzR2NV0jtWjHQPYe4F/ImFpr1L40SV8FJjvDEtI3q5ppPY4r",
+	"dOJCKLZzWlUlpZGIqNB4esNMTlkMlKB3SHJLQApCA3EotZpa2Txe4PImGzlu6Tf5pgqMeC4OHiFgdCuI",
+	"XDGsW4hsYV5vuL7hi9LjBjHlV2BM95Bziwsum9KL291NOAk2PglXhalOL2V9H5DLqlG61vJ86Msmki4l",
+	"kWkhgRhaWDJE63FygW/Ha+SjFQM9EsMWlvjNpuuXFHDWFcP5UkbsDdLOb/bsr8SevSP9WTFm7yzy7HFx",
+	"l94+wca9NfGqVcMubbcFCCiG+JpC0Eq4uJVaLOyWond+70Xp9IjN3aFGRIOHvpEjUe4OrecJIe55L6JJ",
+	"Eh66iKGuTfUPHx7DXo0n0STd6Zf1uPAaQcxDBc6QTwhtM2H+VJrxB2iox6RAjPvuBd54RRA1oRkbCUx3",
+	"K2plBKWIJr06OC2b+GTf/kYW/QO7Nvo/7cNzI2GSDnoonJqAJsEYtgm4KTosk2Nz9PdczdIcQ7rFLTOh",
+	"T+DtJK8PDuoo7xkA1GehvDhVleC+JIEtzdhEXa+LW8Uozl8cnf1SZBOPv9AUZ1maT9HWbeDT0Y+WlBTJ",
+	"39aU1OlnL+AqOHd6Jgg5NxR2REJwFYZH5aApqdKFJHKW3msywFVzFNUHu+Qvb1p/a7b0nxEEuLuSca2l",
+	"1bKVPJ1MnmAmd2C3haHccrEXgFTg2p4Zc8UVBMbOOWOKdCVjZMVSg8G2GNRe8ToZOC5HihdpcV0TK/TT",
+	"/kfIqA97A/JjipH3eKSyjjlZN9znxYEiV7CJXWAJ718wKpzMWHRbwQVfqsogZ2GSZl6iQkuksABejxN5",
+	"zNXeIk14tGzMB3svmEkah0Q3KLQPVkh8j2Rprlg5IezQKwswp3GR4jgSlZyyW7aUKL3h04VIha7YW7bE",
+	"aC6l2aSt7V8eZCRMJvCAfM8TxTJysyShq00dBiS8ZUv9CcVEyUXEwiOXitacidaUXnYBOz/Wp9cyv8wr",
+	"lF2gx8aiIvWD4WaeYyQ4ifqB1lYC3zrbDctV2XS3b38h6W4eGGxOeEMU+g9KebtezQA1GA9kw27Ip0OA",
+	"EB898qJme5CpDOzVcMkKOsHPL6MBwdhfyNhk5rY93lch44pPBaiwR35Xb5uwzSWRDCroeU3Hr5jqF4Uc",
+	"inVUYf7x62aUn1k/MlVAOoc/ffTB+0rRTPOZm3IFjBI4q1kNNKdYVq1e6DsVsSzdJ0Yi3phCOXB5AeET",
+	"QsXS8D00ORc/ryon73DSek6zuShHM6B8bOMIM4Ca5k8Dx+0pUcPFnRrP4nYXh7UTmi+uCDrNJRqUSsSP",
+	"pPfC3iNV7pl4FYCs+Qj+GAmDz6ulHbgkf1Fq8V4ky4Bc0Tm74or9r3f0E457pXcPebiLLI3zqCmDDtt7",
+	"vxABLXdr/8zBCZXG5Q26AY2gLFCAFV78G8PbKdPVz01Qf3FJdQ046aXY4X3A6esrAX2gdDHNiGr1/VZl",
+	"Ki5KyjQEFqCy7c8VYI57xiImVLL0NHBY1xERKamkKI9E+HPoCqpBySET0aQJbFDKx4bKQ17+ezeikvW5",
+	"kExIrvgd6x2RUNFpGEDOsGLTNFtaLUS/Zyay9vkBudhcHmNALrVsbgqgjAQoZVhcjcZxxqQsUw3ShQIp",
+	"Fx/evjs7GV8eX5+O352dn12HoM7NucgVayykcWquZNuCGj9vJaQ3iPuKTp9jGHvwzzGWNAb7Jw+0Rlk6",
+	"GJarz/0idCULSO2qg5QtZbsrTQctyOl1mp5TsQR6EpmX5XrRkdEsmtVZKstr9wrmeETPWTXBVJM5XLaB",
+	"vlFnLUHce0iz6Vgm+fRx78EFZtWSyB9XiBs5thEFVEG1kFR56+WSvB6+XpU//8xW6UDnM8HKulzX3XXp",
+	"rYOmXgSOoNxWyS7s2/+k6TK8HehsG2bzPpteJfm0jataX4fxVG8HoHuDe5Yk/VuR3gvvyYGFilrgtZds",
+	"cjQYnAgVxFbBcZBIutAD9YTOWXICpfEoJncgU5RYGZar3iFy8JHwJgqKhNDQlncPyUO57o1DdMzpqBhF",
+	"UCzIs+QQ001MlI+tmhJgrRsOC7GVU7wvHenQDz8ekTBOI6jfCuN/yJJwJLp2MC1PyHyxSDPF4jOhWDah",
+	"EZMh+elBL4DUVHAJiC0H85aLmItpAG4Evzo+GXX2B8NR5/FjUb6O3ODTJEq1ZANhfnU1WLq2+gr5//6f",
+	"/3ck/nr1/sfLixMsxaK/gsowv9dfu8Is8PWfL48v/vK/30EVPte/wq6LdOfRAh5bGQ9LzrgBcV7yZ3im",
+	"ZnyvwA18/ffTt1fvT344ve5VCr6EI/EgVcYgSiEgi1zOfkwVnxgKJknXu9uQyqWIwt5jUbvP/GIr5BUD",
+	"j4QRH9knpcXCVJAwz8ShUQgPC3w4LK0HCgiBRAAF2s9NoRgRj4T94T3EO9hfJJmzmFOiubperpZc9Zb1",
+	"h71FQrnA0jLwZZU4m2I1IwEiLZSewefymKd7/7cpQwNfwSf9FZSkga/gk/5qwhOGt+RPkEaKqT6ebu+I",
+	"WHKI4SF1wFXmWmGR+26qBnMsbQOZCN0iFAYq1JQk9IBo0lm6O/gCHQ4gFnImg5FwIOiNVMopHZAVbnpk",
+	"wpIauelIaHZaI1n7DPXg+MU9bQfHG7M5Nb10D/2i+arBxlU2Imd0wb5mZjtjNMHawbUM85JptiA1CQci",
+	"ZAO9eMScNh5TRW8gWSdjmi9GM63a10p8f8HZXhAuzQxNMdbrlp4vAEa/RQPLZ1iNm91PSqARJkCuVRVw",
+	"FzN7mha65FIqNveMH7ds2Wzs+BF6yMtZei8JJRm9B8domsHJzKicDWq19x/0mC9JWaDO87qEPvTv+r7h",
+	"wWf1ZhXX8lAthf3Tx8ePKwl5NWVPq/VtfV0O/vzYWM3xnGv5k8JlTUzAoa3KUyqNRv7u/N5W7lJ4etCg",
+	"ABqwkHCSQ0wmVyOBwGfjSy5Pr67JyeWH76wz3sd9F95pU3J8v71nN0Mf9UjUlW4j2LTsRhPuceFZhyjK",
+	"fEFUSvaHw5XfZdgjXBU7GIkQ54ZNELsH10dgZWFYRtZ59yEWxMB+N4Q66Ggae/1qJDR2vnmdZ0mppAOX",
+	"SPC5q+SM8f7+Adnca0mu/nLcP/j2DZmxT1pVvmXLkbiHNYRF7/8QNoSt51ezxIf7A6LRDsjUnAo6RbeB",
+	"BC9KnwvwHciRwHVYmLJ0Zc4BNEjGIJZP/9ScoYh15l+wYh6g9xcy/5uKeMdeKfla8oKVAuCGMSQKNC16",
+	"T6BLyNceNPTFzPcbyeGfmdAQx2oqfK8SQJ+J7T1ggErrhEG4RBOYaQqNcyEV9DhH5IJiCd3Xw/0eYBkX",
+	"mJ3EolTEzUl/Fj02Z/ppXPsFVsPb4rbxDFrddb39f0FBvKmGKJXpxTYhS07sxVZXTamB5+wlBZzzRr8j",
+	"eoDVjPGs0r8C+ECWQh0ilwVbx/S/VkEIpO8Su7L7qO612ZU3Z3tmz/2S7+/woWPa0lXiJgDtE6pY5qri",
+	"gwDAJa7gPs1upastoHmyqJzmimf8nqto9r7seXwRL/nKRF8o5qgeWnF5v8B8tq+Xd+KRN2J+M9qUsWtd",
+	"+Zb3FTx8MaDyJ1qn6ZWW7gem21BgqNeu6eJXS/hKZwrrBtJzw5JUTCVRqXdx5ZtqVgGv3e7JDUNbuulF",
+	"xDLUaOoghMQpQ3si2qAGDRrAZ6BuqxN9IYWgtNfmEtq/lc3+bGSuiPppoG5VJKklc+gvNPpCk5i3Auif",
+	"gdq1oXS/aqXhvSgfxvYkc1vrebXCcl1Zg89AE1cn+kIS3yZw/a2UwddPRE3gkI9HkinFNf50QU6QvZ1p",
+	"6t6czW9MtGujLHlunnlR1URPsU5+NAt1MiPPUIn+VVNYczNQAqM1l30CXa1N0TmOY1zHS9XAs+N/IcHS",
+	"bO63unf/ecQTKuMJwj5xqQkmCh+m1mqJoj4bId170HNsMm+78nYwbQ36krridsM/9VYVPbSUewj4ay1c",
+	"tx3Ybm3/NlXt8JotvBxBR3Xz3ZwuzWVp+JpLltyxtRC1IyEOak3qBuyex6Zurfx7D85Z+7g3jxZ77I7H",
+	"TERsbVimXLAIog7Q0Vz0lzGZ+rZYP8avkphNuOAYjlUNTmEZxEmZ0jpFxW9AHlMVLah6rsuNzMGzzhWR",
+	"KZnQjHRL2akjQTNG7jOuFBMEwvZmWSrSXCZL6P9cJKqbRcPM83SObfX9BoW9wUiE9oDGckYPvn3jig1Z",
+	"17HrUyBSwSOaYFUG823mzNqM2DDPhvgwzC0+tdfx4lnMbqYG8czu+5dXD7N9CFpT8NlDqbX7Tx81Bpc7",
+	"za/wLVtRwWKKKchFpDIuV4R0JqbclLaf8MSPTjNFGyA27ZYt+xBgoYkGfr817bmCFYAcuJFIaPxfSyBU",
+	"miaB65kM6IvNkonMIWK5vG/StQ3b04yIVPVsZ209kUU0E13thWi0xTUuHbJhJKiJBDG1JkaiNE9ATLNE",
+	"CMuQEGkdEJFCp/WpgIhgocj9jCtNCWnEAiJyFNMheBbRilA5Eobu9AbkR8ZiDF9Ht+ohmeRJYgJ7oOuQ",
+	"sBE4dgO3bPmNrGSz4e2ORPEehNy4VvgQStMNXw9fkR/YEguXwQMgE3G9KslU2BuQY4GhyvWlNGwqiHHH",
+	"Q80P05UuFayuDsBaMnalAebFSRjMsiaaEBCsYEa/UbLnoGQNhxtgtRqfismvhHrtXvLJm6XJ3ePF8aXx",
+	"MsA+w7JeGiJd16qv3Cm+Z+LtzCAj4UaBtmYihvX7I3EhFaNxYB3kEMvsiKwW1ywF/MZWeIScVNfW3qSY",
+	"mpb2IenCMyAARTTLlpjAPnZLDHtHmrpAPgy3mUoDcoH1qYqkh2K1Wg6bYGyjDIAyvT44kAPTwRnlqCw3",
+	"9fpFap+FOruCQG+VwUiMBPRvPsRN9LVs3LfycBj430Jngn5EJSt/j82oYffwpXd/qyP5PyaQOhmSrqnw",
+	"C0bue2js7EUc6nGhpmUfiVPfbK9LyXcZnaj+Hyx/wd97ASk/H+NTxTwwJJa2LI8ZkNDeRz9KRQygsPa3",
+	"mEUJ1fsjXVNQDEpuEkrcM5AtJeHUNc9esEwtTdM9r6KnGQi36yayZKZfWm1Iuo7+mKpOfm0rfNadhgeU",
+	"/TzjpSsp/eD2WfrWu133fe0Ne8drwb4KTSNhf2g9As2mgGXNQ7knzErX1WFDtvZCVjcc/MTi50vXBsXp",
+	"Ntd6syTit2iV3Y1oX0oWuMwN0U/ni4Rj/CZUrjOuwRo5gUDDTcclthARLJ83om+jPvIO6ifWxPWfn1xY",
+	"iRtbp1USFQJXIG61GMNI2GoMpAvtajB7kd3xNLeR5prTCvZJjc2TjTUWrswOWhVWWFM34Fu/bsDBL6Ru",
+	"AB7O5ooBNkngP6a8GqSbrMKgnyJk4KK2/ZP98XFzF00QLldmGpAzRaSimZJe03nSDY0ufkgmNJFMC3qQ",
+	"pmyySEYCoRv0Q5ILxRPotSdteWyDKxfH1yd/IQ+jjvl61DkE+e4xbM5nwLt+0TgmnOJLVTTC/f3nxi59",
+	"+Q7+K2DcAl9MYV1pT7/MOPb4fJFmSquGa6qDpUKwSEnrW/KWQRUJ8ywJi2DHdDLhEacJPPXnlFx994Mt",
+	"0NO9giRovUVIjA9GYkKTBLQJU/YZ0tuvrk57AZEMVaDQlKwKNSM1FYVNjHRXzdgSdCutUaEa1guQRUlB",
+	"F3KWKow4RIWui2K8VvZKgrfsFfY6zJfmmYtMVOyTCvRG56lUI3Hw7RvyA3+LIZ6QfkXO+VutetIk8cYh",
+	"is21Fs6kZwGUpGsK7QPZCR8erET8+BiOhHulR7iAKrNIljzT2HJhyqmFA3KqlxCiBWoMZvyQMKEy6yOg",
+	"WJI/FS61XZ8QsmtjBQTaZ1WYQg9iMUotKWSc4grlgLzPFRrUULChUJVXL1ti+wRoDoBrBW3dxXGa2Th0",
+	"BrDNEABwatsEAEyen1y8VG8AO/4XooQ4//omAYiXLC5BwG8Ucj2FNJYkn0LaFl0Jv/MJVwvCiTcw1pSx",
+	"iWqmCybogjdTTrxpsOG8XzBxfHFGXg2GWux/Ndh3VqkA9YCrezqdsowc6CcEI90oFXdMA0EvMF2buEi4",
+	"YGBdd5VSQjTro/UfjCuBzY3G7zLyz+Pzd0DHoOAINAFmsSk8AdS7mxrMHgkftYnD7EOyyPgdHDJWWWNF",
+	"6qdpHH787t37v48vLs/+dnx9Or4+vvzz6fXV/wInLdkfEhmMhCGi5FtNMk2rEeM05bKR2plTNjxGnwyQ",
+	"tQWk61rCcWhqjcKmIMa8ICmaOHutOrtQ7mLO1CzFShoLqmaucsYNi0fiZond1RHC4KFSXQ39Y8kk9K+U",
+	"C5u3rIcLCCgW8Cbyr5Eo9Bvn0oULstzsJo2XpKvZgv4UAgtMJn1NcijXJLmrMUQaIMAC+SNh7Woaaaji",
+	"NwkbkPOSQRWK2ODBgB6aRxqNXDMYrz+hOcSRcA0LMWq/GCtY5RHMbcC85SyvdI5lA8GqCQ6sDGr7poId",
+	"FS1N4Ua1HAAygONFbr2uaY0ZHqBbvzM1OZrxSKw+jPdSFP73nc4aclnGhGb2HLPILVIMNJ4i3Ei9YjQ5",
+	"Y6wKnAQKElrk8Hpfex1ZzcWC/41LR8aPNHSb6c24pmSKpQsV3uiwu5lBmjdflEmaOX5jlL8WRlkwKguB",
+	"7VmlZYcr7NJzQq2LG8PEZb9JF3E+IsC7wCdEhcDuydeDhmxoT7neFEGGL8S/4IYbuMNdFUrTwdQqlM19",
+	"S5vOfPgZTAqFY/ZX0Kh0l1ucMuVd4VM8wTt0HB2QsM42Zg1yUJrE8mwkTppfKrBaj4Q1xh1VRwGT3WNI",
+	"sLgCV86qgM2kNrY5bewV+qKmOX+KL5RI04xHv9QUmi/d3LOG9IJci9CsP8Uc3ie8DQM2TT+bjHx+EEic",
+	"I5S8TARIYXdHcSxKF8tyuFtQ8PQi0ceVvmQZtfUJsXvljAsFARVRksdG6SE0SXyrnpc047XKFDGxGGQN",
+	"kH6JyV4wEvUiBOYl64VzabTKEFt06j+wQ6dWzhfLXmiVX4qKDpdI7GrLstiDf1FqUpllbe/L/c/EiPVR",
+	"/UZBnouCaMDcVXSzwNGKUvwrzTNBk7LEXvFcaVb6V/NcG+EaXvg1CNfWUWGi9CGGFFo5r9gf7TGvOG70",
+	"UY3tr4WcXVc6xlpgjINmwbK+gQ1X/457OQMmPE2LR9NM7+HQmMMCAuReBhhubDsNO6NMmpH72RJ9H+7L",
+	"mGOTYHg60Fs0ZjND99H4H4xEQhUT0TKoNmwAowmfswG5xLwFsK/csoUCI2T41/cfLn88fje+PL0+/fH6",
+	"7P2PaGdxLhn3AHR6OL0cX51e/u30Els84DkckVzELCPpHcs0StoMCZgpztLFAuKcwRRkDlOOhEzSexY3",
+	"RS4UcF9ho9UOglDgj6M5tn95ceIOmw2mg1LLaa2+1oUl4Avbdl6oWYeX7MGRfzZNaRrlPrnVQ5qrKJ2X",
+	"++ytYyXmVN+b19ZvJGMR43cMYCHNCJ0ocD3prWl4atjab43/nsTszQ1d0ClbH5UCd/QLJvWuZqrX6xO8",
+	"ti7Uy28wX46vasEAINLFo/9PDgpfw+T37ljGJ8uX0QnSXJggNMeBfKLnCK6GGfghJPdl17NpFBS6L0LS",
+	"pSNRxO0ajjZPo9t+4UJIs/kh6vZ7UA+TLCjPJCha4YNpw490Pc0CLJn5GB6NBL2RmACnvDKzeq29Afk+",
+	"9bUMsORTeYtgAGwtICGVtywOTWlVW+B1JBBM4BUYHz7B1sGpBDHoJr4IQqaL7fkeFb2rgNyyJZRWHQk7",
+	"AOFxz06mDw+PEBL6bNASniJXR2ZLaJiJMq5YpkeAnsyzFEwhIUAEZ9XgdAxxzIUi7OecJpKEmlzKUJ9q",
+	"4DrYui9tSiOXhKqRSJhez37B6aXiSaIPIddU3MtWvGGTNDNTcTGtjRQGmPXFz+fXp0pzfCHzTGUN67wh",
+	"RfsxyE1lWcwj9Zvu9WzWGxbduixeE15zTyXWOIuNaQOwjItpQb60UIxZcoDJGjVa0H8kyQUHWEfGje1i",
+	"baGTC/PMS8a5wxTrCp04P80vWyrwZICFO3YX3G2+qWX49scnWuVrOfFxHJvMlvnCsB+b9LQ3ZSo03Ybk",
+	"gJxjlBoEjWAilGYLKwFri4RGTP+iuYtxXds0mwL8j9xH0ykQmhhABsgRlrmBb8JcsgyyRaiUXCoqVAis",
+	"GrsFhGiYM4u35jYcxhZG9rNqoaBEY7QtQuqLRtviFF/IdW729x9cKfCXVtilXLbFwnGRBOkwzsSAtiAY",
+	"JrZ3Ye96M4PYe8APq674Oq+5hyS/ec2t19zcXIvrMZ5yez3NnvKmcx5+BnJQ0NRfgae89dVNmfLubVdG",
+	"vLnREd5Lm8KOL8qw/Cm+kJLTDKG/lXH8wgzLOq3bo4/xR7dhTM4Hu1Z3uXRPvSAI2knW6S9uub8iDSbz",
+	"Dt/efPFdrRZT/PyCekyRagOajJtzL2M01sqMyjMhByTMMx5uVhYwnppLwjjq94LQG5kmuWLkw+UZ6YZx",
+	"GsnDvb1pzmMW9jBq38prJvPvAXbyGBLJpqD8jEQ3vGdUj3i4t/cQcbV83BPpfdgLjInOjwvPGJH5jVRc",
+	"5RhcbDx6Br6JKVEwGInQfIXmOfZJkS4laP/HlYklhpej5bMLO43RB8VElMYsXqMeWVR4UQXJTvKFVCS3",
+	"x9+UpK9VScoKMNxMeIw2lBXX2obt7D3Yj+10ohJm/KYVOa1oq6symlFxVc26UfN5Dz8LJfCZ/q9AQ9rq",
+	"GrWW5N/hy+lJ9obaaEovzLvKk3whbWkdxP6mL30t+tJWyGR0pnbsS+r7EijrSqSczy5lX+qRpQtwQN+i",
+	"1zI1tIsIvQCxcqjvxKTqmYAvaCkK2arhebTon6fRbf/KDNL/gS1DkyuJMiv46Qu/ug0X65UdzbdsGQaY",
+	"h06TBHubCi0Ow5qt51tBcaVMKiIVW2AJrgExkQmQG8wFuWQxl+ixDi9Pvzu7Gn+4fBeCSiCZIl05A7/G",
+	"zdIcgO3T2Auwib/RKezX30gyZ/M0W9aJ2XC4du/yhUhVeZK1scCvG+7/N9/xMxGFK0UzVSl3a7HGYTPE",
+	"J7YI5AWkH7vX1tMKReVtc4Wo43IsDqqkbmVZLkyBHD2KQyfz54yKOGG2femRj6wKUn4XaZJg+9IQVgFe",
+	"RqjQgeNwJV0AjHQPISVEBTvSmARjaEUaf8fv9DipAD3XYtyAXM+4hMxcWT5qeBHtBDN6h/VCsKlxfDgS",
+	"WLHXbtoErWAPNyoJ6hWYKm4aIQeuMbtUVOV66emCibAoCcREbKJoBQmhJJhWBMKAhBPKExajZxN3ov/s",
+	"DcgprsesFQJTUX2wBgtK5lzkijUFpF7DRT+1kNYvM2hRn83miEU4+l9DxOL5yYWBMy8ovTFCESlIraEP",
+	"f3qp6ETE9wf9D/zNRPwUUWeznqHBZK1QdCpiJC1AAO9nVEHMOJACeMxEtM0olJ1eJHR56BMAYybEqhcY",
+	"xXhCk+Q6TU1kl6vhgcHhDyML/6POIfnpYQRYoz+POop9UqNO4D7p7+JUsJE+VU0eLa0ZCZwV6shCaKEL",
+	"RYevSPgQpTEL/n/2rnWncSQLv0oJrUQimZBGK+100KiVnUUzvUNPtyC9PRJBcWEX4MVUZVxlIEJI+zT7",
+	"YPskqzrnVNlO7CRcMulu8ovg+BLX5Vy/8x2XhA5YzA1/9xAGvoSqPSWvWEtimBRpPIYS5f62RuOrJO6Z",
+	"FlQHKsUtycsO6+MAWjEJyqPHiO4J+D0AVZlmgscTqPcE6euI197Wyb8DGdu5W5EhRXdfk7NnH31Me7gh",
+	"QmEHM2AwUhu/b10m3oGMsapYSC9grbdwCU36pbpdKFKFjEGiLjDorL02v0eJt3ugQjKRaMQg5WhsJX3R",
+	"oXaWgbtTb13AU1e5zJVK56Xe4F1eUdrN0ID7JQP/12th+GqFqTZAupZqGzrE2z1yLNcAHbdPSaxDQNRT",
+	"x0iO1AKOIvY3KpYdyvAv7jLEA+5137zd6b61Kmavu9fdebPXJj1ZVneoGIdb4T40IjKChfb9QrSViY2q",
+	"M5RT7Ef2S5MlWPYGq9+6DWWnZ78UHkD/p0DeuxoAAPAX9QikjRCSCIMDgEQYhTPxZFTiAIuuVpdyQztj",
+	"Lek2eLdNqu1rTbUhlr1eISwUQpR6MzjFi1TX7r39s1y6ze+ITarNp9pgqnwAYulJoqQbTlJzwq1+xLsr",
+	"lwNOkr6CJBvV1s6frgth/Fyt0OFVKn0ek89UaxSKnsGZ1n2EEgG8+vZSAbdJLDIRD6W1XDpWxSMXL5kS",
+	"VtcjTw92G9SzfTKaiXpWqD+LB6zLC2zYN5t039eS7ltqW1Oa79GqctfRXe4Y6Fex2jBYSSrM5fkBaSa0",
+	"QaqFqSwgSHNkqXalryXXtERSUS6ThjB/YZsHLOxHkRibHpveOiE5CYVVjqW13CT6HNv2uF+0rcvFwq48",
+	"0j5me4rIFWmD7E/Gm/laYvAOWpDQpIrh0i2hwg+BdnDZNb9ygotOhgpa5CZn4m4MdOp73a7/LeVf6klM",
+	"SdC2KFzYITly0j3tGHFnOshKBGchLVHIxB/sf//5b7vDqB3JNUTXGjqOdsrUpeiKFX6TVKWRjVSeuoEh",
+	"fnRDFKcY77zmsWjXt8HDZTuAVbsa2Vx5xp9EeeSeGQ+ofUy9QQN17XZwNonUFxK3X7LECHZ0cDyAdpI4",
+	"wsTyTTu62XuBuZq1tHAqR8Z3AiKpDF2T5yPTj91JmwY2tcRgMDrLdLDBYQyQITwTkZAmnfjkK8jfb6y/",
+	"jbgbpwqk/8S/XyW5T4caWtzQt409bvpIThc4i5ql6gLSefHOpYoKVg3Xby4841qM8iwNkXCeDlsVjgp7",
+	"KBc2iWKt0JsoYa94BuS5LxQzCpzSQrcXdJ0BC+/tL3iY26AybHfYz8kNsH1HdgEUP4+ZWzWvfQ6M14r7",
+	"58Az1tZAB99w00HnadgbLut25DIb0vfQcRMwpSDsIoZPy8W0ykt1E9Yq2KhrZseHuVJ1scxMeXJqmql5",
+	"7NQNk/Diyu9LYi4PpMkSoZupqqtvK/B039EW0xbQ7ehWZALog77zOFnDevARaqd6llkVSHbtl8Rj/Wa4",
+	"cAqrUrPxd/1PeoJvXjyjSd0fA1YivC+YGn2bkRGyNr4LCD9rP52pePLuIXSUkPQ7tzWzOph9PjrEtjH2",
+	"LoBw5eMxAi1AhbeJL9GzTqmZ1k++Nww6tam60CwxmBHz/Z6QRxKaUvUqvUKAAKulRZQJcJD0FbS5qfTw",
+	"8Ox+hAN2+BXrYg/lOBM3QhpoQyI6rE+9Zd4E3W7XbSBigIRXrzMd7JhOKfXV2A9fheVghVAjggTmaOOk",
+	"vpTFIWRM9TS43hP5DPtDCxk7ATbK/BpaShjt3sPMYtUAvxE7XEME8VlCyjmfVnoUvqd70Nb02q6l2sxz",
+	"OLPGG62Xfx8gpsZR7pBHAE/c9sqg1yDqApgK6KHLWjONn4aSYMjZpFSL62UpnGmlKYo2DN6J2CF/E4rz",
+	"yZK88jgHd/IITw49Qfg+C4vgYQgYBR4DzM0xiLNfSqUQFNq0un8oUVg608A6fa0+bSyOTIK/7/Q/vd/5",
+	"VUwC9pNSV4lo+yaJkRonIu5BQQOFB9G3EtrUSkh+I8rio68HK5SS/EbgA9ZXEmwGYg4ESehNRcSLyUh+",
+	"Ixi3C/hCxF5QQrFBJbrHIq7FUmKS33jTf4TCiGsI6pWEZZ6YBVwTx3jKcrTOgsEdXf9T6hjQxDwMf16A",
+	"VPnVhRHtGC8RRISZq8LYv7GYISx47VagX/J4oD5QiN81hwllESBMSHVCzK4V2r+jJNYh4UGryrUcDGxb",
+	"S58ZdQHUlx1mfdqhDO0OSVORJvo6ZG/Qo6CV2EZ31V6WeNQpUNxqo8YjJUfnPEnzTIRMXyVj7dvmDSXS",
+	"eHNGJ+wzfqZuBHvjcmsSb0tlR6w1e0cIR1I3IakAeG7qbt3usN+mGAkLl7t4+0WwPVieq4082iesy3uA",
+	"t/uGkXvfDJDAdecrhMBiGeBikzRJFTW3ew9/l4xK+kW8iUkWUDs/Ez42ByWRLWtLQwsiK0rbi6fJBSZx",
+	"muaEJetnobv63TxwtsxrAOA9YoNB8NBN2yM9ZnvZMpQVq1QgpSesq71c05LbQNe+GujaIzaEaza3QOPs",
+	"Zrl8QpCpvGXqaSms/PWO1zaJYAJuYVOBwi2zdiK4ZgjpEtpsgwRnLZ5qxbRRGQZd+FDaw2D6cjTD2yWg",
+	"mOEpFi3acXJl2dBHhiUGqsQxfEMcGdDEDmsra8kfctkg51/YajvK5VxRb4fiOxb3R9ZLKOvwag1ew/rO",
+	"crnU4l4iimDX6rOBQXvfrUd/lMslnXqwul5B7R+JNEyrNVTjLwwGjGBxPsNamb/sd+/tDiGforYENXyH",
+	"Uf4f/53LxISspbJ6GO/ddRoWVD7uIsT2uoLvf36WiWG/fzhEkp+f3jPsB6B7YMpRa067ySOuhcPBjsu9",
+	"79R5If8DdwWFANwFdvhc02Esmx/K6FJEV9pfAfLcnX+uMpZLQMRCn1ZjlTLpIacgQDP5y/VVMh6LeLd8",
+	"B9RdUhlQP/X4WS9KlpMklGApb3QhrbA42YItGmzBrNj1s44NDwt/ag1U7zL9q16t+nLein/XwFfWqgw+",
+	"uq3xCC/GCodnyIb6zB8KhOfl/ZzQ8eUNjarVQck3eNvGBNZitUqy6RsOlc8miRZDvbFaHmHezbhaumGa",
+	"atQb6hxiPSFkkHXIWlUUzkPYRP7cZryCu3VELFBy0rHXEnQnZK3PR4c7Qkd8XOZ9xgy1u6AM9oFGOXiY",
+	"EtWh91dARNCXZyqehBh5R3WGr+R047arZXd4YH9XzF3DItQnwy3UYR8OBr98/Af1wMZDgCCCA8Ot07DH",
+	"ZpPeLS4nbO/uDisDsbkesW1XsuDhyT2CmvyWp6Z87x5Oww77xM2l9k1jcXQyTZzW7i1aXA4lAIOYNpng",
+	"1yzR7jwoEoCJjLnhPavzpdBURRQrUt7hiTxFdq6ODFkiY3En9L51EHEHQyck+xcemwBYD7IrRqnmUh0j",
+	"rgHb/NG9mrYj9QfMorR/7bgl2mj7yV5sJ8N+TvRv+bXIkgj/GYg7g5/6WcYn+PEjMCPAvYiv4EhciLuQ",
+	"tY4O9todhk2Cx5k6S8U1dgIeq8xQ31TIofx1b68duBZOSIcg0ngOU8HqUADFA75CFMAGab1cCmNuBr9e",
+	"NjsSgUq+3iCGiTKVyxAGuIW5yWL4LMbsZFSyGQtnxjEH0Ks3MgfUDn13g855WXfgCVsLuAToTR9n+Nvx",
+	"fho/wH5hL4FaBasiJK4eYAWIkRGg01TMvzoVUzxgffzdjUv5e82KrD3J8YSN46r15+mkpyU6yhtrDt7f",
+	"YTMLkOtsqiPLZa8a8GpC2g/lZQVVqvPoknHNmvCj8CiEkC7A6A9lC819j5sNnNltPZDAWpqIz2cfkr+z",
+	"KzE2dCvC0YJzguXxQBjg/AJymaAqxkFv7Vk8MjlP8UWQTjK7ENTUNOJSKiDigviciFmL6MHYOEtuuBFD",
+	"SX5EAO14VW4C+0gpIsD7OHgQtK2mcCBDy56VqTQDwNS6VA9T50MJGEDrO3bYoVLjMx5dBe6pgfU4rnZS",
+	"FXEk8LkWhltfxHk1osJl5nHE/cPDj19Gn47e/6s/OBgN+kc/HwyOf7Qyat9X9idAOK5upV8FeC+e3vKJ",
+	"Zj5Q2ZCPqtfdL8j+ZWVtczbqNeShaqywKU7IWhGU5XKx/FkcMNukohYszcUhs9eRgyqS5M0pqAXBtScm",
+	"oLxKhN8lojxLzAQuJFA3aqKt3smpXVpngmcis6rLHeHj5FcxwcIJOHYaeAp9e5s8sz/z0phxb3cXpPCl",
+	"0qb3Q/eHLihier17t1Ax0QRBbzpi56f8fxklqstfuMeWDjmSTn+g3CTPHyz6f/tDvgN86V5Eu+0PXIlJ",
+	"9TYqTaJJ9afHiakcuBDS7EQ8iytXirsIDKbK4yhiWryeAx2XXtjxFZw+/D8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -157,6 +157,27 @@ func (e CreateServerRequestType) Valid() bool {
 	}
 }
 
+// Defines values for EndTaskRequestStatus.
+const (
+	EndTaskRequestStatusCancelled EndTaskRequestStatus = "cancelled"
+	EndTaskRequestStatusCompleted EndTaskRequestStatus = "completed"
+	EndTaskRequestStatusFailed    EndTaskRequestStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the EndTaskRequestStatus enum.
+func (e EndTaskRequestStatus) Valid() bool {
+	switch e {
+	case EndTaskRequestStatusCancelled:
+		return true
+	case EndTaskRequestStatusCompleted:
+		return true
+	case EndTaskRequestStatusFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Eras.
 const (
 	ErasLegacyOnly      Eras = "legacy_only"
@@ -409,6 +430,30 @@ func (e ServerType) Valid() bool {
 	case ServerTypeMock:
 		return true
 	case ServerTypeOpenapi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaskSummaryEndedStatus.
+const (
+	TaskSummaryEndedStatusCancelled   TaskSummaryEndedStatus = "cancelled"
+	TaskSummaryEndedStatusCompleted   TaskSummaryEndedStatus = "completed"
+	TaskSummaryEndedStatusFailed      TaskSummaryEndedStatus = "failed"
+	TaskSummaryEndedStatusLessThannil TaskSummaryEndedStatus = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the TaskSummaryEndedStatus enum.
+func (e TaskSummaryEndedStatus) Valid() bool {
+	switch e {
+	case TaskSummaryEndedStatusCancelled:
+		return true
+	case TaskSummaryEndedStatusCompleted:
+		return true
+	case TaskSummaryEndedStatusFailed:
+		return true
+	case TaskSummaryEndedStatusLessThannil:
 		return true
 	default:
 		return false
@@ -882,6 +927,18 @@ type DuplicateAgentCardRequest struct {
 type DuplicateServerRequest struct {
 	Name *string `json:"name,omitempty"`
 }
+
+// EndTaskRequest defines model for EndTaskRequest.
+type EndTaskRequest struct {
+	Error *RPCError `json:"error,omitempty"`
+
+	// Result For `completed` only; a CallToolResult (absent: `{"content": []}`).
+	Result *json.RawMessage     `json:"result,omitempty"`
+	Status EndTaskRequestStatus `json:"status"`
+}
+
+// EndTaskRequestStatus defines model for EndTaskRequest.Status.
+type EndTaskRequestStatus string
 
 // Eras Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
 // 2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
@@ -1791,6 +1848,37 @@ type SwitchOrganizationRequest struct {
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 }
 
+// TaskPage defines model for TaskPage.
+type TaskPage struct {
+	Items      []TaskSummary             `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// TaskSummary defines model for TaskSummary.
+type TaskSummary struct {
+	CreatedAt   time.Time                                 `json:"created_at"`
+	EndedAt     nullable.Nullable[time.Time]              `json:"ended_at"`
+	EndedStatus nullable.Nullable[TaskSummaryEndedStatus] `json:"ended_status"`
+
+	// ExpiresAt Null when it never expires.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+
+	// Id 32 lowercase hex characters.
+	Id string `json:"id"`
+
+	// Scenario The name of the scenario the task plays.
+	Scenario string `json:"scenario"`
+
+	// Status `open` until the task ends, then its `ended_status`.
+	Status string `json:"status"`
+
+	// Tool The tool whose call started the task.
+	Tool string `json:"tool"`
+}
+
+// TaskSummaryEndedStatus defines model for TaskSummary.EndedStatus.
+type TaskSummaryEndedStatus string
+
 // TestRun defines model for TestRun.
 type TestRun struct {
 	DurationMs float64            `json:"duration_ms"`
@@ -2067,6 +2155,9 @@ type SkillName = string
 // SuiteId defines model for SuiteId.
 type SuiteId = openapi_types.UUID
 
+// TaskId defines model for TaskId.
+type TaskId = string
+
 // TestId defines model for TestId.
 type TestId = openapi_types.UUID
 
@@ -2153,6 +2244,12 @@ type ListJournalParams struct {
 	Since  *time.Time `form:"since,omitempty" json:"since,omitempty"`
 	Limit  *int       `form:"limit,omitempty" json:"limit,omitempty"`
 	Cursor *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListTasksParams defines parameters for ListTasks.
+type ListTasksParams struct {
+	Limit  *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListSessionsParams defines parameters for ListSessions.
@@ -2269,6 +2366,9 @@ type UpdateResourceJSONRequestBody = UpdateResourceRequest
 
 // ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
 type ResetSequencesJSONRequestBody = ResetSequencesRequest
+
+// EndTaskJSONRequestBody defines body for EndTask for application/json ContentType.
+type EndTaskJSONRequestBody = EndTaskRequest
 
 // CreateToolJSONRequestBody defines body for CreateTool for application/json ContentType.
 type CreateToolJSONRequestBody = CreateToolRequest
@@ -2482,6 +2582,12 @@ type ServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx echo.Context, serverId ServerId) error
+	// ListTasks List the MCP tasks of a server, newest first
+	// (GET /api/servers/{server_id}/tasks)
+	ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error
+	// EndTask End an open MCP task by hand, now
+	// (POST /api/servers/{server_id}/tasks/{task_id}/end)
+	EndTask(ctx echo.Context, serverId ServerId, taskId TaskId) error
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx echo.Context, serverId ServerId) error
@@ -3686,6 +3792,62 @@ func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
 	return err
 }
 
+// ListTasks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTasksParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTasks(ctx, serverId, params)
+	return err
+}
+
+// EndTask converts echo context to params.
+func (w *ServerInterfaceWrapper) EndTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "task_id" -------------
+	var taskId TaskId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "task_id", ctx.Param("task_id"), &taskId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter task_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EndTask(ctx, serverId, taskId)
+	return err
+}
+
 // ListTools converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTools(ctx echo.Context) error {
 	var err error
@@ -4292,6 +4454,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/tasks", wrapper.ListTasks, options.OperationMiddlewares["listTasks"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/tasks/:task_id/end", wrapper.EndTask, options.OperationMiddlewares["endTask"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/tools", wrapper.ListTools, options.OperationMiddlewares["listTools"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/tools", wrapper.CreateTool, options.OperationMiddlewares["createTool"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/tools/:tool_id", wrapper.DeleteTool, options.OperationMiddlewares["deleteTool"]...)
@@ -10444,6 +10608,235 @@ func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSe
 	return err
 }
 
+type ListTasksRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Params   ListTasksParams
+}
+
+type ListTasksResponseObject interface {
+	VisitListTasksResponse(w http.ResponseWriter) error
+}
+
+type ListTasks200JSONResponse TaskPage
+
+func (response ListTasks200JSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks400ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks401ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks403ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTasks404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListTasks404ApplicationProblemPlusJSONResponse) VisitListTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTaskRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	TaskId   TaskId   `json:"task_id"`
+	Body     *EndTaskJSONRequestBody
+}
+
+type EndTaskResponseObject interface {
+	VisitEndTaskResponse(w http.ResponseWriter) error
+}
+
+type EndTask200JSONResponse TaskSummary
+
+func (response EndTask200JSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask400ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask401ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask403ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask404ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask409ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask413ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndTask422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response EndTask422ApplicationProblemPlusJSONResponse) VisitEndTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListToolsRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -13329,6 +13722,12 @@ type StrictServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
+	// ListTasks List the MCP tasks of a server, newest first
+	// (GET /api/servers/{server_id}/tasks)
+	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
+	// EndTask End an open MCP task by hand, now
+	// (POST /api/servers/{server_id}/tasks/{task_id}/end)
+	EndTask(ctx context.Context, request EndTaskRequestObject) (EndTaskResponseObject, error)
 	// ListTools List a server's tools
 	// (GET /api/servers/{server_id}/tools)
 	ListTools(ctx context.Context, request ListToolsRequestObject) (ListToolsResponseObject, error)
@@ -15502,6 +15901,81 @@ func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// ListTasks operation middleware
+func (sh *strictHandler) ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error {
+	var request ListTasksRequestObject
+
+	request.ServerId = serverId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTasks(ctx.Request().Context(), request.(ListTasksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTasks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTasksResponseObject); ok {
+		return validResponse.VisitListTasksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EndTask operation middleware
+func (sh *strictHandler) EndTask(ctx echo.Context, serverId ServerId, taskId TaskId) error {
+	var request EndTaskRequestObject
+
+	request.ServerId = serverId
+	request.TaskId = taskId
+
+	var body EndTaskJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EndTask(ctx.Request().Context(), request.(EndTaskRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EndTask")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EndTaskResponseObject); ok {
+		return validResponse.VisitEndTaskResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTools operation middleware
 func (sh *strictHandler) ListTools(ctx echo.Context, serverId ServerId) error {
 	var request ListToolsRequestObject
@@ -16418,471 +16892,485 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcttG2jB4K13cqQq5A1KU7HgyUn31luwoE00sW58kz+EN/REtoEn2CGww6IZkjl793QvYS9wr2ern",
-	"6W40QIAEKcn2JKlKxSIJ9PE5H+87UTpfpIIJJTuH950FzeicKZbBpzc0i09j/VfMZJTxheKp6Bx2rmaM",
+	"7L3rcttG2jB4K13cqQq5A1KU7HgyUn31luwoiSaWrU+S5/CGfokW0CR7BDYYdEMyR5/+7gXsJe6VbPXz",
+	"dDcaIECClGR7MqlKxSIJ9PE5H+87UTpfpIIJJTuH950FzeicKZbBpzc0i09j/VfMZJTxheKp6Bx2rmaM",
 	"0CkTikQ0i7+RhMekO8nSOUm4VGP4aax/kiTNSJQxqpj3bW/QCTpcD7SgatYJOoLOWeewo38b87gTdDL2",
-	"S84zFncOVZazoCOjGZtTvZBJms2p6hx28hyeVMuFflWqjItp5+EhgEW/gwHrlm0WrGdsWAX8s24Jc/rp",
-	"LRNTNesc7g+HdUt4n02bji3NplTwf1P9FRxcwyrSbPr4o3ifTS+TfFq/kkV+nXA542JaXZRM8umaZemf",
+	"a84zFncOVZazoCOjGZtTvZBJms2p6hx28hyeVMuFflWqjItp5+EhgEW/gwHrlm0WrGdsWAX8s24Jc/rp",
+	"LRNTNesc7g+HdUt4n02bji3NplTwf1H9FRxcwyrSbPr4o3ifTS+TfFq/kkV+nXA542JaXZRM8umaZemf",
 	"H3lA51k6X6imM1rArytghV/7IIXfNIET/vr4U7xgMs2ziDUtNzO/ryzY/uAv2X7XtGj7++OXfcmyW5Y1",
 	"LfrszTmR8ASJmeRTsbJ6/NVfO37TtHL89SnWLSVPRdPC2adFkmZUpdmSSHy0ZunwfXnt8FXz4uHnJ1j9",
-	"DU+SZvIj9c+G/pCuFPSGjSMqG8EBnh9vQ5IO6jHuMueqEYKl/nH1FPW3pTPUXzSuVP/4+PO7YrKRLigm",
-	"V6mC/tJfpP7ctEb92xMsMU2TxiWmabK6xDRNSktM06RxiWmaPHaJD/pluUiFZMDGX9P4gv2SM6n0pygV",
-	"ign4ky4WCY+A7O8tsvQ6YfM//kvqzdx70/0hY5POYef/2itEhT38Ve6d41s4aR1phGkJl2ROE71uFpNu",
-	"LhY0k/Q6YeSvl+/fBYSSaxoTJ3v0Bh3Nx1MxSXj02decXv+LRYpECZUzJskdVzNCBWGfuFTALAUjXUpy",
-	"wX/JGSJympEPF6e47B/S7JrHMROfe90RTRKWkTldEpEqEqdEzbgk3SxNWEBu2JLIKF2wQK+WkihLpexL",
-	"rtwl4fLfpeqHNBfx51z9u5TIPJrZk+eCKLefb2RJOoE1ntNlktL4Kk3f0mzKvhRQX6fxUkN2oheRETWj",
-	"gpwd/2P8+v33/xy//ufVySWs9ipNz6hYnmtxKzJ4KD/nmt/fwuqMxBeRjCpGEj7ninQXWRrnkX6QzNOY",
-	"kVQky94hCfU+zj+8fnv6ZnxxfHUyfnt6dnoV2q1LsmDZSMy5yBXTf5Mo4VodoHGcMSkHI9EJOjNGY6NI",
-	"XDCVLfvHE8WyVbp5yaJUxJLkQvEEFnrHRZzeacGKKakJZXEGhtZxodiUZUCP/9G/oIq91Rvqw//Lp7bh",
-	"jQs2p1xowrndW5Kp1a18EPwTUXzOtt7GQwEpXxRGWgCHWlVjwvO3x1c/vL84K0GLByQBkTOasZhcLxEU",
-	"04RHS5KluRYxqIjhWy1C8ogRJuJFyoX6HY52gqMPguZqlmb83+xz0/FbmvDYyuWa0xyfn2reMyjf49//",
-	"/vf+ca5mTCi9GlZ7ZoU8A3taZGnEJIgNX1CMuWNJ0jeCzHWumRVs+YiELMvSTIYgEUjCblm2JBPOkphQ",
-	"RSY0T9QArt/MqZd0fHB8PGVCvaFZjTx5LMjxwTHZHwyJe4p05YJFfGK3Sw/oYJGlKiXpBGBFv7HIUs1I",
-	"A5CuNDtN0juWvaFzlrwBXQPQapGlC5YpjjJiRBf0mifcfi7/yj4pJmIWl1Zrruk6TRNGhWZ18BhoXvp3",
-	"rti8ZqzSJlcuO0ATFDxJ45jrx2hy7o2A0rB5DUWGzoMvLtetLM94HWTVjGO+oFlGl7CcXM7epcoduayf",
-	"QKqM0blB/+rPdfPEDGDiVCxydZbGrHxkK6dSXZZ5/X2udn1//S3EaZTPmVCw5w9ZUvuQMHru6h1m6S2P",
-	"kUiXb99nHLWv5rVzlS74Z3goKI/1seaMJYvyjCvgqDxjc2vldMe0FYRVj9COfqkRmq0Zb7d5vG3c8CR5",
-	"DEqxT3S+SLYFER7XPsZ3hNhGYEl3hWFFp1u9UQEi0J2NacU/QTPwxzYgkC8WaaZYfCoUyyY0YuuuCQh1",
-	"lCavuYjLlKKEOfDM31gmm65TMUGR8z0Ge6qrWZ27zQncNq6zMmntQdedXzFmUOZKdTSzlhA6jFnZQND5",
-	"1J+mfbsJzc0imsWDgq95T/T5XC8O3SJq1jnsTLma5deDKJ3vzdPoZh4t3L9aAssETfbcoHACx3F8xubX",
-	"LPMMMPXEYEITyapcWcuUSdXA9+3LYPXitZaPpACOo3PYmcO8naDDRD7XN5DeCfhsfvgYbLgxnLwOCEpi",
-	"QHnFKHnqv0SeJCislehcseSqyEGT5P2kc/jzelHNzf3Gf/3hY1CZUE8A5rZ4TFXJahZTxfpauO7ULcq8",
-	"c72sZ4u7UNpW2znBN+twjH2KZlRM2dhgd1lM/PuMZagn2OeInKV30hhRspjczXjCCAf51Xh9GPidNl7R",
-	"LJ2zBUUTy8aHkV9sME5q/nGbRo7/b3npp8XLtVee8IgJ2W69c6ZoTBXdYRln9tXaRTSLRfbw14HkxnVn",
-	"bJFKrtJs2WqbNdJDqz2CJ6OW6Smq8lW5oxO67YUEnb80Y9aaZ2xPFkQHHl2KMzrRpNm9XkOagk6+iLdG",
-	"ZlDNHKi12vXfilfWcregc0czre7LOkPEnGrFtm9e52JKaAyWDXqd5goxE1H1X7lUZE5jRrq4Q7SygHfg",
-	"EWKNuSMn3xQstcyADbkuEMfD+RKkOThaYcoePnv0z0Ov0j1451bBhwqdK5HiEi0vwcJa9vRmrVJL5VJE",
-	"JZ5pePCqdhenc8rFtvKzFlPGcyvXVpT7eSqmRLFPKiC3KY9YQPicTllAtOKUBmTCE7YNFASdhIppTqc4",
-	"22Aw6A06h5o6VC0ap5fvyasXf+7vk0ivjXSZvpZJZp9uPyNK7m22+C+ZioDIBWPR7PE7zahi48Sa6Mqz",
-	"/pAxBpMO6iiCxgs2nlNBp6AOtrv+knK/6fGHtkLnmzIePa3cWRUrttYZAXq31l0RIrZ+DWhLvUcVHWwT",
-	"QtF3bu1ccIK17tl2h2/P5bnO/bQk5azKyMbyWfu7b8raDJz4TfXo3gs4NZEKFpBrRjOWBYQu+PiGLQOS",
-	"6iUcBOSaSh4FZK4S2eYwtSxqTPO15sofr67OSZrBv5fkw8Vb0rV7ISq1smevFjMtR2/YiCYg/WwRBSRj",
-	"UgVkmtHF7Jekdqg5U7O0wUEPS8QHjsj5+8srcjdjgtBryUQ9ybBacePS5tGiWJVeoVlbQO7YtUyjG6Za",
-	"n0Nr+D31ue7zgPBbjvpqGTgdld5Omqy1CLFPahzlmWylMFbFHJi+PMhaYeDME/ertm/FpmnGt7U/lfXL",
-	"VSb73avh/iGhBMS67sHw4GV/+G1/uN9DF7wTXTHG4N8QWFA8dbU/PBzq//67HmG2tX5VRWgqSbGBNaKC",
-	"3sUjAPWsEAOfB0wv63mHRk5kr0vLM2CAATk2nCTh4gYRkhI9GQTvkG44jxYm1C0MNNvBKDkekzQbCcuO",
-	"qk7QAJyY8K4eBt6E8VJBuOqRiApyrbWh2/SGxXUemApDrhBXRRJGpSLfDrXmkNFIsUzWwsXWJoi/Xr5/",
-	"9zea5GB7mNNPp/iSH7rpQKg4m3ryas60iC7EYKg0cxG3q9TaHFlzQJU+QzWjyl4F/A0nqTUrZcPqSJaL",
-	"+iMRtfF4RfTdIQn/z8+0/+9h/8/jj3/8Q1jPB0qh0evEm+awP28MLXEzRjTbc8hX49RSeSZkS+tqa3Mn",
-	"osyzIuSTMo8GU0QtR1jLA2CgCyZBolrBMQNGVBJJb1kcIF2Wjdr8YBMOPzFurkfGtYi1heuuNZhvAa1l",
-	"a8mOhg1jynAjbQfub8C08GxA/7eSqalixYfIgNZ3/gNnSXyi36l1uOiJamhlljMUZZ3Zd06XmuWULL41",
-	"yqp/xDh4YFdci0tiqYGyTv5fYsDBrYbXOvOyfztanh9c0LszJiWdAngfL/hPbLl6fNdpLuIxlZKpMY9l",
-	"QwiziVanJrSoD8GOMcQ9ZoxGMyaPCJsv1FKTXDLJkwTjIUuWh43G6/Ui4C4uhtWtaH6JAkYuWUbuZimZ",
-	"MsEy/RLhqoHpL3jG5KPsyi3t9wmVapzLBrn3rRZSZB5FTMpJnugtaOUoSrOYxUBQuSCUTNgdkRivpfez",
-	"24IbaRhcLGCeMTHr69bEGkBjs+fL9wzjWMEKFK6zT3q3UTmvWowCuH8ShokYtDujfKMR5dKe3ipohpF7",
-	"ICQzLhSZ8lsmkFGGSiVnMtQC9TyNWSZMVKgckO/RiiH1b+Ei47dUsdD3AaB7APgp/Lh6R5p86Kf7tzSD",
-	"ECv9WrHeczuA95Udym7s6urtWQP5sGvX+9MMXu8tIFyQOU8SbiA1QEEUMn5gN+mEhBDcv5dwqcJA7w1y",
-	"lMznkQhdDpB7pPhGsfkioar2t4zROESdAknbXsxllGqlRBOwkTBHrBXGV/3hn/oH3/Xqz/vVcDgcosIx",
-	"p5/4XB/4d69e6m+HQWfOBX5VCPsumFAfW5JcpaknMq11Xq8YhLQeABI8nliAZDrWItZdxpVignTljC6K",
-	"wFCnNVizCzFiV29V2hrPmfHebSOleIGDrZDqDT7/OkmjmxYaEpfIupuixPJI5RmL33jhi+1XX0Fku5UN",
-	"klANr31DRazlFXacTXNrCN9Olm2kvusi8R5qiY5ZC2YF1thLzRrbE8LV7e0QAtewwbVbsLmC2x/nnM/Z",
-	"lTHltj/r9nGNbomXERM042mNHSwVCIkb+YyRAddDAWYgtR5r7aKvjB6zgw/jslUEsLclLfKPpTmlHWDO",
-	"HXCJWBzUEYsNMXFbLr32BIElOFfT0peKsjRVEC2llVLksSzhEVfViMq1LLgywYUZtPr9ZTFJ9acTf1LI",
-	"/NJKsgu2bQqqdLdSzjce1tmYfJo93EAKOqBwa+4+YSZlIYzckvbMnwz4MNGqBflwcdq3zLyw8RyS8B4+",
-	"HJKfQScKyGAw+Pjgm5e8i/LZzFYGJsNnDTMg13oEPbee4tD4X/X/H7SEYb4FD+z/0DzmaUBiqijpXlPJ",
-	"Xr3sBcRSogcQYMwLVjIJ3F+H5D7PePH4f+Es5H/0Cq7deA8PIRhOqwONEy5uAgJDaGAKiOIq0aN4u/uv",
-	"0vCS/5v910N4hIeu1duIZtlyJEIqRIoAJI3QBLJBWGdntf4yiwV60VoHnGPMA5wJxD4YSl78CUverD3A",
-	"rzuwZNAgnEFht4DBIvxuY7jdDkF2wXoj9cFwqAXOg+Hw6Y3UdXFyG4irH7y22VU52ByrtnWEWikerRKm",
-	"oGkHboUcL7R20j8YDANydnoVkNeX3/df9N8kFLTnv5y/7b8YDJtcnc6ptWXkWpNZ3JnC+x//+IcwIFSR",
-	"eVr1PAQ2/9WEd5VzNDcGre14HY8OZdsAMV64V31El1VGyD8G/xz89xGhZJGxfsYSRiUjMp9M+CfCJaFR",
-	"xBaKNUQobDbcF+QANPrdaAFaLIqyDCu7es1N3t0NW2rEhXxhfP6o+H7GBJlRidYyEqINJSxZbZpMRZUV",
-	"yDZLYLIw5nXRrlAZxoPJ/eFQQyBNkt52dryKEjfnwn6sC7/1bWvVaKN0juc2T7WeYS0EejtckoxNcsli",
-	"0n053O8NyFkuFXoB4aFJrlXBRvtXoxZQrfYw58LJP4+Et/ceHu8GdTstMujI2jo137OM37KYTPCYTTRQ",
-	"JWJjQZVimX7cUq6PXUfC7ofBq/0H+33vv/7wWIxEJXVH7ry1Iouz+VrsBvMDlTebxjxLo5tjeVPDziuC",
-	"dK0kjQLLtjvw5JwNG9gRfjSZqomNB/pB5U0YAPhcZ1REMyaJyjiLNR6mWcwyi7VUyDtgbiBg4icupiS0",
-	"uw4hckOC35lOKRclqrPp0F/D7FU+1Mbr1QyO1uDQFiDL5/MXfsu0cgOaQ0i6IMCnGfhxIEol1LJ8SLrX",
-	"XNBsCQFjqCSIVJHrVM1WrXLbQaAef9Pjdo+v9bNgwSvph+uNd8WjZdtfmwmtkW43TOFzNrbKxoYCPV8p",
-	"2BeAwRLJrOnbFrtK70TvM+CDM3KVj2YXvodDNSMTlszaXfOCSOhyFpZIBfP8HOajCcSsTXQAF8vYubDW",
-	"m5ycu8a9qFQybmOscv6QnYCbZXTjHCf6mYegY45ig9MbHtodEay7YOzJ8BvYUinX0UtaHjctoTHNuT4x",
-	"61iQmVILjSL6X2nVmhU4bvAyl5L50ujGAyPzMV0wQRe8FoxKuowdZn8wHAzLS9h/YgnSlG/bUWWhkjUe",
-	"Jr2WaZIr1lJZ3FUQbdaXTLxvTf2TlWp6soV+tOW55lyx3U61Gb0b4G9XHKQZTRKWcDkvgd2+53ncf+X5",
-	"HPfrfI5SpYtxKsYTypM8Yy2D4LGyW1ks3UIL/HY4bBd95CZqvqkrJtWXB//W+R0bBCHMtt4cbtFeI9CD",
-	"OqbV5szdsbip1hw+eKufFkuamCAmeBUVZtqb7H3//P0IRh51DsnIbGfUeVj1EWw0IO/ot9KS2A4uq3VD",
-	"6kuAGphFjli7U2oI+Wl7AhZ2xhgIMd7G5G1qhMQV5xTYvbej1HFTINsNftkugiejd2Pzwmq4CpiXlGTJ",
-	"JIBkb4E2qFREbEAumYgJV4RKEh6bQlDAqA7Ja0gEIqN8OHwR3bAl/MFAqw3/0T8+P+3/xJaHK78PisxO",
-	"LYvMo8X4xS8H/T/dnfzj+Oz87cm6fz5tZHx6l8V+6871+xwLPD3WOyKay0Kni6Upy3pEQty//oAH0Nc/",
-	"hxsyhR7WLfwxmsWuZr+V1ZwYob1aP4BHM5BgXMiNlu5BzHGlgW3al9UVByTEAKQxFfE4YVMaLUPSxXeA",
-	"tvUOR6KITbKhSaS7YFnf1tMyXrpgNcaph148LrjiNOH/ZmFfc4HYjjMSNOE3bEBCnHucimQZHhbpGmAx",
-	"vGaTNGOkWMaRjUxzhQxpZvVfDEuSeTQbCTfMXZonMen2Xxy8Gu6Dw3d1qQEYrvV+qFneN5JMaJJc0+im",
-	"OCi7Qv9Y+vpLZ3L3twv7d6u842pmE8fNDszZkSlTKBG8HA5HAgzmH4Srq1JRc2Anw4ODHhSmddkT9mnr",
-	"3jAFHAtto3LTnaDjHbvWJ4ottgwb0LB4Bm8di/itHVV/ix/e48DFY/DFRw3FJku8of7IAa2XoLzi78cH",
-	"xyRjIkYrR3cANd1uRHonMLq7D1Hjmr/UZ159TTVOvkhBku3Kgvx2631Ui52ttZYYsPY9MK1rhnx1NUJ2",
-	"qtbRtpRU6Vi/khIXlVIW3v4DR5PqRBufmj1FCHiJOn6pnNtaWF7ZWLM+aXyB6xdj2lA0CuM/0B1Clq30",
-	"Qsz/04xEM5pK4O9cTLH6LdSyJWFGFQtJF4Je9nteNHhEk6QoljwSd5QrScKYJXQ5npsQJSNJmcKhIena",
-	"qUHYeEFGnVOTc0TgCdLlQu+Nxbi43qhzZBg+SBHF8AE+oKUlmiQo48gkvYOCpZCbweJefQoqjmCkTTTS",
-	"vGgTKM5szPNaFev8jUtrykzV18IwVDuFyKFWWfXus3KKQK1+qNVhuWDRAAHh0YlfdjxYjJejtQLXUPQV",
-	"q6Y6lamkmv88/DhwsbYD/SpVQKGavK2bkQHnLF6oRYii7GB5wc2zBOaA/L0AiOstVGomrrCgHMuOlN/s",
-	"e2/1E1Rfaq2wtyyrhKsijLkEwM2BeLACb6zA9lpYd0p/MalWVxp1n9qMV9Rqs6WuIUiERjMWB0BtlOlz",
-	"Ib8hdpgj8vr48mQM5TTME6bOOmr9GslJROeMqLS3g5Jqdxxf2arjj2FAF0wqPVAd83mCJFDLgpqzQB+C",
-	"zo+MJgi2FfpGFdWn6kNVeqPZtaC3lCMn/NhQNghLnpVei9k0o3FDwbLW4oyr1eWWV7xct7tToF5nb87f",
-	"UCx8sGsEynZVaesziauxr/qptYveDaW82uFN4eDrLeCdSxOdhYW5rQUCQ86stt9lg+mAlGxmvSMIdZAq",
-	"zUrhfMXOmo1KLpcJzUql9Kb0TtQGM23pcsHMyjHw+dYoWgagzSE5jfr02ZtzZxnSkrE+PXB1Hu7tGbKP",
-	"PDVaVGscrClN2ww+7xdMHJ+f7mjfNxWt67difw0IlYRiIrPpRwIhDuabjPzz+Owt1hcjED2DhteMhHmW",
-	"gKF0g416K3Cxq/pGYnT8I6FlHU9KyYSpaFaatrpF+33YkrPgrRXJgyvlkOcLJevaGBQx9w0/F2UP1gE6",
-	"Wl0t9apL/YTOTCgOltDbm6q5zuPfZ1SRCCyEEA7F3EjQZEd/N6FczSZ5kixNdI2AOnLoQwbBz/RJYAnU",
-	"o3tE3UdzJHav/hEG7qw3MM5TKE9jqmTsgmStqsY1ts1y3OmI3D80SDJeKuT65dcD3ZwqLWw5YXx90Tkg",
-	"2eZJLDtjbcVHRJMzXKNIBSNm4FZldYsqeS1T0kpBCZuLFLRi1WYRweqRBKVefo0sXS/ucgfn5zHSUnzV",
-	"I7zIY0E3NmnCtyy7porPd3CGFoVTNhSqAKVY31gL2v3XNNeq4IlQWY17zzgdjWxeb43VKsw4MlFiDXDi",
-	"0Z6GEvwJVUxEVlOvqMpBLYy3sY6aonk1kYwSh6ylgUskbA5NjNMFXBX6LdKlrmzjXEtgIh3DDz0Sc6Sc",
-	"8LF16KC5hTOzqobCpFG62U9tRnpvni41H2nsAmPLOElwF2mpsluQAiRX2EotYxHjt1sbbou02ZXyRPl8",
-	"TrOinBmQItItEnT8DJ1610WW5qKphAr+pkeHfUIDTSMfm/Zeti0bWSR0qbmcjST1S6tQfASppbxhMdDH",
-	"bW/3AprQ1Xbd+CVnImLWOb7Ztm1fkIotGiQvxRaFF7A7RF9jD0O4wKeIQzggd9LsZhTeVNpsYgrFodWw",
-	"Bfuoq1Xig5pDZTO3A+oCLRpovn9OJaz3wLJEw0qUKKgSwMpdOeCr5SUVnG42qtV0ojZSA+bUUJ5oAcvZ",
-	"10jGaFyfhOgsb/X561TWpYKBkhNGXC0PCfslp4kko845zbgcdYCX3FH9zdtUxKkYdepryfmUeYNxoLgg",
-	"s6I1x/e+IHuVnD6svxEeFlAODnJakO0uQDqCzjfSFOzo2b5W4FrXTLN/cf4G7dEj0cUpGNT305jiunhK",
-	"/aKl8/AuADsQBpEWkxowPCIhWKxDMK+PhNOEStb4IxJmDC3g4aFLrTLsJuZygdzm5XA/IC+HLwLy8uDP",
-	"vbInG3dlgVjjmlljx4Yp62PGOWqNOuagz4259DGGspIw8aU8NSVqWxvwCki7jil0vZoBAbG1BAIC1QV6",
-	"hg+4Kw9GAnURDTNWQ7EpBN6oyGH8XqADcuzWADo5sr8kFbb75kgcDF9+R66X0LZ4YprLphm0bAW91hjY",
-	"SAQJ4yhxBoRLcsMWCjV/PFBsSErlSISjTjdhE0XSXB2Sb18c7OMEvVEnPCIyBe+KmqWSkQWViuy/Ij/x",
-	"186WWzBVvQhAgK7x/IyEfhVmnvBMqgBzLd059wbkf9v9ctNNgSZ3dInLrXPgmJG3V8Bc3Ir1Sl0vi8Pm",
-	"cWB2CJcJpmY0lVFBvNv/Rh/X/ahDoWckBjRiJuyoE5CRzb7RP9wPBoOHh7BnBYdCj4q5qY661rdDFz/j",
-	"RX2sEdNB6tj+DOCqvpEeoFcPAQRdfat6l0gqcWdI9Eadh9AKZ0ZYHAkPprkEKntHZQ8Ex4AgM/GOcA/r",
-	"iIWPPQLM+GmoLydi9qmQcuyKQw19ockV8vOCNO2+WdF3tezeBWqNFAL6AxpEDqB3ZaxRxoUuUfhO/4Uz",
-	"GBOJnc9wAkOvN4tVstGSV1zfHQgFJWLFhecz6VJBQgzitbQzdJWqgDxZB65JlLq8PCEZWyTL3hEB84cR",
-	"ePEE7gBF3KG5aa6zNJ/OFLmm0c1IdHHGC9ugO+wROlEsA1yiWcJZhq8BFJfgwI931+c7TvOGMzC7tfqV",
-	"IZVo+i4gWsCVtCgLiQhlDj1wVMaBmb+eOi7zNp1y8dwdsBZUyrsUY8I298NfbXTljbBmD4V2Vl5nLjeb",
-	"Iz/IGlc2vFg34VnNLFGeZVrE9iNgalNV3jlkdXUkr5lmlcC9RVpKYAE8XhLgcggjqcA+/1VT02bLljds",
-	"e1GoGvO04oB41OFWVxU0HmP9NYBZZfUqdqj86YC5sX1b615teCjtLII1h4KmPQv4MHuphmXzSTxFkJI5",
-	"093rVNoE4jXuwE0pD6dIhZEmPazaKDfJvdBSH6tDeTIC6e5DzcWXJGEKC6XEfMqVDEg4DkcizUjYD49A",
-	"nov5ZKLpvkZLQsmCqpmeDyXG3oC8MSHT6QQcbV4w9ZQptKZpiVWMRAMTI47XIB8LTUVrSiSfChZrfQp+",
-	"uVRa5sCYa+Q9U8qFCS6q8qvSwqDtnOFaGbvlED2MAUeaAYHA5I4H5GsnGHXr5J6AhFaDMF8ZoQaqY2qN",
-	"wtbKhLXx2K1C48BIhCZsZ4Ah/FxIRUVkwvjNlxkVcTo3qQ09mwSt9/0N9G0WWjHIGJ0HXpwWbsUcn1WE",
-	"R8LaRaAKCfYTSSeEK3TwWu+yFphdBH33YHhAjk2BmCPycji0UlVxUhAwNhKoRFBFeNw7KqxvGE4G1ceA",
-	"WpsVWskTALcrmRbpUOQaz2XYG5BL0GlgjJGY51KZOjUkVOyT2oOt93HrGKIWpXMG8Mkw4R82ea0ltSOS",
-	"qhnL7riWeFC5nzKF0IjRagUIYkHMsEckXYJqlQZQOGdFC8TAtwE5FnZLnuQ25bdMq0xyxRCBFh5Id7kf",
-	"oWYPKkaUxiwgJtbn4SHUy3dmIekqovpkYx99qKWvWovhLuCsRFqeNu7MS5vfLrJRq/J3dOmE1RJhYyKW",
-	"AxLegQLApW8WcgcWYNMSjX3OmK9h00JSkpBZmsQB3AYSEKlKakQdvTysVSFRgQxsSbuHkHT11QLjgj4S",
-	"dRomlrcboaVw1DkcCf8NM9QAknpAZ7PWPxzFmDrxJ3AM4ff/51iP3INGIIYwfaMBTbPMYCTMsAFkZSTg",
-	"w1pcgJ1OLwcI1jfwdKrkQ3hk/APgTL9/CK06rw9ODsiVJgPsE41UshyBkpVOoCYwkBhTHzhPoFIwWuUg",
-	"cwZtrCFekAC8tEQAakAYUok0aSRQzzsq6npZG0XM2KJ35FDzG2l1MxepWpRB0ZfLaBwAQbcVIUbCqxiB",
-	"DvCZi5ktF46wV6upEmCPbNyrJupuXsgKcpPM6RLOjoT39zweaKTSeL5IaMT098B/JzxJTOlx322ij4lp",
-	"LnR/Xw8lDw9hbZDsdvVNvIoj7XIOVmqPfKyzVRQk378Ap1pzgYdQWCPcI2ZBFhSDmssZ7BTR61cGWr/g",
-	"Knx1qQ0AqACcBYfAaeVI8NPMuWR6rR1LWxUiapFqWmiC7ePo2gzbolhGpSy35+Rqlexrn4UmUkaKbgWb",
-	"+u0r/cYqUB5XrlCjprlzIzTpqQJyzaa5gERVALyCB/mJeEdIrdCbAUP9kqeK+dxk0Fz95sqveGMQQLBP",
-	"CumcrXJDClaKeYvH56ckmrHoRiJzc9ozSDfcNIUpw9uuN+9EhdfWgPKUQsL6ajqFTLh6dGf0hhnTlfIs",
-	"omXL3SEkF9uaQZoiQ/4BV4HxgVuRDc9eC8lWMVhJyCRddBEDjLh0x2aRvAelCEWqRsJ5sipmrZIYbBpO",
-	"YIU+Kpalev4IZkbsoSIeCZ9zoCBTsoNqUTzmKBcPyLFhoJpRLyzPHZC/G4MnSM1uJS4J5Pjyp/HV6dnJ",
-	"+w9XIem+GhKJepeT7ieUJ5jx6QRiT+Hyjs6gl1bUKEmoYs5iac6AZ5qaB0Sm5hOmgwgGTbToDSNcVRoD",
-	"vKi2Bagt0XFn8C4VzFCNbUKJ73fBnxVbwccNtPThS2LgioFhe2HdwnNgJUJiBUJPXA4179Sa7yGp16YF",
-	"Y7FELHQunvIALtVt2fOUbxjYcPSi+qIbAqTdw5FoVtZx4mI8k9ANgrAW50u6vHkYf6wVuvy65NsZkL3k",
-	"lo2x1HDmEBXx2Kg2LecIG0DcVemin7BblpBibfqRRcbnXEGI7XLBSiE77QSGisHM7rVmL3VWNKz/vuk4",
-	"V5v12kruW14E/TRW6Q1Du/B6AlNbZXKLuVrW+au29qhaYY35mErJpaKlRhtNKUfGktrUmONhQ61ZQKzx",
-	"ImMTlmkZTT6xfCmXUrH5eOE6bazfjruHwL++j5uDcRuI7TNbRt6lik+8tspbkNwwSafhIQmFN4TcM/s3",
-	"KnQIOGyU0Jgqqqmk/jtJp1OWhb0BNACaZkzKUFPH8mDuJzNa8RlHUamiidZ87ay9IorAhh5C9MQUc7/0",
-	"ZQz8rFIuwTRYBMVw8DlDAHVdtqfJhV8bHdtN0imGM+6eHArH5uNVzK4hd5eLSQpBOIpHXms/Lz4nyrji",
-	"EU00FiYsg9CdOcumTET11RPxKlpV7/M5w8aSaPbYawNu4ebqf6k0G0jSaccb7El6CTjsKoH/02OX3zhm",
-	"S2EmokKwuGQE0FrVAGw5OBKAL+NgvapYybrGTGZsdCZIzFZYAdvcIqHc8dt0QsAIuIcgvKDcCu/OVBkz",
-	"tuhD+B5K+DbxYCS6caoUNg6UNgqIhCamcRBxtQwxY5MIYLB+0kIIvOrn4UesqASfBsMQIy5GAqi87BlD",
-	"HbEGSLtsoApW2DNFxCUJYSuaLNjnDQGCzYWDkXhvvpdaCISIRP20SNW4+KQZEuUC/paKZkqO9XRgSRRx",
-	"8cEccTgS3YuTAy0Rsk8cXUc4ovs0Vfh/sNWhTTLBD1yEA3KmB+JiSrgciYhK1pdMSBB2BiMxEp5NSN97",
-	"WcSdaJEIXZ/Sqi9E3aXWqaAlXgktlVGXuWZgiYWAwMOR6HuGxEMHHF5Kl9+HTE8J/o/QdVDR9wZ2RVi/",
-	"wtyvkSBIpzU4rPTxCivmAi3YSrhkyLIgKHEEKErbOkt6yIPhwbf94av+/ne9I7tyG6lJ2KcFyL3g/wvL",
-	"Vp+wppnaoWcbhTYwWsrUs2gqYHapL2huHGrQ68TvO2dAq9TwBN4wPpxAD1a3+y5YTljZ8G8sQqUj6Pnt",
-	"WXDHTQGmJCy7cLBRzUNYxLAaK7Qzg+aJwiGdUfzQKe/YqBC9mxBvgyFAoVRsoQEaUHqNzV3vXK/JVGtA",
-	"o5ZGYiSDHh/umUC+MGMLRtU4oVIhQYiWUcLCIxKludCkY8EyPazJPtUHs9ALQ+vJDVuSLua9kvAsWvQ1",
-	"De5b413/J7bUq7Z1mc1Lhk4ZWKLyJjzcMXAzsE0dZ0xUykgDRBXJUJUy0uh6NCZw2FRhaesB7pflorBw",
-	"F1fDrPxcEudP1IIaRmbWy2qBL1lpZG2UwizGOpd0RLNMq2YIngP76JWWtPS1ouUQoMe6eItrPzK3Xshj",
-	"Cyolk0cQA+gf0YC8FyVXrnXFvBiS4XBI5tI0tTgqbGlw3tOUSULv6BI8dhhbqEfAU73OUhpHAGxQZgt9",
-	"dViJRRKK7BNi4wEJhEhzrWEEaI3V69BjaXKc3rIsICodCRMOtNAbk/m14+uoujMRGrucS5YzidTmJq3/",
-	"3QcXa46gSdLzs0SMrDs/NFVUxnqGMS4/9nprVr73e2yWfyLXDOzHFQAoGnaWBlmBEtfH019D+alyc0/3",
-	"HHjyTO28kcA6jSTWdydSeyGP9yy56y4pya6r1coRFlmg1a/rz69WvC5Myy9WPCbYEcj8bEpjlVoKPmPl",
-	"z89YuWbH4sglyNmqOGtJrN+crd/WM1U1X61ISQT7uaOE4SQbpMPfSMyB7/zHeLja+bWetqMCxuxAcL+J",
-	"DjbOBnD4F66sL9NDpEGLvCwyjp5cg/TucAtrHoho29UzVmyxbZun4uJttXxPfivlEPnfgki3WY/HLbS+",
-	"AntOz3AFJglySwXe19wtJq56JmrEZhT3UWgerC04Vp70goEvTpZS8CEjLKFLIytwCZmbgxUH1tNXK/ua",
-	"vP1tja2XmMf51BB0RdcF3tZCkHUrG6EXYwGsyAg9wqm8kYR9UkxgmdqQpwOwhYM++0lZlXkPngx7A3Js",
-	"PVo18bHoqGVRQjMzbzE016IyyPc/jzpNs0QrRcBHnY8DN4gMTbQjbmRGRZwwLcVrSXokugb4r6Dh6QhY",
-	"0KijFQhI9jI5bS4ZTZrSEiHsbW/KQEnHD1hH0ninzXeRlqiTkNyl2Y1mOFQsnaA9IKdKYwVVuSSTNEnS",
-	"O4tC+joCkrHoJhU2/xOiTMF1B+XBQz0keP/UDJJWiFGPSdcETTjbNIbGkjDOsYaJp/gGTrMaCTgfvepg",
-	"NdPGRWStJl7lQvGkegbXGCcGKol1/xtVG8qpYLjIoWvW6+Yo6NKeI0uY+2PMGkaoGQkuoiSPISkqI+GE",
-	"8qQYxNAw8g6j2kiWC2nv8ppGN1PYxiHZHwZaiQOdCTYwEpFW7kRKpmmW5ooLNiDHVrHzSzsXUArg5e3K",
-	"AhfESukzxdBLQBv4H7fpiwWpxOA/rXegyRFKP+/j5YTuGh6viGxNTRdpkoyBwNzSZNxUbkE/BQY48yCR",
-	"+XSKJleVFvXE94c2gNrVXvDYwatqOMOwliH4LeurcrGvgDslzhCXulszx+zZpmrucVCb1fW1BZWtyF3b",
-	"lNsqCENJKfvu1cthGx5d752p7e9dkbX8mWsdsOvDo4wY+ORdzIrGXGUI+zG9gyRmVLE0btt8ZEuiiaXQ",
-	"pLtPZmmerYP3l98NV2G+5oTbShHA7p9WilhfFniXxKqWhZHm9NMYCjVH44wqNk74nNdkUJ6zrF/Kj4sY",
-	"FpUwuIxDlKrfET0e6boItgXLyJyLXLGeyZydMyokZN7dsizjMRu0ynNtLJJsYxXqqtwnCVRP0I8MPM2l",
-	"RVJZfRvWDxdv+5JOGDB9NPMcEay+sPRPhJm6z7U1L7YvCV5X6cQU+zbFn+svtC6hrTR/HVXwgfIpctzW",
-	"5zS2znQ7h3bLx3nM1VOsyhvuAkpHfrHKE6srWe3lICVTtemtRblEAL8PF2/B5B3vlLPaknjwxZgLpjbg",
-	"nK3M2/1H/4c0u6NZzGL9F8bIAkW/uvhweXXy/fj84v0/Tk8ue61Kxt2w5YZEX5GSW5pw8FxDERpbOG/r",
-	"AymXFyswNc2vEw9NiyiH3SpdpbkqxUYAfwg6sAmqoNTQLY/BDrK+Ju/qdUBDFKMFWW9hfXVHyP2Arh+b",
-	"o6Hg9MxFBAV02q0ERSXfUlkkb4oCisqH1owgb2xl10qJ6eXYnV8lUtKemX8RXKhXL2v3D4fe7lF3MW0e",
-	"r9q/2txtsXdwkLZcVkKlWgd425EvnLkYNSiOet0lidgdTU1HAejrk0I+KPjJq8qBqXxoyqQ1VkltReHd",
-	"WjDfZcUKWu8xKGqtbjeJzVZqM42rwbrdFFon2Tz8Q+PlnHgIUUEVoeHCr3no6WIWPsdyRg++fWXkXddo",
-	"ftj/M+1PPt6/evnwhzrqNrVF1beiiQtYcVHOeTMrR/qwdYlQjY877myn1i6I92368sKu/lY8X1/mFumu",
-	"v4vKkZfmDNxVVzqzlM579c6bMf7SkM3H4aoepUDTx6OlHs/HyNXaia2qJi9YVFROfgSkbIfwelqL609R",
-	"6NhfePNF/q0EmdWag9Awo/0WbIeNuqPHS6mrvg0hjx4b8BhGNfyXRJYqgoRngq58HQ/HgBZGlid9bELI",
-	"GmkyJWbTkAYuMBCrRYUgHC8ojsztuPbos/Q6YfPaNrcXP7whf3757Z/IAh8qipHXeI9UUz0VWPc2F+fa",
-	"udQiIhz/uKEar9ccwrY6eXlwUFsLlKtqT5QPYpGlEZNS0ydyIhQ2KmlsCV68Sa/TXB1eJ1TcdFqFEdv5",
-	"3YobrsZkBqxpHLFFvu2xea/uXLfMpN7BLrSxCXJLu1FdOspWucZNXXTXtx/fXOn7CYMVbHgbfNIUwEu7",
-	"hxYIUKIR4jufIWLhqexDvnhgbEWVdnAOkAM/vWUbU1EFsrdNTQLnlI0CKt8cVCyXJJ1MIL71eumcWZDV",
-	"Z/xaYeH/truBMgfKvrTI2IR/Kt3SJhv6ZvH9c3WRL/ti1jd+b9uYGW/sSQxoDeJae4NeiTRs50eHbhwm",
-	"WL1LIQLLBkejx7Iov0HF0sWzQyj4IYGw74BA0HfgSj4Uf0G0N4gc7JPqYcWf61TNVhnv1kUtyol2NcUD",
-	"Sks9IuH9vYXsakEPiBY2NT24APcInAOkSUiwUH+4OMX6ABvz+WxCXK2MpIetS5Evao40rdEVHdEIbENJ",
-	"pwz7plQbyw9b5RQ2gJLf3Le5R49r7GzaSqHb0rku2CLNFPiy/Q7EvlR5MDx42d/f7w+/7QQdTFl40T94",
-	"5T686u9/Zz/s7/cPvq09UOcD3pZixg1dHEQq+v9mWVpNHMC0ASiuapopYsYNXWA7bvDppDFz+T39FwfD",
-	"b4f1FsI2aXKDTflkm3p1l01QUFq9sUldg6POne7TOuvW9MVfORR8hvjdUwm1Dau7RYBOzxUqgIQs60zf",
-	"PTQnBNMath3AOFW/QJkLPJoyJUfCdsvGuI4zLiUX04ZtLk3H7P3egHyPzMhU0BQmhLudMasy6i6h1BdM",
-	"MmUjA3fsTGh6JlRD7STUE+TSTz1JRbLcusVUnRXOGSRq/Dtbxbsn6fXq4l9zQbOC1XWvqWSvXlqn68Rw",
-	"M43/gK22wFMbN0hFUlvP34pHn6noU80uvE1Sco0HYZn54EurTHzOxlZp3XjU/xHqUCFcuayrct2s3leq",
-	"JwWdPOMt3Vs1+pN+uapFFddbQLtB0TLibKdZWTx43QLXA4K4TrpalotpFhOaLGb0mqmALGgcs7gXFDkM",
-	"WhQr8nUyRmPMDtNrrpfL6nSaKqKuilwaT7u2jQBCRElUWL+kFk2o7BKeQptpNha31mcumFRv/Cyf8npc",
-	"k7uaTiq/BETo/2FSMZZ7pFzIgHD5Lp+zjEf6T32k+t9jvTL9x3vXl9GkK1+wKftUG3Sy2r7YpmgP6knI",
-	"re0ZtrZ1h2suVj0n02C42PUG6S1jUikm1aA4wkeLb3ZMI75519PUFI9GKscCBi370bFPC+yR0v6VdU2m",
-	"S0BSW9i9yUtn73c9ZVu5FW8Hgd29m6gJyk/glaaoNVdYdqtOycW11xgJ7RrHTaEOWgk5+PSpoVNic6if",
-	"2dCpbdZYiS1I4+UWGGDXWWS27VKSu3rAKxW5Xy8LjTWh1ywJSDjqYEXns5OrH99/jxWdCX6lrxy/GHWA",
-	"0JtIbRmlCyZrG/nu0mN4ZRA977joIrf7QL/kLFs+wUgPLQkQAsPTEx9PUXkkmD1FD+goYwr5sCRz7LBR",
-	"BwprmiGaHrqb6iaZDmz66WLlbZnBk1VIqrmNpgYWba7DI+f68bHKchFR1UScKyHgLQLJngQFC2q5KSjJ",
-	"hmvZaXFbnZXdBetjyhtv0fXMe4ZrrGXkj+VCRez/Ci+ybb5LwtRfTq7IXi5ZJvfuefxQ2/PCWvxW+4aK",
-	"1FX4xaZS1zS6qRXjajjh5tDpdXJDVlClTYfj9Ygo5We0VewLnNNafXnZDlrHzYutNqsp+q1njkz47Rkr",
-	"R1WdIfCBpFnmaYZp7JL31BB9qflyTbtmR4grnpCTqwDaLQTk/IP+3/HVmx8D8v3J25Ork4D8eHL8vdYP",
-	"3p9fnb5/d7lWNaiwCCiOhKbBvSMS3gMHfgiJZFNwG/r+B0zQ0Ixz4PF9MJw7FFmLHk1sA9bW9k7w6J7+",
-	"Sq7q2TaVbFzPBHczONl3rpebOfj9ukA7fRvrQsUDLGAA/aVtewNK3PtEbx7CauY0xqKndWbCSmp6cyPP",
-	"J+rajT+0bvSzZWpY29h30aJfeaFSrLXogQC+FXtCAH94rpCB2jABB+ZuxfYUVkCuBMJb27sAzZ7IloMo",
-	"+6UyOi7pLTuWV2WZf7uirU+uQm+iHjWCRescrLbBB5cu6rJidcnVbDyvdW6GdMHHN2yJDXErmWY4pyQU",
-	"/TQmv/ROQIaal3XkO3BFKjSMm2FrvbMRjWZsLC0fXh+bHc2Yw0p8sUhv3Pjm1dXbM/mF2IUX810VSHnC",
-	"TFfHbpzRieqtnr2tYPVy+LI+g9c+aTnkSrCnyRnG4lBYnRWK+EFyt1lcvQic0Y2ne6KfebCtjFsLqT/A",
-	"47XSaUv+YDFkpYZHmimsH4S88FRMUmiuUi+RGR/v+LYIaNgQi1OKf8Ahbnls2rm0cj25N8yNbe4n3xzJ",
-	"Cy0sCEpfEMgLlwyqjeYUhyS8v+EiPoTiAHTB/2ceLQKSZ0lAMFA5IHjUAYFQzWAkVEaF1OMFbtwxVQ+h",
-	"5/vDaYzYcr2EchT1bVQr4c3mVuucfMVU7TFTb63UwxA32Qk682hRn8LlwsorQviPx/2Db1+RGftk6Vtx",
-	"qF448Ma7cgG3q7/Yc11n5NnMJ7cUt6rlgLUQjoZpOKmPT5Vu0RQQ1ICR5vnBI+QlO2UVBSsIFthQ5CIh",
-	"YwXrDa2rMJYygwo87lm0bi9RX4epj5DPkHU/hXRWJFRskM0qqehUYmc7fCB0FcGhoc2CTpkhBMZ5nVDZ",
-	"BjN2lfCYlLXej8+tFG7JlrbTzDZSlSdVO3xFw/O9PwJk4Y5OhMqWT1NcYXsz7i42v6dK0/5aLHt1V15v",
-	"sDNBe/4xb+zFa275aSiTlA3a0+dRG3H+3XTGz+JE2sY9VG9VPF4ssD++7QiLe/5GQgwL+XDx9oiw+UIt",
-	"HX2H77F0bK2s/ITuwRoL5Jp7+jtXM01cipTHL8gHWLGQbWAdiWMNwP/OV8wHe7C1gMCnIl88sp2/253t",
-	"Qb6xv3+pWfuOuSWuw/8Khn6nUfNPBySa0YxGCuqY27Lcfzog10tl+jN5M/7poDThd5uux27VraJuU+tO",
-	"vMl3m1YKKm1Tl+Ype+vXL75Icn6CrMJitHWZhZusQFtY9Jrzx9Zv1k8Pq6at7rS4cmZUm0yo6tLdA00r",
-	"bw7V3rTmOZ+zK6Pctt9Qq7BUDD+t2VDTLprsrVuYBlcNe4/lDHW2rXV6e3tCX6jN5duu06vNDptO7sq4",
-	"oLY7N3CLXLqWeZtEMfPkusPCjiHbD9kGCfzV1p5DzuvK6nwBU/WjQY5mNElYwmWNW3Qf65dCugxUrLNh",
-	"8EdknmbM/qpZIBXLmrKVfg0hlS7GqRhPKE/yjNUjkMIM+jKl3+wU/XweP7fA1Q2Vz/IxyrkGridR2gBK",
-	"v5jKpme/yGsMQdvbCrDI7thVfCqD6Q/wqwFRaJMLfwFgRmmexJClmuWiHjJbotD6CGP9W7G+GvC/4YvF",
-	"hkcU3dqcLvUhtw4e0MCrcXY7CAJnbV6r+1d72jUF0WHWiF2rO0s7QOUAK/ddPbzSSVVNIsUe18Hkk2FX",
-	"w7l8PgSzl7Nat8qa11YlRHx8vd9nexxdH0kn80Rt57JvDjPcHlHq7DNZLhrLRkKUT5YLW23HlVKAWKpd",
-	"yiV69V+MW8fhAAJ7AebO3PexCYe3wfd2Wowd1n/JK1Vozgphp3XImQ+fTxt5dnnHVTTztdTdLA0lzbpt",
-	"9JR/btUB6vC0EUW3x7EnYFVfGhW3AeE6LlJAqkOgNezA7nbNvTwFL1jDIj8LK6jXyb5gZi+2cZA76Hsa",
-	"8cc2YnLLhj42znKbWkqoRrbs5v7IBmT2aseYQj+OKoUS1uNhY4mFraNIP1MVpRIQVE965aY3HM92OpRG",
-	"iCdB7Da1BpvzXvXr72rDnt4ypSCBPOZTrmRAwnEYkLBveiENwiMiBb1h4wh8PJLcoTYzXyQcmiVCWT9J",
-	"MDaxmpp88F3Vyu2XZDzu/zft/3vY//N40P/4x9qqjB/geI+nAGpZvBt3pbmataJ6QaeKCe3cq259ZXSo",
-	"i1HbHOMJsfjtIcPNfWKi+Cs5+TVJ+bN0zhYmvXWzJ1vcpl6T+u3O47R4ufY0Eh4x4yTYuJA5U9SWt9ly",
-	"GWf21dpFrDFhL1LJVYqxCZtF6xueJDtc3KV+r8W1rTW4rqB8BXNgkt3Q58lBtuTjrnS9azhldwjzaDEu",
-	"KsNuBppoMba5CrsX9gDPNVNrXfFPxJhVngm5Szifu/LHayONnUdc55aD/Zd/evndi1cv/+S3btmmRciW",
-	"vlDb6sNnH8g7PnbNH/2P98Pg1f6D/b73X3/obHFs6AjbkcE8Qb3RDY1Stys/1Fz+cL+hVsjjq4Zu2MCO",
-	"F//rKRraDHrWk7kj8O1UmGq7Uk9Q4ma1zlOp76WtagXZiNel6jeDr65CVe3Ku1rknUP7x5USVaXKXL3B",
-	"jkjm15mqIkJr9vRVYdDXUmcKnfNblzJswEj0yu+ubbhMqa87pWl7CF7fheJzZP2sGslN3V0C/zcR5hmb",
-	"p7dMEl4TYL47Kj1Hzs/WZKCaA7QC85sTTbZP7PA2XIaS3VEM3FZPoZA8W3HnSkyCk373X5Wl3s8aZFDQ",
-	"wW+HW8gYu2e6rg2TbRVu87XlYq85JWgp+rQw2URKq6bpJ+yh+kS26w32CHtTm+yWYHj8lVi4a0FH1gXw",
-	"7eL0cAHHu7k76ozjNox3Q4rG31jGJ8u/pnkm6I4YYETETRdbU0wdH7ZFzzTw9l3NC71lK4TiXX4jC2n0",
-	"hi2xNKXtxk14PBLd8H6klYYJz+YDGunvR51DMurQKGILNeo8hAHRz0AZdvwplywbWHVFQ/aoE5CRqcKX",
-	"ZvgQ+yWniRx1gpEYYfFF/P5YCD0oVPCkMYq5UvmCs80MjWiSfCMh8w07iWN00IzqTS2PRgJCSyQ2YIRO",
-	"T/jANHX53JgtuyU+lCwUT3w9R6aany1wCTVE3YSDHRYrb+q7W3u3fEj8k7JHa05LYg9sXnRpt7kspmZ0",
-	"l+LpjwS2S5egwugTwAFgBYSrHh62R81fvWzyYTS5MDSyN3R+ZJ9opAi61TWE4BZsmYdSr2RX5XV9I2pr",
-	"69y2EHYpBkOP0YJINFX1qo2NO9OwoXVA3GMGXVSb+lz6FTsrtSbgyJIleQcmm5AqkjCNTPvhYE0znKYA",
-	"Zj7hrSLU3aOB67no1eRsLH7/AB7RKM+4WoJn2VDKBf+JLX+E5K46MF8kVAHdOz4/1SQuIOE/+sfnp/2f",
-	"2PKQzOfRYjwYDGDDXL+BaWLW+3nYcQ8XJ4JTggGI0Yxlx3lt5lfd1MfgPTMG5UPyGt4vrwI4J5wf/FhM",
-	"O1NqgW5hSGV6k6Y3vMYJ+TpL7yTLbKYZlqqSkEeibzlJp8ZsoB+OcBC3WxOhMzYvr+75AYStSbo6r3mV",
-	"JEwTEs9uLm05BP0EVNXonqUxS8gbLPBPrGbXM5npGO8Jf0vCblm2HAmjK9uhqIL+H+mdKJXpCIhMyfEp",
-	"gZ6r0DONXGud9pYl6YLFLo6UFXyFq8FIjMSbVNwyAcs9HIk+OadqpgfIMshcte0zTC2wI6B/+lrtD1CY",
-	"lHBJwqJjRggFqq8TpilfHytBA5eElsVYT6zwBweEfdIclXAheWzad9BlktJYkm7oRa9rhmvTLkIc+zTG",
-	"4T58OP1eHhEgk4rOF/jtxQ9vyIsXL/6s2c6HqzfwBnSMKH6Gxmuh1yZjz3Rh+6PmKeGAFO3yiFHEJEm4",
-	"VHhBrmcbFyNBSIhd2A7Jz/ew4cA2q3n4GAbkDuplhPBLCO3m8GwWVM0IF4a7mJRZPVw3LAvhP+9/HDhe",
-	"OrBiRdizXfP08WoWQIlzNsGe33IMJtasH2QWkOS12PHzYDD4qCUZZGFeaE5olqtmbAmntaBTLrT4B0Ma",
-	"bJOE5mqmASiCFn16FL2SsIJQIUGMI5IpLWoZvNRwCYh5RHIh6YTpXbuW8gCFmtyb4GcYAPpnXDMi6Zz1",
-	"04xPuSBd0xbQ7OKSRf0fmIpm/UuuWLgXvofHAGQIOYF7g14Zpom1ZvUajlYIF9QhqCddWHP3hi2x5K5m",
-	"JAAAHo2tPgLnZsRicp3G3KACeMYwUzY8O/7H+PX77/85fv3Pq5PLkHT3yRl/rU/MGKh6RySh2RSMqkyS",
-	"KVPk5f4LGPocdqIJySGxiXz7wXA4hCpwMjAfXP11OH38znTsOYIu/lgzzgxwMBzqfQEJc3A4IOeaXVJc",
-	"ug+10HCEvDw40LCIV2c2aCROLE9iiaaXzHPot9x5KAxJh50Xg+HghSkRCKxvjy74HpC6fkQztH1M6/qU",
-	"I9xDsSiPLmvZf4pdW7JYBkSwO73yCc+kCki6QKk2WVqpMJUGsFPBRiLEONIwKBDCgB1s04S8WBzqLqjE",
-	"FSwydstT1537G1nGNiMkuoLdp7FZv3O+y07Zh/zzPbIyyIsuOFlRBNOpyNZEBzWe9Cj5dcLlrJQWVYhx",
-	"9cOi+9Yf1XUq+3boiZgHJfFyv640d/0EJiDQn6Eqf1aX+rGoKgAwcDAcVnt1eXRd03MsYNgmjs8dOwRe",
-	"AftfEXPolKHAncXYfeslLqBuXLfQvdc09sowvBzub37lg6CGCLEYX3qx+aUf0uyaxzFDQVTm8znNlgao",
-	"PASwxZQ0ctKphquOj1oftaI1jxZ9VAo6mvVha/cxPgA9nGUN8r0BY4EmqwB3/pTd44Njsj8Y4ic0SPQG",
-	"5L3Gt1DDA3BHwZgpICDpLbPjaM38/zhv/R//EAaOVn079JKZA4IthazK6VOAQ/Jy+OeiXVIv0Eg7EhB7",
-	"Y2QUx2aKuDWN2DjmETJ/BboIuKzmdKmfnmNrJc2P77JUTEciF4onRrXMYr0th30DcuV0e00OivbNIUgY",
-	"JkzOPK+HvUvzJB6JjE1yyQbkIk+Ya4lLrtkk1WzaPX5IQkNcQ0KJZHOq2bST3P4x+Ofgv0mXjsQiY/2M",
-	"aRWIEZlPJvwTCCdg52Bx74iE3s2GmiXoSznQjKM47yPi1Cigk3CYxtUH9JESbxSQUuzz35bHCYtosYF1",
-	"loR6UJJORgIKiGVMk+pptoj0/+li9ksSkDt2LdPohqnyEFZG1tKjDVozVLqIzQpNk6w0I/rfS/Lh4m1l",
-	"KZ6goz9qYmRXBc2xAoKKS0CMgy4YiVS/dAB9W3gUkLlKKoMi7LtxNI3qw67sDmFvRyMR2si1QWGEC/fC",
-	"InI0JKeX78l3r4b7RyT0LZWDhIppjgEK+pFXL/7c34dmcFKPW3oUzclz/VtI6DzVDBx6kdymPGKBbah4",
-	"y2OWQss/dkRCY5L13xoJfE3vJyBywVg0q38bpWgT/WX1A4KY6MxdGWowMypHArVignqBuUdcQXhk39TY",
-	"VMR4QedI/JPwWF+xnqaHr9rYrnAkQHp2T4LKpCUhW27SrzNZw6uR3Dm2UdS+eW0KtjwJW6rM4hhJ2dZg",
-	"HJQV5rj/9MyxjjHiEuNAC8+GZn/VzFG/8efNb7xJxSThaMN6ud9iinPUYa/S9K0W2OG9g4M2+/H6Y1d4",
-	"N54tNHasMvCW/Buph8fBYYaqRL13r/8Z8/gB+XrCVI3F5Xv4Xjok1fjnuBuuLWH01jzBPkUzKqbMz6wu",
-	"oxCOV0ahEgS/bFpD/NVD2MvNb7xL1Q9pLuLKneMOH3PneH+lOw+swlS+gb8wteb4h5+HgFwZcDJGCa4k",
-	"ifIs03svRKRf8YX/hYEItfN1T5mq3HVFbaxbVfHIHsTcxxAns6AqqjHxvgFERrSe8lsmbC9irTEfkVDk",
-	"SRKSKGEUbJpOp8bHjkiIUe6Ge9vQ71BLthBRBwPfzdKEgSA8IMdVusKlhQVr0kSGrUEHqQyXBOXkeCS6",
-	"Lw8OgorBTg/M4h7hE8IVStYQtufJ6gKmGJDwjmaCi6kMYbdyJKww3TfCNMSlxbc8YocYNWSUgIwZM4gT",
-	"aTJcnzWNFKIgiNwjcZ0xCmFuZhto+gJ3B3a9FOyOzOm/0swK8keExrE/x8rTXKTZSNiSpzWySyXM/5lk",
-	"l4Y0nFayy2ciPbjEXxk3+Y8ScIyIsDuzQ42ovYCzF+cISlgCZ2dK2coGEqWLZUmtQc04SYDLIVUEQmZp",
-	"YgC6SkxCNCZDTAFYk/t6qHAkulGutDZe0qF7JBcJk3peUGq4RDJdh/vf2+0/N/qvTuRRgC+mrYCwkS6W",
-	"v6P8F0N5jROPkW4tXG2B80aaeAaMN+5CTyvS+Bxgw0quCOT5y8BkCHBFQifZhIeEiqWW/CIKNkstVolY",
-	"P8TFSJR1KBGTCVMRisfHB8da1IghnH5AjoWVXZywZEQhpDcvDw6QyKCLuSwRES6sGzMckPPC+Lii2926",
-	"rXLlyWA3jC30VyNRWDpr6I4Z+curG+dulb82EvBYzDQnU0FO46bG3D4HkS2R1YDEFqhaJMTWaqwlF9kl",
-	"Pvs5IAmmavINQQcuWEvgkmB+xQorepQAOr6xUsxu7qSxeflROmstXcZ61M62PCCnSqJw1ODp0ZqTcR2h",
-	"z6rsMhqQ90LraxWaqOzN47Dg/UW9M8sTRrQiWhrEUy21/igZKIGgsTlHDRdRBr4Z4CF6BvvLHZVYDY5y",
-	"WU9lK/ZizBJ/Hvmumor+hUzSJkcda/zUuG3j+Hf97ssJe8dx7OwUKjVEY1fTNVKLdgxk7x7+hYyptUbt",
-	"C5P0VWCyMywhfbOqmdbjuEInLoRiO6dVVVIaiYgKjafXzOSUxUAJeocktwSkIDQQh1KrqZXN4wUub7KR",
-	"45Z+l2+qwIjn4uARAka3gsgVw7qFyBbm9YbrGz4rPW4QU34DxnQPObe44LIpvbjd3YSTYOOTcFWY6vRc",
-	"1vcBuagapWstz4e+bCLpUhKZFhKIoYUlQ7QeJxf4drxGPlox0CMxbGGJ32y6fk4BZ10xnC9lxN4g7fxu",
-	"z/5K7Nk70p8VY/bOIs8eF7fpzSNs3FsTr1o17MKWYIeAYoivKQSthIsbqcXCbil6549elE6P2NwdakQ0",
-	"eOgbORLllrF6nhDinvcimiThoYsY6tpU//D+IezVeBJN0p1+WY8LrxHEPFTgDPmE0DYT5k+lGX+AhnpM",
-	"CsS4717gjVcEUROasZHAdLeiVkZQimjSq4PTsolP9u1vZNFUrGuj/9M+PDcSJumgh8KpCWgSjGHt8Oui",
-	"7So5Nkd/x9UszTGkW9wwE/oE3k7y8uCgjvKeAkB9FsqLU1UJ7nMS2NKMTdT1qrhVjOL81dHZL0U28fgL",
-	"TXGWpfkUbd0GPh39aElJkfxtTUmdfvYMroIzp2eCkHNNYUckBFdheFQOmpIqXUgiZ+mdJgNcNUdRfbBL",
-	"/vKm9ddmS/8ZQYC7KxlXWlotW8nTyeQRZnIHdlsYyi0XewZIBa7tmTFXXEFg7JwzpkhXMkZWLDUYbItB",
-	"7RWvk4HjcqR4kRbXNbFCP+9/hIz6sDcg71KMvMcjlXXMybrhPi8OFLmCTewCS3j/ilHhzYxFNxVc8KWq",
-	"DHIWJmnmJSq0RAoL4PU4kcdc7S3ShEfLxnyw94KZpHFIdNOCIVoh8T2Spbli5YSwQ68sALQbtymOI1HJ",
-	"KbthS4nSGz5diFToir1hS4zmUppNQsLfSmLaSJhM4AH5gSeKZeR6SUJXmzoMSHjDlvovFBMlFxELj1wq",
-	"WnMmWlN62Tns/FifXsv8Mq9QdoEeG4uK1A+Gm3mKkeAk6gdaWwl862w3LFdl092+/ZWku3lgsDnhDVHo",
-	"Pyjl7Wo1A9RgPJANuyGfDgFCfPTIi5rtQaYysFfDJSvoBD8/jwYEY38hY5OZ2zZ+XoWMSz4VoMIe+a1+",
-	"bcI2l0QyqKDndSK+ZKpfFHIo1lGF+Yevm1F+Zv3IVAHpHP780QfvS0UzzWeuyxUwSuCsZjXQnGJZtXqh",
-	"70TEsnSfGIl4bQrlwOUFhE8IFUvD99DkXPy8qpy8xUnrOc3mohzNgPKxjSPMAGqaPw4ct6dEDRd3YjyL",
-	"210c1k5ovrgi6DSXaFAqET+S3gl7j1S5Z+JVALLmI/gwEgafV0s7cEl+VGrxXiTLgFzSObvkiv2vt/QT",
-	"jnupdw95uIssjfOoKYMOe/4+EwEtt3D+zMEJlW7GDboBjaAsUIAVXvwbw9sp09XPTVB/dUl1DTjppdjh",
-	"fcDp6ysBfaB0Mc2IavX9VmUqzkvKNAQWoLLtzxVgjnvGIiZUsvQ0cFjXEREpqaQoj0T4S+gKqkHJIRPR",
-	"pAlsUMrHhspDXv57N6KS9bmQTEiu+C3rHZFQ0WkYQM6wYtM0W1otRL9nJrL2+QE531weY0AutGxuCqCM",
-	"BChlWFyNxnHGpCxTDdKFAinnH16/PX0zvji+Ohm/PT07vQpBnZtzkSvWWEjjxFzJtgU1ftlKSG8Q9xWd",
-	"PsUw9uCfYixpDPaPHmiNsnQwLFef+1XoShaQ2lUHKVvKdleaDlqQ06s0PaNiCfQkMi/L9aIjo1k0q7NU",
-	"ltfuFczxiJ6zaoKpJnO4bAN9o85agrh3n2bTsUzy6cPevQvMqiWR71aIGzm2EQVUQbWQVHnr5ZK8HL5c",
-	"lT//wlbpQOczwcq6XNfddemtg6aeBY6g3FbJLuzb/6RpPbod6GwbZvM+m14m+bSNq1pfh/FUbwege4M7",
-	"liT9G5HeCe/JgYWKWuC1l2xyNBicCBXEVsFxkEi6SXrHsjd0zpI3UBqPYnIHMkWJlWG56h0iBx8Jb6Kg",
-	"SAgNbXn3kNyX6944RMecjopRBMWCPEsOMd3ERPnYqikB1rrhsBBbOcX70pEO/fDDEQnjNIL6rTD+hywJ",
-	"R6JrB9PyhMwXizRTLD4VimUTGjEZkp/v9QJITQWXgNhyMK+5iLmYBuBG8Kvjk1FnfzAcdR4+FuXryDU+",
-	"TaJUSzYQ5ldXg6Vrq6+Q/+//+X9H4q+X799dnL/BUiz6K6gM80f9tSvMAl//5eL4/Mf//Raq8Ln+FXZd",
-	"pDuPFvDYynhYcsYNiPOSv8AzNeN7BW7g67+fvL58/+ank6tepeBLOBL3UmUMohQCssjl7F2q+MRQMEm6",
-	"3t2GVC5FFPYeitp95hdbIa8YeCSM+Mg+KS0WpoKEeSYOjUJ4WODDYWk9UEAIJAIo0H5mCsWIeCTsD+8h",
-	"3sH+IsmcxZwSzdX1crXkqres/9hbJJQLLC0DX1aJsylWMxIg0kLpGXwuj3m693+bMjTwFfylv4KSNPAV",
-	"/KW/mvCE4S35E6SRYqqPp9s7IpYcYnhIHXCVuVZY5L6bqsEcS9tAJkK3CIWBCjUlCT0gmnSW7g6+QIcD",
-	"iIWcyWAkHAh6I5VySgdkhZsembCkRm46Epqd1kjWPkM9OH52T9vB8cZsTk0v3UO/ar5qsHGVjcgZXbCv",
-	"mdnOGE2wdnAtw7xgmi1ITcKBCNlALx4xp43HVNFrSNbJmOaL0Uyr9rUS34842zPCpZmhKcZ63dLzBcDo",
-	"t2hg+QyrcbP7SQk0wgTItaoC7mJmT9NCl1xKxeae8eOGLZuNHe/YLcsgkEUSSjJ6B47RNIOTmVE5G9Rq",
-	"7z/pMZ+TskCd53UJfejf9X3Dg8/qzSqu5b5aCvvnjw8fVxLyasqeVuvb+rocfPzYWM3xjGv5k8JlTUzA",
-	"oa3KUyqNRv7u/N5W7lJ4etCgABqwkHCSQ0wmVyOBwGfjSy5OLq/Im4sP31tnvI/7LrzTpuT4fnvPboY+",
-	"6pGoK91GsGnZtSbc48KzDlGU+YKolOwPhyu/y7BHuCp2MBIhzg2bIHYPro/AysKwjKzz7kMsiIH9bgh1",
-	"0NE09vLFSGjsfPUyz5JSSQcukeBzV8kZ4/39A7K515Jc/njcP/j2FZmxT1pVvmHLkbiDNYTs04JnTELN",
-	"QL0hbD2/miU+3B8QjXZApuZU0Cm6DSR4UfpcgO9AjgSuw8KUpStzDqBBMgaxfPqn5gxFrDP/jBXzAL2/",
-	"kPnfVMQ79krJ15IXrBQAN4whUaBp0TsCXUK+9qChL2a+30gO/8KEhjhWU+F7lQD6TGzvHgNUWicMwiWa",
-	"wExTaJwLqaDHOSIXFEvovhzu9wDLuMDsJBalIm5O+rPosTnTT+Par7Aa3ha3jWfQ6q7r7f8LCuJNNUSp",
-	"TC+2CVlyYi+2umpKDTxjzyngnDX6HdEDrGaMZ5X+FcAHshTqELks2Dqm/7UKQiB9l9iV3Ud1r82uvDnb",
-	"M3vul3x/h/cd05auEjcBaJ9QxTJXFR8EAC5xBXdpdiNdbQHNk0XlNFc843dcRbP3Zc/js3jJVyb6QjFH",
-	"9dCKy/sV5rN9vbwTj7wR85vRpoxd68q3vK/g4bMBlT/ROk2vtHQ/MN2GAkO9dk0Xv1rCVzpTWDeQnmuW",
-	"pGIqiUq9iyvfVLMKeOV2T64Z2tJNLyKWoUZTByEkThnaE9EGNWjQAD4DdVud6AspBKW9NpfQ/r1s9mcj",
-	"c0XUTwN1qyJJLZlDf6HRF5rEvBVA/wzUrg2l+00rDe9F+TC2J5nbWs+rFZbryhp8Bpq4OtEXkvg2gevv",
-	"pQy+fiJqAod8PJJMKa7xpwtyguztTFP35mx+baJdG2XJM/PMs6omeop18qNZqJMZeYZK9G+awpqbgRIY",
-	"rbnsI+hqbYrOcRzjOp6rBp4d/wsJlmZzv9e9+88jnlAZTxD2iUtNMFH4MLVWSxT1yQjp3r2eY5N525W3",
-	"g2lr0JfUFbcb/rm3quihpdxDwN9q4brtwHZr+7epaofXbOHlCDqqm+/mdGkuS8PXXLLklq2FqB0JcVBr",
-	"Ujdg9zQ2dWvl37t3ztqHvXm02GO3PGYiYmvDMuWCRRB1gI7mor+MydS3xfoxfpXEbMIFx3CsanAKyyBO",
-	"ypTWKSp+A/KYqmhB1XNdbmQOnnWuiEzJhGakW8pOHQmaMXKXcaWYIBC2N8tSkeYyWUL/5yJR3SwaZp6n",
-	"c2yr7zco7A1GIrQHNJYzevDtK1dsyLqOXZ8CkQoe0QSrMphvM2fWZsSGeTbEh2Fu8Ym9jmfPYnYzNYhn",
-	"dt+/vnqY7UPQmoLP7kut3X/+qDG43Gl+hW/ZigoWU0xBLiKVcbkipDMx5aa0/YQnfnSaKdoAsWk3bNmH",
-	"AAtNNPD7rWnPJawA5MCNRELj/1oCodI0CVzPZEBfbJZMZA4Ry+V9k65t2J5mRKSqZztr64ksopnoai9E",
-	"oy2ucemQDSNBTSSIqTUxEqV5AmKaJUJYhoRI64CIFDqtTwVEBAtF7mZcaUpIIxYQkaOYDsGziFaEypEw",
-	"dKc3IO8YizF8Hd2qh2SSJ4kJ7IGuQ8JG4NgN3LDlN7KSzYa3OxLFexBy41rhQyhNN3w5fEF+YkssXAYP",
-	"gEzE9aokU2FvQI4FhirXl9KwqSDGHQ81P0xXulSwujoAa8nYpQaYZydhMMuaaEJAsIIZ/U7JnoKSNRxu",
-	"gNVqfComvxLqtXvJJ2+WJnePF8eXxssA+wzLemmIdF2rvnKn+J6JtzODjIQbBdqaiRjW74/EhVSMxoF1",
-	"kEMssyOyWlyzFPAbW+ERclJdW3uTYmpa2oekC8+AABTRLFtiAvvYLTHsHWnqAvkw3GYqDcg51qcqkh6K",
-	"1Wo5bIKxjTIAyvTy4EAOTAdnlKOy3NTrF6l9FursCgK9VQYjMRLQv/kQN9HXsnHfysNh4H8LnQn6EZWs",
-	"/D02o4bdw5fe/a2O5P+YQOpkSLqmwi8Yue+gsbMXcajHhZqWfSROfbO9LiXfZ3Si+n+y/AV/7wWk/HyM",
-	"TxXzwJBY2rI8ZkBCex/9KBUxgMLa32IWJVTvj3RNQTEouUkocc9AtpSEU9c8e8EytTRN97yKnmYg3K6b",
-	"yJKZfmm1Iek6+mOqOvm1rfBZdxoeUPbzjJeupPSD22fpW+923fe1N+wdrwX7KjSNhP2h9Qg0mwKWNQ/l",
-	"njArXVeHDdnaM1ndcPA3Fj+fuzYoTre51pslEb9Hq+xuRPtSssBFboh+Ol8kHOM3oXKdcQ3WyAkEGm46",
-	"LrGFiGD5vBF9G/WRt1A/sSau/+zNuZW4sXVaJVEhcAXiVosxjIStxkC60K4GsxfZLU9zG2muOa1gn9TY",
-	"PNlYY+HS7KBVYYU1dQO+9esGHPxK6gbg4WyuGGCTBP5jyqtBuskqDPopQgYuats/2R8fNnfRBOFyZaYB",
-	"OVVEKpop6TWdJ93Q6OKHZEITybSgB2nKJotkJBC6QT8kuVA8gV570pbHNrhyfnz15kdyP+qYr0edQ5Dv",
-	"HsLmfAa862eNY8IpvlRFI9zff27s0pfv4L8Cxi3wxRTWlfb0y4xjj88Xaaa0arimOlgqBIuUtL4lbxlU",
-	"kTDPkrAIdkwnEx5xmsBTf0nJ5fc/2QI93UtIgtZbhMT4YCQmNElAmzBlnyG9/fLypBcQyVAFCk3JqlAz",
-	"UlNR2MRId9WMLUG30hoVqmG9AFmUFHQhZ6nCiENU6LooxmtlryR4y15hr8N8aZ65yETFPqlAb3SeSjUS",
-	"B9++Ij/x1xjiCelX5Iy/1qonTRJvHKLYXGvhTHoWQEm6ptA+kJ3w/t5KxA8P4Ui4V3qEC6gyi2TJM40t",
-	"F6acWjggJ3oJIVqgxmDGDwkTKrM+Aool+VPhUtv1CSG7NlZAoH1WhSn0IBaj1JJCximuUA7I+1yhQQ0F",
-	"GwpVefWyJbZPgOYAuFbQ1l0cp5mNQ2cA2wwBAKe2TQDA5Nmb8+fqDWDH/0KUEOdf3yQA8ZLFJQj4nUKu",
-	"p5DGkuRTSNuiK+G3PuFqQTjxBsaaMjZRzXTBBF3wZsqJNw02nPcLJo7PT8mLwVCL/S8G+84qFaAecHlH",
-	"p1OWkQP9hGCkG6Xilmkg6AWmaxMXCRcMrOuuUkqIZn20/oNxJbC50fhdRv55fPYW6BgUHIEmwCw2hSeA",
-	"endTg9kj4aM2cZh9SBYZv4VDxiprrEj9NI3Dj9++ff/38fnF6d+Or07GV8cXfzm5uvxf4KQl+0Mig5Ew",
-	"RJR8q0mmaTVinKZcNlI7c8qGx+iTAbK2gHRdSzgOTa1R2BTEmBckRRNnr1VnF8pdzJmapVhJY0HVzFXO",
-	"uGbxSFwvsbs6Qhg8VKqroX8smYT+lXJh85b1cAEBxQLeRP41EoV+41y6cEGWm12n8ZJ0NVvQf4XAApNJ",
-	"X5McyjVJ7moMkQYIsED+SFi7mkYaqvh1wgbkrGRQhSI2eDCgh+aRRiPXDMbrT2gOcSRcw0KM2i/GClZ5",
-	"BHMbMG85yyudY9lAsGqCAyuD2r6pYEdFS1O4US0HgAzgeJFbr2taY4YH6NbvTE2OZjwSqw/jvRSF/32n",
-	"s4ZcljGhmT3HLHKLFAONpwg3Uq8YTc4YqwIngYKEFjm83tdeR1ZzseB/49KR8SMN3WZ6M64pmWLpQoU3",
-	"OuxuZpDmzWdlkmaO3xnlb4VRFozKQmB7VmnZ4Qq79JxQ6+LGMHHZb9JFnI8I8C7wCVEhsHvy9aAhG9pT",
-	"rjdFkOEL8a+44QbucFeF0nQwtQplc9/SpjMffgaTQuGY/Q00Kt3lFqdMeVf4GE/wDh1HBySss41ZgxyU",
-	"JrE8G4mT5pcKrNYjYY1xR9VRwGT3EBIsrsCVsypgM6mNbU4be4U+q2nOn+ILJdI049GvNYXmSzf3rCG9",
-	"INciNOu/Yg7vE96GAZumn01GPj8IJM4RSp4nAqSwu6M4FqWLZTncLSh4epHo40pfsoza+oTYvXLGhYKA",
-	"iijJY6P0EJokvlXPS5rxWmWKmFgMsgZIv8RkLxiJehEC85L1wrk0WmWILTr1B+zQqZXzxbIXWuWXoqLD",
-	"JRK72rIs9uCflZpUZlnb+3L/MzFifVS/U5CnoiAaMHcV3SxwtKIU/0rzTNCkLLFXPFealf7VPNdGuIYX",
-	"fgvCtXVUmCh9iCGFVs4r9kd7zCuOG31UY/trIWfXlY6xFhjjoFmwrG9gw9W/417OgAlP0+LRNNN7ODTm",
-	"sIAAuZcBhhvbTsPOKJNm5G62RN+H+zLm2CQYng70Fo3ZzNB9NP4HI5FQxUS0DKoNG8BowudsQC4wbwHs",
-	"KzdsocAIGf71/YeLd8dvxxcnVyfvrk7fv0M7i3PJuAeg08PJxfjy5OJvJxfY4gHP4YjkImYZSW9ZplHS",
-	"ZkjATHGWLhYQ5wymIHOYciRkkt6xuClyoYD7ChutdhCEAn8czbH9i/M37rDZYDootZzW6mtdWAK+sG3n",
-	"hZp1eMkeHPln05SmUe6jWz2kuYrSebnP3jpWYk71vXlt/UYyFjF+ywAW0ozQiQLXk96ahqeGrf3e+O9R",
-	"zN7c0DmdsvVRKXBHv2JS72qmer0+wWvrQr38BvPl+KoWDAAiXTz6/+ig8DVMfu+WZXyyfB6dIM2FCUJz",
-	"HMgneo7gapiBH0JyV3Y9m0ZBofsiJF06EkXcruFo8zS66RcuhDSbH6Juvwf1MMmC8kyCohXemzb8SNfT",
-	"LMCSmQ/h0UjQa4kJcMorM6vX2huQH1JfywBLPpU3CAbA1gISUnnD4tCUVrUFXkcCwQRegfHhL9g6OJUg",
-	"Bt3EF0HIdLE936OidxWQG7aE0qojYQcgPO7ZyfTh4RFCQp8NWsJT5OrIbAkNM1HGFcv0CNCTeZaCKSQE",
-	"iOCsGpyOIY65UIT9ktNEklCTSxnqUw1cB1v3pU1p5JJQNRIJ0+vZLzi9VDxJ9CHkmop72YrXbJJmZiou",
-	"prWRwgCzvvj59PpUaY4vZJ6prGGdN6RoPwa5qSyLeaR+172ezHrDohuXxWvCa+6oxBpnsTFtAJZxMS3I",
-	"lxaKMUsOMFmjRgv6jyS54ADryLixXawtdHJunnnOOHeYYl2hE+en+XVLBZ4MsHDH7oK7zTe1DN/++Eir",
-	"fC0nPo5jk9kyXxj2Y5Oe9qZMhabbkByQM4xSg6ARTITSbGElYG2R0IjpXzR3Ma5rm2ZTgP+R+9N0CoQm",
-	"BpABcoRlbuCbMJcsg2wRKiWXigoVAqvGbgEhGubM4q25DYexhZH9rFooKNEYbYuQ+qzRtjjFF3Kdm/39",
-	"B1cK/LUVdimXbbFwXCRBOowzMaAtCIaJ7V3Yu97MIPbu8Y9VV3yd19xDkt+95tZrbm6uxfUYT7m9nmZP",
-	"edM5Dz8DOSho6m/AU9766qZMefe2KyPe3OgI76VNYcdnZVj+FF9IyWmG0N/LOH5hhmWd1u3Rx/ij2zAm",
-	"54Ndq7tcuKeeEQTtJOv0F7fc35AGk3mHb2+++K5Wiyl+fkY9pki1AU3GzbmXMRprZUblmZADEuYZDzcr",
-	"CxhPzSVhHPV7Qei1TJNcMfLh4pR0wziN5OHe3jTnMQt7GLVv5TWT+XcPO3kIiWRTUH5GohveMapHPNzb",
-	"u4+4Wj7sifQu7AXGROfHhWeMyPxaKq5yDC42Hj0D38SUKBiMRGi+QvMc+6RIlxK0/+PKxBLDy9Hy2YWd",
-	"xuiDYiJKYxavUY8sKjyrgmQn+UIqktvj70rS16okZQUYbiY8RhvKimttw3b27u2f7XSiEmb8rhU5rWir",
-	"qzKaUXFVzbpR83kPPwsl8Jn+b0BD2uoatZbk3+Hz6Un2htpoSs/Mu8qTfCFtaR3E/q4vfS360lbIZHSm",
-	"duxL6vsSKOtKpJxPLmVf6JGlC3BA36LXMjW0iwi9ALFyqO/EpOqZgC9oKQrZquFZtOifpdFN/9IM0v+J",
-	"LUOTK4kyK/jpC7+6DRfrlR3NN2wZBpiHTpMEe5sKLQ7Dmq3nW0FxpUwqIhVbYAmuATGRCZAbzAW5YDGX",
-	"6LEOL06+P70cf7h4G4JKIJkiXTkDv8b10hyA7dPYC7CJv9Ep7NffSDJn8zRb1onZcLh27/KZSFV5krWx",
-	"wC8b7v933/ETEYVLRTNVKXdrscZhM8QntgjkBaQfu9fW0woItVlf0tquCAPquSAgS2OFqlgjctHQbLVg",
-	"Y3337SuY9RlZoJ5gnaUG9vIbstIoc+AWdvBzrXUGf3pGywwERnihcANT5nFsiyJCpJGehSeMUFOp4BJz",
-	"6buQ0k7+ZHIrRuL/Z+96dxpHkvirtNBJJJIJAd2H3aDViNtDu3PL7Iwgc7MSRnFjN+AjdGfdbSBCI93T",
-	"3IPdk5y6qrptJ3Zi/uQYhnxK4thuu/9UdVX96lfRX9xlGD7e7e/8uNX/0aqH3f5uf2tnt0velxCAkOHG",
-	"gIUbyIUQbkR7wFtvBIvs+0Wayv8DeUEvlDPJ8vZPk6WIkobZz5Ss4NX2StoEPTgFUMtBxgDvVcDXSA1h",
-	"BBs6B+LX0Atn4tFB7CFidFfnobENvJB3Bt5t7Zn5Vj0zCH2qVwhLhRB5agwO8TLVtX1vP9p5Z/yKWHtm",
-	"vGcGhorLBHPuWg8S+WhwkJr9M/U93l+5HHCS9A34ZCgVY/FwXQjjx2p1fhg7Gk9L/J5h0iaEMJwZsEwA",
-	"ogyvvr1UkAqbiEwkobQ7l55V8UjdRlsJq+sxrTsrFdWvsLs153WvUH8WDbyQh6hp3ay9Q9+Kd6jVsiav",
-	"0INV5bZjR9oyQG/8BAfRw6TCwrRwkGZCG8zMm3EagTRHUkOXKVEyTUs5jeWsmlB2ynvzgEX7cSwmZsBm",
-	"l05ERkKxK8dMDG5SfY4s7+6JNnU5t8Sh6W0zmzO8X5hlzqHcub2ZTz0B66AD/i9KMCndEgDhGJeFy675",
-	"lRNcdDIkXCCVJRN3E2Df3O33/bOUn9RzXpGg7UTIqdYjOXLSP+0ZcWd6mMQOZ2EWe8TEn+y///5Pt8eI",
-	"vfoa2CIbClT1ykxXaIoVdpNUpZ6NVT52HUN0moYYsTDh45onoltfNQWn7RBm7Wpkc6WN/1OGvGszGRLb",
-	"eP2GBtKgbOes/W7PJG6/ZKkR7OjgeAjVh7CHiRSSVnSz9QJjNb/TwqEcGU8cT1IZiuwtBjIdu5PWfOe1",
-	"PBLQO20Iz7EbAySUzEQspBlP0W8pEpS/r4wOXdxNxgqk/9S/X8UXTIcaGNHp30ZK9H3kMgncjpqN1QVQ",
-	"EiRblyoukjBdeZLojGsxyrNxhPykdNiqcFTYoVxaU4B1Ir9FiQZFGwb2/IoZBUZpodsLdqeARff2Cb4u",
-	"rGcUdXvsl/QGyCFjOwGKx2PmVi1iW4f+WjHdOrTxYnzr+IZrwvXHhWqgsu7cimyzID3luhuAGQVhJzF8",
-	"a+fTKk/VtVurIC+sGR3v5hqrizYj5bkMaaQWkRk2DMKzK78vqbk8kCZLhW5mNqy+rcDTfQE0DFsAOf6t",
-	"yARkm3/nfrKG+eA91E71tJkVyI3op8RD7Wa4cIZ4oWbhb/tHeoRtXrTRpO6PhUw0i+4LYh/PSj1Ckp93",
-	"AcEt7LczlUzffY0cgxA956ZmVgezz0eHyDJu7wKACD6ZCJmIBFV4l+h1PEmBmqsU4KnE0agdqwvNUoMR",
-	"MV8eAGmHoIbBoEItDXwJHS3iTICBpK+AFb1C+ezJYAg2EkHZvAhM7FBOMnEjpAHWatFj+0RFvhP0+323",
-	"gIgwCF69butg+3RGqa9m//BN7BysEJo2VkS2f66N1OfacQiZEPwS53sqn7D/0EImToCNMj+HWgmj7XsY",
-	"WQSZ8RuxxTV4EJ8kpOpruruGnlbUvUn+fQCfGke5QxYBtLjplcGgQdQFMBRYZbgzVycglFafIL1/8bpe",
-	"lsKZVpqiaEPnnUigtnWuXcF0HGuSVx7n4E4e4cmR55PcY1HhPIwAo8ATK325I5xkv5aQc+TatLo/lCgs",
-	"3dbAGn2dfVpYVFf5j639T++3fhPTgP2s1FUqur6mTqwmqUgGgH8j9yDaVkLX1m4/5jeiLD729XCFUpLf",
-	"CGzg5TJIzFAsgCAJvQbQPZuM5DeCcTuBL0TiBSUUMKp491jMtWglJvmN3/qPUBhxDU69krDMU7MkNfEY",
-	"T2nHAigY3NGVyyKC2SaiOvh4Bg6+N+dGtH3cwokII1flZXtlPkOY8NrNQD/l8UC9oxD/a3YTysJBmJLq",
-	"BJ9dJ7KfozTREeFBq8q17Azs2p0+M+oCmJKwoHcoI7tCxmMxTvV1xHbQoqCZ2EVz1V6WetQpMKJpoyYj",
-	"JUfnPB3nmYiYvkon2ldZCSWyPnJGJ+wxfqZuBNtxsTWJt+UGY1ud+TuCO5LI56Wy8wHebO7W3R77fYbA",
-	"pjC5i7dfBtuD6blaz6Nt4aWsB3i7V4zcezVAAlfMpRACy2WA803SIFXU3PY9fLb0SvpJvPZJFlA7PxLe",
-	"N5flUrOO3UsDY70Vpd3lw+QckzhMC9yS9aPQX/1qHrq9zFsA4D1ggYHz0A3bAy1me1mbDMdVKpBSCy9V",
-	"jaRpyq2ha98MdO0BC8LVJlmicbazXD7CyVReMvVZjFb+esNrk0QwAbeQg7Ywy+w+EUwzhHQJbTZBgrMO",
-	"H2tFFYbB5gylPQxbX47b8G4JKGb4GIrhQj+hLE8Y0I6z1ABjKLpvKKUSap4wcFfX5grmskHOP/Ou7SiX",
-	"C0W97YrvWNwfWSuhrMOlul0+v7NctprcLbwIdq4+GRi0+91a9Ee5bGnUYzXq7z/3j0QahtUa6OWXOgNG",
-	"MDmfsFtZPO237+0KIZuiNgU1eode/p/+lcvURKyjsnoY7901VZqHzG93EWJ7Xab3Pz7L1LA/PhxiTvjP",
-	"7xnSx+oBbOWokpNd5DHXwuFgJ+VSKeq8kP+Bu4JcAO4C232uRp39SyShjC9FfKX9FSDP3fnnKmO5BEQs",
-	"lPUyVimTHnIKAjSTv1xfpZOJSLbLd0DdJZUB9VOPn/WipJ0koQBLeaELaYXFyQYs0WADRsXOn5dY8DDx",
-	"Z+ZA9S6zT/Vm1ZezVvy7Bj6zVkGlf780HmDFWOHwBNlQH/lDgfC0uJ8TOj69oVG1Oij5Gm/bGMBarlZJ",
-	"Nr1iV/l8kGg51Buz5RHm3YyrpRuOxxr1hjoHX08EEWQdsU4VhfM1auIK7DJewd2GEk+ElJOevZagOxHr",
-	"fD463BI65pMyTSBVsqcLymAf4FXHwxSojqpV6OlPKD2PnndUZ/hKTjduulx2hwf2d8XYNVZOPwk3UId9",
-	"OBj++vHvVDIRDwGCCA6EG6fRgM0HvTtcTtnu3R1mBmItFiJnrETBo5N7BDX5JU81XN59PY167BM3l9rX",
-	"GMPeyTRRILq36HAZSgAGMW0ywa9Zqt15kCQAA5lwwwdW50uhKYsoUaS8oxN5ijT1PRmxVCbiTug9ayDi",
-	"CgbifPsJzaYA1oPoilGqOVXHiGvANhfV6G1P/QmjKO2n7bdUG22/2YvtYNjvqf49vxZZGuOPobgz+G0/",
-	"y/gUv34EZgS4F/EVHIkLcRexztHBbrfHsKbcJFNnY3GNheOoxrqPofx1d7cbOMZ/pENoqKBLRAKrQwEU",
-	"DXyDKIA10rpdCGNhBL9eNjsSgUq83iCGiSKVbQgD3MRcRzF8FGN+MCrRjKUj45gD6NUbmQNqu76/Ruc8",
-	"rznwiKUFXAL0pg/b+Nv+fhw/wF6xXwK1CruKiLh6gBUgQUaAXlMy/+pUTNHAy9E9Nk7ldYn2FQU5HrFw",
-	"XLb+Ip30uEBHeWEtwPs7bGYBcp0PdWS5HFQdXk1I+1BeVlClOo8vGdesCT8KTSGEdAlGP5Qd3O573Gzg",
-	"tt3WAglccV+2wz6kf4NawHQrwtGCcYLp8UAY4OwCMpkgK8ZBb6FYcGxyPsYXgcgM+N8wehNzKRUQcYF/",
-	"TiSsQ/RgbJKlN9yIUJIdEUD1NpWbwDYpRQx4HwcPgiqH5A5kuLMnUw9TEQLA1LpQD1PnoQQMoLUde+xQ",
-	"qckZj68C12pgLY6rrbGKORL4XAvDrS3irBpR4TLzOOL9w8OPX0afjt7/c394MBruH/1yMDz+ycqoPZ/Z",
-	"nwI/pbqVfhbgvfj4lk81847KhnhUve5+RvYvK2ubo1FvIQ5VswurxqPqRVCWy+XyZ7nDbB2KWjI1l7vM",
-	"3kYMqgiSN4egljjXHhmA8ioRnkvEeZaaKVxIoG7URBuDk1M7tc4Ez0RmVZc7wifpb2KKiRNw7DTwjKv2",
-	"NnlmH/PSmMlgexuk8KXSZvBD/4c+KGJ6vXtfVxwCTeD0piN2fMq/yyhRXf7DNVs65Eg6/YFyTRV/sCgX",
-	"6Q8VJaP9oSsxrV6lxmk8rT5pkprKgQshzVbMs6RypbiLYX9UeVJykBZv4zDGpfdz9ASnX/8XAAD//w==",
+	"DU+SZvIj9c+G/pCuFPSGjSMqG8EBnh9vQ5IO6jHuMueqEYKl/nH1FPW3pTPUXzSuVP/4+PO7ovKmaZmK",
+	"yhuzyhcHJEnvWKbPjszYJxLNaEYjzbgCUmxBvwE7UOZ1MqMiTho3oR/ZtIcFVYpl+t3/+WXY/zPtTz7e",
+	"vzh4+EP9dphsJHOKyVUip7/0z1x/blwtk09A3q7SNGlcYpomq0tM06S0xDRNGpeYpsljl/igX5aLVEgG",
+	"UslrGl+wX3Mmlf4UpUIxAX/SxSLhEXCxvUWWXids/sd/Sr2Ze2+6P2Rs0jns/F97heSzh7/KvXN8Cyet",
+	"o/QwLeGSzGmi181i0s3FgmaSXieM/OXy/buAUHJNY+JEqd6go8WSVEwSHn32NafX/2SRIlFC5YxJcsfV",
+	"jFBB2CcuFfB+wUiXklzwX3OGdCnNyIeLU1z2D2l2zeOYic+97ogmCcvInC6JSBWJU6JmXJJuliYsIDds",
+	"SWSULligV0tJlKVS9iVX7pJw+e9S9UOai/hzrv5dSmQezezJcwHUB/fzjSwJW7DGc7pMUhpfpelbmk3Z",
+	"lwLq6zReashO9CI0xaSCnB3/ffz6/ff/GL/+x9XJJaz2Kk3PqFiea+kxMngoP+ea398ypOcgwEYko4qR",
+	"hM+5It1FlsZ5pB8k8zRmJBXJsndIQr2P8w+v356+GV8cX52M356enV6FduuSLFg2EnMucsX03yRKuNZu",
+	"aBxnTMrBSHSCzozR2OhFF0xly/7xRLFslW5esigVsSS5UDyBhd5xEad3Wk5kSmpCWZyBoXVcKDZlGdDj",
+	"v/cvqGJv9Yb68P/yqW1444LNKReacG73lmRqdSsfBP9EFJ+zrbfxUEDKF4WRFsChVrWy8Pzt8dUP7y/O",
+	"StDiAUlA5IxmLCbXSwTFNOHRkmRpriUmKmL4VkvEPGKEiXiRcqF+h6Od4OiDoLmapRn/F/vcdPyWJjy2",
+	"aobmNMfnp5r3DMr3+Le//a1/nKsZE0qvhtWeWSHPwJ4WWRoxCWLDFxRj7liS9I0gc51rZgVbPiIhy7I0",
+	"kyFIBJKwW5YtyYSzJCZUkQnNEzWA6zdz6iUdHxwfT5lQb2hWI08eC3J8cEz2B0PiniJduWARn9jt0gM6",
+	"WGSpSkk6AVjRbyyyVDPSAKQrzU5B8n9D5yx5A6oToNUiSxcsUxxlxIgu6DVPuP1c/pV9UkzELC6t1lzT",
+	"dZomjArN6uAxUCT171yxec1YpU2uXHaAFjV4ksYx14/R5NwbAaVh8xqKDJ0HX1yuW1me8TrIqhnHfEGz",
+	"jC5hObmcvUuVO3JZP4FUGaNzg/7Vn+vmiRnAxKlY5OosjVn5yFZOpbos8/r7XO36/vpbiNMonzOhYM8f",
+	"sqT2IWHU9tU7zNJbHiORLt++zzhqX81r5ypd8C/wUFAe62PNGUsW5RlXwFF5xubWaOuOaSsIqx6hHf1S",
+	"IzRbM95u83jbuOFJ8hiUYp/ofJFsCyI8rn2M7wixjcCS7grDik63eqMCRKA7G0uRf4Jm4I9tQCBfLNJM",
+	"sfhUKJZNaMTWXRMQ6ihNXnMRlylFCXPgmb+yTDZdp2KCIud7DPZUV7M6d5sTuG1cZ2XS2oOuO79izKDM",
+	"lepoZi0hdBizsoGg86k/Tft2E5qbRTSLBwVf857o87lenDFhzTqHnSlXs/x6EKXzvXka3cyjhftXS2CZ",
+	"oMmeGxRO4DiOz9j8mmWeAaaeGExoIlmVK2uZMqnaK799GaxevNbykRTAcXQOO3OYtxN0mMjn+gbSOwGf",
+	"zQ8fgw03hpPXAUFJDCivGCVP/ZfIkwSFtRKdK5ZcFTlokryfdA5/WS+qubnf+K8/fAwqE+oJwNwWj6kq",
+	"Wc1iqlhfC9edukWZd66X9WxxF0rbajsn+GYdjrFP0YyKKRsb7C6LiX+bsQz1BPsckbP0ThojShaTuxlP",
+	"GOEgvxonFgM32sYrmqVztqBoYtn4MPKLDcZJzT9u08jx/y0v/bR4ufbKEx4xIdutd84UjamiOyzjzL5a",
+	"u4hmscge/jqQ3LjujC1SyVWaLVtts0Z6aLVHcMzUMj1FVb4qd3RCt72QoC+bZsxa84ztyYLowKNLcUYn",
+	"mjS712tIU9DJF/HWyAyqmQO1Vrv+a/HKWu4WdO5optV9WWeImFOt2PbN61xMCY3BskGv01whZiKq/jOX",
+	"isxpzEgXd4hWFvAOPEKsMXfk5JuCpZYZsCHXBeJ4OF+CNAdHK0zZw2eP/nnoVboH79wq+FChcyVSXKLl",
+	"JVhYy57erFVqqVyKqMQzDQ9e1e7idE652FZ+1mLKeG7l2opyP0/FlCj2SQXkNuURCwif0ykLiFac0oBM",
+	"eMK2gYKgk1AxzekUZxsMBr1B51BTh6pF4/TyPXn14s/9fRLptZEu09cyyezT7WdEyb3NFv8pUxEQuWAs",
+	"mj1+pxlVbJxYE1151h8yxmDSQR1F0HjBxnMq6BTUwXbXX1LuNz3+0FbofFPGo6eVO6tixdY6I0Dv1ror",
+	"QsTWrwFtqfeoooNtQiiGAlg7F5xgrXu23eHbc3mucz8tSTmrMrKxfNb+7puyNgMnflM9uvcCTk2kggXk",
+	"mtGMZQGhCz6+YcuApHoJBwG5ppJHAZmrRLY5TC2LGtN8rbnyp6urc5Jm8O8l+XDxlnTtXohKrezZq8VM",
+	"y9EbNqIJSD9bRAHJmFQBmWZ0Mfs1qR1qztQsbXDQwxLxgSNy/v7yitzNmCD0WjJRTzKsVty4tHm0KFal",
+	"V2jWFpA7di3T6Iap1ufQGn5Pfa77PCD8lqO+WgZOR6W3kyZrLULskxpHeSZbKYxVMQemLw+yVhg488T9",
+	"qu1bsWma8W3tT2X9cpXJfvdquH9IKAGxrnswPHjZH37bH+730AXvRFeMMfgXBBYUT13tDw+H+r//rkeY",
+	"ba1fVRGaSlJsYI2ooHfxCEA9K8TA5wHTy3reoZET2evS8gwYYECODSdJuLhBhKRETwbBO6QbzqOFidwL",
+	"A812MOiPxyTNRsKyo6oTNAAnJryrh4E3YbxUEK56JKKCXGtt6Da9YXGdB6bCkCvEVZGEUanIt0MvcqsW",
+	"LrY2Qfzl8v27v9IkB9vDnH46xZf8SFQHQsXZ1JNXc6ZFsCQGQ6WZCyBepdbmyJoDqvQZqhlV9irgbzhJ",
+	"rVkpGyVIslzUH4moDS8sggkPSfg/v9D+v4b9P48//vEPYT0fKEV6rxNvmqMYvTG0xM0Y0WzPIV+NU0vl",
+	"mZAtrautzZ2IMs+KkE/KPBpMEbUcYS0PgIEumASJagXHDBhRSSS9ZXGAdFk2avODTTj8xLi5HhnXItYW",
+	"rrvWYL4FtJatJTsaNowpw420Hbi/AdPCswH9X0umpooVHyIDWt/5D5wl8Yl+p9bhoieqoZVZzlCUdWbf",
+	"OV1qllOy+NYoq/4R4+CBXXEtLomlBso6+X+JAQe3Gl7rzMv+7Wh5fnBB786YlHQK4H284D+z5erxXae5",
+	"iMdUSqbGPJYNEdkm+J6a0KI+BDvGEPeYMRrNmDwibL5QS01yySRPEoyHLFkeNhqv14uAu7gYVrei+SUK",
+	"GLlkGbmbpWTKBMv0S4SrBqa/4BmTj7Irt7TfJ1SqcS4b5N63WkiReRQxKSd5oreglaMozWIWA0HlglAy",
+	"YXdEYryW3s9uC26kYXCxgHnGxKyvWxNrAI3Nni/fM4xjBStQuM4+6d1G5bxqMQrg/kkYJmLQ7ozyjUaU",
+	"S3t6q6AZRu6BkMy4UGTKb5lARhkqlZzJUAvU8zRmmTBRoXJAvkcrhtS/hYuM31LFQt8HgO4B4Kfw4+od",
+	"afKhn+7f0gxCrPRrxXrP7QDeV3You7Grq7dnDeTDrl3vTzN4vbeAcEHmPEm4gdQABVFIYILdpBMSQnD/",
+	"XsKlCgO9N0i5Mp9HInQpTe6R4hvF5ouEqtrfMkbjEHUKJG17MZdRqpUSTcBGwhyxVhhf9Yd/6h9816s/",
+	"71fD4XCICsecfuJzfeDfvXqpvx0GnTkX+FUh7LtgQn1sSXKVpp7ItNZ5vWIQ0noASPB4YgGS6ViLWHcZ",
+	"V4oJ0pUzuigCQ53WYM0uxIhdvVVpazxnxnu3jZTiBQ62Qqo3+PzrJI1uWmhIXCLrbooSyyOVZyx+44Uv",
+	"tl99BZHtVjZIQjW89g0VsZZX2HE2za0hfDtZtpH6rovEe6glOmYtmORYYy81a2xPCFe3t0MIXMMG127B",
+	"pj5uf5xzPmdXxpTb/qzbxzW6JV5GTNCMpzV2sFQgJG7kM0YGXA8FmIHUeqy1i74yeswOPozLVhHA3pa0",
+	"yD+W5pR2gDl3wCVicVBHLDbExG259NoTBJbgXE1LXyrK0lRBtJRWSpHHsoRHXFUjKtey4MoEF2bQ6veX",
+	"xSTVn078SSHzSyvJLti2KajS3Uo5fXpYZ2PyafZwAynogMKtufuEmZSFMHJL2jN/MuDDRKsW5MPFad8y",
+	"88LGc0jCe/hwSH4BnSggg8Hg44NvXvIuymczWxmYDJ81zIBc6xH03HqKQ+N/1f9/0BKG+RY8sP+H5jFP",
+	"AxJTRUn3mkr26mUvIJYSPYAAY16wkkng/jok93nGi8f/C2ch/0ev4NqN9/AQguG0OtA44eImIDCEBqaA",
+	"KK4SPYq3u/8qDS/5v9h/PYRHeOhavY1oli1HIqRCpAhA0ghNIBuEdXZW6y+zWKAXrXXAOcY8wJlA7IOh",
+	"5MWfsOTN2gP8ugNLBg3CGRR2Cxgswu82htvtEGQXrDdSHwyHWuA8GA6f3khdFye3gbj6wWubXZWDzbFq",
+	"W0eoleLRKmEKmnbgVsjxQmsn/YPBMCBnp1cBeX35ff9F/01CQXv+8fxt/8Vg2OTqdE6tLSPXmszizhTe",
+	"//jHP4QBoYrM06rnIbD5rya8q5yjuTFobcfreHQo2waI8cK96iO6rDJC/j74x+C/jwgli4z1M5YwKhmR",
+	"+WTCPxEuCY0itlCsIUJhs+G+IAeg0e9GC9BiUVSZWNnVa27y7m7YUiMu5Avj80fF9zMmyIxKtJaREG0o",
+	"Yclq02QqqqxAtlkCk4Uxr4t2hcowHkzuD4caAmmS9Laz41WUuDkX9mNd+K1vW6tGG6VzPLd5qvUMayHQ",
+	"2+GSZGySSxaT7svhfm9AznKp0AsID01yrQo22r8atYBq8Yo5F07+eSS8vffweDeo22mRQUfWlt35nmX8",
+	"lsVYoELZaKBKxIZfXwIp18euI2H3w+DV/oP9vvdff3gsRqKSuiN33lqRxdl8LXaD+YHKm01jnqXRzbG8",
+	"qWHnFUG6VpJGgWXbHXhyzoYN7Ag/mkzVxMYD/aDyJgwAfK4zKqIZk0RlnMUaD9MsZpnFWirkHTA3EDDx",
+	"ExdTEtpdhxC5IcHvTKeUixLV2XTor2H2Kh9q4/VqBkdrcGgLkOXz+ZHfMq3cgOYQki4I8GkGfhyIUgm1",
+	"LB+S7jUXNFtCwBgqCSJV5DpVs1Wr3HYQqMff9Ljd42v9LFjwSvrheuNd8WjZ9tdmQmuk2w1T+JyNrbKx",
+	"od7QVwr2BWCwRDJr+ra1u9I70fsM+OCMXOWj2YXv4VDNyIQVwHbXvCASupyFJVLBPD+H+WgCMWsTHcDF",
+	"MnYurPUmJ+eucS8qlYzbGKucP2Qn4GYZ3TjHiX7mIeiYo9jg9IaHdkcE6y4YezL8BrZUynX0kpbHTUto",
+	"THOuT8w6FmSm1EKjiP5XWrVmBY4bvMylZL40uvHAyHxMF0zQBa8Fo5IuY4fZHwwHw/IS9p9YgjTV6HZU",
+	"WahkjYdJr2Wa5Iq1VBZ3FUSb9SUT71tT/2SlOKBsoR9tea45V2y3U21G7wb42xUHaUaThCVczktgt+95",
+	"HvdfeT7H/Tqfo1TpYpyK8YTyJM9YyyB4rOxWFku30AK/HQ7bRR+5iZpv6opJ9eXBv3V+xwZBCLOtN4db",
+	"tNcI9KCOabU5c3csbqo1hw/e6qfFkiYmiAleRYWZ9iZ73z9/P4KRR51DMjLbGXUeVn0EGw3IO/qttCS2",
+	"g8tq3ZD6EqCkZ5Ej1u6UGkJ+2p6AhZ0xBkKMtzF5mxohccU5BXbv7Sh13BTIdoNftovgyejd2LywGq4C",
+	"5iUlWTIJINlboA0qFREbkEsmYsIVoZKEx6YQFDCqQ/IaEoHIKB8OX0Q3bAl/MNBqw7/3j89P+z+z5eHK",
+	"74Mis1PLIvNoMX7x60H/T3cnfz8+O397su6fTxsZn95lsd+6c/0+xwJPj/WOiOYq1+liaarMHpEQ968/",
+	"4AH09c/hhkyhh3ULf4xmsavZb2U1JyK+ovJmx1IUNqplLRKdv3GBq9mGmKE6uviDBkTrYI1DyIU+IpSU",
+	"45BIFy/hkIT3I6vTa/r5y8eHsLcD5Swy2q2A7dagxTjKE/gjoiJiSVKboF6BaTNiHTCfGNWpWsWBRzOQ",
+	"I13gk9axQNh09aZt8p3V2AckxDCwMRXxOGFTGi1D0sV3gMP0DkeiiBCzAWKku2BZ31Y1M77SYDXSrIe+",
+	"VC644jTh/2JhX/Pi2I4zEjThN2xAQpx7rO8rPCySZsBue80macZIsYwjGx/oyknSzFohMDhM5tFsJNww",
+	"d2mexKTbf3HwargPbvfVpQbgPtD7oWZ530gyoUlyTaOb4qDsCv1j6esvnePD3y7s363yjquZTd83OzBn",
+	"R6ZMoVz2cjgcCXBbfBCuuk1F2YSdDA8OelAe2OWw2Ketk8mU0Sx0vspNd4KOd+xaqyu22DJ4Q8PiGbx1",
+	"LOK3dlT9LX54jwMXj8EXHzUUm1z9hiowB7RejvU6ChwfHJOMiRhtTd0BVNa7EemdwBj7PsTua2ytz3/7",
+	"mirNfJGyMNsVZ/nPrbpSLTm31mZlwNr3g7Wu3PLVVWrZqWZK24JepWP9SgqNVAqKePsPHE2q5ckeNXuK",
+	"QPwSdfxSmc+1sLyysWat3nhkNwg62NukUSX6ge4QOG6lF2L+n2YkmtFUAn/nYoo1iKGiMAkzqlhIuhB6",
+	"tN/zYvIjmiRFyeqRuKNcSRLGLKHL8dwEihlJypRvDUnXTg3Cxgsy6pyazC8CT5AuF3pvLMbF9UadI8Pw",
+	"QYoohg/wAS0t0SRBGUcm6R2UjYUMGRb36hOBcQQj86Op7EWbcP3tZXRTe7cwz9VOIXKoGFe9+6ycqFEr",
+	"bc/T6EYuWDRAQHh0+p0dDxbjZcqtwDWU3sXatU5xLRlIfhl+HLiI54F+lSqgUE0+783IgHMWL9QiRFH8",
+	"sbzg5lkCc0D+XgDE9RYqlStXWFCOxV/Kb/a9t/oJKpG1tvBbllWChhHGXBrmZlUIVuCNFdiOF+tO6UeT",
+	"8HalUfepjalFxTxbcBxCdWg0Y3EA1EaZbiPyG2KHOSKvjy9PxlDUxDxhqt2j7UUjOYnonBGV9nYwFdgd",
+	"x1e29vtjGNAFk0oPVMd8niAV17Kg5lzch6DzE6MJgm2FvlFF9an6UJXeaHYt6C3lyAk/NhRvKqvp8FrM",
+	"phmNG8rGtRZnXMU0t7zi5brdnQL1Ontz/oZi+Yld44C2qw1cn89djUDWT61d9G4o5VVwbwrKX++H6Fya",
+	"GDksj24tEBj4Z7X9LhtMB6RkuewdQcCJVGlWCqosdtZs2nMZZWjcKyWZpXeiNqRsS8cX5reOgc+3RtEy",
+	"AG0OjGrUp8/enDvLkJaM9emBw/lwb8+QfeSp0aJaaWJNgeBm8Hm/YOL4/HRHL4upK16/FftrQKgkFNPJ",
+	"TVcYCDQx32TkH8dnb7HKG4EYJjR/ZyTMswTM1RssfluBi13VNxJzFB4JLet4UkomTEWz0rTVLdrvw5ac",
+	"BW+tSOFcKUo9XyhZ10yiyHxo+LkoPrEO0NH2balXXQIu9MdCcbCE3t5UzdU2/zajikRgIYSgNOZGglZH",
+	"+rsJ5Wo2yZNkaWKcBFTzQ08+CH6mWwVLoCrgI6pvmiOxe/WPMHBnvYFxnkKRIFOrZBcka1W7r7F5meNO",
+	"R+T+oUGS8RJS1y+/HujmVGlhywnj60v/Ack2T2LxH2srPiKanOEaRSoYMQO3Km5c1CpsmRhYCg3ZXCqi",
+	"Fas2iwhWjyQoNYhsZOl6cZc7uKCPkZbiqx7hRR4LurFJ1r5l2TVVfL6DY6UoX7OhXAgoxfrGWtDuv6S5",
+	"VgVPhMpqnKzG9Wtk83prrFZhxpGJ1WuAE4/2NDRCSKhiIrKaekVVDmphvI111JQurIknlThkLQ1cImFz",
+	"aGKcLuCq0G+RLnXFM+daAhPpGH7okZgj5YSPrQM4zS2cmVU1lIeN0s3RAmak9+bpUguYxl48tpiWBHeR",
+	"liq7BSlAcoUN7TIWMX67teG2SF5eKRKVz+c0K4rKASki3SJNys+TqnddZGkumgrZ4G96dNgndGU18rFp",
+	"smab45FFQpeay9l4Xr/ADcVHkFrKGxYDfdz2di+gFWBt75NfcyYiZkMUNtu27QtSsUWD5KXYovACdofo",
+	"a+xhIB34FHEIB+ROmt2MwpsKzE1MuT60GrZgH3UVY3xQc6hs5nZAXaBFA833z6mE9R5YlmhYiRIFVQJY",
+	"uSsHfLW8pILTzUa1mvbmRmrAzCbKEy1gOfsayRiN61NBneWtvooAlXUJeaDkhBFXy0PCfs1pIsmoc04z",
+	"Lkcd4CV3VH/zNhVxKkad+op+PmXeYBwoLsisaM3xvS/IXiWzEkMiwsMCysFBTguy3QVIR9D5RpqyKT3b",
+	"XQxc65pp9i/O36A9eiS6OAWDKosaU1wvValftHQe3gVgB8Ig0mJSA4ZHJASLdQjm9ZFwmlDJGn9Ewoyh",
+	"BTw8dAluht3EXC6Q27wc7gfk5fBFQF4e/LlX9mSbyJDA2RLtGjs2WFwfM85Ra9QxB31uzKWPMZSVhIkv",
+	"5akpUdvasGNA2nVMoetVbgiIregQEKjx0DN8wF15MBKoi2iYsRqKTeTwRkUO43dkHZBjtwbQyZH9Jamw",
+	"PVBH4mD48jtyvYRe2BPT4jfNoHEu6LXGwEYiSNtHiTMgXJIbtlCo+eOBYltYKkciHHW6CZsokubqkHz7",
+	"4mAfJ+iNOuERkSl4V9QslYwsqFRk/xX5mb92ttyCqepFAAJ0jednJPSrMPOEZ1IFmPHqzrk3IP/b7peb",
+	"nhY0uaNLXG6dA8eMvL0C5uJWrFfqelkcNo8Ds0O4TDA1o6mMCuLd/jf6uO5HHQqdOzGsFPORR52AlOKl",
+	"7geDwcND2LOCQ6FHxdzUqF3r26GLX/CiPtaI6SB1bH8GcFXfSA/Qq4cAgq6+Vb1LJJW4MyR6o85DaIUz",
+	"IyyOhAfTXAKVvaOyB4JjQJCZeEe4h9XcwsceAeZdNVT5EzH7VEg5dsWhhr7QZGz52Vmadt+s6Ltadu8C",
+	"tUYKAV0aDSIH0EE01ijjQpcofKf/whmMicTOZziBodebxSrZaMkrru8OhIISseLC85l0qSAhhlJb2hm6",
+	"emFAnqwD16SrXV6ekIwtkmXviID5wwi8eAJ3gCLu0Nw011maT2eKXNPoZiS6OOOFbZMe9gidKJYBLtEs",
+	"4SzD1wCKS3DgZx3o8x2necMZmN1a/cqQSjR9FxAt4EpaFOdEhDKHHjgq48DMX08dl3mbTrl47j5kCyrl",
+	"XYoxYRvyp2rbjXkjrNlDoZ2V15nLzebID7LGlQ0v1k14VjNLlGeZFrH9CJjahKF3DlldNc9rplklcG+R",
+	"ltKIAI+XBLgcwkgqWK8uj2izZcsbtr0oVI15WnFAPOpwq6sKGo+x/hrArLJ6FTvUX3XA3NhEr3XHPDyU",
+	"dhbBmkNB054FfJi9VEm0+SSeIkjJnOnu1UJtGvcad+CmxJNTpMJIkx5WbZSb5N6A3LAl1ujyZATS3YfK",
+	"ly9JwhSWq4n5lCsZkHAcjkSakbAfHoE8F/PJRNN9jZaEkgVVMz0fSoy9AXljQqbTCTjavGDqKVNoTdMS",
+	"qxiJBiZGHK9BPhaauuKUSD4VLNb6FPxyqbTMgTHXyHumlAsTXFTlV6WFQfM/w7UydsshehgDjjQDAoHJ",
+	"HQ/I104w6tbJPQEJrQZhvjJCDdQo1RqFrVgKa+OxW4XGgZEITdjOABMpuJCKisgkU5gvMyridG4STHo2",
+	"FV3v+xvoni20YpAxOg+8OC3cijk+qwiPhLWLQC0Y7OqSTghX6OC13mUtMLsI+u7B8IAcmzI9R+TlcGil",
+	"quKkIGBsJFCJoIrwuHdUWN8wnAxqwAG1Niu0kicAblcyLdKhyDWey7A3IJeg08AYIzHPpTLVgkio2Ce1",
+	"B1vv49YxRC1K5wzgk2HZBdjktZbUjkiqZiy741riQeV+yhRCI0arFSCIZUnDHpF0CapVGkD5ohUtEAPf",
+	"BuRY2C15ktuU3zKtMskVQwRaeCDp6H6Emj2oGFEas4CYWJ+Hh1Av35mFpKtL65ONffShlr5qLYa7gLMS",
+	"aXnauDOveMF2kY1alb+jSyeslggbE7EckPAOFAAufbOQO7AAW8do7HPGfA2bFpKShMzSJA7gNpCASFVS",
+	"I+ro5WGtCokKZGALCz6EpKuvFhgXdPOo0zCxyOAILYWjzuFI+G+YoQaQWgU6m7X+4SjG1Ik/gWMIv/+f",
+	"Yz1yD9qxGML0jQY0zTKDkTDDBpCVkYAPa3EBdjq9HCBY38DTqZIP4ZHxD4Az/f4htOq8Pjg5IFeaDLBP",
+	"NFLJcgRKVjqBysxAYkyV5jyBes1olYPMGbSxhnhBAvDSEgGoxGFIJdKkkUA976iormZtFDFji96RQ81v",
+	"pNXNXKRqUYxGXy6jcQAE3dblGAmvbgc6wGcuZrZcvsNeraZKgD2yca+aqLt5ISvITTKnSzg7Et7f83ig",
+	"kUrj+SKhEdPfA/+d8CQxBeB9t4k+Jqa50P19PZQ8PIS1QbLbVZnx6r60yzlYqQDzsc5WUZB8/wKcas0F",
+	"HkJhjXCPmAVZUAxqLmewU0SvX59p/YKr8NWlNgCgAnAWHAKnlSPBTzPnkum1dixtVQ6qRcJvoQm2j6Nr",
+	"M2yLkiWV4uiek6tVyrV9Flp5GSm6FWzqt6/0G6tAeVy5Qo2a5s6N0KSnCsg1m+YC0oUB8Aoe5CfiHSG1",
+	"Qm8GDPVrnirmc5NBcw2iK7/ukEEAwT4ppHO21hApWCnmLR6fn5JoxqIbiczNac8g3XDTmqcMb7vevBMV",
+	"XlsDylMKCetrGhUy4erRndEbZkxXyrOIli13h5DibSs3aYoM+QdcBcYHbkU2PHstJFvFYCUhk3TRRQww",
+	"4tIdm0XyHhSEFKkaCefJqpi1SmKwafuBdRKpWJa6KiCYGbGHingkfM6BgkzJDqpF8ZijXDwgx4aBaka9",
+	"sDx3QP5mDJ4gNbuVuCSQ48ufx1enZyfvP1yFpPtqSCTqXU66n1CeYManE4g9hcs7OoNeWlGjJKGKOYul",
+	"OQOeaWoeEJmaT5gOIhi0MqM3jHBVac/wotqcobZQyp3Bu1QwQzW2CSW+3wV/VmwFHzfQ0ocviYErBobt",
+	"hXULz4GVCIkVCD1xOdS8U2u+h6RemxaMxRKx0Ll4ygO4VLdlz1O+YWDD0YsamG4IkHYPR6JZWceJi/FM",
+	"QjcIwlqcL+ny5mH8sVbo8qvDb2dA9pJbNsZSw5lDVMRjo9q0nCNsAHFXpYt+wm5ZQoq16UcWGZ9zBSG2",
+	"ywWT2xcQqBjM7F5r9lJnRcMq/JuOc7Vlsq2nv+VF0E9jld4wtAuvJzC1tT63mKtltcVqg5WqFdaYj6mU",
+	"XCpaanfSlHJkLKlN7VEeNlT8BcQaLzI2YZmW0eQTy5dyKRWbjxeu38n67bh7CPzr+7g5GLeB2D6zZeRd",
+	"qvjEa269BckNk3QaHpJQeEPIPbN/o0KHgMNGCY2poppK6r+TdDplWdgbQBumacakDDV1LA/mfjKjFZ9x",
+	"FJUqmmjN187aK6IIbOghRE9MMfdLX8bAzyrlEkyDRVAMB58zBFDXZXuaXPi10bHdJJ1iOOPuyaFwbD5e",
+	"xewacne5mKQQhKN45DVY9OJzoowrHtFEY2HCMgjdmbNsykRUX8MSr6JVDUWfM2wsTGePvTbgFm6u/pdK",
+	"y4cknXa8wZ6ko4PDrhL4Pz12+e17thRmIioEi0tGAK1VDcCWgyMB+DIO1quKlaxrzGTGRmeCxGyFFbDN",
+	"LRLKHb9NJwSMgHsIwgvKrfDuTJUxY4s+hO+hhG8TD0aiG6dKYftGaaOASGhiGgcRV8sQMzaJAAbrJy2E",
+	"wKt+GX7EulbwaTAMMeJiJIDKy54x1BFrgLTLBqpghT1Tyl2SELaiyYJ93hAg2Fw4GIn35nuphUCISNRP",
+	"i1SNi0+aIVEu4G+paKbkWE8HlkQRFx/MEYcj0b04OdASIfvE0XWEI7pPU4X/B1sd2iQT/MBFOCBneiAu",
+	"poTLkYioZH3JhARhZzASI+HZhPS9l0XciRaJ0PUprfpC1F1qnQpa4pXQ2Bp1mWsGllgICDwcib5nSDx0",
+	"wOGldPnd4PSU4P8IXR8bfW9gV4T1K8z9GgmCdFqDw0o3tbBiLtCCrYRLhiwLghJHgKK0rbOkhzwYHnzb",
+	"H77q73/XO7Irt5GahH1agNwL/r+wbPUJa1raHXq2UWjGo6VMPYumAmaX+oLmxqEGHWf87n8GtEptZ+AN",
+	"48MJ9GB1u++C5YSVDf/GIlQ6gp7fJAd33BRgSsKyCwfbBT2ERQyrsUI7M2ieKBzSGcUPnfKO7SLRuwnx",
+	"NhgCFErFFhqgAaXX2Nz1zvWaTLUGNGppJEYy6PHhngnkCzO2YFSNEyoVEoRoGSUsPCJRmgtNOhYs08Oa",
+	"7FN9MAu9MLSe3LAl6WLeKwnPokVf0+C+Nd71f2ZLvWpbHdu8ZOiUgSUqb8LDHQM3A9tac8ZEpZg3QFSR",
+	"DFUp5o2uR2MCh00VlrYe4H5ZLgoLd3E1zMrPJXH+RC2oYWRmvawW+JKVRtZGKcxirHNJRzTLtGqG4Dmw",
+	"j15pSUtfK1oOAXqsi7e49iNz64U8tqBSMnkEMYD+EQ3Ie1Fy5VpXzIshGQ6HZC5Na5GjwpYG5z1NmST0",
+	"ji7BY4exhXoEPNXrLKVxBMAGZbbQV4eVWCShyD4hNh6QQIg01xpGgNZYvQ49libH6S3LAqLSkTDhQAu9",
+	"MZlfO76OqjsTobHLuWQ5k0htbtL6331wseYImiQ9P0vEyLrzQ1NFZaxnGOPyY6/DaeV7v9Np+SdyzcB+",
+	"XAGAom1qaZAVKHHdVP01lJ8qt1h1z4Enz9TOGwmslklifXcitRfyeM+Su+6Skux6i60cYZEFWv26/vxq",
+	"xevCtPxixWOCfZnMz6Y0Vqmx4zPWX/2MlWt2LFFdgpytSuSWxPrN2fptPVNV89WKlESwqz5KGE6yQTr8",
+	"jcQc+M6/jYernV/raftaYMwOBPeb6GDjbACHf+HK+jKdXBq0yMsi4+jJNUjvDrew5oGItl1VacUW2zbb",
+	"Ki7e9izw5LdSDpH/LYh0baqy6i20vgJ7Ts9wBSYJcksF3tfcLSaueiZqxGYU91FoHqwtOFae9IKBL06W",
+	"UvAhIyyhSyMrcAmZm4MVB9bTVyv7mrz9bY2tl5jH+dQQdEXXBd7WQpB1KxuhF2MBrMgIndqpvJGEfVJM",
+	"YJnakKcDsIWDPvtJWZV5D54MewNybD1aNfGx6KhlUUIzM28xNNeiMsj3v4w6TbNEK6XYR52PAzeIDE20",
+	"I25kRkWcMC3Fa0l6JLoG+K+g7ewIWNCooxUISPYyOW0uGU2a0hIh7G1vykBJxw9YR9J4p813WAw6JHdp",
+	"dqMZDhVLJ2gPyKnSWEFVLskkTZL0zqKQvo6AZCy6SYXN/4QoU3DdQZH2UA8J3j81g6QVYtRj0jVBE842",
+	"jaGxJIxzrGHiKb6B06xGAs5HrzpYzbRxEVmriVe5UDypnsE1xomBSmLd/0bVhnIqGC5yWCrjjTqso0t7",
+	"jixh7o8xaxihZiS4iJI8hqSojIRYftsOYmgYeYdRbSTLhbR3eU2jmyls45DsDwOtxIHOBBsYiUgrdyIl",
+	"0zRLc8UFG5Bjq9j5pZ0LKAXw8nZlgQtipfSZYugloA38j9v0xYJUYvCf1jvQ5Ailn/fxckJ3DY9XRLam",
+	"pos0ScZAYG5pMm4qt6CfAgOceZDIfDpFk6tKi3ri+0MbQO1qL3js4FU1nGFYyxAKVr1adcFXwJ0SZ4hL",
+	"3a2ZY/ZsUzX3OKjN6vragspW5K5tym0VhKGklH336uWwDY+u987UdlmvyFr+zLUO2PXhUUYMfPJeckV7",
+	"tDKE/ZTeQRIzqlgat20+siXRxFJo0t0nszTP1sH7y++GqzBfc8JtpQhg908rRawvC7xLYlXLwkhz+mkM",
+	"hZqjcUYVGyd8zmsyKM9Z1i/lx0UMi0oYXMYhStXviB6PdF0E24JlZM5FrljPZM7OGRUSMu9uWZbxmA1a",
+	"5bk2Fkm2sQp1Ve6TBKon6EcGnubSIqmsvhnuh4u3fUknDJg+mnmOCFZfWPonwkzd59qaF9uXBK+rdGKK",
+	"fZviz/UXWpfQVpq/jir4QPkUOW7rcxpbZ7qdQ9Pr4zzm6ilW5Q13AaUjv1jlidWVrPZykJKp2vTWolwi",
+	"gN+Hi7dg8o53ylltSTz4YswFUxtwzlbm7f69/0Oa3dEsZrH+C2NkgaJfXXy4vDr5fnx+8f7vpyeXvVYl",
+	"427YckOir0jJLU04eK6hCI0tnLf1gZTLixWYmubXiYemRZTDbpWu0lyVYiOAPwQd2ARVUGrolsdgB1lf",
+	"k3f1OqAhitGCrLewvroj5H5A14/N0VBweuYiggI67VaCopJvqSySN0UBReVDa0aQN7aya6XE9HLszq8S",
+	"KWnPzL8ILtSrl7X7h0Nv96i7mDaPV+1fbe622Ds4SFsuK6FSrQO87cgXzlyMGhRHve6SROyOpqajAPT1",
+	"SSEfFPzkVeXAVD40ZdIaq6S2ovBuLZjvsmIFrfcYFLVWt5vEZiu1mcbVYN1uCq2TbB7+ofFyTjyEqKCK",
+	"0HDh1zz0dDELn2M5owffvjLyrmv3P+z/mfYnH+9fvXz4Qx11m9qi6lvRxAWsuCjnvJmVI33YukSoxscd",
+	"d7ZTaxfE+zbdkWFXfy2ery9zi3TX30XlyEtzBu6qK51ZSue9eufNGH9pyObjcFWPUqDp49FSj+dj5Grt",
+	"xFZVkxcsKionPwJStkN4Pa3F9acodOwvvPki/1qCzGrNQWiY0X4LtsNG3dHjpdRV34aQR48NeAyjGv5L",
+	"IksVQcIzQVe+jodjYMtAw5M+NiFkjTSZErNpSAMXGIjVokIQjhcUR+Z2XHv0WXqdsHlts+GLH96QP7/8",
+	"9k9kgQ8VxchrvEeqqZ4KrHubi3PtXGoREY5/3FCN12sOYVudvDw4qK0FylW1J8oHscjSiEmp6RM5EQob",
+	"lTQ2Zi/epNdprg6vEypuOq3CiO38wboekecuM2BN44gt8m2PzXt157plJvUOdqGNrahb2o3q0lG2yjVu",
+	"6mW8vgn85krfTxisYMPb4JOmAF7aPbRAgBKNEN/5DBELT2Uf8sUDYyuqtINzgBz46S3bmIoqkL1tahI4",
+	"p2wUUPnmoGK5JOlkAvGt10vnzIKsPuPXCgv/t90NlDlQ9qVFxib8U+mWNtnQN4vvn6uXf9kXs779ftv2",
+	"2HhjT2JAaxDX2hv0SqRhOz86dOMwwepdChFYNjgaPZZF+Q0qli6eHULBDwmEfQcEgr4DV/Kh+AuivUHk",
+	"YJ9UDyv+XKdqtsp4ty5qUU60qykeUFrqEQnv7y1kVwt6QLSwqenBBbhH4BwgTUKChfrDxSnWB9iYz2cT",
+	"4mplJD1sXYp8UXOkaY2u6IhGYBtKOmXYN6Xa3n/YKqewAZT85r7NPXpcY2fTVgrdls51wRZppsCX7Xcg",
+	"9qXKg+HBy/7+fn/4bSfoYMrCi/7BK/fhVX//O/thf79/8G3tgTof8LYUM27o4iBS0f8Xy9Jq4gCmDUBx",
+	"VdNMETNu6AKbooNPJ42Zy+/pvzgYfjustxC2SZMbbMon29QxvWyCgtLqjU3qGhx17nSf1ll3YVb2ZiUk",
+	"ZvVQ8Bnid08l1Das7hYBOj1XqAASsqwzfffQnBBMa9h2AONU/QJlLvBoypQcCdstG+M6zriUXEwbtrk0",
+	"HbP3ewPyPTIjU0FTmBDudsasyqi7hFJfMMmUjQzcsTOh6ZlQDbWTUE+QSz/1JBXJcusWU3VWOGeQqPHv",
+	"bBXvnqTXq4t/zQXNClbXvaaSvXppna4Tw800/gO22gJPbdwgFUltPX8rHn2mok81u/A2Sck1HoRl5oMv",
+	"rTLxORtbpXXjUf9bqEOFcOWyrsp1s3pfqZ4UdPKMt3Rv1ehP+uWqFlVcbwHtBkXLiLOdZmXx4HULXA8I",
+	"4jrpalkupllMaLKY0WumArKgccziXlDkMGhRrMjXyRiNMTtMr7leLqvTaaqIuipyaTzt2jYCCBElUWH9",
+	"klo0obJLeAptptlY3FqfuWBSvfGzfMrrcU3uajqp/BoQof+HScVY7pFyIQPC5bt8zjIe6T/1kep/j/XK",
+	"9B/vXV9Gk658wabsU23QyWr7YpuiPagnIbe2Z9ja1h2uuVj1nEyD4WLXG6S3jEmlmFSD4ggfLb7ZMY34",
+	"5l1PU1M8GqkcCxi07EfHPi2wR0r7V9Y1mS4BSW1h9yYvnb3f9ZRt5Va8HQR2926iJig/gVeaotZcYdmt",
+	"OiUX115jJLRrHDeFOmgl5ODTp4ZOic2hfmZDp7ZZYyW2II2XW2CAXWeR2bZLSe7qAa9U5H69LDTWhF6z",
+	"JCDhqIMVnc9Orn56/z1WdCb4lb5y/GLUAUJvIrVllC6YrG3ku0uP4ZVB9Lzjoovc7gP9mrNs+QQjPbQk",
+	"QAgMT098PEXlkWD2FD2go4wp5MOSzLHDRh0orGmGaHrobqqbZDqw6aeLlbdlBk9WIanmNpoaWLS5Do+c",
+	"68fHKstFRFUTca6EgLcIJHsSFCyo5aagJBuuZafFbXVWdhesjylvvEXXM+8ZrrGWkT+WCxWx/yu8yLb5",
+	"LglTP55ckb1cskzu3fP4obbnhbX4rfYNFamr8ItNpa5pdFMrxtVwws2h0+vkhqygSpsOx+sRUcrPaKvY",
+	"Fzintfrysh20jpsXW21WU/RbzxyZ8NszVo6qOkPgA0mzzNMM09gl76kh+lLz5Zp2zY4QVzwhJ1cBtFsI",
+	"yPkH/b/jqzc/BeT7k7cnVycB+enk+HutH7w/vzp9/+5yrWpQYRFQHAlNg3tHJLwHDvwQEsmm4Db0/Q+Y",
+	"oKEZ58Dj+2A4dyiyFj2a2Aasre2d4NE9/ZVc1bNtKtm4ngnuZnCy71wvN3Pw+3WBdvo21oWKB1jAAPpL",
+	"2/YGlLj3id48hNXMaYxFT+vMhJXU9OZGnk/UtRt/aN3oZ8vUsLax76JFv/JCpVhr0QMBfCv2hAD+8Fwh",
+	"A7VhAg7M3YrtKayAXAmEt7Z3AZo9kS0HUfZLZXRc0lt2LK/KMv92RVufXIXeRD1qBIvWOVhtgw8uXdRl",
+	"xeqSq9l4XuvcDOmCj2/YEhviVjLNcE5JKPppTH7pnYAMNS/ryHfgilRoGDfD1npnIxrN2FhaPrw+Njua",
+	"MYeV+GKR3rjxzaurt2fyC7ELL+a7KpDyhJmujt04oxPVWz17W8Hq5fBlfQavfdJyyJVgT5MzjMWhsDor",
+	"FPGD5G6zuHoROKMbT/dEP/NgWxm3FlJ/gMdrpdOW/MFiyEoNjzRTWD8IeeGpmKTQXKVeIjM+3vFtEdCw",
+	"IRanFP+AQ9zy2LRzaeV6cm+YG9vcT745khdaWBCUviCQFy4ZVBvNKQ5JeH/DRXwIxQHogv+febQISJ4l",
+	"AcFA5YDgUQcEQjWDkVAZFVKPF7hxx1Q9hJ7vD6cxYsv1EspR1LdRrYQ3m1utc/IVU7XHTL21Ug9D3GQn",
+	"6MyjRX0KlwsrrwjhPx33D759RWbsk6VvxaF64cAb78oF3K7+Ys91nZFnM5/cUtyqlgPWQjgapuGkPj5V",
+	"ukVTQFADRprnB4+Ql+yUVRSsIFhgQ5GLhIwVrDe0rsJYygwq8Lhn0bq9RH0dpj5CPkPW/RTSWZFQsUE2",
+	"q6SiU4md7fCB0FUEh4Y2CzplhhAY53VCZRvM2FXCY1LWej8+t1K4JVvaTjPbSFWeVO3wFQ3P9/4IkIU7",
+	"OhEqWz5NcYXtzbi72PyeKk37a7Hs1V15vcHOBO35x7yxF6+55aehTFI2aE+fR23E+XfTGT+LE2kb91C9",
+	"VfF4scD++LYjLO75GwkxLOTDxdsjwuYLtXT0Hb7H0rG1svITugdrLJBr7ulvXM00cSlSHr8gH2DFQraB",
+	"dSSONQD/O18xH+zB1gICn4p88ch2/m53tgf5xv7+pWbtO+aWuA7/Kxj6nUbNPx2QaEYzGimoY27Lcv/p",
+	"gFwvlenP5M34p4PShN9tuh67VbeKuk2tO/Em321aKai0TV2ap+ytX7/4Isn5CbIKi9HWZRZusgJtYdFr",
+	"zh9bv1k/PayatrrT4sqZUW0yoapLdw80rbw5VHvTmud8zq6Mctt+Q63CUjH8tGZDTbtosrduYRpcNew9",
+	"ljPU2bbW6e3tCX2hNpdvu06vNjtsOrkr44La7tzALXLpWuZtEsXMk+sOCzuGbD9kGyTwV1t7DjmvK6vz",
+	"BUzVjwY5mtEkYQmXNW7RfaxfCukyULHOhsEfkXmaMfurZoFULGvKVvo1hFS6GKdiPKE8yTNWj0AKM+jL",
+	"lH6zU/TzefzcAlc3VD7LxyjnGrieRGkDKP1iKpue/SKvMQRtbyvAIrtjV/GpDKY/wK8GRKFNLvwFgBml",
+	"eRJDlmqWi3rIbIlC6yOM9W/F+mrA/4YvFhseUXRrc7rUh9w6eEADr8bZ7SAInLV5re5f7WnXFESHWSN2",
+	"re4s7QCVA6zcd/XwSidVNYkUe1wHk0+GXQ3n8vkQzF7Oat0qa15blRDx8fV+n+1xdH0kncwTtZ3LvjnM",
+	"cHtEqbPPZLloLBsJUT5ZLmy1HVdKAWKpdimX6NV/MW4dhwMI7AWYO3PfxyYc3gbf22kxdlj/Ja9UoTkr",
+	"hJ3WIWc+fD5t5NnlHVfRzNdSd7M0lDTrttFT/rlVB6jD0ysqb85NVstjCI4e5zKfz2m9Weqz0Bx/DU8i",
+	"/oLF8xGVGe0Iq/jlCvz7KIZtEeBvPfDHNuN/WvCMSbPGpsKqXJk2k+bxEpHYaj91NOnFAUnSO5ZFVDJw",
+	"eBcWqFrDrx9xuErdNHa7qpI2yNEVFl8kdNkwakOGUZgumAhNPwY3DhOxNJ0XuJLQQtTdUzhYF9xYQ4/T",
+	"NDHNkSBH33AAN1lLpzRM4J2OR+FKArp35RX48gC2Fj2auPH27PQJpNIvzXW34Va11+WYkuOVayQ/u9s1",
+	"9/IUYt8aafjzUOBa88sXTOLHji1yB9OO5vFji4xb9u6yKLxN2TS0GHlLfcZeg/Zqx1gtYxxVaqKsx8PG",
+	"aipbB4x/poJpJSConvTKTW84nu3MJRohngSx25QVbU5x16+/q41wfMuUgloRMZ9yJQMSjsOAhH3T9mwQ",
+	"HhEp6A0bA3fnktyh4WK+SDj0RYUKnpJgGHK1CsHBd1WHll999bj/37T/r2H/z+NB/+MfawuwfoDjPZ4C",
+	"qGXxboI0zdWsFdXTIlgZE9pFUrj1ldGhLhx1czg3pN20hww394lJ2KmU36ipvzFL52xhZP7NEp+4TSPn",
+	"l9vyPE6Ll2tPI+ERM/7AjQuZM0VtJastl3FmX61dxBpv1SKVXKWoTmzWom94kuxwcZf6vRbXtta3soLy",
+	"FcyBSXZDnycH2VI4S6XBZcMpu0OYR4txUQR6M9BEi7GV3Hev4QNBKkytjbp5Isas8kzIXSJ33ZU/3vDQ",
+	"2GTINWk62H/5p5ffvXj18k9+l6ZtugFtGfZgu/r47AN5x8eu+aP/8X4YvNp/sN/3/usPnS2ODX3eOzKY",
+	"JygtvKEn8naVxporne43lAV6fIHgDRvY8eJ/O/WBm0HPBi3sCHw71aDbrqobVLNaLelWanFrC9hB4vF1",
+	"qdDV4KsrRle78q4WeefQ6XWlGl2pCF9vsCOS+SXlqojQmj19VRj0tZSUwzicrauWNmAkBuDsrm24pMiv",
+	"O3txewhe33DmcyT4rdpfTYltAv83ySQZm6e3TBJek0uyOyo9R3rf1mSgmu63AvObc8q2z+HyNlyGkt1R",
+	"DDzUT6GQPFsd90r4kZN+91+Vpd7PGk9U0MFvh1vIGLsnta+NiG8VWfe1lV1Yc0rQPfhpYbKJlFZN00/Y",
+	"LvmJbNcb7BH2pjbZLcHw+BuxcNeCjqyL1d3J3zxv6ga0s5vKRuxvyMb6K8v4ZPmXNM8E3REDjIi46WJr",
+	"+ibgw7a+oQbevvP86i1bIRTv8htZSKM3bIlVaG3jfcLjkeiG9yOtNEx4Nh/QSH8/6hySUYdGEVuoUech",
+	"DIh+Bjou4E+5ZNnAqisaskedgIxMwc00w4fYrzlN5KgTjMQI66zi98dC6EGhWC+NUcyVyhecrUc7okny",
+	"jYQkVwLd9jEQcEb1ppZHIwFRZBJ7rUJTN3xgmrrSDZgYvyU+lCwUT3w9R6Zwp61lC+WC3YSDHRYrb+ob",
+	"2Xu3fEj8k7JHa05LYrt7Los3TNqaKQ/fpXj6IwHaaihBhdEngAPACghXPTxsj5q/etnkw2hyYWhkb2jy",
+	"yj7RSBF0q2sIwS3Yii6ltuiuoPP6nvPW1rltzftSuJUeowWRaCrgVxsGe6ZhQ+uAuMcMGiY3tbT1i/NW",
+	"ojngyJIleQcmm5AqkjCNTPv1URvravbe6u3wVsko7tHAtVf1yu829rl4AI9olGdcLcGzbCjlgv/Mlj9B",
+	"HmcdmC8SqoDuHZ+fahIXkPDv/ePz0/7PbHlI5vNoMR4MBrBhrt/AjFDr/TzsuIeLE8EpwQDEaMay47w2",
+	"ybNu6mPwnhmD8iF5De+XVwGcE84PfiymnSm1QLcwZC2+SdMbXuOEfJ2ld5JlNqkUq9JJSBnTt5ykU2M2",
+	"0A9HOIjbrQnGG5uXV/f8AMLWpCbeyLxKEqYJiWc3l7byiX4CCuh0z9KYJeQN9vIgVrPrmSIUGNoNf0vC",
+	"blm2HAmjK9uhqIJQo/ROlCryBESm5PiUQHtlaI9IrrVOe8uSdMFiFzLOCr7C1WAkRuJNKm6ZgOUejkSf",
+	"nFM10wNkGSSp2045puzfEdA/fa32B6hBTLgkYdEcJ4Ra9NcJ05Svj0XfgUtCXBaWDiz8wQFhnzRHJVxI",
+	"HptOPXSZpDSWpBt6iSqa4doMqxDHPo1xuA8fTr+XRwTIpKLzBX578cMb8uLFiz9rtvPh6g28Ac1hip+h",
+	"x2LodcTZMw0X/6h5SjggRWdMYhQxSRIuFV6Qa8/IxUgQEmLDxUPyyz1sOLB9qR4+hgG5g9I4IfwSQmdJ",
+	"PJsFVTPCheEuJjteD9cNy0L4L/sfB46XDqxYEfZsg0wb9kaJczbBnt9yzBvQrB9kFpDktdjxy2Aw+Kgl",
+	"GWRhXmhOaJarZmwJp7WgUy60+AdDGmyThOZqpgEogm6cehS9krCCUCFBjCOSKS1qGbzUcAmIeURyIemE",
+	"6V2bAzBQqMm9yXOAAaBVzjUjks5ZP834lAvSNR1AzS4uWdT/galo1r/kioV74Xt4DECGkBO4N2iLY/rV",
+	"a1av4WiFcEHJkXrSheW1b9gSq2trRgIA4NHY6iNwbkYsJtdpzA0qgGcMk+LDs+O/j1+///4f49f/uDq5",
+	"DEl3n5zx1/rEjIGqd0QSmk3BqMokmTJFXu6/gKHPYSeakBwSm7O7HwyHQwgulIH54FotwOnjd6Y51xFZ",
+	"sMyUhzQDHAyHel9AwhwcDsi5ZpcUl+5DLfQWIi8PDjQs4tWZDRqJEysRWaLp5e0d+t21HgpD0mHnxWA4",
+	"eGGqgQLr26MLvgekrh/RDG0fU1YjLyDcQ104jy5r2X+KDZqyWAZEsDu98gnPpApIukCpNllaqTCVBrBT",
+	"wUYiNPGdQYEQBuxgmybkxeJQd0ElrmCRsVueukb838gythkh0dXmP43N+p3zXXbKPuRf7pGVQQmEgpMV",
+	"9W6dimxNdFDOTY+SXydczkoZkIUYVz8sum/9UV1Twm+Hnoh5UBIv9+uq8NdPYAIC/Rmq8md1qR+LAiIA",
+	"AwfDYbUtn0fXNT3HWqVt4vjcsUPgFbD/FTGHThkK3FmMjfZe4gLqxnUL3XtNY6/iysvh/uZXPghqiBCL",
+	"8aUXm1/6Ic2ueRwzFESlDWkHoPIQwNZN08hJpxquOj5qfdSK1jxa9FEp6GjWN4YHxvgAtGuXNcj3BowF",
+	"mqwC3PlTdo8Pjsn+YIif0CDRG5D3Gt9CDQ/AHQVjplaIpLfMjqM18/9x3vo//iEMHK36duhFjQcEu4dZ",
+	"ldOnAIfk5fDPRWe0XqCRdiQg9sbIKI7NFHFrGrFxzCNk/gp0EXBZzelSPz3HLmqaH99lqZiORBEyDnvl",
+	"kjjsG5Arp9trclB0ag9BwjBhcuZ5PexdmifxSGRskks2IBd5wlz3a3LNJqlm0+7xQxIa4hoSSiSbU82m",
+	"neT298E/Bv9NunQkFhnrZ0yrQIzIfDLhn0A4ATsHi3tHJPRuNtQsQV/KgWYcxXkfEadGAZ2EwzSuPqCP",
+	"lHijgJRin/+2PE5YRIsNrLMk1IOSdDISUCswY5pUT7NFpP9PF7Nfk4DcsWuZRjdMlYewMrKWHm3QmqHS",
+	"RWxWaPrhpRnR/16SDxdvK0vxBB39URMjuyrogxcQVFwCYhx0wUik+qUDaNHEo4DMVVIZFGHfjaNpVB92",
+	"ZXcIezsaidBGrg0KI1y4FxaRoyE5vXxPvns13D8ioW+pHCRUTHMMUNCPvHrx5/4+9H2UetzSo2hOnuvf",
+	"QkLnqWbg0HboNuURC2zv1FsesxS6e7IjEhqTrP/WSOBrej8BkQvGoln92yhFm+gvqx8QxERn7spQg5lR",
+	"ORKoFRPUC8w94grCI/umxqYixguaxOKfhMf6ivU0PXzVxnaFIwHSs3sSVCYtCdnKsn5J2RpejeTOsY2i",
+	"zNVrU5vpSdhSZRbHSMq2BuOgrDDH/adnjnWMEZcYB1p4NjT7q2aO+o0/b37jTSomCUcb1sv9FlOcow57",
+	"laZvtcAO7x0ctNmP1wq/wrvxbKGHa5WBt+TfSD08Dg4zVCXqvXv9z5jHD8jXE6ZqLC7fw/fSIanGP8fd",
+	"cG0Jo7fmCfYpmlExZX4RhTIK4XhlFCpB8MumNcRfPYS93PzGu1T9kOYirtw57vAxd473V7rzwCpM5Rv4",
+	"kak1xz/8PATkyoCTMUpwJUmUZ5neeyEi/YYv/EcGItTO1z1lqnLXFbWxblXFI3sQcx9DnMyCqqjGxPsG",
+	"EBnRespvmbBtx7XGfERCkSdJSKKEUbBpOp0aHzsiIUa5G+5tQ79DLdlCRB0MfDdLEwaC8IAcV+kKlxYW",
+	"rEkTGbYGHaQyXBKUk+OR6L48OAgqBjs9MIt7hE8IVyhZQ9ieJ6sLmGJAwjuaCS6mMoTdypGwwnTfCNMQ",
+	"lxbf8ogdYtSQUQIyZswgTqTJcH3WNFKIgiByj8R1xiiEuZltoOkL3B3Y4FawOzKn/0wzK8gfERrH/hwr",
+	"T3ORZiNhqxvXyC6VMP9nkl0a0nBayS6fifTgEn9j3OTfSsAxIsLuzA41ovYCzl6cIyhh9YKdKWUrG0iU",
+	"LpYltQY14yQBLodUEQiZpYkB6CoxCdGYDDEFYE3u66HCkehGudLaeEmH7pFcJEzqeUGp4RLJdB3uf2+3",
+	"/9zovzqRRwG+mLYCwka6WP6O8l8M5TVOPEa6tXC1Bc4baeIZMN64Cz2tSONz4EpoQJ6/DEyGAFckdJJN",
+	"eEioWGrJL6ICy0pMuIj1Q1yMRFmHEjGZMBWheHx8cKxFjRjC6QfkWFjZxQlLRhRCevPy4ACJDLqYyxIR",
+	"4cK6McMBOS+Mjyu63a3bKleeDHbD2EJ/NRKFpbOG7piRv7y6ce5W+VsjAY/FTHMyFeQ0bmrM7XMQ2RJZ",
+	"DUhsgapFQmytxlpykV3is58DkmCqJt8QNNuDtQQuCeY3rLCiRwmg4xsrxezmThqblx+ls9bSZSw972zL",
+	"A3KqJApHDZ4erTkZ1xH6rMouowF5L7S+VqGJyt48DgveX9Q7szxhRCuipUE81VLrj5KBEggam3PUcBFl",
+	"4JsBHqJnsL/cUYmFHymX9VS2Yi/GLPHnke+qqehfyCRtctSxxk+N2zaOf9fvvpywdxzHzk6hUkM0djVd",
+	"I7Vox0D27uFfyJhaa9S+MElfBSY7wxLSN6uaaT2OK3TiQii2c1pVJaWRiKjQeHrNTE5ZDJSgd0hyS0AK",
+	"QgNxKLWaWtk8XuDyJhs5bul3+aYKjHguDh4hYHQriFwxrFuIbGFeb7i+4bPS4wYx5T/AmO4h5xYXXDal",
+	"F7e7m3ASbHwSrgpTnZ7L+j4gF1WjdK3l+dCXTSRdSiLTQgIxtLBkiNbj5ALfjtfIRysGeiSGLSzxm03X",
+	"zyngrCuG86WM2Buknd/t2V+JPXtH+rNizN5Z5Nnj4ja9eYSNe2viVauGXdhuCxBQDPE1haCVcHEjtVjY",
+	"LUXv/NGL0ukRm7tDjYgGD30jR6LcHVrPE0Lc815EkyQ8dBFDXZvqH94/hL0aT6JJutMv63HhNYKYhwqc",
+	"IZ8Q2mbC/Kk04w/QUI9JgRj33Qu88YogakIzNhKY7lbUyghKEU16dXBaNvHJvv2NLPoHdm30f9qH50bC",
+	"JB30UDg1AU2CMWwTcF10WCbH5ujvuJqlOYZ0ixtmQp/A20leHhzUUd5TAKjPQnlxqirBfU4CW5qxibpe",
+	"FbeKUZy/OTr7pcgmHn+hKc6yNJ+irdvAp6MfLSkpkr+tKanTz57BVXDm9EwQcq4p7IiE4CoMj8pBU1Kl",
+	"C0nkLL3TZICr5iiqD3bJX960/tps6d8jCHB3JeNKS6tlK3k6mTzCTO7AbgtDueVizwCpwLU9M+aKKwiM",
+	"nXPGFOlKxsiKpQaDbTGoveJ1MnBcjhQv0uK6Jlbol/2PkFEf9gbkXYqR93ikso45WTfc58WBIlewiV1g",
+	"Ce/fMCq8mbHopoILvlSVQc7CJM28RIWWSGEBvB4n8pirvUWa8GjZmA/2XjCTNA6JblBoH6yQ+B7J0lyx",
+	"ckLYoVcWYE7jIsVxJCo5ZTdsKVF6w6cLkQpdsTdsidFcSrNJW9u/PMhImEzgAfmBJ4pl5HpJQlebOgxI",
+	"eMOW+i8UEyUXEQuPXCpacyZaU3rZOez8WJ9ey/wyr1B2gR4bi4rUD4abeYqR4CTqB1pbCXzrbDcsV2XT",
+	"3b79jaS7eWCwOeENUejfKOXtajUD1GA8kA27IZ8OAUJ89MiLmu1BpjKwV8MlK+gEPz+PBgRjfyFjk5nb",
+	"9nhfhYxLPhWgwh75Xb1twjaXRDKooOc1Hb9kql8UcijWUYX5h6+bUX5m/chUAekc/vLRB+9LRTPNZ67L",
+	"FTBK4KxmNdCcYlm1eqHvRMSydJ8YiXhtCuXA5QWETwgVS8P30ORc/LyqnLzFSes5zeaiHM2A8rGNI8wA",
+	"apo/Dhy3p0QNF3diPIvbXRzWTmi+uCLoNJdoUCoRP5LeCXuPVLln4lUAsuYj+DASBp9XSztwSX5SavFe",
+	"JMuAXNI5u+SK/a+39BOOe6l3D3m4iyyN86gpgw7bez8TAS13a//MwQmVxuUNugGNoCxQgBVe/BvD2ynT",
+	"1c9NUH9zSXUNOOml2OF9wOnrKwF9oHQxzYhq9f1WZSrOS8o0BBagsu3PFWCOe8YiJlSy9DRwWNcRESmp",
+	"pCiPRPhr6AqqQckhE9GkCWxQyseGykNe/ns3opL1uZBMSK74LesdkVDRaRhAzrBi0zRbWi1Ev2cmsvb5",
+	"ATnfXB5jQC60bG4KoIwEKGVYXI3GccakLFMN0oUCKecfXr89fTO+OL46Gb89PTu9CkGdm3ORK9ZYSOPE",
+	"XMm2BTV+3UpIbxD3FZ0+xTD24J9iLGkM9o8eaI2ydDAsV5/7TehKFpDaVQcpW8p2V5oOWpDTqzQ9o2IJ",
+	"9CQyL8v1oiOjWTSrs1SW1+4VzPGInrNqgqkmc7hsA32jzlqCuHefZtOxTPLpw969C8yqJZHvVogbObYR",
+	"BVRBtZBUeevlkrwcvlyVP39kq3Sg85lgZV2u6+669NZBU88CR1Buq2QX9u1/0nQZ3g50tg2zeZ9NL5N8",
+	"2sZVra/DeKq3A9C9wR1Lkv6NSO+E9+TAQkUt8NpLNjkaDE6ECmKr4DhIJF3ogfqGzlnyBkrjUUzuQKYo",
+	"sTIsV71D5OAj4U0UFAmhoS3vHpL7ct0bh+iY01ExiqBYkGfJIaabmCgfWzUlwFo3HBZiK6d4XzrSoR9+",
+	"OCJhnEZQvxXG/5Al4Uh07WBanpD5YpFmisWnQrFsQiMmQ/LLvV4AqangEhBbDuY1FzEX0wDcCH51fDLq",
+	"7A+Go87Dx6J8HbnGp0mUaskGwvzqarB0bfUV8v/9P//vSPzl8v27i/M3WIpFfwWVYf6ov3aFWeDrHy+O",
+	"z3/632+hCp/rX2HXRbrzaAGPrYyHJWfcgDgv+RGeqRnfK3ADX//t5PXl+zc/n1z1KgVfwpG4lypjEKUQ",
+	"kEUuZ+9SxSeGgknS9e42pHIporD3UNTuM7/YCnnFwCNhxEf2SWmxMBUkzDNxaBTCwwIfDkvrgQJCIBFA",
+	"gfYzUyhGxCNhf3gP8Q72F0nmLOaUaK6ul6slV71l/cfeIqFcYGkZ+LJKnE2xmpEAkRZKz+BzeczTvf/b",
+	"lKGBr+Av/RWUpIGv4C/91YQnDG/JnyCNFFN9PN3eEbHkEMND6oCrzLXCIvfdVA3mWNoGMhG6RSgMVKgp",
+	"SegB0aSzdHfwBTocQCzkTAYj4UDQG6mUUzogK9z0yIQlNXLTkdDstEay9hnqwfGze9oOjjdmc2p66R76",
+	"TfNVg42rbETO6IJ9zcx2xmiCtYNrGeYF02xBahIORMgGevGIOW08popeQ7JOxjRfjGZata+V+H7C2Z4R",
+	"Ls0MTTHW65aeLwBGv0UDy2dYjZvdT0qgESZArlUVcBcze5oWuuRSKjb3jB83bNls7HgHPeTlLL2ThJKM",
+	"3oFjNM3gZGZUzga12vvPesznpCxQ53ldQh/6d33f8OCzerOKa7mvlsL+5ePDx5WEvJqyp9X6tr4uBx8/",
+	"NlZzPONa/qRwWRMTcGir8pRKo5G/Ob+3lbsUnh40KIAGLCSc5BCTydVIIPDZ+JKLk8sr8ubiw/fWGe/j",
+	"vgvvtCk5vt/es5uhj3ok6kq3EWxadq0J97jwrEMUZb4gKiX7w+HK7zLsEa6KHYxEiHPDJojdg+sjsLIw",
+	"LCPrvPsQC2JgvxtCHXQ0jb18MRIaO1+9zLOkVNKBSyT43FVyxnh//4Bs7rUklz8d9w++fUVm7JNWlW/Y",
+	"ciTuYA1h0fs/hA1h6/nVLPHh/oBotAMyNaeCTtFtIMGL0ucCfAdyJHAdFqYsXZlzAA2SMYjl0z81Zyhi",
+	"nflnrJgH6P2FzP+mIt6xV0q+lrxgpQC4YQyJAk2L3hHoEvK1Bw19MfP9RnL4IxMa4lhNhe9VAugzsb17",
+	"DFBpnTAIl2gCM02hcS6kgh7niFxQLKH7crjfAyzjArOTWJSKuDnpz6LH5kw/jWu/wWp4W9w2nkGru663",
+	"/y8oiDfVEKUyvdgmZMmJvdjqqik18Iw9p4Bz1uh3RA+wmjGeVfpXAB/IUqhD5LJg65j+1yoIgfRdYld2",
+	"H9W9Nrvy5mzP7Llf8v0d3ndMW7pK3ASgfUIVy1xVfBAAuMQV3KXZjXS1BTRPFpXTXPGM33EVzd6XPY/P",
+	"4iVfmegLxRzVQysu7zeYz/b18k488kbMb0abMnatK9/yvoKHzwZU/kTrNL3S0v3AdBsKDPXaNV38aglf",
+	"6Uxh3UB6rlmSiqkkKvUurnxTzSrglds9uWZoSze9iFiGGk0dhJA4ZWhPRBvUoEED+AzUbXWiL6QQlPba",
+	"XEL797LZn43MFVE/DdStiiS1ZA79hUZfaBLzVgD9M1C7NpTuP1ppeC/Kh7E9ydzWel6tsFxX1uAz0MTV",
+	"ib6QxLcJXH8vZfD1E1ETOOTjkWRKcY0/XZATZG9nmro3Z/NrE+3aKEuemWeeVTXRU6yTH81CnczIM1Si",
+	"/6MprLkZKIHRmss+gq7WpugcxzGu47lq4Nnxv5BgaTb3e927fz/iCZXxBGGfuNQEE4UPU2u1RFGfjJDu",
+	"3es5Npm3XXk7mLYGfUldcbvhn3urih5ayj0E/E8tXLcd2G5t/zZV7fCaLbwcQUd1892cLs1lafiaS5bc",
+	"srUQtSMhDmpN6gbsnsambq38e/fOWfuwN48We+yWx0xEbG1YplywCKIO0NFc9Jcxmfq2WD/Gr5KYTbjg",
+	"GI5VDU5hGcRJmdI6RcVvQB5TFS2oeq7LjczBs84VkSmZ0Ix0S9mpI0EzRu4yrhQTBML2Zlkq0lwmS+j/",
+	"XCSqm0XDzPN0jm31/QaFvcFIhPaAxnJGD7595YoNWdex61MgUsEjmmBVBvNt5szajNgwz4b4MMwtPrHX",
+	"8exZzG6mBvHM7vu3Vw+zfQhaU/DZfam1+y8fNQaXO82v8C1bUcFiiinIRaQyLleEdCam3JS2n/DEj04z",
+	"RRsgNu2GLfsQYKGJBn6/Ne25hBWAHLiRSGj8X0sgVJomgeuZDOiLzZKJzCFiubxv0rUN29OMiFT1bGdt",
+	"PZFFNBNd7YVotMU1Lh2yYSSoiQQxtSZGojRPQEyzRAjLkBBpHRCRQqf1qYCIYKHI3YwrTQlpxAIichTT",
+	"IXgW0YpQORKG7vQG5B1jMYavo1v1kEzyJDGBPdB1SNgIHLuBG7b8Rlay2fB2R6J4D0JuXCt8CKXphi+H",
+	"L8jPbImFy+ABkIm4XpVkKuwNyLHAUOX6Uho2FcS446Hmh+lKlwpWVwdgLRm71ADz7CQMZlkTTQgIVjCj",
+	"3ynZU1CyhsMNsFqNT8XkV0K9di/55M3S5O7x4vjSeBlgn2FZLw2RrmvVV+4U3zPxdmaQkXCjQFszEcP6",
+	"/ZG4kIrROLAOcohldkRWi2uWAn5jKzxCTqpra29STE1L+5B04RkQgCKaZUtMYB+7JYa9I01dIB+G20yl",
+	"ATnH+lRF0kOxWi2HTTC2UQZAmV4eHMiB6eCMclSWm3r9IrXPQp1dQaC3ymAkRgL6Nx/iJvpaNu5beTgM",
+	"/G+hM0E/opKVv8dm1LB7+NK7v9WR/B8TSJ0MSddU+AUj9x00dvYiDvW4UNOyj8Spb7bXpeT7jE5U/0+W",
+	"v+DvvYCUn4/xqWIeGBJLW5bHDEho76MfpSIGUFj7W8yihOr9ka4pKAYlNwkl7hnIlpJw6ppnL1imlqbp",
+	"nlfR0wyE23UTWTLTL602JF1Hf0xVJ7+2FT7rTsMDyn6e8dKVlH5w+yx9692u+772hr3jtWBfhaaRsD+0",
+	"HoFmU8Cy5qHcE2al6+qwIVt7JqsbDv7G4udz1wbF6TbXerMk4vdold2NaF9KFrjIDdFP54uEY/wmVK4z",
+	"rsEaOYFAw03HJbYQESyfN6Jvoz7yFuon1sT1n705txI3tk6rJCoErkDcajGGkbDVGEgX2tVg9iK75Wlu",
+	"I801pxXskxqbJxtrLFyaHbQqrLCmbsC3ft2Ag99I3QA8nM0VA2ySwL9NeTVIN1mFQT9FyMBFbfsn++PD",
+	"5i6aIFyuzDQgp4pIRTMlvabzpBsaXfyQTGgimRb0IE3ZZJGMBEI36IckF4on0GtP2vLYBlfOj6/e/ETu",
+	"Rx3z9ahzCPLdQ9icz4B3/axxTDjFl6pohPv7941d+vId/FfAuAW+mMK60p5+mXHs8fkizZRWDddUB0uF",
+	"YJGS1rfkLYMqEuZZEhbBjulkwiNOE3jqx5Rcfv+zLdDTvYQkaL1FSIwPRmJCkwS0CVP2GdLbLy9PegGR",
+	"DFWg0JSsCjUjNRWFTYx0V83YEnQrrVGhGtYLkEVJQRdyliqMOESFrotivFb2SoK37BX2OsyX5pmLTFTs",
+	"kwr0RuepVCNx8O0r8jN/jSGekH5FzvhrrXrSJPHGIYrNtRbOpGcBlKRrCu0D2Qnv761E/PAQjoR7pUe4",
+	"gCqzSJY809hyYcqphQNyopcQogVqDGb8kDChMusjoFiSPxUutV2fELJrYwUE2mdVmEIPYjFKLSlknOIK",
+	"5YC8zxUa1FCwoVCVVy9bYvsEaA6AawVt3cVxmtk4dAawzRAAcGrbBABMnr05f67eAHb8L0QJcf71TQIQ",
+	"L1lcgoDfKeR6CmksST6FtC26En7rE64WhBNvYKwpYxPVTBdM0AVvppx402DDeb9g4vj8lLwYDLXY/2Kw",
+	"76xSAeoBl3d0OmUZOdBPCEa6USpumQaCXmC6NnGRcMHAuu4qpYRo1kfrPxhXApsbjd9l5B/HZ2+BjkHB",
+	"EWgCzGJTeAKodzc1mD0SPmoTh9mHZJHxWzhkrLLGitRP0zj8+O3b938bn1+c/vX46mR8dXzx48nV5f8C",
+	"Jy3ZHxIZjIQhouRbTTJNqxHjNOWykdqZUzY8Rp8MkLUFpOtawnFoao3CpiDGvCApmjh7rTq7UO5iztQs",
+	"xUoaC6pmrnLGNYtH4nqJ3dURwuChUl0N/WPJJPTPlAubt6yHCwgoFvAm8q+RKPQb59KFC7Lc7DqNl6Sr",
+	"2YL+KwQWmEz6muRQrklyV2OINECABfJHwtrVNNJQxa8TNiBnJYMqFLHBgwE9NI80GrlmMF5/QnOII+Ea",
+	"FmLUfjFWsMojmNuAectZXukcywaCVRMcWBnU9k0FOypamsKNajkAZADHi9x6XdMaMzxAt35nanI045FY",
+	"fRjvpSj87zudNeSyjAnN7DlmkVukGGg8RbiResVocsZYFTgJFCS0yOH1vvY6spqLBf8bl46MH2noNtOb",
+	"cU3JFEsXKrzRYXczgzRvPiuTNHP8zij/UxhlwagsBLZnlZYdrrBLzwm1Lm4ME5f9Jl3E+YgA7wKfEBUC",
+	"uydfDxqyoT3lelMEGb4Q/4YbbuAOd1UoTQdTq1A29y1tOvPhZzApFI7Z/4BGpbvc4pQp7wof4wneoePo",
+	"gIR1tjFrkIPSJJZnI3HS/FKB1XokrDHuqDoKmOweQoLFFbhyVgVsJrWxzWljr9BnNc35U3yhRJpmPPqt",
+	"ptB86eaeNaQX5FqEZv1XzOF9wtswYNP0s8nI5weBxDlCyfNEgBR2dxTHonSxLIe7BQVPLxJ9XOlLllFb",
+	"nxC7V864UBBQESV5bJQeQpPEt+p5STNeq0wRE4tB1gDpl5jsBSNRL0JgXrJeOJdGqwyxRaf+gB06tXK+",
+	"WPZCq/xSVHS4RGJXW5bFHvyzUpPKLGt7X+5/Jkasj+p3CvJUFEQD5q6imwWOVpTin2meCZqUJfaK50qz",
+	"0r+Y59oI1/DCf4JwbR0VJkofYkihlfOK/dEe84rjRh/V2P5ayNl1pWOsBcY4aBYs6xvYcPXvuJczYMLT",
+	"tHg0zfQeDo05LCBA7mWA4ca207AzyqQZuZst0ffhvow5NgmGpwO9RWM2M3Qfjf/BSCRUMREtg2rDBjCa",
+	"8DkbkAvMWwD7yg1bKDBChn95/+Hi3fHb8cXJ1cm7q9P379DO4lwy7gHo9HByMb48ufjryQW2eMBzOCK5",
+	"iFlG0luWaZS0GRIwU5yliwXEOYMpyBymHAmZpHcsbopcKOC+wkarHQShwB9Hc2z/4vyNO2w2mA5KLae1",
+	"+loXloAvbNt5oWYdXrIHR/7ZNKVplPvoVg9prqJ0Xu6zt46VmFN9b15bv5GMRYzfMoCFNCN0osD1pLem",
+	"4alha783/nsUszc3dE6nbH1UCtzRb5jUu5qpXq9P8Nq6UC+/wXw5vqoFA4BIF4/+PzoofA2T37tlGZ8s",
+	"n0cnSHNhgtAcB/KJniO4Gmbgh5DclV3PplFQ6L4ISZeORBG3azjaPI1u+oULIc3mh6jb70E9TLKgPJOg",
+	"aIX3pg0/0vU0C7Bk5kN4NBL0WmICnPLKzOq19gbkh9TXMsCST+UNggGwtYCEVN6wODSlVW2B15FAMIFX",
+	"YHz4C7YOTiWIQTfxRRAyXWzP96joXQXkhi2htOpI2AEIj3t2Mn14eISQ0GeDlvAUuToyW0LDTJRxxTI9",
+	"AvRknqVgCgkBIjirBqdjiGMuFGG/5jSRJNTkUob6VAPXwdZ9aVMauSRUjUTC9Hr2C04vFU8SfQi5puJe",
+	"tuI1m6SZmYqLaW2kMMCsL34+vT5VmuMLmWcqa1jnDSnaj0FuKstiHqnfda8ns96w6MZl8ZrwmjsqscZZ",
+	"bEwbgGVcTAvypYVizJIDTNao0YL+I0kuOMA6Mm5sF2sLnZybZ54zzh2mWFfoxPlpfttSgScDLNyxu+Bu",
+	"800tw7c/PtIqX8uJj+PYZLbMF4b92KSnvSlToek2JAfkDKPUIGgEE6E0W1gJWFskNGL6F81djOvaptkU",
+	"4H/k/jSdAqGJAWSAHGGZG/gmzCXLIFuESsmlokKFwKqxW0CIhjmzeGtuw2FsYWQ/qxYKSjRG2yKkPmu0",
+	"LU7xhVznZn//xpUCf2uFXcplWywcF0mQDuNMDGgLgmFiexf2rjcziL17/GPVFV/nNfeQ5HevufWam5tr",
+	"cT3GU26vp9lT3nTOw89ADgqa+h/gKW99dVOmvHvblRFvbnSE99KmsOOzMix/ii+k5DRD6O9lHL8ww7JO",
+	"6/boY/zRbRiT88Gu1V0u3FPPCIJ2knX6i1vuf5AGk3mHb2+++K5Wiyl+fkY9pki1AU3GzbmXMRprZUbl",
+	"mZADEuYZDzcrCxhPzSVhHPV7Qei1TJNcMfLh4pR0wziN5OHe3jTnMQt7GLVv5TWT+XcPO3kIiWRTUH5G",
+	"ohveMapHPNzbu4+4Wj7sifQu7AXGROfHhWeMyPxaKq5yDC42Hj0D38SUKBiMRGi+QvMc+6RIlxK0/+PK",
+	"xBLDy9Hy2YWdxuiDYiJKYxavUY8sKjyrgmQn+UIqktvj70rS16okZQUYbiY8RhvKimttw3b27u2f7XSi",
+	"Emb8rhU5rWirqzKaUXFVzbpR83kPPwsl8Jn+f4CGtNU1ai3Jv8Pn05PsDbXRlJ6Zd5Un+ULa0jqI/V1f",
+	"+lr0pa2QyehM7djX/8/e9e80jiT/V2mhr0QimZBBK313g1Yjbhbtzi3sjELmZiWM4sZuiA+nO+vuABEa",
+	"6Z7mHuye5NRV1W072En4kWNmyF9JHNtt94+qrqpPfUrb8ZK419UoOZ99l923d9Ye4ICxxVLJ1Mg9RFQC",
+	"iFWhvheUqkeALygpCtmq0XE82TlW8dXOCd1k53cxiyhXEvesEKcv4uoOLtauBpqvxCwKMA+dZxnWNpV2",
+	"OwzP7CLfBsiVcm2YNmKCFFwdRsgEyA1OJeuLJNUYsY76h7+8Pxl+6h9FYBJoYVhLjyCucT6jDnB1GtsB",
+	"FvEnm8Id3tZsLMYqn9Vts6Fz3bvrNYmqaiMLscA/NIz/Jnb8TELhxPDczNHdulXjVzPgE1cA8sKiH/rL",
+	"FssKw/VVM0PUQRWLgyapf7J8Kokgx97FLyf6OeIyyYQrX7pfXqwGUn4nKsuwfGkETwFRRmDowPukRnsA",
+	"jPYnoSREAzu2KwnuYQ1p/B+P2fsoCXauW3EdNhilGjJzdbWr4UL0E4z4NfKFYFHjpBdKZOx1L02gFazh",
+	"xjVDuwJTxakQcuALs2vDzdQ+upoIGRWUQEImhKKVLAJKMGsIRAGLLniaiQQjm/gm9me7ww7xeehZAZiK",
+	"5oNzWHA2TuXUiCZA6gAG+qlEWt8naNH2zXLEInT9a0AsHr/7SPOsBEpvRCiiBKl19OFf60In4nq/sx/w",
+	"W8jkKVud5XaGnSYLN0WHMkHRAgLwZsQNYMZBFMBphGgbcaCdnmR81isLAHITIusFohjf8SwbKEXILs/h",
+	"geDwu9DN/3Crx07vQlg19nu4ZcStCbcC/80eS5QUoe1VKx6drAkltgo8sgAt9FB0OMSiu1glInBB6IAl",
+	"3PC3X6LAp1C15+QVa0l0kyKNRyhR7m9r3HyVxD3TgvJApbghedlhB9iBVkyC8ugxonsCfg9AVWa54MkM",
+	"8j1B+jritZ/q5N+hTOzYrWkjRXd/IWPPNn1Ca7jBQ2E7M2DQUxu776W2eIcywaxiIb2AtdbCCIr0S3Wz",
+	"VKQKmYBEXbKhs/u1xTVK/L4HMiRTiZsYpBxNrKQvKtTeZ+Du1O8uoNV1TnOlskWhN3iXVxR2M9ThfsrA",
+	"73otDH+tMdQGSNdSbkOHeLuHjuUaoOO2ldQaBEQ9dYLkSC3gKGL/T8myoYz+z12GeMC97pufdro/WRWz",
+	"193r7rzZa5OeLKs7VIzhVrQPhYiMYJF9vwj3ysRG1QnlHPuR/dPkKaa9wey3ZkPZ6NkvuQfQ/imQ9y4H",
+	"AAD8RT4CaSOEJELnACAReuFcPBqVOMCkq/WF3HCf8SLhNni3Tajtaw21IZa9XiEsFUIUejM4xMtU1+6d",
+	"/Vgt3OZXxCbU5kNtMFTeAbHyIFHQDQepOeBW3+PdtcsBJ0lfQZCNcmsXD9elMH6s1mjwKpU9jclnrjQK",
+	"ec/gTGs+QooAXn0zUsBtkohcJKG0O5eOVfHIxUtbCavrkacHqw3q+3Uymol61qg/iwZeygpsWDebcN/X",
+	"Eu5baVlTmO/BqnLX0V3uGKhXsV43WEkqLOT5AWkmtEGqhbkoIEhzZKl2qa8l07REUlFOkwY3f7E3D1h0",
+	"EMdiYnpsfulEZCQUu3JMreUm1RdYtsc90bYuJwu79EjbzPYckSvSBtlHxpv5XGKwDloQ0KSM4dItIcMP",
+	"gXZw2ZhfOcFFJ0MGLXKTM3E7ATr1vW7XP0v5ST2JKQnaFrkLOyRHTrtnHSNuTQdZieAspCWKmPiL/edf",
+	"/253GJUjGYN3raHiaKdMXYqmWGE3SVXq2VhNM9cxxI9uiOIU/Z1jnoh2fRk8nLYDmLXrkc2VNv5HlEeu",
+	"zWRA5WPqNzSQ1247ZxNIfSZx+zlPjWD9w5MBlJPEHiaWb1rRzdYLjNX9nRYO5dD4SkAklaFq8mJk+ok7",
+	"aVPAppYYDHpnlQo22I0BMoTnIhbSZDMffAX5+43VtxG3k0yB9J/596sE9+lQQ4kb+rexxs0BktMFbkfN",
+	"MnUJ4bxkZ6TiglXD1ZuLzrkWw2meRUg4T4etCkeFHcqlRaJYK/JblKhXtAFx7kvFjAKjtNDtBV1nwKI7",
+	"+wRfFhaojNod9mt6DWzfsZ0AxeMxc6MWlc+B/lpz/Rxo48UK6OAbbiroPA57w2XdilxlQfoaOm4A5hSE",
+	"ncTwbTWfVnmqbtxaBRt1zeh4N1emLlcZKU9OTSO1iJ26YRCeXfl9Ts3oUJo8FbqZqrr6tgJP9xVtMWwB",
+	"1Y5uRC6APug795M1zAfvoXaqZ5VZgWTXfko81G6GC+ewKjULf9c/0iNs86KNJnV/AliJ6K5gavRlRobI",
+	"2vg2IPys/XauktnbL5GjhKTn3NbM6mD2qX+EZWPsXQDhyicTBFqACm8TX6JnnVL3Sj/52jBo1GbqUrPU",
+	"YETM13tCHkkoStWr1AoBAqyWFnEuwEDSV1DmplLDw7P7EQ7Y4VesiR3KSS6uhTRQhkR02AHVlnkTdLtd",
+	"t4CIARJevW7rYPt0TqmvZ//wVewcrBBqRJDAGG2M1OfacQiZUD4NzvdUPmH/oYVMnAAb5n4OrSSMdu9g",
+	"ZDFrgF+LHa7Bg/gkIeWMTys9CtvTNbQ1P7drqTanUzizxhqtl3/H4FPjKHfIIoAWt70y6DWIugCGAmro",
+	"sta9wk+hJBhyPivl4npZCmdaaYqiDZ13InHI35T8fLIkrzzOwZ08xJMjTxC+z6LCeRgBRoEnAHNzDOLs",
+	"t1IqBLk2re4PJQpLtzWwRl/rgBYWRybBP3cOPr7f+V3MAvZOqatUtH2RxFhNUpH0IKGB3INoWwltaiUk",
+	"vxZl8XGgB2uUkvxaYAMvlxJsBmIBBEnoTUbEs8lIfi0YtxP4UiReUEKyQcW7x2KuxUpikl/7rf8QhRHX",
+	"4NQrCctpapZwTZzgKavROgsGd3T1T6liQBPzMHw8A6nyq3Mj2j5ewYkII1eFsX9jPkOY8NrNQD/l8UC9",
+	"oxD/a3YTysJBmJLqBJ9dK7KfwzTREeFBq8q17Axs250+M+oSqC87zNq0oYzsCskykaV6HLE3aFHQTGyj",
+	"uWovSz3qFChutVGToZLDC55m01xETF+lE+3L5oUSabw5oxP2GT9X14K9cbE1ibeltCPWun9HcEdSNSGp",
+	"AHhu6m7d7rA/5hgJC5O7ePtlsD2Ynuv1PNoWXsp6gLf7hpF73wyQwFXnK4TAchngfJM0SBU1t3sHnyt6",
+	"Jf0k3vgkC6idHwnvm4OUyJbdS0MJIitK28uHyTkmcZgWuCXrR6G7/tU8cHuZ1wDAe8ACA+ehG7YHWsz2",
+	"slUoK9apQEotvFR5uaYpt4GufTXQtQcsCFdsbonG2c2n8hFOpvKSqaelsPLXG17bJIIJuIVFBQqzzO4T",
+	"wTRDSJfQZhskOGvxTCumjcrR6cJDaQ/D1pfjNrxdAooZnmHSou0nl5YNdWRYaiBLHN03xJEBRewwt7KW",
+	"/GEqG+T8M+/a+lO5UNTbrviOxX3fWgllHV7NwWuY3/lUrjS5V/Ai2Ln6ZGDQ3ndr0fenckWjHnZdryD3",
+	"j0QahtUasvGXOgOGMDmfsFtZPO137+wKIZuiNgU1eote/p//OZWpiVhL5fUw3ttxFhVUPu4ixPa6hO+/",
+	"f5KpYX8eHyHJz7v3DOsB6B5s5ag0p13kMdfC4WAn5dp36qKQ/4G7glwA7gLbfa7oMKbNhzIeifhK+ytA",
+	"nrvzL1TOphIQsVCn1VilTHrIKQjQTP5yfZVOJiLZLd8BdZdUBtRPPX7Wi5LVJAkFWMoLXUgrLE63YIkG",
+	"WzAqdv68xIKHiT83B6p3mX+qV6u+nLXi3zXwmbUqh69uaTzAirHC4QmyoT7yhwLhaXE/J3R8ekOjanVQ",
+	"8g3etjGAtVytkmz6hl3l94NEy6HemC2PMO9mXC3dMMs06g11Ab6eCCLIOmKtKgrnS9RE/txmvIK7dUQs",
+	"kHLSsdcSdCdirU/9ox2hYz4p8z5jhNpdUAb7QKEcPEyB6sjbKyAi6M9zlcwi9LyjOsNXcrpx2+WyOzyw",
+	"vyvGrmES6tNwC3XY8eHgtw+/UA1sPAQIIjgQbp1FPXY/6N3icsb2bm8xMxCL6xHbdiUKHp3eIajJL3kq",
+	"yvf2y1nUYR+5GWlfNBZ7J9fEae3eosVlKAEYxLTJBR+zVLvzIEkABjLhhveszpdCUxZRokh5R6fyDNm5",
+	"OjJiqUzErdD71kDEFQyVkOwnNJsCWA+iK0ap5lQdI8aAbf7gXk3bnvoLRlHaT9tvqTbafrMX28Gw31P9",
+	"x3Qs8jTGHwNxa/DbQZ7zGX79AMwIcC/iK+iLS3EbsVb/cK/dYVgkeJKr80yMsRLwROWG6qZCDOWHvb12",
+	"4Eo4IR2CyJIFTAXrQwEUDXyFKIAN0nq1EMbCCH69bHYkApV4vUEME0UqVyEMcBNzE8XwUYz7g1GJZiwd",
+	"GcccQK/eyBxQ2/XdDTrnec2BRywt4BKgN33Yxt/29+P4AfaL/RKoVdhVRMTVA6wACTICdJqS+denYooG",
+	"Xo6/u3Eqf69RkRcPcjxi4bhs/UU66XGBjvLCWoD3d9jMAuR6P9SRT2Wv6vBqQtqHclRBleppPGJcsyb8",
+	"KDSFENIlGP1QtnC773Gzgdt2WwsksDtNxOez4/Rv7EpMDN2KcLRgnGB6PBAGOLuATCbIinHQW3sWj82U",
+	"Z/giSCeZXwoqahpzKRUQcYF/TiSsRfRgbJKn19yIUJIdEUA5XjU1gW1SihjwPg4eBGWryR3IcGfPylSa",
+	"AWBqXaiHqYtQAgbQ2o4ddqTU5JzHV4FrNbAWx9VOpmKOBD5jYbi1RZxVIypcZh5HfHB09OHz8GP//T8O",
+	"BofDwUH/18PByc9WRu37zP4UCMfVjfSzAO/Fsxs+08w7KhviUfW6+xnZv6ysbY5GvYY4VM0ubI4TslYE",
+	"5VO5XP4sd5htQlFLpuZyl9nriEEVQfLmENQS59ojA1BeJcJziXiap2YGFxKoGzXRVu/0zE6tc8FzkVvV",
+	"5Y7wSfq7mGHiBBw7CzyFvr3NNLePOTJm0tvdBSk8Utr0fuz+2AVFTK935yYqBprA6U1H7PiUf5dRorr8",
+	"h2u2dMiRdPoD5SJ5/mBR/9sf8hXgS/ci2m1/4ErMqrdRWRrPqo+epKZy4FJIsxPzPKlcKW5j2DBVmiOP",
+	"afF6DnRcemHHV3D25b8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

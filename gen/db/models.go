@@ -138,6 +138,23 @@ type McpServer struct {
 	CacheScope      string
 }
 
+type McpTask struct {
+	ID             string
+	OrganizationID uuid.UUID
+	ServerID       uuid.UUID
+	Tool           string
+	Scenario       string
+	Script         []byte
+	Arguments      []byte
+	CreatedAt      time.Time
+	ExpiresAt      *time.Time
+	Answers        []byte
+	AnsweredAt     *time.Time
+	EndedStatus    *string
+	EndedAt        *time.Time
+	EndedPayload   []byte
+}
+
 type McpTool struct {
 	ID                         uuid.UUID
 	OrganizationID             uuid.UUID

@@ -427,6 +427,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the MCP tasks of a server, newest first
+         * @description A `tools/call` whose scenario runs as a task answers a task handle at once; the client then
+         *     polls it (`tasks/get`), answers its questions (`tasks/update`) or cancels it
+         *     (`tasks/cancel`), on any instance. This lists the server's tasks that have not expired:
+         *     tool, scenario, when each was created and expires, and its status (`open` until it ends,
+         *     then `completed`, `failed` or `cancelled`). Expired tasks are deleted within a minute.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/tasks/{task_id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The task's id (32 lowercase hex characters, from list_tasks or the task handle). */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an open MCP task by hand, now
+         * @description Ends the task whatever its script still had to play: `completed` with `result` (a
+         *     CallToolResult object, e.g. `{"content": [{"type": "text", "text": "done"}]}`), `failed`
+         *     with `error` (a JSON-RPC error `{code, message, data?}`, required) or `cancelled` (neither). The
+         *     client's next `tasks/get` sees the new status. A task ends once: ending one that already
+         *     ended answers 409.
+         */
+        post: operations["endTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/tools": {
         parameters: {
             query?: never;
@@ -2224,6 +2280,40 @@ export interface components {
             /** @description The rounds of questions to the client the call played, in order; empty for a call that asked none. */
             rounds: components["schemas"]["JournalRound"][];
         };
+        TaskSummary: {
+            /** @description 32 lowercase hex characters. */
+            id: string;
+            /** @description The tool whose call started the task. */
+            tool: string;
+            /** @description The name of the scenario the task plays. */
+            scenario: string;
+            /** @description `open` until the task ends, then its `ended_status`. */
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Null when it never expires.
+             */
+            expires_at: string | null;
+            /** @enum {string|null} */
+            ended_status: "completed" | "failed" | "cancelled" | null;
+            /** Format: date-time */
+            ended_at: string | null;
+        };
+        TaskPage: {
+            items: components["schemas"]["TaskSummary"][];
+            next_cursor: string | null;
+        };
+        EndTaskRequest: {
+            /** @enum {string} */
+            status: "completed" | "failed" | "cancelled";
+            /** @description For `completed` only; a CallToolResult (absent: `{"content": []}`). */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["RPCError"];
+        };
         JournalPage: {
             items: components["schemas"]["JournalEntry"][];
             next_cursor: string | null;
@@ -3125,6 +3215,8 @@ export interface components {
         OrgId: string;
         /** @description The MCP server design's id (from list_servers or create_server). */
         ServerId: string;
+        /** @description The task's id (32 lowercase hex characters, from list_tasks or the task handle). */
+        TaskId: string;
         /** @description The tool's id (from list_tools or create_tool). */
         ToolId: string;
         /** @description The resource's id (from list_resources or create_resource). */
@@ -3869,6 +3961,72 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    endTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The task's id (32 lowercase hex characters, from list_tasks or the task handle). */
+                task_id: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndTaskRequest"];
+            };
+        };
+        responses: {
+            /** @description The task, ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
         };

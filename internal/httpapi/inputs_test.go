@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,12 +11,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Every input error is a 4xx in the API's own words: bodies whose fields
@@ -60,6 +64,7 @@ func validBodies(w inputWorld) map[string]string {
 		"UpdatePrompt":           `{"description":"d","messages":[{"role":"user","text":"x"}]}`,
 		"ResetSequences":         `{"key":"k"}`,
 		"VerifyJournal":          `{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"},"times":0}`,
+		"EndTask":                `{"status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`,
 		"GenerateTests":          `{"base_url":"http://127.0.0.1:9"}`,
 		"ValidatePolicy":         `{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}],"resources":[{"name":"r","uri":"a://b"}],"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}]}`,
 		"ImportOpenAPI":          `{"name":"imported","document":{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"getA","responses":{"200":{"description":"ok"}}}}}}}`,
@@ -193,6 +198,10 @@ func TestWrongInputsAnswer4xxInTheAPIsWords(t *testing.T) {
 	w["session_id"] = c.Do("POST", "/api/sessions", map[string]any{"name": "probed", "server_id": w["server_id"]}).Status(http.StatusCreated).String("id")
 	w["entry_id"] = c.Do("POST", "/api/sessions/"+w["session_id"]+"/requests", map[string]any{"method": "POST",
 		"body": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}}).Status(http.StatusCreated).String("id")
+	w["task_id"] = strings.Repeat("5e", 16)
+	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: w["task_id"],
+		OrgID: uuid.MustParse(owner.orgID), ServerID: uuid.MustParse(w["server_id"]), Tool: w["tool_name"],
+		Scenario: "default", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
 	w["org_slug"] = c.Do("GET", "/api/organizations/"+owner.orgID, nil).Status(http.StatusOK).String("slug")
 	w["name"] = "probed-card"
 	rawKey := c.Do("POST", "/api/keys", map[string]any{"name": "probe caller"}).Status(http.StatusCreated).String("raw_key")

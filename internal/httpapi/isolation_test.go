@@ -16,6 +16,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // Tenant isolation through the whole service: B, signed in to its own
@@ -92,6 +93,11 @@ func isolationCases(b account, bServer string) []isolationCase {
 			body: map[string]any{"tool": "planted_tool", "arguments": map[string]any{"city": "Paris"}, "times": 0}},
 		{name: "verify journal's questions", method: "POST", route: server + "/journal/verify",
 			body: map[string]any{"tool": "planted_tool", "asked": "confirm", "answers": map[string]any{"confirm.action": "accept"}}},
+
+		{name: "list tasks", method: "GET", route: server + "/tasks"},
+		{name: "end task", method: "POST", route: server + "/tasks/{task_id}/end", body: map[string]any{"status": "cancelled"}},
+		{name: "end task through own server", method: "POST", route: server + "/tasks/{task_id}/end", params: viaOwnServer,
+			body: map[string]any{"status": "completed", "result": map[string]any{"content": []any{}}}},
 	}
 	cases = append(cases, serverItemCases("tool", "tools", tools, tool, map[string]any{"name": "planted_tool"}, viaOwnServer)...)
 	cases = append(cases, serverItemCases("resource", "resources", res, resource,
@@ -207,6 +213,7 @@ type alpha struct {
 	card, cardName, skillName        string
 	test, testName, suite, suiteName string
 	suiteRun, session, entry         string
+	task                             string
 }
 
 // ids are A's ids by OpenAPI path parameter.
@@ -214,14 +221,14 @@ func (a alpha) ids() map[string]string {
 	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
 		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key,
 		"card_id": a.card, "skill_name": a.skillName, "test_id": a.test, "suite_id": a.suite, "run_id": a.suiteRun,
-		"session_id": a.session, "entry_id": a.entry}
+		"session_id": a.session, "entry_id": a.entry, "task_id": a.task}
 }
 
 // markers are strings only A's objects carry; none may reach B.
 func (a alpha) markers() []string {
 	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
 		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName,
-		a.card, a.cardName, a.skillName, a.test, a.testName, a.suite, a.suiteName, a.suiteRun, a.session, a.entry}
+		a.card, a.cardName, a.skillName, a.test, a.testName, a.suite, a.suiteName, a.suiteRun, a.session, a.entry, a.task}
 }
 
 // snapshot reads paths as c, keeping each body, or the status when it is
@@ -328,6 +335,13 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	require.NoError(t, env.Service.Journal().Flush(context.Background()))
 	require.Contains(t, string(ac.Do("GET", "/api/servers/"+a.server+"/journal", nil).Status(http.StatusOK).Raw), a.promptText,
 		"A's journal lists the answer")
+	// An open task of A's server, as the MCP endpoint creates one.
+	a.task = strings.Repeat("a1", 16)
+	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: a.task,
+		OrgID: uuid.MustParse(a.orgID), ServerID: uuid.MustParse(a.server), Tool: a.toolName, Scenario: "default",
+		Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+	require.Contains(t, string(ac.Do("GET", "/api/servers/"+a.server+"/tasks", nil).Status(http.StatusOK).Raw), a.task,
+		"A's tasks list it")
 	// A second organization of A's where B is a plain member: B belonging to
 	// one of A's organizations must not open the others.
 	a.org2 = ac.Do("POST", "/api/organizations", map[string]any{"name": "Alpha Shared"}).Status(http.StatusCreated).String("id")
@@ -350,7 +364,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"/api/sessions/" + a.session,
 	}
 	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
-		"/prompts", "/prompts/" + a.prompt, "/journal"} {
+		"/prompts", "/prompts/" + a.prompt, "/journal", "/tasks"} {
 		aPaths = append(aPaths, "/api/servers/"+a.server+p)
 	}
 	bPaths := []string{

@@ -206,6 +206,33 @@ func TestTasks(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, -32020.0, out["error"].(map[string]any)["code"], "Mcp-Name must name the task")
 	})
+	t.Run("notifications on a listen stream", func(t *testing.T) {
+		task := c.result("tools/call", "build", map[string]any{"name": "build"})["taskId"].(string)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		params := map[string]any{"notifications": map[string]any{"taskIds": []string{task, "unknown"}}, "_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion": modernVersion,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}}
+		body := raw(t, map[string]any{"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": params})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(body)))
+		require.NoError(t, err)
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"Mcp-Protocol-Version": modernVersion, "Mcp-Method": "subscriptions/listen"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		l := &listener{t: t, resp: resp, cancel: cancel, messages: make(chan string, 64)}
+		t.Cleanup(l.close)
+		go l.read()
+		require.Contains(t, l.next(), `"taskIds":["`+task+`"]`, "the acknowledgement names the tasks it reports on")
+		require.Contains(t, l.next(), `"status":"working"`)
+		clock.Advance(3 * time.Second)
+		done := l.next()
+		require.Contains(t, done, `"method":"notifications/tasks"`)
+		require.Contains(t, done, `"status":"completed"`)
+		require.Contains(t, done, `build passed`)
+	})
 	t.Run("expiry", func(t *testing.T) {
 		clock.Advance(time.Minute)
 		code, msg := c.rpcError("tasks/get", taskID, map[string]any{"taskId": taskID})

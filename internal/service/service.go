@@ -34,6 +34,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/redisconn"
 	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/tasksweep"
 )
 
 // Version is the build's version, set with -ldflags at build time.
@@ -50,9 +51,11 @@ type Service struct {
 	// journal records the calls to the per-server endpoints; nil when
 	// JOURNAL_ENABLED is false.
 	journal *journal.Writer
-	limit   *ratelimit.Limiter
-	redis   *redis.Client // nil without REDIS_URL
-	seq     mcpserve.Sequencer
+	// tasks deletes expired MCP tasks.
+	tasks *tasksweep.Sweeper
+	limit *ratelimit.Limiter
+	redis *redis.Client // nil without REDIS_URL
+	seq   mcpserve.Sequencer
 	// stateKeys sign the requestState of calls that ask the client.
 	stateKeys [][]byte
 	http      *http.Server
@@ -142,12 +145,13 @@ func (s *Service) disconnect() error {
 }
 
 // newWriters builds the background workers over the store: the key
-// checker, the policy audit writer and, when JOURNAL_ENABLED, the call
-// journal writer. startBackground runs them.
+// checker, the policy audit writer, the sweeper of expired MCP tasks and,
+// when JOURNAL_ENABLED, the call journal writer. startBackground runs them.
 func (s *Service) newWriters() {
 	cfg := s.cfg
 	s.keys = keys.New(s.store, s.log, keys.Options{TouchInterval: cfg.KeyTouchInterval, StaleMax: cfg.DesignStaleMax})
 	s.audit = audit.New(s.store, s.log, audit.Options{})
+	s.tasks = tasksweep.New(s.store, s.log, tasksweep.Options{})
 	if cfg.JournalEnabled {
 		s.journal = journal.New(s.store, s.log, journal.Options{Batch: batch.Options{QueueSize: cfg.JournalQueue},
 			MaxRate: cfg.JournalMaxRate, Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer,
@@ -202,7 +206,7 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
 		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
 		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
-		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay})
+		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store}})
 }
 
 // platformEndpoint builds the service MCP endpoint, whose tools call the
@@ -237,6 +241,7 @@ func (s *Service) startBackground() {
 		wg.Go(func() { s.mcp.Listen(bg) })
 		wg.Go(func() { s.keys.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })
+		wg.Go(func() { s.tasks.Run(bg) })
 		if s.journal != nil {
 			wg.Go(func() { s.journal.Run(bg) })
 		}

@@ -162,6 +162,10 @@ var rlsTables = []rlsTable{
 		return `INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
 			VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{owner.OrgID, owner.ServerID}
 	}),
+	orgRows("mcp_tasks", "answers", func(owner tenant) (string, []any) {
+		return `INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
+			VALUES (md5(random()::text), $1, $2, 'tool', 'intruder', '{}', now())`, []any{owner.OrgID, owner.ServerID}
+	}),
 }
 
 // orgRows describes a table whose rows have an id and belong to the
@@ -269,6 +273,8 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		ReceivedAt: time.Now(), Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1}})
 	require.NoError(t, err)
 	require.Zero(t, skipped)
+	require.NoError(t, st.CreateTask(ctx, store.Task{ID: taskID(), OrgID: ten.OrgID, ServerID: ten.ServerID,
+		Tool: "tool", Scenario: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
 	return ten
 }
 
@@ -502,6 +508,20 @@ func TestRLSVisibility(t *testing.T) {
 		}
 	}
 	none := func(rlsTable) []string { return nil }
+	// tasksOf is the tasks of every organization given, and nothing else:
+	// the sweep's scope.
+	tasksOf := func(tens ...tenant) func(rlsTable) []string {
+		return func(tb rlsTable) []string {
+			if tb.name != "mcp_tasks" {
+				return nil
+			}
+			var out []string
+			for _, ten := range tens {
+				out = append(out, owned(t, st, tb, ten.OrgID)...)
+			}
+			return out
+		}
+	}
 	// journalOf is the journal of every organization given, and nothing
 	// else: retention's scope.
 	journalOf := func(tens ...tenant) func(rlsTable) []string {
@@ -525,7 +545,7 @@ func TestRLSVisibility(t *testing.T) {
 		{"no settings", settings{}, none},
 		{"empty settings", settings{"app.org_id": "", "app.user_id": "", "app.session_hash": "", "app.login_email": "",
 			"app.public_server_id": "", "app.key_hash": "", "app.org_slug": "", "app.audit_append": "",
-			"app.exchange": "", "app.journal_append": "", "app.journal_prune": ""}, none},
+			"app.exchange": "", "app.journal_append": "", "app.journal_prune": "", "app.task_sweep": ""}, none},
 		{"exchange without published cards", settings{"app.exchange": "on"}, none},
 		{"key hash of A", settings{"app.key_hash": a.KeyHash}, only("api_keys", a)},
 		{"wrong key hash", settings{"app.key_hash": strings.Repeat("0", 64)}, none},
@@ -534,6 +554,8 @@ func TestRLSVisibility(t *testing.T) {
 		{"journal append", settings{"app.journal_append": "on"}, none},
 		{"journal prune", settings{"app.journal_prune": "on"}, journalOf(a, b)},
 		{"journal prune not quite on", settings{"app.journal_prune": "yes"}, none},
+		{"task sweep", settings{"app.task_sweep": "on"}, tasksOf(a, b)},
+		{"task sweep not quite on", settings{"app.task_sweep": "yes"}, none},
 		{"org B", settings{"app.org_id": b.OrgID.String()}, ofOrg(b)},
 		{"org A", settings{"app.org_id": a.OrgID.String()}, ofOrg(a)},
 		{"unknown org", settings{"app.org_id": uuid.NewString()}, none},
@@ -855,6 +877,16 @@ func TestRLSNarrowScopesAreReadOnly(t *testing.T) {
 		{"journal prune deletes a server", settings{"app.journal_prune": "on"},
 			`DELETE FROM mcp_servers WHERE id = $1`, []any{a.ServerID}},
 		{"B clears A's journal", tenantOfB, `DELETE FROM mcp_journal WHERE server_id = $1`, []any{a.ServerID}},
+		{"task sweep plants a task", settings{"app.task_sweep": "on"},
+			`INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
+				VALUES (md5('planted'), $1, $2, 'tool', 'planted', '{}', now())`, []any{a.OrgID, a.ServerID}},
+		{"task sweep ends a task", settings{"app.task_sweep": "on"},
+			`UPDATE mcp_tasks SET ended_status = 'cancelled', ended_at = now() WHERE server_id = $1`, []any{a.ServerID}},
+		{"task sweep deletes a server", settings{"app.task_sweep": "on"},
+			`DELETE FROM mcp_servers WHERE id = $1`, []any{a.ServerID}},
+		{"B ends A's tasks", tenantOfB,
+			`UPDATE mcp_tasks SET ended_status = 'cancelled', ended_at = now() WHERE server_id = $1`, []any{a.ServerID}},
+		{"B deletes A's tasks", tenantOfB, `DELETE FROM mcp_tasks WHERE server_id = $1`, []any{a.ServerID}},
 	}
 	requireChangesNothing(t, st.Pool(), cases)
 }

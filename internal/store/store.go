@@ -101,6 +101,10 @@ type Scope struct {
 	// JournalPrune (app.journal_prune) lets the transaction read and delete
 	// the call journal of every organization, and nothing else: retention.
 	JournalPrune bool
+	// TaskSweep (app.task_sweep) lets the transaction read and delete the
+	// MCP tasks of every organization, and nothing else: the sweep of
+	// expired tasks.
+	TaskSweep bool
 	// Exchange (app.exchange) reveals published agent cards of every
 	// organization and the organizations that publish them, read-only: the
 	// public exchange. Set it alone.
@@ -139,10 +143,10 @@ func (s *Store) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 		set_config('app.public_server_id', $5, true), set_config('app.key_hash', $6, true),
 		set_config('app.org_slug', $7, true), set_config('app.audit_append', $8, true),
 		set_config('app.exchange', $9, true), set_config('app.journal_append', $10, true),
-		set_config('app.journal_prune', $11, true)`,
+		set_config('app.journal_prune', $11, true), set_config('app.task_sweep', $12, true)`,
 		uuidText(scope.OrgID), uuidText(scope.UserID), scope.SessionHash, scope.LookupEmail,
 		uuidText(scope.PublicServerID), scope.KeyHash, scope.OrgSlug, onOff(scope.AuditAppend),
-		onOff(scope.Exchange), onOff(scope.JournalAppend), onOff(scope.JournalPrune)); err != nil {
+		onOff(scope.Exchange), onOff(scope.JournalAppend), onOff(scope.JournalPrune), onOff(scope.TaskSweep)); err != nil {
 		return fmt.Errorf("set scope: %w", err)
 	}
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {

@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// taskOpen is the status of a task that has not ended.
+const taskOpen = "open"
+
+// emptyToolResult is the result of a task completed by hand without one.
+var emptyToolResult = json.RawMessage(`{"content":[]}`)
+
+// ListTasks lists a server's unexpired MCP tasks, newest first.
+func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
+	after, err := decodeTaskCursor(deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	_, page, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+		func(tx *store.Tx, _ design.Server) (store.TaskPage, error) {
+			return tx.Tasks(ctx, req.ServerId, after, or(req.Params.Limit, 100))
+		})
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTasks200JSONResponse{Items: mapEach(page.Tasks, apiTaskSummary), NextCursor: nullable.NewNullNullable[string]()}
+	if page.Next != nil {
+		out.NextCursor = nullable.NewNullableWithValue(encodeTaskCursor(*page.Next))
+	}
+	return out, nil
+}
+
+// EndTask ends an open task by hand, now, with the body's status and its
+// result or error.
+func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api.EndTaskResponseObject, error) {
+	status, payload, err := endOfTask(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	_, task, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+		func(tx *store.Tx, _ design.Server) (store.Task, error) {
+			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, time.Now(), payload)
+			if err != nil {
+				return store.Task{}, err
+			}
+			task, err := tx.Task(ctx, req.ServerId, req.TaskId)
+			if err == nil && !ended {
+				err = failure.Conflict("the task already ended (%s at %s); a task ends once", task.EndedStatus,
+					task.EndedAt.UTC().Format(time.RFC3339))
+			}
+			return task, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return api.EndTask200JSONResponse(apiTaskSummary(task)), nil
+}
+
+// endOfTask checks an end request and returns the status and the payload
+// to store: the result of a completed task, the error of a failed one.
+func endOfTask(b *api.EndTaskRequest) (string, json.RawMessage, error) {
+	var f failure.Fields
+	status := string(b.Status)
+	var payload json.RawMessage
+	switch status {
+	case store.TaskCompleted:
+		if b.Error != nil {
+			f.Add("error", "only a failed task has an error; a completed one may have a result")
+		}
+		payload = emptyToolResult
+		if b.Result != nil {
+			if raw := bytes.TrimSpace(*b.Result); len(raw) == 0 || raw[0] != '{' {
+				f.Add("result", "must be an object (a CallToolResult such as {\"content\": [{\"type\": \"text\", \"text\": \"done\"}]})")
+			}
+			payload = *b.Result
+		}
+	case store.TaskFailed:
+		if b.Result != nil {
+			f.Add("result", "only a completed task has a result; a failed one has an error")
+		}
+		if b.Error == nil {
+			f.Add("error", "required when status is failed: a JSON-RPC error {code, message, data?}")
+			break
+		}
+		checkTaskError(&f, *b.Error)
+		raw, err := json.Marshal(b.Error)
+		if err != nil {
+			f.Add("error", "must be a JSON-RPC error {code, message, data?}")
+		}
+		payload = raw
+	case store.TaskCancelled:
+		if b.Result != nil {
+			f.Add("result", "a cancelled task has no result")
+		}
+		if b.Error != nil {
+			f.Add("error", "a cancelled task has no error")
+		}
+	default:
+		f.Add("status", "must be completed, failed or cancelled, not %q", status)
+	}
+	if err := f.Err(); err != nil {
+		return "", nil, err
+	}
+	return status, payload, nil
+}
+
+// checkTaskError checks the error of a failed task as a scenario's error
+// is checked.
+func checkTaskError(f *failure.Fields, e mockspec.RPCError) {
+	if e.Code == 0 {
+		f.Add("error.code", "must be a non-zero integer: a JSON-RPC error code such as -32603 (internal error)")
+	}
+	if strings.TrimSpace(e.Message) == "" {
+		f.Add("error.message", "must not be blank")
+	}
+}
+
+func apiTaskSummary(t store.Task) api.TaskSummary {
+	out := api.TaskSummary{Id: t.ID, Tool: t.Tool, Scenario: t.Scenario, Status: taskOpen,
+		CreatedAt: t.CreatedAt.UTC(), ExpiresAt: nullable.NewNullNullable[time.Time](),
+		EndedStatus: nullable.NewNullNullable[api.TaskSummaryEndedStatus](), EndedAt: nullable.NewNullNullable[time.Time]()}
+	if t.ExpiresAt != nil {
+		out.ExpiresAt = nullable.NewNullableWithValue(t.ExpiresAt.UTC())
+	}
+	if t.EndedStatus != "" {
+		out.Status = t.EndedStatus
+		out.EndedStatus = nullable.NewNullableWithValue(api.TaskSummaryEndedStatus(t.EndedStatus))
+	}
+	if t.EndedAt != nil {
+		out.EndedAt = nullable.NewNullableWithValue(t.EndedAt.UTC())
+	}
+	return out
+}
+
+// Task cursors are opaque to clients: base64url of "<unix nanos>:<id>".
+func encodeTaskCursor(k store.TaskPageKey) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID))
+}
+
+func decodeTaskCursor(c string) (*store.TaskPageKey, error) {
+	if c == "" {
+		return nil, nil
+	}
+	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return nil, bad
+	}
+	nanos, id, ok := strings.Cut(string(raw), ":")
+	if !ok || !isTaskID(id) {
+		return nil, bad
+	}
+	n, err := strconv.ParseInt(nanos, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	return &store.TaskPageKey{CreatedAt: time.Unix(0, n), ID: id}, nil
+}
+
+// isTaskID reports whether id has the form of a task id: 32 lowercase hex
+// characters.
+func isTaskID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1954,8 +1954,13 @@ export interface components {
              *     a later request of their own, so their calls never take it.
              */
             timeout_ms?: number;
-            /** @description A tool's branch may answer with a task, begun once the questions are answered; its outcome may quote the answers. */
-            task?: components["schemas"]["MockTask"];
+            /**
+             * @description A tool's branch may answer with a task (a MockTask; the API checks it when the tool is saved),
+             *     begun once the questions are answered; its outcome may quote the answers.
+             */
+            task?: {
+                [key: string]: unknown;
+            };
             ask?: components["schemas"]["MockAsk"];
             /** @description The branches of the next round, each a MockBranch (the API checks them when the tool is saved). */
             then?: {

@@ -130,6 +130,20 @@ func TestTasks(t *testing.T) {
 		require.Equal(t, "2026-11-27T09:00:03Z", got["lastUpdatedAt"])
 		require.NotContains(t, got, "pollIntervalMs", "a task that is over is not polled")
 	})
+	t.Run("the REST API", func(t *testing.T) {
+		r := owner.Do("GET", "/api/servers/"+id+"/tasks", nil).Status(http.StatusOK)
+		require.Equal(t, taskID, r.String("items.0.id"))
+		require.Equal(t, "completed", r.String("items.0.status"), "the status its script has reached")
+		owner.Do("POST", "/api/servers/"+id+"/tasks/"+taskID+"/end", map[string]any{"status": "failed",
+			"error": map[string]any{"code": -32603, "message": "late"}}).Status(http.StatusConflict)
+
+		open := c.result("tools/call", "build", map[string]any{"name": "build"})["taskId"].(string)
+		owner.Do("POST", "/api/servers/"+id+"/tasks/"+open+"/end", map[string]any{"status": "completed",
+			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "done by hand"}}}}).Status(http.StatusOK)
+		got := c.get(open)
+		require.Equal(t, "completed", got["status"])
+		require.Equal(t, "done by hand", got["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
+	})
 	t.Run("on another instance", func(t *testing.T) {
 		second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err)

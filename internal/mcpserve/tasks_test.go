@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -279,7 +280,16 @@ func TestOpenTasksCostNoGoroutine(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	t.Logf("%d open tasks: goroutines %d before, %d after; heap in use %.1f MiB", n, before, runtime.NumGoroutine(), float64(ms.HeapInuse)/(1<<20))
+	rss := "unknown"
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				rss = strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+			}
+		}
+	}
+	t.Logf("%d open tasks: goroutines %d before, %d after; heap in use %.1f MiB; RSS of the test process (service and client) %s",
+		n, before, runtime.NumGoroutine(), float64(ms.HeapInuse)/(1<<20), rss)
 	require.LessOrEqual(t, runtime.NumGoroutine(), before+workers, "open tasks hold no goroutine")
 }
 

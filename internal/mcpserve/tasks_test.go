@@ -226,7 +226,7 @@ func TestTasks(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		params := map[string]any{"notifications": map[string]any{"taskIds": []string{task, "unknown"}}, "_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion": modernVersion,
+			"io.modelcontextprotocol/protocolVersion":    modernVersion,
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}}
 		body := raw(t, map[string]any{"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": params})
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(body)))

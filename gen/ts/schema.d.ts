@@ -2292,8 +2292,13 @@ export interface components {
             tool: string;
             /** @description The name of the scenario the task plays. */
             scenario: string;
-            /** @description `open` until the task ends, then its `ended_status`. */
-            status: string;
+            /**
+             * @description The task's status now, as `tasks/get` would answer it (reckoned from its script).
+             * @enum {string}
+             */
+            status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+            /** @description The status message now (empty when none). */
+            status_message: string;
             /** Format: date-time */
             created_at: string;
             /**

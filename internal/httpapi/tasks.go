@@ -14,12 +14,10 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
-
-// taskOpen is the status of a task that has not ended.
-const taskOpen = "open"
 
 // emptyToolResult is the result of a task completed by hand without one.
 var emptyToolResult = json.RawMessage(`{"content":[]}`)
@@ -37,7 +35,14 @@ func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListTasks200JSONResponse{Items: mapEach(page.Tasks, apiTaskSummary), NextCursor: nullable.NewNullNullable[string]()}
+	now := s.now()
+	items := make([]api.TaskSummary, len(page.Tasks))
+	for i, t := range page.Tasks {
+		if items[i], err = apiTaskSummary(t, now); err != nil {
+			return nil, err
+		}
+	}
+	out := api.ListTasks200JSONResponse{Items: items, NextCursor: nullable.NewNullNullable[string]()}
 	if page.Next != nil {
 		out.NextCursor = nullable.NewNullableWithValue(encodeTaskCursor(*page.Next))
 	}
@@ -51,13 +56,24 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
+	now := s.now()
 	_, task, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
 		func(tx *store.Tx, _ design.Server) (store.Task, error) {
-			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, time.Now(), payload)
+			task, err := tx.Task(ctx, req.ServerId, req.TaskId)
+			if err != nil {
+				return task, err
+			}
+			// A task whose script has run its course is over too.
+			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err != nil {
+				return task, err
+			} else if task.EndedStatus == "" && terminalTask(st) {
+				return task, failure.Conflict("the task is over already (%s by its script); a task ends once", st)
+			}
+			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, now, payload)
 			if err != nil {
 				return store.Task{}, err
 			}
-			task, err := tx.Task(ctx, req.ServerId, req.TaskId)
+			task, err = tx.Task(ctx, req.ServerId, req.TaskId)
 			if err == nil && !ended {
 				err = failure.Conflict("the task already ended (%s at %s); a task ends once", task.EndedStatus,
 					task.EndedAt.UTC().Format(time.RFC3339))
@@ -67,7 +83,11 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	return api.EndTask200JSONResponse(apiTaskSummary(task)), nil
+	summary, err := apiTaskSummary(task, now)
+	if err != nil {
+		return nil, err
+	}
+	return api.EndTask200JSONResponse(summary), nil
 }
 
 // endOfTask checks an end request and returns the status and the payload
@@ -129,21 +149,38 @@ func checkTaskError(f *failure.Fields, e mockspec.RPCError) {
 	}
 }
 
-func apiTaskSummary(t store.Task) api.TaskSummary {
-	out := api.TaskSummary{Id: t.ID, Tool: t.Tool, Scenario: t.Scenario, Status: taskOpen,
+// apiTaskSummary is t as the API lists it, with its status now.
+func apiTaskSummary(t store.Task, now time.Time) (api.TaskSummary, error) {
+	status, message, err := mcpserve.TaskState(mcpserve.TaskRecord(t), now)
+	if err != nil {
+		return api.TaskSummary{}, err
+	}
+	out := api.TaskSummary{Id: t.ID, Tool: t.Tool, Scenario: t.Scenario, Status: api.TaskSummaryStatus(status), StatusMessage: message,
 		CreatedAt: t.CreatedAt.UTC(), ExpiresAt: nullable.NewNullNullable[time.Time](),
 		EndedStatus: nullable.NewNullNullable[api.TaskSummaryEndedStatus](), EndedAt: nullable.NewNullNullable[time.Time]()}
 	if t.ExpiresAt != nil {
 		out.ExpiresAt = nullable.NewNullableWithValue(t.ExpiresAt.UTC())
 	}
 	if t.EndedStatus != "" {
-		out.Status = t.EndedStatus
 		out.EndedStatus = nullable.NewNullableWithValue(api.TaskSummaryEndedStatus(t.EndedStatus))
 	}
 	if t.EndedAt != nil {
 		out.EndedAt = nullable.NewNullableWithValue(t.EndedAt.UTC())
 	}
-	return out
+	return out, nil
+}
+
+// terminalTask reports whether a task of status is over.
+func terminalTask(status string) bool {
+	return status == store.TaskCompleted || status == store.TaskFailed || status == store.TaskCancelled
+}
+
+// now is the service's clock.
+func (s *Server) now() time.Time {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock()
+	}
+	return time.Now()
 }
 
 // Task cursors are opaque to clients: base64url of "<unix nanos>:<id>".

@@ -17,6 +17,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
+// plantedScript is the script the MCP endpoint keeps with a task of a
+// scenario working for a day, then answering.
+const plantedScript = `{"task":{"steps":[{"message":"Crunching","duration_ms":86400000}],"response":{"done":true}},"version":"2025-06-18"}`
+
 // plantTask creates a task of c's server as the MCP endpoint would, created
 // at created and expiring at expires (nil: never); it returns its id.
 func plantTask(t *testing.T, env *apitest.Env, c *apitest.Client, server, tool string, created time.Time, expires *time.Time) string {
@@ -26,7 +30,7 @@ func plantTask(t *testing.T, env *apitest.Env, c *apitest.Client, server, tool s
 	id := hex.EncodeToString(b[:])
 	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: id,
 		OrgID: uuid.MustParse(c.OrgID), ServerID: uuid.MustParse(server), Tool: tool, Scenario: "slow",
-		Script: json.RawMessage(`{"steps":[]}`), CreatedAt: created, ExpiresAt: expires}))
+		Script: json.RawMessage(plantedScript), CreatedAt: created, ExpiresAt: expires}))
 	return id
 }
 
@@ -62,7 +66,7 @@ func TestListTasks(t *testing.T) {
 	require.Equal(t, want, got, "newest first, without the expired task or another server's")
 
 	r := c.Do("GET", "/api/servers/"+server+"/tasks?limit=1", nil).Status(http.StatusOK)
-	require.JSONEq(t, `{"id":"`+want[0]+`","tool":"report_4","scenario":"slow","status":"open",
+	require.JSONEq(t, `{"id":"`+want[0]+`","tool":"report_4","scenario":"slow","status":"working","status_message":"Crunching",
 		"created_at":"`+base.Add(4*time.Minute).Format(time.RFC3339)+`","expires_at":"`+expires.Format(time.RFC3339)+`",
 		"ended_status":null,"ended_at":null}`, string(mustJSON(t, r.Get("items.0"))))
 

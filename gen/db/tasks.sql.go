@@ -39,8 +39,8 @@ func (q *Queries) AnswerTask(ctx context.Context, db DBTX, arg AnswerTaskParams)
 }
 
 const createTask = `-- name: CreateTask :exec
-INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, arguments, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, arguments, answers, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 `
 
 type CreateTaskParams struct {
@@ -51,6 +51,7 @@ type CreateTaskParams struct {
 	Scenario       string
 	Script         []byte
 	Arguments      []byte
+	Answers        []byte
 	CreatedAt      time.Time
 	ExpiresAt      *time.Time
 }
@@ -64,6 +65,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		arg.Scenario,
 		arg.Script,
 		arg.Arguments,
+		arg.Answers,
 		arg.CreatedAt,
 		arg.ExpiresAt,
 	)

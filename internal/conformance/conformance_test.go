@@ -56,8 +56,9 @@ var requirementSets = []struct {
 }
 
 // TestOfficialConformanceSuite runs the official MCP conformance suite, once
-// per protocol revision, against the designs in testdata, created through
-// the REST API and served by the real service. The suite exits non-zero when
+// per protocol revision and once per scenario of the tasks extension,
+// against the designs in testdata, created through the REST API and served
+// by the real service. The suite exits non-zero when
 // a scored scenario fails or warns in a check the revision's expected
 // failures file does not list, or when a listed one passes.
 func TestOfficialConformanceSuite(t *testing.T) {
@@ -87,6 +88,73 @@ func TestOfficialConformanceSuite(t *testing.T) {
 			require.Empty(t, unmetChecks(t, results, set.pending), "scenarios run but not scored at %s", set.revision)
 		})
 	}
+	t.Run("tasks", func(t *testing.T) {
+		runExtension(t, node, cli, createDesign(t, owner, filepath.Join("testdata", tasksSet.design)))
+	})
+}
+
+// tasksSet is the run of the suite's scenarios of the tasks extension
+// (io.modelcontextprotocol/tasks): extension scenarios are in no
+// requirement set, so each runs on its own (--scenario), against the
+// 2026-07-28 design, with the checks that design is known to fail.
+var tasksSet = struct{ prefix, design, expected string }{
+	prefix: "tasks-", design: "design-2026.json", expected: "expected-failures-tasks.yml",
+}
+
+// runExtension runs each of the suite's extension scenarios named with
+// tasksSet's prefix against endpoint, as the suite lists them, so a new
+// one is run as soon as the pinned suite has it.
+func runExtension(t *testing.T, node, cli, endpoint string) {
+	t.Helper()
+	expected, err := filepath.Abs(filepath.Join("testdata", tasksSet.expected))
+	require.NoError(t, err)
+	scenarios := extensionScenarios(t, node, cli, tasksSet.prefix)
+	require.NotEmpty(t, scenarios, "the suite lists no %s* extension scenario", tasksSet.prefix)
+	for _, scenario := range scenarios {
+		t.Run(scenario, func(t *testing.T) {
+			results := t.TempDir()
+			ctx, cancel := context.WithTimeout(t.Context(), scenarioTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, cli, "server", "--scenario", scenario,
+				"--url", endpoint, "--expected-failures", expected, "-o", results)
+			cmd.Dir = t.TempDir()
+			out, err := cmd.CombinedOutput()
+			t.Logf("conformance server --scenario %s --url %s\n%s", scenario, endpoint, ansiColor.ReplaceAll(out, nil))
+			require.NoError(t, ctx.Err(), "the scenario did not finish within %s", scenarioTimeout)
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				t.Fatalf("the suite exited with %d: a check failed that %s does not list, "+
+					"or a listed one passed (see the summary above). Failed checks and warnings:\n%s",
+					exit.ExitCode(), tasksSet.expected, unmetChecks(t, results, nil))
+			}
+			require.NoError(t, err)
+		})
+	}
+}
+
+// scenarioTimeout bounds one extension scenario: the suite waits up to 10 s
+// for each task it polls to end, and a few run one after another.
+const scenarioTimeout = 2 * time.Minute
+
+// extensionLine matches a server scenario of an extension in the suite's
+// list: "  - tasks-lifecycle [extension]".
+var extensionLine = regexp.MustCompile(`(?m)^\s*- (\S+) \[extension\]\s*$`)
+
+// extensionScenarios lists the suite's server scenarios of an extension
+// whose names start with prefix.
+func extensionScenarios(t *testing.T, node, cli, prefix string) []string {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), node, cli, "list", "--server")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "conformance list --server\n%s", out)
+	var names []string
+	for _, m := range extensionLine.FindAllSubmatch(ansiColor.ReplaceAll(out, nil), -1) {
+		if name := string(m[1]); strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // ansiColor matches the colour escapes the suite writes even when its

@@ -49,17 +49,15 @@ type TaskPage struct {
 	Next  *TaskPageKey // nil on the last page
 }
 
-// CreateTask inserts t in its organization; it is durable once this
-// returns. A server not of t.OrgID's is not found.
+// CreateTask inserts t in its organization, with the answers it was
+// given (those to questions asked before the task); it is durable once
+// this returns. A server not of t.OrgID's is not found.
 func (s *Store) CreateTask(ctx context.Context, t Task) error {
-	args := []byte(t.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = []byte("{}")
-	}
+	args, answers := objectOrEmpty(t.Arguments), objectOrEmpty(t.Answers)
 	return s.WithTx(ctx, Scope{OrgID: t.OrgID}, func(tx *Tx) error {
 		return tx.q.CreateTask(ctx, tx.tx, db.CreateTaskParams{
 			ID: t.ID, OrganizationID: t.OrgID, ServerID: t.ServerID, Tool: t.Tool, Scenario: t.Scenario,
-			Script: t.Script, Arguments: args, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
+			Script: t.Script, Arguments: args, Answers: answers, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
 		})
 	})
 }
@@ -171,4 +169,12 @@ func taskFrom(r db.McpTask) Task {
 		Answers: r.Answers, AnsweredAt: r.AnsweredAt, EndedStatus: orEmpty(r.EndedStatus), EndedAt: r.EndedAt,
 		EndedPayload: r.EndedPayload,
 	}
+}
+
+// objectOrEmpty is the JSON object raw, {} when it is absent or null.
+func objectOrEmpty(raw json.RawMessage) []byte {
+	if len(raw) == 0 || string(raw) == "null" {
+		return []byte("{}")
+	}
+	return raw
 }

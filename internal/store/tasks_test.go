@@ -74,6 +74,16 @@ func TestTaskRoundTrip(t *testing.T) {
 		require.JSONEq(t, `{}`, string(got.Arguments))
 		require.Nil(t, got.ExpiresAt)
 	})
+	t.Run("with the answers given before it", func(t *testing.T) {
+		asked := store.Task{ID: taskID(), OrgID: a.OrgID, ServerID: a.ServerID, Tool: "t", Scenario: "s",
+			Script: json.RawMessage(`[]`), Answers: json.RawMessage(`{"user_name":{"action":"accept","content":{"name":"Alice"}}}`),
+			CreatedAt: time.Now()}
+		require.NoError(t, st.CreateTask(ctx, asked))
+		got, err := st.GetTask(ctx, a.OrgID, a.ServerID, asked.ID)
+		require.NoError(t, err)
+		require.JSONEq(t, string(asked.Answers), string(got.Answers))
+		require.Nil(t, got.AnsweredAt)
+	})
 	t.Run("a duplicate id is a conflict", func(t *testing.T) {
 		dup := want
 		err := st.CreateTask(ctx, dup)

@@ -201,7 +201,7 @@ func TestWrongInputsAnswer4xxInTheAPIsWords(t *testing.T) {
 	w["task_id"] = strings.Repeat("5e", 16)
 	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: w["task_id"],
 		OrgID: uuid.MustParse(owner.orgID), ServerID: uuid.MustParse(w["server_id"]), Tool: w["tool_name"],
-		Scenario: "default", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+		Scenario: "default", Script: json.RawMessage(plantedScript), CreatedAt: time.Now()}))
 	w["org_slug"] = c.Do("GET", "/api/organizations/"+owner.orgID, nil).Status(http.StatusOK).String("slug")
 	w["name"] = "probed-card"
 	rawKey := c.Do("POST", "/api/keys", map[string]any{"name": "probe caller"}).Status(http.StatusCreated).String("raw_key")

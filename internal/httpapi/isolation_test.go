@@ -339,7 +339,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a.task = strings.Repeat("a1", 16)
 	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: a.task,
 		OrgID: uuid.MustParse(a.orgID), ServerID: uuid.MustParse(a.server), Tool: a.toolName, Scenario: "default",
-		Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+		Script: json.RawMessage(plantedScript), CreatedAt: time.Now()}))
 	require.Contains(t, string(ac.Do("GET", "/api/servers/"+a.server+"/tasks", nil).Status(http.StatusOK).Raw), a.task,
 		"A's tasks list it")
 	// A second organization of A's where B is a plain member: B belonging to

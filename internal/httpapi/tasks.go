@@ -38,9 +38,7 @@ func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) 
 	now := s.now()
 	items := make([]api.TaskSummary, len(page.Tasks))
 	for i, t := range page.Tasks {
-		if items[i], err = apiTaskSummary(t, now); err != nil {
-			return nil, err
-		}
+		items[i] = apiTaskSummary(t, now)
 	}
 	out := api.ListTasks200JSONResponse{Items: items, NextCursor: nullable.NewNullNullable[string]()}
 	if page.Next != nil {
@@ -64,9 +62,7 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 				return task, err
 			}
 			// A task whose script has run its course is over too.
-			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err != nil {
-				return task, err
-			} else if task.EndedStatus == "" && terminalTask(st) {
+			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err == nil && task.EndedStatus == "" && terminalTask(st) {
 				return task, failure.Conflict("the task is over already (%s by its script); a task ends once", st)
 			}
 			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, now, payload)
@@ -83,11 +79,7 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	summary, err := apiTaskSummary(task, now)
-	if err != nil {
-		return nil, err
-	}
-	return api.EndTask200JSONResponse(summary), nil
+	return api.EndTask200JSONResponse(apiTaskSummary(task, now)), nil
 }
 
 // endOfTask checks an end request and returns the status and the payload
@@ -150,10 +142,10 @@ func checkTaskError(f *failure.Fields, e mockspec.RPCError) {
 }
 
 // apiTaskSummary is t as the API lists it, with its status now.
-func apiTaskSummary(t store.Task, now time.Time) (api.TaskSummary, error) {
+func apiTaskSummary(t store.Task, now time.Time) api.TaskSummary {
 	status, message, err := mcpserve.TaskState(mcpserve.TaskRecord(t), now)
-	if err != nil {
-		return api.TaskSummary{}, err
+	if err != nil { // kept by an earlier version in a form this one cannot read
+		status, message = store.TaskFailed, "the task's script can no longer be read"
 	}
 	out := api.TaskSummary{Id: t.ID, Tool: t.Tool, Scenario: t.Scenario, Status: api.TaskSummaryStatus(status), StatusMessage: message,
 		CreatedAt: t.CreatedAt.UTC(), ExpiresAt: nullable.NewNullNullable[time.Time](),
@@ -167,7 +159,7 @@ func apiTaskSummary(t store.Task, now time.Time) (api.TaskSummary, error) {
 	if t.EndedAt != nil {
 		out.EndedAt = nullable.NewNullableWithValue(t.EndedAt.UTC())
 	}
-	return out, nil
+	return out
 }
 
 // terminalTask reports whether a task of status is over.

@@ -174,3 +174,23 @@ func TestEndTask(t *testing.T) {
 		c.Do("POST", end("NOT-A-TASK"), map[string]any{"status": "cancelled"}).Problem(http.StatusBadRequest)
 	})
 }
+
+// TestTaskOfAnUnreadableScript: a task whose kept script this version
+// cannot read is listed as failed, not answered with a 500, and can still
+// be ended by hand.
+func TestTaskOfAnUnreadableScript(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	c := env.Signup(t, "Old Tasks")
+	server := mkServer(t, c, "old")
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	require.NoError(t, env.Service.Store().CreateTask(context.Background(), store.Task{ID: id,
+		OrgID: uuid.MustParse(c.OrgID), ServerID: uuid.MustParse(server), Tool: "t", Scenario: "s",
+		Script: json.RawMessage(`{"steps":"no longer a list"}`), CreatedAt: time.Now()}))
+	r := c.Do("GET", "/api/servers/"+server+"/tasks", nil).Status(http.StatusOK)
+	require.Equal(t, "failed", r.String("items.0.status"))
+	require.Equal(t, "the task's script can no longer be read", r.String("items.0.status_message"))
+	c.Do("POST", "/api/servers/"+server+"/tasks/"+id+"/end", map[string]any{"status": "cancelled"}).Status(http.StatusOK)
+}

@@ -152,6 +152,20 @@ func TestTasks(t *testing.T) {
 		t.Cleanup(func() { srv.Close(); _ = second.Close() })
 		other := tasksClient{t: t, endpoint: srv.URL + "/api/platform/" + id + "/mcp", extension: true}
 		require.Equal(t, "completed", other.get(taskID)["status"])
+
+		// Created here, answered and cancelled there.
+		asking := c.result("tools/call", "approve", map[string]any{"name": "approve"})["taskId"].(string)
+		running := c.result("tools/call", "build", map[string]any{"name": "build"})["taskId"].(string)
+		clock.Advance(time.Second)
+		require.Equal(t, "input_required", other.get(asking)["status"])
+		other.result("tasks/update", asking, map[string]any{"taskId": asking, "inputResponses": map[string]any{
+			"who": map[string]any{"action": "accept", "content": map[string]any{"name": "Grace"}},
+			"ok":  map[string]any{"action": "decline"}}})
+		other.result("tasks/cancel", running, map[string]any{"taskId": running})
+		got := c.get(asking)
+		require.Equal(t, "completed", got["status"])
+		require.Equal(t, true, got["result"].(map[string]any)["isError"], "the decline branch")
+		require.Equal(t, "cancelled", c.get(running)["status"])
 	})
 	t.Run("failed", func(t *testing.T) {
 		broken := c.result("tools/call", "broken", map[string]any{"name": "broken"})["taskId"].(string)

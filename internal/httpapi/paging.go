@@ -65,30 +65,40 @@ func cursorOf(next *store.PageKey) nullable.Nullable[string] {
 }
 
 // Cursors are opaque to clients: base64url of "<unix nanos>:<id>".
-func encodeCursor(k store.PageKey) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID.String()))
-}
+func encodeCursor(k store.PageKey) string { return cursorText(k.CreatedAt, k.ID.String()) }
 
 func decodeCursor(c string) (*store.PageKey, error) {
+	at, id, err := readCursor(c, func(id string) bool { return uuid.Validate(id) == nil })
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return &store.PageKey{CreatedAt: at, ID: uuid.MustParse(id)}, nil
+}
+
+// cursorText encodes the key of a page's first row: when the row was
+// created and its id.
+func cursorText(created time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created.UnixNano(), 10) + ":" + id))
+}
+
+// readCursor decodes a cursor cursorText made, whose id valid accepts;
+// "" reads as no cursor (a zero time and id).
+func readCursor(c string, valid func(id string) bool) (time.Time, string, error) {
 	if c == "" {
-		return nil, nil
+		return time.Time{}, "", nil
 	}
 	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return nil, bad
+		return time.Time{}, "", bad
 	}
 	nanos, id, ok := strings.Cut(string(raw), ":")
-	if !ok {
-		return nil, bad
+	if !ok || !valid(id) {
+		return time.Time{}, "", bad
 	}
 	n, err := strconv.ParseInt(nanos, 10, 64)
 	if err != nil {
-		return nil, bad
+		return time.Time{}, "", bad
 	}
-	uid, err := uuid.Parse(id)
-	if err != nil {
-		return nil, bad
-	}
-	return &store.PageKey{CreatedAt: time.Unix(0, n), ID: uid}, nil
+	return time.Unix(0, n), id, nil
 }

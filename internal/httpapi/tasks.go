@@ -3,9 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 
@@ -175,29 +173,15 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-// Task cursors are opaque to clients: base64url of "<unix nanos>:<id>".
-func encodeTaskCursor(k store.TaskPageKey) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.CreatedAt.UnixNano(), 10) + ":" + k.ID))
-}
+// Task cursors are opaque to clients, as every cursor.
+func encodeTaskCursor(k store.TaskPageKey) string { return cursorText(k.CreatedAt, k.ID) }
 
 func decodeTaskCursor(c string) (*store.TaskPageKey, error) {
-	if c == "" {
-		return nil, nil
+	at, id, err := readCursor(c, isTaskID)
+	if err != nil || id == "" {
+		return nil, err
 	}
-	bad := failure.BadRequest("the cursor is invalid", failure.Field("cursor", "not a cursor this service returned"))
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return nil, bad
-	}
-	nanos, id, ok := strings.Cut(string(raw), ":")
-	if !ok || !isTaskID(id) {
-		return nil, bad
-	}
-	n, err := strconv.ParseInt(nanos, 10, 64)
-	if err != nil {
-		return nil, bad
-	}
-	return &store.TaskPageKey{CreatedAt: time.Unix(0, n), ID: id}, nil
+	return &store.TaskPageKey{CreatedAt: at, ID: id}, nil
 }
 
 // isTaskID reports whether id has the form of a task id: 32 lowercase hex

@@ -205,10 +205,11 @@ func errNeedsTasks(what string) error {
 		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]struct{}{mockspec.TasksExtension: {}}}})
 }
 
-// startTask answers a call whose scenario is a task: a task handle for a
-// client that declares the extension, else the outcome at once (or -32021
-// for a task that requires the extension). handled is false when the
-// outcome is the caller's to give: sc then is the scene answering.
+// startTask answers a call whose scenario (or branch) sc is a task with a
+// task handle, for a client that declares the extension; answers are those
+// given before it, which its outcome may quote. For any other client it is
+// -32021 when the task requires the extension, else errNoTask: the caller
+// gives the outcome at once.
 func startTask(ctx context.Context, x *Exchange, d *compiled, t *tool, sc *scene, call askCall, answers map[string]any) (json.RawMessage, error) {
 	ts := sc.task
 	s := stateOf(x)

@@ -262,6 +262,14 @@ func TestTasks(t *testing.T) {
 		require.Contains(t, done, `"status":"completed"`)
 		require.Contains(t, done, `build passed`)
 	})
+	t.Run("in the journal", func(t *testing.T) {
+		require.NoError(t, env.Service.Journal().Flush(t.Context()))
+		r := owner.Do("GET", "/api/servers/"+id+"/journal?method=tasks/get&outcome=result&limit=1", nil).Status(http.StatusOK)
+		require.Equal(t, "tasks/get", r.String("items.0.method"))
+		require.Contains(t, r.String("items.0.response"), `"taskId"`)
+		r = owner.Do("GET", "/api/servers/"+id+"/journal?tool=build&limit=100", nil).Status(http.StatusOK)
+		require.Contains(t, string(r.Raw), `\"resultType\":\"task\"`, "the call that began a task")
+	})
 	t.Run("expiry", func(t *testing.T) {
 		clock.Advance(time.Minute)
 		code, msg := c.rpcError("tasks/get", taskID, map[string]any{"taskId": taskID})

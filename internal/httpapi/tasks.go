@@ -60,7 +60,7 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 				return task, err
 			}
 			// A task whose script has run its course is over too.
-			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err == nil && task.EndedStatus == "" && terminalTask(st) {
+			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err == nil && task.EndedStatus == "" && mcpserve.TaskOver(st) {
 				return task, failure.Conflict("the task is over already (%s by its script); a task ends once", st)
 			}
 			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, now, payload)
@@ -158,11 +158,6 @@ func apiTaskSummary(t store.Task, now time.Time) api.TaskSummary {
 		out.EndedAt = nullable.NewNullableWithValue(t.EndedAt.UTC())
 	}
 	return out
-}
-
-// terminalTask reports whether a task of status is over.
-func terminalTask(status string) bool {
-	return status == store.TaskCompleted || status == store.TaskFailed || status == store.TaskCancelled
 }
 
 // now is the service's clock.

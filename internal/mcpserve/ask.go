@@ -376,9 +376,8 @@ func inputRequired(x *Exchange, signer *stateSigner, st askState, qs []question)
 		for _, c := range lacking {
 			caps[c] = struct{}{}
 		}
-		return nil, jsonrpc.WithData(fmt.Errorf("%w: this call asks the client for %s; declare %s in _meta.%s",
-			jsonrpc.ErrMissingClientCapability, strings.Join(lacking, " and "), strings.Join(lacking, " and "),
-			mcptransport.MetaClientCapabilities), map[string]any{"requiredCapabilities": caps})
+		return nil, missingCapability(caps, "this call asks the client for %s; declare %s in _meta.%s",
+			strings.Join(lacking, " and "), strings.Join(lacking, " and "), mcptransport.MetaClientCapabilities)
 	}
 	tok, err := signer.seal(st)
 	if err != nil {

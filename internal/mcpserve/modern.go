@@ -221,12 +221,19 @@ func requireCapabilities(x *Exchange, needed []string) error {
 	m := x.Meta()
 	for _, c := range needed {
 		if !m.HasCapability(c) {
-			return jsonrpc.WithData(fmt.Errorf("%w: this tool requires the %s capability; declare it in _meta.%s",
-				jsonrpc.ErrMissingClientCapability, c, mcptransport.MetaClientCapabilities),
-				map[string]any{"requiredCapabilities": map[string]struct{}{c: {}}})
+			return missingCapability(map[string]struct{}{c: {}}, "this tool requires the %s capability; declare it in _meta.%s",
+				c, mcptransport.MetaClientCapabilities)
 		}
 	}
 	return nil
+}
+
+// missingCapability is MissingRequiredClientCapability (-32021) with the
+// message format gives, and the capabilities required in
+// data.requiredCapabilities.
+func missingCapability(required any, format string, args ...any) error {
+	return jsonrpc.WithData(fmt.Errorf("%w: "+format, append([]any{jsonrpc.ErrMissingClientCapability}, args...)...),
+		map[string]any{"requiredCapabilities": required})
 }
 
 // logWanted reports whether a modern request asking for log level

@@ -98,7 +98,9 @@ const (
 	taskCancelled     = "cancelled"
 )
 
-func terminal(status string) bool {
+// TaskOver reports whether a task of status has ended: completed, failed
+// or cancelled.
+func TaskOver(status string) bool {
 	return status == taskCompleted || status == taskFailed || status == taskCancelled
 }
 
@@ -176,33 +178,13 @@ func outcomeView(leaf *scene, answers map[string]any, at time.Time) (taskView, e
 
 // hasTasks reports whether the modern request declares the tasks
 // extension.
-func hasTasks(x *Exchange) bool {
-	if !x.Modern() {
-		return false
-	}
-	found := false
-	m := x.Meta()
-	jsonrpc.Members(m.ClientCapabilities, func(k, v []byte) bool {
-		if jsonrpc.KeyIs(k, "extensions") {
-			found = false
-			jsonrpc.Members(v, func(k, v []byte) bool {
-				if jsonrpc.KeyIs(k, mockspec.TasksExtension) {
-					found = string(v) != "null"
-				}
-				return true
-			})
-		}
-		return true
-	})
-	return found
-}
+func hasTasks(x *Exchange) bool { return x.Modern() && x.Meta().HasExtension(mockspec.TasksExtension) }
 
 // errNeedsTasks is -32021 for a client that does not declare the tasks
 // extension.
 func errNeedsTasks(what string) error {
-	return jsonrpc.WithData(fmt.Errorf("%w: %s; declare the %s extension in _meta.%s.extensions",
-		jsonrpc.ErrMissingClientCapability, what, mockspec.TasksExtension, mcptransport.MetaClientCapabilities),
-		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]struct{}{mockspec.TasksExtension: {}}}})
+	return missingCapability(map[string]any{"extensions": map[string]struct{}{mockspec.TasksExtension: {}}},
+		"%s; declare the %s extension in _meta.%s.extensions", what, mockspec.TasksExtension, mcptransport.MetaClientCapabilities)
 }
 
 // startTask answers a call whose scenario (or branch) sc is a task with a
@@ -265,7 +247,7 @@ func encodeTask(t TaskRecord, ts *taskScene, v taskView, resultType string) (jso
 		Error          json.RawMessage            `json:"error,omitempty"`
 	}{resultType, t.ID, v.status, v.message, stamp(t.CreatedAt), stamp(v.updated), &ttl, ts.poll,
 		v.inputRequests, v.result, v.err}
-	if terminal(v.status) {
+	if TaskOver(v.status) {
 		out.PollIntervalMS = 0
 	}
 	return json.Marshal(out)
@@ -293,21 +275,28 @@ func loadTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	if p.TaskID == nil {
 		return TaskRecord{}, nil, p, missing("taskId", method+" needs the id of the task")
 	}
+	t, ts, err := findTask(ctx, s, d, *p.TaskID)
+	return t, ts, p, err
+}
+
+// findTask reads task id of d's server, with its script compiled: -32602
+// when it is unknown, another server's, or expired.
+func findTask(ctx context.Context, s *state, d *compiled, id string) (TaskRecord, *taskScene, error) {
 	if s.tasks == nil {
-		return TaskRecord{}, nil, p, taskNotFound()
+		return TaskRecord{}, nil, taskNotFound()
 	}
-	t, err := s.tasks.GetTask(ctx, d.orgID, d.id, *p.TaskID)
+	t, err := s.tasks.GetTask(ctx, d.orgID, d.id, id)
 	if err != nil {
 		if failure.Is(err, failure.ErrNotFound) {
-			return t, nil, p, taskNotFound()
+			return t, nil, taskNotFound()
 		}
-		return t, nil, p, err
+		return t, nil, err
 	}
 	if t.ExpiresAt != nil && !s.now().Before(*t.ExpiresAt) {
-		return t, nil, p, jsonrpc.WithData(invalidParams("Failed to retrieve task: Task has expired"), map[string]string{"field": "taskId"})
+		return t, nil, jsonrpc.WithData(invalidParams("Failed to retrieve task: Task has expired"), map[string]string{"field": "taskId"})
 	}
 	ts, err := compileStored(t)
-	return t, ts, p, err
+	return t, ts, err
 }
 
 func taskNotFound() error {
@@ -368,14 +357,11 @@ func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMe
 		return nil, err
 	}
 	t.Answers = encoded
-	var answeredAt *time.Time
-	if after, err := ts.at(t, now); err == nil && after.status != taskInputRequired {
+	// The task moves on now when the round is answered in full: it is
+	// over, or a later round's questions are the open ones.
+	answeredAt := t.AnsweredAt
+	if after, err := ts.at(t, now); err == nil && (after.status != taskInputRequired || !sameKeys(after.inputRequests, v.inputRequests)) {
 		answeredAt = &now
-	} else if err == nil && !sameKeys(after.inputRequests, v.inputRequests) {
-		answeredAt = &now // a later round's questions are outstanding now
-	}
-	if answeredAt == nil {
-		answeredAt = t.AnsweredAt
 	}
 	return ack, stateOf(x).tasks.AnswerTask(ctx, d.orgID, d.id, t.ID, encoded, answeredAt)
 }
@@ -402,7 +388,7 @@ func cancelTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMe
 	}
 	now := stateOf(x).now()
 	v, err := ts.at(t, now)
-	if err != nil || terminal(v.status) {
+	if err != nil || TaskOver(v.status) {
 		return ack, err
 	}
 	_, err = stateOf(x).tasks.EndTask(ctx, d.orgID, d.id, t.ID, taskCancelled, now, nil)
@@ -449,8 +435,7 @@ func watchTasks(ctx context.Context, x *Exchange, d *compiled, ids []string) (*t
 	}
 	w := &taskWatch{x: x, d: d, every: time.Minute, tasks: map[string]string{}}
 	for _, id := range ids {
-		params, _ := json.Marshal(map[string]string{"taskId": id})
-		if _, ts, _, err := loadTask(ctx, x, d, params, "subscriptions/listen"); err == nil {
+		if _, ts, err := findTask(ctx, stateOf(x), d, id); err == nil {
 			w.tasks[id] = ""
 			w.order = append(w.order, id)
 			w.every = min(w.every, time.Duration(ts.poll)*time.Millisecond)
@@ -469,8 +454,7 @@ func (w *taskWatch) send(ctx context.Context, stream *mcptransport.Stream, tag [
 		if !watching {
 			continue
 		}
-		params, _ := json.Marshal(map[string]string{"taskId": id})
-		t, ts, _, err := loadTask(ctx, w.x, w.d, params, "subscriptions/listen")
+		t, ts, err := findTask(ctx, stateOf(w.x), w.d, id)
 		if err != nil {
 			delete(w.tasks, id) // gone or expired
 			continue
@@ -484,7 +468,7 @@ func (w *taskWatch) send(ctx context.Context, stream *mcptransport.Stream, tag [
 			continue
 		}
 		w.tasks[id] = string(body)
-		if terminal(v.status) {
+		if TaskOver(v.status) {
 			delete(w.tasks, id)
 		}
 		if stream.Send(notification("notifications/tasks", tag, ","+string(body[1:len(body)-1]))) != nil {

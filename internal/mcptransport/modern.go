@@ -85,6 +85,25 @@ func (m *RequestMeta) HasCapability(capability string) bool {
 	return found
 }
 
+// HasExtension reports whether the client capabilities declare the
+// extension named (a member of their "extensions", not null).
+func (m *RequestMeta) HasExtension(name string) bool {
+	found := false
+	jsonrpc.Members(m.ClientCapabilities, func(k, v []byte) bool {
+		if jsonrpc.KeyIs(k, "extensions") {
+			found = false // the last of repeated keys counts, as encoding/json reads it
+			jsonrpc.Members(v, func(k, v []byte) bool {
+				if jsonrpc.KeyIs(k, name) {
+					found = string(v) != "null"
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return found
+}
+
 // Modern reports whether the message being answered is a modern request.
 func (x *Exchange) Modern() bool { return x != nil && x.modern }
 

@@ -16,6 +16,13 @@ help: ## list the targets
 build: ## build bin/mockmcp
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/mockmcp ./cmd/mockmcp
 
+.PHONY: install
+install: ## install mockmcp into $(go env GOBIN), else $(go env GOPATH)/bin, which must be on PATH
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/mockmcp
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+		echo "installed $$dir/mockmcp $(VERSION)"; \
+		case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on PATH: export PATH=\"$$dir:\$$PATH\"";; esac
+
 .PHONY: run
 run: build ## create and migrate the database if needed, then serve on :8080
 	./bin/mockmcp serve

@@ -3,118 +3,168 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
+	"log/slog"
 	"os/user"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/service"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
-const keysUsage = `usage:
-  mockmcp keys create --org SLUG --name NAME [--bind SERVER_ID]... [--expires RFC3339]
-      prints the raw key (shown this once) on standard output
-  mockmcp keys list --org SLUG
-  mockmcp keys revoke --org SLUG KEY_ID`
+// keysCommand is `mockmcp keys ...`: key management for scripted setup,
+// against the database directly, with the organization named by slug. The
+// REST routes of keys take a signed-in user only (a key cannot mint keys),
+// so these commands are how a pipeline gets its first key.
+func keysCommand() *cobra.Command {
+	cmd := group(&cobra.Command{
+		Use:   "keys",
+		Short: "Create, list and revoke an organization's platform API keys (database)",
+		Long: `Manage an organization's platform API keys, named by the organization's slug, directly in
+the database named in DATABASE_URL: this is how a setup script gets the key that the REST
+commands (import, export, apply, test run) need. 'keys create' also creates and migrates
+the database when needed.`,
+	})
+	var org string
+	orgFlag := func(c *cobra.Command) {
+		c.Flags().StringVar(&org, "org", "", "the organization's slug (required)")
+	}
+	var (
+		name, expires string
+		bind          uuidList
+	)
+	create := &cobra.Command{
+		Use:   "create --org SLUG --name NAME [--bind SERVER_ID]... [--expires RFC3339]",
+		Short: "Create a key and print it (shown this once) on standard output",
+		Long: `Create a key and print the raw key, alone, on standard output: it is shown this once.
+Without --bind the key has full scope (the REST API of its organization); with --bind it
+has policy scope, bound to those servers (the policy routes only).`,
+		Example: `  KEY=$(mockmcp keys create --org acme-labs --name ci)`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if org == "" {
+				return usagef("--org is required")
+			}
+			n := keys.NewKey{Name: name, Bound: bind, CreatedBy: operator(), BoundField: "--bind"}
+			if expires != "" {
+				t, err := time.Parse(time.RFC3339, expires)
+				if err != nil {
+					return usagef("--expires: want an RFC 3339 time such as 2027-01-31T00:00:00Z: %v", err)
+				}
+				n.ExpiresAt = &t
+			}
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv()
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+			if err := service.Prepare(ctx, cfg, log); err != nil {
+				return err
+			}
+			var raw string
+			err = inOrg(ctx, cfg, org, func(tx *store.Tx) (err error) {
+				_, raw, err = keys.Create(ctx, tx, n)
+				return err
+			})
+			if err != nil {
+				return describe(err)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), raw)
+			return err
+		},
+	}
+	orgFlag(create)
+	create.Flags().StringVar(&name, "name", "", "the key's name")
+	create.Flags().StringVar(&expires, "expires", "", "expiry time, RFC 3339 (default: never)")
+	create.Flags().Var(&bind, "bind", "a server id to bind the key to (repeatable); binding gives policy scope")
 
-// keysCommand runs `mockmcp keys ...`: key management for scripted setup,
-// against the database directly, with the organization named by slug.
-func keysCommand(ctx context.Context, cfg config.Config, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(keysUsage)
+	list := &cobra.Command{
+		Use:   "list --org SLUG",
+		Short: "List the organization's keys (never a raw key or its hash)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if org == "" {
+				return usagef("--org is required")
+			}
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv()
+			if err != nil {
+				return err
+			}
+			var ks []store.Key
+			if err := inOrg(ctx, cfg, org, func(tx *store.Tx) (err error) { ks, err = tx.Keys(ctx); return err }); err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tBOUND\tCREATED\tEXPIRES\tLAST USED")
+			for _, k := range ks {
+				bound := make([]string, len(k.BoundAssetIDs))
+				for i, id := range k.BoundAssetIDs {
+					bound[i] = id.String()
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, or(strings.Join(bound, ","), "-"),
+					k.CreatedAt.UTC().Format(time.RFC3339), timeOr(k.ExpiresAt), timeOr(k.LastUsedAt))
+			}
+			return tw.Flush()
+		},
 	}
-	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	org := fs.String("org", "", "organization slug")
-	name := fs.String("name", "", "key name")
-	expires := fs.String("expires", "", "expiry time, RFC 3339")
-	var bind uuidList
-	fs.Var(&bind, "bind", "server id to bind the key to (repeatable); binding gives scope policy")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%v\n%s", err, keysUsage)
-	}
-	if *org == "" {
-		return fmt.Errorf("--org is required\n%s", keysUsage)
-	}
+	orgFlag(list)
 
+	revoke := &cobra.Command{
+		Use:   "revoke --org SLUG KEY_ID",
+		Short: "Revoke a key: every instance refuses it within a second",
+		Args:  exactArgs(1, "one KEY_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if org == "" {
+				return usagef("--org is required")
+			}
+			id, err := uuid.Parse(args[0])
+			if err != nil {
+				return usagef("KEY_ID %q is not a UUID", args[0])
+			}
+			ctx := cmd.Context()
+			cfg, err := config.FromEnv()
+			if err != nil {
+				return err
+			}
+			if err := inOrg(ctx, cfg, org, func(tx *store.Tx) error { return tx.DeleteKey(ctx, id) }); err != nil {
+				return describe(err)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), "revoked", id)
+			return err
+		},
+	}
+	orgFlag(revoke)
+	cmd.AddCommand(create, list, revoke)
+	return cmd
+}
+
+// inOrg runs fn in a transaction of the organization named by slug.
+func inOrg(ctx context.Context, cfg config.Config, slug string, fn func(*store.Tx) error) error {
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	inOrg := func(fn func(*store.Tx) error) error {
-		return st.WithTx(ctx, store.Scope{OrgSlug: *org}, func(tx *store.Tx) error {
-			o, err := tx.OrganizationBySlug(ctx, *org)
-			if err != nil {
-				return fmt.Errorf("no organization with slug %q", *org)
-			}
-			if err := tx.SetOrg(ctx, o.ID); err != nil {
-				return err
-			}
-			return fn(tx)
-		})
-	}
-
-	switch args[0] {
-	case "create":
-		n := keys.NewKey{Name: *name, Bound: bind, CreatedBy: operator(), BoundField: "--bind"}
-		if *expires != "" {
-			t, err := time.Parse(time.RFC3339, *expires)
-			if err != nil {
-				return fmt.Errorf("--expires: want an RFC 3339 time such as 2027-01-31T00:00:00Z: %v", err)
-			}
-			n.ExpiresAt = &t
-		}
-		var raw string
-		err := inOrg(func(tx *store.Tx) (err error) {
-			_, raw, err = keys.Create(ctx, tx, n)
-			return err
-		})
+	return st.WithTx(ctx, store.Scope{OrgSlug: slug}, func(tx *store.Tx) error {
+		o, err := tx.OrganizationBySlug(ctx, slug)
 		if err != nil {
-			return describe(err)
+			return fmt.Errorf("no organization with slug %q", slug)
 		}
-		_, err = fmt.Fprintln(out, raw)
-		return err
-	case "list":
-		var ks []store.Key
-		if err := inOrg(func(tx *store.Tx) (err error) { ks, err = tx.Keys(ctx); return err }); err != nil {
+		if err := tx.SetOrg(ctx, o.ID); err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tBOUND\tCREATED\tEXPIRES\tLAST USED")
-		for _, k := range ks {
-			bound := make([]string, len(k.BoundAssetIDs))
-			for i, id := range k.BoundAssetIDs {
-				bound[i] = id.String()
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, or(strings.Join(bound, ","), "-"),
-				k.CreatedAt.UTC().Format(time.RFC3339), timeOr(k.ExpiresAt), timeOr(k.LastUsedAt))
-		}
-		return tw.Flush()
-	case "revoke":
-		if fs.NArg() != 1 {
-			return fmt.Errorf("revoke takes one KEY_ID\n%s", keysUsage)
-		}
-		id, err := uuid.Parse(fs.Arg(0))
-		if err != nil {
-			return fmt.Errorf("KEY_ID %q is not a UUID", fs.Arg(0))
-		}
-		if err := inOrg(func(tx *store.Tx) error { return tx.DeleteKey(ctx, id) }); err != nil {
-			return describe(err)
-		}
-		_, err = fmt.Fprintln(out, "revoked", id)
-		return err
-	default:
-		return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
-	}
+		return fn(tx)
+	})
 }
 
 // describe spells out a failure's fields for a terminal.
@@ -145,16 +195,16 @@ func timeOr(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 type uuidList []uuid.UUID
 
-func (l *uuidList) String() string { return fmt.Sprint([]uuid.UUID(*l)) }
+func (l *uuidList) String() string {
+	if len(*l) == 0 {
+		return "" // no default shown in --help
+	}
+	return fmt.Sprint([]uuid.UUID(*l))
+}
+
+func (l *uuidList) Type() string { return "uuid" }
 
 func (l *uuidList) Set(s string) error {
 	id, err := uuid.Parse(s)

@@ -19,12 +19,20 @@ import (
 // runOut runs the command line and returns what it printed.
 func runOut(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var buf bytes.Buffer
-	old := stdout
-	stdout = &buf
-	defer func() { stdout = old }()
+	out, _, err := runOutErr(t, args...)
+	return out, err
+}
+
+// runOutErr runs the command line and returns what it printed on standard
+// output and on standard error.
+func runOutErr(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	oldOut, oldErr := stdout, stderr
+	stdout, stderr = &out, &errOut
+	defer func() { stdout, stderr = oldOut, oldErr }()
 	err := run(args)
-	return buf.String(), err
+	return out.String(), errOut.String(), err
 }
 
 // TestKeysCommands generates, lists and revokes keys of an organization
@@ -95,22 +103,26 @@ func TestKeysCommands(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"keys"}, "usage"},
-		{[]string{"keys", "mint", "--org", slug}, `unknown keys command "mint"`},
-		{[]string{"keys", "create", "--name", "x"}, "--org is required"},
-		{[]string{"keys", "create", "--org", "no-such-org", "--name", "x"}, `no organization with slug "no-such-org"`},
-		{[]string{"keys", "create", "--org", slug}, "name: must not be blank"},
-		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", "nope"}, "is not a server id"},
-		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", uuid.NewString()}, "--bind: names a server that does not exist"},
-		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "soon"}, "--expires"},
-		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "2001-01-01T00:00:00Z"}, "expires_at: must be in the future"},
-		{[]string{"keys", "revoke", "--org", slug}, "revoke takes one KEY_ID"},
-		{[]string{"keys", "revoke", "--org", slug, "xyz"}, "is not a UUID"},
-		{[]string{"keys", "revoke", "--org", slug, ks[1].ID.String()}, "key not found"},
+		{[]string{"keys"}, "needs a command: create, list, revoke", exitUsage},
+		{[]string{"keys", "mint", "--org", slug}, `unknown command "mint"`, exitUsage},
+		{[]string{"keys", "create", "--name", "x"}, "--org is required", exitUsage},
+		{[]string{"keys", "create", "--org", "no-such-org", "--name", "x"}, `no organization with slug "no-such-org"`, exitFailed},
+		{[]string{"keys", "create", "--org", slug}, "name: must not be blank", exitFailed},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", "nope"}, "is not a server id", exitUsage},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", uuid.NewString()}, "--bind: names a server that does not exist", exitFailed},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "soon"}, "--expires", exitUsage},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "2001-01-01T00:00:00Z"}, "expires_at: must be in the future", exitFailed},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "extra"}, "takes no arguments", exitUsage},
+		{[]string{"keys", "list"}, "--org is required", exitUsage},
+		{[]string{"keys", "revoke", "--org", slug}, "takes one KEY_ID", exitUsage},
+		{[]string{"keys", "revoke", "--org", slug, "xyz"}, "is not a UUID", exitUsage},
+		{[]string{"keys", "revoke", "--org", slug, ks[1].ID.String()}, "key not found", exitFailed},
 	} {
 		_, err := runOut(t, tc.args...)
 		require.ErrorContains(t, err, tc.want, "%v", tc.args)
+		require.Equal(t, tc.code, exitCode(err), "%v: %v", tc.args, err)
 	}
 	out, err = runOut(t, "keys", "list", "--org", slug)
 	require.NoError(t, err)

@@ -95,7 +95,7 @@ func TestLogsAreJSONWithUnreachableRedis(t *testing.T) {
 		err := cmd.Wait()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, "start-up must fail")
-		require.Equal(t, 1, exit.ExitCode())
+		require.Equal(t, exitUnreachable, exit.ExitCode())
 		lines := requireJSONLines(t, stderr.String())
 		require.NotEmpty(t, redisClientLines(lines), "the client's dial failure is logged: %s", stderr)
 		last := lines[len(lines)-1]

@@ -1,16 +1,20 @@
-// Command mockmcp serves mock MCP servers designed through its REST API.
+// Command mockmcp serves mock MCP servers designed through its REST API,
+// and is the command line of that API.
 //
-//	mockmcp [serve]   migrate the database and serve (the default)
-//	mockmcp migrate   create the database when missing and apply migrations
-//	mockmcp version   print the version
+//	mockmcp [serve]            migrate the database and serve (the default)
+//	mockmcp migrate            create the database when missing and apply migrations
+//	mockmcp version            print the version (also --version)
 //	mockmcp keys create|list|revoke --org SLUG ...
-//	                  manage an organization's platform API keys
-//	mockmcp import openapi <file|url> --org SLUG [--name NAME]
-//	                  import an OpenAPI or Swagger document as a draft server
-//	mockmcp test run --suite <id|name> [--junit out.xml]
-//	                  run a test suite on a running service (for CI)
+//	                           manage an organization's platform API keys (database)
+//	mockmcp import openapi <file|url>, import mcp <url>
+//	                           import a design (REST API)
+//	mockmcp export SERVER_ID   print a design as YAML or JSON (REST API)
+//	mockmcp apply -f FILE|DIR  create or update designs from files (REST API)
+//	mockmcp test run --suite <id|name>
+//	                           run a test suite on a running service (REST API)
 //
-// Configuration comes from the environment; see the README.
+// `mockmcp help CMD` and `mockmcp CMD --help` describe each command; they
+// never touch the database or the service. The exit statuses are in exit.go.
 package main
 
 import (
@@ -21,30 +25,223 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/service"
 )
 
-// stdout receives command output; tests replace it.
-var stdout io.Writer = os.Stdout
+// stdout and stderr receive command output; tests replace them.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		var logged loggedError
-		if !errors.As(err, &logged) {
-			fmt.Fprintln(os.Stderr, "mockmcp:", err)
+	err := run(os.Args[1:])
+	var logged loggedError
+	if err != nil && !errors.As(err, &logged) {
+		fmt.Fprintln(os.Stderr, "mockmcp:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			fmt.Fprintln(os.Stderr, "Run 'mockmcp --help' or 'mockmcp help COMMAND' for usage.")
 		}
-		os.Exit(1)
+	}
+	os.Exit(exitCode(err))
+}
+
+// run runs one command line. Its error decides the exit status (exitCode):
+// an error cobra returns before any command runs (an unknown command or
+// flag, a missing argument) is a usageError.
+func run(args []string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot()
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	root.SetArgs(args)
+	started := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
+	err := root.ExecuteContext(ctx)
+	var usage usageError
+	if err != nil && !started && !errors.As(err, &usage) {
+		err = usageError{err}
+	}
+	return err
+}
+
+// newRoot builds the command tree. Nothing here reads the environment or
+// opens a connection: only a command's RunE does, so --help and mistyped
+// command lines have no side effects.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mockmcp",
+		Short: "Mock MCP servers: the service and its command line",
+		Long: `mockmcp serves mock MCP servers designed through its REST API, and is the
+command line of that API.
+
+With no command it serves (as 'mockmcp serve'). Commands that act on designs (import,
+export, apply, test run) call the REST API of a running service: $` + envURL + ` (default
+` + defaultURL + `) with the full-scope platform API key $` + envAPIKey + `.
+
+Exit status: 0 success; 1 a check failed (a failed test) or another error; 2 a usage error
+(unknown command or flag, missing argument); 3 the service or database could not be reached.`,
+		Version:       service.Version,
+		Args:          noArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), "")
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetHelpCommand(helpCommand(root))
+	root.AddCommand(serveCommand(), migrateCommand(), versionCommand(), keysCommand(), importCommand(),
+		exportCommand(), applyCommand(), testCommand())
+	visit(root, func(c *cobra.Command) {
+		// A usage line that names its flags needs no "[flags]" after them.
+		c.DisableFlagsInUseLine = strings.Contains(c.Use, " -")
+	})
+	return root
+}
+
+// visit calls fn on cmd and every command under it.
+func visit(cmd *cobra.Command, fn func(*cobra.Command)) {
+	fn(cmd)
+	for _, c := range cmd.Commands() {
+		visit(c, fn)
 	}
 }
 
-// loggedError is an error already written to the JSON log, which main does
-// not print again: the stderr of a serving instance holds JSON lines only.
-type loggedError struct{ error }
+// noArgs refuses arguments, naming the unknown command when cmd has
+// subcommands.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.HasSubCommands() {
+		return unknownCommand(cmd, args[0])
+	}
+	return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
+}
 
-func (e loggedError) Unwrap() error { return e.error }
+// unknownCommand is the usage error for an unknown subcommand of cmd,
+// with the near misses.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return usageError{errors.New(msg)}
+}
+
+// group is a command that only holds subcommands: run bare or with an
+// unknown subcommand it is a usage error (cobra would print the help and
+// succeed).
+func group(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	// `keys mint --org x` is an unknown command, not an unknown flag.
+	cmd.FParseErrWhitelist.UnknownFlags = true
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("%s needs a command: %s", cmd.CommandPath(), subcommandNames(cmd))
+		}
+		return unknownCommand(cmd, args[0])
+	}
+	return cmd
+}
+
+func subcommandNames(cmd *cobra.Command) string {
+	var s string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			if s != "" {
+				s += ", "
+			}
+			s += c.Name()
+		}
+	}
+	return s
+}
+
+// helpCommand is `mockmcp help [COMMAND]`; an unknown topic is a usage
+// error.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]...",
+		Short: "Describe a command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return usagef("no help for %q: unknown command", args)
+			}
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			return target.Help()
+		},
+	}
+}
+
+// exactArgs is cobra.ExactArgs as a usage error naming what is expected.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+func serveCommand() *cobra.Command {
+	var designs string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Create and migrate the database if needed, then serve (the default command)",
+		Long: `Create the database named in DATABASE_URL when it does not exist, apply the migrations,
+and serve the REST API and the MCP endpoints on LISTEN_ADDR (default :8080) until SIGTERM or
+SIGINT. Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), designs)
+		},
+	}
+	cmd.Flags().StringVar(&designs, "designs", "", "a directory of design files to serve (default $MOCKMCP_DESIGNS)")
+	return cmd
+}
+
+// serve runs the service; designs, when not empty, overrides
+// MOCKMCP_DESIGNS.
+func serve(ctx context.Context, designs string) error {
+	cfg, err := serveConfig(designs)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	svc, err := service.New(ctx, cfg, log)
+	if err != nil {
+		return fatal(log, err)
+	}
+	defer svc.Close()
+	return fatal(log, svc.Run(ctx))
+}
+
+// serveConfig is the configuration from the environment, with the
+// designs directory of --designs when given.
+func serveConfig(designs string) (config.Config, error) {
+	cfg, err := config.FromEnv()
+	if err == nil && designs != "" {
+		cfg.Designs = designs
+	}
+	return cfg, err
+}
 
 // fatal writes err to log and marks it as written.
 func fatal(log *slog.Logger, err error) error {
@@ -55,49 +252,39 @@ func fatal(log *slog.Logger, err error) error {
 	return loggedError{err}
 }
 
-func run(args []string) error {
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd = args[0]
+func migrateCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Create the database if needed and apply the migrations, without serving",
+		Long: `Create the database named in DATABASE_URL when it does not exist and apply the
+migrations. Several instances may migrate at once: one does, the others wait.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.FromEnv()
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+			return service.Prepare(cmd.Context(), cfg, log)
+		},
 	}
-	if cmd == "version" {
-		fmt.Fprintln(stdout, service.Version)
-		return nil
-	}
-	if cmd == "test" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		return testCommand(ctx, args[1:], stdout)
-	}
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+}
 
-	switch cmd {
-	case "migrate":
-		return service.Prepare(ctx, cfg, log)
-	case "keys":
-		if err := service.Prepare(ctx, cfg, log); err != nil {
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), service.Version)
 			return err
-		}
-		return keysCommand(ctx, cfg, args[1:], stdout)
-	case "import":
-		if err := service.Prepare(ctx, cfg, log); err != nil {
-			return err
-		}
-		return importCommand(ctx, cfg, args[1:], stdout)
-	case "serve":
-		svc, err := service.New(ctx, cfg, log)
-		if err != nil {
-			return fatal(log, err)
-		}
-		defer svc.Close()
-		return fatal(log, svc.Run(ctx))
-	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate, keys, import, test or version)", cmd)
+		},
 	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

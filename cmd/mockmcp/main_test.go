@@ -1,21 +1,84 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/service"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
 func TestVersionAndUnknownCommand(t *testing.T) {
-	require.NoError(t, run([]string{"version"}))
-	require.ErrorContains(t, run([]string{"frobnicate"}), `unknown command "frobnicate"`)
+	out, err := runOut(t, "version")
+	require.NoError(t, err)
+	require.Equal(t, service.Version+"\n", out)
+	out, err = runOut(t, "--version")
+	require.NoError(t, err)
+	require.Equal(t, service.Version+"\n", out)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate" for "mockmcp"`},
+		{[]string{"migrat"}, `(did you mean "migrate"?)`},
+		{[]string{"--frobnicate"}, "unknown flag: --frobnicate"},
+		{[]string{"serve", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{[]string{"serve", "extra"}, "takes no arguments"},
+		{[]string{"import", "swagger"}, `unknown command "swagger" for "mockmcp import"`},
+		{[]string{"help", "frobnicate"}, "unknown command"},
+		{[]string{"export", "not-a-uuid"}, `SERVER_ID "not-a-uuid" is not a UUID`},
+		{[]string{"export", uuid.NewString(), "--format", "xml"}, "--format: want yaml or json"},
+	} {
+		_, err := runOut(t, tc.args...)
+		require.ErrorContains(t, err, tc.want, "%v", tc.args)
+		require.Equal(t, exitUsage, exitCode(err), "%v: %v", tc.args, err)
+	}
+}
+
+// TestServeDesigns: --designs overrides MOCKMCP_DESIGNS.
+func TestServeDesigns(t *testing.T) {
+	t.Setenv("MOCKMCP_DESIGNS", "/from/env")
+	cfg, err := serveConfig("")
+	require.NoError(t, err)
+	require.Equal(t, "/from/env", cfg.Designs)
+	cfg, err = serveConfig("./designs")
+	require.NoError(t, err)
+	require.Equal(t, "./designs", cfg.Designs)
+}
+
+// TestExitCodes classifies the errors the commands meet.
+func TestExitCodes(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"success", nil, exitOK},
+		{"a failed suite", suiteFailed{"smoke"}, exitFailed},
+		{"a usage error", usagef("--suite is required"), exitUsage},
+		{"a wrapped usage error", fmt.Errorf("x: %w", usagef("y")), exitUsage},
+		{"connection refused", fmt.Errorf("GET /x: %w", refused), exitUnreachable},
+		{"no such host", &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}, exitUnreachable},
+		{"the database down behind the API", &apiError{Status: http.StatusServiceUnavailable}, exitUnreachable},
+		{"a refusal of the API", &apiError{Status: http.StatusUnprocessableEntity}, exitFailed},
+		{"a refusal of the database", &pgconn.PgError{Code: "28P01"}, exitFailed},
+		{"a logged error", loggedError{refused}, exitUnreachable},
+		{"anything else", errors.New("boom"), exitFailed},
+	} {
+		require.Equal(t, tc.want, exitCode(tc.err), tc.name)
+	}
 }
 
 // TestMigrate runs `mockmcp migrate` on a database that does not exist yet.

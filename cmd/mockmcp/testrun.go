@@ -2,61 +2,85 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 )
 
-// testCommand runs `mockmcp test run`: it asks a running service to run a
+// testCommand is `mockmcp test run`: it asks a running service to run a
 // suite, prints the outcome, writes the JUnit XML when asked, and fails
-// when the suite did, so a CI step goes red. It talks to the service's
-// REST API with a full-scope API key, like any other CI client.
-func testCommand(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) == 0 || args[0] != "run" {
-		return errors.New("usage: mockmcp test run --suite <id|name> [--junit out.xml] [--url URL] [--key KEY]")
+// (exit status 1) when the suite did, so a CI step goes red. It talks to
+// the service's REST API with a full-scope API key, like any other CI
+// client.
+func testCommand() *cobra.Command {
+	cmd := group(&cobra.Command{
+		Use:   "test",
+		Short: "Run REST API test suites on a running service (REST API)",
+	})
+	var (
+		flags        apiFlags
+		suite, junit string
+		timeout      time.Duration
+	)
+	run := &cobra.Command{
+		Use:   "run --suite <id|name> [--junit FILE]",
+		Short: "Run a test suite; exit status 1 when it fails",
+		Long: `Run a suite of REST API tests on the service (POST /api/suites/{suite_id}/run), print
+the outcome and each test that did not pass, and write the run as JUnit XML with --junit.
+The exit status is 1 when the suite fails, so a CI step goes red.`,
+		Example: `  MOCKMCP_URL=https://mockmcp.example.com MOCKMCP_API_KEY=mmcp_… \
+    mockmcp test run --suite smoke --junit mockmcp-junit.xml`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if suite == "" {
+				return usagef("--suite is required")
+			}
+			c, err := flags.client()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			return runSuite(ctx, c, suite, junit, cmd)
+		},
 	}
-	fs := flag.NewFlagSet("test run", flag.ContinueOnError)
-	fs.SetOutput(out)
-	suite := fs.String("suite", "", "the suite to run, by id or by name")
-	junit := fs.String("junit", "", "write the run as JUnit XML to this file")
-	base := fs.String("url", envOr("MOCKMCP_URL", "http://localhost:8080"), "the service's base URL (MOCKMCP_URL)")
-	key := fs.String("key", os.Getenv("MOCKMCP_API_KEY"), "a full-scope platform API key (MOCKMCP_API_KEY)")
-	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	switch {
-	case *suite == "":
-		return errors.New("--suite is required")
-	case *key == "":
-		return errors.New("an API key is required: --key or MOCKMCP_API_KEY")
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
-	c := &apiClient{base: strings.TrimRight(*base, "/"), key: *key, http: &http.Client{}}
+	flags.add(run)
+	// --key is the flag's name before --api-key; kept so that existing CI
+	// steps keep working.
+	run.Flags().StringVar(&flags.key, "key", "", "")
+	_ = run.Flags().MarkHidden("key")
+	run.Flags().StringVar(&suite, "suite", "", "the suite to run, by id or by name")
+	run.Flags().StringVar(&junit, "junit", "", "write the run as JUnit XML to this file")
+	run.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "give up after this long")
+	cmd.AddCommand(run)
+	return cmd
+}
 
-	id, err := c.suiteID(ctx, *suite)
+// suiteFailed is a suite that ran and did not pass: the check failed.
+type suiteFailed struct{ suite string }
+
+func (e suiteFailed) Error() string { return "suite " + e.suite + " failed" }
+
+func runSuite(ctx context.Context, c *apiClient, suite, junit string, cmd *cobra.Command) error {
+	out := cmd.OutOrStdout()
+	id, err := c.suiteID(ctx, suite)
 	if err != nil {
 		return err
 	}
 	var run api.SuiteRun
-	if err := c.do(ctx, http.MethodPost, "/api/suites/"+id+"/run", "application/json", &run); err != nil {
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/api/suites/" + id + "/run"}, &run); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "suite %s: %d passed, %d failed, %d skipped of %d (%.0f ms)\n",
-		*suite, run.PassedCount, run.FailedCount, run.SkippedCount, run.Total, run.DurationMs)
+		suite, run.PassedCount, run.FailedCount, run.SkippedCount, run.Total, run.DurationMs)
 	for _, t := range run.TestRuns {
 		if t.Status != resttest.StatusPassed {
 			line := fmt.Sprintf("  %s: %s", t.Status, t.TestName)
@@ -66,25 +90,20 @@ func testCommand(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintln(out, line)
 		}
 	}
-	if *junit != "" {
+	if junit != "" {
 		var xml []byte
-		if err := c.do(ctx, http.MethodGet, "/api/suites/"+id+"/runs/"+run.Id.String()+"?format=junit", "application/xml", &xml); err != nil {
+		path := "/api/suites/" + id + "/runs/" + run.Id.String() + "?format=junit"
+		if err := c.do(ctx, request{method: http.MethodGet, path: path, accept: "application/xml"}, &xml); err != nil {
 			return err
 		}
-		if err := os.WriteFile(*junit, xml, 0o644); err != nil {
+		if err := os.WriteFile(junit, xml, 0o644); err != nil {
 			return fmt.Errorf("write the JUnit report: %w", err)
 		}
 	}
 	if !run.Passed {
-		return fmt.Errorf("suite %s failed", *suite)
+		return suiteFailed{suite}
 	}
 	return nil
-}
-
-// apiClient calls the service's REST API with a key.
-type apiClient struct {
-	base, key string
-	http      *http.Client
 }
 
 // suiteID resolves a suite named by id or by name.
@@ -93,51 +112,11 @@ func (c *apiClient) suiteID(ctx context.Context, suite string) (string, error) {
 		return id.String(), nil
 	}
 	var list api.SuiteList
-	if err := c.do(ctx, http.MethodGet, "/api/suites?name="+url.QueryEscape(suite), "application/json", &list); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/api/suites?name=" + url.QueryEscape(suite)}, &list); err != nil {
 		return "", err
 	}
 	if len(list.Items) == 0 {
 		return "", fmt.Errorf("no suite named %q", suite)
 	}
 	return list.Items[0].Id.String(), nil
-}
-
-// do sends one request and decodes a 2xx answer into out (raw bytes when
-// out is a *[]byte); any other answer becomes an error quoting the
-// problem's detail.
-func (c *apiClient) do(ctx context.Context, method, path, accept string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Accept", accept)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var p struct {
-			Detail string `json:"detail"`
-		}
-		_ = json.Unmarshal(body, &p)
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, or(p.Detail, strings.TrimSpace(string(body))))
-	}
-	if raw, ok := out.(*[]byte); ok {
-		*raw = body
-		return nil
-	}
-	return json.Unmarshal(body, out)
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

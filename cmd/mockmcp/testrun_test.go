@@ -38,7 +38,7 @@ func TestTestRunCommand(t *testing.T) {
 
 	t.Run("a passing suite by name writes JUnit", func(t *testing.T) {
 		junit := filepath.Join(t.TempDir(), "out.xml")
-		out, err := runOut(t, "test", "run", "--suite", "smoke", "--junit", junit, "--url", env.URL, "--key", key)
+		out, err := runOut(t, "test", "run", "--suite", "smoke", "--junit", junit, "--url", env.URL, "--api-key", key)
 		require.NoError(t, err, out)
 		require.Contains(t, out, "suite smoke: 1 passed, 0 failed, 0 skipped of 1")
 		raw, err := os.ReadFile(junit)
@@ -56,6 +56,7 @@ func TestTestRunCommand(t *testing.T) {
 		t.Setenv("MOCKMCP_API_KEY", key)
 		out, err := runOut(t, "test", "run", "--suite", broken)
 		require.ErrorContains(t, err, "failed")
+		require.Equal(t, exitFailed, exitCode(err))
 		require.Contains(t, out, "1 passed, 1 failed")
 		require.Contains(t, out, "failed: health is down")
 	})
@@ -66,11 +67,14 @@ func TestTestRunCommand(t *testing.T) {
 	t.Run("a bad key", func(t *testing.T) {
 		_, err := runOut(t, "test", "run", "--suite", "smoke", "--url", env.URL, "--key", "mmcp_wrong")
 		require.ErrorContains(t, err, "401")
+		require.Equal(t, exitFailed, exitCode(err))
 	})
 	t.Run("usage", func(t *testing.T) {
 		_, err := runOut(t, "test")
-		require.ErrorContains(t, err, "usage")
+		require.ErrorContains(t, err, "needs a command: run")
+		require.Equal(t, exitUsage, exitCode(err))
 		_, err = runOut(t, "test", "run", "--url", env.URL, "--key", key)
 		require.ErrorContains(t, err, "--suite is required")
+		require.Equal(t, exitUsage, exitCode(err))
 	})
 }

@@ -28,6 +28,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, slog.LevelInfo, c.LogLevel)
 	require.Empty(t, c.TrustedProxies)
 	require.Equal(t, 15*time.Second, c.ShutdownTimeout)
+	require.Empty(t, c.Designs)
 }
 
 func TestParse(t *testing.T) {
@@ -36,6 +37,7 @@ func TestParse(t *testing.T) {
 		"LISTEN_ADDR": ":9000", "BASE_URL": "https://mock.example.com/", "MAX_PUBLIC_RATE_LIMIT": "7",
 		"PLATFORM_RATE_LIMIT": "9", "TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7", "MAX_BODY_BYTES": "2048",
 		"ALLOW_PRIVATE_TARGETS": "true", "LOG_LEVEL": "debug", "SHUTDOWN_TIMEOUT": "3s", "MAX_BATCH_MESSAGES": "12",
+		"MOCKMCP_DESIGNS": "./designs",
 	}))
 	require.NoError(t, err)
 	require.True(t, c.Production())
@@ -50,6 +52,7 @@ func TestParse(t *testing.T) {
 	require.True(t, c.AllowPrivateTargets)
 	require.Equal(t, slog.LevelDebug, c.LogLevel)
 	require.Equal(t, 3*time.Second, c.ShutdownTimeout)
+	require.Equal(t, "./designs", c.Designs)
 }
 
 func TestParseErrorsNameTheVariable(t *testing.T) {

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// designMediaTypes are the file extensions apply reads and how it sends
+// each.
+var designMediaTypes = map[string]string{".yaml": "application/yaml", ".yml": "application/yaml", ".json": "application/json"}
+
+// applyCommand is `mockmcp apply -f FILE|DIR`: POST /api/servers/apply
+// with each design document, printing the plan the service answers.
+func applyCommand() *cobra.Command {
+	var (
+		flags  apiFlags
+		from   string
+		dryRun bool
+	)
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE|DIR [--dry-run]",
+		Short: "Create or update servers from design files (REST API)",
+		Long: `Create or update servers from design documents (the format 'mockmcp export' writes):
+POST /api/servers/apply with each document. -f names a .yaml, .yml or .json file, or a
+directory whose files with those extensions are applied one by one, in name order.
+
+For each file it prints the plan: the server's action (created, updated, unchanged), then
+each tool, resource and prompt that is created, updated or deleted. --dry-run asks the
+service for the plan without changing anything. A file the service refuses is reported as
+FILE: field: message, and the other files are still applied; the exit status is then 1.`,
+		Example: `  mockmcp apply -f weather.yaml --dry-run
+  mockmcp apply -f designs/`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" {
+				return usagef("-f FILE|DIR is required")
+			}
+			files, err := designFiles(from)
+			if err != nil {
+				return err
+			}
+			c, err := flags.client()
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, f := range files {
+				err := applyFile(cmd.Context(), c, f, dryRun, cmd.OutOrStdout())
+				var apiErr *apiError
+				switch {
+				case err == nil:
+				case unreachable(err):
+					return err
+				case errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusForbidden):
+					return err // the key, not the file: the other files would fail alike
+				case errors.As(err, &apiErr):
+					failed++
+					printProblem(stderr, f, apiErr)
+				default:
+					failed++
+					fmt.Fprintf(stderr, "%s: %v\n", f, err)
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d design files not applied", failed, len(files))
+			}
+			return nil
+		},
+	}
+	flags.add(cmd)
+	cmd.Flags().StringVarP(&from, "filename", "f", "", "a design file (.yaml, .yml, .json) or a directory of them")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan without changing anything")
+	return cmd
+}
+
+// designFiles are the files -f names: the file itself, or the design
+// files of a directory in name order.
+func designFiles(from string) ([]string, error) {
+	info, err := os.Stat(from)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		if _, ok := designMediaTypes[strings.ToLower(filepath.Ext(from))]; !ok {
+			return nil, usagef("%s: a design file is .yaml, .yml or .json", from)
+		}
+		return []string{from}, nil
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if _, ok := designMediaTypes[strings.ToLower(filepath.Ext(e.Name()))]; ok && e.Type().IsRegular() {
+			files = append(files, filepath.Join(from, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no .yaml, .yml or .json files", from)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// applyResult is the answer of POST /api/servers/apply.
+type applyResult struct {
+	DryRun  bool `json:"dry_run"`
+	Changed bool `json:"changed"`
+	Server  struct {
+		ID          *string `json:"id"`
+		Name        string  `json:"name"`
+		Action      string  `json:"action"`
+		EndpointURL string  `json:"endpoint_url"`
+	} `json:"server"`
+	Tools     []applyPart `json:"tools"`
+	Resources []applyPart `json:"resources"`
+	Prompts   []applyPart `json:"prompts"`
+}
+
+// applyPart is the action on one tool, resource or prompt.
+type applyPart struct {
+	Name   string `json:"name"`
+	URI    string `json:"uri"`
+	Action string `json:"action"`
+}
+
+// applyFile applies one design file and prints its plan.
+func applyFile(ctx context.Context, c *apiClient, file string, dryRun bool, out io.Writer) error {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, designTimeout)
+	defer cancel()
+	path := "/api/servers/apply"
+	if dryRun {
+		path += "?dry_run=true"
+	}
+	var res applyResult
+	r := request{method: http.MethodPost, path: path, contentType: designMediaTypes[strings.ToLower(filepath.Ext(file))], body: doc}
+	if err := c.do(ctx, r, &res); err != nil {
+		return err
+	}
+	printPlan(out, file, res)
+	return nil
+}
+
+// printPlan writes what applying file did, or would do in a dry run:
+//
+//	weather.yaml: server "Weather" updated (id 0b7f9ad4-…)
+//	  tool get_forecast: created
+//	  resource guide docs://guide: deleted
+//	  endpoint: http://localhost:8080/api/platform/0b7f9ad4-…/mcp
+func printPlan(out io.Writer, file string, res applyResult) {
+	line := fmt.Sprintf("%s: server %q %s", file, res.Server.Name, res.Server.Action)
+	var notes []string
+	if res.Server.ID != nil {
+		notes = append(notes, "id "+*res.Server.ID)
+	}
+	if res.DryRun {
+		notes = append(notes, "dry run: nothing changed")
+	}
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
+	}
+	fmt.Fprintln(out, line)
+	for _, g := range []struct {
+		kind  string
+		parts []applyPart
+	}{{"tool", res.Tools}, {"resource", res.Resources}, {"prompt", res.Prompts}} {
+		for _, p := range g.parts {
+			if p.Action == "unchanged" {
+				continue
+			}
+			name := p.Name
+			if p.URI != "" {
+				name += " " + p.URI
+			}
+			fmt.Fprintf(out, "  %s %s: %s\n", g.kind, name, p.Action)
+		}
+	}
+	if res.Server.EndpointURL != "" && !res.DryRun {
+		fmt.Fprintf(out, "  endpoint: %s\n", res.Server.EndpointURL)
+	}
+}
+
+// printProblem writes the service's refusal of file, one line per field:
+// `FILE: field: message`.
+func printProblem(w io.Writer, file string, e *apiError) {
+	if len(e.Errors) == 0 {
+		fmt.Fprintf(w, "%s: %d %s\n", file, e.Status, e.Problem())
+		return
+	}
+	for _, fe := range e.Errors {
+		fmt.Fprintf(w, "%s: %s: %s\n", file, fe.Field, fe.Message)
+	}
+}

@@ -73,6 +73,9 @@ type Config struct {
 	// Clock is the time requestState expiry reads (time.Now when nil);
 	// not read from the environment: tests set it.
 	Clock func() time.Time
+	// Designs is the folder of design files local mode serves
+	// (MOCKMCP_DESIGNS); empty: local mode is off.
+	Designs string
 }
 
 // MinRequestStateSecret is the shortest secret REQUEST_STATE_SECRETS takes.
@@ -95,6 +98,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		Env:                  or(getenv("APP_ENV"), "development"),
 		ListenAddr:           or(getenv("LISTEN_ADDR"), ":8080"),
 		BaseURL:              strings.TrimRight(getenv("BASE_URL"), "/"),
+		Designs:              getenv("MOCKMCP_DESIGNS"),
 		MaxPublicRateLimit:   100,
 		PlatformRateLimit:    500,
 		MaxBodyBytes:         1 << 20,

@@ -59,7 +59,6 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 //	plan, err := <apply>(ctx, s.store, org, doc)
 //	return localmode.Result{ServerID: plan.ServerID, Name: plan.Name, Action: plan.Action}, err
 func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, path string, doc []byte) (localmode.Result, error) {
-	_, _, _, _ = ctx, org, path, doc
 	return localmode.Result{}, failure.BadRequest("design documents cannot be applied by this build yet")
 }
 

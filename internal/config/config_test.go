@@ -86,3 +86,12 @@ func TestDesignStaleMax(t *testing.T) {
 		require.ErrorContains(t, err, "DESIGN_STALE_MAX", bad)
 	}
 }
+
+func TestDesigns(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Empty(t, c.Designs, "local mode is off by default")
+	c, err = Parse(env(map[string]string{"MOCKMCP_DESIGNS": "./mocks"}))
+	require.NoError(t, err)
+	require.Equal(t, "./mocks", c.Designs)
+}

@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -27,6 +29,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/localmode"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
@@ -60,6 +63,7 @@ type Service struct {
 	stateKeys [][]byte
 	http      *http.Server
 	ln        net.Listener
+	out       io.Writer          // local mode's output: endpoints, broken design files
 	cancel    context.CancelFunc // stops background work
 	done      chan struct{}
 }
@@ -74,6 +78,11 @@ func Prepare(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New prepares the database, connects to it and builds the handlers.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
+	if cfg.Designs != "" {
+		if err := localmode.CheckDir(cfg.Designs); err != nil {
+			return nil, fmt.Errorf("local mode (MOCKMCP_DESIGNS, --designs): %w", err)
+		}
+	}
 	if err := Prepare(ctx, cfg, log); err != nil {
 		return nil, err
 	}
@@ -81,7 +90,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	s := &Service{cfg: cfg, log: log, done: make(chan struct{})}
+	s := &Service{cfg: cfg, log: log, out: os.Stdout, done: make(chan struct{})}
 	if err := s.connect(ctx); err != nil {
 		_ = s.disconnect()
 		return nil, err
@@ -287,16 +296,35 @@ func (s *Service) Handler() http.Handler { return s.http.Handler }
 func (s *Service) Store() *store.Store { return s.store }
 
 // Run serves until ctx is cancelled, then stops accepting connections and
-// lets in-flight requests finish within the shutdown timeout.
+// lets in-flight requests finish within the shutdown timeout. In local mode
+// (MOCKMCP_DESIGNS) every design file is applied once before the first
+// request is answered, so a ready health check means the designs are
+// served; the folder is then watched until Run returns.
 func (s *Service) Run(ctx context.Context) error {
 	if s.ln == nil {
 		if err := s.Listen(); err != nil {
 			return err
 		}
 	}
+	watch, err := s.startLocal(ctx)
+	if err != nil {
+		_ = s.ln.Close()
+		return err
+	}
 	s.log.Info("serving", "addr", s.Addr(), "env", s.cfg.Env, "version", Version)
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(s.ln) }()
+	if watch != nil {
+		wctx, stop := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			_ = watch(wctx)
+		}()
+		// An apply in flight finishes (or is cancelled) before Close
+		// releases the pool.
+		defer func() { stop(); <-watched }()
+	}
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {

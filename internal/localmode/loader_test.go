@@ -1,0 +1,361 @@
+package localmode_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/localmode"
+)
+
+// call is one call of the fake apply.
+type call struct {
+	name string // base name of the path
+	doc  string
+	at   time.Time
+}
+
+// fakeApply records its calls; a document is applied when it is a JSON
+// object with a "name", else it fails as the real apply would.
+type fakeApply struct {
+	mu    sync.Mutex
+	calls []call
+	// fail, when set, decides the error of a call first.
+	fail func(name, doc string, n int) error
+}
+
+func (a *fakeApply) apply(_ context.Context, path string, doc []byte) (localmode.Result, error) {
+	a.mu.Lock()
+	name := filepath.Base(path)
+	a.calls = append(a.calls, call{name: name, doc: string(doc), at: time.Now()})
+	n := 0
+	for _, c := range a.calls {
+		if c.name == name {
+			n++
+		}
+	}
+	fail := a.fail
+	a.mu.Unlock()
+	if fail != nil {
+		if err := fail(name, string(doc), n); err != nil {
+			return localmode.Result{}, err
+		}
+	}
+	var d struct {
+		Name  string `json:"name"`
+		Tools []any  `json:"tools"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return localmode.Result{}, failure.Invalid(failure.Field("", "not a JSON document: %v", err))
+	}
+	var f failure.Fields
+	if d.Name == "" {
+		f.Add("name", "is required")
+	}
+	for i, t := range d.Tools {
+		if _, ok := t.(map[string]any); !ok {
+			f.Add("tools["+string(rune('0'+i))+"]", "must be an object")
+		}
+	}
+	if err := f.Err(); err != nil {
+		return localmode.Result{}, err
+	}
+	id := uuid.NewSHA1(uuid.NameSpaceURL, []byte(d.Name))
+	return localmode.Result{ServerID: id, Name: d.Name, Action: "updated",
+		EndpointURL: "http://127.0.0.1:9/api/platform/" + id.String() + "/mcp"}, nil
+}
+
+// callsOf returns the calls for the file named name.
+func (a *fakeApply) callsOf(name string) []call {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []call
+	for _, c := range a.calls {
+		if c.name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (a *fakeApply) names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, c := range a.calls {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// output is a writer the loader and the test share.
+type output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *output) lines() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Split(strings.TrimSuffix(o.buf.String(), "\n"), "\n")
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+}
+
+func endpoint(name string) string {
+	return "http://127.0.0.1:9/api/platform/" + uuid.NewSHA1(uuid.NameSpaceURL, []byte(name)).String() + "/mcp"
+}
+
+// start runs the loader over dir until the test ends and returns once the
+// first load is done.
+func start(t *testing.T, dir string, a *fakeApply, out *output) {
+	t.Helper()
+	l := localmode.New(dir, a.apply, out, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, l.Load(ctx))
+	done := make(chan error, 1)
+	go func() { done <- l.Watch(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(5 * time.Second):
+			t.Error("Watch did not return after its context was cancelled")
+		}
+	})
+}
+
+func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "b.yaml", `{"name":"bravo"}`)
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	write(t, dir, "broken.yml", `{"tools":[1]}`)
+	write(t, dir, "c.YML", `{"name":"charlie"}`)
+	write(t, dir, ".hidden.yaml", `{"name":"hidden"}`)
+	write(t, dir, "notes.txt", `{"name":"notes"}`)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "folder.json"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "a.json"), filepath.Join(dir, "linked.json")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.json")))
+
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	require.Equal(t, []string{"a.json", "b.yaml", "broken.yml", "c.YML", "linked.json"}, a.names())
+	broken := filepath.Join(dir, "broken.yml")
+	require.Equal(t, []string{
+		"alpha  " + endpoint("alpha"),
+		"bravo  " + endpoint("bravo"),
+		broken + ": name: is required",
+		broken + ": tools[0]: must be an object",
+		"charlie  " + endpoint("charlie"),
+		"alpha  " + endpoint("alpha"),
+	}, out.lines())
+
+	// Nothing changes: nothing is applied again.
+	time.Sleep(4 * localmode.PollInterval)
+	require.Len(t, a.names(), 5)
+}
+
+func TestChangedFileIsAppliedWithinASecond(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	write(t, dir, "b.json", `{"name":"bravo"}`)
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	// Let the first versions age past any timestamp granularity, so what
+	// follows is seen through size and modification time too.
+	time.Sleep(time.Second)
+	changed := time.Now()
+	write(t, dir, "a.json", `{"name":"alpha", "tools":[{}]}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, 3*time.Second, 10*time.Millisecond)
+	c := a.callsOf("a.json")[1]
+	require.Less(t, c.at.Sub(changed), time.Second)
+	require.Equal(t, `{"name":"alpha", "tools":[{}]}`, c.doc)
+
+	// The same content written again (a new modification time) is not
+	// applied again, nor is the file nobody touched.
+	write(t, dir, "a.json", `{"name":"alpha", "tools":[{}]}`)
+	time.Sleep(1500 * time.Millisecond)
+	require.Len(t, a.callsOf("a.json"), 2)
+	require.Len(t, a.callsOf("b.json"), 1)
+}
+
+func TestBrokenFileKeepsTheLastGoodVersion(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	path := filepath.Join(dir, "a.json")
+	write(t, dir, "a.json", `{"name":"alpha","tools":["x"]}`)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "keeps serving") }, 3*time.Second, 10*time.Millisecond)
+	require.Equal(t, []string{
+		"alpha  " + endpoint("alpha"),
+		path + ": tools[0]: must be an object",
+		path + ": not applied; the last good version of alpha keeps serving",
+	}, out.lines())
+
+	// The broken content is not applied again until the file changes.
+	time.Sleep(4 * localmode.PollInterval)
+	require.Len(t, a.callsOf("a.json"), 2)
+
+	write(t, dir, "a.json", `{"name":"alpha","tools":[{}]}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 3 }, 3*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(out.lines()) == 4 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, "alpha  "+endpoint("alpha"), out.lines()[3])
+}
+
+func TestNewAndDeletedFiles(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	write(t, dir, "n.yaml", `{"name":"new"}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("n.yaml")) == 1 }, time.Second, 10*time.Millisecond)
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "a.json")))
+	want := filepath.Join(dir, "a.json") + ": deleted; server alpha keeps serving (delete it through the API)"
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), want) }, 2*time.Second, 10*time.Millisecond)
+
+	// Back again: applied as a new file.
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, time.Second, 10*time.Millisecond)
+}
+
+func TestEditorSaves(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	// Save by rename: the editor writes a hidden temporary file, then
+	// renames it over the design file.
+	write(t, dir, ".a.json.tmp", `{"name":"alpha","tools":[{}]}`)
+	require.NoError(t, os.Rename(filepath.Join(dir, ".a.json.tmp"), filepath.Join(dir, "a.json")))
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, `{"name":"alpha","tools":[{}]}`, a.callsOf("a.json")[1].doc)
+
+	// Save in place, slowly: truncated, then half written for longer than
+	// a poll, then complete. The half-written file fails and the complete
+	// one is applied.
+	f, err := os.OpenFile(filepath.Join(dir, "a.json"), os.O_WRONLY|os.O_TRUNC, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"name":"al`)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	time.Sleep(3 * localmode.PollInterval)
+	_, err = f.WriteString(`pha","tools":[{},{}]}`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.Eventually(t, func() bool {
+		c := a.callsOf("a.json")
+		return c[len(c)-1].doc == `{"name":"alpha","tools":[{},{}]}`
+	}, time.Second, 10*time.Millisecond)
+	require.NotContains(t, a.names(), ".a.json.tmp")
+}
+
+func TestRewriteWithinTheTimestampGranularity(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.json")
+	write(t, dir, "a.json", `{"name":"aaaa"}`)
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	a := &fakeApply{}
+	out := &output{}
+	start(t, dir, a, out)
+
+	// Same size, same modification time, other content: only a file
+	// system with coarse timestamps does this, and the loader must still
+	// see it.
+	write(t, dir, "a.json", `{"name":"bbbb"}`)
+	require.NoError(t, os.Chtimes(path, info.ModTime(), info.ModTime()))
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, `{"name":"bbbb"}`, a.callsOf("a.json")[1].doc)
+}
+
+func TestErrorNotTheFilesFaultIsRetried(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	write(t, dir, "b.json", `{"name":"bravo"}`)
+	a := &fakeApply{fail: func(name, _ string, n int) error {
+		if name == "a.json" && n == 1 {
+			return failure.Unavailable(errors.New("connection refused"))
+		}
+		return nil
+	}}
+	out := &output{}
+	start(t, dir, a, out)
+
+	path := filepath.Join(dir, "a.json")
+	require.Equal(t, []string{
+		path + ": the database cannot be reached; try again shortly",
+		"bravo  " + endpoint("bravo"),
+	}, out.lines())
+	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, 3*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(out.lines()) == 3 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, "alpha  "+endpoint("alpha"), out.lines()[2])
+	time.Sleep(4 * localmode.PollInterval)
+	require.Len(t, a.callsOf("a.json"), 2)
+}
+
+func TestFolderMustExist(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	err := localmode.Run(context.Background(), missing, (&fakeApply{}).apply, &output{}, nil)
+	require.ErrorContains(t, err, "missing")
+	require.Error(t, localmode.CheckDir(missing))
+	write(t, dir, "a.json", `{}`)
+	require.ErrorContains(t, localmode.CheckDir(filepath.Join(dir, "a.json")), "not a directory")
+	require.NoError(t, localmode.CheckDir(dir))
+}
+
+func TestRunStopsWithItsContext(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	a := &fakeApply{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- localmode.Run(ctx, dir, a.apply, &output{}, nil) }()
+	require.Eventually(t, func() bool { return len(a.names()) == 1 }, time.Second, 10*time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
+}

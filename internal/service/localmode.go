@@ -1,0 +1,81 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/localmode"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// SetOutput sets where local mode prints each server's endpoint and each
+// broken design file (standard output unless set; the log goes to standard
+// error). Call it before Run.
+func (s *Service) SetOutput(w io.Writer) { s.out = w }
+
+// startLocal runs local mode's first pass, when MOCKMCP_DESIGNS names a
+// folder: it makes sure the local organization exists and applies every
+// design file once, printing each server's endpoint. The watch it returns
+// keeps the files applied until its context ends; nil when local mode is
+// off.
+func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) error, err error) {
+	if s.cfg.Designs == "" {
+		return nil, nil
+	}
+	org, err := localmode.EnsureOrg(ctx, s.store)
+	if err != nil {
+		return nil, fmt.Errorf("local organization: %w", err)
+	}
+	base := endpointBase(s.cfg.BaseURL, s.Addr())
+	apply := func(ctx context.Context, path string, doc []byte) (localmode.Result, error) {
+		res, err := s.applyDesign(ctx, org, path, doc)
+		if err != nil {
+			return localmode.Result{}, err
+		}
+		res.EndpointURL = base + "/api/platform/" + res.ServerID.String() + "/mcp"
+		return res, nil
+	}
+	l := localmode.New(s.cfg.Designs, apply, s.out, s.log)
+	if err := l.Load(ctx); err != nil {
+		return nil, err
+	}
+	return l.Watch, nil
+}
+
+// applyDesign applies one design document, read from path, to org in one
+// transaction, enables its server, and says what it did (ServerID, Name,
+// Action; startLocal adds the endpoint). Its failures follow
+// localmode.ApplyFunc: failure.Invalid with fields naming document paths for
+// a design that is wrong, and no change at all on any failure.
+//
+// PLACEHOLDER: the design-document apply is not part of this build yet, so
+// every file is reported as not applied. Replace this body with a call to
+// that apply, for example:
+//
+//	plan, err := <apply>(ctx, s.store, org, doc)
+//	return localmode.Result{ServerID: plan.ServerID, Name: plan.Name, Action: plan.Action}, err
+func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, path string, doc []byte) (localmode.Result, error) {
+	return localmode.Result{}, failure.BadRequest("design documents cannot be applied by this build yet")
+}
+
+// endpointBase is what a served design's endpoint path is appended to:
+// BASE_URL when set, else the address the instance listens on, with the
+// loopback address for a wildcard host (":8080" listens on every
+// interface; a client on the same machine reaches it at 127.0.0.1).
+func endpointBase(baseURL, addr string) string {
+	if baseURL != "" {
+		return baseURL
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -72,3 +72,8 @@ SELECT * FROM mcp_servers WHERE id = @id AND enabled;
 -- name: OrganizationPublicLimit :one
 -- The organization's override of the public rate limit (null: none).
 SELECT max_public_rate_limit FROM organizations WHERE id = @id;
+
+-- name: ServersNamed :many
+-- The organization's servers with a name, oldest first: a design document
+-- without an id names its server.
+SELECT * FROM mcp_servers WHERE name = @name ORDER BY created_at, id;

@@ -341,6 +341,52 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 	return max_public_rate_limit, err
 }
 
+const serversNamed = `-- name: ServersNamed :many
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+`
+
+// The organization's servers with a name, oldest first: a design document
+// without an id names its server.
+func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]McpServer, error) {
+	rows, err := db.Query(ctx, serversNamed, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []McpServer{}
+	for rows.Next() {
+		var i McpServer
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrganizationID,
+			&i.Name,
+			&i.Description,
+			&i.Version,
+			&i.ProviderName,
+			&i.ProviderUrl,
+			&i.Type,
+			&i.Enabled,
+			&i.ProtocolVersion,
+			&i.AuthMode,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Source,
+			&i.Fault,
+			&i.Eras,
+			&i.CacheTtlMs,
+			&i.CacheScope,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const touchServer = `-- name: TouchServer :exec
 UPDATE mcp_servers SET updated_at = now() WHERE id = $1
 `

@@ -51,6 +51,12 @@ func (t *Tx) Server(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	return serverFrom(row), notFound(err, "server")
 }
 
+// ServersNamed lists the organization's servers named name, oldest
+// first.
+func (t *Tx) ServersNamed(ctx context.Context, name string) ([]design.Server, error) {
+	return each(infallible(serverFrom))(t.q.ServersNamed(ctx, t.tx, name))
+}
+
 // LockServer reads one server and locks it until the transaction ends, so
 // concurrent changes to what it owns are checked against its limits in turn.
 func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (design.Server, error) {

@@ -14,7 +14,9 @@ package designdoc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/google/uuid"
 
@@ -133,9 +135,18 @@ func ToJSON(raw []byte) ([]byte, error) {
 // checkJSON reports JSON syntax errors with their line and column.
 func checkJSON(b []byte) error {
 	var v any
-	err := json.Unmarshal(b, &v)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers beyond float64 are the schema check's to report
+	err := dec.Decode(&v)
 	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			return failure.BadRequest("the document is not valid JSON",
+				failure.Field("body", "unexpected data after the JSON object"))
+		}
 		return nil
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return failure.BadRequest("the document is not valid JSON", failure.Field("body", "the JSON text ends early"))
 	}
 	if se, ok := err.(*json.SyntaxError); ok {
 		line, col := position(b, se.Offset)

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -115,12 +119,56 @@ func validate(js []byte) error {
 		return failure.Invalid(failure.Field("body", "%s", err.Error()))
 	}
 	var f failure.Fields
+	outOfRange(&f, v, "")
+	if err := f.Err(); err != nil {
+		return err
+	}
 	for _, vi := range s.Validate(v) {
 		field := vi.Field
 		if field == "" {
 			field = "body"
 		}
-		f.Add(field, "%s", vi.Message)
+		f.Add(field, "%s", words(vi.Message))
 	}
 	return f.Err()
+}
+
+// quotedValue is the value a validator message quotes in Go's notation
+// ("Value map[] should be one of ..."); the field already says where.
+var quotedValue = regexp.MustCompile(`^Value .*? (should|must) `)
+
+// words drops the value a message quotes: "should be one of the allowed
+// values: user, assistant".
+func words(msg string) string {
+	if m := quotedValue.FindStringSubmatchIndex(msg); m != nil {
+		return msg[m[2]:]
+	}
+	return msg
+}
+
+// outOfRange reports the numbers of v no float64 holds, as the REST API
+// does: the document's fields are decoded as its bodies are.
+func outOfRange(f *failure.Fields, v any, at string) {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			field := at
+			if field == "" {
+				field = "body"
+			}
+			f.Add(field, "is a number out of range: numbers must lie between -1.7976931348623157e308 and 1.7976931348623157e308")
+		}
+	case []any:
+		for i, e := range x {
+			outOfRange(f, e, at+"["+strconv.Itoa(i)+"]")
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			field := k
+			if at != "" {
+				field = at + "." + k
+			}
+			outOfRange(f, x[k], field)
+		}
+	}
 }

@@ -35,7 +35,7 @@ func TestSchemaFileIsCurrent(t *testing.T) {
 // TestDocumentHasTheServerCreateFields: a document's server fields are
 // CreateServerRequest's, schema for schema, so the two cannot drift.
 func TestDocumentHasTheServerCreateFields(t *testing.T) {
-	spec, err := api.GetSwagger()
+	spec, err := api.GetSpec()
 	require.NoError(t, err)
 	doc := spec.Components.Schemas["DesignDocument"].Value
 	create := spec.Components.Schemas["CreateServerRequest"].Value

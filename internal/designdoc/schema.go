@@ -29,7 +29,7 @@ func Schema() []byte {
 }
 
 var schemaOnce = sync.OnceValues(func() ([]byte, error) {
-	spec, err := api.GetSwagger()
+	spec, err := api.GetSpec()
 	if err != nil {
 		return nil, err
 	}

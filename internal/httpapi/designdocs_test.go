@@ -261,15 +261,15 @@ func TestDesignApplyRefusesBadDocuments(t *testing.T) {
 		"unknown tool field": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: x\ntools:\n  - name: t\n    inputSchema: {}\n",
 			422, []string{"tools[0].inputSchema"}},
 		"missing name": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\n", 422, []string{"name"}},
-		"wrong kind": {"application/yaml", "apiVersion: mockmcp/v1\nkind: Server\nname: x\n", 422, []string{"kind"}},
+		"wrong kind":   {"application/yaml", "apiVersion: mockmcp/v1\nkind: Server\nname: x\n", 422, []string{"kind"}},
 		"tool named twice": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: x\ntools:\n  - name: t\n  - name: t\n",
 			422, []string{"tools[1].name"}},
 		"resource without content": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: x\nresources:\n  - name: r\n    uri: a://b\n",
 			422, []string{"resources[0].content"}},
 		"bad scenario operator": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: x\ntools:\n  - name: t\n    mock_scenarios:\n      - name: s\n        condition: {field: a, operator: near, value: 1}\n        response: {}\n",
 			422, nil},
-		"yaml syntax": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: [x\n", 400, []string{"body"}},
-		"json syntax": {"application/json", "{\"name\": }", 400, nil},
+		"yaml syntax":    {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: [x\n", 400, []string{"body"}},
+		"json syntax":    {"application/json", "{\"name\": }", 400, nil},
 		"not a document": {"text/plain", "name: x", 400, []string{"body"}},
 	} {
 		t.Run(name, func(t *testing.T) {

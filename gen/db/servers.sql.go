@@ -329,6 +329,18 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 	return i, err
 }
 
+const lockServerName = `-- name: LockServerName :exec
+SELECT pg_advisory_xact_lock(hashtextextended('mcp_servers/' || app_org_id()::text || '/' || $1::text, 0))
+`
+
+// Serializes, until the transaction ends, the applications of design
+// documents that name the same server in the organization, so that two at
+// once cannot both create it.
+func (q *Queries) LockServerName(ctx context.Context, db DBTX, name string) error {
+	_, err := db.Exec(ctx, lockServerName, name)
+	return err
+}
+
 const organizationPublicLimit = `-- name: OrganizationPublicLimit :one
 SELECT max_public_rate_limit FROM organizations WHERE id = $1
 `

@@ -123,6 +123,9 @@ func apply(ctx context.Context, tx *store.Tx, doc Document, opts ApplyOptions) (
 func target(ctx context.Context, tx *store.Tx, doc Document) (design.Server, bool, error) {
 	id := doc.ID
 	if id == uuid.Nil {
+		if err := tx.LockServerName(ctx, doc.Design.Server.Name); err != nil {
+			return design.Server{}, false, err
+		}
 		named, err := tx.ServersNamed(ctx, doc.Design.Server.Name)
 		switch {
 		case err != nil:

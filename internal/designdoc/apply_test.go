@@ -95,3 +95,28 @@ func TestApplyNameTwice(t *testing.T) {
 	fe, _ := failure.As(err)
 	require.Equal(t, "name", fe.Fields[0].Field)
 }
+
+// TestApplyConcurrently: documents naming the same new server, applied at
+// once, create it once.
+func TestApplyConcurrently(t *testing.T) {
+	st := testdb.Store(t)
+	ctx := context.Background()
+	orgID, _ := newOrg(t, st, "Racers")
+	doc := []byte("apiVersion: mockmcp/v1\nkind: MCPServer\nname: Raced\ntools:\n  - name: t\n")
+	const n = 6
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := designdoc.Apply(ctx, st, store.OrgRef{ID: orgID}, doc, designdoc.ApplyOptions{})
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: orgID}, func(tx *store.Tx) error {
+		named, err := tx.ServersNamed(ctx, "Raced")
+		require.Len(t, named, 1)
+		return err
+	}))
+}

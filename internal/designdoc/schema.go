@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mockmcp/mockmcp/gen/api"
@@ -140,6 +141,9 @@ var quotedValue = regexp.MustCompile(`^Value .*? (should|must) `)
 // words drops the value a message quotes: "should be one of the allowed
 // values: user, assistant".
 func words(msg string) string {
+	if strings.HasPrefix(msg, "Value is ") {
+		return msg // "Value is number but should be object" quotes no value
+	}
 	if m := quotedValue.FindStringSubmatchIndex(msg); m != nil {
 		return msg[m[2]:]
 	}

@@ -36,9 +36,10 @@ gen/ts/node_modules: gen/ts/package.json gen/ts/package-lock.json
 	@touch $@
 
 .PHONY: generate
-generate: gen/ts/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/
+generate: gen/ts/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/ (gen/schema/design.json: the design document JSON Schema)
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config openapi/oapi-codegen.yaml openapi/openapi.yaml
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
+	$(GO) run ./cmd/designschema gen/schema/design.json
 	$(NPM) run --prefix gen/ts --silent generate
 
 .PHONY: check-generated

@@ -72,3 +72,14 @@ SELECT * FROM mcp_servers WHERE id = @id AND enabled;
 -- name: OrganizationPublicLimit :one
 -- The organization's override of the public rate limit (null: none).
 SELECT max_public_rate_limit FROM organizations WHERE id = @id;
+
+-- name: ServersNamed :many
+-- The organization's servers with a name, oldest first: a design document
+-- without an id names its server.
+SELECT * FROM mcp_servers WHERE name = @name ORDER BY created_at, id;
+
+-- name: LockServerName :exec
+-- Serializes, until the transaction ends, the applications of design
+-- documents that name the same server in the organization, so that two at
+-- once cannot both create it.
+SELECT pg_advisory_xact_lock(hashtextextended('mcp_servers/' || app_org_id()::text || '/' || @name::text, 0));

@@ -82,6 +82,30 @@ func (e ApiKeyScope) Valid() bool {
 	}
 }
 
+// Defines values for ApplyAction.
+const (
+	ApplyCreated   ApplyAction = "created"
+	ApplyDeleted   ApplyAction = "deleted"
+	ApplyUnchanged ApplyAction = "unchanged"
+	ApplyUpdated   ApplyAction = "updated"
+)
+
+// Valid indicates whether the value is a known member of the ApplyAction enum.
+func (e ApplyAction) Valid() bool {
+	switch e {
+	case ApplyCreated:
+		return true
+	case ApplyDeleted:
+		return true
+	case ApplyUnchanged:
+		return true
+	case ApplyUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CacheScope.
 const (
 	CacheScopePrivate CacheScope = "private"
@@ -541,6 +565,24 @@ func (e ListAgentCardsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExportDesignParamsFormat.
+const (
+	ExportFormatJSON ExportDesignParamsFormat = "json"
+	ExportFormatYAML ExportDesignParamsFormat = "yaml"
+)
+
+// Valid indicates whether the value is a known member of the ExportDesignParamsFormat enum.
+func (e ExportDesignParamsFormat) Valid() bool {
+	switch e {
+	case ExportFormatJSON:
+		return true
+	case ExportFormatYAML:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetSuiteRunParamsFormat.
 const (
 	Json  GetSuiteRunParamsFormat = "json"
@@ -669,6 +711,41 @@ type ApiKeyScope string
 // ApiKeyList defines model for ApiKeyList.
 type ApiKeyList struct {
 	Items []ApiKey `json:"items"`
+}
+
+// ApplyAction defines model for ApplyAction.
+type ApplyAction string
+
+// ApplyPart defines model for ApplyPart.
+type ApplyPart struct {
+	Action ApplyAction `json:"action"`
+	Name   string      `json:"name"`
+
+	// Uri A resource's uri (its key); absent for tools and prompts.
+	Uri *string `json:"uri,omitempty"`
+}
+
+// ApplyResult defines model for ApplyResult.
+type ApplyResult struct {
+	// Changed Whether anything was (or
+	Changed   bool        `json:"changed"`
+	DryRun    bool        `json:"dry_run"`
+	Prompts   []ApplyPart `json:"prompts"`
+	Resources []ApplyPart `json:"resources"`
+	Server    ApplyServer `json:"server"`
+	Tools     []ApplyPart `json:"tools"`
+}
+
+// ApplyServer defines model for ApplyServer.
+type ApplyServer struct {
+	Action ApplyAction `json:"action"`
+
+	// EndpointUrl Where the design is served once enabled; empty when id is null.
+	EndpointUrl string `json:"endpoint_url"`
+
+	// Id Null for a server a dry run would create without a pinned id.
+	Id   nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Name string                                `json:"name"`
 }
 
 // CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
@@ -943,6 +1020,12 @@ type CreatedApiKey struct {
 	// Example: mmcp_3q2-7wEXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLEx
 	RawKey string `json:"raw_key"`
 }
+
+// DesignDocument One MCP server design as a file, for `POST /api/servers/apply` and
+// `GET /api/servers/{server_id}/export`. The server's fields are those of
+// `CreateServerRequest`; `tools`, `resources` and `prompts` hold the bodies of
+// `CreateToolRequest`, `CreateResourceRequest` and `CreatePromptRequest`.
+type DesignDocument = json.RawMessage
 
 // DuplicateAgentCardRequest defines model for DuplicateAgentCardRequest.
 type DuplicateAgentCardRequest struct {
@@ -2264,6 +2347,20 @@ type ListServersParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ApplyDesignParams defines parameters for ApplyDesign.
+type ApplyDesignParams struct {
+	// DryRun Compute and return the plan without writing anything.
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ExportDesignParams defines parameters for ExportDesign.
+type ExportDesignParams struct {
+	Format *ExportDesignParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExportDesignParamsFormat defines parameters for ExportDesign.
+type ExportDesignParamsFormat string
+
 // ListJournalParams defines parameters for ListJournal.
 type ListJournalParams struct {
 	// Method Only this JSON-RPC method, e.g. `tools/call`.
@@ -2369,6 +2466,9 @@ type ValidatePolicyJSONRequestBody = PolicyCandidate
 
 // CreateServerJSONRequestBody defines body for CreateServer for application/json ContentType.
 type CreateServerJSONRequestBody = CreateServerRequest
+
+// ApplyDesignJSONRequestBody defines body for ApplyDesign for application/json ContentType.
+type ApplyDesignJSONRequestBody = DesignDocument
 
 // ImportMCPJSONRequestBody defines body for ImportMCP for application/json ContentType.
 type ImportMCPJSONRequestBody = ImportMCPRequest
@@ -2549,12 +2649,18 @@ type ServerInterface interface {
 	// ValidatePolicy Run the compliance rules on the server's definition or a candidate
 	// (POST /api/platform/{server_id}/mcp/validate)
 	ValidatePolicy(ctx echo.Context, serverId ServerId) error
+	// GetDesignSchema The JSON Schema (2020-12) of design documents
+	// (GET /api/schemas/design.json)
+	GetDesignSchema(ctx echo.Context) error
 	// ListServers List MCP server designs
 	// (GET /api/servers)
 	ListServers(ctx echo.Context, params ListServersParams) error
 	// CreateServer Create an MCP server design
 	// (POST /api/servers)
 	CreateServer(ctx echo.Context) error
+	// ApplyDesign Create or update an MCP server design from a design document
+	// (POST /api/servers/apply)
+	ApplyDesign(ctx echo.Context, params ApplyDesignParams) error
 	// ImportMCP Create a mock server design from a live MCP server
 	// (POST /api/servers/import/mcp)
 	ImportMCP(ctx echo.Context) error
@@ -2573,6 +2679,9 @@ type ServerInterface interface {
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx echo.Context, serverId ServerId) error
+	// ExportDesign Export an MCP server design as a design document
+	// (GET /api/servers/{server_id}/export)
+	ExportDesign(ctx echo.Context, serverId ServerId, params ExportDesignParams) error
 	// ClearJournal Delete every recorded call of a server
 	// (DELETE /api/servers/{server_id}/journal)
 	ClearJournal(ctx echo.Context, serverId ServerId) error
@@ -3393,6 +3502,15 @@ func (w *ServerInterfaceWrapper) ValidatePolicy(ctx echo.Context) error {
 	return err
 }
 
+// GetDesignSchema converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDesignSchema(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDesignSchema(ctx)
+	return err
+}
+
 // ListServers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListServers(ctx echo.Context) error {
 	var err error
@@ -3424,6 +3542,24 @@ func (w *ServerInterfaceWrapper) CreateServer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateServer(ctx)
+	return err
+}
+
+// ApplyDesign converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyDesign(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApplyDesignParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyDesign(ctx, params)
 	return err
 }
 
@@ -3506,6 +3642,31 @@ func (w *ServerInterfaceWrapper) DuplicateServer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DuplicateServer(ctx, serverId)
+	return err
+}
+
+// ExportDesign converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportDesign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExportDesignParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportDesign(ctx, serverId, params)
 	return err
 }
 
@@ -4479,6 +4640,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers", wrapper.CreateServer, options.OperationMiddlewares["createServer"]...)
 	router.POST(options.BaseURL+"/api/servers/import/openapi", wrapper.ImportOpenAPI, options.OperationMiddlewares["importOpenAPI"]...)
 	router.POST(options.BaseURL+"/api/servers/import/mcp", wrapper.ImportMCP, options.OperationMiddlewares["importMCP"]...)
+	router.POST(options.BaseURL+"/api/servers/apply", wrapper.ApplyDesign, options.OperationMiddlewares["applyDesign"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/export", wrapper.ExportDesign, options.OperationMiddlewares["exportDesign"]...)
+	router.GET(options.BaseURL+"/api/schemas/design.json", wrapper.GetDesignSchema, options.OperationMiddlewares["getDesignSchema"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id", wrapper.DeleteServer, options.OperationMiddlewares["deleteServer"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id", wrapper.GetServer, options.OperationMiddlewares["getServer"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id", wrapper.UpdateServer, options.OperationMiddlewares["updateServer"]...)
@@ -8346,6 +8510,27 @@ func (response ValidatePolicy429ApplicationProblemPlusJSONResponse) VisitValidat
 	return err
 }
 
+type GetDesignSchemaRequestObject struct {
+}
+
+type GetDesignSchemaResponseObject interface {
+	VisitGetDesignSchemaResponse(w http.ResponseWriter) error
+}
+
+type GetDesignSchema200ApplicationSchemaPlusJSONResponse json.RawMessage
+
+func (response GetDesignSchema200ApplicationSchemaPlusJSONResponse) VisitGetDesignSchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/schema+json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListServersRequestObject struct {
 	Params ListServersParams
 }
@@ -8513,6 +8698,143 @@ type CreateServer422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response CreateServer422ApplicationProblemPlusJSONResponse) VisitCreateServerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesignRequestObject struct {
+	Params   ApplyDesignParams
+	JSONBody *ApplyDesignJSONRequestBody
+	Body     io.Reader
+}
+
+type ApplyDesignResponseObject interface {
+	VisitApplyDesignResponse(w http.ResponseWriter) error
+}
+
+type ApplyDesign200JSONResponse ApplyResult
+
+func (response ApplyDesign200JSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign201JSONResponse ApplyResult
+
+func (response ApplyDesign201JSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign400ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign401ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign403ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign409ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign413ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyDesign422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyDesign422ApplicationProblemPlusJSONResponse) VisitApplyDesignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -9146,6 +9468,116 @@ func (response DuplicateServer422ApplicationProblemPlusJSONResponse) VisitDuplic
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportDesignRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Params   ExportDesignParams
+}
+
+type ExportDesignResponseObject interface {
+	VisitExportDesignResponse(w http.ResponseWriter) error
+}
+
+type ExportDesign200JSONResponse DesignDocument
+
+func (response ExportDesign200JSONResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportDesign200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportDesign200ApplicationyamlResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportDesign400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ExportDesign400ApplicationProblemPlusJSONResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportDesign401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExportDesign401ApplicationProblemPlusJSONResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportDesign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExportDesign403ApplicationProblemPlusJSONResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportDesign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExportDesign404ApplicationProblemPlusJSONResponse) VisitExportDesignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13689,12 +14121,18 @@ type StrictServerInterface interface {
 	// ValidatePolicy Run the compliance rules on the server's definition or a candidate
 	// (POST /api/platform/{server_id}/mcp/validate)
 	ValidatePolicy(ctx context.Context, request ValidatePolicyRequestObject) (ValidatePolicyResponseObject, error)
+	// GetDesignSchema The JSON Schema (2020-12) of design documents
+	// (GET /api/schemas/design.json)
+	GetDesignSchema(ctx context.Context, request GetDesignSchemaRequestObject) (GetDesignSchemaResponseObject, error)
 	// ListServers List MCP server designs
 	// (GET /api/servers)
 	ListServers(ctx context.Context, request ListServersRequestObject) (ListServersResponseObject, error)
 	// CreateServer Create an MCP server design
 	// (POST /api/servers)
 	CreateServer(ctx context.Context, request CreateServerRequestObject) (CreateServerResponseObject, error)
+	// ApplyDesign Create or update an MCP server design from a design document
+	// (POST /api/servers/apply)
+	ApplyDesign(ctx context.Context, request ApplyDesignRequestObject) (ApplyDesignResponseObject, error)
 	// ImportMCP Create a mock server design from a live MCP server
 	// (POST /api/servers/import/mcp)
 	ImportMCP(ctx context.Context, request ImportMCPRequestObject) (ImportMCPResponseObject, error)
@@ -13713,6 +14151,9 @@ type StrictServerInterface interface {
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx context.Context, request DuplicateServerRequestObject) (DuplicateServerResponseObject, error)
+	// ExportDesign Export an MCP server design as a design document
+	// (GET /api/servers/{server_id}/export)
+	ExportDesign(ctx context.Context, request ExportDesignRequestObject) (ExportDesignResponseObject, error)
 	// ClearJournal Delete every recorded call of a server
 	// (DELETE /api/servers/{server_id}/journal)
 	ClearJournal(ctx context.Context, request ClearJournalRequestObject) (ClearJournalResponseObject, error)
@@ -15124,6 +15565,29 @@ func (sh *strictHandler) ValidatePolicy(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// GetDesignSchema operation middleware
+func (sh *strictHandler) GetDesignSchema(ctx echo.Context) error {
+	var request GetDesignSchemaRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDesignSchema(ctx.Request().Context(), request.(GetDesignSchemaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDesignSchema")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDesignSchemaResponseObject); ok {
+		return validResponse.VisitGetDesignSchemaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListServers operation middleware
 func (sh *strictHandler) ListServers(ctx echo.Context, params ListServersParams) error {
 	var request ListServersRequestObject
@@ -15189,6 +15653,59 @@ func (sh *strictHandler) CreateServer(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(CreateServerResponseObject); ok {
 		return validResponse.VisitCreateServerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApplyDesign operation middleware
+func (sh *strictHandler) ApplyDesign(ctx echo.Context, params ApplyDesignParams) error {
+	var request ApplyDesignRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body ApplyDesignJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/yaml") {
+		request.Body = ctx.Request().Body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyDesign(ctx.Request().Context(), request.(ApplyDesignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyDesign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyDesignResponseObject); ok {
+		return validResponse.VisitApplyDesignResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15430,6 +15947,32 @@ func (sh *strictHandler) DuplicateServer(ctx echo.Context, serverId ServerId) er
 		return err
 	} else if validResponse, ok := response.(DuplicateServerResponseObject); ok {
 		return validResponse.VisitDuplicateServerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportDesign operation middleware
+func (sh *strictHandler) ExportDesign(ctx echo.Context, serverId ServerId, params ExportDesignParams) error {
+	var request ExportDesignRequestObject
+
+	request.ServerId = serverId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportDesign(ctx.Request().Context(), request.(ExportDesignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportDesign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportDesignResponseObject); ok {
+		return validResponse.VisitExportDesignResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16925,486 +17468,512 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcuM22jB4KyjtVEXaoWTZfZiMXV+95e44iSfttD/bPYc36leESUjCmAIVArRb489/9wL2EvdKtvA8",
-	"AAhSpETJdndPJlWptCWROD7n430nSueLVDChZOfwvrOgGZ0zxTL49JZm8Wms/4qZjDK+UDwVncPO1YwR",
-	"OmVCkYhm8TeS8Jh0J1k6JwmXagw/jfVPkqQZiTJGFfO+7Q06QYfrgRZUzTpBR9A56xx29G9jHneCTsZ+",
-	"zXnG4s6hynIWdGQ0Y3OqFzJJszlVncNOnsOTarnQr0qVcTHtPDwEsOifYcC6ZZsF6xkbVgH/rFvCnH56",
-	"x8RUzTqH+8Nh3RLeZ9OmY0uzKRX8X1R/BQfXsIo0mz7+KN5n08skn9avZJFfJ1zOuJhWFyWTfLpmWfrn",
-	"Rx7QeZbOF6rpjBbw6wpY4dc+SOE3TeCEvz7+FC+YTPMsYk3LzczvKwu2P/hLtt81Ldr+/vhlX7LslmVN",
-	"iz57e04kPEFiJvlUrKwef/XXjt80rRx/fYp1S8lT0bRw9mmRpBlVabYkEh+tWTp8X147fNW8ePj5CVZ/",
-	"w5OkmfxI/bOhP6QrBb1h44jKRnCA58fbkKSDeoy7zLlqhGCpf1w9Rf1t6Qz1F40r1T8+/vyuqLxpWqai",
-	"8sas8sUBSdI7lumzIzP2iUQzmtFIM66AFFvQb8AOlHmdzKiIk8ZN6Ec27WFBlWKZfvd/fhn2/0z7k4/3",
-	"Lw4e/lC/HSYbyZxicpXI6S/9M9efG1fL5BOQt6s0TRqXmKbJ6hLTNCktMU2TxiWmafLYJT7ol+UiFZKB",
-	"VPKGxhfs15xJpT9FqVBMwJ90sUh4BFxsb5Gl1wmb//GfUm/m3pvuDxmbdA47/9deIfns4a9y7xzfwknr",
-	"KD1MS7gkc5rodbOYdHOxoJmk1wkjf7l8/3NAKLmmMXGiVG/Q0WJJKiYJjz77mtPrf7JIkSihcsYkueNq",
-	"Rqgg7BOXCni/YKRLSS74rzlDupRm5MPFKS77+zS75nHMxOded0SThGVkTpdEpIrEKVEzLkk3SxMWkBu2",
-	"JDJKFyzQq6UkylIp+5Ird0m4/J9T9X2ai/hzrv7nlMg8mtmT5wKoD+7nG1kStmCN53SZpDS+StN3NJuy",
-	"LwXU12m81JCd6EVoikkFOTv++/jN++/+MX7zj6uTS1jtVZqeUbE819JjZPBQfs41v79lSM9BgI1IRhUj",
-	"CZ9zRbqLLI3zSD9I5mnMSCqSZe+QhHof5x/evDt9O744vjoZvzs9O70K7dYlWbBsJOZc5Irpv0mUcK3d",
-	"0DjOmJSDkegEnRmjsdGLLpjKlv3jiWLZKt28ZFEqYklyoXgCC73jIk7vtJzIlNSEsjgDQ+u4UGzKMqDH",
-	"f+9fUMXe6Q314f/lU9vwxgWbUy404dzuLcnU6lY+CP6JKD5nW2/joYCULwojLYBDrWpl4fm746vv31+c",
-	"laDFA5KAyBnNWEyulwiKacKjJcnSXEtMVMTwrZaIecQIE/Ei5UL9Dkc7wdEHQXM1SzP+L/a56fgtTXhs",
-	"1QzNaY7PTzXvGZTv8W9/+1v/OFczJpReDas9s0KegT0tsjRiEsSGLyjG3LEk6RtB5jrXzAq2fERClmVp",
-	"JkOQCCRhtyxbkglnSUyoIhOaJ2oA12/m1Es6Pjg+njKh3tKsRp48FuT44JjsD4bEPUW6csEiPrHbpQd0",
-	"sMhSlZJ0ArCi31hkqWakAUhXmp2C5P+WzlnyFlQnQKtFli5YpjjKiBFd0GuecPu5/Cv7pJiIWVxarbmm",
-	"6zRNGBWa1cFjoEjq37li85qxSptcuewALWrwJI1jrh+jybk3AkrD5jUUGToPvrhct7I843WQVTOO+YJm",
-	"GV3CcnI5+zlV7shl/QRSZYzODfpXf66bJ2YAE6dikauzNGblI1s5leqyzOvvc7Xr++tvIU6jfM6Egj1/",
-	"yJLah4RR21fvMEtveYxEunz7PuOofTWvnat0wb/AQ0F5rI81ZyxZlGdcAUflGZtbo607pq0grHqEdvRL",
-	"jdBszXi7zeNt44YnyWNQin2i80WyLYjwuPYxviPENgJLuisMKzrd6o0KEIHubCxF/gmagT+2AYF8sUgz",
-	"xeJToVg2oRFbd01AqKM0ecNFXKYUJcyBZ/7KMtl0nYoJipzvMdhTXc3q3G1O4LZxnZVJaw+67vyKMYMy",
-	"V6qjmbWE0GHMygaCzqf+NO3bTWhuFtEsHhR8zXuiz+d6ccaENescdqZczfLrQZTO9+ZpdDOPFu5fLYFl",
-	"giZ7blA4geM4PmPza5Z5Bph6YjChiWRVrqxlyqRqr3z1Mli9eK3lIymA4+gcduYwbyfoMJHP9Q2kdwI+",
-	"mx8+BhtuDCevA4KSGFBeMUqe+i+RJwkKayU6Vyy5KnLQJHk/6Rz+sl5Uc3O/9V9/+BhUJtQTgLktHlNV",
-	"sprFVLG+Fq47dYsy71wv69niLpS21XZO8M06HGOfohkVUzY22F0WE/82YxnqCfY5ImfpnTRGlCwmdzOe",
-	"MMJBfjVOLAZutI1XNEvnbEHRxLLxYeQXG4yTmn/cppHj/1te+mnxcu2VJzxiQrZb75wpGlNFd1jGmX21",
-	"dhHNYpE9/HUguXHdGVukkqs0W7baZo300GqP4JipZXqKqnxV7uiEbnshQV82zZi15hnbkwXRgUeX4oxO",
-	"NGl2r9eQpqCTL+KtkRlUMwdqrXb91+KVtdwt6NzRTKv7ss4QMadase2b17mYEhqDZYNep7lCzERU/Wcu",
-	"FZnTmJEu7hCtLOAdeIRYY+7IyTcFSy0zYEOuC8TxcL4EaQ6OVpiyh88e/fPQq3QP3rlV8KFC50qkuETL",
-	"S7Cwlj29XavUUrkUUYlnGh68qt3F6Zxysa38rMWU8dzKtRXlfp6KKVHskwrIbcojFhA+p1MWEK04pQGZ",
-	"8IRtAwVBJ6FimtMpzjYYDHqDzqGmDlWLxunle/L6xZ/7+yTSayNdpq9lktmn28+IknubLf5TpiIgcsFY",
-	"NHv8TjOq2DixJrryrN9njMGkgzqKoPGCjedU0Cmog+2uv6Tcb3r8oa3Q+baMR08rd1bFiq11RoDerXVX",
-	"hIitXwPaUu9RRQfbhFAMBbB2LjjBWvdsu8O35/Jc535aknJWZWRj+az93TdlbQZO/KZ6dO8FnJpIBQvI",
-	"NaMZywJCF3x8w5YBSfUSDgJyTSWPAjJXiWxzmFoWNab5WnPlj1dX5yTN4N9L8uHiHenavRCVWtmzV4uZ",
-	"lqM3bEQTkH62iAKSMakCMs3oYvZrUjvUnKlZ2uCghyXiA0fk/P3lFbmbMUHotWSinmRYrbhxafNoUaxK",
-	"r9CsLSB37Fqm0Q1Trc+hNfye+lz3eUD4HUd9tQycjkpvJ03WWoTYJzWO8ky2UhirYg5MXx5krTBw5on7",
-	"Vdu3YtM049van8r65SqT/fb1cP+QUAJiXfdgePCyP3zVH+730AXvRFeMMfgXBBYUT13tDw+H+r//rkeY",
-	"ba1fVRGaSlJsYI2ooHfxCEA9K8TA5wHTy3reoZET2evS8gwYYECODSdJuLhBhKRETwbBO6QbzqOFidwL",
-	"A812MOiPxyTNRsKyo6oTNAAnJryrh4E3YbxUEK56JKKCXGtt6Da9YXGdB6bCkCvEVZGEUanIq6EXuVUL",
-	"F1ubIP5y+f7nv9IkB9vDnH46xZf8SFQHQsXZ1JNXc6ZFsCQGQ6WZCyBepdbmyJoDqvQZqhlV9irgbzhJ",
-	"rVkpGyVIslzUH4moDS8sggkPSfg/v9D+v4b9P48//vEPYT0fKEV6rxNvmqMYvTG0xM0Y0WzPIV+NU0vl",
-	"mZAtrautzZ2IMs+KkE/KPBpMEbUcYS0PgIEumASJagXHDBhRSSS9ZXGAdFk2avODTTj8xLi5HhnXItYW",
-	"rrvWYL4FtJatJTsaNowpw420Hbi/BdPCswH9X0umpooVHyIDWt/595wl8Yl+p9bhoieqoZVZzlCUdWbf",
-	"OV1qllOy+NYoq/4R4+CBXXEtLomlBso6+X+JAQe3Gl7rzMv+7Wh5fnBB786YlHQK4H284D+x5erxXae5",
-	"iMdUSqbGPJYNEdkm+J6a0KI+BDvGEPeYMRrNmDwibL5QS01yySRPEoyHLFkeNhqv14uAu7gYVrei+SUK",
-	"GLlkGbmbpWTKBMv0S4SrBqa/4BmTj7Irt7TfJ1SqcS4b5N53WkiReRQxKSd5oreglaMozWIWA0HlglAy",
-	"YXdEYryW3s9uC26kYXCxgHnGxKyvWxNrAI3Nni/fM4xjBStQuM4+6d1G5bxqMQrg/kkYJmLQ7ozyrUaU",
-	"S3t6q6AZRu6BkMy4UGTKb5lARhkqlZzJUAvU8zRmmTBRoXJAvkMrhtS/hYuM31LFQt8HgO4B4Kfw4+od",
-	"afKhn+7f0gxCrPRrxXrP7QDeV3You7Grq3dnDeTDrl3vTzN4vbeAcEHmPEm4gdQABVFIYILdpBMSQnD/",
-	"XsKlCgO9N0i5Mp9HInQpTe6R4hvF5ouEqtrfMkbjEHUKJG17MZdRqpUSTcBGwhyxVhhf94d/6h9826s/",
-	"79fD4XCICsecfuJzfeDfvn6pvx0GnTkX+FUh7LtgQn1sSXKVpp7ItNZ5vWIQ0noASPB4YgGS6ViLWHcZ",
-	"V4oJ0pUzuigCQ53WYM0uxIhdvVVpazxnxnu3jZTiBQ62Qqq3+PybJI1uWmhIXCLrbooSyyOVZyx+64Uv",
-	"tl99BZHtVjZIQjW89i0VsZZX2HE2za0hfDtZtpH6rovEe6glOmYtmORYYy81a2xPCFe3t0MIXMMG127B",
-	"pj5uf5xzPmdXxpTb/qzbxzW6JV5GTNCMpzV2sFQgJG7kM0YGXA8FmIHUeqy1i74yeswOPozLVhHA3pa0",
-	"yD+W5pR2gDl3wCVicVBHLDbExG259NoTBJbgXE1LXyrK0lRBtJRWSpHHsoRHXFUjKtey4MoEF2bQ6veX",
-	"xSTVn078SSHzSyvJLti2KajS3Uo5fXpYZ2PyafZwAynogMKtufuEmZSFMHJL2jN/MuDDRKsW5MPFad8y",
-	"88LGc0jCe/hwSH4BnSggg8Hg44NvXvIuymczWxmYDJ81zIBc6xH03HqKQ+N/1f9/0BKG+RY8sP+H5jFP",
-	"AxJTRUn3mkr2+mUvIJYSPYAAY16wkkng/jok93nGi8f/C2ch/0ev4NqN9/AQguG0OtA44eImIDCEBqaA",
-	"KK4SPYq3u/8qDS/5v9h/PYRHeOhavY1oli1HIqRCpAhA0ghNIBuEdXZW6y+zWKAXrXXAOcY8wJlA7IOh",
-	"5MWfsOTN2gP8ugNLBg3CGRR2Cxgswu82htvtEGQXrDdSHwyHWuA8GA6f3khdFye3gbj6wWubXZWDzbFq",
-	"W0eoleLRKmEKmnbgVsjxQmsn/YPBMCBnp1cBeXP5Xf9F/21CQXv+4fxd/8Vg2OTqdE6tLSPXmszizhTe",
-	"//jHP4QBoYrM06rnIbD5rya8q5yjuTFobcfreHQo2waI8cK96iO6rDJC/j74x+C/jwgli4z1M5YwKhmR",
-	"+WTCPxEuCY0itlCsIUJhs+G+IAeg0e9GC9BiUVSZWNnVG27y7m7YUiMu5Avj80fF9zMmyIxKtJaREG0o",
-	"Yclq02QqqqxAtlkCk4Uxr4t2hcowHkzuD4caAmmS9Laz41WUuDkX9mNd+K1vW6tGG6VzPLd5qvUMayHQ",
-	"2+GSZGySSxaT7svhfm9AznKp0AsID01yrQo22r8atYBq8Yo5F07+eSS8vffweDeo22mRQUfWlt35jmX8",
-	"lsVYoELZaKBKxIZfXwIp18euI2H3w+D1/oP9vvdff3gsRqKSuiN33lqRxdl8LXaD+YHKm01jnqXRzbG8",
-	"qWHnFUG6VpJGgWXbHXhyzoYN7Ag/mkzVxMYD/aDyJgwAfK4zKqIZk0RlnMUaD9MsZpnFWirkHTA3EDDx",
-	"ExdTEtpdhxC5IcHvTKeUixLV2XTob2D2Kh9q4/VqBkdrcGgLkOXz+YHfMq3cgOYQki4I8GkGfhyIUgm1",
-	"LB+S7jUXNFtCwBgqCSJV5DpVs1Wr3HYQqMff9Ljd4xv9LFjwSvrheuNd8WjZ9tdmQmuk2w1T+JyNrbKx",
-	"od7QVwr2BWCwRDJr+ra1u9I70fsM+OCMXOWj2YXv4VDNyIQVwHbXvCASupyFJVLBPD+H+WgCMWsTHcDF",
-	"MnYurPUmJ+eucS8qlYzbGKucP2Qn4GYZ3TjHiX7mIeiYo9jg9IaHdkcE6y4YezL8BrZUynX0kpbHTUto",
-	"THOuT8w6FmSm1EKjiP5XWrVmBY4bvMylZL40uvHAyHxMF0zQBa8Fo5IuY4fZHwwHw/IS9p9YgjTV6HZU",
-	"WahkjYdJr2Wa5Iq1VBZ3FUSb9SUT71tT/2SlOKBsoR9tea45V2y3U21G7wb42xUHaUaThCVczktgt+95",
-	"Hvdfez7H/Tqfo1TpYpyK8YTyJM9YyyB4rOxWFku30AJfDYftoo/cRM03dcWk+vLg3zq/Y4MghNnWm8Mt",
-	"2msEelDHtNqcuTsWN9Wawwdv9dNiSRMTxASvosJMe5O975+/H8HIo84hGZntjDoPqz6CjQbkHf1WWhLb",
-	"wWW1bkh9CVDSs8gRa3dKDSE/bU/Aws4YAyHG25i8TY2QuOKcArv3dpQ6bgpku8Ev20XwZPRubF5YDVcB",
-	"85KSLJkEkOwt0AaViogNyCUTMeGKUEnCY1MIChjVIXkDiUBklA+HL6IbtoQ/GGi14d/7x+en/Z/Y8nDl",
-	"90GR2allkXm0GL/49aD/p7uTvx+fnb87WffPp42MT++y2G/duX6XY4Gnx3pHRHOV63SxNFVmj0iI+9cf",
-	"8AD6+udwQ6bQw7qFP0az2NXst7KaExFfUXmzYykKG9WyFonO37rA1WxDzFAdXfxeA6J1sMYh5EIfEUrK",
-	"cUiki5dwSML7kdXpNf385eND2NuBchYZ7VbAdmvQYhzlCfwRURGxJKlNUK/AtBmxDphPjOpUreLAoxnI",
-	"kS7wSetYIGy6etM2+c5q7AMSYhjYmIp4nLApjZYh6eI7wGF6hyNRRIjZADHSXbCsb6uaGV9psBpp1kNf",
-	"KhdccZrwf7Gwr3lxbMcZCZrwGzYgIc491vcVHhZJM2C3vWaTNGOkWMaRjQ905SRpZq0QGBwm82g2Em6Y",
-	"uzRPYtLtvzh4PdwHt/vqUgNwH+j9ULO8bySZ0CS5ptFNcVB2hf6x9PWXzvHhbxf271Z5x9XMpu+bHZiz",
-	"I1OmUC57ORyOBLgtPghX3aaibMJOhgcHPSgP7HJY7NPWyWTKaBY6X+WmO0HHO3at1RVbbBm8oWHxDN46",
-	"FvE7O6r+Fj+8x4GLx+CLjxqKTa5+QxWYA1ovx3odBY4PjknGRIy2pu4AKuvdiPROYIx9H2L3NbbW5799",
-	"TZVmvkhZmO2Ks/znVl2plpxba7MyYO37wVpXbvnqKrXsVDOlbUGv0rF+JYVGKgVFvP0HjibV8mSPmj1F",
-	"IH6JOn6pzOdaWF7ZWLNWbzyyGwQd7G3SqBJ9T3cIHLfSCzH/TzMSzWgqgb9zMcUaxFBRmIQZVSwkXQg9",
-	"2u95MfkRTZKiZPVI3FGuJAljltDleG4CxYwkZcq3hqRrpwZh4wUZdU5N5heBJ0iXC703FuPieqPOkWH4",
-	"IEUUwwf4gJaWaJKgjCOT9A7KxkKGDIt79YnAOIKR+dFU9qJNuP72MrqpvVuY52qnEDlUjKvefVZO1KiV",
-	"tudpdCMXLBogIDw6/c6OB4vxMuVW4BpK72LtWqe4lgwkvww/DlzE80C/ShVQqCaf92ZkwDmLF2oRoij+",
-	"WF5w8yyBOSB/LwDieguVypUrLCjH4i/lN/veW/0ElchaW/gtyypBwwhjLg1zsyoEK/DGCmzHi3Wn9INJ",
-	"eLvSqPvUxtSiYp4tOA6hOjSasTgAaqNMtxH5DbHDHJE3x5cnYyhqYp4w1e7R9qKRnER0zohKezuYCuyO",
-	"4ytb+/0xDOiCSaUHqmM+T5CKa1lQcy7uQ9D5kdEEwbZC36ii+lR9qEpvNLsW9JZy5IQfG4o3ldV0eC1m",
-	"04zGDWXjWoszrmKaW17xct3uToF6nb09f0ux/MSucUDb1Qauz+euRiDrp9YuejeU8iq4NwXlr/dDdC5N",
-	"jByWR7cWCAz8s9p+lw2mA1KyXPaOIOBEqjQrBVUWO2s27bmMMjTulZLM0jtRG1K2peML81vHwOdbo2gZ",
-	"gDYHRjXq02dvz51lSEvG+vTA4Xy4t2fIPvLUaFGtNLGmQHAz+LxfMHF8frqjl8XUFa/fiv01IFQSiunk",
-	"pisMBJqYbzLyj+Ozd1jljUAME5q/MxLmWQLm6g0Wv63Axa7qG4k5Co+ElnU8KSUTpqJZadrqFu33YUvO",
-	"grdWpHCuFKWeL5SsayZRZD40/FwUn1gH6Gj7ttSrLgEX+mOhOFhCb2+q5mqbf5tRRSKwEEJQGnMjQasj",
-	"/d2EcjWb5EmyNDFOAqr5oScfBD/TrYIlUBXwEdU3zZHYvfpHGLiz3sA4T6FIkKlVsguStard19i8zHGn",
-	"I3L/0CDJeAmp65dfD3RzqrSw5YTx9aX/gGSbJ7H4j7UVHxFNznCNIhWMmIFbFTcuahW2TAwshYZsLhXR",
-	"ilWbRQSrRxKUGkQ2snS9uMsdXNDHSEvxVY/wIo8F3dgka9+y7JoqPt/BsVKUr9lQLgSUYn1jLWj3X9Jc",
-	"q4InQmU1Tlbj+jWyeb01Vqsw48jE6jXAiUd7GhohJFQxEVlNvaIqB7Uw3sY6akoX1sSTShyylgYukbA5",
-	"NDFOF3BV6LdIl7rimXMtgYl0DD/0SMyRcsLH1gGc5hbOzKoaysNG6eZoATPSe/N0qQVMYy8eW0xLgrtI",
-	"S5XdghQgucKGdhmLGL/d2nBbJC+vFInK53OaFUXlgBSRbpEm5edJ1bsusjQXTYVs8Dc9OuwTurIa+dg0",
-	"WbPN8cgioUvN5Ww8r1/ghuIjSC3lDYuBPm57uxfQCrC298mvORMRsyEKm23b9gWp2KJB8lJsUXgBu0P0",
-	"NfYwkA58ijiEA3InzW5G4U0F5iamXB9aDVuwj7qKMT6oOVQ2czugLtCigeb751TCeg8sSzSsRImCKgGs",
-	"3JUDvlpeUsHpZqNaTXtzIzVgZhPliRawnH2NZIzG9amgzvJWX0WAyrqEPFBywoir5SFhv+Y0kWTUOacZ",
-	"l6MO8JI7qr95l4o4FaNOfUU/nzJvMA4UF2RWtOb43hdkr5JZiSER4WEB5eAgpwXZ7gKkI+h8I03ZlJ7t",
-	"Lgaudc00+xfnb9EePRJdnIJBlUWNKa6XqtQvWjoP7wKwA2EQaTGpAcMjEoLFOgTz+kg4TahkjT8iYcbQ",
-	"Ah4eugQ3w25iLhfIbV4O9wPycvgiIC8P/twre7JNZEjgbIl2jR0bLK6PGeeoNeqYgz435tLHGMpKwsSX",
-	"8tSUqG1t2DEg7Tqm0PUqNwTEVnQICNR46Bk+4K48GAnURTTMWA3FJnJ4oyKH8TuyDsixWwPo5Mj+klTY",
-	"HqgjcTB8+S25XkIv7Ilp8Ztm0DgX9FpjYCMRpO2jxBkQLskNWyjU/PFAsS0slSMRjjrdhE0USXN1SF69",
-	"ONjHCXqjTnhEZAreFTVLJSMLKhXZf01+4m+cLbdgqnoRgABd4/kZCf0qzDzhmVQBZry6c+4NyP+2++Wm",
-	"pwVN7ugSl1vnwDEjb6+AubgV65W6XhaHzePA7BAuE0zNaCqjgni3/40+rvtRh0LnTgwrxXzkUScgpXip",
-	"+8Fg8PAQ9qzgUOhRMTc1atf6dujiF7yojzViOkgd258BXNU30gP06iGAoKtvVe8SSSXuDIneqPMQWuHM",
-	"CIsj4cE0l0Bl76jsgeAYEGQm3hHuYTW38LFHgHlXDVX+RMw+FVKOXXGooS80GVt+dpam3Tcr+q6W3btA",
-	"rZFCQJdGg8gBdBCNNcq40CUK3+m/cAZjIrHzGU5g6PVmsUo2WvKK67sDoaBErLjwfCZdKkiIodSWdoau",
-	"XhiQJ+vANelql5cnJGOLZNk7ImD+MAIvnsAdoIg7NDfNdZbm05ki1zS6GYkuznhh26SHPUInimWASzRL",
-	"OMvwNYDiEhz4WQf6fMdp3nAGZrdWvzKkEk3fBUQLuJIWxTkRocyhB47KODDz11PHZd6lUy6euw/Zgkp5",
-	"l2JM2Ib8qdp2Y94Ia/ZQaGfldeZysznyg6xxZcOLdROe1cwS5VmmRWw/AqY2Yehnh6yumuc106wSuLdI",
-	"S2lEgMdLAlwOYSQVrFeXR7TZsuUN214UqsY8rTggHnW41VUFjcdYfw1gVlm9ih3qrzpgbmyi17pjHh5K",
-	"O4tgzaGgac8CPsxeqiTafBJPEaRkznT3aqE2jXuNO3BT4skpUmGkSQ+rNspNcm9AbtgSa3R5MgLp7kPl",
-	"y5ckYQrL1cR8ypUMSDgORyLNSNgPj0Cei/lkoum+RktCyYKqmZ4PJcbegLw1IdPpBBxtXjD1lCm0pmmJ",
-	"VYxEAxMjjtcgHwtNXXFKJJ8KFmt9Cn65VFrmwJhr5D1TyoUJLqryq9LCoPmf4VoZu+UQPYwBR5oBgcDk",
-	"jgfkaycYdevknoCEVoMwXxmhBmqUao3CViyFtfHYrULjwEiEJmxngIkUXEhFRWSSKcyXGRVxOjcJJj2b",
-	"iq73/Q10zxZaMcgYnQdenBZuxRyfVYRHwtpFoBYMdnVJJ4QrdPBa77IWmF0EffdgeECOTZmeI/JyOLRS",
-	"VXFSEDA2EqhEUEV43DsqrG8YTgY14IBamxVayRMAtyuZFulQ5BrPZdgbkEvQaWCMkZjnUplqQSRU7JPa",
-	"g633cesYohalcwbwybDsAmzyWktqRyRVM5bdcS3xoHI/ZQqhEaPVChDEsqRhj0i6BNUqDaB80YoWiIFv",
-	"A3Is7JY8yW3Kb5lWmeSKIQItPJB0dD9CzR5UjCiNWUBMrM/DQ6iX78xC0tWl9cnGPvpQS1+1FsNdwFmJ",
-	"tDxt3JlXvGC7yEatyt/RpRNWS4SNiVgOSHgHCgCXvlnIHViArWM09jljvoZNC0lJQmZpEgdwG0hApCqp",
-	"EXX08rBWhUQFMrCFBR9C0tVXC4wLunnUaZhYZHCElsJR53Ak/DfMUANIrQKdzVr/cBRj6sSfwDGE3//P",
-	"sR65B+1YDGH6RgOaZpnBSJhhA8jKSMCHtbgAO51eDhCsb+DpVMmH8Mj4B8CZfv8QWnVeH5wckCtNBtgn",
-	"GqlkOQIlK51AZWYgMaZKc55AvWa0ykHmDNpYQ7wgAXhpiQBU4jCkEmnSSKCed1RUV7M2ipixRe/IoeY3",
-	"0upmLlK1KEajL5fROACCbutyjIRXtwMd4DMXM1su32GvVlMlwB7ZuFdN1N28kBXkJpnTJZwdCe/veTzQ",
-	"SKXxfJHQiOnvgf9OeJKYAvC+20QfE9Nc6P6+HkoeHsLaINntqsx4dV/a5RysVID5WGerKEi+fwFOteYC",
-	"D6GwRrhHzIIsKAY1lzPYKaLXr8+0fsFV+OpSGwBQATgLDoHTypHgp5lzyfRaO5a2KgfVIuG30ATbx9G1",
-	"GbZFyZJKcXTPydUq5do+C6285LY1Xyt3pXHQXK6RjvSY+k71XFdU3qDkcnx+SqIZi24k4apQTUF04Kbv",
-	"TS8YiWs2zQXkE8PvBZPyM/WOkJyhuwOW8GueKuazmxYWNMuv9SKfmE/XV0e68isiGdQU7JNCCmyrIJGC",
-	"yWNGpXd0wHYbDq+ECbvCpDuUN9a085THsr7aUiGtrh7dGb1hxqimPFtt2aZ4CMnntqaU5hWQGcFVYLzz",
-	"VpjEs9fiu1VZVlJFSRed1wDULhGzWVnoQalKkaqRcD62isGtJKCbhiRYwZGKZanfA8K3EcioiEfC52ko",
-	"YpUstFpJiDlK7ANybFi7FiEWVhoYkL8ZUyzI824lLj3l+PKn8dXp2cn7D1ch6b4eEokaodM7JpQnmIvq",
-	"RHVPFfSOztADrUJSklDFnC3VnAHPNJ8JiEzNJ0xUEQyarNEbRriqNI54UW0bUVvC5c7gXSqY4bXbBDnf",
-	"74I/K1aMjxuo/MOXxMAV08f2aoSF58DKqsSKqp4gH2oOoHXyQ1Kv5wvGYolY6JxP5QFcEt6y55kFYGAj",
-	"axTVOd0QIIcfjkSzGQEnLsYzqeYgomtFo2RlMA/jj7XioF+3fjvTtpd2szHKG84c4jUeG2+nJTBhQ5u7",
-	"Kl30E3bLElKsTT+yyPicKwj+XS6Y3L60QcWUZ/das5c6+x72B9h0nKvNnG2l/y0vgn4aq/SGocV6PYGp",
-	"rUK6xVwt60BWW79U7cPGsE2l5FLRUiOWpmQoY+NtatzysKEWMSDWeJGxCcu09CifWPKVS6nYfLxwnVjW",
-	"b8fdQ+Bf38fNYcINxPaZbTY/p4pPvLbbW5DcMEmn4SEJhTeE3DP7N8p9CDhs1OOYKqqppP47SadTloW9",
-	"ATSImmZMylBTx/Jg7iczWvEZR1GpoonWye2svSK+wQZFQlzHFLPS9GUM/HxXLsFoWYTrcPCGQ2h3XR6q",
-	"ydJfG7fbTdIpBlrunrYKx+bjVcyuIauYi0kK4UGKR17rRy9yKMq44hFNNBYmLIOgojnLpkxE9dU18Spa",
-	"VXf0OcPGknn22GtDgeHm6n+pNKNI0mnHG+xJek047CqB/9Njl99YaEthJqJCsLhkntBa1QCsTDgSgC/j",
-	"YFer2O+6xoBnrIcmfM3WfgGr4SKh3PHbdELAPLmHILyg3ArvzogaM7boQ2AhSvg2JWIkunGqFDaWlDY+",
-	"iYQm2nIQcbUMMZeUCGCwfjpFCLzql+FHrLgFnwbDEGNBRgKovOwZEyKxplG7bKAKVtgzReYlCWErmizY",
-	"5w0Bgs2Fg5F4b76XWgiEWEn9tEjVuPikGRLlAv6WimZKjvV0YOMUcfHBHHE4Et2LkwMtEbJPHJ1aOKL7",
-	"NFX4f7AiorU0wQ9chANypgfiYkq4HImIStaXTEgQdgYjMRKetUrfe1nEnWiRCJ2y0qovRN2l1t2hJV4J",
-	"LbdRl7lmYCOGUMXDkeh7Js5DBxxespnfp05PCZ6Z0HXY0fcGFk9Yv8KstJEgSKc1OKz0eQsr5gIt2Eq4",
-	"ZMj/IChxBChK2wpQesiD4cGr/vB1f//b3pFduY0hJezTAuRe8EyGZXtUWNNs79Cz2kKbIC1l6lk0FTC7",
-	"1Bc0N64+6IXj9yU0oFVqiANvGO9SoAer230XLCes7JIwJqzSEfT89j2446bQVxKWnUvYyOghLKJrjX3c",
-	"GWjzROGQzlx/6JR3bGSJfleIBMLgpFAqttAADSi9xhugd67XZOpIoBVOIzGSQY8P90yIYZixBaNqnFCp",
-	"kCBEyyhh4RGJ0lxo0rFgmR7W5MXqg1nohaH15IYtSRczckl4Fi36mgb3rVmx/xNb6lXbut3mJUOnDCxR",
-	"eRMe7hhSGtimnzMmKmXGAaKKNK1KmXF0ihrjPGyqsLT1APfLclFYOLKrAWB+lovzdGpBDWNG62W1wJes",
-	"NLI2SmEWY52zPKJZplUzBM+BffRKS1r6WtFyCNBjnc/FtR+ZWy/ksQWVkskjiE70j2hA3ouSk9k6iV4M",
-	"yXA4JHNpmp4cFbY0OO9pyiShd3QJvkSMetQj4KleZymNIwA2KACGXkSsESMJRfYJUfuABEKkudYwAjQD",
-	"63XosTQ5Tm9ZFhCVjoQJVFrojcn82vF1VN2ZCI1dzqXxmRRvc5M2MsAHF2uOoEnS8/NXjKw7PzT1XcZ6",
-	"hjEuP/Z6r1a+93uwln8i1wwM1xUAKBq6lgZZgRLX59VfQ/mpcvNX9xz4GE1Vv5HAOp4k1ncnUnshj/d5",
-	"uesuKcmu69nKERb5qdWv68+vVrwuTMsvVnw52DHK/GyKdpVaTj5jZdjPWFNnx+LZJcjZqnhvSazfXEeg",
-	"rc+sar5akZII9vtHCcNJNkiHv5GYnd/5t/G9bXoH3FNP3HEDfXKQdmDilo2zAUIRnA/tC/WYadAiL4tc",
-	"qCfXIL073MKaByLadvWuFVts2wasuHjbTcGT30rZTf63INK1qRert9D6Cuw5PcMVmPTMLRV4X3O3mLjq",
-	"magRm1HcR6F5sLYUWnnSCwa+OFkqDgC5agldGlmBS8gpHaw4sJ6+jtrXFIfQ1th6iRmmTw1BV2uDGWoh",
-	"yLqVjdBrgheMyAg95Km8kYR9UkxgAd2QpwOwhYM++0lZlXkPngx7A3JsPVo1kbvoqGVRQjMzbzE016Iy",
-	"yPe/jDpNs0QrReJHnY8DN4gMTRwmbmRGRZwwLcVrSXokugb4r6Ah7ghY0KijFQhIQzPZdi5NTpqiFyHs",
-	"bW/KQEnHD1jh0ninzXdYpjokd2l2oxkOFUsnaA/IqdJYQVUuySRNkvTOopC+joBkLLpJhc1MhfhXcN1B",
-	"+fhQDwnePzWDdBpi1GPSNUETzjaNQbskjHOsruIpvoHTrEYCzkevOljNAXKxYqspYblQPKmewTVGsIFK",
-	"Yt3/RtWGQi8Yp3JYKjCOOqyjS3uOLGFWkjFrGKFmJLiIkjyGdK2MhFgY3A5iaBj5GePtSJYLae/ymkY3",
-	"U9jGIdkfBlqJA50JNjASkVbuREqmaZbmigs2IMdWsfOLThdQCuDl7coCF0Rx6TPFoFBAG/gft4mVBanE",
-	"sEStd6DJEYpS7+PlhO4aHq+IbE1NF2mSjIHA3NJk3FQIQj8FBjjzIJH5dIomV5UWlc73hza021WF8NjB",
-	"62o4w7CWIRSserUehK+AOyXOEJe6WzPH7Nmmau5xUJtv9rWFu63IXdsUAisIQ0kp+/b1y2EbHl3vnant",
-	"/16RtfyZax2w68OjjBj45F3uisZtZQj7Mb2D9GpUsTRu20xpS6KJpdCku09maZ6tg/eX3w5XYb7mhB++",
-	"XNje+oLFu6R8tSzZNKefxlBCOhpnVLFxwue8JrfznGX9UuZexLDchcFlHKJUl4/o8UjXRbAtWEbmXOSK",
-	"9UxO75xRISEn8JZlGY/ZoFUGbmP5ZhurUFd/P0mgroN+ZOBpLi3S3erb9H64eNeXdMKA6aOZ54hgXYil",
-	"fyLMVKSurcaxfbHyuhospgy5KUtdf6F1qXal+euogg+UT5F9tz7bsnUO3jm04z7OY66eYlXecBdQ1PKL",
-	"1cRYXclqlwkpmapNvC0KOQL4fbh4BybveKds2pbEgy/GXDC1AedszeDu3/vfp9kdzWIW678wRhYo+tXF",
-	"h8urk+/G5xfv/356ctlrVczuhi03pCCLlNzShIPnGsrj2JJ+Wx9IufBZgalpfp14aFpEOexWgyvNVSk2",
-	"AvhD0IFNUAVFkG55DHaQ9dWCV68DWrUYLch6C+vrTkJWCvQj2RwNBadnLiIooNNuJShqDJcKNnlTFFBU",
-	"PrRmBHlra85Wil8vx+78KpGS9sz8i+BCvX5Zu3849HaPuotp83jV/tXmbou9g4O05bISKtU6wNuOfOHM",
-	"xahBcdTrLknE7mhqeh1Ax6EUMlXBT15VDkxNRlPArbF+aysK79aCmTgrVtB6j0FRBXa7SWweVZtpXHXY",
-	"7abQOsnm4R8aL+fEQ4gKqggNF341Rk8Xs/A5ljN68Oq1kXe1ONs57PzPL8P+n2l/8vH+9cuHP9RRt6kt",
-	"974VTVzAiotC05tZOdKHrYuXanzccWc7NZ1BvG/Ttxl29dfi+foCvEh3/V1Ujrw0Z+CuutIzpnTeq3fe",
-	"jPGXhmw+Dlf1KAWaPh4t9Xg+Rq5WdWxVz3nBoqKm8yMgZTuE19NaXH+KEsz+wpsv8q8lyKxWQ4RWHu23",
-	"YHt/1B09XkpdXXAIefTYgMcwquG/JLJUESQ8E3Tl63g4BjYzNDzpYxNC1kiTKTGbhgR1gYFYLWoX4XhB",
-	"cWRux7VHn6XXCZvXtkG++P4t+fPLV38iC3yoKJNe4z1STZVeYN3bXJxrNFOLiHD844Y6wV7bCtuE5eXB",
-	"QW2VUq6q3Vo+iEWWRkxKTZ/IiVDYQqWxZXzxJr1Oc3V4nVBx02kVRmznD9Z1rzx3mQFrWlpskQl8bN6r",
-	"O9ctc7x3sAttbJLd0m5Ul46yVRZ0U5fl9e3pN9cgf8JgBRveBp80BfAKAkBzBigeCfGdzxCx8FT2IV88",
-	"MLaiSqM6B8iBn96yjamoAtnbpiaBc8pGAZVvDmqpS5JOJhDfer10zizI6jN+rbDwf9vdQAEGZV9aZGzC",
-	"P5VuaZMNfbP43tw/vSFlYsdAqbIvxsRilHPRmrhQY5c6vLEnMaA1iGvtDXol0rCdHx36hJhg9S6FCCwb",
-	"HI0ey6IwCBVLF88OoeCHBMK+AwJB34ErRlH8BdHeIHKwT6qHtYiuUzVbZbxbl9soJ9p9XA0+Ky31iIT3",
-	"9xayq6VGIFrYVBvhAtwjcA6QJiHBQv3h4lQOWuXz2YS4WhlJD1uXIl9UQ2laoyuHohHYhpJOGXZ0qWDi",
-	"Zn8W7KIBlPy2w83dg1zLadPwCt2WznXBFmmmwJft90b2pcqD4cHL/v5+f/iqE3QwZeFF/+C1+/C6v/+t",
-	"/bC/3z94VXugzge8LcWMG/pLiFT0/8WytJo4gGkDUPbVtHnEjBu6wHbt4NNJY+bye/ovDoavhvUWwjZp",
-	"coNN+WSbermXTVBQ9L2xfV6Do86d7tM66y7Myt6uhMSsHgo+Q/y+roTaVtrdIkCn5woVQEKWdabvHpoT",
-	"gmkNGyJgnKpfOs0FHk2ZkiNh+3hjXMcZl5KLacM2l6aX935vQL5DZmRqewoTwt3OmFUZdZdQ6gsmmbKR",
-	"gTv2TDTdHKqhdhIqHXLpp56kIllu3fyqzgrnDBI1/p2t4t2T9Hp18W+4oFnB6rrXVLLXL63TdWK4mcZ/",
-	"wFZbeqqNG6Qiqa3nb8Wjz1SOqmYX3iYpucaDsMx88KVVJj5nY6u0bjzqfwt1qBCuXNZVuaJX7yvVk4JO",
-	"nvGW7q0a/Um/XNWiiustoN2gaBlxttOsLB68aYHrAUFcJ10ty8U0iwlNFjN6zVRAFjSOWdwLihwGLYoV",
-	"+ToZozFmh+k118tldTpNFVFXRS6Np13b4AAhoiQqrF9Si/ZYdglPoc00G4tb6zMXTKq3fpZPeT2u/V5N",
-	"j5dfAyL0/zCpGAtRUi5kQLj8OZ+zjEf6T32k+t9jvTL9x3vXMdKkK1+wKftUG3Sy2ljZpmgP6knIre1m",
-	"trapiGt7Vj0n0/q42PUG6S1jUikm1aA4wkeLb3ZMI75519PUro9GKscCBi075bFPC+ze0v6Vde2vS0BS",
-	"W3K+yUtn73c9ZVu5FW8Hgd29m6gJyk/glaaoNVfydqsezsW11xgJ7RrHTaEOWgk5+PSpoYdjc6if2dCp",
-	"bSNZiS1I4+UWGGDXWWS27VIsvHrAK7XC3ywLjTWh1ywJSDjqYK3ps5OrH99/h7WmCX6lrxy/GHWA0JtI",
-	"bRmlCyZrWwzv0v14ZRA977job7f7QL/mLFs+wUgPLQkQAsPTEx9PUXkkmD1Fd+ooYwr5sCRz7P1RBwpr",
-	"2jSa7r6b6iaZ3nD66WLlbZnBk1VIqrmNptYaba7DI+f68bHKchFR1UScKyHgLQLJngQFC2q5KSjJhmvZ",
-	"aXFbnZXdBetjyhtv0XXze4ZrrGXkj+VCRez/Ci+yDchLwtQPJ1dkL5csk3v3PH6o7cZhLX6rHU1F6moP",
-	"Y7uraxrd1IpxNZxwc+j0OrkhK6jSpsPxuleU8jPaKvYFzmmtvrxsB63j5sVW2+gUneAzRyb8xpGVo6rO",
-	"EPhA0izzNMM09u97aoi+1Hy5ppG0I8QVT8jJVQCNIAJy/kH/7/jq7Y8B+e7k3cnVSUB+PDn+TusH78+v",
-	"Tt//fLlWNaiwCCiOhKbBvSMS3gMHfgiJZFNwG/r+B0zQ0Ixz4PF9MJw7FFmLHk1sA9bW9k7w6J7+Sq7q",
-	"2TaVbFzPBHczONl3rpebOfj9ukA7fRvrQsUDLGAAna9t4wVK3PtEbx7CauY0xqKndWbCSmp6c4vRJ+on",
-	"jj+0bkG0ZWpY29h30aKTeqFSrLXogQC+FXtCAH94rpCB2jABB+ZuxfYUVkCuBMJb27sAzZ7IloMo+6Uy",
-	"Oi7pLTuWV2WZf7uirU+uQm+iHjWCRescrLbBB5cu6rJidcnVbDyvdW6GdMHHN2yJrXormWY4pyQU/TQm",
-	"v/ROQIaal3XkO3BFKjSMm2FrvbMRjWZsLC0fXh+bHc2Yw0p8sUhv3Pjm1dW7M/mF2IUX810VSHnCTL/J",
-	"bpzRieqtnr2tYPVy+LI+g9c+aTnkSrCnyRnG4lBYnRWK+EFyt1lcvQic0Y2ne6KfebBNllsLqd/D47XS",
-	"aUv+YDFkpYZHmimsH4S88FRMUmj7Ui+RGR/v+LYIaNgQi1OKf8AhbnlsGs20cj25N8yNbe503xzJC70z",
-	"CEpfEMgLlwyqjeYUhyS8v+EiPoTiAHTB/888WgQkz5KAYKByQPCoAwKhmsFIqIwKqccL3Lhjqh5Cz/eH",
-	"0xix5XoJ5SjqG7xWwpvNrdY5+Yqp2mOm3lqpuyJushN05tGiPoXLhZVXhPAfj/sHr16TGftk6VtxqF44",
-	"8Ma7cgG3q7/Yc11n5NnMJ7cUt6rlgLUQjoZpOKmPT5Vu0RQQ1ICR5vnBI+QlO2UVBSsIFthQ5CIhYwXr",
-	"Da2rMJYygwo87lk0lS9RX4epj5DPkHU/hXRWJFRskM0qqehUYs89fCB0FcGhoc2CTpkhBMZ5nVDZBjN2",
-	"lfCYlLXej8+tFG7JlrbTzDZSlSdVO3xFw/O9PwJk4Y5OhMqWT1NcYXsz7i42v6dK0/5aLHt1V15vsDNB",
-	"e/4xb+wSbG75aSiTlA3a0+dRG3H+3XTGz+JE2sY9VG9VPF4ssHO/7VWLe/5GQgwL+XDx7oiw+UItHX2H",
-	"77F0bK2s/ITuwRoL5Jp7+htXM01cipTHL8gHWLGQbWAdiWMNwP/OV8wHe7C1gMCnIl/shq+uN7vbne2O",
-	"7seZvnq5oen9eMfckgWV8s7UGilj6LcaNf90QKIZzWikoI65Lcv9pwNyvVSmP5M3458OShN+u+l67Fbd",
-	"Kuo2te7Em3y3aaWg0jZ1aZ6y63/94osk5yfIKixGW5dZuMkKtIVFrzl/bP1m/fSwatrqTosrZ0a1yYSq",
-	"Lt090LTy5lDtTWue8zm7Mspt+w21CkvF8NOaDTXtosneuoVpcNWw91jOUGfbWqe3tyf0hdpcvu06vdrs",
-	"sOnkrowLartzA7fIpWuZt0kUM0+uOyzsGLL9kG2QwF9t7TnkvK6szhcwVT8a5GhGk4QlXNa4Rfexfimk",
-	"y0DFOhsGf0Tmacbsr5oFUrGsKVvp1xBS6WKcivGE8iTPWD0CKcygL1P6zU7Rz+fxcwtc3VD5LB+jnGvg",
-	"ehKlDaD0i6lsevaLvMYQtL2tAIvsjl3FpzKYfg+/GhCFNrnwFwBmlOZJDFmqWS7qIbMlCq2PMNa/Feur",
-	"Af8bvlhseETRrc3pUh9y6+ABDbwaZ7eDIHDW5rW6f7WnXVMQHWaN2LW6s7QDVA6wct/VwyudVNUkUuxx",
-	"HUw+GXY1nMvnQzB7Oat1q6x5bVVCxMfX+322x9H1kXQyT9R2LvvmMMPtEaXOPpPlorFsJET5ZLmw1XZc",
-	"KQWIpdqlXKJX/8W4dRwOILAXYO7MfR+bcHgbfG+nxdhh/Ze8UoXmrBB2Woec+fD5tJFnl3dcRTNfS93N",
-	"0lDSrNtGT/nnVh2gDk+vqLw5N1ktjyE4epzLfD6n9Wapz0Jz/DU8ifgLFs9HVGa0I6zilyvw76MYtkWA",
-	"v/XAH9uM/2nBMybNGpsKq3Jl2kyax0tEYqv91NGkFwckSe9YFlHJwOFdWKBqDb9+xOEqddPY7apK2iBH",
-	"V1h8kdBlw6hriqnqV79xTSVEeheAR7LoVkHuQBKz7TwV6a50mTD9J3p+TJJpNmF1MtcZosggbbrg5nKw",
-	"Yy/NrCYOFLdg+9qL9I500exuKugK1husi82sOZw0TUxvJygxYBiYO/OWPnWYwLtcj0BXNlZRODwQruCL",
-	"h4C16N4kXWwvHjyBlP2lpYhtuG/t/Tkm63j/GknW7nbNvTyFGLtGuv88HKXWnPQFixIgnZE7mKq0zDK2",
-	"2LllLzKL09uUgUMLmLfUZ+ydaK92jNU/xlGlxst6PGysDrN1APxnKgBXAoLqSa/c9Ibj2c78oxHiSRC7",
-	"TZnU5pR9/frPtRGb75hSUPsi5lOuZEDCcRiQsG/auA3CIyIFvWFjkFa4JHdoiJkvEg59XqEiqSQYVl2t",
-	"qnDwbdVB51eTPe7/N+3/a9j/83jQ//jH2oKyH+B4j6cAalm8m2JAczVrRfW0xFHGhHaRIW59ZXSoC6/d",
-	"HJ4OaUTtIcPNfWISkCrlRGrqiczSOVsYkWmzBCtu08j5Gbc8j9Pi5drTSHjEjH9z40LmTFFbmWvLZZzZ",
-	"V2sXscb7tkglVymqR5utAjc8SXa4uEv9XotrW+srWkH5CubAJLuhz5ODbCk8p9Kws+GU3SHMo8W4KGq9",
-	"GWiixdiK8rvXJIKgG6bWRhE9EWNWeSbkLpHI7sofb0hpbJrkmk4d7L/808tvX7x++Se/69Q23Y22DOOw",
-	"XYp89oG842PX/NH/eD8MXu8/2O97//WHzhbHhj78HRnME5RK3tDjebvKac2VW/cbyhw9vuDxhg3sePG/",
-	"nXrHzaBngzB2BL6dauptV6UOqnOtlqgrtey1Bfkgkfq6VLhr8NUV16tdeVeLvHPoXLtSXa9UVLA32BHJ",
-	"/BJ5VURozZ6+Kgz6WkrkYVzR1lVYGzASA4p21zZckufXnY25PQSvb6DzORIWVw2ypmQ4gf+b5JiMzdNb",
-	"JgmvyY3ZHZWeI11xazJQTV9cgfnNOXLb56R5Gy5Dye4oBh73p1BInq0ufSWcykm/+6/LUu9njY8q6OCr",
-	"4RYyxu5J+msj/FtFCn5tZSTWnBJ0Q35amGwipVXT9BO2f34i2/UGe4S9qU12SzA8/kYs3LWgI+tij3fy",
-	"n8+buhvt7KayGQgbssv+yjI+Wf4lzTNBd8QAIyJuutiaPhD4sK3XqIG37zzZestWCMW7/EYW0ugNW2JV",
-	"XVgwDBKPRDe8H2mlYcKz+YBG+vtR55CMOjSK2EKNOg9hQPQz0EECf8olywZWXdGQPeoEZGQKiKYZPsR+",
-	"zWkiR51gJEZYNxa/PxZCDwrFh2mMYq5UvuBsPfQRTZJvJCTtkizNRYyBjTOqN7U8GgmIipPYOxaa1OED",
-	"09SVosBE/y3xoWSheOLrOTKFSG1tXih/7CYc7LBYeVPfmN+75UPin5Q9WnNaEtv3c1m8YdLwTLn7LsXT",
-	"HwnQVkMJKow+ARwAVkC46uFhe9T89csmH0aTC0Mje0OcBftEI0XQra4hBLdgK9SU2ry7AtXre+hbW+e2",
-	"NfxL4WN6jBZEoqkgYW1Y75mGDa0D4h4zaADd1KLXLzZcKZMDR5Ysyc9gsgmpIgnTyLQfDtb08WrKveAT",
-	"3iq5xj0auHaxXjnhxr4dD+ARjfKMqyV4lg2lXPCf2PJHyEutA/NFQhXQvePzU03iAhL+vX98ftr/iS0P",
-	"yXweLcaDwQA2zPUbmOFqvZ+HHfdwcSI4JRiAGM1YdpzXJq3WTX0M3jNjUD4kb+D98iqAc8L5wY/FtDOl",
-	"FugWhizMt2l6w2uckG+y9E6yzCbJYgyRhBQ4fctJOjVmA/1whIO43ZrgwrF5eXXPDyBsTWrip8yrJGGa",
-	"kHh2c2kruegnoCBQ9yyNWULeYm8SYjW7nimqgaHq8Lck7JZly5EwurIdiioIi0rvRKnCUEBkSo5PCbSL",
-	"hnaP5FrrtLcsSRcsdiHwrOArXA1GYiTepuKWCVju4Uj0yTlVMz1AlkHSve38Y8oYHgH909dqf4CayoRL",
-	"EhbNfkKorX+dME35+ljEHrgkxJlhKcTCHxwQ9klzVMKF5LHpPESXSUpjSbqhl3ijGa7NGAtx7NMYh/vw",
-	"4fQ7eUSATCo6X+C3F9+/JS9evPizZjsfrt7CG9DspvgZekaGXoefPdNA8o+ap4QDUnT6JEYRkyThUuEF",
-	"uXaTXIwEISE2kDwkv9zDhgMbNPbwMQzIHZT6CeGXEDpl4tksqJoRLgx3Mdn+erhuWBbCf9n/OHC8dGDF",
-	"irBnG37aMD5KnLMJ9vyOYx4EBNppmQUkeS12/DIYDD5qSQZZmBeaE5rlqhlbwmkt6JQLLf7BkAbbJKG5",
-	"mmkAiqC7qB5FrySsIFRIEOOIZEqLWgYvNVwCYh6RXEg6YXrX5gAMFGpyb/I2YABo/XPNiKRz1k8zPuWC",
-	"dE1HU7OLSxb1v2cqmvUvuWLhXvgeHgOQIeQE7g3a/Jj++5rVazhaIVwQsFhPurBc+A1bYrVwzUgAADwa",
-	"W30Ezs2IxeQ6jblBBfCMYZJ/eHb89/Gb99/9Y/zmH1cnlyHp7pMz/kafmDFQ9Y5IQrMpGFWZJFOmyMv9",
-	"FzD0OexEE5JDYnOQ94PhcAjRhjIwH1zrCDh9/M40GzsiC5aZcpdmgIPhUO8LSJiDwwE51+yS4tJ9qIVe",
-	"SeTlwYGGRbw6s0EjcWJlJUs0vTzEQ79b2ENhSDrsvBgMBy9MdVNgfXt0wfeA1PUjmqHtY8pq5AWEe6hz",
-	"59FlLftPseFUFsuACHanVz7hmVQBSRco1SZLKxWm0gB2KthIhBgnGQYFQhiwg22akBeLQ90FlbiCRcZu",
-	"eZpbNPxGlrHNCImu18BpbNbvnO+yU/Yh/3KPrAxKOhScrAgAdSqyNdFBeTo9Sn6dcDmrjYh9COqHRfet",
-	"P6prsvhq6ImYByXxcr+uq0D9BCYg0J+hKn9Wl/qxKIgCMHAwHFbbDHp0XdNzrL3aJo7PHTsEXgH7XxFz",
-	"6JShwJ3F2DjwJS6gbly30L03NPYqyLwc7m9+5YOghgixGF96sfml79PsmscxQ0FU2hB9ACoPAWwdOI2c",
-	"dKrhquOj1ketaM2jRR+Vgo5mfWN4YIwPQPt5WYN8b8FYoMkqwJ0/Zff44JjsD4b4CQ0SvQF5r/Et1PAA",
-	"3FEwZmqfSHrL7DhaM/8f563/4x/CwNGqV0MvCj4g2A3Nqpw+BTgkL4d/Ljq99QKNtCMBsTdGRnFspohb",
-	"04iNYx4h81egi4DLak6X+uk5doXT/PguS8V0JHKheGJUyyzW23LYNyBXTrfX5KDoPB+ChGHC5MzzelgI",
-	"mB+JjE1yyQbkIk+Y6+ZNrtkk1WzaPX5IQkNcQ0KJZHOq2bST3P4++Mfgv0mXjsQiY/2MaRWIEZlPJvwT",
-	"CCdg52Bx74iE3s2GmiXoSznQjKM47yPi1Cigk3CYxtUH9JESbxSQUuzzr8rjhEW02MA6S0I9KEknIwG1",
-	"DzOmSfU0W0T6/3Qx+zUJyB27lml0w1R5CCsja+nRBq0ZKl3EZoWmv1+aEf3vJflw8a6yFE/Q0R81MbKr",
-	"ghSAgKDiEhDjoAtGItUvHUDLKR4FZK6SyqAI+24cTaP6sCu7Q9jb0UiENnJtUBjhwr2wiBwNyenle/Lt",
-	"6+H+EQl9S+UgoWKaY4CCfuT1iz/396GPpdTjlh5Fc/Jc/xYSOk81A4c2Srcpj1hge8He8pil0K2UHZHQ",
-	"mGT9t0YCX9P7CYhcMBbN6t9GKdpEf1n9gCAmOnNXhhrMjMqRQK2YoF5g7hFXEB7ZNzU2FTFe0PQW/yQ8",
-	"1lesp+nhqza2KxwJkJ7dk6AyaUnIVsr1S+TW8Gokd45tFGW73phaU0/CliqzOEZStjUYB2WFOe4/PXOs",
-	"Y4y4xBiyfQzN/qqZo37jz5vfeJuKScLRhvVyv8UU56jDXqXpOy2ww3sHB23247X2r/BuPFvoSVtl4C35",
-	"N1IPj4PDDFWJeu9e/zPm8QPy9YSpGovLd/C9dEiq8c9xN1xbwuiteYJ9imZUTJlfFKKMQjheGYVKEPyy",
-	"aQ3xVw9hLze/8XOqvk9zEVfuHHf4mDvH+yvdeWAVpvIN/MDUmuMffh4CcmXAyRgluJIkyrNM770QkX7D",
-	"F/4DAxFq5+ueMlW564raWLeq4pE9iLmPIU5mQVVUY+J9C4iMaD3lt0zYNupaYz4iociTJCRRwijYNJ1O",
-	"jY8dkRCj3A33tqHfoZZsIaIOBr6bpQkDQXhAjqt0hUsLC9akiQxbgw5SGS4JysnxSHRfHhwEFYOdHpjF",
-	"PcInhCuTijqnN8yT1QVMMSDhHc0EF1MZwm7lSFhhum+EaYhLi295xA4xasgoARkzZhAn0mS4PmsaKURB",
-	"ELlH4jpjFMLczDbQ9AXuDmzYK9gdmdN/ppkV5I8IjWN/jpWnuUizkbDVmmtkl0qY/zPJLg1pOK1kl89E",
-	"enCJvzFu8m8l4BgRYXdmhxpRewFnL84RlLAaw86UspUNJEoXy5Jag5pxkmCyO1BFIGSWJgagq8QkRGMy",
-	"xBSANbmvhwpHohvlSmvjJR26R3KRMKnnBaWGSyTTdbj/nd3+c6P/6kQeBfhi2goIG+li+TvKfzGU1zjx",
-	"GOnWwtUWOG+kiWfAeOMu9LQijc+BKwkCef4yMBkCXJHQSTbhIaFiqSW/iILNUotVItYPcTESZR1KxGTC",
-	"VITi8fHBsRY1YginH5BjYWUXJywZUQjpzcuDAyQy6GIuS0SEC+vGDAfkvDA+ruh2t26rXHky2A1jC/3V",
-	"SBSWzhq6Y0b+8urGuVvlb40EPBYzzclUkNO4qTG3z0FkS2Q1ILEFqhYJsbUaa8lFdonPfg5IgqmafENQ",
-	"NAbWErgkmN+wwooeJYCOb6wUs5s7aWxefpTOWkuXsZS+sy0PyKmSKBw1eHq05mRcR+izKruMBuS90Ppa",
-	"hSYqe/M4LHh/Ue/M8oQRrYiWBvFUS60/SgZKIGhszlHDRZSBbwZ4iJ7B/nJHJRaypFzWU9mKvRizxJ9H",
-	"vqumon8hk7TJUccaPzVu2zj+Xb/7csLecRw7O4VKDdHY1XSN1KIdA9m7h38hY2qtUfvCJH0VmOwMS0jf",
-	"rGqm9Tiu0IkLodjOaVWVlEYiokLj6TUzOWUxUILeIcktASkIDcSh1GpqZfN4gcubbOS4pd/lmyow4rk4",
-	"eISA0a0gcsWwbiGyhXm94fqGz0qPG8SU/wBjuoecW1xw2ZRe3O5uwkmw8Um4Kkx1ei7r+4BcVI3StZbn",
-	"Q182kXQpiUwLCcTQwpIhWo+TC3w7XiMfrRjokRi2sMRvNl0/p4CzrhjOlzJib5B2frdnfyX27B3pz4ox",
-	"e2eRZ4+L2/TmETburYlXrRp2YbtHQEAxxNcUglbCxY3UYmG3FL3zRy9Kp0ds7g41Iho89I0ciXK3az1P",
-	"CHHPexFNkvDQRQx1bap/eP8Q9mo8iSbpTr+sx4XXCGIeKnCGfEJomwnzp9KMP0BDPSYFYtx3L/DGK4Ko",
-	"Cc3YSGC6W1ErIyhFNOnVwWnZxCf79jey6IfYtdH/aR+eGwmTdNBD4dQENAnGsO3BddExmhybo7/japbm",
-	"GNItbpgJfQJvJ3l5cFBHeU8BoD4L5cWpqgT3OQlsacYm6npV3CpGcf7m6OyXIpt4/IWmOMvSfIq2bgOf",
-	"jn60pKRI/rampE4/ewZXwZnTM0HIuaawIxKCqzA8KgdNSZUuJJGz9E6TAa6ao6g+2CV/edP6G7Olf48g",
-	"wN2VjCstrZat5Olk8ggzuQO7LQzllos9A6QC1/bMmCuuIDB2zhlTpCsZIyuWGgy2xaD2itfJwHE5UrxI",
-	"i+uaWKFf9j9CRn3YG5CfU4y8xyOVdczJuuE+Lw4UuYJN7AJLeP+GUeHtjEU3FVzwpaoMchYmaeYlKrRE",
-	"Cgvg9TiRx1ztLdKER8vGfLD3gpmkcUh0g8r7YIXE90iW5oqVE8IOvbIAcxoXKY4jUckpu2FLidIbPl2I",
-	"VOiKvWFLjOZSmk3aYv/lQUbCZAIPyPc8USwj10sSutrUYUDCG7bUf6GYKLmIWHjkUtGaM9Ga0svOYefH",
-	"+vRa5pd5hbIL9NhYVKR+MNzMU4wEJ1E/0NpK4Ftnu2G5Kpvu9uo3ku7mgcHmhDdEoX+jlLer1QxQg/FA",
-	"NuyGfDoECPHRIy9qtgeZysBeDZesoBP8/DwaEIz9hYxNZm7bs34VMi75VIAKe+R3KbcJ21wSyaCCntdE",
-	"/ZKpflHIoVhHFeYfvm5G+Zn1I1MFpHP4y0cfvC8VzTSfuS5XwCiBs5rVQHOKZdXqhb4TEcvSfWIk4rUp",
-	"lAOXFxA+IVQsDd9Dk3Px86py8g4nrec0m4tyNAPKxzaOMAOoaf44cNyeEjVc3InxLG53cVg7ofniiqDT",
-	"XKJBqUT8SHon7D1S5Z6JVwHImo/gw0gYfF4t7cAl+VGpxXuRLANySefskiv2v97RTzjupd495OEusjTO",
-	"o6YMOmxX/kwEtNx9/jMHJ1QasTfoBjSCskABVnjxbwxvp0xXPzdB/c0l1TXgpJdih/cBp6+vBPSB0sU0",
-	"I6rV91uVqTgvKdMQWIDKtj9XgDnuGYuYUMnS08BhXUdEpKSSojwS4a+hK6gGJYdMRJMmsEEpHxsqD3n5",
-	"792IStbnQjIhueK3rHdEQkWnYQA5w4pN02xptRD9npnI2ucH5HxzeYwBudCyuSmAMhKglGFxNRrHGZOy",
-	"TDVIFwqknH948+707fji+Opk/O707PQqBHVuzkWuWGMhjRNzJdsW1Ph1KyG9QdxXdPoUw9iDf4qxpDHY",
-	"P3qgNcrSwbBcfe43oStZQGpXHaRsKdtdaTpoQU6v0vSMiiXQk8i8LNeLjoxm0azOUlleu1cwxyN6zqoJ",
-	"pprM4bIN9I06awni3n2aTccyyacPe/cuMKuWRP68QtzIsY0ooAqqhaTKWy+X5OXw5ar8+QNbpQOdzwQr",
-	"63Jdd9eltw6aehY4gnJbJbuwb/+TpmvydqCzbZjN+2x6meTTNq5qfR3GU70dgO4N7liS9G9Eeie8JwcW",
-	"KmqB116yydFgcCJUEFsFx0Ei6UJP17d0zpK3UBqPYnIHMkWJlWG56h0iBx8Jb6KgSAgNbXn3kNyX6944",
-	"RMecjopRBMWCPEsOMd3ERPnYqikB1rrhsBBbOcX70pEO/fDDEQnjNIL6rTD+hywJR6JrB9PyhMwXizRT",
-	"LD4VimUTGjEZkl/u9QJITQWXgNhyMG+4iLmYBuBG8Kvjk1FnfzAcdR4+FuXryDU+TaJUSzYQ5ldXg6Vr",
-	"q6+Q/+//+X9H4i+X73++OH+LpVj0V1AZ5o/6a1eYBb7+4eL4/Mf//Q6q8Ln+FXZdpDuPFvDYynhYcsYN",
-	"iPOSH+CZmvG9Ajfw9d9O3ly+f/vTyVWvUvAlHIl7qTIGUQoBWeRy9nOq+MRQMEm63t2GVC5FFPYeitp9",
-	"5hdbIa8YeCSM+Mg+KS0WpoKEeSYOjUJ4WODDYWk9UEAIJAIo0H5mCsWIeCTsD+8h3sH+IsmcxZwSzdX1",
-	"crXkqres/9hbJJQLLC0DX1aJsylWMxIg0kLpGXwuj3m693+bMjTwFfylv4KSNPAV/KW/mvCE4S35E6SR",
-	"YqqPp9s7IpYcYnhIHXCVuVZY5L6bqsEcS9tAJkK3CIWBCjUlCT0gmnSW7g6+QIcDiIWcyWAkHAh6I5Vy",
-	"SgdkhZsembCkRm46Epqd1kjWPkM9OH52T9vB8cZsTk0v3UO/ab5qsHGVjcgZXbCvmdnOGE2wdnAtw7xg",
-	"mi1ITcKBCNlALx4xp43HVNFrSNbJmOaL0Uyr9rUS34842zPCpZmhKcZ63dLzBcDoKzSwfIbVuNn9pAQa",
-	"YQLkWlUBdzGzp2mhSy6lYnPP+HHDls3Gjp+hJ76cpXeSUJLRO3CMphmczIzK2aBWe/9Jj/mclAXqPK9L",
-	"6EP/ru8bHnxWb1ZxLffVUti/fHz4uJKQV1P2tFrf1tfl4OPHxmqOZ1zLnxQua2ICDm1VnlJpNPI35/e2",
-	"cpfC04MGBdCAhYSTHGIyuRoJBD4bX3JxcnlF3l58+M46433cd+GdNiXH99t7djP0UY9EXek2gk3LrjXh",
-	"HheedYiizBdEpWR/OFz5XYY9wlWxg5EIcW7YBLF7cH0EVhaGZWSddx9iQQzsd0Oog46msZcvRkJj5+uX",
-	"eZaUSjpwiQSfu0rOGO/vH5DNvZbk8sfj/sGr12TGPmlV+YYtR+IO1hAWvf9D2BC2nl/NEh/uD4hGOyBT",
-	"cyroFN0GErwofS7AdyBHAtdhYcrSlTkH0CAZg1g+/VNzhiLWmX/GinmA3l/I/G8q4h17peRryQtWCoAb",
-	"xpAo0LToHYEuIV970NAXM99vJIc/MKEhjtVU+F4lgD4T27vHAJXWCYNwiSYw0xQa50Iq6HGOyAXFErov",
-	"h/s9wDIuMDuJRamIm5P+LHpszvTTuPYbrIa3xW3jGbS663r7/4KCeFMNUSrTi21ClpzYi62umlIDz9hz",
-	"CjhnjX5H9ACrGeNZpX8F8IEshTpELgu2jul/rYIQSN8ldmX3Ud1rsytvzvbMnvsl39/hfce0pavETQDa",
-	"J1SxzFXFBwGAS1zBXZrdSFdbQPNkUTnNFc/4HVfR7H3Z8/gsXvKVib5QzFE9tOLyfoP5bF8v78Qjb8T8",
-	"ZrQpY9e68i3vK3j4bEDlT7RO0yst3Q9Mt6HAUK9d08WvlvCVzhTWDaTnmiWpmEqiUu/iyjfVrAJeud2T",
-	"a4a2dNOLiGWo0dRBCIlThvZEtEENGjSAz0DdVif6QgpBaa/NJbR/L5v92chcEfXTQN2qSFJL5tBfaPSF",
-	"JjFvBdA/A7VrQ+n+o5WG96J8GNuTzG2t59UKy3VlDT4DTVyd6AtJfJvA9fdSBl8/ETWBQz4eSaYU1/jT",
-	"BTlB9namqXtzNr820a6NsuSZeeZZVRM9xTr50SzUyYw8QyX6P5rCmpuBEhituewj6Gptis5xHOM6nqsG",
-	"nh3/CwmWZnO/17379yOeUBlPEPaJS00wUfgwtVZLFPXJCOnevZ5jk3nblbeDaWvQl9QVtxv+ubeq6KGl",
-	"3EPA/9TCdduB7db2b1PVDq/ZwssRdFQ3383p0lyWhq+5ZMktWwtROxLioNakbsDuaWzq1sq/d++ctQ97",
-	"82ixx255zETE1oZlygWLIOoAHc1FfxmTqW+L9WP8KonZhAuO4VjV4BSWQZyUKa1TVPwG5DFV0YKq57rc",
-	"yBw861wRmZIJzUi3lJ06EjRj5C7jSjFBIGxvlqUizWWyhP7PRaK6WTTMPE/n2Fbfb1DYG4xEaA9oLGf0",
-	"4NVrV2zIuo5dnwKRCh7RBKsymG8zZ9ZmxIZ5NsSHYW7xib2OZ89idjM1iGd237+9epjtQ9Cags/uS63d",
-	"f/moMbjcaX6Fb9mKChZTTEEuIpVxuSKkMzHlprT9hCd+dJop2gCxaTds2YcAC0008Putac8lrADkwI1E",
-	"QuP/WgKh0jQJXM9kQF9slkxkDhHL5X2Trm3YnmZEpKpnO2vriSyimehqL0SjLa5x6ZANI0FNJIipNTES",
-	"pXkCYpolQliGhEjrgIgUOq1PBUQEC0XuZlxpSkgjFhCRo5gOwbOIVoTKkTB0pzcgPzMWY/g6ulUPySRP",
-	"EhPYA12HhI3AsRu4YctvZCWbDW93JIr3IOTGtcKHUJpu+HL4gvzElli4DB4AmYjrVUmmwt6AHAsMVa4v",
-	"pWFTQYw7Hmp+mK50qWB1dQDWkrFLDTDPTsJgljXRhIBgBTP6nZI9BSVrONwAq9X4VEx+JdRr95JP3ixN",
-	"7h4vji+NlwH2GZb10hDpulZ95U7xPRNvZwYZCTcKtDUTMazfH4kLqRiNA+sgh1hmR2S1uGYp4De2wiPk",
-	"pLq29ibF1LS0D0kXngEBKKJZtsQE9rFbYtg70tQF8mG4zVQakHOsT1UkPRSr1XLYBGMbZQCU6eXBgRyY",
-	"Ds4oR2W5qdcvUvss1NkVBHqrDEZiJKB/8yFuoq9l476Vh8PA/xY6E/QjKln5e2xGDbuHL737Wx3J/zGB",
-	"1MmQdE2FXzBy30FjZy/iUI8LNS37SJz6ZntdSr7L6ET1/2T5C/7eC0j5+RifKuaBIbG0ZXnMgIT2PvpR",
-	"KmIAhbW/xSxKqN4f6ZqCYlByk1DinoFsKQmnrnn2gmVqaZrueRU9zUC4XTeRJTP90mpD0nX0x1R18mtb",
-	"4bPuNDyg7OcZL11J6Qe3z9K33u2672tv2DteC/ZVaBoJ+0PrEWg2BSxrHso9YVa6rg4bsrVnsrrh4G8t",
-	"fj53bVCcbnOtN0sifo9W2d2I9qVkgYvcEP10vkg4xm9C5TrjGqyREwg03HRcYgsRwfJ5I/o26iPvoH5i",
-	"TVz/2dtzK3Fj67RKokLgCsStFmMYCVuNgXShXQ1mL7JbnuY20lxzWsE+qbF5srHGwqXZQavCCmvqBrzy",
-	"6wYc/EbqBuDhbK4YYJME/m3Kq0G6ySoM+ilCBi5q2z/ZHx82d9EE4XJlpgE5VUQqminpNZ0n3dDo4odk",
-	"QhPJtKAHacomi2QkELpBPyS5UDyBXnvSlsc2uHJ+fPX2R3I/6pivR51DkO8ewuZ8BrzrZ41jwim+VEUj",
-	"3N+/b+zSl+/gvwLGLfDFFNaV9vTLjGOPzxdpprRquKY6WCoEi5S0viVvGVSRMM+SsAh2TCcTHnGawFM/",
-	"pOTyu59sgZ7uJSRB6y1CYnwwEhOaJKBNmLLPkN5+eXnSC4hkqAKFpmRVqBmpqShsYqS7asaWoFtpjQrV",
-	"sF6ALEoKupCzVGHEISp0XRTjtbJXErxlr7DXYb40z1xkomKfVKA3Ok+lGomDV6/JT/wNhnhC+hU542+0",
-	"6kmTxBuHKDbXWjiTngVQkq4ptA9kJ7y/txLxw0M4Eu6VHuECqswiWfJMY8uFKacWDsiJXkKIFqgxmPFD",
-	"woTKrI+AYkn+VLjUdn1CyK6NFRBon1VhCj2IxSi1pJBxiiuUA/I+V2hQQ8GGQlVevWyJ7ROgOQCuFbR1",
-	"F8dpZuPQGcA2QwDAqW0TADB59vb8uXoD2PG/ECXE+dc3CUC8ZHEJAn6nkOsppLEk+RTStuhK+K1PuFoQ",
-	"TryBsaaMTVQzXTBBF7yZcuJNgw3n/YKJ4/NT8mIw1GL/i8G+s0oFqAdc3tHplGXkQD8hGOlGqbhlGgh6",
-	"genaxEXCBQPruquUEqJZH63/YFwJbG40fpeRfxyfvQM6BgVHoAkwi03hCaDe3dRg9kj4qE0cZh+SRcZv",
-	"4ZCxyhorUj9N4/Djd+/e/218fnH61+Ork/HV8cUPJ1eX/wuctGR/SGQwEoaIkleaZJpWI8ZpymUjtTOn",
-	"bHiMPhkgawtI17WE49DUGoVNQYx5QVI0cfZadXah3MWcqVmKlTQWVM1c5YxrFo/E9RK7qyOEwUOluhr6",
-	"x5JJ6J8pFzZvWQ8XEFAs4E3kXyNR6DfOpQsXZLnZdRovSVezBf1XCCwwmfQ1yaFck+SuxhBpgAAL5I+E",
-	"tatppKGKXydsQM5KBlUoYoMHA3poHmk0cs1gvP6E5hBHwjUsxKj9YqxglUcwtwHzlrO80jmWDQSrJjiw",
-	"Mqjtmwp2VLQ0hRvVcgDIAI4XufW6pjVmeIBu/c7U5GjGI7H6MN5LUfjfdzpryGUZE5rZc8wit0gx0HiK",
-	"cCP1itHkjLEqcBIoSGiRw+t97XVkNRcL/jcuHRk/0tBtpjfjmpIpli5UeKPD7mYGad58ViZp5vidUf6n",
-	"MMqCUVkIbM8qLTtcYZeeE2pd3BgmLvtNuojzEQHeBT4hKgR2T74eNGRDe8r1pggyfCH+DTfcwB3uqlCa",
-	"DqZWoWzuW9p05sPPYFIoHLP/AY1Kd7nFKVPeFT7GE7xDx9EBCetsY9YgB6VJLM9G4qT5pQKr9UhYY9xR",
-	"dRQw2T2EBIsrcOWsCthMamOb08Zeoc9qmvOn+EKJNM149FtNofnSzT1rSC/ItQjN+q+Yw/uEt2HApuln",
-	"k5HPDwKJc4SS54kAKezuKI5F6WJZDncLCp5eJPq40pcso7Y+IXavnHGhIKAiSvLYKD2EJolv1fOSZrxW",
-	"mSImFoOsAdIvMdkLRqJehMC8ZL1wLo1WGWKLTv0BO3Rq5Xyx7IVW+aWo6HCJxK62LIs9+GelJpVZ1va+",
-	"3P9MjFgf1e8U5KkoiAbMXUU3CxytKMU/0zwTNClL7BXPlWalfzHPtRGu4YX/BOHaOipMlD7EkEIr5xX7",
-	"oz3mFceNPqqx/bWQs+tKx1gLjHHQLFjWN7Dh6t9xL2fAhKdp8Wia6T0cGnNYQIDcywDDjW2nYWeUSTNy",
-	"N1ui78N9GXNsEgxPB3qLxmxm6D4a/4ORSKhiIloG1YYNYDThczYgF5i3APaVG7ZQYIQM//L+w8XPx+/G",
-	"FydXJz9fnb7/Ge0sziXjHoBODycX48uTi7+eXGCLBzyHI5KLmGUkvWWZRkmbIQEzxVm6WECcM5iCzGHK",
-	"kZBJesfipsiFAu4rbLTaQRAK/HE0x/Yvzt+6w2aD6aDUclqrr3VhCfjCtp0XatbhJXtw5J9NU5pGuY9u",
-	"9ZDmKkrn5T5761iJOdX35rX1G8lYxPgtA1hIM0InClxPemsanhq29nvjv0cxe3ND53TK1kelwB39hkm9",
-	"q5nq9foEr60L9fIbzJfjq1owAIh08ej/o4PC1zD5vVuW8cnyeXSCNBcmCM1xIJ/oOYKrYQZ+CMld2fVs",
-	"GgWF7ouQdOlIFHG7hqPN0+imX7gQ0mx+iLr9HtTDJAvKMwmKVnhv2vAjXU+zAEtmPoRHI0GvJSbAKa/M",
-	"rF5rb0C+T30tAyz5VN4gGABbC0hI5Q2LQ1Na1RZ4HQkEE3gFxoe/YOvgVIIYdBNfBCHTxfZ8j4reVUBu",
-	"2BJKq46EHYDwuGcn04eHRwgJfTZoCU+RqyOzJTTMRBlXLNMjQE/mWQqmkBAggrNqcDqGOOZCEfZrThNJ",
-	"Qk0uZahPNXAdbN2XNqWRS0LVSCRMr2e/4PRS8STRh5BrKu5lK16zSZqZqbiY1kYKA8z64ufT61OlOb6Q",
-	"eaayhnXekKL9GOSmsizmkfpd93oy6w2LblwWrwmvuaMSa5zFxrQBWMbFtCBfWijGLDnAZI0aLeg/kuSC",
-	"A6wj48Z2sbbQybl55jnj3GGKdYVOnJ/mty0VeDLAwh27C+4239QyfPvjI63ytZz4OI5NZst8YdiPTXra",
-	"mzIVmm5DckDOMEoNgkYwEUqzhZWAtUVCI6Z/0dzFuK5tmk0B/kfuT9MpEJoYQAbIEZa5gW/CXLIMskWo",
-	"lFwqKlQIrBq7BYRomDOLt+Y2HMYWRvazaqGgRGO0LULqs0bb4hRfyHVu9vdvXCnwt1bYpVy2xcJxkQTp",
-	"MM7EgLYgGCa2d2HvejOD2LvHP1Zd8XVecw9JfveaW6+5ubkW12M85fZ6mj3lTec8/AzkoKCp/wGe8tZX",
-	"N2XKu7ddGfHmRkd4L20KOz4rw/Kn+EJKTjOE/l7G8QszLOu0bo8+xh/dhjE5H+xa3eXCPfWMIGgnWae/",
-	"uOX+B2kwmXf49uaL72q1mOLnZ9RjilQb0GTcnHsZo7FWZlSeCTkgYZ7xcLOygPHUXBLGUb8XhF7LNMkV",
-	"Ix8uTkk3jNNIHu7tTXMes7CHUftWXjOZf/ewk4eQSDYF5WckuuEdo3rEw729+4ir5cOeSO/CXmBMdH5c",
-	"eMaIzK+l4irH4GLj0TPwTUyJgsFIhOYrNM+xT4p0KUH7///P3tXvNm4j8VchggNiA4rjDQpc66BY5LZB",
-	"u9dNd+F4rwWiwGIkJtZFIV2RTmIEC9zT3IPdkxw4M6QkR7KdD9fZjf+yLUuixI8ZzsxvfoNPJqcIL0fP",
-	"ZwveNMEYlJCxSkQyxzxyS2GlBpJrZE0mkn/HjZH0Uo2kvJiGiwUPWUN5MazLqJ3dO/d1OZuosjI2VpG3",
-	"ih40VGQZFUPVbBs193f3L5EEZaX/CiykBw2jtZLKY7g6O8mN0DKW0op1V7WRNVlL82bsxl56KfbSgxYT",
-	"2UzLqS9tx0viXlej5Hz2XXbf3ll7gAPGFkslUyP3EFEJIFaF+p5Tqh4BvqCkKGSrRkfxeOdIxZc7x3ST",
-	"nV/FNKJcSdyzQpy+iKs7uFi7Gmi+FNMowDx0nmVY21Ta7TA8s4t8GyBXyrVh2ogxUnB1GCETIDc4lawv",
-	"klRjxDrqH/70/nj4uf8hApNAC8NaegRxjbMpdYCr09gOsIg/2RTu8LZmV+JK5dO6bTZ0rnt3vSJRVW1k",
-	"Lhb4u4bx38SOn0koHBuemxm6W7dq/GoGfOISQF5Y9EN/2XxZYbi+bGaIOqhicdAk9U+WTyQR5Ni7+OVE",
-	"P0dcJplw5Uv3y4vVQMrvWGUZli+N4CkgyggMHXif1GgPgNH+JJSEaGDHdiXBPawhjf/jMXsfJcHOdSuu",
-	"wwajVENmrq52NVyIfoIRv0a+ECxqnPRCiYy97qUJtII13LhmaFdgqjgVQg58YXZtuJnYR1djIaOCEkjI",
-	"hFC0kkVACWYNgShg0TlPM5FgZBPfxP5sd9ghPg89KwBT0XxwDgvOrlI5MaIJkDqAgX4qkda3CVq0fbMY",
-	"sQhd/xoQi0fvPtE8K4HSGxGKKEFqHX3416rQibje7+wH/BYyecpWZ7GdYafJ3E3RoUxQtIAAvBlxA5hx",
-	"EAVwGiHaRhxop8cZn/bKAoDchMh6gSjGdzzLBkoRsstzeCA4/C508z/c6rGTuxBWjf0ebhlxa8KtwH+z",
-	"xxIlRWh71YpHJ2tCia0CjyxACz0UHQ6x6C5WiQhcEDpgCTf87Zco8ClU7Rl5xVoS3aRI4xFKlPvbGjdf",
-	"JXHPtKA8UCluSF522AF2oBWToDx6jOiegN8DUJVZLngyhXxPkL6OeO2HOvl3KBM7divaSNHd12Ts2aaP",
-	"aQ03eChsZwYMempj961ri3coE8wqFtILWGstjKBIv1Q3C0WqkAlI1AUbOrtfm1+jxO97IEMylbiJQcrR",
-	"xEr6okLtfQbuTv3uAlpd5TRXKpsXeoN3eUVhN0Md7qcM/K7XwvDXCkNtgHQt5TZ0iLd76FiuATpuW0mt",
-	"QUDUU8dIjtQCjiL2d0qWDWX0N3cZ4gH3um9+2On+YFXMXnevu/Nmr016sqzuUDGGW9E+FCIygkX2/SLc",
-	"KxMbVSeUM+xH9k+Tp5j2BrPfmg1lo2e/5B5A+6dA3rscAADwF/kIpI0QkgidA4BE6IUz8WhU4gCTrlYX",
-	"csN9xlrCbfBum1DbSw21IZa9XiEsFEIUejM4xItU1+6d/Vgu3OZXxCbU5kNtMFTeAbH0IFHQDQepOeBW",
-	"3+PdlcsBJ0lfQZCNcmvnD9eFMH6sVmjwKpU9jclnpjQKec/gTGs+QooAXn0zUsBtkohcJKG0O5eOVfHI",
-	"xUtbCavrkacHqw3q+3Uymol6Vqg/iwbWZQU2rJtNuO+lhPuWWtYU5nuwqtx1dJc7BupVrNYNVpIKc3l+",
-	"QJoJbZBqYSYKCNIcWapd6mvJNC2RVJTTpMHNX+zNAxYdxLEYmx6bXToRGQnFrhxTa7lJ9TmW7XFPtK3L",
-	"ycIuPdI2sz1D5Iq0QfaR8WY+lxisgxYENCljuHRLyPBDoB1cdsUvneCikyGDFrnJmbgdA536Xrfrn6X8",
-	"pJ7ElARti9yFHZIjJ93TjhG3poOsRHAW0hJFTPzJ/vef/7Y7jMqRXIF3raHiaKdMXYqmWGE3SVXq2VhN",
-	"MtcxxI9uiOIU/Z1XPBHt+jJ4OG0HMGtXI5srbfxFlEeuzWRA5WPqNzSQ1247ZxNIfSZx+3ueGsH6h8cD",
-	"KCeJPUws37Sim60XGKv7Oy0cyqHxlYBIKkPV5PnI9GN30qaATS0xGPTOMhVssBsDZAjPRSykyaY++Ary",
-	"9yurbyNux5kC6T/171cJ7tOhhhI39G9jjZsDJKcL3I6aZeoCwnnJzkjFBauGqzcXnXEthpM8i5Bwng5b",
-	"FY4KO5QLi0SxVuS3KFGvaAPi3BeKGQVGaaHbC7rOgEV39gm+zC1QGbU77Of0Gti+YzsBisdj5kbNK58D",
-	"/bXi+jnQxtoK6OAbbiroPA57w2XdilxmQfoaOm4AZhSEncTwbTmfVnmqbtxaBRt1zeh4N1emLpYZKU9O",
-	"TSM1j526YRCeXfn9nprRoTR5KnQzVXX1bQWe7ivaYtgCqh3diFwAfdA37idrmA/eQ+1UzzKzAsmu/ZR4",
-	"qN0MF85gVWoW/q5/pEfY5kUbTer+GLAS0V3B1OjLjAyRtfFtQPhZ++1MJdO3XyJHCUnPua2Z1cHsc/8D",
-	"lo2xdwGEKx+PEWgBKrxNfImedUrdK/3ka8OgUZupC81SgxExX+8JeSShKFWvUisECLBaWsS5AANJX0KZ",
-	"m0oND8/uRzhgh1+xJnYox7m4FtJAGRLRYQdUW+ZN0O123QIiBkh49bqtg+3TGaW+mv3Di9g5WCHUiCCB",
-	"MdoYqc+14xAyoXwanO+pfML+QwuZOAE2zP0cWkoY7d7ByGLWAL8WO1yDB/FJQsoZn1Z6FLana2hrdm7X",
-	"Um1OJnBmjTVaL/+OwKfGUe6QRQAtbntl0GsQdQEMBdTQZa17hZ9CSTDkfFrKxfWyFM600hRFGzrvROKQ",
-	"vyn5+WRJXnmcgzt5iCdHniB8n0WF8zACjAJPAObmGMTZL6VUCHJtWt0fShSWbmtgjb7WAS0sjkyCf+wc",
-	"fHq/86uYBuydUpepaPsiibEapyLpQUIDuQfRthLa1EpIfi3K4uNAD1YoJfm1wAbWlxJsBmIOBEnoTUbE",
-	"s8lIfi0YtxP4QiReUEKyQcW7x2KuxVJikl/7rf8QhRHX4NQrCctJahZwTRzjKcvROgsGd3T1T6liQBPz",
-	"MHw8A6nyq3Mj2j5ewokII1eFsX9lPkOY8NrNQD/l8UC9oxD/a3YTysJBmJLqBJ9dK7KfwzTREeFBq8q1",
-	"7Axs250+M+oCqC87zNq0oYzsCskykaX6KmJv0KKgmdhGc9VelnrUKVDcaqPGQyWH5zzNJrmImL5Mx9qX",
-	"zQsl0nhzRifsM36mrgV742JrEm9LaUesdf+O4I6kakJSAfDc1N263WG/zTASFiZ38faLYHswPVfrebQt",
-	"rMt6gLf7ipF7Xw2QwFXnK4TAYhngfJM0SBU1t3sHn0t6Jf0k3vgkC6idHwnvm4OUyJbdS0MJIitK24uH",
-	"yTkmcZjmuCXrR6G7+tU8cHuZ1wDAe8ACA+ehG7YHWsz2smUoK1apQEotrKu8XNOU20DXXgx07QELwhWb",
-	"W6BxdvOJfISTqbxk6mkprPz1htc2iWACbmFRgcIss/tEMM0Q0iW02QYJzlo804ppo3J0uvBQ2sOw9eW4",
-	"DW+XgGKGZ5i0aPvJpWVDHRmWGsgSR/cNcWRAETvMrawlf5jIBjn/zLu2/kTOFfW2K75hcd+3VkJZh1dz",
-	"8Brmdz6RS03uJbwIdq4+GRi0981a9P2JXNKoh13XK8j9I5GGYbWGbPyFzoAhTM4n7FbmT/vdO7tCyKao",
-	"TUGN3qKX/8d/T2RqItZSeT2M9/YqiwoqH3cRYntdwvc/P8vUsD+OPiDJz7v3DOsB6B5s5ag0p13kMdfC",
-	"4WDH5dp36ryQ/4G7glwA7gLbfa7oMKbNhzIeifhS+ytAnrvzz1XOJhIQsVCn1VilTHrIKQjQTP5yfZmO",
-	"xyLZLd8BdZdUBtRPPX7Wi5LlJAkFWMoLXUgrLE62YIkGWzAqdv6sY8HDxJ+ZA9W7zD7Vq1Vfzlrx7xr4",
-	"zFqVw1e3NB5gxVjh8ATZUB/5Q4HwtLifEzo+vaFRtToo+QZv2xjAWqxWSTZ9xa7y+0GixVBvzJZHmHcz",
-	"rpZumGUa9YY6B19PBBFkHbFWFYXzJWoif24zXsHdOiIWSDnp2GsJuhOx1uf+hx2hYz4u8z5jhNpdUAb7",
-	"QKEcPEyB6sjbKyAi6M8zlUwj9LyjOsNXcrpx2+WyOzywvyvGrmES6pNwC3XY0eHgl48/UQ1sPAQIIjgQ",
-	"bp1GPXY/6N3icsr2bm8xMxCL6xHbdiUKHp3cIajJL3kqyvf2y2nUYZ+4GWlfNBZ7J9fEae3eosVlKAEY",
-	"xLTJBb9iqXbnQZIADGTCDe9ZnS+FpiyiRJHyjk7kKbJzdWTEUpmIW6H3rYGIKxgqIdlPaDYFsB5EV4xS",
-	"zak6RlwBtvmjezVte+pPGEVpP22/pdpo+81ebAfDfk/1b5Mrkacx/hiIW4PfDvKcT/HrR2BGgHsRX0Ff",
-	"XIjbiLX6h3vtDsMiweNcnWXiCisBj1VuqG4qxFC+29trB66EE9IhiCyZw1SwOhRA0cALRAFskNbLhTDm",
-	"RvDrZbMjEajE6w1imChSuQxhgJuYmyiGj2LcH4xKNGPhyDjmAHr1RuaA2q7vbtA5z2sOPGJpAZcAvenD",
-	"Nv62vx/HD7Bf7JdArcKuIiKuHmAFSJARoNOUzL86FVM0sD7+7sap/K1GRdYe5HjEwnHZ+vN00uMCHeWF",
-	"NQfv77CZBcj1fqgjn8he1eHVhLQP5aiCKtWTeMS4Zk34UWgKIaQLMPqhbOF23+NmA7ftthZIYHeaiM9n",
-	"R+k/2KUYG7oV4WjBOMH0eCAMcHYBmUyQFeOgt/YsHpsJz/BFkE4yvxBU1DTmUiog4gL/nEhYi+jB2DhP",
-	"r7kRoSQ7IoByvGpiAtukFDHgfRw8CMpWkzuQ4c6elak0A8DUulAPU+ehBAygtR077INS4zMeXwau1cBa",
-	"HJc7mYo5EvhcCcOtLeKsGlHhMvM44oMPHz7+PvzUf/+vg8HhcHDQ//lwcPyjlVH7PrM/BcJxdSP9LMB7",
-	"8eyGTzXzjsqGeFS97n5G9i8ra5ujUa8hDlWzC5vhhKwVQflELpY/ix1mm1DUgqm52GX2OmJQRZC8OQS1",
-	"wLn2yACUV4nwXCKe5KmZwoUE6kZNtNU7ObVT60zwXORWdbkjfJz+KqaYOAHHTgNPoW9vM8ntY46MGfd2",
-	"d0EKj5Q2ve+733dBEdPr3bmJioEmcHrTETs+5d9llKgu/+GaLR1yJJ3+QLlInj9Y1P/2h3wF+NK9iHbb",
-	"H7gU0+ptVJbG0+qjJ6mpHLgQ0uzEPE8qV4rbGDZMlebIY1q8ngMdl17Y8RWcfvl/AAAA//8=",
+	"7L3rcttGuij6Kl08UxXyDEhR8mUSqXatkh0n8YoVa0vyXFboRTSBJtlLYINBNyRztPX3PMB5xPMkp/r7",
+	"uhsNECBBSrI9mVSlYpEE+vrdr3edKF0sU8GEkp3ju86SZnTBFMvg02uaxW9j/VfMZJTxpeKp6Bx3ruaM",
+	"0BkTikQ0i7+RhMekO83SBUm4VGP4aax/kiTNSJQxqpj3bW/QCTpcD7Skat4JOoIuWOe4o38b87gTdDL2",
+	"W84zFneOVZazoCOjOVtQvZBpmi2o6hx38hyeVKulflWqjItZ5/4+gEX/AgPWLdssWM/YsAr4Z9MSFvTT",
+	"OyZmat45PhwO65bwPps1HVuazajg/6T6Kzi4hlWk2ezhR/E+m10m+ax+Jct8knA552JWXZRM8tmGZemf",
+	"H3hA51m6WKqmM1rCr2tghV/7IIXfNIET/vrwU7xgMs2ziDUtNzO/ry3Y/uAv2X7XtGj7+8OXfcmyG5Y1",
+	"Lfrs9TmR8ASJmeQzsbZ6/NVfO37TtHL89THWLSVPRdPC2adlkmZUpdmKSHy0ZunwfXnt8FXz4uHnR1j9",
+	"NU+SZvIj9c+G/pCuFPSajSMqG8EBnh/vQpKO6jHuMueqEYKl/nH9FPW3pTPUXzSuVP/48PO7ovK6aZmK",
+	"ymuzymdHJElvWabPjszZJxLNaUYjzbgCUmxBvwE7UOZ1MqciTho3oR/ZtoclVYpl+t3//nXY/472px/v",
+	"nh3d/6l+O0w2kjnF5DqR01/6Z64/N66WyUcgb1dpmjQuMU2T9SWmaVJaYpomjUtM0+ShS7zXL8tlKiQD",
+	"qeQVjS/YbzmTSn+KUqGYgD/pcpnwCLjYwTJLJwlb/Pl/pN7MnTfdnzI27Rx3/q+DQvI5wF/lwTm+hZPW",
+	"UXqYlnBJFjTR62Yx6eZiSTNJJwkj/3n5/peAUDKhMXGiVG/Q0WJJKqYJjz77mtPJ/7BIkSihcs4kueVq",
+	"Tqgg7BOXCni/YKRLSS74bzlDupRm5MPFW1z2D2k24XHMxOded0SThGVkQVdEpIrEKVFzLkk3SxMWkGu2",
+	"IjJKlyzQq6UkylIp+5Ird0m4/F9S9UOai/hzrv6XlMg8mtuT5wKoD+7nG1kStmCN53SVpDS+StN3NJux",
+	"LwXUkzReachO9CI0xaSCnJ3+ffzq/ff/GL/6x9WbS1jtVZqeUbE619JjZPBQfs41v79hSM9BgI1IRhUj",
+	"CV9wRbrLLI3zSD9IFmnMSCqSVe+YhHof5x9evXv7enxxevVm/O7t2dur0G5dkiXLRmLBRa6Y/ptECdfa",
+	"DY3jjEk5GIlO0JkzGhu96IKpbNU/nSqWrdPNSxalIpYkF4onsNBbLuL0VsuJTElNKIszMLSOC8VmLAN6",
+	"/Pf+BVXsnd5QH/5fPrUtb1ywBeVCE87d3pJMrW/lg+CfiOILtvM27gtI+aIw0gI41LpWFp6/O7364f3F",
+	"WQlaPCAJiJzTjMVkskJQTBMerUiW5lpioiKGb7VEzCNGmIiXKRfqDzjaC44+CJqreZrxf7LPTcdvaMJj",
+	"q2ZoTnN6/lbznkH5Hv/2t7/1T3M1Z0Lp1bDaMyvkGdjTMksjJkFs+IJizC1Lkr4RZCa5Zlaw5RMSsixL",
+	"MxmCRCAJu2HZikw5S2JCFZnSPFEDuH4zp17S6dHp6YwJ9ZpmNfLkqSCnR6fkcDAk7inSlUsW8andLj2i",
+	"g2WWqpSkU4AV/cYySzUjDUC60uwUJP/XdMGS16A6AVots3TJMsVRRozokk54wu3n8q/sk2IiZnFpteaa",
+	"JmmaMCo0q4PHQJHUv3PFFjVjlTa5dtkBWtTgSRrHXD9Gk3NvBJSGzWsoMnTufXG5bmV5xusgq2Yc8wXN",
+	"MrqC5eRy/kuq3JHL+gmkyhhdGPSv/lw3T8wAJt6KZa7O0piVj2ztVKrLMq+/z9W+72++hTiN8gUTCvb8",
+	"IUtqHxJGbV+/wyy94TES6fLt+4yj9tW8dq7SBf8KDwXlsT7WnLFkUZ5xBRyVZ2xhjbbumHaCsOoR2tEv",
+	"NUKzDePtN4+3jWueJA9BKfaJLpbJriDC49rH+J4Q2wgs6b4wrOhspzcqQAS6s7EU+SdoBv7YBgTy5TLN",
+	"FIvfCsWyKY3YpmsCQh2lySsu4jKlKGEOPPNXlsmm61RMUOR8D8Ge6mrW525zAjeN66xMWnvQdedXjBmU",
+	"uVIdzawlhA5j1jYQdD71Z2nfbkJzs4hm8aDga94Tfb7QizMmrHnnuDPjap5PBlG6OFik0fUiWrp/tQSW",
+	"CZocuEHhBE7j+IwtJizzDDD1xGBKE8mqXFnLlEnVXvniebB+8VrLR1IAx9E57ixg3k7QYSJf6BtIbwV8",
+	"Nj98DLbcGE5eBwQlMaC8YpQ89V8iTxIU1kp0rlhyVeSgSfJ+2jn+dbOo5uZ+7b9+/zGoTKgnAHNbPKaq",
+	"ZDWLqWJ9LVx36hZl3pms6tniPpS21Xbe4Jt1OMY+RXMqZmxssLssJv5tzjLUE+xzRM7TW2mMKFlMbuc8",
+	"YYSD/GqcWAzcaFuvaJ4u2JKiiWXrw8gvthgnNf+4SSPH/3e89LfFy7VXnvCICdluvQumaEwV3WMZZ/bV",
+	"2kU0i0X28DeB5NZ1Z2yZSq7SbNVqmzXSQ6s9gmOmlukpqvJ1uaMTuu2FBH3ZNGPWmmdsTxZEBx5dijM6",
+	"1aTZvV5DmoJOvox3RmZQzRyotdr1X4tXNnK3oHNLM63uyzpDxIJqxbZvXudiRmgMlg06SXOFmImo+j+5",
+	"VGRBY0a6uEO0soB34AFijbkjJ98ULLXMgA25LhDHw/kSpDk4WmPKHj579M9Dr9I9eOdWwYcKnSuR4hIt",
+	"L8HCRvb0eqNSS+VKRCWeaXjwunYXpwvKxa7ysxZTxgsr11aU+0UqZkSxTyogNymPWED4gs5YQLTilAZk",
+	"yhO2CxQEnYSKWU5nONtgMOgNOseaOlQtGm8v35OXz77rH5JIr410mb6WaWafbj8jSu5ttvg/MhUBkUvG",
+	"ovnDd5pRxcaJNdGVZ/0hYwwmHdRRBI0XbLyggs5AHWx3/SXlftvj922FztdlPHpcubMqVuysMwL07qy7",
+	"IkTs/BrQlnqPKjrYpoRiKIC1c8EJ1rpn2x2+PZenOve3JSlnXUY2ls/a331T1nbgxG+qR/dewKmJVLCA",
+	"TBjNWBYQuuTja7YKSKqXcBSQCZU8CshCJbLNYWpZ1Jjma82VP11dnZM0g38vyYeLd6Rr90JUamXPXi1m",
+	"Wo7esBFNQPrZMgpIxqQKyCyjy/lvSe1QC6bmaYODHpaID5yQ8/eXV+R2zgShE8lEPcmwWnHj0hbRsliV",
+	"XqFZW0Bu2USm0TVTrc+hNfy+9bnu04DwO476ahk4HZXeTZqstQixT2oc5ZlspTBWxRyYvjzIRmHgzBP3",
+	"q7ZvxWZpxne1P5X1y3Um++3L4eExoQTEuu7R8Oh5f/iiPzzsoQveia4YY/BPCCwonro6HB4P9X//VY8w",
+	"u1q/qiI0laTYwAZRQe/iAYB6VoiBTwOml/W8QyMnsteV5RkwwICcGk6ScHGNCEmJngyCd0g3XERLE7kX",
+	"BprtYNAfj0majYRlR1UnaABOTHhXDwNvwnipIFz1SEQFmWht6Ca9ZnGdB6bCkCvEVZGEUanIi6EXuVUL",
+	"FzubIP7z8v0vf6VJDraHBf30Fl/yI1EdCBVnU09ezZkWwZIYDJVmLoB4nVqbI2sOqNJnqOZU2auAv+Ek",
+	"tWalbJQgyXJRfySiNrywCCY8JuF//0r7/xz2vxt//POfwno+UIr03iTeNEcxemNoiZsxotmeQ74ap5bK",
+	"MyFbWldbmzsRZZ4UIR+VeTSYImo5wkYeAANdMAkS1RqOGTCikkh6w+IA6bJs1OYH23D4kXFzMzJuRKwd",
+	"XHetwXwHaC1bS/Y0bBhThhtpN3B/DaaFJwP6v5ZMTRUrPkQGtL7zHzhL4jf6nVqHi56ohlZmOUNR1pl9",
+	"F3SlWU7J4lujrPpHjIMHdsW1uCRWGijr5P8VBhzcaHitMy/7t6Pl+cEFvT1jUtIZgPfpkv/MVuvHN0lz",
+	"EY+plEyNeSwbIrJN8D01oUV9CHaMIe4xYzSaM3lC2GKpVprkkmmeJBgPWbI8bDVebxYB93ExrG9F80sU",
+	"MHLJMnI7T8mMCZbplwhXDUx/yTMmH2RXbmm/T6hU41w2yL3vtJAi8yhiUk7zRG9BK0dRmsUsBoLKBaFk",
+	"ym6JxHgtvZ/9FtxIw+BiAfOMiVlftybWABrbPV++ZxjHCtagcJN90ruNynnVYhTA/aMwTMSgBzDK5TJZ",
+	"nUaWjNnjM5srLK9gR06Y+U6g2bbGbq9xXg/Sv6EZxEXp0WCS125I+PjBjQsfv3eD46/FDHaR5zSrOS4a",
+	"tTL2e7vcBEYmaKgqJXjpS3nGSZcrqclM78RYEYDAYMy/1glMFla9sl/D38weGq+nEF8qWqw5ojoHoZqz",
+	"jFCxUpC9dksl6YLVH3AxzlZadK4IoZZFBJ3bNE9iMmE9cptxpZgw8up90Imz1RherQuJMhvfAXrtvdaZ",
+	"fG1q2OMMV4hNW4fAtDAYRN/pY8xfuXh7ioG7Q7dAO6l/AMXJNsLIpdveI+CHNfltcz9jWhzhEplxTFIB",
+	"sbyahseW+YKIwmP9lIahWmZWJ9/8ohn2FOwmRgt0gEsQQJFIAYtJc6UFAS6E5phxicMYtrYvc9nAKczh",
+	"Vg6s7o5ea3nk0jKpdQkgjNwDIZlzociM3zCB+kioVHImQ6JSiMrOhAm+lwPyPRqLpf4tXGb8hioW+q5W",
+	"9MICBMGPLSl2sd5zO4D3lR3Kbuzq6t1Zg5Rm1673pymR3ltAuCALniTcCAQB6vuQJwq7SackBDQ4SLhU",
+	"YaD3BghgPo9E6LDDPVJ8o9himVBV+1vGaByi6QbB6iDmMkpvWBZqaBsJc8Tdo+HRy/7wL/2jb3v15/1y",
+	"OBwO0a6zoJ/4Qh/4ty+f62+HQWfBBX5V2FRczLY+tiS5SlNPM90YI7Rmdz97fY6GEjyxwCIglZZkk66c",
+	"02URf++MM9a6TYx221tXascLZoIkdlEGvfjsVuTyNT7/Kkmj6xaGKC5RQ2oKxs0jlWcsfu1FibdffQXJ",
+	"7Va2KJw1Ks1rKmKtFrLTbJZbf+NuJoNG6WRTwPN9LdExa8Fc8hrmYNbYnsWtb2+PSONmQtu8BZthvvtx",
+	"LviCXRmPWfuzbh8+7pZ4GTFBM57WCGqpQEjcyoeNqr0ZCjDRs/VYGxd9ZcxFe7iKL1slWnhbWqTR9Via",
+	"U9oD5twBl4jFUR2x2BJ6vOPSa08QWILz6K987SlLUwVBqXSxTJDHsoRHXFUD1zey4MoEF2bQ6veXxSTV",
+	"n974k0KC7WKZMJfT0BS77m6lXKViWGfK92n2cAsp6IBdU3P3KTOZYWHklnRg/mTAhwmj0Zx8uHjbt8y8",
+	"MKUfk/AOPhyTX8H0FJDBYPDx3rfiexfls5md7PiGzxpmQCZ6BD23nuLYhLno/99rCcN8C4Eu/4fmMU8D",
+	"ElNFSXdCJXv5vBcQS4nuQYAxL1jJJHB/HZO7POPF4/+Bs5D/o1cwcePd34fgn6oONE64uA4IDKGBKSCK",
+	"q0SP4u3uP0rDS/5P9h/34Qke+oKuSESzbDUSIRUiRQCSRmgC2SCsc2fZsASLBXrRWuNcYGgZnImn1nh/",
+	"wpK3G2ng1z1YMqgJzm67X1x2EeW8Nap5j1jmYLMv8Gg41ALn0XD4+L7AunDkLcTVjxHeHhEy2B4SvHMg",
+	"cCnstxINpmkHboWcLrV20j8aDANy9vYqIK8uv+8/679OKBgpfzx/1382GDZFlLjYgR0DhJu8j87j2P/4",
+	"5z+FAaGKLNKqgzewZQZMFG05FX5rbPCe1/HgiOEtEONF1dYHzlplhPx98I/Bf51oXT5j/YwljEpGZD6d",
+	"8k+ES0KjiC0Vi1va1mpVcSQHYDjdjxagYbgo5rO2q1fcpDdfs5VGXCjLgM+fFN/PmSBzKtEpQUI0VYd1",
+	"pou1+6qsQLZZApOFz6SLdoXKMB5MHg6HGgJpkvR2c5dUlLgFF/ZjXZaD78KoBnWmCzy3Rar1DGsh0Nvh",
+	"kmRsmksWk+7z4WFvQM5yqTDYAh6a5loVbHQzNGoB1RpBCy6c/PNAeHvv4fF+ULfXIoOOrK1u9j3L+A2L",
+	"sQ6QskGXlcA4v4wPUq6PXUfC7obBy8N7+33vP/70UIxEJXVP7ryzIouz+VrsFvMDldfbxjxLo+tTeV3D",
+	"ziuCdK0kjQLLrjvw5JwtG9gTfjSZqrEBA/2g8joMAHwmGRXRnEmiMs5ijYdpFrPMYi0V8haYGwiY+ImL",
+	"GQntrkMIkJMQ3kNnlIsS1dl26K9g9iofahNc0AyO1uDQFiDL5/Mjv2FauQHNISRdEODTDNzlEAwYalk+",
+	"JN0JFzRbQVwuKgkiVWSSqvm6VW43CNTjb3vc7vGVfhYseCX9cLPxrni0bPtrM6E10u2HKXzBxlbZ2FLW",
+	"7SsF+wIwWCKZNX1bH2N6K3qfAR+ckat8NPvwPRyqGZnQO7W/5gUJJ+VkV5EK5vk5zEcT716bTwYulrGL",
+	"FNhscnLuGveiUsm4jbHK+UP2Am6W0a1zvNHP3AcdcxRbYovgof0RwboLxp4Mv4UtlVLKvdoQ46YlNFaT",
+	"qHdAngoyV2qpUUT/K61aswbHDcE8pZzpNLr2wMh8TJdM0CWvBaOSLmOHORwMB8PyEg4fWYI0RT/3VFmo",
+	"ZI2HSScyTXLFWiqL+wqizfqSSauoKTO1VoNVttCPdjzXnCu236k2o3cD/O2LgzSjScISLhclsDv0PI+H",
+	"Lz2f42Gdz1GqdDlOxXhKeZJnrGWuERbQLIulO2iBL4bDdkGebqLmm7piUn158G+dRrdFEMKiFtuj2tpr",
+	"BHpQx7TanLk7FjfVhsMHb/XjYkkTE8Q82qKQV3uTve+fvxvByKPOMRmZ7Yw69+s+gq0G5D39VloS28Nl",
+	"tWlIfQlQOblIxW13Sg3BL21PwMLOGAMhxruYvE0pprjinAK7926UOm6KF77GL9sFSmb0dmxeWA9XAfOS",
+	"kiyZBlBTQ6ANKhURG5BLJmLCFaGShKem3h4wqmPyCvItySgfDp9F12wFfzDQasO/90/P3/Z/Zqvjtd8H",
+	"RQK9lkUW0XL87Lej/l9u3/z99Oz83ZtN/3zayvj0Lov91p3r98BTvzeVv3bUcTXXXuPP+nAoJHgH4MYL",
+	"IePygC75gTE+HtDlMlmBN2kkwh/fVH69c3LC/QH7tEwzFQ7IlR/AAiX2sNSEmqdSiw4jEdYoGuGJiSIq",
+	"RQAZP5YJKArJPE3QUjpJYw7eSTeaR/P0ELWGATNcjQ2r1klGl9wr9OSLnYtoeXBzWCty/pupQBg/WOcs",
+	"yG5KgYddTcxAVb5mbAmoSaC2COkCxPZOfJNmQCgREIWO6X3SPa1vsFrwWY8oNS0gUEGgLpXiKbW1OjH5",
+	"nAtZjuXiMenqxcsUVmrDELXs0jvxHtWbnaa5AJ87V+ZUlsuEs7iVw+GaY4FoC2tnr89NxOnHRxRzdwwf",
+	"rrMbt4hJ+F1ptLtHSdebN1uc227B0OtSY5spvmb93CPdBiGCVlmYNfLU9znWr31oVIJobuKTLlemicYJ",
+	"CVHu0B9Q8Ojrn8MthRDqop7cwh9i0dvX3ba2mjcivqLyes9KezaadKPwev7a5eVlW2J16/SRH7QIZAOb",
+	"4hBKPZ0QSsrxv6SLl3BMwruRtaVrveXXj/dhbw+NpSjY5RJ67Bo0tac8gT8iKiKWJLX1tyrAb0asEyLf",
+	"GCZYzRLg0RzkQxdwrLmlx76/8RiWsZQPSIjh12Mq4nHCZjRahaSL7wAu945HoojMtoHZpLtkWd8WbTYx",
+	"SsF6hHcPhTUuuOI04f9kYV/rwLEdZyRowq/ZgIQ491jfV3hcpCCAv3TCpmnGSLGMExuX76rla+EU94RB",
+	"2TKP5iPhhsH8hW7/2dHL4SHKyWtLDcBtr/dDzfK07EuTZEKj6+Kg7Ar9Y+nrL13Agb9d2L9bpc2c0Odr",
+	"dmDOjsyYQnvI8+FwJCBc4INwxTsrLBF2Mjw66kH3E5eib5+2wR2mS0BByys33Qk63rFral1ssWXQpIbF",
+	"M3jrVMTv7Kj6W/zwHgcuHoMvPmooNqXIGopcHtF6zu01TDs9OiUZEzH6eLoDKBx+LdJbgSnEfUhN1tha",
+	"X97jayqk+UWqXu5We/Lft6hktaL2Ru3DgLUff9K6MOVXV4hyr5KQbesVl471K6mjWKmX6O0/cDSplid7",
+	"1Owx8oxL1PFLFXaqheW1jTVb000k1BZBB1s3Npoif6B7JGxZ6YWY/6cZieY0lcDfuZhhixVomELCjCoW",
+	"ki6E/B72vFy4iCZJ0ZFnJG6pVvrDmCV0NV4Yw5aRpEx3ipB07dQgbDwjo85bU9iCwBOky4XeG4txcb1R",
+	"58QwfJAiiuEDfEBLSzRJUMaRSXoLXTGgAACLe/V1jnAEI/Oji+pZmzS53WV001qkcIvVTiFyKIhdvfus",
+	"nCBZK21rDVQuWTRAQHhwdRE7HizGKwSyBtdg9sTWHM5gXHJM/Dr8OHCZRgP9KlVAoZpizbYjA85ZvFCL",
+	"EEVt+/KCm2cJzAH5ewEQ11uoFOZfY0E51rYsv9n33uonqETW+qBvWFZJ1kEYc1VmtqtCsAJvrMA29Nt0",
+	"Sj+aeh5XGnUf24lZZGTbfkoQIkujOYvRDK9MM0X5DbHDnJBXp5dvxlCz0Txhmnmhz0MjOYnoghGV9vYw",
+	"Fdgdx1e2tdVDGNAFk+rKWJGqzOcRKg1ZFtRcaug+6PzEaIJgW6FvVFF9qj5UpddQJ4PeUI6c8GNDbdqy",
+	"mg6vxWyW0bihKnZrccYVhHbLK16u291boF5nr89fU6yut2/87W6tT+rLVVUzf/RTGxe9H0p5DaqakuE2",
+	"+/87lyY2Hbs/WQsEBtxbbb/LBrMBKXkMeycQ6ClVmpWSGYqdNZv2nPUfjXslh0B6K2pDuXe0xGP5njHw",
+	"+dYoWgag7QHJjfr02etzZxnSkrE+PTCLHx8cGLKPPDVaVgvpbeh/0gw+75dMnJ6/3TO6wXOerm/F/hqg",
+	"XxSqZZmmlxDgab7JyD9Oz95hEWsCscPods5ImGcJuIm3WPx2Ahe7qm8k5gY+EFo28aSUTJmK5qVpq1u0",
+	"34ctOQveWlNVHM+LtC5QltwlNSFSrYrE1NSHqRw7lAJCcbCE3t5Uzc0E/janikRgIYRgcOZGgk6u+rsp",
+	"5Wo+zZNkZWKLBRQrxwg6EPxMMz6WQNHzBzQXaFWWZgvjfAs1UE0pxn2QrFVp8sbezI47nZC7+wZJxisE",
+	"sXn59UC3oEoLW04Y31zZHEi2eRJrm1pb8QnUyME1ilQwYgZu1bulKMXeMiG/FJK5vRJeK1ZtFhGsH0lQ",
+	"6n/fyNL14i73CP06RVqKr3qEF3ks6MamSMoNyyZU8cUejpWiOueWaoigFNt6R9sGTXOtCr4RKqsJbjIh",
+	"V0Y2r7fGahVmHJkAkQY48WhPQ5+3hComIqupV1TloBbG21hHTWX2mjwOiUPW0sAVEjaHJsbpAq4K/Rbp",
+	"UtcbYKElMJGO4YceiTlSTvjYOnHC3MKZWVVD94so3R6lZ0Z6b54udbhsbDVqawVLcBdpqbJbkAIkV9iv",
+	"O2MR4zc7G26LoiFrNXDzxYJmRc1sIEWkW6Qn+/nJ9a6LLM1FU51O/E2PDvvkqZBWPjY9pG3vb7JM6Epz",
+	"OZtH49fvpPgIUkt5zWKgj7ve7gV0Oq8tD/dbzkTEbGjgdtu2fUEqtmyQvBRbFl7A7hB9jT2MtwGfIg7h",
+	"gNxJs9tReFv97KmpRo5Wwxbso67MmQ9qDpXN3A6oC7RooPn+OZWw3gPLEg0rUaKgSgArd+WAr5aXVHC6",
+	"2ai2fo5WasCMYsoTLWA5+xrJGI3rSzA4y1t99R4q6xLhQckJI65Wx4T9ltNEklHnnGZcjjrAS26p/uZd",
+	"KuJUjDr1Bct9yrzFOFBckFnRhuN7X5C9SkUDDIkIjwsoBwc5Lch2FyAdQecbacqV9WzzZHCta6bZvzh/",
+	"jfbokejiFAyKyGtMmdDY0Eb9oqXz8C4AOxAGkRaTGjA8ISFYrEMwr4+E04RK1vgTEmYMLeDhsUssN+wm",
+	"5nKJ3Ob58DAgz4fPAvL86Lte2ZNtIkMCZ0u0a+zYsD99zDhHrVHHHPS5MZc+xFBWEia+lKemRG1r030A",
+	"aTcxha5XMSkgtpJSQKC2Us/wAXflwUigLqJhxmooNoHSGxU5jK0TAKSRnLo1gE6O7C9JxQwbD4iROBo+",
+	"/5ZMVgqigwFeQRPT8jnotcbARiIol4MSZ0C4JNdsqVDzxwOFOBBC5UiEo043YVNF0lwdkxfPjg5xgt6o",
+	"E54QmXrhzUsqFTl8SX7mr5wtt2CqehGAAF3j+RkJ/SrMPOWZVAFWmnDn3BuQ/233y00cNU1u6QqXWxu0",
+	"jCPvroC5uBXrlZqsisPmcWB2CJcJpmY0lVFBvNv/Rh/X3chU28R0DqwDMuoEpBQvdTcYDO7vw16p9ijo",
+	"UTE3LTg2+nbo8le8qI81YjpIHbufAVzVN9ID9OohgKCrb1XvEkkl7gyJ3qhzH1rhzAiLI+HBNIfavppB",
+	"9AjGOSMz8Y7wAEulhg89Asx3bihiLmL2qZBy7IpDDX2hyZT2s6I17b5e03e17N4Fao0UAprQG0QOiBZv",
+	"Y40yXtFX/Z3+C2cwJhI7n+EEhl5vF6tkoyWvuL5bEApKxIoLz2fSpYKEmMJkaWfo6nQCebIOXJMmfnn5",
+	"hmRsmax6JwTMH0bgxRO4BRRxh+ammWRpPpsrMqHR9Uh0ccYLI1DJsEfoVEENaMJolnCW4WsAxSU48LP9",
+	"9PmO07zhDMxurX5lSCWavguIFnAlLXoPIEKZQw8clXFg5q+njsu8S2dcPHWb5SWV8jbFmLAtUd613ZS9",
+	"ETbsodDOyuvM5XZz5AdZ48qGF+smPKuZJcqzTIvYfgTMuLEms+s5Ac0KJkyzSuDeIi2l7wIerwhwOYSR",
+	"VLDeXqWZ/WHbi0LVmKc1B8SDDre6qqDxGOuvAcwq61exR3sJB8yNPcJbNwTHQ2lnEaw5FDTtWcCH2UuN",
+	"EppP4jGClMyZ7t8MwZZP2eAO3Jbw+RapsMt4WGslsEXuDcg1W2FtTE9GIN1DqDj9nCRMYZm4mM+4kgEJ",
+	"x+FIpBkJ++EJyHMxn0413ddoSShZUjXX86HE2BuQ1yZkOp2Co80Lpp4xhdY0LbGKkWhgYsTxGuRjoWmb",
+	"RInkM8FirU/BL5dKyxwYc428Z0a5MMFFVX5VWhj0NjdcK2M3HKKHMeBIMyAQmNzxgHztBKNundwTkNBq",
+	"EOYrI9RAZqDWKGylcFgbj90qNA6MRGjCdgaYSMGFVFREJpnCfJlREacLk9jZsyVg9L6/kZr+Ca0YZIwu",
+	"Ai9OC7dijs8qwiNh7SJQgw2bVqZTSPGClFTjXdYCs4ug7x4Nj8ipKY93Qp4Ph1aqKk4KAsZGApUIqgiP",
+	"TZYY3A6Gk0HtVaDWZoVW8gTA7UqmRToUucYLGfYG5BJ0GhhjJBa5VKZKHwkV+6QOYOt93DqGqEXpggF8",
+	"Mix3BJucaEnthKRqzrJbriUeVO5nTCE0YrRaAYJYDjzsEUlXoFqlAZQNXNMCMfBtQE6F3ZInuc34DdMq",
+	"k1wzRKCFB5J970ao2YOKEaUxC4iJ9bm/D/XynVlIunrwPtk4RB9q6avWYrgLOCuRlseNO/OKBu2eA3xL",
+	"V05YLRE2JmI5IOEtKACQbuksNO7AAuyMqbHPGfM1bFpIShJI0A3gNpCASFVSI+ro5XGtCokKZGAL+t6H",
+	"pKuvFhgXNCus0zCxuO8ILYWjzvFI+G+YoQaQWgU6m7X+4SjG1Ik/gWMIv//vUz1yD7pNGsL0jQY0zTKD",
+	"kTDDBpCVkYAPa3kBdjq9HCBY38DTqZL3oWtDo9nA3X1o1Xl9cBKSpwVhn2ikktUIlKx0CvnQQGJMbnSe",
+	"QIozWuUgcwZtrCFekAC8tEQAKmAZUok0aSRQzzspqppaG0XM2LJ34lDzG2l1MxepWhSB05fLaBwAQbf1",
+	"sEbCq5eFDvC5i5ktl82yV6upEmCPbNyrJupuXsgKcpMs6AqzwsO7Ox4PNFJpPF8mNGL6e+C/U54kpr+V",
+	"7zbRx8Q0F7q7q4eS+/uwNkh2t+puXr21djkHa5XXPtbZKgqS71+AU625wEMorBHuEbOgE5drvX45g70i",
+	"ev26iJsXXIWvLrUBABWAs+AQOK0cCX6aOZdMr7VjaacyjC0KbRSaYPs4ujbDtkg+rzQl8ZxcrUqd2Geh",
+	"U7HctdZ65a40DprLNdKRHlPfqZ7risprlFxOz9+SaM6ia+ny2pV1gnHT1rMXjMSEzXKB/YlUyZrjZ+qd",
+	"IDlDdwcs4bc8VcxnNy0saJZf60U+Mp+ur0p45VciNKgp2CeFFNhWHyQFk8eMSu/ogO02HF4JE/aFSXco",
+	"r6xp5zGPZXOVw0JaXT+6M3rNjFFNebbask3xGCpL2FqOmldAZgRXgfHOW2ESz16L71ZlWUsVJV10XgNQ",
+	"u0TMZmWhByWiRapGwvnYKga3koBu+i1i5WQqVqU+SwjfRiCD+is+T0MRq2Sh1UpCzFFiH5BTw9q1CLG0",
+	"0sCA/M2YYkGedytx6Smnlz+Pr96evXn/4Sok3ZdDIlEjdHrHlPIEc1GdqO6pgt7RGXqgVUhKEqqYs6Wa",
+	"M+CZ5jMBkan5hIkqgkEPaXrNCFeVhk3Pqu2aakun3Rq8SwUzvHaXIOe7ffBnzYrxcQuVv/+SGLhm+thd",
+	"jbDwHFhZlVhR1RPkQ80BtE5+TOr1fMFYLBELnfOpPIBLwlv1PLMADGxkjaIqthsC5PDjkWg2I+DExXgm",
+	"1RxEdK1olKwM5mH8sVYc9PvF7Gba9tJutkZ5w5lDvMZD4+20BCZsaHNXpct+wm5YQoq16UeWGV9wBcG/",
+	"qyWTu5c2qJjy7F5r9lJn38O+PNuOc+0118Znx4ugn8YqvWZosd5MYGqrf+8wV8v6y9WWa1X7sDFsUym5",
+	"VLTUAK0pGcrYeJsapt1v6QEAiDVeZmzKMi09ykeWfOVKKrYYL10HtM3bcfcQ+Nf3cXuYcAOxfWKbzS+p",
+	"4lMetSMTldidJJ2FxyQU3hDywOzfKPch4LBRj2OqaIjlpvS7M5aFvQHUUZtlTMpQU8fyYO4nM1rxGUdR",
+	"qaKJ1sntrL0ivsEGRUJcxwyz0vRlDPx8Vy7BaFmE63CFzUhFbRiDzdLfGLfbTdIZBlrun7YKx+bjVcwm",
+	"kFXMxTSF8CDFI6+zvRc5FGVc8YgmGgsTlkFQ0YJlMyai+pJueBWtalD5nGFrYSl77LWhwHBz9b9UmkAl",
+	"6azjDfYoPZ4cdpXA//Gxy2/ot6MwE1HoROubJ7RWNQArE44E4Ms4Nmou2++6xoBnrIcmfM3WfgGr4TKh",
+	"3PHbdIpFEQ8QhJeUW+HdGVFjxpZ9CCxECd+mRIxEN06Vwr750sYnkdBEWw4irlYh5pISAQzWT6cIgVf9",
+	"OvyIlS7h02AYYizISACVlz1jQiTWNGqXDVTBCnumuYskIWxFkwX7vCFAsLlwMBLvzfdSC4EQK6mfFqka",
+	"F580Q6JcwN9S0UzJsZ4ObJwiLj6YIw5Honvx5khLhFAFsBjRfZop/D9YEdFamuAHLsIBOdMDcTEjXI5E",
+	"RCXrSyYkCDuDkRgJz1ql770s4k61SIROWWnVF6JuU+vu0BKv1EBldJkJAxsxhCoej0TfM3EeO+Dwks38",
+	"/rB6SvDMhK6znb43sHjC+hVmpY0EQTqtwWGtv2pYMRdowVbCJUP+B0GJI0BR2laA0kMeDY9e9Icv+4ff",
+	"9k7sym0MKWGfliD3gmcyLNujwpomt8ee1Rba82H5TgLipdmlvqCFcfVBDzq/GqgBrVIjOnjDeJcCPVjd",
+	"7rtgOWFll4QxYZWOoOe3zcMdN4W+krDsXMIGgvdhEV1r7OPOQJsnCod05vpjp7xjA2n0u0IkEAYnhVKx",
+	"pQZoQOkN3gC9c70mU0cCrXAaiZEMeny4Z0IMw4wtGVXjhEqFBCFaRQkLT0iU5kKTjiXL9LC2n7eAb6z1",
+	"5JqtSBczckl4Fi37mgb3rVmx/zNb6VXbfhnmJUOnDCxReR0e7xlSGthm23MmKu09AKKKNK1Kew90ihrj",
+	"PGyqsLT1APfLclFYOLKrAWB+lovzdGpBDWNG62W1wJesNLI2SmEWY52zPKJZplUzBM+BffRKS1r6WtFy",
+	"CNBjnc/FtZ+YWy/ksSWVkskTiE70j2hA3ouSk9k6iZ4NyXA4JAtpmo2dFLY0OO9ZyiSht3QFvkSMetQj",
+	"4KlOspTGEQAbFABDLyLWiJGEIvuEqH1AAiHSXGsYAZqB9Tr0WJocpzcsC4hKR8IEKi31xmQ+cXwdVXcm",
+	"QmOXc2l8JsXb3KSNDPDBxZojaJL0/PwVI+sujk19l7GeYYzLj72e55Xv/d7n5Z/IhIHhugIARSP10iBr",
+	"UOL6q/trKD9VbrrunsMCzVjVbySwfjaJ9d2J1F7Iw31e7rpLSrLrNrp2hEV+avXr+vOrFa8L0/KzNV8O",
+	"dmo0P5uiXaVWz09Ykf0z1tTZs5pvCXJ2KppfEuu31xFo6zOrmq/WpCSSMZVnAiUMJ9kgHf5GYnZ+51/G",
+	"97btHXBPPXKnK/TJQdqBiVs2zgYIRXA+tC/U261Bi7wscqEeXYP07nAHax6IaLv1mVBsuWv7zeLibZVk",
+	"T34rZTf534JI16ZerN5C6yuw5/QEV2DSM3dU4H3N3WLiumeiRmxGcR+F5sHGUmjlSS8Y+OJkqTgA5Kol",
+	"dGVkBS4hp3Sw5sB6/DpqX1McQltj6yVmmD42BF1tDGaohSDrVjZCrwleMCKj1m31Z0nYJ8UEFtANeToA",
+	"Wzjos5+UVZkP4MmwNyCn1qNVE7mLjloWJTQz8xZDcy0qg3z/66jTNEu01pxl1Pk4cIPI0MRh4kbmVMQJ",
+	"01K8lqRHomuA/woa0Y+ABY06WoGANDSTbefS5KQpehHC3g5mDJR0/IAVLm13EPwOy1SH5DbNrjXDoWLl",
+	"BO0BeWtaNOSSTNMkSW8tCunrCEjGoutU2MxUiH8F1x20bQn1kOD9U3NIpyFGPSZdEzThbNMYtEvCOMfq",
+	"Kp7iGzjNaiTgfPSqg/UcIBcrtp4SlgvFk+oZTDCCDVQS6/43qjYUesE4leNSgXHUYR1dOnBkCbOSjFnD",
+	"CDUjwUWU5DGka2UkxMLgdhBDw8gvGG9HslxIe5cTGl3PYBvH5HAYaCUOdCbYwEhEWrkTKZmlWZorLtiA",
+	"nFrFzi86XUApgJe3KwtcEMWlzxSDQgFt4H/cJlYWpBLDErXegSZHKEp9iJcTumt4uCKyMzVdpkkyBgJz",
+	"Q5NxUyEI/RQY4MyDROazGZpcVVpUOj8c2tBuVxXCYwcvq+EMw1qGULDq9XoQvgLulDhDXOpuzRyzZ5uq",
+	"ucf6/ilfW7jbmty1SyGwgjCUlLJvXz4ftuHR9d6Zw+H2RDN/5loH7ObwKCMGPnp32aJbUBnCfkpvIb0a",
+	"VSyN2zZT2pJoYik06R6SeZpnm+D9+bfDdZivOeH7Lxe2t7lg8T4pXy1LNi3opzGUkI7GGVVsnPAFr8nt",
+	"PGdZv5S5FzEsd2FwGYco1eUjejzSdRFsS5aRBRe5Yj2T07tgVEjICbxhWcZjNmiVgdtYvtnGKtTV308S",
+	"qOugHxl4mkuLdLf69vgfLt71JZ0yYPpo5jkhWBdi5Z8IMxWpa6tx7F6svK4GiylDbspS119oXapdaf46",
+	"quAD5WNk323Otmydg3eeJjxaneYxV4+xKm+4Cyhq+cVqYqyvZL3LhJRM1SbeFoUcAfw+XLwDk3e8VzZt",
+	"S+LBl2MumNqCc7ZmcPfv/R/S7JZmMYv1XxgjCxT96uLD5dWb78fnF+///vbNZa9VMbtrttqSgixSckMT",
+	"Dp5rKI9jS/rtfCDlwmcFpqb5JPHQtIhy2K8GV5qrUmwE8IegA5ugCoog3fAY7CCbqwWvXwe0ajFakPUW",
+	"1tedhKwU6EeyPRoKTs9cRFBAp91KUNQYLhVs8qYooKh8aM0I8trWnK0Uv16N3flVIiXtmfkXwYV6+bx2",
+	"/3Do7R51F9Pm8ar9q83dFnsHB2nLZSVUqk2Atxv5wpmLUYPiqDddkojd0dT0OoCOQylkqoKfvKocmJqM",
+	"poBbY/3Wdo3m7FowE6dNm7k9mubZSWwe1RM0zLNTaJ1k+/D3jZfzxkOICqoUnTVrelma18ZyTo9evDTy",
+	"rhZnO8ed//512P+O9qcf714+v/9THXWb2XLvO9HEJay4KDS9nZUjfdi5eKnGxz13tlfTGcT7Nt0lYVd/",
+	"LZ6vL8CLdNffReXIS3MWTVQrPWNK571+580Yf2nI5sNwVY9SoOnD0VKP52PkelXHVvWclywqajo/AFJ2",
+	"Q3g9rcX1xyjB7C+8+SL/WoLMajVEaOXRfgu290fd0eOl1NUFh5BHjw14DKMa/ksiSxVBwjNBV76Oh2Ng",
+	"M0PDkz42IWSNNJkSs2lIUBcYiNWidhGOFxRH5nZce/RZOknYorbx68UPr8l3z1/8hSzxoaJMeo33SDVV",
+	"eoF173JxrtFMLSLC8Y8b6gR7bStsE5bnR0e1VUq5qnZr+SCWWRoxKTV9Im+EwhYqDUXJ/TfpJM3V8SSh",
+	"4rrTKozYzh9s6l557jIDNrS02CET+NS8V3euO+Z472EX2ta3r63dqC4dZacs6DUVu7Er1241yB8xWMGG",
+	"t8EnTQG8ggDQnAGKR0J85xNELDyWfcgXD4ytqNKozgFy4Ke37GIqqkD2rqlJ4JyyUUDlm4Na6pKk0ynE",
+	"t05WzpkFWX3GrxUW/m+7GyjAoOxLy4xN+afSLW2zoW8X35s71zekTOwZKFX2xZhYjHIuWhMXauxShzf2",
+	"KAa0BnGtvUGvRBp286NDnxATrN6lEIFlg6PRY1kUBqFi5eLZIRT8mEDYd0Ag6DtwxSiKvyDaG0QO9kn1",
+	"sBbRJFXzdca7c7mNcqLdx/Xgs9JST0h4d2chu1pqBKKFTbURLsA9AucAaRISLNQfLt7KQat8PpsQVysj",
+	"6WHrUuSLaihNa3TlUDQC21DSGcOOLhVM3O7Pgl00gFKpE39j9yDXcto0vEK3pXNdsGWaKfBl+72Rfany",
+	"aHj0vH942B++6AQdTFl41j966T687B9+az8cHvaPXtQeqPMB70ox44b+EiIV/X+yLK0mDmDaAJR9NW0e",
+	"MeOGLrFdO/h00pi5/J7+s6Phi2G9hbBNmtxgWz7ZLo31TdH3xvZ5DY46d7qP66y7MCt7vRYSs34o+Azx",
+	"+7oSaltpd4sAnZ4rVAAJWdaZvn9oTgimNWyIgHGqfuk0F3g0Y0qOhO3jjXEdZ1xKLmYN21yZXt6HvQH5",
+	"HpmRqe0pTAh3O2NWZdR9QqkvmGTKRgbu2TPRdHOohtpJqHTIpZ96kopktXPzqzornDNI1Ph3dop3T9LJ",
+	"+uJfcUGzgtV1J1Syl8+t03VquJnGf8BWW3qqjRukIqlt5m/Fo09UjqpmF94mKZngQVhmPvjSKhNfsLFV",
+	"Wrce9b+EOlQIVy7rqlzRq/eV6klBJ894S/dWjf6kX65qUcX1FtBuULSMOLtpVhYPXrXA9YAgrpOuluVi",
+	"msWEJss5nTAVkCWNYxb3giKHQYtiRb5OxmiM2WF6zfVyWZ1OU0XUdZFL42nXNjhAiCiJCpuX1KI9ll3C",
+	"Y2gzzcbi1vrMBZPqtZ/lU16Pa79X0+Plt4AI/T9MKsZClJQLGRAuf8kXLOOR/lMfqf73VK9M//HedYw0",
+	"6coXbMY+1QadrDdWtinag3oScmO7mW1sKuLanlXPybQ+Lna9RXrLmFSKSTUojvDB4psd04hv3vU0teuj",
+	"kcqxgEHLTnns0xK7t7R/ZVP76xKQ1Jacb/LS2fvdTNnWbsXbQWB37yZqgvI38EpT1JorebtTD+fi2muM",
+	"hHaN46ZQB62EHH361NDDsTnUz2zorW0jWYktSOPVDhhg11lktu1TLLx6wGu1wl+tCo01oROWBCQcdbDW",
+	"9Nmbq5/ef4+1pgl+pa8cvxh1gNCbSG0ZpUsma1sM79P9eG0QPe+46G+3/0C/5SxbPcJI9y0JEALD4xMf",
+	"T1F5IJg9RnfqKGMK+bAkC+z9UQcKG9o0mu6+2+ommd5w+uli5W2ZwaNVSKq5jabWGm2uwyPn+vGxynIR",
+	"UdVEnCsh4C0CyR4FBQtquS0oyYZr2WlxW5213QWbY8obb9F183uCa6xl5A/lQkXs/xovsg3IS8LUj2+u",
+	"yEEuWSYP7nh8X9uNw1r81juaitTVHsZ2VxMaXdeKcTWccHvo9Ca5ISuo0rbD8bpXlPIz2ir2Bc5prb68",
+	"bAet4+bFVtvoFJ3gM0cm/MaRlaOqzhD4QNIs8zTDNPbve2yIvtR8uaaRtCPEFU/Im6sAGkEE5PyD/t/p",
+	"1eufAvL9m3dvrt4E5Kc3p99r/eD9+dXb979cblQNKiwCiiOhafDghIR3wIHvQyLZDNyGvv8BEzQ04xx4",
+	"fB8M5w5FNqJHE9uAtbW9Ezy6x7+Sq3q2TSUb1zPB/QxO9p3JajsHv9sUaKdvY1OoeIAFDKDztW28QIl7",
+	"n+jNQ1jNgsZY9LTOTFhJTW9uMfpI/cTxh9YtiHZMDWsb+y5adFIvVIqNFj0QwHdiTwjg908VMlAbJuDA",
+	"3K3YnsIayJVAeGd7F6DZI9lyEGW/VEbHJb1hp/KqLPPvVrT10VXobdSjRrBonYPVNvjg0kVdVqwuuZqP",
+	"F7XOzZAu+fiarbBVbyXTDOeUhKKfxuSX3grIUPOyjnwHrkiFhnEzbK13NqLRnI2l5cObY7OjOXNYiS8W",
+	"6Y1b37y6encmvxC78GK+qwIpT5jpN9mNMzpVvfWztxWsng+f12fw2icth1wL9jQ5w1gcCquzQhE/SO42",
+	"i6sXgTO69XTf6GfubZPl1kLqD/B4rXTakj9YDFmr4ZFmCusHIS98K6YptH2pl8iMj3d8UwQ0bInFKcU/",
+	"4BA3PDaNZlq5ntwb5sa2d7pvjuSF3hkEpS8I5IVLBtVGc4pjEt5dcxEfQ3EAuuT/ZxEtA5JnSUAwUDkg",
+	"eNQBgVDNYCRURoXU4wVu3DFV96Hn+8NpjNgyWUE5ivoGr5XwZnOrdU6+Yqr2mKm3VuquiJvsBJ1FtKxP",
+	"4XJh5RUh/KfT/tGLl2TOPln6VhyqFw689a5cwO36L/ZcNxl5tvPJHcWtajlgLYSjYRpO6uNjpVs0BQQ1",
+	"YKR5fvAAeclOWUXBCoIFNhS5SMhYw3pD6yqMpcygAo97Fk3lS9TXYeoD5DNk3Y8hnRUJFVtks0oqOpXY",
+	"cw8fCF1FcGhos6QzZgiBcV4nVLbBjH0lPCZlrffjcyuFO7Kl3TSzrVTlUdUOX9HwfO8PAFm4ozdCZavH",
+	"Ka6wuxl3H5vfY6Vpfy2WvborrzfYmaA9/5i3dgk2t/w4lEnKBu3p86iNOP9+OuNncSLt4h6qtyqeLpfY",
+	"ud/2qsU9fyMhhoV8uHh3QthiqVaOvsP3WDq2VlZ+RPdgjQVywz39jau5Ji5FyuMX5AOsWMgusI7EsQbg",
+	"/+Ar5oM92FpA4DORL/fDV9eb3e3Odkf340xfPN/S9H68Z27Jkkp5a2qNlDH0W42afzki0ZxmNFJQx9yW",
+	"5f7LEZmslOnP5M34l6PShN9uux67VbeKuk1tOvEm321aKai0S12ax+z6X7/4Isn5EbIKi9E2ZRZuswLt",
+	"YNFrzh/bvFk/PayatrrX4sqZUW0yoapLdw80rbw5VHvbmhd8wa6Mctt+Q63CUjH8tGZDTbtosrfuYBpc",
+	"N+w9lDPU2bY26e3tCX2hNpdvu06vNjtsOrkr44La7dzALXLpWuZtE8XMk5sOCzuG7D5kGyTwV1t7Djmv",
+	"K6vzBUzVDwY5mtEkYQmXNW7RQ6xfCukyULHOhsGfkEWaMfurZoFUrGrKVvo1hFS6HKdiPKU8yTNWj0AK",
+	"M+jLlH67U/TzefzcAtc3VD7LhyjnGrgeRWkDKP1iKpue/SKvMQTtbivAIrtjV/GpDKY/wK8GRKFNLvwF",
+	"gBmleRJDlmqWi3rIbIlCmyOM9W/F+mrA/5ovl1seUXRnc7rUh9w6eEADr8bZ3SAInLV5re5f7WnXFESH",
+	"WSN2re4s7QCVA6zcd/XwSidVNYkUe9wEk4+GXQ3n8vkQzF7Oet0qa15blxDx8c1+n91xdHMkncwTtZvL",
+	"vjnMcHdEqbPPZLloLBsJUT5ZLmy1HVdKAWKp9imX6NV/MW4dhwMI7AWYO3PfxyYc3gXf22kxdlj/Ja9U",
+	"oTkrhJ3WIWc+fD5u5NnlLVfR3NdS97M0lDTrttFT/rlVB6jD0ysqr89NVstDCI4e5zJfLGi9Weqz0Bx/",
+	"DY8i/oLF8wGVGe0I6/jlCvz7KIZtEeBvPfDHNuN/WvKMSbPGpsKqXJk2k+bxEpHYaT91NOnZEUnSW5ZF",
+	"VDJweBcWqFrDrx9xuE7dNHa7qpI2yNEVFl8mdNUw6oZiqvrVb1xTCZHeBuCRLLpVkFuQxGw7T0W6a10m",
+	"TP+Jnh+TZJpNWJ3MdYYoMkibLri5HOzYSzOriQPFLdi+9iK9JV00u5sKuoL1BptiM2sOJ00T09sJSgwY",
+	"BubOvKVPHSbwLtcj0JWNVRQOD4Qr+OIhYC26N0kXu4sHjyBlf2kpYhfuW3t/jsk63r9BkrW73XAvjyHG",
+	"bpDuPw9HqTUnfcGiBEhn5B6mKi2zjC127tiLzOL0LmXg0ALmLfUJeyfaqx1j9Y9xVKnxshkPG6vD7BwA",
+	"/5kKwJWAoHrSaze95Xh2M/9ohHgUxG5TJrU5ZV+//kttxOY7phTUvoj5jCsZkHAcBiTsmzZug/CESEGv",
+	"2RikFS7JLRpiFsuEQ59XqEgqCYZVV6sqHH1bddD51WRP+/9F+/8c9r8bD/of/1xbUPYDHO/pDEAti/dT",
+	"DGiu5q2onpY4ypjQLjLEra+MDnXhtdvD0yGNqD1kuLnfmASkSjmRmnoi83TBlkZk2i7Bips0cn7GHc/j",
+	"bfFy7WkkPGLGv7l1IQumqK3MteMyzuyrtYvY4H1bppKrFNWj7VaBa54ke1zcpX6vxbVt9BWtoXwFc2CS",
+	"/dDn0UG2FJ5TadjZcMruEBbRclwUtd4ONNFybEX5/WsSQdANUxujiB6JMas8E3KfSGR35Q83pDQ2TXJN",
+	"p44On//l+bfPXj7/i991apfuRjuGcdguRT77QN7xsWv+6H+8GwYvD+/t973/+FNnh2NDH/6eDOYRSiVv",
+	"6fG8W+W05sqthw1ljh5e8HjLBva8+N9PveNm0LNBGHsC31419XarUgfVudZL1JVa9tqCfJBIPSkV7hp8",
+	"dcX1alfe1SLvAjrXrlXXKxUV7A32RDK/RF4VEVqzp68Kg76WEnkYV7RzFdYGjMSAov21DZfk+XVnY+4O",
+	"wZsb6HyOhMV1g6wpGU7g/yY5JmOL9IZJwmtyY/ZHpadIV9yZDFTTF9dgfnuO3O45ad6Gy1CyP4qBx/0x",
+	"FJInq0tfCady0u/hy7LU+1njowo6+GK4g4yxf5L+xgj/VpGCX1sZiQ2nBN2QHxcmm0hp1TT9iO2fH8l2",
+	"vcUeYW9qm90SDI+/Ewt3LejIutjjvfzni6buRnu7qWwGwpbssr+yjE9X/5nmmaB7YoAREbddbE0fCHzY",
+	"1mvUwNt3nmy9ZSuE4l1+Iwtp9JqtsKouLBgGiUeiG96NtNIw5dliQCP9/ahzTEYdGkVsqUad+zAg+hno",
+	"IIE/5ZJlA6uuaMgedQIyMgVE0wwfYr/lNJGjTjASI6wbi9+fCqEHheLDNEYxVypfcLYe+ogmyTcSknZJ",
+	"luYixsDGOdWbWp2MBETFSewdC03q8IFZ6kpRYKL/jvhQslA88vWcmEKktjYvlD92Ew72WKy8rm/M793y",
+	"MfFPyh6tOS2J7fu5LN4waXim3H2X4umPBGiroQQVRp8ADgArIFz18LA9av7yeZMPo8mFoZG9Ic6CfaKR",
+	"IuhW1xCCW7AVakpt3l2B6s099K2tc9ca/qXwMT1GCyLRVJCwNqz3TMOG1gFxjxk0gG5q0esXG66UyYEj",
+	"S1bkFzDZhFSRhGlkOgwHG/p4NeVe8ClvlVzjHg1cu1ivnHBj34578IhGecbVCjzLhlIu+c9s9RPkpdaB",
+	"+TKhCuje6flbTeICEv69f3r+tv8zWx2TxSJajgeDAWyY6zcww9V6P4877uHiRHBKMAAxmrHsNK9NWq2b",
+	"+hS8Z8agfExewfvlVQDnhPODH4tp50ot0S0MWZiv0/Sa1zghX2XprWSZTZLFGCIJKXD6lpN0ZswG+uEI",
+	"B3G7NcGFY/Py+p7vQdia1sRPmVdJwjQh8ezm0lZy0U9AQaDuWRqzhLzG3iTEanY9U1QDQ9Xhb0nYDctW",
+	"I2F0ZTsUVRAWld6KUoWhgMiUnL4l0C4a2j2SidZpb1iSLlnsQuBZwVe4GozESLxOxQ0TsNzjkeiTc6rm",
+	"eoAsg6R72/nHlDE8Afqnr9X+ADWVCZckLJr9hFBbf5IwTfn6WMQeuCTEmWEpxMIfHBD2SXNUwoXksek8",
+	"RFdJSmNJuqGXeKMZrs0YC3HstzEO9+HD2+/lCQEyqehiid9e/PCaPHv27DvNdj5cvYY3oNlN8TP0jAy9",
+	"Dj8HpoHknzVPCQek6PRJjCImScKlwgty7Sa5GAlCQmwgeUx+vYMNBzZo7P5jGJBbKPUTwi8hdMrEs1lS",
+	"NSdcGO5isv31cN2wLIT/evhx4HjpwIoVYc82/LRhfJQ4ZxPs+R3HPAgItNMyC0jyWuz4dTAYfNSSDLIw",
+	"LzQnNMtVc7aC01rSGRda/IMhDbZJQnM11wAUQXdRPYpeSVhBqJAgxhHJlBa1DF5quATEPCG5kHTK9K7N",
+	"ARgo1OTe5G3AAND6Z8KIpAvWTzM+44J0TUdTs4tLFvV/YCqa9y+5YuFB+B4eA5Ah5A3cG7T5Mf33NavX",
+	"cLRGuCBgsZ50Ybnwa7bCauGakQAAeDS2+gicmxGLySSNuUEF8Ixhkn94dvr38av33/9j/OofV28uQ9I9",
+	"JGf8lT4xY6DqnZCEZjMwqjJJZkyR54fPYOhz2IkmJMfE5iAfBsPhEKINZWA+uNYRcPr4nWk2dkKWLDPl",
+	"Ls0AR8Oh3heQMAeHA3Ku2SXFpftQC72SyPOjIw2LeHVmg0bixMpKlmh6eYjHfrew+8KQdNx5NhgOnpnq",
+	"psD6DuiSHwCp60c0Q9vHjNXICwj3UOfOo8ta9p9hw6kslgER7FavfMozqQKSLlGqTVZWKkylAexUsJEI",
+	"MU4yDAqEMGAH2zQhLxaHuksqcQXLjN3wNLdo+I0sY5sREl2vgbexWb9zvstO2Yf86x2yMijpUHCyIgDU",
+	"qcjWRAfl6fQo+SThcl4bEXsf1A+L7lt/VNdk8cXQEzGPSuLlYV1XgfoJTECgP0NV/qwu9WNREAVg4Gg4",
+	"rLYZ9Oi6pudYe7VNHJ87dgi8Ava/JubQGUOBO4uxceBzXEDduG6hB69o7FWQeT483P7KB0ENEWIxvvRs",
+	"+0s/pNmExzFDQVTaEH0AKg8BbB04jZx0puGq46PWR61oLaJlH5WCjmZ9Y3hgjA9A+3lZg3yvwVigySrA",
+	"nT9l9/TolBwOhvgJDRK9AXmv8S3U8ADcUTBmap9IesPsOFoz/2/nrf/zn8LA0aoXQy8KPiDYDc2qnD4F",
+	"OCbPh98Vnd56gUbakYDYGyOjODZTxK1pxMYxT5D5K9BFwGW1oCv99AK7wml+fJulYjYSuVA8MaplFutt",
+	"OewbkCun22tyUHSeD0HCMGFy5nk9LATMj0TGprlkA3KRJ8x18yYTNk01m3aPH5PQENeQUCLZgmo27SS3",
+	"vw/+Mfgv0qUjscxYP2NaBWJE5tMp/wTCCdg5WNw7IaF3s6FmCfpSjjTjKM77hDg1CugkHKZx9QF9pMQb",
+	"BaQU+/yL8jhhES02sM6SUA9K0ulIQO3DjGlSPcuWkf4/Xc5/SwJyyyYyja6ZKg9hZWQtPdqgNUOli9is",
+	"0PT3SzOi/70kHy7eVZbiCTr6oyZGdlWQAhAQVFwCYhx0wUik+qUjaDnFo4AsVFIZFGHfjaNpVB92ZXcI",
+	"ezsZidBGrg0KI1x4EBaRoyF5e/mefPtyeHhCQt9SOUiomOUYoKAfefnsu/4h9LGUetzSo2hOXujfQkIX",
+	"qWbg0EbpJuURC2wv2BsesxS6lbITEhqTrP/WSOBrej8BkUvGonn92yhFm+gvqx8QxERn7spQg5lTORKo",
+	"FRPUC8w94grCE/umxqYixgua3uKfhMf6ivU0PXzVxnaFIwHSs3sSVCYtCdlKuX6J3BpejeTOsY2ibNcr",
+	"U2vqUdhSZRbHSMq2BuOgrDDHw8dnjnWMEZcYQ7aPodlfNXPUb3y3/Y3XqZgmHG1Yzw9bTHGOOuxVmr7T",
+	"Aju8d3TUZj9ea/8K78azhZ60VQbekn8j9fA4OMxQlagP7vQ/Yx7fI19PmKqxuHwP30uHpBr/HHfDtSWM",
+	"3pgn2KdoTsWM+UUhyiiE45VRqATBz5vWEH/1EPZ8+xu/pOqHNBdx5c5xhw+5c7y/0p0HVmEq38CPTG04",
+	"/uHnISBXBpyMUYIrSaI8y/TeCxHpd3zhPzIQofa+7hlTlbuuqI11qyoeOYCY+xjiZJZURTUm3teAyIjW",
+	"M37DhG2jrjXmExKKPElCEiWMgk3T6dT42AkJMcrdcG8b+h1qyRYi6mDg23maMBCEB+S0Sle4tLBgTZrI",
+	"sDXoIJXhkqCcHI9E9/nRUVAx2OmBWdwjfEq4MqmoC3rNPFldwBQDEt7STHAxkyHsVo6EFab7RpiGuLT4",
+	"hkfsGKOGjBKQMWMGcSJNhuuzppFCFASReyQmGaMQ5ma2gaYvcHdgw17BbsmC/k+aWUH+hNA49udYe5qL",
+	"NBsJW625RnaphPk/kezSkIbTSnb5TKQHl/g74yb/UgKOERH2Z3aoEbUXcA7iHEEJqzHsTSlb2UCidLkq",
+	"qTWoGScJJrsDVQRCZmliALpKTEI0JkNMAViT+3qocCS6Ua60Nl7SoXskFwmTel5QarhEMl2H+9/b7T81",
+	"+q9P5FGAL6atgLCRLld/oPwXQ3mNEw+Rbi1c7YDzRpp4Aow37kJPK9L4HLiSIJDnLwOTIcAVCZ1kEx4T",
+	"KlZa8oso2Cy1WCVi/RAXI1HWoURMpkxFKB6fHp1qUSOGcPoBORVWdnHCkhGFkN48PzpCIoMu5rJERLiw",
+	"bsxwQM4L4+OabnfjtsqVJ4NdM7bUX41EYemsoTtm5C+vbpy7Vf7eSMBDMdOcTAU5jZsac/scRLZEVgMS",
+	"O6BqkRBbq7GWXGSX+OzngCSYqsk3BEVjYC2BS4L5HSus6FEC6PjGSjH7uZPG5uUH6ay1dBlL6Tvb8oC8",
+	"VRKFowZPj9acjOsIfVZll9GAvBdaX6vQRGVvHocF7y/qnVmeMKIV0dIgnmqp9UfJQAkEjc05ariIMvDN",
+	"AA/RM9hfbqnEQpaUy3oqW7EXY5b408h31VT0L2SSNjnqWOOnxm0bx3/od19O2DuNY2enUKkhGvuarpFa",
+	"tGMgB3fwL2RMbTRqX5ikrwKTnWEJ6ZtVzbQexxU6cSEU2zmtqpLSSERUaDydMJNTFgMl6B2T3BKQgtBA",
+	"HEqtplY2jxe4vM1Gjlv6Q76pAiOei4NHCBjdCSLXDOsWIluY1xuub/ik9LhBTPk3MKZ7yLnDBZdN6cXt",
+	"7iecBFufhKvCVKensr4PyEXVKF1reT72ZRNJV5LItJBADC0sGaL1OLnAt+MN8tGagR6JYQtL/HbT9VMK",
+	"OJuK4XwpI/YWaecPe/ZXYs/ek/6sGbP3FnkOuLhJrx9g496ZeNWqYRe2ewQEFEN8TSFoJVxcSy0WdkvR",
+	"O3/2onR6xObuUCOiwUPfyJEod7vW84QQ93wQ0SQJj13EUNem+od392GvxpNoku70y3pceI0g5qECZ8gn",
+	"hLaZMH8qzfgDNNRjUiDGffcCb7wiiJrQjI0EprsVtTKCUkSTXh2clk18sm9/I4t+iF0b/Z/24bmRMEkH",
+	"PRROTUCTYAzbHkyKjtHk1Bz9LVfzNMeQbnHNTOgTeDvJ86OjOsr7FgDqs1BenKpKcJ+SwJZmbKKuV8Wt",
+	"YhTn747OfimyicdfaIrzLM1naOs28OnoR0tKiuRvZ0rq9LMncBWcOT0ThJwJhR2REFyF4Uk5aEqqdCmJ",
+	"nKe3mgxw1RxF9cEu+cub1l+ZLf1rBAHur2RcaWm1bCVPp9MHmMkd2O1gKLdc7AkgFbi2Z8ZccwWBsXPB",
+	"mCJdyRhZs9RgsC0GtVe8TgaOy5HiRVpc18QK/Xr4ETLqw96A/JJi5D0eqaxjTtYN93lxoMgVbGIXWML7",
+	"d4wKr+csuq7ggi9VZZCzME0zL1GhJVJYAK/HiTzm6mCZJjxaNeaDvRfMJI1DohtU3gcrJL5HsjRXrJwQ",
+	"duyVBVjQuEhxHIlKTtk1W0mU3vDpQqRCV+w1W2E0l9Js0hb7Lw8yEiYTeEB+4IliGZmsSOhqU4cBCa/Z",
+	"Sv+FYqLkImLhiUtFa85Ea0ovO4edn+rTa5lf5hXKLtBja1GR+sFwM48xEpxE/UAbK4HvnO2G5apsutuL",
+	"30m6mwcG2xPeEIX+hVLertYzQA3GA9mwG/LpECDER4+8qPkBZCoDezVcsoJO8PPTaEAw9hcyNpm5bc/6",
+	"dci45DMBKuyJ36XcJmxzSSSDCnpeE/VLpvpFIYdiHVWYv/+6GeVn1o9MFZDO8a8fffC+VDTTfGZSroBR",
+	"Amc1r4HmFMuq1Qt9b0QsS/eJkYgTUygHLi8gfEqoWBm+hybn4ud15eQdTlrPabYX5WgGlI9tHGEGUNP8",
+	"YeC4OyVquLg3xrO428Vh7YTmiyuCTnOJBqUS8SPprbD3SJV7Jl4HIGs+gg8jYfB5vbQDl+QnpZbvRbIK",
+	"yCVdsEuu2P96Rz/huJd695CHu8zSOI+aMuiwXfkTEdBy9/nPHJxQacTeoBvQCMoCBVjhxb8xvJ0yXf3c",
+	"BPV3l1TXgJNeih3eB5y+vhLQB0oX04yoVt9vVabivKRMQ2ABKtv+XAHmuGcsYkIlK08Dh3WdEJGSSory",
+	"SIS/ha6gGpQcMhFNmsAGpXxsqDzk5b93IypZnwvJhOSK37DeCQkVnYUB5AwrNkuzldVC9HtmImufH5Dz",
+	"7eUxBuRCy+amAMpIgFKGxdVoHGdMyjLVIF0okHL+4dW7t6/HF6dXb8bv3p69vQpBnVtwkSvWWEjjjbmS",
+	"XQtq/LaTkN4g7is6e4xh7ME/xljSGOwfPNAGZeloWK4+97vQlSwgtasOUraU7a80HbUgp1dpekbFCuhJ",
+	"ZF6Wm0VHRrNoXmepLK/dK5jjET1n1QRTTeZw2Qb6Rp2NBPHgLs1mY5nks/uDOxeYVUsif1kjbuTURhRQ",
+	"BdVCUuWtl0vyfPh8Xf78ka3Tgc5ngpVNua7769I7B009CRxBua2SXdi3/0nTNXk30Nk1zOZ9NrtM8lkb",
+	"V7W+DuOp3g1ADwa3LEn61yK9Fd6TAwsVtcBrL9nkaDA4ESqIrYLjIJF0oafra7pgyWsojUcxuQOZosTK",
+	"sFz1jpGDj4Q3UVAkhIa2vHtI7sp1bxyiY05HxSiCYkGeJceYbmKifGzVlABr3XBYiK2c4n3pSId++P6E",
+	"hHEaQf1WGP9DloQj0bWDaXlC5stlmikWvxWKZVMaMRmSX+/0AkhNBZeA2HIwr7iIuZgF4Ebwq+OTUedw",
+	"MBx17j8W5evIBJ8mUaolGwjzq6vB0rXVV8j/9//8vyPxn5fvf7k4f42lWPRXUBnmz/prV5gFvv7x4vT8",
+	"p//9Dqrwuf4Vdl2ku4iW8NjaeFhyxg2I85If4Zma8b0CN/D13968unz/+uc3V71KwZdwJO6kyhhEKQRk",
+	"mcv5L6niU0PBJOl6dxtSuRJR2LsvaveZX2yFvGLgkTDiI/uktFiYChLmmTg2CuFxgQ/HpfVAASGQCKBA",
+	"+5kpFCPikbA/vId4B/uLJAsWc0o0V9fL1ZKr3rL+42CZUC6wtAx8WSXOpljNSIBIC6Vn8Lk85unB/23K",
+	"0MBX8Jf+CkrSwFfwl/5qyhOGt+RPkEaKqT6ebu+EWHKI4SF1wFXmWmGR+26qBnMsbQOZCN0iFAYq1JQk",
+	"9IBo0lm6O/gCHQ4gFnImg5FwIOiNVMopHZA1bnpiwpIauelIaHZaI1n7DPXo9Mk9bUenW7M5Nb10D/2u",
+	"+arBxnU2Iud0yb5mZjtnNMHawbUM84JptiA1CQciZAO9eMScNh5TRSeQrJMxzRejuVbtayW+n3C2J4RL",
+	"M0NTjPWmpedLgNEXaGD5DKtxs/tJCTTCBMiNqgLuYm5P00KXXEnFFp7x45qtmo0dv0BPfDlPbyWhJKO3",
+	"4BhNMziZOZXzQa32/rMe8ykpC9R53pTQh/5d3zc8+KzerOJa7qqlsH/9eP9xLSGvpuxptb6tr8vBx4+N",
+	"1RzPuJY/KVzW1AQc2qo8pdJo5G/O723lLoWnBw0KoAELCac5xGRyNRIIfDa+5OLN5RV5ffHhe+uM93Hf",
+	"hXfalBzfb+/ZzdBHPRJ1pdsINi2baMI9LjzrEEWZL4lKyeFwuPa7DHuEq2IHIxHi3LAJYvfg+gisLQzL",
+	"yDrvPsSCGNjvhlAHHU1jz5+NhMbOl8/zLCmVdOASCT53lZwx3t8/IJt7LcnlT6f9oxcvyZx90qryNVuN",
+	"xC2sISx6/4ewIWw9v54lPjwcEI12QKYWVNAZug0keFH6XIDvQI4ErsPClKUrCw6gQTIGsXz6p+YMRawz",
+	"/4QV8wC9v5D531TEO/VKydeSF6wUADeMIVGgadFbAl1CvvagoS9mvt9KDn9kQkMcq6nwvU4AfSZ2cIcB",
+	"Kq0TBuESTWCmKTTOhVTQ4xyRC4oldJ8PD3uAZVxgdhKLUhE3J/1Z9Nie6adx7XdYDW+H28YzaHXX9fb/",
+	"JQXxphqiVKYXu4QsObEXW101pQaesacUcM4a/Y7oAVZzxrNK/wrgA1kKdYhcFmwd0/9aBSGQvkvsyu6j",
+	"utdmV96CHZg990u+v+O7jmlLV4mbALRPqGKZq4oPAgCXuILbNLuWrraA5smicpprnvFbrqL5+7Ln8Um8",
+	"5GsTfaGYo3poxeX9DvPZvl7eiUfeiPnNaFPGrk3lW95X8PDJgMqfaJOmV1q6H5huQ4GhXrumi18t4Sud",
+	"KawbSM+EJamYSaJS7+LKN9WsAl653ZMJQ1u66UXEMtRo6iCExClDeyLaoAYNGsBnoG7rE30hhaC01+YS",
+	"2n+Uzf5sZK6I+mmgblUkqSVz6C80+kKTmLcG6J+B2rWhdP/WSsN7UT6M3UnmrtbzaoXlurIGn4Emrk/0",
+	"hSS+beD6RymDr5+ImsAhH48kU4pr/OmCnCB7e9PUgwVbTEy0a6MseWaeeVLVRE+xSX40C3UyI89Qif63",
+	"prDmZqAERmsu+wC6WpuicxrHuI6nqoFnx/9CgqXZ3B917/71iCdUxhOEfeJSE0wUPkyt1RJFfTRCenCn",
+	"59hm3nbl7WDaGvQldcXtht/11hU9tJR7CPjvWrhuN7Dd2f5tqtrhNVt4OYGO6ua7BV2Zy9LwtZAsuWEb",
+	"IWpPQhzUmtQN2D2OTd1a+Q/unLP2/mARLQ/YDY+ZiNjGsEy5ZBFEHaCjuegvYzL1bbF+jF8lMZtywTEc",
+	"qxqcwjKIkzKldYqK34A8pipaUPVclxuZg2edKyJTMqUZ6ZayU0eCZozcZlwpJgiE7c2zVKS5TFbQ/7lI",
+	"VDeLhpkX6QLb6vsNCnuDkQjtAY3lnB69eOmKDVnXsetTIFLBI5pgVQbzbebM2ozYMM+G+DDMLX5jr+PJ",
+	"s5jdTA3imd33768eZvsQtKbgs7tSa/dfP2oMLneaX+NbtqKCxRRTkItIZVyuCOlMzLgpbT/liR+dZoo2",
+	"QGzaNVv1IcBCEw38fmfacwkrADlwK5HQ+L+RQKg0TQLXMxnQF5slE5lDxHJ536RrG7anGRGp6tnO2noi",
+	"i2gmutoL0WiLa1w6ZMNIUBMJYmpNjERpnoCYZokQliEh0jogIoVO6zMBEcFCkds5V5oS0ogFROQopkPw",
+	"LKIVoXIkDN3pDcgvjMUYvo5u1WMyzZPEBPZA1yFhI3DsBq7Z6htZyWbD2x2J4j0IuXGt8CGUphs+Hz4j",
+	"P7MVFi6DB0Am4npVkqmwNyCnAkOV60tp2FQQ446Hmh+mK10qWF0dgI1k7FIDzJOTMJhlQzQhIFjBjP6g",
+	"ZI9ByRoON8BqNT4Vk18J9dq/5JM3S5O7x4vjS+NVgH2GZb00RLquVV+5U3zPxNuZQUbCjQJtzUQM6/dH",
+	"4kIqRuPAOsghltkRWS2uWQr4ja3wCDmprq29STE1Le1D0oVnQACKaJatMIF97JYY9k40dYF8GG4zlQbk",
+	"HOtTFUkPxWq1HDbF2EYZAGV6fnQkB6aDM8pRWW7q9YvUPgt1dgWB3iqDkRgJ6N98jJvoa9m4b+XhMPC/",
+	"hc4E/YhKVv4em1HD7uFL7/7WR/J/TCB1MiRdU+EXjNy30NjZizjU40JNyz4Sp77ZXpeS7zM6Vf2/WP6C",
+	"v/cCUn4+xqeKeWBILG1ZHjMgob2PfpSKGEBh428xixKq90e6pqAYlNwklLhnIFtKwqlrnr1kmVqZpnte",
+	"RU8zEG7XTWTJTL+02pB0Hf0xVZ382lb4rDsNDyj7ecZLV1L6we2z9K13u+772hv2jteCfRWaRsL+0HoE",
+	"ms0Ay5qHck+YlW6qw4Zs7Ymsbjj4a4ufT10bFKfbXuvNkog/olX2N6J9KVngIjdEP10sE47xm1C5zrgG",
+	"a+QEAg03HZfYQUSwfN4CGLY/25xTGn4PD31veGGI3bYlS6aaSCrKBYtRibhEOnc0PBr2D48CErOM37AY",
+	"U9VKKoUWmt3xmmw0umCYCsddyFqR+6knnTFhFu6vu9cgROOqcUm7idE4x5/XUZXGSO5pco5Enuvh0J5k",
+	"rEbIpjr6/Gdp33ypRxpc0NszLJbcKG7DRJtTY/Rz/ll3zWH3tNyCp+IO2Zcdja7jWWztN03X/g5KaNak",
+	"dpy9PrdKF05YyVUJXI3A9XocI2ELcpAudCzCBFZ2w9PcJhtoYUuwT2psnmwss3FpdtCqtsaG0hEv/NIR",
+	"R7+T0hF4ONuLRtg8kX+ZCnuQcbQOg3WwXtcBzP54v72RKugXazMNyFtFpKKZkkgJsd9qNzTmmGMypYlk",
+	"WtaHTHWTSDQSCN1gIiC5UDyBdovSVkg3uHJ+evX6J3I36pivR51jEPHvw+aUFrzrJw1lwym+VFEr3N+/",
+	"bvjaF+sJ4WLN1sC4Bb6Y2srSnn6ZcRzo+1w114Y7g7ajNfzDLANrONEq0yLdqrwRGAtlRv5xevbuZCQ0",
+	"Wvk8UKtdioQ/vrkiTcJNWG5QwCWZgoUPSwyOhK/oa8XTelTmFGx3pvLEZAUoHUJ16BPXoiZjmMcuII9K",
+	"/40nF49E1wXz1s4APXXAo+KTCvLh4h3aB/SV9gbkvW3jh8OPBDbrwFYOghGVUSFp5KprFbl5PD4maJQo",
+	"zMk2yw67QUxWWBEAmLOzbOiv84wH2BvWbCcgdt5UQ1EClYXBG0SVb5iep0ksXfeM2zlVaIV2VwzVuQfE",
+	"UkwwYwB10FRQT7jMmARYwLbyxa25hoaEjgQQ3pOSK1ufRrF78Av0BuRUQ6pNDwU50y0Fm8ma8t4jYa0z",
+	"3dC40Rw1t9mccbYaZ7n4X5rmhcWAy4RCVyKNojn09xCxZ+txVm0EQze9fmPOomss1KJHg6zUSRpzBvd0",
+	"TEwbECa9LiAa3kF4GYkuGqZ+HX4cgLFhbOwHPTgYADVItJysQGi3tnJaY8lG+/V3dXwGTvB7Szgq4laF",
+	"JOMJwAFkTOUZivJwQLZQtT4MaAslVnBCg05QK1OZw64X2+BinFA1SdOEUWGlqidoKl6iSkAO/cFWdJGU",
+	"B6vJh6+QOiqBpJFu6I/0qa/HMrZFqENiPmeMKHoNHlnUpvTWNXpDAMRa+cXP2iVKw8fm9iUaAAKH5qZr",
+	"vEWn8MQnIIDOLDbtZrgxrMXQE0D0gNk/akPPHRdfWustdeT+jyD6xxVbIE0+bhJgbBPFClI1yTWTNF71",
+	"Da3tT/QscyriBMTmktQDYs3YCElrQg9fLNNMHSyiTVVxUyFYpKSNqfKWruWUPEvCIsknnU55xGkCT/2Y",
+	"ksvvf7aFKbuXUPxHHxAUhApGYkqTBKzopt0JlHW6vHzTC4hkaPoPTanWkKTCdtIwuYFdNWcroCMiVcb9",
+	"0AuQ9UtBl3KeKuScKDN00XytCVHJ4Cx7hZ8a6wTxzGXkaIoV6I0uUqlG4ujFS/Izf4XMC8oOkDP+Sksu",
+	"NEm8cYhii2WCmpcnqnRNgynQtcK7O2sJvr8PR8K90iNcQHcF1MU8l7CmkOCFCQfkjV5CiJ7XMYSvhIQJ",
+	"ldnYGIqtqFLhSjrpE0K2bLzfaPoypvvC/q9FImEKL9gVygF5nyt0JKNBj0I3Cr1siW3DoCkWrhVkKJe/",
+	"ZGbjknhNwABwattjAUyevT5/qp5YdvwvpP7h/JsJNOIli0sQ8IdauFktNB7UOqqa8BufcLXQFvEGxpoy",
+	"NlHNdMkEXfJmyok3Db7L90smTs/fkmeDoWYEzwaHjsQHaP++vKWzGcvIkX5CMNKNUnHDNBD0AtOtlIuE",
+	"CwZRJa5CYIjmZtQpwVob2JpAvp4JdAwK7U0ZakpYcA2odzc1mD0SPmoTh9nHZJnxGzhkrC7MipInRvQ5",
+	"fffu/d/G5xdv/3p69WZ8dXrx45urS1ArAnI4JDIYCUNEyQtNMo0Ga4IFuWykduaUDY8B/VCTtSWUqbGE",
+	"49jU2IdNQW5lQVI0cfZa1HdB910wNU9RrVlSNXcV4yZazTWKsYEweKhUTw5UUd8V+j8pF1Yh08MFBCR/",
+	"eBP510gUWoYLZYQLstxMc3TS1WxB/xUCCyz5JLoaQ6QBAmwMNRLWn6yRhio+SdiAnJUCCaB4o/VZMCLz",
+	"SKORa4Lo9eU2hzgSrlE3ZqsWYwXrPIK5DZi3XMSB1iNBF9c6MKjMaFlIBTvxNF99o1oOABnA8SK3Xtes",
+	"0QwP0K3fmZnaJPFIrD9sfA+u4VVJX8/YlGVMaGbPsXqSRYqBxlOEG6lXjKEWGKMNJ2GMDxkDpR9NFl63",
+	"X3uxEHemBX1Dxk80dJvpzbimVKClCxXe6LC7mUGaN5+USZo5/mCU/y6MsmBU2xSQdVZp2eEau/SCrzbl",
+	"S2DBHlnSRm1sFOBd4BOiQmD35OtBQxUgz6OwLXMCX4h/x43mcIf7WtFN535rRW/u19905sPP4EcpbOP/",
+	"Bg3697nFGVPeFT4kAnKPTvsDEtY5BK0XEkryWZ6NxEnzSwWu+pGwboWT6ihgQL0PCRYV48pZFbCJ6tb2",
+	"/o098p/UH+lP8YUSyJvx6PeaOv6lm9rXkF6QaxGawR/F4X3C2zBg0+y+ybPpBz/HOULJ00Q+F8EGKI5F",
+	"6XJVTvMICp5eJLi7ku8so7YuN3Ztn3OhIJA4SvLYKD2EJolv1fOSxb0W8eCuQQyyBki/tHov8N2DvgiB",
+	"9Xj0wv9/9r5/t20d2f9ViOAL1AEUOy0W+O46WBzkns3u9py2KZycPQtURchITKKNTOqIVBIjKHCf5j7Y",
+	"fZILzgwpyZFs54ebtvFfcWRLFH/NcGY+85nMkFXJsTS9+wcr0zvjvJhtc2/8CjR0MoPCrpOO0A/8WqXJ",
+	"XCsLa76//kqK2A3VRoI8lQRxC/OhRze/OFaSFPLGneoX54B2n9I79xWBi5ahI9y+vL7IkgvGPx4eeQRE",
+	"E6LBmUgSWViDNTn8ueKsDjdj/IqizpAOIdhZdiPTWOkyBcrGOxgCzPFqwgfYXfQAQpp8mD8K8d8sNbEa",
+	"iDTFALXVrMjm0K4ZyS5/i82m0lgxLcyQcUzZ/auPkyKuqiO4b2KFAdbTHAw4O8tlxKZVbrMd8AxitBTG",
+	"Os+sLEXO4KemE3R4ADPcFwbvCmBTbnFn/BpgoVvRllTV1K1C+hcCyZ/n47luZbof7lyJEtAA7g58n79D",
+	"G78cHX7YilqXXNe3Pq8XZnjvqHhHmHppoPwHtklwvroDnF0CYAWphXIoRDCfICusS9r9R1elEnnbPzEH",
+	"TnSGwy/0u1VcCXDDS3Al+LAs5eJDpqg+CwCdxiT7Yb6DzXNDdeK/rb0KXQSx3t9M4ehCljseaOERZ1mD",
+	"GYAksTMGz0vXhzE5/yMGy8RECOfyCLLggtYlu76YYaQ3XEwzwEHhryPXRQoSkAJC6R3FKhdWqmQWzZdl",
+	"BBdxNpVDNkF2AvAmX8rCQsiF/3L42+TD/ruTycHxwYfjt4cf0KscAtDhB1DP8WBycnQw+dfBBAs54jjs",
+	"sUqlsmT6SpbuAOJ5EKCltNRFAdnM4PimwTSxMrm+lmkfOL1e9wvRUodI459h8Gln8vHnMNhyeD6ktMOR",
+	"WyG8DyWFN9y3vmLHezQoHTI8nPQ1CavwCQo66sometqupr9I3dCoHtJtiztSykRC/omA6gDizErCE8F6",
+	"6unaprz/ow4ENEMfe/Jc6sQDmKMfWNSHyii4GKcilQwwKuGI6zR+XXCumUKzggKAZIaG/F+nkh9dyTI7",
+	"m63HA6IrRXlGQQM1hV4QuG7NwBecXbeBNgQl5+ECZwMRqzo7lzTaVCeXO3XAVJfTMVpDI6h6wQqRlQbc",
+	"SvwWrkcUFddlhIUxvvC9WIlTgzQ3tlFMxr3r9pD9XTd9KhC3FOYSlwGotYhxYS5lygmm7Mu4xAqXCdwC",
+	"z4dP0HUIoQMalEwdSIyuu9eMH7teRexSzsA2i5V/ANhT1JgbPBxCoO3x9hOOYmb3qEvohk5KZxe5J0wr",
+	"YwHbPYwVhxWRyfkUdExkrJRl8o9K5IZxsNu4G9Xa/AsXPcweEPyxyqV7n9e1pjc2y3M3CJWT4g1OolN5",
+	"pktqKlPnnfnAsGabx8+n9x612ngmZ/TcOyyK/dZFxoGBSpZpltiNp+nJfNUyuQxcXQQmBHiwyJGmK7MX",
+	"uMsA++6llTsUIxcO7GS3NVaQ/yiSaw2wSIyTz2YhnelH+s06s9mhiUV0piEq/WOfChpngCIMe0jhpiud",
+	"Ct9/+cgYZKcm3k9T4q+YFqR+PLXJ6FxaTjWFzZBRHjNA5JDuxKmFO/DcIheJdN847UJAHU+mUS//vfCR",
+	"0lygVCHwPOwhmS1c4ZWRJXBCCGMyY4WyHFQ11gTkGIagl/fBBXyML3/U5M4C2sjehEpcqWtNqMQmngko",
+	"RP37jusB/Gj0rW1yVr+Oa6qjsOMI8b6CwKD0zcLP9XIFMbrFD3eBR10YocYm2WCEPEaIZm6F6SFckJ+e",
+	"flxQ3zjvfgVxUMvUF4ALWnnqzqVtzNtDFfHycsY4L6uUb1irwmo28UxGTv8K3RRreO5kPYLorL59CH2z",
+	"imIKIeWFtssk/GqNS9A3ssh+Ca/7giyYsjH4fubra51WTP31Gu2YOrEQLJnQ5qiUIuWUmm6GjFdlxpcb",
+	"C5g9khkmM7TvFROnRueVley3yVs24KlOzHg0Oq+yVPJtzFHy5zVCQtxCT75wZuQ5GD+xGvBrKdwTx6PR",
+	"bZLZ2ZeR0td8OyIXXTMLppTMVKfGZrbCVAqK6NH6ZkREOIwVp0vonpM3QKWA/n98MzXDZBr0fA6gp8ji",
+	"tSNVolOZLjCP/FZYq4HkG3kmEyn0cWMkfatGUlkvw+WCh6yhsp7WVdTO6NZ/XM0mau2MjVUUrKJ7TRVZ",
+	"RvVU9dtG/eO9+1UkQVPpvwAL6V7T6Kyk5hyuz07yM7SKpbRm3dVu5JmspUUrdmMvfSv20r02E9lMq6kv",
+	"4+ZL4VnXoOR88lP2xD3ZBIADxhYhSI/RY+5fgjcAYu3EhjNKTCbA16WcxQpy8/n7pNh5r5PLnSN6yM6v",
+	"csYpMxzPrBCnr+PqHi623Q40X8oZj5B1Q+Q5EvcodxyGd24ihwF3wYyVBXKCDRkhE4AJIVNsItPMYMSa",
+	"Tw7+9vbo5LfJOw4mgZGWDcwFxDVOZzQAmTJWqERuE3kc2RT+8ivDpnKqy1nXMRsG1/fdrElUtRtZmPnw",
+	"p57538SOn0goHFlR2rmiNn7XhN0M+MQVAMCw6U/CbYtlhRXmsp8EeL+NxUGTNLxZWSlKU3BPCduJ/kV+",
+	"JQDfqUTuNTerBYKDQuc55B0OOLwFRBmBjwifk1kTADAm/AglIRrYidtJ8AwgwoPv8Zp7DrAh1htxyI4v",
+	"MoPkg+2hhhvRT3AhrpAdSd4UTlmPY4V1eXynCbSCldpr7i9AVeA9BsE6noCwcq+uC6l4zfoqVUooWsU4",
+	"EH87Q4BHjJ+JDBgRdck49sT9uz1kB/g+9K4ATCUGRnJYCDbNVGVlHyD1GCb6sVzJPyZo0Y3NcsQiDP1L",
+	"QCy+//kjrbMGKL0XoYgSpNPRh1+tC52I+/3W/cEELJU+5qiz3M5wy2ThoehApShaQABeXwgLmHEQBfAz",
+	"QrRdCCguVeRiNm4KAHITIscPohh/Fnl+rDUhuwJjEYLDb2O//uOtMft0G8OucZ/jLStvbLwVhU/uWqqV",
+	"jN2oOvHoZU2sKE2rLIGXXdRQdLjE+G2iUxn5IHTEUmHFT194FBJGt+fkFRsodJMiaVGsUO6/Mnj4aoh7",
+	"ZiRlvQPRK8jLIdvHAXRiEpTHmBG5HbAZAaoyL6VIZ5DdDtLXc2t30pceqNTN3ZoOUvT0ZzL2XNNHtId7",
+	"PBRuMCMGI7Wx+57riHegUuRQkCoIWGctuGNSxJS+XipSpUpBoi450Lnz2gpZqK98PnhGBM9YWATSPfF0",
+	"011na9h9uoBW17nMtc4Xhd6gLy8o7GZpwMOSgf+7tTB8tcZQGyBdG7kNQ6rO5bmoETruWsmcQdBmbx8A",
+	"Ixv7/0QNECv+//xtiAd8s/v6Lzu7f3EqJhQ7QY3VVHeoGOMtvgflhq1k3PWP41mZuPeGsZrjegNS5TIj",
+	"LvUSssBUy+jZa7gH0P6pkfc+BwAA/HU+AmkjhCTC4AAgEUbhVD4YlXiMSVfrC7nhOeNZwm3Qt02o7VsN",
+	"tSGWvVshLBVCFHqzOMXLVNfo1v1ZLdwWdsQm1BZCbTBVwQGx8iRR0A0nqT/g1j3iu2uXA16SvoAgG+XW",
+	"Lp6uc2nDXK3R4NU6fxxv2VwB1KhV96SUkCKAd19faGBySmUp01i5k8vQqXhkHqejhNP1yErmlPyVLzDT",
+	"JCfvpyVbo/6sG3guK7Bn32zCfd9KuG+lbU1hvnurypEn992xUJVyvW6whlRYyGoG0kwai1QLc1FAkObI",
+	"ye9TXxumaYOkopkmHerd4Nk8YnwfuI3GbH7rcDIS6lM5ptYKm5kzLM7r3wiLUfozvU+PdM28mqOtRpYj",
+	"98r4sJBLDNbBAAKalDHceCRk+CHQDm6b1pWx6MeQQYuVGJi8KaB4xJvd3fAuzTcNlM0kaAfkLhySHPm0",
+	"+3lo5Y0dIgcb/ApJ2DiTf7D//e//2R4yKjo6Be9a0wTJTKyIr2nYJGpGU6y2m5RujGyiq9wPDFWDsETo",
+	"jP7OqUhlT51OXLbHsGrXI5tbbXwlgjffZnpMRWK7DzSQ1+4GZxNIfSJx+3uZWWI12//4lkaYahrQju63",
+	"XmCu7p60cCpPbKj3S1LZGLe5FyLTj/yPNjVKO2kQYXRWKVKKwxhhPYRSJlLZfBaCryB/v7MSpvKmyDVI",
+	"/1noXyu4T5d6qpjSt71lTPeRijPyJ2qW63MI56U7FzqpWTV8VXl+Kow8qcqcY3kNuuxUOCrsWC2tA8wG",
+	"PBxR+LhuA+Lc55pZrHNY6/aanDhi/Na9wRfYW0Uu7Jkup60jzzQp+PaQ/SO7kqG4YP16zF7rRRVSYbzW",
+	"XCIV2ni2GqnYw02R1Idhb6CK5J0ducqGDGVS/QTMKQi3iOHTaj6t5lLduLVq7v2O2QlurlyfrzJTgYqf",
+	"ZmoRF3/PJDy58vs9sxcHypaZNP3E/O3eSvx55CGFGLaA2m7XspRAH/SD+8l61kPwUHvVs8qqQGr/sCTu",
+	"azfDjXNYlY6NPwqv9ADbvG6jT90fAVaC39ZMjaGo0gmyNv4UEX7WfTrV6eynL9xTQtJ7vjLM6WCoPzzw",
+	"pZkA4SqKAoEWoMK3iS8xsE7pO4XuQiUsNGpzfW5YZjEiFqrbIY8klOAbtyojYfFfI5NSgoFkLqGoV6ti",
+	"UWD3Ixywx69YqDdclPJKKqhVrOSQ7VMlrdfR7u6u30DEAAld7zo6uDGdU+rrOT98EycHJ4R6ESQwRxsj",
+	"9alOHFKllE+D6z1Tjzh/GKlSL8BOyrCGVhJGo1uYWcwaEFdyRxjwID5KSHnj00mP2vb0DW3Nr+1Oqs2q",
+	"gl92WKOLqs0LlDtkEUCLr4IyGPeIugimwiS6kGxwp8wdlpvH6nR1d4MshV86aYqiDZ13MvXI34z8fKoh",
+	"rwLOwf/4BH/MQzmEPcZr5yEWfhZpijXCsV4C+2cjFYJcm073xwqFpT8aOKNvsE8bSyCT4L939j++3flV",
+	"ziL2s9aXmdwOJWETXWQyHUNCA7kH0baSxnZKSHElm+Jj3xyvUUqKK4kNPF9KsD2WCyBI0mwyIp5MRoor",
+	"yYRbwOcyDYISkg1a3j2WCCNXEpPiKhz9T1AYCQNOvYawrDK7hGviCH+yGq2zZPBEX+2Z6qP0MQ/Dnycg",
+	"VX5xbkQ3xis4EWHm2jD278xnCAve+BUYljxe6HYU4nf9bkJVOwgzUp3gsxtw9/ckSw0nPGhbuTadgdvu",
+	"pM+sPgfqyyFzNm2suNsheS7zzEw5e40WBa3EbTRX3W1ZQJ0Cxa2xujjR6uRMZHlVSs7MZVaYUCQ0Vkjj",
+	"LRj9YI+JU30l2WsfW1P4WEo7YoO7TwR3JNVOUxqA57br0dtD9mGOkbA2ueveL4PtwfJcr+fRtfBc1gP0",
+	"7jtG7n03QAJfi7QWAstlgPdN0iS11NzoFv6u6JUMi3jjk6yhdmEmgm8OUiIH7iwN9Z2cKN1ePk3eMYnT",
+	"tMAt2T0Lu+vfzcf+LPMSAHj32GDgPPTTdk+L2d22CmXFOhVIo4XnKqbZt+Q20LVvBrp2jw3hS2su0Tij",
+	"slIPcDI1t0w3LYWTv8HwekUimIBbWFSgNsvcORFMM4R0SWNfgQRnA5EbzYzVJTpdRKzcZTj6CjyGbzeA",
+	"YlbkmLToxsmnZUMdGZZZyBJH9w1xZEDJTsyt7CR/qFSPnH/iU9ukUgtFvRuKH1jcT5yV0NTh7Ry8nvVd",
+	"Vmqlxb2CF8Gt1UcDg978sBb9pFIrGvVw6noBuX8k0jCs1pONv9QZcAKL8xGnlcXLfnTrdgjZFJ0pqPwn",
+	"Kt/5n0pllrOBLrthvDfTnNdUPv4mxPb6hO9fflOZZf9+/w5Jfn5+y7AegBnDUY4KEbtNnggjPQ62aNa+",
+	"02e1/I/8HeQC8De44fMl1jFtPlbJhUwuTbgD5Ln//ZkuWaUAEQtVqa1TyqSHvIIAzRRuN5dZUch01HwC",
+	"6i6lLaifbvxsECUPLkg6V38UZuVuAdKvs+HvFBC9eVD90Jegvry1EvoahcxaXcJHvzXuYcU44fAI2dAd",
+	"+UOB8Li4nxc6Ib2hV7V6KPkGb9sbwFquVkk2fceu8rtBouVQb8yWR5h3P66WHpjnBvWGPgNfD4cIsuFs",
+	"0EbhfOF95M/bTLRwt56IBVJOhu5egu5wNvht8m5HmkQUTd5njFD7G5pgHyiUg5cpUM2DvQIigr481emM",
+	"o+cd1Rl2yevGVz6X3eOBw1Mxdg2L0HyKt1CHvT84/ufh36jiP14CBBFciLc+8zG7G/QeCDVjb25uMDMQ",
+	"i+sR23YrCs4/3SKoKWx5Ksr305fPfMg+CnthQtFYHJ3SEKe178VAqFgBMIgZW0oxZZnxv4MkAZjIVFgx",
+	"djpfSUNZRKkm5c0/qc/IzjVUnGUqlTfS7DkDEXcwVEJyf6HZDMB6EF2xWven6lg5BWzzoe+acSP1B8yi",
+	"cn/duGXGGvfJ3ewmw33OzIdqKssswX+O5Y3FT/tlKWb48RCYEeBZxFcwkefyhrPB5ODN9pBhkeCi1Ke5",
+	"nGIl4AKLu4cYyp/evNmOfAmnUER+AVPB+lAAdQPfIApgg7ReLYSxMILfLZs9iUArXm8Rw0SRylUIA/zC",
+	"3EQxQhTj7mS0ohlLZ8YzB1DXe5kDOod+d4POeVpz4AFbC7gEqKf3O/i78X4YP8BefV4CtQqnCk5cPcAK",
+	"kCIjwLAvmX99KqZu4Pn4u3uX8o8aFXn2IMcDNo7P1l+kkx4W6GhurAV4f4/NrEGud0MdZaXGbYdXH9I+",
+	"VhctVKmpkgsmDOvDj0JTCCFdgtGP1QCP+wE3G/ljt7NAInfSRHw+e5/9F7uUhaVHEY4WjBNMjwfCAG8X",
+	"kMkEWTEeeut+JRJbiRw7gnSS5bmkoqaJUEoDERf452TKBkQPxooyuxJWxorsiAjK8erKRq5JJRPA+3h4",
+	"EJStJncgw5M9a1JpRoCp9aEeps9iBRhAZzsO2Tuti1ORXEa+1chZHJc7uU4EEvhMpRXOFvFWjWxxmQUc",
+	"8f67d4e/n3ycvP3X/vHByfH+5B8Hx0d/dTJqL2T2Z0A4rq9VWAX4LJFfi5lhwVHZE4/q1t1PyP7lZG1/",
+	"NOolxKE6TmFznJCdIqis1HL5s9xhtglFLVmay11mLyMGVQfJ+0NQS5xrDwxABZUI7yWTqszsDG4kUDdq",
+	"oq3xp89uaZ1KUcrSqS5/RRTZr3KGiRNw7XMUKPTdY6rSveaFtcV4NAIpfKGNHf9598+7oIipe7d+oWKg",
+	"CZzedMXNT/P/JkrUNL/wzTYueZLOcKFZJC9crOt/h0uhAnzjWUS7HS5cyln7MTrPkln71dPMti6cS2V3",
+	"ElGmrTvlTQIHplZz5DGtu+dBx40Oe76Cz1/+LwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -329,6 +329,18 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 	return i, err
 }
 
+const lockServerName = `-- name: LockServerName :exec
+SELECT pg_advisory_xact_lock(hashtextextended('mcp_servers/' || app_org_id()::text || '/' || $1::text, 0))
+`
+
+// Serializes, until the transaction ends, the applications of design
+// documents that name the same server in the organization, so that two at
+// once cannot both create it.
+func (q *Queries) LockServerName(ctx context.Context, db DBTX, name string) error {
+	_, err := db.Exec(ctx, lockServerName, name)
+	return err
+}
+
 const organizationPublicLimit = `-- name: OrganizationPublicLimit :one
 SELECT max_public_rate_limit FROM organizations WHERE id = $1
 `
@@ -339,6 +351,52 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 	var max_public_rate_limit *int32
 	err := row.Scan(&max_public_rate_limit)
 	return max_public_rate_limit, err
+}
+
+const serversNamed = `-- name: ServersNamed :many
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+`
+
+// The organization's servers with a name, oldest first: a design document
+// without an id names its server.
+func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]McpServer, error) {
+	rows, err := db.Query(ctx, serversNamed, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []McpServer{}
+	for rows.Next() {
+		var i McpServer
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrganizationID,
+			&i.Name,
+			&i.Description,
+			&i.Version,
+			&i.ProviderName,
+			&i.ProviderUrl,
+			&i.Type,
+			&i.Enabled,
+			&i.ProtocolVersion,
+			&i.AuthMode,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Source,
+			&i.Fault,
+			&i.Eras,
+			&i.CacheTtlMs,
+			&i.CacheScope,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const touchServer = `-- name: TouchServer :exec

@@ -290,6 +290,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an MCP server design from a design document
+         * @description Makes the organization's server match a design document (`DesignDocument`, JSON or YAML;
+         *     its JSON Schema is at `GET /api/schemas/design.json`). The server is found by the
+         *     document's `id` when it has one, else by its `name`; when there is none, it is created
+         *     (with the document's `id` when given, so its endpoint URL is stable). Otherwise it is
+         *     updated in one transaction and keeps its id: tools and prompts are matched by name and
+         *     resources by uri, then created, updated or deleted so that the server holds exactly what
+         *     the document lists. `enabled` is applied when present (a new server is otherwise a
+         *     draft; an existing one keeps its state). Applying the same document again changes
+         *     nothing (`changed: false`). With `dry_run=true` the same plan is computed and nothing is
+         *     written. The document is checked as the REST bodies are: 422 names each field at fault
+         *     (`tools[0].input_schema`); an `id` used by a server of another organization is 409.
+         */
+        post: operations["applyDesign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an MCP server design as a design document
+         * @description The server with its tools, resources and prompts as a design document (`DesignDocument`),
+         *     which `POST /api/servers/apply` accepts: the fields of the REST create bodies, in a fixed
+         *     order, tools and prompts sorted by name and resources by uri, with `enabled`, without ids
+         *     (add `id` to pin the server's id) and without timestamps. `format=yaml` answers the same document as
+         *     YAML (block style, multi-line strings as literal blocks).
+         */
+        get: operations["exportDesign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schemas/design.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema (2020-12) of design documents
+         * @description `DesignDocument` as a self-contained JSON Schema 2020-12, derived from this document's
+         *     component (the same file is in the repository as gen/schema/design.json).
+         */
+        get: operations["getDesignSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}": {
         parameters: {
             query?: never;
@@ -1777,6 +1855,78 @@ export interface components {
             auth_mode?: "none" | "api_key";
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
+        };
+        /**
+         * @description One MCP server design as a file, for `POST /api/servers/apply` and
+         *     `GET /api/servers/{server_id}/export`. The server's fields are those of
+         *     `CreateServerRequest`; `tools`, `resources` and `prompts` hold the bodies of
+         *     `CreateToolRequest`, `CreateResourceRequest` and `CreatePromptRequest`.
+         */
+        DesignDocument: {
+            /** @enum {string} */
+            apiVersion: "mockmcp/v1";
+            /** @enum {string} */
+            kind: "MCPServer";
+            /**
+             * Format: uuid
+             * @description Pins the server's id (and so its endpoint URL); the server is found by it when applied.
+             */
+            id?: string;
+            name: string;
+            description?: string;
+            /** @default 1.0.0 */
+            version?: string;
+            provider_name?: string;
+            /** @description An http or https URL. */
+            provider_url?: string;
+            /**
+             * @default mock
+             * @enum {string}
+             */
+            type?: "mock" | "openapi";
+            protocol_version?: components["schemas"]["ProtocolVersion"];
+            eras?: components["schemas"]["Eras"];
+            cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
+            cache_scope?: components["schemas"]["CacheScope"];
+            /**
+             * @default none
+             * @enum {string}
+             */
+            auth_mode?: "none" | "api_key";
+            fault?: components["schemas"]["Fault"];
+            /** @description Serve the design (true) or keep it a draft (false); when absent, a new server is a draft and an existing one keeps its state. */
+            enabled?: boolean;
+            tools?: components["schemas"]["CreateToolRequest"][];
+            resources?: components["schemas"]["CreateResourceRequest"][];
+            prompts?: components["schemas"]["CreatePromptRequest"][];
+        };
+        /** @enum {string} */
+        ApplyAction: "created" | "updated" | "deleted" | "unchanged";
+        ApplyServer: {
+            /**
+             * Format: uuid
+             * @description Null for a server a dry run would create without a pinned id.
+             */
+            id: string | null;
+            name: string;
+            action: components["schemas"]["ApplyAction"];
+            /** @description Where the design is served once enabled; empty when id is null. */
+            endpoint_url: string;
+        };
+        ApplyPart: {
+            name: string;
+            /** @description A resource's uri (its key); absent for tools and prompts. */
+            uri?: string;
+            action: components["schemas"]["ApplyAction"];
+        };
+        ApplyResult: {
+            dry_run: boolean;
+            /** @description Whether anything was (or */
+            changed: boolean;
+            server: components["schemas"]["ApplyServer"];
+            tools: components["schemas"]["ApplyPart"][];
+            resources: components["schemas"]["ApplyPart"][];
+            prompts: components["schemas"]["ApplyPart"][];
         };
         DuplicateServerRequest: {
             name?: string;
@@ -3729,6 +3879,101 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    applyDesign: {
+        parameters: {
+            query?: {
+                /** @description Compute and return the plan without writing anything. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DesignDocument"];
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description The plan, applied unless `dry_run`; the server existed (or this is a dry run). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplyResult"];
+                };
+            };
+            /** @description The plan, applied; the server was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    exportDesign: {
+        parameters: {
+            query?: {
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The design document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignDocument"];
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getDesignSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     getServer: {

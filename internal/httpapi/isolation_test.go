@@ -85,6 +85,10 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "delete server", method: "DELETE", route: server},
 		{name: "duplicate server", method: "POST", route: server + "/duplicate", body: map[string]any{"name": "Stolen copy"}},
 		{name: "duplicate server without a body", method: "POST", route: server + "/duplicate"},
+		{name: "export server", method: "GET", route: server + "/export"},
+		{name: "export server as YAML", method: "GET", route: server + "/export?format=yaml"},
+		{name: "apply a document with A's server id", method: "POST", route: "/api/servers/apply", status: http.StatusConflict,
+			body: map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": "{server_id}", "name": "Hijacked by Beta"}},
 		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
 
 		{name: "list journal", method: "GET", route: server + "/journal"},

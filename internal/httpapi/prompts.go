@@ -7,6 +7,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/designwire"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -21,10 +22,8 @@ func (s *Server) ListPrompts(ctx context.Context, req api.ListPromptsRequestObje
 
 // CreatePrompt adds a prompt to a server.
 func (s *Server) CreatePrompt(ctx context.Context, req api.CreatePromptRequestObject) (api.CreatePromptResponseObject, error) {
-	b := req.Body
-	p := design.Prompt{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
-		Arguments: storeArguments(deref(b.Arguments)), Messages: storeMessages(deref(b.Messages)),
-		Ask: deref(b.Ask), Then: deref(b.Then)}
+	p := designwire.PromptFromCreate(*req.Body)
+	p.ID, p.ServerID = uuid.New(), req.ServerId
 	p, err := addToServer(ctx, s, req.ServerId, p, design.CheckPrompt, "prompts", design.MaxPrompts,
 		func(c store.Counts) int64 { return c.Prompts }, (*store.Tx).CreatePrompt)
 	if err != nil {

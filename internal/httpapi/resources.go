@@ -2,13 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/designwire"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -23,16 +22,12 @@ func (s *Server) ListResources(ctx context.Context, req api.ListResourcesRequest
 
 // CreateResource adds a resource to a server.
 func (s *Server) CreateResource(ctx context.Context, req api.CreateResourceRequestObject) (api.CreateResourceResponseObject, error) {
-	b := req.Body
-	r := design.Resource{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, URI: b.Uri,
-		Description: deref(b.Description), MimeType: b.MimeType, Ask: deref(b.Ask), Then: deref(b.Then)}
-	if b.Completions != nil {
-		r.Completions = *b.Completions
-	}
-	if err := setResourceContent(&r, b.Content, b.Blob, true); err != nil {
+	r, err := designwire.ResourceFromCreate(*req.Body)
+	if err != nil {
 		return nil, err
 	}
-	r, err := addToServer(ctx, s, req.ServerId, r, design.CheckResource, "resources", design.MaxResources,
+	r.ID, r.ServerID = uuid.New(), req.ServerId
+	r, err = addToServer(ctx, s, req.ServerId, r, design.CheckResource, "resources", design.MaxResources,
 		func(c store.Counts) int64 { return c.Resources }, (*store.Tx).CreateResource)
 	if err != nil {
 		return nil, err
@@ -85,19 +80,5 @@ func (s *Server) DeleteResource(ctx context.Context, req api.DeleteResourceReque
 	return api.DeleteResource204Response{}, nil
 }
 
-// setResourceContent sets r's content from a request's content or blob:
-// one of the two, never both; on create, one is required.
-func setResourceContent(r *design.Resource, content *api.ResourceContent, blob *api.ResourceBlob, create bool) error {
-	switch {
-	case content != nil && blob != nil:
-		return failure.Invalid(failure.Field("blob", "give content (text or JSON) or blob (binary, base64), not both"))
-	case blob != nil:
-		raw, _ := json.Marshal(*blob) // a string always encodes
-		r.Content, r.Binary = raw, true
-	case content != nil:
-		r.Content, r.Binary = *content, false
-	case create:
-		return failure.Invalid(failure.Field("content", "is required: text or a JSON value (or give blob, base64, for binary content)"))
-	}
-	return nil
-}
+// setResourceContent is designwire.SetResourceContent.
+var setResourceContent = designwire.SetResourceContent

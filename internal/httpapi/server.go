@@ -80,7 +80,10 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	e.Use(recoverPanics(log), withRequestID, s.auditPolicyCalls, accessLog(log), limitBody(cfg.MaxBodyBytes))
 
 	strict := api.NewStrictHandler(s, nil)
-	validate := requestValidator(spec)
+	validate := requestValidator(spec, false)
+	// Operations whose handler checks the body itself (a design document,
+	// JSON or YAML) have their parameters validated only.
+	validateParams := requestValidator(spec, true)
 	cop := crossOriginCheck(cfg)
 	var missing []string
 	api.RegisterHandlers(routeGroup{e, func(method, path string) []echo.MiddlewareFunc {
@@ -96,6 +99,9 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 		}
 		if op.Extensions["x-rate-limit"] == "public" {
 			mw = append(mw, s.publicRateLimit)
+		}
+		if op.Extensions["x-body-checked-by"] == "handler" {
+			return append(mw, cop, yamlAliases, validateParams, textGuard)
 		}
 		return append(mw, cop, validate, textGuard)
 	}}, strict)

@@ -9,6 +9,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/designwire"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -33,18 +34,8 @@ func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObje
 
 // CreateServer creates a draft server design.
 func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestObject) (api.CreateServerResponseObject, error) {
-	b := req.Body
-	v := design.Server{
-		ID: uuid.New(), Name: strings.TrimSpace(b.Name), Description: deref(b.Description),
-		Version: or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
-		Type:            string(or(b.Type, api.CreateServerRequestTypeMock)),
-		ProtocolVersion: string(or(b.ProtocolVersion, DefaultProtocolVersion)),
-		Eras:            string(or(b.Eras, design.DefaultEras)),
-		CacheTTLMs:      or(b.CacheTtlMs, design.DefaultCacheTTLMs),
-		CacheScope:      string(or(b.CacheScope, design.DefaultCacheScope)),
-		AuthMode:        string(or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
-		Fault:           b.Fault,
-	}
+	v := designwire.ServerFromCreate(*req.Body)
+	v.ID = uuid.New()
 	if err := design.CheckServer(v); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/designwire"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -22,16 +23,8 @@ func (s *Server) ListTools(ctx context.Context, req api.ListToolsRequestObject) 
 
 // CreateTool adds a tool, with its scenarios, to a server.
 func (s *Server) CreateTool(ctx context.Context, req api.CreateToolRequestObject) (api.CreateToolResponseObject, error) {
-	b := req.Body
-	t := design.Tool{ID: uuid.New(), ServerID: req.ServerId, Name: b.Name, Description: deref(b.Description),
-		InputSchema: or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
-		RequiredClientCapabilities: storeCapabilities(deref(b.RequiredClientCapabilities))}
-	if v, err := b.OutputSchema.Get(); err == nil {
-		t.OutputSchema = v
-	}
-	if b.MockScenarios != nil {
-		t.Scenarios = storeScenarios(*b.MockScenarios)
-	}
+	t := designwire.ToolFromCreate(*req.Body)
+	t.ID, t.ServerID = uuid.New(), req.ServerId
 	t, err := addToServer(ctx, s, req.ServerId, t, design.CheckTool, "tools", design.MaxTools,
 		func(c store.Counts) int64 { return c.Tools }, (*store.Tx).CreateTool)
 	if err != nil {

@@ -21,8 +21,9 @@ import (
 
 // requestValidator checks every request against the OpenAPI document before
 // its handler runs, and answers failures as problem+json naming each field.
-// The document's servers are cleared so that any host matches.
-func requestValidator(spec *openapi3.T) echo.MiddlewareFunc {
+// The document's servers are cleared so that any host matches. With
+// paramsOnly the body is left to the handler.
+func requestValidator(spec *openapi3.T, paramsOnly bool) echo.MiddlewareFunc {
 	defineFormats.Do(func() {
 		// kin-openapi checks no formats unless told; ids in paths and bodies
 		// must be UUIDs of any version.
@@ -43,6 +44,7 @@ func requestValidator(spec *openapi3.T) echo.MiddlewareFunc {
 			// keep their numbers and keys. Handlers apply defaults themselves.
 			SkipSettingDefaults: true,
 			ExcludeResponseBody: true,
+			ExcludeRequestBody:  paramsOnly,
 		},
 		DoNotValidateServers:  true,
 		SilenceServersWarning: true,

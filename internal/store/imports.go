@@ -27,12 +27,24 @@ func (s *Store) ImportDesign(ctx context.Context, org OrgRef, d design.Design, c
 	if err := design.CheckDesign(d); err != nil {
 		return design.Server{}, err
 	}
+	var srv design.Server
+	err := s.InOrg(ctx, org, func(tx *Tx) error {
+		var err error
+		srv, err = tx.CreateDesign(ctx, d, createdBy)
+		return err
+	})
+	return srv, err
+}
+
+// InOrg runs fn in one transaction of org (see WithTx): by id, or by slug
+// for an operator command, which fails naming "org" when no organization
+// has the slug.
+func (s *Store) InOrg(ctx context.Context, org OrgRef, fn func(*Tx) error) error {
 	scope := Scope{OrgID: org.ID, UserID: org.UserID}
 	if org.ID == uuid.Nil {
 		scope = Scope{OrgSlug: org.Slug}
 	}
-	var srv design.Server
-	err := s.WithTx(ctx, scope, func(tx *Tx) error {
+	return s.WithTx(ctx, scope, func(tx *Tx) error {
 		if org.ID == uuid.Nil {
 			o, err := tx.OrganizationBySlug(ctx, org.Slug)
 			if err != nil {
@@ -42,9 +54,6 @@ func (s *Store) ImportDesign(ctx context.Context, org OrgRef, d design.Design, c
 				return err
 			}
 		}
-		var err error
-		srv, err = tx.CreateDesign(ctx, d, createdBy)
-		return err
+		return fn(tx)
 	})
-	return srv, err
 }

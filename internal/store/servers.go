@@ -51,6 +51,19 @@ func (t *Tx) Server(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	return serverFrom(row), notFound(err, "server")
 }
 
+// ServersNamed lists the organization's servers named name, oldest
+// first.
+func (t *Tx) ServersNamed(ctx context.Context, name string) ([]design.Server, error) {
+	return each(infallible(serverFrom))(t.q.ServersNamed(ctx, t.tx, name))
+}
+
+// LockServerName waits for, and holds until the transaction ends, the
+// organization's lock on the server name name, so that two transactions
+// that would create a server of that name run one after the other.
+func (t *Tx) LockServerName(ctx context.Context, name string) error {
+	return t.q.LockServerName(ctx, t.tx, name)
+}
+
 // LockServer reads one server and locks it until the transaction ends, so
 // concurrent changes to what it owns are checked against its limits in turn.
 func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (design.Server, error) {

@@ -229,6 +229,8 @@ func mapError(err error) error {
 // conflictDetail names the clash a unique constraint reports.
 func conflictDetail(constraint string) string {
 	switch constraint {
+	case "mcp_servers_pkey":
+		return "a server with this id already exists"
 	case "users_email_key":
 		return "an account with this e-mail already exists"
 	case "organizations_slug_key":
@@ -261,4 +263,10 @@ func isUniqueViolation(err error, constraint string) bool {
 func (t *Tx) SetUser(ctx context.Context, user uuid.UUID) error {
 	_, err := t.tx.Exec(ctx, `SELECT set_config('app.user_id', $1, true)`, uuidText(user))
 	return err
+}
+
+// IsConflict reports whether err, returned inside a transaction, is a
+// unique violation: the object already exists.
+func IsConflict(err error) bool {
+	return failure.Is(mapError(err), failure.ErrConflict)
 }

@@ -1,0 +1,182 @@
+package designdoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/designwire"
+)
+
+// The order of each object's members in an exported document; members not
+// listed follow, sorted.
+var (
+	serverOrder = []string{"apiVersion", "kind", "id", "name", "description", "version", "provider_name",
+		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "fault",
+		"enabled", "tools", "resources", "prompts"}
+	toolOrder     = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "mock_scenarios"}
+	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
+	promptOrder   = []string{"name", "description", "arguments", "messages", "ask", "then"}
+	argumentOrder = []string{"name", "description", "required", "completions"}
+)
+
+// What the REST answers hold that a document does not: ids, timestamps
+// and what the service derives.
+var (
+	serverNoise = []string{"id", "endpoint_url", "source", "created_by", "created_at", "updated_at"}
+	partNoise   = []string{"id", "server_id", "created_at", "updated_at"}
+)
+
+// Export is d as a design document, JSON text indented by two spaces: the
+// REST answers' fields (designwire) less ids, timestamps and derived
+// fields, in a fixed order, tools and prompts sorted by name and resources
+// by uri. The server's id is not included: the document can be applied in
+// any organization.
+func Export(d design.Design) ([]byte, error) {
+	tools := slices.SortedFunc(slices.Values(d.Tools), func(a, b design.Tool) int { return strings.Compare(a.Name, b.Name) })
+	resources := slices.SortedFunc(slices.Values(d.Resources), func(a, b design.Resource) int { return strings.Compare(a.URI, b.URI) })
+	prompts := slices.SortedFunc(slices.Values(d.Prompts), func(a, b design.Prompt) int { return strings.Compare(a.Name, b.Name) })
+
+	m, err := serverMembers(d.Server)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"], _ = json.Marshal(APIVersion)
+	m["kind"], _ = json.Marshal(Kind)
+	if m["tools"], err = list(tools, toolJSON); err != nil {
+		return nil, err
+	}
+	if m["resources"], err = list(resources, resourceJSON); err != nil {
+		return nil, err
+	}
+	if m["prompts"], err = list(prompts, promptJSON); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, ordered(m, serverOrder), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// serverMembers are the server's members in a document, enabled included.
+func serverMembers(v design.Server) (map[string]json.RawMessage, error) {
+	return members(designwire.Server(v, ""), serverNoise)
+}
+
+func toolJSON(t design.Tool) ([]byte, error) {
+	m, err := members(designwire.Tool(t), partNoise)
+	if err != nil {
+		return nil, err
+	}
+	if string(m["required_client_capabilities"]) == "[]" {
+		delete(m, "required_client_capabilities")
+	}
+	return ordered(m, toolOrder), nil
+}
+
+func resourceJSON(r design.Resource) ([]byte, error) {
+	m, err := members(designwire.Resource(r), partNoise)
+	if err != nil {
+		return nil, err
+	}
+	if string(m["completions"]) == "{}" {
+		delete(m, "completions")
+	}
+	return ordered(m, resourceOrder), nil
+}
+
+func promptJSON(p design.Prompt) ([]byte, error) {
+	m, err := members(designwire.Prompt(p), partNoise)
+	if err != nil {
+		return nil, err
+	}
+	var args []map[string]json.RawMessage
+	if err := json.Unmarshal(m["arguments"], &args); err != nil {
+		return nil, err
+	}
+	ordArgs := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		ordArgs[i] = ordered(a, argumentOrder)
+	}
+	if m["arguments"], err = json.Marshal(ordArgs); err != nil {
+		return nil, err
+	}
+	return ordered(m, promptOrder), nil
+}
+
+// members encodes v and returns its members less noise and less those
+// that are null (absent in a create body).
+func members(v any, noise []string) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range noise {
+		delete(m, k)
+	}
+	for k, v := range m {
+		if string(v) == "null" {
+			delete(m, k)
+		}
+	}
+	return m, nil
+}
+
+func list[T any](items []T, enc func(T) ([]byte, error)) (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		e, err := enc(it)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(e)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
+}
+
+// ordered writes m as a JSON object, the members of order first, in that
+// order, then the others sorted.
+func ordered(m map[string]json.RawMessage, order []string) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	write := func(k string) {
+		v, ok := m[k]
+		if !ok {
+			return
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k) // a string always encodes
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+		delete(m, k)
+	}
+	for _, k := range order {
+		write(k)
+	}
+	rest := make([]string, 0, len(m))
+	for k := range m {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		write(k)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}

@@ -1,0 +1,243 @@
+// Package designwire converts between the REST wire types of a design
+// (gen/api: the create bodies and the answers) and the design model
+// (internal/design). The REST handlers and design documents
+// (internal/designdoc) share it, so a body means the same in both.
+package designwire
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/protocol"
+)
+
+// ServerFromCreate is the server a create body describes, with the
+// defaults of absent fields; it has no id yet and is a draft.
+func ServerFromCreate(b api.CreateServerRequest) design.Server {
+	return design.Server{
+		Name: strings.TrimSpace(b.Name), Description: Deref(b.Description),
+		Version: Or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
+		Type:            string(Or(b.Type, api.CreateServerRequestTypeMock)),
+		ProtocolVersion: string(Or(b.ProtocolVersion, api.ProtocolVersion(protocol.Default))),
+		Eras:            string(Or(b.Eras, design.DefaultEras)),
+		CacheTTLMs:      Or(b.CacheTtlMs, design.DefaultCacheTTLMs),
+		CacheScope:      string(Or(b.CacheScope, design.DefaultCacheScope)),
+		AuthMode:        string(Or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
+		Fault:           b.Fault,
+	}
+}
+
+// ToolFromCreate is the tool a create body describes; it has no ids yet.
+func ToolFromCreate(b api.CreateToolRequest) design.Tool {
+	t := design.Tool{Name: b.Name, Description: Deref(b.Description),
+		InputSchema: Or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
+		RequiredClientCapabilities: StoreCapabilities(Deref(b.RequiredClientCapabilities))}
+	if v, err := b.OutputSchema.Get(); err == nil {
+		t.OutputSchema = v
+	}
+	if b.MockScenarios != nil {
+		t.Scenarios = StoreScenarios(*b.MockScenarios)
+	}
+	return t
+}
+
+// ResourceFromCreate is the resource a create body describes; it has no
+// ids yet. It fails when the body gives both content and blob, or neither.
+func ResourceFromCreate(b api.CreateResourceRequest) (design.Resource, error) {
+	r := design.Resource{Name: b.Name, URI: b.Uri, Description: Deref(b.Description), MimeType: b.MimeType,
+		Ask: Deref(b.Ask), Then: Deref(b.Then)}
+	if b.Completions != nil {
+		r.Completions = *b.Completions
+	}
+	err := SetResourceContent(&r, b.Content, b.Blob, true)
+	return r, err
+}
+
+// PromptFromCreate is the prompt a create body describes; it has no ids
+// yet.
+func PromptFromCreate(b api.CreatePromptRequest) design.Prompt {
+	return design.Prompt{Name: b.Name, Description: Deref(b.Description),
+		Arguments: StoreArguments(Deref(b.Arguments)), Messages: StoreMessages(Deref(b.Messages)),
+		Ask: Deref(b.Ask), Then: Deref(b.Then)}
+}
+
+// Server is the REST answer for a server, served at endpointURL.
+func Server(v design.Server, endpointURL string) api.Server {
+	out := api.Server{
+		Id: v.ID, Name: v.Name, Description: v.Description, Version: v.Version,
+		ProviderName: NullableString(v.ProviderName), ProviderUrl: NullableString(v.ProviderURL),
+		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
+		Eras: api.Eras(v.Eras), CacheTtlMs: v.CacheTTLMs, CacheScope: api.CacheScope(v.CacheScope),
+		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: endpointURL,
+		Source:    nullable.NewNullNullable[json.RawMessage](),
+		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+	}
+	if len(v.Source) > 0 {
+		out.Source = nullable.NewNullableWithValue(v.Source)
+	}
+	out.Fault = nullable.NewNullNullable[api.Fault]()
+	if v.Fault != nil {
+		out.Fault = nullable.NewNullableWithValue(*v.Fault)
+	}
+	return out
+}
+
+// Tool is the REST answer for a tool.
+func Tool(t design.Tool) api.Tool {
+	out := api.Tool{Id: t.ID, ServerId: t.ServerID, Name: t.Name, Description: t.Description,
+		InputSchema: t.InputSchema, MockScenarios: t.Scenarios,
+		RequiredClientCapabilities: Capabilities(t.RequiredClientCapabilities),
+		CreatedAt:                  t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+	if len(t.OutputSchema) > 0 {
+		out.OutputSchema = nullable.NewNullableWithValue(json.RawMessage(t.OutputSchema))
+	} else {
+		out.OutputSchema = nullable.NewNullNullable[json.RawMessage]()
+	}
+	return out
+}
+
+// Capabilities converts a tool's required client capabilities, [] when it
+// requires none.
+func Capabilities(caps []string) api.RequiredClientCapabilities {
+	out := make(api.RequiredClientCapabilities, len(caps))
+	for i, c := range caps {
+		out[i] = api.ClientCapability(c)
+	}
+	return out
+}
+
+// StoreCapabilities converts required client capabilities for storage.
+func StoreCapabilities(in api.RequiredClientCapabilities) []string {
+	out := make([]string, len(in))
+	for i, c := range in {
+		out[i] = string(c)
+	}
+	return out
+}
+
+// StoreScenarios normalizes scenarios for storage: a null condition is an
+// absent one.
+func StoreScenarios(in []api.MockScenario) []design.Scenario {
+	for i := range in {
+		if string(in[i].Condition) == "null" {
+			in[i].Condition = nil
+		}
+	}
+	return in
+}
+
+// Resource is the REST answer for a resource.
+func Resource(r design.Resource) api.Resource {
+	out := api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
+		MimeType: NullableString(r.MimeType), Content: r.Content, Blob: nullable.NewNullNullable[string](),
+		Completions: api.Completions(r.Completions), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if out.Completions == nil {
+		out.Completions = api.Completions{}
+	}
+	if r.Ask != nil {
+		out.Ask, out.Then = &r.Ask, &r.Then
+	}
+	if r.Binary {
+		var blob string
+		_ = json.Unmarshal(r.Content, &blob) // a binary resource's content is a JSON string
+		out.Blob = nullable.NewNullableWithValue(blob)
+		out.Content = json.RawMessage("null")
+	}
+	return out
+}
+
+// SetResourceContent sets r's content from a request's content or blob:
+// one of the two, never both; on create, one is required.
+func SetResourceContent(r *design.Resource, content *api.ResourceContent, blob *api.ResourceBlob, create bool) error {
+	switch {
+	case content != nil && blob != nil:
+		return failure.Invalid(failure.Field("blob", "give content (text or JSON) or blob (binary, base64), not both"))
+	case blob != nil:
+		raw, _ := json.Marshal(*blob) // a string always encodes
+		r.Content, r.Binary = raw, true
+	case content != nil:
+		r.Content, r.Binary = *content, false
+	case create:
+		return failure.Invalid(failure.Field("content", "is required: text or a JSON value (or give blob, base64, for binary content)"))
+	}
+	return nil
+}
+
+// Prompt is the REST answer for a prompt.
+func Prompt(p design.Prompt) api.Prompt {
+	out := api.Prompt{Id: p.ID, ServerId: p.ServerID, Name: p.Name, Description: p.Description,
+		Arguments: make([]api.PromptArgument, len(p.Arguments)), Messages: make([]api.PromptMessage, len(p.Messages)),
+		CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC()}
+	if p.Ask != nil {
+		out.Ask, out.Then = &p.Ask, &p.Then
+	}
+	for i, a := range p.Arguments {
+		out.Arguments[i] = api.PromptArgument{Name: a.Name, Description: &p.Arguments[i].Description, Required: &p.Arguments[i].Required}
+		if len(a.Completions) > 0 {
+			out.Arguments[i].Completions = &p.Arguments[i].Completions
+		}
+	}
+	for i, m := range p.Messages {
+		out.Messages[i] = api.PromptMessage{Role: api.PromptMessageRole(m.Role)}
+		if len(m.Content) > 0 {
+			out.Messages[i].Content = &p.Messages[i].Content
+		} else {
+			out.Messages[i].Text = &p.Messages[i].Text
+		}
+	}
+	return out
+}
+
+// StoreArguments converts a prompt's arguments for storage.
+func StoreArguments(in []api.PromptArgument) []design.PromptArgument {
+	out := make([]design.PromptArgument, len(in))
+	for i, a := range in {
+		out[i] = design.PromptArgument{Name: a.Name, Description: Deref(a.Description), Required: Deref(a.Required)}
+		if a.Completions != nil {
+			out[i].Completions = *a.Completions
+		}
+	}
+	return out
+}
+
+// StoreMessages converts a prompt's messages for storage.
+func StoreMessages(in []api.PromptMessage) []design.PromptMessage {
+	out := make([]design.PromptMessage, len(in))
+	for i, m := range in {
+		out[i] = design.PromptMessage{Role: string(m.Role), Text: Deref(m.Text)}
+		if m.Content != nil {
+			out[i].Content = *m.Content
+		}
+	}
+	return out
+}
+
+// NullableString is p as a nullable wire field: null when p is nil.
+func NullableString(p *string) nullable.Nullable[string] {
+	if p == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*p)
+}
+
+// Deref is *p, or the zero value when p is nil.
+func Deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// Or is *p, or def when p is nil.
+func Or[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}

@@ -230,6 +230,7 @@ func serve(ctx context.Context, designs string) error {
 		return fatal(log, err)
 	}
 	defer svc.Close()
+	svc.SetOutput(stdout)
 	return fatal(log, svc.Run(ctx))
 }
 

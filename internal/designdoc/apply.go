@@ -62,6 +62,10 @@ type ApplyOptions struct {
 	// CreatedBy is recorded as the creator of a server the document
 	// creates (auth.Principal.Actor() for a caller of the API).
 	CreatedBy string
+	// EnableByDefault enables the server when the document names no
+	// enabled state (local mode serves every file that does not say
+	// enabled: false).
+	EnableByDefault bool
 }
 
 // errDryRun rolls back the transaction of a dry run.
@@ -88,6 +92,10 @@ func Apply(ctx context.Context, st *store.Store, org store.OrgRef, raw []byte, o
 	doc, err := Parse(raw)
 	if err != nil {
 		return Plan{}, err
+	}
+	if doc.Enabled == nil && opts.EnableByDefault {
+		enabled := true
+		doc.Enabled = &enabled
 	}
 	var plan Plan
 	err = st.InOrg(ctx, org, func(tx *store.Tx) error {

@@ -7,7 +7,7 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/designdoc"
 	"github.com/mockmcp/mockmcp/internal/localmode"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -32,7 +32,7 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 	}
 	base := endpointBase(s.cfg.BaseURL, s.Addr())
 	apply := func(ctx context.Context, path string, doc []byte) (localmode.Result, error) {
-		res, err := s.applyDesign(ctx, org, path, doc)
+		res, err := s.applyDesign(ctx, org, doc)
 		if err != nil {
 			return localmode.Result{}, err
 		}
@@ -47,19 +47,15 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 }
 
 // applyDesign applies one design document, read from path, to org in one
-// transaction, enables its server, and says what it did (ServerID, Name,
-// Action; startLocal adds the endpoint). Its failures follow
-// localmode.ApplyFunc: failure.Invalid with fields naming document paths for
-// a design that is wrong, and no change at all on any failure.
-//
-// PLACEHOLDER: the design-document apply is not part of this build yet, so
-// every file is reported as not applied. Replace this body with a call to
-// that apply, for example:
-//
-//	plan, err := <apply>(ctx, s.store, org, doc)
-//	return localmode.Result{ServerID: plan.ServerID, Name: plan.Name, Action: plan.Action}, err
-func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, path string, doc []byte) (localmode.Result, error) {
-	return localmode.Result{}, failure.BadRequest("design documents cannot be applied by this build yet")
+// transaction (designdoc.Apply), enabled unless the document says
+// enabled: false, and says what it did; startLocal adds the endpoint. A
+// failure changes nothing: the last good version keeps serving.
+func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, doc []byte) (localmode.Result, error) {
+	plan, err := designdoc.Apply(ctx, s.store, org, doc, designdoc.ApplyOptions{CreatedBy: "local", EnableByDefault: true})
+	if err != nil {
+		return localmode.Result{}, err
+	}
+	return localmode.Result{ServerID: plan.Server.ID, Name: plan.Server.Name, Action: string(plan.Server.Action)}, nil
 }
 
 // endpointBase is what a served design's endpoint path is appended to:

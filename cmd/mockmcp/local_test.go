@@ -53,22 +53,30 @@ func (l *lines) read(r io.Reader) {
 	}
 }
 
+// find returns the first line with prefix.
+func (l *lines) find(prefix string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.all {
+		if strings.HasPrefix(s, prefix) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // waitFor returns the first line with prefix, failing after 10 seconds.
 func (l *lines) waitFor(t *testing.T, prefix string) string {
 	t.Helper()
-	var found string
-	require.Eventually(t, func() bool {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, s := range l.all {
-			if strings.HasPrefix(s, prefix) {
-				found = s
-				return true
-			}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if s, ok := l.find(prefix); ok {
+			return s
 		}
-		return false
-	}, 10*time.Second, 20*time.Millisecond, "no line %q; stdout: %v", prefix, l.all)
-	return found
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.Fatalf("no line %q; stdout: %q", prefix, l.all)
+	return ""
 }
 
 // TestLocalModeBinary runs `mockmcp serve --designs DIR` as CI would: on a

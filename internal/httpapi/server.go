@@ -22,6 +22,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/keys"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
+	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -37,6 +38,7 @@ type Server struct {
 	cfg     config.Config
 	log     *slog.Logger
 	version string
+	ready   *readiness.Checker
 	// self is the service's whole HTTP handler, which test runs reach in
 	// process when they target the service's own origin.
 	self func() http.Handler
@@ -59,6 +61,8 @@ type Deps struct {
 	// resetSequences starts over; the per-server endpoint shares them.
 	Sequences mcpserve.Sequencer
 	Version   string
+	// Readiness decides what /readyz answers.
+	Readiness *readiness.Checker
 	// Self returns the service's whole HTTP handler (REST API and MCP
 	// endpoints), once it is built.
 	Self func() http.Handler
@@ -70,7 +74,10 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	spec := deps.Spec
 	s := &Server{
 		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
-		cfg: cfg, log: log, version: deps.Version, self: deps.Self,
+		cfg: cfg, log: log, version: deps.Version, ready: deps.Readiness, self: deps.Self,
+	}
+	if s.ready == nil { // a REST API without the MCP endpoints: the database is all it needs
+		s.ready = readiness.New(log, 0, readiness.DatabaseCheck(st.Ping))
 	}
 
 	e := echo.New()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,19 +57,21 @@ func (l *lines) read(r io.Reader) {
 // waitFor returns the first line with prefix, failing after 10 seconds.
 func (l *lines) waitFor(t *testing.T, prefix string) string {
 	t.Helper()
-	var found string
-	require.Eventually(t, func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, s := range l.all {
+		all := slices.Clone(l.all) // read under the lock: the reader appends meanwhile
+		l.mu.Unlock()
+		for _, s := range all {
 			if strings.HasPrefix(s, prefix) {
-				found = s
-				return true
+				return s
 			}
 		}
-		return false
-	}, 10*time.Second, 20*time.Millisecond, "no line %q; stdout: %v", prefix, l.all)
-	return found
+		if time.Now().After(deadline) {
+			t.Fatalf("no line %q; stdout: %v", prefix, all)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestLocalModeBinary runs `mockmcp serve --designs DIR` as CI would: on a

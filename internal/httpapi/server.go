@@ -20,6 +20,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
@@ -82,6 +83,10 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	// Echo's own logger writes its own format; the service's log is JSON
+	// lines: each of its lines, "LEVEL message", becomes a record's detail.
+	e.Logger.SetHeader("${level}")
+	e.Logger.SetOutput(logline.Writer(log, slog.LevelWarn, "echo"))
 	e.HTTPErrorHandler = errorHandler(log)
 	e.JSONSerializer = bodySerializer{spec: spec, log: log}
 	e.Use(recoverPanics(log), withRequestID, s.auditPolicyCalls, accessLog(log), limitBody(cfg.MaxBodyBytes))

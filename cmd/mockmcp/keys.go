@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os/user"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +15,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/service"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -66,7 +66,7 @@ has policy scope, bound to those servers (the policy routes only).`,
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+			log := logline.New(stderr, cfg.LogLevel)
 			if err := service.Prepare(ctx, cfg, log); err != nil {
 				return err
 			}

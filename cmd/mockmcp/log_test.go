@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -155,4 +156,97 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// goDuration is a duration as Go prints it ("1.5ms", "2m0s").
+var goDuration = regexp.MustCompile(`^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`)
+
+// TestLogsAreJSONThroughASession runs mockmcp serve on a database that does
+// not exist yet (created and migrated at start), sends it a request to an
+// unknown route, a signup, the probes, and stops it: every stderr line is
+// one JSON object, every duration is a number of milliseconds under a key
+// ending in _ms, the 404's line names the path without its query string,
+// no secret is written, and the probes stay out of the info-level log.
+func TestLogsAreJSONThroughASession(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	cmd, stderr := mockmcpProcess(t, "DATABASE_URL="+testdb.Missing(t), "LISTEN_ADDR="+addr, "SHUTDOWN_TIMEOUT=2500ms")
+	base := "http://" + addr
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "serve did not come up: %v\n%s", err, stderr)
+		time.Sleep(50 * time.Millisecond)
+	}
+	get := func(path string) int {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusNotFound, get("/no/such/route?token=qs-secret-7f3a"))
+	resp, err := http.Post(base+"/api/auth/signup", "application/json", strings.NewReader(
+		`{"email":"logs@example.com","password":"body-secret-9c2e","organization_name":"Logs"}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	require.Equal(t, http.StatusOK, get("/readyz"))
+	require.Equal(t, http.StatusOK, get("/api/health"))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait())
+
+	out := stderr.String()
+	require.NotContains(t, out, "qs-secret-7f3a", "query strings stay out of the log")
+	require.NotContains(t, out, "body-secret-9c2e", "bodies stay out of the log")
+	lines := requireJSONLines(t, out)
+	var migrations, requests int
+	var notFound map[string]any
+	for _, l := range lines {
+		requireMilliseconds(t, l, "")
+		switch l["msg"] {
+		case "migration applied":
+			migrations++
+			require.IsType(t, float64(0), l["duration_ms"], "%v", l)
+		case "request":
+			requests++
+			require.IsType(t, float64(0), l["duration_ms"], "%v", l)
+			require.NotContains(t, []any{"/healthz", "/readyz"}, l["route"], "probes are logged at debug level: %v", l)
+			if l["status"] == float64(http.StatusNotFound) {
+				notFound = l
+			} else {
+				require.NotContains(t, l, "path", "only a 404 names its path: %v", l)
+			}
+		case "shutting down":
+			require.Equal(t, float64(2500), l["timeout_ms"], "%v", l)
+		}
+	}
+	require.Positive(t, migrations, "the migrations applied at start are logged:\n%s", out)
+	require.Equal(t, 3, requests, "the 404, the signup and /api/health:\n%s", out)
+	require.NotNil(t, notFound, "the 404 is logged:\n%s", out)
+	require.Equal(t, "/no/such/route", notFound["path"])
+}
+
+// requireMilliseconds requires every duration in the log line v (under
+// key) to be a number under a key ending in _ms: no Go duration string
+// ("1.5ms"), no "duration" in nanoseconds.
+func requireMilliseconds(t *testing.T, v any, key string) {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			require.NotEqual(t, "duration", k, "durations are logged as duration_ms")
+			if strings.HasSuffix(k, "_ms") {
+				require.IsType(t, float64(0), e, "%s is a number of milliseconds", k)
+			}
+			requireMilliseconds(t, e, k)
+		}
+	case string:
+		require.Falsef(t, goDuration.MatchString(v), "%s is a Go duration string: %q", key, v)
+	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/service"
 )
 
@@ -222,9 +223,9 @@ SIGINT. Logs are JSON lines on stderr. The README's configuration table lists th
 func serve(ctx context.Context, designs string) error {
 	cfg, err := serveConfig(designs)
 	if err != nil {
-		return err
+		return fatal(logline.New(stderr, slog.LevelInfo), err)
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log := serviceLogger(cfg)
 	svc, err := service.New(ctx, cfg, log)
 	if err != nil {
 		return fatal(log, err)
@@ -232,6 +233,15 @@ func serve(ctx context.Context, designs string) error {
 	defer svc.Close()
 	svc.SetOutput(stdout)
 	return fatal(log, svc.Run(ctx))
+}
+
+// serviceLogger is the JSON logger of serve and migrate on stderr, made
+// the process's default so that the standard library's log package writes
+// JSON lines too.
+func serviceLogger(cfg config.Config) *slog.Logger {
+	log := logline.New(stderr, cfg.LogLevel)
+	logline.Install(log)
+	return log
 }
 
 // serveConfig is the configuration from the environment, with the
@@ -263,10 +273,10 @@ migrations. Several instances may migrate at once: one does, the others wait.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.FromEnv()
 			if err != nil {
-				return err
+				return fatal(logline.New(stderr, slog.LevelInfo), err)
 			}
-			log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-			return service.Prepare(cmd.Context(), cfg, log)
+			log := serviceLogger(cfg)
+			return fatal(log, service.Prepare(cmd.Context(), cfg, log))
 		},
 	}
 }

@@ -304,6 +304,21 @@ func (e JournalOutcome) Valid() bool {
 	}
 }
 
+// Defines values for LivenessStatus.
+const (
+	LivenessStatusOk LivenessStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the LivenessStatus enum.
+func (e LivenessStatus) Valid() bool {
+	switch e {
+	case LivenessStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MemberRole.
 const (
 	MemberRoleMember MemberRole = "member"
@@ -418,6 +433,24 @@ func (e ProtocolVersion) Valid() bool {
 	case N20250618:
 		return true
 	case N20251125:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadinessStatus.
+const (
+	ReadinessStatusOk          ReadinessStatus = "ok"
+	ReadinessStatusUnavailable ReadinessStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the ReadinessStatus enum.
+func (e ReadinessStatus) Valid() bool {
+	switch e {
+	case ReadinessStatusOk:
+		return true
+	case ReadinessStatusUnavailable:
 		return true
 	default:
 		return false
@@ -1294,6 +1327,14 @@ type JournalRound struct {
 	TimedOut bool `json:"timed_out"`
 }
 
+// Liveness defines model for Liveness.
+type Liveness struct {
+	Status LivenessStatus `json:"status"`
+}
+
+// LivenessStatus defines model for Liveness.Status.
+type LivenessStatus string
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    string `json:"email"`
@@ -1603,6 +1644,34 @@ type ProtocolVersion string
 
 // RPCError defines model for RPCError.
 type RPCError = mockspec.RPCError
+
+// Readiness defines model for Readiness.
+type Readiness struct {
+	// Checks Each check's outcome, `ok` or the reason it fails.
+	Checks ReadinessChecks `json:"checks"`
+	Status ReadinessStatus `json:"status"`
+}
+
+// ReadinessStatus defines model for Readiness.Status.
+type ReadinessStatus string
+
+// ReadinessChecks Each check's outcome, `ok` or the reason it fails.
+type ReadinessChecks struct {
+	// Database The database answers a ping.
+	//
+	// Example: ok
+	Database string `json:"database"`
+
+	// Listener The connections that listen for design and key changes are subscribed.
+	//
+	// Example: disconnected since 2026-01-02T15:04:05Z
+	Listener string `json:"listener"`
+
+	// Migrations The schema version is at least this build's latest migration.
+	//
+	// Example: ok
+	Migrations string `json:"migrations"`
+}
 
 // RequiredClientCapabilities Client capabilities a modern (2026-07-28) request must declare in
 // `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
@@ -2811,6 +2880,12 @@ type ServerInterface interface {
 	// ListTestRuns List a test's runs, newest first
 	// (GET /api/tests/{test_id}/runs)
 	ListTestRuns(ctx echo.Context, testId TestId, params ListTestRunsParams) error
+	// GetLiveness Liveness probe
+	// (GET /healthz)
+	GetLiveness(ctx echo.Context) error
+	// GetReadiness Readiness probe
+	// (GET /readyz)
+	GetReadiness(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4576,6 +4651,24 @@ func (w *ServerInterfaceWrapper) ListTestRuns(ctx echo.Context) error {
 	return err
 }
 
+// GetLiveness converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLiveness(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLiveness(ctx)
+	return err
+}
+
+// GetReadiness converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReadiness(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReadiness(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -4624,6 +4717,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/api/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
+	router.GET(options.BaseURL+"/healthz", wrapper.GetLiveness, options.OperationMiddlewares["getLiveness"]...)
+	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
 	router.POST(options.BaseURL+"/api/auth/signup", wrapper.Signup, options.OperationMiddlewares["signup"]...)
 	router.POST(options.BaseURL+"/api/auth/login", wrapper.Login, options.OperationMiddlewares["login"]...)
 	router.POST(options.BaseURL+"/api/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
@@ -14005,6 +14100,62 @@ func (response ListTestRuns404ApplicationProblemPlusJSONResponse) VisitListTestR
 	return err
 }
 
+type GetLivenessRequestObject struct {
+}
+
+type GetLivenessResponseObject interface {
+	VisitGetLivenessResponse(w http.ResponseWriter) error
+}
+
+type GetLiveness200JSONResponse Liveness
+
+func (response GetLiveness200JSONResponse) VisitGetLivenessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadinessRequestObject struct {
+}
+
+type GetReadinessResponseObject interface {
+	VisitGetReadinessResponse(w http.ResponseWriter) error
+}
+
+type GetReadiness200JSONResponse Readiness
+
+func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness503JSONResponse Readiness
+
+func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListAgentCards List agent card designs
@@ -14283,6 +14434,12 @@ type StrictServerInterface interface {
 	// ListTestRuns List a test's runs, newest first
 	// (GET /api/tests/{test_id}/runs)
 	ListTestRuns(ctx context.Context, request ListTestRunsRequestObject) (ListTestRunsResponseObject, error)
+	// GetLiveness Liveness probe
+	// (GET /healthz)
+	GetLiveness(ctx context.Context, request GetLivenessRequestObject) (GetLivenessResponseObject, error)
+	// GetReadiness Readiness probe
+	// (GET /readyz)
+	GetReadiness(ctx context.Context, request GetReadinessRequestObject) (GetReadinessResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -17463,517 +17620,576 @@ func (sh *strictHandler) ListTestRuns(ctx echo.Context, testId TestId, params Li
 	return nil
 }
 
+// GetLiveness operation middleware
+func (sh *strictHandler) GetLiveness(ctx echo.Context) error {
+	var request GetLivenessRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLiveness(ctx.Request().Context(), request.(GetLivenessRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLiveness")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLivenessResponseObject); ok {
+		return validResponse.VisitGetLivenessResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReadiness operation middleware
+func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
+	var request GetReadinessRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReadiness(ctx.Request().Context(), request.(GetReadinessRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReadiness")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReadinessResponseObject); ok {
+		return validResponse.VisitGetReadinessResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcttGuij6Kl08UxXyDEhR8mUSqXatkh0n8YoVa0vyXFboRTSBJtlLYINBNyRztPX3PMB5xPMkp/r7",
-	"uhsNECBBSrI9mVSlYpEE+vrdr3edKF0sU8GEkp3ju86SZnTBFMvg02uaxW9j/VfMZJTxpeKp6Bx3ruaM",
-	"0BkTikQ0i7+RhMekO83SBUm4VGP4aax/kiTNSJQxqpj3bW/QCTpcD7Skat4JOoIuWOe4o38b87gTdDL2",
-	"W84zFneOVZazoCOjOVtQvZBpmi2o6hx38hyeVKulflWqjItZ5/4+gEX/AgPWLdssWM/YsAr4Z9MSFvTT",
-	"OyZmat45PhwO65bwPps1HVuazajg/6T6Kzi4hlWk2ezhR/E+m10m+ax+Jct8knA552JWXZRM8tmGZemf",
-	"H3hA51m6WKqmM1rCr2tghV/7IIXfNIET/vrwU7xgMs2ziDUtNzO/ry3Y/uAv2X7XtGj7+8OXfcmyG5Y1",
-	"Lfrs9TmR8ASJmeQzsbZ6/NVfO37TtHL89THWLSVPRdPC2adlkmZUpdmKSHy0ZunwfXnt8FXz4uHnR1j9",
-	"NU+SZvIj9c+G/pCuFPSajSMqG8EBnh/vQpKO6jHuMueqEYKl/nH9FPW3pTPUXzSuVP/48PO7ovK6aZmK",
-	"ymuzymdHJElvWabPjszZJxLNaUYjzbgCUmxBvwE7UOZ1MqciTho3oR/ZtoclVYpl+t3//nXY/472px/v",
-	"nh3d/6l+O0w2kjnF5DqR01/6Z64/N66WyUcgb1dpmjQuMU2T9SWmaVJaYpomjUtM0+ShS7zXL8tlKiQD",
-	"qeQVjS/YbzmTSn+KUqGYgD/pcpnwCLjYwTJLJwlb/Pl/pN7MnTfdnzI27Rx3/q+DQvI5wF/lwTm+hZPW",
-	"UXqYlnBJFjTR62Yx6eZiSTNJJwkj/3n5/peAUDKhMXGiVG/Q0WJJKqYJjz77mtPJ/7BIkSihcs4kueVq",
-	"Tqgg7BOXCni/YKRLSS74bzlDupRm5MPFW1z2D2k24XHMxOded0SThGVkQVdEpIrEKVFzLkk3SxMWkGu2",
-	"IjJKlyzQq6UkylIp+5Ird0m4/F9S9UOai/hzrv6XlMg8mtuT5wKoD+7nG1kStmCN53SVpDS+StN3NJux",
-	"LwXUkzReachO9CI0xaSCnJ3+ffzq/ff/GL/6x9WbS1jtVZqeUbE619JjZPBQfs41v79hSM9BgI1IRhUj",
-	"CV9wRbrLLI3zSD9IFmnMSCqSVe+YhHof5x9evXv7enxxevVm/O7t2dur0G5dkiXLRmLBRa6Y/ptECdfa",
-	"DY3jjEk5GIlO0JkzGhu96IKpbNU/nSqWrdPNSxalIpYkF4onsNBbLuL0VsuJTElNKIszMLSOC8VmLAN6",
-	"/Pf+BVXsnd5QH/5fPrUtb1ywBeVCE87d3pJMrW/lg+CfiOILtvM27gtI+aIw0gI41LpWFp6/O7364f3F",
-	"WQlaPCAJiJzTjMVkskJQTBMerUiW5lpioiKGb7VEzCNGmIiXKRfqDzjaC44+CJqreZrxf7LPTcdvaMJj",
-	"q2ZoTnN6/lbznkH5Hv/2t7/1T3M1Z0Lp1bDaMyvkGdjTMksjJkFs+IJizC1Lkr4RZCa5Zlaw5RMSsixL",
-	"MxmCRCAJu2HZikw5S2JCFZnSPFEDuH4zp17S6dHp6YwJ9ZpmNfLkqSCnR6fkcDAk7inSlUsW8andLj2i",
-	"g2WWqpSkU4AV/cYySzUjDUC60uwUJP/XdMGS16A6AVots3TJMsVRRozokk54wu3n8q/sk2IiZnFpteaa",
-	"JmmaMCo0q4PHQJHUv3PFFjVjlTa5dtkBWtTgSRrHXD9Gk3NvBJSGzWsoMnTufXG5bmV5xusgq2Yc8wXN",
-	"MrqC5eRy/kuq3JHL+gmkyhhdGPSv/lw3T8wAJt6KZa7O0piVj2ztVKrLMq+/z9W+72++hTiN8gUTCvb8",
-	"IUtqHxJGbV+/wyy94TES6fLt+4yj9tW8dq7SBf8KDwXlsT7WnLFkUZ5xBRyVZ2xhjbbumHaCsOoR2tEv",
-	"NUKzDePtN4+3jWueJA9BKfaJLpbJriDC49rH+J4Q2wgs6b4wrOhspzcqQAS6s7EU+SdoBv7YBgTy5TLN",
-	"FIvfCsWyKY3YpmsCQh2lySsu4jKlKGEOPPNXlsmm61RMUOR8D8Ge6mrW525zAjeN66xMWnvQdedXjBmU",
-	"uVIdzawlhA5j1jYQdD71Z2nfbkJzs4hm8aDga94Tfb7QizMmrHnnuDPjap5PBlG6OFik0fUiWrp/tQSW",
-	"CZocuEHhBE7j+IwtJizzDDD1xGBKE8mqXFnLlEnVXvniebB+8VrLR1IAx9E57ixg3k7QYSJf6BtIbwV8",
-	"Nj98DLbcGE5eBwQlMaC8YpQ89V8iTxIU1kp0rlhyVeSgSfJ+2jn+dbOo5uZ+7b9+/zGoTKgnAHNbPKaq",
-	"ZDWLqWJ9LVx36hZl3pms6tniPpS21Xbe4Jt1OMY+RXMqZmxssLssJv5tzjLUE+xzRM7TW2mMKFlMbuc8",
-	"YYSD/GqcWAzcaFuvaJ4u2JKiiWXrw8gvthgnNf+4SSPH/3e89LfFy7VXnvCICdluvQumaEwV3WMZZ/bV",
-	"2kU0i0X28DeB5NZ1Z2yZSq7SbNVqmzXSQ6s9gmOmlukpqvJ1uaMTuu2FBH3ZNGPWmmdsTxZEBx5dijM6",
-	"1aTZvV5DmoJOvox3RmZQzRyotdr1X4tXNnK3oHNLM63uyzpDxIJqxbZvXudiRmgMlg06SXOFmImo+j+5",
-	"VGRBY0a6uEO0soB34AFijbkjJ98ULLXMgA25LhDHw/kSpDk4WmPKHj579M9Dr9I9eOdWwYcKnSuR4hIt",
-	"L8HCRvb0eqNSS+VKRCWeaXjwunYXpwvKxa7ysxZTxgsr11aU+0UqZkSxTyogNymPWED4gs5YQLTilAZk",
-	"yhO2CxQEnYSKWU5nONtgMOgNOseaOlQtGm8v35OXz77rH5JIr410mb6WaWafbj8jSu5ttvg/MhUBkUvG",
-	"ovnDd5pRxcaJNdGVZ/0hYwwmHdRRBI0XbLyggs5AHWx3/SXlftvj922FztdlPHpcubMqVuysMwL07qy7",
-	"IkTs/BrQlnqPKjrYpoRiKIC1c8EJ1rpn2x2+PZenOve3JSlnXUY2ls/a331T1nbgxG+qR/dewKmJVLCA",
-	"TBjNWBYQuuTja7YKSKqXcBSQCZU8CshCJbLNYWpZ1Jjma82VP11dnZM0g38vyYeLd6Rr90JUamXPXi1m",
-	"Wo7esBFNQPrZMgpIxqQKyCyjy/lvSe1QC6bmaYODHpaID5yQ8/eXV+R2zgShE8lEPcmwWnHj0hbRsliV",
-	"XqFZW0Bu2USm0TVTrc+hNfy+9bnu04DwO476ahk4HZXeTZqstQixT2oc5ZlspTBWxRyYvjzIRmHgzBP3",
-	"q7ZvxWZpxne1P5X1y3Um++3L4eExoQTEuu7R8Oh5f/iiPzzsoQveia4YY/BPCCwonro6HB4P9X//VY8w",
-	"u1q/qiI0laTYwAZRQe/iAYB6VoiBTwOml/W8QyMnsteV5RkwwICcGk6ScHGNCEmJngyCd0g3XERLE7kX",
-	"BprtYNAfj0majYRlR1UnaABOTHhXDwNvwnipIFz1SEQFmWht6Ca9ZnGdB6bCkCvEVZGEUanIi6EXuVUL",
-	"FzubIP7z8v0vf6VJDraHBf30Fl/yI1EdCBVnU09ezZkWwZIYDJVmLoB4nVqbI2sOqNJnqOZU2auAv+Ek",
-	"tWalbJQgyXJRfySiNrywCCY8JuF//0r7/xz2vxt//POfwno+UIr03iTeNEcxemNoiZsxotmeQ74ap5bK",
-	"MyFbWldbmzsRZZ4UIR+VeTSYImo5wkYeAANdMAkS1RqOGTCikkh6w+IA6bJs1OYH23D4kXFzMzJuRKwd",
-	"XHetwXwHaC1bS/Y0bBhThhtpN3B/DaaFJwP6v5ZMTRUrPkQGtL7zHzhL4jf6nVqHi56ohlZmOUNR1pl9",
-	"F3SlWU7J4lujrPpHjIMHdsW1uCRWGijr5P8VBhzcaHitMy/7t6Pl+cEFvT1jUtIZgPfpkv/MVuvHN0lz",
-	"EY+plEyNeSwbIrJN8D01oUV9CHaMIe4xYzSaM3lC2GKpVprkkmmeJBgPWbI8bDVebxYB93ExrG9F80sU",
-	"MHLJMnI7T8mMCZbplwhXDUx/yTMmH2RXbmm/T6hU41w2yL3vtJAi8yhiUk7zRG9BK0dRmsUsBoLKBaFk",
-	"ym6JxHgtvZ/9FtxIw+BiAfOMiVlftybWABrbPV++ZxjHCtagcJN90ruNynnVYhTA/aMwTMSgBzDK5TJZ",
-	"nUaWjNnjM5srLK9gR06Y+U6g2bbGbq9xXg/Sv6EZxEXp0WCS125I+PjBjQsfv3eD46/FDHaR5zSrOS4a",
-	"tTL2e7vcBEYmaKgqJXjpS3nGSZcrqclM78RYEYDAYMy/1glMFla9sl/D38weGq+nEF8qWqw5ojoHoZqz",
-	"jFCxUpC9dksl6YLVH3AxzlZadK4IoZZFBJ3bNE9iMmE9cptxpZgw8up90Imz1RherQuJMhvfAXrtvdaZ",
-	"fG1q2OMMV4hNW4fAtDAYRN/pY8xfuXh7ioG7Q7dAO6l/AMXJNsLIpdveI+CHNfltcz9jWhzhEplxTFIB",
-	"sbyahseW+YKIwmP9lIahWmZWJ9/8ohn2FOwmRgt0gEsQQJFIAYtJc6UFAS6E5phxicMYtrYvc9nAKczh",
-	"Vg6s7o5ea3nk0jKpdQkgjNwDIZlzociM3zCB+kioVHImQ6JSiMrOhAm+lwPyPRqLpf4tXGb8hioW+q5W",
-	"9MICBMGPLSl2sd5zO4D3lR3Kbuzq6t1Zg5Rm1673pymR3ltAuCALniTcCAQB6vuQJwq7SackBDQ4SLhU",
-	"YaD3BghgPo9E6LDDPVJ8o9himVBV+1vGaByi6QbB6iDmMkpvWBZqaBsJc8Tdo+HRy/7wL/2jb3v15/1y",
-	"OBwO0a6zoJ/4Qh/4ty+f62+HQWfBBX5V2FRczLY+tiS5SlNPM90YI7Rmdz97fY6GEjyxwCIglZZkk66c",
-	"02URf++MM9a6TYx221tXascLZoIkdlEGvfjsVuTyNT7/Kkmj6xaGKC5RQ2oKxs0jlWcsfu1FibdffQXJ",
-	"7Va2KJw1Ks1rKmKtFrLTbJZbf+NuJoNG6WRTwPN9LdExa8Fc8hrmYNbYnsWtb2+PSONmQtu8BZthvvtx",
-	"LviCXRmPWfuzbh8+7pZ4GTFBM57WCGqpQEjcyoeNqr0ZCjDRs/VYGxd9ZcxFe7iKL1slWnhbWqTR9Via",
-	"U9oD5twBl4jFUR2x2BJ6vOPSa08QWILz6K987SlLUwVBqXSxTJDHsoRHXFUD1zey4MoEF2bQ6veXxSTV",
-	"n974k0KC7WKZMJfT0BS77m6lXKViWGfK92n2cAsp6IBdU3P3KTOZYWHklnRg/mTAhwmj0Zx8uHjbt8y8",
-	"MKUfk/AOPhyTX8H0FJDBYPDx3rfiexfls5md7PiGzxpmQCZ6BD23nuLYhLno/99rCcN8C4Eu/4fmMU8D",
-	"ElNFSXdCJXv5vBcQS4nuQYAxL1jJJHB/HZO7POPF4/+Bs5D/o1cwcePd34fgn6oONE64uA4IDKGBKSCK",
-	"q0SP4u3uP0rDS/5P9h/34Qke+oKuSESzbDUSIRUiRQCSRmgC2SCsc2fZsASLBXrRWuNcYGgZnImn1nh/",
-	"wpK3G2ng1z1YMqgJzm67X1x2EeW8Nap5j1jmYLMv8Gg41ALn0XD4+L7AunDkLcTVjxHeHhEy2B4SvHMg",
-	"cCnstxINpmkHboWcLrV20j8aDANy9vYqIK8uv+8/679OKBgpfzx/1382GDZFlLjYgR0DhJu8j87j2P/4",
-	"5z+FAaGKLNKqgzewZQZMFG05FX5rbPCe1/HgiOEtEONF1dYHzlplhPx98I/Bf51oXT5j/YwljEpGZD6d",
-	"8k+ES0KjiC0Vi1va1mpVcSQHYDjdjxagYbgo5rO2q1fcpDdfs5VGXCjLgM+fFN/PmSBzKtEpQUI0VYd1",
-	"pou1+6qsQLZZApOFz6SLdoXKMB5MHg6HGgJpkvR2c5dUlLgFF/ZjXZaD78KoBnWmCzy3Rar1DGsh0Nvh",
-	"kmRsmksWk+7z4WFvQM5yqTDYAh6a5loVbHQzNGoB1RpBCy6c/PNAeHvv4fF+ULfXIoOOrK1u9j3L+A2L",
-	"sQ6QskGXlcA4v4wPUq6PXUfC7obBy8N7+33vP/70UIxEJXVP7ryzIouz+VrsFvMDldfbxjxLo+tTeV3D",
-	"ziuCdK0kjQLLrjvw5JwtG9gTfjSZqrEBA/2g8joMAHwmGRXRnEmiMs5ijYdpFrPMYi0V8haYGwiY+ImL",
-	"GQntrkMIkJMQ3kNnlIsS1dl26K9g9iofahNc0AyO1uDQFiDL5/Mjv2FauQHNISRdEODTDNzlEAwYalk+",
-	"JN0JFzRbQVwuKgkiVWSSqvm6VW43CNTjb3vc7vGVfhYseCX9cLPxrni0bPtrM6E10u2HKXzBxlbZ2FLW",
-	"7SsF+wIwWCKZNX1bH2N6K3qfAR+ckat8NPvwPRyqGZnQO7W/5gUJJ+VkV5EK5vk5zEcT716bTwYulrGL",
-	"FNhscnLuGveiUsm4jbHK+UP2Am6W0a1zvNHP3AcdcxRbYovgof0RwboLxp4Mv4UtlVLKvdoQ46YlNFaT",
-	"qHdAngoyV2qpUUT/K61aswbHDcE8pZzpNLr2wMh8TJdM0CWvBaOSLmOHORwMB8PyEg4fWYI0RT/3VFmo",
-	"ZI2HSScyTXLFWiqL+wqizfqSSauoKTO1VoNVttCPdjzXnCu236k2o3cD/O2LgzSjScISLhclsDv0PI+H",
-	"Lz2f42Gdz1GqdDlOxXhKeZJnrGWuERbQLIulO2iBL4bDdkGebqLmm7piUn158G+dRrdFEMKiFtuj2tpr",
-	"BHpQx7TanLk7FjfVhsMHb/XjYkkTE8Q82qKQV3uTve+fvxvByKPOMRmZ7Yw69+s+gq0G5D39VloS28Nl",
-	"tWlIfQlQOblIxW13Sg3BL21PwMLOGAMhxruYvE0pprjinAK7926UOm6KF77GL9sFSmb0dmxeWA9XAfOS",
-	"kiyZBlBTQ6ANKhURG5BLJmLCFaGShKem3h4wqmPyCvItySgfDp9F12wFfzDQasO/90/P3/Z/Zqvjtd8H",
-	"RQK9lkUW0XL87Lej/l9u3/z99Oz83ZtN/3zayvj0Lov91p3r98BTvzeVv3bUcTXXXuPP+nAoJHgH4MYL",
-	"IePygC75gTE+HtDlMlmBN2kkwh/fVH69c3LC/QH7tEwzFQ7IlR/AAiX2sNSEmqdSiw4jEdYoGuGJiSIq",
-	"RQAZP5YJKArJPE3QUjpJYw7eSTeaR/P0ELWGATNcjQ2r1klGl9wr9OSLnYtoeXBzWCty/pupQBg/WOcs",
-	"yG5KgYddTcxAVb5mbAmoSaC2COkCxPZOfJNmQCgREIWO6X3SPa1vsFrwWY8oNS0gUEGgLpXiKbW1OjH5",
-	"nAtZjuXiMenqxcsUVmrDELXs0jvxHtWbnaa5AJ87V+ZUlsuEs7iVw+GaY4FoC2tnr89NxOnHRxRzdwwf",
-	"rrMbt4hJ+F1ptLtHSdebN1uc227B0OtSY5spvmb93CPdBiGCVlmYNfLU9znWr31oVIJobuKTLlemicYJ",
-	"CVHu0B9Q8Ojrn8MthRDqop7cwh9i0dvX3ba2mjcivqLyes9KezaadKPwev7a5eVlW2J16/SRH7QIZAOb",
-	"4hBKPZ0QSsrxv6SLl3BMwruRtaVrveXXj/dhbw+NpSjY5RJ67Bo0tac8gT8iKiKWJLX1tyrAb0asEyLf",
-	"GCZYzRLg0RzkQxdwrLmlx76/8RiWsZQPSIjh12Mq4nHCZjRahaSL7wAu945HoojMtoHZpLtkWd8WbTYx",
-	"SsF6hHcPhTUuuOI04f9kYV/rwLEdZyRowq/ZgIQ491jfV3hcpCCAv3TCpmnGSLGMExuX76rla+EU94RB",
-	"2TKP5iPhhsH8hW7/2dHL4SHKyWtLDcBtr/dDzfK07EuTZEKj6+Kg7Ar9Y+nrL13Agb9d2L9bpc2c0Odr",
-	"dmDOjsyYQnvI8+FwJCBc4INwxTsrLBF2Mjw66kH3E5eib5+2wR2mS0BByys33Qk63rFral1ssWXQpIbF",
-	"M3jrVMTv7Kj6W/zwHgcuHoMvPmooNqXIGopcHtF6zu01TDs9OiUZEzH6eLoDKBx+LdJbgSnEfUhN1tha",
-	"X97jayqk+UWqXu5We/Lft6hktaL2Ru3DgLUff9K6MOVXV4hyr5KQbesVl471K6mjWKmX6O0/cDSplid7",
-	"1Owx8oxL1PFLFXaqheW1jTVb000k1BZBB1s3Npoif6B7JGxZ6YWY/6cZieY0lcDfuZhhixVomELCjCoW",
-	"ki6E/B72vFy4iCZJ0ZFnJG6pVvrDmCV0NV4Yw5aRpEx3ipB07dQgbDwjo85bU9iCwBOky4XeG4txcb1R",
-	"58QwfJAiiuEDfEBLSzRJUMaRSXoLXTGgAACLe/V1jnAEI/Oji+pZmzS53WV001qkcIvVTiFyKIhdvfus",
-	"nCBZK21rDVQuWTRAQHhwdRE7HizGKwSyBtdg9sTWHM5gXHJM/Dr8OHCZRgP9KlVAoZpizbYjA85ZvFCL",
-	"EEVt+/KCm2cJzAH5ewEQ11uoFOZfY0E51rYsv9n33uonqETW+qBvWFZJ1kEYc1VmtqtCsAJvrMA29Nt0",
-	"Sj+aeh5XGnUf24lZZGTbfkoQIkujOYvRDK9MM0X5DbHDnJBXp5dvxlCz0Txhmnmhz0MjOYnoghGV9vYw",
-	"Fdgdx1e2tdVDGNAFk+rKWJGqzOcRKg1ZFtRcaug+6PzEaIJgW6FvVFF9qj5UpddQJ4PeUI6c8GNDbdqy",
-	"mg6vxWyW0bihKnZrccYVhHbLK16u291boF5nr89fU6yut2/87W6tT+rLVVUzf/RTGxe9H0p5DaqakuE2",
-	"+/87lyY2Hbs/WQsEBtxbbb/LBrMBKXkMeycQ6ClVmpWSGYqdNZv2nPUfjXslh0B6K2pDuXe0xGP5njHw",
-	"+dYoWgag7QHJjfr02etzZxnSkrE+PTCLHx8cGLKPPDVaVgvpbeh/0gw+75dMnJ6/3TO6wXOerm/F/hqg",
-	"XxSqZZmmlxDgab7JyD9Oz95hEWsCscPods5ImGcJuIm3WPx2Ahe7qm8k5gY+EFo28aSUTJmK5qVpq1u0",
-	"34ctOQveWlNVHM+LtC5QltwlNSFSrYrE1NSHqRw7lAJCcbCE3t5Uzc0E/janikRgIYRgcOZGgk6u+rsp",
-	"5Wo+zZNkZWKLBRQrxwg6EPxMMz6WQNHzBzQXaFWWZgvjfAs1UE0pxn2QrFVp8sbezI47nZC7+wZJxisE",
-	"sXn59UC3oEoLW04Y31zZHEi2eRJrm1pb8QnUyME1ilQwYgZu1bulKMXeMiG/FJK5vRJeK1ZtFhGsH0lQ",
-	"6n/fyNL14i73CP06RVqKr3qEF3ks6MamSMoNyyZU8cUejpWiOueWaoigFNt6R9sGTXOtCr4RKqsJbjIh",
-	"V0Y2r7fGahVmHJkAkQY48WhPQ5+3hComIqupV1TloBbG21hHTWX2mjwOiUPW0sAVEjaHJsbpAq4K/Rbp",
-	"UtcbYKElMJGO4YceiTlSTvjYOnHC3MKZWVVD94so3R6lZ0Z6b54udbhsbDVqawVLcBdpqbJbkAIkV9iv",
-	"O2MR4zc7G26LoiFrNXDzxYJmRc1sIEWkW6Qn+/nJ9a6LLM1FU51O/E2PDvvkqZBWPjY9pG3vb7JM6Epz",
-	"OZtH49fvpPgIUkt5zWKgj7ve7gV0Oq8tD/dbzkTEbGjgdtu2fUEqtmyQvBRbFl7A7hB9jT2MtwGfIg7h",
-	"gNxJs9tReFv97KmpRo5Wwxbso67MmQ9qDpXN3A6oC7RooPn+OZWw3gPLEg0rUaKgSgArd+WAr5aXVHC6",
-	"2ai2fo5WasCMYsoTLWA5+xrJGI3rSzA4y1t99R4q6xLhQckJI65Wx4T9ltNEklHnnGZcjjrAS26p/uZd",
-	"KuJUjDr1Bct9yrzFOFBckFnRhuN7X5C9SkUDDIkIjwsoBwc5Lch2FyAdQecbacqV9WzzZHCta6bZvzh/",
-	"jfbokejiFAyKyGtMmdDY0Eb9oqXz8C4AOxAGkRaTGjA8ISFYrEMwr4+E04RK1vgTEmYMLeDhsUssN+wm",
-	"5nKJ3Ob58DAgz4fPAvL86Lte2ZNtIkMCZ0u0a+zYsD99zDhHrVHHHPS5MZc+xFBWEia+lKemRG1r030A",
-	"aTcxha5XMSkgtpJSQKC2Us/wAXflwUigLqJhxmooNoHSGxU5jK0TAKSRnLo1gE6O7C9JxQwbD4iROBo+",
-	"/5ZMVgqigwFeQRPT8jnotcbARiIol4MSZ0C4JNdsqVDzxwOFOBBC5UiEo043YVNF0lwdkxfPjg5xgt6o",
-	"E54QmXrhzUsqFTl8SX7mr5wtt2CqehGAAF3j+RkJ/SrMPOWZVAFWmnDn3BuQ/233y00cNU1u6QqXWxu0",
-	"jCPvroC5uBXrlZqsisPmcWB2CJcJpmY0lVFBvNv/Rh/X3chU28R0DqwDMuoEpBQvdTcYDO7vw16p9ijo",
-	"UTE3LTg2+nbo8le8qI81YjpIHbufAVzVN9ID9OohgKCrb1XvEkkl7gyJ3qhzH1rhzAiLI+HBNIfavppB",
-	"9AjGOSMz8Y7wAEulhg89Asx3bihiLmL2qZBy7IpDDX2hyZT2s6I17b5e03e17N4Fao0UAprQG0QOiBZv",
-	"Y40yXtFX/Z3+C2cwJhI7n+EEhl5vF6tkoyWvuL5bEApKxIoLz2fSpYKEmMJkaWfo6nQCebIOXJMmfnn5",
-	"hmRsmax6JwTMH0bgxRO4BRRxh+ammWRpPpsrMqHR9Uh0ccYLI1DJsEfoVEENaMJolnCW4WsAxSU48LP9",
-	"9PmO07zhDMxurX5lSCWavguIFnAlLXoPIEKZQw8clXFg5q+njsu8S2dcPHWb5SWV8jbFmLAtUd613ZS9",
-	"ETbsodDOyuvM5XZz5AdZ48qGF+smPKuZJcqzTIvYfgTMuLEms+s5Ac0KJkyzSuDeIi2l7wIerwhwOYSR",
-	"VLDeXqWZ/WHbi0LVmKc1B8SDDre6qqDxGOuvAcwq61exR3sJB8yNPcJbNwTHQ2lnEaw5FDTtWcCH2UuN",
-	"EppP4jGClMyZ7t8MwZZP2eAO3Jbw+RapsMt4WGslsEXuDcg1W2FtTE9GIN1DqDj9nCRMYZm4mM+4kgEJ",
-	"x+FIpBkJ++EJyHMxn0413ddoSShZUjXX86HE2BuQ1yZkOp2Co80Lpp4xhdY0LbGKkWhgYsTxGuRjoWmb",
-	"RInkM8FirU/BL5dKyxwYc428Z0a5MMFFVX5VWhj0NjdcK2M3HKKHMeBIMyAQmNzxgHztBKNundwTkNBq",
-	"EOYrI9RAZqDWKGylcFgbj90qNA6MRGjCdgaYSMGFVFREJpnCfJlREacLk9jZsyVg9L6/kZr+Ca0YZIwu",
-	"Ai9OC7dijs8qwiNh7SJQgw2bVqZTSPGClFTjXdYCs4ug7x4Nj8ipKY93Qp4Ph1aqKk4KAsZGApUIqgiP",
-	"TZYY3A6Gk0HtVaDWZoVW8gTA7UqmRToUucYLGfYG5BJ0GhhjJBa5VKZKHwkV+6QOYOt93DqGqEXpggF8",
-	"Mix3BJucaEnthKRqzrJbriUeVO5nTCE0YrRaAYJYDjzsEUlXoFqlAZQNXNMCMfBtQE6F3ZInuc34DdMq",
-	"k1wzRKCFB5J970ao2YOKEaUxC4iJ9bm/D/XynVlIunrwPtk4RB9q6avWYrgLOCuRlseNO/OKBu2eA3xL",
-	"V05YLRE2JmI5IOEtKACQbuksNO7AAuyMqbHPGfM1bFpIShJI0A3gNpCASFVSI+ro5XGtCokKZGAL+t6H",
-	"pKuvFhgXNCus0zCxuO8ILYWjzvFI+G+YoQaQWgU6m7X+4SjG1Ik/gWMIv//vUz1yD7pNGsL0jQY0zTKD",
-	"kTDDBpCVkYAPa3kBdjq9HCBY38DTqZL3oWtDo9nA3X1o1Xl9cBKSpwVhn2ikktUIlKx0CvnQQGJMbnSe",
-	"QIozWuUgcwZtrCFekAC8tEQAKmAZUok0aSRQzzspqppaG0XM2LJ34lDzG2l1MxepWhSB05fLaBwAQbf1",
-	"sEbCq5eFDvC5i5ktl82yV6upEmCPbNyrJupuXsgKcpMs6AqzwsO7Ox4PNFJpPF8mNGL6e+C/U54kpr+V",
-	"7zbRx8Q0F7q7q4eS+/uwNkh2t+puXr21djkHa5XXPtbZKgqS71+AU625wEMorBHuEbOgE5drvX45g70i",
-	"ev26iJsXXIWvLrUBABWAs+AQOK0cCX6aOZdMr7VjaacyjC0KbRSaYPs4ujbDtkg+rzQl8ZxcrUqd2Geh",
-	"U7HctdZ65a40DprLNdKRHlPfqZ7risprlFxOz9+SaM6ia+ny2pV1gnHT1rMXjMSEzXKB/YlUyZrjZ+qd",
-	"IDlDdwcs4bc8VcxnNy0saJZf60U+Mp+ur0p45VciNKgp2CeFFNhWHyQFk8eMSu/ogO02HF4JE/aFSXco",
-	"r6xp5zGPZXOVw0JaXT+6M3rNjFFNebbask3xGCpL2FqOmldAZgRXgfHOW2ESz16L71ZlWUsVJV10XgNQ",
-	"u0TMZmWhByWiRapGwvnYKga3koBu+i1i5WQqVqU+SwjfRiCD+is+T0MRq2Sh1UpCzFFiH5BTw9q1CLG0",
-	"0sCA/M2YYkGedytx6Smnlz+Pr96evXn/4Sok3ZdDIlEjdHrHlPIEc1GdqO6pgt7RGXqgVUhKEqqYs6Wa",
-	"M+CZ5jMBkan5hIkqgkEPaXrNCFeVhk3Pqu2aakun3Rq8SwUzvHaXIOe7ffBnzYrxcQuVv/+SGLhm+thd",
-	"jbDwHFhZlVhR1RPkQ80BtE5+TOr1fMFYLBELnfOpPIBLwlv1PLMADGxkjaIqthsC5PDjkWg2I+DExXgm",
-	"1RxEdK1olKwM5mH8sVYc9PvF7Gba9tJutkZ5w5lDvMZD4+20BCZsaHNXpct+wm5YQoq16UeWGV9wBcG/",
-	"qyWTu5c2qJjy7F5r9lJn38O+PNuOc+0118Znx4ugn8YqvWZosd5MYGqrf+8wV8v6y9WWa1X7sDFsUym5",
-	"VLTUAK0pGcrYeJsapt1v6QEAiDVeZmzKMi09ykeWfOVKKrYYL10HtM3bcfcQ+Nf3cXuYcAOxfWKbzS+p",
-	"4lMetSMTldidJJ2FxyQU3hDywOzfKPch4LBRj2OqaIjlpvS7M5aFvQHUUZtlTMpQU8fyYO4nM1rxGUdR",
-	"qaKJ1sntrL0ivsEGRUJcxwyz0vRlDPx8Vy7BaFmE63CFzUhFbRiDzdLfGLfbTdIZBlrun7YKx+bjVcwm",
-	"kFXMxTSF8CDFI6+zvRc5FGVc8YgmGgsTlkFQ0YJlMyai+pJueBWtalD5nGFrYSl77LWhwHBz9b9UmkAl",
-	"6azjDfYoPZ4cdpXA//Gxy2/ot6MwE1HoROubJ7RWNQArE44E4Ms4Nmou2++6xoBnrIcmfM3WfgGr4TKh",
-	"3PHbdIpFEQ8QhJeUW+HdGVFjxpZ9CCxECd+mRIxEN06Vwr750sYnkdBEWw4irlYh5pISAQzWT6cIgVf9",
-	"OvyIlS7h02AYYizISACVlz1jQiTWNGqXDVTBCnumuYskIWxFkwX7vCFAsLlwMBLvzfdSC4EQK6mfFqka",
-	"F580Q6JcwN9S0UzJsZ4ObJwiLj6YIw5Honvx5khLhFAFsBjRfZop/D9YEdFamuAHLsIBOdMDcTEjXI5E",
-	"RCXrSyYkCDuDkRgJz1ql770s4k61SIROWWnVF6JuU+vu0BKv1EBldJkJAxsxhCoej0TfM3EeO+Dwks38",
-	"/rB6SvDMhK6znb43sHjC+hVmpY0EQTqtwWGtv2pYMRdowVbCJUP+B0GJI0BR2laA0kMeDY9e9Icv+4ff",
-	"9k7sym0MKWGfliD3gmcyLNujwpomt8ee1Rba82H5TgLipdmlvqCFcfVBDzq/GqgBrVIjOnjDeJcCPVjd",
-	"7rtgOWFll4QxYZWOoOe3zcMdN4W+krDsXMIGgvdhEV1r7OPOQJsnCod05vpjp7xjA2n0u0IkEAYnhVKx",
-	"pQZoQOkN3gC9c70mU0cCrXAaiZEMeny4Z0IMw4wtGVXjhEqFBCFaRQkLT0iU5kKTjiXL9LC2n7eAb6z1",
-	"5JqtSBczckl4Fi37mgb3rVmx/zNb6VXbfhnmJUOnDCxReR0e7xlSGthm23MmKu09AKKKNK1Kew90ihrj",
-	"PGyqsLT1APfLclFYOLKrAWB+lovzdGpBDWNG62W1wJesNLI2SmEWY52zPKJZplUzBM+BffRKS1r6WtFy",
-	"CNBjnc/FtZ+YWy/ksSWVkskTiE70j2hA3ouSk9k6iZ4NyXA4JAtpmo2dFLY0OO9ZyiSht3QFvkSMetQj",
-	"4KlOspTGEQAbFABDLyLWiJGEIvuEqH1AAiHSXGsYAZqB9Tr0WJocpzcsC4hKR8IEKi31xmQ+cXwdVXcm",
-	"QmOXc2l8JsXb3KSNDPDBxZojaJL0/PwVI+sujk19l7GeYYzLj72e55Xv/d7n5Z/IhIHhugIARSP10iBr",
-	"UOL6q/trKD9VbrrunsMCzVjVbySwfjaJ9d2J1F7Iw31e7rpLSrLrNrp2hEV+avXr+vOrFa8L0/KzNV8O",
-	"dmo0P5uiXaVWz09Ykf0z1tTZs5pvCXJ2KppfEuu31xFo6zOrmq/WpCSSMZVnAiUMJ9kgHf5GYnZ+51/G",
-	"97btHXBPPXKnK/TJQdqBiVs2zgYIRXA+tC/U261Bi7wscqEeXYP07nAHax6IaLv1mVBsuWv7zeLibZVk",
-	"T34rZTf534JI16ZerN5C6yuw5/QEV2DSM3dU4H3N3WLiumeiRmxGcR+F5sHGUmjlSS8Y+OJkqTgA5Kol",
-	"dGVkBS4hp3Sw5sB6/DpqX1McQltj6yVmmD42BF1tDGaohSDrVjZCrwleMCKj1m31Z0nYJ8UEFtANeToA",
-	"Wzjos5+UVZkP4MmwNyCn1qNVE7mLjloWJTQz8xZDcy0qg3z/66jTNEu01pxl1Pk4cIPI0MRh4kbmVMQJ",
-	"01K8lqRHomuA/woa0Y+ABY06WoGANDSTbefS5KQpehHC3g5mDJR0/IAVLm13EPwOy1SH5DbNrjXDoWLl",
-	"BO0BeWtaNOSSTNMkSW8tCunrCEjGoutU2MxUiH8F1x20bQn1kOD9U3NIpyFGPSZdEzThbNMYtEvCOMfq",
-	"Kp7iGzjNaiTgfPSqg/UcIBcrtp4SlgvFk+oZTDCCDVQS6/43qjYUesE4leNSgXHUYR1dOnBkCbOSjFnD",
-	"CDUjwUWU5DGka2UkxMLgdhBDw8gvGG9HslxIe5cTGl3PYBvH5HAYaCUOdCbYwEhEWrkTKZmlWZorLtiA",
-	"nFrFzi86XUApgJe3KwtcEMWlzxSDQgFt4H/cJlYWpBLDErXegSZHKEp9iJcTumt4uCKyMzVdpkkyBgJz",
-	"Q5NxUyEI/RQY4MyDROazGZpcVVpUOj8c2tBuVxXCYwcvq+EMw1qGULDq9XoQvgLulDhDXOpuzRyzZ5uq",
-	"ucf6/ilfW7jbmty1SyGwgjCUlLJvXz4ftuHR9d6Zw+H2RDN/5loH7ObwKCMGPnp32aJbUBnCfkpvIb0a",
-	"VSyN2zZT2pJoYik06R6SeZpnm+D9+bfDdZivOeH7Lxe2t7lg8T4pXy1LNi3opzGUkI7GGVVsnPAFr8nt",
-	"PGdZv5S5FzEsd2FwGYco1eUjejzSdRFsS5aRBRe5Yj2T07tgVEjICbxhWcZjNmiVgdtYvtnGKtTV308S",
-	"qOugHxl4mkuLdLf69vgfLt71JZ0yYPpo5jkhWBdi5Z8IMxWpa6tx7F6svK4GiylDbspS119oXapdaf46",
-	"quAD5WNk323Otmydg3eeJjxaneYxV4+xKm+4Cyhq+cVqYqyvZL3LhJRM1SbeFoUcAfw+XLwDk3e8VzZt",
-	"S+LBl2MumNqCc7ZmcPfv/R/S7JZmMYv1XxgjCxT96uLD5dWb78fnF+///vbNZa9VMbtrttqSgixSckMT",
-	"Dp5rKI9jS/rtfCDlwmcFpqb5JPHQtIhy2K8GV5qrUmwE8IegA5ugCoog3fAY7CCbqwWvXwe0ajFakPUW",
-	"1tedhKwU6EeyPRoKTs9cRFBAp91KUNQYLhVs8qYooKh8aM0I8trWnK0Uv16N3flVIiXtmfkXwYV6+bx2",
-	"/3Do7R51F9Pm8ar9q83dFnsHB2nLZSVUqk2Atxv5wpmLUYPiqDddkojd0dT0OoCOQylkqoKfvKocmJqM",
-	"poBbY/3Wdo3m7FowE6dNm7k9mubZSWwe1RM0zLNTaJ1k+/D3jZfzxkOICqoUnTVrelma18ZyTo9evDTy",
-	"rhZnO8ed//512P+O9qcf714+v/9THXWb2XLvO9HEJay4KDS9nZUjfdi5eKnGxz13tlfTGcT7Nt0lYVd/",
-	"LZ6vL8CLdNffReXIS3MWTVQrPWNK571+580Yf2nI5sNwVY9SoOnD0VKP52PkelXHVvWclywqajo/AFJ2",
-	"Q3g9rcX1xyjB7C+8+SL/WoLMajVEaOXRfgu290fd0eOl1NUFh5BHjw14DKMa/ksiSxVBwjNBV76Oh2Ng",
-	"M0PDkz42IWSNNJkSs2lIUBcYiNWidhGOFxRH5nZce/RZOknYorbx68UPr8l3z1/8hSzxoaJMeo33SDVV",
-	"eoF173JxrtFMLSLC8Y8b6gR7bStsE5bnR0e1VUq5qnZr+SCWWRoxKTV9Im+EwhYqDUXJ/TfpJM3V8SSh",
-	"4rrTKozYzh9s6l557jIDNrS02CET+NS8V3euO+Z472EX2ta3r63dqC4dZacs6DUVu7Er1241yB8xWMGG",
-	"t8EnTQG8ggDQnAGKR0J85xNELDyWfcgXD4ytqNKozgFy4Ke37GIqqkD2rqlJ4JyyUUDlm4Na6pKk0ynE",
-	"t05WzpkFWX3GrxUW/m+7GyjAoOxLy4xN+afSLW2zoW8X35s71zekTOwZKFX2xZhYjHIuWhMXauxShzf2",
-	"KAa0BnGtvUGvRBp286NDnxATrN6lEIFlg6PRY1kUBqFi5eLZIRT8mEDYd0Ag6DtwxSiKvyDaG0QO9kn1",
-	"sBbRJFXzdca7c7mNcqLdx/Xgs9JST0h4d2chu1pqBKKFTbURLsA9AucAaRISLNQfLt7KQat8PpsQVysj",
-	"6WHrUuSLaihNa3TlUDQC21DSGcOOLhVM3O7Pgl00gFKpE39j9yDXcto0vEK3pXNdsGWaKfBl+72Rfany",
-	"aHj0vH942B++6AQdTFl41j966T687B9+az8cHvaPXtQeqPMB70ox44b+EiIV/X+yLK0mDmDaAJR9NW0e",
-	"MeOGLrFdO/h00pi5/J7+s6Phi2G9hbBNmtxgWz7ZLo31TdH3xvZ5DY46d7qP66y7MCt7vRYSs34o+Azx",
-	"+7oSaltpd4sAnZ4rVAAJWdaZvn9oTgimNWyIgHGqfuk0F3g0Y0qOhO3jjXEdZ1xKLmYN21yZXt6HvQH5",
-	"HpmRqe0pTAh3O2NWZdR9QqkvmGTKRgbu2TPRdHOohtpJqHTIpZ96kopktXPzqzornDNI1Ph3dop3T9LJ",
-	"+uJfcUGzgtV1J1Syl8+t03VquJnGf8BWW3qqjRukIqlt5m/Fo09UjqpmF94mKZngQVhmPvjSKhNfsLFV",
-	"Wrce9b+EOlQIVy7rqlzRq/eV6klBJ894S/dWjf6kX65qUcX1FtBuULSMOLtpVhYPXrXA9YAgrpOuluVi",
-	"msWEJss5nTAVkCWNYxb3giKHQYtiRb5OxmiM2WF6zfVyWZ1OU0XUdZFL42nXNjhAiCiJCpuX1KI9ll3C",
-	"Y2gzzcbi1vrMBZPqtZ/lU16Pa79X0+Plt4AI/T9MKsZClJQLGRAuf8kXLOOR/lMfqf73VK9M//HedYw0",
-	"6coXbMY+1QadrDdWtinag3oScmO7mW1sKuLanlXPybQ+Lna9RXrLmFSKSTUojvDB4psd04hv3vU0teuj",
-	"kcqxgEHLTnns0xK7t7R/ZVP76xKQ1Jacb/LS2fvdTNnWbsXbQWB37yZqgvI38EpT1JorebtTD+fi2muM",
-	"hHaN46ZQB62EHH361NDDsTnUz2zorW0jWYktSOPVDhhg11lktu1TLLx6wGu1wl+tCo01oROWBCQcdbDW",
-	"9Nmbq5/ef4+1pgl+pa8cvxh1gNCbSG0ZpUsma1sM79P9eG0QPe+46G+3/0C/5SxbPcJI9y0JEALD4xMf",
-	"T1F5IJg9RnfqKGMK+bAkC+z9UQcKG9o0mu6+2+ommd5w+uli5W2ZwaNVSKq5jabWGm2uwyPn+vGxynIR",
-	"UdVEnCsh4C0CyR4FBQtquS0oyYZr2WlxW5213QWbY8obb9F183uCa6xl5A/lQkXs/xovsg3IS8LUj2+u",
-	"yEEuWSYP7nh8X9uNw1r81juaitTVHsZ2VxMaXdeKcTWccHvo9Ca5ISuo0rbD8bpXlPIz2ir2Bc5prb68",
-	"bAet4+bFVtvoFJ3gM0cm/MaRlaOqzhD4QNIs8zTDNPbve2yIvtR8uaaRtCPEFU/Im6sAGkEE5PyD/t/p",
-	"1eufAvL9m3dvrt4E5Kc3p99r/eD9+dXb979cblQNKiwCiiOhafDghIR3wIHvQyLZDNyGvv8BEzQ04xx4",
-	"fB8M5w5FNqJHE9uAtbW9Ezy6x7+Sq3q2TSUb1zPB/QxO9p3JajsHv9sUaKdvY1OoeIAFDKDztW28QIl7",
-	"n+jNQ1jNgsZY9LTOTFhJTW9uMfpI/cTxh9YtiHZMDWsb+y5adFIvVIqNFj0QwHdiTwjg908VMlAbJuDA",
-	"3K3YnsIayJVAeGd7F6DZI9lyEGW/VEbHJb1hp/KqLPPvVrT10VXobdSjRrBonYPVNvjg0kVdVqwuuZqP",
-	"F7XOzZAu+fiarbBVbyXTDOeUhKKfxuSX3grIUPOyjnwHrkiFhnEzbK13NqLRnI2l5cObY7OjOXNYiS8W",
-	"6Y1b37y6encmvxC78GK+qwIpT5jpN9mNMzpVvfWztxWsng+f12fw2icth1wL9jQ5w1gcCquzQhE/SO42",
-	"i6sXgTO69XTf6GfubZPl1kLqD/B4rXTakj9YDFmr4ZFmCusHIS98K6YptH2pl8iMj3d8UwQ0bInFKcU/",
-	"4BA3PDaNZlq5ntwb5sa2d7pvjuSF3hkEpS8I5IVLBtVGc4pjEt5dcxEfQ3EAuuT/ZxEtA5JnSUAwUDkg",
-	"eNQBgVDNYCRURoXU4wVu3DFV96Hn+8NpjNgyWUE5ivoGr5XwZnOrdU6+Yqr2mKm3VuquiJvsBJ1FtKxP",
-	"4XJh5RUh/KfT/tGLl2TOPln6VhyqFw689a5cwO36L/ZcNxl5tvPJHcWtajlgLYSjYRpO6uNjpVs0BQQ1",
-	"YKR5fvAAeclOWUXBCoIFNhS5SMhYw3pD6yqMpcygAo97Fk3lS9TXYeoD5DNk3Y8hnRUJFVtks0oqOpXY",
-	"cw8fCF1FcGhos6QzZgiBcV4nVLbBjH0lPCZlrffjcyuFO7Kl3TSzrVTlUdUOX9HwfO8PAFm4ozdCZavH",
-	"Ka6wuxl3H5vfY6Vpfy2WvborrzfYmaA9/5i3dgk2t/w4lEnKBu3p86iNOP9+OuNncSLt4h6qtyqeLpfY",
-	"ud/2qsU9fyMhhoV8uHh3QthiqVaOvsP3WDq2VlZ+RPdgjQVywz39jau5Ji5FyuMX5AOsWMgusI7EsQbg",
-	"/+Ar5oM92FpA4DORL/fDV9eb3e3Odkf340xfPN/S9H68Z27Jkkp5a2qNlDH0W42afzki0ZxmNFJQx9yW",
-	"5f7LEZmslOnP5M34l6PShN9uux67VbeKuk1tOvEm321aKai0S12ax+z6X7/4Isn5EbIKi9E2ZRZuswLt",
-	"YNFrzh/bvFk/PayatrrX4sqZUW0yoapLdw80rbw5VHvbmhd8wa6Mctt+Q63CUjH8tGZDTbtosrfuYBpc",
-	"N+w9lDPU2bY26e3tCX2hNpdvu06vNjtsOrkr44La7dzALXLpWuZtE8XMk5sOCzuG7D5kGyTwV1t7Djmv",
-	"K6vzBUzVDwY5mtEkYQmXNW7RQ6xfCukyULHOhsGfkEWaMfurZoFUrGrKVvo1hFS6HKdiPKU8yTNWj0AK",
-	"M+jLlH67U/TzefzcAtc3VD7LhyjnGrgeRWkDKP1iKpue/SKvMQTtbivAIrtjV/GpDKY/wK8GRKFNLvwF",
-	"gBmleRJDlmqWi3rIbIlCmyOM9W/F+mrA/5ovl1seUXRnc7rUh9w6eEADr8bZ3SAInLV5re5f7WnXFESH",
-	"WSN2re4s7QCVA6zcd/XwSidVNYkUe9wEk4+GXQ3n8vkQzF7Oet0qa15blxDx8c1+n91xdHMkncwTtZvL",
-	"vjnMcHdEqbPPZLloLBsJUT5ZLmy1HVdKAWKp9imX6NV/MW4dhwMI7AWYO3PfxyYc3gXf22kxdlj/Ja9U",
-	"oTkrhJ3WIWc+fD5u5NnlLVfR3NdS97M0lDTrttFT/rlVB6jD0ysqr89NVstDCI4e5zJfLGi9Weqz0Bx/",
-	"DY8i/oLF8wGVGe0I6/jlCvz7KIZtEeBvPfDHNuN/WvKMSbPGpsKqXJk2k+bxEpHYaT91NOnZEUnSW5ZF",
-	"VDJweBcWqFrDrx9xuE7dNHa7qpI2yNEVFl8mdNUw6oZiqvrVb1xTCZHeBuCRLLpVkFuQxGw7T0W6a10m",
-	"TP+Jnh+TZJpNWJ3MdYYoMkibLri5HOzYSzOriQPFLdi+9iK9JV00u5sKuoL1BptiM2sOJ00T09sJSgwY",
-	"BubOvKVPHSbwLtcj0JWNVRQOD4Qr+OIhYC26N0kXu4sHjyBlf2kpYhfuW3t/jsk63r9BkrW73XAvjyHG",
-	"bpDuPw9HqTUnfcGiBEhn5B6mKi2zjC127tiLzOL0LmXg0ALmLfUJeyfaqx1j9Y9xVKnxshkPG6vD7BwA",
-	"/5kKwJWAoHrSaze95Xh2M/9ohHgUxG5TJrU5ZV+//kttxOY7phTUvoj5jCsZkHAcBiTsmzZug/CESEGv",
-	"2RikFS7JLRpiFsuEQ59XqEgqCYZVV6sqHH1bddD51WRP+/9F+/8c9r8bD/of/1xbUPYDHO/pDEAti/dT",
-	"DGiu5q2onpY4ypjQLjLEra+MDnXhtdvD0yGNqD1kuLnfmASkSjmRmnoi83TBlkZk2i7Bips0cn7GHc/j",
-	"bfFy7WkkPGLGv7l1IQumqK3MteMyzuyrtYvY4H1bppKrFNWj7VaBa54ke1zcpX6vxbVt9BWtoXwFc2CS",
-	"/dDn0UG2FJ5TadjZcMruEBbRclwUtd4ONNFybEX5/WsSQdANUxujiB6JMas8E3KfSGR35Q83pDQ2TXJN",
-	"p44On//l+bfPXj7/i991apfuRjuGcdguRT77QN7xsWv+6H+8GwYvD+/t973/+FNnh2NDH/6eDOYRSiVv",
-	"6fG8W+W05sqthw1ljh5e8HjLBva8+N9PveNm0LNBGHsC31419XarUgfVudZL1JVa9tqCfJBIPSkV7hp8",
-	"dcX1alfe1SLvAjrXrlXXKxUV7A32RDK/RF4VEVqzp68Kg76WEnkYV7RzFdYGjMSAov21DZfk+XVnY+4O",
-	"wZsb6HyOhMV1g6wpGU7g/yY5JmOL9IZJwmtyY/ZHpadIV9yZDFTTF9dgfnuO3O45ad6Gy1CyP4qBx/0x",
-	"FJInq0tfCady0u/hy7LU+1njowo6+GK4g4yxf5L+xgj/VpGCX1sZiQ2nBN2QHxcmm0hp1TT9iO2fH8l2",
-	"vcUeYW9qm90SDI+/Ewt3LejIutjjvfzni6buRnu7qWwGwpbssr+yjE9X/5nmmaB7YoAREbddbE0fCHzY",
-	"1mvUwNt3nmy9ZSuE4l1+Iwtp9JqtsKouLBgGiUeiG96NtNIw5dliQCP9/ahzTEYdGkVsqUad+zAg+hno",
-	"IIE/5ZJlA6uuaMgedQIyMgVE0wwfYr/lNJGjTjASI6wbi9+fCqEHheLDNEYxVypfcLYe+ogmyTcSknZJ",
-	"luYixsDGOdWbWp2MBETFSewdC03q8IFZ6kpRYKL/jvhQslA88vWcmEKktjYvlD92Ew72WKy8rm/M793y",
-	"MfFPyh6tOS2J7fu5LN4waXim3H2X4umPBGiroQQVRp8ADgArIFz18LA9av7yeZMPo8mFoZG9Ic6CfaKR",
-	"IuhW1xCCW7AVakpt3l2B6s099K2tc9ca/qXwMT1GCyLRVJCwNqz3TMOG1gFxjxk0gG5q0esXG66UyYEj",
-	"S1bkFzDZhFSRhGlkOgwHG/p4NeVe8ClvlVzjHg1cu1ivnHBj34578IhGecbVCjzLhlIu+c9s9RPkpdaB",
-	"+TKhCuje6flbTeICEv69f3r+tv8zWx2TxSJajgeDAWyY6zcww9V6P4877uHiRHBKMAAxmrHsNK9NWq2b",
-	"+hS8Z8agfExewfvlVQDnhPODH4tp50ot0S0MWZiv0/Sa1zghX2XprWSZTZLFGCIJKXD6lpN0ZswG+uEI",
-	"B3G7NcGFY/Py+p7vQdia1sRPmVdJwjQh8ezm0lZy0U9AQaDuWRqzhLzG3iTEanY9U1QDQ9Xhb0nYDctW",
-	"I2F0ZTsUVRAWld6KUoWhgMiUnL4l0C4a2j2SidZpb1iSLlnsQuBZwVe4GozESLxOxQ0TsNzjkeiTc6rm",
-	"eoAsg6R72/nHlDE8Afqnr9X+ADWVCZckLJr9hFBbf5IwTfn6WMQeuCTEmWEpxMIfHBD2SXNUwoXksek8",
-	"RFdJSmNJuqGXeKMZrs0YC3HstzEO9+HD2+/lCQEyqehiid9e/PCaPHv27DvNdj5cvYY3oNlN8TP0jAy9",
-	"Dj8HpoHknzVPCQek6PRJjCImScKlwgty7Sa5GAlCQmwgeUx+vYMNBzZo7P5jGJBbKPUTwi8hdMrEs1lS",
-	"NSdcGO5isv31cN2wLIT/evhx4HjpwIoVYc82/LRhfJQ4ZxPs+R3HPAgItNMyC0jyWuz4dTAYfNSSDLIw",
-	"LzQnNMtVc7aC01rSGRda/IMhDbZJQnM11wAUQXdRPYpeSVhBqJAgxhHJlBa1DF5quATEPCG5kHTK9K7N",
-	"ARgo1OTe5G3AAND6Z8KIpAvWTzM+44J0TUdTs4tLFvV/YCqa9y+5YuFB+B4eA5Ah5A3cG7T5Mf33NavX",
-	"cLRGuCBgsZ50Ybnwa7bCauGakQAAeDS2+gicmxGLySSNuUEF8Ixhkn94dvr38av33/9j/OofV28uQ9I9",
-	"JGf8lT4xY6DqnZCEZjMwqjJJZkyR54fPYOhz2IkmJMfE5iAfBsPhEKINZWA+uNYRcPr4nWk2dkKWLDPl",
-	"Ls0AR8Oh3heQMAeHA3Ku2SXFpftQC72SyPOjIw2LeHVmg0bixMpKlmh6eYjHfrew+8KQdNx5NhgOnpnq",
-	"psD6DuiSHwCp60c0Q9vHjNXICwj3UOfOo8ta9p9hw6kslgER7FavfMozqQKSLlGqTVZWKkylAexUsJEI",
-	"MU4yDAqEMGAH2zQhLxaHuksqcQXLjN3wNLdo+I0sY5sREl2vgbexWb9zvstO2Yf86x2yMijpUHCyIgDU",
-	"qcjWRAfl6fQo+SThcl4bEXsf1A+L7lt/VNdk8cXQEzGPSuLlYV1XgfoJTECgP0NV/qwu9WNREAVg4Gg4",
-	"rLYZ9Oi6pudYe7VNHJ87dgi8Ava/JubQGUOBO4uxceBzXEDduG6hB69o7FWQeT483P7KB0ENEWIxvvRs",
-	"+0s/pNmExzFDQVTaEH0AKg8BbB04jZx0puGq46PWR61oLaJlH5WCjmZ9Y3hgjA9A+3lZg3yvwVigySrA",
-	"nT9l9/TolBwOhvgJDRK9AXmv8S3U8ADcUTBmap9IesPsOFoz/2/nrf/zn8LA0aoXQy8KPiDYDc2qnD4F",
-	"OCbPh98Vnd56gUbakYDYGyOjODZTxK1pxMYxT5D5K9BFwGW1oCv99AK7wml+fJulYjYSuVA8MaplFutt",
-	"OewbkCun22tyUHSeD0HCMGFy5nk9LATMj0TGprlkA3KRJ8x18yYTNk01m3aPH5PQENeQUCLZgmo27SS3",
-	"vw/+Mfgv0qUjscxYP2NaBWJE5tMp/wTCCdg5WNw7IaF3s6FmCfpSjjTjKM77hDg1CugkHKZx9QF9pMQb",
-	"BaQU+/yL8jhhES02sM6SUA9K0ulIQO3DjGlSPcuWkf4/Xc5/SwJyyyYyja6ZKg9hZWQtPdqgNUOli9is",
-	"0PT3SzOi/70kHy7eVZbiCTr6oyZGdlWQAhAQVFwCYhx0wUik+qUjaDnFo4AsVFIZFGHfjaNpVB92ZXcI",
-	"ezsZidBGrg0KI1x4EBaRoyF5e/mefPtyeHhCQt9SOUiomOUYoKAfefnsu/4h9LGUetzSo2hOXujfQkIX",
-	"qWbg0EbpJuURC2wv2BsesxS6lbITEhqTrP/WSOBrej8BkUvGonn92yhFm+gvqx8QxERn7spQg5lTORKo",
-	"FRPUC8w94grCE/umxqYixgua3uKfhMf6ivU0PXzVxnaFIwHSs3sSVCYtCdlKuX6J3BpejeTOsY2ibNcr",
-	"U2vqUdhSZRbHSMq2BuOgrDDHw8dnjnWMEZcYQ7aPodlfNXPUb3y3/Y3XqZgmHG1Yzw9bTHGOOuxVmr7T",
-	"Aju8d3TUZj9ea/8K78azhZ60VQbekn8j9fA4OMxQlagP7vQ/Yx7fI19PmKqxuHwP30uHpBr/HHfDtSWM",
-	"3pgn2KdoTsWM+UUhyiiE45VRqATBz5vWEH/1EPZ8+xu/pOqHNBdx5c5xhw+5c7y/0p0HVmEq38CPTG04",
-	"/uHnISBXBpyMUYIrSaI8y/TeCxHpd3zhPzIQofa+7hlTlbuuqI11qyoeOYCY+xjiZJZURTUm3teAyIjW",
-	"M37DhG2jrjXmExKKPElCEiWMgk3T6dT42AkJMcrdcG8b+h1qyRYi6mDg23maMBCEB+S0Sle4tLBgTZrI",
-	"sDXoIJXhkqCcHI9E9/nRUVAx2OmBWdwjfEq4MqmoC3rNPFldwBQDEt7STHAxkyHsVo6EFab7RpiGuLT4",
-	"hkfsGKOGjBKQMWMGcSJNhuuzppFCFASReyQmGaMQ5ma2gaYvcHdgw17BbsmC/k+aWUH+hNA49udYe5qL",
-	"NBsJW625RnaphPk/kezSkIbTSnb5TKQHl/g74yb/UgKOERH2Z3aoEbUXcA7iHEEJqzHsTSlb2UCidLkq",
-	"qTWoGScJJrsDVQRCZmliALpKTEI0JkNMAViT+3qocCS6Ua60Nl7SoXskFwmTel5QarhEMl2H+9/b7T81",
-	"+q9P5FGAL6atgLCRLld/oPwXQ3mNEw+Rbi1c7YDzRpp4Aow37kJPK9L4HLiSIJDnLwOTIcAVCZ1kEx4T",
-	"KlZa8oso2Cy1WCVi/RAXI1HWoURMpkxFKB6fHp1qUSOGcPoBORVWdnHCkhGFkN48PzpCIoMu5rJERLiw",
-	"bsxwQM4L4+OabnfjtsqVJ4NdM7bUX41EYemsoTtm5C+vbpy7Vf7eSMBDMdOcTAU5jZsac/scRLZEVgMS",
-	"O6BqkRBbq7GWXGSX+OzngCSYqsk3BEVjYC2BS4L5HSus6FEC6PjGSjH7uZPG5uUH6ay1dBlL6Tvb8oC8",
-	"VRKFowZPj9acjOsIfVZll9GAvBdaX6vQRGVvHocF7y/qnVmeMKIV0dIgnmqp9UfJQAkEjc05ariIMvDN",
-	"AA/RM9hfbqnEQpaUy3oqW7EXY5b408h31VT0L2SSNjnqWOOnxm0bx3/od19O2DuNY2enUKkhGvuarpFa",
-	"tGMgB3fwL2RMbTRqX5ikrwKTnWEJ6ZtVzbQexxU6cSEU2zmtqpLSSERUaDydMJNTFgMl6B2T3BKQgtBA",
-	"HEqtplY2jxe4vM1Gjlv6Q76pAiOei4NHCBjdCSLXDOsWIluY1xuub/ik9LhBTPk3MKZ7yLnDBZdN6cXt",
-	"7iecBFufhKvCVKensr4PyEXVKF1reT72ZRNJV5LItJBADC0sGaL1OLnAt+MN8tGagR6JYQtL/HbT9VMK",
-	"OJuK4XwpI/YWaecPe/ZXYs/ek/6sGbP3FnkOuLhJrx9g496ZeNWqYRe2ewQEFEN8TSFoJVxcSy0WdkvR",
-	"O3/2onR6xObuUCOiwUPfyJEod7vW84QQ93wQ0SQJj13EUNem+od392GvxpNoku70y3pceI0g5qECZ8gn",
-	"hLaZMH8qzfgDNNRjUiDGffcCb7wiiJrQjI0EprsVtTKCUkSTXh2clk18sm9/I4t+iF0b/Z/24bmRMEkH",
-	"PRROTUCTYAzbHkyKjtHk1Bz9LVfzNMeQbnHNTOgTeDvJ86OjOsr7FgDqs1BenKpKcJ+SwJZmbKKuV8Wt",
-	"YhTn747OfimyicdfaIrzLM1naOs28OnoR0tKiuRvZ0rq9LMncBWcOT0ThJwJhR2REFyF4Uk5aEqqdCmJ",
-	"nKe3mgxw1RxF9cEu+cub1l+ZLf1rBAHur2RcaWm1bCVPp9MHmMkd2O1gKLdc7AkgFbi2Z8ZccwWBsXPB",
-	"mCJdyRhZs9RgsC0GtVe8TgaOy5HiRVpc18QK/Xr4ETLqw96A/JJi5D0eqaxjTtYN93lxoMgVbGIXWML7",
-	"d4wKr+csuq7ggi9VZZCzME0zL1GhJVJYAK/HiTzm6mCZJjxaNeaDvRfMJI1DohtU3gcrJL5HsjRXrJwQ",
-	"duyVBVjQuEhxHIlKTtk1W0mU3vDpQqRCV+w1W2E0l9Js0hb7Lw8yEiYTeEB+4IliGZmsSOhqU4cBCa/Z",
-	"Sv+FYqLkImLhiUtFa85Ea0ovO4edn+rTa5lf5hXKLtBja1GR+sFwM48xEpxE/UAbK4HvnO2G5apsutuL",
-	"30m6mwcG2xPeEIX+hVLertYzQA3GA9mwG/LpECDER4+8qPkBZCoDezVcsoJO8PPTaEAw9hcyNpm5bc/6",
-	"dci45DMBKuyJ36XcJmxzSSSDCnpeE/VLpvpFIYdiHVWYv/+6GeVn1o9MFZDO8a8fffC+VDTTfGZSroBR",
-	"Amc1r4HmFMuq1Qt9b0QsS/eJkYgTUygHLi8gfEqoWBm+hybn4ud15eQdTlrPabYX5WgGlI9tHGEGUNP8",
-	"YeC4OyVquLg3xrO428Vh7YTmiyuCTnOJBqUS8SPprbD3SJV7Jl4HIGs+gg8jYfB5vbQDl+QnpZbvRbIK",
-	"yCVdsEuu2P96Rz/huJd695CHu8zSOI+aMuiwXfkTEdBy9/nPHJxQacTeoBvQCMoCBVjhxb8xvJ0yXf3c",
-	"BPV3l1TXgJNeih3eB5y+vhLQB0oX04yoVt9vVabivKRMQ2ABKtv+XAHmuGcsYkIlK08Dh3WdEJGSSory",
-	"SIS/ha6gGpQcMhFNmsAGpXxsqDzk5b93IypZnwvJhOSK37DeCQkVnYUB5AwrNkuzldVC9HtmImufH5Dz",
-	"7eUxBuRCy+amAMpIgFKGxdVoHGdMyjLVIF0okHL+4dW7t6/HF6dXb8bv3p69vQpBnVtwkSvWWEjjjbmS",
-	"XQtq/LaTkN4g7is6e4xh7ME/xljSGOwfPNAGZeloWK4+97vQlSwgtasOUraU7a80HbUgp1dpekbFCuhJ",
-	"ZF6Wm0VHRrNoXmepLK/dK5jjET1n1QRTTeZw2Qb6Rp2NBPHgLs1mY5nks/uDOxeYVUsif1kjbuTURhRQ",
-	"BdVCUuWtl0vyfPh8Xf78ka3Tgc5ngpVNua7769I7B009CRxBua2SXdi3/0nTNXk30Nk1zOZ9NrtM8lkb",
-	"V7W+DuOp3g1ADwa3LEn61yK9Fd6TAwsVtcBrL9nkaDA4ESqIrYLjIJF0oafra7pgyWsojUcxuQOZosTK",
-	"sFz1jpGDj4Q3UVAkhIa2vHtI7sp1bxyiY05HxSiCYkGeJceYbmKifGzVlABr3XBYiK2c4n3pSId++P6E",
-	"hHEaQf1WGP9DloQj0bWDaXlC5stlmikWvxWKZVMaMRmSX+/0AkhNBZeA2HIwr7iIuZgF4Ebwq+OTUedw",
-	"MBx17j8W5evIBJ8mUaolGwjzq6vB0rXVV8j/9//8vyPxn5fvf7k4f42lWPRXUBnmz/prV5gFvv7x4vT8",
-	"p//9Dqrwuf4Vdl2ku4iW8NjaeFhyxg2I85If4Zma8b0CN/D13968unz/+uc3V71KwZdwJO6kyhhEKQRk",
-	"mcv5L6niU0PBJOl6dxtSuRJR2LsvaveZX2yFvGLgkTDiI/uktFiYChLmmTg2CuFxgQ/HpfVAASGQCKBA",
-	"+5kpFCPikbA/vId4B/uLJAsWc0o0V9fL1ZKr3rL+42CZUC6wtAx8WSXOpljNSIBIC6Vn8Lk85unB/23K",
-	"0MBX8Jf+CkrSwFfwl/5qyhOGt+RPkEaKqT6ebu+EWHKI4SF1wFXmWmGR+26qBnMsbQOZCN0iFAYq1JQk",
-	"9IBo0lm6O/gCHQ4gFnImg5FwIOiNVMopHZA1bnpiwpIauelIaHZaI1n7DPXo9Mk9bUenW7M5Nb10D/2u",
-	"+arBxnU2Iud0yb5mZjtnNMHawbUM84JptiA1CQciZAO9eMScNh5TRSeQrJMxzRejuVbtayW+n3C2J4RL",
-	"M0NTjPWmpedLgNEXaGD5DKtxs/tJCTTCBMiNqgLuYm5P00KXXEnFFp7x45qtmo0dv0BPfDlPbyWhJKO3",
-	"4BhNMziZOZXzQa32/rMe8ykpC9R53pTQh/5d3zc8+KzerOJa7qqlsH/9eP9xLSGvpuxptb6tr8vBx4+N",
-	"1RzPuJY/KVzW1AQc2qo8pdJo5G/O723lLoWnBw0KoAELCac5xGRyNRIIfDa+5OLN5RV5ffHhe+uM93Hf",
-	"hXfalBzfb+/ZzdBHPRJ1pdsINi2baMI9LjzrEEWZL4lKyeFwuPa7DHuEq2IHIxHi3LAJYvfg+gisLQzL",
-	"yDrvPsSCGNjvhlAHHU1jz5+NhMbOl8/zLCmVdOASCT53lZwx3t8/IJt7LcnlT6f9oxcvyZx90qryNVuN",
-	"xC2sISx6/4ewIWw9v54lPjwcEI12QKYWVNAZug0keFH6XIDvQI4ErsPClKUrCw6gQTIGsXz6p+YMRawz",
-	"/4QV8wC9v5D531TEO/VKydeSF6wUADeMIVGgadFbAl1CvvagoS9mvt9KDn9kQkMcq6nwvU4AfSZ2cIcB",
-	"Kq0TBuESTWCmKTTOhVTQ4xyRC4oldJ8PD3uAZVxgdhKLUhE3J/1Z9Nie6adx7XdYDW+H28YzaHXX9fb/",
-	"JQXxphqiVKYXu4QsObEXW101pQaesacUcM4a/Y7oAVZzxrNK/wrgA1kKdYhcFmwd0/9aBSGQvkvsyu6j",
-	"utdmV96CHZg990u+v+O7jmlLV4mbALRPqGKZq4oPAgCXuILbNLuWrraA5smicpprnvFbrqL5+7Ln8Um8",
-	"5GsTfaGYo3poxeX9DvPZvl7eiUfeiPnNaFPGrk3lW95X8PDJgMqfaJOmV1q6H5huQ4GhXrumi18t4Sud",
-	"KawbSM+EJamYSaJS7+LKN9WsAl653ZMJQ1u66UXEMtRo6iCExClDeyLaoAYNGsBnoG7rE30hhaC01+YS",
-	"2n+Uzf5sZK6I+mmgblUkqSVz6C80+kKTmLcG6J+B2rWhdP/WSsN7UT6M3UnmrtbzaoXlurIGn4Emrk/0",
-	"hSS+beD6RymDr5+ImsAhH48kU4pr/OmCnCB7e9PUgwVbTEy0a6MseWaeeVLVRE+xSX40C3UyI89Qif63",
-	"prDmZqAERmsu+wC6WpuicxrHuI6nqoFnx/9CgqXZ3B917/71iCdUxhOEfeJSE0wUPkyt1RJFfTRCenCn",
-	"59hm3nbl7WDaGvQldcXtht/11hU9tJR7CPjvWrhuN7Dd2f5tqtrhNVt4OYGO6ua7BV2Zy9LwtZAsuWEb",
-	"IWpPQhzUmtQN2D2OTd1a+Q/unLP2/mARLQ/YDY+ZiNjGsEy5ZBFEHaCjuegvYzL1bbF+jF8lMZtywTEc",
-	"qxqcwjKIkzKldYqK34A8pipaUPVclxuZg2edKyJTMqUZ6ZayU0eCZozcZlwpJgiE7c2zVKS5TFbQ/7lI",
-	"VDeLhpkX6QLb6vsNCnuDkQjtAY3lnB69eOmKDVnXsetTIFLBI5pgVQbzbebM2ozYMM+G+DDMLX5jr+PJ",
-	"s5jdTA3imd33768eZvsQtKbgs7tSa/dfP2oMLneaX+NbtqKCxRRTkItIZVyuCOlMzLgpbT/liR+dZoo2",
-	"QGzaNVv1IcBCEw38fmfacwkrADlwK5HQ+L+RQKg0TQLXMxnQF5slE5lDxHJ536RrG7anGRGp6tnO2noi",
-	"i2gmutoL0WiLa1w6ZMNIUBMJYmpNjERpnoCYZokQliEh0jogIoVO6zMBEcFCkds5V5oS0ogFROQopkPw",
-	"LKIVoXIkDN3pDcgvjMUYvo5u1WMyzZPEBPZA1yFhI3DsBq7Z6htZyWbD2x2J4j0IuXGt8CGUphs+Hz4j",
-	"P7MVFi6DB0Am4npVkqmwNyCnAkOV60tp2FQQ446Hmh+mK10qWF0dgI1k7FIDzJOTMJhlQzQhIFjBjP6g",
-	"ZI9ByRoON8BqNT4Vk18J9dq/5JM3S5O7x4vjS+NVgH2GZb00RLquVV+5U3zPxNuZQUbCjQJtzUQM6/dH",
-	"4kIqRuPAOsghltkRWS2uWQr4ja3wCDmprq29STE1Le1D0oVnQACKaJatMIF97JYY9k40dYF8GG4zlQbk",
-	"HOtTFUkPxWq1HDbF2EYZAGV6fnQkB6aDM8pRWW7q9YvUPgt1dgWB3iqDkRgJ6N98jJvoa9m4b+XhMPC/",
-	"hc4E/YhKVv4em1HD7uFL7/7WR/J/TCB1MiRdU+EXjNy30NjZizjU40JNyz4Sp77ZXpeS7zM6Vf2/WP6C",
-	"v/cCUn4+xqeKeWBILG1ZHjMgob2PfpSKGEBh428xixKq90e6pqAYlNwklLhnIFtKwqlrnr1kmVqZpnte",
-	"RU8zEG7XTWTJTL+02pB0Hf0xVZ382lb4rDsNDyj7ecZLV1L6we2z9K13u+772hv2jteCfRWaRsL+0HoE",
-	"ms0Ay5qHck+YlW6qw4Zs7Ymsbjj4a4ufT10bFKfbXuvNkog/olX2N6J9KVngIjdEP10sE47xm1C5zrgG",
-	"a+QEAg03HZfYQUSwfN4CGLY/25xTGn4PD31veGGI3bYlS6aaSCrKBYtRibhEOnc0PBr2D48CErOM37AY",
-	"U9VKKoUWmt3xmmw0umCYCsddyFqR+6knnTFhFu6vu9cgROOqcUm7idE4x5/XUZXGSO5pco5Enuvh0J5k",
-	"rEbIpjr6/Gdp33ypRxpc0NszLJbcKG7DRJtTY/Rz/ll3zWH3tNyCp+IO2Zcdja7jWWztN03X/g5KaNak",
-	"dpy9PrdKF05YyVUJXI3A9XocI2ELcpAudCzCBFZ2w9PcJhtoYUuwT2psnmwss3FpdtCqtsaG0hEv/NIR",
-	"R7+T0hF4ONuLRtg8kX+ZCnuQcbQOg3WwXtcBzP54v72RKugXazMNyFtFpKKZkkgJsd9qNzTmmGMypYlk",
-	"WtaHTHWTSDQSCN1gIiC5UDyBdovSVkg3uHJ+evX6J3I36pivR51jEPHvw+aUFrzrJw1lwym+VFEr3N+/",
-	"bvjaF+sJ4WLN1sC4Bb6Y2srSnn6ZcRzo+1w114Y7g7ajNfzDLANrONEq0yLdqrwRGAtlRv5xevbuZCQ0",
-	"Wvk8UKtdioQ/vrkiTcJNWG5QwCWZgoUPSwyOhK/oa8XTelTmFGx3pvLEZAUoHUJ16BPXoiZjmMcuII9K",
-	"/40nF49E1wXz1s4APXXAo+KTCvLh4h3aB/SV9gbkvW3jh8OPBDbrwFYOghGVUSFp5KprFbl5PD4maJQo",
-	"zMk2yw67QUxWWBEAmLOzbOiv84wH2BvWbCcgdt5UQ1EClYXBG0SVb5iep0ksXfeM2zlVaIV2VwzVuQfE",
-	"UkwwYwB10FRQT7jMmARYwLbyxa25hoaEjgQQ3pOSK1ufRrF78Av0BuRUQ6pNDwU50y0Fm8ma8t4jYa0z",
-	"3dC40Rw1t9mccbYaZ7n4X5rmhcWAy4RCVyKNojn09xCxZ+txVm0EQze9fmPOomss1KJHg6zUSRpzBvd0",
-	"TEwbECa9LiAa3kF4GYkuGqZ+HX4cgLFhbOwHPTgYADVItJysQGi3tnJaY8lG+/V3dXwGTvB7Szgq4laF",
-	"JOMJwAFkTOUZivJwQLZQtT4MaAslVnBCg05QK1OZw64X2+BinFA1SdOEUWGlqidoKl6iSkAO/cFWdJGU",
-	"B6vJh6+QOiqBpJFu6I/0qa/HMrZFqENiPmeMKHoNHlnUpvTWNXpDAMRa+cXP2iVKw8fm9iUaAAKH5qZr",
-	"vEWn8MQnIIDOLDbtZrgxrMXQE0D0gNk/akPPHRdfWustdeT+jyD6xxVbIE0+bhJgbBPFClI1yTWTNF71",
-	"Da3tT/QscyriBMTmktQDYs3YCElrQg9fLNNMHSyiTVVxUyFYpKSNqfKWruWUPEvCIsknnU55xGkCT/2Y",
-	"ksvvf7aFKbuXUPxHHxAUhApGYkqTBKzopt0JlHW6vHzTC4hkaPoPTanWkKTCdtIwuYFdNWcroCMiVcb9",
-	"0AuQ9UtBl3KeKuScKDN00XytCVHJ4Cx7hZ8a6wTxzGXkaIoV6I0uUqlG4ujFS/Izf4XMC8oOkDP+Sksu",
-	"NEm8cYhii2WCmpcnqnRNgynQtcK7O2sJvr8PR8K90iNcQHcF1MU8l7CmkOCFCQfkjV5CiJ7XMYSvhIQJ",
-	"ldnYGIqtqFLhSjrpE0K2bLzfaPoypvvC/q9FImEKL9gVygF5nyt0JKNBj0I3Cr1siW3DoCkWrhVkKJe/",
-	"ZGbjknhNwABwattjAUyevT5/qp5YdvwvpP7h/JsJNOIli0sQ8IdauFktNB7UOqqa8BufcLXQFvEGxpoy",
-	"NlHNdMkEXfJmyok3Db7L90smTs/fkmeDoWYEzwaHjsQHaP++vKWzGcvIkX5CMNKNUnHDNBD0AtOtlIuE",
-	"CwZRJa5CYIjmZtQpwVob2JpAvp4JdAwK7U0ZakpYcA2odzc1mD0SPmoTh9nHZJnxGzhkrC7MipInRvQ5",
-	"fffu/d/G5xdv/3p69WZ8dXrx45urS1ArAnI4JDIYCUNEyQtNMo0Ga4IFuWykduaUDY8B/VCTtSWUqbGE",
-	"49jU2IdNQW5lQVI0cfZa1HdB910wNU9RrVlSNXcV4yZazTWKsYEweKhUTw5UUd8V+j8pF1Yh08MFBCR/",
-	"eBP510gUWoYLZYQLstxMc3TS1WxB/xUCCyz5JLoaQ6QBAmwMNRLWn6yRhio+SdiAnJUCCaB4o/VZMCLz",
-	"SKORa4Lo9eU2hzgSrlE3ZqsWYwXrPIK5DZi3XMSB1iNBF9c6MKjMaFlIBTvxNF99o1oOABnA8SK3Xtes",
-	"0QwP0K3fmZnaJPFIrD9sfA+u4VVJX8/YlGVMaGbPsXqSRYqBxlOEG6lXjKEWGKMNJ2GMDxkDpR9NFl63",
-	"X3uxEHemBX1Dxk80dJvpzbimVKClCxXe6LC7mUGaN5+USZo5/mCU/y6MsmBU2xSQdVZp2eEau/SCrzbl",
-	"S2DBHlnSRm1sFOBd4BOiQmD35OtBQxUgz6OwLXMCX4h/x43mcIf7WtFN535rRW/u19905sPP4EcpbOP/",
-	"Bg3697nFGVPeFT4kAnKPTvsDEtY5BK0XEkryWZ6NxEnzSwWu+pGwboWT6ihgQL0PCRYV48pZFbCJ6tb2",
-	"/o098p/UH+lP8YUSyJvx6PeaOv6lm9rXkF6QaxGawR/F4X3C2zBg0+y+ybPpBz/HOULJ00Q+F8EGKI5F",
-	"6XJVTvMICp5eJLi7ku8so7YuN3Ztn3OhIJA4SvLYKD2EJolv1fOSxb0W8eCuQQyyBki/tHov8N2DvgiB",
-	"9Xj0wv9/9r5/t20d2f9ViOAL1AEUOy0W+O46WBzkns3u9py2KZycPQtURchITKKNTOqIVBIjKHCf5j7Y",
-	"fZILzgwpyZFs54ebtvFfcWRLFH/NcGY+85nMkFXJsTS9+wcr0zvjvJhtc2/8CjR0MoPCrpOO0A/8WqXJ",
-	"XCsLa76//kqK2A3VRoI8lQRxC/OhRze/OFaSFPLGneoX54B2n9I79xWBi5ahI9y+vL7IkgvGPx4eeQRE",
-	"E6LBmUgSWViDNTn8ueKsDjdj/IqizpAOIdhZdiPTWOkyBcrGOxgCzPFqwgfYXfQAQpp8mD8K8d8sNbEa",
-	"iDTFALXVrMjm0K4ZyS5/i82m0lgxLcyQcUzZ/auPkyKuqiO4b2KFAdbTHAw4O8tlxKZVbrMd8AxitBTG",
-	"Os+sLEXO4KemE3R4ADPcFwbvCmBTbnFn/BpgoVvRllTV1K1C+hcCyZ/n47luZbof7lyJEtAA7g58n79D",
-	"G78cHX7YilqXXNe3Pq8XZnjvqHhHmHppoPwHtklwvroDnF0CYAWphXIoRDCfICusS9r9R1elEnnbPzEH",
-	"TnSGwy/0u1VcCXDDS3Al+LAs5eJDpqg+CwCdxiT7Yb6DzXNDdeK/rb0KXQSx3t9M4ehCljseaOERZ1mD",
-	"GYAksTMGz0vXhzE5/yMGy8RECOfyCLLggtYlu76YYaQ3XEwzwEHhryPXRQoSkAJC6R3FKhdWqmQWzZdl",
-	"BBdxNpVDNkF2AvAmX8rCQsiF/3L42+TD/ruTycHxwYfjt4cf0KscAtDhB1DP8WBycnQw+dfBBAs54jjs",
-	"sUqlsmT6SpbuAOJ5EKCltNRFAdnM4PimwTSxMrm+lmkfOL1e9wvRUodI459h8Gln8vHnMNhyeD6ktMOR",
-	"WyG8DyWFN9y3vmLHezQoHTI8nPQ1CavwCQo66sometqupr9I3dCoHtJtiztSykRC/omA6gDizErCE8F6",
-	"6unaprz/ow4ENEMfe/Jc6sQDmKMfWNSHyii4GKcilQwwKuGI6zR+XXCumUKzggKAZIaG/F+nkh9dyTI7",
-	"m63HA6IrRXlGQQM1hV4QuG7NwBecXbeBNgQl5+ECZwMRqzo7lzTaVCeXO3XAVJfTMVpDI6h6wQqRlQbc",
-	"SvwWrkcUFddlhIUxvvC9WIlTgzQ3tlFMxr3r9pD9XTd9KhC3FOYSlwGotYhxYS5lygmm7Mu4xAqXCdwC",
-	"z4dP0HUIoQMalEwdSIyuu9eMH7teRexSzsA2i5V/ANhT1JgbPBxCoO3x9hOOYmb3qEvohk5KZxe5J0wr",
-	"YwHbPYwVhxWRyfkUdExkrJRl8o9K5IZxsNu4G9Xa/AsXPcweEPyxyqV7n9e1pjc2y3M3CJWT4g1OolN5",
-	"pktqKlPnnfnAsGabx8+n9x612ngmZ/TcOyyK/dZFxoGBSpZpltiNp+nJfNUyuQxcXQQmBHiwyJGmK7MX",
-	"uMsA++6llTsUIxcO7GS3NVaQ/yiSaw2wSIyTz2YhnelH+s06s9mhiUV0piEq/WOfChpngCIMe0jhpiud",
-	"Ct9/+cgYZKcm3k9T4q+YFqR+PLXJ6FxaTjWFzZBRHjNA5JDuxKmFO/DcIheJdN847UJAHU+mUS//vfCR",
-	"0lygVCHwPOwhmS1c4ZWRJXBCCGMyY4WyHFQ11gTkGIagl/fBBXyML3/U5M4C2sjehEpcqWtNqMQmngko",
-	"RP37jusB/Gj0rW1yVr+Oa6qjsOMI8b6CwKD0zcLP9XIFMbrFD3eBR10YocYm2WCEPEaIZm6F6SFckJ+e",
-	"flxQ3zjvfgVxUMvUF4ALWnnqzqVtzNtDFfHycsY4L6uUb1irwmo28UxGTv8K3RRreO5kPYLorL59CH2z",
-	"imIKIeWFtssk/GqNS9A3ssh+Ca/7giyYsjH4fubra51WTP31Gu2YOrEQLJnQ5qiUIuWUmm6GjFdlxpcb",
-	"C5g9khkmM7TvFROnRueVley3yVs24KlOzHg0Oq+yVPJtzFHy5zVCQtxCT75wZuQ5GD+xGvBrKdwTx6PR",
-	"bZLZ2ZeR0td8OyIXXTMLppTMVKfGZrbCVAqK6NH6ZkREOIwVp0vonpM3QKWA/n98MzXDZBr0fA6gp8ji",
-	"tSNVolOZLjCP/FZYq4HkG3kmEyn0cWMkfatGUlkvw+WCh6yhsp7WVdTO6NZ/XM0mau2MjVUUrKJ7TRVZ",
-	"RvVU9dtG/eO9+1UkQVPpvwAL6V7T6Kyk5hyuz07yM7SKpbRm3dVu5JmspUUrdmMvfSv20r02E9lMq6kv",
-	"4+ZL4VnXoOR88lP2xD3ZBIADxhYhSI/RY+5fgjcAYu3EhjNKTCbA16WcxQpy8/n7pNh5r5PLnSN6yM6v",
-	"csYpMxzPrBCnr+PqHi623Q40X8oZj5B1Q+Q5EvcodxyGd24ihwF3wYyVBXKCDRkhE4AJIVNsItPMYMSa",
-	"Tw7+9vbo5LfJOw4mgZGWDcwFxDVOZzQAmTJWqERuE3kc2RT+8ivDpnKqy1nXMRsG1/fdrElUtRtZmPnw",
-	"p57538SOn0goHFlR2rmiNn7XhN0M+MQVAMCw6U/CbYtlhRXmsp8EeL+NxUGTNLxZWSlKU3BPCduJ/kV+",
-	"JQDfqUTuNTerBYKDQuc55B0OOLwFRBmBjwifk1kTADAm/AglIRrYidtJ8AwgwoPv8Zp7DrAh1htxyI4v",
-	"MoPkg+2hhhvRT3AhrpAdSd4UTlmPY4V1eXynCbSCldpr7i9AVeA9BsE6noCwcq+uC6l4zfoqVUooWsU4",
-	"EH87Q4BHjJ+JDBgRdck49sT9uz1kB/g+9K4ATCUGRnJYCDbNVGVlHyD1GCb6sVzJPyZo0Y3NcsQiDP1L",
-	"QCy+//kjrbMGKL0XoYgSpNPRh1+tC52I+/3W/cEELJU+5qiz3M5wy2ThoehApShaQABeXwgLmHEQBfAz",
-	"QrRdCCguVeRiNm4KAHITIscPohh/Fnl+rDUhuwJjEYLDb2O//uOtMft0G8OucZ/jLStvbLwVhU/uWqqV",
-	"jN2oOvHoZU2sKE2rLIGXXdRQdLjE+G2iUxn5IHTEUmHFT194FBJGt+fkFRsodJMiaVGsUO6/Mnj4aoh7",
-	"ZiRlvQPRK8jLIdvHAXRiEpTHmBG5HbAZAaoyL6VIZ5DdDtLXc2t30pceqNTN3ZoOUvT0ZzL2XNNHtId7",
-	"PBRuMCMGI7Wx+57riHegUuRQkCoIWGctuGNSxJS+XipSpUpBoi450Lnz2gpZqK98PnhGBM9YWATSPfF0",
-	"011na9h9uoBW17nMtc4Xhd6gLy8o7GZpwMOSgf+7tTB8tcZQGyBdG7kNQ6rO5bmoETruWsmcQdBmbx8A",
-	"Ixv7/0QNECv+//xtiAd8s/v6Lzu7f3EqJhQ7QY3VVHeoGOMtvgflhq1k3PWP41mZuPeGsZrjegNS5TIj",
-	"LvUSssBUy+jZa7gH0P6pkfc+BwAA/HU+AmkjhCTC4AAgEUbhVD4YlXiMSVfrC7nhOeNZwm3Qt02o7VsN",
-	"tSGWvVshLBVCFHqzOMXLVNfo1v1ZLdwWdsQm1BZCbTBVwQGx8iRR0A0nqT/g1j3iu2uXA16SvoAgG+XW",
-	"Lp6uc2nDXK3R4NU6fxxv2VwB1KhV96SUkCKAd19faGBySmUp01i5k8vQqXhkHqejhNP1yErmlPyVLzDT",
-	"JCfvpyVbo/6sG3guK7Bn32zCfd9KuG+lbU1hvnurypEn992xUJVyvW6whlRYyGoG0kwai1QLc1FAkObI",
-	"ye9TXxumaYOkopkmHerd4Nk8YnwfuI3GbH7rcDIS6lM5ptYKm5kzLM7r3wiLUfozvU+PdM28mqOtRpYj",
-	"98r4sJBLDNbBAAKalDHceCRk+CHQDm6b1pWx6MeQQYuVGJi8KaB4xJvd3fAuzTcNlM0kaAfkLhySHPm0",
-	"+3lo5Y0dIgcb/ApJ2DiTf7D//e//2R4yKjo6Be9a0wTJTKyIr2nYJGpGU6y2m5RujGyiq9wPDFWDsETo",
-	"jP7OqUhlT51OXLbHsGrXI5tbbXwlgjffZnpMRWK7DzSQ1+4GZxNIfSJx+3uZWWI12//4lkaYahrQju63",
-	"XmCu7p60cCpPbKj3S1LZGLe5FyLTj/yPNjVKO2kQYXRWKVKKwxhhPYRSJlLZfBaCryB/v7MSpvKmyDVI",
-	"/1noXyu4T5d6qpjSt71lTPeRijPyJ2qW63MI56U7FzqpWTV8VXl+Kow8qcqcY3kNuuxUOCrsWC2tA8wG",
-	"PBxR+LhuA+Lc55pZrHNY6/aanDhi/Na9wRfYW0Uu7Jkup60jzzQp+PaQ/SO7kqG4YP16zF7rRRVSYbzW",
-	"XCIV2ni2GqnYw02R1Idhb6CK5J0ducqGDGVS/QTMKQi3iOHTaj6t5lLduLVq7v2O2QlurlyfrzJTgYqf",
-	"ZmoRF3/PJDy58vs9sxcHypaZNP3E/O3eSvx55CGFGLaA2m7XspRAH/SD+8l61kPwUHvVs8qqQGr/sCTu",
-	"azfDjXNYlY6NPwqv9ADbvG6jT90fAVaC39ZMjaGo0gmyNv4UEX7WfTrV6eynL9xTQtJ7vjLM6WCoPzzw",
-	"pZkA4SqKAoEWoMK3iS8xsE7pO4XuQiUsNGpzfW5YZjEiFqrbIY8klOAbtyojYfFfI5NSgoFkLqGoV6ti",
-	"UWD3Ixywx69YqDdclPJKKqhVrOSQ7VMlrdfR7u6u30DEAAld7zo6uDGdU+rrOT98EycHJ4R6ESQwRxsj",
-	"9alOHFKllE+D6z1Tjzh/GKlSL8BOyrCGVhJGo1uYWcwaEFdyRxjwID5KSHnj00mP2vb0DW3Nr+1Oqs2q",
-	"gl92WKOLqs0LlDtkEUCLr4IyGPeIugimwiS6kGxwp8wdlpvH6nR1d4MshV86aYqiDZ13MvXI34z8fKoh",
-	"rwLOwf/4BH/MQzmEPcZr5yEWfhZpijXCsV4C+2cjFYJcm073xwqFpT8aOKNvsE8bSyCT4L939j++3flV",
-	"ziL2s9aXmdwOJWETXWQyHUNCA7kH0baSxnZKSHElm+Jj3xyvUUqKK4kNPF9KsD2WCyBI0mwyIp5MRoor",
-	"yYRbwOcyDYISkg1a3j2WCCNXEpPiKhz9T1AYCQNOvYawrDK7hGviCH+yGq2zZPBEX+2Z6qP0MQ/Dnycg",
-	"VX5xbkQ3xis4EWHm2jD278xnCAve+BUYljxe6HYU4nf9bkJVOwgzUp3gsxtw9/ckSw0nPGhbuTadgdvu",
-	"pM+sPgfqyyFzNm2suNsheS7zzEw5e40WBa3EbTRX3W1ZQJ0Cxa2xujjR6uRMZHlVSs7MZVaYUCQ0Vkjj",
-	"LRj9YI+JU30l2WsfW1P4WEo7YoO7TwR3JNVOUxqA57br0dtD9mGOkbA2ueveL4PtwfJcr+fRtfBc1gP0",
-	"7jtG7n03QAJfi7QWAstlgPdN0iS11NzoFv6u6JUMi3jjk6yhdmEmgm8OUiIH7iwN9Z2cKN1ePk3eMYnT",
-	"tMAt2T0Lu+vfzcf+LPMSAHj32GDgPPTTdk+L2d22CmXFOhVIo4XnKqbZt+Q20LVvBrp2jw3hS2su0Tij",
-	"slIPcDI1t0w3LYWTv8HwekUimIBbWFSgNsvcORFMM4R0SWNfgQRnA5EbzYzVJTpdRKzcZTj6CjyGbzeA",
-	"YlbkmLToxsmnZUMdGZZZyBJH9w1xZEDJTsyt7CR/qFSPnH/iU9ukUgtFvRuKH1jcT5yV0NTh7Ry8nvVd",
-	"Vmqlxb2CF8Gt1UcDg978sBb9pFIrGvVw6noBuX8k0jCs1pONv9QZcAKL8xGnlcXLfnTrdgjZFJ0pqPwn",
-	"Kt/5n0pllrOBLrthvDfTnNdUPv4mxPb6hO9fflOZZf9+/w5Jfn5+y7AegBnDUY4KEbtNnggjPQ62aNa+",
-	"02e1/I/8HeQC8De44fMl1jFtPlbJhUwuTbgD5Ln//ZkuWaUAEQtVqa1TyqSHvIIAzRRuN5dZUch01HwC",
-	"6i6lLaifbvxsECUPLkg6V38UZuVuAdKvs+HvFBC9eVD90Jegvry1EvoahcxaXcJHvzXuYcU44fAI2dAd",
-	"+UOB8Li4nxc6Ib2hV7V6KPkGb9sbwFquVkk2fceu8rtBouVQb8yWR5h3P66WHpjnBvWGPgNfD4cIsuFs",
-	"0EbhfOF95M/bTLRwt56IBVJOhu5egu5wNvht8m5HmkQUTd5njFD7G5pgHyiUg5cpUM2DvQIigr481emM",
-	"o+cd1Rl2yevGVz6X3eOBw1Mxdg2L0HyKt1CHvT84/ufh36jiP14CBBFciLc+8zG7G/QeCDVjb25uMDMQ",
-	"i+sR23YrCs4/3SKoKWx5Ksr305fPfMg+CnthQtFYHJ3SEKe178VAqFgBMIgZW0oxZZnxv4MkAZjIVFgx",
-	"djpfSUNZRKkm5c0/qc/IzjVUnGUqlTfS7DkDEXcwVEJyf6HZDMB6EF2xWven6lg5BWzzoe+acSP1B8yi",
-	"cn/duGXGGvfJ3ewmw33OzIdqKssswX+O5Y3FT/tlKWb48RCYEeBZxFcwkefyhrPB5ODN9pBhkeCi1Ke5",
-	"nGIl4AKLu4cYyp/evNmOfAmnUER+AVPB+lAAdQPfIApgg7ReLYSxMILfLZs9iUArXm8Rw0SRylUIA/zC",
-	"3EQxQhTj7mS0ohlLZ8YzB1DXe5kDOod+d4POeVpz4AFbC7gEqKf3O/i78X4YP8BefV4CtQqnCk5cPcAK",
-	"kCIjwLAvmX99KqZu4Pn4u3uX8o8aFXn2IMcDNo7P1l+kkx4W6GhurAV4f4/NrEGud0MdZaXGbYdXH9I+",
-	"VhctVKmpkgsmDOvDj0JTCCFdgtGP1QCP+wE3G/ljt7NAInfSRHw+e5/9F7uUhaVHEY4WjBNMjwfCAG8X",
-	"kMkEWTEeeut+JRJbiRw7gnSS5bmkoqaJUEoDERf452TKBkQPxooyuxJWxorsiAjK8erKRq5JJRPA+3h4",
-	"EJStJncgw5M9a1JpRoCp9aEeps9iBRhAZzsO2Tuti1ORXEa+1chZHJc7uU4EEvhMpRXOFvFWjWxxmQUc",
-	"8f67d4e/n3ycvP3X/vHByfH+5B8Hx0d/dTJqL2T2Z0A4rq9VWAX4LJFfi5lhwVHZE4/q1t1PyP7lZG1/",
-	"NOolxKE6TmFznJCdIqis1HL5s9xhtglFLVmay11mLyMGVQfJ+0NQS5xrDwxABZUI7yWTqszsDG4kUDdq",
-	"oq3xp89uaZ1KUcrSqS5/RRTZr3KGiRNw7XMUKPTdY6rSveaFtcV4NAIpfKGNHf9598+7oIipe7d+oWKg",
-	"CZzedMXNT/P/JkrUNL/wzTYueZLOcKFZJC9crOt/h0uhAnzjWUS7HS5cyln7MTrPkln71dPMti6cS2V3",
-	"ElGmrTvlTQIHplZz5DGtu+dBx40Oe76Cz1/+LwAA//8=",
+	"7L37cuM2tjf6KiidqYp0hpJl92USu77a5XY6Se+00/5s91x21FuESEjCNgUqBGS3xp//PQ9wHvE8ySms",
+	"BYAgBepm92UyqUqlLYnEdWFhXX/rvpXks3kumFCydXzfmtOCzphiBXw6o0X6JtV/pUwmBZ8rnovWcet6",
+	"ygidMKFIQov0G0l4StrjIp+RjEs1hJ+G+idJ8oIkBaOKed92eq2oxXVDc6qmragl6Iy1jlv6tyFPW1Gr",
+	"YL8teMHS1rEqFixqyWTKZlQPZJwXM6pax63FAp5Uy7l+VaqCi0nr4SGCQf8CDYaGbQase2wYBfyzbggz",
+	"+vEtExM1bR0f9vuhIbwrJk3LlhcTKvg/qf4KFq5hFHkxefxSvCsmV9liEh7JfDHKuJxyMakPSmaLyZph",
+	"6Z8fuUAXRT6bq6Y1msOvK2SFX/skhd80kRP++vhVvGQyXxQJaxpuYX5fGbD9wR+y/a5p0Pb3xw/7ihW3",
+	"rGga9PnZBZHwBEmZ5BOxMnr81R87ftM0cvz1KcYtJc9F08DZx3mWF1TlxZJIfDQwdPi+Onb4qnnw8PMT",
+	"jP6GZ1kz+5H6Z8N/SFsKesOGCZWN5ADPD3dhSUfhE3e14KqRgqX+cXUV9beVNdRfNI5U//j49bum8qZp",
+	"mIrKGzPKZ0cky+9YodeOTNlHkkxpQRN9cUWknIJ+A2agzOtkSkWaNU5CP7JpDnOqFCv0u//9a7/7He2O",
+	"P9w/O3r4U3g6TDayOcXkKpPTX/prrj83jpbJJ2Bv13meNQ4xz7PVIeZ5VhlinmeNQ8zz7LFDfNAvy3ku",
+	"JAOp5BVNL9lvCyaV/pTkQjEBf9L5POMJ3GIH8yIfZWz25/+RejL3Xnd/Kti4ddz6vw5KyecAf5UHF/gW",
+	"dhri9NAt4ZLMaKbHzVLSXog5LSQdZYz859W7XyJCyYimxIlSnV5LiyW5GGc8+exjzkf/wxJFkozKKZPk",
+	"jqspoYKwj1wquPsFI21KFoL/tmDIl/KCvL98g8P+IS9GPE2Z+NzjTmiWsYLM6JKIXJE0J2rKJWkXecYi",
+	"csOWRCb5nEV6tJQkRS5lV3LlNgmH/0uufsgXIv2co/8lJ3KRTO3KcwHcB+fzjawIWzDGC7rMcppe5/lb",
+	"WkzYlyLqUZ4uNWVnehCaY1JBzk//Pnz17vt/DF/94/r1FYz2Os/PqVheaOkxMedQfs4xv7tlyM9BgE1I",
+	"QRUjGZ9xRdrzIk8XiX6QzPKUkVxky84xifU8Lt6/evvmbHh5ev16+PbN+Zvr2E5dkjkrBmLGxUIx/TdJ",
+	"Mq61G5qmBZOyNxCtqDVlNDV60SVTxbJ7OlasWOWbVyzJRSrJQiiewUDvuEjzOy0nMiU1oyzXwPA6LhSb",
+	"sAL48d+7l1Sxt3pCXfh/ddU2vHHJZpQLzTh3e0sytTqV94J/JIrP2M7TeCgp5YvSyBbEoVa1svji7en1",
+	"D+8uzyvU4hFJROSUFiwloyWSYp7xZEmKfKElJipS+FZLxDxhhIl0nnOh/qCjvejovaALNc0L/k/2ufn4",
+	"Lc14atUMfdOcXrzRd0+vuo9/+9vfuqcLNWVC6dGw4JqV8gzMaV7kCZMgNnxBMeaOZVnXCDKjhb6sYMon",
+	"JGZFkRcyBolAEnbLiiUZc5alhCoypotM9WD7TZ96SKdHp6cTJtQZLQLy5Kkgp0en5LDXJ+4p0pZzlvCx",
+	"nS49or15kauc5GOgFf3GvMj1RRqBdKWvU5D8z+iMZWegOsGxmhf5nBWKo4yY0Dkd8Yzbz9Vf2UfFRMrS",
+	"ymjNNo3yPGNU6KsOHgNFUv/OFZsF2qpMcmWzI7SowZM0Tbl+jGYXXgsoDZvXUGRoPfjicmhki4KHKCvQ",
+	"jvmCFgVdwnAWcvpLrtySy3AHUhWMzszxr/8c6idlQBNvxHyhzvOUVZdsZVXqwzKvv1uofd9fvwtpnixm",
+	"TCiY8/siCz4kjNq+uodFfstTZNLV3fcvjuCri2BflQ3+FR6Kqm19CKyxZMmi4ApuVF6wmTXaumXaicLq",
+	"S2hbv9IHmq1pb79+vGnc8Cx7zJFiH+lsnu1KIjwNPsb3pNhGYsn3pWFFJzu9USMi0J2NpchfQdPwh21I",
+	"YDGf54Vi6RuhWDGmCVu3TcCokzx7xUVa5RSVkwPP/JUVsmk7FRMUb77HnJ76aFb73mYFbhvHWes0uNCh",
+	"9SvbjKq3UohnBhmhOzErE4haH7uTvGsnoW+zhBZpr7zXvCe6fKYHZ0xY09Zxa8LVdDHqJfnsYJYnN7Nk",
+	"7v7VElghaHbgGoUVOE3TczYbscIzwISZwZhmktVvZS1TZnV75Yvn0erGay0fWQEsR+u4NYN+W1GLicVM",
+	"70B+J+Cz+eFDtGHHsPMQEVTEgOqIUfLUf4lFlqGwVuFz5ZDrIgfNsnfj1vGv60U11/eZ//rDh6jWoe4A",
+	"zG3pkKqK1SylinW1cN0KDcq8M1qGr8V9OO1W03mNb4bOGPuYTKmYsKE53VUx8W9TVqCeYJ8jcprfSWNE",
+	"KVJyN+UZIxzkV+PEYuBG27hF03zG5hRNLBsfxvtig3FS3x+3eeLu/x03/U35cnDLM54wIbcb74wpmlJF",
+	"9xjGuX01OIhmscgu/jqS3Djugs1zyVVeLLeaZkB62GqO4JgJXnqKqsWq3NGK3fRigr5sWjBrzTO2J0ui",
+	"PY8vpQUda9bsXg+wpqi1mKc7H2ZQzRypbTXrv5avrL3dotYdLbS6L0OGiBnVim3XvM7FhNAULBt0lC8U",
+	"nkw8qv+zkIrMaMpIG2eIVhbwDjxCrDF75OSb8kqtXsCGXZcHxzvzFUpzdLRyKXvn2eN/3vGq7IO3brXz",
+	"UONzFVZc4eUVWlh7PZ2tVWqpXIqkcmeaO3hVu0vzGeViV/lZiynDmZVra8r9LBcTothHFZHbnCcsInxG",
+	"JywiWnHKIzLmGduFCqJWRsVkQSfYW6/X6/Rax5o71C0ab67ekZfPvusekkSPjbSZ3pZxYZ/evkeU3LeZ",
+	"4v/IXEREzhlLpo+faUEVG2bWRFft9YeCMei0F+II+lyw4YwKOgF1cLvtryj3mx5/2FboPKueo6eVO+ti",
+	"xc46I1DvzrorUsTOrwFvCXtU0cE2JhRDAaydC1Yw6J7dbvHtunyqdX9TkXJWZWRj+Qz+7puyNhMnflNf",
+	"uncCVk3kgkVkxGjBiojQOR/esGVEcj2Eo4iMqORJRGYqk9ssppZFjWk+aK786fr6guQF/HtF3l++JW07",
+	"F6JyK3t2gifT3ugNE9EMpFvMk4gUTKqITAo6n/6WBZuaMTXNGxz0MER84IRcvLu6JndTJggdSSbCLMNq",
+	"xY1DmyXzclR6hGZsEbljI5knN0xtvQ5b0+8b/9b9NCT8lqO+WiVOx6V3kyaDFiH2UQ2TRSG3UhjrYg50",
+	"X21krTBw7on7ddu3YpO84Lvan6r65eol++3L/uExoQTEuvZR/+h5t/+i2z/soAveia4YY/BPCCwon7o+",
+	"7B/39X//FT4wu1q/6iI0laScwBpRQc/iEYR6XoqBn4ZMr8J3hz6ceL0u7Z0BDfTIqblJMi5u8EBSojuD",
+	"4B3SjmfJ3ETuxZG+djDoj6ckLwbCXkd1J2gETkx4VzcDb0J7uSBcdUhCBRlpbeg2v2FpyANTu5BrzFWR",
+	"jFGpyIu+F7kVpIudTRD/efXul7/SbAG2hxn9+AZf8iNRHQmVaxNmr2ZNy2BJDIbKCxdAvMqtzZI1B1Tp",
+	"NVRTquxWwN+wklqzUjZKkBQLEV4SEQwvLIMJj0n837/S7j/73e+GH/78pzh8D1QivdeJN81RjF4bWuJm",
+	"jOhrzx2+gFNLLQoht7Subm3uxCPzSQ/kk14eDaaI4I2w9g6Ahi6ZBIlq5YwZMqKSSHrL0gj5smzU5nub",
+	"zvATn831h3HtwdrBdbc1me9ArVVryZ6GDWPKcC3tRu5nYFr4ZET/14qpqWbFh8iArff8B86y9LV+J+hw",
+	"0R0FeGWxYCjKOrPvjC71lVOx+AaUVX+JsfHIjjh4lsRSE2VI/l9iwMGtpteQednfHS3P9y7p3TmTkk6A",
+	"vE/n/Ge2XF2+Ub4Q6ZBKydSQp7IhItsE31MTWtSFYMcU4h4LRpMpkyeEzeZqqVkuGS+yDOMhK5aHjcbr",
+	"9SLgPi6G1ano+xIFjIVkBbmb5mTCBCv0S4Srhkt/zgsmH2VX3tJ+n1GphgvZIPe+1UKKXCQJk3K8yPQU",
+	"tHKU5EXKUmCoXBBKxuyOSIzX0vPZb8CNPAw2Fk6eMTHr7dbMGkhjs+fL9wxjW9EKFa6zT3q7UVuv4IkC",
+	"un+SCxNP0CMuyvk8W54mlo3Z5TOTKy2vYEfOmPlOoNk2YLfXZ1430r2lBcRF6dagkzPXJHx879qFj9+7",
+	"xvHXsgc7yAtaBJaLJlsZ+71ZriMjEzRUlxK89KVFwUmbK6nZTOfEWBGAwWDMv9YJTBZWWNkP3G9mDo3b",
+	"U4ovNS3WLFHIQaimrCBULBVkr91RSdpg9YezmBZLLTrXhFB7RUStu3yRpWTEOuSu4EoxYeTVh6iVFssh",
+	"vBoKiTIT34F67b6GTL42NexpmivFpo1NYFoYNKL39Cn6r228XcXI7aEboO3UX4ByZRtp5MpN7wnOhzX5",
+	"bXI/Y1oc4RIv45TkAmJ5NQ9P7eULIgpP9VOahoKXWUi++UVf2GOwmxgt0BEuQQJFJgVXTL5QWhDgQugb",
+	"M63cMOZa2/dyWXNTmMWtLVhoj860PHJlL6lVCSBO3AMxmXKhyITfMoH6SKxUdi5jonKIyi6ECb6XPfI9",
+	"Goul/i2eF/yWKhb7rlb0wgIFwY9bcuxyvBe2Ae8r25Sd2PX12/MGKc2OXc9PcyI9t4hwQWY8y7gRCCLU",
+	"9yFPFGaTj0kMx+Ag41LFkZ4bHADzeSBidzrcI+U3is3mGVXB3wpG0xhNN0hWBymXSX7LilhT20CYJW4f",
+	"9Y9edvt/6R592wmv98t+v99Hu86MfuQzveDfvnyuv+1HrRkX+FVpU3Ex23rZsuw6zz3NdG2M0Ird/fzs",
+	"Ag0luGKRPYBUWpZN2nJK52X8vTPOWOs2MdptZ1WpHc6YCZLYRRn04rO3Ypdn+PyrLE9utjBEcYkaUlMw",
+	"7iJRi4KlZ16U+Pajrx1yO5UNCmdApTmjItVqITstJgvrb9zNZNAonawLeH4IMh0zFswlD1wOZozbX3Gr",
+	"09sj0riZ0TZPwWaY776cMz5j18Zjtv1abx8+7oZ4lTBBC54HBLVcICVuvIeNqr2eCjDRc+u21g762piL",
+	"9nAVX22VaOFNaZYnN0NpVmkPmnMLXGEWRyFmsSH0eMehB1cQrgTn0V/62lOR5wqCUulsnuEdyzKecFUP",
+	"XF97Bdc6uDSN1r+/Kjup//Ta7xQSbGfzjLmchqbYdbcrVZSKfsiU7/Ps/gZW0AK7pr7dx8xkhsWJG9KB",
+	"+ZPBPUwYTabk/eWbrr3MS1P6MYnv4cMx+RVMTxHp9XofHnwrvrdR/jWzkx3f3LPmMiAj3YLuW3dxbMJc",
+	"9P8ftIRhvoVAl/9DFynPI5JSRUl7RCV7+bwTEcuJHkCAMS9YySRyfx2T+0XBy8f/A3sh/0ePYOTae3iI",
+	"wT9Vb2iYcXETEWhCE1NEFFeZbsWb3X9Umpf8n+w/HuITXPQZXZKEFsVyIGIqRI4EJI3QBLJBHHJn2bAE",
+	"ewr0oLXGOcPQMlgTT63x/oQhbzbSwK97XMmgJji77X5x2WWU88ao5j1imaP1vsCjfl8LnEf9/tP7AkPh",
+	"yBuYqx8jvDkipLc5JHjnQOBK2G8tGkzzDpwKOZ1r7aR71OtH5PzNdUReXX3ffdY9yygYKX+8eNt91us3",
+	"RZS42IEdA4SbvI/O49j98Oc/xRGhiszyuoM3sjADJoq2mgq/MTZ4z+14dMTwBorxomrDgbNWGSF/7/2j",
+	"918nWpcvWLdgGaOSEbkYj/lHwiWhScLmiqVb2taCqjiyAzCc7scL0DBcgvmszOoVN+nNN2ypDy7AMuDz",
+	"J+X3UybIlEp0SpAYTdVxyHSxsl+1EchthsBk6TNpo12h1oxHk4f9vqZAmmWd3dwlNSVuxoX9GMpy8F0Y",
+	"9aDOfIbrNsu1nmEtBHo6XJKCjReSpaT9vH/Y6ZHzhVQYbAEPjRdaFWx0MzRqAXWMoBkXTv55JL29887x",
+	"flS31yCjlgyim33PCn7LUsQBUjboshYY58P4IOf60HYs7L4fvTx8sN93/uNPjz2RqKTueTvvrMhib74W",
+	"u8H8QOXNpjbP8+TmVN4ErvOaIB2UpFFg2XUGnpyzYQJ70o9mUwEbMPAPKm/iCMhnVFCRTJkkquAs1ecw",
+	"L1JW2FNLhbyDyw0ETPzExYTEdtYxBMhJCO+hE8pFhetsWvRX0Hv9HtomuKCZHK3BYVuCrK7Pj/yWaeUG",
+	"NIeYtEGAzwtwl0MwYKxl+Zi0R1zQYglxuagkiFyRUa6mq1a53ShQt7/pcTvHV/pZsOBV9MP1xrvy0art",
+	"b5sOrZFuv5PCZ2xolY0NsG5fKdmXhMEyyazp2/oY8zvR+QznwRm5qkuzz72HTTUfJvRO7a95QcJJNdlV",
+	"5IJ5fg7z0cS7B/PJwMUydJEC601Ozl3jXlQqG25jrHL+kL2ImxV0Yx+v9TMPUcssxYbYInho/4Ng3QVD",
+	"T4bfcC1VUso9bIhh0xAa0STCDshTQaZKzfUR0f9Kq9as0HFDME8lZzpPbjwyMh/zORN0zoNkVNFlbDOH",
+	"vX6vXx3C4RNLkAb0c0+VhUrWuJh0JPNsodiWyuK+gmizvmTSKgIwUysYrHIL/WjHdV1wxfZb1ebj3UB/",
+	"+55BWtAsYxmXswrZHXqex8OXns/xMORzlCqfD3MxHFOeLQq2Za4RAmhWxdIdtMAX/f52QZ6uo+adumZS",
+	"fXny3zqNboMghKAWm6PattcIdKPu0tpmzd2yuK7WLD54q5/2lDRdgphHWwJ5bW+y9/3z9wNoedA6JgMz",
+	"nUHrYdVHsNGAvKffSktie7is1jWpNwGQk8tU3O1WqSH4ZdsVsLQzxECI4S4mbwPFlNacU2D33o1Tp03x",
+	"wjf45XaBkgW9G5oXVsNVwLykJMvGEWBqCLRB5SJhPXLFREq4IlSS+NTg7cFFdUxeQb4lGSz6/WfJDVvC",
+	"Hwy02vjv3dOLN92f2fJ45fdemUCvZZFZMh8+++2o+5e7138/Pb94+3rdPx83Xnx6luV8Q+v6Pdyp3xvk",
+	"rx11XH1rr9zPenEoJHhH4MaLIePygM75gTE+HtD5PFuCN2kg4h9f1369d3LCwwH7OM8LFffItR/AAhB7",
+	"CDWhprnUosNAxAFFIz4xUUSVCCDjxzIBRTGZ5hlaSkd5ysE76VrzeJ5uImgYMM0FbFhBJxmdcw/oyRc7",
+	"Z8n84PYwKHL+m6lAGD8YchYUt5XAw7ZmZqAq3zA2h6NJAFuEtIFiOye+STMilAiIQsf0Pume1jtYB3zW",
+	"LUrNCwggCIRSKT6lthYSky+4kNVYLp6Sth68zGGkNgxRyy6dE+9RPdlxvhDgc+fKrMp8nnGWbuVwuOEI",
+	"EG1p7fzswkScfnhCMXfH8OGQ3XiLmITflUa7e5R02Ly5xbrtFgy9KjVu08XXrJ97rNsciGirLMyAPPX9",
+	"AvFrHxuVIJqL+OTzpSmicUJilDv0BxQ8uvrneAMQQijqyQ38MRa9fd1tK6N5LdJrKm/2RNqz0aRrhdeL",
+	"M5eXV2yI1Q3pIz9oEcgGNqUxQD2dEEqq8b+kjZtwTOL7gbWla73l1w8PcWcPjaUE7HIJPXYMmttTnsEf",
+	"CRUJy7Ig/laN+E2LISHytbkE61kCPJmCfOgCjvVt6V3f33gXlrGU90iM4ddDKtJhxiY0Wcakje/AWe4c",
+	"D0QZmW0Ds0l7zoquBW02MUrRaoR3B4U1LrjiNOP/ZHFX68CpbWcgaMZvWI/E2PdQ71d8XKYggL90xMZ5",
+	"wUg5jBMbl+/Q8rVwinPCoGy5SKYD4ZrB/IV299nRy/4hyskrQ43Aba/nQ83wtOxLs2xEk5tyoewI/WXp",
+	"6i9dwIE/XZi/G6XNnNDra2Zg1o5MmEJ7yPN+fyAgXOC9cOCdtSsRZtI/OupA9ROXom+ftsEdpkpAyctr",
+	"O92KWt6ya25dTnHLoElNi+fw1qlI39pW9bf44R02XD4GX3zQVGygyBpALo9o+Ob2CqadHp2SgokUfTzt",
+	"HgCH34j8TmAKcRdSk/VpDcN7fE1Aml8E9XI37Ml/X1DJOqL2Wu3DkLUff7I1MOVXB0S5FyTktnjFlWX9",
+	"SnAUa3iJ3vwjx5OCd7LHzZ4iz7jCHb8UsFOQllcm1mxNN5FQGwQdLN3YaIr8ge6RsGWlF2L+nxckmdJc",
+	"wv3OxQRLrEDBFBIXVLGYtCHk97Dj5cIlNMvKijwDcUe10h+nLKPL4cwYtowkZapTxKRtuwZh4xkZtN4Y",
+	"YAsCT5A2F3puLMXBdQatE3PhgxRRNh/hA1paolmGMo7M8juoigEAACzthHGOsAUj86OL6tk2aXK7y+im",
+	"tEjpFgt2IRYAiF3f+6KaIBmUtrUGKucs6SEhPBpdxLYHg/GAQFboGsyeWJrDGYwrjolf+x96LtOop1+l",
+	"CjhUU6zZ5sOAfZYvBA9EiW1fHXBzL5FZIH8uQOJ6CjVg/pUraIHYltU3u95b3QyVyKAP+pYVtWQdpDGH",
+	"MrNZFYIReG1FtqDfulX60eB5XOuj+9ROzDIj29ZTghBZmkxZimZ4ZYopym+IbeaEvDq9ej0EzEbzhCnm",
+	"hT4PfchJQmeMqLyzh6nAzji9tqWtHnMBXTKpro0VqX75PAHSkL2CmqGGHqLWT4xmSLY1/kYV1avqU1V+",
+	"AzgZ9JZyvAk/NGDTVtV0eC1lk4KmDajYW4szDhDaDa98OTS7N8C9zs8uziii6+0bf7tb6ZMwXFU980c/",
+	"tXbQ+x0pr0BVUzLcev9/68rEpmP1J2uBwIB7q+23WW/SIxWPYecEAj2lyotKMkM5s2bTnrP+o3Gv4hDI",
+	"70QwlHtHSzzC9wzhnt/6iFYJaHNAcqM+fX524SxDWjLWqwdm8eODA8P28U5N5nUgvTX1T5rJ592cidOL",
+	"N3tGN3jO09Wp2F8j9IsCWpYpegkBnuabgvzj9PwtglgTiB1Gt3NB4kWRgZt4g8VvJ3Kxo/pGYm7gI6ll",
+	"3Z2UkzFTybTSbX2K9vt4y5sFd60JFcfzIq0KlBV3SSBEaiuQmAA+TG3ZAQoIxcHK8fa6ai4m8LcpVSQB",
+	"CyEEgzPXElRy1d+NKVfT8SLLlia2WABYOUbQgeBnivGxDEDPH1FcYCtYmg0X5xvAQDVQjPscsq2gyRtr",
+	"M7vb6YTcPzRIMh4QxPrhh4luRpUWtpwwvh7ZHFi2eRKxTa2t+AQwcnCMIheMmIa3qt1SQrFvmZBfCcnc",
+	"jIS31VVtBhGtLklUqX/feKXrwV3tEfp1irwUX/UYL96xoBsbkJRbVoyo4rM9HCslOucGNERQii3e0aZG",
+	"84VWBV8LVQSCm0zIlZHNw9ZYrcIMExMg0kAnHu9pqPOWUcVEYjX1mqocBWl8G+uoQWYP5HFIbDLIA5fI",
+	"2NwxMU4XcFXot0ibutoAMy2BiXwIP3RIypFzwsetEyfMLpybUTVUv0jyzVF6pqV35ulKhcvGUqMWK1iC",
+	"u0hLle2SFSC7wnrdBUsYv93ZcFuChqxg4C5mM1qUmNnAiki7TE/285PDrosiX4gmnE78TbcO8+S5kFY+",
+	"NjWkbe1vMs/oUt9yNo/Gx++k+AhyS3nDUuCPu+7uJVQ6D8LD/bZgImE2NHCzbdu+IBWbN0heis1LL2C7",
+	"j77GDsbbgE8Rm3BE7qTZzUd4E3722KCRo9Vwi+sjBHPmk5o7yqZvR9TlsWjg+f46VU69R5YVHlbhRFGd",
+	"Adb2yhFf8C6pnelmo9rqOlqpATOKKc+0gOXsa6RgNA1DMDjLWxi9h8pQIjwoOXHC1fKYsN8WNJNk0Lqg",
+	"BZeDFtwld1R/8zYXaS4GrTBguc+ZNxgHyg0yI1qzfO9KtldDNMCQiPi4pHJwkNOSbbeB0pF0vpEGrqxj",
+	"iyeDa11fmt3LizO0Rw9EG7tgACKvT8qIpoY36hctn4d3gdiBMYi87NSQ4QmJwWIdg3l9IJwmVLHGn5C4",
+	"YGgBj49dYrm5blIu53jbPO8fRuR5/1lEnh9916l6sk1kSORsiXaMLRv2p5cZ+wgadcxCXxhz6WMMZRVh",
+	"4kt5aircNpjuA4d23aXQ9hCTImKRlCIC2Eodcw+4LY8GAnURTTNWQ7EJlF6reMNYnABgjeTUjQF0crz+",
+	"slxMsPCAGIij/vNvyWipIDoY6BU0MS2fg15rDGwkAbgclDgjwiW5YXOFmj8uKMSBECoHIh602hkbK5Iv",
+	"1DF58ezoEDvoDFrxCZG5F948p1KRw5fkZ/7K2XLLS1UPAg5A23h+BkK/Cj2PeSFVhEgTbp07PfK/7Xy5",
+	"iaOm2R1d4nCDQcvY8u4KmItbsV6p0bJcbJ5GZoawmWBqRlMZFcTb/W/0ct0PDNompnMgDsigFZFKvNR9",
+	"r9d7eIg7FexR0KNSbkpwrPXt0PmvuFEfAmI6SB27rwFs1TfSI/T6IoCgq3dVzxJZJc4Mmd6g9RBb4cwI",
+	"iwPh0TQHbF99QXQIxjnjZeIt4QFCpcaPXQLMd24AMRcp+1hKOXbEsaa+2GRK+1nRmnffrOi7WnZvA7dG",
+	"DgFF6M1BjogWb1N9ZDzQV/2d/gt7MCYS25+5CQy/3ixWyUZLXrl9dyAUVJgVF57PpE0FiTGFyfLO2OF0",
+	"AnuyDlyTJn519ZoUbJ4tOycEzB9G4MUVuIMj4hbNdTMq8sVkqsiIJjcD0cYeL41AJeMOoWMFGNCE0SLj",
+	"rMDXgIordOBn++n1HeaLhjUws7X6lWGVaPouKVrAlmxRewAPlFn0yHEZR2b+eEK3zFt+y4TRiasMK+hY",
+	"eUyM49t8wsWnrug8p1Le5Rh+tiGgPFi42WthzRxKRbA6zoXcbPl8LwNec3gx1OF5oJdkURRamveDbYaN",
+	"8M+uvAXURRgxfSuDoCDySqYwsIwlgQsVyTEXrLMXCrTf7PZSVz28asXX8ajFrY8qalzG8DaABWd1K/ao",
+	"ZOGIubEc+da1x3FRtjM+BhYFrYiW8KH3Sk2G5pV4ingos6b7112wSC1rPI+bckvfIMN3yRUrVQs2iNgR",
+	"uWFLhOH0xBHSPgRw6+ckYwoR6VI+4UpGJB7GA5EXJO7GJyA6pnw81leMPpaEkjlVU90fCqedHjkz0dn5",
+	"GHx6Xtz2hCk03GnhWAxEw31J3LWGV2ZsKjRRIvlEsFSrbvDLldLiDYZ34zU3oVyYOKb61VgZGJRRNxdk",
+	"wW45BCpjbJO+60A2c8sDoryTwdohESsisVVWzFdGfoIkRK28WFByGBtP3Sj0GRiI2EQI9TBngwupqEhM",
+	"3ob5sqAizWcmh7Rj0Wb0vL+Rmv8JrYMUjM4iLyQMp2KWz+rcA2FNMAD3hvUx8zFkk0H2q3Fka9ncBeu3",
+	"j/pH5NQg8Z2Q5/2+FeDKlYLYtIFAfYUqwlOTkAa7g5FrAPMK3NqM0Aq5QLhtybT0iNLdcCbjTo9cgfoE",
+	"bQzEbCGVAQQksWIf1QFMvYtTx2i4JJ8xoE+GyEowyZEWCk9IrqasuONauEI7woQppEYMjCtJEJHH4w6R",
+	"dAlaXB4BQuGKwokxdj1yKuyUPCFxwm+Z1s7kis0DjUmQV3w/QCMCaDNJnrKImLCih4dYD99ZoKSDnvfZ",
+	"xiG6aytfbS3xu9i2Cmt52hA3D59o93TjO7p0cnGFsTGRyh6J70DXgMxOZwxyCxZhEU59+pzfQNOmpaQs",
+	"g1zgCHYDGYhUFY0lxC+Pg9oq6qqRxQ5+iElbby1cXFAXMaTMIo7wAI2Sg9bxQPhvmKZ6kMUF6qE1NGIr",
+	"xqqKP4EPCr//71PdcgcKWxrG9I0mNH1lRgNhmo0gASQDd9n8EkyCejjAsL6Bp3MlH2JX8UZfA/cPsbUc",
+	"6IWTkKctCPtIE5UtB6DP5WNIvQYWY9KwFxlkU6MBEJJ00Jwb4wYJOJeWCQDYlmGVyJMGAlXKkxJA1ZpD",
+	"UsbmnRN3NL+RVg10QbEl3pzeXEbTCBi6hd4aCA+aC33tUxeeW0XosluruRKcHtk4V83UXb+QgOQ6mdEl",
+	"JqDH9/c87elDpc/5PKMJ09/D/TvmWWZKafkeGr1MTN9C9/dhKnl4iIPxuLsByXnQbtulN6yAvH0ImUVK",
+	"lu9vgNPiucBFKA0f7hEzoBOX1r26Ob29god9CMb1A67TV5vaWIMawVlyiJwBABl+XjjvT2drH9ZOiI9b",
+	"YHqUmuD2IXvbNLtFnnut/onnT9sKVcU+C0WR5a6w7rW90mfQbK6RjnSbek91X9dU3qDkcnrxhiRTltxI",
+	"l0KvrL+NmwqinWggRmyyEFgKSVUMR35S4AmyM/SswBB+W+SK+dfNFsY6e1/rQT7xPR0GQLz2QQ/N0RTs",
+	"o0IObIEOSXnJY/Kmt3Rw7TYsXuUk7EuTblFeWSvSUy7LekDFUlpdXbpzesOM/U55ZuGq+fIYQCwsbKS+",
+	"KyAJg6vIBAJYYRLXXovvVmVZyUolbfSTA1G7nM9mZaEDaNQiVwPh3Hk1215FQDelHRGkmYplpaQT0rcR",
+	"yADqxb/TUMSqGIO1kpBylNh75NRc7VqEmFtpoEf+Zqy+IM+7kbhMmNOrn4fXb85fv3t/HZP2yz6RqBE6",
+	"vWNMeYZpr05U91RBb+kMP9AqJCUZVcyZbc0a8ELfMxGRufmEOTGCQblqesMIV7XaUM/qlaGCKG135tzl",
+	"gpm7dpd46vt9zs+KFePDBi7/8CVP4IrpY3c1wtJzZGVVYkVVT5CP9Q2gdfJjEtbzBWOpxFPo/FzVBly+",
+	"37LjmQWgYSNrlADcrgmQw48HotmMgB2X7ZmsdhDRtaJRsTKYh/HHoDjol6bZzbTtZfhsDCiHNYfQkMeG",
+	"9mkJTNgo6rbK592M3bKMlGPTj8wLPuMK4oyXcyZ3R1GomfLsXANzCdn3sATQpuVcec1VDNpxI+jHocpv",
+	"GFqs1zOYIND4Dn1tCfVcr+5Wtw8bwzaVkktFK7XWmvKujI23qTbbw4ZyA3CwhvOCjVmhpUf5xJKvXErF",
+	"ZsO5K7a2fjpuHyJ/+z5sjkhuYLaf2GbzS674mCfbsYlamFCWT+JjEguvCXlg5m+U+xjOsFGPU6pojMhW",
+	"+t0JK+JODyDbJgWTMtbcsdqY+8m0Vn7GVlSuaKZ1cttrpwylsPGXEEIywQQ4vRk9P7WWSzBalpFBXGHd",
+	"UxGMmLCAAGtDhNtZPsGYzv0zZGHZ/HOVshEkMHMxziESSfHEK6LvBSklBVc8oZk+hRkrIH5pxooJE0kY",
+	"PQ63Yiu4K/9m2IhhZZc9GHUMOxf+pVZvKssnLa+xJykn5U5Xhfyf/nT5tQN3FGYSCkVvffOE1qp6YGXC",
+	"loB8Gcea0FX7XdsY8Iz10ETKWZgZsBrOM8rdfZuPEX/xAEl4TrkV3p0RNWVs3oUYRpTwbfbFQLTTXCks",
+	"0S9tKBSJTWBnL+FqGWPaKhFwwfqZGzHcVb/2PyCoJnzq9WMMOxkI4PKyY0yIxJpG7bCBK1hhz9SRkSSG",
+	"qWi2YJ83DAgmF/cG4p35XmohEMIy9dMiV8Pyk76QKBfwt1S0UHKouwMbp0jLD2aJ44FoX74+0hIhAA6W",
+	"LbpPE4X/BysiWksz/MBF3CPnuiEuJoTLgUioZF3JhARhpzcQA+FZq/S+V0XcsRaJ0CkrrfpC1F1u3R1a",
+	"4pWaqIwuM2JgI4aoyOOB6HomzmNHHF5em1+KVncJnpnYFdHT+wYWTxi/wgS4gSDIpzU5rJRyjWvmAi3Y",
+	"SthkSDUhKHFEKEpbsCnd5FH/6EW3/7J7+G3nxI7chqsS9nEOci94JuOqPSoO1NM99qy2UAkQkUIJiJdm",
+	"lnqDZsbVB+XufOBRQ1qVmnfwhvEuRbqx0OzbYDlhVZeEMWFVlqDjV+jDGTdF2ZK46lzCWoUPcRnIa+zj",
+	"zkC7yBQ26cz1x055x1rV6HeFoCOMg4qlYnNN0HCk13gD9Mz1mAxkBVrh9CFGNujdwx0TzRgXbM6oGmZU",
+	"KmQIyTLJWHxCknwhNOuYs0I3a0uHC/jGWk9u2JK0MfmXxOfJvKt5cNeaFbs/s6UetS3NYV4yfMrQEpU3",
+	"8fGe0auRres9ZaJWSQQoqswIq1USQaeoMc7DpEpLWwfOflUuiktHdj3WzE+ocZ5OLahheGpYVot8yUof",
+	"1kYpzJ5Y5yxPaFFo1QzJs2cfvdaSlt5WtBwC9Vjnc7ntJ2bXS3lsTqVk8gQCIf0l6pF3ouJktk6iZ33S",
+	"7/fJTJq6ZielLQ3We5IzSegdXYIvEQMsdQu4qqMip2kCxAZYY+hFRDgaSShen5AgAIdAiHyhNYwIzcB6",
+	"HLotzY7zW1ZEROUDYQKV5npicjFy9zqq7kzExi7nMgZNNrnZSRsZ4JOLNUfQLOv4qTJG1p0dGyiZoe5h",
+	"iMNPvfLqte/9MuvVn8iIgeG6RgBlzfZKIytU4kq5+2OoPlWt7+6eQyxoBBAcCITqJqneO5HbDXm8z8tt",
+	"d0VJdoVNV5awTIWtfx1ev6B4XZqWn634crAopPnZ4INVqkp/QvD3zwjfsydwcIVydsLnr4j1myELtvWZ",
+	"1c1XK1ISKZhaFAIlDCfZIB/+RiIQQOtfxve26R1wTz1xUS30yUGGgwmRNs4GCEVwPrQvVEauQYu8KtOu",
+	"nlyD9PZwB2seiGi7lbRQbL5rpc9y4y0gsye/VRKp/G9BpNsmbFtPYestsOv0CbbAZILuqMD7mrs9iaue",
+	"iYDYjOI+Cs29tahr1U4vGfjiZAWHANLiMro0sgKXkL7aW3FgPT1k29cUh7CtsfUKk1mfmoKu1wYzBCnI",
+	"upWN0GuCF4zIqHVb/VkS9lExgVi9Mc97YAsHffajsirzATwZd3rk1Hq0ApG76KhlSUYL02/ZNNeiMsj3",
+	"vw5aTb0kK3VgBq0PPdeIjE0cJk5kSkWaMS3Fa0l6INqG+K+h5v0ArqBBSysQkPFmEvtcRp40+BoxzO1g",
+	"wkBJxw8IpmkLkeB3iIgdk7u8uNEXDhVLJ2j3yBtTDWIhyTjPsvzOHiG9HREpWHKTC5sEC/Gv4LqDCjGx",
+	"bhK8f2oKmTvEqMekbYImnG0ag3ZJnC4QyMVTfCOnWQ0ErI8edbSabuRixVazzxZC8ay+BiOMYAOVxLr/",
+	"jaoNmDIYp3JcwTJHHdbxpQPHljABypg1jFAzEFwk2SKFzLCCxIhBbhsxPIz8gvF2pFgIafdyRJObCUzj",
+	"mBz2I63Egc4EExiIRCt3IieTvMgXigvWI6dWsfPxrUsqBfLyZmWJC6K49JpiUCgcG/gftzmcJavEsESt",
+	"d6DJEfCvD3FzYrcNj1dEduam8zzLhsBgbmk2bMKc0E+BAc48SORiMkGTq8pLUPXDvg3tdgAU3nXwsh7O",
+	"0A9eCOVVvQo94SvgTokzzCW0a2aZPdtUYB/DpVq+tnC3FblrF8yxkjFUlLJvXz7vb3NHh70zh/3NiWZ+",
+	"z0EH7PrwKCMGPnkh27IwUZXCfsrvIJMbVSx9tm1StmXRxHJo0j4k03xRrKP359/2V2k+sMIPXy5sbz02",
+	"8j4pX1uiQ83oxyGgVSfDgio2zPiMB9JIL1jRrWTuJQyRNcxZxiYqEIBEt0faLoJtzgoy42KhWMekD88Y",
+	"FRJyAm9ZUfCU9bZK9m1EiraxCiGo/ywDCAn9SM/TXLZIdwtX4n9/+bYr6ZjBpY9mnhOCEBRLf0WYAb8O",
+	"An/sjosegnsxiOcGATu8oaFUu0r/Ia7gE+VTZN+tz7bcOgfvIs94sjxdpFw9xai85i4BP/OLwW+sjmS1",
+	"oIWUTAUTb0vMSCC/95dvweSd7pVNuyXz4PMhF0xtOHMWnrj99+4PeXFHi5Sl+i+MkQWOfn35/ur69ffD",
+	"i8t3f3/z+qqzFW7eDVtuSEEWObmlGQfPNSDxWPTAnRekirFWntR8Mcq8Y1pGOewH95UvVCU2Au6HqAWT",
+	"oArwlm55CnaQ9cDEq9sBVWGMFmS9hWGIS8hKgdInm6OhYPXMRkQlddqpRCWccQUbyuuipKLqojUfkDML",
+	"b1vD2V4O3frVIiXtmvkbwYV6+Tw4f1j07R51G7PN43X71zZ7W84dHKRbDiujUq0jvN3YF/ZcthqVS71u",
+	"k0TqliZQVgGKG+WQqQp+8rpyYOAfDVZcI1TsdjXt7FgwE2ebinZ71Oezndg8qk9Qm892oXWSzc0/NG7O",
+	"a+9A1I5KWcQzUDbTvDaUU3r04qWRd7U42zpu/fev/e53tDv+cP/y+cOfQtxtYpHld+KJcxhxiWm9+SpH",
+	"/rAzTqo+j3vObK/6NnjutylkCbP6a/l8GOsX+a4/i9qSV/os67XWytNU1nt1z5tP/JVhm487q7qV8pg+",
+	"/ljq9vwTuQoguRV09JwlJXz0IyhltwOvu7Vn/SnQnv2BN2/kXyuUWQdehKoh20/BlhkJLT1uSgiCHEIe",
+	"vWvAuzDq4b8ksVwRJDwTdOXreNgG1k00d9KHpgMZkCZzYiYNCeoCA7G2gEnC9qJyydyMg0tf5KOMzYI1",
+	"Zi9/OCPfPX/xFzLHh0pE9oD3SDUhvcC4d9k4V9MmeBBh+YcNkMQekJOt9/L86CgIiMpVvTDMezEv8oRJ",
+	"qfkTeS0UVmtpwD/336SjfKGORxkVN62twoht/9E6EKkLlxmwpnrGDpnAp+a90LrumOO9h11oU4nAbe1G",
+	"oXSUnbKgV1TsxgJgu8GdP2Gwgg1vg0+aA3iAAFAHAnAqIb7zE0QsPJV9yBcPjK2oVhPPEXLkp7fsYiqq",
+	"UfauqUngnLJRQNWdA9h2SfLxGOJbR0vnzIKsPuPXikv/t50NADAo+9K8YGP+sbJLm2zom8X35iL5DSkT",
+	"ewZKVX0xJhajmovWdAs1FsTDHXsSA1qDuLa9Qa/CGnbzo0NJEhOs3qYQgWWDo9FjWQKDULF08ewQCn5M",
+	"IOw7IhD0HTkwivIviPYGkYN9VB3EIhrlarp68e4Mt1FNtPuwGnxWGeoJie/vLWXXoUYgWtigjXAB7hFY",
+	"B0iTkGChfn/5Rva2yuezCXFBGUk3G0qRL9FQmsbo4FD0AbahpBOGxWNqJ3GzPwtm0UBKlaL/jYWKXHVr",
+	"U1sL3ZbOdcHmeaHAl+2XYfalyqP+0fPu4WG3/6IVtTBl4Vn36KX78LJ7+K39cHjYPXoRXFDnA96VY6YN",
+	"pSxELrr/ZEVeTxzAtAFAmDUVJTHjhs6xMjz4dPKUufye7rOj/ot+2EK4TZpcb1M+2S41/A2+fGOlvgZH",
+	"nVvdp3XWXTKa8jCCKaJlbK6KZxo4w8eba8qtL0XXVDrOjCJ0QOpdr+ziay3xQAPfOKCTiMT5TVyqXlTm",
+	"ms0gLkMvmEVpC+sFamvZIB8b+07JnItJryymqwd8E5LtMMAe1fWAwyEXgiUmrWNKFcHHQTLAyHNghTds",
+	"WWYAFJrgIYZ/ZJRGNwQo6Q4tspRILhIL0nHY7R9dH7447j8/7r/4r6BwzCcFbZBnwE+DGfGW9XBId8gY",
+	"hSQhLslowbP0GwkIFlIR19zmNar7/csagt6YvIUMkwg2cLYS8bU6G3yG+BWSCbVF6dtl/FnH4XBAvqGN",
+	"Fdk/8iwGyzGWFsEwbB8Z0MXVTZiSA2Er4mPY0jmXkotJwzSXpir+YadHvkdZy0DXCpOhsJ2tttbqPpkC",
+	"l0wyZQNf96w+auqi1CNJJTOk5mVW5SJb7lxG7iFIQKVp51HpHFk+Wh38Ky5oUUpybU3fL5/bmIKxEdY0",
+	"s4LLyCKrbePlqyki68W38tFPhLYWmIU3SUpGuBBWVu19aYsAn7GhtclsXOp/CW2/1B1cUmEVsK7zlZoB",
+	"otai4Ft6bwPmAf1y3UhQbm9J7eaIVg/OboYDew5ebXHWI4JnnbS1qpLSIiU0m0/piKmIzGmasrQTlSk6",
+	"WtMo09EKRlNMftRjDqsdIZW9flBXL3R9Ttu2VAhSREUSXj+kLQrN2SE8hbLe7AvZWl2/ZFKd+Uls1fG4",
+	"QpaBakm/RUTo/2HOPOKsUi5kRLj8ZTFjBU/0n3pJ9b+nemT6j3eu9qrJxr9kE/YxGFO1WqLcIhD0wizk",
+	"1tYFXFuexxUQrK+TKSJeznqDclIwqbRU1yuX8NHaiW3TaCfe9jQVvqSJWiA+x5Y1J9nHOdZB2v6VdYXk",
+	"K0QSrKjQ5IS2+7ues63sijeDyM7eddRE5a/hlaagTIfovFM19HLbAzZwO8ZhUySP1rGPPn5sqIbaHMlq",
+	"JvTGFmSthc7k6XKHE2DHWao4+2Dh1xd4BQr/1bI0yGR0xLKIxIMWQqmfv77+6d33CKVO8Cu95fjFoAWM",
+	"3iQiyCSfMxks1r1PHfGVRnS/w7JS5P4N/bZgxfIJWnrYkgEhMTw98/EUlUeS2VPUeU8KpvAelmSGVXRC",
+	"pLCm4Kmpk70JFsxUWdRPlyPf9jJ4MgCwwG40VY7ZZjs8dq4fH6piIRKqmphzLcNhizjJJzmCJbfcFHNn",
+	"LWS2W5xWa2V20fqUicZddHUxP8E2Bi/yx95CZWrLyl1kS/lXhKkfX1+Tg4VkhTy45+lDsNiMNWiv1gYW",
+	"uYPWxsJxI5rcBMW4wE24OTNgndxQlFxp0+J4xVkq6UfbKvblmdNafXXYjlqHzYOtV4myG1FOolqCtbZU",
+	"9R4in0iaZZ5mmsZKmE9N0Vf6Xg6UZHeMuOboe30dQZ2TiFy81/87vT77KSLfv377+vp1RH56ffq91g/e",
+	"XVy/effL1VrVoHZFAPYXmgYPTkh8DzfwQ0wkm4BX3HevYf6Rvjh73r1ftcuuPR5N1waMbds9waV7+i25",
+	"Dl/bVLJh+BLcz+Bk3xktN9/g9+viSPVurMuEiBCfA2rI27oilLj3CVjX76gWDFLE9A2ZCWvIC83Fep+o",
+	"Mj/+sHWFrR0zH7dN7bCawiZeh1LkWoseCOA7XU9I4A+fKiImGAXjyNyN2K7CCslVSHhnexccsyey5eCR",
+	"/VIJS1f0lp3K66rMvxsm8ZOr0Ju4R0Cw2DrFcNvYmisXVFyzuizUdDgL+u5jOufDG7bEote1RErsUxKK",
+	"fhqTPn0nIAHTS6rz4xNELjSNm2aDwQcJTaZsKO09vD71IJkydyrxxTJ7d+Ob19dvz+UXui68lIa6QMoz",
+	"Ziq3ttOCjlVnde2tk/p5/3k4Qd0+aW/IlVhmkxJvPNAAPgwYlYBdYAYXFoELunF1X+tnHmy58q2F1B/g",
+	"8aB0uuX9YE/ICkRNXiiEx8K78I0Y51DVKCyRGR/v8LaM19kQalYJ78Embnlq6iht5Xpyb5gd2/jCmkB1",
+	"KA1DUPqCOHXYZFBt9E1xTOL7Gy7SY8C+oHP+f2bJPCKLIosIxuFHBJc6IhCJHA2EKqiQur3ItTuk6iH2",
+	"fH/YjRFbRktAWwmXSq5F75tdDTn5yq62P5l6apWQFZxkK2rNknk4Q9FlTdSE8J9Ou0cvXpIp+2j5W7mo",
+	"XrT7xr1y8eSrv9h1XWfk2XxP7ihu1dGutRCOhmlYqQ9PlU3UFO/WcCLN871HyEu2y/oRrB2wyEbal/lG",
+	"K6fe8LraxVK9oCLv9rT8rsZ93Ul9hHyGV/dTSGdlvtAG2ayGtEAllpTEB2IHeA/1muZ0wgwjMM7rjMpt",
+	"Tsa+Eh6TMuj9+NxK4Y7X0m6a2Uau8qRqh69oeL73R5As7NFroYrl02CH7G7G3cfm91QoBF+LZS+05WGD",
+	"nYlJ9Zd5YxFss8tPw5mkbNCePo/aiP3vpzN+FifSLu6hsFXxdD5nIkVgLkSBhjl/IyGGhby/fHtC2Gyu",
+	"lo6/w/eIjByUlZ/QPRiwQK7Zp79xNdXMpczo/YL3ACsHsgutI3MMEPwf94r5YBc2SAh8Ihbz/c4rlvr3",
+	"Z2eL//txpi+eB1bHN20M90ydmlMp7wyUTvWEfquP5l+OSDKlBU0UwPRb1Pm/HJHRUpnyY16PfzmqdPjt",
+	"pu2xU3WjCE1q3Yo3+W7zGl7YLrBLkPKz4Z33MuA9NblClb6Dgy9z+J8gabZsbV3i7CYr0A4Wveb0yPWT",
+	"9bMf61nZew2umvi3TaJffejugaaRN4dqbxrzjM/YtVFut5/QVmGpGH4amFDTLJrsrTuYBlcNe4+9GUK2",
+	"rXV6+/aMvlSbq7sd0qvNDJtW7tq4oHZbN3CLXLmKkJtEMfPkusXCgji7N7nNIfBHG1yHBQ+hRn0BU/Wj",
+	"SY4WNMtYxmXALXqI8LyQLgOAjDYM/oTM8oLZX/UVSMUygMrqQ2SpfD7MxXBMebYoWPgAKQSIqHL6zU7R",
+	"z+fxcwNcnVB1LR+jnGviehKlDaj0i6lsuvfLRcAQtLutADGkhw7QrEqmP8CvhkShCjT8BYSZ5IsshSTs",
+	"YiHClLnlEVofYax/K8cXIP8bPp9veETRnc3pUi/y1sEDmnj1md2NgsBZuwjq/vWSjU1BdJg1Ysfq1tI2",
+	"UFvA2n7XF6+yUnWTSDnHdTT5ZKerYV0+3wGzm7MKy2bNa6sSIj6+3u+z+xldH0knF5nazWXfHGa4+0EJ",
+	"2WeKhWhERYUon2IhLJiUQwqBWKp90EBXk7XdGUBiL8ncmfs+NJ3hXc77dlqMbdZ/yUPiNGuFtLN1yJlP",
+	"n08beXZ1x1Uy9bXU/SwNFc162+gpf93qDYTO6TWVNxcmq+UxDEe3c7WYzWjYLPVZeI4/hicRf8Hi+Qjg",
+	"UdvC6vly9Sv8I4ZVP+Bv3fCHbdr/OOcFk2aMTbjBXJkqqubxCpPYaT4hnvTsiGT5HSsSKhk4vEsLVNDw",
+	"60ccrnI3fbodaKoNcnS4+fOMLhtaXYMVrF/9xtVMEfldBB7JshgLuQNJzFarVaS9UkTFlFfp+DFJppaK",
+	"1clc4ZMyg7Rpg5vRjodemlkgDhSnYJ7RUyFtNLsbgGjBOr11sZmBxcnzzJQuA4gBc4G5Nd/Spw4deJvr",
+	"MejaxGoKh0fCtfPiHcDgcW+SLnYXD55Ayv7SUsQut29w/9wl6+7+NZKsne2afXkKMXaNdP95bpSgOekL",
+	"ghIgn5F7mKq0zDK0p3PHUnv2TO+CcogWMG+on7A0qN3aIaJ/DJMaxsv6c9iIDrNzAPxnwjesEEF9pVd2",
+	"esPy7Gb+0QfiSQ72NijAzSn7+vVfghGbb5lSgH2R8glXMiLxMI5I3DVVCnvxCZGC3rAhSCtckjs0xMzm",
+	"GYcyxog1RTCsuo6qcPRt3UHngyWfdv+Ldv/Z73437HU//DmIl/welvd0AqRWpPspBnShpltxPS1xVE/C",
+	"dpEhbnzV4xAKr90cng5pRNtThuv7tUlAqsGJBPBEpvmMzY3ItFmCFbd54vyMO67Hm/Ll4GpkPGHGv7lx",
+	"IDOmqAWe23EY5/bV4CDWeN/mueQqR/Vos1XghmfZHht3pd/bYtvW+opWjnzt5EAn+x2fJyfZSnhOrR5t",
+	"wyq7RZgl82GJ2b6ZaJL50Iry+2MSQdANU2ujiJ7oYlaLQsh9IpHdlj/ekNJYE8zVVDs6fP6X598+e/n8",
+	"L35RtV2Kd+0YxmGLcPnXB94dH9rmj+6H+3708vDBft/5jz+1dlg29OHvecE8ARL4hhLmuyGnNQMTHzbA",
+	"HD0ez3vDBPbc+N8PnHcz6dkgjD2Jby9Mvd1Q6gCdaxWirlKR2gLyQSL1qALc1fvqwPWCI29rkXcGhZlX",
+	"0PUqoIKd3p6HzIfIqx+Era+nr+oEfS0QeRhXtDPIcMOJxICi/bUNl+T5dWdj7k7B6+tDfY6ExQCgMKK0",
+	"Evi/SY4p2Cy/ZZLwQG7M/kfpU6Qr7swG6umLKzS/OUdu95w0b8JVKtn/iIHH/SkUkk9WdqEWTuWk38OX",
+	"Van3s8ZHlXzwRX8HGWP/JP21Ef5bRQp+bTASa1YJin0/LU02sdK6afoJq5s/ke16gz3C7tQmuyUYHn8n",
+	"Fu4g6chQ7PFe/vNZU/Guvd1UNgNhQ3bZX1nBx8v/zBeFoHueACMibtrYQJkTfNjiNWri7TpPtp6yFUJx",
+	"L7+RpTR6w5aIqgsDhkbSgWjH9wOtNIx5MetRqAgwaB2TQYsmCZurQeshjoh+Bgqk4E8LyYqeVVc0ZQ9a",
+	"ERkYANG8wIfYbwuayUErGogB4sbi96dC6EYBfJimKOYCln9Z5MB46BOaZQDsLxUp8oVIMbBxSvWklicD",
+	"AVFxEksjQw1GfGCSOygKTPTf8TxULBRPvD0nBojUYvMC/LHrsLfHYOVNCK/j1N/lY+KvlF1as1owGgjx",
+	"cm+YNDwDd9+muPoDAdpqLEGF0SuADcAICFcdXGyPm7983uTDaHJh6MPeEGfBPtJEEXSrawrBKViEGuNM",
+	"MWKGBah2gkc/WE7P2Dp3xfCvhI/pNrZgEk2AhMGw3nNNG1oHxDkWUN+8qQK1DzZcg8mBJcuW5Bcw2cSu",
+	"bsZh3FtTpq4p94KP+VbJNe7RyFVD9uCEG8vSPIBHNFkUXC3Bs2w45Zz/zJY/QV5qiMznGVXA904v3mgW",
+	"F5H4793Tizfdn9nymMxmyXzY6/Vgwly/gRmu1vt53HIPlyuCXYIBiNGCFaeLYNJqqOtT8J4Zg/IxeQXv",
+	"V0cBNyesH/xYdjtVao5uYcjCPMvzGx5wQr4q8jvJCpskizFEElLg9C5n+cSYDfTDCTbiZmuCC4fm5dU5",
+	"P4CwNQ7ET5lXScY0I/Hs5tIiuegnABCofZ6nLCNnWJuEWM2uY0A1MFQd/paE3bJiORBGV3a1ZxSEReV3",
+	"ooIwFBGZk9M3BKqhQzVTMtI67S3L8jlLXQg8K+8VrnoDMRBnubhlAoZ7PBBdckHVVDdQFJB0b6vLGBjD",
+	"E+B/elvtD4CpTLgkcVnLKgZs/VHGNOfrIog93JIQZ2YK5jh/cETYR32jEi4kT01hLbrMcppK0o69xBt9",
+	"4dqMsRjbfpNic+/fv/lenhBgk4rO5vjt5Q9n5NmzZ9/pa+f99Rm8AbWcyp+hJGrsFbA6MPVR/6zvlLhH",
+	"ykK2xChiEmoC4Qa5aqpcDAQhMdZHPSa/3sOEIxs09vAhjsgdQP3E8EsMBXtwbeZUTQkX5nYx2f66uXZc",
+	"FcJ/PfzQc3dpz4oVcccWVbJhfJQ4ZxPM+S3HPAgItNMyC0jyWuz4tdfrfdCSDF5hXmhObIarpmwJqzWn",
+	"Ey60+AdNmtMmCV2oqSagBIrn6lb0SOLagYoJnjgimdKiljmXmi7hYJ6QhZB0zPSszQIYKtTs3uRtQANQ",
+	"+mfEiKQz1s0LPuGCtE3BXjOLK5Z0f2AqmXavuGLxQfwOHgOSIeQ17BuU+YF7BFiGSKGEVI1xQcBimHUh",
+	"XPgNWyJauL5IgAA8Hlt/BNbNiMVklKfcHAXwjGGSf3x++vfhq3ff/2P46h/Xr69i0j4k5/yVXjFjoOqc",
+	"kIwWEzCqMkkmTJHnh8+g6QuYiWYkx8TmIB9G/X4fog1lZD640hGw+vidqaV3QuasMHCXpoGjfl/PC1iY",
+	"o8MeudDXJcWh+1QLtZLI86MjTYu4dWaCRuJEZCXLNL08xGO/GN5DaUg6bj3r9XvPDLopXH0HdM4PgNV1",
+	"E1qg7WPCAvIC0j3g3Hl8Wcv+Eyw4VaQyIoLd6ZGPeSFVRPI5SrXZ0kqFuTSEnQs2EDHGScZReSAM2cE0",
+	"TciLPUPtOZU4gnnBbnm+sMfwG1k9bUZIdLUG3qRm/M75LltVH/Kv93iVAaRDeZOVAaBORbYmOoCn060s",
+	"RhmX02BE7EMUbhbdt36rroboi74nYh5VxMvDUFWBcAcmINDvoS5/1of6oQREARo46vfrVTQ9vq75OWKv",
+	"bhPH55YdAq/g+l8Rc+iEocBdpFgX8zkOINSuG+jBK5p6CDLP+4ebX3kvqGFCLMWXnm1+6Ye8GPE0ZSiI",
+	"ShuiD0TlHQCLA6cPJ51oumr5R+uDVrRmybyLSgEUfRvCA0N84CFqzXMZOHxnYCzQbBXozu+yfXp0Sg57",
+	"ffyEBolOj7zT5y3W9AC3o2DMYJ9IestsO1oz/2/nrf/zn+LI8aoXfS8KPiJYDc2qnD4HOCbP+9+Vld46",
+	"kT60AwGxN0ZGcddMGbemDza2eYKXvwJdBFxWM7rUT8+wKpy+j++KXEwGYiEUz4xqWaR6Wu709ci10+01",
+	"O7h1kkYMEoYJkzPP62YhYH4gCjZeSNYjl4uMuWL1ZMTGub6m3ePHJDbMNSaUSDaj+pp2ktvfe//o/Rdp",
+	"04GYF6xbMK0CMSIX4zH/CMIJ2DlY2jkhsbezsb4S9KYc6YujXO+Tsvwg8ElYTOPqA/5IidcKSCn2+RfV",
+	"duIyWqxnnSWxbpTk44EA7MOCaVY9KeaJ/j+dT3/LInLHRjJPbpiqNmFlZC092qA1w6XL2KzY1PfLC6L/",
+	"vSLvL9/WhuIJOvqjZkZ2VJACEBFUXCJiHHTRQOT6pSMoOcWTiMxUVmsUad+1o3lUF2ZlZwhzOxmI2Eau",
+	"9UojXHwQl5GjMXlz9Y58+7J/eEJi31LZy6iYLDBAQT/y8tl33UMo0yp1u5VH0Zw807/FhM5yfYFDGaXb",
+	"nCcssqWOb3nKcijGy05IbEyy/lsDga/p+UREzhlLpuG3UYo20V9WPyB4Ep25q0ANZkrlQKBWTFAvMPuI",
+	"I4hP7Jv6NJUxXlDTGf8kPNVbrLvp4Ks2tiseCJCe3ZOgMmlJyCLl+hC5gbsa2Z27NkrYrlcGa+pJrqVa",
+	"L+4iqdoajIOydjkePv3lGLoYcYgpZPsYnv1VX476je82v3GWi3HG0Yb1/HCLLi5Qh73O87daYIf3jo62",
+	"mc+8yBOtNo4yVru7cW2h5HL9At/y/kbu4d3g0ENdoj641/8MefqA93rGVMDi8j18L90h1efP3W44tozR",
+	"W/ME+4gFc31QiOoRwvaqR6hCwc+bxpB+9RT2fPMbv+Tqh3wh0tqe4wwfs+e4f5U9j6zCVN2BH5las/z9",
+	"z8NArg05GaMEV5Iki6LQcy9FpN/xhv/IQITae7snTNX2uqY2hkZVPnIAMfcpxMnMqUoCJt4zU/laH+sJ",
+	"v2UCzXvoRzkhsVhkWUySjFGwaTqdGh87ITFGuZvb24Z+x1qyhYg6aPhummcMBOEeOa3zFS4tLViTJl7Y",
+	"mnSQy3BJUE5OB6L9/OgoqhnsoHp12iF8TLgyqagzesM8WV1AFz0S39FCcDGRMcxWDoQVprtGmIa4tPSW",
+	"J+wYo4aMElAwYwZxIk2B47OmkVIUBJF7IEYFoxDmZqaBpi9wd2DBXsHuyIz+T15YQf6E0DT1+1h5mou8",
+	"GAiL1hyQXWph/p9IdmlIw9lKdvlMrAeH+Du7Tf6lBBwjIux/2aFGtL2Ac5AukJQQjWFvTrmVDSTJ58uK",
+	"WoOacZZhsjtwRWBklidGoKukJEZjMsQUgDW5q5uKB6KdLJTWxis6dIcsRMak7heUGi6RTYfO/vd2+p/6",
+	"+K925HGAL6atgLCRz5d/HPkvduT1mXiMdGvpaoczb6SJT3DijbvQ04r0eY4cJAjk+cvIZAhwRWIn2cTH",
+	"hIqllvwSCjZLLVaJVD/ExUBUdSiRkjFTCYrHp0enWtRIIZy+R06FlV2csGREIeQ3z4+OkMmgi7kqEREu",
+	"rBsz7pGL0vi4otvduqly5clgN4zN9VcDUVo6A3zHtPzl1Y0LN8rfGwt47Mk0K1M7nMZNjbl9jiK3PKyG",
+	"JHY4qmVCbFBjrbjIrvDZz0FJ0FWTbwhAY2AskUuC+R0rrOhRAur4xkox+7mThublR+msQb6MUPrOttwj",
+	"b5RE4ajB06M1J+M6Qp9V1WXUI++E1tdqPFHZncdmwfuLemexyBjRimilEU+11PqjZKAEgsbmHDVcJAX4",
+	"ZuAO0T3YX+6oRCBLymWYy9bsxZgl/mnku3oq+hcySZscdcT4Cbht0/QP/e7LCXunaersFCo3TGNf0zVy",
+	"i+0ukIN7+BcyptYatS9N0ld5kp1hCfmbVc20HscVOnEhFNs5reqS0kAkVOhzOmImpywFTtA5JgvLQEpG",
+	"A3EoQU2tah4vz/ImGzlO6Q/5pk6MuC6OHiFgdCeKXDGsW4rcwrzesH39T8qPG8SUfwNjunc4d9jgqim9",
+	"3N39hJNo45OwVZjq9Kms7z1yWTdKBy3Px75sIulSEpmXEojhhRVDtG5nIfDtdI18tGKgR2a4hSV+s+n6",
+	"Uwo468BwvpQRe4O084c9+yuxZ+/Jf1aM2XuLPAdc3OY3j7Bx78y8gmrYpa0eAQHFEF9TCloZFzdSi4Xt",
+	"SvTOn70onQ6xuTvUiGjw0DdyIKrVrnU/McQ9HyQ0y+JjFzHUtqn+8f1D3Al4Ek3SnX5ZtwuvETx5qMAZ",
+	"9gmhbSbMn0rTfg8N9ZgUiHHfnchrrwyiJrRgA4HpbiVWRlSJaNKjg9WyiU/27W9kWQ+xbaP/8y48NxAm",
+	"6aCDwqkJaBKMYdmDUVkxmpyapb/japovMKRb3DAT+gTeTvL86CjEed8AQX0Wzotd1Rnup2SwlR6buOt1",
+	"uasYxfm747Nfim3i8pea4rTIFxO0dRv6dPxjS06K7G9nTur0s0/gKjh3eiYIOSMKMyIxuArjk2rQlFT5",
+	"XBI5ze80G+CqOYrqvR3ylzetvzJT+tcIAtxfybjW0mrVSp6Px48wkzuy28FQbm+xT0CpcGt7ZswVVxAY",
+	"O2eMKdKWjJEVSw0G22JQe83rZOi4GilepsW1TazQr4cfIKM+7vTILzlG3uOSytDlZN1wn/cMlLmCTdcF",
+	"Qnj/jo/C2ZQlN7Wz4EtVBeQsjPPCS1TY8lBYAg+fiUXK1cE8z3iybMwHeyeYSRqHRDdA3gcrJL5Hinyh",
+	"WDUh7NiDBZjRtExxHIhaTtkNW0qU3vDpUqRCV+wNW2I0l9LXpAX7rzYyECYTuEd+4JliBRktSeywqeOI",
+	"xDdsqf9CMVFykbD4xKWiNWeiNaWXXcDMT/XqbZlf5gFll8djI6hIuDGczFO0BCsRbmgtEvjO2W4IV2XT",
+	"3V78TtLdPDLYnPCGR+hfKOXtejUD1Jx4YBt2Qj4fggPxwWMvanoAmcpwvZpbsnac4OdPowFB21/I2GT6",
+	"tjXrVynjik8EqLAnfpVym7DNJZEMEPS8IupXTHVLIIdyHHWaf/i6L8rPrB8ZFJDW8a8ffPK+UrTQ98yo",
+	"ioBRIWc1DVBzjrBqYaHvtUhlZT8xEnFkgHJg8yLCx4SKpbn30ORc/ryqnLzFTsM3zWZQjmZC+bCNI8wQ",
+	"ar54HDnuzokaNu618SzutnGIndC8cWXQ6UKiQanC/Eh+J+w+UuWeSVcJyJqP4MNAmPO8Cu3AJflJqfk7",
+	"kS0jckVn7Ior9r/e0o/Y7pWePeThzos8XSRNGXRYrvwTMdBq9fnPHJxQK8TeoBvQBGCBIkR48XcMd6fK",
+	"Vz83Q/3dJdU1nEkvxQ73A1ZfbwnoA5WNaT6oVt/fCqbioqJMQ2ABKtt+XxHmuBcsYUJlS08Dh3GdEJGT",
+	"WoryQMS/xQ5QDSCHTESTZrBRJR8bkIe8/Pd2QiXrciGZkFzxW9Y5IbGikziCnGHFJnmxtFqIfs90ZO3z",
+	"PXKxGR6jRy61bG4AUAYClDIEV6NpWjApq1yDtAEg5eL9q7dvzoaXp9evh2/fnL+5jkGdm3GxUKwRSOO1",
+	"2ZJdATV+20lIbxD3FZ08RTN24Z+iLWkM9o9uaI2ydNSvos/9LnQlS0jboYNULWX7K01HW7DT6zw/p2IJ",
+	"/CQxL8v1oiOjRTINWSqrY/cAczym56yaYKop3Fm2gb5Jay1DPLjPi8lQZovJw8G9C8wKsshfVpgbObUR",
+	"BVQBWkiuvPFySZ73n6/Knz+yVT7Q+ky0si7XdX9deuegqU9CRwC3VbEL+/Y/aaom70Y6u4bZvCsmV9li",
+	"so2rWm+H8VTvRqAHvTuWZd0bkd8J78mepYog8dpNNjkaDFaECmJRcBwlkjbUdD2jM5adATQexeQOvBQl",
+	"IsNy1TnGG3wgvI6iMiE0tvDuMbmv4t64g445HTWjCIoFiyI7xnQTE+VjUVMixLrhMBCLnOJ96ViHfvjh",
+	"hMRpngB+K7T/vsjigWjbxrQ8IRfzeV4olr4RihVjmjAZk1/v9QBIAMElIhYO5hUXKReTCNwIPjo+GbQO",
+	"e/1B6+FDCV9HRvg0SXIt2UCYXwiDpW3RV8j/9//8vwPxn1fvfrm8OEMoFv0VIMP8WX/tgFng6x8vTy9+",
+	"+t9vAYXP1a+w4yLtWTKHx1baQ8gZ1yD2S36EZwLtewA38PXfXr+6enf28+vrTg3wJR6Ie6kKBlEKEZkv",
+	"5PSXXPGx4WCStL29jalciiTuPJTYfeYXi5BXNjwQRnxkH5UWC3NB4kUhjo1CeFyeh+PKeABACCQCAGg/",
+	"N0AxIh0I+8M7iHewv0gyYymnRN/qerhactVT1n8czDPKBULLwJd15mzAagYCRFqAnsHnFinPD/5vA0MD",
+	"X8Ff+iuApIGv4C/91ZhnDHfJ7yBPFFNdXN3OCbHsEMNDQsRVvbXiMvfdoAZzhLaBTIR2GQoDCDUVCT0i",
+	"mnVW9g6+QIcDiIWcyWggHAl6LVVySntk5TY9MWFJjbfpQOjrNCBZ+xfq0ekn97QdnW7M5tT80j30u75X",
+	"zWlcvUbklM7Z13zZThnNEDs4eGFeMn0tSM3CgQnZQC+eMKeNp1TRESTrFEzfi8lUq/ZBie8n7O0T0qXp",
+	"oSnGet3QF3Og0RdoYPkMo3G9+0kJNMEEyLWqAs5ialfTUpdcSsVmnvHjhi2bjR2/QE18Oc3vJKGkoHfg",
+	"GM0LWJkpldNeUHv/Wbf5KTkL4DyvS+hD/67vG+59Vm9WuS33dSjsXz88fFhJyAvAntbxbX1dDj5+aERz",
+	"POda/qSwWWMTcGhReSrQaORvzu9t5S6FqwcFCqAAC4nHC4jJ5GogkPhsfMnl66trcnb5/nvrjPfPvgvv",
+	"tCk5vt/es5uhj3ogQtBtBIuWjTTjHpaedYiiXMyJyslhv7/yu4w7hKtyBgMRY98wCWLn4OoIrAwMYWSd",
+	"dx9iQQztt2PAQUfT2PNnA6FP58vniyKrQDpwiQyfOyRnjPf3F8jmXkty9dNp9+jFSzJlH7WqfMOWA3EH",
+	"Y4jL2v8xTAhLz69mifcPe0QfO2BTMyroBN0GErwoXS7AdyAHAsdhacrylRkH0iAFg1g+/VNzhiLizH9C",
+	"xDw43l/I/G8Q8U49KPkge0GkANhhDIkCTYveEagS8rUHDX0x8/1GdvgjE5riWADhe5UB+pfYwT0GqGyd",
+	"MAibaAIzDdA4F1JBjXM8XACW0H7eP+zAKeMCs5NYkou0OenPHo/NmX76rP0O0fB22G1cg632Omz/n1MQ",
+	"b+ohSlV+sUvIkhN7sdRVU2rgOfuUAs55o98RPcBqynhRq18B90CRAw6Ry4INXfpfqyAE0nflurLzqM+1",
+	"2ZU3Ywdmzt2K7+/4vmXK0tXiJuDYZ1SxwqHigwDAJY7gLi9upMMW0HeyqK3mimf8jqtk+q7qefwkXvKV",
+	"jr5QzFGYWnF4v8N8tq/37sQlbzz5zcemerrWwbe8q53DT0ZUfkfrNL3K0P3AdBsKDHjtmi9+tYyvsqYw",
+	"bmA9I5blYiKJyr2Nq+5Uswp47WZPRgxt6aYWEStQowlRCElzhvZEtEH1GjSAz8DdVjv6QgpBZa7NENp/",
+	"wGZ/NjZXRv00cLf6IQmyOfQXGn2hScxbIfTPwO224XT/1krDO1FdjN1Z5q7W8zrCcgjW4DPwxNWOvpDE",
+	"t4lc/4Ay+PqZqAkc8s+RZEpxfX7aICfIzt489WDGZiMT7dooS56bZz6paqK7WCc/moE6mZEXqET/W3NY",
+	"szMAgbH1LfsIvhpM0TlNUxzHp8LAs+1/IcHSTO4P3Lt/PeYJyHiCsI9caoaJwofBWq1w1CdjpAf3uo9N",
+	"5m0HbwfdBo4vCYHb9b/rrCp6aCn3DuC/K3DdbmS7s/3boNrhNlt6OYGK6ua7GV2azdL0NZMsu2VrKWpP",
+	"RhwFTeqG7J7Gpm6t/Af3zln7cDBL5gfslqdMJGxtWKacswSiDtDRXNaXMZn6Fqwf41dJysZccAzHqgen",
+	"sALipAy0Ton4DYfHoKJFdc91tZA5eNa5IjInY1qQdiU7dSBowchdwZVigkDY3rTIRb6Q2RLqP5eJ6mbQ",
+	"0PMsn2FZfb9AYac3ELFdoKGc0qMXLx3YkHUduzoFIhc8oRmiMphvC2fWZsSGeTbEh2Fu8Wu7HZ88i9n1",
+	"1CCe2Xn//vAwtw9Bawo+u6+Udv/1gz7B1UrzK/eWRVSwJ8UAchGpjMsVKZ2JCTfQ9mOe+dFpBrQBYtNu",
+	"2LILARaaaeD3O/OeKxgByIEbmYQ+/2sZhMrzLHI1k+H4YrFkIhcQsVydN2nbgu15QUSuOraytu7IHjQT",
+	"Xe2FaGx71rh0hw0jQU0kiMGaGIhKPxExxRIhLENCpHVERA6V1icCIoKFIndTrjQnpAmLiFigmA7Bs3is",
+	"CJUDYfhOp0d+YSzF8HV0qx6T8SLLTGAPVB0SNgLHTuCGLb+RtWw23N2BKN+DkBtXCh9Cadrx8/4z8jNb",
+	"InAZPAAyEdejkkzFnR45FRiqHIbSsKkgxh0PmB+mKl0uWAgHYC0bu9IE88lZGPSyJpoQDlh5Gf3ByZ6C",
+	"kzUsboRoNT4Xk18J99of8snrpcnd48Xx5ekywjrDMiwNkbYr1VetFN8x8XamkYFwrUBZM5HC+P2WuJCK",
+	"0TSyDnKIZXZMVotrlgN+YxEeISfVlbU3KaampH1M2vAMCEAJLYolJrAP3RDjzonmLpAPw22mUo9cID5V",
+	"mfRQjlbLYWOMbZQRcKbnR0eyZyo4oxxVLAxev8jts4CzKwjUVukNxEBA/eZjnERXy8ZdKw/Hkf8tVCbo",
+	"JlSy6vdYjBpmD196+7fakv9jBqmTMWkbhF8wct9BYWcv4lC3C5iWXWROXTO9NiXfF3Ssun+x9wv+3olI",
+	"9fkUnyr7gSYR2rLaZkRiux/dJBcpkMLa31KWZFTPj7QNoBhAbhJK3DOQLSVh1fWdPWeFWpqiex6ip2kI",
+	"p+s6smymWxltTNqO/xhUJx/bCp91q+ERZXdR8MqWVH5w86x86+2u+z64w97yWrKvU9NA2B+2boEWEzhl",
+	"zU25J8xI1+Gw4bX2iaxu2PiZPZ+fGhsUu9uM9WZZxB/RKvsb0b6ULHC5MEw/n80zjvGbgFxnXIMBOYFA",
+	"wU13S+wgIth73hIYlj9bn1Mafw8PfW/uwhirbUuWjTWTVJQLlqIScYV87qh/1O8eHkUkZQW/ZSmmqlVU",
+	"Ci00u+U12Wh0xjAVjruQtTL3U3c6YcIM3B93p0GIxlHjkHYTo7GPP68eVZoiu6fZBTJ5rptDe5KxGuE1",
+	"1dLrP8m75kvdUu+S3p0jWHKjuA0drU+N0c/5a902i93RcguuiltkX3Y0uo5nsbXfNG37W4DQDKR2nJ9d",
+	"WKULO6zlqkQOI3AVj2MgLCAHaUPFIkxgZbc8X9hkAy1sCfZRDc2TjTAbV2YGW2FrrIGOeOFDRxz9TqAj",
+	"cHE2g0bYPJF/GYQ9yDhapcEQrYcqgNkfHzYXUgX9YqWnHnmjiFS0UBI5IdZbbcfGHHNMxjSTTMv6kKlu",
+	"EokGAqkbTARkIRTPoNyitAjp5qxcnF6f/UTuBy3z9aB1DCL+Q9yc0oJ7/UlD2bCLLwVqhfP71w1f+2I1",
+	"IVys2QoZb3FeDLaytKtfvTgO9H4um7HhzqHsaOD+MMNADCdav7RIuy5vRMZCWZB/nJ6/PRkIfaz8O1Cr",
+	"XYrEP76+Jk3CTVwtUMAlGYOFDyEGB8JX9LXiaT0qUwq2O4M8MVrCkY4BHfrElagpGOaxC8ij0n/jyqUD",
+	"0XbBvMEeoKYOeFR8VkHeX75F+4De0k6PvLNl/LD5gcBiHVjKQTCiCiokTRy6Vpmbx9NjgkaJ0pxss+yw",
+	"GsRoiYgAcDk7y4b+elHwCGvDmulExPabayrKAFkYvEFU+YbpaZ6l0lXPuJtShVZot8WAzt0jlmOCGQO4",
+	"g+aCusN5wSTQApaVL3fNFTQkdCCA8Z5UXNl6NcrZg1+g0yOnmlJteijImW4oWEzWwHsPhLXOtGPjRnPc",
+	"3GZzpsVyWCzE/9I8Ly4bnGcUqhLpI7qA+h4i9Ww9zqqNZOi6129MWXKDQC26NchKHeUpZ7BPx8SUAWHS",
+	"qwKi6R2El4Foo2Hq1/6HHhgbhsZ+0IGFAVKDRMvREoR2ayunAUs22q+/C90zsILfW8ZRE7dqLBlXABag",
+	"YGpRoCgPC2SBqvViQFkosYQV6rWioExlFjsstsHGOKFqlOcZo8JKVZ+gqHiFKwE79Btb0llWbSyQD19j",
+	"dVQCSyPt2G/pY1e3ZWyLgENiPheMKHoDHlnUpvTU9fGGAIgV+MXPWiVK08f68iWaACJ3zE3VeHuc4hOf",
+	"gcBxZqkpN8ONYS2FmgCiA5f9kxb03HHwlbHeUcfu/wiif1qxBdLk0yYBxhZRrB2qJrlmlKfLruG13ZHu",
+	"ZUpFmoHYXJF6QKwZGiFpRejhs3leqINZsg4VNxeCJUramCpv6FpOWRRZXCb55OMxTzjN4Kkfc3L1/c8W",
+	"mLJ9BeA/eoEAECoaiDHNMrCim3InAOt0dfW6ExHJ0PQfG6jWmOTCVtIwuYFtNWVL4CMiV8b90Inw6peC",
+	"zuU0V3hzoszQRvO1ZkQVg7PslH5qxAnihcvI0Rwr0hOd5VINxNGLl+Rn/govL4AdIOf8lZZcaJZ57RDF",
+	"ZvMMNS9PVGmbAlOga8X399YS/PAQD4R7pUO4gOoKqIt5LmHNIcELE/fIaz2EGD2vQwhfiQkTqrCxMRRL",
+	"UeXCQTrpFcJr2Xi/0fRlTPel/V+LRMIAL9gRyh55t1DoSEaDHoVqFHrYEsuGQVEsHCvIUC5/yfTGJfGK",
+	"gAHhBMtjAU2en118qppYtv0vpP5h/+sZNJ5LllYo4A+1cL1aaDyoIa6a8VufcW2hLeIODDVnbOKa+ZwJ",
+	"OufNnBN3GnyX7+ZMnF68Ic96fX0RPOsdOhYfof376o5OJqwgR/oJwUg7ycUt00TQiUy1Ui4yLhhElTiE",
+	"wBjNzahTgrU2sphAvp4JfAyA9sYMNSUEXAPu3c7NyR4I/2gTd7KPybzgt7DIiC7MSsgTI/qcvn377m/D",
+	"i8s3fz29fj28Pr388fX1FagVETnsExkNhGGi5IVmmUaDNcGCXDZyO7PK5o4B/VCztTnA1FjGcWww9mFS",
+	"kFtZshTNnL0S9W3QfWdMTXNUa+ZUTR1i3EiruUYxNhQGD1Xw5EAV9V2h/5NzYRUy3VxEQPKHN/H+GohS",
+	"y3ChjLBB9jbTNzpp62tB/xXDFVjxSbT1CZGGCLAw1EBYf7I+NFTxUcZ65LwSSADgjdZnwYhcJPoYuSKI",
+	"Xl1us4gD4Qp1Y7Zq2Va0ekcwNwHzlos40Hok6OJaBwaVGS0LuWAnnuard1TLASADuLvIjdcVazTNA3Xr",
+	"dyYGmyQdiNWHje/BFbyq6OsFG7OCCX3Zc0RPsoeip88p0o3UI8ZQC4zRhpUwxoeCgdKPJguv2q/dWIg7",
+	"04K+YeMnmrpN96ZdAxVo+cL/z96377aNZHm/SsH4gMgALTv5ZrAzMgYNb49nOt25wXFPDxAGrjJZtqpF",
+	"Fdmsom2tEWCfZh9sn2RR55wqkjIpyRfFia2/LFPirS7n+ju/M6cbw+7uV5B05lqVJN1joyifi6KsFdUy",
+	"B+SmqvTq8Ia6bICvFtVLIGGPaXmjHhsF+y5qCqLaYG/Y18MeFqBGRmFZ5QSekD7hRnP4hneNolPnfh9F",
+	"7+/X3zfme18hj1LHxp9Bg/67zOK5tI0pvA8C8g6d9oeMdyUEfRYSKPm8zkbh5PSlhVR9rH1aYX/+KhBA",
+	"/cIZkoopG6IK2ER1aXv/3h75a81HNm/xSAXk/fvoqZaOP3ZT+w7RC3YtrmbIRyk4n6lVFDA1u+/LbDbB",
+	"z2mFq2Q9yOcabIDmWJIXs3aZR1Tr9LrAPVC+y1J4Xm7s2j5W2gKQOMmqlJweJrKsGdVrFIs3WsRDugZ3",
+	"kA9ANqnVt6NmerBpQiAfj3twZcir5Nia3v2Dnemdc17Mtrl3fgU6OsqgsOukI/QDv1ZpMneXhT3fX34l",
+	"ReyGaiNBHkqCuIV5V9PNL46VJIW8clb94hrQbiu9c18RuGgZOsLty8uxSsaMf3j/0SMgmhANzkSSyMIa",
+	"7Mnh7YqzOt2M+SvKOkM5hGBn6kqmsc7LFCgbb2AIsMarCR9gN9EDCGnyaf4o5H9VamI9EGmKCWqbs0LN",
+	"oV0VyS5/ilVTaayYFmbIOJbs/s3nSRFX1ZHcN7HGBOtpBg6cnWUyYtMqs2oHIoOYLYWxzpSVpcgY/NR0",
+	"gg4PYYb70uBdCWyqLe7MXwMsdCvakrqaulVI/0Ii+fN8PtetTPfDnQtRAhrAnYHP8w+4x88f37/bilqH",
+	"3KtvfV4vzPDWWfGONPXSRPkT9klwvroTnF0CYAWphXIoZDAfoCqsS9r9nlelFlk7PjEHTnSOw8/0u1VC",
+	"CXDCcwgl+LQs1eJDpWh+FgA6jUn2w3wDm+eG6sR/W0cVughifbyZ0tGFLHc80MIjzlSDGYAksXMGz0v3",
+	"DiMK/kcMlomJEM7lEWQhBJ2X7HI8w0xvOJgqwEHhryP3ipQkIAWE0juKdSas1Mksmm/LCCFiNZVDdoTs",
+	"BBBNnsjCQsqF//z+16N3B29Ojg6PD98dv37/DqPKIQEdfgD9HA+PTj4eHv3r8AgbOeI47LNKp7Jk+YUs",
+	"nQHieRDgTmmZFwVUM0PgmwbTxNpk+aVM+8Dp9bpfiJZ6jzT+CpNPO0cffgyDLYfnQyo73HUrhPehpPCE",
+	"2/ZX7HiOBqWDQuOk75awCh+goWNe2SSftrvpL1I3NKrv6bTFL1LKREL9iYDuAOLMSsITwXrqebVNe/97",
+	"GQQ0Qx966lzqwgOYoycs6kNnFFyMU5FKBhiVYOI6jV83nGuW0KygAKCYoSH/16nkdy9kqc5m64mA5JWm",
+	"OqOggZpCLwhct2bgC84u20AbgpLzcICzgYh1XZ1LGm2aJ5OdOmGal9MRekO70PWCFUKVBsJK/BqOR5QV",
+	"z8sIG2N84fuxFqcGaW5so5mMe9btIftH3oypQN5SmAkuA1BrEePCTGTKCabs27jEGpcJnALXh0/w6pBC",
+	"BzQouTpQGF2/XjN/7N4qYhM5A98s1v4C4E/Rzdzg4RACbY/3n3AUld2nV8IwdFI6v8hdYVoZC9juYaw5",
+	"rAgl50vQsZCx0pbJPyqRGcbBb+NuVGv3Lxz0MHtA8Mc6k+55Xtaa3liVZW4QKifFG5xEp/IsL+lWSp93",
+	"1gPDmm2anw8fPWrd45GC0XPPsCj3WzcZBwYqWaYqsZtI04PFqmUyCVxdBCYEeLDIkKZL2THuMsC+e2nl",
+	"jGLkwoGd7LbGCvIfRXKtARaJcYrZLKQz/UC/WWc1O9xiEZ1pyEo/baugYQMUYdhDCTcd6VT4/st75iA7",
+	"NfFBmhJ/xbQg9eOpTXbPpeXUU9gMGdUxA0QO6U6cWrgBzy0ykUj3jdMuBNTxZBr18t8PH6nMBVoVAs/D",
+	"PpLZwhFeGVkCJ4QwRhkrtOWgqrEnIMc0BD28Ty7gZXz7oyZ3FtBG9hZU4kpda0El3uKRgEL0ft9xP4Cn",
+	"Rt/aJmf167imOgo7jhDvKwgMKt8s/FwvVxC71/jhJvCoCyPU2CQbjJDHCNHMrTA9hAvy09OPC+ob572v",
+	"IA5qmfoMcEErT925tI15u6siXt7OGOdllfYNa1VYzVs8kpPTv0I3zRoeu1iPIDqrbx9C36yimEJKeaHv",
+	"chR+tcYl6G+yyH8Jj/uMPJiyMfh+5utjnV5M/fUa/Zi6sBA8mXDP3VKKlFNpuhkyXpWKL3cWsHpEGSYV",
+	"+veaiVOTZ5WV7Nej12zA0zwxo93d80qlkm9jjZK31wgJcQ1v8oUzI8/B+Yn1gF9K4a442t29TpSdfdnV",
+	"+SXfjihE16yCKSUz1amxylZYSkEZPVrfjIgIh7HmdAjDc/IKqBQw/o9PpmdYTIORzwG8KbJ47Uid5KlM",
+	"F7hHfius1UHyN3kkFym848ZJ+ladpLJehssFD3lDZT2tq6id3Wv/cTWfqLUzNl5R8IpuNVXkGdVT1e8b",
+	"9Y/33leRBE2l/ww8pFtNo/OSmnO4Pj/Jz9AqntKadVf7Jo/kLS1asRt/6Vvxl261mchnWk19GTdfGm1d",
+	"g5Lzwa3sI3dlEwAOmFuEJD1mj7l/CN4AiLULG86oMJkAXxM5izXU5vO3SbHzNk8mOx/pIju/yBmnynC0",
+	"WSFPX+fVPVxsu51onsgZj5B1Q2QZEvdoZw7DMzeRw4C7YMbKAjnBhoyQCcCEoDQ7kqkymLHmR4d/f/3x",
+	"5NejNxxcAiMtG5gx5DVOZzQAShsrdCK3iTyOfAp/+IVhUznNy1mXmQ2D69/drElUtW+ysPLhTz3zv8kd",
+	"P5BQ+GhFaeea2vhdE3Yz4BNXAADDpj8Jpy2WFVaYST8J8EEbi4MuaXiystJUpuCuErYT/Yv8SgC+04nc",
+	"b25WCwQHRZ5lUHc44PAUkGUEPiK8jrImAGBM+BFKQnSwE7eT4BpAhAff4zF3HWBDrDfikB2PlUHywfZQ",
+	"w4kYJxiLC2RHkleFU9ajWGNfHv/SBFrBTu019xegKvAcg2AdT0BYuUfPC6l5zfoqdUooWs04EH87R4BH",
+	"jJ8JBYyIeck4von7d3vIDvF56FkBmEoMjBSwEGyqdGVlHyD1GCb6vlzJTxO06MZmOWIRhv45IBbf/viB",
+	"1lkDlN6LUEQJ0hnow6/WhU7E/X7t/mABlk7vY+os9zPcMlloFB3qFEULCMDLsbCAGQdRAD8jRNtYQHOp",
+	"IhOzUVMAUJgQOX4QxfijyLLjPCdkV2AsQnD4dezXf7w1Yp+uY9g17nO8ZeWVjbei8MkdS3MtYzeqTjx6",
+	"WRNrKtMqS+BlFzUUHQ4xfp3kqYx8EjpiqbDihy88CgWj23Pyig00hkmRtCjWKPdfGDS+GuKeGUlV70D0",
+	"CvJyyA5wAJ2YBOUxYkRuB2xGgKrMSinSGVS3g/T13Nqd9KWHOnVztyZDiq7+SM6eu/VH2sM9EQo3mBGD",
+	"kdr4fY9l4h3qFDkUpA4C1nkLzkyKmM4vl4pUqVOQqEsMOmevrVCF+sLXgysieMbGIlDuidZNd5+tYbd1",
+	"AXdd5zLP82xR6g3e5Rml3SwNeFgy8H+3Foav1phqA6Rro7ZhSN25PBc1QsfdXZRzCNrs7QNgZGP/QdQA",
+	"seb/z5+GeMBXey//urP3V6diQrMT1FhNdYeKMd7i+9Bu2ErG3ftxtJWJe28Y6zmuNyBVLhVxqZdQBaZb",
+	"Ts9+IzyA/k+NvPc1AADgr+sRSBshJBEGBwCJMAqn8s6oxGMsulpfyg3tjEdJt8G7bVJt32qqDbHs3Qph",
+	"qRCi1JvFKV6munav3Z/V0m1hR2xSbSHVBlMVAhArTxIl3XCS+hNu3SO+t3Y54CXpM0iyUW3t4uk6lzbM",
+	"1Rod3jzP7sdbNtcANWr1PSkllAjg2ZfjHJicUlnKNNbOchk6FY/M42RKOF2PrGROyV/4BjNNcvJ+WrI1",
+	"6s/6Bo/lBfbsm02671tJ9620rSnNd2tVuevJfXcsdKVcbxisIRUWspqBNJPGItXCXBYQpDly8vvS14Zr",
+	"2iCpaJZJh343aJtHjB8At9GIzW8dTk5CbZVjaa2wypxhc17/RNiM0tv0vjzS3ebFHG01shy5R8aLhVpi",
+	"8A4GkNCkiuHGJaHCD4F2cNq07oxFP4YKWuzEwORVAc0jXu3thWdpPmmgbCZBO6Bw4ZDkyKe9z0Mrr+wQ",
+	"OdjgV0jCxpn8g/3vf//P9pBR09EpRNeaLogysSa+pmGTqBldsdpv0nljZJO8yvzAUDcIS4TOGO+cilT2",
+	"9OnEZXsMq3Y9srl1j69E8ObvmR5Tk9hugwbq2t3gbBKpDyRufyuVJVazgw+vaYSppwHt6H7vBebqpqWF",
+	"U3liQ79fksrGuM29EJn+0f9o06O0kwYRRmeVJqU4jBH2QyhlIrXNZiH5CvL3O2thKq+KLAfpPwvv10ru",
+	"06GeLqb0bW8b0wOk4oy8Rc2y/BzSeenOOE9qVg3fVZ6fCiNPqjLj2F6DDjsVjgo71kv7ALMBDyYKH9X3",
+	"gDz3ec4s9jmsdXtNThwxfu2e4AvsrSIT9iwvpy2TZ5oUfHvI/qkuZGguWD8es5f5og6pMF5rbpEK93i0",
+	"Hqn4hpsmqXfD3kAXyRs7cpUNGdqk+gmYUxBuEcOn1WJazaW6CWvV3PsdsxPCXFl+vspMBSp+mqlFXPw9",
+	"k/Dgyu83ZceH2pZKmn5i/vbbSvx55CGFmLaA3m6XspRAH/TE42Q96yFEqL3qWWVVILV/WBK39ZvhxDms",
+	"SsfG3w2PdAffvL5Hn7r/CFgJfl0zNYamSifI2vhDRPhZ9+k0T2c/fOGeEpKe84VhTgdD/+GBb80ECFdR",
+	"FAi0ABW+TXyJgXUqv9HoLnTCQqc2y88NUxYzYqG7HfJIQgu+UaszEjb/NTIpJThIZgJNvVodiwK7H+GA",
+	"PX7FQr/hopQXUkOvYi2H7IA6ab2M9vb2/AYiBkh49S7TwY3pnFJfj/3wTVgOTgj1IkhgjjZO6kNZHFKn",
+	"VE+D613pe9gfRurUC7CTMqyhlYTR7jXMLFYNiAu5IwxEEO8lpLzz6aRH7Xv6G23Nr+1Oqs2qgl92eKOL",
+	"us0LlDvkEcAdXwRlMOoRdRFMhUnyQrLBjTZ32G4eu9PVrxtkKfzSSVMUbRi8k6lH/iqK8+mGvAo4B//j",
+	"E/wxD+0Q9hmvg4fY+FmkKfYIx34J7KdGKQSFNp3ujzUKS28aOKdvcEAbSyCT4L93Dj683vlFziL2Y55P",
+	"lNwOLWGTvFAyHUFBA4UH0beSxnZKSHEhm+LjwByvUUqKC4k3eLySYHssF0CQpNlURDyYjBQXkgm3gM9l",
+	"GgQlFBu0onssEUauJCbFRTD9T1AYCQNBvYawrJRdwjXxEX+yGq2zZHBF3+2Z+qP0MQ/DnwcgVX52YUQ3",
+	"xisEEWHm2jD27yxmCAve+BUYljwe6A4U4nf9YUJdBwgVqU6I2Q24+3uiUsMJD9pWrs1g4Laz9JnNz4H6",
+	"csicTxtr7nZIlslMmSlnL9GjoJW4je6qO00F1ClQ3BqbFye5PjkTKqtKyZmZqMKEJqGxRhpvwegH+0yc",
+	"5heSvfS5NY2XpbIjNrh5RQhHUu80nQPw3HZdenvI3s0xEtYud/32y2B7sDzXG3l0d3gs7wHe7jtG7n03",
+	"QALfi7QWAstlgI9N0iS11NzuNfxdMSoZFvEmJllD7cJMhNgclEQOnC0N/Z2cKN1ePk0+MInTtCAs2T0L",
+	"e+vfzcfelnkOALxbbDAIHvppu6XH7E5bhbJinQqkcYfHaqbZt+Q20LVvBrp2iw3hW2su0Ti7ZaXvEGRq",
+	"bpluWgonf4Pj9YJEMAG3sKlA7ZY5OxFcM4R0SWNfgARnA5GZnBmblxh0EbF2h8H0FWiGbzeAYlZkWLTo",
+	"xsmXZUMfGaYsVIlj+IY4MqBlJ9ZWdpI/VLpHzj+w1XZU6YWi3g3FExb3R85LaOrwdg1ez/ouK73S4l4h",
+	"iuDW6r2BQa+erEd/VOkVnXqwup5B7R+JNEyr9VTjLw0GnMDivIe1snjZ7167HUI+RWcJKv+B2nf+Xmll",
+	"ORvkZTeM92qa8ZrKx5+E2F5f8P3zr1pZ9u+3b5Dk58fXDPsBmBGYctSI2G3yRBjpcbBFs/ddflbL/8if",
+	"QSEAf4IbPt9iHcvmY52MZTIx4QyQ5/73Z3nJKg2IWOhKbZ1SJj3kFQRopnC6maiikOlu8wqou3RuQf10",
+	"42eDKLlzQ9K5/qMwKzcbkH6dDX+jgejVnfqHPgf15b2V8K5RqKzNS/jot8YtvBgnHO4hG7ozfygQ7pf3",
+	"80InlDf0qlYPJd/gbXsTWMvVKsmm7zhUfjNJtBzqjdXyCPPux9XSBbPMoN7IzyDWwyGDbDgbtFE4X3gf",
+	"+fM2Ey3crSdigZKToTuXoDucDX49erMjTSKKJu8zZqj9CU2wDzTKwcOUqObBXwERQV+e5umMY+Qd1Rm+",
+	"kteNL3wtu8cDh6ti7hoWofkUb6EOe3t4/NP7v1PHfzwECCI4EG995iN2M+k9EHrGXl1dYWUgNtcjtu1W",
+	"Fpx/ukZQU9jy1JTvhy+f+ZB9EHZsQtNYHJ3SEKe1f4uB0LEGYBAztpRiypTxv4MiAZjIVFgxcjpfS0NV",
+	"RGlOypt/0p+RnWuoOVM6lVfS7DsHEXcwdEJyf+G2CsB6kF2xed5fqmPlFLDN7/2rGTdSf8AsavfXjZsy",
+	"1rhP7mQ3Ge6zMu+qqSxVgv8cyyuLnw7KUszw43tgRoBrEV/BkTyXV5wNjg5fbQ8ZNgkuyvw0k1PsBFxg",
+	"c/eQQ/nTq1fbkW/hFJrIL2AqWB8KoL7BN4gC2CCtV0thLMzgd8tmTyLQytdbxDBRpnIVwgC/MDdZjJDF",
+	"uDkZrWzG0pnxzAH06r3MAZ1Dv7dB5zysO3CHrQVcAvSmtzP83XjfjR9gv7aXQK2CVcGJqwdYAVJkBBj2",
+	"FfOvT8XUN3g8/u7epfxUsyKPnuS4w8bx1fqLdNLdEh3NjbUA7++xmTXI9Waqo6z0qB3w6kPax3rcQpWa",
+	"KhkzYVgffhRuhRDSJRj9WA/Q3A+42cib3c4DiZylifh89lb9J5vIwtKlCEcLzgmWxwNhgPcLyGWCqhgP",
+	"vXW/EomtRIYvgnSS5bmkpqaJ0DoHIi6Iz8mUDYgejBWluhBWxpr8iAja8eaVjdwttUwA7+PhQdC2msKB",
+	"DC171qTSjABT61M9LD+LNWAAne84ZG/yvDgVySTyd42cxzHZyfJEIIHPVFrhfBHv1cgWl1nAER+8efP+",
+	"t5MPR6//dXB8eHJ8cPTPw+OPf3Myaj9U9isgHM8vdVgFeC2RXYqZYSFQ2ZOP6tbdD8j+5WRtfzbqOeSh",
+	"OqywOU7IThFUVnq5/FkeMNukopYszeUhs+eRg6qT5P0pqCXBtTsmoIJKdAt9LEVmx//Vz1tP6aFXe3vA",
+	"koxqJN4axVv5JN76wiHaBOTMFlucOvMAy9kN++n4+ENU0zd7PVRXwjupfCqMHDEB/SG0O7ko81NieHE6",
+	"ATrjIci0cQt3WeU0WFVKSO2MKaRSX5QlojLSDBlOuNTWrVyZuvF2j1O6J4FtKNP9ZrUjRqxArhNsXliW",
+	"ytPqPNaZvJAZkHJFhEyAx0VlBJT0EAU6k5fMSKdeTU+66Q297jpduXCP/o60jeka4kqVSVUqO9saffrc",
+	"XrfN6WmmQiBPuPUZBCeQSa+2nCBMCXrcNxZwFgU+C5YYhYmsGyIUSp9HyJ2ozinE5yYq1jBKzgZBnh+g",
+	"GbqQJZSzOvvCskwK4GVXhp1WKktfGAYtoG19LaIOgmVUGypUF+Q2nvO7cs/TAL+dyBlLyDnzjQWTUp3K",
+	"dMje27EsL5WR7M97/x+7qcQaDS9nhzlLorJJPpUjxvMJEkZcjmduGcHKx1ooCiiXlXbGU1KVJZJ2uLs7",
+	"V5BVBQPEdaz/srfHpiZiJid2b9pMyODk/NodXJXeHmOUTaUh7tsrsW5uliF7vcpmYavtlVg3Nss+EzSa",
+	"oAqkSBUsOmX81SGQ6laMFCnYu5ei1HQrKg/B1LLS5z637CdVlSQTcPFlubFwCaXPcn8J94UzJ3u27ZF/",
+	"pPWGYPxNOjYuhpnRkC+Es2ZBW/4Ztdj673/gdxK0HILHgMW6zziONmfG2cIon93IX45ni2VLuN8C4dI+",
+	"/drXJ6Hb5C7o7KBTKUpZOj/LHxGF+kXOsMoPjrkbU78Xd5mqdDp1bG0x2t0Fl2GcGzv6y95f9sBrpAe5",
+	"9lYVPZC7NB1x+6X5f7OkwTS/8LdtHPKM0uFAs6NrOOj7/zYO/Z5XpRZZ61rUIyIcmMhZ+zJ5ppJZ+9FT",
+	"ZVsHzqW2O4ko09aZ8gr3ZOt2lN6rX89XyDRe2JPrfP7yfwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

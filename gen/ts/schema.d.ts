@@ -24,6 +24,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 `{"status":"ok"}` whenever the process serves HTTP, whatever the state of the
+         *     database: a liveness probe that fails restarts the process, which cures nothing the
+         *     database causes. Unauthenticated, never rate limited; its request lines are logged at debug
+         *     level only, since probes call it every few seconds.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when this instance can serve: the database answers a ping, its migrations are
+         *     applied (the schema version is at least this build's latest migration), and the
+         *     connections that listen for design and key changes are subscribed. Otherwise 503, with
+         *     each check's outcome: `ok`, or why it fails. The checks run concurrently and give up after
+         *     800 ms, so that a probe with a one-second timeout gets an answer. Unauthenticated, never
+         *     rate limited. Its request lines are logged at debug level only, since probes call it every
+         *     few seconds; a change of readiness is logged once instead, at warn level with the failing
+         *     checks and their causes when lost, at info level when back.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/signup": {
         parameters: {
             query?: never;
@@ -1603,6 +1653,33 @@ export interface components {
             /** @enum {string} */
             database: "ok" | "unavailable";
             version: string;
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            checks: components["schemas"]["ReadinessChecks"];
+        };
+        /** @description Each check's outcome, `ok` or the reason it fails. */
+        ReadinessChecks: {
+            /**
+             * @description The database answers a ping.
+             * @example ok
+             */
+            database: string;
+            /**
+             * @description The schema version is at least this build's latest migration.
+             * @example ok
+             */
+            migrations: string;
+            /**
+             * @description The connections that listen for design and key changes are subscribed.
+             * @example disconnected since 2026-01-02T15:04:05Z
+             */
+            listener: string;
         };
         SignupRequest: {
             /** Format: email */
@@ -3429,6 +3506,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description At least one check fails; `checks` says which and why. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };

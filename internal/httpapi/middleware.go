@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/logline"
 )
 
 type (
@@ -88,17 +89,42 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			req := c.Request()
-			log.LogAttrs(req.Context(), slog.LevelInfo, "request",
+			level := slog.LevelInfo
+			if probeRoutes[c.Path()] {
+				level = slog.LevelDebug
+			}
+			if !log.Enabled(req.Context(), level) {
+				return nil
+			}
+			status := c.Response().Status
+			attrs := []slog.Attr{
 				slog.String("request_id", requestID(req.Context())),
 				slog.String("method", req.Method),
 				slog.String("route", c.Path()),
-				slog.Int("status", c.Response().Status),
+				slog.Int("status", status),
 				slog.Int64("bytes", c.Response().Size),
-				slog.Duration("duration", time.Since(start)),
-			)
+				slog.Float64("duration_ms", logline.Milliseconds(time.Since(start))),
+			}
+			if status == http.StatusNotFound {
+				// Which path was not found; the route says too little. Never
+				// the query string, which may carry a credential.
+				attrs = append(attrs, slog.String("path", loggedPath(req.URL.EscapedPath())))
+			}
+			log.LogAttrs(req.Context(), level, "request", attrs...)
 			return nil
 		}
 	}
+}
+
+// maxLoggedPath bounds the path a request line carries.
+const maxLoggedPath = 512
+
+// loggedPath is p cut to maxLoggedPath bytes.
+func loggedPath(p string) string {
+	if len(p) > maxLoggedPath {
+		return p[:maxLoggedPath] + "…"
+	}
+	return p
 }
 
 // recoverPanics turns a panic into a 500 and logs its stack, which never

@@ -20,8 +20,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
+	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
+	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -37,6 +39,7 @@ type Server struct {
 	cfg     config.Config
 	log     *slog.Logger
 	version string
+	ready   *readiness.Checker
 	// self is the service's whole HTTP handler, which test runs reach in
 	// process when they target the service's own origin.
 	self func() http.Handler
@@ -59,6 +62,8 @@ type Deps struct {
 	// resetSequences starts over; the per-server endpoint shares them.
 	Sequences mcpserve.Sequencer
 	Version   string
+	// Readiness decides what /readyz answers.
+	Readiness *readiness.Checker
 	// Self returns the service's whole HTTP handler (REST API and MCP
 	// endpoints), once it is built.
 	Self func() http.Handler
@@ -70,11 +75,18 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	spec := deps.Spec
 	s := &Server{
 		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
-		cfg: cfg, log: log, version: deps.Version, self: deps.Self,
+		cfg: cfg, log: log, version: deps.Version, ready: deps.Readiness, self: deps.Self,
+	}
+	if s.ready == nil { // a REST API without the MCP endpoints: the database is all it needs
+		s.ready = readiness.New(log, 0, readiness.DatabaseCheck(st.Ping))
 	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	// Echo's own logger writes its own format; the service's log is JSON
+	// lines: each of its lines, "LEVEL message", becomes a record's detail.
+	e.Logger.SetHeader("${level}")
+	e.Logger.SetOutput(logline.Writer(log, slog.LevelWarn, "echo"))
 	e.HTTPErrorHandler = errorHandler(log)
 	e.JSONSerializer = bodySerializer{spec: spec, log: log}
 	e.Use(recoverPanics(log), withRequestID, s.auditPolicyCalls, accessLog(log), limitBody(cfg.MaxBodyBytes))

@@ -44,9 +44,11 @@ type Authenticator struct {
 
 	// live is true while the change subscription is up; the cache is used
 	// only then.
-	live  atomic.Bool
-	ready chan struct{}
-	once  sync.Once
+	live atomic.Bool
+	// lostAt is when live last turned false, in Unix nanoseconds.
+	lostAt atomic.Int64
+	ready  chan struct{}
+	once   sync.Once
 
 	mu    sync.RWMutex
 	cache map[string]cached // by key hash
@@ -212,6 +214,18 @@ func (a *Authenticator) Cached() int {
 	return len(a.cache)
 }
 
+// ListenState reports whether the change subscription is up and, when it
+// is not, since when it is lost (zero before the first subscription).
+func (a *Authenticator) ListenState() (listening bool, since time.Time) {
+	if a.live.Load() {
+		return true, time.Time{}
+	}
+	if ns := a.lostAt.Load(); ns != 0 {
+		return false, time.Unix(0, ns)
+	}
+	return false, time.Time{}
+}
+
 // Ready is closed once the change subscription is first up.
 func (a *Authenticator) Ready() <-chan struct{} { return a.ready }
 
@@ -224,7 +238,11 @@ func (a *Authenticator) Run(ctx context.Context) {
 			func(string) { a.Flush() },
 			// Entries are kept for outages; none answers until the
 			// subscription is back, which flushes them.
-			func() { a.live.Store(false) },
+			func() {
+				if a.live.Swap(false) {
+					a.lostAt.Store(time.Now().UnixNano())
+				}
+			},
 			func() { a.Flush(); a.live.Store(true); a.once.Do(func() { close(a.ready) }) },
 			func(err error) {
 				a.log.Warn("key change subscription lost; checking keys in the database", "error", err)

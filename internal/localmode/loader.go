@@ -300,11 +300,11 @@ func (l *Loader) applyFile(ctx context.Context, name string, f *file) {
 	}
 	f.retryAt = l.now().Add(f.retryDelay)
 	if retrying {
-		l.log.Debug("design still not applied", "path", path, "error", err.Error(), "retry_in", f.retryDelay.String())
+		l.log.Debug("design still not applied", "path", path, "error", err.Error(), "retry_in", f.retryDelay)
 		return
 	}
 	l.report(path, f, err)
-	l.log.Info("design will be applied again", "path", path, "retry_in", f.retryDelay.String())
+	l.log.Info("design will be applied again", "path", path, "retry_in", f.retryDelay)
 }
 
 // report prints one line per field at fault (`PATH: field: message`), or

@@ -53,6 +53,8 @@ type cache struct {
 	// listening is true while change notifications arrive; entries loaded
 	// meanwhile are fresh.
 	listening bool
+	// lostAt is when listening last turned false.
+	lostAt time.Time
 	// downUntil: a load found the database unreachable; until then requests
 	// that would load are refused at once instead of waiting on it.
 	downUntil time.Time
@@ -261,6 +263,7 @@ func (c *cache) lost() {
 	c.listening = false
 	c.epoch++
 	now := c.now()
+	c.lostAt = now
 	for el := c.order.Front(); el != nil; el = el.Next() {
 		if e := el.Value.(*cacheEntry); !e.stale {
 			e.stale, e.staleSince = true, now

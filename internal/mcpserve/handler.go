@@ -24,6 +24,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/sequence"
@@ -270,7 +271,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
-			slog.Int("responses", answered), slog.Duration("duration", time.Since(start)))
+			slog.Int("responses", answered), slog.Float64("duration_ms", logline.Milliseconds(time.Since(start))))
 	}
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
+	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/redisconn"
 	"github.com/mockmcp/mockmcp/internal/sequence"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -57,6 +58,7 @@ type Service struct {
 	// tasks deletes expired MCP tasks.
 	tasks *tasksweep.Sweeper
 	limit *ratelimit.Limiter
+	ready *readiness.Checker
 	redis *redis.Client // nil without REDIS_URL
 	seq   mcpserve.Sequencer
 	// stateKeys sign the requestState of calls that ask the client.
@@ -96,6 +98,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 		return nil, err
 	}
 	s.newWriters()
+	s.ready = s.readiness()
 	mux, err := s.routes(spec)
 	if err != nil {
 		_ = s.disconnect()
@@ -168,6 +171,23 @@ func (s *Service) newWriters() {
 	}
 }
 
+// readiness checks what /readyz reports: the database answers, its
+// migrations are applied, and the connections that keep the design cache
+// and the key cache current listen (without them an instance would serve
+// designs and keys that may have changed).
+func (s *Service) readiness() *readiness.Checker {
+	return readiness.New(s.log, 0,
+		readiness.DatabaseCheck(s.store.Ping),
+		readiness.Check{Name: "migrations", Run: s.store.CheckMigrations},
+		readiness.ListenerCheck(map[string]func() (bool, time.Time){
+			"design changes": func() (bool, time.Time) { return s.mcp.ListenState() },
+			"key changes":    s.keys.ListenState,
+		}))
+}
+
+// Readiness is what /readyz reports, for tests.
+func (s *Service) Readiness() *readiness.Checker { return s.ready }
+
 // routes builds the REST API and both MCP endpoints and routes them. The
 // per-server MCP endpoint is the hot path: it is routed straight to its
 // handler, past the REST API's middleware.
@@ -198,7 +218,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 // restAPI builds the REST API; self returns the whole service's handler.
 func (s *Service) restAPI(spec *openapi3.T, ips *clientip.Resolver, self func() http.Handler) (*echo.Echo, error) {
 	return httpapi.New(s.store, s.cfg, s.log, httpapi.Deps{Spec: spec, Keys: s.keys, Audit: s.audit, Journal: s.journal,
-		RateLimit: s.limit, ClientIP: ips, Sequences: s.seq, Version: Version, Self: self})
+		RateLimit: s.limit, ClientIP: ips, Sequences: s.seq, Version: Version, Readiness: s.ready, Self: self})
 }
 
 // serverEndpoint builds the per-server MCP endpoint.

@@ -14,6 +14,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/schema"
 )
 
@@ -35,20 +36,54 @@ func migrateDB(ctx context.Context, sqlDB *sql.DB, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	migrations, err := fs.Sub(schema.Migrations, ".")
+	p, err := provider(sqlDB, goose.WithSessionLocker(locker))
 	if err != nil {
 		return err
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations, goose.WithSessionLocker(locker))
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
 	}
 	results, err := p.Up(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	for _, r := range results {
+		// The log handler writes the duration as duration_ms.
 		log.Info("migration applied", "version", r.Source.Version, "duration", r.Duration)
+	}
+	return nil
+}
+
+// provider is goose over the embedded migrations. It logs nothing itself
+// (not verbose): Migrate logs what it applied.
+func provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	migrations, err := fs.Sub(schema.Migrations, ".")
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
+}
+
+// CheckMigrations reports whether the database's schema is at least this
+// build's latest migration: nil when it is, else an error naming both
+// versions. It does not take the migration lock, so it answers while
+// another instance migrates. A newer schema passes: during a rolling
+// upgrade the new instances migrate first, and the old ones keep serving
+// until they are replaced.
+func (s *Store) CheckMigrations(ctx context.Context) error {
+	sqlDB := stdlib.OpenDBFromPool(s.pool)
+	defer sqlDB.Close()
+	p, err := provider(sqlDB)
+	if err != nil {
+		return err
+	}
+	current, latest, err := p.GetVersions(ctx)
+	if err != nil {
+		return readiness.Fail("schema version unknown", err)
+	}
+	if current < latest {
+		return fmt.Errorf("pending: the database is at version %d, this build's latest migration is %d", current, latest)
 	}
 	return nil
 }

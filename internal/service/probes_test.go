@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,10 +59,13 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	proxy.Cut()
 	cut := time.Now()
 	var down probe
-	apitest.Eventually(t, "/readyz answers 503 once the database is cut", func() bool {
+	// The ping fails at once; each listener notices its closed connection
+	// when its next read returns, which under load may be a moment later.
+	apitest.Eventually(t, "/readyz answers 503 naming the database and both listeners once the database is cut", func() bool {
 		require.Equal(t, http.StatusOK, getProbe(t, live).code, "/healthz while the database is cut")
 		down = getProbe(t, ready)
-		return down.code == http.StatusServiceUnavailable
+		return down.code == http.StatusServiceUnavailable &&
+			strings.Count(down.Checks["listener"], "disconnected since") == 2
 	})
 	t.Logf("unready %v after the cut", time.Since(cut))
 	require.Equal(t, "unavailable", down.Status, down.body)

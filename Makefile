@@ -35,12 +35,19 @@ gen/ts/node_modules: gen/ts/package.json gen/ts/package-lock.json
 	$(NPM) ci --prefix gen/ts --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The OpenAPI viewer of /docs (Swagger UI, pinned in gen/docs/package.json);
+# its install scripts (usage analytics) are not run.
+gen/docs/node_modules: gen/docs/package.json gen/docs/package-lock.json
+	$(NPM) ci --prefix gen/docs --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
 .PHONY: generate
-generate: gen/ts/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/ (gen/schema/design.json: the design document JSON Schema)
+generate: gen/ts/node_modules gen/docs/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/ (gen/schema/design.json: the design document JSON Schema; gen/docs: the /docs viewer's files)
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config openapi/oapi-codegen.yaml openapi/openapi.yaml
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
 	$(GO) run ./cmd/designschema gen/schema/design.json
 	$(NPM) run --prefix gen/ts --silent generate
+	$(NPM) run --prefix gen/docs --silent generate
 
 .PHONY: check-generated
 check-generated: generate ## fail when gen/ differs from what the generators produce

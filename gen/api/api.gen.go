@@ -2688,6 +2688,12 @@ type ServerInterface interface {
 	// SwitchOrganization Switch the current organization
 	// (PUT /api/me/current-organization)
 	SwitchOrganization(ctx echo.Context) error
+	// GetOpenAPIDocument This OpenAPI document, as JSON
+	// (GET /api/openapi.json)
+	GetOpenAPIDocument(ctx echo.Context) error
+	// GetOpenAPIDocumentYAML This OpenAPI document, as written
+	// (GET /api/openapi.yaml)
+	GetOpenAPIDocumentYAML(ctx echo.Context) error
 	// ListOrganizations Organizations the user belongs to
 	// (GET /api/organizations)
 	ListOrganizations(ctx echo.Context) error
@@ -3420,6 +3426,24 @@ func (w *ServerInterfaceWrapper) SwitchOrganization(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SwitchOrganization(ctx)
+	return err
+}
+
+// GetOpenAPIDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenAPIDocument(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenAPIDocument(ctx)
+	return err
+}
+
+// GetOpenAPIDocumentYAML converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenAPIDocumentYAML(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenAPIDocumentYAML(ctx)
 	return err
 }
 
@@ -4719,6 +4743,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.GetLiveness, options.OperationMiddlewares["getLiveness"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
+	router.GET(options.BaseURL+"/api/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
+	router.GET(options.BaseURL+"/api/openapi.yaml", wrapper.GetOpenAPIDocumentYAML, options.OperationMiddlewares["getOpenAPIDocumentYAML"]...)
 	router.POST(options.BaseURL+"/api/auth/signup", wrapper.Signup, options.OperationMiddlewares["signup"]...)
 	router.POST(options.BaseURL+"/api/auth/login", wrapper.Login, options.OperationMiddlewares["login"]...)
 	router.POST(options.BaseURL+"/api/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
@@ -7487,6 +7513,54 @@ func (response SwitchOrganization422ApplicationProblemPlusJSONResponse) VisitSwi
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenAPIDocumentRequestObject struct {
+}
+
+type GetOpenAPIDocumentResponseObject interface {
+	VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetOpenAPIDocument200JSONResponse json.RawMessage
+
+func (response GetOpenAPIDocument200JSONResponse) VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenAPIDocumentYAMLRequestObject struct {
+}
+
+type GetOpenAPIDocumentYAMLResponseObject interface {
+	VisitGetOpenAPIDocumentYAMLResponse(w http.ResponseWriter) error
+}
+
+type GetOpenAPIDocumentYAML200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetOpenAPIDocumentYAML200ApplicationyamlResponse) VisitGetOpenAPIDocumentYAMLResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 
@@ -14242,6 +14316,12 @@ type StrictServerInterface interface {
 	// SwitchOrganization Switch the current organization
 	// (PUT /api/me/current-organization)
 	SwitchOrganization(ctx context.Context, request SwitchOrganizationRequestObject) (SwitchOrganizationResponseObject, error)
+	// GetOpenAPIDocument This OpenAPI document, as JSON
+	// (GET /api/openapi.json)
+	GetOpenAPIDocument(ctx context.Context, request GetOpenAPIDocumentRequestObject) (GetOpenAPIDocumentResponseObject, error)
+	// GetOpenAPIDocumentYAML This OpenAPI document, as written
+	// (GET /api/openapi.yaml)
+	GetOpenAPIDocumentYAML(ctx context.Context, request GetOpenAPIDocumentYAMLRequestObject) (GetOpenAPIDocumentYAMLResponseObject, error)
 	// ListOrganizations Organizations the user belongs to
 	// (GET /api/organizations)
 	ListOrganizations(ctx context.Context, request ListOrganizationsRequestObject) (ListOrganizationsResponseObject, error)
@@ -15374,6 +15454,52 @@ func (sh *strictHandler) SwitchOrganization(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(SwitchOrganizationResponseObject); ok {
 		return validResponse.VisitSwitchOrganizationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenAPIDocument operation middleware
+func (sh *strictHandler) GetOpenAPIDocument(ctx echo.Context) error {
+	var request GetOpenAPIDocumentRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenAPIDocument(ctx.Request().Context(), request.(GetOpenAPIDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenAPIDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenAPIDocumentResponseObject); ok {
+		return validResponse.VisitGetOpenAPIDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenAPIDocumentYAML operation middleware
+func (sh *strictHandler) GetOpenAPIDocumentYAML(ctx echo.Context) error {
+	var request GetOpenAPIDocumentYAMLRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenAPIDocumentYAML(ctx.Request().Context(), request.(GetOpenAPIDocumentYAMLRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenAPIDocumentYAML")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenAPIDocumentYAMLResponseObject); ok {
+		return validResponse.VisitGetOpenAPIDocumentYAMLResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17961,235 +18087,240 @@ var swaggerSpec = []string{
 	"+mfEiKQz1s0LPuGCtE3BXjOLK5Z0f2AqmXavuGLxQfwOHgOSIeQ17BuU+YF7BFiGSKGEVI1xQcBimHUh",
 	"XPgNWyJauL5IgAA8Hlt/BNbNiMVklKfcHAXwjGGSf3x++vfhq3ff/2P46h/Xr69i0j4k5/yVXjFjoOqc",
 	"kIwWEzCqMkkmTJHnh8+g6QuYiWYkx8TmIB9G/X4fog1lZD640hGw+vidqaV3QuasMHCXpoGjfl/PC1iY",
-	"o8MeudDXJcWh+1QLtZLI86MjTYu4dWaCRuJEZCXLNL08xGO/GN5DaUg6bj3r9XvPDLopXH0HdM4PgNV1",
-	"E1qg7WPCAvIC0j3g3Hl8Wcv+Eyw4VaQyIoLd6ZGPeSFVRPI5SrXZ0kqFuTSEnQs2EDHGScZReSAM2cE0",
-	"TciLPUPtOZU4gnnBbnm+sMfwG1k9bUZIdLUG3qRm/M75LltVH/Kv93iVAaRDeZOVAaBORbYmOoCn060s",
-	"RhmX02BE7EMUbhbdt36rroboi74nYh5VxMvDUFWBcAcmINDvoS5/1of6oQREARo46vfrVTQ9vq75OWKv",
-	"bhPH55YdAq/g+l8Rc+iEocBdpFgX8zkOINSuG+jBK5p6CDLP+4ebX3kvqGFCLMWXnm1+6Ye8GPE0ZSiI",
-	"ShuiD0TlHQCLA6cPJ51oumr5R+uDVrRmybyLSgEUfRvCA0N84CFqzXMZOHxnYCzQbBXozu+yfXp0Sg57",
-	"ffyEBolOj7zT5y3W9AC3o2DMYJ9IestsO1oz/2/nrf/zn+LI8aoXfS8KPiJYDc2qnD4HOCbP+9+Vld46",
-	"kT60AwGxN0ZGcddMGbemDza2eYKXvwJdBFxWM7rUT8+wKpy+j++KXEwGYiEUz4xqWaR6Wu709ci10+01",
-	"O7h1kkYMEoYJkzPP62YhYH4gCjZeSNYjl4uMuWL1ZMTGub6m3ePHJDbMNSaUSDaj+pp2ktvfe//o/Rdp",
-	"04GYF6xbMK0CMSIX4zH/CMIJ2DlY2jkhsbezsb4S9KYc6YujXO+Tsvwg8ElYTOPqA/5IidcKSCn2+RfV",
-	"duIyWqxnnSWxbpTk44EA7MOCaVY9KeaJ/j+dT3/LInLHRjJPbpiqNmFlZC092qA1w6XL2KzY1PfLC6L/",
-	"vSLvL9/WhuIJOvqjZkZ2VJACEBFUXCJiHHTRQOT6pSMoOcWTiMxUVmsUad+1o3lUF2ZlZwhzOxmI2Eau",
-	"9UojXHwQl5GjMXlz9Y58+7J/eEJi31LZy6iYLDBAQT/y8tl33UMo0yp1u5VH0Zw807/FhM5yfYFDGaXb",
-	"nCcssqWOb3nKcijGy05IbEyy/lsDga/p+UREzhlLpuG3UYo20V9WPyB4Ep25q0ANZkrlQKBWTFAvMPuI",
-	"I4hP7Jv6NJUxXlDTGf8kPNVbrLvp4Ks2tiseCJCe3ZOgMmlJyCLl+hC5gbsa2Z27NkrYrlcGa+pJrqVa",
-	"L+4iqdoajIOydjkePv3lGLoYcYgpZPsYnv1VX476je82v3GWi3HG0Yb1/HCLLi5Qh73O87daYIf3jo62",
-	"mc+8yBOtNo4yVru7cW2h5HL9At/y/kbu4d3g0ENdoj641/8MefqA93rGVMDi8j18L90h1efP3W44tozR",
-	"W/ME+4gFc31QiOoRwvaqR6hCwc+bxpB+9RT2fPMbv+Tqh3wh0tqe4wwfs+e4f5U9j6zCVN2BH5las/z9",
-	"z8NArg05GaMEV5Iki6LQcy9FpN/xhv/IQITae7snTNX2uqY2hkZVPnIAMfcpxMnMqUoCJt4zU/laH+sJ",
-	"v2UCzXvoRzkhsVhkWUySjFGwaTqdGh87ITFGuZvb24Z+x1qyhYg6aPhummcMBOEeOa3zFS4tLViTJl7Y",
-	"mnSQy3BJUE5OB6L9/OgoqhnsoHp12iF8TLgyqagzesM8WV1AFz0S39FCcDGRMcxWDoQVprtGmIa4tPSW",
-	"J+wYo4aMElAwYwZxIk2B47OmkVIUBJF7IEYFoxDmZqaBpi9wd2DBXsHuyIz+T15YQf6E0DT1+1h5mou8",
-	"GAiL1hyQXWph/p9IdmlIw9lKdvlMrAeH+Du7Tf6lBBwjIux/2aFGtL2Ac5AukJQQjWFvTrmVDSTJ58uK",
-	"WoOacZZhsjtwRWBklidGoKukJEZjMsQUgDW5q5uKB6KdLJTWxis6dIcsRMak7heUGi6RTYfO/vd2+p/6",
-	"+K925HGAL6atgLCRz5d/HPkvduT1mXiMdGvpaoczb6SJT3DijbvQ04r0eY4cJAjk+cvIZAhwRWIn2cTH",
-	"hIqllvwSCjZLLVaJVD/ExUBUdSiRkjFTCYrHp0enWtRIIZy+R06FlV2csGREIeQ3z4+OkMmgi7kqEREu",
-	"rBsz7pGL0vi4otvduqly5clgN4zN9VcDUVo6A3zHtPzl1Y0LN8rfGwt47Mk0K1M7nMZNjbl9jiK3PKyG",
-	"JHY4qmVCbFBjrbjIrvDZz0FJ0FWTbwhAY2AskUuC+R0rrOhRAur4xkox+7mThublR+msQb6MUPrOttwj",
-	"b5RE4ajB06M1J+M6Qp9V1WXUI++E1tdqPFHZncdmwfuLemexyBjRimilEU+11PqjZKAEgsbmHDVcJAX4",
-	"ZuAO0T3YX+6oRCBLymWYy9bsxZgl/mnku3oq+hcySZscdcT4Cbht0/QP/e7LCXunaersFCo3TGNf0zVy",
-	"i+0ukIN7+BcyptYatS9N0ld5kp1hCfmbVc20HscVOnEhFNs5reqS0kAkVOhzOmImpywFTtA5JgvLQEpG",
-	"A3EoQU2tah4vz/ImGzlO6Q/5pk6MuC6OHiFgdCeKXDGsW4rcwrzesH39T8qPG8SUfwNjunc4d9jgqim9",
-	"3N39hJNo45OwVZjq9Kms7z1yWTdKBy3Px75sIulSEpmXEojhhRVDtG5nIfDtdI18tGKgR2a4hSV+s+n6",
-	"Uwo468BwvpQRe4O084c9+yuxZ+/Jf1aM2XuLPAdc3OY3j7Bx78y8gmrYpa0eAQHFEF9TCloZFzdSi4Xt",
-	"SvTOn70onQ6xuTvUiGjw0DdyIKrVrnU/McQ9HyQ0y+JjFzHUtqn+8f1D3Al4Ek3SnX5ZtwuvETx5qMAZ",
-	"9gmhbSbMn0rTfg8N9ZgUiHHfnchrrwyiJrRgA4HpbiVWRlSJaNKjg9WyiU/27W9kWQ+xbaP/8y48NxAm",
-	"6aCDwqkJaBKMYdmDUVkxmpyapb/japovMKRb3DAT+gTeTvL86CjEed8AQX0Wzotd1Rnup2SwlR6buOt1",
-	"uasYxfm747Nfim3i8pea4rTIFxO0dRv6dPxjS06K7G9nTur0s0/gKjh3eiYIOSMKMyIxuArjk2rQlFT5",
-	"XBI5ze80G+CqOYrqvR3ylzetvzJT+tcIAtxfybjW0mrVSp6Px48wkzuy28FQbm+xT0CpcGt7ZswVVxAY",
-	"O2eMKdKWjJEVSw0G22JQe83rZOi4GilepsW1TazQr4cfIKM+7vTILzlG3uOSytDlZN1wn/cMlLmCTdcF",
-	"Qnj/jo/C2ZQlN7Wz4EtVBeQsjPPCS1TY8lBYAg+fiUXK1cE8z3iybMwHeyeYSRqHRDdA3gcrJL5Hinyh",
-	"WDUh7NiDBZjRtExxHIhaTtkNW0qU3vDpUqRCV+wNW2I0l9LXpAX7rzYyECYTuEd+4JliBRktSeywqeOI",
-	"xDdsqf9CMVFykbD4xKWiNWeiNaWXXcDMT/XqbZlf5gFll8djI6hIuDGczFO0BCsRbmgtEvjO2W4IV2XT",
-	"3V78TtLdPDLYnPCGR+hfKOXtejUD1Jx4YBt2Qj4fggPxwWMvanoAmcpwvZpbsnac4OdPowFB21/I2GT6",
-	"tjXrVynjik8EqLAnfpVym7DNJZEMEPS8IupXTHVLIIdyHHWaf/i6L8rPrB8ZFJDW8a8ffPK+UrTQ98yo",
-	"ioBRIWc1DVBzjrBqYaHvtUhlZT8xEnFkgHJg8yLCx4SKpbn30ORc/ryqnLzFTsM3zWZQjmZC+bCNI8wQ",
-	"ar54HDnuzokaNu618SzutnGIndC8cWXQ6UKiQanC/Eh+J+w+UuWeSVcJyJqP4MNAmPO8Cu3AJflJqfk7",
-	"kS0jckVn7Ior9r/e0o/Y7pWePeThzos8XSRNGXRYrvwTMdBq9fnPHJxQK8TeoBvQBGCBIkR48XcMd6fK",
-	"Vz83Q/3dJdU1nEkvxQ73A1ZfbwnoA5WNaT6oVt/fCqbioqJMQ2ABKtt+XxHmuBcsYUJlS08Dh3GdEJGT",
-	"WoryQMS/xQ5QDSCHTESTZrBRJR8bkIe8/Pd2QiXrciGZkFzxW9Y5IbGikziCnGHFJnmxtFqIfs90ZO3z",
-	"PXKxGR6jRy61bG4AUAYClDIEV6NpWjApq1yDtAEg5eL9q7dvzoaXp9evh2/fnL+5jkGdm3GxUKwRSOO1",
-	"2ZJdATV+20lIbxD3FZ08RTN24Z+iLWkM9o9uaI2ydNSvos/9LnQlS0jboYNULWX7K01HW7DT6zw/p2IJ",
-	"/CQxL8v1oiOjRTINWSqrY/cAczym56yaYKop3Fm2gb5Jay1DPLjPi8lQZovJw8G9C8wKsshfVpgbObUR",
-	"BVQBWkiuvPFySZ73n6/Knz+yVT7Q+ky0si7XdX9deuegqU9CRwC3VbEL+/Y/aaom70Y6u4bZvCsmV9li",
-	"so2rWm+H8VTvRqAHvTuWZd0bkd8J78mepYog8dpNNjkaDFaECmJRcBwlkjbUdD2jM5adATQexeQOvBQl",
-	"IsNy1TnGG3wgvI6iMiE0tvDuMbmv4t64g445HTWjCIoFiyI7xnQTE+VjUVMixLrhMBCLnOJ96ViHfvjh",
-	"hMRpngB+K7T/vsjigWjbxrQ8IRfzeV4olr4RihVjmjAZk1/v9QBIAMElIhYO5hUXKReTCNwIPjo+GbQO",
-	"e/1B6+FDCV9HRvg0SXIt2UCYXwiDpW3RV8j/9//8vwPxn1fvfrm8OEMoFv0VIMP8WX/tgFng6x8vTy9+",
-	"+t9vAYXP1a+w4yLtWTKHx1baQ8gZ1yD2S36EZwLtewA38PXfXr+6enf28+vrTg3wJR6Ie6kKBlEKEZkv",
-	"5PSXXPGx4WCStL29jalciiTuPJTYfeYXi5BXNjwQRnxkH5UWC3NB4kUhjo1CeFyeh+PKeABACCQCAGg/",
-	"N0AxIh0I+8M7iHewv0gyYymnRN/qerhactVT1n8czDPKBULLwJd15mzAagYCRFqAnsHnFinPD/5vA0MD",
-	"X8Ff+iuApIGv4C/91ZhnDHfJ7yBPFFNdXN3OCbHsEMNDQsRVvbXiMvfdoAZzhLaBTIR2GQoDCDUVCT0i",
-	"mnVW9g6+QIcDiIWcyWggHAl6LVVySntk5TY9MWFJjbfpQOjrNCBZ+xfq0ekn97QdnW7M5tT80j30u75X",
-	"zWlcvUbklM7Z13zZThnNEDs4eGFeMn0tSM3CgQnZQC+eMKeNp1TRESTrFEzfi8lUq/ZBie8n7O0T0qXp",
-	"oSnGet3QF3Og0RdoYPkMo3G9+0kJNMEEyLWqAs5ialfTUpdcSsVmnvHjhi2bjR2/QE18Oc3vJKGkoHfg",
-	"GM0LWJkpldNeUHv/Wbf5KTkL4DyvS+hD/67vG+59Vm9WuS33dSjsXz88fFhJyAvAntbxbX1dDj5+aERz",
-	"POda/qSwWWMTcGhReSrQaORvzu9t5S6FqwcFCqAAC4nHC4jJ5GogkPhsfMnl66trcnb5/nvrjPfPvgvv",
-	"tCk5vt/es5uhj3ogQtBtBIuWjTTjHpaedYiiXMyJyslhv7/yu4w7hKtyBgMRY98wCWLn4OoIrAwMYWSd",
-	"dx9iQQztt2PAQUfT2PNnA6FP58vniyKrQDpwiQyfOyRnjPf3F8jmXkty9dNp9+jFSzJlH7WqfMOWA3EH",
-	"Y4jL2v8xTAhLz69mifcPe0QfO2BTMyroBN0GErwoXS7AdyAHAsdhacrylRkH0iAFg1g+/VNzhiLizH9C",
-	"xDw43l/I/G8Q8U49KPkge0GkANhhDIkCTYveEagS8rUHDX0x8/1GdvgjE5riWADhe5UB+pfYwT0GqGyd",
-	"MAibaAIzDdA4F1JBjXM8XACW0H7eP+zAKeMCs5NYkou0OenPHo/NmX76rP0O0fB22G1cg632Omz/n1MQ",
-	"b+ohSlV+sUvIkhN7sdRVU2rgOfuUAs55o98RPcBqynhRq18B90CRAw6Ry4INXfpfqyAE0nflurLzqM+1",
-	"2ZU3Ywdmzt2K7+/4vmXK0tXiJuDYZ1SxwqHigwDAJY7gLi9upMMW0HeyqK3mimf8jqtk+q7qefwkXvKV",
-	"jr5QzFGYWnF4v8N8tq/37sQlbzz5zcemerrWwbe8q53DT0ZUfkfrNL3K0P3AdBsKDHjtmi9+tYyvsqYw",
-	"bmA9I5blYiKJyr2Nq+5Uswp47WZPRgxt6aYWEStQowlRCElzhvZEtEH1GjSAz8DdVjv6QgpBZa7NENp/",
-	"wGZ/NjZXRv00cLf6IQmyOfQXGn2hScxbIfTPwO224XT/1krDO1FdjN1Z5q7W8zrCcgjW4DPwxNWOvpDE",
-	"t4lc/4Ay+PqZqAkc8s+RZEpxfX7aICfIzt489WDGZiMT7dooS56bZz6paqK7WCc/moE6mZEXqET/W3NY",
-	"szMAgbH1LfsIvhpM0TlNUxzHp8LAs+1/IcHSTO4P3Lt/PeYJyHiCsI9caoaJwofBWq1w1CdjpAf3uo9N",
-	"5m0HbwfdBo4vCYHb9b/rrCp6aCn3DuC/K3DdbmS7s/3boNrhNlt6OYGK6ua7GV2azdL0NZMsu2VrKWpP",
-	"RhwFTeqG7J7Gpm6t/Af3zln7cDBL5gfslqdMJGxtWKacswSiDtDRXNaXMZn6Fqwf41dJysZccAzHqgen",
-	"sALipAy0Ton4DYfHoKJFdc91tZA5eNa5IjInY1qQdiU7dSBowchdwZVigkDY3rTIRb6Q2RLqP5eJ6mbQ",
-	"0PMsn2FZfb9AYac3ELFdoKGc0qMXLx3YkHUduzoFIhc8oRmiMphvC2fWZsSGeTbEh2Fu8Wu7HZ88i9n1",
-	"1CCe2Xn//vAwtw9Bawo+u6+Udv/1gz7B1UrzK/eWRVSwJ8UAchGpjMsVKZ2JCTfQ9mOe+dFpBrQBYtNu",
-	"2LILARaaaeD3O/OeKxgByIEbmYQ+/2sZhMrzLHI1k+H4YrFkIhcQsVydN2nbgu15QUSuOraytu7IHjQT",
-	"Xe2FaGx71rh0hw0jQU0kiMGaGIhKPxExxRIhLENCpHVERA6V1icCIoKFIndTrjQnpAmLiFigmA7Bs3is",
-	"CJUDYfhOp0d+YSzF8HV0qx6T8SLLTGAPVB0SNgLHTuCGLb+RtWw23N2BKN+DkBtXCh9Cadrx8/4z8jNb",
-	"InAZPAAyEdejkkzFnR45FRiqHIbSsKkgxh0PmB+mKl0uWAgHYC0bu9IE88lZGPSyJpoQDlh5Gf3ByZ6C",
-	"kzUsboRoNT4Xk18J99of8snrpcnd48Xx5ekywjrDMiwNkbYr1VetFN8x8XamkYFwrUBZM5HC+P2WuJCK",
-	"0TSyDnKIZXZMVotrlgN+YxEeISfVlbU3KaampH1M2vAMCEAJLYolJrAP3RDjzonmLpAPw22mUo9cID5V",
-	"mfRQjlbLYWOMbZQRcKbnR0eyZyo4oxxVLAxev8jts4CzKwjUVukNxEBA/eZjnERXy8ZdKw/Hkf8tVCbo",
-	"JlSy6vdYjBpmD196+7fakv9jBqmTMWkbhF8wct9BYWcv4lC3C5iWXWROXTO9NiXfF3Ssun+x9wv+3olI",
-	"9fkUnyr7gSYR2rLaZkRiux/dJBcpkMLa31KWZFTPj7QNoBhAbhJK3DOQLSVh1fWdPWeFWpqiex6ip2kI",
-	"p+s6smymWxltTNqO/xhUJx/bCp91q+ERZXdR8MqWVH5w86x86+2u+z64w97yWrKvU9NA2B+2boEWEzhl",
-	"zU25J8xI1+Gw4bX2iaxu2PiZPZ+fGhsUu9uM9WZZxB/RKvsb0b6ULHC5MEw/n80zjvGbgFxnXIMBOYFA",
-	"wU13S+wgIth73hIYlj9bn1Mafw8PfW/uwhirbUuWjTWTVJQLlqIScYV87qh/1O8eHkUkZQW/ZSmmqlVU",
-	"Ci00u+U12Wh0xjAVjruQtTL3U3c6YcIM3B93p0GIxlHjkHYTo7GPP68eVZoiu6fZBTJ5rptDe5KxGuE1",
-	"1dLrP8m75kvdUu+S3p0jWHKjuA0drU+N0c/5a902i93RcguuiltkX3Y0uo5nsbXfNG37W4DQDKR2nJ9d",
-	"WKULO6zlqkQOI3AVj2MgLCAHaUPFIkxgZbc8X9hkAy1sCfZRDc2TjTAbV2YGW2FrrIGOeOFDRxz9TqAj",
-	"cHE2g0bYPJF/GYQ9yDhapcEQrYcqgNkfHzYXUgX9YqWnHnmjiFS0UBI5IdZbbcfGHHNMxjSTTMv6kKlu",
-	"EokGAqkbTARkIRTPoNyitAjp5qxcnF6f/UTuBy3z9aB1DCL+Q9yc0oJ7/UlD2bCLLwVqhfP71w1f+2I1",
-	"IVys2QoZb3FeDLaytKtfvTgO9H4um7HhzqHsaOD+MMNADCdav7RIuy5vRMZCWZB/nJ6/PRkIfaz8O1Cr",
-	"XYrEP76+Jk3CTVwtUMAlGYOFDyEGB8JX9LXiaT0qUwq2O4M8MVrCkY4BHfrElagpGOaxC8ij0n/jyqUD",
-	"0XbBvMEeoKYOeFR8VkHeX75F+4De0k6PvLNl/LD5gcBiHVjKQTCiCiokTRy6Vpmbx9NjgkaJ0pxss+yw",
-	"GsRoiYgAcDk7y4b+elHwCGvDmulExPabayrKAFkYvEFU+YbpaZ6l0lXPuJtShVZot8WAzt0jlmOCGQO4",
-	"g+aCusN5wSTQApaVL3fNFTQkdCCA8Z5UXNl6NcrZg1+g0yOnmlJteijImW4oWEzWwHsPhLXOtGPjRnPc",
-	"3GZzpsVyWCzE/9I8Ly4bnGcUqhLpI7qA+h4i9Ww9zqqNZOi6129MWXKDQC26NchKHeUpZ7BPx8SUAWHS",
-	"qwKi6R2El4Foo2Hq1/6HHhgbhsZ+0IGFAVKDRMvREoR2ayunAUs22q+/C90zsILfW8ZRE7dqLBlXABag",
-	"YGpRoCgPC2SBqvViQFkosYQV6rWioExlFjsstsHGOKFqlOcZo8JKVZ+gqHiFKwE79Btb0llWbSyQD19j",
-	"dVQCSyPt2G/pY1e3ZWyLgENiPheMKHoDHlnUpvTU9fGGAIgV+MXPWiVK08f68iWaACJ3zE3VeHuc4hOf",
-	"gcBxZqkpN8ONYS2FmgCiA5f9kxb03HHwlbHeUcfu/wiif1qxBdLk0yYBxhZRrB2qJrlmlKfLruG13ZHu",
-	"ZUpFmoHYXJF6QKwZGiFpRejhs3leqINZsg4VNxeCJUramCpv6FpOWRRZXCb55OMxTzjN4Kkfc3L1/c8W",
-	"mLJ9BeA/eoEAECoaiDHNMrCim3InAOt0dfW6ExHJ0PQfG6jWmOTCVtIwuYFtNWVL4CMiV8b90Inw6peC",
-	"zuU0V3hzoszQRvO1ZkQVg7PslH5qxAnihcvI0Rwr0hOd5VINxNGLl+Rn/govL4AdIOf8lZZcaJZ57RDF",
-	"ZvMMNS9PVGmbAlOga8X399YS/PAQD4R7pUO4gOoKqIt5LmHNIcELE/fIaz2EGD2vQwhfiQkTqrCxMRRL",
-	"UeXCQTrpFcJr2Xi/0fRlTPel/V+LRMIAL9gRyh55t1DoSEaDHoVqFHrYEsuGQVEsHCvIUC5/yfTGJfGK",
-	"gAHhBMtjAU2en118qppYtv0vpP5h/+sZNJ5LllYo4A+1cL1aaDyoIa6a8VufcW2hLeIODDVnbOKa+ZwJ",
-	"OufNnBN3GnyX7+ZMnF68Ic96fX0RPOsdOhYfof376o5OJqwgR/oJwUg7ycUt00TQiUy1Ui4yLhhElTiE",
-	"wBjNzahTgrU2sphAvp4JfAyA9sYMNSUEXAPu3c7NyR4I/2gTd7KPybzgt7DIiC7MSsgTI/qcvn377m/D",
-	"i8s3fz29fj28Pr388fX1FagVETnsExkNhGGi5IVmmUaDNcGCXDZyO7PK5o4B/VCztTnA1FjGcWww9mFS",
-	"kFtZshTNnL0S9W3QfWdMTXNUa+ZUTR1i3EiruUYxNhQGD1Xw5EAV9V2h/5NzYRUy3VxEQPKHN/H+GohS",
-	"y3ChjLBB9jbTNzpp62tB/xXDFVjxSbT1CZGGCLAw1EBYf7I+NFTxUcZ65LwSSADgjdZnwYhcJPoYuSKI",
-	"Xl1us4gD4Qp1Y7Zq2Va0ekcwNwHzlos40Hok6OJaBwaVGS0LuWAnnuard1TLASADuLvIjdcVazTNA3Xr",
-	"dyYGmyQdiNWHje/BFbyq6OsFG7OCCX3Zc0RPsoeip88p0o3UI8ZQC4zRhpUwxoeCgdKPJguv2q/dWIg7",
-	"04K+YeMnmrpN96ZdAxVo+cL/z96377aNZHm/SsH4gMgALTv5ZrAzMgYNb49nOt25wXFPDxAGrjJZtqpF",
-	"Fdmsom2tEWCfZh9sn2RR55wqkjIpyRfFia2/LFPirS7n+ju/M6cbw+7uV5B05lqVJN1joyifi6KsFdUy",
-	"B+SmqvTq8Ia6bICvFtVLIGGPaXmjHhsF+y5qCqLaYG/Y18MeFqBGRmFZ5QSekD7hRnP4hneNolPnfh9F",
-	"7+/X3zfme18hj1LHxp9Bg/67zOK5tI0pvA8C8g6d9oeMdyUEfRYSKPm8zkbh5PSlhVR9rH1aYX/+KhBA",
-	"/cIZkoopG6IK2ER1aXv/3h75a81HNm/xSAXk/fvoqZaOP3ZT+w7RC3YtrmbIRyk4n6lVFDA1u+/LbDbB",
-	"z2mFq2Q9yOcabIDmWJIXs3aZR1Tr9LrAPVC+y1J4Xm7s2j5W2gKQOMmqlJweJrKsGdVrFIs3WsRDugZ3",
-	"kA9ANqnVt6NmerBpQiAfj3twZcir5Nia3v2Dnemdc17Mtrl3fgU6OsqgsOukI/QDv1ZpMneXhT3fX34l",
-	"ReyGaiNBHkqCuIV5V9PNL46VJIW8clb94hrQbiu9c18RuGgZOsLty8uxSsaMf3j/0SMgmhANzkSSyMIa",
-	"7Mnh7YqzOt2M+SvKOkM5hGBn6kqmsc7LFCgbb2AIsMarCR9gN9EDCGnyaf4o5H9VamI9EGmKCWqbs0LN",
-	"oV0VyS5/ilVTaayYFmbIOJbs/s3nSRFX1ZHcN7HGBOtpBg6cnWUyYtMqs2oHIoOYLYWxzpSVpcgY/NR0",
-	"gg4PYYb70uBdCWyqLe7MXwMsdCvakrqaulVI/0Ii+fN8PtetTPfDnQtRAhrAnYHP8w+4x88f37/bilqH",
-	"3KtvfV4vzPDWWfGONPXSRPkT9klwvroTnF0CYAWphXIoZDAfoCqsS9r9nlelFlk7PjEHTnSOw8/0u1VC",
-	"CXDCcwgl+LQs1eJDpWh+FgA6jUn2w3wDm+eG6sR/W0cVughifbyZ0tGFLHc80MIjzlSDGYAksXMGz0v3",
-	"DiMK/kcMlomJEM7lEWQhBJ2X7HI8w0xvOJgqwEHhryP3ipQkIAWE0juKdSas1Mksmm/LCCFiNZVDdoTs",
-	"BBBNnsjCQsqF//z+16N3B29Ojg6PD98dv37/DqPKIQEdfgD9HA+PTj4eHv3r8AgbOeI47LNKp7Jk+YUs",
-	"nQHieRDgTmmZFwVUM0PgmwbTxNpk+aVM+8Dp9bpfiJZ6jzT+CpNPO0cffgyDLYfnQyo73HUrhPehpPCE",
-	"2/ZX7HiOBqWDQuOk75awCh+goWNe2SSftrvpL1I3NKrv6bTFL1LKREL9iYDuAOLMSsITwXrqebVNe/97",
-	"GQQ0Qx966lzqwgOYoycs6kNnFFyMU5FKBhiVYOI6jV83nGuW0KygAKCYoSH/16nkdy9kqc5m64mA5JWm",
-	"OqOggZpCLwhct2bgC84u20AbgpLzcICzgYh1XZ1LGm2aJ5OdOmGal9MRekO70PWCFUKVBsJK/BqOR5QV",
-	"z8sIG2N84fuxFqcGaW5so5mMe9btIftH3oypQN5SmAkuA1BrEePCTGTKCabs27jEGpcJnALXh0/w6pBC",
-	"BzQouTpQGF2/XjN/7N4qYhM5A98s1v4C4E/Rzdzg4RACbY/3n3AUld2nV8IwdFI6v8hdYVoZC9juYaw5",
-	"rAgl50vQsZCx0pbJPyqRGcbBb+NuVGv3Lxz0MHtA8Mc6k+55Xtaa3liVZW4QKifFG5xEp/IsL+lWSp93",
-	"1gPDmm2anw8fPWrd45GC0XPPsCj3WzcZBwYqWaYqsZtI04PFqmUyCVxdBCYEeLDIkKZL2THuMsC+e2nl",
-	"jGLkwoGd7LbGCvIfRXKtARaJcYrZLKQz/UC/WWc1O9xiEZ1pyEo/baugYQMUYdhDCTcd6VT4/st75iA7",
-	"NfFBmhJ/xbQg9eOpTXbPpeXUU9gMGdUxA0QO6U6cWrgBzy0ykUj3jdMuBNTxZBr18t8PH6nMBVoVAs/D",
-	"PpLZwhFeGVkCJ4QwRhkrtOWgqrEnIMc0BD28Ty7gZXz7oyZ3FtBG9hZU4kpda0El3uKRgEL0ft9xP4Cn",
-	"Rt/aJmf167imOgo7jhDvKwgMKt8s/FwvVxC71/jhJvCoCyPU2CQbjJDHCNHMrTA9hAvy09OPC+ob572v",
-	"IA5qmfoMcEErT925tI15u6siXt7OGOdllfYNa1VYzVs8kpPTv0I3zRoeu1iPIDqrbx9C36yimEJKeaHv",
-	"chR+tcYl6G+yyH8Jj/uMPJiyMfh+5utjnV5M/fUa/Zi6sBA8mXDP3VKKlFNpuhkyXpWKL3cWsHpEGSYV",
-	"+veaiVOTZ5WV7Nej12zA0zwxo93d80qlkm9jjZK31wgJcQ1v8oUzI8/B+Yn1gF9K4a442t29TpSdfdnV",
-	"+SXfjihE16yCKSUz1amxylZYSkEZPVrfjIgIh7HmdAjDc/IKqBQw/o9PpmdYTIORzwG8KbJ47Uid5KlM",
-	"F7hHfius1UHyN3kkFym848ZJ+ladpLJehssFD3lDZT2tq6id3Wv/cTWfqLUzNl5R8IpuNVXkGdVT1e8b",
-	"9Y/33leRBE2l/ww8pFtNo/OSmnO4Pj/Jz9AqntKadVf7Jo/kLS1asRt/6Vvxl261mchnWk19GTdfGm1d",
-	"g5Lzwa3sI3dlEwAOmFuEJD1mj7l/CN4AiLULG86oMJkAXxM5izXU5vO3SbHzNk8mOx/pIju/yBmnynC0",
-	"WSFPX+fVPVxsu51onsgZj5B1Q2QZEvdoZw7DMzeRw4C7YMbKAjnBhoyQCcCEoDQ7kqkymLHmR4d/f/3x",
-	"5NejNxxcAiMtG5gx5DVOZzQAShsrdCK3iTyOfAp/+IVhUznNy1mXmQ2D69/drElUtW+ysPLhTz3zv8kd",
-	"P5BQ+GhFaeea2vhdE3Yz4BNXAADDpj8Jpy2WFVaYST8J8EEbi4MuaXiystJUpuCuErYT/Yv8SgC+04nc",
-	"b25WCwQHRZ5lUHc44PAUkGUEPiK8jrImAGBM+BFKQnSwE7eT4BpAhAff4zF3HWBDrDfikB2PlUHywfZQ",
-	"w4kYJxiLC2RHkleFU9ajWGNfHv/SBFrBTu019xegKvAcg2AdT0BYuUfPC6l5zfoqdUooWs04EH87R4BH",
-	"jJ8JBYyIeck4von7d3vIDvF56FkBmEoMjBSwEGyqdGVlHyD1GCb6vlzJTxO06MZmOWIRhv45IBbf/viB",
-	"1lkDlN6LUEQJ0hnow6/WhU7E/X7t/mABlk7vY+os9zPcMlloFB3qFEULCMDLsbCAGQdRAD8jRNtYQHOp",
-	"IhOzUVMAUJgQOX4QxfijyLLjPCdkV2AsQnD4dezXf7w1Yp+uY9g17nO8ZeWVjbei8MkdS3MtYzeqTjx6",
-	"WRNrKtMqS+BlFzUUHQ4xfp3kqYx8EjpiqbDihy88CgWj23Pyig00hkmRtCjWKPdfGDS+GuKeGUlV70D0",
-	"CvJyyA5wAJ2YBOUxYkRuB2xGgKrMSinSGVS3g/T13Nqd9KWHOnVztyZDiq7+SM6eu/VH2sM9EQo3mBGD",
-	"kdr4fY9l4h3qFDkUpA4C1nkLzkyKmM4vl4pUqVOQqEsMOmevrVCF+sLXgysieMbGIlDuidZNd5+tYbd1",
-	"AXdd5zLP82xR6g3e5Rml3SwNeFgy8H+3Foav1phqA6Rro7ZhSN25PBc1QsfdXZRzCNrs7QNgZGP/QdQA",
-	"seb/z5+GeMBXey//urP3V6diQrMT1FhNdYeKMd7i+9Bu2ErG3ftxtJWJe28Y6zmuNyBVLhVxqZdQBaZb",
-	"Ts9+IzyA/k+NvPc1AADgr+sRSBshJBEGBwCJMAqn8s6oxGMsulpfyg3tjEdJt8G7bVJt32qqDbHs3Qph",
-	"qRCi1JvFKV6munav3Z/V0m1hR2xSbSHVBlMVAhArTxIl3XCS+hNu3SO+t3Y54CXpM0iyUW3t4uk6lzbM",
-	"1Rod3jzP7sdbNtcANWr1PSkllAjg2ZfjHJicUlnKNNbOchk6FY/M42RKOF2PrGROyV/4BjNNcvJ+WrI1",
-	"6s/6Bo/lBfbsm02671tJ9620rSnNd2tVuevJfXcsdKVcbxisIRUWspqBNJPGItXCXBYQpDly8vvS14Zr",
-	"2iCpaJZJh343aJtHjB8At9GIzW8dTk5CbZVjaa2wypxhc17/RNiM0tv0vjzS3ebFHG01shy5R8aLhVpi",
-	"8A4GkNCkiuHGJaHCD4F2cNq07oxFP4YKWuzEwORVAc0jXu3thWdpPmmgbCZBO6Bw4ZDkyKe9z0Mrr+wQ",
-	"OdjgV0jCxpn8g/3vf//P9pBR09EpRNeaLogysSa+pmGTqBldsdpv0nljZJO8yvzAUDcIS4TOGO+cilT2",
-	"9OnEZXsMq3Y9srl1j69E8ObvmR5Tk9hugwbq2t3gbBKpDyRufyuVJVazgw+vaYSppwHt6H7vBebqpqWF",
-	"U3liQ79fksrGuM29EJn+0f9o06O0kwYRRmeVJqU4jBH2QyhlIrXNZiH5CvL3O2thKq+KLAfpPwvv10ru",
-	"06GeLqb0bW8b0wOk4oy8Rc2y/BzSeenOOE9qVg3fVZ6fCiNPqjLj2F6DDjsVjgo71kv7ALMBDyYKH9X3",
-	"gDz3ec4s9jmsdXtNThwxfu2e4AvsrSIT9iwvpy2TZ5oUfHvI/qkuZGguWD8es5f5og6pMF5rbpEK93i0",
-	"Hqn4hpsmqXfD3kAXyRs7cpUNGdqk+gmYUxBuEcOn1WJazaW6CWvV3PsdsxPCXFl+vspMBSp+mqlFXPw9",
-	"k/Dgyu83ZceH2pZKmn5i/vbbSvx55CGFmLaA3m6XspRAH/TE42Q96yFEqL3qWWVVILV/WBK39ZvhxDms",
-	"SsfG3w2PdAffvL5Hn7r/CFgJfl0zNYamSifI2vhDRPhZ9+k0T2c/fOGeEpKe84VhTgdD/+GBb80ECFdR",
-	"FAi0ABW+TXyJgXUqv9HoLnTCQqc2y88NUxYzYqG7HfJIQgu+UaszEjb/NTIpJThIZgJNvVodiwK7H+GA",
-	"PX7FQr/hopQXUkOvYi2H7IA6ab2M9vb2/AYiBkh49S7TwY3pnFJfj/3wTVgOTgj1IkhgjjZO6kNZHFKn",
-	"VE+D613pe9gfRurUC7CTMqyhlYTR7jXMLFYNiAu5IwxEEO8lpLzz6aRH7Xv6G23Nr+1Oqs2qgl92eKOL",
-	"us0LlDvkEcAdXwRlMOoRdRFMhUnyQrLBjTZ32G4eu9PVrxtkKfzSSVMUbRi8k6lH/iqK8+mGvAo4B//j",
-	"E/wxD+0Q9hmvg4fY+FmkKfYIx34J7KdGKQSFNp3ujzUKS28aOKdvcEAbSyCT4L93Dj683vlFziL2Y55P",
-	"lNwOLWGTvFAyHUFBA4UH0beSxnZKSHEhm+LjwByvUUqKC4k3eLySYHssF0CQpNlURDyYjBQXkgm3gM9l",
-	"GgQlFBu0onssEUauJCbFRTD9T1AYCQNBvYawrJRdwjXxEX+yGq2zZHBF3+2Z+qP0MQ/DnwcgVX52YUQ3",
-	"xisEEWHm2jD27yxmCAve+BUYljwe6A4U4nf9YUJdBwgVqU6I2Q24+3uiUsMJD9pWrs1g4Laz9JnNz4H6",
-	"csicTxtr7nZIlslMmSlnL9GjoJW4je6qO00F1ClQ3BqbFye5PjkTKqtKyZmZqMKEJqGxRhpvwegH+0yc",
-	"5heSvfS5NY2XpbIjNrh5RQhHUu80nQPw3HZdenvI3s0xEtYud/32y2B7sDzXG3l0d3gs7wHe7jtG7n03",
-	"QALfi7QWAstlgI9N0iS11NzuNfxdMSoZFvEmJllD7cJMhNgclEQOnC0N/Z2cKN1ePk0+MInTtCAs2T0L",
-	"e+vfzcfelnkOALxbbDAIHvppu6XH7E5bhbJinQqkcYfHaqbZt+Q20LVvBrp2iw3hW2su0Ti7ZaXvEGRq",
-	"bpluWgonf4Pj9YJEMAG3sKlA7ZY5OxFcM4R0SWNfgARnA5GZnBmblxh0EbF2h8H0FWiGbzeAYlZkWLTo",
-	"xsmXZUMfGaYsVIlj+IY4MqBlJ9ZWdpI/VLpHzj+w1XZU6YWi3g3FExb3R85LaOrwdg1ez/ouK73S4l4h",
-	"iuDW6r2BQa+erEd/VOkVnXqwup5B7R+JNEyr9VTjLw0GnMDivIe1snjZ7167HUI+RWcJKv+B2nf+Xmll",
-	"ORvkZTeM92qa8ZrKx5+E2F5f8P3zr1pZ9u+3b5Dk58fXDPsBmBGYctSI2G3yRBjpcbBFs/ddflbL/8if",
-	"QSEAf4IbPt9iHcvmY52MZTIx4QyQ5/73Z3nJKg2IWOhKbZ1SJj3kFQRopnC6maiikOlu8wqou3RuQf10",
-	"42eDKLlzQ9K5/qMwKzcbkH6dDX+jgejVnfqHPgf15b2V8K5RqKzNS/jot8YtvBgnHO4hG7ozfygQ7pf3",
-	"80InlDf0qlYPJd/gbXsTWMvVKsmm7zhUfjNJtBzqjdXyCPPux9XSBbPMoN7IzyDWwyGDbDgbtFE4X3gf",
-	"+fM2Ey3crSdigZKToTuXoDucDX49erMjTSKKJu8zZqj9CU2wDzTKwcOUqObBXwERQV+e5umMY+Qd1Rm+",
-	"kteNL3wtu8cDh6ti7hoWofkUb6EOe3t4/NP7v1PHfzwECCI4EG995iN2M+k9EHrGXl1dYWUgNtcjtu1W",
-	"Fpx/ukZQU9jy1JTvhy+f+ZB9EHZsQtNYHJ3SEKe1f4uB0LEGYBAztpRiypTxv4MiAZjIVFgxcjpfS0NV",
-	"RGlOypt/0p+RnWuoOVM6lVfS7DsHEXcwdEJyf+G2CsB6kF2xed5fqmPlFLDN7/2rGTdSf8AsavfXjZsy",
-	"1rhP7mQ3Ge6zMu+qqSxVgv8cyyuLnw7KUszw43tgRoBrEV/BkTyXV5wNjg5fbQ8ZNgkuyvw0k1PsBFxg",
-	"c/eQQ/nTq1fbkW/hFJrIL2AqWB8KoL7BN4gC2CCtV0thLMzgd8tmTyLQytdbxDBRpnIVwgC/MDdZjJDF",
-	"uDkZrWzG0pnxzAH06r3MAZ1Dv7dB5zysO3CHrQVcAvSmtzP83XjfjR9gv7aXQK2CVcGJqwdYAVJkBBj2",
-	"FfOvT8XUN3g8/u7epfxUsyKPnuS4w8bx1fqLdNLdEh3NjbUA7++xmTXI9Waqo6z0qB3w6kPax3rcQpWa",
-	"KhkzYVgffhRuhRDSJRj9WA/Q3A+42cib3c4DiZylifh89lb9J5vIwtKlCEcLzgmWxwNhgPcLyGWCqhgP",
-	"vXW/EomtRIYvgnSS5bmkpqaJ0DoHIi6Iz8mUDYgejBWluhBWxpr8iAja8eaVjdwttUwA7+PhQdC2msKB",
-	"DC171qTSjABT61M9LD+LNWAAne84ZG/yvDgVySTyd42cxzHZyfJEIIHPVFrhfBHv1cgWl1nAER+8efP+",
-	"t5MPR6//dXB8eHJ8cPTPw+OPf3Myaj9U9isgHM8vdVgFeC2RXYqZYSFQ2ZOP6tbdD8j+5WRtfzbqOeSh",
-	"OqywOU7IThFUVnq5/FkeMNukopYszeUhs+eRg6qT5P0pqCXBtTsmoIJKdAt9LEVmx//Vz1tP6aFXe3vA",
-	"koxqJN4axVv5JN76wiHaBOTMFlucOvMAy9kN++n4+ENU0zd7PVRXwjupfCqMHDEB/SG0O7ko81NieHE6",
-	"ATrjIci0cQt3WeU0WFVKSO2MKaRSX5QlojLSDBlOuNTWrVyZuvF2j1O6J4FtKNP9ZrUjRqxArhNsXliW",
-	"ytPqPNaZvJAZkHJFhEyAx0VlBJT0EAU6k5fMSKdeTU+66Q297jpduXCP/o60jeka4kqVSVUqO9saffrc",
-	"XrfN6WmmQiBPuPUZBCeQSa+2nCBMCXrcNxZwFgU+C5YYhYmsGyIUSp9HyJ2ozinE5yYq1jBKzgZBnh+g",
-	"GbqQJZSzOvvCskwK4GVXhp1WKktfGAYtoG19LaIOgmVUGypUF+Q2nvO7cs/TAL+dyBlLyDnzjQWTUp3K",
-	"dMje27EsL5WR7M97/x+7qcQaDS9nhzlLorJJPpUjxvMJEkZcjmduGcHKx1ooCiiXlXbGU1KVJZJ2uLs7",
-	"V5BVBQPEdaz/srfHpiZiJid2b9pMyODk/NodXJXeHmOUTaUh7tsrsW5uliF7vcpmYavtlVg3Nss+EzSa",
-	"oAqkSBUsOmX81SGQ6laMFCnYu5ei1HQrKg/B1LLS5z637CdVlSQTcPFlubFwCaXPcn8J94UzJ3u27ZF/",
-	"pPWGYPxNOjYuhpnRkC+Es2ZBW/4Ztdj673/gdxK0HILHgMW6zziONmfG2cIon93IX45ni2VLuN8C4dI+",
-	"/drXJ6Hb5C7o7KBTKUpZOj/LHxGF+kXOsMoPjrkbU78Xd5mqdDp1bG0x2t0Fl2GcGzv6y95f9sBrpAe5",
-	"9lYVPZC7NB1x+6X5f7OkwTS/8LdtHPKM0uFAs6NrOOj7/zYO/Z5XpRZZ61rUIyIcmMhZ+zJ5ppJZ+9FT",
-	"ZVsHzqW2O4ko09aZ8gr3ZOt2lN6rX89XyDRe2JPrfP7yfwEAAP//",
+	"o8MeudDXJcWh+1QLtZLI86MjTYu4dWaCMMRrLU5ZKCYPxowqEgMoMJ3zA2NC6sEBxAiSld+WdJbFkf4R",
+	"KUakUKPTtZPmiYyNkItgTpZPe6mPx379vYfSdnXcetbr954ZQFW4baFz4K7dhBZobpmwgIiCRw2g9byr",
+	"QKsbE6xxVaQyIoLd6cUa80KqiORzFKSzpRVEc2nOUi7YQMQYmhlH5Rk0lA4ra9bIHtv2nEocwbxgtzxf",
+	"2JP/jawecCOXuvIGb1Izfufvl62q2/rXe7w9AUWivDzLmFOnlVurICDi6VYWo4zLaTAI9yEKN4seY79V",
+	"V7b0Rd+Tao8qEu1hqJBBuAMTg+j3UBd560P9UGKwAA0c9fv1wp3eVaIpGOFetwkddMsOsV4gcaxIVnTC",
+	"UMYvUizF+RwHEGrXDfTgFU090Jrn/cPNr7wX1PA9luJLzza/9ENejHiaMpR9pc0KAKLyDoCFntOHk040",
+	"XbX8o/VB63azZN5FPQTqzA3hgSE+8BC15rkMHL4zsE9oTg5053fZPj06JYe9Pn5CG0inR97p8xZreoAL",
+	"WTBm4FYkvWW2nYFox//tAgT+/CfNeAx7fNH3Au8jggXYrJbrc4Bj8rz/XVlcrmN4F4T7GLHI3WxlqJw+",
+	"2NjmCcobCtQf8JLN6FI/PcNCdFoEuCtyMRmIhVA8M9pskeppudPXI9fOnKDZwa0TbmIQakxknnleNwsx",
+	"+gNRsPFCsh65XGTM1ccnIzbOtWTgHj8msWGuMaFEshnVkoETFv/e+0fvv0ibDsS8YN2Caa2LEbkYj/lH",
+	"kIfAtMLSzgmJvZ2N9S2kN+VI31Xlep+UFQ+BT8JiGu8i8EdKvFZAMLLPv6i2E5cBaj3rn4l1oyQfDwTA",
+	"LRZMs+pJMU/0/+l8+lsWkTs2knlyw1S1CSuWa4HVxskZLl2Gg8WmpGBeEP3vFXl/+bY2FE+20h81M7Kj",
+	"gqyDiKCuFBHjE4wGItcvHUGVK55EZKayWqNI+64dzaO6MCs7Q5jbyUDENliuV9r94oO4DFaNyZurd+Tb",
+	"l/3DExL7xtFeRsVkgTER+pGXz77rHkJlWKnbrTyKFuyZ/i0mdJZrmQEqN93mPGGRra58y1OWQ/1fdkJi",
+	"YwX23xoIfE3PJyJyzlgyDb+NgrsJOLMqCcGT6CxsBSpNUyoHAhVxgqqI2UccQXxi39SnqQwrgzLS+Cfh",
+	"qd5i3U0HX7XhZPFAgMDungQtTQtfFpzXR+UN3NXI7ty1USKFvTLwVk9yLdV6cRdJ1bxhfKK1y/Hw6S/H",
+	"0MWIQ0whwcjw7K/6ctRvfLf5jbNcjDOOZrPnh1t0cYFq83Wev9U6Arx3dLTNfOZFnmhNdZSx2t2NawtV",
+	"nusX+Jb3N3IP7waHHuoS9cG9/mfI0we81zOmAkae7+F76Q6pPn/udsOxZYzemifYR6zR6+NQVI8Qtlc9",
+	"QhUKft40hvSrp7Dnm9/4JVc/5AuR1vYcZ/iYPcf9q+x5ZBWm6g78yNSa5e9/HgZybcjJ2EG4kiRZFIWe",
+	"eyki/Y43/EcGItTe2z1hqrbXNbUxNKrykQMI808hNGdOVRKwKp+ZYtv6WE/4LRNoUUTXzQmJxSLLYpJk",
+	"jIIZ1enU+NgJiTGw3tzeNto81pItBPFBw3fTPGMgCPfIaZ2vcGlpwVpR8cLWpINchkuCcnI6EO3nR0dR",
+	"zUYIBbPTDuFjwpXJfp3RG+bJ6gK66JH4jhaCi4mMYbZyIKww3TXCNITCpbc8YccYqGSUgIIZy4sTaQoc",
+	"n7XGlKIgiNwDMSoYhcg6Mw20toGHBWsEC3ZHZvR/8sIK8ieEpqnfx8rTXOTFQFiA6IDsUsss+ESyS0Pm",
+	"z1ayy2diPTjE39lt8i8l4BgRYf/LDjWi7QWcg3SBpIQAEHtzyq1sIEk+X1bUGtSMswzz64ErAiOzPDEC",
+	"XSUlMdqvIYwBDNhd3VQ8EO1kobQ2XtGhO2QhMiZ1v6DUcIlsOnT2v7fT/9THf7UjjwN8MW0FhI18vvzj",
+	"yH+xI6/PxGOkW0tXO5x5I018ghNvPJSeVqTPc+RQSABaQEYmKYErEjvJJj4mVCy15JdQsFlqsUqk+iEu",
+	"BqKqQ4mUjJlKUDw+PTo1bhcuJj1yKqzs4oQlIwohv3l+dIRMBr3aVYmIcGE9p3GPXJTGxxXd7tZNlStP",
+	"BrthbK6/GojS0hngO6blL69uXLhR/t5YwGNPplmZ2uE0nnFMJ3QUueVhNSSxw1Etc3CDGmvFRXaFz34O",
+	"SoKumnxDgFMDY4lc3s3vWGFFjxJQxzdWitnPnTQ0Lz9KZw3yZUTvd7blHnmjJApHDZ4erTkZ1xH6rKou",
+	"ox55J7S+VuOJyu48NgveX9Q7i0XGiFZEK414qqXWHyUDJRA0Nueo4SIpwDcDd4juwf5yRyViZ1Iuw1y2",
+	"Zi/GxPRPI9/Vs9+/kEnapMUjrFDAbZumf+h3X07YO01TZ6dQuWEa+5qukVtsd4Ec3MO/kKS11qh9afLM",
+	"ypPsDEvI36xqpvU4rtCJC9HfzmlVl5QGIqFCn9MRM2lsKXCCzjFZWAZSMhqIQwlqalXzeHmWN9nIcUp/",
+	"yDd1YsR1cfQIMao7UeSKYd1S5Bbm9Ybt639SftwgpvwbGNO9w7nDBldN6eXu7iecRBufhK3C7KpPZX3v",
+	"kcu6UTpoeT72ZRNJl5LIvJRADC+sGKJ1OwuBb6dr5KMVAz0ywy0s8ZtN159SwFmHv/OljNgbpJ0/7Nlf",
+	"iT17T/6zYszeW+Q54OI2v3mEjXtn5hVUwy5twQqIYYb4mlLQyri4kVosbFeid/7sRel0iE0XokZEg4e+",
+	"kQNRLbCt+4kh1PogoVkWH7uIobZFF4jvH+JOwJNo8vz0y7pdeI3gyUMFzrBPCG0zmQVUmvZ7aKjHPEQM",
+	"Ne9EXntl3DahBRsIzLAr4TmiSkSTHh2sls21sm9/I8sSjG2bcJB34bmBMHkOHRROTUCTYAwrLYzKItXk",
+	"1Cz9HVfTfIFR5OKGmdAn8HaS50dHIc77Bgjqs3Be7KrOcD8lg6302MRdr8tdxSjO3x2f/VJsE5e/1BSn",
+	"Rb6YoK3b0KfjH1tyUmR/O3NSp599AlfBudMzQcgZUZgRicFVGJ9Ug6akyueSyGl+p9kAV81RVO/tkL+8",
+	"af2VmdK/RhDg/krGtZZWq1byfDx+hJnckd0OhnJ7i30CSoVb2zNjrriCwNg5Y0yRtmSMrFhqMNgWg9pr",
+	"XidDx9VI8TITr21ihX49/ABJ/HGnR37JMfIel1SGLifrhvu8Z6BMT2y6LhA1/Hd8FM6mLLmpnQVfqiog",
+	"Z2GcF16iwpaHwhJ4+EwsUq4O5nnGk2VjPtg7wUyeOuTWAdg/WCHxPVLkC8WqCWHHHhLBjKZlVuVA1HLK",
+	"bthSovSGT5ciFbpib9gSo7mUviZtfYFqIwNhko975AeeKVaQ0ZLEDg47jkh8w5b6LxQTJRcJi09cKlpz",
+	"JlpTetkFzPxUr96W+WUeNnd5PDbimIQbw8k8RUuwEuGG1oKP75zthghZNt3txe8k3c0jg80Jb3iE/oVS",
+	"3q5XM0DNiQe2YSfk8yE4EB889qKmB5AcDderuSVrxwl+/jQaELT9hYxNpm9bJn+VMq74RIAKe+IXRrc5",
+	"4pBYDKB9Xt32K6a6JXZEOY46zT983RflZ9aPDPBI6/jXDz55Xyla6HtmVAXdqJCzmgaoOUckt7DQ91qk",
+	"srKfGIk4Mtg8sHkR4WNCxdLce2hyLn9eVU7eYqfhm2YzDkgzoXzYxhFmCDVfPI4cd+dEDRv32ngWd9s4",
+	"hGto3rgy6HQh0aBUYX4kvxN2H6lyz6SrBGTNR/BhIMx5XkWT4JL8pNT8nciWEbmiM3bFFftfb+lHbPdK",
+	"zx7ycOdFni6Spgw6rJD+iRhoteD9Zw5OqNV+b9ANaAJIRBGCyvg7hrtT5aufm6H+7pLqGs6kl2KH+wGr",
+	"r7cE9IHKxjQfVKvvbwVTcVFRpiGwAJVtv68Ic9wLljChsqWngcO4TojISS1FeSDi32KH4QYoRyaiSTPY",
+	"qJKPDWBHXv57O6GSdbmQTEiu+C3rnJBY0UkcQc6wYpO8WFotRL9nOrL2+R652AyP0SOXWjY3mCsDAUoZ",
+	"4rnRNC2YlFWuQdqAyXLx/tXbN2fDy9Pr18O3b87fXMegzs24WCjWCKTx2mzJroAav+0kpDeI+4pOnqIZ",
+	"u/BP0ZY0BvtHN7RGWTrqVwHvfhe6kiWk7dBBqpay/ZWmoy3Y6XWen1OxBH6SmJfletGR0SKZhiyV1bF7",
+	"gDke03NWTTDVFO4s20DfpLWWIR7c58VkKLPF5OHg3gVmBVnkLyvMjZzaiAIK4EUiV954uSTP+89X5c8f",
+	"2SofaH0mWlmX67q/Lr1z0NQnoSNA+KrYhX37nzSFmncjnV3DbN4Vk6tsMdnGVa23w3iqdyPQg94dy7Lu",
+	"jcjvhPdkz1JFkHjtJnvQWBCYY1FwHCWSNpSRPaMzlp0BGh/F5A68FCWC0XLVOcYbfCC8jqIyITS2iPIx",
+	"ua/i3riDjjkdNaMIigWLIjvGdBMT5WNRUyLEuuEwEIuc4n3pWId++OGExBZcDNp/X2TxQLRtY1qekIv5",
+	"PC8US98IxYoxTZiMya/3egAkgOASEQsH84qLlItJBG4EH5CfDFqHvf6g9fChRMwjI3yaJLmWbCDML4TB",
+	"0rboK+T/+3/+34H4z6t3v1xenCEUi/4KkGH+rL92wCzw9Y+Xpxc//e+3APznSmbYcZH2LJnDYyvtIeSM",
+	"axD7JT/CM4H2PYAb+Ppvr19dvTv7+fV1pwb4Eg/EvVQFgyiFiMwXcvpLrvjYcDBJ2t7exlQuRRJ3Hkq4",
+	"QPOLBeUrGx4IIz6yj0qLhbkg8aIQx0YhPC7Pw3FlPAAgBBIBYMKfG6AYkQ6E/eEdxDvYXySZsZRTom91",
+	"PVwtueop6z8O5hnlAqFl4Ms6czZgNQMBIi1Az+Bzi5TnB/+3gaGBr+Av/RVA0sBX8Jf+aswzhrvkd5An",
+	"iqkurm7nhFh2iOEhIeKq3lpxmftugIo5QttAJkK7DIUBhJqKhB4RzTorewdfoMMBxELOZDQQjgS9lio5",
+	"pT2ycpuemLCkxtt0IPR1GpCs/Qv16PSTe9qOTjdmc2p+6R76Xd+r5jSuXiNySufsa75sp4xmCFccvDAv",
+	"mb4WpGbhwIRsoBdPmNPGU6roCJJ1CqbvxWSqVfugxPcT9vYJ6dL00BRjvW7oiznQ6As0sHyG0bje/aQE",
+	"mmAC5FpVAWcxtatpqUsupWIzz/hxw5bNxo5foAy/nOZ3klBS0DtwjOYFrMyUymkvqL3/rNv8lJwFoKXX",
+	"JfShf9f3Dfc+qzer3Jb7Ovr2rx8ePqwk5AVgT+uQur4uBx8/NKI5nnMtf1LYrLEJOLSoPBVoNPI35/e2",
+	"cpfC1YOaCFDzhcTjBcRkcjUQSHw2vuTy9dU1Obt8/711xvtn34V32pQc32/v2c3QRz0QIeg2gnXSRppx",
+	"D0vPOkRRLuZE5eSw31/5XcYdwlU5g4GIsW+YBLFzcKULVgaGMLLOuw+xIIb22zFAr6Np7PmzgdCn8+Xz",
+	"RZFVIB24RIbPHXg0xvv7C2RzryW5+um0e/TiJZmyj1pVvmHLgbiDMcTs45wXTAJmoJ4QVrtfzRLvH/aI",
+	"PnbApmZU0Am6DSR4UbpcgO9ADgSOw9KU5SszDqRBCgaxfPqn5gxFhLb/hIh5cLy/kPnfIOKdeuj1QfaC",
+	"SAGwwxgSBZoWvSNQmORrDxr6Yub7jezwRyY0xbEAqPgqA/QvsYN7DFDZOmEQNtEEZhpscy6kgrLqeLgA",
+	"LKH9vH/YgVPGBWYnsSQXaXPSnz0emzP99Fn7HaLh7bDbuAZb7XXY/j+nIN7UQ5Sq/GKXkCUn9mJ1rabU",
+	"wHP2KQWc80a/I3qA1ZTxolYyA+6BIgccIpcFG7r0v1ZBCKTvynVl51Gfa7Mrb8YOzJy7Fd/f8X3LVMKr",
+	"xU3Asc+oYoUD4gcBgEscwV1e3EiHLaDvZFFbzRXP+B1XyfRd1fP4SbzkKx19oZijMLXi8H6H+Wxf792J",
+	"S9548puPjV84Yq1l3FWgMKZaWiwB2GK04JmpPd2OTWvVkhOdiCS5uGWFKdgBUeP6hYHQkhMIo+aY2U6+",
+	"kQaNxS9NYezyUFt21TbWYPV6N2fi9OLN96bhx7LuJ6sVGebxZrTkWa/v1mK9ug/VQexr9hVwSOhlXqf+",
+	"+3v0yJ2PyGipGCic8AeVJEwKZp8BQdQ4Jvbeyn+cnr/dbTvtTNeE3Wy7KXoiegD7bs5dwZViYu3+VO69",
+	"dcBK72o35Cdj935H62wwlaH7KSM2SB8qKWiJ5asVSSprCuMGoWDEslxMJFG5t3XVnWo2zly72ZMRQy+X",
+	"KUymOd11A+8mac7Q0o/W4V6Dbv4Z5I7Vjr6Qql6ZazO4/R+A9p9NACnj8RrkjvohCbI59OQbTb5JAVsh",
+	"9M/A7bbhdP/W6vw7UV2M3Vnmrn6tOvZ5CHDkM/DE1Y6+kC62iVz/ABn5+pmoCenzz5FkSnF9ftogJ8jO",
+	"3jz1YMZmIxOH3ihLnptnPqnRQHexTn40A3UyIy/QvPVvzWHNzgA4zda37CP4ajB57jRNcRyfCp3Stv+F",
+	"BEszuT8QKf/1mCdgVgrCPnKpGSYKHwYFucJRn4yRHtzrPjY5nhzwJHQbOL4kBDvZ/66zquihD8s7gP+u",
+	"kJK7ke3OnimDN4nbbOnlhFCxtN/N6NJslqavmWTZLVtLUXsy4ijo7DJk9zTeLut/686S+cEsmbeO7+s/",
+	"Hdy7CIsH88iO07mC9+Fq2dT4AbvlKRMJW2uUlHOWQBwShp6UFacMdoct34ER7SRlYy44BmjWw9VYAZGT",
+	"BmyrrAEAh9bgJEb1WBYEj8CMdAbFUfUrMidjWpB2JV99IGjBrMWPQCDvtMhFvpDZEorQl9AVZtDQ8ywH",
+	"Q2O1ZGmnNxCxXaChnNKjFy8d/JgNJnGVS0QueEIztLibbwvn6Cotuw0GV0QbeG2345PjGrieGsRCO+/f",
+	"H0Lu9kGpTeGo9y0sa3q6UFNgaZHeD/4zW/4E2aeB+9JirNiTYiD6iFQmCAMpnYkJN8Uuxjzz41UNjAtE",
+	"q96wZRdCrjSzwu935nm7MAl9/tcyCJXnWeQKt8PxxYrtRC4gh6E6b9I25x8Kj+aqY8v7647sQTP5Fl7Q",
+	"1rZnzS/hDrHhJjbMoM8MRKWfiJjyqeAbk5B7ERGREy4knwjIERCK3E250pyQJiwiYoHqAYTT47EiVA6E",
+	"4TudHvmFsRQTWjDQ4piMF1lmQv2gDpmwMXl2Ajds+Y2s5bfi7g5E+R4E4dmgOQyua8fP+8/Iz2yJUIbw",
+	"AMhiXI9KMhV3euRUYPJCGFzHJoeZAB1AATJ1KnPBQsgga9nYlSaYT87CoJc18cVwwMrL6A9O9hScrGFx",
+	"I8Sv8rmY/Eq41/4gcF4vTW4mL7I3T5cRVh6XYWmItF3xToBqdLCnHROBaxoZCNcKFDoUKYzfb4kLqRhN",
+	"I+vLh+wGx2S1uOZ59xHzFbLULYu2dSaRS8uYtOEZEIASWhRLhLQYuiHGnRPNXSBDjtvcxR65QMS6Mg2q",
+	"HK2Ww8YY7Swj4EzPj45kz9R0RzmqWJgKHiK3zwLytiBQbak3EAMBFd2PcRJdLZN3rRweR/63UKukm1DJ",
+	"qt9jeXqYPXzp7d9qS/6PGSRTx6RtML/BuH4Hpd69GGTdLqDcdpE5dc302pR8X9Cx6v7F3i/4eyci1edT",
+	"fKrsB5pEsNtqmxGJ7X50k1xgcMTa31KWZFTPj7QNxCCA8BJK3DOQPylh1fWdPWeFWpoynB7Gr2kIp+s6",
+	"smymWxltTNqO/xicNx/tDp91q+ERZXdR8MqWVH5w86x86+2u+z64w97yWrKvU9NA2B+2boEWEzhlzU25",
+	"J8xI1yEz4rX2iax92PiZPZ+fGi0Yu9uM/mhZxB/xa/sb776ULHC5MEw/n80zjhHdgGVpXJIBOYFACV53",
+	"S+wgIth73hIYFkRcH0sXfw8P2SimGOvvS5aNNZNUlAuWohJxhXzuqH/U7x4eRSRlBb9lKSavVlQKLTS7",
+	"5TX5qXTGMDmWu+i6MuhKdzphwgzcH3enQYjGUeOQdhOjsY8/f/ZYOuxoU4AWq6x12yx2R8stuCpukX3Z",
+	"0eg6nqXYftO07W8BVDeQ7HV+dmGVLuywlr0WOdTQVYSegbAQPaQNNcwwpZ3d8nxh04+0sCXYRzU0TzYC",
+	"71yZGWyFtrMGTOaFDyZz9DsBk8HF2QwjYzPH/mUwNyEHcZUGQ7Qeqglof3zYXFoZ9IuVnnrkjSJS0UJJ",
+	"5IRYgbkdG3PMMRnTTDIt6wN2hUktHAikbjARkIVQPIMCrNLWTDBn5eL0+uwncj9oma8HrWMQ8R/i5iQ3",
+	"3OtPGkKHXXwpmDuc379u2NwXqxLjYtxWyHiL82LQ1qVd/erFcaD3c9mMFnkOhYgD94cZBqK60fqlRdp1",
+	"eSMyFsoC4pdPMAbfvwO12qVM3H2DcBNXS5ZwScZg4UPQ0YHwFX2teFqPypSC7c5g0YyWcKRjwIs/cUWr",
+	"CobIFgIyK/XfuHLpQLRdEHGwB6iyBR4Vn1WQ95dv0T6gt7TTI+9sYU9sfiCwfA8WdxGMqIIKSROHt1dm",
+	"6/L0mKBRojQn27xbrA8zWiJGCFzOzrKhv14UPMJq0WY6EbH95pqKMsAaB28QVb5heppnqXT1dO6mVKEV",
+	"2m0x4PX3iOWYYMYA7qC5oO5wXjAJtEChXGq5a67EKaEDAYz3pOJC16tRzh78Ap0eOdWUahPGQc50Q8Hy",
+	"0gbwfyCsdaYdGzea4+Y2vzstlsNiIf6X5nlx2eA8o1CnTB/RBVT8Ealn63FWbSTDMihforELoZt0a5Cn",
+	"PspTzmCfjokpDMSkVxdI0zsILwPRRsPUr/0PPTA2DI39oAMLA6QGqdejJQjt1lZOA5ZstF9/F7pnYAW/",
+	"t4yjJm7VWDKuACxAwdSiQFEeFshC1+vFgEJxYgkr1GtFQZnKLHZYbIONcULVKM8zRoWVqp7+HqxyJWCH",
+	"61M1AnkpNVZHJbA00o79lj52MfMEbIuATGQ+F4woegMeWdSm9NT18YbAi0BmyGesG6fpY31BI00AkTvm",
+	"C5ExKd1xik98BgLHmaWmABU3hrUUqoSIDlz2T1rid8fBV8Z6Rx27/yN4/2nFFgDOSJsEGFtWtXaomuSa",
+	"UZ4uu4bXdke6lykVaQZic0XqAbFmaISkFaGHz+Z5oVxISViDyIVgiZI2lssbupZTFkUWl8lF+XjME04z",
+	"eOrHnFx9/7OFqm1fARyYXiCAiIsGYkyzDKzopgASAL1dXb3uREQyNP3HBrw5JrmwtXVMtnBbTdkS+IjI",
+	"lXE/dCK8+qWgcznNFd6cKDO00XytGVHF4Cw7pZ8akcN44TKBNMeK9ERnuVQDcfTiJfmZv8LLC4BIyDl/",
+	"pSUXmmVeO0Sx2TxDzcsTVdqm5BzoWvH9vbUEPzzEA+Fe6RAuoN4K6mKeS1hzSPDCxD3yWg8hRs/rEMJX",
+	"YsKEKmxsDMXidLlwIG96hfBaNt5vNH0Z031p/9cikTBQLHaEskfeLRQ6ktGgR6E+jR62xEKCUCYPxwoy",
+	"lMubMr1xSbyygEA4wYJ5QJPnZxefqkqebf8LqX/Y/3oGjeeSpRUK+EMtXK8WGg9qiKtm/NZnXFtoi7gD",
+	"Q80Zm7imyaxt5py40+C79HNY84I86x16+ahg/766o5MJK8iRfkIw0nY5253I1C/mIuOCQVSJwwyN0dyM",
+	"OiVYayOLEubrmcDHAHpzzFBTQghG4N7t3JzsgfCPNnEn+5jMC34Li4x446wEQTKiz+nbt+/+Nry4fPPX",
+	"0+vXw+vTyx9fX1+BWhGRwz6R0UAYJkpeaJZpNFgTLMhlI7czq2zuGNAPNVubA3CVZRzHpuoGTApyOkuW",
+	"opkzOIKHCZWMtEH3nTE1zVGtmVM1dRiSI63mGsXYUBg8VEGYBFXUd4X+T86FVch0cxEByR/exPtrIEot",
+	"w4UywgbZ20zf6KStrwX9VwxXYMUn0dYnRBoiwFJxA2H9yfrQUMVHGev9/+xd/W7bSJJ/lYZxQGSAljXZ",
+	"XdyujMXAN+udyUwyCRzPzgJhYLbJttRjqslhN23rjAD3NPdg9ySHrqpuNmVSkh1rnNj6yzIlfvVHff7q",
+	"V+xNC0gAdK4uZyGYrlO7jXxb1KBTPw1irHzrfqySba4V3dYRwr8AneURB9aPBF/c+sDgMmNkoVDiIPB8",
+	"7YxaOwBsAK+L/PP69q10eVjd9pwJsRVlsbr9Y8o9+BZ4LX+9EueiEsoqe4l8am5TDO0+xXWj7RMj1AKx",
+	"4TASFHyoBDj9GLII+n+7iQXcmTX0SYwf2NVNt6frEnmokwsLutHv7n4FSWduVEnSPbaK8rkoSnWLLWF9",
+	"VenU4S11GYCvltVpIIWXbnmjDhsF+y4KBVFjsAf29bCHFyzIKKyq2MATsifcehLf8L5RdJw9H0WPeqvE",
+	"+8Z89AfkUZrY+BOex++FAUV4n1mcCBNM4ecgIF3190LMACPQsJfRdoVAL4KThyzpSgi6LCSQdDqdjcLJ",
+	"6ksDqfpYubTCweJVIID6KWFIMyiNjypgW2WWqDrPE9d9jStWlIh+wGfr0rRYsr3RfGR4i0cqXO/fR0+1",
+	"ZP3RFDDWl3eJXrBrcTVDPkrC+Uyuo4AxrNib2QzBz1mNq2QzyOcGbIDmWFqU83aZR9To9Kaw3jeBEBV3",
+	"TP0p2O1TqQwAidO8zsjpYTzPw6heUKTeOD2YrsEd5AKQYbOF3ShMD4YmBPIA2QeXmrzKJK5Hoz+l9h/4",
+	"BM55Od9NnPPL0dGRGoVdJ0GpG/iNSpOFuwQC5XEADW4stxLkoSSIXZj3Nd3c4lhLUohra9UvrwHtttI7",
+	"9xWBi1ahI+y+vJrKdMqSd2/fOwRECNFIGE9TURqNXXqcXXHepJsxf0VZZyiH4OxcXossVkBqGHVgCLDG",
+	"K4QPsNvoAYQ0uTR/5PO/MtOxGvAswwS1KVgpF9CukmSXO8XImdCGz0o9ZAmWCv/d5UkRV9WR3NexwgTr",
+	"WQ4OnJnnImKzOjdyDyKDmC2Fsc6lERXPGfxUd4IOj2CG+9LgXQlsqmnuzF8DLHQn2hGqntlVSP9CIvnj",
+	"Yj7Xrkz7w71LXgEawJ6Bz/NPuAeRJ4aHgG/w42ZhhnfOiq9FYLiw6p+wT4Lz1Z3g7BIAa0gtlEM+g/kA",
+	"VWFd0u63oq4Uz9vxiQVwonUcfqTfrRNKgBOeQyjBpWWpFh8qRYtzD9AJJtkN8y1snh2qU/dtE1Xooox2",
+	"8WZKR5ei2nNAC4c4kwEzAEli6wxOKvsOYwr+RwyWiY4QzuUQZD4EXVTsajrHTK8/mEnAQeGvI/uKlCQg",
+	"BYTSO4pVzo1Q6TxabNQKIWI5E0N2jOwEEE2+EKWBlEvy49tfjn8+fH16fHRy9PPJq7c/Y1TZJ6D9D6DD",
+	"69Hx6fuj438dHWNrVxyHA1arTFSsuBSVNUAcDwLcKauKsoRqZgh802DqWOm8uBJZHzi9WfdL0VJvsbGH",
+	"xOTT3vG77/xgi+FkSGWH+3aFJH0oKTzhrh1XO54joHSQaJz03RJW4QO0eC1qkxYz0brUMnVDo/qWTlv+",
+	"IpVIBdSfcOgXws+NIDwRrKeeV9MSqSM6iEms07hnz915iB622LbW1R385YnUHdAMveupc2kKD2COnrCo",
+	"972ScDHOeCYYYFS8iWs1ftOCMiyhWUMBQDFDIP83qeT3L0Ulz+ebiYAUtaI6I6+BQqHnBa5dM/BFwq7a",
+	"QBuCkif+QMIGPFZNdS5ptFmRXuw1CdOimo3RG9qHPjis5LLSEFZKbuB4RFnxooqwVc6n5CBW/EwjzY0J",
+	"2kvZZ90dsn8WYUwF8pZcX+AyALUWsYTrC5ElBFN2jZ1ihcsETtHIXc4Ng1eHFDqgQcnVgcLo5vXC/LF9",
+	"q4hdiDn4ZrFyFwB/im5mBw+HEGh7nP+EoyjNAb0ShqHTyvpF9gqzWhvAdg9jlcCKkGKxBB0LGWtlmPi9",
+	"5rlmCfhtiR3Vxv3zBx3MHhD8scqFfZ5vGk2vjcxzOwi1leIBJ9GZOC8qupVUk856YFizofn58NGj1j0e",
+	"KRi98AzLcr84My7nfimqTKZmG2l6sFi1SC88VxeBCQEezHOk6ZJmirsMsO9OWlmjGLlwYCfbrbGG/EeR",
+	"3GiAZWKcYjZLaVTf0W82Wc0Ot1hGo+qz0k/bKghsgNIPuy/hpiOdCt99+Zk5yE5NfJhlxF8xK0n9OGqT",
+	"/YkwvpvJkFEdM0DkkO7EqoVb8Nwy56mw31jtQkAdR6bRLP8D/5HKXKB5KfA8HCCJLhxJai0q4ITgWktt",
+	"uDIJqGpsQ5FgGoIe3iUX8DKuIVrInQV0lb0FlbhSN1pQibd4JKAQvd9X3IfgqdHGtklh3TpuqI78jiPE",
+	"+xoCg8o3SzfXqxXE/g1+uA086sIIBZtkixFyGCGauTWmh3BBbnr6cUF94zz6A8RBI1OfAS5o7ambCBPM",
+	"230V8eoG5zgv67SN2KjCCm/xSE5O/wrdNol47GI9guisv30IfbOOYvIp5aW+y7H/1QaXoLvJMv/FP+4z",
+	"8mCqYPDdzDfHOr2Y5usN+jFNYSF4Mv6e+5XgWUKl6XrIkrqSyWpnAatHpGZCon+vGD/TRV4bwX45fsUG",
+	"SVakery/P6llJpJdrFFy9hohIW7gTT4lTIsJOD+xGiRXgtsrjvf3b1Jp5p/2VXGV7EYUogurYCrBdH2m",
+	"jTQ1llJQRo/WNyMiwmGsEjqE4TlxDVQKGP/HJ1NzLKbByOcA3hRZvPaESotMZEvcI7cVNuoguZs8kovk",
+	"33HrJH2pTlLVLMPVgoe8oaqZ1nXUzv6N+7ieT9TaGVuvyHtFd5oq8oyaqer3jfrHe/SHSIJQ6T8DD+lO",
+	"02i9pHAON+cnuRlax1PasO5q3+SRvKVlK3brL30p/tKdNhP5TOupL23nS6Gtq1FyPriVfWyvrD3AAXOL",
+	"kKTH7HHiHiIJAGLtwoZzKkwmwNeFmMcKavOTN2m596ZIL/be00X2fhLzhCrD0WaFPH2TV3dwsd12ovlC",
+	"zJMIWTd4niNxj7LmMDxziBwG3AXTRpTICTZkhEwAJgSp2LHIpMaMdXJ89I9X709/OX6dgEughWEDPYW8",
+	"xtmcBkAqbbhKxS6Rx5FP4Q6/0GwmZkU17zKzYXDdu+sNiar2TZZWPvy5Z/63ueMHEgrvDa/MQlMbt2v8",
+	"bgZ84hoAYNj0p/605bLCcH3RTwJ82MbioEvqn6yqFZUp2Kv47UT/Ir8SgO9UKg7CzWqA4KAs8hzqDgcJ",
+	"PAVkGYGPCK8jjfYAGO1/hJIQHezU7iS4BhDhwfd4zF4H2BCbjThk0N0+97zGfqjhRIwTTPklsiOJ69Iq",
+	"63GssC+Pe2kCrWCH+Ib7C1AVeI5GsI4jIKztoxelUEnD+ipURihaxRIg/raOQBKx5JxLYEQsKpbgm9h/",
+	"d4fsCJ+HnhWAqcTASAELzmZS1Ub0AVJPYKI/lyv5aYIW7disRizC0D8HxOKb797ROgtA6b0IRZQgnYE+",
+	"/GpT6ETc7zf2DxZgqexzTJ3VfoZdJkuNoiOVoWgBAXg15QYw4yAK4GeEaJtyaC5V5nw+DgUAhQmR4wdR",
+	"jN/xPD8pCkJ2ecYiBIffxG79xztj9uEmhl1jP8c7RlybeCfyn+yxrFAitqNqxaOTNbGiMq2qAl523kDR",
+	"4RBLbtIiE5FLQkcs44Z/+ymJfMHo7oK8YgOFYVIkLYoVyv0XGo2vQNwzLajqHYheQV4O2SEOoBWToDzG",
+	"jMjtgM0IUJV5JXg2h+p2kL6OW7uTvvRIZXbuNmRI0dUfydmzt35Pe7gnQmEHM2IwUlu/77FMvCOVIYeC",
+	"UF7AWm/BmkkRU8XVSpEqVAYSdYVBZ+21NapQX7h6cEkEz9hYBMo90brp7rM17LYu4K6bXOZFkS9LvcG7",
+	"PKO0m6EB90sG/u/WwvDVBlNtgHQNahuG1J3LcVEjdNzeRVqHoM3ePgBGNvafRA0Qq+Q/3GmIB3w5+uZv",
+	"e6O/WRXjm52gxgrVHSrGeCc5gDbHRrDEvl+CtjJx7w1jtcD1BqTKlSQu9QqqwFTL6TkIwgPo/zTIe1cD",
+	"AAD+ph6BtBFCEmFwAJAIo3Am7o1KPMGiq82l3NDOeJR0G7zbNtX2pabaEMverRBWCiFKvRmc4lWqa//G",
+	"/lkv3eZ3xDbV5lNtMFU+ALH2JFHSDSepP+HWPeKjjcsBJ0mfQZKNamuXT9dEGD9XG3R4iyL/PN6yhQao",
+	"UavvSSWgRADPvpoWwOSUiUpksbKWy9CqeGQeJ1PC6npkJbNK/tI1mAnJyftpyTaoP5sbPJYX2LNvtum+",
+	"LyXdt9a2pjTfnVXlviP33TPQlXKzYbBAKixlNQNpJrRBqoWFLCBIc+Tkd6WvgWsakFSEZdK+3w3a5hFL",
+	"DoHbaMwWt05CTkJjlWNpLTdSn2NzXvdE2IzS2fSuPNLe5sUCbTWyHNlHxov5WmLwDgaQ0KSK4eCSUOGH",
+	"QDs4bdZ0xqIfQwUtdmJg4rqE5hEvRyP/LOGTespmErQDChcOSY58GH0cGnFthsjBBr9CEraEid/Z//3P",
+	"/+4OGTUdnUF0LXRBpI4V8TUNQ6JmdMUav0kVwcimRZ27gaFuEIYInTHeOeOZ6OnTicv2BFbtZmRz6x5/",
+	"EMGbu2d2Qk1iuw0aqGu3g7NNpD6QuP21koZYzQ7fvaIRpp4GtKP7vReYq9uWFk7lqfH9fkkqa20391Jk",
+	"+nv3o22P0k4aRBiddZqU4jBG2A+hEqlQJp/75CvI36+sham4LvMCpP/cv18ruU+HerqY0re9bUwPkYoz",
+	"chY1y4sJpPOyvWmRNqwarqt8csa1OK2rPMH2GnTYqnBU2LFa2QeYDRJvoiTj5h6Q554UzGCfw0a3N+TE",
+	"EUtu7BN8gr1V5tycF9WsZfLM0jLZHbLv5aXwzQWbx2PmqljWIRXGa8MtUuEej9YjFd9w2yT1ftgb6CJ5",
+	"a0eusyF9m1Q3AQsKwi5i+LReTCtcqtuwVsO93zE7PsyVF5N1ZspT8dNMLePi75mEB1d+v0ozPVKmkkL3",
+	"E/O331bgzyMHKcS0BfR2uxKVAPqgJx4n61kPPkLtVM86qwKp/f2SuKvfDCcuYFU6Nv6+f6R7+ObNPfrU",
+	"/XvASiQ3DVOjb6p0iqyN30aEn7Wfzops/u2nxFFC0nO+0MzqYOg/PHCtmQDhyssSgRagwneJL9GzThW3",
+	"Gt35Tljo1ObFRDNpMCPmu9shjyS04Bu3OiNh818t0kqAg6QvoKlXq2ORZ/cjHLDDrxjoN1xW4lIo6FWs",
+	"xJAdUietb6LRaOQ2EDFAwqt3mQ52TBeU+mbshy/CcrBCqBdBAnO0dVIfyuIQKqN6GlzvUn2G/aGFypwA",
+	"O638GlpLGO3fwMxi1QC/FHtcQwTxs4SUcz6t9Gh8T3ejncW13Um1Wdfwyw5vdFm3eY5yhzwCuOMLrwzG",
+	"PaIugqnQaVEKNrjV5g7bzWN3uuZ1vSyFX1ppiqINg3cic8hfSXE+Fcgrj3NwPz7FHye+HcIBS5rgITZ+",
+	"5lmGPcKxXwL7ISiFoNCm1f2xQmHpTAPr9A0OaWNxZBL8997hu1d7P4l5xL4rigspdn1L2LQopcjGUNBA",
+	"4UH0rYQ2nRKSX4pQfBzqkw1KSX4p8AaPVxJsTsQSCJLQ24qIB5OR/FIwbhfwRGReUEKxQSu6x1KuxVpi",
+	"kl960/8UhRHXENQLhGUtzQquiff4k/VonQWDK7puz9QfpY95GP48AKnyswsj2jFeI4gIM9eGsX9lMUNY",
+	"8NqtQL/k8UB3oBC/6w8TqiZAKEl1QsxukNi/pzLTCeFB28o1DAbuWkufmWIC1JdDZn3aWCV2h+S5yKWe",
+	"Jewb9ChoJe6iu2pPkx51ChS32hTlaaFOz7nM60okTF/IUvsmobFCGm/O6AcHjJ8Vl4J943JrCi9LZUds",
+	"cPuKEI6k3mmqAOC56br07pD9vMBI2Ljczduvgu3B8txs5NHe4bG8B3i7rxi599UACVwv0kYIrJYBLjZJ",
+	"k9RSc/s38HfNqKRfxNuYZAO18zPhY3NQEjmwtjT0d7KidHf1NLnAJE7TkrBk9yyMNr+bT5wt8xwAeHfY",
+	"YBA8dNN2R4/ZnrYOZcUmFUhwh8dqptm35LbQtS8GunaHDeFaa67QOPtVre4RZAq3TDcthZW/3vF6QSKY",
+	"gFvYVKBxy6ydCK4ZQrqENi9AgrMBz3XBtCkqDLrwWNnDYPpyNMN3A6CY4TkWLdpxcmXZ0EeGSQNV4hi+",
+	"IY4MaNmJtZWd5A+16pHzD2y1Hddqqai3Q/GExf2x9RJCHd6uwetZ31Wt1lrca0QR7Fr9bGDQyyfr0R/X",
+	"ak2nHqyuZ1D7RyIN02o91fgrgwGnsDg/w1pZvuz3b+wOIZ+iswQ1+Zbad/5WK2kSNiiqbhjv9SxPGiof",
+	"dxJie13B94+/KGnYv9+8RpKf714x7Aegx2DKUSNiu8lTroXDwZZh77vivJH/kTuDQgDuBDt8rsU6ls3H",
+	"Kp2K9EL7M0Ceu9+fFxWrFSBioSu1sUqZ9JBTEKCZ/On6QpalyPbDK6DuUoUB9dONn/Wi5N4NSRf6j8Ks",
+	"3G5A+sds+FsNRK/v1T/0Oagv5634d418ZW1RwUe3Ne7gxVjh8BmyoTvzhwLh8/J+Tuj48oZe1eqg5Fu8",
+	"bW8Ca7VaJdn0FYfKbyeJVkO9sVoeYd79uFq6YJ5r1BvFOcR6Esgg64QN2iicT0kf+fMu4y3crSNigZKT",
+	"oT2XoDsJG/xy/HpP6JSXIe8zZqjdCSHYBxrl4GFKVCfeXwERQV+eFdk8wcg7qjN8JacbX7hadocH9lfF",
+	"3DUsQv0h3kEd9ubo5Ie3/6CO/3gIEERwIN75mIzZ7aT3gKs5e3l9jZWB2FyP2LZbWfDkww2CmvyWp6Z8",
+	"3376mAzZO26m2jeNxdGpNHFau7cYcBUrAAYxbSrBZ0xq9zsoEoCJzLjhY6vzldBURZQVpLyTD+ojsnMN",
+	"VcKkysS10AfWQcQdDJ2Q7F+4rQSwHmRXTFH0l+oYMQNs81v3atqO1O8wi8r+teMmtdH2kz3ZTob9LPXP",
+	"9UxUMsV/TsS1wU+HVcXn+PEtMCPAtYiv4FhMxHXCBsdHL3eHDJsEl1VxlosZdgIusbm7z6H8+eXL3ci1",
+	"cPJN5JcwFWwOBdDc4AtEAWyR1uulMJZm8LtlsyMRaOXrDWKYKFO5DmGAW5jbLIbPYtyejFY2Y+XMOOYA",
+	"evVe5oDOoR9t0TkP6w7cY2sBlwC96d0Mfzve9+MHOGjsJVCrYFUkxNUDrAAZMgIM+4r5N6dimhs8Hn93",
+	"71J+qlmRR09y3GPjuGr9ZTrpfomOcGMtwfs7bGYDcr2d6qhqNW4HvPqQ9rGatlCluk6njGvWhx+FWyGE",
+	"dAVGP1YDNPc9bjZyZrf1QCJraSI+n72R/8UuRGnoUoSjBecEy+OBMMD5BeQyQVWMg97aX/HU1DzHF0E6",
+	"yWoiqKlpypUqgIgL4nMiYwOiB2NlJS+5EbEiPyKCdrxFbSJ7SyVSwPs4eBC0raZwIEPLnoVUmhFgal2q",
+	"hxXnsQIMoPUdh+x1UZRnPL2I3F0j63Fc7OVFypHAZyYMt76I82pEi8vM44gPX79+++vpu+NX/zo8OTo9",
+	"OTz+/ujk/d+tjDrwlf0SCMeLK+VXAV6L51d8rpkPVPbko7p19wOyf1lZ25+Neg55qA4rbIETslMEVbVa",
+	"LX9WB8y2qagVS3N1yOx55KCaJHl/CmpFcO2eCSivEu1Cnwqem+l/9/PWU3ro5WgELMmoRuKdcbxTXMQ7",
+	"nxKINgE5s8EWp9Y8wHJ2zX44OXkXNfTNTg81lfBWKp9xLcaMQ38IZU8uq+KMGF6sToDOeAgyDW5hLyut",
+	"BqsrAamdKYVUmouylNda6CHDCRfK2JUrMjve9nEq+ySwDUV2EFY7YsQK5DrB5rlhmTirJ7HKxaXIgZQr",
+	"ImQCPC4qI6CkhyjQubhiWlj1qnvSTa/pdTfpyvl79HekDaZriCtVpHUlzXxn/OFje92G0xOmQiBPuPMR",
+	"BCeQSa+3nCBMCXrcNRawFgU+C5YY+YlsGiKUUk0i5E6UEwrx2YmKFYyStUGQ5wdohi5FBeWs1r4wLBcc",
+	"eNmlZme1zLMXmkELaNNci6iDYBk1hgrVBdmNZ/2uwvE0wG8vxJyl5Jy5xoJpJc9ENmRvzVRUV1IL9pfR",
+	"n7CbSqzQ8LJ2mLUkapMWMzFmSXGBhBFX07ldRrDysRaKAspVrazxlNZVhaQd9u7WFWR1yQBxHau/jkZs",
+	"piOmC2L3ps2EDE7Wr93DVensMUbZVBrivr0Sq3CzDNmrdTYLW2+vxCrYLAeM02iCKhA8k7DopHZXh0Cq",
+	"XTGCZ2DvXvFK0a2oPARTy1JNXG7ZTaqsSCbg4ssLbeASUp0X7hL2C2tO9mzbY/dImw3BuJt0bFwMM6Mh",
+	"X3JrzYK2/Atqsc3f/9DtJGg5BI8Bi/WAJTjaCdPWFkb5bEf+ajpfLlv8/ZYIl/bpN64+Cd0me0FrB50J",
+	"XonK+lnuCC/lT2KOVX5wzN6Y+r3Yy9SV1alTY8rx/j64DNNCm/FfR38dgddID3LjrCp6IHtpOmL3S/h/",
+	"WNKgwy/cbYNDjlHaHwg7uvqDrv9vcOi3oq4Uz1vXoh4R/sCFmOP/twV/SAWno6ZPwcvhCJrj2B+80Ow9",
+	"5HYAeGFVOTMVV7osKioB7eKfQS9JTVz+CxjQSF5GDQ8bulIhduRcVC4p4lhriIscNiK90ywtWyNT5DKd",
+	"t2cjk6Z1YCKU2Ut5lbUGR1yjmGmNIGUsmxlzRT/BHDq+oI+f/j8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -74,6 +74,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document, as JSON
+         * @description The document the binary was built with (`openapi/openapi.yaml`), converted to JSON with
+         *     its keys in the document's order. `GET /docs` renders it. No authentication.
+         */
+        get: operations["getOpenAPIDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document, as written
+         * @description The document the binary was built with, byte for byte as `openapi/openapi.yaml` in the
+         *     repository. No authentication.
+         */
+        get: operations["getOpenAPIDocumentYAML"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/signup": {
         parameters: {
             query?: never;
@@ -822,6 +864,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/platform/{server_id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Not offered; the endpoint is stateless
+         * @description The endpoint offers no stream outside a request: `GET` is 405 with `Allow: POST, OPTIONS`,
+         *     as MCP's Streamable HTTP transport has a server without one answer. Notifications of
+         *     changes come on the stream of a `subscriptions/listen` request (POST).
+         */
+        get: operations["openServerMCPStream"];
+        put?: never;
+        /**
+         * Send JSON-RPC messages to a served design (the per-server MCP endpoint)
+         * @description The MCP endpoint of one enabled server design, over MCP's Streamable HTTP transport,
+         *     stateless: every request stands alone, and the endpoint never issues nor reads
+         *     `Mcp-Session-Id`. Requests are answered from the design's tools, resources, prompts and
+         *     mock scenarios. The server's `endpoint_url` is this URL.
+         *
+         *     **Body**: one JSON-RPC message (a request, a notification, or a response to a question
+         *     the server asked), or a batch (a JSON array of them) for clients of the revisions that
+         *     have batches (up to 2025-03-26: a batch sent with a later `MCP-Protocol-Version` is
+         *     400). `Content-Type` is not checked: the body is read as JSON. A body that is not JSON is
+         *     answered -32700, an empty batch -32600.
+         *
+         *     **Answer**: with `Accept` absent or naming `text/event-stream`, a stream of server-sent
+         *     events, one `event: message` per JSON-RPC message (`data: <message>`); before a
+         *     response it may carry notifications and the server's own requests (`elicitation/create`,
+         *     `sampling/createMessage`, `roots/list`) that the client answers in POSTs of their own, and
+         *     the stream of `subscriptions/listen` stays open. With `Accept` naming `application/json`
+         *     and not `text/event-stream`, one JSON body: the response, or an array for a batch. A body
+         *     holding only notifications and responses is answered 202 with no body.
+         *
+         *     **Errors**: a JSON-RPC error travels like a result, with HTTP 200 (-32601 unknown method,
+         *     -32602 invalid params, -32002 unknown resource). HTTP error statuses are kept for what is
+         *     refused before any message is answered, and for the transport errors a lone request of
+         *     the modern revision (2026-07-28) gets: 400 for a header mismatch (-32020), a missing
+         *     client capability (-32021), an unsupported protocol version (-32022) or a missing
+         *     `_meta`, 404 for an unknown method (-32601). Refusals by the transport are problem
+         *     documents; JSON-RPC errors answered with an HTTP status are `application/json`.
+         *
+         *     **Modern requests** (2026-07-28) carry their protocol version and client capabilities
+         *     in `params._meta` and repeat them in headers: `MCP-Protocol-Version`, `Mcp-Method`, and
+         *     `Mcp-Name` for `tools/call`, `prompts/get`, `resources/read` and the task methods; a
+         *     tool argument that the tool's input schema marks `x-mcp-header` is repeated in a
+         *     `Mcp-Param-<name>` header.
+         *
+         *     **Access**: none needed unless the server's `auth_mode` is `api_key`: then a platform
+         *     API key of the owning organization (full scope, or policy scope bound to this server),
+         *     else 401. With `ALLOWED_HOSTS` set, a request whose `Host` (or `Origin`, when sent) is
+         *     not listed is 403. Every answer allows any origin (`Access-Control-Allow-Origin: *`).
+         *     In production each message (each member of a batch) counts against the limit of the
+         *     organization and client address, `min(max_public_rate_limit, MAX_PUBLIC_RATE_LIMIT)`
+         *     per minute; `X-RateLimit-*` headers go with every answer.
+         *
+         *     The service answers this endpoint with handlers of its own, not through the REST API's
+         *     generated server (see `openapi/oapi-codegen.yaml`); it is described here for clients.
+         */
+        post: operations["callServerMCP"];
+        /**
+         * Not offered; the endpoint has no sessions
+         * @description No session is ever issued, so there is none to end; `DELETE` is 405.
+         */
+        delete: operations["endServerMCPSession"];
+        /**
+         * CORS preflight of the per-server MCP endpoint
+         * @description Allows any origin, `POST` and `OPTIONS`, and the headers MCP clients send (`Content-Type`,
+         *     `Accept`, `Authorization`, `X-API-Key`, `MCP-Protocol-Version`, `Mcp-Session-Id`,
+         *     `Last-Event-ID`, `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers the preflight
+         *     asks for); cached for a day.
+         */
+        options: operations["preflightServerMCP"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/platform/{server_id}/mcp/spec": {
         parameters: {
             query?: never;
@@ -909,6 +1033,56 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform-mcp/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not offered; the endpoint is stateless
+         * @description `GET` is 405 with `Allow: POST, OPTIONS`: the endpoint offers no stream outside a request.
+         */
+        get: operations["openPlatformMCPStream"];
+        put?: never;
+        /**
+         * Send JSON-RPC messages to the service endpoint (the platform tools)
+         * @description The service's own MCP endpoint, for AI assistants that design mocks: its tools are the
+         *     REST operations of this document marked `x-mcp-tool` (`tools/list` names them), and a
+         *     call runs the operation with the caller's key, its validation and its row-level
+         *     security, answering the operation's JSON as a text item (a 4xx answer is a result with
+         *     `isError: true` carrying the problem document). Methods: `initialize`, `ping`,
+         *     `tools/list`, `tools/call`.
+         *
+         *     The transport is the per-server endpoint's (`POST /api/platform/{server_id}/mcp`):
+         *     stateless, one message or a batch, answered as server-sent events or plain JSON as
+         *     `Accept` asks, 202 for notifications, JSON-RPC errors with HTTP 200. Every request is
+         *     answered as the revisions before 2026-07-28 answer it.
+         *
+         *     **Access**: a full-scope platform API key, else 401 (no key, or one that is invalid,
+         *     revoked or expired) or 403 (`Policy-scoped keys cannot access the data plane`), both
+         *     -32001. In production each message counts against the organization's
+         *     `PLATFORM_RATE_LIMIT` per minute, one count shared with the policy routes.
+         *
+         *     The service answers this endpoint with handlers of its own, not through the REST API's
+         *     generated server; it is described here for clients.
+         */
+        post: operations["callPlatformMCP"];
+        /**
+         * Not offered; the endpoint has no sessions
+         * @description No session is ever issued, so there is none to end; `DELETE` is 405.
+         */
+        delete: operations["endPlatformMCPSession"];
+        /**
+         * CORS preflight of the service endpoint
+         * @description As for the per-server endpoint.
+         */
+        options: operations["preflightPlatformMCP"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1646,6 +1820,79 @@ export interface components {
             /** @example mock_scenarios[0].condition.operator */
             field: string;
             message: string;
+        };
+        /** @description One JSON-RPC message, or a batch (an array; an empty one is answered -32600). */
+        JSONRPCPayload: components["schemas"]["JSONRPCMessage"] | components["schemas"]["JSONRPCMessage"][];
+        /** @description A request, a notification, or a response to a request the server sent. */
+        JSONRPCMessage: components["schemas"]["JSONRPCRequest"] | components["schemas"]["JSONRPCNotification"] | components["schemas"]["JSONRPCResponse"];
+        /** @description A request, answered by a response with the same `id`. */
+        JSONRPCRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description A string or an integer. */
+            id: string | number;
+            /** @example tools/call */
+            method: string;
+            /** @description The method's parameters (MCP's own names, `inputSchema`, `_meta`). */
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A message without `id`, never answered. */
+        JSONRPCNotification: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @example notifications/initialized */
+            method: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description The answer to a request: `result` or `error`. `id` is the request's, or null when the
+         *     request could not be read.
+         */
+        JSONRPCResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: (string | number) | null;
+            /** @description The method's result (for a tool call, `content`, `isError`, `structuredContent`). */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["JSONRPCError"];
+        };
+        /**
+         * @description An error answer; `id` is the request's, or null when it could not be read.
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": null,
+         *       "error": {
+         *         "code": -32001,
+         *         "message": "Unauthorized: this server requires an API key of its organization"
+         *       }
+         *     }
+         */
+        JSONRPCErrorResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: (string | number) | null;
+            error: components["schemas"]["JSONRPCError"];
+        };
+        /**
+         * @description -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid
+         *     params, -32603 internal error, -32002 resource not found, -32001 unauthorized, -32000
+         *     rate limited; the modern revision's -32020 header mismatch, -32021 missing required
+         *     client capability, -32022 unsupported protocol version; or a code a mock scenario
+         *     answers.
+         */
+        JSONRPCError: {
+            /** @example -32602 */
+            code: number;
+            /** @example Invalid params: missing required field 'city' */
+            message: string;
+            /** @description Any JSON value, such as `{field, reason}`. */
+            data?: unknown;
         };
         Health: {
             /** @enum {string} */
@@ -3446,6 +3693,82 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The answers: as server-sent events (`Accept` absent or naming `text/event-stream`), one
+         *     `event: message` per message, or as one JSON body (`Accept: application/json`), an array
+         *     for a batch. JSON-RPC errors are answers too.
+         */
+        MCPAnswer: {
+            headers: {
+                /** @description Production only. */
+                "X-RateLimit-Limit"?: number;
+                /** @description Production only. */
+                "X-RateLimit-Remaining"?: number;
+                /** @description Unix time the window resets (production only). */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JSONRPCResponse"] | components["schemas"]["JSONRPCResponse"][];
+                "text/event-stream": string;
+            };
+        };
+        /** @description The body held only notifications and responses; nothing to answer. */
+        MCPAccepted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The preflight's answer, with no body. */
+        MCPPreflight: {
+            headers: {
+                "Access-Control-Allow-Origin"?: string;
+                "Access-Control-Allow-Methods"?: string;
+                "Access-Control-Allow-Headers"?: string;
+                "Access-Control-Max-Age"?: number;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Only `POST` and `OPTIONS` are answered. */
+        MCPMethodNotAllowed: {
+            headers: {
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description With `ALLOWED_HOSTS` set, the request's `Host` or `Origin` is not on the list. */
+        MCPHostRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is larger than `MAX_BODY_BYTES`. */
+        MCPPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The database cannot be reached and the request needs it (a design not cached, a key to check). */
+        MCPUnavailable: {
+            headers: {
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description The organization's id. */
@@ -3474,8 +3797,29 @@ export interface components {
         SuiteId: string;
         /** @description The exploratory session's id (from list_sessions or create_session). */
         SessionId: string;
+        /**
+         * @description The MCP revision the client speaks, sent after `initialize` (and on every request of the
+         *     modern revision, equal to `params._meta["io.modelcontextprotocol/protocolVersion"]`).
+         *     A batch is accepted only when it is absent or names a revision before 2025-06-18.
+         */
+        MCPProtocolVersion: string;
+        /** @description The request's method, repeated (modern requests; otherwise ignored). */
+        MCPMethod: string;
+        /**
+         * @description The tool or prompt name, resource URI or task id the request names, repeated (modern
+         *     requests of `tools/call`, `prompts/get`, `resources/read` and the task methods):
+         *     visible ASCII, or `=?base64?<UTF-8 in base64>?=`.
+         */
+        MCPName: string;
     };
-    requestBodies: never;
+    requestBodies: {
+        /** @description One JSON-RPC message, or a batch of them (a JSON array). */
+        MCPMessages: {
+            content: {
+                "application/json": components["schemas"]["JSONRPCPayload"];
+            };
+        };
+    };
     headers: never;
     pathItems: never;
 }
@@ -3555,6 +3899,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getOpenAPIDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.0 document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getOpenAPIDocumentYAML: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.0 document in YAML. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
                 };
             };
         };
@@ -4946,6 +5332,192 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    openServerMCPStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            403: components["responses"]["MCPHostRefused"];
+            405: components["responses"]["MCPMethodNotAllowed"];
+        };
+    };
+    callServerMCP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The MCP revision the client speaks, sent after `initialize` (and on every request of the
+                 *     modern revision, equal to `params._meta["io.modelcontextprotocol/protocolVersion"]`).
+                 *     A batch is accepted only when it is absent or names a revision before 2025-06-18.
+                 */
+                "MCP-Protocol-Version"?: components["parameters"]["MCPProtocolVersion"];
+                /** @description The request's method, repeated (modern requests; otherwise ignored). */
+                "Mcp-Method"?: components["parameters"]["MCPMethod"];
+                /**
+                 * @description The tool or prompt name, resource URI or task id the request names, repeated (modern
+                 *     requests of `tools/call`, `prompts/get`, `resources/read` and the task methods):
+                 *     visible ASCII, or `=?base64?<UTF-8 in base64>?=`.
+                 */
+                "Mcp-Name"?: components["parameters"]["MCPName"];
+            };
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MCPMessages"];
+        responses: {
+            200: components["responses"]["MCPAnswer"];
+            202: components["responses"]["MCPAccepted"];
+            /**
+             * @description A batch sent with a protocol version that has none (-32600); a transport error of a
+             *     modern request (-32020, -32021, -32022, or -32602 for a missing `_meta`); a client's
+             *     response that no question waits for (-32600); or a body that could not be read
+             *     (a problem document).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32600,
+                     *         "message": "Invalid request: JSON-RPC batching was removed from MCP in protocol version 2025-06-18 (this request names 2025-06-18): send one message per request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The server's `auth_mode` is `api_key` and no valid key of its organization was sent
+             *     (-32001).
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            403: components["responses"]["MCPHostRefused"];
+            /**
+             * @description No enabled server has this id: unknown, deleted or a draft (a problem document); or
+             *     a modern request names a method the server does not have (-32601).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            /**
+             * @description A request whose answer is a stream of server-sent events (`subscriptions/listen`)
+             *     sent without `Accept: text/event-stream`, or inside a batch (-32600).
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 1,
+                     *       "error": {
+                     *         "code": -32600,
+                     *         "message": "Invalid request: the answer to subscriptions/listen is a stream of server-sent events; send it alone, with Accept: text/event-stream"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            413: components["responses"]["MCPPayloadTooLarge"];
+            /**
+             * @description Over the public rate limit (production only): -32000 with `data.retry_after`,
+             *     carrying the request's id when the body is one request.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 7,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Rate limit exceeded: retry after 57 seconds",
+                     *         "data": {
+                     *           "retry_after": 57
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            503: components["responses"]["MCPUnavailable"];
+        };
+    };
+    endServerMCPSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            403: components["responses"]["MCPHostRefused"];
+            405: components["responses"]["MCPMethodNotAllowed"];
+        };
+    };
+    preflightServerMCP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["MCPPreflight"];
+            403: components["responses"]["MCPHostRefused"];
+        };
+    };
     getPolicySpec: {
         parameters: {
             query?: never;
@@ -5034,6 +5606,154 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    openPlatformMCPStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            403: components["responses"]["MCPHostRefused"];
+            405: components["responses"]["MCPMethodNotAllowed"];
+        };
+    };
+    callPlatformMCP: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The MCP revision the client speaks, sent after `initialize` (and on every request of the
+                 *     modern revision, equal to `params._meta["io.modelcontextprotocol/protocolVersion"]`).
+                 *     A batch is accepted only when it is absent or names a revision before 2025-06-18.
+                 */
+                "MCP-Protocol-Version"?: components["parameters"]["MCPProtocolVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MCPMessages"];
+        responses: {
+            200: components["responses"]["MCPAnswer"];
+            202: components["responses"]["MCPAccepted"];
+            /**
+             * @description A batch sent with a protocol version that has none (-32600), or a body that could
+             *     not be read (a problem document).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32600,
+                     *         "message": "Invalid request: JSON-RPC batching was removed from MCP in protocol version 2025-06-18 (this request names 2025-06-18): send one message per request"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or one that is invalid, revoked or expired (-32001). */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            /**
+             * @description A policy-scoped key (-32001, `Policy-scoped keys cannot access the data plane`), or a
+             *     `Host` or `Origin` not in `ALLOWED_HOSTS` (a problem document).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32001,
+                     *         "message": "Policy-scoped keys cannot access the data plane"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["MCPPayloadTooLarge"];
+            /**
+             * @description Over the organization's `PLATFORM_RATE_LIMIT` (production only): -32000 with
+             *     `data.retry_after`, carrying the request's id when the body is one request.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    "X-RateLimit-Limit"?: number;
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 7,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Rate limit exceeded: retry after 57 seconds",
+                     *         "data": {
+                     *           "retry_after": 57
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
+            503: components["responses"]["MCPUnavailable"];
+        };
+    };
+    endPlatformMCPSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            403: components["responses"]["MCPHostRefused"];
+            405: components["responses"]["MCPMethodNotAllowed"];
+        };
+    };
+    preflightPlatformMCP: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["MCPPreflight"];
+            403: components["responses"]["MCPHostRefused"];
         };
     };
     listPolicyAudit: {

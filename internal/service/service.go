@@ -26,6 +26,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/docpage"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/keys"
@@ -188,9 +189,9 @@ func (s *Service) readiness() *readiness.Checker {
 // Readiness is what /readyz reports, for tests.
 func (s *Service) Readiness() *readiness.Checker { return s.ready }
 
-// routes builds the REST API and both MCP endpoints and routes them. The
-// per-server MCP endpoint is the hot path: it is routed straight to its
-// handler, past the REST API's middleware.
+// routes builds the REST API, both MCP endpoints and the /docs page, and
+// routes them. The per-server MCP endpoint is the hot path: it is routed
+// straight to its handler, past the REST API's middleware.
 func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	ips := clientip.New(s.cfg.TrustedProxies)
 	var root http.Handler // the whole service, for test runs that target it
@@ -210,6 +211,9 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/platform/{server_id}/mcp", s.mcp)
 	mux.Handle(platformmcp.Path, platform)
+	docs := docpage.New()
+	mux.Handle("GET "+docpage.Path, docs)
+	mux.Handle("GET "+docpage.Path+"/", docs)
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil

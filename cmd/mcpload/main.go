@@ -393,7 +393,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 		return 1, err
 	}
 	mock, err := startChild(o, "mockmcp", []string{bin, "serve"}, []string{
-		"DATABASE_URL=" + dbURL, "LISTEN_ADDR=" + mcpAddr, "LOG_LEVEL=warn", "APP_ENV=development",
+		"DATABASE_URL=" + dbURL, "LISTEN_ADDR=" + mcpAddr, "METRICS_ADDR=", "LOG_LEVEL=warn", "APP_ENV=development",
 		"BASE_URL=", "GOMAXPROCS=1",
 	}, nil)
 	if err != nil {
@@ -458,7 +458,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 	targets := []target{{"reference", refURL, ref, legacyCall}, {"mockmcp", mcpURL, mock, legacyCall},
 		{"ref-2026", refURL, ref, modernCall}, {"mcp-2026", mcpURL, mock, modernCall}}
 	prodEnv := []string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=warn", "APP_ENV=production", "BASE_URL=", "GOMAXPROCS=1",
-		"MAX_PUBLIC_RATE_LIMIT=1000000000", "REDIS_URL="}
+		"MAX_PUBLIC_RATE_LIMIT=1000000000", "REDIS_URL=", "METRICS_ADDR="}
 	variants := []struct{ name, redis string }{{"prod-mem", ""}}
 	if o.redisURL != "" {
 		variants = append(variants, struct{ name, redis string }{"prod-redis", o.redisURL})

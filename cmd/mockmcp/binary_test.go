@@ -90,7 +90,7 @@ func TestBinary(t *testing.T) {
 	t.Run("help has no side effects", func(t *testing.T) {
 		t.Parallel()
 		dsn := testdb.Missing(t)
-		env := []string{"DATABASE_URL=" + dsn, "LISTEN_ADDR=" + freeAddr(t),
+		env := []string{"DATABASE_URL=" + dsn, "LISTEN_ADDR=" + freeAddr(t), "METRICS_ADDR=",
 			envURL + "=http://" + freeAddr(t), envAPIKey + "=mmcp_never_used"}
 		paths := commandPaths()
 		require.Greater(t, len(paths), 12, "every command: %v", paths)

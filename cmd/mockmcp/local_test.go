@@ -94,7 +94,7 @@ func TestLocalModeBinary(t *testing.T) {
 
 	cmd := exec.Command(bin, "serve", "--designs", dir)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LOG_LEVEL=error",
-		"DATABASE_URL=" + dsn, "LISTEN_ADDR=" + freeAddr(t)}
+		"DATABASE_URL=" + dsn, "LISTEN_ADDR=" + freeAddr(t), "METRICS_ADDR="}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stderr = io.Discard

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 func mockmcpProcess(t *testing.T, env ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), append([]string{mainArgsEnv + "=serve"}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{mainArgsEnv + "=serve", "METRICS_ADDR="}, env...)...)
 	stderr := &syncBuffer{}
 	cmd.Stderr, cmd.Stdout = stderr, io.Discard
 	require.NoError(t, cmd.Start())

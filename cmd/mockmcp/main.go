@@ -208,7 +208,8 @@ func serveCommand() *cobra.Command {
 		Short: "Create and migrate the database if needed, then serve (the default command)",
 		Long: `Create the database named in DATABASE_URL when it does not exist, apply the migrations,
 and serve the REST API and the MCP endpoints on LISTEN_ADDR (default :8080) until SIGTERM or
-SIGINT. Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
+SIGINT, and the Prometheus metrics on METRICS_ADDR (default 127.0.0.1:9091; empty for none).
+Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return serve(cmd.Context(), designs)

@@ -105,6 +105,7 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 	require.NoError(t, ln.Close())
 	t.Setenv("DATABASE_URL", testdb.New(t))
 	t.Setenv("LISTEN_ADDR", addr)
+	t.Setenv("METRICS_ADDR", "")
 	t.Setenv("LOG_LEVEL", "error")
 
 	done := make(chan error, 1)

@@ -47,6 +47,7 @@ func New(t testing.TB, opts *Options) *Env {
 	cfg.DatabaseURL = testdb.New(t)
 	cfg.BcryptCost = 4 // the minimum: tests create many accounts
 	cfg.ListenAddr = "127.0.0.1:0"
+	cfg.MetricsAddr = "" // a test that reads the metrics sets 127.0.0.1:0
 	if opts != nil && opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

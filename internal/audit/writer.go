@@ -62,6 +62,10 @@ func (w *Writer) Record(r store.AuditRecord) bool {
 // Stats reports the counters; each is read atomically, not all at once.
 func (w *Writer) Stats() Stats { return w.w.Stats() }
 
+// Depth is how many records wait to be written now, not yet taken into a
+// batch.
+func (w *Writer) Depth() int { return w.w.Depth() }
+
 // Run inserts queued records until ctx ends or Close is called; see
 // batch.Writer.Run.
 func (w *Writer) Run(ctx context.Context) { w.w.Run(ctx) }

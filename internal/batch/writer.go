@@ -171,6 +171,10 @@ func (w *Writer[T]) Admit() bool {
 // Discard counts an item its caller could not even hand over as dropped.
 func (w *Writer[T]) Discard() { w.dropped.Add(1) }
 
+// Depth is how many items wait in the queue now, not yet taken into a
+// batch.
+func (w *Writer[T]) Depth() int { return len(w.queue) }
+
 // Stats reports the counters; each is read atomically, not all at once.
 func (w *Writer[T]) Stats() Stats {
 	return Stats{

@@ -15,10 +15,14 @@ import (
 
 // Config is the whole configuration of one instance.
 type Config struct {
-	DatabaseURL        string
-	RedisURL           string
-	Env                string // "development" or "production"
-	ListenAddr         string
+	DatabaseURL string
+	RedisURL    string
+	Env         string // "development" or "production"
+	ListenAddr  string
+	// MetricsAddr is where the Prometheus metrics are served
+	// (METRICS_ADDR, 127.0.0.1:9091 by default), a listener of their own:
+	// never the public one. Empty serves no metrics.
+	MetricsAddr        string
 	BaseURL            string
 	MaxPublicRateLimit int
 	PlatformRateLimit  int
@@ -89,11 +93,35 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/mockmcp?sslmode=d
 func (c Config) Production() bool { return c.Env == "production" }
 
 // FromEnv reads the configuration from the process environment.
-func FromEnv() (Config, error) { return Parse(os.Getenv) }
+func FromEnv() (Config, error) { return ParseLookup(os.LookupEnv) }
 
-// Parse reads the configuration through getenv, so tests can supply their own.
+// DefaultMetricsAddr is where the metrics are served when METRICS_ADDR is
+// not set: loopback only, since they describe the instance to its operator.
+const DefaultMetricsAddr = "127.0.0.1:9091"
+
+// Parse reads the configuration through getenv, so tests can supply their
+// own; a variable set to "" reads as unset.
 func Parse(getenv func(string) string) (Config, error) {
+	return ParseLookup(func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
+	})
+}
+
+// ParseLookup reads the configuration through lookup, which tells a
+// variable set to "" from one not set: METRICS_ADDR= turns the metrics
+// off.
+func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
+	getenv := func(name string) string {
+		v, _ := lookup(name)
+		return v
+	}
+	metrics, set := lookup("METRICS_ADDR")
+	if !set {
+		metrics = DefaultMetricsAddr
+	}
 	c := Config{
+		MetricsAddr:          strings.TrimSpace(metrics),
 		DatabaseURL:          or(getenv("DATABASE_URL"), DefaultDatabaseURL),
 		RedisURL:             getenv("REDIS_URL"),
 		Env:                  or(getenv("APP_ENV"), "development"),

@@ -95,3 +95,24 @@ func TestDesigns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "./mocks", c.Designs)
 }
+
+func TestMetricsAddr(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:9091", c.MetricsAddr, "on, on loopback, by default")
+
+	c, err = Parse(env(map[string]string{"METRICS_ADDR": ":9100"}))
+	require.NoError(t, err)
+	require.Equal(t, ":9100", c.MetricsAddr)
+
+	lookup := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	c, err = ParseLookup(lookup(map[string]string{"METRICS_ADDR": ""}))
+	require.NoError(t, err)
+	require.Empty(t, c.MetricsAddr, "set and empty: no metrics")
+	c, err = ParseLookup(lookup(nil))
+	require.NoError(t, err)
+	require.Equal(t, DefaultMetricsAddr, c.MetricsAddr)
+	require.Equal(t, ":8080", c.ListenAddr, "the other variables read as before")
+}

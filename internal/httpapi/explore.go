@@ -125,7 +125,7 @@ func (s *Server) SendSessionRequest(ctx context.Context, req api.SendSessionRequ
 	if errs := resttest.CheckRequest(c); len(errs) > 0 {
 		return nil, failure.Invalid(errs...)
 	}
-	runner, done := s.runner(ctx)
+	runner, done := s.runner(ctx, "session")
 	defer done()
 	started := time.Now()
 	r := runner.Run(ctx, c)

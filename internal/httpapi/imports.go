@@ -63,7 +63,7 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, error) 
 	if err := outbound.CheckURL(url); err != nil {
 		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))
 	}
-	client, done := s.outboundClient(ctx, oasimport.MaxDocumentBytes)
+	client, done := s.outboundClient(ctx, "openapi_import", oasimport.MaxDocumentBytes)
 	defer done()
 	body, err := outbound.Get(ctx, client, url, "application/json, application/yaml, text/yaml, */*", oasimport.MaxDocumentBytes)
 	switch {
@@ -89,7 +89,7 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 	}
 	// An HTTP+SSE session is one long answer: the importer bounds each
 	// message, the whole import and its time itself.
-	client, done := s.outboundClient(ctx, -1)
+	client, done := s.outboundClient(ctx, "mcp_import", -1)
 	defer done()
 	opts.Client = client
 	res, err := mcpimport.Import(ctx, opts)
@@ -121,8 +121,9 @@ func (s *Server) createImported(ctx context.Context, d design.Design, source jso
 
 // outboundClient is a client under the outbound rules, serving the
 // service's own origins in process, that keeps at most maxBody bytes of an
-// answer. done releases its connections.
-func (s *Server) outboundClient(ctx context.Context, maxBody int64) (*http.Client, func()) {
+// answer; its requests count as kind (one of outbound.Kinds). done releases
+// its connections.
+func (s *Server) outboundClient(ctx context.Context, kind string, maxBody int64) (*http.Client, func()) {
 	origins := []string{requestOrigin(ctx)}
 	if s.cfg.BaseURL != "" {
 		origins = append(origins, s.cfg.BaseURL)
@@ -134,7 +135,7 @@ func (s *Server) outboundClient(ctx context.Context, maxBody int64) (*http.Clien
 		}
 	}
 	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local,
-		LocalOrigins: origins, MaxBody: maxBody})
+		LocalOrigins: origins, MaxBody: maxBody, Kind: kind})
 	return client, client.CloseIdleConnections
 }
 

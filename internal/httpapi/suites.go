@@ -131,7 +131,7 @@ func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (a
 			tests[i].Name, tests[i].Case = c.Name, &c
 		}
 	}
-	runner, done := s.runner(ctx)
+	runner, done := s.runner(ctx, "test_run")
 	defer done()
 	started := time.Now().UTC()
 	parts := resttest.RunSuite(ctx, tests, suite.Parallelism, suite.StopOnFailure, runner.Run)

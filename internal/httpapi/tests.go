@@ -101,7 +101,7 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	runner, done := s.runner(ctx)
+	runner, done := s.runner(ctx, "test_run")
 	defer done()
 	r := runner.Run(ctx, t.Case)
 	run, err := inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
@@ -170,10 +170,10 @@ func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequest
 }
 
 // runner is a test runner whose requests are guarded against private
-// targets, except the service's own origins, which it serves in process.
-// done releases its connections.
-func (s *Server) runner(ctx context.Context) (*resttest.Runner, func()) {
-	client, done := s.outboundClient(ctx, outbound.DefaultMaxBody)
+// targets, except the service's own origins, which it serves in process;
+// its requests count as kind. done releases its connections.
+func (s *Server) runner(ctx context.Context, kind string) (*resttest.Runner, func()) {
+	client, done := s.outboundClient(ctx, kind, outbound.DefaultMaxBody)
 	return &resttest.Runner{Client: client, MaxBody: outbound.DefaultMaxBody}, done
 }
 

@@ -131,6 +131,15 @@ func (w *Writer) withinRate(now int64) bool {
 	return w.used.Add(1) <= int64(w.opts.MaxRate)
 }
 
+// Depth is how many entries wait to be written now, not yet taken into a
+// batch; 0 for a nil Writer.
+func (w *Writer) Depth() int {
+	if w == nil {
+		return 0
+	}
+	return w.w.Depth()
+}
+
 // Stats reports the counters; each is read atomically, not all at once.
 func (w *Writer) Stats() Stats {
 	if w == nil {

@@ -52,10 +52,23 @@ func (*benchBody) Close() error { return nil }
 // The modern revision's request (era=modern) adds reading params._meta and
 // checking the Mcp-Protocol-Version, Mcp-Method and Mcp-Name headers, and
 // its reply carries resultType and the server's identity.
+//
+// metrics=off and metrics=on (journal off) call the endpoint as the service
+// routes it, with its request metrics and its message counters when on.
 func BenchmarkToolsCall(b *testing.B) {
-	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, false, false) })
-	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, true, false) })
-	b.Run("era=modern/journal=off", func(b *testing.B) { benchToolsCall(b, false, true) })
+	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{}) })
+	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, benchOptions{journal: true}) })
+	b.Run("era=modern/journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{modern: true}) })
+	b.Run("metrics=off", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true}) })
+	b.Run("metrics=on", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true, metrics: true}) })
+}
+
+// benchOptions are the dimensions of BenchmarkToolsCall.
+type benchOptions struct {
+	journal, modern bool
+	// routed calls Service.ServerEndpoint, with metrics on or off, rather
+	// than the handler alone.
+	routed, metrics bool
 }
 
 // benchModernCall is benchCall as a modern client sends it.
@@ -63,8 +76,26 @@ const benchModernCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":
 	`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}`
 
-func benchToolsCall(b *testing.B, journal, modern bool) {
-	env := apitest.New(b, &apitest.Options{Configure: func(c *config.Config) { c.JournalEnabled = journal }})
+func benchToolsCall(b *testing.B, o benchOptions) {
+	b.ReportAllocs()
+	serve, size := toolsCall(b, o)
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		serve()
+	}
+}
+
+// toolsCall boots the service as o says, creates the benchmarked design, and
+// returns what answers one call, checked once, and the call's size.
+func toolsCall(tb testing.TB, o benchOptions) (func() *httptest.ResponseRecorder, int) {
+	journal, modern := o.journal, o.modern
+	env := apitest.New(tb, &apitest.Options{Configure: func(c *config.Config) {
+		c.JournalEnabled = journal
+		if o.metrics {
+			c.MetricsAddr = "127.0.0.1:0"
+		}
+	}})
+	b := tb
 	c := env.Signup(b, "Bench Org")
 	id := c.Do("POST", "/api/servers", map[string]any{"name": "Weather", "version": "1.0.0"}).
 		Status(http.StatusCreated).String("id")
@@ -76,7 +107,10 @@ func benchToolsCall(b *testing.B, journal, modern bool) {
 	}).Status(http.StatusCreated)
 	c.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
 
-	h := env.Service.MCP()
+	var h http.Handler = env.Service.MCP()
+	if o.routed {
+		h = env.Service.ServerEndpoint()
+	}
 	body := &benchBody{}
 	req := httptest.NewRequest(http.MethodPost, "/api/platform/"+id+"/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
@@ -108,12 +142,7 @@ func benchToolsCall(b *testing.B, journal, modern bool) {
 	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
 		b.Fatalf("Content-Type %q, want text/event-stream", ct)
 	}
-
-	b.ReportAllocs()
-	b.SetBytes(int64(len(call)))
-	for b.Loop() {
-		serve()
-	}
+	return serve, len(call)
 }
 
 // BenchmarkAppendResult measures encoding a response around a pre-encoded

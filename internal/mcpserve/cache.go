@@ -60,6 +60,26 @@ type cache struct {
 	downUntil time.Time
 
 	flight singleflight.Group
+
+	// counts, read by Handler.CacheCounts; kept under mu, which every path that
+	// changes them holds already.
+	counts CacheCounts
+}
+
+// CacheCounts counts what the design cache did since the Handler was built,
+// and holds its size now.
+type CacheCounts struct {
+	// Hits are requests answered from a cached entry (a design, or an id
+	// known to serve nothing); Misses had to wait for a load.
+	Hits, Misses uint64
+	// Loads are designs read from the database (one for all concurrent
+	// misses of a server, and background revalidations).
+	Loads uint64
+	// Evictions are entries dropped to stay within the bounds.
+	Evictions uint64
+	// Entries and Bytes are the entries cached now and their approximate
+	// size.
+	Entries, Bytes int
 }
 
 type cacheEntry struct {
@@ -93,6 +113,7 @@ func (c *cache) get(ctx context.Context, id uuid.UUID) (*compiled, error) {
 		e := el.Value.(*cacheEntry)
 		if !e.stale || c.serveStale(e) {
 			d := e.d
+			c.counts.Hits++
 			c.mu.Unlock()
 			if d == nil {
 				return nil, errNotServed
@@ -100,6 +121,7 @@ func (c *cache) get(ctx context.Context, id uuid.UUID) (*compiled, error) {
 			return d, nil
 		}
 	}
+	c.counts.Misses++
 	c.mu.Unlock()
 
 	return c.loadNow(ctx, id)
@@ -161,6 +183,7 @@ func (c *cache) fetch(ctx context.Context, id uuid.UUID) <-chan singleflight.Res
 	return c.flight.DoChan(id.String(), func() (any, error) {
 		c.mu.Lock()
 		epoch := c.epoch
+		c.counts.Loads++
 		c.mu.Unlock()
 		start := c.now()
 		// The load belongs to no single caller: one caller going away must
@@ -226,6 +249,7 @@ func (c *cache) charge(e *cacheEntry, n int) {
 func (c *cache) evict() {
 	for c.order.Len() > c.maxEntries || (c.bytes > c.maxBytes && c.order.Len() > 1) {
 		c.remove(c.order.Back())
+		c.counts.Evictions++
 	}
 }
 
@@ -295,4 +319,13 @@ func (c *cache) stats() (entries, bytes int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len(), c.bytes
+}
+
+// snapshot reports the counters and the size now.
+func (c *cache) snapshot() CacheCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.counts
+	s.Entries, s.Bytes = c.order.Len(), c.bytes
+	return s
 }

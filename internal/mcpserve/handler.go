@@ -74,6 +74,9 @@ type Options struct {
 	AllowedHosts *mcptransport.HostList
 	// Journal receives every call; nil records nothing.
 	Journal Recorder
+	// Observer watches every message (the service's metrics); the zero
+	// value watches none.
+	Observer mcptransport.Observer
 	// Sequences counts the calls of sequence scenarios; nil counts in
 	// this instance's memory.
 	Sequences Sequencer
@@ -140,9 +143,11 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	}
 	tr := mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts}
+	var mw []mcptransport.Middleware
 	if opts.Journal != nil {
-		tr = tr.With(journaled)
+		mw = append(mw, journaled)
 	}
+	tr = tr.Observed(opts.Observer, mw...)
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
 		hub:    newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient),
 		states: newStateSigner(opts.RequestStateKeys, opts.Now),
@@ -203,6 +208,9 @@ func (h *Handler) Ready() <-chan struct{} { return h.ready }
 
 // CacheStats reports how many designs are cached and their approximate size.
 func (h *Handler) CacheStats() (entries, bytes int) { return h.cache.stats() }
+
+// CacheCounts reports what the design cache did since New, and its size now.
+func (h *Handler) CacheCounts() CacheCounts { return h.cache.snapshot() }
 
 // ServeHTTP answers one request to /api/platform/{server_id}/mcp.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

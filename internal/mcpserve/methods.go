@@ -411,3 +411,6 @@ type textBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
+
+// MethodNames are the names of the methods the endpoint answers.
+func MethodNames() []string { return methods.Names() }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime/debug"
+	"slices"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/protocol"
@@ -23,6 +25,29 @@ type MessageHandler func(ctx context.Context, x *Exchange, t Target, req *jsonrp
 // A chain is built once, when the endpoint is set up: a Middleware must not
 // allocate per message.
 type Middleware func(next MessageHandler) MessageHandler
+
+// Observer watches an endpoint's messages, as the service's metrics do.
+// Its zero value watches nothing.
+type Observer struct {
+	// Middleware, when set, wraps the answering of every message,
+	// outermost.
+	Middleware Middleware
+	// RateLimited is Transport.RateLimited.
+	RateLimited func(messages int)
+}
+
+// Observed returns tr watched by o; mw are the endpoint's own middleware,
+// inside o's.
+func (tr Transport) Observed(o Observer, mw ...Middleware) Transport {
+	tr.RateLimited = o.RateLimited
+	if o.Middleware != nil {
+		mw = append([]Middleware{o.Middleware}, mw...)
+	}
+	if len(mw) == 0 {
+		return tr
+	}
+	return tr.With(mw...)
+}
 
 // With returns tr answering every message through mw, the first outermost,
 // around the refusal of messages past the rate limit and the method call.
@@ -242,6 +267,11 @@ func (m *Method[T]) inEra(modern bool) bool {
 
 // Methods is an endpoint's one static method table, by method name.
 type Methods[T any] map[string]Method[T]
+
+// Names are the table's method names, sorted.
+func (ms Methods[T]) Names() []string {
+	return slices.Sorted(maps.Keys(ms))
+}
 
 // Call answers method for t from the table; an unknown method, a
 // notification's name, or a method outside the request's protocol version

@@ -131,6 +131,9 @@ func rateLimitError(retryAfter int64) error {
 // WriteRateLimited answers 429 with a JSON-RPC error (-32000), carrying the
 // request's id when the body is a single message whose id can be read.
 func (tr Transport) WriteRateLimited(w http.ResponseWriter, p *Payload, retryAfter int64) {
+	if tr.RateLimited != nil {
+		tr.RateLimited(p.Messages())
+	}
 	var id json.RawMessage
 	if !jsonrpc.IsBatch(p.body) {
 		var msg struct {

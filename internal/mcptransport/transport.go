@@ -44,6 +44,9 @@ type Transport struct {
 	// AllowedHosts, when set, is the only Host (and Origin, when sent)
 	// accepted: protection against DNS rebinding.
 	AllowedHosts *HostList
+	// RateLimited, when set, is told how many messages each body refused
+	// whole by the rate limit held (WriteRateLimited).
+	RateLimited func(messages int)
 
 	// chain answers each message, through the middleware With added; nil
 	// for none.

@@ -25,6 +25,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mockmcp/mockmcp/internal/credential"
@@ -87,6 +88,9 @@ type Options struct {
 	// (paths are ignored; the comparison ignores case and default ports).
 	// Entries that are not absolute http or https URLs match nothing.
 	LocalOrigins []string
+	// Kind is what the requests are for, one of Kinds ("other" when
+	// empty or unknown), as they are counted (Count).
+	Kind string
 
 	// allowAddr, when it reports true, lets a connection to an address the
 	// policy forbids through. Only tests set it (see export_test.go): every
@@ -125,6 +129,7 @@ func NewClient(o Options) *http.Client {
 			MaxResponseHeaderBytes: maxHeaderBytes,
 		},
 		maxBody: o.MaxBody,
+		counts:  &counts[kindIndex(o.Kind)],
 	}
 	if o.Local != nil {
 		rt.origins = make(map[string]bool)
@@ -144,6 +149,38 @@ func NewClient(o Options) *http.Client {
 	}
 }
 
+// Kinds are what outbound requests are made for: REST API test runs
+// (tests and suites), exploratory sessions, OpenAPI and MCP imports.
+var Kinds = [...]string{"test_run", "session", "openapi_import", "mcp_import", "other"}
+
+// Outcomes are how an outbound request (each redirect followed is one)
+// ended: an answer of any status, refused by the address policy, or failed
+// (the name did not resolve, the connection or the time ran out).
+var Outcomes = [...]string{"response", "forbidden", "error"}
+
+// counts are the requests made in this process, by kind and outcome.
+var counts [len(Kinds)][len(Outcomes)]atomic.Uint64
+
+func kindIndex(kind string) int {
+	for i, k := range Kinds {
+		if k == kind {
+			return i
+		}
+	}
+	return len(Kinds) - 1
+}
+
+// Count reports how many requests of kind (one of Kinds) ended with
+// outcome (one of Outcomes) in this process.
+func Count(kind, outcome string) uint64 {
+	for o, name := range Outcomes {
+		if name == outcome {
+			return counts[kindIndex(kind)][o].Load()
+		}
+	}
+	return 0
+}
+
 // router sends each request either to the in-process handler or over the
 // guarded network, and caps every response body on the way back.
 type router struct {
@@ -151,6 +188,7 @@ type router struct {
 	local   *http.Transport // nil without local origins
 	origins map[string]bool
 	maxBody int64
+	counts  *[len(Outcomes)]atomic.Uint64
 }
 
 func (rt *router) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -159,6 +197,14 @@ func (rt *router) RoundTrip(req *http.Request) (*http.Response, error) {
 		next = rt.local
 	}
 	resp, err := next.RoundTrip(req)
+	switch {
+	case err == nil:
+		rt.counts[0].Add(1)
+	case errors.Is(err, ErrForbiddenTarget):
+		rt.counts[1].Add(1)
+	default:
+		rt.counts[2].Add(1)
+	}
 	if err != nil || rt.maxBody < 0 {
 		return resp, err
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	PlatformLimit int
 	// AllowedHosts, when set, refuses requests for other hosts (403).
 	AllowedHosts *mcptransport.HostList
+	// Observer watches every message (the service's metrics); the zero
+	// value watches none.
+	Observer mcptransport.Observer
 }
 
 // Handler serves the service endpoint.
@@ -71,7 +74,7 @@ func New(spec *openapi3.T, api http.Handler, ks *keys.Authenticator, log *slog.L
 		opts.MaxBodyBytes = 1 << 20
 	}
 	h := &Handler{tr: mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
-		AllowedHosts: opts.AllowedHosts}, api: api, keys: ks, log: log, opts: opts,
+		AllowedHosts: opts.AllowedHosts}.Observed(opts.Observer), api: api, keys: ks, log: log, opts: opts,
 		tools: map[string]Tool{}, initialize: map[string]json.RawMessage{}}
 	type listedTool struct {
 		Name        string          `json:"name"`
@@ -374,3 +377,6 @@ func (r *recorder) Write(b []byte) (int, error) {
 	}
 	return r.body.Write(b)
 }
+
+// MethodNames are the names of the methods the endpoint answers.
+func MethodNames() []string { return methods.Names() }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +56,41 @@ type Limiter struct {
 	// a moment, so an outage costs one slow request per second rather than
 	// a slow every request.
 	downUntil atomic.Int64
+	// counts are the messages admitted and refused, by kind.
+	counts [len(Kinds)]struct{ admitted, refused atomic.Uint64 }
+}
+
+// Kinds are the limiters, told apart by their keys: PublicKey's (the
+// per-server endpoints), ExchangeKey's (the agent card exchange),
+// PlatformKey's (the service endpoint and the policy routes), and any
+// other key's.
+var Kinds = [...]string{"public", "exchange", "platform", "other"}
+
+func kindOf(key string) int {
+	switch {
+	case strings.HasPrefix(key, "pub:"):
+		return 0
+	case strings.HasPrefix(key, "exch:"):
+		return 1
+	case strings.HasPrefix(key, "plat:"):
+		return 2
+	}
+	return 3
+}
+
+// Counts are the messages (or requests) a kind of limiter admitted and
+// refused since New: those checked, in production.
+type Counts struct{ Admitted, Refused uint64 }
+
+// Counts reports the counts of the limiter kind, one of Kinds.
+func (l *Limiter) Counts(kind string) Counts {
+	for i, k := range Kinds {
+		if k == kind {
+			c := &l.counts[i]
+			return Counts{Admitted: c.admitted.Load(), Refused: c.refused.Load()}
+		}
+	}
+	return Counts{}
 }
 
 // retryDown is how long checks are skipped after the store failed.
@@ -135,6 +171,16 @@ const unbounded = math.MaxInt64
 // with limit messages per window, in one round trip to the store, and
 // admits as many of them as still fit.
 func (l *Limiter) TakeN(ctx context.Context, key string, limit, n int) Decision {
+	d := l.takeN(ctx, key, limit, n)
+	c := &l.counts[kindOf(key)]
+	c.admitted.Add(uint64(d.Admitted))
+	if d.Admitted < n {
+		c.refused.Add(uint64(n - d.Admitted))
+	}
+	return d
+}
+
+func (l *Limiter) takeN(ctx context.Context, key string, limit, n int) Decision {
 	if !l.enabled {
 		return Decision{Allowed: true, Admitted: n}
 	}

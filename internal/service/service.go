@@ -33,6 +33,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/localmode"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/metrics"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
@@ -66,9 +67,17 @@ type Service struct {
 	stateKeys [][]byte
 	http      *http.Server
 	ln        net.Listener
-	out       io.Writer          // local mode's output: endpoints, broken design files
-	cancel    context.CancelFunc // stops background work
-	done      chan struct{}
+	// metrics are served on their own listener, metricsLn; all three nil
+	// when METRICS_ADDR is empty.
+	metrics     *metrics.Metrics
+	metricsHTTP *http.Server
+	metricsLn   net.Listener
+	// serverRoute is the per-server endpoint as routed, with its request
+	// metrics.
+	serverRoute http.Handler
+	out         io.Writer          // local mode's output: endpoints, broken design files
+	cancel      context.CancelFunc // stops background work
+	done        chan struct{}
 }
 
 // Prepare creates the database when missing and applies the migrations.
@@ -100,8 +109,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	}
 	s.newWriters()
 	s.ready = s.readiness()
+	if cfg.MetricsAddr != "" {
+		s.metrics = metrics.New()
+	}
 	mux, err := s.routes(spec)
 	if err != nil {
+		_ = s.disconnect()
+		return nil, err
+	}
+	if err := s.serveMetrics(); err != nil {
 		_ = s.disconnect()
 		return nil, err
 	}
@@ -208,16 +224,64 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	const serverPath = "/api/platform/{server_id}/mcp"
+	s.serverRoute = s.metrics.Route(serverPath, s.mcp)
+	rest.Pre(s.metrics.Echo(rest))
 	mux := http.NewServeMux()
-	mux.Handle("/api/platform/{server_id}/mcp", s.mcp)
-	mux.Handle(platformmcp.Path, platform)
-	docs := docpage.New()
+	mux.Handle(serverPath, s.serverRoute)
+	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
+	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
 	mux.Handle("GET "+docpage.Path+"/", docs)
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil
 }
+
+// serveMetrics registers the metrics read from the service's parts and
+// starts serving them on METRICS_ADDR, when set. The listener is bound
+// here, so a taken or bad address stops the start-up.
+func (s *Service) serveMetrics() error {
+	m := s.metrics
+	if m == nil {
+		return nil
+	}
+	m.DesignCache(s.mcp)
+	m.Queue("audit", s.audit)
+	if s.journal != nil {
+		m.Queue("journal", s.journal)
+	}
+	m.RateLimit(s.limit)
+	m.Outbound()
+	m.Pool(s.store.Pool())
+	ln, err := net.Listen("tcp", s.cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("metrics: listen on METRICS_ADDR %s: %w", s.cfg.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	s.metricsLn, s.metricsHTTP = ln, newHTTPServer(mux, s.log)
+	s.log.Info("serving metrics", "addr", s.MetricsAddr())
+	go func() {
+		if err := s.metricsHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics listener stopped", "error", err.Error())
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr is the bound address of the metrics listener, "" when
+// METRICS_ADDR is empty.
+func (s *Service) MetricsAddr() string {
+	if s.metricsLn == nil {
+		return ""
+	}
+	return s.metricsLn.Addr().String()
+}
+
+// ServerEndpoint is the per-server MCP endpoint as the service routes it,
+// with its request metrics when they are on; for benchmarks.
+func (s *Service) ServerEndpoint() http.Handler { return s.serverRoute }
 
 // restAPI builds the REST API; self returns the whole service's handler.
 func (s *Service) restAPI(spec *openapi3.T, ips *clientip.Resolver, self func() http.Handler) (*echo.Echo, error) {
@@ -239,7 +303,8 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
 		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
 		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
-		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store}})
+		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
+		Observer: s.metrics.Observer(metrics.EndpointServer, mcpserve.MethodNames())})
 }
 
 // platformEndpoint builds the service MCP endpoint, whose tools call the
@@ -247,7 +312,8 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 func (s *Service) platformEndpoint(spec *openapi3.T, rest http.Handler, hosts *mcptransport.HostList) (*platformmcp.Handler, error) {
 	return platformmcp.New(spec, rest, s.keys, s.log, platformmcp.Options{MaxBodyBytes: s.cfg.MaxBodyBytes,
 		MaxBatchMessages: s.cfg.MaxBatchMessages, Version: Version,
-		RateLimit: s.limit, PlatformLimit: s.cfg.PlatformRateLimit, AllowedHosts: hosts})
+		RateLimit: s.limit, PlatformLimit: s.cfg.PlatformRateLimit, AllowedHosts: hosts,
+		Observer: s.metrics.Observer(metrics.EndpointPlatform, platformmcp.MethodNames())})
 }
 
 // newHTTPServer is the HTTP server over handler, with the service's
@@ -388,6 +454,13 @@ func (s *Service) Close() error {
 	if s.journal != nil {
 		if err := s.journal.Close(ctx); err != nil {
 			s.log.Warn("journal records left unwritten at shutdown", "error", err, "dropped", s.journal.Stats().Dropped)
+		}
+	}
+	if s.metricsHTTP != nil {
+		// Scrapes are quick: the last one finishes, then the listener
+		// closes.
+		if err := s.metricsHTTP.Shutdown(ctx); err != nil {
+			_ = s.metricsHTTP.Close()
 		}
 	}
 	s.cancel()

@@ -199,6 +199,7 @@ func configFor(t *testing.T, dsn string) config.Config {
 	cfg, err := config.Parse(func(string) string { return "" })
 	require.NoError(t, err)
 	cfg.DatabaseURL = dsn
+	cfg.MetricsAddr = ""
 	return cfg
 }
 

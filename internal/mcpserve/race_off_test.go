@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpserve_test
+
+const raceEnabled = false

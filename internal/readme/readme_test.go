@@ -37,19 +37,24 @@ import (
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
-// readmeAddr is the address the examples are written for, the service of
-// `make run`: the test puts its own instance's address in its place, and a
-// free port of its own in place of each other localhost:808N an example
-// uses (for a second instance it starts).
-const readmeAddr = "localhost:8080"
+// readmeAddr and readmeMetricsAddr are the addresses the examples are
+// written for, those of the service of `make run` (LISTEN_ADDR and the
+// default METRICS_ADDR): the test puts its own instance's addresses in
+// their place, and a free port of its own in place of each other
+// localhost:808N an example uses (for a second instance it starts).
+const (
+	readmeAddr        = "localhost:8080"
+	readmeMetricsAddr = "localhost:9091"
+)
 
 var spareRE = regexp.MustCompile(`localhost:808[0-9]`)
 
-// addresses maps the README's addresses to the test's.
-func addresses(t *testing.T, blocks []block, addr string) *strings.Replacer {
+// addresses maps the README's addresses to the test's: addr and
+// metricsAddr are the test instance's listeners.
+func addresses(t *testing.T, blocks []block, addr, metricsAddr string) *strings.Replacer {
 	t.Helper()
 	seen := map[string]bool{readmeAddr: true}
-	pairs := []string{readmeAddr, addr}
+	pairs := []string{readmeAddr, addr, readmeMetricsAddr, metricsAddr}
 	for _, bl := range blocks {
 		for _, a := range spareRE.FindAllString(bl.text, -1) {
 			if !seen[a] {
@@ -230,7 +235,7 @@ func TestReadmeExamples(t *testing.T) {
 	}
 
 	dsn := testdb.New(t)
-	addr := serve(t, filepath.Join(bin, "mockmcp"), dsn)
+	addr, metricsAddr := serve(t, filepath.Join(bin, "mockmcp"), dsn)
 
 	dir := t.TempDir()
 	for _, p := range linked {
@@ -238,7 +243,7 @@ func TestReadmeExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	text, lines := script(blocks, addresses(t, blocks, addr))
+	text, lines := script(blocks, addresses(t, blocks, addr, metricsAddr))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", text, "readme")
@@ -319,13 +324,13 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// serve starts the binary on a free port with database dsn and returns its
-// address once it answers /api/health.
-func serve(t *testing.T, bin, dsn string) string {
+// serve starts the binary on a free port, its metrics on another, with
+// database dsn, and returns both addresses once it answers /api/health.
+func serve(t *testing.T, bin, dsn string) (addr, metricsAddr string) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr, metricsAddr = freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LISTEN_ADDR="+addr, "LOG_LEVEL=warn",
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "LOG_LEVEL=warn",
 		"APP_ENV=development", "REDIS_URL=", "BASE_URL=", "ALLOW_PRIVATE_TARGETS=false")
 	var logs syncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -355,7 +360,7 @@ func serve(t *testing.T, bin, dsn string) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return addr, metricsAddr
 			}
 		}
 		if time.Now().After(deadline) {

@@ -3,7 +3,9 @@
 // back to the older HTTP+SSE transport), lists the server's tools,
 // resources, resource templates and prompts, reads each resource's current
 // text, fetches each prompt's messages as {{argument}} templates, and may
-// call chosen tools once to store their answers as scenarios.
+// call chosen tools once to store their answers as scenarios. With
+// Options.ListOnly it keeps only what the server lists, for comparing a
+// live server with a design.
 //
 // Every request goes through the *http.Client the caller gives, which is
 // expected to be the outbound package's guarded client: the address policy,

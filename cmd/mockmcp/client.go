@@ -31,8 +31,12 @@ type apiFlags struct {
 }
 
 // add registers the flags on cmd.
-func (f *apiFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.url, "url", "", "the service's base URL (default $"+envURL+", else "+defaultURL+")")
+func (f *apiFlags) add(cmd *cobra.Command) { f.addAs(cmd, "url") }
+
+// addAs registers the flags on cmd, the service's URL as --urlFlag: a
+// command whose own --url names something else calls it another name.
+func (f *apiFlags) addAs(cmd *cobra.Command, urlFlag string) {
+	cmd.Flags().StringVar(&f.url, urlFlag, "", "the service's base URL (default $"+envURL+", else "+defaultURL+")")
 	cmd.Flags().StringVar(&f.key, "api-key", "", "a full-scope platform API key (default $"+envAPIKey+")")
 }
 

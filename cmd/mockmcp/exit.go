@@ -23,13 +23,16 @@ const (
 
 // exitCode is the exit status for the error a command returned.
 func exitCode(err error) int {
-	var usage usageError
+	var (
+		usage   usageError
+		unreach unreachableError
+	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
-	case unreachable(err):
+	case errors.As(err, &unreach), unreachable(err):
 		return exitUnreachable
 	}
 	return exitFailed
@@ -44,6 +47,12 @@ func (e usageError) Unwrap() error { return e.error }
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
+
+// unreachableError is an answer of the service saying that something
+// beyond it could not be reached (the live server of a drift check).
+type unreachableError struct{ error }
+
+func (e unreachableError) Unwrap() error { return e.error }
 
 // unreachable reports whether err says that something could not be
 // reached, as opposed to having answered with a refusal: a refused or

@@ -102,13 +102,9 @@ never stored.`,
 				body["name"] = name
 			}
 			if len(headers) > 0 {
-				h := map[string]string{}
-				for _, kv := range headers {
-					k, v, ok := strings.Cut(kv, ":")
-					if !ok || strings.TrimSpace(k) == "" {
-						return usagef("--header %q: want 'Name: value'", kv)
-					}
-					h[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				h, err := headerFlags(headers)
+				if err != nil {
+					return err
 				}
 				body["headers"] = h
 			}

@@ -86,10 +86,10 @@ func newRoot() *cobra.Command {
 command line of that API.
 
 With no command it serves (as 'mockmcp serve'). Commands that act on designs (import,
-export, apply, test run) call the REST API of a running service: $` + envURL + ` (default
+export, apply, drift, test run) call the REST API of a running service: $` + envURL + ` (default
 ` + defaultURL + `) with the full-scope platform API key $` + envAPIKey + `.
 
-Exit status: 0 success; 1 a check failed (a failed test) or another error; 2 a usage error
+Exit status: 0 success; 1 a check failed (a failed test, drift) or another error; 2 a usage error
 (unknown command or flag, missing argument); 3 the service or database could not be reached.`,
 		Version:       service.Version,
 		Args:          noArgs,
@@ -106,7 +106,7 @@ Exit status: 0 success; 1 a check failed (a failed test) or another error; 2 a u
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SetHelpCommand(helpCommand(root))
 	root.AddCommand(serveCommand(), migrateCommand(), versionCommand(), keysCommand(), importCommand(),
-		exportCommand(), applyCommand(), testCommand())
+		exportCommand(), applyCommand(), testCommand(), driftCommand())
 	visit(root, func(c *cobra.Command) {
 		// A usage line that names its flags needs no "[flags]" after them.
 		c.DisableFlagsInUseLine = strings.Contains(c.Use, " -")

@@ -181,6 +181,60 @@ func (e CreateServerRequestType) Valid() bool {
 	}
 }
 
+// Defines values for DriftChangeField.
+const (
+	Arguments    DriftChangeField = "arguments"
+	Description  DriftChangeField = "description"
+	InputSchema  DriftChangeField = "input_schema"
+	MimeType     DriftChangeField = "mime_type"
+	Name         DriftChangeField = "name"
+	OutputSchema DriftChangeField = "output_schema"
+	Presence     DriftChangeField = "presence"
+)
+
+// Valid indicates whether the value is a known member of the DriftChangeField enum.
+func (e DriftChangeField) Valid() bool {
+	switch e {
+	case Arguments:
+		return true
+	case Description:
+		return true
+	case InputSchema:
+		return true
+	case MimeType:
+		return true
+	case Name:
+		return true
+	case OutputSchema:
+		return true
+	case Presence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DriftChangeKind.
+const (
+	DriftChangeKindPrompt   DriftChangeKind = "prompt"
+	DriftChangeKindResource DriftChangeKind = "resource"
+	DriftChangeKindTool     DriftChangeKind = "tool"
+)
+
+// Valid indicates whether the value is a known member of the DriftChangeKind enum.
+func (e DriftChangeKind) Valid() bool {
+	switch e {
+	case DriftChangeKindPrompt:
+		return true
+	case DriftChangeKindResource:
+		return true
+	case DriftChangeKindTool:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EndTaskRequestStatus.
 const (
 	EndTaskRequestStatusCancelled EndTaskRequestStatus = "cancelled"
@@ -1059,6 +1113,47 @@ type CreatedApiKey struct {
 // `CreateServerRequest`; `tools`, `resources` and `prompts` hold the bodies of
 // `CreateToolRequest`, `CreateResourceRequest` and `CreatePromptRequest`.
 type DesignDocument = json.RawMessage
+
+// DriftChange defines model for DriftChange.
+type DriftChange struct {
+	// Design The design's value, compact JSON with object members in key order; null for none.
+	Design nullable.Nullable[AnyJSON] `json:"design"`
+
+	// Field What differs. `presence`: only one side has the element; that side's value is its name
+	// (a resource's URI), the other's null.
+	Field DriftChangeField `json:"field"`
+	Kind  DriftChangeKind  `json:"kind"`
+
+	// Live The live server's value, likewise.
+	Live nullable.Nullable[AnyJSON] `json:"live"`
+
+	// Name The tool's or prompt's name, or the resource's URI (template).
+	Name string `json:"name"`
+}
+
+// DriftChangeField What differs. `presence`: only one side has the element; that side's value is its name
+// (a resource's URI), the other's null.
+type DriftChangeField string
+
+// DriftChangeKind defines model for DriftChange.Kind.
+type DriftChangeKind string
+
+// DriftReport defines model for DriftReport.
+type DriftReport struct {
+	Changes []DriftChange `json:"changes"`
+
+	// Drifted Whether anything differs.
+	Drifted bool `json:"drifted"`
+}
+
+// DriftRequest defines model for DriftRequest.
+type DriftRequest struct {
+	// Headers Sent on every request to the server (e.g. Authorization); not stored.
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Url The live MCP endpoint to compare with, e.g. https://example.com/mcp; required.
+	Url *string `json:"url,omitempty"`
+}
 
 // DuplicateAgentCardRequest defines model for DuplicateAgentCardRequest.
 type DuplicateAgentCardRequest struct {
@@ -2548,6 +2643,9 @@ type ImportOpenAPIJSONRequestBody = ImportOpenAPIRequest
 // UpdateServerJSONRequestBody defines body for UpdateServer for application/json ContentType.
 type UpdateServerJSONRequestBody = UpdateServerRequest
 
+// CheckDriftJSONRequestBody defines body for CheckDrift for application/json ContentType.
+type CheckDriftJSONRequestBody = DriftRequest
+
 // DuplicateServerJSONRequestBody defines body for DuplicateServer for application/json ContentType.
 type DuplicateServerJSONRequestBody = DuplicateServerRequest
 
@@ -2751,6 +2849,9 @@ type ServerInterface interface {
 	// UpdateServer Change an MCP server design, or enable or disable it
 	// (PATCH /api/servers/{server_id})
 	UpdateServer(ctx echo.Context, serverId ServerId) error
+	// CheckDrift Compare the design with the live MCP server it stands for
+	// (POST /api/servers/{server_id}/drift)
+	CheckDrift(ctx echo.Context, serverId ServerId) error
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx echo.Context, serverId ServerId) error
@@ -3725,6 +3826,22 @@ func (w *ServerInterfaceWrapper) UpdateServer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateServer(ctx, serverId)
+	return err
+}
+
+// CheckDrift converts echo context to params.
+func (w *ServerInterfaceWrapper) CheckDrift(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CheckDrift(ctx, serverId)
 	return err
 }
 
@@ -4768,6 +4885,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/servers/:server_id", wrapper.GetServer, options.OperationMiddlewares["getServer"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id", wrapper.UpdateServer, options.OperationMiddlewares["updateServer"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/duplicate", wrapper.DuplicateServer, options.OperationMiddlewares["duplicateServer"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
@@ -9508,6 +9626,128 @@ type UpdateServer422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response UpdateServer422ApplicationProblemPlusJSONResponse) VisitUpdateServerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDriftRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *CheckDriftJSONRequestBody
+}
+
+type CheckDriftResponseObject interface {
+	VisitCheckDriftResponse(w http.ResponseWriter) error
+}
+
+type CheckDrift200JSONResponse DriftReport
+
+func (response CheckDrift200JSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift400ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift401ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift403ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift404ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift413ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckDrift422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CheckDrift422ApplicationProblemPlusJSONResponse) VisitCheckDriftResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -14379,6 +14619,9 @@ type StrictServerInterface interface {
 	// UpdateServer Change an MCP server design, or enable or disable it
 	// (PATCH /api/servers/{server_id})
 	UpdateServer(ctx context.Context, request UpdateServerRequestObject) (UpdateServerResponseObject, error)
+	// CheckDrift Compare the design with the live MCP server it stands for
+	// (POST /api/servers/{server_id}/drift)
+	CheckDrift(ctx context.Context, request CheckDriftRequestObject) (CheckDriftResponseObject, error)
 	// DuplicateServer Copy an MCP server design
 	// (POST /api/servers/{server_id}/duplicate)
 	DuplicateServer(ctx context.Context, request DuplicateServerRequestObject) (DuplicateServerResponseObject, error)
@@ -16185,6 +16428,54 @@ func (sh *strictHandler) UpdateServer(ctx echo.Context, serverId ServerId) error
 	return nil
 }
 
+// CheckDrift operation middleware
+func (sh *strictHandler) CheckDrift(ctx echo.Context, serverId ServerId) error {
+	var request CheckDriftRequestObject
+
+	request.ServerId = serverId
+
+	var body CheckDriftJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CheckDrift(ctx.Request().Context(), request.(CheckDriftRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CheckDrift")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CheckDriftResponseObject); ok {
+		return validResponse.VisitCheckDriftResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DuplicateServer operation middleware
 func (sh *strictHandler) DuplicateServer(ctx echo.Context, serverId ServerId) error {
 	var request DuplicateServerRequestObject
@@ -17797,530 +18088,542 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37cuM2tjf6KiidqYp0hpJl92USu77a5XY6Se+00/5s91x21FuESEjCNgUqBGS3xp//PQ9wHvE8ySms",
-	"BYAgBepm92UyqUqlLYnEdWFhXX/rvpXks3kumFCydXzfmtOCzphiBXw6o0X6JtV/pUwmBZ8rnovWcet6",
-	"ygidMKFIQov0G0l4StrjIp+RjEs1hJ+G+idJ8oIkBaOKed92eq2oxXVDc6qmragl6Iy1jlv6tyFPW1Gr",
-	"YL8teMHS1rEqFixqyWTKZlQPZJwXM6pax63FAp5Uy7l+VaqCi0nr4SGCQf8CDYaGbQase2wYBfyzbggz",
-	"+vEtExM1bR0f9vuhIbwrJk3LlhcTKvg/qf4KFq5hFHkxefxSvCsmV9liEh7JfDHKuJxyMakPSmaLyZph",
-	"6Z8fuUAXRT6bq6Y1msOvK2SFX/skhd80kRP++vhVvGQyXxQJaxpuYX5fGbD9wR+y/a5p0Pb3xw/7ihW3",
-	"rGga9PnZBZHwBEmZ5BOxMnr81R87ftM0cvz1KcYtJc9F08DZx3mWF1TlxZJIfDQwdPi+Onb4qnnw8PMT",
-	"jP6GZ1kz+5H6Z8N/SFsKesOGCZWN5ADPD3dhSUfhE3e14KqRgqX+cXUV9beVNdRfNI5U//j49bum8qZp",
-	"mIrKGzPKZ0cky+9YodeOTNlHkkxpQRN9cUWknIJ+A2agzOtkSkWaNU5CP7JpDnOqFCv0u//9a7/7He2O",
-	"P9w/O3r4U3g6TDayOcXkKpPTX/prrj83jpbJJ2Bv13meNQ4xz7PVIeZ5VhlinmeNQ8zz7LFDfNAvy3ku",
-	"JAOp5BVNL9lvCyaV/pTkQjEBf9L5POMJ3GIH8yIfZWz25/+RejL3Xnd/Kti4ddz6vw5KyecAf5UHF/gW",
-	"dhri9NAt4ZLMaKbHzVLSXog5LSQdZYz859W7XyJCyYimxIlSnV5LiyW5GGc8+exjzkf/wxJFkozKKZPk",
-	"jqspoYKwj1wquPsFI21KFoL/tmDIl/KCvL98g8P+IS9GPE2Z+NzjTmiWsYLM6JKIXJE0J2rKJWkXecYi",
-	"csOWRCb5nEV6tJQkRS5lV3LlNgmH/0uufsgXIv2co/8lJ3KRTO3KcwHcB+fzjawIWzDGC7rMcppe5/lb",
-	"WkzYlyLqUZ4uNWVnehCaY1JBzk//Pnz17vt/DF/94/r1FYz2Os/PqVheaOkxMedQfs4xv7tlyM9BgE1I",
-	"QRUjGZ9xRdrzIk8XiX6QzPKUkVxky84xifU8Lt6/evvmbHh5ev16+PbN+Zvr2E5dkjkrBmLGxUIx/TdJ",
-	"Mq61G5qmBZOyNxCtqDVlNDV60SVTxbJ7OlasWOWbVyzJRSrJQiiewUDvuEjzOy0nMiU1oyzXwPA6LhSb",
-	"sAL48d+7l1Sxt3pCXfh/ddU2vHHJZpQLzTh3e0sytTqV94J/JIrP2M7TeCgp5YvSyBbEoVa1svji7en1",
-	"D+8uzyvU4hFJROSUFiwloyWSYp7xZEmKfKElJipS+FZLxDxhhIl0nnOh/qCjvejovaALNc0L/k/2ufn4",
-	"Lc14atUMfdOcXrzRd0+vuo9/+9vfuqcLNWVC6dGw4JqV8gzMaV7kCZMgNnxBMeaOZVnXCDKjhb6sYMon",
-	"JGZFkRcyBolAEnbLiiUZc5alhCoypotM9WD7TZ96SKdHp6cTJtQZLQLy5Kkgp0en5LDXJ+4p0pZzlvCx",
-	"nS49or15kauc5GOgFf3GvMj1RRqBdKWvU5D8z+iMZWegOsGxmhf5nBWKo4yY0Dkd8Yzbz9Vf2UfFRMrS",
-	"ymjNNo3yPGNU6KsOHgNFUv/OFZsF2qpMcmWzI7SowZM0Tbl+jGYXXgsoDZvXUGRoPfjicmhki4KHKCvQ",
-	"jvmCFgVdwnAWcvpLrtySy3AHUhWMzszxr/8c6idlQBNvxHyhzvOUVZdsZVXqwzKvv1uofd9fvwtpnixm",
-	"TCiY8/siCz4kjNq+uodFfstTZNLV3fcvjuCri2BflQ3+FR6Kqm19CKyxZMmi4ApuVF6wmTXaumXaicLq",
-	"S2hbv9IHmq1pb79+vGnc8Cx7zJFiH+lsnu1KIjwNPsb3pNhGYsn3pWFFJzu9USMi0J2NpchfQdPwh21I",
-	"YDGf54Vi6RuhWDGmCVu3TcCokzx7xUVa5RSVkwPP/JUVsmk7FRMUb77HnJ76aFb73mYFbhvHWes0uNCh",
-	"9SvbjKq3UohnBhmhOzErE4haH7uTvGsnoW+zhBZpr7zXvCe6fKYHZ0xY09Zxa8LVdDHqJfnsYJYnN7Nk",
-	"7v7VElghaHbgGoUVOE3TczYbscIzwISZwZhmktVvZS1TZnV75Yvn0erGay0fWQEsR+u4NYN+W1GLicVM",
-	"70B+J+Cz+eFDtGHHsPMQEVTEgOqIUfLUf4lFlqGwVuFz5ZDrIgfNsnfj1vGv60U11/eZ//rDh6jWoe4A",
-	"zG3pkKqK1SylinW1cN0KDcq8M1qGr8V9OO1W03mNb4bOGPuYTKmYsKE53VUx8W9TVqCeYJ8jcprfSWNE",
-	"KVJyN+UZIxzkV+PEYuBG27hF03zG5hRNLBsfxvtig3FS3x+3eeLu/x03/U35cnDLM54wIbcb74wpmlJF",
-	"9xjGuX01OIhmscgu/jqS3Djugs1zyVVeLLeaZkB62GqO4JgJXnqKqsWq3NGK3fRigr5sWjBrzTO2J0ui",
-	"PY8vpQUda9bsXg+wpqi1mKc7H2ZQzRypbTXrv5avrL3dotYdLbS6L0OGiBnVim3XvM7FhNAULBt0lC8U",
-	"nkw8qv+zkIrMaMpIG2eIVhbwDjxCrDF75OSb8kqtXsCGXZcHxzvzFUpzdLRyKXvn2eN/3vGq7IO3brXz",
-	"UONzFVZc4eUVWlh7PZ2tVWqpXIqkcmeaO3hVu0vzGeViV/lZiynDmZVra8r9LBcTothHFZHbnCcsInxG",
-	"JywiWnHKIzLmGduFCqJWRsVkQSfYW6/X6/Rax5o71C0ab67ekZfPvusekkSPjbSZ3pZxYZ/evkeU3LeZ",
-	"4v/IXEREzhlLpo+faUEVG2bWRFft9YeCMei0F+II+lyw4YwKOgF1cLvtryj3mx5/2FboPKueo6eVO+ti",
-	"xc46I1DvzrorUsTOrwFvCXtU0cE2JhRDAaydC1Yw6J7dbvHtunyqdX9TkXJWZWRj+Qz+7puyNhMnflNf",
-	"uncCVk3kgkVkxGjBiojQOR/esGVEcj2Eo4iMqORJRGYqk9ssppZFjWk+aK786fr6guQF/HtF3l++JW07",
-	"F6JyK3t2gifT3ugNE9EMpFvMk4gUTKqITAo6n/6WBZuaMTXNGxz0MER84IRcvLu6JndTJggdSSbCLMNq",
-	"xY1DmyXzclR6hGZsEbljI5knN0xtvQ5b0+8b/9b9NCT8lqO+WiVOx6V3kyaDFiH2UQ2TRSG3UhjrYg50",
-	"X21krTBw7on7ddu3YpO84Lvan6r65eol++3L/uExoQTEuvZR/+h5t/+i2z/soAveia4YY/BPCCwon7o+",
-	"7B/39X//FT4wu1q/6iI0laScwBpRQc/iEYR6XoqBn4ZMr8J3hz6ceL0u7Z0BDfTIqblJMi5u8EBSojuD",
-	"4B3SjmfJ3ETuxZG+djDoj6ckLwbCXkd1J2gETkx4VzcDb0J7uSBcdUhCBRlpbeg2v2FpyANTu5BrzFWR",
-	"jFGpyIu+F7kVpIudTRD/efXul7/SbAG2hxn9+AZf8iNRHQmVaxNmr2ZNy2BJDIbKCxdAvMqtzZI1B1Tp",
-	"NVRTquxWwN+wklqzUjZKkBQLEV4SEQwvLIMJj0n837/S7j/73e+GH/78pzh8D1QivdeJN81RjF4bWuJm",
-	"jOhrzx2+gFNLLQoht7Subm3uxCPzSQ/kk14eDaaI4I2w9g6Ahi6ZBIlq5YwZMqKSSHrL0gj5smzU5nub",
-	"zvATn831h3HtwdrBdbc1me9ArVVryZ6GDWPKcC3tRu5nYFr4ZET/14qpqWbFh8iArff8B86y9LV+J+hw",
-	"0R0FeGWxYCjKOrPvjC71lVOx+AaUVX+JsfHIjjh4lsRSE2VI/l9iwMGtpteQednfHS3P9y7p3TmTkk6A",
-	"vE/n/Ge2XF2+Ub4Q6ZBKydSQp7IhItsE31MTWtSFYMcU4h4LRpMpkyeEzeZqqVkuGS+yDOMhK5aHjcbr",
-	"9SLgPi6G1ano+xIFjIVkBbmb5mTCBCv0S4Srhkt/zgsmH2VX3tJ+n1GphgvZIPe+1UKKXCQJk3K8yPQU",
-	"tHKU5EXKUmCoXBBKxuyOSIzX0vPZb8CNPAw2Fk6eMTHr7dbMGkhjs+fL9wxjW9EKFa6zT3q7UVuv4IkC",
-	"un+SCxNP0CMuyvk8W54mlo3Z5TOTKy2vYEfOmPlOoNk2YLfXZ1430r2lBcRF6dagkzPXJHx879qFj9+7",
-	"xvHXsgc7yAtaBJaLJlsZ+71ZriMjEzRUlxK89KVFwUmbK6nZTOfEWBGAwWDMv9YJTBZWWNkP3G9mDo3b",
-	"U4ovNS3WLFHIQaimrCBULBVkr91RSdpg9YezmBZLLTrXhFB7RUStu3yRpWTEOuSu4EoxYeTVh6iVFssh",
-	"vBoKiTIT34F67b6GTL42NexpmivFpo1NYFoYNKL39Cn6r228XcXI7aEboO3UX4ByZRtp5MpN7wnOhzX5",
-	"bXI/Y1oc4RIv45TkAmJ5NQ9P7eULIgpP9VOahoKXWUi++UVf2GOwmxgt0BEuQQJFJgVXTL5QWhDgQugb",
-	"M63cMOZa2/dyWXNTmMWtLVhoj860PHJlL6lVCSBO3AMxmXKhyITfMoH6SKxUdi5jonKIyi6ECb6XPfI9",
-	"Goul/i2eF/yWKhb7rlb0wgIFwY9bcuxyvBe2Ae8r25Sd2PX12/MGKc2OXc9PcyI9t4hwQWY8y7gRCCLU",
-	"9yFPFGaTj0kMx+Ag41LFkZ4bHADzeSBidzrcI+U3is3mGVXB3wpG0xhNN0hWBymXSX7LilhT20CYJW4f",
-	"9Y9edvt/6R592wmv98t+v99Hu86MfuQzveDfvnyuv+1HrRkX+FVpU3Ex23rZsuw6zz3NdG2M0Ird/fzs",
-	"Ag0luGKRPYBUWpZN2nJK52X8vTPOWOs2MdptZ1WpHc6YCZLYRRn04rO3Ypdn+PyrLE9utjBEcYkaUlMw",
-	"7iJRi4KlZ16U+Pajrx1yO5UNCmdApTmjItVqITstJgvrb9zNZNAonawLeH4IMh0zFswlD1wOZozbX3Gr",
-	"09sj0riZ0TZPwWaY776cMz5j18Zjtv1abx8+7oZ4lTBBC54HBLVcICVuvIeNqr2eCjDRc+u21g762piL",
-	"9nAVX22VaOFNaZYnN0NpVmkPmnMLXGEWRyFmsSH0eMehB1cQrgTn0V/62lOR5wqCUulsnuEdyzKecFUP",
-	"XF97Bdc6uDSN1r+/Kjup//Ta7xQSbGfzjLmchqbYdbcrVZSKfsiU7/Ps/gZW0AK7pr7dx8xkhsWJG9KB",
-	"+ZPBPUwYTabk/eWbrr3MS1P6MYnv4cMx+RVMTxHp9XofHnwrvrdR/jWzkx3f3LPmMiAj3YLuW3dxbMJc",
-	"9P8ftIRhvoVAl/9DFynPI5JSRUl7RCV7+bwTEcuJHkCAMS9YySRyfx2T+0XBy8f/A3sh/0ePYOTae3iI",
-	"wT9Vb2iYcXETEWhCE1NEFFeZbsWb3X9Umpf8n+w/HuITXPQZXZKEFsVyIGIqRI4EJI3QBLJBHHJn2bAE",
-	"ewr0oLXGOcPQMlgTT63x/oQhbzbSwK97XMmgJji77X5x2WWU88ao5j1imaP1vsCjfl8LnEf9/tP7AkPh",
-	"yBuYqx8jvDkipLc5JHjnQOBK2G8tGkzzDpwKOZ1r7aR71OtH5PzNdUReXX3ffdY9yygYKX+8eNt91us3",
-	"RZS42IEdA4SbvI/O49j98Oc/xRGhiszyuoM3sjADJoq2mgq/MTZ4z+14dMTwBorxomrDgbNWGSF/7/2j",
-	"918nWpcvWLdgGaOSEbkYj/lHwiWhScLmiqVb2taCqjiyAzCc7scL0DBcgvmszOoVN+nNN2ypDy7AMuDz",
-	"J+X3UybIlEp0SpAYTdVxyHSxsl+1EchthsBk6TNpo12h1oxHk4f9vqZAmmWd3dwlNSVuxoX9GMpy8F0Y",
-	"9aDOfIbrNsu1nmEtBHo6XJKCjReSpaT9vH/Y6ZHzhVQYbAEPjRdaFWx0MzRqAXWMoBkXTv55JL29887x",
-	"flS31yCjlgyim33PCn7LUsQBUjboshYY58P4IOf60HYs7L4fvTx8sN93/uNPjz2RqKTueTvvrMhib74W",
-	"u8H8QOXNpjbP8+TmVN4ErvOaIB2UpFFg2XUGnpyzYQJ70o9mUwEbMPAPKm/iCMhnVFCRTJkkquAs1ecw",
-	"L1JW2FNLhbyDyw0ETPzExYTEdtYxBMhJCO+hE8pFhetsWvRX0Hv9HtomuKCZHK3BYVuCrK7Pj/yWaeUG",
-	"NIeYtEGAzwtwl0MwYKxl+Zi0R1zQYglxuagkiFyRUa6mq1a53ShQt7/pcTvHV/pZsOBV9MP1xrvy0art",
-	"b5sOrZFuv5PCZ2xolY0NsG5fKdmXhMEyyazp2/oY8zvR+QznwRm5qkuzz72HTTUfJvRO7a95QcJJNdlV",
-	"5IJ5fg7z0cS7B/PJwMUydJEC601Ozl3jXlQqG25jrHL+kL2ImxV0Yx+v9TMPUcssxYbYInho/4Ng3QVD",
-	"T4bfcC1VUso9bIhh0xAa0STCDshTQaZKzfUR0f9Kq9as0HFDME8lZzpPbjwyMh/zORN0zoNkVNFlbDOH",
-	"vX6vXx3C4RNLkAb0c0+VhUrWuJh0JPNsodiWyuK+gmizvmTSKgIwUysYrHIL/WjHdV1wxfZb1ebj3UB/",
-	"+55BWtAsYxmXswrZHXqex8OXns/xMORzlCqfD3MxHFOeLQq2Za4RAmhWxdIdtMAX/f52QZ6uo+adumZS",
-	"fXny3zqNboMghKAWm6PattcIdKPu0tpmzd2yuK7WLD54q5/2lDRdgphHWwJ5bW+y9/3z9wNoedA6JgMz",
-	"nUHrYdVHsNGAvKffSktie7is1jWpNwGQk8tU3O1WqSH4ZdsVsLQzxECI4S4mbwPFlNacU2D33o1Tp03x",
-	"wjf45XaBkgW9G5oXVsNVwLykJMvGEWBqCLRB5SJhPXLFREq4IlSS+NTg7cFFdUxeQb4lGSz6/WfJDVvC",
-	"Hwy02vjv3dOLN92f2fJ45fdemUCvZZFZMh8+++2o+5e7138/Pb94+3rdPx83Xnx6luV8Q+v6Pdyp3xvk",
-	"rx11XH1rr9zPenEoJHhH4MaLIePygM75gTE+HtD5PFuCN2kg4h9f1369d3LCwwH7OM8LFffItR/AAhB7",
-	"CDWhprnUosNAxAFFIz4xUUSVCCDjxzIBRTGZ5hlaSkd5ysE76VrzeJ5uImgYMM0FbFhBJxmdcw/oyRc7",
-	"Z8n84PYwKHL+m6lAGD8YchYUt5XAw7ZmZqAq3zA2h6NJAFuEtIFiOye+STMilAiIQsf0Pume1jtYB3zW",
-	"LUrNCwggCIRSKT6lthYSky+4kNVYLp6Sth68zGGkNgxRyy6dE+9RPdlxvhDgc+fKrMp8nnGWbuVwuOEI",
-	"EG1p7fzswkScfnhCMXfH8OGQ3XiLmITflUa7e5R02Ly5xbrtFgy9KjVu08XXrJ97rNsciGirLMyAPPX9",
-	"AvFrHxuVIJqL+OTzpSmicUJilDv0BxQ8uvrneAMQQijqyQ38MRa9fd1tK6N5LdJrKm/2RNqz0aRrhdeL",
-	"M5eXV2yI1Q3pIz9oEcgGNqUxQD2dEEqq8b+kjZtwTOL7gbWla73l1w8PcWcPjaUE7HIJPXYMmttTnsEf",
-	"CRUJy7Ig/laN+E2LISHytbkE61kCPJmCfOgCjvVt6V3f33gXlrGU90iM4ddDKtJhxiY0Wcakje/AWe4c",
-	"D0QZmW0Ds0l7zoquBW02MUrRaoR3B4U1LrjiNOP/ZHFX68CpbWcgaMZvWI/E2PdQ71d8XKYggL90xMZ5",
-	"wUg5jBMbl+/Q8rVwinPCoGy5SKYD4ZrB/IV299nRy/4hyskrQ43Aba/nQ83wtOxLs2xEk5tyoewI/WXp",
-	"6i9dwIE/XZi/G6XNnNDra2Zg1o5MmEJ7yPN+fyAgXOC9cOCdtSsRZtI/OupA9ROXom+ftsEdpkpAyctr",
-	"O92KWt6ya25dTnHLoElNi+fw1qlI39pW9bf44R02XD4GX3zQVGygyBpALo9o+Ob2CqadHp2SgokUfTzt",
-	"HgCH34j8TmAKcRdSk/VpDcN7fE1Aml8E9XI37Ml/X1DJOqL2Wu3DkLUff7I1MOVXB0S5FyTktnjFlWX9",
-	"SnAUa3iJ3vwjx5OCd7LHzZ4iz7jCHb8UsFOQllcm1mxNN5FQGwQdLN3YaIr8ge6RsGWlF2L+nxckmdJc",
-	"wv3OxQRLrEDBFBIXVLGYtCHk97Dj5cIlNMvKijwDcUe10h+nLKPL4cwYtowkZapTxKRtuwZh4xkZtN4Y",
-	"YAsCT5A2F3puLMXBdQatE3PhgxRRNh/hA1paolmGMo7M8juoigEAACzthHGOsAUj86OL6tk2aXK7y+im",
-	"tEjpFgt2IRYAiF3f+6KaIBmUtrUGKucs6SEhPBpdxLYHg/GAQFboGsyeWJrDGYwrjolf+x96LtOop1+l",
-	"CjhUU6zZ5sOAfZYvBA9EiW1fHXBzL5FZIH8uQOJ6CjVg/pUraIHYltU3u95b3QyVyKAP+pYVtWQdpDGH",
-	"MrNZFYIReG1FtqDfulX60eB5XOuj+9ROzDIj29ZTghBZmkxZimZ4ZYopym+IbeaEvDq9ej0EzEbzhCnm",
-	"hT4PfchJQmeMqLyzh6nAzji9tqWtHnMBXTKpro0VqX75PAHSkL2CmqGGHqLWT4xmSLY1/kYV1avqU1V+",
-	"AzgZ9JZyvAk/NGDTVtV0eC1lk4KmDajYW4szDhDaDa98OTS7N8C9zs8uziii6+0bf7tb6ZMwXFU980c/",
-	"tXbQ+x0pr0BVUzLcev9/68rEpmP1J2uBwIB7q+23WW/SIxWPYecEAj2lyotKMkM5s2bTnrP+o3Gv4hDI",
-	"70QwlHtHSzzC9wzhnt/6iFYJaHNAcqM+fX524SxDWjLWqwdm8eODA8P28U5N5nUgvTX1T5rJ592cidOL",
-	"N3tGN3jO09Wp2F8j9IsCWpYpegkBnuabgvzj9PwtglgTiB1Gt3NB4kWRgZt4g8VvJ3Kxo/pGYm7gI6ll",
-	"3Z2UkzFTybTSbX2K9vt4y5sFd60JFcfzIq0KlBV3SSBEaiuQmAA+TG3ZAQoIxcHK8fa6ai4m8LcpVSQB",
-	"CyEEgzPXElRy1d+NKVfT8SLLlia2WABYOUbQgeBnivGxDEDPH1FcYCtYmg0X5xvAQDVQjPscsq2gyRtr",
-	"M7vb6YTcPzRIMh4QxPrhh4luRpUWtpwwvh7ZHFi2eRKxTa2t+AQwcnCMIheMmIa3qt1SQrFvmZBfCcnc",
-	"jIS31VVtBhGtLklUqX/feKXrwV3tEfp1irwUX/UYL96xoBsbkJRbVoyo4rM9HCslOucGNERQii3e0aZG",
-	"84VWBV8LVQSCm0zIlZHNw9ZYrcIMExMg0kAnHu9pqPOWUcVEYjX1mqocBWl8G+uoQWYP5HFIbDLIA5fI",
-	"2NwxMU4XcFXot0ibutoAMy2BiXwIP3RIypFzwsetEyfMLpybUTVUv0jyzVF6pqV35ulKhcvGUqMWK1iC",
-	"u0hLle2SFSC7wnrdBUsYv93ZcFuChqxg4C5mM1qUmNnAiki7TE/285PDrosiX4gmnE78TbcO8+S5kFY+",
-	"NjWkbe1vMs/oUt9yNo/Gx++k+AhyS3nDUuCPu+7uJVQ6D8LD/bZgImE2NHCzbdu+IBWbN0heis1LL2C7",
-	"j77GDsbbgE8Rm3BE7qTZzUd4E3722KCRo9Vwi+sjBHPmk5o7yqZvR9TlsWjg+f46VU69R5YVHlbhRFGd",
-	"Adb2yhFf8C6pnelmo9rqOlqpATOKKc+0gOXsa6RgNA1DMDjLWxi9h8pQIjwoOXHC1fKYsN8WNJNk0Lqg",
-	"BZeDFtwld1R/8zYXaS4GrTBguc+ZNxgHyg0yI1qzfO9KtldDNMCQiPi4pHJwkNOSbbeB0pF0vpEGrqxj",
-	"iyeDa11fmt3LizO0Rw9EG7tgACKvT8qIpoY36hctn4d3gdiBMYi87NSQ4QmJwWIdg3l9IJwmVLHGn5C4",
-	"YGgBj49dYrm5blIu53jbPO8fRuR5/1lEnh9916l6sk1kSORsiXaMLRv2p5cZ+wgadcxCXxhz6WMMZRVh",
-	"4kt5aircNpjuA4d23aXQ9hCTImKRlCIC2Eodcw+4LY8GAnURTTNWQ7EJlF6reMNYnABgjeTUjQF0crz+",
-	"slxMsPCAGIij/vNvyWipIDoY6BU0MS2fg15rDGwkAbgclDgjwiW5YXOFmj8uKMSBECoHIh602hkbK5Iv",
-	"1DF58ezoEDvoDFrxCZG5F948p1KRw5fkZ/7K2XLLS1UPAg5A23h+BkK/Cj2PeSFVhEgTbp07PfK/7Xy5",
-	"iaOm2R1d4nCDQcvY8u4KmItbsV6p0bJcbJ5GZoawmWBqRlMZFcTb/W/0ct0PDNompnMgDsigFZFKvNR9",
-	"r9d7eIg7FexR0KNSbkpwrPXt0PmvuFEfAmI6SB27rwFs1TfSI/T6IoCgq3dVzxJZJc4Mmd6g9RBb4cwI",
-	"iwPh0TQHbF99QXQIxjnjZeIt4QFCpcaPXQLMd24AMRcp+1hKOXbEsaa+2GRK+1nRmnffrOi7WnZvA7dG",
-	"DgFF6M1BjogWb1N9ZDzQV/2d/gt7MCYS25+5CQy/3ixWyUZLXrl9dyAUVJgVF57PpE0FiTGFyfLO2OF0",
-	"AnuyDlyTJn519ZoUbJ4tOycEzB9G4MUVuIMj4hbNdTMq8sVkqsiIJjcD0cYeL41AJeMOoWMFGNCE0SLj",
-	"rMDXgIordOBn++n1HeaLhjUws7X6lWGVaPouKVrAlmxRewAPlFn0yHEZR2b+eEK3zFt+y4TRiasMK+hY",
-	"eUyM49t8wsWnrug8p1Le5Rh+tiGgPFi42WthzRxKRbA6zoXcbPl8LwNec3gx1OF5oJdkURRamveDbYaN",
-	"8M+uvAXURRgxfSuDoCDySqYwsIwlgQsVyTEXrLMXCrTf7PZSVz28asXX8ajFrY8qalzG8DaABWd1K/ao",
-	"ZOGIubEc+da1x3FRtjM+BhYFrYiW8KH3Sk2G5pV4ingos6b7112wSC1rPI+bckvfIMN3yRUrVQs2iNgR",
-	"uWFLhOH0xBHSPgRw6+ckYwoR6VI+4UpGJB7GA5EXJO7GJyA6pnw81leMPpaEkjlVU90fCqedHjkz0dn5",
-	"GHx6Xtz2hCk03GnhWAxEw31J3LWGV2ZsKjRRIvlEsFSrbvDLldLiDYZ34zU3oVyYOKb61VgZGJRRNxdk",
-	"wW45BCpjbJO+60A2c8sDoryTwdohESsisVVWzFdGfoIkRK28WFByGBtP3Sj0GRiI2EQI9TBngwupqEhM",
-	"3ob5sqAizWcmh7Rj0Wb0vL+Rmv8JrYMUjM4iLyQMp2KWz+rcA2FNMAD3hvUx8zFkk0H2q3Fka9ncBeu3",
-	"j/pH5NQg8Z2Q5/2+FeDKlYLYtIFAfYUqwlOTkAa7g5FrAPMK3NqM0Aq5QLhtybT0iNLdcCbjTo9cgfoE",
-	"bQzEbCGVAQQksWIf1QFMvYtTx2i4JJ8xoE+GyEowyZEWCk9IrqasuONauEI7woQppEYMjCtJEJHH4w6R",
-	"dAlaXB4BQuGKwokxdj1yKuyUPCFxwm+Z1s7kis0DjUmQV3w/QCMCaDNJnrKImLCih4dYD99ZoKSDnvfZ",
-	"xiG6aytfbS3xu9i2Cmt52hA3D59o93TjO7p0cnGFsTGRyh6J70DXgMxOZwxyCxZhEU59+pzfQNOmpaQs",
-	"g1zgCHYDGYhUFY0lxC+Pg9oq6qqRxQ5+iElbby1cXFAXMaTMIo7wAI2Sg9bxQPhvmKZ6kMUF6qE1NGIr",
-	"xqqKP4EPCr//71PdcgcKWxrG9I0mNH1lRgNhmo0gASQDd9n8EkyCejjAsL6Bp3MlH2JX8UZfA/cPsbUc",
-	"6IWTkKctCPtIE5UtB6DP5WNIvQYWY9KwFxlkU6MBEJJ00Jwb4wYJOJeWCQDYlmGVyJMGAlXKkxJA1ZpD",
-	"UsbmnRN3NL+RVg10QbEl3pzeXEbTCBi6hd4aCA+aC33tUxeeW0XosluruRKcHtk4V83UXb+QgOQ6mdEl",
-	"JqDH9/c87elDpc/5PKMJ09/D/TvmWWZKafkeGr1MTN9C9/dhKnl4iIPxuLsByXnQbtulN6yAvH0ImUVK",
-	"lu9vgNPiucBFKA0f7hEzoBOX1r26Ob29god9CMb1A67TV5vaWIMawVlyiJwBABl+XjjvT2drH9ZOiI9b",
-	"YHqUmuD2IXvbNLtFnnut/onnT9sKVcU+C0WR5a6w7rW90mfQbK6RjnSbek91X9dU3qDkcnrxhiRTltxI",
-	"l0KvrL+NmwqinWggRmyyEFgKSVUMR35S4AmyM/SswBB+W+SK+dfNFsY6e1/rQT7xPR0GQLz2QQ/N0RTs",
-	"o0IObIEOSXnJY/Kmt3Rw7TYsXuUk7EuTblFeWSvSUy7LekDFUlpdXbpzesOM/U55ZuGq+fIYQCwsbKS+",
-	"KyAJg6vIBAJYYRLXXovvVmVZyUolbfSTA1G7nM9mZaEDaNQiVwPh3Hk1215FQDelHRGkmYplpaQT0rcR",
-	"yADqxb/TUMSqGIO1kpBylNh75NRc7VqEmFtpoEf+Zqy+IM+7kbhMmNOrn4fXb85fv3t/HZP2yz6RqBE6",
-	"vWNMeYZpr05U91RBb+kMP9AqJCUZVcyZbc0a8ELfMxGRufmEOTGCQblqesMIV7XaUM/qlaGCKG135tzl",
-	"gpm7dpd46vt9zs+KFePDBi7/8CVP4IrpY3c1wtJzZGVVYkVVT5CP9Q2gdfJjEtbzBWOpxFPo/FzVBly+",
-	"37LjmQWgYSNrlADcrgmQw48HotmMgB2X7ZmsdhDRtaJRsTKYh/HHoDjol6bZzbTtZfhsDCiHNYfQkMeG",
-	"9mkJTNgo6rbK592M3bKMlGPTj8wLPuMK4oyXcyZ3R1GomfLsXANzCdn3sATQpuVcec1VDNpxI+jHocpv",
-	"GFqs1zOYIND4Dn1tCfVcr+5Wtw8bwzaVkktFK7XWmvKujI23qTbbw4ZyA3CwhvOCjVmhpUf5xJKvXErF",
-	"ZsO5K7a2fjpuHyJ/+z5sjkhuYLaf2GbzS674mCfbsYlamFCWT+JjEguvCXlg5m+U+xjOsFGPU6pojMhW",
-	"+t0JK+JODyDbJgWTMtbcsdqY+8m0Vn7GVlSuaKZ1cttrpwylsPGXEEIywQQ4vRk9P7WWSzBalpFBXGHd",
-	"UxGMmLCAAGtDhNtZPsGYzv0zZGHZ/HOVshEkMHMxziESSfHEK6LvBSklBVc8oZk+hRkrIH5pxooJE0kY",
-	"PQ63Yiu4K/9m2IhhZZc9GHUMOxf+pVZvKssnLa+xJykn5U5Xhfyf/nT5tQN3FGYSCkVvffOE1qp6YGXC",
-	"loB8Gcea0FX7XdsY8Iz10ETKWZgZsBrOM8rdfZuPEX/xAEl4TrkV3p0RNWVs3oUYRpTwbfbFQLTTXCks",
-	"0S9tKBSJTWBnL+FqGWPaKhFwwfqZGzHcVb/2PyCoJnzq9WMMOxkI4PKyY0yIxJpG7bCBK1hhz9SRkSSG",
-	"qWi2YJ83DAgmF/cG4p35XmohEMIy9dMiV8Pyk76QKBfwt1S0UHKouwMbp0jLD2aJ44FoX74+0hIhAA6W",
-	"LbpPE4X/BysiWksz/MBF3CPnuiEuJoTLgUioZF3JhARhpzcQA+FZq/S+V0XcsRaJ0CkrrfpC1F1u3R1a",
-	"4pWaqIwuM2JgI4aoyOOB6HomzmNHHF5em1+KVncJnpnYFdHT+wYWTxi/wgS4gSDIpzU5rJRyjWvmAi3Y",
-	"SthkSDUhKHFEKEpbsCnd5FH/6EW3/7J7+G3nxI7chqsS9nEOci94JuOqPSoO1NM99qy2UAkQkUIJiJdm",
-	"lnqDZsbVB+XufOBRQ1qVmnfwhvEuRbqx0OzbYDlhVZeEMWFVlqDjV+jDGTdF2ZK46lzCWoUPcRnIa+zj",
-	"zkC7yBQ26cz1x055x1rV6HeFoCOMg4qlYnNN0HCk13gD9Mz1mAxkBVrh9CFGNujdwx0TzRgXbM6oGmZU",
-	"KmQIyTLJWHxCknwhNOuYs0I3a0uHC/jGWk9u2JK0MfmXxOfJvKt5cNeaFbs/s6UetS3NYV4yfMrQEpU3",
-	"8fGe0auRres9ZaJWSQQoqswIq1USQaeoMc7DpEpLWwfOflUuiktHdj3WzE+ocZ5OLahheGpYVot8yUof",
-	"1kYpzJ5Y5yxPaFFo1QzJs2cfvdaSlt5WtBwC9Vjnc7ntJ2bXS3lsTqVk8gQCIf0l6pF3ouJktk6iZ33S",
-	"7/fJTJq6ZielLQ3We5IzSegdXYIvEQMsdQu4qqMip2kCxAZYY+hFRDgaSShen5AgAIdAiHyhNYwIzcB6",
-	"HLotzY7zW1ZEROUDYQKV5npicjFy9zqq7kzExi7nMgZNNrnZSRsZ4JOLNUfQLOv4qTJG1p0dGyiZoe5h",
-	"iMNPvfLqte/9MuvVn8iIgeG6RgBlzfZKIytU4kq5+2OoPlWt7+6eQyxoBBAcCITqJqneO5HbDXm8z8tt",
-	"d0VJdoVNV5awTIWtfx1ev6B4XZqWn634crAopPnZ4INVqkp/QvD3zwjfsydwcIVydsLnr4j1myELtvWZ",
-	"1c1XK1ISKZhaFAIlDCfZIB/+RiIQQOtfxve26R1wTz1xUS30yUGGgwmRNs4GCEVwPrQvVEauQYu8KtOu",
-	"nlyD9PZwB2seiGi7lbRQbL5rpc9y4y0gsye/VRKp/G9BpNsmbFtPYestsOv0CbbAZILuqMD7mrs9iaue",
-	"iYDYjOI+Cs29tahr1U4vGfjiZAWHANLiMro0sgKXkL7aW3FgPT1k29cUh7CtsfUKk1mfmoKu1wYzBCnI",
-	"upWN0GuCF4zIqHVb/VkS9lExgVi9Mc97YAsHffajsirzATwZd3rk1Hq0ApG76KhlSUYL02/ZNNeiMsj3",
-	"vw5aTb0kK3VgBq0PPdeIjE0cJk5kSkWaMS3Fa0l6INqG+K+h5v0ArqBBSysQkPFmEvtcRp40+BoxzO1g",
-	"wkBJxw8IpmkLkeB3iIgdk7u8uNEXDhVLJ2j3yBtTDWIhyTjPsvzOHiG9HREpWHKTC5sEC/Gv4LqDCjGx",
-	"bhK8f2oKmTvEqMekbYImnG0ag3ZJnC4QyMVTfCOnWQ0ErI8edbSabuRixVazzxZC8ay+BiOMYAOVxLr/",
-	"jaoNmDIYp3JcwTJHHdbxpQPHljABypg1jFAzEFwk2SKFzLCCxIhBbhsxPIz8gvF2pFgIafdyRJObCUzj",
-	"mBz2I63Egc4EExiIRCt3IieTvMgXigvWI6dWsfPxrUsqBfLyZmWJC6K49JpiUCgcG/gftzmcJavEsESt",
-	"d6DJEfCvD3FzYrcNj1dEduam8zzLhsBgbmk2bMKc0E+BAc48SORiMkGTq8pLUPXDvg3tdgAU3nXwsh7O",
-	"0A9eCOVVvQo94SvgTokzzCW0a2aZPdtUYB/DpVq+tnC3FblrF8yxkjFUlLJvXz7vb3NHh70zh/3NiWZ+",
-	"z0EH7PrwKCMGPnkh27IwUZXCfsrvIJMbVSx9tm1StmXRxHJo0j4k03xRrKP359/2V2k+sMIPXy5sbz02",
-	"8j4pX1uiQ83oxyGgVSfDgio2zPiMB9JIL1jRrWTuJQyRNcxZxiYqEIBEt0faLoJtzgoy42KhWMekD88Y",
-	"FRJyAm9ZUfCU9bZK9m1EiraxCiGo/ywDCAn9SM/TXLZIdwtX4n9/+bYr6ZjBpY9mnhOCEBRLf0WYAb8O",
-	"An/sjosegnsxiOcGATu8oaFUu0r/Ia7gE+VTZN+tz7bcOgfvIs94sjxdpFw9xai85i4BP/OLwW+sjmS1",
-	"oIWUTAUTb0vMSCC/95dvweSd7pVNuyXz4PMhF0xtOHMWnrj99+4PeXFHi5Sl+i+MkQWOfn35/ur69ffD",
-	"i8t3f3/z+qqzFW7eDVtuSEEWObmlGQfPNSDxWPTAnRekirFWntR8Mcq8Y1pGOewH95UvVCU2Au6HqAWT",
-	"oArwlm55CnaQ9cDEq9sBVWGMFmS9hWGIS8hKgdInm6OhYPXMRkQlddqpRCWccQUbyuuipKLqojUfkDML",
-	"b1vD2V4O3frVIiXtmvkbwYV6+Tw4f1j07R51G7PN43X71zZ7W84dHKRbDiujUq0jvN3YF/ZcthqVS71u",
-	"k0TqliZQVgGKG+WQqQp+8rpyYOAfDVZcI1TsdjXt7FgwE2ebinZ71Oezndg8qk9Qm892oXWSzc0/NG7O",
-	"a+9A1I5KWcQzUDbTvDaUU3r04qWRd7U42zpu/fev/e53tDv+cP/y+cOfQtxtYpHld+KJcxhxiWm9+SpH",
-	"/rAzTqo+j3vObK/6NnjutylkCbP6a/l8GOsX+a4/i9qSV/os67XWytNU1nt1z5tP/JVhm487q7qV8pg+",
-	"/ljq9vwTuQoguRV09JwlJXz0IyhltwOvu7Vn/SnQnv2BN2/kXyuUWQdehKoh20/BlhkJLT1uSgiCHEIe",
-	"vWvAuzDq4b8ksVwRJDwTdOXreNgG1k00d9KHpgMZkCZzYiYNCeoCA7G2gEnC9qJyydyMg0tf5KOMzYI1",
-	"Zi9/OCPfPX/xFzLHh0pE9oD3SDUhvcC4d9k4V9MmeBBh+YcNkMQekJOt9/L86CgIiMpVvTDMezEv8oRJ",
-	"qfkTeS0UVmtpwD/336SjfKGORxkVN62twoht/9E6EKkLlxmwpnrGDpnAp+a90LrumOO9h11oU4nAbe1G",
-	"oXSUnbKgV1TsxgJgu8GdP2Gwgg1vg0+aA3iAAFAHAnAqIb7zE0QsPJV9yBcPjK2oVhPPEXLkp7fsYiqq",
-	"UfauqUngnLJRQNWdA9h2SfLxGOJbR0vnzIKsPuPXikv/t50NADAo+9K8YGP+sbJLm2zom8X35iL5DSkT",
-	"ewZKVX0xJhajmovWdAs1FsTDHXsSA1qDuLa9Qa/CGnbzo0NJEhOs3qYQgWWDo9FjWQKDULF08ewQCn5M",
-	"IOw7IhD0HTkwivIviPYGkYN9VB3EIhrlarp68e4Mt1FNtPuwGnxWGeoJie/vLWXXoUYgWtigjXAB7hFY",
-	"B0iTkGChfn/5Rva2yuezCXFBGUk3G0qRL9FQmsbo4FD0AbahpBOGxWNqJ3GzPwtm0UBKlaL/jYWKXHVr",
-	"U1sL3ZbOdcHmeaHAl+2XYfalyqP+0fPu4WG3/6IVtTBl4Vn36KX78LJ7+K39cHjYPXoRXFDnA96VY6YN",
-	"pSxELrr/ZEVeTxzAtAFAmDUVJTHjhs6xMjz4dPKUufye7rOj/ot+2EK4TZpcb1M+2S41/A2+fGOlvgZH",
-	"nVvdp3XWXTKa8jCCKaJlbK6KZxo4w8eba8qtL0XXVDrOjCJ0QOpdr+ziay3xQAPfOKCTiMT5TVyqXlTm",
-	"ms0gLkMvmEVpC+sFamvZIB8b+07JnItJryymqwd8E5LtMMAe1fWAwyEXgiUmrWNKFcHHQTLAyHNghTds",
-	"WWYAFJrgIYZ/ZJRGNwQo6Q4tspRILhIL0nHY7R9dH7447j8/7r/4r6BwzCcFbZBnwE+DGfGW9XBId8gY",
-	"hSQhLslowbP0GwkIFlIR19zmNar7/csagt6YvIUMkwg2cLYS8bU6G3yG+BWSCbVF6dtl/FnH4XBAvqGN",
-	"Fdk/8iwGyzGWFsEwbB8Z0MXVTZiSA2Er4mPY0jmXkotJwzSXpir+YadHvkdZy0DXCpOhsJ2tttbqPpkC",
-	"l0wyZQNf96w+auqi1CNJJTOk5mVW5SJb7lxG7iFIQKVp51HpHFk+Wh38Ky5oUUpybU3fL5/bmIKxEdY0",
-	"s4LLyCKrbePlqyki68W38tFPhLYWmIU3SUpGuBBWVu19aYsAn7GhtclsXOp/CW2/1B1cUmEVsK7zlZoB",
-	"otai4Ft6bwPmAf1y3UhQbm9J7eaIVg/OboYDew5ebXHWI4JnnbS1qpLSIiU0m0/piKmIzGmasrQTlSk6",
-	"WtMo09EKRlNMftRjDqsdIZW9flBXL3R9Ttu2VAhSREUSXj+kLQrN2SE8hbLe7AvZWl2/ZFKd+Uls1fG4",
-	"QpaBakm/RUTo/2HOPOKsUi5kRLj8ZTFjBU/0n3pJ9b+nemT6j3eu9qrJxr9kE/YxGFO1WqLcIhD0wizk",
-	"1tYFXFuexxUQrK+TKSJeznqDclIwqbRU1yuX8NHaiW3TaCfe9jQVvqSJWiA+x5Y1J9nHOdZB2v6VdYXk",
-	"K0QSrKjQ5IS2+7ues63sijeDyM7eddRE5a/hlaagTIfovFM19HLbAzZwO8ZhUySP1rGPPn5sqIbaHMlq",
-	"JvTGFmSthc7k6XKHE2DHWao4+2Dh1xd4BQr/1bI0yGR0xLKIxIMWQqmfv77+6d33CKVO8Cu95fjFoAWM",
-	"3iQiyCSfMxks1r1PHfGVRnS/w7JS5P4N/bZgxfIJWnrYkgEhMTw98/EUlUeS2VPUeU8KpvAelmSGVXRC",
-	"pLCm4Kmpk70JFsxUWdRPlyPf9jJ4MgCwwG40VY7ZZjs8dq4fH6piIRKqmphzLcNhizjJJzmCJbfcFHNn",
-	"LWS2W5xWa2V20fqUicZddHUxP8E2Bi/yx95CZWrLyl1kS/lXhKkfX1+Tg4VkhTy45+lDsNiMNWiv1gYW",
-	"uYPWxsJxI5rcBMW4wE24OTNgndxQlFxp0+J4xVkq6UfbKvblmdNafXXYjlqHzYOtV4myG1FOolqCtbZU",
-	"9R4in0iaZZ5mmsZKmE9N0Vf6Xg6UZHeMuOboe30dQZ2TiFy81/87vT77KSLfv377+vp1RH56ffq91g/e",
-	"XVy/effL1VrVoHZFAPYXmgYPTkh8DzfwQ0wkm4BX3HevYf6Rvjh73r1ftcuuPR5N1waMbds9waV7+i25",
-	"Dl/bVLJh+BLcz+Bk3xktN9/g9+viSPVurMuEiBCfA2rI27oilLj3CVjX76gWDFLE9A2ZCWvIC83Fep+o",
-	"Mj/+sHWFrR0zH7dN7bCawiZeh1LkWoseCOA7XU9I4A+fKiImGAXjyNyN2K7CCslVSHhnexccsyey5eCR",
-	"/VIJS1f0lp3K66rMvxsm8ZOr0Ju4R0Cw2DrFcNvYmisXVFyzuizUdDgL+u5jOufDG7bEote1RErsUxKK",
-	"fhqTPn0nIAHTS6rz4xNELjSNm2aDwQcJTaZsKO09vD71IJkydyrxxTJ7d+Ob19dvz+UXui68lIa6QMoz",
-	"Ziq3ttOCjlVnde2tk/p5/3k4Qd0+aW/IlVhmkxJvPNAAPgwYlYBdYAYXFoELunF1X+tnHmy58q2F1B/g",
-	"8aB0uuX9YE/ICkRNXiiEx8K78I0Y51DVKCyRGR/v8LaM19kQalYJ78Embnlq6iht5Xpyb5gd2/jCmkB1",
-	"KA1DUPqCOHXYZFBt9E1xTOL7Gy7SY8C+oHP+f2bJPCKLIosIxuFHBJc6IhCJHA2EKqiQur3ItTuk6iH2",
-	"fH/YjRFbRktAWwmXSq5F75tdDTn5yq62P5l6apWQFZxkK2rNknk4Q9FlTdSE8J9Ou0cvXpIp+2j5W7mo",
-	"XrT7xr1y8eSrv9h1XWfk2XxP7ihu1dGutRCOhmlYqQ9PlU3UFO/WcCLN871HyEu2y/oRrB2wyEbal/lG",
-	"K6fe8LraxVK9oCLv9rT8rsZ93Ul9hHyGV/dTSGdlvtAG2ayGtEAllpTEB2IHeA/1muZ0wgwjMM7rjMpt",
-	"Tsa+Eh6TMuj9+NxK4Y7X0m6a2Uau8qRqh69oeL73R5As7NFroYrl02CH7G7G3cfm91QoBF+LZS+05WGD",
-	"nYlJ9Zd5YxFss8tPw5mkbNCePo/aiP3vpzN+FifSLu6hsFXxdD5nIkVgLkSBhjl/IyGGhby/fHtC2Gyu",
-	"lo6/w/eIjByUlZ/QPRiwQK7Zp79xNdXMpczo/YL3ACsHsgutI3MMEPwf94r5YBc2SAh8Ihbz/c4rlvr3",
-	"Z2eL//txpi+eB1bHN20M90ydmlMp7wyUTvWEfquP5l+OSDKlBU0UwPRb1Pm/HJHRUpnyY16PfzmqdPjt",
-	"pu2xU3WjCE1q3Yo3+W7zGl7YLrBLkPKz4Z33MuA9NblClb6Dgy9z+J8gabZsbV3i7CYr0A4Wveb0yPWT",
-	"9bMf61nZew2umvi3TaJffejugaaRN4dqbxrzjM/YtVFut5/QVmGpGH4amFDTLJrsrTuYBlcNe4+9GUK2",
-	"rXV6+/aMvlSbq7sd0qvNDJtW7tq4oHZbN3CLXLmKkJtEMfPkusXCgji7N7nNIfBHG1yHBQ+hRn0BU/Wj",
-	"SY4WNMtYxmXALXqI8LyQLgOAjDYM/oTM8oLZX/UVSMUygMrqQ2SpfD7MxXBMebYoWPgAKQSIqHL6zU7R",
-	"z+fxcwNcnVB1LR+jnGviehKlDaj0i6lsuvfLRcAQtLutADGkhw7QrEqmP8CvhkShCjT8BYSZ5IsshSTs",
-	"YiHClLnlEVofYax/K8cXIP8bPp9veETRnc3pUi/y1sEDmnj1md2NgsBZuwjq/vWSjU1BdJg1Ysfq1tI2",
-	"UFvA2n7XF6+yUnWTSDnHdTT5ZKerYV0+3wGzm7MKy2bNa6sSIj6+3u+z+xldH0knF5nazWXfHGa4+0EJ",
-	"2WeKhWhERYUon2IhLJiUQwqBWKp90EBXk7XdGUBiL8ncmfs+NJ3hXc77dlqMbdZ/yUPiNGuFtLN1yJlP",
-	"n08beXZ1x1Uy9bXU/SwNFc162+gpf93qDYTO6TWVNxcmq+UxDEe3c7WYzWjYLPVZeI4/hicRf8Hi+Qjg",
-	"UdvC6vly9Sv8I4ZVP+Bv3fCHbdr/OOcFk2aMTbjBXJkqqubxCpPYaT4hnvTsiGT5HSsSKhk4vEsLVNDw",
-	"60ccrnI3fbodaKoNcnS4+fOMLhtaXYMVrF/9xtVMEfldBB7JshgLuQNJzFarVaS9UkTFlFfp+DFJppaK",
-	"1clc4ZMyg7Rpg5vRjodemlkgDhSnYJ7RUyFtNLsbgGjBOr11sZmBxcnzzJQuA4gBc4G5Nd/Spw4deJvr",
-	"MejaxGoKh0fCtfPiHcDgcW+SLnYXD55Ayv7SUsQut29w/9wl6+7+NZKsne2afXkKMXaNdP95bpSgOekL",
-	"ghIgn5F7mKq0zDK0p3PHUnv2TO+CcogWMG+on7A0qN3aIaJ/DJMaxsv6c9iIDrNzAPxnwjesEEF9pVd2",
-	"esPy7Gb+0QfiSQ72NijAzSn7+vVfghGbb5lSgH2R8glXMiLxMI5I3DVVCnvxCZGC3rAhSCtckjs0xMzm",
-	"GYcyxog1RTCsuo6qcPRt3UHngyWfdv+Ldv/Z73437HU//DmIl/welvd0AqRWpPspBnShpltxPS1xVE/C",
-	"dpEhbnzV4xAKr90cng5pRNtThuv7tUlAqsGJBPBEpvmMzY3ItFmCFbd54vyMO67Hm/Ll4GpkPGHGv7lx",
-	"IDOmqAWe23EY5/bV4CDWeN/mueQqR/Vos1XghmfZHht3pd/bYtvW+opWjnzt5EAn+x2fJyfZSnhOrR5t",
-	"wyq7RZgl82GJ2b6ZaJL50Iry+2MSQdANU2ujiJ7oYlaLQsh9IpHdlj/ekNJYE8zVVDs6fP6X598+e/n8",
-	"L35RtV2Kd+0YxmGLcPnXB94dH9rmj+6H+3708vDBft/5jz+1dlg29OHvecE8ARL4hhLmuyGnNQMTHzbA",
-	"HD0ez3vDBPbc+N8PnHcz6dkgjD2Jby9Mvd1Q6gCdaxWirlKR2gLyQSL1qALc1fvqwPWCI29rkXcGhZlX",
-	"0PUqoIKd3p6HzIfIqx+Era+nr+oEfS0QeRhXtDPIcMOJxICi/bUNl+T5dWdj7k7B6+tDfY6ExQCgMKK0",
-	"Evi/SY4p2Cy/ZZLwQG7M/kfpU6Qr7swG6umLKzS/OUdu95w0b8JVKtn/iIHH/SkUkk9WdqEWTuWk38OX",
-	"Van3s8ZHlXzwRX8HGWP/JP21Ef5bRQp+bTASa1YJin0/LU02sdK6afoJq5s/ke16gz3C7tQmuyUYHn8n",
-	"Fu4g6chQ7PFe/vNZU/Guvd1UNgNhQ3bZX1nBx8v/zBeFoHueACMibtrYQJkTfNjiNWri7TpPtp6yFUJx",
-	"L7+RpTR6w5aIqgsDhkbSgWjH9wOtNIx5MetRqAgwaB2TQYsmCZurQeshjoh+Bgqk4E8LyYqeVVc0ZQ9a",
-	"ERkYANG8wIfYbwuayUErGogB4sbi96dC6EYBfJimKOYCln9Z5MB46BOaZQDsLxUp8oVIMbBxSvWklicD",
-	"AVFxEksjQw1GfGCSOygKTPTf8TxULBRPvD0nBojUYvMC/LHrsLfHYOVNCK/j1N/lY+KvlF1as1owGgjx",
-	"cm+YNDwDd9+muPoDAdpqLEGF0SuADcAICFcdXGyPm7983uTDaHJh6MPeEGfBPtJEEXSrawrBKViEGuNM",
-	"MWKGBah2gkc/WE7P2Dp3xfCvhI/pNrZgEk2AhMGw3nNNG1oHxDkWUN+8qQK1DzZcg8mBJcuW5Bcw2cSu",
-	"bsZh3FtTpq4p94KP+VbJNe7RyFVD9uCEG8vSPIBHNFkUXC3Bs2w45Zz/zJY/QV5qiMznGVXA904v3mgW",
-	"F5H4793Tizfdn9nymMxmyXzY6/Vgwly/gRmu1vt53HIPlyuCXYIBiNGCFaeLYNJqqOtT8J4Zg/IxeQXv",
-	"V0cBNyesH/xYdjtVao5uYcjCPMvzGx5wQr4q8jvJCpskizFEElLg9C5n+cSYDfTDCTbiZmuCC4fm5dU5",
-	"P4CwNQ7ET5lXScY0I/Hs5tIiuegnABCofZ6nLCNnWJuEWM2uY0A1MFQd/paE3bJiORBGV3a1ZxSEReV3",
-	"ooIwFBGZk9M3BKqhQzVTMtI67S3L8jlLXQg8K+8VrnoDMRBnubhlAoZ7PBBdckHVVDdQFJB0b6vLGBjD",
-	"E+B/elvtD4CpTLgkcVnLKgZs/VHGNOfrIog93JIQZ2YK5jh/cETYR32jEi4kT01hLbrMcppK0o69xBt9",
-	"4dqMsRjbfpNic+/fv/lenhBgk4rO5vjt5Q9n5NmzZ9/pa+f99Rm8AbWcyp+hJGrsFbA6MPVR/6zvlLhH",
-	"ykK2xChiEmoC4Qa5aqpcDAQhMdZHPSa/3sOEIxs09vAhjsgdQP3E8EsMBXtwbeZUTQkX5nYx2f66uXZc",
-	"FcJ/PfzQc3dpz4oVcccWVbJhfJQ4ZxPM+S3HPAgItNMyC0jyWuz4tdfrfdCSDF5hXmhObIarpmwJqzWn",
-	"Ey60+AdNmtMmCV2oqSagBIrn6lb0SOLagYoJnjgimdKiljmXmi7hYJ6QhZB0zPSszQIYKtTs3uRtQANQ",
-	"+mfEiKQz1s0LPuGCtE3BXjOLK5Z0f2AqmXavuGLxQfwOHgOSIeQ17BuU+YF7BFiGSKGEVI1xQcBimHUh",
-	"XPgNWyJauL5IgAA8Hlt/BNbNiMVklKfcHAXwjGGSf3x++vfhq3ff/2P46h/Xr69i0j4k5/yVXjFjoOqc",
-	"kIwWEzCqMkkmTJHnh8+g6QuYiWYkx8TmIB9G/X4fog1lZD640hGw+vidqaV3QuasMHCXpoGjfl/PC1iY",
-	"o8MeudDXJcWh+1QLtZLI86MjTYu4dWaCMMRrLU5ZKCYPxowqEgMoMJ3zA2NC6sEBxAiSld+WdJbFkf4R",
-	"KUakUKPTtZPmiYyNkItgTpZPe6mPx379vYfSdnXcetbr954ZQFW4baFz4K7dhBZobpmwgIiCRw2g9byr",
-	"QKsbE6xxVaQyIoLd6cUa80KqiORzFKSzpRVEc2nOUi7YQMQYmhlH5Rk0lA4ra9bIHtv2nEocwbxgtzxf",
-	"2JP/jawecCOXuvIGb1Izfufvl62q2/rXe7w9AUWivDzLmFOnlVurICDi6VYWo4zLaTAI9yEKN4seY79V",
-	"V7b0Rd+Tao8qEu1hqJBBuAMTg+j3UBd560P9UGKwAA0c9fv1wp3eVaIpGOFetwkddMsOsV4gcaxIVnTC",
-	"UMYvUizF+RwHEGrXDfTgFU090Jrn/cPNr7wX1PA9luJLzza/9ENejHiaMpR9pc0KAKLyDoCFntOHk040",
-	"XbX8o/VB63azZN5FPQTqzA3hgSE+8BC15rkMHL4zsE9oTg5053fZPj06JYe9Pn5CG0inR97p8xZreoAL",
-	"WTBm4FYkvWW2nYFox//tAgT+/CfNeAx7fNH3Au8jggXYrJbrc4Bj8rz/XVlcrmN4F4T7GLHI3WxlqJw+",
-	"2NjmCcobCtQf8JLN6FI/PcNCdFoEuCtyMRmIhVA8M9pskeppudPXI9fOnKDZwa0TbmIQakxknnleNwsx",
-	"+gNRsPFCsh65XGTM1ccnIzbOtWTgHj8msWGuMaFEshnVkoETFv/e+0fvv0ibDsS8YN2Caa2LEbkYj/lH",
-	"kIfAtMLSzgmJvZ2N9S2kN+VI31Xlep+UFQ+BT8JiGu8i8EdKvFZAMLLPv6i2E5cBaj3rn4l1oyQfDwTA",
-	"LRZMs+pJMU/0/+l8+lsWkTs2knlyw1S1CSuWa4HVxskZLl2Gg8WmpGBeEP3vFXl/+bY2FE+20h81M7Kj",
-	"gqyDiKCuFBHjE4wGItcvHUGVK55EZKayWqNI+64dzaO6MCs7Q5jbyUDENliuV9r94oO4DFaNyZurd+Tb",
-	"l/3DExL7xtFeRsVkgTER+pGXz77rHkJlWKnbrTyKFuyZ/i0mdJZrmQEqN93mPGGRra58y1OWQ/1fdkJi",
-	"YwX23xoIfE3PJyJyzlgyDb+NgrsJOLMqCcGT6CxsBSpNUyoHAhVxgqqI2UccQXxi39SnqQwrgzLS+Cfh",
-	"qd5i3U0HX7XhZPFAgMDungQtTQtfFpzXR+UN3NXI7ty1USKFvTLwVk9yLdV6cRdJ1bxhfKK1y/Hw6S/H",
-	"0MWIQ0whwcjw7K/6ctRvfLf5jbNcjDOOZrPnh1t0cYFq83Wev9U6Arx3dLTNfOZFnmhNdZSx2t2NawtV",
-	"nusX+Jb3N3IP7waHHuoS9cG9/mfI0we81zOmAkae7+F76Q6pPn/udsOxZYzemifYR6zR6+NQVI8Qtlc9",
-	"QhUKft40hvSrp7Dnm9/4JVc/5AuR1vYcZ/iYPcf9q+x5ZBWm6g78yNSa5e9/HgZybcjJ2EG4kiRZFIWe",
-	"eyki/Y43/EcGItTe2z1hqrbXNbUxNKrykQMI808hNGdOVRKwKp+ZYtv6WE/4LRNoUUTXzQmJxSLLYpJk",
-	"jIIZ1enU+NgJiTGw3tzeNto81pItBPFBw3fTPGMgCPfIaZ2vcGlpwVpR8cLWpINchkuCcnI6EO3nR0dR",
-	"zUYIBbPTDuFjwpXJfp3RG+bJ6gK66JH4jhaCi4mMYbZyIKww3TXCNITCpbc8YccYqGSUgIIZy4sTaQoc",
-	"n7XGlKIgiNwDMSoYhcg6Mw20toGHBWsEC3ZHZvR/8sIK8ieEpqnfx8rTXOTFQFiA6IDsUsss+ESyS0Pm",
-	"z1ayy2diPTjE39lt8i8l4BgRYf/LDjWi7QWcg3SBpIQAEHtzyq1sIEk+X1bUGtSMswzz64ErAiOzPDEC",
-	"XSUlMdqvIYwBDNhd3VQ8EO1kobQ2XtGhO2QhMiZ1v6DUcIlsOnT2v7fT/9THf7UjjwN8MW0FhI18vvzj",
-	"yH+xI6/PxGOkW0tXO5x5I018ghNvPJSeVqTPc+RQSABaQEYmKYErEjvJJj4mVCy15JdQsFlqsUqk+iEu",
-	"BqKqQ4mUjJlKUDw+PTo1bhcuJj1yKqzs4oQlIwohv3l+dIRMBr3aVYmIcGE9p3GPXJTGxxXd7tZNlStP",
-	"BrthbK6/GojS0hngO6blL69uXLhR/t5YwGNPplmZ2uE0nnFMJ3QUueVhNSSxw1Etc3CDGmvFRXaFz34O",
-	"SoKumnxDgFMDY4lc3s3vWGFFjxJQxzdWitnPnTQ0Lz9KZw3yZUTvd7blHnmjJApHDZ4erTkZ1xH6rKou",
-	"ox55J7S+VuOJyu48NgveX9Q7i0XGiFZEK414qqXWHyUDJRA0Nueo4SIpwDcDd4juwf5yRyViZ1Iuw1y2",
-	"Zi/GxPRPI9/Vs9+/kEnapMUjrFDAbZumf+h3X07YO01TZ6dQuWEa+5qukVtsd4Ec3MO/kKS11qh9afLM",
-	"ypPsDEvI36xqpvU4rtCJC9HfzmlVl5QGIqFCn9MRM2lsKXCCzjFZWAZSMhqIQwlqalXzeHmWN9nIcUp/",
-	"yDd1YsR1cfQIMao7UeSKYd1S5Bbm9Ybt639SftwgpvwbGNO9w7nDBldN6eXu7iecRBufhK3C7KpPZX3v",
-	"kcu6UTpoeT72ZRNJl5LIvJRADC+sGKJ1OwuBb6dr5KMVAz0ywy0s8ZtN159SwFmHv/OljNgbpJ0/7Nlf",
-	"iT17T/6zYszeW+Q54OI2v3mEjXtn5hVUwy5twQqIYYb4mlLQyri4kVosbFeid/7sRel0iE0XokZEg4e+",
-	"kQNRLbCt+4kh1PogoVkWH7uIobZFF4jvH+JOwJNo8vz0y7pdeI3gyUMFzrBPCG0zmQVUmvZ7aKjHPEQM",
-	"Ne9EXntl3DahBRsIzLAr4TmiSkSTHh2sls21sm9/I8sSjG2bcJB34bmBMHkOHRROTUCTYAwrLYzKItXk",
-	"1Cz9HVfTfIFR5OKGmdAn8HaS50dHIc77Bgjqs3Be7KrOcD8lg6302MRdr8tdxSjO3x2f/VJsE5e/1BSn",
-	"Rb6YoK3b0KfjH1tyUmR/O3NSp599AlfBudMzQcgZUZgRicFVGJ9Ug6akyueSyGl+p9kAV81RVO/tkL+8",
-	"af2VmdK/RhDg/krGtZZWq1byfDx+hJnckd0OhnJ7i30CSoVb2zNjrriCwNg5Y0yRtmSMrFhqMNgWg9pr",
-	"XidDx9VI8TITr21ihX49/ABJ/HGnR37JMfIel1SGLifrhvu8Z6BMT2y6LhA1/Hd8FM6mLLmpnQVfqiog",
-	"Z2GcF16iwpaHwhJ4+EwsUq4O5nnGk2VjPtg7wUyeOuTWAdg/WCHxPVLkC8WqCWHHHhLBjKZlVuVA1HLK",
-	"bthSovSGT5ciFbpib9gSo7mUviZtfYFqIwNhko975AeeKVaQ0ZLEDg47jkh8w5b6LxQTJRcJi09cKlpz",
-	"JlpTetkFzPxUr96W+WUeNnd5PDbimIQbw8k8RUuwEuGG1oKP75zthghZNt3txe8k3c0jg80Jb3iE/oVS",
-	"3q5XM0DNiQe2YSfk8yE4EB889qKmB5AcDderuSVrxwl+/jQaELT9hYxNpm9bJn+VMq74RIAKe+IXRrc5",
-	"4pBYDKB9Xt32K6a6JXZEOY46zT983RflZ9aPDPBI6/jXDz55Xyla6HtmVAXdqJCzmgaoOUckt7DQ91qk",
-	"srKfGIk4Mtg8sHkR4WNCxdLce2hyLn9eVU7eYqfhm2YzDkgzoXzYxhFmCDVfPI4cd+dEDRv32ngWd9s4",
-	"hGto3rgy6HQh0aBUYX4kvxN2H6lyz6SrBGTNR/BhIMx5XkWT4JL8pNT8nciWEbmiM3bFFftfb+lHbPdK",
-	"zx7ycOdFni6Spgw6rJD+iRhoteD9Zw5OqNV+b9ANaAJIRBGCyvg7hrtT5aufm6H+7pLqGs6kl2KH+wGr",
-	"r7cE9IHKxjQfVKvvbwVTcVFRpiGwAJVtv68Ic9wLljChsqWngcO4TojISS1FeSDi32KH4QYoRyaiSTPY",
-	"qJKPDWBHXv57O6GSdbmQTEiu+C3rnJBY0UkcQc6wYpO8WFotRL9nOrL2+R652AyP0SOXWjY3mCsDAUoZ",
-	"4rnRNC2YlFWuQdqAyXLx/tXbN2fDy9Pr18O3b87fXMegzs24WCjWCKTx2mzJroAav+0kpDeI+4pOnqIZ",
-	"u/BP0ZY0BvtHN7RGWTrqVwHvfhe6kiWk7dBBqpay/ZWmoy3Y6XWen1OxBH6SmJfletGR0SKZhiyV1bF7",
-	"gDke03NWTTDVFO4s20DfpLWWIR7c58VkKLPF5OHg3gVmBVnkLyvMjZzaiAIK4EUiV954uSTP+89X5c8f",
-	"2SofaH0mWlmX67q/Lr1z0NQnoSNA+KrYhX37nzSFmncjnV3DbN4Vk6tsMdnGVa23w3iqdyPQg94dy7Lu",
-	"jcjvhPdkz1JFkHjtJnvQWBCYY1FwHCWSNpSRPaMzlp0BGh/F5A68FCWC0XLVOcYbfCC8jqIyITS2iPIx",
-	"ua/i3riDjjkdNaMIigWLIjvGdBMT5WNRUyLEuuEwEIuc4n3pWId++OGExBZcDNp/X2TxQLRtY1qekIv5",
-	"PC8US98IxYoxTZiMya/3egAkgOASEQsH84qLlItJBG4EH5CfDFqHvf6g9fChRMwjI3yaJLmWbCDML4TB",
-	"0rboK+T/+3/+34H4z6t3v1xenCEUi/4KkGH+rL92wCzw9Y+Xpxc//e+3APznSmbYcZH2LJnDYyvtIeSM",
-	"axD7JT/CM4H2PYAb+Ppvr19dvTv7+fV1pwb4Eg/EvVQFgyiFiMwXcvpLrvjYcDBJ2t7exlQuRRJ3Hkq4",
-	"QPOLBeUrGx4IIz6yj0qLhbkg8aIQx0YhPC7Pw3FlPAAgBBIBYMKfG6AYkQ6E/eEdxDvYXySZsZRTom91",
-	"PVwtueop6z8O5hnlAqFl4Ms6czZgNQMBIi1Az+Bzi5TnB/+3gaGBr+Av/RVA0sBX8Jf+aswzhrvkd5An",
-	"iqkurm7nhFh2iOEhIeKq3lpxmftugIo5QttAJkK7DIUBhJqKhB4RzTorewdfoMMBxELOZDQQjgS9lio5",
-	"pT2ycpuemLCkxtt0IPR1GpCs/Qv16PSTe9qOTjdmc2p+6R76Xd+r5jSuXiNySufsa75sp4xmCFccvDAv",
-	"mb4WpGbhwIRsoBdPmNPGU6roCJJ1CqbvxWSqVfugxPcT9vYJ6dL00BRjvW7oiznQ6As0sHyG0bje/aQE",
-	"mmAC5FpVAWcxtatpqUsupWIzz/hxw5bNxo5foAy/nOZ3klBS0DtwjOYFrMyUymkvqL3/rNv8lJwFoKXX",
-	"JfShf9f3Dfc+qzer3Jb7Ovr2rx8ePqwk5AVgT+uQur4uBx8/NKI5nnMtf1LYrLEJOLSoPBVoNPI35/e2",
-	"cpfC1YOaCFDzhcTjBcRkcjUQSHw2vuTy9dU1Obt8/711xvtn34V32pQc32/v2c3QRz0QIeg2gnXSRppx",
-	"D0vPOkRRLuZE5eSw31/5XcYdwlU5g4GIsW+YBLFzcKULVgaGMLLOuw+xIIb22zFAr6Np7PmzgdCn8+Xz",
-	"RZFVIB24RIbPHXg0xvv7C2RzryW5+um0e/TiJZmyj1pVvmHLgbiDMcTs45wXTAJmoJ4QVrtfzRLvH/aI",
-	"PnbApmZU0Am6DSR4UbpcgO9ADgSOw9KU5SszDqRBCgaxfPqn5gxFhLb/hIh5cLy/kPnfIOKdeuj1QfaC",
-	"SAGwwxgSBZoWvSNQmORrDxr6Yub7jezwRyY0xbEAqPgqA/QvsYN7DFDZOmEQNtEEZhpscy6kgrLqeLgA",
-	"LKH9vH/YgVPGBWYnsSQXaXPSnz0emzP99Fn7HaLh7bDbuAZb7XXY/j+nIN7UQ5Sq/GKXkCUn9mJ1rabU",
-	"wHP2KQWc80a/I3qA1ZTxolYyA+6BIgccIpcFG7r0v1ZBCKTvynVl51Gfa7Mrb8YOzJy7Fd/f8X3LVMKr",
-	"xU3Asc+oYoUD4gcBgEscwV1e3EiHLaDvZFFbzRXP+B1XyfRd1fP4SbzkKx19oZijMLXi8H6H+Wxf792J",
-	"S9548puPjV84Yq1l3FWgMKZaWiwB2GK04JmpPd2OTWvVkhOdiCS5uGWFKdgBUeP6hYHQkhMIo+aY2U6+",
-	"kQaNxS9NYezyUFt21TbWYPV6N2fi9OLN96bhx7LuJ6sVGebxZrTkWa/v1mK9ug/VQexr9hVwSOhlXqf+",
-	"+3v0yJ2PyGipGCic8AeVJEwKZp8BQdQ4Jvbeyn+cnr/dbTvtTNeE3Wy7KXoiegD7bs5dwZViYu3+VO69",
-	"dcBK72o35Cdj935H62wwlaH7KSM2SB8qKWiJ5asVSSprCuMGoWDEslxMJFG5t3XVnWo2zly72ZMRQy+X",
-	"KUymOd11A+8mac7Q0o/W4V6Dbv4Z5I7Vjr6Qql6ZazO4/R+A9p9NACnj8RrkjvohCbI59OQbTb5JAVsh",
-	"9M/A7bbhdP/W6vw7UV2M3Vnmrn6tOvZ5CHDkM/DE1Y6+kC62iVz/ABn5+pmoCenzz5FkSnF9ftogJ8jO",
-	"3jz1YMZmIxOH3ihLnptnPqnRQHexTn40A3UyIy/QvPVvzWHNzgA4zda37CP4ajB57jRNcRyfCp3Stv+F",
-	"BEszuT8QKf/1mCdgVgrCPnKpGSYKHwYFucJRn4yRHtzrPjY5nhzwJHQbOL4kBDvZ/66zquihD8s7gP+u",
-	"kJK7ke3OnimDN4nbbOnlhFCxtN/N6NJslqavmWTZLVtLUXsy4ijo7DJk9zTeLut/686S+cEsmbeO7+s/",
-	"Hdy7CIsH88iO07mC9+Fq2dT4AbvlKRMJW2uUlHOWQBwShp6UFacMdoct34ER7SRlYy44BmjWw9VYAZGT",
-	"BmyrrAEAh9bgJEb1WBYEj8CMdAbFUfUrMidjWpB2JV99IGjBrMWPQCDvtMhFvpDZEorQl9AVZtDQ8ywH",
-	"Q2O1ZGmnNxCxXaChnNKjFy8d/JgNJnGVS0QueEIztLibbwvn6Cotuw0GV0QbeG2345PjGrieGsRCO+/f",
-	"H0Lu9kGpTeGo9y0sa3q6UFNgaZHeD/4zW/4E2aeB+9JirNiTYiD6iFQmCAMpnYkJN8Uuxjzz41UNjAtE",
-	"q96wZRdCrjSzwu935nm7MAl9/tcyCJXnWeQKt8PxxYrtRC4gh6E6b9I25x8Kj+aqY8v7647sQTP5Fl7Q",
-	"1rZnzS/hDrHhJjbMoM8MRKWfiJjyqeAbk5B7ERGREy4knwjIERCK3E250pyQJiwiYoHqAYTT47EiVA6E",
-	"4TudHvmFsRQTWjDQ4piMF1lmQv2gDpmwMXl2Ajds+Y2s5bfi7g5E+R4E4dmgOQyua8fP+8/Iz2yJUIbw",
-	"AMhiXI9KMhV3euRUYPJCGFzHJoeZAB1AATJ1KnPBQsgga9nYlSaYT87CoJc18cVwwMrL6A9O9hScrGFx",
-	"I8Sv8rmY/Eq41/4gcF4vTW4mL7I3T5cRVh6XYWmItF3xToBqdLCnHROBaxoZCNcKFDoUKYzfb4kLqRhN",
-	"I+vLh+wGx2S1uOZ59xHzFbLULYu2dSaRS8uYtOEZEIASWhRLhLQYuiHGnRPNXSBDjtvcxR65QMS6Mg2q",
-	"HK2Ww8YY7Swj4EzPj45kz9R0RzmqWJgKHiK3zwLytiBQbak3EAMBFd2PcRJdLZN3rRweR/63UKukm1DJ",
-	"qt9jeXqYPXzp7d9qS/6PGSRTx6RtML/BuH4Hpd69GGTdLqDcdpE5dc302pR8X9Cx6v7F3i/4eyci1edT",
-	"fKrsB5pEsNtqmxGJ7X50k1xgcMTa31KWZFTPj7QNxCCA8BJK3DOQPylh1fWdPWeFWpoynB7Gr2kIp+s6",
-	"smymWxltTNqO/xicNx/tDp91q+ERZXdR8MqWVH5w86x86+2u+z64w97yWrKvU9NA2B+2boEWEzhlzU25",
-	"J8xI1yEz4rX2iax92PiZPZ+fGi0Yu9uM/mhZxB/xa/sb776ULHC5MEw/n80zjhHdgGVpXJIBOYFACV53",
-	"S+wgIth73hIYFkRcH0sXfw8P2SimGOvvS5aNNZNUlAuWohJxhXzuqH/U7x4eRSRlBb9lKSavVlQKLTS7",
-	"5TX5qXTGMDmWu+i6MuhKdzphwgzcH3enQYjGUeOQdhOjsY8/f/ZYOuxoU4AWq6x12yx2R8stuCpukX3Z",
-	"0eg6nqXYftO07W8BVDeQ7HV+dmGVLuywlr0WOdTQVYSegbAQPaQNNcwwpZ3d8nxh04+0sCXYRzU0TzYC",
-	"71yZGWyFtrMGTOaFDyZz9DsBk8HF2QwjYzPH/mUwNyEHcZUGQ7Qeqglof3zYXFoZ9IuVnnrkjSJS0UJJ",
-	"5IRYgbkdG3PMMRnTTDIt6wN2hUktHAikbjARkIVQPIMCrNLWTDBn5eL0+uwncj9oma8HrWMQ8R/i5iQ3",
-	"3OtPGkKHXXwpmDuc379u2NwXqxLjYtxWyHiL82LQ1qVd/erFcaD3c9mMFnkOhYgD94cZBqK60fqlRdp1",
-	"eSMyFsoC4pdPMAbfvwO12qVM3H2DcBNXS5ZwScZg4UPQ0YHwFX2teFqPypSC7c5g0YyWcKRjwIs/cUWr",
-	"CobIFgIyK/XfuHLpQLRdEHGwB6iyBR4Vn1WQ95dv0T6gt7TTI+9sYU9sfiCwfA8WdxGMqIIKSROHt1dm",
-	"6/L0mKBRojQn27xbrA8zWiJGCFzOzrKhv14UPMJq0WY6EbH95pqKMsAaB28QVb5heppnqXT1dO6mVKEV",
-	"2m0x4PX3iOWYYMYA7qC5oO5wXjAJtEChXGq5a67EKaEDAYz3pOJC16tRzh78Ap0eOdWUahPGQc50Q8Hy",
-	"0gbwfyCsdaYdGzea4+Y2vzstlsNiIf6X5nlx2eA8o1CnTB/RBVT8Ealn63FWbSTDMihforELoZt0a5Cn",
-	"PspTzmCfjokpDMSkVxdI0zsILwPRRsPUr/0PPTA2DI39oAMLA6QGqdejJQjt1lZOA5ZstF9/F7pnYAW/",
-	"t4yjJm7VWDKuACxAwdSiQFEeFshC1+vFgEJxYgkr1GtFQZnKLHZYbIONcULVKM8zRoWVqp7+HqxyJWCH",
-	"61M1AnkpNVZHJbA00o79lj52MfMEbIuATGQ+F4woegMeWdSm9NT18YbAi0BmyGesG6fpY31BI00AkTvm",
-	"C5ExKd1xik98BgLHmaWmABU3hrUUqoSIDlz2T1rid8fBV8Z6Rx27/yN4/2nFFgDOSJsEGFtWtXaomuSa",
-	"UZ4uu4bXdke6lykVaQZic0XqAbFmaISkFaGHz+Z5oVxISViDyIVgiZI2lssbupZTFkUWl8lF+XjME04z",
-	"eOrHnFx9/7OFqm1fARyYXiCAiIsGYkyzDKzopgASAL1dXb3uREQyNP3HBrw5JrmwtXVMtnBbTdkS+IjI",
-	"lXE/dCK8+qWgcznNFd6cKDO00XytGVHF4Cw7pZ8akcN44TKBNMeK9ERnuVQDcfTiJfmZv8LLC4BIyDl/",
-	"pSUXmmVeO0Sx2TxDzcsTVdqm5BzoWvH9vbUEPzzEA+Fe6RAuoN4K6mKeS1hzSPDCxD3yWg8hRs/rEMJX",
-	"YsKEKmxsDMXidLlwIG96hfBaNt5vNH0Z031p/9cikTBQLHaEskfeLRQ6ktGgR6E+jR62xEKCUCYPxwoy",
-	"lMubMr1xSbyygEA4wYJ5QJPnZxefqkqebf8LqX/Y/3oGjeeSpRUK+EMtXK8WGg9qiKtm/NZnXFtoi7gD",
-	"Q80Zm7imyaxt5py40+C79HNY84I86x16+ahg/766o5MJK8iRfkIw0nY5253I1C/mIuOCQVSJwwyN0dyM",
-	"OiVYayOLEubrmcDHAHpzzFBTQghG4N7t3JzsgfCPNnEn+5jMC34Li4x446wEQTKiz+nbt+/+Nry4fPPX",
-	"0+vXw+vTyx9fX1+BWhGRwz6R0UAYJkpeaJZpNFgTLMhlI7czq2zuGNAPNVubA3CVZRzHpuoGTApyOkuW",
-	"opkzOIKHCZWMtEH3nTE1zVGtmVM1dRiSI63mGsXYUBg8VEGYBFXUd4X+T86FVch0cxEByR/exPtrIEot",
-	"w4UywgbZ20zf6KStrwX9VwxXYMUn0dYnRBoiwFJxA2H9yfrQUMVHGev9/+xd/W7bSJJ/lYZxQGSAljXZ",
-	"XdyujMXAN+udyUwyCRzPzgJhYLbJttRjqslhN23rjAD3NPdg9ySHrqpuNmVSkh1rnNj6yzIlfvVHff7q",
-	"V+xNC0gAdK4uZyGYrlO7jXxb1KBTPw1irHzrfqySba4V3dYRwr8AneURB9aPBF/c+sDgMmNkoVDiIPB8",
-	"7YxaOwBsAK+L/PP69q10eVjd9pwJsRVlsbr9Y8o9+BZ4LX+9EueiEsoqe4l8am5TDO0+xXWj7RMj1AKx",
-	"4TASFHyoBDj9GLII+n+7iQXcmTX0SYwf2NVNt6frEnmokwsLutHv7n4FSWduVEnSPbaK8rkoSnWLLWF9",
-	"VenU4S11GYCvltVpIIWXbnmjDhsF+y4KBVFjsAf29bCHFyzIKKyq2MATsifcehLf8L5RdJw9H0WPeqvE",
-	"+8Z89AfkUZrY+BOex++FAUV4n1mcCBNM4ecgIF3190LMACPQsJfRdoVAL4KThyzpSgi6LCSQdDqdjcLJ",
-	"6ksDqfpYubTCweJVIID6KWFIMyiNjypgW2WWqDrPE9d9jStWlIh+wGfr0rRYsr3RfGR4i0cqXO/fR0+1",
-	"ZP3RFDDWl3eJXrBrcTVDPkrC+Uyuo4AxrNib2QzBz1mNq2QzyOcGbIDmWFqU83aZR9To9Kaw3jeBEBV3",
-	"TP0p2O1TqQwAidO8zsjpYTzPw6heUKTeOD2YrsEd5AKQYbOF3ShMD4YmBPIA2QeXmrzKJK5Hoz+l9h/4",
-	"BM55Od9NnPPL0dGRGoVdJ0GpG/iNSpOFuwQC5XEADW4stxLkoSSIXZj3Nd3c4lhLUohra9UvrwHtttI7",
-	"9xWBi1ahI+y+vJrKdMqSd2/fOwRECNFIGE9TURqNXXqcXXHepJsxf0VZZyiH4OxcXossVkBqGHVgCLDG",
-	"K4QPsNvoAYQ0uTR/5PO/MtOxGvAswwS1KVgpF9CukmSXO8XImdCGz0o9ZAmWCv/d5UkRV9WR3NexwgTr",
-	"WQ4OnJnnImKzOjdyDyKDmC2Fsc6lERXPGfxUd4IOj2CG+9LgXQlsqmnuzF8DLHQn2hGqntlVSP9CIvnj",
-	"Yj7Xrkz7w71LXgEawJ6Bz/NPuAeRJ4aHgG/w42ZhhnfOiq9FYLiw6p+wT4Lz1Z3g7BIAa0gtlEM+g/kA",
-	"VWFd0u63oq4Uz9vxiQVwonUcfqTfrRNKgBOeQyjBpWWpFh8qRYtzD9AJJtkN8y1snh2qU/dtE1Xooox2",
-	"8WZKR5ei2nNAC4c4kwEzAEli6wxOKvsOYwr+RwyWiY4QzuUQZD4EXVTsajrHTK8/mEnAQeGvI/uKlCQg",
-	"BYTSO4pVzo1Q6TxabNQKIWI5E0N2jOwEEE2+EKWBlEvy49tfjn8+fH16fHRy9PPJq7c/Y1TZJ6D9D6DD",
-	"69Hx6fuj438dHWNrVxyHA1arTFSsuBSVNUAcDwLcKauKsoRqZgh802DqWOm8uBJZHzi9WfdL0VJvsbGH",
-	"xOTT3vG77/xgi+FkSGWH+3aFJH0oKTzhrh1XO54joHSQaJz03RJW4QO0eC1qkxYz0brUMnVDo/qWTlv+",
-	"IpVIBdSfcOgXws+NIDwRrKeeV9MSqSM6iEms07hnz915iB622LbW1R385YnUHdAMveupc2kKD2COnrCo",
-	"972ScDHOeCYYYFS8iWs1ftOCMiyhWUMBQDFDIP83qeT3L0Ulz+ebiYAUtaI6I6+BQqHnBa5dM/BFwq7a",
-	"QBuCkif+QMIGPFZNdS5ptFmRXuw1CdOimo3RG9qHPjis5LLSEFZKbuB4RFnxooqwVc6n5CBW/EwjzY0J",
-	"2kvZZ90dsn8WYUwF8pZcX+AyALUWsYTrC5ElBFN2jZ1ihcsETtHIXc4Ng1eHFDqgQcnVgcLo5vXC/LF9",
-	"q4hdiDn4ZrFyFwB/im5mBw+HEGh7nP+EoyjNAb0ShqHTyvpF9gqzWhvAdg9jlcCKkGKxBB0LGWtlmPi9",
-	"5rlmCfhtiR3Vxv3zBx3MHhD8scqFfZ5vGk2vjcxzOwi1leIBJ9GZOC8qupVUk856YFizofn58NGj1j0e",
-	"KRi98AzLcr84My7nfimqTKZmG2l6sFi1SC88VxeBCQEezHOk6ZJmirsMsO9OWlmjGLlwYCfbrbGG/EeR",
-	"3GiAZWKcYjZLaVTf0W82Wc0Ot1hGo+qz0k/bKghsgNIPuy/hpiOdCt99+Zk5yE5NfJhlxF8xK0n9OGqT",
-	"/YkwvpvJkFEdM0DkkO7EqoVb8Nwy56mw31jtQkAdR6bRLP8D/5HKXKB5KfA8HCCJLhxJai0q4ITgWktt",
-	"uDIJqGpsQ5FgGoIe3iUX8DKuIVrInQV0lb0FlbhSN1pQibd4JKAQvd9X3IfgqdHGtklh3TpuqI78jiPE",
-	"+xoCg8o3SzfXqxXE/g1+uA086sIIBZtkixFyGCGauTWmh3BBbnr6cUF94zz6A8RBI1OfAS5o7ambCBPM",
-	"230V8eoG5zgv67SN2KjCCm/xSE5O/wrdNol47GI9guisv30IfbOOYvIp5aW+y7H/1QaXoLvJMv/FP+4z",
-	"8mCqYPDdzDfHOr2Y5usN+jFNYSF4Mv6e+5XgWUKl6XrIkrqSyWpnAatHpGZCon+vGD/TRV4bwX45fsUG",
-	"SVakery/P6llJpJdrFFy9hohIW7gTT4lTIsJOD+xGiRXgtsrjvf3b1Jp5p/2VXGV7EYUogurYCrBdH2m",
-	"jTQ1llJQRo/WNyMiwmGsEjqE4TlxDVQKGP/HJ1NzLKbByOcA3hRZvPaESotMZEvcI7cVNuoguZs8kovk",
-	"33HrJH2pTlLVLMPVgoe8oaqZ1nXUzv6N+7ieT9TaGVuvyHtFd5oq8oyaqer3jfrHe/SHSIJQ6T8DD+lO",
-	"02i9pHAON+cnuRlax1PasO5q3+SRvKVlK3brL30p/tKdNhP5TOupL23nS6Gtq1FyPriVfWyvrD3AAXOL",
-	"kKTH7HHiHiIJAGLtwoZzKkwmwNeFmMcKavOTN2m596ZIL/be00X2fhLzhCrD0WaFPH2TV3dwsd12ovlC",
-	"zJMIWTd4niNxj7LmMDxziBwG3AXTRpTICTZkhEwAJgSp2LHIpMaMdXJ89I9X709/OX6dgEughWEDPYW8",
-	"xtmcBkAqbbhKxS6Rx5FP4Q6/0GwmZkU17zKzYXDdu+sNiar2TZZWPvy5Z/63ueMHEgrvDa/MQlMbt2v8",
-	"bgZ84hoAYNj0p/605bLCcH3RTwJ82MbioEvqn6yqFZUp2Kv47UT/Ir8SgO9UKg7CzWqA4KAs8hzqDgcJ",
-	"PAVkGYGPCK8jjfYAGO1/hJIQHezU7iS4BhDhwfd4zF4H2BCbjThk0N0+97zGfqjhRIwTTPklsiOJ69Iq",
-	"63GssC+Pe2kCrWCH+Ib7C1AVeI5GsI4jIKztoxelUEnD+ipURihaxRIg/raOQBKx5JxLYEQsKpbgm9h/",
-	"d4fsCJ+HnhWAqcTASAELzmZS1Ub0AVJPYKI/lyv5aYIW7disRizC0D8HxOKb797ROgtA6b0IRZQgnYE+",
-	"/GpT6ETc7zf2DxZgqexzTJ3VfoZdJkuNoiOVoWgBAXg15QYw4yAK4GeEaJtyaC5V5nw+DgUAhQmR4wdR",
-	"jN/xPD8pCkJ2ecYiBIffxG79xztj9uEmhl1jP8c7RlybeCfyn+yxrFAitqNqxaOTNbGiMq2qAl523kDR",
-	"4RBLbtIiE5FLQkcs44Z/+ymJfMHo7oK8YgOFYVIkLYoVyv0XGo2vQNwzLajqHYheQV4O2SEOoBWToDzG",
-	"jMjtgM0IUJV5JXg2h+p2kL6OW7uTvvRIZXbuNmRI0dUfydmzt35Pe7gnQmEHM2IwUlu/77FMvCOVIYeC",
-	"UF7AWm/BmkkRU8XVSpEqVAYSdYVBZ+21NapQX7h6cEkEz9hYBMo90brp7rM17LYu4K6bXOZFkS9LvcG7",
-	"PKO0m6EB90sG/u/WwvDVBlNtgHQNahuG1J3LcVEjdNzeRVqHoM3ePgBGNvafRA0Qq+Q/3GmIB3w5+uZv",
-	"e6O/WRXjm52gxgrVHSrGeCc5gDbHRrDEvl+CtjJx7w1jtcD1BqTKlSQu9QqqwFTL6TkIwgPo/zTIe1cD",
-	"AAD+ph6BtBFCEmFwAJAIo3Am7o1KPMGiq82l3NDOeJR0G7zbNtX2pabaEMverRBWCiFKvRmc4lWqa//G",
-	"/lkv3eZ3xDbV5lNtMFU+ALH2JFHSDSepP+HWPeKjjcsBJ0mfQZKNamuXT9dEGD9XG3R4iyL/PN6yhQao",
-	"UavvSSWgRADPvpoWwOSUiUpksbKWy9CqeGQeJ1PC6npkJbNK/tI1mAnJyftpyTaoP5sbPJYX2LNvtum+",
-	"LyXdt9a2pjTfnVXlviP33TPQlXKzYbBAKixlNQNpJrRBqoWFLCBIc+Tkd6WvgWsakFSEZdK+3w3a5hFL",
-	"DoHbaMwWt05CTkJjlWNpLTdSn2NzXvdE2IzS2fSuPNLe5sUCbTWyHNlHxov5WmLwDgaQ0KSK4eCSUOGH",
-	"QDs4bdZ0xqIfQwUtdmJg4rqE5hEvRyP/LOGTespmErQDChcOSY58GH0cGnFthsjBBr9CEraEid/Z//3P",
-	"/+4OGTUdnUF0LXRBpI4V8TUNQ6JmdMUav0kVwcimRZ27gaFuEIYInTHeOeOZ6OnTicv2BFbtZmRz6x5/",
-	"EMGbu2d2Qk1iuw0aqGu3g7NNpD6QuP21koZYzQ7fvaIRpp4GtKP7vReYq9uWFk7lqfH9fkkqa20391Jk",
-	"+nv3o22P0k4aRBiddZqU4jBG2A+hEqlQJp/75CvI36+sham4LvMCpP/cv18ruU+HerqY0re9bUwPkYoz",
-	"chY1y4sJpPOyvWmRNqwarqt8csa1OK2rPMH2GnTYqnBU2LFa2QeYDRJvoiTj5h6Q554UzGCfw0a3N+TE",
-	"EUtu7BN8gr1V5tycF9WsZfLM0jLZHbLv5aXwzQWbx2PmqljWIRXGa8MtUuEej9YjFd9w2yT1ftgb6CJ5",
-	"a0eusyF9m1Q3AQsKwi5i+LReTCtcqtuwVsO93zE7PsyVF5N1ZspT8dNMLePi75mEB1d+v0ozPVKmkkL3",
-	"E/O331bgzyMHKcS0BfR2uxKVAPqgJx4n61kPPkLtVM86qwKp/f2SuKvfDCcuYFU6Nv6+f6R7+ObNPfrU",
-	"/XvASiQ3DVOjb6p0iqyN30aEn7Wfzops/u2nxFFC0nO+0MzqYOg/PHCtmQDhyssSgRagwneJL9GzThW3",
-	"Gt35Tljo1ObFRDNpMCPmu9shjyS04Bu3OiNh818t0kqAg6QvoKlXq2ORZ/cjHLDDrxjoN1xW4lIo6FWs",
-	"xJAdUietb6LRaOQ2EDFAwqt3mQ52TBeU+mbshy/CcrBCqBdBAnO0dVIfyuIQKqN6GlzvUn2G/aGFypwA",
-	"O638GlpLGO3fwMxi1QC/FHtcQwTxs4SUcz6t9Gh8T3ejncW13Um1Wdfwyw5vdFm3eY5yhzwCuOMLrwzG",
-	"PaIugqnQaVEKNrjV5g7bzWN3uuZ1vSyFX1ppiqINg3cic8hfSXE+Fcgrj3NwPz7FHye+HcIBS5rgITZ+",
-	"5lmGPcKxXwL7ISiFoNCm1f2xQmHpTAPr9A0OaWNxZBL8997hu1d7P4l5xL4rigspdn1L2LQopcjGUNBA",
-	"4UH0rYQ2nRKSX4pQfBzqkw1KSX4p8AaPVxJsTsQSCJLQ24qIB5OR/FIwbhfwRGReUEKxQSu6x1KuxVpi",
-	"kl960/8UhRHXENQLhGUtzQquiff4k/VonQWDK7puz9QfpY95GP48AKnyswsj2jFeI4gIM9eGsX9lMUNY",
-	"8NqtQL/k8UB3oBC/6w8TqiZAKEl1QsxukNi/pzLTCeFB28o1DAbuWkufmWIC1JdDZn3aWCV2h+S5yKWe",
-	"Jewb9ChoJe6iu2pPkx51ChS32hTlaaFOz7nM60okTF/IUvsmobFCGm/O6AcHjJ8Vl4J943JrCi9LZUds",
-	"cPuKEI6k3mmqAOC56br07pD9vMBI2Ljczduvgu3B8txs5NHe4bG8B3i7rxi599UACVwv0kYIrJYBLjZJ",
-	"k9RSc/s38HfNqKRfxNuYZAO18zPhY3NQEjmwtjT0d7KidHf1NLnAJE7TkrBk9yyMNr+bT5wt8xwAeHfY",
-	"YBA8dNN2R4/ZnrYOZcUmFUhwh8dqptm35LbQtS8GunaHDeFaa67QOPtVre4RZAq3TDcthZW/3vF6QSKY",
-	"gFvYVKBxy6ydCK4ZQrqENi9AgrMBz3XBtCkqDLrwWNnDYPpyNMN3A6CY4TkWLdpxcmXZ0EeGSQNV4hi+",
-	"IY4MaNmJtZWd5A+16pHzD2y1Hddqqai3Q/GExf2x9RJCHd6uwetZ31Wt1lrca0QR7Fr9bGDQyyfr0R/X",
-	"ak2nHqyuZ1D7RyIN02o91fgrgwGnsDg/w1pZvuz3b+wOIZ+iswQ1+Zbad/5WK2kSNiiqbhjv9SxPGiof",
-	"dxJie13B94+/KGnYv9+8RpKf714x7Aegx2DKUSNiu8lTroXDwZZh77vivJH/kTuDQgDuBDt8rsU6ls3H",
-	"Kp2K9EL7M0Ceu9+fFxWrFSBioSu1sUqZ9JBTEKCZ/On6QpalyPbDK6DuUoUB9dONn/Wi5N4NSRf6j8Ks",
-	"3G5A+sds+FsNRK/v1T/0Oagv5634d418ZW1RwUe3Ne7gxVjh8BmyoTvzhwLh8/J+Tuj48oZe1eqg5Fu8",
-	"bW8Ca7VaJdn0FYfKbyeJVkO9sVoeYd79uFq6YJ5r1BvFOcR6Esgg64QN2iicT0kf+fMu4y3crSNigZKT",
-	"oT2XoDsJG/xy/HpP6JSXIe8zZqjdCSHYBxrl4GFKVCfeXwERQV+eFdk8wcg7qjN8JacbX7hadocH9lfF",
-	"3DUsQv0h3kEd9ubo5Ie3/6CO/3gIEERwIN75mIzZ7aT3gKs5e3l9jZWB2FyP2LZbWfDkww2CmvyWp6Z8",
-	"3376mAzZO26m2jeNxdGpNHFau7cYcBUrAAYxbSrBZ0xq9zsoEoCJzLjhY6vzldBURZQVpLyTD+ojsnMN",
-	"VcKkysS10AfWQcQdDJ2Q7F+4rQSwHmRXTFH0l+oYMQNs81v3atqO1O8wi8r+teMmtdH2kz3ZTob9LPXP",
-	"9UxUMsV/TsS1wU+HVcXn+PEtMCPAtYiv4FhMxHXCBsdHL3eHDJsEl1VxlosZdgIusbm7z6H8+eXL3ci1",
-	"cPJN5JcwFWwOBdDc4AtEAWyR1uulMJZm8LtlsyMRaOXrDWKYKFO5DmGAW5jbLIbPYtyejFY2Y+XMOOYA",
-	"evVe5oDOoR9t0TkP6w7cY2sBlwC96d0Mfzve9+MHOGjsJVCrYFUkxNUDrAAZMgIM+4r5N6dimhs8Hn93",
-	"71J+qlmRR09y3GPjuGr9ZTrpfomOcGMtwfs7bGYDcr2d6qhqNW4HvPqQ9rGatlCluk6njGvWhx+FWyGE",
-	"dAVGP1YDNPc9bjZyZrf1QCJraSI+n72R/8UuRGnoUoSjBecEy+OBMMD5BeQyQVWMg97aX/HU1DzHF0E6",
-	"yWoiqKlpypUqgIgL4nMiYwOiB2NlJS+5EbEiPyKCdrxFbSJ7SyVSwPs4eBC0raZwIEPLnoVUmhFgal2q",
-	"hxXnsQIMoPUdh+x1UZRnPL2I3F0j63Fc7OVFypHAZyYMt76I82pEi8vM44gPX79+++vpu+NX/zo8OTo9",
-	"OTz+/ujk/d+tjDrwlf0SCMeLK+VXAV6L51d8rpkPVPbko7p19wOyf1lZ25+Neg55qA4rbIETslMEVbVa",
-	"LX9WB8y2qagVS3N1yOx55KCaJHl/CmpFcO2eCSivEu1Cnwqem+l/9/PWU3ro5WgELMmoRuKdcbxTXMQ7",
-	"nxKINgE5s8EWp9Y8wHJ2zX44OXkXNfTNTg81lfBWKp9xLcaMQ38IZU8uq+KMGF6sToDOeAgyDW5hLyut",
-	"BqsrAamdKYVUmouylNda6CHDCRfK2JUrMjve9nEq+ySwDUV2EFY7YsQK5DrB5rlhmTirJ7HKxaXIgZQr",
-	"ImQCPC4qI6CkhyjQubhiWlj1qnvSTa/pdTfpyvl79HekDaZriCtVpHUlzXxn/OFje92G0xOmQiBPuPMR",
-	"BCeQSa+3nCBMCXrcNRawFgU+C5YY+YlsGiKUUk0i5E6UEwrx2YmKFYyStUGQ5wdohi5FBeWs1r4wLBcc",
-	"eNmlZme1zLMXmkELaNNci6iDYBk1hgrVBdmNZ/2uwvE0wG8vxJyl5Jy5xoJpJc9ENmRvzVRUV1IL9pfR",
-	"n7CbSqzQ8LJ2mLUkapMWMzFmSXGBhBFX07ldRrDysRaKAspVrazxlNZVhaQd9u7WFWR1yQBxHau/jkZs",
-	"piOmC2L3ps2EDE7Wr93DVensMUbZVBrivr0Sq3CzDNmrdTYLW2+vxCrYLAeM02iCKhA8k7DopHZXh0Cq",
-	"XTGCZ2DvXvFK0a2oPARTy1JNXG7ZTaqsSCbg4ssLbeASUp0X7hL2C2tO9mzbY/dImw3BuJt0bFwMM6Mh",
-	"X3JrzYK2/Atqsc3f/9DtJGg5BI8Bi/WAJTjaCdPWFkb5bEf+ajpfLlv8/ZYIl/bpN64+Cd0me0FrB50J",
-	"XonK+lnuCC/lT2KOVX5wzN6Y+r3Yy9SV1alTY8rx/j64DNNCm/FfR38dgddID3LjrCp6IHtpOmL3S/h/",
-	"WNKgwy/cbYNDjlHaHwg7uvqDrv9vcOi3oq4Uz1vXoh4R/sCFmOP/twV/SAWno6ZPwcvhCJrj2B+80Ow9",
-	"5HYAeGFVOTMVV7osKioB7eKfQS9JTVz+CxjQSF5GDQ8bulIhduRcVC4p4lhriIscNiK90ywtWyNT5DKd",
-	"t2cjk6Z1YCKU2Ut5lbUGR1yjmGmNIGUsmxlzRT/BHDq+oI+f/j8AAP//",
+	"7L37cuM2tjf6KiidqWrpDCXL7sskdn21y31J0jvttD/bPZcd9RYhEpKwTYEMAdmt8ed/zwOcRzxPcgpr",
+	"ASRIgRIluy+TSVUqbUkkrgsL6/pbd50oXWSpYELJzvFdJ6M5XTDFcvj0iubx21j/FTMZ5TxTPBWd487V",
+	"nBE6Y0KRiObxE0l4TLrTPF2QhEs1hp/G+idJ0pxEOaOKOd/2Bp2gw3VDGVXzTtARdME6xx3925jHnaCT",
+	"s9+WPGdx51jlSxZ0ZDRnC6oHMk3zBVWd485yCU+qVaZflSrnYta5vw9g0L9Ag75hmwHrHhtGAf9sGsKC",
+	"fnrHxEzNO8eHw6FvCO/zWdOypfmMCv5Pqr+ChWsYRZrPHr4U7/PZZbKc+UeSLScJl3MuZvVByWQ52zAs",
+	"/fMDF+g8TxeZalqjDH5dIyv82iUp/KaJnPDXh6/iBZPpMo9Y03Bz8/vagO0P7pDtd02Dtr8/fNiXLL9h",
+	"edOgz16dEwlPkJhJPhNro8df3bHjN00jx18fY9xS8lQ0DZx9ypI0pyrNV0Tio56hw/fVscNXzYOHnx9h",
+	"9Nc8SZrZj9Q/G/5DulLQazaOqGwkB3h+vAtLOvKfuMslV40ULPWP66uov62sof6icaT6x4ev3xWV103D",
+	"VFRem1E+PSJJestyvXZkzj6RaE5zGumLKyDlFPQbMANlXidzKuKkcRL6kW1zyKhSLNfv/vevw/73tD/9",
+	"ePf06P5P/ukw2cjmFJPrTE5/6a65/tw4WiYfgb1dpWnSOMQ0TdaHmKZJZYhpmjQOMU2Thw7xXr8ss1RI",
+	"BlLJSxpfsN+WTCr9KUqFYgL+pFmW8AhusYMsTycJW/z5f6SezJ3T3Z9yNu0cd/6vg1LyOcBf5cE5voWd",
+	"+jg9dEu4JAua6HGzmHSXIqO5pJOEkf+8fP9LQCiZ0JgUolRv0NFiSSqmCY+++JjTyf+wSJEooXLOJLnl",
+	"ak6oIOwTlwrufsFIl5Kl4L8tGfKlNCcfLt7isH9I8wmPYya+9LgjmiQsJwu6IiJVJE6JmnNJunmasIBc",
+	"sxWRUZqxQI+WkihPpexLropNwuH/kqof0qWIv+Tof0mJXEZzu/JcAPfB+TyRFWELxnhOV0lK46s0fUfz",
+	"GftaRD1J45Wm7EQPQnNMKsjZ6d/HL9+//sf45T+u3lzCaK/S9IyK1bmWHiNzDuWXHPP7G4b8HATYiORU",
+	"MZLwBVekm+VpvIz0g2SRxoykIln1jkmo53H+4eW7t6/GF6dXb8bv3p69vQrt1CXJWD4SCy6Wium/SZRw",
+	"rd3QOM6ZlIOR6ASdOaOx0YsumMpX/dOpYvk637xkUSpiSZZC8QQGestFnN5qOZEpqRlluQaG13Gh2Izl",
+	"wI//3r+gir3TE+rD/6urtuWNC7agXGjGudtbkqn1qXwQ/BNRfMF2nsZ9SSlflUZaEIda18rC83enVz+8",
+	"vzirUItDJAGRc5qzmExWSIppwqMVydOllpioiOFbLRHziBEm4izlQv1BR3vR0QdBl2qe5vyf7Evz8Rua",
+	"8NiqGfqmOT1/q++eQXUf//a3v/VPl2rOhNKjYd41K+UZmFOWpxGTIDZ8RTHmliVJ3wgyk6W+rGDKJyRk",
+	"eZ7mMgSJQBJ2w/IVmXKWxIQqMqXLRA1g+02fekinR6enMybUK5p75MlTQU6PTsnhYEiKp0hXZiziUztd",
+	"ekQHWZ6qlKRToBX9Rpan+iINQLrS1ylI/q/ogiWvQHWCY5XlacZyxVFGjGhGJzzh9nP1V/ZJMRGzuDJa",
+	"s02TNE0YFfqqg8dAkdS/c8UWnrYqk1zb7AAtavAkjWOuH6PJudMCSsPmNRQZOveuuOwb2TLnPsrytGO+",
+	"oHlOVzCcpZz/kqpiyaW/A6lyRhfm+Nd/9vUTM6CJtyJbqrM0ZtUlW1uV+rDM6++Xat/3N+9CnEbLBRMK",
+	"5vwhT7wPCaO2r+9hnt7wGJl0dffdi8P76tLbV2WDf4WHgmpbHz1rLFm0zLmCG5XnbGGNtsUy7URh9SW0",
+	"rV/qA802tLdfP840rnmSPORIsU90kSW7kgiPvY/xPSm2kVjSfWlY0dlOb9SICHRnYylyV9A0/LENCSyz",
+	"LM0Vi98KxfIpjdimbQJGHaXJSy7iKqeonBx45q8sl03bqZigePM95PTUR7Ped5sVuGkcZ61T70L71q9s",
+	"M6jeSj6e6WWExYlZm0DQ+dSfpX07CX2bRTSPB+W95jzR5ws9OGPCmneOOzOu5svJIEoXB4s0ul5EWfGv",
+	"lsByQZODolFYgdM4PmOLCcsdA4yfGUxpIln9VtYyZVK3Vz5/FqxvvNbykRXAcnSOOwvotxN0mFgu9A6k",
+	"twI+mx8+Blt2DDv3EUFFDKiOGCVP/ZdYJgkKaxU+Vw65LnLQJHk/7Rz/ullUK/p+5b5+/zGodag7AHNb",
+	"PKaqYjWLqWJ9LVx3fIMy70xW/mtxH07bajpv8E3fGWOfojkVMzY2p7sqJv5tznLUE+xzRM7TW2mMKHlM",
+	"buc8YYSD/GqcWAzcaFu3aJ4uWEbRxLL1Ybwvthgn9f1xk0bF/b/jpr8tX/ZuecIjJmS78S6YojFVdI9h",
+	"nNlXvYNoFovs4m8iya3jzlmWSq7SfNVqmh7podUcwTHjvfQUVct1uaMTFtMLCfqyac6sNc/YniyJDhy+",
+	"FOd0qllz8bqHNQWdZRbvfJhBNStIrdWs/1q+svF2Czq3NNfqvvQZIhZUK7Z98zoXM0JjsGzQSbpUeDLx",
+	"qP7PUiqyoDEjXZwhWlnAO/AAscbsUSHflFdq9QI27Lo8OM6Zr1BaQUdrl7Jznh3+5xyvyj4461Y7DzU+",
+	"V2HFFV5eoYWN19OrjUotlSsRVe5Mcweva3dxuqBc7Co/azFlvLBybU25X6RiRhT7pAJyk/KIBYQv6IwF",
+	"RCtOaUCmPGG7UEHQSaiYLekMexsMBr1B51hzh7pF4+3le/Li6ff9QxLpsZEu09syze3T7XtEyb3NFP9H",
+	"piIgMmMsmj98pjlVbJxYE1211x9yxqDTgY8j6HPBxgsq6AzUwXbbX1Hutz1+31bofFU9R48rd9bFip11",
+	"RqDenXVXpIidXwPe4veoooNtSiiGAlg7F6yg1z3bbvHtunyudX9bkXLWZWRj+fT+7pqythMnflNfuvcC",
+	"Vk2kggVkwmjO8oDQjI+v2SogqR7CUUAmVPIoIAuVyDaLqWVRY5r3mit/uro6J2kO/16SDxfvSNfOhajU",
+	"yp4978m0N3rDRDQD6edZFJCcSRWQWU6z+W+Jt6kFU/O0wUEPQ8QHTsj5+8srcjtngtCJZMLPMqxW3Di0",
+	"RZSVo9IjNGMLyC2byDS6Zqr1OrSm37furft5SPgdR321SpwFl95NmvRahNgnNY6WuWylMNbFHOi+2shG",
+	"YeDMEffrtm/FZmnOd7U/VfXL9Uv2uxfDw2NCCYh13aPh0bP+8Hl/eNhDF3whumKMwT8hsKB86upweDzU",
+	"//2X/8Dsav2qi9BUknICG0QFPYsHEOpZKQZ+HjK99N8d+nDi9bqydwY0MCCn5iZJuLjGA0mJ7gyCd0g3",
+	"XESZidwLA33tYNAfj0maj4S9jupO0ACcmPCubgbehPZSQbjqkYgKMtHa0E16zWKfB6Z2IdeYqyIJo1KR",
+	"50MncstLFzubIP7z8v0vf6XJEmwPC/rpLb7kRqIWJFSujZ+9mjUtgyUxGCrNiwDidW5tlqw5oEqvoZpT",
+	"ZbcC/oaV1JqVslGCJF8K/5IIb3hhGUx4TML//pX2/znsfz/++Oc/hf57oBLpvUm8aY5idNrQEjdjRF97",
+	"xeHzOLXUMheypXW1tbkTj8xnPZCPenk0mCK8N8LGOwAaumASJKq1M2bIiEoi6Q2LA+TLslGbH2w7w498",
+	"Njcfxo0HawfXXWsy34Faq9aSPQ0bxpRRtLQbub8C08JnI/q/VkxNNSs+RAa03vMfOEviN/odr8NFd+Th",
+	"lfmSoShbmH0XdKWvnIrF16OsukuMjQd2xN6zJFaaKH3y/woDDm40vfrMy+7uaHl+cEFvz5iUdAbkfZrx",
+	"n9lqffkm6VLEYyolU2Mey4aIbBN8T01oUR+CHWOIe8wZjeZMnhC2yNRKs1wyXSYJxkNWLA9bjdebRcB9",
+	"XAzrU9H3JQoYS8lycjtPyYwJluuXCFcNl37GcyYfZFduab9PqFTjpWyQe99pIUUuo4hJOV0megpaOYrS",
+	"PGYxMFQuCCVTdkskxmvp+ew34EYeBhsLJ8+YmPV2a2YNpLHd8+V6hrGtYI0KN9knnd2orZf3RAHdP8qF",
+	"iSfoARdlliWr08iyMbt8ZnKl5RXsyAkz3wk023rs9vrM60b6NzSHuCjdGnTyqmgSPn4o2oWPr4vG8dey",
+	"BzvIc5p7lotGrYz9ziw3kZEJGqpLCU760jLnpMuV1Gymd2KsCMBgMOZf6wQmC8uv7HvuNzOHxu0pxZea",
+	"FmuWyOcgVHOWEypWCrLXbqkkXbD6w1mM85UWnWtCqL0igs5tukxiMmE9cptzpZgw8up90Inz1Rhe9YVE",
+	"mYnvQL12X30mX5sa9jjNlWLT1iYwLQwa0Xv6GP3XNt6uYlDsYTFA26m7AOXKNtLIZTG9Rzgf1uS3zf2M",
+	"aXGES7yMY5IKiOXVPDy2ly+IKDzWT2ka8l5mPvnmF31hT8FuYrTAgnAJEigyKbhi0qXSggAXQt+YceWG",
+	"MdfavpfLhpvCLG5twXx79ErLI5f2klqXAMKoeCAkcy4UmfEbJlAfCZVKzmRIVApR2bkwwfdyQF6jsVjq",
+	"38Is5zdUsdB1taIXFigIfmzJscvxntsGnK9sU3ZiV1fvzhqkNDt2PT/NifTcAsIFWfAk4UYgCFDfhzxR",
+	"mE06JSEcg4OESxUGem5wAMznkQiL01E8Un6j2CJLqPL+ljMah2i6QbI6iLmM0huWh5raRsIscfdoePSi",
+	"P/xL/+i7nn+9XwyHwyHadRb0E1/oBf/uxTP97TDoLLjAr0qbShGzrZctSa7S1NFMN8YIrdndz16do6EE",
+	"VyywB5BKy7JJV85pVsbfF8YZa90mRrvtrSu14wUzQRK7KINOfHYrdvkKn3+ZpNF1C0MUl6ghNQXjLiO1",
+	"zFn8yokSbz/62iG3U9micHpUmldUxFotZKf5bGn9jbuZDBqlk00Bz/depmPGgrnknsvBjLH9Fbc+vT0i",
+	"jZsZbfMUbIb57su54At2ZTxm7de6ffh4McTLiAma89QjqKUCKXHrPWxU7c1UgImerdvaOOgrYy7aw1V8",
+	"2SrRwpnSIo2ux9Ks0h40VyxwhVkc+ZjFltDjHYfuXUG4EgqP/srVnvI0VRCUShdZgncsS3jEVT1wfeMV",
+	"XOvgwjRa//6y7KT+0xu3U0iwXWQJK3IammLXi12polQMfaZ8l2cPt7CCDtg19e0+ZSYzLIyKIR2YPxnc",
+	"w4TRaE4+XLzt28u8NKUfk/AOPhyTX8H0FJDBYPDx3rXiOxvlXjM72fHNPWsuAzLRLei+dRfHJsxF//9e",
+	"SxjmWwh0+T90GfM0IDFVlHQnVLIXz3oBsZzoHgQY84KVTILir2Nyt8x5+fh/YC/k/+gRTIr27u9D8E/V",
+	"GxonXFwHBJrQxBQQxVWiW3Fm9x+V5iX/J/uP+/AEF31BVySieb4aiZAKkSIBSSM0gWwQ+txZNizBngI9",
+	"aK1xLjC0DNbEUWucP2HI24008OseVzKoCYXddr+47DLKeWtU8x6xzMFmX+DRcKgFzqPh8PF9gb5w5C3M",
+	"1Y0R3h4RMtgeErxzIHAl7LcWDaZ5B06FnGZaO+kfDYYBOXt7FZCXl6/7T/uvEgpGyh/P3/WfDoZNESVF",
+	"7MCOAcJN3sfC49j/+Oc/hQGhiizSuoM3sDADJoq2mgq/NTZ4z+14cMTwFopxomr9gbNWGSF/H/xj8F8n",
+	"WpfPWT9nCaOSEbmcTvknwiWhUcQyxeKWtjWvKo7sAAyn+/ECNAyXYD5rs3rJTXrzNVvpgwuwDPj8Sfn9",
+	"nAkypxKdEiREU3XoM12s7VdtBLLNEJgsfSZdtCvUmnFo8nA41BRIk6S3m7ukpsQtuLAffVkOrgujHtSZ",
+	"LnDdFqnWM6yFQE+HS5Kz6VKymHSfDQ97A3K2lAqDLeCh6VKrgo1uhkYtoI4RtOCikH8eSG/vnXO8H9Xt",
+	"NcigI73oZq9Zzm9YjDhAygZd1gLjXBgf5FwfuwULuxsGLw7v7fe9//jTQ08kKql73s47K7LYm6vFbjE/",
+	"UHm9rc2zNLo+ldee67wmSHslaRRYdp2BI+dsmcCe9KPZlMcGDPyDyuswAPKZ5FREcyaJyjmL9TlM85jl",
+	"9tRSIW/hcgMBEz9xMSOhnXUIAXISwnvojHJR4TrbFv0l9F6/h9oEFzSTozU4tCXI6vr8yG+YVm5AcwhJ",
+	"FwT4NAd3OQQDhlqWD0l3wgXNVxCXi0qCSBWZpGq+bpXbjQJ1+9set3N8qZ8FC15FP9xsvCsfrdr+2nRo",
+	"jXT7nRS+YGOrbGyBdftGyb4kDJZIZk3f1seY3oreFzgPhZGrujT73HvYVPNhQu/U/poXJJxUk11FKpjj",
+	"5zAfTby7N58MXCzjIlJgs8mpcNcULyqVjNsYqwp/yF7EzXK6tY83+pn7oGOWYktsETy0/0Gw7oKxI8Nv",
+	"uZYqKeUONsS4aQiNaBJ+B+SpIHOlMn1E9L/SqjVrdNwQzFPJmU6ja4eMzMc0Y4Jm3EtGFV3GNnM4GA6G",
+	"1SEcPrIEaUA/91RZqGSNi0knMk2WirVUFvcVRJv1JZNW4YGZWsNglS30ox3XdckV229Vm493A/3tewZp",
+	"TpOEJVwuKmR36HgeD184PsdDn89RqjQbp2I8pTxZ5qxlrhECaFbF0h20wOfDYbsgz6Kj5p26YlJ9ffJv",
+	"nUa3RRBCUIvtUW3tNQLdaHFptVnzYlmKrjYsPnirH/eUNF2CmEdbAnm1N9m7/vm7EbQ86hyTkZnOqHO/",
+	"7iPYakDe02+lJbE9XFabmtSbAMjJZSpuu1VqCH5puwKWdsYYCDHexeRtoJjimnMK7N67ceq4KV74Gr9s",
+	"FyiZ09uxeWE9XAXMS0qyZBoApoZAG1QqIjYgl0zEhCtCJQlPDd4eXFTH5CXkW5LRcjh8Gl2zFfzBQKsN",
+	"/94/PX/b/5mtjtd+H5QJ9FoWWUTZ+OlvR/2/3L75++nZ+bs3m/75tPXi07Ms5+tb19dwp742yF876rj6",
+	"1l67n/XiUEjwDsCNF0LG5QHN+IExPh7QLEtW4E0aifDHN7Vf7wo54f6AfcrSXIUDcuUGsADEHkJNqHkq",
+	"tegwEqFH0QhPTBRRJQLI+LFMQFFI5mmCltJJGnPwThatOTxPN+E1DJjmPDYsr5OMZtwBenLFzkWUHdwc",
+	"ekXOfzMVCOMHfc6C/KYSeNjVzAxU5WvGMjiaBLBFSBcotnfimjQDQomAKHRM75PF03oH64DPukWpeQEB",
+	"BAFfKsXn1NZ8YvI5F7Iay8Vj0tWDlymM1IYhatmld+I8qic7TZcCfO5cmVXJsoSzuJXD4ZojQLSltbNX",
+	"5ybi9OMjirk7hg/77MYtYhJ+Vxrt7lHSfvNmi3XbLRh6XWps08W3rJ87rNsciKBVFqZHnnqd86ky+Wm+",
+	"4Cs+2wUqy4YpffQlohalS0ykjG6ARgoTt8ANaEDYESROEi5ACgJD5gmEbMNFrm8XQDeH69cXFU4Vifl0",
+	"ynI50Ncrk0xELDwGeCNgqZLHDDyeAF2WABzLicnz5TGzY9TMSnMzvbYj0aWuafTDxdseml5TNQcWCDHl",
+	"I+GGPJuum7AeS/txTdOoy9SB41f62IIpQuplJcAFOZr35YTfsMfaY91WeSmYjU74NbvlEjdNNJZbMfUr",
+	"0rysKYRRQ6YkSHXxSdeGY/W2u+DdM2LpJrDkbVbAK5Xq03HBilRNT9JLez7kHjVfrKr+uVUOjaXt7TmV",
+	"ts2gGOyGWe6jUTu42k0xfJvNFp1L41JH0GqLdo1xAlZm6LLBbEAqik7vBPxTUqV5JQajnJX3eitoVKsL",
+	"hZCiUmRGOaZwBAT6g/vv+ODAqEWYmhtlJ8SucEvYmtdLhAh/aOBX88mJ0mxlTssJCVG1A54Ful1f/xxu",
+	"wZrZOPCHOE32jWhYG80bEV9Reb0nmKkN2N9oHzh/VaQ+51vSIXwmnx+0lmljR+MQrpsTQkk1xYJ0cROO",
+	"SXg3su7KUeeY/PrxPuztYRQqMRGLnEk7Bs3sKE+QA1ARsSTxQhzW2IZp0ccr3hg9o86ieDSHM1XkdGiF",
+	"xNGQnjg6gXFGDkiIGS5jKuJxwmY0WoWki++AuNQ7Hoky+cXmvpBuxvK+5RQmDDRYT6LpoT7MBVecJvyf",
+	"LOxPqGSxbWckqL6ZBiTEvsd6v8LjMssLQlImbJrmjJTDOLGpT0VBEs03cE6Y9yKX0XwkimYwRazbf3r0",
+	"YniIpoi1oQbA8fR8qBneE0mmNEkmNLouF8qO0F2WPkg1NqbLnS7MvxilTU7T62tmYNaOzJhCk/Oz4XAk",
+	"QBT7IAp85JrWATMZHh31oMBUgYJin7bxc7IqCq3ttL52y2XXwlA5xZZx6ZoWz+CtUxG/s63qb/HDe2y4",
+	"fAy++Kip2KA9NuAIH9Fx4+1halKeHp2SnIkY3ejdAdRmuBbprUCUhj6gP+jT6kdQ+pawir8KsPBu8L7/",
+	"vri99aIFGw08hqzdEL/W2L/fHNbvXqi7bSHhK8v6jUDV1iBpnfkHBU/y3skON3sMKIcKd/xa2HleWl6b",
+	"WLPD0gSbbhF0sDpuo7fnB7pHTqyVXoj5f5qTaE5TCfc7FzOsYgU1qUiYU8VC0oWsisOek24c0SQpi56N",
+	"xC3lSpIwZgldjRfGd2AkKVMAKCRd2zUIG0/JqPPWYAcReIJ0udBzYzEOrjfqnJgLH6SIsvkAH9DSEk0S",
+	"lHFkkt5C4SHAWGFxzw8lhy0YmR+jAJ62yUTeXUY31ZvKyANvF2IJNQfqe59Xc9C90vYija5lxqIBEsKD",
+	"AZxsezAYB2tpja4L05bjk6v4fn8dfhwUyZwD/SpVwKGawnm3HwZrFrEveA9EWT6kOuDmXgKzQO5cgMT1",
+	"FGq1T9auoCXCB1ff7Dtv9RNUIr1hPjcsr+VDIo0VQF7bVSEYgdNWYGumblqlHw1k0pU+uo8dJ1KCXtiS",
+	"dZCFQKM5i9HTqUy9WvmE2GZOyMvTyzdjgMU1T5h6iehW1oecRHTBiEp7e5gK7IzjK1s98CEX0AWT6soY",
+	"6uuXzyOAudkrqBnN7T7o/MRogmRb429UUb2qLlWl1wBFRG8ox5vwYwP8d1VNh9diNstp3FB4oLU4U2Du",
+	"F8MrX/bN7i1wr7NX568oApjum+KwW3UpPyJgPblSP7Vx0L87W2Wzaa+wpaNxr+JzTW+FN1tmR2cnIqSN",
+	"4Z5vfUSrBLQ956NRn3YNsVoy3mB5rWOVbigx1Uw+7zMmTs/f7hlA5sSneBxc5tcAQ0/Ar2VcWhBDb77J",
+	"yT9Oz95hnQAC6RkY2ZOTcJknEImzxeK3E7nYUT2RmH79QGrZdCelZMpUNK90W5+i/T5sebPgrjUBjzmO",
+	"+nWBsuKR9kShtsLh8kBw1ZYd0NZQHKwcb6er5not4KyMwEII+TasaAn8Xvq7KeVqPl0mycqkbwioB4G+",
+	"RxD8TL1T48h8QP2WVshfWy7OtwAzbdBu9zlkrao/NLoPi9vphNzdN0gyDtbO5uH7iW5BlRa2CmF8c/EI",
+	"YNnmSXQxW1ux8WnDGEUqGDENtyqPVVa7aIl5Uol63w422uqqNoMI1pfE7S9ovtL14C73iK49RV6KrzqM",
+	"F+9Y0I0NDtUNyydU8cUejpUSAHkL4CwoxRZSbluj6VKrgm+Eyj3xoyaq1cjmfmusVmHGkYnBa6ATh/c0",
+	"lNJMqGIispp6TVUOvDTexjpqil94UuUkNunlgStkbMUxMU4XcFXot0iXFuVXFloCE+kYfuiRmCPnhI+t",
+	"c9PMLpyZUTUUGIrS7YHQpqX35ulKEeHGas4Wjl2Cu0hLld2SFSC76g2MbMb4zc6G2xKXaQ1mfLlY0Lws",
+	"SwCsiHRLBAgXAsLvusjTpWiCQsbfdOswT54KaeVjU6YfIaKThGQJXelbzqYquhDJFB9BbimvWWyCfnbb",
+	"3Qs9GD8C529LJiJmo6+327btC1KxrEHyUiwrvYDdIfoaexjSCD5FbKIg8kKa3X6Et5UomJqCD2g1bHF9",
+	"+JAkXVIrjnJgQ4kMUZfHooHnu+tUOfUOWVZ4WIUTBXUGWNurgvi8d0ntTDcb1dbX0UoNCNpAeaIFrMK+",
+	"RnJGYz/KTWF58wOkUenDGgElJ4y4Wh0T9tuSJpKMOuc053LUgbvklupv3qUiTsWo468J4XLmLcaBcoPM",
+	"iDYs3/uS7dVAYzAkIjwuqRwc5LRk212gdCSdJ9IgQvZsfXpwretLs39x/grt0SPRxS4Y1OnQJ2VCY8Mb",
+	"9YuWz8O7QOzAGERadmrI8ISEYLEOwbw+EoUmVLHGn5AwZ2gBD48L7A5z3cRcZnjbPBseBuTZ8GlAnh19",
+	"36t6sk1kSFDYEu0YOzayWi8z9uE16piFPqe+kMvdDGUVYeJreWoq3NabUQmHdtOl0HVA6QJiweoCAvB1",
+	"PXMPFFsejATqIppmrIZic9SdVvGGsVAswBrJaTEG0Mnx+ktSMcPaLmIkjobPviOTlYIEDKBX0MS0fA56",
+	"rTGwkQgQyVDiDAiX5JplCjV/XFCIAyFUjkQ46nQTNlUkXapj8vzp0SF20Bt1whMiUyeDJKNSkcMX5Gf+",
+	"srDllpeqHgQcgK7x/IyEfhV6nvJcqgDBfIp17g3I/7bz5SZVhSa3dIXD9eaFYMu7K2BF3Ir1Sk1W5WLz",
+	"ODAzhM0EUzOayqggzu4/0ct1NzKAxpgxh1BLo05AKvFSd4PB4P4+7FXgnUGPirmpcrTRt0OzX3GjPnrE",
+	"dJA6dl8D2Kon0iH0+iKAoKt3Vc8SWSXODJneqHMfWuHMCIsj4dA0B/h0fUH0CKaS4GXiLOEBolGHD10C",
+	"hJRoqBMhYvaplHLsiENNfaEBo3CBJzTvvl7Td7Xs3gVujRyCiRgiqK7h8GvxNtZHxsHV1t/pv7AHYyKx",
+	"/ZmbwPDr7WKVbLTkldt3y4SqMSsuHJ9JlwoSYuy25Z1hAYUM7Mk6cA0Sx+XlG5KzLFn1TgiYP4zAiytw",
+	"C0ekWLSim0meLmdzRSY0uh6JLvZ4YQQqGfYInSoIESaM5glnOb4GVFyhAzehWq/vOF02rIGZrdWvDKtE",
+	"03dJ0QK2pEUoMh4os+hBwWUKMnPH47tl3vEbJoxOXGVYXsfKQ2Ic36UzLj530fyMSnmbYvjZlpwdb218",
+	"p4UNcygVweo4l3K75fOD9HjN4UVfh2eeXqJlnmtp3g22GTci7BcVhKD0zITpWxkEBZFWwBiAZawIXKhI",
+	"jqnAJICdgfbdZttLXfXwqjVfx4MWtz6qoHEZ/dsAFpz1rdijWFBBzB4TQFJ1gN4KGDlm7vhrqMu2xkfP",
+	"oqAV0RI+9F4pe9O8Eo8RD2XWdP/SNhYMa4PncVv6/ltk+EX+2lphmC0idkCu2QqRjh1xhHQPoX7AM5Iw",
+	"haCfMZ9xJQMSjsORSHMS9sMTEB0x64RQfSwJJRlVc90fCqe9AXllorPTKfj0nLjtGVNouNPCsRiJhvuS",
+	"FNcaXpmhKYJHieQzwWKtusEvl0qLNxjejdfcjHJh4pjqV2NlYJDuZS7InN1wCFTG2CZ914FsViwPiPKF",
+	"DNb1iVgBCa2yYr4y8hPkeWvlxdZ9gLHxuBiFPgMjEZoIoQHmbHAhFRWRydswX+ZUxOnCpOn3LKCXnvcT",
+	"qfmf0DpIzugicELCcCpm+azOPRLWBAOImliCOJ1CihsADBhHtpbNi2D97tHwiJwasNMT8mw4tAJcuVIQ",
+	"mzYSqK9QRXhscn5hdzByDZC0gVubEVohFwi3K5mWHlG6Gy9k2BuQS1CfoI2RWCylMpirJFTskzqAqfdx",
+	"6hgNF6ULBvTJELwOJjnRQuEJJundci1coR1hxhRSIwbGlSSIxR3CHpF0BVpcGgAI7JrCiTF2A3Iq7JQc",
+	"IXHGb5jWzuSazQONSQDdcDdCIwJoM1Eas4CYsKL7+1APv7BAyaK6h8s2DtFdW/mqtcRfxLZVWMvjhrg5",
+	"EHC7Izrc0lUhF1cYGxOxHJDwFnQNSJ4vjEHFggVY51ifvsJvoGnTUlKSANxCALuBDESqisbi45fHXm0V",
+	"ddXAwrPfh6SrtxYuLig961NmEap9hEbJUed4JNw3TFMDyOIC9dAaGrEVY1XFn8AHhd//96luuQe1gw1j",
+	"eqIJTV+ZwUiYZgNIAEnAXZZdgElQDwcY1hN4OlXyPiyKiulr4O4+tJYDvXASoDAEYZ9opJLVCPS5dAro",
+	"FsBiDNLFMgHACjQAQpIOmnND3CAB59IyAcAzNKwSedJIoEp5UmJUW3NIzFjWOymO5hNp1cAiKLaE9NSb",
+	"y2gcEDeFdyQc9EP0tc+L8NwqCKLdWs2V4PTIxrlqpl70CwlIRScLukKMj/DujscDfaj0Oc8SGjH9Pdy/",
+	"U54kplqh66HRy8T0LXR356eS+/vQG4+7G1ang57ZLr1hDUfTmxZcsvxKDrXV4rnARSgNH8UjZkAnBXLG",
+	"+uYM9goedlFuNw+4Tl9damMNagRnySEoDADI8NO88P70WvuwdgLVbQGbVGqC7UP22jTbAkqkVmLK8ae1",
+	"Aq6yz0Ldeblr5YzaXukzaDbXSEe6Tb2nuq8rKq9Rcjk9f0uiOYuuZYFSoqy/jZsizb1gJCZsthRYbU5V",
+	"DEduUuAJsjP0rMAQflumirnXTQtjnb2v9SAf+Z72Y8xeubiy5mgK9kkhB7ZYsqS85DF501k6uHYbFq9y",
+	"EvalyWJRXlor0mMuy2bM2lJaXV+6M3rNjP1OOWbhqvnyGHCCLDKvvisgCYOrwAQCWGES116L71ZlWctK",
+	"JV30kwNRFzmfzcpCD+AvRKpGonDn1Wx7FQHdVM9FHHwqVpWqeUjfRiADNC33TkMRq2IMRoQOlNgH5NRc",
+	"7VqEyKw0MCB/M1ZfkOeLkRSZMKeXP4+v3p69ef/hKiTdF0MiUSMs9I4p5QmmvRaiuqMKOktn+IFWISlJ",
+	"qGKF2dasAc/1PRMQmZpPmBMj9IIRRa8Z4apWfu9pvfieFwjz1py7VDBz1+4ST323z/lZs2J83MLl77/m",
+	"CVwzfeyuRlh6DqysSqyo6gjyob4BtE5+TPx6vmAslngKCz9XtYEi32/Vc8wC0LCRNcoaB0UTIIcfj0Sz",
+	"GQE7LtszWe0gomtFo2JlMA/jj15x0K3+tZtp28nw2RpQDmsOoSEPDe3TEpiwUdRdlWb9hN2whJRj049k",
+	"OV9wBXHGq4zJ3VEUaqY8O1fPXHz2Payytm05114rirLtuBH001il1wwt1psZjLeWww59tUTTrxfQrNuH",
+	"jWGbSsmlokK1yLsyNt6m8pf3Wyq6wMEaZzmbslxLj/KRJV+5kootxllRz3LzdIp9CNzt+7g9IrmB2X5m",
+	"m80vqeJTHrVjE7UwoSSdhcckFE4T8sDM3yj3IZxhox7HVNEQwQP1uzOWhz2A7UpnOZMy1Nyx2ljxk2mt",
+	"/IytqFTRROvkttdeGUph4y8hhGSGCXB6MwZuai2XYLQsI4O4wtLSwhsxYQEBNoYId5N0hjGd+2fIwrK5",
+	"5ypmE0hg5mKaQiSS4oD2ZdMbyyClKOeKRzTRpzBhOcQvLVg+YyLyA3TiVrRCFHRvhq0wgXbZvVHHsHP+",
+	"X2ol/ZJ01nEae5SKfcXpqpD/458utzzrjsJMRKGuuGue0FrVAKxM2BKQL+MIGVa133WNAc9YD02knIWZ",
+	"AathllBe3LfpFCFuD5CEM8qt8F4YUWPGsj7EMKKEb7MvRqIbp0ofoWu2kjYUioQmsHMQcbUKMW2VCLhg",
+	"3cyNEO6qX4cfEbcYPg2GIYadjARwedkzJkRiTaN22MAVrLBnSnVJEsJUNFuwzxsGBJMLByPx3nwvtRAI",
+	"YZn6aZGqcflJX0iUC/hbKporOdbdgY1TxOUHs8ThSHQv3hxpiRAwXcsWi08zhf8HKyJaSxP8wEU4IGe6",
+	"IS5mhMuRiKhkfcmEBGFnMBIj4Vir9L5XRdypFokMnKJVX4i6Ta27Q0u8UhOV0WUmDGzEEBV5PBJ9x8R5",
+	"XBCHk9fmVvvWXYJnJizqlOp9A4snjF9hAtxIEOTTmhzWqmWHNXOBFmwlbDKkmhCUOAIUpS3YlG7yaHj0",
+	"vD980T/8rndiR27DVQn7lIHcC57JsGqPCj0ly48dqy0UW0UwZgLipZml3qCFcfVBRVEX29mQVqWsKLxh",
+	"vEuBbsw3+y5YTljVJWGREd0l6LlFUHHGTVG2JKw6l7Ac7H1YBvIa+3hhoF0mCpsszPXHhfI+4zdMGL8r",
+	"BB1hHFQoFcs0QcOR3uAN0DPXYzKQFWiF04cY2aBzD/dMNGOYs4xRNU6oVMgQolWUsPCEROlSaNaRsVw3",
+	"a1Jw9cJkemBoPblmK9LF5F8SnkVZX/PgvjUr9n9mKz1qW/3IvGT4lKElKq/D4z2jV43vF/0Y1WJNQFFl",
+	"RlitWBM6RY1xHiZVWtp6cParclFYOrLrsWZuQk3h6dSCGoan+mW1wJWs9GFtlMLsiS2c5RHNc62aIXkO",
+	"7KNXWtLS24qWQ6Ae63wut/3E7Hopj2VUSiZPIBDSXaIBeS8qTmbrJHo6JMPhkCykKR15UtrSYL1nKZOE",
+	"3tIV+BIxwFK3gKs6yVMaR0BsgDWGXkSDoEkoXp+QIACHQIh0qTWMAM3Aehy6Lc2O0xuWB0SlI2EClTI9",
+	"MbmcFPc6qu5MhMYuV2QMmmxys5M2MsAlF2uOoEnSc1NljKy7ODZQMmPdwxiHH5tdXWSq/v1IlMj01Z/I",
+	"hIHhukYAmHGy1sgalei+DupjqD5VdFx9DuH2EUBwJLAaAon13onUbsjDfV7FdleUZBdKt7oeZSps/Wv/",
+	"+nnF69K0/HTNl4N1d83PBh+sUrj/M9bX+ILwPXtis1coZ6cSKBWxfjtkQVufWd18tSYlkZypZS5Qwigk",
+	"G+TDTyQCAXT+ZXxv294B99Qj1y1EnxxkOJgQaeNsgFCEwof2lSp1NmiRl2Xa1aNrkM4e7mDNAxFtt6pB",
+	"imW7FlMuN95i3jvyWyWRyv0WRLo2Ydt6Cq23wK7TZ9gCkwm6owLvau72JK57JjxiM4r7KDQPNqKuVTu9",
+	"YOCLkxUcAkiLS+jKyApcQvrqYM2B9fiQbd9SHEJbY+slJrM+NgVdbQxm8FKQdSsbodcELxiRUeu2+rMk",
+	"7JNiArF6Q54OwBYO+uwnZVXmA3gy7A3IqfVoeSJ30VHLooTmpt+yaa5FZZDvfx11mnqJ1kptjTofB0Uj",
+	"MjRxmDiRORVxwrQUryXpkega4r9aZeyYjOAKGnW0AgEZbyaxr8jIkwZfI4S5HcwYKOn4AcE0ba0n/A4R",
+	"sUNym+bX+sKhYlUI2gPy1hTcWUoyTZMkvbVHSG9HQHIWXafCJsFC/Cu47qAIV6ibBO+fmkPmDjHqMema",
+	"oInCNo1BuySMlwjk4ii+QaFZjQSsjx51sJ5uVMSKrWefLYXiSX0NJhjBBiqJdf8bVRswZTBO5biCZY46",
+	"bMGXDgq2hAlQxqxhhJqR4CJKljFkhuUkRAxy24jhYeQXjLcj+VJIu5cTGl3PYBrH5HAYaCUOdCaYwEhE",
+	"WrkTKZmlebpUXLABObWKnYtvXVIpkJczK0tcEMWl1xSDQuHYwP+4zeEsWSWGJWq9A02OgH99iJsTFtvw",
+	"cEVkZ26apUkyBgZzQ5NxE+aEfgoMcOZBIpezGZpcVVqCqh8ObWh3AUDhXAcv6uEMQ++FUF7V69ATrgJe",
+	"KHGGufh2zSyzY5vy7KO/Gta3Fu62JnftgjlWMoaKUvbdi2fDNne03ztzONyeaOb27HXAbg6PMmLgo9cK",
+	"L2u/VSnsp/QWMrlRxdJn2yZlWxZNLIcm3UMyT5f5Jnp/9t1wneY9K3z/9cL2NmMj75Py1RIdakE/jQGt",
+	"OhrnVLFxwhfck0Z6zvJ+JXMvYoisYc4yNlGtxaLbI90igi1jOVlwsVSsZ9KHF4wKCTmBNyzPecwGrZJ9",
+	"G5GibayCD+o/SQBCQj8ycDSXFuluFn+62uqHi3d9SacMLn0085wQhKBYuSvCDPi1F/hjd1x0H9yLQTw3",
+	"CNj+DfWl2lX693EFlygfI/tuc7Zl6xy88zTh0ep0GXP1GKNymrsA/MyvBr+xPpL1ghZSMuVNvC0xI4H8",
+	"Ply8A5N3vFc2bUvmwbMxF0xtOXMWnrj79/4PaX5L85jF+i+MkQWOfnXx4fLqzevx+cX7v799c9lrhZt3",
+	"zVZbUpBFSm5owsFzDUg8Fj1w5wWpYqyVJzVdThLnmJZRDvvBfaVLVYmNgPsh6MAkqAK8pRsegx1kMzDx",
+	"+nZAVRijBVlvoR/iErJSoPTJ9mgoWD2zEUFJnXYqQQlnXMGGcrooqai6aM0H5JWFt63hbK/GxfrVIiXt",
+	"mrkbwYV68cw7f1j0do8WG9Pm8br9q83elnMHB2nLYSVUqk2Etxv7wp7LVoNyqTdtkoiLpfGUVYDiRilk",
+	"qoKfvK4cGPhHgxXXCBXbrmyoHQtm4rQpGrpHCVTbic2j+gzlT20XWifZ3vx94+a8cQ5E7aiUdZI9lYnN",
+	"a2M5p0fPXxh5V4uznePOf/867H9P+9OPdy+e3f/Jx91mFll+J56YwYhLTOvtVznyh51xUvV53HNme9W3",
+	"wXPfplYwzOqv5fN+rF/ku+4sakte6bMsiV0rT1NZ7/U9bz7xl4ZtPuys6lbKY/rwY6nbc0/kOoBkK+jo",
+	"jEUlfPQDKGW3A6+7tWf9MdCe3YE3b+RfK5RZB16EqiHtp2DLjPiWHjelsUqqcw04F0Y9/JdEliuChGeC",
+	"rlwdD9vAuonmTvrYdCA90mRKzKQhQV1gIFYLmCRsLyiXrJixd+nzdJKwhbeM98UPr8j3z57/hWT4UInI",
+	"7vEeqSakFxj3LhtX1LTxHkRY/nEDJLED5GTrvTw7OvIConJVLwzzQWR5GjEpNX8ib4TCai0N+Ofum3SS",
+	"LtXxJKHiutMqjNj2H2wCkTovMgM2VM/YIRP41LznW9cdc7z3sAttKxHY1m7kS0fZKQt6TcVuLAC2G9z5",
+	"IwYr2PA2+KQ5gAMIAHUgAKcS4js/Q8TCY9mHXPHAW7y8JOTATW/ZxVRUo+xdU5PAOWWjgKo7B7DtkqTT",
+	"KcS3TlaFMwuy+oxfKyz933Y2AMCg7EtZzqb8U2WXttnQt4vvtbO0PWViz0Cpqi/GxGJUc9GabqHGgni4",
+	"Y49iQGsQ19ob9CqsYTc/OpQkMcHqXQoRWDY4Gj2WJTAIFasinh1CwY8JhH0HBIK+gwKMovwLor1B5GCf",
+	"VA+xiCapmq9fvDvDbVQT7T6uB59VhnpCwrs7S9l1qBGIFjZoI1yAewTWAdIkJFioP1y8lYNW+Xw2Ic4r",
+	"I+lmfSnyJRpK0xgLOBR9gG0o6Yxh8ZjaSdzuz4JZNJCSW+G4uVBRUd3a1NZCt2XhumBZmivwZbtlmF2p",
+	"8mh49Kx/eNgfPu8EHUxZeNo/elF8eNE//M5+ODzsHz33LmjhA96VY8YNpSxEKvr/ZHlaTxzAtAFAmDUV",
+	"JTHjhmZYGR58OmnMivye/tOj4fOh30LYJk1usC2fbFvZ+KoJCvDlGyv1NTjqitV9XGfdBaMx9yOYIlrG",
+	"9qp4poFX+HhzTbnNpeiaSseZUfgOSL3rtV18oyUeaOBJAXQSkDC9DkvVi8pUsxnEZRh4syhtYT1PbS0b",
+	"5GNj3ynJuJgNymK6esDXPtkOA+xRXfc4HFIhWGTSOuZUEXwcJAOMPAdWeM1WZQZArgkeYvgnRmkshgAl",
+	"3aFFFhPJRWRBOg77w6Orw+fHw2fHw+f/5RWO+SynDfIM+GkwI96yHg7pDgmjkCTEJZkseRI/kYBgIRUp",
+	"mtu+RnW/f1lD0BmTs5B+EsEGXq1FfK3PBp8hboVkQm1R+m4Zf9YrcDgg39DGiuwfeRaC5RhLi2AYtosM",
+	"WMTVzZiSI2Er4mPY0hmXkotZwzRXpir+YW9AXqOsZaBrhclQaGerrbW6T6bABZNM2cDXPauPmroo9UhS",
+	"yQypOZlVqUhWO5eRu/cSUGnaeVA6R5JO1gf/kgual5JcV9P3i2c2pmBqhDXNrOAysshqbbx8NUVks/hW",
+	"PvqZ0NY8s3AmSckEF8LKqoOvbRHgCza2NpmtS/0voe2XukORVFgFrOt9o2aAoLPMeUvvrcc8oF+uGwnK",
+	"7S2p3RzR6sHZzXBgz8HLFmc9IHjWSVerKjHNY0KTbE4nTAUko3HM4l5QpuhoTaNMR8sZjTH5UY/Zr3b4",
+	"VPb6QV2/0PU57dpSIUgRFUl485BaFJqzQ3gMZb3ZF9JaXb9gUr1yk9iq4ykKWXqqJf0WEKH/hznziLNK",
+	"uZAB4fKX5YLlPNJ/6iXV/57qkek/3he1V002/gWbsU/emKr1EuUWgWDgZyE3ti7gxvI8RQHB+jqZIuLl",
+	"rLcoJzmTSkt1g3IJH6yd2DaNduJsT1PhSxqpJeJztKw5yT5lWAep/SubCslXiMRbUaHJCW33dzNnW9sV",
+	"ZwaBnX3RUROVv4FXmoIyC0Tnnaqhl9vusYHbMY6bInm0jn306VNDNdTmSFYzobe2IGstdCaNVzucADvO",
+	"UsXZBwu/vsBrUPgvV6VBJqETlgQkHHUQSv3szdVP718jlDrBr/SW4xejDjB6k4ggozRj0luse5864muN",
+	"6H7HZaXI/Rv6bcny1SO0dN+SASExPD7zcRSVB5LZY9R5j3Km8B6WZIFVdHyksKHgqamTvQ0WzFRZ1E+X",
+	"I297GTwaAJhnN5oqx7TZDoed68fHKl+KiKom5lzLcGgRJ/koR7Dkltti7qyFzHaL0+qszS7YnDLRuItF",
+	"XczPsI3ei/yht1CZ2rJ2F9lS/hVh6sc3V+RgKVkuD+54fO8tNmMN2uu1gUVaQGtj4bgJja69YpznJtye",
+	"GbBJbshLrrRtcZziLJX0o7aKfXnmtFZfHXZBrePmwdarRNmNKCdRLcFaW6p6D4FLJM0yTzNNYyXMx6bo",
+	"S30ve0qyF4y45uh7cxVAnZOAnH/Q/zu9evVTQF6/effm6k1Afnpz+lrrB+/Pr96+/+Vyo2pQuyIA+wtN",
+	"gwcnJLyDG/g+JJLNwCvuutcw/0hfnAPn3q/aZTcej6ZrA8bWdk9w6R5/S6781zaVbOy/BPczONl3Jqvt",
+	"N/jdpjhSvRubMiECxOeAGvK2rgglxfsErOu3VAsGMWL6+syENeSF5mK9j1SZH39oXWFrx8zHtqkdVlPY",
+	"xutQitxo0QMBfKfrCQn8/nNFxHijYAoyL0ZsV2GN5CokvLO9C47ZI9ly8Mh+rYSlS3rDTuVVVebfDZP4",
+	"0VXobdzDI1i0TjFsG1tzWQQV16wuSzUfL7y++5BmfHzNVlj0upZIiX1KQtFPY9KnbwUkYDpJdW58gkiF",
+	"pnHTrDf4IKLRnI2lvYc3px5Ec1acSnyxzN7d+ubV1bsz+ZWuCyeloS6Q8oSZyq3dOKdT1Vtfe+ukfjZ8",
+	"5k9Qt0/aG3ItltmkxBsPNIAPA0YlYBeYwflF4JxuXd03+pl7W668tZD6AzzulU5b3g/2hKxB1KS5Qngs",
+	"vAvfimkKVY38Epnx8Y5vynidLaFmlfAebOKGx6aOUivXU/GG2bGtL2wIVIfSMASlL4hTh00G1UbfFMck",
+	"vLvmIj4G7Aua8f+ziLKALPMkIBiHHxBc6oBAJHIwEiqnQur2gqLdMVX3oeP7w26M2DJZAdqKv1RyLXrf",
+	"7KrPyVd21f5k6qlVQlZwkp2gs4gyf4ZikTVRE8J/Ou0fPX9B5uyT5W/lojrR7lv3qognX//FrusmI8/2",
+	"e3JHcauOdq2FcDRMw0p9fKxsoqZ4t4YTaZ4fPEBesl3Wj2DtgAU20r7MN1o79YbX1S6W6gUVOLen5Xc1",
+	"7luc1AfIZ3h1P4Z0VuYLbZHNakgLVGJJSXwgLADvoV5TRmfMMALjvE6obHMy9pXwmJRe78eXVgp3vJZ2",
+	"08y2cpVHVTtcRcPxvT+AZGGP3giVrx4HO2R3M+4+Nr/HQiH4Vix7vi33G+xMTKq7zFuLYJtdfhzOJGWD",
+	"9vRl1Ebsfz+d8Ys4kXZxD/mtiqdZxkSMwFyIAg1zfiIhhoV8uHh3QtgiU6uCv8P3iIzslZUf0T3osUBu",
+	"2Ke/cTXXzKXM6P2K9wArB7ILrSNz9BD8H/eK+WAX1ksIfCaW2X7nFUv9u7Ozxf/dONPnzzyr45o2xnum",
+	"TmVUylsDpVM9od/po/mXIxLNaU4jBTD9FnX+L0dkslKm/JjT41+OKh1+t2177FSLUfgmtWnFm3y3aQ0v",
+	"bBfYJUj52fLOB+nxnppcoUrf3sGXOfyPkDRbtrYpcXabFWgHi15zeuTmybrZj/Ws7L0GV038a5PoVx96",
+	"8UDTyJtDtbeNecEX7Moot+0n1CosFcNPPRNqmkWTvXUH0+C6Ye+hN4PPtrVJb2/P6Eu1ubrbPr3azLBp",
+	"5a6MC2q3dQO3yGVREXKbKGae3LRYWBBn9ybbHAJ3tN51WHIfatRXMFU/mORoTpOEJVx63KKHCM8L6TIA",
+	"yGjD4E/IIs2Z/VVfgVSsPKisLkSWSrNxKsZTypNlzvwHSCFARJXTb3eKfjmPXzHA9QlV1/IhyrkmrkdR",
+	"2oBKv5rKpnu/WHoMQbvbChBDelwAmlXJ9Af41ZAoVIGGv4Awo3SZxJCEnS+FnzJbHqHNEcb6t3J8HvK/",
+	"5lm25RFFdzanS73IrYMHNPHqM7sbBYGzdunV/eslG5uC6DBrxI61WEvbQG0Ba/tdX7zKStVNIuUcN9Hk",
+	"o52uhnX5cgfMbs46LJs1r61LiPj4Zr/P7md0cySdXCZqN5d9c5jh7gfFZ5/Jl6IRFRWifPKlsGBSBVII",
+	"xFLtgwa6nqxdnAEk9pLMC3Pfx6YzvMt5b6fF2GbdlxwkTrNWSDutQ85c+nzcyLPLW66iuaul7mdpqGjW",
+	"baOn3HWrN+A7p1dUXp+brJaHMBzdzuVysaB+s9QX4TnuGB5F/AWL5wOAR20L6+erqF/hHjGs+gF/64Y/",
+	"tmn/U8ZzJs0Ym3CDuTJVVM3jFSax03x8POnpEUnSW5ZHVDJweJcWKK/h1404XOdu+nQXoKk2yLHAzc8S",
+	"umpodQNWsH71SVEzRaS3AXgky2Is5BYkMVutVpHuWhEVU16l58YkmVoqVicrCp+UGaRNG9yMdjx20sw8",
+	"caA4BfOMngrpotndAEQL1htsis30LE6aJqZ0GUAMmAusWPOWPnXowNlch0HXJlZTOBwSrp0X5wB6j3uT",
+	"dLG7ePAIUvbXliJ2uX29+1dcssXdv0GStbPdsC+PIcZukO6/zI3iNSd9RVAC5DNyD1OVllnG9nTuWGrP",
+	"nuldUA7RAuYM9TOWBrVbO0b0j3FUw3jZfA4b0WF2DoD/QviGFSKor/TaTm9Znt3MP/pAPMrBboMC3Jyy",
+	"r1//xRux+Y4pBdgXMZ9xJQMSjsOAhH1TpXAQnhAp6DUbg7TCJblFQ8wiSziUMUasKYJh1XVUhaPv6g46",
+	"Fyz5tP9ftP/PYf/78aD/8c9evOQPsLynMyC1PN5PMaBLNW/F9bTEUT0J7SJDivFVj4MvvHZ7eDqkEbWn",
+	"jKLvNyYBqQYn4sETmacLlhmRabsEK27SqPAz7rgeb8uXvauR8IgZ/+bWgSyYohZ4bsdhnNlXvYPY4H3L",
+	"UslViurRdqvANU+SPTbuUr/XYts2+orWjnzt5EAn+x2fRyfZSnhOrR5twyoXi7CIsnGJ2b6daKJsbEX5",
+	"/TGJIOiGqY1RRI90MatlLuQ+kcjFlj/ckNJYE6yoqXZ0+Owvz757+uLZX9yiarsU79oxjMMW4XKvD7w7",
+	"PnbNH/2Pd8PgxeG9/b73H3/q7LBs6MPf84J5BCTwLSXMd0NOawYmPmyAOXo4nveWCey58b8fOO9m0rNB",
+	"GHsS316Yeruh1AE61zpEXaUitQXkg0TqSQW4a/DNget5R97VIu8CCjOvoetVQAV7gz0PmQuRVz8Ira+n",
+	"b+oEfSsQeRhXtDPIcMOJxICi/bWNIsnz287G3J2CN9eH+hIJix5AYURpJfB/kxyTs0V6wyThntyY/Y/S",
+	"50hX3JkN1NMX12h+e47c7jlpzoSrVLL/EQOP+2MoJJ+t7EItnKqQfg9fVKXeLxofVfLB58MdZIz9k/Q3",
+	"Rvi3ihT81mAkNqwSFPt+XJpsYqV10/QjVjd/JNv1FnuE3altdkswPP5OLNxe0pG+2OO9/OeLpuJde7up",
+	"bAbCluyyv7KcT1f/mS5zQfc8AUZE3LaxnjIn+LDFa9TE2y882XrKVgjFvXwiS2n0mq0QVRcGDI3EI9EN",
+	"70ZaaZjyfDGgUBFg1Dkmow6NIpapUec+DIh+Bgqk4E9LyfKBVVc0ZY86ARkZANE0x4fYb0uayFEnGIkR",
+	"4sbi96dC6EYBfJjGKOYCln9Z5MB46COaJADsLxXJ06WIMbBxTvWkVicjAVFxEksjQw1GfGCWFlAUmOi/",
+	"43moWCgeeXtODBCpxeYF+OOiw8Eeg5XXPryOU3eXj4m7UnZpzWrBaCDEq3jDpOEZuPsuxdUfCdBWQwkq",
+	"jF4BbABGQLjq4WI73PzFsyYfRpMLQx/2hjgL9olGiqBbXVMITsEi1BhnihEzLEB1IXgMveX0jK1zVwz/",
+	"SviYbqMFk2gCJPSG9Z5p2tA6IM4xh/rmTRWoXbDhGkwOLFmyIr+AySYs6mYchoMNZeqaci/4lLdKrike",
+	"DYpqyA6ccGNZmnvwiEbLnKsVeJYNp8z4z2z1E+Sl+sg8S6gCvnd6/lazuICEf++fnr/t/8xWx2SxiLLx",
+	"YDCACXP9Bma4Wu/ncad4uFwR7BIMQIzmLD9depNWfV2fgvfMGJSPyUt4vzoKuDlh/eDHstu5Uhm6hSEL",
+	"81WaXnOPE/Jlnt5KltskWYwhkpACp3c5SWfGbKAfjrCRYrYmuHBsXl6f8z0IW1NP/JR5lSRMMxLHbi4t",
+	"kot+AgCBumdpzBLyCmuTEKvZ9QyoBoaqw9+SsBuWr0bC6MpF7RkFYVHpraggDAVEpuT0LYFq6FDNlEy0",
+	"TnvDkjRjcRECz8p7havBSIzEq1TcMAHDPR6JPjmnaq4byHNIurfVZQyM4QnwP72t9gfAVCZckrCsZRUC",
+	"tv4kYZrz9RHEHm5JiDMzBXMKf3BA2Cd9oxIuJI9NYS26SlIaS9INncQbfeHajLEQ234bY3MfPrx9LU8I",
+	"sElFFxl+e/HDK/L06dPv9bXz4eoVvAG1nMqfoSRq6BSwOjD1Uf+s75RwQMpCtsQoYhJqAuEGFdVUuRgJ",
+	"QkKsj3pMfr2DCQc2aOz+YxiQW4D6CeGXEAr24NpkVM0JF+Z2Mdn+urluWBXCfz38OCju0oEVK8KeLapk",
+	"w/goKZxNMOd3HPMgINBOyywgyWux49fBYPBRSzJ4hTmhOaEZrpqzFaxWRmdcaPEPmjSnTRK6VHNNQBEU",
+	"z9Wt6JGEtQMVEjxxRDKlRS1zLjVdwsE8IUsh6ZTpWZsFMFSo2b3J24AGoPTPhBFJF6yf5nzGBemagr1m",
+	"Fpcs6v/AVDTvX3LFwoPwPTwGJEPIG9g3KPMD9wiwDBFDCaka44KART/rQrjwa7ZCtHB9kQABODy2/gis",
+	"mxGLySSNuTkK4BnDJP/w7PTv45fvX/9j/PIfV28uQ9I9JGf8pV4xY6DqnZCE5jMwqjJJZkyRZ4dPoelz",
+	"mIlmJMfE5iAfBsPhEKINZWA+FKUjYPXxO1NL74RkLDdwl6aBo+FQzwtYWEGHA3Kur0uKQ3epFmolkWdH",
+	"R5oWcevMBGGIV1qcslBMDowZVSQEUGCa8QNjQhrAAcQIkrXfVnSRhIH+ESlGxFCjs2gnTiMZGiEXwZws",
+	"n3ZSH4/d+nv3pe3quPN0MBw8NYCqcNtC58Bd+xHN0dwyYx4RBY8aQOs5V4FWN2ZY4yqPZUAEu9WLNeW5",
+	"VAFJMxSkk5UVRFNpzlIq2EiEGJoZBuUZNJQOK2vWyB7bbkYljiDL2Q1Pl/bkP5HVA27k0qK8wdvYjL/w",
+	"98tO1W396x3enoAiUV6eZcxpoZVbqyAg4ulWlpOEy7k3CPc+8DeLHmO31aJs6fOhI9UeVSTaQ18hA38H",
+	"JgbR7aEu8taH+rHEYAEaOBoO64U7natEUzDCvbYJHSyWHWK9QOJYk6zojKGMn8dYivMZDsDXbjHQg5c0",
+	"dkBrng0Pt7/yQVDD91iMLz3d/tIPaT7hccxQ9pU2KwCIyjkAFnpOH04603TVcY/WR63bLaKsj3oI1Jkb",
+	"wwNjfOA+6GSp9By+V2Cf0Jwc6M7tsnt6dEoOB0P8hDaQ3oC81+ct1PQAF7JgzMCtSHrDbDsj0Q3/uwgQ",
+	"+POfNOMx7PH50Am8DwgWYLNarssBjsmz4fdlcbme4V0Q7mPEouJmK0Pl9MHGNk9Q3lCg/oCXbEFX+ukF",
+	"FqLTIsBtnorZSCyF4onRZvNYT6s4fQNyVZgTNDu4KYSbEIQaE5lnntfNQoz+SORsupRsQC6WCSvq45MJ",
+	"m6ZaMigePyahYa4hoUSyBdWSQSEs/n3wj8F/kS4diSxn/ZxprYsRuZxO+SeQh8C0wuLeCQmdnQ31LaQ3",
+	"5UjfVeV6n5QVD4FPwmIa7yLwR0qcVkAwss8/r7YTlgFqA+ufCXWjJJ2OBMAt5kyz6lmeRfr/NJv/lgTk",
+	"lk1kGl0zVW3CiuVaYLVxcoZLl+FgoSkpmOZE/3tJPly8qw3Fka30R82M7Kgg6yAgqCsFxPgEg5FI9UtH",
+	"UOWKRwFZqKTWKNJ+0Y7mUX2YlZ0hzO1kJEIbLDco7X7hQVgGq4bk7eV78t2L4eEJCV3j6CChYrbEmAj9",
+	"yIun3/cPoTKs1O1WHkUL9kL/FhK6SLXMAJWbblIescBWV77hMUuh/i87IaGxArtvjQS+pucTEJkxFs39",
+	"b6PgbgLOrEpC8CQWFrYclaY5lSOBijhBVcTsI44gPLFv6tNUhpVBGWn8k/BYb7Hupoev2nCycCRAYC+e",
+	"BC1NC18WnNdF5fXc1cjuimujRAp7aeCtHuVaqvVSXCRV84bxidYux8PHvxx9FyMOMYYEI8Ozv+nLUb/x",
+	"/fY3XqVimnA0mz07bNHFOarNV2n6TusI8N7RUZv5ZHkaaU11krDa3Y1rC1We6xd4y/sbuYdzg0MPdYn6",
+	"4E7/M+bxPd7rCVMeI89r+F4Wh1Sfv+J2w7EljN6YJ9gnrNHr4lBUjxC2Vz1CFQp+1jSG+JunsGfb3/gl",
+	"VT+kSxHX9hxn+JA9x/2r7HlgFabqDvzI1IblH34ZBnJlyMnYQbiSJFrmuZ57KSL9jjf8RwYi1N7bPWOq",
+	"ttc1tdE3qvKRAwjzjyE0J6Mq8liVX5li2/pYz/gNE2hRRNfNCQnFMklCEiWMghm10KnxsRMSYmC9ub1t",
+	"tHmoJVsI4oOGb+dpwkAQHpDTOl/h0tKCtaLiha1JB7kMlwTl5Hgkus+OjoKajRAKZsc9wqeEK5P9uqDX",
+	"zJHVBXQxIOEtzQUXMxnCbOVIWGG6b4RpCIWLb3jEjjFQySgBOTOWl0KkyXF81hpTioIgco/EJGcUIuvM",
+	"NNDaBh4WrBEs2C1Z0P9JcyvInxAax24fa09zkeYjYQGiPbJLLbPgM8kuDZk/rWSXL8R6cIi/s9vkX0rA",
+	"MSLC/pcdakTtBZyDeImkhAAQe3PKVjaQKM1WFbUGNeMkwfx64IrAyCxPDEBXiUmI9msIYwADdl83FY5E",
+	"N1oqrY1XdOgeWYqESd0vKDVcIpv2nf3Xdvqf+/ivd+RwgK+mrYCwkWarP478Vzvy+kw8RLq1dLXDmTfS",
+	"xGc48cZD6WhF+jwHBQoJQAvIwCQlcEXCQrIJjwkVKy35RRRsllqsErF+iIuRqOpQIiZTpiIUj0+PTo3b",
+	"hYvZgJwKK7sUwpIRhZDfPDs6QiaDXu2qRES4sJ7TcEDOS+Pjmm53U0yVK0cGu2Ys01+NRGnp9PAd0/LX",
+	"VzfOi1H+3ljAQ0+mWZna4TSecUwnLCiy5WE1JLHDUS1zcL0aa8VFdonPfglKgq6afEOAUwNjCYq8m9+x",
+	"wooeJaCOJ1aK2c+dNDYvP0hn9fJlRO8vbMsD8lZJFI4aPD1aczKuI/RZVV1GA/JeaH2txhOV3XlsFry/",
+	"qHfmy4QRrYhWGnFUS60/SgZKIGhshaOGiygH3wzcIboH+8stlYidSbn0c9mavRgT0z+PfFfPfv9KJmmT",
+	"Fo+wQh63bRz/od99PWHvNI4LO4VKDdPY13SN3KLdBXJwB/9CktZGo/aFyTMrT3JhWEL+ZlUzrcdxhU5c",
+	"iP4unFZ1SWkkIir0OZ0wk8YWAyfoHZOlZSAlo4E4FK+mVjWPl2d5m40cp/SHfFMnRlyXgh4hRnUnilwz",
+	"rFuKbGFeb9i+4Wflxw1iyr+BMd05nDtscNWUXu7ufsJJsPVJ2CrMrvpc1vcBuagbpb2W52NXNpF0JYlM",
+	"SwnE8MKKIVq3sxT4drxBPloz0CMzbGGJ3266/pwCzib8na9lxN4i7fxhz/5G7Nl78p81Y/beIs8BFzfp",
+	"9QNs3DszL68admELVkAMM8TXlIJWwsW11GJhtxK982cnSqdHbLoQNSIaPPREjkS1wLbuJ4RQ64OIJkl4",
+	"XEQMdS26QHh3H/Y8nkST56df1u3CawRPHipwhn1CaJvJLKDStD9AQz3mIWKoeS9w2ivjtgnN2Uhghl0J",
+	"zxFUIpr06GC1bK6VffuJLEswdm3CQdqH50bC5Dn0UDg1AU2CMay0MCmLVJNTs/S3XM3TJUaRi2tmQp/A",
+	"20meHR35OO9bIKgvwnmxqzrD/ZwMttJjE3e9KncVozh/d3z2a7FNXP5SU5zn6XKGtm5DnwX/aMlJkf3t",
+	"zEkL/ewzuArOCj0ThJwJhRmREFyF4Uk1aEqqNJNEztNbzQa4ao6i+mCH/PVN6y/NlP41ggD3VzKutLRa",
+	"tZKn0+kDzOQF2e1gKLe32GegVLi1HTPmmisIjJ0LxhTpSsbImqUGg20xqL3mdTJ0XI0ULzPxuiZW6NfD",
+	"j5DEH/YG5JcUI+9xSaXvcrJuuC97Bsr0xKbrAlHDf8dH4dWcRde1s+BKVTnkLEzT3ElUaHkoLIH7z8Qy",
+	"5uogSxMerRrzwd4LZvLUIbcOwP7BConvkTxdKlZNCDt2kAgWNC6zKkeillN2zVYSpTd8uhSp0BV7zVYY",
+	"zaX0NWnrC1QbGQmTfDwgP/BEsZxMViQs4LDDgITXbKX/QjFRchGx8KRIRWvORGtKLzuHmZ/q1WuZX+Zg",
+	"c5fHYyuOib8xnMxjtAQr4W9oI/j4ztluiJBl092e/07S3Rwy2J7whkfoXyjl7Wo9A9SceGAbdkIuH4ID",
+	"8dFhL2p+AMnRcL2aW7J2nODnz6MBQdtfydhk+rZl8tcp45LPBKiwJ25hdJsjDonFANrn1G2/ZKpfYkeU",
+	"46jT/P23fVF+Yf3IAI90jn/96JL3paK5vmcmVdCNCjmruYeaU0Ry8wt9b0QsK/uJkYgTg80DmxcQPiVU",
+	"rMy9hybn8ud15eQdduq/abbjgDQTysc2jjBDqOnyYeS4Oydq2Lg3xrO428YhXEPzxpVBp0uJBqUK8yPp",
+	"rbD7SFXxTLxOQNZ8BB9GwpzndTQJLslPSmXvRbIKyCVdsEuu2P96Rz9hu5d69pCHm+VpvIyaMuiwQvpn",
+	"YqDVgvdfODihVvu9QTegESARBQgq4+4Y7k6Vr35phvq7S6prOJNOih3uB6y+3hLQByob03xQrb7fCqbi",
+	"vKJMQ2ABKttuXwHmuOcsYkIlK0cDh3GdEJGSWorySIS/hQWGG6AcmYgmzWCDSj42gB05+e/diErW50Iy",
+	"IbniN6x3QkJFZ2EAOcOKzdJ8ZbUQ/Z7pyNrnB+R8OzzGgFxo2dxgrowEKGWI50bjOGdSVrkG6QImy/mH",
+	"l+/evhpfnF69Gb97e/b2KgR1bsHFUrFGII03Zkt2BdT4bSchvUHcV3T2GM3YhX+MtqQx2D+4oQ3K0tGw",
+	"Cnj3u9CVLCG1QwepWsr2V5qOWrDTqzQ9o2IF/CQyL8vNoiOjeTT3WSqrY3cAcxymV1g1wVSTF2fZBvpG",
+	"nY0M8eAuzWdjmSxn9wd3RWCWl0X+ssbcyKmNKKAAXiRS5YyXS/Js+Gxd/vyRrfOBzheilU25rvvr0jsH",
+	"TX0WOgKEr4pd2LX/SVOoeTfS2TXM5n0+u0yWszauar0dxlO9G4EeDG5ZkvSvRXornCcHliq8xGs32YHG",
+	"gsAci4JTUCLpQhnZV3TBkleAxkcxuQMvRYlgtFz1jvEGHwmno6BMCA0tonxI7qq4N8VBx5yOmlEExYJl",
+	"nhxjuomJ8rGoKQFi3XAYiEVOcb4sWId++P6EhBZcDNr/kCfhSHRtY1qekMssS3PF4rdCsXxKIyZD8uud",
+	"HgDxILgExMLBvOQi5mIWgBvBBeQno87hYDjq3H8sEfPIBJ8mUaolGwjz82GwdC36Cvn//p//dyT+8/L9",
+	"LxfnrxCKRX8FyDB/1l8XwCzw9Y8Xp+c//e93APxXlMyw4yLdRZTBY2vtIeRM0SD2S36EZzztOwA38PXf",
+	"3ry8fP/q5zdXvRrgSzgSd1LlDKIUApIt5fyXVPGp4WCSdJ29DalciSjs3ZdwgeYXC8pXNjwSRnxkn5QW",
+	"C1NBwmUujo1CeFyeh+PKeABACCQCwIQ/M0AxIh4J+8N7iHewv0iyYDGnRN/qerhactVT1n8cZAnlAqFl",
+	"4Ms6czZgNSMBIi1Az+Bzy5inB/+3gaGBr+Av/RVA0sBX8Jf+asoThrvkdpBGiqk+rm7vhFh2iOEhPuKq",
+	"3lphmftugIo5QttAJkK3DIUBhJqKhB4QzTorewdfoMMBxELOZDASBQk6LVVySgdk7TY9MWFJjbfpSOjr",
+	"1CNZuxfq0eln97QdnW7N5tT8snjod32vmtO4fo3IOc3Yt3zZzhlNEK7Ye2FeMH0tSM3CgQnZQC8esUIb",
+	"j6miE0jWyZm+F6O5Vu29Et9P2NtnpEvTQ1OM9aahLzOg0edoYPkCoyl6d5MSaIQJkBtVBZzF3K6mpS65",
+	"kootHOPHNVs1Gzt+gTL8cp7eSkJJTm/BMZrmsDJzKucDr/b+s27zc3IWgJbelNCH/l3XNzz4ot6sclvu",
+	"6ujbv368/7iWkOeBPa1D6rq6HHz82IjmeMa1/Elhs6Ym4NCi8lSg0cjfCr+3lbsUrh7URICaLyScLiEm",
+	"k6uRQOKz8SUXby6vyKuLD6+tM949+0V4p03Jcf32jt0MfdQj4YNuI1gnbaIZ97j0rEMU5TIjKiWHw+Ha",
+	"7zLsEa7KGYxEiH3DJIidQ1G6YG1gCCNbePchFsTQfjcE6HU0jT17OhL6dL54tsyTCqQDl8jweQEejfH+",
+	"7gLZ3GtJLn867R89f0Hm7JNWla/ZaiRuYQwh+5TxnEnADNQTwmr361niw8MB0ccO2NSCCjpDt4EEL0qf",
+	"C/AdyJHAcViasnxlwYE0SM4glk//1JyhiND2nxExD473VzL/G0S8Uwe93steECkAdhhDokDTorcECpN8",
+	"60FDX818v5Ud/siEpjjmARVfZ4DuJXZwhwEqrRMGYRNNYKbBNudCKiirjocLwBK6z4aHPThlXGB2EotS",
+	"ETcn/dnjsT3TT5+13yEa3g67jWvQaq/99v+MgnhTD1Gq8otdQpYKsRerazWlBp6xzyngnDX6HdEDrOaM",
+	"57WSGXAP5CngEBVZsL5L/1sVhED6rlxXdh71uTa78hbswMy5X/H9Hd91TCW8WtwEHPuEKpYXQPwgAHCJ",
+	"I7hN82tZYAvoO1nUVnPNM37LVTR/X/U8fhYv+VpHXynmyE+tOLzfYT7bt3t34pI3nvzmY+MWjthoGS8q",
+	"UBhTLc1XAGwxWfLE1J7uhqa1asmJXkCiVNyw3BTsgKhx/cJIaMkJhFFzzGwnT6RBY3FLUxi7PNSWXbeN",
+	"NVi93mdMnJ6/fW0afijrfrRakX4eb0ZLng6GxVpsVvehOoh9zb4CDgm9zJvUf3ePHrjzAZmsFAOFE/6g",
+	"kvhJwewzIIgax8TeW/mP07N3u22nnemGsJu2m6Inogew7+bc5lwpJjbuT+Xe2wSs9L52Q342du92tMkG",
+	"Uxm6mzJig/ShkoKWWL5ZkaSypjBuEAomLEnFTBKVOltX3alm48xVMXsyYejlMoXJNKe7auDdJE4ZWvrR",
+	"Ojxo0M2/gNyx3tFXUtUrc20Gt/8D0P6LCSBlPF6D3FE/JF42h558o8k3KWBrhP4FuF0bTvdvrc6/F9XF",
+	"2J1l7urXqmOf+wBHvgBPXO/oK+li28j1D5CRb5+JmpA+9xxJphTX56cLcoLs7c1TDxZsMTFx6I2y5Jl5",
+	"5rMaDXQXm+RHM9BCZuQ5mrf+rTms2RkAp2l9yz6Ar3qT507jGMfxudApbftfSbA0k/sDkfJfj3kCZqUg",
+	"7BOXmmGi8GFQkCsc9dEY6cGd7mOb46kAnoRuPceX+GAnh9/31hU99GE5B/DfFVJyN7Ld2TNl8CZxmy29",
+	"nBAqVva7BV2ZzdL0tZAsuWEbKWpPRhx4nV2G7B7H22X9b/1FlB0soqxzfFf/6eCuiLC4N4/sOJ1LeB+u",
+	"lm2NH7AbHjMRsY1GSZmxCOKQMPSkrDhlsDts+Q6MaCcxm3LBMUCzHq7GcoicNGBbZQ0AOLQGJzGox7Ig",
+	"eARmpDMojqpfkSmZ0px0K/nqI0FzZi1+BAJ553kq0qVMVlCEvoSuMIOGnhcpGBqrJUt7g5EI7QKN5Zwe",
+	"PX9RwI/ZYJKicolIBY9oghZ3821eOLpKy26DwRXRBt7Y7fjsuAZFTw1ioZ337w8ht31QalM46l0Hy5qe",
+	"LtUcWFqg94P/zFY/Qfap5760GCv2pBiIPiKVCcJASmdixk2xiylP3HhVA+MC0arXbNWHkCvNrPD7nXne",
+	"LkxCn/+NDEKlaRIUhdvh+GLFdiKXkMNQnTfpmvMPhUdT1bPl/XVH9qCZfAsnaKvtWXNLuENsuIkNM+gz",
+	"I1HpJyCmfCr4xiTkXgREpIQLyWcCcgSEIrdzrjQnpBELiFiiegDh9HisCJUjYfhOb0B+YSzGhBYMtDgm",
+	"02WSmFA/qEMmbEyencA1Wz2RtfxW3N2RKN+DIDwbNIfBdd3w2fAp+ZmtEMoQHgBZjOtRSabC3oCcCkxe",
+	"8IPr2OQwE6ADKECmTmUqmA8ZZCMbu9QE89lZGPSyIb4YDlh5Gf3ByR6DkzUsboD4VS4Xk98I99ofBM7p",
+	"pcnN5ET2pvEqwMrj0i8NkW5RvBOgGgvY056JwDWNjETRChQ6FDGM322JC6kYjQPry4fshoLJanHN8e4j",
+	"5itkqVsWbetMIpeWIenCMyAARTTPVwhpMS6GGPZONHeBDDlucxcH5BwR68o0qHK0Wg6bYrSzDIAzPTs6",
+	"kgNT0x3lqHxpKniI1D4LyNuCQLWlwUiMBFR0P8ZJ9LVM3rdyeBi430Ktkn5EJat+j+XpYfbwpbN/6y25",
+	"PyaQTB2SrsH8BuP6LZR6d2KQdbuActtH5tQ30+tS8jqnU9X/i71f8PdeQKrPx/hU2Q80iWC31TYDEtr9",
+	"6EepwOCIjb/FLEqonh/pGohBAOEllBTPQP6khFXXd3bGcrUyZTgdjF/TEE636MiymX5ltCHpFvzH4Ly5",
+	"aHf4bLEaDlH2lzmvbEnlh2KelW+d3S2+9+6ws7yW7OvUNBL2h9Yt0HwGp6y5qeIJM9JNyIx4rX0max82",
+	"/sqez8+NFozdbUd/tCzij/i1/Y13X0sWuFgapp8usoRjRDdgWRqXpEdOIFCCt7gldhAR7D1vCQwLIm6O",
+	"pQtfw0M2iinE+vuSJVPNJBXlgsWoRFwinzsaHg37h0cBiVnOb1iMyasVlUILzcXymvxUumCYHMuL6Loy",
+	"6Ep3OmPCDNwdd69BiMZR45B2E6Oxjz9/8Vg67GhbgBarrHXXLHZPyy24KsUiu7Kj0XUcS7H9pmnb3wGo",
+	"rifZ6+zVuVW6sMNa9lpQoIauI/SMhIXoIV2oYYYp7eyGp0ubfqSFLcE+qbF5shF459LMoBXazgYwmecu",
+	"mMzR7wRMBhdnO4yMzRz7l8HchBzEdRr00bqvJqD98X57aWXQL9Z6GpC3ikhFcyWRE2IF5m5ozDHHZEoT",
+	"ybSsD9gVJrVwJJC6wURAlkLxBAqwSlszwZyV89OrVz+Ru1HHfD3qHIOIfx82J7nhXn/WEDrs4mvB3OH8",
+	"/nXD5r5alZgixm2NjFucF4O2Lu3qVy+OA72fq2a0yDMoROy5P8wwENWN1i8t0q3LG4GxUOYQv3yCMfju",
+	"HajVLmXi7huEm7BasoRLMgULH4KOjoSr6GvF03pU5hRsdwaLZrKCIx0CXvxJUbQqZ4hsISCzUv+NKxeP",
+	"RLcIIvb2AFW2wKPisgry4eId2gf0lvYG5L0t7InNjwSW78HiLoIRlVMhaVTg7ZXZujw+JmiUKM3JNu8W",
+	"68NMVogRApdzYdnQXy9zHmC1aDOdgNh+U01FCWCNgzeIKtcwPU+TWBb1dG7nVKEVuthiwOsfEMsxwYwB",
+	"3EFzQd1hljMJtEChXGq5a0WJU0JHAhjvScWFrlejnD34BXoDcqop1SaMg5xZDAXLSxvA/5Gw1pluaNxo",
+	"BTe3+d1xvhrnS/G/NM8LywazhEKdMn1El1DxR8SOraewaiMZlkH5Eo1dCN2kW4M89Ukacwb7dExMYSAm",
+	"nbpAmt5BeBmJLhqmfh1+HICxYWzsBz1YGCA1SL2erEBot7Zy6rFko/36e989Ayv42jKOmrhVY8m4ArAA",
+	"OVPLHEV5WCALXa8XAwrFiRWs0KATeGUqs9h+sQ02phCqJmmaMCqsVPX492CVKwE73Jyq4clLqbE6KoGl",
+	"kW7otvSpj5knYFsEZCLzOWdE0WvwyKI2paeujzcEXngyQ75g3ThNH5sLGmkCCIpjvhQJk7I4TuGJy0Dg",
+	"OLPYFKDixrAWQ5UQ0YPL/lFL/O44+MpYb2nB7v8I3n9csQWAM+ImAcaWVa0dqia5ZpLGq77htf2J7mVO",
+	"RZyA2FyRekCsGRshaU3o4YsszVURUuLXIFIhWKSkjeVyhq7llGWehGVyUTqd8ojTBJ76MSWXr3+2ULXd",
+	"S4AD0wsEEHHBSExpkoAV3RRAAqC3y8s3vYBIhqb/0IA3hyQVtraOyRbuqjlbAR8RqTLuh16AV78UNJPz",
+	"VOHNiTJDF83XmhFVDM6yV/qpETmM50UmkOZYgZ7oIpVqJI6evyA/85d4eQEQCTnjL7XkQpPEaYcotsgS",
+	"1LwcUaVrSs6BrhXe3VlL8P19OBLFKz3CBdRbQV3McQlrDglemHBA3ughhOh5HUP4SkiYULmNjaFYnC4V",
+	"BcibXiG8lo33G01fxnRf2v+1SCQMFIsdoRyQ90uFjmQ06FGoT6OHLbGQIJTJw7GCDFXkTZneuCROWUAg",
+	"HG/BPKDJs1fnn6tKnm3/K6l/2P9mBo3nksUVCvhDLdysFhoPqo+rJvzGZVwttEXcgbHmjE1c02TWNnNO",
+	"3GnwXbo5rOn/z97370SOJOu+SgpdiUIyBd27o7tbaDXizrKzvds93SqYnZXGLZzYSVUOrrTXmQbqopbO",
+	"05wHO09ylBGR6XRhV1XT1NAN9Rdg7Ew7f0RkRHzxRcX+MHwV5KOC//v0hk8momKv7R1KsIHP2d6LqH6x",
+	"VLlUAlAlnjM0QXcz2pTgrY0cS1hoZ4IcA+rNS4GWElIwgvQeFLSzYxVubeZ39oiVlbyGQUa+cdGQINHR",
+	"5/jt2/e/nH8Yv/nX8dnJ+dnx+MeTs1MwKyL26pDpKFYkRNl3VmSSBUtgQal7pR2NMukYsA+tWCuBuMoJ",
+	"jhFV3YCPgpzORqRY4QyB4POUa8EGYPvOhJkWaNaU3Ew9h+SFNXPJMKYVBje1GCbBFA1Dob8VUjmDzDYX",
+	"MTj5w5Oov2LVWBkeyggT5LSZ1ehsYNWC/S0BFdiKSQzsDtG0CLBUXKxcPNluGm7kRS6G7F0LSAB0ri5m",
+	"IZiuU7uNfFnUoFI/DWKsfOl+zJJt2oru6wjhP4Ce8ogDa0eCLW5tYDCZ0bNQKHEUWL52Ru05AM4AXhf5",
+	"9/XlW6l5WN32mQmxFWWxun8zxR58CbyWvV6JS1EJZZW9RD41tymGdp/iutH2jRFqgdhwGAlyPlQCjH50",
+	"WQT1v93EAu7MHvRJjB/Z1U3dU7tEHurkwoJu9Lu7X0HSkxtVktTHVlG+FEWp7rElrK8qnTq8py4D8NWy",
+	"PA2k8NIta9Rho2DfRaEgag7swfl62MMLFkQUVmVs4APZMy49iV/4UC86zp73oke9WeJ9Y374O8RRGt/4",
+	"M57HH4UBRfiQWZwIE0zhlyAgXfb3gs8APdCwl/HsCo5eBCcPWdIVEHRRSCDpdDobhZPVlwZC9bFyYYWj",
+	"xVbAgfopYUgzKI33KmBZZZaoOs8TV32NK1aUiH7Ad+vStJiyvdF4ZNjFEyWu9++j55qy/mQKGPPLu0Qv",
+	"nGtxNUM8SsLzTK6jgNGt2BvZDMHPWSUvzUZQz4tuwgWTu/EVgo3z4f2pC2/ec0Um4DmKWK0yzBKLFRgT",
+	"Rcv/1GWTIsd5yy4NaX+tKUvEZ0m/vZq0yJR3gR/IBzOxD57f8Llu6NT3IiraLY21G/Cw4k8oq72CAYoa",
+	"+ImyCEuYNOa682uCnUdevFnjdsU1NILoJCaAAF2qzATEfAcJhiBTkWBDnpvaWir4xiwJ5jNxiGQXf8Pw",
+	"DbpN3bXguwZB/DWpK5nsxQrjylG7XWxnJmfi3Jr3SeSSgjru8q7HZEixce0HwBGssQElhAJdHYYpIRGH",
+	"6VKgc5nbYcD4oZiVZt6q51ZUWEMjVuBtoEQ+WG4cg+C2bzJKCfISfDfJ33A6WePirQSctGOVccOxOiE5",
+	"q+krsiFLYEeKRfC7t5a5mjveKea0KpiiUjEeKwyq49eP2P2VR0vsyAfGB9z/e1ezn8dvPMGuXcyNC3fR",
+	"/HXk9+hd8u6faF2vLhQ8/ytInw0FNG3bT6RBqW8rwLrU6C/gDZeXl187Mu2b0qUkCIJjoheHi7pHAsRN",
+	"ZeDWXAcqZBfrOerK5eq0xiWzmUSiBruH3o20KOftrMmoMZEbnhpfU0lU3BW+SUG/TK0Gi5VUaV5n5ENk",
+	"PM/DIFnA+dL4EBH9gNvJxfPC2kV7UYi2CS1ypNWzLy41OWmTuD48/ENq/4DfwNddzvcSp7M5iiqp0Xbo",
+	"5Pt2A7/Rw/lCL4F0eRp8oBvLrRB5NCFSzh/sCXGLY62Dt7gF7bCUUqHb6dW5rwiruwpsaPflzVSm064T",
+	"N0ADEsbTVJRGY9E7Z6ZfNugthIMQiAuyCzm7lLciixUcO6IOSB6mTIdoPHYfjIcIYYeaizycSmY6VgOe",
+	"ZYj3MgUr5ULyiCTZ5R4xcia04bNSD1mCzBt/cbAjhCl3YOV0rBCvdJGDP9TMcxGxWZ0buQ+BNgQfwVjn",
+	"0oiK5wxu1Z0Y/hOY4T5UWRcejChCOuFgkGWxE+0IVc/sKqQ/AZf1cREeZVemvXH/mlcArrNP4Pv8Dfog",
+	"LuLwEtD3ftwsav+zQWZr8QEvrPpn7OLD+erGC3UJgDWkFsohDwh6hCTrLmn3W1FXiudtd/+CQZALXv2D",
+	"7lvHMw8PvATPvEM5EbUNEC8Ulx7vGkyyG+Z751c7VOfuv42TvqsCgwvfktumFNW+wy06ALcMiHZIEl/w",
+	"9GpS2W8YUSw9YrBMdIToaOcQ8BHdomI30zkCp/zFTAKsGO+O7CdSzJ0UEErvKFY5N0Kl82ix7jlEXOVM",
+	"DNkYyX7AxL4SpQEXR/KP9z+Pfzp+ez4+OTv56ezN+5/Qt+DxXP4GKJh+Mj4/PRn/62SMldJxHI7IEVVc",
+	"i8oeQBytEPSUVUVZAjkIxJFpMHWsdF7ciKwv16tZ90vBx++xTpZEX8f++MMPfrDFcDKkLP4Du0KSPtAx",
+	"PvC5Bcw73iNgSJJ4OOnrElbhI1RML2qTFjPRamqZuqFRfU+PLf+QSqQC0jk5lN/il0YQPBfWU8+naYlM",
+	"TB08Xxk3Yt8+u/MYJeGxCrxL4/vumaTx0Qx96EkbbfL4YI6esaj3pQdxMc54JhhAPv0R12r8pqJzmJG6",
+	"hgKA3MBA/m9SyR9ci0pezjcUVKgVpe16DRQKPS9w7ZqBfyTspo1bpcyswJvMBjxWDdkFabRZkV7tN/ij",
+	"opqN0Bo6gLJyrOSy0uD9TO7gekQgs6KKsPLcp+QoVvxCI2ucCao12nfdG7K/FaFPBfyrXF/hMgC1FrGE",
+	"6yuRJZT14+okxgqXCTyisRQINww+HRBp6C9HUwd4RprPC+FY9qsidiXmYJvFyjUA9hR1ZgcPhxBY8Jz9",
+	"hKMozRF9EkZ108raRbaFWa0NpEoNY5XAipBdTm2W2hll4j81zzVLwG5L7Kg25p+/6LLWICEuVrmw7/Oq",
+	"0fTayDy3g1AL9Kw7ir8LcVlU1JVUk056DViz4fHz8b1HrT6eyDO98A7LoFQ4Mw7Cdi2qTKZm62l6tNCv",
+	"SK889SVh8yHbhgJ+4A2BXQZBKyet7KGYIlp2J9utsYb8R5HcaIBlYpx8NktZyT/QPZskh4EulrGSe5DX",
+	"8z4VBGeA0g+7Z0ShK50K3/3zCyE9nZr4OMuIDmpWkvpxTGEHE2F8cbAhI1oQQJwje5hVC/eyXcqcp8L+",
+	"x2oXih46bqpm+R/5XylrFGqBA23SEXLSw5Wk1qICiiWutdSGK5OAqsaqTgmGIejlXXABm3Hhz5CKEtif",
+	"e/kJcKVulJ8Au3gi3C193zdc1ue5sbC3OdbdOm6YA/2OI3TJGgKD2BBKN9erFcTBHf5yH8fbBbkNNskW",
+	"cusgtzRza0wPwWzd9PTDbPvG+fB3EAeNTH0BMNu1p24iTDBvD1XE0cp7cV7WqcK0UYUVdvFERk7/Ct3W",
+	"XHrq3HdCvK6/fQjMuo5i8iHlpbbL2N+1wSXoOllmv/jXfUEWTBUMvpv55lqnFdP8e4N2TIPIBUvG93lQ",
+	"CZ4lxPSihwhmXW0sIDhXaiYk2veK8Qtd5LUR7OfxGzZIsiLVo4ODSS0zkexhyq87rxES4g6+5FPCtJiA",
+	"8ROrQXIjuG1xdHBwl0oz/3SgiptkLyIXXZhUWgmm6wttpKkxM5EierS+GfH6DmOV0CV0z4lbYCZC/z++",
+	"mZojuBY9nwP4UiTF3BcqLTKRLTGP3FbYqIHkOnkiE8l/49ZI+lqNpKpZhqsFD1lDVTOt66idgzv363o2",
+	"UWtnbK0ibxV91lSRZdRMVb9t1D/eh7+LJAiV/guwkD5rGq2VFM7h5uwkN0PrWEob1l3tTp7IWlq2Yrf2",
+	"0tdiL33WZiKbaT31pe18KTzrarGZZMCxbVl7gAPGFiFIj9HjxL1EEgDE2okNl8TzQYCvKzGPFVDdJO/S",
+	"cv9dkV7tn1Ij+/8U84SIVvDMCnH6Jq7u4GJ77UDzlZgnEZJY8TxHHjxlj8PwziFyGHAXTBtRIsXmkBEy",
+	"ATJNpGJjkUmNEetkfPLXN6fnP4/fJmASaGHYQE8hrnExpwGQShuuUrFHXKxkU7jLu5rNxKyo5l3HbBhc",
+	"9+16Q6Kq3cnSzIc/9sz/Nnb8SELh1PDKLNSIc7vG72bAJ64BAIZNf+4fWy4rDNdX/Zz6x20sDpqk/s0g",
+	"2xZQyrYVv53oT6QrBPCdSsVRuFkN8AWVRZ5DGv8ggbeAKCNkr2I70mgPgNH+JpSEaGCndidBG8ArC//H",
+	"a7YdIBduNuKQnU2lpjTe1lDDg+gnmPJrzN8Ut6VV1iNMnW2ISQi0AiDXgEoTUBX4jEawjuPzre2rF6VQ",
+	"SUOiLlRGKFrFEqijYQ2BJGLJJZdAMFxULMEvsX/uDdkJvg+9KwBTidCYHBaczaSqjegDpJ7BRH9p6YHn",
+	"CVq0Y7MasQhD/xIQi+9++EDrLACl9yIUUYJ0OvrwX5tCJ+J+v7M/MAFLZV9y1FltZ9hlsvRQdKIyFC0g",
+	"AG+m3AhMTrXi3N5GiLYph1qNZc7no1AAkJsQKfMQxfgDz/OzoiBklycARHD4XezWf7wzYr/exbBr7O/x",
+	"jhG3Jt6J/G/2WlYoEdtRteLRyZpYUZpWVUGZE95A0eESS+7SIhORC0JHLOOGf/8J2AHQpNlbkFdsoNBN",
+	"ihyAsUK5v6vx8BWIe6YFkcgAbzrIyyE7xgG0YhKUx4gRVyyQAwKqMq8Ez+ZAFgPS15Wq6GQDP1GZnbsN",
+	"HaSo9Scy9mzXp7SHezwUdjAjBiO1tfue6oh3ojKkJBLKC1hrLdhjUsRUcbNSpAqVgURdcaCz57U1slB3",
+	"XT64pHoJSJYB6Z54uukuWznsPl1Ar5tc5kWRLwu9wbe8oLCboQH3Swb+7tbC8K8NhtoA6RrkNgwXqWUA",
+	"Om57kXnD6+IKggHBKfu/RA0Qq+T/uMcQD/j68NWf9w//bFWMrx2GGitUd6gY453kiFViVhjBEvt9SYsy",
+	"aBirBepU4JeoJJUmAYaZQrWMnqPAPYD2T4O8dzkAAOBv8hFIGyEkEQYHAIkwChfiwajEM0y62lzIDc8Z",
+	"TxJug2/bhtq+1lAbYtm7FcJKIUShN4NTvEp1HdzZH+uF2/yO2IbafKgNpso7INaeJAq64ST1B9y6R/xw",
+	"43LASdIXEGSj3Nrl0zURxs/VBg3eosi/jAZ0oZ541CojVglIEcCnb6aFozkTWazsyWVoVXyLkc7qeiT5",
+	"tEr+2tVrC2t99LN8blB/Nh08lRXYs2+24b6vJdy31ramMN9nq8oDx5W/b6DI82bdYIFUWMpqBtJMaINU",
+	"CwtRQJDmWOLGpb4GpmlAUhGmSfvycXg2j1hyDNxGI7a4dRIyEppTOabWciP1Jda6d2+EtZ3dmd6lR9pu",
+	"dheqQCDLkX1lbMznEoN1MICAJmUMB01Chh8C7eCxWVNokm6GDFri7RS3JZCsvj489O8SvqmvgECCdkDu",
+	"wiHJkV8PPw6NuDVD5GCDu5CELWHiP+x//uu/94aManjPwLsWmiBSx4r4moZh3QM0xRq7SRXByKZFnbuB",
+	"oeJKhuojoL9zxjPRU/Yal+0ZrNrNyOZWH78TwZvrMzujmuvdBxrIa7eDsw2kPpK4/aWShljNjj+8oRGm",
+	"EkG0o/utF5ir+yctnMpz48vnk1TW2m7upcj0U3fTtuR3Jw0ijM46Nb9xGCMsL1SJVCiTz33wFeTvN1YR",
+	"XNyWeQHSf+6/rxXcp0s9RcHpv71VwY+RijNyJ2qWFxMI52X70yJtWDUA7KINSy64Fud1lSdYrYouWxWO",
+	"CjtWK8vqs0HijyjJqOkD4tyTghksG9zo9obrP2LJnX2DT7C3ypyby6KatY48s7RM9obsR3ktfK3e5vWY",
+	"uSmWFRyH8dpwxXHo48lKjuMXbmuOPwx7A0WZ7+3IdTakrzruJmBBQdhFDL+t59MKl+rWrdWUsumYHe/m",
+	"yovJOjPlK9vQTC0rbdMzCY+u/H6RZnqiTCWF7q9z0/5agbdHDlKIYQsolXojKgH0Qc/cT9azHryH2qme",
+	"dVYFVsrxS+Jz7WZ4cAGr0rHxD/wrPcA2b/roU/engJVI7hqmRl+j8BxZG7+PCD9rf7sosvn3nxJHCUnv",
+	"uauZ1cFQzn/gKh0CwpWXJQItQIXvNYU7WEfdDij37QpLolGbFxPNpMGImC8WizySUNF21Co0iLX0tUgr",
+	"AQaSvoL6GK0CgJ7dj3DADr9ioHx/WYlroaD0vxJDdkyFKV9Fh4eHbgMRAyR8etfRwY7pglLfzPnhqzg5",
+	"WCHUiyCBOdoaqY914hAqo3waXO9SfcH5QwuVOQF2Xvk1tJYwOriDmcWsAX4t9rkGD+IXCSlnfFrp0die",
+	"rqOdxbXdSbVZ13BnhzXaLf/egU+No9whiwB63PXKYNQj6iKspJMWpWCDe1VjY0Uw5Goe5OJ6WQp3WmmK",
+	"og2ddyJzyF+qNoNzTfLK4xzczed4c+LLIRyxpHEeJliPKAOYm6uXwP4epEKQa9Pq/lihsHRHA2v0DY5p",
+	"Y3FkEvz3/vGHN/v/FPOI/VAUV1LsBUVrSimyESQ0kHsQbSuhTaeE5NciFB/H+myDUpJfC+zg6VKCzZlY",
+	"AkESepsR8Wgykl8Lxu0CnojMC0pINmh591jKtVhLTPJrf/Q/R2HENTj1AmFZS7OCa+IUb1mP1lkwaNGV",
+	"raH6KH3Mw/DjEUiVX5wb0Y7xGk5EmLk2jP0b8xnCgtduBfoljxe6HYX4v343oWochJJUJ/jsBon9eS4z",
+	"nRAetK1cQ2fgnj3pM1NMgPpyyH7BAnx2h+S5yKWeJewVWhS0EvfQXLWPSY86BYpbbYryvFDnl1zmdSUS",
+	"pq9kqYNKdkjjzRndcMT4RXEt2CsXW1PYLKUdscH9FsEdSaVIVQHAc9PV9N6Q/bTASNiY3M3Xr4LtwfLc",
+	"rOfR9vBU1gN83TeM3PtmgASutHcjBFbLAOebpElqqbmDO/i5plfSL+KtT7KB2vmZ8L45SIkc2LM01Hey",
+	"onRv9TQ5xyRO0xK3ZPcsHG5+N5+5s8xLAOB9xgYD56Gbts+0mO1j61BWbFKBBD08VW3qviW3ha59NdC1",
+	"z9gQrlL1Co1zUNXqAU6mcMt001JY+esNr10SwQTcwqICjVlmz4lgmiGkS2izCxKcDXiuC6ZNUaHThcfK",
+	"XoajL8dj+F4AFDM8x6RFO04uLRvqyDBpIEsc3TfEkQElOzG3spP8oVY9cv6RT23jWi0V9XYonrG4H1sr",
+	"IdTh7Ry8nvVd1Wqtxb2GF8Gu1S8GBr1+thb9uFZrGvVw6noBuX8k0jCs1pONv9IZcA6L8wtOK8uX/cGd",
+	"3SFkU3SmoCbfU/nO32olTcIGRdUN472d5UlD5eMeQmyvS/j+x89KGvbvd2+R5OeHNwzrAegRHOWoELHd",
+	"5CnXwuFgy7D2XXHZyP/IPUEuAPeAHT6pJpgKCGnzsYIS0to/AfLc3X9ZVKxWgIiF6u3GKmXSQ05BgGby",
+	"j+srWZYiOwhbQN2lCgPqpxs/60XJgwuSLtQfhVm5X4D099nw9wqI3j6ofuhLUF/OWvHfGvnM2qKCX93W",
+	"+AwrxgqHL5AN3ZE/FAhfFvdzQsenN/SqVgcl3+JtewNYq9UqyaZv2FV+P0i0GuqN2fII8+7H1VKDea5R",
+	"bxSX4OtJIIKsEzZoo3A+JX3kz3uMt3C3jogFUk6G9lmC7iRs8PP47b7QKS9D3meMULsHQrAPFMrByxSo",
+	"Try9AiKC/nlRZPMEPe+ozvCTnG7cdbnsDg/sW8XYNSxC/Wu8gzrs3cnZ39//lSr+4yVAEMGFeOdjMmL3",
+	"g94Drubs9e0tZgZicT1i225FwZNf7xDU5Lc8FeX7/tPHZMg+cDPVvmgsjk6lidPafcWAq1gBMIhpUwk+",
+	"Y1K7+yBJACYy44aPrM5XQlMWUVaQ8k5+VR+RnWuoEiZVJm6FPrIGIu5gqIRkf0K3EsB6EF0xRdGfqmPE",
+	"DLDN792naTtS/4FZVPanHTepjba/2YftZNjfpf6pnolKpvjHmbg1+NtxVfE5/voemBGgLeIrGIuJuE3Y",
+	"YHzyem/IsEhwWRUXuZhhJeASi7v7GMofX7/ei1wJJ19EfglTweZQAE0HXyEKYIu0Xi+EsTSC3y2bHYlA",
+	"K15vEMNEkcp1CAPcwtxGMXwU4/5ktKIZK2fGMQfQp/cyB3QO/eEWnfO45sADthZwCdCXft7B3473w/gB",
+	"jprzEqhVOFUkxNUDrAAZMgIM+5L5N6dimg6ejr+7dyk/16jIkwc5HrBxXLb+Mp30sEBHuLGW4P0dNrMB",
+	"ud4PdVS1GrUdXn1I+1hNW6hSXadTxjXrw49CVwghXYHRj9UAj/seNxu5Y7e1QCJ70kR8Pnsn/x+7EqWh",
+	"pghHC8YJpscDYYCzC8hkgqwYB721d/HU1DzHD0E6yWoiqKhpypUqgIgL/HMiYwOiB2NlJa+5EbEiOyKC",
+	"crxFbSLbpRIp4H0cPAjKVpM7kOHJnoVUmhFgal2ohxWXsQIMoLUdh+xtUZQXPL2KXK+RtTiu9vMi5Ujg",
+	"MxOGW1vEWTWixWXmccTHb9++/+X8w/jNv47PTs7Pjsc/npyd/sXKqCOf2S+BcLy4UX4VYFs8v+Fzzbyj",
+	"sice1a27H5H9y8ra/mjUS4hDdZzCFjghO0VQVavV8me1w2wbilqxNFe7zF5GDKoJkveHoFY41x4YgPIq",
+	"0S70qeC5mf7/ft56Cg+9PjwElmRUI/HOKN4pruKdTwl4m4Cc2WCJU3s8wHR2zf5+dvYhauibnR5qMuGt",
+	"VL7gWowYh/oQyj5cVsUFMbxYnQCV8RBkGnRhm5VWg9WVgNDOlFwqTaMs5bUWeshwwoUyduWKzI63fZ3K",
+	"vglsQ5EdhdmO6LECuU6weW5YJi7qSaxycS1yIOWKCJkAr4vKCCjpwQt0KW6YFla96p5w01v63E2acr6P",
+	"/oq0wXQNcaWKtK6kme+Mfv3YXrfh9IShEIgT7nwEwQlk0ustJ3BTgh53hQXsiQLfBVOM/EQ2BRFKqSYR",
+	"cifKCbn47ETFCkbJnkGQ5wdohq5FBems9nxhWC448LJLzS5qmWe7mkEJaNO0RdRBsIyagwrlBdmNZ+2u",
+	"wvE0wL1XYs5SMs5cYcG0khciG7L3ZiqqG6kF++7wD1hNJVZ48LLnMHuSqE1azMSIJcUVEkbcTOd2GcHK",
+	"x1wocihXtbKHp7SuKiTtsL1bU5DVJQPEdaz+dHjIZjpiuiB2b9pMyOBk7dp9XJXuPMYomkpD3LdXYhVu",
+	"liF7s85mYevtlVgFm+WIcRpNUAWCZxIWndSudXCk2hUjeAbn3RteKeqK0kMwtCzVxMWW3aTKimQCLr68",
+	"0AaakOqycE3Yf9jjZM+2HbtX2qwLxnXSsXHRzYwH+ZLb0yxoy+9Qi22+/2O3k6DkELwGLNYjluBoJ0zb",
+	"szDKZzvyN9P5ctni+1siXNqP37n8JDSbbIP2HHQheCUqa2e5K7yU/xRzzPKDa7Zjqvdim6krq1OnxpSj",
+	"gwMwGaaFNqM/Hf7pEKxGepE7d6qiF7JN0xW7X8K/w5QGHf7DdRtccozS/kJY0dVfdPV/g0u/FXWleN5q",
+	"i2pE+AtXYo5/3xf8IRWcjpo6Ba+Hh1Acx96wq9kpxHYAeGFVOTMVV7osKkoB7eKfQStJTVz8CxjQSF5G",
+	"DQ8bmlIhduRSVC4o4lhriIscNiJ90ywtWyNT5DKdt2cjk6Z1YSKU2U95lbUGR9yimGmNIEUsmxlzST/B",
+	"HDq+oI+f/jcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -514,6 +514,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compare the design with the live MCP server it stands for
+         * @description Connects to the live MCP server at `url` (as `POST /api/servers/import/mcp` does, under the
+         *     same outbound rules: private addresses are refused unless the service runs with
+         *     `ALLOW_PRIVATE_TARGETS=true`, the service's own endpoints are always reachable), lists its
+         *     tools, resources, resource templates and prompts (nothing is called, read or fetched), and
+         *     compares them with the design: what only one side has (`presence`), and for the rest
+         *     tool `description`, `input_schema` and `output_schema`, resource (matched by `uri`)
+         *     `name`, `description` and `mime_type`, prompt `description` and `arguments`. Schemas
+         *     compare as JSON (member order and number spelling aside); an empty description or media
+         *     type is the same as none. Scenario answers, resource contents and prompt messages are mock
+         *     data and are not compared. `drifted` is true when there is any change. Changes come in a
+         *     stable order: tools, resources, prompts; by name (a resource's URI) within each. A server
+         *     that cannot be reached, or is refused, is 422 naming `url`.
+         */
+        post: operations["checkDrift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/sequences/reset": {
         parameters: {
             query?: never;
@@ -2251,6 +2285,35 @@ export interface components {
             tools: components["schemas"]["ApplyPart"][];
             resources: components["schemas"]["ApplyPart"][];
             prompts: components["schemas"]["ApplyPart"][];
+        };
+        DriftRequest: {
+            /** @description The live MCP endpoint to compare with, e.g. https://example.com/mcp; required. */
+            url?: string;
+            /** @description Sent on every request to the server (e.g. Authorization); not stored. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        DriftReport: {
+            /** @description Whether anything differs. */
+            drifted: boolean;
+            changes: components["schemas"]["DriftChange"][];
+        };
+        DriftChange: {
+            /** @enum {string} */
+            kind: "tool" | "resource" | "prompt";
+            /** @description The tool's or prompt's name, or the resource's URI (template). */
+            name: string;
+            /**
+             * @description What differs. `presence`: only one side has the element; that side's value is its name
+             *     (a resource's URI), the other's null.
+             * @enum {string}
+             */
+            field: "presence" | "name" | "description" | "mime_type" | "input_schema" | "output_schema" | "arguments";
+            /** @description The design's value, compact JSON with object members in key order; null for none. */
+            design: components["schemas"]["AnyJSON"];
+            /** @description The live server's value, likewise. */
+            live: components["schemas"]["AnyJSON"];
         };
         DuplicateServerRequest: {
             name?: string;
@@ -4596,6 +4659,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Server"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    checkDrift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DriftRequest"];
+            };
+        };
+        responses: {
+            /** @description What differs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriftReport"];
                 };
             };
             400: components["responses"]["BadRequest"];

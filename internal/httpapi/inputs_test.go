@@ -70,6 +70,7 @@ func validBodies(w inputWorld) map[string]string {
 		"ValidatePolicy":         `{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}],"resources":[{"name":"r","uri":"a://b"}],"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}]}`,
 		"ImportOpenAPI":          `{"name":"imported","document":{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"getA","responses":{"200":{"description":"ok"}}}}}}}`,
 		"ImportMCP":              `{"url":"` + w["mcp_url"] + `","name":"m","headers":{"X-Trace":"k"},"record_calls":[{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"}}]}`,
+		"CheckDrift":             `{"url":"` + w["mcp_url"] + `","headers":{"X-Trace":"k"}}`,
 		"CreateAgentCard":        `{"name":"probe-card","version":"1.0.0","description":"d","capabilities":{"streaming":true,"languages":["en"]},"metadata":{"tags":["a"]},"skills":[{"name":"sk","mcp_server":"` + w["server_id"] + `","mcp_tool":"` + w["tool_name"] + `"}]}`,
 		"UpdateAgentCard":        `{"description":"d2","metadata":{"tags":["b"]},"invocation":{"protocol":"mcp"}}`,
 		"DuplicateAgentCard":     `{"name":"probe-card-copy"}`,

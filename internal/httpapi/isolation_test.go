@@ -90,6 +90,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "apply a document with A's server id", method: "POST", route: "/api/servers/apply", status: http.StatusConflict,
 			body: map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": "{server_id}", "name": "Hijacked by Beta"}},
 		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
+		{name: "check drift", method: "POST", route: server + "/drift", body: map[string]any{"url": "http://example.com/mcp"}},
 
 		{name: "list journal", method: "GET", route: server + "/journal"},
 		{name: "clear journal", method: "DELETE", route: server + "/journal"},

@@ -3,7 +3,9 @@
 // back to the older HTTP+SSE transport), lists the server's tools,
 // resources, resource templates and prompts, reads each resource's current
 // text, fetches each prompt's messages as {{argument}} templates, and may
-// call chosen tools once to store their answers as scenarios.
+// call chosen tools once to store their answers as scenarios. With
+// Options.ListOnly it keeps only what the server lists, for comparing a
+// live server with a design.
 //
 // Every request goes through the *http.Client the caller gives, which is
 // expected to be the outbound package's guarded client: the address policy,
@@ -113,6 +115,12 @@ type Options struct {
 	MaxTotalBytes int64
 	// Timeout bounds the whole import, connecting included. Default 30s.
 	Timeout time.Duration
+	// ListOnly takes what the server lists and nothing more: no resource
+	// is read, no prompt fetched and no tool called (RecordCalls are not
+	// made), so resources have empty content and prompts no messages. It
+	// suits comparing a live server with a design, which needs only the
+	// listings and should not touch the server's state.
+	ListOnly bool
 }
 
 // Result is an imported design.
@@ -361,8 +369,10 @@ func (imp *importer) run(ctx context.Context) (Result, error) {
 		}
 	}
 
-	if err := imp.record(ctx, res.Design.Tools); err != nil {
-		return Result{}, err
+	if !imp.opts.ListOnly {
+		if err := imp.record(ctx, res.Design.Tools); err != nil {
+			return Result{}, err
+		}
 	}
 
 	if imp.dropped > 0 {
@@ -621,10 +631,14 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 		}
 		res := design.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
 			MimeType: nonEmpty(r.MIMEType), Content: json.RawMessage(`""`)}
-		imp.stage = "reading " + what
-		text, mime, ok, err := imp.readResource(ctx, r.URI, what)
-		if err != nil {
-			return nil, err
+		var text, mime string
+		var ok bool
+		if !imp.opts.ListOnly {
+			imp.stage = "reading " + what
+			var err error
+			if text, mime, ok, err = imp.readResource(ctx, r.URI, what); err != nil {
+				return nil, err
+			}
 		}
 		if res.MimeType == nil {
 			res.MimeType = nonEmpty(mime)
@@ -841,19 +855,21 @@ func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]desig
 		if prompt.Name == "" {
 			continue
 		}
-		imp.stage = "getting " + what
-		var got *mcp.GetPromptResult
-		err := imp.sess.call(ctx, func(cs *mcp.ClientSession) (err error) {
-			got, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args})
-			return err
-		})
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return nil, ctx.Err()
-		case err != nil:
-			imp.warn("%s is imported without messages: getting it failed: %s", what, imp.describe(err, nil))
-		default:
-			prompt.Messages = imp.promptMessages(what, got.Messages)
+		if !imp.opts.ListOnly {
+			imp.stage = "getting " + what
+			var got *mcp.GetPromptResult
+			err := imp.sess.call(ctx, func(cs *mcp.ClientSession) (err error) {
+				got, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args})
+				return err
+			})
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return nil, ctx.Err()
+			case err != nil:
+				imp.warn("%s is imported without messages: getting it failed: %s", what, imp.describe(err, nil))
+			default:
+				prompt.Messages = imp.promptMessages(what, got.Messages)
+			}
 		}
 		if err := design.CheckPrompt(prompt); err != nil {
 			f, ok := failure.As(err)

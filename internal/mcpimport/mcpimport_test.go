@@ -577,3 +577,46 @@ func TestImportRecordedScenarioChecks(t *testing.T) {
 		`record_calls[3]: tool "lookup" (scenario recorded_3): the arguments do not satisfy the tool's input schema as this service reads it (id: Value is string but should be integer), so the mock refuses them`,
 	}, res.Warnings[4:], "after the warnings of TestImportStreamable on tools, resources and prompts")
 }
+
+// TestImportListOnly: a listing-only snapshot keeps what the server lists
+// and reads, fetches and calls nothing.
+func TestImportListOnly(t *testing.T) {
+	var reads, gets, calls atomic.Int32
+	s := mcp.NewServer(&mcp.Implementation{Name: "counted", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "get_forecast", Description: "The forecast."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ forecastIn) (*mcp.CallToolResult, forecastOut, error) {
+			calls.Add(1)
+			return nil, forecastOut{Forecast: "sunny"}, nil
+		})
+	s.AddResource(&mcp.Resource{Name: "guide", URI: "docs://guide", MIMEType: "text/markdown"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			reads.Add(1)
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "# Guide"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "summarize", Arguments: []*mcp.PromptArgument{{Name: "text", Required: true}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			gets.Add(1)
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Sum up."}}}}, nil
+		})
+	srv, _ := serve(t, streamable(s))
+	opts := mcpimport.Options{URL: srv.URL, Client: privateClient(), ListOnly: true,
+		RecordCalls: []mcpimport.Call{{Tool: "get_forecast", Arguments: map[string]any{"city": "Paris"}}}}
+	res, err := mcpimport.Import(ctx(t), opts)
+	require.NoError(t, err)
+	requireValid(t, res.Design)
+	require.Zero(t, reads.Load()+gets.Load()+calls.Load(), "nothing read, fetched or called")
+	require.Len(t, res.Design.Tools, 1)
+	require.Empty(t, res.Design.Tools[0].Scenarios)
+	require.NotEmpty(t, res.Design.Tools[0].OutputSchema)
+	require.Len(t, res.Design.Resources, 1)
+	require.Equal(t, "text/markdown", *res.Design.Resources[0].MimeType)
+	require.JSONEq(t, `""`, string(res.Design.Resources[0].Content))
+	require.Len(t, res.Design.Prompts, 1)
+	require.Empty(t, res.Design.Prompts[0].Messages)
+	require.Equal(t, "text", res.Design.Prompts[0].Arguments[0].Name)
+
+	opts.ListOnly = false
+	_, err = mcpimport.Import(ctx(t), opts)
+	require.NoError(t, err)
+	require.Equal(t, []int32{1, 1, 1}, []int32{reads.Load(), gets.Load(), calls.Load()}, "a full import does all three")
+}

@@ -2077,6 +2077,8 @@ export interface components {
             fault: components["schemas"]["Fault"] | null;
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
+            /** @description The real MCP server the endpoint forwards to; null when none. */
+            upstream: components["schemas"]["UpstreamInfo"] | null;
             /**
              * @description Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
              *     transport, imported_at}`; null for designs made by hand.
@@ -2161,6 +2163,7 @@ export interface components {
              */
             auth_mode?: "none" | "api_key";
             fault?: components["schemas"]["Fault"];
+            upstream?: components["schemas"]["Upstream"];
         };
         UpdateServerRequest: {
             name?: string;
@@ -2179,6 +2182,46 @@ export interface components {
             auth_mode?: "none" | "api_key";
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
+            /**
+             * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given
+             *     replaces them all.
+             */
+            upstream?: components["schemas"]["UpstreamPatch"] | null;
+        };
+        /**
+         * @description A real MCP server (either transport, either era) the endpoint forwards `tools/call` to,
+         *     through the same address policy as imports. Header values are stored encrypted and never
+         *     returned.
+         */
+        Upstream: {
+            /** @description The MCP endpoint */
+            url: string;
+            mode?: components["schemas"]["UpstreamMode"];
+            /** @description Sent on every request to the upstream (e.g. Authorization). */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        UpstreamPatch: {
+            /** @description The MCP endpoint; required when the server has no upstream yet. */
+            url?: string;
+            mode?: components["schemas"]["UpstreamMode"];
+            /** @description Replaces every stored header; omitted keeps them. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @description `fallback` (default): a `tools/call` no scenario matches (or naming a tool the design
+         *     lacks) is forwarded. `record`: every `tools/call` is forwarded.
+         * @enum {string}
+         */
+        UpstreamMode: "fallback" | "record";
+        UpstreamInfo: {
+            url: string;
+            mode: components["schemas"]["UpstreamMode"];
+            /** @description The names of the stored headers; their values are never returned. */
+            header_names: string[];
         };
         /**
          * @description One MCP server design as a file, for `POST /api/servers/apply` and

@@ -2730,10 +2730,11 @@ export interface components {
         /**
          * @description `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
          *     (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
-         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429).
+         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429); `proxied`:
+         *     answered by the design's upstream (a result or a JSON-RPC error, relayed).
          * @enum {string}
          */
-        JournalOutcome: "result" | "error" | "no_match" | "fault" | "rejected";
+        JournalOutcome: "result" | "error" | "no_match" | "fault" | "rejected" | "proxied";
         JournalMismatch: {
             scenario: string;
             /** @description The argument the failing condition reads. */
@@ -2801,6 +2802,19 @@ export interface components {
             sequence_key: string | null;
             /** @description The rounds of questions to the client the call played, in order; empty for a call that asked none. */
             rounds: components["schemas"]["JournalRound"][];
+            /** @description What the design's upstream did with a proxied call; null for every other call. */
+            upstream: components["schemas"]["JournalUpstream"] | null;
+        };
+        JournalUpstream: {
+            /** @description How long the upstream took */
+            latency_ms: number;
+            /**
+             * @description The upstream's whole answer: its result, or its JSON-RPC error object `{code, message,
+             *     data}`; when it was larger than 256 KiB, its first 256 KiB as a string.
+             */
+            answer: unknown;
+            /** @description The answer was cut (and is then a string). */
+            truncated: boolean;
         };
         TaskSummary: {
             /** @description 32 lowercase hex characters. */

@@ -225,7 +225,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ALLOWED_HOSTS: %w", err)
 	}
-	s.mcp = s.serverEndpoint(ips, hosts)
+	s.mcp = s.serverEndpoint(ips, hosts, func() http.Handler { return root })
 	platform, err := s.platformEndpoint(spec, rest, hosts)
 	if err != nil {
 		return nil, err
@@ -296,8 +296,9 @@ func (s *Service) restAPI(spec *openapi3.T, ips *clientip.Resolver, self func() 
 		UpstreamKey: s.upstreamKey})
 }
 
-// serverEndpoint builds the per-server MCP endpoint.
-func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.HostList) *mcpserve.Handler {
+// serverEndpoint builds the per-server MCP endpoint; self returns the whole
+// service's handler, which serves upstreams on the service's own origin.
+func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.HostList, self func() http.Handler) *mcpserve.Handler {
 	cfg := s.cfg
 	var rec mcpserve.Recorder // nil, not a nil *journal.Writer, when the journal is off
 	if s.journal != nil {
@@ -311,6 +312,8 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
 		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
 		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
+		Upstream: upstream.NewForwarder(upstream.ForwarderOptions{Key: s.upstreamKey, AllowPrivate: cfg.AllowPrivateTargets,
+			Local: self, BaseURL: cfg.BaseURL, Timeout: cfg.UpstreamTimeout, MaxConcurrent: cfg.UpstreamMaxConcurrent}),
 		Observer: s.metrics.Observer(metrics.EndpointServer, mcpserve.MethodNames())})
 }
 

@@ -2189,8 +2189,8 @@ export interface components {
             upstream?: components["schemas"]["UpstreamPatch"] | null;
         };
         /**
-         * @description A real MCP server (either transport, either era) the endpoint forwards `tools/call` to,
-         *     through the same address policy as imports. Header values are stored encrypted and never
+         * @description A real MCP server (either transport, either era) the endpoint forwards calls to (see
+         *     UpstreamMode), through the same address policy as imports. Header values are stored encrypted and never
          *     returned.
          */
         Upstream: {
@@ -2213,7 +2213,9 @@ export interface components {
         };
         /**
          * @description `fallback` (default): a `tools/call` no scenario matches (or naming a tool the design
-         *     lacks) is forwarded. `record`: every `tools/call` is forwarded.
+         *     lacks), a `resources/read` of a URI the design does not serve and a `prompts/get` of a
+         *     prompt it lacks are forwarded. `record`: every `tools/call`, `resources/read` and
+         *     `prompts/get` is forwarded.
          * @enum {string}
          */
         UpstreamMode: "fallback" | "record";

@@ -149,3 +149,27 @@ func TestUpstreamOfficialSDKServer(t *testing.T) {
 	page := journalPage(t, c, server, "?outcome=proxied", 3)
 	require.Contains(t, string(page.Raw), "sdk fog in Lima")
 }
+
+func TestUpstreamResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Proxy Reads")
+	real := mkServer(t, c, "real")
+	mkChild(t, c, real, "resources", map[string]any{"name": "readme", "uri": "docs://readme", "content": "upstream text"})
+	mkChild(t, c, real, "prompts", map[string]any{"name": "greet", "messages": []any{
+		map[string]any{"role": "user", "text": "hello from upstream"}}})
+	endpoint := c.EnableServer(real).String("endpoint_url")
+	server := proxiedServer(t, c, map[string]any{"url": endpoint})
+	mkChild(t, c, server, "resources", map[string]any{"name": "local", "uri": "docs://local", "content": "local text"})
+
+	r := mcpCall(t, env, server, "resources/read", map[string]any{"uri": "docs://local"})
+	require.Equal(t, "local text", r.Get("result.contents.0.text"))
+	r = mcpCall(t, env, server, "resources/read", map[string]any{"uri": "docs://readme"})
+	require.Equal(t, "upstream text", r.Get("result.contents.0.text"), "body: %s", r.Raw)
+	r = mcpCall(t, env, server, "prompts/get", map[string]any{"name": "greet"})
+	require.Equal(t, "hello from upstream", r.Get("result.messages.0.content.text"), "body: %s", r.Raw)
+	r = mcpCall(t, env, server, "resources/read", map[string]any{"uri": "docs://nowhere"})
+	require.NotNil(t, r.Get("error"), "the upstream's not-found is relayed: %s", r.Raw)
+
+	page := journalPage(t, c, server, "?outcome=proxied", 3)
+	require.Contains(t, string(page.Raw), "upstream text")
+}

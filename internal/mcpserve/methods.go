@@ -268,6 +268,9 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 	}
 	uri := *p.URI
 	text, r, ok := d.read(uri)
+	if d.upstream != nil && (d.record || !ok) {
+		return forward(ctx, x, d, "resources/read", params)
+	}
 	if ok && r.ask != nil {
 		var out json.RawMessage
 		var err error
@@ -355,6 +358,9 @@ func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMes
 	}
 	name, args := p.Name, p.Arguments
 	pr, ok := d.prompts[name]
+	if d.upstream != nil && (d.record || !ok) {
+		return forward(ctx, x, d, "prompts/get", params)
+	}
 	if !ok {
 		// The message names the prompt alone, as "Tool not found" does.
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + name}

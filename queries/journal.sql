@@ -3,10 +3,11 @@
 -- on tables with row-level security.)
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key, rounds)
+                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer)
 VALUES (@id, @organization_id, @server_id, @received_at, @method, sqlc.narg(tool), sqlc.narg(params), @outcome,
         sqlc.narg(matched_scenario), sqlc.narg(sequence_step), @mismatches, @response, sqlc.narg(error_code),
-        @latency_us, @client_address, sqlc.narg(sequence_key), @rounds);
+        @latency_us, @client_address, sqlc.narg(sequence_key), @rounds, sqlc.narg(upstream_latency_us),
+        sqlc.narg(upstream_answer));
 
 -- name: ListJournal :many
 -- One server's calls, newest first, keyset-paginated on (received_at, id).

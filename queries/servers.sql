@@ -1,10 +1,12 @@
 -- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
-                         eras, cache_ttl_ms, cache_scope)
+                         eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
+                         upstream_headers)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
         @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault),
-        @eras, @cache_ttl_ms, @cache_scope)
+        @eras, @cache_ttl_ms, @cache_scope, sqlc.narg(upstream_url), sqlc.narg(upstream_mode),
+        @upstream_header_names, sqlc.narg(upstream_headers))
 RETURNING *;
 
 -- name: GetServer :one
@@ -27,7 +29,8 @@ UPDATE mcp_servers
 SET name = @name, description = @description, version = @version, provider_name = @provider_name,
     provider_url = @provider_url, type = @type, enabled = @enabled, protocol_version = @protocol_version,
     auth_mode = @auth_mode, fault = sqlc.narg(fault), eras = @eras, cache_ttl_ms = @cache_ttl_ms,
-    cache_scope = @cache_scope, updated_at = now()
+    cache_scope = @cache_scope, upstream_url = sqlc.narg(upstream_url), upstream_mode = sqlc.narg(upstream_mode),
+    upstream_header_names = @upstream_header_names, upstream_headers = sqlc.narg(upstream_headers), updated_at = now()
 WHERE id = @id
 RETURNING *;
 

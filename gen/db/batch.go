@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
@@ -92,10 +93,11 @@ func (b *AppendAuditBatchResults) Close() error {
 const appendJournal = `-- name: AppendJournal :batchexec
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key, rounds)
+                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13,
-        $14, $15, $16, $17)
+        $14, $15, $16, $17, $18,
+        $19)
 `
 
 type AppendJournalBatchResults struct {
@@ -105,23 +107,25 @@ type AppendJournalBatchResults struct {
 }
 
 type AppendJournalParams struct {
-	ID              uuid.UUID
-	OrganizationID  uuid.UUID
-	ServerID        uuid.UUID
-	ReceivedAt      time.Time
-	Method          string
-	Tool            *string
-	Params          []byte
-	Outcome         string
-	MatchedScenario *string
-	SequenceStep    *int32
-	Mismatches      []byte
-	Response        string
-	ErrorCode       *int32
-	LatencyUs       int64
-	ClientAddress   string
-	SequenceKey     *string
-	Rounds          []byte
+	ID                uuid.UUID
+	OrganizationID    uuid.UUID
+	ServerID          uuid.UUID
+	ReceivedAt        time.Time
+	Method            string
+	Tool              *string
+	Params            []byte
+	Outcome           string
+	MatchedScenario   *string
+	SequenceStep      *int32
+	Mismatches        []byte
+	Response          string
+	ErrorCode         *int32
+	LatencyUs         int64
+	ClientAddress     string
+	SequenceKey       *string
+	Rounds            []byte
+	UpstreamLatencyUs pgtype.Int8
+	UpstreamAnswer    *string
 }
 
 // Sent as one batch per flush of the journal writer. (COPY is not available
@@ -147,6 +151,8 @@ func (q *Queries) AppendJournal(ctx context.Context, db DBTX, arg []AppendJourna
 			a.ClientAddress,
 			a.SequenceKey,
 			a.Rounds,
+			a.UpstreamLatencyUs,
+			a.UpstreamAnswer,
 		}
 		batch.Queue(appendJournal, vals...)
 	}

@@ -66,23 +66,25 @@ type ExploreSession struct {
 }
 
 type McpJournal struct {
-	ID              uuid.UUID
-	OrganizationID  uuid.UUID
-	ServerID        uuid.UUID
-	ReceivedAt      time.Time
-	Method          string
-	Tool            *string
-	Params          []byte
-	Outcome         string
-	MatchedScenario *string
-	SequenceStep    *int32
-	Mismatches      []byte
-	Response        string
-	ErrorCode       *int32
-	LatencyUs       int64
-	ClientAddress   string
-	SequenceKey     *string
-	Rounds          []byte
+	ID                uuid.UUID
+	OrganizationID    uuid.UUID
+	ServerID          uuid.UUID
+	ReceivedAt        time.Time
+	Method            string
+	Tool              *string
+	Params            []byte
+	Outcome           string
+	MatchedScenario   *string
+	SequenceStep      *int32
+	Mismatches        []byte
+	Response          string
+	ErrorCode         *int32
+	LatencyUs         int64
+	ClientAddress     string
+	SequenceKey       *string
+	Rounds            []byte
+	UpstreamLatencyUs pgtype.Int8
+	UpstreamAnswer    *string
 }
 
 type McpPrompt struct {
@@ -117,25 +119,29 @@ type McpResource struct {
 }
 
 type McpServer struct {
-	ID              uuid.UUID
-	OrganizationID  uuid.UUID
-	Name            string
-	Description     string
-	Version         string
-	ProviderName    *string
-	ProviderUrl     *string
-	Type            string
-	Enabled         bool
-	ProtocolVersion string
-	AuthMode        string
-	CreatedBy       string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	Source          []byte
-	Fault           []byte
-	Eras            string
-	CacheTtlMs      int32
-	CacheScope      string
+	ID                  uuid.UUID
+	OrganizationID      uuid.UUID
+	Name                string
+	Description         string
+	Version             string
+	ProviderName        *string
+	ProviderUrl         *string
+	Type                string
+	Enabled             bool
+	ProtocolVersion     string
+	AuthMode            string
+	CreatedBy           string
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	Source              []byte
+	Fault               []byte
+	Eras                string
+	CacheTtlMs          int32
+	CacheScope          string
+	UpstreamUrl         *string
+	UpstreamMode        *string
+	UpstreamHeaderNames []string
+	UpstreamHeaders     []byte
 }
 
 type McpTask struct {

@@ -98,29 +98,35 @@ func (q *Queries) CountServerChildren(ctx context.Context, db DBTX, serverID uui
 const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
-                         eras, cache_ttl_ms, cache_scope)
+                         eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
+                         upstream_headers)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
         $7, $8, $9, $10, $11, $12,
-        $13, $14, $15)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope
+        $13, $14, $15, $16, $17,
+        $18, $19)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers
 `
 
 type CreateServerParams struct {
-	ID              uuid.UUID
-	Name            string
-	Description     string
-	Version         string
-	ProviderName    *string
-	ProviderUrl     *string
-	Type            string
-	ProtocolVersion string
-	AuthMode        string
-	CreatedBy       string
-	Source          []byte
-	Fault           []byte
-	Eras            string
-	CacheTtlMs      int32
-	CacheScope      string
+	ID                  uuid.UUID
+	Name                string
+	Description         string
+	Version             string
+	ProviderName        *string
+	ProviderUrl         *string
+	Type                string
+	ProtocolVersion     string
+	AuthMode            string
+	CreatedBy           string
+	Source              []byte
+	Fault               []byte
+	Eras                string
+	CacheTtlMs          int32
+	CacheScope          string
+	UpstreamUrl         *string
+	UpstreamMode        *string
+	UpstreamHeaderNames []string
+	UpstreamHeaders     []byte
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -140,6 +146,10 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.Eras,
 		arg.CacheTtlMs,
 		arg.CacheScope,
+		arg.UpstreamUrl,
+		arg.UpstreamMode,
+		arg.UpstreamHeaderNames,
+		arg.UpstreamHeaders,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -162,6 +172,10 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.Eras,
 		&i.CacheTtlMs,
 		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
 	)
 	return i, err
 }
@@ -179,7 +193,7 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -207,12 +221,16 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.Eras,
 		&i.CacheTtlMs,
 		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -238,12 +256,16 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.Eras,
 		&i.CacheTtlMs,
 		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -287,6 +309,10 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.Eras,
 			&i.CacheTtlMs,
 			&i.CacheScope,
+			&i.UpstreamUrl,
+			&i.UpstreamMode,
+			&i.UpstreamHeaderNames,
+			&i.UpstreamHeaders,
 		); err != nil {
 			return nil, err
 		}
@@ -299,7 +325,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -325,6 +351,10 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.Eras,
 		&i.CacheTtlMs,
 		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
 	)
 	return i, err
 }
@@ -354,7 +384,7 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 }
 
 const serversNamed = `-- name: ServersNamed :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
 `
 
 // The organization's servers with a name, oldest first: a design document
@@ -388,6 +418,10 @@ func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]Mcp
 			&i.Eras,
 			&i.CacheTtlMs,
 			&i.CacheScope,
+			&i.UpstreamUrl,
+			&i.UpstreamMode,
+			&i.UpstreamHeaderNames,
+			&i.UpstreamHeaders,
 		); err != nil {
 			return nil, err
 		}
@@ -413,26 +447,31 @@ UPDATE mcp_servers
 SET name = $1, description = $2, version = $3, provider_name = $4,
     provider_url = $5, type = $6, enabled = $7, protocol_version = $8,
     auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
-    cache_scope = $13, updated_at = now()
-WHERE id = $14
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope
+    cache_scope = $13, upstream_url = $14, upstream_mode = $15,
+    upstream_header_names = $16, upstream_headers = $17, updated_at = now()
+WHERE id = $18
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers
 `
 
 type UpdateServerParams struct {
-	Name            string
-	Description     string
-	Version         string
-	ProviderName    *string
-	ProviderUrl     *string
-	Type            string
-	Enabled         bool
-	ProtocolVersion string
-	AuthMode        string
-	Fault           []byte
-	Eras            string
-	CacheTtlMs      int32
-	CacheScope      string
-	ID              uuid.UUID
+	Name                string
+	Description         string
+	Version             string
+	ProviderName        *string
+	ProviderUrl         *string
+	Type                string
+	Enabled             bool
+	ProtocolVersion     string
+	AuthMode            string
+	Fault               []byte
+	Eras                string
+	CacheTtlMs          int32
+	CacheScope          string
+	UpstreamUrl         *string
+	UpstreamMode        *string
+	UpstreamHeaderNames []string
+	UpstreamHeaders     []byte
+	ID                  uuid.UUID
 }
 
 func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerParams) (McpServer, error) {
@@ -450,6 +489,10 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.Eras,
 		arg.CacheTtlMs,
 		arg.CacheScope,
+		arg.UpstreamUrl,
+		arg.UpstreamMode,
+		arg.UpstreamHeaderNames,
+		arg.UpstreamHeaders,
 		arg.ID,
 	)
 	var i McpServer
@@ -473,6 +516,10 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.Eras,
 		&i.CacheTtlMs,
 		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
 	)
 	return i, err
 }

@@ -2111,6 +2111,8 @@ export interface components {
             fault: components["schemas"]["Fault"] | null;
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
+            /** @description The real MCP server the endpoint forwards to; null when none. */
+            upstream: components["schemas"]["UpstreamInfo"] | null;
             /**
              * @description Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
              *     transport, imported_at}`; null for designs made by hand.
@@ -2195,6 +2197,7 @@ export interface components {
              */
             auth_mode?: "none" | "api_key";
             fault?: components["schemas"]["Fault"];
+            upstream?: components["schemas"]["Upstream"];
         };
         UpdateServerRequest: {
             name?: string;
@@ -2213,6 +2216,48 @@ export interface components {
             auth_mode?: "none" | "api_key";
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
+            /**
+             * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given
+             *     replaces them all.
+             */
+            upstream?: components["schemas"]["UpstreamPatch"] | null;
+        };
+        /**
+         * @description A real MCP server (either transport, either era) the endpoint forwards calls to (see
+         *     UpstreamMode), through the same address policy as imports. Header values are stored encrypted and never
+         *     returned.
+         */
+        Upstream: {
+            /** @description The MCP endpoint */
+            url: string;
+            mode?: components["schemas"]["UpstreamMode"];
+            /** @description Sent on every request to the upstream (e.g. Authorization). */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        UpstreamPatch: {
+            /** @description The MCP endpoint; required when the server has no upstream yet. */
+            url?: string;
+            mode?: components["schemas"]["UpstreamMode"];
+            /** @description Replaces every stored header; omitted keeps them. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @description `fallback` (default): a `tools/call` no scenario matches (or naming a tool the design
+         *     lacks), a `resources/read` of a URI the design does not serve and a `prompts/get` of a
+         *     prompt it lacks are forwarded. `record`: every `tools/call`, `resources/read` and
+         *     `prompts/get` is forwarded.
+         * @enum {string}
+         */
+        UpstreamMode: "fallback" | "record";
+        UpstreamInfo: {
+            url: string;
+            mode: components["schemas"]["UpstreamMode"];
+            /** @description The names of the stored headers; their values are never returned. */
+            header_names: string[];
         };
         /**
          * @description One MCP server design as a file, for `POST /api/servers/apply` and
@@ -2750,10 +2795,11 @@ export interface components {
         /**
          * @description `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
          *     (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
-         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429).
+         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429); `proxied`:
+         *     answered by the design's upstream (a result or a JSON-RPC error, relayed).
          * @enum {string}
          */
-        JournalOutcome: "result" | "error" | "no_match" | "fault" | "rejected";
+        JournalOutcome: "result" | "error" | "no_match" | "fault" | "rejected" | "proxied";
         JournalMismatch: {
             scenario: string;
             /** @description The argument the failing condition reads. */
@@ -2821,6 +2867,19 @@ export interface components {
             sequence_key: string | null;
             /** @description The rounds of questions to the client the call played, in order; empty for a call that asked none. */
             rounds: components["schemas"]["JournalRound"][];
+            /** @description What the design's upstream did with a proxied call; null for every other call. */
+            upstream: components["schemas"]["JournalUpstream"] | null;
+        };
+        JournalUpstream: {
+            /** @description How long the upstream took */
+            latency_ms: number;
+            /**
+             * @description The upstream's whole answer: its result, or its JSON-RPC error object `{code, message,
+             *     data}`; when it was larger than 256 KiB, its first 256 KiB as a string.
+             */
+            answer: unknown;
+            /** @description The answer was cut (and is then a string). */
+            truncated: boolean;
         };
         TaskSummary: {
             /** @description 32 lowercase hex characters. */

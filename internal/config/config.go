@@ -70,6 +70,11 @@ type Config struct {
 	// MaxPendingQuestions bounds the questions of one server waiting for
 	// clients' answers on one instance.
 	MaxPendingQuestions int
+	// UpstreamTimeout bounds one call forwarded to a design's upstream;
+	// UpstreamMaxConcurrent bounds one server's calls at its upstream at
+	// once, on each instance.
+	UpstreamTimeout       time.Duration
+	UpstreamMaxConcurrent int
 	// RequestStateSecrets sign the requestState of modern calls (the
 	// revision of protocol.Modern) whose scenario asks the client: the first signs, every one verifies.
 	// Empty: a secret generated once and kept in the database.
@@ -121,31 +126,33 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		metrics = DefaultMetricsAddr
 	}
 	c := Config{
-		MetricsAddr:          strings.TrimSpace(metrics),
-		DatabaseURL:          or(getenv("DATABASE_URL"), DefaultDatabaseURL),
-		RedisURL:             getenv("REDIS_URL"),
-		Env:                  or(getenv("APP_ENV"), "development"),
-		ListenAddr:           or(getenv("LISTEN_ADDR"), ":8080"),
-		BaseURL:              strings.TrimRight(getenv("BASE_URL"), "/"),
-		Designs:              getenv("MOCKMCP_DESIGNS"),
-		MaxPublicRateLimit:   100,
-		PlatformRateLimit:    500,
-		MaxBodyBytes:         1 << 20,
-		MaxBatchMessages:     100,
-		LogLevel:             slog.LevelInfo,
-		ShutdownTimeout:      15 * time.Second,
-		BcryptCost:           12,
-		RateWindow:           time.Minute,
-		KeyTouchInterval:     5 * time.Second,
-		JournalEnabled:       true,
-		JournalRetention:     24 * time.Hour,
-		JournalMaxPerServer:  1000,
-		JournalQueue:         10000,
-		JournalMaxRate:       1000,
-		JournalPruneInterval: time.Minute,
-		DesignStaleMax:       5 * time.Minute,
-		AskTimeout:           time.Minute,
-		MaxPendingQuestions:  100,
+		MetricsAddr:           strings.TrimSpace(metrics),
+		DatabaseURL:           or(getenv("DATABASE_URL"), DefaultDatabaseURL),
+		RedisURL:              getenv("REDIS_URL"),
+		Env:                   or(getenv("APP_ENV"), "development"),
+		ListenAddr:            or(getenv("LISTEN_ADDR"), ":8080"),
+		BaseURL:               strings.TrimRight(getenv("BASE_URL"), "/"),
+		Designs:               getenv("MOCKMCP_DESIGNS"),
+		MaxPublicRateLimit:    100,
+		PlatformRateLimit:     500,
+		MaxBodyBytes:          1 << 20,
+		MaxBatchMessages:      100,
+		LogLevel:              slog.LevelInfo,
+		ShutdownTimeout:       15 * time.Second,
+		BcryptCost:            12,
+		RateWindow:            time.Minute,
+		KeyTouchInterval:      5 * time.Second,
+		JournalEnabled:        true,
+		JournalRetention:      24 * time.Hour,
+		JournalMaxPerServer:   1000,
+		JournalQueue:          10000,
+		JournalMaxRate:        1000,
+		JournalPruneInterval:  time.Minute,
+		DesignStaleMax:        5 * time.Minute,
+		AskTimeout:            time.Minute,
+		MaxPendingQuestions:   100,
+		UpstreamTimeout:       30 * time.Second,
+		UpstreamMaxConcurrent: 8,
 	}
 	var errs []string
 	bad := func(name, format string, args ...any) {
@@ -195,6 +202,8 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
 	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
+	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)
+	positive("UPSTREAM_MAX_CONCURRENT", &c.UpstreamMaxConcurrent)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {

@@ -159,7 +159,68 @@ func CheckServer(s Server) error {
 			rpcErrorNUL(&f, "fault.error", s.Fault.Error)
 		}
 	}
+	if u := s.Upstream; u != nil {
+		if msg := httpURLProblem(u.URL); msg != "" {
+			f.Add("upstream.url", "%s", msg)
+		}
+		maxLen(&f, "upstream.url", u.URL, MaxUpstreamURL)
+		oneOf(&f, "upstream.mode", u.Mode, UpstreamModes)
+	}
 	return f.Err()
+}
+
+// Limits of an upstream's headers.
+const (
+	MaxUpstreamURL         = 2000
+	MaxUpstreamHeaders     = 20
+	MaxUpstreamHeaderValue = 4096
+)
+
+// CheckUpstreamHeaders checks the headers an upstream is given (names and
+// values in clear, before they are sealed), naming each problem under
+// field (e.g. "upstream.headers"). Messages never quote a value.
+func CheckUpstreamHeaders(field string, headers map[string]string) error {
+	var f failure.Fields
+	if len(headers) > MaxUpstreamHeaders {
+		f.Add(field, "at most %d headers, got %d", MaxUpstreamHeaders, len(headers))
+	}
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
+		v := headers[name]
+		switch {
+		case !isHeaderToken(name):
+			f.Add(field, "%q is not a valid header name", name)
+		case forbiddenUpstreamHeader(name):
+			f.Add(field+"."+name, "is set by the client itself")
+		case len(v) > MaxUpstreamHeaderValue:
+			f.Add(field+"."+name, "must be at most %d bytes", MaxUpstreamHeaderValue)
+		case strings.ContainsAny(v, "\r\n\x00"):
+			f.Add(field+"."+name, "must not contain line breaks or NUL")
+		}
+	}
+	return f.Err()
+}
+
+// forbiddenUpstreamHeader reports headers the MCP client sets itself.
+func forbiddenUpstreamHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "host", "content-length", "content-type", "accept", "connection", "transfer-encoding",
+		"mcp-session-id", "mcp-protocol-version":
+		return true
+	}
+	return false
+}
+
+// isHeaderToken reports whether s is an HTTP header name (an RFC 9110 token).
+func isHeaderToken(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckTool checks a tool's schemas (with their x-mcp-header annotations)

@@ -36,9 +36,33 @@ type Server struct {
 	Fault *mockspec.Fault
 	// Source records where an imported design came from; nil for designs
 	// made by hand.
-	Source    json.RawMessage
+	Source json.RawMessage
+	// Upstream is the real MCP server the endpoint forwards to; nil when
+	// none.
+	Upstream  *Upstream
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// Upstream modes: forward the tools/call no scenario answers, or every one.
+const (
+	UpstreamFallback = "fallback"
+	UpstreamRecord   = "record"
+)
+
+// UpstreamModes are the modes an upstream may have.
+var UpstreamModes = []string{UpstreamFallback, UpstreamRecord}
+
+// Upstream is a real MCP server a design forwards calls to.
+type Upstream struct {
+	URL  string
+	Mode string // one of UpstreamModes
+	// HeaderNames are the names of the headers sent to the upstream, in
+	// the order given; their values are in SealedHeaders only.
+	HeaderNames []string
+	// SealedHeaders are the headers' values, sealed (internal/upstream);
+	// nil when there are none. Never returned by the API nor journaled.
+	SealedHeaders []byte
 }
 
 // Scenario is one mock scenario of a tool, stored in order with the tool.

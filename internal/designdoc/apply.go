@@ -207,7 +207,8 @@ func create(ctx context.Context, tx *store.Tx, doc Document, opts ApplyOptions) 
 func update(ctx context.Context, tx *store.Tx, cur design.Server, doc Document) (Plan, error) {
 	d := doc.Design
 	want := d.Server
-	want.ID, want.OrgID, want.CreatedBy, want.Source = cur.ID, cur.OrgID, cur.CreatedBy, cur.Source
+	// Documents do not carry the upstream: applying one keeps the stored one.
+	want.ID, want.OrgID, want.CreatedBy, want.Source, want.Upstream = cur.ID, cur.OrgID, cur.CreatedBy, cur.Source, cur.Upstream
 	want.Enabled = cur.Enabled
 	if doc.Enabled != nil {
 		want.Enabled = *doc.Enabled

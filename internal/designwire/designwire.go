@@ -84,6 +84,14 @@ func Server(v design.Server, endpointURL string) api.Server {
 	if v.Fault != nil {
 		out.Fault = nullable.NewNullableWithValue(*v.Fault)
 	}
+	out.Upstream = nullable.NewNullNullable[api.UpstreamInfo]()
+	if u := v.Upstream; u != nil {
+		names := u.HeaderNames
+		if names == nil {
+			names = []string{}
+		}
+		out.Upstream = nullable.NewNullableWithValue(api.UpstreamInfo{Url: u.URL, Mode: api.UpstreamMode(u.Mode), HeaderNames: names})
+	}
 	return out
 }
 

@@ -242,6 +242,16 @@ func apiJournalEntry(r store.JournalRecord) api.JournalEntry {
 	if r.ErrorCode != 0 {
 		out.ErrorCode = nullable.NewNullableWithValue(r.ErrorCode)
 	}
+	out.Upstream = nullable.NewNullNullable[api.JournalUpstream]()
+	if u := r.Upstream; u != nil {
+		ju := api.JournalUpstream{LatencyMs: float32(u.Latency.Microseconds()) / 1000, Truncated: u.Truncated}
+		if u.Truncated {
+			ju.Answer = u.Answer
+		} else {
+			ju.Answer = json.RawMessage(u.Answer)
+		}
+		out.Upstream = nullable.NewNullableWithValue(ju)
+	}
 	for i, m := range r.Mismatches {
 		out.Mismatches[i] = api.JournalMismatch{Scenario: m.Scenario, Reason: m.Reason}
 		if m.Field != "" {

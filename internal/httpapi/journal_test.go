@@ -201,8 +201,35 @@ func TestJournalEntryFields(t *testing.T) {
 		"tool": "next", "params": {"name":"next","arguments":{}}, "outcome": "error", "matched_scenario": "steps",
 		"sequence_step": 2, "mismatches": [], "response": "{\"code\":-32000,\"message\":\"step 3 fails\"}",
 		"error_code": -32000, "latency_ms": 2.5, "client_address": "203.0.113.9", "sequence_key": "alice",
-		"rounds": []
+		"rounds": [], "upstream": null
 	}`, jsonAt(t, r, "items.0"))
+}
+
+// TestJournalProxiedEntry: a proxied call keeps the upstream's latency and
+// whole answer, cut at journal.MaxUpstreamAnswer bytes.
+func TestJournalProxiedEntry(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Journal Proxied")
+	server := mkServer(t, c, "s")
+	w := env.Service.Journal()
+	small := `{"content":[{"type":"text","text":"from upstream"}]}`
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("x", journal.MaxUpstreamAnswer) + `"}]}`
+	for i, answer := range []string{small, big} {
+		require.True(t, w.Record(journal.Entry{
+			OrgID: uuid.MustParse(c.OrgID), ServerID: uuid.MustParse(server), Method: "tools/call", Tool: "t",
+			ReceivedAt: time.Date(2025, 6, 1, 12, 0, i, 0, time.UTC), Step: -1,
+			Outcome: journal.OutcomeProxied, Answer: []byte(answer),
+			Upstream: &journal.Upstream{Latency: 4 * time.Millisecond, Answer: []byte(answer)},
+		}))
+	}
+	r := journalPage(t, c, server, "?outcome=proxied", 2)
+	require.Equal(t, "proxied", r.Get("items.0.outcome"))
+	require.Equal(t, true, r.Get("items.0.upstream.truncated"))
+	cut := r.String("items.0.upstream.answer")
+	require.Len(t, cut, journal.MaxUpstreamAnswer)
+	require.True(t, strings.HasPrefix(big, cut))
+	require.Less(t, len(r.String("items.0.response")), 1000, "response stays a summary")
+	require.JSONEq(t, `{"latency_ms": 4, "truncated": false, "answer": `+small+`}`, jsonAt(t, r, "items.1.upstream"))
 }
 
 func TestJournalClear(t *testing.T) {

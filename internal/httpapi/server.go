@@ -25,6 +25,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/upstream"
 )
 
 // Server implements every REST operation of the OpenAPI document.
@@ -43,6 +44,8 @@ type Server struct {
 	// self is the service's whole HTTP handler, which test runs reach in
 	// process when they target the service's own origin.
 	self func() http.Handler
+	// upstreamKey seals the header values of designs' upstreams.
+	upstreamKey *upstream.Key
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -61,7 +64,11 @@ type Deps struct {
 	// Sequences count the calls of sequence scenarios, which
 	// resetSequences starts over; the per-server endpoint shares them.
 	Sequences mcpserve.Sequencer
-	Version   string
+	// UpstreamKey seals the header values of designs' upstreams; nil
+	// seals them with a random key of this instance (fit for tests only:
+	// another instance, or a restart, cannot open them).
+	UpstreamKey *upstream.Key
+	Version     string
 	// Readiness decides what /readyz answers.
 	Readiness *readiness.Checker
 	// Self returns the service's whole HTTP handler (REST API and MCP
@@ -75,7 +82,13 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 	spec := deps.Spec
 	s := &Server{
 		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
-		cfg: cfg, log: log, version: deps.Version, ready: deps.Readiness, self: deps.Self,
+		cfg: cfg, log: log, version: deps.Version, ready: deps.Readiness, self: deps.Self, upstreamKey: deps.UpstreamKey,
+	}
+	if s.upstreamKey == nil {
+		var err error
+		if s.upstreamKey, err = upstream.RandomKey(); err != nil {
+			return nil, err
+		}
 	}
 	if s.ready == nil { // a REST API without the MCP endpoints: the database is all it needs
 		s.ready = readiness.New(log, 0, readiness.DatabaseCheck(st.Ping))

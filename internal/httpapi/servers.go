@@ -36,10 +36,14 @@ func (s *Server) ListServers(ctx context.Context, req api.ListServersRequestObje
 func (s *Server) CreateServer(ctx context.Context, req api.CreateServerRequestObject) (api.CreateServerResponseObject, error) {
 	v := designwire.ServerFromCreate(*req.Body)
 	v.ID = uuid.New()
+	var err error
+	if v.Upstream, err = s.newUpstream(req.Body.Upstream); err != nil {
+		return nil, err
+	}
 	if err := design.CheckServer(v); err != nil {
 		return nil, err
 	}
-	v, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (design.Server, error) {
+	v, err = inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (design.Server, error) {
 		v.CreatedBy = p.Actor()
 		return tx.CreateServer(ctx, v)
 	})
@@ -92,6 +96,10 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 			if f, err := b.Fault.Get(); err == nil {
 				v.Fault = &f
 			}
+		}
+		var err error
+		if v.Upstream, err = s.patchUpstream(v.Upstream, b.Upstream); err != nil {
+			return err
 		}
 		return design.CheckServer(*v)
 	}, (*store.Tx).UpdateServer)

@@ -25,7 +25,20 @@ const (
 	OutcomeNoMatch  = "no_match" // a tools/call no scenario matched
 	OutcomeFault    = "fault"    // the server's default fault
 	OutcomeRejected = "rejected" // refused before dispatch: 401, 403, 429
+	OutcomeProxied  = "proxied"  // answered by the design's upstream
 )
+
+// MaxUpstreamAnswer bounds the upstream's answer kept in an entry; a
+// longer one is cut (and marked so) in the record.
+const MaxUpstreamAnswer = 256 << 10
+
+// Upstream is what the design's upstream did with a forwarded call.
+type Upstream struct {
+	Latency time.Duration
+	// Answer is the upstream's result, or its JSON-RPC error object, as
+	// relayed.
+	Answer []byte
+}
 
 // Entry is one call as the endpoint saw it. The endpoint fills it on the
 // request's goroutine; the writer derives the answer's summary.
@@ -57,6 +70,8 @@ type Entry struct {
 	// that asks the client played in this request, in order; nil for
 	// every other call.
 	Rounds []Round
+	// Upstream is set for a call the design's upstream answered.
+	Upstream *Upstream
 }
 
 // Round is one round of questions to the client as one request saw it.

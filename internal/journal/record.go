@@ -30,6 +30,19 @@ type Record struct {
 	// Rounds are the rounds of questions the call played, as the writer
 	// bounds them (see MaxRounds); nil when it asked none.
 	Rounds []Round
+	// Upstream is what the design's upstream did with a proxied call; nil
+	// for every other call.
+	Upstream *UpstreamRecord
+}
+
+// UpstreamRecord is the upstream's part of a proxied call.
+type UpstreamRecord struct {
+	Latency time.Duration
+	// Answer is the upstream's result or JSON-RPC error object as JSON
+	// text, cut to MaxUpstreamAnswer bytes (Truncated then; the text is no
+	// longer JSON).
+	Answer    string
+	Truncated bool
 }
 
 // Mismatch says why one scenario did not match a call.

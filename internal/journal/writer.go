@@ -238,6 +238,14 @@ func recordOf(e Entry) Record {
 		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,
 		Mismatches: e.Mismatches, Rounds: boundRounds(e.Rounds),
 	}
+	if u := e.Upstream; u != nil {
+		r.Upstream = &UpstreamRecord{Latency: u.Latency}
+		answer := u.Answer
+		if len(answer) > MaxUpstreamAnswer {
+			answer, r.Upstream.Truncated = answer[:MaxUpstreamAnswer], true
+		}
+		r.Upstream.Answer = strings.ToValidUTF8(string(answer), "")
+	}
 	if r.ReceivedAt.IsZero() {
 		r.ReceivedAt = time.Now()
 	}

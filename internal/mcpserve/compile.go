@@ -53,6 +53,10 @@ type compiled struct {
 	usesSequences bool
 	// fault is the server's default fault, nil when it has none.
 	fault *fault
+	// upstream is the server's upstream, nil when it has none; record:
+	// every tools/call goes to it.
+	upstream *design.Upstream
+	record   bool
 
 	size int // approximate bytes held, for the cache's budget
 }
@@ -73,7 +77,9 @@ func compile(d design.Design) (*compiled, error) {
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
 		version: d.Server.ProtocolVersion, description: d.Server.Description,
+		upstream: d.Server.Upstream,
 	}
+	out.record = out.upstream != nil && out.upstream.Mode == design.UpstreamRecord
 	var err error
 	if out.fault, err = compileFault(d.Server.Fault); err != nil {
 		return nil, fmt.Errorf("fault: %w", err)

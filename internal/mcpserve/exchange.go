@@ -38,6 +38,11 @@ type callNote struct {
 	matched   int
 	// rounds are the rounds of questions the call played.
 	rounds []journal.Round
+	// proxied: the upstream answered the call, in upstreamLatency, with
+	// upstreamAnswer (a result, or a JSON-RPC error object).
+	proxied         bool
+	upstreamLatency time.Duration
+	upstreamAnswer  []byte
 }
 
 // Exchange is the transport's exchange, as this endpoint's methods get it.
@@ -66,6 +71,9 @@ type serverSide struct {
 	// their scripts are reckoned by (time.Now when nil).
 	tasks Tasks
 	clock func() time.Time
+	// fwd relays calls to the design's upstream; nil when forwarding is
+	// off.
+	fwd Forwarder
 }
 
 // now is the time of the handler's clock.
@@ -200,13 +208,16 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	if s.call.usedSeq {
 		e.SequenceKey = s.sequenceKey()
 	}
+	if c := &s.call; c.proxied {
+		e.Upstream = &journal.Upstream{Latency: c.upstreamLatency, Answer: c.upstreamAnswer}
+	}
 	if len(req.Params) > 0 {
 		e.Params = append(json.RawMessage(nil), req.Params...)
 	}
 	if err != nil {
 		e.ErrorCode = int(errorCode(err))
 		e.Answer = errorObject(err)
-		if e.Outcome == "" || e.Outcome == journal.OutcomeResult {
+		if e.Outcome == "" || e.Outcome == journal.OutcomeResult || (e.Outcome == journal.OutcomeProxied && !s.call.proxied) {
 			e.Outcome = journal.OutcomeError
 		}
 	} else if e.Outcome == "" {

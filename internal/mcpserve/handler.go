@@ -107,6 +107,9 @@ type Options struct {
 	// Tasks keeps the tasks of the tasks extension; nil answers every
 	// task's outcome at once, as to a client without the extension.
 	Tasks Tasks
+	// Upstream forwards calls to designs' upstreams; nil answers the calls
+	// a design would forward with an error.
+	Upstream Forwarder
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -274,7 +277,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
 		hub: h.hub, keepAlive: h.opts.KeepAlive,
-		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now}
+		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now,
+		fwd: h.opts.Upstream}
 	answered := tr.ServeState(w, r, d, &p, st)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

@@ -79,6 +79,12 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	}
 	p.Arguments = exactArguments(params, p.Arguments)
 	t, ok := d.tools[p.Name]
+	if d.upstream != nil && (d.record || !ok) {
+		// Record: every call is the upstream's; fallback: so is a call of
+		// a tool the design lacks.
+		stateOf(x).call.tool = p.Name
+		return forward(ctx, x, d, "tools/call", params)
+	}
 	if !ok {
 		code := jsonrpc.ErrMethodNotFound.Code // as the legacy revisions' SDKs answer
 		if x.Modern() {
@@ -125,6 +131,9 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
 	}
 	if !matched {
+		if d.upstream != nil {
+			return forward(ctx, x, d, "tools/call", params)
+		}
 		if s.call.outcome == "" {
 			s.call.outcome = journal.OutcomeNoMatch
 		}
@@ -259,6 +268,9 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 	}
 	uri := *p.URI
 	text, r, ok := d.read(uri)
+	if d.upstream != nil && (d.record || !ok) {
+		return forward(ctx, x, d, "resources/read", params)
+	}
 	if ok && r.ask != nil {
 		var out json.RawMessage
 		var err error
@@ -346,6 +358,9 @@ func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMes
 	}
 	name, args := p.Name, p.Arguments
 	pr, ok := d.prompts[name]
+	if d.upstream != nil && (d.record || !ok) {
+		return forward(ctx, x, d, "prompts/get", params)
+	}
 	if !ok {
 		// The message names the prompt alone, as "Tool not found" does.
 		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + name}

@@ -150,8 +150,9 @@ func NewClient(o Options) *http.Client {
 }
 
 // Kinds are what outbound requests are made for: REST API test runs
-// (tests and suites), exploratory sessions, OpenAPI and MCP imports.
-var Kinds = [...]string{"test_run", "session", "openapi_import", "mcp_import", "other"}
+// (tests and suites), exploratory sessions, OpenAPI and MCP imports, calls
+// forwarded to designs' upstreams.
+var Kinds = [...]string{"test_run", "session", "openapi_import", "mcp_import", "upstream", "other"}
 
 // Outcomes are how an outbound request (each redirect followed is one)
 // ended: an answer of any status, refused by the address policy, or failed

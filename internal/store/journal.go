@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/journal"
@@ -139,6 +140,11 @@ func journalParams(r JournalRecord) (db.AppendJournalParams, error) {
 	if len(r.Params) > 0 {
 		p.Params = bytes.ToValidUTF8(r.Params, []byte("\uFFFD"))
 	}
+	if u := r.Upstream; u != nil {
+		p.UpstreamLatencyUs = pgtype.Int8{Int64: max(u.Latency.Microseconds(), 0), Valid: true}
+		answer := storable(u.Answer)
+		p.UpstreamAnswer = &answer
+	}
 	if r.Step >= 0 {
 		step := int32(r.Step)
 		p.SequenceStep = &step
@@ -249,6 +255,11 @@ func journalFrom(r db.McpJournal) (JournalRecord, error) {
 		return JournalRecord{}, fmt.Errorf("journal %s %w", r.ID, err)
 	}
 	j.Rounds = rounds
+	if r.UpstreamLatencyUs.Valid {
+		j.Upstream = &journal.UpstreamRecord{Latency: time.Duration(r.UpstreamLatencyUs.Int64) * time.Microsecond,
+			Answer: orEmpty(r.UpstreamAnswer)}
+		j.Upstream.Truncated = !json.Valid([]byte(j.Upstream.Answer))
+	}
 	return j, nil
 }
 

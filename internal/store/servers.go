@@ -36,11 +36,13 @@ type Counts struct {
 
 // CreateServer inserts s in the transaction's organization.
 func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, error) {
+	up := upstreamColumns(s.Upstream)
 	row, err := t.q.CreateServer(ctx, t.tx, db.CreateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type,
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
 		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
+		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
 	})
 	return serverFrom(row), err
 }
@@ -85,11 +87,13 @@ func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage
 
 // UpdateServer writes every field of s.
 func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, error) {
+	up := upstreamColumns(s.Upstream)
 	row, err := t.q.UpdateServer(ctx, t.tx, db.UpdateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
 		ProviderName: s.ProviderName, ProviderUrl: s.ProviderURL, Type: s.Type, Enabled: s.Enabled,
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
 		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
+		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -142,7 +146,30 @@ func serverFrom(r db.McpServer) design.Server {
 		// The column is written from a mockspec.Fault only.
 		_ = json.Unmarshal(r.Fault, out.Fault)
 	}
+	if r.UpstreamUrl != nil && r.UpstreamMode != nil {
+		out.Upstream = &design.Upstream{URL: *r.UpstreamUrl, Mode: *r.UpstreamMode, HeaderNames: r.UpstreamHeaderNames,
+			SealedHeaders: r.UpstreamHeaders}
+	}
 	return out
+}
+
+// upstreamCols are the columns of a server's upstream, all NULL (no names)
+// when it has none.
+type upstreamCols struct {
+	url, mode *string
+	names     []string
+	sealed    []byte
+}
+
+func upstreamColumns(u *design.Upstream) upstreamCols {
+	if u == nil {
+		return upstreamCols{names: []string{}}
+	}
+	names := u.HeaderNames
+	if names == nil {
+		names = []string{}
+	}
+	return upstreamCols{url: &u.URL, mode: &u.Mode, names: names, sealed: u.SealedHeaders}
 }
 
 // faultJSON is the column value of a server's fault, NULL when it has none.

@@ -2332,9 +2332,9 @@ export interface components {
             prompts: components["schemas"]["ApplyPart"][];
         };
         DriftRequest: {
-            /** @description The live MCP endpoint to compare with, e.g. https://example.com/mcp; required. */
+            /** @description The live MCP endpoint to compare with, e.g. https://example.com/mcp; the design's upstream when absent (422 naming url when it has none). */
             url?: string;
-            /** @description Sent on every request to the server (e.g. Authorization); not stored. */
+            /** @description Sent on every request to the server (e.g. Authorization); not stored. When absent with no url, the upstream's stored headers. */
             headers?: {
                 [key: string]: string;
             };

@@ -35,8 +35,18 @@ func (s *Server) CheckDrift(ctx context.Context, req api.CheckDriftRequestObject
 		return nil, err
 	}
 	target, headers := deref(body.Url), deref(body.Headers)
+	if target == "" && d.Server.Upstream != nil {
+		// The design's upstream, with its stored headers unless the body
+		// gives some.
+		target = d.Server.Upstream.URL
+		if headers == nil {
+			if headers, err = s.upstreamKey.Open(d.Server.Upstream.SealedHeaders); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if target == "" {
-		return nil, failure.Invalid(failure.Field("url", "give the URL of the live MCP server to compare with"))
+		return nil, failure.Invalid(failure.Field("url", "give the URL of the live MCP server to compare with (the design has no upstream)"))
 	}
 	if err := outbound.CheckURL(target); err != nil {
 		return nil, failure.Invalid(failure.Field("url", "%s", err.Error()))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -194,7 +195,15 @@ func TestDriftAgainstSDKServer(t *testing.T) {
 			gets++
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Go."}}}}, nil
 		})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var requireTeam atomic.Bool // once set, the live server wants the X-Team header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requireTeam.Load() && r.Header.Get("X-Team") != "blue" {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		sdk.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 
 	id := c.Do("POST", "/api/servers/import/mcp", map[string]any{"url": srv.URL}).Status(http.StatusCreated).String("server.id")
@@ -218,4 +227,14 @@ func TestDriftAgainstSDKServer(t *testing.T) {
 	require.Equal(t, "The forecast.", r.Get("changes.0.live"))
 	require.Nil(t, r.Get("changes.1.design"))
 	require.Contains(t, jsonAt(t, r, "changes.1.live"), `"temp"`)
+
+	// Without a url, the design's upstream is the live server, reached
+	// with its stored headers.
+	requireTeam.Store(true)
+	c.Do("POST", "/api/servers/"+id+"/drift", map[string]any{}).Status(http.StatusUnprocessableEntity)
+	c.Do("PATCH", "/api/servers/"+id, map[string]any{"upstream": map[string]any{"url": srv.URL,
+		"headers": map[string]any{"X-Team": "blue"}}}).Status(http.StatusOK)
+	r = c.Do("POST", "/api/servers/"+id+"/drift", map[string]any{}).Status(http.StatusOK)
+	require.Equal(t, []string{"tool get_forecast description", "tool get_forecast output_schema", "resource file:///guide.md presence"},
+		changesOf(t, r))
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -133,8 +134,15 @@ func TestUpstreamOfficialSDKServer(t *testing.T) {
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.AllowPrivateTargets = true }})
 	c := env.Signup(t, "Proxy SDK")
 	server := proxiedServer(t, c, map[string]any{"url": sdkUpstream(t)})
+	c.Do("PATCH", "/api/servers/"+server, map[string]any{"protocol_version": "2025-11-25"}).Status(http.StatusOK)
+	var r *apitest.Response
+	require.Eventually(t, func() bool {
+		r = mcpCall(t, env, server, "initialize", map[string]any{"protocolVersion": "2025-11-25",
+			"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+		return r.Get("result.protocolVersion") == "2025-11-25"
+	}, 10*time.Second, 20*time.Millisecond)
 
-	r := callTool(t, env, server, "get_weather", map[string]any{"city": "Lima"})
+	r = callTool(t, env, server, "get_weather", map[string]any{"city": "Lima"})
 	require.Contains(t, r.String("result.content.0.text"), "sdk fog in Lima")
 	require.Equal(t, "sdk fog in Lima", r.Get("result.structuredContent.forecast"), "structuredContent is relayed")
 
@@ -148,6 +156,18 @@ func TestUpstreamOfficialSDKServer(t *testing.T) {
 
 	page := journalPage(t, c, server, "?outcome=proxied", 3)
 	require.Contains(t, string(page.Raw), "sdk fog in Lima")
+
+	// A design of a revision without structuredContent serves the
+	// upstream's result as its own answers: without it, to clients of
+	// the earlier revisions; the journal keeps what the upstream sent.
+	c.Do("PATCH", "/api/servers/"+server, map[string]any{"protocol_version": "2024-11-05"}).Status(http.StatusOK)
+	require.Eventually(t, func() bool {
+		r = callTool(t, env, server, "get_weather", map[string]any{"city": "Quito"})
+		return r.Get("result.structuredContent") == nil
+	}, 10*time.Second, 20*time.Millisecond, "structuredContent is shaped away: %s", r.Raw)
+	require.Contains(t, r.String("result.content.0.text"), "sdk fog in Quito")
+	page = journalPage(t, c, server, "?outcome=proxied", 4)
+	require.Contains(t, string(page.Raw), `"structuredContent":{"forecast":"sdk fog in Quito"}`)
 }
 
 func TestUpstreamResourcesAndPrompts(t *testing.T) {

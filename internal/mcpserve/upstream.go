@@ -31,7 +31,9 @@ const errUpstreamCode = -32000
 
 // forward relays the call to the design's upstream and notes it for the
 // journal: proxied when the upstream answered, a result or a JSON-RPC
-// error, which is relayed unchanged.
+// error, which is relayed unchanged (a tool result shaped to the design's
+// revision for a client of the earlier revisions; the journal keeps it as
+// the upstream sent it).
 func forward(ctx context.Context, x *Exchange, d *compiled, method string, params json.RawMessage) (json.RawMessage, error) {
 	s := stateOf(x)
 	if s.fwd == nil {
@@ -54,6 +56,15 @@ func forward(ctx context.Context, x *Exchange, d *compiled, method string, param
 	}
 	s.call.outcome, s.call.proxied = journal.OutcomeProxied, true
 	s.call.upstreamLatency, s.call.upstreamAnswer = latency, res
+	if method == "tools/call" && !x.Modern() {
+		// A client of an earlier revision reads the result as the design's
+		// own answers are served to it: content blocks and
+		// structuredContent its revision lacks are shaped away. An answer
+		// that is not a tool result is relayed as it came.
+		if shaped, err := shapeResult(res, d.version); err == nil {
+			return shaped, nil
+		}
+	}
 	return res, nil
 }
 

@@ -75,16 +75,21 @@ func apiParts(parts []designdoc.PartPlan) []api.ApplyPart {
 	return out
 }
 
-// ExportDesign answers a server with everything it owns as a design
-// document, JSON or YAML.
-func (s *Server) ExportDesign(ctx context.Context, req api.ExportDesignRequestObject) (api.ExportDesignResponseObject, error) {
-	d, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Design, error) {
-		srv, err := tx.Server(ctx, req.ServerId)
+// designOf loads the whole design of the caller's server id.
+func (s *Server) designOf(ctx context.Context, id uuid.UUID) (design.Design, error) {
+	return inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Design, error) {
+		srv, err := tx.Server(ctx, id)
 		if err != nil {
 			return design.Design{}, err
 		}
 		return tx.DesignOf(ctx, srv)
 	})
+}
+
+// ExportDesign answers a server with everything it owns as a design
+// document, JSON or YAML.
+func (s *Server) ExportDesign(ctx context.Context, req api.ExportDesignRequestObject) (api.ExportDesignResponseObject, error) {
+	d, err := s.designOf(ctx, req.ServerId)
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,10 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
-	"github.com/mockmcp/mockmcp/internal/auth"
-	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/drift"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
 	"github.com/mockmcp/mockmcp/internal/outbound"
-	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // CheckDrift compares a design with the live MCP server at the given URL:
@@ -24,13 +21,7 @@ func (s *Server) CheckDrift(ctx context.Context, req api.CheckDriftRequestObject
 	if req.Body != nil {
 		body = *req.Body
 	}
-	d, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Design, error) {
-		srv, err := tx.Server(ctx, req.ServerId)
-		if err != nil {
-			return design.Design{}, err
-		}
-		return tx.DesignOf(ctx, srv)
-	})
+	d, err := s.designOf(ctx, req.ServerId)
 	if err != nil {
 		return nil, err
 	}

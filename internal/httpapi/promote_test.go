@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
@@ -220,4 +222,25 @@ func TestPromoteRecordingsFilters(t *testing.T) {
 	// Another organization's server is not found.
 	_, other := apitest.SignedUp(t, "Promote Other")
 	other.Do("POST", path, map[string]any{"dry_run": true}).Status(http.StatusNotFound)
+}
+
+func TestPromoteRecordingsLimit(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Promote Limit")
+	endpoint := recordingUpstream(t, c)
+	id := c.Do("POST", "/api/servers", map[string]any{"name": "full",
+		"upstream": map[string]any{"url": endpoint, "mode": "record"}}).Status(http.StatusCreated).String("id")
+	scenarios := make([]any, design.MaxScenarios)
+	for i := range scenarios {
+		scenarios[i] = map[string]any{"name": fmt.Sprintf("s%d", i), "condition": map[string]any{"n": i},
+			"response": map[string]any{"n": i}}
+	}
+	mkChild(t, c, id, "tools", map[string]any{"name": "get_weather", "input_schema": map[string]any{"type": "object"},
+		"mock_scenarios": scenarios})
+	c.EnableServer(id)
+	callTool(t, env, id, "get_weather", map[string]any{"city": "Paris"})
+	journalPage(t, c, id, "?outcome=proxied", 1)
+	r := c.Do("POST", "/api/servers/"+id+"/recordings/promote", map[string]any{"dry_run": true}).Status(http.StatusUnprocessableEntity)
+	require.Contains(t, string(r.Raw), "get_weather", "the refusal names the tool")
+	require.Contains(t, string(r.Raw), `"tool"`)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -613,7 +614,12 @@ func scenarioName(t *design.Tool, args map[string]any) string {
 	} else {
 		base += " call"
 	}
-	base = strings.ToValidUTF8(base, "?")
+	base = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(base, "?"))
 	if utf8.RuneCountInString(base) > maxRecordedName {
 		base = string([]rune(base)[:maxRecordedName-1]) + "…"
 	}

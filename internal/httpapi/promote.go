@@ -182,7 +182,7 @@ func promote(ctx context.Context, tx *store.Tx, server uuid.UUID, counts store.C
 				"promoting would give tool %q %d scenarios, over the limit of %d", name, len(t.Scenarios), design.MaxScenarios))
 		}
 		if err := design.CheckTool(*t); err != nil {
-			return api.PromoteResult{}, fmt.Errorf("tool %q: %w", name, err)
+			return api.PromoteResult{}, naming("tool", name, err)
 		}
 		if t.ID == uuid.Nil {
 			t.ID = uuid.New()
@@ -196,7 +196,7 @@ func promote(ctx context.Context, tx *store.Tx, server uuid.UUID, counts store.C
 	}
 	for _, r := range newResources {
 		if err := design.CheckResource(r); err != nil {
-			return api.PromoteResult{}, fmt.Errorf("resource %q: %w", r.URI, err)
+			return api.PromoteResult{}, naming("resource", r.URI, err)
 		}
 		if _, err := tx.CreateResource(ctx, r); err != nil {
 			return api.PromoteResult{}, err
@@ -204,7 +204,7 @@ func promote(ctx context.Context, tx *store.Tx, server uuid.UUID, counts store.C
 	}
 	for _, pr := range newPrompts {
 		if err := design.CheckPrompt(pr); err != nil {
-			return api.PromoteResult{}, fmt.Errorf("prompt %q: %w", pr.Name, err)
+			return api.PromoteResult{}, naming("prompt", pr.Name, err)
 		}
 		if _, err := tx.CreatePrompt(ctx, pr); err != nil {
 			return api.PromoteResult{}, err
@@ -215,6 +215,21 @@ func promote(ctx context.Context, tx *store.Tx, server uuid.UUID, counts store.C
 		p.out = []api.PromoteItem{}
 	}
 	return api.PromoteResult{Promoted: p.out, ToolsCreated: created}, nil
+}
+
+// naming is a check's failure of a promoted tool, resource or prompt as
+// the request's: each field error under the field kind, naming the item
+// and its own field.
+func naming(kind, name string, err error) error {
+	f, ok := failure.As(err)
+	if !ok || len(f.Fields) == 0 {
+		return err
+	}
+	fields := make([]failure.FieldError, len(f.Fields))
+	for i, fe := range f.Fields {
+		fields[i] = failure.Field(kind, "%s %q: %s: %s", kind, name, fe.Field, fe.Message)
+	}
+	return failure.Invalid(fields...)
 }
 
 // skip notes a record left out.

@@ -216,6 +216,25 @@ func TestPromoteRecordingsFilters(t *testing.T) {
 
 	r = c.Do("POST", path, map[string]any{"dry_run": true, "until": "2000-01-01T00:00:00Z"}).Status(http.StatusOK)
 	require.Len(t, r.Get("promoted"), 0)
+	r = c.Do("POST", path, map[string]any{"dry_run": true, "since": "2999-01-01T00:00:00Z"}).Status(http.StatusOK)
+	require.Len(t, r.Get("promoted"), 0)
+
+	// A scenario of the same condition with another answer gets the
+	// recorded one.
+	tool := c.Do("GET", "/api/servers/"+server+"/tools", nil).Status(http.StatusOK)
+	toolID := tool.String("items.0.id")
+	scenarios := tool.Get("items.0.mock_scenarios").([]any)
+	require.Equal(t, "recorded city=Rome", scenarios[0].(map[string]any)["name"])
+	scenarios[0] = map[string]any{"name": "recorded city=Rome", "condition": map[string]any{"city": "Rome"},
+		"response": map[string]any{"forecast": "edited"}}
+	c.Do("PATCH", "/api/servers/"+server+"/tools/"+toolID, map[string]any{"mock_scenarios": scenarios}).Status(http.StatusOK)
+	r = c.Do("POST", path, map[string]any{"journal_ids": []string{ids["get_weather:Rome"][0]}}).Status(http.StatusOK)
+	require.Equal(t, "merged", r.Get("promoted.0.action"), "body: %s", r.Raw)
+	require.Contains(t, r.String("promoted.0.reason"), "replaced the answer of scenario recorded city=Rome")
+	tool = c.Do("GET", "/api/servers/"+server+"/tools/"+toolID, nil).Status(http.StatusOK)
+	require.Len(t, tool.Get("mock_scenarios"), 2)
+	require.Nil(t, tool.Get("mock_scenarios.0.response"))
+	require.Contains(t, string(tool.Raw), "upstream rain")
 
 	c.Do("POST", path, map[string]any{"tool": ""}).Status(http.StatusUnprocessableEntity)
 
@@ -243,4 +262,23 @@ func TestPromoteRecordingsLimit(t *testing.T) {
 	r := c.Do("POST", "/api/servers/"+id+"/recordings/promote", map[string]any{"dry_run": true}).Status(http.StatusUnprocessableEntity)
 	require.Contains(t, string(r.Raw), "get_weather", "the refusal names the tool")
 	require.Contains(t, string(r.Raw), `"tool"`)
+}
+
+func TestPromoteRecordingsCheckedAgainstTheTool(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Promote Checked")
+	endpoint := recordingUpstream(t, c)
+	id := c.Do("POST", "/api/servers", map[string]any{"name": "typed", "protocol_version": protocol.Latest,
+		"upstream": map[string]any{"url": endpoint, "mode": "record"}}).Status(http.StatusCreated).String("id")
+	mkChild(t, c, id, "tools", map[string]any{"name": "get_weather", "input_schema": map[string]any{"type": "object"},
+		"output_schema": map[string]any{"type": "object", "required": []any{"temp_c"}}})
+	c.EnableServer(id)
+	callLatest(t, env, id, "get_weather", map[string]any{"city": "Paris"})
+	journalPage(t, c, id, "?outcome=proxied", 1)
+	r := c.Do("POST", "/api/servers/"+id+"/recordings/promote", nil)
+	t.Logf("answer: %s", r.Raw)
+	r.Status(http.StatusUnprocessableEntity)
+	require.Contains(t, string(r.Raw), `"field":"tool"`)
+	require.Contains(t, string(r.Raw), `get_weather`)
+	require.Equal(t, 0, len(c.Do("GET", "/api/servers/"+id+"/tools", nil).Status(http.StatusOK).Get("items.0.mock_scenarios").([]any)))
 }

@@ -451,6 +451,48 @@ func (e PolicyValidationSource) Valid() bool {
 	}
 }
 
+// Defines values for PromoteItemAction.
+const (
+	Created PromoteItemAction = "created"
+	Merged  PromoteItemAction = "merged"
+	Skipped PromoteItemAction = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the PromoteItemAction enum.
+func (e PromoteItemAction) Valid() bool {
+	switch e {
+	case Created:
+		return true
+	case Merged:
+		return true
+	case Skipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PromoteItemKind.
+const (
+	PromoteItemKindPrompt   PromoteItemKind = "prompt"
+	PromoteItemKindResource PromoteItemKind = "resource"
+	PromoteItemKindTool     PromoteItemKind = "tool"
+)
+
+// Valid indicates whether the value is a known member of the PromoteItemKind enum.
+func (e PromoteItemKind) Valid() bool {
+	switch e {
+	case PromoteItemKindPrompt:
+		return true
+	case PromoteItemKindResource:
+		return true
+	case PromoteItemKindTool:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PromptMessageRole.
 const (
 	PromptMessageRoleAssistant PromptMessageRole = "assistant"
@@ -1723,6 +1765,53 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// PromoteItem defines model for PromoteItem.
+type PromoteItem struct {
+	Action    PromoteItemAction  `json:"action"`
+	JournalId openapi_types.UUID `json:"journal_id"`
+	Kind      PromoteItemKind    `json:"kind"`
+
+	// Name The tool's or prompt's name, or the resource's URI.
+	Name string `json:"name"`
+
+	// Reason Why a record was merged or skipped
+	Reason *string `json:"reason,omitempty"`
+
+	// Scenario The scenario's name (tools only).
+	Scenario *string `json:"scenario,omitempty"`
+}
+
+// PromoteItemAction defines model for PromoteItem.Action.
+type PromoteItemAction string
+
+// PromoteItemKind defines model for PromoteItem.Kind.
+type PromoteItemKind string
+
+// PromoteRequest defines model for PromoteRequest.
+type PromoteRequest struct {
+	// DryRun Compute the plan and write nothing.
+	DryRun *bool `json:"dry_run,omitempty"`
+
+	// JournalIds Only these journal records.
+	JournalIds *[]openapi_types.UUID `json:"journal_ids,omitempty"`
+
+	// Since Only calls received at or after this instant.
+	Since *time.Time `json:"since,omitempty"`
+
+	// Tool Only the calls of this tool (tools/call only).
+	Tool *string `json:"tool,omitempty"`
+
+	// Until Only calls received before this instant.
+	Until *time.Time `json:"until,omitempty"`
+}
+
+// PromoteResult defines model for PromoteResult.
+type PromoteResult struct {
+	DryRun       bool          `json:"dry_run"`
+	Promoted     []PromoteItem `json:"promoted"`
+	ToolsCreated []string      `json:"tools_created"`
+}
+
 // Prompt defines model for Prompt.
 type Prompt struct {
 	Arguments []PromptArgument `json:"arguments"`
@@ -2760,6 +2849,9 @@ type CreatePromptJSONRequestBody = CreatePromptRequest
 // UpdatePromptJSONRequestBody defines body for UpdatePrompt for application/json ContentType.
 type UpdatePromptJSONRequestBody = UpdatePromptRequest
 
+// PromoteRecordingsJSONRequestBody defines body for PromoteRecordings for application/json ContentType.
+type PromoteRecordingsJSONRequestBody = PromoteRequest
+
 // CreateResourceJSONRequestBody defines body for CreateResource for application/json ContentType.
 type CreateResourceJSONRequestBody = CreateResourceRequest
 
@@ -2984,6 +3076,9 @@ type ServerInterface interface {
 	// UpdatePrompt Change a prompt
 	// (PATCH /api/servers/{server_id}/prompts/{prompt_id})
 	UpdatePrompt(ctx echo.Context, serverId ServerId, promptId PromptId) error
+	// PromoteRecordings Turn the server's recorded upstream calls into scenarios, resources and prompts
+	// (POST /api/servers/{server_id}/recordings/promote)
+	PromoteRecordings(ctx echo.Context, serverId ServerId) error
 	// ListResources List a server's resources
 	// (GET /api/servers/{server_id}/resources)
 	ListResources(ctx echo.Context, serverId ServerId) error
@@ -4184,6 +4279,22 @@ func (w *ServerInterfaceWrapper) UpdatePrompt(ctx echo.Context) error {
 	return err
 }
 
+// PromoteRecordings converts echo context to params.
+func (w *ServerInterfaceWrapper) PromoteRecordings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PromoteRecordings(ctx, serverId)
+	return err
+}
+
 // ListResources converts echo context to params.
 func (w *ServerInterfaceWrapper) ListResources(ctx echo.Context) error {
 	var err error
@@ -4988,6 +5099,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/servers/:server_id", wrapper.UpdateServer, options.OperationMiddlewares["updateServer"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/duplicate", wrapper.DuplicateServer, options.OperationMiddlewares["duplicateServer"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/recordings/promote", wrapper.PromoteRecordings, options.OperationMiddlewares["promoteRecordings"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
@@ -10928,6 +11040,128 @@ func (response UpdatePrompt422ApplicationProblemPlusJSONResponse) VisitUpdatePro
 	return err
 }
 
+type PromoteRecordingsRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *PromoteRecordingsJSONRequestBody
+}
+
+type PromoteRecordingsResponseObject interface {
+	VisitPromoteRecordingsResponse(w http.ResponseWriter) error
+}
+
+type PromoteRecordings200JSONResponse PromoteResult
+
+func (response PromoteRecordings200JSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings400ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings401ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings403ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings404ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings413ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRecordings422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response PromoteRecordings422ApplicationProblemPlusJSONResponse) VisitPromoteRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListResourcesRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -14754,6 +14988,9 @@ type StrictServerInterface interface {
 	// UpdatePrompt Change a prompt
 	// (PATCH /api/servers/{server_id}/prompts/{prompt_id})
 	UpdatePrompt(ctx context.Context, request UpdatePromptRequestObject) (UpdatePromptResponseObject, error)
+	// PromoteRecordings Turn the server's recorded upstream calls into scenarios, resources and prompts
+	// (POST /api/servers/{server_id}/recordings/promote)
+	PromoteRecordings(ctx context.Context, request PromoteRecordingsRequestObject) (PromoteRecordingsResponseObject, error)
 	// ListResources List a server's resources
 	// (GET /api/servers/{server_id}/resources)
 	ListResources(ctx context.Context, request ListResourcesRequestObject) (ListResourcesResponseObject, error)
@@ -16928,6 +17165,57 @@ func (sh *strictHandler) UpdatePrompt(ctx echo.Context, serverId ServerId, promp
 	return nil
 }
 
+// PromoteRecordings operation middleware
+func (sh *strictHandler) PromoteRecordings(ctx echo.Context, serverId ServerId) error {
+	var request PromoteRecordingsRequestObject
+
+	request.ServerId = serverId
+
+	var body PromoteRecordingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PromoteRecordings(ctx.Request().Context(), request.(PromoteRecordingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PromoteRecordings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PromoteRecordingsResponseObject); ok {
+		return validResponse.VisitPromoteRecordingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListResources operation middleware
 func (sh *strictHandler) ListResources(ctx echo.Context, serverId ServerId) error {
 	var request ListResourcesRequestObject
@@ -18190,554 +18478,571 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cts4tj+KvwpKv6mK9BtKlh0n023XqV1OOj3tPXHHX9uZy25lizAJSdimQDUB2tF4+9/zAOcRz5Oc",
-	"wloACVKgRMl2kunpqq6OJZG4Liys62fdd6J0vkgFE0p2ju47C5rROVMsg09vaRafxvqvmMko4wvFU9E5",
-	"6lzNGKFTJhSJaBa/kITHpDvJ0jlJuFRj+Gmsf5IkzUiUMaqY821v0Ak6XDe0oGrWCTqCzlnnqKN/G/O4",
-	"E3Qy9mvOMxZ3jlSWs6AjoxmbUz2QSZrNqeocdfIcnlTLhX5VqoyLaefhIYBB/wwN+oZtBqx7bBgF/LNu",
-	"CHP6+T0TUzXrHO0Ph74hfMimTcuWZlMq+D+p/goWrmEUaTZ9/FJ8yKaXST71j2SRXydczriY1gclk3y6",
-	"Zlj650cu0HmWzheqaY0W8OsKWeHXLknhN03khL8+fhUvmEzzLGJNw83M7ysDtj+4Q7bfNQ3a/v74YV+y",
-	"7JZlTYM+e3tOJDxBYib5VKyMHn91x47fNI0cf32KcUvJU9E0cPZ5kaQZVWm2JBIf9Qwdvq+OHb5qHjz8",
-	"/ASjv+FJ0sx+pP7Z8B/SlYLesHFEZSM5wPPjbVjSgf/EXeZcNVKw1D+urqL+trKG+ovGkeofH79+V1Te",
-	"NA1TUXljRvnygCTpHcv02pEZ+0yiGc1opC+ugJRT0G/ADJR5ncyoiJPGSehHNs1hQZVimX73v38Z9r+n",
-	"/cmn+5cHD3/wT4fJRjanmFxlcvpLd83158bRMvkE7O0qTZPGIaZpsjrENE0qQ0zTpHGIaZo8dogP+mW5",
-	"SIVkIJW8ofEF+zVnUulPUSoUE/AnXSwSHsEttrfI0uuEzf/4P1JP5t7p7g8Zm3SOOv+/vVLy2cNf5d45",
-	"voWd+jg9dEu4JHOa6HGzmHRzsaCZpNcJI/95+eHngFByTWNSiFK9QUeLJamYJDz64mNOr/+HRYpECZUz",
-	"JskdVzNCBWGfuVRw9wtGupTkgv+aM+RLaUY+XpzisH9Ms2sex0x86XFHNElYRuZ0SUSqSJwSNeOSdLM0",
-	"YQG5YUsio3TBAj1aSqIslbIvuSo2CYf/c6p+THMRf8nR/5wSmUczu/JcAPfB+byQFWELxnhOl0lK46s0",
-	"fU+zKftaRH2dxktN2YkehOaYVJCzk7+P33z44R/jN/+4encJo71K0zMqludaeozMOZRfcswfbhnycxBg",
-	"I5JRxUjC51yR7iJL4zzSD5J5GjOSimTZOyKhnsf5xzfvT9+OL06u3o3fn56dXoV26pIsWDYScy5yxfTf",
-	"JEq41m5oHGdMysFIdILOjNHY6EUXTGXL/slEsWyVb16yKBWxJLlQPIGB3nERp3daTmRKakZZroHhdVwo",
-	"NmUZ8OO/9y+oYu/1hPrw/+qqbXjjgs0pF5pxbveWZGp1Kh8F/0wUn7Otp/FQUspXpZEWxKFWtbLw/P3J",
-	"1Y8fLs4q1OIQSUDkjGYsJtdLJMU04dGSZGmuJSYqYvhWS8Q8YoSJeJFyoX6no53o6KOguZqlGf8n+9J8",
-	"/JYmPLZqhr5pTs5P9d0zqO7j3/72t/5JrmZMKD0a5l2zUp6BOS2yNGISxIavKMbcsSTpG0HmOteXFUz5",
-	"mIQsy9JMhiARSMJuWbYkE86SmFBFJjRP1AC23/Sph3RycHIyZUK9pZlHnjwR5OTghOwPhqR4inTlgkV8",
-	"YqdLD+hgkaUqJekEaEW/schSfZEGIF3p6xQk/7d0zpK3oDrBsVpk6YJliqOMGNEFveYJt5+rv7LPiomY",
-	"xZXRmm26TtOEUaGvOngMFEn9O1ds7mmrMsmVzQ7QogZP0jjm+jGanDstoDRsXkORofPgisu+keUZ91GW",
-	"px3zBc0yuoTh5HL2c6qKJZf+DqTKGJ2b41//2ddPzIAmTsUiV2dpzKpLtrIq9WGZ1z/katf31+9CnEb5",
-	"nAkFc/6YJd6HhFHbV/cwS295jEy6uvvuxeF9Nff2VdngX+ChoNrWJ88aSxblGVdwo/KMza3RtlimrSis",
-	"voS29Ut9oNma9nbrx5nGDU+Sxxwp9pnOF8m2JMJj72N8R4ptJJZ0VxpWdLrVGzUiAt3ZWIrcFTQNf2pD",
-	"AvlikWaKxadCsWxCI7Zum4BRR2nyhou4yikqJwee+SvLZNN2KiYo3nyPOT310az23WYFbhvHWevUu9C+",
-	"9SvbDKq3ko9nehlhcWJWJhB0Pvenad9OQt9mEc3iQXmvOU/0+VwPzpiwZp2jzpSrWX49iNL53jyNbubR",
-	"ovhXS2CZoMle0SiswEkcn7H5NcscA4yfGUxoIln9VtYyZVK3V746DFY3Xmv5yApgOTpHnTn02wk6TORz",
-	"vQPpnYDP5odPwYYdw859RFARA6ojRslT/yXyJEFhrcLnyiHXRQ6aJB8mnaNf1otqRd9v3dcfPgW1DnUH",
-	"YG6Lx1RVrGYxVayvheuOb1Dmneul/1rchdO2ms47fNN3xtjnaEbFlI3N6a6KiX+bsQz1BPsckbP0Thoj",
-	"ShaTuxlPGOEgvxonFgM32sYtmqVztqBoYtn4MN4XG4yT+v64TaPi/t9y00/Ll71bnvCICdluvHOmaEwV",
-	"3WEYZ/ZV7yCaxSK7+OtIcuO4M7ZIJVdptmw1TY/00GqO4JjxXnqKqnxV7uiExfRCgr5smjFrzTO2J0ui",
-	"A4cvxRmdaNZcvO5hTUEnX8RbH2ZQzQpSazXrv5avrL3dgs4dzbS6L32GiDnVim3fvM7FlNAYLBv0Os0V",
-	"nkw8qv+TS0XmNGakizNEKwt4Bx4h1pg9KuSb8kqtXsCGXZcHxznzFUor6GjlUnbOs8P/nONV2Qdn3Wrn",
-	"ocbnKqy4wssrtLD2enq7Vqmlcimiyp1p7uBV7S5O55SLbeVnLaaM51aurSn381RMiWKfVUBuUx6xgPA5",
-	"nbKAaMUpDciEJ2wbKgg6CRXTnE6xt8Fg0Bt0jjR3qFs0Ti8/kNcvv+/vk0iPjXSZ3pZJZp9u3yNK7m2m",
-	"+D8yFQGRC8ai2eNnmlHFxok10VV7/TFjDDod+DiCPhdsPKeCTkEdbLf9FeV+0+MPbYXOt9Vz9LRyZ12s",
-	"2FpnBOrdWndFitj6NeAtfo8qOtgmhGIogLVzwQp63bPtFt+uy3Ot+2lFylmVkY3l0/u7a8raTJz4TX3p",
-	"PghYNZEKFpBrRjOWBYQu+PiGLQOS6iEcBOSaSh4FZK4S2WYxtSxqTPNec+VPV1fnJM3g30vy8eI96dq5",
-	"EJVa2bPnPZn2Rm+YiGYg/WwRBSRjUgVkmtHF7NfE29ScqVna4KCHIeIDx+T8w+UVuZsxQei1ZMLPMqxW",
-	"3Di0ebQoR6VHaMYWkDt2LdPohqnW69Cafk/dW/d5SPg9R321SpwFl95OmvRahNhnNY7yTLZSGOtiDnRf",
-	"bWStMHDmiPt127di0zTj29qfqvrl6iX73evh/hGhBMS67sHw4LA/fNUf7vfQBV+Irhhj8E8ILCifutof",
-	"Hg31f//lPzDbWr/qIjSVpJzAGlFBz+IRhHpWioHPQ6aX/rtDH068Xpf2zoAGBuTE3CQJFzd4ICnRnUHw",
-	"DumG82hhIvfCQF87GPTHY5JmI2Gvo7oTNAAnJryrm4E3ob1UEK56JKKCXGtt6Da9YbHPA1O7kGvMVZGE",
-	"UanIq6ETueWli61NEP95+eHnv9IkB9vDnH4+xZfcSNSChMq18bNXs6ZlsCQGQ6VZEUC8yq3NkjUHVOk1",
-	"VDOq7FbA37CSWrNSNkqQZLnwL4nwhheWwYRHJPzvX2j/n8P+9+NPf/xD6L8HKpHe68Sb5ihGpw0tcTNG",
-	"9LVXHD6PU0vlmZAtrautzZ14ZJ71QD7p5dFgivDeCGvvAGjogkmQqFbOmCEjKomktywOkC/LRm1+sOkM",
-	"P/HZXH8Y1x6sLVx3rcl8C2qtWkt2NGwYU0bR0nbk/hZMC89G9H+tmJpqVnyIDGi95z9ylsTv9Dteh4vu",
-	"yMMrs5yhKFuYfed0qa+cisXXo6y6S4yNB3bE3rMklpooffL/EgMObjW9+szL7u5oeX5wQe/OmJR0CuR9",
-	"suB/YcvV5btOcxGPqZRMjXksGyKyTfA9NaFFfQh2jCHuMWM0mjF5TNh8oZaa5ZJJniQYD1mxPGw0Xq8X",
-	"AXdxMaxORd+XKGDkkmXkbpaSKRMs0y8Rrhou/QXPmHyUXbml/T6hUo1z2SD3vtdCisyjiEk5yRM9Ba0c",
-	"RWkWsxgYKheEkgm7IxLjtfR8dhtwIw+DjYWTZ0zMers1swbS2Oz5cj3D2FawQoXr7JPObtTWy3uigO6f",
-	"5MLEE/SIi3KxSJYnkWVjdvnM5ErLK9iRE2a+E2i29djt9ZnXjfRvaQZxUbo16ORt0SR8/Fi0Cx9/KBrH",
-	"X8se7CDPaeZZLhq1MvY7s1xHRiZoqC4lOOlLecZJlyup2Uzv2FgRgMFgzL/WCUwWll/Z99xvZg6N21OK",
-	"LzUt1iyRz0GoZiwjVCwVZK/dUUm6YPWHsxhnSy0614RQe0UEnbs0T2JyzXrkLuNKMWHk1YegE2fLMbzq",
-	"C4kyE9+Ceu2++ky+NjXsaZorxaaNTWBaGDSi9/Qp+q9tvF3FoNjDYoC2U3cBypVtpJHLYnpPcD6syW+T",
-	"+xnT4giXeBnHJBUQy6t5eGwvXxBReKyf0jTkvcx88s3P+sKegN3EaIEF4RIkUGRScMWkudKCABdC35hx",
-	"5YYx19qul8uam8Isbm3BfHv0Vssjl/aSWpUAwqh4ICQzLhSZ8lsmUB8JlUrOZEhUClHZmTDB93JAfkBj",
-	"sdS/hYuM31LFQtfVil5YoCD4sSXHLsd7bhtwvrJN2YldXb0/a5DS7Nj1/DQn0nMLCBdkzpOEG4EgQH0f",
-	"8kRhNumEhHAM9hIuVRjoucEBMJ9HIixOR/FI+Y1i80VClfe3jNE4RNMNktVezGWU3rIs1NQ2EmaJuwfD",
-	"g9f94Z/6B9/1/Ov9ejgcDtGuM6ef+Vwv+HevD/W3w6Az5wK/Km0qRcy2XrYkuUpTRzNdGyO0Ync/e3uO",
-	"hhJcscAeQCotyyZdOaOLMv6+MM5Y6zYx2m1vVakdz5kJkthGGXTis1uxy7f4/JskjW5aGKK4RA2pKRg3",
-	"j1SesfitEyXefvS1Q26nskHh9Kg0b6mItVrITrJpbv2N25kMGqWTdQHPD16mY8aCueSey8GMsf0Vtzq9",
-	"HSKNmxlt8xRshvn2yznnc3ZlPGbt17p9+HgxxMuICZrx1COopQIpceM9bFTt9VSAiZ6t21o76CtjLtrB",
-	"VXzZKtHCmdI8jW7G0qzSDjRXLHCFWRz4mMWG0OMth+5dQbgSCo/+0tWesjRVEJRK54sE71iW8IireuD6",
-	"2iu41sGFabT+/WXZSf2nd26nkGA7XySsyGloil0vdqWKUjH0mfJdnj3cwAo6YNfUt/uEmcywMCqGtGf+",
-	"ZHAPE0ajGfl4cdq3l3lpSj8i4T18OCK/gOkpIIPB4NODa8V3Nsq9Zray45t71lwG5Fq3oPvWXRyZMBf9",
-	"/wctYZhvIdDlf2ke8zQgMVWUdK+pZK8PewGxnOgBBBjzgpVMguKvI3KfZ7x8/D+wF/K/egTXRXsPDyH4",
-	"p+oNjRMubgICTWhiCojiKtGtOLP7j0rzkv+T/cdDeIyLPqdLEtEsW45ESIVIkYCkEZpANgh97iwblmBP",
-	"gR601jjnGFoGa+KoNc6fMOTNRhr4dYcrGdSEwm67W1x2GeW8Map5h1jmYL0v8GA41ALnwXD49L5AXzjy",
-	"BubqxghvjggZbA4J3joQuBL2W4sG07wDp0JOFlo76R8MhgE5O70KyJvLH/ov+28TCkbKP5+/778cDJsi",
-	"SorYgS0DhJu8j4XHsf/pj38IA0IVmad1B29gYQZMFG01FX5jbPCO2/HoiOENFONE1foDZ60yQv4++Mfg",
-	"v461Lp+xfsYSRiUjMp9M+GfCJaFRxBaKxS1ta15VHNkBGE534wVoGC7BfFZm9Yab9OYbttQHF2AZ8Pnj",
-	"8vsZE2RGJTolSIim6tBnuljZr9oIZJshMFn6TLpoV6g149Dk/nCoKZAmSW87d0lNiZtzYT/6shxcF0Y9",
-	"qDOd47rNU61nWAuBng6XJGOTXLKYdA+H+70BOculwmALeGiSa1Ww0c3QqAXUMYLmXBTyzyPp7YNzjnej",
-	"up0GGXSkF93sB5bxWxYjDpCyQZe1wDgXxgc516duwcLuh8Hr/Qf7fe8//vDYE4lK6o6389aKLPbmarEb",
-	"zA9U3mxq8yyNbk7kjec6rwnSXkkaBZZtZ+DIORsmsCP9aDblsQED/6DyJgyAfK4zKqIZk0RlnMX6HKZZ",
-	"zDJ7aqmQd3C5gYCJn7iYktDOOoQAOQnhPXRKuahwnU2L/gZ6r99DbYILmsnRGhzaEmR1ff7Mb5lWbkBz",
-	"CEkXBPg0A3c5BAOGWpYPSfeaC5otIS4XlQSRKnKdqtmqVW47CtTtb3rczvGNfhYseBX9cL3xrny0avtr",
-	"06E10u12Uvicja2ysQHW7Rsl+5IwWCKZNX1bH2N6J3pf4DwURq7q0uxy72FTzYcJvVO7a16QcFJNdhWp",
-	"YI6fw3w08e7efDJwsYyLSIH1JqfCXVO8qFQybmOsKvwhOxE3y+jGPt7pZx6CjlmKDbFF8NDuB8G6C8aO",
-	"DL/hWqqklDvYEOOmITSiSfgdkCeCzJRa6COi/5VWrVmh44ZgnkrOdBrdOGRkPqYLJuiCN6QlYnLQpoX4",
-	"aJ+r6z+26/3BcDCsDnv/iaVOAxS6o5pDJWvcAHot0yRXrKWCuavw2qxjmVQMDzTVCm6rbKFTbbmuOVds",
-	"t1VtZgkNNLvruaUZTRKWcDmvkN2+463cf+34Kfd9fkqp0sU4FeMJ5UmesZb5SQi6WRVlt9AcXw2H7QJD",
-	"i46ad+qKSfX1yb916t0G4QmBMDZHwrXXInSjxUXXZs2LZSm6WrP44OF+2lPSdHFi7m0J/tXezO/69O9H",
-	"0PKoc0RGZjqjzsOqX2Gj0XlHX5eW3nZwc61rUm8CoC2X6bvtVqkhYKbtCljaGWPwxHgbM7mBb4prDi2w",
-	"lW/HqeOmGOMb/LJdcGVG78bmhdUQFzBJKcmSSQA4HALtVqmI2IBcMhETrgiVJDwxGH1wUR2RN5CjSUb5",
-	"cPgyumFL+IOBJhz+vX9yftr/C1serfw+KJPutfwyjxbjl78e9P909+7vJ2fn79+t++fzxotPz7Kcr29d",
-	"f4A79QeDFralXqxv7ZX7WS8OhaTwAFx/IWRp7tEF3zMGyz26WCRL8ECNRPjnd7Vf7ws54WGPfV6kmQoH",
-	"5MoNegFYPoSnULNUatFhJEKPchIem8ijStSQ8X2ZIKSQzNIEravXaczBo1m05vA83YTXmGCa89i9vI41",
-	"uuAOOJQrqs6jxd7tvldM/TdTmzDm0OdgyG4rwYpdzcxAvb5hbAFHkwAeCekCxfaOXTNoQCgRELmOKYGy",
-	"eFrvYB0kWrcoNS8ggDrgS794Tg3PJyafcyGr8V88Jl09eJnCSG3oopZdesfOo3qykzQX4KfnyqzKYpFw",
-	"FrdyUtxwBJW2tHb29txEqX56QjF3y5Bjn625RRzDb0oL3j6y2m8SbbFu2wVQr0qNbbp4Ap3+2fRzh3Wb",
-	"AxG0ytz0yFM/ZHyiTE6bL2CLT7eB17KhTZ98yatFuRMTXaMboJHCZC9wHRrgdgSWk4QLkILA+HkMYd5w",
-	"kevbBRDR4fr1RZJTRWI+mbBMDvT1yiQTEQuPABIJWKrkMQMvKcCdJQDhcmxyg3nM7Bg1s9LcTK/tSHSp",
-	"a079eHHaQ3NtqmbAAiEOfSTcMGnTdRM+ZGlzrmkadZk6cHxRn1owRUjXrATFIEfzvpzwW/ZUe6zbKi8F",
-	"s9EJv2F3XOKmicYSLabmRZqVdYgw0siUEakuPunaEK7eZre9e0Ys3QSWvM0KeKVSfTouWJHe6UmUac+H",
-	"3KPmi2/VP7fKu7G0vTkP07YZFINdM8tdNGoHi7sp7m+92aJzadzwCHRtEbIxtsDKDF02mA5IRdHpHYNP",
-	"S6o0Y/GA/K0UrpCViJTkWYIH1NpWX0jzPDHD9kb2ea/Fgra1mlEINypFJpZhukhAYJxwbx7t7Rl1CtOA",
-	"o8WxIy++kMWgXLmQdA8PDjTR613Os8RkuShgVZrt9Vqi6/yQI5L5Y+PTmg9rlC6W5oAekxC1SWCToE72",
-	"9c/hBkictQN/jG9n18CLldG8E/EVlTc7Yq7avIK1Jonzt0WGdrYha8NnZfpRK7Y2xDUO4YY7JpRUM0FI",
-	"FzfhiIT3I+tVHXWOyC+fHsLeDnaoErqxSO20Y9D8lfIEmQ4VEUsSLxJjjVOZFn3s6Z1RbepckUczOI5F",
-	"6onWgaqHrDipxmc6ICEm4oypiMcJm9JoGZIuvgMSWu9oJMocHZuiQ7oLlvUtczLRqsFqrk8PVXAuuOI0",
-	"4f9kYf+aShbbdkaC6stwQELse6z3Kzwqk9EgcuaaTdKMkXIYxzZDq6ibolkOzgnTc2QezUaiaAYz2br9",
-	"lwevh/to/VgZagBMVs+HmuG9kGRCk+SaRjflQtkRusvSB0HKhp6504X5F6O0OXR6fc0MzNqRKVNo5T4c",
-	"DkcCWPZHUcA41xQdmMnw4KAHdbAKsBb7tA3zk1Xpa2Wn9U1fLruWv8optgyf17R4Bm+diPi9bVV/ix8+",
-	"YMPlY/DFJ03FBpSyAe74gI4bLx5TOvPk4IRkTMTo7e8OoITEjUjvBIJJ9AGkQp9WP9DTtwSp/FXwj7dD",
-	"If73hReu11ZYa1MyZO1GIraGKP7mIIl3Agdui1xfWdZvBFG3hpzrzD8oeJL3Tna42VMgTlS449eC+PPS",
-	"8srEmn2kJiZ2g6CDRXwbHUw/0h1Sd630Qsz/04xEM5pKuN+5mGKxLSidRcKMKhaSLiR/7PecrOiIJklZ",
-	"m20k7ihXkoQxS+hyPDfuCiNJmTpFIenarkHYeElGnVMDcUTgCdLlQs+NxTi43qhzbC58kCLK5gN8QEtL",
-	"NElQxpFJegf1kQAKhsU9P+IdtmBkfgw8eNkmYXp7Gd0UmSqDHbxdiBxKI9T3Pqumynul7Xka3cgFiwZI",
-	"CI/GmbLtwWAcSKgVui6saY4bsOJu/mX4aVDknA70q1QBh2qKOt58GKwlxr7gPRBllZPqgJt7CcwCuXMB",
-	"EtdTqJVoWbmCckQ5rr7Zd97qJ6hEeiOLbllWS9tEGivwxjarQjACp63AlnZdt0p/NshOV/roPnVoSonN",
-	"YSvrQbIEjWYsRueqMmV15Qtimzkmb04u340Bvdc8Yco6oidbH3IS0TkjKu3tYCqwM46vbJHDx1xAF0yq",
-	"K+MbqF8+T4A5Z6+gZtC5h6DzE6MJkm2Nv1FF9aq6VJXeAGISvaUcb8JPDSjlVTUdXovZNKNxQ32E1uJM",
-	"URqgGF75sm92p8C9zt6ev6WIs7prJsZ2RbD8wIX1HFD91NpB/0ubR31mzmbTXmG+R+Nexc2b3glvUs+W",
-	"/lUEchvDPd/6iFYJaHNqSqM+7dpwtWS8xmhbh1RdUwmrmXw+LJg4OT/dMWbNCYnx+NTMrwFGu4ArzXjR",
-	"INTffJORf5ycvcdyBgSySDCYKCNhniUQ/LPB4rcVudhRvZCYJf5Iall3J6VkwlQ0q3Rbn6L9Pmx5s+Cu",
-	"NeGjObEBqwJlxQnuCXxtBRfmQQqrLTuAwqE4WDneTlfNZWXAPxqBhRDSgljRErja9HcTytVskifJ0mSZ",
-	"GJ8EuDtB8DNlWY3v9BFlZloBlG24OE8BDduA8u5yyFoVqWj0WBa30zG5f2iQZBxIoPXD9xPdnCotbBXC",
-	"+PoaF8CyzZPo1ba2YuNGhzGKVDBiGm5VxassytESmqUSaL8ZE7XVVW0GEawuidtf0Hyl68Fd7hDQe4K8",
-	"FF91GK9xKULwE8Jl3bLsmio+38GxUuI0b8DFBaXYIt9tajTNtSr4TqjME7JqAmmNbO63xmoVZhyZsL8G",
-	"OnF4T0PFz4QqJiKrqddU5cBL422so6ZGhyejT2KTXh64RMZWHBPjdAFXhX6LdGlRJWauJTCRjuGHHok5",
-	"ck742DqFzuzCmRlVQx2kKN0ce21a+mCertQ6biw6bVHjJbiLwNlcsgJkV72Bkc0Yv93acFvCR62goefz",
-	"Oc3K6gnAiki3BKpwkSr8rosszUUTYjP+pluHefJUSCsfI2kbJOskIYuELvUtZzMqXSRnio8gt5Q3LDZx",
-	"Rtvt7oUejB8o9NeciYjZgO/Ntm37glRs0SB5KbYovYDdIfoaexhFCT5FbKIg8kKa3XyEN1VSmJi6FGg1",
-	"bHV9uClu7RwZZlHLnLeVmCOQZfxxFfqUgpmRkkWWfubGrugEkqFOBeFbxD8LL0yne0AKBhTYmCtzFMvD",
-	"3HBTubtb4VXOYapw3gr/DOpsu0ZhxZFxlt17GdaYUrNVcJUQrNiD4BiUJ1pCLAyEJGM09qMJFaZDPxAd",
-	"lT5MF9DSwoir5RFhv+Y0kWTUOacZl6MOXIZ3VH/zPhVxKkYdf+0N92rZYN0o98qMaM3yfSj5dg2cB2M6",
-	"wqPymIKHn5b3TheOKlLRC2mQN3vH1r5+ZLS6/sX5WzSoj0QXu2BQD0UT8jWNDXPXL9qLCt6F0wqcTaRl",
-	"p4Yij0kIJvcQ/AMjUahyFXfCMQkzhib88KjASDH3ZczlAq/Lw+F+QA6HLwNyePC9Hoc5deHRSBSzN7Ch",
-	"q6cVgyt1n7Ae1SkHJGPAuntVD7+JmAkKG6udescGuevdw6GjNqEH5DV7mZ08p7442O1MiRVx62v5sir3",
-	"kTfNFRjEumuz66ALBsSiDgYEcAh75qYsaCoYCdTW9AZaHc6CDTit4h1sMXWA7ZKTYgyw+yggJKmYYpEe",
-	"MRIHw8PvyPVSQVYMUAfoqlqDAXoyJkgSAbQcyuQB4ZLcsIVC2wguKETKECpHIhx1ugmbKJLm6oi8enmw",
-	"jx30Rp3wmMjUSetZUKnI/mvyF/6msHaXYoceBJywrvGNjYR+FXqe8EyqAFGZinXuDcj/sfPlJn+IJnd0",
-	"icP1Jutgy9urqEVkj/XbXS/LxeZxYGYImwnGeDQmUkGc3X+hl+t+ZJCpMY0RMbNGnYBUIsruB4PBw0PY",
-	"q+B0g6YZc1Ouaq33iy5+wY365FFkQC7bfg1gq15Ih9DriwCqgN5VPUvkxTgz5KqjzkNoxVcjTo+EQ9Mc",
-	"cPD1DdQjmN+Dt5WzhHsIKx4+dgkQG6Sh4IeI2edSDrQjDjX1hQZVxEUQ0ZfDzYpFQMtNXbgOkEMwEUOM",
-	"2Q0cfq0AxPrIOADp+jv9F/ZgjEi2P3PVGM69WfCUjbbOcvvumFA1ZsWF41XqUkFCDKi3vDMsMK2BPVkX",
-	"t4FUubx8RzK2SJa9YwIGIqMS4ArcwREpFq3o5jpL8+lMkWsa3YxEF3u8MMKbDHuEThTEbRNGs4QbKRO1",
-	"iwoduFnuen3Had6wBma2VgM1rBIF2ZKiBWxJi/hwPFBm0YOCyxRk5o5nzS3z0ZHsfXzLPxcnLPtuliZ2",
-	"hY8g5cLZLf2xKg9YE3d4ryXjgBjHaDAS+iJ4CI+LwGktFCY0sxcJOXgFXDyARoE526/cS0Jvzoq9IkqF",
-	"YBFEH3IRJXnM4oZqhz+ld3B7VYLP4bB1glWzh8pyEVFv5P9VqS7riUS5wiQ7LvFGsePttdjqivJgtsXt",
-	"3Le97/ktE8YoVN1Xr2fxMUG+79Mp3xFRhM0pT+rx3q8OvegVUt6lGH+5IU+uNnLsw2lhzRxKS0h1nLnc",
-	"bPr/KD1hI/Cir8MzTy9RnmVaMXSjzcaNlTCKSl9QIuqaabIFOVCkFQAUuBGWBOQlozabbIStC2K4zbYX",
-	"quvxhSvOvkctbn1UQeMy+rcBzvLqVuxQ1KsgZo8NLKlGANwJGDlmy/lBhWRb67tnUdCMbgkfeq+Up2pe",
-	"iacICDRrunsJKgtat8b1vgky4xTv8yJndKWA0wYNKiA3bIlKryNtku4+1Pk4JAlTCM4b8ylXMiDhOByJ",
-	"NCNhPzwGzQAzvQiF24SSBVUz3R/qHr0BeWvSE9IJOLWdxIUpU2i51teaGIkGcYgUUgtKRGFgbWZaQWex",
-	"Vv3hl0ulpVfMb0ApZkq5MIF8dcmnMjBIsTTyT8ZuOUTqY3CfFmVA9C6WBy7hQsTu+iTogIRWFzVfGfEY",
-	"sBW0bmrrs8DYeFyMQp+BkQhNiNwAk5a4kIqKyCQumS8zKuJ0bqAxehZ4T8/7hdT8T2gVU9/qgRMTiVMx",
-	"y2cFlpGw1jxAvsVS4ekE5A8A9TCRHFr1KrJVugfDA3JiQImPyeFwaOXzcqUgOHMkUB2livDY5NnD7mDo",
-	"ZmnkNCO0OgwQblcyrRyg8D6ey7A3IJegHUMbIzHPpTLYyCRU7LPag6n3ceoYDhqlcwb0yRBkEiZ5rWX+",
-	"Y7Ss3nEtO6MdasoUUiNKcSUJYhGWsEckXYKSngZotq3bEzDIdEBOhJ2SowNM+S3TyrdcMSChMRLgUu5H",
-	"aC0CZbUiPj48hHr4hQVTFlV4XLaxj/EKla9aK3RFcGeFtTxtjKcD1bg9isodXRZqT4WxMRHLAQnvQJUE",
-	"wIrCmFgsWIC2O336CseZpk1LSUkCECcB7AYyEKkqCqmPXx55jRFoighsGYWHkHT11sLFBSWifbYKLKkw",
-	"QqP2qHM0Eu4bpqkBpDGC9m8N1diKMdDjT+CExe//+0S33IMa34YxvdCEpq/MYCRMswFkQCXgL15cgElZ",
-	"DwcY1gt4OlVSqy4mFVRfA/cPoTUM6YWTAD8jCPtMI5UsR6CupxNAlAEWY9Bl8gRAYtCADFlq6BkIcYME",
-	"ejwMEwDcUcMqkSeNBFoMjksseWvtihlb9I6Lo/lCWi2/iAovoXf15jIaB8RNmx8JB6UUg01mRXx6FazU",
-	"bq3mSnB6ZONcNVMv+oUMvKKTOV0irk54f8/jgT5U+pwvEhox/T3cvxOeJKaqqOui1MvE9C10f++nkoeH",
-	"0BuQvh2mroNy284ttoJ3603FL1l+BbfAGmm4wEUo7VrFI2ZAxwVazermDHaKnnfRqNcPuE5fXWqDbWoE",
-	"Z8khKCwGxkKQFe7PXmsn7lbg1y2gykpNsH3MaptmW8D31ErBOQ7lVmBx9lktf1O5bYWb2l7pM2jNGCgd",
-	"6Tb1nuq+rqi8Qcnl5PyURDMW3cgCGUhZhzM3xdR7wUhcs2kusCqkqtgF3azYY2Rn6JmDIfyap4q5100L",
-	"W6y9r/Ugn/ie9mNBX7n4z+ZoCvZZIQe2mM+kvOQxe9lZOrh2GxavchJ2pcliUd5YI+FTLst6bOlSWl1d",
-	"ujN6w4x5VjlW/6p1+giwuSyCtr4rIAuJq8BEwlhhEtdei+9WZVlJyyZdDBQBoi6SnpuVhZ7BcVCOQ7Rm",
-	"uq0I6KbKNdaroGJZqW6J9G0EMkCwc+80FLEqtn5ExUGJfUBOzNWuRYiFlQYG5G/GqA/yfDGSIhXs5PIv",
-	"46vTs3cfPl6FpPt6SCRqhIXeMaE8wbzvQlR3VEFn6Qw/0CokJQlVrLDKmzXgmb5nAiJT8wmTwoReMKLo",
-	"DSNc1cpkvqwXyfSCz96Zc5cKZu7abRIK7nc5PytWjE8buPzD1zyBK6aP7dUIS8+BlVWJFVUdQT7UN4DW",
-	"yY+IX88XjMUST2Hhxqw2UCS8LnuOWQAaNrJGWYukaALk8KORaDYjYMdlewbWAUR0rWhUrAzmYfzRKw66",
-	"Vfq2M207KW4bMypgzSHK6LGxrVoCE9bH0lXpop+wW5aQcmz6kUXG51xBoP1yweT2MCI1U56dq2cuPvse",
-	"VkPctJwrrxXFE7fcCPp5rNIbhhbr9QzGW3Nli75aVr2oF7qt24eNYZtKyaWiQrVIPDQ23qYytQ8bKi/B",
-	"wRovMjZhmZYe5RNLvnIpFZuPF0Xd2fXTKfYhcLfv0+aQ/AZm+8w2m59TxSc8ascmamFmSToNj0gonCbk",
-	"npm/Ue5DOMNGPY6poiH6EvW7U5aFPYDKS6cZkzLU3LHaWPGTaa38jK2oVNFE6+S2114ZKWMDkCFCaIoZ",
-	"oHozBm5uOZdgtCwjy7jCEvDCGxBjETHWxsh3k3SKQc27p4jDsrnnKmbXkMHPxSSFkDPFAWHP5veW0WhR",
-	"xhWPaKJPYcIyCFSbs2zKROQHxcWtaIXi6d4MG6E57bJ7w+5h5/y/1EpvJum04zT2JJU1i9NVIf+nP11u",
-	"GeUthZmIQv1/1zyhtaoBWJmwJSBfxhGmr2q/6xoDnrEemkhLi7MEVsNFQnlx36YThJXeQxJeUG6F98KI",
-	"GjO26EMMLEr4Nv1oJLpxqvQRumFLaSPdSGhihAcRV8sQ87aJgAvWTV0K4a76ZfgJscLh02AYYlTRSACX",
-	"lz1jQiTWNGqHDVzBCnumpJ4kIUxFswX7vGFAMLlwMBIfzPdSC4EQ1qufFqkal5/0hUS5gL+lopmSY90d",
-	"2DhFXH4wSxyORPfi3YGWCAFHuWyx+DRV+H+wIqK1NMEPXIQDcqYbgkAPORIRlawvmZAg7AxGYiQca5Xe",
-	"96qIO9EikYEwteoLUXepdXdoiVdqojK6zDUDGzFE1R6NRN8xcR4VxOEkdrpV+XWX4JkJi3rCet/A4gnj",
-	"N6EzI0GQT2tyWKlqH9bMBVqwlbDJkGtFUOIIUJS2aGu6yYPhwav+8HV//7vesR25DXcm7PMC5F7wTIZV",
-	"e1ToTuIu40oxceRYbaEoMgKgExAvzSz1Bs2Nqw8q/7p46oa0KuV/4Q3jXQp0Y77Zd8FywqouCYtG6i5B",
-	"zy1WjDNuitJeiU0iGJpUBoIb+3hhoM0ThU0W5vqjQnmf8lsmjN8VYsowzC2Uii00QcORXuMN0DPXYzKY",
-	"LWiF04cY2aBzD/dMsGqYsQWjapxQqZAhRMsoYeExidJcaNaxYJlu1uSg64VZ6IGh9eSGLUkXs99JeBYt",
-	"+poH961Zsf8XttSjtlXKzEuGTxlaovImPNoxONn4ftGPUS2qBhRVpkTWiqqhU9QY52FSpaWtB2e/KheF",
-	"pSO7HkroZpQVnk4tqGH0sV9WC1zJSh/WRinMntjCWR7RLNOqGZLnwD56pSUtva1oOQTqsc7nctuPza6X",
-	"8tiCSsnkMcS5uks0IB9ExclsnUQvh2Q4HJK5NCVej0tbGqz3NGWS0Du6BF8ixs/qFnBVr7OUxhEQG4Dt",
-	"oRfRoNYSitcnJJjAIRAizbWGEaAZWI9Dt6XZcXrLsoCodCRMoNJCT0zm18W9jqo7E6GxyxUpswZOweyk",
-	"jQxwycWaI2iS9NxcMSPrzo8MltJY9zDG4cdmV+cLVf9+JMpqENWfyDUDw3WNADDlaqWRFSrRfe3Vx1B9",
-	"qui4+hyWuMAEjZHACiQk1nsnUrshj/d5FdtdUZJd+OrqepS54PWv/evnFa9L0/LLFV8O1sc2PxuAvEK8",
-	"e+aaNl8Qv2rHeggVytmq7FBFrN+M2dHWZ1Y3X61ISSRjKs8EShiFZIN8+IVEJIzOv4zvbdM74J564vqi",
-	"6JPDGGmMgDfOBghFKHxoX6miboMWeVmm7T25Buns4RbWPBDRtqvUpdhi26Ln5cbbOhOO/FbJmHO/BZGu",
-	"Tdi2nkLrLbDr9AxbYFKht1TgXc3dnsRVz4RHbEZxH4XmwVrYwWqnFwx8cbICxAFplQldGlmBS8jfHqw4",
-	"sJ4es/BbikNoa2y9xLzop6agq7XBDF4Ksm5lI/Sa4AUjMmrdVn+WhH1WTCBYdcjTAdjCQZ/9rKzKvAdP",
-	"hr0BObEeLU/kLjpqWZTQzPRbNs21qAzy/S+jTlMv0Up5u1Hn06BoRIYmDhMnMqMiTpiW4rUkPRJdQ/xX",
-	"ywU7IiO4gkYdrUBAQqPJ2ywSLqUBmAlhbntTBko6fkA0WVtfDb9DSPiQ3KXZjb5wqFgWgvaAnJoiV7kk",
-	"kzRJ0jt7hPR2BCRj0U0qbBI1xL+C6w4K34W6SfD+qRkkZhGjHpOuCZoobNMYtEvCOEckI0fxDQrNaiRg",
-	"ffSog9VssiJWbDW5MBeKJ/U1uMYINlBJrPvfqNoAqoRxKkcVMH/UYQu+tFewJcxvM2YNI9SMhM1Kwkrw",
-	"CMJvGzE8jPyM8XYky4W0e3lNo5spTOOI7A8DrcSBzgQTGIlIK3ciJdM0S3PFBRuQE6vYuQDvJZUCeTmz",
-	"ssQFUVx6TTEoFI4N/I/bFN2SVWJYotY70OQIAPD7uDlhsQ2PV0S25qaLNEnGwGBuaTJuAl3RT2GmGD5I",
-	"ZD6doslVpWVVgf2hDe0uEFic6+B1PZxh6L0Qyqt6FXvFVcALJc4wF9+umWV2bFOeffRXoPvWwt1W5K5t",
-	"QPdKxlBRyr57fThsc0f7vTP7w82JZm7PXgfs+vAoIwY+eU3/st7imlRHONs2596yaGI5NOnuk1maZ+vo",
-	"/fC74SrNe1b44euF7a0HB98l5aslPNqcfh4DXHs0zqhi44TPuSdL+Jxl/UrmXsQQmcWcZWyiWsdIt0e6",
-	"RQTbgmVkzkWuWM9kh88ZFRJyAm9ZlvGYDVrlcjdCpdtYBV+tiyQBCBL9yMDRXFqku1kA9mqrHy/e9yWd",
-	"MLj00cxzTBDCZOmuCDPo717gmO0LA/iQgwzkv4GA92+oL9Wu0r+PK7hE+RTZd+uzLVvn4J2nCY+WJ3nM",
-	"1VOMymnuAgBkvxq6yupIVjPfpWTKm3hbgqYC+X28eA8m73inbNqWzIMvxlwwteHMWXzu7t/7P6bZHc1i",
-	"Fuu/MEYWOPrVxcfLq3c/jM8vPvz99N1lrxXy1w1bbkhBFim5pQkHzzXkulv4zK0XpJq0X57UNL9OmC//",
-	"fje8uzRXldgIuB+CDkyCKoDuuuUx2EHWI3OvbgeURTJakPUW+jFeISsFav9sjoaC1TMbEZTUaacSlHje",
-	"FaQAp4uSiqqL1nxA3lp85xrQ/HJcrF8tUtKumbsRXKjXh975w6K3e7TYmDaP1+1fbfa2nDs4SFsOK6FS",
-	"rSO87dgX9ly2GpRLvW6TRFwsjaeuCFT3SiFTFfzkdeXA4J8asMRGrOR2pXrtWDATp02h3h3KDttObB7V",
-	"M5Qctl1onWRz8w+Nm/POORC1o1LWJvdUAzevjeWMHrx6beRdLc52jjr//cuw/z3tTz7dvz58+IOPu01t",
-	"aYWteOICRlyCum++ypE/bA0UrM/jjjPbqcATnvs29blhVn8tn/eDXSPfdWdRW/JKn2UZ+lp9psp6r+55",
-	"84m/NGzzcWdVt1Ie08cfS92eeyJXEVRbYacvWFTipz+CUrY78Lpbe9afAu7cHXjzRv61Qpl14E4om9N+",
-	"CrbOjm/pcVMaKxM714BzYdTDf0lkuSKiGWHQlavjYRtYONTcSZ+aDqRHmkyJmTQkqAsMxGoBjYTtBeWS",
-	"FTP2Ln2WXids7i2df/HjW/L94as/kQU+VJYk8HiPVBPSC4x7m40rijp5DyIs/7gBk9sBcrIFjw4PDryI",
-	"wFzVKyN9FIssjZiUmj+Rd0JhuaKGAgDum/Q6zdXRdULFTadVGLHtP1gHInVeZAasKR+zRSbwiXnPt65b",
-	"5njvYBfaVCOzrd3Il46yVRb0iordWAFvO7z/JwxWsOFt8ElzAAcQAAqhAAwpxHc+Q8TCU9mHXPHA2Ipq",
-	"RSELQg7c9JZtTEU1yt42NQmcUzYKqLpzULdAknQysVC/Yfn8nvVrhaX/284GABiUfWmRsQn/XNmlTTb0",
-	"zeJ77SxtTpnYMVCq6osxsRjVXLSmW6ixIiTu2JMY0BrEtfYGvQpr2M6PDjV5TLB6l0IElg2ORo9lCQxC",
-	"xbKIZ4dQ8CMCYd8BgaDvoACjKP+CaG8QOdhn1UMsoutUzVYv3q3hNqqJdp9Wg88qQz0m4f29pew61AhE",
-	"Cxu0ES7APQLrAGkSEizUHy9O5aBVPp9NiPPKSLpZX4p8iYbSNMYCDkUfYBtKOmVYPal2Ejf7s2AWDaTk",
-	"lvhurtRVlHc3xeXQbVm4LtgizRT4st065K5UeTA8OOzv7/eHrzpBB1MWXvYPXhcfXvf3v7Mf9vf7B6+8",
-	"C1r4gLflmHFDLReRiv4/WZbWEwcwbQAAhE1JVcy4oYtFYgIp4Zkiv6f/8mD4aui3ELZJkxtsyidby/NW",
-	"TFBQqqCxVGWDo65Y3ad11l0wGnM/gimiZWwuC2kaeIuPNxdVXF+Lsal2ohmF74DUu17ZxXda4oEGXhRA",
-	"JwEJ05uwVL2oTAEHF3AZBt4sSltZ0lNczgb52Nh3ShZcTAdlNWk94BufbIcB9k3IvxZKF9I6ZlQRfBwk",
-	"A4w8B1Z4w5ZlBkCmCR5i+K+N0lgMIebStMhiIrmILEjHfn94cLX/6mh4eDR89V9e4ZhPM9ogz4CfBjPi",
-	"LevhkO6QMApJQlyS65wn8QsJCBZSkaK5zWtU9/uXRTSdMTkL6ScRbODtSsTX6mzwGeKWCCcUsBAyAYCD",
-	"Jv6sV+BwQL6hjRXZPfIsBMsx1tbBMGwXGbCIq5syJUcCfB+Ad6jVgDMuJRfThmkuSRfDVXoD8gPKWga6",
-	"VpgMhXa22lqru2QKXDDJlA183bH8rikMVI8klcyQmpNZlYpkuXUdxQcvAZWmnUelcyTp9erg33BBs1KS",
-	"62r6fn3YcyrwgPCTZngZWWS1Nl6+miKyXnwrH30mtDXPLJxJUnKNC2Fl1cHXtgjwORtbm8zGpf6X0PZL",
-	"3aFIKqwC1vW+UTNA0Mkz3tJ76zEP6JfrRoJye0tqN0e0enC2MxzYc/CmxVkPCJ510tWqSkyzmNBkMaPX",
-	"TAVkQeOYxb2gTNHRmkaZjpYxGmPyox6zX+3wqez1g7p6oetz2i1A81GudiXh9UNqUWnRDuEplPVmX0hr",
-	"df2CSfXWTWKrjqeo5OqptvVrQIT+H+bMI84q5UIGhMuf8znLeKT/1Euq/z3RI9N/fCiKD5ts/As2ZZ+9",
-	"MVWrNfotAsHAz0JubWHMtdWXigqa9XUyVfTLWW9QTjImlZbqBuUSPlo7sW0a7cTZnqbKrzRSOeJztCy6",
-	"yj4vsOBV+1cc5a+hWFvTjQNZwg1OaLu/6znbyq44Mwjs7IuOmqj8HbzSFJRZIDpvc/ick+Oxgdsxjpsi",
-	"ebSOffD5c0M54OZIVjOhU1uRuBY6k8bLLU6AHWep4uyChV9f4BUo/DfL0iCT0GuWBCQcdRBK/ezd1U8f",
-	"fkAodYJf6S3HL0YdYPQmEUFG6YJJb7X6XQrprzSi+x2XpVJ3b+jXnGXLJ2jpoSUDQmJ4eubjKCqPJLNd",
-	"9qdKQ5csypjCe1iSORZJ8pHCmoq/plD8JlgwU7BTP12OvO1l8GQAYJ7daKoc02Y7HHauHx9XygqtMuda",
-	"hkOLOMknOYIlt9wUc2ctZLZbnFZnZXbB+pSJxl0sSqw+wzZ6L/LH3kJlasvKXWR4b1WY+vO7K7KXS5bJ",
-	"vXseP3iLzViD9mpxbJEW0NpYF/CaRjdeMc5zE27ODFgnN2QlV9q0OE5xlkr6UVvFvjxzWquv1f611Dpu",
-	"Hmy9SpTdiHIS1Wq+taWq9xC4RNIs8zTTNJY8fWqKvtT38ipBl4y45uh7dxVAnZOAnH/U/zu5evtTQH54",
-	"9/7d1buA/PTu5AetH3w4vzr98PPlWtWgdkUA9heaBveOSXgPN/BDSCSbglfcda9h/pG+OAfOvV+1y649",
-	"Hk3XBoyt7Z7g0j39llz5r20q2dh/Ce5mcLLvXC833+D36+JI9W6sy4QIEJ+DirisK0JJ8T4B6/od1YJB",
-	"jJi+PjNhDXmhudjz1sYrUw3d+0PrCltbZj62Te2wmsImXodS5FqLHgjgW11PSOAPzxUR442CKci8GLFd",
-	"hRWSq5Dw1vYuOGZPZMvBI/u1EpYu6S07kVdVmX87TOInV6E3cQ+PYNE6xbBtbM1lEVRcs7rkajaee333",
-	"IV3w8Q1bYtH0WiIl9ikJRT+NSZ++E5CA6STVufEJIhWaxk2z3uCDiEYzNpb2Hl6fehDNWHEq8cUye3fj",
-	"m1dX78/kV7ounJSGukDKE2YK83bjjE5Ub3XtrZP6cHjoT1C3T9obciWW2aTEGw80gA8DRiVgF5jB+UXg",
-	"jG5c3Xf6mQdbl761kPojPO6VTlveD/aErEDUpJlCeCy8C0/FJIWqRn6JzPh4x7dlvM6GULNKeA82cctj",
-	"U0epleupeMPs2MYX1gSqQ2kYgtIXxKnDJoNqo2+KIxLe33ARHwH2BV3w/51Hi4DkWRIQjMMPCC51QCAS",
-	"ORgJlVEhdXtB0e6YqofQ8f1hN0ZsuV4C2oq/EnYtet/sqs/JV3bV/mTqqVVCVnCSnaAzjxb+DMUia6Im",
-	"hP900j949ZrM2GfL38pFdaLdN+5VEU+++otd13VGns335JbiVh3tWgvhaJiGlfr0RNlEuVMrux0LsNW1",
-	"9QFtqPWVMZoAN3TyigvGOMFUXklUWi/2vrpRD0Hntikir4FnmOcHj5DobJd1JlFjAYHNBSgzolb4kuHG",
-	"tauveoUGzv1uOXLtfih4ibNjjxAmUc54ClGyTG7aIEjWYCGoxPqX+EBYoPNDcakFnTJDG8bTnlDZ5hjv",
-	"Ko4yKb2umi+twW55h26nRm5kgU+qI7lakRMo8AiShT16J1S2fBqgk+1tzrsYKJ8KMuFbMUP6ttxvXTQB",
-	"tO4yb6zYbXb5aTiTlA2q3pfRcbH/3RTcL+Lx2saX5TeBniwWTMSIIoaQ1TDnFxICbsjHi/fHhM0Xalnw",
-	"d/geYZy9gv0T+jI95tI1+/Q3rmaauZTpx1/xHmDlQLahdWSOHoL//V4xH+zCegmBT0W+2O28srnJni1m",
-	"h99Ug2JfHXpWx7XDjHfM81pQKe8M7k/1hH6nj+afDkg0oxmNFNQUsBD5fzog10tlaqU5Pf7poNLhd5u2",
-	"x061GIVvUutWvMnRnNbAzbbBiIL8pA3vfJQeV69JbKr07R18CTjwBBm+ZWvrsnw3may2MD8253Kun6yb",
-	"qllPId9pcNUsxTZZifWhFw80jbw5rnzTmOd8zq6MJt5+Qq1iaDFW1jOhplk0GYe3sGOuWiEfezP4DHGr",
-	"kZKNv61h9KUGXd1tn4ptZti0clfGX7bduoEP57IoX7lJFDNPrlssrN6zfZNtDoE7Wu865NwHcfUV7OqP",
-	"Jjma0SRhCZceH+4+YglDbg+gR9qY/WMyTzNmf9VXIBVLD4Ssi+el0sU4FeMJ5UmeMf8BUohmUeX0mz24",
-	"X849WQxwdULVtXyMcq6J60mUNqDSr6ay6d4vco8haHtbAQJejwv0tSqZ/gi/GhKFktXwFxBmlOZJDBnj",
-	"WS78lNnyCK0Ph9a/lePzkP8NXyw2PKLo1rZ/qRe5daSDJl59ZrejIPAs517dv15fsiniD1Nc7FiLtbQN",
-	"1Bawtt/1xausVN0kUs5xHU0+2elqWJcvd8Ds5qxiyFnz2qqEiI+vd1Jtf0bXh/3JPFHbxRc0x0Ruf1B8",
-	"9pksF40QrhCSlOXCIl8VsCYQ+LULdOlqZnlxBpDYSzIvzH2fms7wNue9nRZjm3VfcmBDzVoh7bSOj3Pp",
-	"82nD5C7vuIpmrpa6m6Wholm3DfVy163egO+cXlF5c25ScB7DcHQ7l/l8Tv1mqS/Cc9wxPIn4CxbPR6Ck",
-	"2hZWz1dRbMM9YliiBP7WDX9q0/7nBc+YNGNsAjnmypR8NY9XmMRW8/HxpJcHJEnvWBZRycA7X1qgvIZf",
-	"Nzxylbvp010gvNqIzALkf5HQZUOra4CN9asvigIvIr0LwCNZVo4hdyCJ2dK6inRXKr6YWjA9N4DKFH6x",
-	"OllRpaVMd23a4GZo5rGTE+cJWsUpmGf0VEgXze6Fa703WBdI6lmcNE1MnTXAQzAXWLHmLd3r0IGzuQ6D",
-	"rk2spnA4JFw7L84B9B73Julie/HgCaTsry1FbHP7evevuGSLu3+NJGtnu2ZfnkKMXSPdf5kbxWtO+ooI",
-	"Cshn5A6mKi2zjO3p3LIuoD3T20AyogXMGeoz1jG1WztGqJJxVAOkWX8OG6Fsto7W/0JgjBUiqK/0yk5v",
-	"WJ7tzD/6QDzJwW4DWdyML6Bf/9kbXvqeKQVAHTGfciUDEo7DgIR9U1JxEB4TKegNG4O0wiW5Q0PMfJFw",
-	"qLmMwFgEY8DrEBAH39UddC6y80n/v2j/n8P+9+NB/9MfveDOH2F5T6ZAalm8m2JAczVrxfW0xFE9Ce0i",
-	"Q4rxVY+DLxZ4cyw95Dy1p4yi73cmW6qGfeIBP5mlc7YwItNmCVbcplHhZ9xyPU7Ll72rkfCIGf/mxoHM",
-	"maIWJW/LYZzZV72DWON9W6SSqxTVo81WgRueJDts3KV+r8W2rfUVrRz52smBTnY7Pk9OspXwnFrx3IZV",
-	"LhZhHi3GJcD8ZqKJFmMryu8OoARBN0ytjSJ6ootZ5ZmQu4RNF1v+eENKYwGzogDcwf7hnw6/e/n68E9u",
-	"BbhtKo1tGcZhK4a51wfeHZ+65o/+p/th8Hr/wX7f+48/dLZYNvTh73jBPAFs+YZ669vBvDWjKO83YDI9",
-	"Hnx8wwR23PjfDvZ4M+nZIIwdiW8nAMDtIPUASmw1o6FSPtuiB0LW93UFZWzwzSEBekfe1SLvHKpIr0AB",
-	"VhAQe4MdD5mL51c/CK2vp2/qBH0reH4YV7Q1InLDicSAot21jSIj9dtOHd2egtcXs/oS2ZUe9GOElCXw",
-	"f5Mck7F5essk4cqbObVrMOkz5FZuzQbquZYrNL85oW+XBLpdk+HOqdIH2LtzttXVTSOhCdsPSTrnSrGY",
-	"3DC2kLVCdjIgU37LxEhkDkOfE5okvuTNqhJVJffdeQWEDjyFZvVsxS5qcWGFGL//uiq+f9FAr5Khvxpu",
-	"ISztDo2wNlWhVcjjtwbesWaVoMT609Jk051Qt7E/YU35JzLCbzCs2J3aZIAFC+pvxFTvJx2HybevF3Oy",
-	"ktXcZRzLzZV59+YbltFeQ9IzlEckKiVdydhI2MGcpTHraRk1S/PpDPk/nbOiBDIWVwRwSohEkQPyE1wd",
-	"FqEQChLgjcFElC0XkBgtYnTx65sDkYTxwqgehha5Y84BORx+/zrYDJ8olJaqdefLAsLfZInZC5F0oazI",
-	"CRiujS3H5qK43TuisJOrZmTPNrezXl0nV58KMlNqoUV2/a8kHy/eDzpHmoaDhqovDpTapvtrJcw/8Tor",
-	"Kmn0K34T3BIQn2RzRISsFb01G3msv+MV0sBAj4IIXOVkY2zyI1Z689KY5oPqjNct2JkfBmdCk+SaRjch",
-	"6RpRuXdEKAmhsOWePnYhEWkZPGLwoEk3zfRaguKGUQ8l6MpIJDS6kb1AN1RHBE8nhJKPF6cuSEucMgmR",
-	"u8Ai4PzRatUieG0k8CvCFYEeECnO1jgf6M6iNIvDI3OA3FkEHnByEY9EtRsunfZGwglPsQuFZbPTzB92",
-	"UhVst7tcn4GfFJYMXI8KvR+vCs/zL8BF1jOKYwu+FGMMjiqr7M+oppGSCy6ZGrTjK6tnQvoSgnYKaps3",
-	"lf/cOXbEpgVuSPn+K8v4ZPmfaZ4JuqM0Z+w2m4QUT6E0fNgiPmtBrF9wCD1laxlCueSFLE1EN2yJuPww",
-	"YGgkHolueD/qRKmY8Gw+oFBTaNQ5IqMOjSK2UKPOgz6/96MOlFjDn3LJsoG1IWr+N+oEZGQgyNMMH2K/",
-	"5jSRo04wEiNEnsfvT4TQjUL5Ahqj7QmqAZVlkswdoZkHlAaSimRpLmLMNtDUSMXyeCQgVF1CNRcrpugH",
-	"pmkBZoWMZEvZruI2eOLtOTZQ5gU3h5we2+Fgh8HKGx/i14m7y0fEXSm7tGa1YDQQd128YaQeUzCnS3H1",
-	"RwJMyKEEu6JeAWwARkC46uFiO1zh9WFTYEFTXIE+7A3iA/tMI0Uw1k1TCE7BYtwZfmRUZlviolCih96C",
-	"vMYBuW0VoEpMt26jBZNogjT25tqcadrQ9zvOES+9CnSaMwu3XEFNwoAlS5bkZ/CjhEXlrf1wsKbQbVNC",
-	"JJ/wVhmvxaNBx+aSOAUJGgvbPUCYUpRnXC0h3MtwygX/C1ui6uAj80VCFfC9k/NTzeICEv69f3J+2v8L",
-	"Wx6R+TxajAeDAUyY6zfwBrYhSUed4uFyRbBL8MowmrFMi/stu65oBkfkDbxfHQVc0rB+8GPZrZbsMVYL",
-	"oBHepukN98iNb7L0TrLMIldgYK+EvHS9y0k6NbZ8/XCEjRSzNRH/Y/Py6pwfwHAw8QQ1m1dJwjQjcZzZ",
-	"0sqS+gkQKbpa8EjIW6xuRqy5tWfkCcwfg7+NeDQSxoBdVK9TEKuc3omKjBIQmZKTU0KngFYcUUGutSh7",
-	"y5J0YdRHxSRokuZe4WowEiPxNhW3TMBwj0aiT86pmukGsgyQcGx9OgOEDPoIbKv9AaoyaBk1LKthhlCd",
-	"5zphmvP1sQwO3JJG1QENtwjSCgj7rG9UwoXksSnNSZdJSmNJuqGTDasvXJvGHWLbpzE29/Hj6Q9aW9Js",
-	"UtH5Ar+9+PEtefny5ff62vl49RbegGqQ5c9QVD10SmDumQrrf9R3SjggZSl8YoyKEqoKGvnV1mPnYiQI",
-	"CbHC+hH55R4mHNhI7odPYaDFx4yREH4BuZ7i2iyomhEuzO1iVGzdXDesGpR+2f80KO7SgRUrwp4ty2hj",
-	"6ykpIkBgzu85JidC9LuWWUBl1GLHL4PB4JOWZPAKc+JlQzNcNWNLWK0FnXKhxT9o0pw2SWiuZpqAIii/",
-	"r1vRIwlrByokeOKIZEqLWuZcarqEg3lMciHphOlZmwUwVKjZvUmmhAageOA1GlX6acanXJCuKflvZnHJ",
-	"ov6PTEWz/iVXLNwLP8BjQDKEvIN9g0KBcI8AyxAxFKGsMS7IIvCzLiw4csOWWG9EXyRAAA6PrT8C62bE",
-	"YnKdxtwcBQhXQeSd8Ozk7+M3H374x/jNP67eXYaku0/O+Bu9YlYVPiYJzabg6WSSTJkih/svoelzmIlm",
-	"JEfEAoPsB8PhEJRhGZgPhcoJq4/fGYXzmCxYZgCzTQMHw6GeF7Cwgg4H5FxflxSH7lItVFskhwcHVhMH",
-	"yDf9FAzxSotTFszRAUKlioRQVoAu+J7x6wzgAGJY58pvSzrX+jOoy5piRAxVvot24jSSoRFyEQ7S8mkH",
-	"j+DIreD7UDqUjjovB8PBSwPJDrctdA7ctR/RDF0HU+YRUfCoATivcxVodWOKVTKzWAZEsDu9WBOeSRWQ",
-	"dIGCdLK0gmgqzVlKBRuJEPMlwqA8g4bSYWXNGtlj211QiSNYZOyWp7k9+S9k9YAbubQokHQam/EXQXiy",
-	"U40l++Ueb0+AdiovzzIRpLAwWxMFYOrqVvLrhMuZNzPmIfA3i2FcbqtF4fNXQ0eqPahItPu+Ukj+Dkxi",
-	"gNtDXeStD/VTCYwGNHAwHNZLfztXiaZgBIxvE89fLDsEYIPEsSJZ0SlDGT+LsZj3IQ7A124x0L03NHaQ",
-	"5A6H+5tf+Sio4Xssxpdebn7pxzS75nHMUPaVNlUPiMo5ABa8Vh9OOtV01XGP1iet282jRR/1EKhUO4YH",
-	"xvjAQ9BZpNJz+N6CfUJzcqA7t8vuycEJ2R8M8RPaQHoD8kGft1DTA1zIgjGDgSbpLbPtjEQ3/O8iau+P",
-	"f9CMx7DHV0MnGy4gWMLVarkuBzgih8Pvy/K0PcO7IAbXiEXFzVbGr+uDjW0eo7yhQP2B0JU5Xeqn51jK",
-	"VosAd1kqpiORC8UTo81msZ5WcfoG5KowJ2h2cFsINyEINSZc3jyvm4XEuZHI2CSXbEAu8oRJYq/bazZJ",
-	"tWRQPH5EQsNcQ0KJZHOqJYNCWPz74B+D/yJdsJqyfsa01sWIzCcT/hnkITCtsLh3TEJnZ0N9C+lNOdB3",
-	"Vbnex2XNZOCTsJgm5Af4IyVOKyAY2edfVdsJy6jxgQ2aCHWjJJ2MBAA2Z0yz6mm2iPT/6WL2axKQO3Yt",
-	"0+iGqWoTVizXAqsNXjdcuozRDk1R4jQj+t9L8vHifW0ojmylP2pmZEcFqYABQV0pICZQJxiJVL90AHUy",
-	"eRSQuUpqjSLtF+1oHtWHWdkZwtyORyK0EeyD0u4X7oVlBklITi8/kO9eD/ePSeg6+gYJFdMcAxX1I69f",
-	"ft/fh9ryUrdbeRS9sXP9W0joPNUyA9R+vE15xALC53TKAnLLY5YGZMITdkxC49F03xoJfE3PJyBywVg0",
-	"87+NgruJArcqCcGTWFjYMlSaZlSOBCriBFURs484gvDYvqlPUxnrHUI1UDQS85igY4L18FUb4x2OBAjs",
-	"xZOgpWnhy8L7u7j+nrsa2V1xbZTwnW8M5uSTXEu1XoqLpGreMOEqtctx/+kvR9/FiEOMIevX8Oxv+nLU",
-	"b3y/+Y23qZgkHM1mh/stujhHtfkqTd9rHQHeOzhoM59FlkZaU71OWO3uxrUlVKxe4C3vb+Qezg0OPdQl",
-	"6r17/c+Yxw94rydMeYw8P8D3sjik+vwVtxuOLWH01jzBPmOVfxccqnqEsL3qEapQ8GHTGOJvnsION7/x",
-	"c6p+THMR1/YcZ/iYPcf9q+x5YBWm6g78mak1yz/8MgzkypCTsYNwJUmUZ5meeyki/YY3/M8MRKidt3vK",
-	"VG2va2qjb1TlI3uQexdD1OXCuqlrLB4OMh5rCKFEiyK6bo5JKPIkCUmUMApm1EKnxseOSYjZbub2tilg",
-	"YRGICQ3fzdKEgSA8ICd1vsKlpQVrRcULW5MOchkuCcrJ8Uh0Dw8OgpqNUDfM4h7hE8KVgaSY0xvmyOoC",
-	"uhiQ8I5mgoupDGG2ciSsMN03wjSEOcS3PGJHGIhqlICMFTEQRqTJcHzWGlOKgiByj8R1xiiEu5tpoLUN",
-	"PCyTNCOUCHZH5vR/0swK8seExrHbx8rTXKTZSNgCDh7ZpZbu90yyS0M6bivZ5QuxHhzib+w2+ZcScIyI",
-	"sPtlhxpRewFnL86RlBCVaWdO2coGEqWLZUWtQc04SRD0BrgiMDLLEwPQVWISov0awhjAgN3XTYUj0Y1y",
-	"CACs6NA9kouESd0vKDVcIpv2nf0f7PSf+/ivduRwgK+mrYCwkS6Wvx/5r3bk9Zl4jHRr6WqLM2+kiWc4",
-	"8cZD6WhF+jwHBTQY4P3IwGQKckXCQrIJjwgVSy35RRRsllqsErF+iIuRqOpQIiYTpiIUj08OTozbhYvp",
-	"gJwIK7sUwpIRhZDfHB4cIJNBr3ZVIiJcWM9pOCDnpfFxRbe7LabKlSODYbQgVyNRWjo9fMe0/PXVjfNi",
-	"lL81FvDYk2lWpnY4jWccc/wLimx5WA1JbHFUS2AMr8ZacZFd4rNfgpKgqybfEIDHwViCIhn2N6ywokcJ",
-	"qOOFlWJ2cyeNzcuP0lm9fBlL6hS25QE5VRKFowZPj9acjOsIfVZVl9GAfBAQcV7licruPDYL3l+TrJEn",
-	"jGhFtNKIo1pq/VEyUAJBYyscNVxEGfhmiohn+8sdxbD4jHLp57I1ezGixTyPfFeHpPlKJmmDVYNYfx63",
-	"bRz/rt99PWHvJI4LO4VKDdPY1XSN3KLdBbJ3D/9CIsxao/aFySMuT3JhWEL+ZlUzrcdxhU5ciP4unFZ1",
-	"SWkkIir0Ob1mJk05Bk7QOyK5ZSAlo4E4FK+mVjWPl2d5k40cp/S7fFMnRlyXgh4hRnUrilwxrFuKbGFe",
-	"b9i+4bPy4wYx5d/AmO4czi02uGpKL3d3N+Ek2PgkbBVmCj+X9X1ALupGaa/l+ciVTSRdSiLTUgIxvLBi",
-	"iNbt5ALfjtfIRysGemSGLSzxm03XzyngrAPF+1pG7A3Szu/27G/Enr0j/1kxZu8s8uxxcZvePMLGvTXz",
-	"8qphF7aKFMQwF3nBuDoJFzeYxF+J3vmjE6XTIzZdiEon+fOFHAk3BQPrUbnpvUdFxJDNYybh/UPY83gS",
-	"TZ6fflm3C68RPHmowBn2CaFtJrOAStP+AA31mIeIoea9wGmvjNsmNGMjgRl2JWZWUIlo0qOD1bK5Vvbt",
-	"F7Ksi9y1CQdpH54bCZPn0EPh1AQ0Ccaw/NE1IyaRZUBOzNLfcTVLc4wiFzfMhD6Bt5McHhz4OO8pENQX",
-	"4bzYVZ3hPieDrfTYxF2vyl3FKM7fHJ/9WmwTl7/UFA1+B1fS0mfBP1pyUmR/W3PSQj97BlfBWaFngpBz",
-	"TWFGJARXYXhcDZqSKl1IImfpnWYDXDVHUX20Q/76pvU3Zkr/GkGAuysZV1parVrJ08nkEWbyguy2MJTb",
-	"W+wZKBVubceMueIKAmPnnDEF+DtkxVKDwbYY1F7zOhk6rkaKl5l4XRMr9Mv+J0jiD3sD8nOKkfe4pNJ3",
-	"OVk33Jc9A2V6YtN1gaU8fsNH4e2MRTe1s+BKVRnkLEzSzElUaHkoLIH7z0Qec7WHeE6N+WAfBDN56pBb",
-	"BxV4wAppcKCyNFesmhB25CARzGlcZlWORC2n7IYtJUpv+HQpUqEr9oYtMZpL6WvSFv2pNjISJvl4QH7k",
-	"iWIZuV6SsKhREQYkvGFL/ReKiZKLiIXHRSpacyZaU3rZOcz8RK9ey/wyp2BGeTw24pj4G8PJPEVLsBL+",
-	"htZWBNk62w3RHm2626vfSLqbQwabE97wCP0LpbxdrWaAWuQ3PWM7IZcPwYH45LAXNduD5Gi4Xs0tWTtO",
-	"8PPzaEDQ9lcyNpm+sXUfZVzyqQAV9tio5Ij5YHLEIbEYoJgcAKtLpvoldkQ5jjrNP3zbF+UX1o8M8Ejn",
-	"6JdPLnlfKprpe+a6CrpRIWc181BziqikfqHvnYhlZT8xEvHaYPPA5gWETwgVS3Pvocm5/HlVOXmPnfpv",
-	"ms04IM2E8qmNI8wQapo/jhy350QNG/fOeBa32ziEa2jeuDLoNJdoUKowP5LeCbuPVBXPxKsEZM1H8GEk",
-	"zHleRZPgkvyk1OKDSJYBuaRzdskV+7/e08/Y7qWePeThLrI0zqOmDLpLnNfzMFBs/Cvly9nOm1koZAJH",
-	"gEQUIKiMu2O4O1W++qUZ6m8uqa7hTDopdrgfsPp6S0AfqGxM80G1+n4rmIrzijINgQWobLt9BZjjnrGI",
-	"CZUsHQ0cxnVMREpqKcojEf4aFhhugHJkIpo0gw0q+dgAduTkv3cjKlmfC8mE5Irfst4xCRWdhgHkDCs2",
-	"TbOl1UL0e6Yja58fkPPN8BgDcqFlc4O5MhKglCGem0XorXAN0gVMlvOPb96fvh1fnFy9G78/PTu9CkGd",
-	"m3ORK9YIpPHObMm2gBq/biWkN4j7ik6fohm78E/RljQG+0c3tEZZOhhWAe9+E7qSJaR26CBVS9nuStNB",
-	"C3Z6laZnVCyBn0TmZbledGQ0i2Y+S2V17A5gjsP0CqsmmGqy4izbQN+os5Yh7t2n2XQsk3z6sHdfBGZ5",
-	"WeTPK8yNnNiIAgrgRSJVzni5JIfDw1X5889slQ90vhCtrMt13V2X3jpo6lnoCBC+KnZh1/4nDbLwdqSz",
-	"bZjNh2x6meTTNq5qvR3GU70dge4N7liS9G9EeiecJweWKrzEazfZgcaCwByLglNQIulCbfe3dM6St4DG",
-	"RzG5Ay9FiWC0XPWO8AYfCaejoEwIDW2Zl5DcV3FvioOOOR01owiKBXmWHGG6iYnysagpAWLdcBiIRU5x",
-	"vixYh3744ZiEFlwM2v+YJeFIdG1jWp6Q+WKRZorFp0KxbEIjJkPyy70eAPEguATEwsG84SLmYhqAG8Gt",
-	"kkNGnf3BcNR5+FQi5pFrfJpEqZZsIMzPh8HStegr5P/9v/+fkfjPyw8/X5y/RSgW/RUgw/xRf10As8DX",
-	"f744Of/p/7wH4L+ijpUdF+nOowU8ttIeQs4UDWK/5M/wjKd9B+AGvv7buzeXH97+5d1Vrwb4Eo7EPWJg",
-	"6yUii1zOfk4VnxgOJknX2duQyqWIwt5DCRdofrGgfGXDI2HER/ZZabEwFSTMM3FkFMKj8jwcVcYDAEIg",
-	"EUB9kzMDFAPo6uaHDxDvYH+RZM5iTom+1fVwteSqp6z/2FsklAuEloEv68zZgNWMBIi0AD2Dz+UxT/f+",
-	"/waGBr6Cv/RXAEkDX8Ff+qsJTxjukttBGimm+ri6vWNi2SGGh/iIq3prhWXuuwEq5qacBJ0z3JdSCO9V",
-	"JPSAaNZZ2Tv4Ah0OIBZyJoORKEjQaamSUzogK7fpsQlLarxNR0Jfpx7J2r1QD06e3dN2cLIxm1Pzy+Kh",
-	"3/S9ak7j6jUiZ3TBvuXLdsZognDF3gvzgkExFs3CsRSMiWLiESu08Zgqeg3JOhnT92I006q9V+L7CXt7",
-	"Rro0PTTFWK8ber4AGn2FBpYvMJqidzcpgUaYALlWVcBZzOxqWuqSS6nY3DF+3LBls7HjZyiZImfpnSSU",
-	"ZPQOHKNpBiszo3I28Grvf9FtPidnAWjpdQl96N91fcODL+rNKrflvo6+/cunh08rCXke2NM6pK6ry8HH",
-	"T41ojmdcy58UNmtiAg4tKk8FGo38rfB7W7lL4epBTQSoX0bCSQ4xmVyNBBKfjS+5eHd5Rd5efPzBOuPd",
-	"s1+Ed9qUHNdv79jN0Ec9Ej7oNoLFS6814x6XnnWIoswXRKVkfzhc+V2GPcJVOYORCLFvmASxcyhKF6wM",
-	"DGFkC+8+xIIY2u+GAL2OprHDlyOhT+frwzxLKpAOXCLD5wV4NMb7uwtkc68lufzppH/w6jWZsc9aVb5h",
-	"y5G4gzGE7POCZ0wCZqCeEKSke7LEh/sDoo8dsKk5FXSKbgMJXpQ+F+A7kCOB47A0ZfnKnANpkIxBLJ/+",
-	"qTlDEaHtnxExD473VzL/G0S8Ewe93steECkAdhhDokDTondYcepbDxr6aub7jezwz0xoimMeUPFVBuhe",
-	"Ynv3GKDSOmEQNtEEZhpscy6koiJi5nABWEL3cLjfg1PGBWYnsSgVcXPSnz0emzP99Fn7DaLhbbHbuAat",
-	"9tpv/19QEG/qIUpVfrFNyFIh9mKlyKbUwDP2nALOWaPfET3AWNuuWjID7oEsBRyiIgvWd+l/q4IQSN+V",
-	"68rOoz7XZlfenO2ZOfcrvr+j+46p6lqLm4Bjn1AFlQERiB8EAC5xBHdpdiMLbAF9J4vaaq54xu+4imYf",
-	"qp7HZ/GSr3T0lWKO/NSKw/sN5rN9u3cnLnnjyW8+Nm7hiLWW8aIChTHV0mwJwBbXOU8UsqBuaFqrlpzo",
-	"BSRKxS3LTMEOiBrXL4yElpxAGDXHzHbyQho0Frc0hbHLY+3wnz1udJ9R4cOCiZPz0x9Mw49l3U9W99jP",
-	"481oycvBsFiL9eo+VAexr9lXwCGhl3md+u/u0SN3PiDXSwUlPPEPKomfFMw+A4KocUzsvJX/ODl7v912",
-	"2pmuCbtpuyl6InoAu27OXcaVYmLt/lTuvXXASh9qN+SzsXu3o3U2mMrQ3ZQRG6QPlRS0xPLNiiSVNcW6",
-	"zVoouGZJKqaSqNTZuupONRtnrorZk2uGXi5TmExzuqsG3l2W1UXr8KBBN/8CcsdqR19JVa/MtRnc/ndA",
-	"+y8mgJTxeA1yR/2QeNkcevKNJt+kgK0Q+hfgdm043b+1Ov9BVBdje5a5rV+rjn3uAxz5AjxxtaOvpItt",
-	"ItffQUa+fSZqQvrccySZUlyfny7ICbK3M0/dm7P5tYlDb5Qlz8wzz2o00F2skx/NQAuZkWdo3vq35rBm",
-	"ZwCcpvUt+wi+6k2eO4ljHMdzoVPa9r+SYGkm9zsi5b8e8wTMSkHYZy41w0Thw6AgVzjqkzHSvXvdxybH",
-	"UwE8Cd16ji/xwU4Ov++tKnrow3IO4L8rpOR2ZLu1Z8rgTeI2W3o5JlQs7XdzujSbpelrLllyy9ZS1I6M",
-	"OPA6uwzZPY23y/rf+vNosTePFp2j+/pPe/dFhMWDeWTL6VzC+3C1bGp8j93ymImIrTVKygWLIA4JQ0/K",
-	"ilMGu8OW78CIdhKzCRccAzTr4Wosg8hJA7ZV1gCAQ2twEoN6LAuCR2BGOoPiqPoVmZIJzUi3kq8+EjRj",
-	"1uJHIJB3lqUizWWyhCL0JXSFGTT0PE/B0FgtWdobjERoF2gsZ/Tg1esCfswGkxSVS0QqeEQTtLibb7PC",
-	"0VVadhsMrog28M5ux7PjGhQ9NYiFdt6/PYTc9kGpTeGo9x0sa3qSqxmwtEDvB/8LW/4E2aee+9JirNiT",
-	"YiD6iFQmCAMpnYkpN8UuJjxx41UNjAtEq96wZR9CrjSzwu+35nnbMAl9/tcyCJWmSVAUbofjixXbicwh",
-	"h6E6b9I15x8Kj6aqZ8v7647sQTP5Fk7QVtuz5pZwh9hwExtm0GdGotJPQEz5VPCNSci9CIhICReSTwXk",
-	"CAhF7mZcaU5IIxYQkaN6AOH0eKwIlSNh+E5vQH5mLMaEFgy0OCKTPElMqB/UIRM2Js9O4IYtX8hafivu",
-	"7kiU70EQng2aw+C6bng4fEn+wpYIZQgPgCzG9agkU2FvQE4EJi/4wXVscpgJ0AEUIFOnMhXMhwyylo1d",
-	"aoJ5dhYGvayJL4YDVl5Gv3Oyp+BkDYsbIH6Vy8XkN8K9dgeBc3ppcjM5kb1pvAyw8rj0S0OkWxTvBKjG",
-	"Ava0ZyJwTSMjUbQChQ5FDON3W+JCKkbjwPryIbuhYLJaXHO8+4j5ClnqlkXbOpPIpWVIuvAMCEARzbIl",
-	"QlqMiyGGvWPNXSBDjtvcxQE5R8S6Mg2qHK2WwyYY7SwD4EyHBwdyYGq6oxyV5aaCh0jts4C8LQhUWxqM",
-	"xEhARfcjnERfy+R9K4eHgfst1CrpR1Sy6vdYnh5mD186+7fakvtjAsnUIekazG8wrt9BqXcnBlm3Cyi3",
-	"fWROfTO9LiU/ZHSi+n+y9wv+3gtI9fkYnyr7gSYR7LbaZkBCux/9KBUYHLH2t5hFCdXzI10DMQggvISS",
-	"4hnIn5Sw6vrOXrBMLU0ZTgfj1zSE0y06smymXxltSLoF/zE4by7aHT5brIZDlP0845UtqfxQzLPyrbO7",
-	"xffeHXaW15J9nZpGwv7QugWaTeGUNTdVPGFGug6ZEa+1Z7L2YeNv7fl8brRg7G4z+qNlEb/Hr+1uvPta",
-	"ssBFbph+Ol8kHCO6AcvSuCQ9cgKBErzFLbGFiGDveUtgWBBxfSxd+AM8ZKOYQqy/L1ky0UxSUS5YjErE",
-	"JfK5g+HBsL9/EJCYZfyWxZi8WlEptNBcLK/JT6VzhsmxvIiuK4OudKdTJszA3XH3GoRoHDUOaTsxGvv4",
-	"4xePpcOONgVoscpad81i97TcgqtSLLIrOxpdx7EU22+atv09gOp6kr3O3p5bpQs7rGWvBQVq6CpCz0hY",
-	"iB7ShRpmmNLObnma2/QjLWwJ9lmNzZONwDuXZgat0HbWgMm8csFkDn4jYDK4OJthZGzm2L8M5ibkIK7S",
-	"oI/WfTUB7Y8Pm0srg36x0tOAnCoiFc2URE6IFZi7oTHHHJEJTSTTsj5gV5jUwpFA6gYTAcmF4gkUYJW2",
-	"ZoI5K+cnV29/Ivejjvl61DkCEf8hbE5yw71+1hA67OJrwdzh/P51w+a+WpWYIsZthYxbnBeDti7t6lcv",
-	"jj29n8tmtMgzKETsuT/MMBDVjdYvLdKtyxuBsVBmEL98jDH47h2o1S5l4u4bhJuwWrKESzIBCx+Cjo6E",
-	"q+hrxdN6VGYUbHcGi+Z6CUc6BLz446JoVcYQ2UJAZqX+G1cuHoluEUTs7QGqbIFHxWUV5OPFe7QP6C3t",
-	"DcgHW9gTmx8JLN+DxV0EIyqjQtKowNsrs3V5fETQKFGak23eLdaHuV4iRghczoVlQ3+dZzzAatFmOgGx",
-	"/aaaihLAGgdvEFWuYXqWJrEs6unczahCK3SxxYDXPyCWY4IZA7iD5oK6w0XGJNAChXKp5a4VJU4JHQlg",
-	"vMcVF7pejXL24BfoDciJplSbMA5yZjEULC9tAP9HwlpnuuH/x97V7zZuJPlXaRgHjATQsjO7uduVsQi8",
-	"iTc7m5nMwHY2C4QDs0W2pY6pJpfdtK0zBrinuQe7Jzl0VXWzKZOSxmPFk7H+sk3zsz/q81e/ojSal+au",
-	"vjurFhdVrf5iZV7S3LDMOfQps1u0ho4/KgtiPT6qjcuwAeVrDHYhdZO9G9SpT4pMCpinMaPGQEIHfYHs",
-	"egfjJVYDDEz9cvh+BMGGC4ofDGFgYKlB6fVkAUa7i5Xzjkg2xq//3KVnYAS/c4JjydxaEsk4AjAAlTB1",
-	"haY8DJCjrreDAY3i1AJGaLQXddpUNNjdZhtMjDeqJkWRC66cVfX4erAtlUAcri7V6KhLWRJ1XINIY4Mk",
-	"vNPtPlaeQGwRmIno70oww68gI4velP10u70BeNFRGfIb9o2z62N1QyO7ACK/zWuVC639dkqOQgEC21lk",
-	"1IBKUmAtgy4hagjK/lFb/H7ky7fe9YZ7cb8D7z+u2QLEGVmfAePaqi5tqj67ZlJki32StfsT+5QZV1kO",
-	"ZnPL6gGz5oKMpHtGj5yXRWU8pKTbgyiUEqnRDssVvLq1U+oqT5riouLyUqaS53DW9wU7++4HR1U7OAM6",
-	"MDtAQBEXxeqS5zlE0akBEhC9nZ2dDCOmBYb+EyJvTlihXG8dqhYemJlYgBxRhaH0wzBC1a8VL/WsMKg5",
-	"0WYYYPjaCqJWwFkPmzw1MofJylcCWYkV2Q+dF9rE6uXX/8l+kH9F5QVEJOyN/Ku1XHieB/dhRszLHD2v",
-	"wFQZUMs58LWSuzsXCf7wIYmVv2TIpIJ+K+iLBSlhKyEhC5OM2Il9hQQzrxcAX0mYUKZy2BiOzekK5Une",
-	"7AihWqbsN4a+KHTfxP+tSaSIisW9oR6xt7XBRDIG9Dj0p7GvrbGRILTJw3cFG8rXTdHTpGZBW0BYOJ0N",
-	"82BNvvn23ba65Ln7P5H7h89fLaBxX4qstQJ2buFqt5AyqF1SNZfXoeDawFvEGbiwkrFPalJlbb/kxJmG",
-	"3GVYw1pU7A+jr4J6VIh/n93w6VRU7KU9Qwk28DXbw4j6F0uVSyUAVeI5QxMMN6NPCdHayLGEhX4myDGg",
-	"3rwU6CkhBSNI70FBOztW4dZmfmePWVnJaxhk5BsXDQkSmT7Hr1+//fni3emrfx6fn1ycH59+f3J+Bm5F",
-	"xL46ZDqKFQlR9rUVmeTBElhQ6l5pR6NMOgb8QyvWSiCucoJjTF034KOgprMRKVY4QyL4IuVasAH4vnNh",
-	"ZgW6NSU3M88hObFuLjnGtMLgpBbDJLiiYSr010Iq55DZ20UMLH+4EvVXrBovw0MZYYKcNrManQ2sWrC/",
-	"JaACWzmJgd0hmhYBtoqLlcsn203DjZzkYsTetIAEQOfqchaC6Tq128i3RQ069dMgxsq37scq2eZe0X0d",
-	"IfwH0FUecWD9SPDFrQ8MLjNGFgoljgLP186otQPABvC6yL+vb99Kt4fVba+ZEltRFqv7J1PuwbfAa/nr",
-	"lbgUlVBW2UvkU3ObYmT3Ka4bbd8YoRaIDYeRoOBDJcDpx5BF0P/bTSzgzqyhT2L8yK5uejzdl8hDnVxY",
-	"0o1+d/crSLpyq0qSnrFTlM9FUap7bAmbq0qnDu+pywB8tapOAym8dMsbddgo2HdRKIgagz2wr0c9vGBB",
-	"RmFdxQZekH3BrSfxCx8aRcfZ81H0qLdKvG/MD3+DPEoTG/+C5/F7YUARPmQWp8IEU/gpCEhX/b0UM8AI",
-	"NOxltF0h0Ivg5BFLuhKCLgsJJJ1OZ6NwsvrSQKo+Vi6tcLR8FwigfkgY0gxK46MK2FaZJarO88R1X+OK",
-	"FSWiH/DdujQtlmxvNR8ZPuKJCtf799GXWrL+ZAoY68u7RC/YtbiaIR8l4XomN1HAGFbszWyG4Oeskpdm",
-	"K6jn5TDhksvdxArBx3n39sylN++FIhOIHEWsVhlWicUKnImiFX/q8kmR47zll4a0v9aVJeKzpN9fTVpk",
-	"yi+AH8gnM/EZPL/hC93QqQ8jatotjfUb0FjxFsr6qGCAogZ+oizCFiaNu+7imuDnURRv3oRdcQ2NITuJ",
-	"BSBAlyozATnfQYIpyFQkeCPPTW09FXxjlgTzmThEssu/YfoGw6buWPBdgyD/mtSVTIaxwrxy1L4v3mcu",
-	"5+LCuvdJ5IqCOs7yocdkRLlx7QfAEayxARWEAl0dpimhEIfpUmBwmdthwPyhmJdm0ernVlTYQyNWEG2g",
-	"Qj5YbhyT4PbZ5JQS5CX4bpK/4XSyJsRbCbC0Y5Vxw7E7IQWr6SuyEUtgR4pl8Lv3lrlaON4p5rQquKJS",
-	"MR4rTKrj14/Z/ZVHS+zIJ8YH3P/7hWY/nb7yBLt2MTch3GX315HfY3TJh3+iTaO60PD8O5A+W0po2ns/",
-	"kQalZ1sB1qVGf4ZouLy8/NyRab8rXUqCIDATvThc1j0SIG4qg7DmJlAhu1gvUFeuVqc1LpntFBI12D2M",
-	"bqRFuWhXTUaNi9zw1PieSqLirvFNCvplZjVYrKRK8zqjGCLjeR4myQLOlyaGiOgH3E4unxf2LhpGIdom",
-	"9MiRVs++uNQUpE3i+vDwD6n9A36DWHe5GCZOZ3MUVVKj79DJ9+0GfqvG+dJTAunyNPhAN5Y7IfJoQqRc",
-	"PDgS4hbHRoa3uAXtsJJSoTvo1bmvCKu7Dmxo9+XNTKazLosboAEJ42kqSqOx6Z1z0y8b9BbCQQjEBdWF",
-	"nF3KW5HFCsyOqAOShyXTIRqP3QfjIULYoeYiD6eSmY7VgGcZ4r1MwUq5VDwiSXa5S4ycC234vNQjliDz",
-	"xl8c7Ahhyh1YOR0rxCtNcoiHmkUuIjavcyP3IdGG4CMY61waUfGcwam6E8N/AjPchyrrwoMRRUgnHAyq",
-	"LPaiPaHquV2F9Cfgst4vw6PsyrQn7l/zCsB19gp8n7/BM4iLODwE9L3vt4va/2iQ2UZ8wEur/gsO8eF8",
-	"deOFugTABlIL5ZAHBD1CkXWXtPu1qCvF83a4f8khyAWv/kHnbRKZhwueQ2TeoZyI2gaIF4pLj3cNJtkN",
-	"8z371Q7VhftvE6Tv6sDg0rcUtilFte9wiw7ALQOiHZLEE55eTSv7DWPKpUcMlomOEB3tAgI+o1tU7Ga2",
-	"QOCUP5hJgBXj2ZH9RMq5kwJC6R3FKudGqHQRLfc9h4yrnIsRO0WyH3Cxr0RpIMSR/OPtT6c/Hr++OD05",
-	"P/nx/NXbHzG24PFc/gRomH5yenF2cvrPk1PslI7jcESBqOJaVNYAcbRC8KSsKsoSyEEgj0yDqWOl8+JG",
-	"ZH21Xs26Xwk+fot9siTGOvZP333rB1uMpiOq4j+wKyTpAx3jBR/bwLzjPQKGJInGSd8jYRU+Qsf0ojZp",
-	"MRetW61SNzSqb+my1R9SiVRAOSeH9lv80giC58J66vk0LZGJqYPnK+NG7Ntr9x6jJTx2gXdlfF9/IWV8",
-	"NEPvespGmzo+mKMvWNT71oO4GOc8Ewwgn97EtRq/6egcVqRuoACgNjCQ/9tU8gfXopKXiy0lFWpFZbte",
-	"A4VCzwtcu2bgHwm7aeNWqTIriCazAY9VQ3ZBGm1epFf7Df6oqOZj9IYOoK0cK7msNEQ/kzs4HhHIrKgi",
-	"7Dz3ITmKFZ9oZI0zQbdG+67DEftbEcZUIL7K9RUuA1BrEUu4vhJZQlU/rk9irHCZwCUaW4Fww+DTAZGG",
-	"8XJ0dYBnpPm8EI5lvypiV2IBvlms3A3An6KH2cHDIQQWPOc/4ShKc0SfhFndtLJ+kb3DvNYGSqVGsUpg",
-	"RciuoDZL7Ywy8e+a55ol4LcldlQb988fdFVrUBAXq1zY9/mq0fTayDy3g1ALjKw7ir+JuCwqepRU0056",
-	"DVizofn5+NGj1jOeKDK99A6roFQ4Mw7Cdi2qTKZmF2l6tNSvSK889SVh86HahhJ+EA2BXQZJKyetrFFM",
-	"GS27k+3W2ED+o0huNMAqMU4xm5Ws5O/onG2Sw8AjVrGSe5DXl20VBDZA6YfdM6LQkU6F7/75iZCeTk18",
-	"nGVEBzUvSf04prCDqTC+OdiIES0IIM6RPcyqhXvVLmXOU2H/Y7ULZQ8dN1Wz/I/8r1Q1Cr3AgTbpCDnp",
-	"4UhSa1EBxRLXWmrDlUlAVWNXpwTTEPTyLrmAt3Hpz5CKEtife/kJcKVulZ8AH/FEuFv6vt9xW58vjYW9",
-	"zbHu1nHDHOh3HKFLNhAYxIZQurleryAO7vCX+zjeLshtsEl2kFsHuaWZ22B6CGbrpqcfZts3zoe/gTho",
-	"ZOozgNluPHVTYYJ5e6gijtaei/OySRemrSqs8BFP5OT0r9Bdz6Wnrn0nxOvm24fArJsoJp9SXum7nPqz",
-	"trgE3UNW+S/+dZ+RB1MFg+9mvjnW6cU0/96iH9MgcsGT8c88qATPEmJ60SMEs653FhCcKzUTEv17xfhE",
-	"F3ltBPvp9BUbJFmR6vHBwbSWmUiGWPLr7DVCQtzBl3xImBZTcH5iNUhuBLd3HB8c3KXSLD4cqOImGUYU",
-	"oguLSivBdD3RRpoaKxMpo0frmxGv7yhWCR3C8Jy4BWYijP/jm6kFgmsx8jmAL0VSzH2h0iIT2Qr3yG2F",
-	"rTpI7iFP5CL5b9w5SZ+rk1Q1y3C94CFvqGqmdRO1c3Dnft3MJ2rtjJ1X5L2ij5oq8oyaqer3jfrH+/A3",
-	"kQSh0n8GHtJHTaP1ksI53J6f5GZoE09py7qr/ZAn8pZWrdidv/S5+EsftZnIZ9pMfWk7XwptXS22Uwx4",
-	"au+sPcABc4uQpMfsceJeIgkAYu3Chkvi+SDA15VYxAqobpI3abn/pkiv9s/oJvs/iEVCRCtos0Kevsmr",
-	"O7jYsJ1ovhKLJEISK57nyIOnrDkM7xwihwF3wbQRJVJsjhghE6DSRCp2KjKpMWOdnJ589+rs4qfT1wm4",
-	"BFoYNtAzyGtMFjQAUmnDVSqGxMVKPoU7/EKzuZgX1aLLzIbBdd+utySq2g9ZWfnwx5753+WOH0konBle",
-	"maUecW7X+N0M+MQNAMCw6S/8ZatlheH6qp9T/7iNxUGX1L8ZVNsCStnexW8n+hPpCgF8p1JxFG5WA3xB",
-	"ZZHnUMY/SOAtIMsI1at4H2m0B8BofxJKQnSwU7uT4B7AKwv/x2P2PkAu3GzEETufSU1lvK2hhgsxTjDj",
-	"11i/KW5Lq6zHWDrbEJMQaAVArgGVJqAq8BqNYB3H51vbVy9KoZKGRF2ojFC0iiXQR8M6AknEkksugWC4",
-	"qFiCX2L/HI7YCb4PvSsAU4nQmAIWnM2lqo3oA6Sew0R/auuBLxO0aMdmPWIRhv45IBbffPuO1lkASu9F",
-	"KKIE6Qz04b+2hU7E/X5nf2ABlso+xdRZ72fYZbLSKDpRGYoWEIA3M24EFqdacW5PI0TbjEOvxjLni3Eo",
-	"AChMiJR5iGL8luf5eVEQsssTACI4/C526z/eG7Nf7mLYNfb3eM+IWxPvRf43eywrlIjtqFrx6GRNrKhM",
-	"q6qgzQlvoOhwiCV3aZGJyCWhI5Zxw7/5AOwA6NIMl+QVGygMkyIHYKxQ7r/QaHwF4p5pQSQywJsO8nLE",
-	"jnEArZgE5TFmxBUL5ICAqswrwbMFkMWA9HWtKjrZwE9UZuduS4YU3f2JnD376DPawz0RCjuYEYOR2vl9",
-	"T2XinagMKYmE8gLWegvWTIqYKm7WilShMpCoaww6a69tUIX6wtWDS+qXgGQZUO6J1k1328pRt3UBT93m",
-	"Mi+KfFXqDb7lGaXdDA24XzLwd7cWhn9tMdUGSNegtmG0TC0D0HH7FJk3vC6uIRgQnLL/ImqAWCX/4S5D",
-	"PODLw6/+vH/4Z6tifO8w1FihukPFGO8lR6wS88IIltjvS1qUQaNYLVGnAr9EJak1CTDMFKrl9BwF4QH0",
-	"fxrkvasBAAB/U49A2gghiTA4AEiEUZiIB6MSz7HoanspN7QzniTdBt+2S7V9rqk2xLJ3K4S1QohSbwan",
-	"eJ3qOrizPzZLt/kdsUu1+VQbTJUPQGw8SZR0w0nqT7h1j/jh1uWAk6TPIMlGtbWrp2sqjJ+rLTq8RZF/",
-	"Gg3oUj/xqNVGrBJQIoBX38wKR3MmslhZy2VkVXyLkc7qeiT5tEr+2vVrC3t99LN8blF/Ng94Ki+wZ9/s",
-	"0n2fS7pvo21Nab6PVpUHjit/30CT5+2GwQKpsJLVDKSZ0AapFpaygCDNscWNK30NXNOApCIsk/bt49A2",
-	"j1hyDNxGY7a8dRJyEhqrHEtruZH6EnvduzfC3s7OpnflkfYxL5a6QCDLkX1lvJmvJQbvYAAJTaoYDm4J",
-	"FX4ItIPL5k2jSToZKmiJt1PclkCy+vLw0L9L+Ka+AwIJ2gGFC0ckR345fD8y4taMkIMNzkIStoSJf7P/",
-	"+5//HY4Y9fCeQ3QtdEGkjhXxNY3CvgfoijV+kyqCkU2LOncDQ82VDPVHwHjnnGeip+01LttzWLXbkc2t",
-	"Z/xGBG/umdk59VzvNmigrt0Ozi6R+kji9udKGmI1O373ikaYWgTRju73XmCu7ltaOJUXxrfPJ6mstd3c",
-	"K5HpZ+6kXcvvThpEGJ1Nen7jMEbYXqgSqVAmX/jkK8jf31lHcHFb5gVI/4X/vlZynw71NAWn//Z2BT9G",
-	"Ks7IWdQsL6aQzsv2Z0XasGoA2EUblky4Fhd1lSfYrYoOWxWOCjtWa9vqs0HiTZRk3DwD8tzTghlsG9zo",
-	"9obrP2LJnX2DD7C3ypyby6Kat0yeeVomwxH7Xl4L36u3eT1mbopVDcdhvLbccRye8WQtx/ELdz3HH4a9",
-	"gabM93bkJhvSdx13E7CkIOwiht82i2mFS3UX1mpa2XTMjg9z5cV0k5nynW1opla1tumZhEdXfj9LMztR",
-	"ppJC9/e5aX+twNMjBynEtAW0Sr0RlQD6oC88TtazHnyE2qmeTVYFdsrxS+Jj/Wa4cAmr0rHxD/wrPcA3",
-	"b57Rp+7PACuR3DVMjb5H4QWyNn4TEX7W/jYpssU3HxJHCUnv+UIzq4Ohnf/AdToEhCsvSwRagAofNo07",
-	"WEffDmj37RpLolObF1PNpMGMmG8WizyS0NF23Go0iL30tUgrAQ6SvoL+GK0GgJ7dj3DADr9ioH1/WYlr",
-	"oaD1vxIjdkyNKb+KDg8P3QYiBkj49C7TwY7pklLfjv3wWVgOVgj1IkhgjnZO6mNZHEJlVE+D612qT7A/",
-	"tFCZE2AXlV9DGwmjgzuYWawa4Ndin2uIIH6SkHLOp5Ueje/pHrS3vLY7qTbrGs7s8Ea75d8biKlxlDvk",
-	"EcATX3hlMO4RdRF20kmLUrDBva6xsSIYcrUIanG9LIUzrTRF0YbBO5E55C91m8G5JnnlcQ7u5As8OfHt",
-	"EI5Y0gQPE+xHlAHMzfVLYH8PSiEotGl1f6xQWDrTwDp9g2PaWByZBP+1f/zu1f4PYhGxb4viSoph0LSm",
-	"lCIbQ0EDhQfRtxLadEpIfi1C8XGsz7coJfm1wAc8XUmwORcrIEhC7yoiHk1G8mvBuF3AU5F5QQnFBq3o",
-	"Hku5FhuJSX7tTf8LFEZcQ1AvEJa1NGu4Js7wlM1onQWDO7q2NdQfpY95GH48Aqnyswsj2jHeIIgIM9eG",
-	"sf/OYoaw4LVbgX7J44HuQCH+rz9MqJoAoSTVCTG7QWJ/XshMJ4QHbSvXMBg4tJY+M8UUqC9H7GdswGd3",
-	"SJ6LXOp5wr5Cj4JW4hDdVXuZ9KhToLjVpigvCnVxyWVeVyJh+kqWOuhkhzTenNEJR4xPimvBvnK5NYW3",
-	"pbIjNrh/RwhHUitSVQDw3HTdejhiPy4xEjYud/P162B7sDy3G3m0T3gq7wG+7neM3PvdAAlca+9GCKyX",
-	"AS42SZPUUnMHd/Bzw6ikX8S7mGQDtfMz4WNzUBI5sLY09HeyonS4fppcYBKnaUVYsnsWDre/m8+dLfMc",
-	"AHgfscEgeOim7SM9ZnvZJpQV21QgwROeqjd135LbQdc+G+jaR2wI16l6jcY5qGr1gCBTuGW6aSms/PWO",
-	"1wsSwQTcwqYCjVtm7URwzRDSJbR5ARKcDXiuC6ZNUWHQhcfKHgbTl6MZPgyAYobnWLRox8mVZUMfGSYN",
-	"VIlj+IY4MqBlJ9ZWdpI/1KpHzj+y1XZaq5Wi3g7FFyzuT62XEOrwdg1ez/quarXR4t4gimDX6icDg15+",
-	"sR79aa02dOrB6noGtX8k0jCt1lONvzYYcAGL8xOsldXL/uDO7hDyKTpLUJNvqH3nr7WSJmGDouqG8d7O",
-	"86Sh8nEXIbbXFXz/4yclDfvXm9dI8vPtK4b9APQYTDlqRGw3ecq1cDjYMux9V1w28j9yV1AIwF1gh0+q",
-	"KZYCQtl8rKCFtPZXgDx3518WFasVIGKhe7uxSpn0kFMQoJn85fpKlqXIDsI7oO5ShQH1042f9aLkwQ1J",
-	"l/qPwqzcb0D622z4ew1Ebx/UP/Q5qC/nrfhvjXxlbVHBr25rfIQXY4XDJ8iG7swfCoRPy/s5oePLG3pV",
-	"q4OS7/C2vQms9WqVZNPvOFR+P0m0HuqN1fII8+7H1dIN81yj3iguIdaTQAZZJ2zQRuF8SPrIn4eMt3C3",
-	"jogFSk5G9lqC7iRs8NPp632hU16GvM+YoXYXhGAfaJSDhylRnXh/BUQE/XNSZIsEI++ozvCTnG584WrZ",
-	"HR7Y3xVz17AI9S/xHuqwNyfnf3/7HXX8x0OAIIID8d77ZMzuJ70HXC3Yy9tbrAzE5nrEtt3Kgie/3CGo",
-	"yW95asr3zYf3yYi942amfdNYHJ1KE6e1+4oBV7ECYBDTphJ8zqR250GRAExkxg0fW52vhKYqoqwg5Z38",
-	"ot4jO9dIJUyqTNwKfWQdRNzB0AnJ/oTHSgDrQXbFFEV/qY4Rc8A2v3Wfpu1I/RtmUdmfdtykNtr+Zi+2",
-	"k2F/l/rHei4qmeIf5+LW4G/HVcUX+OtbYEaAexFfwamYituEDU5PXg5HDJsEl1UxycUcOwGX2Nzd51D+",
-	"+PLlMHItnHwT+RVMBdtDATQP+AxRADuk9WYpjJUZ/G7Z7EgEWvl6gxgmylRuQhjgFuYui+GzGPcno5XN",
-	"WDszjjmAPr2XOaBz6A936JzHdQcesLWAS4C+9OMMfzveD+MHOGrsJVCrYFUkxNUDrAAZMgKM+or5t6di",
-	"mgc8HX9371L+UrMiT57keMDGcdX6q3TSwxId4cZagfd32MwG5Ho/1VHVatwOePUh7WM1a6FKdZ3OGNes",
-	"Dz8Kj0II6RqMfqwGaO573GzkzG7rgUTW0kR8Pnsj/8quRGnoVoSjBecEy+OBMMD5BeQyQVWMg97as3hq",
-	"ap7jhyCdZDUV1NQ05UoVQMQF8TmRsQHRg7GyktfciFiRHxFBO96iNpF9pBIp4H0cPAjaVlM4kKFlz0Iq",
-	"zQgwtS7Vw4rLWAEG0PqOI/a6KMoJT68i99TIehxX+3mRciTwmQvDrS/ivBrR4jLzOOLj16/f/nzx7vTV",
-	"P4/PTy7Oj0+/Pzk/+4uVUUe+sl8C4Xhxo/wqwHvx/IYvNPOByp58VLfufkT2Lytr+7NRzyEP1WGFLXFC",
-	"doqgqlbr5c/6gNkuFbVmaa4PmT2PHFSTJO9PQa0Jrj0wAeVVol3oM8FzM/vvft56Sg+9PDwElmRUI/He",
-	"ON4rruK9DwlEm4Cc2WCLU2seYDm7Zn8/P38XNfTNTg81lfBWKk+4FmPGoT+EsheXVTEhhherE6AzHoJM",
-	"g0fY20qrwepKQGpnRiGV5qYs5bUWesRwwoUyduWKzI63fZ3KvglsQ5EdhdWOGLECuU6weW5YJib1NFa5",
-	"uBY5kHJFhEyA10VlBJT0EAW6FDdMC6tedU+66TV97jZdOf+M/o60wXSNcKWKtK6kWeyNf3nfXrfh9ISp",
-	"EMgT7r0HwQlk0pstJwhTgh53jQWsRYHvgiVGfiKbhgilVNMIuRPllEJ8dqJiBaNkbRDk+QGaoWtRQTmr",
-	"tS8MywUHXnap2aSWefZCM2gBbZp7EXUQLKPGUKG6ILvxrN9VOJ4GOPdKLFhKzplrLJhWciKyEXtrZqK6",
-	"kVqwrw//gN1UYoWGl7XDrCVRm7SYizFLiiskjLiZLewygpWPtVAUUK5qZY2ntK4qJO2wT7euIKtLBojr",
-	"WP3p8JDNdcR0QezetJmQwcn6tfu4Kp09xiibSkPct1diFW6WEXu1yWZhm+2VWAWb5YhxGk1QBYJnEhad",
-	"1O7uEEi1K0bwDOzdG14pehSVh2BqWaqpyy27SZUVyQRcfHmhDdxCqsvC3cL+w5qTPdv21L3SdkMw7iEd",
-	"GxfDzGjIl9xas6Atv0Yttv3nH7udBC2H4DVgsR6xBEc7Ydrawiif7cjfzBarZYt/3grh0r78ztUnodtk",
-	"b2jtoInglaisn+WO8FL+IBZY5QfH7IOp34u9TV1ZnTozphwfHIDLMCu0Gf/p8E+H4DXSi9w5q4peyN6a",
-	"jtj9Ev4dljTo8B/uscEhxyjtD4QdXf1B1/83OPRrUVeK5617UY8If+BKLPDv+4I/pILTUdOn4OXoEJrj",
-	"2BNeaHYGuR0AXlhVzkzFlS6LikpAu/hn0EtSU5f/AgY0kpdRw8OGrlSIHbkUlUuKONYa4iKHjUjfNE/L",
-	"1sgUuUwX7dnIpGkdmApl9lNeZa3BEbcoZlojSBnLZsZc0U8wh44v6P2H/w8AAP//",
+	"7P37cts4tj+KvwpKv6mK9BtKlh0n023XqV2OOz3tPXHHX9uZy25lizAJSdimQDYB2dF4+9/zAOcRz5Oc",
+	"wloACVKgRMnOZXq6qqtjSSSuCwvr+lkPnSidZ6lgQsnO0UMnozmdM8Vy+HRK8/gs1n/FTEY5zxRPReeo",
+	"cz1jhE6ZUCSiefxCEh6T7iRP5yThUo3hp7H+SZI0J1HOqGLOt71BJ+hw3VBG1awTdASds85RR/825nEn",
+	"6OTs1wXPWdw5UvmCBR0Zzdic6oFM0nxOVeeos1jAk2qZ6VelyrmYdh4fAxj0z9Cgb9hmwLrHhlHAP+uG",
+	"MKef3jExVbPO0f5w6BvC+3zatGxpPqWC/5Pqr2DhGkaR5tOnL8X7fHqVLKb+kWSLm4TLGRfT+qBkspiu",
+	"GZb++YkLdJGn80w1rVEGv66QFX7tkhR+00RO+OvTV/GSyXSRR6xpuLn5fWXA9gd3yPa7pkHb358+7CuW",
+	"37G8adDnpxdEwhMkZpJPxcro8Vd37PhN08jx1+cYt5Q8FU0DZ5+yJM2pSvMlkfioZ+jwfXXs8FXz4OHn",
+	"Zxj9LU+SZvYj9c+G/5CuFPSWjSMqG8kBnh9vw5IO/CfuasFVIwVL/ePqKupvK2uov2gcqf7x6et3TeVt",
+	"0zAVlbdmlC8PSJLes1yvHZmxTySa0ZxG+uIKSDkF/QbMQJnXyYyKOGmchH5k0xwyqhTL9bv//cuw/z3t",
+	"Tz4+vDx4/IN/Okw2sjnF5CqT01+6a64/N46WyWdgb9dpmjQOMU2T1SGmaVIZYpomjUNM0+SpQ3zUL8ss",
+	"FZKBVPKGxpfs1wWTSn+KUqGYgD9pliU8gltsL8vTm4TN//g/Uk/mwenuDzmbdI46/7+9UvLZw1/l3gW+",
+	"hZ36OD10S7gkc5rocbOYdBcio7mkNwkj/3n1/ueAUHJDY1KIUr1BR4slqZgkPPriY05v/odFikQJlTMm",
+	"yT1XM0IFYZ+4VHD3C0a6lCwE/3XBkC+lOflweYbD/jHNb3gcM/Glxx3RJGE5mdMlEakicUrUjEvSzdOE",
+	"BeSWLYmM0owFerSURHkqZV9yVWwSDv/nVP2YLkT8JUf/c0rkIprZlecCuA/O54WsCFswxgu6TFIaX6fp",
+	"O5pP2dci6ps0XmrKTvQgNMekgpyf/H385v0P/xi/+cf12ysY7XWanlOxvNDSY2TOofySY35/x5CfgwAb",
+	"kZwqRhI+54p0szyNF5F+kMzTmJFUJMveEQn1PC4+vHl3djq+PLl+O353dn52HdqpS5KxfCTmXCwU03+T",
+	"KOFau6FxnDMpByPRCTozRmOjF10ylS/7JxPF8lW+ecWiVMSSLITiCQz0nos4vddyIlNSM8pyDQyv40Kx",
+	"KcuBH/+9f0kVe6cn1If/V1dtwxuXbE650Ixzu7ckU6tT+SD4J6L4nG09jceSUr4qjbQgDrWqlYUX706u",
+	"f3x/eV6hFodIAiJnNGcxuVkiKaYJj5YkTxdaYqIihm+1RMwjRpiIs5QL9Tsd7URHHwRdqFma83+yL83H",
+	"72jCY6tm6Jvm5OJM3z2D6j7+7W9/658s1IwJpUfDvGtWyjMwpyxPIyZBbPiKYsw9S5K+EWRuFvqygikf",
+	"k5DleZrLECQCSdgdy5dkwlkSE6rIhC4SNYDtN33qIZ0cnJxMmVCnNPfIkyeCnByckP3BkBRPka7MWMQn",
+	"drr0gA6yPFUpSSdAK/qNLE/1RRqAdKWvU5D8T+mcJaegOsGxyvI0Y7niKCNGNKM3POH2c/VX9kkxEbO4",
+	"MlqzTTdpmjAq9FUHj4EiqX/nis09bVUmubLZAVrU4Ekax1w/RpMLpwWUhs1rKDJ0Hl1x2TeyRc59lOVp",
+	"x3xB85wuYTgLOfs5VcWSS38HUuWMzs3xr//s6ydmQBNnIluo8zRm1SVbWZX6sMzr7xdq1/fX70KcRos5",
+	"Ewrm/CFPvA8Jo7av7mGe3vEYmXR1992Lw/vqwttXZYN/gYeCalsfPWssWbTIuYIbledsbo22xTJtRWH1",
+	"JbStX+kDzda0t1s/zjRueZI85UixT3SeJduSCI+9j/EdKbaRWNJdaVjR6VZv1IgIdGdjKXJX0DT8sQ0J",
+	"LLIszRWLz4Ri+YRGbN02AaOO0uQNF3GVU1RODjzzV5bLpu1UTFC8+Z5yeuqjWe27zQrcNY6z1ql3oX3r",
+	"V7YZVG8lH8/0MsLixKxMIOh86k/Tvp2Evs0imseD8l5znujzuR6cMWHNOkedKVezxc0gSud78zS6nUdZ",
+	"8a+WwHJBk72iUViBkzg+Z/MbljsGGD8zmNBEsvqtrGXKpG6vfHUYrG681vKRFcBydI46c+i3E3SYWMz1",
+	"DqT3Aj6bHz4GG3YMO/cRQUUMqI4YJU/9l1gkCQprFT5XDrkuctAkeT/pHP2yXlQr+j51X3/8GNQ61B2A",
+	"uS0eU1WxmsVUsb4Wrju+QZl3bpb+a3EXTttqOm/xTd8ZY5+iGRVTNjanuyom/m3GctQT7HNEztJ7aYwo",
+	"eUzuZzxhhIP8apxYDNxoG7dols5ZRtHEsvFhvC82GCf1/XGXRsX9v+Wmn5Uve7c84RETst1450zRmCq6",
+	"wzDO7aveQTSLRXbx15HkxnHnLEslV2m+bDVNj/TQao7gmPFeeoqqxarc0QmL6YUEfdk0Z9aaZ2xPlkQH",
+	"Dl+KczrRrLl43cOags4ii7c+zKCaFaTWatZ/LV9Ze7sFnXuaa3Vf+gwRc6oV2755nYspoTFYNuhNulB4",
+	"MvGo/s9CKjKnMSNdnCFaWcA78ASxxuxRId+UV2r1Ajbsujw4zpmvUFpBRyuXsnOeHf7nHK/KPjjrVjsP",
+	"NT5XYcUVXl6hhbXX0+lapZbKpYgqd6a5g1e1uzidUy62lZ+1mDKeW7m2ptzPUzElin1SAblLecQCwud0",
+	"ygKiFac0IBOesG2oIOgkVEwXdIq9DQaD3qBzpLlD3aJxdvWevH75fX+fRHpspMv0tkxy+3T7HlFybzPF",
+	"/5GpCIjMGItmT59pThUbJ9ZEV+31x5wx6HTg4wj6XLDxnAo6BXWw3fZXlPtNjz+2FTpPq+foeeXOulix",
+	"tc4I1Lu17ooUsfVrwFv8HlV0sE0IxVAAa+eCFfS6Z9stvl2Xz7XuZxUpZ1VGNpZP7++uKWszceI39aV7",
+	"L2DVRCpYQG4YzVkeEJrx8S1bBiTVQzgIyA2VPArIXCWyzWJqWdSY5r3myp+ury9ImsO/V+TD5TvStXMh",
+	"KrWyZ897Mu2N3jARzUD6eRYFJGdSBWSa02z2a+Jtas7ULG1w0MMQ8YFjcvH+6prcz5gg9EYy4WcZVitu",
+	"HNo8yspR6RGasQXknt3INLplqvU6tKbfM/fW/Twk/I6jvlolzoJLbydNei1C7JMaR4tctlIY62IOdF9t",
+	"ZK0wcO6I+3Xbt2LTNOfb2p+q+uXqJfvd6+H+EaEExLruwfDgsD981R/u99AFX4iuGGPwTwgsKJ+63h8e",
+	"DfV//+U/MNtav+oiNJWknMAaUUHP4gmEel6KgZ+HTK/8d4c+nHi9Lu2dAQ0MyIm5SRIubvFAUqI7g+Ad",
+	"0g3nUWYi98JAXzsY9MdjkuYjYa+juhM0ACcmvKubgTehvVQQrnokooLcaG3oLr1lsc8DU7uQa8xVkYRR",
+	"qciroRO55aWLrU0Q/3n1/ue/0mQBtoc5/XSGL7mRqAUJlWvjZ69mTctgSQyGSvMigHiVW5slaw6o0muo",
+	"ZlTZrYC/YSW1ZqVslCDJF8K/JMIbXlgGEx6R8L9/of1/Dvvfjz/+8Q+h/x6oRHqvE2+aoxidNrTEzRjR",
+	"115x+DxOLbXIhWxpXW1t7sQj81kP5LNeHg2mCO+NsPYOgIYumQSJauWMGTKikkh6x+IA+bJs1OYHm87w",
+	"M5/N9Ydx7cHawnXXmsy3oNaqtWRHw4YxZRQtbUfup2Ba+GxE/9eKqalmxYfIgNZ7/iNnSfxWv+N1uOiO",
+	"PLwyXzAUZQuz75wu9ZVTsfh6lFV3ibHxwI7Ye5bEUhOlT/5fYsDBnaZXn3nZ3R0tzw8u6f05k5JOgbxP",
+	"Mv4Xtlxdvpt0IeIxlZKpMY9lQ0S2Cb6nJrSoD8GOMcQ95oxGMyaPCZtnaqlZLpkskgTjISuWh43G6/Ui",
+	"4C4uhtWp6PsSBYyFZDm5n6VkygTL9UuEq4ZLP+M5k0+yK7e03ydUqvFCNsi977SQIhdRxKScLBI9Ba0c",
+	"RWkesxgYKheEkgm7JxLjtfR8dhtwIw+DjYWTZ0zMers1swbS2Oz5cj3D2FawQoXr7JPObtTWy3uigO6f",
+	"5cLEE/SEizLLkuVJZNmYXT4zudLyCnbkhJnvBJptPXZ7feZ1I/07mkNclG4NOjktmoSPH4p24eMPReP4",
+	"a9mDHeQFzT3LRaNWxn5nluvIyAQN1aUEJ31pkXPS5UpqNtM7NlYEYDAY8691ApOF5Vf2PfebmUPj9pTi",
+	"S02LNUvkcxCqGcsJFUsF2Wv3VJIuWP3hLMb5UovONSHUXhFB5z5dJDG5YT1yn3OlmDDy6mPQifPlGF71",
+	"hUSZiW9BvXZffSZfmxr2PM2VYtPGJjAtDBrRe/oc/dc23q5iUOxhMUDbqbsA5co20shVMb1nOB/W5LfJ",
+	"/YxpcYRLvIxjkgqI5dU8PLaXL4goPNZPaRryXmY++eZnfWFPwG5itMCCcAkSKDIpuGLShdKCABdC35hx",
+	"5YYx19qul8uam8Isbm3BfHt0quWRK3tJrUoAYVQ8EJIZF4pM+R0TqI+ESiXnMiQqhajsXJjgezkgP6Cx",
+	"WOrfwiznd1Sx0HW1ohcWKAh+bMmxy/Fe2Aacr2xTdmLX1+/OG6Q0O3Y9P82J9NwCwgWZ8yThRiAIUN+H",
+	"PFGYTTohIRyDvYRLFQZ6bnAAzOeRCIvTUTxSfqPYPEuo8v6WMxqHaLpBstqLuYzSO5aHmtpGwixx92B4",
+	"8Lo//FP/4Luef71fD4fDIdp15vQTn+sF/+71of52GHTmXOBXpU2liNnWy5Yk12nqaKZrY4RW7O7npxdo",
+	"KMEVC+wBpNKybNKVM5qV8feFccZat4nRbnurSu14zkyQxDbKoBOf3YpdnuLzb5I0um1hiOISNaSmYNxF",
+	"pBY5i0+dKPH2o68dcjuVDQqnR6U5pSLWaiE7yacL62/czmTQKJ2sC3h+9DIdMxbMJfdcDmaM7a+41ent",
+	"EGnczGibp2AzzLdfzjmfs2vjMWu/1u3Dx4shXkVM0JynHkEtFUiJG+9ho2qvpwJM9Gzd1tpBXxtz0Q6u",
+	"4qtWiRbOlOZpdDuWZpV2oLligSvM4sDHLDaEHm85dO8KwpVQePSXrvaUp6mCoFQ6zxK8Y1nCI67qgetr",
+	"r+BaB5em0fr3V2Un9Z/eup1Cgu08S1iR09AUu17sShWlYugz5bs8e7iBFXTArqlv9wkzmWFhVAxpz/zJ",
+	"4B4mjEYz8uHyrG8v89KUfkTCB/hwRH4B01NABoPBx0fXiu9slHvNbGXHN/esuQzIjW5B9627ODJhLvr/",
+	"j1rCMN9CoMv/0kXM04DEVFHSvaGSvT7sBcRyokcQYMwLVjIJir+OyMMi5+Xj/4G9kP/VI7gp2nt8DME/",
+	"VW9onHBxGxBoQhNTQBRXiW7Fmd1/VJqX/J/sPx7DY1z0OV2SiOb5ciRCKkSKBCSN0ASyQehzZ9mwBHsK",
+	"9KC1xjnH0DJYE0etcf6EIW820sCvO1zJoCYUdtvd4rLLKOeNUc07xDIH632BB8OhFjgPhsPn9wX6wpE3",
+	"MFc3RnhzRMhgc0jw1oHAlbDfWjSY5h04FXKSae2kfzAYBuT87Dogb65+6L/snyYUjJR/vnjXfzkYNkWU",
+	"FLEDWwYIN3kfC49j/+Mf/xAGhCoyT+sO3sDCDJgo2moq/MbY4B2348kRwxsoxomq9QfOWmWE/H3wj8F/",
+	"HWtdPmf9nCWMSkbkYjLhnwiXhEYRyxSLW9rWvKo4sgMwnO7GC9AwXIL5rMzqDTfpzbdsqQ8uwDLg88fl",
+	"9zMmyIxKdEqQEE3Voc90sbJftRHINkNgsvSZdNGuUGvGocn94VBTIE2S3nbukpoSN+fCfvRlObgujHpQ",
+	"ZzrHdZunWs+wFgI9HS5JziYLyWLSPRzu9wbkfCEVBlvAQ5OFVgUb3QyNWkAdI2jORSH/PJHe3jvneDeq",
+	"22mQQUd60c1+YDm/YzHiACkbdFkLjHNhfJBzfewWLOxhGLzef7Tf9/7jD089kaik7ng7b63IYm+uFrvB",
+	"/EDl7aY2z9Po9kTeeq7zmiDtlaRRYNl2Bo6cs2ECO9KPZlMeGzDwDypvwwDI5yanIpoxSVTOWazPYZrH",
+	"LLenlgp5D5cbCJj4iYspCe2sQwiQkxDeQ6eUiwrX2bTob6D3+j3UJrigmRytwaEtQVbX58/8jmnlBjSH",
+	"kHRBgE9zcJdDMGCoZfmQdG+4oPkS4nJRSRCpIjepmq1a5bajQN3+psftHN/oZ8GCV9EP1xvvykertr82",
+	"HVoj3W4nhc/Z2CobG2DdvlGyLwmDJZJZ07f1Mab3ovcFzkNh5KouzS73HjbVfJjQO7W75gUJJ9VkV5EK",
+	"5vg5zEcT7+7NJwMXy7iIFFhvcircNcWLSiXjNsaqwh+yE3GznG7s461+5jHomKXYEFsED+1+EKy7YOzI",
+	"8BuupUpKuYMNMW4aQiOahN8BeSLITKlMHxH9r7RqzQodNwTzVHKm0+jWISPzMc2YoBlvSEvE5KBNC/HB",
+	"PlfXf2zX+4PhYFgd9v4zS50GKHRHNYdK1rgB9EamyUKxlgrmrsJrs45lUjE80FQruK2yhU615bouuGK7",
+	"rWozS2ig2V3PLc1pkrCEy3mF7PYdb+X+a8dPue/zU0qVZuNUjCeUJ4uctcxPQtDNqii7heb4ajhsFxha",
+	"dNS8U9dMqq9P/q1T7zYITwiEsTkSrr0WoRstLro2a14sS9HVmsUHD/fznpKmixNzb0vwr/Zmften/zCC",
+	"lkedIzIy0xl1Hlf9ChuNzjv6urT0toOba12TehMAbblM3223Sg0BM21XwNLOGIMnxtuYyQ18U1xzaIGt",
+	"fDtOHTfFGN/il+2CK3N6PzYvrIa4gElKSZZMAsDhEGi3SkXEBuSKiZhwRagk4YnB6IOL6oi8gRxNMloM",
+	"hy+jW7aEPxhowuHf+ycXZ/2/sOXRyu+DMuleyy/zKBu//PWg/6f7t38/Ob9493bdP582Xnx6luV8fev6",
+	"A9ypPxi0sC31Yn1rr9zPenEoJIUH4PoLIUtzj2Z8zxgs92iWJUvwQI1E+Oe3tV8fCjnhcY99ytJchQNy",
+	"7Qa9ACwfwlOoWSq16DASoUc5CY9N5FElasj4vkwQUkhmaYLW1Zs05uDRLFpzeJ5uwmtMMM157F5exxrN",
+	"uAMO5Yqq8yjbu9v3iqn/ZmoTxhz6HAz5XSVYsauZGajXt4xlcDQJ4JGQLlBs79g1gwaEEgGR65gSKIun",
+	"9Q7WQaJ1i1LzAgKoA770i8+p4fnE5AsuZDX+i8ekqwcvUxipDV3Uskvv2HlUT3aSLgT46bkyq5JlCWdx",
+	"KyfFLUdQaUtr56cXJkr14zOKuVuGHPtszS3iGH5TWvD2kdV+k2iLddsugHpVamzTxTPo9J9NP3dYtzkQ",
+	"QavMTY889UPOJ8rktPkCtvh0G3gtG9r00Ze8WpQ7MdE1ugEaKUz2AtehAW5HYDlJuAApCIyfxxDmDRe5",
+	"vl0AER2uX18kOVUk5pMJy+VAX69MMhGx8AggkYClSh4z8JIC3FkCEC7HJjeYx8yOUTMrzc302o5El7rm",
+	"1A+XZz0016ZqBiwQ4tBHwg2TNl034UOWNueaplGXqQPHF/WxBVOEdM1KUAxyNO/LCb9jz7XHuq3yUjAb",
+	"nfBbds8lbppoLNFial6keVmHCCONTBmR6uKTrg3h6m1227tnxNJNYMnbrIBXKtWn45IV6Z2eRJn2fMg9",
+	"ar74Vv1zq7wbS9ub8zBtm0Ex2DWz3EWjdrC4m+L+1pstOlfGDY9A1xYhG2MLrMzQZYPpgFQUnd4x+LSk",
+	"SnMWD8jfSuEKWYlIySJP8IBa2+oLaZ4nZtjeyD7vtVjQtlYzCuFGpcjEckwXCQiME+7No709o05hGnCU",
+	"HTvy4gtZDMqVC0n38OBAE73e5UWemCwXBaxKs71eS3SdHxaIZP7U+LTmwxql2dIc0GMSojYJbBLUyb7+",
+	"OdwAibN24E/x7ewaeLEymrcivqbydkfMVZtXsNYkcXFaZGjnG7I2fFamH7Via0Nc4xBuuGNCSTUThHRx",
+	"E45I+DCyXtVR54j88vEx7O1ghyqhG4vUTjsGzV8pT5DpUBGxJPEiMdY4lWnRx57eGtWmzhV5NIPjWKSe",
+	"aB2oesiKk2p8pgMSYiLOmIp4nLApjZYh6eI7IKH1jkaizNGxKTqkm7G8b5mTiVYNVnN9eqiCc8EVpwn/",
+	"Jwv7N1Sy2LYzElRfhgMSYt9jvV/hUZmMBpEzN2yS5oyUwzi2GVpF3RTNcnBOmJ4jF9FsJIpmMJOt2395",
+	"8Hq4j9aPlaEGwGT1fKgZ3gtJJjRJbmh0Wy6UHaG7LH0QpGzomTtdmH8xSptDp9fXzMCsHZkyhVbuw+Fw",
+	"JIBlfxAFjHNN0YGZDA8OelAHqwBrsU/bMD9Zlb5Wdlrf9OWya/mrnGLL8HlNi+fw1omI39lW9bf44T02",
+	"XD4GX3zUVGxAKRvgjg/ouPHiMaUzTw5OSM5EjN7+7gBKSNyK9F4gmEQfQCr0afUDPX1LkMpfBf94OxTi",
+	"f1944XpthbU2JUPWbiRia4jibw6SeCdw4LbI9ZVl/UYQdWvIuc78g4Inee9kh5s9B+JEhTt+LYg/Ly2v",
+	"TKzZR2piYjcIOljEt9HB9CPdIXXXSi/E/D/NSTSjqYT7nYspFtuC0lkkzKliIelC8sd+z8mKjmiSlLXZ",
+	"RuKeciVJGLOELsdz464wkpSpUxSSru0ahI2XZNQ5MxBHBJ4gXS703FiMg+uNOsfmwgcpomw+wAe0tEST",
+	"BGUcmaT3UB8JoGBY3PMj3mELRubHwIOXbRKmt5fRTZGpMtjB24VYQGmE+t7n1VR5r7Q9T6NbmbFogITw",
+	"ZJwp2x4MxoGEWqHrwprmuAEr7uZfhh8HRc7pQL9KFXCopqjjzYfBWmLsC94DUVY5qQ64uZfALJA7FyBx",
+	"PYVaiZaVK2iBKMfVN/vOW/0ElUhvZNEdy2tpm0hjBd7YZlUIRuC0FdjSrutW6c8G2elaH93nDk0psTls",
+	"ZT1IlqDRjMXoXFWmrK58QWwzx+TNydXbMaD3midMWUf0ZOtDTiI6Z0SlvR1MBXbG8bUtcviUC+iSSXVt",
+	"fAP1y+cZMOfsFdQMOvcYdH5iNEGyrfE3qqheVZeq0ltATKJ3lONN+LEBpbyqpsNrMZvmNG6oj9BanClK",
+	"AxTDK1/2ze4MuNf56cUpRZzVXTMxtiuC5QcurOeA6qfWDvpf2jzqM3M2m/YK8z0a9ypu3vReeJN6tvSv",
+	"IpDbGO751ke0SkCbU1Ma9WnXhqsl4zVG2zqk6ppKWM3k8z5j4uTibMeYNSckxuNTM78GGO0CrjTjRYNQ",
+	"f/NNTv5xcv4OyxkQyCLBYKKchIs8geCfDRa/rcjFjuqFxCzxJ1LLujspJROmolml2/oU7fdhy5sFd60J",
+	"H82JDVgVKCtOcE/gayu4MA9SWG3ZARQOxcHK8Xa6ai4rA/7RCCyEkBbEipbA1aa/m1CuZpNFkixNlonx",
+	"SYC7EwQ/U5bV+E6fUGamFUDZhovzDNCwDSjvLoesVZGKRo9lcTsdk4fHBknGgQRaP3w/0c2p0sJWIYyv",
+	"r3EBLNs8iV5tays2bnQYo0gFI6bhVlW8yqIcLaFZKoH2mzFRW13VZhDB6pK4/QXNV7oe3NUOAb0nyEvx",
+	"VYfxGpciBD8hXNYdy2+o4vMdHCslTvMGXFxQii3y3aZG04VWBd8KlXtCVk0grZHN/dZYrcKMIxP210An",
+	"Du9pqPiZUMVEZDX1mqoceGm8jXXU1OjwZPRJbNLLA5fI2IpjYpwu4KrQb5EuLarEzLUEJtIx/NAjMUfO",
+	"CR9bp9CZXTg3o2qogxSlm2OvTUvvzdOVWseNRactarwEdxE4m0tWgOyqNzCyGeN3WxtuS/ioFTT0xXxO",
+	"87J6ArAi0i2BKlykCr/rIk8XogmxGX/TrcM8eSqklY+RtA2SdZKQLKFLfcvZjEoXyZniI8gt5S2LTZzR",
+	"drt7qQfjBwr9dcFExGzA92bbtn1BKpY1SF6KZaUXsDtEX2MPoyjBp4hNFEReSLObj/CmSgoTU5cCrYat",
+	"rg83xa2dI8MsapnzthJzBLKMP65Cn1IwM1KS5eknbuyKTiAZ6lQQvkX8s/DCdLoHpGBAgY25MkexPMwN",
+	"N5W7uxVe5RymCuet8M+gzrZrFFYcGWfZvZdhjSk1WwVXCcGKPQiOQXmiJcTCQEhyRmM/mlBhOvQD0VHp",
+	"w3QBLS2MuFoeEfbrgiaSjDoXNOdy1IHL8J7qb96lIk7FqOOvveFeLRusG+VemRGtWb73Jd+ugfNgTEd4",
+	"VB5T8PDT8t7pwlFFKnohDfJm79ja14+MVte/vDhFg/pIdLELBvVQNCHf0Ngwd/2ivajgXTitwNlEWnZq",
+	"KPKYhGByD8E/MBKFKldxJxyTMGdowg+PCowUc1/GXGZ4XR4O9wNyOHwZkMOD7/U4zKkLj0aimL2BDV09",
+	"rRhcqfuE9ahOOSA5A9bdq3r4TcRMUNhY7dQ7Nshd7x4OHbUJPSCv2cvs5AX1xcFuZ0qsiFtfy5dVuY+8",
+	"aa7AINZdm10HXTAgFnUwIIBD2DM3ZUFTwUigtqY30OpwFmzAaRXvYIupA2yXnBRjgN1HASFJxRSL9IiR",
+	"OBgefkdulgqyYoA6QFfVGgzQkzFBkgig5VAmDwiX5JZlCm0juKAQKUOoHIlw1OkmbKJIulBH5NXLg33s",
+	"oDfqhMdEpk5aT0alIvuvyV/4m8LaXYodehBwwrrGNzYS+lXoecJzqQJEZSrWuTcg/8fOl5v8IZrc0yUO",
+	"15usgy1vr6IWkT3Wb3ezLBebx4GZIWwmGOPRmEgFcXb/hV6uh5FBpsY0RsTMGnUCUokoexgMBo+PYa+C",
+	"0w2aZsxNuaq13i+a/YIb9dGjyIBctv0awFa9kA6h1xcBVAG9q3qWyItxZshVR53H0IqvRpweCYemOeDg",
+	"6xuoRzC/B28rZwn3EFY8fOoSIDZIQ8EPEbNPpRxoRxxq6gsNqoiLIKIvh9sVi4CWm7pwHSCHYCKGGLNb",
+	"OPxaAYj1kXEA0vV3+i/swRiRbH/mqjGce7PgKRttneX23TOhasyKC8er1KWChBhQb3lnWGBaA3uyLm4D",
+	"qXJ19ZbkLEuWvWMCBiKjEuAK3MMRKRat6OYmTxfTmSI3NLodiS72eGmENxn2CJ0oiNsmjOYJN1ImahcV",
+	"OnCz3PX6jtNFwxqY2VoN1LBKFGRLihawJS3iw/FAmUUPCi5TkJk7njW3zAdHsvfxLf9cnLDs+1ma2BU+",
+	"gpQLZ7f0x6o8YE3c4YOWjANiHKPBSOiL4DE8LgKntVCY0NxeJOTgFXDxABoF5my/ci8JvTkr9oooFYJF",
+	"EH3IRZQsYhY3VDv8Kb2H26sSfA6HrROsmj1UvhAR9Ub+X5fqsp5ItFCYZMcl3ih2vL0WW11RHsy2uJ37",
+	"tvcdv2PCGIWq++r1LD4lyPddOuU7IoqwOeVJPd771aEXvULK+xTjLzfkydVGjn04LayZQ2kJqY5zITeb",
+	"/j9IT9gIvOjr8NzTS7TIc60YutFm48ZKGEWlLygRdcM02YIcKNIKAArcCEsC8pJRm002wtYFMdxm2wvV",
+	"9fjCFWffkxa3PqqgcRn92wBneXUrdijqVRCzxwaWVCMA7gWMHLPl/KBCsq313bMoaEa3hA+9V8pTNa/E",
+	"cwQEmjXdvQSVBa1b43rfBJlxhvd5kTO6UsBpgwYVkFu2RKXXkTZJdx/qfByShCkE5435lCsZkHAcjkSa",
+	"k7AfHoNmgJlehMJtQklG1Uz3h7pHb0BOTXpCOgGntpO4MGUKLdf6WhMj0SAOkUJqQYkoDKzNTCvoLNaq",
+	"P/xypbT0ivkNKMVMKRcmkK8u+VQGBimWRv7J2R2HSH0M7tOiDIjexfLAJVyI2F2fBB2Q0Oqi5isjHgO2",
+	"gtZNbX0WGBuPi1HoMzASoQmRG2DSEhdSURGZxCXzZU5FnM4NNEbPAu/peb+Qmv8JrWLqWz1wYiJxKmb5",
+	"rMAyEtaaB8i3WCo8nYD8AaAeJpJDq15Ftkr3YHhATgwo8TE5HA6tfF6uFARnjgSqo1QRHps8e9gdDN0s",
+	"jZxmhFaHAcLtSqaVAxTex3MZ9gbkCrRjaGMk5gupDDYyCRX7pPZg6n2cOoaDRumcAX0yBJmESd5omf8Y",
+	"Lav3XMvOaIeaMoXUiFJcSYJYhCXsEUmXoKSnAZpt6/YEDDIdkBNhp+ToAFN+x7TyLVcMSGiMBLiUhxFa",
+	"i0BZrYiPj4+hHn5hwZRFFR6XbexjvELlq9YKXRHcWWEtzxvj6UA1bo+ick+XhdpTYWxMxHJAwntQJQGw",
+	"ojAmFgsWoO1On77CcaZp01JSkgDESQC7gQxEqopC6uOXR15jBJoiAltG4TEkXb21cHFBiWifrQJLKozQ",
+	"qD3qHI2E+4ZpagBpjKD9W0M1tmIM9PgTOGHx+/8+0S33oMa3YUwvNKHpKzMYCdNsABlQCfiLs0swKevh",
+	"AMN6AU+nSmrVxaSC6mvg4TG0hiG9cBLgZwRhn2ikkuUI1PV0AogywGIMuswiAZAYNCBDlhp6BkLcIIEe",
+	"D8MEAHfUsErkSSOBFoPjEkveWrtixrLecXE0X0ir5RdR4SX0rt5cRuOAuGnzI+GglGKwyayIT6+Cldqt",
+	"1VwJTo9snKtm6kW/kIFXdDKnS8TVCR8eeDzQh0qf8yyhEdPfw/074Uliqoq6Lkq9TEzfQg8Pfip5fAy9",
+	"AenbYeo6KLft3GIreLfeVPyS5VdwC6yRhgtchNKuVTxiBnRcoNWsbs5gp+h5F416/YDr9NWlNtimRnCW",
+	"HILCYmAsBHnh/uy1duJuBX7dAqqs1ATbx6y2abYFfE+tFJzjUG4FFmef1fI3ldtWuKntlT6D1oyB0pFu",
+	"U++p7uuayluUXE4uzkg0Y9GtLJCBlHU4c1NMvReMxA2bLgRWhVQVu6CbFXuM7Aw9czCEXxepYu5108IW",
+	"a+9rPchnvqf9WNDXLv6zOZqCfVLIgS3mMykvecxedpYOrt2GxauchF1psliUN9ZI+JzLsh5bupRWV5fu",
+	"nN4yY55VjtW/ap0+Amwui6Ct7wrIQuIqMJEwVpjEtdfiu1VZVtKySRcDRYCoi6TnZmWhZ3AclOMQrZlu",
+	"KwK6qXKN9SqoWFaqWyJ9G4EMEOzcOw1FrIqtH1FxUGIfkBNztWsRIrPSwID8zRj1QZ4vRlKkgp1c/WV8",
+	"fXb+9v2H65B0Xw+JRI2w0DsmlCeY912I6o4q6Cyd4QdahaQkoYoVVnmzBjzX90xAZGo+YVKY0AtGFL1l",
+	"hKtamcyX9SKZXvDZe3PuUsHMXbtNQsHDLudnxYrxcQOXf/yaJ3DF9LG9GmHpObCyKrGiqiPIh/oG0Dr5",
+	"EfHr+YKxWOIpLNyY1QaKhNdlzzELQMNG1ihrkRRNgBx+NBLNZgTsuGzPwDqAiK4VjYqVwTyMP3rFQbdK",
+	"33ambSfFbWNGBaw5RBk9NbZVS2DC+li6Ks36CbtjCSnHph/Jcj7nCgLtlxmT28OI1Ex5dq6eufjse1gN",
+	"cdNyrrxWFE/cciPop7FKbxlarNczGG/NlS36aln1ol7otm4fNoZtKiWXigrVIvHQ2HibytQ+bqi8BAdr",
+	"nOVswnItPcpnlnzlUio2H2dF3dn10yn2IXC37+PmkPwGZvuZbTY/p4pPeNSOTdTCzJJ0Gh6RUDhNyD0z",
+	"f6Pch3CGjXocU0VD9CXqd6csD3sAlZdOcyZlqLljtbHiJ9Na+RlbUamiidbJba+9MlLGBiBDhNAUM0D1",
+	"Zgzc3HIuwWhZRpZxhSXghTcgxiJirI2R7ybpFIOad08Rh2Vzz1XMbiCDn4tJCiFnigPCns3vLaPRopwr",
+	"HtFEn8KE5RCoNmf5lInID4qLW9EKxdO9GTZCc9pl94bdw875f6mV3kzSacdp7Fkqaxanq0L+z3+63DLK",
+	"WwozEYX6/655QmtVA7AyYUtAvowjTF/Vftc1BjxjPTSRlhZnCayGWUJ5cd+mE4SV3kMSzii3wnthRI0Z",
+	"y/oQA4sSvk0/GolunCp9hG7ZUtpINxKaGOFBxNUyxLxtIuCCdVOXQrirfhl+RKxw+DQYhhhVNBLA5WXP",
+	"mBCJNY3aYQNXsMKeKaknSQhT0WzBPm8YEEwuHIzEe/O91EIghPXqp0WqxuUnfSFRLuBvqWiu5Fh3BzZO",
+	"EZcfzBKHI9G9fHugJULAUS5bLD5NFf4frIhoLU3wAxfhgJzrhiDQQ45ERCXrSyYkCDuDkRgJx1ql970q",
+	"4k60SGQgTK36QtR9at0dWuKVmqiMLnPDwEYMUbVHI9F3TJxHBXE4iZ1uVX7dJXhmwqKesN43sHjC+E3o",
+	"zEgQ5NOaHFaq2oc1c4EWbCVsMuRaEZQ4AhSlLdqabvJgePCqP3zd3/+ud2xHbsOdCfuUgdwLnsmwao8K",
+	"3Unc51wpJo4cqy0URUYAdALipZml3qC5cfVB5V8XT92QVqX8L7xhvEuBbsw3+y5YTljVJWHRSN0l6LnF",
+	"inHGTVHaK7FJBEOTykBwYx8vDLSLRGGThbn+qFDep/yOCeN3hZgyDHMLpWKZJmg40mu8AXrmekwGswWt",
+	"cPoQIxt07uGeCVYNc5YxqsYJlQoZQrSMEhYekyhdCM06MpbrZk0Oul6YTA8MrSe3bEm6mP1OwvMo62se",
+	"3Ldmxf5f2FKP2lYpMy8ZPmVoicrb8GjH4GTj+0U/RrWoGlBUmRJZK6qGTlFjnIdJlZa2Hpz9qlwUlo7s",
+	"eiihm1FWeDq1oIbRx35ZLXAlK31YG6Uwe2ILZ3lE81yrZkieA/votZa09Lai5RCoxzqfy20/NrteymMZ",
+	"lZLJY4hzdZdoQN6LipPZOoleDslwOCRzaUq8Hpe2NFjvacokofd0Cb5EjJ/VLeCq3uQpjSMgNgDbQy+i",
+	"Qa0lFK9PSDCBQyBEutAaRoBmYD0O3ZZmx+kdywOi0pEwgUqZnphc3BT3OqruTITGLlekzBo4BbOTNjLA",
+	"JRdrjqBJ0nNzxYysOz8yWEpj3cMYhx+bXZ1nqv79SJTVIKo/kRsGhusaAWDK1UojK1Si+9qrj6H6VNFx",
+	"9TkscYEJGiOBFUhIrPdOpHZDnu7zKra7oiS78NXV9Shzwetf+9fPK16XpuWXK74crI9tfjYAeYV495lr",
+	"2nxB/Kod6yFUKGerskMVsX4zZkdbn1ndfLUiJZGcqUUuUMIoJBvkwy8kImF0/mV8b5veAffUM9cXRZ8c",
+	"xkhjBLxxNkAoQuFD+0oVdRu0yKsybe/ZNUhnD7ew5oGItl2lLsWybYuelxtv60w48lslY879FkS6NmHb",
+	"egqtt8Cu02fYApMKvaUC72ru9iSueiY8YjOK+yg0D9bCDlY7vWTgi5MVIA5Iq0zo0sgKXEL+9mDFgfX8",
+	"mIXfUhxCW2PrFeZFPzcFXa8NZvBSkHUrG6HXBC8YkVHrtvqzJOyTYgLBqkOeDsAWDvrsJ2VV5j14MuwN",
+	"yIn1aHkid9FRy6KE5qbfsmmuRWWQ738ZdZp6iVbK2406HwdFIzI0cZg4kRkVccK0FK8l6ZHoGuK/Xmbs",
+	"iIzgChp1tAIBCY0mb7NIuJQGYCaEue1NGSjp+AHRZG19NfwOIeFDcp/mt/rCoWJZCNoDcmaKXC0kmaRJ",
+	"kt7bI6S3IyA5i25TYZOoIf4VXHdQ+C7UTYL3T80gMYsY9Zh0TdBEYZvGoF0SxgtEMnIU36DQrEYC1keP",
+	"OljNJitixVaTCxdC8aS+BjcYwQYqiXX/G1UbQJUwTuWoAuaPOmzBl/YKtoT5bcasYYSakbBZSVgJHkH4",
+	"bSOGh5GfMd6O5Ash7V7e0Oh2CtM4IvvDQCtxoDPBBEYi0sqdSMk0zdOF4oINyIlV7FyA95JKgbycWVni",
+	"giguvaYYFArHBv7HbYpuySoxLFHrHWhyBAD4fdycsNiGpysiW3PTLE2SMTCYO5qMm0BX9FOYKYYPErmY",
+	"TtHkqtKyqsD+0IZ2FwgsznXwuh7OMPReCOVVvYq94irghRJnmItv18wyO7Ypzz76K9B9a+FuK3LXNqB7",
+	"JWOoKGXfvT4ctrmj/d6Z/eHmRDO3Z68Ddn14lBEDn72mf1lvcU2qI5xtm3NvWTSxHJp098ksXeTr6P3w",
+	"u+EqzXtW+PHrhe2tBwffJeWrJTzanH4aA1x7NM6pYuOEz7knS/iC5f1K5l7EEJnFnGVsolrHSLdHukUE",
+	"W8ZyMudioVjPZIfPGRUScgLvWJ7zmA1a5XI3QqXbWAVfrYskAQgS/cjA0VxapLtZAPZqqx8u3/UlnTC4",
+	"9NHMc0wQwmTprggz6O9e4JjtCwP4kIMM5L+BgPdvqC/VrtK/jyu4RPkc2Xfrsy1b5+BdpAmPlieLmKvn",
+	"GJXT3CUAyH41dJXVkaxmvkvJlDfxtgRNBfL7cPkOTN7xTtm0LZkHz8ZcMLXhzFl87u7f+z+m+T3NYxbr",
+	"vzBGFjj69eWHq+u3P4wvLt///eztVa8V8tctW25IQRYpuaMJB8815Lpb+MytF6SatF+e1HRxkzBf/v1u",
+	"eHfpQlViI+B+CDowCaoAuuuOx2AHWY/MvbodUBbJaEHWW+jHeIWsFKj9szkaClbPbERQUqedSlDieVeQ",
+	"ApwuSiqqLlrzATm1+M41oPnluFi/WqSkXTN3I7hQrw+984dFb/dosTFtHq/bv9rsbTl3cJC2HFZCpVpH",
+	"eNuxL+y5bDUol3rdJom4WBpPXRGo7pVCpir4yevKgcE/NWCJjVjJ7Ur12rFgJk6bQr07lB22ndg8qs9Q",
+	"cth2oXWSzc0/Nm7OW+dA1I5KWZvcUw3cvDaWM3rw6rWRd7U42znq/Pcvw/73tD/5+PD68PEPPu42taUV",
+	"tuKJGYy4BHXffJUjf9gaKFifxx1ntlOBJzz3bepzw6z+Wj7vB7tGvuvOorbklT7LMvS1+kyV9V7d8+YT",
+	"f2XY5tPOqm6lPKZPP5a6PfdEriKotsJOz1hU4qc/gVK2O/C6W3vWnwPu3B1480b+tUKZdeBOKJvTfgq2",
+	"zo5v6XFTGisTO9eAc2HUw39JZLkiohlh0JWr42EbWDjU3Ekfmw6kR5pMiZk0JKgLDMRqAY2E7QXlkhUz",
+	"9i59nt4kbO4tnX/54yn5/vDVn0iGD5UlCTzeI9WE9ALj3mbjiqJO3oMIyz9uwOR2gJxswaPDgwMvIjBX",
+	"9cpIH0SWpxGTUvMn8lYoLFfUUADAfZPepAt1dJNQcdtpFUZs+w/WgUhpdpQqiOLwKGSRPShFzVrUsMGo",
+	"kGM0ibzlWdYQPvI/CHbW9pZ6Uk3256qS7kfTLiB2KaDbUcRJy1lMI9WIava3GUBDgLoLz+OiQaa1WbUN",
+	"iLseNbg0+EPtgi5wRVA3W1R1dzYkqJV4N5u9hkh2rMaSL8f5whNjcZrOs4VJL84SKsDadJ9zxSzGgd9q",
+	"Xs5B+mBaMZhaMmKeM+tfDbtoYzpcK9xKLnzsHbrHtEur74ELIDdhhODERuddVVdfK075kcXtVE1/oFtw",
+	"iVE73RJovCSNTTVjhOJJuykVcZrbz+ZxHX35K3k4FLRKDRm+G7c3iTkc77FBaxlbPrd7+TI7aGeE9cab",
+	"jlrmWYNKOa8tkBlOzHu+qW6JubGDnX5TzeK2dnxfeuBWqBQrJs/GiqTb1V95xuAxG24Mn7RE5gC0QGEq",
+	"gIWGePvPEEH2XPZ6V10zF0utSG9ByIGbbriN6b5G2dumikKwgI3KrO4c1JHRrHRiodfD8vk9G2cQlvFI",
+	"djYAiKPsS1nOJvxTZZc2+TQ33zi1s7Q5hW3HwNWqb9zExlVzg5u0gsYKvbhjz+LQaFCf2ztYKqxhu7gm",
+	"qJFmkoe6FCJibbIKRpCUQE1ULIv8IkjNOSKQhhMQSMIJCqGz/Auyb0AmZZ9UD7HhblI1W1WEtoY/qiY+",
+	"f1wNBq4M9ZiEDw+WsuvQT5C9YdCfuAB3NawDpK1JkOE+XJ7JQav8apug7BXodbM+yJISnappjAU8lT7A",
+	"NrR/yrCaXe0kbo4vgFk0kBKEj/21rP/pr5xo48yIKfaJYSSFK5llaa4gtigEQwBN+D9Z6Gr5B8ODw/7+",
+	"fn/4qhN0MIXsZf/gdfHhdX//O/thf79/8Mq7oEVMzrYcM26orSVS0f8ny9N6IhemcQGguylxjRmQNMsS",
+	"E9gOzxT5lv2XB8NXQ7/Hpk3a8mBTfu9anrfiEoDSMY2lgxsCJ4rVfd7giUtGY+5HlEb0os1lek0Dp/h4",
+	"c5Hb9bVxm2rZmlH4Dki965VdfKslHmjgRQE8FZAwvQ1L3Vwr3oQrxMkZeLPabaVfT7FPG3Rpc5EoyYxi",
+	"WVpW0lufbIcJT01I7BbaHNLsZlQRfBwkA8wEAlZ4y5ZlRlauCR5yqm6MEa8YQsylaZHFBHRLE9+63x8e",
+	"XO+/OhoeHg1f/ZdXOObTnDbIM2gwAIQSy3o4pJ8ljELSJpfkZsGT+IUERCGpSNHc5jWqazxlUWNnTM5C",
+	"+kkEGzhdicD1GAwwMi9yHiIUsGlyAQCwJh64V+AiQf63jd3bPRI4BE8e1jpDc5KL1FrEOU+ZkiMBvmjA",
+	"n9VqwDmXkotpwzSXpIvhg70B+QFlLQMlLkzGWDvfWa3VXTK3LplkyiYi7FgO3RRqq0f2S2ZIzcl0TUWy",
+	"3Lqu7aOXgEpT+5PS65L0ZnXwb7igeSnJdTV9vz7sORXRQPhJc7yMLNJlm6iLmiKyXnwrH/1M6JeeWTiT",
+	"pOQGF8LKqoOvbRHgcza2NvKNS/0voe2XukOR5F0FEO19o2aAoLPIectoGo95QL9cNxKU21tSuzmi1YOz",
+	"neHAnoM3Lc56QPCsk65WVWKax4Qm2YzeMBWQjMYxi3tBmTKpNY0yPThnNMZkdD1mv9rhU9nrB3X1Qtfn",
+	"tFsUMUG52pWE1w+pReVbO4TnUNabfdOt1fVLJtWpm1RcHU9RWdtT/fDXgAj9P8QwQdxryoUMCJc/L+Ys",
+	"55H+Uy+p/vdEj0z/8b4oBm/QUS7ZlH3yuoVQqHe9dBYRZuBnIXe2UPHaanhFReP6OkF/gTPrDcpJzqTS",
+	"Ut2gXMInaye2TaOdONvTZL+nkVogXlLLItjsU4YFCNu/4ih/DcUzm24cQG1oCAqy+7ues63sijODwM6+",
+	"6KiJyt/CK01B8gXC/jaHzzk5Hhu4HeO4KbJS69gHnz41lGdvziwwEzqzFeJroYxpvNziBNhxlirOLrVJ",
+	"6gu8UprkzbI0yCT0hiUBCUcdLG1x/vb6p/c/YGkLgl/pLccvRh1g9CYxTEZpxqSniH3QQWiXtTNo8jCV",
+	"jeh+x2Xp6t0b+nXB8uUztPTYkgEhMTw/83EUlSeS2S77U6WhKxblTOE9LMkci9b5SGFNBfZFnrSBaTQF",
+	"lPXT5cjbXgbPBsjo2Y2mSl5ttsNh5/rxcaXM2ypzrmWctYhbf5YjWHLLTTHQ1kJmu8VpdVZmF6xPYWvc",
+	"xaLk9WfYRu9F/tRbqEw1XLmLDO+tClN/fntN9haS5XLvgceP3uJf1qC9Gnkj0qLUAdZpvaHRrVeM89yE",
+	"mzO11skNecmVNi2OUyyrkg7aVrEvz5zW6mu12C21jpsHW6/aZzeinES1unptqeo9BC6RNMs8zTSNJaif",
+	"m6Kv9L28StAlI645+t5eB1B3KiAXH/T/Tq5PfwrID2/fvb1+G5Cf3p78oPWD9xfXZ+9/vlqrGtSuCMBi",
+	"RNPg3jEJH+AGfgyJZFPwirvuNcwH1RfnwLn3q3bZtcej6dqAsbXdE1y659+Sa/+1TSUb+y/B3QxO9p2b",
+	"5eYb/GFdXL/ejXWZaQFGXlERl3WeKCneJ2BdhyBAGiPGus9MWEPCaS6+v7XxysSQeX9oXfFwy0z0tql2",
+	"VlPYxOtQilxr0QMBfKvrCQn88XNFxHijYAoyL0ZsV2GF5CokvLW9C47ZM9ly8Mh+rQTSK3rHTuR1Vebf",
+	"DiP+2VXoTdzDI1i0TvluG1tzVSR51KwuCzUbz72++5BmfHzLluFRgcjjRCNAn5JQ9NMYOIt7AQnxTpKz",
+	"G58gUgEhxNisN/ggotGMjaW9h9engkUzVpxKfLFEU9j45vX1u3P5la4LJ8WsLpDyhJlC6d04pxPVW117",
+	"66Q+HB76Q5/tk/aGXMktMRAlxgMNYPCAGQxYMmZwfhE4pxtX961+5jHomJiwtkLqj/C4VzpteT/4Q/sv",
+	"IW4G4QrxLjwTkxSqzPklMuPjHd+V8TobQs0q4T3YxB2PTV27Vq6n4g2zYxtfWJM4BKW6CEpfkDcEmwyq",
+	"jb4pjkj4cMtFfARYRDTj/zuPsoAs8iQgmBcVEFzqgEBmSDASKqdC6vaCot0xVY+h4/vDbozYcrME9Cv0",
+	"Ta+XXeyu+px8ZVftT2Y9OcRMshN05lHmzxgvsthqQvhPJ/2DV6/JjH2y/K1cVCf7aONeFfk9q7/YdV1n",
+	"5Nl8T24pbtWrD2ghHA3TsFIfnym709bnb88CPpg39AFtqL2YM5oAN3RwHgrGOEFoBUlUaijTQCAID6zK",
+	"Y9C5a4rIa+AZ5vnBEyQ622WdSdRYQGBzs8oM1RW+ZLhx7eqrXqGBc79bjly7Hwpe4uzYE4RJlDOeQ5Qs",
+	"k003CJI1mB4qsR4xPhAW1VKg2F9Gp8zQhvG0J1S2Oca7iqNMSq+r5ktrsFveodupkRtZ4LPqSK5W5AQK",
+	"PIFkYY/eCpUvnwd4anub8y4GyueCsPlWzJC+LfdbF00ArbvMlS1fs8vPw5mkbFD1voyOi/3vpuB+EY/X",
+	"Nr4svwn0JMuYiBHVEUsIwJxfSAi4IR8u3x0TNs/UsuDv8D3C6nsF+2f0ZXrMpWv26W9czTRzKeEgvuI9",
+	"wMqBbEPryBw9BP/7vWI+2IX1EgKfikW223llc4NmUMwOv6kGxb469KyOa4cZ75jnlVEp7w0OW/WEfqeP",
+	"5p8OSDSjOY0U1HixJUv+dEBulsrUrnR6/NNBpcPvNm2PnWoxCt+k1q14k6M5rYFNboPZB/lJG975ID2u",
+	"XpPYVOnbO/gSAOYZMnzL1tZl+W4yWW1hfmzO5Vw/WTdVsw7psdPgqlmKbbIS60MvHmgaeXNc+aYxz/mc",
+	"XRtNvP2EWsXQYqysZ0JNs2gyDm9hx1y1Qj71ZvAZ4lYjJRt/W8PoSw26uts+FdvMsGnlro2/bLt1Ax/O",
+	"VVFOeJMoZp5ct1hYTW37JtscAne03nVYcB/k4Fewqz+Z5GhOk4QlXHp8uPuI7Q65PYDma2P2j8k8zZn9",
+	"VV+BVCw9kN4uvqJKs3EqxhPKk0XO/AdIIbpQldNv9uB+OfdkMcDVCVXX8inKuSauZ1HagEq/msqme79c",
+	"eAxB29sKsADBuEDDrJLpj/CrIVEq7F9AmFG6SGLIGM8Xwk+ZLY/Q+nBo/Vs5Pg/5I6zR2kcU3dr2L/Ui",
+	"t4500MSrz+x2FASe5YXwY8JU6/02Rfxhiosda7GWtoHaAtb2u754lZWqm0TKOa6jyWc7XQ3r8uUOmN2c",
+	"VUxPa15blRDx8fVOqu3P6PqwP7lI1HbxBc0xkdsfFJ99Jl+IRkhtCEnKF8IiERawJhD4tQuU9GpmeXEG",
+	"kNgdwDhr7vvYdIa3Oe/ttBjbrPuSA+Ns1gppp3V8nEufzxsmd3XPVTRztdTdLA0VzbptqJe7bvUGfOf0",
+	"msrbC5OC8xSGo9u5Wszn1G+W+iI8xx3Ds4i/YPF8Amq1bWH1fBXFj9wjhiWj4G/d8Mc27X/KeM6kGWMT",
+	"6DxXpgS3ebwR9a2lC6Paz8sDkqT3LI+oZOCdLy1Qg+2REgEe0SJu24jMouhKltBlQ6trgOb1qy+Kglsi",
+	"vQ/AI1lW8iL3IInZUueKdFcqcJnaXD03gMoU4rI6WVE1q0x3bdrgZqj8sZMT5wlaxSmYZ/RUSBfN7oVr",
+	"vTdoD0ZocTZN3UvAQzAXWLHmLd3rBvVTlnUp67HmdmI1hcMh4dp5cQ6g97g3SRfbiwfPIGV/bSlim9vX",
+	"u3/FJVvc/WskWTvbNfvyHGLsGun+y9woXnPSV0RQQD4jdzBVaZllbE/nlnVa7ZneBpIRLWDOUD9jXWm7",
+	"tWOEKhlHNUCa9eewEcpm62j9LwTGWCGC+kqv7PSG5dnO/KMPxLMc7DYQ8s34Avr1n73hpe+YUgDUEfMp",
+	"VzIg4TgMSNg3JW4H4TGRgt6yMUgrXCIqNNzWHGrgIzAWwRjwOgTEwXd1B52LtH/S/y/a/+ew//140P/4",
+	"Ry/Y/gdY3pMpkFoe76YY0IWateJ6WuKonoR2kSHF+KrHwRcLvDmWHnKe2lNG0fdbky1Vwz7xgJ/M0jnL",
+	"jMi0WYIVd2lU+Bm3XI+z8mXvaiQ8Ysa/uXEgc6aoRcnbchjn9lXvINZ437JUcpWierTZKnDLk2SHjbvS",
+	"77XYtrW+opUjXzs50MmO0ObPTbKV8JxaMfOGVS4WYR5l47Lgx2aiibKxFeV3B1CCoBum1kYRPdPFrBa5",
+	"kLuETRdb/nRDSmNByaIg58H+4Z8Ov3v5+vBPbkXObSo/bhnGYSs4utcH3h0fu+aP/seHYfB6/9F+3/uP",
+	"P3S2WDb04e94wTwDbHntHDwNxbwZRXm/AZPp6eDjGyaw48b/drDHm0nPBmHsSHw7AQBuB6kHUGKrGQ2X",
+	"DPCITRF8gx4IWd83FZSxwTeHBOgdeVeLvHOo6r8CBVhBQOwNdjxkLp5f/SC0vp6+qRP0reD5YVzR1ojI",
+	"DScSA4p21zaKjNRvO3V0ewpeX1zwS2RXetCPEVKWwP9NckzO5ukdk4Qrb+bUrsGknyG3cms2UM+1XKH5",
+	"zQl9uyTQ7ZoMd0GVPsDenbOtrm4aCU3YfkjSOVeKxeSWsUzWCovKgEz5HRMjkTsMfU5okviSN6tKVJXc",
+	"d+cVEDrwHJrVZyt2UYsLK8T4/ddV8f2LBnqVDP3VcAthaXdohLWpCq1CHr818I41q5SmyXPTZNOdULex",
+	"r9OPt9SHn8kIv8GwYndqkwEWLKi/EVO9n3QcJt++XszJSlZzl3Es/1nm3ZtvWE57DUnPWHxNpaQrGRsJ",
+	"O5jzNGY9LaPm6WI6Q/5P56woSY/FbgGcEiJR5ID8BFeHRSiEggR4YzAR5csMEqNFjC5+fXMgkjBeGNXD",
+	"0CJ3zDkgh8PvXweb4ROF0lK17nxZQPibLDF7IZIulBU5AcO1seXYXBS3e0cUdnLVjOzZ5nbWq+vk6lNB",
+	"ZkplWmTX/0ry4fJdQ9XH6xqsxwrK/caKM7rPj2vIENLoV/wmuCUgPsnmiAhZK0JuNvJYf8crpIGBHgUR",
+	"uMrJxtjkJ6z05qUxzQfVGa9bsHM/DM6EJskNjW5D0jWicu+IUBKWxRNDItIyeMTgQZNumuu1BMUNox5K",
+	"0JWRSGh0K3uBbqiOCJ5OCCUfLs9ckJY4ZRIid4FFwPmj1apF8NpI4FeEKwI9IFIc8ggWD3RnUZrH4ZE5",
+	"QO4sAg84uYhHotoNl057I+GEp9iFAheg7sUrClcF2+0u18/ATwpLBq5Hhd6PV4Xn+RfgIusZxbEFX4ox",
+	"BkcV2HJkRjWNlFxwydSgHV9ZPRPSlxC0U1DbvKkc886xIzYtcEPK919ZzifL/8QCrzsaI9Bus0lI8RRK",
+	"w4ct4rMWxPoFh9BTtpYhlEteyNJEdMuWiMsPA4ZG4pHohg+jTpSKCc/nA6zCO+ockVGHRhHL1KjzqM/v",
+	"w6gDJdbwp4Vk+cDaEDX/G3UCMjIQ5GmOD7FfFzSRo04wEiNEnsfvT4TQjUL5Ahqj7QmqAZVlkswdoZkH",
+	"lAaSiuTpQsSYbaCpkYrl8UhAqDpWH7Ziin5gmhZgVshItpTtKm6DZ96eYwNlXnBzyOmxHQ52GKy89SF+",
+	"nbi7fETclSqL9sJqwWgg7rp4w0g9pmBOl+LqjwSYkEMJdkW9AtgAjIBw1cPFdrjC68OmwIKmuAJ92BvE",
+	"B/aJRopgrJumEJyCxbgz/MiozLbERaFED70F0o0DctsqQJWYbt1GCybRBGnszbU517Sh7/ei8HEKt6I3",
+	"s8YtV1CTMGDJkiX5GfwoYVF5az8crCl025QQySe8VcZr8WjQsbkkTkGCxsJ2jxCmFC1yrpYQ7mU4Zcb/",
+	"wpaoOvjIPEuoAr53cnGmWVxAwr/3Ty7O+n9hyyMyn0fZeDAYwIS5fgNvYBuSdNQpHi5XBLsErwyjOcu1",
+	"uN+y64pmcETewPvVUcAlDesHP5bdaskeY7UAGuE0TW+5R258k6f3kuUWuQIDeyXkpetdTtKpseXrhyNs",
+	"pJitifgfm5dX5/wIhoOJJ6jZvEoSphmJ48yWVpbUT4BI0dWCR0JOsboZsebWnpEnMH8M/jbi0UgYA3ZR",
+	"vU5BrHJ6LyoySkBkSk7OCJ0CWnFEBbnRouwdS9LMqI+KSdAkzb3C1WAkRuI0FXdMwHCPRqJPLqia6Qby",
+	"HJBwbH06A4QM+ghsq/0BqjJoGTUsq2GGUJ3nJmGa8/WxDA7ckkbVAQ23CNIKCPukb1TCheSxKc1Jl0lK",
+	"Y0m6oZMNqy9cm8YdYttnMTb34cPZD1pb0mxS0XmG317+eEpevnz5vb52PlyfwhtQDbL8+fvDV38ioVMC",
+	"cy/L05uEzf+o75RwQP5KEx5jcUxjVJRQVdDIr+ZpKGNHSAi5M/KI/PIAEw5sJPfjxzDQ4mPOSAi/gFxP",
+	"cW0yqmaEC3O7GBVbN9cNqwalX/Y/Doq7dGDFirBnyzLa2HpKiggQmPM7jsmJEP2uZRZQGbXY8ctgMPio",
+	"JRm8wpx42dAMV83YElYro1MutPgHTZrTJgldqJkmoIgqhq3okYS1AxUSPHFEMqVFLXMuNV3CwTwmCyHp",
+	"hOlZmwUwVKjZvUmmhAageOANGlX6ac6nXJAuBPVpAR1mccWi/o9MRbP+FVcs3Avfw2NAMoS8hX2DQoFw",
+	"jwDLEDEUoawxLsgi8LMuLDhyy5ZYb0RfJEAADo+tPwLrZsRicpPG3BwFCFdB5J3w/OTv4zfvf/jH+M0/",
+	"rt9ehaS7T875G71iVhU+JgnNp+DpZJJMmSKH+y+h6QuYiWYkR8QCg+wHw+EQlGEZmA+Fygmrj98ZhfOY",
+	"ZCw3gNmmgYPhUM8LWFhBhwNyoa9LikN3qRaqLZLDgwOriQPkm34KhnitxSkL5ugAoVJFQigrQDO+Z/w6",
+	"AziAGNa58tuSzrX+DOqyphgRQ5Xvop04jWRohFyEg7R82sEjOHIr+D6WDqWjzsvBcPDSQLLDbQudA3ft",
+	"RzRH18GUeUQUPGoAzutcBVrdmGKVzDyWARHsXi/WhOdSBSTNUJBOllYQTaU5S6lgIxFivkQYlGfQUDqs",
+	"rFkje2y7GZU4gixndzxd2JP/QlYPuJFLiwJJZ7EZfxGEJzvVWLJfHvD2BGin8vIsE0EKC7M1UQCmrm5l",
+	"cZNwOfNmxjwG/mYxjMtttSh8/mroSLUHFYl231cKyd+BSQxwe6iLvPWhfiyB0YAGDobDeulv5yrRFIyA",
+	"8W3i+YtlhwBskDhWJCs6ZSjj5zEW8z7EAfjaLQa694bGDpLc4XB/8ysfBDV8j8X40svNL/2Y5jc8jhnK",
+	"vtKm6gFROQfAgtfqw0mnmq467tH6qHW7eZT1UQ+BSrVjeGCMDzwGnSyVnsN3CvYJzcmB7twuuycHJ2R/",
+	"MMRPaAPpDch7fd5CTQ9wIQvGDAaapHfMtjMS3fC/i6i9P/5BMx7DHl8NnWy4gGAJV6vluhzgiBwOvy/L",
+	"0/YM74IYXCMWFTdbGb+uDza2eYzyhgL1B0JX5nSpn55jKVstAtznqZiOxEIonhhtNo/1tIrTNyDXhTlB",
+	"s4O7QrgJQagx4fLmed0sJM6NRM4mC8kG5HKRMEnsdXvDJqmWDIrHj0homGtIKJFsTrVkUAiLfx/8Y/Bf",
+	"pAtWU9bPmda6GJGLyYR/AnkITCss7h2T0NnZUN9CelMO9F1VrvdxWTMZ+CQspgn5Af5IidMKCEb2+VfV",
+	"dsIyanxggyZC3ShJJyMBgM0506x6mmeR/j/NZr8mAblnNzKNbpmqNmHFci2w2uB1w6XLGO3QFCVOc6L/",
+	"vSIfLt/VhuLIVvqjZkZ2VJAKGBDUlQJiAnWCkUj1SwdQJ5NHAZmrpNYo0n7RjuZRfZiVnSHM7XgkQhvB",
+	"PijtfuFeWGaQhOTs6j357vVw/5iErqNvkFAxXWCgon7k9cvv+/tQW17qdiuPojd2rn8LCZ2nWmaA2o93",
+	"KY9YQPicTllA7njM0oBMeMKOSWg8mu5bI4Gv6fkERGaMRTP/2yi4myhwq5IQPImFhS1HpWlG5UigIk5Q",
+	"FTH7iCMIj+2b+jSVsd4hVANFIzGPCTomWA9ftTHe4UiAwF48CVqaFr4svL+L6++5q5HdFddGCd/5xmBO",
+	"Psu1VOuluEiq5g0TrlK7HPef/3L0XYw4xBiyfg3P/qYvR/3G95vfOE3FJOFoNjvcb9HFBarN12n6TusI",
+	"8N7BQZv5ZHkaaU31JmG1uxvXllCxeoG3vL+Rezg3OPRQl6j3HvQ/Yx4/4r2eMOUx8vwA38vikOrzV9xu",
+	"OLaE0TvzBPuEVf5dcKjqEcL2qkeoQsGHTWOIv3kKO9z8xs+p+jFdiLi25zjDp+w57l9lzwOrMFV34M9M",
+	"rVn+4ZdhINeGnIwdhCtJokWe67mXItJveMP/zECE2nm7p0zV9rqmNvpGVT6yB7l3MURdZtZNXWPxcJDx",
+	"WEMIJVoU0XVzTEKxSJKQRAmjYEYtdGp87JiEmO1mbm+bAhYWgZjQ8P0sTRgIwgNyUucrXFpasFZUvLA1",
+	"6SCX4ZKgnByPRPfw4CCo2Qh1wyzuET4hXBlIijm9ZY6sLqCLAQnvaS64mMoQZitHwgrTfSNMQ5hDfMcj",
+	"doSBqEYJyFkRA2FEmhzHZ60xpSgIIvdI3OSMQri7mQZa28DDMklzQolg92RO/yfNrSB/TGgcu32sPM1F",
+	"mo+ELeDgkV1q6X6fSXZpSMdtJbt8IdaDQ/yN3Sb/UgKOERF2v+xQI2ov4OzFCyQlRGXamVO2soFEabas",
+	"qDWoGScJgt4AVwRGZnliALpKTEK0X0MYAxiw+7qpcCS60QICACs6dI8sRMKk7heUGi6RTfvO/g92+p/7",
+	"+K925HCAr6atgLCRZsvfj/xXO/L6TDxFurV0tcWZN9LEZzjxxkPpaEX6PAcFNBjg/cjAZApyRcJCsgmP",
+	"CBVLLflFFGyWWqwSsX6Ii5Go6lAiJhOmIhSPTw5OjNuFi+mAnAgruxTCkhGFkN8cHhwgk0GvdlUiIlxY",
+	"z2k4IBel8XFFt7srpsqVI4NhtCBXI1FaOj18x7T89dWNi2KUvzUW8NSTaVamdjiNZxxz/AuKbHlYDUls",
+	"cVRLYAyvxlpxkV3hs1+CkqCrJt8QgMfBWIIiGfY3rLCiRwmo44WVYnZzJ43Ny0/SWb18GUvqFLblATlT",
+	"EoWjBk+P1pyM6wh9VlWX0YC8FxBxXuWJyu48NgveX5OssUgY0YpopRFHtdT6o2SgBILGVjhquIhy8M0U",
+	"Ec/2l3uKYfE55dLPZWv2YkSL+TzyXR2S5iuZpA1WDWL9edy2cfy7fvf1hL2TOC7sFCo1TGNX0zVyi3YX",
+	"yN4D/AuJMGuN2pcmj7g8yYVhCfmbVc20HscVOnEh+rtwWtUlpZGIqNDn9IaZNOUYOEHviCwsAykZDcSh",
+	"eDW1qnm8PMubbOQ4pd/lmzox4roU9AgxqltR5Iph3VJkC/N6w/YNPys/bhBT/g2M6c7h3GKDq6b0cnd3",
+	"E06CjU/CVmGm8Oeyvg/IZd0o7bU8H7myiaRLSWRaSiCGF1YM0bqdhcC34zXy0YqBHplhC0v8ZtP15xRw",
+	"1oHifS0j9gZp53d79jdiz96R/6wYs3cWefa4uEtvn2Dj3pp5edWwS1tFCmKYi7xgXJ2Ei1tM4q9E7/zR",
+	"idLpEZsuRKWT/PlCjoSbgoH1qNz03qMiYsjmMZPw4THseTyJJs9Pv6zbhdcInjxU4Az7hNA2k1lApWl/",
+	"gIZ6zEPEUPNe4LRXxm0TmrORwAy7EjMrqEQ06dHBatlcK/v2C1nWRe7ahIO0D8+NhMlz6KFwagKaBGNY",
+	"/uiGEZPIMiAnZunvuZqlC4wiF7fMhD6Bt5McHhz4OO8ZENQX4bzYVZ3hfk4GW+mxibtel7uKUZy/OT77",
+	"tdgmLn+pKRr8Dq6kpc+Cf7TkpMj+tuakhX72GVwF54WeCULODYUZkRBcheFxNWhKqjSTRM7Se80GuGqO",
+	"ovpgh/z1TetvzJT+NYIAd1cyrrW0WrWSp5PJE8zkBdltYSi3t9hnoFS4tR0z5oorCIydc8YU4O+QFUsN",
+	"BttiUHvN62TouBopXmbidU2s0C/7HyGJP+wNyM8pRt7jkkrf5WTdcF/2DJTpiU3XBZby+A0fhdMZi25r",
+	"Z8GVqnLIWZikuZOo0PJQWAL3n4lFzNUe4jk15oO9F8zkqUNuHVTgASukwYHK04Vi1YSwIweJYE7jMqty",
+	"JGo5ZbdsKVF6w6dLkQpdsbdsidFcSl+TtuhPtZGRMMnHA/IjTxTLyc2ShEWNijAg4S1b6r9QTJRcRCw8",
+	"LlLRmjPRmtLLLmDmJ3r1WuaXOQUzyuOxEcfE3xhO5jlagpXwN7S2IsjW2W6I9mjT3V79RtLdHDLYnPCG",
+	"R+hfKOXtejUD1CK/6RnbCbl8CA7ER4e9qNkeJEfD9Wpuydpxgp8/jwYEbX8lY5PpG1v3UcYVnwpQYY+N",
+	"So6YDyZHHBKLAYrJAbC6YqpfYkeU46jT/OO3fVF+Yf3IAI90jn756JL3laK5vmduqqAbFXJWMw81p4hK",
+	"6hf63opYVvYTIxFvDDYPbF5A+IRQsTT3Hpqcy59XlZN32Kn/ptmMA9JMKB/bOMIMoaaLp5Hj9pyoYePe",
+	"Gs/idhuHcA3NG1cGnS4kGpQqzI+k98LuI1XFM/EqAVnzEXwYCXOeV9EkuCQ/KZW9F8kyIFd0zq64Yv/X",
+	"O/oJ273Ss4c83CxP40XUlEF3hfP6PAwUG/9K+XK282YWCpnAESARBQgq4+4Y7k6Vr35phvqbS6prOJNO",
+	"ih3uB6y+3hLQByob03xQrb7fCqbioqJMQ2ABKttuXwHmuOcsYkIlS0cDh3EdE5GSWorySIS/hgWGG6Ac",
+	"mYgmzWCDSj42gB05+e/diErW50IyIbnid6x3TEJFp2EAOcOKTdN8abUQ/Z7pyNrnB+RiMzzGgFxq2dxg",
+	"rowEKGWI52YReitcg3QBk+Xiw5t3Z6fjy5Prt+N3Z+dn1yGoc3MuFoo1Amm8NVuyLaDGr1sJ6Q3ivqLT",
+	"52jGLvxztCWNwf7JDa1Rlg6GVcC734SuZAmpHTpI1VK2u9J00IKdXqfpORVL4CeReVmuFx0ZzaOZz1JZ",
+	"HbsDmOMwvcKqCaaavDjLNtA36qxliHsPaT4dy2Qxfdx7KAKzvCzy5xXmRk5sRAEF8CKRKme8XJLD4eGq",
+	"/PlntsoHOl+IVtbluu6uS28dNPVZ6AgQvip2Ydf+Jw2y8Haks22Yzft8epUspm1c1Xo7jKd6OwLdG9yz",
+	"JOnfivReOE8OLFV4iddusgONBYE5FgWnoETShdrup3TOklNA46OY3IGXokQwWq56R3iDj4TTUVAmhIa2",
+	"zEtIHqq4N8VBx5yOmlEExYJFnhxhuomJ8rGoKQFi3XAYiEVOcb4sWId++PGYhBZcDNr/kCfhSHRtY1qe",
+	"kIssS3PF4jOhWD6hEZMh+eVBD4B4EFwCYuFg3nARczENwI3gVskho87+YDjqPH4sEfPIDT5NolRLNhDm",
+	"58Ng6Vr0FfL//t//z0j859X7ny8vThGKRX8FyDB/1F8XwCzw9Z8vTy5++j/vAPivqGNlx0W68yiDx1ba",
+	"Q8iZokHsl/wZnvG07wDcwNd/e/vm6v3pX95e92qAL+FIPCAGtl4iki3k7OdU8YnhYJJ0nb0NqVyKKOw9",
+	"lnCB5hcLylc2PBJGfGSflBYLU0HCRS6OjEJ4VJ6Ho8p4AEAIJAKob3JugGIAXd388B7iHewvksxZzCnR",
+	"t7oerpZc9ZT1H3tZQrlAaBn4ss6cDVjNSIBIC9Az+Nwi5une/9/A0MBX8Jf+CiBp4Cv4S3814QnDXXI7",
+	"SCPFVB9Xt3dMLDvE8BAfcVVvrbDMfTdAxdyUk6BzhvtSCuG9ioQeEM06K3sHX6DDAcRCzmQwEgUJOi1V",
+	"ckoHZOU2PTZhSY236Ujo69QjWbsX6sHJZ/e0HZxszObU/LJ46Dd9r5rTuHqNyBnN2Ld82c4YTRCu2Hth",
+	"XjIoxqJZOJaCMVFMPGKFNh5TRW8gWSdn+l6MZlq190p8P2Fvn5EuTQ9NMdbrhr7IgEZfoYHlC4ym6N1N",
+	"SqARJkCuVRVwFjO7mpa65FIqNneMH7ds2Wzs+BlKpshZei8JJTm9B8domsPKzKicDbza+190m5+TswC0",
+	"9LqEPvTvur7hwRf1ZpXb8lBH3/7l4+PHlYQ8D+xpHVLX1eXg48dGNMdzruVPCps1MQGHFpWnAo1G/lb4",
+	"va3cpXD1oCYC1C8j4WQBMZlcjQQSn40vuXx7dU1OLz/8YJ3x7tkvwjttSo7rt3fsZuijHgkfdBvB4qU3",
+	"mnGPS886RFEuMqJSsj8crvwuwx7hqpzBSITYN0yC2DkUpQtWBoYwsoV3H2JBDO13Q4BeR9PY4cuR0Kfz",
+	"9eEiTyqQDlwiw+cFeDTG+7sLZHOvJbn66aR/8Oo1mbFPWlW+ZcuRuIcxhOxTxnMmATNQTwhS0j1Z4sP9",
+	"AdHHDtjUnAo6RbeBBC9KnwvwHciRwHFYmrJ8Zc6BNEjOIJZP/9ScoYjQ9p8RMQ+O91cy/xtEvBMHvd7L",
+	"XhApAHYYQ6JA06L3WHHqWw8a+mrm+43s8M9MaIpjHlDxVQboXmJ7Dxig0jphEDbRBGYabHMupKIiYuZw",
+	"AVhC93C434NTxgVmJ7EoFXFz0p89Hpsz/fRZ+w2i4W2x27gGrfbab//PKIg39RClKr/YJmSpEHuxUmRT",
+	"auA5+5wCznmj3xE9wFjbrloyA+6BPAUcoiIL1nfpf6uCEEjflevKzqM+12ZX3pztmTn3K76/o4eOqepa",
+	"i5uAY59QBZUBEYgfBAAucQT3aX4rC2wBfSeL2mqueMbvuYpm76uex8/iJV/p6CvFHPmpFYf3G8xn+3bv",
+	"TlzyxpPffGzcwhFrLeNFBQpjqqX5EoAtbhY8UciCuqFprVpyoheQKBV3LDcFOyBqXL8wElpyAmHUHDPb",
+	"yQtp0Fjc0hTGLo+1w3/2uNF9RoX3GRMnF2c/mIafyrqfre6xn8eb0ZKXg2GxFuvVfagOYl+zr4BDQi/z",
+	"OvXf3aMn7nxAbpYKSnjiH1QSPymYfQYEUeOY2Hkr/3Fy/m677bQzXRN203ZT9ET0AHbdnPucK8XE2v2p",
+	"3HvrgJXe127Iz8bu3Y7W2WAqQ3dTRmyQPlRS0BLLNyuSVNYU6zZroeCGJamYSqJSZ+uqO9VsnLkuZk9u",
+	"GHq5TGEyzemuG3h3WVYXrcODBt38C8gdqx19JVW9MtdmcPvfAe2/mABSxuM1yB31Q+Jlc+jJN5p8kwK2",
+	"QuhfgNu14XT/1ur8e1FdjO1Z5rZ+rTr2uQ9w5AvwxNWOvpIutolcfwcZ+faZqAnpc8+RZEpxfX66ICfI",
+	"3s48dW/O5jcmDr1Rljw3z3xWo4HuYp38aAZayIw8R/PWvzWHNTsD4DStb9kn8FVv8txJHOM4Phc6pW3/",
+	"KwmWZnK/I1L+6zFPwKwUhH3iUjNMFD4MCnKFoz4bI9170H1scjwVwJPQref4Eh/s5PD73qqihz4s5wD+",
+	"u0JKbke2W3umDN4kbrOll2NCxdJ+N6dLs1mavuaSJXdsLUXtyIgDr7PLkN3zeLus/60/j7K9eZR1jh7q",
+	"P+09FBEWj+aRLadzBe/D1bKp8T12x2MmIrbWKCkzFkEcEoaelBWnDHaHLd+BEe0kZhMuOAZo1sPVWA6R",
+	"kwZsq6wBAIfW4CQG9VgWBI/AjHQGxVH1KzIlE5qTbiVffSRozqzFj0Ag7yxPRbqQyRKK0JfQFWbQ0PM8",
+	"BUNjtWRpbzASoV2gsZzRg1evC/gxG0xSVC4RqeARTdDibr7NC0dXadltMLgi2sBbux2fHdeg6KlBLLTz",
+	"/u0h5LYPSm0KR33oYFnTk4WaAUsL9H7wv7DlT5B96rkvLcaKPSkGoo9IZYIwkNKZmHJT7GLCEzde1cC4",
+	"QLTqLVv2IeRKMyv8fmuetw2T0Od/LYNQaZoEReF2OL5YsZ3IBeQwVOdNuub8Q+HRVPVseX/dkT1oJt/C",
+	"Cdpqe9bcEu4QG25iwwz6zEhU+gmIKZ8KvjEJuRcBESnhQvKpgBwBocj9jCvNCWnEAiIWqB5AOD0eK0Ll",
+	"SBi+0xuQnxmLMaEFAy2OyGSRJCbUD+qQCRuTZydwy5YvZC2/FXd3JMr3IAjPBs1hcF03PBy+JH9hS4Qy",
+	"hAdAFuN6VJKpsDcgJwKTF/zgOjY5zAToAAqQqVOZCuZDBlnLxq40wXx2Fga9rIkvhgNWXka/c7Ln4GQN",
+	"ixsgfpXLxeQ3wr12B4FzemlyMzmRvWm8DLDyuPRLQ6RbFO8EqMYC9rRnInBNIyNRtAKFDkUM43db4kIq",
+	"RuPA+vIhu6Fgslpcc7z7iPkKWeqWRds6k8ilZUi68AwIQBHN8yVCWoyLIYa9Y81dIEOO29zFAblAxLoy",
+	"DaocrZbDJhjtLAPgTIcHB3JgarqjHJUvTAUPkdpnAXlbEKi2NBiJkYCK7kc4ib6WyftWDg8D91uoVdKP",
+	"qGTV77E8PcwevnT2b7Ul98cEkqlD0jWY32Bcv4dS704Msm4XUG77yJz6ZnpdSn7I6UT1/2TvF/y9F5Dq",
+	"8zE+VfYDTSLYbbXNgIR2P/pRKjA4Yu1vMYsSqudHugZiEEB4CSXFM5A/KWHV9Z2dsVwtTRlOB+PXNITT",
+	"LTqybKZfGW1IugX/MThvLtodPlushkOU/UXOK1tS+aGYZ+VbZ3eL77077CyvJfs6NY2E/aF1CzSfwilr",
+	"bqp4wox0HTIjXmufydqHjZ/a8/m50YKxu83oj5ZF/B6/trvx7mvJApcLw/TTeZZwjOgGLEvjkvTICQRK",
+	"8Ba3xBYigr3nLYFhQcT1sXThD/CQjWIKsf6+ZMlEM0lFuWAxKhFXyOcOhgfD/v5BQGKW8zsWY/JqRaXQ",
+	"QnOxvCY/lc4ZJsfyIrquDLrSnU6ZMAN3x91rEKJx1Dik7cRo7OOPXzyWDjvaFKDFKmvdNYvd03ILrkqx",
+	"yK7saHQdx1Jsv2na9ncAqutJ9jo/vbBKF3ZYy14LCtTQVYSekbAQPaQLNcwwpZ3d8XRh04+0sCXYJzU2",
+	"TzYC71yZGbRC21kDJvPKBZM5+I2AyeDibIaRsZlj/zKYm5CDuEqDPlr31QS0Pz5uLq0M+sVKTwNypohU",
+	"NFcSOSFWYO6GxhxzRCY0kUzL+oBdYVILRwKpG0wEZCEUT6AAq7Q1E8xZuTi5Pv2JPIw65utR5whE/Mew",
+	"OckN9/qzhtBhF18L5g7n968bNvfVqsQUMW4rZNzivBi0dWlXv3px7On9XDajRZ5DIWLP/WGGgahutH5p",
+	"kW5d3giMhTKH+OXj/4+9r9+JG8nifZUSuhLdI9Mw2Z17d0GrEZthZ7OTTCIgMyuNI1zYBe3FXfa6ykBf",
+	"FOk+zX2w+yRX56PK5cbu7iT0kEn4C2jaLrs+zsfvnPM7lIMf6kBwuyzn3Q8YN0m3ZUluxAUifEQ6GuvQ",
+	"0QfH00VUphKxO+aiOZ/jkU6QL/7AN62qFTFbaKyshN9p5rJYj3wSce8I2GULIyqhqBBvj18SPgBLOp6I",
+	"166xJ90+1tS+h5q7aCVsLbWRqefba6t182xfECjRwsmu7pb6w5zPiSMElbNHNuDjps4j6hbNrxMJN24J",
+	"u6hArnGMBkkbAtPTssiM76dzM5WWUGi/xMjXPxFOYiKMgdIBpCAMWNXK4F6Q2C61XTXf4lTIWKPgPeiE",
+	"0GE22rfHuMB4Ig5hp7qCcbQz/aNQe2km/I+1Q2dGCYfRvDR39d1ZPT+rG/03kHlJe8OqkNinDI5ogx1/",
+	"dBZgPR7Vpm3YJuUbAruIugnuhnXq52WWK1ynfcGNgZQJ+gLBfkfjJdYjAqZ+23s3QbDhjPGDMU4MbjUs",
+	"vT6fo9HusHLZg2QTfv3XPj2DM/iDExwL5taCSKYZwAmolW1qMuVxghx1PUwGNorTc5yhyVbUa1PxZPeb",
+	"bbgw3qg6L8tCSe2sqofXg12phOJwealGT13KgqiTBkWaGCXhnW53qPIEsUVkJuK/ayWsvMKILHlT8Opw",
+	"vDHxoqcy5HfsGwf7Y3lDI9gAkT/mjS6UMf44JQehAMHjrDJuQJUzsJZhlxA9RmX/oC1+P/DhO896I724",
+	"f0ref1izBYkzsiEDxrVVXThUQ3bNeZnNd1jW7pzDKFOpswLN5o7Vg2bNGRtJ94yefFaVtfUpJf0eRKm1",
+	"Sq1xuVzBo4Od0tRF0hYXlRcXeZrLAr/1YylOfvjJUdWOTpAODCYIKeKiWF/IokAUnRsgIdHbycnROBJG",
+	"EfSfMHlzIkrteutwtfDITtUc5YguLYcfxhGpfqNlZaalJc1JNsOI4GsQRB3A2YzbODUxh+W1rwQCiRXB",
+	"i85KY2P97Lv/KX7K/07KC4lIxKv872C5yKII7iOsmlUFeV6BqTLilnPoayV3dw4Jfv8+ibW/ZCxyjf1W",
+	"yBcLQsIgITEKk0zEETxCQpHXM0xfSYTStna5MZKa05Xak7zBDJFa5ug3QV8M3bf4P5hEmqlY3BOaiXjd",
+	"WAokE6AnsT8NPLahRoLYJo+eFW0oXzfFo+VGBG0BceP0NszDPfnq+ZtNdclz938k94/GXy6g6VyqrLMD",
+	"ntzC5W4hR1D7pGqRX4eCaw1vkVbgDCTjkNTkytphyUkrjbHLsIa1rMWfJt8G9aiIf5/cyMtLVYtn8A2t",
+	"xMjXbI8j7l+c6yLXCrNKPGdoQnAz+ZSI1kaOJSz0M1GOIfXmhSJPiSgYUXqPSj7ZsQ6PtvAne19UdX6N",
+	"k0x846olQWLT5/Dly9e/nr05fvHL4enR2enh8Y9HpyfoVkTi2z1holizEBXfgchkD5aTBXMzKO14llnH",
+	"oH8IYq1C4ionOPa56wa+FNZ0tiIFhDMGgs9SaZQYoe87U3ZakltTSTv1HJLn4OayY8w7DL/UYZhEVzQM",
+	"hf6nzLVzyOB2kUDLH68k/RXr1svwqYy4QE6bgUYXI1AL8FuCKrATkxjBCTG8CahVXKxdPBkOjbT5eaEm",
+	"4lUnkQDpXF3MQgnTpHCMfFvUoFM/T2Ksfet+qpJt7xXd1xHKvwBf5TMOwI9EXxx8YHSZCVkotToIPF9Y",
+	"UbAD0Abwusg/r2/fyrfH3Q3XXDJbURbr+1/m2INvgdfx12t1oWqlQdnnxKfmDsUEzintGwNPTKkWlBuO",
+	"M8HgQ63Q6SfIIuj/7RYW887A0GcxfgC7m4fn+zJ5qJMLC7rRn+5hBclXblRJ8hhPivJrUZT6HlvC+qrS",
+	"qcN76jJIvlpWp0EUXqbjjbrcKDx3USiIWoM9sK8nA7xgQURhVcUGXZB9wa0n6Q0/FkWn1fMoejRYJT40",
+	"53u/Qxylxca/4HX8UVlUhB+zipfKBkv4KRmQrvp7ATMgBBrPMtmuCPRScvJEJH0BQReFRJJOp7NJOIG+",
+	"tBiqj7ULKxws3gUB1PeJIJrB3HpUgdoqi0Q3RZG47mtSi7Ki7Ad6tj5NSyXbG41HhkM8UuH68Dn6UkvW",
+	"H00BU315n+hFu5Z2M8ajcrxe5OsoYIIVByObYfJzVucXdiNZz4sw4YLL3WKF6OO8eX3iwpv3oMgEkaNI",
+	"NDqjKrFYozNRdvCnPp+UOM47fmlI+wuuLBOfJcP+atIhU95GfiAfzKQxZHEj56alUx9H3LQ7t+A3kLHi",
+	"LZTVqGCQRY38RFlELUxad93hmujnMYo3a2FX2kP7GJ2kAhCkS80zhTHfUUIhyFQldCPPTQ2eCj2xSIL1",
+	"TFxGsou/UfiGYFP3WfBeoyD+mjR1noxjTXHlqHtfus8sn6kzcO+TyBUF9XzLQ4/JhGPjxk+AI1gTIy4I",
+	"Rbo6ClNiIY4wlSJwWcI0UPxQzSo77/RzK2vqoRFrRBu4kA+3m6QgOIzNTimnvATvzfI3XE7RQry1Qks7",
+	"1pm0kroTMljNb5FNRIInUi0mv3tvWeq5450STquiK5prIWNNQXV6+31xf+fxFjvwgfGR9P/eNuLt8QtP",
+	"sAubuYVwF91fR35P6JKHf6J1UV1seP4DSp8NBTTh3o+kQXlsEGB9avRXRMPzi4vPPTPtD6VLWRAEZqIX",
+	"h4u6J8cUN50hrLlOqhBs1jPSlcvVaUNbZjOFRG3uHqEbaVnNu1WTUesitzw1vqeSqqVrfJOifpmCBot1",
+	"rtOiyRhDFLIowiBZwPnSYoiU/UDHycXzwt5F4yjMtgk9cqLVgwfPDYO0Sdzs7f0phT/wN8S6q/k4cTpb",
+	"kqjKDfkOvXzfbuI3apwvjBJIl8fJD3Rz+SREHkyIVPOPRkLc5ljL8Fa3qB2WUir0g16954pzdVclG8K5",
+	"vJnm6bTP4sbUgETINFWVNdT0zrnpF232FqWDcBIXVhdKcZHfqizWaHZEPSl5VDIdZuOJ+8l4lCHssuYi",
+	"n06VZybWI5lllO9lS1HlC8UjOcsud4nNZ8pYOavMRCTEvPE3l3ZEaco9uXIm1pSvdF4gHmrnhYrErCls",
+	"voOBNko+wrkucqtqWQj8qunN4T/CFR7KKuvLB2OKkN50MKyy2Iq2lG5msAv5T8zLereYHgU7E764cy1r",
+	"TK6DK+h5/oFjMBdx+BHS977bbNb+ByeZrcUHvLDrv2CIj9arP1+oTwCsIbVIDvmEoAcosu6Tdv8pm1rL",
+	"ogv3LzgEhZL1v/h76yDzeMHXgMy7LCemtkHihfLC57sGi+ym+Z79ClN15v7bgvR9HRhc+JZhm0rVOy5v",
+	"0SVw5wHRDkvic5leXdbwDvscS48EbhMTUXa0AwR8RLesxc10TolT/sMsx7Ri+nYEr8gxd1ZAJL2jWBfS",
+	"Kp3Oo8W+5xhxzWdqIo6J7Add7CtVWYQ4kn+9fnv88+HLs+Oj06OfT1+8/pmwBZ/P5b+ADdOPjs9Ojo5/",
+	"OTqmTuk0DwcMRJXXqgYDxNEK4UhZXVYVkoNgHJkn08TaFOWNyoZqvdp9vzT5+DX1ycoJ69g5fvPcT7aa",
+	"XE64in8XdkgylHRMF3xoA/Oe5wgYknIyToaGxF34AB3Ty8am5Ux1brVM3fCsvubLlr9IrVKF5ZwS22/J",
+	"C6s4PRf308CrmZyYmHp4vjJp1Q5cu/UQLeGpC7wr4/vuCynj4xV6M1A22tbx4Rp9waLetx6kzTiTmRKY",
+	"8ulNXND4bUfnsCJ1DQWAtYGB/N+kkt+9VnV+Md9QUKHRXLbrNVAo9LzAhT2D/0jETTdvlSuzAjRZjGSs",
+	"W7IL1mizMr3aafOPynq2T97QLraVE5XMa4PoZ3KHn0ecZFbWEXWee58cxFqeG2KNs0G3RnjW8UT8owwx",
+	"FcRXpbmibYBqLRKJNFcqS7jqx/VJjDVtE7zEUCsQaQW+OmakEV5Org7yjLSvF6ZjwVtF4krN0TeLtbsB",
+	"+lM8GEweTSGy4Dn/iWYxtwf8ShTVTWvwi+AOs8ZYLJWaxDrBHZH3gdoihRUV6r+NLIxI0G9LYFZb989/",
+	"6KrWsCAu1oWC5/m21fTG5kUBk9AoQtYdxd+5uihrHirXl730GrhnQ/Pz4dGjzhiPhEwvPMOyVCpaGZfC",
+	"dq3qLE/tE9L0YKFflV556kvOzcdqGw74IRqCpwyDVk5agVHMES04yXA01pD/JJJbDbBMjDNms5SV/A1/",
+	"Z5PkMDjEMlZyn+T1ZVsFgQ1Q+Wn3jCj8Sa/Cd//8xJSeXk18mGVMBzWrWP04prDdS2V9c7CJYFoQzDgn",
+	"9jBQC/eqXapCpgr+A9qFo4eOm6rd/gf+V64axV7gSJt0QJz0+EnSGFUjxZI0JjdWapugqqauTgmFIfjh",
+	"XXCBbuPCnyEVJbI/D/IT0E7dKD8BDfFIebf8fn/gtj5fGgt7l2Pd7eOWOdCfOM4uWUNgMBtC5dZ6tYLY",
+	"vaNf7ufx9qXcBofkKeXWpdzyyq2xPJxm65ZnOM12aJ73fgdx0MrUryDNdu2lu1Q2WLePVcTRyu/SuqzT",
+	"hWmjCisc4pGcnOEd+tRz6bFr3znjdf3jw8ms6ygmgoRyfWlQR5UbSsM59dQ/3jBnx8qHAggwYbwabEuw",
+	"jW8RARlxNTbiKCrg6MEI3LYRTWWwMH4cCS3rurzhNEpEsyKRIOQMvyDLFudG8gOc5ZlJCP6RYKDbqZrF",
+	"mkM5LrH4Pq3OfqxjvSNkF0tzPTGDkvDywmciUJ0p/tZSArn8o6AYMtYCM/PtvFLx1n7MHILx1nsH6QQZ",
+	"W4VMr4zI7XgiXlgToFaciAkPtm0CME8auD82rYfXIhZdIrIVtqx2CnWtitZnOJ8T1JTbeSS0wpI9xOoM",
+	"fe7SSMcHAh8cY20OiGpHdTPjZmDbtCWLIx1Uzo87VEuUPvrC0jP7IvgOmllqtS+kq4OVBrlsm8ImWABs",
+	"sRnpBWNuMKWRSHJzVNclujtCJMbWTWqbWmXP6fsJhr/GkZBt1Aipk/Hu+FsyET+rmwCLvCwdaIZ7Uyy+",
+	"5UQ8x13sM+wQTsTNQGmtfn1qJWaqvsRIoS0pDZmHgfuOqL0GVRZT+4ObXBuYf5r8kP7Ib0NZ1Epmcw9G",
+	"5hk1Ky6KObIRCWGu8qrCeBtua59ssgsXhlvbp+76V2kDrS6ZdwSuK7iP50V5PvabFsbhfUur294MQVZp",
+	"xdvjF/AmXc+4a7B3hnS5wnDrxbPBY/C1bgRwXh0EqjJaWJr2dgpi/QvtcQpcprXC+ZLFTpFfKXakR8zQ",
+	"5ETZTJorw9XKXAps0HNHOKqx0wgEyxUSfKm0VhaB5EhU0pgb+Ax7+kQixa4+kYB3kLAvJ5PJmDPz0ecn",
+	"6RZvffPNN9/EWwmSa0g9B4lY2amnL29lAeywXPft9Eh0spkxIRzXDi6hPZ9JKyexPgzSgNwbY5TY1o1O",
+	"JdHzgO/PBB/jzpR2ybJanixEMTSlabN47xJlCc+TdShYRdEy3pRNkQl1myqVBYu+bQTGBE2su3nVTvL0",
+	"oRJv6MbHXhtuii3ajbMkC3Lv4Ucbwqwxq/pGGjEqa05LY06liKf3XI3drD/VMD2URXfqKNC8MeSlmbNk",
+	"OKiJCmBVye4aKUu8hGetubfKLORxlkLax/5bG9zEbpBlsLZ/3K8I2K6DyXfL337WC263/94gvN0WaiHA",
+	"vWhGEAGgmVCN02oMmWq2ciNUTmEfLeS5KYvGKjAVxCjJytTs7+5eNnmmkjExwTgYjxNk7/BN3ifCqEs0",
+	"smI9Sm6UhDvu7+7epbmdv9/V5U0yjtgRCblGQI0158bmtrHOKmP9StYltXuYxDpJnQEJRiqo0ZHkHFh6",
+	"Mj0nFUsB8RG+KXGl7yidlpnKlqDm7ihsFDd3gzwScu7f8Qk7/1yx87rdhqsFD4Pkdbus66id3Tv363pQ",
+	"eedkPIHlHiz/oKViwLxdqmHIfHi+934XSRAq/a8AOP+gZbxUtrOGm4PP3QqtA6BvWHd1B3kkEH3Zjn2C",
+	"0T8XGP2DDhND6eupLwPrpcnWNWozHBHHcOcW2aWUM9MCnIl7iKQDQYf1rhdM/8Z1AFdqHmsEFZNXabXz",
+	"qkyvdk74Jjs/qXnCiBbZrJi+2aZbuiqCcTf/8ErNk4i4TWVRED2yBnOYAcoWScJ0XGGsqoh5fSI4YRUL",
+	"kHMtjlWWG0L2kuOjH16cnL09fpmgS2CUFSMzlRwToAnItbFSp2rMFP3sU7iPt42YqVlZz/vMbJxc9+6b",
+	"woC6gyyFgv48sP5PSMwDCYUTK2u70DrYnRp/mrFsZQ2QBQ/9mb9suayw0lwNt1o67IaVyCX1T4YkLFi8",
+	"Bnfxx4n/JBZrrMnQqToID6tFGsmqRGjJilGCT4EQO5KacGjAGp8XbfyXSBKSg53CScJ7YLsB/D99BvdB",
+	"vLk9iBNxOs0Ns7t0phovJJxgKq+J1kPdVqCs94lRpeWr48AX1j4FDOsEU+M1hoJ4rs1DA49eVkonbW8d",
+	"pTMurtIiwfZq4AgkkUguZI59J8paJPQm8Od4Io7oefhZsV6J+1wwYCHFLNeNVUN1Sqe40J/akerLrGWB",
+	"uVldyIJT/zUUsrx6/ob3WVCrOFi4QhKkF+ijf22qaIXO+x38oLp8nX2KqbPaz4BtstQoOtIZR5ZBAN5M",
+	"pVXEWQLiHL7GhQ5TiS28q0LO90MBwDChDxvLWD+XRXFalpzw73mhqWbwLnb7P97aF7+1oXoRb1l1a+Ot",
+	"yP8Gn2WlVjHMKohHJ2tizdX7GE4Wo3ux5uQuLTMVuQhnhIG4798jaRS5NOMFeSVGmmBSooaONcn9bUPG",
+	"VyDuhVEcjMd2OigvJ+KQJhDEJCqPfcEtBDD5AYttKIyMHIIofV0Hs94mMUc6g7XbkCHFd38kZw+GPuEz",
+	"PIBQwGRGAmfqye97LBPvSGfEVKm0F7DgLYCZFAld3qwUqUpnKFFXGHRgr61BTrLtaIJybqNFHGrIAkLW",
+	"TX8380m/dYGjbnKbl2WxLPSG7/IVhd0sT7jfMvh3vxbGf20w1IbJQ0HJ62SRcRArCmGUvGjp/lyfWOS9",
+	"F/+LGaNinfwPdxklrjzb+/avO3t/BRXjW8qSxgrVnUtNSw5ErTA5I4H3SzpMkpNYLzDqI+1YnXPHOiQe",
+	"LHXH6TkI4AHyf9p0FlcaihlFQeYUaSOqVMHJwToVnIVz9dHFKqdUi7+5kBvZGY8SbsN3ewq1fa6hNipx",
+	"7FcIK4UQh94sLfEq1bV7Bz/WC7f5E/EUavOhNp/JSV7HuovEQTdapOGAW/+M721cDjhJ+hUE2ZhyZfly",
+	"XSrr12qDDm9ZFp/GDg+i4szvQpc2zt1lOYuUrr6Zlo79VmWxBstlAiq+Q1QMup6430HJX7s2vmELuGHy",
+	"9w3qz3aAx/ICB87NU7jvcwn3rXWsOcz3wapy17VQ2rHKEAHA7yMVlpLdojRTxhID10IUEKU5dT50jCiB",
+	"axpwl4XsOb6rMNnmkUgOkfJyXywenYSdhNYqJ8YVaXNzMafB+Im2Tcgh41gzuGyi0xyMyC/hkelmnmIG",
+	"vYMRBjSZSCa4JRI/UKIdXjZr+4/zl5FYhenc1W2F3PvP9vb8s4RP6htjsaAdMVw4YTny2967iVW3dkLU",
+	"vPgt4uZNhPqv+H//5/+OJ+K40UQ7X+pUhS5IbmLNNJ6TsB0WuWKt36TLYGZTTNGmieGem5bbZhHeOZOZ",
+	"6nVsfuRte4q7djOyuTPG78T768bM6MWGDBqkO4LJeQqkPpC4/bXOLZPdHr55wTPMnSP5RA97L7hW9y0t",
+	"Wsozy0vppTJWySzPTD9xX/rUuNt3Ydjt2RcSduPZGYL12sibm+uIuk7WKlXaFnMffEX5+1mfoftYnrqt",
+	"ihKl/9y/Xye4zx/1Qnr+v+8HoTliaI+cRS2K8hLDednOtExbsjVMdjFWJOfSqLOmLhJqYsofgwonhR3r",
+	"sCM/s9p1eGxBF3kTJdlvx8A492UpbIlOaavb2xZQkUju4Ane49mqCmkvynrWMXlmaZWMJ+LH/Bo7SKaW",
+	"W6M4e+KmHIbOeKdtFD3jMR4JQHNv+MfF0B439waLVe+dyHUOJMNbxi/AgoKATYy/rYdphVv1CdZqOxz2",
+	"rI6HuYrycp2V8g0PeaWWdTwcWIQHV36/5nZ6pG2dKzPc/rD7toq+7strKWyBHfRvVK2QVfILx8kG9oNH",
+	"qJ3qWWdXUANFvyU+1G/GCxdyVXoO/q5/pI/wzdsxhtT9CeZKJHctgbdvXX1GZN7fR64i/PsIO1R//z5x",
+	"TOH8nNtGgA4Wb49fUnU/3AUzXGVVUaIFqvBx289N9LRzE9K0/cbJqS3KSyNySxExT59A9OKwnef7nf7T",
+	"yIs6otp0g+Xs2Dat0xfakz5zHrDLXwEXO9ZVra6VtsTKMBGH3K/822hvb88dICYGx1fvMx1gTheU+mbs",
+	"h8/CcgAhNJhBgmv05KQ+lMWhdMb1NLTfc/0J9odROnMC7Kz2e2gtYbR7hytLVQPyWu1IgwjiJwkp53yC",
+	"9Gh9TzfQ1uLe7mVgbxr8Zo832i//XiGmJknusEeAI257ZbA/IOoiZjYpKyVGJD+pql3a6TiKNach1/Og",
+	"FtfLUvwmSFMSbQTeqcxl/jJFDK01yyuf5+C+fEZfTnyXrAORtOBhQm0qM0xzc220xD+DUgiGNkH3x5qE",
+	"pTMNwOkbHfLBkkQw/e+dwzcvdn5S80g8R4KPcdDLsMpVto8FDQwPkm+ljO2VkPJaheLj0JxuUErKa0UD",
+	"PF5JsD1VS1KQlHmqiHgwGSmvlZCwgS9V5gUlFht00D2RSqPWEpPy2pv+ZySMpEFQLxCWTW5XcE2c0FfW",
+	"6/ahBN7RsQVx27yhhhT44wF6bXx1MCLM8RogIq5cN439D4YZ4oY3bgf6LU8f9AOF9L9hmFC3AGHOqhMx",
+	"u1ECP5mUDiM7XeUagoFjsPSFLS+REZ0olmKdwAkpClXkZpaIb8mj4J04JncVLst91imy4RlbVmelPruQ",
+	"edHUKkHiJhM0OKbuLlLwFw6EPC+vlfjWxdY03ZbLjsTo/h0RjuQO9brExHPbd+vxRPy8QFTdutzt269K",
+	"28PtuVnkEUZ4LO8B3+4PnLn3h0kkoN6NMhACq2WAwyZ5kTpqbvcOf66JSvpN/IRJtql2fiU8NoclkSOw",
+	"pZFsE0TpePUyOWCSlmkJLNm/CnubP82nzpb5GhLwPuCAIXjolu0DPWa4bB3Kik0qkGCER8pcG9xyT6lr",
+	"n03q2gccCM5gW6VxdutGfwTIFB6ZfloKkL/e8dpmEcyJW0Tw3LplYCeia0YpXcrYbZTgYiQLUwpjy5pA",
+	"Fxlr+NgRt8I3x0GimJUFFS3CPLmybOR6FjnxWhJ8wxwZ2Mmdait7yR8aPSDnH9hqO270UlEPU/EFi/tj",
+	"8BJCHd6twRvY33Wj19rca6AIsFc/OTHo2Rfr0R83ek2nHq2ur6D2j0UahdUGqvFXggFnuDk/wVpZvu13",
+	"7+CEsE/RW4KafM9d3f/T6NwmYlTW/Wm8t7Miaal83EWU2+sKvv/1VudW/PvVSyL5ef5CUJsos4+mXEJJ",
+	"sHDIU2mUy4OtwpbI5UUr/yN3BUMA7oKCacyxFBDL5mOdTlV6ZfwVKM/d9y/KWjQaM2JBsQoLSpn1kFMQ",
+	"qJn85cxPvRvegXSXLi2qn/78WS9KPrpP/UJbelyV+33pf58Df6+v/O1HtZX/GtSX81b8u0a+spb6A/ij",
+	"8QFeDAiHT5AN/ZE/EgifFvdzQseXNwyqVpdK/pRvOxjAWq1WWTb9gaHy+0Gi1aneVC1Pad7DebV8w6Iw",
+	"pDe4sUqCEWSTiFE3C+d9MkT+PBayk3friFiw5GQC13LqTiJGb49f7iiTyirkfaYItbsgTPbB/on0MQeq",
+	"E++voIjgf56X2ZybzpA6o1dyunHb1bK7fGB/V4pd4yY0v8VbpMNeHZ3+8/UPpMEEfYQZRPhBvPUu2Rf3",
+	"g94jqefi2e0tVQZSz2Vm2+5EwZPf7iipyR957tX8/ft3yUS8kXZqHAsgz05tmNPavcVI6lhjYpBgevvc",
+	"uO9hkQAuZCat3Aedr5XhKqKsZOWd/KbfETvXRCci15m6VQY7ztAJ9m02cNgck/UwumLLcrhUx6oZ5ja/",
+	"dq9mYKb+i6uo4SfMW26sgd/gYliMBPvH/NzMVJ2n9MepurX022Fdyzn9+hqZEfBezFdwrC7VbSJGx0fP",
+	"xhNxhHSFVV2eFwonpFZVWVtup48xlD8/e4YtjXz/CqwqWsJUsLksgHaAzzAL4CnTer0QxtIIfr9sdiQC",
+	"nXi9pRwmjlSuQxjgNuZTFMNHMe4vRieasXJlHHMAv/ogc0Dv1O89Zec8rDvwEUcLuQT4TT/M8If5/jh+",
+	"gIPWXkK1ilZF0u0thYwAk6Fi/s2pmHaAx+PvHtzKX2pU5NGDHB9xcFy1/jKd9HGBjvBgLcn3d7mZbZLr",
+	"/VBH3ej9LuA1lGkf62knq9Q06VRII4byR3EoSiFdkaMf6xGZ+z5vNnJmN3gg2DeO8vPFq/zvrukhBmoo",
+	"jxadEyqPR8IA5xewy4RVMS71FrsYpraRBb0I0UnWl4p73adS6xKJuBCfU5kYMT2YqOr8WloVa/YjImHz",
+	"mSobG8GQWmHHTZ8ehM3iGA50XR9DKs0Ic2pdqEeUF7HGHEDwHSfiZVlW5zK9ityoEXgcVztFmUoi8Jkp",
+	"K8EXcV6N6nCZ+Tziw5cvX/969ub4xS+Hp0dnp4fHPx6dnvwNZNSBr+zPkXC8vNF+F9C9ZHEj50Z4oHIg",
+	"HtWvux+Q/Qtk7XA06muIQ/VYYQuckL0iqG70avmzGjB7CkWt2JqrIbOvIwbVBsmHQ1ArwLWPDEB5lQgb",
+	"fapkYaf/e5i3nsNDz/b2kCWZ1Aj1ML6Kt94niDYhObOlzvdgHlA5uxH/PD19E7X0zU4PtZXwIJXPpcF2",
+	"vwVYtXBxVZfnzPACOgE741GSaTAE3DYHDdbUyvjuop2bilQ2RpmJoAWn9rjYoJkeuIYnwWOosoOw2pEQ",
+	"K5TrnDYvrcjUeXMZa2qmXOpiHnFmAj4uKSOkpEcU6ELdCKNAvZqBcNNLft1NunJ+jAF90F2uCe1UlTZ1",
+	"budb+7+96+7bcHnCUAjGCbfeoeBEMun1thP39s2NbywAFgU9C5UY+YVsGyJUub6MiDsxv2SIDxYq1jhL",
+	"YIMQzw/SDF2r2nDnbGlFoSTysudGnDd5kW0b13XZ34upg3AbtYYK1wXBwQO/q3Q8DfjdKzUXKTtnrrFg",
+	"WufnKpuI13aq6pvcKPHd3p+om0qsyfACOwwsCWqPvi+S8ooII26mc9hGuPOpFooB5brRYDylTV0TaQeM",
+	"Dq6gaCqBGdex/svenpiZSJiS2b35MBGDE/i1O7QrnT0mOJrKUzx0VmIdHhZqTL7ysIj1zkqsg8OCPa/J",
+	"kwBVoGSW46bLjbs7AqmwY5TM0N69kbXmoXwzaZi9XF+62LJb1LxmmUCbryiNxVvk+qJ0t4B/YHvv/mN7",
+	"7B5psxCMG6Tn4BLMTIZ8JcGaRW35HWmxzY9/6E4SthzCx8DNeiASmu1EGLCFST7DzN9M58tlix9viXDp",
+	"Xn7n6pPIbYIbgh10rmStavCz3Ceyyn9Sc6ryw89gYO73ArdpatCpU2ur/d1ddBmmpbH7f9n7yx56jfwg",
+	"d86q4geCW/MncF7Cv8OSBhP+ww0bfOQYpf0HYUdX/6FrCxx8xP26O/fiHhH+gys1p7/vC/6QCs5EbZ+C",
+	"Z5M9bI4DX9g24gRjO5h4Aapc2FpqU5U1l4D28c+Ql6QvXfwLGdBYXkYtDxu5UmHuyIWqXVDEsdYwFzke",
+	"RH6nWVp1ZqYs8nTeXY0st50PLpW2O6mss87kqFsSM50Z5Ihlu2Ku6CdYQ8cX9O79/w8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

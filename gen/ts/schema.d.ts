@@ -548,6 +548,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/recordings/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the server's recorded upstream calls into scenarios, resources and prompts
+         * @description Takes the server's journal records whose outcome is `proxied` (calls answered by the
+         *     design's upstream), narrowed by `tool`, `since`, `until` and `journal_ids`, and adds them
+         *     to the design, in one transaction:
+         *
+         *     - a `tools/call` becomes a scenario of its tool (the tool is created, with input schema
+         *       `{"type":"object"}`, when the design lacks it). Its condition is the call's arguments as
+         *       a plain object (every top-level argument by equality, nested values equal as JSON); a
+         *       call without arguments becomes the tool's fallback (no condition) when it has none. Its
+         *       answer is the recorded one: a result as `result` (content of every type, `isError`,
+         *       `structuredContent` kept), a JSON-RPC error as `error`. New scenarios go before the
+         *       tool's fallback. Calls with the same tool and arguments are merged into one scenario
+         *       (the latest record wins); a call an existing scenario already answers identically is
+         *       skipped.
+         *     - a `resources/read` becomes a resource with the recorded contents (text or blob) when the
+         *       design has no resource of that URI; a `prompts/get` a prompt with the recorded messages
+         *       when the design has no prompt of that name. Recorded errors are skipped.
+         *
+         *     Values under credential-like names (as the journal masks headers: names holding auth,
+         *     token, secret, key, passw, session, cookie, signature...) are replaced by `"****"`, at any
+         *     depth, in the condition and in `structuredContent`, a resource's JSON text and error data.
+         *     Answers the journal kept truncated (over 256 KiB) are skipped. With `dry_run` the same
+         *     plan is answered and nothing is written. A promote that would exceed the design's limits
+         *     is 422 naming the tool.
+         */
+        post: operations["promoteRecordings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/sequences/reset": {
         parameters: {
             query?: never;
@@ -2359,6 +2404,43 @@ export interface components {
             design: components["schemas"]["AnyJSON"];
             /** @description The live server's value, likewise. */
             live: components["schemas"]["AnyJSON"];
+        };
+        PromoteRequest: {
+            /** @description Compute the plan and write nothing. */
+            dry_run?: boolean;
+            /** @description Only the calls of this tool (tools/call only). */
+            tool?: string;
+            /**
+             * Format: date-time
+             * @description Only calls received at or after this instant.
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @description Only calls received before this instant.
+             */
+            until?: string;
+            /** @description Only these journal records. */
+            journal_ids?: string[];
+        };
+        PromoteItem: {
+            /** Format: uuid */
+            journal_id: string;
+            /** @enum {string} */
+            kind: "tool" | "resource" | "prompt";
+            /** @description The tool's or prompt's name, or the resource's URI. */
+            name: string;
+            /** @description The scenario's name (tools only). */
+            scenario?: string;
+            /** @enum {string} */
+            action: "created" | "merged" | "skipped";
+            /** @description Why a record was merged or skipped */
+            reason?: string;
+        };
+        PromoteResult: {
+            dry_run: boolean;
+            promoted: components["schemas"]["PromoteItem"][];
+            tools_created: string[];
         };
         DuplicateServerRequest: {
             name?: string;
@@ -4751,6 +4833,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DriftReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    promoteRecordings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromoteRequest"];
+            };
+        };
+        responses: {
+            /** @description What was (or, in a dry run, would be) promoted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromoteResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -71,6 +71,7 @@ func validBodies(w inputWorld) map[string]string {
 		"ImportOpenAPI":          `{"name":"imported","document":{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"operationId":"getA","responses":{"200":{"description":"ok"}}}}}}}`,
 		"ImportMCP":              `{"url":"` + w["mcp_url"] + `","name":"m","headers":{"X-Trace":"k"},"record_calls":[{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"}}]}`,
 		"CheckDrift":             `{"url":"` + w["mcp_url"] + `","headers":{"X-Trace":"k"}}`,
+		"PromoteRecordings":      `{"dry_run":true,"tool":"get_weather","since":"2024-01-01T00:00:00Z","until":"2030-01-01T00:00:00Z","journal_ids":["` + uuid.NewString() + `"]}`,
 		"CreateAgentCard":        `{"name":"probe-card","version":"1.0.0","description":"d","capabilities":{"streaming":true,"languages":["en"]},"metadata":{"tags":["a"]},"skills":[{"name":"sk","mcp_server":"` + w["server_id"] + `","mcp_tool":"` + w["tool_name"] + `"}]}`,
 		"UpdateAgentCard":        `{"description":"d2","metadata":{"tags":["b"]},"invocation":{"protocol":"mcp"}}`,
 		"DuplicateAgentCard":     `{"name":"probe-card-copy"}`,

@@ -91,6 +91,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 			body: map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": "{server_id}", "name": "Hijacked by Beta"}},
 		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
 		{name: "check drift", method: "POST", route: server + "/drift", body: map[string]any{"url": "http://example.com/mcp"}},
+		{name: "promote recordings", method: "POST", route: server + "/recordings/promote", body: map[string]any{"dry_run": true}},
 
 		{name: "list journal", method: "GET", route: server + "/journal"},
 		{name: "clear journal", method: "DELETE", route: server + "/journal"},

@@ -193,3 +193,47 @@ func TestUpstreamResourcesAndPrompts(t *testing.T) {
 	page := journalPage(t, c, server, "?outcome=proxied", 3)
 	require.Contains(t, string(page.Raw), "upstream text")
 }
+
+// TestUpstreamOfficialSDKServerReplayed records calls to a real server
+// built with the official SDK, promotes them, and replays them with the
+// upstream gone: each answers locally as the server did.
+func TestUpstreamOfficialSDKServerReplayed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.AllowPrivateTargets = true }})
+	c := env.Signup(t, "Replay SDK")
+	server := proxiedServer(t, c, map[string]any{"url": sdkUpstream(t), "mode": "record"})
+
+	// Paris is not among them: the design's own scenario for it comes
+	// before any promoted one.
+	calls := []map[string]any{{"city": "Lima"}, {"city": "Atlantis"}, {"city": "Quito"}}
+	var live []*apitest.Response
+	for _, args := range calls {
+		live = append(live, callTool(t, env, server, "get_weather", args))
+	}
+	require.Equal(t, true, live[1].Get("result.isError"))
+	journalPage(t, c, server, "?outcome=proxied", len(calls))
+
+	r := c.Do("POST", "/api/servers/"+server+"/recordings/promote", map[string]any{"tool": "get_weather"}).Status(http.StatusOK)
+	require.Len(t, r.Get("promoted"), len(calls), "body: %s", r.Raw)
+	c.Do("PATCH", "/api/servers/"+server, map[string]any{"upstream": nil}).Status(http.StatusOK)
+	// The endpoint has dropped the upstream once a tool neither side has
+	// is the design's own "not found".
+	require.Eventually(t, func() bool {
+		r := mcpCall(t, env, server, "tools/call", map[string]any{"name": "get_tide", "arguments": map[string]any{}})
+		return r.Get("error.message") == "Tool not found: get_tide"
+	}, 10*time.Second, 20*time.Millisecond)
+
+	for i, args := range calls {
+		var replayed *apitest.Response
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			replayed = callTool(t, env, server, "get_weather", args)
+			if replayed.Get("result.content.0.text") == live[i].Get("result.content.0.text") &&
+				replayed.Get("result.isError") == live[i].Get("result.isError") {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "%v replays as recorded: live %s, replayed %s", args, live[i].Raw, replayed.Raw)
+		}
+	}
+	page := journalPage(t, c, server, "?outcome=result", len(calls))
+	require.NotContains(t, string(page.Raw), `"outcome":"proxied"`)
+}

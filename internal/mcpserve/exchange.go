@@ -38,9 +38,9 @@ type callNote struct {
 	matched   int
 	// rounds are the rounds of questions the call played.
 	rounds []journal.Round
-	// proxied: the upstream answered the call, in upstreamLatency, with
-	// upstreamAnswer (a result, or a JSON-RPC error object).
-	proxied         bool
+	// upstreamLatency and upstreamAnswer (a result, or a JSON-RPC error
+	// object) are the upstream's, when it answered the call (outcome
+	// proxied).
 	upstreamLatency time.Duration
 	upstreamAnswer  []byte
 }
@@ -208,7 +208,7 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	if s.call.usedSeq {
 		e.SequenceKey = s.sequenceKey()
 	}
-	if c := &s.call; c.proxied {
+	if c := &s.call; c.outcome == journal.OutcomeProxied {
 		e.Upstream = &journal.Upstream{Latency: c.upstreamLatency, Answer: c.upstreamAnswer}
 	}
 	if len(req.Params) > 0 {
@@ -217,7 +217,7 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	if err != nil {
 		e.ErrorCode = int(errorCode(err))
 		e.Answer = errorObject(err)
-		if e.Outcome == "" || e.Outcome == journal.OutcomeResult || (e.Outcome == journal.OutcomeProxied && !s.call.proxied) {
+		if e.Outcome == "" || e.Outcome == journal.OutcomeResult {
 			e.Outcome = journal.OutcomeError
 		}
 	} else if e.Outcome == "" {

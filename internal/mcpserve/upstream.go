@@ -49,12 +49,12 @@ func forward(ctx context.Context, x *Exchange, d *compiled, method string, param
 		}
 		return nil, err
 	case answered != nil:
-		s.call.outcome, s.call.proxied = journal.OutcomeProxied, true
+		s.call.outcome = journal.OutcomeProxied
 		s.call.upstreamLatency = latency
 		s.call.upstreamAnswer, _ = json.Marshal(answered)
 		return nil, answered
 	}
-	s.call.outcome, s.call.proxied = journal.OutcomeProxied, true
+	s.call.outcome = journal.OutcomeProxied
 	s.call.upstreamLatency, s.call.upstreamAnswer = latency, res
 	if method == "tools/call" && !x.Modern() {
 		// A client of an earlier revision reads the result as the design's

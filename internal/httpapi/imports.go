@@ -130,9 +130,7 @@ func (s *Server) outboundClient(ctx context.Context, kind string, maxBody int64)
 	}
 	var local http.Handler
 	if s.self != nil {
-		if h := s.self(); h != nil {
-			local = withoutForwarding(h)
-		}
+		local = s.self()
 	}
 	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local,
 		LocalOrigins: origins, MaxBody: maxBody, Kind: kind})

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -201,15 +200,3 @@ func trimSlash(s string) string {
 
 // elapsedMS is the time since start in milliseconds.
 func elapsedMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
-
-// withoutForwarding drops the forwarding headers a test may set, so that a
-// request served in process is never taken for one relayed by a trusted
-// proxy on loopback.
-func withoutForwarding(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, name := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Forwarded"} {
-			r.Header.Del(name)
-		}
-		h.ServeHTTP(w, r)
-	})
-}

@@ -15,7 +15,7 @@ import (
 // cancellation) without a socket.
 func newLocalTransport(h http.Handler) *http.Transport {
 	srv := &http.Server{
-		Handler:  h,
+		Handler:  withoutForwarding(h),
 		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelError),
 	}
 	dial := func(context.Context, string, string) (net.Conn, error) {
@@ -66,3 +66,19 @@ func (l *oneConnListener) Accept() (net.Conn, error) {
 
 func (l *oneConnListener) Close() error   { return nil }
 func (l *oneConnListener) Addr() net.Addr { return loopback }
+
+// forwardingHeaders are the headers by which a proxy says whom it relays.
+var forwardingHeaders = []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "Forwarded"}
+
+// withoutForwarding drops the forwarding headers a caller may set (a test's
+// request, an upstream's stored headers), so that a request served in
+// process, from 127.0.0.1, is never taken for one relayed by a trusted
+// proxy on loopback.
+func withoutForwarding(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range forwardingHeaders {
+			r.Header.Del(name)
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -79,8 +79,9 @@ type Options struct {
 	// server hosted by this very service never leaves the process, so it
 	// works behind any network setup and needs no private-address
 	// exception. The handler sees the request as a server would, with
-	// RemoteAddr 127.0.0.1:0; so if loopback is a trusted proxy, the
-	// handler believes an X-Forwarded-For that the user's request carries.
+	// RemoteAddr 127.0.0.1:0, without the forwarding headers
+	// (X-Forwarded-*, X-Real-Ip, Forwarded) the request carried, so that a
+	// trusted proxy on loopback cannot be impersonated.
 	// Redirects out of a local origin go through the address policy like
 	// any other request.
 	Local http.Handler

@@ -580,7 +580,7 @@ func TestLeavesSite(t *testing.T) {
 func TestLocalOrigins(t *testing.T) {
 	t.Parallel()
 	type seen struct {
-		method, path, query, host, remote, header, body string
+		method, path, query, host, remote, header, body, forwarded string
 	}
 	var last atomic.Pointer[seen]
 	var canceled atomic.Bool
@@ -599,7 +599,8 @@ func TestLocalOrigins(t *testing.T) {
 			return
 		}
 		b, _ := io.ReadAll(r.Body)
-		last.Store(&seen{r.Method, r.URL.Path, r.URL.RawQuery, r.Host, r.RemoteAddr, r.Header.Get("X-Test"), string(b)})
+		last.Store(&seen{r.Method, r.URL.Path, r.URL.RawQuery, r.Host, r.RemoteAddr, r.Header.Get("X-Test"), string(b),
+			r.Header.Get("X-Forwarded-For") + r.Header.Get("X-Real-Ip") + r.Header.Get("Forwarded")})
 		w.Header().Set("X-Reply", "yes")
 		w.WriteHeader(http.StatusCreated)
 		_, _ = io.WriteString(w, "hello from "+r.URL.Path)
@@ -612,12 +613,14 @@ func TestLocalOrigins(t *testing.T) {
 		LocalOrigins: []string{"http://mockmcp.local:1", "HTTPS://MockMCP.Example/base/path", "http://localhost:1"},
 	})
 
-	resp, body, err := do(t, c, http.MethodPost, "http://mockmcp.local:1/a/b?x=1&y=two", strings.NewReader("payload"), http.Header{"X-Test": {"v"}})
+	resp, body, err := do(t, c, http.MethodPost, "http://mockmcp.local:1/a/b?x=1&y=two", strings.NewReader("payload"),
+		http.Header{"X-Test": {"v"}, "X-Forwarded-For": {"203.0.113.9"}, "X-Real-Ip": {"203.0.113.9"}, "Forwarded": {"for=203.0.113.9"}})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, resp.StatusCode)
 	assert.Equal(t, "yes", resp.Header.Get("X-Reply"))
 	assert.Equal(t, "hello from /a/b", string(body))
-	assert.Equal(t, seen{"POST", "/a/b", "x=1&y=two", "mockmcp.local:1", "127.0.0.1:0", "v", "payload"}, *last.Load())
+	assert.Equal(t, seen{"POST", "/a/b", "x=1&y=two", "mockmcp.local:1", "127.0.0.1:0", "v", "payload", ""}, *last.Load(),
+		"the forwarding headers are dropped: 127.0.0.1 relays nobody")
 
 	t.Run("origin matching ignores case and default ports", func(t *testing.T) {
 		for _, target := range []string{"https://mockmcp.example/x", "https://MOCKMCP.example:443/y"} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,8 +43,8 @@ func (f *apiFlags) addAs(cmd *cobra.Command, urlFlag string) {
 
 // client is the REST client the flags and the environment describe.
 func (f *apiFlags) client() (*apiClient, error) {
-	base := or(f.url, or(os.Getenv(envURL), defaultURL))
-	key := or(f.key, os.Getenv(envAPIKey))
+	base := cmp.Or(f.url, os.Getenv(envURL), defaultURL)
+	key := cmp.Or(f.key, os.Getenv(envAPIKey))
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usagef("the service URL %q is not an http or https URL (--url or %s)", base, envURL)
@@ -80,9 +81,9 @@ func (c *apiClient) do(ctx context.Context, r request, out any) error {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Accept", or(r.accept, "application/json"))
+	req.Header.Set("Accept", cmp.Or(r.accept, "application/json"))
 	if r.body != nil {
-		req.Header.Set("Content-Type", or(r.contentType, "application/json"))
+		req.Header.Set("Content-Type", cmp.Or(r.contentType, "application/json"))
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -168,5 +169,5 @@ func (e *apiError) Problem() string {
 		}
 		return e.Title + ": " + strings.Join(msgs, "; ")
 	}
-	return e.Title + ": " + or(e.Detail, e.body)
+	return e.Title + ": " + cmp.Or(e.Detail, e.body)
 }

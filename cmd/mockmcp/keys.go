@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,7 +112,7 @@ has policy scope, bound to those servers (the policy routes only).`,
 				for i, id := range k.BoundAssetIDs {
 					bound[i] = id.String()
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, or(strings.Join(bound, ","), "-"),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, cmp.Or(strings.Join(bound, ","), "-"),
 					k.CreatedAt.UTC().Format(time.RFC3339), timeOr(k.ExpiresAt), timeOr(k.LastUsedAt))
 			}
 			return tw.Flush()

@@ -293,10 +293,3 @@ func versionCommand() *cobra.Command {
 		},
 	}
 }
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

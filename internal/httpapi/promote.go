@@ -297,15 +297,7 @@ func (p *promotion) tool(server uuid.UUID, r store.JournalRecord) {
 		return
 	}
 	var notes []string
-	args := map[string]any{}
-	for k, v := range arguments {
-		if credential.Is(k) {
-			args[k] = redacted
-			notes = append(notes, "arguments."+k)
-			continue
-		}
-		args[k] = redact(v, "arguments."+k, &notes)
-	}
+	args := redact(arguments, "arguments", &notes).(map[string]any)
 	if result != nil {
 		result = redactStructured(result, &notes)
 	}
@@ -316,7 +308,7 @@ func (p *promotion) tool(server uuid.UUID, r store.JournalRecord) {
 	if len(args) == 0 {
 		cond = nil
 	}
-	key := name + "\x00" + string(canonical(cond))
+	key := name + "\x00" + string(cond) // json.Marshal orders the members
 	if sc, ok := p.seen[key]; ok {
 		reason := "the same call was recorded later; the latest record's answer is kept"
 		p.out = append(p.out, api.PromoteItem{JournalId: r.ID, Kind: "tool", Name: name, Scenario: &sc, Action: "merged", Reason: &reason})
@@ -562,19 +554,6 @@ func withNotes(reason string, notes []string) *string {
 		return nil
 	}
 	return &reason
-}
-
-// canonical is JSON text with object members in key order.
-func canonical(raw json.RawMessage) []byte {
-	if len(raw) == 0 {
-		return nil
-	}
-	v, err := jsonvalue.Decode(raw)
-	if err != nil {
-		return raw
-	}
-	out, _ := json.Marshal(v)
-	return out
 }
 
 // sameJSON reports whether two JSON texts are the same value; absent,

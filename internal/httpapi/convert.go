@@ -10,6 +10,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/designwire"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) endpointURL(ctx context.Context, v design.Server) string {
 	if base == "" {
 		base = requestOrigin(ctx)
 	}
-	return base + "/api/platform/" + v.ID.String() + "/mcp"
+	return base + mcpserve.EndpointPath(v.ID)
 }
 
 // The conversions of design parts are designwire's, shared with design

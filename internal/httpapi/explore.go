@@ -12,6 +12,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -54,7 +55,7 @@ func (s *Server) CreateSession(ctx context.Context, req api.CreateSessionRequest
 			}
 		}
 	case b.ServerId != nil:
-		v.BaseURL = s.baseURL(ctx) + "/api/platform/" + b.ServerId.String() + "/mcp"
+		v.BaseURL = s.baseURL(ctx) + mcpserve.EndpointPath(*b.ServerId)
 	default:
 		f.Add("base_url", "give base_url or server_id")
 	}

@@ -345,12 +345,17 @@ func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params 
 	return methods.Call(ctx, x, d, method, params)
 }
 
+// The endpoint's path is endpointPrefix + {server_id} + endpointSuffix.
+const endpointPrefix, endpointSuffix = "/api/platform/", "/mcp"
+
+// EndpointPath is the path of server id's MCP endpoint.
+func EndpointPath(id uuid.UUID) string { return endpointPrefix + id.String() + endpointSuffix }
+
 // serverID reads {server_id} from /api/platform/{server_id}/mcp.
 func serverID(path string) (uuid.UUID, bool) {
-	const prefix, suffix = "/api/platform/", "/mcp"
-	if !strings.HasPrefix(path, prefix) || !strings.HasSuffix(path, suffix) {
+	if !strings.HasPrefix(path, endpointPrefix) || !strings.HasSuffix(path, endpointSuffix) {
 		return uuid.Nil, false
 	}
-	id, err := uuid.Parse(path[len(prefix) : len(path)-len(suffix)])
+	id, err := uuid.Parse(path[len(endpointPrefix) : len(path)-len(endpointSuffix)])
 	return id, err == nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/designdoc"
 	"github.com/mockmcp/mockmcp/internal/localmode"
+	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -36,7 +37,7 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 		if err != nil {
 			return localmode.Result{}, err
 		}
-		res.EndpointURL = base + "/api/platform/" + res.ServerID.String() + "/mcp"
+		res.EndpointURL = base + mcpserve.EndpointPath(res.ServerID)
 		return res, nil
 	}
 	l := localmode.New(s.cfg.Designs, apply, s.out, s.log)

@@ -104,6 +104,14 @@ func (r *Request) IsNotification() bool { return r.ID == nil }
 // not a well-formed request is ErrInvalidRequest. The id is returned even
 // when the request is otherwise invalid, so the error can echo it.
 func Parse(msg []byte) (Request, error) {
+	if r, ok := parseCommon(msg); ok {
+		return r, nil
+	}
+	return parseDecoded(msg)
+}
+
+// parseDecoded is Parse through encoding/json, for every message.
+func parseDecoded(msg []byte) (Request, error) {
 	var r Request
 	if err := json.Unmarshal(msg, &r); err != nil {
 		var syn *json.SyntaxError

@@ -77,7 +77,6 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	p.Arguments = exactArguments(params, p.Arguments)
 	t, ok := d.tools[p.Name]
 	if d.upstream != nil && (d.record || !ok) {
 		// Record: every call is the upstream's; fallback: so is a call of
@@ -221,7 +220,7 @@ type callRequest = mcptransport.CallParams[map[string]any]
 // decodeCall reads the params of tools/call and prompts/get as the
 // per-server endpoint uses them.
 func decodeCall(params json.RawMessage, noName string) (callRequest, error) {
-	return mcptransport.DecodeCall[map[string]any](params, noName)
+	return mcptransport.DecodeCallValues(params, noName)
 }
 
 // argumentsError turns schema violations into -32602: a missing required

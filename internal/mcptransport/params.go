@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 )
 
 // The params of the MCP methods every endpoint of the service answers
@@ -106,15 +107,66 @@ type CallParams[A any] struct {
 // refuses) takes the full decoding, whose answer, error included, is the
 // one given.
 func DecodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (CallParams[A], error) {
-	if p, ok := decodeCallInPlace[A](params); ok {
+	if p, ok := decodeCallInPlace(params, unmarshalArguments[A]); ok {
 		return p, nil
 	}
 	return decodeCall[A](params, noName)
 }
 
-// decodeCallInPlace is DecodeCall's common case; ok is false when the
-// params need the full decoding.
-func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage) (p CallParams[A], ok bool) {
+// DecodeCallValues is DecodeCall for arguments decoded to values by
+// jsonvalue's decoding rule: numbers are float64, except integers beyond
+// ±2^53, kept exactly as json.Number. params must be valid JSON, as
+// jsonrpc.Parse returns them; in the common case the arguments are read in
+// the same pass as the other members, without encoding/json.
+func DecodeCallValues(params json.RawMessage, noName string) (CallParams[map[string]any], error) {
+	if p, ok := decodeCallInPlace(params, decodeValues); ok {
+		return p, nil
+	}
+	p, err := decodeCall[map[string]any](params, noName)
+	if err == nil {
+		p.Arguments = exactArguments(params, p.Arguments)
+	}
+	return p, err
+}
+
+// unmarshalArguments decodes arguments with encoding/json.
+func unmarshalArguments[A ~map[string]V, V any](raw []byte) (A, bool) {
+	var a A
+	err := json.Unmarshal(raw, &a)
+	return a, err == nil
+}
+
+// decodeValues decodes arguments by jsonvalue's decoding rule.
+func decodeValues(raw []byte) (map[string]any, bool) {
+	v, ok := jsonvalue.DecodeValid(raw)
+	m, _ := v.(map[string]any)
+	return m, ok && m != nil
+}
+
+// exactArguments applies jsonvalue's decoding rule to arguments decoded
+// with float64 numbers: when the params hold an integer beyond 2^53 (which
+// float64 rounds), the arguments are decoded again, keeping it as a
+// json.Number. Params without a run of 16 digits cost one scan.
+func exactArguments(params json.RawMessage, args map[string]any) map[string]any {
+	if !jsonvalue.HasLongDigitRun(params) {
+		return args
+	}
+	var p struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Arguments) == 0 {
+		return args
+	}
+	v, err := jsonvalue.Decode(p.Arguments)
+	if m, ok := v.(map[string]any); ok && err == nil {
+		return m
+	}
+	return args
+}
+
+// decodeCallInPlace is DecodeCall's common case, decoding the arguments
+// with decode; ok is false when the params need the full decoding.
+func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage, decode func([]byte) (A, bool)) (p CallParams[A], ok bool) {
 	if len(params) == 0 || params[0] != '{' {
 		return p, false
 	}
@@ -148,7 +200,7 @@ func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage) (p CallPa
 		return p, false
 	}
 	if args != nil {
-		if json.Unmarshal(args, &p.Arguments) != nil {
+		if p.Arguments, ok = decode(args); !ok {
 			return p, false
 		}
 	}

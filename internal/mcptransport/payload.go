@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/protocol"
@@ -22,7 +23,7 @@ const DefaultMaxBatchMessages = 100
 // decoded. Declare one per request, fill it with Transport.Read, and
 // Release it once answered.
 type Payload struct {
-	buf     *bytes.Buffer // from bufPool; Release returns it
+	buf     *bodyBuffer // from bodyPool; Release returns it
 	body    []byte
 	isBatch bool
 	batch   jsonrpc.Batch
@@ -54,11 +55,13 @@ func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) boo
 		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
 		return false
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
+	buf := bodyPool.Get().(*bodyBuffer)
 	buf.Reset()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, tr.MaxBodyBytes+1))
+	buf.limit = io.LimitedReader{R: r.Body, N: tr.MaxBodyBytes + 1}
+	n, err := buf.ReadFrom(&buf.limit)
+	buf.limit.R = nil
 	if err != nil || n > tr.MaxBodyBytes {
-		bufPool.Put(buf)
+		bodyPool.Put(buf)
 		if err != nil {
 			WriteProblem(w, http.StatusBadRequest, "the request body could not be read")
 		} else {
@@ -99,6 +102,15 @@ func (tr Transport) maxBatch() int {
 	return DefaultMaxBatchMessages
 }
 
+// bodyBuffer holds a request body, with the reader that bounds it (kept
+// here so that reading allocates nothing).
+type bodyBuffer struct {
+	bytes.Buffer
+	limit io.LimitedReader
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bodyBuffer) }}
+
 // Messages is how many JSON-RPC messages the body holds, to count against a
 // rate limit: one for a single message, each member of a batch, and one for
 // a body refused as a whole.
@@ -113,7 +125,7 @@ func (p *Payload) Limit(admitted int, retryAfter int64) {
 // Release returns the payload's buffer; p must not be used after.
 func (p *Payload) Release() {
 	if p.buf != nil {
-		bufPool.Put(p.buf)
+		bodyPool.Put(p.buf)
 		*p = Payload{}
 	}
 }

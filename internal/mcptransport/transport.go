@@ -61,13 +61,14 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		WriteProblem(w, http.StatusForbidden, "the Host or Origin of the request is not one of ALLOWED_HOSTS")
 		return true
 	}
+	// Of the CORS headers, an answer needs only the allowed origin; the
+	// methods and headers allowed matter to a preflight alone.
 	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
-	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
-	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
 	switch r.Method {
 	case http.MethodPost:
 		return false
 	case http.MethodOptions:
+		hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
 		// The preflight alone decides which headers a browser may send:
 		// it names the headers of the modern revisions too.
 		allowed := preflightAllowHeaders
@@ -186,10 +187,11 @@ func writeReply(w http.ResponseWriter, status int, sse bool, reply []byte) {
 	_, _ = w.Write(reply)
 }
 
+// setSSEHeaders sets the headers of an SSE reply. (Connection: keep-alive
+// is HTTP/1.1's default, and HTTP/2 forbids it.)
 func setSSEHeaders(hdr http.Header) {
 	hdr["Content-Type"] = hdrEventStream
 	hdr["Cache-Control"] = hdrNoCache
-	hdr["Connection"] = hdrKeepAlive
 }
 
 // WriteRPCError answers an HTTP error status with a JSON-RPC error body, as
@@ -224,13 +226,11 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 var (
 	hdrAnyOrigin    = []string{"*"}
 	hdrAllowMethods = []string{allowMethods}
-	hdrAllowHeaders = []string{allowHeaders}
 	// preflightAllowHeaders adds the request headers of the modern
 	// revisions (Mcp-Param-* as a preflight names them).
 	preflightAllowHeaders = []string{allowHeaders + ", Mcp-Method, Mcp-Name"}
 	hdrEventStream        = []string{"text/event-stream"}
 	hdrNoCache            = []string{"no-cache"}
-	hdrKeepAlive          = []string{"keep-alive"}
 	hdrJSON               = []string{"application/json"}
 	hdrNo                 = []string{"no"}
 )

@@ -32,7 +32,10 @@
 //  6. Inserts -servers enabled servers of -tools tools each (distinct small
 //     input schemas, three scenarios) straight into the database with COPY,
 //     warms every one with a tools/list, and reads VmRSS and VmHWM of the
-//     mockmcp process from /proc.
+//     mockmcp process from /proc; then calls every tool once and reads them
+//     again; then inserts servers up to -many-servers, warms them all, and
+//     reads them a third time, with the number of designs cached (from the
+//     service's metrics).
 //
 // The report also gives each target's CPU time per request, read from
 // /proc: their ratio is the throughput ratio both would reach with their CPU
@@ -41,8 +44,10 @@
 // which costs about as much per request as the reference, limits it.
 //
 // Exit status: 1 when the run fails, which any failed request does; 2 with
-// -strict when a target is missed (throughput ratio below 0.60, p99 ratio
-// above 2.0, RSS of 150 MiB or more); 0 otherwise.
+// -strict when a target is missed (throughput ratio below 0.75 or p99 ratio
+// above 2.0 in either protocol era; RSS of 150 MiB or more with -servers
+// designs cached, 200 MiB once each of their tools was called, 400 MiB with
+// -many-servers designs cached); 0 otherwise.
 package main
 
 import (
@@ -82,9 +87,13 @@ import (
 
 // Targets of the run.
 const (
-	targetThroughputRatio = 0.60
+	targetThroughputRatio = 0.75
 	targetP99Ratio        = 2.0
 	targetRSSMiB          = 150.0
+	// targetCalledRSSMiB: the -servers designs cached, each of their tools
+	// called once; targetManyRSSMiB: -many-servers designs cached.
+	targetCalledRSSMiB = 200.0
+	targetManyRSSMiB   = 400.0
 	// targetProductionRatio: production mode (rate limits, memory store)
 	// keeps this share of development mode's throughput.
 	targetProductionRatio = 0.90
@@ -139,6 +148,7 @@ type options struct {
 	bin      string
 	adminURL string
 	servers  int
+	many     int
 	tools    int
 	strict   bool
 	noPin    bool
@@ -159,6 +169,7 @@ func main() {
 	flag.StringVar(&o.adminURL, "database-url", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
 		"administrative PostgreSQL URL; the throw-away database is created and dropped through it")
 	flag.IntVar(&o.servers, "servers", 1000, "servers created for the memory measurement")
+	flag.IntVar(&o.many, "many-servers", 10000, "servers cached for the second memory measurement (more than -servers; 0 skips it)")
 	flag.IntVar(&o.tools, "tools", 20, "tools per server for the memory measurement")
 	flag.BoolVar(&o.strict, "strict", false, "exit non-zero when a target is missed")
 	flag.BoolVar(&o.noPin, "no-pin", false, "do not pin processes to CPUs")
@@ -392,8 +403,12 @@ func run(ctx context.Context, o options) (code int, err error) {
 	if err != nil {
 		return 1, err
 	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return 1, err
+	}
 	mock, err := startChild(o, "mockmcp", []string{bin, "serve"}, []string{
-		"DATABASE_URL=" + dbURL, "LISTEN_ADDR=" + mcpAddr, "METRICS_ADDR=", "LOG_LEVEL=warn", "APP_ENV=development",
+		"DATABASE_URL=" + dbURL, "LISTEN_ADDR=" + mcpAddr, "METRICS_ADDR=" + metricsAddr, "LOG_LEVEL=warn", "APP_ENV=development",
 		"BASE_URL=", "GOMAXPROCS=1",
 	}, nil)
 	if err != nil {
@@ -510,7 +525,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 	// 7. Memory with many cached designs.
 	var mem memoryResult
 	if o.servers > 0 {
-		mem, err = measureMemory(ctx, o, dbURL, base, seed.orgID, mock)
+		mem, err = measureMemory(ctx, o, dbURL, base, "http://"+metricsAddr+"/metrics", seed.orgID, mock)
 		if err != nil {
 			return 1, fmt.Errorf("memory: %w", err)
 		}
@@ -556,14 +571,18 @@ func run(ctx context.Context, o options) (code int, err error) {
 	modernRatio := mcpModern.rps / refModern.rps
 	fmt.Printf("MCP 2026-07-28: reference %s req/s (%s CPU per request), mockmcp %s req/s (%s CPU per request)\n",
 		thousands(refModern.rps), us(refModern.cpuPerReq), thousands(mcpModern.rps), us(mcpModern.cpuPerReq))
-	fmt.Printf("MCP 2026-07-28: throughput ratio %.2f (target >= %.2f)%s   p99 ratio %.2f", modernRatio, targetThroughputRatio,
-		mark(modernRatio >= targetThroughputRatio), float64(mcpModern.p99)/float64(refModern.p99))
+	fmt.Printf("MCP 2026-07-28: throughput ratio %.2f (target >= %.2f)%s   p99 ratio %.2f (target <= %.1f)%s", modernRatio,
+		targetThroughputRatio, mark(modernRatio >= targetThroughputRatio), float64(mcpModern.p99)/float64(refModern.p99),
+		targetP99Ratio, mark(float64(mcpModern.p99)/float64(refModern.p99) <= targetP99Ratio))
 	if refModern.cpuPerReq > 0 && mcpModern.cpuPerReq > 0 {
 		fmt.Printf("   CPU per request ratio %.2f", float64(mcpModern.cpuPerReq)/float64(refModern.cpuPerReq))
 	}
 	fmt.Println()
 	if modernRatio < targetThroughputRatio {
 		missed = append(missed, "2026-07-28 throughput ratio")
+	}
+	if float64(mcpModern.p99)/float64(refModern.p99) > targetP99Ratio {
+		missed = append(missed, "2026-07-28 p99 ratio")
 	}
 	devMed := mcpMed
 	for _, v := range variants {
@@ -584,13 +603,30 @@ func run(ctx context.Context, o options) (code int, err error) {
 		rssMiB := float64(mem.after.rss) / (1 << 20)
 		fmt.Printf("RSS with %d servers x %d tools cached: %s (target < %.0f MiB)%s   VmHWM %s\n",
 			o.servers, o.tools, mib(mem.after.rss), targetRSSMiB, mark(rssMiB < targetRSSMiB), mib(mem.after.hwm))
-		fmt.Printf("  after calling every one of the %d tools once (every validation tree built, %s): RSS %s, VmHWM %s\n",
-			o.servers*o.tools, mem.callAll.Round(time.Millisecond), mib(mem.called.rss), mib(mem.called.hwm))
+		calledMiB := float64(mem.called.rss) / (1 << 20)
+		fmt.Printf("  after calling every one of the %d tools once (%s): RSS %s (target < %.0f MiB)%s, VmHWM %s\n",
+			o.servers*o.tools, mem.callAll.Round(time.Millisecond), mib(mem.called.rss), targetCalledRSSMiB,
+			mark(calledMiB < targetCalledRSSMiB), mib(mem.called.hwm))
+		if calledMiB >= targetCalledRSSMiB {
+			missed = append(missed, "RSS with every tool called")
+		}
 		fmt.Printf("  inserted in %s; first tools/list of each (loads and compiles) %s, %s per server; second pass (cached) %s\n",
 			mem.insert.Round(time.Millisecond), mem.warm.Round(time.Millisecond),
 			(mem.warm / time.Duration(o.servers)).Round(time.Microsecond), mem.rewarm.Round(time.Millisecond))
 		if rssMiB >= targetRSSMiB {
 			missed = append(missed, "RSS")
+		}
+		if o.many > o.servers {
+			manyMiB := float64(mem.many.rss) / (1 << 20)
+			fmt.Printf("RSS with %d servers x %d tools cached: %s (target < %.0f MiB)%s   VmHWM %s; %.0f designs cached; warmed in %s\n",
+				o.many, o.tools, mib(mem.many.rss), targetManyRSSMiB, mark(manyMiB < targetManyRSSMiB), mib(mem.many.hwm),
+				mem.manyCached, mem.manyWarm.Round(time.Millisecond))
+			if manyMiB >= targetManyRSSMiB {
+				missed = append(missed, "RSS with many designs")
+			}
+			if mem.manyCached < float64(o.many) {
+				missed = append(missed, "designs cached")
+			}
 		}
 	}
 	if len(missed) > 0 {
@@ -1311,19 +1347,24 @@ type memoryResult struct {
 	// so that every input schema's validation tree is built.
 	callAll time.Duration
 	called  memory
+	// many is the memory with -many-servers designs cached (manyCached by
+	// the service's count), warmed in manyWarm.
+	many       memory
+	manyCached float64
+	manyWarm   time.Duration
 }
 
 // measureMemory inserts o.servers enabled servers of o.tools tools each
 // with COPY, loads each into the cache with one tools/list, and reads the
 // memory of the mockmcp process.
-func measureMemory(ctx context.Context, o options, dbURL, base, orgID string, mock *child) (memoryResult, error) {
+func measureMemory(ctx context.Context, o options, dbURL, base, metricsURL, orgID string, mock *child) (memoryResult, error) {
 	var res memoryResult
 	org, err := uuid.Parse(orgID)
 	if err != nil {
 		return res, err
 	}
 	start := time.Now()
-	ids, err := insertDesigns(ctx, dbURL, org, o.servers, o.tools)
+	ids, err := insertDesigns(ctx, dbURL, org, 0, o.servers, o.tools)
 	if err != nil {
 		return res, err
 	}
@@ -1360,8 +1401,50 @@ func measureMemory(ctx context.Context, o options, dbURL, base, orgID string, mo
 	if err := mock.alive(); err != nil {
 		return res, err
 	}
-	res.called, err = readMemory(mock.cmd.Process.Pid)
+	if res.called, err = readMemory(mock.cmd.Process.Pid); err != nil || o.many <= o.servers {
+		return res, err
+	}
+	more, err := insertDesigns(ctx, dbURL, org, o.servers, o.many-o.servers, o.tools)
+	if err != nil {
+		return res, err
+	}
+	if err := sleep(ctx, 2*time.Second); err != nil {
+		return res, err
+	}
+	start = time.Now()
+	if err := listAll(ctx, base, append(ids, more...), lastTool); err != nil {
+		return res, err
+	}
+	res.manyWarm = time.Since(start)
+	if err := mock.alive(); err != nil {
+		return res, err
+	}
+	if res.many, err = readMemory(mock.cmd.Process.Pid); err != nil {
+		return res, err
+	}
+	res.manyCached, err = readGauge(ctx, metricsURL, "mockmcp_design_cache_entries")
 	return res, err
+}
+
+// readGauge reads the value of an unlabelled metric from a Prometheus text
+// exposition.
+func readGauge(ctx context.Context, metricsURL, name string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s: no %s", metricsURL, name)
 }
 
 // callAll calls every tool of every server once, from a few connections,
@@ -1471,9 +1554,10 @@ func toolSchema(s, t int) (schema []byte, scenarios []byte, err error) {
 	return schema, scenarios, err
 }
 
-// insertDesigns copies the servers and their tools into the database as the
+// insertDesigns copies servers (numbered from first, so that their schemas
+// differ from every other call's) and their tools into the database as the
 // superuser (which bypasses row-level security) and returns the server ids.
-func insertDesigns(ctx context.Context, dbURL string, org uuid.UUID, servers, tools int) ([]uuid.UUID, error) {
+func insertDesigns(ctx context.Context, dbURL string, org uuid.UUID, first, servers, tools int) ([]uuid.UUID, error) {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return nil, err
@@ -1483,15 +1567,16 @@ func insertDesigns(ctx context.Context, dbURL string, org uuid.UUID, servers, to
 	ids := make([]uuid.UUID, servers)
 	serverRows := make([][]any, servers)
 	toolRows := make([][]any, 0, servers*tools)
-	for s := range servers {
-		ids[s] = uuid.New()
-		serverRows[s] = []any{ids[s], org, fmt.Sprintf("Bulk server %d", s), "generated by mcpload", "1.0.0", true, "mcpload"}
+	for i := range servers {
+		s := first + i // servers first.. differ from every other run's
+		ids[i] = uuid.New()
+		serverRows[i] = []any{ids[i], org, fmt.Sprintf("Bulk server %d", s), "generated by mcpload", "1.0.0", true, "mcpload"}
 		for t := range tools {
 			schema, scenarios, err := toolSchema(s, t)
 			if err != nil {
 				return nil, err
 			}
-			toolRows = append(toolRows, []any{uuid.New(), org, ids[s], fmt.Sprintf("tool_%02d", t),
+			toolRows = append(toolRows, []any{uuid.New(), org, ids[i], fmt.Sprintf("tool_%02d", t),
 				fmt.Sprintf("Tool %d of bulk server %d.", t, s), string(schema), string(scenarios)})
 		}
 	}

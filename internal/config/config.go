@@ -63,6 +63,11 @@ type Config struct {
 	// DesignStaleMax bounds how long the MCP endpoints serve a cached
 	// design that cannot be revalidated while the database is out.
 	DesignStaleMax time.Duration
+	// DesignCacheEntries and DesignCacheBytes bound the compiled designs
+	// the per-server MCP endpoint keeps in memory: their number, and their
+	// approximate size.
+	DesignCacheEntries int
+	DesignCacheBytes   int
 	// AskTimeout is how long a round of questions to a client of the
 	// legacy revisions (before protocol.Modern: requests on the reply's event stream)
 	// waits for the answers when the round has no timeout branch.
@@ -149,6 +154,8 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		JournalMaxRate:        1000,
 		JournalPruneInterval:  time.Minute,
 		DesignStaleMax:        5 * time.Minute,
+		DesignCacheEntries:    20_000,
+		DesignCacheBytes:      384 << 20,
 		AskTimeout:            time.Minute,
 		MaxPendingQuestions:   100,
 		UpstreamTimeout:       30 * time.Second,
@@ -200,6 +207,8 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
 	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
+	positive("DESIGN_CACHE_ENTRIES", &c.DesignCacheEntries)
+	positive("DESIGN_CACHE_BYTES", &c.DesignCacheBytes)
 	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
 	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)

@@ -87,6 +87,21 @@ func TestDesignStaleMax(t *testing.T) {
 	}
 }
 
+func TestDesignCache(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 20_000, c.DesignCacheEntries)
+	require.Equal(t, 384<<20, c.DesignCacheBytes)
+	c, err = Parse(env(map[string]string{"DESIGN_CACHE_ENTRIES": "500", "DESIGN_CACHE_BYTES": "1048576"}))
+	require.NoError(t, err)
+	require.Equal(t, 500, c.DesignCacheEntries)
+	require.Equal(t, 1<<20, c.DesignCacheBytes)
+	for _, name := range []string{"DESIGN_CACHE_ENTRIES", "DESIGN_CACHE_BYTES"} {
+		_, err := Parse(env(map[string]string{name: "0"}))
+		require.ErrorContains(t, err, name)
+	}
+}
+
 func TestDesigns(t *testing.T) {
 	c, err := Parse(env(nil))
 	require.NoError(t, err)

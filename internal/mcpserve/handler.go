@@ -130,10 +130,10 @@ type Handler struct {
 // cache in step with them.
 func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.CacheEntries <= 0 {
-		opts.CacheEntries = 10_000
+		opts.CacheEntries = 20_000
 	}
 	if opts.CacheBytes <= 0 {
-		opts.CacheBytes = 256 << 20
+		opts.CacheBytes = 384 << 20
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20

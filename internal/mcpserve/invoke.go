@@ -28,7 +28,7 @@ type Invocation struct {
 // matched in order, first match wins. Arguments that break the schema come
 // back as violations, for the caller to report in its own terms.
 func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation, error) {
-	ct, err := compileTool(t, protocol.V20250618)
+	ct, play, err := compileTool(t, protocol.V20250618)
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
@@ -42,7 +42,7 @@ func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation,
 	if vs := input.Validate(args); len(vs) > 0 {
 		return Invocation{}, vs, nil
 	}
-	if i, ok := ct.matcher.Match(args); ok {
+	if i, ok := play.matcher.Match(args); ok {
 		sc := t.Scenarios[i]
 		if tk := sc.Task; tk != nil { // no client is there to poll: the outcome at once
 			sc.Ask, sc.Response, sc.Result, sc.Error = tk.Ask, tk.Response, tk.Result, tk.Error

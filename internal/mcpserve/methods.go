@@ -121,13 +121,17 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 			return nil, f.err
 		}
 	}
-	i, matched := t.matcher.MatchWithin(p.Arguments, &s.budget)
+	play, err := t.playing(d)
+	if err != nil {
+		return nil, err
+	}
+	i, matched := play.matcher.MatchWithin(p.Arguments, &s.budget)
 	if s.budget.Exhausted() {
 		return nil, tooCostly(t.name, s.budget.Field())
 	}
 	if s.rec != nil {
 		c := &s.call
-		c.explained, c.matcher, c.names, c.args, c.matched = true, t.matcher, t.names, p.Arguments, i
+		c.explained, c.matcher, c.names, c.args, c.matched = true, play.matcher, play.names, p.Arguments, i
 	}
 	if !matched {
 		if d.upstream != nil {
@@ -136,9 +140,9 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		if s.call.outcome == "" {
 			s.call.outcome = journal.OutcomeNoMatch
 		}
-		return t.noMatch, nil
+		return play.noMatch, nil
 	}
-	sc := t.scenes[i]
+	sc := play.scenes[i]
 	var answers map[string]any // the client's answers, when the scenario asks
 	if sc.task != nil || sc.ask != nil {
 		s.call.scenario = sc.name

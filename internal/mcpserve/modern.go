@@ -106,11 +106,19 @@ func (c *compiled) forModern(ctx context.Context) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What m's tools compile on their first calls counts for c too.
+	m.modern.charge.Store(s.charge.Load())
 	s.view.Store(m)
-	if charge := s.charge.Load(); charge != nil {
-		(*charge)(m.size)
-	}
+	c.charge(m.size)
 	return m, nil
+}
+
+// charge counts n more bytes for the design in the cache (once it is
+// cached: a design outside the cache counts nothing).
+func (c *compiled) charge(n int) {
+	if charge := c.modern.charge.Load(); charge != nil {
+		(*charge)(n)
+	}
 }
 
 func (c *compiled) buildModern(ctx context.Context) (*compiled, error) {

@@ -1,11 +1,14 @@
 package mcpserve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/schema"
@@ -21,15 +24,31 @@ type tool struct {
 	inputOnce sync.Once
 	input     *schema.Schema
 	inputErr  error
-	matcher   *scenario.Matcher
-	scenes    []*scene // the answers of each scenario
-	names     []string // the scenarios' names, for the journal
-	noMatch   []byte
+	// The scenarios' conditions and answers, most of the rest, are
+	// compiled on the first call too, from their JSON (cold): a design
+	// that is only listed holds that text. They compiled when the design
+	// was loaded, so compiling them again does not fail but for a fault
+	// of the service.
+	cold       []byte
+	version    string
+	structured bool
+	playOnce   sync.Once
+	play       *toolPlay
+	playErr    error
 	// requiredCaps are the client capabilities a modern request must
 	// declare to call the tool; params, the arguments mirrored in
 	// Mcp-Param-* headers.
 	requiredCaps []string
 	params       []paramHeader
+}
+
+// toolPlay is what a tool's calls are answered from.
+type toolPlay struct {
+	matcher *scenario.Matcher
+	scenes  []*scene // the answers of each scenario
+	names   []string // the scenarios' names, for the journal
+	noMatch []byte
+	size    int // approximate bytes held
 }
 
 // compileTools compiles every tool and encodes tools/list.
@@ -42,37 +61,83 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 	}
 	structured := protocol.HasOutputSchema(c.version)
 	c.tools = make(map[string]*tool, len(tools))
-	list := make([]toolInfo, 0, len(tools))
-	for _, t := range tools {
-		ct, err := compileTool(t, c.version)
+	// tools/list is encoded tool by tool, as json.Marshal encodes the whole
+	// list; each tool's input schema is then read from it (compacted), so
+	// that the design's text is not held twice.
+	type span struct {
+		t        *tool
+		from, to int
+	}
+	spans := make([]span, 0, len(tools))
+	var list bytes.Buffer
+	list.WriteString(`{"tools":[`)
+	for i, t := range tools {
+		ct, play, err := compileTool(t, c.version)
 		if err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		c.tools[t.Name] = ct
-		for _, sc := range ct.scenes {
+		for _, sc := range play.scenes {
 			c.usesSequences = c.usesSequences || sc.usesSequence()
 		}
 		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if structured && len(t.OutputSchema) > 0 {
 			info.OutputSchema = t.OutputSchema
 		}
-		list = append(list, info)
-		c.size += toolSize(t, ct)
+		one, err := json.Marshal(info)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		if i > 0 {
+			list.WriteByte(',')
+		}
+		if from, to, ok := memberSpan(one, "inputSchema"); ok {
+			spans = append(spans, span{ct, list.Len() + from, list.Len() + to})
+		}
+		list.Write(one)
+		c.size += toolSize(t, ct) // play is dropped: the tool's first call compiles it again
 	}
-	var err error
-	c.toolsList, err = json.Marshal(map[string]any{"tools": list})
-	return err
+	list.WriteString("]}")
+	c.toolsList = bytes.Clone(list.Bytes()) // without the buffer's spare room
+	for _, s := range spans {
+		s.t.inputRaw = c.toolsList[s.from:s.to:s.to]
+	}
+	return nil
+}
+
+// memberSpan is where the value of member name lies in the JSON object obj.
+func memberSpan(obj []byte, name string) (from, to int, ok bool) {
+	jsonrpc.Members(obj, func(k, v []byte) bool {
+		if string(k) == name {
+			from, ok = cap(obj)-cap(v), true
+			to = from + len(v)
+		}
+		return !ok
+	})
+	return from, to, ok
 }
 
 // toolSize estimates the bytes a compiled tool holds. Measured: a small
 // schema's compiled tree holds about 8 KB live, most of a tool's footprint
 // once it has been called.
 func toolSize(t design.Tool, ct *tool) int {
-	n := 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
-	for _, sc := range ct.scenes {
-		n += sc.size()
-	}
-	return n
+	return 2*len(t.InputSchema) + len(t.Description) + len(ct.cold) + 512 + compiledTreeBytes(len(t.InputSchema))
+}
+
+// playing returns what the tool's calls are answered from, compiling it on
+// the first call and counting its bytes for d in the cache.
+func (t *tool) playing(d *compiled) (*toolPlay, error) {
+	t.playOnce.Do(func() {
+		var scenarios []mockspec.Scenario
+		if err := json.Unmarshal(t.cold, &scenarios); err != nil {
+			t.playErr = fmt.Errorf("tool %q: read its scenarios again: %w", t.name, err)
+			return
+		}
+		if t.play, t.playErr = compilePlay(t.name, scenarios, t.version, t.structured); t.playErr == nil {
+			d.charge(t.play.size)
+		}
+	})
+	return t.play, t.playErr
 }
 
 // inputSchema returns the tool's compiled input schema, compiling it once.
@@ -81,33 +146,53 @@ func (t *tool) inputSchema() (*schema.Schema, error) {
 	return t.input, t.inputErr
 }
 
-// compileTool compiles one tool for a server of the given protocol version:
-// its conditions, and the answers of its scenarios and of no match.
-func compileTool(t design.Tool, version string) (*tool, error) {
-	var err error
+// compileTool compiles one tool for a server of the given protocol version,
+// and returns it with what its calls are answered from, compiled (which
+// the tool compiles again on its first call: see tool.cold).
+func compileTool(t design.Tool, version string) (*tool, *toolPlay, error) {
 	withStructured := protocol.HasOutputSchema(version) && len(t.OutputSchema) > 0
-	ct := &tool{name: t.Name, inputRaw: t.InputSchema, scenes: make([]*scene, len(t.Scenarios)),
-		names: make([]string, len(t.Scenarios)), params: paramHeaders(t.InputSchema),
-		requiredCaps: t.RequiredClientCapabilities}
-	conds := make([]scenario.Condition, len(t.Scenarios))
-	for i, sc := range t.Scenarios {
+	play, err := compilePlay(t.Name, t.Scenarios, version, withStructured)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cold bytes.Buffer
+	enc := json.NewEncoder(&cold)
+	enc.SetEscapeHTML(false) // the text as stored, but for white space
+	if err := enc.Encode(t.Scenarios); err != nil {
+		return nil, nil, err
+	}
+	ct := &tool{name: t.Name, inputRaw: t.InputSchema, params: paramHeaders(t.InputSchema),
+		requiredCaps: t.RequiredClientCapabilities, version: version, structured: withStructured,
+		cold: bytes.Clone(bytes.TrimSuffix(cold.Bytes(), []byte("\n")))}
+	return ct, play, nil
+}
+
+// compilePlay compiles a tool's conditions, and the answers of its
+// scenarios and of no match.
+func compilePlay(name string, scenarios []mockspec.Scenario, version string, withStructured bool) (*toolPlay, error) {
+	var err error
+	p := &toolPlay{scenes: make([]*scene, len(scenarios)), names: make([]string, len(scenarios))}
+	conds := make([]scenario.Condition, len(scenarios))
+	for i, sc := range scenarios {
 		// A condition saved before a check it now fails (a pattern over
 		// the limits) matches nothing, rather than take the whole design
 		// down: Compile returns it so.
 		conds[i], _ = scenario.Compile(sc.Condition)
-		if ct.scenes[i], err = compileScene(t.Name, i, sc, version, withStructured); err != nil {
+		if p.scenes[i], err = compileScene(name, i, sc, version, withStructured); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 		}
-		ct.names[i] = sc.Name
+		p.names[i] = sc.Name
+		p.size += p.scenes[i].size() + len(sc.Condition)*4
 	}
-	ct.matcher = scenario.NewMatcher(conds)
+	p.matcher = scenario.NewMatcher(conds)
 	// Every result of a tool with a listed output schema carries
 	// structuredContent, the no-match result too: clients reject a result
 	// without it.
-	if ct.noMatch, err = textResult(json.RawMessage(scenario.NoMatchMessage(t.Name)), withStructured); err != nil {
+	if p.noMatch, err = textResult(json.RawMessage(scenario.NoMatchMessage(name)), withStructured); err != nil {
 		return nil, err
 	}
-	return ct, nil
+	p.size += len(p.noMatch) + 256
+	return p, nil
 }
 
 // compiledTreeBytes estimates the memory of a compiled schema of n bytes,

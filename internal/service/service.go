@@ -310,7 +310,7 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 	}
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
 		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
-		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
+		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
 		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
 		Upstream: upstream.NewForwarder(upstream.ForwarderOptions{Key: s.upstreamKey, AllowPrivate: cfg.AllowPrivateTargets,
 			Local: self, BaseURL: cfg.BaseURL, Timeout: cfg.UpstreamTimeout, MaxConcurrent: cfg.UpstreamMaxConcurrent}),

@@ -14,7 +14,7 @@ import (
 // messages it takes, it returns what that decoding returns. The id and the
 // params are copied, in one allocation, as encoding/json copies them.
 func parseCommon(msg []byte) (r Request, ok bool) {
-	if !json.Valid(msg) {
+	if !Valid(msg) {
 		return r, false
 	}
 	var version, id, method, params []byte

@@ -47,6 +47,9 @@ func (s *Schema) ValidateWithin(v any, b *regexlimit.Budget) (vs []Violation) {
 			return []Violation{over}
 		}
 	}
+	if s.fast != nil && s.fast.check(v) == accepted {
+		return nil
+	}
 	defer func() {
 		if recover() != nil {
 			vs = []Violation{unchecked}

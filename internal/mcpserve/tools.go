@@ -64,11 +64,13 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 	return err
 }
 
-// toolSize estimates the bytes a compiled tool holds. Measured: a small
-// schema's compiled tree holds about 8 KB live, most of a tool's footprint
-// once it has been called.
+// toolSize estimates the bytes a compiled tool holds. Its input schema is
+// compiled on the first call, so it is counted up front, at the most it
+// can keep (schema.Footprint): a schema the library must validate keeps the
+// library's tree, most of a tool's footprint; one of common keywords keeps
+// only its fast path.
 func toolSize(t design.Tool, ct *tool) int {
-	n := 2*len(t.InputSchema) + len(t.Description) + 1024 + compiledTreeBytes(len(t.InputSchema))
+	n := 2*len(t.InputSchema) + len(t.Description) + 1024 + schema.Footprint(t.InputSchema)
 	for _, sc := range ct.scenes {
 		n += sc.size()
 	}
@@ -109,7 +111,3 @@ func compileTool(t design.Tool, version string) (*tool, error) {
 	}
 	return ct, nil
 }
-
-// compiledTreeBytes estimates the memory of a compiled schema of n bytes,
-// counted up front so that the cache's byte budget bounds the worst case.
-func compiledTreeBytes(n int) int { return 2048 + 16*n }

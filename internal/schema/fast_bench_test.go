@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // typicalSchemas are tool input schemas of the kinds tools usually declare,
@@ -52,13 +54,12 @@ func BenchmarkValidateTypical(b *testing.B) {
 }
 
 // TestLiveBytesPerSchema reports the heap a compiled schema keeps once it has
-// validated a value: run with -v to see it.
+// validated a value, against Footprint's estimate: run with -v to see it.
 func TestLiveBytesPerSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures the heap")
 	}
 	const n = 1000
-	v := decodeJSON(t, typicalSchemas[1].valid)
 	measure := func() uint64 {
 		runtime.GC()
 		runtime.GC()
@@ -66,15 +67,30 @@ func TestLiveBytesPerSchema(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	before := measure()
-	kept := make([]*Schema, n)
-	for i := range kept {
-		// Distinct documents: a description differs.
-		raw := fmt.Sprintf(`{"description":"tool %d",%s`, i, typicalSchemas[1].schema[1:])
-		kept[i] = mustCompile(t, raw, RequireObject)
-		kept[i].Validate(v)
+	for _, c := range typicalSchemas {
+		for _, withTree := range []bool{false, true} {
+			v := decodeJSON(t, c.valid)
+			before := measure()
+			kept := make([]*Schema, n)
+			for i := range kept {
+				// Distinct documents: a description differs.
+				raw := fmt.Sprintf(`{"description":"tool %d",%s`, i, c.schema[1:])
+				if withTree {
+					kept[i] = reference(t, raw) // as before the fast path
+				} else {
+					kept[i] = mustCompile(t, raw, RequireObject)
+				}
+				kept[i].Validate(v)
+			}
+			live := int(measure()-before) / n
+			estimate := Footprint([]byte(c.schema))
+			if withTree {
+				estimate = treeBytes(len(c.schema))
+			}
+			t.Logf("%s (tree kept: %v): %d bytes live per compiled schema of %d bytes; estimated %d",
+				c.name, withTree, live, len(c.schema), estimate)
+			require.GreaterOrEqual(t, estimate, live, "the estimate must not undercount")
+			runtime.KeepAlive(kept)
+		}
 	}
-	after := measure()
-	t.Logf("%d bytes live per compiled schema of %d bytes", (after-before)/n, len(typicalSchemas[1].schema))
-	runtime.KeepAlive(kept)
 }

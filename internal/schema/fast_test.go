@@ -30,6 +30,13 @@ func reference(t testing.TB, raw string) *Schema {
 	return r
 }
 
+// footprintSound checks that Footprint counts a schema as having no tree
+// only when it has none.
+func footprintSound(t testing.TB, s *Schema, raw string) {
+	t.Helper()
+	require.GreaterOrEqual(t, Footprint([]byte(raw)), s.Footprint(), "schema %s", raw)
+}
+
 // agree checks that s, with its fast path, reports exactly what ref does
 // for the JSON text value, decoded both ways, and that the fast path's
 // verdict, when it has one, is the library's. It returns how many of the
@@ -94,6 +101,7 @@ func TestFastPathEdgeCases(t *testing.T) {
 			s := mustCompile(t, tt.schema)
 			require.NotNil(t, s.fast, "the schema should have a fast path")
 			require.Nil(t, s.primary, "a fast-path schema keeps no tree")
+			footprintSound(t, s, tt.schema)
 			ref := reference(t, tt.schema)
 			for _, v := range tt.values {
 				agree(t, s, ref, tt.schema, v)
@@ -112,10 +120,16 @@ func TestFastPathNotTaken(t *testing.T) {
 		`{"type":"number","minimum":12345678901234567891}`,
 		`{"enum":[[1],{"a":1}]}`,
 		`{"type":"object","dependentRequired":{"a":["b"]}}`,
+		`{"type":"number","maximum":1e400}`,
+		`{"enum":[12345678901234567891]}`,
+		`{"type":"object","propertyNames":{"maxLength":3}}`,
+		`{"type":"string","contentEncoding":"base64"}`,
 	} {
 		s := mustCompile(t, raw)
 		require.Nil(t, s.fast, raw)
 		require.NotNil(t, s.primary, raw)
+		require.Equal(t, treeBytes(len(raw)), Footprint([]byte(raw)), raw)
+		require.Equal(t, treeBytes(len(raw)), s.Footprint(), raw)
 	}
 }
 
@@ -144,7 +158,7 @@ func TestFastPathDifferential(t *testing.T) {
 		n = 200
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	decided, total, refused := 0, 0, 0
+	decided, total, refused, predicted := 0, 0, 0, 0
 	for range n {
 		g := &gen{rng: rng}
 		raw := g.document()
@@ -156,6 +170,10 @@ func TestFastPathDifferential(t *testing.T) {
 			continue
 		}
 		require.NotNil(t, s.fast, "schema %s", raw)
+		footprintSound(t, s, raw)
+		if Footprint([]byte(raw)) == s.Footprint() {
+			predicted++
+		}
 		ref := reference(t, raw)
 		for range 12 {
 			value := g.value(g.root, 0)
@@ -166,6 +184,8 @@ func TestFastPathDifferential(t *testing.T) {
 	t.Logf("the fast path decided %d of %d values; %d of %d schemas were refused", decided, total, refused, n)
 	require.Greater(t, decided, total/2)
 	require.Less(t, refused, n/10)
+	t.Logf("Footprint foresaw the fast path of %d schemas", predicted)
+	require.Greater(t, predicted, (n-refused)*9/10)
 }
 
 func FuzzFastPath(f *testing.F) {
@@ -179,6 +199,7 @@ func FuzzFastPath(f *testing.F) {
 			return
 		}
 		require.NotNil(t, s.fast, "schema %s", raw)
+		footprintSound(t, s, raw)
 		ref := reference(t, raw)
 		for range 8 {
 			agree(t, s, ref, raw, g.value(g.root, 0))

@@ -300,6 +300,11 @@ func constOf(v any) (fastConst, bool) {
 func number(v any) (f float64, exact, ok bool) {
 	switch x := v.(type) {
 	case float64:
+		// Not from JSON, but a Go caller's: the library reads neither
+		// as a number.
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, false, false
+		}
 		return x, true, true
 	case json.Number:
 		s := string(x)

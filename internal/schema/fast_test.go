@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -79,6 +80,7 @@ func TestFastPathEdgeCases(t *testing.T) {
 		{`{"type":"string","minLength":2,"maxLength":3}`, []string{`"é"`, `"éé"`, `"日本語"`, `"日本語x"`, `"😀"`, `"😀😀"`, `""`, `"\u0000\u0000"`}},
 		{`{"type":"string","pattern":"^[a-z]+$"}`, []string{`"abc"`, `"ABC"`, `""`, `"é"`, `5`}},
 		{`{"enum":[1,"1",null,true,2.5]}`, []string{`1`, `1.0`, `"1"`, `null`, `true`, `false`, `2.5`, `2.50`, `25e-1`, `{}`, `[]`}},
+		{`{"type":"array","additionalItems":false,"items":{"type":"integer"}}`, []string{`[]`, `[1,2]`, `[1,"x"]`}},
 		{`{"const":null}`, []string{`null`, `0`, `false`, `""`}},
 		{`{"const":0}`, []string{`0`, `-0`, `0.0`, `1e-400`, `"0"`}},
 		{`{"type":["string","null"]}`, []string{`"x"`, `null`, `1`}},
@@ -480,4 +482,32 @@ func (g *gen) literal(v any) string {
 		panic(err)
 	}
 	return strings.TrimSpace(buf.String())
+}
+
+func TestFastPathGoValues(t *testing.T) {
+	raw := `{"type":"object","properties":{"n":{"type":"number"},"i":{"type":"integer"}}}`
+	s := mustCompile(t, raw)
+	require.NotNil(t, s.fast)
+	for _, v := range []any{math.NaN(), math.Inf(1), 3, int64(3), float32(1.5), []string{"a"}} {
+		obj := map[string]any{"n": v, "i": v}
+		require.Equal(t, undecided, s.fast.check(obj), "%T", v)
+		require.Equal(t, reference(t, raw).Validate(obj), s.Validate(obj), "%T", v)
+	}
+}
+
+func TestFastPathAllocatesNothing(t *testing.T) {
+	for _, c := range typicalSchemas {
+		s := mustCompile(t, c.schema, RequireObject)
+		v := decodeJSON(t, c.valid)
+		b := regexlimit.NewBudget()
+		require.Empty(t, s.ValidateWithin(v, &b))
+		allocs := testing.AllocsPerRun(100, func() {
+			b = regexlimit.NewBudget()
+			s.ValidateWithin(v, &b)
+		})
+		require.Zero(t, allocs, "%s: ValidateWithin", c.name)
+		if !s.bounded {
+			require.Zero(t, testing.AllocsPerRun(100, func() { s.Validate(v) }), "%s: Validate", c.name)
+		}
+	}
 }

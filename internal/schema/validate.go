@@ -29,6 +29,9 @@ import (
 // more is refused, before any of it is checked, with a single violation
 // without a Keyword naming where the budget ran out.
 func (s *Schema) Validate(v any) []Violation {
+	if !s.bounded && s.fast != nil && !nestedDeeper(v, maxDepth) && s.fast.check(v) == accepted {
+		return nil // without a budget to pay from, which would be allocated
+	}
 	b := regexlimit.NewBudget()
 	return s.ValidateWithin(v, &b)
 }
@@ -47,14 +50,14 @@ func (s *Schema) ValidateWithin(v any, b *regexlimit.Budget) (vs []Violation) {
 			return []Violation{over}
 		}
 	}
-	if s.fast != nil && s.fast.check(v) == accepted {
-		return nil
-	}
 	defer func() {
 		if recover() != nil {
 			vs = []Violation{unchecked}
 		}
 	}()
+	if s.fast != nil && s.fast.check(v) == accepted {
+		return nil
+	}
 	tree, spare := s.acquire()
 	if tree == nil {
 		return []Violation{unchecked}

@@ -17,7 +17,8 @@ import (
 // a concurrent map access). So each evaluation gets a tree of its own: the
 // one built by Compile when it is free, otherwise a spare compiled from the
 // same bytes and pooled. Compilation is deterministic, so every tree behaves
-// alike.
+// alike. A schema with a fast path (see fast.go) keeps no primary: it only
+// ever uses spares.
 type Schema struct {
 	raw     []byte
 	dialect jsonschema.Dialect

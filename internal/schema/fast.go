@@ -111,7 +111,10 @@ type fastConst struct {
 // buildFast returns the fast path for tree, or nil when the tree uses a
 // keyword outside the fast path's subset.
 func buildFast(tree *jsonschema.Schema, sizes map[string]regexlimit.Size) *fastNode {
-	b := fastBuilder{sizes: sizes}
+	// The nodes and properties are allocated together: a schema kept for
+	// long is then a few objects, not scattered over the heap.
+	nodes, props := countFast(tree, 0)
+	b := fastBuilder{sizes: sizes, nodes: make([]fastNode, 0, nodes), props: make([]fastProp, 0, props)}
 	n := b.node(tree)
 	if !b.ok {
 		return nil
@@ -123,6 +126,46 @@ type fastBuilder struct {
 	sizes map[string]regexlimit.Size
 	ok    bool
 	depth int
+	nodes []fastNode // allocated in advance, handed out in order
+	props []fastProp
+}
+
+// countFast counts the nodes and properties buildFast allocates for s.
+func countFast(s *jsonschema.Schema, depth int) (nodes, props int) {
+	if s == nil || depth > maxDepth {
+		return 0, 0
+	}
+	nodes = 1
+	if s.Properties != nil {
+		for _, sub := range *s.Properties {
+			n, p := countFast(sub, depth+1)
+			nodes, props = nodes+n, props+p+1
+		}
+	}
+	for _, sub := range []*jsonschema.Schema{s.AdditionalProperties, s.Items} {
+		n, p := countFast(sub, depth+1)
+		nodes, props = nodes+n, props+p
+	}
+	return nodes, props
+}
+
+// newNode hands out the next node allocated in advance.
+func (b *fastBuilder) newNode(n fastNode) *fastNode {
+	if len(b.nodes) == cap(b.nodes) {
+		return &n // not counted: cannot happen, but appending would move the others
+	}
+	b.nodes = append(b.nodes, n)
+	return &b.nodes[len(b.nodes)-1]
+}
+
+// newProps hands out room for n properties allocated in advance.
+func (b *fastBuilder) newProps(n int) []fastProp {
+	if len(b.props)+n > cap(b.props) {
+		return make([]fastProp, 0, n)
+	}
+	out := b.props[len(b.props) : len(b.props) : len(b.props)+n]
+	b.props = b.props[:len(b.props)+n]
+	return out
 }
 
 func (b *fastBuilder) fail() *fastNode { b.ok = false; return nil }
@@ -140,10 +183,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	b.depth++
 	defer func() { b.depth-- }()
 	if s.Boolean != nil {
-		if *s.Boolean {
-			return &fastNode{}
-		}
-		return &fastNode{never: true}
+		return b.newNode(fastNode{never: !*s.Boolean})
 	}
 	if s.Ref != "" || s.DynamicRef != "" || s.ResolvedRef != nil || s.ResolvedDynamicRef != nil ||
 		s.DynamicAnchor != "" || len(s.Vocabulary) > 0 ||
@@ -155,7 +195,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil {
 		return b.fail()
 	}
-	n := &fastNode{}
+	n := b.newNode(fastNode{})
 	for _, t := range s.Type {
 		bit, ok := typeBits[t]
 		if !ok {
@@ -240,13 +280,11 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		}
 	}
 	if s.Properties != nil {
+		n.props = b.newProps(len(*s.Properties))
 		for name, sub := range *s.Properties {
 			n.props = append(n.props, fastProp{name: name, node: b.node(sub)})
 		}
 		slices.SortFunc(n.props, func(x, y fastProp) int { return strings.Compare(x.name, y.name) })
-		if n.props == nil {
-			n.props = []fastProp{}
-		}
 	}
 	n.required = slices.Clip(s.Required)
 	n.additional = b.node(s.AdditionalProperties)

@@ -73,7 +73,16 @@ type fastNode struct {
 	never bool  // the false schema
 	types uint8 // 0: any type
 	has   uint16
+	x     *fastExtra // set when has is not 0 or there is a pattern
 
+	props      []fastProp // sorted by name
+	required   []string
+	additional *fastNode
+	items      *fastNode
+}
+
+// fastExtra holds the keywords most subschemas lack, to keep nodes small.
+type fastExtra struct {
 	// Numbers are held as float64 only when the library's exact value of
 	// the keyword is that of the float64's shortest decimal form, which is
 	// how the library reads a float64 value: comparing the floats is then
@@ -88,11 +97,6 @@ type fastNode struct {
 	cnst  fastConst
 	regex *regexp.Regexp
 	size  regexlimit.Size // of regex, for the estimate
-
-	props      []fastProp // sorted by name
-	required   []string
-	additional *fastNode
-	items      *fastNode
 }
 
 type fastProp struct {
@@ -113,8 +117,10 @@ type fastConst struct {
 func buildFast(tree *jsonschema.Schema, sizes map[string]regexlimit.Size) *fastNode {
 	// The nodes and properties are allocated together: a schema kept for
 	// long is then a few objects, not scattered over the heap.
-	nodes, props := countFast(tree, 0)
-	b := fastBuilder{sizes: sizes, nodes: make([]fastNode, 0, nodes), props: make([]fastProp, 0, props)}
+	var c fastCount
+	countFast(tree, 0, &c)
+	b := fastBuilder{sizes: sizes, nodes: make([]fastNode, 0, c.nodes), props: make([]fastProp, 0, c.props),
+		extras: make([]fastExtra, 0, c.extras)}
 	n := b.node(tree)
 	if !b.ok {
 		return nil
@@ -123,30 +129,47 @@ func buildFast(tree *jsonschema.Schema, sizes map[string]regexlimit.Size) *fastN
 }
 
 type fastBuilder struct {
-	sizes map[string]regexlimit.Size
-	ok    bool
-	depth int
-	nodes []fastNode // allocated in advance, handed out in order
-	props []fastProp
+	sizes  map[string]regexlimit.Size
+	ok     bool
+	depth  int
+	nodes  []fastNode // allocated in advance, handed out in order
+	props  []fastProp
+	extras []fastExtra
 }
 
-// countFast counts the nodes and properties buildFast allocates for s.
-func countFast(s *jsonschema.Schema, depth int) (nodes, props int) {
+// fastCount is how many nodes, properties and extras buildFast allocates.
+type fastCount struct{ nodes, props, extras int }
+
+// countFast counts what buildFast allocates for s, at most: an extra for
+// every node that may need one.
+func countFast(s *jsonschema.Schema, depth int, c *fastCount) {
 	if s == nil || depth > maxDepth {
-		return 0, 0
+		return
 	}
-	nodes = 1
+	c.nodes++
+	if s.Boolean == nil && (len(s.Enum) > 0 || s.Const != nil || s.Minimum != nil || s.Maximum != nil ||
+		s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil || s.MultipleOf != nil ||
+		s.MinLength != nil || s.MaxLength != nil || s.Pattern != nil || s.MinItems != nil || s.MaxItems != nil ||
+		s.MinProperties != nil || s.MaxProperties != nil || s.UniqueItems != nil) {
+		c.extras++
+	}
 	if s.Properties != nil {
 		for _, sub := range *s.Properties {
-			n, p := countFast(sub, depth+1)
-			nodes, props = nodes+n, props+p+1
+			c.props++
+			countFast(sub, depth+1, c)
 		}
 	}
-	for _, sub := range []*jsonschema.Schema{s.AdditionalProperties, s.Items} {
-		n, p := countFast(sub, depth+1)
-		nodes, props = nodes+n, props+p
+	countFast(s.AdditionalProperties, depth+1, c)
+	countFast(s.Items, depth+1, c)
+}
+
+// newExtra hands out the next extra allocated in advance.
+func (b *fastBuilder) newExtra(x fastExtra) *fastExtra {
+	if len(b.extras) == cap(b.extras) {
+		return &x // not counted: cannot happen, but appending would move the others
 	}
-	return nodes, props
+	b.extras = append(b.extras, x)
+	return &b.extras[len(b.extras)-1]
 }
 
 // newNode hands out the next node allocated in advance.
@@ -196,6 +219,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		return b.fail()
 	}
 	n := b.newNode(fastNode{})
+	var x fastExtra
 	for _, t := range s.Type {
 		bit, ok := typeBits[t]
 		if !ok {
@@ -205,13 +229,13 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	}
 	if len(s.Enum) > 0 {
 		n.has |= hasEnum
-		n.enum = make([]fastConst, len(s.Enum))
+		x.enum = make([]fastConst, len(s.Enum))
 		for i, e := range s.Enum {
 			c, ok := constOf(e)
 			if !ok {
 				return b.fail()
 			}
-			n.enum[i] = c
+			x.enum[i] = c
 		}
 	}
 	if s.Const != nil && s.Const.IsSet {
@@ -219,18 +243,18 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		if !ok {
 			return b.fail()
 		}
-		n.has, n.cnst = n.has|hasConst, c
+		n.has, x.cnst = n.has|hasConst, c
 	}
 	bounds := []struct {
 		r   *jsonschema.Rat
 		bit uint16
 		to  *float64
 	}{
-		{s.Minimum, hasMinimum, &n.minimum},
-		{s.Maximum, hasMaximum, &n.maximum},
-		{s.ExclusiveMinimum, hasExclusiveMinimum, &n.exclusiveMinimum},
-		{s.ExclusiveMaximum, hasExclusiveMaximum, &n.exclusiveMaximum},
-		{s.MultipleOf, hasMultipleOf, &n.multipleOf},
+		{s.Minimum, hasMinimum, &x.minimum},
+		{s.Maximum, hasMaximum, &x.maximum},
+		{s.ExclusiveMinimum, hasExclusiveMinimum, &x.exclusiveMinimum},
+		{s.ExclusiveMaximum, hasExclusiveMaximum, &x.exclusiveMaximum},
+		{s.MultipleOf, hasMultipleOf, &x.multipleOf},
 	}
 	for _, bd := range bounds {
 		if bd.r == nil {
@@ -244,26 +268,26 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	}
 	// multipleOf is decided only for whole divisors, for which the
 	// remainder of a float64 is exact.
-	if n.has&hasMultipleOf != 0 && (n.multipleOf <= 0 || n.multipleOf != math.Trunc(n.multipleOf) || n.multipleOf >= 1<<53) {
+	if n.has&hasMultipleOf != 0 && (x.multipleOf <= 0 || x.multipleOf != math.Trunc(x.multipleOf) || x.multipleOf >= 1<<53) {
 		return b.fail()
 	}
 	if s.MinLength != nil {
-		n.has, n.minLength = n.has|hasMinLength, int(*s.MinLength)
+		n.has, x.minLength = n.has|hasMinLength, int(*s.MinLength)
 	}
 	if s.MaxLength != nil {
-		n.has, n.maxLength = n.has|hasMaxLength, int(*s.MaxLength)
+		n.has, x.maxLength = n.has|hasMaxLength, int(*s.MaxLength)
 	}
 	if s.MinItems != nil {
-		n.has, n.minItems = n.has|hasMinItems, *s.MinItems
+		n.has, x.minItems = n.has|hasMinItems, *s.MinItems
 	}
 	if s.MaxItems != nil {
-		n.has, n.maxItems = n.has|hasMaxItems, *s.MaxItems
+		n.has, x.maxItems = n.has|hasMaxItems, *s.MaxItems
 	}
 	if s.MinProperties != nil {
-		n.has, n.minProps = n.has|hasMinProperties, *s.MinProperties
+		n.has, x.minProps = n.has|hasMinProperties, *s.MinProperties
 	}
 	if s.MaxProperties != nil {
-		n.has, n.maxProps = n.has|hasMaxProperties, *s.MaxProperties
+		n.has, x.maxProps = n.has|hasMaxProperties, *s.MaxProperties
 	}
 	if s.UniqueItems != nil && *s.UniqueItems {
 		n.has |= uniqueItems
@@ -273,10 +297,10 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		if err != nil {
 			return b.fail()
 		}
-		n.regex = re
-		n.size = largest
+		x.regex = re
+		x.size = largest
 		if sz, ok := b.sizes[*s.Pattern]; ok {
-			n.size = sz
+			x.size = sz
 		}
 	}
 	if s.Properties != nil {
@@ -285,6 +309,9 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 			n.props = append(n.props, fastProp{name: name, node: b.node(sub)})
 		}
 		slices.SortFunc(n.props, func(x, y fastProp) int { return strings.Compare(x.name, y.name) })
+	}
+	if n.has != 0 || x.regex != nil {
+		n.x = b.newExtra(x)
 	}
 	n.required = slices.Clip(s.Required)
 	n.additional = b.node(s.AdditionalProperties)
@@ -465,8 +492,8 @@ func (n *fastNode) check(v any) verdict {
 	}
 	if n.has&hasEnum != 0 {
 		found := false
-		for i := range n.enum {
-			switch equalConst(&n.enum[i], kind, v, f, exact) {
+		for i := range n.x.enum {
+			switch equalConst(&n.x.enum[i], kind, v, f, exact) {
 			case accepted:
 				found = true
 			case undecided:
@@ -481,7 +508,7 @@ func (n *fastNode) check(v any) verdict {
 		}
 	}
 	if n.has&hasConst != 0 {
-		if r := equalConst(&n.cnst, kind, v, f, exact); r != accepted {
+		if r := equalConst(&n.x.cnst, kind, v, f, exact); r != accepted {
 			return r
 		}
 	}
@@ -532,7 +559,7 @@ func (n *fastNode) checkNumber(f float64, exact bool) verdict {
 		if !exact || math.Abs(f) >= 1<<53 {
 			return undecided
 		}
-		if f != math.Trunc(f) || math.Mod(f, n.multipleOf) != 0 {
+		if f != math.Trunc(f) || math.Mod(f, n.x.multipleOf) != 0 {
 			return rejected
 		}
 	}
@@ -541,10 +568,10 @@ func (n *fastNode) checkNumber(f float64, exact bool) verdict {
 		bound float64
 		ok    func(int) bool
 	}{
-		{hasMinimum, n.minimum, func(c int) bool { return c >= 0 }},
-		{hasMaximum, n.maximum, func(c int) bool { return c <= 0 }},
-		{hasExclusiveMinimum, n.exclusiveMinimum, func(c int) bool { return c > 0 }},
-		{hasExclusiveMaximum, n.exclusiveMaximum, func(c int) bool { return c < 0 }},
+		{hasMinimum, n.x.minimum, func(c int) bool { return c >= 0 }},
+		{hasMaximum, n.x.maximum, func(c int) bool { return c <= 0 }},
+		{hasExclusiveMinimum, n.x.exclusiveMinimum, func(c int) bool { return c > 0 }},
+		{hasExclusiveMaximum, n.x.exclusiveMaximum, func(c int) bool { return c < 0 }},
 	}
 	for _, t := range tests {
 		if n.has&t.bit == 0 {
@@ -564,24 +591,24 @@ func (n *fastNode) checkNumber(f float64, exact bool) verdict {
 func (n *fastNode) checkString(s string) verdict {
 	if n.has&(hasMinLength|hasMaxLength) != 0 {
 		length := utf8.RuneCountInString(s)
-		if n.has&hasMinLength != 0 && length < n.minLength {
+		if n.has&hasMinLength != 0 && length < n.x.minLength {
 			return rejected
 		}
-		if n.has&hasMaxLength != 0 && length > n.maxLength {
+		if n.has&hasMaxLength != 0 && length > n.x.maxLength {
 			return rejected
 		}
 	}
-	if n.regex != nil && !n.regex.MatchString(s) {
+	if n.x != nil && n.x.regex != nil && !n.x.regex.MatchString(s) {
 		return rejected
 	}
 	return accepted
 }
 
 func (n *fastNode) checkArray(a []any) verdict {
-	if n.has&hasMinItems != 0 && float64(len(a)) < n.minItems {
+	if n.has&hasMinItems != 0 && float64(len(a)) < n.x.minItems {
 		return rejected
 	}
-	if n.has&hasMaxItems != 0 && float64(len(a)) > n.maxItems {
+	if n.has&hasMaxItems != 0 && float64(len(a)) > n.x.maxItems {
 		return rejected
 	}
 	result := accepted
@@ -611,10 +638,10 @@ func (n *fastNode) checkArray(a []any) verdict {
 }
 
 func (n *fastNode) checkObject(o map[string]any) verdict {
-	if n.has&hasMinProperties != 0 && float64(len(o)) < n.minProps {
+	if n.has&hasMinProperties != 0 && float64(len(o)) < n.x.minProps {
 		return rejected
 	}
-	if n.has&hasMaxProperties != 0 && float64(len(o)) > n.maxProps {
+	if n.has&hasMaxProperties != 0 && float64(len(o)) > n.x.maxProps {
 		return rejected
 	}
 	for _, name := range n.required {
@@ -748,7 +775,7 @@ func estimateFast(n *fastNode, v any, b *regexlimit.Budget, failed *[]step) bool
 	if !b.Spend(visitCost, "") {
 		return false
 	}
-	if n.never || (n.types == 0 && n.has == 0 && n.regex == nil && n.props == nil && n.required == nil &&
+	if n.never || (n.types == 0 && n.x == nil && n.props == nil && n.required == nil &&
 		n.additional == nil && n.items == nil) {
 		return true
 	}
@@ -761,7 +788,7 @@ func estimateFast(n *fastNode, v any, b *regexlimit.Budget, failed *[]step) bool
 	}
 	switch x := v.(type) {
 	case string:
-		if n.regex != nil && !b.Spend(n.size.MatchCost(len(x)), "") {
+		if n.x != nil && n.x.regex != nil && !b.Spend(n.x.size.MatchCost(len(x)), "") {
 			return false
 		}
 	case map[string]any:

@@ -45,7 +45,7 @@ func (n *fastNode) patterns() int {
 		return 0
 	}
 	c := n.additional.patterns() + n.items.patterns()
-	if n.regex != nil {
+	if n.x != nil && n.x.regex != nil {
 		c++
 	}
 	for i := range n.props {

@@ -60,7 +60,7 @@ func treeBytes(n int) int { return 4096 + 28*n }
 
 // fastBytes is the estimate for a schema with a fast path: its document,
 // its nodes, and each regular expression compiled (measured: a 578-byte
-// schema with one pattern keeps about 5.5 KB).
+// schema with one pattern keeps about 4.3 KB, a 120-byte one 0.8 KB).
 func fastBytes(n, patterns int) int { return 1024 + 8*n + 3072*patterns }
 
 // fastKeywords are the members a subschema may have for Footprint to

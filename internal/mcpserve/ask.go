@@ -572,7 +572,7 @@ func (r *round) size() int {
 	for _, q := range r.questions {
 		n += len(q.wire) + 256
 		if q.schema != nil {
-			n += compiledTreeBytes(len(q.wire))
+			n += q.schema.Footprint()
 		}
 	}
 	for _, b := range r.branches {

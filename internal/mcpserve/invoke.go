@@ -32,7 +32,7 @@ func Invoke(t design.Tool, args map[string]any) (Invocation, []schema.Violation,
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	input, err := ct.inputSchema()
+	input, err := ct.inputSchema(nil)
 	if err != nil {
 		return Invocation{}, nil, fmt.Errorf("tool %q: stored input schema: %w", t.Name, err)
 	}

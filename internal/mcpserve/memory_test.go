@@ -80,7 +80,7 @@ func BenchmarkCompiledDesignMemory(b *testing.B) {
 		compiledBytes := heap() - before
 		for i, c := range cs {
 			for t := range tools {
-				s, err := c.tools[fmt.Sprintf("tool_%02d", t)].inputSchema()
+				s, err := c.tools[fmt.Sprintf("tool_%02d", t)].inputSchema(c)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -129,6 +129,10 @@ func TestToolsCompileOnFirstCall(t *testing.T) {
 	}
 	if again, _ := tl.playing(c); again != play || charged != play.size {
 		t.Fatalf("a second call compiled again or charged again (%d)", charged)
+	}
+	in, err := tl.inputSchema(c)
+	if err != nil || charged != play.size+in.Footprint() || in.Footprint() == 0 {
+		t.Fatalf("the input schema compiled on the first call (%v) counts %d, charged %d in all", err, in.Footprint(), charged)
 	}
 	i, ok := play.matcher.Match(map[string]any{"s1_t1_count": float64(7)})
 	if !ok || play.names[i] != "match_count" {

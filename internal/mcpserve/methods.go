@@ -101,7 +101,7 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 			return nil, err
 		}
 	}
-	input, err := t.inputSchema()
+	input, err := t.inputSchema(d)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
 	}

@@ -95,7 +95,7 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 			spans = append(spans, span{ct, list.Len() + from, list.Len() + to})
 		}
 		list.Write(one)
-		c.size += toolSize(t, ct) // play is dropped: the tool's first call compiles it again
+		c.size += toolSize(ct) // play is dropped: the tool's first call compiles it again
 	}
 	list.WriteString("]}")
 	c.toolsList = bytes.Clone(list.Bytes()) // without the buffer's spare room
@@ -117,11 +117,14 @@ func memberSpan(obj []byte, name string) (from, to int, ok bool) {
 	return from, to, ok
 }
 
-// toolSize estimates the bytes a compiled tool holds. Measured: a small
-// schema's compiled tree holds about 8 KB live, most of a tool's footprint
-// once it has been called.
-func toolSize(t design.Tool, ct *tool) int {
-	return 2*len(t.InputSchema) + len(t.Description) + len(ct.cold) + 512 + compiledTreeBytes(len(t.InputSchema))
+// toolSize estimates the bytes a loaded tool holds: its scenarios' text
+// and the tool itself (its input schema is inside tools/list). What its
+// first call compiles counts from then: the scenarios (tool.playing) and
+// the input schema, at what it keeps (schema.Schema.Footprint: a schema of
+// common keywords keeps only its fast path; one the library must validate
+// keeps the library's tree, most of a called tool's memory).
+func toolSize(ct *tool) int {
+	return len(ct.cold) + 512
 }
 
 // playing returns what the tool's calls are answered from, compiling it on
@@ -140,9 +143,14 @@ func (t *tool) playing(d *compiled) (*toolPlay, error) {
 	return t.play, t.playErr
 }
 
-// inputSchema returns the tool's compiled input schema, compiling it once.
-func (t *tool) inputSchema() (*schema.Schema, error) {
-	t.inputOnce.Do(func() { t.input, t.inputErr = schema.Compile(t.inputRaw, schema.RequireObject) })
+// inputSchema returns the tool's compiled input schema, compiling it once and
+// counting what it keeps for d in the cache (nil: outside the cache).
+func (t *tool) inputSchema(d *compiled) (*schema.Schema, error) {
+	t.inputOnce.Do(func() {
+		if t.input, t.inputErr = schema.Compile(t.inputRaw, schema.RequireObject); t.inputErr == nil && d != nil {
+			d.charge(t.input.Footprint())
+		}
+	})
 	return t.input, t.inputErr
 }
 
@@ -194,7 +202,3 @@ func compilePlay(name string, scenarios []mockspec.Scenario, version string, wit
 	p.size += len(p.noMatch) + 256
 	return p, nil
 }
-
-// compiledTreeBytes estimates the memory of a compiled schema of n bytes,
-// counted up front so that the cache's byte budget bounds the worst case.
-func compiledTreeBytes(n int) int { return 2048 + 16*n }

@@ -37,6 +37,12 @@ func overBudget(path []step) Violation {
 // that may apply to a value is counted as applying. It returns false, and
 // where the budget ran out, when b cannot pay.
 func (s *Schema) estimate(v any, b *regexlimit.Budget) (bool, []step) {
+	if s.fast != nil {
+		var failed []step
+		ok := estimateFast(s.fast, v, b, &failed)
+		slices.Reverse(failed)
+		return ok, failed
+	}
 	e := estimators.Get().(*estimator)
 	e.sizes, e.anchors, e.b = s.sizes, s.anchors, b
 	ok := e.visit(s.primary, v, 0)

@@ -85,8 +85,12 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 		slices.Sort(refs)
 		return nil, invalid("$ref %q cannot be resolved: only references within this schema are allowed", refs[0])
 	}
-	out := newSchema(raw, tree)
-	out.sizes, out.bounded = sizes, len(sizes) > 0 || refs
+	fast := buildFast(tree, sizes)
+	out := newSchema(raw, tree, fast)
+	out.bounded = len(sizes) > 0 || refs
+	if fast == nil {
+		out.sizes = sizes // the fast path holds its own
+	}
 	walkTree(tree, dialect, "", func(s *jsonschema.Schema, _ string) bool {
 		// Composition and conditional keywords apply several subschemas
 		// to one value: many of them under "items" add up to more work

@@ -21,5 +21,9 @@
 //     mistakes such as "type": "strin" are caught when the schema is saved.
 //
 // A compiled Schema is safe for concurrent use; Validate is the hot path of
-// the MCP endpoint.
+// the MCP endpoint. A schema of common keywords gets a fast path (fast.go)
+// that accepts a satisfying value without allocating and without the
+// library's compiled tree, which such a schema does not keep; every value
+// it does not accept is checked by the library, so the violations reported
+// are always the library's.
 package schema

@@ -17,7 +17,8 @@ import (
 // a concurrent map access). So each evaluation gets a tree of its own: the
 // one built by Compile when it is free, otherwise a spare compiled from the
 // same bytes and pooled. Compilation is deterministic, so every tree behaves
-// alike.
+// alike. A schema with a fast path (see fast.go) keeps no primary: it only
+// ever uses spares.
 type Schema struct {
 	raw     []byte
 	dialect jsonschema.Dialect
@@ -29,13 +30,22 @@ type Schema struct {
 	sizes   map[string]regexlimit.Size      // of its regular expressions
 	anchors map[string][]*jsonschema.Schema // its subschemas by "$dynamicAnchor"
 
+	// fast decides the values it can without the library (see fast.go).
+	// A schema with a fast path keeps no tree: the library's trees of it
+	// are compiled on demand, for a value the fast path does not accept,
+	// and left in spares, which the garbage collector empties.
+	fast *fastNode
+
 	busy    sync.Mutex // held while primary is evaluating
 	primary *jsonschema.Schema
 	spares  sync.Pool // of *jsonschema.Schema
 }
 
-func newSchema(raw []byte, tree *jsonschema.Schema) *Schema {
-	s := &Schema{raw: bytes.Clone(raw), dialect: tree.Dialect(), primary: tree}
+func newSchema(raw []byte, tree *jsonschema.Schema, fast *fastNode) *Schema {
+	s := &Schema{raw: bytes.Clone(raw), dialect: tree.Dialect(), fast: fast}
+	if fast == nil {
+		s.primary = tree
+	}
 	s.spares.New = func() any {
 		t, err := newCompiler().Compile(s.raw)
 		if err != nil {
@@ -57,7 +67,7 @@ func (s *Schema) Dialect() string {
 // the common, uncontended call on the primary tree, so an idle schema never
 // pays for a recompilation after the pool has been emptied by the GC.
 func (s *Schema) acquire() (tree *jsonschema.Schema, spare bool) {
-	if s.busy.TryLock() {
+	if s.primary != nil && s.busy.TryLock() {
 		return s.primary, false
 	}
 	t, _ := s.spares.Get().(*jsonschema.Schema)

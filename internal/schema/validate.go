@@ -29,8 +29,28 @@ import (
 // more is refused, before any of it is checked, with a single violation
 // without a Keyword naming where the budget ran out.
 func (s *Schema) Validate(v any) []Violation {
+	if s.fast != nil && s.acceptsFast(v) {
+		return nil
+	}
 	b := regexlimit.NewBudget()
 	return s.ValidateWithin(v, &b)
+}
+
+// acceptsFast reports whether the fast path accepts v within a budget of
+// its own, which unlike ValidateWithin's does not leave the stack. When it
+// does not, Validate starts over on the library's path.
+func (s *Schema) acceptsFast(v any) bool {
+	if nestedDeeper(v, maxDepth) {
+		return false
+	}
+	if s.bounded {
+		b := regexlimit.NewBudget()
+		var failed []step
+		if !estimateFast(s.fast, v, &b, &failed) {
+			return false
+		}
+	}
+	return s.fast.check(v) == accepted
 }
 
 // ValidateWithin is Validate paying from b, which a caller may share with
@@ -52,6 +72,9 @@ func (s *Schema) ValidateWithin(v any, b *regexlimit.Budget) (vs []Violation) {
 			vs = []Violation{unchecked}
 		}
 	}()
+	if s.fast != nil && s.fast.check(v) == accepted {
+		return nil
+	}
 	tree, spare := s.acquire()
 	if tree == nil {
 		return []Violation{unchecked}

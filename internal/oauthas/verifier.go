@@ -1,0 +1,224 @@
+package oauthas
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// accessClaims are the private claims of an access token beside the
+// registered ones.
+type accessClaims struct {
+	ClientID string `json:"client_id"`
+	Scope    string `json:"scope,omitempty"`
+}
+
+// sign issues the access token of c, signed with the current key.
+func (k *Keys) sign(ctx context.Context, c oauthcfg.Claims) (string, error) {
+	key, err := k.signer(ctx)
+	if err != nil {
+		return "", err
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key.private},
+		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", key.kid))
+	if err != nil {
+		return "", err
+	}
+	std := jwt.Claims{Issuer: c.Issuer, Audience: jwt.Audience{c.Audience}, Subject: c.Subject, ID: c.ID,
+		IssuedAt: jwt.NewNumericDate(c.IssuedAt), Expiry: jwt.NewNumericDate(c.Expiry)}
+	return jwt.Signed(signer).Claims(std).Claims(accessClaims{ClientID: c.ClientID, Scope: strings.Join(c.Scopes, " ")}).Serialize()
+}
+
+// parse checks the signature of token and returns its claims, unchecked.
+func (k *Keys) parse(ctx context.Context, token string) (oauthcfg.Claims, error) {
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		return oauthcfg.Claims{}, fmt.Errorf("%w: not a signed JWT", oauthcfg.ErrInvalidToken)
+	}
+	if len(parsed.Headers) != 1 {
+		return oauthcfg.Claims{}, fmt.Errorf("%w: one signature expected", oauthcfg.ErrInvalidToken)
+	}
+	pub, err := k.publicKey(ctx, parsed.Headers[0].KeyID)
+	if err != nil {
+		return oauthcfg.Claims{}, err
+	}
+	var std jwt.Claims
+	var priv accessClaims
+	if err := parsed.Claims(pub, &std, &priv); err != nil {
+		return oauthcfg.Claims{}, fmt.Errorf("%w: bad signature", oauthcfg.ErrInvalidToken)
+	}
+	c := oauthcfg.Claims{Issuer: std.Issuer, Subject: std.Subject, ClientID: priv.ClientID, ID: std.ID}
+	if len(std.Audience) == 1 {
+		c.Audience = std.Audience[0]
+	}
+	if priv.Scope != "" {
+		c.Scopes = strings.Fields(priv.Scope)
+	}
+	if std.IssuedAt != nil {
+		c.IssuedAt = std.IssuedAt.Time()
+	}
+	if std.Expiry != nil {
+		c.Expiry = std.Expiry.Time()
+	}
+	return c, nil
+}
+
+// newID is a random identifier: a jti, a client id.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Verifier checks access tokens for a design's MCP endpoint: the
+// signature with the cached public keys (the database is read only for an
+// unknown key id), the issuer, the audience and the expiry, and refuses
+// revoked tokens, whose ids every instance keeps in memory, current through
+// PostgreSQL notifications. It implements oauthcfg.Verifier.
+type Verifier struct {
+	keys  *Keys
+	store *store.Store
+	log   *slog.Logger
+	now   func() time.Time
+
+	mu      sync.RWMutex
+	revoked map[string]time.Time // jti → the token's expiry
+	// live is false while the subscription is down: revocations may be
+	// missed, so every token's jti is then looked up afresh.
+	live  atomic.Bool
+	ready chan struct{}
+	once  sync.Once
+}
+
+var _ oauthcfg.Verifier = (*Verifier)(nil)
+
+// NewVerifier returns a verifier over keys; Run keeps its set of revoked
+// tokens current.
+func NewVerifier(keys *Keys, st *store.Store, log *slog.Logger) *Verifier {
+	return &Verifier{keys: keys, store: st, log: log, now: keys.now, revoked: map[string]time.Time{}, ready: make(chan struct{})}
+}
+
+// VerifyToken checks token for the design whose issuer and resource are
+// given; every refusal wraps oauthcfg.ErrInvalidToken.
+func (v *Verifier) VerifyToken(ctx context.Context, token, issuer, resource string) (oauthcfg.Claims, error) {
+	c, err := v.keys.parse(ctx, token)
+	if err != nil {
+		return oauthcfg.Claims{}, err
+	}
+	switch {
+	case c.Issuer != issuer:
+		return oauthcfg.Claims{}, fmt.Errorf("%w: issued by %q, not by this server's authorization server", oauthcfg.ErrInvalidToken, c.Issuer)
+	case c.Audience != resource:
+		return oauthcfg.Claims{}, fmt.Errorf("%w: issued for %q, not for this resource", oauthcfg.ErrInvalidToken, c.Audience)
+	case !v.now().Before(c.Expiry):
+		return oauthcfg.Claims{}, fmt.Errorf("%w: expired", oauthcfg.ErrInvalidToken)
+	case v.isRevoked(c.ID):
+		return oauthcfg.Claims{}, fmt.Errorf("%w: revoked", oauthcfg.ErrInvalidToken)
+	}
+	return c, nil
+}
+
+func (v *Verifier) isRevoked(jti string) bool {
+	v.mu.RLock()
+	_, ok := v.revoked[jti]
+	v.mu.RUnlock()
+	return ok
+}
+
+// revoke adds jti, expiring at exp, to the set at once (the notification
+// follows).
+func (v *Verifier) revoke(jti string, exp time.Time) {
+	v.mu.Lock()
+	v.revoked[jti] = exp
+	v.mu.Unlock()
+}
+
+// Ready is closed once the set of revoked tokens is first loaded and kept
+// current.
+func (v *Verifier) Ready() <-chan struct{} { return v.ready }
+
+// ListenState reports whether the revocation subscription is up and, when
+// not, since when it is down (zero time when it never was up).
+func (v *Verifier) ListenState() (bool, time.Time) { return v.live.Load(), time.Time{} }
+
+// Run keeps the set of revoked tokens current until ctx ends: it loads the
+// set on each (re)subscription and adds each notified token; expired
+// entries are dropped every minute.
+func (v *Verifier) Run(ctx context.Context) {
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				v.prune()
+			}
+		}
+	}()
+	v.store.Listen(ctx, store.OAuthRevokedChannel, v.notified,
+		func() { v.live.Store(false) },
+		func() {
+			if err := v.reload(ctx); err != nil {
+				v.log.Warn("could not load the revoked access tokens", "error", err)
+				return
+			}
+			v.live.Store(true)
+			v.once.Do(func() { close(v.ready) })
+		},
+		func(err error) { v.log.Warn("revoked access token subscription lost", "error", err) })
+}
+
+// notified adds the token of a notification "jti expiry-unix-seconds".
+func (v *Verifier) notified(payload string) {
+	jti, exp, ok := strings.Cut(payload, " ")
+	secs, err := strconv.ParseInt(exp, 10, 64)
+	if !ok || err != nil {
+		return
+	}
+	v.revoke(jti, time.Unix(secs, 0))
+}
+
+func (v *Verifier) reload(ctx context.Context) error {
+	rows, err := v.store.RevokedOAuthTokens(ctx)
+	if err != nil {
+		return err
+	}
+	set := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		set[r.JTI] = r.ExpiresAt
+	}
+	v.mu.Lock()
+	// Tokens revoked here while reading stay.
+	for jti, exp := range v.revoked {
+		set[jti] = exp
+	}
+	v.revoked = set
+	v.mu.Unlock()
+	return nil
+}
+
+func (v *Verifier) prune() {
+	now := v.now()
+	v.mu.Lock()
+	for jti, exp := range v.revoked {
+		if now.After(exp) {
+			delete(v.revoked, jti)
+		}
+	}
+	v.mu.Unlock()
+}

@@ -51,3 +51,8 @@ SELECT * FROM oauth_signing_keys WHERE published_until > @now ORDER BY created_a
 
 -- name: DeleteOAuthSigningKeys :exec
 DELETE FROM oauth_signing_keys WHERE published_until <= @now;
+
+-- name: IsOAuthTokenRevoked :one
+-- Whether the access token jti is revoked, read by the service's own user
+-- while its in-memory set may be stale.
+SELECT EXISTS (SELECT 1 FROM oauth_revoked_tokens WHERE jti = @jti);

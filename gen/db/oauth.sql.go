@@ -176,6 +176,19 @@ func (q *Queries) GetOAuthClient(ctx context.Context, db DBTX, arg GetOAuthClien
 	return i, err
 }
 
+const isOAuthTokenRevoked = `-- name: IsOAuthTokenRevoked :one
+SELECT EXISTS (SELECT 1 FROM oauth_revoked_tokens WHERE jti = $1)
+`
+
+// Whether the access token jti is revoked, read by the service's own user
+// while its in-memory set may be stale.
+func (q *Queries) IsOAuthTokenRevoked(ctx context.Context, db DBTX, jti string) (bool, error) {
+	row := db.QueryRow(ctx, isOAuthTokenRevoked, jti)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const listOAuthSigningKeys = `-- name: ListOAuthSigningKeys :many
 SELECT kid, public_key, private_sealed, created_at, sign_until, published_until FROM oauth_signing_keys WHERE published_until > $1 ORDER BY created_at DESC
 `

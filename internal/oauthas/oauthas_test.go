@@ -342,6 +342,10 @@ func TestAuthorizationCodeRefreshRevoke(t *testing.T) {
 		_, err := second.VerifyToken(context.Background(), access, e.issuer(), e.resource())
 		return err != nil
 	})
+	// An instance whose subscription is down asks the database.
+	down := oauthas.NewVerifier(e.keys, e.st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, err = down.VerifyToken(context.Background(), access, e.issuer(), e.resource())
+	require.ErrorContains(t, err, "revoked")
 	// A third instance loads it at start.
 	_, third := e.instance(t, time.Hour)
 	_, err = third.VerifyToken(context.Background(), access, e.issuer(), e.resource())

@@ -112,7 +112,9 @@ func NewVerifier(keys *Keys, st *store.Store, log *slog.Logger) *Verifier {
 }
 
 // VerifyToken checks token for the design whose issuer and resource are
-// given; every refusal wraps oauthcfg.ErrInvalidToken.
+// given; every refusal wraps oauthcfg.ErrInvalidToken. Any other error
+// means the check could not be made (the database is unreachable while the
+// revocation subscription is down).
 func (v *Verifier) VerifyToken(ctx context.Context, token, issuer, resource string) (oauthcfg.Claims, error) {
 	c, err := v.keys.parse(ctx, token)
 	if err != nil {
@@ -125,17 +127,27 @@ func (v *Verifier) VerifyToken(ctx context.Context, token, issuer, resource stri
 		return oauthcfg.Claims{}, fmt.Errorf("%w: issued for %q, not for this resource", oauthcfg.ErrInvalidToken, c.Audience)
 	case !v.now().Before(c.Expiry):
 		return oauthcfg.Claims{}, fmt.Errorf("%w: expired", oauthcfg.ErrInvalidToken)
-	case v.isRevoked(c.ID):
+	}
+	revoked, err := v.isRevoked(ctx, c.ID)
+	if err != nil {
+		return oauthcfg.Claims{}, fmt.Errorf("check whether the token is revoked: %w", err)
+	}
+	if revoked {
 		return oauthcfg.Claims{}, fmt.Errorf("%w: revoked", oauthcfg.ErrInvalidToken)
 	}
 	return c, nil
 }
 
-func (v *Verifier) isRevoked(jti string) bool {
+// isRevoked looks jti up in memory while the subscription is up, else in
+// the database: a revocation made meanwhile would not have been heard.
+func (v *Verifier) isRevoked(ctx context.Context, jti string) (bool, error) {
 	v.mu.RLock()
 	_, ok := v.revoked[jti]
 	v.mu.RUnlock()
-	return ok
+	if ok || v.live.Load() {
+		return ok, nil
+	}
+	return v.store.IsOAuthTokenRevoked(ctx, jti)
 }
 
 // revoke adds jti, expiring at exp, to the set at once (the notification

@@ -175,3 +175,10 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// IsOAuthTokenRevoked reports whether the access token jti was revoked,
+// whatever its organization: the service's own read.
+func (s *Store) IsOAuthTokenRevoked(ctx context.Context, jti string) (bool, error) {
+	revoked, err := s.q.IsOAuthTokenRevoked(ctx, s.pool, jti)
+	return revoked, mapError(err)
+}

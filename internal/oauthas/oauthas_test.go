@@ -112,7 +112,7 @@ type envOptions struct {
 	rotation     time.Duration // an hour when zero
 }
 
-func newEnv(t *testing.T, o envOptions) *env {
+func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
 	st := testdb.Store(t)
 	ctx := context.Background()
@@ -145,7 +145,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 
 // instance is another instance's keys and verifier over the same database,
 // its verifier running until the test ends.
-func (e *env) instance(t *testing.T, rotation time.Duration) (*oauthas.Keys, *oauthas.Verifier) {
+func (e *env) instance(t testing.TB, rotation time.Duration) (*oauthas.Keys, *oauthas.Verifier) {
 	t.Helper()
 	keys, err := oauthas.NewKeys(e.st, oauthas.KeysOptions{Secret: e.secret, Rotation: rotation, Now: e.clock.Now})
 	require.NoError(t, err)
@@ -169,7 +169,7 @@ func (e *env) resource() string { return oauthcfg.Resource(e.url, e.design.Serve
 // noRedirects is a client that shows redirects instead of following them.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
+func postJSON(t testing.TB, url string, body any) (int, map[string]any) {
 	t.Helper()
 	raw, err := json.Marshal(body)
 	require.NoError(t, err)
@@ -178,7 +178,7 @@ func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
 	return decode(t, resp)
 }
 
-func postForm(t *testing.T, url string, form url.Values, basic ...string) (int, map[string]any) {
+func postForm(t testing.TB, url string, form url.Values, basic ...string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(form.Encode()))
 	require.NoError(t, err)
@@ -191,7 +191,7 @@ func postForm(t *testing.T, url string, form url.Values, basic ...string) (int, 
 	return decode(t, resp)
 }
 
-func decode(t *testing.T, resp *http.Response) (int, map[string]any) {
+func decode(t testing.TB, resp *http.Response) (int, map[string]any) {
 	t.Helper()
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
@@ -206,7 +206,7 @@ func decode(t *testing.T, resp *http.Response) (int, map[string]any) {
 const redirect = "http://127.0.0.1:9/callback"
 
 // register registers a client; method "none" is a public one.
-func (e *env) register(t *testing.T, method string, grants ...string) (id, secret string) {
+func (e *env) register(t testing.TB, method string, grants ...string) (id, secret string) {
 	t.Helper()
 	body := map[string]any{"client_name": "test", "redirect_uris": []string{redirect}, "token_endpoint_auth_method": method}
 	if len(grants) > 0 {
@@ -229,7 +229,7 @@ func pkce() (verifier, challenge string) {
 
 // authorize makes an authorization request and returns the answer's
 // status and redirect Location (nil when none).
-func (e *env) authorize(t *testing.T, q url.Values) (int, *url.URL) {
+func (e *env) authorize(t testing.TB, q url.Values) (int, *url.URL) {
 	t.Helper()
 	resp, err := noRedirects.Get(e.issuer() + "/authorize?" + q.Encode())
 	require.NoError(t, err)
@@ -248,7 +248,7 @@ func authorizeQuery(client, challenge string) url.Values {
 }
 
 // code runs an authorization request to its code.
-func (e *env) code(t *testing.T, client, challenge string) string {
+func (e *env) code(t testing.TB, client, challenge string) string {
 	t.Helper()
 	status, loc := e.authorize(t, authorizeQuery(client, challenge))
 	require.Equal(t, http.StatusFound, status)
@@ -259,7 +259,7 @@ func (e *env) code(t *testing.T, client, challenge string) string {
 	return loc.Query().Get("code")
 }
 
-func (e *env) exchange(t *testing.T, client, code, verifier string) (int, map[string]any) {
+func (e *env) exchange(t testing.TB, client, code, verifier string) (int, map[string]any) {
 	t.Helper()
 	return postForm(t, e.issuer()+"/token", url.Values{"grant_type": {"authorization_code"}, "client_id": {client},
 		"code": {code}, "redirect_uri": {redirect}, "code_verifier": {verifier}, "resource": {e.resource()}})
@@ -502,7 +502,7 @@ func TestKeyRotation(t *testing.T) {
 	require.ErrorContains(t, err, "expired")
 }
 
-func kid(t *testing.T, token string) string {
+func kid(t testing.TB, token string) string {
 	t.Helper()
 	head, err := base64.RawURLEncoding.DecodeString(strings.Split(token, ".")[0])
 	require.NoError(t, err)
@@ -558,7 +558,7 @@ func TestChaosAndConsent(t *testing.T) {
 }
 
 // metadataDocument serves a client ID metadata document naming itself.
-func metadataDocument(t *testing.T, tls bool) string {
+func metadataDocument(t testing.TB, tls bool) string {
 	t.Helper()
 	var self string
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -591,4 +591,35 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	status, loc := guarded.authorize(t, authorizeQuery(metadataDocument(t, true), challenge))
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Nil(t, loc)
+}
+
+// BenchmarkVerifyToken is the MCP endpoint's cost of a bearer token: no
+// database read.
+func BenchmarkVerifyToken(b *testing.B) {
+	e := newEnv(b, envOptions{})
+	client, secret := e.register(b, "client_secret_post", "client_credentials")
+	_, tok := postForm(b, e.issuer()+"/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {client}, "client_secret": {secret}})
+	access := tok["access_token"].(string)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.verifier.VerifyToken(context.Background(), access, e.issuer(), e.resource()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkClientCredentialsToken is one token request over HTTP: client
+// authentication (a database read) and signing.
+func BenchmarkClientCredentialsToken(b *testing.B) {
+	e := newEnv(b, envOptions{})
+	client, secret := e.register(b, "client_secret_post", "client_credentials")
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {client}, "client_secret": {secret}}
+	b.ResetTimer()
+	for b.Loop() {
+		if status, out := postForm(b, e.issuer()+"/token", form); status != http.StatusOK {
+			b.Fatal(status, out)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,10 @@ type Verifier struct {
 
 	mu      sync.RWMutex
 	revoked map[string]time.Time // jti → the token's expiry
+	// verified holds the claims of tokens whose signature was checked,
+	// by the token: clients send the same token with every request, and
+	// checking an ECDSA signature costs far more than the map look-up.
+	verified map[string]oauthcfg.Claims
 	// live is false while the subscription is down: revocations may be
 	// missed, so every token's jti is then looked up afresh.
 	live  atomic.Bool
@@ -108,7 +113,8 @@ var _ oauthcfg.Verifier = (*Verifier)(nil)
 // NewVerifier returns a verifier over keys; Run keeps its set of revoked
 // tokens current.
 func NewVerifier(keys *Keys, st *store.Store, log *slog.Logger) *Verifier {
-	return &Verifier{keys: keys, store: st, log: log, now: keys.now, revoked: map[string]time.Time{}, ready: make(chan struct{})}
+	return &Verifier{keys: keys, store: st, log: log, now: keys.now, revoked: map[string]time.Time{},
+		verified: map[string]oauthcfg.Claims{}, ready: make(chan struct{})}
 }
 
 // VerifyToken checks token for the design whose issuer and resource are
@@ -116,7 +122,7 @@ func NewVerifier(keys *Keys, st *store.Store, log *slog.Logger) *Verifier {
 // means the check could not be made (the database is unreachable while the
 // revocation subscription is down).
 func (v *Verifier) VerifyToken(ctx context.Context, token, issuer, resource string) (oauthcfg.Claims, error) {
-	c, err := v.keys.parse(ctx, token)
+	c, err := v.signed(ctx, token)
 	if err != nil {
 		return oauthcfg.Claims{}, err
 	}
@@ -135,6 +141,33 @@ func (v *Verifier) VerifyToken(ctx context.Context, token, issuer, resource stri
 	if revoked {
 		return oauthcfg.Claims{}, fmt.Errorf("%w: revoked", oauthcfg.ErrInvalidToken)
 	}
+	return c, nil
+}
+
+// maxVerified bounds the tokens whose claims are kept; the set starts
+// afresh when full.
+const maxVerified = 10000
+
+// signed returns the claims of token once its signature is checked, from
+// the tokens already checked when it is one.
+func (v *Verifier) signed(ctx context.Context, token string) (oauthcfg.Claims, error) {
+	v.mu.RLock()
+	c, ok := v.verified[token]
+	v.mu.RUnlock()
+	if ok {
+		c.Scopes = slices.Clone(c.Scopes) // the caller's to change
+		return c, nil
+	}
+	c, err := v.keys.parse(ctx, token)
+	if err != nil {
+		return c, err
+	}
+	v.mu.Lock()
+	if len(v.verified) >= maxVerified {
+		clear(v.verified)
+	}
+	v.verified[token] = c
+	v.mu.Unlock()
 	return c, nil
 }
 
@@ -230,6 +263,11 @@ func (v *Verifier) prune() {
 	for jti, exp := range v.revoked {
 		if now.After(exp) {
 			delete(v.revoked, jti)
+		}
+	}
+	for token, c := range v.verified {
+		if now.After(c.Expiry) {
+			delete(v.verified, token)
 		}
 	}
 	v.mu.Unlock()

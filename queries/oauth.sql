@@ -56,3 +56,14 @@ DELETE FROM oauth_signing_keys WHERE published_until <= @now;
 -- Whether the access token jti is revoked, read by the service's own user
 -- while its in-memory set may be stale.
 SELECT EXISTS (SELECT 1 FROM oauth_revoked_tokens WHERE jti = @jti);
+
+-- name: DeleteStaleOAuthRefreshTokens :exec
+-- Refresh tokens that expired, or were spent a day ago.
+DELETE FROM oauth_refresh_tokens
+WHERE server_id = @server_id AND (expires_at < now() OR spent_at < now() - interval '1 day');
+
+-- name: DeleteExpiredOAuthRevokedTokens :exec
+DELETE FROM oauth_revoked_tokens WHERE server_id = @server_id AND expires_at < now();
+
+-- name: CountOAuthClients :one
+SELECT count(*) FROM oauth_clients WHERE server_id = @server_id;

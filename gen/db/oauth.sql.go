@@ -12,6 +12,17 @@ import (
 	"github.com/google/uuid"
 )
 
+const countOAuthClients = `-- name: CountOAuthClients :one
+SELECT count(*) FROM oauth_clients WHERE server_id = $1
+`
+
+func (q *Queries) CountOAuthClients(ctx context.Context, db DBTX, serverID uuid.UUID) (int64, error) {
+	row := db.QueryRow(ctx, countOAuthClients, serverID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const createOAuthClient = `-- name: CreateOAuthClient :exec
 INSERT INTO oauth_clients (client_id, organization_id, server_id, secret_hash, client_name, redirect_uris,
     grant_types, auth_method, scope)
@@ -140,12 +151,32 @@ func (q *Queries) DeleteExpiredOAuthCodes(ctx context.Context, db DBTX, serverID
 	return err
 }
 
+const deleteExpiredOAuthRevokedTokens = `-- name: DeleteExpiredOAuthRevokedTokens :exec
+DELETE FROM oauth_revoked_tokens WHERE server_id = $1 AND expires_at < now()
+`
+
+func (q *Queries) DeleteExpiredOAuthRevokedTokens(ctx context.Context, db DBTX, serverID uuid.UUID) error {
+	_, err := db.Exec(ctx, deleteExpiredOAuthRevokedTokens, serverID)
+	return err
+}
+
 const deleteOAuthSigningKeys = `-- name: DeleteOAuthSigningKeys :exec
 DELETE FROM oauth_signing_keys WHERE published_until <= $1
 `
 
 func (q *Queries) DeleteOAuthSigningKeys(ctx context.Context, db DBTX, now time.Time) error {
 	_, err := db.Exec(ctx, deleteOAuthSigningKeys, now)
+	return err
+}
+
+const deleteStaleOAuthRefreshTokens = `-- name: DeleteStaleOAuthRefreshTokens :exec
+DELETE FROM oauth_refresh_tokens
+WHERE server_id = $1 AND (expires_at < now() OR spent_at < now() - interval '1 day')
+`
+
+// Refresh tokens that expired, or were spent a day ago.
+func (q *Queries) DeleteStaleOAuthRefreshTokens(ctx context.Context, db DBTX, serverID uuid.UUID) error {
+	_, err := db.Exec(ctx, deleteStaleOAuthRefreshTokens, serverID)
 	return err
 }
 

@@ -623,3 +623,14 @@ func BenchmarkClientCredentialsToken(b *testing.B) {
 		}
 	}
 }
+
+func TestRegistrationIsBounded(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)
+		SELECT 'filler-' || i, $1, $2, 'none' FROM generate_series(1, $3::int) AS i`, e.design.OrgID, e.design.ServerID, oauthas.MaxClients-1)
+	require.NoError(t, err)
+	e.register(t, "none")
+	status, out := postJSON(t, e.issuer()+"/register", map[string]any{"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, out["error_description"], "clients already")
+}

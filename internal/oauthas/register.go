@@ -2,6 +2,7 @@ package oauthas
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +12,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
+
+// MaxClients bounds the clients registered with one design's
+// authorization server: registration is open to anyone.
+const MaxClients = 1000
 
 // registration is an RFC 7591 client registration request.
 type registration struct {
@@ -92,9 +97,18 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 		secret = newID() + newID()
 		c.SecretHash = hash(secret)
 	}
+	full := false
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+		n, err := tx.CountOAuthClients(r.Context(), s.design.ServerID)
+		if full = n >= MaxClients; err != nil || full {
+			return err
+		}
 		return tx.CreateOAuthClient(r.Context(), c)
 	})
+	if full {
+		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already", MaxClients))
+		return
+	}
 	if err != nil {
 		h.opts.Log.Error("register an OAuth client", "server_id", s.design.ServerID, "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable"})

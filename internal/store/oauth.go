@@ -66,6 +66,12 @@ func (t *Tx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
 		AuthMethod: c.AuthMethod, Scope: c.Scope})
 }
 
+// CountOAuthClients counts the clients registered with server's
+// authorization server.
+func (t *Tx) CountOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
+	return t.q.CountOAuthClients(ctx, t.tx, server)
+}
+
 // OAuthClient reads a client registered with server's authorization server.
 func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string) (OAuthClient, error) {
 	r, err := t.q.GetOAuthClient(ctx, t.tx, db.GetOAuthClientParams{ClientID: clientID, ServerID: server})
@@ -101,8 +107,12 @@ func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (
 		RedirectURI: r.RedirectUri, CodeChallenge: r.CodeChallenge, IssuedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
 }
 
-// CreateOAuthRefreshToken stores a refresh token by the hash of its value.
+// CreateOAuthRefreshToken stores a refresh token by the hash of its value,
+// after deleting the server's expired ones and those spent a day ago.
 func (t *Tx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGrant) error {
+	if err := t.q.DeleteStaleOAuthRefreshTokens(ctx, t.tx, g.ServerID); err != nil {
+		return fmt.Errorf("delete stale refresh tokens: %w", err)
+	}
 	return t.q.CreateOAuthRefreshToken(ctx, t.tx, db.CreateOAuthRefreshTokenParams{TokenHash: hash,
 		ServerID: g.ServerID, ClientID: g.ClientID, Scope: g.Scope, Subject: g.Subject, IssuedAt: g.IssuedAt,
 		ExpiresAt: g.ExpiresAt})
@@ -123,6 +133,9 @@ func (t *Tx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clien
 // RevokeOAuthAccessToken records that the access token jti of server is
 // revoked until it expires; every instance is notified.
 func (t *Tx) RevokeOAuthAccessToken(ctx context.Context, server uuid.UUID, jti string, expires time.Time) error {
+	if err := t.q.DeleteExpiredOAuthRevokedTokens(ctx, t.tx, server); err != nil {
+		return fmt.Errorf("delete expired revocations: %w", err)
+	}
 	return t.q.RevokeOAuthAccessToken(ctx, t.tx, db.RevokeOAuthAccessTokenParams{Jti: jti, ServerID: server, ExpiresAt: expires})
 }
 

@@ -173,3 +173,12 @@ func (d Design) Scopes() []string {
 func AuthorizationServerMetadata(base string, id uuid.UUID) string {
 	return base + "/.well-known/oauth-authorization-server" + endpointPrefix + id.String() + issuerSuffix
 }
+
+// ExpiresToken reports whether d's "expire all tokens now"
+// (TokensNotBefore) refuses the access token of c. An access token's iat
+// counts whole seconds, so a token issued within the second of
+// TokensNotBefore is kept: a client that gets a new token at once must not
+// see it refused too.
+func (d Design) ExpiresToken(c Claims) bool {
+	return !d.TokensNotBefore.IsZero() && c.IssuedAt.Before(d.TokensNotBefore.Truncate(time.Second))
+}

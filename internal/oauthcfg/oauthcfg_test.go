@@ -30,3 +30,12 @@ func TestScopes(t *testing.T) {
 	require.Equal(t, []string{"only"}, d.Scopes(), "the design's own list wins")
 	require.Empty(t, oauthcfg.Design{}.Scopes())
 }
+
+func TestExpiresToken(t *testing.T) {
+	at := time.Date(2026, 7, 28, 12, 0, 0, 500_000_000, time.UTC)
+	d := oauthcfg.Design{TokensNotBefore: at}
+	require.True(t, d.ExpiresToken(oauthcfg.Claims{IssuedAt: at.Add(-2 * time.Second).Truncate(time.Second)}))
+	require.False(t, d.ExpiresToken(oauthcfg.Claims{IssuedAt: at.Add(300 * time.Millisecond).Truncate(time.Second)}),
+		"issued just after, its iat rounded down")
+	require.False(t, oauthcfg.Design{}.ExpiresToken(oauthcfg.Claims{IssuedAt: at}), "never set")
+}

@@ -588,9 +588,13 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	// Without private targets allowed, a document on loopback is refused
 	// by the outbound address policy.
 	guarded := newEnv(t, envOptions{})
-	status, loc := guarded.authorize(t, authorizeQuery(metadataDocument(t, true), challenge))
-	require.Equal(t, http.StatusBadRequest, status)
-	require.Nil(t, loc)
+	resp, err := noRedirects.Get(guarded.issuer() + "/authorize?" + authorizeQuery(metadataDocument(t, true), challenge).Encode())
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Empty(t, resp.Header.Get("Location"))
+	require.Contains(t, string(page), "loopback addresses are not allowed")
 }
 
 // BenchmarkVerifyToken is the MCP endpoint's cost of a bearer token: no

@@ -103,9 +103,10 @@ type Verifier struct {
 	verified map[string]oauthcfg.Claims
 	// live is false while the subscription is down: revocations may be
 	// missed, so every token's jti is then looked up afresh.
-	live  atomic.Bool
-	ready chan struct{}
-	once  sync.Once
+	live   atomic.Bool
+	lostAt atomic.Int64 // unix nanoseconds; 0 before the first loss
+	ready  chan struct{}
+	once   sync.Once
 }
 
 var _ oauthcfg.Verifier = (*Verifier)(nil)
@@ -196,8 +197,16 @@ func (v *Verifier) revoke(jti string, exp time.Time) {
 func (v *Verifier) Ready() <-chan struct{} { return v.ready }
 
 // ListenState reports whether the revocation subscription is up and, when
-// not, since when it is down (zero time when it never was up).
-func (v *Verifier) ListenState() (bool, time.Time) { return v.live.Load(), time.Time{} }
+// not, since when it is lost (zero time before its first subscription).
+func (v *Verifier) ListenState() (bool, time.Time) {
+	if v.live.Load() {
+		return true, time.Time{}
+	}
+	if ns := v.lostAt.Load(); ns != 0 {
+		return false, time.Unix(0, ns)
+	}
+	return false, time.Time{}
+}
 
 // Run keeps the set of revoked tokens current until ctx ends: it loads the
 // set on each (re)subscription and adds each notified token; expired
@@ -216,7 +225,11 @@ func (v *Verifier) Run(ctx context.Context) {
 		}
 	}()
 	v.store.Listen(ctx, store.OAuthRevokedChannel, v.notified,
-		func() { v.live.Store(false) },
+		func() {
+			if v.live.Swap(false) {
+				v.lostAt.Store(time.Now().UnixNano())
+			}
+		},
 		func() {
 			if err := v.reload(ctx); err != nil {
 				v.log.Warn("could not load the revoked access tokens", "error", err)

@@ -176,6 +176,61 @@ type McpTool struct {
 	RequiredClientCapabilities []string
 }
 
+type OauthClient struct {
+	ClientID       string
+	OrganizationID uuid.UUID
+	ServerID       uuid.UUID
+	SecretHash     *string
+	ClientName     string
+	RedirectUris   []string
+	GrantTypes     []string
+	AuthMethod     string
+	Scope          string
+	CreatedAt      time.Time
+}
+
+type OauthCode struct {
+	CodeHash       string
+	OrganizationID uuid.UUID
+	ServerID       uuid.UUID
+	ClientID       string
+	RedirectUri    string
+	CodeChallenge  string
+	Scope          string
+	Subject        string
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+}
+
+type OauthRefreshToken struct {
+	TokenHash      string
+	OrganizationID uuid.UUID
+	ServerID       uuid.UUID
+	ClientID       string
+	Scope          string
+	Subject        string
+	IssuedAt       time.Time
+	ExpiresAt      time.Time
+	SpentAt        *time.Time
+}
+
+type OauthRevokedToken struct {
+	Jti            string
+	OrganizationID uuid.UUID
+	ServerID       uuid.UUID
+	ExpiresAt      time.Time
+	RevokedAt      time.Time
+}
+
+type OauthSigningKey struct {
+	Kid            string
+	PublicKey      []byte
+	PrivateSealed  []byte
+	CreatedAt      time.Time
+	SignUntil      time.Time
+	PublishedUntil time.Time
+}
+
 type Organization struct {
 	ID                 uuid.UUID
 	Name               string

@@ -1879,10 +1879,236 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server/api/platform/{server_id}/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The authorization server metadata of an OAuth design (RFC 8414)
+         * @description The metadata of the mock authorization server of a design whose `auth_mode` is `oauth`,
+         *     at RFC 8414's path-inserted location for the issuer `/api/platform/{server_id}/oauth`
+         *     (on `BASE_URL`, else the request's origin). 404 for a design that is not enabled or does
+         *     not use OAuth. Any origin may read it.
+         */
+        get: operations["getOAuthServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration/api/platform/{server_id}/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /** The same metadata at OpenID Connect Discovery's path-inserted location */
+        get: operations["getOAuthOpenIDConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /** The same metadata at OpenID Connect Discovery's appended location */
+        get: operations["getOAuthOpenIDConfigurationAppended"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The authorization endpoint (authorization code with PKCE S256)
+         * @description Checks the client (registered at `/register`, or an https URL naming a client ID metadata
+         *     document, fetched under the outbound address policy) and the `redirect_uri` (exactly one
+         *     the client registered; optional when it has one): a failure there is a 400 HTML page,
+         *     never a redirect. Then `response_type=code`, `code_challenge` with
+         *     `code_challenge_method=S256`, `resource` (when given, the design's MCP endpoint) and
+         *     `scope` (among the scopes supported; all of them when absent) are checked, and the answer
+         *     is a 302 to the `redirect_uri` with `code` (valid 60 s, single use), `state` and `iss`,
+         *     or with `error` (`invalid_request`, `unsupported_response_type`, `invalid_target`,
+         *     `invalid_scope`). The design's `consent` setting: `auto` grants at once, `deny` redirects
+         *     with `error=access_denied`, `page` shows an HTML page with Allow and Deny that posts back
+         *     here. With the chaos `wrong_issuer`, `iss` is another URL. Every request is journaled
+         *     (method `oauth/authorize`).
+         */
+        get: operations["authorizeOAuth"];
+        put?: never;
+        /**
+         * The consent page's answer
+         * @description The form of the consent page (consent `page`): the authorization request's parameters
+         *     and `decision` (`allow` or `deny`). Answered like the GET.
+         */
+        post: operations["consentOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint
+         * @description `grant_type` `authorization_code` (`code`, `redirect_uri`, `code_verifier`),
+         *     `refresh_token` (`refresh_token`, optional narrower `scope`; the refresh token is
+         *     rotated: the one used is spent) or `client_credentials` (confidential clients, optional
+         *     `scope`). Clients authenticate with HTTP Basic or `client_id` and `client_secret` in the
+         *     form; public clients send `client_id` alone. `resource`, when given, must be the design's
+         *     MCP endpoint. The access token is an ES256 JWT (`iss` the issuer, `aud` the MCP endpoint,
+         *     `sub`, `client_id`, `scope`, `iat`, `exp`, `jti`) living the design's
+         *     `token_lifetime_seconds` (one hour by default, one day at most). Refreshes are refused
+         *     with `invalid_grant` under the chaos `refuse_refresh` and for refresh tokens issued
+         *     before the design's tokens were revoked. Errors are RFC 6749 JSON (400, 401
+         *     `invalid_client`); every answer has `Cache-Control: no-store`. Journaled as
+         *     `oauth/token`.
+         */
+        post: operations["tokenOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic client registration (RFC 7591)
+         * @description Registers a client with this design's authorization server only.
+         *     `token_endpoint_auth_method` `none` makes a public client, `client_secret_basic` (the
+         *     default) or `client_secret_post` a confidential one, whose `client_secret` is shown in
+         *     this answer only (stored hashed). `grant_types` default to `authorization_code`, which
+         *     needs `redirect_uris` (absolute, no fragment); `client_credentials` needs a confidential
+         *     client. Errors: 400 `invalid_client_metadata` or `invalid_redirect_uri`.
+         */
+        post: operations["registerOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009)
+         * @description Revokes a refresh token, or an access token (by its `jti`, until it expires; every
+         *     instance refuses it at once). The client authenticates as at the token endpoint and can
+         *     revoke only its own tokens; an unknown token is answered 200 too.
+         */
+        post: operations["revokeOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/{server_id}/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The public keys that verify the access tokens (JWKS)
+         * @description The service-wide signing keys (ES256), newest first: a new key signs every 24 hours and
+         *     the previous ones stay published until the tokens they signed have expired.
+         */
+        get: operations["getOAuthJWKS"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Client metadata (RFC 7591). */
+        OAuthClientMetadata: {
+            client_name?: string;
+            redirect_uris?: string[];
+            /** @enum {string} */
+            token_endpoint_auth_method?: "none" | "client_secret_basic" | "client_secret_post";
+            grant_types?: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            response_types?: "code"[];
+            scope?: string;
+        };
         /** @description An RFC 9457 problem document. */
         Problem: {
             /** @example about:blank */
@@ -3797,6 +4023,58 @@ export interface components {
         };
     };
     responses: {
+        /** @description Authorization server metadata (RFC 8414). */
+        OAuthMetadata: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    issuer: string;
+                    authorization_endpoint: string;
+                    token_endpoint: string;
+                    registration_endpoint?: string;
+                    revocation_endpoint?: string;
+                    jwks_uri?: string;
+                    scopes_supported?: string[];
+                    response_types_supported: string[];
+                    grant_types_supported?: string[];
+                    code_challenge_methods_supported?: string[];
+                    token_endpoint_auth_methods_supported?: string[];
+                    authorization_response_iss_parameter_supported?: boolean;
+                    client_id_metadata_document_supported?: boolean;
+                };
+            };
+        };
+        /** @description An OAuth error (RFC 6749). */
+        OAuthError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: string;
+                    error_description?: string;
+                };
+            };
+        };
+        /** @description An HTML page (the consent page, or why the request cannot be redirected). */
+        OAuthPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /** @description To the client's redirect_uri, with code, state and iss, or with error. */
+        OAuthRedirect: {
+            headers: {
+                Location?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request is malformed (unparsable JSON, a bad parameter). */
         BadRequest: {
             headers: {
@@ -7224,6 +7502,253 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyPublicRequests"];
+        };
+    };
+    getOAuthServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthMetadata"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    getOAuthOpenIDConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthMetadata"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    getOAuthOpenIDConfigurationAppended: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthMetadata"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    authorizeOAuth: {
+        parameters: {
+            query: {
+                response_type?: "code";
+                client_id: string;
+                redirect_uri?: string;
+                scope?: string;
+                state?: string;
+                code_challenge?: string;
+                code_challenge_method?: "S256";
+                resource?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthPage"];
+            302: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthPage"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    consentOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    decision?: "allow" | "deny";
+                } & {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            302: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthPage"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    tokenOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token" | "client_credentials";
+                    code?: string;
+                    redirect_uri?: string;
+                    code_verifier?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                    resource?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        expires_in: number;
+                        /** @description Not for client_credentials. */
+                        refresh_token?: string;
+                        scope?: string;
+                    };
+                };
+            };
+            400: components["responses"]["OAuthError"];
+            401: components["responses"]["OAuthError"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    registerOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthClientMetadata"];
+            };
+        };
+        responses: {
+            /** @description The registered client. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientMetadata"] & {
+                        client_id: string;
+                        client_secret?: string;
+                        client_id_issued_at?: number;
+                        client_secret_expires_at?: number;
+                    };
+                };
+            };
+            400: components["responses"]["OAuthError"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    revokeOAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    client_id?: string;
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OAuthError"];
+            401: components["responses"]["OAuthError"];
+            404: components["responses"]["OAuthError"];
+        };
+    };
+    getOAuthJWKS: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Web Key Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            404: components["responses"]["OAuthError"];
         };
     };
 }

@@ -11,6 +11,7 @@ package oauthcfg
 import (
 	"context"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -125,4 +126,59 @@ func Issuer(base string, id uuid.UUID) string {
 // metadata, the path-suffixed form of RFC 9728.
 func ProtectedResourceMetadata(base string, id uuid.UUID) string {
 	return base + ProtectedResourcePrefix + endpointPrefix + id.String() + endpointSuffix
+}
+
+// MaxTokenLifetime is the longest access token lifetime the authorization
+// server grants, whatever the design sets: its signing keys stay published
+// that long after they stop signing.
+const MaxTokenLifetime = 24 * time.Hour
+
+// TokenLifetime is the access tokens' lifetime of s: TokenLifetimeSeconds,
+// DefaultTokenLifetime when zero, at most MaxTokenLifetime.
+func (s Settings) TokenLifetime() time.Duration {
+	d := time.Duration(s.TokenLifetimeSeconds) * time.Second
+	if d <= 0 {
+		d = DefaultTokenLifetime
+	}
+	return min(d, MaxTokenLifetime)
+}
+
+// Scopes are the scopes d's authorization server grants: its
+// ScopesSupported, else the union of RequiredScopes and the tools'
+// required scopes, sorted.
+func (d Design) Scopes() []string {
+	if len(d.Settings.ScopesSupported) > 0 {
+		return d.Settings.ScopesSupported
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(scopes []string) {
+		for _, s := range scopes {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	add(d.Settings.RequiredScopes)
+	for _, scopes := range d.ToolScopes {
+		add(scopes)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// AuthorizationServerMetadata is the URL of design id's authorization
+// server metadata, the path-inserted form of RFC 8414.
+func AuthorizationServerMetadata(base string, id uuid.UUID) string {
+	return base + "/.well-known/oauth-authorization-server" + endpointPrefix + id.String() + issuerSuffix
+}
+
+// ExpiresToken reports whether d's "expire all tokens now"
+// (TokensNotBefore) refuses the access token of c. An access token's iat
+// counts whole seconds, so a token issued within the second of
+// TokensNotBefore is kept: a client that gets a new token at once must not
+// see it refused too.
+func (d Design) ExpiresToken(c Claims) bool {
+	return !d.TokensNotBefore.IsZero() && c.IssuedAt.Before(d.TokensNotBefore.Truncate(time.Second))
 }

@@ -61,18 +61,18 @@ func TestReadinessFollowsTheDatabase(t *testing.T) {
 	var down probe
 	// The ping fails at once; each listener notices its closed connection
 	// when its next read returns, which under load may be a moment later.
-	apitest.Eventually(t, "/readyz answers 503 naming the database and both listeners once the database is cut", func() bool {
+	apitest.Eventually(t, "/readyz answers 503 naming the database and every listener once the database is cut", func() bool {
 		require.Equal(t, http.StatusOK, getProbe(t, live).code, "/healthz while the database is cut")
 		down = getProbe(t, ready)
 		return down.code == http.StatusServiceUnavailable &&
-			strings.Count(down.Checks["listener"], "disconnected since") == 2
+			strings.Count(down.Checks["listener"], "disconnected since") == 3
 	})
 	t.Logf("unready %v after the cut", time.Since(cut))
 	require.Equal(t, "unavailable", down.Status, down.body)
 	require.Equal(t, "unreachable", down.Checks["database"], down.body)
 	require.Contains(t, down.Checks, "migrations")
 	require.NotEqual(t, "ok", down.Checks["migrations"], "the schema version cannot be read: %s", down.body)
-	require.Regexp(t, `^design changes: disconnected since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; key changes: disconnected since `,
+	require.Regexp(t, `^design changes: disconnected since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; key changes: disconnected since .*; revoked OAuth tokens: disconnected since `,
 		down.Checks["listener"])
 	require.NotContains(t, down.body, "127.0.0.1", "addresses stay in the logs")
 

@@ -34,6 +34,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/metrics"
+	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
@@ -68,8 +69,13 @@ type Service struct {
 	stateKeys [][]byte
 	// upstreamKey seals the header values of designs' upstreams.
 	upstreamKey *upstream.Key
-	http        *http.Server
-	ln          net.Listener
+	// oauthKeys sign the access tokens of designs' authorization servers;
+	// oauthVerifier checks them.
+	oauthKeys     *oauthas.Keys
+	oauthVerifier *oauthas.Verifier
+	opts          Options
+	http          *http.Server
+	ln            net.Listener
 	// metrics are served on their own listener, metricsLn; all three nil
 	// when METRICS_ADDR is empty.
 	metrics     *metrics.Metrics
@@ -93,6 +99,11 @@ func Prepare(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New prepares the database, connects to it and builds the handlers.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
+	return NewWith(ctx, cfg, log, Options{})
+}
+
+// NewWith is New with opts.
+func NewWith(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Service, error) {
 	if cfg.Designs != "" {
 		if err := localmode.CheckDir(cfg.Designs); err != nil {
 			return nil, fmt.Errorf("local mode (MOCKMCP_DESIGNS, --designs): %w", err)
@@ -105,7 +116,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, er
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	s := &Service{cfg: cfg, log: log, out: os.Stdout, done: make(chan struct{})}
+	s := &Service{cfg: cfg, log: log, opts: opts, out: os.Stdout, done: make(chan struct{})}
 	if err := s.connect(ctx); err != nil {
 		_ = s.disconnect()
 		return nil, err
@@ -159,6 +170,9 @@ func (s *Service) connect(ctx context.Context) error {
 	if s.upstreamKey, err = upstreamKey(ctx, s.store); err != nil {
 		return err
 	}
+	if err = s.connectOAuth(ctx); err != nil {
+		return err
+	}
 	s.limit, err = ratelimit.New(ctx, s.log, ratelimit.Options{Enabled: s.cfg.Production(), Redis: s.redis, Window: s.cfg.RateWindow})
 	return err
 }
@@ -203,8 +217,9 @@ func (s *Service) readiness() *readiness.Checker {
 		readiness.DatabaseCheck(s.store.Ping),
 		readiness.Check{Name: "migrations", Run: s.store.CheckMigrations},
 		readiness.ListenerCheck(map[string]func() (bool, time.Time){
-			"design changes": func() (bool, time.Time) { return s.mcp.ListenState() },
-			"key changes":    s.keys.ListenState,
+			"design changes":       func() (bool, time.Time) { return s.mcp.ListenState() },
+			"key changes":          s.keys.ListenState,
+			"revoked OAuth tokens": s.oauthVerifier.ListenState,
 		}))
 }
 
@@ -236,6 +251,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle(serverPath, s.serverRoute)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
+	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
 	mux.Handle("GET "+docpage.Path+"/", docs)
@@ -349,6 +365,7 @@ func (s *Service) startBackground() {
 		var wg sync.WaitGroup
 		wg.Go(func() { s.mcp.Listen(bg) })
 		wg.Go(func() { s.keys.Run(bg) })
+		wg.Go(func() { s.oauthVerifier.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })
 		wg.Go(func() { s.tasks.Run(bg) })
 		if s.journal != nil {
@@ -368,6 +385,11 @@ func (s *Service) awaitSubscriptions() error {
 		case <-timeout:
 			return errors.New("could not subscribe to design and key changes in the database")
 		}
+	}
+	select {
+	case <-s.oauthVerifier.Ready():
+	case <-timeout:
+		return errOAuthNotListening
 	}
 	return nil
 }

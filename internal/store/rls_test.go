@@ -56,7 +56,7 @@ type rlsTable struct {
 
 // serviceTables belong to the service, not to a tenant: the application
 // role has no privilege on them (TestServiceTablesOutOfTenantReach).
-var serviceTables = []string{"service_secrets"}
+var serviceTables = []string{"service_secrets", "oauth_signing_keys"}
 
 // TestServiceTablesOutOfTenantReach: a tenant transaction can neither read
 // nor write the service's own tables.
@@ -162,6 +162,35 @@ var rlsTables = []rlsTable{
 		return `INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, outcome, latency_us)
 			VALUES (gen_random_uuid(), $1, $2, now(), 'ping', 'result', 1)`, []any{owner.OrgID, owner.ServerID}
 	}),
+	{
+		name: "oauth_clients", key: "r.client_id", touch: "client_name", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)
+				VALUES (md5(random()::text), $1, $2, 'none')`, []any{owner.OrgID, owner.ServerID}
+		},
+	},
+	{
+		name: "oauth_codes", key: "r.code_hash", touch: "scope", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO oauth_codes (code_hash, organization_id, server_id, client_id, redirect_uri, code_challenge,
+				subject, expires_at) VALUES (md5(random()::text), $1, $2, 'c', 'https://x', 'x', 's', now())`,
+				[]any{owner.OrgID, owner.ServerID}
+		},
+	},
+	{
+		name: "oauth_refresh_tokens", key: "r.token_hash", touch: "scope", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO oauth_refresh_tokens (token_hash, organization_id, server_id, client_id, subject, expires_at)
+				VALUES (md5(random()::text), $1, $2, 'c', 's', now())`, []any{owner.OrgID, owner.ServerID}
+		},
+	},
+	{
+		name: "oauth_revoked_tokens", key: "r.jti", touch: "revoked_at", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO oauth_revoked_tokens (jti, organization_id, server_id, expires_at)
+				VALUES (md5(random()::text), $1, $2, now())`, []any{owner.OrgID, owner.ServerID}
+		},
+	},
 	orgRows("mcp_tasks", "answers", func(owner tenant) (string, []any) {
 		return `INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
 			VALUES (md5(random()::text), $1, $2, 'tool', 'intruder', '{}', now())`, []any{owner.OrgID, owner.ServerID}
@@ -251,6 +280,21 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		if _, err := tx.CreateSuiteRun(ctx, store.SuiteRun{ID: uuid.New(), SuiteID: ten.SuiteID, StartedAt: time.Now(),
 			TestRuns: []resttest.SuiteTestRun{}}); err != nil {
 			return fmt.Errorf("suite run: %w", err)
+		}
+		if err := tx.CreateOAuthClient(ctx, store.OAuthClient{ClientID: "client-" + uuid.NewString(), ServerID: ten.ServerID,
+			AuthMethod: "none", RedirectURIs: []string{"https://example.com/cb"}}); err != nil {
+			return fmt.Errorf("oauth client: %w", err)
+		}
+		grant := store.OAuthGrant{ServerID: ten.ServerID, ClientID: "c", Subject: "s", RedirectURI: "https://example.com/cb",
+			CodeChallenge: "x", IssuedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
+		if err := tx.CreateOAuthCode(ctx, "code-"+uuid.NewString(), grant); err != nil {
+			return fmt.Errorf("oauth code: %w", err)
+		}
+		if err := tx.CreateOAuthRefreshToken(ctx, "refresh-"+uuid.NewString(), grant); err != nil {
+			return fmt.Errorf("oauth refresh token: %w", err)
+		}
+		if err := tx.RevokeOAuthAccessToken(ctx, ten.ServerID, "jti-"+uuid.NewString(), time.Now().Add(time.Hour)); err != nil {
+			return fmt.Errorf("oauth revoked token: %w", err)
 		}
 		if _, err := tx.CreateExploreSession(ctx, store.ExploreSession{ID: ten.SessionID, Name: "session",
 			BaseURL: "https://example.com", CreatedBy: "seed"}); err != nil {

@@ -1,0 +1,143 @@
+package oauthas
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/outbound"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// maxMetadataDocument bounds a client ID metadata document.
+const maxMetadataDocument = 64 << 10
+
+// metadataTimeout bounds fetching one.
+const metadataTimeout = 5 * time.Second
+
+// isMetadataURL reports whether clientID names a client ID metadata
+// document: an https URL with a path (http too when private targets are
+// allowed, for development).
+func (h *Handler) isMetadataURL(clientID string) bool {
+	u, err := url.Parse(clientID)
+	if err != nil || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" || u.User != nil {
+		return false
+	}
+	return u.Scheme == "https" || (h.opts.AllowPrivate && u.Scheme == "http")
+}
+
+// client finds clientID: registered with the design, or the client ID
+// metadata document it names, fetched through the outbound address
+// policy. The error says why not, for the client's eyes.
+func (h *Handler) client(ctx context.Context, s site, clientID string) (store.OAuthClient, error) {
+	if clientID == "" {
+		return store.OAuthClient{}, fmt.Errorf("client_id is required")
+	}
+	if h.isMetadataURL(clientID) {
+		return h.metadataClient(ctx, s, clientID)
+	}
+	var c store.OAuthClient
+	err := h.opts.Store.WithTx(ctx, store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+		var err error
+		c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID)
+		return err
+	})
+	if failure.Is(err, failure.ErrNotFound) {
+		return c, fmt.Errorf("client_id %q is not registered with this authorization server", clientID)
+	}
+	return c, err
+}
+
+// clientMetadata is the part of a client ID metadata document read here.
+type clientMetadata struct {
+	ClientID                string   `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	Scope                   string   `json:"scope"`
+}
+
+func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (store.OAuthClient, error) {
+	client := outbound.NewClient(outbound.Options{AllowPrivate: h.opts.AllowPrivate, Timeout: metadataTimeout,
+		MaxBody: maxMetadataDocument, MaxRedirects: -1})
+	defer client.CloseIdleConnections()
+	body, err := outbound.Get(ctx, client, clientID, "application/json", maxMetadataDocument)
+	if err != nil {
+		return store.OAuthClient{}, fmt.Errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+	}
+	var doc clientMetadata
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return store.OAuthClient{}, fmt.Errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
+	}
+	switch {
+	case doc.ClientID != clientID:
+		return store.OAuthClient{}, fmt.Errorf("client_id: the metadata document's client_id %q is not its URL", doc.ClientID)
+	case len(doc.RedirectURIs) == 0:
+		return store.OAuthClient{}, fmt.Errorf("client_id: the metadata document has no redirect_uris")
+	case doc.TokenEndpointAuthMethod != "" && doc.TokenEndpointAuthMethod != "none":
+		return store.OAuthClient{}, fmt.Errorf("client_id: token_endpoint_auth_method %q is not supported for metadata documents (none only)", doc.TokenEndpointAuthMethod)
+	}
+	return store.OAuthClient{ClientID: clientID, OrgID: s.design.OrgID, ServerID: s.design.ServerID, Name: doc.ClientName,
+		RedirectURIs: doc.RedirectURIs, GrantTypes: []string{"authorization_code", "refresh_token"}, AuthMethod: "none",
+		Scope: doc.Scope}, nil
+}
+
+// authenticate finds the client of a token or revocation request and
+// checks its credentials (HTTP Basic or the form's client_secret); the
+// error is an RFC 6749 error with its status.
+func (h *Handler) authenticate(r *http.Request, s site) (store.OAuthClient, *tokenError) {
+	id, secret, basic := r.BasicAuth()
+	if basic {
+		// RFC 6749 2.3.1: form-encoded before base64.
+		if v, err := url.QueryUnescape(id); err == nil {
+			id = v
+		}
+		if v, err := url.QueryUnescape(secret); err == nil {
+			secret = v
+		}
+		if form := r.PostForm.Get("client_id"); form != "" && form != id {
+			return store.OAuthClient{}, badRequest("invalid_request", "client_id in the form and in Authorization differ")
+		}
+	} else {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if id == "" {
+		return store.OAuthClient{}, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: "client authentication is required: client_id is missing"}
+	}
+	var c store.OAuthClient
+	if h.isMetadataURL(id) {
+		// The document was checked when the code was issued, which is
+		// bound to this client_id.
+		c = store.OAuthClient{ClientID: id, AuthMethod: "none", GrantTypes: []string{"authorization_code", "refresh_token"}}
+	} else {
+		var err error
+		if c, err = h.client(r.Context(), s, id); err != nil {
+			if failure.Is(err, failure.ErrUnavailable) {
+				return c, &tokenError{status: http.StatusServiceUnavailable, Error: "temporarily_unavailable"}
+			}
+			return c, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: err.Error(), basic: basic}
+		}
+	}
+	if c.SecretHash == "" {
+		if secret != "" {
+			return c, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: "this client is public: it has no secret", basic: basic}
+		}
+		return c, nil
+	}
+	if secret == "" || subtle.ConstantTimeCompare([]byte(hash(secret)), []byte(c.SecretHash)) != 1 {
+		return c, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: "the client secret is wrong or missing", basic: basic}
+	}
+	return c, nil
+}
+
+// allows reports whether the client may use grant.
+func allows(c store.OAuthClient, grant string) bool {
+	return slices.Contains(c.GrantTypes, grant)
+}

@@ -1,0 +1,212 @@
+package oauthas
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// MaxClients bounds the clients registered with one design's
+// authorization server: registration is open to anyone.
+const MaxClients = 1000
+
+// registration is an RFC 7591 client registration request.
+type registration struct {
+	RedirectURIs            []string `json:"redirect_uris"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	ClientName              string   `json:"client_name"`
+	Scope                   string   `json:"scope"`
+}
+
+// register is the dynamic client registration endpoint.
+func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
+	start := h.now()
+	s, ok := h.site(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	ev := event{method: "oauth/register", params: map[string]string{}}
+	fail := func(code, description string) {
+		ev.outcome, ev.answer = journal.OutcomeError, oauthError{Error: code, Description: description}
+		h.record(r, s, start, ev)
+		writeJSON(w, http.StatusBadRequest, ev.answer)
+	}
+	var req registration
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxForm))
+	if err := dec.Decode(&req); err != nil {
+		fail("invalid_client_metadata", "the body must be a JSON object of client metadata: "+err.Error())
+		return
+	}
+	ev.params["client_name"] = req.ClientName
+	ev.params["token_endpoint_auth_method"] = req.TokenEndpointAuthMethod
+	if req.TokenEndpointAuthMethod == "" {
+		req.TokenEndpointAuthMethod = "client_secret_basic" // RFC 7591's default
+	}
+	if len(req.GrantTypes) == 0 {
+		req.GrantTypes = []string{"authorization_code"}
+	}
+	if !slices.Contains(authMethods, req.TokenEndpointAuthMethod) {
+		fail("invalid_client_metadata", "token_endpoint_auth_method must be one of "+strings.Join(authMethods, ", "))
+		return
+	}
+	for _, g := range req.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" && g != "client_credentials" {
+			fail("invalid_client_metadata", "grant_types: "+g+" is not supported (authorization_code, refresh_token, client_credentials)")
+			return
+		}
+	}
+	for _, t := range req.ResponseTypes {
+		if t != "code" {
+			fail("invalid_client_metadata", "response_types: only code is supported")
+			return
+		}
+	}
+	public := req.TokenEndpointAuthMethod == "none"
+	if public && slices.Contains(req.GrantTypes, "client_credentials") {
+		fail("invalid_client_metadata", "grant_types: client_credentials needs a confidential client (token_endpoint_auth_method not none)")
+		return
+	}
+	if slices.Contains(req.GrantTypes, "authorization_code") && len(req.RedirectURIs) == 0 {
+		fail("invalid_redirect_uri", "redirect_uris is required for the authorization_code grant")
+		return
+	}
+	for _, uri := range req.RedirectURIs {
+		if u, err := url.Parse(uri); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(uri, "#") {
+			fail("invalid_redirect_uri", "redirect_uris: "+uri+" must be an absolute URI without a fragment")
+			return
+		}
+	}
+	if scopes := strings.Fields(req.Scope); !subset(scopes, s.design.Scopes()) {
+		fail("invalid_client_metadata", "scope must be among "+strings.Join(s.design.Scopes(), " "))
+		return
+	}
+	c := store.OAuthClient{ClientID: newID(), ServerID: s.design.ServerID, Name: req.ClientName, RedirectURIs: req.RedirectURIs,
+		GrantTypes: req.GrantTypes, AuthMethod: req.TokenEndpointAuthMethod, Scope: req.Scope}
+	secret := ""
+	if !public {
+		secret = newID() + newID()
+		c.SecretHash = hash(secret)
+	}
+	full := false
+	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+		n, err := tx.CountOAuthClients(r.Context(), s.design.ServerID)
+		if full = n >= MaxClients; err != nil || full {
+			return err
+		}
+		return tx.CreateOAuthClient(r.Context(), c)
+	})
+	if full {
+		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already", MaxClients))
+		return
+	}
+	if err != nil {
+		h.opts.Log.Error("register an OAuth client", "server_id", s.design.ServerID, "error", err)
+		writeJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable"})
+		return
+	}
+	out := map[string]any{
+		"client_id":                  c.ClientID,
+		"client_id_issued_at":        start.Unix(),
+		"client_name":                c.Name,
+		"redirect_uris":              nonNilList(c.RedirectURIs),
+		"grant_types":                c.GrantTypes,
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": c.AuthMethod,
+	}
+	if c.Scope != "" {
+		out["scope"] = c.Scope
+	}
+	if secret != "" {
+		out["client_secret"] = secret
+		out["client_secret_expires_at"] = 0
+	}
+	ev.outcome, ev.answer = journal.OutcomeResult, map[string]string{"client_id": c.ClientID, "token_endpoint_auth_method": c.AuthMethod}
+	h.record(r, s, start, ev)
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func nonNilList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// revoke is the RFC 7009 revocation endpoint: refresh tokens, and access
+// tokens by their jti. An unknown token is no error.
+func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
+	start := h.now()
+	s, ok := h.site(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request", Description: "the body must be application/x-www-form-urlencoded"})
+		return
+	}
+	ev := event{method: "oauth/revoke", params: map[string]string{"client_id": r.PostForm.Get("client_id"),
+		"token_type_hint": r.PostForm.Get("token_type_hint")}}
+	c, terr := h.authenticate(r, s)
+	if terr != nil {
+		ev.outcome, ev.answer = journal.OutcomeRejected, terr
+		h.record(r, s, start, ev)
+		if terr.basic {
+			w.Header().Set("WWW-Authenticate", `Basic realm="`+s.issuer+`"`)
+		}
+		writeJSON(w, terr.status, terr)
+		return
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		ev.outcome, ev.answer = journal.OutcomeError, oauthError{Error: "invalid_request", Description: "token is required"}
+		h.record(r, s, start, ev)
+		writeJSON(w, http.StatusBadRequest, ev.answer)
+		return
+	}
+	revoked := "none"
+	var err error
+	if strings.Count(token, ".") == 2 {
+		if claims, perr := h.opts.Keys.parse(r.Context(), token); perr == nil && claims.Issuer == s.issuer &&
+			claims.ClientID == c.ClientID && h.now().Before(claims.Expiry) {
+			err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+				return tx.RevokeOAuthAccessToken(r.Context(), s.design.ServerID, claims.ID, claims.Expiry)
+			})
+			if err == nil {
+				if h.opts.Verifier != nil {
+					h.opts.Verifier.revoke(claims.ID, claims.Expiry)
+				}
+				revoked = "access_token"
+			}
+		}
+	} else {
+		err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+			_, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, hash(token))
+			return err
+		})
+		if err == nil {
+			revoked = "refresh_token"
+		} else if failure.Is(err, failure.ErrNotFound) {
+			err = nil // unknown, spent or another client's: nothing to revoke
+		}
+	}
+	if err != nil {
+		h.opts.Log.Error("revoke a token", "server_id", s.design.ServerID, "error", err)
+		writeJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable"})
+		return
+	}
+	ev.outcome, ev.answer = journal.OutcomeResult, map[string]string{"revoked": revoked}
+	h.record(r, s, start, ev)
+	w.WriteHeader(http.StatusOK)
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/gen/db"
+)
+
+// OAuthClient is a client registered with a design's authorization server.
+type OAuthClient struct {
+	ClientID string
+	OrgID    uuid.UUID
+	ServerID uuid.UUID
+	// SecretHash is the SHA-256 hex of the client secret; "" for a public
+	// client (AuthMethod "none").
+	SecretHash   string
+	Name         string
+	RedirectURIs []string
+	GrantTypes   []string
+	AuthMethod   string
+	Scope        string
+	CreatedAt    time.Time
+}
+
+// OAuthGrant is what an authorization code or a refresh token stands for.
+type OAuthGrant struct {
+	ServerID uuid.UUID
+	ClientID string
+	Scope    string
+	Subject  string
+	// RedirectURI and CodeChallenge are an authorization code's.
+	RedirectURI   string
+	CodeChallenge string
+	IssuedAt      time.Time
+	ExpiresAt     time.Time
+}
+
+// OAuthSigningKey is one of the service's access token signing keys.
+type OAuthSigningKey struct {
+	KID            string
+	PublicKey      []byte // PKIX DER
+	PrivateSealed  []byte
+	CreatedAt      time.Time
+	SignUntil      time.Time
+	PublishedUntil time.Time
+}
+
+// RevokedToken is an access token revoked before its expiry.
+type RevokedToken struct {
+	JTI       string
+	ExpiresAt time.Time
+}
+
+// CreateOAuthClient registers c in the transaction's organization.
+func (t *Tx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
+	var secret *string
+	if c.SecretHash != "" {
+		secret = &c.SecretHash
+	}
+	return t.q.CreateOAuthClient(ctx, t.tx, db.CreateOAuthClientParams{ClientID: c.ClientID, ServerID: c.ServerID,
+		SecretHash: secret, ClientName: c.Name, RedirectUris: nonNil(c.RedirectURIs), GrantTypes: nonNil(c.GrantTypes),
+		AuthMethod: c.AuthMethod, Scope: c.Scope})
+}
+
+// CountOAuthClients counts the clients registered with server's
+// authorization server.
+func (t *Tx) CountOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
+	return t.q.CountOAuthClients(ctx, t.tx, server)
+}
+
+// OAuthClient reads a client registered with server's authorization server.
+func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string) (OAuthClient, error) {
+	r, err := t.q.GetOAuthClient(ctx, t.tx, db.GetOAuthClientParams{ClientID: clientID, ServerID: server})
+	if err != nil {
+		return OAuthClient{}, notFound(err, "client")
+	}
+	c := OAuthClient{ClientID: r.ClientID, OrgID: r.OrganizationID, ServerID: r.ServerID, Name: r.ClientName,
+		RedirectURIs: r.RedirectUris, GrantTypes: r.GrantTypes, AuthMethod: r.AuthMethod, Scope: r.Scope, CreatedAt: r.CreatedAt}
+	if r.SecretHash != nil {
+		c.SecretHash = *r.SecretHash
+	}
+	return c, nil
+}
+
+// CreateOAuthCode stores an authorization code by the hash of its value.
+func (t *Tx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) error {
+	return t.q.CreateOAuthCode(ctx, t.tx, db.CreateOAuthCodeParams{CodeHash: hash, ServerID: g.ServerID,
+		ClientID: g.ClientID, RedirectUri: g.RedirectURI, CodeChallenge: g.CodeChallenge, Scope: g.Scope,
+		Subject: g.Subject, ExpiresAt: g.ExpiresAt})
+}
+
+// TakeOAuthCode deletes the code whose value hashes to hash and returns
+// it: a code is used at most once. Not found when unknown or used.
+func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (OAuthGrant, error) {
+	r, err := t.q.TakeOAuthCode(ctx, t.tx, db.TakeOAuthCodeParams{CodeHash: hash, ServerID: server})
+	if err != nil {
+		return OAuthGrant{}, notFound(err, "authorization code")
+	}
+	if err := t.q.DeleteExpiredOAuthCodes(ctx, t.tx, server); err != nil {
+		return OAuthGrant{}, fmt.Errorf("delete expired codes: %w", err)
+	}
+	return OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
+		RedirectURI: r.RedirectUri, CodeChallenge: r.CodeChallenge, IssuedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// CreateOAuthRefreshToken stores a refresh token by the hash of its value,
+// after deleting the server's expired ones and those spent a day ago.
+func (t *Tx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGrant) error {
+	if err := t.q.DeleteStaleOAuthRefreshTokens(ctx, t.tx, g.ServerID); err != nil {
+		return fmt.Errorf("delete stale refresh tokens: %w", err)
+	}
+	return t.q.CreateOAuthRefreshToken(ctx, t.tx, db.CreateOAuthRefreshTokenParams{TokenHash: hash,
+		ServerID: g.ServerID, ClientID: g.ClientID, Scope: g.Scope, Subject: g.Subject, IssuedAt: g.IssuedAt,
+		ExpiresAt: g.ExpiresAt})
+}
+
+// SpendOAuthRefreshToken marks the refresh token whose value hashes to
+// hash, issued to clientID, used (or revoked) and returns it; not found
+// when it is unknown, another client's, or was spent before.
+func (t *Tx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (OAuthGrant, error) {
+	r, err := t.q.SpendOAuthRefreshToken(ctx, t.tx, db.SpendOAuthRefreshTokenParams{TokenHash: hash, ServerID: server, ClientID: clientID})
+	if err != nil {
+		return OAuthGrant{}, notFound(err, "refresh token")
+	}
+	return OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
+		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// RevokeOAuthAccessToken records that the access token jti of server is
+// revoked until it expires; every instance is notified.
+func (t *Tx) RevokeOAuthAccessToken(ctx context.Context, server uuid.UUID, jti string, expires time.Time) error {
+	if err := t.q.DeleteExpiredOAuthRevokedTokens(ctx, t.tx, server); err != nil {
+		return fmt.Errorf("delete expired revocations: %w", err)
+	}
+	return t.q.RevokeOAuthAccessToken(ctx, t.tx, db.RevokeOAuthAccessTokenParams{Jti: jti, ServerID: server, ExpiresAt: expires})
+}
+
+// OAuthRevokedChannel is the notification channel on which every revoked
+// access token announces "jti expiry-unix-seconds".
+const OAuthRevokedChannel = "mockmcp_oauth_revoked"
+
+// RevokedOAuthTokens lists the revoked access tokens of every organization
+// not yet expired: the service's own read, outside any tenant scope.
+func (s *Store) RevokedOAuthTokens(ctx context.Context) ([]RevokedToken, error) {
+	rows, err := s.q.ListRevokedOAuthTokens(ctx, s.pool)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]RevokedToken, len(rows))
+	for i, r := range rows {
+		out[i] = RevokedToken{JTI: r.Jti, ExpiresAt: r.ExpiresAt}
+	}
+	return out, nil
+}
+
+// CreateOAuthSigningKey stores a new signing key (service-wide).
+func (s *Store) CreateOAuthSigningKey(ctx context.Context, k OAuthSigningKey) error {
+	return mapError(s.q.CreateOAuthSigningKey(ctx, s.pool, db.CreateOAuthSigningKeyParams{Kid: k.KID,
+		PublicKey: k.PublicKey, PrivateSealed: k.PrivateSealed, CreatedAt: k.CreatedAt, SignUntil: k.SignUntil,
+		PublishedUntil: k.PublishedUntil}))
+}
+
+// OAuthSigningKeys lists the signing keys still published at now, newest
+// first, after deleting those that are not.
+func (s *Store) OAuthSigningKeys(ctx context.Context, now time.Time) ([]OAuthSigningKey, error) {
+	if err := s.q.DeleteOAuthSigningKeys(ctx, s.pool, now); err != nil {
+		return nil, mapError(err)
+	}
+	rows, err := s.q.ListOAuthSigningKeys(ctx, s.pool, now)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]OAuthSigningKey, len(rows))
+	for i, r := range rows {
+		out[i] = OAuthSigningKey{KID: r.Kid, PublicKey: r.PublicKey, PrivateSealed: r.PrivateSealed,
+			CreatedAt: r.CreatedAt, SignUntil: r.SignUntil, PublishedUntil: r.PublishedUntil}
+	}
+	return out, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// IsOAuthTokenRevoked reports whether the access token jti was revoked,
+// whatever its organization: the service's own read.
+func (s *Store) IsOAuthTokenRevoked(ctx context.Context, jti string) (bool, error) {
+	revoked, err := s.q.IsOAuthTokenRevoked(ctx, s.pool, jti)
+	return revoked, mapError(err)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
@@ -106,6 +107,27 @@ func (e ApplyAction) Valid() bool {
 	}
 }
 
+// Defines values for AuthMode.
+const (
+	AuthModeApiKey AuthMode = "api_key"
+	AuthModeNone   AuthMode = "none"
+	AuthModeOauth  AuthMode = "oauth"
+)
+
+// Valid indicates whether the value is a known member of the AuthMode enum.
+func (e AuthMode) Valid() bool {
+	switch e {
+	case AuthModeApiKey:
+		return true
+	case AuthModeNone:
+		return true
+	case AuthModeOauth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CacheScope.
 const (
 	CacheScopePrivate CacheScope = "private"
@@ -139,24 +161,6 @@ func (e ClientCapability) Valid() bool {
 	case ClientCapabilityRoots:
 		return true
 	case ClientCapabilitySampling:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateServerRequestAuthMode.
-const (
-	CreateServerRequestAuthModeApiKey CreateServerRequestAuthMode = "api_key"
-	CreateServerRequestAuthModeNone   CreateServerRequestAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the CreateServerRequestAuthMode enum.
-func (e CreateServerRequestAuthMode) Valid() bool {
-	switch e {
-	case CreateServerRequestAuthModeApiKey:
-		return true
-	case CreateServerRequestAuthModeNone:
 		return true
 	default:
 		return false
@@ -556,24 +560,6 @@ func (e ReadinessStatus) Valid() bool {
 	}
 }
 
-// Defines values for ServerAuthMode.
-const (
-	ServerAuthModeApiKey ServerAuthMode = "api_key"
-	ServerAuthModeNone   ServerAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the ServerAuthMode enum.
-func (e ServerAuthMode) Valid() bool {
-	switch e {
-	case ServerAuthModeApiKey:
-		return true
-	case ServerAuthModeNone:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ServerType.
 const (
 	ServerTypeMock    ServerType = "mock"
@@ -637,24 +623,6 @@ func (e TaskSummaryStatus) Valid() bool {
 	case TaskSummaryStatusInputRequired:
 		return true
 	case TaskSummaryStatusWorking:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for UpdateServerRequestAuthMode.
-const (
-	UpdateServerRequestAuthModeApiKey UpdateServerRequestAuthMode = "api_key"
-	UpdateServerRequestAuthModeNone   UpdateServerRequestAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the UpdateServerRequestAuthMode enum.
-func (e UpdateServerRequestAuthMode) Valid() bool {
-	switch e {
-	case UpdateServerRequestAuthModeApiKey:
-		return true
-	case UpdateServerRequestAuthModeNone:
 		return true
 	default:
 		return false
@@ -898,6 +866,12 @@ type ApplyServer struct {
 	Name string                                `json:"name"`
 }
 
+// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+// audience-bound to the endpoint URL; see `oauth`.
+type AuthMode string
+
 // CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 type CacheScope string
 
@@ -1073,7 +1047,11 @@ type CreateResourceRequest struct {
 
 // CreateServerRequest defines model for CreateServerRequest.
 type CreateServerRequest struct {
-	AuthMode *CreateServerRequestAuthMode `json:"auth_mode,omitempty"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode *AuthMode `json:"auth_mode,omitempty"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope *CacheScope `json:"cache_scope,omitempty"`
@@ -1098,6 +1076,10 @@ type CreateServerRequest struct {
 	Fault *Fault `json:"fault,omitempty"`
 	Name  string `json:"name"`
 
+	// Oauth The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+	// their defaults.
+	Oauth *OAuthSettings `json:"oauth,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion `json:"protocol_version,omitempty"`
 	ProviderName    *string          `json:"provider_name,omitempty"`
@@ -1112,9 +1094,6 @@ type CreateServerRequest struct {
 	Upstream *Upstream `json:"upstream,omitempty"`
 	Version  *string   `json:"version,omitempty"`
 }
-
-// CreateServerRequestAuthMode defines model for CreateServerRequest.AuthMode.
-type CreateServerRequestAuthMode string
 
 // CreateServerRequestType defines model for CreateServerRequest.Type.
 type CreateServerRequestType string
@@ -1164,6 +1143,11 @@ type CreateToolRequest struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes *Scopes `json:"required_scopes,omitempty"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -1642,6 +1626,23 @@ type MockStep = mockspec.Step
 // asks asks it as a scenario's `ask` does), or -32021 when `required`.
 type MockTask = mockspec.Task
 
+// OAuthChaos Scripted misbehaviours of the design's OAuth, for testing clients.
+type OAuthChaos struct {
+	// MovedAuthorizationServer The protected resource metadata names an authorization server where nothing is served
+	// (`/api/platform/{server_id}/oauth-moved`).
+	MovedAuthorizationServer *bool `json:"moved_authorization_server,omitempty"`
+
+	// RefuseRefresh The token endpoint refuses every refresh token (`invalid_grant`).
+	RefuseRefresh *bool `json:"refuse_refresh,omitempty"`
+
+	// WrongIssuer The authorization response carries an `iss` that is not the authorization server's.
+	WrongIssuer *bool `json:"wrong_issuer,omitempty"`
+}
+
+// OAuthSettings The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+// their defaults.
+type OAuthSettings = oauthcfg.Settings
+
 // Organization defines model for Organization.
 type Organization struct {
 	CreatedAt time.Time          `json:"created_at"`
@@ -2028,10 +2029,19 @@ type SaveAsTestRequest struct {
 	Name           string           `json:"name"`
 }
 
+// Scope An OAuth scope (an RFC 6749 scope-token).
+type Scope = string
+
+// Scopes defines model for Scopes.
+type Scopes = []Scope
+
 // Server defines model for Server.
 type Server struct {
-	// AuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
-	AuthMode ServerAuthMode `json:"auth_mode"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode AuthMode `json:"auth_mode"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope CacheScope `json:"cache_scope"`
@@ -2063,6 +2073,18 @@ type Server struct {
 	// Name Reported as serverInfo.name.
 	Name string `json:"name"`
 
+	// Oauth The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+	// their defaults.
+	Oauth OAuthSettings `json:"oauth"`
+
+	// OauthRefreshNotBefore Set by `POST /api/servers/{server_id}/oauth/revoke-tokens`: refresh tokens issued before
+	// it are refused. Null when never set.
+	OauthRefreshNotBefore nullable.Nullable[time.Time] `json:"oauth_refresh_not_before,omitempty"`
+
+	// OauthTokensNotBefore Set by `POST /api/servers/{server_id}/oauth/expire-tokens` (and `revoke-tokens`): access
+	// tokens issued before it are refused as expired. Null when never set.
+	OauthTokensNotBefore nullable.Nullable[time.Time] `json:"oauth_tokens_not_before,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion ProtocolVersion           `json:"protocol_version"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name"`
@@ -2080,9 +2102,6 @@ type Server struct {
 	// Version Reported as serverInfo.version.
 	Version string `json:"version"`
 }
-
-// ServerAuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
-type ServerAuthMode string
 
 // ServerType defines model for Server.Type.
 type ServerType string
@@ -2327,8 +2346,13 @@ type Tool struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities RequiredClientCapabilities `json:"required_client_capabilities"`
-	ServerId                   openapi_types.UUID         `json:"server_id"`
-	UpdatedAt                  time.Time                  `json:"updated_at"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes Scopes             `json:"required_scopes"`
+	ServerId       openapi_types.UUID `json:"server_id"`
+	UpdatedAt      time.Time          `json:"updated_at"`
 }
 
 // ToolList defines model for ToolList.
@@ -2431,7 +2455,11 @@ type UpdateResourceRequest struct {
 
 // UpdateServerRequest defines model for UpdateServerRequest.
 type UpdateServerRequest struct {
-	AuthMode *UpdateServerRequestAuthMode `json:"auth_mode,omitempty"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode *AuthMode `json:"auth_mode,omitempty"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope *CacheScope `json:"cache_scope,omitempty"`
@@ -2455,6 +2483,9 @@ type UpdateServerRequest struct {
 	Fault nullable.Nullable[Fault] `json:"fault,omitempty"`
 	Name  *string                  `json:"name,omitempty"`
 
+	// Oauth Replaces the OAuth settings whole.
+	Oauth *OAuthSettings `json:"oauth,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion          `json:"protocol_version,omitempty"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name,omitempty"`
@@ -2466,9 +2497,6 @@ type UpdateServerRequest struct {
 	Upstream nullable.Nullable[UpstreamPatch] `json:"upstream,omitempty"`
 	Version  *string                          `json:"version,omitempty"`
 }
-
-// UpdateServerRequestAuthMode defines model for UpdateServerRequest.AuthMode.
-type UpdateServerRequestAuthMode string
 
 // UpdateServerRequestType defines model for UpdateServerRequest.Type.
 type UpdateServerRequestType string
@@ -2505,6 +2533,11 @@ type UpdateToolRequest struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes *Scopes `json:"required_scopes,omitempty"`
 }
 
 // Upstream A real MCP server (either transport, either era) the endpoint forwards calls to (see
@@ -3061,6 +3094,12 @@ type ServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx echo.Context, serverId ServerId) error
+	// ExpireOAuthTokens Expire every access token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/expire-tokens)
+	ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error
+	// RevokeOAuthTokens Revoke every token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/revoke-tokens)
+	RevokeOAuthTokens(ctx echo.Context, serverId ServerId) error
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx echo.Context, serverId ServerId) error
@@ -4175,6 +4214,38 @@ func (w *ServerInterfaceWrapper) VerifyJournal(ctx echo.Context) error {
 	return err
 }
 
+// ExpireOAuthTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) ExpireOAuthTokens(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExpireOAuthTokens(ctx, serverId)
+	return err
+}
+
+// RevokeOAuthTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeOAuthTokens(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeOAuthTokens(ctx, serverId)
+	return err
+}
+
 // ListPrompts converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPrompts(ctx echo.Context) error {
 	var err error
@@ -5101,6 +5172,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/recordings/promote", wrapper.PromoteRecordings, options.OperationMiddlewares["promoteRecordings"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/expire-tokens", wrapper.ExpireOAuthTokens, options.OperationMiddlewares["expireOAuthTokens"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/revoke-tokens", wrapper.RevokeOAuthTokens, options.OperationMiddlewares["revokeOAuthTokens"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
@@ -10500,6 +10573,152 @@ func (response VerifyJournal422ApplicationProblemPlusJSONResponse) VisitVerifyJo
 	return err
 }
 
+type ExpireOAuthTokensRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ExpireOAuthTokensResponseObject interface {
+	VisitExpireOAuthTokensResponse(w http.ResponseWriter) error
+}
+
+type ExpireOAuthTokens200JSONResponse Server
+
+func (response ExpireOAuthTokens200JSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens401ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens403ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens404ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokensRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type RevokeOAuthTokensResponseObject interface {
+	VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error
+}
+
+type RevokeOAuthTokens200JSONResponse Server
+
+func (response RevokeOAuthTokens200JSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens401ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens403ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens404ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPromptsRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -14973,6 +15192,12 @@ type StrictServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx context.Context, request VerifyJournalRequestObject) (VerifyJournalResponseObject, error)
+	// ExpireOAuthTokens Expire every access token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/expire-tokens)
+	ExpireOAuthTokens(ctx context.Context, request ExpireOAuthTokensRequestObject) (ExpireOAuthTokensResponseObject, error)
+	// RevokeOAuthTokens Revoke every token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/revoke-tokens)
+	RevokeOAuthTokens(ctx context.Context, request RevokeOAuthTokensRequestObject) (RevokeOAuthTokensResponseObject, error)
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx context.Context, request ListPromptsRequestObject) (ListPromptsResponseObject, error)
@@ -16991,6 +17216,56 @@ func (sh *strictHandler) VerifyJournal(ctx echo.Context, serverId ServerId) erro
 	return nil
 }
 
+// ExpireOAuthTokens operation middleware
+func (sh *strictHandler) ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error {
+	var request ExpireOAuthTokensRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExpireOAuthTokens(ctx.Request().Context(), request.(ExpireOAuthTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExpireOAuthTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExpireOAuthTokensResponseObject); ok {
+		return validResponse.VisitExpireOAuthTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeOAuthTokens operation middleware
+func (sh *strictHandler) RevokeOAuthTokens(ctx echo.Context, serverId ServerId) error {
+	var request RevokeOAuthTokensRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeOAuthTokens(ctx.Request().Context(), request.(RevokeOAuthTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeOAuthTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeOAuthTokensResponseObject); ok {
+		return validResponse.VisitRevokeOAuthTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPrompts operation middleware
 func (sh *strictHandler) ListPrompts(ctx echo.Context, serverId ServerId) error {
 	var request ListPromptsRequestObject
@@ -18478,571 +18753,596 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cts4tj+KvwpKv6mK9BtKlh0n023XqV2OOz3tPXHHX9uZy25lizAJSdimQDYB2dF4+9/zAOcRz5Oc",
-	"wloACVKgRMnOZXq6qqtjSSSuCwvr+lkPnSidZ6lgQsnO0UMnozmdM8Vy+HRK8/gs1n/FTEY5zxRPReeo",
-	"cz1jhE6ZUCSiefxCEh6T7iRP5yThUo3hp7H+SZI0J1HOqGLOt71BJ+hw3VBG1awTdASds85RR/825nEn",
-	"6OTs1wXPWdw5UvmCBR0Zzdic6oFM0nxOVeeos1jAk2qZ6VelyrmYdh4fAxj0z9Cgb9hmwLrHhlHAP+uG",
-	"MKef3jExVbPO0f5w6BvC+3zatGxpPqWC/5Pqr2DhGkaR5tOnL8X7fHqVLKb+kWSLm4TLGRfT+qBkspiu",
-	"GZb++YkLdJGn80w1rVEGv66QFX7tkhR+00RO+OvTV/GSyXSRR6xpuLn5fWXA9gd3yPa7pkHb358+7CuW",
-	"37G8adDnpxdEwhMkZpJPxcro8Vd37PhN08jx1+cYt5Q8FU0DZ5+yJM2pSvMlkfioZ+jwfXXs8FXz4OHn",
-	"Zxj9LU+SZvYj9c+G/5CuFPSWjSMqG8kBnh9vw5IO/CfuasFVIwVL/ePqKupvK2uov2gcqf7x6et3TeVt",
-	"0zAVlbdmlC8PSJLes1yvHZmxTySa0ZxG+uIKSDkF/QbMQJnXyYyKOGmchH5k0xwyqhTL9bv//cuw/z3t",
-	"Tz4+vDx4/IN/Okw2sjnF5CqT01+6a64/N46WyWdgb9dpmjQOMU2T1SGmaVIZYpomjUNM0+SpQ3zUL8ss",
-	"FZKBVPKGxpfs1wWTSn+KUqGYgD9pliU8gltsL8vTm4TN//g/Uk/mwenuDzmbdI46/7+9UvLZw1/l3gW+",
-	"hZ36OD10S7gkc5rocbOYdBcio7mkNwkj/3n1/ueAUHJDY1KIUr1BR4slqZgkPPriY05v/odFikQJlTMm",
-	"yT1XM0IFYZ+4VHD3C0a6lCwE/3XBkC+lOflweYbD/jHNb3gcM/Glxx3RJGE5mdMlEakicUrUjEvSzdOE",
-	"BeSWLYmM0owFerSURHkqZV9yVWwSDv/nVP2YLkT8JUf/c0rkIprZlecCuA/O54WsCFswxgu6TFIaX6fp",
-	"O5pP2dci6ps0XmrKTvQgNMekgpyf/H385v0P/xi/+cf12ysY7XWanlOxvNDSY2TOofySY35/x5CfgwAb",
-	"kZwqRhI+54p0szyNF5F+kMzTmJFUJMveEQn1PC4+vHl3djq+PLl+O353dn52HdqpS5KxfCTmXCwU03+T",
-	"KOFau6FxnDMpByPRCTozRmOjF10ylS/7JxPF8lW+ecWiVMSSLITiCQz0nos4vddyIlNSM8pyDQyv40Kx",
-	"KcuBH/+9f0kVe6cn1If/V1dtwxuXbE650Ixzu7ckU6tT+SD4J6L4nG09jceSUr4qjbQgDrWqlYUX706u",
-	"f3x/eV6hFodIAiJnNGcxuVkiKaYJj5YkTxdaYqIihm+1RMwjRpiIs5QL9Tsd7URHHwRdqFma83+yL83H",
-	"72jCY6tm6Jvm5OJM3z2D6j7+7W9/658s1IwJpUfDvGtWyjMwpyxPIyZBbPiKYsw9S5K+EWRuFvqygikf",
-	"k5DleZrLECQCSdgdy5dkwlkSE6rIhC4SNYDtN33qIZ0cnJxMmVCnNPfIkyeCnByckP3BkBRPka7MWMQn",
-	"drr0gA6yPFUpSSdAK/qNLE/1RRqAdKWvU5D8T+mcJaegOsGxyvI0Y7niKCNGNKM3POH2c/VX9kkxEbO4",
-	"MlqzTTdpmjAq9FUHj4EiqX/nis09bVUmubLZAVrU4Ekax1w/RpMLpwWUhs1rKDJ0Hl1x2TeyRc59lOVp",
-	"x3xB85wuYTgLOfs5VcWSS38HUuWMzs3xr//s6ydmQBNnIluo8zRm1SVbWZX6sMzr7xdq1/fX70KcRos5",
-	"Ewrm/CFPvA8Jo7av7mGe3vEYmXR1992Lw/vqwttXZYN/gYeCalsfPWssWbTIuYIbledsbo22xTJtRWH1",
-	"JbStX+kDzda0t1s/zjRueZI85UixT3SeJduSCI+9j/EdKbaRWNJdaVjR6VZv1IgIdGdjKXJX0DT8sQ0J",
-	"LLIszRWLz4Ri+YRGbN02AaOO0uQNF3GVU1RODjzzV5bLpu1UTFC8+Z5yeuqjWe27zQrcNY6z1ql3oX3r",
-	"V7YZVG8lH8/0MsLixKxMIOh86k/Tvp2Evs0imseD8l5znujzuR6cMWHNOkedKVezxc0gSud78zS6nUdZ",
-	"8a+WwHJBk72iUViBkzg+Z/MbljsGGD8zmNBEsvqtrGXKpG6vfHUYrG681vKRFcBydI46c+i3E3SYWMz1",
-	"DqT3Aj6bHz4GG3YMO/cRQUUMqI4YJU/9l1gkCQprFT5XDrkuctAkeT/pHP2yXlQr+j51X3/8GNQ61B2A",
-	"uS0eU1WxmsVUsb4Wrju+QZl3bpb+a3EXTttqOm/xTd8ZY5+iGRVTNjanuyom/m3GctQT7HNEztJ7aYwo",
-	"eUzuZzxhhIP8apxYDNxoG7dols5ZRtHEsvFhvC82GCf1/XGXRsX9v+Wmn5Uve7c84RETst1450zRmCq6",
-	"wzDO7aveQTSLRXbx15HkxnHnLEslV2m+bDVNj/TQao7gmPFeeoqqxarc0QmL6YUEfdk0Z9aaZ2xPlkQH",
-	"Dl+KczrRrLl43cOags4ii7c+zKCaFaTWatZ/LV9Ze7sFnXuaa3Vf+gwRc6oV2755nYspoTFYNuhNulB4",
-	"MvGo/s9CKjKnMSNdnCFaWcA78ASxxuxRId+UV2r1Ajbsujw4zpmvUFpBRyuXsnOeHf7nHK/KPjjrVjsP",
-	"NT5XYcUVXl6hhbXX0+lapZbKpYgqd6a5g1e1uzidUy62lZ+1mDKeW7m2ptzPUzElin1SAblLecQCwud0",
-	"ygKiFac0IBOesG2oIOgkVEwXdIq9DQaD3qBzpLlD3aJxdvWevH75fX+fRHpspMv0tkxy+3T7HlFybzPF",
-	"/5GpCIjMGItmT59pThUbJ9ZEV+31x5wx6HTg4wj6XLDxnAo6BXWw3fZXlPtNjz+2FTpPq+foeeXOulix",
-	"tc4I1Lu17ooUsfVrwFv8HlV0sE0IxVAAa+eCFfS6Z9stvl2Xz7XuZxUpZ1VGNpZP7++uKWszceI39aV7",
-	"L2DVRCpYQG4YzVkeEJrx8S1bBiTVQzgIyA2VPArIXCWyzWJqWdSY5r3myp+ury9ImsO/V+TD5TvStXMh",
-	"KrWyZ897Mu2N3jARzUD6eRYFJGdSBWSa02z2a+Jtas7ULG1w0MMQ8YFjcvH+6prcz5gg9EYy4WcZVitu",
-	"HNo8yspR6RGasQXknt3INLplqvU6tKbfM/fW/Twk/I6jvlolzoJLbydNei1C7JMaR4tctlIY62IOdF9t",
-	"ZK0wcO6I+3Xbt2LTNOfb2p+q+uXqJfvd6+H+EaEExLruwfDgsD981R/u99AFX4iuGGPwTwgsKJ+63h8e",
-	"DfV//+U/MNtav+oiNJWknMAaUUHP4gmEel6KgZ+HTK/8d4c+nHi9Lu2dAQ0MyIm5SRIubvFAUqI7g+Ad",
-	"0g3nUWYi98JAXzsY9MdjkuYjYa+juhM0ACcmvKubgTehvVQQrnokooLcaG3oLr1lsc8DU7uQa8xVkYRR",
-	"qciroRO55aWLrU0Q/3n1/ue/0mQBtoc5/XSGL7mRqAUJlWvjZ69mTctgSQyGSvMigHiVW5slaw6o0muo",
-	"ZlTZrYC/YSW1ZqVslCDJF8K/JMIbXlgGEx6R8L9/of1/Dvvfjz/+8Q+h/x6oRHqvE2+aoxidNrTEzRjR",
-	"115x+DxOLbXIhWxpXW1t7sQj81kP5LNeHg2mCO+NsPYOgIYumQSJauWMGTKikkh6x+IA+bJs1OYHm87w",
-	"M5/N9Ydx7cHawnXXmsy3oNaqtWRHw4YxZRQtbUfup2Ba+GxE/9eKqalmxYfIgNZ7/iNnSfxWv+N1uOiO",
-	"PLwyXzAUZQuz75wu9ZVTsfh6lFV3ibHxwI7Ye5bEUhOlT/5fYsDBnaZXn3nZ3R0tzw8u6f05k5JOgbxP",
-	"Mv4Xtlxdvpt0IeIxlZKpMY9lQ0S2Cb6nJrSoD8GOMcQ95oxGMyaPCZtnaqlZLpkskgTjISuWh43G6/Ui",
-	"4C4uhtWp6PsSBYyFZDm5n6VkygTL9UuEq4ZLP+M5k0+yK7e03ydUqvFCNsi977SQIhdRxKScLBI9Ba0c",
-	"RWkesxgYKheEkgm7JxLjtfR8dhtwIw+DjYWTZ0zMers1swbS2Oz5cj3D2FawQoXr7JPObtTWy3uigO6f",
-	"5cLEE/SEizLLkuVJZNmYXT4zudLyCnbkhJnvBJptPXZ7feZ1I/07mkNclG4NOjktmoSPH4p24eMPReP4",
-	"a9mDHeQFzT3LRaNWxn5nluvIyAQN1aUEJ31pkXPS5UpqNtM7NlYEYDAY8691ApOF5Vf2PfebmUPj9pTi",
-	"S02LNUvkcxCqGcsJFUsF2Wv3VJIuWP3hLMb5UovONSHUXhFB5z5dJDG5YT1yn3OlmDDy6mPQifPlGF71",
-	"hUSZiW9BvXZffSZfmxr2PM2VYtPGJjAtDBrRe/oc/dc23q5iUOxhMUDbqbsA5co20shVMb1nOB/W5LfJ",
-	"/YxpcYRLvIxjkgqI5dU8PLaXL4goPNZPaRryXmY++eZnfWFPwG5itMCCcAkSKDIpuGLShdKCABdC35hx",
-	"5YYx19qul8uam8Isbm3BfHt0quWRK3tJrUoAYVQ8EJIZF4pM+R0TqI+ESiXnMiQqhajsXJjgezkgP6Cx",
-	"WOrfwiznd1Sx0HW1ohcWKAh+bMmxy/Fe2Aacr2xTdmLX1+/OG6Q0O3Y9P82J9NwCwgWZ8yThRiAIUN+H",
-	"PFGYTTohIRyDvYRLFQZ6bnAAzOeRCIvTUTxSfqPYPEuo8v6WMxqHaLpBstqLuYzSO5aHmtpGwixx92B4",
-	"8Lo//FP/4Luef71fD4fDIdp15vQTn+sF/+71of52GHTmXOBXpU2liNnWy5Yk12nqaKZrY4RW7O7npxdo",
-	"KMEVC+wBpNKybNKVM5qV8feFccZat4nRbnurSu14zkyQxDbKoBOf3YpdnuLzb5I0um1hiOISNaSmYNxF",
-	"pBY5i0+dKPH2o68dcjuVDQqnR6U5pSLWaiE7yacL62/czmTQKJ2sC3h+9DIdMxbMJfdcDmaM7a+41ent",
-	"EGnczGibp2AzzLdfzjmfs2vjMWu/1u3Dx4shXkVM0JynHkEtFUiJG+9ho2qvpwJM9Gzd1tpBXxtz0Q6u",
-	"4qtWiRbOlOZpdDuWZpV2oLligSvM4sDHLDaEHm85dO8KwpVQePSXrvaUp6mCoFQ6zxK8Y1nCI67qgetr",
-	"r+BaB5em0fr3V2Un9Z/eup1Cgu08S1iR09AUu17sShWlYugz5bs8e7iBFXTArqlv9wkzmWFhVAxpz/zJ",
-	"4B4mjEYz8uHyrG8v89KUfkTCB/hwRH4B01NABoPBx0fXiu9slHvNbGXHN/esuQzIjW5B9627ODJhLvr/",
-	"j1rCMN9CoMv/0kXM04DEVFHSvaGSvT7sBcRyokcQYMwLVjIJir+OyMMi5+Xj/4G9kP/VI7gp2nt8DME/",
-	"VW9onHBxGxBoQhNTQBRXiW7Fmd1/VJqX/J/sPx7DY1z0OV2SiOb5ciRCKkSKBCSN0ASyQehzZ9mwBHsK",
-	"9KC1xjnH0DJYE0etcf6EIW820sCvO1zJoCYUdtvd4rLLKOeNUc07xDIH632BB8OhFjgPhsPn9wX6wpE3",
-	"MFc3RnhzRMhgc0jw1oHAlbDfWjSY5h04FXKSae2kfzAYBuT87Dogb65+6L/snyYUjJR/vnjXfzkYNkWU",
-	"FLEDWwYIN3kfC49j/+Mf/xAGhCoyT+sO3sDCDJgo2moq/MbY4B2348kRwxsoxomq9QfOWmWE/H3wj8F/",
-	"HWtdPmf9nCWMSkbkYjLhnwiXhEYRyxSLW9rWvKo4sgMwnO7GC9AwXIL5rMzqDTfpzbdsqQ8uwDLg88fl",
-	"9zMmyIxKdEqQEE3Voc90sbJftRHINkNgsvSZdNGuUGvGocn94VBTIE2S3nbukpoSN+fCfvRlObgujHpQ",
-	"ZzrHdZunWs+wFgI9HS5JziYLyWLSPRzu9wbkfCEVBlvAQ5OFVgUb3QyNWkAdI2jORSH/PJHe3jvneDeq",
-	"22mQQUd60c1+YDm/YzHiACkbdFkLjHNhfJBzfewWLOxhGLzef7Tf9/7jD089kaik7ng7b63IYm+uFrvB",
-	"/EDl7aY2z9Po9kTeeq7zmiDtlaRRYNl2Bo6cs2ECO9KPZlMeGzDwDypvwwDI5yanIpoxSVTOWazPYZrH",
-	"LLenlgp5D5cbCJj4iYspCe2sQwiQkxDeQ6eUiwrX2bTob6D3+j3UJrigmRytwaEtQVbX58/8jmnlBjSH",
-	"kHRBgE9zcJdDMGCoZfmQdG+4oPkS4nJRSRCpIjepmq1a5bajQN3+psftHN/oZ8GCV9EP1xvvykertr82",
-	"HVoj3W4nhc/Z2CobG2DdvlGyLwmDJZJZ07f1Mab3ovcFzkNh5KouzS73HjbVfJjQO7W75gUJJ9VkV5EK",
-	"5vg5zEcT7+7NJwMXy7iIFFhvcircNcWLSiXjNsaqwh+yE3GznG7s461+5jHomKXYEFsED+1+EKy7YOzI",
-	"8BuupUpKuYMNMW4aQiOahN8BeSLITKlMHxH9r7RqzQodNwTzVHKm0+jWISPzMc2YoBlvSEvE5KBNC/HB",
-	"PlfXf2zX+4PhYFgd9v4zS50GKHRHNYdK1rgB9EamyUKxlgrmrsJrs45lUjE80FQruK2yhU615bouuGK7",
-	"rWozS2ig2V3PLc1pkrCEy3mF7PYdb+X+a8dPue/zU0qVZuNUjCeUJ4uctcxPQtDNqii7heb4ajhsFxha",
-	"dNS8U9dMqq9P/q1T7zYITwiEsTkSrr0WoRstLro2a14sS9HVmsUHD/fznpKmixNzb0vwr/Zmften/zCC",
-	"lkedIzIy0xl1Hlf9ChuNzjv6urT0toOba12TehMAbblM3223Sg0BM21XwNLOGIMnxtuYyQ18U1xzaIGt",
-	"fDtOHTfFGN/il+2CK3N6PzYvrIa4gElKSZZMAsDhEGi3SkXEBuSKiZhwRagk4YnB6IOL6oi8gRxNMloM",
-	"hy+jW7aEPxhowuHf+ycXZ/2/sOXRyu+DMuleyy/zKBu//PWg/6f7t38/Ob9493bdP582Xnx6luV8fev6",
-	"A9ypPxi0sC31Yn1rr9zPenEoJIUH4PoLIUtzj2Z8zxgs92iWJUvwQI1E+Oe3tV8fCjnhcY99ytJchQNy",
-	"7Qa9ACwfwlOoWSq16DASoUc5CY9N5FElasj4vkwQUkhmaYLW1Zs05uDRLFpzeJ5uwmtMMM157F5exxrN",
-	"uAMO5Yqq8yjbu9v3iqn/ZmoTxhz6HAz5XSVYsauZGajXt4xlcDQJ4JGQLlBs79g1gwaEEgGR65gSKIun",
-	"9Q7WQaJ1i1LzAgKoA770i8+p4fnE5AsuZDX+i8ekqwcvUxipDV3Uskvv2HlUT3aSLgT46bkyq5JlCWdx",
-	"KyfFLUdQaUtr56cXJkr14zOKuVuGHPtszS3iGH5TWvD2kdV+k2iLddsugHpVamzTxTPo9J9NP3dYtzkQ",
-	"QavMTY889UPOJ8rktPkCtvh0G3gtG9r00Ze8WpQ7MdE1ugEaKUz2AtehAW5HYDlJuAApCIyfxxDmDRe5",
-	"vl0AER2uX18kOVUk5pMJy+VAX69MMhGx8AggkYClSh4z8JIC3FkCEC7HJjeYx8yOUTMrzc302o5El7rm",
-	"1A+XZz0016ZqBiwQ4tBHwg2TNl034UOWNueaplGXqQPHF/WxBVOEdM1KUAxyNO/LCb9jz7XHuq3yUjAb",
-	"nfBbds8lbppoLNFial6keVmHCCONTBmR6uKTrg3h6m1227tnxNJNYMnbrIBXKtWn45IV6Z2eRJn2fMg9",
-	"ar74Vv1zq7wbS9ub8zBtm0Ex2DWz3EWjdrC4m+L+1pstOlfGDY9A1xYhG2MLrMzQZYPpgFQUnd4x+LSk",
-	"SnMWD8jfSuEKWYlIySJP8IBa2+oLaZ4nZtjeyD7vtVjQtlYzCuFGpcjEckwXCQiME+7No709o05hGnCU",
-	"HTvy4gtZDMqVC0n38OBAE73e5UWemCwXBaxKs71eS3SdHxaIZP7U+LTmwxql2dIc0GMSojYJbBLUyb7+",
-	"OdwAibN24E/x7ewaeLEymrcivqbydkfMVZtXsNYkcXFaZGjnG7I2fFamH7Via0Nc4xBuuGNCSTUThHRx",
-	"E45I+DCyXtVR54j88vEx7O1ghyqhG4vUTjsGzV8pT5DpUBGxJPEiMdY4lWnRx57eGtWmzhV5NIPjWKSe",
-	"aB2oesiKk2p8pgMSYiLOmIp4nLApjZYh6eI7IKH1jkaizNGxKTqkm7G8b5mTiVYNVnN9eqiCc8EVpwn/",
-	"Jwv7N1Sy2LYzElRfhgMSYt9jvV/hUZmMBpEzN2yS5oyUwzi2GVpF3RTNcnBOmJ4jF9FsJIpmMJOt2395",
-	"8Hq4j9aPlaEGwGT1fKgZ3gtJJjRJbmh0Wy6UHaG7LH0QpGzomTtdmH8xSptDp9fXzMCsHZkyhVbuw+Fw",
-	"JIBlfxAFjHNN0YGZDA8OelAHqwBrsU/bMD9Zlb5Wdlrf9OWya/mrnGLL8HlNi+fw1omI39lW9bf44T02",
-	"XD4GX3zUVGxAKRvgjg/ouPHiMaUzTw5OSM5EjN7+7gBKSNyK9F4gmEQfQCr0afUDPX1LkMpfBf94OxTi",
-	"f1944XpthbU2JUPWbiRia4jibw6SeCdw4LbI9ZVl/UYQdWvIuc78g4Inee9kh5s9B+JEhTt+LYg/Ly2v",
-	"TKzZR2piYjcIOljEt9HB9CPdIXXXSi/E/D/NSTSjqYT7nYspFtuC0lkkzKliIelC8sd+z8mKjmiSlLXZ",
-	"RuKeciVJGLOELsdz464wkpSpUxSSru0ahI2XZNQ5MxBHBJ4gXS703FiMg+uNOsfmwgcpomw+wAe0tEST",
-	"BGUcmaT3UB8JoGBY3PMj3mELRubHwIOXbRKmt5fRTZGpMtjB24VYQGmE+t7n1VR5r7Q9T6NbmbFogITw",
-	"ZJwp2x4MxoGEWqHrwprmuAEr7uZfhh8HRc7pQL9KFXCopqjjzYfBWmLsC94DUVY5qQ64uZfALJA7FyBx",
-	"PYVaiZaVK2iBKMfVN/vOW/0ElUhvZNEdy2tpm0hjBd7YZlUIRuC0FdjSrutW6c8G2elaH93nDk0psTls",
-	"ZT1IlqDRjMXoXFWmrK58QWwzx+TNydXbMaD3midMWUf0ZOtDTiI6Z0SlvR1MBXbG8bUtcviUC+iSSXVt",
-	"fAP1y+cZMOfsFdQMOvcYdH5iNEGyrfE3qqheVZeq0ltATKJ3lONN+LEBpbyqpsNrMZvmNG6oj9BanClK",
-	"AxTDK1/2ze4MuNf56cUpRZzVXTMxtiuC5QcurOeA6qfWDvpf2jzqM3M2m/YK8z0a9ypu3vReeJN6tvSv",
-	"IpDbGO751ke0SkCbU1Ma9WnXhqsl4zVG2zqk6ppKWM3k8z5j4uTibMeYNSckxuNTM78GGO0CrjTjRYNQ",
-	"f/NNTv5xcv4OyxkQyCLBYKKchIs8geCfDRa/rcjFjuqFxCzxJ1LLujspJROmolml2/oU7fdhy5sFd60J",
-	"H82JDVgVKCtOcE/gayu4MA9SWG3ZARQOxcHK8Xa6ai4rA/7RCCyEkBbEipbA1aa/m1CuZpNFkixNlonx",
-	"SYC7EwQ/U5bV+E6fUGamFUDZhovzDNCwDSjvLoesVZGKRo9lcTsdk4fHBknGgQRaP3w/0c2p0sJWIYyv",
-	"r3EBLNs8iV5tays2bnQYo0gFI6bhVlW8yqIcLaFZKoH2mzFRW13VZhDB6pK4/QXNV7oe3NUOAb0nyEvx",
-	"VYfxGpciBD8hXNYdy2+o4vMdHCslTvMGXFxQii3y3aZG04VWBd8KlXtCVk0grZHN/dZYrcKMIxP210An",
-	"Du9pqPiZUMVEZDX1mqoceGm8jXXU1OjwZPRJbNLLA5fI2IpjYpwu4KrQb5EuLarEzLUEJtIx/NAjMUfO",
-	"CR9bp9CZXTg3o2qogxSlm2OvTUvvzdOVWseNRactarwEdxE4m0tWgOyqNzCyGeN3WxtuS/ioFTT0xXxO",
-	"87J6ArAi0i2BKlykCr/rIk8XogmxGX/TrcM8eSqklY+RtA2SdZKQLKFLfcvZjEoXyZniI8gt5S2LTZzR",
-	"drt7qQfjBwr9dcFExGzA92bbtn1BKpY1SF6KZaUXsDtEX2MPoyjBp4hNFEReSLObj/CmSgoTU5cCrYat",
-	"rg83xa2dI8MsapnzthJzBLKMP65Cn1IwM1KS5eknbuyKTiAZ6lQQvkX8s/DCdLoHpGBAgY25MkexPMwN",
-	"N5W7uxVe5RymCuet8M+gzrZrFFYcGWfZvZdhjSk1WwVXCcGKPQiOQXmiJcTCQEhyRmM/mlBhOvQD0VHp",
-	"w3QBLS2MuFoeEfbrgiaSjDoXNOdy1IHL8J7qb96lIk7FqOOvveFeLRusG+VemRGtWb73Jd+ugfNgTEd4",
-	"VB5T8PDT8t7pwlFFKnohDfJm79ja14+MVte/vDhFg/pIdLELBvVQNCHf0Ngwd/2ivajgXTitwNlEWnZq",
-	"KPKYhGByD8E/MBKFKldxJxyTMGdowg+PCowUc1/GXGZ4XR4O9wNyOHwZkMOD7/U4zKkLj0aimL2BDV09",
-	"rRhcqfuE9ahOOSA5A9bdq3r4TcRMUNhY7dQ7Nshd7x4OHbUJPSCv2cvs5AX1xcFuZ0qsiFtfy5dVuY+8",
-	"aa7AINZdm10HXTAgFnUwIIBD2DM3ZUFTwUigtqY30OpwFmzAaRXvYIupA2yXnBRjgN1HASFJxRSL9IiR",
-	"OBgefkdulgqyYoA6QFfVGgzQkzFBkgig5VAmDwiX5JZlCm0juKAQKUOoHIlw1OkmbKJIulBH5NXLg33s",
-	"oDfqhMdEpk5aT0alIvuvyV/4m8LaXYodehBwwrrGNzYS+lXoecJzqQJEZSrWuTcg/8fOl5v8IZrc0yUO",
-	"15usgy1vr6IWkT3Wb3ezLBebx4GZIWwmGOPRmEgFcXb/hV6uh5FBpsY0RsTMGnUCUokoexgMBo+PYa+C",
-	"0w2aZsxNuaq13i+a/YIb9dGjyIBctv0awFa9kA6h1xcBVAG9q3qWyItxZshVR53H0IqvRpweCYemOeDg",
-	"6xuoRzC/B28rZwn3EFY8fOoSIDZIQ8EPEbNPpRxoRxxq6gsNqoiLIKIvh9sVi4CWm7pwHSCHYCKGGLNb",
-	"OPxaAYj1kXEA0vV3+i/swRiRbH/mqjGce7PgKRttneX23TOhasyKC8er1KWChBhQb3lnWGBaA3uyLm4D",
-	"qXJ19ZbkLEuWvWMCBiKjEuAK3MMRKRat6OYmTxfTmSI3NLodiS72eGmENxn2CJ0oiNsmjOYJN1ImahcV",
-	"OnCz3PX6jtNFwxqY2VoN1LBKFGRLihawJS3iw/FAmUUPCi5TkJk7njW3zAdHsvfxLf9cnLDs+1ma2BU+",
-	"gpQLZ7f0x6o8YE3c4YOWjANiHKPBSOiL4DE8LgKntVCY0NxeJOTgFXDxABoF5my/ci8JvTkr9oooFYJF",
-	"EH3IRZQsYhY3VDv8Kb2H26sSfA6HrROsmj1UvhAR9Ub+X5fqsp5ItFCYZMcl3ih2vL0WW11RHsy2uJ37",
-	"tvcdv2PCGIWq++r1LD4lyPddOuU7IoqwOeVJPd771aEXvULK+xTjLzfkydVGjn04LayZQ2kJqY5zITeb",
-	"/j9IT9gIvOjr8NzTS7TIc60YutFm48ZKGEWlLygRdcM02YIcKNIKAArcCEsC8pJRm002wtYFMdxm2wvV",
-	"9fjCFWffkxa3PqqgcRn92wBneXUrdijqVRCzxwaWVCMA7gWMHLPl/KBCsq313bMoaEa3hA+9V8pTNa/E",
-	"cwQEmjXdvQSVBa1b43rfBJlxhvd5kTO6UsBpgwYVkFu2RKXXkTZJdx/qfByShCkE5435lCsZkHAcjkSa",
-	"k7AfHoNmgJlehMJtQklG1Uz3h7pHb0BOTXpCOgGntpO4MGUKLdf6WhMj0SAOkUJqQYkoDKzNTCvoLNaq",
-	"P/xypbT0ivkNKMVMKRcmkK8u+VQGBimWRv7J2R2HSH0M7tOiDIjexfLAJVyI2F2fBB2Q0Oqi5isjHgO2",
-	"gtZNbX0WGBuPi1HoMzASoQmRG2DSEhdSURGZxCXzZU5FnM4NNEbPAu/peb+Qmv8JrWLqWz1wYiJxKmb5",
-	"rMAyEtaaB8i3WCo8nYD8AaAeJpJDq15Ftkr3YHhATgwo8TE5HA6tfF6uFARnjgSqo1QRHps8e9gdDN0s",
-	"jZxmhFaHAcLtSqaVAxTex3MZ9gbkCrRjaGMk5gupDDYyCRX7pPZg6n2cOoaDRumcAX0yBJmESd5omf8Y",
-	"Lav3XMvOaIeaMoXUiFJcSYJYhCXsEUmXoKSnAZpt6/YEDDIdkBNhp+ToAFN+x7TyLVcMSGiMBLiUhxFa",
-	"i0BZrYiPj4+hHn5hwZRFFR6XbexjvELlq9YKXRHcWWEtzxvj6UA1bo+ick+XhdpTYWxMxHJAwntQJQGw",
-	"ojAmFgsWoO1On77CcaZp01JSkgDESQC7gQxEqopC6uOXR15jBJoiAltG4TEkXb21cHFBiWifrQJLKozQ",
-	"qD3qHI2E+4ZpagBpjKD9W0M1tmIM9PgTOGHx+/8+0S33oMa3YUwvNKHpKzMYCdNsABlQCfiLs0swKevh",
-	"AMN6AU+nSmrVxaSC6mvg4TG0hiG9cBLgZwRhn2ikkuUI1PV0AogywGIMuswiAZAYNCBDlhp6BkLcIIEe",
-	"D8MEAHfUsErkSSOBFoPjEkveWrtixrLecXE0X0ir5RdR4SX0rt5cRuOAuGnzI+GglGKwyayIT6+Cldqt",
-	"1VwJTo9snKtm6kW/kIFXdDKnS8TVCR8eeDzQh0qf8yyhEdPfw/074Uliqoq6Lkq9TEzfQg8Pfip5fAy9",
-	"AenbYeo6KLft3GIreLfeVPyS5VdwC6yRhgtchNKuVTxiBnRcoNWsbs5gp+h5F416/YDr9NWlNtimRnCW",
-	"HILCYmAsBHnh/uy1duJuBX7dAqqs1ATbx6y2abYFfE+tFJzjUG4FFmef1fI3ldtWuKntlT6D1oyB0pFu",
-	"U++p7uuayluUXE4uzkg0Y9GtLJCBlHU4c1NMvReMxA2bLgRWhVQVu6CbFXuM7Aw9czCEXxepYu5108IW",
-	"a+9rPchnvqf9WNDXLv6zOZqCfVLIgS3mMykvecxedpYOrt2GxauchF1psliUN9ZI+JzLsh5bupRWV5fu",
-	"nN4yY55VjtW/ap0+Amwui6Ct7wrIQuIqMJEwVpjEtdfiu1VZVtKySRcDRYCoi6TnZmWhZ3AclOMQrZlu",
-	"KwK6qXKN9SqoWFaqWyJ9G4EMEOzcOw1FrIqtH1FxUGIfkBNztWsRIrPSwID8zRj1QZ4vRlKkgp1c/WV8",
-	"fXb+9v2H65B0Xw+JRI2w0DsmlCeY912I6o4q6Cyd4QdahaQkoYoVVnmzBjzX90xAZGo+YVKY0AtGFL1l",
-	"hKtamcyX9SKZXvDZe3PuUsHMXbtNQsHDLudnxYrxcQOXf/yaJ3DF9LG9GmHpObCyKrGiqiPIh/oG0Dr5",
-	"EfHr+YKxWOIpLNyY1QaKhNdlzzELQMNG1ihrkRRNgBx+NBLNZgTsuGzPwDqAiK4VjYqVwTyMP3rFQbdK",
-	"33ambSfFbWNGBaw5RBk9NbZVS2DC+li6Ks36CbtjCSnHph/Jcj7nCgLtlxmT28OI1Ex5dq6eufjse1gN",
-	"cdNyrrxWFE/cciPop7FKbxlarNczGG/NlS36aln1ol7otm4fNoZtKiWXigrVIvHQ2HibytQ+bqi8BAdr",
-	"nOVswnItPcpnlnzlUio2H2dF3dn10yn2IXC37+PmkPwGZvuZbTY/p4pPeNSOTdTCzJJ0Gh6RUDhNyD0z",
-	"f6Pch3CGjXocU0VD9CXqd6csD3sAlZdOcyZlqLljtbHiJ9Na+RlbUamiidbJba+9MlLGBiBDhNAUM0D1",
-	"Zgzc3HIuwWhZRpZxhSXghTcgxiJirI2R7ybpFIOad08Rh2Vzz1XMbiCDn4tJCiFnigPCns3vLaPRopwr",
-	"HtFEn8KE5RCoNmf5lInID4qLW9EKxdO9GTZCc9pl94bdw875f6mV3kzSacdp7Fkqaxanq0L+z3+63DLK",
-	"WwozEYX6/655QmtVA7AyYUtAvowjTF/Vftc1BjxjPTSRlhZnCayGWUJ5cd+mE4SV3kMSzii3wnthRI0Z",
-	"y/oQA4sSvk0/GolunCp9hG7ZUtpINxKaGOFBxNUyxLxtIuCCdVOXQrirfhl+RKxw+DQYhhhVNBLA5WXP",
-	"mBCJNY3aYQNXsMKeKaknSQhT0WzBPm8YEEwuHIzEe/O91EIghPXqp0WqxuUnfSFRLuBvqWiu5Fh3BzZO",
-	"EZcfzBKHI9G9fHugJULAUS5bLD5NFf4frIhoLU3wAxfhgJzrhiDQQ45ERCXrSyYkCDuDkRgJx1ql970q",
-	"4k60SGQgTK36QtR9at0dWuKVmqiMLnPDwEYMUbVHI9F3TJxHBXE4iZ1uVX7dJXhmwqKesN43sHjC+E3o",
-	"zEgQ5NOaHFaq2oc1c4EWbCVsMuRaEZQ4AhSlLdqabvJgePCqP3zd3/+ud2xHbsOdCfuUgdwLnsmwao8K",
-	"3Unc51wpJo4cqy0URUYAdALipZml3qC5cfVB5V8XT92QVqX8L7xhvEuBbsw3+y5YTljVJWHRSN0l6LnF",
-	"inHGTVHaK7FJBEOTykBwYx8vDLSLRGGThbn+qFDep/yOCeN3hZgyDHMLpWKZJmg40mu8AXrmekwGswWt",
-	"cPoQIxt07uGeCVYNc5YxqsYJlQoZQrSMEhYekyhdCM06MpbrZk0Oul6YTA8MrSe3bEm6mP1OwvMo62se",
-	"3Ldmxf5f2FKP2lYpMy8ZPmVoicrb8GjH4GTj+0U/RrWoGlBUmRJZK6qGTlFjnIdJlZa2Hpz9qlwUlo7s",
-	"eiihm1FWeDq1oIbRx35ZLXAlK31YG6Uwe2ILZ3lE81yrZkieA/votZa09Lai5RCoxzqfy20/NrteymMZ",
-	"lZLJY4hzdZdoQN6LipPZOoleDslwOCRzaUq8Hpe2NFjvacokofd0Cb5EjJ/VLeCq3uQpjSMgNgDbQy+i",
-	"Qa0lFK9PSDCBQyBEutAaRoBmYD0O3ZZmx+kdywOi0pEwgUqZnphc3BT3OqruTITGLlekzBo4BbOTNjLA",
-	"JRdrjqBJ0nNzxYysOz8yWEpj3cMYhx+bXZ1nqv79SJTVIKo/kRsGhusaAWDK1UojK1Si+9qrj6H6VNFx",
-	"9TkscYEJGiOBFUhIrPdOpHZDnu7zKra7oiS78NXV9Shzwetf+9fPK16XpuWXK74crI9tfjYAeYV495lr",
-	"2nxB/Kod6yFUKGerskMVsX4zZkdbn1ndfLUiJZGcqUUuUMIoJBvkwy8kImF0/mV8b5veAffUM9cXRZ8c",
-	"xkhjBLxxNkAoQuFD+0oVdRu0yKsybe/ZNUhnD7ew5oGItl2lLsWybYuelxtv60w48lslY879FkS6NmHb",
-	"egqtt8Cu02fYApMKvaUC72ru9iSueiY8YjOK+yg0D9bCDlY7vWTgi5MVIA5Iq0zo0sgKXEL+9mDFgfX8",
-	"mIXfUhxCW2PrFeZFPzcFXa8NZvBSkHUrG6HXBC8YkVHrtvqzJOyTYgLBqkOeDsAWDvrsJ2VV5j14MuwN",
-	"yIn1aHkid9FRy6KE5qbfsmmuRWWQ738ZdZp6iVbK2406HwdFIzI0cZg4kRkVccK0FK8l6ZHoGuK/Xmbs",
-	"iIzgChp1tAIBCY0mb7NIuJQGYCaEue1NGSjp+AHRZG19NfwOIeFDcp/mt/rCoWJZCNoDcmaKXC0kmaRJ",
-	"kt7bI6S3IyA5i25TYZOoIf4VXHdQ+C7UTYL3T80gMYsY9Zh0TdBEYZvGoF0SxgtEMnIU36DQrEYC1keP",
-	"OljNJitixVaTCxdC8aS+BjcYwQYqiXX/G1UbQJUwTuWoAuaPOmzBl/YKtoT5bcasYYSakbBZSVgJHkH4",
-	"bSOGh5GfMd6O5Ash7V7e0Oh2CtM4IvvDQCtxoDPBBEYi0sqdSMk0zdOF4oINyIlV7FyA95JKgbycWVni",
-	"giguvaYYFArHBv7HbYpuySoxLFHrHWhyBAD4fdycsNiGpysiW3PTLE2SMTCYO5qMm0BX9FOYKYYPErmY",
-	"TtHkqtKyqsD+0IZ2FwgsznXwuh7OMPReCOVVvYq94irghRJnmItv18wyO7Ypzz76K9B9a+FuK3LXNqB7",
-	"JWOoKGXfvT4ctrmj/d6Z/eHmRDO3Z68Ddn14lBEDn72mf1lvcU2qI5xtm3NvWTSxHJp098ksXeTr6P3w",
-	"u+EqzXtW+PHrhe2tBwffJeWrJTzanH4aA1x7NM6pYuOEz7knS/iC5f1K5l7EEJnFnGVsolrHSLdHukUE",
-	"W8ZyMudioVjPZIfPGRUScgLvWJ7zmA1a5XI3QqXbWAVfrYskAQgS/cjA0VxapLtZAPZqqx8u3/UlnTC4",
-	"9NHMc0wQwmTprggz6O9e4JjtCwP4kIMM5L+BgPdvqC/VrtK/jyu4RPkc2Xfrsy1b5+BdpAmPlieLmKvn",
-	"GJXT3CUAyH41dJXVkaxmvkvJlDfxtgRNBfL7cPkOTN7xTtm0LZkHz8ZcMLXhzFl87u7f+z+m+T3NYxbr",
-	"vzBGFjj69eWHq+u3P4wvLt///eztVa8V8tctW25IQRYpuaMJB8815Lpb+MytF6SatF+e1HRxkzBf/v1u",
-	"eHfpQlViI+B+CDowCaoAuuuOx2AHWY/MvbodUBbJaEHWW+jHeIWsFKj9szkaClbPbERQUqedSlDieVeQ",
-	"ApwuSiqqLlrzATm1+M41oPnluFi/WqSkXTN3I7hQrw+984dFb/dosTFtHq/bv9rsbTl3cJC2HFZCpVpH",
-	"eNuxL+y5bDUol3rdJom4WBpPXRGo7pVCpir4yevKgcE/NWCJjVjJ7Ur12rFgJk6bQr07lB22ndg8qs9Q",
-	"cth2oXWSzc0/Nm7OW+dA1I5KWZvcUw3cvDaWM3rw6rWRd7U42znq/Pcvw/73tD/5+PD68PEPPu42taUV",
-	"tuKJGYy4BHXffJUjf9gaKFifxx1ntlOBJzz3bepzw6z+Wj7vB7tGvuvOorbklT7LMvS1+kyV9V7d8+YT",
-	"f2XY5tPOqm6lPKZPP5a6PfdEriKotsJOz1hU4qc/gVK2O/C6W3vWnwPu3B1480b+tUKZdeBOKJvTfgq2",
-	"zo5v6XFTGisTO9eAc2HUw39JZLkiohlh0JWr42EbWDjU3Ekfmw6kR5pMiZk0JKgLDMRqAY2E7QXlkhUz",
-	"9i59nt4kbO4tnX/54yn5/vDVn0iGD5UlCTzeI9WE9ALj3mbjiqJO3oMIyz9uwOR2gJxswaPDgwMvIjBX",
-	"9cpIH0SWpxGTUvMn8lYoLFfUUADAfZPepAt1dJNQcdtpFUZs+w/WgUhpdpQqiOLwKGSRPShFzVrUsMGo",
-	"kGM0ibzlWdYQPvI/CHbW9pZ6Uk3256qS7kfTLiB2KaDbUcRJy1lMI9WIava3GUBDgLoLz+OiQaa1WbUN",
-	"iLseNbg0+EPtgi5wRVA3W1R1dzYkqJV4N5u9hkh2rMaSL8f5whNjcZrOs4VJL84SKsDadJ9zxSzGgd9q",
-	"Xs5B+mBaMZhaMmKeM+tfDbtoYzpcK9xKLnzsHbrHtEur74ELIDdhhODERuddVVdfK075kcXtVE1/oFtw",
-	"iVE73RJovCSNTTVjhOJJuykVcZrbz+ZxHX35K3k4FLRKDRm+G7c3iTkc77FBaxlbPrd7+TI7aGeE9cab",
-	"jlrmWYNKOa8tkBlOzHu+qW6JubGDnX5TzeK2dnxfeuBWqBQrJs/GiqTb1V95xuAxG24Mn7RE5gC0QGEq",
-	"gIWGePvPEEH2XPZ6V10zF0utSG9ByIGbbriN6b5G2dumikKwgI3KrO4c1JHRrHRiodfD8vk9G2cQlvFI",
-	"djYAiKPsS1nOJvxTZZc2+TQ33zi1s7Q5hW3HwNWqb9zExlVzg5u0gsYKvbhjz+LQaFCf2ztYKqxhu7gm",
-	"qJFmkoe6FCJibbIKRpCUQE1ULIv8IkjNOSKQhhMQSMIJCqGz/Auyb0AmZZ9UD7HhblI1W1WEtoY/qiY+",
-	"f1wNBq4M9ZiEDw+WsuvQT5C9YdCfuAB3NawDpK1JkOE+XJ7JQav8apug7BXodbM+yJISnappjAU8lT7A",
-	"NrR/yrCaXe0kbo4vgFk0kBKEj/21rP/pr5xo48yIKfaJYSSFK5llaa4gtigEQwBN+D9Z6Gr5B8ODw/7+",
-	"fn/4qhN0MIXsZf/gdfHhdX//O/thf79/8Mq7oEVMzrYcM26orSVS0f8ny9N6IhemcQGguylxjRmQNMsS",
-	"E9gOzxT5lv2XB8NXQ7/Hpk3a8mBTfu9anrfiEoDSMY2lgxsCJ4rVfd7giUtGY+5HlEb0os1lek0Dp/h4",
-	"c5Hb9bVxm2rZmlH4Dki965VdfKslHmjgRQE8FZAwvQ1L3Vwr3oQrxMkZeLPabaVfT7FPG3Rpc5EoyYxi",
-	"WVpW0lufbIcJT01I7BbaHNLsZlQRfBwkA8wEAlZ4y5ZlRlauCR5yqm6MEa8YQsylaZHFBHRLE9+63x8e",
-	"XO+/OhoeHg1f/ZdXOObTnDbIM2gwAIQSy3o4pJ8ljELSJpfkZsGT+IUERCGpSNHc5jWqazxlUWNnTM5C",
-	"+kkEGzhdicD1GAwwMi9yHiIUsGlyAQCwJh64V+AiQf63jd3bPRI4BE8e1jpDc5KL1FrEOU+ZkiMBvmjA",
-	"n9VqwDmXkotpwzSXpIvhg70B+QFlLQMlLkzGWDvfWa3VXTK3LplkyiYi7FgO3RRqq0f2S2ZIzcl0TUWy",
-	"3Lqu7aOXgEpT+5PS65L0ZnXwb7igeSnJdTV9vz7sORXRQPhJc7yMLNJlm6iLmiKyXnwrH/1M6JeeWTiT",
-	"pOQGF8LKqoOvbRHgcza2NvKNS/0voe2XukOR5F0FEO19o2aAoLPIectoGo95QL9cNxKU21tSuzmi1YOz",
-	"neHAnoM3Lc56QPCsk65WVWKax4Qm2YzeMBWQjMYxi3tBmTKpNY0yPThnNMZkdD1mv9rhU9nrB3X1Qtfn",
-	"tFsUMUG52pWE1w+pReVbO4TnUNabfdOt1fVLJtWpm1RcHU9RWdtT/fDXgAj9P8QwQdxryoUMCJc/L+Ys",
-	"55H+Uy+p/vdEj0z/8b4oBm/QUS7ZlH3yuoVQqHe9dBYRZuBnIXe2UPHaanhFReP6OkF/gTPrDcpJzqTS",
-	"Ut2gXMInaye2TaOdONvTZL+nkVogXlLLItjsU4YFCNu/4ih/DcUzm24cQG1oCAqy+7ues63sijODwM6+",
-	"6KiJyt/CK01B8gXC/jaHzzk5Hhu4HeO4KbJS69gHnz41lGdvziwwEzqzFeJroYxpvNziBNhxlirOLrVJ",
-	"6gu8UprkzbI0yCT0hiUBCUcdLG1x/vb6p/c/YGkLgl/pLccvRh1g9CYxTEZpxqSniH3QQWiXtTNo8jCV",
-	"jeh+x2Xp6t0b+nXB8uUztPTYkgEhMTw/83EUlSeS2S77U6WhKxblTOE9LMkci9b5SGFNBfZFnrSBaTQF",
-	"lPXT5cjbXgbPBsjo2Y2mSl5ttsNh5/rxcaXM2ypzrmWctYhbf5YjWHLLTTHQ1kJmu8VpdVZmF6xPYWvc",
-	"xaLk9WfYRu9F/tRbqEw1XLmLDO+tClN/fntN9haS5XLvgceP3uJf1qC9Gnkj0qLUAdZpvaHRrVeM89yE",
-	"mzO11skNecmVNi2OUyyrkg7aVrEvz5zW6mu12C21jpsHW6/aZzeinES1unptqeo9BC6RNMs8zTSNJaif",
-	"m6Kv9L28StAlI645+t5eB1B3KiAXH/T/Tq5PfwrID2/fvb1+G5Cf3p78oPWD9xfXZ+9/vlqrGtSuCMBi",
-	"RNPg3jEJH+AGfgyJZFPwirvuNcwH1RfnwLn3q3bZtcej6dqAsbXdE1y659+Sa/+1TSUb+y/B3QxO9p2b",
-	"5eYb/GFdXL/ejXWZaQFGXlERl3WeKCneJ2BdhyBAGiPGus9MWEPCaS6+v7XxysSQeX9oXfFwy0z0tql2",
-	"VlPYxOtQilxr0QMBfKvrCQn88XNFxHijYAoyL0ZsV2GF5CokvLW9C47ZM9ly8Mh+rQTSK3rHTuR1Vebf",
-	"DiP+2VXoTdzDI1i0TvluG1tzVSR51KwuCzUbz72++5BmfHzLluFRgcjjRCNAn5JQ9NMYOIt7AQnxTpKz",
-	"G58gUgEhxNisN/ggotGMjaW9h9engkUzVpxKfLFEU9j45vX1u3P5la4LJ8WsLpDyhJlC6d04pxPVW117",
-	"66Q+HB76Q5/tk/aGXMktMRAlxgMNYPCAGQxYMmZwfhE4pxtX961+5jHomJiwtkLqj/C4VzpteT/4Q/sv",
-	"IW4G4QrxLjwTkxSqzPklMuPjHd+V8TobQs0q4T3YxB2PTV27Vq6n4g2zYxtfWJM4BKW6CEpfkDcEmwyq",
-	"jb4pjkj4cMtFfARYRDTj/zuPsoAs8iQgmBcVEFzqgEBmSDASKqdC6vaCot0xVY+h4/vDbozYcrME9Cv0",
-	"Ta+XXeyu+px8ZVftT2Y9OcRMshN05lHmzxgvsthqQvhPJ/2DV6/JjH2y/K1cVCf7aONeFfk9q7/YdV1n",
-	"5Nl8T24pbtWrD2ghHA3TsFIfnym709bnb88CPpg39AFtqL2YM5oAN3RwHgrGOEFoBUlUaijTQCAID6zK",
-	"Y9C5a4rIa+AZ5vnBEyQ622WdSdRYQGBzs8oM1RW+ZLhx7eqrXqGBc79bjly7Hwpe4uzYE4RJlDOeQ5Qs",
-	"k003CJI1mB4qsR4xPhAW1VKg2F9Gp8zQhvG0J1S2Oca7iqNMSq+r5ktrsFveodupkRtZ4LPqSK5W5AQK",
-	"PIFkYY/eCpUvnwd4anub8y4GyueCsPlWzJC+LfdbF00ArbvMlS1fs8vPw5mkbFD1voyOi/3vpuB+EY/X",
-	"Nr4svwn0JMuYiBHVEUsIwJxfSAi4IR8u3x0TNs/UsuDv8D3C6nsF+2f0ZXrMpWv26W9czTRzKeEgvuI9",
-	"wMqBbEPryBw9BP/7vWI+2IX1EgKfikW223llc4NmUMwOv6kGxb469KyOa4cZ75jnlVEp7w0OW/WEfqeP",
-	"5p8OSDSjOY0U1HixJUv+dEBulsrUrnR6/NNBpcPvNm2PnWoxCt+k1q14k6M5rYFNboPZB/lJG975ID2u",
-	"XpPYVOnbO/gSAOYZMnzL1tZl+W4yWW1hfmzO5Vw/WTdVsw7psdPgqlmKbbIS60MvHmgaeXNc+aYxz/mc",
-	"XRtNvP2EWsXQYqysZ0JNs2gyDm9hx1y1Qj71ZvAZ4lYjJRt/W8PoSw26uts+FdvMsGnlro2/bLt1Ax/O",
-	"VVFOeJMoZp5ct1hYTW37JtscAne03nVYcB/k4Fewqz+Z5GhOk4QlXHp8uPuI7Q65PYDma2P2j8k8zZn9",
-	"VV+BVCw9kN4uvqJKs3EqxhPKk0XO/AdIIbpQldNv9uB+OfdkMcDVCVXX8inKuSauZ1HagEq/msqme79c",
-	"eAxB29sKsADBuEDDrJLpj/CrIVEq7F9AmFG6SGLIGM8Xwk+ZLY/Q+nBo/Vs5Pg/5I6zR2kcU3dr2L/Ui",
-	"t4500MSrz+x2FASe5YXwY8JU6/02Rfxhiosda7GWtoHaAtb2u754lZWqm0TKOa6jyWc7XQ3r8uUOmN2c",
-	"VUxPa15blRDx8fVOqu3P6PqwP7lI1HbxBc0xkdsfFJ99Jl+IRkhtCEnKF8IiERawJhD4tQuU9GpmeXEG",
-	"kNgdwDhr7vvYdIa3Oe/ttBjbrPuSA+Ns1gppp3V8nEufzxsmd3XPVTRztdTdLA0VzbptqJe7bvUGfOf0",
-	"msrbC5OC8xSGo9u5Wszn1G+W+iI8xx3Ds4i/YPF8Amq1bWH1fBXFj9wjhiWj4G/d8Mc27X/KeM6kGWMT",
-	"6DxXpgS3ebwR9a2lC6Paz8sDkqT3LI+oZOCdLy1Qg+2REgEe0SJu24jMouhKltBlQ6trgOb1qy+Kglsi",
-	"vQ/AI1lW8iL3IInZUueKdFcqcJnaXD03gMoU4rI6WVE1q0x3bdrgZqj8sZMT5wlaxSmYZ/RUSBfN7oVr",
-	"vTdoD0ZocTZN3UvAQzAXWLHmLd3rBvVTlnUp67HmdmI1hcMh4dp5cQ6g97g3SRfbiwfPIGV/bSlim9vX",
-	"u3/FJVvc/WskWTvbNfvyHGLsGun+y9woXnPSV0RQQD4jdzBVaZllbE/nlnVa7ZneBpIRLWDOUD9jXWm7",
-	"tWOEKhlHNUCa9eewEcpm62j9LwTGWCGC+kqv7PSG5dnO/KMPxLMc7DYQ8s34Avr1n73hpe+YUgDUEfMp",
-	"VzIg4TgMSNg3JW4H4TGRgt6yMUgrXCIqNNzWHGrgIzAWwRjwOgTEwXd1B52LtH/S/y/a/+ew//140P/4",
-	"Ry/Y/gdY3pMpkFoe76YY0IWateJ6WuKonoR2kSHF+KrHwRcLvDmWHnKe2lNG0fdbky1Vwz7xgJ/M0jnL",
-	"jMi0WYIVd2lU+Bm3XI+z8mXvaiQ8Ysa/uXEgc6aoRcnbchjn9lXvINZ437JUcpWierTZKnDLk2SHjbvS",
-	"77XYtrW+opUjXzs50MmO0ObPTbKV8JxaMfOGVS4WYR5l47Lgx2aiibKxFeV3B1CCoBum1kYRPdPFrBa5",
-	"kLuETRdb/nRDSmNByaIg58H+4Z8Ov3v5+vBPbkXObSo/bhnGYSs4utcH3h0fu+aP/seHYfB6/9F+3/uP",
-	"P3S2WDb04e94wTwDbHntHDwNxbwZRXm/AZPp6eDjGyaw48b/drDHm0nPBmHsSHw7AQBuB6kHUGKrGQ2X",
-	"DPCITRF8gx4IWd83FZSxwTeHBOgdeVeLvHOo6r8CBVhBQOwNdjxkLp5f/SC0vp6+qRP0reD5YVzR1ojI",
-	"DScSA4p21zaKjNRvO3V0ewpeX1zwS2RXetCPEVKWwP9NckzO5ukdk4Qrb+bUrsGknyG3cms2UM+1XKH5",
-	"zQl9uyTQ7ZoMd0GVPsDenbOtrm4aCU3YfkjSOVeKxeSWsUzWCovKgEz5HRMjkTsMfU5okviSN6tKVJXc",
-	"d+cVEDrwHJrVZyt2UYsLK8T4/ddV8f2LBnqVDP3VcAthaXdohLWpCq1CHr818I41q5SmyXPTZNOdULex",
-	"r9OPt9SHn8kIv8GwYndqkwEWLKi/EVO9n3QcJt++XszJSlZzl3Es/1nm3ZtvWE57DUnPWHxNpaQrGRsJ",
-	"O5jzNGY9LaPm6WI6Q/5P56woSY/FbgGcEiJR5ID8BFeHRSiEggR4YzAR5csMEqNFjC5+fXMgkjBeGNXD",
-	"0CJ3zDkgh8PvXweb4ROF0lK17nxZQPibLDF7IZIulBU5AcO1seXYXBS3e0cUdnLVjOzZ5nbWq+vk6lNB",
-	"ZkplWmTX/0ry4fJdQ9XH6xqsxwrK/caKM7rPj2vIENLoV/wmuCUgPsnmiAhZK0JuNvJYf8crpIGBHgUR",
-	"uMrJxtjkJ6z05qUxzQfVGa9bsHM/DM6EJskNjW5D0jWicu+IUBKWxRNDItIyeMTgQZNumuu1BMUNox5K",
-	"0JWRSGh0K3uBbqiOCJ5OCCUfLs9ckJY4ZRIid4FFwPmj1apF8NpI4FeEKwI9IFIc8ggWD3RnUZrH4ZE5",
-	"QO4sAg84uYhHotoNl057I+GEp9iFAheg7sUrClcF2+0u18/ATwpLBq5Hhd6PV4Xn+RfgIusZxbEFX4ox",
-	"BkcV2HJkRjWNlFxwydSgHV9ZPRPSlxC0U1DbvKkc886xIzYtcEPK919ZzifL/8QCrzsaI9Bus0lI8RRK",
-	"w4ct4rMWxPoFh9BTtpYhlEteyNJEdMuWiMsPA4ZG4pHohg+jTpSKCc/nA6zCO+ockVGHRhHL1KjzqM/v",
-	"w6gDJdbwp4Vk+cDaEDX/G3UCMjIQ5GmOD7FfFzSRo04wEiNEnsfvT4TQjUL5Ahqj7QmqAZVlkswdoZkH",
-	"lAaSiuTpQsSYbaCpkYrl8UhAqDpWH7Ziin5gmhZgVshItpTtKm6DZ96eYwNlXnBzyOmxHQ52GKy89SF+",
-	"nbi7fETclSqL9sJqwWgg7rp4w0g9pmBOl+LqjwSYkEMJdkW9AtgAjIBw1cPFdrjC68OmwIKmuAJ92BvE",
-	"B/aJRopgrJumEJyCxbgz/MiozLbERaFED70F0o0DctsqQJWYbt1GCybRBGnszbU517Sh7/ei8HEKt6I3",
-	"s8YtV1CTMGDJkiX5GfwoYVF5az8crCl025QQySe8VcZr8WjQsbkkTkGCxsJ2jxCmFC1yrpYQ7mU4Zcb/",
-	"wpaoOvjIPEuoAr53cnGmWVxAwr/3Ty7O+n9hyyMyn0fZeDAYwIS5fgNvYBuSdNQpHi5XBLsErwyjOcu1",
-	"uN+y64pmcETewPvVUcAlDesHP5bdaskeY7UAGuE0TW+5R258k6f3kuUWuQIDeyXkpetdTtKpseXrhyNs",
-	"pJitifgfm5dX5/wIhoOJJ6jZvEoSphmJ48yWVpbUT4BI0dWCR0JOsboZsebWnpEnMH8M/jbi0UgYA3ZR",
-	"vU5BrHJ6LyoySkBkSk7OCJ0CWnFEBbnRouwdS9LMqI+KSdAkzb3C1WAkRuI0FXdMwHCPRqJPLqia6Qby",
-	"HJBwbH06A4QM+ghsq/0BqjJoGTUsq2GGUJ3nJmGa8/WxDA7ckkbVAQ23CNIKCPukb1TCheSxKc1Jl0lK",
-	"Y0m6oZMNqy9cm8YdYttnMTb34cPZD1pb0mxS0XmG317+eEpevnz5vb52PlyfwhtQDbL8+fvDV38ioVMC",
-	"cy/L05uEzf+o75RwQP5KEx5jcUxjVJRQVdDIr+ZpKGNHSAi5M/KI/PIAEw5sJPfjxzDQ4mPOSAi/gFxP",
-	"cW0yqmaEC3O7GBVbN9cNqwalX/Y/Doq7dGDFirBnyzLa2HpKiggQmPM7jsmJEP2uZRZQGbXY8ctgMPio",
-	"JRm8wpx42dAMV83YElYro1MutPgHTZrTJgldqJkmoIgqhq3okYS1AxUSPHFEMqVFLXMuNV3CwTwmCyHp",
-	"hOlZmwUwVKjZvUmmhAageOANGlX6ac6nXJAuBPVpAR1mccWi/o9MRbP+FVcs3Avfw2NAMoS8hX2DQoFw",
-	"jwDLEDEUoawxLsgi8LMuLDhyy5ZYb0RfJEAADo+tPwLrZsRicpPG3BwFCFdB5J3w/OTv4zfvf/jH+M0/",
-	"rt9ehaS7T875G71iVhU+JgnNp+DpZJJMmSKH+y+h6QuYiWYkR8QCg+wHw+EQlGEZmA+Fygmrj98ZhfOY",
-	"ZCw3gNmmgYPhUM8LWFhBhwNyoa9LikN3qRaqLZLDgwOriQPkm34KhnitxSkL5ugAoVJFQigrQDO+Z/w6",
-	"AziAGNa58tuSzrX+DOqyphgRQ5Xvop04jWRohFyEg7R82sEjOHIr+D6WDqWjzsvBcPDSQLLDbQudA3ft",
-	"RzRH18GUeUQUPGoAzutcBVrdmGKVzDyWARHsXi/WhOdSBSTNUJBOllYQTaU5S6lgIxFivkQYlGfQUDqs",
-	"rFkje2y7GZU4gixndzxd2JP/QlYPuJFLiwJJZ7EZfxGEJzvVWLJfHvD2BGin8vIsE0EKC7M1UQCmrm5l",
-	"cZNwOfNmxjwG/mYxjMtttSh8/mroSLUHFYl231cKyd+BSQxwe6iLvPWhfiyB0YAGDobDeulv5yrRFIyA",
-	"8W3i+YtlhwBskDhWJCs6ZSjj5zEW8z7EAfjaLQa694bGDpLc4XB/8ysfBDV8j8X40svNL/2Y5jc8jhnK",
-	"vtKm6gFROQfAgtfqw0mnmq467tH6qHW7eZT1UQ+BSrVjeGCMDzwGnSyVnsN3CvYJzcmB7twuuycHJ2R/",
-	"MMRPaAPpDch7fd5CTQ9wIQvGDAaapHfMtjMS3fC/i6i9P/5BMx7DHl8NnWy4gGAJV6vluhzgiBwOvy/L",
-	"0/YM74IYXCMWFTdbGb+uDza2eYzyhgL1B0JX5nSpn55jKVstAtznqZiOxEIonhhtNo/1tIrTNyDXhTlB",
-	"s4O7QrgJQagx4fLmed0sJM6NRM4mC8kG5HKRMEnsdXvDJqmWDIrHj0homGtIKJFsTrVkUAiLfx/8Y/Bf",
-	"pAtWU9bPmda6GJGLyYR/AnkITCss7h2T0NnZUN9CelMO9F1VrvdxWTMZ+CQspgn5Af5IidMKCEb2+VfV",
-	"dsIyanxggyZC3ShJJyMBgM0506x6mmeR/j/NZr8mAblnNzKNbpmqNmHFci2w2uB1w6XLGO3QFCVOc6L/",
-	"vSIfLt/VhuLIVvqjZkZ2VJAKGBDUlQJiAnWCkUj1SwdQJ5NHAZmrpNYo0n7RjuZRfZiVnSHM7XgkQhvB",
-	"PijtfuFeWGaQhOTs6j357vVw/5iErqNvkFAxXWCgon7k9cvv+/tQW17qdiuPojd2rn8LCZ2nWmaA2o93",
-	"KY9YQPicTllA7njM0oBMeMKOSWg8mu5bI4Gv6fkERGaMRTP/2yi4myhwq5IQPImFhS1HpWlG5UigIk5Q",
-	"FTH7iCMIj+2b+jSVsd4hVANFIzGPCTomWA9ftTHe4UiAwF48CVqaFr4svL+L6++5q5HdFddGCd/5xmBO",
-	"Psu1VOuluEiq5g0TrlK7HPef/3L0XYw4xBiyfg3P/qYvR/3G95vfOE3FJOFoNjvcb9HFBarN12n6TusI",
-	"8N7BQZv5ZHkaaU31JmG1uxvXllCxeoG3vL+Rezg3OPRQl6j3HvQ/Yx4/4r2eMOUx8vwA38vikOrzV9xu",
-	"OLaE0TvzBPuEVf5dcKjqEcL2qkeoQsGHTWOIv3kKO9z8xs+p+jFdiLi25zjDp+w57l9lzwOrMFV34M9M",
-	"rVn+4ZdhINeGnIwdhCtJokWe67mXItJveMP/zECE2nm7p0zV9rqmNvpGVT6yB7l3MURdZtZNXWPxcJDx",
-	"WEMIJVoU0XVzTEKxSJKQRAmjYEYtdGp87JiEmO1mbm+bAhYWgZjQ8P0sTRgIwgNyUucrXFpasFZUvLA1",
-	"6SCX4ZKgnByPRPfw4CCo2Qh1wyzuET4hXBlIijm9ZY6sLqCLAQnvaS64mMoQZitHwgrTfSNMQ5hDfMcj",
-	"doSBqEYJyFkRA2FEmhzHZ60xpSgIIvdI3OSMQri7mQZa28DDMklzQolg92RO/yfNrSB/TGgcu32sPM1F",
-	"mo+ELeDgkV1q6X6fSXZpSMdtJbt8IdaDQ/yN3Sb/UgKOERF2v+xQI2ov4OzFCyQlRGXamVO2soFEabas",
-	"qDWoGScJgt4AVwRGZnliALpKTEK0X0MYAxiw+7qpcCS60QICACs6dI8sRMKk7heUGi6RTfvO/g92+p/7",
-	"+K925HCAr6atgLCRZsvfj/xXO/L6TDxFurV0tcWZN9LEZzjxxkPpaEX6PAcFNBjg/cjAZApyRcJCsgmP",
-	"CBVLLflFFGyWWqwSsX6Ii5Go6lAiJhOmIhSPTw5OjNuFi+mAnAgruxTCkhGFkN8cHhwgk0GvdlUiIlxY",
-	"z2k4IBel8XFFt7srpsqVI4NhtCBXI1FaOj18x7T89dWNi2KUvzUW8NSTaVamdjiNZxxz/AuKbHlYDUls",
-	"cVRLYAyvxlpxkV3hs1+CkqCrJt8QgMfBWIIiGfY3rLCiRwmo44WVYnZzJ43Ny0/SWb18GUvqFLblATlT",
-	"EoWjBk+P1pyM6wh9VlWX0YC8FxBxXuWJyu48NgveX5OssUgY0YpopRFHtdT6o2SgBILGVjhquIhy8M0U",
-	"Ec/2l3uKYfE55dLPZWv2YkSL+TzyXR2S5iuZpA1WDWL9edy2cfy7fvf1hL2TOC7sFCo1TGNX0zVyi3YX",
-	"yN4D/AuJMGuN2pcmj7g8yYVhCfmbVc20HscVOnEh+rtwWtUlpZGIqNDn9IaZNOUYOEHviCwsAykZDcSh",
-	"eDW1qnm8PMubbOQ4pd/lmzox4roU9AgxqltR5Iph3VJkC/N6w/YNPys/bhBT/g2M6c7h3GKDq6b0cnd3",
-	"E06CjU/CVmGm8Oeyvg/IZd0o7bU8H7myiaRLSWRaSiCGF1YM0bqdhcC34zXy0YqBHplhC0v8ZtP15xRw",
-	"1oHifS0j9gZp53d79jdiz96R/6wYs3cWefa4uEtvn2Dj3pp5edWwS1tFCmKYi7xgXJ2Ei1tM4q9E7/zR",
-	"idLpEZsuRKWT/PlCjoSbgoH1qNz03qMiYsjmMZPw4THseTyJJs9Pv6zbhdcInjxU4Az7hNA2k1lApWl/",
-	"gIZ6zEPEUPNe4LRXxm0TmrORwAy7EjMrqEQ06dHBatlcK/v2C1nWRe7ahIO0D8+NhMlz6KFwagKaBGNY",
-	"/uiGEZPIMiAnZunvuZqlC4wiF7fMhD6Bt5McHhz4OO8ZENQX4bzYVZ3hfk4GW+mxibtel7uKUZy/OT77",
-	"tdgmLn+pKRr8Dq6kpc+Cf7TkpMj+tuakhX72GVwF54WeCULODYUZkRBcheFxNWhKqjSTRM7Se80GuGqO",
-	"ovpgh/z1TetvzJT+NYIAd1cyrrW0WrWSp5PJE8zkBdltYSi3t9hnoFS4tR0z5oorCIydc8YU4O+QFUsN",
-	"BttiUHvN62TouBopXmbidU2s0C/7HyGJP+wNyM8pRt7jkkrf5WTdcF/2DJTpiU3XBZby+A0fhdMZi25r",
-	"Z8GVqnLIWZikuZOo0PJQWAL3n4lFzNUe4jk15oO9F8zkqUNuHVTgASukwYHK04Vi1YSwIweJYE7jMqty",
-	"JGo5ZbdsKVF6w6dLkQpdsbdsidFcSl+TtuhPtZGRMMnHA/IjTxTLyc2ShEWNijAg4S1b6r9QTJRcRCw8",
-	"LlLRmjPRmtLLLmDmJ3r1WuaXOQUzyuOxEcfE3xhO5jlagpXwN7S2IsjW2W6I9mjT3V79RtLdHDLYnPCG",
-	"R+hfKOXtejUD1CK/6RnbCbl8CA7ER4e9qNkeJEfD9Wpuydpxgp8/jwYEbX8lY5PpG1v3UcYVnwpQYY+N",
-	"So6YDyZHHBKLAYrJAbC6YqpfYkeU46jT/OO3fVF+Yf3IAI90jn756JL3laK5vmduqqAbFXJWMw81p4hK",
-	"6hf63opYVvYTIxFvDDYPbF5A+IRQsTT3Hpqcy59XlZN32Kn/ptmMA9JMKB/bOMIMoaaLp5Hj9pyoYePe",
-	"Gs/idhuHcA3NG1cGnS4kGpQqzI+k98LuI1XFM/EqAVnzEXwYCXOeV9EkuCQ/KZW9F8kyIFd0zq64Yv/X",
-	"O/oJ273Ss4c83CxP40XUlEF3hfP6PAwUG/9K+XK282YWCpnAESARBQgq4+4Y7k6Vr35phvqbS6prOJNO",
-	"ih3uB6y+3hLQByob03xQrb7fCqbioqJMQ2ABKttuXwHmuOcsYkIlS0cDh3EdE5GSWorySIS/hgWGG6Ac",
-	"mYgmzWCDSj42gB05+e/diErW50IyIbnid6x3TEJFp2EAOcOKTdN8abUQ/Z7pyNrnB+RiMzzGgFxq2dxg",
-	"rowEKGWI52YReitcg3QBk+Xiw5t3Z6fjy5Prt+N3Z+dn1yGoc3MuFoo1Amm8NVuyLaDGr1sJ6Q3ivqLT",
-	"52jGLvxztCWNwf7JDa1Rlg6GVcC734SuZAmpHTpI1VK2u9J00IKdXqfpORVL4CeReVmuFx0ZzaOZz1JZ",
-	"HbsDmOMwvcKqCaaavDjLNtA36qxliHsPaT4dy2Qxfdx7KAKzvCzy5xXmRk5sRAEF8CKRKme8XJLD4eGq",
-	"/PlntsoHOl+IVtbluu6uS28dNPVZ6AgQvip2Ydf+Jw2y8Haks22Yzft8epUspm1c1Xo7jKd6OwLdG9yz",
-	"JOnfivReOE8OLFV4iddusgONBYE5FgWnoETShdrup3TOklNA46OY3IGXokQwWq56R3iDj4TTUVAmhIa2",
-	"zEtIHqq4N8VBx5yOmlEExYJFnhxhuomJ8rGoKQFi3XAYiEVOcb4sWId++PGYhBZcDNr/kCfhSHRtY1qe",
-	"kIssS3PF4jOhWD6hEZMh+eVBD4B4EFwCYuFg3nARczENwI3gVskho87+YDjqPH4sEfPIDT5NolRLNhDm",
-	"58Ng6Vr0FfL//t//z0j859X7ny8vThGKRX8FyDB/1F8XwCzw9Z8vTy5++j/vAPivqGNlx0W68yiDx1ba",
-	"Q8iZokHsl/wZnvG07wDcwNd/e/vm6v3pX95e92qAL+FIPCAGtl4iki3k7OdU8YnhYJJ0nb0NqVyKKOw9",
-	"lnCB5hcLylc2PBJGfGSflBYLU0HCRS6OjEJ4VJ6Ho8p4AEAIJAKob3JugGIAXd388B7iHewvksxZzCnR",
-	"t7oerpZc9ZT1H3tZQrlAaBn4ss6cDVjNSIBIC9Az+Nwi5une/9/A0MBX8Jf+CiBp4Cv4S3814QnDXXI7",
-	"SCPFVB9Xt3dMLDvE8BAfcVVvrbDMfTdAxdyUk6BzhvtSCuG9ioQeEM06K3sHX6DDAcRCzmQwEgUJOi1V",
-	"ckoHZOU2PTZhSY236Ujo69QjWbsX6sHJZ/e0HZxszObU/LJ46Dd9r5rTuHqNyBnN2Ld82c4YTRCu2Hth",
-	"XjIoxqJZOJaCMVFMPGKFNh5TRW8gWSdn+l6MZlq190p8P2Fvn5EuTQ9NMdbrhr7IgEZfoYHlC4ym6N1N",
-	"SqARJkCuVRVwFjO7mpa65FIqNneMH7ds2Wzs+BlKpshZei8JJTm9B8domsPKzKicDbza+190m5+TswC0",
-	"9LqEPvTvur7hwRf1ZpXb8lBH3/7l4+PHlYQ8D+xpHVLX1eXg48dGNMdzruVPCps1MQGHFpWnAo1G/lb4",
-	"va3cpXD1oCYC1C8j4WQBMZlcjQQSn40vuXx7dU1OLz/8YJ3x7tkvwjttSo7rt3fsZuijHgkfdBvB4qU3",
-	"mnGPS886RFEuMqJSsj8crvwuwx7hqpzBSITYN0yC2DkUpQtWBoYwsoV3H2JBDO13Q4BeR9PY4cuR0Kfz",
-	"9eEiTyqQDlwiw+cFeDTG+7sLZHOvJbn66aR/8Oo1mbFPWlW+ZcuRuIcxhOxTxnMmATNQTwhS0j1Z4sP9",
-	"AdHHDtjUnAo6RbeBBC9KnwvwHciRwHFYmrJ8Zc6BNEjOIJZP/9ScoYjQ9p8RMQ+O91cy/xtEvBMHvd7L",
-	"XhApAHYYQ6JA06L3WHHqWw8a+mrm+43s8M9MaIpjHlDxVQboXmJ7Dxig0jphEDbRBGYabHMupKIiYuZw",
-	"AVhC93C434NTxgVmJ7EoFXFz0p89Hpsz/fRZ+w2i4W2x27gGrfbab//PKIg39RClKr/YJmSpEHuxUmRT",
-	"auA5+5wCznmj3xE9wFjbrloyA+6BPAUcoiIL1nfpf6uCEEjflevKzqM+12ZX3pztmTn3K76/o4eOqepa",
-	"i5uAY59QBZUBEYgfBAAucQT3aX4rC2wBfSeL2mqueMbvuYpm76uex8/iJV/p6CvFHPmpFYf3G8xn+3bv",
-	"TlzyxpPffGzcwhFrLeNFBQpjqqX5EoAtbhY8UciCuqFprVpyoheQKBV3LDcFOyBqXL8wElpyAmHUHDPb",
-	"yQtp0Fjc0hTGLo+1w3/2uNF9RoX3GRMnF2c/mIafyrqfre6xn8eb0ZKXg2GxFuvVfagOYl+zr4BDQi/z",
-	"OvXf3aMn7nxAbpYKSnjiH1QSPymYfQYEUeOY2Hkr/3Fy/m677bQzXRN203ZT9ET0AHbdnPucK8XE2v2p",
-	"3HvrgJXe127Iz8bu3Y7W2WAqQ3dTRmyQPlRS0BLLNyuSVNYU6zZroeCGJamYSqJSZ+uqO9VsnLkuZk9u",
-	"GHq5TGEyzemuG3h3WVYXrcODBt38C8gdqx19JVW9MtdmcPvfAe2/mABSxuM1yB31Q+Jlc+jJN5p8kwK2",
-	"QuhfgNu14XT/1ur8e1FdjO1Z5rZ+rTr2uQ9w5AvwxNWOvpIutolcfwcZ+faZqAnpc8+RZEpxfX66ICfI",
-	"3s48dW/O5jcmDr1Rljw3z3xWo4HuYp38aAZayIw8R/PWvzWHNTsD4DStb9kn8FVv8txJHOM4Phc6pW3/",
-	"KwmWZnK/I1L+6zFPwKwUhH3iUjNMFD4MCnKFoz4bI9170H1scjwVwJPQref4Eh/s5PD73qqihz4s5wD+",
-	"u0JKbke2W3umDN4kbrOll2NCxdJ+N6dLs1mavuaSJXdsLUXtyIgDr7PLkN3zeLus/60/j7K9eZR1jh7q",
-	"P+09FBEWj+aRLadzBe/D1bKp8T12x2MmIrbWKCkzFkEcEoaelBWnDHaHLd+BEe0kZhMuOAZo1sPVWA6R",
-	"kwZsq6wBAIfW4CQG9VgWBI/AjHQGxVH1KzIlE5qTbiVffSRozqzFj0Ag7yxPRbqQyRKK0JfQFWbQ0PM8",
-	"BUNjtWRpbzASoV2gsZzRg1evC/gxG0xSVC4RqeARTdDibr7NC0dXadltMLgi2sBbux2fHdeg6KlBLLTz",
-	"/u0h5LYPSm0KR33oYFnTk4WaAUsL9H7wv7DlT5B96rkvLcaKPSkGoo9IZYIwkNKZmHJT7GLCEzde1cC4",
-	"QLTqLVv2IeRKMyv8fmuetw2T0Od/LYNQaZoEReF2OL5YsZ3IBeQwVOdNuub8Q+HRVPVseX/dkT1oJt/C",
-	"Cdpqe9bcEu4QG25iwwz6zEhU+gmIKZ8KvjEJuRcBESnhQvKpgBwBocj9jCvNCWnEAiIWqB5AOD0eK0Ll",
-	"SBi+0xuQnxmLMaEFAy2OyGSRJCbUD+qQCRuTZydwy5YvZC2/FXd3JMr3IAjPBs1hcF03PBy+JH9hS4Qy",
-	"hAdAFuN6VJKpsDcgJwKTF/zgOjY5zAToAAqQqVOZCuZDBlnLxq40wXx2Fga9rIkvhgNWXka/c7Ln4GQN",
-	"ixsgfpXLxeQ3wr12B4FzemlyMzmRvWm8DLDyuPRLQ6RbFO8EqMYC9rRnInBNIyNRtAKFDkUM43db4kIq",
-	"RuPA+vIhu6Fgslpcc7z7iPkKWeqWRds6k8ilZUi68AwIQBHN8yVCWoyLIYa9Y81dIEOO29zFAblAxLoy",
-	"DaocrZbDJhjtLAPgTIcHB3JgarqjHJUvTAUPkdpnAXlbEKi2NBiJkYCK7kc4ib6WyftWDg8D91uoVdKP",
-	"qGTV77E8PcwevnT2b7Ul98cEkqlD0jWY32Bcv4dS704Msm4XUG77yJz6ZnpdSn7I6UT1/2TvF/y9F5Dq",
-	"8zE+VfYDTSLYbbXNgIR2P/pRKjA4Yu1vMYsSqudHugZiEEB4CSXFM5A/KWHV9Z2dsVwtTRlOB+PXNITT",
-	"LTqybKZfGW1IugX/MThvLtodPlushkOU/UXOK1tS+aGYZ+VbZ3eL77077CyvJfs6NY2E/aF1CzSfwilr",
-	"bqp4wox0HTIjXmufydqHjZ/a8/m50YKxu83oj5ZF/B6/trvx7mvJApcLw/TTeZZwjOgGLEvjkvTICQRK",
-	"8Ba3xBYigr3nLYFhQcT1sXThD/CQjWIKsf6+ZMlEM0lFuWAxKhFXyOcOhgfD/v5BQGKW8zsWY/JqRaXQ",
-	"QnOxvCY/lc4ZJsfyIrquDLrSnU6ZMAN3x91rEKJx1Dik7cRo7OOPXzyWDjvaFKDFKmvdNYvd03ILrkqx",
-	"yK7saHQdx1Jsv2na9ncAqutJ9jo/vbBKF3ZYy14LCtTQVYSekbAQPaQLNcwwpZ3d8XRh04+0sCXYJzU2",
-	"TzYC71yZGbRC21kDJvPKBZM5+I2AyeDibIaRsZlj/zKYm5CDuEqDPlr31QS0Pz5uLq0M+sVKTwNypohU",
-	"NFcSOSFWYO6GxhxzRCY0kUzL+oBdYVILRwKpG0wEZCEUT6AAq7Q1E8xZuTi5Pv2JPIw65utR5whE/Mew",
-	"OckN9/qzhtBhF18L5g7n968bNvfVqsQUMW4rZNzivBi0dWlXv3px7On9XDajRZ5DIWLP/WGGgahutH5p",
-	"kW5d3giMhTKH+OXj/4+9r9+JG8nifZUSuhLdI9Mw2Z17d0GrEZthZ7OTTCIgMyuNI1zYBe3FXfa6ykBf",
-	"FOk+zX2w+yRX56PK5cbu7iT0kEn4C2jaLrs+zsfvnPM7lIMf6kBwuyzn3Q8YN0m3ZUluxAUifEQ6GuvQ",
-	"0QfH00VUphKxO+aiOZ/jkU6QL/7AN62qFTFbaKyshN9p5rJYj3wSce8I2GULIyqhqBBvj18SPgBLOp6I",
-	"166xJ90+1tS+h5q7aCVsLbWRqefba6t182xfECjRwsmu7pb6w5zPiSMElbNHNuDjps4j6hbNrxMJN24J",
-	"u6hArnGMBkkbAtPTssiM76dzM5WWUGi/xMjXPxFOYiKMgdIBpCAMWNXK4F6Q2C61XTXf4lTIWKPgPeiE",
-	"0GE22rfHuMB4Ig5hp7qCcbQz/aNQe2km/I+1Q2dGCYfRvDR39d1ZPT+rG/03kHlJe8OqkNinDI5ogx1/",
-	"dBZgPR7Vpm3YJuUbAruIugnuhnXq52WWK1ynfcGNgZQJ+gLBfkfjJdYjAqZ+23s3QbDhjPGDMU4MbjUs",
-	"vT6fo9HusHLZg2QTfv3XPj2DM/iDExwL5taCSKYZwAmolW1qMuVxghx1PUwGNorTc5yhyVbUa1PxZPeb",
-	"bbgw3qg6L8tCSe2sqofXg12phOJwealGT13KgqiTBkWaGCXhnW53qPIEsUVkJuK/ayWsvMKILHlT8Opw",
-	"vDHxoqcy5HfsGwf7Y3lDI9gAkT/mjS6UMf44JQehAMHjrDJuQJUzsJZhlxA9RmX/oC1+P/DhO896I724",
-	"f0ref1izBYkzsiEDxrVVXThUQ3bNeZnNd1jW7pzDKFOpswLN5o7Vg2bNGRtJ94yefFaVtfUpJf0eRKm1",
-	"Sq1xuVzBo4Od0tRF0hYXlRcXeZrLAr/1YylOfvjJUdWOTpAODCYIKeKiWF/IokAUnRsgIdHbycnROBJG",
-	"EfSfMHlzIkrteutwtfDITtUc5YguLYcfxhGpfqNlZaalJc1JNsOI4GsQRB3A2YzbODUxh+W1rwQCiRXB",
-	"i85KY2P97Lv/KX7K/07KC4lIxKv872C5yKII7iOsmlUFeV6BqTLilnPoayV3dw4Jfv8+ibW/ZCxyjf1W",
-	"yBcLQsIgITEKk0zEETxCQpHXM0xfSYTStna5MZKa05Xak7zBDJFa5ug3QV8M3bf4P5hEmqlY3BOaiXjd",
-	"WAokE6AnsT8NPLahRoLYJo+eFW0oXzfFo+VGBG0BceP0NszDPfnq+ZtNdclz938k94/GXy6g6VyqrLMD",
-	"ntzC5W4hR1D7pGqRX4eCaw1vkVbgDCTjkNTkytphyUkrjbHLsIa1rMWfJt8G9aiIf5/cyMtLVYtn8A2t",
-	"xMjXbI8j7l+c6yLXCrNKPGdoQnAz+ZSI1kaOJSz0M1GOIfXmhSJPiSgYUXqPSj7ZsQ6PtvAne19UdX6N",
-	"k0x846olQWLT5/Dly9e/nr05fvHL4enR2enh8Y9HpyfoVkTi2z1holizEBXfgchkD5aTBXMzKO14llnH",
-	"oH8IYq1C4ionOPa56wa+FNZ0tiIFhDMGgs9SaZQYoe87U3ZakltTSTv1HJLn4OayY8w7DL/UYZhEVzQM",
-	"hf6nzLVzyOB2kUDLH68k/RXr1svwqYy4QE6bgUYXI1AL8FuCKrATkxjBCTG8CahVXKxdPBkOjbT5eaEm",
-	"4lUnkQDpXF3MQgnTpHCMfFvUoFM/T2Ksfet+qpJt7xXd1xHKvwBf5TMOwI9EXxx8YHSZCVkotToIPF9Y",
-	"UbAD0Abwusg/r2/fyrfH3Q3XXDJbURbr+1/m2INvgdfx12t1oWqlQdnnxKfmDsUEzintGwNPTKkWlBuO",
-	"M8HgQ63Q6SfIIuj/7RYW887A0GcxfgC7m4fn+zJ5qJMLC7rRn+5hBclXblRJ8hhPivJrUZT6HlvC+qrS",
-	"qcN76jJIvlpWp0EUXqbjjbrcKDx3USiIWoM9sK8nA7xgQURhVcUGXZB9wa0n6Q0/FkWn1fMoejRYJT40",
-	"53u/Qxylxca/4HX8UVlUhB+zipfKBkv4KRmQrvp7ATMgBBrPMtmuCPRScvJEJH0BQReFRJJOp7NJOIG+",
-	"tBiqj7ULKxws3gUB1PeJIJrB3HpUgdoqi0Q3RZG47mtSi7Ki7Ad6tj5NSyXbG41HhkM8UuH68Dn6UkvW",
-	"H00BU315n+hFu5Z2M8ajcrxe5OsoYIIVByObYfJzVucXdiNZz4sw4YLL3WKF6OO8eX3iwpv3oMgEkaNI",
-	"NDqjKrFYozNRdvCnPp+UOM47fmlI+wuuLBOfJcP+atIhU95GfiAfzKQxZHEj56alUx9H3LQ7t+A3kLHi",
-	"LZTVqGCQRY38RFlELUxad93hmujnMYo3a2FX2kP7GJ2kAhCkS80zhTHfUUIhyFQldCPPTQ2eCj2xSIL1",
-	"TFxGsou/UfiGYFP3WfBeoyD+mjR1noxjTXHlqHtfus8sn6kzcO+TyBUF9XzLQ4/JhGPjxk+AI1gTIy4I",
-	"Rbo6ClNiIY4wlSJwWcI0UPxQzSo77/RzK2vqoRFrRBu4kA+3m6QgOIzNTimnvATvzfI3XE7RQry1Qks7",
-	"1pm0kroTMljNb5FNRIInUi0mv3tvWeq5450STquiK5prIWNNQXV6+31xf+fxFjvwgfGR9P/eNuLt8QtP",
-	"sAubuYVwF91fR35P6JKHf6J1UV1seP4DSp8NBTTh3o+kQXlsEGB9avRXRMPzi4vPPTPtD6VLWRAEZqIX",
-	"h4u6J8cUN50hrLlOqhBs1jPSlcvVaUNbZjOFRG3uHqEbaVnNu1WTUesitzw1vqeSqqVrfJOifpmCBot1",
-	"rtOiyRhDFLIowiBZwPnSYoiU/UDHycXzwt5F4yjMtgk9cqLVgwfPDYO0Sdzs7f0phT/wN8S6q/k4cTpb",
-	"kqjKDfkOvXzfbuI3apwvjBJIl8fJD3Rz+SREHkyIVPOPRkLc5ljL8Fa3qB2WUir0g16954pzdVclG8K5",
-	"vJnm6bTP4sbUgETINFWVNdT0zrnpF232FqWDcBIXVhdKcZHfqizWaHZEPSl5VDIdZuOJ+8l4lCHssuYi",
-	"n06VZybWI5lllO9lS1HlC8UjOcsud4nNZ8pYOavMRCTEvPE3l3ZEaco9uXIm1pSvdF4gHmrnhYrErCls",
-	"voOBNko+wrkucqtqWQj8qunN4T/CFR7KKuvLB2OKkN50MKyy2Iq2lG5msAv5T8zLereYHgU7E764cy1r",
-	"TK6DK+h5/oFjMBdx+BHS977bbNb+ByeZrcUHvLDrv2CIj9arP1+oTwCsIbVIDvmEoAcosu6Tdv8pm1rL",
-	"ogv3LzgEhZL1v/h76yDzeMHXgMy7LCemtkHihfLC57sGi+ym+Z79ClN15v7bgvR9HRhc+JZhm0rVOy5v",
-	"0SVw5wHRDkvic5leXdbwDvscS48EbhMTUXa0AwR8RLesxc10TolT/sMsx7Ri+nYEr8gxd1ZAJL2jWBfS",
-	"Kp3Oo8W+5xhxzWdqIo6J7Add7CtVWYQ4kn+9fnv88+HLs+Oj06OfT1+8/pmwBZ/P5b+ADdOPjs9Ojo5/",
-	"OTqmTuk0DwcMRJXXqgYDxNEK4UhZXVYVkoNgHJkn08TaFOWNyoZqvdp9vzT5+DX1ycoJ69g5fvPcT7aa",
-	"XE64in8XdkgylHRMF3xoA/Oe5wgYknIyToaGxF34AB3Ty8am5Ux1brVM3fCsvubLlr9IrVKF5ZwS22/J",
-	"C6s4PRf308CrmZyYmHp4vjJp1Q5cu/UQLeGpC7wr4/vuCynj4xV6M1A22tbx4Rp9waLetx6kzTiTmRKY",
-	"8ulNXND4bUfnsCJ1DQWAtYGB/N+kkt+9VnV+Md9QUKHRXLbrNVAo9LzAhT2D/0jETTdvlSuzAjRZjGSs",
-	"W7IL1mizMr3aafOPynq2T97QLraVE5XMa4PoZ3KHn0ecZFbWEXWee58cxFqeG2KNs0G3RnjW8UT8owwx",
-	"FcRXpbmibYBqLRKJNFcqS7jqx/VJjDVtE7zEUCsQaQW+OmakEV5Org7yjLSvF6ZjwVtF4krN0TeLtbsB",
-	"+lM8GEweTSGy4Dn/iWYxtwf8ShTVTWvwi+AOs8ZYLJWaxDrBHZH3gdoihRUV6r+NLIxI0G9LYFZb989/",
-	"6KrWsCAu1oWC5/m21fTG5kUBk9AoQtYdxd+5uihrHirXl730GrhnQ/Pz4dGjzhiPhEwvPMOyVCpaGZfC",
-	"dq3qLE/tE9L0YKFflV556kvOzcdqGw74IRqCpwyDVk5agVHMES04yXA01pD/JJJbDbBMjDNms5SV/A1/",
-	"Z5PkMDjEMlZyn+T1ZVsFgQ1Q+Wn3jCj8Sa/Cd//8xJSeXk18mGVMBzWrWP04prDdS2V9c7CJYFoQzDgn",
-	"9jBQC/eqXapCpgr+A9qFo4eOm6rd/gf+V64axV7gSJt0QJz0+EnSGFUjxZI0JjdWapugqqauTgmFIfjh",
-	"XXCBbuPCnyEVJbI/D/IT0E7dKD8BDfFIebf8fn/gtj5fGgt7l2Pd7eOWOdCfOM4uWUNgMBtC5dZ6tYLY",
-	"vaNf7ufx9qXcBofkKeXWpdzyyq2xPJxm65ZnOM12aJ73fgdx0MrUryDNdu2lu1Q2WLePVcTRyu/SuqzT",
-	"hWmjCisc4pGcnOEd+tRz6bFr3znjdf3jw8ms6ygmgoRyfWlQR5UbSsM59dQ/3jBnx8qHAggwYbwabEuw",
-	"jW8RARlxNTbiKCrg6MEI3LYRTWWwMH4cCS3rurzhNEpEsyKRIOQMvyDLFudG8gOc5ZlJCP6RYKDbqZrF",
-	"mkM5LrH4Pq3OfqxjvSNkF0tzPTGDkvDywmciUJ0p/tZSArn8o6AYMtYCM/PtvFLx1n7MHILx1nsH6QQZ",
-	"W4VMr4zI7XgiXlgToFaciAkPtm0CME8auD82rYfXIhZdIrIVtqx2CnWtitZnOJ8T1JTbeSS0wpI9xOoM",
-	"fe7SSMcHAh8cY20OiGpHdTPjZmDbtCWLIx1Uzo87VEuUPvrC0jP7IvgOmllqtS+kq4OVBrlsm8ImWABs",
-	"sRnpBWNuMKWRSHJzVNclujtCJMbWTWqbWmXP6fsJhr/GkZBt1Aipk/Hu+FsyET+rmwCLvCwdaIZ7Uyy+",
-	"5UQ8x13sM+wQTsTNQGmtfn1qJWaqvsRIoS0pDZmHgfuOqL0GVRZT+4ObXBuYf5r8kP7Ib0NZ1Epmcw9G",
-	"5hk1Ky6KObIRCWGu8qrCeBtua59ssgsXhlvbp+76V2kDrS6ZdwSuK7iP50V5PvabFsbhfUur294MQVZp",
-	"xdvjF/AmXc+4a7B3hnS5wnDrxbPBY/C1bgRwXh0EqjJaWJr2dgpi/QvtcQpcprXC+ZLFTpFfKXakR8zQ",
-	"5ETZTJorw9XKXAps0HNHOKqx0wgEyxUSfKm0VhaB5EhU0pgb+Ax7+kQixa4+kYB3kLAvJ5PJmDPz0ecn",
-	"6RZvffPNN9/EWwmSa0g9B4lY2amnL29lAeywXPft9Eh0spkxIRzXDi6hPZ9JKyexPgzSgNwbY5TY1o1O",
-	"JdHzgO/PBB/jzpR2ybJanixEMTSlabN47xJlCc+TdShYRdEy3pRNkQl1myqVBYu+bQTGBE2su3nVTvL0",
-	"oRJv6MbHXhtuii3ajbMkC3Lv4Ucbwqwxq/pGGjEqa05LY06liKf3XI3drD/VMD2URXfqKNC8MeSlmbNk",
-	"OKiJCmBVye4aKUu8hGetubfKLORxlkLax/5bG9zEbpBlsLZ/3K8I2K6DyXfL337WC263/94gvN0WaiHA",
-	"vWhGEAGgmVCN02oMmWq2ciNUTmEfLeS5KYvGKjAVxCjJytTs7+5eNnmmkjExwTgYjxNk7/BN3ifCqEs0",
-	"smI9Sm6UhDvu7+7epbmdv9/V5U0yjtgRCblGQI0158bmtrHOKmP9StYltXuYxDpJnQEJRiqo0ZHkHFh6",
-	"Mj0nFUsB8RG+KXGl7yidlpnKlqDm7ihsFDd3gzwScu7f8Qk7/1yx87rdhqsFD4Pkdbus66id3Tv363pQ",
-	"eedkPIHlHiz/oKViwLxdqmHIfHi+934XSRAq/a8AOP+gZbxUtrOGm4PP3QqtA6BvWHd1B3kkEH3Zjn2C",
-	"0T8XGP2DDhND6eupLwPrpcnWNWozHBHHcOcW2aWUM9MCnIl7iKQDQYf1rhdM/8Z1AFdqHmsEFZNXabXz",
-	"qkyvdk74Jjs/qXnCiBbZrJi+2aZbuiqCcTf/8ErNk4i4TWVRED2yBnOYAcoWScJ0XGGsqoh5fSI4YRUL",
-	"kHMtjlWWG0L2kuOjH16cnL09fpmgS2CUFSMzlRwToAnItbFSp2rMFP3sU7iPt42YqVlZz/vMbJxc9+6b",
-	"woC6gyyFgv48sP5PSMwDCYUTK2u70DrYnRp/mrFsZQ2QBQ/9mb9suayw0lwNt1o67IaVyCX1T4YkLFi8",
-	"Bnfxx4n/JBZrrMnQqToID6tFGsmqRGjJilGCT4EQO5KacGjAGp8XbfyXSBKSg53CScJ7YLsB/D99BvdB",
-	"vLk9iBNxOs0Ns7t0phovJJxgKq+J1kPdVqCs94lRpeWr48AX1j4FDOsEU+M1hoJ4rs1DA49eVkonbW8d",
-	"pTMurtIiwfZq4AgkkUguZI59J8paJPQm8Od4Io7oefhZsV6J+1wwYCHFLNeNVUN1Sqe40J/akerLrGWB",
-	"uVldyIJT/zUUsrx6/ob3WVCrOFi4QhKkF+ijf22qaIXO+x38oLp8nX2KqbPaz4BtstQoOtIZR5ZBAN5M",
-	"pVXEWQLiHL7GhQ5TiS28q0LO90MBwDChDxvLWD+XRXFalpzw73mhqWbwLnb7P97aF7+1oXoRb1l1a+Ot",
-	"yP8Gn2WlVjHMKohHJ2tizdX7GE4Wo3ux5uQuLTMVuQhnhIG4798jaRS5NOMFeSVGmmBSooaONcn9bUPG",
-	"VyDuhVEcjMd2OigvJ+KQJhDEJCqPfcEtBDD5AYttKIyMHIIofV0Hs94mMUc6g7XbkCHFd38kZw+GPuEz",
-	"PIBQwGRGAmfqye97LBPvSGfEVKm0F7DgLYCZFAld3qwUqUpnKFFXGHRgr61BTrLtaIJybqNFHGrIAkLW",
-	"TX8380m/dYGjbnKbl2WxLPSG7/IVhd0sT7jfMvh3vxbGf20w1IbJQ0HJ62SRcRArCmGUvGjp/lyfWOS9",
-	"F/+LGaNinfwPdxklrjzb+/avO3t/BRXjW8qSxgrVnUtNSw5ErTA5I4H3SzpMkpNYLzDqI+1YnXPHOiQe",
-	"LHXH6TkI4AHyf9p0FlcaihlFQeYUaSOqVMHJwToVnIVz9dHFKqdUi7+5kBvZGY8SbsN3ewq1fa6hNipx",
-	"7FcIK4UQh94sLfEq1bV7Bz/WC7f5E/EUavOhNp/JSV7HuovEQTdapOGAW/+M721cDjhJ+hUE2ZhyZfly",
-	"XSrr12qDDm9ZFp/GDg+i4szvQpc2zt1lOYuUrr6Zlo79VmWxBstlAiq+Q1QMup6430HJX7s2vmELuGHy",
-	"9w3qz3aAx/ICB87NU7jvcwn3rXWsOcz3wapy17VQ2rHKEAHA7yMVlpLdojRTxhID10IUEKU5dT50jCiB",
-	"axpwl4XsOb6rMNnmkUgOkfJyXywenYSdhNYqJ8YVaXNzMafB+Im2Tcgh41gzuGyi0xyMyC/hkelmnmIG",
-	"vYMRBjSZSCa4JRI/UKIdXjZr+4/zl5FYhenc1W2F3PvP9vb8s4RP6htjsaAdMVw4YTny2967iVW3dkLU",
-	"vPgt4uZNhPqv+H//5/+OJ+K40UQ7X+pUhS5IbmLNNJ6TsB0WuWKt36TLYGZTTNGmieGem5bbZhHeOZOZ",
-	"6nVsfuRte4q7djOyuTPG78T768bM6MWGDBqkO4LJeQqkPpC4/bXOLZPdHr55wTPMnSP5RA97L7hW9y0t",
-	"Wsozy0vppTJWySzPTD9xX/rUuNt3Ydjt2RcSduPZGYL12sibm+uIuk7WKlXaFnMffEX5+1mfoftYnrqt",
-	"ihKl/9y/Xye4zx/1Qnr+v+8HoTliaI+cRS2K8hLDednOtExbsjVMdjFWJOfSqLOmLhJqYsofgwonhR3r",
-	"sCM/s9p1eGxBF3kTJdlvx8A492UpbIlOaavb2xZQkUju4Ane49mqCmkvynrWMXlmaZWMJ+LH/Bo7SKaW",
-	"W6M4e+KmHIbOeKdtFD3jMR4JQHNv+MfF0B439waLVe+dyHUOJMNbxi/AgoKATYy/rYdphVv1CdZqOxz2",
-	"rI6HuYrycp2V8g0PeaWWdTwcWIQHV36/5nZ6pG2dKzPc/rD7toq+7strKWyBHfRvVK2QVfILx8kG9oNH",
-	"qJ3qWWdXUANFvyU+1G/GCxdyVXoO/q5/pI/wzdsxhtT9CeZKJHctgbdvXX1GZN7fR64i/PsIO1R//z5x",
-	"TOH8nNtGgA4Wb49fUnU/3AUzXGVVUaIFqvBx289N9LRzE9K0/cbJqS3KSyNySxExT59A9OKwnef7nf7T",
-	"yIs6otp0g+Xs2Dat0xfakz5zHrDLXwEXO9ZVra6VtsTKMBGH3K/822hvb88dICYGx1fvMx1gTheU+mbs",
-	"h8/CcgAhNJhBgmv05KQ+lMWhdMb1NLTfc/0J9odROnMC7Kz2e2gtYbR7hytLVQPyWu1IgwjiJwkp53yC",
-	"9Gh9TzfQ1uLe7mVgbxr8Zo832i//XiGmJknusEeAI257ZbA/IOoiZjYpKyVGJD+pql3a6TiKNach1/Og",
-	"FtfLUvwmSFMSbQTeqcxl/jJFDK01yyuf5+C+fEZfTnyXrAORtOBhQm0qM0xzc220xD+DUgiGNkH3x5qE",
-	"pTMNwOkbHfLBkkQw/e+dwzcvdn5S80g8R4KPcdDLsMpVto8FDQwPkm+ljO2VkPJaheLj0JxuUErKa0UD",
-	"PF5JsD1VS1KQlHmqiHgwGSmvlZCwgS9V5gUlFht00D2RSqPWEpPy2pv+ZySMpEFQLxCWTW5XcE2c0FfW",
-	"6/ahBN7RsQVx27yhhhT44wF6bXx1MCLM8RogIq5cN439D4YZ4oY3bgf6LU8f9AOF9L9hmFC3AGHOqhMx",
-	"u1ECP5mUDiM7XeUagoFjsPSFLS+REZ0olmKdwAkpClXkZpaIb8mj4J04JncVLst91imy4RlbVmelPruQ",
-	"edHUKkHiJhM0OKbuLlLwFw6EPC+vlfjWxdY03ZbLjsTo/h0RjuQO9brExHPbd+vxRPy8QFTdutzt269K",
-	"28PtuVnkEUZ4LO8B3+4PnLn3h0kkoN6NMhACq2WAwyZ5kTpqbvcOf66JSvpN/IRJtql2fiU8NoclkSOw",
-	"pZFsE0TpePUyOWCSlmkJLNm/CnubP82nzpb5GhLwPuCAIXjolu0DPWa4bB3Kik0qkGCER8pcG9xyT6lr",
-	"n03q2gccCM5gW6VxdutGfwTIFB6ZfloKkL/e8dpmEcyJW0Tw3LplYCeia0YpXcrYbZTgYiQLUwpjy5pA",
-	"Fxlr+NgRt8I3x0GimJUFFS3CPLmybOR6FjnxWhJ8wxwZ2Mmdait7yR8aPSDnH9hqO270UlEPU/EFi/tj",
-	"8BJCHd6twRvY33Wj19rca6AIsFc/OTHo2Rfr0R83ek2nHq2ur6D2j0UahdUGqvFXggFnuDk/wVpZvu13",
-	"7+CEsE/RW4KafM9d3f/T6NwmYlTW/Wm8t7Miaal83EWU2+sKvv/1VudW/PvVSyL5ef5CUJsos4+mXEJJ",
-	"sHDIU2mUy4OtwpbI5UUr/yN3BUMA7oKCacyxFBDL5mOdTlV6ZfwVKM/d9y/KWjQaM2JBsQoLSpn1kFMQ",
-	"qJn85cxPvRvegXSXLi2qn/78WS9KPrpP/UJbelyV+33pf58Df6+v/O1HtZX/GtSX81b8u0a+spb6A/ij",
-	"8QFeDAiHT5AN/ZE/EgifFvdzQseXNwyqVpdK/pRvOxjAWq1WWTb9gaHy+0Gi1aneVC1Pad7DebV8w6Iw",
-	"pDe4sUqCEWSTiFE3C+d9MkT+PBayk3friFiw5GQC13LqTiJGb49f7iiTyirkfaYItbsgTPbB/on0MQeq",
-	"E++voIjgf56X2ZybzpA6o1dyunHb1bK7fGB/V4pd4yY0v8VbpMNeHZ3+8/UPpMEEfYQZRPhBvPUu2Rf3",
-	"g94jqefi2e0tVQZSz2Vm2+5EwZPf7iipyR957tX8/ft3yUS8kXZqHAsgz05tmNPavcVI6lhjYpBgevvc",
-	"uO9hkQAuZCat3Aedr5XhKqKsZOWd/KbfETvXRCci15m6VQY7ztAJ9m02cNgck/UwumLLcrhUx6oZ5ja/",
-	"dq9mYKb+i6uo4SfMW26sgd/gYliMBPvH/NzMVJ2n9MepurX022Fdyzn9+hqZEfBezFdwrC7VbSJGx0fP",
-	"xhNxhHSFVV2eFwonpFZVWVtup48xlD8/e4YtjXz/CqwqWsJUsLksgHaAzzAL4CnTer0QxtIIfr9sdiQC",
-	"nXi9pRwmjlSuQxjgNuZTFMNHMe4vRieasXJlHHMAv/ogc0Dv1O89Zec8rDvwEUcLuQT4TT/M8If5/jh+",
-	"gIPWXkK1ilZF0u0thYwAk6Fi/s2pmHaAx+PvHtzKX2pU5NGDHB9xcFy1/jKd9HGBjvBgLcn3d7mZbZLr",
-	"/VBH3ej9LuA1lGkf62knq9Q06VRII4byR3EoSiFdkaMf6xGZ+z5vNnJmN3gg2DeO8vPFq/zvrukhBmoo",
-	"jxadEyqPR8IA5xewy4RVMS71FrsYpraRBb0I0UnWl4p73adS6xKJuBCfU5kYMT2YqOr8WloVa/YjImHz",
-	"mSobG8GQWmHHTZ8ehM3iGA50XR9DKs0Ic2pdqEeUF7HGHEDwHSfiZVlW5zK9ityoEXgcVztFmUoi8Jkp",
-	"K8EXcV6N6nCZ+Tziw5cvX/969ub4xS+Hp0dnp4fHPx6dnvwNZNSBr+zPkXC8vNF+F9C9ZHEj50Z4oHIg",
-	"HtWvux+Q/Qtk7XA06muIQ/VYYQuckL0iqG70avmzGjB7CkWt2JqrIbOvIwbVBsmHQ1ArwLWPDEB5lQgb",
-	"fapkYaf/e5i3nsNDz/b2kCWZ1Aj1ML6Kt94niDYhObOlzvdgHlA5uxH/PD19E7X0zU4PtZXwIJXPpcF2",
-	"vwVYtXBxVZfnzPACOgE741GSaTAE3DYHDdbUyvjuop2bilQ2RpmJoAWn9rjYoJkeuIYnwWOosoOw2pEQ",
-	"K5TrnDYvrcjUeXMZa2qmXOpiHnFmAj4uKSOkpEcU6ELdCKNAvZqBcNNLft1NunJ+jAF90F2uCe1UlTZ1",
-	"budb+7+96+7bcHnCUAjGCbfeoeBEMun1thP39s2NbywAFgU9C5UY+YVsGyJUub6MiDsxv2SIDxYq1jhL",
-	"YIMQzw/SDF2r2nDnbGlFoSTysudGnDd5kW0b13XZ34upg3AbtYYK1wXBwQO/q3Q8DfjdKzUXKTtnrrFg",
-	"WufnKpuI13aq6pvcKPHd3p+om0qsyfACOwwsCWqPvi+S8ooII26mc9hGuPOpFooB5brRYDylTV0TaQeM",
-	"Dq6gaCqBGdex/svenpiZSJiS2b35MBGDE/i1O7QrnT0mOJrKUzx0VmIdHhZqTL7ysIj1zkqsg8OCPa/J",
-	"kwBVoGSW46bLjbs7AqmwY5TM0N69kbXmoXwzaZi9XF+62LJb1LxmmUCbryiNxVvk+qJ0t4B/YHvv/mN7",
-	"7B5psxCMG6Tn4BLMTIZ8JcGaRW35HWmxzY9/6E4SthzCx8DNeiASmu1EGLCFST7DzN9M58tlix9viXDp",
-	"Xn7n6pPIbYIbgh10rmStavCz3Ceyyn9Sc6ryw89gYO73ArdpatCpU2ur/d1ddBmmpbH7f9n7yx56jfwg",
-	"d86q4geCW/MncF7Cv8OSBhP+ww0bfOQYpf0HYUdX/6FrCxx8xP26O/fiHhH+gys1p7/vC/6QCs5EbZ+C",
-	"Z5M9bI4DX9g24gRjO5h4Aapc2FpqU5U1l4D28c+Ql6QvXfwLGdBYXkYtDxu5UmHuyIWqXVDEsdYwFzke",
-	"RH6nWVp1ZqYs8nTeXY0st50PLpW2O6mss87kqFsSM50Z5Ihlu2Ku6CdYQ8cX9O79/w8AAP//",
+	"7P37cts4tj+KvwpKv6mK9BtKlh0nM23XqV1OOj3tPUnHX9uZy25lizAJSRhToJqA7Giy/e95gPOI50lO",
+	"YS0ABClQomQn6ek9VV1pSyJxXVhY18/63Eny+SIXTCjZOfncWdCCzpliBXx6TYv0PNV/pUwmBV8onovO",
+	"Sed6xgidMqFIQov0mSQ8Jd1Jkc9JxqUaw09j/ZMkeUGSglHFvG97g07U4bqhBVWzTtQRdM46Jx3925in",
+	"nahTsF+WvGBp50QVSxZ1ZDJjc6oHMsmLOVWdk85yCU+q1UK/KlXBxbTz8BDBoH+CBkPDNgPWPTaMAv63",
+	"aQhz+uktE1M165wcDoehIbwvpk3LlhdTKvg/qf4KFq5hFHkxffxSvC+mV9lyGh7JYnmTcTnjYloflMyW",
+	"0w3D0j8/coEuiny+UE1rtIBf18gKv/ZJCr9pIif89fGreMlkviwS1jTcwvy+NmD7gz9k+13ToO3vjx/2",
+	"FSvuWNE06HevL4iEJ0jKJJ+KtdHjr/7Y8ZumkeOvTzFuKXkumgbOPi2yvKAqL1ZE4qOBocP31bHDV82D",
+	"h5+fYPS3PMua2Y/UPxv+Q7pS0Fs2TqhsJAd4frwLSzoKn7irJVeNFCz1j+urqL+trKH+onGk+sfHr981",
+	"lbdNw1RU3ppRPj8iWX7PCr12ZMY+kWRGC5roiysi5RT0GzADZV4nMyrSrHES+pFtc1hQpVih3/3vn4f9",
+	"72h/8vHz86OH34Wnw2Qjm1NMrjM5/aW/5vpz42iZfAL2dp3nWeMQ8zxbH2KeZ5Uh5nnWOMQ8zx47xAf9",
+	"slzkQjKQSl7R9JL9smRS6U9JLhQT8CddLDKewC12sCjym4zNf/8PqSfz2evudwWbdE46/7+DUvI5wF/l",
+	"wQW+hZ2GOD10S7gkc5rpcbOUdJdiQQtJbzJG/vPq/U8RoeSGpsSJUr1BR4sluZhkPPnqY85v/sESRZKM",
+	"yhmT5J6rGaGCsE9cKrj7BSNdSpaC/7JkyJfygny4PMdh/5AXNzxNmfja405olrGCzOmKiFyRNCdqxiXp",
+	"FnnGInLLVkQm+YJFerSUJEUuZV9y5TYJh/9Trn7IlyL9mqP/KSdymczsynMB3Afn80xWhC0Y4wVdZTlN",
+	"r/P8LS2m7FsR9U2erjRlZ3oQmmNSQd6d/W386v33fx+/+vv1mysY7XWev6NidaGlx8ScQ/k1x/z+jiE/",
+	"BwE2IQVVjGR8zhXpLoo8XSb6QTLPU0Zyka16JyTW87j48Ort+evx5dn1m/Hb83fn17GduiQLVozEnIul",
+	"YvpvkmRcazc0TQsm5WAkOlFnxmhq9KJLpopV/2yiWLHON69YkotUkqVQPIOB3nOR5vdaTmRKakZZroHh",
+	"dVwoNmUF8OO/9S+pYm/1hPrwb3XVtrxxyeaUC804d3tLMrU+lQ+CfyKKz9nO03goKeWb0kgL4lDrWll8",
+	"8fbs+of3l+8q1OIRSUTkjBYsJTcrJMU848mKFPlSS0xUpPCtloh5wggT6SLnQv2bjvaiow+CLtUsL/g/",
+	"2dfm43c046lVM/RNc3Zxru+eQXUf//rXv/bPlmrGhNKjYcE1K+UZmNOiyBMmQWz4hmLMPcuyvhFkbpb6",
+	"soIpn5KYFUVeyBgkAknYHStWZMJZlhKqyIQuMzWA7Td96iGdHZ2dTZlQr2kRkCfPBDk7OiOHgyFxT5Gu",
+	"XLCET+x06REdLIpc5SSfAK3oNxZFri/SCKQrfZ2C5P+azln2GlQnOFaLIl+wQnGUERO6oDc84/Zz9Vf2",
+	"STGRsrQyWrNNN3meMSr0VQePgSKpf+eKzQNtVSa5ttkRWtTgSZqmXD9GswuvBZSGzWsoMnQefHE5NLJl",
+	"wUOUFWjHfEGLgq5gOEs5+ylXbslluAOpCkbn5vjXfw71kzKgiXOxWKp3ecqqS7a2KvVhmdffL9W+72/e",
+	"hTRPlnMmFMz5Q5EFHxJGbV/fwyK/4yky6eru+xdH8NVlsK/KBv8MD0XVtj4G1liyZFlwBTcqL9jcGm3d",
+	"Mu1EYfUltK1f6QPNNrS3Xz/eNG55lj3mSLFPdL7IdiURngYf43tSbCOx5PvSsKLTnd6oERHozsZS5K+g",
+	"afhjGxJYLhZ5oVh6LhQrJjRhm7YJGHWSZ6+4SKuconJy4Jm/sEI2badiguLN95jTUx/Net9tVuCucZy1",
+	"ToMLHVq/ss2oeiuFeGaQEboTszaBqPOpP837dhL6NktokQ7Ke817os/nenDGhDXrnHSmXM2WN4Mknx/M",
+	"8+R2nizc/7UEVgiaHbhGYQXO0vQdm9+wwjPAhJnBhGaS1W9lLVNmdXvli+NofeO1lo+sAJajc9KZQ7+d",
+	"qMPEcq53IL8X8Nn88DHasmPYeYgIKmJAdcQoeeq/xDLLUFir8LlyyHWRg2bZ+0nn5OfNoprr+7X/+sPH",
+	"qNah7gDMbemYqorVLKWK9bVw3QkNyrxzswpfi/tw2lbTeYNvhs4Y+5TMqJiysTndVTHxrzNWoJ5gnyNy",
+	"lt9LY0QpUnI/4xkjHORX48Ri4EbbukWzfM4WFE0sWx/G+2KLcVLfH3d54u7/HTf9vHw5uOUZT5iQ7cY7",
+	"Z4qmVNE9hvHOvhocRLNYZBd/E0luHXfBFrnkKi9WraYZkB5azREcM8FLT1G1XJc7OrGbXkzQl00LZq15",
+	"xvZkSXTg8aW0oBPNmt3rAdYUdZaLdOfDDKqZI7VWs/5L+crG2y3q3NNCq/syZIiYU63Y9s3rXEwJTcGy",
+	"QW/ypcKTiUf1H0upyJymjHRxhmhlAe/AI8Qas0dOvimv1OoFbNh1eXC8M1+hNEdHa5eyd549/ucdr8o+",
+	"eOtWOw81PldhxRVeXqGFjdfT641KLZUrkVTuTHMHr2t3aT6nXOwqP2sxZTy3cm1NuZ/nYkoU+6Qicpfz",
+	"hEWEz+mURUQrTnlEJjxju1BB1MmomC7pFHsbDAa9QedEc4e6ReP86j15+fy7/iFJ9NhIl+ltmRT26fY9",
+	"ouTeZor/kLmIiFwwlsweP9OCKjbOrImu2usPBWPQ6SDEEfS5YOM5FXQK6mC77a8o99sef2grdL6unqOn",
+	"lTvrYsXOOiNQ7866K1LEzq8Bbwl7VNHBNiEUQwGsnQtWMOiebbf4dl2+1LqfV6ScdRnZWD6Dv/umrO3E",
+	"id/Ul+69gFUTuWARuWG0YEVE6IKPb9kqIrkewlFEbqjkSUTmKpNtFlPLosY0HzRX/nh9fUHyAv5/RT5c",
+	"viVdOxeicit79oIn097oDRPRDKRfLJKIFEyqiEwLupj9kgWbmjM1yxsc9DBEfOCUXLy/uib3MyYIvZFM",
+	"hFmG1YobhzZPFuWo9AjN2CJyz25kntwy1XodWtPvuX/rfhkSfstRX60Sp+PSu0mTQYsQ+6TGybKQrRTG",
+	"upgD3Vcb2SgMvPPE/brtW7FpXvBd7U9V/XL9kv3jy+HhCaEExLru0fDouD980R8e9tAF70RXjDH4JwQW",
+	"lE9dHw5Phvq//wofmF2tX3URmkpSTmCDqKBn8QhCfVeKgV+GTK/Cd4c+nHi9ruydAQ0MyJm5STIubvFA",
+	"UqI7g+Ad0o3nycJE7sWRvnYw6I+nJC9Gwl5HdSdoBE5MeFc3A29Ce7kgXPVIQgW50drQXX7L0pAHpnYh",
+	"15irIhmjUpEXQy9yK0gXO5sg/vPq/U9/odkSbA9z+ukcX/IjUR0JlWsTZq9mTctgSQyGygsXQLzOrc2S",
+	"NQdU6TVUM6rsVsDfsJJas1I2SpAUSxFeEhEMLyyDCU9I/N8/0/4/h/3vxh9//7s4fA9UIr03iTfNUYxe",
+	"G1riZozoa88dvoBTSy0LIVtaV1ubO/HIfNED+aSXR4MpIngjbLwDoKFLJkGiWjtjhoyoJJLesTRCviwb",
+	"tfnBtjP8xGdz82HceLB2cN21JvMdqLVqLdnTsGFMGa6l3cj9NZgWvhjR/6ViaqpZ8SEyoPWe/8BZlr7R",
+	"7wQdLrqjAK8slgxFWWf2ndOVvnIqFt+AsuovMTYe2REHz5JYaaIMyf8rDDi40/QaMi/7u6Pl+cElvX/H",
+	"pKRTIO+zBf8zW60v302+FOmYSsnUmKeyISLbBN9TE1rUh2DHFOIeC0aTGZOnhM0XaqVZLpksswzjISuW",
+	"h63G680i4D4uhvWp6PsSBYylZAW5n+VkygQr9EuEq4ZLf8ELJh9lV25pv8+oVOOlbJB732ohRS6ThEk5",
+	"WWZ6Clo5SvIiZSkwVC4IJRN2TyTGa+n57DfgRh4GGwsnz5iY9XZrZg2ksd3z5XuGsa1ojQo32Se93ait",
+	"V/BEAd0/yYWJJ+gRF+Vika3OEsvG7PKZyZWWV7AjZ8x8J9BsG7Db6zOvG+nf0QLionRr0Mlr1yR8/ODa",
+	"hY/fu8bx17IHO8gLWgSWiyatjP3eLDeRkQkaqksJXvrSsuCky5XUbKZ3aqwIwGAw5l/rBCYLK6zsB+43",
+	"M4fG7SnFl5oWa5Yo5CBUM1YQKlYKstfuqSRdsPrDWUyLlRada0KovSKizn2+zFJyw3rkvuBKMWHk1Yeo",
+	"kxarMbwaCokyE9+Beu2+hky+NjXsaZorxaatTWBaGDSi9/Qp+q9tvF3FyO2hG6Dt1F+AcmUbaeTKTe8J",
+	"zoc1+W1zP2NaHOESL+OU5AJieTUPT+3lCyIKT/VTmoaCl1lIvvlJX9gTsJsYLdARLkECRSYFV0y+VFoQ",
+	"4ELoGzOt3DDmWtv3ctlwU5jFrS1YcI+WavYuT2sBGyIX9QiZk86P+T0srtaobbvgxy9yxRLF0gGJjVk3",
+	"PiFcETM6kIQyqvS8bRCus1vcawF6JCqJFSQGozA2wjXrIu/1OMnR4LDszTE/LZZIZizLROW3TEDEwUi4",
+	"7Mj8XqBdxUYjQ0d2+7pcyiUrSHxAF/zADvXgs8uKfDjAAfUIPCmjkaDLlDORsD5cxkTlGPZgl+XD5dtT",
+	"IhmzU0Eri73EzPKaxepEHXgo6Gt+reXFKytErEtoceIeiMlMdz3ld0ygvhgrlb2TsR7dPE9ZIUxyhByQ",
+	"73Gvpf4tXhT8jioW+65w9JLDCYcfW96o5XgvbAPeV7YpO7Hr67fvGqRoO3Y9P31T6LlFhAsy51nGjcAW",
+	"oT0G8nhhNvmExMCmDjIuVRzpuQGDMp9HInbcyz1SfqPYXG9/8LeC0TRG0xoSxkHKZZLfsSLW3GAkzBJ3",
+	"j4ZHL/vDP/SP/tgLr/fL4XA4RIqY0098rhf8jy+P9bfDqDPnAr8qbV4upl4vW5Zd57lnOdgYw7XmF9GH",
+	"FwxZuGKRZZBU2iuVdOWMLsr8CGc8s94HYqwPvXWjw3jOTBDLLsq6Fz/f6jp7jc+/yvLktoWhkEvUYJuC",
+	"pZeJWhYsfe1F8bcffY0J26lsMQgEVM7XVKRabWdnxXRp/cG7mXQapcdNAekhz5obC+b6By5vM8b2Isj6",
+	"9PaIBG++CJunYBEAdl/OOZ+za+PRbL/W7cP73RCvEiZowfOAIJ0LpMStcpIxhWymAkzEbd3WxkFfG3Pe",
+	"Hq78q1aJMN6U9NU9lmaV9qA5t8AVZnEUYhZbQsN3HHpwBeFKcBEXK1+7LfJcQdAwnS8yvGNZxhOu6okF",
+	"G6/gWgeXptH691dlJ/Wf3vidQgL0fJExl3PSlFvgdqWKIjIMuVp8nj3cwgo6YHfWt/uEmcy9OHFDOjB/",
+	"MriHCaPJjHy4PO/by7x0dZyQ+DN8OCE/g2kwIoPB4OOD72XxNsq/Znbys5h71lwG5Ea3oPvWXZyYMCT9",
+	"74OWMMy3EIj0P1qszCOSUkVJ94ZK9vK4FxHLiR5AgDEvWMkkcn+dkM/LgpeP/wf2Qv5Hj+DGtffwEIP/",
+	"sN7QOOPiNiLQhCamiCiuMt2KN7v/qDQv+T/ZfzzEp7joc7oiCS2K1UjEVIgcCUgaoQlkgzjkbrRhI/YU",
+	"6EF3og6sCAQGpjz31E7vTxjydiMa/LrHlQxqnLOr7xc3X0ahb4063yPWPNrsqz0aDrXAeTQcPr2vNhQu",
+	"voW5+jHc2yN2BttDtncO1K6EZdei9TTvwKmQs4XWTvpHg2FE3p1fR+TV1ff95/3XGQUj8p8u3vafD4ZN",
+	"ET8utmPHAO4m77DzCPc//v53cUSoIvO87oCPLAyEiXKuQhVsjd3eczseHdG9hWK8qOdwYLNVRsjfBn8f",
+	"/NcpoWRRsH7BMkYlI3I5mfBPYENIErZQLG1p+wyZSgw7AMP2frwADfcl2NLarF5xk35+y1ZoU7AmrOK0",
+	"/H7GBJlRiU4jEqMrIQ6Zltb2qzYC2WYITJY+rS7aFWrNeDR5OBxqCqRZ1tvNnVVT4uZc2I+hLBTfxVQP",
+	"us3nuG7zXOsZ1kKgp8MlKdhkKVlKusfDw96AvFtKhcEw8NBkqVXBRjdQoxZQx3Cac+Hkn0fS23vvHO9H",
+	"dXsNMurIIPrc96zgdyxFnCZlg2JrgYs+zBJyro9dx8I+D6OXhw/2+95//O6xJxKV1D1v550VWezN12K3",
+	"mB+ovN3W5rs8uT2Tt4HrvCZIByVpFFh2nYEn52yZwJ70o9lUwEYP/IPK2zgC8rkpqEhmTBJVcJbqc5gX",
+	"KSvsqaVC3sPlBgImfuJiSmI76xgCGCWEX9Ep5aLCdbYt+ivovX4PtQn+aCZHa3BoS5DV9fkTv2NauQHN",
+	"ISZdEODzAsIZIFgz1rJ8TLo3XNBiBXHTqCSIXJGbXM3WrXK7UaBuf9vjdo6v9LNgwavoh5uNd+WjVdtf",
+	"mw6tkW6/k8LnbGyVjS2we79Ssi8Jg2WSWdO39QHn96L3Fc6DM3JVl2afew+baj5M6D3cX/OChKCtUqn1",
+	"gYFOlszY2EVtbDYvOdeMe1GpbNzGMOV8H3sRMivo1j7e6Gceoo5x6W2J84KH9id69F9t6QR8eFdMKQiZ",
+	"89IZxp6Uv+XiqoACeOge46aBN+KBhF3IZ4LMlFroQ6T/L63is0bpDeFYlaz3PLn1HGrmY75ggi54Q2Ip",
+	"pndtW4gP9rm6hmS7PhwMB8PqsA+fWC41UK97KkJUssYNoDcyz5aKtVRB9xVvm7Uwk0wTABdbQ96VLbSu",
+	"Hdd1yRXbb1WbGUkDze65dAta0CxjGZfzCtkdev7Mw5eeJ/Mw5MmUKl+MczGeUJ4tC9YywwxhU6vC7g66",
+	"5YvhsF1or+uoeaeumVTfnvxbJ09uEa8QymR7LGN7PUM36q7HNmvulsV1tWHxwQf+tKek6brF7OkSvq29",
+	"I8D3+n8eQcujzgkZmemMOg/rnoetZuk9vWFavtvDEbapSb0JgJddJmC3W6WGkKe2K2BpZ4zhFeNdDOkG",
+	"gCutubyMNd21XNJ6OzyOK3z+4eManCVELmFzkIh1ywSZL6UiszyDwKGEZogRCXEZLnDexV3ETpCNCZcj",
+	"YUKKSPeGSZ4yWXsafh3UJhL3TgnFnmxUmpqxOeES2czx8PlIxFyAwTSBRYUX4wFxqU9cAoa08b95UTbk",
+	"fkYVs7CdOEM9OQBf3fH6S5tC72/xy3YxxwW9H5sX1iOLwBKoJMsmEcDTCDQX5iJhA3LFREq4IlSS+MwP",
+	"FjshrzDAbLQcDp8nt2wFfzAwQMR/659dnPf/zFYna78PSiwKLRTOk8X4+S9H/T/cv/nb2buLt282/e/T",
+	"VmkC48fsfEPr+j0IKt8bEL0dzRFaFFoTevTiUMBKiMDjGkPyMgTPGTvxAV0sshU4/kYi/tOb2q9+ZB37",
+	"tMgLZejMUTGgVSJqi4LovnwyEnFAJ4xPDSlWgrWMy9HEfsXmqGm9O085OJJda95FopsI2nBMcwFzY9Cf",
+	"SRfcw0zz5f95sji4OwzK/r9hbRXDbkM+nOKuEq/b1bcBWDBuGVvAMSQAyUO6QJ29U9/SHBFKBCRvYFas",
+	"dE/r3arjpOsWpT73BIA3QhlIX1KxDukZF1zUmDdPSVcPXuYwUj+ctHfqPaonO4HA0xvNy8yqLBYZZ2kr",
+	"P9AtR1x1S5zvXl+YQO2PT6cn7G0V2ClWP+QEaBFg8psyPuyekhC2VbdYt90yD9aF9TZdPIEp5YuZRTzm",
+	"bo5R1CrlOSDGfl/wiTLJoKFIOj7dBZfOxpx9DGV9u0h4E/akG6CJwixJ8OmaigeIyCgJFximX6SsOIX8",
+	"CLjqRS4YlBKACzqUgkEVSflkwgo50Bcwk0wkLD4BLDFgxFpmBfc1BMxngH10apLqecrsGDWL0zxQr+1I",
+	"dKlv5/5wed5DO3quZsA4IYGjEmNvu24CVi2dATUFr67KRJ6T8GMLVgp5zpVoJeRowZczfseeao91W+VV",
+	"YjY647fsnkvcNNFY28gUi8mLsoAXhoCZ+jvVxSddG1vX2x5P4Z8RSzeRJW+zAkG5VZ+OS+byogMZZu35",
+	"kH/UQoHH+udWCWuWtrcnMNs2IzfYDbPcx5Dhgdg3BWRuthZ1rkx8BCLEW2h5k8tik2PYYDogFVWodwrO",
+	"RqnygqUD8tdSJENWInKyLDI8oNak/Uya54kZdjDkMngtOtquJB5pxVkzsQLzrCIC44R78+TgwChcmD+f",
+	"LE49KfOZdIPypUnSPT460kSvd3lZGEWcK2BVmu31WsJSfb/EEgCPDRxsPqxJvliZA3pKYtQ3gU2CwtnX",
+	"P8dbsKQ2DvwxTrd9I2LWRvNGpNdU3u4JVmwTPjZagi5eO2iDYks6Tci494NWfW3scRrDDXdKKKmm6JAu",
+	"bsIJiT+PrLt71DkhP398iHt7mP9KzFOXE23HoPkr5RkyHSoSlmVBCNMapzIthtjTG6MQ1bkiT2ZwHF1O",
+	"kNacqofMnVTjzB6QGDOkxlSk44xNabKKSRffAQmtdzISZfKUzZ0i3QUr+pY5mTDiaD0Jq4dKOhdccZrx",
+	"f7K4f0MlS207I0H1ZTggMfY91vsVn5RZnBDSdMMmecFIOYxTmzrnCg5ploNzwrwpuUxmI+GawRTQbv/5",
+	"0cvhIdpH1oYaAZPV86FmeM8kmdAsu6HJbblQdoT+svRBkLIxgf50Yf5ulJ6Zz87ArB2ZMmWtfsORAJb9",
+	"QTj885qiAzMZHh31wPjnUI7s0zb+Ulalr7Wd1jd9uexa/iqn2DKvQdPiO3jrTKRvbav6W/zwHhsuH4Mv",
+	"PmoqNmiuDTjhR3TcePGYmrNnR2ekYCLFMIzuAGqv3Ir8XiAKSx/QXfRpDSOk/ZqwyL8JcPhu8N3/e3G5",
+	"60VJNlqiDFn7IaKtsb1/dVjee6Fqty35UFnWXwkUdQ1y2pt/5HhS8E72uNlTQLVUuOO3wsYM0vLaxJpd",
+	"0yZYeYugg9WvG11QP9A9cqqt9ELMv3lBkhnNJdzvXEyxSh3UnCNxQRWLSReycg57Xrp6QrOsLGo4EveU",
+	"K0nilGV0NZ4bh4aRpEyBr5h0bdcgbDwno865wQYj8ATpcvEPBEtAAWvUOTUXPkgRZfMRPqClJZplKOPI",
+	"LL+HwmKAocTSXhgqElswMj/Gezxvk8m+u4xuqrOVMSbBLsQSaorU976oYhgEpe15ntzKBUsGSAiPBmiz",
+	"7cFgPCy1Nbp21jTPUVjx8v88/DhwycAD/SpVwKGawsG3HwZribEvBA9EWR6oOuDmXiKzQP5cgMT1FGq1",
+	"jdauoCXCg1ff7Htv9TNUIoMBXXesqOXTIo05oL7tqhCMwGsrsjWRN63Snwwk2rU+uk8dEVSC2tiSlJDF",
+	"QpMZS9H9qkw9avmM2GZOyauzqzdjgL02T5h6qOjrhkCAhM4ZUXlvD1OBnXF6bauDPuYCumRSXRvfQP3y",
+	"eQKwRnsFNaM1PkSdHxnNkGxr/I0qqlfVp6r8FqDG6B3leBN+bID3r6rp8FrKpgVNGwqLtBZnXE0NN7zy",
+	"5dDszoF7vXt98ZoiQPG+KTK7VY8LI37Wk3P1UxsH/S9tHg2ZOZtNe858j8a9inM4vxfBbKsdvbKIgDiG",
+	"e771Ea0S0PacoUZ92rfhasl4g9G2jkW8oYRcM/m8XzBxdnG+Z6igFzQT8KmZXyOMhwFXmvGiQQ6G+aYg",
+	"fz979xbrgBBI78Fwo4LEyyKD8KAtFr+dyMWO6pnE9P1HUsumOyknE6aSWaXb+hTt93HLmwV3rQlY0IsN",
+	"WBcoK07wQLxxK5y9AMRebdkBTRHFwcrx9rpqrscE/tEELISQr8VcS+Bq099NKFezyTLLVib9x/gkwN0J",
+	"gp+pZ2x8p4+oz9QK2W/LxXkOMPIGzXqfQ9aqukujx9LdTqfk80ODJONhNW0efpjo5lRpYcsJ45uLwwDL",
+	"Nk+iV9vaio0bHcYocsGIabhV+buymk1LzJxKfsN2MOFWV7UZRLS+JH5/UfOVrgd3tUcc9RnyUnzVY7zG",
+	"pQghU4hjdseKG6r4fA/HSglwvgVQGpRiCxm5rdF8qVXBN0IVgaBWE79sZPOwNVarMOPEBAY20InHexpK",
+	"5WZUMZFYTb2mKkdBGm9jHTXFbQKplhKbDPLAFTI2d0yM0wVcFfot0qWuvNJcS2AiH8MPPZJy5JzwsXVu",
+	"o9mFd2ZUDQXEknx7yLtp6b15ulIkvLFauy23IMFdBM7mkhUgu+oNjGzG+N3OhtsS12utjMByPqdFWXYE",
+	"WBHplggiPoRI2HVR5EvRBHWOv+nWYZ48F9LKx0jaBgI+y8gioyt9y9lUVx8CndoYeM0t5S1LTZzRbrt7",
+	"qQcTRtj9ZclEwmxI+Hbbtn1BKrZokLwUW5RewO4QfY09jL0EnyI24YjcSbPbj/C2EiQTU9AFrYatrg8/",
+	"s7CdI8MsaplquBZzBLJMOK5Cn1IwM1KyKPJP3NgVvUAy1KkgfIuEZxHEt/UPiGNAkY25MkexPMwNN5W/",
+	"uxVe5R2mCuet8M+ozrZrFOaOjLfswcuwxpSarYLrhGDFHkQtoTzTEqIzEJKC0TQM8+RMh2GEQCpDYDug",
+	"pcUJV6sTwn5Z0kySUeeCFlyOOnAZ3lP9zdtcpLkYdcJFa/yrZYt1o9wrM6INy/e+5Ns11CSM6YhPymMK",
+	"Hn5a3jtdOKpIRc+kgUTtnVr7+onR6vqXF6/RoD4SXeyCQSEhTcg3NDXMXb9oLyp4F04rcDaRl50aijwl",
+	"MZjc4xPEKnaqXMWdcErigqEJPz5x4DXmvky5XOB1eTw8jMjx8HlEjo++0+Mwpy4+GQk3e4Pnun5aMbhS",
+	"9wnrUZ1yRAoGrLtX9fCbiJnI2Vjt1Ds2NF7vHg4dtQk9oKDZy+zkBQ3Fwe5mSqyIW9/Kl1W5j4LZxcAg",
+	"Nl2bXQ/2MSIWDjIiABDZMzelo6loJFBb0xvoYLENCoTXKt7BFuwI2C45c2OA3UcBIcvFFKtbiZE4Gh7/",
+	"kdysFOTNAHWArqo1GKAnY4IkCWD+oUweES7JLVsotI3ggkKkDKFyJOJRp5uxiSL5Up2QF8+PDrGD3qgT",
+	"nxKZe4k/CyoVOXxJ/sxfOWt3KXboQcAJ6xrf2EjoV6HnCS+kihAuy61zb0D+j50vNxlGNLunKxxuMJ0H",
+	"W95dRXWRPdZvd7MqF5unkZkhbCYY49GYSAXxdv+ZXq7PIwPpjtmjCGY26kSkElH2eTAYPDzEvQrAPWia",
+	"KTd13jZ6v+jiZ9yojwFFBuSy3dcAtuqZ9Ai9vgigCuhd1bNEXowzQ6466jzEVnw14vRIeDTNoYCEvoF6",
+	"BLOC8LbylvAA8fjjxy4BgrY0VMoRKftUyoF2xLGmvtjAvfjQLvpyuF2zCGi5qQvXAXIIJlKIMbuFw68V",
+	"gFQfGa+ygP5O/4U9GCOS7c9cNYZzbxc8ZaOts9y+eyZUjVlx4XmVulSQGAPqLe+MHdg4sCfr4jZYN1dX",
+	"b0jBFtmqd0rAQGRUAlwBxPZ3i+a6uSny5XSmyA1Nbkeiiz1eGuFNxj1CJwritgmjRcaNlInaRYUOfHAB",
+	"vb7jfNmwBma2VgM1rBIF2ZKiBWxJi/hwPFBm0SPHZRyZ+ePZcMt88CT7EN8Kz8ULy76f5Zld4RNIufB2",
+	"S3+sygPWxB1/1pJxRIxjNBoJfRE8xKcucFoLhRkt7EVCjl4AF4+gUWDO9iv/koCc4bq9IsmFYAlEH3KR",
+	"ZMuUpQ1lQn/M7+H2qgSfw2HrROtmD1UsRUKDkf/XpbqsJ5IsFabmcYk3ih1vr8VWV5QHsy1+56Htfcvv",
+	"mDBGoeq+Bj2LjwnyfZtP+Z5ALmxOeVaP935xHAQNkfI+x/jLLXlytZFjH14LG+ZQWkKq41zK7ab/DzIQ",
+	"NgIvhjp8F+glWRaFVgz9aLNxYwkZl+kPtdVumCZbkANFXsGdgRthRUBeMmqzyUbYuZKM32x7oboeX7jm",
+	"7HvU4tZHFTUuY3gb4Cyvb8Ue1fAcMQdsYFk1AuBewMgxWy6M5STbWt8Di4JmdEv40HulrlvzSjxFQKBZ",
+	"0/1rt1k0wQ2u921IJed4n7uc0bXKZ1s0qIjcshUqvZ60SbqHUIDlmGRMIWpyyqdcyYjE43gk8oLE/fgU",
+	"NAPM9CIUbhNKFlTNdH+oe/QG5LVJT8gn4NT2EhemzKBr6GtNAK5GSBwiTmpBiSiOrM1MK+gs1ao//HKl",
+	"tPSK+Q0oxUwpFyaQry75VAYGKZZG/inYHYdIfQzu06IMiN5ueeASdiJ2NyRBRyS2uqj5yojHgL6gdVNb",
+	"OAfGxlM3Cn0GRiI2IXIDTFriQioqEpO4ZL4sqEjzuQHP6FlERD3vZ1LzP6FVTH2rR15MJE7FLJ8VWEbC",
+	"WvMAkhhr7OcTkD8A9sNEcmjVy2WrdI+GR+TMoEWfkuPh0Mrn5UpBcOZIoDpKFeGpyc5HgBUI3SyNnGaE",
+	"VocBwu1CbSgjvI/nMu4NyBVox9DGSABCDOp5JFbskzqAqfdx6hgOmuRzBvTJEP0TJnmjZf5TtKzecy07",
+	"ox1qyhRSI0pxJQlidZy4RyRdgZKeR2i2rdsTMMh0QM6EnZKnA0z5HdPKt1wzIKExEgBVPo/QWgTKakV8",
+	"fHiI9fCdBVO68kg+2zjEeIXKV60VOhfcWWEtTxvj6WFo7o6zck9XTu2pMDYmUjkg8T2okgBz4YyJbsEi",
+	"tN3p0+ccZ5o2LSVlGYCgRLAbyECkqiikIX55EjRGoCkisvUtHmLS1VsLFxfUVg/ZKrDWxQiN2qPOyUj4",
+	"b5imBpDGCNq/NVRjK8ZAjz+BExa//+8z3XIPiuMbxvRME5q+MqORMM1GkAGVgb94cQkmZT0cYFjP4Olc",
+	"Sa26mFRQfQ18foitYQixjMi1ZgPsE01UthqBup5PAHMGWIzBn1lmACODBmTIUkPPQIwbJNDjYZgAAMIa",
+	"Vok8aSTQYnBagvxba1fK2KJ36o7mM2m1fBcVXmIi681lNI2InzY/Eh58LAabzFx8ehVF1m6t5kpwemTj",
+	"XDVTd/1CBp7rZE5XiLwTf/7M04E+VPqcLzKaMP093L8TnmWmHK/votTLxPQt9PlzmEoeHuJgQPpuYMce",
+	"/HA7t9gaEHEwFb9k+RXcAmuk4QIXobRruUfMgE4dxs365gz2ip73YcI3D7hOX11qg21qBGfJIXIWA2Mh",
+	"KJz7s9faibsTKnkLhLhSE2wfs9qm2RagP7UafZ5DuRVGn31Wy99U7lp6qLZX+gxaMwZKR7pNvae6r2sq",
+	"b1FyObs4J8mMJbfS4QkpD/hN0juW9qKRuGHTpcByqqpiF/SzYk+RnaFnDobwyzJXzL9uWthi7X2tB/nE",
+	"93QYpPvaB+Y2R1OwTwo5sAXjJuUlj9nL3tLBtduweJWTsC9NukV5ZY2ET7ksm0G/S2l1fene0VtmzLPK",
+	"s/pXrdNQz9VBm+u7ArKQuIpMJIwVJnHttfhuVZa1tGzSxUARIGqX9NysLPQMjoPyHKI1021FQDfl4bGQ",
+	"CBWrStlRpG8jkAHGnX+noYhVsfUjKg5K7ANyZq52LUIsrDQwIH81Rn2Q591IXCrY2dWfx9fn7968/3Ad",
+	"k+7LIZGoETq9Y0J5hnnfTlT3VEFv6Qw/0CokJRlVzFnlzRrwQt8zEZG5+YRJYQIxHuktI1zV6pc+r1cv",
+	"DWL+3ptzlwtm7tpdEgo+73N+1qwYH7dw+YdveQLXTB+7qxGWniMrqxIrqnqCfKxvAK2Tn5Cwni8YS00V",
+	"ZefGrDbgEl5XPc8sAA0bWaMsEuOaADn8ZCSazQjYcdmegXUAEV0rGhUrg3kYfwyKg375xN1M216K29aM",
+	"ClhziDJ6bGyrlsCE9bF0Vb7oZ+yOZaQcm35kUfA5VxBov1owuTuMSM2UZ+camEvIvodlKrct59prrqrl",
+	"jhtBP42xqrfZiw0MJlgMZ4e+WpYjqVcgrtuHjWGbSsmlokK1SDw0Nt6m+sEPW0piwcEaLwo2YYWWHuUT",
+	"S75yJRWbjxeuIPDm6bh9iPzt+7g9JL+B2X5hm81PueITnrRjE7UwsyyfxickFl4T8sDM3yj3MZxhox6n",
+	"VNEYfYn63Skr4h5A5eXTgkkZa+5Ybcz9ZForP2MrKlc00zq57bVXRsrYAGSIEJpiBqjejIGfW84lGC3L",
+	"yDKsuw9pFKGcb4OIsTFGvpvlUwxq3j9FHJbNP1cpu4EMfi4mOYScKQ4Ieza/t4xGSwqueEIzfQozVkCg",
+	"2pwVUyaSVRiJD7aiFYqnfzNshea0yx4Mu4edC/9Sq4ma5dOO19iTlDx1p6tC/k9/uvz61jsKMwkVgqUV",
+	"84TWqgZgZcKWgHwZR5i+qv2uawx4xnpoIi0tzhJYDRcZ5e6+zScIPH2AJLyg3ArvzoiaMrboQwwsSvg2",
+	"/Wgkummu9BG6ZStpI91IbGKEBwlXqxjztomAC9ZPXYrhrvp5+BHRxOHTYBhjVNFIAJeXPWNCJNY0aocN",
+	"XMEKe6bWoSQxTEWzBfu8YUAwuXgwEu/N91ILgRDWq58WuRqXn/SFRLmAv6WihZJj3R3YOEVafjBLHI9E",
+	"9/LNkZYIAX25bNF9mir8F6yIaC3N8AMX8YC80w1BoIcciYRK1pdMSBB2BiMxEp61Su97VcSdaJHIQJha",
+	"9YWo+9y6O7TEKzVRGV3mhoGNGKJqT0ai75k4TxxxeImdkU0zohK6BM9M7Ao9630DiyeM34TOjARBPq3J",
+	"QapimahlwdLX1kpaNRdowVbCJkOuFUGJI0JR2qKt6SaPhkcv+sOX/cM/9k7tyG24M2GfFiD3gmcyrtqj",
+	"Yn8S9wVXiokTz2oL1aoRIp2AeGlmqTdoblx9UJLZR1w3pFWpywxvGO9SpBsLzb4LlhNWdUlYNFJ/CXp+",
+	"FWmccVOU9lpsEsHQpDIQ3NjHnYF2mSls0pnrT5zyPuV3TBi/K8SUYZhbLBVbaIKGI73BG6BnrsdkMFvQ",
+	"CqcPMbJB7x7umWDVuGALRtU4o1IhQ0hWScbiU5LkS6FZx4IVulmTg64XZqEHhtaTW7YiXcx+J/G7ZNHX",
+	"PLhvzYr9P7OVHrUtH2deMnzK0BKVt/HJnsHJxveLfoxqtTugqDIlslbtDp2ixjgPkyotbT04+1W5KC4d",
+	"2fVQQj+jzHk6taCG0cdhWS3yJSt9WBulMHtinbM8oUWhVTMkz4F99FpLWnpb0XII1GOdz+W2n5pdL+Wx",
+	"BZWSyVOIc/WXaEDei4qT2TqJng/JcDgkc2lq756WtjRY72nOJKH3dAW+RIyf1S3gqt4UOU0TIDYA20Mv",
+	"okGtJRSvT0gwgUMgRL7UGkaEZmA9Dt2WZsf5HSsiovKRMIFKCz0xubxx9zqq7kzExi7nUmYNnILZSRsZ",
+	"4JOLNUfQLOv5uWJG1p2fGCylse5hjMNPza7OF6r+/UiU9SKqP5EbBobrGgGUFU8qjaxRie7roD6G6lOu",
+	"4+pzWAQDEzRGAmuUkFTvncjthjze5+W2u6Ik+/DV1fUoc8HrX4fXLyhel6bl52u+HCxcbn42AHlOvPvC",
+	"pYS+In7VnlUUKpSzU7Wnili/HbOjrc+sbr5ak5JIwdSyEChhOMkG+fAziUgYnX8Z39u2d8A99cSFX9En",
+	"hzHSGAFvnA0QiuB8aN+o1HGDFnlVpu09uQbp7eEO1jwQ0XYrkKbYYtdq9OXG2zoTnvxWyZjzvwWRrk3Y",
+	"tp5C6y2w6/QFtsCkQu+owPuauz2J656JgNiM4j4KzYONsIPVTi8Z+OJkBYgD0iozujKyApeQvz1Yc2A9",
+	"PWbhrykOoa2x9Qrzop+agq43BjMEKci6lY3Qa4IXjMiodVv9WRL2STGBYNUxzwdgCwd99pOyKvMBPBn3",
+	"BuTMerQCkbvoqGVJRgvTb9k016IyyPc/jzpNvSRrVQVHnY8D14iMTRwmTmRGRZoxLcVrSXokuob4r1cL",
+	"dkJGcAWNOlqBgIRGk7fpEi6lAZiJYW4HUwZKOn5ANFlbgQ2/Q0j4mNznxa2+cKhYOUF7QM5NaaylJJM8",
+	"y/J7e4T0dkSkYMltLmwSNcS/gusOSuPFuknw/qkZJGYRox6TrgmacLZpDNolcbpEJCNP8Y2cZjUSsD56",
+	"1NF6NpmLFVtPLlwKxbP6GtxgBBuoJNb9b1RtAFXCOJWTCpg/6rCOLx04toT5bcasYYSakbBZSViiH0H4",
+	"bSOGh5GfMN6OFEsh7V7e0OR2CtM4IYfDSCtxoDPBBEYi0cqdyMk0L/Kl4oINyJlV7HyA95JKgby8WVni",
+	"giguvaYYFArHBv7hNkW3ZJUYlqj1DjQ5AgD8IW5O7Lbh8YrIztx0kWfZGBjMHc3GTaAr+inMFMMHiVxO",
+	"p2hyVXlZVeBwaEO7HQKLdx28rIczDIMXQnlVr2Ov+Aq4U+IMcwntmllmzzYV2Mdw3bpfW7jbmty1C+he",
+	"yRgqStkfXx4P29zRYe/M4XB7opnfc9ABuzk8yoiBTyyRR52ySuOGVEc42zbn3rJoYjk06R6SWb4sNtH7",
+	"8R+H6zQfWOGHbxe2B7UCX89oLneUI64saMecyxs2o3c8XxYuxs8hYkD7BlQXwbstu1iXQOc5wND4wJ/j",
+	"EmIwwJWKXCEUt0uosFjwxupGBak05wqKANqiidZGv2xxx1ItLkBV1UVG1SQv5pWyqlB7sQ+DtIExIbYx",
+	"WUo2LtikYHLWBDl0y0SZHoOvSIeJCm+ah7oxF3c04+l4WlCh4l6YWd0XuZiOuZTLprWqLoNL4rFWVryB",
+	"ZWySb5CxqrX3LKJKQ4Lu2vGuVqLcjcCuA2QEUC14aVYqOBNXwBkOq8vU0bIp+i9tET5FbxkYa3lhYWFk",
+	"6NpN7JHYWmgTDw/a18LZ/g7VqbqYjgD0TXYCM8pLAPoegR2X9paKSJwysbIeFzkSMU0SJuU4ZYIbqyxI",
+	"g3KmBU1K9CeUl8607AlS4vdMrKqgM7pXAFEWCM09DWMvP30Vb/whjATslgai0U7hNDuQlRjLaFtWczw8",
+	"JMmMZhlDU+4bLR2Dc/mGOW0YRz12NXacxwGpHRxSJk2+/ujTTbXpPJmdjogrX2GnuoHDnY4ETAFwSUxh",
+	"OGFibuN6qXIX1Qqm6GfrD5i5A9MZZ3zCFJ+zsYnNXafot+YJB4IHlIg8S55qblK/Gis3I8gdmwNbt1yJ",
+	"cNyTyXTgmMujr0XbJF6LG2tm7JMJ3RI1dE4/jYEMknFBFRtnfM4DLOWCFf1KQnvCELDMbAg2US3vp9sj",
+	"XRfYvWAFmXOxVKxnQFPmjAoJqfJ3rCh4ygatIE4aK4jYEL5QCagsA2Qu/cjA40YtssBtXZJqqx8u3/Yl",
+	"nTCgdPR+nOJ1YTC6zIowUxQliKe2e72cEKCeqYRjKqOENzSUgV7pPyQs+0T5FEnpm0EIWqemX+QZT1Zn",
+	"y5SrpxiV19wl4Kp/M9Cx9ZGsA8JIyVQQj6LEEgfy+3D5Fm+xvUAmWjIPvhhzwdSWM2fLVnT/1v8hL+5p",
+	"kbJU/4WpI6DoXF9+uLp+8/344vL9387fXPVaAWLestUWZA6RExBmIZ7i3gC37rUgVSyb8qTmy5uMhWBp",
+	"9oOBzZeqEjIIalPUgUlQBYiWdzwF98DmghXr2wHVAo1x0AbRhKHPIVkTSuJtDxKG1TMbEZXUaacSlWUu",
+	"KgA6XhclFVUXrfmAvLZlD2r1V1Zjt361BAK7Zv5GcKFeHgfnD4ve7lG3MW0er7uF2uxtOXeIG2o5rIxK",
+	"tYnwdmNf2HPZalQu9aZNEqlbmkC5LSh6mQOAA4SP1W1mBhbcYAg3lhBoV8HejgUTVNvUr9+jGr/txKYX",
+	"f4FK/LaL6zzPtjf/0Lg5b7wDUTsqQtOFDwjuaf2WPsdyRo9evDTyrhZnOyed//552P+O9icfP788fvhd",
+	"iLtNbcWhnXjiAkZc1jrZfpUjf9gZP1+fxz1ntlfdQzz3LWpE4qz+Uj4frgGBfNefRW3JK31GbqtrZQsr",
+	"672+580n/sqwzcedVd1KeUwffyx1e/6JXAcWb1VSZMGSsqzIIyhltwOvu7Vn/SmqgPgDb97Iv1Qos45n",
+	"DdXk2k/Blp8LLT1uSmPBfu8a8C6MelYMSSxXRJA/jEX2dTxsA+tpmzvpY9OBDEiTOTGTBtwWgfHJLRAD",
+	"sb2oXDI34+DSF/lNxuahnBxy+cNr8t3xiz+QBT5UVuoJBFWoJgA0GPcuG+dqHQYPIiz/uKFUhYdvaOsA",
+	"Hh8dBYHyuaoXDPwgFkWeMCk1fyJvhMIqfg11cfw36U2+VCc3GRW3nVbZNbb/aBO2omZHuYLgxoBCltiD",
+	"4kq5o4YNRoUCgyzlLV8sGqIq/4EYoG1vqVuOgNR+rKd33t1xD/bVXIXKhusXJXSIfjgqj5uDL/lweR4u",
+	"MuGQ5ymAvlKEDy1YShPVCPb51xkgJoG6C8/jogEAiVm1LUD0ATW49INDSZ8ucEVQN3uDrYThbYhZbmdi",
+	"MZu9gUj2LFJWrMbFMhB6+DqfL5YGdWORUQHWpvuCK+dMCvtnyjnIEHo55hhJRsxzZv2r0YhtTIcbhVvJ",
+	"RYi9Q/eIRmD1PfA5FCa6HmK7MKalqqtvFKfCBTfsVE1/oFtwicGs3bL+Rkka20qpCcWzdlNy6Qu7z+Zh",
+	"E32FC1x5FLRODQt8N21vEvM43kOD1jK2fG7/qp520N4I6403HbVFYA0qVS53ACw6M++FprojFNUedvpt",
+	"pfzb2vFDWfM7gTWtmTwbC3XvVpbsCWOqbRYOfNISmYdbBvUaoVoCpKF9gcDqp7LX++qauVhqtesdIUd+",
+	"Fv4upvsaZe+KoAAxdDZZobpzUF5Ns9KJrUgSl88f2PC7uAzTtbMBnDhlX1oUbMI/VXZpW6jP9hundpa2",
+	"Z3bvmc9RDRkzIeNVyIwmraCxcD3u2JM4NBrU5/YOlgpr2C2KAkqHmpzaLoVEEZvDiYGVJX4hFSuXdgsZ",
+	"qycEslMjArmpkRM6y78gKRVkUvZJ9RAy9SZXs3VFaGdUwCoeyMf1HJnKUE9J/Pmzpew6IiIkNRpQRC4g",
+	"igvWAbK5JchwHy7P5aAV7IjF7QgK9LrZEJJXCdrYNEaH2qgPsM14mzIs8lo7idvD7mAWDaQEUdV/Kcti",
+	"hwsK2/BrYmpgV8MyCrbICwUhtzEYAmjG/8liX8s/Gh4d9w8P+8MXnaiDmdXP+0cv3YeX/cM/2g+Hh/2j",
+	"F8EFdaGqu3LMtKHkpMhF/5+syOv5zZjdDHVOEOnLAAPQxSIz+V7wjIMh6D8/Gr4Yhj02bdA8BttgLzby",
+	"vDWXAFRUa6yo3xBP6Fb3aWMKLxlNebjQAoL6ba9ebxp4jY83137fXDK+qcS7GUXogNS7XttFCC+CBp45",
+	"PMaIxPltXOrmWvEmXCF83CAI9mIL4Adi3mwugk3RpWRhFMvSspLfhmQ7zANuCgG0FT8g+3xGFcHHQTLA",
+	"QDtghbdsVSYqF5rgIdX4xhjx3BBSLk2LLCWgW5q0j8P+8Oj68MXJ8Phk+OK/gsIxnxa0QZ5BgwEAd1nW",
+	"wyEILmMUsAy4JDdLnqXPJADtSUVcc9vXqK7xlLX+vTF5CxkmEWzg9VpiSsBggAHrifcQoQDZVgjARTdp",
+	"Mj0XAQeRazakff8EmRg8eVgCFM1JPoC5S/+ZMiVHAnzRAMuu1YB3XEoupg3TXJEuRtX3BuR7E0CJFTaE",
+	"SaRu5zurtbpPQvMlk0zZ/Dy5n6nH1C+tJ7xJZkjNA4DIRbbaudz7Q5CASlP7o7LOs/xmffCvuKBFKcl1",
+	"NX2/PO55hUJB+MkLvIwsAHSbqIuaIrJZfCsf/UKg0IFZeJOk5AYXwsqqg29tEeBzNrY28q1L/S+h7Ze6",
+	"g8M+qeJq936lZoCosyx4y2iagHlAv1w3EpTbW1K7OaLVg7Ob4cCeg1ctznpE8KyTrlZVUlqkhGaLGb1h",
+	"KiILmqYs7UUlkoDWNErUjILRFDFa9JjDakdIZa8f1PULXZ/TrqvthXK1LwlvHlKLgvB2CE+hrDf7plur",
+	"65dMqtc+1kZ1PAgdFlS+2C8REfofhPbCchCUCxkRLn9azlnBE/2nXlL9/zM9Mv3HewO2Vlhctks2ZZ+C",
+	"biEU6n0vnQVKG4RZyJ2t37+xSKwr9F9fJ+gv8ma9RTkpmFRaqhuUS/ho7cS2abQTb3ua7Pc0UUuEEdw0",
+	"6zOx0hMHb+6nBdblbf+Kp/w11JRuunEAzKghKMju72bOtrYr3gwiO3vXUROVv4FXmoLkXeGZXQ6fd3IC",
+	"NnA7xnFTZKXWsY8+fapnHmzNLjATAkzUQChjnq52OAF2nKWKs0/JrvoCr1XserUqDTIZvWFZROJRBys+",
+	"vXtz/eP777HiE8Gv9JbjF6MOMHqTY4IZIOvoMQ9RBxHPNs6gycNUNqL7HZsy8o9q6JclK1ZP0NJDSwaE",
+	"xPD0zMdTVB5JZvvsTy0ziSUFU3gPSzLHWq4hUsAqwsEWl0XWBr0Y3seny5G3vQyeDKc4sBtNBS7bbIfH",
+	"zvXj40r103XmXEvEbhG3/iRHsOSW22KgrYXMdovT6qzNLtqc2d24i2atv8g2Bi/yx95CZQb+2l1keG9V",
+	"mPrTm2tysJSskAefefoQrIlpDdrrkTci91Nz5whmERTjAjfh9kytTXJDUXKlbYvj1ZCsoCS0VezLM6e1",
+	"+uqwHbWOmwdbL2ZrN6KchDew9aWq9xD5RNIs8zTTtCaQp6doSBpdJ+iSEdccfW+uIyjHGJGLD/qfs+vX",
+	"P0bk+zdv31y/iciPb86+1/rB+4vr8/c/XW1UDWpXBEAUo2nw4JTEn+EGfoiJZFPwivvuNYRJ0BfnwLv3",
+	"q3bZjcej6dqAsbXdE1y6p9+S6/C1TSUbhy/B/QxO9p2b1fYb/POmuH69G5sy0yKMvKIiLcsfUuLeB8QG",
+	"DAKkKZYeCZkJawBxXijgY41XJoYs+EPrQsA7ArS0TbWzmsI2XodS5EaLnsuob309IYE/fKmImGAUjCNz",
+	"N2K7CmskVyHhne1dcMyeyJaDR/ZbJZBe0Tt2Jq+rMv9upVOeXIXexj0CgkXrlO+2sTXualsLrQdEDVRJ",
+	"ARbs8ofX5OUfjr/Dr/oAMNDb7oTxU0BGo09Hh/qf5/3R6NOLV/qf7/Wff3jz8ffBpJCr3Q6kO4ybyyuG",
+	"PFhXLtulZn6y4CZb9Y+lmr3Tz+lrgyYzhoAO2zPXkhlz48YXS0ykrW9eX799J7/R7eZlxNXlZ54xAueI",
+	"dNOCTlTPYRo6O4n1qR8Pj8OR2vZJe6GvpcIYoDHjMHfQQYgIZwYXltgLunV13+hnHqKOCWFrK1P/AI8H",
+	"hemW11k4E+GSIQQKoWaaxbmY5FArNjhFgNBoBZrjYDvsWxYxaSxyNcZY7YAoyhS4CKDqOAA14ajkOk7T",
+	"QcHu8lvDMWR8UsVVkgSwkmxU+EhwBVIsQjGlA+LlrENVC8lM2Z5W+bsFo+l7ka0avXs4ZRzKk82YfVrw",
+	"ws3YFDKqLkPvxEC1jERoHUh1GfS2Y6NffkVsNMP4roxM2xJUWQlkwybueGoKG7dysro3zGHf+sKGFDmo",
+	"1UpQz4AMOeAPoMRrmeiExJ9vuUhPAIySLvj/zJNFRJZFFhHMAASQtDlVEYEcqGgkVEGF1O1Frt0xVQ+x",
+	"5+XGboyAfrMC+FPcls1Sut20kDu77Ko9U6+nQZlJ6os6WYSxEVy+Zo3ifzzrH714SWbsk809LxfVy7Pb",
+	"ulcuk239F7uum8yZ2yXCHRWLevkprW6iCwZW6uMT5TEvF1gFov3t8cG8oXl7Q/HtgtEMLlIP0cTdqRME",
+	"EZFE5YYyDdiHCAAIPUSdu6bY04brxjw/eITuYrusM4kaC4hsFmKZi73Gl8xFXpOaqtJX5Alw9lZsZvob",
+	"bkArCdTkEseIvO1+hM6FUuhTaFxlTvYWfauGZkWlhNADfCB2tfagVPSCTpkhLBOQklHZhgfsq7UxKYMe",
+	"za9t6NlRdtvN2rKVfz6pKcE3HnjxNI8gWdijN0IVq6fBZ9vdNbOPHf+pkJ5+Ldb60JaHjfAmztxf5sqW",
+	"b9jlp+FMUjZYRL6OKQj7388O9FUcw7u4fMOegrPFgokUMcGxABXM+ZmEuDTy4fLtKcJVOv4O32NRpqBC",
+	"+YQu/4BXYcM+/ZWrmWYuJWrKN7wHWDmQXWgdmWOA4P99r5gPdmGDhMCnYrnY77yyuQH9cLPDb6pmyxfH",
+	"IcuAh8k43jMdckGlvDdwhdUT+kd9NP9wRJIZLWiioEKgLXj3hyNys1Km8rnX4x+OKh3+cdv22Km6UYQm",
+	"tWnFm+Ix8hom6y7QlpDGt+WdDzIQEWHy/yp9Bwdf4iQ9QSJ82dqmZPhtptIdrPTNKc+bJ+tnNNeRb/Ya",
+	"XDWZt03ybn3o7oGmkTenX2wb85zP2bVR49tPqFWoOYaUBybUNIsm18EO9vN16/djb4aQFW89oLjxtw2M",
+	"vlS/q7sd0s/NDJtW7tq4lXdbN3B1XsH5bCOKmSc3LRbW4t29yTaHwB9tcB2WPITM+Q38OY8mOVrQLGMZ",
+	"l4FQh0OsDAQpcAB6bVNbTsk8L5j9VV+BVKwCBWF8GFKVL8a5GE8oz5YFCx8ghSBcVU6/PdDh63nx3QDX",
+	"J1Rdy8co55q4nkRpAyr9Ziqb7v1yGTAE7W4rwPJVYwcaWyXTH+BXQ6IA1Q9/AWEm+TJLAVihWIowZbY8",
+	"QpuzBvRv5fgC5I/oXxsfUXRnx4HUi9w6IEgTrz6zu1EQBGAsRRg6SdGsRWAsZoLZsbq1tA3UFrC23/XF",
+	"q6xU3SRSznETTT7Z6WpYl693wOzmrEPfWvPauoSIj2/2cO1+RjdHx8plpnYLw2kOHd79oITsM8VSNCLP",
+	"Q+ResRQWsNOh/0B85D6I6+sADO4MILF7uIrW3Pex6Qzvct7baTG2Wf8lD+3crBXSTuswUp8+nzaa9Oqe",
+	"q2Tma6n7WRoqmnXbiEh/3eoNhM7pNZW3FyZT7TEMR7dztZzPadgs9VV4jj+GJxF/weL5CHB328L6+XKl",
+	"M/0jhgVH4W/d8Mc27UMIhzRjbKrNwJUJ7DCPD9qGdjRI9NV+nh+RLL9nRUIlA9d+aYEa7A4oCiiiFpje",
+	"Bi67kn2LjK4aWt1Qj0G/+syVaxX5fQQeybIOLLkHScxUX+aKdNfqt5rKrj0fB8mUcbU6mau5WmaFN21w",
+	"c0WJsZc6GojtximYZ/RUSBfN7s4v3xu0x+y0cLSmajrAhpgLzK15S9+8AceVZVXzekqGnVhN4fBIuHZe",
+	"vAMYPO5N0sXu4sETSNnfWorY5fYN7p+7ZN3dv0GStbPdsC9PIcZukO6/zo0SNCd9Q6AR5DNyD1OVllnG",
+	"9nTuWOXfnuldkEvRAuYNdVOh3Ybda19411S8Q0SfcVLDbdp8DhsRn75IaUQvCh4Km0MpUACGAhjBOrKT",
+	"q/Ht6nPWymOOhKuPecMkT20pf/c0/DqoFwXsnRKKPXmFseeES2IAo56PRMyFXE4mPIFFxcqMA+LuDC4R",
+	"ZQyhPRDhWX8RAyA5s7FkOEM9OWmrMO6UKfSVgGArJ6tOvmvHZwvNrRPOblY2zXeehH+2KWjRjHaiX/8p",
+	"GD3+likFsEEpn3IlIxKP44jEfaxGGQ/iUyIFvWVjEAq5RIx6EIq4FoIQZQ9CkFmi6oA0R3/clPRx1v8v",
+	"2v/nsP/deNBvyPL4AMt7NoUTXaT76V9YzrNV7HCd4bTjEW58Va4TCvXfntkDGZjtKcP1/cbkbtaQmAJQ",
+	"TLN8zhZGMt2uKIi7PHHu3B3X47x8ObgaGU+YcSNvHYitqbrHMN7ZV4OD2ODkXOSSqxy10O3Gl1ueZXts",
+	"3JV+r8W2bXTJrR352smBTvYstPDUJFuJgqrlYzWssluEebLwyo1vJ5pkMbYa0/5wbhDbxNTGYK0nkn/U",
+	"shByn9B2t+WPt1c1lrd1tYGPDo//cPzH5y+P/1AtENy+Du2O0TK2nqx/feDd8bFr/uh//DyMXh4+2O97",
+	"//G7zg7LhqESe14wT1BEYVNe4s41FZox3Q8bEOIeXwphywT23PjfTiWEZtKzsS57Et9ecKS7AXwCsOG6",
+	"CnTJAB0dFRWLZQoYFDcVzMPBrw6XNDhySMab01vQ52rApBU81t5gz0Pmo4vWD0Lr6+lXdYJ+LeiiGL61",
+	"Mz57w4nEuK39tY1/hbTw3cl3c53Tr5E5HQBiR3RrAv+aBKSCzfM7JglXwdS2Pc+Ry5tuN+haBvVmDmRs",
+	"SeZpcj+DivtfKON2Z8ZTz8BdO2Xb0zz3SavcN0XygirNMoLkYltdpxQSm3yMmORzrhRLyS1jC1krrCwj",
+	"MuV3TIxE4W3gnNAsC6X0VtW26hnbnztBTMhT6HJfrNhPLeDPKQ6HL6sKw1eN4CuvkBfDHcSz/aFhNuag",
+	"tIpl/bWBF21YpTzPnpommy6iuvNkk0a+owb+RN6VLaYcu1PbTL5gs/23D+bfPpgmH0z4PHo3Z/siZGdr",
+	"AAJdxrGmdAlxYb5hBe014AtgRU+Vk65kbCTsYLSg29OqRpEvpzNcVTpnhKZpwaQkWEEdEI8hbksOyI9w",
+	"H1vYW6hyg9cwE0mxWgAGgUgxIEZfxwhPj7dwlcO0yLT0uM7x8LuX0XZMXqG0cqQ7X7m6MCan0koZpAu1",
+	"qs7A/2BMcjZzy+/e02i8zM4WKoS/uh4sBhVkptRCa176/5J8uHzbUEr4uga+tIbatbWMme7z4wYyBMSK",
+	"NfcXbgnIpLI5fki6ACLcebORp/o7XiENDItyRODrmFsj+R+x0tuXxjQfVWe8acHeBeuixROaZTc0uY1J",
+	"1yg9vRNCLa/Qxy4mIi9DrUyRAdLNC72WoH8jrymhsUYio8mt7EW6oXqZiXxCKPlwee5DaaU5kxDnDiwC",
+	"zh+tlsKD10YCvyJcEegB4UeRR7B0oDtL8iKNT8wB8mcRBSpeiHQkqt1w6bU3El4wl10ocN7qXoL6RVVb",
+	"2E1i+QL8xKmDuB4Vej9d10jmX4GLbGYUp8RSev1WJTOqaaTkgiumBu34yvqZkKH0ub1CQOdNNf73jrSy",
+	"SbRbABL+wgo+Wf0nVg3f06aE5rdtkl+g+iY+bMsIaOm27ziEnrI18KGw90yWlr5btkJpBAYMjaQj0Y0/",
+	"jzpJLia8mA+wtPuoc0JGHZokbKFGnQd9fj+POlC3E39aSlYMrClY879RJyIjU9ciL/Ah9suSZnLUiUZi",
+	"hOVM8PszIXSjUBOHpmhChBJzZe09c0do5gH15qQiRb4UKebmaGqkYnU6EpDYgSXtrZiiH5jmDnIQGcmO",
+	"AnPF+/PE23Nq6mM4bg4ZcLbDwR6DlbchXMYzf5dPiL9SZSV4WC0YDWQpuDeM1GOqsHUprv5IgCcglmAe",
+	"1iuADcAICFc9XGyPK7w8booPaQoP0Ye9QXxgn2iiCEaGagrBKVjgVMOPjB3C1k1ylolhyDJh/ci7lpar",
+	"ZEDoNlowiSac/GBm2jtNG/p+d9X0c7gVg3lofg2cmoQBS5atyE/gDotdOcfDeLChenpT+jCf8Fb54e7R",
+	"qGMzr7wqN43VUh8g/ixZFlytIDjScMoF/zNboeoQIvNFRhXwvbOLc83iIhL/rX92cd7/M1udkPk8WYwH",
+	"gwFMmOs38Aa2sWYnHfdwuSLYJTjXGC1YcbYM4q6Euq5oBifkFbxfHQVc0rB+8GPZrZbsMQgPgERe5/kt",
+	"D8iNr4r8XgIUJDyGYfASUBz0Lmf51Lhk9MMJNuJma/Jjxubl9Tk/gDVmEkgBMK+SjGlG4sUkSCtL6idA",
+	"pOhqwSMjr7FkJrE27J6RJzDbEv424tFIGFeEK4mqILI/vxcVGSUiMidn54ROAQI/oYLcaFH2jmX5wqiP",
+	"ioHWbe8VrgYjMRKvc3HHBAz3ZCT65IKqmW6gKAA3yhY9Nej6oI/AttofoNSPllHjssRyDCXfbjKmOV8f",
+	"a6vBLWlUHdBwXaxdRNgnfaMSLiRPTb1nuspymkrSjb3ccX3hWtCDGNs+T7G5Dx/Ov9fakmaTis4X+O3l",
+	"D6/J8+fPv9PXzofr1/AGlBguf/7u+MUfSOzVVT5YFPlNxua/13dKPCB/oRlPseKysdSiAcPIr+ZpqI1K",
+	"SAyZZvKE/PwZJhzZvIeHj3GkxceCkRh+Abme4tosqJoRLsztYlRs3Vw3rlrpfj78OHB36cCKFXHP1vq1",
+	"mSiUuEAemPNbjqm8kCuiZRZQGbXY8fNgMPioJRm8wrzo8tgMV83YClZrQadcaPEPmjSnTRK6VDNNQAlV",
+	"DFvRI4lrByomeOKIRAhZcy41XcLBPCVLIemE6VmbBTBUqNm9ST2GBsDodYNGlX5e8CkXpAuxmVpAh1lc",
+	"saT/A1PJrH/FFYsP4vfwGJAMIW9g36D6LNwjwDJECpWNa4wLcm7CrAurWN2yFRax0hcJEIDHY+uPwLoZ",
+	"sZjc5Ck3RwGijhCnKn539rfxq/ff/3386u/Xb65i0j0k7/grvWJWFT4lGS2m4LBmkkyZIseHz6HpC5iJ",
+	"ZiQnxMLoHEbD4RCUYRmZD07lhNXH74zCeUoWrDBVGEwDR8OhnhewMEeHA3Khr0uKQ/epFkr4kuOjI6uJ",
+	"A0CifgqGeK3FKYub6sFVU0ViqFVDF/zAOMsGcAAxOnfttxWda/0Z1GVNMSJlhd9OmicyNkIuIq9aPu2h",
+	"d5z4ZeEfSi/dSef5YDh4bup8wG17MLhnWda/Ffm9QIDj/qLIFVzefbuiMEJLQxVIZN0vBHWV4XUNluDy",
+	"EQNfeZ52Hj4+RB1oHPh7P6EFeoSmLCAk4WHX6+5fRlrhmWLx5yKVERHsXm/XhBdSRSRfoCifrawonEtz",
+	"mnPBRiLG/KY4KrmAOWuwt2aXLOPoLqjEESwKdsfzpeU9z2SVxRjJ2NX9O0/N+F00p+xE9VWD+xug2Mrr",
+	"u0zcco4DayQB7HXdyvIm43IWzGR7iMLNYjyg36o5hZ2TF0NPrj6qyNSHoQp/4Q5MIo/fQ13org/1Ywlk",
+	"CDRwNBya4gwudMi7zPQZwjoobfJv3LJDJD/IPGuyHZ0y1DKKVILn/hgHEGrXDfTgFU095Mfj4eH2Vz4I",
+	"ajgvS/Gl59tf+iEvbniaMpS+pU2tBaLyDoBFqtbsgU41XXX8o/VRa5fzZNFHTQgKsI/hgTE+8BB1FrkM",
+	"HL7XYCHRdwnQnd9l9+zojBwOhvgJrTC9AXmvz1us6QFEAsGYwSyU9I7ZdkaiG/+3C//8/e806zMM+sXQ",
+	"y16NCNZ1sHq2zwFOyPHwu7Lqes9wTwjmNoKZu1vLRAh9sLHNU5R4FChgEAM1pyv99BwrtGsh5L7IxXQk",
+	"lkLxzOjTRaqn5U4feoJKdnDnxKsYxCqTd2Ge181CoutIIAr8gFwuMyaJvfANUnz5+AmJDXuPCSWSzamW",
+	"TZy4+rfB3wf/Rbpgt2X9gmm9jxHwV30CiQyMOyztnZLY29lY34N6U470bVmu9ylxuiPwSVhMEzsG/JES",
+	"rxUQzezzL6rtxGX6wcDGwsS6UZJPRgLQ2QumWfW0WCT6X7qY/ZJF5J7dyDy5ZarahFUMtMhssyAMly6D",
+	"/WNTaz8vwH13RT5cvq0NxZPu9EfNjOyoIHU3IqitRYQu+FjreiMB1+MRlH/mSUTmKqs1irTv2tE8qg+z",
+	"sjOEuZ2ORGxTIQal5TE+iMtUpJicX70nf3w5PDwlse+/HWRUTJcY8aofefn8u/4hSfKUSd1u5VF0ss/1",
+	"bzGh81xLLVDS+C7nCYsIn9Mpi8gdT1kekQnP2CmJjaPaf2sk8DU9n4jIBWPJLPw2qg4mncAqRQRPorPx",
+	"Fai2zagcCTQFEFSGzD7iCOJT+6Y+TWXSQAxFrtFMzVOCrhHWw1dtskA8EqAyuCdBT9TinxmFzz9CdzWy",
+	"O3dtlHC7rwxG7JNcS7Ve3EVSNbCYKKTa5Xj49Jdj6GLEIaaQpW949q/6ctRvfLf9jde5mGQcDXfHhy26",
+	"uEDF/TrP32otBd47Omozn0WRJ1pXvslY7e7GtSVUrF/gLe9v5B7eDQ491CXqg8/6f1pex3s9YypgZvoe",
+	"vpfukOrz5243HFvG6J15gn1KZlRMmQ/mVj1C2F71CFUo+LhpDOmvnsKOt7/xU65+yJcire05zvAxe477",
+	"V9nzyCpM1R34E1Mbln/4dRjItSEnY4nhSpJkWRR67qWI9Bve8D8xEKH23u4pU7W93k3ZhiTOFCKvFtZR",
+	"XmPxcJDxWENkLNo00Xl0SmKxzLKYJBmjYMh1OjU+dkpiTJs0t7fNJYxdfC00DAHRIAgPyFmdr3BpacHa",
+	"cfHC1qSDXIZLWy1pJLrHR0dRzUqJkVc9wieEKwMhM6e3zJPVBXQxIPE9LQQXUxnDbOVIWGG6b4RpCLRI",
+	"73jCTjC+2CgBBXNRGEakKXB81h5UioIgco/ETcEo5E2YaaC9D3w8k7wglAh2T+b0H3lhBflTQtPU72Pt",
+	"aS7yYiRstZaA7FLLG/1CsktDXncr2eUrsR4c4m/sNvmXEnCMiLD/ZYcaUXsB5yBdIimx3c2SPqdsZQNJ",
+	"8sWqotagZpxlCFIFXBEYmeWJEegqKYnRgg6BFGBC7+um4pHoJksIQazo0D2yFBmTul9QarhENh06+9/b",
+	"6X/p47/ekccBvpm2AsJGvlj9+8h/syOvz8RjpFtLVzuceSNNfIETb3yknlakz3PkoPwAn0tGJuWUKxI7",
+	"ySY+IVSstOSXULBZarFKpPohLkaiqkOJlEyYSlA8Pjs6M44fLqYDcias7OKEJVs4EvjN8dERMhn0q1cl",
+	"IsKF9d3GA3JRGh/XdLs7N1WuPBkM4xW5GonS0hngO6blb69uXLhR/tZYwGNPplmZ2uE0vnkEi3AU2fKw",
+	"GpLY4aiWCCtBjbXiIrvCZ78GJUFXTb4hAHuEsUQuq/o3rLCiRwmo45mVYvZzJ43Ny4/SWYN8GUtgOdvy",
+	"gJwricJRg6dHa07GdYQ+q6rLaEDeC4h5r/JEZXcemwXvr0kXWWaMaEW00oinWmr9UTJQAkFjc44aLpIC",
+	"fDMu5tr+ck8xML+gXIa5bM1ejLBDX0a+q2MbfSOTtAE9QmzOgNs2Tf+t3307Ye8sTZ2dQuWGaexrukZu",
+	"0e4COfgM/4dUnI1G7UuTHl6eZGdYQv5mVTOtx3GFTlyIP3dOq7qkNBIJFfqc3jCTfZ4CJ+idkKVlICWj",
+	"gTiUoKZWNY+XZ3mbjRyn9G/5pk6MuC6OHiFKdieKXDOsW4psYV5v2L7hF+XHDWLK/wJjunc4d9jgqim9",
+	"3N39hJNoe5yb7gATwL+U9X1ALutG6aDl+cSXTSRdSSLzUgIxvLBiiNbtLAW+nW6Qj9YM9MgMW1jit5uu",
+	"v6SAswld8VsZsbdIO/+2Z/9K7Nl78p81Y/beIs8BF3f57SNs3Dszr6AadmmrvkEUtctMxtXJuLhFGIFK",
+	"9M7vvSidHrEJS7QK0zASfhII1o/zE4xPXMSQzaQm8eeHuBfwJJpMQ/2ybhdeI3jyUIEz7BNC20xuA5Wm",
+	"/QEa6jETEoPde5HXXhk5TmjBRgJz/ErwtagS0aRHB6tls73s289kWce8a1Me8j48NxIm06KHwqkJaBKM",
+	"YbmyG0ZMKs2AnJmltxgWFDaBmdAn8HaS46OjEOc9B4L6KpwXu6oz3C/JYCs9NnHX63JXMYrzN8dnvxXb",
+	"xOUvNUWDIMKVtPTp+EdLTorsb2dO6vSzL+AqeOf0TBBybijMiMTgKoxPq0FTUuULSeQsv9dsgKvmKKoP",
+	"dsjf3rT+ykzpXyMIcH8l41pLq1UreT6ZPMJM7shuB0O5vcW+AKXCre2ZMddcQWDsnDOmAAGIrFlqMNgW",
+	"g9prXidDx9VI8TIXsGtihX4+/AgwAnFvQH7KMfIel1SGLifrhvu6Z6BMkGy6LrD0zm/4KLyeseS2dhZ8",
+	"qaqAnIVJXniJCi0PhSXw8JlYplwdIKJUYz7Ye8FMpjxk9yFOWK7JGZGoinypWDUh7MTDQpjTtMzrHIla",
+	"TtktW0mU3vDpUqRCV+wtW2E0l9LXpC3SVW1kJEz684D8wDPFCkAGc9lzcUTiW7bSf6GYKLlIWHzqUtGa",
+	"M9Ga0ssuYOZnevVa5pd5tVjK47EVSSXcGE7mKVqClQg3tLHYzM7ZbgjiadPdXvxG0t08Mtie8IZH6F8o",
+	"5e16PQPUYs/pGdsJ+XwIDsRHj72o2QGkZ8P1am7J2nGCn7+MBgRtfyNjk+kbWw9RxhWfClBhT41KjqgT",
+	"JksdUpsBDMqD0Lpiql+iV5TjqNP8w6/7ovzK+pGBPumc/PzRJ+8rRQt9z9xUYT8q5KxmAWrOEWw2LPS9",
+	"Eams7CdGIt4YdCDYvIjwCaFiZe49NDmXP68rJ2+x0/BNsx2JpJlQPrZxhBlCzZePI8fdOVHDxr0xnsXd",
+	"Ng4BI5o3rgw6XUo0KFWYH8nvhd1Hqtwz6ToBWfMRfBgJc57X8Sy4JD8qtXgvslVEruicXXHF/q+39BO2",
+	"e6VnD3m4iyJPl0lTBt0VzuvLMFBs/Bvly9nOm1koZAIngIUUIayNv2O4O1W++rUZ6m8uqa7hTHopdrgf",
+	"sPp6S0AfqGxM80G1+n4rmIqLijINgQWobPt9RZjjXrCECZWtPA0cxnVKRE5qKcojEf8SOxQ5wFkyEU2a",
+	"wUaVfGyAW/Ly37sJlazPhWRCcsXvWO+UxIpO4whyhhWb5sXKaiH6PdORtc8PyMV2eIwBudSyuUF9GQlQ",
+	"yhBRzmIEV7gG6QIqzMWHV2/PX48vz67fjN+evzu/jkGdm3OxVKwRSOON2ZJdATV+2UlIbxD3FZ0+RTN2",
+	"4Z+iLWkM9o9uaIOydDSsQu79JnQlS0jt0EGqlrL9laajFuz0Os/fUbECfpKYl+Vm0ZHRIpmFLJXVsXuA",
+	"OR7Tc1ZNMNUU7izbQN+ks5EhHnzOi+lYZsvpw8FnF5gVZJE/rTE3cmYjCijAJ4lceePlkhwPj9flzz+x",
+	"dT7Q+Uq0sinXdX9deuegqS9CR4AxVrEL+/Y/abCNdyOdXcNs3hfTq2w5beOq1tthPNW7EWgF/Kp8cmCp",
+	"Iki8dpM9cC4IzLEoOI4SSTfL71nxms5Z9hrwACkmd+ClKBEOl6veCd7gI+F1FJUJobGt3hOTz1XcG3fQ",
+	"MaejZhRBsWBZZCeYbmKifCxqSoRYNxwGYpFTvC8d69APP5yS2MKbQfsfiiweia5tTMsTcrlY5IVi6blQ",
+	"rJjQhMmY/PxZD4AEEFwiYuFgXnGRcjGNwI3gFz8io87hYDjqPHwsMfvIDT5NklxLNhDmF8Jg6Vr0FfL/",
+	"/t//z0j859X7ny4vXiMUi/4KkGF+r792wCzw9Z8uzy5+/D9vAXrQFUSz4yLdebKAx9baQ8gZ1yD2S/4E",
+	"zwTa9wBu4Ou/vnl19f71n99c92qAL/FIfEYUbr1EZLGUs59yxSeGg0nS9fY2pnIlkrj3UAIWml8sLGDZ",
+	"8EgY8ZF9UloszAWJl4U4MQrhSXkeTirjAQAhkAigbM07AxQD+O7mh/cQ72B/kWTOUk6JvtX1cLXkqqes",
+	"/zhYZJQLhJaBL+vM2YDVjASItAA9g88tU54f/P8NDA18BX/prwCSBr6Cv/RXE54x3CW/gzxRTPVxdXun",
+	"xLJDDA8JEVf11orL3HcDlcxNQQs6Z7gvpRDeq0joEdGss7J38AU6HEAs5ExGI+FI0GupklM6IGu36akJ",
+	"S2q8TUdCX6cBydq/UI/Ovrin7ehsazan5pfuod/0vWpO4/o1Imd0wX7Nl+2M0QwBk4MX5iWDcjCahWMx",
+	"GhPFxBPmtPGUKnoDyToF0/diMtOqfVDi+xF7+4J0aXpoirHeNPTlAmj0BRpYvsJoXO9+UgJNMAFyo6qA",
+	"s5jZ1bTUJVdSsbln/Lhlq2Zjx09QtEXO8ntJKCnoPThG8wJWZkblbBDU3v+s2/ySnAXArTcl9KF/1/cN",
+	"D76qN6vcls91/O+fPz58XEvIC8Ce1kF9fV0OPn5sRHN8x7X8SWGzJibg0KLyVKDRyF+d39vKXQpXD6oy",
+	"QBEsEk+WEJPJ1Ugg8dn4kss3V9fk9eWH760z3j/7LrzTpuT4fnvPboY+6pEIQbcRrIJ7oxn3uPSsQxTl",
+	"ckFUTg6Hw7XfZdwjXJUzGIkY+4ZJEDsHVzxhbWAII+u8+xALYmi/GwP4O5rGjp+PhD6dL4+XRVaBdOAS",
+	"GT538NUY7+8vkM29luTqx7P+0YuXZMY+aVX5lq1G4h7GELNPC14wCZiBekKQkh7IEh8eDog+dsCm5lTQ",
+	"KboNJHhR+lyA70COBI7D0pTlK3MOpEEKBrF8+qfmDEUE1/+CiHlwvL+R+d8g4p15+PlB9oJIAbDDGBIF",
+	"mha9x5pXv/agoW9mvt/KDv/EhKY4FoA1X2eA/iV28BkDVFonDMImmsBMg67OhVRUJMwcLgBL6B4PD3tw",
+	"yrjA7CSW5CJtTvqzx2N7pp8+a79BNLwddhvXoNVeh+3/CwriTT1EqcovdglZcmIvFgBtSg18x76kgPOu",
+	"0e+IHmCsrlct2gH3QJEDDpHLgg1d+r9WQQik78p1ZedRn2uzK2/ODsyc+xXf38nnjinWW4ubgGOfUQW1",
+	"CbEUAAgAXOII7vPiVjpsAX0ni9pqrnnG77lKZu+rnscv4iVf6+gbxRyFqRWH9xvMZ/v13p245I0nv/nY",
+	"+KUrNlrGXQ0MY6qlxQqALW6WPFPIgrqxaa1a9KIXkSQXd6wwJUMgaly/MBJacgJh1Bwz28kzadBY/OIY",
+	"xi6PJeF/CrjRQ0aF9wsmzi7OvzcNP5Z1P1k56zCPN6MlzwdDtxab1X2oT2Jfs6+AQ0Iv8yb139+jR+58",
+	"RG5WCoqI4h9UkjApmH0GBFHjmNh7K/9+9u7tbttpZ7oh7KbtpuiJ6AHsuzn3BVeKiY37U7n3NgErva/d",
+	"kF+M3fsdbbLBVIbup4zYIH2opKAlll+tSFJZU6wcrYWCG5blYiqJyr2tq+5Us3Hm2s2e3DD0cpnSaJrT",
+	"XTfw7rKwL1qHBw26+VeQO9Y7+kaqemWuzeD2/wa0/2oCSBmP1yB31A9JkM2hJ99o8k0K2BqhfwVu14bT",
+	"/a9W59+L6mLszjJ39WvVsc9DgCNfgSeud/SNdLFt5PpvkJFfPxM1IX3+OZJMKa7PTxfkBNnbm6cezNn8",
+	"xsShN8qS78wzX9RooLvYJD+agTqZkRdo3vpfzWHNzgA4Tetb9hF8NZg8d5amOI4vhU5p2/9GgqWZ3L8R",
+	"Kf/1mCdgVgrCPnGpGSYKHwYFucJRn4yRHnzWfWxzPDngSeg2cHxJCHZy+F1vXdFDH5Z3AP+3QkruRrY7",
+	"e6YM3iRus6WXU0LFyn43pyuzWZq+5pJld2wjRe3JiKOgs8uQ3dN4u6z/rT9PFqbsb/2nL1IZuKnxA3bH",
+	"UyYSttEoKRcsgTgkDD0pK04Z7A5bvgMj2knKJlxwDNCsh6uxAiInDdhWWQMADq3BSYzqsSwIHoEZ6QyK",
+	"o+pXZE4mtCDdSr76SNCCWYsfgUDeWZGLfCmzFZTBL6ErzKCh53kOhsZqydLeYCRiu0BjOaNHL146+DEb",
+	"TOIql4hc8IRmaHE33/5/7H39cts4tueroFxbFWmWkp3M9N47dk11edK+3ZlOOinbPX2rmikTFmELYwrU",
+	"EKAdrStV+zT7YPskW+cDICiTkpJY7Xz4rzgUCZDAwfk+v1OFQFfj2e1xuBLawJHfjq3jGoSZetRC/91f",
+	"H0Lu5kmpfemotzvU1vSwdlNkaQnsh/5ZLX7C6tMOeekxVvxJYYg+YR0nYRClK3OpudnFhS7ifFWGccFs",
+	"1Su1GGHKFTAruv7BPO9DmASc/5UMwpVlkYTW8Xh8qWe8sDXWMLS/Wwz4/GPj0dINua1dBhP5g8b1FlHS",
+	"1qZnLW4ij7nhnBvG6DOpac2TCG6firExi7UXiTCl0MbqS4M1AsaJm6l2wAnlRCXC1GQeYDo9HSshbWqY",
+	"7wzH4helcipooUSLfXFRFwWn+mEfMuNz8vwHXKnFE7tU30q7m5rmOUzC80lzlFw3yP6y92fxs1oQlCHe",
+	"gLqYhreyymXDsTg0VLzQDa7ji8M4QQdRgLhPZWlUFzLISjZ2AgSzdRaGs6zIL8YD1gijR052H5ysZ3ET",
+	"wq+KuZj9TLjXx4PARbP0hZmizN4yXyTUedx2a0NiEJp3IlRjgD0dcgYuD5KaMAo2OjQ5vn88kjbWKZkn",
+	"PpaP1Q2ByYK6FkX3CfMVq9Q9i/Z9JolL20wM8B5UgCayqhYEaXEWXjEbHgB3wQo57WsXx+INIdY1ZVDN",
+	"24IedkHZzjZBzvSXZ8/smHu6kx5V1dzBw5T+XkTeNgK7LY1Tkxrs6L5PHzECnXzk9fAsia9ir5LRRFrV",
+	"vk7t6fHr8WK0f3dHin8ssJg6EwPG/Ebn+g22eo9ykGFcRLkdEXMa8ecNpPihkhdu9B9evtDvw0S078/p",
+	"rmYeHJLAbttjJiLz+zGalIaSI1b+lqtJIeH7xIAhBhGEV0gR7sH6SYurDjJ7riq34DacEcYvD0SfGyby",
+	"bGbUettMDAL/YZy3GO2O7g2rERHlqK50a0taP4TvbF2Ndjdc79zhaHk92S9TU2r8DxuPIKtLPGX9Q4U7",
+	"+E1XITOSWNuSt48Gf+7P57bRgmm69eiPnkU85q99vPPuoXSB45qZfjmbF5oyuhHLkkOSHXqCwBa8QUp8",
+	"gIrg5bwnMGqIuDqXLvsBb/JZTBn137equAAm6aQ2Kicj4oT43LO9Z3ujp88SkatKX6ucildbJgUozWF5",
+	"uT5VzhQVx+qQXdckXcGkl8rwi8fvPexRoumt6ZU+TI2mOf7nH55LRxOtS9BSrbUe8GIPQW+hVQmLHOuO",
+	"bOtEnmJ/pW/bXyKobkex16vnb7zRRRMuVa8lATX0LkJPajxEjxhgDzMqaVfXuqx9+REoW0a9c2d8Zy/w",
+	"zgl/wUZoOyvAZL6LwWSefSVgMrQ462FkfOXYF4O5iTWId2mwi9a7egL6H9+vb62M9sWdmcbihRPWycpZ",
+	"4oTUgXmQsTtmX1zIwirQ9RG7gksLU0PUjS4CURunC2zAan3PBD4rbw5Pn/8kbtMdvpzu7KOK/z7rL3Kj",
+	"vd5qCh1N8VAwd/R9X27a3IN1iQk5bnfIeIPzwmjr1q9+W3Dswn4u+tEiX2Ej4g75wa9BqG5yWWiJwbK+",
+	"kbCHssL85QPKwY9lIJhdjvPue5SbrN2yRFtxgR4+Ah1NTWzog+HpIypTib47xqI5X+CRzhAv/iA0raoU",
+	"IVsYrKyEv2nl8tQMQhJx5wzYZQsjKjGrEL8evyT/AGzpcCxe+8aeNHxqqH0PNXcxSrhKGisnAW+vqdbV",
+	"+b4gp0TjTvZ1t9Qf5nxBGCEonINnAy7XlU6oWzR/TiL8vCVQUYFY4xgNki52TE/LIrehn87NVDryQoct",
+	"Rrz+sfAcE90YyB2AC8KE80pZpAWJ7VKbXQstToVMDTLeg1YIHVaj+XqMCwzH4hAo1ReMo54ZXoXaSzPg",
+	"f2q8d2aQcRgtcHNf351Xi7OqNn8Dnpc1A84LiX3K4IjW2PHH5JGvJ3i1iQybpHxLzi6CboLRsE79vMy1",
+	"wn3aF9wYSNmoLxDQOyovqRmQY+r3vbdjdDacsf9giAuDpIal1+cLVNq9r1x2eLLJf/3XLjmDK/iDZxxL",
+	"6tYSS6YVwAWolKsrUuVxgTx0PSwGNoozC1yh8U7SqVPxYnerbbgxQak6L8tCSeO1qvuXg22uhOxwdalG",
+	"R13KEquTFlmaGGTxSO9GVHmCvkVEJuL/V0o4eYURWbKm4NPheGPiRUdlyB/YNw7oY3VDIyCAJBzz2hTK",
+	"2nCcsoOYgeBxVjk3oNLsWMuxS4gZorC/1xa/H/jyrXe9kYHdPybv36/agsAZeZ8C49uqLh2qPr3mvMwX",
+	"I+a1o3OYZSpNXqDa3NJ6UK05YyXpjtKjZ/OyciGlpNuCKI1RE2d9Llf06qCn1FWRNcVF5cWFnmhZ4F0/",
+	"luLkh589VO3gBOHAYIEQIi5JzYUsCvSicwMkBHo7OTkaJsIqcv1nDN6cidL43jpcLTxwU7VAPmJKx+GH",
+	"YUKi3xo5t9PSkeQknWFA7mtgRC2Hsx02cWpCDtNVqAQCjpXAh85K61Lz7Lv/JX7WfyfhhUAk4pX+O2gu",
+	"siiicYRTs3lBllekqgy45RzaWtntrfcEv3+fpSY8MhTaYL8VssWikDBwSIzCZGNxBK+QUeT1DNNXMqGM",
+	"q3xujKTmdKUJIG+wQiSWOfpNri923Tf+f1CJDEOx+De0Y/G6dhRIJoeexP408NqWGglimzx6V9ShQt0U",
+	"z6atiNoCIuF0NsxDmnz1/M22uuT58R/I/KP5VzNoOpcqb1HAo1m42izkCGoXVy30dcy4NrAWaQfOgDP2",
+	"cU2urO3nnLTTGLuMa1jLSvx5/DSqR0X/98mNvLxUlXgGdxglBqFme5hw/2JtCm0UZpUEzNCM3M1kU6K3",
+	"NvEoYbGdiXwMoTcvFFlKBMGI3HtQ8slOTXy0RTjZ+2Je6WtcZMIbVw0IEqs+hy9fvv7t7M3xi38enh6d",
+	"nR4e/3h0eoJmRSKe7gmbpIaZqPgOWCZbsJwsqG0vt+NVZhmD9iGwtTkCV3nGsc9dN/CjsKazYSnAnDEQ",
+	"fDaRVokB2r4z5aYlmTVz6aYBQ/IczFw2jJnC8KYWwiSaonEo9F+lNt4gg+ESgZo/PknyKzWNlRFSGXGD",
+	"vDQDiS4GIBbgrwxFYCsmMYATYpkIqFVcanw8GQ6NdPq8UGPxqpVIgHCuPmahhK0ncIxCW9SoUz8vYmpC",
+	"636qkm3GSu7KCBU+gJ8KGQdgR6ItDjYwmszkWSiNOogsX9hR0ANQBwiyKLxvaN/KwyN1wzOXjFaUp+bu",
+	"zRx7CC3wWvZ6pS5UpQwIe014av5QjOGcEt1YeGNKtaDccFwJdj5UCo1+cllE/b/9xmLeGSj6zMYPgLp5",
+	"eh6XwUM9X1iSjeF09wtIfnKrQpLneBSU34qgNHfQEjYXlV4c3hGXUfLVqjoNgvCyLWvU50bhuUtiRtQo",
+	"7JF+Pe7BBYsiCusqNuiB/CtuPUlf+LFedNq94EVPeqvE+9Z87w+IozS+8a94H39UDgXhx+zipXLRFn5K",
+	"BqSv/l7yGZAHGs8y6a7o6KXk5LHIugKCPgqJIJ1eZhNzAnnpMFSfGh9WOFgeBR2o7zNBMIPaBa8CtVUW",
+	"mamLIvPd16QR5ZyyH+jduiQtlWxvNR4ZT/FAhev95+hrLVl/MAFM9eVdrBf1WqJmjEdpfF7oTQQwuRV7",
+	"I5tx8nNe6Qu3laznZTfhksnd+ArRxnnz+sSHN++4IjP0HCWiNjlViaUGjYmy5X/qskkJ47xll8awv2DK",
+	"MvBZ1m+vZi0w5SeIDxSCmTSHLG7kwjZw6sOEm3ZrB3YDKStBQ1nvFYyyqBGfKE+ohUljrnu/Jtp57MWb",
+	"NW5XoqF9jE5SAQjCpepcYcx3kFEIcqIyGihgU4OlQm8ssmg/M5+R7ONvFL4ht6m/Fn3XIIq/ZnWls2Fq",
+	"KK6ctMelcWZ6ps7AvM8SXxTUcVdwPWZjjo3bsAAeYE0MuCAU4eooTImFOMLOFTmXJSwDxQ/VbO4WrX5u",
+	"ZUU9NFKD3gYu5ENykxQEh7nZKOWUl+i7mf/G2ykaF2+lUNNOTS6dpO6E7Kzmr8jHIsMTqZaT34O1LM3C",
+	"404JL1XRFNVGyNRQUJ2+fl/cpTwmsYMQGB/I8PMTK349fhEAdoGYGxfusvnrwe/JuxTcP8mmXl1seP4D",
+	"cp8tBTRh7AeSoDw3MLAuMfobesP1xcXnnpn2RclSZgSRmhjY4bLs0ZjiZnJ0a26SKgTEekaycrU4rYlk",
+	"tlNI1OTukXdjUs4X7arJpDGRG5ya0FNJVdI3vpmgfJmCBEuNNpOiztmHKGRRxEGyCPOl8SFS9gMdJx/P",
+	"i3sXDZM42ya2yAlWD15cW3bSZmm9t/fnCfwH/0Jf93wxzLzMlsSqtCXboRPv2y/8VpXzpVki7vIw+YF+",
+	"LR+ZyL0xkfnioz0hnjg2UrzVO5QOKyEVup1eneeKc3XXJRvCubyZ6sm0S+PG1IBMyMlEzZ2lpnfeTL9o",
+	"srcoHYSTuLC6UIoL/U7lqUG1I+lIyaOS6TgbT9xNxqMMYZ81l4R0Kp3b1AxknlO+lyvFXC8Vj2jmXf4R",
+	"p2fKOjmb27HICHnjbz7tiNKUO3LlbGooX+m8QH+oWxQqEbO6cHqEgTZKPsK1LrRTlSwE3mo7c/iPcIf7",
+	"ssq68sEYIqQzHQyrLHaSHWXqGVAh/xfzst4up0cBZcKNo2tZYXIdPEHv8184B2MRx5cQvvftdrP2PzjJ",
+	"bCM84CWq/4pdfLRf3flCXQxgA65FfCgkBN1DkXUXt/tXWVdGFm13/5JBUChZ/YPv28Qzjw98C555n+XE",
+	"0DYIvFBehHzXaJP9Mt/RX2GpzvyvjZO+qwODD9+y22auqpHPW/QJ3DoC2mFOfC4nV5cVfMM+x9ITgWRi",
+	"E8qO9g6BENEtK3EzXVDiVLiYa0wrprsT+ESOubMAIu6dpKaQTpnJIlnue44RVz1TY3FMYD9oYl+puUMX",
+	"R/aP178e/3L48uz46PTol9MXr38h30LI5wo3YMP0o+Ozk6Pjfx4dU6d0WocDdkSV16oCBcTDCuFMeVXO",
+	"5wgOgnFkXkybGluUNyrvq/Vq6H5l8vFr6pOlydcxOn7zPCy2Gl+OuYp/Fygk60s6pgc+tIF5x3tECEma",
+	"lJO+KZEK76Fjelm7STlTraFWiRte1df82OoPqdREYTmnxPZb8sIpTs9Feur5NKsJiakD5yuXTo3g2Z37",
+	"aAlPXeB9Gd93X0kZH+/Qm56y0aaOD/foK2b1ofUgEeNM5kpgymdQcUHiNx2d44rUDQQA1gZG/H+bQn73",
+	"WlX6YrGloEJtuGw3SKCY6QWGCzSDP2Tipp23ypVZkTdZDGRqGrALlmizcnI1avKPymq2T9bQLraVE3Op",
+	"K4vez+wWryecZFZWCXWee58dpEaeW0KNc1G3RnjX4Vj8Vxn7VNC/Ku0VkQGKtURk0l6pPOOqH98nMTVE",
+	"JviIpVYg0gn8dMxII385mTqIM9J8XpyOBV+ViCu1QNssNX4AtKd4Mlg8WkJEwfP2E62idgf8SRTVnVRg",
+	"F8EIs9o6LJUapyZDitBdTm0xgR0V6t+1LKzI0G7LYFUb8y9c9FVrWBCXmkLB+zxtJL11uihgEWpFnnUP",
+	"8XeuLsqKp9LmshNeA2k2Vj/v33vUmuOBPNNL77AqlYp2xqewXasq1xP36Gm6t9CvmlwF6EvOzcdqGw74",
+	"oTcETxkGrTy3AqWYI1pwkuFobMD/iSU3EmAVGy9hE3ap2+nIlVeKut3cOy8nc0NS+inOE/nunzD+lScI",
+	"j73OlZK2xoiu04Uw5U0Uf+LkT7iIfNAK+hCE8H2KLeZlofMznC8bHsBzlbJTegHPQ27K6grrViUzYo5+",
+	"8c2K7B9qSXuinG07ozJcQZrCnpnSnREDyg6WzSYPrffECt4aMeBM5CzeBh4LMfoKNCQwsquuGTU1wwln",
+	"Zd6NHXSEg7w+rN30lPbzgbOwojCFUTf9Czb+cvwyuvKGeouiPbCrJ+ouet7MSwNkEK/TJoeYegj/wYcY",
+	"JIZ3WURna8PDnZoVp1tEh3s/0pNI2wgUQGXPzdGMjlkvqXFCA/7K7/2JR5cW/xOPLnVl/QKP7pr1/FJO",
+	"NnfFJXq+1yPN5LH5keZYyspuIW/4nm2CtuEUq7qFhOTrr9taj2zzeVj2gFTGVzoNcf/jJ6badjLkwzxn",
+	"mMbZnM1Cj+C5e6lcaNo5FgzXhZVghOoJ5tqdKtR5IScKfgGrj7N6PGZko5YehD8ZzQHsL4IzPKBeMXgl",
+	"q62qEPpQWqutk8ZlaEJTt8WM0gP45X3Qn4bxaUkxRDR2ZejFDSJK3SpuEE3xQPUw/H1fcLu9r607Srv3",
+	"iafjBtE3nDjO+tyAYTBK0dzv9XoBsXtLf9ytr+kqhYkOyWMpjC+F4Z3bYHu4/MVvT3/5S9867/0B7KDh",
+	"qd9A+cvGW3epXLRvHyuIk7X30r5s0h1xqwIrnuKBnI/9FPrYC/GhMWm4EmXz48NFJpsIJjKdtbm0KKPK",
+	"LaXHngZIvjumuQ/RUyCD48igW4Ju/A4jEwNGScH4hoqw87ydV88tAtYME2FkVaEpf77gKFMiMgwFwx/o",
+	"uWADmF/gTOc2o7CMBAXdTdUsNZxi4Qt+7sLd7acmNSMh2zEu36s6gmopL0KGIOE/4F8NVJ+32iOQgtQI",
+	"rJhzi7lKd/ZTxvZNd977UEuUSV3IyZUV2g3H4oWzUTSJCyTgxcAUDkE2aWF8KeaFhM8idPuBN6Pno0Jd",
+	"q6KxGc4XFALSbpEIo7CUHmNolq778o7hgcAXxxwYHyBqZvUr41fgiW2gBAYmQrQZtiAQqazjhaN3DuA0",
+	"rShjadS+kB6fQlrEmK8LlyEwh8Mm4RfeT7CYq0Rk2h5VVYnmjhCZdVU9cXWl8ud0f4ZpKcNEyCabA1sa",
+	"4Oj4VzYWv6ibKEZ4WfpgFtKmWP7KsXiOVBwy3zHMh8RA5SZhfyolZqq6RH+WK6k8iKeBcQfU9ooQP6gt",
+	"0Y02FtafFj+GJQxkKItKyXwRgoQ6V8ZpuH+BKIFC2Cs9n2MeDJJ1SALdhQdj0g4lNeFTmgQoX2QzANMV",
+	"zMfzojwfBqKFeZhuaXebwdB3I5349fgFfEnbMm4r7K0pfQ0PDL18NngOftbPAMarD02qnDaWlr1ZgtT8",
+	"k2icEoomlcL1ksWo0FeKDekBIyd6VjaT9soyighDdFi03DFMVLtpAozlCoE31aRSDgO8iZhLa2/gGvba",
+	"S8QEu+0lAr5BAl2Ox+MhV8yhzU/cLd3505/+9Kd0J0PQK2kWwBHnbhraijS8AChMmy5KT0SryggLtXDv",
+	"0FeMNJ9LJ8epOYzSc/0XY/aWq2ozkQSbB7Y/A28NW0vaBrFs8CvRi2GofIrZexvAUgT8ykPBIoq28aas",
+	"i1yodxOl8rbbD3N1bGra9U6e83R5Jd7QwMdBGm6ri4OfZ0V1wt79z9YXS8ZqpxtpxaCsOF2csQ4TXt5z",
+	"NfSr/lhbfF8a3amHJg3KUOBmXpPhZCMUAOugNDbwaPMWnjXq3jq1kOdZ6dI+DndtkYj9JKvc2uF1vyHH",
+	"dhUtvt/+5lqnc7v5eYvu7aaAGh3cy2oEAfPaMdUer/chUy21tkJpSscwQp7bsqidAlVBDLK8nNj93d3L",
+	"WucqGxJCm3fjceHKLX7J+0xYdYlKVmoG2Y2SMOL+7u7tRLvF+11T3mTDhA2RGAMMxFh9bp12tfNaGctX",
+	"0i6pDdM4NdnEK5CgpIIYHUiuTaE3MwsSsZSoNsAvpR4mI2UmZa7yFV5zfxS26jf3kzyQ5zx846Pv/HP1",
+	"nVcNGa5nPOwkr5pt3UTs7N76PzdzlbdOxqOzPDjLP2ir2GHebFW/y7x/vff+EE4QC/1vwHH+Qdt4qVxr",
+	"D7fnPvc7tIkDfcuyqz3JAznRV1Hsoxv9c3Gjf9BhYlf6ZuLLwn4Z0nWt2g520zGM3Hh2KRXcNg7OzL9E",
+	"1nJBxzgUFwzLygl6V2qRGnQqZq8m89GrcnI1OuFBRj+rRcYeLdJZsawiSu/j6r5huy7gSi2yhDDHZVFQ",
+	"2wID6jA7KBtPEpbJCOvU3KcGciEJAoNoI45Vri159rLjox9enJz9evwyQ5PAKicGdio5JkALoI110kzU",
+	"kFvnsE3hLz+xYqZmZbXoTumzyvlv35YPqD3JSlfQX3r2/9ETc09M4cTJyi219PenJpxmLCfdKG3QIlaj",
+	"J5+VvMJJe9XfAvGwHVYikzS8GYKjYVE5jBKOE/+XuktgraSZqIP4sDqEd56X6FpyYpDhW6CLHcHGODTg",
+	"bKhXsuEm4oRkYE/gJOEY2AYIf6drMA76m5uDOBanU20Zda211Pgg+Qmm8prgtrgmYJ+QzhocWQ58YU1y",
+	"1PmE3NT4jKUgnm+/VMOrl3NlsqbnnTI5Fz0bkWHbUzAEskRkF1JjP6iyEhl9Cfx3OBZHXKNA74p1xNx/",
+	"ih0WUsy0qZ3qqx8+xY3+1E6RX2eNKazN+gJTXPpvocD01fM3TGcRhkBvQSlxkE5HH/20rWJSOu+38A/h",
+	"5Zj8U1Sd9XYGkMnqUgeTc2QZGGBI4kdWgLdx8dBU5ohRU8jFfswA2E0YwsYyNc9lUZyWJRfihX4NVMt/",
+	"m3r6T3f2xe9NqF6kO069c+lOEv6Ca3lpVAqrCuzR85rUMKoOhpPF4E6sObudlLlKfIQzwUDc9+8RzJFM",
+	"muESvxIDQ25SatmQGuL7TywpXxG7F1ZxMB7b3CG/HItDWkBgkyg89gW39sHkByyCpTAyYvsi9/WdRTub",
+	"tx2ZHPZuS4oUj/5Axh5MfcJnuMdDAYuZCFypR7vvoVS8I5MTgrQygcGCtQBqUiJMebOWpSqTI0ddo9CB",
+	"vrYBaNgTD9+nub0lYZsiOhdpNyEnudUcZNytXeCs2yTzsixWhd7wW76hsJvjBQ8kg//vlsL40xZDbZg8",
+	"FEFRjJeRgLH2DmbRRQPD6/u3Yz8a8R+M5Jia7H/4xyhx5dne07+O9v4KIia0eieJFYs7n5qGZXiYnJHB",
+	"92UthOdxapY63SAcaKW5kywCApemZfQcRO4Bsn+adBYP2YAZRVHmFEkjqlTBxcE6FVyFc/XRxSqnhJGz",
+	"vZAb6RkPEm7Db3sMtX2uoTaCHugWCGuZEIfeHG3xOtG1ewv/bBZuCyfiMdQWQm0hk5Osjk03iYNutEn9",
+	"AbfuFd/bOh/wnPQbCLIxFNrq7bpULuzVFg3esiw+rWsLsIqzQIU+bZy7vnMWKT19My09Kr3KUwOayxhE",
+	"fKuBAMh66skCQv7at9ePW7P2N2XZovxsJngoK7Dn3DyG+z6XcN9Gx5rDfB8sKnd9a8ORU9bZLbvBIq6w",
+	"EoQeuZmyjpAxl6KAyM2pI7FHKotM0whTNEa1C93+STdPRHaIUNT7YvnoZGwkNFo5IaFJp+3FgibjN3pi",
+	"Y2w3j2bFZROtpp0ESg2vTIMF6De0DgYY0GSAt2hIBGSiRDt8bBaKkPzNCHjGbVbUuzn2xHm2txfeJX7T",
+	"0LCSGe2A3YVj5iO/770dO/XOjQkyH+8izPxMqH+L//d//u9wLI5rQ+1gSjNRsQmibWoYXnsct6kkU6yx",
+	"m0wZrewEU7RpYbgXtuN2luTvnMlcdRo2PzLZniLVboc3t+b4g/D4/Zw5fVifQoMwhLA4j4HUe2K3v1Xa",
+	"MQj94ZsXvMLc0ZlPdL/1gnt1V9OirTxzvJWBK2OVzOrM9BN/06fG3b6Lw27PvpKwG69On1uvibz5tU6o",
+	"G3SlJsq4YhGCr8h/P+szdNeXp97NixK5/yJ8Xyu4z5c6XXrh1/e9rjnqnJJ4jVoU5SWG8/LRtJw0IKiY",
+	"7GKdyM6lVWd1VWTUXJwvgwgngZ2asrqUhkGMGG22hS8PsiioKNl+MwfGuS9L4Uo0ShvZ3rRmTER2C2/w",
+	"Hs/WvJDuoqxmLZVnNplnw7H4UV9jZ+eJ45ZlXp+4KftdZ0xpW/We8RwP5EDzX/jl+tAeNvcGi1XvnMhN",
+	"DiS7t2zYgCUBAUSMf23m04pJ9dGt1XQe7tid4OYqystNdio0IuadWtWJuGcT7l34/abd9Mi4Sivbj6rX",
+	"/lpFt4fyWgpbuKlaiBtVKUR7/sr9ZD30EDzUXvRsQhXU2DiQxIfazfjgUq5Kx8HfDa/0EbZ5M0efuD/B",
+	"XInstmms4aaJQPXvjJpsfJ/4ivDvE3Fe5ovv32e+gwe/5xMrQAaLX49fUnU/jIIZrnI+p0QLFOHDps+q",
+	"6GizKqQl+6+qDSfDFeWlFdpRRCzAJ1DbDyDnxT4X01NjEcQrH1BtusVydmxnyt1HyfwNzRg4D9jnr4CJ",
+	"nZp5pa6VcYTKMBaH1LxDPE329vb8AeKGHfjpXaoDrOmSUN+O/vBZaA7AhHozSHCPHo3U+9I4lMm5nobo",
+	"XZtP0D+sMrlnYGdVoKGNmNHuLe4sVQ3IazWSFj2In8SkvPEJ3KOxPf1EO8u03dkZpa7xzg5rtJv/vUKf",
+	"miS+wxYBzvgkCIP9HlaXMLJJOVcBnxer2qWbDpPUcBpytYhqcQMvxTuBmxJrI+edyn3mL0PE0F4zvwp5",
+	"Dv7mM7o5C90rD0TWOA8zah+dY5qbb28pfopKIdi1CbI/NcQsvWoARt/gMEafTcR/jw7fvBj9rBaJeI4A",
+	"H8Oox/Bcq3wfCxrYPUi2lbKuk0PKaxWzj0N7ukUuKa8VTfBwJcHuVK1IQVL2sSLi3nikvFZCAgFfqjww",
+	"Siw2aHn3xERatRGblNdB9T8jZiQtOvUiZllrtwZr4oRu2awLlxI4okcL4na2fY2i8J976IH1zbkRYY03",
+	"cCLizrXT2L8wnyESvPUUGEieLnQ7Cum3fjehaRyEmkUn+uwGGfzLoHQY2WkL19gZOARNX7jyEjuVEMRS",
+	"ajI4IUWhCm1nmXhKFgVT4pDMVXhMh6xTRMOzrpyflebsQuqirlSGwE0eaM261FDXNSn4hgMhz8trJZ76",
+	"2JqhYbnsSAzujojuSOtk5TCOZdQNftmdoYdj8csSUHVjcjdfvy5tD8lzu55HmOGhrAf8ui84c++LSSSg",
+	"nsoyYgLreYD3TfImtcTc7i3+u6FXMhDxo0+ySbULOxF8c1gSOQBdGsE2gZUO12+Td0zSNq1wS3bvwt72",
+	"T/Op12W+hQS8Dzhg6Dz02/aBFjM8tglkxTYFSDTDA2Wu9ZLcY+raZ5O69gEHgjPY1kmc3ao2H+Fkio9M",
+	"NywF8N9geD1hFsyJWwTw3JhloCeiaUYpXcq6J8jBxUAWthTWlRU5XWRq4LIHboU7h1GimJMFFS3COvmy",
+	"bMR6FppwLcl9wxgZ8H9DtZWd4A+16eHz96y1HddmJauHpfiK2f0xWAmxDG/X4PXQd1WbjYh7Ay8C0Oon",
+	"JwY9+2ot+uPabGjUo9b1DdT+MUujsFpPNf5aZ8AZEucnaCuryX73Fk4I2xSdJajZ9+Tl/9u/aqNdJgZl",
+	"1Z3G+25WZA2Uj3+Icnt9wfc/fjXaif9+9ZJAfp6/ENQmyu6jKpdREiwc8om0yufBzlUVUooRssjz/8Q/",
+	"wS4A/0DBMOZYCohl86mZTNXkyoYnkJ/7+y/KStQGM2JBsAoHQpnlkBcQKJnC44xPvRuPQLLLlA7FT3f+",
+	"bGAlm3ESDrDEB10ZYBa/7+ARTXZwV4B+HuLAI+Ev0UB7lOW3+mbFl7dWwrcmobKW+gOEo/EBVgwwh0/g",
+	"Dd2RP2IInxb380wnlDf0ilafSv6Yb9sbwFovVpk3fcGu8rtBovWp3lQtT2ne/Xm1PGBRWJIb3Fglwwiy",
+	"zcSgnYXzPusDfx4K2cq79UAsWHIyhmc5dScTg1+PX46Unch5jPtMEWr/QJzsg/0T6TIHqrNgryCL4B/P",
+	"y3zBTWdInNEnedn4xNey+3zgMCrFrpEI7e/pDsmwV0enP73+gSSYoEuYQYQX0p232b64G/QeSLMQz969",
+	"o8pAeW6VcYy23YqCZ7/fUlJTOPIJhb+/f/82G4s30k2tRwHk1aksY1r7rxhIkxpMDBIMb6+tvw+LBHAj",
+	"c+nkPsh8oyxXEeUlC+/sd/OW0LnGJhPa5Oqdsthxhk5waLOB02pM1sPoiivL/lIdp2aY2/zaf5qFlfo3",
+	"7qKBf2HdtHUW/oKHYTMy7B/zSz1TlZ7Qf07VO0d/HVaVXNCfrxEZAcdivIJjdaneZWJwfPRsOBbUn3le",
+	"leeFmlEn5XlZIaaZj6H85dkzbGkU+ldgVdEKpILtZQE0E3yGWQCPmdabhTBWRvC7ebMHEWjF6x3lMHGk",
+	"chPAAE+Yj1GMEMW4uxmtaMbanfHIAfzpvcgBnUu/95idc7/mwEccLcQS4C/9MMUf1vvj8AEOGn0JxSpq",
+	"FVm7txQiAoz7ivm3J2KaCR4Ov7uXlL/WqMiDBzk+4uD4av1VMunjAh3xwVqR7+9zM5sk17uhjqo2+22H",
+	"V1+mfWqmraxSW0+mQlrRlz+KU1EK6Zoc/dQMSN0PebOJV7vBAsG+cZSfL17pv/umhxiooTxaNE6oPB4B",
+	"A7xdwCYTVsX41FvsYjhxtSzoQwhOsrpU3Ot+Io0pEYgL/XMqFwOGBxPzSl9Lp1LDdkQinJ6psnYJTGkU",
+	"dtwM6UHYLI7dgb7rYwylmWBOrQ/1iPIiNZgDCLbjWLwsy/m5nFwlftYELI6rUVFOJAH4zJSTYIt4q0a1",
+	"sMxCHvHhy5evfzt7c/zin4enR2enh8c/Hp2e/A141EGo7NcIOF7emEAFNJYsbuTCiuCo7IlHdcvue0T/",
+	"Al7bH436FuJQHVrYEiZkJwuqarOe/6x3mD2GotaQ5nqX2bcRg2qC5P0hqDXOtY8MQAWRCIQ+VbJw0//d",
+	"j1vP4aFne3uIkkxihHoYX6U77zP0NiE4s6PO96AeUDm7FT+dnr5JGvhmL4eaSnjgyufSYrvfArRaeHhe",
+	"leeM8AIyATvjUZJpNAUMq0GC1ZWyobtoa1AxkbVVdixow6k9LjZopheu4E3wGKr8IK52JI8V8nVOm5dO",
+	"5Oq8vkwNNVMuTbFIODMBX5eEEULSoxfoQt0Iq0C82p5w00v+3G2acmGOHnnQ3q4xUaqa1JV2i53939+2",
+	"6TbenjgUgnHCnbfIOBFMejNy4t6+2obGAqBR0LtQiVHYyKYhwlyby4SwE/Ulu/hgo1KDqwQ6COH8IMzQ",
+	"taosd86WThRKIi67tuK81kX+xPquy2Eshg5CMmoUFa4LgoMHdlfpcRrw3iu1EBM2znxjwUmlz1U+Fq/d",
+	"VFU32irx3d6fqZtKakjxAj0MNAlqj74vsvKKACNupgsgI6R8qoVih3JVG1CeJnVVEWgHzA6moKjnAjOu",
+	"U/Ofe3tiZhNhS0b35sNECE5g146IKr0+Jjiaykvcd1ZSEx8Waky+9rCIzc5KaqLDgj2vyZIAUaBkrpHo",
+	"tPWjoyMVKEbJHPXdG1kZnio0k4bV0+bSx5b9puqKeQIRX1Fah0Noc1H6IeAHbO/dfWyP/Stt1wXjJ+k4",
+	"uORmJkV+LkGbRWn5HUmx7c9/6E8SthzC10BiPRAZrXYmLOjCxJ9h5W+mi9W8Jcy3grm0H7/19UlkNsGA",
+	"oAedK1mpCuwsf0XO9c9qQVV+eA0m5n4vMExdgUydOjff391Fk2FaWrf/n3v/uYdWI7/Irdeq+IVgaL4C",
+	"5yX+f1zSYOMf/LTRJY8oHS7EHV3DRd8WOLrE/bpbY3GPiHDhSi3o/3cZfwwFZ5OmT8Gz8R42x4Ebnlhx",
+	"grEdTLwAUS5cJY2dlxWXgHbhz5CVZC59/AsR0JhfJg0OG5lSce7Ihap8UMSj1jAWOR5E/qbZZN7xSb8R",
+	"r2OuTODSGezL2azMFdaDZiX8PxPz+rzQdqp89uBrIBYgO0dGr9+Ag9C+PDXnCyG5C0/lo5TljQE780qF",
+	"Rh9hPVsvXC6Tx7ws9GTRJqBcu9aFS2XcaCKrvLWf6h1xxtamc5C1ITJfpxSRnYc4evv+/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

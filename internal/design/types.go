@@ -96,7 +96,7 @@ type Tool struct {
 	// tool when the server's AuthMode is AuthModeOAuth; none when empty.
 	RequiredScopes []string
 	CreatedAt      time.Time
-	UpdatedAt                  time.Time
+	UpdatedAt      time.Time
 }
 
 // Resource is a resource of a server design. Content is a JSON value: a

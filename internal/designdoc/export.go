@@ -17,7 +17,7 @@ var (
 	serverOrder = []string{"apiVersion", "kind", "id", "name", "description", "version", "provider_name",
 		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
 		"enabled", "tools", "resources", "prompts"}
-	toolOrder     = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
+	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
 		"mock_scenarios"}
 	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
 	promptOrder   = []string{"name", "description", "arguments", "messages", "ask", "then"}
@@ -29,7 +29,7 @@ var (
 var (
 	serverNoise = []string{"id", "endpoint_url", "source", "created_by", "created_at", "updated_at",
 		"oauth_tokens_not_before", "oauth_refresh_not_before"}
-	partNoise   = []string{"id", "server_id", "created_at", "updated_at"}
+	partNoise = []string{"id", "server_id", "created_at", "updated_at"}
 )
 
 // Export is d as a design document, JSON text indented by two spaces: the

@@ -81,8 +81,8 @@ func Server(v design.Server, endpointURL string) api.Server {
 		OauthTokensNotBefore:  nullableTime(v.OAuthTokensNotBefore),
 		OauthRefreshNotBefore: nullableTime(v.OAuthRefreshNotBefore),
 		EndpointUrl:           endpointURL,
-		Source:    nullable.NewNullNullable[json.RawMessage](),
-		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+		Source:                nullable.NewNullNullable[json.RawMessage](),
+		CreatedBy:             v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
 	if len(v.Source) > 0 {
 		out.Source = nullable.NewNullableWithValue(v.Source)

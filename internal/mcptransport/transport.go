@@ -197,10 +197,11 @@ func setSSEHeaders(hdr http.Header) {
 // WriteRPCError answers an HTTP error status with a JSON-RPC error body, as
 // the MCP endpoints refuse requests before answering them (400, 401, 403,
 // 429).
-// A 401 also carries the Bearer challenge.
+// A 401 also carries the Bearer challenge `Bearer realm="mockmcp"`, unless
+// the caller set one (under the key "WWW-Authenticate").
 func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
 	w.Header()["Content-Type"] = hdrJSON
-	if status == http.StatusUnauthorized {
+	if status == http.StatusUnauthorized && w.Header()["WWW-Authenticate"] == nil {
 		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
 	}
 	w.WriteHeader(status)

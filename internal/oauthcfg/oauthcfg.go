@@ -11,6 +11,7 @@ package oauthcfg
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -125,4 +126,48 @@ func Issuer(base string, id uuid.UUID) string {
 // metadata, the path-suffixed form of RFC 9728.
 func ProtectedResourceMetadata(base string, id uuid.UUID) string {
 	return base + ProtectedResourcePrefix + endpointPrefix + id.String() + endpointSuffix
+}
+
+// movedSuffix follows the endpoint's id in the issuer that the protected
+// resource metadata names with the chaos MovedAuthorizationServer.
+const movedSuffix = "/oauth-moved"
+
+// MovedIssuer is the authorization server that design id's protected
+// resource metadata names with the chaos MovedAuthorizationServer: nothing
+// is served under it.
+func MovedIssuer(base string, id uuid.UUID) string {
+	return base + endpointPrefix + id.String() + movedSuffix
+}
+
+// ResourceMetadata is the protected resource metadata (RFC 9728) of a
+// design's MCP endpoint.
+type ResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name"`
+}
+
+// EffectiveScopes are the scopes a design's authorization server grants:
+// s.ScopesSupported, or when empty the union of s.RequiredScopes and the
+// tools' scopes (in the order of toolScopes' sorted names).
+func EffectiveScopes(s Settings, toolScopes map[string][]string) []string {
+	if len(s.ScopesSupported) > 0 {
+		return s.ScopesSupported
+	}
+	out := append([]string{}, s.RequiredScopes...)
+	names := make([]string, 0, len(toolScopes))
+	for n := range toolScopes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		for _, sc := range toolScopes[n] {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
 }

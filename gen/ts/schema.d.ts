@@ -2235,7 +2235,6 @@ export interface components {
         AuthMode: "none" | "api_key" | "oauth";
         /** @description An OAuth scope (an RFC 6749 scope-token). */
         Scope: string;
-        Scopes: components["schemas"]["Scope"][];
         /**
          * @description The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
          *     their defaults.
@@ -2245,12 +2244,12 @@ export interface components {
              * @description Scopes the authorization server grants, published in the protected resource metadata;
              *     when empty, the union of `required_scopes` and the tools' `required_scopes`.
              */
-            scopes_supported?: components["schemas"]["Scopes"];
+            scopes_supported?: components["schemas"]["Scope"][];
             /**
              * @description Scopes every request to the endpoint needs; named in the `scope` of the 401 challenge.
              *     Each must be one of `scopes_supported` when that is given.
              */
-            required_scopes?: components["schemas"]["Scopes"];
+            required_scopes?: components["schemas"]["Scope"][];
             /** @description Lifetime of the access tokens; an hour when absent. */
             token_lifetime_seconds?: number;
             /**
@@ -2882,7 +2881,7 @@ export interface components {
              *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
-            required_scopes: components["schemas"]["Scopes"];
+            required_scopes: components["schemas"]["Scope"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2910,7 +2909,7 @@ export interface components {
              *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
-            required_scopes?: components["schemas"]["Scopes"];
+            required_scopes?: components["schemas"]["Scope"][];
         };
         UpdateToolRequest: {
             name?: components["schemas"]["ToolName"];
@@ -2928,7 +2927,7 @@ export interface components {
              *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
-            required_scopes?: components["schemas"]["Scopes"];
+            required_scopes?: components["schemas"]["Scope"][];
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;

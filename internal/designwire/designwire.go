@@ -140,15 +140,15 @@ func OAuthSettings(o oauthcfg.Settings) api.OAuthSettings {
 }
 
 // Scopes converts a tool's required scopes, [] when it requires none.
-func Scopes(scopes []string) api.Scopes {
+func Scopes(scopes []string) []string {
 	if scopes == nil {
-		return api.Scopes{}
+		return []string{}
 	}
 	return scopes
 }
 
 // StoreScopes converts required scopes for storage.
-func StoreScopes(in api.Scopes) []string {
+func StoreScopes(in []string) []string {
 	return append([]string{}, in...)
 }
 

@@ -188,13 +188,8 @@ func (h *Handler) writeRefusal(w http.ResponseWriter, f *refusal) {
 		mcptransport.WriteUnavailable(w)
 		return
 	}
-	hdr := w.Header()
-	hdr["WWW-Authenticate"] = []string{f.challenge}
-	hdr["Access-Control-Expose-Headers"] = exposeChallenge
-	mcptransport.WriteRPCError(w, f.status, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, f.detail))
+	mcptransport.WriteRPCChallenge(w, f.status, f.challenge, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, f.detail))
 }
-
-var exposeChallenge = []string{"WWW-Authenticate"}
 
 func (h *Handler) now() time.Time {
 	if h.opts.Now != nil {

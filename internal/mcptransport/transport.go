@@ -197,16 +197,28 @@ func setSSEHeaders(hdr http.Header) {
 // WriteRPCError answers an HTTP error status with a JSON-RPC error body, as
 // the MCP endpoints refuse requests before answering them (400, 401, 403,
 // 429).
-// A 401 also carries the Bearer challenge `Bearer realm="mockmcp"`, unless
-// the caller set one (under the key "WWW-Authenticate").
+// A 401 also carries the Bearer challenge.
 func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
 	w.Header()["Content-Type"] = hdrJSON
-	if status == http.StatusUnauthorized && w.Header()["WWW-Authenticate"] == nil {
+	if status == http.StatusUnauthorized {
 		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
 }
+
+// WriteRPCChallenge is WriteRPCError with the WWW-Authenticate challenge
+// given (an OAuth protected resource's), which browsers may read.
+func WriteRPCChallenge(w http.ResponseWriter, status int, challenge string, id json.RawMessage, err error) {
+	hdr := w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["WWW-Authenticate"] = []string{challenge}
+	hdr["Access-Control-Expose-Headers"] = hdrExposeChallenge
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
+}
+
+var hdrExposeChallenge = []string{"WWW-Authenticate"}
 
 const (
 	allowMethods = "POST, OPTIONS"

@@ -24,6 +24,9 @@ type oauthGuard struct {
 	// each tool needs besides them (tools that need none are absent).
 	required   []string
 	toolScopes map[string][]string
+	// anyTool are the scopes of every tool: a token holding them all may
+	// call any tool, and its body need not be looked at.
+	anyTool []string
 	// notBefore: access tokens issued before it are expired; zero when
 	// never set.
 	notBefore time.Time
@@ -67,6 +70,7 @@ func compileOAuth(d design.Design) *oauthGuard {
 				g.toolScopes = map[string][]string{}
 			}
 			g.toolScopes[t.Name] = t.RequiredScopes
+			g.anyTool = union(g.anyTool, t.RequiredScopes)
 		}
 	}
 	g.scopes = oauthcfg.EffectiveScopes(o, g.toolScopes)
@@ -152,7 +156,7 @@ func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Paylo
 	if !hasScopes(claims.Scopes, need) {
 		return g.insufficient(c, need)
 	}
-	if g.toolScopes == nil {
+	if g.toolScopes == nil || hasScopes(claims.Scopes, g.anyTool) {
 		return nil
 	}
 	p.EachMessage(func(msg []byte) bool {

@@ -199,7 +199,13 @@ func TestOAuthDesignFields(t *testing.T) {
 			require.Contains(t, string(r.Raw), `"field":"required_scopes`)
 		})
 	})
-	_ = env
+	t.Run("without a verifier every token is refused", func(t *testing.T) {
+		id := oauthServer(t, ada.For(t), "Unverifiable", nil)
+		r := oauthCall(t, env, id, "any", false, "tools/list", nil)
+		require.Equal(t, http.StatusUnauthorized, r.Code)
+		require.Equal(t, `Bearer error="invalid_token", error_description="tokens cannot be verified", resource_metadata="`+
+			prmURL(env, id)+`"`, r.Hdr.Get("WWW-Authenticate"))
+	})
 }
 
 func TestOAuthProtectedEndpoint(t *testing.T) {

@@ -136,7 +136,11 @@ func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Paylo
 	case failure.Is(err, failure.ErrUnavailable):
 		return &refusal{status: http.StatusServiceUnavailable}
 	case errors.Is(err, oauthcfg.ErrInvalidToken):
-		return invalid(strings.TrimPrefix(strings.TrimPrefix(err.Error(), oauthcfg.ErrInvalidToken.Error()), ": "))
+		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), oauthcfg.ErrInvalidToken.Error()), ": ")
+		if why == "" {
+			why = "the token is not valid"
+		}
+		return invalid(why)
 	default:
 		h.log.Warn("verify an access token", "server_id", d.id.String(), "error", err.Error())
 		return invalid("the token could not be verified")
@@ -149,7 +153,7 @@ func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Paylo
 		return invalid("the token is from another issuer")
 	case !g.notBefore.IsZero() && claims.IssuedAt.Before(g.notBefore):
 		return invalid("expired")
-	case !claims.Expiry.IsZero() && !h.now().Before(claims.Expiry):
+	case !claims.Expiry.IsZero() && !time.Now().Before(claims.Expiry):
 		return invalid("expired")
 	}
 	need := g.required
@@ -193,13 +197,6 @@ func (h *Handler) writeRefusal(w http.ResponseWriter, f *refusal) {
 		return
 	}
 	mcptransport.WriteRPCChallenge(w, f.status, f.challenge, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, f.detail))
-}
-
-func (h *Handler) now() time.Time {
-	if h.opts.Now != nil {
-		return h.opts.Now()
-	}
-	return time.Now()
 }
 
 // bearerToken reads the token of an Authorization: Bearer header.

@@ -2,11 +2,11 @@
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers)
+                         upstream_headers, oauth)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
         @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault),
         @eras, @cache_ttl_ms, @cache_scope, sqlc.narg(upstream_url), sqlc.narg(upstream_mode),
-        @upstream_header_names, sqlc.narg(upstream_headers))
+        @upstream_header_names, sqlc.narg(upstream_headers), @oauth)
 RETURNING *;
 
 -- name: GetServer :one
@@ -30,7 +30,17 @@ SET name = @name, description = @description, version = @version, provider_name 
     provider_url = @provider_url, type = @type, enabled = @enabled, protocol_version = @protocol_version,
     auth_mode = @auth_mode, fault = sqlc.narg(fault), eras = @eras, cache_ttl_ms = @cache_ttl_ms,
     cache_scope = @cache_scope, upstream_url = sqlc.narg(upstream_url), upstream_mode = sqlc.narg(upstream_mode),
-    upstream_header_names = @upstream_header_names, upstream_headers = sqlc.narg(upstream_headers), updated_at = now()
+    upstream_header_names = @upstream_header_names, upstream_headers = sqlc.narg(upstream_headers), oauth = @oauth, updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: ExpireOAuthTokens :one
+-- Every access token of the design issued until now is expired; with
+-- revoke, every refresh token too.
+UPDATE mcp_servers
+SET oauth_tokens_not_before = now(),
+    oauth_refresh_not_before = CASE WHEN @revoke::boolean THEN now() ELSE oauth_refresh_not_before END,
+    updated_at = now()
 WHERE id = @id
 RETURNING *;
 
@@ -48,9 +58,9 @@ SELECT
 
 -- name: CopyServerTools :execrows
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities)
+                       required_client_capabilities, required_scopes)
 SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
-       t.required_client_capabilities
+       t.required_client_capabilities, t.required_scopes
 FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 

@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
@@ -106,6 +107,27 @@ func (e ApplyAction) Valid() bool {
 	}
 }
 
+// Defines values for AuthMode.
+const (
+	AuthModeApiKey AuthMode = "api_key"
+	AuthModeNone   AuthMode = "none"
+	AuthModeOauth  AuthMode = "oauth"
+)
+
+// Valid indicates whether the value is a known member of the AuthMode enum.
+func (e AuthMode) Valid() bool {
+	switch e {
+	case AuthModeApiKey:
+		return true
+	case AuthModeNone:
+		return true
+	case AuthModeOauth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CacheScope.
 const (
 	CacheScopePrivate CacheScope = "private"
@@ -139,24 +161,6 @@ func (e ClientCapability) Valid() bool {
 	case ClientCapabilityRoots:
 		return true
 	case ClientCapabilitySampling:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CreateServerRequestAuthMode.
-const (
-	CreateServerRequestAuthModeApiKey CreateServerRequestAuthMode = "api_key"
-	CreateServerRequestAuthModeNone   CreateServerRequestAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the CreateServerRequestAuthMode enum.
-func (e CreateServerRequestAuthMode) Valid() bool {
-	switch e {
-	case CreateServerRequestAuthModeApiKey:
-		return true
-	case CreateServerRequestAuthModeNone:
 		return true
 	default:
 		return false
@@ -556,24 +560,6 @@ func (e ReadinessStatus) Valid() bool {
 	}
 }
 
-// Defines values for ServerAuthMode.
-const (
-	ServerAuthModeApiKey ServerAuthMode = "api_key"
-	ServerAuthModeNone   ServerAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the ServerAuthMode enum.
-func (e ServerAuthMode) Valid() bool {
-	switch e {
-	case ServerAuthModeApiKey:
-		return true
-	case ServerAuthModeNone:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ServerType.
 const (
 	ServerTypeMock    ServerType = "mock"
@@ -637,24 +623,6 @@ func (e TaskSummaryStatus) Valid() bool {
 	case TaskSummaryStatusInputRequired:
 		return true
 	case TaskSummaryStatusWorking:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for UpdateServerRequestAuthMode.
-const (
-	UpdateServerRequestAuthModeApiKey UpdateServerRequestAuthMode = "api_key"
-	UpdateServerRequestAuthModeNone   UpdateServerRequestAuthMode = "none"
-)
-
-// Valid indicates whether the value is a known member of the UpdateServerRequestAuthMode enum.
-func (e UpdateServerRequestAuthMode) Valid() bool {
-	switch e {
-	case UpdateServerRequestAuthModeApiKey:
-		return true
-	case UpdateServerRequestAuthModeNone:
 		return true
 	default:
 		return false
@@ -898,6 +866,12 @@ type ApplyServer struct {
 	Name string                                `json:"name"`
 }
 
+// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+// audience-bound to the endpoint URL; see `oauth`.
+type AuthMode string
+
 // CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 type CacheScope string
 
@@ -1073,7 +1047,11 @@ type CreateResourceRequest struct {
 
 // CreateServerRequest defines model for CreateServerRequest.
 type CreateServerRequest struct {
-	AuthMode *CreateServerRequestAuthMode `json:"auth_mode,omitempty"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode *AuthMode `json:"auth_mode,omitempty"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope *CacheScope `json:"cache_scope,omitempty"`
@@ -1098,6 +1076,10 @@ type CreateServerRequest struct {
 	Fault *Fault `json:"fault,omitempty"`
 	Name  string `json:"name"`
 
+	// Oauth The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+	// their defaults.
+	Oauth *OAuthSettings `json:"oauth,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion `json:"protocol_version,omitempty"`
 	ProviderName    *string          `json:"provider_name,omitempty"`
@@ -1112,9 +1094,6 @@ type CreateServerRequest struct {
 	Upstream *Upstream `json:"upstream,omitempty"`
 	Version  *string   `json:"version,omitempty"`
 }
-
-// CreateServerRequestAuthMode defines model for CreateServerRequest.AuthMode.
-type CreateServerRequestAuthMode string
 
 // CreateServerRequestType defines model for CreateServerRequest.Type.
 type CreateServerRequestType string
@@ -1164,6 +1143,11 @@ type CreateToolRequest struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes *[]Scope `json:"required_scopes,omitempty"`
 }
 
 // CreatedApiKey defines model for CreatedApiKey.
@@ -1642,6 +1626,23 @@ type MockStep = mockspec.Step
 // asks asks it as a scenario's `ask` does), or -32021 when `required`.
 type MockTask = mockspec.Task
 
+// OAuthChaos Scripted misbehaviours of the design's OAuth, for testing clients.
+type OAuthChaos struct {
+	// MovedAuthorizationServer The protected resource metadata names an authorization server where nothing is served
+	// (`/api/platform/{server_id}/oauth-moved`).
+	MovedAuthorizationServer *bool `json:"moved_authorization_server,omitempty"`
+
+	// RefuseRefresh The token endpoint refuses every refresh token (`invalid_grant`).
+	RefuseRefresh *bool `json:"refuse_refresh,omitempty"`
+
+	// WrongIssuer The authorization response carries an `iss` that is not the authorization server's.
+	WrongIssuer *bool `json:"wrong_issuer,omitempty"`
+}
+
+// OAuthSettings The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+// their defaults.
+type OAuthSettings = oauthcfg.Settings
+
 // Organization defines model for Organization.
 type Organization struct {
 	CreatedAt time.Time          `json:"created_at"`
@@ -2028,10 +2029,16 @@ type SaveAsTestRequest struct {
 	Name           string           `json:"name"`
 }
 
+// Scope An OAuth scope (an RFC 6749 scope-token).
+type Scope = string
+
 // Server defines model for Server.
 type Server struct {
-	// AuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
-	AuthMode ServerAuthMode `json:"auth_mode"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode AuthMode `json:"auth_mode"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope CacheScope `json:"cache_scope"`
@@ -2063,6 +2070,18 @@ type Server struct {
 	// Name Reported as serverInfo.name.
 	Name string `json:"name"`
 
+	// Oauth The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+	// their defaults.
+	Oauth OAuthSettings `json:"oauth"`
+
+	// OauthRefreshNotBefore Set by `POST /api/servers/{server_id}/oauth/revoke-tokens`: refresh tokens issued before
+	// it are refused. Null when never set.
+	OauthRefreshNotBefore nullable.Nullable[time.Time] `json:"oauth_refresh_not_before,omitempty"`
+
+	// OauthTokensNotBefore Set by `POST /api/servers/{server_id}/oauth/expire-tokens` (and `revoke-tokens`): access
+	// tokens issued before it are refused as expired. Null when never set.
+	OauthTokensNotBefore nullable.Nullable[time.Time] `json:"oauth_tokens_not_before,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion ProtocolVersion           `json:"protocol_version"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name"`
@@ -2080,9 +2099,6 @@ type Server struct {
 	// Version Reported as serverInfo.version.
 	Version string `json:"version"`
 }
-
-// ServerAuthMode `api_key`: the MCP endpoint requires a key of the owning organization.
-type ServerAuthMode string
 
 // ServerType defines model for Server.Type.
 type ServerType string
@@ -2327,8 +2343,13 @@ type Tool struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities RequiredClientCapabilities `json:"required_client_capabilities"`
-	ServerId                   openapi_types.UUID         `json:"server_id"`
-	UpdatedAt                  time.Time                  `json:"updated_at"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes []Scope            `json:"required_scopes"`
+	ServerId       openapi_types.UUID `json:"server_id"`
+	UpdatedAt      time.Time          `json:"updated_at"`
 }
 
 // ToolList defines model for ToolList.
@@ -2431,7 +2452,11 @@ type UpdateResourceRequest struct {
 
 // UpdateServerRequest defines model for UpdateServerRequest.
 type UpdateServerRequest struct {
-	AuthMode *UpdateServerRequestAuthMode `json:"auth_mode,omitempty"`
+	// AuthMode How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+	// organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+	// design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+	// audience-bound to the endpoint URL; see `oauth`.
+	AuthMode *AuthMode `json:"auth_mode,omitempty"`
 
 	// CacheScope The `cacheScope` hint given with `ttlMs` to modern clients. Defaults to `private`.
 	CacheScope *CacheScope `json:"cache_scope,omitempty"`
@@ -2455,6 +2480,9 @@ type UpdateServerRequest struct {
 	Fault nullable.Nullable[Fault] `json:"fault,omitempty"`
 	Name  *string                  `json:"name,omitempty"`
 
+	// Oauth Replaces the OAuth settings whole.
+	Oauth *OAuthSettings `json:"oauth,omitempty"`
+
 	// ProtocolVersion The MCP protocol version the endpoint reports in `initialize`.
 	ProtocolVersion *ProtocolVersion          `json:"protocol_version,omitempty"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name,omitempty"`
@@ -2466,9 +2494,6 @@ type UpdateServerRequest struct {
 	Upstream nullable.Nullable[UpstreamPatch] `json:"upstream,omitempty"`
 	Version  *string                          `json:"version,omitempty"`
 }
-
-// UpdateServerRequestAuthMode defines model for UpdateServerRequest.AuthMode.
-type UpdateServerRequestAuthMode string
 
 // UpdateServerRequestType defines model for UpdateServerRequest.Type.
 type UpdateServerRequestType string
@@ -2505,6 +2530,11 @@ type UpdateToolRequest struct {
 	// `_meta["io.modelcontextprotocol/clientCapabilities"]` to call the tool; otherwise the call gets
 	// HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
 	RequiredClientCapabilities *RequiredClientCapabilities `json:"required_client_capabilities,omitempty"`
+
+	// RequiredScopes OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+	// `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+	// `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+	RequiredScopes *[]Scope `json:"required_scopes,omitempty"`
 }
 
 // Upstream A real MCP server (either transport, either era) the endpoint forwards calls to (see
@@ -3061,6 +3091,12 @@ type ServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx echo.Context, serverId ServerId) error
+	// ExpireOAuthTokens Expire every access token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/expire-tokens)
+	ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error
+	// RevokeOAuthTokens Revoke every token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/revoke-tokens)
+	RevokeOAuthTokens(ctx echo.Context, serverId ServerId) error
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx echo.Context, serverId ServerId) error
@@ -4175,6 +4211,38 @@ func (w *ServerInterfaceWrapper) VerifyJournal(ctx echo.Context) error {
 	return err
 }
 
+// ExpireOAuthTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) ExpireOAuthTokens(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExpireOAuthTokens(ctx, serverId)
+	return err
+}
+
+// RevokeOAuthTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeOAuthTokens(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeOAuthTokens(ctx, serverId)
+	return err
+}
+
 // ListPrompts converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPrompts(ctx echo.Context) error {
 	var err error
@@ -5101,6 +5169,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/recordings/promote", wrapper.PromoteRecordings, options.OperationMiddlewares["promoteRecordings"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/expire-tokens", wrapper.ExpireOAuthTokens, options.OperationMiddlewares["expireOAuthTokens"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/revoke-tokens", wrapper.RevokeOAuthTokens, options.OperationMiddlewares["revokeOAuthTokens"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
@@ -10500,6 +10570,152 @@ func (response VerifyJournal422ApplicationProblemPlusJSONResponse) VisitVerifyJo
 	return err
 }
 
+type ExpireOAuthTokensRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ExpireOAuthTokensResponseObject interface {
+	VisitExpireOAuthTokensResponse(w http.ResponseWriter) error
+}
+
+type ExpireOAuthTokens200JSONResponse Server
+
+func (response ExpireOAuthTokens200JSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens401ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens403ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExpireOAuthTokens404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExpireOAuthTokens404ApplicationProblemPlusJSONResponse) VisitExpireOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokensRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type RevokeOAuthTokensResponseObject interface {
+	VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error
+}
+
+type RevokeOAuthTokens200JSONResponse Server
+
+func (response RevokeOAuthTokens200JSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens401ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens403ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeOAuthTokens404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeOAuthTokens404ApplicationProblemPlusJSONResponse) VisitRevokeOAuthTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPromptsRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -14973,6 +15189,12 @@ type StrictServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx context.Context, request VerifyJournalRequestObject) (VerifyJournalResponseObject, error)
+	// ExpireOAuthTokens Expire every access token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/expire-tokens)
+	ExpireOAuthTokens(ctx context.Context, request ExpireOAuthTokensRequestObject) (ExpireOAuthTokensResponseObject, error)
+	// RevokeOAuthTokens Revoke every token of the design's authorization server
+	// (POST /api/servers/{server_id}/oauth/revoke-tokens)
+	RevokeOAuthTokens(ctx context.Context, request RevokeOAuthTokensRequestObject) (RevokeOAuthTokensResponseObject, error)
 	// ListPrompts List a server's prompts
 	// (GET /api/servers/{server_id}/prompts)
 	ListPrompts(ctx context.Context, request ListPromptsRequestObject) (ListPromptsResponseObject, error)
@@ -16991,6 +17213,56 @@ func (sh *strictHandler) VerifyJournal(ctx echo.Context, serverId ServerId) erro
 	return nil
 }
 
+// ExpireOAuthTokens operation middleware
+func (sh *strictHandler) ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error {
+	var request ExpireOAuthTokensRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExpireOAuthTokens(ctx.Request().Context(), request.(ExpireOAuthTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExpireOAuthTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExpireOAuthTokensResponseObject); ok {
+		return validResponse.VisitExpireOAuthTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeOAuthTokens operation middleware
+func (sh *strictHandler) RevokeOAuthTokens(ctx echo.Context, serverId ServerId) error {
+	var request RevokeOAuthTokensRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeOAuthTokens(ctx.Request().Context(), request.(RevokeOAuthTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeOAuthTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeOAuthTokensResponseObject); ok {
+		return validResponse.VisitRevokeOAuthTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPrompts operation middleware
 func (sh *strictHandler) ListPrompts(ctx echo.Context, serverId ServerId) error {
 	var request ListPromptsRequestObject
@@ -18478,575 +18750,599 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cts4tj+KvwpKv6mK9BtKlh0n023XqV1OOj3tPXHHX9uZy25lizAJSRhTIJuA7Gi8/e95gPOI50lO",
-	"YS2ABClQomQ7yfTuqq6OJZG4Liys62fdd6J0nqWCCSU7R/edjOZ0zhTL4dNbmsensf4rZjLKeaZ4KjpH",
-	"nasZI3TKhCIRzeMXkvCYdCd5OicJl2oMP431T5KkOYlyRhVzvu0NOkGH64YyqmadoCPonHWOOvq3MY87",
-	"QSdnvy54zuLOkcoXLOjIaMbmVA9kkuZzqjpHncUCnlTLTL8qVc7FtPPwEMCgf4YGfcM2A9Y9NowC/lk3",
-	"hDn9/J6JqZp1jvaHQ98QPuTTpmVL8ykV/F9UfwUL1zCKNJ8+fik+5NPLZDH1jyRbXCdczriY1gclk8V0",
-	"zbD0z49coPM8nWeqaY0y+HWFrPBrl6TwmyZywl8fv4oXTKaLPGJNw83N7ysDtj+4Q7bfNQ3a/v74YV+y",
-	"/JblTYM+e3tOJDxBYib5VKyMHn91x47fNI0cf32KcUvJU9E0cPY5S9KcqjRfEomPeoYO31fHDl81Dx5+",
-	"foLR3/AkaWY/Uv9s+A/pSkFv2DiispEc4PnxNizpwH/iLhdcNVKw1D+urqL+trKG+ovGkeofH79+V1Te",
-	"NA1TUXljRvnygCTpHcv12pEZ+0yiGc1ppC+ugJRT0G/ADJR5ncyoiJPGSehHNs0ho0qxXL/7378M+9/T",
-	"/uTT/cuDhz/4p8NkI5tTTK4yOf2lu+b6c+NomXwC9naVpknjENM0WR1imiaVIaZp0jjENE0eO8QH/bLM",
-	"UiEZSCVvaHzBfl0wqfSnKBWKCfiTZlnCI7jF9rI8vU7Y/I//lHoy9053f8jZpHPU+f/tlZLPHv4q987x",
-	"LezUx+mhW8IlmdNEj5vFpLsQGc0lvU4Y+c/LDz8HhJJrGpNClOoNOlosScUk4dEXH3N6/U8WKRIlVM6Y",
-	"JHdczQgVhH3mUsHdLxjpUrIQ/NcFQ76U5uTjxSkO+8c0v+ZxzMSXHndEk4TlZE6XRKSKxClRMy5JN08T",
-	"FpAbtiQySjMW6NFSEuWplH3JVbFJOPyfU/VjuhDxlxz9zymRi2hmV54L4D44nxeyImzBGM/pMklpfJWm",
-	"72k+ZV+LqK/TeKkpO9GD0ByTCnJ28vfxmw8//GP85h9X7y5htFdpekbF8lxLj5E5h/JLjvnDLUN+DgJs",
-	"RHKqGEn4nCvSzfI0XkT6QTJPY0ZSkSx7RyTU8zj/+Ob96dvxxcnVu/H707PTq9BOXZKM5SMx52KhmP6b",
-	"RAnX2g2N45xJORiJTtCZMRobveiCqXzZP5kolq/yzUsWpSKWZCEUT2Cgd1zE6Z2WE5mSmlGWa2B4HReK",
-	"TVkO/Pjv/Quq2Hs9oT78v7pqG964YHPKhWac270lmVqdykfBPxPF52zraTyUlPJVaaQFcahVrSw8f39y",
-	"9eOHi7MKtThEEhA5ozmLyfUSSTFNeLQkebrQEhMVMXyrJWIeMcJEnKVcqN/paCc6+ijoQs3SnP+LfWk+",
-	"fksTHls1Q980J+en+u4ZVPfxb3/7W/9koWZMKD0a5l2zUp6BOWV5GjEJYsNXFGPuWJL0jSBzvdCXFUz5",
-	"mIQsz9NchiARSMJuWb4kE86SmFBFJnSRqAFsv+lTD+nk4ORkyoR6S3OPPHkiyMnBCdkfDEnxFOnKjEV8",
-	"YqdLD+ggy1OVknQCtKLfyPJUX6QBSFf6OgXJ/y2ds+QtqE5wrLI8zViuOMqIEc3oNU+4/Vz9lX1WTMQs",
-	"rozWbNN1miaMCn3VwWOgSOrfuWJzT1uVSa5sdoAWNXiSxjHXj9Hk3GkBpWHzGooMnQdXXPaNbJFzH2V5",
-	"2jFf0DynSxjOQs5+TlWx5NLfgVQ5o3Nz/Os/+/qJGdDEqcgW6iyNWXXJVlalPizz+oeF2vX99bsQp9Fi",
-	"zoSCOX/ME+9Dwqjtq3uYp7c8RiZd3X334vC+uvD2VdngX+ChoNrWJ88aSxYtcq7gRuU5m1ujbbFMW1FY",
-	"fQlt65f6QLM17e3WjzONG54kjzlS7DOdZ8m2JMJj72N8R4ptJJZ0VxpWdLrVGzUiAt3ZWIrcFTQNf2pD",
-	"AossS3PF4lOhWD6hEVu3TcCoozR5w0Vc5RSVkwPP/JXlsmk7FRMUb77HnJ76aFb7brMCt43jrHXqXWjf",
-	"+pVtBtVbycczvYywODErEwg6n/vTtG8noW+ziObxoLzXnCf6fK4HZ0xYs85RZ8rVbHE9iNL53jyNbuZR",
-	"VvyrJbBc0GSvaBRW4CSOz9j8muWOAcbPDCY0kax+K2uZMqnbK18dBqsbr7V8ZAWwHJ2jzhz67QQdJhZz",
-	"vQPpnYDP5odPwYYdw859RFARA6ojRslT/yUWSYLCWoXPlUOuixw0ST5MOke/rBfVir7fuq8/fApqHeoO",
-	"wNwWj6mqWM1iqlhfC9cd36DMO9dL/7W4C6dtNZ13+KbvjLHP0YyKKRub010VE/82YznqCfY5ImfpnTRG",
-	"lDwmdzOeMMJBfjVOLAZutI1bNEvnLKNoYtn4MN4XG4yT+v64TaPi/t9y00/Ll71bnvCICdluvHOmaEwV",
-	"3WEYZ/ZV7yCaxSK7+OtIcuO4c5alkqs0X7aapkd6aDVHcMx4Lz1F1WJV7uiExfRCgr5smjNrzTO2J0ui",
-	"A4cvxTmdaNZcvO5hTUFnkcVbH2ZQzQpSazXrv5avrL3dgs4dzbW6L32GiDnVim3fvM7FlNAYLBv0Ol0o",
-	"PJl4VP+5kIrMacxIF2eIVhbwDjxCrDF7VMg35ZVavYANuy4PjnPmK5RW0NHKpeycZ4f/Ocersg/OutXO",
-	"Q43PVVhxhZdXaGHt9fR2rVJL5VJElTvT3MGr2l2czikX28rPWkwZz61cW1Pu56mYEsU+q4DcpjxiAeFz",
-	"OmUB0YpTGpAJT9g2VBB0EiqmCzrF3gaDQW/QOdLcoW7ROL38QF6//L6/TyI9NtJlelsmuX26fY8oubeZ",
-	"4j9lKgIiM8ai2eNnmlPFxok10VV7/TFnDDod+DiCPhdsPKeCTkEdbLf9FeV+0+MPbYXOt9Vz9LRyZ12s",
-	"2FpnBOrdWndFitj6NeAtfo8qOtgmhGIogLVzwQp63bPtFt+uy3Ot+2lFylmVkY3l0/u7a8raTJz4TX3p",
-	"PghYNZEKFpBrRnOWB4RmfHzDlgFJ9RAOAnJNJY8CMleJbLOYWhY1pnmvufKnq6tzkubw7yX5ePGedO1c",
-	"iEqt7Nnznkx7ozdMRDOQfp5FAcmZVAGZ5jSb/Zp4m5ozNUsbHPQwRHzgmJx/uLwidzMmCL2WTPhZhtWK",
-	"G4c2j7JyVHqEZmwBuWPXMo1umGq9Dq3p99S9dZ+HhN9z1FerxFlw6e2kSa9FiH1W42iRy1YKY13Mge6r",
-	"jawVBs4ccb9u+1ZsmuZ8W/tTVb9cvWS/ez3cPyKUgFjXPRgeHPaHr/rD/R664AvRFWMM/gWBBeVTV/vD",
-	"o6H+77/8B2Zb61ddhKaSlBNYIyroWTyCUM9KMfB5yPTSf3fow4nX69LeGdDAgJyYmyTh4gYPJCW6Mwje",
-	"Id1wHmUmci8M9LWDQX88Jmk+EvY6qjtBA3Biwru6GXgT2ksF4apHIirItdaGbtMbFvs8MLULucZcFUkY",
-	"lYq8GjqRW1662NoE8Z+XH37+K00WYHuY08+n+JIbiVqQULk2fvZq1rQMlsRgqDQvAohXubVZsuaAKr2G",
-	"akaV3Qr4G1ZSa1bKRgmSfCH8SyK84YVlMOERCf/7F9r/17D//fjTH/8Q+u+BSqT3OvGmOYrRaUNL3IwR",
-	"fe0Vh8/j1FKLXMiW1tXW5k48Ms96IJ/08mgwRXhvhLV3ADR0wSRIVCtnzJARlUTSWxYHyJdlozY/2HSG",
-	"n/hsrj+Maw/WFq671mS+BbVWrSU7GjaMKaNoaTtyfwumhWcj+r9WTE01Kz5EBrTe8x85S+J3+h2vw0V3",
-	"5OGV+YKhKFuYfed0qa+cisXXo6y6S4yNB3bE3rMklpooffL/EgMObjW9+szL7u5oeX5wQe/OmJR0CuR9",
-	"kvG/sOXq8l2nCxGPqZRMjXksGyKyTfA9NaFFfQh2jCHuMWc0mjF5TNg8U0vNcslkkSQYD1mxPGw0Xq8X",
-	"AXdxMaxORd+XKGAsJMvJ3SwlUyZYrl8iXDVc+hnPmXyUXbml/T6hUo0XskHufa+FFLmIIiblZJHoKWjl",
-	"KErzmMXAULkglEzYHZEYr6Xns9uAG3kYbCycPGNi1tutmTWQxmbPl+sZxraCFSpcZ590dqO2Xt4TBXT/",
-	"JBcmnqBHXJRZlixPIsvG7PKZyZWWV7AjJ8x8J9Bs67Hb6zOvG+nf0hzionRr0Mnbokn4+LFoFz7+UDSO",
-	"v5Y92EGe09yzXDRqZex3ZrmOjEzQUF1KcNKXFjknXa6kZjO9Y2NFAAaDMf9aJzBZWH5l33O/mTk0bk8p",
-	"vtS0WLNEPgehmrGcULFUkL12RyXpgtUfzmKcL7XoXBNC7RURdO7SRRKTa9YjdzlXigkjrz4EnThfjuFV",
-	"X0iUmfgW1Gv31WfytalhT9NcKTZtbALTwqARvadP0X9t4+0qBsUeFgO0nboLUK5sI41cFtN7gvNhTX6b",
-	"3M+YFke4xMs4JqmAWF7Nw2N7+YKIwmP9lKYh72Xmk29+1hf2BOwmRgssCJcggSKTgismXSgtCHAh9I0Z",
-	"V24Yc63termsuSnM4tYWzLdHb7U8cmkvqVUJIIyKB0Iy40KRKb9lAvWRUKnkTIZEpRCVnQsTfC8H5Ac0",
-	"Fkv9W5jl/JYqFrquVvTCAgXBjy05djnec9uA85Vtyk7s6ur9WYOUZseu56c5kZ5bQLggc54k3AgEAer7",
-	"kCcKs0knJIRjsJdwqcJAzw0OgPk8EmFxOopHym8Um2cJVd7fckbjEE03SFZ7MZdResvyUFPbSJgl7h4M",
-	"D173h3/qH3zX86/36+FwOES7zpx+5nO94N+9PtTfDoPOnAv8qrSpFDHbetmS5CpNHc10bYzQit397O05",
-	"GkpwxQJ7AKm0LJt05YxmZfx9YZyx1m1itNveqlI7njMTJLGNMujEZ7dil2/x+TdJGt20MERxiRpSUzDu",
-	"IlKLnMVvnSjx9qOvHXI7lQ0Kp0eleUtFrNVCdpJPF9bfuJ3JoFE6WRfw/OBlOmYsmEvuuRzMGNtfcavT",
-	"2yHSuJnRNk/BZphvv5xzPmdXxmPWfq3bh48XQ7yMmKA5Tz2CWiqQEjfew0bVXk8FmOjZuq21g74y5qId",
-	"XMWXrRItnCnN0+hmLM0q7UBzxQJXmMWBj1lsCD3ecujeFYQrofDoL13tKU9TBUGpdJ4leMeyhEdc1QPX",
-	"117BtQ4uTKP17y/LTuo/vXM7hQTbeZawIqehKXa92JUqSsXQZ8p3efZwAyvogF1T3+4TZjLDwqgY0p75",
-	"k8E9TBiNZuTjxWnfXualKf2IhPfw4Yj8AqangAwGg08PrhXf2Sj3mtnKjm/uWXMZkGvdgu5bd3Fkwlz0",
-	"/x+0hGG+hUCX/6GLmKcBiamipHtNJXt92AuI5UQPIMCYF6xkEhR/HZH7Rc7Lx/8DeyH/o0dwXbT38BCC",
-	"f6re0Djh4iYg0IQmpoAorhLdijO7/6g0L/m/2H88hMe46HO6JBHN8+VIhFSIFAlIGqEJZIPQ586yYQn2",
-	"FOhBa41zjqFlsCaOWuP8CUPebKSBX3e4kkFNKOy2u8Vll1HOG6Oad4hlDtb7Ag+GQy1wHgyHT+8L9IUj",
-	"b2Cubozw5oiQweaQ4K0DgSthv7VoMM07cCrkJNPaSf9gMAzI2elVQN5c/tB/2X+bUDBS/vn8ff/lYNgU",
-	"UVLEDmwZINzkfSw8jv1Pf/xDGBCqyDytO3gDCzNgomirqfAbY4N33I5HRwxvoBgnqtYfOGuVEfL3wT8G",
-	"/3Wsdfmc9XOWMCoZkYvJhH8mXBIaRSxTLG5pW/Oq4sgOwHC6Gy9Aw3AJ5rMyqzfcpDffsKU+uADLgM8f",
-	"l9/PmCAzKtEpQUI0VYc+08XKftVGINsMgcnSZ9JFu0KtGYcm94dDTYE0SXrbuUtqStycC/vRl+XgujDq",
-	"QZ3pHNdtnmo9w1oI9HS4JDmbLCSLSfdwuN8bkLOFVBhsAQ9NFloVbHQzNGoBdYygOReF/PNIevvgnOPd",
-	"qG6nQQYd6UU3+4Hl/JbFiAOkbNBlLTDOhfFBzvWpW7Cw+2Hwev/Bft/7jz889kSikrrj7by1Iou9uVrs",
-	"BvMDlTeb2jxLo5sTeeO5zmuCtFeSRoFl2xk4cs6GCexIP5pNeWzAwD+ovAkDIJ/rnIpoxiRROWexPodp",
-	"HrPcnloq5B1cbiBg4icupiS0sw4hQE5CeA+dUi4qXGfTor+B3uv3UJvggmZytAaHtgRZXZ8/81umlRvQ",
-	"HELSBQE+zcFdDsGAoZblQ9K95oLmS4jLRSVBpIpcp2q2apXbjgJ1+5set3N8o58FC15FP1xvvCsfrdr+",
-	"2nRojXS7nRQ+Z2OrbGyAdftGyb4kDJZIZk3f1seY3oneFzgPhZGrujS73HvYVPNhQu/U7poXJJxUk11F",
-	"Kpjj5zAfTby7N58MXCzjIlJgvcmpcNcULyqVjNsYqwp/yE7EzXK6sY93+pmHoGOWYkNsETy0+0Gw7oKx",
-	"I8NvuJYqKeUONsS4aQiNaBJ+B+SJIDOlMn1E9L/SqjUrdNwQzFPJmU6jG4eMzMc0Y4JmvCEtEZODNi3E",
-	"R/tcXf+xXe8PhoNhddj7Tyx1GqDQHdUcKlnjBtBrmSYLxVoqmLsKr806lknF8EBTreC2yhY61ZbruuCK",
-	"7baqzSyhgWZ3Pbc0p0nCEi7nFbLbd7yV+68dP+W+z08pVZqNUzGeUJ4sctYyPwlBN6ui7Baa46vhsF1g",
-	"aNFR805dMam+Pvm3Tr3bIDwhEMbmSLj2WoRutLjo2qx5sSxFV2sWHzzcT3tKmi5OzL0twb/am/ldn/79",
-	"CFoedY7IyExn1HlY9StsNDrv6OvS0tsObq51TepNALTlMn233So1BMy0XQFLO2MMnhhvYyY38E1xzaEF",
-	"tvLtOHXcFGN8g1+2C67M6d3YvLAa4gImKSVZMgkAh0Og3SoVERuQSyZiwhWhkoQnBqMPLqoj8gZyNMlo",
-	"MRy+jG7YEv5goAmHf++fnJ/2/8KWRyu/D8qkey2/zKNs/PLXg/6f7t79/eTs/P27df983njx6VmW8/Wt",
-	"6w9wp/5g0MK21Iv1rb1yP+vFoZAUHoDrL4QszT2a8T1jsNyjWZYswQM1EuGf39V+vS/khIc99jlLcxUO",
-	"yJUb9AKwfAhPoWap1KLDSIQe5SQ8NpFHlagh4/syQUghmaUJWlev05iDR7NozeF5ugmvMcE057F7eR1r",
-	"NOMOOJQrqs6jbO923yum/i9TmzDm0OdgyG8rwYpdzcxAvb5hLIOjSQCPhHSBYnvHrhk0IJQIiFzHlEBZ",
-	"PK13sA4SrVuUmhcQQB3wpV88p4bnE5PPuZDV+C8ek64evExhpDZ0UcsuvWPnUT3ZSboQ4KfnyqxKliWc",
-	"xa2cFDccQaUtrZ29PTdRqp+eUMzdMuTYZ2tuEcfwm9KCt4+s9ptEW6zbdgHUq1Jjmy6eQKd/Nv3cYd3m",
-	"QAStMjc98tQPOZ8ok9PmC9ji023gtWxo0ydf8mpR7sRE1+gGaKQw2Qtchwa4HYHlJOECpCAwfh5DmDdc",
-	"5Pp2AUR0uH59keRUkZhPJiyXA329MslExMIjgEQClip5zMBLCnBnCUC4HJvcYB4zO0bNrDQ302s7El3q",
-	"mlM/Xpz20FybqhmwQIhDHwk3TNp03YQPWdqca5pGXaYOHF/UpxZMEdI1K0ExyNG8Lyf8lj3VHuu2ykvB",
-	"bHTCb9gdl7hporFEi6l5keZlHSKMNDJlRKqLT7o2hKu32W3vnhFLN4Elb7MCXqlUn44LVqR3ehJl2vMh",
-	"96j54lv1z63ybixtb87DtG0GxWDXzHIXjdrB4m6K+1tvtuhcGjc8Al1bhGyMLbAyQ5cNpgNSUXR6x+DT",
-	"kirNWTwgfyuFK2QlIiWLPMEDam2rL6R5nphheyP7vNdiQdtazSiEG5UiE8sxXSQgME64N4/29ow6hWnA",
-	"UXbsyIsvZDEoVy4k3cODA030epcXeWKyXBSwKs32ei3RdX5YIJL5Y+PTmg9rlGZLc0CPSYjaJLBJUCf7",
-	"+udwAyTO2oE/xreza+DFymjeifiKypsdMVdtXsFak8T52yJDO9+QteGzMv2oFVsb4hqHcMMdE0qqmSCk",
-	"i5twRML7kfWqjjpH5JdPD2FvBztUCd1YpHbaMWj+SnmCTIeKiCWJF4mxxqlMiz729M6oNnWuyKMZHMci",
-	"9UTrQNVDVpxU4zMdkBATccZUxOOETWm0DEkX3wEJrXc0EmWOjk3RId2M5X3LnEy0arCa69NDFZwLrjhN",
-	"+L9Y2L+mksW2nZGg+jIckBD7Huv9Co/KZDSInLlmkzRnpBzGsc3QKuqmaJaDc8L0HLmIZiNRNIOZbN3+",
-	"y4PXw320fqwMNQAmq+dDzfBeSDKhSXJNo5tyoewI3WXpgyBlQ8/c6cL8i1HaHDq9vmYGZu3IlCm0ch8O",
-	"hyMBLPujKGCca4oOzGR4cNCDOlgFWIt92ob5yar0tbLT+qYvl13LX+UUW4bPa1o8g7dORPzetqq/xQ8f",
-	"sOHyMfjik6ZiA0rZAHd8QMeNF48pnXlycEJyJmL09ncHUELiRqR3AsEk+gBSoU+rH+jpW4JU/ir4x9uh",
-	"EP/vhReu11ZYa1MyZO1GIraGKP7mIIl3Agdui1xfWdZvBFG3hpzrzD8oeJL3Tna42VMgTlS449eC+PPS",
-	"8srEmn2kJiZ2g6CDRXwbHUw/0h1Sd630Qsz/05xEM5pKuN+5mGKxLSidRcKcKhaSLiR/7PecrOiIJklZ",
-	"m20k7ihXkoQxS+hyPDfuCiNJmTpFIenarkHYeElGnVMDcUTgCdLlQs+NxTi43qhzbC58kCLK5gN8QEtL",
-	"NElQxpFJegf1kQAKhsU9P+IdtmBkfgw8eNkmYXp7Gd0UmSqDHbxdiAWURqjvfV5NlfdK2/M0upEZiwZI",
-	"CI/GmbLtwWAcSKgVui6saY4bsOJu/mX4aVDknA70q1QBh2qKOt58GKwlxr7gPRBllZPqgJt7CcwCuXMB",
-	"EtdTqJVoWbmCFohyXH2z77zVT1CJ9EYW3bK8lraJNFbgjW1WhWAETluBLe26bpX+bJCdrvTRferQlBKb",
-	"w1bWg2QJGs1YjM5VZcrqyhfENnNM3pxcvhsDeq95wpR1RE+2PuQkonNGVNrbwVRgZxxf2SKHj7mALphU",
-	"V8Y3UL98ngBzzl5BzaBzD0HnJ0YTJNsaf6OK6lV1qSq9AcQkeks53oSfGlDKq2o6vBazaU7jhvoIrcWZ",
-	"ojRAMbzyZd/sToF7nb09f0sRZ3XXTIztimD5gQvrOaD6qbWD/rc2j/rMnM2mvcJ8j8a9ips3vRPepJ4t",
-	"/asI5DaGe771Ea0S0ObUlEZ92rXhasl4jdG2Dqm6phJWM/l8yJg4OT/dMWbNCYnx+NTMrwFGu4ArzXjR",
-	"INTffJOTf5ycvcdyBgSySDCYKCfhIk8g+GeDxW8rcrGjeiExS/yR1LLuTkrJhKloVum2PkX7fdjyZsFd",
-	"a8JHc2IDVgXKihPcE/jaCi7MgxRWW3YAhUNxsHK8na6ay8qAfzQCCyGkBbGiJXC16e8mlKvZZJEkS5Nl",
-	"YnwS4O4Ewc+UZTW+00eUmWkFULbh4jwFNGwDyrvLIWtVpKLRY1ncTsfk/qFBknEggdYP3090c6q0sFUI",
-	"4+trXADLNk+iV9vaio0bHcYoUsGIabhVFa+yKEdLaJZKoP1mTNRWV7UZRLC6JG5/QfOVrgd3uUNA7wny",
-	"UnzVYbzGpQjBTwiXdcvya6r4fAfHSonTvAEXF5Rii3y3qdF0oVXBd0LlnpBVE0hrZHO/NVarMOPIhP01",
-	"0InDexoqfiZUMRFZTb2mKgdeGm9jHTU1OjwZfRKb9PLAJTK24pgYpwu4KvRbpEuLKjFzLYGJdAw/9EjM",
-	"kXPCx9YpdGYXzsyoGuogRenm2GvT0gfzdKXWcWPRaYsaL8FdBM7mkhUgu+oNjGzG+O3WhtsSPmoFDX0x",
-	"n9O8rJ4ArIh0S6AKF6nC77rI04VoQmzG33TrME+eCmnlYyRtg2SdJCRL6FLfcjaj0kVypvgIckt5w2IT",
-	"Z7Td7l7owfiBQn9dMBExG/C92bZtX5CKZQ2Sl2JZ6QXsDtHX2MMoSvApYhMFkRfS7OYjvKmSwsTUpUCr",
-	"Yavrw01xa+fIMIta5rytxByBLOOPq9CnFMyMlGR5+pkbu6ITSIY6FYRvEf8svDCd7gEpGFBgY67MUSwP",
-	"c8NN5e5uhVc5h6nCeSv8M6iz7RqFFUfGWXbvZVhjSs1WwVVCsGIPgmNQnmgJsTAQkpzR2I8mVJgO/UB0",
-	"VPowXUBLCyOulkeE/bqgiSSjzjnNuRx14DK8o/qb96mIUzHq+GtvuFfLButGuVdmRGuW70PJt2vgPBjT",
-	"ER6VxxQ8/LS8d7pwVJGKXkiDvNk7tvb1I6PV9S/O36JBfSS62AWDeiiakK9pbJi7ftFeVPAunFbgbCIt",
-	"OzUUeUxCMLmH4B8YiUKVq7gTjkmYMzThh0cFRoq5L2MuM7wuD4f7ATkcvgzI4cH3ehzm1IVHI1HM3sCG",
-	"rp5WDK7UfcJ6VKcckJwB6+5VPfwmYiYobKx26h0b5K53D4eO2oQekNfsZXbynPriYLczJVbEra/ly6rc",
-	"R940V2AQ667NroMuGBCLOhgQwCHsmZuyoKlgJFBb0xtodTgLNuC0inewxdQBtktOijHA7qOAkKRiikV6",
-	"xEgcDA+/I9dLBVkxQB2gq2oNBujJmCBJBNByKJMHhEtywzKFthFcUIiUIVSORDjqdBM2USRdqCPy6uXB",
-	"PnbQG3XCYyJTJ60no1KR/dfkL/xNYe0uxQ49CDhhXeMbGwn9KvQ84blUAaIyFevcG5D/Y+fLTf4QTe7o",
-	"EofrTdbBlrdXUYvIHuu3u16Wi83jwMwQNhOM8WhMpII4u/9CL9f9yCBTYxojYmaNOgGpRJTdDwaDh4ew",
-	"V8HpBk0z5qZc1VrvF81+wY365FFkQC7bfg1gq15Ih9DriwCqgN5VPUvkxTgz5KqjzkNoxVcjTo+EQ9Mc",
-	"cPD1DdQjmN+Dt5WzhHsIKx4+dgkQG6Sh4IeI2edSDrQjDjX1hQZVxEUQ0ZfDzYpFQMtNXbgOkEMwEUOM",
-	"2Q0cfq0AxPrIOADp+jv9F/ZgjEi2P3PVGM69WfCUjbbOcvvumFA1ZsWF41XqUkFCDKi3vDMsMK2BPVkX",
-	"t4FUubx8R3KWJcveMQEDkVEJcAXu4IgUi1Z0c52ni+lMkWsa3YxEF3u8MMKbDHuEThTEbRNG84QbKRO1",
-	"iwoduFnuen3H6aJhDcxsrQZqWCUKsiVFC9iSFvHheKDMogcFlynIzB3PmlvmoyPZ+/iWfy5OWPbdLE3s",
-	"Ch9ByoWzW/pjVR6wJu7wXkvGATGO0WAk9EXwEB4XgdNaKExobi8ScvAKuHgAjQJztl+5l4TenBV7RZQK",
-	"wSKIPuQiShYxixuqHf6U3sHtVQk+h8PWCVbNHipfiIh6I/+vSnVZTyRaKEyy4xJvFDveXoutrigPZlvc",
-	"zn3b+57fMmGMQtV99XoWHxPk+z6d8h0RRdic8qQe7/3q0IteIeVdivGXG/LkaiPHPpwW1syhtIRUx7mQ",
-	"m03/H6UnbARe9HV45uklWuS5VgzdaLNxYyWMotIXlIi6ZppsQQ4UaQUABW6EJQF5yajNJhth64IYbrPt",
-	"hep6fOGKs+9Ri1sfVdC4jP5tgLO8uhU7FPUqiNljA0uqEQB3AkaO2XJ+UCHZ1vruWRQ0o1vCh94r5ama",
-	"V+IpAgLNmu5egsqC1q1xvW+CzDjF+7zIGV0p4LRBgwrIDVui0utIm6S7D3U+DknCFILzxnzKlQxIOA5H",
-	"Is1J2A+PQTPATC9C4TahJKNqpvtD3aM3IG9NekI6Aae2k7gwZQot1/paEyPRIA6RQmpBiSgMrM1MK+gs",
-	"1qo//HKptPSK+Q0oxUwpFyaQry75VAYGKZZG/snZLYdIfQzu06IMiN7F8sAlXIjYXZ8EHZDQ6qLmKyMe",
-	"A7aC1k1tfRYYG4+LUegzMBKhCZEbYNISF1JREZnEJfNlTkWczg00Rs8C7+l5v5Ca/wmtYupbPXBiInEq",
-	"ZvmswDIS1poHyLdYKjydgPwBoB4mkkOrXkW2SvdgeEBODCjxMTkcDq18Xq4UBGeOBKqjVBEemzx72B0M",
-	"3SyNnGaEVocBwu1KppUDFN7Hcxn2BuQStGNoYyTmC6kMNjIJFfus9mDqfZw6hoNG6ZwBfTIEmYRJXmuZ",
-	"/xgtq3dcy85oh5oyhdSIUlxJgliEJewRSZegpKcBmm3r9gQMMh2QE2Gn5OgAU37LtPItVwxIaIwEuJT7",
-	"EVqLQFmtiI8PD6EefmHBlEUVHpdt7GO8QuWr1gpdEdxZYS1PG+PpQDVuj6JyR5eF2lNhbEzEckDCO1Al",
-	"AbCiMCYWCxag7U6fvsJxpmnTUlKSAMRJALuBDESqikLq45dHXmMEmiICW0bhISRdvbVwcUGJaJ+tAksq",
-	"jNCoPeocjYT7hmlqAGmMoP1bQzW2Ygz0+BM4YfH7/z7RLfegxrdhTC80oekrMxgJ02wAGVAJ+IuzCzAp",
-	"6+EAw3oBT6dKatXFpILqa+D+IbSGIb1wEuBnBGGfaaSS5QjU9XQCiDLAYgy6zCIBkBg0IEOWGnoGQtwg",
-	"gR4PwwQAd9SwSuRJI4EWg+MSS95au2LGst5xcTRfSKvlF1HhJfSu3lxG44C4afMj4aCUYrDJrIhPr4KV",
-	"2q3VXAlOj2ycq2bqRb+QgVd0MqdLxNUJ7+95PNCHSp/zLKER09/D/TvhSWKqirouSr1MTN9C9/d+Knl4",
-	"CL0B6dth6joot+3cYit4t95U/JLlV3ALrJGGC1yE0q5VPGIGdFyg1axuzmCn6HkXjXr9gOv01aU22KZG",
-	"cJYcgsJiYCwEeeH+7LV24m4Fft0CqqzUBNvHrLZptgV8T60UnONQbgUWZ5/V8jeV21a4qe2VPoPWjIHS",
-	"kW5T76nu64rKG5RcTs5PSTRj0Y0skIGUdThzU0y9F4zENZsuBFaFVBW7oJsVe4zsDD1zMIRfF6li7nXT",
-	"whZr72s9yCe+p/1Y0Fcu/rM5moJ9VsiBLeYzKS95zF52lg6u3YbFq5yEXWmyWJQ31kj4lMuyHlu6lFZX",
-	"l+6M3jBjnlWO1b9qnT4CbC6LoK3vCshC4iowkTBWmMS11+K7VVlW0rJJFwNFgKiLpOdmZaFncByU4xCt",
-	"mW4rArqpco31KqhYVqpbIn0bgQwQ7Nw7DUWsiq0fUXFQYh+QE3O1axEis9LAgPzNGPVBni9GUqSCnVz+",
-	"ZXx1evbuw8erkHRfD4lEjbDQOyaUJ5j3XYjqjiroLJ3hB1qFpCShihVWebMGPNf3TEBkaj5hUpjQC0YU",
-	"vWGEq1qZzJf1Iple8Nk7c+5Swcxdu01Cwf0u52fFivFpA5d/+JoncMX0sb0aYek5sLIqsaKqI8iH+gbQ",
-	"OvkR8ev5grFY4iks3JjVBoqE12XPMQtAw0bWKGuRFE2AHH40Es1mBOy4bM/AOoCIrhWNipXBPIw/esVB",
-	"t0rfdqZtJ8VtY0YFrDlEGT02tlVLYML6WLoqzfoJu2UJKcemH8lyPucKAu2XGZPbw4jUTHl2rp65+Ox7",
-	"WA1x03KuvFYUT9xyI+jnsUpvGFqs1zMYb82VLfpqWfWiXui2bh82hm0qJZeKCtUi8dDYeJvK1D5sqLwE",
-	"B2uc5WzCci09yieWfOVSKjYfZ0Xd2fXTKfYhcLfv0+aQ/AZm+8w2m59TxSc8ascmamFmSToNj0gonCbk",
-	"npm/Ue5DOMNGPY6poiH6EvW7U5aHPYDKS6c5kzLU3LHaWPGTaa38jK2oVNFE6+S2114ZKWMDkCFCaIoZ",
-	"oHozBm5uOZdgtCwjy7jCEvDCGxBjETHWxsh3k3SKQc27p4jDsrnnKmbXkMHPxSSFkDPFAWHP5veW0WhR",
-	"zhWPaKJPYcJyCFSbs3zKROQHxcWtaIXi6d4MG6E57bJ7w+5h5/y/1EpvJum04zT2JJU1i9NVIf+nP11u",
-	"GeUthZmIQv1/1zyhtaoBWJmwJSBfxhGmr2q/6xoDnrEemkhLi7MEVsMsoby4b9MJwkrvIQlnlFvhvTCi",
-	"xoxlfYiBRQnfph+NRDdOlT5CN2wpbaQbCU2M8CDiahli3jYRcMG6qUsh3FW/DD8hVjh8GgxDjCoaCeDy",
-	"smdMiMSaRu2wgStYYc+U1JMkhKlotmCfNwwIJhcORuKD+V5qIRDCevXTIlXj8pO+kCgX8LdUNFdyrLsD",
-	"G6eIyw9micOR6F68O9ASIeAoly0Wn6YK/w9WRLSWJviBi3BAznRDEOghRyKikvUlExKEncFIjIRjrdL7",
-	"XhVxJ1okMhCmVn0h6i617g4t8UpNVEaXuWZgI4ao2qOR6DsmzqOCOJzETrcqv+4SPDNhUU9Y7xtYPGH8",
-	"JnRmJAjyaU0OK1Xtw5q5QAu2EjYZcq0IShwBitIWbU03eTA8eNUfvu7vf9c7tiO34c6Efc5A7gXPZFi1",
-	"R4XuJO5yrhQTR47VFooiIwA6AfHSzFJv0Ny4+qDyr4unbkirUv4X3jDepUA35pt9FywnrOqSsGik7hL0",
-	"3GLFOOOmKO2V2CSCoUllILixjxcG2kWisMnCXH9UKO9TfsuE8btCTBmGuYVSsUwTNBzpNd4APXM9JoPZ",
-	"glY4fYiRDTr3cM8Eq4Y5yxhV44RKhQwhWkYJC49JlC6EZh0Zy3WzJgddL0ymB4bWkxu2JF3MfifhWZT1",
-	"NQ/uW7Ni/y9sqUdtq5SZlwyfMrRE5U14tGNwsvH9oh+jWlQNKKpMiawVVUOnqDHOw6RKS1sPzn5VLgpL",
-	"R3Y9lNDNKCs8nVpQw+hjv6wWuJKVPqyNUpg9sYWzPKJ5rlUzJM+BffRKS1p6W9FyCNRjnc/lth+bXS/l",
-	"sYxKyeQxxLm6SzQgH0TFyWydRC+HZDgckrk0JV6PS1sarPc0ZZLQO7oEXyLGz+oWcFWv85TGERAbgO2h",
-	"F9Gg1hKK1yckmMAhECJdaA0jQDOwHoduS7Pj9JblAVHpSJhApUxPTC6ui3sdVXcmQmOXK1JmDZyC2Ukb",
-	"GeCSizVH0CTpubliRtadHxkspbHuYYzDj82uzjNV/34kymoQ1Z/INQPDdY0AMOVqpZEVKtF97dXHUH2q",
-	"6Lj6HJa4wASNkcAKJCTWeydSuyGP93kV211Rkl346up6lLng9a/96+cVr0vT8ssVXw7WxzY/G4C8Qrx7",
-	"5po2XxC/asd6CBXK2arsUEWs34zZ0dZnVjdfrUhJJGdqkQuUMArJBvnwC4lIGJ1/G9/bpnfAPfXE9UXR",
-	"J4cx0hgBb5wNEIpQ+NC+UkXdBi3yskzbe3IN0tnDLax5IKJtV6lLsWzbouflxts6E478VsmYc78Fka5N",
-	"2LaeQustsOv0DFtgUqG3VOBdzd2exFXPhEdsRnEfhebBWtjBaqcXDHxxsgLEAWmVCV0aWYFLyN8erDiw",
-	"nh6z8FuKQ2hrbL3EvOinpqCrtcEMXgqybmUj9JrgBSMyat1Wf5aEfVZMIFh1yNMB2MJBn/2srMq8B0+G",
-	"vQE5sR4tT+QuOmpZlNDc9Fs2zbWoDPL9L6NOUy/RSnm7UefToGhEhiYOEycyoyJOmJbitSQ9El1D/FfL",
-	"jB2REVxBo45WICCh0eRtFgmX0gDMhDC3vSkDJR0/IJqsra+G3yEkfEju0vxGXzhULAtBe0BOTZGrhSST",
-	"NEnSO3uE9HYEJGfRTSpsEjXEv4LrDgrfhbpJ8P6pGSRmEaMek64Jmihs0xi0S8J4gUhGjuIbFJrVSMD6",
-	"6FEHq9lkRazYanLhQiie1NfgGiPYQCWx7n+jagOoEsapHFXA/FGHLfjSXsGWML/NmDWMUDMSNisJK8Ej",
-	"CL9txPAw8jPG25F8IaTdy2sa3UxhGkdkfxhoJQ50JpjASERauRMpmaZ5ulBcsAE5sYqdC/BeUimQlzMr",
-	"S1wQxaXXFINC4djA/7hN0S1ZJYYlar0DTY4AAL+PmxMW2/B4RWRrbpqlSTIGBnNLk3ET6Ip+CjPF8EEi",
-	"F9MpmlxVWlYV2B/a0O4CgcW5Dl7XwxmG3guhvKpXsVdcBbxQ4gxz8e2aWWbHNuXZR38Fum8t3G1F7toG",
-	"dK9kDBWl7LvXh8M2d7TfO7M/3Jxo5vbsdcCuD48yYuCT1/Qv6y2uSXWEs21z7i2LJpZDk+4+maWLfB29",
-	"H343XKV5zwo/fL2wvfXg4LukfLWER5vTz2OAa4/GOVVsnPA592QJn7O8X8ncixgis5izjE1U6xjp9ki3",
-	"iGDLWE7mXCwU65ns8DmjQkJO4C3Lcx6zQatc7kaodBur4Kt1kSQAQaIfGTiaS4t0NwvAXm3148X7vqQT",
-	"Bpc+mnmOCUKYLN0VYQb93Qscs31hAB9ykIH8NxDw/g31pdpV+vdxBZconyL7bn22ZescvPM04dHyZBFz",
-	"9RSjcpq7AADZr4ausjqS1cx3KZnyJt6WoKlAfh8v3oPJO94pm7Yl8+DZmAumNpw5i8/d/Xv/xzS/o3nM",
-	"Yv0XxsgCR7+6+Hh59e6H8fnFh7+fvrvstUL+umHLDSnIIiW3NOHguYZcdwufufWCVJP2y5OaLq4T5su/",
-	"3w3vLl2oSmwE3A9BByZBFUB33fIY7CDrkblXtwPKIhktyHoL/RivkJUCtX82R0PB6pmNCErqtFMJSjzv",
-	"ClKA00VJRdVFaz4gby2+cw1ofjku1q8WKWnXzN0ILtTrQ+/8YdHbPVpsTJvH6/avNntbzh0cpC2HlVCp",
-	"1hHeduwLey5bDcqlXrdJIi6WxlNXBKp7pZCpCn7yunJg8E8NWGIjVnK7Ur12LJiJ06ZQ7w5lh20nNo/q",
-	"GUoO2y60TrK5+YfGzXnnHIjaUSlrk3uqgZvXxnJGD169NvKuFmc7R53//mXY/572J5/uXx8+/MHH3aa2",
-	"tMJWPDGDEZeg7puvcuQPWwMF6/O448x2KvCE575NfW6Y1V/L5/1g18h33VnUlrzSZ1mGvlafqbLeq3ve",
-	"fOIvDdt83FnVrZTH9PHHUrfnnshVBNVW2OkZi0r89EdQynYHXndrz/pTwJ27A2/eyL9WKLMO3Allc9pP",
-	"wdbZ8S09bkpjZWLnGnAujHr4L4ksV0Q0Iwy6cnU8bAMLh5o76VPTgfRIkykxk4YEdYGBWC2gkbC9oFyy",
-	"Ysbepc/T64TNvaXzL358S74/fPUnkuFDZUkCj/dINSG9wLi32biiqJP3IMLyjxswuR0gJ1vw6PDgwIsI",
-	"zFW9MtJHkeVpxKTU/Im8EwrLFTUUAHDfpNfpQh1dJ1TcdFqFEdv+g3UgUpodpQqiODwKWWQPSlGzFjVs",
-	"MCrkGE0ib3iWNYSP/BPBztreUo+qyf5UVdL9aNoFxC4FdDuKOGk5i2mkGlHN/jYDaAhQd+F5XDTItDar",
-	"tgFx16MGlwZ/qF3QBa4I6maLqu7OhgS1Eu9ms9cQyY7VWPLlOF94YizepvNsYdKLs4QKsDbd5Vwxi3Hg",
-	"t5qXc5A+mFYMppaMmOfM+lfDLtqYDtcKt5ILH3uH7jHt0up74ALITRghOLHReVfV1deKU35kcTtV0x/o",
-	"Flxi1E63BBovSWNTzRiheNJuSkWc5vazeVhHX/5KHg4FrVJDhu/G7U1iDsd7aNBaxpbP7V6+zA7aGWG9",
-	"8aajlnnWoFLOawtkhhPznm+qW2Ju7GCn31SzuK0d35ceuBUqxYrJs7Ei6Xb1V54weMyGG8MnLZE5AC1Q",
-	"mApgoSHe/hkiyJ7KXu+qa+ZiqRXpLQg5cNMNtzHd1yh721RRCBawUZnVnYM6MpqVTiz0elg+v2fjDMIy",
-	"HsnOBgBxlH0py9mEf67s0iaf5uYbp3aWNqew7Ri4WvWNm9i4am5wk1bQWKEXd+xJHBoN6nN7B0uFNWwX",
-	"1wQ10kzyUJdCRKxNVsEIkhKoiYplkV8EqTlHBNJwAgJJOEEhdJZ/QfYNyKTss+ohNtx1qmaritDW8EfV",
-	"xOdPq8HAlaEek/D+3lJ2HfoJsjcM+hMX4K6GdYC0NQky3MeLUzlolV9tE5S9Ar1u1gdZUqJTNY2xgKfS",
-	"B9iG9k8ZVrOrncTN8QUwiwZSgvCxv5b1P/2VE22cGTHFPjGMpHAlsyzNFcQWhWAIoAn/FwtdLf9geHDY",
-	"39/vD191gg6mkL3sH7wuPrzu739nP+zv9w9eeRe0iMnZlmPGDbW1RCr6/2J5Wk/kwjQuAHQ3Ja4xA5Jm",
-	"WWIC2+GZIt+y//Jg+Gro99i0SVsebMrvXcvzVlwCUDqmsXRwQ+BEsbpPGzxxwWjM/YjSiF60uUyvaeAt",
-	"Pt5c5HZ9bdymWrZmFL4DUu96ZRffaYkHGnhRAE8FJExvwlI314o34QpxcgberHZb6ddT7NMGXdpcJEoy",
-	"o1iWlpX0xifbYcJTExK7hTaHNLsZVQQfB8kAM4GAFd6wZZmRlWuCh5yqa2PEK4YQc2laZDEB3dLEt+73",
-	"hwdX+6+OhodHw1f/5RWO+TSnDfIMGgwAocSyHg7pZwmjkLTJJble8CR+IQFRSCpSNLd5jeoaT1nU2BmT",
-	"s5B+EsEG3q5E4HoMBhiZFzkPEQrYNLkAAFgTD9wrcJEg/9vG7u0eCRyCJw9rnaE5yUVqLeKcp0zJkQBf",
-	"NODPajXgjEvJxbRhmkvSxfDB3oD8gLKWgRIXJmOsne+s1uoumVsXTDJlExF2LIduCrXVI/slM6TmZLqm",
-	"IlluXdf2wUtApan9Uel1SXq9Ovg3XNC8lOS6mr5fH/acimgg/KQ5XkYW6bJN1EVNEVkvvpWPPhP6pWcW",
-	"ziQpucaFsLLq4GtbBPicja2NfONS/1to+6XuUCR5VwFEe9+oGSDoLHLeMprGYx7QL9eNBOX2ltRujmj1",
-	"4GxnOLDn4E2Lsx4QPOukq1WVmOYxoUk2o9dMBSSjccziXlCmTGpNo0wPzhmNMRldj9mvdvhU9vpBXb3Q",
-	"9TntFkVMUK52JeH1Q2pR+dYO4SmU9WbfdGt1/YJJ9dZNKq6Op6is7al++GtAhP4fYpgg7jXlQgaEy58X",
-	"c5bzSP+pl1T/e6JHpv/4UBSDN+goF2zKPnvdQijUu146iwgz8LOQW1uoeG01vKKicX2doL/AmfUG5SRn",
-	"UmmpblAu4aO1E9um0U6c7Wmy39NILRAvqWURbPY5wwKE7V9xlL+G4plNNw6gNjQEBdn9Xc/ZVnbFmUFg",
-	"Z1901ETl7+CVpiD5AmF/m8PnnByPDdyOcdwUWal17IPPnxvKszdnFpgJndoK8bVQxjRebnEC7DhLFWeX",
-	"2iT1BV4pTfJmWRpkEnrNkoCEow6Wtjh7d/XThx+wtAXBr/SW4xejDjB6kxgmozRj0lPEPuggtMvaGTR5",
-	"mMpGdL/jsnT17g39umD58glaemjJgJAYnp75OIrKI8lsl/2p0tAli3Km8B6WZI5F63yksKYC+yJP2sA0",
-	"mgLK+uly5G0vgycDZPTsRlMlrzbb4bBz/fi4UuZtlTnXMs5axK0/yREsueWmGGhrIbPd4rQ6K7ML1qew",
-	"Ne5iUfL6GbbRe5E/9hYqUw1X7iLDe6vC1J/fXZG9hWS53Lvn8YO3+Jc1aK9G3oi0KHWAdVqvaXTjFeM8",
-	"N+HmTK11ckNecqVNi+MUy6qkg7ZV7Mszp7X6Wi12S63j5sHWq/bZjSgnUa2uXluqeg+BSyTNMk8zTWMJ",
-	"6qem6Et9L68SdMmIa46+d1cB1J0KyPlH/b+Tq7c/BeSHd+/fXb0LyE/vTn7Q+sGH86vTDz9frlUNalcE",
-	"YDGiaXDvmIT3cAM/hESyKXjFXfca5oPqi3Pg3PtVu+za49F0bcDY2u4JLt3Tb8mV/9qmko39l+BuBif7",
-	"zvVy8w1+vy6uX+/Gusy0ACOvqIjLOk+UFO8TsK5DECCNEWPdZyasIeE0F9/f2nhlYsi8P7SueLhlJnrb",
-	"VDurKWzidShFrrXogQC+1fWEBP7wXBEx3iiYgsyLEdtVWCG5Cglvbe+CY/ZEthw8sl8rgfSS3rITeVWV",
-	"+bfDiH9yFXoT9/AIFq1TvtvG1lwWSR41q8tCzcZzr+8+pBkf37BleFQg8jjRCNCnJBT9NAbO4k5AQryT",
-	"5OzGJ4hUQAgxNusNPohoNGNjae/h9alg0YwVpxJfLNEUNr55dfX+TH6l68JJMasLpDxhplB6N87pRPVW",
-	"1946qQ+Hh/7QZ/ukvSFXcksMRInxQAMYPGAGA5aMGZxfBM7pxtV9p595CDomJqytkPojPO6VTlveD/7Q",
-	"/guIm0G4QrwLT8UkhSpzfonM+HjHt2W8zoZQs0p4DzZxy2NT166V66l4w+zYxhfWJA5BqS6C0hfkDcEm",
-	"g2qjb4ojEt7fcBEfARYRzfj/zKMsIIs8CQjmRQUElzogkBkSjITKqZC6vaBod0zVQ+j4/rAbI7ZcLwH9",
-	"Cn3T62UXu6s+J1/ZVfuTWU8OMZPsBJ15lPkzxosstpoQ/tNJ/+DVazJjny1/KxfVyT7auFdFfs/qL3Zd",
-	"1xl5Nt+TW4pb9eoDWghHwzSs1Kcnyu609fnbs4CP5g19QBtqL+aMJsANHZyHgjFOEFpBEpUayjQQCMID",
-	"q/IQdG6bIvIaeIZ5fvAIic52WWcSNRYQ2NysMkN1hS8Zbly7+qpXaODc75Yj1+6Hgpc4O/YIYRLljKcQ",
-	"Jctk0w2CZA2mh0qsR4wPhEW1FCj2l9EpM7RhPO0JlW2O8a7iKJPS66r50hrslnfodmrkRhb4pDqSqxU5",
-	"gQKPIFnYo3dC5cunAZ7a3ua8i4HyqSBsvhUzpG/L/dZFE0DrLnNly9fs8tNwJikbVL0vo+Ni/7spuF/E",
-	"47WNL8tvAj3JMiZiRHXEEgIw5xcSAm7Ix4v3x4TNM7Us+Dt8j7D6XsH+CX2ZHnPpmn36G1czzVxKOIiv",
-	"eA+wciDb0DoyRw/B/36vmA92Yb2EwKdike12XtncoBkUs8NvqkGxrw49q+PaYcY75nllVMo7g8NWPaHf",
-	"6aP5pwMSzWhOIwU1XmzJkj8dkOulMrUrnR7/dFDp8LtN22OnWozCN6l1K97kaE5rYJPbYPZBftKGdz5K",
-	"j6vXJDZV+vYOvgSAeYIM37K1dVm+m0xWW5gfm3M510/WTdWsQ3rsNLhqlmKbrMT60IsHmkbeHFe+acxz",
-	"PmdXRhNvP6FWMbQYK+uZUNMsmozDW9gxV62Qj70ZfIa41UjJxt/WMPpSg67utk/FNjNsWrkr4y/bbt3A",
-	"h3NZlBPeJIqZJ9ctFlZT277JNofAHa13HRbcBzn4FezqjyY5mtMkYQmXHh/uPmK7Q24PoPnamP1jMk9z",
-	"Zn/VVyAVSw+kt4uvqNJsnIrxhPJkkTP/AVKILlTl9Js9uF/OPVkMcHVC1bV8jHKuietJlDag0q+msune",
-	"LxYeQ9D2tgIsQDAu0DCrZPoj/GpIlAr7FxBmlC6SGDLG84XwU2bLI7Q+HFr/Vo7PQ/4Ia7T2EUW3tv1L",
-	"vcitIx008eozux0FgWd5IfyYMNV6v00Rf5jiYsdarKVtoLaAtf2uL15lpeomkXKO62jyyU5Xw7p8uQNm",
-	"N2cV09Oa11YlRHx8vZNq+zO6PuxPLhK1XXxBc0zk9gfFZ5/JF6IRUhtCkvKFsEiEBawJBH7tAiW9mlle",
-	"nAEkdgcwzpr7PjWd4W3OezstxjbrvuTAOJu1QtppHR/n0ufThsld3nEVzVwtdTdLQ0Wzbhvq5a5bvQHf",
-	"Ob2i8ubcpOA8huHodi4X8zn1m6W+CM9xx/Ak4i9YPB+BWm1bWD1fRfEj94hhySj4Wzf8qU37nzOeM2nG",
-	"2AQ6z5UpwW0eb0R9a+nCqPbz8oAk6R3LIyoZeOdLC9Rge6REgEe0iNs2IrMoupIldNnQ6hqgef3qi6Lg",
-	"lkjvAvBIlpW8yB1IYrbUuSLdlQpcpjZXzw2gMoW4rE5WVM0q012bNrgZKn/s5MR5glZxCuYZPRXSRbN7",
-	"4VrvDdqDEVqcTVP3EvAQzAVWrHlL97pB/ZRlXcp6rLmdWE3hcEi4dl6cA+g97k3SxfbiwRNI2V9bitjm",
-	"9vXuX3HJFnf/GknWznbNvjyFGLtGuv8yN4rXnPQVERSQz8gdTFVaZhnb07llnVZ7preBZEQLmDPUZ6wr",
-	"bbd2jFAl46gGSLP+HDZC2Wwdrf+FwBgrRFBf6ZWd3rA825l/9IF4koPdBkK+GV9Av/6zN7z0PVMKgDpi",
-	"PuVKBiQchwEJ+6bE7SA8JlLQGzYGaYVLRIWG25pDDXwExiIYA16HgDj4ru6gc5H2T/r/Rfv/Gva/Hw/6",
-	"n/7oBdv/CMt7MgVSy+PdFAO6ULNWXE9LHNWT0C4ypBhf9Tj4YoE3x9JDzlN7yij6fmeypWrYJx7wk1k6",
-	"Z5kRmTZLsOI2jQo/45brcVq+7F2NhEfM+Dc3DmTOFLUoeVsO48y+6h3EGu9blkquUlSPNlsFbniS7LBx",
-	"l/q9Ftu21le0cuRrJwc62RHa/KlJthKeUytm3rDKxSLMo2xcFvzYTDRRNrai/O4AShB0w9TaKKInupjV",
-	"Ihdyl7DpYssfb0hpLChZFOQ82D/80+F3L18f/smtyLlN5cctwzhsBUf3+sC741PX/NH/dD8MXu8/2O97",
-	"//GHzhbLhj78HS+YJ4Atr52Dx6GYN6Mo7zdgMj0efHzDBHbc+N8O9ngz6dkgjB2JbycAwO0g9QBKbDWj",
-	"4YIBHrEpgm/QAyHr+7qCMjb45pAAvSPvapF3DlX9V6AAKwiIvcGOh8zF86sfhNbX0zd1gr4VPD+MK9oa",
-	"EbnhRGJA0e7aRpGR+m2njm5PweuLC36J7EoP+jFCyhL4v0mOydk8vWWScOXNnNo1mPQZciu3ZgP1XMsV",
-	"mt+c0LdLAt2uyXDnVOkD7N052+rqppHQhO2HJJ1zpVhMbhjLZK2wqAzIlN8yMRK5w9DnhCaJL3mzqkRV",
-	"yX13XgGhA0+hWT1bsYtaXFghxu+/rorvXzTQq2Tor4ZbCEu7QyOsTVVoFfL4rYF3rFmlNE2emiab7oS6",
-	"jX2dfrylPvxERvgNhhW7U5sMsGBB/Y2Y6v2k4zD59vViTlaymruMY/nPMu/efMNy2mtIesbiayolXcnY",
-	"SNjBnKUx62kZNU8X0xnyfzpnRUl6LHYL4JQQiSIH5Ce4OixCIRQkwBuDiShfZpAYLWJ08eubA5GE8cKo",
-	"HoYWuWPOATkcfv862AyfKJSWqnXnywLC32SJ2QuRdKGsyAkYro0tx+aiuN07orCTq2Zkzza3s15dJ1ef",
-	"CjJTKtMiu/5Xko8X7xuqPl7VYD1WUO43VpzRfX5aQ4aQRr/iN8EtAfFJNkdEyFoRcrORx/o7XiENDPQo",
-	"iMBVTjbGJj9ipTcvjWk+qM543YKd+WFwJjRJrml0E5KuEZV7R4SSsCyeGBKRlsEjBg+adNNcryUobhj1",
-	"UIKujERCoxvZC3RDdUTwdEIo+Xhx6oK0xCmTELkLLALOH61WLYLXRgK/IlwR6AGR4pBHsHigO4vSPA6P",
-	"zAFyZxF4wMlFPBLVbrh02hsJJzzFLhS4AHUvXlG4Kthud7k+Az8pLBm4HhV6P14VnudfgIusZxTHFnwp",
-	"xhgcVWDLkRnVNFJywSVTg3Z8ZfVMSF9C0E5BbfOmcsw7x47YtMANKd9/ZTmfLP8TC7zuaIxAu80mIcVT",
-	"KA0ftojPWhDrFxxCT9lahlAueSFLE9ENWyIuPwwYGolHohvejzpRKiY8nw+wCu+oc0RGHRpFLFOjzoM+",
-	"v/ejDpRYw58WkuUDa0PU/G/UCcjIQJCnOT7Efl3QRI46wUiMEHkevz8RQjcK5QtojLYnqAZUlkkyd4Rm",
-	"HlAaSCqSpwsRY7aBpkYqlscjAaHqWH3Yiin6gWlagFkhI9lStqu4DZ54e44NlHnBzSGnx3Y42GGw8saH",
-	"+HXi7vIRcVeqLNoLqwWjgbjr4g0j9ZiCOV2Kqz8SYEIOJdgV9QpgAzACwlUPF9vhCq8PmwILmuIK9GFv",
-	"EB/YZxopgrFumkJwChbjzvAjozLbEheFEj30Fkg3DshtqwBVYrp1Gy2YRBOksTfX5kzThr7fi8LHKdyK",
-	"3swat1xBTcKAJUuW5Gfwo4RF5a39cLCm0G1TQiSf8FYZr8WjQcfmkjgFCRoL2z1AmFK0yLlaQriX4ZQZ",
-	"/wtbourgI/MsoQr43sn5qWZxAQn/3j85P+3/hS2PyHweZePBYAAT5voNvIFtSNJRp3i4XBHsErwyjOYs",
-	"1+J+y64rmsEReQPvV0cBlzSsH/xYdqsle4zVAmiEt2l6wz1y45s8vZMst8gVGNgrIS9d73KSTo0tXz8c",
-	"YSPFbE3E/9i8vDrnBzAcTDxBzeZVkjDNSBxntrSypH4CRIquFjwS8harmxFrbu0ZeQLzx+BvIx6NhDFg",
-	"F9XrFMQqp3eiIqMERKbk5JTQKaAVR1SQay3K3rIkzYz6qJgETdLcK1wNRmIk3qbilgkY7tFI9Mk5VTPd",
-	"QJ4DEo6tT2eAkEEfgW21P0BVBi2jhmU1zBCq81wnTHO+PpbBgVvSqDqg4RZBWgFhn/WNSriQPDalOeky",
-	"SWksSTd0smH1hWvTuENs+zTG5j5+PP1Ba0uaTSo6z/Dbix/fkpcvX36vr52PV2/hDagGWf78/eGrP5HQ",
-	"KYG5l+XpdcLmf9R3Sjggf6UJj7E4pjEqSqgqaORX8zSUsSMkhNwZeUR+uYcJBzaS++FTGGjxMWckhF9A",
-	"rqe4NhlVM8KFuV2Miq2b64ZVg9Iv+58GxV06sGJF2LNlGW1sPSVFBAjM+T3H5ESIftcyC6iMWuz4ZTAY",
-	"fNKSDF5hTrxsaIarZmwJq5XRKRda/IMmzWmThC7UTBNQRBXDVvRIwtqBCgmeOCKZ0qKWOZeaLuFgHpOF",
-	"kHTC9KzNAhgq1OzeJFNCA1A88BqNKv0051MuSBeC+rSADrO4ZFH/R6aiWf+SKxbuhR/gMSAZQt7BvkGh",
-	"QLhHgGWIGIpQ1hgXZBH4WRcWHLlhS6w3oi8SIACHx9YfgXUzYjG5TmNujgKEqyDyTnh28vfxmw8//GP8",
-	"5h9X7y5D0t0nZ/yNXjGrCh+ThOZT8HQySaZMkcP9l9D0OcxEM5IjYoFB9oPhcAjKsAzMh0LlhNXH74zC",
-	"eUwylhvAbNPAwXCo5wUsrKDDATnX1yXFobtUC9UWyeHBgdXEAfJNPwVDvNLilAVzdIBQqSIhlBWgGd8z",
-	"fp0BHEAM61z5bUnnWn8GdVlTjIihynfRTpxGMjRCLsJBWj7t4BEcuRV8H0qH0lHn5WA4eGkg2eG23Rvc",
-	"sSTp34j0Tuylmub71KWLPi48jNFS0d59Een7gO9gRFAZm9XgkiofMaB8p3Hn4dNDUBtFxgSP+6CiTE3w",
-	"/nP3r5uHO6Yf0RwdKFPmEdSQ4QBEsXMhaqVrirVC81gGRLA7TTITnksVkDRDdSJZWnE8lYajpIKNRIhZ",
-	"I2FQciJz3oG+DKVY5tXNqMQRZDm75enC8r8XssrmjHRelIk6jc34i1BE2QnqqwYyBABclSJEmQ5T2Nmt",
-	"oQaQhXUri+uEy5k3P+gh8DeLwWxuq0X591dDR7Y/qMj1+76CUP4OTHqE20Nd8K8P9VMJDwc0cDAc1gug",
-	"OxeqPscIm98mq6FYdghDB7lrRb6kU4aaTh5jSfNDHICv3WKge29o7ODpHQ73N7/yUdhTzmJ86eXml35M",
-	"82sexww1AGkTFoGonANgIXw1i6JTTVcd92h90hruPMr6qI1Bvd4xPDDGBx6CTpZKz+F7C1YafZ8B3bld",
-	"dk8OTsj+YIif0BLUG5AP+ryFmh5ALBGMGSQ4SW+ZbWckuuF/F7GLf/yDZr/mkng1dHICA4KFbK2u73KA",
-	"I3I4/L4s0tszHBwikY1wWNzvZRS/PtjY5jFKXQqUQAjgmdOlfnqOBX21IHSXp2I6EguheGJ0+jzW0ypO",
-	"34BcFUYVzQ5uCxEvBNHOJA2Y53WzkD44EjmbLCQbkItFwiSxQsc1m6RaPioePyKhuWJCQolkc6rlo0Jk",
-	"/vvgH4P/Il2wHbN+zrTuyYhcTCb8M0iFYGBice+YhM7Ohvou1ptyoG/scr2Py8rRwCdhMU3gE/BHSpxW",
-	"QDy0z7+qthOWsfMDGzoS6kZJOhkJgK3OmWbV0zyL9P9pNvs1Ccgdu5ZpdMNUtQmrnGix3YbwGy5dRqqH",
-	"pjRzmhP97yX5ePG+NhRHwtQfNTOyo4KEyICgxhgQE64UjARcdwdQLZRHAZmrpNYo0n7RjuZRfZiVnSHM",
-	"7XgkQhvHPyitn+FeWObRhOT08gP57vVw/5iErrtzkFAxXWC4pn7k9cvv+/tQYV/qdiuPok96rn8LCZ2n",
-	"WnKCCpi3KY9YQPicTllAbnnM0oBMeMKOSWj8uu5bI4Gv6fkERGaMRTP/26i+mFh4q5gRPImFnTFH1XFG",
-	"5UigOYKgQmb2EUcQHts39WkqI95DqImKpnIeE3TPsB6+aiPdw5EAtaV4EnRVLYLaIgdudQPPXY3srrg2",
-	"ShDTNwZ580mupVovxUVSNfKYoJ3a5bj/9Jej72LEIcaQ+2x49jd9Oeo3vt/8xttUTBKOxsPD/RZdnKPx",
-	"4CpN32tNCd47OGgznyxPI62vXyesdnfj2hIqVi/wlvc3cg/nBoce6hL13r3+R0vseK8nTHlMXT/A97I4",
-	"pPr8Fbcbji1h9NY8wT5HMyqmzIXIqh4hbK96hCoUfNg0hvibp7DDzW/8nKof04WIa3uOM3zMnuP+VfY8",
-	"sApTdQf+zNSa5R9+GQZyZcjJWIO4kiRa5Lmeeyki/YY3/M8MRKidt3vKVG2vt1O2IQMxhtjTzDrraywe",
-	"DjIeawgkRbsqOrCOSSgWSRKSKGEUjMmFTo2PHZMQc/7M7W0T4cIiHBUavpulCQNBeEBO6nyFS0sL1paM",
-	"F7YmHeQyXBKUk+OR6B4eHAQ1S6lumMU9wieEKwPMMac3zJHVBXQxIOEdzQUXUxnCbOVIWGG6b4RpCPaI",
-	"b3nEjjAc1ygBOSsiQYxIk+P4rE2qFAVB5B6J65xRCPo300CbI/iZJmlOKBHsjszpP9PcCvLHhMax28fK",
-	"01yk+UjYMhYe2aWW9PhMsktDUnIr2eULsR4c4m/sNvm3EnCMiLD7ZYcaUXsBZy9eICmx7c2SLqdsZQOJ",
-	"0mxZUWtQM04ShP4BrgiMzPLEAHSVmIRoxYdgDjDj93VT4Uh0owWEQVZ06B5ZiIRJ3S8oNVwim/ad/R/s",
-	"9J/7+K925HCAr6atgLCRZsvfj/xXO/L6TDxGurV0tcWZN9LEM5x446d1tCJ9noMCIA1Qj2Rg8iW5ImEh",
-	"2YRHhIqllvwiCjZLLVaJWD/ExUhUdSgRkwlTEYrHJwcnxvnExXRAToSVXQphyYhCyG8ODw6QyaBvvyoR",
-	"ES6s/zgckPPS+Lii290WU+XKkcEwZpKrkSgtnR6+Y1r++urGeTHK3xoLeOzJNCtTO5wmPgCRDgqKbHlY",
-	"DUlscVRLeBCvxlpxkV3is1+CkqCrJt8QQOjBWIIiJfg3rLCiRwmo44WVYnZzJ43Ny4/SWb18GQsLFbbl",
-	"ATlVEoWjBk+P1pyM6wh9VlWX0YB8EBB3X+WJyu48NgveX5OyskgY0YpopRFHtdT6o2SgBILGVjhquIhy",
-	"8M0Ucd/2lzuKyQE55dLPZWv2YsTMeR75rg7M85VM0gaxBxEPPW7bOP5dv/t6wt5JHBd2CpUaprGr6Rq5",
-	"RbsLZO8e/oV0oLVG7QuTTV2e5MKwhPzNqmZaj+MKnbgQA184reqS0khEVOhzes1MsnYMnKB3RBaWgZSM",
-	"BuJQvJpa1TxenuVNNnKc0u/yTZ0YcV0KeoRI3a0ocsWwbimyhXm9YfuGz8qPG8SU/wXGdOdwbrHBVVN6",
-	"ubu7CSfB5jg33QHmSz+X9X1ALupGaa/l+ciVTSRdSiLTUgIxvLBiiNbtLAS+Ha+Rj1YM9MgMW1jiN5uu",
-	"n1PAWQcN+LWM2Buknd/t2d+IPXtH/rNizN5Z5Nnj4ja9eYSNe2vm5VXDLmwtLYjkLrKjcXUSLm4QyqAS",
-	"vfNHJ0qnR2zSFJVOCuwLORJuIgpW5XKTnI+KiCGbzU3C+4ew5/EkmmxH/bJuF14jePJQgTPsE0LbTH4F",
-	"lab9ARrqMRsTA+57gdNeGb1OaM5GAvMMS+SwoBLRpEcHq2UzzuzbL2RZHbpr0y7SPjw3Eibbo4fCqQlo",
-	"EoxhEahrRkw6z4CcmKW/42qWLjCWXtwwE/oE3k5yeHDg47ynQFBfhPNiV3WG+5wMttJjE3e9KncVozh/",
-	"c3z2a7FNXP5SUzQoJlxJS58F/2jJSZH9bc1JC/3sGVwFZ4WeCULONYUZkRBcheFxNWhKqjSTRM7SO80G",
-	"uGqOovpoh/z1TetvzJT+PYIAd1cyrrS0WrWSp5PJI8zkBdltYSi3t9gzUCrc2o4Zc8UVBMbOOWMKUIjI",
-	"iqUGg20xqL3mdTJ0XI0UL/MRuyZW6Jf9TwBlEPYG5OcUI+9xSaXvcrJuuC97BsokzabrAgua/IaPwtsZ",
-	"i25qZ8GVqnLIWZikuZOo0PJQWAL3n4lFzNUeolo15oN9EMxk60OGIdQhAiukQcPK04Vi1YSwIwePYU7j",
-	"Mrd0JGo5ZTdsKVF6w6dLkQpdsTdsidFcSl+TtvRRtZGRMCnYA/IjTxTLyfWShEX+XBiQ8IYt9V8oJkou",
-	"IhYeF6lozZloTell5zDzE716LfPLnLIh5fHYiObibwwn8xQtwUr4G1pbF2XrbDfEvLTpbq9+I+luDhls",
-	"TnjDI/RvlPJ2tZoBavHv9IzthFw+BAfik8Ne1GwPUsThejW3ZO04wc/PowFB21/J2GT6xtZ9lHHJpwJU",
-	"2GOjkiPyhcmUh/RqAKRyYLwumeqXCBrlOOo0//BtX5RfWD8y8Cudo18+ueR9qWiu75nrKvRIhZzVzEPN",
-	"KWKz+oW+dyKWlf3ESMRrg1AEmxcQPiFULM29hybn8udV5eQ9duq/aTajoTQTyqc2jjBDqOniceS4PSdq",
-	"2Lh3xrO43cYhaEXzxpVBpwuJBqUK8yPpnbD7SFXxTLxKQNZ8BB9GwpznVUwNLslPSmUfRLIMyCWds0uu",
-	"2P/1nn7Gdi/17CEPN8vTeBE1ZdBd4ryeh4Fi418pX8523sxCIRM4AjymAKF13B3D3any1S/NUH9zSXUN",
-	"Z9JJscP9gNXXWwL6QGVjmg+q1fdbwVScV5RpCCxAZdvtK8Ac95xFTKhk6WjgMK5jIlJSS1EeifDXsECy",
-	"A6wnE9GkGWxQyccGyCcn/70bUcn6XEgmJFf8lvWOSajoNAwgZ1ixaZovrRai3zMdWfv8gJxvhscYkAst",
-	"mxvkmZEApQxR7SxOcYVrkC4g05x/fPP+9O344uTq3fj96dnpVQjq3JyLhWKNQBrvzJZsC6jx61ZCeoO4",
-	"r+j0KZqxC/8UbUljsH90Q2uUpYNhFfbvN6ErWUJqhw5StZTtrjQdtGCnV2l6RsUS+ElkXpbrRUdG82jm",
-	"s1RWx+4A5jhMr7BqgqkmL86yDfSNOmsZ4t59mk/HMllMH/bui8AsL4v8eYW5kRMbUUABwkmkyhkvl+Rw",
-	"eLgqf/6ZrfKBzheilXW5rrvr0lsHTT0LHQHOWcUu7Nr/pMFX3o50tg2z+ZBPL5PFtI2rWm+H8VRvR6AV",
-	"6KvyyYGlCi/x2k12AMIgMMei4BSUSLpQ4f4tnbPkLWASUkzuwEtRIiQvV70jvMFHwukoKBNCQ1vsJiT3",
-	"Vdyb4qBjTkfNKIJiwSJPjjDdxET5WNSUALFuOAzEIqc4XxasQz/8cExCC7EG7X/Mk3AkurYxLU/IRZal",
-	"uWLxqVAsn9CIyZD8cq8HQDwILgGxcDBvuIi5mAbgRnBrBZFRZ38wHHUePpW4geQanyZRqiUbCPPzYbB0",
-	"LfoK+X//7/9nJP7z8sPPF+dvEYpFfwXIMH/UXxfALPD1ny9Ozn/6P+8B/rCo5mXHRbrzKIPHVtpDyJmi",
-	"QeyX/Bme8bTvANzA13979+byw9u/vLvq1QBfwpG4RyRwvUQkW8jZz6niE8PBJOk6extSuRRR2HsoQRPN",
-	"LxaasGx4JIz4yD4rLRamgoSLXBwZhfCoPA9HlfEAgBBIBFDl5cwAxQDGvPnhA8Q72F8kmbOYU6JvdT1c",
-	"LbnqKes/9rKEcoHQMvBlnTkbsJqRAJEWoGfwuUXM073/v4Ghga/gL/0VQNLAV/CX/mrCE4a75HaQRoqp",
-	"Pq5u75hYdojhIT7iqt5aYZn7buCauSmqQecM96UUwnsVCT0gmnVW9g6+QIcDiIWcyWAkChJ0WqrklA7I",
-	"ym16bMKSGm/TkdDXqUeydi/Ug5Nn97QdnGzM5tT8snjoN32vmtO4eo3IGc3Yt3zZzhhNEAfSe2FeMChJ",
-	"o1k4FsQxUUw8YoU2HlNFryFZJ2f6XoxmWrX3Snw/YW/PSJemh6YY63VDX2RAo6/QwPIFRlP07iYl0AgT",
-	"INeqCjiLmV1NS11yKRWbO8aPG7ZsNnb8DIVj5Cy9k4SSnN6BYzTNYWVmVM4GXu39L7rN5+QsALC9LqEP",
-	"/buub3jwRb1Z5bbc1zHIf/n08GklIc8De1oHFnZ1Ofj4qRHN8Yxr+ZPCZk1MwKFF5alAo5G/FX5vK3cp",
-	"XD2oDAFV3Eg4WUBMJlcjgcRn40su3l1ekbcXH3+wznj37BfhnTYlx/XbO3Yz9FGPhA+6jWAJ12vNuMel",
-	"Zx2iKBcZUSnZHw5Xfpdhj3BVzmAkQuwbJkHsHIoCDisDQxjZwrsPsSCG9rshANCjaezw5Ujo0/n6cJEn",
-	"FUgHLpHh8wJCG+P93QWyudeSXP500j949ZrM2GetKt+w5UjcwRhC9jnjOZOAGagnBCnpnizx4f6A6GMH",
-	"bGpOBZ2i20CCF6XPBfgO5EjgOCxNWb4y50AaJGcQy6d/as5QRID/Z0TMg+P9lcz/BhHvxMHw97IXRAqA",
-	"HcaQKNC06B3W3frWg4a+mvl+Izv8MxOa4pgHWn2VAbqX2N49Bqi0ThiETTSBmQbhnQupqIiYOVwAltA9",
-	"HO734JRxgdlJLEpF3Jz0Z4/H5kw/fdZ+g2h4W+w2rkGrvfbb/zMK4k09RKnKL7YJWSrEXqyX2ZQaeMae",
-	"U8A5a/Q7ogcYK/xVC4fAPZCngENUZMH6Lv1vVRAC6btyXdl51Ofa7Mqbsz0z537F93d03zG1bWtxE3Ds",
-	"E6qgPiKWIwABgEscwV2a38gCW0DfyaK2miue8TuuotmHqufxWbzkKx19pZgjP7Xi8H6D+Wzf7t2JS954",
-	"8puPjVs+Y61lvKjDYUy1NF8CsMX1gicKWVA3NK1VC2/0AhKl4pblpmwJRI3rF0ZCS04gjJpjZjt5IQ0a",
-	"i1ugw9jlsYL6zx43us+o8CFj4uT89AfT8GNZ95NVf/bzeDNa8nIwLNZivboPNVLsa/YVcEjoZV6n/rt7",
-	"9MidD8j1UkEhU/yDSuInBbPPgCBqHBM7b+U/Ts7eb7eddqZrwm7aboqeiB7Arptzl3OlmFi7P5V7bx2w",
-	"0ofaDfls7N7taJ0NpjJ0N2XEBulDJQUtsXyzIkllTbF6tRYKrlmSiqkkKnW2rrpTzcaZq2L25Jqhl8uU",
-	"Z9Oc7qqBd5fFhdE6PGjQzb+A3LHa0VdS1StzbQa3/x3Q/osJIGU8XoPcUT8kXjaHnnyjyTcpYCuE/gW4",
-	"XRtO979anf8gqouxPcvc1q9Vxz73AY58AZ642tFX0sU2kevvICPfPhM1IX3uOZJMKa7PTxfkBNnbmafu",
-	"zdn82sShN8qSZ+aZZzUa6C7WyY9moIXMyHM0b/2v5rBmZwCcpvUt+wi+6k2eO4ljHMdzoVPa9r+SYGkm",
-	"9zsi5b8f8wTMSkHYZy41w0Thw6AgVzjqkzHSvXvdxybHUwE8Cd16ji/xwU4Ov++tKnrow3IO4P9WSMnt",
-	"yHZrz5TBm8RttvRyTKhY2u/mdGk2S9PXXLLklq2lqB0ZceB1dhmyexpvl/W/9edRtjePss7Rff2nSm1g",
-	"fOTxlYGbGt9jtzxmImJrjZIyYxHEIWHoSVlxymB32PIdGNFOYjbhgmOAZj1cjeUQOWnAtsoaAHBoDU5i",
-	"UI9lQfAIzEhnUBxVvyJTMqE56Vby1UeC5sxa/AgE8s7yVKQLmSyhFH8JXWEGDT3PUzA0VkuW9gYjEdoF",
-	"GssZPXj1uoAfs8EkReUSkQoe0QQt7ubbvHB0lZbdBoMrog28s9vx7LgGRU8NYqGd928PIbd9UGpTOOp9",
-	"B8uankDh7l8+ac5BIZLlJ8g+9dyXFmPFnhQD0UekMkEYSOlMTLkpdjHhiRuvamBcIFr1hi37EHKlmRV+",
-	"vzXP24ZJ6PO/lkGoNE2Conw9HF+sW0/kAnIYqvMmXXP+ofBoqnqmrF2oO7IHzeRbOEFbbc+aW8geYsNN",
-	"bJhBnxmJSj8BMeVTwTcmIfciICIlXEg+FZAjIBS5m3GlOSGNWEDEAtUDCKfHY0WoHAnDd3oD8jNjMSa0",
-	"YKDFEZksksSE+kEdMmFj8uwEbtjyhazlt+LujkT5HgTh2aA5DK7rhofDl+QvbIlQhvAAyGJcj0oyFfYG",
-	"5ERg8oIfXMcmh5kAHUABMnUqU8F8yCBr2dilJphnZ2HQy5r4Yjhg5WX0Oyd7Ck7WsLgB4le5XEx+I9xr",
-	"dxA4p5cmN5MT2ZvGywArj0u/NES6RfFOgGosYE97JgLXNDISRStQ6FDEMH63JS6kYjQOrC8fshsKJqvF",
-	"Nce7j5ivkKVuWbStM4lcWoakC8+AABTRPF8ipMW4GGLYO9bcBTLkuM1dHJBzRKwr06DK0Wo5bILRzjIA",
-	"znR4cCAHpqY7ylH5wlTwEKl9FpC3BYFqS4ORGAmo6H6Ek+hrmbxv5fAwcL+FWiX9iEpW/R7L08Ps4Utn",
-	"/1Zbcn9MIJk6JF2D+Q3G9Tso9e7EIOt2AeW2j8ypb6bXpeSHnE5U/0/2fsHfewGpPh/jU2U/0CSC3Vbb",
-	"DEho96MfpQKDI9b+FrMooXp+pGsgBgGEl1BSPAP5kxJWXd/ZGcvV0pThdDB+TUM43aIjy2b6ldGGpFvw",
-	"H4Pz5qLd4bPFajhE2V/kvLIllR+KeVa+dXa3+N67w87yWrKvU9NI2B9at0DzKZyy5qaKJ8xI1yEz4rX2",
-	"TNY+bPytPZ/PjRaM3W1Gf7Qs4vf4td2Nd19LFrhYGKafzrOEY0Q3YFkal6RHTiBQgre4JbYQEdbe8ymg",
-	"QLmJ6GnGBI81L5zw6SIv41OfRc7A/gsie+6O/nl3I5+7j5xNuVR625+7n91A+LfrRaU37Gn23zI4LMi5",
-	"PpYz/AEeslF0kMZNiWTJRBOmolywGJXYS7xnD4YHw/7+QUBilvNbFmPydEWl1UpbMViTH03nDJOzeRHd",
-	"WQb96U6nTJiBu+PuNShxOGoc0nZqHPbxxy8ey4kdbQoQZJW17prF7mm5GVelWGRXdzG6tuOpsN80bft7",
-	"AHX2JBuevT23Sj92WMueDArU2lWEqJGwEFGkCzX0EFKB3fJ0YdPftLAv2Gc1Nk82Aj9dmhm0QntaA2b0",
-	"ygUzOviNgBnh4myGMbKZi/82mK+QA7tKgz5a99WktD8+bC7tDfrtSk8DcqqIVDRXEjkhVgDvhsYceEQm",
-	"NJH/H3vfvhM5kvX5KiG0Epkjk1A1X+/OgEYtppqvp6arukpAd4/ULuHADjI9OMMeRxjIRSXt0+yD7ZOs",
-	"ziXC4cROsqrIpi78BSRphx2Xc/2d31HgayJ3Cpe2xpp2N4aoRKNtXmADYON6dvBZeXt4+uIf4jbe4o/j",
-	"rX10Md8nw0WWtNYbhXDSEI9Fs0jv9+XCNh+tS5HHWN7ZxmucF2b7N272u4pjF9ZzMcxW+hobYffoD34M",
-	"YhWUy0pLjJbtjYgj5DXi5w+oBiTUgeD2W677GDBukm7LnNyIC4wwE+ltrMNAU54lPqM3kxg7Zi6k8wUe",
-	"6QT7FRz4pmm1ImYVjZW98DvNXBbrkQex946AXd4woxeKCvHL8SuKT8GSjifijWssS7ePNbWPouZCWglb",
-	"S21k6vke22rxPNsXFBRr0xmu7pv6E50viKMGlbOPrMHHTZ1H1K2cXycSbtwSdlGBXPeYjZQ2TIzMyiIz",
-	"vp/T9UxayoL4JcZ+ERPhJCaG0VA6gBSEAataGdwLEtv1tqvmW+wKGWsUvAcdCAfMRvv2mJcaT8Qh7FRH",
-	"WIB2pn8Uam/ODSdi7aKDo4TTuF6aO36BrF6c1Y3+G8i8pL1hVUjskwdHtMGOUzoLYo0+q0LbsC0KMRRs",
-	"JeowuBvyJJyXWa5wnfYFN6ZSJuhLBfsdjZdYjygw+vveuwkGu844fjXGicGthqX/5ws02l2uRvZkUih/",
-	"8tc+PYMz+IMTHEvm1pJIphnACaiVbWoy5XGCXOsEmAxsVKgXOEOTrajXpuLJ7jfbcGG8UXVeloWS2llV",
-	"D68Hu1IJxeHqUqGeuqglUScNijQxSsI73exQ5RPGtpEZi/+ulbDyEhEB5E3Bq8PxRuBPT2XSH9i3EPbH",
-	"6oZasAEif8wbXShj/HFKDkIBgsdZZdwALefAboZdavQYlf2Dtpj+wIfvPOu19OL+qXjkYc0WJG7JhgwY",
-	"19Z36VAN2TXnZbbYYVm7cw6jzKTOCjSbO1YPmjVnbCTdMXryeVXW1kOa+j2IUmuVWuOwhMGjg53S1EXS",
-	"FreVFxd5mssCv/VjKU5++MlRJY9OkI4OJggpCqNYX8iiwCwON+BCosGTk6NxJIyi1FPC5OGJKLXr7cTV",
-	"6iM7UwuUI7q0nP4aR6T6jZaVmZWWNCfZDCNKn4Ag6iQ8zLjFSRBzXV77SjSQWBG86Lw0NtbPv/uf4qf8",
-	"76S8kAhHvM7/DpaLLIrgPsKqeVWQ5xWYKiNueYi+VnJ76zIR798nsfaXjEWusd8P+WIBJAEkJGYBk4k4",
-	"gkdIKPN/hvCpRChta4fNktQcsdSeZBBmiNQyoy8o9MWpozb/BCaRZiog94RmIt40loAMFFCW2B8JHttQ",
-	"I0ts00jPijaUr9vj0XIjgraUuHF6Gzbinnz94u2mujS6+z+S+0fjrxbQdC5V1tkBT27hareQM/h9UrXI",
-	"r0LBtYa3SCtwBpJxSGpyZfew5KSVxtx5WENd1uLPk2dBPTTmX06u5XSqavEcvqGVGHnOgHHE/bNzXeRa",
-	"IarJc9YmFG4mnxKjtZFjqQv9TJRjSP16ochTIgpQlN6jkk92rMOjLfzJ3hdVnV/hJBPfvWpJuNj0OXz1",
-	"6s1vZ2+PX/56eHp0dnp4/OPR6Qm6FZF4tidMFGsWouI7EJnswTJYNTeD0o5nmXUM+ocg1iokTnOCY5+7",
-	"vuBLYU1xK1JAOCMQ4SyVRokR+r5zZWcluTWVtDPPYXoObi47xrzD8EsdhlN0RcNU/L/LXDuHDG4XCbT8",
-	"8UrSX7FuvQwPpcUFctoMNLoYgVqA3xJUgZ2cxAhOiOFNQK0KY+3wDHBopM3PCzURrztAFqQTdjkLJUyT",
-	"wjHybXm3jSdc5UmMtfuAq7Tbe0V3dYTyL8BXecQL+JHoi4MPjC4zRRZKrQ4CzxdWFOwAtAG8LvLP69sH",
-	"8+1xd8M1U2bLymJ998uce/AtGDv+eq0uVK00KPuc+PzcoZjAOaV9Y+CJCepDtQk4Exx8qBU6/RSyCPrP",
-	"u4VF3CMY+izGD2B38/B8XyavdXJhSTf60z2sIPnKjSpJHuNJUX4rilLfYetYX1U6dXhHXQaZ31V1QkQh",
-	"ZzreqMPm4bmLQkHUGuyBfT0Z4KULMgr3VQzRBdlX3PqU3vBjo+i0ej6KHg2yFAzN+d4fkEdpY+Nf8Tr+",
-	"qCwqwo9ZxamywRJ+CgLXsQ8sxQwoAo1nmWxXDPQSOH4ikr6EoMtCIkms09kknEBfWkzVx9qlFQ6W74IB",
-	"1PeJIJrL3PqoArX1FoluiiJx3f+kFmVF6Ad6tj5NS5QBG81HhkM8EnHC8Dn6WikTHk0BE79Bn+hFu5Z2",
-	"M+ajcrxe5OsoYAorDmY2Q+RVVucXdiOo++Uw4ZLL3cYK0cd5++bEpTfvhCITjBxFotEZVSnGGp2JshN/",
-	"6vNJiWO/45eGtNPgyjLxXjLsryYdMu9t5KfyyUwaQxbXcmFaOv9xxE3jcwt+Axkr3kK5PyoYoPiRHyuL",
-	"qIVO6667uCb6eRzFm7dhV9pD+5idpAIkpOvNM4U531FCKchUJXQjz40Ongo9sUiC9UwcIt7l3yh9Q2FT",
-	"91nwXqMg/5o0dZ6MY0155ah7X7rPPJ+rM3Dvk8gVpfV8y4cekwnnxo2fAEfwJ0ZckIx0iZSmxEIwYSpF",
-	"wWUJ00D5QzWv7KLTT7CsqYdLrDHawIWkuN0kJcFhbHZKGfISvDfL33A5RRvirRVa2rHOpJXUHZOD1fwW",
-	"2UQkeCLVcvGF95alXjjeM+G0KrqiuRYy1pRUp7ffF3d3Hm+xA58YH0n/720jfjl+6QmeYTO3Idxl99c1",
-	"X6Dokg//ROtGdbHh/g8ofTaU0IR7P5IG5bFBgPWp0d8wGp5fXHzuyLQvSpeyIAjMRC8Ol3VPjhA3nWFY",
-	"cx2oEGzWM9KVq9VpQ1tmM4VsLXaPohtpWS26VbtR6yK3PEm+p5eqpWu8lKJ+mYEGi3Wu06LJOIYoZFGE",
-	"SbKAc6iNIRL6gY6Ty+eFvbPGUYi2CT1yonWEB88NB2mTuNnb+3MKf+BvGOuuFuPE6WxJoio35Dv08s27",
-	"id+ocb40SiBdHgcf6ObySYg8mBCpFh8dCXGbYy3DW92gdlhJ6dEf9Oo9V4zVvQ9sCOfyepansz6LG6EB",
-	"iZBpqiprqOmic9MvWvQWwUEYxIXVrVJc5DcqizWaHVEPJI9K9kM0nrgLxiOEsEPNRR5OlWcm1iOZZYT3",
-	"sqWo8qXipZxll7vE5nNlrJxXZiISYn75m4MdEUy5BytnYk14pfMC46F2UahIzJvC5juYaCPwEc51kVtV",
-	"y0LgV00vhv8IV3gIVdaHB2OKml44GFZZbEVbSjdz2IX8J+Ky3i3Do2Bnwhd3rmSN4Dq4gp7nv3EM5sIO",
-	"P0L66HebRe1/MMhsLT7qpV3/FYf4aL368UJ9AmANqUVyyAOCHqDIv0/a/btsai2Lbrh/ySEolKz/yd9b",
-	"JzKPF3wLkXmHcmJqJST+KC883jVYZDfNd+xXmKoz9982SN/XAcSlbzlsU6l6x+EWHYA7D4ieWBKfy/Ry",
-	"WsM77HMuPRK4TUxE6GgXEPAZ3bIW17MFAaf8h1mOsGL6dgSvyDl3VkAkvaNYF9IqnS6i5b77mHHN52oi",
-	"jolsCl3sS1VZDHEk/3zzy/HPh6/Ojo9Oj34+ffnmZ4oteDyX/wI27D86Pjs5Ov716Jg69dM8HHAgqrxS",
-	"NRggjtYKR8rqsqqQnAbzyDyZJtamKK9VNlTr1e77leDjN9SnLadYx87x2xd+stVkOmEWiV3YIckQ6Jgu",
-	"+NAG+j3PETB05WScDA2Ju/ABOvaXjU3LuercapW64Vl9w5etfpFapQrLOSW2f5MXVjE8F/fTwKuZnJjA",
-	"enjmMmnVDly7tfYLrqjie7YXlvF995WU8fEKvR0oG23r+HCNvmJR71tf0macy0wJhHx6Exc0fttRPKxI",
-	"XUMBYG1gIP83qeR3r1SdXyw2lFRoNJfteg0UCj0vcGHP4D8Scd3FrXJlVhBNFiMZ65ZshTXavEwvd1r8",
-	"UVnP98kb2sW2hqKSeW0w+pnc4ucRg8zKOqLOh++Tg1jLc0OshTboFgrPOp6I/y7DmArGV6W5pG2Aai0S",
-	"iTSXKku46sf16Yw1bRO8xFArGmkFvjoi0iheTq4O8ty0rxfCseCtInGpFuibxdrdAP0pHgwmj6YQWRid",
-	"/0SzmNsDfiXK6qY1+EVwh3ljLJZKTWKd4I7I+4LaIoUVFeo/jSyMSNBvS2BWW/fPf+iq1rAgLtaFgud5",
-	"1mp6Y/OigEloFEXWHcXkubooax4q19Neehfcs6H5+fDRo84YjxSZXnqGVVAqWhkHYbtSdZan9inS9GCp",
-	"X5VeeupVxuZjtQ0n/DAagqcMk1ZOWoFRzBktOMlwNNaQ/ySSWw2wSoxzzGYlK/5b/s4myYlwiFWs+B7k",
-	"9XVbBYENUPlp94w8/Emvwnf//ERIT68mPswypiObV6x+HFPd7lRZ35xuIpgWBBHnxF4HauFOtUtVyFTB",
-	"f0C7cPbQcaO12//A/8pVo9iLHmm7DqgnAn6SNEbVSPEljcmNldomqKqpq1hCaQh+eJdcoNu49GdIhYrs",
-	"44P8BLRTN8pPQEM8Eu6W3+8Lbiv1tXUB6HL8u33cMlf6E8fokjUEBrMhVG6t71cQu7f0y10cbx/kNjgk",
-	"T5BbB7nllVtjeRhm65ZnGGY7NM97f4A4aGXqNwCzXXvppsoG6/axiji697u0Lut0AduowgqHeCQnZ3iH",
-	"PvX8euzad0a8rn98GMy6jmKikFCupwZ1VLkhGM6pp/7xhjk7Vj4VQAETjleDbQm28Q1GQEZcjY1xFBVw",
-	"9GAGbtuIpjJYGD+OhJZ1XV4zjBKjWZFIMOQMvyDLFmMj+QHO8swkFP6RYKDbmZrHmlM5Dlh8l1ZnP9ax",
-	"3hGyG0tzPVmDkvDywiMRqM4Uf2spgRz+KCiGjLVAZL5dVCre2o+ZQzDeeu9COgFiq5DppRG5HU/ES2uC",
-	"qBUDMeHBtk0QzJMG7i9FVUh4LWJxJiJlYctqp1BXqmh9hvMFhZpyu4iEVliyh7E6Q587GOn4QOCDY67N",
-	"BaLaUd3MuBnYNm3J4kgHlfPjDtUSwUdfWnpmXwTfiWaWWu0L6epgpUEu5aawCRYAW2yGe8ExN5jSSCS5",
-	"OarrEt0dIRJj6ya1Ta2yF/T9BNNf40jINmuE1N14d/wtmYif1XUQi5yWLmiGe1Msv+VEvMBd7BF2GE7E",
-	"zUCwVr8+tRJzVU8xU2hLgiHzMHDfEbV3ocpiar9xnWsD80+TH9If+W0oi1rJbOGDkXlGzbKLYoFsREKY",
-	"y7yqMN+G29qDTXbhwnBre+iuf5U20erAvCNwXcF9PC/K87HftDAO71ta3fZmGGSVVvxy/BLepOsZdw32",
-	"zpAOKwy3Xj4bPAZf60YA59WFQFVGC0vT3k5BrH+lPU6Jy7RWOF+y2CnyS8WO9IgZmpwom0tzabhamUuB",
-	"DXruGI5q7CwCwXKJBF8qrZXFQHIkKmnMNXyGPaUikWJXqUjAO0jYl5PJZMzIfPT5SbrFW3/605/+FG8l",
-	"SK4h9QIkYmVnnj6/lQWww3Ldt9Mj0UEzIyAc1w4uoT2fSSsnsT4MYEDujTFLbOtGp5LoecD3Z4KPcWdK",
-	"u2RZLU8WRjE0wbRZvHeJsoTnyToUrKJoGa/LpsiEukmVyoJF3zYCc4Im1l1ctZM8fVGJt3TjY68NN8VW",
-	"7sZZgYLce/jRhmLWiKq+lkaMypphacypFPH0nquxm/WnGqaHsuhOHQWaN4a8NHOWDCc1UQHcV7K7BmSJ",
-	"l/CsNffuMwt5nJUh7WP/rQ1uYjfIqrC2f9xvKLBdB5Pvlr/9rDe43f57g+HttlALA9zLZgQRAJoJ1Tjd",
-	"H0Ommq3cCJVT2kcLeW7KorEKTAUxSrIyNfu7u9Mmz1QyJiYYF8ZjgOwtvsn7RBg1RSMr1qPkWkm44/7u",
-	"7m2a28X7XV1eJ+OIHZGQawTUWHNubG4b66wy1q9kXVK7kUmsk9QZkGCkghodScbA0pPpBalYSoiP8E2J",
-	"K31H6bTMVLYiau6Owkbj5m6QR4qc+3d8ip1/rrHzut2G9wseDpLX7bKuo3Z2b92v64XKOyfjKVjug+Uf",
-	"tFQcMG+XajhkPjzfe3+IJAiV/jcQOP+gZZwq21nDzYXP3QqtE0DfsO7qDvJIQfRVO/YpjP65hNE/6DBx",
-	"KH099WVgvTTZukZthiPiGO7cRnYJcmbaAGfiHiLphKDDetcLpn/jOoBLtYg1BhWT12m187pML3dO+CY7",
-	"P6lFwhEtslkRvtnCLV0VwbiLP7xUiyQiblNZFESPrMEc5gBlG0lCOK4wVlXEvD4RDFjFAuRci2OV5YYi",
-	"e8nx0Q8vT85+OX6VoEtglBUjM5OcE6AJyLWxUqdqzBT97FO4j7eNmKt5WS/6zGycXPfum4oBdQdZGQr6",
-	"r4H1f4rEPJBQOLGytkutq92p8acZy1bWCLLgoT/zl62WFVaay+FWS4fdtBK5pP7JkIQFi9fgLv448Z/E",
-	"Yo01GTpVB+FhtUgjWZUYWrJilOBTYIgdSU04NWCNx0Ub/yWShORgp3CS8B7YbgD/T5/BfTDe3B7EiTid",
-	"5YbZXTpTjRdSnGAmr4jWQ91UoKz3iVGl5avjxBfWPgUM6xSmxmsMJfFcm4cGHr2slE7a3jpKZ1xcpUWC",
-	"7f3AEUgikVzIHPtOlLVI6E3gz/FEHNHz8LNivRL3ueCAhRTzXDdWDdUpneJCf2pHqq+zlgXm5v5CFpz6",
-	"b6GQ5fWLt7zPglrFwcIVkiC9gT7616aKVui838IPqsvX2aeYOvf7GbBNVhpFRzrjzDIIwOuZtIo4S0Cc",
-	"w9e40GEmsYV8VcjFfigAOEzo08Yy1i9kUZyWJQP+PS801Qzexm7/x1v74vc2VS/iLatubLwV+d/gs6zU",
-	"KoZZBfHoZE2suXof08lidCfXnNymZaYil+GMMBH3/XskjSKXZrwkr8RIU5iUqKFjTXJ/25DxFYh7YRQn",
-	"47GdDsrLiTikCQQxicpjX3ALAQQ/YLENpZGRQxClr+tg1tsk5khnsHYbMqT47o/k7MHQJ3yGByIUMJmR",
-	"wJl68vsey8Q70hkxVSrtBSx4C2AmRUKX1/eKVKUzlKj3GHRgr61BTrLtaIJybqNFHGrIAkLWTX83/Um/",
-	"dYGjbnKbl2WxKvWG7/INpd0sT7jfMvh3vxbGf20w1YbgoaDkdbLMOIgVhTBKXrR0f65PLPLei//FjFGx",
-	"Tv6Hu4yAK8/3nv11Z++voGJ8S1nSWKG6c9C05EDUCsEZCbxf0mGSnMR6iVEfacfqnDvWIfFgqTtOz0EQ",
-	"HiD/p4WzuNJQRBQFyCnSRlSpgpODdSo4C+fqo4tVTqkWf3MpN7IzHiXdhu/2lGr7XFNtVOLYrxDuFUKc",
-	"erO0xPeprt1b+LFeus2fiKdUm0+1eSQneR3rLhIn3WiRhhNu/TO+t3E54CTpN5BkY8qV1cs1Vdav1QYd",
-	"3rIsPo0dHkTFmd+FDjbO3WUZRUpXX89Kx36rsliD5TIBFd8hKgZdT9zvoOSvXBvfsAXcMPn7BvVnO8Bj",
-	"eYED5+Yp3fe5pPvWOtac5vtgVbnrWijtWGWIAOCPkQoryW5RmiljiYFrKQuI0pw6HzpGlMA1DbjLQvYc",
-	"31WYbPNIJIdIebkvlo9Owk5Ca5UT44q0ublY0GD8RNsm5JBxrBlcNtFpDkbkl/DIdDNPMYPewQgTmkwk",
-	"E9wSiR8IaIeXzdv+4/xlJFZhOnd1UyH3/vO9Pf8s4ZP6xlgsaEccLpywHPl9793Eqhs7IWpe/BZx8yZC",
-	"/Uf8v//zf8cTcdxoop0vdapCFyQ3sWYaz0nYDotcsdZv0mUwsylCtGliuOem5bZZFO+cy0z1OjY/8rY9",
-	"xV27GdncGeMP4v11Y2b0YkMGDdIdweQ8JVIfSNz+VueWyW4P377kGebOkXyih70XXKu7lhYt5ZnlpfRS",
-	"GatkViPTT9yXPjXv9l2Ydnv+laTdeHaGwnpt5s3NdURdJ2uVKm2LhU++ovz9rM/Q3VieuqmKEqX/wr9f",
-	"J7nPH/WG9Px/3w+G5oihPXIWtSjKKabzsp1ZmbZkawh2MVYk59Kos6YuEmpiyh+DCieFHeuwIz+z2nV4",
-	"bEEXeRMl2W/HwDz3tBS2RKe01e1tC6hIJLfwBO/xbFWFtBdlPe+YPPO0SsYT8WN+hR0kU8utUZw9cV0O",
-	"h854p200esZjPFIAzb3hlxtDe1zsDRar3jmR6xxIDm8ZvwBLCgI2Mf62Xkwr3KpPYa22w2HP6vgwV1FO",
-	"11kp3/CQV2pVx8OBRXhw5fdbbmdH2ta5MsPtD7tvq+jrvryW0hbYQf9a1QpZJb/yONnAfvARaqd61tkV",
-	"1EDRb4kP9ZvxwiWsSs/B3/WP9BG+eTvGkLo/QaxEctsSePvW1WdE5v195CrCv4+wQ/X37xPHFM7PuW0E",
-	"6GDxy/Erqu6HuyDCVVYVAS1QhY/bfm6ip52bkKbtN05ObVFOjcgtZcQ8fQLRi8N2Xux3+k8jL+qIatMN",
-	"lrNj27ROX2hP+sw4YIdfARc71lWtrpS2xMowEYfcr/xZtLe35w4QE4Pjq/eZDjCnS0p9M/bDZ2E5gBAa",
-	"RJDgGj05qQ9lcSidcT0N7fdcf4L9YZTOnAA7q/0eWksY7d7iylLVgLxSO9JgBPGThJRzPkF6tL6nG2hr",
-	"eW/3MrA3DX6zxxvtl3+vMaYmSe6wR4AjbntlsD8g6iJmNikrJUYkP6mqXdrZOIo1w5DrRVCL62UpfhOk",
-	"KYk2Ct6pzCF/mSKG1prllcc5uC+f0ZcT3yXrQCRt8DChNpUZwtxcGy3xj6AUgkOboPtjTcLSmQbg9I0O",
-	"+WBJIpj+187h25c7P6lFJF4gwcc46GVY5Srbx4IGDg+Sb6WM7ZWQ8kqF4uPQnG5QSsorRQM8XkmwPVUr",
-	"IEjKPFVEPJiMlFdKSNjAU5V5QYnFBp3onkilUWuJSXnlTf8zEkbSYFAvEJZNbu/hmjihr6zX7UMJvKNj",
-	"C+K2eUMNKfDHA/Ta+ObCiDDHawQRceW6MPYvLGaIG964Hei3PH3QHyik/w2HCXUbIMxZdWLMbpTATyal",
-	"w8xOV7mGwcAxWPrCllNkRCeKpVgncEKKQhW5mSfiGXkUvBPH5K7CZblHnSIbnrFldVbqswuZF02tEiRu",
-	"MkGDY+ruIgV/4UDI8/JKiWcut6bptlx2JEZ374jhSO5Qr0sEntu+W48n4uclourW5W7f/j7YHm7PzUYe",
-	"YYTH8h7w7b5g5N4XAySg3o0yEAL3ywAXm+RF6qi53Vv8uWZU0m/ip5hkC7XzK+Fjc1gSOQJbGsk2QZSO",
-	"718mF5ikZVoRluxfhb3Nn+ZTZ8t8CwC8DzhgGDx0y/aBHjNctg5lxSYVSDDCIyHXBrfcE3Tts4GufcCB",
-	"YATbfRpnt270RwSZwiPTT0sB8tc7Xtssghm4RQTPrVsGdiK6ZgTpUsZuowQXI1mYUhhb1hR0kbGGjx1x",
-	"K3xzHADFrCyoaBHmyZVlI9ezyInXksI3zJGBndyptrKX/KHRA3L+ga2240avFPUwFV+xuD8GLyHU4d0a",
-	"vIH9XTd6rc29RhQB9uonA4Oef7Ue/XGj13Tq0er6Bmr/WKRRWm2gGv/eYMAZbs5PsFZWb/vdWzgh7FP0",
-	"lqAm33NX9383OreJGJV1P4z3Zl4kLZWPu4iwva7g+5+/6NyKf71+RSQ/L14KahNl9tGUSwgEC4c8lUY5",
-	"HGwVtkQuL1r5H7krOATgLiiYxhxLAbFsPtbpTKWXxl+B8tx9/6KsRaMREQuKVVhQyqyHnIJAzeQvZ37q",
-	"3fAOpLt0aVH99ONnvSj56D71S23pcVXu9qX/Yw78nb7yNx/VVv5bUF/OW/HvGvnKWuoP4I/GB3gxIBw+",
-	"QTb0Z/5IIHxa3s8JHV/eMKhaHZT8CW87mMC6X62ybPqCQ+V3k0T3Q72pWp5g3sO4Wr5hURjSG9xYJcEM",
-	"sknEqIvCeZ8MkT+Phezgbh0RC5acTOBahu4kYvTL8asdZVJZhbzPlKF2F4RgH+yfSB9zojrx/gqKCP7n",
-	"eZktuOkMqTN6Jacbt10tu8MD+7tS7ho3ofk93iId9vro9B9vfiANJugjRBDhB/HWu2Rf3E16j6ReiOc3",
-	"N1QZSD2XmW27kwVPfr8lUJM/8tyr+fv375KJeCvtzDgWQJ6d2jCntXuLkdSxRmCQYHr73LjvYZEALmQm",
-	"rdwHna+V4SqirGTlnfyu3xE710QnIteZulEGO87QCfZtNnDYHMF6mF2xZTlcqmPVHLHNb9yrGZip/+Aq",
-	"avgJ85Yba+A3uBgWI8H+MT83c1XnKf1xqm4s/XZY13JBv75BZgS8F/MVHKupuknE6Pjo+XgijpCusKrL",
-	"80LhhNSqKmvL7fQxh/Jfz59jSyPfvwKrilYwFWwOBdAO8BmiAJ6Q1uulMFZm8PtlsyMR6OTrLWGYOFO5",
-	"DmGA25hPWQyfxbi7GJ1sxr0r45gD+NUHmQN6p37vCZ3zsO7ARxwt5BLgN/0wwx/m++P4AQ5aewnVKloV",
-	"Sbe3FDICTIaK+TenYtoBHo+/e3Arf61ZkUdPcnzEwXHV+qt00sclOsKDtQLv77CZLcj1bqqjbvR+N+A1",
-	"hLSP9ayDKjVNOhPSiCH8KA5FENJ7MPqxHpG573GzkTO7wQPBvnGEzxev87+7poeYqCEcLTonVB6PhAHO",
-	"L2CXCatiHPQWuximtpEFvQjRSdZTxb3uU6l1iURcGJ9TmRgxPZio6vxKWhVr9iMiYfO5KhsbwZBaYcdN",
-	"Dw/CZnEcDnRdH0MqzQgxtS7VI8qLWCMGEHzHiXhVltW5TC8jN2oEHsflTlGmkgh85spK8EWcV6M6XGYe",
-	"R3z46tWb387eHr/89fD06Oz08PjHo9OTv4GMOvCV/TkSjpfX2u8CupcsruXCCB+oHMhH9evuB2T/Alk7",
-	"nI36FvJQPVbYEidkrwiqG32//Lk/YPaUirpna94fMvs2clBtknw4BXVPcO0jE1BeJcJGnylZ2Nn/Huat",
-	"5/TQ8709ZEkmNUI9jC/jrfcJRpuQnNlS53swD6ic3Yh/nJ6+jVr6ZqeH2kp4kMrn0mC73wKsWri4qstz",
-	"ZngBnYCd8QhkGgwBt81BgzW1Mr67aOemIpWNUWYiaMGpPS42aKYHruFJ8Biq7CCsdqSIFcp1hs1LKzJ1",
-	"3kxjTc2US10sIkYm4OOSMkJKeowCXahrYRSoVzOQbnrFr7tJV86PMaAPuss1oZ2q0qbO7WJr//d33X0b",
-	"Lk+YCsE84dY7FJxIJr3eduLevrnxjQXAoqBnoRIjv5BtQ4Qq19OIuBPzKYf4YKFijbMENgjx/CDN0JWq",
-	"DXfOllYUSiIve27EeZMX2bZxXZf9vZg6CLdRa6hwXRAcPPC7SsfTgN+9VAuRsnPmGgumdX6usol4Y2eq",
-	"vs6NEt/t/Zm6qcSaDC+ww8CSoPbo+yIpL4kw4nq2gG2EO59qoTigXDcajKe0qWsi7YDRwRUUTSUQcR3r",
-	"v+ztibmJhCmZ3ZsPEzE4gV+7Q7vS2WOCs6k8xUNnJdbhYaHG5PceFrHeWYl1cFiw5zV5EqAKlMxy3HS5",
-	"cXfHQCrsGCUztHevZa15KN9MGmYv11OXW3aLmtcsE2jzFaWxeItcX5TuFvAPbO/df2yP3SNtNgTjBuk5",
-	"uBRmJkO+kmDNorb8jrTY5sc/dCcJWw7hY+BmPRAJzXYiDNjCJJ9h5q9ni9WyxY+3Qrh0L7919UnkNsEN",
-	"wQ46V7JWNfhZ7hNZ5T+pBVX54WcwMPd7gds0NejUmbXV/u4uugyz0tj9v+z9ZQ+9Rn6QW2dV8QPBrfkT",
-	"OC/h32FJgwn/4YYNPnKM0v6DsKOr/9C1BQ4+4n7dnXtxjwj/waVa0N93BX9IBWeitk/B88keNseBL2wb",
-	"cYK5HQRegCoXtpbaVGXNJaB9/DPkJempy38hAxrLy6jlYSNXKsSOXKjaJUUcaw1zkeNB5Heap9XAKyEb",
-	"1RtYevF88kzI0Nd29DoOocLim1ioE/jq2bzMFBaOJiX8nXDb2FjnxjRYZC+SYUodumYiDl3Lc+ajL0Br",
-	"kbGT1+A2kitrZ3XZTGdUtu8clm0jHEVW5omsjVICm97A0KWs8p20zNRU6clCzotk3JmccnkrVmWRp4vu",
-	"Zs1y2/lgqrTdSWWddfaOuiEp3NlgnNBtN7SriQq2uKNTevf+/wcAAP//",
+	"7P37cts4tj+KvwpKv6mK9BtKlh0nM23XqV1OOj2dPUknX9uZy25lizAJSxhTIJuA7Giy/e95gPOI50lO",
+	"YS0ABClQomQn6ek9VV1pSyJxXVhY18/63EvyRZELJpTsnXzuFbSkC6ZYCZ9e0jJ9neq/UiaTkheK56J3",
+	"0rucM0JnTCiS0DJ9IglPSf+6zBck41JN4aep/kmSvCRJyahi3reDUS/qcd1QQdW8F/UEXbDeSU//NuVp",
+	"L+qV7JclL1naO1HlkkU9mczZguqBXOflgqreSW+5hCfVqtCvSlVyMevd30cw6J+gwdCwzYB1jy2jgP9t",
+	"GsKCfnrDxEzNeyeH43FoCO/KWduy5eWMCv5Pqr+ChWsZRV7OHr4U78rZRbachUdSLK8yLudczJqDktly",
+	"tmFY+ucHLtD7Ml8Uqm2NCvh1jazwa5+k8Js2csJfH76K50zmyzJhbcMtze9rA7Y/+EO237UN2v7+8GFf",
+	"sPKWlW2DfvvyPZHwBEmZ5DOxNnr81R87ftM2cvz1McYtJc9F28DZpyLLS6ryckUkPhoYOnxfHzt81T54",
+	"+PkRRn/Ds6yd/Uj9s+E/pC8FvWHThMpWcoDnp7uwpKPwibtYctVKwVL/uL6K+tvaGuovWkeqf3z4+l1S",
+	"edM2TEXljRnl0yOS5Xes1GtH5uwTSea0pIm+uCJSTUG/ATNQ5nUypyLNWiehH9k2h4IqxUr97n//PB5+",
+	"R4fXHz8/Pbr/XXg6TLayOcXkOpPTX/prrj+3jpbJR2Bvl3metQ4xz7P1IeZ5VhtinmetQ8zz7KFDvNcv",
+	"yyIXkoFU8oKm5+yXJZNKf0pyoZiAP2lRZDyBW+ygKPOrjC1+/w+pJ/PZ6+53JbvunfT+fweV5HOAv8qD",
+	"9/gWdhri9NAt4ZIsaKbHzVLSX4qClpJeZYz858W7nyJCyRVNiROlBqOeFktycZ3x5KuPOb/6B0sUSTIq",
+	"50ySO67mhArCPnGp4O4XjPQpWQr+y5IhX8pL8uH8NQ77h7y84mnKxNced0KzjJVkQVdE5IqkOVFzLkm/",
+	"zDMWkRu2IjLJCxbp0VKSlLmUQ8mV2yQc/k+5+iFfivRrjv6nnMhlMrcrzwVwH5zPE1kTtmCM7+kqy2l6",
+	"medvaDlj34qor/J0pSk704PQHJMK8vbsb9MX777/+/TF3y9fXcBoL/P8LRWr91p6TMw5lF9zzO9uGfJz",
+	"EGATUlLFSMYXXJF+UebpMtEPkkWeMpKLbDU4IbGex/sPL968fjk9P7t8NX3z+u3ry9hOXZKClROx4GKp",
+	"mP6bJBnX2g1N05JJOZqIXtSbM5oaveicqXI1PLtWrFznmxcsyUUqyVIonsFA77hI8zstJzIlNaOs1sDw",
+	"Oi4Um7ES+PHfhudUsTd6QkP4t75qW944ZwvKhWacu70lmVqfygfBPxHFF2znadxXlPJNaaQDcah1rSx+",
+	"/+bs8od3529r1OIRSUTknJYsJVcrJMU848mKlPlSS0xUpPCtloh5wggTaZFzof5NR3vR0QdBl2qel/yf",
+	"7Gvz8Vua8dSqGfqmOXv/Wt89o/o+/vWvfx2eLdWcCaVHw4JrVskzMKeizBMmQWz4hmLMHcuyoRFkrpb6",
+	"soIpn5KYlWVeyhgkAknYLStX5JqzLCVUkWu6zNQItt/0qYd0dnR2NmNCvaRlQJ48E+Ts6IwcjsbEPUX6",
+	"smAJv7bTpUd0VJS5ykl+DbSi3yjKXF+kEUhX+joFyf8lXbDsJahOcKyKMi9YqTjKiAkt6BXPuP1c/5V9",
+	"UkykLK2N1mzTVZ5njAp91cFjoEjq37lii0BbtUmubXaEFjV4kqYp14/R7L3XAkrD5jUUGXr3vrgcGtmy",
+	"5CHKCrRjvqBlSVcwnKWc/5Qrt+Qy3IFUJaMLc/ybP4f6SRnQxGtRLNXbPGX1JVtbleawzOvvlmrf9zfv",
+	"QponywUTCub8ocyCDwmjtq/vYZnf8hSZdH33/Ysj+Ooy2Fdtg3+Gh6J6Wx8DayxZsiy5ghuVl2xhjbZu",
+	"mXaisOYS2tYv9IFmG9rbrx9vGjc8yx5ypNgnuiiyXUmEp8HH+J4U20os+b40rOhspzcaRAS6s7EU+Sto",
+	"Gv7YhQSWRZGXiqWvhWLlNU3Ypm0CRp3k2Qsu0jqnqJ0ceOYvrJRt26mYoHjzPeT0NEez3neXFbhtHWej",
+	"0+BCh9avajOq30ohnhlkhO7ErE0g6n0azvKhnYS+zRJapqPqXvOeGPKFHpwxYc17J70ZV/Pl1SjJFweL",
+	"PLlZJIX7v5bASkGzA9corMBZmr5liytWegaYMDO4pplkzVtZy5RZ01757Dha33it5SMrgOXonfQW0G8v",
+	"6jGxXOgdyO8EfDY/fIy27Bh2HiKCmhhQHzFKnvovscwyFNZqfK4aclPkoFn27rp38vNmUc31/dJ//f5j",
+	"1OhQdwDmtnRKVc1qllLFhlq47oUGZd65WoWvxX04bafpvMI3Q2eMfUrmVMzY1Jzuupj41zkrUU+wzxE5",
+	"z++kMaKUKbmb84wRDvKrcWIxcKNt3aJ5vmAFRRPL1ofxvthinNT3x22euPt/x01/Xb0c3PKMJ0zIbuNd",
+	"MEVTqugew3hrXw0Ool0ssou/iSS3jrtkRS65ystVp2kGpIdOcwTHTPDSU1Qt1+WOXuymFxP0ZdOSWWue",
+	"sT1ZEh15fCkt6bVmze71AGuKessi3fkwg2rmSK3TrP9SvbLxdot6d7TU6r4MGSIWVCu2Q/M6FzNCU7Bs",
+	"0Kt8qfBk4lH9x1IqsqApI32cIVpZwDvwALHG7JGTb6ortX4BG3ZdHRzvzNcozdHR2qXsnWeP/3nHq7YP",
+	"3ro1zkODz9VYcY2X12hh4/X0cqNSS+VKJLU709zB69pdmi8oF7vKz1pMmS6sXNtQ7he5mBHFPqmI3OY8",
+	"YRHhCzpjEdGKUx6Ra56xXagg6mVUzJZ0hr2NRqPBqHeiuUPTovH64h15/vS74SFJ9NhIn+ltuS7t0917",
+	"RMm9yxT/IXMREVkwlswfPtOSKjbNrImu3usPJWPQ6SjEEfS5YNMFFXQG6mC37a8p99sev+8qdL6sn6PH",
+	"lTubYsXOOiNQ7866K1LEzq8Bbwl7VNHBdk0ohgJYOxesYNA9223x7bp8qXV/XZNy1mVkY/kM/u6bsrYT",
+	"J37TXLp3AlZN5IJF5IrRkpURoQWf3rBVRHI9hKOIXFHJk4gsVCa7LKaWRY1pPmiu/PHy8j3JS/j/Bflw",
+	"/ob07VyIyq3sOQieTHujt0xEM5BhWSQRKZlUEZmVtJj/kgWbWjA1z1sc9DBEfOCUvH93cUnu5kwQeiWZ",
+	"CLMMqxW3Dm2RFNWo9AjN2CJyx65kntww1XkdOtPva//W/TIk/IajvlonTseld5MmgxYh9klNk2UpOymM",
+	"TTEHuq83slEYeOuJ+03bt2KzvOS72p/q+uX6JfvH5+PDE0IJiHX9o/HR8XD8bDg+HKAL3omuGGPwTwgs",
+	"qJ66PByfjPV//xU+MLtav5oiNJWkmsAGUUHP4gGE+rYSA78MmV6E7w59OPF6Xdk7AxoYkTNzk2Rc3OCB",
+	"pER3BsE7pB8vksJE7sWRvnYw6I+nJC8nwl5HTSdoBE5MeFc3A29Ce7kgXA1IQgW50trQbX7D0pAHpnEh",
+	"N5irIhmjUpFnYy9yK0gXO5sg/vPi3U9/odkSbA8L+uk1vuRHojoSqtYmzF7NmlbBkhgMlZcugHidW5sl",
+	"aw+o0muo5lTZrYC/YSW1ZqVslCAplyK8JCIYXlgFE56Q+L9/psN/joffTT/+/ndx+B6oRXpvEm/aoxi9",
+	"NrTEzRjR1547fAGnllqWQna0rnY2d+KR+aIH8lEvjxZTRPBG2HgHQEPnTIJEtXbGDBlRSSS9ZWmEfFm2",
+	"avOjbWf4kc/m5sO48WDt4LrrTOY7UGvdWrKnYcOYMlxLu5H7SzAtfDGi/0vN1NSw4kNkQOc9/4GzLH2l",
+	"3wk6XHRHAV5ZLhmKss7su6ArfeXULL4BZdVfYmw8siMOniWx0kQZkv9XGHBwq+k1ZF72d0fL86NzeveW",
+	"SUlnQN5nBf8zW60v31W+FOmUSsnUlKeyJSLbBN9TE1o0hGDHFOIeS0aTOZOnhC0KtdIsl1wvswzjIWuW",
+	"h63G680i4D4uhvWp6PsSBYylZCW5m+dkxgQr9UuEq5ZLv+Alkw+yK3e032dUqulStsi9b7SQIpdJwqS8",
+	"XmZ6Clo5SvIyZSkwVC4IJdfsjkiM19Lz2W/ArTwMNhZOnjEx6+3WzBpIY7vny/cMY1vRGhVusk96u9FY",
+	"r+CJArp/lAsTT9ADLsqiyFZniWVjdvnM5CrLK9iRM2a+E2i2Ddjt9ZnXjQxvaQlxUbo16OSlaxI+fnDt",
+	"wsfvXeP4a9WDHeR7WgaWiyadjP3eLDeRkQkaakoJXvrSsuSkz5XUbGZwaqwIwGAw5l/rBCYLK6zsB+43",
+	"M4fW7anEl4YWa5Yo5CBUc1YSKlYKstfuqCR9sPrDWUzLlRadG0KovSKi3l2+zFJyxQbkruRKMWHk1fuo",
+	"l5arKbwaCokyE9+Beu2+hky+NjXscZqrxKatTWBaGDSi9/Qx+m9svF3FyO2hG6Dt1F+AamVbaeTCTe8R",
+	"zoc1+W1zP2NaHOESL+OU5AJieTUPT+3lCyIKT/VTmoaCl1lIvvlJX9jXYDcxWqAjXIIEikwKrph8qbQg",
+	"wIXQN2Zau2HMtbbv5bLhpjCL21iw4B4t1fxtnjYCNkQumhEyJ70f8ztYXK1R23bBj1/miiWKpSMSG7Nu",
+	"fEK4ImZ0IAllVOl52yBcZ7e40wL0RNQSK0gMRmFshGvWRd7pcZKj0WHVm2N+WiyRzFiWicpvmICIg4lw",
+	"2ZH5nUC7io1Gho7s9vW5lEtWkviAFvzADvXgs8uKvD/AAQ0IPCmjiaDLlDORsCFcxkTlGPZgl+XD+ZtT",
+	"IhmzU0Eri73EzPKaxepFPXgo6Gt+qeXFCytErEtoceIeiMlcdz3jt0ygvhgrlb2VsR7dIk9ZKUxyhByR",
+	"73Gvpf4tLkp+SxWLfVc4esnhhMOPHW/UarzvbQPeV7YpO7HLyzdvW6RoO3Y9P31T6LlFhAuy4FnGjcAW",
+	"oT0G8nhhNvk1iYFNHWRcqjjScwMGZT5PROy4l3uk+kaxhd7+4G8lo2mMpjUkjIOUyyS/ZWWsucFEmCXu",
+	"H42Png/Hfxge/XEQXu/n4/F4jBSxoJ/4Qi/4H58f62/HUW/BBX5V2bxcTL1etiy7zHPPcrAxhmvNL6IP",
+	"LxiycMUiyyCptFcq6cs5Lar8CGc8s94HYqwPg3Wjw3TBTBDLLsq6Fz/f6Tp7ic+/yPLkpoOhkEvUYNuC",
+	"pZeJWpYsfelF8XcffYMJ26lsMQgEVM6XVKRabWdn5Wxp/cG7mXRapcdNAekhz5obC+b6By5vM8buIsj6",
+	"9PaIBG+/CNunYBEAdl/OBV+wS+PR7L7W3cP73RAvEiZoyfOAIJ0LpMStcpIxhWymAkzE7dzWxkFfGnPe",
+	"Hq78i06JMN6U9NU9lWaV9qA5t8A1ZnEUYhZbQsN3HHpwBeFKcBEXK1+7LfNcQdAwXRQZ3rEs4wlXzcSC",
+	"jVdwo4Nz02jz+4uqk+ZPr/xOIQF6UWTM5Zy05Ra4XamjiIxDrhafZ4+3sIIe2J317X7NTOZenLghHZg/",
+	"GdzDhNFkTj6cvx7ay7xydZyQ+DN8OCE/g2kwIqPR6OO972XxNsq/Znbys5h71lwG5Eq3oPvWXZyYMCT9",
+	"772WMMy3EIj0P1qszCOSUkVJ/4pK9vx4EBHLie5BgDEvWMkkcn+dkM/LkleP/wf2Qv5Hj+DKtXd/H4P/",
+	"sNnQNOPiJiLQhCamiCiuMt2KN7v/qDUv+T/Zf9zHp7joC7oiCS3L1UTEVIgcCUgaoQlkgzjkbrRhI/YU",
+	"6EH3oh6sCAQGpjz31E7vTxjydiMa/LrHlQxqnLOr7xc3X0Whb4063yPWPNrsqz0aj7XAeTQeP76vNhQu",
+	"voW5+jHc2yN2RttDtncO1K6FZTei9TTvwKmQs0JrJ8Oj0Tgib19fRuTFxffDp8OXGQUj8p/evxk+HY3b",
+	"In5cbMeOAdxt3mHnER5+/P3v4ohQRRZ50wEfWRgIE+VchyrYGru953Y8OKJ7C8V4Uc/hwGarjJC/jf4+",
+	"+q9TQklRsmHJMkYlI3J5fc0/gQ0hSVihWNrR9hkylRh2AIbt/XgBGu4rsKW1Wb3gJv38hq3QpmBNWOVp",
+	"9f2cCTKnEp1GJEZXQhwyLa3tV2MEsssQmKx8Wn20KzSa8WjycDzWFEizbLCbO6uhxC24sB9DWSi+i6kZ",
+	"dJsvcN0WudYzrIVAT4dLUrLrpWQp6R+PDwcj8nYpFQbDwEPXS60KtrqBWrWAJobTggsn/zyQ3t5553g/",
+	"qttrkFFPBtHnvmclv2Up4jQpGxTbCFz0YZaQc33sOxb2eRw9P7y33w/+43cPPZGopO55O++syGJvvha7",
+	"xfxA5c22Nt/myc2ZvAlc5w1BOihJo8Cy6ww8OWfLBPakH82mAjZ64B9U3sQRkM9VSUUyZ5KokrNUn8O8",
+	"TFlpTy0V8g4uNxAw8RMXMxLbWccQwCgh/IrOKBc1rrNt0V9A7817qEvwRzs5WoNDV4Ksr8+f+C3Tyg1o",
+	"DjHpgwCflxDOAMGasZblY9K/4oKWK4ibRiVB5Ipc5Wq+bpXbjQJ1+9set3N8oZ8FC15NP9xsvKserdv+",
+	"unRojXT7nRS+YFOrbGyB3fuVkn1FGCyTzJq+rQ84vxODr3AenJGrvjT73HvYVPthQu/h/poXJARtlUqt",
+	"Dwx0smTOpi5qY7N5yblm3ItKZdMuhinn+9iLkFlJt/bxSj9zH/WMS29LnBc8tD/Ro/9qSyfgw7tgSkHI",
+	"nJfOMPWk/C0XVw0UwEP3mLYNvBUPJOxCPhNkrlShD5H+v7SKzxqlt4Rj1bLe8+TGc6iZj3nBBC14S2Ip",
+	"pndtW4gP9rmmhmS7PhyNR+P6sA8fWS41UK97KkJUstYNoFcyz5aKdVRB9xVv27Uwk0wTABdbQ96VHbSu",
+	"Hdd1yRXbb1XbGUkLze65dAUtaZaxjMtFjewOPX/m4XPPk3kY8mRKlRfTXEyvKc+WJeuYYYawqXVhdwfd",
+	"8tl43C2013XUvlOXTKpvT/6dkye3iFcIZbI9lrG7nqEbdddjlzV3y+K62rD44AN/3FPSdt1i9nQF39bd",
+	"EeB7/T9PoOVJ74RMzHQmvft1z8NWs/Se3jAt3+3hCNvUpN4EwMuuErC7rVJLyFPXFbC0M8XwiukuhnQD",
+	"wJU2XF7Gmu5armi9cTdAIBL+CnlVN0yQxVIqMs8ziANKaIaQjxBm4eLgXRhF7OTSmHA5ESZCiPSvmOQp",
+	"k42n4ddRY1zx4JRQ7MkGmak5WxAukWscj59ORMwF2D8TWCN4MR4Rl8nEJUBCG3eaFzRD7uZUMYvCiTPU",
+	"kzNYqp2IzZ37TbaFqIcma/MAQJbsdlmmbYH6N/hltwjlkt5NzQvrcUhgN1SSZdcRgNkINC7mImEjcsFE",
+	"SrgiVJL4zA8tOyEvMBxtshyPnyY3bAV/MDBXxH8bnr1/PfwzW52s/T6qkCu0CLlIiunTX46Gf7h79bez",
+	"t+/fvNr0v09bZQ+MNrPzDa3r9yDWfG8g93Y0XmjBaU1E0otDAVkhAv9sDKnOEGpnrMoHtCiyFbgJJyL+",
+	"06vGr34cHvtU5KUyZOwOCWBbIsaLgljA/Hoi4oAGGZ8aSq+FdhkHpYkUi81J1lp6nnJwO7vWvGtHNxG0",
+	"+JjmAsbJoPeTFtxDWPO1hUVSHNweBjWF37Bui0G6IY9PeVuL7u1rhgH2jhvGCjiGBAB8SB+oc3Dq26Uj",
+	"QomAVA/MoZXuab1bTVR13aLU554ATEcoX+lLquEhreQ9F427gaekrwcvcxipH3w6OPUe1ZO9hjDVK83L",
+	"zKoURcZZ2slrdMMRhd0S59uX701Y98fH0yr2tiHsFNkfchl0CEf5TZkqdk9gCFu2O6zbbnkK66J9ly4e",
+	"wfDyxYwoHnM3xyjqlCAdEHq/L/m1Mqmjobg7PtsFxc5GqH0M5Yi7uHkTJKUboInCnErwAJv6CIjfKAkX",
+	"GNRfpqw8hWwKuOpFLhgUHoALOpSwQRVJ+fU1K+VIX8BMMpGw+ASQx4ARa5EYnN0QXp8BUtKpScHnKbNj",
+	"1CxO80C9thPRp75V/MP56wFa3XM1B8YJ6R61iHzbdRsMa+U6aKiDTcUn8lyKHzuwUsiKrsU2IUcLvpzx",
+	"W/ZYe6zbqq4Ss9EZv2F3XOKmidZKSKa0TF5W5b4wYMxU66kvPunbSLzB9ugL/4xYuokseZsVCMqt+nSc",
+	"M5dFHchH686H/KMWClPWP3dKb7O0vT3d2bYZucFumOU+Zg8P8r4tfHOzbal3YaIpEE/eAtGbzBebSsNG",
+	"sxGpqUKDU3BNSpWXLB2Rv1YiGbISkZNlmeEBtQbwJ9I8T8ywgwGawWvR0XYtTUnr5ZqJlZiVFREYJ9yb",
+	"JwcHRuHCbPukOPWkzCfSDcqXJkn/+OhIE73e5WVp9HyugFVptjfoCGL1/RILBjw0zLD9sCZ5sTIH9JTE",
+	"qG8CmwSFc6h/jrcgT20c+ENcdPvGz6yN5pVIL6m82RPa2KaHbLQbvX/pgBDKLck3IVPgD1r1tZHKaQw3",
+	"3CmhpJ7QQ/q4CSck/jyxzvFJ74T8/PE+HuxhLKwQUl0GtR2D5q+UZ8h0qEhYlgUBTxucyrQYYk+vjELU",
+	"5Io8mcNxdBlEWnOqHzJ3Uo3re0RizKeaUpFOMzajySomfXwHJLTByURUqVY204r0C1YOLXMyQcfResrW",
+	"AJV0LrjiNOP/ZPHwikqW2nYmgurLcERi7Huq9ys+qXI+IQDqil3nJSPVME5top0rT6RZDs4Js6zkMplP",
+	"hGsGE0b7w6dHz8eHaB9ZG2oETFbPh5rhPZHkmmbZFU1uqoWyI/SXZQiClI0g9KcL83ej9KyIdgZm7ciM",
+	"KWtUHE8EsOwPwqGlNxQdmMn46GgAtkWHiWSfttGasi59re20vumrZdfyVzXFjlkQmhbfwltnIn1jW9Xf",
+	"4od32HD1GHzxUVOxwX5tQRU/otPWi8dUqD07OiMlEykGbfRHUKnlRuR3AjFbhoAFo09rGE/t14Rc/k1g",
+	"xncD+/7fi+LdLGGy0RJlyNoPKO2MBP6rQ/7eC4O7a4GI2rL+SoCrGwDV3vwjx5OCd7LHzR4D2KXGHb8V",
+	"kmaQltcm1u7INqHNWwQdrJXd6oL6ge6RgW2lF2L+zUuSzGku4X7nYoY17aBCHYlLqlhM+pDDczjwktsT",
+	"mmVVCcSJuKNcSRKnLKOr6cI4NIwkZcqBxaRvuwZh4ymZ9F4bJDECT5A+F/9AaAUUsCa9U3PhgxRRNR/h",
+	"A1paolmGMo7M8jsoQwaISywdhIElsQUj82N0yNMuee+7y+imllsVkRLsQiyhAklz78s64kFQ2l7kyY0s",
+	"WDJCQngwnJttDwbjIa+t0bWzpnmOwlpMwM/jjyOXOjzSr1IFHKoteHz7YbCWGPtC8EBUxYTqA27vJTIL",
+	"5M8FSFxPoVEJae0KWiKYeP3NoffWMEMlMhj+dcvKRvYt0piD9duuCsEIvLYiW0F50yr9yQCoXeqj+9jx",
+	"QxUEji1gCTkvNJmzFN2vylSvlk+IbeaUvDi7eDUFkGzzhKmeir5uiDNI6IIRlQ/2MBXYGaeXtpboQy6g",
+	"cybVpfENNC+fR4B2tFdQO7bjfdT7kdEMybbB36iielV9qspvINCB3lKON+HHlmIAdTUdXkvZrKRpSxmS",
+	"zuKMq8Dhhle9HJrda+Beb1++f0kRznjfhJrdas2F8UGbqbz6qY2D/pc2j4bMnO2mPWe+R+NezTmc34lg",
+	"btaOXlnES5zCPd/5iNYJaHuGUas+7dtwtWS8wWjbRC7eUHCunXzeFUycvX+9Z2ChFzQT8KmZXyOMhwFX",
+	"mvGiQcaG+aYkfz97+warhhBIBsJwo5LEyzKD8KAtFr+dyMWO6onEZP8HUsumOykn10wl81q3zSna7+OO",
+	"NwvuWhsMoRcbsC5Q1pzggejkTqh8AUC+xrID9iKKg7Xj7XXVXr0J/KMJWAghu4u5lsDVpr+7plzNr5dZ",
+	"tjLJQsYnAe5OEPxM9WPjO31ANadOOIBbLs7XADpvsK/3OWSdasG0eizd7XRKPt+3SDIestPm4YeJbkGV",
+	"FracML65lAywbPMkerWtrdi40WGMIheMmIY7Fcurat90RNipZUNshx7udFWbQUTrS+L3F7Vf6XpwF3tE",
+	"XZ8hL8VXPcZrXIoQMoWoZ7esvKKKL/ZwrFRw6Fvgp0EptgCT2xrNl1oVfCVUGQhqNdHORjYPW2O1CjNN",
+	"TGBgC514vKelsG5GFROJ1dQbqnIUpPEu1lFTCieQmCmxySAPXCFjc8fEOF3AVaHfIn3qijEttAQm8in8",
+	"MCApR84JHztnQppdeGtG1VJuLMm3B8iblt6Zp2slxVtru9viDBLcReBsrlgBsqvByMhmjN/ubLitUMDW",
+	"ig4sFwtaVkVKgBWRfoU34gOOhF0XZb4UbcDo+JtuHebJcyGtfIykbQDjs4wUGV3pW84mxvqA6dSG2Gtu",
+	"KW9YauKMdtvdcz2YMB7vL0smEmZDwrfbtu0LUrGiRfJSrKi8gP0x+hoHGHsJPkVswhG5k2a3H+FtBUuu",
+	"TfkXtBp2uj78PMRujgyzqFVi4lrMEcgy4bgKfUrBzEhJUeafuLEreoFkqFNB+BYJzyKIhusfEMeAIhtz",
+	"ZY5idZhbbip/d2u8yjtMNc5b459Rk203KMwdGW/Zg5dhgym1WwXXCcGKPYhxQnmmJURnICQlo2kYFMqZ",
+	"DsN4glSGoHlAS4sTrlYnhP2ypJkkk957WnI56cFleEf1N29ykeZi0guXuPGvli3WjWqvzIg2LN+7im83",
+	"MJYwpiM+qY4pePhpde/04agiFT2RBkB1cGrt6ydGqxuev3+JBvWJ6GMXDMoOaUK+oqlh7vpFe1HBu3Ba",
+	"gbOJvOrUUOQpicHkHp8gsrFT5WruhFMSlwxN+PGJg7ox92XKZYHX5fH4MCLH46cROT76To/DnLr4ZCLc",
+	"7A366/ppxeBK3SesR33KESkZsO5B3cNvImYiZ2O1U+/Z0Hi9ezh01Cb0gIJmL7OT72koDnY3U2JN3PpW",
+	"vqzafRTMRQYGsena7HsgkRGx4JERATjJgbkpHU1FE4Hamt5AB6JtMCO8VvEOttBIwHbJmRsD7D4KCFku",
+	"ZlgLS0zE0fj4j+RqpSBvBqgDdFWtwQA9GRMkSQAhEGXyiHBJblih0DaCCwqRMoTKiYgnvX7GrhXJl+qE",
+	"PHt6dIgdDCa9+JTI3Ev8KahU5PA5+TN/4azdldihBwEnrG98YxOhX4Wer3kpVYTgWm6dByPyf+x8uckw",
+	"otkdXeFwg+k82PLuKqqL7LF+u6tVtdg8jcwMYTPBGI/GRCqIt/tP9HJ9nhgAeMw1ReizSS8itYiyz6PR",
+	"6P4+HtTg8EHTTLmpCrfR+0WLn3GjPgYUGZDLdl8D2Kon0iP05iKAKqB3Vc8SeTHODLnqpHcfW/HViNMT",
+	"4dE0h3IT+gYaEMwKwtvKW8IDRO+PH7oECPHSUldHpOxTJQfaEcea+mIDDuMDwejL4WbNIqDlpj5cB8gh",
+	"mEghxuwGDr9WAFJ9ZLw6BPo7/Rf2YIxItj9z1RjOvV3wlK22zmr77phQDWbFhedV6lNBYgyot7wzdtDk",
+	"wJ6si9sg41xcvCIlK7LV4JSAgcioBLgCWAnALZrr5qrMl7O5Ilc0uZmIPvZ4boQ3GQ8IvVYQt00YLTNu",
+	"pEzULmp04EMR6PWd5suWNTCztRqoYZUoyFYULWBLOsSH44Eyix45LuPIzB/PhlvmgyfZh/hWeC5eWPbd",
+	"PM/sCp9AyoW3W/pjXR6wJu74s5aMI2Ico9FE6IvgPj51gdNaKMxoaS8ScvQMuHgEjQJztl/5l4TenDV7",
+	"RZILwRKIPuQiyZYpS1uKiv6Y38HtVQs+h8PWi9bNHqpcioQGI/8vK3VZTyRZKkzN4xJvFDveQYetrikP",
+	"Zlv8zkPb+4bfMmGMQvV9DXoWHxLk+yaf8T1hX9iC8qwZ7/3sOAgxIuVdjvGXW/LkGiPHPrwWNsyhsoTU",
+	"x7mU203/H2QgbAReDHX4NtBLsixLrRj60WbT1oIzDkgAKrFdMU22IAeKvIZSAzfCioC8ZNRmk42wc90Z",
+	"v9nuQnUzvnDN2fegxW2OKmpdxvA2wFle34o9auc5Yg7YwLJ6BMCdgJFjtlwY+Ul2tb4HFgXN6Jbwofda",
+	"Fbj2lXiMgECzpvtXerPYgxtc79twTV7jfe5yRtfqpG3RoCJyw1ao9HrSJukfQrmWY5IxhRjLKZ9xJSMS",
+	"T+OJyEsSD+NT0Aww04tQuE0oKaia6/5Q9xiMyEuTnpBfg1PbS1yYMQPeoa81AbAdIXGIOKkFJaI4sjYz",
+	"raCzVKv+8MuF0tIr5jegFDOjXJhAvqbkUxsYpFga+adktxwi9TG4T4syIHq75YFL2InY/ZAEHZHY6qLm",
+	"KyMeA/qC1k1tmR0YG0/dKPQZmIjYhMiNMGmJC6moSEzikvmypCLNFwY8Y2DxE/W8n0jN/4RWMfWtHnkx",
+	"kTgVs3xWYJkIa80DAGOsyJ9fg/wBsB8mkkOrXi5bpX80PiJnBlv6lByPx1Y+r1YKgjMnAtVRqghPTXY+",
+	"4rdA6GZl5DQjtDoMEG4fKkkZ4X26kPFgRC5AO4Y2JgIAaFDPI7Fin9QBTH2IU8dw0CRfMKBPhlihMMkr",
+	"LfOfomX1jmvZGe1QM6aQGlGKq0gQa+nEAyLpCpT0PEKzbdOegEGmI3Im7JQ8HWDGb5lWvuWaAQmNkQCo",
+	"8nmC1iJQVmvi4/19rIfvLJjSFVPy2cYhxivUvuqs0LngzhpredwYTw9xc3eclTu6cmpPjbExkcoRie9A",
+	"lQSYC2dMdAsWoe1Onz7nONO0aSkpywAEJYLdQAYiVU0hDfHLk6AxAk0Rka2GcR+Tvt5auLigEnvIVoGV",
+	"MSZo1J70TibCf8M0NYI0RtD+raEaWzEGevwJnLD4/X+f6ZYHUErfMKYnmtD0lRlNhGk2ggyoDPzFxTmY",
+	"lPVwgGE9gadzJbXqYlJB9TXw+T62hiGESiKXmg2wTzRR2WoC6np+DZgzwGIM/swyAxgZNCBDlhp6BmLc",
+	"IIEeD8MEAD7WsErkSROBFoPTqiSAtXaljBWDU3c0n0ir5buo8ApBWW8uo2lE/LT5ifDAZjHYZO7i0+uY",
+	"s3ZrNVeC0yNb56qZuusXMvBcJwu6QuSd+PNnno70odLnvMhowvT3cP9e8ywzxXt9F6VeJqZvoc+fw1Ry",
+	"fx8HA9J3g0b2wIq7ucXWYIuDqfgVy6/hFlgjDRe4CJVdyz1iBnTqMG7WN2e0V/S8Dyq+ecBN+upTG2zT",
+	"IDhLDpGzGBgLQencn4POTtydMMw74MlVmmD3mNUuzXYA/WlU9PMcyp0Q/eyzWv6mctdCRY290mfQmjFQ",
+	"OtJt6j3VfV1SeYOSy9n71ySZs+RGOjwh5eHKSXrL0kE0EVdsthRYfFXV7IJ+VuwpsjP0zMEQflnmivnX",
+	"TQdbrL2v9SAf+Z4OQ3pf+jDe5mgK9kkhB7bQ3aS65DF72Vs6uHZbFq92EvalSbcoL6yR8DGXZTNEeCWt",
+	"ri/dW3rDjHlWeVb/unUaqr86IHR9V0AWEleRiYSxwiSuvRbfrcqylpZN+hgoAkTtkp7blYWBwXFQnkO0",
+	"YbqtCeimmDyWHaFiVStSivRtBDLAuPPvNBSxarZ+RMVBiX1EzszVrkWIwkoDI/JXY9QHed6NxKWCnV38",
+	"eXr5+u2rdx8uY9J/PiYSNUKnd1xTnmHetxPVPVXQWzrDD7QKSUlGFXNWebMGvNT3TERkbj5hUphACEl6",
+	"wwhXjWqnT5u1ToMIwXfm3OWCmbt2l4SCz/ucnzUrxsctXP7+W57ANdPH7mqEpefIyqrEiqqeIB/rG0Dr",
+	"5CckrOcLxlJTc9m5MesNuITX1cAzC0DDRtaoSsq4JkAOP5mIdjMCdly1Z2AdQETXikbNymAexh+D4qBf",
+	"bHE307aX4rY1owLWHKKMHhrbqiUwYX0sfZUXw4zdsoxUY9OPFCVfcAWB9quCyd1hRBqmPDvXwFxC9j0s",
+	"arltOddeczUwd9wI+mmKNcDNXmxgMMHSOTv01bF4SbNecdM+bAzbVEouFRWqQ+KhsfG2VRu+31JACw7W",
+	"tCjZNSu19CgfWfKVK6nYYlq48sGbp+P2IfK37+P2kPwWZvuFbTY/5Ypf86Qbm2iEmWX5LD4hsfCakAdm",
+	"/ka5j+EMG/U4pYrG6EvU785YGQ8AKi+flUzKWHPHemPuJ9Na9RlbUbmimdbJba+DKlLGBiBDhNAMM0D1",
+	"Zoz83HIuwWhZRZZhlX5IowjlfBtEjI0x8v0sn2FQ8/4p4rBs/rlK2RVk8HNxnUPImeKAsGfze6totKTk",
+	"iic006cwYyUEqi1YOWMiWYWR+GArOqF4+jfDVmhOu+zBsHvYufAvjQqqWT7reY09SoFUd7pq5P/4p8uv",
+	"hr2jMJNQIVhaM09orWoEViZsCciXcYTpq9vv+saAZ6yHJtLS4iyB1bDIKHf3bX6NwNMHSMIF5VZ4d0bU",
+	"lLFiCDGwKOHb9KOJ6Ke50kfohq2kjXQjsYkRHiVcrWLM2yYCLlg/dSmGu+rn8UdEE4dPo3GMUUUTAVxe",
+	"DowJkVjTqB02cAUr7JnKiJLEMBXNFuzzhgHB5OLRRLwz30stBEJYr35a5GpafdIXEuUC/paKlkpOdXdg",
+	"4xRp9cEscTwR/fNXR1oiBPTlqkX3aabwX7AiorU0ww9cxCPyVjcEgR5yIhIq2VAyIUHYGU3ERHjWKr3v",
+	"dRH3WotEBsLUqi9E3eXW3aElXqmJyugyVwxsxBBVezIRQ8/EeeKIw0vsjGyaEZXQJXhmYlcWWu8bWDxh",
+	"/CZ0ZiII8mlNDlKVy0QtS5a+tFbSurlAC7YSNhlyrQhKHBGK0hZtTTd5ND56Nhw/Hx7+cXBqR27DnQn7",
+	"VIDcC57JuG6Piv1J3JVcKSZOPKst1LZGiHQC4qWZpd6ghXH1QQFnH3HdkFatijO8YbxLkW4sNPs+WE5Y",
+	"3SVh0Uj9JRj4Nadxxm1R2muxSQRDk6pAcGMfdwbaZaawSWeuP3HK+4zfMmH8rhBThmFusVSs0AQNR3qD",
+	"N0DPXI/JYLagFU4fYmSD3j08MMGqcckKRtU0o1IhQ0hWScbiU5LkS6FZR8FK3azJQdcLU+iBofXkhq1I",
+	"H7PfSfw2KYaaBw+tWXH4Z7bSo7bF5sxLhk8ZWqLyJj7ZMzjZ+H7Rj1GvjQcUVaVENmrjoVPUGOdhUpWl",
+	"bQBnvy4XxZUjuxlK6GeUOU+nFtQw+jgsq0W+ZKUPa6sUZk+sc5YntCy1aobkObKPXmpJS28rWg6Beqzz",
+	"udr2U7PrlTxWUCmZPIU4V3+JRuSdqDmZrZPo6ZiMx2OykKZS72llS4P1nuVMEnpHV+BLxPhZ3QKu6lWZ",
+	"0zQBYgOwPfQiGtRaQvH6hAQTOARC5EutYURoBtbj0G1pdpzfsjIiKp8IE6hU6InJ5ZW711F1ZyI2djmX",
+	"MmvgFMxO2sgAn1ysOYJm2cDPFTOy7uLEYClNdQ9THH5qdnVRqOb3E1HVi6j/RK4YGK4bBFAVVKk1skYl",
+	"uq+D5hjqT7mO689hEQxM0JgIrFFCUr13Ircb8nCfl9vumpLsw1fX16PKBW9+HV6/oHhdmZafdqgZA4ow",
+	"indfuPDQV8Sv2rOKQo1ydqoNVRPrt2N2dPWZNc1Xa1ISKZlalgIlDCfZIB9+IhEJo/cv43vb9g64px65",
+	"TCz65DBGGiPgjbMBQhGcD+0bFUZu0SIvqrS9R9cgvT3cwZoHItpu5dQUK3atXV9tvK0z4clvtYw5/1sQ",
+	"6bqEbespdN4Cu05fYAtMKvSOCryvuduTuO6ZCIjNKO6j0DzaCDtY7/ScgS9O1oA4IK0yoysjK3AJ+duj",
+	"NQfW42MW/priELoaWy8wL/qxKehyYzBDkIKsW9kIvSZ4wYiMWrfVnyVhnxQTCFYd83wEtnDQZz8pqzIf",
+	"wJPxYETOrEcrELmLjlqWZLQ0/VZNcy0qg3z/86TX1kuyVoNw0vs4co3I2MRh4kTmVKQZ01K8lqQnom+I",
+	"/3JVsBMygSto0tMKBCQ0mrxNl3ApDcBMDHM7mDFQ0vEDosnaCmz4HULCx+QuL2/0hUPFygnaI/LalMZa",
+	"SnKdZ1l+Z4+Q3o6IlCy5yYVNoob4V3DdQWm8WDcJ3j81h8QsYtRj0jdBE842jUG7JE6XiGTkKb6R06wm",
+	"AtZHjzpazyZzsWLryYVLoXjWXIMrjGADlcS6/42qDaBKGKdyUgPzRx3W8aUDx5Ywv82YNYxQMxE2KwkL",
+	"+iMIv23E8DDyE8bbkXIppN3LK5rczGAaJ+RwHGklDnQmmMBEJFq5EzmZ5WW+VFywETmzip0P8F5RKZCX",
+	"NytLXBDFpdcUg0Lh2MA/3KboVqwSwxK13oEmRwCAP8TNid02PFwR2ZmbFnmWTYHB3NJs2ga6op/CTDF8",
+	"kMjlbIYmV5VXVQUOxza02yGweNfB82Y4wzh4IVRX9Tr2iq+AOyXOMJfQrpll9mxTgX0M1637tYW7rcld",
+	"u4DuVYyhppT98fnxuMsdHfbOHI63J5r5PQcdsJvDo4wY+MgSedSrqjRuSHWEs21z7i2LJpZDk/4hmefL",
+	"chO9H/9xvE7zgRW+/3Zhe1Ar8OWc5nJHOeLCgnYsuLxic3rL82XpYvwcIga0b0B1Ebzbsot1CXSRAwyN",
+	"D/w5rSAGA1ypzBVCcbuECosFb6xuVJBac66gCKAtmmht9MuWtyzV4gJUVS0yqq7zclErqwq1F4cwSBsY",
+	"E2Ib10vJpiW7Lpmct0EO3TBRpcfgK9JhosKb5qF+zMUtzXg6nZVUqHgQZlZ3ZS5mUy7lsm2t6svgknis",
+	"lRVvYBmb5BtkrGrtPYuo0pKgu3a865UodyOwywAZAVQLXpq1AtHE1YeGw+oydbRsiv5LW4RP0RsGxlpe",
+	"WlgYGbp2E3skthbaxMOD9rVwtr9DdaovpiMAfZOdwIzyCoB+QGDHpb2lIhKnTKysx0VOREyThEk5TZng",
+	"xioL0qCca0GTEv0J5aUzLXuClPg9E6s66IzuFUCUBUJzz8LYy1trfl9gte8gsK+bKQSXncLhdJgpMRbd",
+	"tpzjeHxIkjnNMoaW2Vda2AVf8RVzyi0OYupK5jgHAhIv+Je+RiFuW4O/GknrwrQdJrPNEXG1K+zCbGBv",
+	"pxMBEwZQElMVTpiA27hZBt2FtIId+sn6A19npYChTTN+zRRfsKmJ+11frzfmCQewB1SO/FCeak7VvHZr",
+	"ty7INJuDZrdct8BKkuvZyDGuB1+5tkm8cjfW49gny7ojIumCfpoClSXTkio2zfiCB9jVe1YOa8nyCUMw",
+	"NLMh2ES9dKBuj/Rd0HjBSrLgYqnYwACyLBgVEtLwb1lZ8pSNOsGntFYnseGBofJSWQaoX/qRkcfpOmSY",
+	"25on9VY/nL8ZSnrN4CAhaZ/iVWTwv8yKMFNwJYjVtnstnhBYn6myY6quhDc0lN1e6z8kiPtE+RgJ75sB",
+	"Djqnvb/PM56szpYpV48xKq+5c8Bs/2aAZusjWQebkZKpINZFhVMO5Pfh/A1eqXsBWHRkHryYcsHUljNn",
+	"S2L0/zb8IS/vaJmyVP+FaSmgRF2ef7i4fPX99P35u7+9fnUx6AS2ecNWW1A/RE5AUIZYjTsDCrvXgtRx",
+	"cqqTmi+vMhaCvNkPYjZfqlo4IqhkUQ8mQRWgZd7yFFwPm4thrG8HVCI0hkcboBOGVYdEUCi3tz0AGVbP",
+	"bERUUaedSlSV0KiB83hdVFRUX7T2A/LSllRo1HZZTd36NZIT7Jr5G8GFen4cnD8serdH3cZ0ebzpcuqy",
+	"t9XcISap47AyKtUmwtuNfWHPVatRtdSbNkmkbmkCpbygoGYO4BAQmta0xxnIcYNP3FqeoFt1fDsWTH7t",
+	"Uht/j0r/thObuvwFqvzbLi7zPNve/H3r5rzyDkTjqAhNFz7YuGdRsPQ5lXN69Oy5kXe1ONs76f33z+Ph",
+	"d3R4/fHz8+P734W428xWM9qJJxYw4qqOyvarHPnDztj8+jzuObO9airiue9QfxJn9Zfq+XB9CeS7/iwa",
+	"S17rM3Jb3SiJWFvv9T1vP/EXhm0+7KzqVqpj+vBjqdvzT+Q6aHmnciUFS6qSJQ+glN0OvO7WnvXHqDDi",
+	"D7x9I/9So8wmVjZUqus+BVvaLrT0uCmhsjeQZeBdA96F0cy4IYnligggiHHOvo6HbWCtbnMnfWw7kAFp",
+	"Midm0oAJIzD2uQMaIbYXVUvmZhxc+jK/ytgilO9Dzn94Sb47fvYHUuBDVRWgQMCGagNXg3HvsnGujmLw",
+	"IMLyT1vKYHjYibbG4PHRURCEn6tmMcIPoijzhEmp+RN5JRRWCGypueO/Sa/ypTq5yqi46XXK3LH9R5tw",
+	"GzU7yhVYrgIKWWIPiisTjxo2GBVKDOCUN7woWiI2/4H4ol1vqRuOYNd+HKl33t1xD/bVXuHKpgKUFSyJ",
+	"fjiqjpuDRvlw/jpcwMKh2lMAlKUITVqylCaqFUj0r3NAYwJ1F57HRQNwE7NqW0DuA2pw5WOHckF94Iqg",
+	"bg5GWwnD2xCz3M7EYjZ7A5HsWQCtXE3LZSCs8WW+KJYG0aPIqABr013JlXNUhX0/1RxkCBkd85ckI+Y5",
+	"s/71SMcupsONwq3kIsTeoXtEOrD6HvgzShO5D3FjGC9T19U3ilPhYh52qqY/0C24xEDZflXboyKNbWXa",
+	"hOJZtym51IjdZ3O/ib7CxbM8ClqnhgLfTbubxDyOd9+itUwtn9u/YqgdtDfCZuNtR60IrEGtguYOYEhn",
+	"5r3QVHeEudrDTl+jpM/72/FDGfk7AUGtmTxbi4DvVvLsEeO1bYYPfNISmYeJBrUgoRIDpLh9gaDtx7LX",
+	"++qauVgadfEdIUd+hv8upvsGZe+KzgDxeTYRor5zULpNs9JrW+0krp4/sKF9cRUCbGcDGHTKvlSU7Jp/",
+	"qu3StjCi7TdO4yxtzxrfM1ekHo5mwtHrcBxtWkFrUXzcsUdxaLSoz90dLDXWsFuEBpQlNfm6fQpJKDY/",
+	"FIM2K2xEKlYupReyYU8IZL5GBPJeIyd0Vn9BwivIpOyTGiAc61Wu5uuK0M6Ig3WskY/r+Te1oZ6S+PNn",
+	"S9lNtEVImDSAi1xAhBisA2SKS5DhPpy/lqNOkCYWEyQo0OtmQyhhFSBk2xgdIqQ+wDabbsawgGzjJG4P",
+	"6YNZtJASRGz/pSq5HS5WbEO7iamvXY8RKVmRlwrCeWMwBNCM/5PFvpZ/ND46Hh4eDsfPelEPs7afDo+e",
+	"uw/Ph4d/tB8OD4dHz4IL6sJgd+WYaUs5S5GL4T9ZmTdzpzFzGmqoIIqYAR2gRZGZXDJ4xkEcDJ8ejZ+N",
+	"wx6bLkgho22QGht53ppLAKq1tVbrb4lVdKv7uPGK54ymPFzEAQEDt1fGNw28xMfb68pvLkffVj7ejCJ0",
+	"QJpdr+0ixDpBA08c1mNE4vwmrnRzrXgTrhCabhQEkrHF9QPxdDbPwab/UlIYxbKyrOQ3IdkOc4zbwgtt",
+	"NRHIbJ9TRfBxkAwwiA9Y4Q1bVUnQpSZ4SGO+MkY8N4SUS9MiSwnolial5HA4Pro8fHYyPj4ZP/uvoHDM",
+	"ZyVtkWfQYACgYJb1cAiwyxgFnAQuydWSZ+kTCSB+UhHX3PY1amo8didqY/IWMkwi2MDLtaSXgMEAg+ET",
+	"7yFCAQ6uFIC5blJwBi4cD8LobLj8/sk3MXjysLwompN8cHSXWjRjSk4E+KIB8l2rAW+5lFzMWqa5In2M",
+	"2B+MyPcmOBOrdwi2Q5Bas9V9kqXPmWTK5v7J/Uw9pjZqM5lOMkNqHrhELrLVzqXk74MEVJnaH5TRnuVX",
+	"64N/wQUtK0mur+n7+fHAK0IKwk9e4mVkwaW7RF00FJHN4lv16BcCnA7MwpskJVe4EFZWHX1riwBfsKm1",
+	"kW9d6n8Jbb/SHRyuSh2ze/ArNQNEvWXJO0bTBMwD+uWmkaDa3orazRGtH5zdDAf2HLzocNYjgmed9LWq",
+	"ktIyJTQr5vSKqYgUNE1ZOogqlAKtaVSIHCWjKeK/6DGH1Y6Qyt48qOsXuj6nfVc3DOVqXxLePKQOxebt",
+	"EB5DWW/3TXdW18+ZVC99HI/6eBCWLKh8sV8iIvQ/CBuGpSYoFzIiXP60XLCSJ/pPvaT6/2d6ZPqPdwbI",
+	"rbSYb+dsxj4F3UIo1PteOgvCNgqzENijrQVoL979BJaotXWC/iJv1luUk5JJpaW6UbWED9ZObJtGO/G2",
+	"p81+TxO1RIjCTbM+Eys9cfDmfiqw5m/3Vzzlr6VedduNA0BJLUFBdn83c7a1XfFmENnZu47aqPwVvNIW",
+	"JO+K2uxy+LyTE7CB2zFO2yIrtY599OlTM/Nga3aBmRDgrQZCGfN0tcMJsOOsVJx9yoE1F3itGtiLVWWQ",
+	"yegVyyIST3pYTertq8sf332P1aQIfqW3HL+Y9IDRmxQWTDBZR6a5j3qIprZxBm0epqoR3e/UlKh/UEO/",
+	"LFm5eoSW7jsyICSGx2c+nqLyQDLbZ38aiU8sKZnCe1iSBdaJDZECVigOtrgssy7IyPA+Pl2NvOtl8GgY",
+	"yIHdaCue2WU7PHauH5/WKquuM+dGkneHuPVHOYIVt9wWA20tZLZbnFZvbXbR5qzx1l00a/1FtjF4kT/0",
+	"Fqqy+9fuIsN768LUn15dkoOlZKU8+MzT+2C9TWvQXo+8Ebmf9rtAoIygGBe4Cbdnam2SG8qKK21bHK8+",
+	"ZQ2BoatiX505rdXXh+2oddo+2GahXLsR1SS8ga0vVbOHyCeSdpmnnaY1gTw+RWMa5xpBV4y44eh7dRlB",
+	"qceIvP+g/zm7fPljRL5/9ebV5auI/Pjq7HutH7x7f/n63U8XG1WDxhUB8MdoGjw4JfFnuIHvYyLZDLzi",
+	"vnsNIRj0xTny7v26XXbj8Wi7NmBsXfcEl+7xt+QyfG1TyabhS3A/g5N952q1/Qb/vCmuX+/Gpsy0CCOv",
+	"qEir0oqUuPcBDQKDAGmKZU1CZsIG+JwXCvhQ45WJIQv+0LnI8I7gL11T7aymsI3XoRS50aLnsvU7X08u",
+	"xfvLRMQEo2AcmbsR21VYI7kaCe9s74Jj9ki2HDyy3yqB9ILesjN5WZf5dyvL8ugq9DbuERAsOqd8d42t",
+	"cVfbWmg9oHWgSgqQY+c/vCTP/3D8HX41BICBwXYnjJ8CMpl8OjrU/zwdTiafnr3Q/3yv//zDq4+/DyaF",
+	"XLgclIZRyMKZbNUKlmr+Vj+nmTlN5gxRHLbnkyVz5o42vlihIG198/LyzVv5je4cL0+tKdXyjBGgbtJP",
+	"S3qtBg7F0FkvrKf7eHwcjp+2T9prdi1BxUCLGTe2AwtCDDgzuLAcXdKtq/tKP3Mf9UxgWVdJ9wd4PCji",
+	"drxkwvkB5wxhTAg10yxfi+scqsMGpwjAFp1gchyYhn3LYiRNRa6mGEEdEBCZAsM91BkHaCYclVxHZjoo",
+	"2W1+Y86xjE/qSEqSADqSjdWeCK5AtkTwpXREvExyqGMhmSnU0ymrtmQ0fSeyVavPDaeMQ3m0GbNPBS/d",
+	"jE3povoyDE4MgMpEhNaB1JdBbzs2+uVXxMYYTG+reLEtoY618DJs4panppRxJ9ene8Mc9q0vbEhcg+qs",
+	"BKV/yFsD/gCqtZZUTkj8+YaL9ATgJ2nB/2eRFBFZlllEMC8PYNEWVEUEMpOiiVAlFVK3F7l2p1Tdx57v",
+	"GbsxYvPVCgBPcVs2y85200JO5qqr7ky9mZxkJqmvz6QIIxa4LMoGxf94Njx69pzM2SebEV4tqpf9tnWv",
+	"XH7Z+i92XTcZGbfLaTuK+82CU1oJRMcIrNTHR8ouXhZY96H77fHBvKF5e0u57ZLRDC5SD2fE3anXCO0h",
+	"icoNZRoIDhGA9bmPerdtEaEt1415fvQAjcJ22WQSDRYQ2dzAKkN6jS+Zi7whNdWlr8gT4Oyt2M70N9yA",
+	"VhJoyCWOEXnb/QBNCKXQx9CDqkzpLVpQA2OKSgkBAfhA7KrrQXHogs6YISwTJpJR2YUH7KtLMSmDfsav",
+	"bX7ZUXbbzQaylX8+qoLvq/RelMsDSBb26JVQ5epxUNN2d5jsY11/LPylX4sNPbTlYdO4if72l7m25Rt2",
+	"+XE4k5QtdoqvY6DB/vezznwVd+0ujtiw/f6sKJhIEQUcS07BnJ9IiBYjH87fnCJGpePv8D2WYQoqlI/o",
+	"iA/Y+jfs01+5mmvmUmGZfMN7gFUD2YXWkTkGCP7f94r5YBc2SAh8JpbFfueVLQwUh5sdflM3Jj47DlkG",
+	"PKTE6Z5JigWV8s6ACNZP6B/10fzDEUnmtKSJgpqAtsTdH47I1UqZWudej384qnX4x23bY6fqRhGa1KYV",
+	"b4uSyBtIqbsATkJy3ZZ3PshAnILJyqv1HRx8hV70COnpVWubUtS3mUp3sJ23JyJvnqyfZ9zEo9lrcPUU",
+	"2y4ptc2huwfaRt6eFLFtzAu+YJdGje8+oU4B4BjoHZhQ2yzaXAc72M/Xrd8PvRlCVrz1MN/W3zYw+kr9",
+	"ru92SD83M2xbuUvj7N1t3cABeQHns4soZp7ctFhYfXf3JrscAn+0wXVY8hBe5jfw5zyY5GhJs4xlXAYC",
+	"EA6xFhAkpgEUtU04OSWLvGT2V30FUrEKlIDxwUFVXkxzMb2mPFuWLHyAFEJj1Tn99vCDr+dbdwNcn1B9",
+	"LR+inGviehSlDaj0m6lsuvfzZcAQtLutAAtWTR2Ua51Mf4BfDYkCPj/8BYSZ5MssBbiDcinClNnxCG2O",
+	"5de/VeMLkD9icm18RNGdHQdSL3LnMB1NvPrM7kZBEBaxFGFAI0WzDuGqmJ9lx+rW0jbQWMDGfjcXr7ZS",
+	"TZNINcdNNPlop6tlXb7eAbObsw5Ia81r6xIiPr7Zw7X7Gd0csyqXmdotOKY9oHf3gxKyz5RL0YoHD/F0",
+	"5VJYGE2HyQNRi/vgoK/DIrgzgMTuoR1ac9/HtjO8y3nvpsXYZv2XPAxys1ZIO52DO336fNwYz4s7rpK5",
+	"r6XuZ2moadZd4xT9dWs2EDqnl1TevDf5Yw9hOLqdi+ViQcNmqa/Cc/wxPIr4CxbPB0Cu2xbWz5crlukf",
+	"MSwxCn/rhj92aR9COKQZY1vFBK5MYId5fNQ1tKNFoq/38/SIZPkdKxMqGbj2KwvUaHeYT8D2tHDxNpzY",
+	"FekrMrpqaXVDlQT96hNXoFXkdxF4JKvKr+QOJDFTb5kr0l+r2GpquQ58dCJTuNXqZK7KapWr3bbB7XUe",
+	"pl5CZyDiGqdgntFTIX00uzu//GDUHUnTgsSaOukA5mEuMLfmHX3zBrJWVnXMm4kSdmINhcMj4cZ58Q5g",
+	"8Li3SRe7iwePIGV/aylil9s3uH/uknV3/wZJ1s52w748hhi7Qbr/OjdK0Jz0DeE/kM/IPUxVWmaZ2tO5",
+	"Y11/e6Z3wRNFC5g31E2ldVt2r3upXVPmDnF2pkkDTWnzOWzFYepSDNELNYfK5FDLE9CXAKuvCZ/kinS7",
+	"ApuN+pYT4QpcXjHJU1uL3z0Nv46ahf0Gp4RiT15l6wXhkhhUpqcTEXMhl9fXPIE1wlqMI+KuAC4Rygvx",
+	"MxBGWX8RA+o3s6FhOEM9OfmV6i7ulO3zlcBca+ewSexrh20Lha6T2W42Oc2lHoXbdilK0Y5Yol//KRhr",
+	"/oYpBdA/KZ9xJSMST+OIxEMsWBmP4lMiBb1hUxAhuUSceRChuBaZECkPApZZopqgMkd/3JS4cTb8Lzr8",
+	"53j43XQ0bMnU+ADLezaD81+m+2lrWPGzU6Rxkz11C9dx46vzqFBiwPbsHMii7E4Zru9XJv+ygaYUgFOa",
+	"5wtWGDl2u1ohbvPEOX93XI/X1cvB1ch4wozTeetAbNnVPYbx1r4aHMQGl2iRS65y1Fm3m2pueJbtsXEX",
+	"+r0O27bRgbd25BsnBzrZs1jCY5NsLWaqceu0rLJbhEVSeOXItxNNUkytfrU/JBtEQjG1MbTrkaQltSyF",
+	"3CcQ3m35w61brSVqXX3fo8PjPxz/8enz4z/Ui/x2ryW7Y2yNrQnrXx94d3zsmz+GHz+Po+eH9/b7wX/8",
+	"rrfDsmFgxZ4XzCMUQtgkfe1cF6Edl/2wBeXt4eUMtkxgz43/7VQzaCc9GxmzJ/HtBSm6G0gngBOu56ic",
+	"M0A4Rz3I4pECjsRVDbdw9KvDFg2OHFL3FvQG1MUGuGgNU3Uw2vOQ+QihzYPQ+Xr6VZ2gXwtCKAZ77Yyx",
+	"3nIiMcprf23jXyGJfHfy3Vyr9GvkWQfA1BGhmsC/Jl2pZIv8lknCVTARbs9z5LKsuw26kW+9mQMZU5V5",
+	"mtzNoWr+F8rP3ZnxNPN1107Z9qTQfZIw902ofE+VZhlBcrGtrlMKiU32RkzyBVeKpeSGsUI2iiPLiMz4",
+	"LRMTUXobuCA0y0IJwHW1rX7G9udOEEHyGLrcFyvY0wgPdIrD4fO6wvBV4/2qK+TZeAfxbH94l40ZK50i",
+	"X39tAEQbVinPs8emybaLqOlq2aSR76iBP5IvZospx+7UNpMv2Gz/7bH5t8fmcTw24dPr3bPdy46drYET",
+	"9BnHKtIVfIb5hpV00IJdgDU8VU76krGJsIPRYvFAKyZlvpzNcdPoghGapiWTkmDNdMA4hpgwOSI/wu1t",
+	"gW6hrg1e2kwk5aoAfAORYrCNvrwRkB5Xvc6POmRxejzqePzd82g7Cq9QWpXSna9cJRiTr2llEtKH6lRn",
+	"4K0wBjybFeZ37+k/XtZoB4XDX10PcoMKMleq0Hqa/r8kH87ftBQPvmwAO63hdG0tXKb7/LiBDAENY81Z",
+	"hlsCEqxsj02SLjgJd95s5Kn+jtdIA0OuHBH4B29rlsADVnr70pjmo/qMNy3Y22AltPiaZtkVTW5i0jcq",
+	"0uCEUMuK9LGLicirMC5TVoD081KvJWjryMoq2K2JyGhyIweRbqhZWCK/JpR8OH/tw3SlOZMQQw8sAs4f",
+	"rRe/g9cmAr8iXBHoAQFHkUewdKQ7S/IyjU/MAfJnEQVqXIh0IurdcOm1NxFeoJhdKHD16l6C2khdt9hN",
+	"vvkC/MQpj7geNXo/XddfFl+Bi2xmFKfEUnrz0iZzqmmk4oIrpkbd+Mr6mZCh1Ly9wksXbVX9947isgm6",
+	"W8AX/sJKfr36T6wTvqcFCo112+TEQL1NfNgWDtCy8NBxCD1law5E0fCJrOyCN2yFwg4MGBpJJ6Iff570",
+	"klxc83IxwmLuk94JmfRokrBCTXr3+vx+nvSgUif+tJSsHFnDseZ/k15EJqaSRV7iQ+yXJc3kpBdNxAQL",
+	"mOD3Z0LoRqEKDk3R4AhF5apqe+aO0MwDKsxJRcp8KVLM+9HUSMXqdCIgaQSL2FsxRT8wyx2cITKSHcXr",
+	"mq/okbfn1FTEcNwcsutsh6M9BitvQpiPZ/4unxB/para77BaMBrIgHBvGKnH1F3rU1z9iQC/QSzBmKxX",
+	"ABuAERCuBrjYHld4ftwWTdIWTKIPe4v4wD7RRBGMOtUUglOwUKmGHxmrha2U5OwY45Adw3qddy0mV8uu",
+	"0G10YBJtyPjBrLe3mjb0/e7q5+dwKwZz3PyqNw0JA5YsW5GfwHkWuwKOh/FoQ730ttRkfs075Z67R6Oe",
+	"zery6tq01ke9h2i1ZFlytYLAS8MpC/5ntkLVIUTmRUYV8L2z9681i4tI/Lfh2fvXwz+z1QlZLJJiOhqN",
+	"YMJcv4E3sI1MO+m5h6sVwS7BFcdoycqzZRDTJdR1TTM4IS/g/foo4JKG9YMfq261ZI8gIgBS8jLPb3hA",
+	"bnxR5ncSYCbhMQyxl4AQoXc5y2fGgaMfTrARN1uTezM1L6/P+R5sN9eB9ALzKsmYZiReBIO0sqR+AkSK",
+	"vhY8MvISi2QSa/EeGHkCMznhbyMeTYRxXLgiqAqyBvI7UZNRIiJzcvaa0BmA3idUkCstyt6yLC+M+qgY",
+	"KPX2XuFqNBET8TIXt0zAcE8mYkjeUzXXDZQlYFLZMqcGTx/0EdhW+wMU99EyalwVVY6hyNtVxjTnG2I1",
+	"NbgljaoDGq6LzIsI+6RvVMKF5Kmp8ExXWU5TSfqxl5euL1wLqBBj269TbO7Dh9ffa21Js0lFFwV+e/7D",
+	"S/L06dPv9LXz4fIlvAFFhaufvzt+9gcSe5WUD4oyv8rY4vf6TolH5C804ynWWDZ2XbSPGPnVPA3VUAmJ",
+	"IYtNnpCfP8OEI5tTcf8xjrT4WDISwy8g11Ncm4KqOeHC3C5GxdbN9eO6Te/nw48jd5eOrFgRD2x1X5vl",
+	"QokL+4E5v+GYJgx5KFpmAZVRix0/j0ajj1qSwSvMi1yPzXDVnK1gtQo640KLf9CkOW2S0KWaawJKqGLY",
+	"ih5J3DhQMcETRyTC05pzqekSDuYpWQpJr5metVkAQ4Wa3Zu0ZmgAbGpXaFQZ5iWfcUH6EMmpBXSYxQVL",
+	"hj8wlcyHF1yx+CB+B48ByRDyCvYN6s3CPQIsQ6RQy7jBuCCfJ8y6sG7VDVth2Sp9kQABeDy2+QismxGL",
+	"yVWecnMUIEYJMbDit2d/m7549/3fpy/+fvnqIib9Q/KWv9ArZlXhU5LRcgbubSbJjClyfPgUmn4PM9GM",
+	"5IRYiJ7DaDwegzIsI/PBqZyw+vidUThPScFKU3fBNHA0Hut5AQtzdDgi7/V1SXHoPtVC0V5yfHRkNXEA",
+	"X9RPwRAvtThlMVk9KGyqSAzVaWjBD4xrbQQHEGN5135b0YXWn0Fd1hQjUlb67aR5ImMj5CKqq+XTHjLI",
+	"iV8I/r7y6Z30no7Go6emsgfctgejO5ZlwxuR3wkETx5Sny6GuPAwRktF64DLGAZWBeS1eAWrRww85uu0",
+	"d//xPgqNoihzBSLE0O5r+xj07B91BAUTPB2CkjQziTxfegV083DLDRNaohdtxgKiIrI8TX3+lazVvhkW",
+	"vS5TGRHB7jTRXvNSqojkBSo02coqBLk0PC0XbCJizCCLo4oXGo4DFG5o1bLPfkEljqAo2S3Pl5YDP5F1",
+	"Rmv0A1fv8HVqxu8iYGUvaq4aSDEAdlcJMVVqnHO2WFMRoNvrVpZXGZfzYK7gfRRuFmMo/VYNL+qdPBt7",
+	"2sVRTbM4DFU2DHdgUqX8HpqqR3OoHyuoSKCBo/HYFKVw4Vbela45CdZ/6ZLh5JYdsh9A8luTcOmMoa5V",
+	"phKiHY5xAKF23UAPXtDUw9Y8Hh9uf+WDsHyGpfjS0+0v/ZCXVzxNGeog0iYvA1F5B8BigWsmSWearnr+",
+	"0fqodexFUgxRH4TC81N4YIoP3Ee9IpeBw/cS7ET6RgW687vsnx2dkcPRGD+hLWowIu/0eYs1PYBgJBgz",
+	"qJCS3jLbzkT04/92IbO//52+AMw19Wzs5QdHBP1H1trgc4ATcjz+rqo2PzB3CATAG/HUSRhV8og+2Njm",
+	"Kcp9CtRQiBtb0JV+eoGV6bUodlfmYjYRS6F4ZqwKZaqn5U4futsqdnDrhMwYhEuTq2Ke181CKvFEIM7+",
+	"iJwvMyaJFXsMFn/1+AmJzSUXE0okW1AtoTmh/W+jv4/+i/TBes2GJdPaLyPgFPwEcimYuFg6OCWxt7Ox",
+	"lgb0phxpmaFa71PiNGjgk7CYJt4O+CMlXisgoNrnn9XbiauUjZGNH4p1oyS/ngjAvy+ZZtWzskj0v7SY",
+	"/5JF5I5dyTy5YarehFWPtOJgM0cMl64SJOKJAN9oXoKP9IJ8OH/TGIon4+qPmhnZUUFydERQZ40ILfhU",
+	"a7wTAdfdEZS95klEFiprNIq079rRPGoIs7IzhLmdTkRs00dGlf01Poir9K2YvL54R/74fHx4SmLf5z3K",
+	"qJgtMUpYP/L86XfDQ5LkKZO63dqjGJiw0L/FhC5yLbtBKefbnCcsInxBZywitzxleUSuecZOSWyc+/5b",
+	"E4Gv6flERBaMJfPw26hAmRQMqxoSPInO0lmi8jqnciLQIEJQJTT7iCOIT+2b+jRViRYxFPdGYz1PCTqI",
+	"2ABftQkW8USA4uSeBG1ZC8FmFD7/CN3VyO7ctVEBGr8wKLyPci01enEXSd3MZCK3Gpfj4eNfjqGLEYeY",
+	"Ag6C4dm/6stRv/Hd9jde5uI642i+PD7s0MV7NF9c5vkbravBe0dHXeZTlHnCpIQYmPrdjWtLqFi/wDve",
+	"38g9vBscemhK1Aef9f+0xI73esZUwNj2PXwv3SHV58/dbji2jNFb8wT7lMypmDEfLq9+hLC9+hGqUfBx",
+	"2xjSXz2FHW9/46dc/ZAvRdrYc5zhQ/Yc96+255FVmOo78CemNiz/+OswkEtDTsYexZUkybIs9dwrEek3",
+	"vOF/YiBC7b3dM6Yae72bsg2JrykEIBc2XKDB4uEg47GGaGK07KIL7ZTEYpllMUkyRsGc7XRqfOyUxJhq",
+	"am5vm38Zu5hkaBiCyEEQHpGzJl/h0tKCtWbjha1JB7kMl7Ye1UT0j4+OooatFsPbBoRfE64MSM+C3jBP",
+	"VhfQxYjEd7QUXMxkDLOVE2GF6aERpiHcJL3lCTvBmGyjBJTMxaIYkabE8VmrWCUKgsg9EVclo5BrYqaB",
+	"Vk/wdF3nJaFEsDuyoP/ISyvInxKapn4fa09zkZcTYevhBGSXRq7tF5JdWnLhO8kuX4n14BB/Y7fJv5SA",
+	"Y0SE/S871Ii6CzgH6RJJie1ulvQ5ZScbSJIXq5pag5pxliEMGHBFYGSWJ0agq6QkRj8ChJOAI2Gom4on",
+	"op8sIRCzpkMPyFJkTOp+QanhEtl06Ox/b6f/pY//ekceB/hm2goIG3mx+veR/2ZHXp+Jh0i3lq52OPNG",
+	"mvgCJ954ij2tSJ/nyIElAgKajEyaLlckdpJNfEKoWGnJL6Fgs9RilUj1Q1xMRF2HEim5ZipB8fjs6My4",
+	"v7iYjciZsLKLE5ZsaU7gN8dHR8hkMLqgLhERLqwHOx6R95XxcU23u3VT5cqTwTBqk6uJqCydAb5jWv72",
+	"6sZ7N8rfGgt46Mk0K9M4nCZCAQE2HEV2PKyGJHY4qhUqTVBjrbnILvDZr0FJ0FWbbwjgNGEskctE/w0r",
+	"rOhRAup4YqWY/dxJU/Pyg3TWIF/GImPOtjwir5VE4ajF06M1J+M6Qp9V3WU0Iu8ERP7XeaKyO4/NgvfX",
+	"JM0sM0a0IlprxFMttf4oGSiBoLE5Rw0XSQm+GRd5bn+5o5ieUFIuw1y2YS9GqKYvI9818aC+kUnaAEUh",
+	"+mnAbZum/9bvvp2wd5amzk6hcsM09jVdI7fodoEcfIb/Q0LSRqP2uUmpr06yMywhf7OqmdbjuEInLkTh",
+	"O6dVU1KaiIQKfU6vmMnYT4ETDE7I0jKQitFAHEpQU6ubx6uzvM1GjlP6t3zTJEZcF0ePECu8E0WuGdYt",
+	"RXYwr7ds3/iL8uMWMeV/gTHdO5w7bHDdlF7t7n7CSbQ9zk13gEnzX8r6PiLnTaN00PJ84ssmkq4kkXkl",
+	"gRheWDNE63aWAt9ON8hHawZ6ZIYdLPHbTddfUsDZhEj5rYzYW6Sdf9uzfyX27D35z5oxe2+R54CL2/zm",
+	"ATbunZlXUA07t3X1IJbc5Wfj6mRc3CCYQi165/delM6A2LQtWsfCmAg/FQYr9Plp1icuYsjmk5P48308",
+	"CHgSTb6lflm3C68RPHmowBn2CaFtJsODStP+CA31mA+KIf+DyGuvip8ntGQTgZmOFWBdVIto0qOD1bI5",
+	"b/btJ7KqFN+3iR/5EJ6bCJNvMkDh1AQ0CcawINwVIyahaETOzNJboBAKm8BM6BN4O8nx0VGI874Ggvoq",
+	"nBe7ajLcL8lgaz22cdfLalcxivM3x2e/FdvE5a80RYOjwpW09On4R0dOiuxvZ07q9LMv4Cp46/RMEHKu",
+	"KMyIxOAqjE/rQVNS5YUkcp7faTbAVXsU1Qc75G9vWn9hpvSvEQS4v5JxqaXVupU8v75+gJnckd0OhnJ7",
+	"i30BSoVb2zNjrrmCwNi5YEwBDhJZs9RgsC0GtTe8ToaO65HiVUZk38QK/Xz4EcAU4sGI/JRj5D0uqQxd",
+	"TtYN93XPQJUm2nZdYHGj3/BReDlnyU3jLPhSVQk5C9d56SUqdDwUlsDDZ2KZcnWAuFqt+WDvBDN4AZDj",
+	"iGBsuSZnxOMq86Vi9YSwEw8RYkHTKrt1Iho5ZTdsJVF6w6crkQpdsTdshdFcSl+TtgxavZGJMEngI/ID",
+	"zxQrAX7N5c/FEYlv2Er/hWKi5CJh8alLRWvPRGtLL3sPMz/Tq9cxv8yrX1Mdj614MuHGcDKP0RKsRLih",
+	"jQV6ds52Q+BTm+727DeS7uaRwfaENzxC/0Ipb5frGaAWgU/P2E7I50NwID567EXNDyBJHa5Xc0s2jhP8",
+	"/GU0IGj7GxmbTN/YeogyLvhMgAp7alRyxN4wufqQ4A2QWB6Q2AVTwwrDoxpHk+bvf90X5VfWjwwATO/k",
+	"548+eV8oWup75qoOflIjZzUPUHOOAL1hoe+VSGVtPzES8cpgJMHmRYRfEypW5t5Dk3P187py8gY7Dd80",
+	"2/FY2gnlYxdHmCHUfPkwctydE7Vs3CvjWdxt4xA2o33jqqDTpUSDUo35kfxO2H2kyj2TrhOQNR/Bh4kw",
+	"53kd1YNL8qNSxTuRrSJyQRfsgiv2f72hn7DdCz17yMMtyjxdJm0ZdBc4ry/DQLHxb5QvZztvZ6GQCZwA",
+	"IlSE4D7+juHu1Pnq12aov7mkupYz6aXY4X7A6ustAX2gtjHtB9Xq+51gKt7XlGkILEBl2+8rwhz3kiVM",
+	"qGzlaeAwrlMictJIUZ6I+JfYYekB2pSJaNIMNqrlYwPolJf/3k+oZEMuJBOSK37LBqckVnQWR5AzrNgs",
+	"L1dWC9HvmY6sfX5E3m+HxxiRcy2bG+ybiQClDHH1LFJyjWuQPmDjvP/w4s3rl9Pzs8tX0zev376+jEGd",
+	"W3CxVKwVSOOV2ZJdATV+2UlIbxH3FZ09RjN24R+jLWkM9g9uaIOydDSuAw/+JnQlS0jd0EHqlrL9laaj",
+	"Duz0Ms/fUrECfpKYl+Vm0ZHRMpmHLJX1sXuAOR7Tc1ZNMNWU7izbQN+kt5EhHnzOy9lUZsvZ/cFnF5gV",
+	"ZJE/rTE3cmYjCiiASIlceePlkhyPj9flzz+xdT7Q+0q0sinXdX9deuegqS9CR4C0VrML+/Y/aRCedyOd",
+	"XcNs3pWzi2w56+Kq1tthPNW7EWgN+qp6cmSpIki8dpM9iDIIzLEoOI4SST/L71j5ki5Y9hJQESkmd+Cl",
+	"KBEUmKvBCd7gE+F1FFUJobGteBSTz3XcG3fQMaejYRRBsWBZZieYbmKifCxqSoRYNxwGYpFTvC8d69AP",
+	"35+S2IK8QfsfyiyeiL5tTMsTclkUealY+looVl7ThMmY/PxZD4AEEFwiYuFgXnCRcjGLwI3gF4wik97h",
+	"aDzp3X+skAvJFT5NklxLNhDmF8Jg6Vv0FfL//t//z0T858W7n87fv0QoFv0VIMP8Xn/tgFng6z+dn73/",
+	"8f+8AQBGV0TOjov0F0kBj621h5AzrkHsl/wJngm07wHcwNd/ffXi4t3LP7+6HDQAX+KJ+IxY5HqJSLGU",
+	"859yxa8NB5Ok7+1tTOVKJPHgvoJtNL9YcMSq4Ykw4iP7pLRYmAsSL0txYhTCk+o8nNTGAwBCIBFAqZ+3",
+	"BigGUO7ND+8g3sH+IsmCpZwSfavr4WrJVU9Z/3FQZJQLhJaBL5vM2YDVTASItAA9g88tU54f/P8NDA18",
+	"BX/prwCSBr6Cv/RX1zxjuEt+B3mimBri6g5OiWWHGB4SIq76rRVXue8GMJqbsh50wXBfKiF8UJPQI6JZ",
+	"Z23v4At0OIBYyJmMJsKRoNdSLad0RNZu01MTltR6m06Evk4DkrV/oR6dfXFP29HZ1mxOzS/dQ7/pe9Wc",
+	"xvVrRM5pwX7Nl+2c0QxxIIMX5jmDojiahWNJHhPFxBPmtPGUKnoFyTol0/diMteqfVDi+xF7+4J0aXpo",
+	"i7HeNPRlATT6DA0sX2E0rnc/KYEmmAC5UVXAWcztalrqkiup2MIzftywVbux4ycoXSPn+Z0klJT0Dhyj",
+	"eQkrM6dyPgpq73/WbX5JzgIQ35sS+tC/6/uGR1/Vm1Vty+cmCvrPH+8/riXkBWBPm9DGvi4HHz+2ojm+",
+	"5Vr+pLBZ1ybg0KLy1KDRyF+d39vKXQpXD2pTQKUxEl8vISaTq4lA4rPxJeevLi7Jy/MP31tnvH/2XXin",
+	"Tcnx/fae3Qx91BMRgm4jWDn4SjPuaeVZhyjKZUFUTg7H47XfZTwgXFUzmIgY+4ZJEDsHV0JibWAII+u8",
+	"+xALYmi/HwMEPprGjp9OhD6dz4+XZVaDdOASGT53IN4Y7+8vkM29luTix7Ph0bPnZM4+aVX5hq0m4g7G",
+	"ELNPBS+ZBMxAPSFISQ9kiY8PR0QfO2BTCyroDN0GErwoQy7AdyAnAsdhacrylQUH0iAlg1g+/VN7hiKW",
+	"GPiCiHlwvL+R+d8g4p15VQSC7AWRAmCHMSQKNC16h5W/fu1BQ9/MfL+VHf6JCU1xLADuvs4A/Uvs4DMG",
+	"qHROGIRNNIGZBmOeC6moSJg5XACW0D8eHw7glHGB2UksyUXanvRnj8f2TD991n6DaHg77DauQae9Dtv/",
+	"CwriTTNEqc4vdglZcmIvFk1tSw18y76kgPO21e+IHmCsMVgvXQL3QJkDDpHLgg1d+r9WQQik79p1ZefR",
+	"nGu7K2/BDsychzXf38nnnilw3IibgGOfUQUVGrEgAggAXOII7vLyRjpsAX0ni8ZqrnnG77hK5u/qnscv",
+	"4iVf6+gbxRyFqRWH9xvMZ/v13p245K0nv/3Y+AU8NlrGXSUQY6ql5QqALa6WPFPIgvqxaa1e+mMQkSQX",
+	"t6w0hVMgaly/MBFacgJh1Bwz28kTadBY/BIhxi6PZfR/CrjRQ0aFdwUTZ+9ff28afijrfrQS4GEeb0ZL",
+	"no7Gbi02q/tQpcW+Zl8Bh4Re5k3qv79HD9z5iFytFJRSxT+oJGFSMPsMCKLGMbH3Vv797O2b3bbTznRD",
+	"2E3XTdET0QPYd3PuSq4UExv3p3bvbQJWete4Ib8Yu/c72mSDqQ3dTxmxQfpQSUFLLL9akaS2plg/WwsF",
+	"VyzLxUwSlXtbV9+pduPMpZs9uWLo5TIF4jSnu2zh3VV5Y7QOj1p0868gd6x39I1U9dpc28Ht/w1o/9UE",
+	"kCoer0XuaB6SIJtDT77R5NsUsDVC/wrcrgun+1+tzr8T9cXYnWXu6tdqYp+HAEe+Ak9c7+gb6WLbyPXf",
+	"ICO/fiZqQvr8cySZUlyfnz7ICXKwN089WLDFlYlDb5Ul35pnvqjRQHexSX40A3UyIy/RvPW/msOanQFw",
+	"ms637AP4ajB57ixNcRxfCp3Stv+NBEszuX8jUv7rMU/ArBSEfeJSM0wUPgwKco2jPhojPfis+9jmeHLA",
+	"k9Bt4PiSEOzk+LvBuqKHPizvAP5vhZTcjWx39kwZvEncZksvp4SKlf1uQVdmszR9LSTLbtlGitqTEUdB",
+	"Z5chu8fxdln/23CRFKbscPOnR69MvKnxA3bLUyYSttEoKQuWQBwShp5UFacMdoct34ER7SRl11xwDNBs",
+	"hquxEiInDdhWVQMADq3BSYyasSwIHoEZ6QyKo+pXZE6uaUn6tXz1iaAlsxY/AoG88zIX+VJmq0i/UkFX",
+	"mEFDz4scDI31kqWD0UTEdoH+P/a+vrdtHN33qxDBBWrvlZ20u3POboLFINvJme1OOy2SzM4BRkXEWIzN",
+	"jUx5RSqpb1Dgfpr7we4nOXheSFGO5LhtPOlL/moqS6REPnzen99zZmfy2Xf/EeDHfDJJ6FxiSqMnsiCP",
+	"O1+tQqCr8ez2OFwJbeDIb8fWcQ3CTD1qof/urw8hd/Ok1L501Jsdamt6iI27f3sLnENiJsvfsfq0Q156",
+	"jBV/UhiiT1jHSRhE6cpMNTe7uNBFnK/KMC6YrXqpliNMuQJmRdc/mOd9CJOA87+WQbiyLJLQQB+PL3XO",
+	"F7bGGob2d4sBn39sPFq6Ibe1y2Aif9C43iJK2tr0rMWt9DE3nHPDGH0mNa15EsHtUzE2ZrH2IhGmFNpY",
+	"PTVYI2CcuJ5pB5xQTlQiTE3mAabT07ES0qaG+c5wLH5WKqeCFkq02BcXdVFwqh/2ITM+J89/wKVaPrEr",
+	"9a20u6lpnsMkPJ80R8l1g+xPe38UP6klQRniDaiLaXgrq1w2HItDQ8UL3eA6vjiME3QQBYj7VJZGdSGD",
+	"rGVjJ0AwW2dhOMua/GI8YI0weuRk98HJehY3IfyqmIvZz4R7fTwIXDRLX5gpyuwt82VCncdttzYkBqF5",
+	"J0I1BtjTIWfg8iCpCaNgo0OT4/vHI2ljnZJ54mP5WN0QmCyoa1F0nzBfsUrds2jfZ5K4tM3EAO9BBWgi",
+	"q2pJkBZn4RWz4QFwF6yQ0752cSzeEGJdUwbVvC3oYReU7WwT5Ex/evbMjrmnO+lRVc0dPEzp70XkbSOw",
+	"29I4NanBju779BEj0MlHXg/Pkvgq9ioZTaRV7evUnh6/Hi9G+3d7pPjHAoupMzFgzG90rl9jq/coBxnG",
+	"RZTbETGnEX/eQIofKnnhRv/p5Qv9PkxE+/6c7mrmwSEJ7LY9ZiIyvx+jSWkoOWLtb7maFBK+TwwYYhBB",
+	"eIUU4R6sn7S46iCzF6pyS27DGWH88kD0uWEiz2ZGrbfNxCDwH8Z5i9Hu6N6wGhFRjupKt7ak9UP4ztbV",
+	"aHfD9c4djpbXk/0qNaXG/7DxCLKa4inrHyrcwW+6DpmRxNqWvH00+HN/PreNFkzT3Y3+6FnEY/7axzvv",
+	"HkoXOK6Z6ZfzRaEpoxuxLDkk2aEnCGzBG6TEB6gIa+V8iShQcSF6uVBG58ALL/S0rpr81K3oGTR/ILJt",
+	"T/Sv60u77TkqNdXWwbZve56PA+H/sFlceanuZ/89g6OGnOtzObMf8CafRYdl3FJYVVwAYTqpjcrJiD0h",
+	"Ofts79ne6OmzROSq0lcqp+LplkkLRlt4Wa6PlnNFxdk6ZHc2SX8w6VQZfvH4vYc9Rhy9Nb3Sh5lxNMf/",
+	"/t1zOWmiuxIEVWutB7zYQ9CbaVXCIse2C9vaUaTCX+nb9pcI6txRbPjq+Rtv9NOEK9WTSUCtvY0QlRoP",
+	"ESUG2EOPIBXUlS5rX/4Gyr5R79wZ39kL/HTCX7AR2tMaMKPvYjCjZ18JmBEtzt0wRr5y8YvBfMUa2Ns0",
+	"2EXrXT0p/Y/v727tjfbtrZnG4oUT1snKWeKE1AF8kLE7cF9cyMIqsDURO4VLW1ND1I0uKlEbpwtsAGx9",
+	"zw4+K28OT5//XdykO3w53dlHE/N91l9kSXu91RROmuKhYBbp+77ctM0H61IUcixvkfEG54XR/q1f/bbg",
+	"2IX9XPajlb7CRtgd8oNfg1AF5arQEoNVfSNhD3mF+fMHVAMSy0Aw+x3XffQoN1m7ZY624gI9zAR6m5rY",
+	"0aTzLET0ZhJ9x4yFdL7EI51hv4KD0DStUoSsYrCyF/6mlctTMwhJ7J0zYJc3jOjFrEL8cvyS/FOwpcOx",
+	"eO0by9LwqaH2UdRcyCjhKmmsnAS8x6ZaXOf7gpxiTTjD131Tf6LzJWHUoHAOnjW4XFc6oW7l/DmJ8POW",
+	"QEUFYt1jNFK6ODAyK4vchn5O1zPpKAoSthj7RYyF55joRkPuAFwQJlxUyiItSGzX2+xaaLErZGqQ8R60",
+	"UjhgNZqvx7jUcCwOgVI9YAHqmeFVqL05N5xIjfcODjIO4wZu7vEF8mp5VtXmr8DzsmbARSGxTx4c0Ro7",
+	"Tpk88jWGqAqRYVMUYsnZStBhMBriJJyXuVa4T/uCG1MpG/WlAnpH5SU1A3KM/rb3dozOrjP2Xw1xYZDU",
+	"sPT/fIlKu4/VyI5ICsVP/tIlZ3AFf/CMY0XdWmHJtAK4AJVydUWqPC6Qb50Ai4GNCs0SV2i8k3TqVLzY",
+	"3WobbkxQqs7LslDSeK3q/uVgmyshO1xfKtRRF7XC6qRFliYGWTzSuxFVPqFvG5Gx+P+VEk5eYkYAWVPw",
+	"6XC8MfGnozLpd+xbCPSxvqEWEEASjnltCmVtOE7ZQcxA8DirnBugaXbs5tilxgxR2N9ri+kPfPnWu17L",
+	"wO4fi0fuV21B4Ja8T4HxbX1XDlWfXnNe5ssR89rROcwykyYvUG1uaT2o1pyxknRL6dHzRVm5kNLUbUGU",
+	"xqiJsz6XMHp10FPqqsia4rby4kJPtCzwrh9LcfLDTx4qeXCCcHSwQAhRmKTmQhYFRnG4ARcCDZ6cHA0T",
+	"YRWFnjIGD89EaXxvJ65WH7iZWiIfMaXj8NcwIdFvjVzYWelIcpLOMKDwCTCiVsDDDps8CUKu01WoRAOO",
+	"lcCHzkvrUvPsu/8QP+m/kfBCIBzxSv8NNBdZFNE4wqn5oiDLK1JVBtzyEG2t7ObGRyLev89SEx4ZCm2w",
+	"3w/ZYlFKAnBIjAJmY3EEr5BR5P8M06cyoYyrfG6WpOaIpQkgg7BCJJY5+4JcXxw6auJPoBIZhgLyb2jH",
+	"4nXtKJGBHMoS+yPBa1tqZIltGuldUYcKdXs8m7YiakuJhNPZsBFp8tXzN9vq0ujHfyDzj+Zfz6DpXKq8",
+	"RQGPZuF6s5Aj+F1ctdBXMePawFqkHTgDztjHNbmyu59z0k5j7DyuoS4r8cfx06geGuMvJ9dyOlWVeAZ3",
+	"GCUGATNgmHD/bG0KbRRmNQXM2ozczWRTorc28Sh1sZ2JfAyhXy8UWUoEAYrce1DyyU5NfLRFONn7YlHp",
+	"K1xkwrtXDQgXqz6HL1++/vXszfGLfx6eHp2dHh7/eHR6gmZFIp7uCZukhpmo+A5YJluwnKyqbS+341Vm",
+	"GYP2IbC1BQKnecaxz11f8KOwprhhKcCcMRHhbCKtEgO0fefKzUoyaxbSzQKG6TmYuWwYM4XhTS2EUzRF",
+	"41D8v0ptvEEGwyUCNX98kuRXahorI6TS4gZ5aQYSXQxALMBfGYrAVkxiACfEMhFQq8LU+HwGODTS6fNC",
+	"jcWrViILwgn7mIUStp7AMQpteZ/YALjKi5gaf4GrtJuxktsyQoUP4KdCxgvYkWiLgw2MJjN5FkqjDiLL",
+	"F3YU9ADUAYIsCu8b2gfz8Ejd8MyU0bLy1Ny+mWMPoQVjy16v1IWqlAFhrwnPzx+KMZxTohsLb0ypPlSb",
+	"gCvBzodKodFPLouo/7zfWMx7BEWf2fgBUDdPz+MyeK3nCyuyMZzufgHJT25VSPIcj4LyWxGU5hZax+ai",
+	"0ovDW+IyivyuqxMiCDnbskZ9bh6euyRmRI3CHunX4x5cuiiicFfFED2Qf8WtT+kLP9aLTrsXvOhJL0pB",
+	"35rv/Q5xlMY3/hXv44/KoSD8mF2cKhdt4adk4Hr0gRWfAXmg8SyT7oqOXkqOH4usKyDoo5AIEutlNjEn",
+	"kJcOQ/Wp8WGFg9VR0IH6PhMEc6ld8CpQW2+RmbooMt/9TxpRLij7gd6tS9ISZMBW45HxFA8EnNB/jr5W",
+	"yIQHE8CEb9DFelGvJWrGeJTG54XeRACTW7E3shlnXuWVvnBbybpfdROumNyNrxBtnDevT3x485YrMkPP",
+	"USJqk1OVYmrQmChb/qcum5Qw9lt2aQw7DaYsA+9l/fZq1gLzfoL4VCGYSXPI4loubQPnP0y4abx2YDeQ",
+	"shI0lLu9glEWP+Jj5Qm10GnMde/XRDuPvXjzxu1KNLSP0UkqQEK4Xp0rjPkOMgpBTlRGAwVsdLBU6I1F",
+	"Fu1n5jPiffyNwjfkNvXXou8aRPHXrK50NkwNxZWT9rg0zlzP1RmY91nii9I67gqux2zMsXEbFsAD/IkB",
+	"FyQjXCKFKbEQTNiFIueyhGWg+KGaL9yy1U+wrKiHS2rQ28CFpEhukoLgMDcbpZzyEn038994O0Xj4q0U",
+	"atqpyaWT1B2TndX8FflYZHgi1WrxRbCWpVl63DPhpSqaotoImRoKqtPX74vblMckdhAC4wMZfn5ixS/H",
+	"LwLAMxBz48JdNX998wXyLgX3T7KpVxcb7v+A3GdLAU0Y+4EkKM8NDKxLjP6K3nB9cfG5Z6Z9UbKUGUGk",
+	"JgZ2uCp7NKa4mRzdmpukCgGxnpGsXC9OayKZ7RSyNbl75N2YlItlu2o3aUzkBicp9PRSlfSNlyYoX2Yg",
+	"wVKjzaSoc/YhClkUcZAswhxqfIiU/UDHycfz4t5ZwyTOtoktcoJ1hBfXlp20WVrv7f1xAv/Bv9DXvVgO",
+	"My+zJbEqbcl26MSb9wu/VeV8ZZaIuzxMfqBfy0cmcm9MZLH8aE+IJ46NFG/1DqXDWkiPbqdX57niXN27",
+	"kg3hXF7P9GTWpXFjakAm5GSiFs5S00Vvpl802VuUDsJJXFjdKsWFfqfy1KDakXSk5FHJfpyNJ24n41GG",
+	"sM+aS0I6lc5tagYyzynfy5VioVeKlzTzLv+I03NlnZwv7FhkhPzyV592RGnKHblyNjWUr3ReoD/ULQuV",
+	"iHldOD3CQBslH+FaF9qpShYCb7WdOfxHuMN9WWVd+WAMUdOZDoZVFjvJjjL1HKiQ/4t5WW9X06OAMuHG",
+	"0ZWsMLkOnqD3+S+cg7Gw40sIH/12u1n7H5xkthEe9QrVf8UuPtqv7nyhLgawAdciPhQSgu6hyL+L2/2r",
+	"rCsji7a7f8UgKJSs/sH3beKZxwe+Bc+8z3JiaCUE/igvQr5rtMl+mW/pr7BUZ/7Xxknf1QHEh2/ZbbNQ",
+	"1cjnLfoEbh0BPTEnPpeTy2kF37DPsfREIJnYhLKjvUMgRHTLSlzPlpQ4FS7mGtOK6e4EPpFj7iyAiHsn",
+	"qSmkU2ayTFb77mPEVc/VWBwT2BSa2Jdq4dDFkf3j9S/HPx++PDs+Oj36+fTF65/JtxDyucIN2LD/6Pjs",
+	"5Oj4n0fH1Kmf1uGAHVHllapAAfGwVjhTXpWLBYLTYByZF9Omxhbltcr7ar0aul+bfPya+rRp8nWMjt88",
+	"D4utxtMxo0jsAoVkfUnH9MCHNtDveI8IoUuTctI3JVLhPXTsL2s3KeeqNdQ6ccOr+pofW/8hlZooLOeU",
+	"2P5NXjjF6blITz2fZjUhgXXgzOXSqRE8u7PxB66p4nu6F5fxffeVlPHxDr3pKRtt6vhwj75iVh9aXxIx",
+	"zmWuBKZ8BhUXJH7TUTyuSN1AAGBtYMT/tynkd69UpS+WWwoq1IbLdoMEipleYLhAM/hDJq7beatcmRV5",
+	"k8VApqYBW2GJNi8nl6Mm/6is5vtkDe1iW0OxkLqy6P3MbvB6wklmZZVQ58P32UFq5Lkl1EIXdQuFdx2O",
+	"xX+VsU8F/avSXhIZoFhLRCbtpcozrvrxfTpTQ2SCj1hqRSOdwE/HjDTyl5Opgzg3zefF6VjwVYm4VEu0",
+	"zVLjB0B7iieDxaMlRBRGbz/RKmp3wJ9EUd1JBXYRjDCvrcNSqXFqMqQI3eXUFhPYUaH+XcvCigzttgxW",
+	"tTH/wkVftYYFcakpFLzP00bSW6eLAhahVuRZ9xCT5+qirHgqbaad8C5Is7H6ef/eo9YcD+SZXnmHdalU",
+	"tDM+he1KVbmeuEdP072FftXkMkCvcm4+VttwwA+9IXjKMGjluRUoxRzRgpMMR2MD/k8suZEA69g4gXFQ",
+	"t90RYnLYrfByMjckpZ/iPJHv/gnjr3mC8Nj/XClpa4zoOl0IU15H8SdO/oSLyAetoA9BCOmnItMGMarO",
+	"cL5seADPVcrO6AU8D7kuq0usW5XMiDn6xTcrsn+oJfKJcrbtjMpwBWkKe2ZKd0YMKDtYNZs8tOMTK3hr",
+	"xIAzkbN4G3gsxIgs0JDAyK66YtTeDCecl3k3dtURDvL6sHazU9rPB87CisIURl33L9j4y/HL6Mob6i2K",
+	"9sDCnqi76HkzLw2QQbxOmxxiwu35nQ8xSAzvsojO1oaHOzVrTreIDvd+pCeRthEogMqem6MZHbNeUuOE",
+	"BvyV3/sTjy4t/iceXeoK/AUe3TvW80s52dyVmej5Xo80k8fmR5pjKWu71bzhe7YJGohTrOtWE5Kvv25r",
+	"PbLNF2HZA1IeX+k0xP2Pn5hq28mQD/OcYULnCzYLPYLs7lS50DR2LBiuCyvBCFUWzLVbVaiLQk4U/AJW",
+	"H2f1eMzSRi09CH8ymgPYXwSneUC9ivBKVltVIfSmtFZbJ43L0ISmbp8ZpQfwy/ugPw3j05JiiHLsCtKL",
+	"G0SUulXcIJrigeph+Pu+4HaPX1t3nnbvHU/HDaJ0OHGc9bkBw2CUooXf67sFxO4N/XG7vqarFCY6JI+l",
+	"ML4Uhndug+3h8he/Pf3lL33rvPc7sIOGp34D5S8bb91UuWjfPlYQJ3feS/uySXfOrQqseIoHcj72U+hj",
+	"L86HxqThSpTNjw8XmWwimMh01mZqUUaVW0qPPQ2QfLdMcx+ip0AGx5FBtwTd+B1GJgaMkoLxDRVh53k7",
+	"r15YBKwZJsLIqkJT/nzJUaZEZBgKhj/Qc8EGML/Amc5tRmEZCQq6m6l5ajjFwhf83Ia7209NakZCtmNc",
+	"vld6BNVSXoQMQcJ/wL8aqD5vtUcgBakRWDHnlguV7uynjO2b7rz3oZYok7qQk0srtBuOxQtno2gSF0jA",
+	"i4EpHIJs0sL4UiwKCZ9F3RUG3oxejAp1pYrGZjhfUghIu2UijMJSeoyhWbruyzuGBwJfHHNgfIComdWv",
+	"jF+BJ7aBEhiYCNFm2IJApLKOF47eOYDTtKKMpVH7Qnp8Cmmxx0FduAyBORw2qb/wfoLlQiUi0/aoqko0",
+	"d4TIrKvqiasrlT+n+zNMSxkmQjbZHNhSA0fHv7Kx+FldRzHCaemDWUibYvUrx+I5UnHIfMcwHxIDlZuE",
+	"/amUmKtqiv4sV1J5EE8D4w6o7RohflBbrGttLKw/LX4MSxjIUBaVkvkyBAl1rozTcP8SUQKFsJd6scA8",
+	"GCTrkAS6Cw/GpB1KasKnNAlQvshmAKYrmI/nRXk+DEQL8zDd0u42g6HvRjrxy/EL+JK2ZdxW2FtT+hoe",
+	"GHr1bPAc/KyfAYxXH5pUOW0sLXuzBKn5J9E4JRRNKoXrJYtRoS8VG9IDRk70rGwu7aVlFBGG6LBouWOY",
+	"qHazBBjLJQJvqkmlHAZ4E7GQ1l7DNez1mIgJdntMBHyDBLocj8dDrphDm5+4W7rzhz/84Q/pToagV9Is",
+	"gSMu3Cy0tWl4AVCYNl2UnohWlREWauHeoa8YaT6XTo5Tcxil5/ovxuwtV9VmIgk2D2x/Bt4atpa0DWLZ",
+	"4FeiF8NQ+RSz9zaApQj4lYeCRRRt43VZF7lQ7yZK5W23H+bq2NS065085+nySryhgY+DNNxWFxE/z5rq",
+	"hL37n60vlozVTtfSikFZcbo4Yx0mvLznauhX/bG2+L40ulMPTRqUocDNvCbDyUYoAO6C0tjAo81beNao",
+	"e3ephTzPWpf2cbhri0TsJ1nn1g6v+w05tqto8f32N9c6ndvNz1t0bzcF1OjgXlUjCJjXjqn2+G4fMtVS",
+	"ayuUpnQMI+S5LYvaKVAVxCDLy4nd392d1jpX2ZAQ2rwbjwtXbvBL3mfCqikqWakZZNdKwoj7u7s3E+2W",
+	"73dNeZ0NEzZEYgwwEGP1uXXa1c5rZSxfSbukNmDj1GQTr0CCkgpidCC5NoXezCxJxFKi2gC/lHqYjJSZ",
+	"lLnK13jN/VHYqt/cT/JAnvPwjY++88/Vd141ZHg342EnedVs6yZiZ/fG/7mZq7x1Mh6d5cFZ/kFbxQ7z",
+	"Zqv6Xeb96733u3CCWOh/A47zD9rGqXKtPdye+9zv0CYO9C3LrvYkD+REX0exj270z8WN/kGHiV3pm4kv",
+	"C/tlSNe1ajvYTccwcuPZpVRw2zg4M/8SWcsFHeNQXDAsKyfoXaplatCpmL2aLEavysnl6IQHGf2klhl7",
+	"tEhnxbKKKL2Pq/uG7bqAS7XMEsIcl0VBbQsMqMPsoGw8SVgmI6xTC58ayIUkCAyijThWubbk2cuOj354",
+	"cXL2y/HLDE0Cq5wY2JnkmAAtgDbWSTNRQ26dwzaFv/zEirmal9WyO6XPKue/fVs+oPYka11Bf+rZ/0dP",
+	"zD0xhRMnK9d2xYRTE04zlpNulDZoEavRk89aXuGkvexvgXjYDiuRSRreDMHRsKgcRgnHif9L3SWwVtJM",
+	"1EF8WB3COy9KdC05McjwLdDFjmBjHBpwNtQr2XATcUIysCdwknAMbAOEv9M1GAf9zc1BHIvTmbaMutZa",
+	"anyQ/AQzeUVwW1wTsE9IZw2OLAe+sCY56nxCbmp8xlIQz7dfquHVy4UyWdPzTpmci56NyLDtLhgCWSKy",
+	"C6mxH1RZiYy+BP47HIsjrlGgd8U6Yu4/xQ4LKeba1E711Q+f4kZ/aqfIr7PGFNbm7gJTXPpvocD01fM3",
+	"TGcRhkBvQSlxkE5HH/20rWJSOu838A/h5Zj8U1Sdu+0MIJP1pQ4m58gyMMCQxI+sAG/j4qGZzBGjppDL",
+	"/ZgBsJswhI1lap7LojgtSy7EC/0aqJb/JvX0n+7si9+aUL1Id5x659KdJPwF1/LSqBRWFdij5zWpYVQd",
+	"DCeLwa1Yc3YzKXOV+AhngoG4798jmCOZNMMVfiUGhtyk1LIhNcT3n1hSviJ2L6ziYDy2uUN+ORaHtIDA",
+	"JlF47Atu7YPJD1gES2FkxPZF7us7i3Y2bzsyOezdlhQpHv2BjD2Y+oTPcI+HAhYzEbhSj3bfQ6l4RyYn",
+	"BGllAoMFawHUpESY8vpOlqpMjhz1DoUO9LUNQMOeePg+ze0tCdsU0blIuwk5ya3mIONu7QJn3SaZl2Wx",
+	"LvSG3/INhd0cL3ggGfx/txTGn7YYasPkoQiKYryKBIy1dzCLLhoYXt+/HfvRiP9kJMfUZP/LP0aJK8/2",
+	"nv5ltPcXEDGh1TtJrFjc+dQ0LMPD5IwMvi9rITyPU7PS6QbhQCvNnWQRELg0LaPnIHIPkP3TpLN4yAbM",
+	"KIoyp0gaUaUKLg7WqeAqnKuPLlY5JYyc7YXcSM94kHAbfttjqO1zDbUR9EC3QLiTCXHozdEW3yW6dm/g",
+	"n83CbeFEPIbaQqgtZHKS1bHpJnHQjTapP+DWveJ7W+cDnpN+A0E2hkJbv11T5cJebdHgLcvi07q2AKs4",
+	"C1To08a56ztnkdLT17PSo9KrPDWguYxBxLcaCICsp54sIOSvfHv9uDVrf1OWLcrPZoKHsgJ7zs1juO9z",
+	"CfdtdKw5zPfBonLXtzYcOWWd3bIbLOIKa0HokZsp6wgZcyUKiNycOhJ7pLLINI0wRWNUu9Dtn3TzRGSH",
+	"CEW9L1aPTsZGQqOVExKadNpeLGkyfqMnNsZ282hWXDbRatpJoNTwyjRYgH5D62CAAU0GeIuGREAmSrTD",
+	"x+ahCMnfjIBn3GZFvVtgT5xne3vhXeI3DQ0rmdEO2F04Zj7y297bsVPv3Jgg8/EuwszPhPq3+P//9/8N",
+	"x+K4NtQOpjQTFZsg2qaG4bXHcZtKMsUau8mU0cpOMEWbFoZ7YTtuZ0n+zrnMVadh8yOT7SlS7XZ4c2uO",
+	"3wmP38+Z04f1KTQIQwiL8xhIvSd2+2ulHYPQH755wSvMHZ35RPdbL7hXtzUt2sozx1sZuDJWyazPTD/x",
+	"N31q3O27OOz27CsJu/Hq9Ln1msibX+uEukFXaqKMK5Yh+Ir897M+Q7d9eerdoiiR+y/D97WC+3yp06UX",
+	"fn3f65qjzimJ16hFUU4xnJePZuWkAUHFZBfrRHYurTqrqyKj5uJ8GUQ4CezUlNVUGgYxYrTZFr48yKKg",
+	"omT7zRwY556WwpVolDayvWnNmIjsBt7gPZ6tRSHdRVnNWyrPfLLIhmPxo77Czs4Txy3LvD5xXfa7zpjS",
+	"tuo94zkeyIHmv/DL9aE9bO4NFqveOpGbHEh2b9mwASsCAogY/9rMpxWT6qNbq+k83LE7wc1VlNNNdio0",
+	"IuadWteJuGcT7l34/ard7Mi4Sivbj6rX/lpFt4fyWgpbuJlaimtVKUR7/sr9ZD30EDzUXvRsQhXU2DiQ",
+	"xIfazfjgSq5Kx8HfDa/0EbZ5M0efuD/BXInspmms4WaJQPXvjJpsfJ/4ivDvE3Fe5svv32e+gwe/5xMr",
+	"QAaLX45fUnU/jIIZrnKxoEQLFOHDps+q6GizKqQl+6+qDSfDFeXUCu0oIhbgE6jtB5Dzcp+L6amxCOKV",
+	"D6g23WI5O7Yz5e6jZP6GZgycB+zzV8DETs2iUlfKOEJlGItDat4hniZ7e3v+AHHDDvz0LtUB1nRFqG9H",
+	"f/gsNAdgQr0ZJLhHj0bqfWkcyuRcT0P0rs0n6B9WmdwzsLMq0NBGzGj3BneWqgbklRpJix7ET2JS3vgE",
+	"7tHYnn6inVXa7uyMUtd4Z4c12s3/XqFPTRLfYYsAZ3wShMF+D6tLGNmkXKiAz4tV7dLNhklqOA25Wka1",
+	"uIGX4p3ATYm1kfNO5T7zlyFiaK+ZX4U8B3/zGd2che6VByJrnIcZtY/OMc3Nt7cUf49KIdi1CbI/NcQs",
+	"vWoARt/gMEafTcR/jw7fvBj9pJaJeI4AH8Oox/BCq3wfCxrYPUi2lbKuk0PKKxWzj0N7ukUuKa8UTfBw",
+	"JcHuVK1JQVL2sSLi3nikvFJCAgFPVR4YJRYbtLx7YiKt2ohNyqug+p8RM5IWnXoRs6y1uwNr4oRu2awL",
+	"lxI4okcL4na2fY2i8J976IH1zbkRYY03cCLizrXT2L8wnyESvPUUGEieLnQ7Cum3fjehaRyEmkUn+uwG",
+	"GfzLoHQY2WkL19gZOARNX7hyip1KCGIpNRmckKJQhbbzTDwli4IpcUjmKjymQ9YpouFZVy7OSnN2IXVR",
+	"VypD4CYPtGZdaqjrmhR8w4GQ5+WVEk99bM3QsFx2JAa3R0R3pHWychjHMuoav+zW0MOx+HkFqLoxuZuv",
+	"vyttD8lzu55HmOGhrAf8ui84c++LSSSgnsoyYgJ38wDvm+RNaom53Rv8d0OvZCDiR59kk2oXdiL45rAk",
+	"cgC6NIJtAisd3r1N3jFJ27TGLdm9C3vbP82nXpf5FhLwPuCAofPQb9sHWszw2CaQFdsUINEMD5S51kty",
+	"j6lrn03q2gccCM5gu0vi7Fa1+QgnU3xkumEpgP8Gw+sJs2BO3CKA58YsAz0RTTNK6VLWPUEOLgaysKWw",
+	"rqzI6SJTA5c9cCvcOYwSxZwsqGgR1smXZSPWs9CEa0nuG8bIgP8bqq3sBH+oTQ+fv2et7bg2a1k9LMVX",
+	"zO6PwUqIZXi7Bq+HvqvabETcG3gRgFY/OTHo2Vdr0R/XZkOjHrWub6D2j1kahdV6qvHvdAacIXF+gray",
+	"nux3b+CEsE3RWYKafU9e/r/+qzbaZWJQVt1pvO/mRdZA+fiHKLfXF3z/4xejnfjvVy8J5Of5C0Ftouw+",
+	"qnIZJcHCIZ9Iq3we7EJVIaUYIYs8/0/8E+wC8A8UDGOOpYBYNp+ayUxNLm14Avm5v/+irERtMCMWBKtw",
+	"IJRZDnkBgZIpPM741LvxCCS7TOlQ/HTnzwZWshkn4QBLfNCVAWbx2w4e0WQHdwXo5yEOPBL+Cg20R1l9",
+	"q29WfHlrJXxrEiprqT9AOBofYMUAc/gE3tAd+SOG8GlxP890QnlDr2j1qeSP+ba9Aay7xSrzpi/YVX47",
+	"SHR3qjdVy1Oad39eLQ9YFJbkBjdWyTCCbDMxaGfhvM/6wJ+HQrbybj0QC5acjOFZTt3JxOCX45cjZSdy",
+	"EeM+U4TaPxAn+2D/RLrMgeos2CvIIvjH8zJfctMZEmf0SV42PvG17D4fOIxKsWskQvtbukMy7NXR6d9f",
+	"/0ASTNAlzCDCC+nO22xf3A56D6RZimfv3lFloDy3yjhG225FwbPfbiipKRz5hMLf379/m43FG+lm1qMA",
+	"8upUljGt/VcMpEkNJgYJhrfX1t+HRQK4kbl0ch9kvlGWq4jykoV39pt5S+hcY5MJbXL1TlnsOEMnOLTZ",
+	"wGk1JuthdMWVZX+pjlNzzG1+7T/Nwkr9G3fRwL+wbto6C3/Bw7AZGfaP+bmeq0pP6D+n6p2jvw6rSi7p",
+	"z9eIjIBjMV7BsZqqd5kYHB89G44F9WdeVOV5oebUSXlRVohp5mMof3r2DFsahf4VWFW0Bqlge1kAzQSf",
+	"YRbAY6b1ZiGMtRH8bt7sQQRa8XpHOUwcqdwEMMAT5mMUI0Qxbm9GK5px58545AD+9F7kgM6l33vMzrlf",
+	"c+AjjhZiCfCXfpjiD+v9cfgAB42+hGIVtYqs3VsKEQHGfcX82xMxzQQPh9/dS8pfa1TkwYMcH3FwfLX+",
+	"Opn0cYGO+GCtyff3uZlNkuvtUEdVm/22w6sv0z41s1ZWqa0nMyGt6MsfxakohfSOHP3UDEjdD3mziVe7",
+	"wQLBvnGUny9e6b/5pocYqKE8WjROqDweAQO8XcAmE1bF+NRb7GI4cbUs6EMITrKaKu51P5HGlAjEhf45",
+	"lYsBw4OJRaWvpFOpYTsiEU7PVVm7BKY0CjtuhvQgbBbH7kDf9TGG0kwwp9aHekR5kRrMAQTbcSxeluXi",
+	"XE4uEz9rAhbH5agoJ5IAfObKSbBFvFWjWlhmIY/48OXL17+evTl+8c/D06Oz08PjH49OT/4KPOogVPZr",
+	"BBwvr02gAhpLFtdyaUVwVPbEo7pl9z2ifwGv7Y9GfQtxqA4tbAUTspMFVbW5m//c7TB7DEXdQZp3u8y+",
+	"jRhUEyTvD0Hd4Vz7yABUEIlA6DMlCzf7P/249Rweera3hyjJJEaoh/FluvM+Q28TgjM76nwP6gGVs1vx",
+	"99PTN0kD3+zlUFMJD1z5XFps91uAVgsPL6rynBFeQCZgZzxKMo2mgGE1SLC6UjZ0F20NKiaytsqOBW04",
+	"tcfFBs30whW8CR5DlR/E1Y7ksUK+zmnz0olcndfT1FAz5dIUy4QzE/B1SRghJD16gS7UtbAKxKvtCTe9",
+	"5M/dpikX5uiRB+3tGhOlqkldabfc2f/tbZtu4+2JQyEYJ9x5i4wTwaQ3Iyfu7attaCwAGgW9C5UYhY1s",
+	"GiIstJkmhJ2op+zig41KDa4S6CCE84MwQ1eqstw5WzpRKIm47NqK81oX+RPruy6HsRg6CMmoUVS4LggO",
+	"HthdpcdpwHsv1VJM2DjzjQUnlT5X+Vi8djNVXWurxHd7f6RuKqkhxQv0MNAkqD36vsjKSwKMuJ4tgYyQ",
+	"8qkWih3KVW1AeZrUVUWgHTA7mIKiXgjMuE7Nn/f2xNwmwpaM7s2HiRCcwK4dEVV6fUxwNJWXuO+spCY+",
+	"LNSY/M7DIjY7K6mJDgv2vCZLAkSBkrlGotPWj46OVKAYJXPUd69lZXiq0EwaVk+bqY8t+03VFfMEIr6i",
+	"tA6H0Oai9EPAD9jeu/vYHvtX2q4Lxk/ScXDJzUyK/EKCNovS8juSYtuf/9CfJGw5hK+BxHogMlrtTFjQ",
+	"hYk/w8pfz5breUuYbw1zaT9+4+uTyGyCAUEPOleyUhXYWf6KXOif1JKq/PAaTMz9XmCYugKZOnNusb+7",
+	"iybDrLRu/897f95Dq5Ff5MZrVfxCMDRfgfMS/z8uabDxD37a6JJHlA4X4o6u4aJvCxxd4n7drbG4R0S4",
+	"cKmW9P/bjD+GgrNJ06fg2XgPm+PADU+sOMHYDiZegCgXrpLGLsqKS0C78GfISjJTH/9CBDTml0mDw0am",
+	"VJw7cqEqHxTxqDWMRY4Hkb9pPln0fBKiUb2GrRfPxk+FjG1tD6/jM1SYfRMKdQa3ns3LXGHhaFbC/zNu",
+	"G5sabW2NRfYi64fU8c8QtUvHJr+faFGfF9rOlE9ZxNdMzaIqHZnaofWhOPRN0xnRvgC5R+qSrsDwBOv2",
+	"UoX2ItEugpHsZlVZT2cECOBNoSdWePCtPEBkW6UEttOBjyrlQo8mZa6myoyXcl5kw9ayl6tEvigLPVm2",
+	"j0GuXevCVBk3msgqb1Glekf8vUW6HCpujoqvtooOjwdqevv+fwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

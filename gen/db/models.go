@@ -119,29 +119,32 @@ type McpResource struct {
 }
 
 type McpServer struct {
-	ID                  uuid.UUID
-	OrganizationID      uuid.UUID
-	Name                string
-	Description         string
-	Version             string
-	ProviderName        *string
-	ProviderUrl         *string
-	Type                string
-	Enabled             bool
-	ProtocolVersion     string
-	AuthMode            string
-	CreatedBy           string
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
-	Source              []byte
-	Fault               []byte
-	Eras                string
-	CacheTtlMs          int32
-	CacheScope          string
-	UpstreamUrl         *string
-	UpstreamMode        *string
-	UpstreamHeaderNames []string
-	UpstreamHeaders     []byte
+	ID                    uuid.UUID
+	OrganizationID        uuid.UUID
+	Name                  string
+	Description           string
+	Version               string
+	ProviderName          *string
+	ProviderUrl           *string
+	Type                  string
+	Enabled               bool
+	ProtocolVersion       string
+	AuthMode              string
+	CreatedBy             string
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	Source                []byte
+	Fault                 []byte
+	Eras                  string
+	CacheTtlMs            int32
+	CacheScope            string
+	UpstreamUrl           *string
+	UpstreamMode          *string
+	UpstreamHeaderNames   []string
+	UpstreamHeaders       []byte
+	Oauth                 []byte
+	OauthTokensNotBefore  *time.Time
+	OauthRefreshNotBefore *time.Time
 }
 
 type McpTask struct {
@@ -174,6 +177,7 @@ type McpTool struct {
 	CreatedAt                  time.Time
 	UpdatedAt                  time.Time
 	RequiredClientCapabilities []string
+	RequiredScopes             []string
 }
 
 type OauthClient struct {

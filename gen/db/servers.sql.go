@@ -55,9 +55,9 @@ func (q *Queries) CopyServerResources(ctx context.Context, db DBTX, arg CopyServ
 
 const copyServerTools = `-- name: CopyServerTools :execrows
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities)
+                       required_client_capabilities, required_scopes)
 SELECT gen_random_uuid(), t.organization_id, $1, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
-       t.required_client_capabilities
+       t.required_client_capabilities, t.required_scopes
 FROM mcp_tools t WHERE t.server_id = $2
 ORDER BY t.position
 `
@@ -99,12 +99,12 @@ const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers)
+                         upstream_headers, oauth)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
         $7, $8, $9, $10, $11, $12,
         $13, $14, $15, $16, $17,
-        $18, $19)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers
+        $18, $19, $20)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
 `
 
 type CreateServerParams struct {
@@ -127,6 +127,7 @@ type CreateServerParams struct {
 	UpstreamMode        *string
 	UpstreamHeaderNames []string
 	UpstreamHeaders     []byte
+	Oauth               []byte
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -150,6 +151,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.UpstreamMode,
 		arg.UpstreamHeaderNames,
 		arg.UpstreamHeaders,
+		arg.Oauth,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -176,6 +178,9 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.UpstreamMode,
 		&i.UpstreamHeaderNames,
 		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
 	)
 	return i, err
 }
@@ -192,8 +197,58 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 	return result.RowsAffected(), nil
 }
 
+const expireOAuthTokens = `-- name: ExpireOAuthTokens :one
+UPDATE mcp_servers
+SET oauth_tokens_not_before = now(),
+    oauth_refresh_not_before = CASE WHEN $1::boolean THEN now() ELSE oauth_refresh_not_before END,
+    updated_at = now()
+WHERE id = $2
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
+`
+
+type ExpireOAuthTokensParams struct {
+	Revoke bool
+	ID     uuid.UUID
+}
+
+// Every access token of the design issued until now is expired; with
+// revoke, every refresh token too.
+func (q *Queries) ExpireOAuthTokens(ctx context.Context, db DBTX, arg ExpireOAuthTokensParams) (McpServer, error) {
+	row := db.QueryRow(ctx, expireOAuthTokens, arg.Revoke, arg.ID)
+	var i McpServer
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Name,
+		&i.Description,
+		&i.Version,
+		&i.ProviderName,
+		&i.ProviderUrl,
+		&i.Type,
+		&i.Enabled,
+		&i.ProtocolVersion,
+		&i.AuthMode,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Source,
+		&i.Fault,
+		&i.Eras,
+		&i.CacheTtlMs,
+		&i.CacheScope,
+		&i.UpstreamUrl,
+		&i.UpstreamMode,
+		&i.UpstreamHeaderNames,
+		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
+	)
+	return i, err
+}
+
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -225,12 +280,15 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.UpstreamMode,
 		&i.UpstreamHeaderNames,
 		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -260,12 +318,15 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.UpstreamMode,
 		&i.UpstreamHeaderNames,
 		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -313,6 +374,9 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.UpstreamMode,
 			&i.UpstreamHeaderNames,
 			&i.UpstreamHeaders,
+			&i.Oauth,
+			&i.OauthTokensNotBefore,
+			&i.OauthRefreshNotBefore,
 		); err != nil {
 			return nil, err
 		}
@@ -325,7 +389,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -355,6 +419,9 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.UpstreamMode,
 		&i.UpstreamHeaderNames,
 		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
 	)
 	return i, err
 }
@@ -384,7 +451,7 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 }
 
 const serversNamed = `-- name: ServersNamed :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
 `
 
 // The organization's servers with a name, oldest first: a design document
@@ -422,6 +489,9 @@ func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]Mcp
 			&i.UpstreamMode,
 			&i.UpstreamHeaderNames,
 			&i.UpstreamHeaders,
+			&i.Oauth,
+			&i.OauthTokensNotBefore,
+			&i.OauthRefreshNotBefore,
 		); err != nil {
 			return nil, err
 		}
@@ -448,9 +518,9 @@ SET name = $1, description = $2, version = $3, provider_name = $4,
     provider_url = $5, type = $6, enabled = $7, protocol_version = $8,
     auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
     cache_scope = $13, upstream_url = $14, upstream_mode = $15,
-    upstream_header_names = $16, upstream_headers = $17, updated_at = now()
-WHERE id = $18
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers
+    upstream_header_names = $16, upstream_headers = $17, oauth = $18, updated_at = now()
+WHERE id = $19
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
 `
 
 type UpdateServerParams struct {
@@ -471,6 +541,7 @@ type UpdateServerParams struct {
 	UpstreamMode        *string
 	UpstreamHeaderNames []string
 	UpstreamHeaders     []byte
+	Oauth               []byte
 	ID                  uuid.UUID
 }
 
@@ -493,6 +564,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.UpstreamMode,
 		arg.UpstreamHeaderNames,
 		arg.UpstreamHeaders,
+		arg.Oauth,
 		arg.ID,
 	)
 	var i McpServer
@@ -520,6 +592,9 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.UpstreamMode,
 		&i.UpstreamHeaderNames,
 		&i.UpstreamHeaders,
+		&i.Oauth,
+		&i.OauthTokensNotBefore,
+		&i.OauthRefreshNotBefore,
 	)
 	return i, err
 }

@@ -13,10 +13,10 @@ import (
 
 const createTool = `-- name: CreateTool :one
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities)
+                       required_client_capabilities, required_scopes)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7,
-        $8)
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities
+        $8, $9)
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes
 `
 
 type CreateToolParams struct {
@@ -28,6 +28,7 @@ type CreateToolParams struct {
 	OutputSchema               []byte
 	MockScenarios              []byte
 	RequiredClientCapabilities []string
+	RequiredScopes             []string
 }
 
 func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams) (McpTool, error) {
@@ -40,6 +41,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		arg.OutputSchema,
 		arg.MockScenarios,
 		arg.RequiredClientCapabilities,
+		arg.RequiredScopes,
 	)
 	var i McpTool
 	err := row.Scan(
@@ -55,6 +57,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
+		&i.RequiredScopes,
 	)
 	return i, err
 }
@@ -77,7 +80,7 @@ func (q *Queries) DeleteTool(ctx context.Context, db DBTX, arg DeleteToolParams)
 }
 
 const getTool = `-- name: GetTool :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities FROM mcp_tools WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes FROM mcp_tools WHERE server_id = $1 AND id = $2
 `
 
 type GetToolParams struct {
@@ -101,12 +104,13 @@ func (q *Queries) GetTool(ctx context.Context, db DBTX, arg GetToolParams) (McpT
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
+		&i.RequiredScopes,
 	)
 	return i, err
 }
 
 const listTools = `-- name: ListTools :many
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities FROM mcp_tools WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes FROM mcp_tools WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpTool, error) {
@@ -131,7 +135,40 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.RequiredClientCapabilities,
+			&i.RequiredScopes,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const toolScopes = `-- name: ToolScopes :many
+SELECT name, required_scopes FROM mcp_tools
+WHERE server_id = $1 AND cardinality(required_scopes) > 0
+ORDER BY position
+`
+
+type ToolScopesRow struct {
+	Name           string
+	RequiredScopes []string
+}
+
+// The scopes each tool of the server requires, for its authorization server.
+func (q *Queries) ToolScopes(ctx context.Context, db DBTX, serverID uuid.UUID) ([]ToolScopesRow, error) {
+	rows, err := db.Query(ctx, toolScopes, serverID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ToolScopesRow{}
+	for rows.Next() {
+		var i ToolScopesRow
+		if err := rows.Scan(&i.Name, &i.RequiredScopes); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -145,9 +182,10 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 const updateTool = `-- name: UpdateTool :one
 UPDATE mcp_tools
 SET name = $1, description = $2, input_schema = $3, output_schema = $4,
-    mock_scenarios = $5, required_client_capabilities = $6, updated_at = now()
-WHERE server_id = $7 AND id = $8
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities
+    mock_scenarios = $5, required_client_capabilities = $6,
+    required_scopes = $7, updated_at = now()
+WHERE server_id = $8 AND id = $9
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes
 `
 
 type UpdateToolParams struct {
@@ -157,6 +195,7 @@ type UpdateToolParams struct {
 	OutputSchema               []byte
 	MockScenarios              []byte
 	RequiredClientCapabilities []string
+	RequiredScopes             []string
 	ServerID                   uuid.UUID
 	ID                         uuid.UUID
 }
@@ -169,6 +208,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		arg.OutputSchema,
 		arg.MockScenarios,
 		arg.RequiredClientCapabilities,
+		arg.RequiredScopes,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -186,6 +226,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
+		&i.RequiredScopes,
 	)
 	return i, err
 }

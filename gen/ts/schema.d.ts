@@ -619,6 +619,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/oauth/expire-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire every access token of the design's authorization server
+         * @description Every access token the design's mock authorization server issued until now is refused
+         *     from now on, as expired (401 `invalid_token`); refresh tokens still work, so a client
+         *     that refreshes recovers. Sets the server's `oauth_tokens_not_before`; recorded in the
+         *     server's journal (method `oauth/expire_tokens`). Allowed whatever the `auth_mode`.
+         */
+        post: operations["expireOAuthTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/oauth/revoke-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every token of the design's authorization server
+         * @description Every access token and every refresh token the design's mock authorization server
+         *     issued until now is refused from now on: the client must authorize again. Sets the
+         *     server's `oauth_tokens_not_before` and `oauth_refresh_not_before`; recorded in the
+         *     server's journal (method `oauth/revoke_tokens`). Allowed whatever the `auth_mode`.
+         */
+        post: operations["revokeOAuthTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/api/platform/{server_id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The OAuth protected resource metadata of a served design's MCP endpoint
+         * @description RFC 9728 metadata, at the path-suffixed well-known URL of the endpoint
+         *     `/api/platform/{server_id}/mcp`, for an enabled server whose `auth_mode` is `oauth` (404
+         *     otherwise, and at the bare root `/.well-known/oauth-protected-resource`, which names no
+         *     design). `authorization_servers` names the design's own authorization server (issuer
+         *     `/api/platform/{server_id}/oauth`), or, with the chaos `moved_authorization_server`,
+         *     `/api/platform/{server_id}/oauth-moved`, where nothing is served. The URLs are under
+         *     `BASE_URL`, or else under the address the caller used. Any origin may read it.
+         *
+         *     The service answers this route with a handler of its own, not through the REST API's
+         *     generated server.
+         */
+        get: operations["getServerProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight of the protected resource metadata */
+        options: operations["preflightServerProtectedResourceMetadata"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/journal": {
         parameters: {
             query?: never;
@@ -998,7 +1083,16 @@ export interface paths {
          *
          *     **Access**: none needed unless the server's `auth_mode` is `api_key`: then a platform
          *     API key of the owning organization (full scope, or policy scope bound to this server),
-         *     else 401. With `ALLOWED_HOSTS` set, a request whose `Host` (or `Origin`, when sent) is
+         *     else 401; or `oauth`: then `Authorization: Bearer <token>` with an access token of the
+         *     design's own authorization server, audience-bound to this URL. Without one the answer is
+         *     401 with `WWW-Authenticate: Bearer resource_metadata="<protected resource metadata URL>"`
+         *     (and `scope="..."` naming the server's `oauth.required_scopes`, when it has some); with an
+         *     invalid, expired or revoked token, 401 `Bearer error="invalid_token",
+         *     error_description="...", resource_metadata="..."`. A token lacking the server's required
+         *     scopes, or a `tools/call` of a tool whose `required_scopes` the token lacks (one in a
+         *     batch refuses the whole batch), is 403 `Bearer error="insufficient_scope",
+         *     scope="<every scope the operation needs>", resource_metadata="..."`. Both protocol eras
+         *     are checked alike; `tools/list` lists every tool whatever the token holds. With `ALLOWED_HOSTS` set, a request whose `Host` (or `Origin`, when sent) is
          *     not listed is 403. Every answer allows any origin (`Access-Control-Allow-Origin: *`).
          *     In production each message (each member of a batch) counts against the limit of the
          *     organization and client address, `min(max_public_rate_limit, MAX_PUBLIC_RATE_LIMIT)`
@@ -2356,6 +2450,64 @@ export interface components {
          *     HTTP 400 with MissingRequiredClientCapability (-32021). Defaults to none.
          */
         RequiredClientCapabilities: components["schemas"]["ClientCapability"][];
+        /**
+         * @description How the MCP endpoint is protected. `api_key`: it requires a platform API key of the owning
+         *     organization. `oauth`: it is an OAuth 2.1 protected resource whose bearer tokens the
+         *     design's own mock authorization server (issuer `/api/platform/{server_id}/oauth`) issues,
+         *     audience-bound to the endpoint URL; see `oauth`.
+         * @default none
+         * @enum {string}
+         */
+        AuthMode: "none" | "api_key" | "oauth";
+        /** @description An OAuth scope (an RFC 6749 scope-token). */
+        Scope: string;
+        /**
+         * @description The design's OAuth, used when `auth_mode` is `oauth` (kept otherwise). Absent members take
+         *     their defaults.
+         */
+        OAuthSettings: {
+            /**
+             * @description Scopes the authorization server grants, published in the protected resource metadata;
+             *     when empty, the union of `required_scopes` and the tools' `required_scopes`.
+             */
+            scopes_supported?: components["schemas"]["Scope"][];
+            /**
+             * @description Scopes every request to the endpoint needs; named in the `scope` of the 401 challenge.
+             *     Each must be one of `scopes_supported` when that is given.
+             */
+            required_scopes?: components["schemas"]["Scope"][];
+            /** @description Lifetime of the access tokens; an hour when absent. */
+            token_lifetime_seconds?: number;
+            /**
+             * @description What the authorization endpoint does: `auto` (default) grants at once, `deny` answers
+             *     `access_denied`, `page` shows a page with Allow and Deny.
+             * @enum {string}
+             */
+            consent?: "auto" | "deny" | "page";
+            chaos?: components["schemas"]["OAuthChaos"];
+        };
+        /** @description Scripted misbehaviours of the design's OAuth, for testing clients. */
+        OAuthChaos: {
+            /** @description The authorization response carries an `iss` that is not the authorization server's. */
+            wrong_issuer?: boolean;
+            /**
+             * @description The protected resource metadata names an authorization server where nothing is served
+             *     (`/api/platform/{server_id}/oauth-moved`).
+             */
+            moved_authorization_server?: boolean;
+            /** @description The token endpoint refuses every refresh token (`invalid_grant`). */
+            refuse_refresh?: boolean;
+        };
+        ProtectedResourceMetadata: {
+            /** @description The MCP endpoint URL (the tokens' audience). */
+            resource: string;
+            /** @description The design's issuer. */
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: "header"[];
+            /** @description The server's name. */
+            resource_name: string;
+        };
         Server: {
             /** Format: uuid */
             id: string;
@@ -2374,11 +2526,20 @@ export interface components {
             eras: components["schemas"]["Eras"];
             cache_ttl_ms: components["schemas"]["CacheTTLMs"];
             cache_scope: components["schemas"]["CacheScope"];
+            auth_mode: components["schemas"]["AuthMode"];
+            oauth: components["schemas"]["OAuthSettings"];
             /**
-             * @description `api_key`: the MCP endpoint requires a key of the owning organization.
-             * @enum {string}
+             * Format: date-time
+             * @description Set by `POST /api/servers/{server_id}/oauth/expire-tokens` (and `revoke-tokens`): access
+             *     tokens issued before it are refused as expired. Null when never set.
              */
-            auth_mode: "none" | "api_key";
+            readonly oauth_tokens_not_before: string | null;
+            /**
+             * Format: date-time
+             * @description Set by `POST /api/servers/{server_id}/oauth/revoke-tokens`: refresh tokens issued before
+             *     it are refused. Null when never set.
+             */
+            readonly oauth_refresh_not_before: string | null;
             fault: components["schemas"]["Fault"] | null;
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
@@ -2462,11 +2623,8 @@ export interface components {
             eras?: components["schemas"]["Eras"];
             cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
             cache_scope?: components["schemas"]["CacheScope"];
-            /**
-             * @default none
-             * @enum {string}
-             */
-            auth_mode?: "none" | "api_key";
+            auth_mode?: components["schemas"]["AuthMode"];
+            oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
             upstream?: components["schemas"]["Upstream"];
         };
@@ -2483,8 +2641,9 @@ export interface components {
             eras?: components["schemas"]["Eras"];
             cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
             cache_scope?: components["schemas"]["CacheScope"];
-            /** @enum {string} */
-            auth_mode?: "none" | "api_key";
+            auth_mode?: components["schemas"]["AuthMode"];
+            /** @description Replaces the OAuth settings whole. */
+            oauth?: components["schemas"]["OAuthSettings"];
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
             /**
@@ -2562,11 +2721,8 @@ export interface components {
             eras?: components["schemas"]["Eras"];
             cache_ttl_ms?: components["schemas"]["CacheTTLMs"];
             cache_scope?: components["schemas"]["CacheScope"];
-            /**
-             * @default none
-             * @enum {string}
-             */
-            auth_mode?: "none" | "api_key";
+            auth_mode?: components["schemas"]["AuthMode"];
+            oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
             /** @description Serve the design (true) or keep it a draft (false); when absent, a new server is a draft and an existing one keeps its state. */
             enabled?: boolean;
@@ -2946,6 +3102,12 @@ export interface components {
             } | null;
             mock_scenarios: components["schemas"]["MockScenario"][];
             required_client_capabilities: components["schemas"]["RequiredClientCapabilities"];
+            /**
+             * @description OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+             *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+             *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+             */
+            required_scopes: components["schemas"]["Scope"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2968,6 +3130,12 @@ export interface components {
             } | null;
             mock_scenarios?: components["schemas"]["MockScenario"][];
             required_client_capabilities?: components["schemas"]["RequiredClientCapabilities"];
+            /**
+             * @description OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+             *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+             *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+             */
+            required_scopes?: components["schemas"]["Scope"][];
         };
         UpdateToolRequest: {
             name?: components["schemas"]["ToolName"];
@@ -2980,6 +3148,12 @@ export interface components {
             } | null;
             mock_scenarios?: components["schemas"]["MockScenario"][];
             required_client_capabilities?: components["schemas"]["RequiredClientCapabilities"];
+            /**
+             * @description OAuth scopes a token must hold to call the tool when the server's `auth_mode` is
+             *     `oauth` (besides the server's `oauth.required_scopes`); a call without them is HTTP 403
+             *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
+             */
+            required_scopes?: components["schemas"]["Scope"][];
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;
@@ -5185,6 +5359,111 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
         };
     };
+    expireOAuthTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, with its new `oauth_tokens_not_before`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeOAuthTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, with its new `oauth_tokens_not_before` and `oauth_refresh_not_before`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getServerProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description No enabled server with this id protects its endpoint with OAuth. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    preflightServerProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed from any origin. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listJournal: {
         parameters: {
             query?: {
@@ -5952,7 +6231,8 @@ export interface operations {
             };
             /**
              * @description The server's `auth_mode` is `api_key` and no valid key of its organization was sent
-             *     (-32001).
+             *     (-32001); or it is `oauth` and no valid bearer token was sent (the challenge names the
+             *     protected resource metadata).
              */
             401: {
                 headers: {
@@ -5963,7 +6243,21 @@ export interface operations {
                     "application/json": components["schemas"]["JSONRPCErrorResponse"];
                 };
             };
-            403: components["responses"]["MCPHostRefused"];
+            /**
+             * @description A `Host` (or `Origin`) not in `ALLOWED_HOSTS` (a problem document); or, for a server
+             *     whose `auth_mode` is `oauth`, a token without the scopes the request needs
+             *     (`WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`, -32001).
+             */
+            403: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["JSONRPCErrorResponse"];
+                };
+            };
             /**
              * @description No enabled server has this id: unknown, deleted or a draft (a problem document); or
              *     a modern request names a method the server does not have (-32601).

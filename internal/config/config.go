@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
 // Config is the whole configuration of one instance.
@@ -87,6 +89,10 @@ type Config struct {
 	// Clock is the time requestState expiry reads (time.Now when nil);
 	// not read from the environment: tests set it.
 	Clock func() time.Time
+	// OAuthVerifier verifies the bearer tokens of designs whose auth_mode
+	// is oauth; not read from the environment. When nil the service uses
+	// the verifier of its embedded authorization servers.
+	OAuthVerifier oauthcfg.Verifier
 	// Designs is a directory of design files to serve (MOCKMCP_DESIGNS;
 	// `mockmcp serve --designs DIR` overrides it). Empty: designs come
 	// from the database only.

@@ -70,7 +70,7 @@ var ToolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // zero value stands for the first, the default.
 var (
 	ServerTypes = []string{"mock", "openapi"}
-	AuthModes   = []string{"none", "api_key"}
+	AuthModes   = []string{AuthModeNone, AuthModeAPIKey, AuthModeOAuth}
 	ErasValues  = []string{ErasModernAndLegacy, ErasLegacyOnly, ErasModernOnly}
 	CacheScopes = []string{CacheScopePrivate, CacheScopePublic}
 )
@@ -145,6 +145,7 @@ func CheckServer(s Server) error {
 	}
 	oneOf(&f, "type", s.Type, ServerTypes)
 	oneOf(&f, "auth_mode", s.AuthMode, AuthModes)
+	checkOAuth(&f, "oauth", s.OAuth)
 	oneOf(&f, "eras", s.Eras, ErasValues)
 	oneOf(&f, "cache_scope", s.CacheScope, CacheScopes)
 	if s.CacheTTLMs < 0 || s.CacheTTLMs > MaxCacheTTLMs {
@@ -255,6 +256,7 @@ func CheckTool(t Tool) error {
 		}
 	}
 	checkCapabilities(&f, "required_client_capabilities", t.RequiredClientCapabilities)
+	checkScopes(&f, "required_scopes", t.RequiredScopes)
 	if len(t.Scenarios) > MaxScenarios {
 		f.Add("mock_scenarios", "at most %d scenarios per tool (the limit), got %d", MaxScenarios, len(t.Scenarios))
 	}

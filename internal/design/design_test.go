@@ -490,7 +490,7 @@ func TestCheckLengths(t *testing.T) {
 		{"provider name over", CheckServer(Server{Name: "W", ProviderName: ptr(long(MaxProviderName + 1))}), []string{"provider_name"}},
 		{"provider URL over", CheckServer(Server{Name: "W", ProviderURL: ptr("https://a.example/" + strings.Repeat("x", MaxProviderURL))}), []string{"provider_url"}},
 		{"known type and mode", CheckServer(Server{Name: "W", Type: "openapi", AuthMode: "api_key"}), nil},
-		{"unknown type and mode", CheckServer(Server{Name: "W", Type: "proxy", AuthMode: "oauth"}), []string{"type", "auth_mode"}},
+		{"unknown type and mode", CheckServer(Server{Name: "W", Type: "proxy", AuthMode: "oauth2"}), []string{"type", "auth_mode"}},
 
 		{"tool name at the limit", CheckTool(tool(strings.Repeat("a", MaxToolName), "")), nil},
 		{"tool name over", CheckTool(tool(strings.Repeat("a", MaxToolName+1), "")), []string{"name"}},

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
 // Server is an MCP server design.
@@ -30,8 +31,18 @@ type Server struct {
 	// on list, read and discover results for modern clients.
 	CacheTTLMs int
 	CacheScope string
-	AuthMode   string
-	CreatedBy  string
+	// AuthMode is one of AuthModes.
+	AuthMode string
+	// OAuth are the settings of the design's mock authorization server
+	// and of its endpoint as a protected resource, used when AuthMode is
+	// AuthModeOAuth (and kept otherwise).
+	OAuth oauthcfg.Settings
+	// OAuthTokensNotBefore and OAuthRefreshNotBefore are read-only: the
+	// access tokens (refresh tokens) issued before them are expired
+	// (revoked); zero when never set.
+	OAuthTokensNotBefore  time.Time
+	OAuthRefreshNotBefore time.Time
+	CreatedBy             string
 	// Fault is the server's default fault; nil when it has none.
 	Fault *mockspec.Fault
 	// Source records where an imported design came from; nil for designs
@@ -81,8 +92,11 @@ type Tool struct {
 	// ClientCapabilities) a modern request must declare to call the
 	// tool; none when empty.
 	RequiredClientCapabilities []string
-	CreatedAt                  time.Time
-	UpdatedAt                  time.Time
+	// RequiredScopes are the OAuth scopes a token must hold to call the
+	// tool when the server's AuthMode is AuthModeOAuth; none when empty.
+	RequiredScopes []string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Resource is a resource of a server design. Content is a JSON value: a

@@ -8,15 +8,17 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/designwire"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
 // The order of each object's members in an exported document; members not
 // listed follow, sorted.
 var (
 	serverOrder = []string{"apiVersion", "kind", "id", "name", "description", "version", "provider_name",
-		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "fault",
+		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
 		"enabled", "tools", "resources", "prompts"}
-	toolOrder     = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "mock_scenarios"}
+	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
+		"mock_scenarios"}
 	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
 	promptOrder   = []string{"name", "description", "arguments", "messages", "ask", "then"}
 	argumentOrder = []string{"name", "description", "required", "completions"}
@@ -25,8 +27,9 @@ var (
 // What the REST answers hold that a document does not: ids, timestamps
 // and what the service derives.
 var (
-	serverNoise = []string{"id", "endpoint_url", "source", "created_by", "created_at", "updated_at"}
-	partNoise   = []string{"id", "server_id", "created_at", "updated_at"}
+	serverNoise = []string{"id", "endpoint_url", "source", "created_by", "created_at", "updated_at",
+		"oauth_tokens_not_before", "oauth_refresh_not_before"}
+	partNoise = []string{"id", "server_id", "created_at", "updated_at"}
 )
 
 // Export is d as a design document, JSON text indented by two spaces: the
@@ -64,16 +67,28 @@ func Export(d design.Design) ([]byte, error) {
 
 // serverMembers are the server's members in a document, enabled included.
 func serverMembers(v design.Server) (map[string]json.RawMessage, error) {
-	return members(designwire.Server(v, ""), serverNoise)
+	m, err := members(designwire.Server(v, ""), serverNoise)
+	if err != nil {
+		return nil, err
+	}
+	if same(m["oauth"], defaultOAuth) {
+		delete(m, "oauth") // the defaults, as a document without it has
+	}
+	return m, nil
 }
+
+// defaultOAuth is the answer's form of the default OAuth settings.
+var defaultOAuth, _ = json.Marshal(designwire.OAuthSettings(oauthcfg.Settings{}))
 
 func toolJSON(t design.Tool) ([]byte, error) {
 	m, err := members(designwire.Tool(t), partNoise)
 	if err != nil {
 		return nil, err
 	}
-	if string(m["required_client_capabilities"]) == "[]" {
-		delete(m, "required_client_capabilities")
+	for _, k := range []string{"required_client_capabilities", "required_scopes"} {
+		if string(m[k]) == "[]" {
+			delete(m, k)
+		}
 	}
 	return ordered(m, toolOrder), nil
 }

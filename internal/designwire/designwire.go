@@ -7,12 +7,14 @@ package designwire
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
@@ -27,7 +29,8 @@ func ServerFromCreate(b api.CreateServerRequest) design.Server {
 		Eras:            string(Or(b.Eras, design.DefaultEras)),
 		CacheTTLMs:      Or(b.CacheTtlMs, design.DefaultCacheTTLMs),
 		CacheScope:      string(Or(b.CacheScope, design.DefaultCacheScope)),
-		AuthMode:        string(Or(b.AuthMode, api.CreateServerRequestAuthModeNone)),
+		AuthMode:        string(Or(b.AuthMode, api.AuthModeNone)),
+		OAuth:           Deref(b.Oauth),
 		Fault:           b.Fault,
 	}
 }
@@ -36,7 +39,8 @@ func ServerFromCreate(b api.CreateServerRequest) design.Server {
 func ToolFromCreate(b api.CreateToolRequest) design.Tool {
 	t := design.Tool{Name: b.Name, Description: Deref(b.Description),
 		InputSchema: Or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
-		RequiredClientCapabilities: StoreCapabilities(Deref(b.RequiredClientCapabilities))}
+		RequiredClientCapabilities: StoreCapabilities(Deref(b.RequiredClientCapabilities)),
+		RequiredScopes:             StoreScopes(Deref(b.RequiredScopes))}
 	if v, err := b.OutputSchema.Get(); err == nil {
 		t.OutputSchema = v
 	}
@@ -73,9 +77,12 @@ func Server(v design.Server, endpointURL string) api.Server {
 		ProviderName: NullableString(v.ProviderName), ProviderUrl: NullableString(v.ProviderURL),
 		Type: api.ServerType(v.Type), Enabled: v.Enabled, ProtocolVersion: api.ProtocolVersion(v.ProtocolVersion),
 		Eras: api.Eras(v.Eras), CacheTtlMs: v.CacheTTLMs, CacheScope: api.CacheScope(v.CacheScope),
-		AuthMode: api.ServerAuthMode(v.AuthMode), EndpointUrl: endpointURL,
-		Source:    nullable.NewNullNullable[json.RawMessage](),
-		CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
+		AuthMode: api.AuthMode(v.AuthMode), Oauth: OAuthSettings(v.OAuth),
+		OauthTokensNotBefore:  nullableTime(v.OAuthTokensNotBefore),
+		OauthRefreshNotBefore: nullableTime(v.OAuthRefreshNotBefore),
+		EndpointUrl:           endpointURL,
+		Source:                nullable.NewNullNullable[json.RawMessage](),
+		CreatedBy:             v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
 	if len(v.Source) > 0 {
 		out.Source = nullable.NewNullableWithValue(v.Source)
@@ -100,6 +107,7 @@ func Tool(t design.Tool) api.Tool {
 	out := api.Tool{Id: t.ID, ServerId: t.ServerID, Name: t.Name, Description: t.Description,
 		InputSchema: t.InputSchema, MockScenarios: t.Scenarios,
 		RequiredClientCapabilities: Capabilities(t.RequiredClientCapabilities),
+		RequiredScopes:             Scopes(t.RequiredScopes),
 		CreatedAt:                  t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 	if len(t.OutputSchema) > 0 {
 		out.OutputSchema = nullable.NewNullableWithValue(json.RawMessage(t.OutputSchema))
@@ -117,6 +125,38 @@ func Capabilities(caps []string) api.RequiredClientCapabilities {
 		out[i] = api.ClientCapability(c)
 	}
 	return out
+}
+
+// OAuthSettings is a server's OAuth settings as answered: the defaults of
+// absent members spelled out (consent, token lifetime).
+func OAuthSettings(o oauthcfg.Settings) api.OAuthSettings {
+	if o.Consent == "" {
+		o.Consent = oauthcfg.ConsentAuto
+	}
+	if o.TokenLifetimeSeconds == 0 {
+		o.TokenLifetimeSeconds = int(oauthcfg.DefaultTokenLifetime / time.Second)
+	}
+	return o
+}
+
+// Scopes converts a tool's required scopes, [] when it requires none.
+func Scopes(scopes []string) []string {
+	if scopes == nil {
+		return []string{}
+	}
+	return scopes
+}
+
+// StoreScopes converts required scopes for storage.
+func StoreScopes(in []string) []string {
+	return append([]string{}, in...)
+}
+
+func nullableTime(t time.Time) nullable.Nullable[time.Time] {
+	if t.IsZero() {
+		return nullable.NewNullNullable[time.Time]()
+	}
+	return nullable.NewNullableWithValue(t.UTC())
 }
 
 // StoreCapabilities converts required client capabilities for storage.

@@ -64,6 +64,7 @@ var (
 	apiResource       = designwire.Resource
 	apiPrompt         = designwire.Prompt
 	storeCapabilities = designwire.StoreCapabilities
+	storeScopes       = designwire.StoreScopes
 	storeScenarios    = designwire.StoreScenarios
 	storeArguments    = designwire.StoreArguments
 	storeMessages     = designwire.StoreMessages

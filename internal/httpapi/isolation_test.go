@@ -90,6 +90,8 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "apply a document with A's server id", method: "POST", route: "/api/servers/apply", status: http.StatusConflict,
 			body: map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": "{server_id}", "name": "Hijacked by Beta"}},
 		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
+		{name: "expire oauth tokens", method: "POST", route: server + "/oauth/expire-tokens"},
+		{name: "revoke oauth tokens", method: "POST", route: server + "/oauth/revoke-tokens"},
 		{name: "check drift", method: "POST", route: server + "/drift", body: map[string]any{"url": "http://example.com/mcp"}},
 		{name: "promote recordings", method: "POST", route: server + "/recordings/promote", body: map[string]any{"dry_run": true}},
 

@@ -91,6 +91,9 @@ func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestOb
 		if b.AuthMode != nil {
 			v.AuthMode = string(*b.AuthMode)
 		}
+		if b.Oauth != nil {
+			v.OAuth = *b.Oauth
+		}
 		if b.Fault.IsSpecified() {
 			v.Fault = nil
 			if f, err := b.Fault.Get(); err == nil {

@@ -63,6 +63,9 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 		if b.RequiredClientCapabilities != nil {
 			t.RequiredClientCapabilities = storeCapabilities(*b.RequiredClientCapabilities)
 		}
+		if b.RequiredScopes != nil {
+			t.RequiredScopes = storeScopes(*b.RequiredScopes)
+		}
 		return nil
 	}, design.CheckTool, (*store.Tx).UpdateTool)
 	if err != nil {

@@ -2,14 +2,17 @@ package mcpserve_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -59,6 +62,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	b.Run("journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{}) })
 	b.Run("journal=on", func(b *testing.B) { benchToolsCall(b, benchOptions{journal: true}) })
 	b.Run("era=modern/journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{modern: true}) })
+	b.Run("auth=oauth/journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{oauth: true}) })
 	b.Run("metrics=off", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true}) })
 	b.Run("metrics=on", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true, metrics: true}) })
 }
@@ -66,6 +70,9 @@ func BenchmarkToolsCall(b *testing.B) {
 // benchOptions are the dimensions of BenchmarkToolsCall.
 type benchOptions struct {
 	journal, modern bool
+	// oauth: the design's auth_mode is oauth, with a required scope and a
+	// scope on the tool; the call's token holds both.
+	oauth bool
 	// routed calls Service.ServerEndpoint, with metrics on or off, rather
 	// than the handler alone.
 	routed, metrics bool
@@ -91,19 +98,27 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 	journal, modern := o.journal, o.modern
 	env := apitest.New(tb, &apitest.Options{Configure: func(c *config.Config) {
 		c.JournalEnabled = journal
+		c.OAuthVerifier = benchVerifier{}
 		if o.metrics {
 			c.MetricsAddr = "127.0.0.1:0"
 		}
 	}})
 	b := tb
 	c := env.Signup(b, "Bench Org")
-	id := c.Do("POST", "/api/servers", map[string]any{"name": "Weather", "version": "1.0.0"}).
-		Status(http.StatusCreated).String("id")
+	server := map[string]any{"name": "Weather", "version": "1.0.0"}
+	scopes := []string{}
+	if o.oauth {
+		server["auth_mode"] = "oauth"
+		server["oauth"] = map[string]any{"required_scopes": []string{"mcp"}}
+		scopes = []string{"weather:read"}
+	}
+	id := c.Do("POST", "/api/servers", server).Status(http.StatusCreated).String("id")
 	c.Do("POST", "/api/servers/"+id+"/tools", map[string]any{
-		"name":           "get_forecast",
-		"description":    "Returns the forecast for a city.",
-		"input_schema":   json.RawMessage(benchInputSchema),
-		"mock_scenarios": benchScenarios(),
+		"required_scopes": scopes,
+		"name":            "get_forecast",
+		"description":     "Returns the forecast for a city.",
+		"input_schema":    json.RawMessage(benchInputSchema),
+		"mock_scenarios":  benchScenarios(),
 	}).Status(http.StatusCreated)
 	c.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
 
@@ -115,6 +130,9 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 	req := httptest.NewRequest(http.MethodPost, "/api/platform/"+id+"/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if o.oauth {
+		req.Header.Set("Authorization", "Bearer bench-token")
+	}
 	call := benchCall
 	if modern {
 		call = benchModernCall
@@ -173,6 +191,21 @@ func (w *benchWriter) Write(b []byte) (int, error) {
 	w.body = append(w.body, b...)
 	return len(b), nil
 }
+
+// benchVerifier accepts the token "bench-token" for any design, with the
+// scopes of the benchmarked one, as a verifier that knows its key does:
+// without touching a database.
+type benchVerifier struct{}
+
+func (benchVerifier) VerifyToken(_ context.Context, token, issuer, resource string) (oauthcfg.Claims, error) {
+	if token != "bench-token" {
+		return oauthcfg.Claims{}, oauthcfg.ErrInvalidToken
+	}
+	now := time.Now()
+	return oauthcfg.Claims{Issuer: issuer, Audience: resource, Scopes: benchScopes, IssuedAt: now, Expiry: now.Add(time.Hour)}, nil
+}
+
+var benchScopes = []string{"mcp", "weather:read"}
 
 // BenchmarkAppendResult measures encoding a response around a pre-encoded
 // tools/call result into a reused buffer, as the endpoint does.

@@ -57,6 +57,9 @@ type compiled struct {
 	// every tools/call goes to it.
 	upstream *design.Upstream
 	record   bool
+	// oauth guards the endpoint of a design whose auth_mode is oauth; nil
+	// for any other.
+	oauth *oauthGuard
 
 	size int // approximate bytes held, for the cache's budget
 }
@@ -77,7 +80,7 @@ func compile(d design.Design) (*compiled, error) {
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
 		version: d.Server.ProtocolVersion, description: d.Server.Description,
-		upstream: d.Server.Upstream,
+		upstream: d.Server.Upstream, oauth: compileOAuth(d),
 	}
 	out.record = out.upstream != nil && out.upstream.Mode == design.UpstreamRecord
 	var err error

@@ -26,6 +26,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/sequence"
 )
@@ -64,6 +65,13 @@ type Options struct {
 	// Authorizer checks keys for auth_mode api_key servers; nil refuses
 	// every request to such a server.
 	Authorizer Authorizer
+	// OAuth verifies the bearer tokens of auth_mode oauth servers; nil
+	// refuses every request to such a server (401).
+	OAuth oauthcfg.Verifier
+	// BaseURL is the origin the service is reached at (config BASE_URL),
+	// of the OAuth resource, issuer and metadata URLs; when empty, the
+	// origin each request came in at.
+	BaseURL string
 	// RateLimit counts messages (each member of a batch) per organization
 	// and client address (in production), at min(organization override,
 	// PublicCeiling); ClientIP finds the address.
@@ -246,7 +254,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		dec := h.opts.RateLimit.AdmitN(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
 			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling), p.Messages())
 		if !dec.Allowed {
-			h.rejected(d, addr, start, http.StatusTooManyRequests)
+			h.rejected(d, addr, start, http.StatusTooManyRequests, "")
 			tr.WriteRateLimited(w, &p, dec.RetryAfter())
 			return
 		}
@@ -260,8 +268,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				mcptransport.WriteUnavailable(w)
 				return
 			}
-			h.rejected(d, addr, start, http.StatusUnauthorized)
+			h.rejected(d, addr, start, http.StatusUnauthorized, "")
 			h.writeUnauthorized(w, err)
+			return
+		}
+	}
+	if d.oauth != nil {
+		if f := h.checkOAuth(r, d, &p); f != nil {
+			if f.status != http.StatusServiceUnavailable {
+				h.rejected(d, addr, start, f.status, f.journal)
+			}
+			h.writeRefusal(w, f)
 			return
 		}
 	}
@@ -307,14 +324,23 @@ func (h *Handler) rateLimited() bool {
 }
 
 // rejected records a request refused before any of its messages was
-// answered.
-func (h *Handler) rejected(d *compiled, addr string, start time.Time, status int) {
+// answered, and why when the status does not say it all.
+func (h *Handler) rejected(d *compiled, addr string, start time.Time, status int, why string) {
 	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
 		return
 	}
 	h.opts.Journal.Record(journal.Entry{OrgID: d.orgID, ServerID: d.id, ReceivedAt: start, Latency: time.Since(start),
 		ClientAddr: addr, Outcome: journal.OutcomeRejected, Step: -1,
-		Answer: []byte(strconv.Itoa(status) + " " + http.StatusText(status))})
+		Answer: []byte(rejection(status, why))})
+}
+
+// rejection is the journal's answer of a refused request: "401
+// Unauthorized", or "401 invalid_token: expired" when why is known.
+func rejection(status int, why string) string {
+	if why == "" {
+		return strconv.Itoa(status) + " " + http.StatusText(status)
+	}
+	return strconv.Itoa(status) + " " + why
 }
 
 func (h *Handler) authorize(r *http.Request, d *compiled) error {

@@ -157,3 +157,21 @@ func (tr Transport) WriteRateLimited(w http.ResponseWriter, p *Payload, retryAft
 	}
 	WriteRPCError(w, http.StatusTooManyRequests, id, rateLimitError(retryAfter))
 }
+
+// EachMessage calls fn with each message of the body (each member of a
+// batch, or the one message) until fn returns false; a body refused as a
+// whole has none. The messages are not checked: fn decodes what it needs.
+func (p *Payload) EachMessage(fn func(msg []byte) bool) {
+	switch {
+	case p.refusal != nil:
+	case p.isBatch:
+		b := p.batch // a copy: the batch is answered from the start later
+		for m, ok := b.Next(); ok; m, ok = b.Next() {
+			if !fn(m) {
+				return
+			}
+		}
+	default:
+		fn(p.body)
+	}
+}

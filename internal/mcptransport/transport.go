@@ -207,6 +207,19 @@ func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err er
 	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
 }
 
+// WriteRPCChallenge is WriteRPCError with the WWW-Authenticate challenge
+// given (an OAuth protected resource's), which browsers may read.
+func WriteRPCChallenge(w http.ResponseWriter, status int, challenge string, id json.RawMessage, err error) {
+	hdr := w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["WWW-Authenticate"] = []string{challenge}
+	hdr["Access-Control-Expose-Headers"] = hdrExposeChallenge
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
+}
+
+var hdrExposeChallenge = []string{"WWW-Authenticate"}
+
 const (
 	allowMethods = "POST, OPTIONS"
 	// Content-Type is what the specification names; the MCP headers and the

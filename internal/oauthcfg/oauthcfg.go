@@ -11,7 +11,7 @@ package oauthcfg
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -143,29 +143,13 @@ func (s Settings) TokenLifetime() time.Duration {
 	return min(d, MaxTokenLifetime)
 }
 
-// Scopes are the scopes d's authorization server grants: its
-// ScopesSupported, else the union of RequiredScopes and the tools'
-// required scopes, sorted.
+// Scopes are the scopes d's authorization server grants, those its
+// protected resource metadata lists (EffectiveScopes).
 func (d Design) Scopes() []string {
 	if len(d.Settings.ScopesSupported) > 0 {
 		return d.Settings.ScopesSupported
 	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(scopes []string) {
-		for _, s := range scopes {
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, s)
-			}
-		}
-	}
-	add(d.Settings.RequiredScopes)
-	for _, scopes := range d.ToolScopes {
-		add(scopes)
-	}
-	sort.Strings(out)
-	return out
+	return EffectiveScopes(d.Settings, d.ToolScopes)
 }
 
 // AuthorizationServerMetadata is the URL of design id's authorization
@@ -181,4 +165,47 @@ func AuthorizationServerMetadata(base string, id uuid.UUID) string {
 // see it refused too.
 func (d Design) ExpiresToken(c Claims) bool {
 	return !d.TokensNotBefore.IsZero() && c.IssuedAt.Before(d.TokensNotBefore.Truncate(time.Second))
+}
+// movedSuffix follows the endpoint's id in the issuer that the protected
+// resource metadata names with the chaos MovedAuthorizationServer.
+const movedSuffix = "/oauth-moved"
+
+// MovedIssuer is the authorization server that design id's protected
+// resource metadata names with the chaos MovedAuthorizationServer: nothing
+// is served under it.
+func MovedIssuer(base string, id uuid.UUID) string {
+	return base + endpointPrefix + id.String() + movedSuffix
+}
+
+// ResourceMetadata is the protected resource metadata (RFC 9728) of a
+// design's MCP endpoint.
+type ResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name"`
+}
+
+// EffectiveScopes are the scopes a design's authorization server grants:
+// s.ScopesSupported, or when empty the union of s.RequiredScopes and the
+// tools' scopes (in the order of toolScopes' sorted names).
+func EffectiveScopes(s Settings, toolScopes map[string][]string) []string {
+	if len(s.ScopesSupported) > 0 {
+		return s.ScopesSupported
+	}
+	out := append([]string{}, s.RequiredScopes...)
+	names := make([]string, 0, len(toolScopes))
+	for n := range toolScopes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		for _, sc := range toolScopes[n] {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/metrics"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
@@ -250,6 +251,12 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	rest.Pre(s.metrics.Echo(rest))
 	mux := http.NewServeMux()
 	mux.Handle(serverPath, s.serverRoute)
+	// The protected resource metadata of OAuth designs (RFC 9728), from the
+	// compiled designs; the bare well-known path names no design: 404.
+	prm := s.metrics.Route(oauthcfg.ProtectedResourcePrefix+serverPath, http.HandlerFunc(s.mcp.ServeProtectedResourceMetadata))
+	mux.Handle(oauthcfg.ProtectedResourcePrefix+serverPath, prm)
+	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
+	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
@@ -325,12 +332,26 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 		relay = redisconn.NewRelay(s.redis)
 	}
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
-		Authorizer: s.keys, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit, ClientIP: ips, AllowedHosts: hosts,
-		Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax, CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
+		Authorizer: s.keys, OAuth: s.tokenVerifier(), BaseURL: cfg.BaseURL, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit,
+		ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax,
+		CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
 		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
 		Upstream: upstream.NewForwarder(upstream.ForwarderOptions{Key: s.upstreamKey, AllowPrivate: cfg.AllowPrivateTargets,
 			Local: self, BaseURL: cfg.BaseURL, Timeout: cfg.UpstreamTimeout, MaxConcurrent: cfg.UpstreamMaxConcurrent}),
 		Observer: s.metrics.Observer(metrics.EndpointServer, mcpserve.MethodNames())})
+}
+
+// tokenVerifier checks the bearer tokens of OAuth designs: the designs'
+// authorization servers' verifier, unless the configuration names another
+// (tests).
+func (s *Service) tokenVerifier() oauthcfg.Verifier {
+	if s.cfg.OAuthVerifier != nil {
+		return s.cfg.OAuthVerifier
+	}
+	if s.oauthVerifier == nil {
+		return nil
+	}
+	return s.oauthVerifier
 }
 
 // platformEndpoint builds the service MCP endpoint, whose tools call the

@@ -21,7 +21,7 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 	row, err := t.q.CreateTool(ctx, t.tx, db.CreateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
-		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities),
+		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
 	})
 	return converted(toolFrom)(row, err)
 }
@@ -45,7 +45,7 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 	row, err := t.q.UpdateTool(ctx, t.tx, db.UpdateToolParams{
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
-		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities),
+		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
 	})
 	return found("tool", toolFrom)(row, err)
 }
@@ -141,7 +141,7 @@ func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
 func toolFrom(r db.McpTool) (design.Tool, error) {
 	t := design.Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
 		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, RequiredClientCapabilities: textArray(r.RequiredClientCapabilities),
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		RequiredScopes: textArray(r.RequiredScopes), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
 		return design.Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
 	}

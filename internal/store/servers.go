@@ -13,6 +13,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
 // ServerPage is one page of servers, newest first.
@@ -43,6 +44,7 @@ func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, 
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
 		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
+		Oauth: oauthJSON(s.OAuth),
 	})
 	return serverFrom(row), err
 }
@@ -94,6 +96,7 @@ func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, 
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
 		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
+		Oauth: oauthJSON(s.OAuth),
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -146,6 +149,14 @@ func serverFrom(r db.McpServer) design.Server {
 		// The column is written from a mockspec.Fault only.
 		_ = json.Unmarshal(r.Fault, out.Fault)
 	}
+	// The column is written from an oauthcfg.Settings only.
+	_ = json.Unmarshal(r.Oauth, &out.OAuth)
+	if r.OauthTokensNotBefore != nil {
+		out.OAuthTokensNotBefore = *r.OauthTokensNotBefore
+	}
+	if r.OauthRefreshNotBefore != nil {
+		out.OAuthRefreshNotBefore = *r.OauthRefreshNotBefore
+	}
 	if r.UpstreamUrl != nil && r.UpstreamMode != nil {
 		out.Upstream = &design.Upstream{URL: *r.UpstreamUrl, Mode: *r.UpstreamMode, HeaderNames: r.UpstreamHeaderNames,
 			SealedHeaders: r.UpstreamHeaders}
@@ -170,6 +181,19 @@ func upstreamColumns(u *design.Upstream) upstreamCols {
 		names = []string{}
 	}
 	return upstreamCols{url: &u.URL, mode: &u.Mode, names: names, sealed: u.SealedHeaders}
+}
+
+// oauthJSON is the column value of a server's OAuth settings.
+func oauthJSON(o oauthcfg.Settings) []byte {
+	b, _ := json.Marshal(o) // plain fields always encode
+	return b
+}
+
+// ExpireOAuthTokens expires every access token of the server's design
+// issued until now and, with revoke, revokes every refresh token too.
+func (t *Tx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool) (design.Server, error) {
+	row, err := t.q.ExpireOAuthTokens(ctx, t.tx, db.ExpireOAuthTokensParams{ID: id, Revoke: revoke})
+	return serverFrom(row), notFound(err, "server")
 }
 
 // faultJSON is the column value of a server's fault, NULL when it has none.

@@ -1,0 +1,32 @@
+package platformmcp_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/platformmcp"
+)
+
+// TestAssistantExpiresAndRevokesOAuthTokens: through the service endpoint,
+// an assistant expires, then revokes, the tokens of a design's
+// authorization server.
+func TestAssistantExpiresAndRevokesOAuthTokens(t *testing.T) {
+	env, owner, raw := signupWithKey(t, "OAuth Assistant Org", "assistant")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	server := owner.Do("POST", "/api/servers", map[string]any{"name": "guarded", "auth_mode": "oauth"}).
+		Status(http.StatusCreated).String("id")
+
+	platform := connect(t, ctx, env.URL+platformmcp.Path, keyTransport{"X-API-Key", raw})
+	out := callJSON(t, ctx, platform, "expire_oauth_tokens", map[string]any{"server_id": server})
+	require.NotNil(t, out["oauth_tokens_not_before"])
+	require.Nil(t, out["oauth_refresh_not_before"])
+	out = callJSON(t, ctx, platform, "revoke_oauth_tokens", map[string]any{"server_id": server})
+	require.NotNil(t, out["oauth_refresh_not_before"])
+	got := owner.Do("GET", "/api/servers/"+server, nil).Status(http.StatusOK)
+	require.Equal(t, out["oauth_refresh_not_before"], got.Get("oauth_refresh_not_before"))
+}

@@ -1,0 +1,70 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/store"
+)
+
+// TestOAuthDesign: the authorization server's view of a design is read by
+// id alone, as the MCP endpoint reads it, and only while it is enabled.
+func TestOAuthDesign(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, a, b := seedTwo(t)
+	settings := oauthcfg.Settings{ScopesSupported: []string{"r", "w"}, RequiredScopes: []string{"r"}, TokenLifetimeSeconds: 60,
+		Consent: oauthcfg.ConsentPage, Chaos: oauthcfg.Chaos{RefuseRefresh: true}}
+	var expired design.Server
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID, UserID: a.UserID}, func(tx *store.Tx) error {
+		s, err := tx.Server(ctx, a.ServerID)
+		if err != nil {
+			return err
+		}
+		s.AuthMode, s.OAuth = design.AuthModeOAuth, settings
+		if _, err := tx.UpdateServer(ctx, s); err != nil {
+			return err
+		}
+		if _, err := tx.CreateTool(ctx, design.Tool{ServerID: a.ServerID, Name: "write", InputSchema: json.RawMessage(`{}`),
+			RequiredScopes: []string{"w"}}); err != nil {
+			return err
+		}
+		expired, err = tx.ExpireOAuthTokens(ctx, a.ServerID, false)
+		return err
+	}))
+	require.False(t, expired.OAuthTokensNotBefore.IsZero())
+	require.True(t, expired.OAuthRefreshNotBefore.IsZero())
+
+	_, err := st.OAuthDesign(ctx, a.ServerID)
+	require.True(t, failure.Is(err, failure.ErrNotFound), "a draft has no authorization server: %v", err)
+
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID, UserID: a.UserID}, func(tx *store.Tx) error {
+		s, err := tx.Server(ctx, a.ServerID)
+		if err != nil {
+			return err
+		}
+		s.Enabled = true
+		_, err = tx.UpdateServer(ctx, s)
+		return err
+	}))
+	d, err := st.OAuthDesign(ctx, a.ServerID)
+	require.NoError(t, err)
+	require.Equal(t, a.ServerID, d.ServerID)
+	require.Equal(t, a.OrgID, d.OrgID)
+	require.True(t, d.OAuth)
+	require.Equal(t, settings, d.Settings)
+	require.Equal(t, map[string][]string{"write": {"w"}}, d.ToolScopes, "tools without scopes are left out")
+	require.WithinDuration(t, expired.OAuthTokensNotBefore, d.TokensNotBefore, time.Microsecond)
+	require.True(t, d.RefreshNotBefore.IsZero())
+
+	// Another organization's draft is not found either.
+	_, err = st.OAuthDesign(ctx, b.ServerID)
+	require.True(t, failure.Is(err, failure.ErrNotFound), "%v", err)
+}

@@ -209,9 +209,9 @@ func runSDKClient(t *testing.T, node, packages, endpoint string, steps []sdkStep
 	return report
 }
 
-// runScript runs the testdata script with args, steps on its standard
-// input, and decodes the report it writes into report.
-func runScript(t *testing.T, node, script string, steps []sdkStep, report any, args ...string) {
+// runScript runs the testdata script with args, steps (as JSON) on its
+// standard input, and decodes the report it writes into report.
+func runScript(t *testing.T, node, script string, steps any, report any, args ...string) {
 	t.Helper()
 	in, err := json.Marshal(steps)
 	require.NoError(t, err)

@@ -49,9 +49,12 @@ func (v *testTokens) mint(endpoint string, scopes ...string) string {
 	tok := fmt.Sprintf("tok-%d", v.n)
 	iss := strings.TrimSuffix(endpoint, "/mcp") + "/oauth"
 	v.claims[tok] = oauthcfg.Claims{Issuer: iss, Audience: endpoint, Subject: "alice", ClientID: "c", Scopes: scopes,
-		IssuedAt: time.Now(), Expiry: time.Now().Add(time.Hour), ID: tok}
+		IssuedAt: time.Now().Truncate(time.Second), Expiry: time.Now().Add(time.Hour), ID: tok} // iat in whole seconds, as in a JWT
 	return tok
 }
+
+// nextSecond waits for the next whole second.
+func nextSecond() { time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second))) }
 
 func oauthEnv(t *testing.T) (*apitest.Env, *testTokens) {
 	t.Helper()
@@ -199,11 +202,11 @@ func TestOAuthDesignFields(t *testing.T) {
 			require.Contains(t, string(r.Raw), `"field":"required_scopes`)
 		})
 	})
-	t.Run("without a verifier every token is refused", func(t *testing.T) {
+	t.Run("a token its authorization server did not sign is refused", func(t *testing.T) {
 		id := oauthServer(t, ada.For(t), "Unverifiable", nil)
 		r := oauthCall(t, env, id, "any", false, "tools/list", nil)
 		require.Equal(t, http.StatusUnauthorized, r.Code)
-		require.Equal(t, `Bearer error="invalid_token", error_description="tokens cannot be verified", resource_metadata="`+
+		require.Equal(t, `Bearer error="invalid_token", error_description="not a signed JWT", resource_metadata="`+
 			prmURL(env, id)+`"`, r.Hdr.Get("WWW-Authenticate"))
 	})
 }
@@ -364,6 +367,7 @@ func TestOAuthExpireAndRevokeTokens(t *testing.T) {
 	bob.Do("POST", "/api/servers/"+id+"/oauth/expire-tokens", nil).Problem(http.StatusNotFound)
 	oauthCall(t, env, id, old, false, "tools/list", nil).Status(http.StatusOK)
 
+	nextSecond() // a token issued within the second of the expiry is kept
 	r := ada.Do("POST", "/api/servers/"+id+"/oauth/expire-tokens", nil).Status(http.StatusOK)
 	require.NotNil(t, r.Get("oauth_tokens_not_before"))
 	require.Nil(t, r.Get("oauth_refresh_not_before"), "refresh tokens still work")
@@ -377,6 +381,7 @@ func TestOAuthExpireAndRevokeTokens(t *testing.T) {
 	fresh := tokens.mint(endpoint)
 	oauthCall(t, env, id, fresh, false, "tools/list", nil).Status(http.StatusOK)
 
+	nextSecond()
 	r = ada.Do("POST", "/api/servers/"+id+"/oauth/revoke-tokens", nil).Status(http.StatusOK)
 	require.NotNil(t, r.Get("oauth_refresh_not_before"))
 	require.Equal(t, r.Get("oauth_tokens_not_before"), r.Get("oauth_refresh_not_before"))

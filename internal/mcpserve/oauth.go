@@ -151,7 +151,9 @@ func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Paylo
 		return invalid("the token is for another resource")
 	case claims.Issuer != c.issuer:
 		return invalid("the token is from another issuer")
-	case !g.notBefore.IsZero() && claims.IssuedAt.Before(g.notBefore):
+	case (oauthcfg.Design{TokensNotBefore: g.notBefore}).ExpiresToken(claims):
+		// iat counts whole seconds: a token issued within the second of
+		// "expire all tokens now" is kept, so that the client's new one is.
 		return invalid("expired")
 	case !claims.Expiry.IsZero() && !time.Now().Before(claims.Expiry):
 		return invalid("expired")

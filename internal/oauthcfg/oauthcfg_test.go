@@ -25,7 +25,8 @@ func TestTokenLifetime(t *testing.T) {
 func TestScopes(t *testing.T) {
 	d := oauthcfg.Design{Settings: oauthcfg.Settings{RequiredScopes: []string{"mcp:read"}},
 		ToolScopes: map[string][]string{"write": {"mcp:write", "mcp:read"}, "admin": {"mcp:admin"}}}
-	require.Equal(t, []string{"mcp:admin", "mcp:read", "mcp:write"}, d.Scopes(), "the union, sorted")
+	require.Equal(t, []string{"mcp:read", "mcp:admin", "mcp:write"}, d.Scopes(),
+		"the required scopes, then the tools' by tool name, as the protected resource metadata lists them")
 	d.Settings.ScopesSupported = []string{"only"}
 	require.Equal(t, []string{"only"}, d.Scopes(), "the design's own list wins")
 	require.Empty(t, oauthcfg.Design{}.Scopes())

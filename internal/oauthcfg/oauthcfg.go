@@ -166,6 +166,7 @@ func AuthorizationServerMetadata(base string, id uuid.UUID) string {
 func (d Design) ExpiresToken(c Claims) bool {
 	return !d.TokensNotBefore.IsZero() && c.IssuedAt.Before(d.TokensNotBefore.Truncate(time.Second))
 }
+
 // movedSuffix follows the endpoint's id in the issuer that the protected
 // resource metadata names with the chaos MovedAuthorizationServer.
 const movedSuffix = "/oauth-moved"

@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/gctune"
 	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/service"
 )
@@ -227,6 +228,9 @@ func serve(ctx context.Context, designs string) error {
 		return fatal(logline.New(stderr, slog.LevelInfo), err)
 	}
 	log := serviceLogger(cfg)
+	if gctune.Enabled() {
+		defer gctune.Start(uint64(cfg.GCHeadroom)).Stop()
+	}
 	svc, err := service.New(ctx, cfg, log)
 	if err != nil {
 		return fatal(log, err)

@@ -70,6 +70,10 @@ type Config struct {
 	// approximate size.
 	DesignCacheEntries int
 	DesignCacheBytes   int
+	// GCHeadroom is the growth of the heap the garbage collector allows
+	// between collections, at least (internal/gctune); unless GOGC or
+	// GOMEMLIMIT is set.
+	GCHeadroom int
 	// AskTimeout is how long a round of questions to a client of the
 	// legacy revisions (before protocol.Modern: requests on the reply's event stream)
 	// waits for the answers when the round has no timeout branch.
@@ -162,6 +166,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		DesignStaleMax:        5 * time.Minute,
 		DesignCacheEntries:    20_000,
 		DesignCacheBytes:      384 << 20,
+		GCHeadroom:            64 << 20,
 		AskTimeout:            time.Minute,
 		MaxPendingQuestions:   100,
 		UpstreamTimeout:       30 * time.Second,
@@ -215,6 +220,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
 	positive("DESIGN_CACHE_ENTRIES", &c.DesignCacheEntries)
 	positive("DESIGN_CACHE_BYTES", &c.DesignCacheBytes)
+	positive("GC_HEADROOM", &c.GCHeadroom)
 	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
 	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)

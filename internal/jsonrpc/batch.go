@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -93,14 +94,23 @@ func valueEnd(s []byte) int {
 }
 
 // stringEnd is the index of the quote closing the string that opens at i.
+// A quote closes the string when an even run of backslashes precedes it;
+// quotes are found with bytes.IndexByte, which reads many bytes at a time.
 func stringEnd(s []byte, i int) int {
-	for i++; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
+	for j := i + 1; j < len(s); {
+		k := bytes.IndexByte(s[j:], '"')
+		if k < 0 {
+			break
 		}
+		q := j + k
+		escapes := 0
+		for p := q - 1; p > i && s[p] == '\\'; p-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q
+		}
+		j = q + 1
 	}
 	return len(s) - 1
 }

@@ -51,3 +51,32 @@ func BenchmarkValid(b *testing.B) {
 		}
 	})
 }
+
+// stringEndByByte is stringEnd as a plain scan, the reference of
+// FuzzStringEnd.
+func stringEndByByte(s []byte, i int) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(s) - 1
+}
+
+// FuzzStringEnd holds stringEnd to a plain scan on arbitrary bytes.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"a\\"b"`, `"\\\\\"x"`, `"abc`, `"a\`, `""`, `"\\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if len(s) == 0 || s[0] != '"' {
+			return
+		}
+		if got, want := stringEnd(s, 0), stringEndByByte(s, 0); got != want {
+			t.Fatalf("stringEnd(%q) = %d, want %d", s, got, want)
+		}
+	})
+}

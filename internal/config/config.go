@@ -166,7 +166,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		DesignStaleMax:        5 * time.Minute,
 		DesignCacheEntries:    20_000,
 		DesignCacheBytes:      384 << 20,
-		GCHeadroom:            64 << 20,
+		GCHeadroom:            32 << 20,
 		AskTimeout:            time.Minute,
 		MaxPendingQuestions:   100,
 		UpstreamTimeout:       30 * time.Second,

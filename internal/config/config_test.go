@@ -96,7 +96,7 @@ func TestDesignCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 500, c.DesignCacheEntries)
 	require.Equal(t, 1<<20, c.DesignCacheBytes)
-	require.Equal(t, 64<<20, c.GCHeadroom)
+	require.Equal(t, 32<<20, c.GCHeadroom)
 	for _, name := range []string{"DESIGN_CACHE_ENTRIES", "DESIGN_CACHE_BYTES", "GC_HEADROOM"} {
 		_, err := Parse(env(map[string]string{name: "0"}))
 		require.ErrorContains(t, err, name)

@@ -147,7 +147,7 @@ func (t *tool) playing(d *compiled) (*toolPlay, error) {
 // counting what it keeps for d in the cache (nil: outside the cache).
 func (t *tool) inputSchema(d *compiled) (*schema.Schema, error) {
 	t.inputOnce.Do(func() {
-		if t.input, t.inputErr = schema.Compile(t.inputRaw, schema.RequireObject); t.inputErr == nil && d != nil {
+		if t.input, t.inputErr = schema.Compile(t.inputRaw, schema.RequireObject, schema.Unchanging); t.inputErr == nil && d != nil {
 			d.charge(t.input.Footprint())
 		}
 	})

@@ -28,6 +28,9 @@ const (
 	// arguments object, so input schemas are compiled with it and output
 	// schemas without.
 	RequireObject Option = 1 << iota
+	// Unchanging: the caller never changes raw after, so the schema keeps
+	// it rather than a copy (a compiled design's tools/list holds it).
+	Unchanging
 )
 
 // maxReported caps how many meta-schema violations one error message lists,
@@ -86,6 +89,9 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 		return nil, invalid("$ref %q cannot be resolved: only references within this schema are allowed", refs[0])
 	}
 	fast := buildFast(tree, sizes)
+	if !slices.Contains(opts, Unchanging) {
+		raw = bytes.Clone(raw)
+	}
 	out := newSchema(raw, tree, fast)
 	out.bounded = len(sizes) > 0 || refs
 	if fast == nil {

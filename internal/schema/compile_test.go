@@ -319,3 +319,20 @@ func TestCompileAcceptsValidSchemas(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileCopiesRawUnlessUnchanging: a schema keeps a copy of the text
+// it was compiled from, unless told the text never changes.
+func TestCompileCopiesRawUnlessUnchanging(t *testing.T) {
+	raw := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+	copied, err := Compile(raw, RequireObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Compile(raw, RequireObject, Unchanging)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &copied.raw[0] == &raw[0] || &kept.raw[0] != &raw[0] {
+		t.Fatal("Compile copies the text only without Unchanging")
+	}
+}

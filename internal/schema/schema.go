@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"sync"
 
 	"github.com/kaptinlin/jsonschema"
@@ -42,7 +41,7 @@ type Schema struct {
 }
 
 func newSchema(raw []byte, tree *jsonschema.Schema, fast *fastNode) *Schema {
-	s := &Schema{raw: bytes.Clone(raw), dialect: tree.Dialect(), fast: fast}
+	s := &Schema{raw: raw, dialect: tree.Dialect(), fast: fast}
 	if fast == nil {
 		s.primary = tree
 	}

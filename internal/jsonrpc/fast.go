@@ -37,8 +37,8 @@ func parseCommon(msg []byte) (r Request, ok bool) {
 			set(&method, v)
 		case string(k) == "params":
 			set(&params, v)
-		case len(k) <= len("jsonrpc") && (bytes.EqualFold(k, []byte("jsonrpc")) || bytes.EqualFold(k, []byte("id")) ||
-			bytes.EqualFold(k, []byte("method")) || bytes.EqualFold(k, []byte("params"))):
+		case bytes.EqualFold(k, []byte("jsonrpc")) || bytes.EqualFold(k, []byte("id")) ||
+			bytes.EqualFold(k, []byte("method")) || bytes.EqualFold(k, []byte("params")):
 			ok = false // encoding/json matches member names in any case
 		}
 		return ok

@@ -15,13 +15,14 @@ var commonCases = []struct {
 	{` { "jsonrpc" : "2.0" , "id" : "abc" , "method" : "custom/method" } `, true},
 	{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, true},
 	{`{"jsonrpc":"2.0","id":-1.5e3,"method":"ping","params":{},"extra":[1,2]}`, true},
-	{`{"jsonrpc":"2.0","id":1,"method":"ping","id":2}`, false},        // repeated: encoding/json keeps the last
-	{`{"JSONRPC":"2.0","id":1,"method":"ping"}`, false},               // another case
-	{`{"jsonrpc":"2.0","i\u0064":1,"method":"ping"}`, false},          // an escaped name
-	{`{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}`, false},          // an escaped method
-	{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, false},            // an id that is not one
-	{`{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}`, false},  // params not an object
-	{`{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, false}, // null params
+	{`{"jsonrpc":"2.0","id":1,"method":"ping","id":2}`, false},          // repeated: encoding/json keeps the last
+	{`{"JSONRPC":"2.0","id":1,"method":"ping"}`, false},                 // another case
+	{`{"jsonrpc":"2.0","method":"ping","id":1,"jſonrpc":"1.0"}`, false}, // ſ folds to s: encoding/json takes the last
+	{`{"jsonrpc":"2.0","i\u0064":1,"method":"ping"}`, false},            // an escaped name
+	{`{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}`, false},            // an escaped method
+	{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, false},              // an id that is not one
+	{`{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}`, false},    // params not an object
+	{`{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, false},   // null params
 	{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, false},
 	{`{"jsonrpc":"2.0","id":1,"method":""}`, false},
 	{`{"jsonrpc":"2.0","id":1,"method":"ping"`, false}, // not JSON

@@ -224,7 +224,7 @@ func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage, decode fu
 
 // foldsTo reports whether raw key k is name in another case.
 func foldsTo(k []byte, name string) bool {
-	return len(k) == len(name) && bytes.EqualFold(k, []byte(name)) && string(k) != name
+	return bytes.EqualFold(k, []byte(name)) && string(k) != name // not by length: ſ folds to s
 }
 
 // decodeCall is DecodeCall by encoding/json.

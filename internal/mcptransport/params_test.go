@@ -38,6 +38,7 @@ var decodeCallCases = []string{
 	`{"name":"t\u00e9\"x","arguments":{"a":{"b":[1,"]"]}}}`,
 	`{"Name":"t","ARGUMENTS":{"a":1}}`,
 	`{"name":"t","Name":"u"}`,
+	`{"name":"t","arguments":{"a":1},"argumentſ":{"b":2}}`, // ſ folds to s, a byte longer
 	`{"n\u0061me":"t"}`,
 	`{"name":"a","name":"b"}`,
 	`{"name":"t","arguments":{"a":1},"arguments":{"b":2}}`,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
@@ -54,10 +55,12 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	grant := ""
-	if err := r.ParseForm(); err == nil {
-		grant = r.PostForm.Get("grant_type")
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request",
+			Description: "the request body is not a form of at most 64 KiB: " + err.Error()})
+		return
 	}
+	grant := r.PostForm.Get("grant_type")
 	ev := event{method: "oauth/token", params: map[string]string{"grant_type": grant, "client_id": r.PostForm.Get("client_id"),
 		"scope": r.PostForm.Get("scope"), "resource": r.PostForm.Get("resource")}}
 	res, terr := h.grant(r, s, grant)
@@ -129,7 +132,7 @@ func (h *Handler) codeGrant(r *http.Request, s site, c store.OAuthClient) (token
 	var g store.OAuthGrant
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
-		g, err = tx.TakeOAuthCode(r.Context(), s.design.ServerID, hash(code))
+		g, err = tx.TakeOAuthCode(r.Context(), s.design.ServerID, auth.HashToken(code))
 		return err
 	})
 	if terr := storeError(err, "the authorization code is unknown, expired or was used already"); terr != nil {
@@ -162,7 +165,7 @@ func (h *Handler) refreshGrant(r *http.Request, s site, c store.OAuthClient) (to
 	var g store.OAuthGrant
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
-		g, err = tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, hash(refresh))
+		g, err = tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(refresh))
 		return err
 	})
 	if terr := storeError(err, "the refresh token is unknown, was used or revoked, or was issued to another client"); terr != nil {
@@ -217,7 +220,7 @@ func (h *Handler) issue(r *http.Request, s site, c store.OAuthClient, subject st
 	}
 	res.RefreshToken = newID() + newID()
 	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		return tx.CreateOAuthRefreshToken(r.Context(), hash(res.RefreshToken), store.OAuthGrant{ServerID: s.design.ServerID,
+		return tx.CreateOAuthRefreshToken(r.Context(), auth.HashToken(res.RefreshToken), store.OAuthGrant{ServerID: s.design.ServerID,
 			ClientID: c.ClientID, Scope: res.Scope, Subject: subject, IssuedAt: now, ExpiresAt: now.Add(RefreshLifetime)})
 	})
 	if err != nil {

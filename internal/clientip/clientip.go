@@ -69,3 +69,12 @@ func peerAddr(remote string) netip.Addr {
 	}
 	return a.Unmap()
 }
+
+// Origin is the scheme://host the request came in at (https when it came
+// over TLS).
+func Origin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}

@@ -3,6 +3,7 @@ package design
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
@@ -23,8 +24,8 @@ const (
 	MaxScopes = 100
 	// MaxScope bounds one scope's length, in bytes.
 	MaxScope = 200
-	// MaxTokenLifetimeSeconds is a day.
-	MaxTokenLifetimeSeconds = 86_400
+	// MaxTokenLifetimeSeconds is the authorization server's bound.
+	MaxTokenLifetimeSeconds = int(oauthcfg.MaxTokenLifetime / time.Second)
 )
 
 // Consents are the answers the authorization endpoint may give.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/logline"
 )
@@ -55,12 +56,8 @@ func withRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
-		scheme := "http"
-		if req.TLS != nil {
-			scheme = "https"
-		}
 		ctx := context.WithValue(req.Context(), requestIDKey{}, id)
-		ctx = context.WithValue(ctx, originKey{}, scheme+"://"+req.Host)
+		ctx = context.WithValue(ctx, originKey{}, clientip.Origin(req))
 		ctx = context.WithValue(ctx, acceptKey{}, req.Header.Get("Accept"))
 		c.SetRequest(req.WithContext(ctx))
 		return next(c)

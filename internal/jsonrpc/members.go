@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // Members calls fn with the raw key (without its quotes, escapes as sent)
@@ -49,9 +48,8 @@ func StringValue(raw []byte) (s []byte, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil, false
 	}
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return body, true
+	if plainString(raw) {
+		return raw[1 : len(raw)-1], true
 	}
 	var v string
 	if json.Unmarshal(raw, &v) != nil {

@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -139,7 +140,7 @@ func (d *validDecoder) str() (string, bool) {
 		return raw[1 : len(raw)-1], true
 	}
 	inner := raw[1 : len(raw)-1]
-	if !hasEscape(inner) && utf8.ValidString(inner) {
+	if strings.IndexByte(inner, '\\') < 0 && utf8.ValidString(inner) {
 		return inner, true
 	}
 	var s string
@@ -147,15 +148,6 @@ func (d *validDecoder) str() (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-func hasEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' {
-			return true
-		}
-	}
-	return false
 }
 
 // number reads a number by the decoding rule.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
@@ -45,11 +46,9 @@ type oauthGuard struct {
 // origin.
 type challenges struct {
 	base, resource, issuer string
-	// missing answers a request without a token; invalid is the prefix of
-	// the answer to a refused token, followed by its description and
-	// metadataParam.
+	// missing answers a request without a token; metadataParam ends
+	// every challenge.
 	missing       []string
-	invalidPrefix string
 	metadataParam string
 	// metadata is the protected resource metadata document.
 	metadata []byte
@@ -89,7 +88,6 @@ func (g *oauthGuard) on(d *compiled, base string) *challenges {
 		missing += `, scope="` + strings.Join(g.required, " ") + `"`
 	}
 	c.missing = []string{missing}
-	c.invalidPrefix = `Bearer error="invalid_token", error_description="`
 	as := c.issuer
 	if g.moved {
 		as = oauthcfg.MovedIssuer(base, d.id)
@@ -112,11 +110,7 @@ type refusal struct {
 // It returns nil to let the request through.
 func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Payload) *refusal {
 	g := d.oauth
-	base := h.opts.BaseURL
-	if base == "" {
-		base = origin(r)
-	}
-	c := g.on(d, base)
+	c := g.on(d, h.base(r))
 	token, ok := bearerToken(r)
 	if !ok {
 		return &refusal{status: http.StatusUnauthorized, challenge: c.missing[0],
@@ -124,7 +118,7 @@ func (h *Handler) checkOAuth(r *http.Request, d *compiled, p *mcptransport.Paylo
 	}
 	invalid := func(why string) *refusal {
 		return &refusal{status: http.StatusUnauthorized,
-			challenge: c.invalidPrefix + quotable(why) + `", ` + c.metadataParam,
+			challenge: `Bearer error="invalid_token", error_description="` + quotable(why) + `", ` + c.metadataParam,
 			detail:    "invalid_token: " + why, journal: "invalid_token: " + why}
 	}
 	if h.opts.OAuth == nil {
@@ -212,27 +206,25 @@ func bearerToken(r *http.Request) (string, bool) {
 	return t, t != ""
 }
 
-// origin is the scheme://host the request came in at.
-func origin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+// base is the origin of the OAuth URLs: BASE_URL, else the request's.
+func (h *Handler) base(r *http.Request) string {
+	if h.opts.BaseURL != "" {
+		return h.opts.BaseURL
 	}
-	return scheme + "://" + r.Host
+	return clientip.Origin(r)
 }
 
-// toolCalled is the tool a tools/call message names.
+// toolCalled is the tool a tools/call message names, read as the method
+// will read it.
 func toolCalled(msg []byte) (string, bool) {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "tools/call" {
+	req, err := jsonrpc.Parse(msg)
+	if err != nil || req.Method != "tools/call" {
 		return "", false
 	}
-	return m.Params.Name, true
+	var p struct { // the name only: the arguments are not decoded
+		Name string `json:"name"`
+	}
+	return p.Name, mcptransport.DecodeParams(req.Params, &p) == nil
 }
 
 // hasScopes reports whether granted has every scope of need.
@@ -306,11 +298,7 @@ func (h *Handler) ServeProtectedResourceMetadata(w http.ResponseWriter, r *http.
 		mcptransport.WriteProblem(w, http.StatusNotFound, "this server's endpoint is not protected by OAuth")
 		return
 	}
-	base := h.opts.BaseURL
-	if base == "" {
-		base = origin(r)
-	}
-	c := d.oauth.on(d, base)
+	c := d.oauth.on(d, h.base(r))
 	hdr["Content-Type"] = []string{"application/json"}
 	hdr["Cache-Control"] = []string{"no-store"}
 	w.WriteHeader(http.StatusOK)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -137,7 +138,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := newID() + newID()
 	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		return tx.CreateOAuthCode(r.Context(), hash(code), store.OAuthGrant{ServerID: s.design.ServerID, ClientID: c.ClientID,
+		return tx.CreateOAuthCode(r.Context(), auth.HashToken(code), store.OAuthGrant{ServerID: s.design.ServerID, ClientID: c.ClientID,
 			Scope: strings.Join(scopes, " "), Subject: Subject, RedirectURI: redirect, CodeChallenge: q.Get("code_challenge"),
 			ExpiresAt: h.now().Add(CodeLifetime)})
 	})

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -131,7 +132,7 @@ func (h *Handler) authenticate(r *http.Request, s site) (store.OAuthClient, *tok
 		}
 		return c, nil
 	}
-	if secret == "" || subtle.ConstantTimeCompare([]byte(hash(secret)), []byte(c.SecretHash)) != 1 {
+	if secret == "" || subtle.ConstantTimeCompare([]byte(auth.HashToken(secret)), []byte(c.SecretHash)) != 1 {
 		return c, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: "the client secret is wrong or missing", basic: basic}
 	}
 	return c, nil

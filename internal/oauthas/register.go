@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -95,7 +96,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	secret := ""
 	if !public {
 		secret = newID() + newID()
-		c.SecretHash = hash(secret)
+		c.SecretHash = auth.HashToken(secret)
 	}
 	full := false
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
@@ -192,7 +193,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-			_, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, hash(token))
+			_, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(token))
 			return err
 		})
 		if err == nil {

@@ -11,8 +11,7 @@
 package oauthas
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"cmp"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
@@ -151,14 +151,7 @@ func (h *Handler) site(w http.ResponseWriter, r *http.Request) (site, bool) {
 		writeJSON(w, http.StatusNotFound, oauthError{Error: "not_found", Description: "this server has no OAuth authorization server (auth_mode is not oauth, or it is not enabled)"})
 		return site{}, false
 	}
-	base := h.opts.BaseURL
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
+	base := cmp.Or(h.opts.BaseURL, clientip.Origin(r))
 	return site{design: d, base: base, issuer: oauthcfg.Issuer(base, id), resource: oauthcfg.Resource(base, id)}, true
 }
 
@@ -227,11 +220,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // hash is the SHA-256 hex of a secret value: how codes, refresh tokens and
 // client secrets are stored.
-func hash(v string) string {
-	sum := sha256.Sum256([]byte(v))
-	return hex.EncodeToString(sum[:])
-}
-
 // subset reports whether every one of want is in have.
 func subset(want, have []string) bool {
 	for _, s := range want {

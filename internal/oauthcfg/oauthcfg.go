@@ -146,9 +146,6 @@ func (s Settings) TokenLifetime() time.Duration {
 // Scopes are the scopes d's authorization server grants, those its
 // protected resource metadata lists (EffectiveScopes).
 func (d Design) Scopes() []string {
-	if len(d.Settings.ScopesSupported) > 0 {
-		return d.Settings.ScopesSupported
-	}
 	return EffectiveScopes(d.Settings, d.ToolScopes)
 }
 

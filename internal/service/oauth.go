@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"net/http"
 
@@ -44,11 +43,7 @@ func (s *Service) oauthDesigns(opts Options) oauthcfg.Designs {
 // connectOAuth makes the access token signing keys, sealed under the
 // service secret every instance shares, and the token verifier.
 func (s *Service) connectOAuth(ctx context.Context) error {
-	fresh := make([]byte, oauthas.SecretSize)
-	if _, err := rand.Read(fresh); err != nil {
-		return err
-	}
-	secret, err := s.store.ServiceSecret(ctx, oauthas.SecretName, fresh)
+	secret, err := sharedSecret(ctx, s.store, oauthas.SecretName, oauthas.SecretSize)
 	if err != nil {
 		return err
 	}

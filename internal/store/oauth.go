@@ -93,6 +93,11 @@ func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string)
 
 // CreateOAuthCode stores an authorization code by the hash of its value.
 func (t *Tx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) error {
+	// Codes never exchanged go when the next one is made, so a design's
+	// codes stay bounded by those of their minute.
+	if err := t.q.DeleteExpiredOAuthCodes(ctx, t.tx, g.ServerID); err != nil {
+		return fmt.Errorf("delete expired codes: %w", err)
+	}
 	return t.q.CreateOAuthCode(ctx, t.tx, db.CreateOAuthCodeParams{CodeHash: hash, ServerID: g.ServerID,
 		ClientID: g.ClientID, RedirectUri: g.RedirectURI, CodeChallenge: g.CodeChallenge, Scope: g.Scope,
 		Subject: g.Subject, ExpiresAt: g.ExpiresAt})
@@ -104,9 +109,6 @@ func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (
 	r, err := t.q.TakeOAuthCode(ctx, t.tx, db.TakeOAuthCodeParams{CodeHash: hash, ServerID: server})
 	if err != nil {
 		return OAuthGrant{}, notFound(err, "authorization code")
-	}
-	if err := t.q.DeleteExpiredOAuthCodes(ctx, t.tx, server); err != nil {
-		return OAuthGrant{}, fmt.Errorf("delete expired codes: %w", err)
 	}
 	return OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
 		RedirectURI: r.RedirectUri, CodeChallenge: r.CodeChallenge, IssuedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil

@@ -81,14 +81,26 @@ func TestOfficialAuthorizationServerSuite(t *testing.T) {
 	var out strings.Builder
 	lines := bufio.NewScanner(io.TeeReader(stdout, &out))
 	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	// The browser: consent is automatic and the redirect reaches the
+	// suite's callback server. The suite may print the authorization URL
+	// before that server listens, so the URL is followed only once the
+	// suite has said the server started.
+	var listening bool
+	var authorize string
 	for lines.Scan() {
-		if line := strings.TrimSpace(lines.Text()); strings.HasPrefix(line, issuer+"/authorize?") {
-			// The browser: consent is automatic and the redirect reaches
-			// the suite's callback server.
-			resp, err := http.Get(line)
+		line := strings.TrimSpace(lines.Text())
+		switch {
+		case strings.HasPrefix(line, "Callback server started:"):
+			listening = true
+		case strings.HasPrefix(line, issuer+"/authorize?"):
+			authorize = line
+		}
+		if listening && authorize != "" {
+			resp, err := http.Get(authorize)
 			require.NoError(t, err)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+			listening, authorize = false, ""
 		}
 	}
 	err = cmd.Wait()

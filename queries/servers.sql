@@ -35,11 +35,12 @@ WHERE id = @id
 RETURNING *;
 
 -- name: ExpireOAuthTokens :one
--- Every access token of the design issued until now is expired; with
--- revoke, every refresh token too.
+-- Every access token of the design issued before now (the service's
+-- clock, which stamps the tokens) is expired; with revoke, every refresh
+-- token too.
 UPDATE mcp_servers
-SET oauth_tokens_not_before = now(),
-    oauth_refresh_not_before = CASE WHEN @revoke::boolean THEN now() ELSE oauth_refresh_not_before END,
+SET oauth_tokens_not_before = sqlc.arg(now)::timestamptz,
+    oauth_refresh_not_before = CASE WHEN @revoke::boolean THEN sqlc.arg(now)::timestamptz ELSE oauth_refresh_not_before END,
     updated_at = now()
 WHERE id = @id
 RETURNING *;

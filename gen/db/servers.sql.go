@@ -199,22 +199,24 @@ func (q *Queries) DeleteServer(ctx context.Context, db DBTX, id uuid.UUID) (int6
 
 const expireOAuthTokens = `-- name: ExpireOAuthTokens :one
 UPDATE mcp_servers
-SET oauth_tokens_not_before = now(),
-    oauth_refresh_not_before = CASE WHEN $1::boolean THEN now() ELSE oauth_refresh_not_before END,
+SET oauth_tokens_not_before = $1::timestamptz,
+    oauth_refresh_not_before = CASE WHEN $2::boolean THEN $1::timestamptz ELSE oauth_refresh_not_before END,
     updated_at = now()
-WHERE id = $2
+WHERE id = $3
 RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
 `
 
 type ExpireOAuthTokensParams struct {
+	Now    time.Time
 	Revoke bool
 	ID     uuid.UUID
 }
 
-// Every access token of the design issued until now is expired; with
-// revoke, every refresh token too.
+// Every access token of the design issued before now (the service's
+// clock, which stamps the tokens) is expired; with revoke, every refresh
+// token too.
 func (q *Queries) ExpireOAuthTokens(ctx context.Context, db DBTX, arg ExpireOAuthTokensParams) (McpServer, error) {
-	row := db.QueryRow(ctx, expireOAuthTokens, arg.Revoke, arg.ID)
+	row := db.QueryRow(ctx, expireOAuthTokens, arg.Now, arg.Revoke, arg.ID)
 	var i McpServer
 	err := row.Scan(
 		&i.ID,

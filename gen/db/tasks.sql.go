@@ -14,7 +14,7 @@ import (
 
 const answerTask = `-- name: AnswerTask :execrows
 UPDATE mcp_tasks SET answers = $1, answered_at = $2
-WHERE id = $3 AND server_id = $4 AND (expires_at IS NULL OR expires_at > now())
+WHERE id = $3 AND server_id = $4 AND (expires_at IS NULL OR expires_at > $5::timestamptz)
   AND ended_status IS NULL
 `
 
@@ -23,6 +23,7 @@ type AnswerTaskParams struct {
 	AnsweredAt *time.Time
 	ID         string
 	ServerID   uuid.UUID
+	Now        time.Time
 }
 
 func (q *Queries) AnswerTask(ctx context.Context, db DBTX, arg AnswerTaskParams) (int64, error) {
@@ -31,6 +32,7 @@ func (q *Queries) AnswerTask(ctx context.Context, db DBTX, arg AnswerTaskParams)
 		arg.AnsweredAt,
 		arg.ID,
 		arg.ServerID,
+		arg.Now,
 	)
 	if err != nil {
 		return 0, err
@@ -74,7 +76,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 
 const endTask = `-- name: EndTask :execrows
 UPDATE mcp_tasks SET ended_status = $1::text, ended_at = $2::timestamptz, ended_payload = $3
-WHERE id = $4 AND server_id = $5 AND (expires_at IS NULL OR expires_at > now())
+WHERE id = $4 AND server_id = $5 AND (expires_at IS NULL OR expires_at > $6::timestamptz)
   AND ended_status IS NULL
 `
 
@@ -84,6 +86,7 @@ type EndTaskParams struct {
 	Payload  []byte
 	ID       string
 	ServerID uuid.UUID
+	Now      time.Time
 }
 
 func (q *Queries) EndTask(ctx context.Context, db DBTX, arg EndTaskParams) (int64, error) {
@@ -93,6 +96,7 @@ func (q *Queries) EndTask(ctx context.Context, db DBTX, arg EndTaskParams) (int6
 		arg.Payload,
 		arg.ID,
 		arg.ServerID,
+		arg.Now,
 	)
 	if err != nil {
 		return 0, err
@@ -102,7 +106,7 @@ func (q *Queries) EndTask(ctx context.Context, db DBTX, arg EndTaskParams) (int6
 
 const getTask = `-- name: GetTask :one
 SELECT id, organization_id, server_id, tool, scenario, script, arguments, created_at, expires_at, answers, answered_at, ended_status, ended_at, ended_payload FROM mcp_tasks
-WHERE id = $1 AND server_id = $2 AND (expires_at IS NULL OR expires_at > now())
+WHERE id = $1 AND server_id = $2
 `
 
 type GetTaskParams struct {
@@ -110,7 +114,8 @@ type GetTaskParams struct {
 	ServerID uuid.UUID
 }
 
-// A task of the server that has not expired.
+// A task of the server, expired or not (until swept): the caller's clock
+// decides.
 func (q *Queries) GetTask(ctx context.Context, db DBTX, arg GetTaskParams) (McpTask, error) {
 	row := db.QueryRow(ctx, getTask, arg.ID, arg.ServerID)
 	var i McpTask
@@ -135,15 +140,16 @@ func (q *Queries) GetTask(ctx context.Context, db DBTX, arg GetTaskParams) (McpT
 
 const listTasks = `-- name: ListTasks :many
 SELECT id, organization_id, server_id, tool, scenario, script, arguments, created_at, expires_at, answers, answered_at, ended_status, ended_at, ended_payload FROM mcp_tasks
-WHERE server_id = $1 AND (expires_at IS NULL OR expires_at > now())
-  AND ($2::timestamptz IS NULL
-       OR (created_at, id) < ($2::timestamptz, $3::text))
+WHERE server_id = $1 AND (expires_at IS NULL OR expires_at > $2::timestamptz)
+  AND ($3::timestamptz IS NULL
+       OR (created_at, id) < ($3::timestamptz, $4::text))
 ORDER BY created_at DESC, id DESC
-LIMIT $4
+LIMIT $5
 `
 
 type ListTasksParams struct {
 	ServerID       uuid.UUID
+	Now            time.Time
 	AfterCreatedAt *time.Time
 	AfterID        *string
 	RowLimit       int32
@@ -154,6 +160,7 @@ type ListTasksParams struct {
 func (q *Queries) ListTasks(ctx context.Context, db DBTX, arg ListTasksParams) ([]McpTask, error) {
 	rows, err := db.Query(ctx, listTasks,
 		arg.ServerID,
+		arg.Now,
 		arg.AfterCreatedAt,
 		arg.AfterID,
 		arg.RowLimit,

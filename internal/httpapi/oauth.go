@@ -46,7 +46,7 @@ func (s *Server) RevokeOAuthTokens(ctx context.Context, req api.RevokeOAuthToken
 func (s *Server) expireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool) (design.Server, error) {
 	start := time.Now()
 	v, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Server, error) {
-		return tx.ExpireOAuthTokens(ctx, id, revoke)
+		return tx.ExpireOAuthTokens(ctx, id, revoke, s.now())
 	})
 	if err != nil {
 		return v, err

@@ -26,14 +26,14 @@ func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) 
 	if err != nil {
 		return nil, err
 	}
+	now := s.now()
 	_, page, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
 		func(tx *store.Tx, _ design.Server) (store.TaskPage, error) {
-			return tx.Tasks(ctx, req.ServerId, after, or(req.Params.Limit, 100))
+			return tx.Tasks(ctx, req.ServerId, after, or(req.Params.Limit, 100), now)
 		})
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
 	items := make([]api.TaskSummary, len(page.Tasks))
 	for i, t := range page.Tasks {
 		items[i] = apiTaskSummary(t, now)
@@ -55,7 +55,7 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 	now := s.now()
 	_, task, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
 		func(tx *store.Tx, _ design.Server) (store.Task, error) {
-			task, err := tx.Task(ctx, req.ServerId, req.TaskId)
+			task, err := tx.Task(ctx, req.ServerId, req.TaskId, now)
 			if err != nil {
 				return task, err
 			}
@@ -67,7 +67,7 @@ func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api
 			if err != nil {
 				return store.Task{}, err
 			}
-			task, err = tx.Task(ctx, req.ServerId, req.TaskId)
+			task, err = tx.Task(ctx, req.ServerId, req.TaskId, now)
 			if err == nil && !ended {
 				err = failure.Conflict("the task already ended (%s at %s); a task ends once", task.EndedStatus,
 					task.EndedAt.UTC().Format(time.RFC3339))

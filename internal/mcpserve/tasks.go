@@ -41,7 +41,7 @@ type TaskRecord struct {
 type Tasks interface {
 	CreateTask(ctx context.Context, t TaskRecord) error
 	GetTask(ctx context.Context, orgID, serverID uuid.UUID, id string) (TaskRecord, error)
-	AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time) error
+	AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time, now time.Time) error
 	EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error)
 }
 
@@ -363,7 +363,7 @@ func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMe
 	if after, err := ts.at(t, now); err == nil && (after.status != taskInputRequired || !sameKeys(after.inputRequests, v.inputRequests)) {
 		answeredAt = &now
 	}
-	return ack, stateOf(x).tasks.AnswerTask(ctx, d.orgID, d.id, t.ID, encoded, answeredAt)
+	return ack, stateOf(x).tasks.AnswerTask(ctx, d.orgID, d.id, t.ID, encoded, answeredAt, now)
 }
 
 func sameKeys(a, b map[string]json.RawMessage) bool {

@@ -1,6 +1,7 @@
 package oauthas
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -53,6 +54,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	ev := event{method: "oauth/authorize", params: params}
 	c, err := h.client(r.Context(), s, q.Get("client_id"))
+	if err != nil && !isPageError(err) {
+		h.opts.Log.Error("read an OAuth client", "server_id", s.design.ServerID, "error", err)
+		errorPage(w, http.StatusServiceUnavailable, "The authorization server is temporarily unavailable: try again.")
+		return
+	}
 	if err != nil {
 		ev.outcome, ev.answer = journal.OutcomeRejected, oauthError{Error: "invalid_client", Description: err.Error()}
 		h.record(r, s, start, ev)
@@ -176,6 +182,12 @@ func withQuery(uri string, fields url.Values) string {
 type pageError string
 
 func (e pageError) Error() string { return string(e) }
+
+// isPageError reports whether err is for the client's eyes.
+func isPageError(err error) bool {
+	var pe pageError
+	return errors.As(err, &pe)
+}
 
 func errorf(s string, args ...any) error {
 	if len(args) == 0 {

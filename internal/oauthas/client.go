@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
@@ -35,22 +36,26 @@ func (h *Handler) isMetadataURL(clientID string) bool {
 
 // client finds clientID: registered with the design, or the client ID
 // metadata document it names, fetched through the outbound address
-// policy. The error says why not, for the client's eyes.
+// policy. A pageError says why not, for the client's eyes; any other error
+// is the service's.
 func (h *Handler) client(ctx context.Context, s site, clientID string) (store.OAuthClient, error) {
 	if clientID == "" {
-		return store.OAuthClient{}, fmt.Errorf("client_id is required")
+		return store.OAuthClient{}, errorf("client_id is required")
 	}
 	if h.isMetadataURL(clientID) {
 		return h.metadataClient(ctx, s, clientID)
 	}
 	var c store.OAuthClient
+	if strings.ContainsRune(clientID, 0) || !utf8.ValidString(clientID) {
+		return c, errorf("client_id %q is not registered with this authorization server", clientID)
+	}
 	err := h.opts.Store.WithTx(ctx, store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
 		c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID)
 		return err
 	})
 	if failure.Is(err, failure.ErrNotFound) {
-		return c, fmt.Errorf("client_id %q is not registered with this authorization server", clientID)
+		return c, errorf("client_id %q is not registered with this authorization server", clientID)
 	}
 	return c, err
 }
@@ -71,19 +76,22 @@ func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (
 	defer client.CloseIdleConnections()
 	body, err := outbound.Get(ctx, client, clientID, "application/json", maxMetadataDocument)
 	if err != nil {
-		return store.OAuthClient{}, fmt.Errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+		return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
 	}
 	var doc clientMetadata
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return store.OAuthClient{}, fmt.Errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
+		return store.OAuthClient{}, errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
 	}
 	switch {
 	case doc.ClientID != clientID:
-		return store.OAuthClient{}, fmt.Errorf("client_id: the metadata document's client_id %q is not its URL", doc.ClientID)
+		return store.OAuthClient{}, errorf("client_id: the metadata document's client_id %q is not its URL", doc.ClientID)
 	case len(doc.RedirectURIs) == 0:
-		return store.OAuthClient{}, fmt.Errorf("client_id: the metadata document has no redirect_uris")
+		return store.OAuthClient{}, errorf("client_id: the metadata document has no redirect_uris")
 	case doc.TokenEndpointAuthMethod != "" && doc.TokenEndpointAuthMethod != "none":
-		return store.OAuthClient{}, fmt.Errorf("client_id: token_endpoint_auth_method %q is not supported for metadata documents (none only)", doc.TokenEndpointAuthMethod)
+		return store.OAuthClient{}, errorf("client_id: token_endpoint_auth_method %q is not supported for metadata documents (none only)", doc.TokenEndpointAuthMethod)
+	}
+	if code, description := checkMetadata(s, doc.ClientName, doc.RedirectURIs, doc.Scope); code != "" {
+		return store.OAuthClient{}, errorf("client_id: the metadata document's %s", description)
 	}
 	return store.OAuthClient{ClientID: clientID, OrgID: s.design.OrgID, ServerID: s.design.ServerID, Name: doc.ClientName,
 		RedirectURIs: doc.RedirectURIs, GrantTypes: []string{"authorization_code", "refresh_token"}, AuthMethod: "none",
@@ -120,7 +128,8 @@ func (h *Handler) authenticate(r *http.Request, s site) (store.OAuthClient, *tok
 	} else {
 		var err error
 		if c, err = h.client(r.Context(), s, id); err != nil {
-			if failure.Is(err, failure.ErrUnavailable) {
+			if !isPageError(err) {
+				h.opts.Log.Error("read an OAuth client", "server_id", s.design.ServerID, "error", err)
 				return c, &tokenError{status: http.StatusServiceUnavailable, Error: "temporarily_unavailable"}
 			}
 			return c, &tokenError{status: http.StatusUnauthorized, Error: "invalid_client", Description: err.Error(), basic: basic}

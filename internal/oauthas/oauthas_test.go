@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -457,6 +458,10 @@ func TestClientCredentialsAndRegistration(t *testing.T) {
 		"fragment":                  {"redirect_uris": []string{"https://x.example/cb#f"}},
 		"unknown method":            {"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "private_key_jwt"},
 		"unknown scope":             {"redirect_uris": []string{redirect}, "scope": "admin"},
+		"NUL in client_name":        {"redirect_uris": []string{redirect}, "client_name": "a\x00b"},
+		"long client_name":          {"redirect_uris": []string{redirect}, "client_name": strings.Repeat("n", 201)},
+		"21 redirect_uris":          {"redirect_uris": slices.Repeat([]string{redirect}, 21)},
+		"NUL in a redirect URI":     {"redirect_uris": []string{redirect + "\x00"}},
 	} {
 		status, out := postJSON(t, e.issuer()+"/register", body)
 		require.Equal(t, http.StatusBadRequest, status, name)
@@ -557,14 +562,18 @@ func TestChaosAndConsent(t *testing.T) {
 	require.Equal(t, "access_denied", denied.Query().Get("error"))
 }
 
-// metadataDocument serves a client ID metadata document naming itself.
-func metadataDocument(t testing.TB, tls bool) string {
+// metadataDocument serves a client ID metadata document naming itself,
+// with redirect URIs redirects (the test's redirect when none).
+func metadataDocument(t testing.TB, tls bool, redirects ...string) string {
 	t.Helper()
+	if len(redirects) == 0 {
+		redirects = []string{redirect}
+	}
 	var self string
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"client_id": self, "client_name": "CIMD client",
-			"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+			"redirect_uris": redirects, "token_endpoint_auth_method": "none"})
 	})
 	var srv *httptest.Server
 	if tls {
@@ -595,6 +604,60 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	require.Empty(t, resp.Header.Get("Location"))
 	require.Contains(t, string(page), "loopback addresses are not allowed")
+
+	// A document's redirect URIs pass the checks a registration's do.
+	resp, err = noRedirects.Get(e.issuer() + "/authorize?" + authorizeQuery(metadataDocument(t, false, redirect, "https://x.example/cb#f"), challenge).Encode())
+	require.NoError(t, err)
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Empty(t, resp.Header.Get("Location"))
+	require.Contains(t, string(page), "redirect_uris[1]")
+}
+
+// TestServiceFailures: what fails on the service's side is no client
+// error, and no client error is the service's.
+func TestServiceFailures(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	client, secret := e.register(t, "client_secret_post", "client_credentials", "authorization_code")
+	_, tok := postForm(t, e.issuer()+"/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {client}, "client_secret": {secret}})
+	access, _ := tok["access_token"].(string)
+	require.NotEmpty(t, access, tok)
+
+	// A client_id PostgreSQL cannot hold is an unknown client.
+	status, loc := e.authorize(t, authorizeQuery("a\x00b", "x"))
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Nil(t, loc)
+
+	// Revoking a token whose signing key cannot be read is no success:
+	// the token might be good. A published key that does not open makes
+	// every read of the keys fail.
+	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_signing_keys (kid, public_key, private_sealed, sign_until, published_until)
+		VALUES ('broken', '\x00', '\x00', now() - interval '1 hour', now() + interval '1 day')`)
+	require.NoError(t, err)
+	parts := strings.Split(access, ".")
+	header, err := base64.RawURLEncoding.DecodeString(parts[0])
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(header, &fields))
+	fields["kid"] = "newer"
+	header, err = json.Marshal(fields)
+	require.NoError(t, err)
+	foreign := base64.RawURLEncoding.EncodeToString(header) + "." + parts[1] + "." + parts[2]
+	status, out := postForm(t, e.issuer()+"/revoke", url.Values{"token": {foreign}, "client_id": {client}, "client_secret": {secret}})
+	require.Equal(t, http.StatusServiceUnavailable, status, out)
+	require.Equal(t, "temporarily_unavailable", out["error"])
+
+	// With the database gone, the authorization endpoint says so rather
+	// than blaming the request.
+	e.st.Pool().Close()
+	resp, err := noRedirects.Get(e.issuer() + "/authorize?" + authorizeQuery(client, "x").Encode())
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(page))
+	require.Contains(t, string(page), "temporarily unavailable")
+	require.NotContains(t, string(page), "closed pool")
 }
 
 // BenchmarkVerifyToken is the MCP endpoint's cost of a bearer token: no

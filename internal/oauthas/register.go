@@ -2,15 +2,18 @@ package oauthas
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -81,14 +84,8 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 		fail("invalid_redirect_uri", "redirect_uris is required for the authorization_code grant")
 		return
 	}
-	for _, uri := range req.RedirectURIs {
-		if u, err := url.Parse(uri); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(uri, "#") {
-			fail("invalid_redirect_uri", "redirect_uris: "+uri+" must be an absolute URI without a fragment")
-			return
-		}
-	}
-	if scopes := strings.Fields(req.Scope); !subset(scopes, s.design.Scopes()) {
-		fail("invalid_client_metadata", "scope must be among "+strings.Join(s.design.Scopes(), " "))
+	if code, description := checkMetadata(s, req.ClientName, req.RedirectURIs, req.Scope); code != "" {
+		fail(code, description)
 		return
 	}
 	c := store.OAuthClient{ClientID: newID(), ServerID: s.design.ServerID, Name: req.ClientName, RedirectURIs: req.RedirectURIs,
@@ -136,6 +133,34 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
+// Bounds of a client's metadata.
+const (
+	maxClientName  = 200
+	maxRedirectURI = 2000
+	maxRedirects   = 20
+)
+
+// checkMetadata checks the metadata a client registers or its client ID
+// metadata document gives: the RFC 7591 error code and a description
+// naming the field, or "" when they are good.
+func checkMetadata(s site, name string, redirects []string, scope string) (code, description string) {
+	if !utf8.ValidString(name) || strings.ContainsRune(name, 0) || utf8.RuneCountInString(name) > maxClientName {
+		return "invalid_client_metadata", fmt.Sprintf("client_name must be UTF-8 text without NUL, at most %d characters", maxClientName)
+	}
+	if len(redirects) > maxRedirects {
+		return "invalid_redirect_uri", fmt.Sprintf("redirect_uris: at most %d, got %d", maxRedirects, len(redirects))
+	}
+	for i, uri := range redirects {
+		if u, err := url.Parse(uri); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(uri, "#") || len(uri) > maxRedirectURI {
+			return "invalid_redirect_uri", fmt.Sprintf("redirect_uris[%d]: %q must be an absolute URI without a fragment, at most %d bytes", i, uri, maxRedirectURI)
+		}
+	}
+	if scopes := strings.Fields(scope); !subset(scopes, s.design.Scopes()) {
+		return "invalid_client_metadata", "scope must be among " + strings.Join(s.design.Scopes(), " ")
+	}
+	return "", ""
+}
+
 func nonNilList(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -179,8 +204,10 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	revoked := "none"
 	var err error
 	if strings.Count(token, ".") == 2 {
-		if claims, perr := h.opts.Keys.parse(r.Context(), token); perr == nil && claims.Issuer == s.issuer &&
-			claims.ClientID == c.ClientID && h.now().Before(claims.Expiry) {
+		claims, perr := h.opts.Keys.parse(r.Context(), token)
+		if perr != nil && !errors.Is(perr, oauthcfg.ErrInvalidToken) {
+			err = perr // the keys could not be read: the token may be good
+		} else if perr == nil && claims.Issuer == s.issuer && claims.ClientID == c.ClientID && h.now().Before(claims.Expiry) {
 			err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 				return tx.RevokeOAuthAccessToken(r.Context(), s.design.ServerID, claims.ID, claims.Expiry)
 			})

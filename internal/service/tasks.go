@@ -24,8 +24,8 @@ func (ts taskStore) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id s
 	return mcpserve.TaskRecord(t), err
 }
 
-func (ts taskStore) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time) error {
-	return ts.st.AnswerTask(ctx, orgID, serverID, id, answers, answeredAt)
+func (ts taskStore) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time, now time.Time) error {
+	return ts.st.AnswerTask(ctx, orgID, serverID, id, answers, answeredAt, now)
 }
 
 func (ts taskStore) EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {

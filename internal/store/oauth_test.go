@@ -19,6 +19,7 @@ import (
 func TestOAuthDesign(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	notBefore := time.Date(2031, 2, 3, 4, 5, 6, 0, time.UTC) // not the database's now
 	st, a, b := seedTwo(t)
 	settings := oauthcfg.Settings{ScopesSupported: []string{"r", "w"}, RequiredScopes: []string{"r"}, TokenLifetimeSeconds: 60,
 		Consent: oauthcfg.ConsentPage, Chaos: oauthcfg.Chaos{RefuseRefresh: true}}
@@ -36,10 +37,10 @@ func TestOAuthDesign(t *testing.T) {
 			RequiredScopes: []string{"w"}}); err != nil {
 			return err
 		}
-		expired, err = tx.ExpireOAuthTokens(ctx, a.ServerID, false)
+		expired, err = tx.ExpireOAuthTokens(ctx, a.ServerID, false, notBefore)
 		return err
 	}))
-	require.False(t, expired.OAuthTokensNotBefore.IsZero())
+	require.True(t, notBefore.Equal(expired.OAuthTokensNotBefore), "the caller's instant, which stamps the tokens, not the database's")
 	require.True(t, expired.OAuthRefreshNotBefore.IsZero())
 
 	_, err := st.OAuthDesign(ctx, a.ServerID)

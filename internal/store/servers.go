@@ -190,9 +190,9 @@ func oauthJSON(o oauthcfg.Settings) []byte {
 }
 
 // ExpireOAuthTokens expires every access token of the server's design
-// issued until now and, with revoke, revokes every refresh token too.
-func (t *Tx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool) (design.Server, error) {
-	row, err := t.q.ExpireOAuthTokens(ctx, t.tx, db.ExpireOAuthTokensParams{ID: id, Revoke: revoke})
+// issued before now and, with revoke, revokes every refresh token too.
+func (t *Tx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool, now time.Time) (design.Server, error) {
+	row, err := t.q.ExpireOAuthTokens(ctx, t.tx, db.ExpireOAuthTokensParams{ID: id, Revoke: revoke, Now: now})
 	return serverFrom(row), notFound(err, "server")
 }
 

@@ -62,12 +62,14 @@ func (s *Store) CreateTask(ctx context.Context, t Task) error {
 	})
 }
 
-// GetTask reads the task id of the organization's server. An unknown task,
-// one of another server or organization and an expired one are not found.
+// GetTask reads the task id of the organization's server, expired or not:
+// an expired task is kept until swept, and the caller's clock says whether
+// it has expired (ExpiresAt). An unknown task and one of another server or
+// organization are not found.
 func (s *Store) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id string) (Task, error) {
 	var t Task
 	err := s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
-		t, err = tx.Task(ctx, serverID, id)
+		t, err = found("task", infallible(taskFrom))(tx.q.GetTask(ctx, tx.tx, db.GetTaskParams{ID: id, ServerID: serverID}))
 		return err
 	})
 	return t, err
@@ -75,26 +77,26 @@ func (s *Store) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id strin
 
 // AnswerTask replaces the answers of the task (and when they came) while
 // it has not ended; once it has, it changes nothing and reports no
-// failure. A task GetTask would not find is not found.
-func (s *Store) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time) error {
+// failure. A task that Tx.Task would not find at now is not found.
+func (s *Store) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time, now time.Time) error {
 	if len(answers) == 0 {
 		answers = json.RawMessage("{}")
 	}
 	return s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) error {
 		n, err := tx.q.AnswerTask(ctx, tx.tx, db.AnswerTaskParams{Answers: answers, AnsweredAt: answeredAt,
-			ID: id, ServerID: serverID})
+			ID: id, ServerID: serverID, Now: now})
 		if err != nil || n > 0 {
 			return err
 		}
-		_, err = tx.Task(ctx, serverID, id) // ended, or not found
+		_, err = tx.Task(ctx, serverID, id, now) // ended, or not found
 		return err
 	})
 }
 
 // EndTask ends the task with status at at, with payload (a result or an
 // error; nil for none), and reports true; a task that had already ended is
-// left as it was and EndTask reports false. A task GetTask would not find
-// is not found.
+// left as it was and EndTask reports false. A task that Tx.Task would not
+// find at at is not found.
 func (s *Store) EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {
 	var ended bool
 	err := s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
@@ -115,10 +117,14 @@ func (s *Store) SweepTasks(ctx context.Context, now time.Time) (int64, error) {
 	return n, err
 }
 
-// Task reads the task id of server in the transaction's organization, as
-// GetTask does.
-func (t *Tx) Task(ctx context.Context, server uuid.UUID, id string) (Task, error) {
-	return found("task", infallible(taskFrom))(t.q.GetTask(ctx, t.tx, db.GetTaskParams{ID: id, ServerID: server}))
+// Task reads the task id of server in the transaction's organization,
+// unless it had expired at now: then it is not found.
+func (t *Tx) Task(ctx context.Context, server uuid.UUID, id string, now time.Time) (Task, error) {
+	task, err := found("task", infallible(taskFrom))(t.q.GetTask(ctx, t.tx, db.GetTaskParams{ID: id, ServerID: server}))
+	if err == nil && task.ExpiresAt != nil && !now.Before(*task.ExpiresAt) {
+		return Task{}, failure.NotFound("task")
+	}
+	return task, err
 }
 
 // EndTask is Store.EndTask in the transaction's organization.
@@ -129,19 +135,19 @@ func (t *Tx) EndTask(ctx context.Context, server uuid.UUID, id, status string, a
 		return false, failure.Invalid(failure.Field("status", "must be completed, failed or cancelled"))
 	}
 	n, err := t.q.EndTask(ctx, t.tx, db.EndTaskParams{Status: status, EndedAt: at, Payload: jsonOrNull(payload),
-		ID: id, ServerID: server})
+		ID: id, ServerID: server, Now: at})
 	if err != nil || n > 0 {
 		return n > 0, err
 	}
-	_, err = t.Task(ctx, server, id) // ended already, or not found
+	_, err = t.Task(ctx, server, id, at) // ended already, or not found
 	return false, err
 }
 
-// Tasks lists a page of at most limit of server's unexpired tasks after the
-// key (nil: from the newest), newest first. Row-level security limits it to
-// the transaction's organization.
-func (t *Tx) Tasks(ctx context.Context, server uuid.UUID, after *TaskPageKey, limit int) (TaskPage, error) {
-	p := db.ListTasksParams{ServerID: server, RowLimit: int32(limit + 1)}
+// Tasks lists a page of at most limit of server's tasks unexpired at now
+// after the key (nil: from the newest), newest first. Row-level security
+// limits it to the transaction's organization.
+func (t *Tx) Tasks(ctx context.Context, server uuid.UUID, after *TaskPageKey, limit int, now time.Time) (TaskPage, error) {
+	p := db.ListTasksParams{ServerID: server, RowLimit: int32(limit + 1), Now: now}
 	if after != nil {
 		p.AfterCreatedAt, p.AfterID = &after.CreatedAt, &after.ID
 	}

@@ -59,7 +59,7 @@ func TestTaskRoundTrip(t *testing.T) {
 
 	answered := time.Now().UTC().Truncate(time.Microsecond)
 	require.NoError(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, want.ID,
-		json.RawMessage(`{"confirm":{"action":"accept"}}`), &answered))
+		json.RawMessage(`{"confirm":{"action":"accept"}}`), &answered, answered))
 	got, err = st.GetTask(ctx, a.OrgID, a.ServerID, want.ID)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"confirm":{"action":"accept"}}`, string(got.Answers))
@@ -111,7 +111,7 @@ func TestTaskOfAnotherServerOrOrganizationIsNotFound(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := st.GetTask(ctx, tc.org, tc.server, tc.id)
 			require.ErrorIs(t, err, failure.ErrNotFound)
-			err = st.AnswerTask(ctx, tc.org, tc.server, tc.id, json.RawMessage(`{"x":1}`), nil)
+			err = st.AnswerTask(ctx, tc.org, tc.server, tc.id, json.RawMessage(`{"x":1}`), nil, time.Now())
 			require.ErrorIs(t, err, failure.ErrNotFound)
 			ended, err := st.EndTask(ctx, tc.org, tc.server, tc.id, store.TaskCancelled, time.Now(), nil)
 			require.ErrorIs(t, err, failure.ErrNotFound)
@@ -138,17 +138,41 @@ func TestTaskExpired(t *testing.T) {
 	gone := newTask(t, st, a.OrgID, a.ServerID, now.Add(-time.Hour), at(now.Add(-time.Second)))
 	live := newTask(t, st, a.OrgID, a.ServerID, now.Add(-time.Hour), at(now.Add(time.Hour)))
 
-	_, err := st.GetTask(ctx, a.OrgID, a.ServerID, gone.ID)
-	require.ErrorIs(t, err, failure.ErrNotFound)
-	require.ErrorIs(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, gone.ID, json.RawMessage(`{}`), nil), failure.ErrNotFound)
+	// Read until swept, so that its reader can say it expired.
+	got, err := st.GetTask(ctx, a.OrgID, a.ServerID, gone.ID)
+	require.NoError(t, err)
+	require.True(t, got.ExpiresAt.Before(now))
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) error {
+		_, err := tx.Task(ctx, a.ServerID, gone.ID, now)
+		require.ErrorIs(t, err, failure.ErrNotFound)
+		_, err = tx.Task(ctx, a.ServerID, gone.ID, now.Add(-2*time.Second))
+		require.NoError(t, err, "expiry is the caller's clock's, not the database's")
+		return nil
+	}))
+	require.ErrorIs(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, gone.ID, json.RawMessage(`{}`), nil, now), failure.ErrNotFound)
 	_, err = st.EndTask(ctx, a.OrgID, a.ServerID, gone.ID, store.TaskCompleted, now, nil)
 	require.ErrorIs(t, err, failure.ErrNotFound)
 	_, err = st.GetTask(ctx, a.OrgID, a.ServerID, live.ID)
 	require.NoError(t, err)
 
+	// A clock behind the database's sees the task alive: answers and
+	// listing follow it too.
+	earlier := now.Add(-2 * time.Second)
+	require.NoError(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, gone.ID, json.RawMessage(`{"x":1}`), nil, earlier))
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) error {
+		page, err := tx.Tasks(ctx, a.ServerID, nil, 100, earlier)
+		require.NoError(t, err)
+		var ids []string
+		for _, task := range page.Tasks {
+			ids = append(ids, task.ID)
+		}
+		require.Contains(t, ids, gone.ID)
+		return nil
+	}))
+
 	var listed []string
 	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID}, func(tx *store.Tx) error {
-		page, err := tx.Tasks(ctx, a.ServerID, nil, 100)
+		page, err := tx.Tasks(ctx, a.ServerID, nil, 100, now)
 		for _, task := range page.Tasks {
 			listed = append(listed, task.ID)
 		}
@@ -176,7 +200,7 @@ func TestTaskEndsOnce(t *testing.T) {
 	require.False(t, ended, "already ended")
 
 	// Answers after the end change nothing either.
-	require.NoError(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, task.ID, json.RawMessage(`{"late":true}`), at(time.Now())))
+	require.NoError(t, st.AnswerTask(ctx, a.OrgID, a.ServerID, task.ID, json.RawMessage(`{"late":true}`), at(time.Now()), time.Now()))
 
 	got, err := st.GetTask(ctx, a.OrgID, a.ServerID, task.ID)
 	require.NoError(t, err)
@@ -244,7 +268,7 @@ func TestTasksListNewestFirstByPages(t *testing.T) {
 		for {
 			var page store.TaskPage
 			require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: org}, func(tx *store.Tx) (err error) {
-				page, err = tx.Tasks(ctx, a.ServerID, after, limit)
+				page, err = tx.Tasks(ctx, a.ServerID, after, limit, time.Now())
 				return err
 			}))
 			require.LessOrEqual(t, len(page.Tasks), limit)

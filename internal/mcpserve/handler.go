@@ -371,11 +371,10 @@ func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params 
 	return methods.Call(ctx, x, d, method, params)
 }
 
-// The endpoint's path is endpointPrefix + {server_id} + endpointSuffix.
-const endpointPrefix, endpointSuffix = "/api/platform/", "/mcp"
-
 // EndpointPath is the path of server id's MCP endpoint.
-func EndpointPath(id uuid.UUID) string { return endpointPrefix + id.String() + endpointSuffix }
+func EndpointPath(id uuid.UUID) string { return oauthcfg.EndpointPath(id) }
+
+const endpointPrefix, endpointSuffix = oauthcfg.EndpointPrefix, oauthcfg.EndpointSuffix
 
 // serverID reads {server_id} from /api/platform/{server_id}/mcp.
 func serverID(path string) (uuid.UUID, bool) {

@@ -199,26 +199,31 @@ func setSSEHeaders(hdr http.Header) {
 // 429).
 // A 401 also carries the Bearer challenge.
 func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
-	w.Header()["Content-Type"] = hdrJSON
 	if status == http.StatusUnauthorized {
-		w.Header()["WWW-Authenticate"] = []string{`Bearer realm="mockmcp"`}
+		w.Header()["WWW-Authenticate"] = hdrKeyChallenge
 	}
-	w.WriteHeader(status)
-	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
+	writeRPCError(w, status, id, err)
 }
 
 // WriteRPCChallenge is WriteRPCError with the WWW-Authenticate challenge
 // given (an OAuth protected resource's), which browsers may read.
 func WriteRPCChallenge(w http.ResponseWriter, status int, challenge string, id json.RawMessage, err error) {
 	hdr := w.Header()
-	hdr["Content-Type"] = hdrJSON
 	hdr["WWW-Authenticate"] = []string{challenge}
 	hdr["Access-Control-Expose-Headers"] = hdrExposeChallenge
+	writeRPCError(w, status, id, err)
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, err error) {
+	w.Header()["Content-Type"] = hdrJSON
 	w.WriteHeader(status)
 	_, _ = w.Write(jsonrpc.AppendError(nil, id, err))
 }
 
-var hdrExposeChallenge = []string{"WWW-Authenticate"}
+var (
+	hdrKeyChallenge    = []string{`Bearer realm="mockmcp"`}
+	hdrExposeChallenge = []string{"WWW-Authenticate"}
+)
 
 const (
 	allowMethods = "POST, OPTIONS"

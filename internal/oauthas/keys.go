@@ -2,8 +2,6 @@ package oauthas
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -17,6 +15,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/sealbox"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -29,7 +28,7 @@ const DefaultRotation = 24 * time.Hour
 const SecretName = "oauth_signing_keys"
 
 // SecretSize is the length of that secret: AES-256.
-const SecretSize = 32
+const SecretSize = sealbox.KeySize
 
 // refreshKeys bounds how often the published keys are re-read for JWKS,
 // and missLimit how often an unknown kid causes a read.
@@ -44,7 +43,7 @@ const (
 // expired (tokens live at most oauthcfg.MaxTokenLifetime).
 type Keys struct {
 	store    *store.Store
-	aead     cipher.AEAD
+	box      *sealbox.Box
 	rotation time.Duration
 	now      func() time.Time
 
@@ -75,18 +74,11 @@ type KeysOptions struct {
 
 // NewKeys returns the signing keys kept in st.
 func NewKeys(st *store.Store, opts KeysOptions) (*Keys, error) {
-	if len(opts.Secret) != SecretSize {
-		return nil, fmt.Errorf("oauthas: the sealing secret must be %d bytes, got %d", SecretSize, len(opts.Secret))
-	}
-	block, err := aes.NewCipher(opts.Secret)
+	box, err := sealbox.New(opts.Secret)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("oauthas: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	k := &Keys{store: st, aead: aead, rotation: opts.Rotation, now: opts.Now}
+	k := &Keys{store: st, box: box, rotation: opts.Rotation, now: opts.Now}
 	if k.rotation <= 0 {
 		k.rotation = DefaultRotation
 	}
@@ -152,11 +144,10 @@ func (k *Keys) create(ctx context.Context, now time.Time) error {
 		return err
 	}
 	kid := hex.EncodeToString(id)
-	nonce := make([]byte, k.aead.NonceSize(), k.aead.NonceSize()+len(der)+k.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+	sealed, err := k.box.Seal(der, []byte(kid))
+	if err != nil {
 		return err
 	}
-	sealed := k.aead.Seal(nonce, nonce, der, []byte(kid))
 	signUntil := now.Add(k.rotation)
 	return k.store.CreateOAuthSigningKey(ctx, store.OAuthSigningKey{KID: kid, PublicKey: pub, PrivateSealed: sealed,
 		CreatedAt: now, SignUntil: signUntil, PublishedUntil: signUntil.Add(oauthcfg.MaxTokenLifetime)})
@@ -190,13 +181,10 @@ func (k *Keys) open(r store.OAuthSigningKey) (signingKey, error) {
 		return signingKey{}, errors.New("not an ECDSA key")
 	}
 	key := signingKey{kid: r.KID, public: ec, signUntil: r.SignUntil, publishedUntil: r.PublishedUntil}
-	n := k.aead.NonceSize()
-	if len(r.PrivateSealed) < n {
-		return signingKey{}, errors.New("sealed private key too short")
-	}
-	der, err := k.aead.Open(nil, r.PrivateSealed[:n], r.PrivateSealed[n:], []byte(r.KID))
+	der, err := k.box.Open(r.PrivateSealed, []byte(r.KID))
 	if err != nil {
-		// Sealed under another secret: it still verifies, it cannot sign.
+		// Sealed under another secret (or damaged): it still verifies, it
+		// cannot sign.
 		return key, nil
 	}
 	priv, err := x509.ParsePKCS8PrivateKey(der)

@@ -103,29 +103,34 @@ type Verifier interface {
 var ErrInvalidToken = errors.New("invalid_token")
 
 const (
-	endpointPrefix = "/api/platform/"
-	endpointSuffix = "/mcp"
+	// A design's MCP endpoint path is EndpointPrefix + {server_id} +
+	// EndpointSuffix.
+	EndpointPrefix = "/api/platform/"
+	EndpointSuffix = "/mcp"
 	issuerSuffix   = "/oauth"
 	// ProtectedResourcePrefix is the path prefix of protected resource
 	// metadata (RFC 9728); the endpoint's path follows it.
 	ProtectedResourcePrefix = "/.well-known/oauth-protected-resource"
 )
 
+// EndpointPath is the path of design id's MCP endpoint.
+func EndpointPath(id uuid.UUID) string { return EndpointPrefix + id.String() + EndpointSuffix }
+
 // Resource is the URL of design id's MCP endpoint on origin base (the
 // access tokens' audience).
 func Resource(base string, id uuid.UUID) string {
-	return base + endpointPrefix + id.String() + endpointSuffix
+	return base + EndpointPath(id)
 }
 
 // Issuer is the issuer of design id's authorization server on origin base.
 func Issuer(base string, id uuid.UUID) string {
-	return base + endpointPrefix + id.String() + issuerSuffix
+	return base + EndpointPrefix + id.String() + issuerSuffix
 }
 
 // ProtectedResourceMetadata is the URL of design id's protected resource
 // metadata, the path-suffixed form of RFC 9728.
 func ProtectedResourceMetadata(base string, id uuid.UUID) string {
-	return base + ProtectedResourcePrefix + endpointPrefix + id.String() + endpointSuffix
+	return base + ProtectedResourcePrefix + EndpointPath(id)
 }
 
 // MaxTokenLifetime is the longest access token lifetime the authorization
@@ -152,7 +157,7 @@ func (d Design) Scopes() []string {
 // AuthorizationServerMetadata is the URL of design id's authorization
 // server metadata, the path-inserted form of RFC 8414.
 func AuthorizationServerMetadata(base string, id uuid.UUID) string {
-	return base + "/.well-known/oauth-authorization-server" + endpointPrefix + id.String() + issuerSuffix
+	return base + "/.well-known/oauth-authorization-server" + EndpointPrefix + id.String() + issuerSuffix
 }
 
 // ExpiresToken reports whether d's "expire all tokens now"
@@ -172,7 +177,7 @@ const movedSuffix = "/oauth-moved"
 // resource metadata names with the chaos MovedAuthorizationServer: nothing
 // is served under it.
 func MovedIssuer(base string, id uuid.UUID) string {
-	return base + endpointPrefix + id.String() + movedSuffix
+	return base + EndpointPrefix + id.String() + movedSuffix
 }
 
 // ResourceMetadata is the protected resource metadata (RFC 9728) of a

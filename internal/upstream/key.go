@@ -4,37 +4,29 @@
 package upstream
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mockmcp/mockmcp/internal/sealbox"
 )
 
 // KeySize is the length of a sealing key: AES-256.
-const KeySize = 32
+const KeySize = sealbox.KeySize
 
-// Key seals and opens upstream header values (AES-256-GCM, a random nonce
-// per sealing, prefixed to the ciphertext).
+// Key seals and opens upstream header values (sealbox: AES-256-GCM).
 type Key struct {
-	aead cipher.AEAD
+	box *sealbox.Box
 }
 
 // NewKey returns the Key of a KeySize-byte secret.
 func NewKey(secret []byte) (*Key, error) {
-	if len(secret) != KeySize {
-		return nil, fmt.Errorf("upstream: key must be %d bytes, got %d", KeySize, len(secret))
-	}
-	block, err := aes.NewCipher(secret)
+	box, err := sealbox.New(secret)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("upstream: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &Key{aead: aead}, nil
+	return &Key{box: box}, nil
 }
 
 // additional binds a sealed value to its purpose.
@@ -49,11 +41,7 @@ func (k *Key) Seal(headers map[string]string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	nonce := make([]byte, k.aead.NonceSize(), k.aead.NonceSize()+len(plain)+k.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, err
-	}
-	return k.aead.Seal(nonce, nonce, plain, additional), nil
+	return k.box.Seal(plain, additional)
 }
 
 // ErrUnsealable is the error of sealed headers the key cannot open (sealed
@@ -65,11 +53,7 @@ func (k *Key) Open(sealed []byte) (map[string]string, error) {
 	if len(sealed) == 0 {
 		return nil, nil
 	}
-	n := k.aead.NonceSize()
-	if len(sealed) < n {
-		return nil, ErrUnsealable
-	}
-	plain, err := k.aead.Open(nil, sealed[:n], sealed[n:], additional)
+	plain, err := k.box.Open(sealed, additional)
 	if err != nil {
 		return nil, ErrUnsealable
 	}

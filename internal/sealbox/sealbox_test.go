@@ -2,6 +2,8 @@ package sealbox_test
 
 import (
 	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,4 +41,27 @@ func TestSealOpen(t *testing.T) {
 
 	_, err = sealbox.New(make([]byte, 16))
 	require.ErrorContains(t, err, "32 bytes")
+}
+
+// TestLayout: nonce, then AES-256-GCM ciphertext and tag, the layout of the
+// values already stored (upstream headers, OAuth signing keys).
+func TestLayout(t *testing.T) {
+	secret := bytes.Repeat([]byte{7}, sealbox.KeySize)
+	block, err := aes.NewCipher(secret)
+	require.NoError(t, err)
+	aead, err := cipher.NewGCM(block)
+	require.NoError(t, err)
+	nonce := bytes.Repeat([]byte{9}, aead.NonceSize())
+	stored := aead.Seal(append([]byte{}, nonce...), nonce, []byte("value"), []byte("purpose"))
+
+	box, err := sealbox.New(secret)
+	require.NoError(t, err)
+	got, err := box.Open(stored, []byte("purpose"))
+	require.NoError(t, err)
+	require.Equal(t, "value", string(got))
+	sealed, err := box.Seal([]byte("value"), []byte("purpose"))
+	require.NoError(t, err)
+	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte("purpose"))
+	require.NoError(t, err)
+	require.Equal(t, "value", string(plain))
 }

@@ -36,8 +36,6 @@ type Env struct {
 type Options struct {
 	// Configure changes the configuration before the service starts.
 	Configure func(*config.Config)
-	// Service are the service's options beside its configuration.
-	Service service.Options
 }
 
 // New boots the service for t on a fresh database, serving over a real
@@ -57,11 +55,7 @@ func New(t testing.TB, opts *Options) *Env {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	var sopts service.Options
-	if opts != nil {
-		sopts = opts.Service
-	}
-	svc, err := service.NewWith(context.Background(), cfg, log, sopts)
+	svc, err := service.New(context.Background(), cfg, log)
 	require.NoError(t, err)
 	srv := httptest.NewServer(svc.Handler())
 	t.Cleanup(func() {

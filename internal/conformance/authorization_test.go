@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,26 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
-	"github.com/mockmcp/mockmcp/internal/service"
 )
-
-// oauthDesigns serves the OAuth view of the designs set in it, beside the
-// store's, which knows no OAuth design yet.
-type oauthDesigns struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]oauthcfg.Design
-}
-
-func (d *oauthDesigns) OAuthDesign(_ context.Context, id uuid.UUID) (oauthcfg.Design, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if v, ok := d.m[id]; ok {
-		return v, nil
-	}
-	return oauthcfg.Design{}, failure.ErrNotFound
-}
 
 // authorizationTimeout bounds the authorization server scenarios: a few
 // requests and one browser round trip.
@@ -51,16 +32,12 @@ const authorizationTimeout = time.Minute
 // check must pass.
 func TestOfficialAuthorizationServerSuite(t *testing.T) {
 	node, cli := toolchain(t)
-	designs := &oauthDesigns{m: map[uuid.UUID]oauthcfg.Design{}}
-	env := apitest.New(t, &apitest.Options{Service: service.Options{OAuthDesigns: designs}})
+	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Authorization")
-	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25"}`), nil, nil, nil)
+	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25",
+		"auth_mode": "oauth", "oauth": {"scopes_supported": ["mcp:read"]}}`), nil, nil, nil)
 	owner.EnableServer(id)
 	server := uuid.MustParse(id)
-	var org uuid.UUID
-	require.NoError(t, env.Service.Store().Pool().QueryRow(t.Context(), `SELECT organization_id FROM mcp_servers WHERE id = $1`, server).Scan(&org))
-	designs.m[server] = oauthcfg.Design{ServerID: server, OrgID: org, OAuth: true,
-		Settings: oauthcfg.Settings{ScopesSupported: []string{"mcp:read"}}}
 	issuer, resource := oauthcfg.Issuer(env.URL, server), oauthcfg.Resource(env.URL, server)
 
 	// The suite authenticates with "none" whenever the metadata offers it,

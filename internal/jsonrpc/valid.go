@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "github.com/mockmcp/mockmcp/internal/jsonvalue"
+
 // maxNesting is encoding/json's bound on nested arrays and objects.
 const maxNesting = 10000
 
@@ -77,21 +79,29 @@ func (v *validator) object(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
+		if done, ok := v.next('}'); done || !ok {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or an element: a comma and the space
+// after it, or close (done).
+func (v *validator) next(close byte) (done, ok bool) {
+	v.space()
+	if v.i >= len(v.b) {
+		return false, false
+	}
+	switch v.b[v.i] {
+	case ',':
+		v.i++
+		v.space()
+		return false, true
+	case close:
+		v.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (v *validator) array(depth int) bool {
@@ -108,19 +118,8 @@ func (v *validator) array(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case ']':
-			v.i++
-			return true
-		default:
-			return false
+		if done, ok := v.next(']'); done || !ok {
+			return ok
 		}
 	}
 }
@@ -174,42 +173,9 @@ func (v *validator) literal(word string) bool {
 	return true
 }
 
-// number checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number checks a JSON number token.
 func (v *validator) number() bool {
-	b, i := v.b, v.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			return false
-		}
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit(b[i]) {
-			return false
-		}
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-		}
-	}
-	v.i = i
-	return true
+	end, ok := jsonvalue.NumberEnd(v.b, v.i)
+	v.i = end
+	return ok
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

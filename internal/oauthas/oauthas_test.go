@@ -26,6 +26,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/testclock"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
@@ -75,24 +76,6 @@ func (e *entries) find(method, contains string) bool {
 	return false
 }
 
-// clock is a settable time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // env is one authorization server over a fresh database, serving one
 // OAuth design.
 type env struct {
@@ -103,7 +86,7 @@ type env struct {
 	keys     *oauthas.Keys
 	verifier *oauthas.Verifier
 	journal  *entries
-	clock    *clock
+	clock    *testclock.Clock
 	secret   []byte
 }
 
@@ -123,7 +106,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by, enabled) VALUES ($1, $2, 'oauth', 'test', true)`, server, org)
 	require.NoError(t, err)
 	e := &env{st: st, designs: &designs{m: map[uuid.UUID]oauthcfg.Design{}}, journal: &entries{},
-		clock: &clock{now: time.Now()}, secret: make([]byte, oauthas.SecretSize)}
+		clock: testclock.New(time.Now()), secret: make([]byte, oauthas.SecretSize)}
 	_, _ = rand.Read(e.secret)
 	if o.settings.ScopesSupported == nil {
 		o.settings.ScopesSupported = []string{"mcp:read", "mcp:write"}
@@ -487,7 +470,7 @@ func TestKeyRotation(t *testing.T) {
 	first := token()
 	_, err := verifier.VerifyToken(context.Background(), first, e.issuer(), e.resource())
 	require.NoError(t, err)
-	e.clock.add(31 * time.Minute) // the first key no longer signs
+	e.clock.Advance(31 * time.Minute) // the first key no longer signs
 	second := token()
 	require.NotEqual(t, kid(t, first), kid(t, second))
 	for _, tok := range []string{first, second} {
@@ -502,7 +485,7 @@ func TestKeyRotation(t *testing.T) {
 	_, m := decode(t, resp)
 	require.Len(t, m["keys"], 2)
 
-	e.clock.add(30 * time.Minute) // the first token has expired
+	e.clock.Advance(30 * time.Minute) // the first token has expired
 	_, err = verifier.VerifyToken(context.Background(), first, e.issuer(), e.resource())
 	require.ErrorContains(t, err, "expired")
 }

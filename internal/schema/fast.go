@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaptinlin/jsonschema"
 
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
@@ -388,44 +389,8 @@ func number(v any) (f float64, exact, ok bool) {
 
 // jsonNumber reports whether s is a JSON number token.
 func jsonNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
-	}
-	return i == len(s)
+	end, ok := jsonvalue.NumberEnd(s, 0)
+	return ok && end == len(s)
 }
 
 // compare orders a value's number against a keyword's: -1, 0 or 1, and

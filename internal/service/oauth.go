@@ -5,40 +5,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/mockmcp/mockmcp/internal/clientip"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
-	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
-
-// Options are what a caller of NewWith may give the service beside its
-// configuration.
-type Options struct {
-	// OAuthDesigns reads designs' OAuth settings for their authorization
-	// servers; nil means the store, when it provides them (else no design
-	// has an authorization server).
-	OAuthDesigns oauthcfg.Designs
-}
-
-// noOAuthDesigns has no design using OAuth.
-type noOAuthDesigns struct{}
-
-func (noOAuthDesigns) OAuthDesign(context.Context, uuid.UUID) (oauthcfg.Design, error) {
-	return oauthcfg.Design{}, failure.ErrNotFound
-}
-
-// oauthDesigns is opts.OAuthDesigns, else the store's.
-func (s *Service) oauthDesigns(opts Options) oauthcfg.Designs {
-	if opts.OAuthDesigns != nil {
-		return opts.OAuthDesigns
-	}
-	if d, ok := any(s.store).(oauthcfg.Designs); ok {
-		return d
-	}
-	return noOAuthDesigns{}
-}
 
 // connectOAuth makes the access token signing keys, sealed under the
 // service secret every instance shares, and the token verifier.
@@ -60,7 +29,7 @@ func (s *Service) oauthRoutes(mux *http.ServeMux, ips *clientip.Resolver) {
 	if s.journal != nil {
 		rec = s.journal
 	}
-	h := oauthas.New(oauthas.Options{Designs: s.oauthDesigns(s.opts), Store: s.store, Keys: s.oauthKeys,
+	h := oauthas.New(oauthas.Options{Designs: s.store, Store: s.store, Keys: s.oauthKeys,
 		Verifier: s.oauthVerifier, BaseURL: s.cfg.BaseURL, AllowPrivate: s.cfg.AllowPrivateTargets, Journal: rec,
 		ClientAddr: func(r *http.Request) string { return ips.Of(r).String() }, Log: s.log, Now: s.cfg.Clock})
 	h.Routes(mux, s.metrics.Route)

@@ -1,51 +1,29 @@
 package service_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
-	"github.com/mockmcp/mockmcp/internal/service"
 )
-
-// oauthDesigns is an in-memory oauthcfg.Designs.
-type oauthDesigns struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]oauthcfg.Design
-}
-
-func (d *oauthDesigns) OAuthDesign(_ context.Context, id uuid.UUID) (oauthcfg.Design, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if v, ok := d.m[id]; ok {
-		return v, nil
-	}
-	return oauthcfg.Design{}, failure.ErrNotFound
-}
 
 // TestOAuthDesignsAuthorizationServer: the service routes an OAuth design's
 // authorization server, its tokens pass the service's verifier, and its
 // chaos is in the design's call journal.
 func TestOAuthDesignsAuthorizationServer(t *testing.T) {
-	designs := &oauthDesigns{m: map[uuid.UUID]oauthcfg.Design{}}
-	env := apitest.New(t, &apitest.Options{Service: service.Options{OAuthDesigns: designs}})
+	env := apitest.New(t, nil)
 	owner := env.Signup(t, "OAuth Service")
 	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25"}`), nil, nil, nil)
 	owner.EnableServer(id)
 	server := uuid.MustParse(id)
-	var org uuid.UUID
-	require.NoError(t, env.Service.Store().Pool().QueryRow(t.Context(), `SELECT organization_id FROM mcp_servers WHERE id = $1`, server).Scan(&org))
 	issuer := oauthcfg.Issuer(env.URL, server)
 
 	// Not an OAuth design (yet): no authorization server.
@@ -54,10 +32,8 @@ func TestOAuthDesignsAuthorizationServer(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 
-	designs.mu.Lock()
-	designs.m[server] = oauthcfg.Design{ServerID: server, OrgID: org, OAuth: true,
-		Settings: oauthcfg.Settings{ScopesSupported: []string{"mcp:read"}, Chaos: oauthcfg.Chaos{WrongIssuer: true}}}
-	designs.mu.Unlock()
+	owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"auth_mode": "oauth",
+		"oauth": map[string]any{"scopes_supported": []string{"mcp:read"}, "chaos": map[string]any{"wrong_issuer": true}}}).Status(http.StatusOK)
 	resp, err = http.Get(oauthcfg.AuthorizationServerMetadata(env.URL, server))
 	require.NoError(t, err)
 	var meta map[string]any

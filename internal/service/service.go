@@ -74,7 +74,6 @@ type Service struct {
 	// oauthVerifier checks them.
 	oauthKeys     *oauthas.Keys
 	oauthVerifier *oauthas.Verifier
-	opts          Options
 	http          *http.Server
 	ln            net.Listener
 	// metrics are served on their own listener, metricsLn; all three nil
@@ -100,11 +99,6 @@ func Prepare(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New prepares the database, connects to it and builds the handlers.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
-	return NewWith(ctx, cfg, log, Options{})
-}
-
-// NewWith is New with opts.
-func NewWith(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Service, error) {
 	if cfg.Designs != "" {
 		if err := localmode.CheckDir(cfg.Designs); err != nil {
 			return nil, fmt.Errorf("local mode (MOCKMCP_DESIGNS, --designs): %w", err)
@@ -117,7 +111,7 @@ func NewWith(ctx context.Context, cfg config.Config, log *slog.Logger, opts Opti
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	s := &Service{cfg: cfg, log: log, opts: opts, out: os.Stdout, done: make(chan struct{})}
+	s := &Service{cfg: cfg, log: log, out: os.Stdout, done: make(chan struct{})}
 	if err := s.connect(ctx); err != nil {
 		_ = s.disconnect()
 		return nil, err

@@ -2,16 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
@@ -211,18 +208,11 @@ var _ oauthcfg.Designs = (*Store)(nil)
 func (s *Store) OAuthDesign(ctx context.Context, id uuid.UUID) (oauthcfg.Design, error) {
 	var d oauthcfg.Design
 	err := s.WithTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
-		row, err := tx.q.GetServedServer(ctx, tx.tx, id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return failure.NotFound("server")
-		}
+		srv, err := tx.servedServer(ctx, id)
 		if err != nil {
 			return err
 		}
-		srv := serverFrom(row)
 		d = OAuthView(srv, nil)
-		if err := tx.SetOrg(ctx, srv.OrgID); err != nil {
-			return err
-		}
 		rows, err := tx.q.ToolScopes(ctx, tx.tx, id)
 		if err != nil {
 			return err

@@ -2,14 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
 // ServedDesign reads the design of an enabled server by id alone, for the
@@ -18,26 +16,31 @@ import (
 func (s *Store) ServedDesign(ctx context.Context, id uuid.UUID) (design.Design, error) {
 	var d design.Design
 	err := s.WithTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
-		row, err := tx.q.GetServedServer(ctx, tx.tx, id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return failure.NotFound("server")
-		}
+		srv, err := tx.servedServer(ctx, id)
 		if err != nil {
 			return err
 		}
-		d.Server = serverFrom(row)
-		if err := tx.SetOrg(ctx, d.Server.OrgID); err != nil {
-			return err
-		}
-		limit, err := tx.q.OrganizationPublicLimit(ctx, tx.tx, d.Server.OrgID)
+		limit, err := tx.q.OrganizationPublicLimit(ctx, tx.tx, srv.OrgID)
 		if err != nil {
 			return err
 		}
-		d, err = tx.DesignOf(ctx, d.Server)
+		d, err = tx.DesignOf(ctx, srv)
 		d.PublicLimit = limit
 		return err
 	})
 	return d, err
+}
+
+// servedServer reads enabled server id in a transaction of scope
+// PublicServerID (the row is visible only through the policy on
+// app.public_server_id), then makes the transaction its organization's for
+// the rest of the design.
+func (t *Tx) servedServer(ctx context.Context, id uuid.UUID) (design.Server, error) {
+	srv, err := found("server", infallible(serverFrom))(t.q.GetServedServer(ctx, t.tx, id))
+	if err != nil {
+		return srv, err
+	}
+	return srv, t.SetOrg(ctx, srv.OrgID)
 }
 
 // DesignOf reads what server owns: its tools, resources and prompts.

@@ -25,6 +25,9 @@ const (
 	// DefaultMaxPendingQuestions bounds the questions of one server
 	// waiting for answers on one instance.
 	DefaultMaxPendingQuestions = 100
+	// DefaultMaxPendingQuestionsPerClient bounds those of one server asked
+	// of one client address.
+	DefaultMaxPendingQuestionsPerClient = 20
 )
 
 // requestIDPrefix begins the id of every request this endpoint sends a
@@ -54,7 +57,15 @@ type reply struct {
 // waiter is a question sent to a client, waiting for its answer.
 type waiter struct {
 	server uuid.UUID
+	addr   string
 	ch     chan<- reply
+}
+
+// clientKey names the questions of one server asked of one client
+// address.
+type clientKey struct {
+	server uuid.UUID
+	addr   string
 }
 
 // asker routes clients' answers to the calls waiting for them, on this
@@ -64,6 +75,10 @@ type asker struct {
 	relay    Relay
 	log      *slog.Logger
 	max      int
+	// maxPerClient bounds the questions of one server asked of one
+	// client address: the client that fills a server's questions is the
+	// one refused.
+	maxPerClient int
 
 	// subscribed is closed once the relay delivers this instance's
 	// answers (at once without a relay).
@@ -76,16 +91,21 @@ type asker struct {
 	mu        sync.Mutex
 	waiting   map[string]waiter
 	perServer map[uuid.UUID]int
+	perClient map[clientKey]int
 }
 
-func newAsker(relay Relay, max int, log *slog.Logger) *asker {
+func newAsker(relay Relay, max, maxPerClient int, log *slog.Logger) *asker {
 	if max <= 0 {
 		max = DefaultMaxPendingQuestions
 	}
+	if maxPerClient <= 0 {
+		maxPerClient = DefaultMaxPendingQuestionsPerClient
+	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, subscribed: make(chan struct{}),
-		closing: make(chan struct{}), waiting: map[string]waiter{}, perServer: map[uuid.UUID]int{}}
+	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, maxPerClient: maxPerClient,
+		subscribed: make(chan struct{}), closing: make(chan struct{}), waiting: map[string]waiter{},
+		perServer: map[uuid.UUID]int{}, perClient: map[clientKey]int{}}
 	if relay == nil {
 		close(a.subscribed)
 	}
@@ -122,13 +142,18 @@ type relayed struct {
 	Error  json.RawMessage `json:"error,omitempty"`
 }
 
-// errPendingFull refuses a round of questions past the bound of one
-// server's waiting questions.
-var errPendingFull = errors.New("too many questions waiting")
+// errPendingFull and errClientPendingFull refuse a round of questions past
+// the bound of one server's waiting questions, and of those asked of one
+// client address.
+var (
+	errPendingFull       = errors.New("too many questions waiting")
+	errClientPendingFull = errors.New("too many questions waiting for this client")
+)
 
-// register reserves ids for n questions of server, their answers to be
-// sent on ch; release gives back those not answered.
-func (a *asker) register(server uuid.UUID, n int, ch chan<- reply) ([]string, error) {
+// register reserves ids for n questions of server asked of the client at
+// addr, their answers to be sent on ch; release gives back those not
+// answered.
+func (a *asker) register(server uuid.UUID, addr string, n int, ch chan<- reply) ([]string, error) {
 	ids := make([]string, n)
 	for i := range ids {
 		var b [16]byte
@@ -137,28 +162,41 @@ func (a *asker) register(server uuid.UUID, n int, ch chan<- reply) ([]string, er
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.perServer[server]+n > a.max {
+	ck := clientKey{server, addr}
+	switch {
+	case a.perClient[ck]+n > a.maxPerClient:
+		return nil, errClientPendingFull
+	case a.perServer[server]+n > a.max:
 		return nil, errPendingFull
 	}
 	a.perServer[server] += n
+	a.perClient[ck] += n
 	for _, id := range ids {
-		a.waiting[id] = waiter{server: server, ch: ch}
+		a.waiting[id] = waiter{server: server, addr: addr, ch: ch}
 	}
 	return ids, nil
 }
 
 // release forgets the questions ids still waiting.
-func (a *asker) release(server uuid.UUID, ids []string) {
+func (a *asker) release(ids []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, id := range ids {
-		if _, ok := a.waiting[id]; ok {
-			delete(a.waiting, id)
-			a.perServer[server]--
+		if w, ok := a.waiting[id]; ok {
+			a.forget(id, w)
 		}
 	}
-	if a.perServer[server] <= 0 {
-		delete(a.perServer, server)
+}
+
+// forget drops the waiting question id; a.mu is held.
+func (a *asker) forget(id string, w waiter) {
+	delete(a.waiting, id)
+	if a.perServer[w.server]--; a.perServer[w.server] <= 0 {
+		delete(a.perServer, w.server)
+	}
+	ck := clientKey{w.server, w.addr}
+	if a.perClient[ck]--; a.perClient[ck] <= 0 {
+		delete(a.perClient, ck)
 	}
 }
 
@@ -171,10 +209,7 @@ func (a *asker) deliver(server uuid.UUID, r reply) error {
 	a.mu.Lock()
 	w, ok := a.waiting[r.id]
 	if ok && w.server == server {
-		delete(a.waiting, r.id)
-		if a.perServer[server]--; a.perServer[server] <= 0 {
-			delete(a.perServer, server)
-		}
+		a.forget(r.id, w)
 	}
 	a.mu.Unlock()
 	if !ok || w.server != server {

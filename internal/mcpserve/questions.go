@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
@@ -29,6 +30,11 @@ const (
 	// of one client address.
 	DefaultMaxPendingQuestionsPerClient = 20
 )
+
+// relayVerdictTimeout is how long an instance that relayed a client's
+// answer waits for the verdict of the instance it is for: past it the
+// client is told to send the answer again (503), never that it was taken.
+const relayVerdictTimeout = 2 * time.Second
 
 // requestIDPrefix begins the id of every request this endpoint sends a
 // client: "mockmcp.<instance>.<random>". The instance part routes the
@@ -92,6 +98,9 @@ type asker struct {
 	waiting   map[string]waiter
 	perServer map[uuid.UUID]int
 	perClient map[clientKey]int
+	// verdicts are the answers this instance relayed, by token, waiting
+	// for the owning instance to say whether it took them.
+	verdicts map[string]chan<- bool
 }
 
 func newAsker(relay Relay, max, maxPerClient int, log *slog.Logger) *asker {
@@ -105,7 +114,7 @@ func newAsker(relay Relay, max, maxPerClient int, log *slog.Logger) *asker {
 	_, _ = rand.Read(b[:])
 	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, maxPerClient: maxPerClient,
 		subscribed: make(chan struct{}), closing: make(chan struct{}), waiting: map[string]waiter{},
-		perServer: map[uuid.UUID]int{}, perClient: map[clientKey]int{}}
+		perServer: map[uuid.UUID]int{}, perClient: map[clientKey]int{}, verdicts: map[string]chan<- bool{}}
 	if relay == nil {
 		close(a.subscribed)
 	}
@@ -130,16 +139,59 @@ func (a *asker) listen(ctx context.Context) {
 		if json.Unmarshal(msg, &m) != nil {
 			return
 		}
-		_ = a.deliver(m.Server, reply{id: m.ID, result: m.Result, error: m.Error})
+		if m.VerdictFor != "" {
+			a.verdict(m.VerdictFor, m.Taken)
+			return
+		}
+		err := a.deliver(m.Server, reply{id: m.ID, result: m.Result, error: m.Error})
+		if m.Token == "" || !isInstance(m.ReplyTo) {
+			return
+		}
+		v, _ := json.Marshal(relayed{VerdictFor: m.Token, Taken: err == nil}) // strings and a bool always encode
+		// Published apart: the subscription's messages are not held up.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), relayVerdictTimeout)
+			defer cancel()
+			_, _ = a.relay.Publish(ctx, channel(m.ReplyTo), v)
+		}()
 	}, func() { a.once.Do(func() { close(a.subscribed) }) })
 }
 
-// relayed is an answer as one instance relays it to another.
+// relayed is a message between instances: an answer one relays to the
+// instance it is for, with ReplyTo (the relaying instance) and Token to
+// ask for the verdict; or that verdict (VerdictFor names the answer's
+// token, Taken says whether a question took it).
 type relayed struct {
-	Server uuid.UUID       `json:"server"`
-	ID     string          `json:"id"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
+	Server     uuid.UUID       `json:"server,omitzero"`
+	ID         string          `json:"id,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      json.RawMessage `json:"error,omitempty"`
+	ReplyTo    string          `json:"reply_to,omitempty"`
+	Token      string          `json:"token,omitempty"`
+	VerdictFor string          `json:"verdict_for,omitempty"`
+	Taken      bool            `json:"taken,omitempty"`
+}
+
+// isInstance reports whether s is an instance's name, 12 hex digits: a
+// verdict is published only on an instance's channel.
+func isInstance(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// verdict hands the owning instance's verdict on the answer relayed with
+// token to the request waiting for it, if it still waits.
+func (a *asker) verdict(token string, taken bool) {
+	a.mu.Lock()
+	ch, ok := a.verdicts[token]
+	delete(a.verdicts, token)
+	a.mu.Unlock()
+	if ok {
+		ch <- taken // buffered
+	}
 }
 
 // errPendingFull and errClientPendingFull refuse a round of questions past
@@ -239,23 +291,70 @@ func (a *asker) take(ctx context.Context, server uuid.UUID, resp jsonrpc.Respons
 	if a.relay == nil {
 		return notWaiting(resp.ID)
 	}
-	msg, err := json.Marshal(relayed{Server: server, ID: id, Result: r.result, Error: r.error})
+	return a.relayAnswer(ctx, instance, server, r, resp.ID)
+}
+
+// relayAnswer passes r to the instance it is for and returns that
+// instance's verdict: nil when a question took it, 400 when none waits for
+// it (forged, foreign, late), 503 when the instance cannot be asked in
+// time. No instance listening on the channel: none waits for it.
+func (a *asker) relayAnswer(ctx context.Context, instance string, server uuid.UUID, r reply, rawID []byte) error {
+	// The verdict comes back on this instance's own channel.
+	select {
+	case <-a.subscribed:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(relayVerdictTimeout):
+		return errRelayUnavailable
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	ch := make(chan bool, 1)
+	a.mu.Lock()
+	a.verdicts[token] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.verdicts, token)
+		a.mu.Unlock()
+	}()
+	msg, err := json.Marshal(relayed{Server: server, ID: r.id, Result: r.result, Error: r.error, ReplyTo: a.instance, Token: token})
 	if err != nil {
 		return err
 	}
 	n, err := a.relay.Publish(ctx, channel(instance), msg)
-	if err != nil {
+	switch {
+	case err != nil:
 		if a.log != nil {
 			a.log.WarnContext(ctx, "relaying a client's answer failed", "error", err.Error())
 		}
-		return fmt.Errorf("%w: the answer could not be passed to the instance waiting for it; send it again",
-			jsonrpc.ErrInvalidRequest)
+		return errRelayUnavailable
+	case n == 0:
+		return notWaiting(rawID)
 	}
-	if n == 0 {
-		return notWaiting(resp.ID)
+	t := time.NewTimer(relayVerdictTimeout)
+	defer t.Stop()
+	select {
+	case taken := <-ch:
+		if !taken {
+			return notWaiting(rawID)
+		}
+		return nil
+	case <-t.C:
+		return errRelayUnavailable
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-a.closing:
+		return errRelayUnavailable
 	}
-	return nil
 }
+
+// errRelayUnavailable answers an answer whose instance could not say in
+// time whether it took it: 503, so that the client sends it again (a
+// second copy of an answer taken is refused, 400).
+var errRelayUnavailable = &failure.Error{Kind: failure.KindUnavailable,
+	Detail: "the instance waiting for this answer could not be reached in time; send it again shortly"}
 
 func notWaiting(id []byte) error {
 	return fmt.Errorf("%w: no question of this server waits for an answer with id %s "+

@@ -81,6 +81,17 @@ type Config struct {
 	// MaxPendingQuestions bounds the questions of one server waiting for
 	// clients' answers on one instance.
 	MaxPendingQuestions int
+	// MaxPendingQuestionsPerClient bounds those of one server asked of one
+	// client address.
+	MaxPendingQuestionsPerClient int
+	// ListenMaxPerAddress and ListenMaxPerOrg bound the open
+	// subscriptions/listen streams of one instance from one client
+	// address, over every server, and on one organization's servers;
+	// ListenMaxLifetime is how long one stream lasts before it ends with
+	// its result (the client listens again).
+	ListenMaxPerAddress int
+	ListenMaxPerOrg     int
+	ListenMaxLifetime   time.Duration
 	// UpstreamTimeout bounds one call forwarded to a design's upstream;
 	// UpstreamMaxConcurrent bounds one server's calls at its upstream at
 	// once, on each instance.
@@ -172,6 +183,10 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		UpstreamTimeout:       30 * time.Second,
 		UpstreamMaxConcurrent: 8,
 	}
+	// The bounds of listen streams and questions per client (mcpserve's
+	// defaults).
+	c.MaxPendingQuestionsPerClient, c.ListenMaxPerAddress, c.ListenMaxPerOrg = 20, 50, 1000
+	c.ListenMaxLifetime = 30 * time.Minute
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, name+": "+fmt.Sprintf(format, args...))
@@ -223,6 +238,10 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	positive("GC_HEADROOM", &c.GCHeadroom)
 	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
+	positive("MAX_PENDING_QUESTIONS_PER_CLIENT", &c.MaxPendingQuestionsPerClient)
+	positive("LISTEN_MAX_PER_ADDRESS", &c.ListenMaxPerAddress)
+	positive("LISTEN_MAX_PER_ORG", &c.ListenMaxPerOrg)
+	duration("LISTEN_MAX_LIFETIME", "30m", &c.ListenMaxLifetime)
 	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)
 	positive("UPSTREAM_MAX_CONCURRENT", &c.UpstreamMaxConcurrent)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {

@@ -739,11 +739,11 @@ func (s *state) askWait(r *round) time.Duration {
 // questions still open then are cancelled.
 func (s *state) askRound(ctx context.Context, x *Exchange, d *compiled, r *round, answers map[string]json.RawMessage) (bool, error) {
 	ch := make(chan reply, len(r.questions))
-	ids, err := s.asks.register(d.id, len(r.questions), ch)
+	ids, err := s.asks.register(d.id, s.address(), len(r.questions), ch)
 	if err != nil {
-		return false, busy()
+		return false, busy(err)
 	}
-	defer s.asks.release(d.id, ids)
+	defer s.asks.release(ids)
 	of := make(map[string]*question, len(ids))
 	for i := range r.questions {
 		q := &r.questions[i]
@@ -805,7 +805,11 @@ func unanswered(c askCall, r *round, answers map[string]json.RawMessage, wait ti
 
 // busy is -32603 for a round of questions past the bound of a server's
 // waiting questions.
-func busy() error {
+// busy is the error of a round refused by register's err.
+func busy(err error) error {
+	if errors.Is(err, errClientPendingFull) {
+		return scriptedInternal("Too many questions of this server are waiting for this client's answers; answer them first")
+	}
 	return scriptedInternal("Too many questions of this server are waiting for clients' answers; try again once some are answered")
 }
 

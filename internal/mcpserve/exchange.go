@@ -58,9 +58,10 @@ type serverSide struct {
 	ips        *clientip.Resolver // resolves clientAddr when it is empty
 	clientAddr string
 	// hub holds the open subscriptions/listen streams; keepAlive spaces
-	// the comments sent on a quiet one.
+	// the comments sent on a quiet one; lifetime ends one with its result.
 	hub       *hub
 	keepAlive time.Duration
+	lifetime  time.Duration
 	// states signs and verifies the requestState of scenarios that ask.
 	states *stateSigner
 	// asks routes legacy clients' answers to the questions waiting for

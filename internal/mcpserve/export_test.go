@@ -19,9 +19,10 @@ func (h *Handler) Cached(id uuid.UUID) bool {
 // spacing of their keep-alive comments (zero for the defaults); for tests only, before the first
 // request.
 func (h *Handler) SetStreams(perServer, perClient int, keepAlive time.Duration) {
-	bounds := newHub(perServer, perClient)
 	h.hub.mu.Lock()
-	h.hub.maxPerServer, h.hub.maxPerClient = bounds.maxPerServer, bounds.maxPerClient
+	b := streamBounds{perServer: perServer, perClient: perClient,
+		perAddress: h.hub.bounds.perAddress, perOrg: h.hub.bounds.perOrg}
+	h.hub.bounds = b.withDefaults()
 	h.hub.mu.Unlock()
 	if keepAlive > 0 {
 		h.opts.KeepAlive = keepAlive

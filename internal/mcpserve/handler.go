@@ -96,6 +96,15 @@ type Options struct {
 	MaxStreamsPerServer int
 	MaxStreamsPerClient int
 	KeepAlive           time.Duration
+	// MaxStreamsPerAddress and MaxStreamsPerOrg bound the open streams
+	// of one client address over every server, and of one organization's
+	// servers together (DefaultMaxStreamsPerAddress and
+	// DefaultMaxStreamsPerOrg when zero); StreamLifetime is how long one
+	// stream lasts before it ends with its result, the client then
+	// listening again (DefaultMaxStreamLifetime when zero).
+	MaxStreamsPerAddress int
+	MaxStreamsPerOrg     int
+	StreamLifetime       time.Duration
 	// RequestStateKeys sign the requestState of scenarios that ask the
 	// client (HMAC-SHA256): the first signs, every one verifies. Without
 	// any, a random key of this instance signs.
@@ -106,9 +115,13 @@ type Options struct {
 	// waits for its answers when the round has no timeout branch
 	// (DefaultAskTimeout when zero); MaxPendingQuestions bounds the
 	// questions of one server waiting on one instance
-	// (DefaultMaxPendingQuestions when zero).
-	AskTimeout          time.Duration
-	MaxPendingQuestions int
+	// (DefaultMaxPendingQuestions when zero), and
+	// MaxPendingQuestionsPerClient those of one server asked of one client
+	// address (DefaultMaxPendingQuestionsPerClient when zero), so that one
+	// client cannot take every one of a server's.
+	AskTimeout                   time.Duration
+	MaxPendingQuestions          int
+	MaxPendingQuestionsPerClient int
 	// Relay carries clients' answers to the instance waiting for them;
 	// nil when this instance serves alone.
 	Relay Relay
@@ -149,6 +162,9 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = DefaultKeepAlive
 	}
+	if opts.StreamLifetime <= 0 {
+		opts.StreamLifetime = DefaultMaxStreamLifetime
+	}
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
@@ -160,9 +176,10 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	}
 	tr = tr.Observed(opts.Observer, mw...)
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
-		hub:    newHub(opts.MaxStreamsPerServer, opts.MaxStreamsPerClient),
+		hub: newHub(streamBounds{perServer: opts.MaxStreamsPerServer, perClient: opts.MaxStreamsPerClient,
+			perAddress: opts.MaxStreamsPerAddress, perOrg: opts.MaxStreamsPerOrg}),
 		states: newStateSigner(opts.RequestStateKeys, opts.Now),
-		asks:   newAsker(opts.Relay, opts.MaxPendingQuestions, log)}
+		asks:   newAsker(opts.Relay, opts.MaxPendingQuestions, opts.MaxPendingQuestionsPerClient, log)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
 	return h
 }
@@ -293,7 +310,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newState(r)
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
-		hub: h.hub, keepAlive: h.opts.KeepAlive,
+		hub: h.hub, keepAlive: h.opts.KeepAlive, lifetime: h.opts.StreamLifetime,
 		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now,
 		fwd: h.opts.Upstream}
 	answered := tr.ServeState(w, r, d, &p, st)

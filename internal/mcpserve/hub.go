@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -12,11 +13,36 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 )
 
-// Bounds on the subscriptions/listen streams one instance keeps open.
+// Bounds on the subscriptions/listen streams one instance keeps open: per
+// server, from one client address to one server, from one client address
+// to every server, and for one organization's servers together; and how
+// long one stream lasts before it ends with its result (the client then
+// listens again).
 const (
-	DefaultMaxStreamsPerServer = 100
-	DefaultMaxStreamsPerClient = 10
+	DefaultMaxStreamsPerServer  = 100
+	DefaultMaxStreamsPerClient  = 10
+	DefaultMaxStreamsPerAddress = 50
+	DefaultMaxStreamsPerOrg     = 1000
+	DefaultMaxStreamLifetime    = 30 * time.Minute
 )
+
+// streamBounds are the bounds of a hub; zero fields take the defaults.
+type streamBounds struct {
+	perServer, perClient, perAddress, perOrg int
+}
+
+func (b streamBounds) withDefaults() streamBounds {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&b.perServer, DefaultMaxStreamsPerServer)
+	def(&b.perClient, DefaultMaxStreamsPerClient)
+	def(&b.perAddress, DefaultMaxStreamsPerAddress)
+	def(&b.perOrg, DefaultMaxStreamsPerOrg)
+	return b
+}
 
 // changes is a set of list changes, as bits.
 type changes uint8
@@ -32,10 +58,16 @@ const (
 // through it. Sending never blocks: each subscriber keeps what it has yet
 // to send, changes of one kind merged, and its stream's goroutine writes.
 type hub struct {
-	maxPerServer, maxPerClient int
+	bounds streamBounds
 
 	mu      sync.Mutex
 	servers map[uuid.UUID]*listeners
+	// perAddr and perOrg count the open streams of one client address and
+	// of one organization, whatever their server: a bound per server alone
+	// lets one address hold streams on every design, and a few addresses
+	// hold a victim design's every slot.
+	perAddr map[string]int
+	perOrg  map[uuid.UUID]int
 	closed  bool // the instance shuts down: every stream ends at once
 }
 
@@ -54,6 +86,7 @@ type listeners struct {
 // send.
 type subscriber struct {
 	server uuid.UUID
+	org    uuid.UUID
 	addr   string
 	wants  changes
 	uris   []string // resourceSubscriptions, as asked
@@ -66,21 +99,16 @@ type subscriber struct {
 	ended   bool
 }
 
-func newHub(maxPerServer, maxPerClient int) *hub {
-	if maxPerServer <= 0 {
-		maxPerServer = DefaultMaxStreamsPerServer
-	}
-	if maxPerClient <= 0 {
-		maxPerClient = DefaultMaxStreamsPerClient
-	}
-	return &hub{maxPerServer: maxPerServer, maxPerClient: maxPerClient, servers: map[uuid.UUID]*listeners{}}
+func newHub(b streamBounds) *hub {
+	return &hub{bounds: b.withDefaults(), servers: map[uuid.UUID]*listeners{},
+		perAddr: map[string]int{}, perOrg: map[uuid.UUID]int{}}
 }
 
 // open registers a stream of server d for the client at addr; past a
 // bound it is refused with HTTP 429 and -32000, the endpoint's rate-limit
 // error. Once the instance shuts down a stream is ended as it opens.
-func (h *hub) open(d *compiled, addr string, wants changes, uris []string) (*subscriber, error) {
-	s := &subscriber{server: d.id, addr: addr, wants: wants, uris: uris,
+func (h *hub) open(d *compiled, addr string, wants changes, uris []string) (s *subscriber, err error) {
+	s = &subscriber{server: d.id, org: d.orgID, addr: addr, wants: wants, uris: uris,
 		wake: make(chan struct{}, 1), end: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -94,21 +122,36 @@ func (h *hub) open(d *compiled, addr string, wants changes, uris []string) (*sub
 		l = &listeners{subs: map[*subscriber]struct{}{}, perAddr: map[string]int{}, seen: d}
 		h.servers[d.id] = l
 	}
+	b := h.bounds
 	switch {
-	case len(l.subs) >= h.maxPerServer:
-		return nil, tooManyStreams(h.maxPerServer, "open on this server")
-	case l.perAddr[addr] >= h.maxPerClient:
-		return nil, tooManyStreams(h.maxPerClient, "open on this server from one client address")
+	case len(l.subs) >= b.perServer:
+		err = tooManyStreams(b.perServer, "open on this server", "server")
+	case l.perAddr[addr] >= b.perClient:
+		err = tooManyStreams(b.perClient, "open on this server from one client address", "client")
+	case h.perAddr[addr] >= b.perAddress:
+		err = tooManyStreams(b.perAddress, "open from one client address, over every server", "address")
+	case h.perOrg[s.org] >= b.perOrg:
+		err = tooManyStreams(b.perOrg, "open on the servers of one organization", "organization")
+	}
+	if err != nil {
+		if len(l.subs) == 0 {
+			delete(h.servers, d.id)
+		}
+		return nil, err
 	}
 	l.subs[s] = struct{}{}
 	l.perAddr[addr]++
+	h.perAddr[addr]++
+	h.perOrg[s.org]++
 	return s, nil
 }
 
-func tooManyStreams(limit int, where string) error {
+// tooManyStreams refuses a stream past a bound, which data.bound names
+// (server, client, address or organization).
+func tooManyStreams(limit int, where, bound string) error {
 	return mcptransport.WithStatus(jsonrpc.WithData(
 		fmt.Errorf("%w: at most %d subscriptions/listen streams may be %s; close one first", jsonrpc.ErrRateLimited, limit, where),
-		map[string]int{"max_streams": limit}), http.StatusTooManyRequests)
+		map[string]any{"max_streams": limit, "bound": bound}), http.StatusTooManyRequests)
 }
 
 // close unregisters s, once its stream is over.
@@ -125,6 +168,12 @@ func (h *hub) close(s *subscriber) {
 	delete(l.subs, s)
 	if l.perAddr[s.addr]--; l.perAddr[s.addr] <= 0 {
 		delete(l.perAddr, s.addr)
+	}
+	if h.perAddr[s.addr]--; h.perAddr[s.addr] <= 0 {
+		delete(h.perAddr, s.addr)
+	}
+	if h.perOrg[s.org]--; h.perOrg[s.org] <= 0 {
+		delete(h.perOrg, s.org)
 	}
 	if len(l.subs) == 0 {
 		delete(h.servers, s.server)

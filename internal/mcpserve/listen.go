@@ -106,6 +106,15 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	}
 	keepAlive := time.NewTicker(every)
 	defer keepAlive.Stop()
+	// A stream lasts s.lifetime at most, then ends with its result as at
+	// shutdown: the client listens again (the 2026-07-28 revision lets a
+	// server end a stream), and no connection holds a slot for good.
+	lifetime := s.lifetime
+	if lifetime <= 0 {
+		lifetime = DefaultMaxStreamLifetime
+	}
+	expiry := time.NewTimer(lifetime)
+	defer expiry.Stop()
 	var tasksDue <-chan time.Time
 	if watch != nil {
 		if !watch.send(ctx, stream, tag) {
@@ -124,6 +133,9 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 		case <-ctx.Done():
 			return final, nil // the client went away: nobody reads the result
 		case <-sub.end:
+			sendPending(stream, s.hub, sub, tag)
+			return final, nil
+		case <-expiry.C:
 			sendPending(stream, s.hub, sub, tag)
 			return final, nil
 		case <-keepAlive.C:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
@@ -25,7 +26,15 @@ const (
 	// DefaultMaxPendingQuestions bounds the questions of one server
 	// waiting for answers on one instance.
 	DefaultMaxPendingQuestions = 100
+	// DefaultMaxPendingQuestionsPerClient bounds those of one server asked
+	// of one client address.
+	DefaultMaxPendingQuestionsPerClient = 20
 )
+
+// relayVerdictTimeout is how long an instance that relayed a client's
+// answer waits for the verdict of the instance it is for: past it the
+// client is told to send the answer again (503), never that it was taken.
+const relayVerdictTimeout = 2 * time.Second
 
 // requestIDPrefix begins the id of every request this endpoint sends a
 // client: "mockmcp.<instance>.<random>". The instance part routes the
@@ -54,7 +63,15 @@ type reply struct {
 // waiter is a question sent to a client, waiting for its answer.
 type waiter struct {
 	server uuid.UUID
+	addr   string
 	ch     chan<- reply
+}
+
+// clientKey names the questions of one server asked of one client
+// address.
+type clientKey struct {
+	server uuid.UUID
+	addr   string
 }
 
 // asker routes clients' answers to the calls waiting for them, on this
@@ -64,6 +81,10 @@ type asker struct {
 	relay    Relay
 	log      *slog.Logger
 	max      int
+	// maxPerClient bounds the questions of one server asked of one
+	// client address: the client that fills a server's questions is the
+	// one refused.
+	maxPerClient int
 
 	// subscribed is closed once the relay delivers this instance's
 	// answers (at once without a relay).
@@ -76,16 +97,24 @@ type asker struct {
 	mu        sync.Mutex
 	waiting   map[string]waiter
 	perServer map[uuid.UUID]int
+	perClient map[clientKey]int
+	// verdicts are the answers this instance relayed, by token, waiting
+	// for the owning instance to say whether it took them.
+	verdicts map[string]chan<- bool
 }
 
-func newAsker(relay Relay, max int, log *slog.Logger) *asker {
+func newAsker(relay Relay, max, maxPerClient int, log *slog.Logger) *asker {
 	if max <= 0 {
 		max = DefaultMaxPendingQuestions
 	}
+	if maxPerClient <= 0 {
+		maxPerClient = DefaultMaxPendingQuestionsPerClient
+	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, subscribed: make(chan struct{}),
-		closing: make(chan struct{}), waiting: map[string]waiter{}, perServer: map[uuid.UUID]int{}}
+	a := &asker{instance: hex.EncodeToString(b[:]), relay: relay, log: log, max: max, maxPerClient: maxPerClient,
+		subscribed: make(chan struct{}), closing: make(chan struct{}), waiting: map[string]waiter{},
+		perServer: map[uuid.UUID]int{}, perClient: map[clientKey]int{}, verdicts: map[string]chan<- bool{}}
 	if relay == nil {
 		close(a.subscribed)
 	}
@@ -110,25 +139,73 @@ func (a *asker) listen(ctx context.Context) {
 		if json.Unmarshal(msg, &m) != nil {
 			return
 		}
-		_ = a.deliver(m.Server, reply{id: m.ID, result: m.Result, error: m.Error})
+		if m.VerdictFor != "" {
+			a.verdict(m.VerdictFor, m.Taken)
+			return
+		}
+		err := a.deliver(m.Server, reply{id: m.ID, result: m.Result, error: m.Error})
+		if m.Token == "" || !isInstance(m.ReplyTo) {
+			return
+		}
+		v, _ := json.Marshal(relayed{VerdictFor: m.Token, Taken: err == nil}) // strings and a bool always encode
+		// Published apart: the subscription's messages are not held up.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), relayVerdictTimeout)
+			defer cancel()
+			_, _ = a.relay.Publish(ctx, channel(m.ReplyTo), v)
+		}()
 	}, func() { a.once.Do(func() { close(a.subscribed) }) })
 }
 
-// relayed is an answer as one instance relays it to another.
+// relayed is a message between instances: an answer one relays to the
+// instance it is for, with ReplyTo (the relaying instance) and Token to
+// ask for the verdict; or that verdict (VerdictFor names the answer's
+// token, Taken says whether a question took it).
 type relayed struct {
-	Server uuid.UUID       `json:"server"`
-	ID     string          `json:"id"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
+	Server     uuid.UUID       `json:"server,omitzero"`
+	ID         string          `json:"id,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      json.RawMessage `json:"error,omitempty"`
+	ReplyTo    string          `json:"reply_to,omitempty"`
+	Token      string          `json:"token,omitempty"`
+	VerdictFor string          `json:"verdict_for,omitempty"`
+	Taken      bool            `json:"taken,omitempty"`
 }
 
-// errPendingFull refuses a round of questions past the bound of one
-// server's waiting questions.
-var errPendingFull = errors.New("too many questions waiting")
+// isInstance reports whether s is an instance's name, 12 hex digits: a
+// verdict is published only on an instance's channel.
+func isInstance(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
 
-// register reserves ids for n questions of server, their answers to be
-// sent on ch; release gives back those not answered.
-func (a *asker) register(server uuid.UUID, n int, ch chan<- reply) ([]string, error) {
+// verdict hands the owning instance's verdict on the answer relayed with
+// token to the request waiting for it, if it still waits.
+func (a *asker) verdict(token string, taken bool) {
+	a.mu.Lock()
+	ch, ok := a.verdicts[token]
+	delete(a.verdicts, token)
+	a.mu.Unlock()
+	if ok {
+		ch <- taken // buffered
+	}
+}
+
+// errPendingFull and errClientPendingFull refuse a round of questions past
+// the bound of one server's waiting questions, and of those asked of one
+// client address.
+var (
+	errPendingFull       = errors.New("too many questions waiting")
+	errClientPendingFull = errors.New("too many questions waiting for this client")
+)
+
+// register reserves ids for n questions of server asked of the client at
+// addr, their answers to be sent on ch; release gives back those not
+// answered.
+func (a *asker) register(server uuid.UUID, addr string, n int, ch chan<- reply) ([]string, error) {
 	ids := make([]string, n)
 	for i := range ids {
 		var b [16]byte
@@ -137,28 +214,41 @@ func (a *asker) register(server uuid.UUID, n int, ch chan<- reply) ([]string, er
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.perServer[server]+n > a.max {
+	ck := clientKey{server, addr}
+	switch {
+	case a.perClient[ck]+n > a.maxPerClient:
+		return nil, errClientPendingFull
+	case a.perServer[server]+n > a.max:
 		return nil, errPendingFull
 	}
 	a.perServer[server] += n
+	a.perClient[ck] += n
 	for _, id := range ids {
-		a.waiting[id] = waiter{server: server, ch: ch}
+		a.waiting[id] = waiter{server: server, addr: addr, ch: ch}
 	}
 	return ids, nil
 }
 
 // release forgets the questions ids still waiting.
-func (a *asker) release(server uuid.UUID, ids []string) {
+func (a *asker) release(ids []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, id := range ids {
-		if _, ok := a.waiting[id]; ok {
-			delete(a.waiting, id)
-			a.perServer[server]--
+		if w, ok := a.waiting[id]; ok {
+			a.forget(id, w)
 		}
 	}
-	if a.perServer[server] <= 0 {
-		delete(a.perServer, server)
+}
+
+// forget drops the waiting question id; a.mu is held.
+func (a *asker) forget(id string, w waiter) {
+	delete(a.waiting, id)
+	if a.perServer[w.server]--; a.perServer[w.server] <= 0 {
+		delete(a.perServer, w.server)
+	}
+	ck := clientKey{w.server, w.addr}
+	if a.perClient[ck]--; a.perClient[ck] <= 0 {
+		delete(a.perClient, ck)
 	}
 }
 
@@ -171,10 +261,7 @@ func (a *asker) deliver(server uuid.UUID, r reply) error {
 	a.mu.Lock()
 	w, ok := a.waiting[r.id]
 	if ok && w.server == server {
-		delete(a.waiting, r.id)
-		if a.perServer[server]--; a.perServer[server] <= 0 {
-			delete(a.perServer, server)
-		}
+		a.forget(r.id, w)
 	}
 	a.mu.Unlock()
 	if !ok || w.server != server {
@@ -204,23 +291,70 @@ func (a *asker) take(ctx context.Context, server uuid.UUID, resp jsonrpc.Respons
 	if a.relay == nil {
 		return notWaiting(resp.ID)
 	}
-	msg, err := json.Marshal(relayed{Server: server, ID: id, Result: r.result, Error: r.error})
+	return a.relayAnswer(ctx, instance, server, r, resp.ID)
+}
+
+// relayAnswer passes r to the instance it is for and returns that
+// instance's verdict: nil when a question took it, 400 when none waits for
+// it (forged, foreign, late), 503 when the instance cannot be asked in
+// time. No instance listening on the channel: none waits for it.
+func (a *asker) relayAnswer(ctx context.Context, instance string, server uuid.UUID, r reply, rawID []byte) error {
+	// The verdict comes back on this instance's own channel.
+	select {
+	case <-a.subscribed:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(relayVerdictTimeout):
+		return errRelayUnavailable
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	ch := make(chan bool, 1)
+	a.mu.Lock()
+	a.verdicts[token] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.verdicts, token)
+		a.mu.Unlock()
+	}()
+	msg, err := json.Marshal(relayed{Server: server, ID: r.id, Result: r.result, Error: r.error, ReplyTo: a.instance, Token: token})
 	if err != nil {
 		return err
 	}
 	n, err := a.relay.Publish(ctx, channel(instance), msg)
-	if err != nil {
+	switch {
+	case err != nil:
 		if a.log != nil {
 			a.log.WarnContext(ctx, "relaying a client's answer failed", "error", err.Error())
 		}
-		return fmt.Errorf("%w: the answer could not be passed to the instance waiting for it; send it again",
-			jsonrpc.ErrInvalidRequest)
+		return errRelayUnavailable
+	case n == 0:
+		return notWaiting(rawID)
 	}
-	if n == 0 {
-		return notWaiting(resp.ID)
+	t := time.NewTimer(relayVerdictTimeout)
+	defer t.Stop()
+	select {
+	case taken := <-ch:
+		if !taken {
+			return notWaiting(rawID)
+		}
+		return nil
+	case <-t.C:
+		return errRelayUnavailable
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-a.closing:
+		return errRelayUnavailable
 	}
-	return nil
 }
+
+// errRelayUnavailable answers an answer whose instance could not say in
+// time whether it took it: 503, so that the client sends it again (a
+// second copy of an answer taken is refused, 400).
+var errRelayUnavailable = &failure.Error{Kind: failure.KindUnavailable,
+	Detail: "the instance waiting for this answer could not be reached in time; send it again shortly"}
 
 func notWaiting(id []byte) error {
 	return fmt.Errorf("%w: no question of this server waits for an answer with id %s "+

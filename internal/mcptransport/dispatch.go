@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
@@ -170,6 +171,9 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 	}
 	if err != nil {
 		x.status = statusOf(err, x.modern)
+		if x.unavailableFor(err) {
+			return jsonrpc.AppendError(dst, req.ID, err) // an outage, not a failure of the method
+		}
 		var wire *jsonrpc.Error
 		var scripted *jsonrpc.Scripted
 		if !errors.As(err, &wire) && !errors.As(err, &scripted) && ctx.Err() == nil && tr.Log != nil {
@@ -195,14 +199,27 @@ type Responder interface {
 
 // respond hands a client's response to rt. A response taken gets no reply,
 // as a notification; one refused gets an error without id, with HTTP 400
-// when it came alone.
+// when it came alone (503 when what would take it cannot be reached).
 func (tr Transport) respond(ctx context.Context, rt Responder, x *Exchange, resp jsonrpc.Response, dst []byte) []byte {
 	err := rt.Respond(ctx, x, resp)
 	if err == nil {
 		return nil
 	}
 	x.status = http.StatusBadRequest
+	x.unavailableFor(err)
 	return jsonrpc.AppendError(dst, nil, err)
+}
+
+// unavailableFor marks the reply of a lone message answered with err as
+// 503 when err is an unavailable failure (the database, or the instance an
+// answer is for, cannot be reached), and reports whether it is.
+func (x *Exchange) unavailableFor(err error) bool {
+	f, ok := failure.As(err)
+	if !ok || f.Kind != failure.KindUnavailable {
+		return false
+	}
+	x.status, x.unavailable = http.StatusServiceUnavailable, f.Detail
+	return true
 }
 
 // appendModern appends the response carrying a modern request's result,

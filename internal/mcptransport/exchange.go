@@ -43,6 +43,9 @@ type Exchange struct {
 	modern  bool
 	meta    RequestMeta
 	status  int
+	// unavailable is the detail of a lone message's reply that is 503: a
+	// dependency (the database, another instance) could not be reached.
+	unavailable string
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}

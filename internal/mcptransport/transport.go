@@ -165,6 +165,13 @@ func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target,
 		w.WriteHeader(http.StatusAccepted)
 		return 0
 	}
+	if !p.isBatch && x.status == http.StatusServiceUnavailable {
+		// What the request needs cannot be reached: answered as the
+		// endpoint answers an outage before JSON-RPC, a problem document
+		// with Retry-After, so that clients and load balancers retry.
+		WriteProblem(w, http.StatusServiceUnavailable, x.unavailable)
+		return answered
+	}
 	if !p.isBatch && x.status != 0 && x.status != http.StatusOK {
 		// A transport error of the modern revisions: plain JSON, as the
 		// HTTP errors before any answer are.

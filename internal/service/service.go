@@ -330,6 +330,8 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 		ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax,
 		CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
 		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
+		MaxPendingQuestionsPerClient: cfg.MaxPendingQuestionsPerClient, MaxStreamsPerAddress: cfg.ListenMaxPerAddress,
+		MaxStreamsPerOrg: cfg.ListenMaxPerOrg, StreamLifetime: cfg.ListenMaxLifetime,
 		Upstream: upstream.NewForwarder(upstream.ForwarderOptions{Key: s.upstreamKey, AllowPrivate: cfg.AllowPrivateTargets,
 			Local: self, BaseURL: cfg.BaseURL, Timeout: cfg.UpstreamTimeout, MaxConcurrent: cfg.UpstreamMaxConcurrent}),
 		Observer: s.metrics.Observer(metrics.EndpointServer, mcpserve.MethodNames())})

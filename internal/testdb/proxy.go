@@ -1,7 +1,6 @@
 package testdb
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -11,14 +10,16 @@ import (
 // Proxy forwards TCP connections to the database server, on a loopback port
 // of its own, until it is cut: then it closes every connection it carries
 // and every new one as soon as it is accepted, as a database that went away
-// would, until it is restored.
+// would, until it is restored. Stalled instead, it forwards nothing and
+// closes nothing, as a network that drops packets.
 type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	cut   bool
-	conns map[net.Conn]struct{}
+	mu      sync.Mutex
+	cut     bool
+	stalled bool
+	conns   map[net.Conn]struct{}
 }
 
 // NewProxy starts a proxy in front of dsn's server for t, and returns it
@@ -64,7 +65,18 @@ func (p *Proxy) forward(client net.Conn) {
 		return
 	}
 	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 && !p.isStalled() {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = dst.Close()
 		_ = src.Close()
 	}
@@ -102,9 +114,25 @@ func (p *Proxy) Close() {
 	p.Cut()
 }
 
+// Stall stops forwarding without closing any connection: what either side
+// sends is dropped, and new connections are accepted and get no answer, so
+// that a client waits until its own deadline, as when packets are dropped.
+// A connection that lost bytes stays broken after Restore.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stalled = true
+}
+
+func (p *Proxy) isStalled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stalled
+}
+
 // Restore lets connections through again.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cut = false
+	p.cut, p.stalled = false, false
 }

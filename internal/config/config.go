@@ -97,6 +97,15 @@ type Config struct {
 	// is oauth; not read from the environment. When nil the service uses
 	// the verifier of its embedded authorization servers.
 	OAuthVerifier oauthcfg.Verifier
+	// OAuthRegisterRateLimit and OAuthRateLimit bound, per client address
+	// and minute, the registrations and the token, authorization and
+	// revocation requests of the designs' authorization servers, in every
+	// mode (OAUTH_REGISTER_RATE_LIMIT, 60; OAUTH_RATE_LIMIT, 600).
+	OAuthRegisterRateLimit int
+	OAuthRateLimit         int
+	// OAuthClientIdleTTL is how long a registered OAuth client may go
+	// unused before it is deleted (OAUTH_CLIENT_IDLE_TTL, 30 days).
+	OAuthClientIdleTTL time.Duration
 	// Designs is a directory of design files to serve (MOCKMCP_DESIGNS;
 	// `mockmcp serve --designs DIR` overrides it). Empty: designs come
 	// from the database only.
@@ -172,6 +181,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		UpstreamTimeout:       30 * time.Second,
 		UpstreamMaxConcurrent: 8,
 	}
+	c.OAuthRegisterRateLimit, c.OAuthRateLimit, c.OAuthClientIdleTTL = 60, 600, 30*24*time.Hour
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, name+": "+fmt.Sprintf(format, args...))
@@ -225,6 +235,9 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)
 	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)
 	positive("UPSTREAM_MAX_CONCURRENT", &c.UpstreamMaxConcurrent)
+	positive("OAUTH_REGISTER_RATE_LIMIT", &c.OAuthRegisterRateLimit)
+	positive("OAUTH_RATE_LIMIT", &c.OAuthRateLimit)
+	duration("OAUTH_CLIENT_IDLE_TTL", "720h", &c.OAuthClientIdleTTL)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {

@@ -36,6 +36,9 @@ var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "sc
 // the consent page's answer.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", true) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return

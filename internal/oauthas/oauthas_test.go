@@ -25,6 +25,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testclock"
 	"github.com/mockmcp/mockmcp/internal/testdb"
@@ -94,6 +95,10 @@ type envOptions struct {
 	allowPrivate bool
 	settings     oauthcfg.Settings
 	rotation     time.Duration // an hour when zero
+	// limiter, when set, bounds the requests per address with limits.
+	limiter                     *ratelimit.Limiter
+	registerLimit, requestLimit int
+	cimdTTL                     time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -118,7 +123,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.keys, e.verifier = e.instance(t, o.rotation)
 	h := oauthas.New(oauthas.Options{Designs: e.designs, Store: st, Keys: e.keys, Verifier: e.verifier,
-		AllowPrivate: o.allowPrivate, Journal: e.journal, Now: e.clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		AllowPrivate: o.allowPrivate, Journal: e.journal, Now: e.clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Limiter: o.limiter, RegisterLimit: o.registerLimit, RequestLimit: o.requestLimit})
 	mux := http.NewServeMux()
 	h.Routes(mux, func(_ string, h http.Handler) http.Handler { return h })
 	srv := httptest.NewServer(mux)

@@ -34,6 +34,9 @@ type registration struct {
 // register is the dynamic client registration endpoint.
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "register", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return
@@ -172,6 +175,9 @@ func nonNilList(s []string) []string {
 // tokens by their jti. An unknown token is no error.
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return

@@ -48,6 +48,9 @@ type tokenResponse struct {
 // token is the token endpoint.
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return

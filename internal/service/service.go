@@ -74,8 +74,11 @@ type Service struct {
 	// oauthVerifier checks them.
 	oauthKeys     *oauthas.Keys
 	oauthVerifier *oauthas.Verifier
-	http          *http.Server
-	ln            net.Listener
+	// oauthLimit bounds the authorization servers' requests per address,
+	// in every mode.
+	oauthLimit *ratelimit.Limiter
+	http       *http.Server
+	ln         net.Listener
 	// metrics are served on their own listener, metricsLn; all three nil
 	// when METRICS_ADDR is empty.
 	metrics     *metrics.Metrics

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
@@ -101,4 +102,40 @@ func TestRegisterFloodIsLimited(t *testing.T) {
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html"))
 	require.Contains(t, string(page), "too many requests")
+}
+
+// TestConcurrentRegistrationsHoldTheCap: registrations racing for the
+// last free places of the cap never overshoot it.
+func TestConcurrentRegistrationsHoldTheCap(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const free, racers = 5, 100
+	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)
+		SELECT 'filler-' || i, $1, $2, 'none' FROM generate_series(1, $3::int) AS i`, e.design.OrgID, e.design.ServerID, oauthas.MaxClients-free)
+	require.NoError(t, err)
+	body := `{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
+	var created, full atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range racers {
+		wg.Go(func() {
+			<-start
+			resp, err := http.Post(e.issuer()+"/register", "application/json", strings.NewReader(body))
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case http.StatusCreated:
+				created.Add(1)
+			case http.StatusBadRequest:
+				full.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.Equal(t, int64(free), created.Load())
+	require.Equal(t, int64(racers-free), full.Load())
+	require.Equal(t, oauthas.MaxClients, e.clients(t))
 }

@@ -98,16 +98,13 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 		secret = newID() + newID()
 		c.SecretHash = auth.HashToken(secret)
 	}
-	full := false
-	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		n, err := tx.CountOAuthClients(r.Context(), s.design.ServerID)
-		if full = n >= MaxClients; err != nil || full {
-			return err
-		}
-		return tx.CreateOAuthClient(r.Context(), c)
+	created := false
+	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) (err error) {
+		created, err = tx.CreateOAuthClientCapped(r.Context(), c, MaxClients)
+		return err
 	})
-	if full {
-		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already", MaxClients))
+	if err == nil && !created {
+		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already (the design's owner can delete them; unused ones expire)", MaxClients))
 		return
 	}
 	if err != nil {

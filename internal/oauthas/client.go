@@ -51,8 +51,15 @@ func (h *Handler) client(ctx context.Context, s site, clientID string) (store.OA
 	}
 	err := h.opts.Store.WithTx(ctx, store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
-		c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID)
-		return err
+		if c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID); err != nil {
+			return err
+		}
+		// A client in use does not expire; the write is rare enough
+		// not to weigh on the token path.
+		if now := h.now(); now.Sub(c.LastUsedAt) >= store.ClientTouchInterval {
+			return tx.TouchOAuthClient(ctx, s.design.ServerID, clientID, now)
+		}
+		return nil
 	})
 	if failure.Is(err, failure.ErrNotFound) {
 		return c, errorf("client_id %q is not registered with this authorization server", clientID)

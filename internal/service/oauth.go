@@ -39,6 +39,12 @@ func (s *Service) oauthRoutes(mux *http.ServeMux, ips *clientip.Resolver) {
 	h.Routes(mux, s.metrics.Route)
 }
 
+// oauthSweeper deletes the authorization servers' expired and spent
+// refresh tokens, expired codes and idle clients.
+func (s *Service) oauthSweeper() *oauthas.Sweeper {
+	return oauthas.NewSweeper(s.store, s.log, oauthas.SweeperOptions{ClientIdleTTL: s.cfg.OAuthClientIdleTTL, Now: s.cfg.Clock})
+}
+
 // OAuthVerifier checks the access tokens of designs' authorization
 // servers, for their MCP endpoints.
 func (s *Service) OAuthVerifier() *oauthas.Verifier { return s.oauthVerifier }

@@ -386,6 +386,7 @@ func (s *Service) startBackground() {
 		wg.Go(func() { s.oauthVerifier.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })
 		wg.Go(func() { s.tasks.Run(bg) })
+		wg.Go(func() { s.oauthSweeper().Run(bg) })
 		if s.journal != nil {
 			wg.Go(func() { s.journal.Run(bg) })
 		}

@@ -149,7 +149,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		return tx.CreateOAuthCode(r.Context(), auth.HashToken(code), store.OAuthGrant{ServerID: s.design.ServerID, ClientID: c.ClientID,
 			Scope: strings.Join(scopes, " "), Subject: Subject, RedirectURI: redirect, CodeChallenge: q.Get("code_challenge"),
-			ExpiresAt: h.now().Add(CodeLifetime)})
+			ExpiresAt: h.now().Add(CodeLifetime), FamilyID: newID()})
 	})
 	if err != nil {
 		h.opts.Log.Error("store an authorization code", "server_id", s.design.ServerID, "error", err)

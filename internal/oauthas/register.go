@@ -222,10 +222,23 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	} else {
+		// A refresh token is revoked with its grant: every refresh token
+		// of its family and the access tokens issued with them (RFC 7009
+		// 2.1).
+		var tokens []store.RevokedToken
 		err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-			_, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(token))
+			g, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(token))
+			if err != nil {
+				return err
+			}
+			if g.FamilyID == "" && g.AccessJTI != "" && h.now().Before(g.AccessExpiresAt) {
+				tokens = []store.RevokedToken{{JTI: g.AccessJTI, ExpiresAt: g.AccessExpiresAt}}
+				return tx.RevokeOAuthAccessToken(r.Context(), s.design.ServerID, g.AccessJTI, g.AccessExpiresAt)
+			}
+			tokens, err = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, g.FamilyID, h.now())
 			return err
 		})
+		h.revoked(tokens)
 		if err == nil {
 			revoked = "refresh_token"
 		} else if failure.Is(err, failure.ErrNotFound) {

@@ -77,6 +77,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	case !slices.Contains(c.RedirectURIs, redirect):
 		err = errorf("redirect_uri %q is not one the client registered", redirect)
 	}
+	// A client registered before the redirect rules may hold one they
+	// refuse: no code or error is ever sent there.
+	if msg := checkRedirect(redirect); err == nil && msg != "" {
+		err = errorf("redirect_uri: %s", msg)
+	}
 	if err == nil && !slices.Contains(c.GrantTypes, "authorization_code") {
 		err = errorf("the client did not register the authorization_code grant")
 	}

@@ -151,14 +151,51 @@ func checkMetadata(s site, name string, redirects []string, scope string) (code,
 		return "invalid_redirect_uri", fmt.Sprintf("redirect_uris: at most %d, got %d", maxRedirects, len(redirects))
 	}
 	for i, uri := range redirects {
-		if u, err := url.Parse(uri); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(uri, "#") || len(uri) > maxRedirectURI {
-			return "invalid_redirect_uri", fmt.Sprintf("redirect_uris[%d]: %q must be an absolute URI without a fragment, at most %d bytes", i, uri, maxRedirectURI)
+		if msg := checkRedirect(uri); msg != "" {
+			return "invalid_redirect_uri", fmt.Sprintf("redirect_uris[%d]: %s", i, msg)
 		}
 	}
 	if scopes := strings.Fields(scope); !subset(scopes, s.design.Scopes()) {
 		return "invalid_client_metadata", "scope must be among " + strings.Join(s.design.Scopes(), " ")
 	}
 	return "", ""
+}
+
+// checkRedirect says what is wrong with a redirect URI, "" when nothing:
+// the MCP authorization specification takes https URLs, and http ones
+// only on a loopback host (a native client's local listener). Anything
+// else (javascript:, data:, file:, plain http elsewhere) would hand codes
+// or error redirects to whoever controls it.
+func checkRedirect(uri string) string {
+	if len(uri) > maxRedirectURI {
+		return fmt.Sprintf("at most %d bytes", maxRedirectURI)
+	}
+	u, err := url.Parse(uri)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return fmt.Sprintf("%q must be an absolute https URL", uri)
+	}
+	if u.Fragment != "" || strings.Contains(uri, "#") {
+		return fmt.Sprintf("%q must not have a fragment", uri)
+	}
+	if u.User != nil {
+		return fmt.Sprintf("%q must not carry user information", uri)
+	}
+	switch u.Scheme {
+	case "https":
+		return ""
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return ""
+		}
+		return fmt.Sprintf("%q: http is allowed only on a loopback host (localhost, 127.0.0.1, [::1]); use https", uri)
+	}
+	return fmt.Sprintf("%q: the scheme must be https (or http on a loopback host)", uri)
+}
+
+// isLoopback reports whether host names the local machine as the MCP
+// authorization specification's loopback redirect URIs do.
+func isLoopback(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
 func nonNilList(s []string) []string {

@@ -136,6 +136,12 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	consent := s.design.Settings.Consent
 	if consent == oauthcfg.ConsentPage && r.Method == http.MethodPost {
+		if why := h.consentRefusal(r, s); why != "" {
+			ev.outcome, ev.answer = journal.OutcomeRejected, oauthError{Error: "access_denied", Description: why}
+			h.record(r, s, start, ev)
+			errorPage(w, http.StatusForbidden, why)
+			return
+		}
 		consent = oauthcfg.ConsentDeny
 		if r.PostForm.Get("decision") == "allow" {
 			consent = oauthcfg.ConsentAuto
@@ -229,6 +235,7 @@ func (h *Handler) consentPage(w http.ResponseWriter, s site, c store.OAuthClient
 			fields[p] = v
 		}
 	}
+	fields["csrf_token"] = h.consentToken(s, q, h.now().Add(consentLifetime))
 	name := c.Name
 	if name == "" {
 		name = c.ClientID

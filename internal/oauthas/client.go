@@ -13,7 +13,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -78,16 +77,18 @@ type clientMetadata struct {
 }
 
 func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (store.OAuthClient, error) {
-	client := outbound.NewClient(outbound.Options{AllowPrivate: h.opts.AllowPrivate, Timeout: metadataTimeout,
-		MaxBody: maxMetadataDocument, MaxRedirects: -1})
-	defer client.CloseIdleConnections()
-	body, err := outbound.Get(ctx, client, clientID, "application/json", maxMetadataDocument)
-	if err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
-	}
-	var doc clientMetadata
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
+	doc, ok := h.documents.get(clientID, h.now())
+	if !ok {
+		body, ttl, err := h.fetchMetadata(ctx, clientID)
+		if err != nil {
+			return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return store.OAuthClient{}, errorf("client_id: the client ID metadata document: %s", describeJSON(err, "the document"))
+		}
+		if doc.ClientID == clientID {
+			h.documents.put(clientID, doc, h.now(), ttl)
+		}
 	}
 	switch {
 	case doc.ClientID != clientID:

@@ -51,7 +51,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	var req registration
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxForm))
 	if err := dec.Decode(&req); err != nil {
-		fail("invalid_client_metadata", "the body must be a JSON object of client metadata: "+err.Error())
+		fail("invalid_client_metadata", describeJSON(err, "the body"))
 		return
 	}
 	ev.params["client_name"] = req.ClientName

@@ -68,8 +68,9 @@ type Options struct {
 
 // Handler serves every design's authorization server.
 type Handler struct {
-	opts Options
-	now  func() time.Time
+	opts      Options
+	now       func() time.Time
+	documents metadataCache
 }
 
 // New returns the authorization servers' handler.

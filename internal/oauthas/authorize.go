@@ -45,7 +45,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		errorPage(w, http.StatusBadRequest, "The request could not be read: "+err.Error())
+		errorPage(w, http.StatusBadRequest, "The request could not be read: "+describeForm(err))
 		return
 	}
 	q := r.Form

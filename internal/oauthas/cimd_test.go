@@ -101,3 +101,18 @@ func TestMetadataErrorsSpeakJSON(t *testing.T) {
 		require.NotContains(t, desc, "json:", body)
 	}
 }
+
+// TestFormErrorsSpeakPlainly: a form that does not parse is described
+// without Go's wording.
+func TestFormErrorsSpeakPlainly(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for _, body := range []string{"grant_type=%zz", "a=" + strings.Repeat("x", 70<<10)} {
+		resp, err := http.Post(e.issuer()+"/token", "application/x-www-form-urlencoded", strings.NewReader(body))
+		require.NoError(t, err)
+		status, out := decode(t, resp)
+		require.Equal(t, http.StatusBadRequest, status)
+		desc, _ := out["error_description"].(string)
+		require.NotContains(t, desc, "http:", desc)
+		require.NotContains(t, desc, "invalid URL escape", desc)
+	}
+}

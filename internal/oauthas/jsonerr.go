@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 )
 
 // metadataTypes are what each client metadata field must be, as a caller
@@ -40,4 +41,18 @@ func describeJSON(err error, what string) string {
 		return what + " must be a JSON object of client metadata; it is empty or cut short"
 	}
 	return what + " must be a JSON object of client metadata"
+}
+
+// describeForm says what is wrong with a form that did not parse, without
+// Go's wording.
+func describeForm(err error) string {
+	var tooLarge *http.MaxBytesError
+	var escape url.EscapeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return fmt.Sprintf("it is over %d bytes", tooLarge.Limit)
+	case errors.As(err, &escape):
+		return fmt.Sprintf("it has an invalid percent escape %q", string(escape))
+	}
+	return "it is not a well-formed form (name=value pairs joined by &)"
 }

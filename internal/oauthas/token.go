@@ -62,7 +62,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request",
-			Description: "the request body is not a form of at most 64 KiB: " + err.Error()})
+			Description: "the request body must be an application/x-www-form-urlencoded form of at most 64 KiB: " + describeForm(err)})
 		return
 	}
 	grant := r.PostForm.Get("grant_type")

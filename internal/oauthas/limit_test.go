@@ -79,6 +79,15 @@ func TestRegisterFloodIsLimited(t *testing.T) {
 	require.Equal(t, int64(flood-20), refused.Load())
 	require.Zero(t, other.Load())
 	require.Equal(t, 20, e.clients(t))
+	journaled := 0
+	e.journal.mu.Lock()
+	for _, x := range e.journal.all {
+		if x.Method == "oauth/register" {
+			journaled++
+		}
+	}
+	e.journal.mu.Unlock()
+	require.Equal(t, 20, journaled, "refused registrations leave the journal alone")
 	require.Less(t, elapsed, 30*time.Second)
 
 	// The refusal is an OAuth error; the token, authorization and

@@ -98,7 +98,6 @@ type envOptions struct {
 	// limiter, when set, bounds the requests per address with limits.
 	limiter                     *ratelimit.Limiter
 	registerLimit, requestLimit int
-	cimdTTL                     time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {

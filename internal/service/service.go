@@ -74,11 +74,8 @@ type Service struct {
 	// oauthVerifier checks them.
 	oauthKeys     *oauthas.Keys
 	oauthVerifier *oauthas.Verifier
-	// oauthLimit bounds the authorization servers' requests per address,
-	// in every mode.
-	oauthLimit *ratelimit.Limiter
-	http       *http.Server
-	ln         net.Listener
+	http          *http.Server
+	ln            net.Listener
 	// metrics are served on their own listener, metricsLn; all three nil
 	// when METRICS_ADDR is empty.
 	metrics     *metrics.Metrics
@@ -90,6 +87,10 @@ type Service struct {
 	out         io.Writer          // local mode's output: endpoints, broken design files
 	cancel      context.CancelFunc // stops background work
 	done        chan struct{}
+
+	// oauthLimit bounds the authorization servers' requests per address,
+	// in every mode.
+	oauthLimit *ratelimit.Limiter
 }
 
 // Prepare creates the database when missing and applies the migrations.

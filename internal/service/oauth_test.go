@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
@@ -123,4 +124,28 @@ func TestDeleteOAuthClients(t *testing.T) {
 	stranger := env.Signup(t, "Someone Else")
 	stranger.Do(http.MethodDelete, "/api/servers/"+id+"/oauth/clients", nil).Status(http.StatusNotFound)
 	require.Equal(t, http.StatusOK, token(client, secret))
+}
+
+// TestOAuthRateLimitInDevelopment: the authorization servers' per-address
+// limits apply in development too, as configured.
+func TestOAuthRateLimitInDevelopment(t *testing.T) {
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
+		require.False(t, c.Production())
+		c.OAuthRegisterRateLimit = 3
+	}})
+	owner := env.Signup(t, "OAuth Limits")
+	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`), nil, nil, nil)
+	owner.EnableServer(id)
+	issuer := oauthcfg.Issuer(env.URL, uuid.MustParse(id))
+	for i := range 4 {
+		resp, err := http.Post(issuer+"/register", "application/json", strings.NewReader(`{"token_endpoint_auth_method": "client_secret_post", "grant_types": ["client_credentials"]}`))
+		require.NoError(t, err)
+		resp.Body.Close()
+		if i < 3 {
+			require.Equal(t, http.StatusCreated, resp.StatusCode, i)
+			continue
+		}
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	}
 }

@@ -3091,6 +3091,9 @@ type ServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx echo.Context, serverId ServerId) error
+	// DeleteOAuthClients Delete every client registered with the design's authorization server
+	// (DELETE /api/servers/{server_id}/oauth/clients)
+	DeleteOAuthClients(ctx echo.Context, serverId ServerId) error
 	// ExpireOAuthTokens Expire every access token of the design's authorization server
 	// (POST /api/servers/{server_id}/oauth/expire-tokens)
 	ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error
@@ -4211,6 +4214,22 @@ func (w *ServerInterfaceWrapper) VerifyJournal(ctx echo.Context) error {
 	return err
 }
 
+// DeleteOAuthClients converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteOAuthClients(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteOAuthClients(ctx, serverId)
+	return err
+}
+
 // ExpireOAuthTokens converts echo context to params.
 func (w *ServerInterfaceWrapper) ExpireOAuthTokens(ctx echo.Context) error {
 	var err error
@@ -5171,6 +5190,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/expire-tokens", wrapper.ExpireOAuthTokens, options.OperationMiddlewares["expireOAuthTokens"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/revoke-tokens", wrapper.RevokeOAuthTokens, options.OperationMiddlewares["revokeOAuthTokens"]...)
+	router.DELETE(options.BaseURL+"/api/servers/:server_id/oauth/clients", wrapper.DeleteOAuthClients, options.OperationMiddlewares["deleteOAuthClients"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ClearJournal, options.OperationMiddlewares["clearJournal"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/journal", wrapper.ListJournal, options.OperationMiddlewares["listJournal"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/journal/verify", wrapper.VerifyJournal, options.OperationMiddlewares["verifyJournal"]...)
@@ -10570,6 +10590,73 @@ func (response VerifyJournal422ApplicationProblemPlusJSONResponse) VisitVerifyJo
 	return err
 }
 
+type DeleteOAuthClientsRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type DeleteOAuthClientsResponseObject interface {
+	VisitDeleteOAuthClientsResponse(w http.ResponseWriter) error
+}
+
+type DeleteOAuthClients204Response struct {
+}
+
+func (response DeleteOAuthClients204Response) VisitDeleteOAuthClientsResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteOAuthClients401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteOAuthClients401ApplicationProblemPlusJSONResponse) VisitDeleteOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClients403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteOAuthClients403ApplicationProblemPlusJSONResponse) VisitDeleteOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClients404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteOAuthClients404ApplicationProblemPlusJSONResponse) VisitDeleteOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExpireOAuthTokensRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -15189,6 +15276,9 @@ type StrictServerInterface interface {
 	// VerifyJournal Check whether a tool was called, with matching arguments, a number of times
 	// (POST /api/servers/{server_id}/journal/verify)
 	VerifyJournal(ctx context.Context, request VerifyJournalRequestObject) (VerifyJournalResponseObject, error)
+	// DeleteOAuthClients Delete every client registered with the design's authorization server
+	// (DELETE /api/servers/{server_id}/oauth/clients)
+	DeleteOAuthClients(ctx context.Context, request DeleteOAuthClientsRequestObject) (DeleteOAuthClientsResponseObject, error)
 	// ExpireOAuthTokens Expire every access token of the design's authorization server
 	// (POST /api/servers/{server_id}/oauth/expire-tokens)
 	ExpireOAuthTokens(ctx context.Context, request ExpireOAuthTokensRequestObject) (ExpireOAuthTokensResponseObject, error)
@@ -17213,6 +17303,31 @@ func (sh *strictHandler) VerifyJournal(ctx echo.Context, serverId ServerId) erro
 	return nil
 }
 
+// DeleteOAuthClients operation middleware
+func (sh *strictHandler) DeleteOAuthClients(ctx echo.Context, serverId ServerId) error {
+	var request DeleteOAuthClientsRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteOAuthClients(ctx.Request().Context(), request.(DeleteOAuthClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteOAuthClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteOAuthClientsResponseObject); ok {
+		return validResponse.VisitDeleteOAuthClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ExpireOAuthTokens operation middleware
 func (sh *strictHandler) ExpireOAuthTokens(ctx echo.Context, serverId ServerId) error {
 	var request ExpireOAuthTokensRequestObject
@@ -19167,182 +19282,186 @@ var swaggerSpec = []string{
 	"k9Bt4PiSEOzk+LvBuqKHPizvAP5vhZTcjWx39kwZvEncZksvp4SKlf1uQVdmszR9LSTLbtlGitqTEUdB",
 	"Z5chu8fxdln/23CRFKbscPOnR69MvKnxA3bLUyYSttEoKQuWQBwShp5UFacMdoct34ER7SRl11xwDNBs",
 	"hquxEiInDdhWVQMADq3BSYyasSwIHoEZ6QyKo+pXZE6uaUn6tXz1iaAlsxY/AoG88zIX+VJmq0i/UkFX",
-	"mEFDz4scDI31kqWD0UTEdoH+P/a+vrdtHN33qxDBBWrvlZ20u3POboLFINvJme1OOy2SzM4BRkXEWIzN",
-	"jUx5RSqpb1Dgfpr7we4nOXheSFGO5LhtPOlL/moqS6REPnzen99zZmfy2Xf/EeDHfDJJ6FxiSqMnsiCP",
-	"O1+tQqCr8ez2OFwJbeDIb8fWcQ3CTD1qof/urw8hd/Ok1L501Jsdamt6iI27f3sLnENiJsvfsfq0Q156",
-	"jBV/UhiiT1jHSRhE6cpMNTe7uNBFnK/KMC6YrXqpliNMuQJmRdc/mOd9CJOA87+WQbiyLJLQQB+PL3XO",
-	"F7bGGob2d4sBn39sPFq6Ibe1y2Aif9C43iJK2tr0rMWt9DE3nHPDGH0mNa15EsHtUzE2ZrH2IhGmFNpY",
-	"PTVYI2CcuJ5pB5xQTlQiTE3mAabT07ES0qaG+c5wLH5WKqeCFkq02BcXdVFwqh/2ITM+J89/wKVaPrEr",
-	"9a20u6lpnsMkPJ80R8l1g+xPe38UP6klQRniDaiLaXgrq1w2HItDQ8UL3eA6vjiME3QQBYj7VJZGdSGD",
-	"rGVjJ0AwW2dhOMua/GI8YI0weuRk98HJehY3IfyqmIvZz4R7fTwIXDRLX5gpyuwt82VCncdttzYkBqF5",
-	"J0I1BtjTIWfg8iCpCaNgo0OT4/vHI2ljnZJ54mP5WN0QmCyoa1F0nzBfsUrds2jfZ5K4tM3EAO9BBWgi",
-	"q2pJkBZn4RWz4QFwF6yQ0752cSzeEGJdUwbVvC3oYReU7WwT5Ex/evbMjrmnO+lRVc0dPEzp70XkbSOw",
-	"29I4NanBju779BEj0MlHXg/Pkvgq9ioZTaRV7evUnh6/Hi9G+3d7pPjHAoupMzFgzG90rl9jq/coBxnG",
-	"RZTbETGnEX/eQIofKnnhRv/p5Qv9PkxE+/6c7mrmwSEJ7LY9ZiIyvx+jSWkoOWLtb7maFBK+TwwYYhBB",
-	"eIUU4R6sn7S46iCzF6pyS27DGWH88kD0uWEiz2ZGrbfNxCDwH8Z5i9Hu6N6wGhFRjupKt7ak9UP4ztbV",
-	"aHfD9c4djpbXk/0qNaXG/7DxCLKa4inrHyrcwW+6DpmRxNqWvH00+HN/PreNFkzT3Y3+6FnEY/7axzvv",
-	"HkoXOK6Z6ZfzRaEpoxuxLDkk2aEnCGzBG6TEB6gIa+V8iShQcSF6uVBG58ALL/S0rpr81K3oGTR/ILJt",
-	"T/Sv60u77TkqNdXWwbZve56PA+H/sFlceanuZ/89g6OGnOtzObMf8CafRYdl3FJYVVwAYTqpjcrJiD0h",
-	"Ofts79ne6OmzROSq0lcqp+LplkkLRlt4Wa6PlnNFxdk6ZHc2SX8w6VQZfvH4vYc9Rhy9Nb3Sh5lxNMf/",
-	"/t1zOWmiuxIEVWutB7zYQ9CbaVXCIse2C9vaUaTCX+nb9pcI6txRbPjq+Rtv9NOEK9WTSUCtvY0QlRoP",
-	"ESUG2EOPIBXUlS5rX/4Gyr5R79wZ39kL/HTCX7AR2tMaMKPvYjCjZ18JmBEtzt0wRr5y8YvBfMUa2Ns0",
-	"2EXrXT0p/Y/v727tjfbtrZnG4oUT1snKWeKE1AF8kLE7cF9cyMIqsDURO4VLW1ND1I0uKlEbpwtsAGx9",
-	"zw4+K28OT5//XdykO3w53dlHE/N91l9kSXu91RROmuKhYBbp+77ctM0H61IUcixvkfEG54XR/q1f/bbg",
-	"2IX9XPajlb7CRtgd8oNfg1AF5arQEoNVfSNhD3mF+fMHVAMSy0Aw+x3XffQoN1m7ZY624gI9zAR6m5rY",
-	"0aTzLET0ZhJ9x4yFdL7EI51hv4KD0DStUoSsYrCyF/6mlctTMwhJ7J0zYJc3jOjFrEL8cvyS/FOwpcOx",
-	"eO0by9LwqaH2UdRcyCjhKmmsnAS8x6ZaXOf7gpxiTTjD131Tf6LzJWHUoHAOnjW4XFc6oW7l/DmJ8POW",
-	"QEUFYt1jNFK6ODAyK4vchn5O1zPpKAoSthj7RYyF55joRkPuAFwQJlxUyiItSGzX2+xaaLErZGqQ8R60",
-	"UjhgNZqvx7jUcCwOgVI9YAHqmeFVqL05N5xIjfcODjIO4wZu7vEF8mp5VtXmr8DzsmbARSGxTx4c0Ro7",
-	"Tpk88jWGqAqRYVMUYsnZStBhMBriJJyXuVa4T/uCG1MpG/WlAnpH5SU1A3KM/rb3dozOrjP2Xw1xYZDU",
-	"sPT/fIlKu4/VyI5ICsVP/tIlZ3AFf/CMY0XdWmHJtAK4AJVydUWqPC6Qb50Ai4GNCs0SV2i8k3TqVLzY",
-	"3WobbkxQqs7LslDSeK3q/uVgmyshO1xfKtRRF7XC6qRFliYGWTzSuxFVPqFvG5Gx+P+VEk5eYkYAWVPw",
-	"6XC8MfGnozLpd+xbCPSxvqEWEEASjnltCmVtOE7ZQcxA8DirnBugaXbs5tilxgxR2N9ri+kPfPnWu17L",
-	"wO4fi0fuV21B4Ja8T4HxbX1XDlWfXnNe5ssR89rROcwykyYvUG1uaT2o1pyxknRL6dHzRVm5kNLUbUGU",
-	"xqiJsz6XMHp10FPqqsia4rby4kJPtCzwrh9LcfLDTx4qeXCCcHSwQAhRmKTmQhYFRnG4ARcCDZ6cHA0T",
-	"YRWFnjIGD89EaXxvJ65WH7iZWiIfMaXj8NcwIdFvjVzYWelIcpLOMKDwCTCiVsDDDps8CUKu01WoRAOO",
-	"lcCHzkvrUvPsu/8QP+m/kfBCIBzxSv8NNBdZFNE4wqn5oiDLK1JVBtzyEG2t7ObGRyLev89SEx4ZCm2w",
-	"3w/ZYlFKAnBIjAJmY3EEr5BR5P8M06cyoYyrfG6WpOaIpQkgg7BCJJY5+4JcXxw6auJPoBIZhgLyb2jH",
-	"4nXtKJGBHMoS+yPBa1tqZIltGuldUYcKdXs8m7YiakuJhNPZsBFp8tXzN9vq0ujHfyDzj+Zfz6DpXKq8",
-	"RQGPZuF6s5Aj+F1ctdBXMePawFqkHTgDztjHNbmyu59z0k5j7DyuoS4r8cfx06geGuMvJ9dyOlWVeAZ3",
-	"GCUGATNgmHD/bG0KbRRmNQXM2ozczWRTorc28Sh1sZ2JfAyhXy8UWUoEAYrce1DyyU5NfLRFONn7YlHp",
-	"K1xkwrtXDQgXqz6HL1++/vXszfGLfx6eHp2dHh7/eHR6gmZFIp7uCZukhpmo+A5YJluwnKyqbS+341Vm",
-	"GYP2IbC1BQKnecaxz11f8KOwprhhKcCcMRHhbCKtEgO0fefKzUoyaxbSzQKG6TmYuWwYM4XhTS2EUzRF",
-	"41D8v0ptvEEGwyUCNX98kuRXahorI6TS4gZ5aQYSXQxALMBfGYrAVkxiACfEMhFQq8LU+HwGODTS6fNC",
-	"jcWrViILwgn7mIUStp7AMQpteZ/YALjKi5gaf4GrtJuxktsyQoUP4KdCxgvYkWiLgw2MJjN5FkqjDiLL",
-	"F3YU9ADUAYIsCu8b2gfz8Ejd8MyU0bLy1Ny+mWMPoQVjy16v1IWqlAFhrwnPzx+KMZxTohsLb0ypPlSb",
-	"gCvBzodKodFPLouo/7zfWMx7BEWf2fgBUDdPz+MyeK3nCyuyMZzufgHJT25VSPIcj4LyWxGU5hZax+ai",
-	"0ovDW+IyivyuqxMiCDnbskZ9bh6euyRmRI3CHunX4x5cuiiicFfFED2Qf8WtT+kLP9aLTrsXvOhJL0pB",
-	"35rv/Q5xlMY3/hXv44/KoSD8mF2cKhdt4adk4Hr0gRWfAXmg8SyT7oqOXkqOH4usKyDoo5AIEutlNjEn",
-	"kJcOQ/Wp8WGFg9VR0IH6PhMEc6ld8CpQW2+RmbooMt/9TxpRLij7gd6tS9ISZMBW45HxFA8EnNB/jr5W",
-	"yIQHE8CEb9DFelGvJWrGeJTG54XeRACTW7E3shlnXuWVvnBbybpfdROumNyNrxBtnDevT3x485YrMkPP",
-	"USJqk1OVYmrQmChb/qcum5Qw9lt2aQw7DaYsA+9l/fZq1gLzfoL4VCGYSXPI4loubQPnP0y4abx2YDeQ",
-	"shI0lLu9glEWP+Jj5Qm10GnMde/XRDuPvXjzxu1KNLSP0UkqQEK4Xp0rjPkOMgpBTlRGAwVsdLBU6I1F",
-	"Fu1n5jPiffyNwjfkNvXXou8aRPHXrK50NkwNxZWT9rg0zlzP1RmY91nii9I67gqux2zMsXEbFsAD/IkB",
-	"FyQjXCKFKbEQTNiFIueyhGWg+KGaL9yy1U+wrKiHS2rQ28CFpEhukoLgMDcbpZzyEn038994O0Xj4q0U",
-	"atqpyaWT1B2TndX8FflYZHgi1WrxRbCWpVl63DPhpSqaotoImRoKqtPX74vblMckdhAC4wMZfn5ixS/H",
-	"LwLAMxBz48JdNX998wXyLgX3T7KpVxcb7v+A3GdLAU0Y+4EkKM8NDKxLjP6K3nB9cfG5Z6Z9UbKUGUGk",
-	"JgZ2uCp7NKa4mRzdmpukCgGxnpGsXC9OayKZ7RSyNbl75N2YlItlu2o3aUzkBicp9PRSlfSNlyYoX2Yg",
-	"wVKjzaSoc/YhClkUcZAswhxqfIiU/UDHycfz4t5ZwyTOtoktcoJ1hBfXlp20WVrv7f1xAv/Bv9DXvVgO",
-	"My+zJbEqbcl26MSb9wu/VeV8ZZaIuzxMfqBfy0cmcm9MZLH8aE+IJ46NFG/1DqXDWkiPbqdX57niXN27",
-	"kg3hXF7P9GTWpXFjakAm5GSiFs5S00Vvpl802VuUDsJJXFjdKsWFfqfy1KDakXSk5FHJfpyNJ24n41GG",
-	"sM+aS0I6lc5tagYyzynfy5VioVeKlzTzLv+I03NlnZwv7FhkhPzyV592RGnKHblyNjWUr3ReoD/ULQuV",
-	"iHldOD3CQBslH+FaF9qpShYCb7WdOfxHuMN9WWVd+WAMUdOZDoZVFjvJjjL1HKiQ/4t5WW9X06OAMuHG",
-	"0ZWsMLkOnqD3+S+cg7Gw40sIH/12u1n7H5xkthEe9QrVf8UuPtqv7nyhLgawAdciPhQSgu6hyL+L2/2r",
-	"rCsji7a7f8UgKJSs/sH3beKZxwe+Bc+8z3JiaCUE/igvQr5rtMl+mW/pr7BUZ/7Xxknf1QHEh2/ZbbNQ",
-	"1cjnLfoEbh0BPTEnPpeTy2kF37DPsfREIJnYhLKjvUMgRHTLSlzPlpQ4FS7mGtOK6e4EPpFj7iyAiHsn",
-	"qSmkU2ayTFb77mPEVc/VWBwT2BSa2Jdq4dDFkf3j9S/HPx++PDs+Oj36+fTF65/JtxDyucIN2LD/6Pjs",
-	"5Oj4n0fH1Kmf1uGAHVHllapAAfGwVjhTXpWLBYLTYByZF9Omxhbltcr7ar0aul+bfPya+rRp8nWMjt88",
-	"D4utxtMxo0jsAoVkfUnH9MCHNtDveI8IoUuTctI3JVLhPXTsL2s3KeeqNdQ6ccOr+pofW/8hlZooLOeU",
-	"2P5NXjjF6blITz2fZjUhgXXgzOXSqRE8u7PxB66p4nu6F5fxffeVlPHxDr3pKRtt6vhwj75iVh9aXxIx",
-	"zmWuBKZ8BhUXJH7TUTyuSN1AAGBtYMT/tynkd69UpS+WWwoq1IbLdoMEipleYLhAM/hDJq7beatcmRV5",
-	"k8VApqYBW2GJNi8nl6Mm/6is5vtkDe1iW0OxkLqy6P3MbvB6wklmZZVQ58P32UFq5Lkl1EIXdQuFdx2O",
-	"xX+VsU8F/avSXhIZoFhLRCbtpcozrvrxfTpTQ2SCj1hqRSOdwE/HjDTyl5Opgzg3zefF6VjwVYm4VEu0",
-	"zVLjB0B7iieDxaMlRBRGbz/RKmp3wJ9EUd1JBXYRjDCvrcNSqXFqMqQI3eXUFhPYUaH+XcvCigzttgxW",
-	"tTH/wkVftYYFcakpFLzP00bSW6eLAhahVuRZ9xCT5+qirHgqbaad8C5Is7H6ef/eo9YcD+SZXnmHdalU",
-	"tDM+he1KVbmeuEdP072FftXkMkCvcm4+VttwwA+9IXjKMGjluRUoxRzRgpMMR2MD/k8suZEA69g4gXFQ",
-	"t90RYnLYrfByMjckpZ/iPJHv/gnjr3mC8Nj/XClpa4zoOl0IU15H8SdO/oSLyAetoA9BCOmnItMGMarO",
-	"cL5seADPVcrO6AU8D7kuq0usW5XMiDn6xTcrsn+oJfKJcrbtjMpwBWkKe2ZKd0YMKDtYNZs8tOMTK3hr",
-	"xIAzkbN4G3gsxIgs0JDAyK66YtTeDCecl3k3dtURDvL6sHazU9rPB87CisIURl33L9j4y/HL6Mob6i2K",
-	"9sDCnqi76HkzLw2QQbxOmxxiwu35nQ8xSAzvsojO1oaHOzVrTreIDvd+pCeRthEogMqem6MZHbNeUuOE",
-	"BvyV3/sTjy4t/iceXeoK/AUe3TvW80s52dyVmej5Xo80k8fmR5pjKWu71bzhe7YJGohTrOtWE5Kvv25r",
-	"PbLNF2HZA1IeX+k0xP2Pn5hq28mQD/OcYULnCzYLPYLs7lS50DR2LBiuCyvBCFUWzLVbVaiLQk4U/AJW",
-	"H2f1eMzSRi09CH8ymgPYXwSneUC9ivBKVltVIfSmtFZbJ43L0ISmbp8ZpQfwy/ugPw3j05JiiHLsCtKL",
-	"G0SUulXcIJrigeph+Pu+4HaPX1t3nnbvHU/HDaJ0OHGc9bkBw2CUooXf67sFxO4N/XG7vqarFCY6JI+l",
-	"ML4Uhndug+3h8he/Pf3lL33rvPc7sIOGp34D5S8bb91UuWjfPlYQJ3feS/uySXfOrQqseIoHcj72U+hj",
-	"L86HxqThSpTNjw8XmWwimMh01mZqUUaVW0qPPQ2QfLdMcx+ip0AGx5FBtwTd+B1GJgaMkoLxDRVh53k7",
-	"r15YBKwZJsLIqkJT/nzJUaZEZBgKhj/Qc8EGML/Amc5tRmEZCQq6m6l5ajjFwhf83Ia7209NakZCtmNc",
-	"vld6BNVSXoQMQcJ/wL8aqD5vtUcgBakRWDHnlguV7uynjO2b7rz3oZYok7qQk0srtBuOxQtno2gSF0jA",
-	"i4EpHIJs0sL4UiwKCZ9F3RUG3oxejAp1pYrGZjhfUghIu2UijMJSeoyhWbruyzuGBwJfHHNgfIComdWv",
-	"jF+BJ7aBEhiYCNFm2IJApLKOF47eOYDTtKKMpVH7Qnp8Cmmxx0FduAyBORw2qb/wfoLlQiUi0/aoqko0",
-	"d4TIrKvqiasrlT+n+zNMSxkmQjbZHNhSA0fHv7Kx+FldRzHCaemDWUibYvUrx+I5UnHIfMcwHxIDlZuE",
-	"/amUmKtqiv4sV1J5EE8D4w6o7RohflBbrGttLKw/LX4MSxjIUBaVkvkyBAl1rozTcP8SUQKFsJd6scA8",
-	"GCTrkAS6Cw/GpB1KasKnNAlQvshmAKYrmI/nRXk+DEQL8zDd0u42g6HvRjrxy/EL+JK2ZdxW2FtT+hoe",
-	"GHr1bPAc/KyfAYxXH5pUOW0sLXuzBKn5J9E4JRRNKoXrJYtRoS8VG9IDRk70rGwu7aVlFBGG6LBouWOY",
-	"qHazBBjLJQJvqkmlHAZ4E7GQ1l7DNez1mIgJdntMBHyDBLocj8dDrphDm5+4W7rzhz/84Q/pToagV9Is",
-	"gSMu3Cy0tWl4AVCYNl2UnohWlREWauHeoa8YaT6XTo5Tcxil5/ovxuwtV9VmIgk2D2x/Bt4atpa0DWLZ",
-	"4FeiF8NQ+RSz9zaApQj4lYeCRRRt43VZF7lQ7yZK5W23H+bq2NS065085+nySryhgY+DNNxWFxE/z5rq",
-	"hL37n60vlozVTtfSikFZcbo4Yx0mvLznauhX/bG2+L40ulMPTRqUocDNvCbDyUYoAO6C0tjAo81beNao",
-	"e3ephTzPWpf2cbhri0TsJ1nn1g6v+w05tqto8f32N9c6ndvNz1t0bzcF1OjgXlUjCJjXjqn2+G4fMtVS",
-	"ayuUpnQMI+S5LYvaKVAVxCDLy4nd392d1jpX2ZAQ2rwbjwtXbvBL3mfCqikqWakZZNdKwoj7u7s3E+2W",
-	"73dNeZ0NEzZEYgwwEGP1uXXa1c5rZSxfSbukNmDj1GQTr0CCkgpidCC5NoXezCxJxFKi2gC/lHqYjJSZ",
-	"lLnK13jN/VHYqt/cT/JAnvPwjY++88/Vd141ZHg342EnedVs6yZiZ/fG/7mZq7x1Mh6d5cFZ/kFbxQ7z",
-	"Zqv6Xeb96733u3CCWOh/A47zD9rGqXKtPdye+9zv0CYO9C3LrvYkD+REX0exj270z8WN/kGHiV3pm4kv",
-	"C/tlSNe1ajvYTccwcuPZpVRw2zg4M/8SWcsFHeNQXDAsKyfoXaplatCpmL2aLEavysnl6IQHGf2klhl7",
-	"tEhnxbKKKL2Pq/uG7bqAS7XMEsIcl0VBbQsMqMPsoGw8SVgmI6xTC58ayIUkCAyijThWubbk2cuOj354",
-	"cXL2y/HLDE0Cq5wY2JnkmAAtgDbWSTNRQ26dwzaFv/zEirmal9WyO6XPKue/fVs+oPYka11Bf+rZ/0dP",
-	"zD0xhRMnK9d2xYRTE04zlpNulDZoEavRk89aXuGkvexvgXjYDiuRSRreDMHRsKgcRgnHif9L3SWwVtJM",
-	"1EF8WB3COy9KdC05McjwLdDFjmBjHBpwNtQr2XATcUIysCdwknAMbAOEv9M1GAf9zc1BHIvTmbaMutZa",
-	"anyQ/AQzeUVwW1wTsE9IZw2OLAe+sCY56nxCbmp8xlIQz7dfquHVy4UyWdPzTpmci56NyLDtLhgCWSKy",
-	"C6mxH1RZiYy+BP47HIsjrlGgd8U6Yu4/xQ4LKeba1E711Q+f4kZ/aqfIr7PGFNbm7gJTXPpvocD01fM3",
-	"TGcRhkBvQSlxkE5HH/20rWJSOu838A/h5Zj8U1Sdu+0MIJP1pQ4m58gyMMCQxI+sAG/j4qGZzBGjppDL",
-	"/ZgBsJswhI1lap7LojgtSy7EC/0aqJb/JvX0n+7si9+aUL1Id5x659KdJPwF1/LSqBRWFdij5zWpYVQd",
-	"DCeLwa1Yc3YzKXOV+AhngoG4798jmCOZNMMVfiUGhtyk1LIhNcT3n1hSviJ2L6ziYDy2uUN+ORaHtIDA",
-	"JlF47Atu7YPJD1gES2FkxPZF7us7i3Y2bzsyOezdlhQpHv2BjD2Y+oTPcI+HAhYzEbhSj3bfQ6l4RyYn",
-	"BGllAoMFawHUpESY8vpOlqpMjhz1DoUO9LUNQMOeePg+ze0tCdsU0blIuwk5ya3mIONu7QJn3SaZl2Wx",
-	"LvSG3/INhd0cL3ggGfx/txTGn7YYasPkoQiKYryKBIy1dzCLLhoYXt+/HfvRiP9kJMfUZP/LP0aJK8/2",
-	"nv5ltPcXEDGh1TtJrFjc+dQ0LMPD5IwMvi9rITyPU7PS6QbhQCvNnWQRELg0LaPnIHIPkP3TpLN4yAbM",
-	"KIoyp0gaUaUKLg7WqeAqnKuPLlY5JYyc7YXcSM94kHAbfttjqO1zDbUR9EC3QLiTCXHozdEW3yW6dm/g",
-	"n83CbeFEPIbaQqgtZHKS1bHpJnHQjTapP+DWveJ7W+cDnpN+A0E2hkJbv11T5cJebdHgLcvi07q2AKs4",
-	"C1To08a56ztnkdLT17PSo9KrPDWguYxBxLcaCICsp54sIOSvfHv9uDVrf1OWLcrPZoKHsgJ7zs1juO9z",
-	"CfdtdKw5zPfBonLXtzYcOWWd3bIbLOIKa0HokZsp6wgZcyUKiNycOhJ7pLLINI0wRWNUu9Dtn3TzRGSH",
-	"CEW9L1aPTsZGQqOVExKadNpeLGkyfqMnNsZ282hWXDbRatpJoNTwyjRYgH5D62CAAU0GeIuGREAmSrTD",
-	"x+ahCMnfjIBn3GZFvVtgT5xne3vhXeI3DQ0rmdEO2F04Zj7y297bsVPv3Jgg8/EuwszPhPq3+P//9/8N",
-	"x+K4NtQOpjQTFZsg2qaG4bXHcZtKMsUau8mU0cpOMEWbFoZ7YTtuZ0n+zrnMVadh8yOT7SlS7XZ4c2uO",
-	"3wmP38+Z04f1KTQIQwiL8xhIvSd2+2ulHYPQH755wSvMHZ35RPdbL7hXtzUt2sozx1sZuDJWyazPTD/x",
-	"N31q3O27OOz27CsJu/Hq9Ln1msibX+uEukFXaqKMK5Yh+Ir897M+Q7d9eerdoiiR+y/D97WC+3yp06UX",
-	"fn3f65qjzimJ16hFUU4xnJePZuWkAUHFZBfrRHYurTqrqyKj5uJ8GUQ4CezUlNVUGgYxYrTZFr48yKKg",
-	"omT7zRwY556WwpVolDayvWnNmIjsBt7gPZ6tRSHdRVnNWyrPfLLIhmPxo77Czs4Txy3LvD5xXfa7zpjS",
-	"tuo94zkeyIHmv/DL9aE9bO4NFqveOpGbHEh2b9mwASsCAogY/9rMpxWT6qNbq+k83LE7wc1VlNNNdio0",
-	"IuadWteJuGcT7l34/ard7Mi4Sivbj6rX/lpFt4fyWgpbuJlaimtVKUR7/sr9ZD30EDzUXvRsQhXU2DiQ",
-	"xIfazfjgSq5Kx8HfDa/0EbZ5M0efuD/BXInspmms4WaJQPXvjJpsfJ/4ivDvE3Fe5svv32e+gwe/5xMr",
-	"QAaLX45fUnU/jIIZrnKxoEQLFOHDps+q6GizKqQl+6+qDSfDFeXUCu0oIhbgE6jtB5Dzcp+L6amxCOKV",
-	"D6g23WI5O7Yz5e6jZP6GZgycB+zzV8DETs2iUlfKOEJlGItDat4hniZ7e3v+AHHDDvz0LtUB1nRFqG9H",
-	"f/gsNAdgQr0ZJLhHj0bqfWkcyuRcT0P0rs0n6B9WmdwzsLMq0NBGzGj3BneWqgbklRpJix7ET2JS3vgE",
-	"7tHYnn6inVXa7uyMUtd4Z4c12s3/XqFPTRLfYYsAZ3wShMF+D6tLGNmkXKiAz4tV7dLNhklqOA25Wka1",
-	"uIGX4p3ATYm1kfNO5T7zlyFiaK+ZX4U8B3/zGd2che6VByJrnIcZtY/OMc3Nt7cUf49KIdi1CbI/NcQs",
-	"vWoARt/gMEafTcR/jw7fvBj9pJaJeI4AH8Oox/BCq3wfCxrYPUi2lbKuk0PKKxWzj0N7ukUuKa8UTfBw",
-	"JcHuVK1JQVL2sSLi3nikvFJCAgFPVR4YJRYbtLx7YiKt2ohNyqug+p8RM5IWnXoRs6y1uwNr4oRu2awL",
-	"lxI4okcL4na2fY2i8J976IH1zbkRYY03cCLizrXT2L8wnyESvPUUGEieLnQ7Cum3fjehaRyEmkUn+uwG",
-	"GfzLoHQY2WkL19gZOARNX7hyip1KCGIpNRmckKJQhbbzTDwli4IpcUjmKjymQ9YpouFZVy7OSnN2IXVR",
-	"VypD4CYPtGZdaqjrmhR8w4GQ5+WVEk99bM3QsFx2JAa3R0R3pHWychjHMuoav+zW0MOx+HkFqLoxuZuv",
-	"vyttD8lzu55HmOGhrAf8ui84c++LSSSgnsoyYgJ38wDvm+RNaom53Rv8d0OvZCDiR59kk2oXdiL45rAk",
-	"cgC6NIJtAisd3r1N3jFJ27TGLdm9C3vbP82nXpf5FhLwPuCAofPQb9sHWszw2CaQFdsUINEMD5S51kty",
-	"j6lrn03q2gccCM5gu0vi7Fa1+QgnU3xkumEpgP8Gw+sJs2BO3CKA58YsAz0RTTNK6VLWPUEOLgaysKWw",
-	"rqzI6SJTA5c9cCvcOYwSxZwsqGgR1smXZSPWs9CEa0nuG8bIgP8bqq3sBH+oTQ+fv2et7bg2a1k9LMVX",
-	"zO6PwUqIZXi7Bq+HvqvabETcG3gRgFY/OTHo2Vdr0R/XZkOjHrWub6D2j1kahdV6qvHvdAacIXF+gray",
-	"nux3b+CEsE3RWYKafU9e/r/+qzbaZWJQVt1pvO/mRdZA+fiHKLfXF3z/4xejnfjvVy8J5Of5C0Ftouw+",
-	"qnIZJcHCIZ9Iq3we7EJVIaUYIYs8/0/8E+wC8A8UDGOOpYBYNp+ayUxNLm14Avm5v/+irERtMCMWBKtw",
-	"IJRZDnkBgZIpPM741LvxCCS7TOlQ/HTnzwZWshkn4QBLfNCVAWbx2w4e0WQHdwXo5yEOPBL+Cg20R1l9",
-	"q29WfHlrJXxrEiprqT9AOBofYMUAc/gE3tAd+SOG8GlxP890QnlDr2j1qeSP+ba9Aay7xSrzpi/YVX47",
-	"SHR3qjdVy1Oad39eLQ9YFJbkBjdWyTCCbDMxaGfhvM/6wJ+HQrbybj0QC5acjOFZTt3JxOCX45cjZSdy",
-	"EeM+U4TaPxAn+2D/RLrMgeos2CvIIvjH8zJfctMZEmf0SV42PvG17D4fOIxKsWskQvtbukMy7NXR6d9f",
-	"/0ASTNAlzCDCC+nO22xf3A56D6RZimfv3lFloDy3yjhG225FwbPfbiipKRz5hMLf379/m43FG+lm1qMA",
-	"8upUljGt/VcMpEkNJgYJhrfX1t+HRQK4kbl0ch9kvlGWq4jykoV39pt5S+hcY5MJbXL1TlnsOEMnOLTZ",
-	"wGk1JuthdMWVZX+pjlNzzG1+7T/Nwkr9G3fRwL+wbto6C3/Bw7AZGfaP+bmeq0pP6D+n6p2jvw6rSi7p",
-	"z9eIjIBjMV7BsZqqd5kYHB89G44F9WdeVOV5oebUSXlRVohp5mMof3r2DFsahf4VWFW0Bqlge1kAzQSf",
-	"YRbAY6b1ZiGMtRH8bt7sQQRa8XpHOUwcqdwEMMAT5mMUI0Qxbm9GK5px58545AD+9F7kgM6l33vMzrlf",
-	"c+AjjhZiCfCXfpjiD+v9cfgAB42+hGIVtYqs3VsKEQHGfcX82xMxzQQPh9/dS8pfa1TkwYMcH3FwfLX+",
-	"Opn0cYGO+GCtyff3uZlNkuvtUEdVm/22w6sv0z41s1ZWqa0nMyGt6MsfxakohfSOHP3UDEjdD3mziVe7",
-	"wQLBvnGUny9e6b/5pocYqKE8WjROqDweAQO8XcAmE1bF+NRb7GI4cbUs6EMITrKaKu51P5HGlAjEhf45",
-	"lYsBw4OJRaWvpFOpYTsiEU7PVVm7BKY0CjtuhvQgbBbH7kDf9TGG0kwwp9aHekR5kRrMAQTbcSxeluXi",
-	"XE4uEz9rAhbH5agoJ5IAfObKSbBFvFWjWlhmIY/48OXL17+evTl+8c/D06Oz08PjH49OT/4KPOogVPZr",
-	"BBwvr02gAhpLFtdyaUVwVPbEo7pl9z2ifwGv7Y9GfQtxqA4tbAUTspMFVbW5m//c7TB7DEXdQZp3u8y+",
-	"jRhUEyTvD0Hd4Vz7yABUEIlA6DMlCzf7P/249Rweera3hyjJJEaoh/FluvM+Q28TgjM76nwP6gGVs1vx",
-	"99PTN0kD3+zlUFMJD1z5XFps91uAVgsPL6rynBFeQCZgZzxKMo2mgGE1SLC6UjZ0F20NKiaytsqOBW04",
-	"tcfFBs30whW8CR5DlR/E1Y7ksUK+zmnz0olcndfT1FAz5dIUy4QzE/B1SRghJD16gS7UtbAKxKvtCTe9",
-	"5M/dpikX5uiRB+3tGhOlqkldabfc2f/tbZtu4+2JQyEYJ9x5i4wTwaQ3Iyfu7attaCwAGgW9C5UYhY1s",
-	"GiIstJkmhJ2op+zig41KDa4S6CCE84MwQ1eqstw5WzpRKIm47NqK81oX+RPruy6HsRg6CMmoUVS4LggO",
-	"HthdpcdpwHsv1VJM2DjzjQUnlT5X+Vi8djNVXWurxHd7f6RuKqkhxQv0MNAkqD36vsjKSwKMuJ4tgYyQ",
-	"8qkWih3KVW1AeZrUVUWgHTA7mIKiXgjMuE7Nn/f2xNwmwpaM7s2HiRCcwK4dEVV6fUxwNJWXuO+spCY+",
-	"LNSY/M7DIjY7K6mJDgv2vCZLAkSBkrlGotPWj46OVKAYJXPUd69lZXiq0EwaVk+bqY8t+03VFfMEIr6i",
-	"tA6H0Oai9EPAD9jeu/vYHvtX2q4Lxk/ScXDJzUyK/EKCNovS8juSYtuf/9CfJGw5hK+BxHogMlrtTFjQ",
-	"hYk/w8pfz5breUuYbw1zaT9+4+uTyGyCAUEPOleyUhXYWf6KXOif1JKq/PAaTMz9XmCYugKZOnNusb+7",
-	"iybDrLRu/897f95Dq5Ff5MZrVfxCMDRfgfMS/z8uabDxD37a6JJHlA4X4o6u4aJvCxxd4n7drbG4R0S4",
-	"cKmW9P/bjD+GgrNJ06fg2XgPm+PADU+sOMHYDiZegCgXrpLGLsqKS0C78GfISjJTH/9CBDTml0mDw0am",
-	"VJw7cqEqHxTxqDWMRY4Hkb9pPln0fBKiUb2GrRfPxk+FjG1tD6/jM1SYfRMKdQa3ns3LXGHhaFbC/zNu",
-	"G5sabW2NRfYi64fU8c8QtUvHJr+faFGfF9rOlE9ZxNdMzaIqHZnaofWhOPRN0xnRvgC5R+qSrsDwBOv2",
-	"UoX2ItEugpHsZlVZT2cECOBNoSdWePCtPEBkW6UEttOBjyrlQo8mZa6myoyXcl5kw9ayl6tEvigLPVm2",
-	"j0GuXevCVBk3msgqb1Glekf8vUW6HCpujoqvtooOjwdqevv+fwIAAP//",
+	"mEFDz4scDI31kqWD0UTEdoH+P/a+vrdtHOv3qxDBBWLvlZ00u/M8uwkWg2wnO9OddlokmZ0FqsJiJMbm",
+	"Rqa0IpXUNyhwP839YPeTPOA5hxTlSLbTxpO+5K+mskRK5OF5P78z0TN+8N1/efgxl0ziO5eoQsmU5+hx",
+	"p6uVD3Q1nt0ehyuiDZy47dg6roGfqUctdN/99SHkbp6U2peOeruDbU2PoXH323eWc3DIZPkJqk875KXD",
+	"WHEnhSD6mDaUhIGULtRUUrOLS5mH+aoE4wLZqldiMYKUK8us8Pq9ed59mIQ9/ysZhCmKPPIN9OH4Yud8",
+	"pmuoYWh/NxvQ+YfGo4UZUlu7xE7kDhrVWwRJW5uetbCVPuSGU24Yoc/EqjVPxKh9KsTGNNReREwVTCot",
+	"pwpqBJRhNzNpLCfkqYiYqtE8gHR6PFaM61gR3xmO2S9CZFjQgokWh+yyznNK9YM+ZMrl5LkPuBKLXb1U",
+	"34q7G6vmOUjCc0lzmFw3SP60/0f2s1gglCHcALqYtG+lhUmGY3assHihG1zHFYdRgg6gAFGfykKJLmSQ",
+	"lWzszBLM1lkYzLIivxgOWCOMnjjZQ3CynsWNEL8q5GL6M+FeHw8CF8zSF2YKMnuLbBFh53HdrQ2xgW/e",
+	"CVCNHvZ0SBm4NEis/CjQ6FBl8P7hSFJpI3gWuVg+VDd4JmvVtSC6j5ivUKXuWLTrM4lcWidsAPeAApTy",
+	"qlogpMXEv2IyPLLcBSrkpKtdHLM3iFjXlEE1b2v1sEvMdtYRcKY/HRzoMfV0Rz2qqqmDhyrcvYC8rRh0",
+	"WxrHKlbQ0f0QP2JkdfKR08OTKLwKvUpGKdeifR3b08PXw8Vg/+6OFP6YQzF1wgaE+Q3O9Rto9R7kINtx",
+	"AeV2hMxpRJ834OyHil+a0X87+YK/DyPWvj/Du5p5YEgEu22PGbHE7ccoLRQmR6z8LRNpzu33sQFBDAII",
+	"L+PM3wP1kxpW3crsUlRmQW04A4xfGgg/10/k2Myo9bYJG3j+QzhvIdod3utXIyDKUV3J1pa0fvDf2boa",
+	"7K6/3rnDwfI6sl+mpli5HzYegVdTOGX9Q/k76E1XITOiWNuStw8Hf+7O57bRgnG69eiPjkU85a99vPPu",
+	"sXSB05qYfjEvc4kZ3YBlSSHJDj2BQQteLyXuoSKslPMFoECFhehFKZTMLC+8lNO6avJTt6Jn4PyeyLY9",
+	"0b9vrvS256jEVGpjt33b83wcCP/9ZjHFlXiY/XcMDhtyrs7lTH6Am1wWHZRxc6ZFfmkJ03CpRIZG7BnK",
+	"2YP9g/3Rs4OIZaKS1yLD4umWSWuNNv+yVB/N5wKLs6XP7myS/uykU6HoxcP3HvYYcfjW+Er3M+Nwjv/9",
+	"u+dy4kTrEgRFa60HtNhDqzfjqvhFDm0XsrWDSIW70rftLwHUuaPY8NXzN87oxwmXqicjj1p7FyEqVg4i",
+	"ig2ghx5CKohrWdSu/M0q+0q8NxO6sxf46Yy+YCO0pxVgRt+FYEYHXwmYES7OehgjV7n4xWC+Qg3sXRrs",
+	"ovWunpTuxw/rW3uDfXtnpjF7YZg2vDIaOSF2AB8k5A48ZJc818LamoCdQqWtsULqBhcVq5WROTQA1q5n",
+	"B52VN8fnz39it/EOXY53DsHE/JD0F1niXm81hROneCyYRfy+Lzdt89G6FPkcyztkvMF5IbR/7Va/LTj2",
+	"7H4u+tFKX0Ej7A75Qa+BqIJ8WWixwbK+EZGHvIL8+SOsAQlloDX7DdV99Cg3SbtljtTsEjzMCHobq9DR",
+	"JLPER/RmHHzHhIV0sYAjnUC/giPfNK0SiKyioLLX/o0rl8Vq4JPYO2eALm8Q0QtZBfv19CX6p+yWDsfs",
+	"tWssi8PHCttHYXMhJZipuNI89XiPTbW4zA4ZOsWacIar+8b+RBcLxKgB4ew9a/ZyXckIu5XT50TMzVtY",
+	"KsoB6x6ikdyEgZFZkWfa93O6mXGDURC/xdAvYswcxwQ3GnAHywXthGUlNNACh3a9za75FruMxwoY71Er",
+	"hcOuRvP1EJcajtmxpVQHWAB6pn8VbG9ODSdi5byDg4TCuJ6bO3yBrFpMqlr91fK8pBmwzDn0ybNHtIaO",
+	"UyoLfI0+qoJk2BSFaHS2InSYHQ1wEi6KTArYp0NGjamEDvpSWXoH5SVWA3SMvt1/NwZn14T8V0NYGCA1",
+	"KP2/WIDS7mI1vCOSgvGTv3TJGVjBHxzjWFK3llgyrgAsQCVMXaEqDwvkWifYxYBGhWoBKzTeiTp1Klrs",
+	"brUNNsYrVRdFkQuunFb18HKwzZWAHa4uFeqoi1pidVwDS2ODJBzp/Qgrn8C3DchY9P9KMMOvICMArSn7",
+	"6fZ4Q+JPR2XS79i30NLH6oZalgAif8xrlQut/XFKjkIGAsdZZNQATZJjN4MuNWoIwv5BW0zf8+Vb73rD",
+	"Pbt/Kh55WLUFgFuyPgXGtfVdOlR9es1FkS1GxGtHF3aWGVdZDmpzS+sBtWZCStIdpUfOy6IyPqWp24Io",
+	"lBKp0S6XMHh1q6fUVZ40xW3F5aVMJc/hrh8LdvbDzw4qeXAGcHR2gQCiMIrVJc9ziOJQAy4AGjw7OxlG",
+	"TAsMPSUEHp6wQrneTlStPjAzsQA+ogpD4a9hhKJfK17qWWFQcqLOMMDwiWVErYCHHjZ5EohcJytfiWY5",
+	"VmQ/dF5oE6uD7/6L/Sz/hsILgHDYK/k3q7nwPA/GYUbMyxwtr0BVGVDLQ7C1kttbF4n48CGJlX9kyKSC",
+	"fj9oiwUpCZZDQhQwGbMT+woJRv4nkD6VMKFM5XKzODZHLJQHGbQrhGKZsi/Q9UWhoyb+ZFUiRVBA7g31",
+	"mL2uDSYyoEOZQ38k+9oaG1lCm0Z8V9ChfN0ezSY1C9pSAuF0NmwEmnz1/M22ujS68R/J/MP5VzNoPJci",
+	"a1HAk1m42iykCH4XV83ldci4NrAWcQcmljP2cU2q7O7nnLjTEDsPa6iLiv1x/Cyoh4b4y9kNn05FxQ7s",
+	"HUqwgccMGEbUP1uqXCoBWU0eszZBdzPalOCtjRxKXWhnAh8D6NdLgZYSQoAC9x4UdLJjFR5t5k/2ISsr",
+	"eQ2LjHj3ogHhItXn+OXL179N3py++Ofx+cnk/Pj0x5PzMzArIvZsn+koVsRE2XeWZZIFS8mqUvdyO1pl",
+	"kjFgH1q2VgJwmmMch9T1BT4KaooblmKZMyQiTFKuBRuA7TsXZlagWVNyM/MYphfWzCXDmCgMbmohnIIp",
+	"Gobi/11I5QwyO1zEQPOHJ1F+xaqxMnwqLWyQk2ZWorOBFQv2rwREYCsmMbAnRBMRYKvCWLl8BntouJEX",
+	"uRizV61EFoATdjELwXSd2mPk2/Luag+4SosYK3eBqrSbsaK7MkL4D6CnfMaLtSPBFrc2MJjM6FkolDgK",
+	"LF+7o1YPAB3AyyL/vr59MA0P1G2fmRJaVharuzdT7MG3YGzZ65W4FJVQVthLxPNzh2JszynSjbZvjKk+",
+	"WJsAK0HOh0qA0Y8ui6D/vNtYyHu0ij6x8SNL3TQ9jUvgtY4vLMlGf7r7BSQ9uVUhSXM8CcpvRVCqO2gd",
+	"m4tKJw7viMsg8ruqTggh5HTLGnW5eXDuopARNQp7oF+Pe3DpgojCuoohfCD7iluf4hd+rBcdd8970aNe",
+	"lIK+Nd//HeIojW/8K97HH4UBQfgxuzgVJtjCT8nAdegDSz4D9EDDWUbdFRy9mBw/ZklXQNBFIQEk1sls",
+	"ZE5WXhoI1cfKhRWOlkcBB+qHhCHMpTTeq4BtvVmi6jxPXPc/rlhRYvYDvluXpEXIgK3GI8MpHgk4of8c",
+	"fa2QCY8mgBHfoIv1gl6L1AzxKAnPM7mJAEa3Ym9kM8y8yip5abaSdb/sJlwyuRtfIdg4b16fufDmHVdk",
+	"Ap6jiNUqwyrFWIExUbT8T102KWLst+zSEHbamrIEvJf026tJC8x7F/CpfDAT5+D5DV/oBs5/GFHTeGms",
+	"3YDKitdQ1nsFgyx+wMfKImyh05jrzq8Jdh558eaN2xVp6BCik1iABHC9MhMQ8x0kGIJMRYIDeWx0a6ng",
+	"G7Mk2M/EZcS7+BuGb9Bt6q4F3zUI4q9JXclkGCuMK0ftcXGcuZyLiTXvk8gVpXXc5V2PyZhi49ovgAP4",
+	"YwMqSAa4RAxTQiEY06VA5zK3y4DxQzEvzaLVT7CosIdLrMDbQIWkQG4cg+B2bjJKKeUl+G7iv+F2ssbF",
+	"WwnQtGOVccOxOyY5q+krsjFL4ESK5eILby1ztXC4Z8xJVTBFpWI8VhhUx68/ZHcpj0jsyAfGB9z/vKvZ",
+	"r6cvPMCzJebGhbts/rrmC+hd8u6faFOvLjTc/wG4z5YCmnbsR5KgNLdlYF1i9DfwhsvLy889M+2LkqXE",
+	"CAI10bPDZdkjIcVNZeDW3CRVyBLrBGXlanFaI8lsp5Ctyd1D70ZalIt21W7UmMgNTpLv6SUq7hovpSBf",
+	"ZlaCxUqqNK8z8iEynudhkCzAHGp8iJj9gMfJxfPC3lnDKMy2CS1yhHW0Ly41OWmTuN7f/2Nq/wN/ga+7",
+	"XAwTJ7M5siqp0XboxJt3C79V5XxploC7PE5+oFvLJybyYEykXHy0J8QRx0aKt3gP0mElpEe306vzXFGu",
+	"7rpkQ3sub2YynXVp3JAakDCepqI0GpsuOjP9ssnewnQQSuKC6lbOLuV7kcUK1I6oIyUPS/bDbDx2NxkP",
+	"M4Rd1lzk06lkpmM14FmG+V6mYKVcKl6SxLvcI0bOhTZ8XuoxSxD55a8u7QjTlDty5XSsMF/pIgd/qFnk",
+	"ImLzOjdyBIE2TD6Ctc6lERXPGdyqO3P4T2CH+7LKuvLBCKKmMx0Mqix2oh2h6rmlQvov5GW9W06PspRp",
+	"bxxd8wqS6+wT+D5/hzkICzu8BPDR77abtX/vJLON8KiXqP4rdvHhfnXnC3UxgA24FvIhnxD0AEX+Xdzu",
+	"30VdKZ633f1LBkEuePUPum8Tzzw88C145l2WE0ErAfBHcenzXYNNdst8R3+1SzVxvzZO+q4OIC58S26b",
+	"UlQjl7foErhlAPREnPiCp1fTyn7DIcXSIwZkoiPMjnYOAR/RLSp2M1tg4pS/mElIK8a7I/uJFHMnAYTc",
+	"O4pVzo1Q6SJa7rsPEVc5F2N2imBTYGJfidKAiyP5x+tfT385fjk5PTk/+eX8xetf0Lfg87n8DdCw/+R0",
+	"cnZy+s+TU+zUj+twRI6o4lpUVgFxsFYwU1YVZQngNBBHpsXUsdJ5cSOyvlqvhu5XJh+/xj5tEn0do9M3",
+	"z/1ii/F0TCgSe5ZCkr6kY3zgvg30O94jQOiSqJz0TQlU+AAd+4vapMVctIZaJW5oVV/TY6s/pBKpgHJO",
+	"Du3f+KURlJ4L9NTzaVoiElgHzlzGjRjZZ3c2/sAVVXzP9sMyvu++kjI+2qE3PWWjTR0f7NFXzOp960sk",
+	"xjnPBIOUT6/iWonfdBQPK1I3EABQGxjw/20K+b1rUcnLxZaCCrWisl0vgUKm5xmupRn4IWE37bxVqswK",
+	"vMlswGPVgK2QRJsX6dWoyT8qqvkhWkN70NaQlVxWGryfyS1cjyjJrKgi7Hz4ITmKFb/QiFpogm6h9l2H",
+	"Y/b3IvSpgH+V6yskAxBrEUu4vhJZQlU/rk9nrJBM4BGNrWi4YfDpkJGG/nI0dQDnpvm8MB3LflXErsQC",
+	"bLNYuQHAnqLJ7OLhEgIKo7OfcBWlOaJPwqhuWlm7yI4wr7WBUqlxrBKgCNnl1Gap3VEm/lPzXLME7LbE",
+	"rmpj/vmLrmoNCuJilQv7Ps8aSa+NzHO7CLVAz7qDmLwQl0VFU0k17YR3AZoN1c+H9x615ngkz/TSO6xK",
+	"pcKdcSls16LKZGqePE0PFvoV6ZWHXqXcfKi2oYAfeEPglEHQynErqxRTRMueZHs0NuD/yJIbCbCKjSMY",
+	"BzIgvUmCFvE0VMQdJImr+G7c8bsEqeb22MH5I9pktlB8LtNYtcbBE+qwJ8ECaD2dFplw3ujLSugZAxAR",
+	"zaTWtSCIRTFHnMoFMiX3hlgcOWbHmABLD/K8EjxbuAG04QsCyMKidhgHWxHHalBrwRJERxnhAOCfEnho",
+	"5li9xv5eiVYe267d5dLu37Nof3+flk4fuT9iVSuIWYPJ8vr41/OfJs9fvjj55Xzy4oeXJ5Pz85dYL+eq",
+	"VDHzVlasuFGOHza2mZs0VrT/bEDpzgnuNeVw0eyARJmDuQLxY3FN2MCJvXkyL7JuhCwkh9fHtZk9J+K5",
+	"f4Ldl2WTb0LzXeS+eV4dbJDbma1pbkgGSNVEx1tR39DDwIMDtyl/oOOIZ1AVN0HImfK97UVQfTQdT0CN",
+	"f8YSqeD8TmC+ZHi0zCpQbbgpqisoVee0qxTwppsFujywC/qZMEvHGQ8STqEnqjAT1DmSo2VPiUNz3dWs",
+	"5zTi29NYH3sYT2AQOIznuJ+PnHgZRCaVuOlfsPGX44qVleMDLYp2WOKfyACIDMJ12kRut4TR73WIrQB2",
+	"XsrgbG14uGO14nSz4HAfBqYRynJPAU6Yu6MZHLNeUqMcJviV3vsTjy4u/iceXWwE/gUe3TXr+aWcbGrE",
+	"jvT8oEeayGPzI03h05UNqt7QPdvECYUpVjWo8vUWX7eDLnDHlX7ZPTgmXen0vbkfPzG7vpMhH2cZIQPP",
+	"S/IEOdDovakwvk/0mBFCHxR/IpD0rMizO4XnZc5TYX8RlXaJfA6muLFEj/yfBOBiLRJE0D3C9mRwJam1",
+	"qABtl2stteHKJOA1wwa/CWYE0cu7PB8cxmUihl0JoBFQL1QYUupWocJwikcqgaPv+4I7vH5tDbna7bYc",
+	"HTcg8v7EUaL3BgyDgMlKt9frBcTeLf5xt6Suy0QPDslT9ZurfqOd22B7yDJ329Nf8da3zvu/AztoeOo3",
+	"UPG28dZNhQn27WMFcbT2XtyXTRryblVghVM8Uryhn0Kf2u8+NgwVFZ9tfnyormwTwYSms1RTDTKq2FJG",
+	"/LlH4bxjmrusHIxdUuqI1S2tbvwegpEDAkaCkKYI4DKdnVeXGjCqhhFTvKrAlL9YUGA5Yglkf9g/wHNB",
+	"BjC9wERmOsFILLcKupmJeawoq8rV+N1FuDyMVaxGjLfD2gg30UJnKi59UjBCvsBfDTqns9oDXJJYMSiS",
+	"NYtSxDuHMcF5xzsfXHQ1KJ7IeXqlmTTDMXthdBBAppoo+2LWFPZxda7t+JyVObefhQ1VBs6MLke5uBZ5",
+	"YzNcLDDqK80iYkoAegaEzTVedxVdwyMGLw5pby4m3MzqVsatwK5u0EMGKgCxGrZQT7GS64XBd/Z4VK3E",
+	"gkKJQ8YdJA3X0Nakzk0CWDyWN9pNoA9clCJiidQnVVWAucNYok1Vp6auRPYc708gE20YMd4kcEEXHRgd",
+	"/krG7BdxE6QFTAsXvwbaZMtfOWbPgYp95AEi+0AMWGHm96cSbC6qKfizTIEVgTSNHXeAnRYR5Ac74d1I",
+	"pe364+KHSKSeDF28zOUFyEwoI+39CwAGZUxfybKE1Dcga5/3vWcfDEnbV9H5T2lyHl1d3cCartZ8vMiL",
+	"i6EnWjsP0S3ubjMY+G64Yb+evrBf0raM2wp7a0pXtmeHXj4bNAc962awxmsQfYPtxGVvliBW/0QaxxzC",
+	"tBKwXjwf5fJKkCE9ILBUx8rmXF9pAg4iVB4NljtEhmsziyxjuQKsXZFWwkBOR8RKrvWNvQbtXSOWQoPX",
+	"iNlv4JYux+PxkIpkweZH7hbv/OEPf/hDvJMAzh1XC8sRSzPznawaXmApTKouSo9Yq7AQajNh78BXDDSf",
+	"ccPHsToOMvLdF0PCpqlqlXJEyrS2P2HtDVtL2satbSBrwYuhsGKS2Hsbs5Z5yNpjRiIKt/GmqPOMifep",
+	"EFnb7QfpeTpW7RJHx3m6vBJvcOBTLw231TjIzbOiIGn/4WfrSx+BAscbrtmgqKhChOBNI1reCzF0q/4E",
+	"J/BQGt25QyP2ypDnZk6TofxCEADr0HM28GjTFk4adW+dWkjzrHRpn/q7tkjEbpJVbm3/ut+QY7sKFt9t",
+	"f3Ot07nd/LxF93aDmQAO7mU1ArG49RjhBtb7kBE+QWomJGZgKcYvdJHXRlhVgQ2SrEj14d7etJaZSIYI",
+	"yujceFSrdgtf8iFhWkznmLkzSG4EtyMe7u3dptIsPuyp4iYZRmSIhLB/VozVF9pIUxunlZF8Re0SO/+N",
+	"Y5WkToG0SqoVowNO5Wj4ZmqBIhZzUwfwpdi2aCRUWmQiW+E1d0dhq35zN8kjec79Nz75zj9X33nVkOF6",
+	"xkNO8qrZ1k3Ezt6t+3MzV3nrZDw5y72z/F5bRQ7zZqv6Xeb9673/u3CCUOh/A47ze23jVJjWHm7Pfe52",
+	"aBMH+pZlV3uSR3Kir6LYJzf65+JGv9dhIlf6ZuJL2/1SqOtqsR24tlM7cuPZxeoP3Tg4E/cSScsFHULP",
+	"XBISMyXoXYlFrMCpmLxKy9GrIr0andEgo5/FIiGPFuqsUEkVpPdRQe+wXQp0JRZJhG0GeJ5jpxJl1WFy",
+	"UDaeJKiMY9qI0qUGUu0YYAFJxU5FJjV69pLTkx9enE1+PX2ZgEmghWEDPeMUE8AFkEobrlIxpG5ZZFO4",
+	"y7uazcW8qBbdKX1aGPft2/IBtSdZ6Qr6U8/+P3liHogpnBlembYrxp8af5qhgnyjtEEN8KyOfFbyCsP1",
+	"VX/X0+N2WAlNUv9mgIcIOBJ2FH+c6L/YUAbKo1UqjsLDagDRvSzAtWTYIIG3ABc74AtSaMBoX6Ko/U3I",
+	"CdHATu1JgjGg8xf8jtfsOOBvbg7imJ3PpCagxdZSw4PoJ5jxa0TYo5qAQwQ3bKCjKfAFMARBsyN0U8Mz",
+	"GoN4ruNabV+9KIVKmjaXQmWEc6BYAp22rSGQRCy55BJawBUVS/BL7H+HY3ZCNQr4rmExDzksOJtLVRvR",
+	"BxlwDhv9qc1hv86ycrs262vKYem/hZryV8/fEJ0FsCG9NeTIQTodffjTtqqQ8Lzf2n8QIktln6LqrLcz",
+	"LJmsLnVQGUWWLQP0SfzACuA2Kh6acSg1LHO+OAwZALkJfdiYx+o5z/PzoqDaW9+iBeE7bmNH//HOIXvb",
+	"hOpZvGPEexPvRP4vey0rlIjtqlr26HhNrAhIC8LJbHAn1pzcpkUmIhfhjCAQ9/0HwG9Fk2a4xK/YQKGb",
+	"FLu0uCLNXY3KV8DumXaljtDZEvjlmB3jAlo2CcLjkFE3L0h+gLp3DCMDnDdwX9dMuLNf44nK7N5tSZGi",
+	"0R/J2LNTn9EZ7vFQ2MWMGKzUk933WCreicoQNF4oz2CttWDVpIip4mYtSxUqA466RqGz+toGOIG7DrFT",
+	"UkdbhDMGQD7UbnxOcqsf0Lhbu4BZt0nmRZGvCr3Bt3xDYTdDC+5JBv7fLYXhpy2G2iB5KECfGS+Df0Pt",
+	"nZ1F5g3yNrWrHkALKvbfBN4aq+R/uccwceVg/9lfRvt/sSLmYP9gf/TsYEhyMhR3LjUNyvAgOSOx35e0",
+	"QN3HsVpqbgUIwJWk5tGAAV6oltFzFLgH0P5p0lkcSgtkFAWZUyiNsFIFFgfqVGAVLsRHF6ucIyzW9kJu",
+	"qGc8SrgNvu0p1Pa5htoQbaRbIKxlQhR6M7jF60TX3q39Z7Nwmz8RT6E2H2rzmZxodWy6SRR0w03qD7h1",
+	"r/j+1vmA46TfQJCN0A9Xb9dUGL9XWzR4iyL/tEZNllVMPBW6tHG4M3JZpPj0zaxwjShEFiuruYytiG/1",
+	"DLGyHtswWSF/TY+2ujH392HaovxsJngsK7Dn3DyF+z6XcN9Gx5rCfPcWlXuum+nICG30lt1gAVdY2XcC",
+	"uJnQBsFwl6KAwM2xCbkDJwxM0wBGOASyBDd/o5tHLDkG9PlDtnx0EjISGq0cwQ+5kfpygZPRG+3qEM7R",
+	"AdhR2USrTy8Ch9lXxsE82iNYBwMIaBKmYzAkYLBhoh08NvdFSO5mwDikzkrifQltsA729/27hG/qe9QS",
+	"ox2Qu3BMfOTt/ruxEe/NGLtkwF3YJiNh4j/s///f/zccs9NaIeBYoVIRmiBSx4oQ9cdhZ1o0xRq7SRXB",
+	"yqaQoo0LQ+3vDXWwRX/nnGei07D5kcj2HKh2O7y5Ncfv1ILDzZnhh/UpNIA8ahfnKZD6QOz2t0oa6jtx",
+	"/OYFrTA1cacT3W+9wF7d1bRwKyeGttJzZaiSWZ2ZfuZu+tS423dh2O3gKwm70er0ufWayJtb6wgbwFci",
+	"FcrkCx98Bf77WZ+hu7488b7MC+D+C/99reA+Xep06flfP/S65rBZUuQ0apYXUwjnZaNZkTa4x5Dsog1L",
+	"LrgWk7rKAU3XX7YiHAV2rIpqyhWBGBHAdKulhJVFXkVJDps5IM49LZgpwChtZHvTjTViya19gw9wtsqc",
+	"m8uimrdUnnlaJsMx+1FeQzP31FCXQqdP3BT9rjOitK16z2iOR3KguS/8cn1oj5t7A8Wqd07kJgeS3Fva",
+	"b8CSgLBEDH9t5tMKSfXJrdU0G+/YHe/myovpJjvle4/TTq1qPt6zCQ8u/H6TZnaiTCWF7kfVa3+twNt9",
+	"eS2GLQBo+EZUAgDev3I/WQ89eA+1Ez2bUAX2MvckcV+7GR5cylXpOPh7/pU+wjZv5ugT92eQK5HcNr10",
+	"zCxioP5NsK/O95GrCP8+YhdFtvj+Q+Ka9tB77mpmZTD79fQlVvfbUSDDlZclJlqACB82rZVZR2dlxjXa",
+	"f1WtKBkuL6aaSYMRMQ+fgJ1+LDkvDqmYHnsJQYuCAdamayhnhw7G1HAYzV/ff4XygF3+ijWxY1VW4loo",
+	"xLoWY3aM/XoIP5sOEPXogU/vUh3smi4J9e3oD5+F5mCZUG8GCezRk5H6UBqHUBnV0yC9S/UJ+ocWKnMM",
+	"bFJ5GtqIGe3dws5i1QC/FiOuwYP4SUzKGZ+WezS2p5toZ5m2O5sh1TXc2WGNdvO/V+BT48h3yCKAGXe9",
+	"MDjsYXURIZsUpfD4vFDVzs1sGMWK0pCrRVCL63kp3Gm5KbI2dN5hHwBTawcRg3tN/MrnObibJ3hz4hvW",
+	"HrGkcR4icj/PIM3NdbRlPwWlEOTatLI/VsgsnWpgjb7BcYg+G7F/jY7fvBj9LBYRew4AH8OgrXgpRXYI",
+	"BQ3kHkTbSmjTySH5tQjZx7E+3yKX5NcCJ3i8kmBzLlakIAn9VBHxYDySXwvGLQFPReYZJRQbtLx7LOVa",
+	"bMQm+bVX/SfIjLgGp17ALGtp1mBNnOEtmzXeEwxGdGhB1MG6rzcc/PMAbe++OTeiXeMNnIiwc+009i/M",
+	"ZwgErx0FepLHC92OQvyt302oGgehJNEJPrtBYv8lUDqI7LSFa+gMHFpNn5liCs2JEGIpVok9IXkucqnn",
+	"CXuGFgVR4hDNVfuY9FmngIanTVFOCjW55DKvK5EAcJMDWtMmVthokTO64Yjxi+JasGcutqZwWCo7YoO7",
+	"I4I7UhteGYhjKXEDX3Zn6OGY/bIEVN2Y3M3Xr0vbA/LcrufRzvBY1gN83RecuffFJBJgG3UeMIH1PMD5",
+	"JmmTWmJu7xb+3dAr6Yn4ySfZpNr5nfC+OSiJHFhdGsA2LSsdrt8m55jEbVrhluzehf3tn+Zzp8t8Cwl4",
+	"9zhg4Dx023ZPi9k+tglkxTYFSDDDI2Wu9ZLcU+raZ5O6do8DQRls6yTOXlWrj3AyhUemG5bC8l9veO0S",
+	"C6bELQR4bswyqyeCaYYpXUKbXeDgbMBzXTBtigqdLjxW9rIDbrV3DoNEMcNzLFq06+TKsgHrmUnEtUT3",
+	"DWFk2P8rrK3sBH+oVQ+ff2Ct7bRWK1m9XYqvmN2fWishlOHtGrwe+q5qtRFxb+BFsLT6yYlBB1+tRX9a",
+	"qw2NetC6voHaP2JpGFbrqcZf6wyYAHF+graymuz3bu0JIZuiswQ1+R69/H/9d62kSdigqLrTeN/P86SB",
+	"8nEPYW6vK/j+x69KGvavVy8R5Of5C4ZtovQhqHIJJsHaQ55yLVwebCkqn1IMkEWO/0fuCXIBuAdygjGH",
+	"UkAom49VOhPplfZPAD93918WFasVZMRawcqMFcokh5yAAMnkHyd86r1wBJRdqjAgfrrzZz0r2YyTUIAl",
+	"POhCWWbxdgeOaLQDu2Lp5zEOPBD+Eg20R1l+q29WfDlrxX9r5CtrsT+APxr3sGIsc/gE3tAd+UOG8Glx",
+	"P8d0fHlDr2h1qeRP+ba9Aaz1YpV40xfsKr8bJFqf6o3V8pjm3Z9XSwPmuUa5QY1VEogg64QN2lk4H5I+",
+	"8Och4628WwfEAiUnY/sspe4kbPDr6cuR0CkvQ9xnjFC7B8JkH+ifiJcpUJ14ewVYBP14UWQLajqD4gw/",
+	"ycnGXVfL7vKB/agYuwYi1G/jHZRhr07Of3r9A0owhpcggwguxDvvkkN2N+g94GrBDt6/x8pAfqGFMoS2",
+	"3YqCJ29vManJH/kIw9/ff3iXjNkbbmbaoQDS6lSaMK3dVwy4ihUkBjGCt5fa3QdFArCRGTf80Mp8JTRV",
+	"EWUFCe/krXqH6FxjlTCpMvFeaOg4gyfYt9mAaSUk60F0xRRFf6mOEXPIbX7tPk3blfoP7KKy/9p1k9po",
+	"+5d92G5GAv1jfqnnopIp/udcvDf413FV8QX++RqQEWAswis4FVPxPmGD05OD4Zhhf+ayKi5yMcdOymVR",
+	"AaaZi6H86eAAWhr5/hVQVbQCqWB7WQDNBJ9hFsBTpvVmIYyVEfxu3uxABFrxeoM5TBSp3AQwwBHmUxTD",
+	"RzHubkYrmrF2ZxxyAH16L3JA59LvP2XnPKw58BFHC7AE6Evvp/jb9f44fICjRl8CsQpaRdLuLQWIAOO+",
+	"Yv7tiZhmgsfD7+4l5a81KvLoQY6PODiuWn+VTPq4QEd4sFbk+7vczCbJ9W6oo6rVYdvh1ZdpH6tZK6tU",
+	"1+mMcc368kdhKkwhXZOjH6sBqvs+bzZyare1QKBvHObns1fyb67pIQRqMI8WjBMsjwfAAGcXkMkEVTEu",
+	"9Ra6GKam5jl+CMJJVlNBve5TrlQBQFzgnxMZGxA8GCsrec2NiBXZEREzci6K2kR2SiWg46ZPD4JmceQO",
+	"dF0fQyjNCHJqXaiHFZexghxAazuO2cuiKC94ehW5WSNrcVyN8iLlCOAzF4ZbW8RZNaKFZebziI9fvnz9",
+	"2+TN6Yt/Hp+fTM6PT388OT/7q+VRR76yXwLgeHGjPBXgWDy/4QvNvKOyJx7VLbsfEP3L8tr+aNS3EIfq",
+	"0MKWMCE7WVBVq/X8Z73D7CkUtYY017vMvo0YVBMk7w9BrXGufWQAyotES+gzwXMz+z/9uPUUHjrY3weU",
+	"ZBQj2MP4Kt75kIC3CcCZDXa+t+oBlrNr9tP5+ZuogW92cqiphLdc+YJraPebW63WPlxWxQUhvFiZAJ3x",
+	"MMk0mMIOK60EqyuhfXfR1qAs5bUWesxww7E9LjRoxheu7JvAMRTZUVjtiB4r4OuUNs8Ny8RFPY0VNlMu",
+	"VL6IKDMBXheFEUDSgxfoUtwwLax41T3hppf0uds05fwcPfKgvV1jpFSR1pU0i53Dt+/adBtuTxgKgTjh",
+	"zjtgnAAmvRk5UW9fqX1jAatR4LtgiZHfyKYhQinVNELsRDklF5/dqFjBKlkdBHF+AGboWlSaOmdzw3LB",
+	"AZddanZRyzzb1a7rsh+LoIOAjBpFheqC7MGzdlfhcBrg3iuxYCkZZ66xYFrJC5GN2WszE9WN1IJ9t/9H",
+	"7KYSK1S8rB5mNQlsj37IkuIKASNuZgtLRkD5WAtFDuWqVlZ5SuuqQtAOO7s1BVldMsi4jtWf9/fZXEdM",
+	"F4TuTYcJEZysXTtCqnT6GKNoKi1x31mJVXhYsDH52sPCNjsrsQoOC/S8RkvCigLBMwlEJ7UbHRyplmIE",
+	"z0DfveGVoql8M2m7elJNXWzZbaqsiCcg8eWFNjCEVJeFG8L+AO29u4/tqXul7bpg3CQdBxfdzKjIl9xq",
+	"syAtv0Mptv35j91JgpZD8BpArEcswdVOmLa6MPJnu/I3s8Vq3uLnW8Fc2o/fuvokNJvsgFYPuhC8EpW1",
+	"s9wVXsqfxQKr/OCanZj6vdhh6srK1Jkx5eHeHpgMs0Kbwz/v/3kfrEZ6kVunVdEL2aHpij0v4f/DkgYd",
+	"/uCmDS45RGl/Iezo6i+6tsDBJerX3RqLekT4C1digf+/y/hDKDgdNX0KDsb70BzH3rCr2RnEdiDxwopy",
+	"ZiqudFlUVALahT+DVpKauvgXIKARv4waHDY0pcLckUtRuaCIQ60hLHI4iPRN87Ts+SRAo3ptt54djJ8x",
+	"HtraDl7HZagQ+0YU6sTeOpkXmYDC0aSw/0+obWyspNY1FNmzpB9Sxz2D1M4NmfxuorK+yKWeCZeyCK8Z",
+	"q7IqDJravvUhO3ZN0wnRPrdyD9UlWVnD01q3V8K3Fwl20RrJZlYV9XSGgADOFNrVzIFvZR4iWwvBoJ2O",
+	"/aiCl3KUFpmYCjVe8HmeDFvLXiwTeVnkMl20j0EmTevCVCgzSnmVtahSvEf+3iJdChU3R8VVWwWHxwE1",
+	"vfvwPwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -191,6 +191,7 @@ type OauthClient struct {
 	AuthMethod     string
 	Scope          string
 	CreatedAt      time.Time
+	LastUsedAt     time.Time
 }
 
 type OauthCode struct {
@@ -204,18 +205,23 @@ type OauthCode struct {
 	Subject        string
 	ExpiresAt      time.Time
 	CreatedAt      time.Time
+	FamilyID       string
+	UsedAt         *time.Time
 }
 
 type OauthRefreshToken struct {
-	TokenHash      string
-	OrganizationID uuid.UUID
-	ServerID       uuid.UUID
-	ClientID       string
-	Scope          string
-	Subject        string
-	IssuedAt       time.Time
-	ExpiresAt      time.Time
-	SpentAt        *time.Time
+	TokenHash       string
+	OrganizationID  uuid.UUID
+	ServerID        uuid.UUID
+	ClientID        string
+	Scope           string
+	Subject         string
+	IssuedAt        time.Time
+	ExpiresAt       time.Time
+	SpentAt         *time.Time
+	FamilyID        string
+	AccessJti       string
+	AccessExpiresAt *time.Time
 }
 
 type OauthRevokedToken struct {

@@ -57,9 +57,9 @@ func (q *Queries) CreateOAuthClient(ctx context.Context, db DBTX, arg CreateOAut
 
 const createOAuthCode = `-- name: CreateOAuthCode :exec
 INSERT INTO oauth_codes (code_hash, organization_id, server_id, client_id, redirect_uri, code_challenge,
-    scope, subject, expires_at)
+    scope, subject, expires_at, family_id)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
-    $7, $8)
+    $7, $8, $9)
 `
 
 type CreateOAuthCodeParams struct {
@@ -71,6 +71,7 @@ type CreateOAuthCodeParams struct {
 	Scope         string
 	Subject       string
 	ExpiresAt     time.Time
+	FamilyID      string
 }
 
 func (q *Queries) CreateOAuthCode(ctx context.Context, db DBTX, arg CreateOAuthCodeParams) error {
@@ -83,24 +84,29 @@ func (q *Queries) CreateOAuthCode(ctx context.Context, db DBTX, arg CreateOAuthC
 		arg.Scope,
 		arg.Subject,
 		arg.ExpiresAt,
+		arg.FamilyID,
 	)
 	return err
 }
 
 const createOAuthRefreshToken = `-- name: CreateOAuthRefreshToken :exec
 INSERT INTO oauth_refresh_tokens (token_hash, organization_id, server_id, client_id, scope, subject,
-    issued_at, expires_at)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7)
+    issued_at, expires_at, family_id, access_jti, access_expires_at)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7,
+    $8, $9, $10)
 `
 
 type CreateOAuthRefreshTokenParams struct {
-	TokenHash string
-	ServerID  uuid.UUID
-	ClientID  string
-	Scope     string
-	Subject   string
-	IssuedAt  time.Time
-	ExpiresAt time.Time
+	TokenHash       string
+	ServerID        uuid.UUID
+	ClientID        string
+	Scope           string
+	Subject         string
+	IssuedAt        time.Time
+	ExpiresAt       time.Time
+	FamilyID        string
+	AccessJti       string
+	AccessExpiresAt *time.Time
 }
 
 func (q *Queries) CreateOAuthRefreshToken(ctx context.Context, db DBTX, arg CreateOAuthRefreshTokenParams) error {
@@ -112,6 +118,9 @@ func (q *Queries) CreateOAuthRefreshToken(ctx context.Context, db DBTX, arg Crea
 		arg.Subject,
 		arg.IssuedAt,
 		arg.ExpiresAt,
+		arg.FamilyID,
+		arg.AccessJti,
+		arg.AccessExpiresAt,
 	)
 	return err
 }
@@ -143,9 +152,10 @@ func (q *Queries) CreateOAuthSigningKey(ctx context.Context, db DBTX, arg Create
 }
 
 const deleteExpiredOAuthCodes = `-- name: DeleteExpiredOAuthCodes :exec
-DELETE FROM oauth_codes WHERE server_id = $1 AND expires_at < now()
+DELETE FROM oauth_codes WHERE server_id = $1 AND expires_at < now() - interval '10 minutes'
 `
 
+// Codes ten minutes past their expiry: long enough to see a replay.
 func (q *Queries) DeleteExpiredOAuthCodes(ctx context.Context, db DBTX, serverID uuid.UUID) error {
 	_, err := db.Exec(ctx, deleteExpiredOAuthCodes, serverID)
 	return err
@@ -160,6 +170,22 @@ func (q *Queries) DeleteExpiredOAuthRevokedTokens(ctx context.Context, db DBTX, 
 	return err
 }
 
+const deleteOAuthClients = `-- name: DeleteOAuthClients :execrows
+WITH codes AS (DELETE FROM oauth_codes c WHERE c.server_id = $1),
+     refresh AS (DELETE FROM oauth_refresh_tokens r WHERE r.server_id = $1)
+DELETE FROM oauth_clients WHERE oauth_clients.server_id = $1
+`
+
+// Every client of a server, with the codes and refresh tokens issued to
+// them (unusable without their client).
+func (q *Queries) DeleteOAuthClients(ctx context.Context, db DBTX, serverID uuid.UUID) (int64, error) {
+	result, err := db.Exec(ctx, deleteOAuthClients, serverID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const deleteOAuthSigningKeys = `-- name: DeleteOAuthSigningKeys :exec
 DELETE FROM oauth_signing_keys WHERE published_until <= $1
 `
@@ -169,19 +195,8 @@ func (q *Queries) DeleteOAuthSigningKeys(ctx context.Context, db DBTX, now time.
 	return err
 }
 
-const deleteStaleOAuthRefreshTokens = `-- name: DeleteStaleOAuthRefreshTokens :exec
-DELETE FROM oauth_refresh_tokens
-WHERE server_id = $1 AND (expires_at < now() OR spent_at < now() - interval '1 day')
-`
-
-// Refresh tokens that expired, or were spent a day ago.
-func (q *Queries) DeleteStaleOAuthRefreshTokens(ctx context.Context, db DBTX, serverID uuid.UUID) error {
-	_, err := db.Exec(ctx, deleteStaleOAuthRefreshTokens, serverID)
-	return err
-}
-
 const getOAuthClient = `-- name: GetOAuthClient :one
-SELECT client_id, organization_id, server_id, secret_hash, client_name, redirect_uris, grant_types, auth_method, scope, created_at FROM oauth_clients WHERE client_id = $1 AND server_id = $2
+SELECT client_id, organization_id, server_id, secret_hash, client_name, redirect_uris, grant_types, auth_method, scope, created_at, last_used_at FROM oauth_clients WHERE client_id = $1 AND server_id = $2
 `
 
 type GetOAuthClientParams struct {
@@ -203,6 +218,7 @@ func (q *Queries) GetOAuthClient(ctx context.Context, db DBTX, arg GetOAuthClien
 		&i.AuthMethod,
 		&i.Scope,
 		&i.CreatedAt,
+		&i.LastUsedAt,
 	)
 	return i, err
 }
@@ -282,6 +298,34 @@ func (q *Queries) ListRevokedOAuthTokens(ctx context.Context, db DBTX) ([]ListRe
 	return items, nil
 }
 
+const lockOAuthClients = `-- name: LockOAuthClients :exec
+SELECT pg_advisory_xact_lock(hashtextextended('oauth_clients:' || $1::text, 0))
+`
+
+// Serializes the registrations of one server until the transaction ends,
+// so that counting and inserting hold the cap.
+func (q *Queries) LockOAuthClients(ctx context.Context, db DBTX, serverID string) error {
+	_, err := db.Exec(ctx, lockOAuthClients, serverID)
+	return err
+}
+
+const replayedOAuthCode = `-- name: ReplayedOAuthCode :one
+SELECT family_id FROM oauth_codes WHERE code_hash = $1 AND server_id = $2 AND used_at IS NOT NULL
+`
+
+type ReplayedOAuthCodeParams struct {
+	CodeHash string
+	ServerID uuid.UUID
+}
+
+// The family of a code used before.
+func (q *Queries) ReplayedOAuthCode(ctx context.Context, db DBTX, arg ReplayedOAuthCodeParams) (string, error) {
+	row := db.QueryRow(ctx, replayedOAuthCode, arg.CodeHash, arg.ServerID)
+	var family_id string
+	err := row.Scan(&family_id)
+	return family_id, err
+}
+
 const revokeOAuthAccessToken = `-- name: RevokeOAuthAccessToken :exec
 INSERT INTO oauth_revoked_tokens (jti, organization_id, server_id, expires_at)
 VALUES ($1, app_org_id(), $2, $3)
@@ -299,10 +343,48 @@ func (q *Queries) RevokeOAuthAccessToken(ctx context.Context, db DBTX, arg Revok
 	return err
 }
 
+const revokeOAuthFamily = `-- name: RevokeOAuthFamily :many
+UPDATE oauth_refresh_tokens SET spent_at = coalesce(spent_at, now())
+WHERE server_id = $1 AND family_id = $2 AND family_id <> ''
+RETURNING access_jti, access_expires_at
+`
+
+type RevokeOAuthFamilyParams struct {
+	ServerID uuid.UUID
+	FamilyID string
+}
+
+type RevokeOAuthFamilyRow struct {
+	AccessJti       string
+	AccessExpiresAt *time.Time
+}
+
+// Spends every refresh token of a family and returns the access tokens
+// issued with them that have not expired, to revoke.
+func (q *Queries) RevokeOAuthFamily(ctx context.Context, db DBTX, arg RevokeOAuthFamilyParams) ([]RevokeOAuthFamilyRow, error) {
+	rows, err := db.Query(ctx, revokeOAuthFamily, arg.ServerID, arg.FamilyID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RevokeOAuthFamilyRow{}
+	for rows.Next() {
+		var i RevokeOAuthFamilyRow
+		if err := rows.Scan(&i.AccessJti, &i.AccessExpiresAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const spendOAuthRefreshToken = `-- name: SpendOAuthRefreshToken :one
 UPDATE oauth_refresh_tokens SET spent_at = now()
 WHERE token_hash = $1 AND server_id = $2 AND client_id = $3 AND spent_at IS NULL
-RETURNING token_hash, organization_id, server_id, client_id, scope, subject, issued_at, expires_at, spent_at
+RETURNING token_hash, organization_id, server_id, client_id, scope, subject, issued_at, expires_at, spent_at, family_id, access_jti, access_expires_at
 `
 
 type SpendOAuthRefreshTokenParams struct {
@@ -326,12 +408,115 @@ func (q *Queries) SpendOAuthRefreshToken(ctx context.Context, db DBTX, arg Spend
 		&i.IssuedAt,
 		&i.ExpiresAt,
 		&i.SpentAt,
+		&i.FamilyID,
+		&i.AccessJti,
+		&i.AccessExpiresAt,
 	)
 	return i, err
 }
 
+const spentOAuthRefreshToken = `-- name: SpentOAuthRefreshToken :one
+SELECT family_id FROM oauth_refresh_tokens
+WHERE token_hash = $1 AND server_id = $2 AND client_id = $3 AND spent_at IS NOT NULL
+`
+
+type SpentOAuthRefreshTokenParams struct {
+	TokenHash string
+	ServerID  uuid.UUID
+	ClientID  string
+}
+
+// The family of a refresh token spent before (rotated or revoked): its
+// reuse.
+func (q *Queries) SpentOAuthRefreshToken(ctx context.Context, db DBTX, arg SpentOAuthRefreshTokenParams) (string, error) {
+	row := db.QueryRow(ctx, spentOAuthRefreshToken, arg.TokenHash, arg.ServerID, arg.ClientID)
+	var family_id string
+	err := row.Scan(&family_id)
+	return family_id, err
+}
+
+const sweepOAuthClients = `-- name: SweepOAuthClients :execrows
+DELETE FROM oauth_clients WHERE client_id IN (
+    SELECT c.client_id FROM oauth_clients c WHERE c.last_used_at < $1 LIMIT $2)
+`
+
+type SweepOAuthClientsParams struct {
+	Before   time.Time
+	RowLimit int32
+}
+
+// At most row_limit clients, of every organization, unused since before.
+func (q *Queries) SweepOAuthClients(ctx context.Context, db DBTX, arg SweepOAuthClientsParams) (int64, error) {
+	result, err := db.Exec(ctx, sweepOAuthClients, arg.Before, arg.RowLimit)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sweepOAuthCodes = `-- name: SweepOAuthCodes :execrows
+DELETE FROM oauth_codes WHERE code_hash IN (
+    SELECT c.code_hash FROM oauth_codes c WHERE c.expires_at < $1 LIMIT $2)
+`
+
+type SweepOAuthCodesParams struct {
+	Before   time.Time
+	RowLimit int32
+}
+
+func (q *Queries) SweepOAuthCodes(ctx context.Context, db DBTX, arg SweepOAuthCodesParams) (int64, error) {
+	result, err := db.Exec(ctx, sweepOAuthCodes, arg.Before, arg.RowLimit)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sweepOAuthRefreshTokens = `-- name: SweepOAuthRefreshTokens :execrows
+DELETE FROM oauth_refresh_tokens WHERE token_hash IN (
+    (SELECT e.token_hash FROM oauth_refresh_tokens e WHERE e.expires_at < $1 LIMIT $2)
+    UNION
+    (SELECT sp.token_hash FROM oauth_refresh_tokens sp WHERE sp.spent_at < $3 LIMIT $2))
+`
+
+type SweepOAuthRefreshTokensParams struct {
+	ExpiredBefore time.Time
+	RowLimit      int32
+	SpentBefore   *time.Time
+}
+
+// At most row_limit refresh tokens, of every organization, that expired,
+// and as many spent (rotated or revoked) a while ago: two index ranges.
+func (q *Queries) SweepOAuthRefreshTokens(ctx context.Context, db DBTX, arg SweepOAuthRefreshTokensParams) (int64, error) {
+	result, err := db.Exec(ctx, sweepOAuthRefreshTokens, arg.ExpiredBefore, arg.RowLimit, arg.SpentBefore)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sweepOAuthRevokedTokens = `-- name: SweepOAuthRevokedTokens :execrows
+DELETE FROM oauth_revoked_tokens WHERE jti IN (
+    SELECT r.jti FROM oauth_revoked_tokens r WHERE r.expires_at < $1 LIMIT $2)
+`
+
+type SweepOAuthRevokedTokensParams struct {
+	Now      time.Time
+	RowLimit int32
+}
+
+func (q *Queries) SweepOAuthRevokedTokens(ctx context.Context, db DBTX, arg SweepOAuthRevokedTokensParams) (int64, error) {
+	result, err := db.Exec(ctx, sweepOAuthRevokedTokens, arg.Now, arg.RowLimit)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const takeOAuthCode = `-- name: TakeOAuthCode :one
-DELETE FROM oauth_codes WHERE code_hash = $1 AND server_id = $2 RETURNING code_hash, organization_id, server_id, client_id, redirect_uri, code_challenge, scope, subject, expires_at, created_at
+UPDATE oauth_codes SET used_at = now()
+WHERE code_hash = $1 AND server_id = $2 AND used_at IS NULL
+RETURNING code_hash, organization_id, server_id, client_id, redirect_uri, code_challenge, scope, subject, expires_at, created_at, family_id, used_at
 `
 
 type TakeOAuthCodeParams struct {
@@ -339,7 +524,8 @@ type TakeOAuthCodeParams struct {
 	ServerID uuid.UUID
 }
 
-// A code is used once: reading it deletes it.
+// A code is used once: reading it marks it used. The used row stays a
+// while, so that a replay is seen (ReplayedOAuthCode).
 func (q *Queries) TakeOAuthCode(ctx context.Context, db DBTX, arg TakeOAuthCodeParams) (OauthCode, error) {
 	row := db.QueryRow(ctx, takeOAuthCode, arg.CodeHash, arg.ServerID)
 	var i OauthCode
@@ -354,6 +540,23 @@ func (q *Queries) TakeOAuthCode(ctx context.Context, db DBTX, arg TakeOAuthCodeP
 		&i.Subject,
 		&i.ExpiresAt,
 		&i.CreatedAt,
+		&i.FamilyID,
+		&i.UsedAt,
 	)
 	return i, err
+}
+
+const touchOAuthClient = `-- name: TouchOAuthClient :exec
+UPDATE oauth_clients SET last_used_at = $1 WHERE client_id = $2 AND server_id = $3
+`
+
+type TouchOAuthClientParams struct {
+	Now      time.Time
+	ClientID string
+	ServerID uuid.UUID
+}
+
+func (q *Queries) TouchOAuthClient(ctx context.Context, db DBTX, arg TouchOAuthClientParams) error {
+	_, err := db.Exec(ctx, touchOAuthClient, arg.Now, arg.ClientID, arg.ServerID)
+	return err
 }

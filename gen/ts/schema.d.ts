@@ -671,6 +671,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/oauth/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete every client registered with the design's authorization server
+         * @description Deletes every client registered with the design's mock authorization server (dynamic
+         *     client registration), with the authorization codes and refresh tokens issued to them:
+         *     they must register again. Access tokens already issued stay valid until they expire
+         *     (use `revoke-tokens` to end them too). Frees the server's cap of 1,000 clients; clients
+         *     unused for `OAUTH_CLIENT_IDLE_TTL` are deleted on their own. Recorded in the server's
+         *     journal (method `oauth/delete_clients`). Allowed whatever the `auth_mode`.
+         */
+        delete: operations["deleteOAuthClients"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-protected-resource/api/platform/{server_id}/mcp": {
         parameters: {
             query?: never;
@@ -5405,6 +5433,30 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Server"];
                 };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteOAuthClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -108,6 +108,15 @@ type Config struct {
 	// is oauth; not read from the environment. When nil the service uses
 	// the verifier of its embedded authorization servers.
 	OAuthVerifier oauthcfg.Verifier
+	// OAuthRegisterRateLimit and OAuthRateLimit bound, per client address
+	// and minute, the registrations and the token, authorization and
+	// revocation requests of the designs' authorization servers, in every
+	// mode (OAUTH_REGISTER_RATE_LIMIT, 60; OAUTH_RATE_LIMIT, 600).
+	OAuthRegisterRateLimit int
+	OAuthRateLimit         int
+	// OAuthClientIdleTTL is how long a registered OAuth client may go
+	// unused before it is deleted (OAUTH_CLIENT_IDLE_TTL, 30 days).
+	OAuthClientIdleTTL time.Duration
 	// Designs is a directory of design files to serve (MOCKMCP_DESIGNS;
 	// `mockmcp serve --designs DIR` overrides it). Empty: designs come
 	// from the database only.
@@ -152,41 +161,44 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		metrics = DefaultMetricsAddr
 	}
 	c := Config{
-		MetricsAddr:           strings.TrimSpace(metrics),
-		DatabaseURL:           or(getenv("DATABASE_URL"), DefaultDatabaseURL),
-		RedisURL:              getenv("REDIS_URL"),
-		Env:                   or(getenv("APP_ENV"), "development"),
-		ListenAddr:            or(getenv("LISTEN_ADDR"), ":8080"),
-		BaseURL:               strings.TrimRight(getenv("BASE_URL"), "/"),
-		Designs:               getenv("MOCKMCP_DESIGNS"),
-		MaxPublicRateLimit:    100,
-		PlatformRateLimit:     500,
-		MaxBodyBytes:          1 << 20,
-		MaxBatchMessages:      100,
-		LogLevel:              slog.LevelInfo,
-		ShutdownTimeout:       15 * time.Second,
-		BcryptCost:            12,
-		RateWindow:            time.Minute,
-		KeyTouchInterval:      5 * time.Second,
-		JournalEnabled:        true,
-		JournalRetention:      24 * time.Hour,
-		JournalMaxPerServer:   1000,
-		JournalQueue:          10000,
-		JournalMaxRate:        1000,
-		JournalPruneInterval:  time.Minute,
-		DesignStaleMax:        5 * time.Minute,
-		DesignCacheEntries:    20_000,
-		DesignCacheBytes:      384 << 20,
-		GCHeadroom:            32 << 20,
-		AskTimeout:            time.Minute,
-		MaxPendingQuestions:   100,
-		UpstreamTimeout:       30 * time.Second,
-		UpstreamMaxConcurrent: 8,
+		MetricsAddr:                  strings.TrimSpace(metrics),
+		DatabaseURL:                  or(getenv("DATABASE_URL"), DefaultDatabaseURL),
+		RedisURL:                     getenv("REDIS_URL"),
+		Env:                          or(getenv("APP_ENV"), "development"),
+		ListenAddr:                   or(getenv("LISTEN_ADDR"), ":8080"),
+		BaseURL:                      strings.TrimRight(getenv("BASE_URL"), "/"),
+		Designs:                      getenv("MOCKMCP_DESIGNS"),
+		MaxPublicRateLimit:           100,
+		PlatformRateLimit:            500,
+		MaxBodyBytes:                 1 << 20,
+		MaxBatchMessages:             100,
+		LogLevel:                     slog.LevelInfo,
+		ShutdownTimeout:              15 * time.Second,
+		BcryptCost:                   12,
+		RateWindow:                   time.Minute,
+		KeyTouchInterval:             5 * time.Second,
+		JournalEnabled:               true,
+		JournalRetention:             24 * time.Hour,
+		JournalMaxPerServer:          1000,
+		JournalQueue:                 10000,
+		JournalMaxRate:               1000,
+		JournalPruneInterval:         time.Minute,
+		DesignStaleMax:               5 * time.Minute,
+		DesignCacheEntries:           20_000,
+		DesignCacheBytes:             384 << 20,
+		GCHeadroom:                   32 << 20,
+		AskTimeout:                   time.Minute,
+		MaxPendingQuestions:          100,
+		UpstreamTimeout:              30 * time.Second,
+		UpstreamMaxConcurrent:        8,
+		MaxPendingQuestionsPerClient: 20,
+		ListenMaxPerAddress:          50,
+		ListenMaxPerOrg:              1000,
+		ListenMaxLifetime:            30 * time.Minute,
+		OAuthRegisterRateLimit:       60,
+		OAuthRateLimit:               600,
+		OAuthClientIdleTTL:           30 * 24 * time.Hour,
 	}
-	// The bounds of listen streams and questions per client (mcpserve's
-	// defaults).
-	c.MaxPendingQuestionsPerClient, c.ListenMaxPerAddress, c.ListenMaxPerOrg = 20, 50, 1000
-	c.ListenMaxLifetime = 30 * time.Minute
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, name+": "+fmt.Sprintf(format, args...))
@@ -244,6 +256,9 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	duration("LISTEN_MAX_LIFETIME", "30m", &c.ListenMaxLifetime)
 	duration("UPSTREAM_TIMEOUT", "30s", &c.UpstreamTimeout)
 	positive("UPSTREAM_MAX_CONCURRENT", &c.UpstreamMaxConcurrent)
+	positive("OAUTH_REGISTER_RATE_LIMIT", &c.OAuthRegisterRateLimit)
+	positive("OAUTH_RATE_LIMIT", &c.OAuthRateLimit)
+	duration("OAUTH_CLIENT_IDLE_TTL", "720h", &c.OAuthClientIdleTTL)
 	if v := getenv("MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1024 {

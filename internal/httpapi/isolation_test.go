@@ -92,6 +92,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "reset sequences", method: "POST", route: server + "/sequences/reset", body: map[string]any{"key": "alice"}},
 		{name: "expire oauth tokens", method: "POST", route: server + "/oauth/expire-tokens"},
 		{name: "revoke oauth tokens", method: "POST", route: server + "/oauth/revoke-tokens"},
+		{name: "delete oauth clients", method: "DELETE", route: server + "/oauth/clients"},
 		{name: "check drift", method: "POST", route: server + "/drift", body: map[string]any{"url": "http://example.com/mcp"}},
 		{name: "promote recordings", method: "POST", route: server + "/recordings/promote", body: map[string]any{"dry_run": true}},
 

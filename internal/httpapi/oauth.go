@@ -64,3 +64,34 @@ func (s *Server) expireOAuthTokens(ctx context.Context, id uuid.UUID, revoke boo
 	}
 	return v, nil
 }
+
+// journalDeleteClients is the journal method of deleting a design's
+// clients.
+const journalDeleteClients = "oauth/delete_clients"
+
+// DeleteOAuthClients deletes every client registered with the design's
+// authorization server, with the codes and refresh tokens issued to them.
+func (s *Server) DeleteOAuthClients(ctx context.Context, req api.DeleteOAuthClientsRequestObject) (api.DeleteOAuthClientsResponseObject, error) {
+	start := time.Now()
+	type deleted struct {
+		org uuid.UUID
+		n   int64
+	}
+	d, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (deleted, error) {
+		srv, err := tx.LockServer(ctx, req.ServerId)
+		if err != nil {
+			return deleted{}, err
+		}
+		n, err := tx.DeleteOAuthClients(ctx, req.ServerId)
+		return deleted{org: srv.OrgID, n: n}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.journal != nil {
+		b, _ := json.Marshal(map[string]int64{"deleted": d.n}) // a number always encodes
+		s.journal.Record(journal.Entry{OrgID: d.org, ServerID: req.ServerId, ReceivedAt: start, Latency: time.Since(start),
+			Method: journalDeleteClients, Outcome: journal.OutcomeResult, Step: -1, Answer: b})
+	}
+	return api.DeleteOAuthClients204Response{}, nil
+}

@@ -36,13 +36,16 @@ var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "sc
 // the consent page's answer.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", true) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		errorPage(w, http.StatusBadRequest, "The request could not be read: "+err.Error())
+		errorPage(w, http.StatusBadRequest, "The request could not be read: "+describeForm(err))
 		return
 	}
 	q := r.Form
@@ -73,6 +76,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		err = errorf("redirect_uri is required: the client has more than one")
 	case !slices.Contains(c.RedirectURIs, redirect):
 		err = errorf("redirect_uri %q is not one the client registered", redirect)
+	}
+	// A client registered before the redirect rules may hold one they
+	// refuse: no code or error is ever sent there.
+	if msg := checkRedirect(redirect); err == nil && msg != "" {
+		err = errorf("redirect_uri: %s", msg)
 	}
 	if err == nil && !slices.Contains(c.GrantTypes, "authorization_code") {
 		err = errorf("the client did not register the authorization_code grant")
@@ -128,6 +136,12 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	consent := s.design.Settings.Consent
 	if consent == oauthcfg.ConsentPage && r.Method == http.MethodPost {
+		if why := h.consentRefusal(r, s); why != "" {
+			ev.outcome, ev.answer = journal.OutcomeRejected, oauthError{Error: "access_denied", Description: why}
+			h.record(r, s, start, ev)
+			errorPage(w, http.StatusForbidden, why)
+			return
+		}
 		consent = oauthcfg.ConsentDeny
 		if r.PostForm.Get("decision") == "allow" {
 			consent = oauthcfg.ConsentAuto
@@ -146,7 +160,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		return tx.CreateOAuthCode(r.Context(), auth.HashToken(code), store.OAuthGrant{ServerID: s.design.ServerID, ClientID: c.ClientID,
 			Scope: strings.Join(scopes, " "), Subject: Subject, RedirectURI: redirect, CodeChallenge: q.Get("code_challenge"),
-			ExpiresAt: h.now().Add(CodeLifetime)})
+			ExpiresAt: h.now().Add(CodeLifetime), FamilyID: newID()})
 	})
 	if err != nil {
 		h.opts.Log.Error("store an authorization code", "server_id", s.design.ServerID, "error", err)
@@ -221,6 +235,7 @@ func (h *Handler) consentPage(w http.ResponseWriter, s site, c store.OAuthClient
 			fields[p] = v
 		}
 	}
+	fields["csrf_token"] = h.consentToken(s, q, h.now().Add(consentLifetime))
 	name := c.Name
 	if name == "" {
 		name = c.ClientID

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -51,8 +50,15 @@ func (h *Handler) client(ctx context.Context, s site, clientID string) (store.OA
 	}
 	err := h.opts.Store.WithTx(ctx, store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
-		c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID)
-		return err
+		if c, err = tx.OAuthClient(ctx, s.design.ServerID, clientID); err != nil {
+			return err
+		}
+		// A client in use does not expire; the write is rare enough
+		// not to weigh on the token path.
+		if now := h.now(); now.Sub(c.LastUsedAt) >= store.ClientTouchInterval {
+			return tx.TouchOAuthClient(ctx, s.design.ServerID, clientID, now)
+		}
+		return nil
 	})
 	if failure.Is(err, failure.ErrNotFound) {
 		return c, errorf("client_id %q is not registered with this authorization server", clientID)
@@ -71,16 +77,18 @@ type clientMetadata struct {
 }
 
 func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (store.OAuthClient, error) {
-	client := outbound.NewClient(outbound.Options{AllowPrivate: h.opts.AllowPrivate, Timeout: metadataTimeout,
-		MaxBody: maxMetadataDocument, MaxRedirects: -1})
-	defer client.CloseIdleConnections()
-	body, err := outbound.Get(ctx, client, clientID, "application/json", maxMetadataDocument)
-	if err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
-	}
-	var doc clientMetadata
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
+	doc, ok := h.documents.get(clientID, h.now())
+	if !ok {
+		body, ttl, err := h.fetchMetadata(ctx, clientID)
+		if err != nil {
+			return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return store.OAuthClient{}, errorf("client_id: the client ID metadata document: %s", describeJSON(err, "the document"))
+		}
+		if doc.ClientID == clientID {
+			h.documents.put(clientID, doc, h.now(), ttl)
+		}
 	}
 	switch {
 	case doc.ClientID != clientID:

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
@@ -45,7 +47,10 @@ type Keys struct {
 	store    *store.Store
 	box      *sealbox.Box
 	rotation time.Duration
-	now      func() time.Time
+	// consentKey signs consent forms (consentToken): derived from the
+	// secret, so every instance shares it.
+	consentKey []byte
+	now        func() time.Time
 
 	mu       sync.Mutex
 	keys     []signingKey // newest first
@@ -78,7 +83,9 @@ func NewKeys(st *store.Store, opts KeysOptions) (*Keys, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauthas: %w", err)
 	}
-	k := &Keys{store: st, box: box, rotation: opts.Rotation, now: opts.Now}
+	mac := hmac.New(sha256.New, opts.Secret)
+	mac.Write([]byte("mockmcp oauth consent form"))
+	k := &Keys{store: st, box: box, rotation: opts.Rotation, now: opts.Now, consentKey: mac.Sum(nil)}
 	if k.rotation <= 0 {
 		k.rotation = DefaultRotation
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testclock"
 	"github.com/mockmcp/mockmcp/internal/testdb"
@@ -94,6 +95,9 @@ type envOptions struct {
 	allowPrivate bool
 	settings     oauthcfg.Settings
 	rotation     time.Duration // an hour when zero
+	// limiter, when set, bounds the requests per address with limits.
+	limiter                     *ratelimit.Limiter
+	registerLimit, requestLimit int
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -118,7 +122,8 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.keys, e.verifier = e.instance(t, o.rotation)
 	h := oauthas.New(oauthas.Options{Designs: e.designs, Store: st, Keys: e.keys, Verifier: e.verifier,
-		AllowPrivate: o.allowPrivate, Journal: e.journal, Now: e.clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		AllowPrivate: o.allowPrivate, Journal: e.journal, Now: e.clock.Now, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Limiter: o.limiter, RegisterLimit: o.registerLimit, RequestLimit: o.requestLimit})
 	mux := http.NewServeMux()
 	h.Routes(mux, func(_ string, h http.Handler) http.Handler { return h })
 	srv := httptest.NewServer(mux)
@@ -296,8 +301,11 @@ func TestAuthorizationCodeRefreshRevoke(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Equal(t, "invalid_grant", again["error"])
 
+	// The replay revoked that grant's tokens (TestCodeReplayRevokesTheFamily):
+	// the rest goes on with another grant.
+	_, _, old := e.grant(t, client)
+
 	// Refresh rotates: the old refresh token is spent.
-	old := tok["refresh_token"].(string)
 	status, fresh := postForm(t, e.issuer()+"/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {old}})
 	require.Equal(t, http.StatusOK, status, fresh)
 	require.NotEqual(t, old, fresh["refresh_token"])
@@ -315,7 +323,7 @@ func TestAuthorizationCodeRefreshRevoke(t *testing.T) {
 	// A second instance learns of a revoked access token without a
 	// database read per request.
 	_, second := e.instance(t, time.Hour)
-	access := fresh["access_token"].(string)
+	_, access, _ := e.grant(t, client)
 	_, err = second.VerifyToken(context.Background(), access, e.issuer(), e.resource())
 	require.NoError(t, err)
 	status, _ = postForm(t, e.issuer()+"/revoke", url.Values{"client_id": {client}, "token": {access}, "token_type_hint": {"access_token"}})
@@ -529,16 +537,15 @@ func TestChaosAndConsent(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(page), `value="allow"`)
 	form := authorizeQuery(client, challenge)
+	form.Set("csrf_token", csrfToken(t, string(page)))
 	form.Set("decision", "allow")
-	resp, err = noRedirects.PostForm(e.issuer()+"/authorize", form)
-	require.NoError(t, err)
+	resp = e.submitConsent(t, form, e.url)
 	resp.Body.Close()
 	allowed, err := url.Parse(resp.Header.Get("Location"))
 	require.NoError(t, err)
 	require.NotEmpty(t, allowed.Query().Get("code"))
 	form.Set("decision", "deny")
-	resp, err = noRedirects.PostForm(e.issuer()+"/authorize", form)
-	require.NoError(t, err)
+	resp = e.submitConsent(t, form, e.url)
 	resp.Body.Close()
 	denied, err := url.Parse(resp.Header.Get("Location"))
 	require.NoError(t, err)

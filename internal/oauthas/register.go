@@ -34,6 +34,9 @@ type registration struct {
 // register is the dynamic client registration endpoint.
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "register", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return
@@ -48,7 +51,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	var req registration
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxForm))
 	if err := dec.Decode(&req); err != nil {
-		fail("invalid_client_metadata", "the body must be a JSON object of client metadata: "+err.Error())
+		fail("invalid_client_metadata", describeJSON(err, "the body"))
 		return
 	}
 	ev.params["client_name"] = req.ClientName
@@ -95,16 +98,13 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 		secret = newID() + newID()
 		c.SecretHash = auth.HashToken(secret)
 	}
-	full := false
-	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		n, err := tx.CountOAuthClients(r.Context(), s.design.ServerID)
-		if full = n >= MaxClients; err != nil || full {
-			return err
-		}
-		return tx.CreateOAuthClient(r.Context(), c)
+	created := false
+	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) (err error) {
+		created, err = tx.CreateOAuthClientCapped(r.Context(), c, MaxClients)
+		return err
 	})
-	if full {
-		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already", MaxClients))
+	if err == nil && !created {
+		fail("invalid_client_metadata", fmt.Sprintf("this authorization server has its %d clients already (the design's owner can delete them; unused ones expire)", MaxClients))
 		return
 	}
 	if err != nil {
@@ -151,14 +151,51 @@ func checkMetadata(s site, name string, redirects []string, scope string) (code,
 		return "invalid_redirect_uri", fmt.Sprintf("redirect_uris: at most %d, got %d", maxRedirects, len(redirects))
 	}
 	for i, uri := range redirects {
-		if u, err := url.Parse(uri); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(uri, "#") || len(uri) > maxRedirectURI {
-			return "invalid_redirect_uri", fmt.Sprintf("redirect_uris[%d]: %q must be an absolute URI without a fragment, at most %d bytes", i, uri, maxRedirectURI)
+		if msg := checkRedirect(uri); msg != "" {
+			return "invalid_redirect_uri", fmt.Sprintf("redirect_uris[%d]: %s", i, msg)
 		}
 	}
 	if scopes := strings.Fields(scope); !subset(scopes, s.design.Scopes()) {
 		return "invalid_client_metadata", "scope must be among " + strings.Join(s.design.Scopes(), " ")
 	}
 	return "", ""
+}
+
+// checkRedirect says what is wrong with a redirect URI, "" when nothing:
+// the MCP authorization specification takes https URLs, and http ones
+// only on a loopback host (a native client's local listener). Anything
+// else (javascript:, data:, file:, plain http elsewhere) would hand codes
+// or error redirects to whoever controls it.
+func checkRedirect(uri string) string {
+	if len(uri) > maxRedirectURI {
+		return fmt.Sprintf("at most %d bytes", maxRedirectURI)
+	}
+	u, err := url.Parse(uri)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return fmt.Sprintf("%q must be an absolute https URL", uri)
+	}
+	if u.Fragment != "" || strings.Contains(uri, "#") {
+		return fmt.Sprintf("%q must not have a fragment", uri)
+	}
+	if u.User != nil {
+		return fmt.Sprintf("%q must not carry user information", uri)
+	}
+	switch u.Scheme {
+	case "https":
+		return ""
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return ""
+		}
+		return fmt.Sprintf("%q: http is allowed only on a loopback host (localhost, 127.0.0.1, [::1]); use https", uri)
+	}
+	return fmt.Sprintf("%q: the scheme must be https (or http on a loopback host)", uri)
+}
+
+// isLoopback reports whether host names the local machine as the MCP
+// authorization specification's loopback redirect URIs do.
+func isLoopback(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
 func nonNilList(s []string) []string {
@@ -172,6 +209,9 @@ func nonNilList(s []string) []string {
 // tokens by their jti. An unknown token is no error.
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return
@@ -219,10 +259,23 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	} else {
+		// A refresh token is revoked with its grant: every refresh token
+		// of its family and the access tokens issued with them (RFC 7009
+		// 2.1).
+		var tokens []store.RevokedToken
 		err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-			_, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(token))
+			g, err := tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(token))
+			if err != nil {
+				return err
+			}
+			if g.FamilyID == "" && g.AccessJTI != "" && h.now().Before(g.AccessExpiresAt) {
+				tokens = []store.RevokedToken{{JTI: g.AccessJTI, ExpiresAt: g.AccessExpiresAt}}
+				return tx.RevokeOAuthAccessToken(r.Context(), s.design.ServerID, g.AccessJTI, g.AccessExpiresAt)
+			}
+			tokens, err = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, g.FamilyID, h.now())
 			return err
 		})
+		h.revoked(tokens)
 		if err == nil {
 			revoked = "refresh_token"
 		} else if failure.Is(err, failure.ErrNotFound) {

@@ -25,6 +25,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -50,17 +51,26 @@ type Options struct {
 	// Journal is nil when the journal is off.
 	Journal Recorder
 	// ClientAddr is the caller's address as the journal records it;
-	// RemoteAddr when nil.
+	// the connection's peer address (without its port) when nil.
 	ClientAddr func(*http.Request) string
 	Log        *slog.Logger
 	// Now is time.Now when nil.
 	Now func() time.Time
+	// Limiter, when set, bounds the requests of one client address to the
+	// registration endpoint (RegisterLimit a window) and to the token,
+	// authorization and revocation endpoints together (RequestLimit); it
+	// should be enabled in every mode, since registration is open to
+	// anyone. Zero limits take DefaultRegisterLimit and DefaultRequestLimit.
+	Limiter       *ratelimit.Limiter
+	RegisterLimit int
+	RequestLimit  int
 }
 
 // Handler serves every design's authorization server.
 type Handler struct {
-	opts Options
-	now  func() time.Time
+	opts      Options
+	now       func() time.Time
+	documents metadataCache
 }
 
 // New returns the authorization servers' handler.
@@ -72,8 +82,15 @@ func New(opts Options) *Handler {
 	if h.opts.Log == nil {
 		h.opts.Log = slog.Default()
 	}
+	if h.opts.RegisterLimit <= 0 {
+		h.opts.RegisterLimit = DefaultRegisterLimit
+	}
+	if h.opts.RequestLimit <= 0 {
+		h.opts.RequestLimit = DefaultRequestLimit
+	}
 	if h.opts.ClientAddr == nil {
-		h.opts.ClientAddr = func(r *http.Request) string { return r.RemoteAddr }
+		peers := clientip.New(nil)
+		h.opts.ClientAddr = func(r *http.Request) string { return peers.Of(r).String() }
 	}
 	return h
 }

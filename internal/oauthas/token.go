@@ -1,9 +1,11 @@
 package oauthas
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -48,6 +50,9 @@ type tokenResponse struct {
 // token is the token endpoint.
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	start := h.now()
+	if h.limited(w, r, "request", false) {
+		return
+	}
 	s, ok := h.site(w, r)
 	if !ok {
 		return
@@ -57,7 +62,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request",
-			Description: "the request body is not a form of at most 64 KiB: " + err.Error()})
+			Description: "the request body must be an application/x-www-form-urlencoded form of at most 64 KiB: " + describeForm(err)})
 		return
 	}
 	grant := r.PostForm.Get("grant_type")
@@ -130,11 +135,30 @@ func (h *Handler) codeGrant(r *http.Request, s site, c store.OAuthClient) (token
 		return tokenResponse{}, badRequest("invalid_request", "code_verifier is required (PKCE)")
 	}
 	var g store.OAuthGrant
+	var revoked []store.RevokedToken
+	reused := false
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
 		g, err = tx.TakeOAuthCode(r.Context(), s.design.ServerID, auth.HashToken(code))
-		return err
+		if !failure.Is(err, failure.ErrNotFound) {
+			return err
+		}
+		// A replayed code: what was issued from it is revoked (RFC 6749
+		// 4.1.2), for the code may have been stolen.
+		family, ferr := tx.ReplayedOAuthCode(r.Context(), s.design.ServerID, auth.HashToken(code))
+		if ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		if revoked, ferr = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, family, h.now()); ferr != nil {
+			return ferr
+		}
+		reused = true // committed: the revocation stands
+		return nil
 	})
+	h.revoked(revoked)
+	if reused {
+		return tokenResponse{}, invalidGrant("the authorization code was used already: the tokens issued from it are revoked")
+	}
 	if terr := storeError(err, "the authorization code is unknown, expired or was used already"); terr != nil {
 		return tokenResponse{}, terr
 	}
@@ -149,7 +173,7 @@ func (h *Handler) codeGrant(r *http.Request, s site, c store.OAuthClient) (token
 	case subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(g.CodeChallenge)) != 1:
 		return tokenResponse{}, invalidGrant("code_verifier does not match the code_challenge (PKCE)")
 	}
-	return h.issue(r, s, c, g.Subject, strings.Fields(g.Scope), true)
+	return h.issue(r, s, c, g.Subject, strings.Fields(g.Scope), cmp.Or(g.FamilyID, newID()))
 }
 
 func (h *Handler) refreshGrant(r *http.Request, s site, c store.OAuthClient) (tokenResponse, *tokenError) {
@@ -163,11 +187,30 @@ func (h *Handler) refreshGrant(r *http.Request, s site, c store.OAuthClient) (to
 		return tokenResponse{}, terr
 	}
 	var g store.OAuthGrant
+	var revoked []store.RevokedToken
+	reused := false
 	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		var err error
 		g, err = tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(refresh))
-		return err
+		if !failure.Is(err, failure.ErrNotFound) {
+			return err
+		}
+		// A rotated (or revoked) refresh token used again: the family is
+		// revoked (RFC 9700 4.14.2), for one of its users is not its owner.
+		family, ferr := tx.SpentOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(refresh))
+		if ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		if revoked, ferr = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, family, h.now()); ferr != nil {
+			return ferr
+		}
+		reused = true // committed: the revocation stands
+		return nil
 	})
+	h.revoked(revoked)
+	if reused {
+		return tokenResponse{}, invalidGrant("the refresh token was used already: every token of its grant is revoked")
+	}
 	if terr := storeError(err, "the refresh token is unknown, was used or revoked, or was issued to another client"); terr != nil {
 		return tokenResponse{}, terr
 	}
@@ -184,7 +227,7 @@ func (h *Handler) refreshGrant(r *http.Request, s site, c store.OAuthClient) (to
 		}
 		scopes = asked
 	}
-	return h.issue(r, s, c, g.Subject, scopes, true)
+	return h.issue(r, s, c, g.Subject, scopes, cmp.Or(g.FamilyID, newID()))
 }
 
 func (h *Handler) clientCredentialsGrant(r *http.Request, s site, c store.OAuthClient) (tokenResponse, *tokenError) {
@@ -199,12 +242,13 @@ func (h *Handler) clientCredentialsGrant(r *http.Request, s site, c store.OAuthC
 	if len(scopes) == 0 {
 		scopes = supported
 	}
-	return h.issue(r, s, c, c.ClientID, scopes, false)
+	return h.issue(r, s, c, c.ClientID, scopes, "")
 }
 
-// issue signs an access token and, with refresh, stores a new refresh
-// token.
-func (h *Handler) issue(r *http.Request, s site, c store.OAuthClient, subject string, scopes []string, refresh bool) (tokenResponse, *tokenError) {
+// issue signs an access token and, with a family (the grant's), stores a
+// new refresh token in it, which keeps the access token's id so that
+// revoking the family revokes it too.
+func (h *Handler) issue(r *http.Request, s site, c store.OAuthClient, subject string, scopes []string, family string) (tokenResponse, *tokenError) {
 	now := h.now()
 	lifetime := s.design.Settings.TokenLifetime()
 	claims := oauthcfg.Claims{Issuer: s.issuer, Audience: s.resource, Subject: subject, ClientID: c.ClientID,
@@ -215,19 +259,31 @@ func (h *Handler) issue(r *http.Request, s site, c store.OAuthClient, subject st
 		return tokenResponse{}, &tokenError{status: http.StatusServiceUnavailable, Error: "temporarily_unavailable"}
 	}
 	res := tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int(lifetime / time.Second), Scope: strings.Join(scopes, " ")}
-	if !refresh {
+	if family == "" {
 		return res, nil
 	}
 	res.RefreshToken = newID() + newID()
 	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
 		return tx.CreateOAuthRefreshToken(r.Context(), auth.HashToken(res.RefreshToken), store.OAuthGrant{ServerID: s.design.ServerID,
-			ClientID: c.ClientID, Scope: res.Scope, Subject: subject, IssuedAt: now, ExpiresAt: now.Add(RefreshLifetime)})
+			ClientID: c.ClientID, Scope: res.Scope, Subject: subject, IssuedAt: now, ExpiresAt: now.Add(RefreshLifetime),
+			FamilyID: family, AccessJTI: claims.ID, AccessExpiresAt: claims.Expiry})
 	})
 	if err != nil {
 		h.opts.Log.Error("store a refresh token", "error", err)
 		return tokenResponse{}, &tokenError{status: http.StatusServiceUnavailable, Error: "temporarily_unavailable"}
 	}
 	return res, nil
+}
+
+// revoked tells this instance's verifier at once of access tokens just
+// revoked (every instance hears of them through the notification).
+func (h *Handler) revoked(tokens []store.RevokedToken) {
+	if h.opts.Verifier == nil {
+		return
+	}
+	for _, t := range tokens {
+		h.opts.Verifier.revoke(t.JTI, t.ExpiresAt)
+	}
 }
 
 // storeError turns a store failure into the token endpoint's error: not

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
@@ -29,4 +31,11 @@ func TestAssistantExpiresAndRevokesOAuthTokens(t *testing.T) {
 	require.NotNil(t, out["oauth_refresh_not_before"])
 	got := owner.Do("GET", "/api/servers/"+server, nil).Status(http.StatusOK)
 	require.Equal(t, out["oauth_refresh_not_before"], got.Get("oauth_refresh_not_before"))
+
+	res, err := platform.CallTool(ctx, &mcp.CallToolParams{Name: "delete_oauth_clients", Arguments: map[string]any{"server_id": server}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%+v", res.Content)
+	res, err = platform.CallTool(ctx, &mcp.CallToolParams{Name: "delete_oauth_clients", Arguments: map[string]any{"server_id": uuid.NewString()}})
+	require.NoError(t, err)
+	require.True(t, res.IsError, "an unknown server is not found")
 }

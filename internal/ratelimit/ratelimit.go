@@ -258,3 +258,7 @@ func PublicLimit(override *int32, ceiling int) int {
 	}
 	return ceiling
 }
+
+// OAuthKey is the counter of one client address on one kind of endpoint
+// ("register", "request") of every design's authorization server.
+func OAuthKey(endpoint, addr string) string { return "oauth:" + endpoint + ":" + addr }

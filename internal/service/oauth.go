@@ -7,6 +7,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
+	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
 // connectOAuth makes the access token signing keys, sealed under the
@@ -20,7 +21,9 @@ func (s *Service) connectOAuth(ctx context.Context) error {
 		return err
 	}
 	s.oauthVerifier = oauthas.NewVerifier(s.oauthKeys, s.store, s.log)
-	return nil
+	// Enabled in development too: registration is open to anyone.
+	s.oauthLimit, err = ratelimit.New(ctx, s.log, ratelimit.Options{Enabled: true, Redis: s.redis, Window: s.cfg.RateWindow})
+	return err
 }
 
 // oauthRoutes routes every OAuth design's authorization server.
@@ -31,8 +34,15 @@ func (s *Service) oauthRoutes(mux *http.ServeMux, ips *clientip.Resolver) {
 	}
 	h := oauthas.New(oauthas.Options{Designs: s.store, Store: s.store, Keys: s.oauthKeys,
 		Verifier: s.oauthVerifier, BaseURL: s.cfg.BaseURL, AllowPrivate: s.cfg.AllowPrivateTargets, Journal: rec,
-		ClientAddr: func(r *http.Request) string { return ips.Of(r).String() }, Log: s.log, Now: s.cfg.Clock})
+		ClientAddr: func(r *http.Request) string { return ips.Of(r).String() }, Log: s.log, Now: s.cfg.Clock,
+		Limiter: s.oauthLimit, RegisterLimit: s.cfg.OAuthRegisterRateLimit, RequestLimit: s.cfg.OAuthRateLimit})
 	h.Routes(mux, s.metrics.Route)
+}
+
+// oauthSweeper deletes the authorization servers' expired and spent
+// refresh tokens, expired codes and idle clients.
+func (s *Service) oauthSweeper() *oauthas.Sweeper {
+	return oauthas.NewSweeper(s.store, s.log, oauthas.SweeperOptions{ClientIdleTTL: s.cfg.OAuthClientIdleTTL, Now: s.cfg.Clock})
 }
 
 // OAuthVerifier checks the access tokens of designs' authorization

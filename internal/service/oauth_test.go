@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
@@ -84,4 +85,67 @@ func TestOAuthDesignsAuthorizationServer(t *testing.T) {
 	require.Contains(t, methods, "oauth/authorize")
 	require.Contains(t, methods, "oauth/token")
 	require.Contains(t, methods, "oauth/register")
+}
+
+// TestDeleteOAuthClients: the design's owner deletes every client of its
+// authorization server, which then refuses them and takes new ones.
+func TestDeleteOAuthClients(t *testing.T) {
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "OAuth Clients")
+	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`), nil, nil, nil)
+	owner.EnableServer(id)
+	issuer := oauthcfg.Issuer(env.URL, uuid.MustParse(id))
+	register := func() (string, string) {
+		t.Helper()
+		resp, err := http.Post(issuer+"/register", "application/json", strings.NewReader(
+			`{"token_endpoint_auth_method": "client_secret_post", "grant_types": ["client_credentials"]}`))
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		resp.Body.Close()
+		require.Equal(t, http.StatusCreated, resp.StatusCode, out)
+		return out["client_id"].(string), out["client_secret"].(string)
+	}
+	token := func(client, secret string) int {
+		t.Helper()
+		resp, err := http.PostForm(issuer+"/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {client}, "client_secret": {secret}})
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	client, secret := register()
+	require.Equal(t, http.StatusOK, token(client, secret))
+
+	owner.Do(http.MethodDelete, "/api/servers/"+id+"/oauth/clients", nil).Status(http.StatusNoContent)
+	require.Equal(t, http.StatusUnauthorized, token(client, secret))
+	client, secret = register()
+	require.Equal(t, http.StatusOK, token(client, secret))
+
+	stranger := env.Signup(t, "Someone Else")
+	stranger.Do(http.MethodDelete, "/api/servers/"+id+"/oauth/clients", nil).Status(http.StatusNotFound)
+	require.Equal(t, http.StatusOK, token(client, secret))
+}
+
+// TestOAuthRateLimitInDevelopment: the authorization servers' per-address
+// limits apply in development too, as configured.
+func TestOAuthRateLimitInDevelopment(t *testing.T) {
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
+		require.False(t, c.Production())
+		c.OAuthRegisterRateLimit = 3
+	}})
+	owner := env.Signup(t, "OAuth Limits")
+	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`), nil, nil, nil)
+	owner.EnableServer(id)
+	issuer := oauthcfg.Issuer(env.URL, uuid.MustParse(id))
+	for i := range 4 {
+		resp, err := http.Post(issuer+"/register", "application/json", strings.NewReader(`{"token_endpoint_auth_method": "client_secret_post", "grant_types": ["client_credentials"]}`))
+		require.NoError(t, err)
+		resp.Body.Close()
+		if i < 3 {
+			require.Equal(t, http.StatusCreated, resp.StatusCode, i)
+			continue
+		}
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	}
 }

@@ -87,6 +87,10 @@ type Service struct {
 	out         io.Writer          // local mode's output: endpoints, broken design files
 	cancel      context.CancelFunc // stops background work
 	done        chan struct{}
+
+	// oauthLimit bounds the authorization servers' requests per address,
+	// in every mode.
+	oauthLimit *ratelimit.Limiter
 }
 
 // Prepare creates the database when missing and applies the migrations.
@@ -385,6 +389,7 @@ func (s *Service) startBackground() {
 		wg.Go(func() { s.oauthVerifier.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })
 		wg.Go(func() { s.tasks.Run(bg) })
+		wg.Go(func() { s.oauthSweeper().Run(bg) })
 		if s.journal != nil {
 			wg.Go(func() { s.journal.Run(bg) })
 		}

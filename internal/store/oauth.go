@@ -26,7 +26,15 @@ type OAuthClient struct {
 	AuthMethod   string
 	Scope        string
 	CreatedAt    time.Time
+	// LastUsedAt is when the client was last used, to within
+	// ClientTouchInterval: clients idle too long are swept.
+	LastUsedAt time.Time
 }
+
+// ClientTouchInterval is how stale a client's LastUsedAt may grow before
+// a use writes it again: at most one write an hour per client keeps the
+// token path cheap.
+const ClientTouchInterval = time.Hour
 
 // OAuthGrant is what an authorization code or a refresh token stands for.
 type OAuthGrant struct {
@@ -39,6 +47,13 @@ type OAuthGrant struct {
 	CodeChallenge string
 	IssuedAt      time.Time
 	ExpiresAt     time.Time
+	// FamilyID is shared by a code and every refresh token that follows
+	// from it: a replay or a reuse revokes the family.
+	FamilyID string
+	// AccessJTI and AccessExpiresAt are the access token issued with a
+	// refresh token, revoked with its family.
+	AccessJTI       string
+	AccessExpiresAt time.Time
 }
 
 // OAuthSigningKey is one of the service's access token signing keys.
@@ -68,10 +83,31 @@ func (t *Tx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
 		AuthMethod: c.AuthMethod, Scope: c.Scope})
 }
 
-// CountOAuthClients counts the clients registered with server's
-// authorization server.
-func (t *Tx) CountOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
-	return t.q.CountOAuthClients(ctx, t.tx, server)
+// CreateOAuthClientCapped registers c unless server's authorization
+// server has max clients already (then false). Registrations of one server
+// are serialized until the transaction ends, so concurrent ones never
+// overshoot the cap.
+func (t *Tx) CreateOAuthClientCapped(ctx context.Context, c OAuthClient, max int64) (bool, error) {
+	if err := t.q.LockOAuthClients(ctx, t.tx, c.ServerID.String()); err != nil {
+		return false, err
+	}
+	n, err := t.q.CountOAuthClients(ctx, t.tx, c.ServerID)
+	if err != nil || n >= max {
+		return false, err
+	}
+	return true, t.CreateOAuthClient(ctx, c)
+}
+
+// TouchOAuthClient records that the client was used at now.
+func (t *Tx) TouchOAuthClient(ctx context.Context, server uuid.UUID, clientID string, now time.Time) error {
+	return t.q.TouchOAuthClient(ctx, t.tx, db.TouchOAuthClientParams{ClientID: clientID, ServerID: server, Now: now})
+}
+
+// DeleteOAuthClients deletes every client of server's authorization
+// server, with the codes and refresh tokens issued to them, and says how
+// many clients there were.
+func (t *Tx) DeleteOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
+	return t.q.DeleteOAuthClients(ctx, t.tx, server)
 }
 
 // OAuthClient reads a client registered with server's authorization server.
@@ -81,7 +117,8 @@ func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string)
 		return OAuthClient{}, notFound(err, "client")
 	}
 	c := OAuthClient{ClientID: r.ClientID, OrgID: r.OrganizationID, ServerID: r.ServerID, Name: r.ClientName,
-		RedirectURIs: r.RedirectUris, GrantTypes: r.GrantTypes, AuthMethod: r.AuthMethod, Scope: r.Scope, CreatedAt: r.CreatedAt}
+		RedirectURIs: r.RedirectUris, GrantTypes: r.GrantTypes, AuthMethod: r.AuthMethod, Scope: r.Scope, CreatedAt: r.CreatedAt,
+		LastUsedAt: r.LastUsedAt}
 	if r.SecretHash != nil {
 		c.SecretHash = *r.SecretHash
 	}
@@ -97,29 +134,73 @@ func (t *Tx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) err
 	}
 	return t.q.CreateOAuthCode(ctx, t.tx, db.CreateOAuthCodeParams{CodeHash: hash, ServerID: g.ServerID,
 		ClientID: g.ClientID, RedirectUri: g.RedirectURI, CodeChallenge: g.CodeChallenge, Scope: g.Scope,
-		Subject: g.Subject, ExpiresAt: g.ExpiresAt})
+		Subject: g.Subject, ExpiresAt: g.ExpiresAt, FamilyID: g.FamilyID})
 }
 
-// TakeOAuthCode deletes the code whose value hashes to hash and returns
-// it: a code is used at most once. Not found when unknown or used.
+// TakeOAuthCode marks the code whose value hashes to hash used and
+// returns it: a code is used at most once. Not found when unknown or used;
+// replayed then says whether it was used before.
 func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (OAuthGrant, error) {
 	r, err := t.q.TakeOAuthCode(ctx, t.tx, db.TakeOAuthCodeParams{CodeHash: hash, ServerID: server})
 	if err != nil {
 		return OAuthGrant{}, notFound(err, "authorization code")
 	}
 	return OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
-		RedirectURI: r.RedirectUri, CodeChallenge: r.CodeChallenge, IssuedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+		RedirectURI: r.RedirectUri, CodeChallenge: r.CodeChallenge, IssuedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		FamilyID: r.FamilyID}, nil
 }
 
-// CreateOAuthRefreshToken stores a refresh token by the hash of its value,
-// after deleting the server's expired ones and those spent a day ago.
+// ReplayedOAuthCode is the family of the code whose value hashes to hash
+// when it was used before; not found otherwise.
+func (t *Tx) ReplayedOAuthCode(ctx context.Context, server uuid.UUID, hash string) (string, error) {
+	family, err := t.q.ReplayedOAuthCode(ctx, t.tx, db.ReplayedOAuthCodeParams{CodeHash: hash, ServerID: server})
+	return family, notFound(err, "authorization code")
+}
+
+// SpentOAuthRefreshToken is the family of the refresh token whose value
+// hashes to hash, issued to clientID, when it was spent before (its reuse);
+// not found otherwise.
+func (t *Tx) SpentOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (string, error) {
+	family, err := t.q.SpentOAuthRefreshToken(ctx, t.tx, db.SpentOAuthRefreshTokenParams{TokenHash: hash, ServerID: server, ClientID: clientID})
+	return family, notFound(err, "refresh token")
+}
+
+// RevokeOAuthFamily spends every refresh token of family and revokes the
+// access tokens issued with them that are still valid at now; it returns
+// those, for the caller's own verifier (every instance is notified).
+func (t *Tx) RevokeOAuthFamily(ctx context.Context, server uuid.UUID, family string, now time.Time) ([]RevokedToken, error) {
+	if family == "" {
+		return nil, nil
+	}
+	rows, err := t.q.RevokeOAuthFamily(ctx, t.tx, db.RevokeOAuthFamilyParams{ServerID: server, FamilyID: family})
+	if err != nil {
+		return nil, err
+	}
+	var out []RevokedToken
+	for _, r := range rows {
+		if r.AccessJti == "" || r.AccessExpiresAt == nil || !now.Before(*r.AccessExpiresAt) {
+			continue
+		}
+		if err := t.q.RevokeOAuthAccessToken(ctx, t.tx, db.RevokeOAuthAccessTokenParams{Jti: r.AccessJti, ServerID: server,
+			ExpiresAt: *r.AccessExpiresAt}); err != nil {
+			return nil, err
+		}
+		out = append(out, RevokedToken{JTI: r.AccessJti, ExpiresAt: *r.AccessExpiresAt})
+	}
+	return out, nil
+}
+
+// CreateOAuthRefreshToken stores a refresh token by the hash of its value.
+// Expired and spent ones are deleted by SweepOAuth, not here: the token
+// path never scans a server's tokens.
 func (t *Tx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGrant) error {
-	if err := t.q.DeleteStaleOAuthRefreshTokens(ctx, t.tx, g.ServerID); err != nil {
-		return fmt.Errorf("delete stale refresh tokens: %w", err)
+	var accessExpiry *time.Time
+	if !g.AccessExpiresAt.IsZero() {
+		accessExpiry = &g.AccessExpiresAt
 	}
 	return t.q.CreateOAuthRefreshToken(ctx, t.tx, db.CreateOAuthRefreshTokenParams{TokenHash: hash,
 		ServerID: g.ServerID, ClientID: g.ClientID, Scope: g.Scope, Subject: g.Subject, IssuedAt: g.IssuedAt,
-		ExpiresAt: g.ExpiresAt})
+		ExpiresAt: g.ExpiresAt, FamilyID: g.FamilyID, AccessJti: g.AccessJTI, AccessExpiresAt: accessExpiry})
 }
 
 // SpendOAuthRefreshToken marks the refresh token whose value hashes to
@@ -130,8 +211,12 @@ func (t *Tx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clien
 	if err != nil {
 		return OAuthGrant{}, notFound(err, "refresh token")
 	}
-	return OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
-		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt}, nil
+	g := OAuthGrant{ServerID: r.ServerID, ClientID: r.ClientID, Scope: r.Scope, Subject: r.Subject,
+		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, FamilyID: r.FamilyID, AccessJTI: r.AccessJti}
+	if r.AccessExpiresAt != nil {
+		g.AccessExpiresAt = *r.AccessExpiresAt
+	}
+	return g, nil
 }
 
 // RevokeOAuthAccessToken records that the access token jti of server is
@@ -237,4 +322,57 @@ func OAuthView(s design.Server, tools []design.Tool) oauthcfg.Design {
 		}
 	}
 	return d
+}
+
+// OAuthSweep bounds what one SweepOAuth deletes.
+type OAuthSweep struct {
+	// Now is the sweep's instant.
+	Now time.Time
+	// ClientIdleTTL: clients unused for longer are deleted (none when
+	// zero).
+	ClientIdleTTL time.Duration
+	// SpentKeep is how long a spent refresh token is kept, so that its
+	// reuse is recognized and revokes its family.
+	SpentKeep time.Duration
+	// CodeKeep is how long past its expiry an authorization code is kept,
+	// so that its replay is recognized.
+	CodeKeep time.Duration
+	// Batch is the rows one statement deletes at most, per kind.
+	Batch int32
+}
+
+// OAuthSwept counts what SweepOAuth deleted.
+type OAuthSwept struct {
+	RefreshTokens, Codes, Clients, RevokedTokens int64
+}
+
+// SweepOAuth deletes, for every organization, one batch of the expired and
+// spent refresh tokens, expired codes, idle clients and expired access
+// token revocations, in one short transaction. The caller repeats while a
+// kind fills its batch.
+func (s *Store) SweepOAuth(ctx context.Context, o OAuthSweep) (OAuthSwept, error) {
+	var n OAuthSwept
+	err := s.WithTx(ctx, Scope{}, func(tx *Tx) (err error) {
+		if _, err = tx.tx.Exec(ctx, `SELECT set_config('app.oauth_sweep', 'on', true)`); err != nil {
+			return err
+		}
+		spent := o.Now.Add(-o.SpentKeep)
+		if n.RefreshTokens, err = tx.q.SweepOAuthRefreshTokens(ctx, tx.tx, db.SweepOAuthRefreshTokensParams{
+			ExpiredBefore: o.Now, SpentBefore: &spent, RowLimit: o.Batch}); err != nil {
+			return fmt.Errorf("refresh tokens: %w", err)
+		}
+		if n.Codes, err = tx.q.SweepOAuthCodes(ctx, tx.tx, db.SweepOAuthCodesParams{Before: o.Now.Add(-o.CodeKeep), RowLimit: o.Batch}); err != nil {
+			return fmt.Errorf("codes: %w", err)
+		}
+		if o.ClientIdleTTL > 0 {
+			if n.Clients, err = tx.q.SweepOAuthClients(ctx, tx.tx, db.SweepOAuthClientsParams{Before: o.Now.Add(-o.ClientIdleTTL), RowLimit: o.Batch}); err != nil {
+				return fmt.Errorf("clients: %w", err)
+			}
+		}
+		if n.RevokedTokens, err = tx.q.SweepOAuthRevokedTokens(ctx, tx.tx, db.SweepOAuthRevokedTokensParams{Now: o.Now, RowLimit: o.Batch}); err != nil {
+			return fmt.Errorf("revoked tokens: %w", err)
+		}
+		return nil
+	})
+	return n, err
 }

@@ -1,0 +1,116 @@
+package oauthas_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/oauthas"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+)
+
+// refresh uses a refresh token.
+func (e *env) refresh(t testing.TB, client, token string) (int, map[string]any) {
+	t.Helper()
+	return postForm(t, e.issuer()+"/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {token}})
+}
+
+// requireRevoked waits for verifier v to refuse access as revoked.
+func (e *env) requireRevoked(t testing.TB, v *oauthas.Verifier, access string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		_, err := v.VerifyToken(context.Background(), access, e.issuer(), e.resource())
+		return errors.Is(err, oauthcfg.ErrInvalidToken) && strings.HasSuffix(err.Error(), ": revoked")
+	}, 5*time.Second, 20*time.Millisecond, "the access token is not revoked")
+}
+
+func (e *env) requireValid(t testing.TB, access string) {
+	t.Helper()
+	_, err := e.verifier.VerifyToken(context.Background(), access, e.issuer(), e.resource())
+	require.NoError(t, err)
+}
+
+// grant runs an authorization code grant to its first tokens.
+func (e *env) grant(t testing.TB, client string) (code, access, refresh string) {
+	t.Helper()
+	verifier, challenge := pkce()
+	code = e.code(t, client, challenge)
+	status, tok := e.exchange(t, client, code, verifier)
+	require.Equal(t, http.StatusOK, status, tok)
+	return code, tok["access_token"].(string), tok["refresh_token"].(string)
+}
+
+// TestCodeReplayRevokesTheFamily: a replayed authorization code revokes
+// every token issued from it, the rotated ones too (RFC 6749 4.1.2), on
+// every instance; another grant of the client is untouched.
+func TestCodeReplayRevokesTheFamily(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	_, other := e.instance(t, time.Hour)
+	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
+	code, access1, refresh1 := e.grant(t, client)
+	_, bystander, bystanderRefresh := e.grant(t, client)
+	status, tok := e.refresh(t, client, refresh1)
+	require.Equal(t, http.StatusOK, status, tok)
+	access2, refresh2 := tok["access_token"].(string), tok["refresh_token"].(string)
+	e.requireValid(t, access2)
+
+	verifier, _ := pkce()
+	status, out := e.exchange(t, client, code, verifier)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "invalid_grant", out["error"])
+	require.Contains(t, out["error_description"], "revoked")
+	for _, v := range []*oauthas.Verifier{e.verifier, other} {
+		e.requireRevoked(t, v, access1)
+		e.requireRevoked(t, v, access2)
+	}
+	status, _ = e.refresh(t, client, refresh2)
+	require.Equal(t, http.StatusBadRequest, status)
+
+	e.requireValid(t, bystander)
+	status, _ = e.refresh(t, client, bystanderRefresh)
+	require.Equal(t, http.StatusOK, status)
+}
+
+// TestRefreshReuseRevokesTheFamily: a rotated refresh token used again
+// revokes every refresh and access token of its grant (RFC 9700 4.14.2).
+func TestRefreshReuseRevokesTheFamily(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	_, other := e.instance(t, time.Hour)
+	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
+	_, access1, refresh1 := e.grant(t, client)
+	status, tok := e.refresh(t, client, refresh1)
+	require.Equal(t, http.StatusOK, status, tok)
+	access2, refresh2 := tok["access_token"].(string), tok["refresh_token"].(string)
+
+	status, out := e.refresh(t, client, refresh1)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "invalid_grant", out["error"])
+	require.Contains(t, out["error_description"], "revoked")
+	for _, v := range []*oauthas.Verifier{e.verifier, other} {
+		e.requireRevoked(t, v, access1)
+		e.requireRevoked(t, v, access2)
+	}
+	status, out = e.refresh(t, client, refresh2)
+	require.Equal(t, http.StatusBadRequest, status, out)
+}
+
+// TestRevokingARefreshTokenRevokesItsAccessTokens (RFC 7009 2.1).
+func TestRevokingARefreshTokenRevokesItsAccessTokens(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	_, other := e.instance(t, time.Hour)
+	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
+	_, access, refresh := e.grant(t, client)
+	e.requireValid(t, access)
+	status, out := postForm(t, e.issuer()+"/revoke", url.Values{"client_id": {client}, "token": {refresh}})
+	require.Equal(t, http.StatusOK, status, out)
+	e.requireRevoked(t, e.verifier, access)
+	e.requireRevoked(t, other, access)
+	status, _ = e.refresh(t, client, refresh)
+	require.Equal(t, http.StatusBadRequest, status)
+}

@@ -273,7 +273,7 @@ func dialNamingHost(d *net.Dialer) func(ctx context.Context, network, addr strin
 // errors.Is).
 var (
 	ErrTooManyRedirects = errors.New("outbound: too many redirects")
-	ErrRedirectScheme   = errors.New("outbound: redirect to a scheme other than http or https")
+	ErrRedirectScheme   = errors.New("outbound: refused redirect: only http and https are allowed")
 )
 
 // checkRedirect returns the client's redirect policy: at most limit
@@ -290,7 +290,7 @@ func checkRedirect(limit int) func(*http.Request, []*http.Request) error {
 			return fmt.Errorf("%w: stopped after %d redirects", ErrTooManyRedirects, limit)
 		}
 		if s := req.URL.Scheme; s != "http" && s != "https" {
-			return fmt.Errorf("%w: refused %q", ErrRedirectScheme, s)
+			return fmt.Errorf("%w, not %q", ErrRedirectScheme, s)
 		}
 		first := via[0]
 		leaked := leavesSite(first.URL, req.URL)

@@ -82,7 +82,7 @@ func TestOutbound(t *testing.T) {
 		"http answering https": {func() error { return get(private, strings.Replace(plain.URL, "http:", "https:", 1)) },
 			"the upstream did not answer in TLS (is the URL meant to be http://?)"},
 		"forbidden": {func() error { return get(outbound.NewClient(outbound.Options{}), plain.URL) },
-			"the upstream's address is not allowed (loopback addresses are refused)"},
+			"the upstream's address is refused: loopback addresses are not allowed"},
 		"status": {func() error {
 			_, err := outbound.Get(ctx, private, plain.URL+"/missing", "*/*", 10)
 			return err
@@ -185,4 +185,15 @@ func TestDecode(t *testing.T) {
 		_, msg := errtext.Decode(fmt.Errorf("parse: Go value of type main.T"))
 		require.Equal(t, "is not a valid document", msg)
 	})
+}
+
+func TestSafe(t *testing.T) {
+	for _, s := range []string{"dial tcp 127.0.0.1:5432: connect: connection refused", "read tcp [::1]:5000->[::1]:80: reset",
+		"lookup api.internal on 10.96.0.10:53: no such host", "json: cannot unmarshal number into Go struct field a.b of type string",
+		"x509: certificate is valid for a.internal, not b", "refused 10.0.0.7"} {
+		require.False(t, errtext.Safe(s), s)
+	}
+	for _, s := range []string{"unsupported protocol version \"2099-01-01\"", "connection closed", "version 1.2.3 of the server"} {
+		require.True(t, errtext.Safe(s), s)
+	}
 }

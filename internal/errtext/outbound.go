@@ -57,11 +57,10 @@ func Outbound(subject string, err error) string {
 	)
 	switch {
 	case errors.Is(err, outbound.ErrForbiddenTarget):
-		msg := subject + "'s address is not allowed"
 		if reason := outbound.RefusalReason(err); reason != "" {
-			msg += " (" + reason + " are refused)"
+			return subject + "'s address is refused: " + reason + " are not allowed"
 		}
-		return msg
+		return subject + "'s address is not allowed"
 	case errors.As(err, &status):
 		return subject + " answered HTTP " + strconv.Itoa(status.Code) + statusText(status.Code)
 	case errors.Is(err, outbound.ErrBodyTooLarge):

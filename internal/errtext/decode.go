@@ -143,7 +143,7 @@ func goKind(t string) string {
 	switch {
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
-	case strings.HasPrefix(t, "map["):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "interface"):
 		return "a mapping"
 	case t == "string":
 		return "a string"

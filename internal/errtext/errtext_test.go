@@ -197,3 +197,17 @@ func TestSafe(t *testing.T) {
 		require.True(t, errtext.Safe(s), s)
 	}
 }
+
+func TestText(t *testing.T) {
+	for in, want := range map[string]string{
+		"json: cannot unmarshal number into Go struct field registration.redirect_uris of type []string":               "redirect_uris must be an array, not a number",
+		"must be a JSON object or null: json: cannot unmarshal array into Go value of type map[string]json.RawMessage": "must be a JSON object or null: must be an object, not an array",
+		"body: json: cannot unmarshal string into Go struct field T.a.b of type int64":                                 "body: a.b must be a number, not a string",
+		`could not be fetched: Get "https://x.example/a": dial tcp 10.0.0.7:443: i/o timeout`:                          "the value could not be read",
+		"name must not be blank": "name must not be blank",
+	} {
+		got := errtext.Text(in)
+		require.Equal(t, want, got, in)
+		requireClean(t, got)
+	}
+}

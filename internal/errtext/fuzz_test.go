@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,8 @@ import (
 	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 )
+
+var ipv4 = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+`)
 
 // fakeAddr is a net.Addr of any text.
 type fakeAddr string
@@ -35,6 +38,10 @@ func FuzzOutbound(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, s string, kind uint8) {
+		if text := errtext.Text(s); strings.Contains(text, "dial tcp") || strings.Contains(text, "Go struct") ||
+			strings.Contains(text, "cannot unmarshal") || strings.Contains(s, "dial tcp") && ipv4.MatchString(text) {
+			t.Fatalf("Text(%q) = %q", s, text)
+		}
 		inner := []error{errors.New(s), syscall.ECONNREFUSED, syscall.ECONNRESET, context.DeadlineExceeded,
 			os.ErrDeadlineExceeded, &net.DNSError{Name: s, Server: s, Err: s}, outbound.ErrForbiddenTarget,
 			&outbound.StatusError{Code: int(kind) * 3}}[int(kind)%8]

@@ -6,8 +6,8 @@ import "regexp"
 // a bracketed IPv6 address with its port, the net package's words around
 // the addresses it dialed or looked up, a Go type or struct, the TLS
 // stack's words (which may quote certificates' names).
-var unsafe = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|\]:\d+|\b(?:dial|read|write) (?:tcp|udp|unix)|` +
-	`\blookup \S+ on |Go (?:struct|value)|cannot unmarshal|interface \{\}|\bmap\[|\bx509:|\btls:`)
+var unsafe = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+|\]:\d+|(?:dial|read|write) (?:tcp|udp|unix)|` +
+	`lookup \S+ on |Go (?:struct|value)|cannot unmarshal|interface \{\}|\bmap\[|\bx509:|\btls:`)
 
 // Safe reports whether a foreign error's text can be shown as it is: it
 // holds none of what Outbound and Decode leave out. Callers that keep the

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -76,11 +77,16 @@ func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (
 	defer client.CloseIdleConnections()
 	body, err := outbound.Get(ctx, client, clientID, "application/json", maxMetadataDocument)
 	if err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+		return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %s",
+			errtext.Outbound("its host", err))
 	}
 	var doc clientMetadata
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return store.OAuthClient{}, errorf("client_id: the client ID metadata document is not a JSON object: %v", err)
+		field, msg := errtext.Decode(err)
+		if field != "" {
+			msg = field + " " + msg
+		}
+		return store.OAuthClient{}, errorf("client_id: the client ID metadata document is not a valid JSON object: %s", msg)
 	}
 	switch {
 	case doc.ClientID != clientID:

@@ -699,3 +699,17 @@ func TestRunMasksCredentialHeaders(t *testing.T) {
 	require.NotContains(t, string(raw), "secret-")
 	require.NotContains(t, string(raw), "answer-")
 }
+
+// TestMaskUsesTheCredentialList: a stored run masks the values of exactly
+// the names promote redacts (one list, credential's): pass, pin, otp and
+// the other short names are masked, keyboard and its kin are kept.
+func TestMaskUsesTheCredentialList(t *testing.T) {
+	for _, name := range append(append([]string{}, credential.Names...), credential.Headers...) {
+		require.Equal(t, "****", MaskQuery(name, "v"), "query parameter %s", name)
+		require.NotEqual(t, "v", MaskHeader(name, "v"), "header %s", name)
+	}
+	for _, name := range credential.NearMisses {
+		require.Equal(t, "v", MaskQuery(name, "v"), "query parameter %s", name)
+		require.Equal(t, "v", MaskHeader(name, "v"), "header %s", name)
+	}
+}

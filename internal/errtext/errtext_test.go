@@ -53,7 +53,8 @@ func get(client *http.Client, url string) error {
 // their text holds.
 func TestOutbound(t *testing.T) {
 	ctx := context.Background()
-	private := outbound.NewClient(outbound.Options{AllowPrivate: true, Timeout: 300 * time.Millisecond})
+	private := outbound.NewClient(outbound.Options{AllowPrivate: true})
+	impatient := outbound.NewClient(outbound.Options{AllowPrivate: true, Timeout: 300 * time.Millisecond})
 	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}))
@@ -76,7 +77,7 @@ func TestOutbound(t *testing.T) {
 	}{
 		"connection refused": {func() error { return get(private, "http://"+closed+"/x") },
 			"the upstream could not be reached (connection refused)"},
-		"timeout": {func() error { return get(private, silent.URL) }, "the upstream did not answer in time"},
+		"timeout": {func() error { return get(impatient, silent.URL) }, "the upstream did not answer in time"},
 		"unknown authority": {func() error { return get(private, tlsSrv.URL) },
 			"the upstream's TLS certificate was refused (signed by an unknown authority)"},
 		"http answering https": {func() error { return get(private, strings.Replace(plain.URL, "http:", "https:", 1)) },

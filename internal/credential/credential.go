@@ -9,8 +9,8 @@
 // A name is judged by its words, not its letters: "X-API-Key", "apiKey",
 // "api_key" and "APIKey" all read api, key; "keyboard", "monkey", "author"
 // and "spinner" hold none of the words, so they are kept. Words long enough
-// to mean nothing else ("password", "secret", "token", ...) also count
-// inside a word ("accesstoken", "clientsecret"), since names are often
+// to mean nothing else ("password", "secret", "token", ...) also count at
+// the end of a word ("accesstoken", "clientsecret"), since names are often
 // written run together.
 package credential
 
@@ -62,7 +62,7 @@ var Words = []string{
 	"session", "sessionid", "sid", "cookie", "cookies", "csrf", "xsrf", "signature", "sig",
 	// Payment card and identity numbers: never a credential of the
 	// service's, but never something to copy into a design either.
-	"ssn", "cvv", "cvc", "cvv2",
+	"ssn", "cvv", "cvc",
 }
 
 // endings are the Words that count at the end of a word run together

@@ -13,13 +13,28 @@ func TestIs(t *testing.T) {
 		require.True(t, credential.Is(name), name)
 		require.True(t, credential.Is(" "+name+" "), "%q padded", name)
 	}
-	for _, name := range []string{"api_key", "access_token", "X-Amz-Signature", "X-Amz-Credential", "password",
-		"passwd", "pwd", "client_secret", "sig", "session_id", "apikey", "code_verifier_token"} {
-		require.True(t, credential.Is(name), "query parameter %s", name)
+	for _, name := range credential.Names {
+		require.True(t, credential.Is(name), "credential %s", name)
 	}
-	for _, name := range []string{"Accept", "Content-Type", "X-Request-Id", "User-Agent", "X-Amz-Content-Sha256",
-		"X-Amz-Date", "WWW-Authenticate", "Proxy-Authenticate", "Idempotency-Key", "Sec-WebSocket-Key",
-		"Cache-Control", "Keep-Alive", "X-Trace", "q", "page", "signal", "design", ""} {
-		require.False(t, credential.Is(name), name)
+	for _, name := range credential.NearMisses {
+		require.False(t, credential.Is(name), "not a credential: %s", name)
+	}
+	for _, w := range credential.Words {
+		require.True(t, credential.Is(w), "word %s", w)
+		require.True(t, credential.Is("x_"+w), "word %s in a name", w)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for name, want := range map[string][]string{
+		"X-API-Key":           {"x", "api", "key"},
+		"APIKey":              {"api", "key"},
+		"accessToken":         {"access", "token"},
+		"X-Hub-Signature-256": {"x", "hub", "signature", "256"},
+		"pin2":                {"pin", "2"},
+		"keyboard":            {"keyboard"},
+		"  ":                  nil,
+	} {
+		require.Equal(t, want, credential.Split(name), name)
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
 	"github.com/mockmcp/mockmcp/internal/oasimport"
@@ -70,7 +70,7 @@ func (s *Server) fetchDocument(ctx context.Context, url string) ([]byte, error) 
 	case errors.Is(err, outbound.ErrBodyTooLarge):
 		return nil, failure.Invalid(failure.Field("url", "the document is larger than %d MiB", oasimport.MaxDocumentBytes>>20))
 	case err != nil:
-		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: %s", shortError(err)))
+		return nil, failure.Invalid(failure.Field("url", "the document could not be fetched: %s", errtext.Outbound("the server", err)))
 	}
 	return body, nil
 }
@@ -135,10 +135,4 @@ func (s *Server) outboundClient(ctx context.Context, kind string, maxBody int64)
 	client := outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Local: local,
 		LocalOrigins: origins, MaxBody: maxBody, Kind: kind})
 	return client, client.CloseIdleConnections
-}
-
-// shortError is the first line of an error, for a caller's eyes.
-func shortError(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return msg
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/problem"
 )
@@ -37,18 +39,38 @@ func problemFor(err error) (Problem, bool) {
 		if detail == "" {
 			detail = http.StatusText(status)
 		}
-		return Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Errors: f.Fields}, true
+		return Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: errtext.Text(detail),
+			Errors: plainFields(f.Fields)}, true
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code < 500 {
 		detail := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {
-			detail = m
+			detail = errtext.Text(m)
 		}
 		return Problem{Type: "about:blank", Title: http.StatusText(he.Code), Status: he.Code, Detail: detail}, true
 	}
 	return Problem{Type: "about:blank", Title: http.StatusText(500), Status: 500,
 		Detail: "the service failed to handle the request; quote the request id when reporting it"}, false
+}
+
+// plainFields are fields whose messages errtext.Text passed: a handler
+// that quoted a decoder's or the network's error shows the caller the
+// field in JSON's words, never Go's or an address the service dialed.
+func plainFields(fields []failure.FieldError) []failure.FieldError {
+	var out []failure.FieldError // a copy, once one message changes
+	for i, f := range fields {
+		if msg := errtext.Text(f.Message); msg != f.Message {
+			if out == nil {
+				out = slices.Clone(fields)
+			}
+			out[i].Message = msg
+		}
+	}
+	if out == nil {
+		return fields
+	}
+	return out
 }
 
 // writeProblem writes p as application/problem+json; a 405 names the

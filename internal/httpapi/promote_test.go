@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/credential"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
@@ -281,4 +282,45 @@ func TestPromoteRecordingsCheckedAgainstTheTool(t *testing.T) {
 	require.Contains(t, string(r.Raw), `"field":"tool"`)
 	require.Contains(t, string(r.Raw), `get_weather`)
 	require.Equal(t, 0, len(c.Do("GET", "/api/servers/"+id+"/tools", nil).Status(http.StatusOK).Get("items.0.mock_scenarios").([]any)))
+}
+
+// TestPromoteRedactsEveryCredentialName: promote redacts the arguments
+// named as credentials by the one list stored runs mask with (pass, pin,
+// otp and the other short names among them) and keeps the near misses
+// (keyboard, author, max_tokens).
+func TestPromoteRedactsEveryCredentialName(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Promote Names")
+	server := recordingServer(t, c, recordingUpstream(t, c))
+	args := map[string]any{}
+	for _, name := range append(append([]string{}, credential.Names...), credential.NearMisses...) {
+		if name != "" && !strings.Contains(name, ".") { // a dot addresses a nested argument
+			args[name] = "value-of-" + name
+		}
+	}
+	callTool(t, env, server, "get_tide", args)
+	journalPage(t, c, server, "?outcome=proxied", 1)
+	r := c.Do("POST", "/api/servers/"+server+"/recordings/promote", map[string]any{"tool": "get_tide"}).Status(http.StatusOK)
+	require.Equal(t, "created", r.Get("promoted.0.action"), "body: %s", r.Raw)
+
+	var cond map[string]any
+	for _, it := range c.Do("GET", "/api/servers/"+server+"/tools", nil).Status(http.StatusOK).Get("items").([]any) {
+		if m := it.(map[string]any); m["name"] == "get_tide" {
+			cond = m["mock_scenarios"].([]any)[0].(map[string]any)["condition"].(map[string]any)
+		}
+	}
+	require.Len(t, cond, len(args))
+	for name := range args {
+		if credential.Is(name) {
+			require.Equal(t, "****", cond[name], "%s is redacted", name)
+		} else {
+			require.Equal(t, "value-of-"+name, cond[name], "%s is kept", name)
+		}
+	}
+	for _, name := range []string{"pass", "pin", "otp", "pwd", "ssn", "cvv", "secret", "token", "auth", "key", "session"} {
+		require.Equal(t, "****", cond[name], name)
+	}
+	for _, name := range []string{"keyboard", "monkey", "author", "max_tokens"} {
+		require.Equal(t, "value-of-"+name, cond[name], name)
+	}
 }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -104,8 +105,33 @@ func TestUpstreamPrivateAddressRefused(t *testing.T) {
 	msg := r.String("error.message")
 	t.Logf("refusal: %s (code %v)", msg, r.Get("error.code"))
 	require.Contains(t, msg, "upstream")
-	require.Contains(t, msg, "10.0.0.1", "the refusal names the address: %s", msg)
-	require.Contains(t, msg, "not allowed")
+	require.Contains(t, msg, "private addresses are not allowed", "the refusal says why: %s", msg)
+}
+
+// TestUpstreamUnreachableNamesNoAddress: an upstream that cannot be
+// reached is reported in words, to the client and in the journal, without
+// the address dialed, its port or the net package's wording.
+func TestUpstreamUnreachableNamesNoAddress(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.AllowPrivateTargets = true }})
+	c := env.Signup(t, "Proxy Closed")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	require.NoError(t, l.Close())
+	server := proxiedServer(t, c, map[string]any{"url": "http://localhost:" + port + "/mcp"})
+	r := callTool(t, env, server, "get_weather", map[string]any{"city": "Rome"})
+	msg := r.String("error.message")
+	require.Contains(t, msg, "could not be reached (connection refused)", "body: %s", r.Raw)
+	page := journalPage(t, c, server, "?method=tools/call", 1)
+	recorded := page.Get("items").([]any)[0].(map[string]any)["response"].(string)
+	require.Contains(t, recorded, "could not be reached")
+	for _, text := range []string{string(r.Raw), recorded} {
+		require.NotContains(t, text, "127.0.0.1")
+		require.NotContains(t, text, "[::1]")
+		require.NotContains(t, text, "dial tcp")
+		require.NotContains(t, text, "connect:")
+	}
 }
 
 // sdkUpstream is a real MCP server built with the official SDK.

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/mockmcp/mockmcp/internal/errtext"
 )
 
 // Version is the only JSON-RPC version spoken.
@@ -80,7 +82,9 @@ func Wire(err error) *Error {
 	if !errors.As(err, &e) || e.Code == ErrInternal.Code {
 		return &Error{Code: ErrInternal.Code, Message: ErrInternal.Message}
 	}
-	out := &Error{Code: e.Code, Message: err.Error(), Data: e.Data}
+	// errtext.Text: detail wrapped around a sentinel may quote a decoder's
+	// or the network's error; the caller sees it in JSON's words.
+	out := &Error{Code: e.Code, Message: errtext.Text(err.Error()), Data: e.Data}
 	var d *dataError
 	if errors.As(err, &d) {
 		out.Data = d.data

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -60,6 +61,14 @@ func TestWire(t *testing.T) {
 	require.Equal(t, &Error{Code: -32603, Message: "Internal error"}, w)
 	w = Wire(fmt.Errorf("%w: stack trace here", ErrInternal))
 	require.Equal(t, "Internal error", w.Message)
+
+	// Detail that quotes a decoder's error is told in JSON's words.
+	var p struct {
+		Name []string `json:"name"`
+	}
+	decodeErr := json.Unmarshal([]byte(`{"name": 1}`), &p)
+	w = Wire(fmt.Errorf("%w: %v", ErrInvalidParams, decodeErr))
+	require.Equal(t, "Invalid params: name must be an array, not a number", w.Message)
 }
 
 func TestAppend(t *testing.T) {

@@ -423,8 +423,11 @@ func TestImportFailures(t *testing.T) {
 		require.NoError(t, l.Close())
 		start := time.Now()
 		_, err = mcpimport.Import(ctx(t), mcpimport.Options{URL: "http://" + addr + "/mcp?key=s3cret", Client: privateClient()})
-		requireFieldFailure(t, err, "url", "the MCP server did not answer: Streamable HTTP: connection refused")
+		requireFieldFailure(t, err, "url", "the MCP server did not answer: Streamable HTTP: the server could not be reached (connection refused)")
 		assert.NotContains(t, err.Error(), "s3cret")
+		f, _ := failure.As(err)
+		assert.NotContains(t, f.Fields[0].Message, addr, "the message names no address the service dialed")
+		assert.NotContains(t, f.Fields[0].Message, "dial tcp")
 		assert.Less(t, time.Since(start), 5*time.Second)
 	})
 
@@ -439,7 +442,9 @@ func TestImportFailures(t *testing.T) {
 	t.Run("private target refused", func(t *testing.T) {
 		srv, hits := serve(t, streamable(weatherServer()))
 		_, err := mcpimport.Import(ctx(t), mcpimport.Options{URL: srv.URL, Client: outbound.NewClient(outbound.Options{})})
-		requireFieldFailure(t, err, "url", "refused 127.0.0.1:", "loopback addresses are not allowed")
+		requireFieldFailure(t, err, "url", "the server's address is refused: loopback addresses are not allowed")
+		f, _ := failure.As(err)
+		assert.NotContains(t, f.Fields[0].Message, "127.0.0.1", "the message names no address the service dialed")
 		assert.Equal(t, int32(0), hits.Load(), "no request may reach a refused target")
 	})
 

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 )
@@ -183,15 +183,11 @@ func (imp *importer) stopConnecting(ctx context.Context, err error, obs *observe
 	return nil
 }
 
-// forbiddenMessage is the address policy's own explanation of a refusal
-// ("refused 127.0.0.1:8080: loopback addresses are not allowed (...)").
+// forbiddenMessage is the address policy's refusal, without the address
+// the name resolved to ("the server's address is refused: loopback
+// addresses are not allowed").
 func forbiddenMessage(err error) string {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if errors.Unwrap(e) == outbound.ErrForbiddenTarget {
-			return strings.TrimPrefix(e.Error(), "outbound: ")
-		}
-	}
-	return "the target address is not allowed"
+	return errtext.Outbound("the server", err)
 }
 
 // noAnswer is the failure of an import that could not connect.
@@ -240,21 +236,13 @@ func (imp *importer) describe(err error, obs *observer) string {
 	return msg
 }
 
-// reason names a network failure in a few words, or returns the error's
-// first line.
+// reason names a failure in a few words: the service's own limits as they
+// are, a network or HTTP failure as errtext phrases it (never the address
+// a name resolved to, nor the net package's words), another error (the MCP
+// SDK's, about the protocol) by its first line when errtext finds it safe
+// to show.
 func reason(err error) string {
-	var dnsErr *net.DNSError
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		return "no such host"
-	case errors.As(err, &dnsErr):
-		return "DNS lookup failed"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
 	case errors.Is(err, errAnswerTooLarge):
 		return errAnswerTooLarge.Error()
 	case errors.Is(err, errTooMuchData):
@@ -263,11 +251,17 @@ func reason(err error) string {
 		// "outbound: response body too large: more than 1048576 bytes"
 		return "an answer of the server is larger than the HTTP client accepts (" + strings.TrimPrefix(err.Error(), "outbound: ") + ")"
 	}
+	if phrase := errtext.Outbound("the server", err); !strings.HasPrefix(phrase, "the request to the server failed") {
+		return phrase
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Err != nil {
 		err = ue.Err
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if !errtext.Safe(msg) {
+		return "the request to the server failed"
+	}
 	return msg
 }
 

@@ -2,7 +2,6 @@ package oauthas
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -125,7 +124,7 @@ func (h *Handler) fetchMetadata(ctx context.Context, url string) ([]byte, time.D
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, 0, fmt.Errorf("%w: the server answered %s", outbound.ErrStatus, resp.Status)
+		return nil, 0, &outbound.StatusError{Code: resp.StatusCode}
 	}
 	body, truncated, err := outbound.ReadBody(resp.Body, maxMetadataDocument)
 	if truncated {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/auth"
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -81,7 +82,8 @@ func (h *Handler) metadataClient(ctx context.Context, s site, clientID string) (
 	if !ok {
 		body, ttl, err := h.fetchMetadata(ctx, clientID)
 		if err != nil {
-			return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %v", err)
+			return store.OAuthClient{}, errorf("client_id: the client ID metadata document could not be fetched: %s",
+				errtext.Outbound("its host", err))
 		}
 		if err := json.Unmarshal(body, &doc); err != nil {
 			return store.OAuthClient{}, errorf("client_id: the client ID metadata document: %s", describeJSON(err, "the document"))

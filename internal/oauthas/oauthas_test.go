@@ -593,7 +593,24 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	require.Empty(t, resp.Header.Get("Location"))
-	require.Contains(t, string(page), "loopback addresses are not allowed")
+	require.Contains(t, string(page), "its host&#39;s address is refused: loopback addresses are not allowed")
+	require.NotContains(t, string(page), "refused 127.0.0.1", "the page names no address the document's host resolved to")
+
+	// A document of the wrong shape is refused naming the field, in JSON's
+	// words, not Go's.
+	var wrong string
+	wrongSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"client_id": wrong, "redirect_uris": redirect})
+	}))
+	t.Cleanup(wrongSrv.Close)
+	wrong = wrongSrv.URL + "/client.json"
+	resp, err = noRedirects.Get(e.issuer() + "/authorize?" + authorizeQuery(wrong, challenge).Encode())
+	require.NoError(t, err)
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, string(page), "redirect_uris must be an array of strings")
+	require.NotContains(t, string(page), "Go struct")
 
 	// A document's redirect URIs pass the checks a registration's do.
 	resp, err = noRedirects.Get(e.issuer() + "/authorize?" + authorizeQuery(metadataDocument(t, false, redirect, "https://x.example/cb#f"), challenge).Encode())

@@ -26,6 +26,18 @@ func (e *forbiddenError) Error() string {
 
 func (e *forbiddenError) Unwrap() error { return ErrForbiddenTarget }
 
+// RefusalReason is why the address policy refused err's target, as a plural
+// noun phrase ("loopback addresses"), without the address itself: the
+// address is what the target's name resolved to, which belongs to the
+// service's network, not to the user. It is "" when err is no refusal.
+func RefusalReason(err error) string {
+	var fe *forbiddenError
+	if errors.As(err, &fe) {
+		return fe.reason
+	}
+	return ""
+}
+
 // guard returns the dialer's Control hook. The dialer calls it after DNS
 // resolution, with the literal address it is about to connect to, for
 // every connection (each address a name resolves to, each redirect), so

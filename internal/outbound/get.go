@@ -11,6 +11,16 @@ import (
 // status other than 2xx.
 var ErrStatus = errors.New("outbound: the server did not answer 2xx")
 
+// StatusError is Get's error for an answer other than 2xx. It keeps the
+// code only: the reason phrase is the target's own text.
+type StatusError struct{ Code int }
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%v: the server answered %d %s", ErrStatus, e.Code, http.StatusText(e.Code))
+}
+
+func (e *StatusError) Unwrap() error { return ErrStatus }
+
 // Get fetches url with client, sending accept, and returns the body of a
 // 2xx answer. A body over max bytes is an error wrapping ErrBodyTooLarge;
 // another status, one wrapping ErrStatus and naming it.
@@ -26,7 +36,7 @@ func Get(ctx context.Context, client *http.Client, url, accept string, max int64
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("%w: the server answered %s", ErrStatus, resp.Status)
+		return nil, &StatusError{Code: resp.StatusCode}
 	}
 	body, truncated, err := ReadBody(resp.Body, max)
 	if truncated {

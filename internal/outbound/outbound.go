@@ -269,6 +269,13 @@ func dialNamingHost(d *net.Dialer) func(ctx context.Context, network, addr strin
 	}
 }
 
+// Redirects the client refuses to follow fail with these (test with
+// errors.Is).
+var (
+	ErrTooManyRedirects = errors.New("outbound: too many redirects")
+	ErrRedirectScheme   = errors.New("outbound: refused redirect: only http and https are allowed")
+)
+
 // checkRedirect returns the client's redirect policy: at most limit
 // redirects (none, returning the 3xx itself, when limit is negative), only to
 // http and https, and without credentials once a redirect has left the first
@@ -280,10 +287,10 @@ func checkRedirect(limit int) func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}
 		if len(via) > limit {
-			return fmt.Errorf("outbound: stopped after %d redirects", limit)
+			return fmt.Errorf("%w: stopped after %d redirects", ErrTooManyRedirects, limit)
 		}
 		if s := req.URL.Scheme; s != "http" && s != "https" {
-			return fmt.Errorf("outbound: refused redirect to scheme %q: only http and https are allowed", s)
+			return fmt.Errorf("%w, not %q", ErrRedirectScheme, s)
 		}
 		first := via[0]
 		leaked := leavesSite(first.URL, req.URL)

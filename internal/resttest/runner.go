@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/credential"
+	"github.com/mockmcp/mockmcp/internal/errtext"
 )
 
 // DefaultMaxBody is the number of bytes of each response body a Runner
@@ -115,7 +116,7 @@ func (r *Runner) runScope(ctx context.Context, c Case, s Scope) Result {
 	start := r.now()
 	resp, err := r.client().Do(req)
 	if err != nil {
-		return noResponse(res, exp, errorMessage(err))
+		return noResponse(res, exp, errtext.Outbound("the target", err))
 	}
 	raw, truncated, readErr := readCapped(resp.Body, r.maxBody())
 	resp.Body.Close()
@@ -130,7 +131,7 @@ func (r *Runner) runScope(ctx context.Context, c Case, s Scope) Result {
 	res.Response = out
 	if readErr != nil {
 		// Part of the body came back: keep it, check it, but do not pass.
-		res.Error = "reading the response body: " + errorMessage(readErr)
+		res.Error = "reading the response body: " + errtext.Outbound("the target", readErr)
 		out.BodyTruncated = true
 	}
 
@@ -422,8 +423,9 @@ func text(raw []byte) string {
 	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
-// errorMessage shortens a request error: the method and URL a *url.Error
-// repeats are already in the record.
+// errorMessage shortens an error building a request: the method and URL a
+// *url.Error repeats are already in the record. Errors of sending one go
+// through errtext, which names no address the target resolved to.
 func errorMessage(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Err != nil {

@@ -23,9 +23,32 @@ type Sink interface {
 	// It must not keep records after it returns: the writer reuses the
 	// slice.
 	AppendJournal(ctx context.Context, records []Record) (skipped int, err error)
-	// PruneJournal deletes the records received before before and those
-	// beyond the newest keep of each server.
-	PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error)
+	// PruneJournalByAge deletes the records received before before.
+	PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error)
+	// PruneJournalByCount deletes the records beyond the newest keep of
+	// each server.
+	PruneJournalByCount(ctx context.Context, keep int, lim PruneLimits) (int64, error)
+}
+
+// PruneLimits bound each statement of retention; a zero or negative field
+// takes its default.
+type PruneLimits struct {
+	// Batch is the most rows one statement deletes; default 5000.
+	Batch int
+	// StatementTimeout stops a statement that takes longer (waiting for a
+	// lock included); default 5s. The next run takes up what it left.
+	StatementTimeout time.Duration
+}
+
+// OrDefaults is lim with its defaults in place of zero fields.
+func (lim PruneLimits) OrDefaults() PruneLimits {
+	if lim.Batch <= 0 {
+		lim.Batch = 5000
+	}
+	if lim.StatementTimeout <= 0 {
+		lim.StatementTimeout = 5 * time.Second
+	}
+	return lim
 }
 
 // MaxResponse is the most characters of an answer a record keeps.
@@ -46,6 +69,7 @@ type Options struct {
 	Retention     time.Duration // records older than this are deleted; default 24h
 	MaxPerServer  int           // records kept per server at most; default 1000
 	PruneInterval time.Duration // how often retention runs; default 1m
+	Prune         PruneLimits   // bounds of each retention statement
 }
 
 // Stats counts what happened to entries since New. Once Close has returned
@@ -157,7 +181,8 @@ func (w *Writer) Stats() Stats {
 func (w *Writer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.w.Run(ctx) })
-	wg.Go(func() { w.pruneLoop(ctx) })
+	wg.Go(func() { w.pruneLoop(ctx, "age", w.pruneByAge) })
+	wg.Go(func() { w.pruneLoop(ctx, "count", w.pruneByCount) })
 	wg.Wait()
 }
 
@@ -177,13 +202,29 @@ func (w *Writer) Close(ctx context.Context) error {
 	return w.w.Close(ctx)
 }
 
-// Prune applies retention once: records older than Retention go, and those
-// beyond the newest MaxPerServer of each server.
+// Prune applies retention once: records older than Retention go, then
+// those beyond the newest MaxPerServer of each server.
 func (w *Writer) Prune(ctx context.Context) (int64, error) {
-	return w.sink.PruneJournal(ctx, time.Now().Add(-w.opts.Retention), w.opts.MaxPerServer)
+	aged, err := w.pruneByAge(ctx)
+	if err != nil {
+		return aged, err
+	}
+	over, err := w.pruneByCount(ctx)
+	return aged + over, err
 }
 
-func (w *Writer) pruneLoop(ctx context.Context) {
+func (w *Writer) pruneByAge(ctx context.Context) (int64, error) {
+	return w.sink.PruneJournalByAge(ctx, time.Now().Add(-w.opts.Retention), w.opts.Prune)
+}
+
+func (w *Writer) pruneByCount(ctx context.Context) (int64, error) {
+	return w.sink.PruneJournalByCount(ctx, w.opts.MaxPerServer, w.opts.Prune)
+}
+
+// pruneLoop runs prune every PruneInterval. Age and count retention run in
+// loops of their own, so that a slow count retention (a server's rows
+// locked, a huge backlog) never delays the deletion of old records.
+func (w *Writer) pruneLoop(ctx context.Context, what string, prune func(context.Context) (int64, error)) {
 	t := time.NewTicker(w.opts.PruneInterval)
 	defer t.Stop()
 	for {
@@ -195,13 +236,13 @@ func (w *Writer) pruneLoop(ctx context.Context) {
 			return
 		}
 		pctx, cancel := context.WithTimeout(ctx, w.opts.PruneInterval)
-		n, err := w.Prune(pctx)
+		n, err := prune(pctx)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
-			w.log.Warn("journal retention failed", "err", err)
+			w.log.Warn("journal retention failed", "by", what, "deleted", n, "err", err)
 		case n > 0:
-			w.log.Debug("journal retention", "deleted", n)
+			w.log.Debug("journal retention", "by", what, "deleted", n)
 		}
 	}
 }

@@ -299,11 +299,19 @@ func TestRetention(t *testing.T) {
 	sink := newMemorySink()
 	w := journal.New(sink, quiet(), journal.Options{Retention: time.Hour, MaxPerServer: 7, PruneInterval: 5 * time.Millisecond})
 	batchtest.Run(t, w)
-	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 2 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 4 }, 5*time.Second, time.Millisecond)
+	byAge, byCount := 0, 0
 	for _, p := range sink.pruneCalls() {
+		if p.keep == 0 {
+			byAge++
+			require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
+			continue
+		}
+		byCount++
 		require.Equal(t, 7, p.keep)
-		require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
 	}
+	require.Positive(t, byAge, "age retention runs")
+	require.Positive(t, byCount, "count retention runs")
 	require.NoError(t, batchtest.CloseWithin(w, time.Second))
 	n := len(sink.pruneCalls())
 	time.Sleep(30 * time.Millisecond)
@@ -444,10 +452,17 @@ func (s *memorySink) AppendJournal(ctx context.Context, records []store.JournalR
 	return s.skip, nil
 }
 
-func (s *memorySink) PruneJournal(_ context.Context, before time.Time, keep int) (int64, error) {
+func (s *memorySink) PruneJournalByAge(_ context.Context, before time.Time, _ journal.PruneLimits) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prunes = append(s.prunes, prune{before, keep})
+	s.prunes = append(s.prunes, prune{before: before})
+	return 0, nil
+}
+
+func (s *memorySink) PruneJournalByCount(_ context.Context, keep int, _ journal.PruneLimits) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prunes = append(s.prunes, prune{keep: keep})
 	return 0, nil
 }
 

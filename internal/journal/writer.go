@@ -62,9 +62,16 @@ type Options struct {
 
 	// MaxRate is the most entries a second the writer takes; past it,
 	// entries are dropped and counted before the endpoint builds them, so
-	// a flood of calls costs the endpoint an atomic add per call and the
+	// a flood of calls costs the endpoint a map look-up per call and the
 	// database nothing more. Default 1000.
 	MaxRate int
+	// MaxRatePerOrg and MaxRatePerServer are the most entries a second
+	// the writer takes of one organization and of one server (token
+	// buckets holding one second's worth). They are checked before
+	// MaxRate, so a tenant's flood drops its own entries and leaves the
+	// instance's budget to the others. Defaults 500 and 250.
+	MaxRatePerOrg    int
+	MaxRatePerServer int
 
 	Retention     time.Duration // records older than this are deleted; default 24h
 	MaxPerServer  int           // records kept per server at most; default 1000
@@ -92,10 +99,11 @@ type Writer struct {
 	records []Record
 	skipped atomic.Uint64 // refused by the database: written 0, dropped 1
 
-	// The rate budget: a fixed one-second window.
-	window   atomic.Int64 // the window's second (Unix time)
-	used     atomic.Int64 // entries taken in it
-	overRate atomic.Uint64
+	// The instance's rate budget: a fixed one-second window.
+	window atomic.Int64 // the window's second (Unix time)
+	used   atomic.Int64 // entries taken in it
+	// adm shares the budget between organizations and servers.
+	adm *admission
 
 	closeOnce sync.Once
 	closing   chan struct{}
@@ -119,7 +127,14 @@ func New(sink Sink, log *slog.Logger, opts Options) *Writer {
 	if opts.MaxRate <= 0 {
 		opts.MaxRate = 1000
 	}
-	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{})}
+	if opts.MaxRatePerOrg <= 0 {
+		opts.MaxRatePerOrg = 500
+	}
+	if opts.MaxRatePerServer <= 0 {
+		opts.MaxRatePerServer = 250
+	}
+	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{}),
+		adm: newAdmission(opts.MaxRatePerOrg, opts.MaxRatePerServer, opts.Retention)}
 	w.w = batch.New("journal", w.insert, log, opts.Batch)
 	return w
 }
@@ -131,20 +146,67 @@ func (w *Writer) Record(e Entry) bool {
 	if w == nil {
 		return false
 	}
-	return w.w.Add(e)
+	if !w.w.Add(e) {
+		w.adm.droppedQueue(e.OrgID, e.ServerID, time.Now().UnixNano())
+		return false
+	}
+	return true
 }
 
-// Admit reports whether Record would keep an entry now; when not, it counts
-// the entry as dropped, and the endpoint need not build it.
-func (w *Writer) Admit() bool {
+// Admit reports whether Record would keep an entry of org's server now:
+// within the server's, the organization's and the instance's budgets, with
+// room in the queue. When not, it counts the entry as dropped, remembers
+// the drop for Complete, and the endpoint need not build the entry.
+func (w *Writer) Admit(org, server uuid.UUID) bool {
 	if w == nil {
 		return false
 	}
-	if !w.withinRate(time.Now().Unix()) {
-		w.overRate.Add(1)
+	now := time.Now()
+	if ok, _ := w.adm.admit(org, server, now.UnixNano(), w, now.Unix()); !ok {
 		return false
 	}
-	return w.w.Admit()
+	if !w.w.Admit() {
+		w.adm.droppedQueue(org, server, now.UnixNano())
+		return false
+	}
+	return true
+}
+
+// Complete reports whether this instance dropped none of server's records
+// since its journal was last cleared through this instance, within
+// Retention: a verification then saw every call this instance answered.
+// Drops are known per instance only. A nil Writer, which records
+// nothing, is never complete.
+func (w *Writer) Complete(server uuid.UUID) bool {
+	if w == nil {
+		return false
+	}
+	return w.adm.complete(server, time.Now().UnixNano())
+}
+
+// Cleared tells the writer that server's journal was cleared: earlier drops
+// no longer make its verifications incomplete.
+func (w *Writer) Cleared(server uuid.UUID) {
+	if w != nil {
+		w.adm.cleared(server, time.Now().UnixNano())
+	}
+}
+
+// DroppedBy counts the entries dropped by bound since New.
+func (w *Writer) DroppedBy(bound Bound) uint64 {
+	if w == nil {
+		return 0
+	}
+	return w.adm.dropped[bound].Load()
+}
+
+// DroppingOrganizations counts the organizations whose records this writer
+// dropped in the last minute (a count: it never says which).
+func (w *Writer) DroppingOrganizations() int {
+	if w == nil {
+		return 0
+	}
+	return w.adm.droppingOrganizations(time.Now().UnixNano())
 }
 
 // withinRate takes one entry from the budget of the second now.
@@ -172,7 +234,7 @@ func (w *Writer) Stats() Stats {
 	s := w.w.Stats()
 	skipped := w.skipped.Load()
 	s.Written -= min(s.Written, skipped)
-	s.Dropped += skipped + w.overRate.Load()
+	s.Dropped += skipped + w.DroppedBy(BoundServer) + w.DroppedBy(BoundOrganization) + w.DroppedBy(BoundInstance)
 	return s
 }
 

@@ -57,7 +57,7 @@ func TestAdmit(t *testing.T) {
 	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond}})
 	batchtest.Run(t, w)
 
-	require.True(t, w.Admit(), "room in the queue")
+	require.True(t, w.Admit(uuid.Nil, uuid.Nil), "room in the queue")
 	require.True(t, w.Record(entry("ping")))
 	// The loop now holds that entry, stuck on the gate: it takes no more.
 	<-sink.entered
@@ -67,14 +67,14 @@ func TestAdmit(t *testing.T) {
 	before := w.Stats().Dropped
 	for range 5 {
 		start := time.Now()
-		require.False(t, w.Admit(), "a full queue")
+		require.False(t, w.Admit(uuid.Nil, uuid.Nil), "a full queue")
 		require.Less(t, time.Since(start), batchtest.RecordBudget)
 	}
 	require.Equal(t, before+5, w.Stats().Dropped, "each refusal counts as a dropped entry")
 
 	close(sink.gate)
 	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
-	require.False(t, w.Admit(), "a closed writer")
+	require.False(t, w.Admit(uuid.Nil, uuid.Nil), "a closed writer")
 	s := w.Stats()
 	require.Equal(t, before+6, s.Dropped)
 	require.Equal(t, s.Queued, s.Written)
@@ -321,7 +321,7 @@ func TestRetention(t *testing.T) {
 func TestNilWriterRecordsNothing(t *testing.T) {
 	t.Parallel()
 	var w *journal.Writer
-	require.False(t, w.Admit())
+	require.False(t, w.Admit(uuid.Nil, uuid.Nil))
 	require.False(t, w.Record(entry("ping")))
 	require.NoError(t, w.Flush(context.Background()))
 	require.Equal(t, journal.Stats{}, w.Stats())

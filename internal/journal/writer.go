@@ -26,8 +26,8 @@ type Sink interface {
 	// PruneJournalByAge deletes the records received before before.
 	PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error)
 	// PruneJournalByCount deletes the records beyond the newest keep of
-	// each server.
-	PruneJournalByCount(ctx context.Context, keep int, lim PruneLimits) (int64, error)
+	// each of servers, or of every server when servers is nil.
+	PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error)
 }
 
 // PruneLimits bound each statement of retention; a zero or negative field
@@ -105,6 +105,15 @@ type Writer struct {
 	// adm shares the budget between organizations and servers.
 	adm *admission
 
+	// written holds the servers this writer wrote records of since count
+	// retention last ran: only they can have grown past the cap, so
+	// retention need not look at the others. writtenAll asks the next run
+	// to look at every server (the first run, a failed one, an overflow).
+	wmu        sync.Mutex
+	written    map[uuid.UUID]struct{}
+	writtenAll bool
+	countRuns  int
+
 	closeOnce sync.Once
 	closing   chan struct{}
 }
@@ -134,7 +143,8 @@ func New(sink Sink, log *slog.Logger, opts Options) *Writer {
 		opts.MaxRatePerServer = 250
 	}
 	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{}),
-		adm: newAdmission(opts.MaxRatePerOrg, opts.MaxRatePerServer, opts.Retention)}
+		adm:     newAdmission(opts.MaxRatePerOrg, opts.MaxRatePerServer, opts.Retention),
+		written: make(map[uuid.UUID]struct{}), writtenAll: true}
 	w.w = batch.New("journal", w.insert, log, opts.Batch)
 	return w
 }
@@ -279,8 +289,54 @@ func (w *Writer) pruneByAge(ctx context.Context) (int64, error) {
 	return w.sink.PruneJournalByAge(ctx, time.Now().Add(-w.opts.Retention), w.opts.Prune)
 }
 
+// fullCountEvery is how many count retention runs go between two that look
+// at every server, for the records of instances that stopped before
+// pruning what they wrote.
+const fullCountEvery = 60
+
+// pruneByCount prunes the servers written since the last run; the first
+// run, every fullCountEvery-th, and the one after a failure prune every
+// server.
 func (w *Writer) pruneByCount(ctx context.Context) (int64, error) {
-	return w.sink.PruneJournalByCount(ctx, w.opts.MaxPerServer, w.opts.Prune)
+	w.wmu.Lock()
+	all := w.writtenAll || w.countRuns%fullCountEvery == 0
+	var servers []uuid.UUID
+	if !all {
+		servers = make([]uuid.UUID, 0, len(w.written))
+		for s := range w.written {
+			servers = append(servers, s)
+		}
+	}
+	clear(w.written)
+	w.writtenAll = false
+	w.countRuns++
+	w.wmu.Unlock()
+	if !all && len(servers) == 0 {
+		return 0, nil
+	}
+	n, err := w.sink.PruneJournalByCount(ctx, w.opts.MaxPerServer, servers, w.opts.Prune)
+	if err != nil {
+		w.wmu.Lock()
+		w.writtenAll = true
+		w.wmu.Unlock()
+	}
+	return n, err
+}
+
+// wrote remembers the servers of records for count retention.
+func (w *Writer) wrote(records []Record) {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.writtenAll {
+		return
+	}
+	for _, r := range records {
+		w.written[r.ServerID] = struct{}{}
+	}
+	if len(w.written) > maxTracked {
+		clear(w.written)
+		w.writtenAll = true
+	}
 }
 
 // pruneLoop runs prune every PruneInterval. Age and count retention run in
@@ -318,6 +374,9 @@ func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 		w.records = append(w.records, recordOf(e))
 	}
 	skipped, err := w.sink.AppendJournal(ctx, w.records)
+	if err == nil {
+		w.wrote(w.records)
+	}
 	clear(w.records) // let the records' memory go
 	w.records = w.records[:0]
 	if err == nil && skipped > 0 {

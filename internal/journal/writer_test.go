@@ -318,6 +318,45 @@ func TestRetention(t *testing.T) {
 	require.Len(t, sink.pruneCalls(), n, "retention stops at Close")
 }
 
+// TestCountRetentionLooksAtWrittenServers: count retention looks at every
+// server on its first run, then only at the servers written since its last
+// run, and not at all when none was.
+func TestCountRetentionLooksAtWrittenServers(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	w := journal.New(sink, quiet(), journal.Options{MaxPerServer: 7, PruneInterval: time.Hour})
+	batchtest.Run(t, w)
+	ctx := context.Background()
+	countCalls := func() []prune {
+		var out []prune
+		for _, p := range sink.pruneCalls() {
+			if p.keep != 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	_, err := w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 1)
+	require.True(t, countCalls()[0].all, "the first run looks at every server")
+
+	a, b := entry("ping"), entry("ping")
+	for _, e := range []journal.Entry{a, b, a} {
+		require.True(t, w.Record(e))
+	}
+	require.NoError(t, w.Flush(ctx))
+	_, err = w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 2)
+	require.False(t, countCalls()[1].all)
+	require.ElementsMatch(t, []uuid.UUID{a.ServerID, b.ServerID}, countCalls()[1].servers)
+
+	_, err = w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 2, "nothing written: no server to look at")
+}
+
 func TestNilWriterRecordsNothing(t *testing.T) {
 	t.Parallel()
 	var w *journal.Writer
@@ -418,8 +457,10 @@ type memorySink struct {
 }
 
 type prune struct {
-	before time.Time
-	keep   int
+	before  time.Time
+	keep    int
+	servers []uuid.UUID // the servers count retention looked at
+	all     bool        // every server
 }
 
 func newMemorySink() *memorySink { return &memorySink{} }
@@ -459,10 +500,10 @@ func (s *memorySink) PruneJournalByAge(_ context.Context, before time.Time, _ jo
 	return 0, nil
 }
 
-func (s *memorySink) PruneJournalByCount(_ context.Context, keep int, _ journal.PruneLimits) (int64, error) {
+func (s *memorySink) PruneJournalByCount(_ context.Context, keep int, servers []uuid.UUID, _ journal.PruneLimits) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prunes = append(s.prunes, prune{keep: keep})
+	s.prunes = append(s.prunes, prune{keep: keep, servers: servers, all: servers == nil})
 	return 0, nil
 }
 

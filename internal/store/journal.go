@@ -201,31 +201,23 @@ func (s *Store) PruneJournalByAge(ctx context.Context, before time.Time, lim Pru
 	}
 }
 
-// PruneJournalByCount deletes, for every organization, each server's
-// recorded calls beyond its newest keep (in (received_at, id) order; keep <
-// 1 keeps every row) and returns how many rows it deleted. Its cost is
-// linear: the servers come from a skip scan of the server index, each
-// server's cut from one index probe of keep entries, and the rows below the
-// cut go lim.Batch at a time, each batch its own transaction bounded by
-// lim.StatementTimeout. A server that fails (its rows locked past the
-// timeout) does not stop the others; the first error is returned.
-func (s *Store) PruneJournalByCount(ctx context.Context, keep int, lim PruneLimits) (int64, error) {
+// PruneJournalByCount deletes each of servers' recorded calls beyond its
+// newest keep (in (received_at, id) order; keep < 1 keeps every row), or
+// every server's, of every organization, when servers is nil, and returns
+// how many rows it deleted. Its cost is linear: the servers come from a
+// skip scan of the server index, each server's cut from one index probe of
+// keep entries, and the rows below the cut go lim.Batch at a time, each
+// batch its own transaction bounded by lim.StatementTimeout. A server that
+// fails (its rows locked past the timeout) does not stop the others; the
+// first error is returned.
+func (s *Store) PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error) {
 	if keep < 1 {
 		return 0, nil
 	}
 	lim = lim.OrDefaults()
 	var n int64
 	var first error
-	after := uuid.Nil
-	for {
-		var servers []uuid.UUID
-		err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
-			servers, err = tx.q.JournalServers(ctx, tx.tx, db.JournalServersParams{After: after, RowLimit: pruneServersPage})
-			return err
-		})
-		if err != nil {
-			return n, err
-		}
+	prune := func(servers []uuid.UUID) error {
 		for _, server := range servers {
 			deleted, err := s.pruneServer(ctx, server, keep, lim)
 			n += deleted
@@ -233,13 +225,34 @@ func (s *Store) PruneJournalByCount(ctx context.Context, keep int, lim PruneLimi
 				first = err
 			}
 			if ctx.Err() != nil {
-				return n, ctx.Err()
+				return ctx.Err()
 			}
 		}
-		if len(servers) < pruneServersPage {
+		return nil
+	}
+	if servers != nil {
+		if err := prune(servers); err != nil {
+			return n, err
+		}
+		return n, first
+	}
+	after := uuid.Nil
+	for {
+		var page []uuid.UUID
+		err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
+			page, err = tx.q.JournalServers(ctx, tx.tx, db.JournalServersParams{After: after, RowLimit: pruneServersPage})
+			return err
+		})
+		if err == nil {
+			err = prune(page)
+		}
+		if err != nil {
+			return n, err
+		}
+		if len(page) < pruneServersPage {
 			return n, first
 		}
-		after = servers[len(servers)-1]
+		after = page[len(page)-1]
 	}
 }
 

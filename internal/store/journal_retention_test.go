@@ -42,7 +42,7 @@ func TestJournalCountRetentionInBatches(t *testing.T) {
 	underCall := call(a.OrgID, under, base, "ping", "", "result")
 	appendAll(t, st, slices.Concat(busyCalls, bCalls, atCapCalls, []store.JournalRecord{underCall})...)
 
-	n, err := st.PruneJournalByCount(ctx, keep, store.PruneLimits{Batch: 3, StatementTimeout: 5 * time.Second})
+	n, err := st.PruneJournalByCount(ctx, keep, nil, store.PruneLimits{Batch: 3, StatementTimeout: 5 * time.Second})
 	require.NoError(t, err)
 	require.EqualValues(t, 23-keep+9-keep, n)
 
@@ -53,9 +53,21 @@ func TestJournalCountRetentionInBatches(t *testing.T) {
 	require.Len(t, journalOf(t, st, a.OrgID, atCap, store.JournalFilter{}), keep)
 	require.Len(t, journalOf(t, st, a.OrgID, under, store.JournalFilter{}), 1)
 
-	n, err = st.PruneJournalByCount(ctx, keep, store.PruneLimits{Batch: 3})
+	n, err = st.PruneJournalByCount(ctx, keep, nil, store.PruneLimits{Batch: 3})
 	require.NoError(t, err)
 	require.Zero(t, n, "a second run finds nothing over the cap")
+
+	// Named servers: only they are pruned.
+	more := slices.Concat(busyCalls[:3], bCalls[:3])
+	for i := range more {
+		more[i] = call(more[i].OrgID, more[i].ServerID, base.Add(time.Hour+time.Duration(i)*time.Second), "ping", "", "result")
+	}
+	appendAll(t, st, more...)
+	n, err = st.PruneJournalByCount(ctx, keep, []uuid.UUID{busy}, store.PruneLimits{})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	require.Len(t, journalOf(t, st, a.OrgID, busy, store.JournalFilter{}), keep)
+	require.Len(t, journalOf(t, st, b.OrgID, ofB, store.JournalFilter{}), keep+3, "a server not named is left")
 }
 
 // newestIDs is the ids of the keep newest records in (received_at, id)
@@ -105,7 +117,7 @@ func TestJournalAgeRetentionDoesNotWaitForCount(t *testing.T) {
 	counted := make(chan result, 1)
 	start := time.Now()
 	go func() {
-		n, err := st.PruneJournalByCount(ctx, 2, store.PruneLimits{Batch: 4, StatementTimeout: timeout})
+		n, err := st.PruneJournalByCount(ctx, 2, nil, store.PruneLimits{Batch: 4, StatementTimeout: timeout})
 		counted <- result{n, err}
 	}()
 	require.Eventually(t, func() bool { return waitingForLock(t, st) }, 5*time.Second, 10*time.Millisecond,
@@ -128,7 +140,7 @@ func TestJournalAgeRetentionDoesNotWaitForCount(t *testing.T) {
 
 	// Once the lock goes, the next run prunes the locked server too.
 	require.NoError(t, holder.Rollback(ctx))
-	n, err = st.PruneJournalByCount(ctx, 2, store.PruneLimits{})
+	n, err = st.PruneJournalByCount(ctx, 2, nil, store.PruneLimits{})
 	require.NoError(t, err)
 	require.EqualValues(t, 8, n)
 }
@@ -162,7 +174,7 @@ func BenchmarkJournalRetention(b *testing.B) {
 					b.StopTimer()
 					fill(b, st, org, server, rows)
 					b.StartTimer()
-					n, err := st.PruneJournalByCount(ctx, 1000, journal.PruneLimits{})
+					n, err := st.PruneJournalByCount(ctx, 1000, nil, journal.PruneLimits{})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -144,8 +144,11 @@ func (a *admission) droppedQueue(org, server uuid.UUID, now int64) {
 func (a *admission) lookup(m map[uuid.UUID]bucket, key uuid.UUID, rate float64, now int64) (bucket, bool) {
 	b, ok := m[key]
 	if !ok {
-		if len(m) >= maxTracked && !a.sweep(now) {
-			return bucket{tokens: rate}, false
+		if len(m) >= maxTracked {
+			a.sweep(now)
+			if len(m) >= maxTracked {
+				return bucket{tokens: rate}, false
+			}
 		}
 		b = bucket{tokens: rate, last: now}
 	}
@@ -154,9 +157,8 @@ func (a *admission) lookup(m map[uuid.UUID]bucket, key uuid.UUID, rate float64, 
 }
 
 // sweep forgets the buckets that are full and whose drops no longer count,
-// which behave as absent ones, at most once a second; it reports whether
-// both maps have room.
-func (a *admission) sweep(now int64) bool {
+// which behave as absent ones, at most once a second.
+func (a *admission) sweep(now int64) {
 	if now-a.lastSweep >= int64(time.Second) {
 		a.lastSweep = now
 		for k, b := range a.servers {
@@ -171,7 +173,6 @@ func (a *admission) sweep(now int64) bool {
 			}
 		}
 	}
-	return len(a.servers) < maxTracked && len(a.orgs) < maxTracked
 }
 
 // complete reports whether no record of server was dropped in the window a

@@ -108,3 +108,34 @@ func TestAdmitAllocatesNothing(t *testing.T) {
 		t.Fatalf("Admit allocates %v times a call", n)
 	}
 }
+
+// TestAdmitBoundNeverHidesADrop: with every tracked server holding a drop
+// that still counts, a new server is not tracked, and a drop of its
+// records makes every verification incomplete instead of going unnoticed.
+func TestAdmitBoundNeverHidesADrop(t *testing.T) {
+	w := New(nil, nil, Options{Batch: batch.Options{QueueSize: 10}, MaxRate: 1 << 30, MaxRatePerOrg: 1,
+		MaxRatePerServer: 1})
+	org := uuid.New()
+	for range maxTracked { // every one loses its second record, if not its first
+		s := uuid.New()
+		w.Admit(org, s)
+		w.Admit(org, s)
+	}
+	if n := len(w.adm.servers); n != maxTracked {
+		t.Fatalf("%d servers tracked, want %d", n, maxTracked)
+	}
+	quiet := uuid.New()
+	if !w.Complete(quiet) {
+		t.Fatal("a server never seen is incomplete before any untracked drop")
+	}
+	untracked := uuid.New()
+	if w.Admit(org, untracked) {
+		t.Fatal("admitted past the organization's budget")
+	}
+	if len(w.adm.servers) > maxTracked {
+		t.Fatalf("%d servers tracked, past the bound of %d", len(w.adm.servers), maxTracked)
+	}
+	if w.Complete(untracked) || w.Complete(quiet) {
+		t.Fatal("an untracked server's drop went unnoticed")
+	}
+}

@@ -34,25 +34,51 @@ WHERE server_id = @server_id AND method = 'tools/call' AND tool = sqlc.arg(tool)
 -- name: ClearJournal :execrows
 DELETE FROM mcp_journal WHERE server_id = @server_id;
 
--- name: PruneJournalByAge :execrows
-DELETE FROM mcp_journal WHERE received_at < @before;
+-- name: PruneJournalAgedBatch :execrows
+-- Deletes at most batch_size of the rows received before before, oldest
+-- first, found through the received_at index; retention repeats it, one
+-- short transaction each, until it deletes fewer.
+DELETE FROM mcp_journal
+WHERE id = ANY (ARRAY(
+    SELECT a.id FROM mcp_journal a WHERE a.received_at < @before
+    ORDER BY a.received_at LIMIT @batch_size::integer
+));
 
--- name: PruneJournalByCount :execrows
--- Keeps the newest keep rows of every server (keep_offset is keep - 1): the
--- servers over the limit are found first, then each one's oldest row kept,
--- through the server index.
-WITH over AS (
-    SELECT j.server_id FROM mcp_journal j GROUP BY j.server_id HAVING count(*) > sqlc.arg(keep)::bigint
-), cut AS (
-    SELECT o.server_id, c.received_at, c.id
-    FROM over o
-    CROSS JOIN LATERAL (
-        SELECT k.received_at, k.id FROM mcp_journal k
-        WHERE k.server_id = o.server_id
-        ORDER BY k.received_at DESC, k.id DESC
-        OFFSET sqlc.arg(keep_offset)::bigint LIMIT 1
-    ) c
+-- name: JournalServers :many
+-- The servers that have journal rows, in order, after after (the nil UUID
+-- to start): a skip scan of the server index, one probe a server, so
+-- retention never reads every row to find them.
+WITH RECURSIVE s AS (
+    (SELECT j.server_id FROM mcp_journal j WHERE j.server_id > @after::uuid ORDER BY j.server_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT j.server_id FROM mcp_journal j WHERE j.server_id > s.server_id ORDER BY j.server_id LIMIT 1)
+    FROM s WHERE s.server_id IS NOT NULL
 )
-DELETE FROM mcp_journal d
-USING cut
-WHERE d.server_id = cut.server_id AND (d.received_at, d.id) < (cut.received_at, cut.id);
+SELECT s.server_id::uuid AS server_id FROM s WHERE s.server_id IS NOT NULL LIMIT @row_limit::integer;
+
+-- name: JournalCut :many
+-- The keep-th newest row of a server (keep_offset is keep - 1), the
+-- newest row count retention deletes below; none when the server keeps at
+-- most keep rows. An index probe that reads keep entries.
+SELECT j.received_at, j.id FROM mcp_journal j
+WHERE j.server_id = @server_id
+ORDER BY j.received_at DESC, j.id DESC
+OFFSET @keep_offset::bigint LIMIT 1;
+
+-- name: PruneJournalBelowBatch :one
+-- Deletes at most batch_size of a server's rows below (below_at, below_id)
+-- in (received_at, id) order, newest first, and returns how many and the
+-- oldest one deleted: the next batch starts below it, so no batch walks
+-- over the index entries an earlier one left dead.
+WITH doomed AS (
+    SELECT j.id FROM mcp_journal j
+    WHERE j.server_id = @server_id AND (j.received_at, j.id) < (@below_at::timestamptz, @below_id::uuid)
+    ORDER BY j.received_at DESC, j.id DESC LIMIT @batch_size::integer
+), gone AS (
+    DELETE FROM mcp_journal d WHERE d.id = ANY (ARRAY(SELECT doomed.id FROM doomed))
+    RETURNING d.received_at, d.id
+)
+SELECT count(*)::bigint AS deleted,
+       coalesce(min(gone.received_at), @below_at::timestamptz)::timestamptz AS last_at,
+       coalesce((array_agg(gone.id ORDER BY gone.received_at, gone.id))[1], @below_id::uuid)::uuid AS last_id
+FROM gone;

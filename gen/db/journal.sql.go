@@ -24,6 +24,84 @@ func (q *Queries) ClearJournal(ctx context.Context, db DBTX, serverID uuid.UUID)
 	return result.RowsAffected(), nil
 }
 
+const journalCut = `-- name: JournalCut :many
+SELECT j.received_at, j.id FROM mcp_journal j
+WHERE j.server_id = $1
+ORDER BY j.received_at DESC, j.id DESC
+OFFSET $2::bigint LIMIT 1
+`
+
+type JournalCutParams struct {
+	ServerID   uuid.UUID
+	KeepOffset int64
+}
+
+type JournalCutRow struct {
+	ReceivedAt time.Time
+	ID         uuid.UUID
+}
+
+// The keep-th newest row of a server (keep_offset is keep - 1), the
+// newest row count retention deletes below; none when the server keeps at
+// most keep rows. An index probe that reads keep entries.
+func (q *Queries) JournalCut(ctx context.Context, db DBTX, arg JournalCutParams) ([]JournalCutRow, error) {
+	rows, err := db.Query(ctx, journalCut, arg.ServerID, arg.KeepOffset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []JournalCutRow{}
+	for rows.Next() {
+		var i JournalCutRow
+		if err := rows.Scan(&i.ReceivedAt, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const journalServers = `-- name: JournalServers :many
+WITH RECURSIVE s AS (
+    (SELECT j.server_id FROM mcp_journal j WHERE j.server_id > $2::uuid ORDER BY j.server_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT j.server_id FROM mcp_journal j WHERE j.server_id > s.server_id ORDER BY j.server_id LIMIT 1)
+    FROM s WHERE s.server_id IS NOT NULL
+)
+SELECT s.server_id::uuid AS server_id FROM s WHERE s.server_id IS NOT NULL LIMIT $1::integer
+`
+
+type JournalServersParams struct {
+	RowLimit int32
+	After    uuid.UUID
+}
+
+// The servers that have journal rows, in order, after after (the nil UUID
+// to start): a skip scan of the server index, one probe a server, so
+// retention never reads every row to find them.
+func (q *Queries) JournalServers(ctx context.Context, db DBTX, arg JournalServersParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, journalServers, arg.RowLimit, arg.After)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var server_id uuid.UUID
+		if err := rows.Scan(&server_id); err != nil {
+			return nil, err
+		}
+		items = append(items, server_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const journalToolCalls = `-- name: JournalToolCalls :many
 SELECT coalesce((params -> 'arguments')::text, 'null')::text AS arguments,
        (CASE WHEN $1::boolean THEN rounds ELSE '[]'::jsonb END)::jsonb AS rounds
@@ -139,48 +217,70 @@ func (q *Queries) ListJournal(ctx context.Context, db DBTX, arg ListJournalParam
 	return items, nil
 }
 
-const pruneJournalByAge = `-- name: PruneJournalByAge :execrows
-DELETE FROM mcp_journal WHERE received_at < $1
+const pruneJournalAgedBatch = `-- name: PruneJournalAgedBatch :execrows
+DELETE FROM mcp_journal
+WHERE id = ANY (ARRAY(
+    SELECT a.id FROM mcp_journal a WHERE a.received_at < $1
+    ORDER BY a.received_at LIMIT $2::integer
+))
 `
 
-func (q *Queries) PruneJournalByAge(ctx context.Context, db DBTX, before time.Time) (int64, error) {
-	result, err := db.Exec(ctx, pruneJournalByAge, before)
+type PruneJournalAgedBatchParams struct {
+	Before    time.Time
+	BatchSize int32
+}
+
+// Deletes at most batch_size of the rows received before before, oldest
+// first, found through the received_at index; retention repeats it, one
+// short transaction each, until it deletes fewer.
+func (q *Queries) PruneJournalAgedBatch(ctx context.Context, db DBTX, arg PruneJournalAgedBatchParams) (int64, error) {
+	result, err := db.Exec(ctx, pruneJournalAgedBatch, arg.Before, arg.BatchSize)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const pruneJournalByCount = `-- name: PruneJournalByCount :execrows
-WITH over AS (
-    SELECT j.server_id FROM mcp_journal j GROUP BY j.server_id HAVING count(*) > $1::bigint
-), cut AS (
-    SELECT o.server_id, c.received_at, c.id
-    FROM over o
-    CROSS JOIN LATERAL (
-        SELECT k.received_at, k.id FROM mcp_journal k
-        WHERE k.server_id = o.server_id
-        ORDER BY k.received_at DESC, k.id DESC
-        OFFSET $2::bigint LIMIT 1
-    ) c
+const pruneJournalBelowBatch = `-- name: PruneJournalBelowBatch :one
+WITH doomed AS (
+    SELECT j.id FROM mcp_journal j
+    WHERE j.server_id = $3 AND (j.received_at, j.id) < ($1::timestamptz, $2::uuid)
+    ORDER BY j.received_at DESC, j.id DESC LIMIT $4::integer
+), gone AS (
+    DELETE FROM mcp_journal d WHERE d.id = ANY (ARRAY(SELECT doomed.id FROM doomed))
+    RETURNING d.received_at, d.id
 )
-DELETE FROM mcp_journal d
-USING cut
-WHERE d.server_id = cut.server_id AND (d.received_at, d.id) < (cut.received_at, cut.id)
+SELECT count(*)::bigint AS deleted,
+       coalesce(min(gone.received_at), $1::timestamptz)::timestamptz AS last_at,
+       coalesce((array_agg(gone.id ORDER BY gone.received_at, gone.id))[1], $2::uuid)::uuid AS last_id
+FROM gone
 `
 
-type PruneJournalByCountParams struct {
-	Keep       int64
-	KeepOffset int64
+type PruneJournalBelowBatchParams struct {
+	BelowAt   time.Time
+	BelowID   uuid.UUID
+	ServerID  uuid.UUID
+	BatchSize int32
 }
 
-// Keeps the newest keep rows of every server (keep_offset is keep - 1): the
-// servers over the limit are found first, then each one's oldest row kept,
-// through the server index.
-func (q *Queries) PruneJournalByCount(ctx context.Context, db DBTX, arg PruneJournalByCountParams) (int64, error) {
-	result, err := db.Exec(ctx, pruneJournalByCount, arg.Keep, arg.KeepOffset)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type PruneJournalBelowBatchRow struct {
+	Deleted int64
+	LastAt  time.Time
+	LastID  uuid.UUID
+}
+
+// Deletes at most batch_size of a server's rows below (below_at, below_id)
+// in (received_at, id) order, newest first, and returns how many and the
+// oldest one deleted: the next batch starts below it, so no batch walks
+// over the index entries an earlier one left dead.
+func (q *Queries) PruneJournalBelowBatch(ctx context.Context, db DBTX, arg PruneJournalBelowBatchParams) (PruneJournalBelowBatchRow, error) {
+	row := db.QueryRow(ctx, pruneJournalBelowBatch,
+		arg.BelowAt,
+		arg.BelowID,
+		arg.ServerID,
+		arg.BatchSize,
+	)
+	var i PruneJournalBelowBatchRow
+	err := row.Scan(&i.Deleted, &i.LastAt, &i.LastID)
+	return i, err
 }

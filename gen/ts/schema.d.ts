@@ -780,7 +780,10 @@ export interface paths {
          *     calls that sent that question, and `answers` (a condition of the same form, keyed by
          *     question id) only those whose last answers match it; every given criterion must hold.
          *     `verified` is true when the count equals `times`, or, without `times`, when it is at
-         *     least 1. Records still queued are written before counting.
+         *     least 1. Records still queued are written before counting. `complete` is false when the
+         *     instance answering dropped records of this server (over its share of the journal's rate,
+         *     or with the queue full) since its journal was last cleared, within `JOURNAL_RETENTION`:
+         *     the count may then miss calls. Drops are known per instance.
          */
         post: operations["verifyJournal"];
         delete?: never;
@@ -3464,6 +3467,8 @@ export interface components {
             /** @description `exactly N` or `at least 1`. */
             expected: string;
             message: string;
+            /** @description False when this instance dropped records of the server (over the journal's rate limits or with its queue full) since its journal was last cleared, within the journal's retention: the count may miss calls. True when none was dropped. Drops are tracked in memory, per instance. */
+            complete: boolean;
         };
         ApiKey: {
             /** Format: uuid */

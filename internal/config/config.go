@@ -59,6 +59,12 @@ type Config struct {
 	// JournalMaxRate is how many journal records a second one instance
 	// takes; past it calls are answered but not recorded (counted).
 	JournalMaxRate int
+	// JournalMaxRatePerOrg and JournalMaxRatePerServer are how many
+	// journal records a second one instance takes of one organization and
+	// of one server, so that a tenant's flood drops its own records and not
+	// another's; by default half and a quarter of JournalMaxRate.
+	JournalMaxRatePerOrg    int
+	JournalMaxRatePerServer int
 	// JournalPruneInterval is how often retention runs (one minute); not
 	// read from the environment: tests shorten it.
 	JournalPruneInterval time.Duration
@@ -242,6 +248,9 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	positive("JOURNAL_MAX_PER_SERVER", &c.JournalMaxPerServer)
 	positive("JOURNAL_QUEUE", &c.JournalQueue)
 	positive("JOURNAL_MAX_RATE", &c.JournalMaxRate)
+	c.JournalMaxRatePerOrg, c.JournalMaxRatePerServer = max(c.JournalMaxRate/2, 1), max(c.JournalMaxRate/4, 1)
+	positive("JOURNAL_MAX_RATE_PER_ORG", &c.JournalMaxRatePerOrg)
+	positive("JOURNAL_MAX_RATE_PER_SERVER", &c.JournalMaxRatePerServer)
 	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
 	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)

@@ -15,6 +15,8 @@ func TestJournalSettings(t *testing.T) {
 	require.Equal(t, 1000, c.JournalMaxPerServer)
 	require.Equal(t, 10000, c.JournalQueue)
 	require.Equal(t, time.Minute, c.JournalPruneInterval)
+	require.Equal(t, 500, c.JournalMaxRatePerOrg, "half of JOURNAL_MAX_RATE")
+	require.Equal(t, 250, c.JournalMaxRatePerServer, "a quarter of JOURNAL_MAX_RATE")
 
 	c, err = Parse(env(map[string]string{"JOURNAL_ENABLED": "false", "JOURNAL_RETENTION": "90m",
 		"JOURNAL_MAX_PER_SERVER": "50", "JOURNAL_QUEUE": "200"}))
@@ -24,6 +26,15 @@ func TestJournalSettings(t *testing.T) {
 	require.Equal(t, 50, c.JournalMaxPerServer)
 	require.Equal(t, 200, c.JournalQueue)
 
+	c, err = Parse(env(map[string]string{"JOURNAL_MAX_RATE": "4000"}))
+	require.NoError(t, err)
+	require.Equal(t, 2000, c.JournalMaxRatePerOrg)
+	require.Equal(t, 1000, c.JournalMaxRatePerServer)
+	c, err = Parse(env(map[string]string{"JOURNAL_MAX_RATE_PER_ORG": "70", "JOURNAL_MAX_RATE_PER_SERVER": "30"}))
+	require.NoError(t, err)
+	require.Equal(t, 70, c.JournalMaxRatePerOrg)
+	require.Equal(t, 30, c.JournalMaxRatePerServer)
+
 	for _, tc := range []struct{ key, value string }{
 		{"JOURNAL_ENABLED", "sometimes"},
 		{"JOURNAL_RETENTION", "a day"},
@@ -32,6 +43,8 @@ func TestJournalSettings(t *testing.T) {
 		{"JOURNAL_MAX_PER_SERVER", "0"},
 		{"JOURNAL_MAX_PER_SERVER", "lots"},
 		{"JOURNAL_QUEUE", "-5"},
+		{"JOURNAL_MAX_RATE_PER_ORG", "0"},
+		{"JOURNAL_MAX_RATE_PER_SERVER", "many"},
 	} {
 		t.Run(tc.key+"="+tc.value, func(t *testing.T) {
 			_, err := Parse(env(map[string]string{tc.key: tc.value}))

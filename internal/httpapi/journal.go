@@ -53,6 +53,7 @@ func (s *Server) ClearJournal(ctx context.Context, req api.ClearJournalRequestOb
 	if err != nil {
 		return nil, err
 	}
+	s.journal.Cleared(req.ServerId)
 	return api.ClearJournal204Response{}, nil
 }
 
@@ -100,7 +101,7 @@ func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequest
 			count++
 		}
 	}
-	return api.VerifyJournal200JSONResponse(s.verdict(b, count)), nil
+	return api.VerifyJournal200JSONResponse(s.verdict(b, count, s.journal.Complete(req.ServerId))), nil
 }
 
 // compileMember compiles the condition of the body's member name; absent,
@@ -167,9 +168,10 @@ func lastAnswers(rounds []store.JournalRound) (map[string]any, bool) {
 	return nil, false
 }
 
-// verdict compares count with the request's expectation and says so.
-func (s *Server) verdict(b *api.VerifyJournalRequest, count int) api.VerifyJournalResult {
-	out := api.VerifyJournalResult{Count: count, Expected: "at least 1", Verified: count >= 1}
+// verdict compares count with the request's expectation and says so, and
+// whether the journal may have missed calls (complete).
+func (s *Server) verdict(b *api.VerifyJournalRequest, count int, complete bool) api.VerifyJournalResult {
+	out := api.VerifyJournalResult{Count: count, Expected: "at least 1", Verified: count >= 1, Complete: complete}
 	if b.Times != nil {
 		out.Expected, out.Verified = fmt.Sprintf("exactly %d", *b.Times), count == *b.Times
 	}
@@ -194,6 +196,10 @@ func (s *Server) verdict(b *api.VerifyJournalRequest, count int) api.VerifyJourn
 	}
 	if s.journal == nil {
 		msg += " (the call journal is disabled on this instance: JOURNAL_ENABLED=false)"
+	}
+	if !complete {
+		msg += " (incomplete: the journal dropped records of this server, over its share of the journal's rate " +
+			"or with its queue full, so calls may be missing)"
 	}
 	out.Message = msg
 	return out

@@ -380,6 +380,7 @@ func TestJournalDisabled(t *testing.T) {
 	r := c.Do("POST", "/api/servers/"+server+"/journal/verify", map[string]any{"tool": "get_weather"}).Status(http.StatusOK)
 	require.Equal(t, float64(0), r.Get("count"))
 	require.Contains(t, r.String("message"), "JOURNAL_ENABLED=false")
+	require.Equal(t, false, r.Get("complete"), "a disabled journal misses every call")
 	require.Equal(t, 0, c.Do("GET", "/api/servers/"+server+"/journal", nil).Status(http.StatusOK).Len("items"))
 	c.Do("DELETE", "/api/servers/"+server+"/journal", nil).Status(http.StatusNoContent)
 }

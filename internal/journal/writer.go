@@ -23,9 +23,32 @@ type Sink interface {
 	// It must not keep records after it returns: the writer reuses the
 	// slice.
 	AppendJournal(ctx context.Context, records []Record) (skipped int, err error)
-	// PruneJournal deletes the records received before before and those
-	// beyond the newest keep of each server.
-	PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error)
+	// PruneJournalByAge deletes the records received before before.
+	PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error)
+	// PruneJournalByCount deletes the records beyond the newest keep of
+	// each of servers, or of every server when servers is nil.
+	PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error)
+}
+
+// PruneLimits bound each statement of retention; a zero or negative field
+// takes its default.
+type PruneLimits struct {
+	// Batch is the most rows one statement deletes; default 5000.
+	Batch int
+	// StatementTimeout stops a statement that takes longer (waiting for a
+	// lock included); default 5s. The next run takes up what it left.
+	StatementTimeout time.Duration
+}
+
+// OrDefaults is lim with its defaults in place of zero fields.
+func (lim PruneLimits) OrDefaults() PruneLimits {
+	if lim.Batch <= 0 {
+		lim.Batch = 5000
+	}
+	if lim.StatementTimeout <= 0 {
+		lim.StatementTimeout = 5 * time.Second
+	}
+	return lim
 }
 
 // MaxResponse is the most characters of an answer a record keeps.
@@ -39,13 +62,21 @@ type Options struct {
 
 	// MaxRate is the most entries a second the writer takes; past it,
 	// entries are dropped and counted before the endpoint builds them, so
-	// a flood of calls costs the endpoint an atomic add per call and the
+	// a flood of calls costs the endpoint a map look-up per call and the
 	// database nothing more. Default 1000.
 	MaxRate int
+	// MaxRatePerOrg and MaxRatePerServer are the most entries a second
+	// the writer takes of one organization and of one server (token
+	// buckets holding one second's worth). They are checked before
+	// MaxRate, so a tenant's flood drops its own entries and leaves the
+	// instance's budget to the others. Defaults 500 and 250.
+	MaxRatePerOrg    int
+	MaxRatePerServer int
 
 	Retention     time.Duration // records older than this are deleted; default 24h
 	MaxPerServer  int           // records kept per server at most; default 1000
 	PruneInterval time.Duration // how often retention runs; default 1m
+	Prune         PruneLimits   // bounds of each retention statement
 }
 
 // Stats counts what happened to entries since New. Once Close has returned
@@ -68,10 +99,20 @@ type Writer struct {
 	records []Record
 	skipped atomic.Uint64 // refused by the database: written 0, dropped 1
 
-	// The rate budget: a fixed one-second window.
-	window   atomic.Int64 // the window's second (Unix time)
-	used     atomic.Int64 // entries taken in it
-	overRate atomic.Uint64
+	// The instance's rate budget: a fixed one-second window.
+	window atomic.Int64 // the window's second (Unix time)
+	used   atomic.Int64 // entries taken in it
+	// adm shares the budget between organizations and servers.
+	adm *admission
+
+	// written holds the servers this writer wrote records of since count
+	// retention last ran: only they can have grown past the cap, so
+	// retention need not look at the others. writtenAll asks the next run
+	// to look at every server (the first run, a failed one, an overflow).
+	wmu        sync.Mutex
+	written    map[uuid.UUID]struct{}
+	writtenAll bool
+	countRuns  int
 
 	closeOnce sync.Once
 	closing   chan struct{}
@@ -95,7 +136,15 @@ func New(sink Sink, log *slog.Logger, opts Options) *Writer {
 	if opts.MaxRate <= 0 {
 		opts.MaxRate = 1000
 	}
-	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{})}
+	if opts.MaxRatePerOrg <= 0 {
+		opts.MaxRatePerOrg = 500
+	}
+	if opts.MaxRatePerServer <= 0 {
+		opts.MaxRatePerServer = 250
+	}
+	w := &Writer{sink: sink, log: log, opts: opts, closing: make(chan struct{}),
+		adm:     newAdmission(opts.MaxRatePerOrg, opts.MaxRatePerServer, opts.Retention),
+		written: make(map[uuid.UUID]struct{}), writtenAll: true}
 	w.w = batch.New("journal", w.insert, log, opts.Batch)
 	return w
 }
@@ -107,20 +156,67 @@ func (w *Writer) Record(e Entry) bool {
 	if w == nil {
 		return false
 	}
-	return w.w.Add(e)
+	if !w.w.Add(e) {
+		w.adm.droppedQueue(e.OrgID, e.ServerID, time.Now().UnixNano())
+		return false
+	}
+	return true
 }
 
-// Admit reports whether Record would keep an entry now; when not, it counts
-// the entry as dropped, and the endpoint need not build it.
-func (w *Writer) Admit() bool {
+// Admit reports whether Record would keep an entry of org's server now:
+// within the server's, the organization's and the instance's budgets, with
+// room in the queue. When not, it counts the entry as dropped, remembers
+// the drop for Complete, and the endpoint need not build the entry.
+func (w *Writer) Admit(org, server uuid.UUID) bool {
 	if w == nil {
 		return false
 	}
-	if !w.withinRate(time.Now().Unix()) {
-		w.overRate.Add(1)
+	now := time.Now()
+	if ok, _ := w.adm.admit(org, server, now.UnixNano(), w, now.Unix()); !ok {
 		return false
 	}
-	return w.w.Admit()
+	if !w.w.Admit() {
+		w.adm.droppedQueue(org, server, now.UnixNano())
+		return false
+	}
+	return true
+}
+
+// Complete reports whether this instance dropped none of server's records
+// since its journal was last cleared through this instance, within
+// Retention: a verification then saw every call this instance answered.
+// Drops are known per instance only. A nil Writer, which records
+// nothing, is never complete.
+func (w *Writer) Complete(server uuid.UUID) bool {
+	if w == nil {
+		return false
+	}
+	return w.adm.complete(server, time.Now().UnixNano())
+}
+
+// Cleared tells the writer that server's journal was cleared: earlier drops
+// no longer make its verifications incomplete.
+func (w *Writer) Cleared(server uuid.UUID) {
+	if w != nil {
+		w.adm.cleared(server, time.Now().UnixNano())
+	}
+}
+
+// DroppedBy counts the entries dropped by bound since New.
+func (w *Writer) DroppedBy(bound Bound) uint64 {
+	if w == nil {
+		return 0
+	}
+	return w.adm.dropped[bound].Load()
+}
+
+// DroppingOrganizations counts the organizations whose records this writer
+// dropped in the last minute (a count: it never says which).
+func (w *Writer) DroppingOrganizations() int {
+	if w == nil {
+		return 0
+	}
+	return w.adm.droppingOrganizations(time.Now().UnixNano())
 }
 
 // withinRate takes one entry from the budget of the second now.
@@ -148,7 +244,7 @@ func (w *Writer) Stats() Stats {
 	s := w.w.Stats()
 	skipped := w.skipped.Load()
 	s.Written -= min(s.Written, skipped)
-	s.Dropped += skipped + w.overRate.Load()
+	s.Dropped += skipped + w.DroppedBy(BoundServer) + w.DroppedBy(BoundOrganization) + w.DroppedBy(BoundInstance)
 	return s
 }
 
@@ -157,7 +253,8 @@ func (w *Writer) Stats() Stats {
 func (w *Writer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.w.Run(ctx) })
-	wg.Go(func() { w.pruneLoop(ctx) })
+	wg.Go(func() { w.pruneLoop(ctx, "age", w.pruneByAge) })
+	wg.Go(func() { w.pruneLoop(ctx, "count", w.pruneByCount) })
 	wg.Wait()
 }
 
@@ -177,13 +274,75 @@ func (w *Writer) Close(ctx context.Context) error {
 	return w.w.Close(ctx)
 }
 
-// Prune applies retention once: records older than Retention go, and those
-// beyond the newest MaxPerServer of each server.
+// Prune applies retention once: records older than Retention go, then
+// those beyond the newest MaxPerServer of each server.
 func (w *Writer) Prune(ctx context.Context) (int64, error) {
-	return w.sink.PruneJournal(ctx, time.Now().Add(-w.opts.Retention), w.opts.MaxPerServer)
+	aged, err := w.pruneByAge(ctx)
+	if err != nil {
+		return aged, err
+	}
+	over, err := w.pruneByCount(ctx)
+	return aged + over, err
 }
 
-func (w *Writer) pruneLoop(ctx context.Context) {
+func (w *Writer) pruneByAge(ctx context.Context) (int64, error) {
+	return w.sink.PruneJournalByAge(ctx, time.Now().Add(-w.opts.Retention), w.opts.Prune)
+}
+
+// fullCountEvery is how many count retention runs go between two that look
+// at every server, for the records of instances that stopped before
+// pruning what they wrote.
+const fullCountEvery = 60
+
+// pruneByCount prunes the servers written since the last run; the first
+// run, every fullCountEvery-th, and the one after a failure prune every
+// server.
+func (w *Writer) pruneByCount(ctx context.Context) (int64, error) {
+	w.wmu.Lock()
+	all := w.writtenAll || w.countRuns%fullCountEvery == 0
+	var servers []uuid.UUID
+	if !all {
+		servers = make([]uuid.UUID, 0, len(w.written))
+		for s := range w.written {
+			servers = append(servers, s)
+		}
+	}
+	clear(w.written)
+	w.writtenAll = false
+	w.countRuns++
+	w.wmu.Unlock()
+	if !all && len(servers) == 0 {
+		return 0, nil
+	}
+	n, err := w.sink.PruneJournalByCount(ctx, w.opts.MaxPerServer, servers, w.opts.Prune)
+	if err != nil {
+		w.wmu.Lock()
+		w.writtenAll = true
+		w.wmu.Unlock()
+	}
+	return n, err
+}
+
+// wrote remembers the servers of records for count retention.
+func (w *Writer) wrote(records []Record) {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.writtenAll {
+		return
+	}
+	for _, r := range records {
+		w.written[r.ServerID] = struct{}{}
+	}
+	if len(w.written) > maxTracked {
+		clear(w.written)
+		w.writtenAll = true
+	}
+}
+
+// pruneLoop runs prune every PruneInterval. Age and count retention run in
+// loops of their own, so that a slow count retention (a server's rows
+// locked, a huge backlog) never delays the deletion of old records.
+func (w *Writer) pruneLoop(ctx context.Context, what string, prune func(context.Context) (int64, error)) {
 	t := time.NewTicker(w.opts.PruneInterval)
 	defer t.Stop()
 	for {
@@ -195,13 +354,13 @@ func (w *Writer) pruneLoop(ctx context.Context) {
 			return
 		}
 		pctx, cancel := context.WithTimeout(ctx, w.opts.PruneInterval)
-		n, err := w.Prune(pctx)
+		n, err := prune(pctx)
 		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
-			w.log.Warn("journal retention failed", "err", err)
+			w.log.Warn("journal retention failed", "by", what, "deleted", n, "err", err)
 		case n > 0:
-			w.log.Debug("journal retention", "deleted", n)
+			w.log.Debug("journal retention", "by", what, "deleted", n)
 		}
 	}
 }
@@ -215,6 +374,9 @@ func (w *Writer) insert(ctx context.Context, entries []Entry) error {
 		w.records = append(w.records, recordOf(e))
 	}
 	skipped, err := w.sink.AppendJournal(ctx, w.records)
+	if err == nil {
+		w.wrote(w.records)
+	}
 	clear(w.records) // let the records' memory go
 	w.records = w.records[:0]
 	if err == nil && skipped > 0 {

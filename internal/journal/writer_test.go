@@ -57,7 +57,7 @@ func TestAdmit(t *testing.T) {
 	w := journal.New(sink, quiet(), journal.Options{Batch: batch.Options{QueueSize: 3, BatchSize: 1, FlushInterval: time.Millisecond}})
 	batchtest.Run(t, w)
 
-	require.True(t, w.Admit(), "room in the queue")
+	require.True(t, w.Admit(uuid.Nil, uuid.Nil), "room in the queue")
 	require.True(t, w.Record(entry("ping")))
 	// The loop now holds that entry, stuck on the gate: it takes no more.
 	<-sink.entered
@@ -67,14 +67,14 @@ func TestAdmit(t *testing.T) {
 	before := w.Stats().Dropped
 	for range 5 {
 		start := time.Now()
-		require.False(t, w.Admit(), "a full queue")
+		require.False(t, w.Admit(uuid.Nil, uuid.Nil), "a full queue")
 		require.Less(t, time.Since(start), batchtest.RecordBudget)
 	}
 	require.Equal(t, before+5, w.Stats().Dropped, "each refusal counts as a dropped entry")
 
 	close(sink.gate)
 	require.NoError(t, batchtest.CloseWithin(w, 5*time.Second))
-	require.False(t, w.Admit(), "a closed writer")
+	require.False(t, w.Admit(uuid.Nil, uuid.Nil), "a closed writer")
 	s := w.Stats()
 	require.Equal(t, before+6, s.Dropped)
 	require.Equal(t, s.Queued, s.Written)
@@ -299,21 +299,68 @@ func TestRetention(t *testing.T) {
 	sink := newMemorySink()
 	w := journal.New(sink, quiet(), journal.Options{Retention: time.Hour, MaxPerServer: 7, PruneInterval: 5 * time.Millisecond})
 	batchtest.Run(t, w)
-	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 2 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(sink.pruneCalls()) >= 4 }, 5*time.Second, time.Millisecond)
+	byAge, byCount := 0, 0
 	for _, p := range sink.pruneCalls() {
+		if p.keep == 0 {
+			byAge++
+			require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
+			continue
+		}
+		byCount++
 		require.Equal(t, 7, p.keep)
-		require.WithinDuration(t, time.Now().Add(-time.Hour), p.before, 5*time.Second)
 	}
+	require.Positive(t, byAge, "age retention runs")
+	require.Positive(t, byCount, "count retention runs")
 	require.NoError(t, batchtest.CloseWithin(w, time.Second))
 	n := len(sink.pruneCalls())
 	time.Sleep(30 * time.Millisecond)
 	require.Len(t, sink.pruneCalls(), n, "retention stops at Close")
 }
 
+// TestCountRetentionLooksAtWrittenServers: count retention looks at every
+// server on its first run, then only at the servers written since its last
+// run, and not at all when none was.
+func TestCountRetentionLooksAtWrittenServers(t *testing.T) {
+	t.Parallel()
+	sink := newMemorySink()
+	w := journal.New(sink, quiet(), journal.Options{MaxPerServer: 7, PruneInterval: time.Hour})
+	batchtest.Run(t, w)
+	ctx := context.Background()
+	countCalls := func() []prune {
+		var out []prune
+		for _, p := range sink.pruneCalls() {
+			if p.keep != 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	_, err := w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 1)
+	require.True(t, countCalls()[0].all, "the first run looks at every server")
+
+	a, b := entry("ping"), entry("ping")
+	for _, e := range []journal.Entry{a, b, a} {
+		require.True(t, w.Record(e))
+	}
+	require.NoError(t, w.Flush(ctx))
+	_, err = w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 2)
+	require.False(t, countCalls()[1].all)
+	require.ElementsMatch(t, []uuid.UUID{a.ServerID, b.ServerID}, countCalls()[1].servers)
+
+	_, err = w.Prune(ctx)
+	require.NoError(t, err)
+	require.Len(t, countCalls(), 2, "nothing written: no server to look at")
+}
+
 func TestNilWriterRecordsNothing(t *testing.T) {
 	t.Parallel()
 	var w *journal.Writer
-	require.False(t, w.Admit())
+	require.False(t, w.Admit(uuid.Nil, uuid.Nil))
 	require.False(t, w.Record(entry("ping")))
 	require.NoError(t, w.Flush(context.Background()))
 	require.Equal(t, journal.Stats{}, w.Stats())
@@ -410,8 +457,10 @@ type memorySink struct {
 }
 
 type prune struct {
-	before time.Time
-	keep   int
+	before  time.Time
+	keep    int
+	servers []uuid.UUID // the servers count retention looked at
+	all     bool        // every server
 }
 
 func newMemorySink() *memorySink { return &memorySink{} }
@@ -444,10 +493,17 @@ func (s *memorySink) AppendJournal(ctx context.Context, records []store.JournalR
 	return s.skip, nil
 }
 
-func (s *memorySink) PruneJournal(_ context.Context, before time.Time, keep int) (int64, error) {
+func (s *memorySink) PruneJournalByAge(_ context.Context, before time.Time, _ journal.PruneLimits) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prunes = append(s.prunes, prune{before, keep})
+	s.prunes = append(s.prunes, prune{before: before})
+	return 0, nil
+}
+
+func (s *memorySink) PruneJournalByCount(_ context.Context, keep int, servers []uuid.UUID, _ journal.PruneLimits) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prunes = append(s.prunes, prune{keep: keep, servers: servers, all: servers == nil})
 	return 0, nil
 }
 

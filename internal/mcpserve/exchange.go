@@ -195,7 +195,7 @@ func journaled(next mcptransport.MessageHandler) mcptransport.MessageHandler {
 // record hands the journal what happened to one message: its result (which
 // the entry may share: results are never modified) or its error.
 func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMessage, err error) {
-	if !s.rec.Admit() {
+	if !s.rec.Admit(s.d.orgID, s.d.id) {
 		return // over the journal's budget: dropped, and counted, before any work
 	}
 	e := journal.Entry{

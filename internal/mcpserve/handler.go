@@ -343,7 +343,7 @@ func (h *Handler) rateLimited() bool {
 // rejected records a request refused before any of its messages was
 // answered, and why when the status does not say it all.
 func (h *Handler) rejected(d *compiled, addr string, start time.Time, status int, why string) {
-	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
+	if h.opts.Journal == nil || !h.opts.Journal.Admit(d.orgID, d.id) {
 		return
 	}
 	h.opts.Journal.Record(journal.Entry{OrgID: d.orgID, ServerID: d.id, ReceivedAt: start, Latency: time.Since(start),

@@ -23,9 +23,10 @@ type Sequencer interface {
 // Recorder receives every call to a per-server endpoint. Neither method may
 // wait.
 type Recorder interface {
-	// Admit reports whether an entry would be kept now; when it is not,
-	// the endpoint skips building it, and the recorder counts it dropped.
-	Admit() bool
+	// Admit reports whether an entry of org's server would be kept now;
+	// when it is not, the endpoint skips building it, and the recorder
+	// counts it dropped.
+	Admit(org, server uuid.UUID) bool
 	// Record keeps e; it returns false when it dropped it.
 	Record(e journal.Entry) bool
 }

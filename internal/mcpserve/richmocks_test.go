@@ -431,7 +431,7 @@ func TestServerFault(t *testing.T) {
 // chanRecorder hands journal entries to a test.
 type chanRecorder chan journal.Entry
 
-func (c chanRecorder) Admit() bool { return true }
+func (c chanRecorder) Admit(uuid.UUID, uuid.UUID) bool { return true }
 
 func (c chanRecorder) Record(e journal.Entry) bool {
 	select {

@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mockmcp/mockmcp/internal/batch"
+	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
@@ -134,4 +135,21 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolWait, prometheus.CounterValue, s.AcquireDuration().Seconds())
 	ch <- prometheus.MustNewConstMetric(poolEmpty, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
 	ch <- prometheus.MustNewConstMetric(poolCanceled, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
+}
+
+// JournalDrops exposes whose call journal records were dropped, by count
+// only, never by organization id: the records dropped by each bound
+// (server, organization, instance, queue) and the organizations that lost
+// records in the last minute.
+func (m *Metrics) JournalDrops(w *journal.Writer) {
+	if m == nil || w == nil {
+		return
+	}
+	for _, b := range journal.Bounds {
+		counterFunc(m.reg, name("journal", "dropped_total"), "Call journal records dropped, by the bound that dropped them: "+
+			"a server's or an organization's share of the rate, the instance's rate, or the queue.",
+			prometheus.Labels{"bound": b.String()}, func() float64 { return float64(w.DroppedBy(b)) })
+	}
+	gaugeFunc(m.reg, name("journal", "dropping_organizations"), "Organizations whose call journal records this "+
+		"instance dropped in the last minute.", nil, func() float64 { return float64(w.DroppingOrganizations()) })
 }

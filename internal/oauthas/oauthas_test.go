@@ -58,7 +58,7 @@ type entries struct {
 	all []journal.Entry
 }
 
-func (e *entries) Admit() bool { return true }
+func (e *entries) Admit(uuid.UUID, uuid.UUID) bool { return true }
 func (e *entries) Record(x journal.Entry) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

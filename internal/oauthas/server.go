@@ -32,7 +32,7 @@ import (
 // Recorder receives the authorization server's events for the call
 // journal; neither method may wait (journal.Writer).
 type Recorder interface {
-	Admit() bool
+	Admit(org, server uuid.UUID) bool
 	Record(e journal.Entry) bool
 }
 
@@ -257,7 +257,7 @@ type event struct {
 
 // record journals ev for the design of s, when the journal admits it.
 func (h *Handler) record(r *http.Request, s site, start time.Time, ev event) {
-	if h.opts.Journal == nil || !h.opts.Journal.Admit() {
+	if h.opts.Journal == nil || !h.opts.Journal.Admit(s.design.OrgID, s.design.ServerID) {
 		return
 	}
 	params, _ := json.Marshal(ev.params)

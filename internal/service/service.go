@@ -202,7 +202,8 @@ func (s *Service) newWriters() {
 	s.tasks = tasksweep.New(s.store, s.log, tasksweep.Options{})
 	if cfg.JournalEnabled {
 		s.journal = journal.New(s.store, s.log, journal.Options{Batch: batch.Options{QueueSize: cfg.JournalQueue},
-			MaxRate: cfg.JournalMaxRate, Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer,
+			MaxRate: cfg.JournalMaxRate, MaxRatePerOrg: cfg.JournalMaxRatePerOrg,
+			MaxRatePerServer: cfg.JournalMaxRatePerServer, Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer,
 			PruneInterval: cfg.JournalPruneInterval})
 	}
 }
@@ -277,6 +278,7 @@ func (s *Service) serveMetrics() error {
 	m.Queue("audit", s.audit)
 	if s.journal != nil {
 		m.Queue("journal", s.journal)
+		m.JournalDrops(s.journal)
 	}
 	m.RateLimit(s.limit)
 	m.Outbound()

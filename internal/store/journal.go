@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,27 +173,134 @@ func optional(s string) *string {
 	return &s
 }
 
-// PruneJournal deletes, for every organization, the recorded calls received
-// before before and, beyond the newest keep of each server, the older ones
-// (keep < 1 keeps every row). It returns how many rows it deleted.
-func (s *Store) PruneJournal(ctx context.Context, before time.Time, keep int) (int64, error) {
+// PruneLimits bound each statement of retention.
+type PruneLimits = journal.PruneLimits
+
+// pruneServersPage is how many servers count retention lists at a time.
+const pruneServersPage = 1000
+
+// PruneJournalByAge deletes, for every organization, the recorded calls
+// received before before, lim.Batch rows a statement, each statement its own
+// transaction bounded by lim.StatementTimeout, so that it holds no lock for
+// long and never waits behind count retention. It returns how many rows it
+// deleted.
+func (s *Store) PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error) {
+	lim = lim.OrDefaults()
 	var n int64
-	err := s.WithTx(ctx, Scope{JournalPrune: true}, func(tx *Tx) error {
-		aged, err := tx.q.PruneJournalByAge(ctx, tx.tx, before)
-		if err != nil {
+	for {
+		var deleted int64
+		err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
+			deleted, err = tx.q.PruneJournalAgedBatch(ctx, tx.tx, db.PruneJournalAgedBatchParams{
+				Before: before, BatchSize: int32(lim.Batch)})
 			return err
-		}
-		n = aged
-		if keep < 1 {
-			return nil
-		}
-		over, err := tx.q.PruneJournalByCount(ctx, tx.tx, db.PruneJournalByCountParams{
-			Keep: int64(keep), KeepOffset: int64(keep - 1),
 		})
-		n += over
+		n += deleted
+		if err != nil || deleted < int64(lim.Batch) {
+			return n, err
+		}
+	}
+}
+
+// PruneJournalByCount deletes each of servers' recorded calls beyond its
+// newest keep (in (received_at, id) order; keep < 1 keeps every row), or
+// every server's, of every organization, when servers is nil, and returns
+// how many rows it deleted. Its cost is linear: the servers come from a
+// skip scan of the server index, each server's cut from one index probe of
+// keep entries, and the rows below the cut go lim.Batch at a time, each
+// batch its own transaction bounded by lim.StatementTimeout. A server that
+// fails (its rows locked past the timeout) does not stop the others; the
+// first error is returned.
+func (s *Store) PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error) {
+	if keep < 1 {
+		return 0, nil
+	}
+	lim = lim.OrDefaults()
+	var n int64
+	var first error
+	prune := func(servers []uuid.UUID) error {
+		for _, server := range servers {
+			deleted, err := s.pruneServer(ctx, server, keep, lim)
+			n += deleted
+			if err != nil && first == nil {
+				first = err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	if servers != nil {
+		if err := prune(servers); err != nil {
+			return n, err
+		}
+		return n, first
+	}
+	after := uuid.Nil
+	for {
+		var page []uuid.UUID
+		err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
+			page, err = tx.q.JournalServers(ctx, tx.tx, db.JournalServersParams{After: after, RowLimit: pruneServersPage})
+			return err
+		})
+		if err == nil {
+			err = prune(page)
+		}
+		if err != nil {
+			return n, err
+		}
+		if len(page) < pruneServersPage {
+			return n, first
+		}
+		after = page[len(page)-1]
+	}
+}
+
+// pruneServer deletes server's rows below its keep-th newest.
+func (s *Store) pruneServer(ctx context.Context, server uuid.UUID, keep int, lim PruneLimits) (int64, error) {
+	var cut []db.JournalCutRow
+	err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
+		cut, err = tx.q.JournalCut(ctx, tx.tx, db.JournalCutParams{ServerID: server, KeepOffset: int64(keep - 1)})
 		return err
 	})
-	return n, err
+	if err != nil || len(cut) == 0 {
+		return 0, err
+	}
+	var n int64
+	below := db.PruneJournalBelowBatchParams{ServerID: server, BelowAt: cut[0].ReceivedAt, BelowID: cut[0].ID,
+		BatchSize: int32(lim.Batch)}
+	for {
+		var r db.PruneJournalBelowBatchRow
+		err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
+			r, err = tx.q.PruneJournalBelowBatch(ctx, tx.tx, below)
+			return err
+		})
+		n += r.Deleted
+		if err != nil || r.Deleted < int64(lim.Batch) {
+			return n, err
+		}
+		below.BelowAt, below.BelowID = r.LastAt, r.LastID
+	}
+}
+
+// pruneTx runs fn in a retention transaction whose statements stop after
+// lim.StatementTimeout and walk the journal's indexes in order. Under
+// row-level security the planner misjudges how many rows of a server match
+// (it estimated 5,000 of a server's 1,000,000), and then reads and sorts
+// every row of the server for each batch, which makes a large server's
+// retention quadratic; without sequential scans, bitmap scans and sorts,
+// the cut and each batch are the index probes they are meant to be.
+func (s *Store) pruneTx(ctx context.Context, lim PruneLimits, fn func(*Tx) error) error {
+	return s.WithTx(ctx, Scope{JournalPrune: true}, func(tx *Tx) error {
+		ms := max(lim.StatementTimeout.Milliseconds(), 1)
+		if _, err := tx.tx.Exec(ctx, `SELECT set_config('statement_timeout', $1, true),
+			set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+			set_config('enable_sort', 'off', true), set_config('enable_incremental_sort', 'off', true)`,
+			strconv.FormatInt(ms, 10)); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // Journal lists a server's recorded calls, newest first. Row-level security

@@ -244,7 +244,7 @@ func TestJournalRetention(t *testing.T) {
 	appendAll(t, st, append(busyCalls, old, recent, oldB)...)
 
 	t.Run("by age, for every organization", func(t *testing.T) {
-		n, err := st.PruneJournal(context.Background(), now.Add(-2*time.Hour), 0)
+		n, err := st.PruneJournalByAge(context.Background(), now.Add(-2*time.Hour), store.PruneLimits{})
 		require.NoError(t, err)
 		require.EqualValues(t, 2, n, "the old records of A and B")
 		require.Equal(t, []uuid.UUID{recent.ID}, ids(journalOf(t, st, a.OrgID, quiet, store.JournalFilter{})))
@@ -252,14 +252,14 @@ func TestJournalRetention(t *testing.T) {
 		require.Len(t, journalOf(t, st, a.OrgID, busy, store.JournalFilter{}), 6)
 	})
 	t.Run("by count per server", func(t *testing.T) {
-		n, err := st.PruneJournal(context.Background(), now.Add(-24*time.Hour), 4)
+		n, err := st.PruneJournalByCount(context.Background(), 4, nil, store.PruneLimits{})
 		require.NoError(t, err)
 		require.EqualValues(t, 2, n)
 		require.Equal(t, ids(busyCalls[:4]), ids(journalOf(t, st, a.OrgID, busy, store.JournalFilter{})), "the newest 4")
 		require.Equal(t, []uuid.UUID{recent.ID}, ids(journalOf(t, st, a.OrgID, quiet, store.JournalFilter{})))
 	})
 	t.Run("keep one", func(t *testing.T) {
-		_, err := st.PruneJournal(context.Background(), now.Add(-24*time.Hour), 1)
+		_, err := st.PruneJournalByCount(context.Background(), 1, nil, store.PruneLimits{})
 		require.NoError(t, err)
 		require.Equal(t, []uuid.UUID{busyCalls[0].ID}, ids(journalOf(t, st, a.OrgID, busy, store.JournalFilter{})))
 	})

@@ -52,7 +52,8 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 // enabled: false, and says what it did; startLocal adds the endpoint. A
 // failure changes nothing: the last good version keeps serving.
 func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, doc []byte) (localmode.Result, error) {
-	plan, err := designdoc.Apply(ctx, s.store, org, doc, designdoc.ApplyOptions{CreatedBy: "local", EnableByDefault: true})
+	plan, err := designdoc.Apply(ctx, s.store, org, doc, designdoc.ApplyOptions{CreatedBy: "local", EnableByDefault: true,
+		MaxJSONBytes: s.cfg.MaxBodyBytes})
 	if err != nil {
 		return localmode.Result{}, err
 	}

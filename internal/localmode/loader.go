@@ -81,6 +81,11 @@ type Loader struct {
 	files    map[string]*file
 	scans    int
 	dirErr   string // the folder's last listing error, logged once
+	// root opens the folder's files during a scan: a file that leads
+	// out of the folder (a symbolic link, absolute or up and away) is
+	// refused by the kernel's own walk, not by a check that a swapped
+	// link could pass.
+	root *os.Root
 }
 
 // file is what the loader knows of one design file.
@@ -98,7 +103,8 @@ type file struct {
 	good        *Result           // the last good apply, nil before one
 	retryAt     time.Time         // set after an error not the file's fault
 	retryDelay  time.Duration
-	missing     int // consecutive polls that did not find the file
+	missing     int  // consecutive polls that did not find the file
+	outside     bool // it leads out of the folder; reported once
 }
 
 // New returns a loader of the design files in dir that applies each with
@@ -177,11 +183,13 @@ func (l *Loader) Watch(ctx context.Context) error {
 // entry is one design file found by a listing.
 type entry struct {
 	name string
-	info fs.FileInfo
+	info fs.FileInfo // nil when the file leads out of the folder
 }
 
-// list returns the design files of the folder in name order, following
-// symbolic links (mounted configuration often links its files).
+// list returns the design files of the folder in name order. Symbolic
+// links are followed while they stay in the folder (relative links, such
+// as a mounted Kubernetes ConfigMap's); a file that leads out of it is
+// listed without its info, to be refused.
 func (l *Loader) list() ([]entry, error) {
 	des, err := os.ReadDir(l.dir)
 	if err != nil {
@@ -192,9 +200,16 @@ func (l *Loader) list() ([]entry, error) {
 		if !IsDesignFile(de.Name()) {
 			continue
 		}
-		info, err := os.Stat(filepath.Join(l.dir, de.Name()))
-		if err != nil || !info.Mode().IsRegular() {
-			continue // a dangling link, a folder named x.json, or gone meanwhile
+		info, err := l.root.Stat(de.Name())
+		if err != nil {
+			if _, serr := os.Stat(filepath.Join(l.dir, de.Name())); serr == nil {
+				// It exists, yet not within the root: it leads out.
+				out = append(out, entry{name: de.Name()})
+			}
+			continue // a dangling link, or gone meanwhile
+		}
+		if !info.Mode().IsRegular() {
+			continue // a folder named x.json
 		}
 		out = append(out, entry{name: de.Name(), info: info})
 	}
@@ -208,7 +223,15 @@ func (l *Loader) list() ([]entry, error) {
 // first load) every file is applied at once.
 func (l *Loader) scan(ctx context.Context, settle bool) {
 	l.scans++
-	entries, err := l.list()
+	root, err := os.OpenRoot(l.dir)
+	if err == nil {
+		l.root = root
+		defer func() { root.Close(); l.root = nil }()
+	}
+	var entries []entry
+	if err == nil {
+		entries, err = l.list()
+	}
 	if err != nil {
 		if msg := err.Error(); msg != l.dirErr {
 			l.dirErr = msg
@@ -232,6 +255,13 @@ func (l *Loader) scan(ctx context.Context, settle bool) {
 			l.files[e.name] = f
 		}
 		f.missing = 0
+		if e.info == nil {
+			l.refuse(e.name, f)
+			continue
+		}
+		if f.outside {
+			f.outside, f.doc = false, nil // back in the folder: read it afresh
+		}
 		l.refresh(e, f)
 		if f.doc == nil {
 			continue // not read yet
@@ -257,7 +287,7 @@ func (l *Loader) refresh(e entry, f *file) {
 		return
 	}
 	path := filepath.Join(l.dir, e.name)
-	doc, err := os.ReadFile(path)
+	doc, err := l.root.ReadFile(e.name)
 	if err != nil {
 		l.log.Debug("design file cannot be read; trying again", "path", path, "error", err.Error())
 		return
@@ -269,6 +299,23 @@ func (l *Loader) refresh(e entry, f *file) {
 	if h := sha256.Sum256(doc); f.doc == nil || h != f.hash {
 		f.hash, f.doc, f.changedScan = h, doc, l.scans
 	}
+}
+
+// refuse reports, once, a design file that leads out of the folder; the
+// last good version of its server keeps serving.
+func (l *Loader) refuse(name string, f *file) {
+	if f.outside {
+		return
+	}
+	f.outside = true
+	path := filepath.Join(l.dir, name)
+	fmt.Fprintf(l.out, "%s: refused: it leads out of the designs folder (a symbolic link to a file outside it); not read\n", path)
+	attrs := []any{"path", path}
+	if f.good != nil {
+		fmt.Fprintf(l.out, "%s: not applied; the last good version of %s keeps serving\n", path, f.good.Name)
+		attrs = append(attrs, "serving", f.good.ServerID.String())
+	}
+	l.log.Warn("design file refused: it leads out of the designs folder", attrs...)
 }
 
 // applyFile applies f's content and reports the outcome.

@@ -122,7 +122,7 @@ func syntaxError(err error) *Error {
 	}
 	if strings.HasPrefix(msg, "unknown anchor '") {
 		msg = "an alias names an anchor that is not defined before it"
-	} else if strings.ContainsAny(msg, "\n`'\"") {
+	} else if strings.ContainsAny(msg, "\n`") {
 		msg = "the text is not valid YAML" // not one of the parser's fixed messages
 	}
 	e.Reason = msg

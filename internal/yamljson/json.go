@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
-	"strconv"
 	"strings"
 )
 
@@ -17,7 +17,7 @@ func CheckJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	ck := jsonChecker{dec: dec, src: b}
-	if err := ck.value(""); err != nil {
+	if err := ck.value(); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -28,8 +28,14 @@ func CheckJSON(b []byte) error {
 }
 
 type jsonChecker struct {
-	dec *json.Decoder
-	src []byte
+	dec  *json.Decoder
+	src  []byte
+	path []step // written out only for an error, as the converter's
+}
+
+func (ck *jsonChecker) fail(reason string) *Error {
+	line, _ := position(ck.src, ck.dec.InputOffset())
+	return &Error{Line: line, Path: pathString(ck.path), Reason: reason}
 }
 
 func (ck *jsonChecker) syntax(err error) *Error {
@@ -51,11 +57,14 @@ func (ck *jsonChecker) syntax(err error) *Error {
 	return &Error{Line: line, Syntax: true, Reason: "not valid JSON"}
 }
 
-// value reads one value whose path is at.
-func (ck *jsonChecker) value(at string) error {
+// value reads one value, at ck.path.
+func (ck *jsonChecker) value() error {
 	tok, err := ck.dec.Token()
 	if err != nil {
 		return ck.syntax(err)
+	}
+	if len(ck.path) >= maxDepth && (tok == json.Delim('{') || tok == json.Delim('[')) {
+		return ck.fail(fmt.Sprintf("values nest more than %d levels deep", maxDepth))
 	}
 	switch tok {
 	case json.Delim('{'):
@@ -66,27 +75,26 @@ func (ck *jsonChecker) value(at string) error {
 				return ck.syntax(err)
 			}
 			k, _ := tok.(string) // an object's tokens start with its keys
-			field := k
-			if at != "" {
-				field = at + "." + k
-			}
+			ck.path = append(ck.path, step{key: &k})
 			if seen[k] {
-				line, _ := position(ck.src, ck.dec.InputOffset())
-				return &Error{Line: line, Path: field, Reason: "the key appears twice in its object"}
+				return ck.fail("the key appears twice in its object")
 			}
 			seen[k] = true
-			if err := ck.value(field); err != nil {
+			if err := ck.value(); err != nil {
 				return err
 			}
+			ck.path = ck.path[:len(ck.path)-1]
 		}
 		if _, err := ck.dec.Token(); err != nil {
 			return ck.syntax(err)
 		}
 	case json.Delim('['):
 		for i := 0; ck.dec.More(); i++ {
-			if err := ck.value(at + "[" + strconv.Itoa(i) + "]"); err != nil {
+			ck.path = append(ck.path, step{index: i})
+			if err := ck.value(); err != nil {
 				return err
 			}
+			ck.path = ck.path[:len(ck.path)-1]
 		}
 		if _, err := ck.dec.Token(); err != nil {
 			return ck.syntax(err)

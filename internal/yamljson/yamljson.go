@@ -146,9 +146,12 @@ type step struct {
 	index int
 }
 
-func (c *converter) at() string {
+func (c *converter) at() string { return pathString(c.path) }
+
+// pathString writes a path as errors name fields: `tools[0].name`.
+func pathString(path []step) string {
 	var b strings.Builder
-	for _, s := range c.path {
+	for _, s := range path {
 		if s.key == nil {
 			b.WriteString("[" + strconv.Itoa(s.index) + "]")
 			continue

@@ -183,3 +183,13 @@ func TestCheckJSON(t *testing.T) {
 		require.Equal(t, want, err.Error(), "%q", src)
 	}
 }
+
+// TestCheckJSONBoundsDepth: a megabyte of brackets is refused at 10,000
+// levels, without recursing a million times.
+func TestCheckJSONBoundsDepth(t *testing.T) {
+	start := time.Now()
+	err := yamljson.CheckJSON([]byte(strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20)))
+	require.ErrorContains(t, err, "values nest more than 10000 levels deep")
+	require.Less(t, time.Since(start), time.Second)
+	require.NoError(t, yamljson.CheckJSON([]byte(`{"a":`+strings.Repeat("[", 100)+strings.Repeat("]", 100)+`}`)))
+}

@@ -101,7 +101,7 @@ func Convert(src []byte, opts Options) ([]byte, error) {
 		return nil, &Error{Line: extra.Line, Syntax: true,
 			Reason: "a second document starts; send one document per body or file"}
 	}
-	c := converter{opts: opts, active: map[*yaml.Node]bool{}}
+	c := converter{opts: opts, active: map[*yaml.Node]bool{}, done: map[*yaml.Node]span{}}
 	if err := c.node(&doc); err != nil {
 		return nil, err
 	}
@@ -135,10 +135,20 @@ type converter struct {
 	// active holds the nodes being converted: an alias to one of them is
 	// a document that contains itself.
 	active map[*yaml.Node]bool
+	// done holds the JSON written for each anchored node converted whole:
+	// its aliases copy it, so that an expansion costs its bytes and
+	// nothing more.
+	done map[*yaml.Node]span
+	// deepest is the deepest level reached by the node being converted.
+	deepest int
 	// path is where the conversion is, written out only for an error
 	// (building it at every value would cost the square of the depth).
 	path []step
 }
+
+// span is the JSON written for one node: from and to an offset, and how
+// many levels deep its values nest.
+type span struct{ from, to, depth int }
 
 // step is one level of a path: a mapping key, or else a sequence index.
 type step struct {
@@ -173,17 +183,29 @@ func (c *converter) over(n *yaml.Node) error {
 	if int64(c.out.Len()) <= c.opts.Limit {
 		return nil
 	}
+	return c.tooLarge(n)
+}
+
+func (c *converter) tooLarge(n *yaml.Node) error {
 	return &Error{Line: n.Line, Path: c.at(), TooLarge: true, Reason: fmt.Sprintf(
 		"the document expands to more than %d bytes of JSON, the limit (every use of an alias counts)", c.opts.Limit)}
 }
 
 func (c *converter) node(n *yaml.Node) error {
-	if len(c.path) > maxDepth {
+	level := len(c.path)
+	if level > maxDepth {
 		return c.fail(n, "values nest more than %d levels deep", maxDepth)
 	}
+	c.deepest = max(c.deepest, level)
 	if n.Anchor != "" {
 		c.active[n] = true
-		defer delete(c.active, n)
+		from, outer := c.out.Len(), c.deepest
+		c.deepest = level
+		defer func() {
+			delete(c.active, n)
+			c.done[n] = span{from, c.out.Len(), c.deepest - level}
+			c.deepest = max(outer, c.deepest)
+		}()
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -198,6 +220,19 @@ func (c *converter) node(n *yaml.Node) error {
 		}
 		if c.active[n.Alias] {
 			return c.fail(n, "anchor '%s' contains itself", n.Value)
+		}
+		if s, ok := c.done[n.Alias]; ok {
+			if level+s.depth > maxDepth {
+				return c.fail(n, "values nest more than %d levels deep", maxDepth)
+			}
+			if int64(c.out.Len()+s.to-s.from) > c.opts.Limit {
+				return c.tooLarge(n)
+			}
+			c.deepest = max(c.deepest, level+s.depth)
+			// The buffer only grows: the stretch stays readable even when
+			// the write moves the buffer.
+			c.out.Write(c.out.Bytes()[s.from:s.to])
+			return nil
 		}
 		return c.node(n.Alias)
 	case yaml.MappingNode:

@@ -1,6 +1,6 @@
 // Package yamljson converts the YAML documents the service reads (design
-// documents, OpenAPI documents) to JSON text, and checks JSON documents for
-// keys given twice.
+// documents, imported OpenAPI documents, its own OpenAPI document) to JSON
+// text, and checks JSON documents for keys given twice.
 //
 // A YAML document is a graph, not a tree: an alias repeats the node its
 // anchor names, so a few bytes can stand for gigabytes ("billion laughs"),
@@ -15,7 +15,9 @@ package yamljson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strconv"
@@ -93,7 +95,9 @@ func Convert(src []byte, opts Options) ([]byte, error) {
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return []byte("null"), nil // no document: YAML's null
+	} else if err != nil {
 		return nil, syntaxError(err)
 	}
 	var extra yaml.Node

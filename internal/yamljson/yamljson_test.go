@@ -116,6 +116,12 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"a":12345678901234567890123,"b":1.50,"c":"2024-11-05","d":31,"e":null,"f":"yes","g":true,"h":"007","i":{"k":1},"j":{"k":1},"k":[{"k":1},{"k":1}]}`, string(out))
 
+	for _, empty := range []string{"", "# a comment\n", "\n\n"} {
+		out, err = yamljson.Convert([]byte(empty), yamljson.Options{})
+		require.NoError(t, err)
+		require.Equal(t, "null", string(out))
+	}
+
 	// Keys of other scalar types, as OpenAPI responses have them.
 	_, err = yamljson.Convert([]byte("200: ok\n"), yamljson.Options{})
 	require.ErrorContains(t, err, "mapping keys must be strings")

@@ -210,27 +210,14 @@ func kindOf(v any) string {
 	return "an object"
 }
 
-// jsonMessage explains why data is not JSON, with the line and column.
+// jsonMessage explains why data is not JSON, with the line and column
+// and without quoting it.
 func jsonMessage(data []byte) string {
-	var v any
-	err := json.Unmarshal(data, &v)
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := position(data, int(syn.Offset))
-		return fmt.Sprintf("JSON: line %d, column %d: %s", line, col, syn.Error())
+	var e *yamljson.Error
+	if err := yamljson.CheckJSON(data); errors.As(err, &e) {
+		return "JSON: " + e.Message()
 	}
-	if err == nil {
-		return "JSON: not a single JSON value"
-	}
-	return "JSON: " + err.Error()
-}
-
-func position(data []byte, offset int) (line, col int) {
-	offset = min(max(offset, 0), len(data))
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
-	return line, max(col, 1)
+	return "JSON: not a single JSON value"
 }
 
 var (

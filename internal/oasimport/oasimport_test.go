@@ -414,7 +414,7 @@ func TestBadDocuments(t *testing.T) {
 	file := func(name string) string { return string(testFile(t, name)) }
 	for _, tc := range []struct{ name, doc, message string }{
 		{"not JSON or YAML", file("invalid.yaml"), "the document is neither JSON nor YAML: YAML: line "},
-		{"broken JSON", "{\n  \"openapi\": \"3.0.0\"\n  \"info\": {}\n}", "the document is neither JSON nor YAML: JSON: line 3, column 3: invalid character '\"' after object key:value pair"},
+		{"broken JSON", "{\n  \"openapi\": \"3.0.0\"\n  \"info\": {}\n}", "the document is neither JSON nor YAML: JSON: line 3, column 3: invalid character after object key:value pair"},
 		{"empty", " \n", "the document is empty"},
 		{"not OpenAPI", file("not-openapi.json"), `not an OpenAPI or Swagger document: it has no "openapi" or "swagger" field`},
 		{"a YAML scalar", "just some text", "not an OpenAPI or Swagger document: the top level is a string"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // CheckJSON checks that b is one JSON value whose objects give each key
@@ -117,11 +118,13 @@ func unquoted(msg string) string {
 	return "invalid character"
 }
 
-// position is the line and column (1-based, in bytes) of offset in b.
+// position is the line and column (1-based, in characters) of the byte
+// before offset in b: encoding/json's offsets point past the character at
+// fault.
 func position(b []byte, offset int64) (line, col int) {
 	offset = min(max(offset, 0), int64(len(b)))
 	before := b[:offset]
 	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - bytes.LastIndexByte(before, '\n')
-	return line, col
+	col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
+	return line, max(col, 1)
 }

@@ -180,10 +180,10 @@ func TestCheckJSON(t *testing.T) {
 	require.NotContains(t, err.Error(), "s3cr3t")
 
 	for src, want := range map[string]string{
-		`{"a": s3cr3t}`:            "line 1, column 8: invalid character looking for beginning of value",
+		`{"a": s3cr3t}`:            "line 1, column 7: invalid character looking for beginning of value",
 		`{"a": 1} {"s3cr3t"`:       "line 1: unexpected data after the JSON value",
 		`{"a": [1, 2`:              "the JSON text ends early",
-		"{\"a\":\n\"s3cr3t\x01\"}": "line 2, column 9: invalid character in string literal",
+		"{\"a\":\n\"s3cr3t\x01\"}": "line 2, column 8: invalid character in string literal",
 	} {
 		err := yamljson.CheckJSON([]byte(src))
 		require.True(t, errors.As(err, &e), "%q: %v", src, err)

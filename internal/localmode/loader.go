@@ -86,6 +86,8 @@ type Loader struct {
 	// refused by the kernel's own walk, not by a check that a swapped
 	// link could pass.
 	root *os.Root
+	// maxBytes bounds the files read, as a request body is bounded.
+	maxBytes int64
 }
 
 // file is what the loader knows of one design file.
@@ -103,8 +105,8 @@ type file struct {
 	good        *Result           // the last good apply, nil before one
 	retryAt     time.Time         // set after an error not the file's fault
 	retryDelay  time.Duration
-	missing     int  // consecutive polls that did not find the file
-	outside     bool // it leads out of the folder; reported once
+	missing     int    // consecutive polls that did not find the file
+	refused     string // why it is not read (out of the folder, too large); reported once
 }
 
 // New returns a loader of the design files in dir that applies each with
@@ -115,7 +117,20 @@ func New(dir string, apply ApplyFunc, out io.Writer, log *slog.Logger) *Loader {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Loader{dir: dir, apply: apply, out: out, log: log, interval: PollInterval,
-		now: time.Now, files: map[string]*file{}}
+		now: time.Now, files: map[string]*file{}, maxBytes: DefaultMaxFileBytes}
+}
+
+// DefaultMaxFileBytes is the largest design file a loader reads unless
+// told otherwise: the default of MAX_BODY_BYTES.
+const DefaultMaxFileBytes = 1 << 20
+
+// LimitFileSize sets the largest design file the loader reads (the service
+// passes MAX_BODY_BYTES, so a file is bounded as an applied body is); a
+// larger one is refused by name. Call it before Load.
+func (l *Loader) LimitFileSize(n int64) {
+	if n > 0 {
+		l.maxBytes = n
+	}
 }
 
 // Run applies every design file of dir (Load), then watches the folder
@@ -256,11 +271,15 @@ func (l *Loader) scan(ctx context.Context, settle bool) {
 		}
 		f.missing = 0
 		if e.info == nil {
-			l.refuse(e.name, f)
+			l.refuse(e.name, f, "it leads out of the designs folder (a symbolic link to a file outside it); not read")
 			continue
 		}
-		if f.outside {
-			f.outside, f.doc = false, nil // back in the folder: read it afresh
+		if e.info.Size() > l.maxBytes {
+			l.refuse(e.name, f, fmt.Sprintf("it is larger than %d bytes, the limit (MAX_BODY_BYTES); not read", l.maxBytes))
+			continue
+		}
+		if f.refused != "" {
+			f.refused, f.doc = "", nil // readable again: read it afresh
 		}
 		l.refresh(e, f)
 		if f.doc == nil {
@@ -287,7 +306,7 @@ func (l *Loader) refresh(e entry, f *file) {
 		return
 	}
 	path := filepath.Join(l.dir, e.name)
-	doc, err := l.root.ReadFile(e.name)
+	doc, err := l.read(e.name)
 	if err != nil {
 		l.log.Debug("design file cannot be read; trying again", "path", path, "error", err.Error())
 		return
@@ -301,21 +320,39 @@ func (l *Loader) refresh(e entry, f *file) {
 	}
 }
 
-// refuse reports, once, a design file that leads out of the folder; the
-// last good version of its server keeps serving.
-func (l *Loader) refuse(name string, f *file) {
-	if f.outside {
+// read reads the design file name within the folder, at most maxBytes
+// of it (a file that grew since it was listed is read again next poll).
+func (l *Loader) read(name string) ([]byte, error) {
+	fh, err := l.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	doc, err := io.ReadAll(io.LimitReader(fh, l.maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(doc)) > l.maxBytes {
+		return nil, fmt.Errorf("larger than %d bytes", l.maxBytes)
+	}
+	return doc, nil
+}
+
+// refuse reports, once, a design file that is not read, and why; the last
+// good version of its server keeps serving.
+func (l *Loader) refuse(name string, f *file, why string) {
+	if f.refused == why {
 		return
 	}
-	f.outside = true
+	f.refused = why
 	path := filepath.Join(l.dir, name)
-	fmt.Fprintf(l.out, "%s: refused: it leads out of the designs folder (a symbolic link to a file outside it); not read\n", path)
-	attrs := []any{"path", path}
+	fmt.Fprintf(l.out, "%s: refused: %s\n", path, why)
+	attrs := []any{"path", path, "reason", why}
 	if f.good != nil {
 		fmt.Fprintf(l.out, "%s: not applied; the last good version of %s keeps serving\n", path, f.good.Name)
 		attrs = append(attrs, "serving", f.good.ServerID.String())
 	}
-	l.log.Warn("design file refused: it leads out of the designs folder", attrs...)
+	l.log.Warn("design file refused", attrs...)
 }
 
 // applyFile applies f's content and reports the outcome.

@@ -434,6 +434,31 @@ func TestLinksOutOfTheFolderAreRefused(t *testing.T) {
 	require.Contains(t, logs.String(), "leads out of the designs folder")
 }
 
+// TestLargeFilesAreRefused: a design file larger than the limit (the
+// service's MAX_BODY_BYTES) is refused by name and not read; once small
+// enough it is applied.
+func TestLargeFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "big.json", `{"name":"big","pad":"`+strings.Repeat("x", 2_000)+`"}`)
+	a := &fakeApply{}
+	out := &output{}
+	l := localmode.New(dir, a.apply, out, nil)
+	l.LimitFileSize(1_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, l.Load(ctx))
+	done := make(chan error, 1)
+	go func() { done <- l.Watch(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+
+	require.Empty(t, a.names())
+	require.Equal(t, []string{filepath.Join(dir, "big.json") + ": refused: it is larger than 1000 bytes, the limit (MAX_BODY_BYTES); not read"}, out.lines())
+	time.Sleep(3 * localmode.PollInterval)
+	require.Len(t, out.lines(), 1, "reported once")
+
+	write(t, dir, "big.json", `{"name":"big"}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("big.json")) == 1 }, 2*time.Second, 10*time.Millisecond)
+}
+
 type lockedWriter struct {
 	mu *sync.Mutex
 	w  *bytes.Buffer

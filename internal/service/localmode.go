@@ -41,6 +41,7 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 		return res, nil
 	}
 	l := localmode.New(s.cfg.Designs, apply, s.out, s.log)
+	l.LimitFileSize(s.cfg.MaxBodyBytes)
 	if err := l.Load(ctx); err != nil {
 		return nil, err
 	}

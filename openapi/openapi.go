@@ -11,13 +11,10 @@
 package openapi
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
-	"fmt"
 	"sync"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/mockmcp/mockmcp/internal/yamljson"
 )
 
 //go:embed openapi.yaml
@@ -41,68 +38,11 @@ func JSON() []byte {
 var jsonOnce = sync.OnceValues(func() ([]byte, error) { return ToJSON(document) })
 
 // ToJSON converts one YAML document to JSON, keeping the order of mapping
-// keys. Keys are written as strings; aliases are expanded.
+// keys (the one converter of YAML documents, internal/yamljson). Keys are
+// written as strings; aliases are expanded, to at most maxJSON bytes.
 func ToJSON(src []byte) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := writeJSON(&out, &doc); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return yamljson.Convert(src, yamljson.Options{Limit: maxJSON, ScalarKeys: true})
 }
 
-func writeJSON(out *bytes.Buffer, n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			out.WriteString("null")
-			return nil
-		}
-		return writeJSON(out, n.Content[0])
-	case yaml.AliasNode:
-		return writeJSON(out, n.Alias)
-	case yaml.MappingNode:
-		out.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-				return fmt.Errorf("line %d: only scalar mapping keys are supported", k.Line)
-			}
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			key, _ := json.Marshal(k.Value)
-			out.Write(key)
-			out.WriteByte(':')
-			if err := writeJSON(out, v); err != nil {
-				return err
-			}
-		}
-		out.WriteByte('}')
-	case yaml.SequenceNode:
-		out.WriteByte('[')
-		for i, v := range n.Content {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			if err := writeJSON(out, v); err != nil {
-				return err
-			}
-		}
-		out.WriteByte(']')
-	default: // a scalar: YAML's resolution says string, number, bool or null
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		out.Write(b)
-	}
-	return nil
-}
+// maxJSON bounds the JSON of the document: many times what it holds.
+const maxJSON = 64 << 20

@@ -12,6 +12,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/yamljson"
 )
 
 // Action is what applying a document does to the server or to one part.
@@ -66,6 +67,9 @@ type ApplyOptions struct {
 	// enabled state (local mode serves every file that does not say
 	// enabled: false).
 	EnableByDefault bool
+	// MaxJSONBytes bounds the JSON a YAML document may expand to, its
+	// aliases expanded (MAX_BODY_BYTES); 0 means yamljson.DefaultLimit.
+	MaxJSONBytes int64
 }
 
 // errDryRun rolls back the transaction of a dry run.
@@ -89,7 +93,11 @@ var errDryRun = errors.New("dry run")
 // org may name the organization by slug (operator use). It is the one
 // entry point of documents for the REST API and the command line.
 func Apply(ctx context.Context, st *store.Store, org store.OrgRef, raw []byte, opts ApplyOptions) (Plan, error) {
-	doc, err := Parse(raw)
+	limit := opts.MaxJSONBytes
+	if limit <= 0 {
+		limit = yamljson.DefaultLimit
+	}
+	doc, err := parse(raw, limit)
 	if err != nil {
 		return Plan{}, err
 	}

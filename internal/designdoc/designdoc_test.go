@@ -147,11 +147,16 @@ func TestParseRefuses(t *testing.T) {
 		"syntax":            {head + "tools: [\n", failure.KindBadRequest, []string{"body"}, "line "},
 		"two documents":     {head + "---\n" + head, failure.KindBadRequest, []string{"body"}, "line 4"},
 		"json syntax":       {`{"name": "x",}`, failure.KindBadRequest, []string{"body"}, "line 1, column"},
-		"not an object":     {"- a\n- b\n", failure.KindInvalid, []string{"body"}, ""},
-		"empty":             {"  \n", failure.KindBadRequest, []string{"body"}, ""},
-		"version":           {"apiVersion: mockmcp/v2\nkind: MCPServer\nname: x\n", failure.KindInvalid, []string{"apiVersion"}, ""},
-		"blank name":        {"apiVersion: mockmcp/v1\nkind: MCPServer\nname: '  '\n", failure.KindInvalid, []string{"name"}, ""},
-		"provider url":      {head + "provider_url: ftp://x\n", failure.KindInvalid, []string{"provider_url"}, ""},
+		"json duplicate key": {"{\"apiVersion\": \"mockmcp/v1\", \"kind\": \"MCPServer\", \"name\": \"x\",\n \"tools\": [{\"name\": \"a\",\n \"name\": \"b\"}]}",
+			failure.KindInvalid, []string{"tools[0].name"}, "line 3: the key appears twice"},
+		"alias cycle": {head + "tools: &t [ *t ]\n", failure.KindInvalid, []string{"tools[0]"}, "anchor 't' contains itself"},
+		"alias expansion": {head + "description: &d " + strings.Repeat("x", 100_000) + "\ntools: [" + strings.Repeat("*d, ", 2_000) + "*d]\n",
+			failure.KindInvalid, []string{"tools[9]"}, "more than 1048576 bytes of JSON"},
+		"not an object": {"- a\n- b\n", failure.KindInvalid, []string{"body"}, ""},
+		"empty":         {"  \n", failure.KindBadRequest, []string{"body"}, ""},
+		"version":       {"apiVersion: mockmcp/v2\nkind: MCPServer\nname: x\n", failure.KindInvalid, []string{"apiVersion"}, ""},
+		"blank name":    {"apiVersion: mockmcp/v1\nkind: MCPServer\nname: '  '\n", failure.KindInvalid, []string{"name"}, ""},
+		"provider url":  {head + "provider_url: ftp://x\n", failure.KindInvalid, []string{"provider_url"}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := designdoc.Parse([]byte(tc.doc))

@@ -14,9 +14,7 @@ package designdoc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/google/uuid"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/designwire"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/yamljson"
 )
 
 // The values of apiVersion and kind a document carries.
@@ -61,7 +60,12 @@ var notServerFields = []string{"apiVersion", "kind", "id", "enabled", "tools", "
 // or failure.BadRequest for text that is neither JSON nor YAML (naming the
 // line).
 func Parse(raw []byte) (Document, error) {
-	js, err := ToJSON(raw)
+	return parse(raw, yamljson.DefaultLimit)
+}
+
+// parse is Parse with the bound of the JSON a YAML document may expand to.
+func parse(raw []byte, limit int64) (Document, error) {
+	js, err := toJSON(raw, limit)
 	if err != nil {
 		return Document{}, err
 	}
@@ -117,51 +121,25 @@ func Parse(raw []byte) (Document, error) {
 }
 
 // ToJSON returns a document's JSON text: raw itself when it is JSON (its
-// first character is '{'), else the JSON form of its YAML.
+// first character is '{'), else the JSON form of its YAML, which may
+// expand to yamljson.DefaultLimit bytes.
 func ToJSON(raw []byte) ([]byte, error) {
+	return toJSON(raw, yamljson.DefaultLimit)
+}
+
+// toJSON is ToJSON with the bound of the JSON a YAML document may expand
+// to (its aliases expanded). A JSON document must give each key of an
+// object once: the last of two would silently win.
+func toJSON(raw []byte, limit int64) ([]byte, error) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		return nil, failure.BadRequest("the document is empty", failure.Field("body", "is empty: send a design document, JSON or YAML"))
 	}
 	if trimmed[0] == '{' {
-		if err := checkJSON(trimmed); err != nil {
-			return nil, err
+		if err := yamljson.CheckJSON(trimmed); err != nil {
+			return nil, documentError(err)
 		}
 		return trimmed, nil
 	}
-	return yamlToJSON(trimmed)
-}
-
-// checkJSON reports JSON syntax errors with their line and column.
-func checkJSON(b []byte) error {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // numbers beyond float64 are the schema check's to report
-	err := dec.Decode(&v)
-	if err == nil {
-		if _, end := dec.Token(); end != io.EOF {
-			return failure.BadRequest("the document is not valid JSON",
-				failure.Field("body", "unexpected data after the JSON object"))
-		}
-		return nil
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return failure.BadRequest("the document is not valid JSON", failure.Field("body", "the JSON text ends early"))
-	}
-	if se, ok := err.(*json.SyntaxError); ok {
-		line, col := position(b, se.Offset)
-		return failure.BadRequest("the document is not valid JSON",
-			failure.Field("body", "line %d, column %d: %s", line, col, se.Error()))
-	}
-	return failure.Invalid(failure.Field("body", "%s", err.Error()))
-}
-
-func position(b []byte, offset int64) (line, col int) {
-	if offset > int64(len(b)) {
-		offset = int64(len(b))
-	}
-	before := b[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - bytes.LastIndexByte(before, '\n')
-	return line, col
+	return toJSONFromYAML(trimmed, limit)
 }

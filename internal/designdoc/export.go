@@ -24,11 +24,13 @@ var (
 	argumentOrder = []string{"name", "description", "required", "completions"}
 )
 
-// What the REST answers hold that a document does not: ids, timestamps
-// and what the service derives.
+// What the REST answers hold that a document does not: ids, timestamps,
+// what the service derives, and the upstream, whose URL may carry a
+// secret in its query and whose header values are never shown (applying
+// a document keeps the server's stored upstream).
 var (
 	serverNoise = []string{"id", "endpoint_url", "source", "created_by", "created_at", "updated_at",
-		"oauth_tokens_not_before", "oauth_refresh_not_before"}
+		"oauth_tokens_not_before", "oauth_refresh_not_before", "upstream"}
 	partNoise = []string{"id", "server_id", "created_at", "updated_at"}
 )
 
@@ -36,7 +38,7 @@ var (
 // REST answers' fields (designwire) less ids, timestamps and derived
 // fields, in a fixed order, tools and prompts sorted by name and resources
 // by uri. The server's id is not included: the document can be applied in
-// any organization.
+// any organization. Nor is the upstream, which documents never carry.
 func Export(d design.Design) ([]byte, error) {
 	tools := slices.SortedFunc(slices.Values(d.Tools), func(a, b design.Tool) int { return strings.Compare(a.Name, b.Name) })
 	resources := slices.SortedFunc(slices.Values(d.Resources), func(a, b design.Resource) int { return strings.Compare(a.URI, b.URI) })

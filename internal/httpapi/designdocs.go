@@ -40,7 +40,8 @@ func (s *Server) ApplyDesign(ctx context.Context, req api.ApplyDesignRequestObje
 		return nil, noOrganization()
 	}
 	plan, err := designdoc.Apply(ctx, s.store, store.OrgRef{ID: p.OrgID, UserID: p.UserID}, raw,
-		designdoc.ApplyOptions{DryRun: deref(req.Params.DryRun), CreatedBy: p.Actor()})
+		designdoc.ApplyOptions{DryRun: deref(req.Params.DryRun), CreatedBy: p.Actor(),
+			MaxJSONBytes: s.cfg.MaxBodyBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -271,11 +271,20 @@ func TestDesignApplyRefusesBadDocuments(t *testing.T) {
 		"yaml syntax":    {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: [x\n", 400, []string{"body"}},
 		"json syntax":    {"application/json", "{\"name\": }", 400, nil},
 		"not a document": {"text/plain", "name: x", 400, []string{"body"}},
+		"json key twice": {"application/json", "{\"apiVersion\":\"mockmcp/v1\",\"kind\":\"MCPServer\",\"name\":\"x\",\n\"tools\":[{\"name\":\"t\",\"description\":\"a\",\"description\":\"b\"}]}",
+			422, []string{"tools[0].description"}},
+		"yaml alias cycle": {"application/yaml", "apiVersion: mockmcp/v1\nkind: MCPServer\nname: x\ntools: &t [ *t ]\n", 422, []string{"tools[0]"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := applyDoc(t, c, tc.contentType, []byte(tc.doc), "").Problem(tc.code, tc.fields...)
 			if name == "yaml syntax" {
 				require.Regexp(t, `line \d+: `, string(r.Raw))
+			}
+			if name == "json key twice" {
+				require.Contains(t, string(r.Raw), "line 2: the key appears twice")
+			}
+			if name == "yaml alias cycle" {
+				require.Contains(t, string(r.Raw), "anchor 't' contains itself")
 			}
 			if name == "bad scenario operator" {
 				require.Contains(t, r.FieldErrors()[0], "tools[0].mock_scenarios[0].condition")

@@ -36,7 +36,7 @@ func (s *Server) ImportOpenAPI(ctx context.Context, req api.ImportOpenAPIRequest
 	default:
 		return nil, failure.Invalid(failure.Field("document", "give the document, or the url to fetch it from"))
 	}
-	res, err := oasimport.Import(ctx, doc, oasimport.Options{Name: deref(b.Name)})
+	res, err := oasimport.Import(ctx, doc, oasimport.Options{Name: deref(b.Name), MaxJSONBytes: s.cfg.MaxBodyBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,13 @@ type Loader struct {
 	files    map[string]*file
 	scans    int
 	dirErr   string // the folder's last listing error, logged once
+	// root opens the folder's files during a scan: a file that leads
+	// out of the folder (a symbolic link, absolute or up and away) is
+	// refused by the kernel's own walk, not by a check that a swapped
+	// link could pass.
+	root *os.Root
+	// maxBytes bounds the files read, as a request body is bounded.
+	maxBytes int64
 }
 
 // file is what the loader knows of one design file.
@@ -98,7 +105,8 @@ type file struct {
 	good        *Result           // the last good apply, nil before one
 	retryAt     time.Time         // set after an error not the file's fault
 	retryDelay  time.Duration
-	missing     int // consecutive polls that did not find the file
+	missing     int    // consecutive polls that did not find the file
+	refused     string // why it is not read (out of the folder, too large); reported once
 }
 
 // New returns a loader of the design files in dir that applies each with
@@ -109,7 +117,20 @@ func New(dir string, apply ApplyFunc, out io.Writer, log *slog.Logger) *Loader {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Loader{dir: dir, apply: apply, out: out, log: log, interval: PollInterval,
-		now: time.Now, files: map[string]*file{}}
+		now: time.Now, files: map[string]*file{}, maxBytes: DefaultMaxFileBytes}
+}
+
+// DefaultMaxFileBytes is the largest design file a loader reads unless
+// told otherwise: the default of MAX_BODY_BYTES.
+const DefaultMaxFileBytes = 1 << 20
+
+// LimitFileSize sets the largest design file the loader reads (the service
+// passes MAX_BODY_BYTES, so a file is bounded as an applied body is); a
+// larger one is refused by name. Call it before Load.
+func (l *Loader) LimitFileSize(n int64) {
+	if n > 0 {
+		l.maxBytes = n
+	}
 }
 
 // Run applies every design file of dir (Load), then watches the folder
@@ -177,11 +198,13 @@ func (l *Loader) Watch(ctx context.Context) error {
 // entry is one design file found by a listing.
 type entry struct {
 	name string
-	info fs.FileInfo
+	info fs.FileInfo // nil when the file leads out of the folder
 }
 
-// list returns the design files of the folder in name order, following
-// symbolic links (mounted configuration often links its files).
+// list returns the design files of the folder in name order. Symbolic
+// links are followed while they stay in the folder (relative links, such
+// as a mounted Kubernetes ConfigMap's); a file that leads out of it is
+// listed without its info, to be refused.
 func (l *Loader) list() ([]entry, error) {
 	des, err := os.ReadDir(l.dir)
 	if err != nil {
@@ -192,9 +215,16 @@ func (l *Loader) list() ([]entry, error) {
 		if !IsDesignFile(de.Name()) {
 			continue
 		}
-		info, err := os.Stat(filepath.Join(l.dir, de.Name()))
-		if err != nil || !info.Mode().IsRegular() {
-			continue // a dangling link, a folder named x.json, or gone meanwhile
+		info, err := l.root.Stat(de.Name())
+		if err != nil {
+			if _, serr := os.Stat(filepath.Join(l.dir, de.Name())); serr == nil {
+				// It exists, yet not within the root: it leads out.
+				out = append(out, entry{name: de.Name()})
+			}
+			continue // a dangling link, or gone meanwhile
+		}
+		if !info.Mode().IsRegular() {
+			continue // a folder named x.json
 		}
 		out = append(out, entry{name: de.Name(), info: info})
 	}
@@ -208,7 +238,15 @@ func (l *Loader) list() ([]entry, error) {
 // first load) every file is applied at once.
 func (l *Loader) scan(ctx context.Context, settle bool) {
 	l.scans++
-	entries, err := l.list()
+	root, err := os.OpenRoot(l.dir)
+	if err == nil {
+		l.root = root
+		defer func() { root.Close(); l.root = nil }()
+	}
+	var entries []entry
+	if err == nil {
+		entries, err = l.list()
+	}
 	if err != nil {
 		if msg := err.Error(); msg != l.dirErr {
 			l.dirErr = msg
@@ -232,6 +270,17 @@ func (l *Loader) scan(ctx context.Context, settle bool) {
 			l.files[e.name] = f
 		}
 		f.missing = 0
+		if e.info == nil {
+			l.refuse(e.name, f, "it leads out of the designs folder (a symbolic link to a file outside it); not read")
+			continue
+		}
+		if e.info.Size() > l.maxBytes {
+			l.refuse(e.name, f, fmt.Sprintf("it is larger than %d bytes, the limit (MAX_BODY_BYTES); not read", l.maxBytes))
+			continue
+		}
+		if f.refused != "" {
+			f.refused, f.doc = "", nil // readable again: read it afresh
+		}
 		l.refresh(e, f)
 		if f.doc == nil {
 			continue // not read yet
@@ -257,7 +306,7 @@ func (l *Loader) refresh(e entry, f *file) {
 		return
 	}
 	path := filepath.Join(l.dir, e.name)
-	doc, err := os.ReadFile(path)
+	doc, err := l.read(e.name)
 	if err != nil {
 		l.log.Debug("design file cannot be read; trying again", "path", path, "error", err.Error())
 		return
@@ -269,6 +318,41 @@ func (l *Loader) refresh(e entry, f *file) {
 	if h := sha256.Sum256(doc); f.doc == nil || h != f.hash {
 		f.hash, f.doc, f.changedScan = h, doc, l.scans
 	}
+}
+
+// read reads the design file name within the folder, at most maxBytes
+// of it (a file that grew since it was listed is read again next poll).
+func (l *Loader) read(name string) ([]byte, error) {
+	fh, err := l.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	doc, err := io.ReadAll(io.LimitReader(fh, l.maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(doc)) > l.maxBytes {
+		return nil, fmt.Errorf("larger than %d bytes", l.maxBytes)
+	}
+	return doc, nil
+}
+
+// refuse reports, once, a design file that is not read, and why; the last
+// good version of its server keeps serving.
+func (l *Loader) refuse(name string, f *file, why string) {
+	if f.refused == why {
+		return
+	}
+	f.refused = why
+	path := filepath.Join(l.dir, name)
+	fmt.Fprintf(l.out, "%s: refused: %s\n", path, why)
+	attrs := []any{"path", path, "reason", why}
+	if f.good != nil {
+		fmt.Fprintf(l.out, "%s: not applied; the last good version of %s keeps serving\n", path, f.good.Name)
+		attrs = append(attrs, "serving", f.good.ServerID.String())
+	}
+	l.log.Warn("design file refused", attrs...)
 }
 
 // applyFile applies f's content and reports the outcome.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,7 +162,7 @@ func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
 	write(t, dir, ".hidden.yaml", `{"name":"hidden"}`)
 	write(t, dir, "notes.txt", `{"name":"notes"}`)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "folder.json"), 0o755))
-	require.NoError(t, os.Symlink(filepath.Join(dir, "a.json"), filepath.Join(dir, "linked.json")))
+	require.NoError(t, os.Symlink("a.json", filepath.Join(dir, "linked.json")))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.json")))
 
 	a := &fakeApply{}
@@ -358,4 +359,113 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Run did not return after its context was cancelled")
 	}
+}
+
+// TestLinksOutOfTheFolderAreRefused: a design file that leads out of the
+// folder (`ln -s /etc/shadow mocks/x.yaml`) is refused by name and never
+// read, while links within the folder are followed; its content appears
+// nowhere.
+func TestLinksOutOfTheFolderAreRefused(t *testing.T) {
+	parent := t.TempDir()
+	const secret = "root:$6$s3cr3tSALT$s3cr3tHASH:19000:0:99999:7:::"
+	secretFile := filepath.Join(parent, "shadow")
+	require.NoError(t, os.WriteFile(secretFile, []byte(secret+"\n"), 0o600))
+	dir := filepath.Join(parent, "mocks")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	write(t, dir, "a.json", `{"name":"alpha"}`)
+	require.NoError(t, os.Symlink(secretFile, filepath.Join(dir, "absolute.yaml")))
+	require.NoError(t, os.Symlink("../shadow", filepath.Join(dir, "relative.yaml")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "a.json"), filepath.Join(dir, "inside-absolute.json")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "..data"), 0o755))
+	write(t, filepath.Join(dir, "..data"), "b.json", `{"name":"bravo"}`)
+	require.NoError(t, os.Symlink("..data/b.json", filepath.Join(dir, "b.json")))
+
+	a := &fakeApply{}
+	out := &output{}
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	l := localmode.New(dir, a.apply, out, slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, l.Load(ctx))
+	done := make(chan error, 1)
+	go func() { done <- l.Watch(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+
+	// A relative link within the folder is followed; the others are
+	// refused and never read.
+	require.Equal(t, []string{"a.json", "b.json"}, a.names())
+	refused := func(name string) string {
+		return filepath.Join(dir, name) + ": refused: it leads out of the designs folder (a symbolic link to a file outside it); not read"
+	}
+	require.Equal(t, []string{
+		"alpha  " + endpoint("alpha"),
+		refused("absolute.yaml"),
+		"bravo  " + endpoint("bravo"),
+		refused("inside-absolute.json"),
+		refused("relative.yaml"),
+	}, out.lines())
+
+	// Reported once, not at every poll; a served file that becomes such a
+	// link keeps its last good version serving.
+	require.NoError(t, os.Remove(filepath.Join(dir, "a.json")))
+	require.NoError(t, os.Symlink(secretFile, filepath.Join(dir, "a.json")))
+	require.Eventually(t, func() bool { return len(out.lines()) == 7 }, 2*time.Second, 10*time.Millisecond)
+	time.Sleep(4 * localmode.PollInterval)
+	require.Equal(t, []string{
+		refused("a.json"),
+		filepath.Join(dir, "a.json") + ": not applied; the last good version of alpha keeps serving",
+	}, out.lines()[5:])
+	require.Len(t, a.names(), 2)
+
+	// A file in the folder again is read and applied.
+	require.NoError(t, os.Remove(filepath.Join(dir, "relative.yaml")))
+	write(t, dir, "relative.yaml", `{"name":"charlie"}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("relative.yaml")) == 1 }, 2*time.Second, 10*time.Millisecond)
+
+	logMu.Lock()
+	defer logMu.Unlock()
+	a.mu.Lock()
+	for _, c := range a.calls {
+		require.NotContains(t, c.doc, "s3cr3t")
+	}
+	a.mu.Unlock()
+	require.NotContains(t, out.String(), "s3cr3t")
+	require.NotContains(t, logs.String(), "s3cr3t")
+	require.Contains(t, logs.String(), "leads out of the designs folder")
+}
+
+// TestLargeFilesAreRefused: a design file larger than the limit (the
+// service's MAX_BODY_BYTES) is refused by name and not read; once small
+// enough it is applied.
+func TestLargeFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "big.json", `{"name":"big","pad":"`+strings.Repeat("x", 2_000)+`"}`)
+	a := &fakeApply{}
+	out := &output{}
+	l := localmode.New(dir, a.apply, out, nil)
+	l.LimitFileSize(1_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, l.Load(ctx))
+	done := make(chan error, 1)
+	go func() { done <- l.Watch(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+
+	require.Empty(t, a.names())
+	require.Equal(t, []string{filepath.Join(dir, "big.json") + ": refused: it is larger than 1000 bytes, the limit (MAX_BODY_BYTES); not read"}, out.lines())
+	time.Sleep(3 * localmode.PollInterval)
+	require.Len(t, out.lines(), 1, "reported once")
+
+	write(t, dir, "big.json", `{"name":"big"}`)
+	require.Eventually(t, func() bool { return len(a.callsOf("big.json")) == 1 }, 2*time.Second, 10*time.Millisecond)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
 }

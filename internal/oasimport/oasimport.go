@@ -28,11 +28,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/oasdiff/yaml"
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/protocol"
+	"github.com/mockmcp/mockmcp/internal/yamljson"
 )
 
 // Options of Import.
@@ -43,6 +43,9 @@ type Options struct {
 	// left out with a warning. 0 means design.MaxTools, the per-server
 	// tool limit.
 	MaxOperations int
+	// MaxJSONBytes bounds the JSON a YAML document may expand to, its
+	// aliases expanded (MAX_BODY_BYTES); 0 means yamljson.DefaultLimit.
+	MaxJSONBytes int64
 }
 
 // Result is an imported design.
@@ -86,7 +89,7 @@ func Import(ctx context.Context, data []byte, opts Options) (Result, error) {
 	}
 	var res Result
 
-	raw, err := parse(data)
+	raw, err := parse(data, opts.MaxJSONBytes)
 	if err != nil {
 		return Result{}, err
 	}
@@ -153,9 +156,10 @@ func invalid(format string, args ...any) error {
 	return failure.Invalid(failure.Field("document", format, args...))
 }
 
-// parse reads data as JSON, else YAML, into a generic document whose
-// numbers are json.Number.
-func parse(data []byte) (map[string]any, error) {
+// parse reads data as JSON, else YAML (its aliases expanded to at most
+// limit bytes of JSON), into a generic document whose numbers are
+// json.Number.
+func parse(data []byte, limit int64) (map[string]any, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -163,14 +167,17 @@ func parse(data []byte) (map[string]any, error) {
 	}
 	text := data
 	if !json.Valid(data) {
-		var converted json.RawMessage
-		_, yamlErr := yaml.Unmarshal(data, &converted, yaml.DecodeOpts{DisableTimestamps: true})
-		if yamlErr != nil {
-			msg := yamlMessage(yamlErr)
-			if trimmed[0] == '{' || trimmed[0] == '[' {
-				msg = jsonMessage(data)
-			}
-			return nil, invalid("the document is neither JSON nor YAML: %s", msg)
+		converted, err := yamljson.Convert(data, yamljson.Options{Limit: limit, ScalarKeys: true})
+		var ye *yamljson.Error
+		switch {
+		case errors.As(err, &ye) && ye.Syntax && (trimmed[0] == '{' || trimmed[0] == '['):
+			return nil, invalid("the document is neither JSON nor YAML: %s", jsonMessage(data))
+		case errors.As(err, &ye) && ye.Syntax:
+			return nil, invalid("the document is neither JSON nor YAML: YAML: %s", ye.Message())
+		case errors.As(err, &ye):
+			return nil, invalid("the document cannot be read as YAML: %s", ye.Error())
+		case err != nil:
+			return nil, err
 		}
 		text = converted
 	}
@@ -203,37 +210,14 @@ func kindOf(v any) string {
 	return "an object"
 }
 
-// yamlMessage strips the wrappers the YAML library puts around the
-// parser's own message.
-func yamlMessage(err error) string {
-	msg := err.Error()
-	for _, prefix := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "yaml: "} {
-		msg = strings.TrimPrefix(msg, prefix)
-	}
-	return "YAML: " + msg
-}
-
-// jsonMessage explains why data is not JSON, with the line and column.
+// jsonMessage explains why data is not JSON, with the line and column
+// and without quoting it.
 func jsonMessage(data []byte) string {
-	var v any
-	err := json.Unmarshal(data, &v)
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := position(data, int(syn.Offset))
-		return fmt.Sprintf("JSON: line %d, column %d: %s", line, col, syn.Error())
+	var e *yamljson.Error
+	if err := yamljson.CheckJSON(data); errors.As(err, &e) {
+		return "JSON: " + e.Message()
 	}
-	if err == nil {
-		return "JSON: not a single JSON value"
-	}
-	return "JSON: " + err.Error()
-}
-
-func position(data []byte, offset int) (line, col int) {
-	offset = min(max(offset, 0), len(data))
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
-	return line, max(col, 1)
+	return "JSON: not a single JSON value"
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/oasdiff/yaml"
 	"github.com/stretchr/testify/require"
@@ -413,7 +414,7 @@ func TestBadDocuments(t *testing.T) {
 	file := func(name string) string { return string(testFile(t, name)) }
 	for _, tc := range []struct{ name, doc, message string }{
 		{"not JSON or YAML", file("invalid.yaml"), "the document is neither JSON nor YAML: YAML: line "},
-		{"broken JSON", "{\n  \"openapi\": \"3.0.0\"\n  \"info\": {}\n}", "the document is neither JSON nor YAML: JSON: line 3, column 3: invalid character '\"' after object key:value pair"},
+		{"broken JSON", "{\n  \"openapi\": \"3.0.0\"\n  \"info\": {}\n}", "the document is neither JSON nor YAML: JSON: line 3, column 3: invalid character after object key:value pair"},
 		{"empty", " \n", "the document is empty"},
 		{"not OpenAPI", file("not-openapi.json"), `not an OpenAPI or Swagger document: it has no "openapi" or "swagger" field`},
 		{"a YAML scalar", "just some text", "not an OpenAPI or Swagger document: the top level is a string"},
@@ -757,4 +758,25 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	_, err := Import(ctx, data, Options{})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestYAMLAliasesBounded: a YAML document's aliases are expanded within
+// the limit of JSON bytes, and one inside its own anchor is refused; a
+// 101 KB document once stored a 30 MB scenario.
+func TestYAMLAliasesBounded(t *testing.T) {
+	head := "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      responses:\n        200:\n          description: ok\n          content:\n            application/json:\n"
+	big := head + "              example: {a: &s " + strings.Repeat("x", 100_000) + ", b: [" + strings.Repeat("*s, ", 300) + "*s]}\n"
+	start := time.Now()
+	_, err := Import(context.Background(), []byte(big), Options{MaxJSONBytes: 1 << 20})
+	requireInvalid(t, err, "the document cannot be read as YAML: paths./x.get.responses.200.content.application/json.example.b[9]: line 11: the document expands to more than 1048576 bytes of JSON")
+	require.Less(t, time.Since(start), time.Second)
+
+	cycle := head + "              example: &t {a: [*t]}\n"
+	_, err = Import(context.Background(), []byte(cycle), Options{})
+	requireInvalid(t, err, "anchor 't' contains itself")
+
+	// Within the limit, aliases are expanded, and keys such as 200 are text.
+	small := head + "              example: &e {forecast: sunny}\n        201:\n          description: made\n          content: {application/json: {example: *e}}\n"
+	res := importText(t, small)
+	require.Len(t, res.Design.Tools, 1)
 }

@@ -41,6 +41,7 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 		return res, nil
 	}
 	l := localmode.New(s.cfg.Designs, apply, s.out, s.log)
+	l.LimitFileSize(s.cfg.MaxBodyBytes)
 	if err := l.Load(ctx); err != nil {
 		return nil, err
 	}
@@ -52,7 +53,8 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 // enabled: false, and says what it did; startLocal adds the endpoint. A
 // failure changes nothing: the last good version keeps serving.
 func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, doc []byte) (localmode.Result, error) {
-	plan, err := designdoc.Apply(ctx, s.store, org, doc, designdoc.ApplyOptions{CreatedBy: "local", EnableByDefault: true})
+	plan, err := designdoc.Apply(ctx, s.store, org, doc, designdoc.ApplyOptions{CreatedBy: "local", EnableByDefault: true,
+		MaxJSONBytes: s.cfg.MaxBodyBytes})
 	if err != nil {
 		return localmode.Result{}, err
 	}

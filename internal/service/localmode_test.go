@@ -3,6 +3,7 @@ package service_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -107,4 +108,71 @@ func TestLocalModeNeedsTheFolder(t *testing.T) {
 	_, err := service.New(context.Background(), cfg, discard())
 	require.ErrorContains(t, err, "MOCKMCP_DESIGNS")
 	require.ErrorContains(t, err, "mocks")
+}
+
+// TestLocalModeQuotesNoContent: a design file that leads out of the folder
+// is refused by name, and a broken file is reported by its name, line and
+// field; neither's content reaches the output or the log, and the service
+// keeps serving.
+func TestLocalModeQuotesNoContent(t *testing.T) {
+	dsn := testdb.New(t)
+	parent := t.TempDir()
+	shadow := filepath.Join(parent, "shadow")
+	require.NoError(t, os.WriteFile(shadow, []byte("root:$6$s3cr3t0$hash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n"), 0o600))
+	dir := filepath.Join(parent, "mocks")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, os.Symlink(shadow, filepath.Join(dir, "a-shadow.yaml")))
+	head := "apiVersion: mockmcp/v1\nkind: MCPServer\n"
+	files := map[string]string{
+		"b-syntax.yaml":    head + "name: x\ntools: [s3cr3t1\n",
+		"c-tag.yaml":       head + "name: x\nversion: !!int s3cr3t2\n",
+		"d-syntax.json":    `{"apiVersion": "mockmcp/v1", "name": s3cr3t3}`,
+		"e-duplicate.json": `{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "name": "s3cr3t4", "name": "s3cr3t5"}`,
+		"f-alias.yaml":     head + "name: x\ntools: &t [ *t ]\n",
+		"g-kind.yaml":      "apiVersion: mockmcp/v1\nkind: s3cr3t6\nname: x\n",
+	}
+	for name, doc := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644))
+	}
+
+	cfg := configFor(t, dsn)
+	cfg.ListenAddr, cfg.ShutdownTimeout, cfg.Designs = "127.0.0.1:0", 5*time.Second, dir
+	logs := &lockedBuffer{}
+	svc, err := service.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	require.NoError(t, err)
+	out := &lockedBuffer{}
+	svc.SetOutput(out)
+	require.NoError(t, svc.Listen())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		_ = svc.Close()
+	})
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + svc.Addr() + "/api/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond)
+
+	report := strings.Join(out.lines(), "\n")
+	for _, want := range []string{
+		filepath.Join(dir, "a-shadow.yaml") + ": refused: it leads out of the designs folder",
+		filepath.Join(dir, "b-syntax.yaml") + ": body: line 3: did not find expected ',' or ']'",
+		filepath.Join(dir, "c-tag.yaml") + ": version: line 4: is not an integer",
+		filepath.Join(dir, "d-syntax.json") + ": body: line 1, column ",
+		filepath.Join(dir, "e-duplicate.json") + ": name: line 1: the key appears twice",
+		filepath.Join(dir, "f-alias.yaml") + ": tools[0]: line 4: anchor 't' contains itself",
+		filepath.Join(dir, "g-kind.yaml") + ": kind: ",
+	} {
+		require.Contains(t, report, want)
+	}
+	require.NotContains(t, report, "s3cr3t")
+	require.NotContains(t, logs.buf.String(), "s3cr3t")
+	require.NotContains(t, report, "19000")
 }

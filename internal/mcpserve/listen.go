@@ -107,7 +107,7 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	keepAlive := time.NewTicker(every)
 	defer keepAlive.Stop()
 	// A stream lasts s.lifetime at most, then ends with its result as at
-	// shutdown: the client listens again (the 2026-07-28 revision lets a
+	// shutdown: the client listens again (the modern revision lets a
 	// server end a stream), and no connection holds a slot for good.
 	lifetime := s.lifetime
 	if lifetime <= 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/apitest"
 )
 
@@ -249,4 +250,24 @@ func TestVerifyIncomplete(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out, "called 4 times")
 	require.Regexp(t, regexp.MustCompile(`^warning: the journal is incomplete: .*may miss calls\n$`), errOut)
+}
+
+// TestJournalDetail says in a few words what decided each kind of answer.
+func TestJournalDetail(t *testing.T) {
+	for _, tc := range []struct {
+		name, entry, want string
+	}{
+		{"a sequence step", `{"outcome": "result", "matched_scenario": "retry", "sequence_step": 1}`, `scenario "retry", step 1`},
+		{"a JSON-RPC error", `{"outcome": "error", "matched_scenario": null, "error_code": -32602}`, "error -32602"},
+		{"no match", `{"outcome": "no_match", "mismatches": [{"scenario": "paris", "reason": "city: equals \"Paris\" but was \"Rome\""},
+			{"scenario": "warm", "reason": "temp: missing (gt 10)"}]}`, `paris: city: equals "Paris" but was "Rome", (+1 more)`},
+		{"proxied", `{"outcome": "proxied", "upstream": {"latency_ms": 12.34, "answer": {}, "truncated": false}}`, "upstream 12.3 ms"},
+		{"a method's result", `{"outcome": "result", "matched_scenario": null, "upstream": null}`, "-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e api.JournalEntry
+			require.NoError(t, json.Unmarshal([]byte(tc.entry), &e))
+			require.Equal(t, tc.want, journalDetail(e))
+		})
+	}
 }

@@ -176,6 +176,9 @@ func journalDetail(e api.JournalEntry) string {
 	if code, err := e.ErrorCode.Get(); err == nil {
 		parts = append(parts, fmt.Sprintf("error %d", code))
 	}
+	if up, err := e.Upstream.Get(); err == nil {
+		parts = append(parts, "upstream "+strconv.FormatFloat(float64(up.LatencyMs), 'f', 1, 32)+" ms")
+	}
 	if e.Outcome == api.JournalOutcomeNoMatch && len(e.Mismatches) > 0 {
 		m := e.Mismatches[0]
 		parts = append(parts, fmt.Sprintf("%s: %s", m.Scenario, m.Reason))

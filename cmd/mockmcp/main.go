@@ -93,11 +93,13 @@ func newRoot() *cobra.Command {
 command line of that API.
 
 With no command it serves (as 'mockmcp serve'). Commands that act on designs (import,
-export, apply, drift, test run, servers, journal, verify) call the REST API of a running service: $` + envURL + ` (default
-` + defaultURL + `) with the full-scope platform API key $` + envAPIKey + `.
+export, apply, drift, test run, servers, journal, verify) call the REST API of a running
+service: $` + envURL + ` (default ` + defaultURL + `) with the full-scope platform API key
+$` + envAPIKey + `. A SERVER argument is a server's id or its exact name.
 
-Exit status: 0 success; 1 a check failed (a failed test, drift) or another error; 2 a usage error
-(unknown command or flag, missing argument); 3 the service or database could not be reached.`,
+Exit status: 0 success; 1 a check failed (a failed test, drift, a call not verified) or another
+error; 2 a usage error (unknown command or flag, missing argument); 3 the service or database
+could not be reached.`,
 		Version:       service.Version,
 		Args:          noArgs,
 		SilenceErrors: true,

@@ -128,4 +128,15 @@ func TestKeysCommands(t *testing.T) {
 	out, err = runOut(t, "keys", "list", "--org", slug)
 	require.NoError(t, err)
 	require.Equal(t, 2, strings.Count(out, "\n"), "the failed commands created nothing: %s", out)
+
+	// Two servers named "s": --bind s must say which.
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: org, UserID: user}, func(tx *store.Tx) error {
+		_, err := tx.CreateServer(ctx, design.Server{ID: uuid.New(), Name: "s", Version: "1.0.0", Type: "mock",
+			ProtocolVersion: "2024-11-05", AuthMode: "none",
+			Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: user.String()})
+		return err
+	}))
+	_, err = runOut(t, "keys", "create", "--org", slug, "--name", "x", "--bind", "s")
+	require.ErrorContains(t, err, `--bind: 2 servers are named "s": give the id of the one you mean`)
+	require.Equal(t, exitFailed, exitCode(err))
 }

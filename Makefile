@@ -24,7 +24,10 @@ install: ## install mockmcp into $(go env GOBIN), else $(go env GOPATH)/bin, whi
 		case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on PATH: export PATH=\"$$dir:\$$PATH\"";; esac
 
 .PHONY: run
-run: build ## create and migrate the database if needed, then serve on :8080
+run: ## create and migrate the database if needed, then serve on :8080
+	@echo "building bin/mockmcp (the first build downloads the Go modules and takes a minute or two)..."
+	@$(MAKE) --no-print-directory build
+	@echo "starting bin/mockmcp serve: it migrates the database, then serves on $${LISTEN_ADDR:-:8080} (logs: JSON lines on stderr)"
 	./bin/mockmcp serve
 
 .PHONY: migrate

@@ -108,7 +108,7 @@ func TestBinary(t *testing.T) {
 		}
 		// The bare groups were once run as commands that prepared the
 		// database before printing their usage.
-		for _, group := range []string{"keys", "import", "test"} {
+		for _, group := range []string{"keys", "import", "test", "servers"} {
 			r := runBinary(t, bin, env, group)
 			require.Equal(t, exitUsage, r.code, "mockmcp %s: %s", group, r.stderr)
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 	"github.com/spf13/cobra"
 
@@ -21,7 +20,7 @@ import (
 // server itself, within its own limits.
 const driftTimeout = 2 * time.Minute
 
-// driftCommand is `mockmcp drift SERVER_ID --url URL`: POST
+// driftCommand is `mockmcp drift SERVER --url URL`: POST
 // /api/servers/{server_id}/drift, for CI.
 func driftCommand() *cobra.Command {
 	var (
@@ -30,7 +29,7 @@ func driftCommand() *cobra.Command {
 		headers []string
 	)
 	cmd := &cobra.Command{
-		Use:   "drift SERVER_ID --url URL [--header 'Name: value']...",
+		Use:   "drift SERVER --url URL [--header 'Name: value']...",
 		Short: "Compare a design with the live MCP server it stands for (REST API)",
 		Long: `Compare the server's design with the live MCP server at --url (POST
 /api/servers/{server_id}/drift): the service lists the live server's tools, resources and
@@ -40,14 +39,11 @@ types, and prompt arguments. Headers are sent to the live server and never store
 
 Prints one line per change, or "no drift". Exit status: 0 no drift; 1 drift (or another
 error); 3 the service, or the live server, could not be reached or was refused. The service
-is $` + envURL + ` or --service-url: --url names the live server.`,
+is $` + envURL + ` or --service-url: --url names the live server. SERVER is the server's id
+or its exact name.`,
 		Example: `  mockmcp drift "$SERVER" --url https://mcp.example.com/mcp --header "Authorization: Bearer $TOKEN"`,
-		Args:    exactArgs(1, "one SERVER_ID"),
+		Args:    exactArgs(1, "one SERVER (a name or an id)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := uuid.Parse(args[0])
-			if err != nil {
-				return usagef("SERVER_ID %q is not a UUID", args[0])
-			}
 			if live == "" {
 				return usagef("--url URL is required: the live MCP server to compare with")
 			}
@@ -68,8 +64,12 @@ is $` + envURL + ` or --service-url: --url names the live server.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), driftTimeout)
 			defer cancel()
+			id, err := c.serverID(ctx, args[0])
+			if err != nil {
+				return err
+			}
 			var report api.DriftReport
-			err = c.do(ctx, request{method: http.MethodPost, path: "/api/servers/" + id.String() + "/drift", body: jsonBody(body)}, &report)
+			err = c.do(ctx, request{method: http.MethodPost, path: "/api/servers/" + id + "/drift", body: jsonBody(body)}, &report)
 			if err != nil {
 				return liveUnreachable(err)
 			}

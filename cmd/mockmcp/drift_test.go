@@ -74,11 +74,13 @@ tool history: only in the design
 		_, err := runOut(t, "drift", "0b7f9ad4-5f2a-4a8e-9a57-3f0c9a7c1e11", "--url", endpoint(weather))
 		require.ErrorContains(t, err, "404")
 		require.Equal(t, exitFailed, exitCode(err))
+		_, err = runOut(t, "drift", "not-a-uuid", "--url", endpoint(weather))
+		require.ErrorContains(t, err, `no server named "not-a-uuid"`)
+		require.Equal(t, exitFailed, exitCode(err))
 	})
 	t.Run("usage errors exit 2", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"drift", weather},
-			{"drift", "not-a-uuid", "--url", endpoint(weather)},
 			{"drift", weather, "--url", "ftp://example.com/mcp"},
 			{"drift", weather, "--url", endpoint(weather), "--header", "no colon"},
 			{"drift", "--url", endpoint(weather)},

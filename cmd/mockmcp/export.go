@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +16,7 @@ const designTimeout = 2 * time.Minute
 // exportFormats are the formats of export and their media types.
 var exportFormats = map[string]string{"yaml": "application/yaml", "json": "application/json"}
 
-// exportCommand is `mockmcp export SERVER_ID`: GET
+// exportCommand is `mockmcp export SERVER`: GET
 // /api/servers/{server_id}/export, the design as a document that apply
 // takes back.
 func exportCommand() *cobra.Command {
@@ -26,23 +25,19 @@ func exportCommand() *cobra.Command {
 		format, out string
 	)
 	cmd := &cobra.Command{
-		Use:   "export SERVER_ID [--format yaml|json] [-o FILE]",
+		Use:   "export SERVER [--format yaml|json] [-o FILE]",
 		Short: "Print a server's design (server, tools, resources, prompts) as YAML or JSON (REST API)",
 		Long: `Print a server's whole design, the server with its tools, resources and prompts, as one
 YAML or JSON document (GET /api/servers/{server_id}/export): the document 'mockmcp apply'
 takes, to keep designs in version control. -o writes it to a file instead, only once the
-whole document has arrived.`,
+whole document has arrived. SERVER is the server's id or its exact name.`,
 		Example: `  mockmcp export "$SERVER" -o weather.yaml
   mockmcp export "$SERVER" --format json | jq .tools`,
-		Args: exactArgs(1, "one SERVER_ID"),
+		Args: exactArgs(1, "one SERVER (a name or an id)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mediaType, ok := exportFormats[format]
 			if !ok {
 				return usagef("--format: want yaml or json, not %q", format)
-			}
-			id, err := uuid.Parse(args[0])
-			if err != nil {
-				return usagef("SERVER_ID %q is not a UUID", args[0])
 			}
 			c, err := flags.client()
 			if err != nil {
@@ -50,8 +45,12 @@ whole document has arrived.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), designTimeout)
 			defer cancel()
+			id, err := c.serverID(ctx, args[0])
+			if err != nil {
+				return err
+			}
 			var doc []byte
-			path := "/api/servers/" + id.String() + "/export?format=" + url.QueryEscape(format)
+			path := "/api/servers/" + id + "/export?format=" + url.QueryEscape(format)
 			if err := c.do(ctx, request{method: http.MethodGet, path: path, accept: mediaType}, &doc); err != nil {
 				return err
 			}

@@ -40,21 +40,22 @@ the database when needed.`,
 	}
 	var (
 		name, expires string
-		bind          uuidList
+		bind          []string
 	)
 	create := &cobra.Command{
-		Use:   "create --org SLUG --name NAME [--bind SERVER_ID]... [--expires RFC3339]",
+		Use:   "create --org SLUG --name NAME [--bind SERVER]... [--expires RFC3339]",
 		Short: "Create a key and print it (shown this once) on standard output",
 		Long: `Create a key and print the raw key, alone, on standard output: it is shown this once.
 Without --bind the key has full scope (the REST API of its organization); with --bind it
-has policy scope, bound to those servers (the policy routes only).`,
+has policy scope, bound to those servers (the policy routes only), each named by its id or
+its exact name.`,
 		Example: `  KEY=$(mockmcp keys create --org acme-labs --name ci)`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if org == "" {
 				return usagef("--org is required")
 			}
-			n := keys.NewKey{Name: name, Bound: bind, CreatedBy: operator(), BoundField: "--bind"}
+			n := keys.NewKey{Name: name, CreatedBy: operator(), BoundField: "--bind"}
 			if expires != "" {
 				t, err := time.Parse(time.RFC3339, expires)
 				if err != nil {
@@ -73,6 +74,9 @@ has policy scope, bound to those servers (the policy routes only).`,
 			}
 			var raw string
 			err = inOrg(ctx, cfg, org, func(tx *store.Tx) (err error) {
+				if n.Bound, err = boundServers(ctx, tx, bind); err != nil {
+					return err
+				}
 				_, raw, err = keys.Create(ctx, tx, n)
 				return err
 			})
@@ -86,7 +90,7 @@ has policy scope, bound to those servers (the policy routes only).`,
 	orgFlag(create)
 	create.Flags().StringVar(&name, "name", "", "the key's name")
 	create.Flags().StringVar(&expires, "expires", "", "expiry time, RFC 3339 (default: never)")
-	create.Flags().Var(&bind, "bind", "a server id to bind the key to (repeatable); binding gives policy scope")
+	create.Flags().StringArrayVar(&bind, "bind", nil, "a server (id or name) to bind the key to (repeatable); binding gives policy scope")
 
 	list := &cobra.Command{
 		Use:   "list --org SLUG",
@@ -196,22 +200,49 @@ func timeOr(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-type uuidList []uuid.UUID
-
-func (l *uuidList) String() string {
-	if len(*l) == 0 {
-		return "" // no default shown in --help
+// boundServers resolves the servers of --bind in the organization of tx:
+// a UUID is an id as it is (keys.Create says when there is no such
+// server), other text a server's exact name.
+func boundServers(ctx context.Context, tx *store.Tx, servers []string) ([]uuid.UUID, error) {
+	var (
+		ids []uuid.UUID
+		all []named // read once, at the first name
+	)
+	for _, s := range servers {
+		if id, err := uuid.Parse(s); err == nil {
+			ids = append(ids, id)
+			continue
+		}
+		if all == nil {
+			var err error
+			if all, err = serversOf(ctx, tx); err != nil {
+				return nil, err
+			}
+		}
+		id, err := pickByName(s, all)
+		if err != nil {
+			return nil, fmt.Errorf("--bind: %w", err)
+		}
+		ids = append(ids, id)
 	}
-	return fmt.Sprint([]uuid.UUID(*l))
+	return ids, nil
 }
 
-func (l *uuidList) Type() string { return "uuid" }
-
-func (l *uuidList) Set(s string) error {
-	id, err := uuid.Parse(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a server id (UUID)", s)
+// serversOf is every server of the organization of tx, by id and name.
+func serversOf(ctx context.Context, tx *store.Tx) ([]named, error) {
+	all := []named{}
+	var after *store.PageKey
+	for {
+		page, err := tx.Servers(ctx, after, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page.Servers {
+			all = append(all, named{s.ID, s.Name})
+		}
+		if page.Next == nil {
+			return all, nil
+		}
+		after = page.Next
 	}
-	*l = append(*l, id)
-	return nil
 }

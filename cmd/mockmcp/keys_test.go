@@ -66,7 +66,8 @@ func TestKeysCommands(t *testing.T) {
 	raw := strings.TrimSpace(out)
 	require.True(t, keys.WellFormed(raw), "stdout is the raw key alone: %q", out)
 
-	out, err = runOut(t, "keys", "create", "--org", slug, "--name", "policy engine", "--bind", server.String(),
+	// --bind takes a server's name as well as its id.
+	out, err = runOut(t, "keys", "create", "--org", slug, "--name", "policy engine", "--bind", "s",
 		"--expires", "2999-01-01T00:00:00Z")
 	require.NoError(t, err)
 	policyRaw := strings.TrimSpace(out)
@@ -110,7 +111,7 @@ func TestKeysCommands(t *testing.T) {
 		{[]string{"keys", "create", "--name", "x"}, "--org is required", exitUsage},
 		{[]string{"keys", "create", "--org", "no-such-org", "--name", "x"}, `no organization with slug "no-such-org"`, exitFailed},
 		{[]string{"keys", "create", "--org", slug}, "name: must not be blank", exitFailed},
-		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", "nope"}, "is not a server id", exitUsage},
+		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", "nope"}, `--bind: no server named "nope"`, exitFailed},
 		{[]string{"keys", "create", "--org", slug, "--name", "x", "--bind", uuid.NewString()}, "--bind: names a server that does not exist", exitFailed},
 		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "soon"}, "--expires", exitUsage},
 		{[]string{"keys", "create", "--org", slug, "--name", "x", "--expires", "2001-01-01T00:00:00Z"}, "expires_at: must be in the future", exitFailed},
@@ -127,4 +128,15 @@ func TestKeysCommands(t *testing.T) {
 	out, err = runOut(t, "keys", "list", "--org", slug)
 	require.NoError(t, err)
 	require.Equal(t, 2, strings.Count(out, "\n"), "the failed commands created nothing: %s", out)
+
+	// Two servers named "s": --bind s must say which.
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: org, UserID: user}, func(tx *store.Tx) error {
+		_, err := tx.CreateServer(ctx, design.Server{ID: uuid.New(), Name: "s", Version: "1.0.0", Type: "mock",
+			ProtocolVersion: "2024-11-05", AuthMode: "none",
+			Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope, CreatedBy: user.String()})
+		return err
+	}))
+	_, err = runOut(t, "keys", "create", "--org", slug, "--name", "x", "--bind", "s")
+	require.ErrorContains(t, err, `--bind: 2 servers are named "s": give the id of the one you mean`)
+	require.Equal(t, exitFailed, exitCode(err))
 }

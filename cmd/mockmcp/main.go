@@ -8,10 +8,16 @@
 //	                           manage an organization's platform API keys (database)
 //	mockmcp import openapi <file|url>, import mcp <url>
 //	                           import a design (REST API)
-//	mockmcp export SERVER_ID   print a design as YAML or JSON (REST API)
+//	mockmcp export SERVER      print a design as YAML or JSON (REST API)
 //	mockmcp apply -f FILE|DIR  create or update designs from files (REST API)
 //	mockmcp test run --suite <id|name>
 //	                           run a test suite on a running service (REST API)
+//	mockmcp servers list       list the servers: name, id, enabled, endpoint (REST API)
+//	mockmcp journal SERVER     print the calls a server received (REST API)
+//	mockmcp verify SERVER --tool T
+//	                           check that a tool was called; exit status 1 when not (REST API)
+//
+// A SERVER argument is a server's id or its exact name.
 //
 // `mockmcp help CMD` and `mockmcp CMD --help` describe each command; they
 // never touch the database or the service. The exit statuses are in exit.go.
@@ -87,17 +93,19 @@ func newRoot() *cobra.Command {
 command line of that API.
 
 With no command it serves (as 'mockmcp serve'). Commands that act on designs (import,
-export, apply, drift, test run) call the REST API of a running service: $` + envURL + ` (default
-` + defaultURL + `) with the full-scope platform API key $` + envAPIKey + `.
+export, apply, drift, test run, servers, journal, verify) call the REST API of a running
+service: $` + envURL + ` (default ` + defaultURL + `) with the full-scope platform API key
+$` + envAPIKey + `. A SERVER argument is a server's id or its exact name.
 
-Exit status: 0 success; 1 a check failed (a failed test, drift) or another error; 2 a usage error
-(unknown command or flag, missing argument); 3 the service or database could not be reached.`,
+Exit status: 0 success; 1 a check failed (a failed test, drift, a call not verified) or another
+error; 2 a usage error (unknown command or flag, missing argument); 3 the service or database
+could not be reached.`,
 		Version:       service.Version,
 		Args:          noArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), "")
+			return serve(cmd.Context(), "", listenFlags{})
 		},
 	}
 	root.SetOut(stdout)
@@ -107,7 +115,8 @@ Exit status: 0 success; 1 a check failed (a failed test, drift) or another error
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SetHelpCommand(helpCommand(root))
 	root.AddCommand(serveCommand(), migrateCommand(), versionCommand(), keysCommand(), importCommand(),
-		exportCommand(), applyCommand(), testCommand(), driftCommand())
+		exportCommand(), applyCommand(), testCommand(), driftCommand(), serversCommand(), journalCommand(),
+		verifyCommand())
 	visit(root, func(c *cobra.Command) {
 		// A usage line that names its flags needs no "[flags]" after them.
 		c.DisableFlagsInUseLine = strings.Contains(c.Use, " -")
@@ -203,30 +212,39 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func serveCommand() *cobra.Command {
-	var designs string
+	var (
+		designs string
+		addrs   listenFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Create and migrate the database if needed, then serve (the default command)",
 		Long: `Create the database named in DATABASE_URL when it does not exist, apply the migrations,
 and serve the REST API and the MCP endpoints on LISTEN_ADDR (default :8080) until SIGTERM or
 SIGINT, and the Prometheus metrics on METRICS_ADDR (default 127.0.0.1:9091; empty for none).
+--listen and --metrics-listen, when given, win over LISTEN_ADDR and METRICS_ADDR.
 Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), designs)
+			if err := addrs.read(cmd); err != nil {
+				return err
+			}
+			return serve(cmd.Context(), designs, addrs)
 		},
 	}
 	cmd.Flags().StringVar(&designs, "designs", "", "a directory of design files to serve (default $MOCKMCP_DESIGNS)")
+	addrs.add(cmd)
 	return cmd
 }
 
 // serve runs the service; designs, when not empty, overrides
-// MOCKMCP_DESIGNS.
-func serve(ctx context.Context, designs string) error {
+// MOCKMCP_DESIGNS, and addrs the listen addresses.
+func serve(ctx context.Context, designs string, addrs listenFlags) error {
 	cfg, err := serveConfig(designs)
 	if err != nil {
 		return fatal(logline.New(stderr, slog.LevelInfo), err)
 	}
+	addrs.apply(&cfg)
 	log := serviceLogger(cfg)
 	if gctune.Enabled() {
 		defer gctune.Start(uint64(cfg.GCHeadroom)).Stop()

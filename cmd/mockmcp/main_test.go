@@ -37,7 +37,8 @@ func TestVersionAndUnknownCommand(t *testing.T) {
 		{[]string{"serve", "extra"}, "takes no arguments"},
 		{[]string{"import", "swagger"}, `unknown command "swagger" for "mockmcp import"`},
 		{[]string{"help", "frobnicate"}, "unknown command"},
-		{[]string{"export", "not-a-uuid"}, `SERVER_ID "not-a-uuid" is not a UUID`},
+		{[]string{"export"}, "takes one SERVER (a name or an id), got 0 argument(s)"},
+		{[]string{"serve", "--listen", ""}, "--listen: want an address"},
 		{[]string{"export", uuid.NewString(), "--format", "xml"}, "--format: want yaml or json"},
 	} {
 		_, err := runOut(t, tc.args...)

@@ -31,6 +31,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/embeddedpg"
 	"github.com/mockmcp/mockmcp/internal/gctune"
 	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/service"
@@ -43,6 +44,9 @@ var (
 )
 
 func main() {
+	// As root, the embedded PostgreSQL is started by this executable run
+	// again as its helper (which drops to an unprivileged user).
+	embeddedpg.RunHelper()
 	err := run(os.Args[1:])
 	var logged loggedError
 	if err != nil && !errors.As(err, &logged) {
@@ -80,6 +84,7 @@ func run(args []string) error {
 // opens a connection: only a command's RunE does, so --help and mistyped
 // command lines have no side effects.
 func newRoot() *cobra.Command {
+	var dataDir string
 	root := &cobra.Command{
 		Use:   "mockmcp",
 		Short: "Mock MCP servers: the service and its command line",
@@ -97,9 +102,10 @@ Exit status: 0 success; 1 a check failed (a failed test, drift) or another error
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), "")
+			return serve(cmd.Context(), "", dataDir)
 		},
 	}
+	dataDirFlag(root, &dataDir)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -203,31 +209,41 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func serveCommand() *cobra.Command {
-	var designs string
+	var designs, dataDir string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Create and migrate the database if needed, then serve (the default command)",
 		Long: `Create the database named in DATABASE_URL when it does not exist, apply the migrations,
 and serve the REST API and the MCP endpoints on LISTEN_ADDR (default :8080) until SIGTERM or
 SIGINT, and the Prometheus metrics on METRICS_ADDR (default 127.0.0.1:9091; empty for none).
-Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
+Without DATABASE_URL an embedded PostgreSQL is started, its data in --data-dir
+(MOCKMCP_DATA_DIR, default $XDG_STATE_HOME/mockmcp or ~/.local/state/mockmcp), and stopped with
+the service. A banner on stdout says where everything is; logs are JSON lines on stderr. The
+README's configuration table lists the variables.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), designs)
+			return serve(cmd.Context(), designs, dataDir)
 		},
 	}
 	cmd.Flags().StringVar(&designs, "designs", "", "a directory of design files to serve (default $MOCKMCP_DESIGNS)")
+	dataDirFlag(cmd, &dataDir)
 	return cmd
 }
 
 // serve runs the service; designs, when not empty, overrides
-// MOCKMCP_DESIGNS.
-func serve(ctx context.Context, designs string) error {
+// MOCKMCP_DESIGNS, and dataDir MOCKMCP_DATA_DIR.
+func serve(ctx context.Context, designs, dataDir string) error {
 	cfg, err := serveConfig(designs)
 	if err != nil {
 		return fatal(logline.New(stderr, slog.LevelInfo), err)
 	}
 	log := serviceLogger(cfg)
+	stopDB, err := useDatabase(&cfg, dataDir, log)
+	if err != nil {
+		return fatal(log, err)
+	}
+	// Stopped last: the service's Close writes to it.
+	defer stopDB()
 	if gctune.Enabled() {
 		defer gctune.Start(uint64(cfg.GCHeadroom)).Stop()
 	}
@@ -237,6 +253,10 @@ func serve(ctx context.Context, designs string) error {
 	}
 	defer svc.Close()
 	svc.SetOutput(stdout)
+	if err := svc.Listen(); err != nil {
+		return fatal(log, err)
+	}
+	printBanner(stdout, cfg, svc)
 	return fatal(log, svc.Run(ctx))
 }
 
@@ -269,11 +289,13 @@ func fatal(log *slog.Logger, err error) error {
 }
 
 func migrateCommand() *cobra.Command {
-	return &cobra.Command{
+	var dataDir string
+	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Create the database if needed and apply the migrations, without serving",
 		Long: `Create the database named in DATABASE_URL when it does not exist and apply the
-migrations. Several instances may migrate at once: one does, the others wait.`,
+migrations. Several instances may migrate at once: one does, the others wait. Without
+DATABASE_URL, the embedded PostgreSQL's (see 'mockmcp help serve').`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.FromEnv()
@@ -281,9 +303,16 @@ migrations. Several instances may migrate at once: one does, the others wait.`,
 				return fatal(logline.New(stderr, slog.LevelInfo), err)
 			}
 			log := serviceLogger(cfg)
+			stopDB, err := useDatabase(&cfg, dataDir, log)
+			if err != nil {
+				return fatal(log, err)
+			}
+			defer stopDB()
 			return fatal(log, service.Prepare(cmd.Context(), cfg, log))
 		},
 	}
+	dataDirFlag(cmd, &dataDir)
+	return cmd
 }
 
 func versionCommand() *cobra.Command {

@@ -40,7 +40,8 @@ const superuser = "postgres"
 // binaries come from.
 type Options struct {
 	// Dir holds everything: the data directory (pgdata), the password,
-	// the downloaded archive and its extracted binaries, the log.
+	// the downloaded archive (cache) and its extracted binaries, the logs
+	// (postgres.log: initdb and start-up; log/: the running server's).
 	Dir string
 	// Binaries, when set, is a directory of preinstalled PostgreSQL
 	// binaries (bin/, lib/, share/); nothing is downloaded.
@@ -124,6 +125,10 @@ func Start(o Options) (*DB, error) {
 	}
 	port, err := freePort()
 	if err != nil {
+		unlock()
+		return nil, err
+	}
+	if err := clearLogs(filepath.Join(dir, "log")); err != nil {
 		unlock()
 		return nil, err
 	}
@@ -255,6 +260,19 @@ func stopOrphan(pgdata string) error {
 	}
 	if err := os.Remove(filepath.Join(pgdata, "postmaster.pid")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the stale %s: %w", filepath.Join(pgdata, "postmaster.pid"), err)
+	}
+	return nil
+}
+
+// clearLogs makes dir, which holds the log the server writes while it
+// runs, and removes the logs of the servers before, stopped by now.
+func clearLogs(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "embedded_postgres_log*"))
+	for _, f := range old {
+		_ = os.Remove(f)
 	}
 	return nil
 }

@@ -81,6 +81,11 @@ func TestStartStopRestart(t *testing.T) {
 		require.NoError(t, err)
 		require.Regexp(t, `(?m)^Uid:\s+`+u.Uid+`\s`, string(status))
 	}
+	// The server's own log is kept in the directory, not in the shared
+	// temporary one.
+	logs, err := filepath.Glob(filepath.Join(dir, "log", "embedded_postgres_log*"))
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
 	info, err := os.Stat(filepath.Join(dir, "password"))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())

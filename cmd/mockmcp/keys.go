@@ -32,11 +32,13 @@ func keysCommand() *cobra.Command {
 		Long: `Manage an organization's platform API keys, named by the organization's slug, directly in
 the database named in DATABASE_URL: this is how a setup script gets the key that the REST
 commands (import, export, apply, test run) need. 'keys create' also creates and migrates
-the database when needed.`,
+the database when needed. Without DATABASE_URL they use the embedded PostgreSQL of
+--data-dir (see 'mockmcp help serve'), the one a running 'mockmcp serve' uses.`,
 	})
-	var org string
+	var org, dataDir string
 	orgFlag := func(c *cobra.Command) {
 		c.Flags().StringVar(&org, "org", "", "the organization's slug (required)")
+		dataDirFlag(c, &dataDir)
 	}
 	var (
 		name, expires string
@@ -64,12 +66,12 @@ its exact name.`,
 				n.ExpiresAt = &t
 			}
 			ctx := cmd.Context()
-			cfg, err := config.FromEnv()
+			cfg, stopDB, err := keysConfig(dataDir)
 			if err != nil {
 				return err
 			}
-			log := logline.New(stderr, cfg.LogLevel)
-			if err := service.Prepare(ctx, cfg, log); err != nil {
+			defer stopDB()
+			if err := service.Prepare(ctx, cfg, logline.New(stderr, cfg.LogLevel)); err != nil {
 				return err
 			}
 			var raw string
@@ -101,10 +103,11 @@ its exact name.`,
 				return usagef("--org is required")
 			}
 			ctx := cmd.Context()
-			cfg, err := config.FromEnv()
+			cfg, stopDB, err := keysConfig(dataDir)
 			if err != nil {
 				return err
 			}
+			defer stopDB()
 			var ks []store.Key
 			if err := inOrg(ctx, cfg, org, func(tx *store.Tx) (err error) { ks, err = tx.Keys(ctx); return err }); err != nil {
 				return err
@@ -137,10 +140,11 @@ its exact name.`,
 				return usagef("KEY_ID %q is not a UUID", args[0])
 			}
 			ctx := cmd.Context()
-			cfg, err := config.FromEnv()
+			cfg, stopDB, err := keysConfig(dataDir)
 			if err != nil {
 				return err
 			}
+			defer stopDB()
 			if err := inOrg(ctx, cfg, org, func(tx *store.Tx) error { return tx.DeleteKey(ctx, id) }); err != nil {
 				return describe(err)
 			}
@@ -151,6 +155,17 @@ its exact name.`,
 	orgFlag(revoke)
 	cmd.AddCommand(create, list, revoke)
 	return cmd
+}
+
+// keysConfig is the configuration of a keys command, with its database
+// ready (useDatabase).
+func keysConfig(dataDir string) (config.Config, func(), error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	stop, err := useDatabase(&cfg, dataDir, logline.New(stderr, cfg.LogLevel))
+	return cfg, stop, err
 }
 
 // inOrg runs fn in a transaction of the organization named by slug.

@@ -37,6 +37,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/embeddedpg"
 	"github.com/mockmcp/mockmcp/internal/gctune"
 	"github.com/mockmcp/mockmcp/internal/logline"
 	"github.com/mockmcp/mockmcp/internal/service"
@@ -49,6 +50,9 @@ var (
 )
 
 func main() {
+	// As root, the embedded PostgreSQL is started by this executable run
+	// again as its helper (which drops to an unprivileged user).
+	embeddedpg.RunHelper()
 	err := run(os.Args[1:])
 	var logged loggedError
 	if err != nil && !errors.As(err, &logged) {
@@ -86,6 +90,7 @@ func run(args []string) error {
 // opens a connection: only a command's RunE does, so --help and mistyped
 // command lines have no side effects.
 func newRoot() *cobra.Command {
+	var dataDir string
 	root := &cobra.Command{
 		Use:   "mockmcp",
 		Short: "Mock MCP servers: the service and its command line",
@@ -105,9 +110,10 @@ could not be reached.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), "", listenFlags{})
+			return serve(cmd.Context(), "", dataDir, listenFlags{})
 		},
 	}
+	dataDirFlag(root, &dataDir)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -213,8 +219,8 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 
 func serveCommand() *cobra.Command {
 	var (
-		designs string
-		addrs   listenFlags
+		designs, dataDir string
+		addrs            listenFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -223,29 +229,40 @@ func serveCommand() *cobra.Command {
 and serve the REST API and the MCP endpoints on LISTEN_ADDR (default :8080) until SIGTERM or
 SIGINT, and the Prometheus metrics on METRICS_ADDR (default 127.0.0.1:9091; empty for none).
 --listen and --metrics-listen, when given, win over LISTEN_ADDR and METRICS_ADDR.
-Logs are JSON lines on stderr. The README's configuration table lists the variables.`,
+Without DATABASE_URL an embedded PostgreSQL is started, its data in --data-dir
+(MOCKMCP_DATA_DIR, default $XDG_STATE_HOME/mockmcp or ~/.local/state/mockmcp), and stopped with
+the service. A banner on stdout says where everything is; logs are JSON lines on stderr. The
+README's configuration table lists the variables.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := addrs.read(cmd); err != nil {
 				return err
 			}
-			return serve(cmd.Context(), designs, addrs)
+			return serve(cmd.Context(), designs, dataDir, addrs)
 		},
 	}
 	cmd.Flags().StringVar(&designs, "designs", "", "a directory of design files to serve (default $MOCKMCP_DESIGNS)")
 	addrs.add(cmd)
+	dataDirFlag(cmd, &dataDir)
 	return cmd
 }
 
 // serve runs the service; designs, when not empty, overrides
-// MOCKMCP_DESIGNS, and addrs the listen addresses.
-func serve(ctx context.Context, designs string, addrs listenFlags) error {
+// MOCKMCP_DESIGNS, dataDir MOCKMCP_DATA_DIR, and addrs the listen
+// addresses.
+func serve(ctx context.Context, designs, dataDir string, addrs listenFlags) error {
 	cfg, err := serveConfig(designs)
 	if err != nil {
 		return fatal(logline.New(stderr, slog.LevelInfo), err)
 	}
 	addrs.apply(&cfg)
 	log := serviceLogger(cfg)
+	stopDB, err := useDatabase(&cfg, dataDir, log)
+	if err != nil {
+		return fatal(log, err)
+	}
+	// Stopped last: the service's Close writes to it.
+	defer stopDB()
 	if gctune.Enabled() {
 		defer gctune.Start(uint64(cfg.GCHeadroom)).Stop()
 	}
@@ -255,6 +272,10 @@ func serve(ctx context.Context, designs string, addrs listenFlags) error {
 	}
 	defer svc.Close()
 	svc.SetOutput(stdout)
+	if err := svc.Listen(); err != nil {
+		return fatal(log, err)
+	}
+	printBanner(stdout, cfg, svc)
 	return fatal(log, svc.Run(ctx))
 }
 
@@ -287,11 +308,13 @@ func fatal(log *slog.Logger, err error) error {
 }
 
 func migrateCommand() *cobra.Command {
-	return &cobra.Command{
+	var dataDir string
+	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Create the database if needed and apply the migrations, without serving",
 		Long: `Create the database named in DATABASE_URL when it does not exist and apply the
-migrations. Several instances may migrate at once: one does, the others wait.`,
+migrations. Several instances may migrate at once: one does, the others wait. Without
+DATABASE_URL, the embedded PostgreSQL's (see 'mockmcp help serve').`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.FromEnv()
@@ -299,9 +322,16 @@ migrations. Several instances may migrate at once: one does, the others wait.`,
 				return fatal(logline.New(stderr, slog.LevelInfo), err)
 			}
 			log := serviceLogger(cfg)
+			stopDB, err := useDatabase(&cfg, dataDir, log)
+			if err != nil {
+				return fatal(log, err)
+			}
+			defer stopDB()
 			return fatal(log, service.Prepare(cmd.Context(), cfg, log))
 		},
 	}
+	dataDirFlag(cmd, &dataDir)
+	return cmd
 }
 
 func versionCommand() *cobra.Command {

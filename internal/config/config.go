@@ -127,6 +127,22 @@ type Config struct {
 	// `mockmcp serve --designs DIR` overrides it). Empty: designs come
 	// from the database only.
 	Designs string
+	// EmbeddedDatabase is true when DATABASE_URL is not set: serve,
+	// migrate and keys start a PostgreSQL of their own (internal/embeddedpg)
+	// and DatabaseURL is replaced by its URL.
+	EmbeddedDatabase bool
+	// DataDir is where the embedded PostgreSQL keeps its files
+	// (MOCKMCP_DATA_DIR; `--data-dir` overrides it). Empty: the user's
+	// state directory (embeddedpg.DefaultDir).
+	DataDir string
+	// PostgresBinaries is a directory of preinstalled PostgreSQL binaries
+	// (bin/, lib/, share/) for the embedded database, for machines that
+	// cannot download them (MOCKMCP_POSTGRES_BINARIES).
+	PostgresBinaries string
+	// PostgresRepository is the Maven repository the embedded database's
+	// binaries are downloaded from, a mirror of Maven Central
+	// (MOCKMCP_POSTGRES_REPOSITORY).
+	PostgresRepository string
 }
 
 // MinRequestStateSecret is the shortest secret REQUEST_STATE_SECRETS takes.
@@ -205,6 +221,10 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		OAuthRateLimit:               600,
 		OAuthClientIdleTTL:           30 * 24 * time.Hour,
 	}
+	c.EmbeddedDatabase = getenv("DATABASE_URL") == ""
+	c.DataDir = getenv("MOCKMCP_DATA_DIR")
+	c.PostgresBinaries = getenv("MOCKMCP_POSTGRES_BINARIES")
+	c.PostgresRepository = getenv("MOCKMCP_POSTGRES_REPOSITORY")
 	var errs []string
 	bad := func(name, format string, args ...any) {
 		errs = append(errs, name+": "+fmt.Sprintf(format, args...))

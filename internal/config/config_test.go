@@ -132,3 +132,18 @@ func TestMetricsAddr(t *testing.T) {
 	require.Equal(t, DefaultMetricsAddr, c.MetricsAddr)
 	require.Equal(t, ":8080", c.ListenAddr, "the other variables read as before")
 }
+
+func TestEmbeddedDatabase(t *testing.T) {
+	c, err := Parse(env(map[string]string{"MOCKMCP_DATA_DIR": "/var/lib/m", "MOCKMCP_POSTGRES_BINARIES": "/opt/pg",
+		"MOCKMCP_POSTGRES_REPOSITORY": "https://maven.example.com/maven2"}))
+	require.NoError(t, err)
+	require.True(t, c.EmbeddedDatabase, "no DATABASE_URL")
+	require.Equal(t, "/var/lib/m", c.DataDir)
+	require.Equal(t, "/opt/pg", c.PostgresBinaries)
+	require.Equal(t, "https://maven.example.com/maven2", c.PostgresRepository)
+
+	c, err = Parse(env(map[string]string{"DATABASE_URL": "postgres://x@db/y"}))
+	require.NoError(t, err)
+	require.False(t, c.EmbeddedDatabase)
+	require.Equal(t, "postgres://x@db/y", c.DatabaseURL)
+}

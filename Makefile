@@ -3,7 +3,12 @@
 GO          ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/mockmcp?sslmode=disable
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS     := -X github.com/mockmcp/mockmcp/internal/service.Version=$(VERSION)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The commit's date (UTC), not the build's: two builds of one commit are the same.
+DATE        ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+LDFLAGS     := -X github.com/mockmcp/mockmcp/internal/service.Version=$(VERSION) \
+               -X github.com/mockmcp/mockmcp/internal/service.Commit=$(COMMIT) \
+               -X github.com/mockmcp/mockmcp/internal/service.Date=$(DATE)
 NPM         ?= npm
 
 export DATABASE_URL
@@ -110,6 +115,34 @@ bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcploa
 	$(MAKE) build
 	$(GO) run ./cmd/mcpload -bin bin/mockmcp
 
+# Release binaries: static (CGO off), without the symbol table, with paths
+# trimmed, so that a build is the same on every machine.
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+# dist-build,OS,ARCH[,.exe] builds dist/mockmcp_VERSION_OS_ARCH[.exe].
+dist-build = CGO_ENABLED=0 GOOS=$(1) GOARCH=$(2) $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w" \
+	-o dist/mockmcp_$(VERSION)_$(1)_$(2)$(3) ./cmd/mockmcp
+
+.PHONY: dist
+dist: ## release binaries dist/mockmcp_VERSION_OS_ARCH[.exe] for DIST_PLATFORMS, and dist/SHA256SUMS
+	@mkdir -p dist
+	rm -f dist/mockmcp_* dist/SHA256SUMS
+	@set -e; for p in $(DIST_PLATFORMS); do \
+		ext=; [ "$${p%/*}" != windows ] || ext=.exe; \
+		echo "building $$p"; $(call dist-build,$${p%/*},$${p#*/},$$ext); done
+	cd dist && { command -v sha256sum >/dev/null && sha256sum mockmcp_* || shasum -a 256 mockmcp_*; } > SHA256SUMS
+	@cat dist/SHA256SUMS
+
+# The OCI image: FROM scratch, the static Linux binaries for amd64 and arm64
+# (an image index of two manifests), built without a container daemon by
+# cmd/mkimage. Created time: the commit's date.
+.PHONY: image
+image: ## OCI image dist/mockmcp-image.tar (OCI layout, also loadable by docker load) for linux/amd64 and linux/arm64
+	@mkdir -p dist
+	$(call dist-build,linux,amd64)
+	$(call dist-build,linux,arm64)
+	$(GO) run ./cmd/mkimage -o dist/mockmcp-image.tar -version $(VERSION) -revision "$(COMMIT)" -created "$(DATE)" \
+		-binary linux/amd64=dist/mockmcp_$(VERSION)_linux_amd64 -binary linux/arm64=dist/mockmcp_$(VERSION)_linux_arm64
+
 .PHONY: clean
 clean: ## remove build output
-	rm -rf bin
+	rm -rf bin dist

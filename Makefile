@@ -117,31 +117,33 @@ bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcploa
 
 # Release binaries: static (CGO off), without the symbol table, with paths
 # trimmed, so that a build is the same on every machine.
-DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-# dist-build,OS,ARCH[,.exe] builds dist/mockmcp_VERSION_OS_ARCH[.exe].
+DIST_PLATFORMS  ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+IMAGE_PLATFORMS ?= linux/amd64 linux/arm64
+DIST_DIR        ?= dist
+# dist-build,OS,ARCH[,.exe] builds DIST_DIR/mockmcp_VERSION_OS_ARCH[.exe].
 dist-build = CGO_ENABLED=0 GOOS=$(1) GOARCH=$(2) $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w" \
-	-o dist/mockmcp_$(VERSION)_$(1)_$(2)$(3) ./cmd/mockmcp
+	-o $(DIST_DIR)/mockmcp_$(VERSION)_$(1)_$(2)$(3) ./cmd/mockmcp
 
 .PHONY: dist
 dist: ## release binaries dist/mockmcp_VERSION_OS_ARCH[.exe] for DIST_PLATFORMS, and dist/SHA256SUMS
-	@mkdir -p dist
-	rm -f dist/mockmcp_* dist/SHA256SUMS
+	@mkdir -p $(DIST_DIR)
+	rm -f $(DIST_DIR)/mockmcp_* $(DIST_DIR)/SHA256SUMS
 	@set -e; for p in $(DIST_PLATFORMS); do \
 		ext=; [ "$${p%/*}" != windows ] || ext=.exe; \
 		echo "building $$p"; $(call dist-build,$${p%/*},$${p#*/},$$ext); done
-	cd dist && { command -v sha256sum >/dev/null && sha256sum mockmcp_* || shasum -a 256 mockmcp_*; } > SHA256SUMS
-	@cat dist/SHA256SUMS
+	cd $(DIST_DIR) && { command -v sha256sum >/dev/null && sha256sum mockmcp_* || shasum -a 256 mockmcp_*; } > SHA256SUMS
+	@cat $(DIST_DIR)/SHA256SUMS
 
-# The OCI image: FROM scratch, the static Linux binaries for amd64 and arm64
-# (an image index of two manifests), built without a container daemon by
-# cmd/mkimage. Created time: the commit's date.
+# The OCI image: FROM scratch, the static Linux binaries of IMAGE_PLATFORMS
+# (an image index of one manifest each), built without a container daemon by
+# cmd/mkimage. Its timestamps are the commit's date.
 .PHONY: image
-image: ## OCI image dist/mockmcp-image.tar (OCI layout, also loadable by docker load) for linux/amd64 and linux/arm64
-	@mkdir -p dist
-	$(call dist-build,linux,amd64)
-	$(call dist-build,linux,arm64)
-	$(GO) run ./cmd/mkimage -o dist/mockmcp-image.tar -version $(VERSION) -revision "$(COMMIT)" -created "$(DATE)" \
-		-binary linux/amd64=dist/mockmcp_$(VERSION)_linux_amd64 -binary linux/arm64=dist/mockmcp_$(VERSION)_linux_arm64
+image: ## OCI image dist/mockmcp-image.tar (an OCI layout that docker load reads too) for IMAGE_PLATFORMS
+	@mkdir -p $(DIST_DIR)
+	@set -e; for p in $(IMAGE_PLATFORMS); do \
+		echo "building $$p"; $(call dist-build,$${p%/*},$${p#*/}); done
+	$(GO) run ./cmd/mkimage -o $(DIST_DIR)/mockmcp-image.tar -version $(VERSION) -revision "$(COMMIT)" -created "$(DATE)" \
+		$(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=$(DIST_DIR)/mockmcp_$(VERSION)_$(subst /,_,$(p)))
 
 .PHONY: clean
 clean: ## remove build output

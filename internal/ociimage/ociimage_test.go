@@ -3,6 +3,9 @@ package ociimage
 import (
 	"archive/tar"
 	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -27,18 +30,46 @@ const (
 	testDate     = "2026-11-27T17:31:48Z"
 )
 
-// buildStatic builds mockmcp as `make dist` does (static, stamped) for
-// linux and this machine's architecture.
+// repoRoot is the repository's root, where the Makefile is.
+const repoRoot = "../.."
+
+// makeTarget runs `make TARGET` at the repository's root, stamping the
+// test's version, commit and date, with the output in dir.
+func makeTarget(t *testing.T, target, dir string, vars ...string) {
+	t.Helper()
+	args := append([]string{"-C", repoRoot, target, "DIST_DIR=" + dir,
+		"VERSION=" + testVersion, "COMMIT=" + testRevision, "DATE=" + testDate}, vars...)
+	out, err := exec.Command("make", args...).CombinedOutput()
+	require.NoError(t, err, "make %s: %s", target, out)
+}
+
+// buildStatic builds mockmcp with `make dist` for linux and this machine's
+// architecture, checks what it made (a static binary, its SHA256SUMS
+// line), and returns the binary's path.
 func buildStatic(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mockmcp")
-	pkg := "github.com/mockmcp/mockmcp/internal/service."
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags",
-		"-s -w -X "+pkg+"Version="+testVersion+" -X "+pkg+"Commit="+testRevision+" -X "+pkg+"Date="+testDate,
-		"github.com/mockmcp/mockmcp/cmd/mockmcp")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	dir := t.TempDir()
+	makeTarget(t, "dist", dir, "DIST_PLATFORMS=linux/"+runtime.GOARCH)
+	name := "mockmcp_" + testVersion + "_linux_" + runtime.GOARCH
+	bin := filepath.Join(dir, name)
+	data, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	sums, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	require.Equal(t, hex.EncodeToString(sum[:])+"  "+name+"\n", string(sums))
+
+	// Static: no program interpreter (the dynamic loader), no shared
+	// library, so it runs on an image without a C library.
+	f, err := elf.Open(bin)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, p := range f.Progs {
+		require.NotEqual(t, elf.PT_INTERP, p.Type, "the binary asks for a dynamic loader")
+	}
+	libs, err := f.ImportedLibraries()
+	require.NoError(t, err)
+	require.Empty(t, libs)
 	return bin
 }
 
@@ -50,9 +81,9 @@ func otherArch() string {
 	return "arm64"
 }
 
-// TestImage builds the image from a fresh static binary, reads the tarball
-// back as an OCI layout and as docker load would, and runs the binary it
-// holds.
+// TestImage builds a static binary with make dist, the image from it,
+// reads the tarball back as an OCI layout and as docker load would, runs
+// the binary it holds, and checks that make image builds the same image.
 func TestImage(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("runs the image's Linux binary")
@@ -142,10 +173,19 @@ func TestImage(t *testing.T) {
 		require.Equal(t, []string{BinaryPath}, cfg.Config.Entrypoint)
 	})
 
-	t.Run("reproducible", func(t *testing.T) {
-		var again bytes.Buffer
-		require.NoError(t, Write(&again, opts))
-		require.True(t, bytes.Equal(archive.Bytes(), again.Bytes()), "two builds of the same binaries differ")
+	t.Run("make image", func(t *testing.T) {
+		// make image rebuilds the binary and runs cmd/mkimage: the same
+		// bytes as Write's from make dist's binary, so both the build and
+		// the image are reproducible.
+		dir := t.TempDir()
+		makeTarget(t, "image", dir, "IMAGE_PLATFORMS="+host)
+		made, err := os.ReadFile(filepath.Join(dir, "mockmcp-image.tar"))
+		require.NoError(t, err)
+		var want bytes.Buffer
+		hostOnly := opts
+		hostOnly.Binaries = map[string]string{host: bin}
+		require.NoError(t, Write(&want, hostOnly))
+		require.True(t, bytes.Equal(want.Bytes(), made), "make image made another image (%d bytes, want %d)", len(made), want.Len())
 	})
 }
 

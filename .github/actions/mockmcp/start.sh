@@ -74,7 +74,8 @@ until curl -fs -o /dev/null "$base/api/health"; do
   sleep 0.5
 done
 
-# Standard output holds one line per design, NAME, two spaces, its endpoint,
+# Standard output holds one line per design, NAME, two spaces, its endpoint
+# (a design's: /api/platform/ID/mcp; other lines may name other URLs),
 # and one line per fault of a file that did not apply, PATH: FIELD: MESSAGE,
 # its path the folder's joined with the file's name.
 prefix=${designs#./}
@@ -83,7 +84,7 @@ invalid=0
 names=()
 urls=()
 while IFS= read -r line; do
-  if [[ $line =~ ^[[:space:]]*(.*[^[:space:]])[[:space:]]{2,}(https?://[^[:space:]]+/mcp)$ ]]; then
+  if [[ $line =~ ^[[:space:]]*(.*[^[:space:]])[[:space:]]{2,}(https?://[^[:space:]]+/api/platform/[^/[:space:]]+/mcp)$ ]]; then
     # A design applied again (its file changed) is listed again: the last
     # line counts. (No associative array: macOS ships bash 3.)
     i=0

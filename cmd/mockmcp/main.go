@@ -3,7 +3,7 @@
 //
 //	mockmcp [serve]            migrate the database and serve (the default)
 //	mockmcp migrate            create the database when missing and apply migrations
-//	mockmcp version            print the version (also --version)
+//	mockmcp version            print the version, commit and date (also --version)
 //	mockmcp keys create|list|revoke --org SLUG ...
 //	                           manage an organization's platform API keys (database)
 //	mockmcp import openapi <file|url>, import mcp <url>
@@ -105,7 +105,7 @@ $` + envAPIKey + `. A SERVER argument is a server's id or its exact name.
 Exit status: 0 success; 1 a check failed (a failed test, drift, a call not verified) or another
 error; 2 a usage error (unknown command or flag, missing argument); 3 the service or database
 could not be reached.`,
-		Version:       service.Version,
+		Version:       service.VersionLine(),
 		Args:          noArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -337,10 +337,10 @@ DATABASE_URL, the embedded PostgreSQL's (see 'mockmcp help serve').`,
 func versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version (with the commit and its date when the build is stamped)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), service.Version)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), service.VersionLine())
 			return err
 		},
 	}

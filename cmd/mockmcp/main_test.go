@@ -25,6 +25,16 @@ func TestVersionAndUnknownCommand(t *testing.T) {
 	out, err = runOut(t, "--version")
 	require.NoError(t, err)
 	require.Equal(t, service.Version+"\n", out)
+	// A release build is stamped with its commit and date too; both
+	// forms print them.
+	defer func(c, d string) { service.Commit, service.Date = c, d }(service.Commit, service.Date)
+	service.Commit, service.Date = "0b6f2c1", "2026-11-27T17:31:48Z"
+	for _, args := range []string{"version", "--version"} {
+		out, err = runOut(t, args)
+		require.NoError(t, err)
+		require.Equal(t, service.Version+" (commit 0b6f2c1, 2026-11-27T17:31:48Z)\n", out, args)
+	}
+	service.Commit, service.Date = "", ""
 
 	for _, tc := range []struct {
 		args []string

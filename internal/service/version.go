@@ -11,7 +11,7 @@ var Date = ""
 
 // VersionLine is what `mockmcp version` prints: Version, then the commit
 // and its date when the build was stamped with them, as
-// "v1.2.0 (commit 0b6f…, 2026-11-27T17:31:48Z)". An unstamped build
+// "v1.2.0 (commit 0b6f…, YYYY-MM-DDThh:mm:ssZ)". An unstamped build
 // prints Version alone, so scripts that read it keep working.
 func VersionLine() string {
 	switch {

@@ -31,6 +31,7 @@ func mcpCall(t *testing.T, url, body string) (int, string) {
 // database: a change made through the first instance's REST API is served by
 // the second, whose cache was warm, within a second.
 func TestChangesReachAnotherInstance(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
@@ -95,6 +96,7 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 // TestWarmRequestsTouchNoDatabase closes the database pool under a warm
 // endpoint: cached designs are still served.
 func TestWarmRequestsTouchNoDatabase(t *testing.T) {
+	t.Parallel()
 	// With the pool closed, the journal's records of these calls can never
 	// be written: a short shutdown stops the service without waiting the
 	// default 15 s for them.

@@ -101,6 +101,7 @@ func (c tasksClient) get(id string) map[string]any {
 // on; cancel ends it; every error the extension defines; another instance
 // serves the same task.
 func TestTasks(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
 	owner := env.Signup(t, "Tasks")

@@ -23,6 +23,7 @@ var databaseWords = regexp.MustCompile(`dial tcp|127\.0\.0\.1|\[::1\]|:5432|\b54
 // MCP endpoint, its OAuth routes — names the database's address or repeats
 // the driver's error.
 func TestOutageAnswersNameNoDatabase(t *testing.T) {
+	t.Parallel()
 	var proxy *testdb.Proxy
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		proxy, c.DatabaseURL = testdb.NewProxy(t, c.DatabaseURL)

@@ -404,65 +404,73 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		{"B in its own organization", b.orgID},
 		{"B in an organization shared with A", a.org2},
 	}
+	// B's current organization belongs to the user, not to a session, so
+	// the rounds run one after the other; within a round the cases run in
+	// parallel. Each case compares both snapshots after its own request, and
+	// when isolation holds no case changes anything, so a case that does
+	// still fails.
 	for _, round := range rounds {
 		bc.Do("PUT", "/api/me/current-organization", map[string]any{"organization_id": round.current}).Status(http.StatusOK)
 		bBefore := snapshot(t, bc, bPaths)
-
-		t.Run(round.name+"/lists", func(t *testing.T) {
-			bt := b.client(t, env)
-			servers := bt.Do("GET", "/api/servers", nil).Status(http.StatusOK)
-			requireNoMarkers(t, servers.Raw, a.markers(), "B's server list")
-			orgs := bt.Do("GET", "/api/organizations", nil).Status(http.StatusOK)
-			requireNoMarkers(t, orgs.Raw, a.markers(), "B's organization list")
-			var got []string
-			for i := 0; i < orgs.Len("items"); i++ {
-				got = append(got, orgs.String("items."+strconv.Itoa(i)+".id"))
-			}
-			want := []string{b.orgID, a.org2}
-			sort.Strings(got)
-			sort.Strings(want)
-			require.Equal(t, want, got, "B's organizations")
-			me := bt.Do("GET", "/api/me", nil).Status(http.StatusOK)
-			require.Equal(t, round.current, me.String("current_organization_id"))
-			requireNoMarkers(t, me.Raw, a.markers(), "B's /api/me")
-		})
-
-		for _, tc := range isolationCases(b, bServer) {
-			t.Run(round.name+"/"+tc.name, func(t *testing.T) {
-				ids := a.ids()
-				for k, v := range tc.params {
-					ids[k] = v
+		t.Run(round.name, func(t *testing.T) {
+			t.Run("lists", func(t *testing.T) {
+				t.Parallel()
+				bt := b.client(t, env)
+				servers := bt.Do("GET", "/api/servers", nil).Status(http.StatusOK)
+				requireNoMarkers(t, servers.Raw, a.markers(), "B's server list")
+				orgs := bt.Do("GET", "/api/organizations", nil).Status(http.StatusOK)
+				requireNoMarkers(t, orgs.Raw, a.markers(), "B's organization list")
+				var got []string
+				for i := 0; i < orgs.Len("items"); i++ {
+					got = append(got, orgs.String("items."+strconv.Itoa(i)+".id"))
 				}
-				body := tc.body
-				if m, ok := body.(map[string]any); ok {
-					filled := make(map[string]any, len(m))
-					for k, v := range m {
-						if s, ok := v.(string); ok {
-							v = fill(s, ids)
-						}
-						filled[k] = v
-					}
-					body = filled
-				}
-				path := fill(tc.route, ids)
-				require.NotContains(t, path, "{", "a parameter of %s has no value", tc.route)
-
-				caller := b.client(t, env)
-				if tc.key {
-					caller = env.Anonymous(t)
-					caller.Header.Set("X-API-Key", bKey)
-				}
-				status := tc.status
-				if status == 0 {
-					status = http.StatusNotFound
-				}
-				r := caller.Do(tc.method, path, body).Problem(status)
-				requireNoMarkers(t, r.Raw, a.markers(), tc.method+" "+path)
-
-				require.Equal(t, aBefore, snapshot(t, a.client(t, env), aPaths), "A's objects after B's %s %s", tc.method, path)
-				require.Equal(t, bBefore, snapshot(t, b.client(t, env), bPaths), "B's objects after B's %s %s", tc.method, path)
+				want := []string{b.orgID, a.org2}
+				sort.Strings(got)
+				sort.Strings(want)
+				require.Equal(t, want, got, "B's organizations")
+				me := bt.Do("GET", "/api/me", nil).Status(http.StatusOK)
+				require.Equal(t, round.current, me.String("current_organization_id"))
+				requireNoMarkers(t, me.Raw, a.markers(), "B's /api/me")
 			})
-		}
+
+			for _, tc := range isolationCases(b, bServer) {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					ids := a.ids()
+					for k, v := range tc.params {
+						ids[k] = v
+					}
+					body := tc.body
+					if m, ok := body.(map[string]any); ok {
+						filled := make(map[string]any, len(m))
+						for k, v := range m {
+							if s, ok := v.(string); ok {
+								v = fill(s, ids)
+							}
+							filled[k] = v
+						}
+						body = filled
+					}
+					path := fill(tc.route, ids)
+					require.NotContains(t, path, "{", "a parameter of %s has no value", tc.route)
+
+					caller := b.client(t, env)
+					if tc.key {
+						caller = env.Anonymous(t)
+						caller.Header.Set("X-API-Key", bKey)
+					}
+					status := tc.status
+					if status == 0 {
+						status = http.StatusNotFound
+					}
+					r := caller.Do(tc.method, path, body).Problem(status)
+					requireNoMarkers(t, r.Raw, a.markers(), tc.method+" "+path)
+
+					require.Equal(t, aBefore, snapshot(t, a.client(t, env), aPaths), "A's objects after B's %s %s", tc.method, path)
+					require.Equal(t, bBefore, snapshot(t, b.client(t, env), bPaths), "B's objects after B's %s %s", tc.method, path)
+				})
+			}
+		})
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 // that another client is still asked; the client over its bound gets
 // -32603 saying so.
 func TestAskBoundPerClient(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		c.MaxPendingQuestions = 4

@@ -38,6 +38,7 @@ func askDesign(t *testing.T) serverDesign {
 // answers the questions of a scenario with its handlers and retries on its
 // own until the result is complete.
 func TestAskSDKClient(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	id := createDesign(t, env.Signup(t, "SDK asks"), askDesign(t))
 	var asked []string
@@ -106,6 +107,7 @@ func surveyCaller(t *testing.T, endpoint string) func(extra string) string {
 // TestAskStateExpires: a requestState is refused once RequestStateTTL has
 // passed, and accepted just before.
 func TestAskStateExpires(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
 	id := createDesign(t, env.Signup(t, "Expiry"), askDesign(t))
@@ -123,6 +125,7 @@ func TestAskStateExpires(t *testing.T) {
 // TestInvokeAsk: run outside the MCP endpoint, where no client can answer,
 // a scenario that asks gives a tool error result saying so.
 func TestInvokeAsk(t *testing.T) {
+	t.Parallel()
 	var greet struct {
 		Name        string              `json:"name"`
 		InputSchema json.RawMessage     `json:"input_schema"`
@@ -140,6 +143,7 @@ func TestInvokeAsk(t *testing.T) {
 // TestAskStateOfAChangedDesign: a requestState that reaches a round the
 // design no longer has is refused, not followed.
 func TestAskStateOfAChangedDesign(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Changes")
 	id := createDesign(t, owner, askDesign(t))

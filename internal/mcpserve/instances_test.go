@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/service"
 )
 
@@ -30,6 +31,7 @@ func mcpCall(t *testing.T, url, body string) (int, string) {
 // database: a change made through the first instance's REST API is served by
 // the second, whose cache was warm, within a second.
 func TestChangesReachAnotherInstance(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
@@ -94,7 +96,11 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 // TestWarmRequestsTouchNoDatabase closes the database pool under a warm
 // endpoint: cached designs are still served.
 func TestWarmRequestsTouchNoDatabase(t *testing.T) {
-	env := apitest.New(t, nil)
+	t.Parallel()
+	// With the pool closed, the journal's records of these calls can never
+	// be written: a short shutdown stops the service without waiting the
+	// default 15 s for them.
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.ShutdownTimeout = 100 * time.Millisecond }})
 	ada := env.Signup(t, "Acme")
 	id := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated).String("id")
 	ada.Do("POST", "/api/servers/"+id+"/tools", map[string]any{

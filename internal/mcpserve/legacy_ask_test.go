@@ -40,6 +40,7 @@ func legacyAskDesign(t *testing.T) serverDesign {
 // event stream, answers them with its handlers in POSTs of their own, and
 // gets the answer of the branch its answers take.
 func TestAskLegacySDKClient(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	id := createDesign(t, env.Signup(t, "Legacy SDK asks"), legacyAskDesign(t))
 	var asked []string
@@ -169,6 +170,7 @@ func answer(t *testing.T, endpoint, id, result string) (int, string) {
 // ASK_TIMEOUT, the questions cancelled; a client that leaves frees its
 // questions; the bound of a server's waiting questions holds.
 func TestAskLegacyWire(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		c.AskTimeout = 300 * time.Millisecond
 		c.MaxPendingQuestions = 2
@@ -275,6 +277,7 @@ func TestAskLegacyWire(t *testing.T) {
 // TestAskAnswerOnAnotherInstance: with Redis, a client's answer that lands
 // on another instance than the one whose call waits for it reaches it.
 func TestAskAnswerOnAnotherInstance(t *testing.T) {
+	t.Parallel()
 	redisURL := os.Getenv("REDIS_URL")
 	if redisURL == "" {
 		redisURL = "redis://127.0.0.1:6379/0"
@@ -309,6 +312,7 @@ func TestAskAnswerOnAnotherInstance(t *testing.T) {
 // both eras, and verification asks who was asked what and what they
 // answered.
 func TestAskRoundsJournaled(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Journaled asks")
 	id := createDesign(t, owner, askDesign(t))

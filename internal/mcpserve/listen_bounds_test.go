@@ -19,6 +19,7 @@ import (
 // bounds allow; each refusal is HTTP 429 with -32000 naming its bound, and
 // another organization's servers stay open to listeners.
 func TestListenBoundsAcrossServers(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		c.ListenMaxPerAddress = 3
@@ -72,6 +73,7 @@ func TestListenBoundsAcrossServers(t *testing.T) {
 // TestListenLifetime: a stream ends with its result once it has lasted
 // LISTEN_MAX_LIFETIME, as at shutdown, and the client can listen again.
 func TestListenLifetime(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		c.ListenMaxLifetime = 300 * time.Millisecond
 	}})

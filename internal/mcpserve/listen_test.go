@@ -187,6 +187,7 @@ func requireFinal(t *testing.T, l *listener, id string) {
 // API), each tagged with its request's id, with keep-alive comments
 // between, and ends with its result when the server is disabled.
 func TestListen(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	env.Service.MCP().SetStreams(0, 0, 100*time.Millisecond)
 	owner := env.Signup(t, "Listen")
@@ -242,6 +243,7 @@ func TestListen(t *testing.T) {
 // TestListenRefused: the filter's checks, a client that does not accept a
 // stream, and a legacy request.
 func TestListenRefused(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Listen")
 	id := createDesign(t, owner, listenDesign(t))
@@ -367,6 +369,7 @@ func TestListenShutdown(t *testing.T) {
 // once discover advertises listChanged, and its handlers hear a design
 // edited through the REST API and a broadcasting scenario.
 func TestListenSDKClient(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Listen")
 	id := createDesign(t, owner, listenDesign(t))

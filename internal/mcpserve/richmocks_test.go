@@ -164,6 +164,7 @@ func connectAs(t *testing.T, version, endpoint string, hdr http.Header, n *notes
 // type, isError results, scripted JSON-RPC errors, progress and log
 // notifications, and sequences counted per client key.
 func TestRichMocksSDKClient(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Rich")
 	id := createDesign(t, owner, richDesign(t, "2025-11-25"))
@@ -327,6 +328,7 @@ func post(t *testing.T, url string, hdr http.Header, body string) (*http.Respons
 // TestProtocolVersionShapesResults: a server on an older protocol version
 // never sends what that version lacks.
 func TestProtocolVersionShapesResults(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Versions")
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"all_content"}}`
@@ -358,6 +360,7 @@ func TestProtocolVersionShapesResults(t *testing.T) {
 // TestAllowedHosts: with ALLOWED_HOSTS set, the MCP endpoints refuse a
 // request whose Host or Origin is not listed.
 func TestAllowedHosts(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.AllowedHosts = []string{"127.0.0.1", "mock.example.com:8443"} }})
 	owner := env.Signup(t, "Hosts")
 	id := createDesign(t, owner, richDesign(t, "2025-11-25"))
@@ -391,6 +394,7 @@ func TestAllowedHosts(t *testing.T) {
 // TestServerFault: a server's default fault answers its share of calls with
 // its error.
 func TestServerFault(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Chaos")
 	id := createDesign(t, owner, richDesign(t, "2025-06-18"))
@@ -486,6 +490,7 @@ func TestDelayEndsWithTheClient(t *testing.T) {
 // TestNewMethodsRefuseBadParams: the methods added for logging,
 // subscriptions and completion answer -32602 naming the field at fault.
 func TestNewMethodsRefuseBadParams(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Params")
 	id := createDesign(t, owner, richDesign(t, "2025-11-25"))

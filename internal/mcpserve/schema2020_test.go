@@ -20,6 +20,7 @@ const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","t
 // listed as written, to modern and legacy clients alike: no keyword dropped
 // ($anchor, $defs, allOf, if/then/else), none reordered.
 func TestInputSchemaVerbatim(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Verbatim")
 	// Sent with white space, which is not part of the schema.

@@ -394,6 +394,7 @@ func (r *recorder) exchanges() []string {
 // revision is refused with UnsupportedProtocolVersion, and the default
 // client speaks 2026-07-28.
 func TestSDKClientEras(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "SDK eras")
 	withEras := func(eras string) serverDesign {

@@ -19,6 +19,7 @@ import (
 // its outcome quotes them when it is polled (on any instance: they come
 // back from the store).
 func TestTaskAfterQuestions(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
 	owner := env.Signup(t, "Tasks")

@@ -37,6 +37,7 @@ func countedDocument(t testing.TB, cacheControl string) (string, *atomic.Int64) 
 // fetched again only when its caching headers say so, and kept an hour at
 // most.
 func TestMetadataDocumentsAreCached(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{allowPrivate: true})
 	_, challenge := pkce()
 	authorize := func(client string) {
@@ -81,6 +82,7 @@ func TestMetadataDocumentsAreCached(t *testing.T) {
 // TestMetadataErrorsSpeakJSON: registration and metadata document errors
 // name the field and what it must be, never Go's types.
 func TestMetadataErrorsSpeakJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for body, want := range map[string]string{
 		`{"redirect_uris": [1]}`:         "redirect_uris must be an array of strings",
@@ -105,6 +107,7 @@ func TestMetadataErrorsSpeakJSON(t *testing.T) {
 // TestFormErrorsSpeakPlainly: a form that does not parse is described
 // without Go's wording.
 func TestFormErrorsSpeakPlainly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	for _, body := range []string{"grant_type=%zz", "a=" + strings.Repeat("x", 70<<10)} {
 		resp, err := http.Post(e.issuer()+"/token", "application/x-www-form-urlencoded", strings.NewReader(body))

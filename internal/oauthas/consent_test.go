@@ -44,6 +44,7 @@ func (e *env) submitConsent(t testing.TB, form url.Values, origin string) *http.
 // the page's own form, posted from the authorization server's origin with
 // the token bound to the request.
 func TestConsentFormNeedsItsOriginAndToken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{settings: oauthcfg.Settings{Consent: oauthcfg.ConsentPage}})
 	client, _ := e.register(t, "none")
 	_, challenge := pkce()

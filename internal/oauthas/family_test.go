@@ -50,6 +50,7 @@ func (e *env) grant(t testing.TB, client string) (code, access, refresh string) 
 // every token issued from it, the rotated ones too (RFC 6749 4.1.2), on
 // every instance; another grant of the client is untouched.
 func TestCodeReplayRevokesTheFamily(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, other := e.instance(t, time.Hour)
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
@@ -80,6 +81,7 @@ func TestCodeReplayRevokesTheFamily(t *testing.T) {
 // TestRefreshReuseRevokesTheFamily: a rotated refresh token used again
 // revokes every refresh and access token of its grant (RFC 9700 4.14.2).
 func TestRefreshReuseRevokesTheFamily(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, other := e.instance(t, time.Hour)
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
@@ -102,6 +104,7 @@ func TestRefreshReuseRevokesTheFamily(t *testing.T) {
 
 // TestRevokingARefreshTokenRevokesItsAccessTokens (RFC 7009 2.1).
 func TestRevokingARefreshTokenRevokesItsAccessTokens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, other := e.instance(t, time.Hour)
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")

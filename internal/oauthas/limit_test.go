@@ -116,6 +116,7 @@ func TestRegisterFloodIsLimited(t *testing.T) {
 // TestConcurrentRegistrationsHoldTheCap: registrations racing for the
 // last free places of the cap never overshoot it.
 func TestConcurrentRegistrationsHoldTheCap(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	const free, racers = 5, 100
 	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)

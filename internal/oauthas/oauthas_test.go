@@ -255,6 +255,7 @@ func (e *env) exchange(t testing.TB, client, code, verifier string) (int, map[st
 }
 
 func TestMetadata(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	id := e.design.ServerID.String()
 	for _, path := range []string{"/.well-known/oauth-authorization-server/api/platform/" + id + "/oauth",
@@ -279,6 +280,7 @@ func TestMetadata(t *testing.T) {
 }
 
 func TestAuthorizationCodeRefreshRevoke(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
 	verifier, challenge := pkce()
@@ -345,6 +347,7 @@ func TestAuthorizationCodeRefreshRevoke(t *testing.T) {
 }
 
 func TestPKCEAndRedirectChecks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	client, _ := e.register(t, "none")
 	verifier, challenge := pkce()
@@ -397,6 +400,7 @@ func TestPKCEAndRedirectChecks(t *testing.T) {
 }
 
 func TestRefuseRefreshAndRevokeAll(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")
 	verifier, challenge := pkce()
@@ -423,6 +427,7 @@ func TestRefuseRefreshAndRevokeAll(t *testing.T) {
 }
 
 func TestClientCredentialsAndRegistration(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	client, secret := e.register(t, "client_secret_basic", "client_credentials")
 	require.NotEmpty(t, secret)
@@ -466,6 +471,7 @@ func TestClientCredentialsAndRegistration(t *testing.T) {
 }
 
 func TestKeyRotation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{rotation: 30 * time.Minute})
 	keys, verifier := e.instance(t, 30*time.Minute)
 	client, secret := e.register(t, "client_secret_post", "client_credentials")
@@ -510,6 +516,7 @@ func kid(t testing.TB, token string) string {
 }
 
 func TestChaosAndConsent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{settings: oauthcfg.Settings{Chaos: oauthcfg.Chaos{WrongIssuer: true}}})
 	client, _ := e.register(t, "none")
 	_, challenge := pkce()
@@ -577,6 +584,7 @@ func metadataDocument(t testing.TB, tls bool, redirects ...string) string {
 }
 
 func TestClientIDMetadataDocument(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{allowPrivate: true})
 	client := metadataDocument(t, false)
 	verifier, challenge := pkce()
@@ -625,6 +633,7 @@ func TestClientIDMetadataDocument(t *testing.T) {
 // TestServiceFailures: what fails on the service's side is no client
 // error, and no client error is the service's.
 func TestServiceFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	client, secret := e.register(t, "client_secret_post", "client_credentials", "authorization_code")
 	_, tok := postForm(t, e.issuer()+"/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {client}, "client_secret": {secret}})
@@ -699,6 +708,7 @@ func BenchmarkClientCredentialsToken(b *testing.B) {
 }
 
 func TestRegistrationIsBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)
 		SELECT 'filler-' || i, $1, $2, 'none' FROM generate_series(1, $3::int) AS i`, e.design.OrgID, e.design.ServerID, oauthas.MaxClients-1)

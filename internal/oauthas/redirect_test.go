@@ -14,6 +14,7 @@ import (
 // host, at registration, in client ID metadata documents, and before any
 // redirect.
 func TestRedirectURIRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{allowPrivate: true})
 	for _, uri := range []string{"https://app.example/cb", "http://localhost:3000/cb", "http://127.0.0.1/cb", "http://[::1]:8080/cb"} {
 		status, out := postJSON(t, e.issuer()+"/register", map[string]any{"redirect_uris": []string{uri}, "token_endpoint_auth_method": "none"})

@@ -28,6 +28,7 @@ func (e *env) count(t testing.TB, query string, args ...any) int {
 // and idle clients, under the application role, and keeps the rest; a
 // client in use records it, at most once an hour.
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ctx := context.Background()
 	idle, _ := e.register(t, "none", "authorization_code", "refresh_token")
@@ -66,6 +67,7 @@ func TestSweep(t *testing.T) {
 // probes the primary key, and issuing one deletes nothing: the token path
 // never scans a server's tokens (the sweep prunes them).
 func TestRefreshLookupIsAnIndexProbe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	ctx := context.Background()
 	client, _ := e.register(t, "none", "authorization_code", "refresh_token")

@@ -34,6 +34,7 @@ func fetch(t *testing.T, method, url string, want int, headers ...string) (*http
 }
 
 func TestServedOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	base, _ := boot(t, testdb.New(t))
 
 	resp, body := fetch(t, http.MethodGet, base+"/api/openapi.yaml", http.StatusOK)
@@ -57,6 +58,7 @@ func TestServedOpenAPIDocument(t *testing.T) {
 }
 
 func TestDocsPage(t *testing.T) {
+	t.Parallel()
 	base, _ := boot(t, testdb.New(t))
 
 	resp, page := fetch(t, http.MethodGet, base+"/docs", http.StatusOK)

@@ -74,6 +74,7 @@ func rpc(t *testing.T, url, body string) (int, string) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	env := withMetrics(t, nil)
 	c := env.Signup(t, "Metrics Org")
 	endpoint := weatherServer(t, env, c)
@@ -153,6 +154,7 @@ func TestMetrics(t *testing.T) {
 // TestMetricsCountRateLimits: in production, messages past a limit are
 // counted by limiter and as refused MCP messages.
 func TestMetricsCountRateLimits(t *testing.T) {
+	t.Parallel()
 	env := withMetrics(t, func(c *config.Config) {
 		c.Env = "production"
 		c.MaxPublicRateLimit = 2

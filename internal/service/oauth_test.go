@@ -20,6 +20,7 @@ import (
 // authorization server, its tokens pass the service's verifier, and its
 // chaos is in the design's call journal.
 func TestOAuthDesignsAuthorizationServer(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "OAuth Service")
 	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25"}`), nil, nil, nil)
@@ -90,6 +91,7 @@ func TestOAuthDesignsAuthorizationServer(t *testing.T) {
 // TestDeleteOAuthClients: the design's owner deletes every client of its
 // authorization server, which then refuses them and takes new ones.
 func TestDeleteOAuthClients(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "OAuth Clients")
 	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`), nil, nil, nil)
@@ -129,6 +131,7 @@ func TestDeleteOAuthClients(t *testing.T) {
 // TestOAuthRateLimitInDevelopment: the authorization servers' per-address
 // limits apply in development too, as configured.
 func TestOAuthRateLimitInDevelopment(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		require.False(t, c.Production())
 		c.OAuthRegisterRateLimit = 3

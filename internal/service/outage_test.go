@@ -78,6 +78,7 @@ func requireUnavailable(t *testing.T, r reply) {
 // connections through again writes work and design changes reach the
 // endpoint, without a restart.
 func TestServesThroughDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	var proxy *testdb.Proxy
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		proxy, c.DatabaseURL = testdb.NewProxy(t, c.DatabaseURL)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -22,9 +23,14 @@ var databaseWords = regexp.MustCompile(`dial tcp|127\.0\.0\.1|\[::1\]|:5432|\b54
 // MCP endpoint, its OAuth routes — names the database's address or repeats
 // the driver's error.
 func TestOutageAnswersNameNoDatabase(t *testing.T) {
+	t.Parallel()
 	var proxy *testdb.Proxy
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) {
 		proxy, c.DatabaseURL = testdb.NewProxy(t, c.DatabaseURL)
+		// The database never comes back, so the audit records of the
+		// probes can never be written: a short shutdown stops the service
+		// without waiting the default 15 s for them.
+		c.ShutdownTimeout = 100 * time.Millisecond
 	}})
 	owner := env.Signup(t, "Outage Words")
 	key := owner.Do("POST", "/api/keys", map[string]any{"name": "engine"}).Status(http.StatusCreated).String("raw_key")

@@ -87,6 +87,7 @@ func (s *session) call(method, path string, body any, want int) map[string]any {
 // service: sign up, create a server, add a tool with two scenarios, enable
 // it, and read it back.
 func TestReadmeSession(t *testing.T) {
+	t.Parallel()
 	base, stop := boot(t, testdb.New(t))
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
@@ -188,6 +189,7 @@ func TestConcurrentStart(t *testing.T) {
 // TestPrepareCreatesDatabase is what `make run` relies on for a fresh
 // machine: a database that does not exist yet is created and migrated.
 func TestPrepareCreatesDatabase(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Missing(t)
 	require.NoError(t, service.Prepare(context.Background(), configFor(t, dsn), discard()))
 	requireHealthy(t, dsn)

@@ -32,7 +32,10 @@ func Migrate(ctx context.Context, dsn string, log *slog.Logger) error {
 }
 
 func migrateDB(ctx context.Context, sqlDB *sql.DB, log *slog.Logger) error {
-	locker, err := lock.NewPostgresSessionLocker()
+	// goose retries the lock every 5 s by default: an instance that starts
+	// beside the one migrating would stay idle for up to 5 s after the
+	// migrations end. Retrying every second keeps the same 5-minute bound.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return err
 	}

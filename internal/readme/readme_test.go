@@ -239,7 +239,7 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("the README's examples need jq (the Quick start says so): install it")
+		t.Fatal("the README's examples need jq (Getting started says so): install it")
 	}
 	root := moduleRoot(t)
 	src, err := os.ReadFile(filepath.Join(root, "README.md"))

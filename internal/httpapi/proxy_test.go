@@ -267,3 +267,22 @@ func TestUpstreamOfficialSDKServerReplayed(t *testing.T) {
 	page := journalPage(t, c, server, "?outcome=result", len(calls))
 	require.NotContains(t, string(page.Raw), `"outcome":"proxied"`)
 }
+
+// TestUpstreamInBothEras: the upstream answers what the design does not,
+// whichever era the client speaks (the modern form of a design once lost
+// its upstream, and a modern call of a tool the design lacks was refused).
+func TestUpstreamInBothEras(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Proxy Eras Org")
+	_, endpoint := upstreamDesign(t, c)
+	server := proxiedServer(t, c, map[string]any{"url": endpoint})
+	c.Do("PATCH", "/api/servers/"+server, map[string]any{"protocol_version": "2025-11-25"}).Status(http.StatusOK)
+	for _, modern := range []bool{false, true} {
+		tide := oauthCall(t, env, server, "", modern, "tools/call", map[string]any{"name": "get_tide", "arguments": map[string]any{}})
+		require.Contains(t, string(tide.Raw), "high", "modern=%v: a tool the design lacks is the upstream's", modern)
+		rome := oauthCall(t, env, server, "", modern, "tools/call", map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Rome"}})
+		require.Contains(t, string(rome.Raw), "upstream rain", "modern=%v: an unmatched call is the upstream's", modern)
+		paris := oauthCall(t, env, server, "", modern, "tools/call", map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}})
+		require.Contains(t, string(paris.Raw), "local sun", "modern=%v: a matching scenario answers locally", modern)
+	}
+}

@@ -156,8 +156,8 @@ func (c *compiled) buildModern(ctx context.Context) (*compiled, error) {
 	return m, nil
 }
 
-// shallowCopy is c sharing its tools, resources and prompts, without its
-// modern side.
+// shallowCopy is c sharing its tools, resources and prompts, its upstream
+// and its OAuth guard, without its modern side.
 func (c *compiled) shallowCopy() *compiled {
 	return &compiled{
 		id: c.id, orgID: c.orgID, authMode: c.authMode, orgKey: c.orgKey, publicLimit: c.publicLimit,
@@ -166,6 +166,7 @@ func (c *compiled) shallowCopy() *compiled {
 		tools: c.tools, resources: c.resources, templates: c.templates, prompts: c.prompts,
 		version: c.version, usesSequences: c.usesSequences, fault: c.fault, size: c.size,
 		description: c.description, hasCompletions: c.hasCompletions,
+		upstream: c.upstream, record: c.record, oauth: c.oauth,
 	}
 }
 

@@ -25,7 +25,7 @@
 //     the expected text. Each target gets a 2 s warm-up and a -duration
 //     measurement, alternately (reference, mockmcp, reference, mockmcp for
 //     -rounds 2); the medians are reported. The same call as a client of
-//     MCP 2026-07-28 sends it (_meta in params; the version, method and
+//     the modern MCP revision sends it (_meta in params; the version, method and
 //     name in headers) runs against both too (ref-2026, mcp-2026) and is
 //     reported apart. Latencies go into a fixed-bucket
 //     log-linear histogram (under 0.8% relative error).
@@ -83,6 +83,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
 // Targets of the run.
@@ -106,11 +108,11 @@ const (
 	callBody   = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3}}}`
 	expectText = "light snow"
 	acceptHdr  = "application/json, text/event-stream"
-	// modernBody is the same call as a client of MCP 2026-07-28 sends it:
+	// modernBody is the same call as a client of the modern revision sends it:
 	// the version and client capabilities in params._meta, repeated with
 	// the method and the tool's name in headers (modernCall).
 	modernBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast","arguments":{"city":"Oslo","days":3},` +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol.Modern + `","io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"1.0.0"}}}}`
 	warmUp    = 2 * time.Second
 	pinnedEnv = "MCPLOAD_PINNED"
@@ -128,8 +130,8 @@ type call struct {
 
 var (
 	legacyCall = call{era: "legacy", body: callBody}
-	modernCall = call{era: "2026-07-28", body: modernBody, header: http.Header{
-		"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {toolName}}}
+	modernCall = call{era: protocol.Modern, body: modernBody, header: http.Header{
+		"Mcp-Protocol-Version": {protocol.Modern}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {toolName}}}
 )
 
 // prepare sets c's headers on req.
@@ -470,7 +472,7 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	fmt.Printf("mcpload: request %d bytes, reply %d bytes (identical from both), Content-Type %s\n",
 		len(callBody), len(reply.Body), reply.Header.Get("Content-Type"))
-	fmt.Printf("mcpload: MCP 2026-07-28: request %d bytes, reply %d bytes\n", len(modernBody), len(modernReply.Body))
+	fmt.Printf("mcpload: MCP %s: request %d bytes, reply %d bytes\n", protocol.Modern, len(modernBody), len(modernReply.Body))
 
 	// 5. The same database served in production mode (rate limits on, a
 	// limit no run reaches), with counters in memory and in Redis.
@@ -583,9 +585,9 @@ func run(ctx context.Context, o options) (code int, err error) {
 	// The modern revision: _meta and header checks on the hot path.
 	refModern, mcpModern := median(results["ref-2026"]), median(results["mcp-2026"])
 	modernRatio := mcpModern.rps / refModern.rps
-	fmt.Printf("MCP 2026-07-28: reference %s req/s (%s CPU per request), mockmcp %s req/s (%s CPU per request)\n",
+	fmt.Printf("MCP %s: reference %s req/s (%s CPU per request), mockmcp %s req/s (%s CPU per request)\n", protocol.Modern,
 		thousands(refModern.rps), us(refModern.cpuPerReq), thousands(mcpModern.rps), us(mcpModern.cpuPerReq))
-	fmt.Printf("MCP 2026-07-28: throughput ratio %.2f (target >= %.2f)%s   p99 ratio %.2f (target <= %.1f)%s", modernRatio,
+	fmt.Printf("MCP %s: throughput ratio %.2f (target >= %.2f)%s   p99 ratio %.2f (target <= %.1f)%s", protocol.Modern, modernRatio,
 		targetThroughputRatio, mark(modernRatio >= targetThroughputRatio), float64(mcpModern.p99)/float64(refModern.p99),
 		targetP99Ratio, mark(float64(mcpModern.p99)/float64(refModern.p99) <= targetP99Ratio))
 	if refModern.cpuPerReq > 0 && mcpModern.cpuPerReq > 0 {
@@ -593,10 +595,10 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	fmt.Println()
 	if modernRatio < targetThroughputRatio {
-		missed = append(missed, "2026-07-28 throughput ratio")
+		missed = append(missed, protocol.Modern+" throughput ratio")
 	}
 	if float64(mcpModern.p99)/float64(refModern.p99) > targetP99Ratio {
-		missed = append(missed, "2026-07-28 p99 ratio")
+		missed = append(missed, protocol.Modern+" p99 ratio")
 	}
 	devMed := mcpMed
 	for _, v := range variants {

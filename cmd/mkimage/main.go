@@ -1,7 +1,7 @@
 // Command mkimage builds mockmcp's OCI image from static Linux binaries,
 // without a container daemon (`make image` runs it):
 //
-//	mkimage -o dist/mockmcp-image.tar -version v1.2.0 -revision COMMIT -created 2026-11-27T17:31:48Z \
+//	mkimage -o dist/mockmcp-image.tar -version v1.2.0 -revision COMMIT -created 2024-01-01T12:00:00Z \
 //	        -binary linux/amd64=dist/mockmcp_v1.2.0_linux_amd64 -binary linux/arm64=...
 //
 // Without -created, the image's timestamps are $SOURCE_DATE_EPOCH, else the
@@ -97,7 +97,7 @@ func createdTime(created, epoch string) (time.Time, error) {
 	case created != "":
 		t, err := time.Parse(time.RFC3339, created)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("-created %q: want RFC 3339, as 2026-11-27T17:31:48Z", created)
+			return time.Time{}, fmt.Errorf("-created %q: want RFC 3339, as 2024-01-01T12:00:00Z", created)
 		}
 		return t, nil
 	case epoch != "":

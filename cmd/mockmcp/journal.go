@@ -110,7 +110,7 @@ func sinceTime(s string, now time.Time) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, usagef("--since %q: want a duration such as 10m or 2h, or an RFC 3339 time such as 2026-11-27T09:00:00Z", s)
+		return time.Time{}, usagef("--since %q: want a duration such as 10m or 2h, or an RFC 3339 time such as 2024-01-01T09:00:00Z", s)
 	}
 	return t, nil
 }

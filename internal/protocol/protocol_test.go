@@ -92,19 +92,31 @@ var nonProtocolDates = map[string]bool{
 	"2006-01-02": true, // Go's reference time layout
 	"2024-01-01": true, // testgen's sample date
 	"2024-05-01": true, // agentcard's example of an ISO 8601 date
+	"2027-01-31": true, // the keys command's example expiry
 }
 
 var dateLiteral = regexp.MustCompile(`20[0-9][0-9]-[01][0-9]-[0-3][0-9]`)
 
-// TestRevisionsNamedOnlyHere scans the Go files under internal/ (tests
-// aside): a protocol revision is spelled in this package only.
+// TestRevisionsNamedOnlyHere scans the Go files under internal/ and cmd/
+// (tests aside): a protocol revision is spelled in this package only.
 func TestRevisionsNamedOnlyHere(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	self, err := filepath.Abs(".")
 	require.NoError(t, err)
 	scanned := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, dir := range []string{"internal", "cmd"} {
+		scanned += scanRevisions(t, filepath.Join(root, dir), root, self)
+	}
+	require.Greater(t, scanned, 100, "the scan saw the internal packages and the commands")
+}
+
+// scanRevisions reports each protocol date in the Go files under dir but
+// self's, and returns how many files it read.
+func scanRevisions(t *testing.T, dir, root, self string) int {
+	t.Helper()
+	scanned := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -128,5 +140,5 @@ func TestRevisionsNamedOnlyHere(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	require.Greater(t, scanned, 100, "the scan saw the internal packages")
+	return scanned
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/batch"
+	"github.com/mockmcp/mockmcp/internal/periodic"
 )
 
 // Sink stores journal records; the store is the one in production.
@@ -343,26 +344,15 @@ func (w *Writer) wrote(records []Record) {
 // loops of their own, so that a slow count retention (a server's rows
 // locked, a huge backlog) never delays the deletion of old records.
 func (w *Writer) pruneLoop(ctx context.Context, what string, prune func(context.Context) (int64, error)) {
-	t := time.NewTicker(w.opts.PruneInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-w.closing:
-			return
-		case <-ctx.Done():
-			return
-		}
-		pctx, cancel := context.WithTimeout(ctx, w.opts.PruneInterval)
+	periodic.Run(ctx, w.opts.PruneInterval, w.closing, func(pctx context.Context) {
 		n, err := prune(pctx)
-		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
 			w.log.Warn("journal retention failed", "by", what, "deleted", n, "err", err)
 		case n > 0:
 			w.log.Debug("journal retention", "by", what, "deleted", n)
 		}
-	}
+	})
 }
 
 // insert is the batch writer's InsertFunc: it derives the records, which

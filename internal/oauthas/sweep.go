@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/periodic"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -80,17 +81,8 @@ func (s *Sweeper) Sweep(ctx context.Context) (store.OAuthSwept, error) {
 // Run sweeps every Interval until ctx ends. A failed sweep is logged and
 // tried again at the next tick: every instance sweeps.
 func (s *Sweeper) Run(ctx context.Context) {
-	t := time.NewTicker(s.opts.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return
-		}
-		sctx, cancel := context.WithTimeout(ctx, s.opts.Interval)
+	periodic.Run(ctx, s.opts.Interval, nil, func(sctx context.Context) {
 		n, err := s.Sweep(sctx)
-		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("OAuth sweep failed", "error", err)
@@ -98,5 +90,5 @@ func (s *Sweeper) Run(ctx context.Context) {
 			s.log.Debug("OAuth sweep", "refresh_tokens", n.RefreshTokens, "codes", n.Codes, "clients", n.Clients,
 				"revocations", n.RevokedTokens)
 		}
-	}
+	})
 }

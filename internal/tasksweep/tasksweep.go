@@ -8,6 +8,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/periodic"
 )
 
 // Store deletes the tasks that expired at or before now and says how many.
@@ -47,22 +49,13 @@ func (s *Sweeper) Sweep(ctx context.Context) (int64, error) {
 // tried again at the next tick: every instance sweeps, so one that cannot
 // costs nothing but rows kept a little longer.
 func (s *Sweeper) Run(ctx context.Context) {
-	t := time.NewTicker(s.opts.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return
-		}
-		sctx, cancel := context.WithTimeout(ctx, s.opts.Interval)
+	periodic.Run(ctx, s.opts.Interval, nil, func(sctx context.Context) {
 		n, err := s.Sweep(sctx)
-		cancel()
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("task sweep failed", "err", err)
 		case n > 0:
 			s.log.Debug("task sweep", "deleted", n)
 		}
-	}
+	})
 }

@@ -134,28 +134,14 @@ func (h *Handler) codeGrant(r *http.Request, s site, c store.OAuthClient) (token
 	case verifier == "":
 		return tokenResponse{}, badRequest("invalid_request", "code_verifier is required (PKCE)")
 	}
-	var g store.OAuthGrant
-	var revoked []store.RevokedToken
-	reused := false
-	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		var err error
-		g, err = tx.TakeOAuthCode(r.Context(), s.design.ServerID, auth.HashToken(code))
-		if !failure.Is(err, failure.ErrNotFound) {
-			return err
-		}
-		// A replayed code: what was issued from it is revoked (RFC 6749
-		// 4.1.2), for the code may have been stolen.
-		family, ferr := tx.ReplayedOAuthCode(r.Context(), s.design.ServerID, auth.HashToken(code))
-		if ferr != nil {
-			return errors.Join(err, ferr)
-		}
-		if revoked, ferr = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, family, h.now()); ferr != nil {
-			return ferr
-		}
-		reused = true // committed: the revocation stands
-		return nil
+	// A replayed code: what was issued from it is revoked (RFC 6749
+	// 4.1.2), for the code may have been stolen.
+	hash := auth.HashToken(code)
+	g, reused, err := h.spendOnce(r, s, func(tx *store.Tx) (store.OAuthGrant, error) {
+		return tx.TakeOAuthCode(r.Context(), s.design.ServerID, hash)
+	}, func(tx *store.Tx) (string, error) {
+		return tx.ReplayedOAuthCode(r.Context(), s.design.ServerID, hash)
 	})
-	h.revoked(revoked)
 	if reused {
 		return tokenResponse{}, invalidGrant("the authorization code was used already: the tokens issued from it are revoked")
 	}
@@ -186,28 +172,14 @@ func (h *Handler) refreshGrant(r *http.Request, s site, c store.OAuthClient) (to
 		terr.chaos = "refuse_refresh"
 		return tokenResponse{}, terr
 	}
-	var g store.OAuthGrant
-	var revoked []store.RevokedToken
-	reused := false
-	err := h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
-		var err error
-		g, err = tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(refresh))
-		if !failure.Is(err, failure.ErrNotFound) {
-			return err
-		}
-		// A rotated (or revoked) refresh token used again: the family is
-		// revoked (RFC 9700 4.14.2), for one of its users is not its owner.
-		family, ferr := tx.SpentOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, auth.HashToken(refresh))
-		if ferr != nil {
-			return errors.Join(err, ferr)
-		}
-		if revoked, ferr = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, family, h.now()); ferr != nil {
-			return ferr
-		}
-		reused = true // committed: the revocation stands
-		return nil
+	// A rotated (or revoked) refresh token used again: the family is
+	// revoked (RFC 9700 4.14.2), for one of its users is not its owner.
+	hash := auth.HashToken(refresh)
+	g, reused, err := h.spendOnce(r, s, func(tx *store.Tx) (store.OAuthGrant, error) {
+		return tx.SpendOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, hash)
+	}, func(tx *store.Tx) (string, error) {
+		return tx.SpentOAuthRefreshToken(r.Context(), s.design.ServerID, c.ClientID, hash)
 	})
-	h.revoked(revoked)
 	if reused {
 		return tokenResponse{}, invalidGrant("the refresh token was used already: every token of its grant is revoked")
 	}
@@ -273,6 +245,32 @@ func (h *Handler) issue(r *http.Request, s site, c store.OAuthClient, subject st
 		return tokenResponse{}, &tokenError{status: http.StatusServiceUnavailable, Error: "temporarily_unavailable"}
 	}
 	return res, nil
+}
+
+// spendOnce spends a single-use credential (a code, a refresh token) with
+// take, in one transaction. When take finds none, spent looks for one
+// already spent: its family is then revoked, committed, and reused is true.
+// Otherwise it returns take's grant and error.
+func (h *Handler) spendOnce(r *http.Request, s site, take func(*store.Tx) (store.OAuthGrant, error),
+	spent func(*store.Tx) (string, error)) (g store.OAuthGrant, reused bool, err error) {
+	var revoked []store.RevokedToken
+	err = h.opts.Store.WithTx(r.Context(), store.Scope{OrgID: s.design.OrgID}, func(tx *store.Tx) error {
+		var err error
+		if g, err = take(tx); !failure.Is(err, failure.ErrNotFound) {
+			return err
+		}
+		family, ferr := spent(tx)
+		if ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		if revoked, ferr = tx.RevokeOAuthFamily(r.Context(), s.design.ServerID, family, h.now()); ferr != nil {
+			return ferr
+		}
+		reused = true // committed: the revocation stands
+		return nil
+	})
+	h.revoked(revoked)
+	return g, reused, err
 }
 
 // revoked tells this instance's verifier at once of access tokens just

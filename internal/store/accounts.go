@@ -14,6 +14,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
+// AccountsTx is the part of a transaction that keeps accounts: users, their
+// sessions, organizations and their members.
+type AccountsTx struct{ *txConn }
+
 // Roles a user can hold in an organization.
 const (
 	RoleOwner  = "owner"
@@ -69,7 +73,7 @@ type NewAccount struct {
 }
 
 // CreateAccount creates the user, the organization and the owner membership.
-func (t *Tx) CreateAccount(ctx context.Context, a NewAccount) (User, Organization, error) {
+func (t AccountsTx) CreateAccount(ctx context.Context, a NewAccount) (User, Organization, error) {
 	org, err := t.CreateOrganization(ctx, a.OrgID, a.OrgName, "")
 	if err != nil {
 		return User{}, Organization{}, err
@@ -92,7 +96,7 @@ func (t *Tx) CreateAccount(ctx context.Context, a NewAccount) (User, Organizatio
 // CreateOrganization inserts an organization. With an empty slug it derives
 // one from the name, adding a random suffix until it is free; an explicit
 // slug that is taken is a conflict. The transaction's organization must be id.
-func (t *Tx) CreateOrganization(ctx context.Context, id uuid.UUID, name, slug string) (Organization, error) {
+func (t AccountsTx) CreateOrganization(ctx context.Context, id uuid.UUID, name, slug string) (Organization, error) {
 	explicit := slug != ""
 	if !explicit {
 		slug = Slugify(name)
@@ -115,14 +119,14 @@ func (t *Tx) CreateOrganization(ctx context.Context, id uuid.UUID, name, slug st
 }
 
 // AddOwner makes user the owner of org (after CreateOrganization).
-func (t *Tx) AddOwner(ctx context.Context, org, user uuid.UUID) error {
+func (t AccountsTx) AddOwner(ctx context.Context, org, user uuid.UUID) error {
 	_, err := t.q.AddMember(ctx, t.tx, db.AddMemberParams{OrganizationID: org, UserID: user, Role: RoleOwner})
 	return err
 }
 
 // UserByEmail finds an account by e-mail, case-insensitively. The scope must
 // carry the same e-mail as LookupEmail.
-func (t *Tx) UserByEmail(ctx context.Context, email string) (User, error) {
+func (t AccountsTx) UserByEmail(ctx context.Context, email string) (User, error) {
 	u, err := t.q.GetUserByEmail(ctx, t.tx, email)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, failure.NotFound("user")
@@ -131,7 +135,7 @@ func (t *Tx) UserByEmail(ctx context.Context, email string) (User, error) {
 }
 
 // User reads an account by id.
-func (t *Tx) User(ctx context.Context, id uuid.UUID) (User, error) {
+func (t AccountsTx) User(ctx context.Context, id uuid.UUID) (User, error) {
 	u, err := t.q.GetUser(ctx, t.tx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return User{}, failure.NotFound("user")
@@ -140,7 +144,7 @@ func (t *Tx) User(ctx context.Context, id uuid.UUID) (User, error) {
 }
 
 // CreateSession stores a session under the hash of its token.
-func (t *Tx) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, expires time.Time) error {
+func (t AccountsTx) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, expires time.Time) error {
 	return t.q.CreateSession(ctx, t.tx, db.CreateSessionParams{
 		ID: uuid.New(), UserID: userID, TokenHash: tokenHash, ExpiresAt: expires,
 	})
@@ -148,7 +152,7 @@ func (t *Tx) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash stri
 
 // SessionByHash finds the session whose token hashes to hash. The scope must
 // carry the same hash as SessionHash.
-func (t *Tx) SessionByHash(ctx context.Context, hash string) (Session, error) {
+func (t AccountsTx) SessionByHash(ctx context.Context, hash string) (Session, error) {
 	s, err := t.q.GetSessionByHash(ctx, t.tx, hash)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Session{}, failure.Unauthorized("session not found or expired")
@@ -160,13 +164,13 @@ func (t *Tx) SessionByHash(ctx context.Context, hash string) (Session, error) {
 }
 
 // DeleteSession ends the session whose token hashes to hash.
-func (t *Tx) DeleteSession(ctx context.Context, hash string) error {
+func (t AccountsTx) DeleteSession(ctx context.Context, hash string) error {
 	_, err := t.q.DeleteSessionByHash(ctx, t.tx, hash)
 	return err
 }
 
 // UserOrganizations lists the organizations user belongs to, with their role.
-func (t *Tx) UserOrganizations(ctx context.Context, user uuid.UUID) ([]Organization, error) {
+func (t AccountsTx) UserOrganizations(ctx context.Context, user uuid.UUID) ([]Organization, error) {
 	rows, err := t.q.ListUserOrganizations(ctx, t.tx, user)
 	if err != nil {
 		return nil, err
@@ -181,7 +185,7 @@ func (t *Tx) UserOrganizations(ctx context.Context, user uuid.UUID) ([]Organizat
 
 // MembershipRole returns user's role in org, or a not-found failure naming
 // the organization when user is not a member: a non-member learns nothing.
-func (t *Tx) MembershipRole(ctx context.Context, org, user uuid.UUID) (string, error) {
+func (t AccountsTx) MembershipRole(ctx context.Context, org, user uuid.UUID) (string, error) {
 	m, err := t.q.GetMembership(ctx, t.tx, db.GetMembershipParams{OrganizationID: org, UserID: user})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", failure.NotFound("organization")
@@ -190,7 +194,7 @@ func (t *Tx) MembershipRole(ctx context.Context, org, user uuid.UUID) (string, e
 }
 
 // Organization reads org as seen by a member with role.
-func (t *Tx) Organization(ctx context.Context, org uuid.UUID, role string) (Organization, error) {
+func (t AccountsTx) Organization(ctx context.Context, org uuid.UUID, role string) (Organization, error) {
 	o, err := t.q.GetOrganization(ctx, t.tx, org)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Organization{}, failure.NotFound("organization")
@@ -199,7 +203,7 @@ func (t *Tx) Organization(ctx context.Context, org uuid.UUID, role string) (Orga
 }
 
 // UpdateOrganization writes every setting of o.
-func (t *Tx) UpdateOrganization(ctx context.Context, o Organization) (Organization, error) {
+func (t AccountsTx) UpdateOrganization(ctx context.Context, o Organization) (Organization, error) {
 	row, err := t.q.UpdateOrganization(ctx, t.tx, db.UpdateOrganizationParams{
 		ID: o.ID, Name: o.Name, Slug: o.Slug, MaxPublicRateLimit: o.MaxPublicRateLimit,
 	})
@@ -210,12 +214,12 @@ func (t *Tx) UpdateOrganization(ctx context.Context, o Organization) (Organizati
 }
 
 // SetCurrentOrganization records the organization user works in.
-func (t *Tx) SetCurrentOrganization(ctx context.Context, user, org uuid.UUID) error {
+func (t AccountsTx) SetCurrentOrganization(ctx context.Context, user, org uuid.UUID) error {
 	return t.q.SetCurrentOrganization(ctx, t.tx, db.SetCurrentOrganizationParams{ID: user, OrganizationID: org})
 }
 
 // Members lists the members of org.
-func (t *Tx) Members(ctx context.Context, org uuid.UUID) ([]Member, error) {
+func (t AccountsTx) Members(ctx context.Context, org uuid.UUID) ([]Member, error) {
 	rows, err := t.q.ListMembers(ctx, t.tx, org)
 	if err != nil {
 		return nil, err
@@ -228,7 +232,7 @@ func (t *Tx) Members(ctx context.Context, org uuid.UUID) ([]Member, error) {
 }
 
 // AddMember adds user to org with role.
-func (t *Tx) AddMember(ctx context.Context, org uuid.UUID, u User, role string) (Member, error) {
+func (t AccountsTx) AddMember(ctx context.Context, org uuid.UUID, u User, role string) (Member, error) {
 	m, err := t.q.AddMember(ctx, t.tx, db.AddMemberParams{OrganizationID: org, UserID: u.ID, Role: role})
 	if err != nil {
 		return Member{}, err
@@ -239,7 +243,7 @@ func (t *Tx) AddMember(ctx context.Context, org uuid.UUID, u User, role string) 
 // RemoveMember removes user from org, refusing to remove its last owner.
 // Removals from one organization are serialized on its row, so two owners
 // removing each other (or both leaving) at once cannot both pass the count.
-func (t *Tx) RemoveMember(ctx context.Context, org, user uuid.UUID) error {
+func (t AccountsTx) RemoveMember(ctx context.Context, org, user uuid.UUID) error {
 	if err := t.q.LockOrganization(ctx, t.tx, org); err != nil {
 		return err
 	}
@@ -309,4 +313,11 @@ func withSuffix(slug string) string {
 	var r [3]byte
 	_, _ = rand.Read(r[:])
 	return slug + "-" + hex.EncodeToString(r[:])
+}
+
+// OrganizationBySlug finds an organization by slug; the transaction's scope
+// must carry the same OrgSlug.
+func (t AccountsTx) OrganizationBySlug(ctx context.Context, slug string) (Organization, error) {
+	row, err := t.q.OrganizationBySlug(ctx, t.tx, slug)
+	return orgFrom(row, ""), notFound(err, "organization")
 }

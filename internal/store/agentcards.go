@@ -13,6 +13,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/design"
 )
 
+// AgentCardsTx is the part of a transaction that keeps agent cards and reads
+// the public exchange of published ones.
+type AgentCardsTx struct{ *txConn }
+
 // Agent card states.
 const (
 	CardDraft     = "draft"
@@ -89,7 +93,7 @@ func derive(c agentcard.Card) (derived, error) {
 }
 
 // CreateAgentCard inserts a draft card in the transaction's organization.
-func (t *Tx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card, createdBy string) (AgentCard, error) {
+func (t AgentCardsTx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card, createdBy string) (AgentCard, error) {
 	d, err := derive(c)
 	if err != nil {
 		return AgentCard{}, err
@@ -102,19 +106,19 @@ func (t *Tx) CreateAgentCard(ctx context.Context, id uuid.UUID, c agentcard.Card
 }
 
 // AgentCard reads one card.
-func (t *Tx) AgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
+func (t AgentCardsTx) AgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
 	return found("agent card", agentCardFrom)(t.q.GetAgentCard(ctx, t.tx, id))
 }
 
 // LockAgentCard reads one card and locks it until the transaction ends, so
 // concurrent edits of its skills apply in turn.
-func (t *Tx) LockAgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
+func (t AgentCardsTx) LockAgentCard(ctx context.Context, id uuid.UUID) (AgentCard, error) {
 	return found("agent card", agentCardFrom)(t.q.LockAgentCard(ctx, t.tx, id))
 }
 
 // AgentCards lists a page of at most limit cards after the key, of one
 // status when status is not empty.
-func (t *Tx) AgentCards(ctx context.Context, status string, after *PageKey, limit int) (AgentCardPage, error) {
+func (t AgentCardsTx) AgentCards(ctx context.Context, status string, after *PageKey, limit int) (AgentCardPage, error) {
 	p := db.ListAgentCardsParams{RowLimit: int32(limit + 1)}
 	if status != "" {
 		p.Status = &status
@@ -130,7 +134,7 @@ func (t *Tx) AgentCards(ctx context.Context, status string, after *PageKey, limi
 }
 
 // UpdateAgentCard writes a's card, status and publication time.
-func (t *Tx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error) {
+func (t AgentCardsTx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error) {
 	d, err := derive(a.Card)
 	if err != nil {
 		return AgentCard{}, err
@@ -143,7 +147,7 @@ func (t *Tx) UpdateAgentCard(ctx context.Context, a AgentCard) (AgentCard, error
 }
 
 // DeleteAgentCard deletes a card.
-func (t *Tx) DeleteAgentCard(ctx context.Context, id uuid.UUID) error {
+func (t AgentCardsTx) DeleteAgentCard(ctx context.Context, id uuid.UUID) error {
 	return removed("agent card")(t.q.DeleteAgentCard(ctx, t.tx, id))
 }
 
@@ -151,7 +155,7 @@ func (t *Tx) DeleteAgentCard(ctx context.Context, id uuid.UUID) error {
 // names) to the organization's servers and their tools. A value that names
 // no server is absent from the result; a name several servers share is
 // marked ambiguous. An id wins over a name.
-func (t *Tx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links, error) {
+func (t AgentCardsTx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links, error) {
 	links := agentcard.Links{}
 	if len(refs) == 0 {
 		return links, nil
@@ -194,13 +198,13 @@ func (t *Tx) LinkedServers(ctx context.Context, refs []string) (agentcard.Links,
 }
 
 // ToolByName reads the tool called name on a server.
-func (t *Tx) ToolByName(ctx context.Context, server uuid.UUID, name string) (design.Tool, error) {
+func (t AgentCardsTx) ToolByName(ctx context.Context, server uuid.UUID, name string) (design.Tool, error) {
 	return found("tool", toolFrom)(t.q.GetToolByName(ctx, t.tx, db.GetToolByNameParams{ServerID: server, Name: name}))
 }
 
 // Exchange lists a page of published cards of every organization. It needs
 // a transaction with Scope.Exchange set.
-func (t *Tx) Exchange(ctx context.Context, q ExchangeQuery) (ExchangePage, error) {
+func (t AgentCardsTx) Exchange(ctx context.Context, q ExchangeQuery) (ExchangePage, error) {
 	p := db.ListExchangeCardsParams{RowLimit: int32(q.Limit + 1),
 		Query: nonEmpty(q.Text), Tag: nonEmpty(q.Tag), Category: nonEmpty(q.Category), Skill: nonEmpty(q.Skill)}
 	p.AfterPublishedAt, p.AfterID = pageParams(q.After)
@@ -220,7 +224,7 @@ func (t *Tx) Exchange(ctx context.Context, q ExchangeQuery) (ExchangePage, error
 
 // ExchangeCard reads one published card by its organization's slug and its
 // name. It needs a transaction with Scope.Exchange set.
-func (t *Tx) ExchangeCard(ctx context.Context, orgSlug, name string) (ExchangeCard, error) {
+func (t AgentCardsTx) ExchangeCard(ctx context.Context, orgSlug, name string) (ExchangeCard, error) {
 	r, err := t.q.GetExchangeCard(ctx, t.tx, db.GetExchangeCardParams{OrgSlug: orgSlug, Name: name})
 	if err != nil {
 		return ExchangeCard{}, notFound(err, "agent card")

@@ -10,6 +10,13 @@ import (
 	"github.com/mockmcp/mockmcp/gen/db"
 )
 
+// Audit is the part of the Store that appends policy audit records, outside
+// any tenant transaction.
+type Audit struct{ *conn }
+
+// AuditTx is the part of a transaction that reads the policy audit.
+type AuditTx struct{ *txConn }
+
 // AuditRecord is one call to a policy route.
 type AuditRecord struct {
 	ID         uuid.UUID
@@ -41,7 +48,7 @@ type AuditFilter struct {
 // AppendAudit writes records as one batch of inserts (one round trip), in
 // one transaction that may only append to the audit table. Either all of
 // them are written or none.
-func (s *Store) AppendAudit(ctx context.Context, records []AuditRecord) error {
+func (s Audit) AppendAudit(ctx context.Context, records []AuditRecord) error {
 	if len(records) == 0 {
 		return nil
 	}
@@ -57,7 +64,7 @@ func (s *Store) AppendAudit(ctx context.Context, records []AuditRecord) error {
 			params[i].IpInet = &ip
 		}
 	}
-	return s.WithTx(ctx, Scope{AuditAppend: true}, func(tx *Tx) error {
+	return s.inTx(ctx, Scope{AuditAppend: true}, func(tx *Tx) error {
 		var first error
 		tx.q.AppendAudit(ctx, tx.tx, params).Exec(func(_ int, err error) {
 			if err != nil && first == nil {
@@ -69,7 +76,7 @@ func (s *Store) AppendAudit(ctx context.Context, records []AuditRecord) error {
 }
 
 // PolicyAudit lists the organization's audit records, newest first.
-func (t *Tx) PolicyAudit(ctx context.Context, f AuditFilter) (AuditPage, error) {
+func (t AuditTx) PolicyAudit(ctx context.Context, f AuditFilter) (AuditPage, error) {
 	p := db.ListPolicyAuditParams{
 		ServerID: nullUUID(f.ServerID), KeyID: nullUUID(f.KeyID), Since: f.Since, RowLimit: int32(f.Limit + 1),
 	}
@@ -102,7 +109,7 @@ type RouteCalls struct {
 }
 
 // PolicyCalls summarizes the recorded policy calls on a server, per route.
-func (t *Tx) PolicyCalls(ctx context.Context, server uuid.UUID) ([]RouteCalls, error) {
+func (t AuditTx) PolicyCalls(ctx context.Context, server uuid.UUID) ([]RouteCalls, error) {
 	rows, err := t.q.PolicyCallStats(ctx, t.tx, uuid.NullUUID{UUID: server, Valid: true})
 	out := make([]RouteCalls, len(rows))
 	for i, r := range rows {

@@ -12,8 +12,12 @@ import (
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
+// ComponentsTx is the part of a transaction that keeps the tools, resources
+// and prompts of a server.
+type ComponentsTx struct{ *txConn }
+
 // CreateTool inserts t.
-func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
+func (t ComponentsTx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
 	sc, err := marshal(tool.Scenarios)
 	if err != nil {
 		return design.Tool{}, err
@@ -27,17 +31,17 @@ func (t *Tx) CreateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 }
 
 // Tool reads one tool of a server.
-func (t *Tx) Tool(ctx context.Context, server, id uuid.UUID) (design.Tool, error) {
+func (t ComponentsTx) Tool(ctx context.Context, server, id uuid.UUID) (design.Tool, error) {
 	return found("tool", toolFrom)(t.q.GetTool(ctx, t.tx, db.GetToolParams{ServerID: server, ID: id}))
 }
 
 // Tools lists a server's tools in creation order.
-func (t *Tx) Tools(ctx context.Context, server uuid.UUID) ([]design.Tool, error) {
+func (t ComponentsTx) Tools(ctx context.Context, server uuid.UUID) ([]design.Tool, error) {
 	return each(toolFrom)(t.q.ListTools(ctx, t.tx, server))
 }
 
 // UpdateTool writes every field of tool.
-func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
+func (t ComponentsTx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, error) {
 	sc, err := marshal(tool.Scenarios)
 	if err != nil {
 		return design.Tool{}, err
@@ -51,12 +55,12 @@ func (t *Tx) UpdateTool(ctx context.Context, tool design.Tool) (design.Tool, err
 }
 
 // DeleteTool deletes a tool and its scenarios.
-func (t *Tx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
+func (t ComponentsTx) DeleteTool(ctx context.Context, server, id uuid.UUID) error {
 	return removed("tool")(t.q.DeleteTool(ctx, t.tx, db.DeleteToolParams{ServerID: server, ID: id}))
 }
 
 // CreateResource inserts r.
-func (t *Tx) CreateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
+func (t ComponentsTx) CreateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
@@ -66,13 +70,13 @@ func (t *Tx) CreateResource(ctx context.Context, r design.Resource) (design.Reso
 }
 
 // Resource reads one resource of a server.
-func (t *Tx) Resource(ctx context.Context, server, id uuid.UUID) (design.Resource, error) {
+func (t ComponentsTx) Resource(ctx context.Context, server, id uuid.UUID) (design.Resource, error) {
 	row, err := t.q.GetResource(ctx, t.tx, db.GetResourceParams{ServerID: server, ID: id})
 	return resourceFrom(row), notFound(err, "resource")
 }
 
 // Resources lists a server's resources in creation order.
-func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]design.Resource, error) {
+func (t ComponentsTx) Resources(ctx context.Context, server uuid.UUID) ([]design.Resource, error) {
 	rows, err := t.q.ListResources(ctx, t.tx, server)
 	if err != nil {
 		return nil, err
@@ -85,7 +89,7 @@ func (t *Tx) Resources(ctx context.Context, server uuid.UUID) ([]design.Resource
 }
 
 // UpdateResource writes every field of r.
-func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
+func (t ComponentsTx) UpdateResource(ctx context.Context, r design.Resource) (design.Resource, error) {
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
@@ -95,12 +99,12 @@ func (t *Tx) UpdateResource(ctx context.Context, r design.Resource) (design.Reso
 }
 
 // DeleteResource deletes a resource.
-func (t *Tx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
+func (t ComponentsTx) DeleteResource(ctx context.Context, server, id uuid.UUID) error {
 	return removed("resource")(t.q.DeleteResource(ctx, t.tx, db.DeleteResourceParams{ServerID: server, ID: id}))
 }
 
 // CreatePrompt inserts p.
-func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
+func (t ComponentsTx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
 	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
@@ -112,17 +116,17 @@ func (t *Tx) CreatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 }
 
 // Prompt reads one prompt of a server.
-func (t *Tx) Prompt(ctx context.Context, server, id uuid.UUID) (design.Prompt, error) {
+func (t ComponentsTx) Prompt(ctx context.Context, server, id uuid.UUID) (design.Prompt, error) {
 	return found("prompt", promptFrom)(t.q.GetPrompt(ctx, t.tx, db.GetPromptParams{ServerID: server, ID: id}))
 }
 
 // Prompts lists a server's prompts in creation order.
-func (t *Tx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, error) {
+func (t ComponentsTx) Prompts(ctx context.Context, server uuid.UUID) ([]design.Prompt, error) {
 	return each(promptFrom)(t.q.ListPrompts(ctx, t.tx, server))
 }
 
 // UpdatePrompt writes every field of p.
-func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
+func (t ComponentsTx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, error) {
 	args, msgs, ask, err := marshalPrompt(p)
 	if err != nil {
 		return design.Prompt{}, err
@@ -134,7 +138,7 @@ func (t *Tx) UpdatePrompt(ctx context.Context, p design.Prompt) (design.Prompt, 
 }
 
 // DeletePrompt deletes a prompt.
-func (t *Tx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
+func (t ComponentsTx) DeletePrompt(ctx context.Context, server, id uuid.UUID) error {
 	return removed("prompt")(t.q.DeletePrompt(ctx, t.tx, db.DeletePromptParams{ServerID: server, ID: id}))
 }
 

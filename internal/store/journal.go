@@ -19,6 +19,14 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 )
 
+// Journal is the part of the Store that appends to the call journal and
+// prunes it, each in a transaction of its own.
+type Journal struct{ *conn }
+
+// JournalTx is the part of a transaction that reads and clears a server's
+// call journal.
+type JournalTx struct{ *txConn }
+
 // JournalRecord is one call to a per-server MCP endpoint, as the call
 // journal keeps it; the journal defines it, the store writes and lists it.
 type JournalRecord = journal.Record
@@ -59,7 +67,7 @@ type JournalPage struct {
 // records are inserted again one by one, skipping those refused: one bad
 // record must not cost its whole batch. Otherwise either all records are
 // written or none.
-func (s *Store) AppendJournal(ctx context.Context, records []JournalRecord) (skipped int, err error) {
+func (s Journal) AppendJournal(ctx context.Context, records []JournalRecord) (skipped int, err error) {
 	if len(records) == 0 {
 		return 0, nil
 	}
@@ -70,7 +78,7 @@ func (s *Store) AppendJournal(ctx context.Context, records []JournalRecord) (ski
 		}
 	}
 	refused := false // checked before WithTx maps the error
-	err = s.WithTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
+	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
 		var first error
 		tx.q.AppendJournal(ctx, tx.tx, params).Exec(func(_ int, err error) {
 			if err != nil && first == nil {
@@ -83,7 +91,7 @@ func (s *Store) AppendJournal(ctx context.Context, records []JournalRecord) (ski
 	if err == nil || !refused {
 		return 0, err
 	}
-	err = s.WithTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
+	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
 		skipped = 0
 		for _, p := range params {
 			err := tx.savepoint(ctx, func(sp pgx.Tx) error {
@@ -184,7 +192,7 @@ const pruneServersPage = 1000
 // transaction bounded by lim.StatementTimeout, so that it holds no lock for
 // long and never waits behind count retention. It returns how many rows it
 // deleted.
-func (s *Store) PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error) {
+func (s Journal) PruneJournalByAge(ctx context.Context, before time.Time, lim PruneLimits) (int64, error) {
 	lim = lim.OrDefaults()
 	var n int64
 	for {
@@ -210,7 +218,7 @@ func (s *Store) PruneJournalByAge(ctx context.Context, before time.Time, lim Pru
 // batch its own transaction bounded by lim.StatementTimeout. A server that
 // fails (its rows locked past the timeout) does not stop the others; the
 // first error is returned.
-func (s *Store) PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error) {
+func (s Journal) PruneJournalByCount(ctx context.Context, keep int, servers []uuid.UUID, lim PruneLimits) (int64, error) {
 	if keep < 1 {
 		return 0, nil
 	}
@@ -257,7 +265,7 @@ func (s *Store) PruneJournalByCount(ctx context.Context, keep int, servers []uui
 }
 
 // pruneServer deletes server's rows below its keep-th newest.
-func (s *Store) pruneServer(ctx context.Context, server uuid.UUID, keep int, lim PruneLimits) (int64, error) {
+func (s Journal) pruneServer(ctx context.Context, server uuid.UUID, keep int, lim PruneLimits) (int64, error) {
 	var cut []db.JournalCutRow
 	err := s.pruneTx(ctx, lim, func(tx *Tx) (err error) {
 		cut, err = tx.q.JournalCut(ctx, tx.tx, db.JournalCutParams{ServerID: server, KeepOffset: int64(keep - 1)})
@@ -290,8 +298,8 @@ func (s *Store) pruneServer(ctx context.Context, server uuid.UUID, keep int, lim
 // every row of the server for each batch, which makes a large server's
 // retention quadratic; without sequential scans, bitmap scans and sorts,
 // the cut and each batch are the index probes they are meant to be.
-func (s *Store) pruneTx(ctx context.Context, lim PruneLimits, fn func(*Tx) error) error {
-	return s.WithTx(ctx, Scope{JournalPrune: true}, func(tx *Tx) error {
+func (s Journal) pruneTx(ctx context.Context, lim PruneLimits, fn func(*Tx) error) error {
+	return s.inTx(ctx, Scope{JournalPrune: true}, func(tx *Tx) error {
 		ms := max(lim.StatementTimeout.Milliseconds(), 1)
 		if _, err := tx.tx.Exec(ctx, `SELECT set_config('statement_timeout', $1, true),
 			set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
@@ -306,7 +314,7 @@ func (s *Store) pruneTx(ctx context.Context, lim PruneLimits, fn func(*Tx) error
 // Journal lists a server's recorded calls, newest first. Row-level security
 // limits it to the transaction's organization: another organization's server
 // has an empty journal.
-func (t *Tx) Journal(ctx context.Context, server uuid.UUID, f JournalFilter) (JournalPage, error) {
+func (t JournalTx) Journal(ctx context.Context, server uuid.UUID, f JournalFilter) (JournalPage, error) {
 	p := db.ListJournalParams{ServerID: server, Since: f.Since, RowLimit: int32(f.Limit + 1),
 		Method: optional(f.Method), Tool: optional(f.Tool), Outcome: optional(f.Outcome)}
 	p.AfterReceivedAt, p.AfterID = pageParams(f.After)
@@ -321,13 +329,13 @@ func (t *Tx) Journal(ctx context.Context, server uuid.UUID, f JournalFilter) (Jo
 }
 
 // ClearJournal deletes a server's recorded calls and returns how many.
-func (t *Tx) ClearJournal(ctx context.Context, server uuid.UUID) (int64, error) {
+func (t JournalTx) ClearJournal(ctx context.Context, server uuid.UUID) (int64, error) {
 	return t.q.ClearJournal(ctx, t.tx, server)
 }
 
 // JournalToolCalls returns the arguments of every recorded tools/call of
 // tool on server and, when withRounds, their rounds of questions.
-func (t *Tx) JournalToolCalls(ctx context.Context, server uuid.UUID, tool string, withRounds bool) ([]JournalCall, error) {
+func (t JournalTx) JournalToolCalls(ctx context.Context, server uuid.UUID, tool string, withRounds bool) ([]JournalCall, error) {
 	rows, err := t.q.JournalToolCalls(ctx, t.tx, db.JournalToolCallsParams{ServerID: server, Tool: tool, WithRounds: withRounds})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,9 @@ import (
 	"github.com/mockmcp/mockmcp/gen/db"
 )
 
+// KeysTx is the part of a transaction that keeps API keys.
+type KeysTx struct{ *txConn }
+
 // MaxBoundAssets is the most servers one policy-scoped key can be bound to.
 const MaxBoundAssets = 100
 
@@ -27,7 +30,7 @@ type Key struct {
 }
 
 // CreateKey inserts k in the transaction's organization.
-func (t *Tx) CreateKey(ctx context.Context, k Key) (Key, error) {
+func (t KeysTx) CreateKey(ctx context.Context, k Key) (Key, error) {
 	bound := k.BoundAssetIDs
 	if bound == nil {
 		bound = []uuid.UUID{}
@@ -40,7 +43,7 @@ func (t *Tx) CreateKey(ctx context.Context, k Key) (Key, error) {
 }
 
 // Keys lists the organization's keys, newest first.
-func (t *Tx) Keys(ctx context.Context) ([]Key, error) {
+func (t KeysTx) Keys(ctx context.Context) ([]Key, error) {
 	rows, err := t.q.ListKeys(ctx, t.tx)
 	out := make([]Key, len(rows))
 	for i, r := range rows {
@@ -50,39 +53,32 @@ func (t *Tx) Keys(ctx context.Context) ([]Key, error) {
 }
 
 // Key reads one key of the organization.
-func (t *Tx) Key(ctx context.Context, id uuid.UUID) (Key, error) {
+func (t KeysTx) Key(ctx context.Context, id uuid.UUID) (Key, error) {
 	row, err := t.q.GetKey(ctx, t.tx, id)
 	return keyFrom(row), notFound(err, "key")
 }
 
 // DeleteKey revokes a key by removing its row.
-func (t *Tx) DeleteKey(ctx context.Context, id uuid.UUID) error {
+func (t KeysTx) DeleteKey(ctx context.Context, id uuid.UUID) error {
 	return removed("key")(t.q.DeleteKey(ctx, t.tx, id))
 }
 
 // KeyByHash finds the key whose raw value hashes to hash; the transaction's
 // scope must carry the same KeyHash.
-func (t *Tx) KeyByHash(ctx context.Context, hash string) (Key, error) {
+func (t KeysTx) KeyByHash(ctx context.Context, hash string) (Key, error) {
 	row, err := t.q.KeyByHash(ctx, t.tx, hash)
 	return keyFrom(row), notFound(err, "key")
 }
 
 // TouchKeys records that key ids[i] was last used at usedAt[i], never moving
 // a later last use backwards.
-func (t *Tx) TouchKeys(ctx context.Context, ids []uuid.UUID, usedAt []time.Time) (int64, error) {
+func (t KeysTx) TouchKeys(ctx context.Context, ids []uuid.UUID, usedAt []time.Time) (int64, error) {
 	return t.q.TouchKeys(ctx, t.tx, db.TouchKeysParams{Ids: ids, UsedAt: usedAt})
 }
 
 // CountServers counts how many of ids are servers of the organization.
-func (t *Tx) CountServers(ctx context.Context, ids []uuid.UUID) (int64, error) {
+func (t KeysTx) CountServers(ctx context.Context, ids []uuid.UUID) (int64, error) {
 	return t.q.CountServersIn(ctx, t.tx, ids)
-}
-
-// OrganizationBySlug finds an organization by slug; the transaction's scope
-// must carry the same OrgSlug.
-func (t *Tx) OrganizationBySlug(ctx context.Context, slug string) (Organization, error) {
-	row, err := t.q.OrganizationBySlug(ctx, t.tx, slug)
-	return orgFrom(row, ""), notFound(err, "organization")
 }
 
 func keyFrom(r db.ApiKey) Key {

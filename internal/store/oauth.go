@@ -12,6 +12,14 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
+// OAuth is the part of the Store that the mock authorization servers use
+// outside a tenant transaction: signing keys, revoked tokens, the sweep.
+type OAuth struct{ *conn }
+
+// OAuthTx is the part of a transaction that keeps the OAuth clients, codes
+// and tokens of a design's mock authorization server.
+type OAuthTx struct{ *txConn }
+
 // OAuthClient is a client registered with a design's authorization server.
 type OAuthClient struct {
 	ClientID string
@@ -73,7 +81,7 @@ type RevokedToken struct {
 }
 
 // CreateOAuthClient registers c in the transaction's organization.
-func (t *Tx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
+func (t OAuthTx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
 	var secret *string
 	if c.SecretHash != "" {
 		secret = &c.SecretHash
@@ -87,7 +95,7 @@ func (t *Tx) CreateOAuthClient(ctx context.Context, c OAuthClient) error {
 // server has max clients already (then false). Registrations of one server
 // are serialized until the transaction ends, so concurrent ones never
 // overshoot the cap.
-func (t *Tx) CreateOAuthClientCapped(ctx context.Context, c OAuthClient, max int64) (bool, error) {
+func (t OAuthTx) CreateOAuthClientCapped(ctx context.Context, c OAuthClient, max int64) (bool, error) {
 	if err := t.q.LockOAuthClients(ctx, t.tx, c.ServerID.String()); err != nil {
 		return false, err
 	}
@@ -99,19 +107,19 @@ func (t *Tx) CreateOAuthClientCapped(ctx context.Context, c OAuthClient, max int
 }
 
 // TouchOAuthClient records that the client was used at now.
-func (t *Tx) TouchOAuthClient(ctx context.Context, server uuid.UUID, clientID string, now time.Time) error {
+func (t OAuthTx) TouchOAuthClient(ctx context.Context, server uuid.UUID, clientID string, now time.Time) error {
 	return t.q.TouchOAuthClient(ctx, t.tx, db.TouchOAuthClientParams{ClientID: clientID, ServerID: server, Now: now})
 }
 
 // DeleteOAuthClients deletes every client of server's authorization
 // server, with the codes and refresh tokens issued to them, and says how
 // many clients there were.
-func (t *Tx) DeleteOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
+func (t OAuthTx) DeleteOAuthClients(ctx context.Context, server uuid.UUID) (int64, error) {
 	return t.q.DeleteOAuthClients(ctx, t.tx, server)
 }
 
 // OAuthClient reads a client registered with server's authorization server.
-func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string) (OAuthClient, error) {
+func (t OAuthTx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string) (OAuthClient, error) {
 	r, err := t.q.GetOAuthClient(ctx, t.tx, db.GetOAuthClientParams{ClientID: clientID, ServerID: server})
 	if err != nil {
 		return OAuthClient{}, notFound(err, "client")
@@ -126,7 +134,7 @@ func (t *Tx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string)
 }
 
 // CreateOAuthCode stores an authorization code by the hash of its value.
-func (t *Tx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) error {
+func (t OAuthTx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) error {
 	// Codes never exchanged go when the next one is made, so a design's
 	// codes stay bounded by those of their minute.
 	if err := t.q.DeleteExpiredOAuthCodes(ctx, t.tx, g.ServerID); err != nil {
@@ -140,7 +148,7 @@ func (t *Tx) CreateOAuthCode(ctx context.Context, hash string, g OAuthGrant) err
 // TakeOAuthCode marks the code whose value hashes to hash used and
 // returns it: a code is used at most once. Not found when unknown or used;
 // replayed then says whether it was used before.
-func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (OAuthGrant, error) {
+func (t OAuthTx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (OAuthGrant, error) {
 	r, err := t.q.TakeOAuthCode(ctx, t.tx, db.TakeOAuthCodeParams{CodeHash: hash, ServerID: server})
 	if err != nil {
 		return OAuthGrant{}, notFound(err, "authorization code")
@@ -152,7 +160,7 @@ func (t *Tx) TakeOAuthCode(ctx context.Context, server uuid.UUID, hash string) (
 
 // ReplayedOAuthCode is the family of the code whose value hashes to hash
 // when it was used before; not found otherwise.
-func (t *Tx) ReplayedOAuthCode(ctx context.Context, server uuid.UUID, hash string) (string, error) {
+func (t OAuthTx) ReplayedOAuthCode(ctx context.Context, server uuid.UUID, hash string) (string, error) {
 	family, err := t.q.ReplayedOAuthCode(ctx, t.tx, db.ReplayedOAuthCodeParams{CodeHash: hash, ServerID: server})
 	return family, notFound(err, "authorization code")
 }
@@ -160,7 +168,7 @@ func (t *Tx) ReplayedOAuthCode(ctx context.Context, server uuid.UUID, hash strin
 // SpentOAuthRefreshToken is the family of the refresh token whose value
 // hashes to hash, issued to clientID, when it was spent before (its reuse);
 // not found otherwise.
-func (t *Tx) SpentOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (string, error) {
+func (t OAuthTx) SpentOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (string, error) {
 	family, err := t.q.SpentOAuthRefreshToken(ctx, t.tx, db.SpentOAuthRefreshTokenParams{TokenHash: hash, ServerID: server, ClientID: clientID})
 	return family, notFound(err, "refresh token")
 }
@@ -168,7 +176,7 @@ func (t *Tx) SpentOAuthRefreshToken(ctx context.Context, server uuid.UUID, clien
 // RevokeOAuthFamily spends every refresh token of family and revokes the
 // access tokens issued with them that are still valid at now; it returns
 // those, for the caller's own verifier (every instance is notified).
-func (t *Tx) RevokeOAuthFamily(ctx context.Context, server uuid.UUID, family string, now time.Time) ([]RevokedToken, error) {
+func (t OAuthTx) RevokeOAuthFamily(ctx context.Context, server uuid.UUID, family string, now time.Time) ([]RevokedToken, error) {
 	if family == "" {
 		return nil, nil
 	}
@@ -193,7 +201,7 @@ func (t *Tx) RevokeOAuthFamily(ctx context.Context, server uuid.UUID, family str
 // CreateOAuthRefreshToken stores a refresh token by the hash of its value.
 // Expired and spent ones are deleted by SweepOAuth, not here: the token
 // path never scans a server's tokens.
-func (t *Tx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGrant) error {
+func (t OAuthTx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGrant) error {
 	var accessExpiry *time.Time
 	if !g.AccessExpiresAt.IsZero() {
 		accessExpiry = &g.AccessExpiresAt
@@ -206,7 +214,7 @@ func (t *Tx) CreateOAuthRefreshToken(ctx context.Context, hash string, g OAuthGr
 // SpendOAuthRefreshToken marks the refresh token whose value hashes to
 // hash, issued to clientID, used (or revoked) and returns it; not found
 // when it is unknown, another client's, or was spent before.
-func (t *Tx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (OAuthGrant, error) {
+func (t OAuthTx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clientID, hash string) (OAuthGrant, error) {
 	r, err := t.q.SpendOAuthRefreshToken(ctx, t.tx, db.SpendOAuthRefreshTokenParams{TokenHash: hash, ServerID: server, ClientID: clientID})
 	if err != nil {
 		return OAuthGrant{}, notFound(err, "refresh token")
@@ -221,7 +229,7 @@ func (t *Tx) SpendOAuthRefreshToken(ctx context.Context, server uuid.UUID, clien
 
 // RevokeOAuthAccessToken records that the access token jti of server is
 // revoked until it expires; every instance is notified.
-func (t *Tx) RevokeOAuthAccessToken(ctx context.Context, server uuid.UUID, jti string, expires time.Time) error {
+func (t OAuthTx) RevokeOAuthAccessToken(ctx context.Context, server uuid.UUID, jti string, expires time.Time) error {
 	if err := t.q.DeleteExpiredOAuthRevokedTokens(ctx, t.tx, server); err != nil {
 		return fmt.Errorf("delete expired revocations: %w", err)
 	}
@@ -234,7 +242,7 @@ const OAuthRevokedChannel = "mockmcp_oauth_revoked"
 
 // RevokedOAuthTokens lists the revoked access tokens of every organization
 // not yet expired: the service's own read, outside any tenant scope.
-func (s *Store) RevokedOAuthTokens(ctx context.Context) ([]RevokedToken, error) {
+func (s OAuth) RevokedOAuthTokens(ctx context.Context) ([]RevokedToken, error) {
 	rows, err := s.q.ListRevokedOAuthTokens(ctx, s.pool)
 	if err != nil {
 		return nil, mapError(err)
@@ -247,7 +255,7 @@ func (s *Store) RevokedOAuthTokens(ctx context.Context) ([]RevokedToken, error) 
 }
 
 // CreateOAuthSigningKey stores a new signing key (service-wide).
-func (s *Store) CreateOAuthSigningKey(ctx context.Context, k OAuthSigningKey) error {
+func (s OAuth) CreateOAuthSigningKey(ctx context.Context, k OAuthSigningKey) error {
 	return mapError(s.q.CreateOAuthSigningKey(ctx, s.pool, db.CreateOAuthSigningKeyParams{Kid: k.KID,
 		PublicKey: k.PublicKey, PrivateSealed: k.PrivateSealed, CreatedAt: k.CreatedAt, SignUntil: k.SignUntil,
 		PublishedUntil: k.PublishedUntil}))
@@ -255,7 +263,7 @@ func (s *Store) CreateOAuthSigningKey(ctx context.Context, k OAuthSigningKey) er
 
 // OAuthSigningKeys lists the signing keys still published at now, newest
 // first, after deleting those that are not.
-func (s *Store) OAuthSigningKeys(ctx context.Context, now time.Time) ([]OAuthSigningKey, error) {
+func (s OAuth) OAuthSigningKeys(ctx context.Context, now time.Time) ([]OAuthSigningKey, error) {
 	if err := s.q.DeleteOAuthSigningKeys(ctx, s.pool, now); err != nil {
 		return nil, mapError(err)
 	}
@@ -280,7 +288,7 @@ func nonNil(s []string) []string {
 
 // IsOAuthTokenRevoked reports whether the access token jti was revoked,
 // whatever its organization: the service's own read.
-func (s *Store) IsOAuthTokenRevoked(ctx context.Context, jti string) (bool, error) {
+func (s OAuth) IsOAuthTokenRevoked(ctx context.Context, jti string) (bool, error) {
 	revoked, err := s.q.IsOAuthTokenRevoked(ctx, s.pool, jti)
 	return revoked, mapError(err)
 }
@@ -290,9 +298,9 @@ var _ oauthcfg.Designs = (*Store)(nil)
 // OAuthDesign reads what the authorization server of an enabled server's
 // design needs, by id alone, as ServedDesign does: the server row through
 // the public endpoint's policy, the tools as the server's organization.
-func (s *Store) OAuthDesign(ctx context.Context, id uuid.UUID) (oauthcfg.Design, error) {
+func (s OAuth) OAuthDesign(ctx context.Context, id uuid.UUID) (oauthcfg.Design, error) {
 	var d oauthcfg.Design
-	err := s.WithTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
+	err := s.inTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
 		srv, err := tx.servedServer(ctx, id)
 		if err != nil {
 			return err
@@ -350,9 +358,9 @@ type OAuthSwept struct {
 // spent refresh tokens, expired codes, idle clients and expired access
 // token revocations, in one short transaction. The caller repeats while a
 // kind fills its batch.
-func (s *Store) SweepOAuth(ctx context.Context, o OAuthSweep) (OAuthSwept, error) {
+func (s OAuth) SweepOAuth(ctx context.Context, o OAuthSweep) (OAuthSwept, error) {
 	var n OAuthSwept
-	err := s.WithTx(ctx, Scope{}, func(tx *Tx) (err error) {
+	err := s.inTx(ctx, Scope{}, func(tx *Tx) (err error) {
 		if _, err = tx.tx.Exec(ctx, `SELECT set_config('app.oauth_sweep', 'on', true)`); err != nil {
 			return err
 		}

@@ -16,6 +16,10 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
+// ServersTx is the part of a transaction that keeps servers, the root of a
+// design.
+type ServersTx struct{ *txConn }
+
 // ServerPage is one page of servers, newest first.
 type ServerPage struct {
 	Servers []design.Server
@@ -36,7 +40,7 @@ type Counts struct {
 }
 
 // CreateServer inserts s in the transaction's organization.
-func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, error) {
+func (t ServersTx) CreateServer(ctx context.Context, s design.Server) (design.Server, error) {
 	up := upstreamColumns(s.Upstream)
 	row, err := t.q.CreateServer(ctx, t.tx, db.CreateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
@@ -50,33 +54,33 @@ func (t *Tx) CreateServer(ctx context.Context, s design.Server) (design.Server, 
 }
 
 // Server reads one server.
-func (t *Tx) Server(ctx context.Context, id uuid.UUID) (design.Server, error) {
+func (t ServersTx) Server(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	row, err := t.q.GetServer(ctx, t.tx, id)
 	return serverFrom(row), notFound(err, "server")
 }
 
 // ServersNamed lists the organization's servers named name, oldest
 // first.
-func (t *Tx) ServersNamed(ctx context.Context, name string) ([]design.Server, error) {
+func (t ServersTx) ServersNamed(ctx context.Context, name string) ([]design.Server, error) {
 	return each(infallible(serverFrom))(t.q.ServersNamed(ctx, t.tx, name))
 }
 
 // LockServerName waits for, and holds until the transaction ends, the
 // organization's lock on the server name name, so that two transactions
 // that would create a server of that name run one after the other.
-func (t *Tx) LockServerName(ctx context.Context, name string) error {
+func (t ServersTx) LockServerName(ctx context.Context, name string) error {
 	return t.q.LockServerName(ctx, t.tx, name)
 }
 
 // LockServer reads one server and locks it until the transaction ends, so
 // concurrent changes to what it owns are checked against its limits in turn.
-func (t *Tx) LockServer(ctx context.Context, id uuid.UUID) (design.Server, error) {
+func (t ServersTx) LockServer(ctx context.Context, id uuid.UUID) (design.Server, error) {
 	row, err := t.q.LockServer(ctx, t.tx, id)
 	return serverFrom(row), notFound(err, "server")
 }
 
 // Servers lists a page of at most limit servers after the key.
-func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage, error) {
+func (t ServersTx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage, error) {
 	at, aid := pageParams(after)
 	rows, err := t.q.ListServers(ctx, t.tx, db.ListServersParams{AfterCreatedAt: at, AfterID: aid, RowLimit: int32(limit + 1)})
 	if err != nil {
@@ -88,7 +92,7 @@ func (t *Tx) Servers(ctx context.Context, after *PageKey, limit int) (ServerPage
 }
 
 // UpdateServer writes every field of s.
-func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, error) {
+func (t ServersTx) UpdateServer(ctx context.Context, s design.Server) (design.Server, error) {
 	up := upstreamColumns(s.Upstream)
 	row, err := t.q.UpdateServer(ctx, t.tx, db.UpdateServerParams{
 		ID: s.ID, Name: s.Name, Description: s.Description, Version: s.Version,
@@ -103,24 +107,24 @@ func (t *Tx) UpdateServer(ctx context.Context, s design.Server) (design.Server, 
 
 // TouchServer bumps the server's updated_at when something it owns changes,
 // so anything cached from the design knows it is stale.
-func (t *Tx) TouchServer(ctx context.Context, id uuid.UUID) error {
+func (t ServersTx) TouchServer(ctx context.Context, id uuid.UUID) error {
 	return t.q.TouchServer(ctx, t.tx, id)
 }
 
 // DeleteServer deletes a server and everything it owns.
-func (t *Tx) DeleteServer(ctx context.Context, id uuid.UUID) error {
+func (t ServersTx) DeleteServer(ctx context.Context, id uuid.UUID) error {
 	return removed("server")(t.q.DeleteServer(ctx, t.tx, id))
 }
 
 // CountChildren counts the tools, resources and prompts of a server.
-func (t *Tx) CountChildren(ctx context.Context, id uuid.UUID) (Counts, error) {
+func (t ServersTx) CountChildren(ctx context.Context, id uuid.UUID) (Counts, error) {
 	c, err := t.q.CountServerChildren(ctx, t.tx, id)
 	return Counts{Tools: c.Tools, Resources: c.Resources, Prompts: c.Prompts}, err
 }
 
 // DuplicateServer copies src, with everything it owns, into a new draft
 // server named name.
-func (t *Tx) DuplicateServer(ctx context.Context, src design.Server, id uuid.UUID, name, createdBy string) (design.Server, error) {
+func (t ServersTx) DuplicateServer(ctx context.Context, src design.Server, id uuid.UUID, name, createdBy string) (design.Server, error) {
 	cp := src
 	cp.ID, cp.Name, cp.CreatedBy = id, name, createdBy
 	dst, err := t.CreateServer(ctx, cp)
@@ -191,7 +195,7 @@ func oauthJSON(o oauthcfg.Settings) []byte {
 
 // ExpireOAuthTokens expires every access token of the server's design
 // issued before now and, with revoke, revokes every refresh token too.
-func (t *Tx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool, now time.Time) (design.Server, error) {
+func (t ServersTx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke bool, now time.Time) (design.Server, error) {
 	row, err := t.q.ExpireOAuthTokens(ctx, t.tx, db.ExpireOAuthTokensParams{ID: id, Revoke: revoke, Now: now})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -219,35 +223,4 @@ func jsonOrNull(v json.RawMessage) []byte {
 		return nil
 	}
 	return v
-}
-
-// CreateDesign inserts a whole design, a server with its tools, resources
-// and prompts, in the transaction's organization (an import). New ids are
-// given to everything; the server is a draft.
-func (t *Tx) CreateDesign(ctx context.Context, d design.Design, createdBy string) (design.Server, error) {
-	s := d.Server
-	s.ID, s.CreatedBy, s.Enabled = uuid.New(), createdBy, false
-	srv, err := t.CreateServer(ctx, s)
-	if err != nil {
-		return design.Server{}, err
-	}
-	for _, tool := range d.Tools {
-		tool.ID, tool.ServerID = uuid.New(), srv.ID
-		if _, err := t.CreateTool(ctx, tool); err != nil {
-			return design.Server{}, err
-		}
-	}
-	for _, r := range d.Resources {
-		r.ID, r.ServerID = uuid.New(), srv.ID
-		if _, err := t.CreateResource(ctx, r); err != nil {
-			return design.Server{}, err
-		}
-	}
-	for _, p := range d.Prompts {
-		p.ID, p.ServerID = uuid.New(), srv.ID
-		if _, err := t.CreatePrompt(ctx, p); err != nil {
-			return design.Server{}, err
-		}
-	}
-	return srv, nil
 }

@@ -24,15 +24,32 @@ import (
 // applies to it, whoever the connecting user is.
 const AppRole = "mockmcp_app"
 
-// Store runs queries against one PostgreSQL database.
+// Store runs queries against one PostgreSQL database. It keeps the pool and
+// the transaction and row-level-security plumbing (WithTx, InOrg, Listen);
+// what it does outside a tenant transaction is done by its parts, one per
+// area, each in its own file, whose methods are promoted to Store: the
+// call journal, the policy audit, MCP tasks, OAuth and served designs. A
+// caller that needs one area only can hold that part alone.
 type Store struct {
+	*conn
+	Audit
+	Designs
+	Journal
+	OAuth
+	Tasks
+}
+
+// conn is what the Store and each of its parts share: the pool and the
+// generated queries.
+type conn struct {
 	pool *pgxpool.Pool
 	q    *db.Queries
 }
 
 // New wraps an open pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, q: db.New()}
+	c := &conn{pool: pool, q: db.New()}
+	return &Store{conn: c, Audit: Audit{c}, Designs: Designs{c}, Journal: Journal{c}, OAuth: OAuth{c}, Tasks: Tasks{c}}
 }
 
 // DefaultConnectTimeout bounds a connection attempt when DATABASE_URL sets
@@ -111,20 +128,53 @@ type Scope struct {
 	Exchange bool
 }
 
-// Tx is one tenant transaction.
+// Tx is one tenant transaction. Its methods come from its parts, one per
+// area, each in its own file, whose methods are promoted to Tx; a function
+// that needs one area only can take that part alone (tx.KeysTx).
 type Tx struct {
+	*txConn
+	AccountsTx
+	AgentCardsTx
+	AuditTx
+	ComponentsTx
+	DesignsTx
+	ExploreTx
+	JournalTx
+	KeysTx
+	OAuthTx
+	RestTestsTx
+	ServersTx
+	SuitesTx
+	TasksTx
+}
+
+// txConn is what a transaction and each of its parts share.
+type txConn struct {
 	tx pgx.Tx
 	q  *db.Queries
+}
+
+func newTx(tx pgx.Tx, q *db.Queries) *Tx {
+	c := &txConn{tx: tx, q: q}
+	return &Tx{txConn: c, AccountsTx: AccountsTx{c}, AgentCardsTx: AgentCardsTx{c}, AuditTx: AuditTx{c},
+		ComponentsTx: ComponentsTx{c}, DesignsTx: DesignsTx{c}, ExploreTx: ExploreTx{c}, JournalTx: JournalTx{c},
+		KeysTx: KeysTx{c}, OAuthTx: OAuthTx{c}, RestTestsTx: RestTestsTx{c}, ServersTx: ServersTx{c},
+		SuitesTx: SuitesTx{c}, TasksTx: TasksTx{c}}
 }
 
 // WithTx runs fn in one transaction under the application role with scope
 // set, commits when fn returns nil, and rolls back on every other path
 // (including a panic, which it re-raises).
 func (s *Store) WithTx(ctx context.Context, scope Scope, fn func(*Tx) error) error {
+	return s.inTx(ctx, scope, fn)
+}
+
+// inTx is WithTx, for the parts of the Store.
+func (s *conn) inTx(ctx context.Context, scope Scope, fn func(*Tx) error) error {
 	return mapError(s.withTx(ctx, scope, fn))
 }
 
-func (s *Store) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (err error) {
+func (s *conn) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (err error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -152,7 +202,7 @@ func (s *Store) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 	if _, err = tx.Exec(ctx, "SET LOCAL ROLE "+AppRole); err != nil {
 		return fmt.Errorf("set role: %w", err)
 	}
-	if err = fn(&Tx{tx: tx, q: s.q}); err != nil {
+	if err = fn(newTx(tx, s.q)); err != nil {
 		return err
 	}
 	if err = tx.Commit(ctx); err != nil {
@@ -163,14 +213,14 @@ func (s *Store) withTx(ctx context.Context, scope Scope, fn func(*Tx) error) (er
 
 // SetOrg switches the transaction to another organization, once the caller's
 // right to it has been established inside the same transaction.
-func (t *Tx) SetOrg(ctx context.Context, org uuid.UUID) error {
+func (t *txConn) SetOrg(ctx context.Context, org uuid.UUID) error {
 	_, err := t.tx.Exec(ctx, `SELECT set_config('app.org_id', $1, true)`, uuidText(org))
 	return err
 }
 
 // savepoint runs fn in a nested transaction so that an expected failure (a
 // unique violation while trying a slug) does not abort the outer one.
-func (t *Tx) savepoint(ctx context.Context, fn func(pgx.Tx) error) error {
+func (t *txConn) savepoint(ctx context.Context, fn func(pgx.Tx) error) error {
 	sp, err := t.tx.Begin(ctx)
 	if err != nil {
 		return err
@@ -260,7 +310,7 @@ func isUniqueViolation(err error, constraint string) bool {
 
 // SetUser sets the transaction's signed-in user, once the session that names
 // them has been found inside the same transaction.
-func (t *Tx) SetUser(ctx context.Context, user uuid.UUID) error {
+func (t *txConn) SetUser(ctx context.Context, user uuid.UUID) error {
 	_, err := t.tx.Exec(ctx, `SELECT set_config('app.user_id', $1, true)`, uuidText(user))
 	return err
 }

@@ -11,6 +11,13 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
+// Tasks is the part of the Store that keeps MCP tasks for the per-server
+// endpoint, each call in a transaction of its own.
+type Tasks struct{ *conn }
+
+// TasksTx is the part of a transaction that reads and ends MCP tasks.
+type TasksTx struct{ *txConn }
+
 // The statuses a task ends with.
 const (
 	TaskCompleted = "completed"
@@ -52,9 +59,9 @@ type TaskPage struct {
 // CreateTask inserts t in its organization, with the answers it was
 // given (those to questions asked before the task); it is durable once
 // this returns. A server not of t.OrgID's is not found.
-func (s *Store) CreateTask(ctx context.Context, t Task) error {
+func (s Tasks) CreateTask(ctx context.Context, t Task) error {
 	args, answers := objectOrEmpty(t.Arguments), objectOrEmpty(t.Answers)
-	return s.WithTx(ctx, Scope{OrgID: t.OrgID}, func(tx *Tx) error {
+	return s.inTx(ctx, Scope{OrgID: t.OrgID}, func(tx *Tx) error {
 		return tx.q.CreateTask(ctx, tx.tx, db.CreateTaskParams{
 			ID: t.ID, OrganizationID: t.OrgID, ServerID: t.ServerID, Tool: t.Tool, Scenario: t.Scenario,
 			Script: t.Script, Arguments: args, Answers: answers, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
@@ -66,9 +73,9 @@ func (s *Store) CreateTask(ctx context.Context, t Task) error {
 // an expired task is kept until swept, and the caller's clock says whether
 // it has expired (ExpiresAt). An unknown task and one of another server or
 // organization are not found.
-func (s *Store) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id string) (Task, error) {
+func (s Tasks) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id string) (Task, error) {
 	var t Task
-	err := s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
+	err := s.inTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
 		t, err = found("task", infallible(taskFrom))(tx.q.GetTask(ctx, tx.tx, db.GetTaskParams{ID: id, ServerID: serverID}))
 		return err
 	})
@@ -78,11 +85,11 @@ func (s *Store) GetTask(ctx context.Context, orgID, serverID uuid.UUID, id strin
 // AnswerTask replaces the answers of the task (and when they came) while
 // it has not ended; once it has, it changes nothing and reports no
 // failure. A task that Tx.Task would not find at now is not found.
-func (s *Store) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time, now time.Time) error {
+func (s Tasks) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id string, answers json.RawMessage, answeredAt *time.Time, now time.Time) error {
 	if len(answers) == 0 {
 		answers = json.RawMessage("{}")
 	}
-	return s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) error {
+	return s.inTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) error {
 		n, err := tx.q.AnswerTask(ctx, tx.tx, db.AnswerTaskParams{Answers: answers, AnsweredAt: answeredAt,
 			ID: id, ServerID: serverID, Now: now})
 		if err != nil || n > 0 {
@@ -97,9 +104,9 @@ func (s *Store) AnswerTask(ctx context.Context, orgID, serverID uuid.UUID, id st
 // error; nil for none), and reports true; a task that had already ended is
 // left as it was and EndTask reports false. A task that Tx.Task would not
 // find at at is not found.
-func (s *Store) EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {
+func (s Tasks) EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {
 	var ended bool
-	err := s.WithTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
+	err := s.inTx(ctx, Scope{OrgID: orgID}, func(tx *Tx) (err error) {
 		ended, err = tx.EndTask(ctx, serverID, id, status, at, payload)
 		return err
 	})
@@ -108,9 +115,9 @@ func (s *Store) EndTask(ctx context.Context, orgID, serverID uuid.UUID, id, stat
 
 // SweepTasks deletes, for every organization, the tasks that expired at or
 // before now, and returns how many.
-func (s *Store) SweepTasks(ctx context.Context, now time.Time) (int64, error) {
+func (s Tasks) SweepTasks(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
-	err := s.WithTx(ctx, Scope{TaskSweep: true}, func(tx *Tx) (err error) {
+	err := s.inTx(ctx, Scope{TaskSweep: true}, func(tx *Tx) (err error) {
 		n, err = tx.q.SweepTasks(ctx, tx.tx, now)
 		return err
 	})
@@ -119,7 +126,7 @@ func (s *Store) SweepTasks(ctx context.Context, now time.Time) (int64, error) {
 
 // Task reads the task id of server in the transaction's organization,
 // unless it had expired at now: then it is not found.
-func (t *Tx) Task(ctx context.Context, server uuid.UUID, id string, now time.Time) (Task, error) {
+func (t TasksTx) Task(ctx context.Context, server uuid.UUID, id string, now time.Time) (Task, error) {
 	task, err := found("task", infallible(taskFrom))(t.q.GetTask(ctx, t.tx, db.GetTaskParams{ID: id, ServerID: server}))
 	if err == nil && task.ExpiresAt != nil && !now.Before(*task.ExpiresAt) {
 		return Task{}, failure.NotFound("task")
@@ -128,7 +135,7 @@ func (t *Tx) Task(ctx context.Context, server uuid.UUID, id string, now time.Tim
 }
 
 // EndTask is Store.EndTask in the transaction's organization.
-func (t *Tx) EndTask(ctx context.Context, server uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {
+func (t TasksTx) EndTask(ctx context.Context, server uuid.UUID, id, status string, at time.Time, payload json.RawMessage) (bool, error) {
 	switch status {
 	case TaskCompleted, TaskFailed, TaskCancelled:
 	default:
@@ -146,7 +153,7 @@ func (t *Tx) EndTask(ctx context.Context, server uuid.UUID, id, status string, a
 // Tasks lists a page of at most limit of server's tasks unexpired at now
 // after the key (nil: from the newest), newest first. Row-level security
 // limits it to the transaction's organization.
-func (t *Tx) Tasks(ctx context.Context, server uuid.UUID, after *TaskPageKey, limit int, now time.Time) (TaskPage, error) {
+func (t TasksTx) Tasks(ctx context.Context, server uuid.UUID, after *TaskPageKey, limit int, now time.Time) (TaskPage, error) {
 	p := db.ListTasksParams{ServerID: server, RowLimit: int32(limit + 1), Now: now}
 	if after != nil {
 		p.AfterCreatedAt, p.AfterID = &after.CreatedAt, &after.ID

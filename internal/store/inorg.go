@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
@@ -18,33 +17,20 @@ type OrgRef struct {
 	Slug   string
 }
 
-// ImportDesign creates d, made from a document (an OpenAPI document, a
-// live MCP server), as a draft server of org, created by createdBy. The
-// design is checked whole first, as a design made by hand would be
-// (design.CheckDesign); everything gets new ids. It is the one way the REST
-// API and the command line create a design from a document.
-func (s *Store) ImportDesign(ctx context.Context, org OrgRef, d design.Design, createdBy string) (design.Server, error) {
-	if err := design.CheckDesign(d); err != nil {
-		return design.Server{}, err
-	}
-	var srv design.Server
-	err := s.InOrg(ctx, org, func(tx *Tx) error {
-		var err error
-		srv, err = tx.CreateDesign(ctx, d, createdBy)
-		return err
-	})
-	return srv, err
-}
-
 // InOrg runs fn in one transaction of org (see WithTx): by id, or by slug
 // for an operator command, which fails naming "org" when no organization
 // has the slug.
 func (s *Store) InOrg(ctx context.Context, org OrgRef, fn func(*Tx) error) error {
+	return s.inOrg(ctx, org, fn)
+}
+
+// inOrg is InOrg, for the parts of the Store.
+func (s *conn) inOrg(ctx context.Context, org OrgRef, fn func(*Tx) error) error {
 	scope := Scope{OrgID: org.ID, UserID: org.UserID}
 	if org.ID == uuid.Nil {
 		scope = Scope{OrgSlug: org.Slug}
 	}
-	return s.WithTx(ctx, scope, func(tx *Tx) error {
+	return s.inTx(ctx, scope, func(tx *Tx) error {
 		if org.ID == uuid.Nil {
 			o, err := tx.OrganizationBySlug(ctx, org.Slug)
 			if err != nil {

@@ -1,0 +1,494 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/resttest"
+	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/testdb"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the stored JSON columns in testdata/stored")
+
+// storedDir holds one golden file per json or jsonb column: the column's
+// text as the store writes a fully populated value, indented.
+const storedDir = "testdata/stored"
+
+// pinnedRow is one table whose json and jsonb columns are pinned: write
+// stores a fully populated value through the store and returns the row's
+// key and the value written; read reads the row back through the store.
+type pinnedRow struct {
+	table   string
+	write   func(t *testing.T, p pinEnv) (key any, wrote any)
+	read    func(t *testing.T, p pinEnv, key any) any
+	columns []pinnedColumn
+}
+
+// pinnedColumn is one json or jsonb column and the part of the row's Go
+// value that is stored in it.
+type pinnedColumn struct {
+	name string
+	of   func(row any) any
+}
+
+// pinEnv is what rows are written beside: a tenant seeded on a fresh
+// database.
+type pinEnv struct {
+	ctx context.Context
+	st  *store.Store
+	ten tenant
+}
+
+// inTx runs fn in one transaction of the tenant's organization.
+func (p pinEnv) inTx(t *testing.T, fn func(*store.Tx) error) {
+	t.Helper()
+	require.NoError(t, p.st.WithTx(p.ctx, store.Scope{OrgID: p.ten.OrgID, UserID: p.ten.UserID}, fn))
+}
+
+// pinRow builds a pinnedRow over rows of Go type T.
+func pinRow[T any](table string, write func(*testing.T, pinEnv) (any, T), read func(*testing.T, pinEnv, any) T,
+	columns map[string]func(T) any) pinnedRow {
+	row := pinnedRow{
+		table: table,
+		write: func(t *testing.T, p pinEnv) (any, any) { return write(t, p) },
+		read:  func(t *testing.T, p pinEnv, key any) any { return read(t, p, key) },
+	}
+	for _, name := range slices.Sorted(maps.Keys(columns)) {
+		of := columns[name]
+		row.columns = append(row.columns, pinnedColumn{name: name, of: func(v any) any { return of(v.(T)) }})
+	}
+	return row
+}
+
+// TestStoredJSONIsPinned pins the stored form of every json and jsonb
+// column: a fully populated value written through the store must be stored
+// exactly as its golden file says, and every golden file, written into its
+// column, must read back through the store as that value. Renaming a json
+// tag of a stored type, or dropping a field from it, fails here: rows
+// already stored would no longer read back. Run with -update to rewrite the
+// golden files after a deliberate change of format (then existing rows need
+// a migration).
+func TestStoredJSONIsPinned(t *testing.T) {
+	t.Parallel()
+	st := testdb.Store(t)
+	p := pinEnv{ctx: context.Background(), st: st, ten: seedTenant(t, st, "Pinned", "pinned@example.com")}
+	rows := pinnedRows()
+	for _, row := range rows {
+		t.Run(row.table, func(t *testing.T) {
+			key, wrote := row.write(t, p)
+			for _, col := range row.columns {
+				t.Run(col.name+" is stored as its golden file", func(t *testing.T) {
+					requireFilled(t, col.of(wrote))
+					compareGolden(t, goldenPath(row.table, col.name), storedText(t, p, row.table, col.name, key))
+				})
+			}
+			for _, col := range row.columns {
+				setColumn(t, p, row.table, col.name, key, readGolden(t, goldenPath(row.table, col.name)))
+			}
+			got := row.read(t, p, key)
+			for _, col := range row.columns {
+				t.Run(col.name+" golden file reads back", func(t *testing.T) {
+					require.JSONEq(t, marshalText(t, col.of(wrote)), marshalText(t, col.of(got)))
+				})
+			}
+		})
+	}
+	t.Run("every json column is pinned", func(t *testing.T) {
+		var pinned []string
+		for _, row := range rows {
+			for _, col := range row.columns {
+				pinned = append(pinned, row.table+"."+col.name)
+			}
+		}
+		slices.Sort(pinned)
+		require.Equal(t, jsonColumns(t, p), pinned, "a json or jsonb column is not pinned: add it to pinnedRows")
+	})
+}
+
+// jsonColumns lists, as table.column, every json or jsonb column of the
+// migrated schema.
+func jsonColumns(t *testing.T, p pinEnv) []string {
+	t.Helper()
+	rows, err := p.st.Pool().Query(p.ctx, `SELECT table_name || '.' || column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND data_type IN ('json', 'jsonb') ORDER BY 1`)
+	require.NoError(t, err)
+	var out []string
+	for rows.Next() {
+		var c string
+		require.NoError(t, rows.Scan(&c))
+		out = append(out, c)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+func goldenPath(table, column string) string {
+	return filepath.Join(storedDir, table+"."+column+".json")
+}
+
+// storedText reads a column's text with a plain query, as the superuser,
+// and indents it.
+func storedText(t *testing.T, p pinEnv, table, column string, key any) []byte {
+	t.Helper()
+	var text *string
+	require.NoError(t, p.st.Pool().QueryRow(p.ctx,
+		fmt.Sprintf(`SELECT %s::text FROM %s WHERE id = $1`, column, table), key).Scan(&text))
+	require.NotNil(t, text, "%s.%s is NULL", table, column)
+	return indented(t, []byte(*text))
+}
+
+// setColumn writes text into a column with a plain statement, as the
+// superuser: a row as an earlier version of the service stored it.
+func setColumn(t *testing.T, p pinEnv, table, column string, key any, text []byte) {
+	t.Helper()
+	tag, err := p.st.Pool().Exec(p.ctx,
+		fmt.Sprintf(`UPDATE %s SET %s = $1::text::json WHERE id = $2`, table, column), string(text), key)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+}
+
+func indented(t *testing.T, text []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, json.Indent(&b, text, "", "  "), "column text: %s", text)
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	require.Equal(t, string(readGolden(t, path)), string(got),
+		"the stored form changed: rows already stored would not read back (go test -run TestStoredJSONIsPinned -update rewrites %s)", path)
+}
+
+func readGolden(t *testing.T, path string) []byte {
+	t.Helper()
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, "golden file missing: go test -run TestStoredJSONIsPinned -update writes it")
+	return b
+}
+
+func marshalText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// pinnedRows are the tables with json or jsonb columns.
+func pinnedRows() []pinnedRow {
+	return []pinnedRow{
+		pinRow("mcp_servers", writeServer, readServer, map[string]func(design.Server) any{
+			"source": func(s design.Server) any { return s.Source },
+			"fault":  func(s design.Server) any { return s.Fault },
+			"oauth":  func(s design.Server) any { return s.OAuth },
+		}),
+		pinRow("mcp_tools", writeTool, readTool, map[string]func(design.Tool) any{
+			"input_schema":   func(x design.Tool) any { return x.InputSchema },
+			"output_schema":  func(x design.Tool) any { return x.OutputSchema },
+			"mock_scenarios": func(x design.Tool) any { return x.Scenarios },
+		}),
+		pinRow("mcp_resources", writeResource, readResource, map[string]func(design.Resource) any{
+			"content":     func(r design.Resource) any { return r.Content },
+			"completions": func(r design.Resource) any { return r.Completions },
+			"ask":         func(r design.Resource) any { return askOf(r.Ask, r.Then) },
+		}),
+		pinRow("mcp_prompts", writePrompt, readPrompt, map[string]func(design.Prompt) any{
+			"arguments": func(x design.Prompt) any { return x.Arguments },
+			"messages":  func(x design.Prompt) any { return x.Messages },
+			"ask":       func(x design.Prompt) any { return askOf(x.Ask, x.Then) },
+		}),
+		pinRow("agent_cards", writeAgentCard, readAgentCard, map[string]func(agentcard.Card) any{
+			"card": func(c agentcard.Card) any { return c },
+		}),
+		pinRow("rest_tests", writeRestTest, readRestTest, map[string]func(store.RestTest) any{
+			"test_case":      func(r store.RestTest) any { return r.Case },
+			"generated_from": func(r store.RestTest) any { return r.GeneratedFrom },
+		}),
+		pinRow("rest_test_runs", writeTestRun, readTestRun, map[string]func(store.TestRun) any{
+			"results": func(r store.TestRun) any { return r.Results },
+		}),
+		pinRow("rest_suite_runs", writeSuiteRun, readSuiteRun, map[string]func(store.SuiteRun) any{
+			"test_runs": func(r store.SuiteRun) any { return r.TestRuns },
+		}),
+		pinRow("explore_entries", writeExploreEntry, readExploreEntry, map[string]func(store.ExploreEntry) any{
+			"request":  func(e store.ExploreEntry) any { return e.Request },
+			"response": func(e store.ExploreEntry) any { return e.Response },
+		}),
+		pinRow("mcp_journal", writeJournal, readJournal, map[string]func(store.JournalRecord) any{
+			"params":     func(r store.JournalRecord) any { return r.Params },
+			"mismatches": func(r store.JournalRecord) any { return r.Mismatches },
+			"rounds":     func(r store.JournalRecord) any { return r.Rounds },
+		}),
+		pinRow("mcp_tasks", writeTask, readTask, map[string]func(store.Task) any{
+			"script":        func(x store.Task) any { return x.Script },
+			"arguments":     func(x store.Task) any { return x.Arguments },
+			"answers":       func(x store.Task) any { return x.Answers },
+			"ended_payload": func(x store.Task) any { return x.EndedPayload },
+		}),
+	}
+}
+
+// askOf is the questions of a prompt or resource as one value, as its ask
+// column holds them.
+func askOf(ask map[string]mockspec.InputRequest, then []mockspec.Branch) any {
+	return map[string]any{"ask": ask, "then": then}
+}
+
+func writeServer(t *testing.T, p pinEnv) (any, design.Server) {
+	t.Helper()
+	s := design.Server{ID: uuid.New(), Name: "pinned server", Version: "1.0.0", Type: "mock",
+		ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope,
+		CreatedBy: p.ten.UserID.String(),
+		Source:    filled[json.RawMessage](t), Fault: filled[*mockspec.Fault](t), OAuth: filled[oauthcfg.Settings](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateServer(p.ctx, s)
+		return err
+	})
+	return s.ID, s
+}
+
+func readServer(t *testing.T, p pinEnv, key any) (s design.Server) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		s, err = tx.Server(p.ctx, key.(uuid.UUID))
+		return err
+	})
+	return s
+}
+
+func writeTool(t *testing.T, p pinEnv) (any, design.Tool) {
+	t.Helper()
+	x := design.Tool{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned_tool",
+		InputSchema: filled[json.RawMessage](t), OutputSchema: filled[json.RawMessage](t),
+		Scenarios: filled[[]design.Scenario](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateTool(p.ctx, x)
+		return err
+	})
+	return x.ID, x
+}
+
+func readTool(t *testing.T, p pinEnv, key any) (x design.Tool) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		x, err = tx.Tool(p.ctx, p.ten.ServerID, key.(uuid.UUID))
+		return err
+	})
+	return x
+}
+
+func writeResource(t *testing.T, p pinEnv) (any, design.Resource) {
+	t.Helper()
+	r := design.Resource{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned resource", URI: "docs://pinned",
+		Content: filled[json.RawMessage](t), Completions: filled[map[string][]string](t),
+		Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateResource(p.ctx, r)
+		return err
+	})
+	return r.ID, r
+}
+
+func readResource(t *testing.T, p pinEnv, key any) (r design.Resource) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		r, err = tx.Resource(p.ctx, p.ten.ServerID, key.(uuid.UUID))
+		return err
+	})
+	return r
+}
+
+func writePrompt(t *testing.T, p pinEnv) (any, design.Prompt) {
+	t.Helper()
+	x := design.Prompt{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned_prompt",
+		Arguments: filled[[]design.PromptArgument](t), Messages: filled[[]design.PromptMessage](t),
+		Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreatePrompt(p.ctx, x)
+		return err
+	})
+	return x.ID, x
+}
+
+func readPrompt(t *testing.T, p pinEnv, key any) (x design.Prompt) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		x, err = tx.Prompt(p.ctx, p.ten.ServerID, key.(uuid.UUID))
+		return err
+	})
+	return x
+}
+
+func writeAgentCard(t *testing.T, p pinEnv) (any, agentcard.Card) {
+	t.Helper()
+	c := filled[agentcard.Card](t)
+	id := uuid.New()
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateAgentCard(p.ctx, id, c, p.ten.UserID.String())
+		return err
+	})
+	return id, c
+}
+
+func readAgentCard(t *testing.T, p pinEnv, key any) (c agentcard.Card) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) error {
+		a, err := tx.AgentCard(p.ctx, key.(uuid.UUID))
+		c = a.Card
+		return err
+	})
+	return c
+}
+
+func writeRestTest(t *testing.T, p pinEnv) (any, store.RestTest) {
+	t.Helper()
+	r := store.RestTest{ID: uuid.New(), Case: filled[resttest.Case](t), GeneratedFrom: filled[json.RawMessage](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateRestTest(p.ctx, r.ID, r.Case, r.GeneratedFrom, "pinned")
+		return err
+	})
+	return r.ID, r
+}
+
+func readRestTest(t *testing.T, p pinEnv, key any) (r store.RestTest) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		r, err = tx.RestTest(p.ctx, key.(uuid.UUID))
+		return err
+	})
+	return r
+}
+
+func writeTestRun(t *testing.T, p pinEnv) (any, store.TestRun) {
+	t.Helper()
+	r := store.TestRun{ID: uuid.New(), TestID: p.ten.TestID,
+		Run: resttest.Run{Passed: true, StartedAt: time.Now(), Results: filled[[]resttest.Result](t)}}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateTestRun(p.ctx, r.ID, r.TestID, r.Run)
+		return err
+	})
+	return r.ID, r
+}
+
+func readTestRun(t *testing.T, p pinEnv, key any) (r store.TestRun) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) error {
+		runs, _, err := tx.TestRuns(p.ctx, p.ten.TestID, nil, 100)
+		for _, run := range runs {
+			if run.ID == key.(uuid.UUID) {
+				r = run
+			}
+		}
+		return err
+	})
+	require.Equal(t, key, r.ID, "the test run reads back")
+	return r
+}
+
+func writeSuiteRun(t *testing.T, p pinEnv) (any, store.SuiteRun) {
+	t.Helper()
+	r := store.SuiteRun{ID: uuid.New(), SuiteID: p.ten.SuiteID, StartedAt: time.Now(),
+		TestRuns: filled[[]resttest.SuiteTestRun](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateSuiteRun(p.ctx, r)
+		return err
+	})
+	return r.ID, r
+}
+
+func readSuiteRun(t *testing.T, p pinEnv, key any) (r store.SuiteRun) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		r, err = tx.SuiteRun(p.ctx, p.ten.SuiteID, key.(uuid.UUID))
+		return err
+	})
+	return r
+}
+
+func writeExploreEntry(t *testing.T, p pinEnv) (any, store.ExploreEntry) {
+	t.Helper()
+	e := store.ExploreEntry{ID: uuid.New(), SessionID: p.ten.SessionID,
+		Request: filled[resttest.Request](t), Response: filled[*resttest.Response](t)}
+	p.inTx(t, func(tx *store.Tx) error {
+		_, err := tx.CreateExploreEntry(p.ctx, e)
+		return err
+	})
+	return e.ID, e
+}
+
+func readExploreEntry(t *testing.T, p pinEnv, key any) (e store.ExploreEntry) {
+	t.Helper()
+	p.inTx(t, func(tx *store.Tx) (err error) {
+		e, err = tx.ExploreEntry(p.ctx, p.ten.SessionID, key.(uuid.UUID))
+		return err
+	})
+	return e
+}
+
+func writeJournal(t *testing.T, p pinEnv) (any, store.JournalRecord) {
+	t.Helper()
+	r := store.JournalRecord{ID: uuid.New(), OrgID: p.ten.OrgID, ServerID: p.ten.ServerID, ReceivedAt: time.Now(),
+		Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1,
+		Params: filled[json.RawMessage](t), Mismatches: filled[[]store.JournalMismatch](t),
+		Rounds: filled[[]store.JournalRound](t)}
+	skipped, err := p.st.AppendJournal(p.ctx, []store.JournalRecord{r})
+	require.NoError(t, err)
+	require.Zero(t, skipped)
+	return r.ID, r
+}
+
+func readJournal(t *testing.T, p pinEnv, key any) store.JournalRecord {
+	t.Helper()
+	for _, r := range journalOf(t, p.st, p.ten.OrgID, p.ten.ServerID, store.JournalFilter{}) {
+		if r.ID == key.(uuid.UUID) {
+			return r
+		}
+	}
+	require.Failf(t, "journal record not found", "%s", key)
+	return store.JournalRecord{}
+}
+
+func writeTask(t *testing.T, p pinEnv) (any, store.Task) {
+	t.Helper()
+	x := store.Task{ID: taskID(), OrgID: p.ten.OrgID, ServerID: p.ten.ServerID, Tool: "tool", Scenario: "slow",
+		Script: filled[json.RawMessage](t), Arguments: filled[json.RawMessage](t), CreatedAt: time.Now(),
+		Answers: filled[json.RawMessage](t), EndedPayload: filled[json.RawMessage](t)}
+	require.NoError(t, p.st.CreateTask(p.ctx, x))
+	now := time.Now()
+	require.NoError(t, p.st.AnswerTask(p.ctx, x.OrgID, x.ServerID, x.ID, x.Answers, &now, now))
+	ended, err := p.st.EndTask(p.ctx, x.OrgID, x.ServerID, x.ID, store.TaskCompleted, now, x.EndedPayload)
+	require.NoError(t, err)
+	require.True(t, ended)
+	return x.ID, x
+}
+
+func readTask(t *testing.T, p pinEnv, key any) store.Task {
+	t.Helper()
+	x, err := p.st.GetTask(p.ctx, p.ten.OrgID, p.ten.ServerID, key.(string))
+	require.NoError(t, err)
+	return x
+}

@@ -30,7 +30,8 @@ type Request struct {
 // Send sends req in the session and logs it. runner gives the runner to
 // send it with and what releases it. The session is read and its log
 // counted in one transaction, the request is sent outside any, and the
-// entry is written in another.
+// entry is written in another, begun even when ctx is cancelled by then
+// (its statement still runs under ctx).
 func Send(ctx context.Context, inTx InTx, runner func() (Runner, func()), session uuid.UUID, req Request) (store.ExploreEntry, error) {
 	var v store.ExploreSession
 	err := inTx(ctx, func(st Store) (err error) {

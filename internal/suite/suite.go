@@ -67,7 +67,8 @@ func Check(ctx context.Context, st Store, v store.Suite, checkTests bool) error 
 // (and then releases), stores each test's run and the suite run, and
 // returns the suite run. The suite and its tests are read in one
 // transaction, the tests run outside any, and the runs are written in
-// another, even when ctx is cancelled by then.
+// another, begun even when ctx is cancelled by then (its statements still
+// run under ctx).
 func Run(ctx context.Context, inTx InTx, runner func() (Runner, func()), id uuid.UUID) (store.SuiteRun, error) {
 	var (
 		suite store.Suite

@@ -202,7 +202,7 @@ func TestRunFailures(t *testing.T) {
 	m.fail = nil
 	v.cancel = cancel
 	run, err := Run(ctx, m.inTx, v.get, s.ID)
-	require.NoError(t, err, "the runs are stored even when the caller has gone meanwhile")
+	require.NoError(t, err, "the write transaction is begun even when the caller has gone meanwhile")
 	require.Equal(t, 1, run.PassedCount)
 	require.Len(t, m.suiteRuns, 1)
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -35,11 +34,7 @@ func (s *Server) CreateAgentCardSkill(ctx context.Context, req api.CreateAgentCa
 	sk := *req.Body
 	var out agentcard.SkillChange
 	err := s.editCard(ctx, req.CardId, func(c *agentcard.Card) error {
-		if _, _, ok := c.Skill(sk.Name); ok {
-			return failure.Conflict("a skill named '%s' already exists in this card", sk.Name)
-		}
-		c.Skills = append(c.Skills, sk)
-		return nil
+		return c.AddSkill(sk)
 	}, func(view api.AgentCard, _ agentcard.Card) {
 		out = agentcard.SkillChange{Skill: sk, Warnings: view.Warnings}
 	})
@@ -74,41 +69,11 @@ func (s *Server) GetAgentCardSkill(ctx context.Context, req api.GetAgentCardSkil
 func (s *Server) UpdateAgentCardSkill(ctx context.Context, req api.UpdateAgentCardSkillRequestObject) (api.UpdateAgentCardSkillResponseObject, error) {
 	b := req.Body
 	var out agentcard.SkillChange
-	err := s.editCard(ctx, req.CardId, func(c *agentcard.Card) error {
-		sk, i, ok := c.Skill(req.SkillName)
-		if !ok {
-			return failure.NotFound("skill")
-		}
-		if b.Name != nil && *b.Name != sk.Name {
-			if _, _, clash := c.Skill(*b.Name); clash {
-				return failure.Conflict("a skill named '%s' already exists in this card", *b.Name)
-			}
-			for j := range c.Examples {
-				if c.Examples[j].Skill == sk.Name {
-					c.Examples[j].Skill = *b.Name
-				}
-			}
-			sk.Name = *b.Name
-		}
-		sk.Description = or(b.Description, sk.Description)
-		sk.Returns = patchString(sk.Returns, b.Returns)
-		sk.MCPServer = patchString(sk.MCPServer, b.McpServer)
-		sk.MCPTool = patchString(sk.MCPTool, b.McpTool)
-		if b.Parameters.IsSpecified() {
-			sk.Parameters = nil
-			if v, err := b.Parameters.Get(); err == nil {
-				sk.Parameters = v
-			}
-		}
-		if b.Examples.IsSpecified() {
-			sk.Examples = nil
-			if v, err := b.Examples.Get(); err == nil {
-				sk.Examples = v
-			}
-		}
-		c.Skills[i] = sk
-		out.Skill = sk
-		return nil
+	patch := agentcard.SkillPatch{Name: b.Name, Description: b.Description, Returns: patchOf(b.Returns),
+		MCPServer: patchOf(b.McpServer), MCPTool: patchOf(b.McpTool), Parameters: patchOf(b.Parameters), Examples: patchOf(b.Examples)}
+	err := s.editCard(ctx, req.CardId, func(c *agentcard.Card) (err error) {
+		out.Skill, err = c.UpdateSkill(req.SkillName, patch)
+		return err
 	}, func(view api.AgentCard, _ agentcard.Card) { out.Warnings = view.Warnings })
 	if err != nil {
 		return nil, err
@@ -119,19 +84,7 @@ func (s *Server) UpdateAgentCardSkill(ctx context.Context, req api.UpdateAgentCa
 // DeleteAgentCardSkill removes a skill and the card's examples of it.
 func (s *Server) DeleteAgentCardSkill(ctx context.Context, req api.DeleteAgentCardSkillRequestObject) (api.DeleteAgentCardSkillResponseObject, error) {
 	err := s.editCard(ctx, req.CardId, func(c *agentcard.Card) error {
-		_, i, ok := c.Skill(req.SkillName)
-		if !ok {
-			return failure.NotFound("skill")
-		}
-		c.Skills = append(c.Skills[:i], c.Skills[i+1:]...)
-		examples := c.Examples[:0]
-		for _, e := range c.Examples {
-			if e.Skill != req.SkillName {
-				examples = append(examples, e)
-			}
-		}
-		c.Examples = examples
-		return nil
+		return c.RemoveSkill(req.SkillName)
 	}, func(api.AgentCard, agentcard.Card) {})
 	if err != nil {
 		return nil, err
@@ -146,41 +99,12 @@ func (s *Server) InvokeAgentCardSkill(ctx context.Context, req api.InvokeAgentCa
 	if req.Body != nil && req.Body.Input != nil {
 		input = *req.Body.Input
 	}
-	var (
-		tool design.Tool
-		at   string
-	)
-	err := s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error {
+	tool, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) (design.Tool, error) {
 		a, err := tx.AgentCard(ctx, req.CardId)
 		if err != nil {
-			return err
+			return design.Tool{}, err
 		}
-		sk, i, ok := a.Card.Skill(req.SkillName)
-		if !ok {
-			return failure.NotFound("skill")
-		}
-		at = skillPath(i)
-		if sk.MCPServer == nil || *sk.MCPServer == "" || sk.MCPTool == nil || *sk.MCPTool == "" {
-			return failure.Invalid(failure.Field(at+".mcp_tool",
-				"skill '%s' is not linked to a mock tool: set mcp_server and mcp_tool", sk.Name))
-		}
-		links, err := tx.LinkedServers(ctx, []string{*sk.MCPServer})
-		if err != nil {
-			return err
-		}
-		srv := links[*sk.MCPServer]
-		switch {
-		case srv == nil:
-			return failure.Invalid(failure.Field(at+".mcp_server", "no MCP server with this id or name in the organization"))
-		case srv.Ambiguous:
-			return failure.Invalid(failure.Field(at+".mcp_server",
-				"several MCP servers of the organization are named '%s'; use the server id", *sk.MCPServer))
-		}
-		tool, err = tx.ToolByName(ctx, srv.ID, *sk.MCPTool)
-		if failure.Is(err, failure.ErrNotFound) {
-			return failure.Invalid(failure.Field(at+".mcp_tool", "server '%s' has no tool named '%s'", srv.Name, *sk.MCPTool))
-		}
-		return err
+		return agentcard.LinkedTool(ctx, tx, a.Card, req.SkillName)
 	})
 	if err != nil {
 		return nil, err
@@ -211,4 +135,18 @@ func (s *Server) InvokeAgentCardSkill(ctx context.Context, req api.InvokeAgentCa
 	return out, nil
 }
 
-func skillPath(i int) string { return "skills[" + strconv.Itoa(i) + "]" }
+// The invocation finds the linked tool in the handler's transaction.
+var _ agentcard.ToolFinder[design.Tool] = (*store.Tx)(nil)
+
+// patchOf is a nullable PATCH member as a skill's patch: absent keeps the
+// member, null clears it.
+func patchOf[T any](v nullable.Nullable[T]) agentcard.Patch[T] {
+	if !v.IsSpecified() {
+		return agentcard.Patch[T]{}
+	}
+	if v.IsNull() {
+		return agentcard.Patch[T]{Set: true}
+	}
+	to := v.MustGet()
+	return agentcard.Patch[T]{Set: true, To: &to}
+}

@@ -3,18 +3,14 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/regexlimit"
-	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/verification"
 )
 
 // journalFlushTimeout bounds the wait for queued journal records before a
@@ -63,158 +59,34 @@ func (s *Server) ClearJournal(ctx context.Context, req api.ClearJournalRequestOb
 // expectation.
 func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequestObject) (api.VerifyJournalResponseObject, error) {
 	b := req.Body
-	args, argErrs := compileMember("arguments", b.Arguments)
-	answers, answerErrs := compileMember("answers", b.Answers)
-	if errs := append(argErrs, answerErrs...); len(errs) > 0 {
-		return nil, failure.Invalid(errs...)
+	e := verification.Expectation{Tool: b.Tool, Asked: b.Asked, Times: b.Times}
+	if b.Arguments != nil {
+		e.Arguments = *b.Arguments
 	}
-	asked := deref(b.Asked)
-	withRounds := asked != "" || b.Answers != nil
+	if b.Answers != nil {
+		e.Answers = *b.Answers
+	}
+	v, err := verification.Compile(e)
+	if err != nil {
+		return nil, err
+	}
 	s.flushJournal(ctx)
 	_, recorded, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
 		func(tx *store.Tx, _ design.Server) ([]store.JournalCall, error) {
-			return tx.JournalToolCalls(ctx, req.ServerId, b.Tool, withRounds)
+			return tx.JournalToolCalls(ctx, req.ServerId, b.Tool, v.WithRounds())
 		})
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	// The conditions' patterns run on every recorded call, all of them
-	// paid from one call's budget.
-	budget := regexlimit.NewBudget()
-	for _, call := range recorded {
-		if asked != "" && !sentQuestion(call.Rounds, asked) {
-			continue
-		}
-		ok := args.MatchWithin(decodedArguments(call.Arguments), &budget)
-		if budget.Exhausted() {
-			return nil, overBudget("arguments", &budget)
-		}
-		if ok && b.Answers != nil {
-			last, got := lastAnswers(call.Rounds)
-			ok = got && answers.MatchWithin(last, &budget)
-			if budget.Exhausted() {
-				return nil, overBudget("answers", &budget)
-			}
-		}
-		if ok {
-			count++
-		}
+	count, err := v.Count(mapEach(recorded, func(c store.JournalCall) verification.Call {
+		return verification.Call{Arguments: c.Arguments, Rounds: c.Rounds}
+	}))
+	if err != nil {
+		return nil, err
 	}
-	return api.VerifyJournal200JSONResponse(s.verdict(b, count, s.journal.Complete(req.ServerId))), nil
-}
-
-// compileMember compiles the condition of the body's member name; absent,
-// it is the zero Condition, which matches every call.
-func compileMember(name string, raw *json.RawMessage) (scenario.Condition, []failure.FieldError) {
-	if raw == nil {
-		return scenario.Condition{}, nil
-	}
-	cond, errs := scenario.Compile(*raw)
-	fields := make([]failure.FieldError, len(errs))
-	for i, e := range errs {
-		fields[i] = failure.Field(name+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
-	}
-	return cond, fields
-}
-
-// overBudget is the refusal of a verification whose condition on the
-// body's member "arguments" or "answers" would take more work than a call
-// may.
-func overBudget(member string, budget *regexlimit.Budget) error {
-	return failure.Invalid(failure.Field(member, "the condition's regular expression would take more than "+
-		"the %d units of work (input bytes times pattern instructions) a verification may use on the recorded "+
-		"%s (at %q); match a shorter %s or clear the journal", regexlimit.CallBudget, member, budget.Field(),
-		strings.TrimSuffix(member, "s")))
-}
-
-// decodedArguments is a call's arguments as a condition reads them;
-// arguments that are no object match only what anything matches.
-func decodedArguments(raw json.RawMessage) map[string]any {
-	var args map[string]any
-	if json.Unmarshal(raw, &args) != nil {
-		return nil
-	}
-	return args
-}
-
-// sentQuestion reports whether a round sent the question id to the client.
-func sentQuestion(rounds []store.JournalRound, id string) bool {
-	for _, r := range rounds {
-		if _, ok := r.Asked[id]; ok && r.Sent {
-			return true
-		}
-	}
-	return false
-}
-
-// lastAnswers is the answers of the last round that has any, keyed by
-// question id and decoded as arguments are, and whether there is one. An
-// answer the journal left out is its marker string.
-func lastAnswers(rounds []store.JournalRound) (map[string]any, bool) {
-	for i := len(rounds) - 1; i >= 0; i-- {
-		if len(rounds[i].Answers) == 0 {
-			continue
-		}
-		out := make(map[string]any, len(rounds[i].Answers))
-		for id, raw := range rounds[i].Answers {
-			var v any
-			if json.Unmarshal(raw, &v) == nil {
-				out[id] = v
-			}
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// verdict compares count with the request's expectation and says so, and
-// whether the journal may have missed calls (complete).
-func (s *Server) verdict(b *api.VerifyJournalRequest, count int, complete bool) api.VerifyJournalResult {
-	out := api.VerifyJournalResult{Count: count, Expected: "at least 1", Verified: count >= 1, Complete: complete}
-	if b.Times != nil {
-		out.Expected, out.Verified = fmt.Sprintf("exactly %d", *b.Times), count == *b.Times
-	}
-	var checked []string
-	if b.Arguments != nil {
-		checked = append(checked, "with matching arguments")
-	}
-	if b.Asked != nil {
-		checked = append(checked, fmt.Sprintf("asking %q", *b.Asked))
-	}
-	if b.Answers != nil {
-		checked = append(checked, "with matching answers")
-	}
-	msg := fmt.Sprintf("tool %q %s", b.Tool, called(count))
-	if len(checked) > 0 {
-		msg += " " + strings.Join(checked, ", ")
-	}
-	if out.Verified {
-		msg += ", as expected (" + out.Expected + ")"
-	} else {
-		msg += "; expected " + out.Expected
-	}
-	if s.journal == nil {
-		msg += " (the call journal is disabled on this instance: JOURNAL_ENABLED=false)"
-	}
-	if !complete {
-		msg += " (incomplete: the journal dropped records of this server, over its share of the journal's rate " +
-			"or with its queue full, so calls may be missing)"
-	}
-	out.Message = msg
-	return out
-}
-
-func called(n int) string {
-	switch n {
-	case 0:
-		return "was never called"
-	case 1:
-		return "was called once"
-	case 2:
-		return "was called twice"
-	}
-	return fmt.Sprintf("was called %d times", n)
+	r := v.Verdict(count, s.journal.Complete(req.ServerId), s.journal != nil)
+	return api.VerifyJournal200JSONResponse{Count: r.Count, Expected: r.Expected, Verified: r.Verified,
+		Complete: r.Complete, Message: r.Message}, nil
 }
 
 // flushJournal writes the records still queued on this instance, for a

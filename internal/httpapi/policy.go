@@ -1,12 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,11 +50,11 @@ func (s *Server) GetPolicySpec(ctx context.Context, req api.GetPolicySpecRequest
 	if err != nil {
 		return nil, err
 	}
-	spec, err := policySpec(d)
+	spec, err := compliance.SpecOf(d)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetPolicySpec200JSONResponse(spec), nil
+	return api.GetPolicySpec200JSONResponse(apiPolicySpec(spec)), nil
 }
 
 // ValidatePolicy runs the compliance rules on the stored definition, or on
@@ -69,9 +65,9 @@ func (s *Server) ValidatePolicy(ctx context.Context, req api.ValidatePolicyReque
 		return nil, err
 	}
 	if c := req.Body; c != nil && (c.Tools != nil || c.Resources != nil || c.Prompts != nil) {
-		return api.ValidatePolicy200JSONResponse(apiValidation(compliance.Check(candidateDefinition(*c)), api.Candidate)), nil
+		return api.ValidatePolicy200JSONResponse(apiValidation(compliance.Validate(candidateDefinition(*c), compliance.SourceCandidate))), nil
 	}
-	return api.ValidatePolicy200JSONResponse(apiValidation(compliance.Check(storedDefinition(d)), api.Stored)), nil
+	return api.ValidatePolicy200JSONResponse(apiValidation(compliance.Validate(compliance.Stored(d), compliance.SourceStored))), nil
 }
 
 // GetPolicyEvidence answers a record of the server's state a policy engine
@@ -85,114 +81,13 @@ func (s *Server) GetPolicyEvidence(ctx context.Context, req api.GetPolicyEvidenc
 	if err != nil {
 		return nil, err
 	}
-	spec, err := policySpec(d)
+	ev, err := compliance.EvidenceOf(d, mapEach(calls, func(c store.RouteCalls) compliance.RouteCalls {
+		return compliance.RouteCalls{Route: c.Route, Calls: c.Calls, LastAt: c.LastAt}
+	}), time.Now())
 	if err != nil {
 		return nil, err
 	}
-	ev := api.PolicyEvidence{
-		ServerId: d.Server.ID, SpecSha256: spec.SpecSha256, GeneratedAt: time.Now().UTC(),
-		Validation: apiValidation(compliance.Check(storedDefinition(d)), api.Stored),
-		Enabled:    d.Server.Enabled, UpdatedAt: d.Server.UpdatedAt.UTC(),
-	}
-	ev.PolicyCalls.LastAt.SetNull()
-	for _, c := range calls {
-		ev.PolicyCalls.Count += c.Calls
-		switch c.Route {
-		case "spec":
-			ev.PolicyCalls.ByRoute.Spec = c.Calls
-		case "validate":
-			ev.PolicyCalls.ByRoute.Validate = c.Calls
-		case "evidence":
-			ev.PolicyCalls.ByRoute.Evidence = c.Calls
-		}
-		if last, err := ev.PolicyCalls.LastAt.Get(); err != nil || c.LastAt.After(last) {
-			ev.PolicyCalls.LastAt.Set(c.LastAt.UTC())
-		}
-	}
-	if ev.EvidenceSha256, err = canonicalSHA256(ev, "evidence_sha256"); err != nil {
-		return nil, err
-	}
-	return api.GetPolicyEvidence200JSONResponse(ev), nil
-}
-
-// policySpec builds the spec document and its hash.
-func policySpec(d design.Design) (api.PolicySpec, error) {
-	v := d.Server
-	out := api.PolicySpec{
-		Server: api.SpecServer{Id: v.ID, Name: v.Name, Version: v.Version, Description: v.Description,
-			ProtocolVersion: v.ProtocolVersion, Enabled: v.Enabled},
-		Tools:     make([]api.SpecTool, len(d.Tools)),
-		Resources: make([]api.SpecResource, len(d.Resources)),
-		Prompts:   make([]api.SpecPrompt, len(d.Prompts)),
-	}
-	for i, t := range d.Tools {
-		out.Tools[i] = api.SpecTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-		if len(t.OutputSchema) > 0 {
-			o := api.JSONSchema(t.OutputSchema)
-			out.Tools[i].OutputSchema = &o
-		}
-	}
-	for i, r := range d.Resources {
-		out.Resources[i] = api.SpecResource{Uri: r.URI, Name: r.Name, Description: r.Description, MimeType: r.MimeType}
-	}
-	for i, p := range d.Prompts {
-		out.Prompts[i] = api.SpecPrompt{Name: p.Name, Description: p.Description,
-			Arguments: make([]api.SpecPromptArgument, len(p.Arguments))}
-		for j, a := range p.Arguments {
-			out.Prompts[i].Arguments[j] = api.SpecPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required}
-		}
-	}
-	var err error
-	out.SpecSha256, err = canonicalSHA256(out, "spec_sha256")
-	return out, err
-}
-
-// canonicalSHA256 is the SHA-256 hex of v's canonical JSON without its
-// member drop: object keys sorted, no insignificant white space, numbers as
-// written, no HTML escaping.
-func canonicalSHA256(v any, drop string) (string, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("encode for hashing: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
-		return "", fmt.Errorf("decode for hashing: %w", err)
-	}
-	delete(doc, drop)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return "", fmt.Errorf("encode for hashing: %w", err)
-	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return hex.EncodeToString(sum[:]), nil
-}
-
-func storedDefinition(d design.Design) compliance.Definition {
-	var out compliance.Definition
-	for _, t := range d.Tools {
-		ct := compliance.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
-		for _, sc := range t.Scenarios {
-			ct.Scenarios = append(ct.Scenarios, compliance.MockScenario(sc))
-		}
-		out.Tools = append(out.Tools, ct)
-	}
-	for _, r := range d.Resources {
-		out.Resources = append(out.Resources, compliance.Resource{URI: r.URI, Name: r.Name,
-			Description: r.Description, MimeType: deref(r.MimeType)})
-	}
-	for _, p := range d.Prompts {
-		cp := compliance.Prompt{Name: p.Name, Description: p.Description}
-		for _, a := range p.Arguments {
-			cp.Arguments = append(cp.Arguments, compliance.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-		}
-		out.Prompts = append(out.Prompts, cp)
-	}
-	return out
+	return api.GetPolicyEvidence200JSONResponse(apiEvidence(ev)), nil
 }
 
 func candidateDefinition(c api.PolicyCandidate) compliance.Definition {
@@ -232,10 +127,56 @@ func rawOrNil(v interface {
 	return json.RawMessage(raw)
 }
 
-func apiValidation(r compliance.Result, source api.PolicyValidationSource) api.PolicyValidation {
-	out := api.PolicyValidation{Valid: r.Valid, Source: source, Findings: make([]api.Finding, len(r.Findings))}
-	for i, f := range r.Findings {
+func apiValidation(v compliance.Validation) api.PolicyValidation {
+	out := api.PolicyValidation{Valid: v.Valid, Source: api.PolicyValidationSource(v.Source), Findings: make([]api.Finding, len(v.Findings))}
+	for i, f := range v.Findings {
 		out.Findings[i] = api.Finding{Rule: f.Rule, Severity: api.FindingSeverity(f.Severity), Path: f.Path, Message: f.Message}
+	}
+	return out
+}
+
+func apiPolicySpec(v compliance.Spec) api.PolicySpec {
+	sv := v.Server
+	out := api.PolicySpec{
+		Server: api.SpecServer{Id: sv.ID, Name: sv.Name, Version: sv.Version, Description: sv.Description,
+			ProtocolVersion: sv.ProtocolVersion, Enabled: sv.Enabled},
+		Tools:      make([]api.SpecTool, len(v.Tools)),
+		Resources:  make([]api.SpecResource, len(v.Resources)),
+		Prompts:    make([]api.SpecPrompt, len(v.Prompts)),
+		SpecSha256: v.SHA256,
+	}
+	for i, t := range v.Tools {
+		out.Tools[i] = api.SpecTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if len(t.OutputSchema) > 0 {
+			o := api.JSONSchema(t.OutputSchema)
+			out.Tools[i].OutputSchema = &o
+		}
+	}
+	for i, r := range v.Resources {
+		out.Resources[i] = api.SpecResource{Uri: r.URI, Name: r.Name, Description: r.Description, MimeType: r.MimeType}
+	}
+	for i, p := range v.Prompts {
+		out.Prompts[i] = api.SpecPrompt{Name: p.Name, Description: p.Description,
+			Arguments: make([]api.SpecPromptArgument, len(p.Arguments))}
+		for j, a := range p.Arguments {
+			out.Prompts[i].Arguments[j] = api.SpecPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required}
+		}
+	}
+	return out
+}
+
+func apiEvidence(v compliance.Evidence) api.PolicyEvidence {
+	out := api.PolicyEvidence{
+		ServerId: v.ServerID, SpecSha256: v.SpecSHA256, GeneratedAt: v.GeneratedAt, Validation: apiValidation(v.Validation),
+		Enabled: v.Enabled, UpdatedAt: v.UpdatedAt, EvidenceSha256: v.SHA256,
+	}
+	calls := &out.PolicyCalls
+	calls.Count = v.PolicyCalls.Count
+	calls.ByRoute.Spec, calls.ByRoute.Validate, calls.ByRoute.Evidence =
+		v.PolicyCalls.ByRoute.Spec, v.PolicyCalls.ByRoute.Validate, v.PolicyCalls.ByRoute.Evidence
+	calls.LastAt.SetNull()
+	if v.PolicyCalls.LastAt != nil {
+		calls.LastAt.Set(*v.PolicyCalls.LastAt)
 	}
 	return out
 }

@@ -3,17 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/suite"
 )
 
 // ListSuites lists a page of the organization's suites.
@@ -34,7 +32,7 @@ func (s *Server) CreateSuite(ctx context.Context, req api.CreateSuiteRequestObje
 	v := store.Suite{ID: uuid.New(), Name: strings.TrimSpace(b.Name), Description: deref(b.Description),
 		TestIDs: b.TestIds, StopOnFailure: deref(b.StopOnFailure), Parallelism: or(b.Parallelism, 1)}
 	v, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (store.Suite, error) {
-		if err := checkSuite(ctx, tx, v, true); err != nil {
+		if err := suite.Check(ctx, tx, v, true); err != nil {
 			return v, err
 		}
 		v.CreatedBy = p.Actor()
@@ -44,37 +42,6 @@ func (s *Server) CreateSuite(ctx context.Context, req api.CreateSuiteRequestObje
 		return nil, err
 	}
 	return api.CreateSuite201JSONResponse(apiSuite(v)), nil
-}
-
-// checkSuite refuses a blank name and, when checkTests, tests that are not
-// the organization's, or listed twice. A change that leaves test_ids as
-// they are does not check them: a test deleted since it was added stays in
-// the suite (its runs report it as an error) and must not block the change.
-func checkSuite(ctx context.Context, tx *store.Tx, v store.Suite, checkTests bool) error {
-	var f failure.Fields
-	if v.Name == "" {
-		f.Add("name", "must not be blank")
-	}
-	if !checkTests {
-		return f.Err()
-	}
-	found, err := tx.RestTestsByID(ctx, v.TestIDs)
-	if err != nil {
-		return err
-	}
-	seen := map[uuid.UUID]int{}
-	for i, id := range v.TestIDs {
-		at := "test_ids[" + strconv.Itoa(i) + "]"
-		if j, dup := seen[id]; dup {
-			f.Add(at, "test %s is already in the suite (test_ids[%d])", id, j)
-			continue
-		}
-		seen[id] = i
-		if _, ok := found[id]; !ok {
-			f.Add(at, "no test with this id in the organization")
-		}
-	}
-	return f.Err()
 }
 
 // GetSuite reads one suite.
@@ -97,7 +64,7 @@ func (s *Server) UpdateSuite(ctx context.Context, req api.UpdateSuiteRequestObje
 		v.TestIDs = or(b.TestIds, v.TestIDs)
 		v.StopOnFailure = or(b.StopOnFailure, v.StopOnFailure)
 		v.Parallelism = or(b.Parallelism, v.Parallelism)
-		return checkSuite(ctx, tx, *v, b.TestIds != nil)
+		return suite.Check(ctx, tx, *v, b.TestIds != nil)
 	}, (*store.Tx).UpdateSuite)
 	if err != nil {
 		return nil, err
@@ -116,60 +83,23 @@ func (s *Server) DeleteSuite(ctx context.Context, req api.DeleteSuiteRequestObje
 // RunSuite runs a suite's tests now, stores each test's run and the suite
 // run, and answers the suite run.
 func (s *Server) RunSuite(ctx context.Context, req api.RunSuiteRequestObject) (api.RunSuiteResponseObject, error) {
-	suite, found, err := withParent(ctx, s, req.SuiteId, (*store.Tx).Suite,
-		func(tx *store.Tx, suite store.Suite) (map[uuid.UUID]store.RestTest, error) {
-			return tx.RestTestsByID(ctx, suite.TestIDs)
-		})
-	if err != nil {
-		return nil, err
+	inTx := func(ctx context.Context, fn func(suite.Store) error) error {
+		return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error { return fn(tx) })
 	}
-	tests := make([]resttest.SuiteTest, len(suite.TestIDs))
-	for i, id := range suite.TestIDs {
-		tests[i] = resttest.SuiteTest{ID: id}
-		if t, ok := found[id]; ok {
-			c := t.Case
-			tests[i].Name, tests[i].Case = c.Name, &c
-		}
-	}
-	runner, done := s.runner(ctx, "test_run")
-	defer done()
-	started := time.Now().UTC()
-	parts := resttest.RunSuite(ctx, tests, suite.Parallelism, suite.StopOnFailure, runner.Run)
-	run := store.SuiteRun{ID: uuid.New(), SuiteID: suite.ID, StartedAt: started, DurationMS: elapsedMS(started),
-		Total: len(parts), TestRuns: parts}
-	for _, p := range parts {
-		switch p.Status {
-		case resttest.StatusPassed:
-			run.PassedCount++
-		case resttest.StatusSkipped:
-			run.SkippedCount++
-		default:
-			run.FailedCount++
-		}
-	}
-	run.Passed = run.FailedCount == 0 && run.SkippedCount == 0
-	run, err = inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.SuiteRun, error) {
-		for i := range run.TestRuns {
-			p := &run.TestRuns[i]
-			if p.Run == nil {
-				continue
-			}
-			tr, err := tx.CreateTestRun(ctx, uuid.New(), p.TestID, *p.Run)
-			if failure.Is(err, failure.ErrNotFound) {
-				continue // deleted while the suite ran
-			}
-			if err != nil {
-				return run, err
-			}
-			p.RunID = &tr.ID
-		}
-		return tx.CreateSuiteRun(ctx, run)
-	})
+	runner := func() (suite.Runner, func()) { return s.runner(ctx, "test_run") }
+	run, err := suite.Run(ctx, inTx, runner, req.SuiteId)
 	if err != nil {
 		return nil, err
 	}
 	return api.RunSuite201JSONResponse(apiSuiteRun(run)), nil
 }
+
+// The suite workflows read and write in the handlers' transactions, and
+// run with the test runner.
+var (
+	_ suite.Store  = (*store.Tx)(nil)
+	_ suite.Runner = (*resttest.Runner)(nil)
+)
 
 // ListSuiteRuns lists a page of a suite's runs, newest first.
 func (s *Server) ListSuiteRuns(ctx context.Context, req api.ListSuiteRunsRequestObject) (api.ListSuiteRunsResponseObject, error) {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -197,6 +196,3 @@ func trimSlash(s string) string {
 	}
 	return s
 }
-
-// elapsedMS is the time since start in milliseconds.
-func elapsedMS(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }

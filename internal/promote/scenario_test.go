@@ -1,4 +1,4 @@
-package httpapi
+package promote
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ func TestScenarioNameReadableBoundedUnique(t *testing.T) {
 	require.Equal(t, `recorded days=3 opts={"a":[1,2]}`, scenarioName(tool, map[string]any{"opts": map[string]any{"a": []any{1, 2}}, "days": 3}))
 	require.Equal(t, "recorded call", scenarioName(tool, nil))
 	long := scenarioName(tool, map[string]any{"q": strings.Repeat("x", 500) + "\n"})
-	require.Equal(t, maxRecordedName, utf8.RuneCountInString(long))
+	require.Equal(t, maxScenarioName, utf8.RuneCountInString(long))
 	require.NotContains(t, scenarioName(tool, map[string]any{"q": "a\nb"}), "\n")
 }
 

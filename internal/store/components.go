@@ -66,26 +66,17 @@ func (t ComponentsTx) CreateResource(ctx context.Context, r design.Resource) (de
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
 		Ask: askJSON(r.Ask, r.Then),
 	})
-	return resourceFrom(row), err
+	return converted(infallible(resourceFrom))(row, err)
 }
 
 // Resource reads one resource of a server.
 func (t ComponentsTx) Resource(ctx context.Context, server, id uuid.UUID) (design.Resource, error) {
-	row, err := t.q.GetResource(ctx, t.tx, db.GetResourceParams{ServerID: server, ID: id})
-	return resourceFrom(row), notFound(err, "resource")
+	return found("resource", infallible(resourceFrom))(t.q.GetResource(ctx, t.tx, db.GetResourceParams{ServerID: server, ID: id}))
 }
 
 // Resources lists a server's resources in creation order.
 func (t ComponentsTx) Resources(ctx context.Context, server uuid.UUID) ([]design.Resource, error) {
-	rows, err := t.q.ListResources(ctx, t.tx, server)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]design.Resource, len(rows))
-	for i, r := range rows {
-		out[i] = resourceFrom(r)
-	}
-	return out, nil
+	return each(infallible(resourceFrom))(t.q.ListResources(ctx, t.tx, server))
 }
 
 // UpdateResource writes every field of r.
@@ -95,7 +86,7 @@ func (t ComponentsTx) UpdateResource(ctx context.Context, r design.Resource) (de
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
 		Ask: askJSON(r.Ask, r.Then),
 	})
-	return resourceFrom(row), notFound(err, "resource")
+	return found("resource", infallible(resourceFrom))(row, err)
 }
 
 // DeleteResource deletes a resource.

@@ -185,7 +185,6 @@ func compareGolden(t *testing.T, path string, got []byte) {
 
 func readGolden(t *testing.T, path string) []byte {
 	t.Helper()
-	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err, "golden file missing: go test -run TestStoredJSONIsPinned -update writes it")
 	return b
@@ -201,43 +200,135 @@ func marshalText(t *testing.T, v any) string {
 // pinnedRows are the tables with json or jsonb columns.
 func pinnedRows() []pinnedRow {
 	return []pinnedRow{
-		pinRow("mcp_servers", writeServer, readServer, map[string]func(design.Server) any{
-			"source": func(s design.Server) any { return s.Source },
-			"fault":  func(s design.Server) any { return s.Fault },
-			"oauth":  func(s design.Server) any { return s.OAuth },
-		}),
-		pinRow("mcp_tools", writeTool, readTool, map[string]func(design.Tool) any{
-			"input_schema":   func(x design.Tool) any { return x.InputSchema },
-			"output_schema":  func(x design.Tool) any { return x.OutputSchema },
-			"mock_scenarios": func(x design.Tool) any { return x.Scenarios },
-		}),
-		pinRow("mcp_resources", writeResource, readResource, map[string]func(design.Resource) any{
-			"content":     func(r design.Resource) any { return r.Content },
-			"completions": func(r design.Resource) any { return r.Completions },
-			"ask":         func(r design.Resource) any { return askOf(r.Ask, r.Then) },
-		}),
-		pinRow("mcp_prompts", writePrompt, readPrompt, map[string]func(design.Prompt) any{
-			"arguments": func(x design.Prompt) any { return x.Arguments },
-			"messages":  func(x design.Prompt) any { return x.Messages },
-			"ask":       func(x design.Prompt) any { return askOf(x.Ask, x.Then) },
-		}),
-		pinRow("agent_cards", writeAgentCard, readAgentCard, map[string]func(agentcard.Card) any{
-			"card": func(c agentcard.Card) any { return c },
-		}),
-		pinRow("rest_tests", writeRestTest, readRestTest, map[string]func(store.RestTest) any{
-			"test_case":      func(r store.RestTest) any { return r.Case },
-			"generated_from": func(r store.RestTest) any { return r.GeneratedFrom },
-		}),
-		pinRow("rest_test_runs", writeTestRun, readTestRun, map[string]func(store.TestRun) any{
-			"results": func(r store.TestRun) any { return r.Results },
-		}),
-		pinRow("rest_suite_runs", writeSuiteRun, readSuiteRun, map[string]func(store.SuiteRun) any{
-			"test_runs": func(r store.SuiteRun) any { return r.TestRuns },
-		}),
-		pinRow("explore_entries", writeExploreEntry, readExploreEntry, map[string]func(store.ExploreEntry) any{
-			"request":  func(e store.ExploreEntry) any { return e.Request },
-			"response": func(e store.ExploreEntry) any { return e.Response },
-		}),
+		txPin[design.Server]{table: "mcp_servers",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Server {
+				return design.Server{ID: id, Name: "pinned server", Version: "1.0.0", Type: "mock",
+					ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras,
+					CacheScope: design.DefaultCacheScope, CreatedBy: p.ten.UserID.String(),
+					Source: filled[json.RawMessage](t), Fault: filled[*mockspec.Fault](t), OAuth: filled[oauthcfg.Settings](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, s design.Server) error { return errOf(tx.CreateServer(p.ctx, s)) },
+			get:    func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Server, error) { return tx.Server(p.ctx, id) },
+			columns: map[string]func(design.Server) any{
+				"source": func(s design.Server) any { return s.Source },
+				"fault":  func(s design.Server) any { return s.Fault },
+				"oauth":  func(s design.Server) any { return s.OAuth },
+			},
+		}.pinned(),
+		txPin[design.Tool]{table: "mcp_tools",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Tool {
+				return design.Tool{ID: id, ServerID: p.ten.ServerID, Name: "pinned_tool", InputSchema: filled[json.RawMessage](t),
+					OutputSchema: filled[json.RawMessage](t), Scenarios: filled[[]design.Scenario](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, x design.Tool) error { return errOf(tx.CreateTool(p.ctx, x)) },
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Tool, error) {
+				return tx.Tool(p.ctx, p.ten.ServerID, id)
+			},
+			columns: map[string]func(design.Tool) any{
+				"input_schema":   func(x design.Tool) any { return x.InputSchema },
+				"output_schema":  func(x design.Tool) any { return x.OutputSchema },
+				"mock_scenarios": func(x design.Tool) any { return x.Scenarios },
+			},
+		}.pinned(),
+		txPin[design.Resource]{table: "mcp_resources",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Resource {
+				return design.Resource{ID: id, ServerID: p.ten.ServerID, Name: "pinned resource", URI: "docs://pinned",
+					Content: filled[json.RawMessage](t), Completions: filled[map[string][]string](t),
+					Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, r design.Resource) error { return errOf(tx.CreateResource(p.ctx, r)) },
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Resource, error) {
+				return tx.Resource(p.ctx, p.ten.ServerID, id)
+			},
+			columns: map[string]func(design.Resource) any{
+				"content":     func(r design.Resource) any { return r.Content },
+				"completions": func(r design.Resource) any { return r.Completions },
+				"ask":         func(r design.Resource) any { return askOf(r.Ask, r.Then) },
+			},
+		}.pinned(),
+		txPin[design.Prompt]{table: "mcp_prompts",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Prompt {
+				return design.Prompt{ID: id, ServerID: p.ten.ServerID, Name: "pinned_prompt",
+					Arguments: filled[[]design.PromptArgument](t), Messages: filled[[]design.PromptMessage](t),
+					Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, x design.Prompt) error { return errOf(tx.CreatePrompt(p.ctx, x)) },
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Prompt, error) {
+				return tx.Prompt(p.ctx, p.ten.ServerID, id)
+			},
+			columns: map[string]func(design.Prompt) any{
+				"arguments": func(x design.Prompt) any { return x.Arguments },
+				"messages":  func(x design.Prompt) any { return x.Messages },
+				"ask":       func(x design.Prompt) any { return askOf(x.Ask, x.Then) },
+			},
+		}.pinned(),
+		txPin[store.AgentCard]{table: "agent_cards",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.AgentCard {
+				return store.AgentCard{ID: id, Card: filled[agentcard.Card](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, a store.AgentCard) error {
+				return errOf(tx.CreateAgentCard(p.ctx, a.ID, a.Card, p.ten.UserID.String()))
+			},
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (store.AgentCard, error) { return tx.AgentCard(p.ctx, id) },
+			columns: map[string]func(store.AgentCard) any{
+				"card": func(a store.AgentCard) any { return a.Card },
+			},
+		}.pinned(),
+		txPin[store.RestTest]{table: "rest_tests",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.RestTest {
+				return store.RestTest{ID: id, Case: filled[resttest.Case](t), GeneratedFrom: filled[json.RawMessage](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, r store.RestTest) error {
+				return errOf(tx.CreateRestTest(p.ctx, r.ID, r.Case, r.GeneratedFrom, "pinned"))
+			},
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (store.RestTest, error) { return tx.RestTest(p.ctx, id) },
+			columns: map[string]func(store.RestTest) any{
+				"test_case":      func(r store.RestTest) any { return r.Case },
+				"generated_from": func(r store.RestTest) any { return r.GeneratedFrom },
+			},
+		}.pinned(),
+		txPin[store.TestRun]{table: "rest_test_runs",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.TestRun {
+				return store.TestRun{ID: id, TestID: p.ten.TestID,
+					Run: resttest.Run{Passed: true, StartedAt: time.Now(), Results: filled[[]resttest.Result](t)}}
+			},
+			create: func(p pinEnv, tx *store.Tx, r store.TestRun) error {
+				return errOf(tx.CreateTestRun(p.ctx, r.ID, r.TestID, r.Run))
+			},
+			get: testRun,
+			columns: map[string]func(store.TestRun) any{
+				"results": func(r store.TestRun) any { return r.Results },
+			},
+		}.pinned(),
+		txPin[store.SuiteRun]{table: "rest_suite_runs",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.SuiteRun {
+				return store.SuiteRun{ID: id, SuiteID: p.ten.SuiteID, StartedAt: time.Now(),
+					TestRuns: filled[[]resttest.SuiteTestRun](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, r store.SuiteRun) error { return errOf(tx.CreateSuiteRun(p.ctx, r)) },
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (store.SuiteRun, error) {
+				return tx.SuiteRun(p.ctx, p.ten.SuiteID, id)
+			},
+			columns: map[string]func(store.SuiteRun) any{
+				"test_runs": func(r store.SuiteRun) any { return r.TestRuns },
+			},
+		}.pinned(),
+		txPin[store.ExploreEntry]{table: "explore_entries",
+			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.ExploreEntry {
+				return store.ExploreEntry{ID: id, SessionID: p.ten.SessionID,
+					Request: filled[resttest.Request](t), Response: filled[*resttest.Response](t)}
+			},
+			create: func(p pinEnv, tx *store.Tx, e store.ExploreEntry) error {
+				return errOf(tx.CreateExploreEntry(p.ctx, e))
+			},
+			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (store.ExploreEntry, error) {
+				return tx.ExploreEntry(p.ctx, p.ten.SessionID, id)
+			},
+			columns: map[string]func(store.ExploreEntry) any{
+				"request":  func(e store.ExploreEntry) any { return e.Request },
+				"response": func(e store.ExploreEntry) any { return e.Response },
+			},
+		}.pinned(),
 		pinRow("mcp_journal", writeJournal, readJournal, map[string]func(store.JournalRecord) any{
 			"params":     func(r store.JournalRecord) any { return r.Params },
 			"mismatches": func(r store.JournalRecord) any { return r.Mismatches },
@@ -252,201 +343,59 @@ func pinnedRows() []pinnedRow {
 	}
 }
 
+// txPin is a table, keyed by a uuid, whose rows the store writes and reads
+// in a transaction of the tenant's organization, over rows of Go type T.
+type txPin[T any] struct {
+	table string
+	// row is a fully populated row keyed id.
+	row func(t *testing.T, p pinEnv, id uuid.UUID) T
+	// create writes a row through the store; get reads the row keyed id
+	// back.
+	create  func(p pinEnv, tx *store.Tx, row T) error
+	get     func(p pinEnv, tx *store.Tx, id uuid.UUID) (T, error)
+	columns map[string]func(T) any
+}
+
+// pinned is the pinnedRow that writes and reads x's table, each in one
+// transaction.
+func (x txPin[T]) pinned() pinnedRow {
+	write := func(t *testing.T, p pinEnv) (any, T) {
+		id := uuid.New()
+		row := x.row(t, p, id)
+		p.inTx(t, func(tx *store.Tx) error { return x.create(p, tx, row) })
+		return id, row
+	}
+	read := func(t *testing.T, p pinEnv, key any) (row T) {
+		p.inTx(t, func(tx *store.Tx) (err error) {
+			row, err = x.get(p, tx, key.(uuid.UUID))
+			return err
+		})
+		return row
+	}
+	return pinRow(x.table, write, read, x.columns)
+}
+
+// errOf is the error of a write whose returned row the test does not need.
+func errOf[T any](_ T, err error) error { return err }
+
 // askOf is the questions of a prompt or resource as one value, as its ask
 // column holds them.
 func askOf(ask map[string]mockspec.InputRequest, then []mockspec.Branch) any {
 	return map[string]any{"ask": ask, "then": then}
 }
 
-func writeServer(t *testing.T, p pinEnv) (any, design.Server) {
-	t.Helper()
-	s := design.Server{ID: uuid.New(), Name: "pinned server", Version: "1.0.0", Type: "mock",
-		ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope,
-		CreatedBy: p.ten.UserID.String(),
-		Source:    filled[json.RawMessage](t), Fault: filled[*mockspec.Fault](t), OAuth: filled[oauthcfg.Settings](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateServer(p.ctx, s)
-		return err
-	})
-	return s.ID, s
-}
-
-func readServer(t *testing.T, p pinEnv, key any) (s design.Server) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		s, err = tx.Server(p.ctx, key.(uuid.UUID))
-		return err
-	})
-	return s
-}
-
-func writeTool(t *testing.T, p pinEnv) (any, design.Tool) {
-	t.Helper()
-	x := design.Tool{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned_tool",
-		InputSchema: filled[json.RawMessage](t), OutputSchema: filled[json.RawMessage](t),
-		Scenarios: filled[[]design.Scenario](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateTool(p.ctx, x)
-		return err
-	})
-	return x.ID, x
-}
-
-func readTool(t *testing.T, p pinEnv, key any) (x design.Tool) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		x, err = tx.Tool(p.ctx, p.ten.ServerID, key.(uuid.UUID))
-		return err
-	})
-	return x
-}
-
-func writeResource(t *testing.T, p pinEnv) (any, design.Resource) {
-	t.Helper()
-	r := design.Resource{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned resource", URI: "docs://pinned",
-		Content: filled[json.RawMessage](t), Completions: filled[map[string][]string](t),
-		Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateResource(p.ctx, r)
-		return err
-	})
-	return r.ID, r
-}
-
-func readResource(t *testing.T, p pinEnv, key any) (r design.Resource) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		r, err = tx.Resource(p.ctx, p.ten.ServerID, key.(uuid.UUID))
-		return err
-	})
-	return r
-}
-
-func writePrompt(t *testing.T, p pinEnv) (any, design.Prompt) {
-	t.Helper()
-	x := design.Prompt{ID: uuid.New(), ServerID: p.ten.ServerID, Name: "pinned_prompt",
-		Arguments: filled[[]design.PromptArgument](t), Messages: filled[[]design.PromptMessage](t),
-		Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreatePrompt(p.ctx, x)
-		return err
-	})
-	return x.ID, x
-}
-
-func readPrompt(t *testing.T, p pinEnv, key any) (x design.Prompt) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		x, err = tx.Prompt(p.ctx, p.ten.ServerID, key.(uuid.UUID))
-		return err
-	})
-	return x
-}
-
-func writeAgentCard(t *testing.T, p pinEnv) (any, agentcard.Card) {
-	t.Helper()
-	c := filled[agentcard.Card](t)
-	id := uuid.New()
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateAgentCard(p.ctx, id, c, p.ten.UserID.String())
-		return err
-	})
-	return id, c
-}
-
-func readAgentCard(t *testing.T, p pinEnv, key any) (c agentcard.Card) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) error {
-		a, err := tx.AgentCard(p.ctx, key.(uuid.UUID))
-		c = a.Card
-		return err
-	})
-	return c
-}
-
-func writeRestTest(t *testing.T, p pinEnv) (any, store.RestTest) {
-	t.Helper()
-	r := store.RestTest{ID: uuid.New(), Case: filled[resttest.Case](t), GeneratedFrom: filled[json.RawMessage](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateRestTest(p.ctx, r.ID, r.Case, r.GeneratedFrom, "pinned")
-		return err
-	})
-	return r.ID, r
-}
-
-func readRestTest(t *testing.T, p pinEnv, key any) (r store.RestTest) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		r, err = tx.RestTest(p.ctx, key.(uuid.UUID))
-		return err
-	})
-	return r
-}
-
-func writeTestRun(t *testing.T, p pinEnv) (any, store.TestRun) {
-	t.Helper()
-	r := store.TestRun{ID: uuid.New(), TestID: p.ten.TestID,
-		Run: resttest.Run{Passed: true, StartedAt: time.Now(), Results: filled[[]resttest.Result](t)}}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateTestRun(p.ctx, r.ID, r.TestID, r.Run)
-		return err
-	})
-	return r.ID, r
-}
-
-func readTestRun(t *testing.T, p pinEnv, key any) (r store.TestRun) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) error {
-		runs, _, err := tx.TestRuns(p.ctx, p.ten.TestID, nil, 100)
-		for _, run := range runs {
-			if run.ID == key.(uuid.UUID) {
-				r = run
-			}
-		}
-		return err
-	})
-	require.Equal(t, key, r.ID, "the test run reads back")
-	return r
-}
-
-func writeSuiteRun(t *testing.T, p pinEnv) (any, store.SuiteRun) {
-	t.Helper()
-	r := store.SuiteRun{ID: uuid.New(), SuiteID: p.ten.SuiteID, StartedAt: time.Now(),
-		TestRuns: filled[[]resttest.SuiteTestRun](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateSuiteRun(p.ctx, r)
-		return err
-	})
-	return r.ID, r
-}
-
-func readSuiteRun(t *testing.T, p pinEnv, key any) (r store.SuiteRun) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		r, err = tx.SuiteRun(p.ctx, p.ten.SuiteID, key.(uuid.UUID))
-		return err
-	})
-	return r
-}
-
-func writeExploreEntry(t *testing.T, p pinEnv) (any, store.ExploreEntry) {
-	t.Helper()
-	e := store.ExploreEntry{ID: uuid.New(), SessionID: p.ten.SessionID,
-		Request: filled[resttest.Request](t), Response: filled[*resttest.Response](t)}
-	p.inTx(t, func(tx *store.Tx) error {
-		_, err := tx.CreateExploreEntry(p.ctx, e)
-		return err
-	})
-	return e.ID, e
-}
-
-func readExploreEntry(t *testing.T, p pinEnv, key any) (e store.ExploreEntry) {
-	t.Helper()
-	p.inTx(t, func(tx *store.Tx) (err error) {
-		e, err = tx.ExploreEntry(p.ctx, p.ten.SessionID, key.(uuid.UUID))
-		return err
-	})
-	return e
+// testRun reads the run id of the tenant's test back: the store lists a
+// test's runs, it has no read of one run.
+func testRun(p pinEnv, tx *store.Tx, id uuid.UUID) (store.TestRun, error) {
+	runs, _, err := tx.TestRuns(p.ctx, p.ten.TestID, nil, 100)
+	if err != nil {
+		return store.TestRun{}, err
+	}
+	i := slices.IndexFunc(runs, func(r store.TestRun) bool { return r.ID == id })
+	if i < 0 {
+		return store.TestRun{}, fmt.Errorf("test run %s does not read back", id)
+	}
+	return runs[i], nil
 }
 
 func writeJournal(t *testing.T, p pinEnv) (any, store.JournalRecord) {

@@ -34,6 +34,13 @@ func newTask(t *testing.T, st *store.Store, org, server uuid.UUID, created time.
 	return task
 }
 
+// expiringTask creates a task of ten's server, created an hour before now
+// and expiring at expires.
+func expiringTask(t *testing.T, st *store.Store, ten tenant, now, expires time.Time) store.Task {
+	t.Helper()
+	return newTask(t, st, ten.OrgID, ten.ServerID, now.Add(-time.Hour), &expires)
+}
+
 func at(t time.Time) *time.Time { return &t }
 
 func TestTaskRoundTrip(t *testing.T) {
@@ -135,8 +142,8 @@ func TestTaskExpired(t *testing.T) {
 	st, a, _ := seedTwo(t)
 	ctx := context.Background()
 	now := time.Now()
-	gone := newTask(t, st, a.OrgID, a.ServerID, now.Add(-time.Hour), at(now.Add(-time.Second)))
-	live := newTask(t, st, a.OrgID, a.ServerID, now.Add(-time.Hour), at(now.Add(time.Hour)))
+	gone := expiringTask(t, st, a, now, now.Add(-time.Second))
+	live := expiringTask(t, st, a, now, now.Add(time.Hour))
 
 	// Read until swept, so that its reader can say it expired.
 	got, err := st.GetTask(ctx, a.OrgID, a.ServerID, gone.ID)
@@ -294,9 +301,9 @@ func TestSweepTasks(t *testing.T) {
 	st, a, b := seedTwo(t)
 	ctx := context.Background()
 	now := time.Now()
-	goneA := newTask(t, st, a.OrgID, a.ServerID, now.Add(-time.Hour), at(now.Add(-time.Minute)))
-	goneB := newTask(t, st, b.OrgID, b.ServerID, now.Add(-time.Hour), at(now.Add(-time.Second)))
-	edge := newTask(t, st, b.OrgID, b.ServerID, now.Add(-time.Hour), at(now.Truncate(time.Microsecond)))
+	goneA := expiringTask(t, st, a, now, now.Add(-time.Minute))
+	goneB := expiringTask(t, st, b, now, now.Add(-time.Second))
+	edge := expiringTask(t, st, b, now, now.Truncate(time.Microsecond))
 	later := newTask(t, st, a.OrgID, a.ServerID, now, at(now.Add(time.Hour)))
 	never := newTask(t, st, a.OrgID, a.ServerID, now, nil)
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
@@ -233,12 +232,7 @@ func TestRoundsReachTheDatabase(t *testing.T) {
 	t.Parallel()
 	st := testdb.Store(t)
 	ctx := context.Background()
-	org, server := uuid.New(), uuid.New()
-	_, err := st.Pool().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, org, "org-"+org.String()[:8])
-	require.NoError(t, err)
-	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by) VALUES ($1, $2, 's', 't')`,
-		server, org)
-	require.NoError(t, err)
+	org, server := testdb.Server(t, st)
 
 	w := journal.New(st, quiet(), journal.Options{})
 	batchtest.Run(t, w)

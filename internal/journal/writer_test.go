@@ -372,12 +372,7 @@ func TestWritesToTheDatabase(t *testing.T) {
 	t.Parallel()
 	st := testdb.Store(t)
 	ctx := context.Background()
-	org, server := uuid.New(), uuid.New()
-	_, err := st.Pool().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, org, "org-"+org.String()[:8])
-	require.NoError(t, err)
-	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by) VALUES ($1, $2, 's', 't')`,
-		server, org)
-	require.NoError(t, err)
+	org, server := testdb.Server(t, st)
 
 	w := journal.New(st, quiet(), journal.Options{})
 	batchtest.Run(t, w)
@@ -409,7 +404,7 @@ func TestWritesToTheDatabase(t *testing.T) {
 	require.Equal(t, -32602, r.ErrorCode)
 	require.Equal(t, journal.OutcomeNoMatch, r.Outcome)
 
-	_, err = w.Prune(ctx)
+	_, err := w.Prune(ctx)
 	require.NoError(t, err)
 	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM mcp_journal WHERE server_id = $1`, server).Scan(&rows))
 	require.Equal(t, 1000, rows, "retention keeps MaxPerServer (default 1000)")

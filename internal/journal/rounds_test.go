@@ -14,7 +14,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
-	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
 // recorded hands e to a writer over a memory sink and returns the record
@@ -230,12 +229,8 @@ func TestRetryKeepsTheRounds(t *testing.T) {
 // than MaxRounds, are written (not skipped) and listed back.
 func TestRoundsReachTheDatabase(t *testing.T) {
 	t.Parallel()
-	st := testdb.Store(t)
+	st, w, org, server := storeWriter(t)
 	ctx := context.Background()
-	org, server := testdb.Server(t, st)
-
-	w := journal.New(st, quiet(), journal.Options{})
-	batchtest.Run(t, w)
 	big := journal.Round{Asked: map[string]json.RawMessage{}, Answers: map[string]json.RawMessage{}, Sent: true, Branch: 0}
 	for q := range 10 {
 		id := fmt.Sprintf("q%d", q)

@@ -366,16 +366,23 @@ func TestNilWriterRecordsNothing(t *testing.T) {
 	require.Equal(t, journal.Stats{}, w.Stats())
 }
 
+// storeWriter is a running writer to a fresh database holding one
+// organization and a server of it.
+func storeWriter(t *testing.T) (st *store.Store, w *journal.Writer, org, server uuid.UUID) {
+	t.Helper()
+	st = testdb.Store(t)
+	org, server = testdb.Server(t, st)
+	w = journal.New(st, quiet(), journal.Options{})
+	batchtest.Run(t, w)
+	return st, w, org, server
+}
+
 // TestWritesToTheDatabase goes through the real store: what the endpoint
 // hands over is what the journal lists, "why no match" included.
 func TestWritesToTheDatabase(t *testing.T) {
 	t.Parallel()
-	st := testdb.Store(t)
+	st, w, org, server := storeWriter(t)
 	ctx := context.Background()
-	org, server := testdb.Server(t, st)
-
-	w := journal.New(st, quiet(), journal.Options{})
-	batchtest.Run(t, w)
 	e := entry("tools/call")
 	e.OrgID, e.ServerID, e.Tool, e.Outcome = org, server, "get_weather", journal.OutcomeNoMatch
 	e.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"London"}}`)

@@ -242,10 +242,11 @@ func applyParts(ctx context.Context, tx *store.Tx, plan *Plan, server uuid.UUID,
 }
 
 // partKind is how a document's parts of one kind (tools, resources or
-// prompts) are matched, compared, planned and written.
+// prompts) are matched, compared, planned and written, and exported in
+// the order of their keys.
 type partKind[T any] struct {
-	// key matches a stored part with the document's: the name (a
-	// resource's uri).
+	// key matches a stored part with the document's and orders an
+	// export: the name (a resource's uri).
 	key func(T) string
 	// form is the part's document form, for comparison.
 	form func(T) ([]byte, error)

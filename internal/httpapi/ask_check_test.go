@@ -14,21 +14,18 @@ func TestAskChecks(t *testing.T) {
 	t.Parallel()
 	env, ada, server, tools := designFixture(t, "Acme Labs", "Asker", "tools")
 	const name = `{"elicitation":{"message":"Name?","requested_schema":{"type":"object","properties":{"name":{"type":"string"}}}}}`
-	scenario := func(sc string) map[string]any {
-		return map[string]any{"name": "t", "mock_scenarios": rmJSON(t, "["+sc+"]")}
-	}
 	requireInvalid(t, ada, "POST", tools, []invalidBody{
-		{"then without ask", scenario(`{"name":"s","then":[{"response":{}}]}`),
+		{"then without ask", toolBody(t, `{"name":"s","then":[{"response":{}}]}`),
 			[]string{"mock_scenarios[0].ask"}},
-		{"ask beside a response", scenario(`{"name":"s","ask":{"u":` + name + `},"then":[{"response":{}}],"response":{}}`),
+		{"ask beside a response", toolBody(t, `{"name":"s","ask":{"u":`+name+`},"then":[{"response":{}}],"response":{}}`),
 			[]string{"mock_scenarios[0].response"}},
-		{"a schema that is not an object's", scenario(`{"name":"s","ask":{"u":{"elicitation":{"message":"m","requested_schema":{"type":"string"}}}},"then":[{"response":{}}]}`),
+		{"a schema that is not an object's", toolBody(t, `{"name":"s","ask":{"u":{"elicitation":{"message":"m","requested_schema":{"type":"string"}}}},"then":[{"response":{}}]}`),
 			[]string{`mock_scenarios[0].ask["u"].elicitation.requested_schema`}},
-		{"a bad condition and an unknown placeholder", scenario(`{"name":"s","ask":{"u":` + name + `},"then":[{"when":{"field":"u.action","operator":"is"},"response":{}},{"response":{"a":"{{v.content}}"}}]}`),
+		{"a bad condition and an unknown placeholder", toolBody(t, `{"name":"s","ask":{"u":`+name+`},"then":[{"when":{"field":"u.action","operator":"is"},"response":{}},{"response":{"a":"{{v.content}}"}}]}`),
 			[]string{"mock_scenarios[0].then[0].when.operator", "mock_scenarios[0].then[1].response"}},
-		{"a nested round reusing an id", scenario(`{"name":"s","ask":{"u":` + name + `},"then":[{"ask":{"u":{"roots":{}}},"then":[{"response":{}}]}]}`),
+		{"a nested round reusing an id", toolBody(t, `{"name":"s","ask":{"u":`+name+`},"then":[{"ask":{"u":{"roots":{}}},"then":[{"response":{}}]}]}`),
 			[]string{`mock_scenarios[0].then[0].ask["u"]`}},
-		{"an unknown kind of question", scenario(`{"name":"s","ask":{"u":{"telepathy":{}}},"then":[{"response":{}}]}`),
+		{"an unknown kind of question", toolBody(t, `{"name":"s","ask":{"u":{"telepathy":{}}},"then":[{"response":{}}]}`),
 			[]string{"mock_scenarios[0].ask.u.telepathy"}},
 	})
 	if n := rowCount(t, env, "mcp_tools", "server_id", server); n != 0 {

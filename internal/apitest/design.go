@@ -3,8 +3,13 @@ package apitest
 import (
 	"encoding/json"
 	"net/http"
+	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/designdoc"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
+	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
 // CreateServer creates a server from the body of POST /api/servers, then
@@ -30,4 +35,15 @@ func (c *Client) EnableServer(id string) *Response {
 	r := c.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
 	require.Equal(c.t, true, r.Get("enabled"))
 	return r
+}
+
+// RequireValidDocument requires the design document doc (JSON or YAML) to
+// be valid against s, the compiled design document schema.
+func RequireValidDocument(t testing.TB, s *schema.Schema, doc []byte) {
+	t.Helper()
+	js, err := designdoc.ToJSON(doc)
+	require.NoError(t, err)
+	v, err := jsonvalue.Decode(js)
+	require.NoError(t, err)
+	require.Empty(t, s.Validate(v), "%s", doc)
 }

@@ -22,7 +22,7 @@ import (
 func TestConcurrentRecordsAllWrittenOnce(t *testing.T) {
 	t.Parallel()
 	st := testdb.Store(t)
-	org := organization(t, st)
+	org := testdb.Org(t, st)
 	w := audit.New(st, testLog(t), audit.Options{})
 	batchtest.Run(t, w)
 
@@ -56,7 +56,7 @@ func TestFailingInsertsRetryUntilTheDatabaseAcceptsThem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := testdb.Store(t)
-	org := organization(t, st)
+	org := testdb.Org(t, st)
 	_, err := st.Pool().Exec(ctx, "REVOKE INSERT ON policy_api_audit FROM "+store.AppRole)
 	require.NoError(t, err)
 	w, logs := runLogged(t, st, audit.Options{
@@ -179,7 +179,7 @@ func TestPartialBatchWrittenAfterFlushInterval(t *testing.T) {
 	batchtest.Run(t, w)
 
 	start := time.Now()
-	require.True(t, w.Record(record(organization(t, st))))
+	require.True(t, w.Record(record(testdb.Org(t, st))))
 	for rowCount(t, st) == 0 {
 		require.Less(t, time.Since(start), interval+time.Second, "the record did not arrive")
 		time.Sleep(5 * time.Millisecond)
@@ -266,15 +266,6 @@ func runLogged(t *testing.T, sink audit.Sink, opts audit.Options) (*audit.Writer
 	w := audit.New(sink, slog.New(logs), opts)
 	batchtest.Run(t, w)
 	return w, logs
-}
-
-func organization(t *testing.T, st *store.Store) uuid.UUID {
-	t.Helper()
-	id := uuid.New()
-	_, err := st.Pool().Exec(context.Background(),
-		`INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, id, "org-"+id.String()[:8])
-	require.NoError(t, err)
-	return id
 }
 
 func record(org uuid.UUID) store.AuditRecord {

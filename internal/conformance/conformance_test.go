@@ -67,24 +67,7 @@ func TestOfficialConformanceSuite(t *testing.T) {
 	for _, set := range requirementSets {
 		t.Run(set.revision, func(t *testing.T) {
 			endpoint := createDesign(t, owner, filepath.Join("testdata", set.design))
-			expected, err := filepath.Abs(filepath.Join("testdata", set.expected))
-			require.NoError(t, err)
-			results := t.TempDir()
-			ctx, cancel := context.WithTimeout(t.Context(), suiteTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, cli, "server", "--requirements", set.revision,
-				"--url", endpoint, "--expected-failures", expected, "-o", results)
-			cmd.Dir = t.TempDir()
-			out, err := cmd.CombinedOutput()
-			t.Logf("conformance server --requirements %s --url %s\n%s", set.revision, endpoint, ansiColor.ReplaceAll(out, nil))
-			require.NoError(t, ctx.Err(), "the suite did not finish within %s", suiteTimeout)
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				t.Fatalf("the suite exited with %d: a scenario failed that %s does not list, "+
-					"or a listed one passed (see the summary above). Failed checks and warnings:\n%s",
-					exit.ExitCode(), set.expected, unmetChecks(t, results, nil))
-			}
-			require.NoError(t, err)
+			results := runSuite(t, node, cli, endpoint, []string{"--requirements", set.revision}, set.expected, "scenario", suiteTimeout)
 			require.Empty(t, unmetChecks(t, results, set.pending), "scenarios run but not scored at %s", set.revision)
 		})
 	}
@@ -106,30 +89,42 @@ var tasksSet = struct{ prefix, design, expected string }{
 // one is run as soon as the pinned suite has it.
 func runExtension(t *testing.T, node, cli, endpoint string) {
 	t.Helper()
-	expected, err := filepath.Abs(filepath.Join("testdata", tasksSet.expected))
-	require.NoError(t, err)
 	scenarios := extensionScenarios(t, node, cli, tasksSet.prefix)
 	require.NotEmpty(t, scenarios, "the suite lists no %s* extension scenario", tasksSet.prefix)
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
-			results := t.TempDir()
-			ctx, cancel := context.WithTimeout(t.Context(), scenarioTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, cli, "server", "--scenario", scenario,
-				"--url", endpoint, "--expected-failures", expected, "-o", results)
-			cmd.Dir = t.TempDir()
-			out, err := cmd.CombinedOutput()
-			t.Logf("conformance server --scenario %s --url %s\n%s", scenario, endpoint, ansiColor.ReplaceAll(out, nil))
-			require.NoError(t, ctx.Err(), "the scenario did not finish within %s", scenarioTimeout)
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				t.Fatalf("the suite exited with %d: a check failed that %s does not list, "+
-					"or a listed one passed (see the summary above). Failed checks and warnings:\n%s",
-					exit.ExitCode(), tasksSet.expected, unmetChecks(t, results, nil))
-			}
-			require.NoError(t, err)
+			runSuite(t, node, cli, endpoint, []string{"--scenario", scenario}, tasksSet.expected, "check", scenarioTimeout)
 		})
 	}
+}
+
+// runSuite runs the suite's server checks that selection picks
+// (--requirements or --scenario) against endpoint, with the expected
+// failures of the testdata file expected, within timeout, and returns the
+// folder of its results. It fails t when the suite exits non-zero: a
+// failing (a scenario or a check) that expected does not list, or a listed
+// one that passed.
+func runSuite(t *testing.T, node, cli, endpoint string, selection []string, expected, failing string, timeout time.Duration) (results string) {
+	t.Helper()
+	expectedPath, err := filepath.Abs(filepath.Join("testdata", expected))
+	require.NoError(t, err)
+	results = t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	args := append([]string{cli, "server"}, selection...)
+	cmd := exec.CommandContext(ctx, node, append(args, "--url", endpoint, "--expected-failures", expectedPath, "-o", results)...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	t.Logf("conformance server %s --url %s\n%s", strings.Join(selection, " "), endpoint, ansiColor.ReplaceAll(out, nil))
+	require.NoError(t, ctx.Err(), "the suite did not finish within %s", timeout)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		t.Fatalf("the suite exited with %d: a %s failed that %s does not list, "+
+			"or a listed one passed (see the summary above). Failed checks and warnings:\n%s",
+			exit.ExitCode(), failing, expected, unmetChecks(t, results, nil))
+	}
+	require.NoError(t, err)
+	return results
 }
 
 // scenarioTimeout bounds one extension scenario: the suite waits up to 10 s

@@ -188,26 +188,8 @@ func create(ctx context.Context, tx *store.Tx, doc Document, opts ApplyOptions) 
 	if opts.DryRun && doc.ID == uuid.Nil {
 		plan.Server.ID = uuid.Nil
 	}
-	for _, t := range d.Tools {
-		t.ID, t.ServerID = uuid.New(), srv.ID
-		if _, err := tx.CreateTool(ctx, t); err != nil {
-			return Plan{}, err
-		}
-		plan.Tools = append(plan.Tools, PartPlan{Name: t.Name, Action: Created})
-	}
-	for _, r := range d.Resources {
-		r.ID, r.ServerID = uuid.New(), srv.ID
-		if _, err := tx.CreateResource(ctx, r); err != nil {
-			return Plan{}, err
-		}
-		plan.Resources = append(plan.Resources, PartPlan{Name: r.Name, URI: r.URI, Action: Created})
-	}
-	for _, p := range d.Prompts {
-		p.ID, p.ServerID = uuid.New(), srv.ID
-		if _, err := tx.CreatePrompt(ctx, p); err != nil {
-			return Plan{}, err
-		}
-		plan.Prompts = append(plan.Prompts, PartPlan{Name: p.Name, Action: Created})
+	if err := applyParts(ctx, tx, &plan, srv.ID, d, false); err != nil {
+		return Plan{}, err
 	}
 	return plan, nil
 }
@@ -229,70 +211,7 @@ func update(ctx context.Context, tx *store.Tx, cur design.Server, doc Document) 
 		plan.Server.Action = Updated
 	}
 
-	tools, err := tx.Tools(ctx, cur.ID)
-	if err != nil {
-		return Plan{}, err
-	}
-	plan.Tools, err = reconcile(d.Tools, tools, func(t design.Tool) string { return t.Name }, toolJSON,
-		func(t design.Tool) PartPlan { return PartPlan{Name: t.Name} },
-		func(t *design.Tool, old *design.Tool) error {
-			switch {
-			case old == nil:
-				t.ID, t.ServerID = uuid.New(), cur.ID
-				_, err := tx.CreateTool(ctx, *t)
-				return err
-			case t == nil:
-				return tx.DeleteTool(ctx, cur.ID, old.ID)
-			}
-			t.ID, t.ServerID = old.ID, cur.ID
-			_, err := tx.UpdateTool(ctx, *t)
-			return err
-		})
-	if err != nil {
-		return Plan{}, err
-	}
-	resources, err := tx.Resources(ctx, cur.ID)
-	if err != nil {
-		return Plan{}, err
-	}
-	plan.Resources, err = reconcile(d.Resources, resources, func(r design.Resource) string { return r.URI }, resourceJSON,
-		func(r design.Resource) PartPlan { return PartPlan{Name: r.Name, URI: r.URI} },
-		func(r *design.Resource, old *design.Resource) error {
-			switch {
-			case old == nil:
-				r.ID, r.ServerID = uuid.New(), cur.ID
-				_, err := tx.CreateResource(ctx, *r)
-				return err
-			case r == nil:
-				return tx.DeleteResource(ctx, cur.ID, old.ID)
-			}
-			r.ID, r.ServerID = old.ID, cur.ID
-			_, err := tx.UpdateResource(ctx, *r)
-			return err
-		})
-	if err != nil {
-		return Plan{}, err
-	}
-	prompts, err := tx.Prompts(ctx, cur.ID)
-	if err != nil {
-		return Plan{}, err
-	}
-	plan.Prompts, err = reconcile(d.Prompts, prompts, func(p design.Prompt) string { return p.Name }, promptJSON,
-		func(p design.Prompt) PartPlan { return PartPlan{Name: p.Name} },
-		func(p *design.Prompt, old *design.Prompt) error {
-			switch {
-			case old == nil:
-				p.ID, p.ServerID = uuid.New(), cur.ID
-				_, err := tx.CreatePrompt(ctx, *p)
-				return err
-			case p == nil:
-				return tx.DeletePrompt(ctx, cur.ID, old.ID)
-			}
-			p.ID, p.ServerID = old.ID, cur.ID
-			_, err := tx.UpdatePrompt(ctx, *p)
-			return err
-		})
-	if err != nil {
+	if err := applyParts(ctx, tx, &plan, cur.ID, d, true); err != nil {
 		return Plan{}, err
 	}
 
@@ -307,12 +226,109 @@ func update(ctx context.Context, tx *store.Tx, cur design.Server, doc Document) 
 	return plan, nil
 }
 
+// applyParts makes the tools, resources and prompts of server the
+// design's and records what it did in plan. existing is false for a
+// server just created, which has no parts to read.
+func applyParts(ctx context.Context, tx *store.Tx, plan *Plan, server uuid.UUID, d design.Design, existing bool) error {
+	var err error
+	if plan.Tools, err = toolParts.apply(ctx, tx, server, d.Tools, existing); err != nil {
+		return err
+	}
+	if plan.Resources, err = resourceParts.apply(ctx, tx, server, d.Resources, existing); err != nil {
+		return err
+	}
+	plan.Prompts, err = promptParts.apply(ctx, tx, server, d.Prompts, existing)
+	return err
+}
+
+// partKind is how a document's parts of one kind (tools, resources or
+// prompts) are matched, compared, planned and written, and exported in
+// the order of their keys.
+type partKind[T any] struct {
+	// key matches a stored part with the document's and orders an
+	// export: the name (a resource's uri).
+	key func(T) string
+	// form is the part's document form, for comparison.
+	form func(T) ([]byte, error)
+	// plan names the part in a plan.
+	plan func(T) PartPlan
+	// ids are the part's own id and its server's.
+	ids func(*T) (id, server *uuid.UUID)
+
+	list   func(*store.Tx, context.Context, uuid.UUID) ([]T, error)
+	create func(*store.Tx, context.Context, T) (T, error)
+	update func(*store.Tx, context.Context, T) (T, error)
+	remove func(tx *store.Tx, ctx context.Context, server, id uuid.UUID) error
+}
+
+var (
+	toolParts = partKind[design.Tool]{
+		key:    func(t design.Tool) string { return t.Name },
+		form:   toolJSON,
+		plan:   func(t design.Tool) PartPlan { return PartPlan{Name: t.Name} },
+		ids:    func(t *design.Tool) (*uuid.UUID, *uuid.UUID) { return &t.ID, &t.ServerID },
+		list:   (*store.Tx).Tools,
+		create: (*store.Tx).CreateTool,
+		update: (*store.Tx).UpdateTool,
+		remove: (*store.Tx).DeleteTool,
+	}
+	resourceParts = partKind[design.Resource]{
+		key:    func(r design.Resource) string { return r.URI },
+		form:   resourceJSON,
+		plan:   func(r design.Resource) PartPlan { return PartPlan{Name: r.Name, URI: r.URI} },
+		ids:    func(r *design.Resource) (*uuid.UUID, *uuid.UUID) { return &r.ID, &r.ServerID },
+		list:   (*store.Tx).Resources,
+		create: (*store.Tx).CreateResource,
+		update: (*store.Tx).UpdateResource,
+		remove: (*store.Tx).DeleteResource,
+	}
+	promptParts = partKind[design.Prompt]{
+		key:    func(p design.Prompt) string { return p.Name },
+		form:   promptJSON,
+		plan:   func(p design.Prompt) PartPlan { return PartPlan{Name: p.Name} },
+		ids:    func(p *design.Prompt) (*uuid.UUID, *uuid.UUID) { return &p.ID, &p.ServerID },
+		list:   (*store.Tx).Prompts,
+		create: (*store.Tx).CreatePrompt,
+		update: (*store.Tx).UpdatePrompt,
+		remove: (*store.Tx).DeletePrompt,
+	}
+)
+
+// apply makes server's parts of this kind want, comparing them with the
+// ones it has when it is an existing server, and returns the plan of each.
+func (k partKind[T]) apply(ctx context.Context, tx *store.Tx, server uuid.UUID, want []T, existing bool) ([]PartPlan, error) {
+	var have []T
+	if existing {
+		var err error
+		if have, err = k.list(tx, ctx, server); err != nil {
+			return nil, err
+		}
+	}
+	return k.reconcile(want, have, func(part, old *T) error {
+		switch {
+		case old == nil:
+			id, srv := k.ids(part)
+			*id, *srv = uuid.New(), server
+			_, err := k.create(tx, ctx, *part)
+			return err
+		case part == nil:
+			oldID, _ := k.ids(old)
+			return k.remove(tx, ctx, server, *oldID)
+		}
+		oldID, _ := k.ids(old)
+		id, srv := k.ids(part)
+		*id, *srv = *oldID, server
+		_, err := k.update(tx, ctx, *part)
+		return err
+	})
+}
+
 // reconcile makes have (the server's parts) match want (the document's),
 // matching them by key: write(part, nil) creates, write(nil, old) deletes,
 // write(part, old) updates a part whose document form differs. Deletions
 // run first, so that a key freed by one is free for the rest.
-func reconcile[T any](want, have []T, key func(T) string, form func(T) ([]byte, error), plan func(T) PartPlan,
-	write func(part, old *T) error) ([]PartPlan, error) {
+func (k partKind[T]) reconcile(want, have []T, write func(part, old *T) error) ([]PartPlan, error) {
+	key, form, plan := k.key, k.form, k.plan
 	wanted := make(map[string]bool, len(want))
 	for _, p := range want {
 		wanted[key(p)] = true

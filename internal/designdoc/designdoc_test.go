@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/designdoc"
 	"github.com/mockmcp/mockmcp/internal/failure"
-	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -71,15 +71,6 @@ func compiled(t *testing.T) *schema.Schema {
 	return s
 }
 
-func requireValid(t *testing.T, s *schema.Schema, doc []byte) {
-	t.Helper()
-	js, err := designdoc.ToJSON(doc)
-	require.NoError(t, err)
-	v, err := jsonvalue.Decode(js)
-	require.NoError(t, err)
-	require.Empty(t, s.Validate(v), "%s", doc)
-}
-
 // TestExamples: every example document is valid against the schema,
 // parses, and exports to a valid document that parses to the same design.
 func TestExamples(t *testing.T) {
@@ -91,7 +82,7 @@ func TestExamples(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			raw, err := os.ReadFile(f)
 			require.NoError(t, err)
-			requireValid(t, s, raw)
+			apitest.RequireValidDocument(t, s, raw)
 			doc, err := designdoc.Parse(raw)
 			require.NoError(t, err)
 			require.NotEmpty(t, doc.Design.Tools)
@@ -100,10 +91,10 @@ func TestExamples(t *testing.T) {
 
 			js, err := designdoc.Export(doc.Design)
 			require.NoError(t, err)
-			requireValid(t, s, js)
+			apitest.RequireValidDocument(t, s, js)
 			y, err := designdoc.ToYAML(js)
 			require.NoError(t, err)
-			requireValid(t, s, y)
+			apitest.RequireValidDocument(t, s, y)
 
 			// YAML and JSON exports are the same document.
 			fromYAML, err := designdoc.ToJSON(y)

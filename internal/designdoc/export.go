@@ -40,23 +40,19 @@ var (
 // by uri. The server's id is not included: the document can be applied in
 // any organization. Nor is the upstream, which documents never carry.
 func Export(d design.Design) ([]byte, error) {
-	tools := slices.SortedFunc(slices.Values(d.Tools), func(a, b design.Tool) int { return strings.Compare(a.Name, b.Name) })
-	resources := slices.SortedFunc(slices.Values(d.Resources), func(a, b design.Resource) int { return strings.Compare(a.URI, b.URI) })
-	prompts := slices.SortedFunc(slices.Values(d.Prompts), func(a, b design.Prompt) int { return strings.Compare(a.Name, b.Name) })
-
 	m, err := serverMembers(d.Server)
 	if err != nil {
 		return nil, err
 	}
 	m["apiVersion"], _ = json.Marshal(APIVersion)
 	m["kind"], _ = json.Marshal(Kind)
-	if m["tools"], err = list(tools, toolJSON); err != nil {
+	if m["tools"], err = toolParts.export(d.Tools); err != nil {
 		return nil, err
 	}
-	if m["resources"], err = list(resources, resourceJSON); err != nil {
+	if m["resources"], err = resourceParts.export(d.Resources); err != nil {
 		return nil, err
 	}
-	if m["prompts"], err = list(prompts, promptJSON); err != nil {
+	if m["prompts"], err = promptParts.export(d.Prompts); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -145,6 +141,11 @@ func members(v any, noise []string) (map[string]json.RawMessage, error) {
 		}
 	}
 	return m, nil
+}
+
+// export is the document form of parts, sorted by key.
+func (k partKind[T]) export(parts []T) (json.RawMessage, error) {
+	return list(slices.SortedFunc(slices.Values(parts), func(a, b T) int { return strings.Compare(k.key(a), k.key(b)) }), k.form)
 }
 
 func list[T any](items []T, enc func(T) ([]byte, error)) (json.RawMessage, error) {

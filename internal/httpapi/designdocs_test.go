@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
-	"github.com/mockmcp/mockmcp/internal/designdoc"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -72,15 +71,6 @@ func publishedSchema(t *testing.T, env *apitest.Env) *schema.Schema {
 	return s
 }
 
-func requireValid(t *testing.T, s *schema.Schema, doc []byte) {
-	t.Helper()
-	js, err := designdoc.ToJSON(doc)
-	require.NoError(t, err)
-	var v any
-	require.NoError(t, json.Unmarshal(js, &v))
-	require.Empty(t, s.Validate(v), "%s", doc)
-}
-
 // TestDesignExportApplyRoundTrip: the example is applied in one
 // organization, exported, applied in others from its JSON and from its
 // YAML, and exported again byte for byte; every export is valid against
@@ -90,7 +80,7 @@ func TestDesignExportApplyRoundTrip(t *testing.T) {
 	env, a, b := apitest.Rivals(t, "Design Source", "Design Copy")
 	yc := env.Signup(t, "Design Yaml Copy")
 	sch := publishedSchema(t, env)
-	requireValid(t, sch, weatherDoc(t))
+	apitest.RequireValidDocument(t, sch, weatherDoc(t))
 
 	r := applyDoc(t, a, "application/yaml", weatherDoc(t), "").Status(http.StatusCreated)
 	require.Equal(t, "created", r.String("server.action"))
@@ -106,8 +96,8 @@ func TestDesignExportApplyRoundTrip(t *testing.T) {
 
 	js := exportDoc(t, a, idA, "json")
 	ym := exportDoc(t, a, idA, "yaml")
-	requireValid(t, sch, js)
-	requireValid(t, sch, ym)
+	apitest.RequireValidDocument(t, sch, js)
+	apitest.RequireValidDocument(t, sch, ym)
 	for _, noise := range []string{idA, `"created_at"`, `"updated_at"`, `"endpoint_url"`, `"source"`, `"server_id"`, `"created_by"`} {
 		require.NotContains(t, string(js), noise)
 	}

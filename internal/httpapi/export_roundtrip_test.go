@@ -108,7 +108,7 @@ func TestExportRoundTrips(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, format := range []string{"json", "yaml"} {
 				doc := exportDoc(t, a, id, format)
-				requireValid(t, sch, doc)
+				apitest.RequireValidDocument(t, sch, doc)
 				require.NotContains(t, string(doc), "upstream", format)
 				require.NotContains(t, string(doc), "s3cr3t", format)
 				contentType := "application/" + format

@@ -25,6 +25,13 @@ func rmJSON(t *testing.T, raw string) any {
 	return v
 }
 
+// toolBody is the body creating a tool named "t" with the scenarios sc, a
+// comma-separated list of JSON objects.
+func toolBody(t *testing.T, sc string) map[string]any {
+	t.Helper()
+	return map[string]any{"name": "t", "mock_scenarios": rmJSON(t, "["+sc+"]")}
+}
+
 // TestRichMockChecks: what the OpenAPI document cannot say about scenarios,
 // faults, resources and prompts is refused with 422, every problem named
 // by its path in the body, and nothing is stored.
@@ -37,48 +44,43 @@ func TestRichMockChecks(t *testing.T) {
 	t.Run("tools", func(t *testing.T) {
 		ada := ada.For(t)
 		tools := "/api/servers/" + server + "/tools"
-		for _, tc := range []struct {
-			name     string
-			output   bool
-			scenario string
-			fields   []string
-		}{
-			{"bad base64", false, `{"name":"s","result":{"content":[{"type":"image","data":"not base64","mimeType":"image/png"}]}}`,
-				[]string{"mock_scenarios[0].result.content[0].data"}},
-			{"image with an audio media type", false, `{"name":"s","result":{"content":[{"type":"image","data":"` + rmPNG + `","mimeType":"audio/wav"}]}}`,
-				[]string{"mock_scenarios[0].result.content[0].mimeType"}},
-			{"unknown block member", false, `{"name":"s","result":{"content":[{"type":"text","text":"x","data":"` + rmPNG + `"}]}}`,
-				[]string{"mock_scenarios[0].result.content[0].data"}},
-			{"resource with text and blob", false, `{"name":"s","result":{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"a","blob":"` + rmPNG + `"}}]}}`,
-				[]string{"mock_scenarios[0].result.content[0].resource.blob"}},
-			{"two answers", false, `{"name":"s","response":{},"error":{"code":-32603,"message":"m"}}`, []string{"mock_scenarios[0].error"}},
-			{"no answer", false, `{"name":"s","delay_ms":5}`, []string{"mock_scenarios[0].response"}},
-			{"error code 0", false, `{"name":"s","error":{"code":0,"message":"m"}}`, []string{"mock_scenarios[0].error.code"}},
-			{"whole wait over 30 s", false, `{"name":"s","response":{},"delay_ms":20001,"notifications":[{"type":"progress","progress":1,"delay_ms":10000}]}`,
-				[]string{"mock_scenarios[0].delay_ms"}},
-			{"delay over 30 s", false, `{"name":"s","response":{},"delay_ms":30001}`, []string{"mock_scenarios[0].delay_ms"}},
-			{"log without data", false, `{"name":"s","response":{},"notifications":[{"type":"log","level":"info"}]}`,
-				[]string{"mock_scenarios[0].notifications[0].data"}},
-			{"progress with a log level", false, `{"name":"s","response":{},"notifications":[{"type":"progress","progress":1,"level":"info"}]}`,
-				[]string{"mock_scenarios[0].notifications[0].level"}},
-			{"structuredContent missing for an output schema", true, `{"name":"s","result":{"content":[{"type":"text","text":"21"}]}}`,
-				[]string{"mock_scenarios[0].result.structuredContent"}},
-			{"structuredContent against the output schema", true, `{"name":"s","result":{"content":[],"structuredContent":{"temp":"warm"}}}`,
-				[]string{"mock_scenarios[0].result.structuredContent.temp"}},
-			{"a sequence step", true, `{"name":"s","sequence":{"steps":[{"response":{"temp":1}},{"result":{"content":[{"type":"audio","data":"@","mimeType":"audio/wav"}]}}]}}`,
-				[]string{"mock_scenarios[0].sequence.steps[1].result.content[0].data", "mock_scenarios[0].sequence.steps[1].result.structuredContent"}},
-			{"several scenarios at once", false, `{"name":"a","response":{}},{"name":"b","result":{"content":[{"type":"image"}]}},{"name":"c","error":{"code":1,"message":" "}}`,
-				[]string{"mock_scenarios[1].result.content[0].data", "mock_scenarios[1].result.content[0].mimeType", "mock_scenarios[2].error.message"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				body := map[string]any{"name": "t", "mock_scenarios": rmJSON(t, "["+tc.scenario+"]")}
-				if tc.output {
-					body["output_schema"] = output
-				}
-				ada.Do("POST", tools, body).Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
+		withOutput := func(sc string) map[string]any {
+			body := toolBody(t, sc)
+			body["output_schema"] = output
+			return body
 		}
+		requireInvalid(t, ada, "POST", tools, []invalidBody{
+			{"bad base64", toolBody(t, `{"name":"s","result":{"content":[{"type":"image","data":"not base64","mimeType":"image/png"}]}}`),
+				[]string{"mock_scenarios[0].result.content[0].data"}},
+			{"image with an audio media type", toolBody(t, `{"name":"s","result":{"content":[{"type":"image","data":"`+rmPNG+`","mimeType":"audio/wav"}]}}`),
+				[]string{"mock_scenarios[0].result.content[0].mimeType"}},
+			{"unknown block member", toolBody(t, `{"name":"s","result":{"content":[{"type":"text","text":"x","data":"`+rmPNG+`"}]}}`),
+				[]string{"mock_scenarios[0].result.content[0].data"}},
+			{"resource with text and blob", toolBody(t, `{"name":"s","result":{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"a","blob":"`+rmPNG+`"}}]}}`),
+				[]string{"mock_scenarios[0].result.content[0].resource.blob"}},
+			{"two answers", toolBody(t, `{"name":"s","response":{},"error":{"code":-32603,"message":"m"}}`),
+				[]string{"mock_scenarios[0].error"}},
+			{"no answer", toolBody(t, `{"name":"s","delay_ms":5}`),
+				[]string{"mock_scenarios[0].response"}},
+			{"error code 0", toolBody(t, `{"name":"s","error":{"code":0,"message":"m"}}`),
+				[]string{"mock_scenarios[0].error.code"}},
+			{"whole wait over 30 s", toolBody(t, `{"name":"s","response":{},"delay_ms":20001,"notifications":[{"type":"progress","progress":1,"delay_ms":10000}]}`),
+				[]string{"mock_scenarios[0].delay_ms"}},
+			{"delay over 30 s", toolBody(t, `{"name":"s","response":{},"delay_ms":30001}`),
+				[]string{"mock_scenarios[0].delay_ms"}},
+			{"log without data", toolBody(t, `{"name":"s","response":{},"notifications":[{"type":"log","level":"info"}]}`),
+				[]string{"mock_scenarios[0].notifications[0].data"}},
+			{"progress with a log level", toolBody(t, `{"name":"s","response":{},"notifications":[{"type":"progress","progress":1,"level":"info"}]}`),
+				[]string{"mock_scenarios[0].notifications[0].level"}},
+			{"structuredContent missing for an output schema", withOutput(`{"name":"s","result":{"content":[{"type":"text","text":"21"}]}}`),
+				[]string{"mock_scenarios[0].result.structuredContent"}},
+			{"structuredContent against the output schema", withOutput(`{"name":"s","result":{"content":[],"structuredContent":{"temp":"warm"}}}`),
+				[]string{"mock_scenarios[0].result.structuredContent.temp"}},
+			{"a sequence step", withOutput(`{"name":"s","sequence":{"steps":[{"response":{"temp":1}},{"result":{"content":[{"type":"audio","data":"@","mimeType":"audio/wav"}]}}]}}`),
+				[]string{"mock_scenarios[0].sequence.steps[1].result.content[0].data", "mock_scenarios[0].sequence.steps[1].result.structuredContent"}},
+			{"several scenarios at once", toolBody(t, `{"name":"a","response":{}},{"name":"b","result":{"content":[{"type":"image"}]}},{"name":"c","error":{"code":1,"message":" "}}`),
+				[]string{"mock_scenarios[1].result.content[0].data", "mock_scenarios[1].result.content[0].mimeType", "mock_scenarios[2].error.message"}},
+		})
 		require.Equal(t, 0, rowCount(t, env, "mcp_tools", "server_id", server))
 
 		// An output schema added later holds the stored results to it.
@@ -119,25 +121,21 @@ func TestRichMockChecks(t *testing.T) {
 		ada := ada.For(t)
 		prompts := "/api/servers/" + server + "/prompts"
 		args := []any{map[string]any{"name": "topic"}}
-		for _, tc := range []struct {
-			name    string
-			message string
-			fields  []string
-		}{
-			{"text and content", `{"role":"user","text":"x","content":{"type":"text","text":"x"}}`, []string{"messages[0]"}},
-			{"image with a bad media type", `{"role":"user","content":{"type":"image","data":"` + rmPNG + `","mimeType":"png"}}`,
-				[]string{"messages[0].content.mimeType"}},
-			{"bad base64", `{"role":"user","content":{"type":"audio","data":"%%","mimeType":"audio/wav"}}`, []string{"messages[0].content.data"}},
-			{"undeclared placeholder in a URI", `{"role":"user","content":{"type":"resource","resource":{"uri":"docs://{{topic}}/{{page}}","text":"{{topic}}"}}}`,
-				[]string{"messages[0].content.resource.uri"}},
-			{"resource link without a name", `{"role":"user","content":{"type":"resource_link","uri":"docs://{{topic}}"}}`, []string{"messages[0].content.name"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				ada := ada.For(t)
-				ada.Do("POST", prompts, map[string]any{"name": "p", "arguments": args, "messages": []any{rmJSON(t, tc.message)}}).
-					Problem(http.StatusUnprocessableEntity, tc.fields...)
-			})
+		message := func(m string) map[string]any {
+			return map[string]any{"name": "p", "arguments": args, "messages": []any{rmJSON(t, m)}}
 		}
+		requireInvalid(t, ada, "POST", prompts, []invalidBody{
+			{"text and content", message(`{"role":"user","text":"x","content":{"type":"text","text":"x"}}`),
+				[]string{"messages[0]"}},
+			{"image with a bad media type", message(`{"role":"user","content":{"type":"image","data":"` + rmPNG + `","mimeType":"png"}}`),
+				[]string{"messages[0].content.mimeType"}},
+			{"bad base64", message(`{"role":"user","content":{"type":"audio","data":"%%","mimeType":"audio/wav"}}`),
+				[]string{"messages[0].content.data"}},
+			{"undeclared placeholder in a URI", message(`{"role":"user","content":{"type":"resource","resource":{"uri":"docs://{{topic}}/{{page}}","text":"{{topic}}"}}}`),
+				[]string{"messages[0].content.resource.uri"}},
+			{"resource link without a name", message(`{"role":"user","content":{"type":"resource_link","uri":"docs://{{topic}}"}}`),
+				[]string{"messages[0].content.name"}},
+		})
 		require.Equal(t, 0, rowCount(t, env, "mcp_prompts", "server_id", server))
 	})
 }

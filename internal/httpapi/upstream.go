@@ -16,16 +16,7 @@ func (s *Server) newUpstream(b *api.Upstream) (*design.Upstream, error) {
 	if b == nil {
 		return nil, nil
 	}
-	u := &design.Upstream{URL: b.Url, Mode: design.UpstreamFallback}
-	if b.Mode != nil {
-		u.Mode = string(*b.Mode)
-	}
-	if b.Headers != nil {
-		if err := s.setUpstreamHeaders(u, *b.Headers); err != nil {
-			return nil, err
-		}
-	}
-	return u, nil
+	return s.editUpstream(&design.Upstream{URL: b.Url, Mode: design.UpstreamFallback}, b.Mode, b.Headers)
 }
 
 // patchUpstream applies a PATCH body's upstream to cur: absent keeps it,
@@ -47,11 +38,17 @@ func (s *Server) patchUpstream(cur *design.Upstream, p nullable.Nullable[api.Ups
 	if b.Url != nil {
 		u.URL = *b.Url
 	}
-	if b.Mode != nil {
-		u.Mode = string(*b.Mode)
+	return s.editUpstream(u, b.Mode, b.Headers)
+}
+
+// editUpstream gives u the mode and headers of a request body, each when
+// given (headers replace every stored header), and returns it.
+func (s *Server) editUpstream(u *design.Upstream, mode *api.UpstreamMode, headers *map[string]string) (*design.Upstream, error) {
+	if mode != nil {
+		u.Mode = string(*mode)
 	}
-	if b.Headers != nil {
-		if err := s.setUpstreamHeaders(u, *b.Headers); err != nil {
+	if headers != nil {
+		if err := s.setUpstreamHeaders(u, *headers); err != nil {
 			return nil, err
 		}
 	}

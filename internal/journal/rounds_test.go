@@ -9,13 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/batch/batchtest"
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/store"
-	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
 // recorded hands e to a writer over a memory sink and returns the record
@@ -231,17 +229,8 @@ func TestRetryKeepsTheRounds(t *testing.T) {
 // than MaxRounds, are written (not skipped) and listed back.
 func TestRoundsReachTheDatabase(t *testing.T) {
 	t.Parallel()
-	st := testdb.Store(t)
+	st, w, org, server := storeWriter(t)
 	ctx := context.Background()
-	org, server := uuid.New(), uuid.New()
-	_, err := st.Pool().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, org, "org-"+org.String()[:8])
-	require.NoError(t, err)
-	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by) VALUES ($1, $2, 's', 't')`,
-		server, org)
-	require.NoError(t, err)
-
-	w := journal.New(st, quiet(), journal.Options{})
-	batchtest.Run(t, w)
 	big := journal.Round{Asked: map[string]json.RawMessage{}, Answers: map[string]json.RawMessage{}, Sent: true, Branch: 0}
 	for q := range 10 {
 		id := fmt.Sprintf("q%d", q)

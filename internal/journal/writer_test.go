@@ -366,21 +366,23 @@ func TestNilWriterRecordsNothing(t *testing.T) {
 	require.Equal(t, journal.Stats{}, w.Stats())
 }
 
+// storeWriter is a running writer to a fresh database holding one
+// organization and a server of it.
+func storeWriter(t *testing.T) (st *store.Store, w *journal.Writer, org, server uuid.UUID) {
+	t.Helper()
+	st = testdb.Store(t)
+	org, server = testdb.Server(t, st)
+	w = journal.New(st, quiet(), journal.Options{})
+	batchtest.Run(t, w)
+	return st, w, org, server
+}
+
 // TestWritesToTheDatabase goes through the real store: what the endpoint
 // hands over is what the journal lists, "why no match" included.
 func TestWritesToTheDatabase(t *testing.T) {
 	t.Parallel()
-	st := testdb.Store(t)
+	st, w, org, server := storeWriter(t)
 	ctx := context.Background()
-	org, server := uuid.New(), uuid.New()
-	_, err := st.Pool().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', $2)`, org, "org-"+org.String()[:8])
-	require.NoError(t, err)
-	_, err = st.Pool().Exec(ctx, `INSERT INTO mcp_servers (id, organization_id, name, created_by) VALUES ($1, $2, 's', 't')`,
-		server, org)
-	require.NoError(t, err)
-
-	w := journal.New(st, quiet(), journal.Options{})
-	batchtest.Run(t, w)
 	e := entry("tools/call")
 	e.OrgID, e.ServerID, e.Tool, e.Outcome = org, server, "get_weather", journal.OutcomeNoMatch
 	e.Params = json.RawMessage(`{"name":"get_weather","arguments":{"city":"London"}}`)
@@ -409,7 +411,7 @@ func TestWritesToTheDatabase(t *testing.T) {
 	require.Equal(t, -32602, r.ErrorCode)
 	require.Equal(t, journal.OutcomeNoMatch, r.Outcome)
 
-	_, err = w.Prune(ctx)
+	_, err := w.Prune(ctx)
 	require.NoError(t, err)
 	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM mcp_journal WHERE server_id = $1`, server).Scan(&rows))
 	require.Equal(t, 1000, rows, "retention keeps MaxPerServer (default 1000)")

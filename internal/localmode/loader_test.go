@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/localmode"
 )
@@ -100,30 +101,6 @@ func (a *fakeApply) names() []string {
 	return out
 }
 
-// output is a writer the loader and the test share.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) lines() []string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(o.buf.String(), "\n"), "\n")
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
-
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
@@ -135,7 +112,7 @@ func endpoint(name string) string {
 
 // start runs the loader over dir until the test ends and returns once the
 // first load is done.
-func start(t *testing.T, dir string, a *fakeApply, out *output) {
+func start(t *testing.T, dir string, a *fakeApply, out *apitest.Buffer) {
 	t.Helper()
 	l := localmode.New(dir, a.apply, out, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -166,7 +143,7 @@ func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.json")))
 
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	require.Equal(t, []string{"a.json", "b.yaml", "broken.yml", "c.YML", "linked.json"}, a.names())
@@ -178,7 +155,7 @@ func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
 		broken + ": tools[0]: must be an object",
 		"charlie  " + endpoint("charlie"),
 		"alpha  " + endpoint("alpha"),
-	}, out.lines())
+	}, out.Lines())
 
 	// Nothing changes: nothing is applied again.
 	time.Sleep(4 * localmode.PollInterval)
@@ -190,7 +167,7 @@ func TestChangedFileIsAppliedWithinASecond(t *testing.T) {
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	write(t, dir, "b.json", `{"name":"bravo"}`)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	// Let the first versions age past any timestamp granularity, so what
@@ -215,7 +192,7 @@ func TestBrokenFileKeepsTheLastGoodVersion(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	path := filepath.Join(dir, "a.json")
@@ -225,7 +202,7 @@ func TestBrokenFileKeepsTheLastGoodVersion(t *testing.T) {
 		"alpha  " + endpoint("alpha"),
 		path + ": tools[0]: must be an object",
 		path + ": not applied; the last good version of alpha keeps serving",
-	}, out.lines())
+	}, out.Lines())
 
 	// The broken content is not applied again until the file changes.
 	time.Sleep(4 * localmode.PollInterval)
@@ -233,15 +210,15 @@ func TestBrokenFileKeepsTheLastGoodVersion(t *testing.T) {
 
 	write(t, dir, "a.json", `{"name":"alpha","tools":[{}]}`)
 	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 3 }, 3*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { return len(out.lines()) == 4 }, time.Second, 10*time.Millisecond)
-	require.Equal(t, "alpha  "+endpoint("alpha"), out.lines()[3])
+	require.Eventually(t, func() bool { return len(out.Lines()) == 4 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, "alpha  "+endpoint("alpha"), out.Lines()[3])
 }
 
 func TestNewAndDeletedFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	write(t, dir, "n.yaml", `{"name":"new"}`)
@@ -260,7 +237,7 @@ func TestEditorSaves(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	// Save by rename: the editor writes a hidden temporary file, then
@@ -296,7 +273,7 @@ func TestRewriteWithinTheTimestampGranularity(t *testing.T) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	// Same size, same modification time, other content: only a file
@@ -318,17 +295,17 @@ func TestErrorNotTheFilesFaultIsRetried(t *testing.T) {
 		}
 		return nil
 	}}
-	out := &output{}
+	out := &apitest.Buffer{}
 	start(t, dir, a, out)
 
 	path := filepath.Join(dir, "a.json")
 	require.Equal(t, []string{
 		path + ": the database cannot be reached; try again shortly",
 		"bravo  " + endpoint("bravo"),
-	}, out.lines())
+	}, out.Lines())
 	require.Eventually(t, func() bool { return len(a.callsOf("a.json")) == 2 }, 3*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { return len(out.lines()) == 3 }, time.Second, 10*time.Millisecond)
-	require.Equal(t, "alpha  "+endpoint("alpha"), out.lines()[2])
+	require.Eventually(t, func() bool { return len(out.Lines()) == 3 }, time.Second, 10*time.Millisecond)
+	require.Equal(t, "alpha  "+endpoint("alpha"), out.Lines()[2])
 	time.Sleep(4 * localmode.PollInterval)
 	require.Len(t, a.callsOf("a.json"), 2)
 }
@@ -336,7 +313,7 @@ func TestErrorNotTheFilesFaultIsRetried(t *testing.T) {
 func TestFolderMustExist(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing")
-	err := localmode.Run(context.Background(), missing, (&fakeApply{}).apply, &output{}, nil)
+	err := localmode.Run(context.Background(), missing, (&fakeApply{}).apply, &apitest.Buffer{}, nil)
 	require.ErrorContains(t, err, "missing")
 	require.Error(t, localmode.CheckDir(missing))
 	write(t, dir, "a.json", `{}`)
@@ -350,7 +327,7 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	a := &fakeApply{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- localmode.Run(ctx, dir, a.apply, &output{}, nil) }()
+	go func() { done <- localmode.Run(ctx, dir, a.apply, &apitest.Buffer{}, nil) }()
 	require.Eventually(t, func() bool { return len(a.names()) == 1 }, time.Second, 10*time.Millisecond)
 	cancel()
 	select {
@@ -381,7 +358,7 @@ func TestLinksOutOfTheFolderAreRefused(t *testing.T) {
 	require.NoError(t, os.Symlink("..data/b.json", filepath.Join(dir, "b.json")))
 
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	l := localmode.New(dir, a.apply, out, slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug})))
@@ -403,18 +380,18 @@ func TestLinksOutOfTheFolderAreRefused(t *testing.T) {
 		"bravo  " + endpoint("bravo"),
 		refused("inside-absolute.json"),
 		refused("relative.yaml"),
-	}, out.lines())
+	}, out.Lines())
 
 	// Reported once, not at every poll; a served file that becomes such a
 	// link keeps its last good version serving.
 	require.NoError(t, os.Remove(filepath.Join(dir, "a.json")))
 	require.NoError(t, os.Symlink(secretFile, filepath.Join(dir, "a.json")))
-	require.Eventually(t, func() bool { return len(out.lines()) == 7 }, 2*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(out.Lines()) == 7 }, 2*time.Second, 10*time.Millisecond)
 	time.Sleep(4 * localmode.PollInterval)
 	require.Equal(t, []string{
 		refused("a.json"),
 		filepath.Join(dir, "a.json") + ": not applied; the last good version of alpha keeps serving",
-	}, out.lines()[5:])
+	}, out.Lines()[5:])
 	require.Len(t, a.names(), 2)
 
 	// A file in the folder again is read and applied.
@@ -441,7 +418,7 @@ func TestLargeFilesAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "big.json", `{"name":"big","pad":"`+strings.Repeat("x", 2_000)+`"}`)
 	a := &fakeApply{}
-	out := &output{}
+	out := &apitest.Buffer{}
 	l := localmode.New(dir, a.apply, out, nil)
 	l.LimitFileSize(1_000)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -451,9 +428,9 @@ func TestLargeFilesAreRefused(t *testing.T) {
 	defer func() { cancel(); require.NoError(t, <-done) }()
 
 	require.Empty(t, a.names())
-	require.Equal(t, []string{filepath.Join(dir, "big.json") + ": refused: it is larger than 1000 bytes, the limit (MAX_BODY_BYTES); not read"}, out.lines())
+	require.Equal(t, []string{filepath.Join(dir, "big.json") + ": refused: it is larger than 1000 bytes, the limit (MAX_BODY_BYTES); not read"}, out.Lines())
 	time.Sleep(3 * localmode.PollInterval)
-	require.Len(t, out.lines(), 1, "reported once")
+	require.Len(t, out.Lines(), 1, "reported once")
 
 	write(t, dir, "big.json", `{"name":"big"}`)
 	require.Eventually(t, func() bool { return len(a.callsOf("big.json")) == 1 }, 2*time.Second, 10*time.Millisecond)

@@ -498,19 +498,17 @@ func checkRecordCalls(calls []Call, tools []*mcp.Tool) error {
 // tools maps the listed tools, in order.
 func (imp *importer) tools(listed []*mcp.Tool) []design.Tool {
 	out := make([]design.Tool, 0, min(len(listed), design.MaxTools))
-	seen := map[string]bool{}
+	firsts := imp.newListing("tools", design.MaxTools)
 	for _, t := range listed {
 		if t == nil {
 			continue
 		}
-		if seen[t.Name] {
-			imp.warn("tool %q is listed twice; only the first is imported", t.Name)
-			continue
-		}
-		seen[t.Name] = true
-		if len(out) == design.MaxTools {
-			imp.warn("the server lists more than %d tools; only the first %d (the limit) are imported", design.MaxTools, design.MaxTools)
+		take, stop := firsts.admit(fmt.Sprintf("tool %q", t.Name), t.Name, len(out))
+		if stop {
 			break
+		}
+		if !take {
+			continue
 		}
 		if !design.ToolNamePattern.MatchString(t.Name) || len(t.Name) > design.MaxToolName {
 			imp.warn("tool %q is not imported: a tool name must be 1 to %d letters, digits, '_', '-' or '.'", t.Name, design.MaxToolName)
@@ -545,6 +543,43 @@ func (imp *importer) tools(listed []*mcp.Tool) []design.Tool {
 		out = append(out, tool)
 	}
 	return out
+}
+
+// listing keeps the first item of each key a server lists, up to a
+// limit, warning of the items it drops.
+type listing struct {
+	imp   *importer
+	what  string // the items, plural, for the warning at the limit
+	limit int
+	twice string // the warning of a key listed again, of the item's %s
+	seen  map[string]bool
+	full  bool
+}
+
+// newListing starts a listing of what (plural), of at most limit items.
+func (imp *importer) newListing(what string, limit int) *listing {
+	return &listing{imp: imp, what: what, limit: limit, seen: map[string]bool{},
+		twice: "%s is listed twice; only the first is imported"}
+}
+
+// admit reports whether the item what, with key, is imported after kept
+// others: not when its key was listed before (take is false), and not, nor
+// any after it, when the limit is reached (stop is true). Each drop is
+// warned of; the limit once.
+func (f *listing) admit(what, key string, kept int) (take, stop bool) {
+	if f.seen[key] {
+		f.imp.warn(f.twice, what)
+		return false, false
+	}
+	f.seen[key] = true
+	if kept < f.limit {
+		return true, false
+	}
+	if !f.full {
+		f.imp.warn("the server lists more than %d %s; only the first %d (the limit) are imported", f.limit, f.what, f.limit)
+		f.full = true
+	}
+	return false, true
 }
 
 // schemaJSON is a listed schema as JSON; nil when absent.
@@ -599,38 +634,20 @@ func fieldProblems(f *failure.Error) string {
 // templates, in order, within design.MaxResources in all.
 func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, templates []*mcp.ResourceTemplate) ([]design.Resource, error) {
 	var out []design.Resource
-	seen := map[string]bool{}
 	var kept int64
-	full := false
-	room := func() bool {
-		if len(out) < design.MaxResources {
-			return true
-		}
-		if !full {
-			imp.warn("the server lists more than %d resources and resource templates; only the first %d (the limit) are imported", design.MaxResources, design.MaxResources)
-			full = true
-		}
-		return false
-	}
+	firsts := imp.newListing("resources and resource templates", design.MaxResources)
 	for _, r := range listed {
 		if r == nil {
 			continue
 		}
-		if seen[r.URI] {
-			imp.warn("resource %q is listed twice; only the first is imported", r.URI)
-			continue
-		}
-		seen[r.URI] = true
-		if !room() {
+		what := fmt.Sprintf("resource %q", r.URI)
+		res, take, stop := imp.listedResource(firsts, what, r.URI, r.Name, r.Title, r.Description, r.MIMEType, len(out))
+		if stop {
 			break
 		}
-		what := fmt.Sprintf("resource %q", r.URI)
-		if msg := uriLimits(r.URI); msg != "" {
-			imp.warn("%s is not imported: uri: %s", what, msg)
+		if !take {
 			continue
 		}
-		res := design.Resource{Name: resourceName(r.Name, r.Title, r.URI), URI: r.URI, Description: r.Description,
-			MimeType: nonEmpty(r.MIMEType), Content: json.RawMessage(`""`)}
 		var text, mime string
 		var ok bool
 		if !imp.opts.ListOnly {
@@ -662,31 +679,41 @@ func (imp *importer) resources(ctx context.Context, listed []*mcp.Resource, temp
 			out = append(out, r)
 		}
 	}
+	firsts.twice = "%s is listed twice (or as a resource); only the first is imported"
 	for _, t := range templates {
 		if t == nil {
 			continue
 		}
-		if seen[t.URITemplate] {
-			imp.warn("resource template %q is listed twice (or as a resource); only the first is imported", t.URITemplate)
-			continue
-		}
-		seen[t.URITemplate] = true
-		if !room() {
+		what := fmt.Sprintf("resource template %q", t.URITemplate)
+		res, take, stop := imp.listedResource(firsts, what, t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, len(out))
+		if stop {
 			break
 		}
-		what := fmt.Sprintf("resource template %q", t.URITemplate)
-		if msg := uriLimits(t.URITemplate); msg != "" {
-			imp.warn("%s is not imported: uri: %s", what, msg)
+		if !take {
 			continue
 		}
-		res := design.Resource{Name: resourceName(t.Name, t.Title, t.URITemplate), URI: t.URITemplate, Description: t.Description,
-			MimeType: nonEmpty(t.MIMEType), Content: json.RawMessage(`""`)}
 		if r, ok := imp.checkResource(what, res); ok {
 			imp.warn("%s is imported with empty content: the contents of templated resources are not snapshotted", what)
 			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// listedResource admits a listed resource or resource template (what
+// names it) after kept others, as firsts.admit does, and maps what the
+// listing says of it, without content; take is false too for a uri past
+// the limits.
+func (imp *importer) listedResource(firsts *listing, what, uri, name, title, description, mime string, kept int) (res design.Resource, take, stop bool) {
+	if take, stop = firsts.admit(what, uri, kept); !take {
+		return res, false, stop
+	}
+	if msg := uriLimits(uri); msg != "" {
+		imp.warn("%s is not imported: uri: %s", what, msg)
+		return res, false, false
+	}
+	return design.Resource{Name: resourceName(name, title, uri), URI: uri, Description: description,
+		MimeType: nonEmpty(mime), Content: json.RawMessage(`""`)}, true, false
 }
 
 // readResource reads a resource's text. ok is false when there is no text
@@ -807,20 +834,18 @@ func size(n int64) string {
 // prompts maps the listed prompts, with messages fetched as templates.
 func (imp *importer) prompts(ctx context.Context, listed []*mcp.Prompt) ([]design.Prompt, error) {
 	var out []design.Prompt
-	seen := map[string]bool{}
+	firsts := imp.newListing("prompts", design.MaxPrompts)
 	for _, p := range listed {
 		if p == nil {
 			continue
 		}
 		what := fmt.Sprintf("prompt %q", p.Name)
-		if seen[p.Name] {
-			imp.warn("%s is listed twice; only the first is imported", what)
-			continue
-		}
-		seen[p.Name] = true
-		if len(out) == design.MaxPrompts {
-			imp.warn("the server lists more than %d prompts; only the first %d (the limit) are imported", design.MaxPrompts, design.MaxPrompts)
+		take, stop := firsts.admit(what, p.Name, len(out))
+		if stop {
 			break
+		}
+		if !take {
+			continue
 		}
 		if n := utf8.RuneCountInString(p.Name); n == 0 || n > design.MaxName {
 			imp.warn("%s is not imported: name: must be 1 to %d characters", what, design.MaxName)

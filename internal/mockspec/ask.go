@@ -179,11 +179,7 @@ type leafCheck func(c *checker, at string, b Branch, ids []string)
 // questions, and each branch, recursively. ids are the question ids of
 // the enclosing rounds; depth is this round's (1 for a scenario's).
 func (c *checker) askAnswer(at string, n askNode, leaf leafCheck, ids []string, depth int) {
-	for _, g := range []struct {
-		name  string
-		given bool
-	}{{"response", present(n.forms.response)}, {"result", present(n.forms.result)},
-		{"error", n.forms.err != nil}, {"sequence", n.forms.sequence != nil}} {
+	for _, g := range n.forms.members() {
 		if g.given {
 			c.add(join(at, g.name), "only one of %s may be given: with ask, the answers go in the branches of then", andList(askForms))
 		}
@@ -240,7 +236,7 @@ func (c *checker) askAnswer(at string, n askNode, leaf leafCheck, ids []string, 
 		for _, p := range probs {
 			c.add(join(bat, p.Field), "%s", p.Message)
 		}
-		n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}, ask: b.Ask, then: b.Then}
+		n := askNode{forms: b.forms(), ask: b.Ask, then: b.Then}
 		if !n.asks() {
 			leaf(c, bat, b, inner)
 			continue
@@ -267,7 +263,7 @@ func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids [
 		c.task(join(at, "task"), b.Task, output, ids)
 		return
 	}
-	n := askNode{forms: answerForms{b.Response, b.Result, b.Error, b.Sequence}}
+	n := askNode{forms: b.forms()}
 	c.foreign(at, b, "a tool's branch answers response, result, error or sequence", "response", "result", "error", "sequence")
 	c.answer(at, n.forms, scenarioForms, output)
 	c.placeholders(at, n.forms, ids)
@@ -370,12 +366,17 @@ func (c *checker) inputRequest(at string, r InputRequest) {
 
 // checkAsk checks a scenario that asks.
 func (c *checker) checkAsk(sc Scenario, output *schema.Schema) {
-	c.askAnswer("", askNode{forms: answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, ask: sc.Ask, then: sc.Then},
-		toolLeaf(output), nil, 1)
+	c.askAnswer("", askNode{forms: sc.forms(), ask: sc.Ask, then: sc.Then}, toolLeaf(output), nil, 1)
+	c.noNUL(sc.Ask, sc.Then)
+}
+
+// noNUL refuses the character U+0000 anywhere in the questions and
+// branches of a part that asks.
+func (c *checker) noNUL(ask map[string]InputRequest, then []Branch) {
 	if raw, err := json.Marshal(struct {
 		Ask  map[string]InputRequest `json:"ask"`
 		Then []Branch                `json:"then"`
-	}{sc.Ask, sc.Then}); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
+	}{ask, then}); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
 		c.add("ask", "must not contain the character U+0000")
 	}
 }
@@ -395,11 +396,7 @@ func branchSteps(bs []Branch) []Step {
 // foreign reports the answer members of b that are not among own, the
 // members a branch of this kind answers with (want says which).
 func (c *checker) foreign(at string, b Branch, want string, own ...string) {
-	for _, g := range []struct {
-		name  string
-		given bool
-	}{{"response", present(b.Response)}, {"result", present(b.Result)}, {"error", b.Error != nil},
-		{"sequence", b.Sequence != nil}, {"messages", present(b.Messages)}, {"content", present(b.Content)}} {
+	for _, g := range append(b.forms().members(), member{"messages", present(b.Messages)}, member{"content", present(b.Content)}) {
 		if g.given && !slices.Contains(own, g.name) {
 			c.add(join(at, g.name), "%s, not %s", want, g.name)
 		}
@@ -422,12 +419,7 @@ func CheckAskTree(ask map[string]InputRequest, then []Branch, answer string,
 		}
 	}
 	c.askAnswer("", askNode{ask: ask, then: then}, check, nil, 1)
-	if raw, err := json.Marshal(struct {
-		Ask  map[string]InputRequest `json:"ask"`
-		Then []Branch                `json:"then"`
-	}{ask, then}); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
-		c.add("ask", "must not contain the character U+0000")
-	}
+	c.noNUL(ask, then)
 	return c.f
 }
 

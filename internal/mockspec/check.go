@@ -72,7 +72,7 @@ func CheckScenario(sc Scenario, output *schema.Schema) []failure.FieldError {
 	case sc.Ask != nil || sc.Then != nil:
 		c.checkAsk(sc, output)
 	default:
-		c.answer("", answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}, scenarioForms, output)
+		c.answer("", sc.forms(), scenarioForms, output)
 	}
 	delaysOK := c.delay("delay_ms", sc.DelayMS)
 	if sc.Sequence != nil {
@@ -166,21 +166,37 @@ type answerForms struct {
 	sequence *Sequence // scenarios only
 }
 
+// member is one answer member of a scenario, branch, task or step, and
+// whether it is given.
+type member struct {
+	name  string
+	given bool
+}
+
+// members lists the answer members in the order problems name them.
+func (a answerForms) members() []member {
+	return []member{{"response", present(a.response)}, {"result", present(a.result)},
+		{"error", a.err != nil}, {"sequence", a.sequence != nil}}
+}
+
+// forms are the scenario's answer members.
+func (sc Scenario) forms() answerForms {
+	return answerForms{sc.Response, sc.Result, sc.Error, sc.Sequence}
+}
+
+// forms are the branch's answer members, but for a round it asks.
+func (b Branch) forms() answerForms {
+	return answerForms{b.Response, b.Result, b.Error, b.Sequence}
+}
+
 // answer checks that exactly one of the forms named in forms is given, at
 // the object at (a scenario or a step), and checks each one given.
 func (c *checker) answer(at string, a answerForms, forms []string, output *schema.Schema) {
 	var given []string
-	if present(a.response) {
-		given = append(given, "response")
-	}
-	if present(a.result) {
-		given = append(given, "result")
-	}
-	if a.err != nil {
-		given = append(given, "error")
-	}
-	if a.sequence != nil {
-		given = append(given, "sequence")
+	for _, m := range a.members() {
+		if m.given {
+			given = append(given, m.name)
+		}
 	}
 	what := "this scenario"
 	if len(forms) == len(stepForms) {

@@ -78,11 +78,7 @@ func (t *Task) PollInterval() int {
 // checkTask checks a scenario's task: no other answer beside it, the
 // steps, the outcome or the questions, the TTL and the poll interval.
 func (c *checker) checkTask(sc Scenario, output *schema.Schema) {
-	for _, g := range []struct {
-		name  string
-		given bool
-	}{{"response", present(sc.Response)}, {"result", present(sc.Result)}, {"error", sc.Error != nil},
-		{"sequence", sc.Sequence != nil}, {"ask", sc.Ask != nil}, {"then", sc.Then != nil}} {
+	for _, g := range append(sc.forms().members(), member{"ask", sc.Ask != nil}, member{"then", sc.Then != nil}) {
 		if g.given {
 			c.add(g.name, "a scenario with task answers in the task (task.response, task.result, task.error or task.ask), not %s", g.name)
 		}

@@ -35,11 +35,7 @@ var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "sc
 // authorize is the authorization endpoint: GET starts a request, POST is
 // the consent page's answer.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
-	if h.limited(w, r, "request", true) {
-		return
-	}
-	s, ok := h.site(w, r)
+	start, s, ok := h.begin(w, r, "request", true)
 	if !ok {
 		return
 	}

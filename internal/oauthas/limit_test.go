@@ -35,6 +35,20 @@ func (e *env) clients(t testing.TB) int {
 	return n
 }
 
+// registerPublic registers a public client with a bare request (safe to
+// call from any goroutine) and returns the answer's status and
+// Retry-After.
+func registerPublic(issuer string) (status int, retryAfter string, err error) {
+	body := `{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
+	resp, err := http.Post(issuer+"/register", "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+}
+
 // TestRegisterFloodIsLimited is a bounded loopback load test: an
 // unauthenticated flood of registrations from one address is refused with
 // 429 and Retry-After past the limit, quickly, and leaves the design's
@@ -44,28 +58,19 @@ func TestRegisterFloodIsLimited(t *testing.T) {
 	const flood, workers = 1000, 16
 	var created, refused, other atomic.Int64
 	var next atomic.Int64
-	body := `{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for next.Add(1) <= flood {
-				resp, err := http.Post(e.issuer()+"/register", "application/json", strings.NewReader(body))
-				if err != nil {
-					other.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				switch resp.StatusCode {
-				case http.StatusCreated:
+				// A failed request has status 0: other.
+				status, retryAfter, _ := registerPublic(e.issuer())
+				wait, _ := strconv.Atoi(retryAfter)
+				switch {
+				case status == http.StatusCreated:
 					created.Add(1)
-				case http.StatusTooManyRequests:
-					if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n >= 1 {
-						refused.Add(1)
-						continue
-					}
-					other.Add(1)
+				case status == http.StatusTooManyRequests && wait >= 1:
+					refused.Add(1)
 				default:
 					other.Add(1)
 				}
@@ -122,20 +127,13 @@ func TestConcurrentRegistrationsHoldTheCap(t *testing.T) {
 	_, err := e.st.Pool().Exec(context.Background(), `INSERT INTO oauth_clients (client_id, organization_id, server_id, auth_method)
 		SELECT 'filler-' || i, $1, $2, 'none' FROM generate_series(1, $3::int) AS i`, e.design.OrgID, e.design.ServerID, oauthas.MaxClients-free)
 	require.NoError(t, err)
-	body := `{"redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
 	var created, full atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for range racers {
 		wg.Go(func() {
 			<-start
-			resp, err := http.Post(e.issuer()+"/register", "application/json", strings.NewReader(body))
-			if err != nil {
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			switch resp.StatusCode {
+			switch status, _, _ := registerPublic(e.issuer()); status {
 			case http.StatusCreated:
 				created.Add(1)
 			case http.StatusBadRequest:

@@ -33,15 +33,10 @@ type registration struct {
 
 // register is the dynamic client registration endpoint.
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
-	if h.limited(w, r, "register", false) {
-		return
-	}
-	s, ok := h.site(w, r)
+	start, s, ok := h.begin(w, r, "register", false)
 	if !ok {
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	ev := event{method: "oauth/register", params: map[string]string{}}
 	fail := func(code, description string) {
 		ev.outcome, ev.answer = journal.OutcomeError, oauthError{Error: code, Description: description}
@@ -208,15 +203,10 @@ func nonNilList(s []string) []string {
 // revoke is the RFC 7009 revocation endpoint: refresh tokens, and access
 // tokens by their jti. An unknown token is no error.
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
-	if h.limited(w, r, "request", false) {
-		return
-	}
-	s, ok := h.site(w, r)
+	start, s, ok := h.begin(w, r, "request", false)
 	if !ok {
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request", Description: "the body must be application/x-www-form-urlencoded"})

@@ -150,6 +150,23 @@ type site struct {
 	resource string
 }
 
+// begin starts answering a request to one of the endpoints: a request
+// over endpoint's rate limit (page: answered with a page, not JSON) or for
+// no served design using OAuth is answered here, and ok is false. start is
+// when it began, for the journal. The answers of a JSON endpoint (not a
+// page) carry credentials, so they are marked not to be stored.
+func (h *Handler) begin(w http.ResponseWriter, r *http.Request, endpoint string, page bool) (start time.Time, s site, ok bool) {
+	start = h.now()
+	if h.limited(w, r, endpoint, page) {
+		return start, site{}, false
+	}
+	s, ok = h.site(w, r)
+	if ok && !page {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	return start, s, ok
+}
+
 // site reads the design of the request's server_id; false (with a 404
 // answered) when there is no such served design using OAuth.
 func (h *Handler) site(w http.ResponseWriter, r *http.Request) (site, bool) {

@@ -49,15 +49,10 @@ type tokenResponse struct {
 
 // token is the token endpoint.
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
-	start := h.now()
-	if h.limited(w, r, "request", false) {
-		return
-	}
-	s, ok := h.site(w, r)
+	start, s, ok := h.begin(w, r, "request", false)
 	if !ok {
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {

@@ -2,7 +2,6 @@ package platformmcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -55,14 +54,7 @@ func TestAssistantAppliesADesignDocument(t *testing.T) {
 	doc["tools"] = []any{map[string]any{"name": "get_forecast", "input_schema": map[string]any{"type": 5}}}
 	res, err := platform.CallTool(ctx, &mcp.CallToolParams{Name: "apply_design", Arguments: doc})
 	require.NoError(t, err)
-	require.True(t, res.IsError)
-	var problem struct {
-		Status int `json:"status"`
-		Errors []struct {
-			Field string `json:"field"`
-		} `json:"errors"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &problem))
-	require.Equal(t, 422, problem.Status)
-	require.Equal(t, "tools[0].input_schema", problem.Errors[0].Field)
+	status, fields, text := toolProblem(t, res)
+	require.Equal(t, 422, status, text)
+	require.Equal(t, "tools[0].input_schema", fields[0], text)
 }

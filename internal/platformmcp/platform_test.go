@@ -237,20 +237,8 @@ func TestToolsRefuseMissingInput(t *testing.T) {
 		t.Run(tl.Name, func(t *testing.T) {
 			res, err := platform.CallTool(ctx, &mcp.CallToolParams{Name: tl.Name, Arguments: map[string]any{}})
 			require.NoError(t, err)
-			require.True(t, res.IsError)
-			var p struct {
-				Status int `json:"status"`
-				Errors []struct {
-					Field string `json:"field"`
-				} `json:"errors"`
-			}
-			text := res.Content[0].(*mcp.TextContent).Text
-			require.NoError(t, json.Unmarshal([]byte(text), &p), text)
-			require.Equal(t, http.StatusUnprocessableEntity, p.Status, text)
-			var fields []string
-			for _, e := range p.Errors {
-				fields = append(fields, e.Field)
-			}
+			status, fields, text := toolProblem(t, res)
+			require.Equal(t, http.StatusUnprocessableEntity, status, text)
 			require.Contains(t, fields, s.Required[0], text)
 		})
 	}
@@ -276,6 +264,25 @@ func TestToolsRefuseMissingInput(t *testing.T) {
 		require.Contains(t, res.Content[0].(*mcp.TextContent).Text, `"status":404`)
 		require.NotContains(t, res.Content[0].(*mcp.TextContent).Text, "theirs")
 	})
+}
+
+// toolProblem reads the problem document of a tool error: its status and
+// the fields it names, and the text it came in.
+func toolProblem(t *testing.T, res *mcp.CallToolResult) (status int, fields []string, text string) {
+	t.Helper()
+	require.True(t, res.IsError)
+	var p struct {
+		Status int `json:"status"`
+		Errors []struct {
+			Field string `json:"field"`
+		} `json:"errors"`
+	}
+	text = res.Content[0].(*mcp.TextContent).Text
+	require.NoError(t, json.Unmarshal([]byte(text), &p), text)
+	for _, e := range p.Errors {
+		fields = append(fields, e.Field)
+	}
+	return p.Status, fields, text
 }
 
 // post sends one JSON-RPC message to the service endpoint.

@@ -29,11 +29,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
@@ -372,7 +372,7 @@ func serve(t *testing.T, bin, dsn string) (addr, metricsAddr string) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "LOG_LEVEL=warn",
 		"APP_ENV=development", "REDIS_URL=", "BASE_URL=", "ALLOW_PRIVATE_TARGETS=false")
-	var logs syncBuffer
+	var logs apitest.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -426,24 +426,6 @@ func moduleRoot(t *testing.T) string {
 		}
 		dir = parent
 	}
-}
-
-// syncBuffer collects a process's output written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
 }
 
 // TestParse checks the reading of blocks and markers, so that a marker with

@@ -1,59 +1,33 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/localmode"
 	"github.com/mockmcp/mockmcp/internal/service"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
-// lockedBuffer is local mode's output, written by the service and read by
-// the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(b.buf.String(), "\n"), "\n")
-}
-
-func TestLocalMode(t *testing.T) {
-	dsn := testdb.New(t)
-	dir := t.TempDir()
-	// Documents no apply accepts: their reports do not depend on what a
-	// valid design looks like.
-	first := filepath.Join(dir, "a-broken.yaml")
-	second := filepath.Join(dir, "b-broken.json")
-	require.NoError(t, os.WriteFile(first, []byte("tools: [\n"), 0o644))
-	require.NoError(t, os.WriteFile(second, []byte("{"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("not a design"), 0o644))
-
+// runLocal runs the service in local mode on :0, serving the designs in
+// dir, until t ends (when Run must return cleanly), and waits until it
+// answers; out is what it prints.
+func runLocal(t *testing.T, dsn, dir string, log *slog.Logger) (svc *service.Service, out *apitest.Buffer) {
+	t.Helper()
 	cfg := configFor(t, dsn)
 	cfg.ListenAddr, cfg.ShutdownTimeout, cfg.Designs = "127.0.0.1:0", 5*time.Second, dir
-	svc, err := service.New(context.Background(), cfg, discard())
+	svc, err := service.New(context.Background(), cfg, log)
 	require.NoError(t, err)
-	out := &lockedBuffer{}
+	out = &apitest.Buffer{}
 	svc.SetOutput(out)
 	require.NoError(t, svc.Listen())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,21 +43,37 @@ func TestLocalMode(t *testing.T) {
 		}
 		_ = svc.Close()
 	})
-	base := "http://" + svc.Addr()
-	healthy := func() bool {
-		resp, err := http.Get(base + "/api/health")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
+	require.Eventually(t, func() bool { return healthy(svc) }, 10*time.Second, 20*time.Millisecond)
+	return svc, out
+}
+
+// healthy reports whether svc answers its health check.
+func healthy(svc *service.Service) bool {
+	resp, err := http.Get("http://" + svc.Addr() + "/api/health")
+	if err != nil {
+		return false
 	}
-	require.Eventually(t, healthy, 10*time.Second, 20*time.Millisecond)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func TestLocalMode(t *testing.T) {
+	dsn := testdb.New(t)
+	dir := t.TempDir()
+	// Documents no apply accepts: their reports do not depend on what a
+	// valid design looks like.
+	first := filepath.Join(dir, "a-broken.yaml")
+	second := filepath.Join(dir, "b-broken.json")
+	require.NoError(t, os.WriteFile(first, []byte("tools: [\n"), 0o644))
+	require.NoError(t, os.WriteFile(second, []byte("{"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("not a design"), 0o644))
+
+	svc, out := runLocal(t, dsn, dir, discard())
 
 	// Once the service answers, every file has been applied once, in name
 	// order, and each broken one reported by its path; neither stopped
 	// the other, nor the service.
-	lines := out.lines()
+	lines := out.Lines()
 	require.Len(t, lines, 2, "%q", lines)
 	require.True(t, strings.HasPrefix(lines[0], first+": "), "%q", lines)
 	require.True(t, strings.HasPrefix(lines[1], second+": "), "%q", lines)
@@ -96,10 +86,10 @@ func TestLocalMode(t *testing.T) {
 	// The folder is watched: a changed file is tried again within a second.
 	changed := time.Now()
 	require.NoError(t, os.WriteFile(second, []byte("{{"), 0o644))
-	require.Eventually(t, func() bool { return len(out.lines()) == 3 }, 2*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(out.Lines()) == 3 }, 2*time.Second, 10*time.Millisecond)
 	require.Less(t, time.Since(changed), 1500*time.Millisecond)
-	require.True(t, strings.HasPrefix(out.lines()[2], second+": "), "%q", out.lines())
-	require.True(t, healthy())
+	require.True(t, strings.HasPrefix(out.Lines()[2], second+": "), "%q", out.Lines())
+	require.True(t, healthy(svc))
 }
 
 func TestLocalModeNeedsTheFolder(t *testing.T) {
@@ -135,32 +125,10 @@ func TestLocalModeQuotesNoContent(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644))
 	}
 
-	cfg := configFor(t, dsn)
-	cfg.ListenAddr, cfg.ShutdownTimeout, cfg.Designs = "127.0.0.1:0", 5*time.Second, dir
-	logs := &lockedBuffer{}
-	svc, err := service.New(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	require.NoError(t, err)
-	out := &lockedBuffer{}
-	svc.SetOutput(out)
-	require.NoError(t, svc.Listen())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- svc.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		_ = svc.Close()
-	})
-	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + svc.Addr() + "/api/health")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 10*time.Second, 20*time.Millisecond)
+	logs := &apitest.Buffer{}
+	_, out := runLocal(t, dsn, dir, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 
-	report := strings.Join(out.lines(), "\n")
+	report := strings.Join(out.Lines(), "\n")
 	for _, want := range []string{
 		filepath.Join(dir, "a-shadow.yaml") + ": refused: it leads out of the designs folder",
 		filepath.Join(dir, "b-syntax.yaml") + ": body: line 3: did not find expected ',' or ']'",
@@ -173,6 +141,6 @@ func TestLocalModeQuotesNoContent(t *testing.T) {
 		require.Contains(t, report, want)
 	}
 	require.NotContains(t, report, "s3cr3t")
-	require.NotContains(t, logs.buf.String(), "s3cr3t")
+	require.NotContains(t, logs.String(), "s3cr3t")
 	require.NotContains(t, report, "19000")
 }

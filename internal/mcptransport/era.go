@@ -17,11 +17,13 @@ import (
 // eras apart is a method of Era, so that they are read in one place.
 type Era uint8
 
+// The eras. Each is a bit, so that a set of them (Eras) holds it.
 const (
 	Legacy Era = 1 << iota
 	Modern
 )
 
+// String names the era, for messages and test names.
 func (e Era) String() string {
 	if e == Modern {
 		return "modern"
@@ -94,6 +96,7 @@ func (e Era) Capabilities(o Offer) map[string]any {
 // resource.
 type Primitive uint8
 
+// The primitives a request may name.
 const (
 	Tool Primitive = iota
 	Prompt

@@ -43,7 +43,7 @@ func (f *fakeLoads) load(_ context.Context, id uuid.UUID) (*compiled, error) {
 	if f.missing[id] {
 		return nil, failure.NotFound("server")
 	}
-	return &compiled{id: id, size: f.size}, nil
+	return &compiled{core: &core{id: id}, size: f.size}, nil
 }
 
 func (f *fakeLoads) set(change func(*fakeLoads)) {

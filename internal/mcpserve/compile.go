@@ -9,14 +9,44 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
-	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
-// compiled is an enabled server design compiled for serving: schemas compiled,
-// conditions compiled, and every answer that does not depend on the request
-// encoded once, so a warm request only matches and copies bytes.
+// compiled is one view of an enabled server design compiled for serving:
+// the design as an era's requests see it. Both views of a design share its
+// core by pointer, and its catalog too unless the modern view's answers are
+// shaped apart; a view holds only what differs between eras (the version
+// served and the answers encoded for it). A warm request only matches and
+// copies bytes.
 type compiled struct {
+	*core
+	*catalog
+
+	version string // the protocol version served
+
+	initialize    []byte // initialize result (legacy view only)
+	toolsList     []byte
+	resourcesList []byte
+	templatesList []byte
+	promptsList   []byte
+	// discover and readHints are the modern view's only: the answer to
+	// server/discover and the caching hints of resources/read.
+	discover  []byte
+	readHints []byte
+
+	// size is the approximate bytes the view holds, for the cache's
+	// budget: the legacy view counts its core and catalog, the modern one
+	// only what it holds beyond the legacy view.
+	size int
+}
+
+// core is what a design is whatever the era of the request: whose it is,
+// how it is guarded, where the calls it cannot answer go, its default
+// fault, and the modern side (the lock and counters behind the modern
+// view). It is never copied: a view that had its own could lose a part of
+// it (an upstream once was).
+type core struct {
 	id       uuid.UUID
 	orgID    uuid.UUID
 	authMode string
@@ -24,33 +54,9 @@ type compiled struct {
 	// the organization's override of the per-address limit.
 	orgKey      string
 	publicLimit *int32
-
-	initialize    []byte // initialize result
-	toolsList     []byte
-	resourcesList []byte
-	templatesList []byte
-	promptsList   []byte
-
-	tools     map[string]*tool
-	resources map[string]*resource // by exact URI
-	templates []*resource          // URI templates, in order
-	prompts   map[string]*prompt
-
-	version string // the protocol version served
 	// description is the server's, given to modern clients as
-	// instructions; hasCompletions: completion/complete has something to
-	// complete (prompts or URI templates).
-	description    string
-	hasCompletions bool
-
-	// modern is what modern requests get; discover and readHints are set
-	// in the form served to them only: the answer to server/discover and
-	// the caching hints of resources/read.
-	modern    modernSide
-	discover  []byte
-	readHints []byte
-	// usesSequences: some scenario answers a sequence.
-	usesSequences bool
+	// instructions.
+	description string
 	// fault is the server's default fault, nil when it has none.
 	fault *fault
 	// upstream is the server's upstream, nil when it has none; record:
@@ -61,7 +67,21 @@ type compiled struct {
 	// for any other.
 	oauth *oauthGuard
 
-	size int // approximate bytes held, for the cache's budget
+	modern modernSide
+}
+
+// catalog is a design's content compiled for one protocol version: its
+// tools, resources, URI templates and prompts.
+type catalog struct {
+	tools     map[string]*tool
+	resources map[string]*resource // by exact URI
+	templates []*resource          // URI templates, in order
+	prompts   map[string]*prompt
+	// usesSequences: some scenario answers a sequence; hasCompletions:
+	// completion/complete has something to complete (prompts or URI
+	// templates).
+	usesSequences  bool
+	hasCompletions bool
 }
 
 // fault is a server's default fault compiled: the share of calls it takes,
@@ -72,38 +92,58 @@ type fault struct {
 	err   *jsonrpc.Scripted
 }
 
-// compile turns a stored design into its served form. A design that cannot
+// compile turns a stored design into its legacy view, from which the
+// modern one is built on the first modern request. A design that cannot
 // be compiled (a schema saved before a rule tightened) is refused whole: it
 // is better to answer 500 for that server than to serve it half-checked.
 func compile(d design.Design) (*compiled, error) {
-	out := &compiled{
+	c, err := compileCore(d)
+	if err != nil {
+		return nil, err
+	}
+	return compileView(c, d, mcptransport.Legacy)
+}
+
+// compileCore compiles what both views of d share.
+func compileCore(d design.Design) (*core, error) {
+	c := &core{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
-		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit,
-		version: d.Server.ProtocolVersion, description: d.Server.Description,
+		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit, description: d.Server.Description,
 		upstream: d.Server.Upstream, oauth: compileOAuth(d),
 	}
-	out.record = out.upstream != nil && out.upstream.Mode == design.UpstreamRecord
+	c.record = c.upstream != nil && c.upstream.Mode == design.UpstreamRecord
 	var err error
-	if out.fault, err = compileFault(d.Server.Fault); err != nil {
+	if c.fault, err = compileFault(d.Server.Fault); err != nil {
 		return nil, fmt.Errorf("fault: %w", err)
 	}
-	if err = out.compileTools(d.Tools); err != nil {
+	if err = c.compileModern(d); err != nil {
 		return nil, err
 	}
-	if err = out.compileResources(d.Resources); err != nil {
+	return c, nil
+}
+
+// compileView compiles d's content for the protocol version d names into a
+// view of era sharing c, with its own catalog and the answers encoded for
+// that version.
+func compileView(c *core, d design.Design, era mcptransport.Era) (*compiled, error) {
+	out := &compiled{core: c, catalog: &catalog{}, version: d.Server.ProtocolVersion}
+	if err := out.compileTools(d.Tools); err != nil {
 		return nil, err
 	}
-	if err = out.compilePrompts(d.Prompts); err != nil {
+	if err := out.compileResources(d.Resources); err != nil {
 		return nil, err
 	}
-	if out.initialize, err = out.initializeResult(d); err != nil {
+	if err := out.compilePrompts(d.Prompts); err != nil {
 		return nil, err
 	}
 	out.hasCompletions = len(d.Prompts) > 0 || len(out.templates) > 0
-	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
-	if err = out.compileModern(d); err != nil {
-		return nil, err
+	if era == mcptransport.Legacy {
+		var err error
+		if out.initialize, err = out.initializeResult(d); err != nil {
+			return nil, err
+		}
 	}
+	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
 	return out, nil
 }
 
@@ -127,25 +167,12 @@ func compileFault(f *mockspec.Fault) (*fault, error) {
 }
 
 // initializeResult encodes the answer to initialize: the protocol version,
-// the server's name and the capabilities its content calls for. It runs
-// after the tools, resources and prompts are compiled.
+// the server's name and the legacy capabilities its content calls for. It
+// runs after the tools, resources and prompts are compiled.
 func (c *compiled) initializeResult(d design.Design) ([]byte, error) {
-	caps := map[string]any{"logging": struct{}{}}
-	if len(d.Tools) > 0 {
-		caps["tools"] = struct{}{}
-	}
-	if len(d.Resources) > 0 {
-		caps["resources"] = map[string]bool{"subscribe": true}
-	}
-	if len(d.Prompts) > 0 {
-		caps["prompts"] = struct{}{}
-	}
-	if (len(d.Prompts) > 0 || len(c.templates) > 0) && protocol.HasCompletions(d.Server.ProtocolVersion) {
-		caps["completions"] = struct{}{}
-	}
 	return json.Marshal(map[string]any{
 		"protocolVersion": d.Server.ProtocolVersion,
 		"serverInfo":      map[string]string{"name": d.Server.Name, "version": d.Server.Version},
-		"capabilities":    caps,
+		"capabilities":    mcptransport.Legacy.Capabilities(c.offer()),
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,8 @@ func mcpCall(t *testing.T, url, body string) (int, string) {
 
 // TestChangesReachAnotherInstance runs two service instances on one
 // database: a change made through the first instance's REST API is served by
-// the second, whose cache was warm, within a second.
+// the second, whose cache was warm (for requests of both eras), within a
+// second.
 func TestChangesReachAnotherInstance(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, nil)
@@ -47,9 +49,17 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 
 	endpoint := srv2.URL + "/api/platform/" + id + "/mcp"
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_forecast"}}`
-	code, body := mcpCall(t, endpoint, call)
-	require.Equal(t, http.StatusOK, code)
-	require.Contains(t, body, `sunny`, "the second instance now has the design cached")
+	sessions := []*session{legacyEra.open(t, endpoint), modernEra.open(t, endpoint)}
+	// answers are the answers of get_forecast in each era, joined.
+	answers := func() string {
+		var out []string
+		for _, s := range sessions {
+			r := s.call("tools/call", map[string]any{"name": "get_forecast"})
+			out = append(out, strconv.Itoa(r.status)+" "+string(r.Result))
+		}
+		return strings.Join(out, "\n")
+	}
+	require.Equal(t, 2, strings.Count(answers(), "sunny"), "the second instance now has the design cached, and its modern view")
 
 	eventually := func(what string, ok func() bool) {
 		t.Helper()
@@ -64,8 +74,7 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 		"mock_scenarios": []map[string]any{{"name": "all", "response": map[string]any{"forecast": "snow"}}},
 	}).Status(http.StatusOK)
 	eventually("a scenario change", func() bool {
-		_, body := mcpCall(t, endpoint, call)
-		return strings.Contains(body, "snow")
+		return strings.Count(answers(), "snow") == 2
 	})
 
 	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"name": "Weather v2"}).Status(http.StatusOK)
@@ -76,8 +85,7 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 
 	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": false}).Status(http.StatusOK)
 	eventually("a disable", func() bool {
-		code, _ := mcpCall(t, endpoint, call)
-		return code == http.StatusNotFound
+		return strings.Count(answers(), "404 ") == 2
 	})
 
 	ada.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
@@ -94,7 +102,7 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 }
 
 // TestWarmRequestsTouchNoDatabase closes the database pool under a warm
-// endpoint: cached designs are still served.
+// endpoint: cached designs are still served, to requests of either era.
 func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 	t.Parallel()
 	// With the pool closed, the journal's records of these calls can never
@@ -119,12 +127,19 @@ func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	entries, _ := env.Service.MCP().CacheStats()
 	require.Equal(t, 1, entries)
+	sessions := []*session{legacyEra.open(t, endpoint), modernEra.open(t, endpoint)}
+	for _, s := range sessions { // the modern view is built on the first modern request
+		require.Contains(t, s.call("tools/call", map[string]any{"name": "get_forecast"}).ok(t), "sunny")
+	}
 
 	env.Service.Store().Close()
 	for range 20 {
 		code, body := mcpCall(t, endpoint, call)
 		require.Equal(t, http.StatusOK, code)
 		require.True(t, bytes.Contains([]byte(body), []byte("sunny")))
+		for _, s := range sessions {
+			require.Contains(t, s.call("tools/call", map[string]any{"name": "get_forecast"}).ok(t), "sunny", s.era.name)
+		}
 	}
 }
 

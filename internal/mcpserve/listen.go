@@ -220,7 +220,7 @@ func (h *Handler) designChanged(ctx context.Context, id uuid.UUID) {
 		d, err := h.cache.get(ctx, id)
 		var now *compiled
 		switch {
-		case failure.Is(err, failure.ErrNotFound) || (err == nil && d.Eras()&mcptransport.Modern == 0):
+		case failure.Is(err, failure.ErrNotFound) || (err == nil && !d.Eras().Has(mcptransport.Modern)):
 			h.hub.end(&id)
 		case err != nil:
 			// The design cannot be read now: the streams learn of the

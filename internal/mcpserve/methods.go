@@ -23,26 +23,26 @@ import (
 var methods mcptransport.Methods[*compiled]
 
 func init() {
-	const legacy, modern = mcptransport.Legacy, mcptransport.Modern
+	const legacy, modern = mcptransport.LegacyOnly, mcptransport.ModernOnly
 	methods = mcptransport.Methods[*compiled]{
 		"initialize":               {Handle: initialize, Eras: legacy},
 		"server/discover":          {Handle: discover, Eras: modern},
 		"ping":                     {Handle: constant(empty), Eras: legacy},
 		"tools/list":               {Handle: listed(func(d *compiled) []byte { return d.toolsList })},
-		"tools/call":               {Handle: callTool},
+		"tools/call":               {Handle: callTool, Target: "name"},
 		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList })},
 		"resources/templates/list": {Handle: listed(func(d *compiled) []byte { return d.templatesList })},
-		"resources/read":           {Handle: readResource},
+		"resources/read":           {Handle: readResource, Target: "uri"},
 		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList })},
-		"prompts/get":              {Handle: getPrompt},
+		"prompts/get":              {Handle: getPrompt, Target: "name"},
 		"logging/setLevel":         {Handle: setLevel, Eras: legacy},
-		"resources/subscribe":      {Handle: subscribe, Eras: legacy},
-		"resources/unsubscribe":    {Handle: subscribe, Eras: legacy},
+		"resources/subscribe":      {Handle: subscribe, Eras: legacy, Target: "uri"},
+		"resources/unsubscribe":    {Handle: subscribe, Eras: legacy, Target: "uri"},
 		"completion/complete":      {Handle: complete},
 		"subscriptions/listen":     {Handle: listen, Eras: modern},
-		"tasks/get":                {Handle: getTask, Eras: modern},
-		"tasks/update":             {Handle: updateTask, Eras: modern},
-		"tasks/cancel":             {Handle: cancelTask, Eras: modern},
+		"tasks/get":                {Handle: getTask, Eras: modern, Target: "taskId"},
+		"tasks/update":             {Handle: updateTask, Eras: modern, Target: "taskId"},
+		"tasks/cancel":             {Handle: cancelTask, Eras: modern, Target: "taskId"},
 	}
 }
 
@@ -85,11 +85,7 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		return forward(ctx, x, d, "tools/call", params)
 	}
 	if !ok {
-		code := jsonrpc.ErrMethodNotFound.Code // as the legacy revisions' SDKs answer
-		if x.Modern() {
-			code = jsonrpc.ErrInvalidParams.Code // the method exists; its params name nothing
-		}
-		return nil, &jsonrpc.Error{Code: code, Message: "Tool not found: " + p.Name}
+		return nil, x.Era().NotFound(mcptransport.Tool, p.Name)
 	}
 	s := stateOf(x)
 	s.call.tool = t.name
@@ -282,11 +278,7 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 		}
 	}
 	if !ok {
-		if x.Modern() {
-			return nil, jsonrpc.WithData(&jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Resource not found: " + uri},
-				map[string]string{"uri": uri})
-		}
-		return nil, resourceNotFound(uri)
+		return nil, x.Era().NotFound(mcptransport.Resource, uri)
 	}
 	type content struct {
 		URI      string  `json:"uri"`
@@ -303,10 +295,6 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 		return out, err
 	}
 	return withHints(out, d.readHints), nil
-}
-
-func resourceNotFound(uri string) error {
-	return jsonrpc.WithData(fmt.Errorf("%w: %s", jsonrpc.ErrResourceNotFound, uri), map[string]string{"uri": uri})
 }
 
 // read finds the resource at uri: an exact URI first, then the templates in
@@ -365,8 +353,7 @@ func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMes
 		return forward(ctx, x, d, "prompts/get", params)
 	}
 	if !ok {
-		// The message names the prompt alone, as "Tool not found" does.
-		return nil, &jsonrpc.Error{Code: jsonrpc.ErrInvalidParams.Code, Message: "Prompt not found: " + name}
+		return nil, x.Era().NotFound(mcptransport.Prompt, name)
 	}
 	values := make(map[string]string, len(pr.arguments))
 	for _, a := range pr.arguments {

@@ -15,42 +15,49 @@ import (
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
-// modernSide is what a design keeps for modern requests: the served form
-// for them, built on the first one, and what every modern answer carries.
+// modernSide is what a design keeps for modern requests: its view for
+// them, built on the first one, and what every modern answer carries.
 type modernSide struct {
 	eras       mcptransport.Eras
 	serverInfo []byte // {"name","version"}
 	ttlMs      int64
 	cacheScope string
 
-	// reload reads the design again, for a modern form shaped apart from
+	// reload reads the design again, for a modern view shaped apart from
 	// the legacy one (a design whose protocol_version lacks some content
 	// type): keeping the design as loaded until then would hold every
 	// cached design twice. Set by the handler's loader.
 	reload func(context.Context) (design.Design, error)
-	// mu serializes building view, the modern form once built.
+	// mu serializes building view, the modern view once built.
 	mu   sync.Mutex
 	view atomic.Pointer[compiled]
-	// charge, set by the cache, counts the bytes of the modern form once
-	// it is built.
+	// charge, set by the cache, counts the bytes either view holds beyond
+	// what was counted when the design was cached: the modern view once
+	// built, and what tools compile on their first calls.
 	charge atomic.Pointer[func(int)]
 }
 
 // Eras is what the design answers: legacy requests, modern ones or both.
-func (c *compiled) Eras() mcptransport.Eras { return c.modern.eras }
+func (c *core) Eras() mcptransport.Eras { return c.modern.eras }
 
 // ServerInfo is the design's Implementation object, for modern results.
-func (c *compiled) ServerInfo() []byte { return c.modern.serverInfo }
+func (c *core) ServerInfo() []byte { return c.modern.serverInfo }
 
 // SupportedVersions lists the modern revision: legacy clients negotiate
 // theirs with initialize.
-func (c *compiled) SupportedVersions() []string { return supportedModern }
+func (c *core) SupportedVersions() []string { return supportedModern }
+
+// TargetParam is the member of a modern request's params its Mcp-Name
+// header repeats, as the method table names it.
+func (c *core) TargetParam(method string) string {
+	return methods.TargetParam(method, mcptransport.Modern)
+}
 
 var supportedModern = []string{protocol.Modern}
 
-// compileModern records what modern answers carry. The form served to
+// compileModern records what modern answers carry. The view served to
 // modern requests is built when the first one comes.
-func (c *compiled) compileModern(d design.Design) (err error) {
+func (c *core) compileModern(d design.Design) (err error) {
 	s := &c.modern
 	s.eras, s.ttlMs, s.cacheScope = erasOf(d.Server), int64(d.Server.CacheTTLMs), d.Server.CacheScope
 	if s.cacheScope == "" {
@@ -62,19 +69,19 @@ func (c *compiled) compileModern(d design.Design) (err error) {
 	return nil
 }
 
-// needsReload reports whether the modern form is built from the design
-// read again rather than from the legacy form.
+// needsReload reports whether the modern view is built from the design
+// read again rather than from the legacy view.
 func (c *compiled) needsReload() bool {
-	return c.modern.eras&mcptransport.Modern != 0 && !shapedAsModern(c.version)
+	return c.modern.eras.Has(mcptransport.Modern) && !shapedAsModern(c.version)
 }
 
 // erasOf is what a server design answers.
 func erasOf(s design.Server) mcptransport.Eras {
 	switch s.Eras {
 	case design.ErasLegacyOnly:
-		return mcptransport.Legacy
+		return mcptransport.LegacyOnly
 	case design.ErasModernOnly:
-		return mcptransport.Modern
+		return mcptransport.ModernOnly
 	}
 	return mcptransport.BothEras
 }
@@ -87,11 +94,11 @@ func shapedAsModern(v string) bool {
 		protocol.HasResourceLinks(v) && protocol.HasCompletions(v)
 }
 
-// forModern returns the design as served to modern requests: its answers
-// shaped for the modern revision, its lists with caching hints, and
-// server/discover. It is built on the first modern request, which reads the
-// design again when its answers are shaped apart (an error then is the
-// reading's: not found or unavailable); later ones find it built.
+// forModern returns the design's modern view: its answers shaped for the
+// modern revision, its lists with caching hints, and server/discover. It
+// is built on the first modern request, which reads the design again when
+// its answers are shaped apart (an error then is the reading's: not found
+// or unavailable); later ones find it built.
 func (c *compiled) forModern(ctx context.Context) (*compiled, error) {
 	s := &c.modern
 	if v := s.view.Load(); v != nil {
@@ -106,8 +113,6 @@ func (c *compiled) forModern(ctx context.Context) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	// What m's tools compile on their first calls counts for c too.
-	m.modern.charge.Store(s.charge.Load())
 	s.view.Store(m)
 	c.charge(m.size)
 	return m, nil
@@ -115,64 +120,53 @@ func (c *compiled) forModern(ctx context.Context) (*compiled, error) {
 
 // charge counts n more bytes for the design in the cache (once it is
 // cached: a design outside the cache counts nothing).
-func (c *compiled) charge(n int) {
+func (c *core) charge(n int) {
 	if charge := c.modern.charge.Load(); charge != nil {
 		(*charge)(n)
 	}
 }
 
+// buildModern builds the modern view of the design whose legacy view is c.
+// It shares c's core, and c's catalog too unless the answers are shaped
+// apart: then its catalog is compiled from the design read again, for the
+// modern revision. Its size is what it holds beyond c.
 func (c *compiled) buildModern(ctx context.Context) (*compiled, error) {
 	var m *compiled
 	if !c.needsReload() {
-		m = c.shallowCopy()
-		m.size = 0 // what it shares is counted for c
+		m = &compiled{core: c.core, catalog: c.catalog, version: protocol.Modern,
+			toolsList: c.toolsList, resourcesList: c.resourcesList, templatesList: c.templatesList, promptsList: c.promptsList}
 	} else {
 		if c.modern.reload == nil {
-			return nil, fmt.Errorf("modern form of server %s: no way to read the design", c.id)
+			return nil, fmt.Errorf("modern view of server %s: no way to read the design", c.id)
 		}
 		d, err := c.modern.reload(ctx)
 		if err != nil {
 			return nil, err
 		}
 		d.Server.ProtocolVersion = protocol.Modern
-		if m, err = compile(d); err != nil {
-			return nil, fmt.Errorf("modern form: %w", err)
+		if m, err = compileView(c.core, d, mcptransport.Modern); err != nil {
+			return nil, fmt.Errorf("modern view: %w", err)
 		}
 	}
-	m.version = protocol.Modern
 	hints := c.cacheHints()
 	m.toolsList = withHints(m.toolsList, hints)
 	m.resourcesList = withHints(m.resourcesList, hints)
 	m.templatesList = withHints(m.templatesList, hints)
 	m.promptsList = withHints(m.promptsList, hints)
 	var err error
-	if m.discover, err = c.discoverResult(m, hints); err != nil {
+	if m.discover, err = m.discoverResult(hints); err != nil {
 		return nil, err
 	}
 	m.readHints = hints
-	// Its size is what it holds beyond c: the lists and answers encoded
-	// again (and its own tools, resources and prompts when shaped apart).
+	// The lists and answers encoded again (and, shaped apart, its own
+	// catalog, counted as it was compiled).
 	m.size += len(m.toolsList) + len(m.resourcesList) + len(m.templatesList) + len(m.promptsList) + len(m.discover)
 	return m, nil
 }
 
-// shallowCopy is c sharing its tools, resources and prompts, its upstream
-// and its OAuth guard, without its modern side.
-func (c *compiled) shallowCopy() *compiled {
-	return &compiled{
-		id: c.id, orgID: c.orgID, authMode: c.authMode, orgKey: c.orgKey, publicLimit: c.publicLimit,
-		initialize: c.initialize, toolsList: c.toolsList, resourcesList: c.resourcesList,
-		templatesList: c.templatesList, promptsList: c.promptsList,
-		tools: c.tools, resources: c.resources, templates: c.templates, prompts: c.prompts,
-		version: c.version, usesSequences: c.usesSequences, fault: c.fault, size: c.size,
-		description: c.description, hasCompletions: c.hasCompletions,
-		upstream: c.upstream, record: c.record, oauth: c.oauth,
-	}
-}
-
 // cacheHints is `,"ttlMs":N,"cacheScope":"S"`, appended to every cacheable
 // result.
-func (c *compiled) cacheHints() []byte {
+func (c *core) cacheHints() []byte {
 	out := []byte(`,"ttlMs":`)
 	out = strconv.AppendInt(out, c.modern.ttlMs, 10)
 	out = append(out, `,"cacheScope":`...)
@@ -192,31 +186,29 @@ func withHints(list, hints []byte) []byte {
 }
 
 // discoverResult encodes the answer to server/discover: the revisions
-// served, capabilities matching the methods the design answers, the
-// description as instructions, and the caching hints.
-func (c *compiled) discoverResult(m *compiled, hints []byte) ([]byte, error) {
-	// Changes reach subscriptions/listen streams: listChanged and
-	// subscribe say so.
-	caps := map[string]any{
-		"tools":     map[string]bool{"listChanged": true},
-		"resources": map[string]bool{"listChanged": true, "subscribe": true},
-		"prompts":   map[string]bool{"listChanged": true},
-		"logging":   struct{}{},
-		// Any tool's scenario may be a task.
-		"extensions": map[string]struct{}{mockspec.TasksExtension: {}},
-	}
-	if m.hasCompletions {
-		caps["completions"] = struct{}{}
-	}
+// served, the modern capabilities of the view's content, the description
+// as instructions, and the caching hints.
+func (c *compiled) discoverResult(hints []byte) ([]byte, error) {
 	body, err := json.Marshal(struct {
 		SupportedVersions []string       `json:"supportedVersions"`
 		Capabilities      map[string]any `json:"capabilities"`
 		Instructions      string         `json:"instructions,omitempty"`
-	}{supportedModern, caps, c.description})
+	}{supportedModern, mcptransport.Modern.Capabilities(c.offer()), c.description})
 	if err != nil {
 		return nil, err
 	}
 	return withHints(body, hints), nil
+}
+
+// offer is what the view's content offers, for the capabilities either
+// era declares. Any tool's scenario may be a task: the tasks extension is
+// always offered.
+func (c *compiled) offer() mcptransport.Offer {
+	return mcptransport.Offer{
+		Tools: len(c.tools) > 0, Resources: len(c.resources)+len(c.templates) > 0, Prompts: len(c.prompts) > 0,
+		Completions: c.hasCompletions && protocol.HasCompletions(c.version),
+		Extensions:  []string{mockspec.TasksExtension},
+	}
 }
 
 func discover(_ context.Context, _ *Exchange, d *compiled, _ json.RawMessage) (json.RawMessage, error) {

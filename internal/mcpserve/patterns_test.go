@@ -55,15 +55,13 @@ type rpcAnswer struct {
 	} `json:"error"`
 }
 
-func callLookup(t *testing.T, url string, args map[string]any) rpcAnswer {
+// callLookup calls the lookup tool with args in the session's era.
+func callLookup(t *testing.T, s *session, args map[string]any) rpcAnswer {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "lookup", "arguments": args}})
-	require.NoError(t, err)
-	resp, text := post(t, url, nil, string(body))
-	require.Equal(t, http.StatusOK, resp.StatusCode, text)
+	r := s.call("tools/call", map[string]any{"name": "lookup", "arguments": args})
+	require.Equal(t, http.StatusOK, r.status, r.raw)
 	var a rpcAnswer
-	require.NoError(t, json.Unmarshal([]byte(text), &a), text)
+	require.NoError(t, json.Unmarshal([]byte(r.raw), &a), r.raw)
 	return a
 }
 
@@ -75,32 +73,36 @@ func TestPatternBudget(t *testing.T) {
 	owner := env.Signup(t, "Patterns")
 	id := createDesign(t, owner, patternDesign(t))
 	url := env.URL + "/api/platform/" + id + "/mcp"
+	for _, e := range bothEras {
+		t.Run(e.name, func(t *testing.T) {
+			s := e.open(t, url)
+			t.Run("within the budget", func(t *testing.T) {
+				a := callLookup(t, s, map[string]any{"q": strings.Repeat("ab", 100)})
+				require.Nil(t, a.Error)
+				require.Contains(t, string(a.Result), `\"hit\":false`)
 
-	t.Run("within the budget", func(t *testing.T) {
-		a := callLookup(t, url, map[string]any{"q": strings.Repeat("ab", 100)})
-		require.Nil(t, a.Error)
-		require.Contains(t, string(a.Result), `\"hit\":false`)
-
-		a = callLookup(t, url, map[string]any{"code": strings.Repeat("ab", 100)})
-		require.NotNil(t, a.Error)
-		require.Contains(t, a.Error.Message, "arguments do not match the input schema", "checked against the pattern")
-	})
-	for _, tc := range []struct{ name, field string }{{"schema pattern", "code"}, {"condition", "q"}} {
-		t.Run(tc.name, func(t *testing.T) {
-			// 100 KB against 2,000 instructions: 2e8 units.
-			a := callLookup(t, url, map[string]any{tc.field: strings.Repeat("ab", 50000)})
-			require.NotNil(t, a.Error)
-			require.Equal(t, -32602, a.Error.Code)
-			require.Equal(t, "Invalid params: the arguments are too large for the patterns of tool 'lookup'", a.Error.Message)
-			require.Equal(t, tc.field, a.Error.Data["field"])
-			require.Contains(t, a.Error.Data["reason"], "10000000 units")
+				a = callLookup(t, s, map[string]any{"code": strings.Repeat("ab", 100)})
+				require.NotNil(t, a.Error)
+				require.Contains(t, a.Error.Message, "arguments do not match the input schema", "checked against the pattern")
+			})
+			for _, tc := range []struct{ name, field string }{{"schema pattern", "code"}, {"condition", "q"}} {
+				t.Run(tc.name, func(t *testing.T) {
+					// 100 KB against 2,000 instructions: 2e8 units.
+					a := callLookup(t, s, map[string]any{tc.field: strings.Repeat("ab", 50000)})
+					require.NotNil(t, a.Error)
+					require.Equal(t, -32602, a.Error.Code)
+					require.Equal(t, "Invalid params: the arguments are too large for the patterns of tool 'lookup'", a.Error.Message)
+					require.Equal(t, tc.field, a.Error.Data["field"])
+					require.Contains(t, a.Error.Data["reason"], "10000000 units")
+				})
+			}
+			t.Run("nested argument named", func(t *testing.T) {
+				a := callLookup(t, s, map[string]any{"code": strings.Repeat("ab", 50000), "q": "x"})
+				require.NotNil(t, a.Error)
+				require.Equal(t, "code", a.Error.Data["field"])
+			})
 		})
 	}
-	t.Run("nested argument named", func(t *testing.T) {
-		a := callLookup(t, url, map[string]any{"code": strings.Repeat("ab", 50000), "q": "x"})
-		require.NotNil(t, a.Error)
-		require.Equal(t, "code", a.Error.Data["field"])
-	})
 }
 
 // TestPatternBudgetWorstCase measures the worst calls the limits allow:
@@ -111,8 +113,8 @@ func TestPatternBudgetWorstCase(t *testing.T) {
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Worst")
 	id := createDesign(t, owner, patternDesign(t))
-	url := env.URL + "/api/platform/" + id + "/mcp"
-	callLookup(t, url, nil) // load the design
+	s := legacyEra.open(t, env.URL+"/api/platform/"+id+"/mcp")
+	callLookup(t, s, nil) // load the design
 
 	// 4,990 bytes against 2,000 instructions is 9.98e6 units, just within
 	// the budget of 1e7: the largest pattern, never matching, run to the
@@ -131,7 +133,7 @@ func TestPatternBudgetWorstCase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := cpuTime(t)
 			start := time.Now()
-			a := callLookup(t, url, tc.args)
+			a := callLookup(t, s, tc.args)
 			t.Logf("%s: %v wall, %v CPU (process)", tc.name, time.Since(start), cpuTime(t)-before)
 			got := string(a.Result)
 			if a.Error != nil {
@@ -167,27 +169,35 @@ func TestJournalExplanationCapped(t *testing.T) {
 			"input_schema": map[string]any{"type": "object"}, "mock_scenarios": scenarios})},
 		Enabled: true,
 	})
-	rec := make(chanRecorder, 4)
+	rec := make(chanRecorder, 8)
 	h := mcpserve.New(env.Service.Store(), slog.New(slog.NewTextHandler(io.Discard, nil)), mcpserve.Options{Journal: rec})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	a := callLookup(t, srv.URL+"/api/platform/"+id+"/mcp", map[string]any{"q": "nothing"})
-	require.Nil(t, a.Error)
-	e := <-rec
-	require.Equal(t, journal.OutcomeNoMatch, e.Outcome)
-	require.NotEmpty(t, e.Mismatches, "explained before it was handed over")
-	last := e.Mismatches[len(e.Mismatches)-1]
-	kept := e.Mismatches[:len(e.Mismatches)-1]
-	size := 0
-	for i, m := range kept {
-		require.Equal(t, fmt.Sprintf("s%03d", i), m.Scenario)
-		require.Equal(t, "q", m.Field)
-		require.Equal(t, "matches", m.Operator)
-		size += len(m.Scenario) + len(m.Field) + len(m.Operator) + len(m.Reason)
+	for _, era := range bothEras {
+		t.Run(era.name, func(t *testing.T) {
+			s := era.open(t, srv.URL+"/api/platform/"+id+"/mcp")
+			a := callLookup(t, s, map[string]any{"q": "nothing"})
+			require.Nil(t, a.Error)
+			e := <-rec
+			for e.Method != "tools/call" { // a legacy client's initialize comes first
+				e = <-rec
+			}
+			require.Equal(t, journal.OutcomeNoMatch, e.Outcome)
+			require.NotEmpty(t, e.Mismatches, "explained before it was handed over")
+			last := e.Mismatches[len(e.Mismatches)-1]
+			kept := e.Mismatches[:len(e.Mismatches)-1]
+			size := 0
+			for i, m := range kept {
+				require.Equal(t, fmt.Sprintf("s%03d", i), m.Scenario)
+				require.Equal(t, "q", m.Field)
+				require.Equal(t, "matches", m.Operator)
+				size += len(m.Scenario) + len(m.Field) + len(m.Operator) + len(m.Reason)
+			}
+			require.LessOrEqual(t, size, journal.MaxExplanation)
+			require.Greater(t, size, journal.MaxExplanation-200, "filled up to the cap")
+			require.Empty(t, last.Scenario)
+			require.Equal(t, fmt.Sprintf("%d more scenarios did not match (an explanation keeps 4096 bytes)", 150-len(kept)), last.Reason)
+		})
 	}
-	require.LessOrEqual(t, size, journal.MaxExplanation)
-	require.Greater(t, size, journal.MaxExplanation-200, "filled up to the cap")
-	require.Empty(t, last.Scenario)
-	require.Equal(t, fmt.Sprintf("%d more scenarios did not match (an explanation keeps 4096 bytes)", 150-len(kept)), last.Reason)
 }

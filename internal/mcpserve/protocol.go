@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
@@ -47,7 +48,7 @@ func subscribe(_ context.Context, _ *Exchange, d *compiled, params json.RawMessa
 		return nil, missing("uri", "the URI of the resource is required")
 	}
 	if _, _, ok := d.read(*p.URI); !ok {
-		return nil, resourceNotFound(*p.URI)
+		return nil, mcptransport.Legacy.NotFound(mcptransport.Resource, *p.URI) // a legacy method
 	}
 	return empty, nil
 }

@@ -392,44 +392,45 @@ func TestAllowedHosts(t *testing.T) {
 }
 
 // TestServerFault: a server's default fault answers its share of calls with
-// its error.
+// its error, in either era.
 func TestServerFault(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, nil)
 	owner := env.Signup(t, "Chaos")
-	id := createDesign(t, owner, richDesign(t, "2025-06-18"))
-	url := env.URL + "/api/platform/" + id + "/mcp"
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"failing"}}`
-	count := func(n int) int {
-		faults := 0
-		for range n {
-			_, body := post(t, url, nil, call)
-			if strings.Contains(body, `"code":-32099`) {
-				faults++
+	for _, e := range bothEras {
+		t.Run(e.name, func(t *testing.T) {
+			id := createDesign(t, owner, richDesign(t, "2025-06-18"))
+			s := e.open(t, env.URL+"/api/platform/"+id+"/mcp")
+			call := func() reply { return s.call("tools/call", map[string]any{"name": "failing"}) }
+			count := func(n int) int {
+				faults := 0
+				for range n {
+					if r := call(); r.Error != nil && r.Error.Code == -32099 {
+						faults++
+					}
+				}
+				return faults
 			}
-		}
-		return faults
+			// A change reaches the cache through a notification: wait until the
+			// old design is dropped before calling.
+			patch := func(fault any) {
+				owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": fault}).Status(http.StatusOK)
+				require.Eventually(t, func() bool { return !env.Service.MCP().Cached(uuid.MustParse(id)) },
+					5*time.Second, 5*time.Millisecond, "the cache still holds the design from before the change")
+			}
+			chaos := map[string]any{"code": -32099, "message": "chaos"}
+			patch(map[string]any{"rate": 1, "error": chaos})
+			require.Equal(t, 20, count(20))
+			patch(map[string]any{"rate": 0.5, "error": chaos})
+			got := count(200)
+			require.Greater(t, got, 60, "about half of 200 calls")
+			require.Less(t, got, 140, "about half of 200 calls")
+			patch(nil)
+			require.Zero(t, count(10))
+			patch(map[string]any{"rate": 1})
+			call().failed(t, -32603, "Internal error (injected fault)")
+		})
 	}
-	// A change reaches the cache through a notification: wait until the
-	// old design is dropped before calling.
-	patch := func(fault any) {
-		owner.Do(http.MethodPatch, "/api/servers/"+id, map[string]any{"fault": fault}).Status(http.StatusOK)
-		require.Eventually(t, func() bool { return !env.Service.MCP().Cached(uuid.MustParse(id)) },
-			5*time.Second, 5*time.Millisecond, "the cache still holds the design from before the change")
-	}
-	chaos := map[string]any{"code": -32099, "message": "chaos"}
-	patch(map[string]any{"rate": 1, "error": chaos})
-	require.Equal(t, 20, count(20))
-	patch(map[string]any{"rate": 0.5, "error": chaos})
-	got := count(200)
-	require.Greater(t, got, 60, "about half of 200 calls")
-	require.Less(t, got, 140, "about half of 200 calls")
-	patch(nil)
-	require.Zero(t, count(10))
-	patch(map[string]any{"rate": 1})
-	_, body := post(t, url, nil, call)
-	require.Contains(t, body, `"code":-32603`)
-	require.Contains(t, body, "Internal error (injected fault)")
 }
 
 // chanRecorder hands journal entries to a test.

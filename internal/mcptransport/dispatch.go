@@ -170,7 +170,7 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		return nil
 	}
 	if err != nil {
-		x.status = statusOf(err, x.modern)
+		x.status = x.Era().Status(err)
 		if x.unavailableFor(err) {
 			return jsonrpc.AppendError(dst, req.ID, err) // an outage, not a failure of the method
 		}
@@ -182,10 +182,11 @@ func (tr Transport) answer(ctx context.Context, t Target, x *Exchange, msg []byt
 		return jsonrpc.AppendError(dst, req.ID, err)
 	}
 	x.status = 0
+	var serverInfo []byte
 	if x.modern {
-		return x.appendModern(dst, req.ID, result)
+		serverInfo = x.target.ServerInfo()
 	}
-	return jsonrpc.AppendResult(dst, req.ID, result)
+	return x.Era().AppendResult(dst, req.ID, result, serverInfo)
 }
 
 // Responder is a Target that takes the responses a client sends to the
@@ -220,15 +221,6 @@ func (x *Exchange) unavailableFor(err error) bool {
 	}
 	x.status, x.unavailable = http.StatusServiceUnavailable, f.Detail
 	return true
-}
-
-// appendModern appends the response carrying a modern request's result,
-// with its resultType and the server's identity.
-func (x *Exchange) appendModern(dst []byte, id, result json.RawMessage) []byte {
-	dst = jsonrpc.AppendResult(dst, id, nil)
-	dst = dst[:len(dst)-1] // the closing brace, after the result
-	dst = appendModernResult(dst, result, x.target.ServerInfo())
-	return append(dst, '}')
 }
 
 // call runs one method. A panic in it is that request's fault only: it is
@@ -269,18 +261,15 @@ type Method[T any] struct {
 	// Eras are the protocol eras the method exists in; zero for both. A
 	// request of another era gets -32601 (with HTTP 404 when modern).
 	Eras Eras
+	// Target is the member of params that names what the request is for
+	// ("name" of a tool or prompt, "uri" of a resource, "taskId" of a
+	// task), which a modern request repeats in its Mcp-Name header; empty
+	// for a method without one.
+	Target string
 }
 
-// inEra reports whether the method exists for a request of the era given.
-func (m *Method[T]) inEra(modern bool) bool {
-	switch {
-	case m.Eras == 0:
-		return true
-	case modern:
-		return m.Eras&Modern != 0
-	}
-	return m.Eras&Legacy != 0
-}
+// inEra reports whether the method exists for a request of era e.
+func (m *Method[T]) inEra(e Era) bool { return m.Eras == 0 || m.Eras.Has(e) }
 
 // Methods is an endpoint's one static method table, by method name.
 type Methods[T any] map[string]Method[T]
@@ -295,10 +284,19 @@ func (ms Methods[T]) Names() []string {
 // is -32601 naming it.
 func (ms Methods[T]) Call(ctx context.Context, x *Exchange, t T, method string, params json.RawMessage) (json.RawMessage, error) {
 	m, ok := ms[method]
-	if !ok || m.Notification || !m.inEra(x.Modern()) || (m.bounded() && !m.exists(x.protocolVersion())) {
+	if !ok || m.Notification || !m.inEra(x.Era()) || (m.bounded() && !m.exists(x.protocolVersion())) {
 		return nil, fmt.Errorf("%w: %s", jsonrpc.ErrMethodNotFound, method)
 	}
 	return m.Handle(ctx, x, t, params)
+}
+
+// TargetParam is the Target of method for a request of era e: "" for a
+// method without one, unknown, or that e's requests lack.
+func (ms Methods[T]) TargetParam(method string, e Era) string {
+	if m, ok := ms[method]; ok && !m.Notification && m.inEra(e) {
+		return m.Target
+	}
+	return ""
 }
 
 // bounded reports whether the method exists in some protocol versions

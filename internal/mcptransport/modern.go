@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,18 +11,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/protocol"
-)
-
-// Eras says which protocol eras an endpoint answers: legacy revisions
-// (initialize, then requests without _meta), modern ones (protocol.ModernFrom on:
-// every request carries its version and client capabilities in
-// params._meta), or both.
-type Eras uint8
-
-const (
-	Legacy Eras = 1 << iota
-	Modern
-	BothEras = Legacy | Modern
 )
 
 // ModernTarget is a Target that may answer modern requests. A Target that
@@ -38,6 +25,11 @@ type ModernTarget interface {
 	// SupportedVersions lists the revisions the target answers, newest
 	// first, as UnsupportedProtocolVersion errors report them.
 	SupportedVersions() []string
+	// TargetParam is the member of params that names what a modern
+	// request of method is for (its method table's Target: the tool, the
+	// resource, the task), which the request repeats in Mcp-Name; "" for
+	// a method without one, or that modern requests lack.
+	TargetParam(method string) string
 }
 
 // The _meta keys of a modern request and result.
@@ -107,6 +99,14 @@ func (m *RequestMeta) HasExtension(name string) bool {
 // Modern reports whether the message being answered is a modern request.
 func (x *Exchange) Modern() bool { return x != nil && x.modern }
 
+// Era is the era of the message being answered.
+func (x *Exchange) Era() Era {
+	if x.Modern() {
+		return Modern
+	}
+	return Legacy
+}
+
 // Meta is the _meta of the modern request being answered; zero for a
 // legacy one.
 func (x *Exchange) Meta() *RequestMeta { return &x.meta }
@@ -124,30 +124,6 @@ type statusError struct {
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
 
-// statusOf is the HTTP status a lone message answered with err goes with:
-// the one err was marked with, else for a modern request the one its code
-// calls for, else 200.
-func statusOf(err error, modern bool) int {
-	var se *statusError
-	if errors.As(err, &se) {
-		return se.status
-	}
-	if !modern {
-		return http.StatusOK
-	}
-	var e *jsonrpc.Error
-	if !errors.As(err, &e) {
-		return http.StatusOK
-	}
-	switch e.Code {
-	case jsonrpc.ErrMethodNotFound.Code:
-		return http.StatusNotFound
-	case jsonrpc.ErrHeaderMismatch.Code, jsonrpc.ErrMissingClientCapability.Code, jsonrpc.ErrUnsupportedVersion.Code:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
-}
-
 // classify decides the era of the request being answered and checks what
 // a modern request carries. A request is modern when its params._meta
 // names a protocol version, or its Mcp-Protocol-Version header names
@@ -163,7 +139,7 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 	}
 	header, sent := x.header(HeaderProtocolVersion)
 	if !bytes.Contains(req.Params, metaVersionKey) && (!sent || protocol.Supported(header)) {
-		if x.eras&Legacy == 0 {
+		if !x.eras.Has(Legacy) {
 			requested := header
 			if req.Method == "initialize" {
 				requested, _ = ParseInitialize(req.Params)
@@ -172,7 +148,7 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 		}
 		return
 	}
-	if x.eras&Modern == 0 {
+	if !x.eras.Has(Modern) {
 		return
 	}
 	x.modern = true
@@ -206,22 +182,20 @@ func (x *Exchange) unsupported(requested string) error {
 // readMeta reads and checks the _meta and the request headers of a
 // modern request, in the order the revision's conformance suite expects:
 // the version header's presence, the _meta fields, the version (as in the
-// header, then served), Mcp-Method, then Mcp-Name. Header values are
-// compared without surrounding spaces and tabs.
+// header, then served), Mcp-Method, then Mcp-Name, which repeats the
+// member of params the method's table entry names as its Target. Header
+// values are compared without surrounding spaces and tabs.
 func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) error {
 	// The members are read in place, without decoding params (the method
 	// does that): this runs on every modern request.
-	var meta, name, uri, taskID, version, caps, level []byte
+	targetParam := x.target.TargetParam(req.Method)
+	var meta, target, version, caps, level []byte
 	jsonrpc.Members(req.Params, func(k, v []byte) bool {
 		switch {
 		case jsonrpc.KeyIs(k, "_meta"):
 			meta = v
-		case jsonrpc.KeyIs(k, "name"):
-			name = v
-		case jsonrpc.KeyIs(k, "uri"):
-			uri = v
-		case jsonrpc.KeyIs(k, "taskId"):
-			taskID = v
+		case targetParam != "" && jsonrpc.KeyIs(k, targetParam):
+			target = v
 		}
 		return true
 	})
@@ -284,15 +258,7 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	case m != req.Method:
 		return headerMismatch("%s header value '%s' does not match body value '%s'", HeaderMethod, m, req.Method)
 	}
-	var target []byte
-	switch req.Method {
-	case "tools/call", "prompts/get":
-		target = name
-	case "resources/read":
-		target = uri
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		target = taskID
-	default:
+	if targetParam == "" {
 		return nil
 	}
 	want, ok := jsonrpc.StringValue(target)

@@ -180,7 +180,7 @@ func init() {
 		"initialize": {Handle: initialize},
 		"ping":       {Handle: ping},
 		"tools/list": {Handle: listTools},
-		"tools/call": {Handle: callTool},
+		"tools/call": {Handle: callTool, Target: "name"},
 	}
 }
 

@@ -136,7 +136,10 @@ func (s *state) release() {
 }
 
 // stateOf is the endpoint's state of x; an exchange this endpoint did not
-// begin gets a fresh one, with nothing to record.
+// begin gets a fresh one, with nothing to record. The transport keeps it
+// untyped, so it is looked up once, where a message enters the endpoint
+// (the journal middleware and each method that needs it), and passed down
+// typed from there.
 func stateOf(x *Exchange) *state {
 	if s, ok := x.State().(*state); ok {
 		return s

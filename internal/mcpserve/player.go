@@ -15,9 +15,11 @@ type player struct {
 	d *compiled
 	s *state
 	t *tool
-	// call is the call as its questions and task see it: target, the
-	// chosen scenario's index, params and arguments.
-	call askCall
+	// index is the chosen scenario's; params and args, the call's, as its
+	// questions and task see them.
+	index  int
+	params json.RawMessage
+	args   map[string]any
 	// progressToken is the call's _meta.progressToken, which progress
 	// notifications carry (none when absent or null).
 	progressToken json.RawMessage
@@ -50,8 +52,7 @@ func (pl *player) settle(ctx context.Context, sc *scene) (*scene, map[string]any
 		return sc, nil, nil, nil
 	}
 	pl.s.call.scenario = sc.name
-	call := pl.call
-	call.name = sc.name
+	call := askCall{target: "tools/call " + pl.t.name, index: pl.index, params: pl.params, args: pl.args, name: sc.name}
 	var answers map[string]any // the client's answers, from every round
 	for sc.task != nil || sc.ask != nil {
 		call.first = sc.ask

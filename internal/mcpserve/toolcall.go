@@ -53,8 +53,7 @@ func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMess
 		}
 		return play.noMatch, nil
 	}
-	pl := player{x: x, d: d, s: s, t: t, progressToken: p.ProgressToken,
-		call: askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments}}
+	pl := player{x: x, d: d, s: s, t: t, index: i, params: params, args: p.Arguments, progressToken: p.ProgressToken}
 	return pl.play(ctx, play.scenes[i])
 }
 

@@ -218,8 +218,7 @@ type askCall struct {
 // modern request. It returns the branch that answers and the answers, or
 // else the result to send (input_required, or the answer of no matching
 // branch) or an error.
-func askClient(x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
-	s := stateOf(x)
+func askClient(x *Exchange, s *state, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
 	signer := s.states
 	if signer == nil {
 		signer = fallbackSigner
@@ -597,10 +596,10 @@ func (r *round) size() int {
 // whose messages answer, with the answers its placeholders read added to
 // values, or else the result to send or an error. A legacy request gets
 // an error: legacy clients are asked with server-to-client requests.
-func askPrompt(ctx context.Context, x *Exchange, d *compiled, name string, pr *prompt, params json.RawMessage, args map[string]any,
+func askPrompt(ctx context.Context, x *Exchange, s *state, d *compiled, name string, pr *prompt, params json.RawMessage, args map[string]any,
 	values map[string]string) (*branch, json.RawMessage, error) {
-	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
-	b, answers, out, err := ask(ctx, x, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
+	s.budget = regexlimit.NewBudget() // for the branches' patterns
+	b, answers, out, err := ask(ctx, x, s, d, askCall{target: "prompts/get " + name, params: params, args: args, name: name, first: pr.ask})
 	if b == nil {
 		return nil, out, err
 	}
@@ -643,9 +642,9 @@ func answerText(path string, answers map[string]any) string {
 // branch the answers take, served with the resource's media type) and r,
 // or else a nil resource and the result to send or an error. A legacy
 // request gets an error.
-func askResource(ctx context.Context, x *Exchange, d *compiled, uri string, r *resource, text string, params json.RawMessage) (string, *resource, json.RawMessage, error) {
-	stateOf(x).budget = regexlimit.NewBudget() // for the branches' patterns
-	b, answers, out, err := ask(ctx, x, d, askCall{target: "resources/read " + uri, params: params,
+func askResource(ctx context.Context, x *Exchange, s *state, d *compiled, uri string, r *resource, text string, params json.RawMessage) (string, *resource, json.RawMessage, error) {
+	s.budget = regexlimit.NewBudget() // for the branches' patterns
+	b, answers, out, err := ask(ctx, x, s, d, askCall{target: "resources/read " + uri, params: params,
 		args: map[string]any{"uri": uri}, name: uri, first: r.ask})
 	if b == nil {
 		return "", nil, out, err
@@ -677,11 +676,11 @@ func matchTemplate(r *resource, uri string) []string {
 }
 
 // ask plays the rounds of a call that asks, in the request's era.
-func ask(ctx context.Context, x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
+func ask(ctx context.Context, x *Exchange, s *state, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
 	if x.Modern() {
-		return askClient(x, d, c)
+		return askClient(x, s, d, c)
 	}
-	return askLegacyClient(ctx, x, d, c)
+	return askLegacyClient(ctx, x, s, d, c)
 }
 
 // askLegacyClient plays the rounds of a call that asks, for a legacy
@@ -689,8 +688,7 @@ func ask(ctx context.Context, x *Exchange, d *compiled, c askCall) (*branch, map
 // reply's event stream, and the call waits for the client's answers,
 // which come as responses in POSTs of their own. It returns what
 // askClient does.
-func askLegacyClient(ctx context.Context, x *Exchange, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
-	s := stateOf(x)
+func askLegacyClient(ctx context.Context, x *Exchange, s *state, d *compiled, c askCall) (*branch, map[string]any, json.RawMessage, error) {
 	if !x.CanAsk() || s.asks == nil {
 		out, err := cannotAsk(c)
 		return nil, nil, out, err

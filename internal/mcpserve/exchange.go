@@ -20,15 +20,19 @@ import (
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
 
-// callNote is what a method says about the message it answered. The
-// journal's explanation is built from it only for entries the journal
-// admits.
-type callNote struct {
+// callRecord is what the stages answering one message note about it for
+// the journal: the tool and scenario it reached, the sequence step, the
+// outcome, how the scenarios were tried, the rounds of questions and the
+// upstream's answer. The journal middleware reads it once the message is
+// answered; the explanation is built from it only for entries the journal
+// admits. It lives in the exchange's pooled state, so noting costs no
+// allocation.
+type callRecord struct {
 	tool     string
 	scenario string
-	step     int
+	step     int // the step of a sequence scenario; -1 for none
 	outcome  string
-	usedSeq  bool
+	usedSeq  bool // the sequence key took part: the entry names it
 	// explained: matcher, names, args and matched say how the tool's
 	// scenarios were tried.
 	explained bool
@@ -43,6 +47,22 @@ type callNote struct {
 	// proxied).
 	upstreamLatency time.Duration
 	upstreamAnswer  []byte
+}
+
+// explain notes how the scenarios of play were tried against args:
+// matched is the index of the one that matched, or the matcher's answer
+// when none did.
+func (c *callRecord) explain(play *toolPlay, args map[string]any, matched int) {
+	c.explained, c.matcher, c.names, c.args, c.matched = true, play.matcher, play.names, args, matched
+}
+
+// mismatches is the journal's explanation of the scenarios that did not
+// match; nil when none were tried.
+func (c *callRecord) mismatches() []journal.Mismatch {
+	if !c.explained {
+		return nil
+	}
+	return explain(c.matcher, c.names, c.args, c.matched)
 }
 
 // Exchange is the transport's exchange, as this endpoint's methods get it.
@@ -93,9 +113,9 @@ type state struct {
 	seqKey string
 	keyed  bool // seqKey is known
 
-	// call is what the method answering the current message tells the
-	// journal.
-	call callNote
+	// call is what the stages answering the current message note for
+	// the journal.
+	call callRecord
 	// budget is the regular-expression work the current tools/call may
 	// still take; here rather than on the stack because the schema's
 	// estimate keeps a pointer to it.
@@ -116,7 +136,10 @@ func (s *state) release() {
 }
 
 // stateOf is the endpoint's state of x; an exchange this endpoint did not
-// begin gets a fresh one, with nothing to record.
+// begin gets a fresh one, with nothing to record. The transport keeps it
+// untyped, so it is looked up once, where a message enters the endpoint
+// (the journal middleware and each method that needs it), and passed down
+// typed from there.
 func stateOf(x *Exchange) *state {
 	if s, ok := x.State().(*state); ok {
 		return s
@@ -182,7 +205,7 @@ func journaled(next mcptransport.MessageHandler) mcptransport.MessageHandler {
 			return next(ctx, x, t, req)
 		}
 		start := time.Now()
-		s.call = callNote{step: -1}
+		s.call = callRecord{step: -1}
 		result, err := next(ctx, x, t, req)
 		if x.Refused() != nil {
 			s.call.outcome = journal.OutcomeRejected
@@ -203,9 +226,7 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 		ClientAddr: s.address(), Method: req.Method, Tool: s.call.tool, Scenario: s.call.scenario,
 		Step: s.call.step, Outcome: s.call.outcome, Answer: result, Rounds: s.call.rounds,
 	}
-	if c := &s.call; c.explained {
-		e.Mismatches = explain(c.matcher, c.names, c.args, c.matched)
-	}
+	e.Mismatches = s.call.mismatches()
 	if s.call.usedSeq {
 		e.SequenceKey = s.sequenceKey()
 	}

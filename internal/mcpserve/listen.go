@@ -72,7 +72,7 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 	var watch *taskWatch
 	if len(f.TaskIDs) > 0 {
 		var err error
-		if watch, err = watchTasks(ctx, x, d, f.TaskIDs); err != nil {
+		if watch, err = watchTasks(ctx, x, s, d, f.TaskIDs); err != nil {
 			return nil, err
 		}
 		f.TaskIDs = watch.ids() // the tasks it agrees to report on: those it knows

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"math/rand/v2"
 	"regexp"
 	"strings"
 
-	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
@@ -72,148 +69,6 @@ func initialize(_ context.Context, _ *Exchange, d *compiled, params json.RawMess
 	return d.initialize, nil
 }
 
-func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	p, err := decodeCall(params, "tools/call needs the name of the tool")
-	if err != nil {
-		return nil, err
-	}
-	t, ok := d.tools[p.Name]
-	if d.upstream != nil && (d.record || !ok) {
-		// Record: every call is the upstream's; fallback: so is a call of
-		// a tool the design lacks.
-		stateOf(x).call.tool = p.Name
-		return forward(ctx, x, d, "tools/call", params)
-	}
-	if !ok {
-		return nil, x.Era().NotFound(mcptransport.Tool, p.Name)
-	}
-	s := stateOf(x)
-	s.call.tool = t.name
-	if x.Modern() {
-		if err := requireCapabilities(x, t.requiredCaps); err != nil {
-			return nil, err
-		}
-		if err := t.checkParamHeaders(x.Request().Header, p.Arguments); err != nil {
-			return nil, err
-		}
-	}
-	input, err := t.inputSchema(d)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: stored input schema: %w", t.name, err)
-	}
-	s.budget = regexlimit.NewBudget()
-	if vs := input.ValidateWithin(p.Arguments, &s.budget); len(vs) > 0 {
-		if s.budget.Exhausted() {
-			return nil, tooCostly(t.name, s.budget.Field())
-		}
-		return nil, argumentsError(t.name, vs)
-	}
-	if f := d.fault; f != nil && rand.Float64() < f.rate {
-		s.call.outcome = journal.OutcomeFault
-		if err := sleep(ctx, f.delay); err != nil {
-			return nil, err
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-	}
-	play, err := t.playing(d)
-	if err != nil {
-		return nil, err
-	}
-	i, matched := play.matcher.MatchWithin(p.Arguments, &s.budget)
-	if s.budget.Exhausted() {
-		return nil, tooCostly(t.name, s.budget.Field())
-	}
-	if s.rec != nil {
-		c := &s.call
-		c.explained, c.matcher, c.names, c.args, c.matched = true, play.matcher, play.names, p.Arguments, i
-	}
-	if !matched {
-		if d.upstream != nil {
-			return forward(ctx, x, d, "tools/call", params)
-		}
-		if s.call.outcome == "" {
-			s.call.outcome = journal.OutcomeNoMatch
-		}
-		return play.noMatch, nil
-	}
-	sc := play.scenes[i]
-	var answers map[string]any // the client's answers, when the scenario asks
-	if sc.task != nil || sc.ask != nil {
-		s.call.scenario = sc.name
-		call := askCall{target: "tools/call " + t.name, index: i, params: params, args: p.Arguments, name: sc.name}
-		// A task, or questions whose answer may be a task, until an answer.
-		for sc.task != nil || sc.ask != nil {
-			call.first = sc.ask
-			if sc.task != nil {
-				out, err := startTask(ctx, x, d, t, sc, call, answers)
-				if err != errNoTask {
-					return out, err
-				}
-				// Answered at once: the task's outcome, or its questions.
-				if call.first = sc.task.ask; call.first == nil {
-					sc = sc.task.outcome
-					continue
-				}
-			}
-			b, got, out, err := ask(ctx, x, d, call)
-			if b == nil {
-				return out, err
-			}
-			sc = b.leaf
-			if answers == nil {
-				answers = got
-			} else {
-				maps.Copy(answers, got)
-			}
-		}
-	}
-	var n int64
-	if sc.sequence && s.seq != nil {
-		s.call.usedSeq = true
-		if n, err = s.seq.Next(ctx, d.id, sc.seqID, s.sequenceKey()); err != nil {
-			// Counting failed (Redis away): answer the first step rather
-			// than fail the call.
-			if s.log != nil {
-				s.log.WarnContext(ctx, "sequence count failed; answering the first step",
-					"server_id", d.id.String(), "error", err.Error())
-			}
-			n = 0
-		}
-	}
-	step, a := sc.step(n)
-	s.call.scenario = sc.name
-	if sc.sequence {
-		s.call.step = step
-	}
-	for k := range sc.notes {
-		nt := &sc.notes[k]
-		if !nt.progress && x.Modern() && !logWanted(x.Meta().LogLevel, nt.level) {
-			continue // a modern request gets log notifications at or above the level it names only
-		}
-		if err := sleep(ctx, nt.delay); err != nil {
-			return nil, err
-		}
-		switch {
-		case !nt.progress:
-			x.Notify(nt.before)
-		case len(p.ProgressToken) > 0 && string(p.ProgressToken) != "null":
-			x.Notify(nt.before, p.ProgressToken, nt.after)
-		}
-	}
-	if err := sleep(ctx, a.delay); err != nil {
-		return nil, err
-	}
-	if sc.broadcast != 0 && s.hub != nil {
-		s.hub.notify(d.id, sc.broadcast, nil)
-	}
-	if a.err != nil {
-		return nil, a.err
-	}
-	return a.forAnswers(answers)
-}
-
 // callRequest is a call whose arguments are decoded.
 type callRequest = mcptransport.CallParams[map[string]any]
 
@@ -265,20 +120,20 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 	if p.URI == nil {
 		return nil, missing("uri", "resources/read needs the URI of the resource")
 	}
-	uri := *p.URI
+	uri, s := *p.URI, stateOf(x)
 	text, r, ok := d.read(uri)
-	if d.upstream != nil && (d.record || !ok) {
-		return forward(ctx, x, d, "resources/read", params)
-	}
-	if ok && r.ask != nil {
-		var out json.RawMessage
-		var err error
-		if text, r, out, err = askResource(ctx, x, d, uri, r, text, params); r == nil {
-			return out, err
-		}
+	if d.forwards(ok) {
+		return forward(ctx, x, s, d, "resources/read", params)
 	}
 	if !ok {
 		return nil, x.Era().NotFound(mcptransport.Resource, uri)
+	}
+	if r.ask != nil {
+		var out json.RawMessage
+		var err error
+		if text, r, out, err = askResource(ctx, x, s, d, uri, r, text, params); r == nil {
+			return out, err
+		}
 	}
 	type content struct {
 		URI      string  `json:"uri"`
@@ -347,10 +202,10 @@ func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	name, args := p.Name, p.Arguments
+	name, args, s := p.Name, p.Arguments, stateOf(x)
 	pr, ok := d.prompts[name]
-	if d.upstream != nil && (d.record || !ok) {
-		return forward(ctx, x, d, "prompts/get", params)
+	if d.forwards(ok) {
+		return forward(ctx, x, s, d, "prompts/get", params)
 	}
 	if !ok {
 		return nil, x.Era().NotFound(mcptransport.Prompt, name)
@@ -365,15 +220,15 @@ func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMes
 			}
 			continue
 		}
-		s, isString := v.(string)
+		text, isString := v.(string)
 		if !isString {
 			return nil, invalidParams("argument '%s' must be a string", a.Name)
 		}
-		values[a.Name] = s
+		values[a.Name] = text
 	}
 	source := pr.messages
 	if pr.ask != nil {
-		b, out, err := askPrompt(ctx, x, d, name, pr, params, args, values)
+		b, out, err := askPrompt(ctx, x, s, d, name, pr, params, args, values)
 		if b == nil {
 			return out, err
 		}

@@ -192,9 +192,8 @@ func errNeedsTasks(what string) error {
 // given before it, which its outcome may quote. For any other client it is
 // -32021 when the task requires the extension, else errNoTask: the caller
 // gives the outcome at once.
-func startTask(ctx context.Context, x *Exchange, d *compiled, t *tool, sc *scene, call askCall, answers map[string]any) (json.RawMessage, error) {
+func startTask(ctx context.Context, x *Exchange, s *state, d *compiled, t *tool, sc *scene, call askCall, answers map[string]any) (json.RawMessage, error) {
 	ts := sc.task
-	s := stateOf(x)
 	if !hasTasks(x) || s.tasks == nil {
 		if ts.required {
 			return nil, errNeedsTasks("tool '" + t.name + "' runs as a task")
@@ -263,9 +262,8 @@ type taskParams struct {
 
 // loadTask reads the task a tasks/* request names, with its script
 // compiled.
-func loadTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage, method string) (TaskRecord, *taskScene, taskParams, error) {
+func loadTask(ctx context.Context, x *Exchange, s *state, d *compiled, params json.RawMessage, method string) (TaskRecord, *taskScene, taskParams, error) {
 	var p taskParams
-	s := stateOf(x)
 	if !hasTasks(x) {
 		return TaskRecord{}, nil, p, errNeedsTasks(method + " is a method of the tasks extension")
 	}
@@ -304,11 +302,12 @@ func taskNotFound() error {
 }
 
 func getTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	t, ts, _, err := loadTask(ctx, x, d, params, "tasks/get")
+	s := stateOf(x)
+	t, ts, _, err := loadTask(ctx, x, s, d, params, "tasks/get")
 	if err != nil {
 		return nil, err
 	}
-	v, err := ts.at(t, stateOf(x).now())
+	v, err := ts.at(t, s.now())
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +318,8 @@ func getTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessa
 // questions not outstanding are ignored; a round answered in full lets
 // the task go on.
 func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	t, ts, p, err := loadTask(ctx, x, d, params, "tasks/update")
+	s := stateOf(x)
+	t, ts, p, err := loadTask(ctx, x, s, d, params, "tasks/update")
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMe
 		return nil, jsonrpc.WithData(invalidParams("inputResponses must be an object of answers keyed by the ids of the input requests"),
 			map[string]string{"field": "inputResponses"})
 	}
-	now := stateOf(x).now()
+	now := s.now()
 	v, err := ts.at(t, now)
 	if err != nil || v.status != taskInputRequired {
 		return ack, err // nothing outstanding: answers are ignored
@@ -363,7 +363,7 @@ func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMe
 	if after, err := ts.at(t, now); err == nil && (after.status != taskInputRequired || !sameKeys(after.inputRequests, v.inputRequests)) {
 		answeredAt = &now
 	}
-	return ack, stateOf(x).tasks.AnswerTask(ctx, d.orgID, d.id, t.ID, encoded, answeredAt, now)
+	return ack, s.tasks.AnswerTask(ctx, d.orgID, d.id, t.ID, encoded, answeredAt, now)
 }
 
 func sameKeys(a, b map[string]json.RawMessage) bool {
@@ -382,16 +382,17 @@ func sameKeys(a, b map[string]json.RawMessage) bool {
 // already stays as it is. Either way the answer is the empty
 // acknowledgement.
 func cancelTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	t, ts, _, err := loadTask(ctx, x, d, params, "tasks/cancel")
+	s := stateOf(x)
+	t, ts, _, err := loadTask(ctx, x, s, d, params, "tasks/cancel")
 	if err != nil {
 		return nil, err
 	}
-	now := stateOf(x).now()
+	now := s.now()
 	v, err := ts.at(t, now)
 	if err != nil || TaskOver(v.status) {
 		return ack, err
 	}
-	_, err = stateOf(x).tasks.EndTask(ctx, d.orgID, d.id, t.ID, taskCancelled, now, nil)
+	_, err = s.tasks.EndTask(ctx, d.orgID, d.id, t.ID, taskCancelled, now, nil)
 	return ack, err
 }
 
@@ -416,7 +417,7 @@ const maxWatchedTasks = 100
 // sent, read again every poll interval (the shortest of the tasks'), and
 // dropped once it is over.
 type taskWatch struct {
-	x     *Exchange
+	s     *state
 	d     *compiled
 	every time.Duration
 	tasks map[string]string // task id -> the state last sent
@@ -425,7 +426,7 @@ type taskWatch struct {
 
 // watchTasks begins watching ids for a listen stream: the client must
 // declare the tasks extension; unknown ids are left out.
-func watchTasks(ctx context.Context, x *Exchange, d *compiled, ids []string) (*taskWatch, error) {
+func watchTasks(ctx context.Context, x *Exchange, s *state, d *compiled, ids []string) (*taskWatch, error) {
 	if !hasTasks(x) {
 		return nil, errNeedsTasks("notifications of tasks are part of the tasks extension")
 	}
@@ -433,9 +434,9 @@ func watchTasks(ctx context.Context, x *Exchange, d *compiled, ids []string) (*t
 	if len(ids) > maxWatchedTasks {
 		return nil, invalidParams("field 'notifications.taskIds' may list at most %d tasks, got %d", maxWatchedTasks, len(ids))
 	}
-	w := &taskWatch{x: x, d: d, every: time.Minute, tasks: map[string]string{}}
+	w := &taskWatch{s: s, d: d, every: time.Minute, tasks: map[string]string{}}
 	for _, id := range ids {
-		if _, ts, err := findTask(ctx, stateOf(x), d, id); err == nil {
+		if _, ts, err := findTask(ctx, s, d, id); err == nil {
 			w.tasks[id] = ""
 			w.order = append(w.order, id)
 			w.every = min(w.every, time.Duration(ts.poll)*time.Millisecond)
@@ -454,12 +455,12 @@ func (w *taskWatch) send(ctx context.Context, stream *mcptransport.Stream, tag [
 		if !watching {
 			continue
 		}
-		t, ts, err := findTask(ctx, stateOf(w.x), w.d, id)
+		t, ts, err := findTask(ctx, w.s, w.d, id)
 		if err != nil {
 			delete(w.tasks, id) // gone or expired
 			continue
 		}
-		v, err := ts.at(t, stateOf(w.x).now())
+		v, err := ts.at(t, w.s.now())
 		if err != nil {
 			continue
 		}

@@ -35,8 +35,7 @@ const errUpstreamCode = -32000
 // error, which is relayed unchanged (a tool result shaped to the design's
 // revision for a client of the earlier revisions; the journal keeps it as
 // the upstream sent it).
-func forward(ctx context.Context, x *Exchange, d *compiled, method string, params json.RawMessage) (json.RawMessage, error) {
-	s := stateOf(x)
+func forward(ctx context.Context, x *Exchange, s *state, d *compiled, method string, params json.RawMessage) (json.RawMessage, error) {
 	if s.fwd == nil {
 		return nil, &jsonrpc.Error{Code: errUpstreamCode, Message: "upstream: forwarding is not available on this instance"}
 	}

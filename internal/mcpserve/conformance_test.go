@@ -3,7 +3,6 @@ package mcpserve_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,9 +18,12 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected responses in testdata/*.txtar from what the server answers")
+// update, set by -update, rewrites the expected responses in testdata/*.txtar
+// from what the server answers.
+var update = golden.Update
 
 // The golden transcripts in testdata/*.txtar are the conformance assertions
 // of the per-server MCP endpoint. Each archive is one conversation through

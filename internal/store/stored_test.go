@@ -1,13 +1,10 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,14 +15,13 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/golden"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of the stored JSON columns in testdata/stored")
 
 // storedDir holds one golden file per json or jsonb column: the column's
 // text as the store writes a fully populated value, indented.
@@ -95,12 +91,12 @@ func TestStoredJSONIsPinned(t *testing.T) {
 			key, wrote := row.write(t, p)
 			for _, col := range row.columns {
 				t.Run(col.name+" is stored as its golden file", func(t *testing.T) {
-					requireFilled(t, col.of(wrote))
-					compareGolden(t, goldenPath(row.table, col.name), storedText(t, p, row.table, col.name, key))
+					golden.RequireFilled(t, col.of(wrote))
+					golden.Compare(t, goldenPath(row.table, col.name), "TestStoredJSONIsPinned", storedText(t, p, row.table, col.name, key))
 				})
 			}
 			for _, col := range row.columns {
-				setColumn(t, p, row.table, col.name, key, readGolden(t, goldenPath(row.table, col.name)))
+				setColumn(t, p, row.table, col.name, key, golden.Read(t, goldenPath(row.table, col.name), "TestStoredJSONIsPinned"))
 			}
 			got := row.read(t, p, key)
 			for _, col := range row.columns {
@@ -151,7 +147,7 @@ func storedText(t *testing.T, p pinEnv, table, column string, key any) []byte {
 	require.NoError(t, p.st.Pool().QueryRow(p.ctx,
 		fmt.Sprintf(`SELECT %s::text FROM %s WHERE id = $1`, column, table), key).Scan(&text))
 	require.NotNil(t, text, "%s.%s is NULL", table, column)
-	return indented(t, []byte(*text))
+	return golden.Indented(t, []byte(*text))
 }
 
 // setColumn writes text into a column with a plain statement, as the
@@ -162,32 +158,6 @@ func setColumn(t *testing.T, p pinEnv, table, column string, key any, text []byt
 		fmt.Sprintf(`UPDATE %s SET %s = $1::text::json WHERE id = $2`, table, column), string(text), key)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tag.RowsAffected())
-}
-
-func indented(t *testing.T, text []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, json.Indent(&b, text, "", "  "), "column text: %s", text)
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	require.Equal(t, string(readGolden(t, path)), string(got),
-		"the stored form changed: rows already stored would not read back (go test -run TestStoredJSONIsPinned -update rewrites %s)", path)
-}
-
-func readGolden(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing: go test -run TestStoredJSONIsPinned -update writes it")
-	return b
 }
 
 func marshalText(t *testing.T, v any) string {
@@ -205,7 +175,7 @@ func pinnedRows() []pinnedRow {
 				return design.Server{ID: id, Name: "pinned server", Version: "1.0.0", Type: "mock",
 					ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras,
 					CacheScope: design.DefaultCacheScope, CreatedBy: p.ten.UserID.String(),
-					Source: filled[json.RawMessage](t), Fault: filled[*mockspec.Fault](t), OAuth: filled[oauthcfg.Settings](t)}
+					Source: golden.Filled[json.RawMessage](t), Fault: golden.Filled[*mockspec.Fault](t), OAuth: golden.Filled[oauthcfg.Settings](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, s design.Server) error { return errOf(tx.CreateServer(p.ctx, s)) },
 			get:    func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Server, error) { return tx.Server(p.ctx, id) },
@@ -217,8 +187,8 @@ func pinnedRows() []pinnedRow {
 		}.pinned(),
 		txPin[design.Tool]{table: "mcp_tools",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Tool {
-				return design.Tool{ID: id, ServerID: p.ten.ServerID, Name: "pinned_tool", InputSchema: filled[json.RawMessage](t),
-					OutputSchema: filled[json.RawMessage](t), Scenarios: filled[[]design.Scenario](t)}
+				return design.Tool{ID: id, ServerID: p.ten.ServerID, Name: "pinned_tool", InputSchema: golden.Filled[json.RawMessage](t),
+					OutputSchema: golden.Filled[json.RawMessage](t), Scenarios: golden.Filled[[]design.Scenario](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, x design.Tool) error { return errOf(tx.CreateTool(p.ctx, x)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Tool, error) {
@@ -233,8 +203,8 @@ func pinnedRows() []pinnedRow {
 		txPin[design.Resource]{table: "mcp_resources",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Resource {
 				return design.Resource{ID: id, ServerID: p.ten.ServerID, Name: "pinned resource", URI: "docs://pinned",
-					Content: filled[json.RawMessage](t), Completions: filled[map[string][]string](t),
-					Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+					Content: golden.Filled[json.RawMessage](t), Completions: golden.Filled[map[string][]string](t),
+					Ask: golden.Filled[map[string]mockspec.InputRequest](t), Then: golden.Filled[[]mockspec.Branch](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, r design.Resource) error { return errOf(tx.CreateResource(p.ctx, r)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Resource, error) {
@@ -249,8 +219,8 @@ func pinnedRows() []pinnedRow {
 		txPin[design.Prompt]{table: "mcp_prompts",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Prompt {
 				return design.Prompt{ID: id, ServerID: p.ten.ServerID, Name: "pinned_prompt",
-					Arguments: filled[[]design.PromptArgument](t), Messages: filled[[]design.PromptMessage](t),
-					Ask: filled[map[string]mockspec.InputRequest](t), Then: filled[[]mockspec.Branch](t)}
+					Arguments: golden.Filled[[]design.PromptArgument](t), Messages: golden.Filled[[]design.PromptMessage](t),
+					Ask: golden.Filled[map[string]mockspec.InputRequest](t), Then: golden.Filled[[]mockspec.Branch](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, x design.Prompt) error { return errOf(tx.CreatePrompt(p.ctx, x)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Prompt, error) {
@@ -264,7 +234,7 @@ func pinnedRows() []pinnedRow {
 		}.pinned(),
 		txPin[store.AgentCard]{table: "agent_cards",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.AgentCard {
-				return store.AgentCard{ID: id, Card: filled[agentcard.Card](t)}
+				return store.AgentCard{ID: id, Card: golden.Filled[agentcard.Card](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, a store.AgentCard) error {
 				return errOf(tx.CreateAgentCard(p.ctx, a.ID, a.Card, p.ten.UserID.String()))
@@ -276,7 +246,7 @@ func pinnedRows() []pinnedRow {
 		}.pinned(),
 		txPin[store.RestTest]{table: "rest_tests",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.RestTest {
-				return store.RestTest{ID: id, Case: filled[resttest.Case](t), GeneratedFrom: filled[json.RawMessage](t)}
+				return store.RestTest{ID: id, Case: golden.Filled[resttest.Case](t), GeneratedFrom: golden.Filled[json.RawMessage](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, r store.RestTest) error {
 				return errOf(tx.CreateRestTest(p.ctx, r.ID, r.Case, r.GeneratedFrom, "pinned"))
@@ -290,7 +260,7 @@ func pinnedRows() []pinnedRow {
 		txPin[store.TestRun]{table: "rest_test_runs",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.TestRun {
 				return store.TestRun{ID: id, TestID: p.ten.TestID,
-					Run: resttest.Run{Passed: true, StartedAt: time.Now(), Results: filled[[]resttest.Result](t)}}
+					Run: resttest.Run{Passed: true, StartedAt: time.Now(), Results: golden.Filled[[]resttest.Result](t)}}
 			},
 			create: func(p pinEnv, tx *store.Tx, r store.TestRun) error {
 				return errOf(tx.CreateTestRun(p.ctx, r.ID, r.TestID, r.Run))
@@ -303,7 +273,7 @@ func pinnedRows() []pinnedRow {
 		txPin[store.SuiteRun]{table: "rest_suite_runs",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.SuiteRun {
 				return store.SuiteRun{ID: id, SuiteID: p.ten.SuiteID, StartedAt: time.Now(),
-					TestRuns: filled[[]resttest.SuiteTestRun](t)}
+					TestRuns: golden.Filled[[]resttest.SuiteTestRun](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, r store.SuiteRun) error { return errOf(tx.CreateSuiteRun(p.ctx, r)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (store.SuiteRun, error) {
@@ -316,7 +286,7 @@ func pinnedRows() []pinnedRow {
 		txPin[store.ExploreEntry]{table: "explore_entries",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) store.ExploreEntry {
 				return store.ExploreEntry{ID: id, SessionID: p.ten.SessionID,
-					Request: filled[resttest.Request](t), Response: filled[*resttest.Response](t)}
+					Request: golden.Filled[resttest.Request](t), Response: golden.Filled[*resttest.Response](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, e store.ExploreEntry) error {
 				return errOf(tx.CreateExploreEntry(p.ctx, e))
@@ -402,8 +372,8 @@ func writeJournal(t *testing.T, p pinEnv) (any, store.JournalRecord) {
 	t.Helper()
 	r := store.JournalRecord{ID: uuid.New(), OrgID: p.ten.OrgID, ServerID: p.ten.ServerID, ReceivedAt: time.Now(),
 		Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1,
-		Params: filled[json.RawMessage](t), Mismatches: filled[[]store.JournalMismatch](t),
-		Rounds: filled[[]store.JournalRound](t)}
+		Params: golden.Filled[json.RawMessage](t), Mismatches: golden.Filled[[]store.JournalMismatch](t),
+		Rounds: golden.Filled[[]store.JournalRound](t)}
 	skipped, err := p.st.AppendJournal(p.ctx, []store.JournalRecord{r})
 	require.NoError(t, err)
 	require.Zero(t, skipped)
@@ -424,8 +394,8 @@ func readJournal(t *testing.T, p pinEnv, key any) store.JournalRecord {
 func writeTask(t *testing.T, p pinEnv) (any, store.Task) {
 	t.Helper()
 	x := store.Task{ID: taskID(), OrgID: p.ten.OrgID, ServerID: p.ten.ServerID, Tool: "tool", Scenario: "slow",
-		Script: filled[json.RawMessage](t), Arguments: filled[json.RawMessage](t), CreatedAt: time.Now(),
-		Answers: filled[json.RawMessage](t), EndedPayload: filled[json.RawMessage](t)}
+		Script: golden.Filled[json.RawMessage](t), Arguments: golden.Filled[json.RawMessage](t), CreatedAt: time.Now(),
+		Answers: golden.Filled[json.RawMessage](t), EndedPayload: golden.Filled[json.RawMessage](t)}
 	require.NoError(t, p.st.CreateTask(p.ctx, x))
 	now := time.Now()
 	require.NoError(t, p.st.AnswerTask(p.ctx, x.OrgID, x.ServerID, x.ID, x.Answers, &now, now))

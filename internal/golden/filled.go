@@ -1,4 +1,8 @@
-package store_test
+// Package golden is test support for pinned formats: a filler that sets
+// every field a value's JSON holds (Filled), the check that none was left
+// empty (RequireFilled), and golden files compared or rewritten with
+// -update (Compare).
+package golden
 
 import (
 	"encoding/json"
@@ -45,13 +49,14 @@ var (
 // second later.
 var fillBase = time.Date(2026, time.January, 2, 3, 4, 5, 0, time.UTC)
 
-// filled returns a T with every stored field set.
-func filled[T any](t *testing.T) T {
+// Filled returns a T with every stored field set: deterministic, the
+// same on every run.
+func Filled[T any](t *testing.T) T {
 	t.Helper()
 	var v T
 	f := &filler{t: t, open: openTypes{}}
 	f.fill(reflect.ValueOf(&v).Elem(), reflect.TypeFor[T]().Name())
-	requireFilled(t, v)
+	RequireFilled(t, v)
 	return v
 }
 
@@ -136,14 +141,20 @@ func stored(sf reflect.StructField) bool {
 	return sf.IsExported() && sf.Tag.Get("json") != "-"
 }
 
-// requireFilled fails for every stored field of v left at its zero value,
+// RequireFilled fails for every stored field of v left at its zero value,
 // every empty slice or map, and every nil pointer, so that a value meant to
 // be fully populated cannot silently leave a field out of its golden file.
-func requireFilled(t *testing.T, v any) {
+func RequireFilled(t *testing.T, v any) {
 	t.Helper()
+	require.Empty(t, Empty(v), "stored fields left empty: set them so that the golden file holds them")
+}
+
+// Empty lists the paths of the stored fields of v left empty (zero, an
+// empty slice or map, a nil pointer).
+func Empty(v any) []string {
 	var empty []string
 	walkZero(reflect.ValueOf(v), reflect.TypeOf(v).String(), openTypes{}, &empty)
-	require.Empty(t, empty, "stored fields left empty: set them so that the golden file holds them")
+	return empty
 }
 
 func walkZero(v reflect.Value, path string, open openTypes, empty *[]string) {
@@ -198,34 +209,4 @@ func fieldless(t reflect.Type) bool {
 		}
 	}
 	return true
-}
-
-// TestFillerLeavesNothingEmpty checks the filler against the zero check on
-// a type with every kind a stored type uses, and the zero check against a
-// value with one field left out.
-func TestFillerLeavesNothingEmpty(t *testing.T) {
-	type inner struct {
-		Raw  json.RawMessage
-		When *time.Time
-	}
-	type shape struct {
-		S      string
-		B      bool
-		I      int64
-		F      float64
-		List   []inner
-		Map    map[string][]string
-		Any    any
-		ID     uuid.UUID
-		Hidden string  `json:"-"`
-		Nested []shape // left empty: a type inside itself
-	}
-	v := filled[shape](t)
-	require.Empty(t, v.Hidden, "a field encoding/json skips is not filled")
-	require.Equal(t, v, filled[shape](t), "the filler is deterministic")
-
-	v.List[0].When = nil
-	var empty []string
-	walkZero(reflect.ValueOf(v), "shape", openTypes{}, &empty)
-	require.Equal(t, []string{"shape.List[0].When"}, empty)
 }

@@ -102,8 +102,9 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 	runner, done := s.runner(ctx, "test_run")
 	defer done()
 	r := runner.Run(ctx, t.Case)
-	run, err := inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
-		return tx.CreateTestRun(ctx, uuid.New(), t.ID, r)
+	kept := context.WithoutCancel(ctx) // a caller gone once the run is over loses nothing
+	run, err := inTenant(kept, s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
+		return tx.CreateTestRun(kept, uuid.New(), t.ID, r)
 	})
 	if err != nil {
 		return nil, err

@@ -30,8 +30,8 @@ type Request struct {
 // Send sends req in the session and logs it. runner gives the runner to
 // send it with and what releases it. The session is read and its log
 // counted in one transaction, the request is sent outside any, and the
-// entry is written in another, begun even when ctx is cancelled by then
-// (its statement still runs under ctx).
+// entry is written in another, under ctx without its cancellation: a
+// caller gone once the request was sent loses nothing.
 func Send(ctx context.Context, inTx InTx, runner func() (Runner, func()), session uuid.UUID, req Request) (store.ExploreEntry, error) {
 	var v store.ExploreSession
 	err := inTx(ctx, func(st Store) (err error) {
@@ -62,8 +62,9 @@ func Send(ctx context.Context, inTx InTx, runner func() (Runner, func()), sessio
 	res := r.Run(ctx, c).Results[0]
 	entry := store.ExploreEntry{ID: uuid.New(), SessionID: v.ID, Request: res.Request, Response: res.Response,
 		Error: res.Error, DurationMS: float64(time.Since(started).Microseconds()) / 1000}
-	err = inTx(context.WithoutCancel(ctx), func(st Store) (err error) {
-		entry, err = st.CreateExploreEntry(ctx, entry)
+	kept := context.WithoutCancel(ctx)
+	err = inTx(kept, func(st Store) (err error) {
+		entry, err = st.CreateExploreEntry(kept, entry)
 		return err
 	})
 	return entry, err

@@ -14,9 +14,6 @@ import (
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
-// maxCardName is the longest agent card name the specification allows.
-const maxCardName = 50
-
 // ListAgentCards lists a page of the organization's agent cards.
 func (s *Server) ListAgentCards(ctx context.Context, req api.ListAgentCardsRequestObject) (api.ListAgentCardsResponseObject, error) {
 	limit := or(req.Params.Limit, 50)
@@ -58,8 +55,8 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 		Skills: deref(b.Skills), Capabilities: b.Capabilities, Invocation: b.Invocation,
 		Examples: deref(b.Examples), Metadata: b.Metadata,
 	}
-	if errs := agentcard.Structural(c); len(errs) > 0 {
-		return nil, failure.Invalid(errs...)
+	if err := agentcard.CheckStructure(c); err != nil {
+		return nil, err
 	}
 	out, err := s.viewOf(ctx, func(tx *store.Tx, p auth.Principal) (store.AgentCard, error) {
 		return tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
@@ -185,14 +182,10 @@ func (s *Server) setCardStatus(ctx context.Context, id uuid.UUID, status string)
 		}
 		switch status {
 		case store.CardPublished:
-			if errs := cc.problems(a.Card); len(errs) > 0 {
-				return &failure.Error{Kind: failure.KindInvalid, Fields: errs,
-					Detail: "the card cannot be published until every problem listed is fixed"}
+			if err := agentcard.Publishable(a.Card, cc.links); err != nil {
+				return err
 			}
-			if a.PublishedAt == nil {
-				now := time.Now().UTC()
-				a.PublishedAt = &now
-			}
+			a.PublishedAt = agentcard.FirstPublished(a.PublishedAt, time.Now().UTC())
 		default:
 			a.PublishedAt = nil
 		}
@@ -208,22 +201,18 @@ func (s *Server) setCardStatus(ctx context.Context, id uuid.UUID, status string)
 
 // DuplicateAgentCard copies a card into a new draft.
 func (s *Server) DuplicateAgentCard(ctx context.Context, req api.DuplicateAgentCardRequestObject) (api.DuplicateAgentCardResponseObject, error) {
-	var name string
-	if req.Body != nil && req.Body.Name != nil {
-		name = *req.Body.Name
+	var name *string
+	if req.Body != nil {
+		name = req.Body.Name
 	}
 	out, err := s.viewOf(ctx, func(tx *store.Tx, p auth.Principal) (store.AgentCard, error) {
 		src, err := tx.AgentCard(ctx, req.CardId)
 		if err != nil {
 			return store.AgentCard{}, err
 		}
-		c := src.Card
-		c.Name = name
-		if req.Body == nil || req.Body.Name == nil {
-			c.Name = copyCardName(src.Card.Name)
-		}
-		if errs := agentcard.Structural(c); len(errs) > 0 {
-			return store.AgentCard{}, failure.Invalid(errs...)
+		c, err := agentcard.Duplicate(src.Card, name)
+		if err != nil {
+			return store.AgentCard{}, err
 		}
 		return tx.CreateAgentCard(ctx, uuid.New(), c, p.Actor())
 	})
@@ -231,15 +220,6 @@ func (s *Server) DuplicateAgentCard(ctx context.Context, req api.DuplicateAgentC
 		return nil, err
 	}
 	return api.DuplicateAgentCard201JSONResponse(out), nil
-}
-
-// copyCardName is the default name of a copy, kept within the limit.
-func copyCardName(name string) string {
-	const suffix = "-copy"
-	if len(name)+len(suffix) > maxCardName {
-		name = name[:maxCardName-len(suffix)]
-	}
-	return name + suffix
 }
 
 // editCard applies change to a locked card and saves it if the result may
@@ -253,21 +233,20 @@ func (s *Server) editCard(ctx context.Context, id uuid.UUID, change func(*agentc
 			return err
 		}
 		before := a.Card
-		a.Card = cloneCard(before)
+		a.Card = before.Clone()
 		if err := change(&a.Card); err != nil {
 			return err
 		}
-		if errs := agentcard.Structural(a.Card); len(errs) > 0 {
-			return failure.Invalid(errs...)
+		if err := agentcard.CheckStructure(a.Card); err != nil {
+			return err
 		}
 		cc, err := s.cardContext(ctx, tx, p, a.Card)
 		if err != nil {
 			return err
 		}
 		if a.Status == store.CardPublished {
-			if errs := cc.problems(a.Card); len(errs) > 0 {
-				return &failure.Error{Kind: failure.KindInvalid, Fields: errs,
-					Detail: "the card is published and the change would make it invalid; unpublish it to edit it freely"}
+			if err := agentcard.StaysPublishable(a.Card, cc.links); err != nil {
+				return err
 			}
 		}
 		if a, err = tx.UpdateAgentCard(ctx, a); err != nil {
@@ -276,13 +255,6 @@ func (s *Server) editCard(ctx context.Context, id uuid.UUID, change func(*agentc
 		done(cc.view(a, agentcard.VersionWarnings(before, a.Card)), before)
 		return nil
 	})
-}
-
-// cloneCard copies the lists of c, so edits of the copy leave c as it was.
-func cloneCard(c agentcard.Card) agentcard.Card {
-	c.Skills = append([]agentcard.Skill{}, c.Skills...)
-	c.Examples = append([]agentcard.Example{}, c.Examples...)
-	return c
 }
 
 // cardContext is what rendering and validating cards needs beside them:

@@ -10,7 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
+	"github.com/mockmcp/mockmcp/internal/draft"
 	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
@@ -103,21 +105,26 @@ func (s *Server) ImportMCP(ctx context.Context, req api.ImportMCPRequestObject) 
 	return api.ImportMCP201JSONResponse(out), nil
 }
 
-// createImported stores an imported design, checked as a design made by
-// hand would be, with its provenance.
+// createImported stores an imported design as a draft server of the
+// caller's organization.
 func (s *Server) createImported(ctx context.Context, d design.Design, source json.RawMessage, warnings []string) (api.ImportResult, error) {
-	d.Server.Source = source
 	p := principal(ctx)
 	if p.OrgID == uuid.Nil {
 		return api.ImportResult{}, noOrganization()
 	}
-	srv, err := s.store.ImportDesign(ctx, store.OrgRef{ID: p.OrgID, UserID: p.UserID}, d, p.Actor())
+	inTx := func(ctx context.Context, fn func(draft.Store) error) error {
+		return s.tenant(ctx, func(tx *store.Tx, _ auth.Principal) error { return fn(tx) })
+	}
+	out, err := draft.Create(ctx, inTx, draft.Import{Design: d, Source: source, Warnings: warnings}, p.Actor())
 	if err != nil {
 		return api.ImportResult{}, err
 	}
-	return api.ImportResult{Server: s.apiServer(ctx, srv), Tools: len(d.Tools), Resources: len(d.Resources),
-		Prompts: len(d.Prompts), Warnings: nonNil(warnings)}, nil
+	return api.ImportResult{Server: s.apiServer(ctx, out.Server), Tools: out.Tools, Resources: out.Resources,
+		Prompts: out.Prompts, Warnings: out.Warnings}, nil
 }
+
+// A draft is created in the handler's transaction.
+var _ draft.Store = (*store.Tx)(nil)
 
 // outboundClient is a client under the outbound rules, serving the
 // service's own origins in process, that keeps at most maxBody bytes of an

@@ -1,24 +1,17 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
-	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/task"
 )
-
-// emptyToolResult is the result of a task completed by hand without one.
-var emptyToolResult = json.RawMessage(`{"content":[]}`)
 
 // ListTasks lists a server's unexpired MCP tasks, newest first.
 func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) (api.ListTasksResponseObject, error) {
@@ -48,96 +41,24 @@ func (s *Server) ListTasks(ctx context.Context, req api.ListTasksRequestObject) 
 // EndTask ends an open task by hand, now, with the body's status and its
 // result or error.
 func (s *Server) EndTask(ctx context.Context, req api.EndTaskRequestObject) (api.EndTaskResponseObject, error) {
-	status, payload, err := endOfTask(req.Body)
+	b := req.Body
+	end, err := task.Check(task.Request{Status: string(b.Status), Result: b.Result, Error: b.Error})
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	_, task, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
+	_, t, err := withParent(ctx, s, req.ServerId, (*store.Tx).Server,
 		func(tx *store.Tx, _ design.Server) (store.Task, error) {
-			task, err := tx.Task(ctx, req.ServerId, req.TaskId, now)
-			if err != nil {
-				return task, err
-			}
-			// A task whose script has run its course is over too.
-			if st, _, err := mcpserve.TaskState(mcpserve.TaskRecord(task), now); err == nil && task.EndedStatus == "" && mcpserve.TaskOver(st) {
-				return task, failure.Conflict("the task is over already (%s by its script); a task ends once", st)
-			}
-			ended, err := tx.EndTask(ctx, req.ServerId, req.TaskId, status, now, payload)
-			if err != nil {
-				return store.Task{}, err
-			}
-			task, err = tx.Task(ctx, req.ServerId, req.TaskId, now)
-			if err == nil && !ended {
-				err = failure.Conflict("the task already ended (%s at %s); a task ends once", task.EndedStatus,
-					task.EndedAt.UTC().Format(time.RFC3339))
-			}
-			return task, err
+			return task.End(ctx, tx, req.ServerId, req.TaskId, end, now)
 		})
 	if err != nil {
 		return nil, err
 	}
-	return api.EndTask200JSONResponse(apiTaskSummary(task, now)), nil
+	return api.EndTask200JSONResponse(apiTaskSummary(t, now)), nil
 }
 
-// endOfTask checks an end request and returns the status and the payload
-// to store: the result of a completed task, the error of a failed one.
-func endOfTask(b *api.EndTaskRequest) (string, json.RawMessage, error) {
-	var f failure.Fields
-	status := string(b.Status)
-	var payload json.RawMessage
-	switch status {
-	case store.TaskCompleted:
-		if b.Error != nil {
-			f.Add("error", "only a failed task has an error; a completed one may have a result")
-		}
-		payload = emptyToolResult
-		if b.Result != nil {
-			if raw := bytes.TrimSpace(*b.Result); len(raw) == 0 || raw[0] != '{' {
-				f.Add("result", "must be an object (a CallToolResult such as {\"content\": [{\"type\": \"text\", \"text\": \"done\"}]})")
-			}
-			payload = *b.Result
-		}
-	case store.TaskFailed:
-		if b.Result != nil {
-			f.Add("result", "only a completed task has a result; a failed one has an error")
-		}
-		if b.Error == nil {
-			f.Add("error", "required when status is failed: a JSON-RPC error {code, message, data?}")
-			break
-		}
-		checkTaskError(&f, *b.Error)
-		raw, err := json.Marshal(b.Error)
-		if err != nil {
-			f.Add("error", "must be a JSON-RPC error {code, message, data?}")
-		}
-		payload = raw
-	case store.TaskCancelled:
-		if b.Result != nil {
-			f.Add("result", "a cancelled task has no result")
-		}
-		if b.Error != nil {
-			f.Add("error", "a cancelled task has no error")
-		}
-	default:
-		f.Add("status", "must be completed, failed or cancelled, not %q", status)
-	}
-	if err := f.Err(); err != nil {
-		return "", nil, err
-	}
-	return status, payload, nil
-}
-
-// checkTaskError checks the error of a failed task as a scenario's error
-// is checked.
-func checkTaskError(f *failure.Fields, e mockspec.RPCError) {
-	if e.Code == 0 {
-		f.Add("error.code", "must be a non-zero integer: a JSON-RPC error code such as -32603 (internal error)")
-	}
-	if strings.TrimSpace(e.Message) == "" {
-		f.Add("error.message", "must not be blank")
-	}
-}
+// A task is ended in the handler's transaction.
+var _ task.Store = (*store.Tx)(nil)
 
 // apiTaskSummary is t as the API lists it, with its status now.
 func apiTaskSummary(t store.Task, now time.Time) api.TaskSummary {

@@ -102,8 +102,9 @@ func (s *Server) RunTest(ctx context.Context, req api.RunTestRequestObject) (api
 	runner, done := s.runner(ctx, "test_run")
 	defer done()
 	r := runner.Run(ctx, t.Case)
-	run, err := inTenant(context.WithoutCancel(ctx), s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
-		return tx.CreateTestRun(ctx, uuid.New(), t.ID, r)
+	kept := context.WithoutCancel(ctx) // a caller gone once the run is over loses nothing
+	run, err := inTenant(kept, s, func(tx *store.Tx, _ auth.Principal) (store.TestRun, error) {
+		return tx.CreateTestRun(kept, uuid.New(), t.ID, r)
 	})
 	if err != nil {
 		return nil, err
@@ -127,45 +128,21 @@ func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequest
 	base := s.baseURL(ctx)
 	if req.Body != nil && req.Body.BaseUrl != nil {
 		base = *req.Body.BaseUrl
-		if err := outbound.CheckURL(base); err != nil {
-			return nil, failure.Invalid(failure.Field("base_url", "%s", err.Error()))
+		if err := testgen.CheckBase(base); err != nil {
+			return nil, err
 		}
 	}
-	out := api.GenerateTests201JSONResponse{Items: []api.RestTest{}, Warnings: []string{}}
-	err := s.tenant(ctx, func(tx *store.Tx, p auth.Principal) error {
-		tool, err := tx.Tool(ctx, req.ServerId, req.ToolId)
-		if err != nil {
-			return err
-		}
-		if len(tool.Scenarios) == 0 {
-			return failure.Invalid(failure.Field("mock_scenarios", "tool '%s' has no mock scenarios to make tests from", tool.Name))
-		}
-		for _, g := range testgen.FromTool(trimSlash(base), tool) {
-			resttest.Normalize(&g.Case)
-			if errs := resttest.CheckCase(g.Case); len(errs) > 0 {
-				return failure.Invalid(errs...)
-			}
-			from, err := json.Marshal(map[string]any{"server_id": tool.ServerID, "tool_id": tool.ID, "tool": tool.Name,
-				"scenario": g.Scenario})
-			if err != nil {
-				return err
-			}
-			t, err := tx.CreateRestTest(ctx, uuid.New(), g.Case, from, p.Actor())
-			if err != nil {
-				return err
-			}
-			out.Items = append(out.Items, apiRestTest(t))
-			if g.Warning != "" {
-				out.Warnings = append(out.Warnings, g.Warning)
-			}
-		}
-		return nil
+	saved, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (testgen.Saved, error) {
+		return testgen.Save(ctx, tx, req.ServerId, req.ToolId, base, p.Actor())
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return api.GenerateTests201JSONResponse{Items: mapEach(saved.Tests, apiRestTest), Warnings: saved.Warnings}, nil
 }
+
+// Generated tests are stored in the handler's transaction.
+var _ testgen.Store = (*store.Tx)(nil)
 
 // runner is a test runner whose requests are guarded against private
 // targets, except the service's own origins, which it serves in process;
@@ -188,11 +165,4 @@ func apiRestTest(t store.RestTest) api.RestTest {
 func apiTestRun(r store.TestRun) api.TestRun {
 	return api.TestRun{Id: r.ID, TestId: r.TestID, Passed: r.Passed, StartedAt: r.StartedAt.UTC(),
 		DurationMs: r.DurationMS, Results: nonNil(r.Results)}
-}
-
-func trimSlash(s string) string {
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -67,8 +67,8 @@ func Check(ctx context.Context, st Store, v store.Suite, checkTests bool) error 
 // (and then releases), stores each test's run and the suite run, and
 // returns the suite run. The suite and its tests are read in one
 // transaction, the tests run outside any, and the runs are written in
-// another, begun even when ctx is cancelled by then (its statements still
-// run under ctx).
+// another, under ctx without its cancellation: a caller gone once the
+// tests have run loses nothing.
 func Run(ctx context.Context, inTx InTx, runner func() (Runner, func()), id uuid.UUID) (store.SuiteRun, error) {
 	var (
 		suite store.Suite
@@ -91,8 +91,9 @@ func Run(ctx context.Context, inTx InTx, runner func() (Runner, func()), id uuid
 	run := summed(parts)
 	run.ID, run.SuiteID, run.StartedAt = uuid.New(), suite.ID, started
 	run.DurationMS = float64(time.Since(started).Microseconds()) / 1000
-	err = inTx(context.WithoutCancel(ctx), func(st Store) (err error) {
-		run, err = saved(ctx, st, run)
+	kept := context.WithoutCancel(ctx)
+	err = inTx(kept, func(st Store) (err error) {
+		run, err = saved(kept, st, run)
 		return err
 	})
 	if err != nil {

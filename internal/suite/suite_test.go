@@ -46,7 +46,10 @@ func (m *memStore) RestTestsByID(_ context.Context, ids []uuid.UUID) (map[uuid.U
 	return out, nil
 }
 
-func (m *memStore) CreateTestRun(_ context.Context, id, test uuid.UUID, r resttest.Run) (store.TestRun, error) {
+func (m *memStore) CreateTestRun(ctx context.Context, id, test uuid.UUID, r resttest.Run) (store.TestRun, error) {
+	if err := ctx.Err(); err != nil {
+		return store.TestRun{}, err // as a database statement would
+	}
 	if test == m.deleted {
 		return store.TestRun{}, failure.NotFound("test")
 	}
@@ -54,7 +57,10 @@ func (m *memStore) CreateTestRun(_ context.Context, id, test uuid.UUID, r restte
 	return store.TestRun{ID: id, TestID: test, Run: r}, nil
 }
 
-func (m *memStore) CreateSuiteRun(_ context.Context, r store.SuiteRun) (store.SuiteRun, error) {
+func (m *memStore) CreateSuiteRun(ctx context.Context, r store.SuiteRun) (store.SuiteRun, error) {
+	if err := ctx.Err(); err != nil {
+		return store.SuiteRun{}, err
+	}
 	if m.fail != nil {
 		return store.SuiteRun{}, m.fail
 	}
@@ -202,7 +208,7 @@ func TestRunFailures(t *testing.T) {
 	m.fail = nil
 	v.cancel = cancel
 	run, err := Run(ctx, m.inTx, v.get, s.ID)
-	require.NoError(t, err, "the write transaction is begun even when the caller has gone meanwhile")
+	require.NoError(t, err, "the runs are stored even when the caller has gone meanwhile")
 	require.Equal(t, 1, run.PassedCount)
 	require.Len(t, m.suiteRuns, 1)
 }

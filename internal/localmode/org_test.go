@@ -41,12 +41,17 @@ func TestEnsureOrgTwice(t *testing.T) {
 
 	// The reference works for writing designs into the organization, under
 	// row-level security.
-	srv, err := st.ImportDesign(ctx, first, design.Design{
-		Server: design.Server{Name: "Weather", Version: "1.0.0", Type: "mock", ProtocolVersion: "2024-11-05",
-			AuthMode: "none", Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope},
-		Tools: []design.Tool{{Name: "get_weather", InputSchema: design.DefaultInputSchema,
-			Scenarios: []design.Scenario{{Name: "ok", Response: json.RawMessage(`{"temp":20}`)}}}},
-	}, "local")
+	var srv design.Server
+	err = st.InOrg(ctx, first, func(tx *store.Tx) error {
+		var err error
+		srv, err = tx.CreateDesign(ctx, design.Design{
+			Server: design.Server{Name: "Weather", Version: "1.0.0", Type: "mock", ProtocolVersion: "2024-11-05",
+				AuthMode: "none", Eras: design.DefaultEras, CacheScope: design.DefaultCacheScope},
+			Tools: []design.Tool{{Name: "get_weather", InputSchema: design.DefaultInputSchema,
+				Scenarios: []design.Scenario{{Name: "ok", Response: json.RawMessage(`{"temp":20}`)}}}},
+		}, "local")
+		return err
+	})
 	require.NoError(t, err)
 	require.Equal(t, first.ID, srv.OrgID)
 }

@@ -107,21 +107,3 @@ func (t DesignsTx) CreateDesign(ctx context.Context, d design.Design, createdBy 
 	}
 	return srv, nil
 }
-
-// ImportDesign creates d, made from a document (an OpenAPI document, a
-// live MCP server), as a draft server of org, created by createdBy. The
-// design is checked whole first, as a design made by hand would be
-// (design.CheckDesign); everything gets new ids. It is the one way the REST
-// API and the command line create a design from a document.
-func (s Designs) ImportDesign(ctx context.Context, org OrgRef, d design.Design, createdBy string) (design.Server, error) {
-	if err := design.CheckDesign(d); err != nil {
-		return design.Server{}, err
-	}
-	var srv design.Server
-	err := s.inOrg(ctx, org, func(tx *Tx) error {
-		var err error
-		srv, err = tx.CreateDesign(ctx, d, createdBy)
-		return err
-	})
-	return srv, err
-}

@@ -23,7 +23,7 @@ import (
 // callRecord is what the stages answering one message note about it for
 // the journal: the tool and scenario it reached, the sequence step, the
 // outcome, how the scenarios were tried, the rounds of questions and the
-// upstream's answer. The journal middleware reads it once the message is
+// upstream's answer. The state's End reads it once the message is
 // answered; the explanation is built from it only for entries the journal
 // admits. It lives in the exchange's pooled state, so noting costs no
 // allocation.
@@ -106,12 +106,22 @@ func (s *serverSide) now() time.Time {
 }
 
 // state is what the per-server endpoint keeps about one exchange, beside
-// the transport's: the state of the exchange (mcptransport.Exchange.State).
+// the transport's. It is the target the transport answers the exchange's
+// messages with (Call), so that the method handlers and the journal get it
+// typed; it is pooled, and what each message notes is reset per message
+// (Begin).
 type state struct {
 	r *http.Request
 	serverSide
 	seqKey string
 	keyed  bool // seqKey is known
+
+	// view is the design's view answering the current message: d, or its
+	// modern form for a modern request (Call).
+	view *compiled
+	// start is when the current message began to be answered, for the
+	// journal.
+	start time.Time
 
 	// call is what the stages answering the current message note for
 	// the journal.
@@ -135,17 +145,34 @@ func (s *state) release() {
 	statePool.Put(s)
 }
 
-// stateOf is the endpoint's state of x; an exchange this endpoint did not
-// begin gets a fresh one, with nothing to record. The transport keeps it
-// untyped, so it is looked up once, where a message enters the endpoint
-// (the journal middleware and each method that needs it), and passed down
-// typed from there.
-func stateOf(x *Exchange) *state {
-	if s, ok := x.State().(*state); ok {
-		return s
+// The state is the target of its exchange: the design's, answering its
+// methods and taking its client's answers, and keeping the journal.
+var (
+	_ mcptransport.ModernTarget = (*state)(nil)
+	_ mcptransport.Responder    = (*state)(nil)
+	_ mcptransport.Recording    = (*state)(nil)
+)
+
+// Call answers one method of the design's endpoint, from the design's view
+// for the request's era.
+func (s *state) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
+	s.view = s.d
+	if x.Modern() {
+		m, err := s.d.forModern(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.view = m
 	}
-	return &state{r: x.Request()}
+	return methods.Call(ctx, x, s, method, params)
 }
+
+// Eras, ServerInfo, SupportedVersions and TargetParam are the design's
+// (mcptransport.ModernTarget).
+func (s *state) Eras() mcptransport.Eras          { return s.d.Eras() }
+func (s *state) ServerInfo() []byte               { return s.d.ServerInfo() }
+func (s *state) SupportedVersions() []string      { return s.d.SupportedVersions() }
+func (s *state) TargetParam(method string) string { return s.d.TargetParam(method) }
 
 // errClientGone ends a call whose client went away while it waited.
 var errClientGone = errors.New("the client went away")
@@ -195,24 +222,26 @@ func (s *state) address() string {
 	return s.clientAddr
 }
 
-// journaled is the middleware of a per-server endpoint whose journal is
-// on: every message, answered, refused or invalid, becomes an entry (when
-// the journal admits it).
-func journaled(next mcptransport.MessageHandler) mcptransport.MessageHandler {
-	return func(ctx context.Context, x *Exchange, t mcptransport.Target, req *jsonrpc.Request) (json.RawMessage, error) {
-		s := stateOf(x)
-		if s.rec == nil {
-			return next(ctx, x, t, req)
-		}
-		start := time.Now()
-		s.call = callRecord{step: -1}
-		result, err := next(ctx, x, t, req)
-		if x.Refused() != nil {
-			s.call.outcome = journal.OutcomeRejected
-		}
-		s.record(start, req, result, err)
-		return result, err
+// Begin readies the record of a message when the journal is on: every
+// message, answered, refused or invalid, becomes an entry (when the
+// journal admits it), with what the stages answering it noted.
+func (s *state) Begin() {
+	if s.rec == nil {
+		return
 	}
+	s.start = time.Now()
+	s.call = callRecord{step: -1}
+}
+
+// End records a message once answered, when the journal is on.
+func (s *state) End(x *Exchange, req *jsonrpc.Request, result json.RawMessage, err error) {
+	if s.rec == nil {
+		return
+	}
+	if x.Refused() != nil {
+		s.call.outcome = journal.OutcomeRejected
+	}
+	s.record(s.start, req, result, err)
 }
 
 // record hands the journal what happened to one message: its result (which

@@ -8,7 +8,6 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -170,11 +169,7 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	}
 	tr := mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
 		AllowedHosts: opts.AllowedHosts}
-	var mw []mcptransport.Middleware
-	if opts.Journal != nil {
-		mw = append(mw, journaled)
-	}
-	tr = tr.Observed(opts.Observer, mw...)
+	tr = tr.Observed(opts.Observer)
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
 		hub: newHub(streamBounds{perServer: opts.MaxStreamsPerServer, perClient: opts.MaxStreamsPerClient,
 			perAddress: opts.MaxStreamsPerAddress, perOrg: opts.MaxStreamsPerOrg}),
@@ -313,7 +308,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hub: h.hub, keepAlive: h.opts.KeepAlive, lifetime: h.opts.StreamLifetime,
 		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now,
 		fwd: h.opts.Upstream}
-	answered := tr.ServeState(w, r, d, &p, st)
+	answered := tr.Serve(w, r, st, &p)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcp request", slog.String("server_id", id.String()),
@@ -374,18 +369,6 @@ func (h *Handler) writeUnauthorized(w http.ResponseWriter, err error) {
 		detail = f.Detail
 	}
 	mcptransport.WriteRPCError(w, http.StatusUnauthorized, nil, fmt.Errorf("%w: %s", jsonrpc.ErrUnauthorized, detail))
-}
-
-// Call answers one method of the design's endpoint.
-func (d *compiled) Call(ctx context.Context, x *Exchange, method string, params json.RawMessage) (json.RawMessage, error) {
-	if x.Modern() {
-		m, err := d.forModern(ctx)
-		if err != nil {
-			return nil, err
-		}
-		d = m
-	}
-	return methods.Call(ctx, x, d, method, params)
 }
 
 // EndpointPath is the path of server id's MCP endpoint.

@@ -52,7 +52,8 @@ func (f *subscriptionFilter) changes() changes {
 // with the request's id, until the client goes away, the server is
 // disabled or deleted, or the instance shuts down; the last two end it with
 // the request's result.
-func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func listen(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	var p struct {
 		Notifications *subscriptionFilter `json:"notifications"`
 	}
@@ -68,7 +69,6 @@ func listen(ctx context.Context, x *Exchange, d *compiled, params json.RawMessag
 			maxResourceSubscriptions, len(f.ResourceSubscriptions))
 	}
 	f.ResourceSubscriptions = distinct(f.ResourceSubscriptions)
-	s := stateOf(x)
 	var watch *taskWatch
 	if len(f.TaskIDs) > 0 {
 		var err error

@@ -17,11 +17,11 @@ import (
 // else is -32601 naming the method; notifications of any method get 202.
 // The legacy revisions' session methods do not exist for modern requests,
 // server/discover and subscriptions/listen only for them.
-var methods mcptransport.Methods[*compiled]
+var methods mcptransport.Methods[*state]
 
 func init() {
 	const legacy, modern = mcptransport.LegacyOnly, mcptransport.ModernOnly
-	methods = mcptransport.Methods[*compiled]{
+	methods = mcptransport.Methods[*state]{
 		"initialize":               {Handle: initialize, Eras: legacy},
 		"server/discover":          {Handle: discover, Eras: modern},
 		"ping":                     {Handle: constant(empty), Eras: legacy},
@@ -43,15 +43,15 @@ func init() {
 	}
 }
 
-func constant(v json.RawMessage) func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) {
-	return func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) { return v, nil }
+func constant(v json.RawMessage) func(context.Context, *Exchange, *state, json.RawMessage) (json.RawMessage, error) {
+	return func(context.Context, *Exchange, *state, json.RawMessage) (json.RawMessage, error) { return v, nil }
 }
 
 // listed answers a list method from its pre-encoded result. A cursor is
 // accepted and ignored: lists are not paginated.
-func listed(pick func(*compiled) []byte) func(context.Context, *Exchange, *compiled, json.RawMessage) (json.RawMessage, error) {
-	return func(_ context.Context, _ *Exchange, d *compiled, _ json.RawMessage) (json.RawMessage, error) {
-		return pick(d), nil
+func listed(pick func(*compiled) []byte) func(context.Context, *Exchange, *state, json.RawMessage) (json.RawMessage, error) {
+	return func(_ context.Context, _ *Exchange, s *state, _ json.RawMessage) (json.RawMessage, error) {
+		return pick(s.view), nil
 	}
 }
 
@@ -62,7 +62,8 @@ var (
 	decodeParams  = mcptransport.DecodeParams
 )
 
-func initialize(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func initialize(_ context.Context, _ *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	if _, err := mcptransport.ParseInitialize(params); err != nil {
 		return nil, err
 	}
@@ -110,7 +111,8 @@ func tooCostly(toolName, field string) error {
 				"(input bytes times pattern instructions) one call may use", regexlimit.CallBudget)})
 }
 
-func readResource(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func readResource(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -120,7 +122,7 @@ func readResource(ctx context.Context, x *Exchange, d *compiled, params json.Raw
 	if p.URI == nil {
 		return nil, missing("uri", "resources/read needs the URI of the resource")
 	}
-	uri, s := *p.URI, stateOf(x)
+	uri := *p.URI
 	text, r, ok := d.read(uri)
 	if d.forwards(ok) {
 		return forward(ctx, x, s, d, "resources/read", params)
@@ -197,12 +199,13 @@ func jsonStringBody(s string) string {
 	return out[1 : len(out)-2] // the quotes and the newline Encode adds
 }
 
-func getPrompt(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func getPrompt(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	p, err := decodeCall(params, "prompts/get needs the name of the prompt")
 	if err != nil {
 		return nil, err
 	}
-	name, args, s := p.Name, p.Arguments, stateOf(x)
+	name, args := p.Name, p.Arguments
 	pr, ok := d.prompts[name]
 	if d.forwards(ok) {
 		return forward(ctx, x, s, d, "prompts/get", params)

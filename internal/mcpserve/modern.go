@@ -211,7 +211,8 @@ func (c *compiled) offer() mcptransport.Offer {
 	}
 }
 
-func discover(_ context.Context, _ *Exchange, d *compiled, _ json.RawMessage) (json.RawMessage, error) {
+func discover(_ context.Context, _ *Exchange, s *state, _ json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	return d.discover, nil
 }
 

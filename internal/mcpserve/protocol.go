@@ -15,7 +15,7 @@ import (
 // setLevel acknowledges logging/setLevel. The endpoint keeps no session, so
 // the level is checked but not kept: scripted log notifications are sent
 // whatever the level.
-func setLevel(_ context.Context, _ *Exchange, _ *compiled, params json.RawMessage) (json.RawMessage, error) {
+func setLevel(_ context.Context, _ *Exchange, _ *state, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Level *string `json:"level"`
 	}
@@ -37,7 +37,8 @@ var empty = json.RawMessage(`{}`)
 // subscribe acknowledges resources/subscribe and resources/unsubscribe for
 // a resource the design has; the endpoint keeps no session, so no update
 // notification follows.
-func subscribe(_ context.Context, _ *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func subscribe(_ context.Context, _ *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	var p struct {
 		URI *string `json:"uri"`
 	}
@@ -59,7 +60,8 @@ const maxCompletions = 100
 // complete answers completion/complete from the values stored on a prompt's
 // argument or a URI template's parameter, keeping those that begin with the
 // typed value (ignoring case).
-func complete(_ context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func complete(_ context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	if x.Modern() && !d.hasCompletions { // server/discover does not name the completions capability
 		return nil, fmt.Errorf("%w: completion/complete", jsonrpc.ErrMethodNotFound)
 	}

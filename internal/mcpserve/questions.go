@@ -370,10 +370,9 @@ func clone(b []byte) json.RawMessage {
 
 // Respond takes a client's answer to a question this design's endpoint
 // sent it.
-func (d *compiled) Respond(ctx context.Context, x *Exchange, resp jsonrpc.Response) error {
-	s := stateOf(x)
+func (s *state) Respond(ctx context.Context, _ *Exchange, resp jsonrpc.Response) error {
 	if s.asks == nil {
 		return notWaiting(resp.ID)
 	}
-	return s.asks.take(ctx, d.id, resp)
+	return s.asks.take(ctx, s.d.id, resp)
 }

@@ -301,8 +301,8 @@ func taskNotFound() error {
 	return jsonrpc.WithData(invalidParams("Failed to retrieve task: Task not found"), map[string]string{"field": "taskId"})
 }
 
-func getTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	s := stateOf(x)
+func getTask(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	t, ts, _, err := loadTask(ctx, x, s, d, params, "tasks/get")
 	if err != nil {
 		return nil, err
@@ -317,8 +317,8 @@ func getTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessa
 // updateTask takes answers to the questions a task waits on: those to
 // questions not outstanding are ignored; a round answered in full lets
 // the task go on.
-func updateTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	s := stateOf(x)
+func updateTask(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	t, ts, p, err := loadTask(ctx, x, s, d, params, "tasks/update")
 	if err != nil {
 		return nil, err
@@ -381,8 +381,8 @@ func sameKeys(a, b map[string]json.RawMessage) bool {
 // cancelTask ends a task that is not over yet as cancelled; a task over
 // already stays as it is. Either way the answer is the empty
 // acknowledgement.
-func cancelTask(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
-	s := stateOf(x)
+func cancelTask(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	t, ts, _, err := loadTask(ctx, x, s, d, params, "tasks/cancel")
 	if err != nil {
 		return nil, err

@@ -15,12 +15,12 @@ import (
 // (or hand the call to the upstream), admit the request, validate its
 // arguments, inject the design's fault, match a scenario, and play it.
 // Each stage notes for the journal what it learned, in the call's record.
-func callTool(ctx context.Context, x *Exchange, d *compiled, params json.RawMessage) (json.RawMessage, error) {
+func callTool(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
+	d := s.view
 	p, err := decodeCall(params, "tools/call needs the name of the tool")
 	if err != nil {
 		return nil, err
 	}
-	s := stateOf(x)
 	t, err := resolveTool(d, p.Name, x.Era())
 	if err != nil {
 		return nil, err

@@ -22,7 +22,8 @@ import (
 // transport then sends no reply to a notification.
 type MessageHandler func(ctx context.Context, x *Exchange, t Target, req *jsonrpc.Request) (json.RawMessage, error)
 
-// Middleware wraps the answering of every message, as the journal does.
+// Middleware wraps the answering of every message, as the service's
+// metrics do.
 // A chain is built once, when the endpoint is set up: a Middleware must not
 // allocate per message.
 type Middleware func(next MessageHandler) MessageHandler
@@ -37,21 +38,18 @@ type Observer struct {
 	RateLimited func(messages int)
 }
 
-// Observed returns tr watched by o; mw are the endpoint's own middleware,
-// inside o's.
-func (tr Transport) Observed(o Observer, mw ...Middleware) Transport {
+// Observed returns tr watched by o.
+func (tr Transport) Observed(o Observer) Transport {
 	tr.RateLimited = o.RateLimited
-	if o.Middleware != nil {
-		mw = append([]Middleware{o.Middleware}, mw...)
-	}
-	if len(mw) == 0 {
+	if o.Middleware == nil {
 		return tr
 	}
-	return tr.With(mw...)
+	return tr.With(o.Middleware)
 }
 
 // With returns tr answering every message through mw, the first outermost,
-// around the refusal of messages past the rate limit and the method call.
+// around the target's record of the message (Recording), the refusal of
+// messages past the rate limit and the method call.
 func (tr Transport) With(mw ...Middleware) Transport {
 	inner := tr
 	var h MessageHandler = func(ctx context.Context, x *Exchange, t Target, req *jsonrpc.Request) (json.RawMessage, error) {
@@ -64,11 +62,35 @@ func (tr Transport) With(mw ...Middleware) Transport {
 	return tr
 }
 
-// handle is the innermost handler: a message that did not parse gets its
-// parse error, a member of a batch past the rate limit's allowance its
-// refusal, a notification nothing (notifications are not run); any other
-// request is called.
+// Recording is a Target that keeps a record of every message of its
+// exchanges, as a per-server endpoint's journal does. Begin is called
+// before a message is answered and End once it is, with its result or
+// error, for every message: notifications, messages that do not parse and
+// members of a batch refused by the rate limit included. Both run inside
+// the middleware, on the request's goroutine.
+type Recording interface {
+	Target
+	Begin()
+	End(x *Exchange, req *jsonrpc.Request, result json.RawMessage, err error)
+}
+
+// handle is the innermost handler: the message answered between the
+// target's Begin and End, when it keeps a record (Recording).
 func (tr Transport) handle(ctx context.Context, x *Exchange, t Target, req *jsonrpc.Request) (json.RawMessage, error) {
+	if x.recording == nil {
+		return tr.run(ctx, x, t, req)
+	}
+	x.recording.Begin()
+	result, err := tr.run(ctx, x, t, req)
+	x.recording.End(x, req, result, err)
+	return result, err
+}
+
+// run answers one message: a message that did not parse gets its parse
+// error, a member of a batch past the rate limit's allowance its refusal, a
+// notification nothing (notifications are not run); any other request is
+// called.
+func (tr Transport) run(ctx context.Context, x *Exchange, t Target, req *jsonrpc.Request) (json.RawMessage, error) {
 	switch {
 	case x.refused != nil:
 		return nil, x.refused

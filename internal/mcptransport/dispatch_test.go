@@ -122,6 +122,54 @@ func TestMiddlewareWrapsEveryMessage(t *testing.T) {
 	}, seen)
 }
 
+// recorder is a target that keeps a record of its messages (Recording),
+// noting each Begin and End with what the message was answered.
+type recorder struct {
+	panicky
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *recorder) note(s string) {
+	r.mu.Lock()
+	r.seen = append(r.seen, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) Begin() { r.note("begin") }
+
+func (r *recorder) End(_ *mcptransport.Exchange, req *jsonrpc.Request, result json.RawMessage, err error) {
+	switch {
+	case err != nil:
+		r.note("end:" + req.Method + ":" + err.Error())
+	default:
+		r.note("end:" + req.Method + ":" + string(result))
+	}
+}
+
+// TestRecordingTargetNotesEveryMessage: a target that keeps a record is told
+// of every message of a batch, inside the middleware, requests,
+// notifications and messages that do not parse alike, with what each was
+// answered.
+func TestRecordingTargetNotesEveryMessage(t *testing.T) {
+	rec := &recorder{}
+	outer := func(next mcptransport.MessageHandler) mcptransport.MessageHandler {
+		return func(ctx context.Context, x *mcptransport.Exchange, t mcptransport.Target, req *jsonrpc.Request) (json.RawMessage, error) {
+			rec.note("outer:" + req.Method)
+			return next(ctx, x, t, req)
+		}
+	}
+	h := endpoint(mcptransport.Transport{MaxBodyBytes: 1 << 20}.With(outer), rec, nil)
+	w := postTo(h, "application/json", `[{"jsonrpc":"2.0","id":1,"method":"ping"},`+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"},{"id":3}]`)
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, []string{
+		"outer:ping", "begin", `end:ping:{"pong":true}`,
+		"outer:notifications/initialized", "begin", "end:notifications/initialized:",
+		"outer:", "begin", `end::Invalid request: "jsonrpc" must be "2.0"`,
+	}, rec.seen)
+}
+
 // TestMiddlewareAllocatesNothingPerMessage: a chain built once answers a
 // request with exactly the allocations of the bare transport.
 func TestMiddlewareAllocatesNothingPerMessage(t *testing.T) {

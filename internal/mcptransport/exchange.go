@@ -10,8 +10,8 @@ import (
 
 // Exchange is one HTTP request to an MCP endpoint while it is answered:
 // where notifications go (the SSE reply, begun early when a call sends
-// one), the message being answered, and what the endpoint keeps about the
-// exchange (its journal's notes, for a per-server endpoint).
+// one), the message being answered, and the target's recording of its
+// messages (a per-server endpoint's journal).
 type Exchange struct {
 	w   http.ResponseWriter
 	r   *http.Request
@@ -30,8 +30,9 @@ type Exchange struct {
 	req              jsonrpc.Request
 	invalid, refused error
 
-	// state is what the endpoint keeps about the exchange (ServeState).
-	state any
+	// recording is the target, when it keeps a record of each message
+	// (Recording); nil otherwise.
+	recording Recording
 
 	// target and eras: the endpoint, when it may answer modern requests
 	// (eras zero otherwise); modern and meta: the current message is a
@@ -50,9 +51,9 @@ type Exchange struct {
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
 
-func newExchange(w http.ResponseWriter, r *http.Request, sse bool, out *bytes.Buffer, state any) *Exchange {
+func newExchange(w http.ResponseWriter, r *http.Request, sse bool, out *bytes.Buffer) *Exchange {
 	x := exchangePool.Get().(*Exchange)
-	*x = Exchange{w: w, r: r, sse: sse, out: out, state: state}
+	*x = Exchange{w: w, r: r, sse: sse, out: out}
 	return x
 }
 
@@ -63,10 +64,6 @@ func (x *Exchange) release() {
 
 // Request is the HTTP request of the exchange.
 func (x *Exchange) Request() *http.Request { return x.r }
-
-// State is what the endpoint keeps about the exchange, as given to
-// ServeState; nil when served with Serve.
-func (x *Exchange) State() any { return x.state }
 
 // Refused is the error the current message gets instead of being run (a
 // member of a batch past the rate limit's allowance); nil for one that is

@@ -129,14 +129,10 @@ func (tr Transport) RecoverPanic(w http.ResponseWriter, r *http.Request) {
 }
 
 // Serve has t answer the messages of p, read from an authorized POST, and
-// writes the replies. It returns how many replies it wrote.
+// writes the replies. It returns how many replies it wrote. t may be made
+// for the one request, to keep what the endpoint knows of it: a per-server
+// endpoint hands over its pooled per-request state.
 func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *Payload) int {
-	return tr.ServeState(w, r, t, p, nil)
-}
-
-// ServeState is Serve keeping state, what the endpoint keeps about the
-// exchange, in the Exchange its methods and middleware get.
-func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target, p *Payload, state any) int {
 	out := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(out)
 	out.Reset()
@@ -151,10 +147,13 @@ func (tr Transport) ServeState(w http.ResponseWriter, r *http.Request, t Target,
 		writeReply(w, http.StatusOK, sse, out.Bytes())
 		return 1
 	}
-	x := newExchange(w, r, sse, out, state)
+	x := newExchange(w, r, sse, out)
 	defer x.release()
 	if mt, ok := t.(ModernTarget); ok {
 		x.target, x.eras = mt, mt.Eras()
+	}
+	if rt, ok := t.(Recording); ok {
+		x.recording = rt
 	}
 	answered := tr.dispatch(r.Context(), t, x, p)
 	if x.streaming {

@@ -105,6 +105,13 @@ const (
 	MaxCacheTTLMs = 86_400_000
 )
 
+// ServerDefaults is a server with the defaults of the protocol settings a
+// new server gets when its maker leaves them out: a create body without
+// them, an importer. A setting with a default is given it here alone.
+func ServerDefaults() Server {
+	return Server{Eras: DefaultEras, CacheTTLMs: DefaultCacheTTLMs, CacheScope: DefaultCacheScope}
+}
+
 // Client capabilities a tool may require of a modern request
 // (Tool.RequiredClientCapabilities).
 const (

@@ -21,18 +21,59 @@ import (
 // ServerFromCreate is the server a create body describes, with the
 // defaults of absent fields; it has no id yet and is a draft.
 func ServerFromCreate(b api.CreateServerRequest) design.Server {
+	d := design.ServerDefaults()
 	return design.Server{
 		Name: strings.TrimSpace(b.Name), Description: Deref(b.Description),
 		Version: Or(b.Version, "1.0.0"), ProviderName: b.ProviderName, ProviderURL: b.ProviderUrl,
 		Type:            string(Or(b.Type, api.CreateServerRequestTypeMock)),
 		ProtocolVersion: string(Or(b.ProtocolVersion, api.ProtocolVersion(protocol.Default))),
-		Eras:            string(Or(b.Eras, design.DefaultEras)),
-		CacheTTLMs:      Or(b.CacheTtlMs, design.DefaultCacheTTLMs),
-		CacheScope:      string(Or(b.CacheScope, design.DefaultCacheScope)),
+		Eras:            Or((*string)(b.Eras), d.Eras),
+		CacheTTLMs:      Or(b.CacheTtlMs, d.CacheTTLMs),
+		CacheScope:      Or((*string)(b.CacheScope), d.CacheScope),
 		AuthMode:        string(Or(b.AuthMode, api.AuthModeNone)),
 		OAuth:           Deref(b.Oauth),
 		Fault:           b.Fault,
 	}
+}
+
+// PatchServer applies to v the fields an update body gives: absent ones
+// keep their value, and a null provider or fault removes it. The name is
+// trimmed; the upstream, whose header values are sealed, is the caller's.
+func PatchServer(v *design.Server, b api.UpdateServerRequest) {
+	if b.Name != nil {
+		v.Name = strings.TrimSpace(*b.Name)
+	}
+	v.Description = Or(b.Description, v.Description)
+	v.Version = Or(b.Version, v.Version)
+	v.ProviderName = PatchString(v.ProviderName, b.ProviderName)
+	v.ProviderURL = PatchString(v.ProviderURL, b.ProviderUrl)
+	v.Type = Or((*string)(b.Type), v.Type)
+	v.Enabled = Or(b.Enabled, v.Enabled)
+	v.ProtocolVersion = Or((*string)(b.ProtocolVersion), v.ProtocolVersion)
+	v.Eras = Or((*string)(b.Eras), v.Eras)
+	v.CacheTTLMs = Or(b.CacheTtlMs, v.CacheTTLMs)
+	v.CacheScope = Or((*string)(b.CacheScope), v.CacheScope)
+	v.AuthMode = Or((*string)(b.AuthMode), v.AuthMode)
+	v.OAuth = Or(b.Oauth, v.OAuth)
+	if b.Fault.IsSpecified() {
+		v.Fault = nil
+		if f, err := b.Fault.Get(); err == nil {
+			v.Fault = &f
+		}
+	}
+}
+
+// patchString is cur with a nullable update applied: unspecified keeps
+// it, null removes it.
+func PatchString(cur *string, v nullable.Nullable[string]) *string {
+	if !v.IsSpecified() {
+		return cur
+	}
+	if v.IsNull() {
+		return nil
+	}
+	s := v.MustGet()
+	return &s
 }
 
 // ToolFromCreate is the tool a create body describes; it has no ids yet.

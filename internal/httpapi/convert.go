@@ -73,14 +73,7 @@ var (
 
 // patchString applies a nullable PATCH field: absent keeps cur, null clears.
 func patchString(cur *string, v nullable.Nullable[string]) *string {
-	if !v.IsSpecified() {
-		return cur
-	}
-	if v.IsNull() {
-		return nil
-	}
-	s := v.MustGet()
-	return &s
+	return designwire.PatchString(cur, v)
 }
 
 func deref[T any](p *T) T { return designwire.Deref(p) }

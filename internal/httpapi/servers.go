@@ -67,39 +67,7 @@ func (s *Server) GetServer(ctx context.Context, req api.GetServerRequestObject) 
 func (s *Server) UpdateServer(ctx context.Context, req api.UpdateServerRequestObject) (api.UpdateServerResponseObject, error) {
 	b := req.Body
 	v, err := editLocked(ctx, s, req.ServerId, (*store.Tx).LockServer, func(_ *store.Tx, v *design.Server) error {
-		if b.Name != nil {
-			v.Name = strings.TrimSpace(*b.Name)
-		}
-		v.Description = or(b.Description, v.Description)
-		v.Version = or(b.Version, v.Version)
-		v.ProviderName = patchString(v.ProviderName, b.ProviderName)
-		v.ProviderURL = patchString(v.ProviderURL, b.ProviderUrl)
-		if b.Type != nil {
-			v.Type = string(*b.Type)
-		}
-		v.Enabled = or(b.Enabled, v.Enabled)
-		if b.ProtocolVersion != nil {
-			v.ProtocolVersion = string(*b.ProtocolVersion)
-		}
-		if b.Eras != nil {
-			v.Eras = string(*b.Eras)
-		}
-		v.CacheTTLMs = or(b.CacheTtlMs, v.CacheTTLMs)
-		if b.CacheScope != nil {
-			v.CacheScope = string(*b.CacheScope)
-		}
-		if b.AuthMode != nil {
-			v.AuthMode = string(*b.AuthMode)
-		}
-		if b.Oauth != nil {
-			v.OAuth = *b.Oauth
-		}
-		if b.Fault.IsSpecified() {
-			v.Fault = nil
-			if f, err := b.Fault.Get(); err == nil {
-				v.Fault = &f
-			}
-		}
+		designwire.PatchServer(v, *b)
 		var err error
 		if v.Upstream, err = s.patchUpstream(v.Upstream, b.Upstream); err != nil {
 			return err

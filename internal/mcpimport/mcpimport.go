@@ -388,8 +388,8 @@ func (imp *importer) server(init *mcp.InitializeResult) design.Server {
 	if init != nil && init.ServerInfo != nil {
 		info = init.ServerInfo
 	}
-	s := design.Server{Type: "mock", AuthMode: "none", ProtocolVersion: defaultProtocolVersion,
-		Eras: design.DefaultEras, CacheTTLMs: design.DefaultCacheTTLMs, CacheScope: design.DefaultCacheScope}
+	s := design.ServerDefaults()
+	s.Type, s.AuthMode, s.ProtocolVersion = "mock", "none", defaultProtocolVersion
 	if init != nil && protocol.Supported(init.ProtocolVersion) {
 		s.ProtocolVersion = init.ProtocolVersion
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -211,4 +212,14 @@ func TestText(t *testing.T) {
 		require.Equal(t, want, got, in)
 		requireClean(t, got)
 	}
+}
+
+// TestJSONKind: the JSON kind of a Go type, through pointers, as other
+// packages' decoding messages name it.
+func TestJSONKind(t *testing.T) {
+	require.Equal(t, "a string", errtext.JSONKind(reflect.TypeFor[*string]()))
+	require.Equal(t, "an array", errtext.JSONKind(reflect.TypeFor[[2]int]()))
+	require.Equal(t, "an object", errtext.JSONKind(reflect.TypeFor[struct{}]()))
+	require.Equal(t, "another type", errtext.JSONKind(reflect.TypeFor[chan int]()))
+	require.Equal(t, "another type", errtext.JSONKind(nil))
 }

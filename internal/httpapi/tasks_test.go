@@ -34,11 +34,18 @@ func plantTask(t *testing.T, env *apitest.Env, c *apitest.Client, server, tool s
 	return id
 }
 
+// taskServers signs up org with two servers: "tasked", whose tasks a test
+// plants, and "other", whose tasks must stay out of sight.
+func taskServers(t *testing.T, org string) (env *apitest.Env, c *apitest.Client, server, other string) {
+	t.Helper()
+	env = apitest.New(t, nil)
+	c = env.Signup(t, org)
+	return env, c, mkServer(t, c, "tasked"), mkServer(t, c, "other")
+}
+
 func TestListTasks(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Tasks Org")
-	server, other := mkServer(t, c, "tasked"), mkServer(t, c, "other")
+	env, c, server, other := taskServers(t, "Tasks Org")
 	base := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	expires := base.Add(2 * time.Hour)
 	var want []string // newest first
@@ -87,9 +94,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestEndTask(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Ending Org")
-	server, other := mkServer(t, c, "tasked"), mkServer(t, c, "other")
+	env, c, server, other := taskServers(t, "Ending Org")
 	now := time.Now()
 	end := func(id string) string { return "/api/servers/" + server + "/tasks/" + id + "/end" }
 

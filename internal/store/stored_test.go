@@ -105,7 +105,7 @@ func TestStoredJSONIsPinned(t *testing.T) {
 			got := row.read(t, p, key)
 			for _, col := range row.columns {
 				t.Run(col.name+" golden file reads back", func(t *testing.T) {
-					require.JSONEq(t, marshalText(t, col.of(wrote)), marshalText(t, col.of(got)))
+					require.JSONEq(t, jsonOf(t, col.of(wrote)), jsonOf(t, col.of(got)))
 				})
 			}
 		})
@@ -188,13 +188,6 @@ func readGolden(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err, "golden file missing: go test -run TestStoredJSONIsPinned -update writes it")
 	return b
-}
-
-func marshalText(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // pinnedRows are the tables with json or jsonb columns.

@@ -168,20 +168,18 @@ func TestDecode(t *testing.T) {
 		require.Equal(t, "scope", field)
 		require.Equal(t, "is not allowed", msg)
 	})
-	t.Run("yaml type", func(t *testing.T) {
-		var r registration
-		err := yaml.Unmarshal([]byte("client_name: x\nport: [1]\n"), &r)
-		require.Error(t, err)
-		_, msg := errtext.Decode(err)
-		require.Equal(t, "line 2: a list is not allowed here, a number is expected", msg, "from %v", err)
-		requireClean(t, msg)
-	})
-	t.Run("yaml syntax", func(t *testing.T) {
-		var r registration
-		err := yaml.Unmarshal([]byte("a: b\n c: : d\n"), &r)
-		require.Error(t, err)
-		_, msg := errtext.Decode(err)
-		require.Equal(t, "is not valid YAML (line 2)", msg, "from %v", err)
+	t.Run("yaml", func(t *testing.T) {
+		for doc, want := range map[string]string{
+			"client_name: x\nport: [1]\n": "line 2: a list is not allowed here, a number is expected",
+			"a: b\n c: : d\n":             "is not valid YAML (line 2)",
+		} {
+			var r registration
+			err := yaml.Unmarshal([]byte(doc), &r)
+			require.Error(t, err)
+			_, msg := errtext.Decode(err)
+			require.Equal(t, want, msg, "from %v", err)
+			requireClean(t, msg)
+		}
 	})
 	t.Run("foreign", func(t *testing.T) {
 		_, msg := errtext.Decode(fmt.Errorf("parse: Go value of type main.T"))

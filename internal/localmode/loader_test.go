@@ -119,15 +119,7 @@ func start(t *testing.T, dir string, a *fakeApply, out *apitest.Buffer) {
 	require.NoError(t, l.Load(ctx))
 	done := make(chan error, 1)
 	go func() { done <- l.Watch(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(5 * time.Second):
-			t.Error("Watch did not return after its context was cancelled")
-		}
-	})
+	t.Cleanup(func() { apitest.Stops(t, "Watch", 5*time.Second, cancel, done) })
 }
 
 func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
@@ -329,13 +321,7 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- localmode.Run(ctx, dir, a.apply, &apitest.Buffer{}, nil) }()
 	require.Eventually(t, func() bool { return len(a.names()) == 1 }, time.Second, 10*time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(2 * time.Second):
-		t.Fatal("Run did not return after its context was cancelled")
-	}
+	apitest.Stops(t, "Run", 2*time.Second, cancel, done)
 }
 
 // TestLinksOutOfTheFolderAreRefused: a design file that leads out of the

@@ -162,8 +162,7 @@ func TestJUnit(t *testing.T) {
 }
 
 func TestJUnitFromARun(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	c := Case{
 		Name:    "json",
 		BaseURL: srv.URL,

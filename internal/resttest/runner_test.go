@@ -31,6 +31,13 @@ const fixture = `{
 	"big": 9007199254740993
 }`
 
+// testRunner is testServer with a Runner whose client reaches it.
+func testRunner(t *testing.T) (*httptest.Server, *Runner) {
+	t.Helper()
+	srv := testServer(t)
+	return srv, &Runner{Client: srv.Client()}
+}
+
 // testServer answers the paths the runner tests use.
 func testServer(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -109,8 +116,7 @@ func runOne(t *testing.T, r *Runner, base string, s Scope, in Input) Result {
 }
 
 func TestRunOperations(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	tests := []struct {
 		name   string
@@ -210,8 +216,7 @@ func TestRunOperations(t *testing.T) {
 }
 
 func TestRunRootArray(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL, Scope{"GET", "/array"}, Input{
 		Expectations: map[string]Expectation{"GET /array": {Conditions: []Condition{
 			{Path: "[1].id", Operation: "eq", Value: json.RawMessage(`2`)},
@@ -223,8 +228,7 @@ func TestRunRootArray(t *testing.T) {
 }
 
 func TestRunRecordsResponse(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL+"/", Scope{"get", "/ordered"}, Input{})
 	require.Equal(t, "GET /ordered", res.Endpoint)
 	require.Equal(t, "GET", res.Request.Method)
@@ -246,8 +250,7 @@ func TestRunRecordsResponse(t *testing.T) {
 }
 
 func TestRunNonJSONBody(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL, Scope{"GET", "/text"}, Input{
 		Expectations: map[string]Expectation{"GET /text": {Conditions: []Condition{
 			{Path: "$", Operation: "isText"},
@@ -260,8 +263,7 @@ func TestRunNonJSONBody(t *testing.T) {
 }
 
 func TestRunSSE(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	tests := []struct {
 		name, contentType, body, want string
@@ -310,8 +312,7 @@ func TestRunSSE(t *testing.T) {
 }
 
 func TestRunRequest(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	type echo struct {
 		Method  string            `json:"method"`
@@ -433,8 +434,7 @@ func TestRunRequest(t *testing.T) {
 }
 
 func TestRunExpectedStatus(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	tests := []struct {
 		name     string
 		code     int

@@ -31,6 +31,15 @@ const fixture = `{
 	"big": 9007199254740993
 }`
 
+// nameCase is the case named caseName that reads GET /json of base,
+// expecting the name want, then the endpoint other.
+func nameCase(caseName, base, want string, other Scope) Case {
+	return Case{Name: caseName, BaseURL: base, Scopes: []Scope{{"GET", "/json"}, other},
+		Input: Input{Expectations: map[string]Expectation{
+			"GET /json": {Conditions: []Condition{{Path: "name", Operation: "eq", Value: json.RawMessage(strconv.Quote(want))}}},
+		}}}
+}
+
 // testRunner is testServer with a Runner whose client reaches it.
 func testRunner(t *testing.T) (*httptest.Server, *Runner) {
 	t.Helper()
@@ -596,14 +605,7 @@ func TestRunSeveralScopes(t *testing.T) {
 		return base.Add(time.Duration(tick-1) * 10 * time.Millisecond)
 	}
 	r := &Runner{Client: srv.Client(), Now: clock}
-	c := Case{
-		Name:    "users",
-		BaseURL: srv.URL,
-		Scopes:  []Scope{{"GET", "/json"}, {"GET", "/status/404"}},
-		Input: Input{Expectations: map[string]Expectation{
-			"GET /json": {Conditions: []Condition{{Path: "name", Operation: "eq", Value: json.RawMessage(`"Ada"`)}}},
-		}},
-	}
+	c := nameCase("users", srv.URL, "Ada", Scope{"GET", "/status/404"})
 	run := r.Run(context.Background(), c)
 	require.Equal(t, base, run.StartedAt)
 	require.Equal(t, 50.0, run.DurationMS)

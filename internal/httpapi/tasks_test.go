@@ -75,7 +75,7 @@ func TestListTasks(t *testing.T) {
 	r := c.Do("GET", "/api/servers/"+server+"/tasks?limit=1", nil).Status(http.StatusOK)
 	require.JSONEq(t, `{"id":"`+want[0]+`","tool":"report_4","scenario":"slow","status":"working","status_message":"Crunching",
 		"created_at":"`+base.Add(4*time.Minute).Format(time.RFC3339)+`","expires_at":"`+expires.Format(time.RFC3339)+`",
-		"ended_status":null,"ended_at":null}`, string(mustJSON(t, r.Get("items.0"))))
+		"ended_status":null,"ended_at":null}`, string(apitest.JSON(t, r.Get("items.0"))))
 
 	t.Run("a cursor this service did not return", func(t *testing.T) {
 		c.Do("GET", "/api/servers/"+server+"/tasks?cursor=bm90LWEtY3Vyc29y", nil).Problem(http.StatusBadRequest, "cursor")
@@ -83,13 +83,6 @@ func TestListTasks(t *testing.T) {
 	t.Run("an unknown server", func(t *testing.T) {
 		c.Do("GET", "/api/servers/"+uuid.NewString()+"/tasks", nil).Problem(http.StatusNotFound)
 	})
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	return raw
 }
 
 func TestEndTask(t *testing.T) {
@@ -110,7 +103,7 @@ func TestEndTask(t *testing.T) {
 
 		task, err := env.Service.Store().GetTask(context.Background(), uuid.MustParse(c.OrgID), uuid.MustParse(server), id)
 		require.NoError(t, err)
-		require.JSONEq(t, string(mustJSON(t, result)), string(task.EndedPayload))
+		require.JSONEq(t, string(apitest.JSON(t, result)), string(task.EndedPayload))
 
 		again := c.Do("POST", end(id), map[string]any{"status": "cancelled"}).Problem(http.StatusConflict)
 		require.Contains(t, again.String("detail"), "already ended (completed")

@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"testing"
@@ -43,5 +44,19 @@ func Eventually(t testing.TB, what string, ok func() bool) {
 	for !ok() {
 		require.True(t, time.Now().Before(deadline), "%s: not within 5s", what)
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Stops cancels a run and fails t unless the run's result, sent on done,
+// comes within the given time and is nil; what names the run in the
+// failure.
+func Stops(t testing.TB, what string, within time.Duration, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err, what)
+	case <-time.After(within):
+		t.Errorf("%s did not return after its context was cancelled", what)
 	}
 }

@@ -1,9 +1,6 @@
 package compliance_test
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"testing"
 	"time"
@@ -11,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/compliance"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
@@ -34,24 +32,12 @@ func policyDesign() design.Design {
 	}
 }
 
-// canonicalHash recomputes a document's hash as a policy engine would: the
-// document without member drop, keys sorted, no white space.
+// canonicalHash is apitest.CanonicalHash of v as JSON.
 func canonicalHash(t *testing.T, v any, drop string) string {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	require.NoError(t, err)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc map[string]any
-	require.NoError(t, dec.Decode(&doc))
-	require.Contains(t, doc, drop)
-	delete(doc, drop)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(doc))
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return hex.EncodeToString(sum[:])
+	return apitest.CanonicalHash(t, raw, drop)
 }
 
 func TestSpecOf(t *testing.T) {

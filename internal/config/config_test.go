@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,20 @@ import (
 
 func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
+}
+
+// requireRefused requires Parse to refuse each setting, given as
+// KEY=value, with an error that names the variable and its value.
+func requireRefused(t *testing.T, settings ...string) {
+	t.Helper()
+	for _, setting := range settings {
+		key, value, _ := strings.Cut(setting, "=")
+		t.Run(setting, func(t *testing.T) {
+			_, err := Parse(env(map[string]string{key: value}))
+			require.ErrorContains(t, err, key)
+			require.ErrorContains(t, err, value)
+		})
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -56,22 +71,9 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrorsNameTheVariable(t *testing.T) {
-	for name, tc := range map[string]struct{ key, value string }{
-		"env":         {"APP_ENV", "staging"},
-		"public rate": {"MAX_PUBLIC_RATE_LIMIT", "0"},
-		"platform":    {"PLATFORM_RATE_LIMIT", "many"},
-		"body":        {"MAX_BODY_BYTES", "10"},
-		"batch":       {"MAX_BATCH_MESSAGES", "0"},
-		"private":     {"ALLOW_PRIVATE_TARGETS", "maybe"},
-		"log level":   {"LOG_LEVEL", "loud"},
-		"proxies":     {"TRUSTED_PROXIES", "10.0.0.0/33"},
-		"shutdown":    {"SHUTDOWN_TIMEOUT", "-1s"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := Parse(env(map[string]string{tc.key: tc.value}))
-			require.ErrorContains(t, err, tc.key)
-		})
-	}
+	requireRefused(t, "APP_ENV=staging", "MAX_PUBLIC_RATE_LIMIT=0", "PLATFORM_RATE_LIMIT=many", "MAX_BODY_BYTES=10",
+		"MAX_BATCH_MESSAGES=0", "ALLOW_PRIVATE_TARGETS=maybe", "LOG_LEVEL=loud", "TRUSTED_PROXIES=10.0.0.0/33",
+		"SHUTDOWN_TIMEOUT=-1s")
 }
 
 func TestDesignStaleMax(t *testing.T) {

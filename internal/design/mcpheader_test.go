@@ -22,22 +22,6 @@ func TestCheckToolMCPHeaders(t *testing.T) {
 		{"a property named x-mcp-header", `{"type":"object","properties":{"x-mcp-header":{"type":"string"}}}`, nil},
 		{"an instance holding the keyword", `{"type":"object","properties":{"a":{"type":"object",
 			"default":{"x-mcp-header":"A"},"enum":[{"x-mcp-header":"A"}],"const":{"x-mcp-header":"A"}}}}`, nil},
-		{"empty", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":""}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"not a string", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":7}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"space", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Re gion"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"colon", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region:"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"line feed", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Re\ngion"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"carriage return", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region\r"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"control character", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Re\u0007gion"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
-		{"non-ASCII", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Régión"}}}`,
-			[]string{"input_schema.properties.region.x-mcp-header"}},
 		{"repeated case-insensitively", `{"type":"object","properties":{
 			"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"REGION"}}}`,
 			[]string{"input_schema.properties.b.x-mcp-header"}},
@@ -86,6 +70,20 @@ func TestCheckToolMCPHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := Tool{Name: "t", InputSchema: json.RawMessage(tc.schema)}
 			require.Equal(t, tc.fields, fieldsOf(t, CheckTool(tool)))
+		})
+	}
+}
+
+// TestCheckToolMCPHeaderName: an annotation that is empty, not a string or
+// not an HTTP token is refused at its own path.
+func TestCheckToolMCPHeaderName(t *testing.T) {
+	refused := map[string]string{"empty": `""`, "not a string": `7`, "space": `"Re gion"`, "colon": `"Region:"`,
+		"line feed": `"Re\ngion"`, "carriage return": `"Region\r"`, "control character": `"Re\u0007gion"`, "non-ASCII": `"Régión"`}
+	for name, header := range refused {
+		t.Run(name, func(t *testing.T) {
+			schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":` + header + `}}}`
+			tool := Tool{Name: "t", InputSchema: json.RawMessage(schema)}
+			require.Equal(t, []string{"input_schema.properties.region.x-mcp-header"}, fieldsOf(t, CheckTool(tool)))
 		})
 	}
 }

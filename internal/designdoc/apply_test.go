@@ -15,9 +15,11 @@ import (
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
-// newOrg creates an organization with one member and returns its slug.
-func newOrg(t *testing.T, st *store.Store, name string) (uuid.UUID, string) {
+// newOrg makes a fresh store holding one organization, named name, with
+// one member; it returns the store and the organization's id and slug.
+func newOrg(t *testing.T, name string) (*store.Store, uuid.UUID, string) {
 	t.Helper()
+	st := testdb.Store(t)
 	ctx := context.Background()
 	org, user := uuid.New(), uuid.New()
 	var slug string
@@ -27,15 +29,23 @@ func newOrg(t *testing.T, st *store.Store, name string) (uuid.UUID, string) {
 		slug = o.Slug
 		return err
 	}))
-	return org, slug
+	return st, org, slug
+}
+
+// requireFailedField requires err to be a failure whose first field is
+// field.
+func requireFailedField(t *testing.T, err error, field string) {
+	t.Helper()
+	fe, ok := failure.As(err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, field, fe.Fields[0].Field)
 }
 
 // TestApplyByOrganizationSlug is the operator's way in (local mode): the
 // example file's bytes, applied to an organization named by slug.
 func TestApplyByOrganizationSlug(t *testing.T) {
-	st := testdb.Store(t)
+	st, orgID, slug := newOrg(t, "Local Designs")
 	ctx := context.Background()
-	orgID, slug := newOrg(t, st, "Local Designs")
 	raw, err := os.ReadFile("../../openapi/examples/designs/weather.yaml")
 	require.NoError(t, err)
 
@@ -72,17 +82,14 @@ func TestApplyByOrganizationSlug(t *testing.T) {
 	require.Equal(t, plan.Server.ID, again.Server.ID)
 
 	_, err = designdoc.Apply(ctx, st, store.OrgRef{Slug: "no-such-org"}, raw, designdoc.ApplyOptions{})
-	fe, ok := failure.As(err)
-	require.True(t, ok, "%v", err)
-	require.Equal(t, "org", fe.Fields[0].Field)
+	requireFailedField(t, err, "org")
 }
 
 // TestApplyNameTwice: a document without id that names two servers is a
 // conflict naming "name", not a guess.
 func TestApplyNameTwice(t *testing.T) {
-	st := testdb.Store(t)
+	st, orgID, _ := newOrg(t, "Twins")
 	ctx := context.Background()
-	orgID, _ := newOrg(t, st, "Twins")
 	doc := []byte("apiVersion: mockmcp/v1\nkind: MCPServer\nname: Twin\n")
 	for range 2 {
 		// Each with its own id, so both are created.
@@ -92,16 +99,14 @@ func TestApplyNameTwice(t *testing.T) {
 	}
 	_, err := designdoc.Apply(ctx, st, store.OrgRef{ID: orgID}, doc, designdoc.ApplyOptions{})
 	require.ErrorIs(t, err, failure.ErrConflict)
-	fe, _ := failure.As(err)
-	require.Equal(t, "name", fe.Fields[0].Field)
+	requireFailedField(t, err, "name")
 }
 
 // TestApplyConcurrently: documents naming the same new server, applied at
 // once, create it once.
 func TestApplyConcurrently(t *testing.T) {
-	st := testdb.Store(t)
+	st, orgID, _ := newOrg(t, "Racers")
 	ctx := context.Background()
-	orgID, _ := newOrg(t, st, "Racers")
 	doc := []byte("apiVersion: mockmcp/v1\nkind: MCPServer\nname: Raced\ntools:\n  - name: t\n")
 	const n = 6
 	errs := make(chan error, n)

@@ -25,7 +25,7 @@ func Decode(err error) (field, msg string) {
 	)
 	switch {
 	case errors.As(err, &typeErr):
-		return typeErr.Field, "must be " + jsonKind(typeErr.Type) + ", not " + jsonValue(typeErr.Value)
+		return typeErr.Field, "must be " + JSONKind(typeErr.Type) + ", not " + jsonValue(typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return "", "is not valid JSON (at byte " + strconv.FormatInt(syntaxErr.Offset, 10) + ")"
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -63,9 +63,11 @@ var (
 	yamlSyntax = regexp.MustCompile(`yaml: line (\d+):`)
 )
 
-// jsonKind is what a value of Go type t is in JSON: "a string", "an
-// array", ...
-func jsonKind(t reflect.Type) string {
+// JSONKind is what a value of Go type t is in JSON: "a string", "an
+// array", ...; "another type" for a type JSON has no value of (a nil t
+// included). Decoding messages of other packages name kinds through it,
+// so that a field is described the same way everywhere.
+func JSONKind(t reflect.Type) string {
 	if t == nil {
 		return "another type"
 	}

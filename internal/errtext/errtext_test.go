@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -167,20 +168,18 @@ func TestDecode(t *testing.T) {
 		require.Equal(t, "scope", field)
 		require.Equal(t, "is not allowed", msg)
 	})
-	t.Run("yaml type", func(t *testing.T) {
-		var r registration
-		err := yaml.Unmarshal([]byte("client_name: x\nport: [1]\n"), &r)
-		require.Error(t, err)
-		_, msg := errtext.Decode(err)
-		require.Equal(t, "line 2: a list is not allowed here, a number is expected", msg, "from %v", err)
-		requireClean(t, msg)
-	})
-	t.Run("yaml syntax", func(t *testing.T) {
-		var r registration
-		err := yaml.Unmarshal([]byte("a: b\n c: : d\n"), &r)
-		require.Error(t, err)
-		_, msg := errtext.Decode(err)
-		require.Equal(t, "is not valid YAML (line 2)", msg, "from %v", err)
+	t.Run("yaml", func(t *testing.T) {
+		for doc, want := range map[string]string{
+			"client_name: x\nport: [1]\n": "line 2: a list is not allowed here, a number is expected",
+			"a: b\n c: : d\n":             "is not valid YAML (line 2)",
+		} {
+			var r registration
+			err := yaml.Unmarshal([]byte(doc), &r)
+			require.Error(t, err)
+			_, msg := errtext.Decode(err)
+			require.Equal(t, want, msg, "from %v", err)
+			requireClean(t, msg)
+		}
 	})
 	t.Run("foreign", func(t *testing.T) {
 		_, msg := errtext.Decode(fmt.Errorf("parse: Go value of type main.T"))
@@ -211,4 +210,14 @@ func TestText(t *testing.T) {
 		require.Equal(t, want, got, in)
 		requireClean(t, got)
 	}
+}
+
+// TestJSONKind: the JSON kind of a Go type, through pointers, as other
+// packages' decoding messages name it.
+func TestJSONKind(t *testing.T) {
+	require.Equal(t, "a string", errtext.JSONKind(reflect.TypeFor[*string]()))
+	require.Equal(t, "an array", errtext.JSONKind(reflect.TypeFor[[2]int]()))
+	require.Equal(t, "an object", errtext.JSONKind(reflect.TypeFor[struct{}]()))
+	require.Equal(t, "another type", errtext.JSONKind(reflect.TypeFor[chan int]()))
+	require.Equal(t, "another type", errtext.JSONKind(nil))
 }

@@ -187,7 +187,7 @@ func TestDesignApplyUpdatesParts(t *testing.T) {
 			map[string]any{"name": "Stations (renamed)", "uri": "weather://stations", "content": "PAR-01"},
 		},
 	}
-	r := applyDoc(t, c, "application/json", mustJSON(t, doc), "").Status(http.StatusOK)
+	r := applyDoc(t, c, "application/json", apitest.JSON(t, doc), "").Status(http.StatusOK)
 	require.Equal(t, "updated", r.String("server.action"))
 	require.Equal(t, id, r.String("server.id"))
 	require.Equal(t, map[string]string{"get_forecast": "updated", "get_alerts": "created"}, actions(r, "tools"))
@@ -209,7 +209,7 @@ func TestDesignApplyUpdatesParts(t *testing.T) {
 	// Without enabled, the server keeps its state.
 	c.EnableServer(id)
 	delete(doc, "enabled")
-	r = applyDoc(t, c, "application/json", mustJSON(t, doc), "").Status(http.StatusOK)
+	r = applyDoc(t, c, "application/json", apitest.JSON(t, doc), "").Status(http.StatusOK)
 	require.Equal(t, false, r.Get("changed"))
 	require.Equal(t, true, c.Do(http.MethodGet, "/api/servers/"+id, nil).Get("enabled"))
 }
@@ -221,14 +221,14 @@ func TestDesignApplyPinnedID(t *testing.T) {
 	_, c := apitest.SignedUp(t, "Design Pinned")
 	id := uuid.NewString()
 	doc := map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": id, "name": "Pinned"}
-	r := applyDoc(t, c, "application/json", mustJSON(t, doc), "?dry_run=true").Status(http.StatusOK)
+	r := applyDoc(t, c, "application/json", apitest.JSON(t, doc), "?dry_run=true").Status(http.StatusOK)
 	require.Equal(t, id, r.String("server.id"), "a dry run reports the pinned id")
-	r = applyDoc(t, c, "application/json", mustJSON(t, doc), "").Status(http.StatusCreated)
+	r = applyDoc(t, c, "application/json", apitest.JSON(t, doc), "").Status(http.StatusCreated)
 	require.Equal(t, id, r.String("server.id"))
 	require.Equal(t, "/api/platform/"+id+"/mcp", r.String("server.endpoint_url")[len(r.String("server.endpoint_url"))-len("/api/platform/"+id+"/mcp"):])
 
 	doc["name"] = "Pinned, renamed"
-	r = applyDoc(t, c, "application/json", mustJSON(t, doc), "").Status(http.StatusOK)
+	r = applyDoc(t, c, "application/json", apitest.JSON(t, doc), "").Status(http.StatusOK)
 	require.Equal(t, "updated", r.String("server.action"))
 	require.Equal(t, id, r.String("server.id"))
 	require.Equal(t, []string{"Pinned, renamed"}, serverNames(t, c))
@@ -291,20 +291,20 @@ func TestDesignDocumentIsolation(t *testing.T) {
 	_, a, b := apitest.Rivals(t, "Design Owner", "Design Intruder")
 	id := uuid.NewString()
 	doc := map[string]any{"apiVersion": "mockmcp/v1", "kind": "MCPServer", "id": id, "name": "Owned"}
-	applyDoc(t, a, "application/json", mustJSON(t, doc), "").Status(http.StatusCreated)
+	applyDoc(t, a, "application/json", apitest.JSON(t, doc), "").Status(http.StatusCreated)
 	before := exportDoc(t, a, id, "json")
 
 	b.Do(http.MethodGet, "/api/servers/"+id+"/export", nil).Problem(http.StatusNotFound)
 	doc["name"] = "Taken over"
-	applyDoc(t, b, "application/json", mustJSON(t, doc), "").Problem(http.StatusConflict, "id")
-	applyDoc(t, b, "application/json", mustJSON(t, doc), "?dry_run=true").Problem(http.StatusConflict, "id")
+	applyDoc(t, b, "application/json", apitest.JSON(t, doc), "").Problem(http.StatusConflict, "id")
+	applyDoc(t, b, "application/json", apitest.JSON(t, doc), "?dry_run=true").Problem(http.StatusConflict, "id")
 	require.Equal(t, string(before), string(exportDoc(t, a, id, "json")))
 	require.Empty(t, serverNames(t, b))
 
 	// By name, each organization has its own server.
 	delete(doc, "id")
 	doc["name"] = "Owned"
-	r := applyDoc(t, b, "application/json", mustJSON(t, doc), "").Status(http.StatusCreated)
+	r := applyDoc(t, b, "application/json", apitest.JSON(t, doc), "").Status(http.StatusCreated)
 	require.NotEqual(t, id, r.String("server.id"))
 	require.Equal(t, string(before), string(exportDoc(t, a, id, "json")))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/pgtext"
 )
@@ -146,14 +147,10 @@ func (s bodySerializer) mustBe(c echo.Context, te *json.UnmarshalTypeError) stri
 		return fmt.Sprintf("must be an integer between %s and %s", formatInt(lo), formatInt(hi))
 	case reflect.Float32, reflect.Float64:
 		return "must be a number between -1.7976931348623157e308 and 1.7976931348623157e308"
-	case reflect.String:
-		return "must be a string"
 	case reflect.Bool:
 		return "must be true or false"
-	case reflect.Slice, reflect.Array:
-		return "must be an array"
-	case reflect.Map, reflect.Struct:
-		return "must be an object"
+	case reflect.String, reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
+		return "must be " + errtext.JSONKind(t)
 	}
 	return "has the wrong type"
 }

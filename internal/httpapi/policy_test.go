@@ -3,9 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -58,23 +55,6 @@ func (f policyFixture) key(t *testing.T, raw string) *apitest.Client {
 	return withKey(t, f.env, "X-API-Key", raw)
 }
 
-// canonicalHash recomputes a document's hash as a policy engine would: the
-// document without member drop, keys sorted, no white space.
-func canonicalHash(t *testing.T, raw []byte, drop string) string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc map[string]any
-	require.NoError(t, dec.Decode(&doc))
-	delete(doc, drop)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(doc))
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return hex.EncodeToString(sum[:])
-}
-
 func TestPolicySpec(t *testing.T) {
 	t.Parallel()
 	f := newPolicyFixture(t, apitest.New(t, nil), "Spec Org")
@@ -92,7 +72,7 @@ func TestPolicySpec(t *testing.T) {
 	require.Equal(t, []any{map[string]any{"name": "text", "description": "what to summarize", "required": true}},
 		r.Get("prompts.0.arguments"))
 	hash := r.String("spec_sha256")
-	require.Equal(t, canonicalHash(t, r.Raw, "spec_sha256"), hash)
+	require.Equal(t, apitest.CanonicalHash(t, r.Raw, "spec_sha256"), hash)
 
 	again := k.Do("GET", "/api/platform/"+f.server+"/mcp/spec", nil).Status(http.StatusOK)
 	require.Equal(t, hash, again.String("spec_sha256"), "same design, same hash")
@@ -100,7 +80,7 @@ func TestPolicySpec(t *testing.T) {
 	f.owner.Do("PATCH", "/api/servers/"+f.server, map[string]any{"enabled": true}).Status(http.StatusOK)
 	changed := k.Do("GET", "/api/platform/"+f.server+"/mcp/spec", nil).Status(http.StatusOK)
 	require.NotEqual(t, hash, changed.String("spec_sha256"))
-	require.Equal(t, canonicalHash(t, changed.Raw, "spec_sha256"), changed.String("spec_sha256"))
+	require.Equal(t, apitest.CanonicalHash(t, changed.Raw, "spec_sha256"), changed.String("spec_sha256"))
 }
 
 func TestPolicyValidate(t *testing.T) {
@@ -196,7 +176,7 @@ func TestPolicyEvidence(t *testing.T) {
 	generated, err := time.Parse(time.RFC3339Nano, r.String("generated_at"))
 	require.NoError(t, err)
 	require.WithinDuration(t, time.Now(), generated, 10*time.Second)
-	require.Equal(t, canonicalHash(t, r.Raw, "evidence_sha256"), r.String("evidence_sha256"))
+	require.Equal(t, apitest.CanonicalHash(t, r.Raw, "evidence_sha256"), r.String("evidence_sha256"))
 }
 
 // waitAudit polls the organization's audit list (with query) until it holds

@@ -34,11 +34,18 @@ func plantTask(t *testing.T, env *apitest.Env, c *apitest.Client, server, tool s
 	return id
 }
 
+// taskServers signs up org with two servers: "tasked", whose tasks a test
+// plants, and "other", whose tasks must stay out of sight.
+func taskServers(t *testing.T, org string) (env *apitest.Env, c *apitest.Client, server, other string) {
+	t.Helper()
+	env = apitest.New(t, nil)
+	c = env.Signup(t, org)
+	return env, c, mkServer(t, c, "tasked"), mkServer(t, c, "other")
+}
+
 func TestListTasks(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Tasks Org")
-	server, other := mkServer(t, c, "tasked"), mkServer(t, c, "other")
+	env, c, server, other := taskServers(t, "Tasks Org")
 	base := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	expires := base.Add(2 * time.Hour)
 	var want []string // newest first
@@ -68,7 +75,7 @@ func TestListTasks(t *testing.T) {
 	r := c.Do("GET", "/api/servers/"+server+"/tasks?limit=1", nil).Status(http.StatusOK)
 	require.JSONEq(t, `{"id":"`+want[0]+`","tool":"report_4","scenario":"slow","status":"working","status_message":"Crunching",
 		"created_at":"`+base.Add(4*time.Minute).Format(time.RFC3339)+`","expires_at":"`+expires.Format(time.RFC3339)+`",
-		"ended_status":null,"ended_at":null}`, string(mustJSON(t, r.Get("items.0"))))
+		"ended_status":null,"ended_at":null}`, string(apitest.JSON(t, r.Get("items.0"))))
 
 	t.Run("a cursor this service did not return", func(t *testing.T) {
 		c.Do("GET", "/api/servers/"+server+"/tasks?cursor=bm90LWEtY3Vyc29y", nil).Problem(http.StatusBadRequest, "cursor")
@@ -78,18 +85,9 @@ func TestListTasks(t *testing.T) {
 	})
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	return raw
-}
-
 func TestEndTask(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	c := env.Signup(t, "Ending Org")
-	server, other := mkServer(t, c, "tasked"), mkServer(t, c, "other")
+	env, c, server, other := taskServers(t, "Ending Org")
 	now := time.Now()
 	end := func(id string) string { return "/api/servers/" + server + "/tasks/" + id + "/end" }
 
@@ -105,7 +103,7 @@ func TestEndTask(t *testing.T) {
 
 		task, err := env.Service.Store().GetTask(context.Background(), uuid.MustParse(c.OrgID), uuid.MustParse(server), id)
 		require.NoError(t, err)
-		require.JSONEq(t, string(mustJSON(t, result)), string(task.EndedPayload))
+		require.JSONEq(t, string(apitest.JSON(t, result)), string(task.EndedPayload))
 
 		again := c.Do("POST", end(id), map[string]any{"status": "cancelled"}).Problem(http.StatusConflict)
 		require.Contains(t, again.String("detail"), "already ended (completed")

@@ -344,15 +344,9 @@ func (w *Writer) wrote(records []Record) {
 // loops of their own, so that a slow count retention (a server's rows
 // locked, a huge backlog) never delays the deletion of old records.
 func (w *Writer) pruneLoop(ctx context.Context, what string, prune func(context.Context) (int64, error)) {
-	periodic.Run(ctx, w.opts.PruneInterval, w.closing, func(pctx context.Context) {
-		n, err := prune(pctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			w.log.Warn("journal retention failed", "by", what, "deleted", n, "err", err)
-		case n > 0:
-			w.log.Debug("journal retention", "by", what, "deleted", n)
-		}
-	})
+	periodic.Sweep(ctx, w.opts.PruneInterval, w.closing, prune,
+		func(n int64, err error) { w.log.Warn("journal retention failed", "by", what, "deleted", n, "err", err) },
+		func(n int64) { w.log.Debug("journal retention", "by", what, "deleted", n) })
 }
 
 // insert is the batch writer's InsertFunc: it derives the records, which

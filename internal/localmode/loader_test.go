@@ -110,24 +110,18 @@ func endpoint(name string) string {
 	return "http://127.0.0.1:9/api/platform/" + uuid.NewSHA1(uuid.NameSpaceURL, []byte(name)).String() + "/mcp"
 }
 
-// start runs the loader over dir until the test ends and returns once the
-// first load is done.
-func start(t *testing.T, dir string, a *fakeApply, out *apitest.Buffer) {
+// start runs the loader over dir, applying through a, until the test ends;
+// it returns once the first load is done, with what the loader writes.
+func start(t *testing.T, dir string, a *fakeApply) *apitest.Buffer {
 	t.Helper()
+	out := &apitest.Buffer{}
 	l := localmode.New(dir, a.apply, out, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, l.Load(ctx))
 	done := make(chan error, 1)
 	go func() { done <- l.Watch(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(5 * time.Second):
-			t.Error("Watch did not return after its context was cancelled")
-		}
-	})
+	t.Cleanup(func() { apitest.Stops(t, "Watch", 5*time.Second, cancel, done) })
+	return out
 }
 
 func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
@@ -143,8 +137,7 @@ func TestLoadAppliesEveryFileInNameOrder(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, "dangling.json")))
 
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	out := start(t, dir, a)
 
 	require.Equal(t, []string{"a.json", "b.yaml", "broken.yml", "c.YML", "linked.json"}, a.names())
 	broken := filepath.Join(dir, "broken.yml")
@@ -167,8 +160,7 @@ func TestChangedFileIsAppliedWithinASecond(t *testing.T) {
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	write(t, dir, "b.json", `{"name":"bravo"}`)
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	start(t, dir, a)
 
 	// Let the first versions age past any timestamp granularity, so what
 	// follows is seen through size and modification time too.
@@ -192,8 +184,7 @@ func TestBrokenFileKeepsTheLastGoodVersion(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	out := start(t, dir, a)
 
 	path := filepath.Join(dir, "a.json")
 	write(t, dir, "a.json", `{"name":"alpha","tools":["x"]}`)
@@ -218,8 +209,7 @@ func TestNewAndDeletedFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	out := start(t, dir, a)
 
 	write(t, dir, "n.yaml", `{"name":"new"}`)
 	require.Eventually(t, func() bool { return len(a.callsOf("n.yaml")) == 1 }, time.Second, 10*time.Millisecond)
@@ -237,8 +227,7 @@ func TestEditorSaves(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a.json", `{"name":"alpha"}`)
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	start(t, dir, a)
 
 	// Save by rename: the editor writes a hidden temporary file, then
 	// renames it over the design file.
@@ -273,8 +262,7 @@ func TestRewriteWithinTheTimestampGranularity(t *testing.T) {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	a := &fakeApply{}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	start(t, dir, a)
 
 	// Same size, same modification time, other content: only a file
 	// system with coarse timestamps does this, and the loader must still
@@ -295,8 +283,7 @@ func TestErrorNotTheFilesFaultIsRetried(t *testing.T) {
 		}
 		return nil
 	}}
-	out := &apitest.Buffer{}
-	start(t, dir, a, out)
+	out := start(t, dir, a)
 
 	path := filepath.Join(dir, "a.json")
 	require.Equal(t, []string{
@@ -329,13 +316,7 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- localmode.Run(ctx, dir, a.apply, &apitest.Buffer{}, nil) }()
 	require.Eventually(t, func() bool { return len(a.names()) == 1 }, time.Second, 10*time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(2 * time.Second):
-		t.Fatal("Run did not return after its context was cancelled")
-	}
+	apitest.Stops(t, "Run", 2*time.Second, cancel, done)
 }
 
 // TestLinksOutOfTheFolderAreRefused: a design file that leads out of the

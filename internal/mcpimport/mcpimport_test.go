@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/mcpimport"
@@ -163,13 +164,6 @@ func listed(t *testing.T, endpoint string) []*mcp.Tool {
 	return tools
 }
 
-func toJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
-}
-
 // requireValid asserts that every element passes the checks a design made
 // by hand passes.
 func requireValid(t *testing.T, d design.Design) {
@@ -244,11 +238,11 @@ func TestImportStreamable(t *testing.T) {
 		for _, tool := range d.Tools {
 			want := byName[tool.Name]
 			assert.Equal(t, want.Description, tool.Description, tool.Name)
-			assert.JSONEq(t, toJSON(t, want.InputSchema), string(tool.InputSchema), tool.Name)
+			assert.JSONEq(t, string(apitest.JSON(t, want.InputSchema)), string(tool.InputSchema), tool.Name)
 			if want.OutputSchema == nil {
 				assert.Nil(t, tool.OutputSchema, tool.Name)
 			} else {
-				assert.JSONEq(t, toJSON(t, want.OutputSchema), string(tool.OutputSchema), tool.Name)
+				assert.JSONEq(t, string(apitest.JSON(t, want.OutputSchema)), string(tool.OutputSchema), tool.Name)
 			}
 		}
 		assert.NotNil(t, toolNamed(t, d, "get_forecast").OutputSchema)
@@ -378,7 +372,7 @@ func TestImportHeaders(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, res.Design.Tools, 3)
 			assert.NotContains(t, fmt.Sprintf("%+v", res), token)
-			assert.NotContains(t, toJSON(t, res), token)
+			assert.NotContains(t, string(apitest.JSON(t, res)), token)
 
 			// A wrong token: the error names the problem, not the token.
 			_, err = mcpimport.Import(ctx(t), mcpimport.Options{URL: srv.URL, Client: privateClient(),
@@ -386,7 +380,7 @@ func TestImportHeaders(t *testing.T) {
 			requireFieldFailure(t, err, "url", "check the credentials sent in headers")
 			assert.NotContains(t, err.Error(), token)
 			f, _ := failure.As(err)
-			assert.NotContains(t, toJSON(t, f), token)
+			assert.NotContains(t, string(apitest.JSON(t, f)), token)
 		})
 	}
 }

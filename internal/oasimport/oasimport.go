@@ -31,6 +31,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 	"github.com/mockmcp/mockmcp/internal/yamljson"
 )
@@ -189,25 +190,9 @@ func parse(data []byte, limit int64) (map[string]any, error) {
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("not an OpenAPI or Swagger document: the top level is %s, not an object with an \"openapi\" or \"swagger\" field", kindOf(v))
+		return nil, invalid("not an OpenAPI or Swagger document: the top level is %s, not an object with an \"openapi\" or \"swagger\" field", jsonvalue.TypeName(v))
 	}
 	return doc, nil
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	}
-	return "an object"
 }
 
 // jsonMessage explains why data is not JSON, with the line and column

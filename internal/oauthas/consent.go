@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mockmcp/mockmcp/internal/errtext"
 )
 
 // consentLifetime is how long a consent page's form can be submitted.
@@ -64,11 +66,8 @@ func (h *Handler) consentRefusal(r *http.Request, s site) string {
 	return ""
 }
 
-// originOf is the scheme://host of a URL, "" when it has none.
+// originOf is the scheme://host of a URL in lower case, "" when it has
+// none: errtext.Target, which says the same of a URL for messages.
 func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return ""
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	return strings.ToLower(errtext.Target(raw))
 }

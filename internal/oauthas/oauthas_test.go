@@ -359,21 +359,27 @@ func TestPKCEAndRedirectChecks(t *testing.T) {
 	require.Equal(t, "invalid_grant", out["error"])
 	require.Contains(t, out["error_description"], "PKCE")
 
+	// with authorizes with one parameter changed, or removed when value
+	// is "".
+	with := func(name, value string) (int, *url.URL) {
+		q := authorizeQuery(client, challenge)
+		if value == "" {
+			q.Del(name)
+		} else {
+			q.Set(name, value)
+		}
+		return e.authorize(t, q)
+	}
+
 	// No challenge, or plain: an error redirected to the client.
-	q := authorizeQuery(client, challenge)
-	q.Del("code_challenge")
-	status, loc := e.authorize(t, q)
+	status, loc := with("code_challenge", "")
 	require.Equal(t, http.StatusFound, status)
 	require.Equal(t, "invalid_request", loc.Query().Get("error"))
-	q = authorizeQuery(client, challenge)
-	q.Set("code_challenge_method", "plain")
-	_, loc = e.authorize(t, q)
+	_, loc = with("code_challenge_method", "plain")
 	require.Equal(t, "invalid_request", loc.Query().Get("error"))
 
 	// A redirect URI the client did not register is never redirected to.
-	q = authorizeQuery(client, challenge)
-	q.Set("redirect_uri", "https://evil.example/callback")
-	status, loc = e.authorize(t, q)
+	status, loc = with("redirect_uri", "https://evil.example/callback")
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Nil(t, loc)
 	// Nor is an unknown client's.
@@ -389,13 +395,9 @@ func TestPKCEAndRedirectChecks(t *testing.T) {
 	require.Equal(t, "invalid_grant", out["error"])
 
 	// A resource other than the design's endpoint, a scope it lacks.
-	q = authorizeQuery(client, challenge)
-	q.Set("resource", "https://elsewhere.example/mcp")
-	_, loc = e.authorize(t, q)
+	_, loc = with("resource", "https://elsewhere.example/mcp")
 	require.Equal(t, "invalid_target", loc.Query().Get("error"))
-	q = authorizeQuery(client, challenge)
-	q.Set("scope", "admin")
-	_, loc = e.authorize(t, q)
+	_, loc = with("scope", "admin")
 	require.Equal(t, "invalid_scope", loc.Query().Get("error"))
 }
 

@@ -81,14 +81,10 @@ func (s *Sweeper) Sweep(ctx context.Context) (store.OAuthSwept, error) {
 // Run sweeps every Interval until ctx ends. A failed sweep is logged and
 // tried again at the next tick: every instance sweeps.
 func (s *Sweeper) Run(ctx context.Context) {
-	periodic.Run(ctx, s.opts.Interval, nil, func(sctx context.Context) {
-		n, err := s.Sweep(sctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("OAuth sweep failed", "error", err)
-		case n != store.OAuthSwept{}:
+	periodic.Sweep(ctx, s.opts.Interval, nil, s.Sweep,
+		func(_ store.OAuthSwept, err error) { s.log.Warn("OAuth sweep failed", "error", err) },
+		func(n store.OAuthSwept) {
 			s.log.Debug("OAuth sweep", "refresh_tokens", n.RefreshTokens, "codes", n.Codes, "clients", n.Clients,
 				"revocations", n.RevokedTokens)
-		}
-	})
+		})
 }

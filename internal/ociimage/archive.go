@@ -30,11 +30,7 @@ func writeArchive(w io.Writer, opts Options, idx v1.ImageIndex, docker v1.Image)
 	if err := addIndex(blobs, idx); err != nil {
 		return err
 	}
-	digest, err := idx.Digest()
-	if err != nil {
-		return err
-	}
-	size, err := idx.Size()
+	digest, size, err := digestAndSize(idx)
 	if err != nil {
 		return err
 	}
@@ -112,11 +108,7 @@ func addIndex(blobs map[v1.Hash]blob, idx v1.ImageIndex) error {
 			return err
 		}
 		for _, l := range layers {
-			h, err := l.Digest()
-			if err != nil {
-				return err
-			}
-			size, err := l.Size()
+			h, size, err := digestAndSize(l)
 			if err != nil {
 				return err
 			}
@@ -124,6 +116,23 @@ func addIndex(blobs map[v1.Hash]blob, idx v1.ImageIndex) error {
 		}
 	}
 	return nil
+}
+
+// digested is what the layout names by its digest and size: an index or a
+// layer.
+type digested interface {
+	Digest() (v1.Hash, error)
+	Size() (int64, error)
+}
+
+// digestAndSize reads the digest and the size the layout names x by.
+func digestAndSize(x digested) (v1.Hash, int64, error) {
+	h, err := x.Digest()
+	if err != nil {
+		return v1.Hash{}, 0, err
+	}
+	size, err := x.Size()
+	return h, size, err
 }
 
 // addRaw adds the blob raw returns.

@@ -26,3 +26,19 @@ func Run(ctx context.Context, every time.Duration, stop <-chan struct{}, job fun
 		cancel()
 	}
 }
+
+// Sweep runs sweep as Run runs a job, and reports each outcome: failed when
+// the sweep fails while ctx lives (a sweep cut short by shutdown is no
+// failure), swept when it did something (n is not the zero value).
+func Sweep[N comparable](ctx context.Context, every time.Duration, stop <-chan struct{},
+	sweep func(context.Context) (N, error), failed func(N, error), swept func(N)) {
+	Run(ctx, every, stop, func(sctx context.Context) {
+		var none N
+		switch n, err := sweep(sctx); {
+		case err != nil && ctx.Err() == nil:
+			failed(n, err)
+		case n != none:
+			swept(n)
+		}
+	})
+}

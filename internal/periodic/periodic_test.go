@@ -2,6 +2,7 @@ package periodic
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,4 +32,28 @@ func TestRunUntilStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	Run(ctx, time.Millisecond, nil, func(context.Context) { t.Error("called after ctx ended") })
+}
+
+// TestSweepReports: a sweep that did nothing is not reported, one that did
+// something is, and so is a failure while the context lives.
+func TestSweepReports(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	results := []int{0, 2, -1}
+	var calls, reports, swept, failed atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Sweep(ctx, time.Millisecond, nil, func(context.Context) (int, error) {
+			n := results[min(int(calls.Add(1))-1, len(results)-1)]
+			if n < 0 {
+				return 0, errors.New("down")
+			}
+			return n, nil
+		}, func(int, error) { failed.Add(1) }, func(n int) { reports.Add(1); swept.Add(int32(n)) })
+	}()
+	require.Eventually(t, func() bool { return failed.Load() >= 1 }, 5*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	require.Equal(t, int32(1), reports.Load(), "only the sweep that did something is reported")
+	require.Equal(t, int32(2), swept.Load())
 }

@@ -180,6 +180,27 @@ func (p *promotion) fresh(r journal.Record, kind Kind, key, noun string, taken m
 	return nil, false
 }
 
+// named reads what a resources/read or prompts/get request names (its
+// "uri" or its "name", as key says) and, through fresh, the record's
+// answer; a request that names nothing is skipped.
+func (p *promotion) named(r journal.Record, kind Kind, key string, taken map[string]bool) (string, json.RawMessage, bool) {
+	var params struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(r.Params, &params)
+	name, missing := params.Name, "the recorded request names no prompt"
+	if key == "uri" {
+		name, missing = params.URI, "the recorded request names no uri"
+	}
+	if name == "" {
+		p.skip(r, kind, "", missing)
+		return "", nil, false
+	}
+	result, ok := p.fresh(r, kind, name, key, taken)
+	return name, result, ok
+}
+
 // tool promotes a tools/call record into a scenario of its tool.
 func (p *promotion) tool(r journal.Record) {
 	var params struct {
@@ -283,15 +304,7 @@ func (p *promotion) tool(r journal.Record) {
 // resource promotes a resources/read record into a resource the design
 // lacks.
 func (p *promotion) resource(r journal.Record) {
-	var params struct {
-		URI string `json:"uri"`
-	}
-	_ = json.Unmarshal(r.Params, &params)
-	if params.URI == "" {
-		p.skip(r, KindResource, "", "the recorded request names no uri")
-		return
-	}
-	result, ok := p.fresh(r, KindResource, params.URI, "uri", p.resources)
+	uri, result, ok := p.named(r, KindResource, "uri", p.resources)
 	if !ok {
 		return
 	}
@@ -304,11 +317,11 @@ func (p *promotion) resource(r journal.Record) {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal(result, &read); err != nil || len(read.Contents) == 0 {
-		p.skip(r, KindResource, params.URI, "the recorded answer has no contents")
+		p.skip(r, KindResource, uri, "the recorded answer has no contents")
 		return
 	}
 	c := read.Contents[0]
-	res := design.Resource{ID: uuid.New(), ServerID: p.server, Name: params.URI, URI: params.URI, MimeType: c.MimeType}
+	res := design.Resource{ID: uuid.New(), ServerID: p.server, Name: uri, URI: uri, MimeType: c.MimeType}
 	var notes []string
 	switch {
 	case c.Blob != nil:
@@ -321,30 +334,22 @@ func (p *promotion) resource(r journal.Record) {
 		}
 		res.Content, _ = json.Marshal(text)
 	default:
-		p.skip(r, KindResource, params.URI, "the recorded contents hold neither text nor blob")
+		p.skip(r, KindResource, uri, "the recorded contents hold neither text nor blob")
 		return
 	}
-	p.resources[params.URI] = true
+	p.resources[uri] = true
 	p.newResources = append(p.newResources, res)
 	reason := "created from the first of the recorded contents"
 	if len(read.Contents) == 1 {
 		reason = ""
 	}
-	p.out = append(p.out, Item{JournalID: r.ID, Kind: KindResource, Name: params.URI, Action: Created,
+	p.out = append(p.out, Item{JournalID: r.ID, Kind: KindResource, Name: uri, Action: Created,
 		Reason: withNotes(reason, notes)})
 }
 
 // prompt promotes a prompts/get record into a prompt the design lacks.
 func (p *promotion) prompt(r journal.Record) {
-	var params struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(r.Params, &params)
-	if params.Name == "" {
-		p.skip(r, KindPrompt, "", "the recorded request names no prompt")
-		return
-	}
-	result, ok := p.fresh(r, KindPrompt, params.Name, "name", p.prompts)
+	name, result, ok := p.named(r, KindPrompt, "name", p.prompts)
 	if !ok {
 		return
 	}
@@ -356,10 +361,10 @@ func (p *promotion) prompt(r journal.Record) {
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(result, &got); err != nil || len(got.Messages) == 0 {
-		p.skip(r, KindPrompt, params.Name, "the recorded answer has no messages")
+		p.skip(r, KindPrompt, name, "the recorded answer has no messages")
 		return
 	}
-	pr := design.Prompt{ID: uuid.New(), ServerID: p.server, Name: params.Name, Description: got.Description}
+	pr := design.Prompt{ID: uuid.New(), ServerID: p.server, Name: name, Description: got.Description}
 	for _, m := range got.Messages {
 		var text struct {
 			Type string  `json:"type"`
@@ -372,7 +377,7 @@ func (p *promotion) prompt(r journal.Record) {
 			pr.Messages = append(pr.Messages, design.PromptMessage{Role: m.Role, Content: m.Content})
 		}
 	}
-	p.prompts[params.Name] = true
+	p.prompts[name] = true
 	p.newPrompts = append(p.newPrompts, pr)
-	p.out = append(p.out, Item{JournalID: r.ID, Kind: KindPrompt, Name: params.Name, Action: Created})
+	p.out = append(p.out, Item{JournalID: r.ID, Kind: KindPrompt, Name: name, Action: Created})
 }

@@ -46,14 +46,7 @@ func redactJSON(raw json.RawMessage, at string, notes *[]string) json.RawMessage
 	}
 	n := len(*notes)
 	v = redact(v, at, notes)
-	if len(*notes) == n {
-		return raw
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
-	return out
+	return remarshal(raw, v, len(*notes) > n)
 }
 
 // redactStructured redacts the structuredContent of a tool result.
@@ -64,12 +57,19 @@ func redactStructured(result json.RawMessage, notes *[]string) json.RawMessage {
 	}
 	n := len(*notes)
 	m["structuredContent"] = redactJSON(m["structuredContent"], "structuredContent", notes)
-	if len(*notes) == n {
-		return result
+	return remarshal(result, m, len(*notes) > n)
+}
+
+// remarshal is v as JSON when redacting changed it, and the original text
+// otherwise (or when v does not encode), so that text nothing was redacted
+// from is kept byte for byte.
+func remarshal(original json.RawMessage, v any, changed bool) json.RawMessage {
+	if !changed {
+		return original
 	}
-	out, err := json.Marshal(m)
+	out, err := json.Marshal(v)
 	if err != nil {
-		return result
+		return original
 	}
 	return out
 }

@@ -162,17 +162,8 @@ func TestJUnit(t *testing.T) {
 }
 
 func TestJUnitFromARun(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
-	c := Case{
-		Name:    "json",
-		BaseURL: srv.URL,
-		Scopes:  []Scope{{"GET", "/json"}, {"GET", "/text"}},
-		Input: Input{Expectations: map[string]Expectation{
-			"GET /json": {Conditions: []Condition{{Path: "name", Operation: "eq", Value: json.RawMessage(`"<Bob & Eve>"`)}}},
-		}},
-	}
-	run := r.Run(t.Context(), c)
+	srv, r := testRunner(t)
+	run := r.Run(t.Context(), nameCase("json", srv.URL, "<Bob & Eve>", Scope{"GET", "/text"}))
 	b, err := JUnit(SuiteReport{Name: "s", StartedAt: run.StartedAt, DurationMS: run.DurationMS, Tests: []TestReport{{Name: "json", Run: &run}}})
 	require.NoError(t, err)
 	s := parseJUnit(t, b)

@@ -31,6 +31,22 @@ const fixture = `{
 	"big": 9007199254740993
 }`
 
+// nameCase is the case named caseName that reads GET /json of base,
+// expecting the name want, then the endpoint other.
+func nameCase(caseName, base, want string, other Scope) Case {
+	return Case{Name: caseName, BaseURL: base, Scopes: []Scope{{"GET", "/json"}, other},
+		Input: Input{Expectations: map[string]Expectation{
+			"GET /json": {Conditions: []Condition{{Path: "name", Operation: "eq", Value: json.RawMessage(strconv.Quote(want))}}},
+		}}}
+}
+
+// testRunner is testServer with a Runner whose client reaches it.
+func testRunner(t *testing.T) (*httptest.Server, *Runner) {
+	t.Helper()
+	srv := testServer(t)
+	return srv, &Runner{Client: srv.Client()}
+}
+
 // testServer answers the paths the runner tests use.
 func testServer(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -109,8 +125,7 @@ func runOne(t *testing.T, r *Runner, base string, s Scope, in Input) Result {
 }
 
 func TestRunOperations(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	tests := []struct {
 		name   string
@@ -210,8 +225,7 @@ func TestRunOperations(t *testing.T) {
 }
 
 func TestRunRootArray(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL, Scope{"GET", "/array"}, Input{
 		Expectations: map[string]Expectation{"GET /array": {Conditions: []Condition{
 			{Path: "[1].id", Operation: "eq", Value: json.RawMessage(`2`)},
@@ -223,8 +237,7 @@ func TestRunRootArray(t *testing.T) {
 }
 
 func TestRunRecordsResponse(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL+"/", Scope{"get", "/ordered"}, Input{})
 	require.Equal(t, "GET /ordered", res.Endpoint)
 	require.Equal(t, "GET", res.Request.Method)
@@ -246,8 +259,7 @@ func TestRunRecordsResponse(t *testing.T) {
 }
 
 func TestRunNonJSONBody(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	res := runOne(t, r, srv.URL, Scope{"GET", "/text"}, Input{
 		Expectations: map[string]Expectation{"GET /text": {Conditions: []Condition{
 			{Path: "$", Operation: "isText"},
@@ -260,8 +272,7 @@ func TestRunNonJSONBody(t *testing.T) {
 }
 
 func TestRunSSE(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	tests := []struct {
 		name, contentType, body, want string
@@ -310,8 +321,7 @@ func TestRunSSE(t *testing.T) {
 }
 
 func TestRunRequest(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 
 	type echo struct {
 		Method  string            `json:"method"`
@@ -433,8 +443,7 @@ func TestRunRequest(t *testing.T) {
 }
 
 func TestRunExpectedStatus(t *testing.T) {
-	srv := testServer(t)
-	r := &Runner{Client: srv.Client()}
+	srv, r := testRunner(t)
 	tests := []struct {
 		name     string
 		code     int
@@ -596,14 +605,7 @@ func TestRunSeveralScopes(t *testing.T) {
 		return base.Add(time.Duration(tick-1) * 10 * time.Millisecond)
 	}
 	r := &Runner{Client: srv.Client(), Now: clock}
-	c := Case{
-		Name:    "users",
-		BaseURL: srv.URL,
-		Scopes:  []Scope{{"GET", "/json"}, {"GET", "/status/404"}},
-		Input: Input{Expectations: map[string]Expectation{
-			"GET /json": {Conditions: []Condition{{Path: "name", Operation: "eq", Value: json.RawMessage(`"Ada"`)}}},
-		}},
-	}
+	c := nameCase("users", srv.URL, "Ada", Scope{"GET", "/status/404"})
 	run := r.Run(context.Background(), c)
 	require.Equal(t, base, run.StartedAt)
 	require.Equal(t, 50.0, run.DurationMS)

@@ -34,13 +34,7 @@ func runLocal(t *testing.T, dsn, dir string, log *slog.Logger) (svc *service.Ser
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return")
-		}
+		apitest.Stops(t, "Run", 10*time.Second, cancel, done)
 		_ = svc.Close()
 	})
 	require.Eventually(t, func() bool { return healthy(svc) }, 10*time.Second, 20*time.Millisecond)

@@ -16,15 +16,24 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 )
 
+// enabledServer signs up org and creates and enables the server of the
+// body of POST /api/servers; it returns the service, the owner and the
+// server's id.
+func enabledServer(t *testing.T, org, server string) (*apitest.Env, *apitest.Client, string) {
+	t.Helper()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, org)
+	id := owner.CreateServer(json.RawMessage(server), nil, nil, nil)
+	owner.EnableServer(id)
+	return env, owner, id
+}
+
 // TestOAuthDesignsAuthorizationServer: the service routes an OAuth design's
 // authorization server, its tokens pass the service's verifier, and its
 // chaos is in the design's call journal.
 func TestOAuthDesignsAuthorizationServer(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "OAuth Service")
-	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25"}`), nil, nil, nil)
-	owner.EnableServer(id)
+	env, owner, id := enabledServer(t, "OAuth Service", `{"name": "OAuth", "version": "1.0.0", "protocol_version": "2025-11-25"}`)
 	server := uuid.MustParse(id)
 	issuer := oauthcfg.Issuer(env.URL, server)
 
@@ -92,10 +101,7 @@ func TestOAuthDesignsAuthorizationServer(t *testing.T) {
 // authorization server, which then refuses them and takes new ones.
 func TestDeleteOAuthClients(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, nil)
-	owner := env.Signup(t, "OAuth Clients")
-	id := owner.CreateServer(json.RawMessage(`{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`), nil, nil, nil)
-	owner.EnableServer(id)
+	env, owner, id := enabledServer(t, "OAuth Clients", `{"name": "OAuth", "version": "1.0.0", "auth_mode": "oauth"}`)
 	issuer := oauthcfg.Issuer(env.URL, uuid.MustParse(id))
 	register := func() (string, string) {
 		t.Helper()

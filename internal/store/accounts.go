@@ -171,16 +171,13 @@ func (t AccountsTx) DeleteSession(ctx context.Context, hash string) error {
 
 // UserOrganizations lists the organizations user belongs to, with their role.
 func (t AccountsTx) UserOrganizations(ctx context.Context, user uuid.UUID) ([]Organization, error) {
-	rows, err := t.q.ListUserOrganizations(ctx, t.tx, user)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Organization, len(rows))
-	for i, r := range rows {
-		out[i] = Organization{ID: r.ID, Name: r.Name, Slug: r.Slug, MaxPublicRateLimit: r.MaxPublicRateLimit,
-			Role: r.Role, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
-	}
-	return out, nil
+	return each(infallible(membershipFrom))(t.q.ListUserOrganizations(ctx, t.tx, user))
+}
+
+// membershipFrom converts an organization listed with the user's role.
+func membershipFrom(r db.ListUserOrganizationsRow) Organization {
+	return Organization{ID: r.ID, Name: r.Name, Slug: r.Slug, MaxPublicRateLimit: r.MaxPublicRateLimit,
+		Role: r.Role, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // MembershipRole returns user's role in org, or a not-found failure naming
@@ -220,15 +217,12 @@ func (t AccountsTx) SetCurrentOrganization(ctx context.Context, user, org uuid.U
 
 // Members lists the members of org.
 func (t AccountsTx) Members(ctx context.Context, org uuid.UUID) ([]Member, error) {
-	rows, err := t.q.ListMembers(ctx, t.tx, org)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Member, len(rows))
-	for i, r := range rows {
-		out[i] = Member{UserID: r.UserID, Email: r.Email, Role: r.Role, CreatedAt: r.CreatedAt}
-	}
-	return out, nil
+	return each(infallible(memberFrom))(t.q.ListMembers(ctx, t.tx, org))
+}
+
+// memberFrom converts a listed member.
+func memberFrom(r db.ListMembersRow) Member {
+	return Member{UserID: r.UserID, Email: r.Email, Role: r.Role, CreatedAt: r.CreatedAt}
 }
 
 // AddMember adds user to org with role.

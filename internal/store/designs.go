@@ -24,21 +24,31 @@ func (t DesignsTx) components() ComponentsTx { return ComponentsTx(t) }
 // public MCP endpoint: the server row is visible only through the policy on
 // app.public_server_id, and the rest is read as its own organization.
 func (s Designs) ServedDesign(ctx context.Context, id uuid.UUID) (design.Design, error) {
-	var d design.Design
-	err := s.inTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
+	return servedRead(ctx, s.conn, id, func(tx *Tx, srv design.Server) (design.Design, error) {
+		limit, err := tx.q.OrganizationPublicLimit(ctx, tx.tx, srv.OrgID)
+		if err != nil {
+			return design.Design{}, err
+		}
+		d, err := tx.DesignOf(ctx, srv)
+		d.PublicLimit = limit
+		return d, err
+	})
+}
+
+// servedRead runs read on enabled server id, found by id alone, in a
+// transaction that reads the server row through the public endpoint's
+// policy and the rest as the server's organization (see servedServer).
+func servedRead[T any](ctx context.Context, c *conn, id uuid.UUID, read func(*Tx, design.Server) (T, error)) (T, error) {
+	var out T
+	err := c.inTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
 		srv, err := tx.servedServer(ctx, id)
 		if err != nil {
 			return err
 		}
-		limit, err := tx.q.OrganizationPublicLimit(ctx, tx.tx, srv.OrgID)
-		if err != nil {
-			return err
-		}
-		d, err = tx.DesignOf(ctx, srv)
-		d.PublicLimit = limit
+		out, err = read(tx, srv)
 		return err
 	})
-	return d, err
+	return out, err
 }
 
 // servedServer reads enabled server id in a transaction of scope

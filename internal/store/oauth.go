@@ -299,23 +299,17 @@ var _ oauthcfg.Designs = (*Store)(nil)
 // design needs, by id alone, as ServedDesign does: the server row through
 // the public endpoint's policy, the tools as the server's organization.
 func (s OAuth) OAuthDesign(ctx context.Context, id uuid.UUID) (oauthcfg.Design, error) {
-	var d oauthcfg.Design
-	err := s.inTx(ctx, Scope{PublicServerID: id}, func(tx *Tx) error {
-		srv, err := tx.servedServer(ctx, id)
-		if err != nil {
-			return err
-		}
-		d = OAuthView(srv, nil)
+	return servedRead(ctx, s.conn, id, func(tx *Tx, srv design.Server) (oauthcfg.Design, error) {
+		d := OAuthView(srv, nil)
 		rows, err := tx.q.ToolScopes(ctx, tx.tx, id)
 		if err != nil {
-			return err
+			return d, err
 		}
 		for _, r := range rows {
 			d.ToolScopes[r.Name] = textArray(r.RequiredScopes)
 		}
-		return nil
+		return d, nil
 	})
-	return d, err
 }
 
 // OAuthView is the OAuth view of server s whose tools are tools (only

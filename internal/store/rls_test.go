@@ -534,12 +534,18 @@ func TestRLSVisibility(t *testing.T) {
 			return owned(t, st, tb, ten.OrgID)
 		}
 	}
-	only := func(table string, ten tenant) func(rlsTable) []string {
+	// only is one table's rows of every organization given, and nothing
+	// else.
+	only := func(table string, tens ...tenant) func(rlsTable) []string {
 		return func(tb rlsTable) []string {
 			if tb.name != table {
 				return nil
 			}
-			return owned(t, st, tb, ten.OrgID)
+			var out []string
+			for _, ten := range tens {
+				out = append(out, owned(t, st, tb, ten.OrgID)...)
+			}
+			return out
 		}
 	}
 	ofUser := func(ten tenant) func(rlsTable) []string {
@@ -552,34 +558,6 @@ func TestRLSVisibility(t *testing.T) {
 		}
 	}
 	none := func(rlsTable) []string { return nil }
-	// tasksOf is the tasks of every organization given, and nothing else:
-	// the sweep's scope.
-	tasksOf := func(tens ...tenant) func(rlsTable) []string {
-		return func(tb rlsTable) []string {
-			if tb.name != "mcp_tasks" {
-				return nil
-			}
-			var out []string
-			for _, ten := range tens {
-				out = append(out, owned(t, st, tb, ten.OrgID)...)
-			}
-			return out
-		}
-	}
-	// journalOf is the journal of every organization given, and nothing
-	// else: retention's scope.
-	journalOf := func(tens ...tenant) func(rlsTable) []string {
-		return func(tb rlsTable) []string {
-			if tb.name != "mcp_journal" {
-				return nil
-			}
-			var out []string
-			for _, ten := range tens {
-				out = append(out, owned(t, st, tb, ten.OrgID)...)
-			}
-			return out
-		}
-	}
 
 	cases := []struct {
 		name string
@@ -596,9 +574,9 @@ func TestRLSVisibility(t *testing.T) {
 		{"org slug of A", settings{"app.org_slug": a.Slug}, only("organizations", a)},
 		{"audit append", settings{"app.audit_append": "on"}, none},
 		{"journal append", settings{"app.journal_append": "on"}, none},
-		{"journal prune", settings{"app.journal_prune": "on"}, journalOf(a, b)},
+		{"journal prune", settings{"app.journal_prune": "on"}, only("mcp_journal", a, b)},
 		{"journal prune not quite on", settings{"app.journal_prune": "yes"}, none},
-		{"task sweep", settings{"app.task_sweep": "on"}, tasksOf(a, b)},
+		{"task sweep", settings{"app.task_sweep": "on"}, only("mcp_tasks", a, b)},
 		{"task sweep not quite on", settings{"app.task_sweep": "yes"}, none},
 		{"org B", settings{"app.org_id": b.OrgID.String()}, ofOrg(b)},
 		{"org A", settings{"app.org_id": a.OrgID.String()}, ofOrg(a)},

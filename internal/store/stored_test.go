@@ -101,7 +101,7 @@ func TestStoredJSONIsPinned(t *testing.T) {
 			got := row.read(t, p, key)
 			for _, col := range row.columns {
 				t.Run(col.name+" golden file reads back", func(t *testing.T) {
-					require.JSONEq(t, marshalText(t, col.of(wrote)), marshalText(t, col.of(got)))
+					require.JSONEq(t, jsonOf(t, col.of(wrote)), jsonOf(t, col.of(got)))
 				})
 			}
 		})
@@ -158,13 +158,6 @@ func setColumn(t *testing.T, p pinEnv, table, column string, key any, text []byt
 		fmt.Sprintf(`UPDATE %s SET %s = $1::text::json WHERE id = $2`, table, column), string(text), key)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tag.RowsAffected())
-}
-
-func marshalText(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // pinnedRows are the tables with json or jsonb columns.

@@ -49,13 +49,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int64, error) {
 // tried again at the next tick: every instance sweeps, so one that cannot
 // costs nothing but rows kept a little longer.
 func (s *Sweeper) Run(ctx context.Context) {
-	periodic.Run(ctx, s.opts.Interval, nil, func(sctx context.Context) {
-		n, err := s.Sweep(sctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("task sweep failed", "err", err)
-		case n > 0:
-			s.log.Debug("task sweep", "deleted", n)
-		}
-	})
+	periodic.Sweep(ctx, s.opts.Interval, nil, s.Sweep,
+		func(_ int64, err error) { s.log.Warn("task sweep failed", "err", err) },
+		func(n int64) { s.log.Debug("task sweep", "deleted", n) })
 }

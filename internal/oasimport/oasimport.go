@@ -431,17 +431,12 @@ func server(info *openapi3.Info, name string) design.Server {
 	if version == "" {
 		version = defaultVersion
 	}
-	return design.Server{
-		Name:            truncate(oneLine(name), design.MaxName),
-		Description:     truncate(strings.TrimSpace(clean(description)), design.MaxDescription),
-		Version:         truncate(version, design.MaxVersion),
-		Type:            ServerType,
-		ProtocolVersion: ProtocolVersion,
-		Eras:            design.DefaultEras,
-		CacheTTLMs:      design.DefaultCacheTTLMs,
-		CacheScope:      design.DefaultCacheScope,
-		AuthMode:        AuthMode,
-	}
+	s := design.ServerDefaults()
+	s.Name = truncate(oneLine(name), design.MaxName)
+	s.Description = truncate(strings.TrimSpace(clean(description)), design.MaxDescription)
+	s.Version = truncate(version, design.MaxVersion)
+	s.Type, s.ProtocolVersion, s.AuthMode = ServerType, ProtocolVersion, AuthMode
+	return s
 }
 
 // clean removes what PostgreSQL text cannot hold.

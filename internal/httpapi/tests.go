@@ -12,8 +12,8 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/resttest"
+	"github.com/mockmcp/mockmcp/internal/scenariotests"
 	"github.com/mockmcp/mockmcp/internal/store"
-	"github.com/mockmcp/mockmcp/internal/testgen"
 )
 
 // ListTests lists a page of the organization's test cases.
@@ -128,12 +128,12 @@ func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequest
 	base := s.baseURL(ctx)
 	if req.Body != nil && req.Body.BaseUrl != nil {
 		base = *req.Body.BaseUrl
-		if err := testgen.CheckBase(base); err != nil {
+		if err := scenariotests.CheckBase(base); err != nil {
 			return nil, err
 		}
 	}
-	saved, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (testgen.Saved, error) {
-		return testgen.Save(ctx, tx, req.ServerId, req.ToolId, base, p.Actor())
+	saved, err := inTenant(ctx, s, func(tx *store.Tx, p auth.Principal) (scenariotests.Saved, error) {
+		return scenariotests.Save(ctx, tx, req.ServerId, req.ToolId, base, p.Actor())
 	})
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func (s *Server) GenerateTests(ctx context.Context, req api.GenerateTestsRequest
 }
 
 // Generated tests are stored in the handler's transaction.
-var _ testgen.Store = (*store.Tx)(nil)
+var _ scenariotests.Store = (*store.Tx)(nil)
 
 // runner is a test runner whose requests are guarded against private
 // targets, except the service's own origins, which it serves in process;

@@ -1,4 +1,8 @@
-package testgen
+// Package scenariotests stores the REST tests generated from a tool's mock
+// scenarios (package testgen makes them; this is the workflow behind
+// POST /api/servers/{server_id}/tools/{tool_id}/generate-tests that checks and
+// saves them).
+package scenariotests
 
 import (
 	"context"
@@ -12,6 +16,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
+	"github.com/mockmcp/mockmcp/internal/testgen"
 )
 
 // Store is what saving generated tests reads and writes in one transaction
@@ -49,7 +54,7 @@ func Save(ctx context.Context, st Store, server, id uuid.UUID, base, actor strin
 		return Saved{}, failure.Invalid(failure.Field("mock_scenarios", "tool '%s' has no mock scenarios to make tests from", tool.Name))
 	}
 	out := Saved{Tests: []store.RestTest{}, Warnings: []string{}}
-	for _, g := range FromTool(strings.TrimRight(base, "/"), tool) {
+	for _, g := range testgen.FromTool(strings.TrimRight(base, "/"), tool) {
 		t, err := saved(ctx, st, tool, g, actor)
 		if err != nil {
 			return Saved{}, err
@@ -64,7 +69,7 @@ func Save(ctx context.Context, st Store, server, id uuid.UUID, base, actor strin
 
 // saved checks the case of g and stores it as a test generated from its
 // scenario of tool.
-func saved(ctx context.Context, st Store, tool design.Tool, g Generated, actor string) (store.RestTest, error) {
+func saved(ctx context.Context, st Store, tool design.Tool, g testgen.Generated, actor string) (store.RestTest, error) {
 	resttest.Normalize(&g.Case)
 	if errs := resttest.CheckCase(g.Case); len(errs) > 0 {
 		return store.RestTest{}, failure.Invalid(errs...)

@@ -1,4 +1,4 @@
-package testgen
+package scenariotests
 
 import (
 	"context"
@@ -51,12 +51,25 @@ func failureFields(t *testing.T, err error) []string {
 	return out
 }
 
+// makeTool is a tool of one server with the given input schema and
+// scenarios.
+func makeTool(name, inputSchema string, scenarios ...design.Scenario) design.Tool {
+	return design.Tool{ID: uuid.MustParse("11111111-1111-4111-8111-111111111111"),
+		ServerID: uuid.MustParse("22222222-2222-4222-8222-222222222222"), Name: name,
+		InputSchema: json.RawMessage(inputSchema), Scenarios: scenarios}
+}
+
+// scenario answers the scenario's name when its condition holds.
+func scenario(name, cond string) design.Scenario {
+	return design.Scenario{Name: name, Condition: json.RawMessage(cond), Response: json.RawMessage(`{"scenario":"` + name + `"}`)}
+}
+
 func TestSave(t *testing.T) {
 	ctx := context.Background()
-	tool := makeTool("get_weather", weatherSchema,
-		sc{name: "paris", cond: `{"city":"Paris"}`},
-		sc{name: "paris again", cond: `{"city":"Paris"}`}, // never reached: paris wins first
-		sc{name: "fallback", cond: `{}`})
+	tool := makeTool("get_weather", `{"type":"object","properties":{"city":{"type":"string"}}}`,
+		scenario("paris", `{"city":"Paris"}`),
+		scenario("paris again", `{"city":"Paris"}`), // never reached: paris wins first
+		scenario("fallback", `{}`))
 	m := &memStore{tools: map[uuid.UUID]design.Tool{tool.ID: tool}}
 
 	saved, err := Save(ctx, m, tool.ServerID, tool.ID, "https://mock.example.com//", "ada@example.com")

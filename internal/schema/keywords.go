@@ -124,20 +124,29 @@ func (k *keywordScan) schema(v any, dialect jsonschema.Dialect, ptr string, fiel
 		}
 	}
 	for _, kw := range schemaKeywords {
-		k.schema(obj[kw], dialect, ptr+"/"+kw, sub(kw))
+		if child, ok := obj[kw].(map[string]any); ok {
+			k.schema(child, dialect, ptr+"/"+kw, sub(kw))
+		}
 	}
 }
+
+// Keywords the library knows that a dialect does not define, by dialect.
+var (
+	foreignTo2020  = keywordsUntil2019
+	foreignTo2019  = slices.Concat(keywordsUntil2019, keywordsSince2020)
+	foreignToDraft = slices.Concat(keywordsSince2019, keywordsSince2020)
+)
 
 // foreignKeywords are the keywords the library knows that dialect does not
 // define.
 func foreignKeywords(dialect jsonschema.Dialect) []string {
 	switch dialect {
 	case jsonschema.Draft202012:
-		return keywordsUntil2019
+		return foreignTo2020
 	case jsonschema.Draft201909:
-		return slices.Concat(keywordsUntil2019, keywordsSince2020)
+		return foreignTo2019
 	}
-	return slices.Concat(keywordsSince2019, keywordsSince2020)
+	return foreignToDraft
 }
 
 // checkCounts refuses a count keyword that is negative, fractional or too

@@ -73,8 +73,18 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 	if err := checkMetaSchema(raw, doc, dialect); err != nil {
 		return nil, err
 	}
+	// The library compiles the dialect's own keywords only; the caller's
+	// document is stored and listed as sent.
+	rewritten, err := ownKeywords(doc, dialect)
+	if err != nil {
+		return nil, err
+	}
+	src := raw
+	if rewritten != nil {
+		src = rewritten
+	}
 
-	tree, err := newCompiler().Compile(raw)
+	tree, err := newCompiler().Compile(src)
 	if err != nil {
 		return nil, invalid("%s", explainCompileError(err))
 	}
@@ -89,10 +99,10 @@ func Compile(raw []byte, opts ...Option) (s *Schema, err error) {
 		return nil, invalid("$ref %q cannot be resolved: only references within this schema are allowed", refs[0])
 	}
 	fast := buildFast(tree, sizes)
-	if !slices.Contains(opts, Unchanging) {
-		raw = bytes.Clone(raw)
+	if rewritten == nil && !slices.Contains(opts, Unchanging) {
+		src = bytes.Clone(src)
 	}
-	out := newSchema(raw, tree, fast)
+	out := newSchema(src, tree, fast)
 	out.bounded = len(sizes) > 0 || refs
 	if fast == nil {
 		out.sizes = sizes // the fast path holds its own

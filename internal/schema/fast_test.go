@@ -121,7 +121,7 @@ func TestFastPathNotTaken(t *testing.T) {
 		`{"type":"number","multipleOf":0.5}`,
 		`{"type":"number","minimum":12345678901234567891}`,
 		`{"enum":[[1],{"a":1}]}`,
-		`{"type":"object","dependentRequired":{"a":["b"]}}`,
+		`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object","dependentRequired":{"a":["b"]}}`,
 		`{"type":"number","maximum":1e400}`,
 		`{"enum":[12345678901234567891]}`,
 		`{"type":"object","propertyNames":{"maxLength":3}}`,

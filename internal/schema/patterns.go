@@ -14,25 +14,11 @@ import (
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 )
 
-// PatternError is a regular expression of a schema, a "pattern" or a
-// "patternProperties" key, over the limits of package regexlimit. It wraps
-// ErrInvalidSchema.
-type PatternError struct {
-	// Pointer is the JSON Pointer of the "pattern" member, or of the
-	// "patternProperties" object one of whose keys is refused.
-	Pointer string
-	// Field is the same place as a dotted path from the schema's top
-	// level ("properties.code.pattern"); members whose names hold '.',
-	// '[', ']' or '"' are quoted in brackets (`properties["a.b"].pattern`).
-	Field   string
-	Message string
-}
-
-func (e *PatternError) Error() string {
-	return ErrInvalidSchema.Error() + ": " + where(e.Pointer) + ": " + e.Message
-}
-
-func (e *PatternError) Unwrap() error { return ErrInvalidSchema }
+// PatternError is the KeywordError for a regular expression of a schema,
+// a "pattern" or a "patternProperties" key, over the limits of package
+// regexlimit; its Pointer is that of the "pattern" member, or of the
+// "patternProperties" object one of whose keys is refused.
+type PatternError = KeywordError
 
 // Keywords whose values are subschemas, by shape. "items" is both: a
 // schema, or (before 2020-12) an array of them.

@@ -1,0 +1,29 @@
+package design
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckToolSchemaKeywordField: a schema keyword its dialect refuses, or
+// a count the validator cannot hold, is refused at the keyword's own path.
+func TestCheckToolSchemaKeywordField(t *testing.T) {
+	const s2020 = `"$schema":"https://json-schema.org/draft/2020-12/schema",`
+	for _, tc := range []struct {
+		name, schema, field string
+	}{
+		{"maxLength beyond 2^63", `{"type":"object","properties":{"q":{"type":"string","maxLength":1e20}}}`,
+			"properties.q.maxLength"},
+		{"minItems beyond 2^63", `{"type":"object","properties":{"l":{"type":"array","minItems":9223372036854775808}}}`,
+			"properties.l.minItems"},
+		{"array items under 2020-12", `{` + s2020 + `"type":"object","properties":{"t":{"items":[{"type":"string"}]}}}`,
+			"properties.t.items"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := Tool{Name: "t", InputSchema: json.RawMessage(tc.schema), OutputSchema: json.RawMessage(tc.schema)}
+			require.Equal(t, []string{"input_schema." + tc.field, "output_schema." + tc.field}, fieldsOf(t, CheckTool(tool)))
+		})
+	}
+}

@@ -84,3 +84,27 @@ func TestRefusalsCarryLimitHeaders(t *testing.T) {
 	requireLimitHeaders(t, a, 5, 0, "404 past the limit")
 	require.NotEmpty(t, a.hdr.Get("Retry-After"))
 }
+
+// TestPlatformRefusalsCarryLimitHeaders: with a valid key, the service
+// endpoint's refusal of a body too large and a policy route's 404 carry
+// the organization's platform headers, each counted as one.
+func TestPlatformRefusalsCarryLimitHeaders(t *testing.T) {
+	t.Parallel()
+	env := production(t, 100, 6, func(c *config.Config) { c.MaxBodyBytes = 2048 })
+	owner := env.Signup(t, "Platform Refusals Org")
+	raw := owner.Do("POST", "/api/keys", map[string]any{"name": "k"}).Status(http.StatusCreated).String("raw_key")
+
+	req := apitest.JSONRequest(t, "POST", env.URL+"/api/platform-mcp/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 4096)+`"}}`))
+	req.Header.Set("X-API-Key", raw)
+	a := send(t, req)
+	require.Equal(t, http.StatusRequestEntityTooLarge, a.code, a.body)
+	requireLimitHeaders(t, a, 6, 5, "413 of the service endpoint")
+
+	req, err := http.NewRequest("GET", env.URL+"/api/platform/00000000-0000-4000-8000-000000000000/mcp/spec", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-API-Key", raw)
+	a = send(t, req)
+	require.Equal(t, http.StatusNotFound, a.code, a.body)
+	requireLimitHeaders(t, a, 6, 4, "404 of a policy route")
+}

@@ -246,17 +246,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	id, ok := serverID(r.URL.Path)
 	if !ok {
+		h.countRefused(w, r, nil)
 		mcptransport.WriteProblem(w, http.StatusNotFound, "server not found")
 		return
 	}
 	d, err := h.cache.get(r.Context(), id)
 	if err != nil {
+		h.countRefused(w, r, nil)
 		h.writeLoadError(w, r, id, err)
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
 	var p mcptransport.Payload
-	if !tr.Read(w, r, &p) {
+	if status, detail := tr.ReadBody(r, &p); status != 0 {
+		h.countRefused(w, r, d)
+		mcptransport.WriteProblem(w, status, detail)
 		return
 	}
 	defer p.Release()
@@ -329,6 +333,25 @@ func (h *Handler) writeLoadError(w http.ResponseWriter, r *http.Request, id uuid
 		h.log.Error("load design", "server_id", id.String(), "error", err.Error())
 		mcptransport.WriteProblem(w, http.StatusInternalServerError, "the design could not be loaded")
 	}
+}
+
+// countRefused counts a request refused before its messages could be
+// counted (no such server, a body too large or unreadable) as one message,
+// in production, and sets the rate-limit headers of its counter on the
+// answer, which stays the refusal. A request for a known server d counts
+// against its organization's counter for the client address, as its
+// messages would; one whose server is unknown (d nil) against the
+// address's own counter, at MAX_PUBLIC_RATE_LIMIT.
+func (h *Handler) countRefused(w http.ResponseWriter, r *http.Request, d *compiled) {
+	if !h.rateLimited() {
+		return
+	}
+	addr := h.opts.ClientIP.Of(r).String()
+	org, limit := "", h.opts.PublicCeiling
+	if d != nil {
+		org, limit = d.orgKey, ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling)
+	}
+	h.opts.RateLimit.AdmitN(r.Context(), w.Header(), ratelimit.PublicKey(org, addr), limit, 1)
 }
 
 func (h *Handler) rateLimited() bool {

@@ -51,9 +51,20 @@ type Payload struct {
 // request holds in memory is bounded by the body limit whatever the body
 // contains.
 func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) bool {
-	if r.ContentLength > tr.MaxBodyBytes {
-		WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+	if status, detail := tr.ReadBody(r, p); status != 0 {
+		WriteProblem(w, status, detail)
 		return false
+	}
+	return true
+}
+
+// ReadBody is Read without the answer: when the body cannot be read it
+// returns the status to answer (413, 400) and why, for an endpoint that
+// sets headers of its own on the refusal (WriteProblem writes it); status
+// 0 is a body read, which the caller releases.
+func (tr Transport) ReadBody(r *http.Request, p *Payload) (status int, detail string) {
+	if r.ContentLength > tr.MaxBodyBytes {
+		return http.StatusRequestEntityTooLarge, msgTooLarge
 	}
 	buf := bodyPool.Get().(*bodyBuffer)
 	buf.Reset()
@@ -63,15 +74,13 @@ func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) boo
 	if err != nil || n > tr.MaxBodyBytes {
 		bodyPool.Put(buf)
 		if err != nil {
-			WriteProblem(w, http.StatusBadRequest, "the request body could not be read")
-		} else {
-			WriteProblem(w, http.StatusRequestEntityTooLarge, "request body too large")
+			return http.StatusBadRequest, "the request body could not be read"
 		}
-		return false
+		return http.StatusRequestEntityTooLarge, msgTooLarge
 	}
 	*p = Payload{buf: buf, body: buf.Bytes(), count: 1}
 	if !jsonrpc.IsBatch(p.body) {
-		return true
+		return 0, ""
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); !protocol.HasBatches(v) {
 		// The body is not a message of the protocol the client speaks: a
@@ -81,7 +90,7 @@ func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) boo
 			"JSON-RPC batching was removed from MCP in protocol version %s (this request names %s): send one message per request",
 			protocol.BatchesRemovedIn, v))
 		p.refusalStatus = http.StatusBadRequest
-		return true
+		return 0, ""
 	}
 	batch, count, err := jsonrpc.OpenBatch(p.body, tr.maxBatch())
 	if err != nil {
@@ -89,11 +98,13 @@ func (tr Transport) Read(w http.ResponseWriter, r *http.Request, p *Payload) boo
 		// other (HTTP 200): an empty batch or one that is not JSON is
 		// answered that way too.
 		p.refusal, p.refusalStatus = err, http.StatusOK
-		return true
+		return 0, ""
 	}
 	p.isBatch, p.batch, p.count = true, batch, count
-	return true
+	return 0, ""
 }
+
+const msgTooLarge = "request body too large"
 
 func (tr Transport) maxBatch() int {
 	if tr.MaxBatchMessages > 0 {

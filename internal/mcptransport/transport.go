@@ -61,9 +61,7 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		WriteProblem(w, http.StatusForbidden, "the Host or Origin of the request is not one of ALLOWED_HOSTS")
 		return true
 	}
-	// Of the CORS headers, an answer needs only the allowed origin; the
-	// methods and headers allowed matter to a preflight alone.
-	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	setAnswerHeaders(hdr)
 	switch r.Method {
 	case http.MethodPost:
 		return false
@@ -83,6 +81,19 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		WriteProblem(w, http.StatusMethodNotAllowed, "this endpoint is stateless: send JSON-RPC messages with POST")
 	}
 	return true
+}
+
+// setAnswerHeaders sets the headers every answer of the endpoint carries,
+// as the specification lists them: the three CORS headers (a preflight
+// widens the headers allowed) and Connection: keep-alive. net/http drops
+// the Connection header itself whenever it closes the connection after
+// the answer (HTTP/1.0 without keep-alive, a body left unread), and
+// HTTP/2 never sends it. The values are shared slices: no allocation.
+func setAnswerHeaders(hdr http.Header) {
+	hdr["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
+	hdr["Access-Control-Allow-Headers"] = hdrAllowHeaders
+	hdr["Connection"] = hdrKeepAlive
 }
 
 // paramHeaders lists the Mcp-Param-* headers a preflight asks for (the
@@ -193,8 +204,8 @@ func writeReply(w http.ResponseWriter, status int, sse bool, reply []byte) {
 	_, _ = w.Write(reply)
 }
 
-// setSSEHeaders sets the headers of an SSE reply. (Connection: keep-alive
-// is HTTP/1.1's default, and HTTP/2 forbids it.)
+// setSSEHeaders sets the headers of an SSE reply (Connection: keep-alive
+// is set with the CORS headers, on every answer).
 func setSSEHeaders(hdr http.Header) {
 	hdr["Content-Type"] = hdrEventStream
 	hdr["Cache-Control"] = hdrNoCache
@@ -250,6 +261,8 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 var (
 	hdrAnyOrigin    = []string{"*"}
 	hdrAllowMethods = []string{allowMethods}
+	hdrAllowHeaders = []string{allowHeaders}
+	hdrKeepAlive    = []string{"keep-alive"}
 	// preflightAllowHeaders adds the request headers of the modern
 	// revisions (Mcp-Param-* as a preflight names them).
 	preflightAllowHeaders = []string{allowHeaders + ", Mcp-Method, Mcp-Name"}

@@ -137,13 +137,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, MsgPolicyKey)
 		return
 	}
-	// The body is read before the rate limit, which counts its messages.
+	// The body is read before the rate limit, which counts its messages; a
+	// body that cannot be read counts as one, and its refusal carries the
+	// headers.
+	rl := h.opts.RateLimit
+	limited := rl != nil && rl.Enabled()
 	var body mcptransport.Payload
-	if !tr.Read(w, r, &body) {
+	if status, detail := tr.ReadBody(r, &body); status != 0 {
+		if limited {
+			rl.AdmitN(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit, 1)
+		}
+		mcptransport.WriteProblem(w, status, detail)
 		return
 	}
 	defer body.Release()
-	if rl := h.opts.RateLimit; rl != nil && rl.Enabled() {
+	if limited {
 		dec := rl.AdmitN(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit, body.Messages())
 		if !dec.Allowed {
 			tr.WriteRateLimited(w, &body, dec.RetryAfter())

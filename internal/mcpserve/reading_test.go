@@ -79,3 +79,37 @@ func TestEraReadFromMeta(t *testing.T) {
 		modernMeta(mcptransport.MetaProtocolVersion)+`}`)
 	dup.failed(t, -32602, "'_meta' appears more than once")
 }
+
+// TestParamsReadExactly: in either era, the members dispatch reads (name,
+// arguments, _meta) are matched exactly and in their case, a repeated one
+// is refused naming it, Mcp-Name is checked against the member dispatch
+// reads, and the envelope is read the same way: an SDK server's refusal
+// is this mock's.
+func TestParamsReadExactly(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Exact params")
+	id := createDesign(t, owner, richDesign(t, protocol.Latest))
+	endpoint := env.URL + "/api/platform/" + id + "/mcp"
+	for _, e := range bothEras {
+		t.Run(e.name, func(t *testing.T) {
+			s := e.open(t, endpoint)
+			s.sendRaw("all_content", `{"Name":"all_content"}`).failed(t, -32602, "missing required field 'name'")
+			s.sendRaw("all_content", `{"Name":"failing","name":"all_content"}`).ok(t)
+			require.Contains(t, s.sendRaw("failing", `{"name":"failing","Name":"all_content"}`).ok(t),
+				"The upstream refused the request.", "the member named exactly is the one called")
+			s.sendRaw("all_content", `{"name":"all_content","name":"failing"}`).failed(t, -32602, "'name' appears more than once")
+			s.sendRaw("all_content", `{"name":"all_content","arguments":{"x":1},"arguments":{"y":2}}`).
+				failed(t, -32602, "'arguments' appears more than once")
+			require.Contains(t, s.sendRaw("all_content", `{"n\u0061me":"all_content"}`).ok(t), "Here is everything.")
+
+			capitals := s.sendBody(s.hdr, `{"JSONRPC":"2.0","ID":18,"METHOD":"ping"}`)
+			capitals.failed(t, -32600, "")
+			twice := s.sendBody(s.hdr, `{"jsonrpc":"2.0","id":19,"id":20,"method":"ping"}`)
+			twice.failed(t, -32600, `"id" appears more than once`)
+			notUTF8 := s.sendBody(s.hdr, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}")
+			notUTF8.failed(t, -32700, "")
+			require.Contains(t, notUTF8.raw, `"id":null`)
+		})
+	}
+}

@@ -129,7 +129,7 @@ func fieldNames(t reflect.Type) []string {
 		for f := range t.Elem().Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			switch {
-			case name == "-" || !f.IsExported():
+			case name == "-" || !f.IsExported() || f.Anonymous: // an embedded struct's members are not checked
 			case name == "":
 				names = append(names, f.Name)
 			default:

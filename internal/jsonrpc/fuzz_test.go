@@ -58,13 +58,13 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			wire := jsonrpc.Wire(err)
 			switch {
-			case !json.Valid(msg) && wire.Code != jsonrpc.ErrParse.Code:
-				t.Fatalf("invalid JSON %q: code %d, want -32700", msg, wire.Code)
-			case json.Valid(msg) && wire.Code != jsonrpc.ErrInvalidRequest.Code:
+			case !wellFormed(msg) && wire.Code != jsonrpc.ErrParse.Code:
+				t.Fatalf("invalid JSON or UTF-8 %q: code %d, want -32700", msg, wire.Code)
+			case wellFormed(msg) && wire.Code != jsonrpc.ErrInvalidRequest.Code:
 				t.Fatalf("valid JSON %q: code %d, want -32600", msg, wire.Code)
 			}
 		} else {
-			if req.JSONRPC != jsonrpc.Version || req.Method == "" {
+			if req.JSONRPC != jsonrpc.Version || req.Method == "" || !wellFormed(msg) || hasDuplicate(msg) {
 				t.Fatalf("accepted %q as %+v", msg, req)
 			}
 			if p := bytes.TrimSpace(req.Params); len(p) > 0 && p[0] != '{' && string(p) != "null" {
@@ -129,20 +129,69 @@ func checkResponse(t *testing.T, msg, resp []byte, isError bool) {
 	}
 }
 
-// sentID is the id msg carries when msg is a JSON object whose id is a
-// string or a number, as encoding/json reads members (case-insensitively,
-// the last of duplicates); nil otherwise.
+// wellFormed reports whether msg is JSON of valid UTF-8, which is all
+// Parse may refuse with -32700.
+func wellFormed(msg []byte) bool { return json.Valid(msg) && utf8.Valid(msg) }
+
+// topMembers is the members of msg's top-level object, names decoded and
+// in order, duplicates kept; nil when msg is not a well-formed object.
+func topMembers(msg []byte) (names []string, values []json.RawMessage) {
+	if !wellFormed(msg) {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, nil
+		}
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return nil, nil
+		}
+		names, values = append(names, tok.(string)), append(values, v)
+	}
+	return names, values
+}
+
+// hasDuplicate reports whether a member of the request envelope appears
+// twice in msg.
+func hasDuplicate(msg []byte) bool {
+	names, _ := topMembers(msg)
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch n {
+		case "jsonrpc", "id", "method", "params":
+			if seen[n] {
+				return true
+			}
+			seen[n] = true
+		}
+	}
+	return false
+}
+
+// sentID is the id msg carries when msg is a well-formed JSON object
+// with one member named exactly "id" whose value is a string or a number;
+// nil otherwise.
 func sentID(msg []byte) []byte {
-	if !json.Valid(msg) {
+	names, values := topMembers(msg)
+	var id []byte
+	for i, n := range names {
+		if n == "id" {
+			if id != nil {
+				return nil
+			}
+			id = values[i]
+		}
+	}
+	if !jsonrpctest.IsID(id) {
 		return nil
 	}
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(msg, &probe) != nil || !jsonrpctest.IsID(probe.ID) {
-		return nil
-	}
-	return bytes.TrimSpace(probe.ID)
+	return bytes.TrimSpace(id)
 }
 
 // strictDecode decodes one JSON value, refusing unknown members.

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/errtext"
 )
@@ -104,34 +105,53 @@ type Request struct {
 // IsNotification reports whether r has no id, and so gets no response.
 func (r *Request) IsNotification() bool { return r.ID == nil }
 
-// Parse reads one request. A body that is not JSON is ErrParse; JSON that is
-// not a well-formed request is ErrInvalidRequest. The id is returned even
-// when the request is otherwise invalid, so the error can echo it.
+// Parse reads one request. A body that is not JSON, or not UTF-8, is
+// ErrParse; JSON that is not a well-formed request is ErrInvalidRequest.
+// Member names are read exactly, as the official SDK servers read them:
+// "ID" is not "id", and a member given twice refuses the message. The id
+// is returned even when the request is otherwise invalid, so the error
+// can echo it.
 func Parse(msg []byte) (Request, error) {
+	if !utf8.Valid(msg) {
+		return Request{}, ErrParse
+	}
 	if r, ok := parseCommon(msg); ok {
 		return r, nil
 	}
 	return parseDecoded(msg)
 }
 
-// parseDecoded is Parse through encoding/json, for every message.
+// envelope is the members of a request, in the order Fields reads them.
+var envelope = [...]string{"jsonrpc", "id", "method", "params"}
+
+// parseDecoded is Parse for every message, its members read by Fields and
+// each value decoded on its own.
 func parseDecoded(msg []byte) (Request, error) {
+	if !Valid(msg) {
+		return Request{}, ErrParse
+	}
 	var r Request
-	if err := json.Unmarshal(msg, &r); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(msg) {
-			return Request{}, ErrParse
-		}
-		// Valid JSON of the wrong shape: salvage the id if it is one.
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(msg, &probe) == nil && validID(probe.ID) {
-			r.ID = probe.ID
-		} else {
-			r.ID = nil
-		}
-		return r, invalid(err)
+	if m := bytes.TrimSpace(msg); m[0] != '{' && string(m) != "null" {
+		return r, InvalidRequest("the message must be a JSON-RPC request object")
+	}
+	var vals [len(envelope)][]byte
+	dup := Fields(msg, envelope[:], vals[:])
+	version, id, method, params := vals[0], vals[1], vals[2], vals[3]
+	if id != nil && dup != "id" {
+		r.ID = append(json.RawMessage(nil), id...)
+	}
+	if dup != "" {
+		return r.salvageID(), InvalidRequest(strconv.Quote(dup) + " appears more than once")
+	}
+	var ok bool
+	if r.JSONRPC, ok = stringMember(version); !ok {
+		return r.salvageID(), InvalidRequest(`"jsonrpc" has the wrong type`)
+	}
+	if r.Method, ok = stringMember(method); !ok {
+		return r.salvageID(), InvalidRequest(`"method" has the wrong type`)
+	}
+	if params != nil {
+		r.Params = append(json.RawMessage(nil), params...)
 	}
 	switch {
 	case r.ID != nil && !validID(r.ID):
@@ -147,12 +167,23 @@ func parseDecoded(msg []byte) (Request, error) {
 	return r, nil
 }
 
-func invalid(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return InvalidRequest(strconv.Quote(te.Field) + " has the wrong type")
+// stringMember decodes the raw value of a string member: absent and null
+// read as "", as encoding/json reads them; ok is false for another type.
+func stringMember(raw []byte) (string, bool) {
+	if raw == nil || string(raw) == "null" {
+		return "", true
 	}
-	return InvalidRequest("the message must be a JSON-RPC request object")
+	s, ok := StringValue(raw)
+	return string(s), ok
+}
+
+// salvageID keeps the id of a message refused for its shape only when it
+// is one a response may carry.
+func (r Request) salvageID() Request {
+	if !validID(r.ID) {
+		r.ID = nil
+	}
+	return r
 }
 
 // InvalidRequest is -32600 saying what is wrong with the message.

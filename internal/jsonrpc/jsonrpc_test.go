@@ -30,6 +30,16 @@ func TestParse(t *testing.T) {
 		{name: "params an array", msg: `{"jsonrpc":"2.0","id":6,"method":"ping","params":[1]}`, code: -32600, id: "6"},
 		{name: "id an object", msg: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, code: -32600, id: "null"},
 		{name: "a JSON string", msg: `"hello"`, code: -32600},
+		// Member names are exact, as the official SDK servers read them.
+		{name: "names in capitals", msg: `{"JSONRPC":"2.0","ID":18,"METHOD":"ping"}`, code: -32600},
+		{name: "method in another case", msg: `{"jsonrpc":"2.0","id":18,"Method":"ping"}`, code: -32600, id: "18"},
+		{name: "escaped names", msg: `{"json\u0072pc":"2.0","\u0069d":19,"method":"ping"}`, id: "19", method: "ping"},
+		{name: "duplicate id", msg: `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, code: -32600},
+		{name: "duplicate method", msg: `{"jsonrpc":"2.0","id":3,"method":"ping","method":"tools/list"}`, code: -32600, id: "3"},
+		{name: "duplicate params", msg: `{"jsonrpc":"2.0","id":4,"method":"ping","params":{},"params":{}}`, code: -32600, id: "4"},
+		{name: "duplicate by escape", msg: `{"jsonrpc":"2.0","id":5,"method":"ping","m\u0065thod":"x"}`, code: -32600, id: "5"},
+		{name: "invalid UTF-8 in the id", msg: "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", code: -32700},
+		{name: "invalid UTF-8 in params", msg: "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\",\"params\":{\"a\":\"\xc3(\"}}", code: -32700},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Parse([]byte(tc.msg))
@@ -43,6 +53,22 @@ func TestParse(t *testing.T) {
 			require.Equal(t, tc.id, string(r.ID))
 		})
 	}
+}
+
+// TestFields reads members exactly: names decoded and case-sensitive, a
+// repeated name reported.
+func TestFields(t *testing.T) {
+	names := []string{"name", "_meta"}
+	vals := make([][]byte, 2)
+	require.Empty(t, Fields([]byte(`{"Name":"a","name":"b","_met\u0061":{}}`), names, vals))
+	require.Equal(t, `"b"`, string(vals[0]))
+	require.Equal(t, `{}`, string(vals[1]))
+	require.Equal(t, "name", Fields([]byte(`{"name":"a","n\u0061me":"b"}`), names, vals))
+	require.Empty(t, Fields([]byte(`{"NAME":"a"}`), names, vals))
+	require.Nil(t, vals[0])
+	plain := []byte(`{"name":"a","arguments":{"x":1},"_meta":{}}`)
+	allocs := testing.AllocsPerRun(100, func() { Fields(plain, names, vals) })
+	require.Zero(t, allocs)
 }
 
 func TestWire(t *testing.T) {

@@ -70,3 +70,31 @@ func KeyIs(key []byte, name string) bool {
 	}
 	return k == name
 }
+
+// Fields reads the members of the JSON object obj named in names, as a
+// JSON-RPC or MCP peer reads them: a name matches only exactly (its
+// escapes decoded, in its case), and a name met twice is a duplicate.
+// vals[i] receives the raw value of names[i], nil when absent; dup is the
+// first name met twice ("" when none is), at which the reading stops.
+// This is the one reading of a request's members: the envelope, params
+// and params._meta are read with it wherever they are read, so the era,
+// the header checks and the dispatch agree on what a message says. A name
+// without escapes costs no allocation.
+func Fields(obj []byte, names []string, vals [][]byte) (dup string) {
+	clear(vals)
+	Members(obj, func(k, v []byte) bool {
+		for i, name := range names {
+			if !KeyIs(k, name) {
+				continue
+			}
+			if vals[i] != nil {
+				dup = name
+				return false
+			}
+			vals[i] = v
+			return true
+		}
+		return true
+	})
+	return dup
+}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -86,6 +87,14 @@ func FuzzTransport(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"echo","params":` + strings.Repeat(`{"a":`, 500) + `1` + strings.Repeat(`}`, 500) + `}`,
 		strings.Repeat(`[`, 20000),
 		``,
+		`{"JSONRPC":"2.0","ID":18,"METHOD":"ping"}`,
+		`{"JSONRPC":"2.0","METHOD":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"echo"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"echo","method":"fail"}`,
+		`{"jsonrpc":"2.0","\u0069d":4,"method":"echo"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"echo","params":{"arguments":{"x":1},"arguments":{"y":2}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"echo","params":{"arguments":{"note":"io.modelcontextprotocol/protocolVersion"}}}`,
+		"[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"echo\",\"params\":{\"a\":\"\xff\"}},{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"echo\"}]",
 	} {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
@@ -195,30 +204,57 @@ func expectedReplies(body []byte) replies {
 
 // expectedReply is the id of the response msg needs, "null" when it has no
 // valid id, and false for a notification: a well-formed request without an
-// id.
+// id. Member names are exact, and a member given twice makes the message
+// invalid (its id is echoed unless the id is what is repeated); a message
+// that is not JSON of valid UTF-8 is a parse error.
 func expectedReply(msg []byte) (string, bool) {
-	if !json.Valid(msg) {
+	if !json.Valid(msg) || !utf8.Valid(msg) {
 		return "null", true
 	}
-	var probe struct {
-		JSONRPC *string         `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"` // "null" when null, nil when absent
-		Method  *string         `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	var idOnly struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(msg, &idOnly) == nil && jsonrpctest.IsID(idOnly.ID) {
-		return string(bytes.TrimSpace(idOnly.ID)), true
-	}
-	if json.Unmarshal(msg, &probe) != nil || probe.ID != nil {
+	members, dup := exactMembers(msg)
+	if members == nil {
 		return "null", true
 	}
-	params := bytes.TrimSpace(probe.Params)
-	wellFormed := probe.JSONRPC != nil && *probe.JSONRPC == "2.0" && probe.Method != nil && *probe.Method != "" &&
+	if id, ok := members["id"]; ok && !dup["id"] && jsonrpctest.IsID(id) {
+		return string(bytes.TrimSpace(id)), true
+	}
+	if _, ok := members["id"]; ok || len(dup) > 0 {
+		return "null", true
+	}
+	var version, method string
+	versionOK := json.Unmarshal(members["jsonrpc"], &version) == nil
+	methodOK := json.Unmarshal(members["method"], &method) == nil
+	params := bytes.TrimSpace(members["params"])
+	wellFormed := versionOK && version == "2.0" && methodOK && method != "" &&
 		(len(params) == 0 || params[0] == '{' || string(params) == "null")
 	return "null", !wellFormed
+}
+
+// exactMembers is the members of the JSON object msg by exact name, and
+// the members of a request's envelope given more than once; nil when msg
+// is not an object.
+func exactMembers(msg []byte) (map[string]json.RawMessage, map[string]bool) {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	members, dup := map[string]json.RawMessage{}, map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, nil
+		}
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return nil, nil
+		}
+		name := tok.(string)
+		if _, seen := members[name]; seen && (name == "jsonrpc" || name == "id" || name == "method" || name == "params") {
+			dup[name] = true
+		}
+		members[name] = v
+	}
+	return members, dup
 }
 
 // sseEvents splits an SSE reply into the data of its events, requiring

@@ -52,7 +52,41 @@ const (
 	HeaderParamPrefix = "Mcp-Param-"
 )
 
-var metaVersionKey = []byte(`"` + MetaProtocolVersion + `"`)
+// versionText is in every params._meta naming a protocol version whose
+// name has no escapes: a message without it, or a backslash, names none.
+var versionText = []byte("protocolVersion")
+
+var (
+	metaMember    = []string{"_meta"}
+	versionMember = []string{MetaProtocolVersion}
+	paramsMember  = []string{"params"}
+)
+
+// namesVersion reports whether params._meta has a member named
+// MetaProtocolVersion (whatever its value), read exactly: names decoded
+// and case-sensitive, so neither an argument's value holding that text
+// nor a member named in another case makes a request modern. A repeated
+// _meta, or a repeated version in it, is -32602 naming it.
+func namesVersion(params []byte) (bool, error) {
+	if !bytes.Contains(params, versionText) && bytes.IndexByte(params, '\\') < 0 {
+		return false, nil // the common legacy request: one scan, nothing read
+	}
+	var meta, version [1][]byte
+	if dup := jsonrpc.Fields(params, metaMember, meta[:]); dup != "" {
+		return false, Duplicate(dup)
+	}
+	if dup := jsonrpc.Fields(meta[0], versionMember, version[:]); dup != "" {
+		return false, Duplicate("_meta." + dup)
+	}
+	return version[0] != nil, nil
+}
+
+// Duplicate is -32602 for a member of params given more than once, which
+// JSON leaves undefined and this service refuses rather than guess.
+func Duplicate(field string) error {
+	return jsonrpc.WithData(InvalidParams("'%s' appears more than once", field),
+		map[string]string{"field": field, "reason": "duplicate"})
+}
 
 // RequestMeta is what a modern request carries in params._meta.
 type RequestMeta struct {
@@ -138,7 +172,12 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 		return
 	}
 	header, sent := x.header(HeaderProtocolVersion)
-	if !bytes.Contains(req.Params, metaVersionKey) && (!sent || protocol.Supported(header)) {
+	named, err := namesVersion(req.Params)
+	if err != nil {
+		x.invalid = err
+		return
+	}
+	if !named && (!sent || protocol.Supported(header)) {
 		if !x.eras.Has(Legacy) {
 			requested := header
 			if req.Method == "initialize" {
@@ -168,7 +207,12 @@ func (p *Payload) MayBeModern(r *http.Request) bool {
 	if v := r.Header[HeaderProtocolVersion]; len(v) > 0 && !protocol.Supported(strings.Trim(v[0], " \t")) {
 		return true
 	}
-	return bytes.Contains(p.body, metaVersionKey)
+	var params [1][]byte
+	if jsonrpc.Fields(p.body, paramsMember, params[:]) != "" {
+		return true
+	}
+	named, err := namesVersion(params[0])
+	return named || err != nil
 }
 
 // unsupported is UnsupportedProtocolVersion for requested.
@@ -189,30 +233,24 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	// The members are read in place, without decoding params (the method
 	// does that): this runs on every modern request.
 	targetParam := x.target.TargetParam(req.Method)
-	var meta, target, version, caps, level []byte
-	jsonrpc.Members(req.Params, func(k, v []byte) bool {
-		switch {
-		case jsonrpc.KeyIs(k, "_meta"):
-			meta = v
-		case targetParam != "" && jsonrpc.KeyIs(k, targetParam):
-			target = v
-		}
-		return true
-	})
+	names := [2]string{"_meta", targetParam}
+	var members [2][]byte
+	n := 1
+	if targetParam != "" {
+		n = 2
+	}
+	if dup := jsonrpc.Fields(req.Params, names[:n], members[:n]); dup != "" {
+		return Duplicate(dup)
+	}
+	meta, target := members[0], members[1]
 	if len(meta) > 0 && meta[0] != '{' && string(meta) != "null" {
 		return jsonrpc.WithData(InvalidParams("_meta must be an object"), map[string]string{"field": "_meta", "reason": "not an object"})
 	}
-	jsonrpc.Members(meta, func(k, v []byte) bool {
-		switch {
-		case jsonrpc.KeyIs(k, MetaProtocolVersion):
-			version = v
-		case jsonrpc.KeyIs(k, MetaClientCapabilities):
-			caps = v
-		case jsonrpc.KeyIs(k, MetaLogLevel):
-			level = v
-		}
-		return true
-	})
+	var metaMembers [len(requestMeta)][]byte
+	if dup := jsonrpc.Fields(meta, requestMeta[:], metaMembers[:]); dup != "" {
+		return Duplicate("_meta." + dup)
+	}
+	version, caps, level := metaMembers[0], metaMembers[1], metaMembers[2]
 	if version != nil && string(version) == "null" {
 		version = nil
 	}
@@ -278,6 +316,10 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) erro
 	}
 	return nil
 }
+
+// requestMeta is the members of a modern request's _meta readMeta reads,
+// in the order Fields reads them.
+var requestMeta = [...]string{MetaProtocolVersion, MetaClientCapabilities, MetaLogLevel}
 
 func (x *Exchange) servesVersion(v string) bool {
 	for _, s := range x.target.SupportedVersions() {

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
@@ -27,16 +30,120 @@ func InvalidParams(format string, args ...any) error {
 }
 
 // DecodeParams reads params into v; absent params read as {}. A value of
-// the wrong type is -32602 naming the field.
+// the wrong type is -32602 naming the field. The members v names are read
+// exactly, as the official SDK servers read them: a member given twice is
+// -32602 naming it, and one whose name differs only in case ("Name" for
+// "name"), which encoding/json would take, is ignored as any unknown
+// member is.
 func DecodeParams(params json.RawMessage, v any) error {
 	if len(params) == 0 || string(params) == "null" {
 		return nil
+	}
+	params, err := exactParams(params, v)
+	if err != nil {
+		return err
 	}
 	if err := json.Unmarshal(params, v); err != nil {
 		return InvalidParams("%s", describeDecodeError(err))
 	}
 	return nil
 }
+
+// exactParams is params as encoding/json is to read them into v, a
+// pointer to a struct: the same bytes when each member the struct names
+// appears at most once and no other member's name folds to one of them;
+// otherwise a copy without the members whose names only fold to one, or
+// Duplicate. Params of the common shape cost one pass and no allocation.
+func exactParams(params json.RawMessage, v any) (json.RawMessage, error) {
+	names := fieldNames(reflect.TypeOf(v))
+	if len(names) == 0 || len(names) > 64 {
+		return params, nil
+	}
+	var seen uint64
+	var dup string
+	folded := false
+	jsonrpc.Members(params, func(k, _ []byte) bool {
+		for i, name := range names {
+			switch {
+			case jsonrpc.KeyIs(k, name):
+				if seen&(1<<i) != 0 {
+					dup = name
+					return false
+				}
+				seen |= 1 << i
+				return true
+			case foldsToName(k, name):
+				folded = true
+			}
+		}
+		return true
+	})
+	switch {
+	case dup != "":
+		return nil, Duplicate(dup)
+	case folded:
+		return withoutFolded(params, names), nil
+	}
+	return params, nil
+}
+
+// foldsToName reports whether raw key k, escapes decoded, is name in
+// another case: a member encoding/json would take for the field name.
+func foldsToName(k []byte, name string) bool {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return foldsTo(k, name)
+	}
+	d, ok := jsonrpc.StringValue(append(append([]byte{'"'}, k...), '"'))
+	return ok && foldsTo(d, name)
+}
+
+// withoutFolded copies the object params without the members whose names
+// only fold to one of names.
+func withoutFolded(params []byte, names []string) json.RawMessage {
+	out := []byte{'{'}
+	jsonrpc.Members(params, func(k, v []byte) bool {
+		for _, name := range names {
+			if foldsToName(k, name) {
+				return true
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(append(out, k...), `":`...)
+		out = append(out, v...)
+		return true
+	})
+	return append(out, '}')
+}
+
+// fieldNames is the JSON names of the fields of the struct t points to;
+// nil for anything else.
+func fieldNames(t reflect.Type) []string {
+	if names, ok := fieldNamesCache.Load(t); ok {
+		return names.([]string)
+	}
+	var names []string
+	if t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+		for f := range t.Elem().Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" || !f.IsExported() || f.Anonymous: // an embedded struct's members are not checked
+			case name == "":
+				names = append(names, f.Name)
+			default:
+				names = append(names, name)
+			}
+		}
+	}
+	fieldNamesCache.Store(t, names)
+	return names
+}
+
+// fieldNamesCache holds fieldNames by type: params are decoded into a few
+// types, many times.
+var fieldNamesCache sync.Map
 
 func describeDecodeError(err error) string {
 	var te *json.UnmarshalTypeError
@@ -151,18 +258,18 @@ func exactArguments(params json.RawMessage, args map[string]any) map[string]any 
 	if !jsonvalue.HasLongDigitRun(params) {
 		return args
 	}
-	var p struct {
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Arguments) == 0 {
+	var arguments [1][]byte
+	if jsonrpc.Fields(params, argumentsMember, arguments[:]) != "" || len(arguments[0]) == 0 {
 		return args
 	}
-	v, err := jsonvalue.Decode(p.Arguments)
+	v, err := jsonvalue.Decode(arguments[0])
 	if m, ok := v.(map[string]any); ok && err == nil {
 		return m
 	}
 	return args
 }
+
+var argumentsMember = []string{"arguments"}
 
 // decodeCallInPlace is DecodeCall's common case, decoding the arguments
 // with decode; ok is false when the params need the full decoding.

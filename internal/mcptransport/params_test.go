@@ -74,3 +74,37 @@ func FuzzDecodeCall(f *testing.F) {
 		decodeBoth[map[string]json.RawMessage](t, params)
 	})
 }
+
+// TestDecodeParamsExactNames: the members dispatch reads are matched
+// exactly, escapes decoded, and a repeated one is refused naming it.
+func TestDecodeParamsExactNames(t *testing.T) {
+	for _, tc := range []struct {
+		params, name, args, err string
+	}{
+		{params: `{"Name":"echo"}`, err: "missing required field 'name'"},
+		{params: `{"NAME":"echo","name":"t"}`, name: "t", args: `{}`},
+		{params: `{"name":"t","Arguments":{"x":1}}`, name: "t", args: `{}`},
+		{params: `{"n\u0061me":"t","\u0061rguments":{"x":1}}`, name: "t", args: `{"x":1}`},
+		{params: `{"N\u0061me":"t"}`, err: "missing required field 'name'"},
+		{params: `{"name":"t","arguments":{"x":1},"arguments":{"y":2}}`, err: "'arguments' appears more than once"},
+		{params: `{"name":"a","name":"b"}`, err: "'name' appears more than once"},
+		{params: `{"name":"a","n\u0061me":"b"}`, err: "'name' appears more than once"},
+		{params: `{"name":"a","_meta":{},"_meta":{}}`, err: "'_meta' appears more than once"},
+	} {
+		p, err := DecodeCallValues([]byte(tc.params), "no name")
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.params)
+			continue
+		}
+		require.NoError(t, err, tc.params)
+		require.Equal(t, tc.name, p.Name, tc.params)
+		args, _ := json.Marshal(p.Arguments)
+		require.JSONEq(t, tc.args, string(args), tc.params)
+	}
+	var uri struct {
+		URI string `json:"uri"`
+	}
+	require.NoError(t, DecodeParams([]byte(`{"uri":"b://y","URI":"a://x"}`), &uri))
+	require.Equal(t, "b://y", uri.URI)
+	require.ErrorContains(t, DecodeParams([]byte(`{"uri":"a://x","uri":"b://y"}`), &uri), "'uri' appears more than once")
+}

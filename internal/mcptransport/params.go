@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -44,7 +45,7 @@ func DecodeParams(params json.RawMessage, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return InvalidParams("%s", describeDecodeError(err))
+		return InvalidParams("%s", describeDecodeError(err, params))
 	}
 	return nil
 }
@@ -145,12 +146,68 @@ func fieldNames(t reflect.Type) []string {
 // types, many times.
 var fieldNamesCache sync.Map
 
-func describeDecodeError(err error) string {
+func describeDecodeError(err error, params []byte) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
+		if number, ok := strings.CutPrefix(te.Value, "number "); ok && te.Type.Kind() == reflect.Float64 {
+			// JSON allows any number (RFC 8259 §6); a value is held as a
+			// float64, which this one is beyond.
+			return fmt.Sprintf("field '%s' is the number %s, out of the range a value can hold (about ±1.8e308)",
+				numberPath(params, te.Field, number), truncateNumber(number))
+		}
 		return fmt.Sprintf("field '%s' must be %s", te.Field, jsonKind(te.Type.Kind().String()))
 	}
 	return "params do not have the expected shape"
+}
+
+// numberPath is the dotted path, below field of params, of the member
+// whose value is the number text: field itself when no member of its
+// objects holds it (it is in an array, say).
+func numberPath(params []byte, field, number string) string {
+	var at []byte
+	jsonrpc.Members(params, func(k, v []byte) bool {
+		if jsonrpc.KeyIs(k, field) {
+			at = v
+			return false
+		}
+		return true
+	})
+	if path, ok := findNumber(at, number, 0); ok {
+		return field + "." + path
+	}
+	return field
+}
+
+// findNumber looks through the members of obj, and of the objects they
+// hold, for the value number; depth bounds the search.
+func findNumber(obj []byte, number string, depth int) (path string, found bool) {
+	if depth > 32 {
+		return "", false
+	}
+	jsonrpc.Members(obj, func(k, v []byte) bool {
+		name := string(k)
+		if unq, err := strconv.Unquote(`"` + name + `"`); err == nil {
+			name = unq
+		}
+		if string(bytes.TrimSpace(v)) == number {
+			path, found = name, true
+			return false
+		}
+		if sub, ok := findNumber(v, number, depth+1); ok {
+			path, found = name+"."+sub, true
+			return false
+		}
+		return true
+	})
+	return path, found
+}
+
+// truncateNumber is a number's text cut to 40 bytes, for a message.
+func truncateNumber(n string) string {
+	if len(n) > 40 {
+		return n[:40] + "..."
+	}
+	return n
 }
 
 func jsonKind(goKind string) string {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 )
 
 // decodeBoth decodes params both ways: DecodeCall and the full decoding by
@@ -107,4 +109,30 @@ func TestDecodeParamsExactNames(t *testing.T) {
 	require.NoError(t, DecodeParams([]byte(`{"uri":"b://y","URI":"a://x"}`), &uri))
 	require.Equal(t, "b://y", uri.URI)
 	require.ErrorContains(t, DecodeParams([]byte(`{"uri":"a://x","uri":"b://y"}`), &uri), "'uri' appears more than once")
+}
+
+// TestNumberOutOfRange: JSON allows numbers past float64's range (RFC 8259
+// §6); one in the params is refused with a message that says so and names
+// the member, not "must be a float64".
+func TestNumberOutOfRange(t *testing.T) {
+	var p struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	for _, tc := range []struct{ params, want string }{
+		{`{"name":"t","arguments":{"a":1,"q":{"z":1e400}}}`,
+			"field 'arguments.q.z' is the number 1e400, out of the range a value can hold"},
+		{`{"name":"t","arguments":{"big":-2e308}}`,
+			"field 'arguments.big' is the number -2e308, out of the range a value can hold"},
+		{`{"name":"t","arguments":{"list":[1,1e999]}}`,
+			"field 'arguments' is the number 1e999, out of the range a value can hold"},
+	} {
+		err := DecodeParams(json.RawMessage(tc.params), &p)
+		require.ErrorIs(t, err, jsonrpc.ErrInvalidParams, tc.params)
+		require.Contains(t, err.Error(), tc.want, tc.params)
+		require.NotContains(t, err.Error(), "float64")
+		_, err = DecodeCall[map[string]any](json.RawMessage(tc.params), "no name")
+		require.ErrorIs(t, err, jsonrpc.ErrInvalidParams, tc.params)
+		require.Contains(t, err.Error(), tc.want, "tools/call reads its params the same way: %s", tc.params)
+	}
 }

@@ -207,6 +207,11 @@ func (p *Payload) MayBeModern(r *http.Request) bool {
 	if v := r.Header[HeaderProtocolVersion]; len(v) > 0 && !protocol.Supported(strings.Trim(v[0], " \t")) {
 		return true
 	}
+	if !bytes.Contains(p.body, versionText) && bytes.IndexByte(p.body, '\\') < 0 {
+		// No member anywhere names the version: legacy, without reading
+		// the members (namesVersion's own test, on the whole body).
+		return false
+	}
 	var params [1][]byte
 	if jsonrpc.Fields(p.body, paramsMember, params[:]) != "" {
 		return true

@@ -68,9 +68,22 @@ var (
 // nor a member named in another case makes a request modern. A repeated
 // _meta, or a repeated version in it, is -32602 naming it.
 func namesVersion(params []byte) (bool, error) {
-	if !bytes.Contains(params, versionText) && bytes.IndexByte(params, '\\') < 0 {
+	if !mayNameVersion(params) {
 		return false, nil // the common legacy request: one scan, nothing read
 	}
+	return readVersion(params)
+}
+
+// mayNameVersion reports whether text may hold a member naming the
+// protocol version: it holds versionText or an escape. Text without
+// either names none, which one scan tells.
+func mayNameVersion(text []byte) bool {
+	return bytes.Contains(text, versionText) || bytes.IndexByte(text, '\\') >= 0
+}
+
+// readVersion is namesVersion without the scan that tells text naming
+// no version apart, for a caller that made it already.
+func readVersion(params []byte) (bool, error) {
 	var meta, version [1][]byte
 	if dup := jsonrpc.Fields(params, metaMember, meta[:]); dup != "" {
 		return false, Duplicate(dup)
@@ -207,16 +220,14 @@ func (p *Payload) MayBeModern(r *http.Request) bool {
 	if v := r.Header[HeaderProtocolVersion]; len(v) > 0 && !protocol.Supported(strings.Trim(v[0], " \t")) {
 		return true
 	}
-	if !bytes.Contains(p.body, versionText) && bytes.IndexByte(p.body, '\\') < 0 {
-		// No member anywhere names the version: legacy, without reading
-		// the members (namesVersion's own test, on the whole body).
-		return false
+	if !mayNameVersion(p.body) {
+		return false // no member anywhere names the version: legacy, unread
 	}
 	var params [1][]byte
 	if jsonrpc.Fields(p.body, paramsMember, params[:]) != "" {
 		return true
 	}
-	named, err := namesVersion(params[0])
+	named, err := readVersion(params[0])
 	return named || err != nil
 }
 

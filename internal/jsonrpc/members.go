@@ -83,18 +83,35 @@ func KeyIs(key []byte, name string) bool {
 func Fields(obj []byte, names []string, vals [][]byte) (dup string) {
 	clear(vals)
 	Members(obj, func(k, v []byte) bool {
-		for i, name := range names {
-			if !KeyIs(k, name) {
-				continue
-			}
-			if vals[i] != nil {
-				dup = name
-				return false
-			}
-			vals[i] = v
+		i := nameIndex(k, names)
+		switch {
+		case i < 0:
 			return true
+		case vals[i] != nil:
+			dup = names[i]
+			return false
 		}
+		vals[i] = v
 		return true
 	})
 	return dup
+}
+
+// nameIndex is the index in names of the raw key k, escapes decoded; -1
+// when k is none of them. The key is decoded at most once, however many
+// names there are.
+func nameIndex(k []byte, names []string) int {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		var d string
+		if json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &d) != nil {
+			return -1
+		}
+		k = []byte(d)
+	}
+	for i, name := range names {
+		if string(k) == name {
+			return i
+		}
+	}
+	return -1
 }

@@ -56,11 +56,7 @@ const (
 // name has no escapes: a message without it, or a backslash, names none.
 var versionText = []byte("protocolVersion")
 
-var (
-	metaMember    = []string{"_meta"}
-	versionMember = []string{MetaProtocolVersion}
-	paramsMember  = []string{"params"}
-)
+var paramsMember = []string{"params"}
 
 // namesVersion reports whether params._meta has a member named
 // MetaProtocolVersion (whatever its value), read exactly: names decoded
@@ -84,14 +80,54 @@ func mayNameVersion(text []byte) bool {
 // readVersion is namesVersion without the scan that tells text naming
 // no version apart, for a caller that made it already.
 func readVersion(params []byte) (bool, error) {
-	var meta, version [1][]byte
-	if dup := jsonrpc.Fields(params, metaMember, meta[:]); dup != "" {
-		return false, Duplicate(dup)
+	var m requestMembers
+	if err := m.read(params, ""); err != nil {
+		return false, err
 	}
-	if dup := jsonrpc.Fields(meta[0], versionMember, version[:]); dup != "" {
-		return false, Duplicate("_meta." + dup)
+	return m.version != nil, nil
+}
+
+// requestMembers is what the members of a request's params say about its
+// era and its target, read once: params and its _meta each in one pass,
+// whatever the classification and the header checks then ask of them.
+type requestMembers struct {
+	meta, target         []byte
+	version, caps, level []byte
+	// targetTwice: the target member appears more than once, which only
+	// a modern request's header check refuses here (a legacy request's
+	// method refuses it as it decodes params).
+	targetTwice bool
+}
+
+// read reads params: its _meta and the member targetParam names ("" for
+// none), then the members of _meta readMeta checks. A repeated _meta, or
+// a repeated member of it, is -32602 naming it.
+func (m *requestMembers) read(params []byte, targetParam string) error {
+	*m = requestMembers{}
+	dup := ""
+	jsonrpc.Members(params, func(k, v []byte) bool {
+		switch {
+		case jsonrpc.KeyIs(k, "_meta"):
+			if m.meta != nil {
+				dup = "_meta"
+				return false
+			}
+			m.meta = v
+		case targetParam != "" && jsonrpc.KeyIs(k, targetParam):
+			m.targetTwice = m.target != nil
+			m.target = v
+		}
+		return true
+	})
+	if dup != "" {
+		return Duplicate(dup)
 	}
-	return version[0] != nil, nil
+	var vals [len(requestMeta)][]byte
+	if dup := jsonrpc.Fields(m.meta, requestMeta[:], vals[:]); dup != "" {
+		return Duplicate("_meta." + dup)
+	}
+	m.version, m.caps, m.level = vals[0], vals[1], vals[2]
+	return nil
 }
 
 // Duplicate is -32602 for a member of params given more than once, which
@@ -185,12 +221,17 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 		return
 	}
 	header, sent := x.header(HeaderProtocolVersion)
-	named, err := namesVersion(req.Params)
-	if err != nil {
-		x.invalid = err
-		return
+	// Params that name the version nowhere are legacy unread; others are
+	// read once, for the era and, when modern, for readMeta.
+	var m requestMembers
+	read := mayNameVersion(req.Params)
+	if read {
+		if err := m.read(req.Params, x.target.TargetParam(req.Method)); err != nil {
+			x.invalid = err
+			return
+		}
 	}
-	if !named && (!sent || protocol.Supported(header)) {
+	if m.version == nil && (!sent || protocol.Supported(header)) {
 		if !x.eras.Has(Legacy) {
 			requested := header
 			if req.Method == "initialize" {
@@ -204,7 +245,13 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 		return
 	}
 	x.modern = true
-	if err := x.readMeta(req, header, sent); err != nil {
+	if !read { // modern by its header alone
+		if err := m.read(req.Params, x.target.TargetParam(req.Method)); err != nil {
+			x.invalid = WithStatus(err, http.StatusBadRequest)
+			return
+		}
+	}
+	if err := x.readMeta(req, &m, header, sent); err != nil {
 		x.invalid = WithStatus(err, http.StatusBadRequest)
 	}
 }
@@ -245,28 +292,18 @@ func (x *Exchange) unsupported(requested string) error {
 // header, then served), Mcp-Method, then Mcp-Name, which repeats the
 // member of params the method's table entry names as its Target. Header
 // values are compared without surrounding spaces and tabs.
-func (x *Exchange) readMeta(req *jsonrpc.Request, header string, sent bool) error {
-	// The members are read in place, without decoding params (the method
-	// does that): this runs on every modern request.
+func (x *Exchange) readMeta(req *jsonrpc.Request, m *requestMembers, header string, sent bool) error {
+	// The members were read in place, without decoding params (the
+	// method does that): this runs on every modern request.
 	targetParam := x.target.TargetParam(req.Method)
-	names := [2]string{"_meta", targetParam}
-	var members [2][]byte
-	n := 1
-	if targetParam != "" {
-		n = 2
+	if m.targetTwice {
+		return Duplicate(targetParam)
 	}
-	if dup := jsonrpc.Fields(req.Params, names[:n], members[:n]); dup != "" {
-		return Duplicate(dup)
-	}
-	meta, target := members[0], members[1]
+	meta, target := m.meta, m.target
 	if len(meta) > 0 && meta[0] != '{' && string(meta) != "null" {
 		return jsonrpc.WithData(InvalidParams("_meta must be an object"), map[string]string{"field": "_meta", "reason": "not an object"})
 	}
-	var metaMembers [len(requestMeta)][]byte
-	if dup := jsonrpc.Fields(meta, requestMeta[:], metaMembers[:]); dup != "" {
-		return Duplicate("_meta." + dup)
-	}
-	version, caps, level := metaMembers[0], metaMembers[1], metaMembers[2]
+	version, caps, level := m.version, m.caps, m.level
 	if version != nil && string(version) == "null" {
 		version = nil
 	}

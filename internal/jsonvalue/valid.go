@@ -12,7 +12,8 @@ import (
 // to the value Decode returns. It reads data in one pass without
 // encoding/json: its strings share one copy of data, and the numbers 0 to
 // 255 are not allocated. ok is false when a number is beyond float64's
-// range, for which Decode's error is the answer.
+// range, for which Decode's error is the answer, and when an object repeats
+// a member name (see FirstDuplicate), which the caller refuses.
 func DecodeValid(data []byte) (v any, ok bool) {
 	d := validDecoder{s: string(data)}
 	d.space()
@@ -71,7 +72,7 @@ func (d *validDecoder) object() (any, bool) {
 		d.i++
 		return m, true
 	}
-	for {
+	for n := 1; ; n++ {
 		k, ok := d.str()
 		if !ok {
 			return nil, false
@@ -83,10 +84,10 @@ func (d *validDecoder) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v // a repeated name: the last value, as encoding/json keeps
+		m[k] = v
 		if d.s[d.i] == '}' {
 			d.i++
-			return m, true
+			return m, len(m) == n // fewer entries than members: a name repeated
 		}
 		d.i++ // ','
 		d.space()

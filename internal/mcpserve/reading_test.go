@@ -63,6 +63,11 @@ func TestEraReadFromMeta(t *testing.T) {
 	require.Contains(t, note.ok(t), "Here is everything.", "an argument's value does not make a request modern")
 	key := legacy.sendRaw("all_content", `{"name":"all_content","arguments":{"`+mcptransport.MetaProtocolVersion+`":1}}`)
 	require.Contains(t, key.ok(t), "Here is everything.", "nor does an argument's name")
+	// A repeated _meta is refused whatever the method, read or not.
+	for _, method := range []string{"ping", "tools/list", "resources/list"} {
+		twice := legacy.sendBody(legacy.hdr, `{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":{"_meta":{},"_meta":{"progressToken":1}}}`)
+		twice.failed(t, -32602, "'_meta' appears more than once")
+	}
 
 	// A legacy session's request naming a modern version in _meta is
 	// modern, however the name is written: its header then differs.
@@ -101,6 +106,14 @@ func TestParamsReadExactly(t *testing.T) {
 			s.sendRaw("all_content", `{"name":"all_content","name":"failing"}`).failed(t, -32602, "'name' appears more than once")
 			s.sendRaw("all_content", `{"name":"all_content","arguments":{"x":1},"arguments":{"y":2}}`).
 				failed(t, -32602, "'arguments' appears more than once")
+			s.sendRaw("all_content", `{"name":"all_content","arguments":{"q":{"x":1,"x":2}}}`).
+				failed(t, -32602, "'arguments.q.x' appears more than once")
+			twoTokens := `"_meta":{"progressToken":"a","progressToken":"b"}`
+			if s.era.modern {
+				twoTokens = strings.Replace(modernMeta(mcptransport.MetaProtocolVersion), "{", `{"progressToken":"a","progressToken":"b",`, 1)
+			}
+			s.sendRaw("all_content", `{"name":"all_content",`+twoTokens+`}`).
+				failed(t, -32602, "'_meta.progressToken' appears more than once")
 			require.Contains(t, s.sendRaw("all_content", `{"n\u0061me":"all_content"}`).ok(t), "Here is everything.")
 
 			capitals := s.sendBody(s.hdr, `{"JSONRPC":"2.0","ID":18,"METHOD":"ping"}`)

@@ -77,6 +77,16 @@ func mayNameVersion(text []byte) bool {
 	return bytes.Contains(text, versionText) || bytes.IndexByte(text, '\\') >= 0
 }
 
+// repeatsMeta reports whether params may repeat its _meta: the text
+// "_meta" appears twice. Every request's _meta is read once and refused
+// when repeated, whether or not its method reads it.
+func repeatsMeta(params []byte) bool {
+	i := bytes.Index(params, metaText)
+	return i >= 0 && bytes.Contains(params[i+len(metaText):], metaText)
+}
+
+var metaText = []byte(`"_meta"`)
+
 // readVersion is namesVersion without the scan that tells text naming
 // no version apart, for a caller that made it already.
 func readVersion(params []byte) (bool, error) {
@@ -224,7 +234,7 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 	// Params that name the version nowhere are legacy unread; others are
 	// read once, for the era and, when modern, for readMeta.
 	var m requestMembers
-	read := mayNameVersion(req.Params)
+	read := mayNameVersion(req.Params) || repeatsMeta(req.Params)
 	if read {
 		if err := m.read(req.Params, x.target.TargetParam(req.Method)); err != nil {
 			x.invalid = err

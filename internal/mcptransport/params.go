@@ -297,7 +297,7 @@ func DecodeCallValues(params json.RawMessage, noName string) (CallParams[map[str
 func unmarshalArguments[A ~map[string]V, V any](raw []byte) (A, bool) {
 	var a A
 	err := json.Unmarshal(raw, &a)
-	return a, err == nil
+	return a, err == nil && jsonvalue.FirstDuplicate(raw) == "" // a repeated name: the full decoding refuses it
 }
 
 // decodeValues decodes arguments by jsonvalue's decoding rule.
@@ -327,6 +327,28 @@ func exactArguments(params json.RawMessage, args map[string]any) map[string]any 
 }
 
 var argumentsMember = []string{"arguments"}
+
+// callMembers are the members of a call's params that hold more members.
+var callMembers = []string{"arguments", "_meta"}
+
+var progressTokenMember = []string{"progressToken"}
+
+// duplicateInCall is Duplicate for a member name repeated inside a
+// call's arguments (at any depth) or its _meta's progressToken: the
+// scenario that answers must not depend on which of two values a reader
+// keeps. params' own members are checked as they are decoded.
+func duplicateInCall(params []byte) error {
+	var members [2][]byte
+	jsonrpc.Fields(params, callMembers, members[:])
+	if path := jsonvalue.FirstDuplicate(members[0]); path != "" {
+		return Duplicate("arguments." + path)
+	}
+	var token [1][]byte
+	if dup := jsonrpc.Fields(members[1], progressTokenMember, token[:]); dup != "" {
+		return Duplicate("_meta." + dup)
+	}
+	return nil
+}
 
 // decodeCallInPlace is DecodeCall's common case, decoding the arguments
 // with decode; ok is false when the params need the full decoding.
@@ -405,6 +427,9 @@ func decodeCall[A ~map[string]V, V any](params json.RawMessage, noName string) (
 	}
 	if p.Name == nil {
 		return CallParams[A]{}, Missing("name", noName)
+	}
+	if err := duplicateInCall(params); err != nil {
+		return CallParams[A]{}, err
 	}
 	if p.Arguments == nil {
 		p.Arguments = make(A)

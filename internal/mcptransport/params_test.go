@@ -92,6 +92,13 @@ func TestDecodeParamsExactNames(t *testing.T) {
 		{params: `{"name":"a","name":"b"}`, err: "'name' appears more than once"},
 		{params: `{"name":"a","n\u0061me":"b"}`, err: "'name' appears more than once"},
 		{params: `{"name":"a","_meta":{},"_meta":{}}`, err: "'_meta' appears more than once"},
+		// Inside the arguments, at any depth, and the progress token.
+		{params: `{"name":"t","arguments":{"x":1,"x":2}}`, err: "'arguments.x' appears more than once"},
+		{params: `{"name":"t","arguments":{"q":{"z":1,"\u007a":2}}}`, err: "'arguments.q.z' appears more than once"},
+		{params: `{"name":"t","arguments":{"l":[{"a":1},{"a":1,"a":1}]},"_meta":{"progressToken":1234567890123456}}`,
+			err: "'arguments.l[1].a' appears more than once"},
+		{params: `{"name":"t","arguments":{"x":1,"X":2}}`, name: "t", args: `{"x":1,"X":2}`},
+		{params: `{"name":"t","_meta":{"progressToken":1,"progressToken":2}}`, err: "'_meta.progressToken' appears more than once"},
 	} {
 		p, err := DecodeCallValues([]byte(tc.params), "no name")
 		if tc.err != "" {
@@ -103,6 +110,8 @@ func TestDecodeParamsExactNames(t *testing.T) {
 		args, _ := json.Marshal(p.Arguments)
 		require.JSONEq(t, tc.args, string(args), tc.params)
 	}
+	_, err := DecodeCall[map[string]json.RawMessage]([]byte(`{"name":"t","arguments":{"x":1,"x":2}}`), "no name")
+	require.ErrorContains(t, err, "'arguments.x' appears more than once")
 	var uri struct {
 		URI string `json:"uri"`
 	}

@@ -146,6 +146,23 @@ func (s *Server) platformRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	})(next)
 }
 
+// anonymousRateLimit counts a policy-route call refused for want of a
+// valid key (401), which has no organization to count against, against
+// the client address's own counter at MAX_PUBLIC_RATE_LIMIT (the counter
+// of a per-server endpoint's unknown server), in production: the refusal
+// carries the headers, and stays what it is past the limit.
+func (s *Server) anonymousRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || !failure.Is(err, failure.ErrUnauthorized) || s.limit == nil || !s.limit.Enabled() {
+			return err
+		}
+		addr := s.ips.Of(c.Request()).String()
+		s.limit.Admit(c.Request().Context(), c.Response().Header(), ratelimit.PublicKey("", addr), s.cfg.MaxPublicRateLimit)
+		return err
+	}
+}
+
 // publicRateLimit counts a call to a public route (the agent card
 // exchange) per client address against MAX_PUBLIC_RATE_LIMIT, in
 // production.

@@ -120,7 +120,7 @@ func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo
 		a := accessOf(spec, op)
 		mw := []echo.MiddlewareFunc{s.authorize(a)}
 		if a.policyScope {
-			mw = append(mw, s.platformRateLimit)
+			mw = []echo.MiddlewareFunc{s.anonymousRateLimit, s.authorize(a), s.platformRateLimit}
 		}
 		if op.Extensions["x-rate-limit"] == "public" {
 			mw = append(mw, s.publicRateLimit)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/clientip"
 	"io"
 	"log/slog"
 	"maps"
@@ -44,6 +45,11 @@ type Options struct {
 	// count shared with the policy routes' requests.
 	RateLimit     *ratelimit.Limiter
 	PlatformLimit int
+	// ClientIP and PublicCeiling count a request without a valid key
+	// (401), which has no organization, against the client address's own
+	// counter at MAX_PUBLIC_RATE_LIMIT.
+	ClientIP      *clientip.Resolver
+	PublicCeiling int
 	// AllowedHosts, when set, refuses requests for other hosts (403).
 	AllowedHosts *mcptransport.HostList
 	// Observer watches every message (the service's metrics); the zero
@@ -127,21 +133,32 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil && f.Kind == failure.KindUnavailable:
 		mcptransport.WriteUnavailable(w)
 		return
-	case err != nil:
-		refuse(w, http.StatusUnauthorized, f.Detail)
-		return
-	case raw == "":
-		refuse(w, http.StatusUnauthorized, "the service endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+	}
+	// A refusal counts as one message: of the key's organization when the
+	// key is valid, else of the client address.
+	rl := h.opts.RateLimit
+	limited := rl != nil && rl.Enabled()
+	switch {
+	case err != nil || raw == "":
+		if limited && h.opts.ClientIP != nil {
+			rl.AdmitN(r.Context(), w.Header(), ratelimit.PublicKey("", h.opts.ClientIP.Of(r).String()), h.opts.PublicCeiling, 1)
+		}
+		if err != nil {
+			refuse(w, http.StatusUnauthorized, f.Detail)
+		} else {
+			refuse(w, http.StatusUnauthorized, "the service endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key: <key>")
+		}
 		return
 	case p.Scope != auth.ScopeFull:
+		if limited {
+			rl.AdmitN(r.Context(), w.Header(), ratelimit.PlatformKey(p.OrgID.String()), h.opts.PlatformLimit, 1)
+		}
 		refuse(w, http.StatusForbidden, MsgPolicyKey)
 		return
 	}
 	// The body is read before the rate limit, which counts its messages; a
 	// body that cannot be read counts as one, and its refusal carries the
 	// headers.
-	rl := h.opts.RateLimit
-	limited := rl != nil && rl.Enabled()
 	var body mcptransport.Payload
 	if status, detail := tr.ReadBody(r, &body); status != 0 {
 		if limited {

@@ -107,4 +107,17 @@ func TestPlatformRefusalsCarryLimitHeaders(t *testing.T) {
 	a = send(t, req)
 	require.Equal(t, http.StatusNotFound, a.code, a.body)
 	requireLimitHeaders(t, a, 6, 4, "404 of a policy route")
+
+	// Without a valid key there is no organization: the address's own
+	// counter, at MAX_PUBLIC_RATE_LIMIT, shared by both routes.
+	req = apitest.JSONRequest(t, "POST", env.URL+"/api/platform-mcp/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("X-API-Key", "mk_not_a_key")
+	a = send(t, req)
+	require.Equal(t, http.StatusUnauthorized, a.code, a.body)
+	requireLimitHeaders(t, a, 100, 99, "401 of the service endpoint")
+	req, err = http.NewRequest("GET", env.URL+"/api/platform/00000000-0000-4000-8000-000000000000/mcp/spec", nil)
+	require.NoError(t, err)
+	a = send(t, req)
+	require.Equal(t, http.StatusUnauthorized, a.code, a.body)
+	requireLimitHeaders(t, a, 100, 98, "401 of a policy route")
 }

@@ -241,7 +241,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 		return nil, fmt.Errorf("ALLOWED_HOSTS: %w", err)
 	}
 	s.mcp = s.serverEndpoint(ips, hosts, func() http.Handler { return root })
-	platform, err := s.platformEndpoint(spec, rest, hosts)
+	platform, err := s.platformEndpoint(spec, rest, hosts, ips)
 	if err != nil {
 		return nil, err
 	}
@@ -358,10 +358,11 @@ func (s *Service) tokenVerifier() oauthcfg.Verifier {
 
 // platformEndpoint builds the service MCP endpoint, whose tools call the
 // REST API in process.
-func (s *Service) platformEndpoint(spec *openapi3.T, rest http.Handler, hosts *mcptransport.HostList) (*platformmcp.Handler, error) {
+func (s *Service) platformEndpoint(spec *openapi3.T, rest http.Handler, hosts *mcptransport.HostList, ips *clientip.Resolver) (*platformmcp.Handler, error) {
 	return platformmcp.New(spec, rest, s.keys, s.log, platformmcp.Options{MaxBodyBytes: s.cfg.MaxBodyBytes,
 		MaxBatchMessages: s.cfg.MaxBatchMessages, Version: Version,
 		RateLimit: s.limit, PlatformLimit: s.cfg.PlatformRateLimit, AllowedHosts: hosts,
+		ClientIP: ips, PublicCeiling: s.cfg.MaxPublicRateLimit,
 		Observer: s.metrics.Observer(metrics.EndpointPlatform, platformmcp.MethodNames())})
 }
 

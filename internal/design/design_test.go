@@ -150,7 +150,7 @@ func TestCheckTool(t *testing.T) {
 		{"input schema missing", Tool{Name: "t"}, []string{"input_schema"}},
 		{"dangling $ref", Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/definitions/nope"}}}`)}, []string{"input_schema"}},
 		{"remote $ref", Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"http://example.com/x.json"}}}`)}, []string{"input_schema"}},
-		{"misspelt type", Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"strin"}}}`)}, []string{"input_schema"}},
+		{"misspelt type", Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"strin"}}}`)}, []string{"input_schema.properties.a.type"}},
 		{"unknown dialect", Tool{Name: "t", InputSchema: json.RawMessage(`{"$schema":"https://example.com/dialect","type":"object"}`)}, []string{"input_schema"}},
 		{"output schema of type array", Tool{Name: "t", InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"array"}`)}, []string{"output_schema"}},
 		{"output schema with a dangling $ref", Tool{Name: "t", InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/x"}}}`)}, []string{"output_schema"}},
@@ -208,7 +208,7 @@ func TestCheckTool(t *testing.T) {
 			[]string{"mock_scenarios[0].result.structuredContent.t"}},
 		{"results are not held to an output schema that does not compile", Tool{Name: "t", InputSchema: obj, OutputSchema: json.RawMessage(`{"type":"object","required":"t"}`),
 			Scenarios: []Scenario{{Name: "r", Result: json.RawMessage(`{"content":[{"type":"text","text":"x"}]}`)}}},
-			[]string{"output_schema"}},
+			[]string{"output_schema.required"}},
 		{"bad base64 in a sequence step", Tool{Name: "t", InputSchema: obj, Scenarios: []Scenario{{Name: "s", Sequence: &mockspec.Sequence{Steps: []mockspec.Step{
 			{Response: resp}, {Result: json.RawMessage(`{"content":[{"type":"image","data":"%%","mimeType":"image/png"}]}`)}}}}}},
 			[]string{"mock_scenarios[0].sequence.steps[1].result.content[0].data"}},

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/kaptinlin/jsonschema"
@@ -32,10 +30,6 @@ const (
 	// it rather than a copy (a compiled design's tools/list holds it).
 	Unchanging
 )
-
-// maxReported caps how many meta-schema violations one error message lists,
-// so a wholly wrong schema yields a readable message rather than a wall.
-const maxReported = 5
 
 // Compile compiles one JSON Schema document. See the package documentation
 // for what it rejects. It never panics and never performs I/O.
@@ -163,7 +157,7 @@ func documentDialect(doc any) (jsonschema.Dialect, error) {
 	}
 	d, ok := lookupDialect(uri)
 	if !ok {
-		return "", invalid(`unsupported "$schema" %q: use draft-07, 2019-09 or 2020-12`, uri)
+		return "", invalid(`unsupported "$schema" %q: use draft-04, draft-06, draft-07, 2019-09 or 2020-12`, uri)
 	}
 	return d, nil
 }
@@ -182,53 +176,6 @@ func requireObject(doc any) error {
 		return invalid(`must have "type": "object" at the top level, not %s`, got)
 	}
 	return nil
-}
-
-// checkMetaSchema validates the document against a meta-schema, which
-// catches what the library's compiler lets through (an unknown type name, a
-// negative minLength) and locates the rest precisely, where the compiler's
-// decoding errors may not. The meta-schema is compiled on a compiler of its
-// own, so its "$id" is not visible to the schema being checked.
-//
-// For 2019-09 and 2020-12, whose meta-schemas the library does not embed,
-// the document is checked against Draft 7's instead, without its "$schema"
-// (which would select the missing one). The two agree on every keyword
-// Draft 7 defines, except that this Draft 7 meta-schema also refuses an
-// empty or repetitive "enum"; keywords added since Draft 7 are left to the
-// compiler.
-// metaCompilers keep their compiled meta-schemas between calls: compiling
-// the meta-schema anew for every schema was most of the cost of Compile.
-// They are pooled because the library's compiled trees must not be
-// evaluated by two goroutines at once.
-var metaCompilers = sync.Pool{New: func() any { return newCompiler() }}
-
-func checkMetaSchema(raw []byte, doc any, dialect jsonschema.Dialect) error {
-	if !embedsMetaSchema(dialect) {
-		obj := maps.Clone(doc.(map[string]any)) // a non-default dialect came from its "$schema"
-		delete(obj, "$schema")
-		var err error
-		if raw, err = json.Marshal(obj); err != nil {
-			return invalid("%v", err)
-		}
-	}
-	c := metaCompilers.Get().(*jsonschema.Compiler)
-	res, err := c.ValidateSchema(raw)
-	metaCompilers.Put(c)
-	if err != nil {
-		return invalid("%v", err)
-	}
-	if res.IsValid() {
-		return nil
-	}
-	vs := violations(res, doc)
-	msgs := make([]string, 0, min(len(vs), maxReported)+1)
-	for _, v := range vs[:min(len(vs), maxReported)] {
-		msgs = append(msgs, where(v.Path)+": "+v.Message)
-	}
-	if len(vs) > maxReported {
-		msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-maxReported))
-	}
-	return invalid("%s", strings.Join(msgs, "; "))
 }
 
 func invalid(format string, args ...any) error {

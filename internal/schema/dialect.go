@@ -33,13 +33,6 @@ func lookupDialect(uri string) (jsonschema.Dialect, bool) {
 	return "", false
 }
 
-// embedsMetaSchema reports whether the library ships the dialect's
-// meta-schema. It embeds Draft 4, 6 and 7 only; the 2019-09 and 2020-12
-// meta-schemas would have to be fetched, which Compile never does.
-func embedsMetaSchema(d jsonschema.Dialect) bool {
-	return d == jsonschema.Draft4 || d == jsonschema.Draft6 || d == jsonschema.Draft7
-}
-
 // newCompiler returns a compiler that can reach nothing outside the schema it
 // compiles. The library registers http and https loaders by default (with a
 // 10s timeout); removing every loader makes a remote "$ref" fail to resolve

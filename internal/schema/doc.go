@@ -16,9 +16,13 @@
 //     call time.
 //   - Each schema is compiled in isolation, so an "$id" declared by one
 //     organization's schema can never be referenced from another's.
-//   - Schemas are also checked against their meta-schema (Draft 7's for
-//     2019-09 and 2020-12, whose own the library does not embed), so
-//     mistakes such as "type": "strin" are caught when the schema is saved.
+//   - Schemas are also checked against their own dialect's meta-schema (the
+//     library embeds Draft 4's, 6's and 7's; this package embeds 2019-09's
+//     and 2020-12's), so mistakes such as "type": "strin" are caught when
+//     the schema is saved, at the keyword's place.
+//   - Each subschema enforces only the keywords its dialect defines: the
+//     library applies every keyword it knows, so the others are removed
+//     from the copy it compiles (keywords.go).
 //
 // A compiled Schema is safe for concurrent use; Validate is the hot path of
 // the MCP endpoint. A schema of common keywords gets a fast path (fast.go)

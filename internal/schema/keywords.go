@@ -18,15 +18,23 @@ import (
 // dialect lacks; ownKeywords removes them before the library sees the
 // schema.
 var (
+	// keywordsSince6 were introduced by Draft 6: Draft 4 ignores them.
+	keywordsSince6 = []string{"const", "contains", "propertyNames", "examples"}
+	// keywordsSince7 were introduced by Draft 7: Draft 4 and 6 ignore them.
+	keywordsSince7 = []string{"if", "then", "else", "$comment", "readOnly", "writeOnly",
+		"contentMediaType", "contentEncoding"}
 	// keywordsSince2019 were introduced by 2019-09: Draft 4 to 7 ignore them.
 	keywordsSince2019 = []string{"dependentRequired", "dependentSchemas", "unevaluatedProperties",
-		"unevaluatedItems", "minContains", "maxContains"}
+		"unevaluatedItems", "minContains", "maxContains", "contentSchema", "deprecated", "$vocabulary"}
 	// keywordsSince2020 were introduced by 2020-12: earlier dialects ignore them.
-	keywordsSince2020 = []string{"prefixItems"}
+	keywordsSince2020 = []string{"prefixItems", "$dynamicRef", "$dynamicAnchor"}
 	// keywordsUntil2019 were replaced by 2019-09 ("dependencies" by
 	// "dependentRequired" and "dependentSchemas"): later dialects ignore them.
 	keywordsUntil2019 = []string{"dependencies"}
 )
+
+// tupleHint is the message for an array-form "items" under 2020-12.
+const tupleHint = `must be a schema, not an array, under 2020-12: a tuple is written with "prefixItems"`
 
 // countKeywords hold a count the library converts to a Go int: a value
 // from 2^63 up would wrap around, so it is refused instead.
@@ -56,9 +64,11 @@ func (e *KeywordError) Error() string {
 func (e *KeywordError) Unwrap() error { return ErrInvalidSchema }
 
 // keywordScan walks a decoded schema document through its subschemas,
-// removing the keywords each one's dialect does not define and checking
-// what the dialect's meta-schema refuses but the Draft 7 meta-schema
-// checkMetaSchema uses for 2019-09 and 2020-12 does not.
+// removing the keywords each one's dialect does not define and refusing
+// what the library cannot hold (a count from 2^63 up) or would misread (an
+// empty "enum"), and an array-form "items" under 2020-12, which the
+// meta-schema check misses in a subschema whose "$schema" names another
+// dialect than the document's.
 type keywordScan struct {
 	changed bool
 	err     *KeywordError
@@ -66,8 +76,8 @@ type keywordScan struct {
 
 // ownKeywords removes, in place, the keywords doc's subschemas do not have
 // in their dialect, and returns doc encoded again, or nil when it had none.
-// It refuses a count beyond what the library holds and, under 2020-12, an
-// array-form "items".
+// It refuses a count beyond what the library holds, an empty "enum" and,
+// under 2020-12, an array-form "items".
 func ownKeywords(doc any, dialect jsonschema.Dialect) ([]byte, error) {
 	k := &keywordScan{}
 	k.schema(doc, dialect, "", nil)
@@ -104,8 +114,13 @@ func (k *keywordScan) schema(v any, dialect jsonschema.Dialect, ptr string, fiel
 		return
 	}
 	if _, ok := obj["items"].([]any); ok && dialect == jsonschema.Draft202012 {
-		k.fail(ptr+"/items", append(field, "items"),
-			`must be a schema, not an array, under 2020-12: a tuple is written with "prefixItems"`)
+		k.fail(ptr+"/items", append(field, "items"), tupleHint)
+		return
+	}
+	if list, ok := obj["enum"].([]any); ok && len(list) == 0 {
+		// The library reads an empty "enum" as no restriction, where the
+		// specification's reading is that no value is allowed.
+		k.fail(ptr+"/enum", append(field, "enum"), `must list at least one value`)
 		return
 	}
 	sub := func(kw string) []string { return append(field[:len(field):len(field)], kw) }
@@ -132,9 +147,11 @@ func (k *keywordScan) schema(v any, dialect jsonschema.Dialect, ptr string, fiel
 
 // Keywords the library knows that a dialect does not define, by dialect.
 var (
-	foreignTo2020  = keywordsUntil2019
-	foreignTo2019  = slices.Concat(keywordsUntil2019, keywordsSince2020)
-	foreignToDraft = slices.Concat(keywordsSince2019, keywordsSince2020)
+	foreignTo2020   = keywordsUntil2019
+	foreignTo2019   = slices.Concat(keywordsUntil2019, keywordsSince2020)
+	foreignToDraft7 = slices.Concat(keywordsSince2019, keywordsSince2020)
+	foreignToDraft6 = slices.Concat(keywordsSince7, foreignToDraft7)
+	foreignToDraft4 = slices.Concat(keywordsSince6, foreignToDraft6)
 )
 
 // foreignKeywords are the keywords the library knows that dialect does not
@@ -145,8 +162,12 @@ func foreignKeywords(dialect jsonschema.Dialect) []string {
 		return foreignTo2020
 	case jsonschema.Draft201909:
 		return foreignTo2019
+	case jsonschema.Draft6:
+		return foreignToDraft6
+	case jsonschema.Draft4:
+		return foreignToDraft4
 	}
-	return foreignToDraft
+	return foreignToDraft7
 }
 
 // checkCounts refuses a count keyword that is negative, fractional or too

@@ -16,9 +16,9 @@ var simpleTypes = []string{"array", "boolean", "integer", "null", "number", "obj
 // checkTree catches, in every dialect, what the library compiles without
 // complaint but would make the schema behave other than its author expects:
 // a nested "$schema" it does not know (the library quietly keeps the outer
-// dialect) and a "type" name that no value can ever have. For Draft 4 to 7
-// the meta-schema check has already reported the latter, with the same
-// location.
+// dialect) and a "type" name that no value can ever have. The meta-schema
+// check has already reported the latter wherever the document's own
+// dialect applies.
 func checkTree(root *jsonschema.Schema, dialect jsonschema.Dialect) error {
 	var err error
 	walkTree(root, dialect, "", func(s *jsonschema.Schema, at string) bool {

@@ -35,8 +35,9 @@ type Template struct {
 	segs []seg
 	// size is the bytes of literal text, what a rendering needs at least.
 	size int
-	// random tells that rendering draws on the random source.
-	random bool
+	// random, seq and state tell that rendering draws on the random
+	// source, reads Input.Seq and reads Input.State.
+	random, seq, state bool
 }
 
 // seg is a piece of a template: literal JSON bytes, or a placeholder that
@@ -54,6 +55,13 @@ func (t *Template) Constant() bool { return t.segs == nil }
 // UsesRandom reports whether rendering draws on Input.Rand ({{uuid}},
 // {{random}}, {{pick}}), so that a caller can make a source only then.
 func (t *Template) UsesRandom() bool { return t.random }
+
+// UsesSeq reports whether rendering reads Input.Seq, so that a caller
+// counts the tool's calls only then.
+func (t *Template) UsesSeq() bool { return t.seq }
+
+// UsesState reports whether rendering reads Input.State.
+func (t *Template) UsesState() bool { return t.state }
 
 // Compile compiles s, the text of one JSON string, strictly (the zero
 // Options). The template renders the JSON string, or the typed value when
@@ -104,8 +112,10 @@ func constant(raw []byte) *Template { return &Template{raw: raw[:len(raw):len(ra
 type builder struct {
 	segs []seg
 	lit  []byte
-	// exprs counts the placeholders, random those drawing on randomness.
-	exprs, random int
+	// exprs counts the placeholders; random, seq and state tell what
+	// they read.
+	exprs              int
+	random, seq, state bool
 }
 
 func (b *builder) text(p []byte) { b.lit = append(b.lit, p...) }
@@ -114,8 +124,13 @@ func (b *builder) expr(x *expr, whole bool) {
 	b.flush()
 	b.segs = append(b.segs, seg{x: x, whole: whole})
 	b.exprs++
-	if x.op == opUUID || x.op == opRandom || x.op == opPick {
-		b.random++
+	switch {
+	case x.op == opUUID || x.op == opRandom || x.op == opPick:
+		b.random = true
+	case x.op == opSeq:
+		b.seq = true
+	case x.ref.state:
+		b.state = true
 	}
 }
 
@@ -131,7 +146,7 @@ func (b *builder) template() *Template {
 		return constant(b.lit)
 	}
 	b.flush()
-	t := &Template{segs: b.segs, random: b.random > 0}
+	t := &Template{segs: b.segs, random: b.random, seq: b.seq, state: b.state}
 	for _, s := range b.segs {
 		t.size += len(s.lit)
 	}

@@ -9,8 +9,13 @@ import (
 	"unicode/utf8"
 )
 
+// AppendQuoted appends text as a JSON string, escaped as appendEscaped
+// says. It lets a caller wrap a rendered document in a text item (the
+// response form of an answer) without decoding it again.
+func AppendQuoted(dst, text []byte) []byte { return appendQuoted(dst, text) }
+
 // appendQuoted appends s as a JSON string.
-func appendQuoted(dst []byte, s string) []byte {
+func appendQuoted[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	dst = appendEscaped(dst, s)
 	return append(dst, '"')
@@ -20,7 +25,7 @@ func appendQuoted(dst []byte, s string) []byte {
 // writes it without HTML escaping: quotes, backslashes and control
 // characters escaped, invalid UTF-8 as U+FFFD, and U+2028 and U+2029
 // escaped for JavaScript readers.
-func appendEscaped(dst []byte, s string) []byte {
+func appendEscaped[T string | []byte](dst []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
@@ -47,7 +52,8 @@ func appendEscaped(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// At most 4 bytes: the conversion of a []byte stays on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		switch {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)

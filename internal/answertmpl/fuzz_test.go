@@ -64,6 +64,13 @@ func FuzzCompile(f *testing.F) {
 				renderBounded(t, dt)
 			}
 		}
+		q := answertmpl.AppendQuoted(nil, []byte(s))
+		require.True(t, json.Valid(q), "AppendQuoted: %s", q)
+		if utf8.ValidString(s) {
+			var back string
+			require.NoError(t, json.Unmarshal(q, &back))
+			require.Equal(t, s, back)
+		}
 		if tmpl, err := answertmpl.CompileJSON(json.RawMessage(s)); err == nil {
 			renderBounded(t, tmpl)
 		}

@@ -242,3 +242,38 @@ func TestIsTemplate(t *testing.T) {
 		require.Equal(t, tt.want, answertmpl.IsTemplate(tt.in), tt.in)
 	}
 }
+
+func TestTemplateTellsWhatItReads(t *testing.T) {
+	for _, tt := range []struct {
+		in                 string
+		random, seq, state bool
+	}{
+		{"plain", false, false, false},
+		{"{{args.x}} {{now}}", false, false, false},
+		{"{{uuid}}", true, false, false},
+		{"{{random 1 2}}", true, false, false},
+		{`{{pick "a"}}`, true, false, false},
+		{"#{{seq}}", false, true, false},
+		{"{{state.k}}", false, false, true},
+		{"{{json state.k}}", false, false, true},
+	} {
+		tmpl, err := answertmpl.Compile(tt.in)
+		require.NoError(t, err)
+		require.Equal(t, tt.random, tmpl.UsesRandom(), tt.in)
+		require.Equal(t, tt.seq, tmpl.UsesSeq(), tt.in)
+		require.Equal(t, tt.state, tmpl.UsesState(), tt.in)
+	}
+}
+
+func TestSeedForDependsOnTheToolAndTheCall(t *testing.T) {
+	require.Equal(t, answertmpl.SeedFor(42, "get_weather", 3), answertmpl.SeedFor(42, "get_weather", 3))
+	seen := map[int64]bool{}
+	for _, seed := range []int64{0, 42} {
+		for _, tool := range []string{"get_weather", "get_time"} {
+			for seq := range 3 {
+				seen[answertmpl.SeedFor(seed, tool, seq)] = true
+			}
+		}
+	}
+	require.Len(t, seen, 12)
+}

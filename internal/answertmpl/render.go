@@ -3,6 +3,7 @@ package answertmpl
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -41,6 +42,15 @@ type Input struct {
 // the same values in the same order, so that a design's runs repeat.
 func NewRand(seed int64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
+}
+
+// SeedFor is the seed of one call's source in a design seeded with seed:
+// it depends on the tool and the call's index only, so that a run repeats
+// whatever order concurrent calls are answered in.
+func SeedFor(seed int64, tool string, seq int) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(tool))
+	return int64(h.Sum64()^uint64(seed)) + int64(seq)*-0x61c8864680b583eb
 }
 
 // Render appends the rendered document to dst and returns the result.

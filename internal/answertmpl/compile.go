@@ -240,6 +240,11 @@ func IsTemplate(s string) bool {
 	return false
 }
 
+// IsHelper reports whether name (the part of a placeholder before its
+// first '.' or '[') is a helper's: args, state, now, uuid, seq, random,
+// pick or json. Checks of the older forms skip such placeholders.
+func IsHelper(name string) bool { return slices.Contains(helperNames, name) }
+
 // helperAt reads the name of the placeholder opening at s[i:] ("{{"),
 // with its offset, and reports whether it is a helper's.
 func helperAt(s string, i int) (string, int, bool) {
@@ -252,7 +257,7 @@ func helperAt(s string, i int) (string, int, bool) {
 		k++
 	}
 	name := root(s[j:k])
-	return name, j, slices.Contains(helperNames, name)
+	return name, j, IsHelper(name)
 }
 
 // nearMiss refuses a string without helpers whose placeholder names a

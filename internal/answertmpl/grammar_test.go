@@ -277,3 +277,12 @@ func TestSeedForDependsOnTheToolAndTheCall(t *testing.T) {
 	}
 	require.Len(t, seen, 12)
 }
+
+func TestIsHelper(t *testing.T) {
+	for _, name := range []string{"args", "state", "now", "uuid", "seq", "random", "pick", "json"} {
+		require.True(t, answertmpl.IsHelper(name), name)
+	}
+	for _, name := range []string{"", "arg", "Args", "args.x", "city", "answer"} {
+		require.False(t, answertmpl.IsHelper(name), name)
+	}
+}

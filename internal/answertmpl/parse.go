@@ -165,7 +165,7 @@ func parseExpr(toks []token) (*expr, *Error) {
 		}
 		return &expr{op: o, ref: r}, nil
 	case "now":
-		return parseNow(head, args)
+		return parseNow(args)
 	case "uuid", "seq":
 		if len(args) > 0 {
 			return nil, errorf(args[0].offset, "%s takes no arguments", name)
@@ -221,7 +221,7 @@ func parseRef(t token) (ref, *Error) {
 	return ref{key: path, segs: segs}, nil
 }
 
-func parseNow(head token, args []token) (*expr, *Error) {
+func parseNow(args []token) (*expr, *Error) {
 	switch {
 	case len(args) == 0:
 		return &expr{op: opNow}, nil

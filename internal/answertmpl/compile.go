@@ -52,6 +52,10 @@ type seg struct {
 // the same bytes on every call.
 func (t *Template) Constant() bool { return t.segs == nil }
 
+// Size is the bytes of the template's literal text: what a rendering
+// holds at least, a fair first guess of its size.
+func (t *Template) Size() int { return t.size }
+
 // UsesRandom reports whether rendering draws on Input.Rand ({{uuid}},
 // {{random}}, {{pick}}), so that a caller can make a source only then.
 func (t *Template) UsesRandom() bool { return t.random }

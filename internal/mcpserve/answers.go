@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"github.com/mockmcp/mockmcp/internal/jsonenc"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
@@ -44,6 +45,14 @@ type answer struct {
 	delay  time.Duration
 	// tmpl, when set, fills the answers to questions into the result.
 	tmpl *template
+	// fill, when set, renders the answer call by call from its answer
+	// template (the form's JSON: the response, the result as shaped, or
+	// the error object), in place of result or err's body; structured:
+	// a response's result carries structuredContent, which the tool's
+	// output schema checks.
+	fill       *answertmpl.Template
+	form       answerForm
+	structured bool
 }
 
 // note is a scripted notification: the whole message for a log, or the
@@ -148,11 +157,17 @@ func compileAnswer(response, result json.RawMessage, rpcErr *mockspec.RPCError, 
 	var err error
 	switch {
 	case rpcErr != nil:
-		a.err, err = scripted(*rpcErr)
+		if a.err, err = scripted(*rpcErr); err == nil {
+			a.withTemplate(formError, a.err.Body, false)
+		}
 	case len(result) > 0:
-		a.result, err = shapeResult(result, version)
+		if a.result, err = shapeResult(result, version); err == nil {
+			a.withTemplate(formResult, a.result, withStructured)
+		}
 	default:
-		a.result, err = textResult(response, withStructured)
+		if a.result, err = textResult(response, withStructured); err == nil {
+			a.withTemplate(formResponse, response, withStructured)
+		}
 	}
 	return a, err
 }

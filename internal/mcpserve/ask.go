@@ -464,9 +464,17 @@ func (a *answer) forAnswers(answers map[string]any) (json.RawMessage, error) {
 	if a.tmpl == nil {
 		return a.result, nil
 	}
+	filled, err := a.withAnswers(answers)
+	return filled.result, err
+}
+
+// withAnswers is the answer a with its {{id.path}} placeholders filled
+// from answers, compiled: its answer template, if any, is rendered after.
+func (a *answer) withAnswers(answers map[string]any) (answer, error) {
 	t := a.tmpl
 	filled, err := compileAnswer(fillAnswers(t.response, answers), fillAnswers(t.result, answers), nil, t.version, t.structured)
-	return filled.result, err
+	filled.delay = a.delay
+	return filled, err
 }
 
 // fillAnswers replaces each {{id.path}} in the JSON raw with the answer

@@ -26,14 +26,18 @@ const benchCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name
 // benchScenarios are the tool's scenarios: a plain condition, an operator
 // condition, the plain condition that matches benchCall, an operator
 // condition on another field, and the fallback.
-func benchScenarios() []map[string]any {
+func benchScenarios(o benchOptions) []map[string]any {
+	oslo := map[string]any{"city": "Oslo", "forecast": "light snow", "temp_c": -4, "wind_kph": 12}
+	if o.templated {
+		// The same answer, its city and days from the call.
+		oslo = map[string]any{"city": "{{args.city}}", "forecast": "light snow for {{args.days}} days", "temp_c": -4, "wind_kph": 12}
+	}
 	return []map[string]any{
 		{"name": "atlantis", "condition": map[string]any{"city": "Atlantis"},
 			"response": map[string]any{"error": "city under water"}},
 		{"name": "paris", "condition": map[string]any{"field": "city", "operator": "equals", "value": "Paris"},
 			"response": map[string]any{"city": "Paris", "forecast": "rain", "temp_c": 14}},
-		{"name": "oslo", "condition": map[string]any{"city": "Oslo"},
-			"response": map[string]any{"city": "Oslo", "forecast": "light snow", "temp_c": -4, "wind_kph": 12}},
+		{"name": "oslo", "condition": map[string]any{"city": "Oslo"}, "response": oslo},
 		{"name": "long_range", "condition": map[string]any{"field": "days", "operator": "gt", "value": 3},
 			"response": map[string]any{"error": "forecasts reach three days ahead"}},
 		{"name": "default", "condition": map[string]any{},
@@ -65,6 +69,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	b.Run("auth=oauth/journal=off", func(b *testing.B) { benchToolsCall(b, benchOptions{oauth: true}) })
 	b.Run("metrics=off", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true}) })
 	b.Run("metrics=on", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true, metrics: true}) })
+	b.Run("answer=templated", func(b *testing.B) { benchToolsCall(b, benchOptions{templated: true}) })
 }
 
 // benchOptions are the dimensions of BenchmarkToolsCall.
@@ -76,6 +81,9 @@ type benchOptions struct {
 	// routed calls Service.ServerEndpoint, with metrics on or off, rather
 	// than the handler alone.
 	routed, metrics bool
+	// templated: the matching scenario's answer fills two placeholders
+	// from the call's arguments.
+	templated bool
 }
 
 // benchModernCall is benchCall as a modern client sends it.
@@ -118,7 +126,7 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 		"name":            "get_forecast",
 		"description":     "Returns the forecast for a city.",
 		"input_schema":    json.RawMessage(benchInputSchema),
-		"mock_scenarios":  benchScenarios(),
+		"mock_scenarios":  benchScenarios(o),
 	}).Status(http.StatusCreated)
 	c.Do("PATCH", "/api/servers/"+id, map[string]any{"enabled": true}).Status(http.StatusOK)
 

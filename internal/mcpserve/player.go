@@ -135,8 +135,18 @@ func (pl *player) answer(ctx context.Context, sc *scene, a *answer, answers map[
 	if sc.broadcast != 0 && pl.s.hub != nil {
 		pl.s.hub.notify(pl.d.id, sc.broadcast, nil)
 	}
+	if a.tmpl != nil {
+		filled, err := a.withAnswers(answers)
+		if err != nil {
+			return nil, err
+		}
+		a = &filled
+	}
+	if a.fill != nil {
+		return pl.render(ctx, a)
+	}
 	if a.err != nil {
 		return nil, a.err
 	}
-	return a.forAnswers(answers)
+	return a.result, nil
 }

@@ -40,6 +40,13 @@ type tool struct {
 	// Mcp-Param-* headers.
 	requiredCaps []string
 	params       []paramHeader
+	// outputRaw is the output schema a templated answer's
+	// structuredContent is checked against, compiled on the first such
+	// check; nil when results carry no structuredContent.
+	outputRaw  []byte
+	outputOnce sync.Once
+	output     *schema.Schema
+	outputErr  error
 }
 
 // toolPlay is what a tool's calls are answered from.
@@ -172,6 +179,9 @@ func compileTool(t design.Tool, version string) (*tool, *toolPlay, error) {
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, params: paramHeaders(t.InputSchema),
 		requiredCaps: t.RequiredClientCapabilities, version: version, structured: withStructured,
 		cold: bytes.Clone(bytes.TrimSuffix(cold.Bytes(), []byte("\n")))}
+	if withStructured {
+		ct.outputRaw = t.OutputSchema
+	}
 	return ct, play, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"regexp"
 	"slices"
 	"strings"
@@ -265,6 +266,7 @@ func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids [
 	}
 	n := askNode{forms: b.forms()}
 	c.foreign(at, b, "a tool's branch answers response, result, error or sequence", "response", "result", "error", "sequence")
+	defer c.asking(ids)()
 	c.answer(at, n.forms, scenarioForms, output)
 	c.placeholders(at, n.forms, ids)
 	if b.Sequence != nil {
@@ -276,6 +278,14 @@ func (c *checker) branchAnswer(at string, b Branch, output *schema.Schema, ids [
 	}
 }
 
+// asking notes ids as the questions asked before the answer checked next,
+// and returns what restores the earlier ones.
+func (c *checker) asking(ids []string) func() {
+	before := c.asked
+	c.asked = ids
+	return func() { c.asked = before }
+}
+
 // placeholders checks that every {{id...}} of a branch's answer names a
 // question asked on the way to it.
 func (c *checker) placeholders(at string, f answerForms, ids []string) {
@@ -285,7 +295,12 @@ func (c *checker) placeholders(at string, f answerForms, ids []string) {
 			segs, err := jsonvalue.ParsePath(path, jsonvalue.PathSyntax{})
 			switch {
 			case err != nil:
+				if root, _, _ := strings.Cut(path, "."); answertmpl.IsHelper(root) {
+					continue // an answer template's, checked as one
+				}
 				c.add(field, "placeholder {{%s}}: %v", path, err)
+			case answertmpl.IsHelper(segs[0].Key) && !slices.Contains(ids, segs[0].Key):
+				// an answer template's, checked as one
 			case !slices.Contains(ids, segs[0].Key):
 				c.add(field, "placeholder {{%s}} names no question asked before this answer (%s)", path, orList(ids))
 			}

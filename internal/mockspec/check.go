@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"math"
 	"mime"
 	"net/url"
@@ -154,6 +156,9 @@ type checker struct {
 	f failure.Fields
 	// templates allows {{argument}} placeholders in URIs.
 	templates bool
+	// asked are the ids of the questions asked before the answer being
+	// checked, whose {{id.path}} placeholders answer templates keep.
+	asked []string
 }
 
 func (c *checker) add(field, format string, args ...any) { c.f.Add(field, format, args...) }
@@ -213,6 +218,11 @@ func (c *checker) answer(at string, a answerForms, forms []string, output *schem
 	if present(a.response) && !isObject(a.response) {
 		c.add(join(at, "response"), "must be a JSON object")
 	}
+	if c.answerTemplates(at, a) {
+		// A templated answer is checked against the output schema as it
+		// is rendered, call by call.
+		output = nil
+	}
 	if present(a.result) {
 		c.result(join(at, "result"), a.result, output)
 	}
@@ -222,6 +232,47 @@ func (c *checker) answer(at string, a answerForms, forms []string, output *schem
 	if a.sequence != nil {
 		c.sequence(join(at, "sequence"), a.sequence, output)
 	}
+}
+
+// answerTemplates compiles the templates of a's response, result and
+// error (see answertmpl): each problem is refused naming the string and
+// the offset in it. It reports whether any of them is templated.
+func (c *checker) answerTemplates(at string, a answerForms) (templated bool) {
+	opts := answertmpl.Options{Legacy: true, Keep: func(name string) bool { return slices.Contains(c.asked, name) }}
+	check := func(field string, t *answertmpl.Template, err error) {
+		var errs answertmpl.Errors
+		var one *answertmpl.Error
+		switch {
+		case errors.As(err, &errs):
+			for _, e := range errs {
+				c.add(field+suffix(e.Path), "offset %d: %s", e.Offset, e.Message)
+			}
+		case errors.As(err, &one):
+			c.add(field+suffix(one.Path), "offset %d: %s", one.Offset, one.Message)
+		case err != nil:
+			c.add(field, "%v", err)
+		case t != nil && !t.Constant():
+			templated = true
+		}
+	}
+	// JSON that is not valid is refused as such, elsewhere.
+	if present(a.response) && json.Valid(a.response) {
+		t, err := opts.CompileJSON(a.response)
+		check(join(at, "response"), t, err)
+	}
+	if present(a.result) && json.Valid(a.result) {
+		t, err := opts.CompileJSON(a.result)
+		check(join(at, "result"), t, err)
+	}
+	if a.err != nil {
+		t, err := opts.Compile(a.err.Message)
+		check(join(at, "error.message"), t, err)
+		if present(a.err.Data) && json.Valid(a.err.Data) {
+			t, err := opts.CompileJSON(a.err.Data)
+			check(join(at, "error.data"), t, err)
+		}
+	}
+	return templated
 }
 
 func describeForms(forms []string) string {

@@ -116,6 +116,7 @@ func (c *checker) task(at string, t *Task, output *schema.Schema, ids []string) 
 		c.askAnswer(at, askNode{forms: forms, ask: t.Ask, then: t.Then}, taskLeaf(output), ids, 1)
 		return
 	}
+	defer c.asking(ids)()
 	c.answer(at, forms, taskForms, output)
 	c.placeholders(at, forms, ids)
 }

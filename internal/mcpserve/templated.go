@@ -1,0 +1,141 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+	"github.com/mockmcp/mockmcp/internal/jsonvalue"
+	"github.com/mockmcp/mockmcp/internal/schema"
+)
+
+// answerForm is which member of a scenario an answer template renders.
+type answerForm uint8
+
+const (
+	formResponse answerForm = iota // a JSON object, answered as text (and structuredContent)
+	formResult                     // an MCP tool result
+	formError                      // a JSON-RPC error object
+)
+
+// templateOptions compile the answer templates of a loaded design. The
+// placeholders of the older forms ({{id.path}} of the answers to
+// questions) are kept for their filler, and a template that fails to
+// compile (saved before the check that refuses it) answers as written.
+var templateOptions = answertmpl.Options{Legacy: true, Keep: func(name string) bool { return !answertmpl.IsHelper(name) }}
+
+// MaxRenderedAnswer bounds what a templated answer renders to.
+const MaxRenderedAnswer = answertmpl.DefaultLimit
+
+// withTemplate sets a.fill when the form's JSON raw (the response, the
+// shaped result, or the error object) holds answer templates.
+func (a *answer) withTemplate(form answerForm, raw []byte, structured bool) {
+	t, err := templateOptions.CompileJSON(raw)
+	if err != nil || t.Constant() {
+		return
+	}
+	a.fill, a.form, a.structured = t, form, structured
+}
+
+// render renders a's template for the call pl plays: a result, or the
+// scripted error. A template that renders past MaxRenderedAnswer, or
+// structuredContent the tool's output schema refuses, answers a tool
+// error saying so, which the journal keeps.
+func (pl *player) render(ctx context.Context, a *answer) (json.RawMessage, error) {
+	in := answertmpl.Input{Args: pl.args, Limit: MaxRenderedAnswer}
+	if a.fill.UsesSeq() {
+		in.Seq = int(pl.toolSeq(ctx))
+	}
+	out, err := a.fill.Render(make([]byte, 0, a.fill.Size()+64), &in)
+	if err != nil {
+		if errors.Is(err, answertmpl.ErrTooLarge) {
+			return errorResult(fmt.Sprintf("The answer's template renders past %d bytes.", MaxRenderedAnswer))
+		}
+		return nil, err
+	}
+	var structured []byte
+	switch a.form {
+	case formError:
+		return nil, &jsonrpc.Scripted{Code: a.err.Code, Body: out}
+	case formResponse:
+		structured = out
+		out = responseResult(out, a.structured)
+	default:
+		var sc [1][]byte
+		jsonrpc.Fields(out, structuredMember, sc[:])
+		structured = sc[0]
+	}
+	if a.structured && pl.t.outputRaw != nil {
+		if why := pl.t.checkOutput(structured); why != "" {
+			return errorResult("The answer's template rendered structuredContent the tool's output schema refuses: " + why)
+		}
+	}
+	return out, nil
+}
+
+var structuredMember = []string{"structuredContent"}
+
+// responseResult is the tools/call result of a rendered response: one text
+// item holding its JSON, and the response as structuredContent when asked.
+func responseResult(response []byte, structured bool) []byte {
+	out := make([]byte, 0, 2*len(response)+64)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = answertmpl.AppendQuoted(out, response)
+	out = append(out, "}]"...)
+	if structured {
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, response...)
+	}
+	return append(out, '}')
+}
+
+// toolSeq is the call's index among the calls of the tool by the
+// client's sequence key (0 for the first), as {{seq}} renders it; 0 when
+// counting fails.
+func (pl *player) toolSeq(ctx context.Context) int64 {
+	s := pl.s
+	if s.seq == nil {
+		return 0
+	}
+	s.call.usedSeq = true
+	n, err := s.seq.Next(ctx, pl.d.id, "tool:"+pl.t.name, s.sequenceKey())
+	if err != nil {
+		if s.log != nil {
+			s.log.WarnContext(ctx, "template seq count failed; rendering 0",
+				"server_id", pl.d.id.String(), "error", err.Error())
+		}
+		return 0
+	}
+	return n
+}
+
+// checkOutput validates rendered structuredContent against the tool's
+// output schema: "" when it satisfies it, else the first violation,
+// naming its field.
+func (t *tool) checkOutput(structured []byte) string {
+	t.outputOnce.Do(func() {
+		t.output, t.outputErr = schema.Compile(t.outputRaw, schema.RequireObject)
+	})
+	if t.outputErr != nil {
+		return ""
+	}
+	if structured == nil {
+		return "structuredContent is missing"
+	}
+	v, err := jsonvalue.Decode(structured)
+	if err != nil {
+		return err.Error()
+	}
+	vs := t.output.Validate(v)
+	if len(vs) == 0 {
+		return ""
+	}
+	field := vs[0].Field
+	if field == "" {
+		return vs[0].Message
+	}
+	return "field '" + field + "': " + vs[0].Message
+}

@@ -1,0 +1,113 @@
+package mcpserve_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/protocol"
+)
+
+// templatedDesign has a tool of each answer form using answer templates.
+func templatedDesign(t *testing.T) serverDesign {
+	input := map[string]any{"type": "object", "properties": map[string]any{
+		"name": map[string]any{"type": "string"}, "count": map[string]any{"type": "integer"}, "label": map[string]any{"type": "string"}}}
+	output := map[string]any{"type": "object", "properties": map[string]any{
+		"greeting": map[string]any{"type": "string"}, "n": map[string]any{"type": "integer"}}, "required": []string{"greeting"}}
+	return serverDesign{Server: raw(t, map[string]any{"name": "Templated", "protocol_version": protocol.Latest}), Enabled: true, Tools: []json.RawMessage{
+		raw(t, map[string]any{"name": "greet", "input_schema": input, "output_schema": output, "mock_scenarios": []any{
+			map[string]any{"name": "mislabelled", "condition": map[string]any{"label": map[string]any{"exists": true}},
+				"response": map[string]any{"greeting": "hi", "n": "{{args.label}}"}},
+			map[string]any{"name": "hello", "response": map[string]any{"greeting": "Hello, {{args.name}}!", "n": "{{args.count}}"}},
+		}}),
+		raw(t, map[string]any{"name": "stamp", "input_schema": input, "mock_scenarios": []any{
+			map[string]any{"name": "always", "result": map[string]any{"content": []any{
+				map[string]any{"type": "text", "text": "call {{seq}} for {{args.name}}, {{pick \"red\" \"blue\"}}, id {{uuid}}, at {{now}}"}}}},
+		}}),
+		raw(t, map[string]any{"name": "find", "input_schema": input, "mock_scenarios": []any{
+			map[string]any{"name": "missing", "error": map[string]any{"code": -32001, "message": "no item named {{args.name}}",
+				"data": map[string]any{"name": "{{args.name}}", "count": "{{args.count}}"}}},
+		}}),
+	}}
+}
+
+// TestAnswerTemplates: a tool's answer renders its templates from the
+// call, in each form (a response with typed structuredContent, a result,
+// a scripted error), through the official Go SDK client in both eras; a
+// rendering the output schema refuses is a tool error naming the field.
+func TestAnswerTemplates(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Templates")
+	for _, clientVersion := range []string{"", "2025-11-25"} { // "": the modern revision, through server/discover
+		t.Run("client="+clientVersion, func(t *testing.T) {
+			id := createDesign(t, owner, templatedDesign(t))
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "templates", Version: "1.0.0"}, nil)
+			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.URL + "/api/platform/" + id + "/mcp",
+				HTTPClient: http.DefaultClient}, &mcp.ClientSessionOptions{ProtocolVersion: clientVersion})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = session.Close() })
+
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada", "count": 3}})
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+			require.Equal(t, `{"greeting":"Hello, Ada!","n":3}`, res.Content[0].(*mcp.TextContent).Text)
+			structured, _ := json.Marshal(res.StructuredContent)
+			require.JSONEq(t, `{"greeting":"Hello, Ada!","n":3}`, string(structured), "a whole-string placeholder is the typed value")
+
+			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"label": "seven"}})
+			require.NoError(t, err)
+			require.True(t, res.IsError)
+			require.Contains(t, res.Content[0].(*mcp.TextContent).Text, "output schema refuses: field 'n'")
+
+			stamp := regexp.MustCompile(`^call (\d) for Bo, (red|blue), id [0-9a-f-]{36}, at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
+			for want := range 2 {
+				res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "stamp", Arguments: map[string]any{"name": "Bo"}})
+				require.NoError(t, err)
+				text := res.Content[0].(*mcp.TextContent).Text
+				m := stamp.FindStringSubmatch(text)
+				require.NotNil(t, m, text)
+				require.Equal(t, string(rune('0'+want)), m[1], "{{seq}} counts the tool's calls")
+			}
+
+			_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "find", Arguments: map[string]any{"name": "lamp", "count": 2}})
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "no item named lamp")
+		})
+	}
+}
+
+// TestAnswerTemplatesRefusedAtSave: a template that cannot render is
+// refused when the tool is saved, naming the string and the offset.
+func TestAnswerTemplatesRefusedAtSave(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Bad templates")
+	id := owner.Do("POST", "/api/servers", map[string]any{"name": "Bad"}).Status(http.StatusCreated).String("id")
+	for _, tc := range []struct {
+		scenario map[string]any
+		field    string
+		message  string
+	}{
+		{map[string]any{"name": "a", "response": map[string]any{"text": "Hi {{arg.name}}"}},
+			"mock_scenarios[0].response.text", `offset 5: unknown name \"arg\" (did you mean args?)`},
+		{map[string]any{"name": "a", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "{{random 5 1}}"}}}},
+			"mock_scenarios[0].result.content[0].text", "offset"},
+		{map[string]any{"name": "a", "error": map[string]any{"code": -32001, "message": "gone {{args.x"}},
+			"mock_scenarios[0].error.message", "offset 5"},
+	} {
+		body := string(owner.Do("POST", "/api/servers/"+id+"/tools", map[string]any{"name": "t", "input_schema": map[string]any{"type": "object"},
+			"mock_scenarios": []any{tc.scenario}}).Status(http.StatusUnprocessableEntity).Raw)
+		require.Contains(t, body, tc.field, body)
+		require.Contains(t, body, tc.message, body)
+	}
+}

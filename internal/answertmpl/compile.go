@@ -23,6 +23,12 @@ type Options struct {
 	// ids of the questions an answer follows): {{name...}} is kept as
 	// written, even where name is also a helper's. nil keeps none.
 	Keep func(name string) bool
+	// Typed reports the JSON paths (as errors name them: "", "n",
+	// "structuredContent.items[0]") where a string that is exactly one
+	// placeholder renders the typed value; elsewhere it renders text, so
+	// that a member the protocol wants a string ("text", "message") stays
+	// one. nil: everywhere.
+	Typed func(path string) bool
 }
 
 // Template is a compiled answer. It is immutable and safe for concurrent
@@ -80,7 +86,7 @@ func CompileJSON(raw json.RawMessage) (*Template, error) { return Options{}.Comp
 // an *Error.
 func (o Options) Compile(s string) (*Template, error) {
 	var b builder
-	if err := o.compileString(&b, s); err != nil {
+	if err := o.compileString(&b, s, o.Typed == nil || o.Typed("")); err != nil {
 		return nil, err
 	}
 	return b.template(), nil
@@ -159,7 +165,7 @@ func (b *builder) template() *Template {
 
 // compileString adds the JSON string s to b: quoted text, or one typed
 // value when s is exactly one placeholder.
-func (o Options) compileString(b *builder, s string) *Error {
+func (o Options) compileString(b *builder, s string, typed bool) *Error {
 	if o.Legacy && !IsTemplate(s) {
 		if err := o.nearMiss(s); err != nil {
 			return err
@@ -167,7 +173,7 @@ func (o Options) compileString(b *builder, s string) *Error {
 		b.text(appendQuoted(nil, s))
 		return nil
 	}
-	if strings.HasPrefix(s, "{{") {
+	if typed && strings.HasPrefix(s, "{{") {
 		if p, err := scan(s, 0); err == nil && p.end == len(s) {
 			x, lit, err := o.resolve(s, p)
 			if err != nil {
@@ -338,7 +344,7 @@ func (w *walker) walk(o Options, raw []byte) {
 
 // compile compiles the string s at the walker's place.
 func (w *walker) compile(o Options, s string) {
-	err := o.compileString(&w.b, s)
+	err := o.compileString(&w.b, s, o.Typed == nil || o.Typed(w.path()))
 	if err == nil || len(w.errs) >= maxErrors {
 		return
 	}

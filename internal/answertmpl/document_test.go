@@ -226,3 +226,21 @@ func TestRenderIsBounded(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestCompileJSONTypedOnlyWhereAsked: with Options.Typed, a string that
+// is exactly one placeholder renders its typed value only at the paths
+// Typed names, and text elsewhere.
+func TestCompileJSONTypedOnlyWhereAsked(t *testing.T) {
+	opts := answertmpl.Options{Typed: func(path string) bool { return strings.HasPrefix(path, "structuredContent") }}
+	tmpl, err := opts.CompileJSON(json.RawMessage(`{"content":[{"type":"text","text":"{{args.n}}"}],"structuredContent":{"n":"{{args.n}}"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Render(nil, &answertmpl.Input{Args: map[string]any{"n": 3.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"content":[{"type":"text","text":"3"}],"structuredContent":{"n":3}}`; string(got) != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

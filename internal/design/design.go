@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"maps"
 	"mime"
 	"net/url"
@@ -587,7 +588,23 @@ func branchMessages(raw json.RawMessage, ids []string, declared map[string]bool)
 // undeclaredPlaceholders reports each {{placeholder}} of s that names no
 // declared argument.
 func undeclaredPlaceholders(f *failure.Fields, at, s string, declared map[string]bool) {
+	if answertmpl.IsTemplate(s) {
+		// The answer templates of a prompt or a resource ({{args.x}},
+		// {{now}}, ...) render after the older placeholders are filled.
+		keep := func(name string) bool { return declared[name] || declared[name+"."] }
+		if _, err := (answertmpl.Options{Legacy: true, Keep: keep}).Compile(s); err != nil {
+			var e *answertmpl.Error
+			if errors.As(err, &e) {
+				f.Add(at, "offset %d: %s", e.Offset, e.Message)
+			} else {
+				f.Add(at, "%v", err)
+			}
+		}
+	}
 	for _, match := range mockspec.Placeholder.FindAllStringSubmatch(s, -1) {
+		if root, _, _ := strings.Cut(match[1], "."); answertmpl.IsHelper(root) && !declared[match[1]] {
+			continue
+		}
 		if !declared[match[1]] && !declared[answerOf(match[1])] {
 			f.Add(at, "placeholder {{%s}} names no declared argument", match[1])
 		}

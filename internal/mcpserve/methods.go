@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"regexp"
 	"strings"
 
@@ -148,10 +149,31 @@ func readResource(ctx context.Context, x *Exchange, s *state, params json.RawMes
 		c.Text, c.Blob = nil, &text
 	}
 	out, err := json.Marshal(map[string][]content{"contents": {c}})
+	if err == nil && !r.binary {
+		out, err = renderText(out, r.uriParams(uri))
+	}
 	if err != nil || d.readHints == nil {
 		return out, err
 	}
 	return withHints(out, d.readHints), nil
+}
+
+// uriParams are the values of the template parameters in uri, which the
+// answer templates of the resource's content read as {{args.NAME}}; none
+// for a resource that is no template.
+func (r *resource) uriParams(uri string) map[string]string {
+	if r.pattern == nil {
+		return nil
+	}
+	m := r.pattern.FindStringSubmatch(uri)
+	if m == nil {
+		return nil
+	}
+	params := make(map[string]string, len(r.params))
+	for i, name := range r.params {
+		params[name] = m[i+1]
+	}
+	return params
 }
 
 // read finds the resource at uri: an exact URI first, then the templates in
@@ -253,10 +275,14 @@ func getPrompt(ctx context.Context, x *Exchange, s *state, params json.RawMessag
 			return nil, fmt.Errorf("prompt %q message %d: %w", name, i, err)
 		}
 	}
-	return json.Marshal(struct {
+	out, err := json.Marshal(struct {
 		Description string    `json:"description,omitempty"`
 		Messages    []message `json:"messages"`
 	}{pr.description, msgs})
+	if err != nil {
+		return nil, err
+	}
+	return renderText(out, values)
 }
 
 var placeholder = regexp.MustCompile(`\{\{\s*[^{}\s]*\s*\}\}`)
@@ -265,7 +291,11 @@ var placeholder = regexp.MustCompile(`\{\{\s*[^{}\s]*\s*\}\}`)
 // was not given becomes empty.
 func fill(text string, values map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		return values[strings.TrimSpace(m[2:len(m)-2])]
+		name := strings.TrimSpace(m[2 : len(m)-2])
+		if root, _, _ := strings.Cut(name, "."); answertmpl.IsHelper(root) {
+			return m // an answer template's, rendered after
+		}
+		return values[name]
 	})
 }
 

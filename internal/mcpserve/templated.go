@@ -1,10 +1,12 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
@@ -19,6 +21,7 @@ const (
 	formResponse answerForm = iota // a JSON object, answered as text (and structuredContent)
 	formResult                     // an MCP tool result
 	formError                      // a JSON-RPC error object
+	formText                       // a prompt's messages or a resource's contents: strings stay strings
 )
 
 // templateOptions compile the answer templates of a loaded design. The
@@ -30,10 +33,39 @@ var templateOptions = answertmpl.Options{Legacy: true, Keep: func(name string) b
 // MaxRenderedAnswer bounds what a templated answer renders to.
 const MaxRenderedAnswer = answertmpl.DefaultLimit
 
+// formOptions are templateOptions for an answer of form: a whole-string
+// placeholder renders its typed value in a response, and in a result's
+// structuredContent and _meta or an error's data; elsewhere (a content
+// block's text, an error's message) text, which the protocol wants.
+func formOptions(form answerForm) answertmpl.Options {
+	o := templateOptions
+	switch form {
+	case formResult:
+		o.Typed = typedIn("structuredContent", "_meta")
+	case formError:
+		o.Typed = typedIn("data")
+	case formText:
+		o.Typed = func(string) bool { return false }
+	}
+	return o
+}
+
+// typedIn reports the paths in or under one of members.
+func typedIn(members ...string) func(string) bool {
+	return func(path string) bool {
+		for _, m := range members {
+			if rest, ok := strings.CutPrefix(path, m); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // withTemplate sets a.fill when the form's JSON raw (the response, the
 // shaped result, or the error object) holds answer templates.
 func (a *answer) withTemplate(form answerForm, raw []byte, structured bool) {
-	t, err := templateOptions.CompileJSON(raw)
+	t, err := formOptions(form).CompileJSON(raw)
 	if err != nil || t.Constant() {
 		return
 	}
@@ -77,6 +109,31 @@ func (pl *player) render(ctx context.Context, a *answer) (json.RawMessage, error
 }
 
 var structuredMember = []string{"structuredContent"}
+
+// renderText renders the answer templates in out, the JSON answer of a
+// prompts/get or a resources/read, with args (the prompt's arguments,
+// or the parameters of the resource's URI template); out itself when it
+// has none. Every placeholder renders as text.
+func renderText(out []byte, args map[string]string) ([]byte, error) {
+	if !bytes.Contains(out, placeholderOpen) {
+		return out, nil
+	}
+	t, err := formOptions(formText).CompileJSON(out)
+	if err != nil || t.Constant() {
+		return out, nil
+	}
+	in := answertmpl.Input{Args: make(map[string]any, len(args)), Limit: MaxRenderedAnswer}
+	for k, v := range args {
+		in.Args[k] = v
+	}
+	rendered, err := t.Render(nil, &in)
+	if errors.Is(err, answertmpl.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: the answer's template renders past %d bytes", jsonrpc.ErrInternal, MaxRenderedAnswer)
+	}
+	return rendered, err
+}
+
+var placeholderOpen = []byte("{{")
 
 // responseResult is the tools/call result of a rendered response: one text
 // item holding its JSON, and the response as structuredContent when asked.

@@ -35,7 +35,12 @@ func templatedDesign(t *testing.T) serverDesign {
 			map[string]any{"name": "missing", "error": map[string]any{"code": -32001, "message": "no item named {{args.name}}",
 				"data": map[string]any{"name": "{{args.name}}", "count": "{{args.count}}"}}},
 		}}),
-	}}
+	}, Resources: []json.RawMessage{
+		raw(t, map[string]any{"name": "forecast", "uri": "weather://{city}/today", "content": "{{args.city}}: {{pick \"sun\" \"rain\"}} on {{now}}"}),
+	}, Prompts: []json.RawMessage{raw(t, map[string]any{
+		"name": "plan", "arguments": []any{map[string]any{"name": "goal", "required": true}},
+		"messages": []any{map[string]any{"role": "user", "text": "Plan {{goal}} ({{json args.goal}}), ref {{uuid}}."}},
+	})}}
 }
 
 // TestAnswerTemplates: a tool's answer renders its templates from the
@@ -82,6 +87,15 @@ func TestAnswerTemplates(t *testing.T) {
 			_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "find", Arguments: map[string]any{"name": "lamp", "count": 2}})
 			require.Error(t, err)
 			require.Contains(t, err.Error(), "no item named lamp")
+
+			read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "weather://oslo/today"})
+			require.NoError(t, err)
+			require.Regexp(t, `^oslo: (sun|rain) on 20\d\d-`, read.Contents[0].Text, "a resource's content renders with its URI's parameters")
+
+			prompt, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "plan", Arguments: map[string]string{"goal": "a trip"}})
+			require.NoError(t, err)
+			require.Regexp(t, `^Plan a trip \("a trip"\), ref [0-9a-f-]{36}\.$`, prompt.Messages[0].Content.(*mcp.TextContent).Text,
+				"a prompt fills its {{argument}} placeholders and renders its templates")
 		})
 	}
 }
@@ -110,4 +124,8 @@ func TestAnswerTemplatesRefusedAtSave(t *testing.T) {
 		require.Contains(t, body, tc.field, body)
 		require.Contains(t, body, tc.message, body)
 	}
+	body := string(owner.Do("POST", "/api/servers/"+id+"/prompts", map[string]any{"name": "p",
+		"messages": []any{map[string]any{"role": "user", "text": "Roll {{random 6 1}}"}}}).Status(http.StatusUnprocessableEntity).Raw)
+	require.Contains(t, body, `"field":"messages[0].text"`, body)
+	require.Contains(t, body, "offset", body)
 }

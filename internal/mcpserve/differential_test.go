@@ -183,6 +183,16 @@ var differentialSeeds = func() []differentialSeed {
 	both(nameAsBody, `"name":"draft7","arguments":{"a":1}`)
 	both(nameAsBody, `"name":"dep2019","arguments":{"a":1}`)
 	both(nameAsBody, `"name":"strict2020","arguments":{"n":1}`)
+	// Numbers and strings as the schema sees them: 1.0 and 1e0 are the
+	// integer 1, an integer past 2^53 stays exact, an escape is its
+	// character, a lone surrogate one character (U+FFFD).
+	both(nameAsBody, `"name":"draft7","arguments":{"a":1.0,"s":"\u0061\ud800\udc00\ud800"}`)
+	both(nameAsBody, `"name":"draft7","arguments":{"a":1e2,"s":"\ud800\ud800\ud800\ud800\ud800\ud800\ud800\ud800\ud800"}`)
+	both(nameAsBody, `"name":"draft7","arguments":{"a":9007199254740993,"s":"\ud800\ud800\ud800\ud800\ud800\ud800\ud800\ud800"}`)
+	both(nameAsBody, `"name":"draft7","arguments":{"a":-0,"b":1.5}`)
+	both(nameAsBody, `"name":"enum7","arguments":{"k":1e0,"x":9007199254740993,"y":1.5}`)
+	both(nameAsBody, `"name":"strict2020","arguments":{"t":"\u0061","tags":["\u0061","a"]}`)
+	both(nameAsBody, `"name":"strict2020","arguments":{"t":"a","n":99.99999999999999999}`)
 	// (8) Large limits hold; a number past a float64's range is -32602.
 	both(nameAsBody, `"name":"strict2020","arguments":{"t":"`+strings.Repeat("x", 4096)+`"}`)
 	both(nameAsBody, `"name":"echo","arguments":{"q":{"z":1e400}}`)

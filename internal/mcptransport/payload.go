@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/protocol"
@@ -83,6 +84,11 @@ func (tr Transport) ReadBody(r *http.Request, p *Payload) (status int, detail st
 		return 0, ""
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); !protocol.HasBatches(v) {
+		if !utf8.Valid(p.body) || !jsonrpc.Valid(p.body) {
+			// Not UTF-8 JSON, so not a batch either: a parse error, as
+			// any such body is.
+			return 0, ""
+		}
 		// The body is not a message of the protocol the client speaks: a
 		// transport error, which that protocol answers with an HTTP error
 		// status (400, with a JSON-RPC error and no id), as the MCP SDKs do.

@@ -17,12 +17,6 @@ import (
 // worked out from encoding/json's token stream alone, without the
 // endpoint's own readers.
 
-// refuseNestedDuplicates: a member repeated inside the arguments (at any
-// depth) or inside _meta.progressToken (the member itself, or inside its
-// value) is refused with -32602. The endpoint does not refuse those yet;
-// until it does, the oracle does not judge such bodies (see
-// duplicatesNotYetRefused).
-const refuseNestedDuplicates = false
 
 // The _meta members of a modern request.
 const (
@@ -507,10 +501,7 @@ func judgeCallParams(p *node, v verdict) verdict {
 	if !args.is(kindObject) {
 		args = &node{kind: kindObject}
 	}
-	if duplicatesNotYetRefused(args, meta) {
-		if !refuseNestedDuplicates {
-			return v.skip("a member repeated inside the arguments or the progress token")
-		}
+	if nestedDuplicates(args, meta) {
 		return v.fail(-32602, "appears more than once")
 	}
 	if args.outOfRange() {
@@ -520,10 +511,9 @@ func judgeCallParams(p *node, v verdict) verdict {
 	return v
 }
 
-// duplicatesNotYetRefused reports whether a member is repeated inside the
+// nestedDuplicates reports whether a member is repeated inside the
 // arguments (at any depth) or inside _meta.progressToken (the member
-// itself, or inside its value): what the endpoint does not refuse yet
-// (refuseNestedDuplicates).
-func duplicatesNotYetRefused(args, meta *node) bool {
+// itself, or inside its value), which the endpoint refuses with -32602.
+func nestedDuplicates(args, meta *node) bool {
 	return args.hasDuplicates() || meta.count("progressToken") > 1 || meta.member("progressToken").hasDuplicates()
 }

@@ -198,8 +198,7 @@ var differentialSeeds = func() []differentialSeed {
 	both(nameAsBody, `"name":"echo","arguments":{"q":{"z":1e400}}`)
 	both(nameAsBody, `"name":"nosuch","arguments":{"q":1e400}`)
 	both(nameAsBody, `"name":"echo","arguments":{"q":1e-400,"big":123456789012345678901234567890}`)
-	// Members repeated inside the arguments or the progress token: not
-	// refused yet (refuseNestedDuplicates).
+	// Members repeated inside the arguments or the progress token: -32602.
 	both(nameAsBody, `"name":"echo","arguments":{"mark":"M","mark":"x"}`)
 	both(nameAsBody, `"name":"echo","arguments":{"q":[{"a":1,"a":2}]}`)
 	for _, token := range []string{`"progressToken":1,"progressToken":1234567890123456`, `"progressToken":{"a":1,"a":2}`} {

@@ -347,6 +347,9 @@ func duplicateInCall(params []byte) error {
 	if dup := jsonrpc.Fields(members[1], progressTokenMember, token[:]); dup != "" {
 		return Duplicate("_meta." + dup)
 	}
+	if path := jsonvalue.FirstDuplicate(token[0]); path != "" {
+		return Duplicate("_meta.progressToken." + path)
+	}
 	return nil
 }
 
@@ -403,6 +406,9 @@ func decodeCallInPlace[A ~map[string]V, V any](params json.RawMessage, decode fu
 		}
 		return ok
 	})
+	if len(token) > 0 && (token[0] == '{' || token[0] == '[') && jsonvalue.FirstDuplicate(token) != "" {
+		ok = false // a token holding a repeated name (no token should be an object): refused by the full decoding
+	}
 	p.ProgressToken = token
 	p.Name = string(n)
 	return p, ok

@@ -99,6 +99,7 @@ func TestDecodeParamsExactNames(t *testing.T) {
 			err: "'arguments.l[1].a' appears more than once"},
 		{params: `{"name":"t","arguments":{"x":1,"X":2}}`, name: "t", args: `{"x":1,"X":2}`},
 		{params: `{"name":"t","_meta":{"progressToken":1,"progressToken":2}}`, err: "'_meta.progressToken' appears more than once"},
+		{params: `{"name":"t","_meta":{"progressToken":{"a":1,"a":2}}}`, err: "'_meta.progressToken.a' appears more than once"},
 	} {
 		p, err := DecodeCallValues([]byte(tc.params), "no name")
 		if tc.err != "" {

@@ -59,9 +59,9 @@ SELECT
 
 -- name: CopyServerTools :execrows
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes)
+                       required_client_capabilities, required_scopes, fault)
 SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
-       t.required_client_capabilities, t.required_scopes
+       t.required_client_capabilities, t.required_scopes, t.fault
 FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 

@@ -261,7 +261,13 @@ func TestJournalDetail(t *testing.T) {
 		{"a JSON-RPC error", `{"outcome": "error", "matched_scenario": null, "error_code": -32602}`, "error -32602"},
 		{"no match", `{"outcome": "no_match", "mismatches": [{"scenario": "paris", "reason": "city: equals \"Paris\" but was \"Rome\""},
 			{"scenario": "warm", "reason": "temp: missing (gt 10)"}]}`, `paris: city: equals "Paris" but was "Rome", (+1 more)`},
+		{"the fallback after a miss", `{"outcome": "result", "matched_scenario": "fallback",
+			"mismatches": [{"scenario": "paris", "reason": "city: equals \"Paris\" but was \"Rome\""}]}`,
+			`scenario "fallback", paris: city: equals "Paris" but was "Rome"`},
 		{"proxied", `{"outcome": "proxied", "upstream": {"latency_ms": 12.34, "answer": {}, "truncated": false}}`, "upstream 12.3 ms"},
+		{"proxied after every scenario missed", `{"outcome": "proxied", "upstream": {"latency_ms": 1, "answer": {}, "truncated": false},
+			"mismatches": [{"scenario": "paris", "reason": "city: missing (equals \"Paris\")"}, {"scenario": "warm", "reason": "temp: missing (gt 10)"}]}`,
+			`upstream 1.0 ms, paris: city: missing (equals "Paris"), (+1 more)`},
 		{"a method's result", `{"outcome": "result", "matched_scenario": null, "upstream": null}`, "-"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -179,7 +179,9 @@ func journalDetail(e api.JournalEntry) string {
 	if up, err := e.Upstream.Get(); err == nil {
 		parts = append(parts, "upstream "+strconv.FormatFloat(float64(up.LatencyMs), 'f', 1, 32)+" ms")
 	}
-	if e.Outcome == api.JournalOutcomeNoMatch && len(e.Mismatches) > 0 {
+	// Why the scenarios tried first missed: every one when none matched,
+	// those before the one that answered (a fallback, say) otherwise.
+	if len(e.Mismatches) > 0 {
 		m := e.Mismatches[0]
 		parts = append(parts, fmt.Sprintf("%s: %s", m.Scenario, m.Reason))
 		if len(e.Mismatches) > 1 {

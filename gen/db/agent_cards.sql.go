@@ -143,7 +143,7 @@ func (q *Queries) GetExchangeCard(ctx context.Context, db DBTX, arg GetExchangeC
 }
 
 const getToolByName = `-- name: GetToolByName :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes FROM mcp_tools WHERE server_id = $1 AND name = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 AND name = $2
 `
 
 type GetToolByNameParams struct {
@@ -168,6 +168,7 @@ func (q *Queries) GetToolByName(ctx context.Context, db DBTX, arg GetToolByNameP
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
+		&i.Fault,
 	)
 	return i, err
 }

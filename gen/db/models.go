@@ -178,6 +178,7 @@ type McpTool struct {
 	UpdatedAt                  time.Time
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
+	Fault                      []byte
 }
 
 type OauthClient struct {

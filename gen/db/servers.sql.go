@@ -55,9 +55,9 @@ func (q *Queries) CopyServerResources(ctx context.Context, db DBTX, arg CopyServ
 
 const copyServerTools = `-- name: CopyServerTools :execrows
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes)
+                       required_client_capabilities, required_scopes, fault)
 SELECT gen_random_uuid(), t.organization_id, $1, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
-       t.required_client_capabilities, t.required_scopes
+       t.required_client_capabilities, t.required_scopes, t.fault
 FROM mcp_tools t WHERE t.server_id = $2
 ORDER BY t.position
 `

@@ -13,10 +13,10 @@ import (
 
 const createTool = `-- name: CreateTool :one
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes)
+                       required_client_capabilities, required_scopes, fault)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7,
-        $8, $9)
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes
+        $8, $9, $10)
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault
 `
 
 type CreateToolParams struct {
@@ -29,6 +29,7 @@ type CreateToolParams struct {
 	MockScenarios              []byte
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
+	Fault                      []byte
 }
 
 func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams) (McpTool, error) {
@@ -42,6 +43,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		arg.MockScenarios,
 		arg.RequiredClientCapabilities,
 		arg.RequiredScopes,
+		arg.Fault,
 	)
 	var i McpTool
 	err := row.Scan(
@@ -58,6 +60,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
+		&i.Fault,
 	)
 	return i, err
 }
@@ -80,7 +83,7 @@ func (q *Queries) DeleteTool(ctx context.Context, db DBTX, arg DeleteToolParams)
 }
 
 const getTool = `-- name: GetTool :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes FROM mcp_tools WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 AND id = $2
 `
 
 type GetToolParams struct {
@@ -105,12 +108,13 @@ func (q *Queries) GetTool(ctx context.Context, db DBTX, arg GetToolParams) (McpT
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
+		&i.Fault,
 	)
 	return i, err
 }
 
 const listTools = `-- name: ListTools :many
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes FROM mcp_tools WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpTool, error) {
@@ -136,6 +140,7 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 			&i.UpdatedAt,
 			&i.RequiredClientCapabilities,
 			&i.RequiredScopes,
+			&i.Fault,
 		); err != nil {
 			return nil, err
 		}
@@ -183,9 +188,9 @@ const updateTool = `-- name: UpdateTool :one
 UPDATE mcp_tools
 SET name = $1, description = $2, input_schema = $3, output_schema = $4,
     mock_scenarios = $5, required_client_capabilities = $6,
-    required_scopes = $7, updated_at = now()
-WHERE server_id = $8 AND id = $9
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes
+    required_scopes = $7, fault = $8, updated_at = now()
+WHERE server_id = $9 AND id = $10
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault
 `
 
 type UpdateToolParams struct {
@@ -196,6 +201,7 @@ type UpdateToolParams struct {
 	MockScenarios              []byte
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
+	Fault                      []byte
 	ServerID                   uuid.UUID
 	ID                         uuid.UUID
 }
@@ -209,6 +215,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		arg.MockScenarios,
 		arg.RequiredClientCapabilities,
 		arg.RequiredScopes,
+		arg.Fault,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -227,6 +234,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		&i.UpdatedAt,
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
+		&i.Fault,
 	)
 	return i, err
 }

@@ -2867,6 +2867,10 @@ export interface components {
          *     fallback), a plain object of field/value pairs that must all deep-equal the arguments
          *     (dotted keys such as `address.city` reach nested arguments; `items[0]` or `items.0` index
          *     arrays), or an operator object with exactly the keys `field`, `operator` and `value`.
+         *     An object with a key `field` or `operator` (in any case) and another key that is, or
+         *     misspells, one of them (one edit from `field`, two from `operator`) is an operator
+         *     object, and any other key is refused with 422 naming it
+         *     (`unknown key 'oprator' (did you mean operator?)`).
          *     Operators: `equals`, `not_equals`, `contains`, `starts_with`, `ends_with`, `matches`
          *     (RE2), `exists`, `not_exists`, `gt`, `gte`, `lt`, `lte`, `in`. Matching is
          *     case-sensitive.
@@ -2898,6 +2902,9 @@ export interface components {
          *     `resources_list_changed` become `notifications/tools/list_changed`,
          *     `notifications/prompts/list_changed`, `notifications/resources/list_changed`. The design
          *     itself does not change.
+         *
+         *     `fault` is the scenario's own fault: a call that matched the scenario gets it instead
+         *     of its tool's or its server's.
          */
         MockScenario: {
             name: string;
@@ -2918,6 +2925,7 @@ export interface components {
             delay_ms?: number;
             notifications?: components["schemas"]["MockNotification"][];
             broadcast?: ("tools_list_changed" | "prompts_list_changed" | "resources_list_changed")[];
+            fault?: components["schemas"]["Fault"];
         };
         /**
          * @description Makes the call a task of the MCP tasks extension (`io.modelcontextprotocol/tasks`). A
@@ -3111,9 +3119,12 @@ export interface components {
             delay_ms?: number;
         };
         /**
-         * @description A default fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests
-         *     waits `delay_ms` and answers `error` (default -32603 "Internal error (injected fault)";
-         *     with only `delay_ms`, faulted calls are slow but succeed).
+         * @description A fault for chaos testing: the share `rate` (0 to 1) of `tools/call` requests waits
+         *     `delay_ms` (0 to 30000) and answers `error` (default -32603 "Internal error (injected
+         *     fault)"; with only `delay_ms`, faulted calls are slow but succeed). A server, a tool and a
+         *     scenario may each have one; a call gets one fault, the most specific there is: its
+         *     matched scenario's, else its tool's, else its server's. A value out of range is a 422
+         *     naming the field and the range (`tools[0].fault.rate: must be between 0 and 1, got 2`).
          */
         Fault: {
             rate: number;
@@ -3139,6 +3150,8 @@ export interface components {
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
             required_scopes: components["schemas"]["Scope"][];
+            /** @description The tool's fault, which its calls get instead of the server's; null when none. */
+            fault: components["schemas"]["Fault"] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3167,6 +3180,8 @@ export interface components {
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
             required_scopes?: components["schemas"]["Scope"][];
+            /** @description The tool's fault, which its calls get instead of the server's (a scenario's own fault wins over it). */
+            fault?: components["schemas"]["Fault"];
         };
         UpdateToolRequest: {
             name?: components["schemas"]["ToolName"];
@@ -3185,6 +3200,8 @@ export interface components {
              *     `insufficient_scope`. The tool is listed by `tools/list` whatever the token holds.
              */
             required_scopes?: components["schemas"]["Scope"][];
+            /** @description The tool's fault; null removes it. */
+            fault?: components["schemas"]["Fault"] | null;
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;
@@ -3308,7 +3325,8 @@ export interface components {
         /**
          * @description `result`: answered from a scenario (or a method's result); `error`: a JSON-RPC error
          *     (scripted or for bad params); `no_match`: a tool call no scenario matched; `fault`: the
-         *     server's default fault; `rejected`: refused before dispatch (401, 403, 429); `proxied`:
+         *     fault of the matched scenario, the tool or the server; `rejected`: refused before
+         *     dispatch (401, 403, 429); `proxied`:
          *     answered by the design's upstream (a result or a JSON-RPC error, relayed).
          * @enum {string}
          */

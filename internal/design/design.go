@@ -159,15 +159,7 @@ func CheckServer(s Server) error {
 	if s.CacheTTLMs < 0 || s.CacheTTLMs > MaxCacheTTLMs {
 		f.Add("cache_ttl_ms", "must be from 0 to %d (a day), got %d", MaxCacheTTLMs, s.CacheTTLMs)
 	}
-	if s.Fault != nil {
-		errs := mockspec.CheckFault(s.Fault)
-		for _, e := range errs {
-			f.Add("fault."+e.Field, "%s", e.Message)
-		}
-		if len(errs) == 0 && s.Fault.Error != nil {
-			rpcErrorNUL(&f, "fault.error", s.Fault.Error)
-		}
-	}
+	checkFault(&f, "fault", s.Fault)
 	if u := s.Upstream; u != nil {
 		if msg := httpURLProblem(u.URL); msg != "" {
 			f.Add("upstream.url", "%s", msg)
@@ -176,6 +168,17 @@ func CheckServer(s Server) error {
 		oneOf(&f, "upstream.mode", u.Mode, UpstreamModes)
 	}
 	return f.Err()
+}
+
+// checkFault checks a server's or a tool's fault, at field; nil is none.
+func checkFault(f *failure.Fields, field string, fault *mockspec.Fault) {
+	errs := mockspec.CheckFault(fault)
+	for _, e := range errs {
+		f.Add(field+"."+e.Field, "%s", e.Message)
+	}
+	if len(errs) == 0 && fault != nil && fault.Error != nil {
+		rpcErrorNUL(f, field+".error", fault.Error)
+	}
 }
 
 // Limits of an upstream's headers.
@@ -265,6 +268,7 @@ func CheckTool(t Tool) error {
 	}
 	checkCapabilities(&f, "required_client_capabilities", t.RequiredClientCapabilities)
 	checkScopes(&f, "required_scopes", t.RequiredScopes)
+	checkFault(&f, "fault", t.Fault)
 	if len(t.Scenarios) > MaxScenarios {
 		f.Add("mock_scenarios", "at most %d scenarios per tool (the limit), got %d", MaxScenarios, len(t.Scenarios))
 	}
@@ -332,6 +336,9 @@ func scenarioNUL(f *failure.Fields, at string, sc Scenario) {
 		for j, st := range sc.Sequence.Steps {
 			answerNUL(f, fmt.Sprintf("%s.sequence.steps[%d]", at, j), st.Response, st.Result, st.Error)
 		}
+	}
+	if sc.Fault != nil && sc.Fault.Error != nil {
+		rpcErrorNUL(f, at+".fault.error", sc.Fault.Error)
 	}
 	for j, n := range sc.Notifications {
 		nat := fmt.Sprintf("%s.notifications[%d]", at, j)

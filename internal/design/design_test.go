@@ -106,6 +106,18 @@ func TestCheckTool(t *testing.T) {
 		fields []string
 	}{
 		{"default input schema", Tool{Name: "t", InputSchema: DefaultInputSchema}, nil},
+		{"a tool fault", Tool{Name: "t", InputSchema: obj, Fault: &mockspec.Fault{Rate: 0.5, DelayMS: 10}}, nil},
+		{"a tool fault out of range", Tool{Name: "t", InputSchema: obj, Fault: &mockspec.Fault{Rate: 2, DelayMS: -1, Error: &mockspec.RPCError{Message: "m"}}},
+			[]string{"fault.rate", "fault.error.code", "fault.delay_ms"}},
+		{"NUL in a tool fault", Tool{Name: "t", InputSchema: obj, Fault: &mockspec.Fault{Rate: 1, Error: &mockspec.RPCError{Code: 1, Message: "a\x00"}}},
+			[]string{"fault.error.message"}},
+		{"a scenario fault out of range", Tool{Name: "t", InputSchema: obj, Scenarios: []Scenario{
+			{Name: "s", Response: resp, Fault: &mockspec.Fault{Rate: -1}}}}, []string{"mock_scenarios[0].fault.rate"}},
+		{"NUL in a scenario fault", Tool{Name: "t", InputSchema: obj, Scenarios: []Scenario{
+			{Name: "s", Response: resp, Fault: &mockspec.Fault{Rate: 1, Error: &mockspec.RPCError{Code: 1, Message: "a\x00"}}}}},
+			[]string{"mock_scenarios[0].fault.error.message"}},
+		{"a misspelt operator", Tool{Name: "t", InputSchema: obj, Scenarios: []Scenario{
+			sc("s", `{"field":"q","oprator":"gt","value":3}`, resp)}}, []string{"mock_scenarios[0].condition.oprator"}},
 		{"2020-12 schema with $defs", Tool{Name: "t", InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
 			"$defs":{"c":{"type":"string"}},"properties":{"c":{"$ref":"#/$defs/c"}},"additionalProperties":false}`)}, nil},
 		{"2019-09 schema", Tool{Name: "t", InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object"}`)}, nil},

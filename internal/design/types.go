@@ -95,8 +95,12 @@ type Tool struct {
 	// RequiredScopes are the OAuth scopes a token must hold to call the
 	// tool when the server's AuthMode is AuthModeOAuth; none when empty.
 	RequiredScopes []string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Fault is the tool's fault, which its calls get instead of the
+	// server's (a matched scenario's own fault wins over it); nil when it
+	// has none.
+	Fault     *mockspec.Fault
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Resource is a resource of a server design. Content is a JSON value: a

@@ -18,7 +18,7 @@ var (
 		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
 		"enabled", "tools", "resources", "prompts"}
 	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
-		"mock_scenarios"}
+		"fault", "mock_scenarios"}
 	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
 	promptOrder   = []string{"name", "description", "arguments", "messages", "ask", "then"}
 	argumentOrder = []string{"name", "description", "required", "completions"}

@@ -12,7 +12,9 @@ import (
 	"sync"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/jsonptr"
 	"github.com/mockmcp/mockmcp/internal/oasschema"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
@@ -129,9 +131,93 @@ func validate(js []byte) error {
 		if field == "" {
 			field = "body"
 		}
-		f.Add(field, "%s", words(vi.Message))
+		msg := words(vi.Message)
+		if vi.Keyword == "minimum" || vi.Keyword == "maximum" {
+			msg = rangeMessage(v, vi.Path, msg)
+		}
+		f.Add(field, "%s", msg)
 	}
 	return f.Err()
+}
+
+// rangeMessage says that the number at path (a JSON Pointer into doc)
+// must lie within the bounds Schema gives it, as the REST API says it:
+// "must be between 0 and 1, got 2"; msg when they cannot be found.
+func rangeMessage(doc any, path, msg string) string {
+	got, ok := jsonptr.Get(doc, path)
+	tokens, tok := jsonptr.Tokens(path)
+	if !ok || !tok {
+		return msg
+	}
+	node := decodedSchema()
+	for _, t := range tokens {
+		if node = subschema(node, t); node == nil {
+			return msg
+		}
+	}
+	min, hasMin := bound(node, "minimum")
+	max, hasMax := bound(node, "maximum")
+	if !hasMin && !hasMax {
+		return msg
+	}
+	return errtext.Range(min, max, got)
+}
+
+// decodedSchema is Schema decoded, read when a bound is reported.
+var decodedSchema = sync.OnceValue(func() map[string]any {
+	var sch map[string]any
+	_ = json.Unmarshal(Schema(), &sch) // Schema is valid JSON: it was encoded
+	return sch
+})
+
+// subschema is the schema node gives the member or item token of the
+// values it describes, looking through allOf, anyOf and oneOf; nil when
+// it gives none.
+func subschema(node map[string]any, token string) map[string]any {
+	if node == nil {
+		return nil
+	}
+	if props, ok := node["properties"].(map[string]any); ok {
+		if p, ok := props[token].(map[string]any); ok {
+			return p
+		}
+	}
+	if _, err := strconv.Atoi(token); err == nil {
+		if items, ok := node["items"].(map[string]any); ok {
+			return items
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		subs, _ := node[k].([]any)
+		for _, sub := range subs {
+			if p := subschema(asObject(sub), token); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// bound is node's keyword (minimum or maximum), looking through allOf,
+// anyOf and oneOf.
+func bound(node map[string]any, keyword string) (*float64, bool) {
+	if n, ok := node[keyword].(float64); ok {
+		return &n, true
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		subs, _ := node[k].([]any)
+		for _, sub := range subs {
+			if n, ok := bound(asObject(sub), keyword); ok {
+				return n, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // quotedValue is the value a validator message quotes in Go's notation

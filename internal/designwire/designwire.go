@@ -14,6 +14,7 @@ import (
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
@@ -81,7 +82,7 @@ func ToolFromCreate(b api.CreateToolRequest) design.Tool {
 	t := design.Tool{Name: b.Name, Description: Deref(b.Description),
 		InputSchema: Or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
 		RequiredClientCapabilities: StoreCapabilities(Deref(b.RequiredClientCapabilities)),
-		RequiredScopes:             StoreScopes(Deref(b.RequiredScopes))}
+		RequiredScopes:             StoreScopes(Deref(b.RequiredScopes)), Fault: b.Fault}
 	if v, err := b.OutputSchema.Get(); err == nil {
 		t.OutputSchema = v
 	}
@@ -128,10 +129,7 @@ func Server(v design.Server, endpointURL string) api.Server {
 	if len(v.Source) > 0 {
 		out.Source = nullable.NewNullableWithValue(v.Source)
 	}
-	out.Fault = nullable.NewNullNullable[api.Fault]()
-	if v.Fault != nil {
-		out.Fault = nullable.NewNullableWithValue(*v.Fault)
-	}
+	out.Fault = nullableFault(v.Fault)
 	out.Upstream = nullable.NewNullNullable[api.UpstreamInfo]()
 	if u := v.Upstream; u != nil {
 		names := u.HeaderNames
@@ -155,7 +153,28 @@ func Tool(t design.Tool) api.Tool {
 	} else {
 		out.OutputSchema = nullable.NewNullNullable[json.RawMessage]()
 	}
+	out.Fault = nullableFault(t.Fault)
 	return out
+}
+
+// nullableFault is a fault in an answer: null when there is none.
+func nullableFault(f *mockspec.Fault) nullable.Nullable[api.Fault] {
+	if f == nil {
+		return nullable.NewNullNullable[api.Fault]()
+	}
+	return nullable.NewNullableWithValue(*f)
+}
+
+// PatchFault is the fault an update body's member v makes of cur: cur
+// when absent, none when null, else the one given.
+func PatchFault(cur *mockspec.Fault, v nullable.Nullable[api.Fault]) *mockspec.Fault {
+	if !v.IsSpecified() {
+		return cur
+	}
+	if f, err := v.Get(); err == nil {
+		return &f
+	}
+	return nil
 }
 
 // Capabilities converts a tool's required client capabilities, [] when it

@@ -46,10 +46,10 @@ var roundTripDesigns = map[string]roundTripDesign{
 					{"name":"paris","condition":{"city":"Paris"},"response":{"temp":18.50},"delay_ms":5},
 					{"name":"regex","condition":{"field":"city","operator":"matches","value":"^L"},"response":{"temp":1e2}},
 					{"name":"fallback","condition":{},"response":{"temp":21}}]}`,
-			`{"name":"flaky","input_schema":{"type":"object"},"mock_scenarios":[
+			`{"name":"flaky","input_schema":{"type":"object"},"fault":{"rate":0.5,"delay_ms":2,"error":{"code":-32050,"message":"tool fault"}},"mock_scenarios":[
 				{"name":"steps","sequence":{"steps":[{"response":{"n":1}},{"error":{"code":-32001,"message":"busy"},"delay_ms":3},
 					{"result":{"content":[{"type":"text","text":"third"}]}}],"then":"cycle"}},
-				{"name":"failing","error":{"code":-32002,"message":"down","data":{"retry":true}},
+				{"name":"failing","error":{"code":-32002,"message":"down","data":{"retry":true}},"fault":{"rate":0},
 					"notifications":[{"type":"progress","progress":1,"total":2},{"type":"log","level":"info","data":"half"}]}]}`,
 			`{"name":"ask_name","input_schema":{"type":"object"},"mock_scenarios":[
 				{"name":"asks","ask":` + askName + `,"then":[{"when":{"who.action":"accept"},"response":{"hello":"{{who.content.name}}"}},{"response":{"hello":"nobody"}}]}]}`,

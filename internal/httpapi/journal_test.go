@@ -406,3 +406,23 @@ func TestJournalRetentionThroughTheService(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, map[string]any{"city": "c5"}, r.Get("items.0.params.arguments"), "the newest are kept")
 }
+
+// TestJournalExplainsBeforeTheFallback: a call the fallback (a scenario
+// without a condition) answered lists why each scenario before it did not
+// match, as a call no scenario matched does.
+func TestJournalExplainsBeforeTheFallback(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Journal Fallback")
+	server := mkServer(t, c, "Fallback")
+	mkChild(t, c, server, "tools", map[string]any{"name": "get_weather", "mock_scenarios": []any{
+		map[string]any{"name": "paris", "condition": map[string]any{"city": "Paris"}, "response": map[string]any{"forecast": "sunny"}},
+		map[string]any{"name": "fallback", "response": map[string]any{"forecast": "rain"}},
+	}})
+	c.Do("PATCH", "/api/servers/"+server, map[string]any{"enabled": true}).Status(http.StatusOK)
+	callTool(t, env, server, "get_weather", map[string]any{"city": "Oslo"})
+
+	r := journalPage(t, c, server, "", 1)
+	require.Equal(t, "fallback", r.Get("items.0.matched_scenario"))
+	require.Equal(t, []any{map[string]any{"scenario": "paris", "field": "city", "operator": "equals",
+		"reason": `city: equals "Paris" but was "Oslo"`}}, r.Get("items.0.mismatches"))
+}

@@ -66,6 +66,7 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 		if b.RequiredScopes != nil {
 			t.RequiredScopes = storeScopes(*b.RequiredScopes)
 		}
+		t.Fault = designwire.PatchFault(t.Fault, b.Fault)
 		return nil
 	}, design.CheckTool, (*store.Tx).UpdateTool)
 	if err != nil {

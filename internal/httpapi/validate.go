@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	nethttpmw "github.com/oapi-codegen/nethttp-middleware"
 
+	"github.com/mockmcp/mockmcp/internal/errtext"
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
@@ -125,11 +126,32 @@ func schemaErrors(err error) []*openapi3.SchemaError {
 	}
 	for _, e := range flatten(err) {
 		var se *openapi3.SchemaError
-		if errors.As(e, &se) {
-			out = append(out, se)
+		if !errors.As(e, &se) {
+			continue
 		}
+		if inner := allOfErrors(se); len(inner) > 0 {
+			out = append(out, inner...)
+			continue
+		}
+		out = append(out, se)
 	}
 	return out
+}
+
+// allOfErrors are the errors behind a value that broke an allOf (the form
+// of a nullable reference, such as a fault), located within the whole
+// body; none for any other error. The validator's own words for it
+// (`doesn't match all schemas from "allOf"`) name neither the member at
+// fault nor why.
+func allOfErrors(se *openapi3.SchemaError) []*openapi3.SchemaError {
+	if se.SchemaField != "allOf" || se.Origin == nil {
+		return nil
+	}
+	var me openapi3.MultiError
+	if !errors.As(se.Origin, &me) {
+		return nil
+	}
+	return schemaErrors(me)
 }
 
 // fieldPath renders a schema error's location as `a.b[0].c`. For a missing
@@ -175,6 +197,8 @@ func schemaMessage(se *openapi3.SchemaError) string {
 	case strings.HasPrefix(se.Reason, "cannot convert json.Number"):
 		// A number beyond float64 (1e400): the validator's words are Go's.
 		return "is a number out of range: numbers must lie between -1.7976931348623157e308 and 1.7976931348623157e308"
+	case (se.SchemaField == "minimum" || se.SchemaField == "maximum") && se.Schema != nil:
+		return errtext.Range(se.Schema.Min, se.Schema.Max, se.Value)
 	}
 	return se.Reason
 }

@@ -23,7 +23,7 @@ const (
 	OutcomeResult   = "result"   // answered with a result
 	OutcomeError    = "error"    // answered with a JSON-RPC error (scripted, or bad params)
 	OutcomeNoMatch  = "no_match" // a tools/call no scenario matched
-	OutcomeFault    = "fault"    // the server's default fault
+	OutcomeFault    = "fault"    // the fault of the scenario, its tool or the server
 	OutcomeRejected = "rejected" // refused before dispatch: 401, 403, 429
 	OutcomeProxied  = "proxied"  // answered by the design's upstream
 )

@@ -1059,14 +1059,11 @@ func newRecording(index int, c Call) (recording, string) {
 		return rec, "the arguments are not a JSON object"
 	}
 	rec.cond = raw
-	// A plain object whose only members are a string "field", a string
-	// "operator" and maybe "value" reads as an operator condition; no
-	// condition can require exactly such arguments.
-	_, field := rec.args["field"].(string)
-	_, operator := rec.args["operator"].(string)
-	_, value := rec.args["value"]
-	if field && operator && (len(rec.args) == 2 || len(rec.args) == 3 && value) {
-		return rec, `arguments made only of "field", "operator" and "value" cannot be a scenario condition`
+	// An object with members named field and operator (or a misspelling
+	// of one) reads as an operator condition; no condition can require
+	// such arguments.
+	if scenario.IsOperatorForm(slices.Collect(maps.Keys(rec.args))) {
+		return rec, `arguments named "field" and "operator" (or a misspelling of one) cannot be a scenario condition`
 	}
 	if errs := scenario.Check(rec.cond); len(errs) > 0 {
 		return rec, "the arguments cannot be a scenario condition: " + errs[0].Field + ": " + errs[0].Message

@@ -570,7 +570,7 @@ func TestImportRecordedScenarioChecks(t *testing.T) {
 	lookup := toolNamed(t, res.Design, "lookup")
 	require.Len(t, lookup.Scenarios, 3)
 	assert.Equal(t, []string{
-		`record_calls[2]: tool "lookup" is not called: arguments made only of "field", "operator" and "value" cannot be a scenario condition`,
+		`record_calls[2]: tool "lookup" is not called: arguments named "field" and "operator" (or a misspelling of one) cannot be a scenario condition`,
 		`record_calls[4]: tool "exotic" was not imported, so it is not called`,
 		`record_calls[1]: tool "lookup" (scenario recorded_2) is never served for its arguments: the earlier scenario recorded_1 matches them first; reorder the scenarios to change that`,
 		`record_calls[3]: tool "lookup" (scenario recorded_3): the arguments do not satisfy the tool's input schema as this service reads it (id: Value is string but should be integer), so the mock refuses them`,

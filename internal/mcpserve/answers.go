@@ -35,6 +35,8 @@ type scene struct {
 	ask *round
 	// task, when set, makes the call a task of the tasks extension.
 	task *taskScene
+	// fault is the scenario's fault, nil when it has none.
+	fault *fault
 }
 
 // answer is what one call gets: a result or a scripted error, after a
@@ -86,6 +88,10 @@ func (s *scene) step(n int64) (int, *answer) {
 // protocol version.
 func compileScene(toolName string, i int, sc mockspec.Scenario, version string, withStructured bool) (*scene, error) {
 	s := &scene{name: sc.Name, seqID: toolName + "/" + strconv.Itoa(i), delay: ms(sc.DelayMS)}
+	var err error
+	if s.fault, err = compileFault(sc.Fault); err != nil {
+		return nil, fmt.Errorf("fault: %w", err)
+	}
 	for j, n := range sc.Notifications {
 		cn, err := compileNote(n)
 		if err != nil {
@@ -94,12 +100,10 @@ func compileScene(toolName string, i int, sc mockspec.Scenario, version string, 
 		s.notes = append(s.notes, cn)
 	}
 	if sc.Task != nil {
-		var err error
 		s.task, err = compileTask(s, sc.Task, version, withStructured)
 		return s, err
 	}
 	if sc.Ask != nil {
-		var err error
 		s.ask, err = compileRound(s, s.seqID, sc.Ask, sc.Then, version, withStructured)
 		return s, err
 	}

@@ -57,7 +57,7 @@ type core struct {
 	// description is the server's, given to modern clients as
 	// instructions.
 	description string
-	// fault is the server's default fault, nil when it has none.
+	// fault is the server's fault, nil when it has none.
 	fault *fault
 	// upstream is the server's upstream, nil when it has none; record:
 	// every tools/call goes to it.
@@ -84,8 +84,10 @@ type catalog struct {
 	hasCompletions bool
 }
 
-// fault is a server's default fault compiled: the share of calls it takes,
-// its wait and its error (nil for a fault that only slows calls).
+// fault is a server's, a tool's or a scenario's fault compiled: the share
+// of calls it takes, its wait and its error (nil for a fault that only
+// slows calls). A fault of rate 0 takes no call, and so spares the calls
+// of its tool or scenario the fault of a wider level.
 type fault struct {
 	rate  float64
 	delay time.Duration
@@ -147,9 +149,10 @@ func compileView(c *core, d design.Design, era mcptransport.Era) (*compiled, err
 	return out, nil
 }
 
-// compileFault compiles a server's default fault; nil when it has none.
+// compileFault compiles a server's, a tool's or a scenario's fault; nil
+// when it has none.
 func compileFault(f *mockspec.Fault) (*fault, error) {
-	if f == nil || f.Rate <= 0 {
+	if f == nil {
 		return nil, nil
 	}
 	out := &fault{rate: f.Rate, delay: ms(f.DelayMS)}

@@ -13,7 +13,8 @@ import (
 
 // callTool answers tools/call as a pipeline of stages: resolve the tool
 // (or hand the call to the upstream), admit the request, validate its
-// arguments, inject the design's fault, match a scenario, and play it.
+// arguments, match a scenario, inject the call's fault (the matched
+// scenario's, else the tool's, else the server's), and play the scenario.
 // Each stage notes for the journal what it learned, in the call's record.
 func callTool(ctx context.Context, x *Exchange, s *state, params json.RawMessage) (json.RawMessage, error) {
 	d := s.view
@@ -38,13 +39,17 @@ func callTool(ctx context.Context, x *Exchange, s *state, params json.RawMessage
 	if err := validateArguments(d, t, p.Arguments, &s.budget); err != nil {
 		return nil, err
 	}
-	if err := injectFault(ctx, d.fault, &s.call); err != nil {
+	play, i, err := matchScenario(d, t, p.Arguments, s)
+	if err != nil {
 		return nil, err
 	}
-	play, i, err := matchScenario(d, t, p.Arguments, s)
-	switch {
-	case err != nil:
+	if i >= 0 {
+		s.call.scenario = play.names[i] // a faulted call names what it matched
+	}
+	if err := injectFault(ctx, faultOf(d, t, play, i), &s.call); err != nil {
 		return nil, err
+	}
+	switch {
 	case i < 0 && d.upstream != nil:
 		return forward(ctx, x, s, d, "tools/call", params)
 	case i < 0:
@@ -108,10 +113,23 @@ func validateArguments(d *compiled, t *tool, args map[string]any, budget *regexl
 	return nil
 }
 
-// injectFault is the design's fault, for a call that passed validation
-// and before any scenario is tried: at the fault's rate the call is noted
-// as a fault, waits the fault's delay, and fails with its error; a fault
-// without an error only delays the call, which then goes on. nil f
+// faultOf is the fault a call of t gets when its scenario i matched (-1:
+// none did): the most specific there is, the scenario's, else the tool's,
+// else the server's; nil when there is none.
+func faultOf(d *compiled, t *tool, play *toolPlay, i int) *fault {
+	switch {
+	case i >= 0 && play.scenes[i].fault != nil:
+		return play.scenes[i].fault
+	case t.fault != nil:
+		return t.fault
+	}
+	return d.fault
+}
+
+// injectFault is the fault stage, for a call that passed validation and
+// was matched, before its scenario plays: at the fault's rate the call is
+// noted as a fault, waits the fault's delay, and fails with its error; a
+// fault without an error only delays the call, which then goes on. nil f
 // injects nothing.
 func injectFault(ctx context.Context, f *fault, rec *callRecord) error {
 	if f == nil || rand.Float64() >= f.rate {

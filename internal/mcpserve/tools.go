@@ -47,6 +47,8 @@ type tool struct {
 	outputOnce sync.Once
 	output     *schema.Schema
 	outputErr  error
+	// fault is the tool's fault, nil when it has none.
+	fault *fault
 }
 
 // toolPlay is what a tool's calls are answered from.
@@ -176,9 +178,13 @@ func compileTool(t design.Tool, version string) (*tool, *toolPlay, error) {
 	if err := enc.Encode(t.Scenarios); err != nil {
 		return nil, nil, err
 	}
+	f, err := compileFault(t.Fault)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fault: %w", err)
+	}
 	ct := &tool{name: t.Name, inputRaw: t.InputSchema, params: paramHeaders(t.InputSchema),
 		requiredCaps: t.RequiredClientCapabilities, version: version, structured: withStructured,
-		cold: bytes.Clone(bytes.TrimSuffix(cold.Bytes(), []byte("\n")))}
+		cold: bytes.Clone(bytes.TrimSuffix(cold.Bytes(), []byte("\n"))), fault: f}
 	if withStructured {
 		ct.outputRaw = t.OutputSchema
 	}

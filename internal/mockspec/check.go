@@ -91,6 +91,9 @@ func CheckScenario(sc Scenario, output *schema.Schema) []failure.FieldError {
 		c.wholeWait(sc)
 	}
 	c.broadcast(sc.Broadcast)
+	for _, e := range CheckFault(sc.Fault) {
+		c.add("fault."+e.Field, "%s", e.Message)
+	}
 	return c.f
 }
 
@@ -111,15 +114,16 @@ func (c *checker) broadcast(kinds []string) {
 	}
 }
 
-// CheckFault checks a server's default fault; nil is no fault. Fields are
-// relative to the fault ("rate", "error.code", "delay_ms").
+// CheckFault checks a server's, a tool's or a scenario's fault; nil is no
+// fault. Fields are relative to the fault ("rate", "error.code",
+// "delay_ms").
 func CheckFault(f *Fault) []failure.FieldError {
 	if f == nil {
 		return nil
 	}
 	c := checker{}
 	if f.Rate < 0 || f.Rate > 1 || math.IsNaN(f.Rate) {
-		c.add("rate", "must be from 0 to 1 (the share of tools/call requests faulted), got %v", f.Rate)
+		c.add("rate", "must be between 0 and 1 (the share of tools/call requests faulted), got %v", f.Rate)
 	}
 	if f.Error != nil {
 		c.rpcError("error", f.Error)

@@ -383,3 +383,20 @@ func TestPlaceholder(t *testing.T) {
 	}
 	require.Equal(t, []string{"a", "b", ""}, names)
 }
+
+// TestCheckFaultNamesTheRange: the messages say the range and the value.
+func TestCheckFaultNamesTheRange(t *testing.T) {
+	errs := CheckFault(&Fault{Rate: 2, DelayMS: -1})
+	require.Len(t, errs, 2)
+	require.Equal(t, "must be between 0 and 1 (the share of tools/call requests faulted), got 2", errs[0].Message)
+	require.Equal(t, "must be from 0 to 30000 (milliseconds), got -1", errs[1].Message)
+}
+
+// TestCheckScenarioFault: a scenario's fault is checked as a server's,
+// under fault.
+func TestCheckScenarioFault(t *testing.T) {
+	sc := Scenario{Name: "s", Response: json.RawMessage(`{}`), Fault: &Fault{Rate: 1.5, Error: &RPCError{Message: "m"}}}
+	require.Equal(t, []string{"fault.rate", "fault.error.code"}, fieldsOf(t, CheckScenario(sc, nil)))
+	sc.Fault = &Fault{Rate: 0}
+	require.Empty(t, CheckScenario(sc, nil))
+}

@@ -80,6 +80,9 @@ type Scenario struct {
 	// Broadcast names the list changes a matching call announces to the
 	// server's open subscriptions/listen streams (Broadcast* values).
 	Broadcast []string `json:"broadcast,omitempty"`
+	// Fault is the scenario's own fault: a call that matched the
+	// scenario gets it instead of its tool's or its server's.
+	Fault *Fault `json:"fault,omitempty"`
 }
 
 // RPCError is a JSON-RPC error object.
@@ -125,8 +128,10 @@ type Notification struct {
 	DelayMS int `json:"delay_ms,omitempty"`
 }
 
-// Fault is a server's default fault, for chaos testing: a share of
-// tools/call requests answers an error, after an optional delay.
+// Fault is a fault for chaos testing: a share of tools/call requests
+// answers an error, after an optional delay. A server, a tool and a
+// scenario may each have one; a call gets the most specific: its matched
+// scenario's, else its tool's, else its server's.
 type Fault struct {
 	// Rate is the share of calls faulted, 0 to 1.
 	Rate float64 `json:"rate"`

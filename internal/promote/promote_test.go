@@ -231,7 +231,7 @@ func TestRunSkipsWhatItCannotPromote(t *testing.T) {
 	cases := map[uuid.UUID]string{
 		rec.record("tools/call", `{"arguments":{}}`, sun):                                    "the recorded request names no tool",
 		rec.call("t", `[1]`, sun):                                                            "the recorded arguments are not an object",
-		rec.call("t", `{"field":"a","operator":"eq"}`, sun):                                  "arguments named field and operator cannot be a plain equality condition",
+		rec.call("t", `{"field":"a","operator":"eq"}`, sun):                                  "arguments named field and operator (or a misspelling of one) cannot be a plain equality condition",
 		rec.call("t", `{"a":1}`, ""):                                                         "no upstream answer recorded",
 		rec.call("t", `{"a":1}`, `[1]`):                                                      "the recorded answer is not a JSON object",
 		rec.record("resources/read", `{}`, `{"contents":[]}`):                                "the recorded request names no uri",

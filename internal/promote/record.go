@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
+	"github.com/mockmcp/mockmcp/internal/scenario"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -223,11 +226,9 @@ func (p *promotion) tool(r journal.Record) {
 		}
 		arguments = m
 	}
-	if _, ok := arguments["field"].(string); ok {
-		if _, ok := arguments["operator"].(string); ok {
-			p.skip(r, KindTool, name, "arguments named field and operator cannot be a plain equality condition")
-			return
-		}
+	if scenario.IsOperatorForm(slices.Collect(maps.Keys(arguments))) {
+		p.skip(r, KindTool, name, "arguments named field and operator (or a misspelling of one) cannot be a plain equality condition")
+		return
 	}
 	result, rpcErr, why := answer(r)
 	if why != "" {

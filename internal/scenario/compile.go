@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
@@ -59,38 +60,91 @@ func failed(errs ...FieldError) (Condition, []FieldError) {
 }
 
 // isOperatorForm applies the documented rule that tells the two object forms
-// apart.
+// apart (see IsOperatorForm).
 func isOperatorForm(obj map[string]json.RawMessage) bool {
+	names := make([]string, 0, len(obj))
 	for k := range obj {
-		if k != "field" && k != "operator" && k != "value" {
-			return false
-		}
+		names = append(names, k)
 	}
-	return isJSONString(obj["field"]) && isJSONString(obj["operator"])
-}
-
-func isJSONString(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '"'
+	return IsOperatorForm(names)
 }
 
 func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
-	var (
-		field, op string
-		errs      []FieldError
-	)
-	// Both unmarshals succeed: isOperatorForm saw JSON strings and Compile
-	// validated the document.
-	_ = json.Unmarshal(obj["field"], &field)
-	_ = json.Unmarshal(obj["operator"], &op)
+	c, errs := compileOperatorMembers(obj)
+	errs = append(unknownMembers(obj), errs...)
+	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+		return Condition{}, errs
+	}
+	return c, nil
+}
+
+// unknownMembers refuses the members of an operator condition other than
+// field, operator and value, suggesting the one a member misspells.
+func unknownMembers(obj map[string]json.RawMessage) []FieldError {
+	var errs []FieldError
+	for k := range obj {
+		if slices.Contains(operatorKeys, k) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key '%s' (an operator condition has only field, operator and value)", k)
+		if s := suggestKey(k); s != "" {
+			msg = fmt.Sprintf("unknown key '%s' (did you mean %s?)", k, s)
+		}
+		errs = append(errs, FieldError{Field: memberField(k), Message: msg})
+	}
+	return errs
+}
+
+// misspelt reports whether a member of obj is a misspelling of key, so
+// that key's absence is said once, by the misspelt member's error.
+func misspelt(obj map[string]json.RawMessage, key string) bool {
+	for k := range obj {
+		if k != key && suggestKey(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// stringMember reads the string member key of an operator condition; ok
+// is false, with the problem in errs, when it is absent or not a string.
+func stringMember(obj map[string]json.RawMessage, key, field string, errs *[]FieldError) (string, bool) {
+	raw, has := obj[key]
+	switch {
+	case !has && misspelt(obj, key):
+		return "", false
+	case !has:
+		*errs = append(*errs, FieldError{Field: field, Message: "is required in an operator condition"})
+		return "", false
+	case !isJSONString(raw):
+		*errs = append(*errs, FieldError{Field: field, Message: "must be a string"})
+		return "", false
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // a JSON string of a validated document
+	return s, true
+}
+
+func compileOperatorMembers(obj map[string]json.RawMessage) (Condition, []FieldError) {
+	var errs []FieldError
+	field, fieldOK := stringMember(obj, keyField, fieldField, &errs)
+	op, opOK := stringMember(obj, keyOperator, fieldOperator, &errs)
 
 	cl := clause{}
-	if field == "" {
+	switch {
+	case !fieldOK:
+	case field == "":
 		errs = append(errs, FieldError{Field: fieldField, Message: "must not be empty"})
-	} else if p, err := parsePath(field); err != nil {
-		errs = append(errs, FieldError{Field: fieldField, Message: err.Error()})
-	} else {
-		cl.path = p
+	default:
+		if p, err := parsePath(field); err != nil {
+			errs = append(errs, FieldError{Field: fieldField, Message: err.Error()})
+		} else {
+			cl.path = p
+		}
+	}
+	if !opOK {
+		return Condition{}, errs
 	}
 
 	spec, known := operatorSpecs[Operator(op)]
@@ -103,7 +157,10 @@ func compileOperator(obj map[string]json.RawMessage) (Condition, []FieldError) {
 	}
 	cl.op = spec.code
 
-	rawValue, hasValue := obj["value"]
+	rawValue, hasValue := obj[keyValue]
+	if !hasValue && misspelt(obj, keyValue) {
+		return Condition{}, errs
+	}
 	var value any
 	if hasValue {
 		var err error
@@ -206,4 +263,9 @@ func compilePlain(obj map[string]json.RawMessage) (Condition, []FieldError) {
 		return Condition{}, errs
 	}
 	return Condition{clauses: clauses}, nil
+}
+
+func isJSONString(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '"'
 }

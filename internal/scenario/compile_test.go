@@ -67,6 +67,17 @@ func TestCompileErrors(t *testing.T) {
 		{name: "not_equals missing value", cond: `{"field":"a","operator":"not_equals"}`, want: []string{"condition.value"}, wantMsg: []string{"is required"}},
 		{name: "contains missing value", cond: `{"field":"a","operator":"contains"}`, want: []string{"condition.value"}, wantMsg: []string{"is required"}},
 
+		{name: "misspelt operator", cond: `{"field":"q","oprator":"gt","value":3}`, want: []string{"condition.oprator"}, wantMsg: []string{"unknown key 'oprator' (did you mean operator?)"}},
+		{name: "misspelt field", cond: `{"feild":"q","operator":"gt","value":3}`, want: []string{"condition.feild"}, wantMsg: []string{"unknown key 'feild' (did you mean field?)"}},
+		{name: "misspelt value", cond: `{"field":"q","operator":"gt","valeu":3}`, want: []string{"condition.valeu"}, wantMsg: []string{"unknown key 'valeu' (did you mean value?)"}},
+		{name: "capitalised members", cond: `{"Field":"q","Operator":"gt","value":3}`, want: []string{"condition.Field", "condition.Operator"}, wantMsg: []string{"(did you mean field?)", "(did you mean operator?)"}},
+		{name: "extra member", cond: `{"field":"f","operator":"equals","value":1,"x":1}`, want: []string{"condition.x"}, wantMsg: []string{"unknown key 'x' (an operator condition has only field, operator and value)"}},
+		{name: "extra member quoted", cond: `{"field":"f","operator":"exists","a b":1}`, want: []string{`condition["a b"]`}, wantMsg: []string{"unknown key 'a b'"}},
+		{name: "operator not a string", cond: `{"field":"f","operator":1}`, want: []string{"condition.operator"}, wantMsg: []string{"must be a string"}},
+		{name: "field not a string", cond: `{"field":1,"operator":"exists"}`, want: []string{"condition.field"}, wantMsg: []string{"must be a string"}},
+		{name: "operator missing", cond: `{"field":"f","operators":"gt","value":1}`, want: []string{"condition.operators"}, wantMsg: []string{"(did you mean operator?)"}},
+		{name: "field missing", cond: `{"fields":"f","operator":"gt","value":1}`, want: []string{"condition.fields"}, wantMsg: []string{"(did you mean field?)"}},
+
 		{name: "plain bad path", cond: `{"a..b":1}`, want: []string{`condition["a..b"]`}, wantMsg: []string{"invalid field path"}},
 		{name: "plain empty key", cond: `{"":1}`, want: []string{`condition[""]`}, wantMsg: []string{"must not be empty"}},
 		{name: "plain all problems sorted", cond: `{"z[":1,"ok":2,"a.":3}`, want: []string{`condition["a."]`, `condition["z["]`}, wantMsg: []string{"end with", "unclosed"}},
@@ -113,5 +124,33 @@ func TestCompileAcceptsEveryOperator(t *testing.T) {
 			}
 			require.Empty(t, scenario.Check(json.RawMessage(cond+"}")))
 		})
+	}
+}
+
+// TestIsOperatorForm: the rule that tells the two object forms apart,
+// by member names alone.
+func TestIsOperatorForm(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"field", "operator", "value"}, true},
+		{[]string{"field", "operator"}, true},
+		{[]string{"field", "oprator", "value"}, true},
+		{[]string{"feild", "operator"}, true},
+		{[]string{"FIELD", "OPERATOR"}, true},
+		{[]string{"field", "operater", "city"}, true},
+		{[]string{"field", "fields"}, true},
+		{[]string{"field"}, false},
+		{[]string{"operator"}, false},
+		{[]string{"field", "value"}, false},
+		{[]string{"field", "values"}, false},
+		{[]string{"field", "file"}, false},
+		{[]string{"operator", "operand", "a"}, false},
+		{[]string{"fild", "oprator"}, false},
+		{[]string{"city"}, false},
+		{nil, false},
+	} {
+		require.Equal(t, tc.want, scenario.IsOperatorForm(tc.names), "%q", tc.names)
 	}
 }

@@ -75,8 +75,13 @@ func TestMatchPlainForm(t *testing.T) {
 		{name: "literal bracket key", cond: `{"a[0]":1}`, args: `{"a[0]":1}`, want: true},
 		{name: "literal key only at top level", cond: `{"x.a.b":1}`, args: `{"x":{"a.b":1}}`, want: false},
 		{name: "plain object with field and value keys", cond: `{"field":"f","value":1}`, args: `{"field":"f","value":1}`, want: true},
-		{name: "field operator plus extra key is plain", cond: `{"field":"f","operator":"equals","x":1}`, args: `{"field":"f","operator":"equals","x":1}`, want: true},
-		{name: "non-string operator is plain", cond: `{"field":"f","operator":1}`, args: `{"field":"f","operator":1}`, want: true},
+		// Arguments named field or operator stay plain equalities beside
+		// any argument that misspells neither.
+		{name: "field and values are plain", cond: `{"field":"status","values":["open"]}`, args: `{"field":"status","values":["open"]}`, want: true},
+		{name: "field and value are plain", cond: `{"field":"x","value":3}`, args: `{"field":"x","value":3}`, want: true},
+		{name: "file and field are plain", cond: `{"file":"a.csv","field":"name"}`, args: `{"file":"a.csv","field":"name"}`, want: true},
+		{name: "operator and operands are plain", cond: `{"operator":"+","operand":2,"a":1}`, args: `{"operator":"+","operand":2,"a":1}`, want: true},
+		{name: "plain field differs", cond: `{"field":"status","values":["open"]}`, args: `{"field":"kind","values":["open"]}`, want: false},
 	})
 }
 

@@ -12,15 +12,24 @@
 //
 //   - absent, null or {}: matches every call. This is the fallback scenario.
 //   - an operator object {"field": "...", "operator": "...", "value": ...}.
-//     An object is read this way exactly when its "field" and "operator"
-//     members are both JSON strings and it has no members other than "field",
-//     "operator" and "value".
+//     An object is read this way when one of its members is named "field"
+//     or "operator" (in any case) and another member is too, or is a
+//     misspelling of one of them: one edit from "field", two from
+//     "operator" (an edit inserts, deletes or changes a letter, or swaps
+//     two neighbours). Such an object must have exactly the members
+//     "field" and "operator" (both strings) and "value" where the operator
+//     takes one: any other member is refused, naming it and the member it
+//     misspells ("unknown key 'oprator' (did you mean operator?)"), rather
+//     than read as an equality on an argument of that name.
 //   - a plain object of field/value pairs: any other object. It matches when
 //     the argument at every field deep-equals the paired value.
 //
-// Because of that rule a plain object cannot require arguments literally named
-// "field" and "operator" and nothing else; use the operator form for them
-// ({"field": "operator", "operator": "equals", "value": ...}).
+// Because of that rule a plain object cannot require arguments named both
+// "field" and "operator" (or a misspelling of one beside the other); use
+// the operator form for one of them
+// ({"field": "operator", "operator": "equals", "value": ...}). A plain
+// object may require "field", or "operator", alongside any other
+// argument: {"field": "status", "values": [...]}.
 //
 // # Field paths
 //

@@ -8,7 +8,9 @@ package scenario
 //
 //   - "condition": the condition as a whole (not JSON, not an object).
 //   - "condition.field", "condition.operator", "condition.value": a member of
-//     an operator-form condition.
+//     an operator-form condition; "condition.<key>" (or `condition["<key>"]`
+//     for a key of other characters than letters, digits and '_'): a member
+//     an operator-form condition may not have.
 //   - `condition["<key>"]`: one key of a plain-form condition, quoted with Go
 //     string syntax because keys may contain dots and brackets.
 type FieldError struct {

@@ -26,6 +26,7 @@ func (t ComponentsTx) CreateTool(ctx context.Context, tool design.Tool) (design.
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
+		Fault: faultJSON(tool.Fault),
 	})
 	return converted(toolFrom)(row, err)
 }
@@ -50,6 +51,7 @@ func (t ComponentsTx) UpdateTool(ctx context.Context, tool design.Tool) (design.
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
+		Fault: faultJSON(tool.Fault),
 	})
 	return found("tool", toolFrom)(row, err)
 }
@@ -139,6 +141,12 @@ func toolFrom(r db.McpTool) (design.Tool, error) {
 		RequiredScopes: textArray(r.RequiredScopes), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
 		return design.Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
+	}
+	if len(r.Fault) > 0 && string(r.Fault) != "null" {
+		t.Fault = new(mockspec.Fault)
+		if err := json.Unmarshal(r.Fault, t.Fault); err != nil {
+			return design.Tool{}, fmt.Errorf("tool %s: stored fault: %w", r.ID, err)
+		}
 	}
 	if t.Scenarios == nil {
 		t.Scenarios = []design.Scenario{}

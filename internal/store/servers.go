@@ -200,7 +200,8 @@ func (t ServersTx) ExpireOAuthTokens(ctx context.Context, id uuid.UUID, revoke b
 	return serverFrom(row), notFound(err, "server")
 }
 
-// faultJSON is the column value of a server's fault, NULL when it has none.
+// faultJSON is the column value of a server's or a tool's fault, NULL when it
+// has none.
 func faultJSON(f *mockspec.Fault) []byte {
 	if f == nil {
 		return nil

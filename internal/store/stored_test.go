@@ -181,7 +181,8 @@ func pinnedRows() []pinnedRow {
 		txPin[design.Tool]{table: "mcp_tools",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Tool {
 				return design.Tool{ID: id, ServerID: p.ten.ServerID, Name: "pinned_tool", InputSchema: golden.Filled[json.RawMessage](t),
-					OutputSchema: golden.Filled[json.RawMessage](t), Scenarios: golden.Filled[[]design.Scenario](t)}
+					OutputSchema: golden.Filled[json.RawMessage](t), Scenarios: golden.Filled[[]design.Scenario](t),
+					Fault: golden.Filled[*mockspec.Fault](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, x design.Tool) error { return errOf(tx.CreateTool(p.ctx, x)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Tool, error) {
@@ -191,6 +192,7 @@ func pinnedRows() []pinnedRow {
 				"input_schema":   func(x design.Tool) any { return x.InputSchema },
 				"output_schema":  func(x design.Tool) any { return x.OutputSchema },
 				"mock_scenarios": func(x design.Tool) any { return x.Scenarios },
+				"fault":          func(x design.Tool) any { return x.Fault },
 			},
 		}.pinned(),
 		txPin[design.Resource]{table: "mcp_resources",

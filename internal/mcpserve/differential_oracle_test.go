@@ -17,7 +17,6 @@ import (
 // worked out from encoding/json's token stream alone, without the
 // endpoint's own readers.
 
-
 // The _meta members of a modern request.
 const (
 	metaVersion  = "io.modelcontextprotocol/protocolVersion"

@@ -1085,8 +1085,16 @@ type CreateServerRequest struct {
 	ProviderName    *string          `json:"provider_name,omitempty"`
 
 	// ProviderUrl An http or https URL.
-	ProviderUrl *string                  `json:"provider_url,omitempty"`
-	Type        *CreateServerRequestType `json:"type,omitempty"`
+	ProviderUrl *string `json:"provider_url,omitempty"`
+
+	// State The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+	// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+	// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+	//
+	//
+	// Example: {"items":[]}
+	State *InitialState            `json:"state,omitempty"`
+	Type  *CreateServerRequestType `json:"type,omitempty"`
 
 	// Upstream A real MCP server (either transport, either era) the endpoint forwards calls to (see
 	// UpstreamMode), through the same address policy as imports. Header values are stored encrypted and never
@@ -1367,6 +1375,13 @@ type ImportResult struct {
 	Warnings []string `json:"warnings"`
 }
 
+// InitialState The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+//
+// Example: {"items":[]}
+type InitialState = json.RawMessage
+
 // InvokeSkillRequest defines model for InvokeSkillRequest.
 type InvokeSkillRequest struct {
 	// Input The tool's arguments; {} when absent.
@@ -1421,6 +1436,9 @@ type JournalEntry struct {
 
 	// SequenceStep The step answered (0-based)
 	SequenceStep nullable.Nullable[int] `json:"sequence_step"`
+
+	// StateChange What the call's scenario did to the live state (`set_state`); null when it changed none.
+	StateChange nullable.Nullable[JournalStateChange] `json:"state_change"`
 
 	// Tool The tool of a tools/call.
 	Tool nullable.Nullable[string] `json:"tool"`
@@ -1479,6 +1497,27 @@ type JournalRound struct {
 	TimedOut bool `json:"timed_out"`
 }
 
+// JournalStateChange defines model for JournalStateChange.
+type JournalStateChange struct {
+	// Deleted The keys deleted.
+	Deleted *[]string `json:"deleted,omitempty"`
+
+	// LeftOut Keys not named
+	LeftOut *int `json:"left_out,omitempty"`
+
+	// Set The keys set, with their values.
+	Set *json.RawMessage `json:"set,omitempty"`
+
+	// SetKeys When the values did not fit in 4 KiB (`truncated`), the names of the keys set instead.
+	SetKeys *[]string `json:"set_keys,omitempty"`
+
+	// Truncated The values were left out (see `set_keys`).
+	Truncated *bool `json:"truncated,omitempty"`
+
+	// Version The version of the live state the change left.
+	Version int64 `json:"version"`
+}
+
 // JournalUpstream defines model for JournalUpstream.
 type JournalUpstream struct {
 	// Answer The upstream's whole answer: its result, or its JSON-RPC error object `{code, message,
@@ -1491,6 +1530,12 @@ type JournalUpstream struct {
 	// Truncated The answer was cut (and is then a string).
 	Truncated bool `json:"truncated"`
 }
+
+// LiveState The design's live state, shared by every instance: keys to any JSON values (at most 256
+// keys and 64 KiB of JSON).
+//
+// Example: {"item":{"id":"1","name":"pen"}}
+type LiveState = json.RawMessage
 
 // Liveness defines model for Liveness.
 type Liveness struct {
@@ -1605,6 +1650,12 @@ type MockNotification = mockspec.Notification
 // `resources_list_changed` become `notifications/tools/list_changed`,
 // `notifications/prompts/list_changed`, `notifications/resources/list_changed`. The design
 // itself does not change.
+//
+// `when_state` is a condition, in the syntax of `condition`, over the design's live state
+// (`GET /api/servers/{server_id}/state`) instead of the arguments: the scenario matches
+// only when both hold. `set_state` changes the live state when the scenario answers: each
+// key is set to its value, or deleted when the value is `null`, in one atomic change seen
+// by every instance on the next call.
 type MockScenario = mockspec.Scenario
 
 // MockSequence defines model for MockSequence.
@@ -2089,9 +2140,17 @@ type Server struct {
 
 	// Source Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
 	// transport, imported_at}`; null for designs made by hand.
-	Source    nullable.Nullable[json.RawMessage] `json:"source"`
-	Type      ServerType                         `json:"type"`
-	UpdatedAt time.Time                          `json:"updated_at"`
+	Source nullable.Nullable[json.RawMessage] `json:"source"`
+
+	// State The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+	// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+	// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+	//
+	//
+	// Example: {"items":[]}
+	State     InitialState `json:"state"`
+	Type      ServerType   `json:"type"`
+	UpdatedAt time.Time    `json:"updated_at"`
 
 	// Upstream The real MCP server the endpoint forwards to; null when none.
 	Upstream nullable.Nullable[UpstreamInfo] `json:"upstream"`
@@ -2487,7 +2546,10 @@ type UpdateServerRequest struct {
 	ProtocolVersion *ProtocolVersion          `json:"protocol_version,omitempty"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name,omitempty"`
 	ProviderUrl     nullable.Nullable[string] `json:"provider_url,omitempty"`
-	Type            *UpdateServerRequestType  `json:"type,omitempty"`
+
+	// State Replaces the initial state whole; the live state is unchanged until reset.
+	State *InitialState            `json:"state,omitempty"`
+	Type  *UpdateServerRequestType `json:"type,omitempty"`
 
 	// Upstream The upstream; null removes it. `headers` omitted keeps the stored ones, given
 	// replaces them all.
@@ -2894,6 +2956,9 @@ type UpdateResourceJSONRequestBody = UpdateResourceRequest
 // ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
 type ResetSequencesJSONRequestBody = ResetSequencesRequest
 
+// SetServerStateJSONRequestBody defines body for SetServerState for application/json ContentType.
+type SetServerStateJSONRequestBody = LiveState
+
 // EndTaskJSONRequestBody defines body for EndTask for application/json ContentType.
 type EndTaskJSONRequestBody = EndTaskRequest
 
@@ -3139,6 +3204,15 @@ type ServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx echo.Context, serverId ServerId) error
+	// ResetServerState Reset the server's live state to the design's initial state
+	// (DELETE /api/servers/{server_id}/state)
+	ResetServerState(ctx echo.Context, serverId ServerId) error
+	// GetServerState Read the server's live state
+	// (GET /api/servers/{server_id}/state)
+	GetServerState(ctx echo.Context, serverId ServerId) error
+	// SetServerState Replace the server's live state
+	// (PUT /api/servers/{server_id}/state)
+	SetServerState(ctx echo.Context, serverId ServerId) error
 	// ListTasks List the MCP tasks of a server, newest first
 	// (GET /api/servers/{server_id}/tasks)
 	ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error
@@ -4505,6 +4579,54 @@ func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
 	return err
 }
 
+// ResetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetServerState(ctx, serverId)
+	return err
+}
+
+// GetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetServerState(ctx, serverId)
+	return err
+}
+
+// SetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) SetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetServerState(ctx, serverId)
+	return err
+}
+
 // ListTasks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
 	var err error
@@ -5191,6 +5313,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/recordings/promote", wrapper.PromoteRecordings, options.OperationMiddlewares["promoteRecordings"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
+	router.DELETE(options.BaseURL+"/api/servers/:server_id/state", wrapper.ResetServerState, options.OperationMiddlewares["resetServerState"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/state", wrapper.GetServerState, options.OperationMiddlewares["getServerState"]...)
+	router.PUT(options.BaseURL+"/api/servers/:server_id/state", wrapper.SetServerState, options.OperationMiddlewares["setServerState"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/expire-tokens", wrapper.ExpireOAuthTokens, options.OperationMiddlewares["expireOAuthTokens"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/revoke-tokens", wrapper.RevokeOAuthTokens, options.OperationMiddlewares["revokeOAuthTokens"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/oauth/clients", wrapper.DeleteOAuthClients, options.OperationMiddlewares["deleteOAuthClients"]...)
@@ -12124,6 +12249,306 @@ func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSe
 	return err
 }
 
+type ResetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ResetServerStateResponseObject interface {
+	VisitResetServerStateResponse(w http.ResponseWriter) error
+}
+
+type ResetServerState200JSONResponse LiveState
+
+func (response ResetServerState200JSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState400ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState401ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState403ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState404ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type GetServerStateResponseObject interface {
+	VisitGetServerStateResponse(w http.ResponseWriter) error
+}
+
+type GetServerState200JSONResponse LiveState
+
+func (response GetServerState200JSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState400ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState401ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState403ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState404ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *SetServerStateJSONRequestBody
+}
+
+type SetServerStateResponseObject interface {
+	VisitSetServerStateResponse(w http.ResponseWriter) error
+}
+
+type SetServerState200JSONResponse LiveState
+
+func (response SetServerState200JSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState400ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState401ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState403ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState404ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState413ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState422ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTasksRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 	Params   ListTasksParams
@@ -15324,6 +15749,15 @@ type StrictServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
+	// ResetServerState Reset the server's live state to the design's initial state
+	// (DELETE /api/servers/{server_id}/state)
+	ResetServerState(ctx context.Context, request ResetServerStateRequestObject) (ResetServerStateResponseObject, error)
+	// GetServerState Read the server's live state
+	// (GET /api/servers/{server_id}/state)
+	GetServerState(ctx context.Context, request GetServerStateRequestObject) (GetServerStateResponseObject, error)
+	// SetServerState Replace the server's live state
+	// (PUT /api/servers/{server_id}/state)
+	SetServerState(ctx context.Context, request SetServerStateRequestObject) (SetServerStateResponseObject, error)
 	// ListTasks List the MCP tasks of a server, newest first
 	// (GET /api/servers/{server_id}/tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -17831,6 +18265,104 @@ func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// ResetServerState operation middleware
+func (sh *strictHandler) ResetServerState(ctx echo.Context, serverId ServerId) error {
+	var request ResetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetServerState(ctx.Request().Context(), request.(ResetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetServerStateResponseObject); ok {
+		return validResponse.VisitResetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetServerState operation middleware
+func (sh *strictHandler) GetServerState(ctx echo.Context, serverId ServerId) error {
+	var request GetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetServerState(ctx.Request().Context(), request.(GetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetServerStateResponseObject); ok {
+		return validResponse.VisitGetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetServerState operation middleware
+func (sh *strictHandler) SetServerState(ctx echo.Context, serverId ServerId) error {
+	var request SetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	var body SetServerStateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetServerState(ctx.Request().Context(), request.(SetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetServerStateResponseObject); ok {
+		return validResponse.VisitSetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTasks operation middleware
 func (sh *strictHandler) ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error {
 	var request ListTasksRequestObject
@@ -18868,607 +19400,622 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cts4tj+KvwpKv6mK9BtKlh0nM23XqV1OOj2dPUknX9uZy25lizAJSxhTIJuA7Giy/e95gPOI50lO",
-	"YS0ABClQomQn6ek9VV1pSyJxXVhY18/63EvyRZELJpTsnXzuFbSkC6ZYCZ9e0jJ9neq/UiaTkheK56J3",
-	"0rucM0JnTCiS0DJ9IglPSf+6zBck41JN4aep/kmSvCRJyahi3reDUS/qcd1QQdW8F/UEXbDeSU//NuVp",
-	"L+qV7JclL1naO1HlkkU9mczZguqBXOflgqreSW+5hCfVqtCvSlVyMevd30cw6J+gwdCwzYB1jy2jgP9t",
-	"GsKCfnrDxEzNeyeH43FoCO/KWduy5eWMCv5Pqr+ChWsZRV7OHr4U78rZRbachUdSLK8yLudczJqDktly",
-	"tmFY+ucHLtD7Ml8Uqm2NCvh1jazwa5+k8Js2csJfH76K50zmyzJhbcMtze9rA7Y/+EO237UN2v7+8GFf",
-	"sPKWlW2DfvvyPZHwBEmZ5DOxNnr81R87ftM2cvz1McYtJc9F28DZpyLLS6ryckUkPhoYOnxfHzt81T54",
-	"+PkRRn/Ds6yd/Uj9s+E/pC8FvWHThMpWcoDnp7uwpKPwibtYctVKwVL/uL6K+tvaGuovWkeqf3z4+l1S",
-	"edM2TEXljRnl0yOS5Xes1GtH5uwTSea0pIm+uCJSTUG/ATNQ5nUypyLNWiehH9k2h4IqxUr97n//PB5+",
-	"R4fXHz8/Pbr/XXg6TLayOcXkOpPTX/prrj+3jpbJR2Bvl3metQ4xz7P1IeZ5VhtinmetQ8zz7KFDvNcv",
-	"yyIXkoFU8oKm5+yXJZNKf0pyoZiAP2lRZDyBW+ygKPOrjC1+/w+pJ/PZ6+53JbvunfT+fweV5HOAv8qD",
-	"9/gWdhri9NAt4ZIsaKbHzVLSX4qClpJeZYz858W7nyJCyRVNiROlBqOeFktycZ3x5KuPOb/6B0sUSTIq",
-	"50ySO67mhArCPnGp4O4XjPQpWQr+y5IhX8pL8uH8NQ77h7y84mnKxNced0KzjJVkQVdE5IqkOVFzLkm/",
-	"zDMWkRu2IjLJCxbp0VKSlLmUQ8mV2yQc/k+5+iFfivRrjv6nnMhlMrcrzwVwH5zPE1kTtmCM7+kqy2l6",
-	"medvaDlj34qor/J0pSk704PQHJMK8vbsb9MX777/+/TF3y9fXcBoL/P8LRWr91p6TMw5lF9zzO9uGfJz",
-	"EGATUlLFSMYXXJF+UebpMtEPkkWeMpKLbDU4IbGex/sPL968fjk9P7t8NX3z+u3ry9hOXZKClROx4GKp",
-	"mP6bJBnX2g1N05JJOZqIXtSbM5oaveicqXI1PLtWrFznmxcsyUUqyVIonsFA77hI8zstJzIlNaOs1sDw",
-	"Oi4Um7ES+PHfhudUsTd6QkP4t75qW944ZwvKhWacu70lmVqfygfBPxHFF2znadxXlPJNaaQDcah1rSx+",
-	"/+bs8od3529r1OIRSUTknJYsJVcrJMU848mKlPlSS0xUpPCtloh5wggTaZFzof5NR3vR0QdBl2qel/yf",
-	"7Gvz8Vua8dSqGfqmOXv/Wt89o/o+/vWvfx2eLdWcCaVHw4JrVskzMKeizBMmQWz4hmLMHcuyoRFkrpb6",
-	"soIpn5KYlWVeyhgkAknYLStX5JqzLCVUkWu6zNQItt/0qYd0dnR2NmNCvaRlQJ48E+Ts6IwcjsbEPUX6",
-	"smAJv7bTpUd0VJS5ykl+DbSi3yjKXF+kEUhX+joFyf8lXbDsJahOcKyKMi9YqTjKiAkt6BXPuP1c/5V9",
-	"UkykLK2N1mzTVZ5njAp91cFjoEjq37lii0BbtUmubXaEFjV4kqYp14/R7L3XAkrD5jUUGXr3vrgcGtmy",
-	"5CHKCrRjvqBlSVcwnKWc/5Qrt+Qy3IFUJaMLc/ybP4f6SRnQxGtRLNXbPGX1JVtbleawzOvvlmrf9zfv",
-	"QponywUTCub8ocyCDwmjtq/vYZnf8hSZdH33/Ysj+Ooy2Fdtg3+Gh6J6Wx8DayxZsiy5ghuVl2xhjbZu",
-	"mXaisOYS2tYv9IFmG9rbrx9vGjc8yx5ypNgnuiiyXUmEp8HH+J4U20os+b40rOhspzcaRAS6s7EU+Sto",
-	"Gv7YhQSWRZGXiqWvhWLlNU3Ypm0CRp3k2Qsu0jqnqJ0ceOYvrJRt26mYoHjzPeT0NEez3neXFbhtHWej",
-	"0+BCh9avajOq30ohnhlkhO7ErE0g6n0azvKhnYS+zRJapqPqXvOeGPKFHpwxYc17J70ZV/Pl1SjJFweL",
-	"PLlZJIX7v5bASkGzA9corMBZmr5liytWegaYMDO4pplkzVtZy5RZ01757Dha33it5SMrgOXonfQW0G8v",
-	"6jGxXOgdyO8EfDY/fIy27Bh2HiKCmhhQHzFKnvovscwyFNZqfK4aclPkoFn27rp38vNmUc31/dJ//f5j",
-	"1OhQdwDmtnRKVc1qllLFhlq47oUGZd65WoWvxX04bafpvMI3Q2eMfUrmVMzY1Jzuupj41zkrUU+wzxE5",
-	"z++kMaKUKbmb84wRDvKrcWIxcKNt3aJ5vmAFRRPL1ofxvthinNT3x22euPt/x01/Xb0c3PKMJ0zIbuNd",
-	"MEVTqugew3hrXw0Ool0ssou/iSS3jrtkRS65ystVp2kGpIdOcwTHTPDSU1Qt1+WOXuymFxP0ZdOSWWue",
-	"sT1ZEh15fCkt6bVmze71AGuKessi3fkwg2rmSK3TrP9SvbLxdot6d7TU6r4MGSIWVCu2Q/M6FzNCU7Bs",
-	"0Kt8qfBk4lH9x1IqsqApI32cIVpZwDvwALHG7JGTb6ortX4BG3ZdHRzvzNcozdHR2qXsnWeP/3nHq7YP",
-	"3ro1zkODz9VYcY2X12hh4/X0cqNSS+VKJLU709zB69pdmi8oF7vKz1pMmS6sXNtQ7he5mBHFPqmI3OY8",
-	"YRHhCzpjEdGKUx6Ra56xXagg6mVUzJZ0hr2NRqPBqHeiuUPTovH64h15/vS74SFJ9NhIn+ltuS7t0917",
-	"RMm9yxT/IXMREVkwlswfPtOSKjbNrImu3usPJWPQ6SjEEfS5YNMFFXQG6mC37a8p99sev+8qdL6sn6PH",
-	"lTubYsXOOiNQ7866K1LEzq8Bbwl7VNHBdk0ohgJYOxesYNA9223x7bp8qXV/XZNy1mVkY/kM/u6bsrYT",
-	"J37TXLp3AlZN5IJF5IrRkpURoQWf3rBVRHI9hKOIXFHJk4gsVCa7LKaWRY1pPmiu/PHy8j3JS/j/Bflw",
-	"/ob07VyIyq3sOQieTHujt0xEM5BhWSQRKZlUEZmVtJj/kgWbWjA1z1sc9DBEfOCUvH93cUnu5kwQeiWZ",
-	"CLMMqxW3Dm2RFNWo9AjN2CJyx65kntww1XkdOtPva//W/TIk/IajvlonTseld5MmgxYh9klNk2UpOymM",
-	"TTEHuq83slEYeOuJ+03bt2KzvOS72p/q+uX6JfvH5+PDE0IJiHX9o/HR8XD8bDg+HKAL3omuGGPwTwgs",
-	"qJ66PByfjPV//xU+MLtav5oiNJWkmsAGUUHP4gGE+rYSA78MmV6E7w59OPF6Xdk7AxoYkTNzk2Rc3OCB",
-	"pER3BsE7pB8vksJE7sWRvnYw6I+nJC8nwl5HTSdoBE5MeFc3A29Ce7kgXA1IQgW50trQbX7D0pAHpnEh",
-	"N5irIhmjUpFnYy9yK0gXO5sg/vPi3U9/odkSbA8L+uk1vuRHojoSqtYmzF7NmlbBkhgMlZcugHidW5sl",
-	"aw+o0muo5lTZrYC/YSW1ZqVslCAplyK8JCIYXlgFE56Q+L9/psN/joffTT/+/ndx+B6oRXpvEm/aoxi9",
-	"NrTEzRjR1547fAGnllqWQna0rnY2d+KR+aIH8lEvjxZTRPBG2HgHQEPnTIJEtXbGDBlRSSS9ZWmEfFm2",
-	"avOjbWf4kc/m5sO48WDt4LrrTOY7UGvdWrKnYcOYMlxLu5H7SzAtfDGi/0vN1NSw4kNkQOc9/4GzLH2l",
-	"3wk6XHRHAV5ZLhmKss7su6ArfeXULL4BZdVfYmw8siMOniWx0kQZkv9XGHBwq+k1ZF72d0fL86NzeveW",
-	"SUlnQN5nBf8zW60v31W+FOmUSsnUlKeyJSLbBN9TE1o0hGDHFOIeS0aTOZOnhC0KtdIsl1wvswzjIWuW",
-	"h63G680i4D4uhvWp6PsSBYylZCW5m+dkxgQr9UuEq5ZLv+Alkw+yK3e032dUqulStsi9b7SQIpdJwqS8",
-	"XmZ6Clo5SvIyZSkwVC4IJdfsjkiM19Lz2W/ArTwMNhZOnjEx6+3WzBpIY7vny/cMY1vRGhVusk96u9FY",
-	"r+CJArp/lAsTT9ADLsqiyFZniWVjdvnM5CrLK9iRM2a+E2i2Ddjt9ZnXjQxvaQlxUbo16OSlaxI+fnDt",
-	"wsfvXeP4a9WDHeR7WgaWiyadjP3eLDeRkQkaakoJXvrSsuSkz5XUbGZwaqwIwGAw5l/rBCYLK6zsB+43",
-	"M4fW7anEl4YWa5Yo5CBUc1YSKlYKstfuqCR9sPrDWUzLlRadG0KovSKi3l2+zFJyxQbkruRKMWHk1fuo",
-	"l5arKbwaCokyE9+Beu2+hky+NjXscZqrxKatTWBaGDSi9/Qx+m9svF3FyO2hG6Dt1F+AamVbaeTCTe8R",
-	"zoc1+W1zP2NaHOESL+OU5AJieTUPT+3lCyIKT/VTmoaCl1lIvvlJX9jXYDcxWqAjXIIEikwKrph8qbQg",
-	"wIXQN2Zau2HMtbbv5bLhpjCL21iw4B4t1fxtnjYCNkQumhEyJ70f8ztYXK1R23bBj1/miiWKpSMSG7Nu",
-	"fEK4ImZ0IAllVOl52yBcZ7e40wL0RNQSK0gMRmFshGvWRd7pcZKj0WHVm2N+WiyRzFiWicpvmICIg4lw",
-	"2ZH5nUC7io1Gho7s9vW5lEtWkviAFvzADvXgs8uKvD/AAQ0IPCmjiaDLlDORsCFcxkTlGPZgl+XD+ZtT",
-	"IhmzU0Eri73EzPKaxepFPXgo6Gt+qeXFCytErEtoceIeiMlcdz3jt0ygvhgrlb2VsR7dIk9ZKUxyhByR",
-	"73Gvpf4tLkp+SxWLfVc4esnhhMOPHW/UarzvbQPeV7YpO7HLyzdvW6RoO3Y9P31T6LlFhAuy4FnGjcAW",
-	"oT0G8nhhNvk1iYFNHWRcqjjScwMGZT5PROy4l3uk+kaxhd7+4G8lo2mMpjUkjIOUyyS/ZWWsucFEmCXu",
-	"H42Png/Hfxge/XEQXu/n4/F4jBSxoJ/4Qi/4H58f62/HUW/BBX5V2bxcTL1etiy7zHPPcrAxhmvNL6IP",
-	"LxiycMUiyyCptFcq6cs5Lar8CGc8s94HYqwPg3Wjw3TBTBDLLsq6Fz/f6Tp7ic+/yPLkpoOhkEvUYNuC",
-	"pZeJWpYsfelF8XcffYMJ26lsMQgEVM6XVKRabWdn5Wxp/cG7mXRapcdNAekhz5obC+b6By5vM8buIsj6",
-	"9PaIBG+/CNunYBEAdl/OBV+wS+PR7L7W3cP73RAvEiZoyfOAIJ0LpMStcpIxhWymAkzE7dzWxkFfGnPe",
-	"Hq78i06JMN6U9NU9lWaV9qA5t8A1ZnEUYhZbQsN3HHpwBeFKcBEXK1+7LfNcQdAwXRQZ3rEs4wlXzcSC",
-	"jVdwo4Nz02jz+4uqk+ZPr/xOIQF6UWTM5Zy05Ra4XamjiIxDrhafZ4+3sIIe2J317X7NTOZenLghHZg/",
-	"GdzDhNFkTj6cvx7ay7xydZyQ+DN8OCE/g2kwIqPR6OO972XxNsq/Znbys5h71lwG5Eq3oPvWXZyYMCT9",
-	"772WMMy3EIj0P1qszCOSUkVJ/4pK9vx4EBHLie5BgDEvWMkkcn+dkM/LkleP/wf2Qv5Hj+DKtXd/H4P/",
-	"sNnQNOPiJiLQhCamiCiuMt2KN7v/qDUv+T/Zf9zHp7joC7oiCS3L1UTEVIgcCUgaoQlkgzjkbrRhI/YU",
-	"6EH3oh6sCAQGpjz31E7vTxjydiMa/LrHlQxqnLOr7xc3X0Whb4063yPWPNrsqz0aj7XAeTQeP76vNhQu",
-	"voW5+jHc2yN2RttDtncO1K6FZTei9TTvwKmQs0JrJ8Oj0Tgib19fRuTFxffDp8OXGQUj8p/evxk+HY3b",
-	"In5cbMeOAdxt3mHnER5+/P3v4ohQRRZ50wEfWRgIE+VchyrYGru953Y8OKJ7C8V4Uc/hwGarjJC/jf4+",
-	"+q9TQklRsmHJMkYlI3J5fc0/gQ0hSVihWNrR9hkylRh2AIbt/XgBGu4rsKW1Wb3gJv38hq3QpmBNWOVp",
-	"9f2cCTKnEp1GJEZXQhwyLa3tV2MEsssQmKx8Wn20KzSa8WjycDzWFEizbLCbO6uhxC24sB9DWSi+i6kZ",
-	"dJsvcN0WudYzrIVAT4dLUrLrpWQp6R+PDwcj8nYpFQbDwEPXS60KtrqBWrWAJobTggsn/zyQ3t5553g/",
-	"qttrkFFPBtHnvmclv2Up4jQpGxTbCFz0YZaQc33sOxb2eRw9P7y33w/+43cPPZGopO55O++syGJvvha7",
-	"xfxA5c22Nt/myc2ZvAlc5w1BOihJo8Cy6ww8OWfLBPakH82mAjZ64B9U3sQRkM9VSUUyZ5KokrNUn8O8",
-	"TFlpTy0V8g4uNxAw8RMXMxLbWccQwCgh/IrOKBc1rrNt0V9A7817qEvwRzs5WoNDV4Ksr8+f+C3Tyg1o",
-	"DjHpgwCflxDOAMGasZblY9K/4oKWK4ibRiVB5Ipc5Wq+bpXbjQJ1+9set3N8oZ8FC15NP9xsvKserdv+",
-	"unRojXT7nRS+YFOrbGyB3fuVkn1FGCyTzJq+rQ84vxODr3AenJGrvjT73HvYVPthQu/h/poXJARtlUqt",
-	"Dwx0smTOpi5qY7N5yblm3ItKZdMuhinn+9iLkFlJt/bxSj9zH/WMS29LnBc8tD/Ro/9qSyfgw7tgSkHI",
-	"nJfOMPWk/C0XVw0UwEP3mLYNvBUPJOxCPhNkrlShD5H+v7SKzxqlt4Rj1bLe8+TGc6iZj3nBBC14S2Ip",
-	"pndtW4gP9rmmhmS7PhyNR+P6sA8fWS41UK97KkJUstYNoFcyz5aKdVRB9xVv27Uwk0wTABdbQ96VHbSu",
-	"Hdd1yRXbb1XbGUkLze65dAUtaZaxjMtFjewOPX/m4XPPk3kY8mRKlRfTXEyvKc+WJeuYYYawqXVhdwfd",
-	"8tl43C2013XUvlOXTKpvT/6dkye3iFcIZbI9lrG7nqEbdddjlzV3y+K62rD44AN/3FPSdt1i9nQF39bd",
-	"EeB7/T9PoOVJ74RMzHQmvft1z8NWs/Se3jAt3+3hCNvUpN4EwMuuErC7rVJLyFPXFbC0M8XwiukuhnQD",
-	"wJU2XF7Gmu5armi9cTdAIBL+CnlVN0yQxVIqMs8ziANKaIaQjxBm4eLgXRhF7OTSmHA5ESZCiPSvmOQp",
-	"k42n4ddRY1zx4JRQ7MkGmak5WxAukWscj59ORMwF2D8TWCN4MR4Rl8nEJUBCG3eaFzRD7uZUMYvCiTPU",
-	"kzNYqp2IzZ37TbaFqIcma/MAQJbsdlmmbYH6N/hltwjlkt5NzQvrcUhgN1SSZdcRgNkINC7mImEjcsFE",
-	"SrgiVJL4zA8tOyEvMBxtshyPnyY3bAV/MDBXxH8bnr1/PfwzW52s/T6qkCu0CLlIiunTX46Gf7h79bez",
-	"t+/fvNr0v09bZQ+MNrPzDa3r9yDWfG8g93Y0XmjBaU1E0otDAVkhAv9sDKnOEGpnrMoHtCiyFbgJJyL+",
-	"06vGr34cHvtU5KUyZOwOCWBbIsaLgljA/Hoi4oAGGZ8aSq+FdhkHpYkUi81J1lp6nnJwO7vWvGtHNxG0",
-	"+JjmAsbJoPeTFtxDWPO1hUVSHNweBjWF37Bui0G6IY9PeVuL7u1rhgH2jhvGCjiGBAB8SB+oc3Dq26Uj",
-	"QomAVA/MoZXuab1bTVR13aLU554ATEcoX+lLquEhreQ9F427gaekrwcvcxipH3w6OPUe1ZO9hjDVK83L",
-	"zKoURcZZ2slrdMMRhd0S59uX701Y98fH0yr2tiHsFNkfchl0CEf5TZkqdk9gCFu2O6zbbnkK66J9ly4e",
-	"wfDyxYwoHnM3xyjqlCAdEHq/L/m1Mqmjobg7PtsFxc5GqH0M5Yi7uHkTJKUboInCnErwAJv6CIjfKAkX",
-	"GNRfpqw8hWwKuOpFLhgUHoALOpSwQRVJ+fU1K+VIX8BMMpGw+ASQx4ARa5EYnN0QXp8BUtKpScHnKbNj",
-	"1CxO80C9thPRp75V/MP56wFa3XM1B8YJ6R61iHzbdRsMa+U6aKiDTcUn8lyKHzuwUsiKrsU2IUcLvpzx",
-	"W/ZYe6zbqq4Ss9EZv2F3XOKmidZKSKa0TF5W5b4wYMxU66kvPunbSLzB9ugL/4xYuokseZsVCMqt+nSc",
-	"M5dFHchH686H/KMWClPWP3dKb7O0vT3d2bYZucFumOU+Zg8P8r4tfHOzbal3YaIpEE/eAtGbzBebSsNG",
-	"sxGpqUKDU3BNSpWXLB2Rv1YiGbISkZNlmeEBtQbwJ9I8T8ywgwGawWvR0XYtTUnr5ZqJlZiVFREYJ9yb",
-	"JwcHRuHCbPukOPWkzCfSDcqXJkn/+OhIE73e5WVp9HyugFVptjfoCGL1/RILBjw0zLD9sCZ5sTIH9JTE",
-	"qG8CmwSFc6h/jrcgT20c+ENcdPvGz6yN5pVIL6m82RPa2KaHbLQbvX/pgBDKLck3IVPgD1r1tZHKaQw3",
-	"3CmhpJ7QQ/q4CSck/jyxzvFJ74T8/PE+HuxhLKwQUl0GtR2D5q+UZ8h0qEhYlgUBTxucyrQYYk+vjELU",
-	"5Io8mcNxdBlEWnOqHzJ3Uo3re0RizKeaUpFOMzajySomfXwHJLTByURUqVY204r0C1YOLXMyQcfResrW",
-	"AJV0LrjiNOP/ZPHwikqW2nYmgurLcERi7Huq9ys+qXI+IQDqil3nJSPVME5top0rT6RZDs4Js6zkMplP",
-	"hGsGE0b7w6dHz8eHaB9ZG2oETFbPh5rhPZHkmmbZFU1uqoWyI/SXZQiClI0g9KcL83ej9KyIdgZm7ciM",
-	"KWtUHE8EsOwPwqGlNxQdmMn46GgAtkWHiWSfttGasi59re20vumrZdfyVzXFjlkQmhbfwltnIn1jW9Xf",
-	"4od32HD1GHzxUVOxwX5tQRU/otPWi8dUqD07OiMlEykGbfRHUKnlRuR3AjFbhoAFo09rGE/t14Rc/k1g",
-	"xncD+/7fi+LdLGGy0RJlyNoPKO2MBP6rQ/7eC4O7a4GI2rL+SoCrGwDV3vwjx5OCd7LHzR4D2KXGHb8V",
-	"kmaQltcm1u7INqHNWwQdrJXd6oL6ge6RgW2lF2L+zUuSzGku4X7nYoY17aBCHYlLqlhM+pDDczjwktsT",
-	"mmVVCcSJuKNcSRKnLKOr6cI4NIwkZcqBxaRvuwZh4ymZ9F4bJDECT5A+F/9AaAUUsCa9U3PhgxRRNR/h",
-	"A1paolmGMo7M8jsoQwaISywdhIElsQUj82N0yNMuee+7y+imllsVkRLsQiyhAklz78s64kFQ2l7kyY0s",
-	"WDJCQngwnJttDwbjIa+t0bWzpnmOwlpMwM/jjyOXOjzSr1IFHKoteHz7YbCWGPtC8EBUxYTqA27vJTIL",
-	"5M8FSFxPoVEJae0KWiKYeP3NoffWMEMlMhj+dcvKRvYt0piD9duuCsEIvLYiW0F50yr9yQCoXeqj+9jx",
-	"QxUEji1gCTkvNJmzFN2vylSvlk+IbeaUvDi7eDUFkGzzhKmeir5uiDNI6IIRlQ/2MBXYGaeXtpboQy6g",
-	"cybVpfENNC+fR4B2tFdQO7bjfdT7kdEMybbB36iielV9qspvINCB3lKON+HHlmIAdTUdXkvZrKRpSxmS",
-	"zuKMq8Dhhle9HJrda+Beb1++f0kRznjfhJrdas2F8UGbqbz6qY2D/pc2j4bMnO2mPWe+R+NezTmc34lg",
-	"btaOXlnES5zCPd/5iNYJaHuGUas+7dtwtWS8wWjbRC7eUHCunXzeFUycvX+9Z2ChFzQT8KmZXyOMhwFX",
-	"mvGiQcaG+aYkfz97+warhhBIBsJwo5LEyzKD8KAtFr+dyMWO6onEZP8HUsumOykn10wl81q3zSna7+OO",
-	"NwvuWhsMoRcbsC5Q1pzggejkTqh8AUC+xrID9iKKg7Xj7XXVXr0J/KMJWAghu4u5lsDVpr+7plzNr5dZ",
-	"tjLJQsYnAe5OEPxM9WPjO31ANadOOIBbLs7XADpvsK/3OWSdasG0eizd7XRKPt+3SDIestPm4YeJbkGV",
-	"FracML65lAywbPMkerWtrdi40WGMIheMmIY7Fcurat90RNipZUNshx7udFWbQUTrS+L3F7Vf6XpwF3tE",
-	"XZ8hL8VXPcZrXIoQMoWoZ7esvKKKL/ZwrFRw6Fvgp0EptgCT2xrNl1oVfCVUGQhqNdHORjYPW2O1CjNN",
-	"TGBgC514vKelsG5GFROJ1dQbqnIUpPEu1lFTCieQmCmxySAPXCFjc8fEOF3AVaHfIn3qijEttAQm8in8",
-	"MCApR84JHztnQppdeGtG1VJuLMm3B8iblt6Zp2slxVtru9viDBLcReBsrlgBsqvByMhmjN/ubLitUMDW",
-	"ig4sFwtaVkVKgBWRfoU34gOOhF0XZb4UbcDo+JtuHebJcyGtfIykbQDjs4wUGV3pW84mxvqA6dSG2Gtu",
-	"KW9YauKMdtvdcz2YMB7vL0smEmZDwrfbtu0LUrGiRfJSrKi8gP0x+hoHGHsJPkVswhG5k2a3H+FtBUuu",
-	"TfkXtBp2uj78PMRujgyzqFVi4lrMEcgy4bgKfUrBzEhJUeafuLEreoFkqFNB+BYJzyKIhusfEMeAIhtz",
-	"ZY5idZhbbip/d2u8yjtMNc5b459Rk203KMwdGW/Zg5dhgym1WwXXCcGKPYhxQnmmJURnICQlo2kYFMqZ",
-	"DsN4glSGoHlAS4sTrlYnhP2ypJkkk957WnI56cFleEf1N29ykeZi0guXuPGvli3WjWqvzIg2LN+7im83",
-	"MJYwpiM+qY4pePhpde/04agiFT2RBkB1cGrt6ydGqxuev3+JBvWJ6GMXDMoOaUK+oqlh7vpFe1HBu3Ba",
-	"gbOJvOrUUOQpicHkHp8gsrFT5WruhFMSlwxN+PGJg7ox92XKZYHX5fH4MCLH46cROT76To/DnLr4ZCLc",
-	"7A366/ppxeBK3SesR33KESkZsO5B3cNvImYiZ2O1U+/Z0Hi9ezh01Cb0gIJmL7OT72koDnY3U2JN3PpW",
-	"vqzafRTMRQYGsena7HsgkRGx4JERATjJgbkpHU1FE4Hamt5AB6JtMCO8VvEOttBIwHbJmRsD7D4KCFku",
-	"ZlgLS0zE0fj4j+RqpSBvBqgDdFWtwQA9GRMkSQAhEGXyiHBJblih0DaCCwqRMoTKiYgnvX7GrhXJl+qE",
-	"PHt6dIgdDCa9+JTI3Ev8KahU5PA5+TN/4azdldihBwEnrG98YxOhX4Wer3kpVYTgWm6dByPyf+x8uckw",
-	"otkdXeFwg+k82PLuKqqL7LF+u6tVtdg8jcwMYTPBGI/GRCqIt/tP9HJ9nhgAeMw1ReizSS8itYiyz6PR",
-	"6P4+HtTg8EHTTLmpCrfR+0WLn3GjPgYUGZDLdl8D2Kon0iP05iKAKqB3Vc8SeTHODLnqpHcfW/HViNMT",
-	"4dE0h3IT+gYaEMwKwtvKW8IDRO+PH7oECPHSUldHpOxTJQfaEcea+mIDDuMDwejL4WbNIqDlpj5cB8gh",
-	"mEghxuwGDr9WAFJ9ZLw6BPo7/Rf2YIxItj9z1RjOvV3wlK22zmr77phQDWbFhedV6lNBYgyot7wzdtDk",
-	"wJ6si9sg41xcvCIlK7LV4JSAgcioBLgCWAnALZrr5qrMl7O5Ilc0uZmIPvZ4boQ3GQ8IvVYQt00YLTNu",
-	"pEzULmp04EMR6PWd5suWNTCztRqoYZUoyFYULWBLOsSH44Eyix45LuPIzB/PhlvmgyfZh/hWeC5eWPbd",
-	"PM/sCp9AyoW3W/pjXR6wJu74s5aMI2Ico9FE6IvgPj51gdNaKMxoaS8ScvQMuHgEjQJztl/5l4TenDV7",
-	"RZILwRKIPuQiyZYpS1uKiv6Y38HtVQs+h8PWi9bNHqpcioQGI/8vK3VZTyRZKkzN4xJvFDveQYetrikP",
-	"Zlv8zkPb+4bfMmGMQvV9DXoWHxLk+yaf8T1hX9iC8qwZ7/3sOAgxIuVdjvGXW/LkGiPHPrwWNsyhsoTU",
-	"x7mU203/H2QgbAReDHX4NtBLsixLrRj60WbT1oIzDkgAKrFdMU22IAeKvIZSAzfCioC8ZNRmk42wc90Z",
-	"v9nuQnUzvnDN2fegxW2OKmpdxvA2wFle34o9auc5Yg7YwLJ6BMCdgJFjtlwY+Ul2tb4HFgXN6Jbwofda",
-	"Fbj2lXiMgECzpvtXerPYgxtc79twTV7jfe5yRtfqpG3RoCJyw1ao9HrSJukfQrmWY5IxhRjLKZ9xJSMS",
-	"T+OJyEsSD+NT0Aww04tQuE0oKaia6/5Q9xiMyEuTnpBfg1PbS1yYMQPeoa81AbAdIXGIOKkFJaI4sjYz",
-	"raCzVKv+8MuF0tIr5jegFDOjXJhAvqbkUxsYpFga+adktxwi9TG4T4syIHq75YFL2InY/ZAEHZHY6qLm",
-	"KyMeA/qC1k1tmR0YG0/dKPQZmIjYhMiNMGmJC6moSEzikvmypCLNFwY8Y2DxE/W8n0jN/4RWMfWtHnkx",
-	"kTgVs3xWYJkIa80DAGOsyJ9fg/wBsB8mkkOrXi5bpX80PiJnBlv6lByPx1Y+r1YKgjMnAtVRqghPTXY+",
-	"4rdA6GZl5DQjtDoMEG4fKkkZ4X26kPFgRC5AO4Y2JgIAaFDPI7Fin9QBTH2IU8dw0CRfMKBPhlihMMkr",
-	"LfOfomX1jmvZGe1QM6aQGlGKq0gQa+nEAyLpCpT0PEKzbdOegEGmI3Im7JQ8HWDGb5lWvuWaAQmNkQCo",
-	"8nmC1iJQVmvi4/19rIfvLJjSFVPy2cYhxivUvuqs0LngzhpredwYTw9xc3eclTu6cmpPjbExkcoRie9A",
-	"lQSYC2dMdAsWoe1Onz7nONO0aSkpywAEJYLdQAYiVU0hDfHLk6AxAk0Rka2GcR+Tvt5auLigEnvIVoGV",
-	"MSZo1J70TibCf8M0NYI0RtD+raEaWzEGevwJnLD4/X+f6ZYHUErfMKYnmtD0lRlNhGk2ggyoDPzFxTmY",
-	"lPVwgGE9gadzJbXqYlJB9TXw+T62hiGESiKXmg2wTzRR2WoC6np+DZgzwGIM/swyAxgZNCBDlhp6BmLc",
-	"IIEeD8MEAD7WsErkSROBFoPTqiSAtXaljBWDU3c0n0ir5buo8ApBWW8uo2lE/LT5ifDAZjHYZO7i0+uY",
-	"s3ZrNVeC0yNb56qZuusXMvBcJwu6QuSd+PNnno70odLnvMhowvT3cP9e8ywzxXt9F6VeJqZvoc+fw1Ry",
-	"fx8HA9J3g0b2wIq7ucXWYIuDqfgVy6/hFlgjDRe4CJVdyz1iBnTqMG7WN2e0V/S8Dyq+ecBN+upTG2zT",
-	"IDhLDpGzGBgLQencn4POTtydMMw74MlVmmD3mNUuzXYA/WlU9PMcyp0Q/eyzWv6mctdCRY290mfQmjFQ",
-	"OtJt6j3VfV1SeYOSy9n71ySZs+RGOjwh5eHKSXrL0kE0EVdsthRYfFXV7IJ+VuwpsjP0zMEQflnmivnX",
-	"TQdbrL2v9SAf+Z4OQ3pf+jDe5mgK9kkhB7bQ3aS65DF72Vs6uHZbFq92EvalSbcoL6yR8DGXZTNEeCWt",
-	"ri/dW3rDjHlWeVb/unUaqr86IHR9V0AWEleRiYSxwiSuvRbfrcqylpZN+hgoAkTtkp7blYWBwXFQnkO0",
-	"YbqtCeimmDyWHaFiVStSivRtBDLAuPPvNBSxarZ+RMVBiX1EzszVrkWIwkoDI/JXY9QHed6NxKWCnV38",
-	"eXr5+u2rdx8uY9J/PiYSNUKnd1xTnmHetxPVPVXQWzrDD7QKSUlGFXNWebMGvNT3TERkbj5hUphACEl6",
-	"wwhXjWqnT5u1ToMIwXfm3OWCmbt2l4SCz/ucnzUrxsctXP7+W57ANdPH7mqEpefIyqrEiqqeIB/rG0Dr",
-	"5CckrOcLxlJTc9m5MesNuITX1cAzC0DDRtaoSsq4JkAOP5mIdjMCdly1Z2AdQETXikbNymAexh+D4qBf",
-	"bHE307aX4rY1owLWHKKMHhrbqiUwYX0sfZUXw4zdsoxUY9OPFCVfcAWB9quCyd1hRBqmPDvXwFxC9j0s",
-	"arltOddeczUwd9wI+mmKNcDNXmxgMMHSOTv01bF4SbNecdM+bAzbVEouFRWqQ+KhsfG2VRu+31JACw7W",
-	"tCjZNSu19CgfWfKVK6nYYlq48sGbp+P2IfK37+P2kPwWZvuFbTY/5Ypf86Qbm2iEmWX5LD4hsfCakAdm",
-	"/ka5j+EMG/U4pYrG6EvU785YGQ8AKi+flUzKWHPHemPuJ9Na9RlbUbmimdbJba+DKlLGBiBDhNAMM0D1",
-	"Zoz83HIuwWhZRZZhlX5IowjlfBtEjI0x8v0sn2FQ8/4p4rBs/rlK2RVk8HNxnUPImeKAsGfze6totKTk",
-	"iic006cwYyUEqi1YOWMiWYWR+GArOqF4+jfDVmhOu+zBsHvYufAvjQqqWT7reY09SoFUd7pq5P/4p8uv",
-	"hr2jMJNQIVhaM09orWoEViZsCciXcYTpq9vv+saAZ6yHJtLS4iyB1bDIKHf3bX6NwNMHSMIF5VZ4d0bU",
-	"lLFiCDGwKOHb9KOJ6Ke50kfohq2kjXQjsYkRHiVcrWLM2yYCLlg/dSmGu+rn8UdEE4dPo3GMUUUTAVxe",
-	"DowJkVjTqB02cAUr7JnKiJLEMBXNFuzzhgHB5OLRRLwz30stBEJYr35a5GpafdIXEuUC/paKlkpOdXdg",
-	"4xRp9cEscTwR/fNXR1oiBPTlqkX3aabwX7AiorU0ww9cxCPyVjcEgR5yIhIq2VAyIUHYGU3ERHjWKr3v",
-	"dRH3WotEBsLUqi9E3eXW3aElXqmJyugyVwxsxBBVezIRQ8/EeeKIw0vsjGyaEZXQJXhmYlcWWu8bWDxh",
-	"/CZ0ZiII8mlNDlKVy0QtS5a+tFbSurlAC7YSNhlyrQhKHBGK0hZtTTd5ND56Nhw/Hx7+cXBqR27DnQn7",
-	"VIDcC57JuG6Piv1J3JVcKSZOPKst1LZGiHQC4qWZpd6ghXH1QQFnH3HdkFatijO8YbxLkW4sNPs+WE5Y",
-	"3SVh0Uj9JRj4Nadxxm1R2muxSQRDk6pAcGMfdwbaZaawSWeuP3HK+4zfMmH8rhBThmFusVSs0AQNR3qD",
-	"N0DPXI/JYLagFU4fYmSD3j08MMGqcckKRtU0o1IhQ0hWScbiU5LkS6FZR8FK3azJQdcLU+iBofXkhq1I",
-	"H7PfSfw2KYaaBw+tWXH4Z7bSo7bF5sxLhk8ZWqLyJj7ZMzjZ+H7Rj1GvjQcUVaVENmrjoVPUGOdhUpWl",
-	"bQBnvy4XxZUjuxlK6GeUOU+nFtQw+jgsq0W+ZKUPa6sUZk+sc5YntCy1aobkObKPXmpJS28rWg6Beqzz",
-	"udr2U7PrlTxWUCmZPIU4V3+JRuSdqDmZrZPo6ZiMx2OykKZS72llS4P1nuVMEnpHV+BLxPhZ3QKu6lWZ",
-	"0zQBYgOwPfQiGtRaQvH6hAQTOARC5EutYURoBtbj0G1pdpzfsjIiKp8IE6hU6InJ5ZW711F1ZyI2djmX",
-	"MmvgFMxO2sgAn1ysOYJm2cDPFTOy7uLEYClNdQ9THH5qdnVRqOb3E1HVi6j/RK4YGK4bBFAVVKk1skYl",
-	"uq+D5hjqT7mO689hEQxM0JgIrFFCUr13Ircb8nCfl9vumpLsw1fX16PKBW9+HV6/oHhdmZafdqgZA4ow",
-	"indfuPDQV8Sv2rOKQo1ydqoNVRPrt2N2dPWZNc1Xa1ISKZlalgIlDCfZIB9+IhEJo/cv43vb9g64px65",
-	"TCz65DBGGiPgjbMBQhGcD+0bFUZu0SIvqrS9R9cgvT3cwZoHItpu5dQUK3atXV9tvK0z4clvtYw5/1sQ",
-	"6bqEbespdN4Cu05fYAtMKvSOCryvuduTuO6ZCIjNKO6j0DzaCDtY7/ScgS9O1oA4IK0yoysjK3AJ+duj",
-	"NQfW42MW/priELoaWy8wL/qxKehyYzBDkIKsW9kIvSZ4wYiMWrfVnyVhnxQTCFYd83wEtnDQZz8pqzIf",
-	"wJPxYETOrEcrELmLjlqWZLQ0/VZNcy0qg3z/86TX1kuyVoNw0vs4co3I2MRh4kTmVKQZ01K8lqQnom+I",
-	"/3JVsBMygSto0tMKBCQ0mrxNl3ApDcBMDHM7mDFQ0vEDosnaCmz4HULCx+QuL2/0hUPFygnaI/LalMZa",
-	"SnKdZ1l+Z4+Q3o6IlCy5yYVNoob4V3DdQWm8WDcJ3j81h8QsYtRj0jdBE842jUG7JE6XiGTkKb6R06wm",
-	"AtZHjzpazyZzsWLryYVLoXjWXIMrjGADlcS6/42qDaBKGKdyUgPzRx3W8aUDx5Ywv82YNYxQMxE2KwkL",
-	"+iMIv23E8DDyE8bbkXIppN3LK5rczGAaJ+RwHGklDnQmmMBEJFq5EzmZ5WW+VFywETmzip0P8F5RKZCX",
-	"NytLXBDFpdcUg0Lh2MA/3KboVqwSwxK13oEmRwCAP8TNid02PFwR2ZmbFnmWTYHB3NJs2ga6op/CTDF8",
-	"kMjlbIYmV5VXVQUOxza02yGweNfB82Y4wzh4IVRX9Tr2iq+AOyXOMJfQrpll9mxTgX0M1637tYW7rcld",
-	"u4DuVYyhppT98fnxuMsdHfbOHI63J5r5PQcdsJvDo4wY+MgSedSrqjRuSHWEs21z7i2LJpZDk/4hmefL",
-	"chO9H/9xvE7zgRW+/3Zhe1Ar8OWc5nJHOeLCgnYsuLxic3rL82XpYvwcIga0b0B1Ebzbsot1CXSRAwyN",
-	"D/w5rSAGA1ypzBVCcbuECosFb6xuVJBac66gCKAtmmht9MuWtyzV4gJUVS0yqq7zclErqwq1F4cwSBsY",
-	"E2Ib10vJpiW7Lpmct0EO3TBRpcfgK9JhosKb5qF+zMUtzXg6nZVUqHgQZlZ3ZS5mUy7lsm2t6svgknis",
-	"lRVvYBmb5BtkrGrtPYuo0pKgu3a865UodyOwywAZAVQLXpq1AtHE1YeGw+oydbRsiv5LW4RP0RsGxlpe",
-	"WlgYGbp2E3skthbaxMOD9rVwtr9DdaovpiMAfZOdwIzyCoB+QGDHpb2lIhKnTKysx0VOREyThEk5TZng",
-	"xioL0qCca0GTEv0J5aUzLXuClPg9E6s66IzuFUCUBUJzz8LYy1trfl9gte8gsK+bKQSXncLhdJgpMRbd",
-	"tpzjeHxIkjnNMoaW2Vda2AVf8RVzyi0OYupK5jgHAhIv+Je+RiFuW4O/GknrwrQdJrPNEXG1K+zCbGBv",
-	"pxMBEwZQElMVTpiA27hZBt2FtIId+sn6A19npYChTTN+zRRfsKmJ+11frzfmCQewB1SO/FCeak7VvHZr",
-	"ty7INJuDZrdct8BKkuvZyDGuB1+5tkm8cjfW49gny7ojIumCfpoClSXTkio2zfiCB9jVe1YOa8nyCUMw",
-	"NLMh2ES9dKBuj/Rd0HjBSrLgYqnYwACyLBgVEtLwb1lZ8pSNOsGntFYnseGBofJSWQaoX/qRkcfpOmSY",
-	"25on9VY/nL8ZSnrN4CAhaZ/iVWTwv8yKMFNwJYjVtnstnhBYn6myY6quhDc0lN1e6z8kiPtE+RgJ75sB",
-	"Djqnvb/PM56szpYpV48xKq+5c8Bs/2aAZusjWQebkZKpINZFhVMO5Pfh/A1eqXsBWHRkHryYcsHUljNn",
-	"S2L0/zb8IS/vaJmyVP+FaSmgRF2ef7i4fPX99P35u7+9fnUx6AS2ecNWW1A/RE5AUIZYjTsDCrvXgtRx",
-	"cqqTmi+vMhaCvNkPYjZfqlo4IqhkUQ8mQRWgZd7yFFwPm4thrG8HVCI0hkcboBOGVYdEUCi3tz0AGVbP",
-	"bERUUaedSlSV0KiB83hdVFRUX7T2A/LSllRo1HZZTd36NZIT7Jr5G8GFen4cnD8serdH3cZ0ebzpcuqy",
-	"t9XcISap47AyKtUmwtuNfWHPVatRtdSbNkmkbmkCpbygoGYO4BAQmta0xxnIcYNP3FqeoFt1fDsWTH7t",
-	"Uht/j0r/thObuvwFqvzbLi7zPNve/H3r5rzyDkTjqAhNFz7YuGdRsPQ5lXN69Oy5kXe1ONs76f33z+Ph",
-	"d3R4/fHz8+P734W428xWM9qJJxYw4qqOyvarHPnDztj8+jzuObO9airiue9QfxJn9Zfq+XB9CeS7/iwa",
-	"S17rM3Jb3SiJWFvv9T1vP/EXhm0+7KzqVqpj+vBjqdvzT+Q6aHmnciUFS6qSJQ+glN0OvO7WnvXHqDDi",
-	"D7x9I/9So8wmVjZUqus+BVvaLrT0uCmhsjeQZeBdA96F0cy4IYnligggiHHOvo6HbWCtbnMnfWw7kAFp",
-	"Midm0oAJIzD2uQMaIbYXVUvmZhxc+jK/ytgilO9Dzn94Sb47fvYHUuBDVRWgQMCGagNXg3HvsnGujmLw",
-	"IMLyT1vKYHjYibbG4PHRURCEn6tmMcIPoijzhEmp+RN5JRRWCGypueO/Sa/ypTq5yqi46XXK3LH9R5tw",
-	"GzU7yhVYrgIKWWIPiisTjxo2GBVKDOCUN7woWiI2/4H4ol1vqRuOYNd+HKl33t1xD/bVXuHKpgKUFSyJ",
-	"fjiqjpuDRvlw/jpcwMKh2lMAlKUITVqylCaqFUj0r3NAYwJ1F57HRQNwE7NqW0DuA2pw5WOHckF94Iqg",
-	"bg5GWwnD2xCz3M7EYjZ7A5HsWQCtXE3LZSCs8WW+KJYG0aPIqABr013JlXNUhX0/1RxkCBkd85ckI+Y5",
-	"s/71SMcupsONwq3kIsTeoXtEOrD6HvgzShO5D3FjGC9T19U3ilPhYh52qqY/0C24xEDZflXboyKNbWXa",
-	"hOJZtym51IjdZ3O/ib7CxbM8ClqnhgLfTbubxDyOd9+itUwtn9u/YqgdtDfCZuNtR60IrEGtguYOYEhn",
-	"5r3QVHeEudrDTl+jpM/72/FDGfk7AUGtmTxbi4DvVvLsEeO1bYYPfNISmYeJBrUgoRIDpLh9gaDtx7LX",
-	"++qauVgadfEdIUd+hv8upvsGZe+KzgDxeTYRor5zULpNs9JrW+0krp4/sKF9cRUCbGcDGHTKvlSU7Jp/",
-	"qu3StjCi7TdO4yxtzxrfM1ekHo5mwtHrcBxtWkFrUXzcsUdxaLSoz90dLDXWsFuEBpQlNfm6fQpJKDY/",
-	"FIM2K2xEKlYupReyYU8IZL5GBPJeIyd0Vn9BwivIpOyTGiAc61Wu5uuK0M6Ig3WskY/r+Te1oZ6S+PNn",
-	"S9lNtEVImDSAi1xAhBisA2SKS5DhPpy/lqNOkCYWEyQo0OtmQyhhFSBk2xgdIqQ+wDabbsawgGzjJG4P",
-	"6YNZtJASRGz/pSq5HS5WbEO7iamvXY8RKVmRlwrCeWMwBNCM/5PFvpZ/ND46Hh4eDsfPelEPs7afDo+e",
-	"uw/Ph4d/tB8OD4dHz4IL6sJgd+WYaUs5S5GL4T9ZmTdzpzFzGmqoIIqYAR2gRZGZXDJ4xkEcDJ8ejZ+N",
-	"wx6bLkgho22QGht53ppLAKq1tVbrb4lVdKv7uPGK54ymPFzEAQEDt1fGNw28xMfb68pvLkffVj7ejCJ0",
-	"QJpdr+0ixDpBA08c1mNE4vwmrnRzrXgTrhCabhQEkrHF9QPxdDbPwab/UlIYxbKyrOQ3IdkOc4zbwgtt",
-	"NRHIbJ9TRfBxkAwwiA9Y4Q1bVUnQpSZ4SGO+MkY8N4SUS9MiSwnolial5HA4Pro8fHYyPj4ZP/uvoHDM",
-	"ZyVtkWfQYACgYJb1cAiwyxgFnAQuydWSZ+kTCSB+UhHX3PY1amo8didqY/IWMkwi2MDLtaSXgMEAg+ET",
-	"7yFCAQ6uFIC5blJwBi4cD8LobLj8/sk3MXjysLwompN8cHSXWjRjSk4E+KIB8l2rAW+5lFzMWqa5In2M",
-	"2B+MyPcmOBOrdwi2Q5Bas9V9kqXPmWTK5v7J/Uw9pjZqM5lOMkNqHrhELrLVzqXk74MEVJnaH5TRnuVX",
-	"64N/wQUtK0mur+n7+fHAK0IKwk9e4mVkwaW7RF00FJHN4lv16BcCnA7MwpskJVe4EFZWHX1riwBfsKm1",
-	"kW9d6n8Jbb/SHRyuSh2ze/ArNQNEvWXJO0bTBMwD+uWmkaDa3orazRGtH5zdDAf2HLzocNYjgmed9LWq",
-	"ktIyJTQr5vSKqYgUNE1ZOogqlAKtaVSIHCWjKeK/6DGH1Y6Qyt48qOsXuj6nfVc3DOVqXxLePKQOxebt",
-	"EB5DWW/3TXdW18+ZVC99HI/6eBCWLKh8sV8iIvQ/CBuGpSYoFzIiXP60XLCSJ/pPvaT6/2d6ZPqPdwbI",
-	"rbSYb+dsxj4F3UIo1PteOgvCNgqzENijrQVoL979BJaotXWC/iJv1luUk5JJpaW6UbWED9ZObJtGO/G2",
-	"p81+TxO1RIjCTbM+Eys9cfDmfiqw5m/3Vzzlr6VedduNA0BJLUFBdn83c7a1XfFmENnZu47aqPwVvNIW",
-	"JO+K2uxy+LyTE7CB2zFO2yIrtY599OlTM/Nga3aBmRDgrQZCGfN0tcMJsOOsVJx9yoE1F3itGtiLVWWQ",
-	"yegVyyIST3pYTertq8sf332P1aQIfqW3HL+Y9IDRmxQWTDBZR6a5j3qIprZxBm0epqoR3e/UlKh/UEO/",
-	"LFm5eoSW7jsyICSGx2c+nqLyQDLbZ38aiU8sKZnCe1iSBdaJDZECVigOtrgssy7IyPA+Pl2NvOtl8GgY",
-	"yIHdaCue2WU7PHauH5/WKquuM+dGkneHuPVHOYIVt9wWA20tZLZbnFZvbXbR5qzx1l00a/1FtjF4kT/0",
-	"Fqqy+9fuIsN768LUn15dkoOlZKU8+MzT+2C9TWvQXo+8Ebmf9rtAoIygGBe4Cbdnam2SG8qKK21bHK8+",
-	"ZQ2BoatiX505rdXXh+2oddo+2GahXLsR1SS8ga0vVbOHyCeSdpmnnaY1gTw+RWMa5xpBV4y44eh7dRlB",
-	"qceIvP+g/zm7fPljRL5/9ebV5auI/Pjq7HutH7x7f/n63U8XG1WDxhUB8MdoGjw4JfFnuIHvYyLZDLzi",
-	"vnsNIRj0xTny7v26XXbj8Wi7NmBsXfcEl+7xt+QyfG1TyabhS3A/g5N952q1/Qb/vCmuX+/Gpsy0CCOv",
-	"qEir0oqUuPcBDQKDAGmKZU1CZsIG+JwXCvhQ45WJIQv+0LnI8I7gL11T7aymsI3XoRS50aLnsvU7X08u",
-	"xfvLRMQEo2AcmbsR21VYI7kaCe9s74Jj9ki2HDyy3yqB9ILesjN5WZf5dyvL8ugq9DbuERAsOqd8d42t",
-	"cVfbWmg9oHWgSgqQY+c/vCTP/3D8HX41BICBwXYnjJ8CMpl8OjrU/zwdTiafnr3Q/3yv//zDq4+/DyaF",
-	"XLgclIZRyMKZbNUKlmr+Vj+nmTlN5gxRHLbnkyVz5o42vlihIG198/LyzVv5je4cL0+tKdXyjBGgbtJP",
-	"S3qtBg7F0FkvrKf7eHwcjp+2T9prdi1BxUCLGTe2AwtCDDgzuLAcXdKtq/tKP3Mf9UxgWVdJ9wd4PCji",
-	"drxkwvkB5wxhTAg10yxfi+scqsMGpwjAFp1gchyYhn3LYiRNRa6mGEEdEBCZAsM91BkHaCYclVxHZjoo",
-	"2W1+Y86xjE/qSEqSADqSjdWeCK5AtkTwpXREvExyqGMhmSnU0ymrtmQ0fSeyVavPDaeMQ3m0GbNPBS/d",
-	"jE3povoyDE4MgMpEhNaB1JdBbzs2+uVXxMYYTG+reLEtoY618DJs4panppRxJ9ene8Mc9q0vbEhcg+qs",
-	"BKV/yFsD/gCqtZZUTkj8+YaL9ATgJ2nB/2eRFBFZlllEMC8PYNEWVEUEMpOiiVAlFVK3F7l2p1Tdx57v",
-	"GbsxYvPVCgBPcVs2y85200JO5qqr7ky9mZxkJqmvz6QIIxa4LMoGxf94Njx69pzM2SebEV4tqpf9tnWv",
-	"XH7Z+i92XTcZGbfLaTuK+82CU1oJRMcIrNTHR8ouXhZY96H77fHBvKF5e0u57ZLRDC5SD2fE3anXCO0h",
-	"icoNZRoIDhGA9bmPerdtEaEt1415fvQAjcJ22WQSDRYQ2dzAKkN6jS+Zi7whNdWlr8gT4Oyt2M70N9yA",
-	"VhJoyCWOEXnb/QBNCKXQx9CDqkzpLVpQA2OKSgkBAfhA7KrrQXHogs6YISwTJpJR2YUH7KtLMSmDfsav",
-	"bX7ZUXbbzQaylX8+qoLvq/RelMsDSBb26JVQ5epxUNN2d5jsY11/LPylX4sNPbTlYdO4if72l7m25Rt2",
-	"+XE4k5QtdoqvY6DB/vezznwVd+0ujtiw/f6sKJhIEQUcS07BnJ9IiBYjH87fnCJGpePv8D2WYQoqlI/o",
-	"iA/Y+jfs01+5mmvmUmGZfMN7gFUD2YXWkTkGCP7f94r5YBc2SAh8JpbFfueVLQwUh5sdflM3Jj47DlkG",
-	"PKTE6Z5JigWV8s6ACNZP6B/10fzDEUnmtKSJgpqAtsTdH47I1UqZWudej384qnX4x23bY6fqRhGa1KYV",
-	"b4uSyBtIqbsATkJy3ZZ3PshAnILJyqv1HRx8hV70COnpVWubUtS3mUp3sJ23JyJvnqyfZ9zEo9lrcPUU",
-	"2y4ptc2huwfaRt6eFLFtzAu+YJdGje8+oU4B4BjoHZhQ2yzaXAc72M/Xrd8PvRlCVrz1MN/W3zYw+kr9",
-	"ru92SD83M2xbuUvj7N1t3cABeQHns4soZp7ctFhYfXf3JrscAn+0wXVY8hBe5jfw5zyY5GhJs4xlXAYC",
-	"EA6xFhAkpgEUtU04OSWLvGT2V30FUrEKlIDxwUFVXkxzMb2mPFuWLHyAFEJj1Tn99vCDr+dbdwNcn1B9",
-	"LR+inGviehSlDaj0m6lsuvfzZcAQtLutAAtWTR2Ua51Mf4BfDYkCPj/8BYSZ5MssBbiDcinClNnxCG2O",
-	"5de/VeMLkD9icm18RNGdHQdSL3LnMB1NvPrM7kZBEBaxFGFAI0WzDuGqmJ9lx+rW0jbQWMDGfjcXr7ZS",
-	"TZNINcdNNPlop6tlXb7eAbObsw5Ia81r6xIiPr7Zw7X7Gd0csyqXmdotOKY9oHf3gxKyz5RL0YoHD/F0",
-	"5VJYGE2HyQNRi/vgoK/DIrgzgMTuoR1ac9/HtjO8y3nvpsXYZv2XPAxys1ZIO52DO336fNwYz4s7rpK5",
-	"r6XuZ2moadZd4xT9dWs2EDqnl1TevDf5Yw9hOLqdi+ViQcNmqa/Cc/wxPIr4CxbPB0Cu2xbWz5crlukf",
-	"MSwxCn/rhj92aR9COKQZY1vFBK5MYId5fNQ1tKNFoq/38/SIZPkdKxMqGbj2KwvUaHeYT8D2tHDxNpzY",
-	"FekrMrpqaXVDlQT96hNXoFXkdxF4JKvKr+QOJDFTb5kr0l+r2GpquQ58dCJTuNXqZK7KapWr3bbB7XUe",
-	"pl5CZyDiGqdgntFTIX00uzu//GDUHUnTgsSaOukA5mEuMLfmHX3zBrJWVnXMm4kSdmINhcMj4cZ58Q5g",
-	"8Li3SRe7iwePIGV/aylil9s3uH/uknV3/wZJ1s52w748hhi7Qbr/OjdK0Jz0DeE/kM/IPUxVWmaZ2tO5",
-	"Y11/e6Z3wRNFC5g31E2ldVt2r3upXVPmDnF2pkkDTWnzOWzFYepSDNELNYfK5FDLE9CXAKuvCZ/kinS7",
-	"ApuN+pYT4QpcXjHJU1uL3z0Nv46ahf0Gp4RiT15l6wXhkhhUpqcTEXMhl9fXPIE1wlqMI+KuAC4Rygvx",
-	"MxBGWX8RA+o3s6FhOEM9OfmV6i7ulO3zlcBca+ewSexrh20Lha6T2W42Oc2lHoXbdilK0Y5Yol//KRhr",
-	"/oYpBdA/KZ9xJSMST+OIxEMsWBmP4lMiBb1hUxAhuUSceRChuBaZECkPApZZopqgMkd/3JS4cTb8Lzr8",
-	"53j43XQ0bMnU+ADLezaD81+m+2lrWPGzU6Rxkz11C9dx46vzqFBiwPbsHMii7E4Zru9XJv+ygaYUgFOa",
-	"5wtWGDl2u1ohbvPEOX93XI/X1cvB1ch4wozTeetAbNnVPYbx1r4aHMQGl2iRS65y1Fm3m2pueJbtsXEX",
-	"+r0O27bRgbd25BsnBzrZs1jCY5NsLWaqceu0rLJbhEVSeOXItxNNUkytfrU/JBtEQjG1MbTrkaQltSyF",
-	"3CcQ3m35w61brSVqXX3fo8PjPxz/8enz4z/Ui/x2ryW7Y2yNrQnrXx94d3zsmz+GHz+Po+eH9/b7wX/8",
-	"rrfDsmFgxZ4XzCMUQtgkfe1cF6Edl/2wBeXt4eUMtkxgz43/7VQzaCc9GxmzJ/HtBSm6G0gngBOu56ic",
-	"M0A4Rz3I4pECjsRVDbdw9KvDFg2OHFL3FvQG1MUGuGgNU3Uw2vOQ+QihzYPQ+Xr6VZ2gXwtCKAZ77Yyx",
-	"3nIiMcprf23jXyGJfHfy3Vyr9GvkWQfA1BGhmsC/Jl2pZIv8lknCVTARbs9z5LKsuw26kW+9mQMZU5V5",
-	"mtzNoWr+F8rP3ZnxNPN1107Z9qTQfZIw902ofE+VZhlBcrGtrlMKiU32RkzyBVeKpeSGsUI2iiPLiMz4",
-	"LRMTUXobuCA0y0IJwHW1rX7G9udOEEHyGLrcFyvY0wgPdIrD4fO6wvBV4/2qK+TZeAfxbH94l40ZK50i",
-	"X39tAEQbVinPs8emybaLqOlq2aSR76iBP5IvZospx+7UNpMv2Gz/7bH5t8fmcTw24dPr3bPdy46drYET",
-	"9BnHKtIVfIb5hpV00IJdgDU8VU76krGJsIPRYvFAKyZlvpzNcdPoghGapiWTkmDNdMA4hpgwOSI/wu1t",
-	"gW6hrg1e2kwk5aoAfAORYrCNvrwRkB5Xvc6POmRxejzqePzd82g7Cq9QWpXSna9cJRiTr2llEtKH6lRn",
-	"4K0wBjybFeZ37+k/XtZoB4XDX10PcoMKMleq0Hqa/r8kH87ftBQPvmwAO63hdG0tXKb7/LiBDAENY81Z",
-	"hlsCEqxsj02SLjgJd95s5Kn+jtdIA0OuHBH4B29rlsADVnr70pjmo/qMNy3Y22AltPiaZtkVTW5i0jcq",
-	"0uCEUMuK9LGLicirMC5TVoD081KvJWjryMoq2K2JyGhyIweRbqhZWCK/JpR8OH/tw3SlOZMQQw8sAs4f",
-	"rRe/g9cmAr8iXBHoAQFHkUewdKQ7S/IyjU/MAfJnEQVqXIh0IurdcOm1NxFeoJhdKHD16l6C2khdt9hN",
-	"vvkC/MQpj7geNXo/XddfFl+Bi2xmFKfEUnrz0iZzqmmk4oIrpkbd+Mr6mZCh1Ly9wksXbVX9947isgm6",
-	"W8AX/sJKfr36T6wTvqcFCo112+TEQL1NfNgWDtCy8NBxCD1law5E0fCJrOyCN2yFwg4MGBpJJ6Iff570",
-	"klxc83IxwmLuk94JmfRokrBCTXr3+vx+nvSgUif+tJSsHFnDseZ/k15EJqaSRV7iQ+yXJc3kpBdNxAQL",
-	"mOD3Z0LoRqEKDk3R4AhF5apqe+aO0MwDKsxJRcp8KVLM+9HUSMXqdCIgaQSL2FsxRT8wyx2cITKSHcXr",
-	"mq/okbfn1FTEcNwcsutsh6M9BitvQpiPZ/4unxB/para77BaMBrIgHBvGKnH1F3rU1z9iQC/QSzBmKxX",
-	"ABuAERCuBrjYHld4ftwWTdIWTKIPe4v4wD7RRBGMOtUUglOwUKmGHxmrha2U5OwY45Adw3qddy0mV8uu",
-	"0G10YBJtyPgY5xxKfMsks4zYlctPGEnLvChYSvAmrOQpI+HnVm/5B/b8RJKSKkbAQSy1AAmbqP/+ZcmW",
-	"jFwvs2xgakfqb817ADkNJy/JGC1ZGsGLhq69xplmAjwXJ8ZPswTaXpEFl0Z3GJFLTSsuxBqaNtMYke/L",
-	"vEBpQpU0uUHHxoIt8nIVkYKVbuZhVNKWvMG3+nRpCQmpBBerBj/q0YFfN6ghowHRZSvyE7gfY1cC8zAe",
-	"bag435bcza95p+x996idX60ykBcJbsnnYwjXRbJkWXK1gihWc+0U/M9shXpYiGcUGVVwiZy9f63vi4jE",
-	"fxuevX89/DNbnZDFIimmo9EI5s71GyjO2DC/k557uFoc7BL8mpqOyrNlECAn1HVNzTohL+D9+ihA4oGl",
-	"hB+rbrWahIgsgPjyMs9veOCYvSjzOwmYnfAY5itIgNvQG57lM+MN0w8n2IibrUlkmpqX1+d8D4aw60Cu",
-	"hnmVZAwOZRUOIq1grp8A+ayvpbiMvMSKo8S6DwbmyGNaLPxtZM2JMF4gV1FWwcnO70RN4IuIzMnZa0Jn",
-	"UEEgoYJcab3glmV5YXRxxcBCYi9prkYTMREvc3GLp16eTMSQvKdqrhsoSwD4sjVjTXECUO5gW+0PUClJ",
-	"C/xxVaE6hop5VxnT18gQS9OByGH0RjAXuDDHiLBPWjzR3IGnplw2XWU5TSXpx16Sv5ZeLDpFjG2/TrG5",
-	"Dx9ef69VT33nKLowbOj8h5fk6dOn32k+9OHyJbwBFZqrn787fvYHEntlqQ+KMr/K2OL3+oKOR+QvNOMp",
-	"Fqw2RnI0NhllwDwNpWUJiSElUJ6Qnz/DhCOboHL/MY402ywZieEXUJIork1BNRsX5qo29grdXD+uG0h/",
-	"Pvw4coLJyMpo8cCWSrYpQ5S4GCqY8xuOOdeQ1KMFQNC/tQz382g0+qjFQpQHvDSA2AxXzdkKVqugMy60",
-	"LA1NmtMmCV2quSagRF9N0IoeSdw4UDHBE0ckYv2ac6npEg7mKVkKSa+ZnrVZAEOFmvObHHFoAAyUV2ih",
-	"GuYln3FB+hAWq7UdmMUFS4Y/MJXMhxdcsfggfgePAckQ8gr2DYr3wpUCLEOkUBi6wbggOSrMurAI2A1b",
-	"YQ0wfacAAXg8tvkIrJvRMchVnnJzFOA+R0Cx+O3Z36Yv3n3/9+mLv1++uohJ/5C85S/0ilm7winJaDmD",
-	"WAEmyYwpcnz4FJp+DzPRjOSEWLyjw2g8HoNlQUbmg9PfYfXxO6O9n8ItjUUsTANH47GeF7AwR4cj8l7f",
-	"nBSH7lMtVEAmx0dH1qwBSJb6KRjipZZ/LMCthytOFYmh1A8t+IHxU47gAGJg9NpvK7rI4ghtD5piRMpK",
-	"v500T2RsNAaEyLV82oNZOelVPMtUCQQH6Unv6Wg8emrKpMBtezC6Y1k2vBH5nUAk6iH16WKICw9jtFS0",
-	"jl6NMXVVdGOLi7V6xGCNvk579x/vo9AoijJXIE0M7b62j0HP/lFHUDDB0yFonDOTFfWlV0A3D7fcMKEl",
-	"uiRnLCA1IsvT1OdfyVqHnmEF8TKVERHsThPtNS+likheoHaYrax2lUvD03LBJiLGdLw4qnih4ThA4YZW",
-	"LfvsF1TiCIqS3fJ8aTnwE1lntEbZcsUjX6dm/C6cWPai5qqBFAPIgZUQU+UZOs+VtbtBqQDdyvIq43Ie",
-	"TLy8j8LNYkCq36rhRb2TZ2NPVTuqqWmHoTKR4Q5M3pnfQ1OPaw71Y4W7CTRwNB6bCh8uds270jUnwWI6",
-	"XdLF3LJDKglIfmsSLp0xVFzLVELoyDEOINSuG+jBC5p6QKXH48Ptr3wQls+wFF96uv2lH/LyiqcpQ3VE",
-	"2kxwICrvAFhgdc0k6UzTVc8/Wh+j3qfhIimGqFxDFf8pPDDFB+6jXpHLwOF7CUY3faMC3fld9s+Ozsjh",
-	"aIyf0LA3GJF3+rzFmh5AMBKMGYhNSW+ZbWci+vF/u/jj3/9OXwDmmno29pKtI4LOOGu68TnACTkef1eV",
-	"7h+YOwSyCYx46iSMKhNHH2xs8xTlPgUaKQThaQ35ioGSrL/TanmZi9lELIXimTHRlKmeljt96Lus2MGt",
-	"EzJjEC5N4o95XjcLedkTgUULRuR8mTFJrNhjChtUj5+Q2FxyMaFEsgXVEpoT2v82+vvov0gfXAFsWDKt",
-	"CDMCHtZPIJeCvZClg1MSezsba2lAb8qRlhmq9T4lTpkGPgmLaYIXgT9S4rUCAqp9/lm9nbjKfxnZYKxY",
-	"N0ry64mAYgIl06x6VhaJ/pcW81+yiNyxK5knN0zVm7DqkVYcbBqO4dJVtkk8EeBozktwOF+QD+dvGkPx",
-	"ZFz9UTMjOyowg0QEddaI0IJPtcY7EXDdHUENcZ5EZKGyRqNI+64dzaOGMCs7Q5jb6UTENhdnVBmz44O4",
-	"yoWLyeuLd+SPz8eHpyT2AwhGGRWzJYZc60eeP/1ueEiSPGVSt1t7FKM8Fvq3mNBFrmU3qIt9m/OERYQv",
-	"6IxF5JanLI/INc/YKYlNpIT/1kTga3o+EZEFY8k8/DYqUCafxaqGBE+iMxuXqLzOqZwINIgQVAnNPuII",
-	"4lP7pj5NVdZKDJXS0Z7GU4LeNjbAV222SjwRoDi5J0Fb1kKwGYXPP0J3NbI7d21U6NAvDKTxo1xLjV7c",
-	"RVK3OJkwuMblePj4l2PoYsQhpgAqYXj2r/py1G98t/2Nl7m4zjjago8PO3TxHs0Xl3n+Rutq8N7RUZf5",
-	"FGWeMCkhoKh+d+PaEirWL/CO9zdyD+8Ghx6aEvXBZ/0/LbHjvR62aX8P30t3SPX5c7cbji1j9NY8wT4l",
-	"cypmzMcerB8hbK9+hGoUfNw2hvRXT2HH29/4KVc/5EuRNvYcZ/iQPcf9q+15ZBWm+g78iakNyz/+Ogzk",
-	"0pBTVLk2kmVZ6rlXItJveMP/xECE2nu7Z0w19no3ZRuyiFOI5i5s7EWDxcNBxmMNodlo2UV/5CmJxTLL",
-	"YnQ0aX3X6dT42CmJMW/X3N42mTV2Ad7QMETkgyA8ImdNvsKlpQVrzcYLW5MOchkubXGviegfHx1FDVst",
-	"xgoOCL8mXBnEowW9YZ6sLqCLEYnvaCm4mMkYZisnwgrTQyNMQ+xOessTdoIB7kYJKJkL7DEiTYnjs1ax",
-	"ShQEkXsirkpGIXHHTAOtnuD0us5LQolgd2RB/5GXVpA/JTRN/T7WnuYiLyfCFhcKyC6NxOUvJLu0AAt0",
-	"kl2+EuvBIf7GbpN/KQHHiAj7X3aoEXUXcA7SJZIS290s6XPKTjaQJC9WNbUGNeMsQ0w14IrAyCxPjEBX",
-	"SUmMfgSIzQFHwlA3FU9EP1lCVGtNhx6QpciY1P2CUsMlsunQ2f/eTv9LH//1jjwO8M20FRA28mL17yP/",
-	"zY68PhMPkW4tXe1w5o008QVOvPEUe1qRPs+RQ54EODkZmZxnrkjsJJv4hFCx0pJfQsFmqcUqkeqHuJiI",
-	"ug4lUnLNVILi8dnRmXF/cTEbkTNhZRcnLNk6p8Bvjo+OkMlgdEFdIiJcWA92PCLvK+Pjmm5366bKlSeD",
-	"YQgsVxNRWToDfMe0/O3VjfdulL81FvDQk2lWpnE4TYQCopU4iux4WA1J7HBUK4ifoMZac5Fd4LNfg5Kg",
-	"qzbfEGCTwlgil9b/G1ZY0aME1PHESjH7uZOm5uUH6axBvowV25xteUReK4nCUYunR2tOxnWEPqu6y2hE",
-	"3glIo6jzRGV3HpsF76/JQFpmjGhFtNaIp1pq/VEyUAJBY3OOGi6SEnwzLozf/nJHMdejpFyGuWzDXoy4",
-	"V19GvmuCa30jk7RB3UIo2YDbNk3/rd99O2HvLE2dnULlhmnsa7pGbtHtAjn4DP+H7K6NRu1zg09QnWRn",
-	"WEL+ZlUzrcdxhU5cCKx2TqumpDQRCRX6nF4xA3+QAicYnJClZSAVo4E4lKCmVjePV2d5m40cp/Rv+aZJ",
-	"jLgujh4hVngnilwzrFuK7GBeb9m+8Rflxy1iyv8CY7p3OHfY4Lopvdrd/YSTaHucm+4AEQi+lPV9RM6b",
-	"Rumg5fnEl00kXUki80oCMbywZojW7SwFvp1ukI/WDPTIDDtY4rebrr+kgLMJ3vNbGbG3SDv/tmf/SuzZ",
-	"e/KfNWP23iLPARe3+c0DbNw7M6+gGnZuixRCLLlLdsfVybi4QWSKWvTO770onQGxGVy0DiwyEX4qDJY7",
-	"9HPWT1zEkE3OJ/Hn+3gQ8CSa5FX9sm4XXiN48lCBM+wTQttMhgeVpv0RGuoxuRZD/geR114VP09oySYC",
-	"00Yr9L+oFtGkRwerZdPf7NuQqWfK7vdt4kc+hOcmwuSbDFA4NQFNgjGsrnfFiEkoGpEzs/QWdYXCJjAT",
-	"+gTeTnJ8dBTivK+BoL4K58Wumgz3SzLYWo9t3PWy2lWM4vzN8dlvxTZx+StN0YDScCUtfTr+0ZGTIvvb",
-	"mZM6/ewLuAreOj0ThJwrCjMiMbgK49N60JRUeSGJnOd3mg1w1R5F9cEO+dub1l+YKf1rBAHur2Rcamm1",
-	"biXPr68fYCZ3ZLeDodzeYl+AUuHW9syYa64gMHYuGFMAKkXWLDUYbItB7Q2vk6HjeqR4lRHZN7FCPx9+",
-	"BGSKeDAiP+UYeY9LKkOXk3XDfd0zUKWJtl0XWCnqN3wUXs5ZctM4C75UVULOwnVeeokKHQ+FJfDwmVim",
-	"XB0gSFlrPtg7wQx0AOQ4IrJdrskZwc3KfKlYPSHsxIPXWNC0ym6diEZO2Q1bSZTe8OlKpEJX7A1bYTSX",
-	"0tekrSlXb2QiTBL4iPzAM8VKwLJz+XNxROIbttJ/oZgIMA/xqUtFa89Ea0svew8zP9Or1zG/zCsGVB2P",
-	"reA84cZwMo/REqxEuKGN1Y52znZDFFmb7vbsN5Lu5pHB9oQ3A1Xyr5PydrmeAWrhDPWM7YR8PgQH4qPH",
-	"XtT8AJLU4Xo1t2TjOMHPX0YDgra/kbHJ9I2thyjjgs8EqLCnRiVH7A2Tqw8J3oAv5qGyXTA1rDA8qnE0",
-	"af7+131RfmX9yADA9E5+/uiT94Wipb5nrurgJzVyVvMANeeIdhwW+l6JVNb2EyMRrwzgFGxeRPg1oWJl",
-	"7j00OVc/rysnb7DT8E2zHY+lnVA+dnGEGULNlw8jx905UcvGvTKexd02DmEz2jeuCjpdSjQo1Zgfye+E",
-	"3Ueq3DPpOgFZ8xF8mAhzntdRPbgkPypVvBPZKiIXdMEuuGL/1xv6Cdu90LOHPNyizNNl0pZBd4Hz+jIM",
-	"FBv/RvlytvN2FgqZwAmAQ0UI7uPvGO5Ona9+bYb6m0uqazmTXood7gesvt4S0AdqG9N+UK2+3wmm4n1N",
-	"mYbAAlS2/b4izHEvWcKEylaeBg7jOiUiJ40U5YmIf4kdMCGgTZmIJs1go1o+NoBOefnv/YRKNuRCMiG5",
-	"4rdscEpiRWdxBDnDis3ycmW1EP2e6cja50fk/XZ4jBE517K5wb6ZCFDKEKTQwk7XuAbpAzbO+w8v3rx+",
-	"OT0/u3w1ffP67evLGNS5BRdLxVqBNF6ZLdkVUOOXnYT0FnFf0dljNGMX/jHaksZg/+CGNihLR+M6iuNv",
-	"QleyhNQNHaRuKdtfaTrqwE4v8/wtFSvgJ4l5WW4WHRktk3nIUlkfuweY4zE9Z9UEU03pzrIN9E16Gxni",
-	"wee8nE1ltpzdH3x2gVlBFvnTGnMjZzaigAKIlMiVN14uyfH4eF3+/BNb5wO9r0Qrm3Jd99eldw6a+iJ0",
-	"BEhrNbuwb/+TBi57N9LZNczmXTm7yJazLq5qvR3GU70bgdagr6onR5YqgsRrN9mDKIPAHIuC4yiR9LP8",
-	"jpUv6YJlLwEVkWJyB16KEhGWuRqc4A0+EV5HUZUQGtvyUTH5XMe9cQcdczoaRhEUC5ZldoLpJibKx6Km",
-	"RIh1w2EgFjnF+9KxDv3w/SmJLcgbtP+hzOKJ6NvGtDwhl0WRl4qlr4Vi5TVNmIzJz5/1AEgAwSUiFg7m",
-	"BRcpF7MI3Ah+9S0y6R2OxpPe/ccKuZBc4dMkybVkA2F+IQyWvkVfIf/v//3/TMR/Xrz76fz9S4Ri0V8B",
-	"Mszv9dcOmAW+/tP52fsf/88bAGB0FfnsuEh/kRTw2Fp7CDnjGsR+yZ/gmUD7HsANfP3XVy8u3r3886vL",
-	"QQPwJZ6IzwjsrpeIFEs5/ylX/NpwMEn63t7GVK5EEg/uK9hG84sFR6wanggjPrJPSouFuSDxshQnRiE8",
-	"qc7DSW08ACAEEgHUTXprgGKgZID54R3EO9hfJFmwlFOib3U9XC256inrPw6KjHKB0DLwZZM5G7CaiQCR",
-	"FqBn8LllyvOD/7+BoYGv4C/9FUDSwFfwl/7qmmcMd8nvIE8UU0Nc3cEpsewQw0NCxFW/teIq992gb3NT",
-	"I4UuGO5LJYQPahJ6RDTrrO0dfIEOBxALOZPRRDgS9Fqq5ZSOyNptemrCklpv04nQ12lAsvYv1KOzL+5p",
-	"Ozrbms2p+aV76Dd9r5rTuH6NyDkt2K/5sp0zmiEOZPDCPGdQYUizcKxvZKKYeMKcNp5SRa8gWadk+l5M",
-	"5lq1D0p8P2JvX5AuTQ9tMdabhr4sgEafoYHlK4zG9e4nJdAEEyA3qgo4i7ldTUtdciUVW3jGjxu2ajd2",
-	"/AR1gOQ8v5OEkpLegWM0L2Fl5lTOR0Ht/c+6zS/JWQDie1NCH/p3fd/w6Kt6s6pt+dxEQf/54/3HtYS8",
-	"AOxpE9rY1+Xg48dWNMe3XMufFDbr2gQcWlSeGjQa+avze1u5S+HqQaEPKNtG4uslxGRyNRFIfDa+5PzV",
-	"xSV5ef7he+uM98++C++0KTm+396zm6GPeiJC0G0EyzBfacY9rTzrEEW5LIjKyeF4vPa7jAeEq2oGExFj",
-	"3zAJYufg6nGsDQxhZJ13H2JBDO33Y4DAR9PY8dOJ0Kfz+fGyzGqQDlA0AotHGBBvjPf3F8jmXkty8ePZ",
-	"8OjZczJnn7SqfMNWE3EHY4jZp4KXTAJmoJ4QpKQHssTHhyOijx2wqQUVdIZuAwlelCEX4DuQE4HjsDRl",
-	"+cqCA2mQkkEsn/6pPUMRSwx8QcQ8ON7fyPxvEPHOvCoCQfaCSAGwwxgSBZoWvcMyar/2oKFvZr7fyg7/",
-	"xASDoinr4O7rDNC/xA4+Y4BK54RB2EQTmGkw5l2hFzxcAJbQPx4fDmz9FchOYkku0vakP3s8tmf66bP2",
-	"G0TD22G3cQ067XXY/l9QEG+aIUp1frFLyJITe7ECbVtq4Fv2JQWct61+R/QAY8HGeukSuAfKHHCIXBZs",
-	"6NL/tQpCIH3Xris7j+Zc2115C3Zg5jys+f5OPvdMtehG3AQc+4wqKHeJBRFAAOASR3CXlzfSYQvoO1k0",
-	"VnPNM37HVTJ/V/c8fhEv+VpH3yjmKEytOLzfYD7br/fuxCVvPfntx8Yv4LHRMu4qgRhTLS1XAGxxteSZ",
-	"QhbUj01r9dIfg4gkubhlpSmcAlHj+oWJ0JITCKPmmNlOnkiDxuKXCDF2eQnp/D8F3Ogho8K7gomz96+/",
-	"Nw0/lHU/Wj31MI83oyVPR2O3FpvVfajSYl+zr4BDQi/zJvXf36MH7nxErlYK6tLiH1SSMCmYfQYEUeOY",
-	"2Hsr/3729s1u22lnuiHspuum6InoAey7OXclV4qJjftTu/c2ASu9a9yQX4zd+x1tssHUhu6njNggfaik",
-	"oCWWX61IUltTLEauhYIrluViJonKva2r71S7cebSzZ5cMfRymQJxmtNdtvDuqlY0WodHLbr5V5A71jv6",
-	"Rqp6ba7t4Pb/BrT/agJIFY/XInc0D0mQzaEn32jybQrYGqF/BW7XhdP9r1bn34n6YuzOMnf1azWxz0OA",
-	"I1+BJ6539I10sW3k+m+QkV8/EzUhff45kkwprs9PH+QEOdibpx4s2OLKxKG3ypJvzTNf1Gigu9gkP5qB",
-	"OpmRl2je+l/NYc3OADhN51v2AXw1mDx3lqY4ji+FTmnb/0aCpZncvxEp//WYJ2BWCsI+cakZJgofBgW5",
-	"xlEfjZEefNZ9bHM8OeBJ6DZwfEkIdnL83WBd0UMflncA/7dCSu5Gtjt7pgzeJG6zpZdTQsXKfregK7NZ",
-	"mr4WkmW3bCNF7cmIo6Czy5Dd43i7rP9tuEgKU3a4+dOjVybe1PgBu+UpE/8fe+/f2zaO9Yu/FSL4ArH3",
-	"Kztpdud5dhMsBtlOdqY77bRIMrsPMCosRmJsbmTSK1JJfYMC99XcF3ZfyQXPOaQoR3LcNp70R/5qKkuk",
-	"RB6e3+dzcrHWKWkWIoc8JEw9aTpOEXaHb9+BGe2sEJdSSUzQXE1XExVkThLYVtMDAA4t4SQmq7ksCB6B",
-	"FekCmqO6R4xml7xig1a9eqp4JbzHj0Ei76zSStemXCbukQa6gl4aZp5rcDS2W5YOx6nK/AJNzIwffPdf",
-	"AX7MJ5OEziVKK5nzEj3udLUKga7Gs9vjcEW0gRO/HVvHNQgz9aiF/ru/PoTczZNS+9JRb3ewrekxNO7+",
-	"7a3jHBwyWX6C6tMOeekxVvxJIYg+ZiwlYSClCzWV1OziUpZxvirBuEC26pVYjiDlyjErvP7BPO9DmIQ7",
-	"/2sZhNW6TEIDfTi+2DmfmRpqGNrfzQZ0/qHxqLZDamuXuYn8QaN6iyhpa9OzFrfSh9xwyg0j9JlUteZJ",
-	"GLVPhdiYgdqLhCnNpDJyqqBGQFl2M5PWcUKei4SpGs0DSKfHY8W4SRXxneGY/SJEgQUtmGhxyC7rsqRU",
-	"P+hDpnxOnv+AK7HcNSv1rbi7qWqegyQ8nzSHyXWD7E/7f2Q/iyVCGcINoItJ91ZG2Gw4ZscKixe6wXV8",
-	"cRgl6AAKEPWp1Ep0IYOsZWNnjmC2zsJgljX5xXDAGmH0xMkegpP1LG6C+FUxFzOfCff6eBC4aJa+MFOU",
-	"2auLZYKdx023NsQGoXknQDUG2NMhZeDSIKkKo0CjQ1XA+8cjSWWs4EXiY/lQ3RCYrFPXoug+Yr5Clbpn",
-	"0b7PJHJpk7EB3AMKUM6raomQFpPwitnwyHEXqJCTvnZxzN4gYl1TBtW8rdPDLjHb2STAmf50cGDG1NMd",
-	"9aiqpg4eSvt7AXlbMei2NE5VqqCj+yF+xMjp5COvh2dJfBV6lYxybkT7Oranh6+Hi9H+3R0p/rGEYuqM",
-	"DQjzG5zrN9DqPcpBduMCyu0ImdOIPm/A2Q8Vv7Sj//byBX8fJqx9f4F3NfPAkAh22x4zYZnfj1GuFSZH",
-	"rP2tEHnJ3fexAUEMAggv4yzcA/WTBlbdyeyFqOyS2nBGGL80EH5umMizmVHrbTM2CPyHcN5itDu8N6xG",
-	"RJSjupKtLWn9EL6zdTXa3XC9c4ej5fVkv0pNqfI/bDwCr6ZwyvqHCnfQm65DZkSxtiVvHw7+3J/PbaMF",
-	"43T3oz96FvGUv/bxzrvH0gVOa2L6er4oJWZ0A5YlhSQ79AQGLXiDlPgAFWGtnNeAAhUXouuFULJwvPBS",
-	"TuuqyU/dip6B8wci2/ZE/765MtueoxJTaazb9m3P83Eg/B82i9VX4mH23zM4bMi5Ppcz+wFu8ll0UMbN",
-	"mRHlpSNMy6USBRqxZyhnD/YP9kfPDhJWiEpeiwKLp1smrTPawstSfTSfCyzOliG7s0n6c5NOhaIXj997",
-	"2GPE4VvjK32YGYdz/P+/ey4nTnRfgqBorfWAFnvo9GZclbDIse1CtnYUqfBX+rb9JYA6dxQbvnr+xhv9",
-	"OOFK9WQSUGvvIkSlykNEsQH00ENIBXEtde3L35yyr8Q7O6E7e4GfzugLNkJ7WgNm9F0MZnTwlYAZ4eLc",
-	"D2PkKxe/GMxXqIG9S4NdtN7Vk9L/+P7+1t5g396ZacxeWGYsr6xBTogdwAcZuQMP2SUvjXC2JmCnUGlr",
-	"qpC6wUXFamVlCQ2Aje/ZQWflzfH585/YbbpDl9OdQzAx32f9RZa411tN4cQpHgtmEb/vy03bfLQuRSHH",
-	"8g4Zb3BeCO3f+NVvC449t5/LfrTSV9AIu0N+0GsgqiBfFVpssKpvJOQhryB//ghrQGIZ6Mx+S3UfPcpN",
-	"1m6ZIw27BA8zgt6mKnY0ySILEb0ZB98xYSFdLOFIZ9Cv4Cg0TasEIqsoqOx1f+PKFakahCT2zhmgyxtE",
-	"9GJWwX49fYn+KbelwzF77RvL4vCpwvZR2FxICWYrrgzPA95jUy0ui0OGTrEmnOHrvrE/0cUSMWpAOAfP",
-	"mrtcVzLBbuX0OQnz82pHRSVg3UM0kts4MDLTZWFCP6ebGbcYBQlbDP0ixsxzTHCjAXdwXNBNuKiEAVrg",
-	"0K632bXQYpfxVAHjPWqlcLjVaL4e4lLDMTt2lOoBC0DPDK+C7c2p4USqvHdwkFEYN3Bzjy9QVMtJVau/",
-	"Op6XNQMuSg598twRraHjlCoiX2OIqiAZNkUhBp2tCB3mRgOchAtdSAH7dMioMZUwUV8qR++gvKRqgI7R",
-	"3/bfjsHZNSH/1RAWBkgNSv8vlqC0+1gN74ikYPzkL11yBlbwB884VtStFZaMKwALUAlbV6jKwwL51glu",
-	"MaBRoVrCCo13kk6diha7W22DjQlK1YXWpeDKa1UPLwfbXAnY4fpSoY66qBVWxw2wNDbI4pHejbDyCXzb",
-	"gIxF/68Es/wKMgLQmnKf7o43JP50VCb9jn0LHX2sb6jlCCAJx7xWpTAmHKfsKGYgcJxFQQ3QJDl2C+hS",
-	"o4Yg7B+0xfQHvnzrXW94YPdPxSMPq7YAcEvRp8D4tr4rh6pPr7nQxXJEvHZ04WaZcVWUoDa3tB5Qayak",
-	"JN1ReuR8oSsbUpq6LQitlMit8bmE0as7PaWuyqwpbtOXlzKXvIS7ftTs7IefPVTy4Azg6NwCAURhkqpL",
-	"XpYQxaEGXAA0eHZ2MkyYERh6ygg8PGNa+d5OVK0+sDOxBD6itKXw1zBB0W8UX5iZtig5UWcYYPjEMaJW",
-	"wMMMmzwJRK6TVahEcxwrcR8618am6uC7/2I/y7+h8AIgHPZK/s1pLrwso3GYFfNFiZZXpKoMqOUh2FrZ",
-	"7a2PRLx/n6UqPDJkUkG/H7TFopQExyEhCpiN2Yl7hQwj/xNIn8qYULbyuVkcmyNqFUAG3QqhWKbsC3R9",
-	"UeioiT85lUgRFJB/QzNmr2uLiQzoUObQH8m9tsFGltCmEd8VdKhQt0ezScOitpRAOJ0NG4EmXz1/s60u",
-	"jX78RzL/cP71DBrPpShaFPBkFq43CymC38VVS3kdM64NrEXcgYnjjH1ckyq7+zkn7jTEzuMaal2xP46f",
-	"RfXQEH85u+HTqajYgbtDCTYImAHDhPpnS1VKJSCrKWDWZuhuRpsSvLWJR6mL7UzgYwD9einQUkIIUODe",
-	"A00nO1Xx0WbhZB+yRSWvYZER7140IFyk+hy/fPn6X5M3py/+eXx+Mjk/Pv3x5PwMzIqEPdtnJkkVMVH2",
-	"nWOZZMFSsqo0vdyOVplkDNiHjq0tADjNM45D6voCHwU1xQ1LccwZEhEmOTeCDcD2nQs702jWLLidBQzT",
-	"C2fmkmFMFAY3tRBOwRSNQ/H/1lJ5g8wNlzDQ/OFJlF+paqyMkEoLG+SlmZPobODEgvsrAxHYikkM3Akx",
-	"RATYqjBVPp/BHRpu5UUpxuxVK5EF4IR9zEIwU+fuGIW2vLsmAK7SIqbKX6Aq7Was5K6MEOED6KmQ8eLs",
-	"SLDFnQ0MJjN6FrQSR5Hl63bU6QGgAwRZFN43tA+m4YG63TNTQssqUnX3Zoo9hBaMLXu9EpeiEsoJe4l4",
-	"fv5QjN05Rbox7o0x1QdrE2AlyPlQCTD60WUR9Z/3Gwt5j07RJzZ+5KibpqdxCbzW84UV2RhOd7+ApCe3",
-	"KiRpjidB+a0ISnUHrWNzUenF4R1xGUV+19UJIYScaVmjPjcPzl0SM6JGYY/063EPLl0UUbivYggfKL7i",
-	"1qf4hR/rRcfdC170pBeloG/N93+HOErjG/+K9/FHYUEQfswuToWNtvBTMnA9+sCKzwA90HCWUXcFRy8m",
-	"x49Z1hUQ9FFIAIn1MhuZk5OXFkL1qfJhhaPVUcCB+j5jCHMpbfAqYFtvlqm6LDPf/Y8rpheY/YDv1iVp",
-	"ETJgq/HIeIpHAk7oP0dfK2TCowlgxDfoYr2g1yI1QzxKwvNMbiKA0a3YG9mMM6+KSl7arWTdr7oJV0zu",
-	"xlcINs6b12c+vHnHFZmB5yhhtSqwSjFVYEzolv+pyyZFjP2WXRrDTjtTloD3sn57NWuBee8CPlUIZuIc",
-	"vLzhS9PA+Q8TahovrbMbUFkJGsr9XsEoix/wsYoEW+g05rr3a4KdR168eeN2RRo6hOgkFiABXK8sBMR8",
-	"BxmGIHOR4UABG91ZKvjGLIv2M/MZ8T7+huEbdJv6a9F3DaL4a1ZXMhumCuPKSXtcHGcu52LizPss8UVp",
-	"HXcF12M2pti4CQvgAf7YgAqSAS4Rw5RQCMbMQqBzmbtlwPihmC/sstVPUFfYwyVV4G2gQlIgN45BcDc3",
-	"GaWU8hJ9N/HfeDtZ4+KtBGjaqSq45dgdk5zV9BXFmGVwIsVq8UWwlrlaetwz5qUqmKJSMZ4qDKrj1x+y",
-	"u5RHJHYUAuMDHn7eNezX0xcB4NkRc+PCXTV/ffMF9C4F90+yqVcXGu7/ANxnSwFNN/YjSVCa2zGwLjH6",
-	"L/CGy8vLzz0z7YuSpcQIIjUxsMNV2SMhxU0V4NbcJFXIEesEZeV6cVojyWynkK3J3UPvRq4Xy3bVbtKY",
-	"yA1OUujpJSruGy/lIF9mToKlSqq8rAvyITJelnGQLMIcanyImP2Ax8nH8+LeWcMkzraJLXKEdXQvLg05",
-	"abO03t//Y+7+A3+Br3uxHGZeZnNkVdKg7dCJN+8XfqvK+cosEXd5nPxAv5ZPTOTBmMhi+dGeEE8cGyne",
-	"4h1Ih7WQHt1Or85zRbm69yUbunN5M5P5rEvjhtSAjPE8FwtrsOmiN9Mvm+wtTAehJC6obuXsUr4TRapA",
-	"7Ug6UvKwZD/OxmN3k/EwQ9hnzSUhnUoWJlUDXhSY72U1W8iV4iVJvMs/YuVcGMvnCzNmGSK//NWnHWGa",
-	"ckeunEkV5itdlOAPtctSJGxel1aOINCGyUew1qW0ouIlg1tNZw7/CexwX1ZZVz4YQdR0poNBlcVOsiNU",
-	"PXdUSP+FvKy3q+lRjjLdjaNrXkFynXsC3+fvMAdhYceXAD767Xaz9j84yWwjPOoVqv+KXXy4X935Ql0M",
-	"YAOuhXwoJAQ9QJF/F7f7t64rxcu2u3/FICgFr/5B923imYcHvgXPvM9yImglAP7QlyHfNdpkv8x39Fe3",
-	"VBP/a+Ok7+oA4sO35LZZiGrk8xZ9AreMgJ6IE1/w/GpauW84pFh6woBMTILZ0d4hECK6umI3syUmToWL",
-	"hYS0Yrw7cZ9IMXcSQMi9k1SV3AqVL5PVvvsQcZVzMWanCDYFJvaVWFhwcWT/eP3r6S/HLyenJ+cnv5y/",
-	"eP0L+hZCPle4ARr2n5xOzk5O/3lyip36cR2OyBGlr0XlFBAPawUzFZVeLACcBuLItJgmVabUN6Loq/Vq",
-	"6H5t8vFr7NMm0dcxOn3zPCy2GE/HhCKx5ygk60s6xgc+tIF+x3tECF0SlZO+KYEKH6Bjv65trueiNdQ6",
-	"cUOr+poeW/8hlcgFlHNyaP/GL62g9Fygp55PMxKRwDpw5gpuxcg9u7PxB66p4nu2H5fxffeVlPHRDr3p",
-	"KRtt6vhgj75iVh9aXyIxznkhGKR8BhXXSfymo3hckbqBAIDawIj/b1PI712LSl4utxRUqBWV7QYJFDO9",
-	"wHAdzcAPGbtp561SZVbkTWYDnqoGbIUk2lznV6Mm/0hX80O0hvagrSFbcFkZ8H5mt3A9oSQzXSXY+fB9",
-	"dpQqfmEQtdBG3ULduw7H7O869qmAf5WbKyQDEGsJy7i5EkVGVT++T2eqkEzgEYOtaLhl8OmQkYb+cjR1",
-	"AOem+bw4Hct9VcKuxBJss1T5AcCeosnc4uESAgqjt59wFaU9ok/CqG5eObvIjTCvjYVSqXGqMqAI2eXU",
-	"ZrnbUSb+U/PSsAzstsytamP+hYu+ag0K4lJVCvc+zxpJb6wsS7cItUDPuoeYvBCXuqKppHJyEtAwhBXw",
-	"QhAoDm+UqtD6EL9VqqkX60HUe6nnsfI0ehUNMzM3Ma0xHYhdwypuReLs48YnCe8JiHNDBlIEnqdHoO4C",
-	"8TZRy028V75DgyEUPlzJOV9iVdtcGkNsk/1Q6QVpQkrfKFBm/Fd2gt3ACY6V8Yf3pbXmeCQ//co7rEss",
-	"w9X1CX3Xoipkbp/8bg8WCBf5VQCipUoFqD2i8CccG+A5EMLzvNuZCBTfc2fOMYoNpCEKqEYerhNqCE2C",
-	"7Nhskq5GHB7NEg/Q4uvfm+DELgHM+T32zQ2QnxRLxecyT1VrHDyhHokT7KHW07kuhPfNX1bCzBhAqhgm",
-	"jakFAU6KOfKLJbJo/4ZYKjpmx5gOTA/yshK8WPoBjOVLggvDEn8YBxszp2pQG8EyxIoZ4QDgrRN4aOZY",
-	"y8f+XolWVt+u2+WF279nyf7+Pi2dOfJ/pKpWEMEHA+718a/nP02ev3xx8sv55MUPL08m5+cvsXrQ1+xi",
-	"HrKsmL5RXjo0lqqfNFWe1w4o+TvDvaaMNpodcDlLMN4gmi6uCSk5czdP5rroxgtDcnh9XNvZcyKeD083",
-	"/LI8FJvQfBe5b55lCBvkd2ZreiySAVI10fFWlFn0t/DowG3KH+g44hlU+iYKwFP2u7sIiqCh4wkY+s9Y",
-	"JhWc3wnMlw2PVlkFKlE3urqCwn1Ou0rhf7pZoAMIe8KfCbtynPEg4RRmorSdoAaWHa36jTy27W6j+ayc",
-	"Rnx7GutjD+MJDAKH8Rz385HTUKM4rRI3/Qs2/nIc07LyfKBF0R5Z/RMZAJFBvE6byO2WMPq9DrETwN5n",
-	"G52tDQ93qtacbhYd7sPIUERZHijAC3N/NKNj1ktqlNEFv9J7f+LRxcX/xKOLbdG/wKN7z3p+KSeb2tIj",
-	"PT/okSby2PxIUzB5bbuuN3TPNlFTYYp17bpC9cnX7a6MnJOLsOwBKpSudHoi/Y+fWGvQyZCPi4JwkucL",
-	"8ot5CO29qbCha/aYEV4hlMIirPZMl8WdMvxFyXPhfhGV8WmNHrS5sUSPwp8EZ+MsEsQTPsJmbXAlq42o",
-	"AHuYGyON5cpm4EPEdscZ5kfRy/usJxzGe4DiHg3QFqkXOA0pdavAaTjFIxUE0vd9wf1uv7b2ZO3mY56O",
-	"G0j9cOIo7X0DhkEwbQu/1/cLiL1b/ONugWGXiR4dkqdaQF8LSDu3wfaQZe63p7/+r2+d938HdtDw1G+g",
-	"/m/jrZsKG+3bxwri5N57cV82aU+8VYEVT/FI8YZ+Cn1qRvzYoFxUirf58aEqu00EE5rOUk0NyCi9pfqA",
-	"84BJesc094FLjORSIo3TLZ1u/A5CswOCiYKgp4jAQ72dVy8MIHYNE6Z4VYEpf7GkMHvCMohiuj/Ac0EG",
-	"ML3ARBYmw7g0dwq6nYl5qijHzFc83sX7PExVqkaMt4P8CL7RwqrSlyFFGgFw4K8Gq9Rb7RFKS6oYlAzb",
-	"5UKkO4cpgZunO+99rDkqJSl5fmWYtMMxe2FNFE6nCjH3Ys4UDlkG3LjxOVuU3H0WtpcZeDN6MSrFtSgb",
-	"m+FiiTFwaZcJUwKwRCCJwOB1X982PGLw4pAE6CPkzax+ZfwK7JoGS2WgIkivYQsDFuvaXlh854DO1Uqz",
-	"0EocMu4BeriBJi91aTNAJnK80W0CfeByIRKWSXNSVRrMHcYyY6s6t3Uliud4fwZ5ecOE8SadDXoKwejw",
-	"VzZmv4ibKEliqn00H2iTrX7lmD0HKg6RB8hzAGLAeruwP5Vgc1FNwZ9lNdZH0jRu3AH2nUTII+wLeCOV",
-	"ceuPix/jsgYy9PEynyUhC6GsdPcvASaVMXMlFwtIBASyDlnwe+7BmLRDTWH4lCYD1FcZDpzp6szHi1Jf",
-	"DKMUBubpFne3GQx8N9yyX09fuC9pW8Zthb01pS9idEOvng2ag571MzjjNYq+wXbisjdLkKp/Io1jRmVe",
-	"CVgvXo5KeSXIkB4QdKxnZXNurgzBKBFGkQHLHSLDtZ0ljrFcAfKwyCthIcMlYQtuzI27Bs1uE5ZDu9uE",
-	"uW/gji7H4/GQSobB5kfulu784Q9/+EO6kwHqH1dLxxEXdhb6ejW8wFGYVF2UnrBWmSVUqsLega8YaL7g",
-	"lo9TdRzVJ/gvhvRVW9Uq54gb6mx/Qh4ctpa0jeLbAPiCF0Nh/Six9zaCLwsAvseMRBRu442uy4KJd7kQ",
-	"RdvtB8mKJlXtgk/Pebq8Em9w4NMgDbfVRsnPs6Y8a//hZ+tLH4Fyzxtu2EBXVC9DYK8JLe+FGPpVfwJX",
-	"eCiN7txjMwdlKHAzr8lQtiUIgPuwhDbwaNMWThp17z61kOZZ69I+DXdtkYj9JOvc2uF1vyHHdhUtvt/+",
-	"5lqnc7v5eYvu7QZBAhzcq2oEIpObMYIv3O9DRjAJaZiQmIGlGL8wuqytcKoCG2SFzs3h3t60loXIhghR",
-	"6d14VLl3C1/yPmNGTOeYuTPIbgR3Ix7u7d3m0i7f7yl9kw0TMkRiEEQnxuoLY6WtrdfKSL6idol9EMep",
-	"ynKvQDol1YnRAafiPHwztUQRi5m6A/hSbOI0EirXhSjWeM39Udiq39xP8kie8/CNT77zz9V3XjVkeD/j",
-	"ISd51WzrJmJn79b/uZmrvHUynpzlwVn+QVtFDvNmq/pd5v3rvf+7cIJY6H8DjvMP2sapsK093J773O/Q",
-	"Jg70Lcuu9iSP5ERfR7FPbvTPxY3+QYeJXOmbiS/j9kuhrmvEdsDrTt3IjWcXqz9M4+DM/EtkLRd0DMRz",
-	"SbjUlKB3JZapAqdi9ipfjF7p/Gp0RoOMfhbLjDxaqLNCXVmU3kflzcN2YdSVWGYJNl3gZYl9W5RTh8lB",
-	"2XiSoE6QGSsWPjWQKukAGUkqdioKadCzl52e/PDibPLr6csMTAIjLBtAXRM4xHABfPXQkHqHkU3hL+8a",
-	"NhdzXS27U/qMsP7bt+UDak+y1hX0p579f/LEPBBTOLO8sm1XTDg14TRDPf1GaYMGwGo9+azlFZabq/4e",
-	"sMftsBKapOHNAB0SUDXcKOE40X+xvQ4Ui6tcHMWH1QK+/UKDa8myQQZvAS52QFuk0IA1oWDThJuQE6KB",
-	"nbuTBGNAHzT4Ha+5ccDf3BzEMTufSUOwk62lhgfRTzDj14g3SDUBhwj12ABpU+ALQBmi1k/opoZnDAbx",
-	"fP+52r26XgiVNU0/hSoI9UE1lZZFlrDskktoiKcrluGXuP8Ox+yEahTwXeNiHnJYcDaXqraiD0DhHDb6",
-	"U1vlfp1F9m5t7q+wh6X/FirsXz1/Q3QWgaj0VtQjB+l09OFP26pCwvN+6/5BwDBVfIqqc7+d4chkfamD",
-	"Kiiy7BhgSOIHVgC3UfHQjEOp4aLky8OYAZCbMISNeaqe87I815pqb0PDGgQzuU09/ac7h+y3JlTP0h0r",
-	"3tl0Jwl/uWuFViJ1q+rYo+c1qSJYMQgns8GdWHN2m+tCJD7CmUAg7vv3gGaLJs1whV+xgUI3Kfas8UWa",
-	"uwaVr4jdM+NLHaHPJ/DLMTvGBXRsEoTHIaPeZpD8ACgAGEYGcHPgvr61cmf3yhNVuL3bkiJFoz+Sseem",
-	"PqMz3OOhcIuZMFipJ7vvsVS8E1UghL5QgcE6a8GpSQlT+uZelipUARz1HoXO6WsboCbuevxSSf19EdwZ",
-	"4AlRuwk5ya3uSONu7QJm3SaZa12uC73Bt3xDYTdLCx5IBv7fLYXhpy2G2iB5KMLiGa9CoUPtnZtFlg0O",
-	"OTXvHkBDLvbfBGWbquz/849h4srB/rO/jPb/4kTMwf7B/ujZwZDkZCzufGoalOFBckbmvi9rQdyPU7XS",
-	"6gvwkCtJrbQBEV2rltFzFLkH0P5p0lk8Zg1kFEWZUyiNsFIFFgfqVGAVLsRHF6ucI0jY9kJuqGc8SrgN",
-	"vu0p1Pa5htoQbaRbINzLhCj0ZnGL7xNde7fun83CbeFEPIXaQqgtZHKi1bHpJlHQDTepP+DWveL7W+cD",
-	"npN+A0E2woJcv11TYcNebdHg1br8tLZVjlVMAhX6tHG4M/FZpPj0zUz7thyiSJXTXMZOxLc6qDhZj02p",
-	"nJC/pkdbvan7u1JtUX42EzyWFdhzbp7CfZ9LuG+jY01hvg8WlXu+t+vICmPNlt1gEVdY24UDuJkwFqGB",
-	"V6KAwM2xJbuHaoxM0whUOYb1BDd/o5snLDsGLP5Dtnp0MjISGq0coSC5leZyiZPRG+2aGNzSA9hR2USr",
-	"azECh7lXxsEC9iVYBwMIaBLCZTQkYLBhoh08Ng9FSP5mQHykPlPi3QKagh3s74d3id80dOwlRjsgd+GY",
-	"+Mhv+2/HVryzY+wZAndh05CMif+w//u//89wzE5rhYBjWuUiNkGkSRX1FxjHfXrRFGvsJqWjlc0hRRsX",
-	"ZoDAYpb6+aK/c84L0WnY/Ehkew5Uux3e3Jrjd2pI4ucs8MP6FBrAYXWL8xRIfSB2+69KWurCcfzmBa0w",
-	"tbSnE91vvcBe3dW0cCsnlrYycGWoklmfmX7mb/rUuNt3cdjt4CsJu9Hq9Ln1msibX+sE2+FXIhfKlssQ",
-	"fAX++1mfobu+PPFuUWrg/svwfa3gPl3qdOmFX9/3uuawdVTiNWpW6imE84rRTOcNCjQkuxjLsgtuxKSu",
-	"SsAWDpedCEeBnSpdTbkiECOC22412HCyKKgo2WEzB8S5p5pZDUZpI9ub3rQJy27dG7yHs7Uoub3U1byl",
-	"8szzRTYcsx/lNbS2zy31bPT6xI3ud50RpW3Ve0ZzPJIDzX/hl+tDe9zcGyhWvXMiNzmQ5N4yYQNWBIQj",
-	"YvhrM59WTKpPbq2m9XrH7gQ3V6mnm+xU6MROO7WuFXvPJjy48PuXtLMTZSspTD+qXvtrBd4eymsxbAFA",
-	"wzeiEgB3/5X7yXroIXiovejZhCqws3sgiQ+1m+HBlVyVjoO/F17pI2zzZo4+cX8GuRLZbdNZyM4SBurf",
-	"BLsMfZ/4ivDvE3ahi+X37zPfwojec9cwJ4PZr6cvsbrfjQIZrnyxwEQLEOHDptE06+gzzbhB+6+qFSXD",
-	"lXpqmLQYEQvwCYjK78h5eUjF9NhZCRo2DLA23UA5O/RzpvbLaP6GbjSUB+zzV5yJnapFJa6FQqxrMWbH",
-	"2L2I8LPpAFHHIvj0LtXBremKUN+O/vBZaA6OCfVmkMAePRmpD6VxCFVQPQ3Su1SfoH8YoQrPwCZVoKGN",
-	"mNHeLewsVg3wazHiBjyIn8SkvPHpuEdje/qJdlZpu7M1VF3DnR3WaDf/ewU+NY58hywCmHE3CIPDHlaX",
-	"ELKJXoiAzwtV7dzOhkmqKA25Wka1uIGXwp2OmyJrQ+cd9gGwtfEQMbjXxK9CnoO/eYI3Z6F97xHLGuch",
-	"IvfzAtLcfH9f9lNUCkGuTSf7U4XM0qsGzugbHMfoswn7n9Hxmxejn8UyYc8B4GMYNVlfSFEcQkEDuQfR",
-	"thLGdnJIfi1i9nFszrfIJfm1wAkeryTYnos1KUjCPFVEPBiP5NeCcUfAU1EERgnFBi3vHsu5ERuxSX4d",
-	"VP8JMiNuwKkXMcta2nuwJs7wls3aEAoGI3q0IOrn3dcpD/55gCaA35wb0a3xBk5E2Ll2GvsX5jMEgjee",
-	"AgPJ44VuRyH+1u8mVI2DUJLoBJ/dIHP/EigdRHbawjV2Bg6dps+snkJzIoRYSlXmTkhZilKaecaeoUVB",
-	"lDhEc9U9JkPWKaDhGasXE60ml1yWdSUyAG7yQGvGpgrbTnJGNxwxfqGvBXvmY2sKh6WyIza4OyK4I43l",
-	"lYU4lhI38GV3hh6O2S8rQNWNyd18/X1pe0Ce2/U8uhkey3qAr/uCM/e+mEQCbCrPIyZwPw/wvknapJaY",
-	"27uFfzf0SgYifvJJNql2YSeCbw5KIgdOlwawTcdKh/dvk3dM4jatcUt278L+9k/zuddlvoUEvA84YOA8",
-	"9Nv2gRaze2wTyIptCpBohkfKXOsluafUtc8mde0DDgRlsN0ncfaqWn2Ekyk+Mt2wFI7/BsNrl1gwJW4h",
-	"wHNjljk9EUwzTOkSxu4CB2cDXhrNjNUVOl14qtxlD9zq7hxGiWKWl1i06NbJl2X7jrVQJY7uG8LIcP9X",
-	"WFvZCf5Qqx4+/8Ba22mt1rJ6txRfMbs/dVZCLMPbNXg99F3VaiPi3sCL4Gj1kxODDr5ai/60Vhsa9aB1",
-	"fQO1f8TSMKzWU41/rzNgAsT5CdrKerLfu3UnhGyKzhLU7Hv08v/137WSNmMDXXWn8b6bl1kD5eMfwtxe",
-	"X/D9j1+VtOx/Xr1EkJ/nLxi2iTKHoMplmATrDnnOjfB5sAtRhZRigCzy/D/xT5ALwD9QEow5lAJC2Xyq",
-	"8pnIr0x4Avi5v/9SV6xWkBHrBCuzTiiTHPICAiRTeJzwqffiEVB2KW1B/HTnzwZWshknoQBLfNCFcszi",
-	"tx04oskO7Iqjn8c48ED4KzTQHmX1rb5Z8eWtlfCtSaisxf4A4Wh8gBXjmMMn8IbuyB8yhE+L+3mmE8ob",
-	"ekWrTyV/yrftDWDdL1aJN33BrvK7QaL7U72xWh7TvPvzamnAsjQoN6ixSgYRZJOxQTsL533WB/48ZLyV",
-	"d+uBWKDkZOyepdSdjA1+PX05Eibnixj3GSPU/oE42Qf6J+JlClRnwV4BFkE/XuhiSU1nUJzhJ3nZuOtr",
-	"2X0+cBgVY9dAhOa3dAdl2KuT859e/4ASjOElyCCCC+nO2+yQ3Q16D7hasoN377AykF8YoSyhbbei4Nlv",
-	"t5jUFI58guHv79+/zcbsDbcz41EAaXUqQ5jW/isGXKUKEoMYwdtL4++DIgHYyIJbfuhkvhKGqogKTcI7",
-	"+029RXSuscqYVIV4Jwx0nMETHNpswLQSkvUgumK17i/VsWIOuc2v/acZt1L/gV1U7l+3btJY4/5yD7vN",
-	"yKB/zC/1XFQyx/+ci3cW/zquKr7EP18DMgKMRXgFp2Iq3mVscHpyMBwz7M+8qPRFKebYSXmhK8A08zGU",
-	"Px0cQEuj0L8CqorWIBVsLwugmeAzzAJ4yrTeLISxNoLfzZs9iEArXm8xh4kilZsABnjCfIpihCjG3c1o",
-	"RTPu3RmPHECf3osc0Ln0+0/ZOQ9rDnzE0QIsAfrSD1P83Xp/HD7AUaMvgVgFrSJr95YCRIBxXzH/9kRM",
-	"M8Hj4Xf3kvLXGhV59CDHRxwcX62/TiZ9XKAjPlhr8v19bmaT5Ho31FHV6rDt8OrLtE/VrJVVaup8xrhh",
-	"ffmjMBWmkN6To5+qAar7IW828Wq3s0Cgbxzm57NX8m++6SEEajCPFowTLI8HwABvF5DJBFUxPvUWuhjm",
-	"tuYlfgjCSVZTQb3uc66UBiAu8M+Jgg0IHowtKnnNrUgV2REJs3IudG0TN6US0HEzpAdBszhyB/qujzGU",
-	"ZgI5tT7Uw/RlqiAH0NmOY/ZS68UFz68SP2viLI6rUalzjgA+c2G5s0W8VSNaWGYhj/j45cvX/5q8OX3x",
-	"z+Pzk8n58emPJ+dnf3U86ihU9ksAHNc3KlABjsXLG740LDgqe+JR3bL7AdG/HK/tj0Z9C3GoDi1sBROy",
-	"kwVVtbqf/9zvMHsKRd1Dmve7zL6NGFQTJO8PQd3jXPvIAFQQiY7QZ4KXdva/+nHrKTx0sL8PKMkoRrCH",
-	"8VW68z4DbxOAM1vsfO/UAyxnN+yn8/M3SQPf7OVQUwnvuPIFN9Dut3RarXt4UekLQnhxMgE642GSaTSF",
-	"G1Y6CVZXwoTuoq1BWc5rI8yY4YZje1xo0IwvXLk3gWMoiqO42hE9VsDXKW2eW1aIi3qaKmymrFW5TCgz",
-	"AV4XhRFA0oMX6FLcMCOceDU94aaX9LnbNOXCHD3yoL1dY6RUkdeVtMudw9/etuk23p44FAJxwp23wDgB",
-	"THozcqLevtKExgJOo8B3wRKjsJFNQ4SFVNMEsRPllFx8bqNSBavkdBDE+QGYoWtRGeqczS0rBQdcdmnY",
-	"RS3LYtf4rsthLIIOAjJqFBWqC3IHz9ld2uM0wL1XYslyMs58Y8G8kheiGLPXdiaqG2kE+27/j9hNJVWo",
-	"eDk9zGkS2B79kGX6CgEjbmZLR0ZA+VgLRQ7lqlZOecrrqkLQDje7MwVZvWCQcZ2qP+/vs7lJmNGE7k2H",
-	"CRGcnF07Qqr0+hijaCotcd9ZSVV8WLAx+b2HhW12VlIVHRboeY2WhBMFghcSiE4aPzo4Uh3FCF6AvnvD",
-	"K0VThWbSbvWkmvrYst9UWRFPQOIrtbEwhFSX2g/hfoD23t3H9tS/0nZdMH6SjoOLbmZU5BfcabMgLb9D",
-	"Kbb9+Y/9SYKWQ/AaQKxHLMPVzphxujDyZ7fyN7Plet4S5lvDXNqP3/r6JDSb3IBOD7oQvBKVs7P8Fb6Q",
-	"P4slVvnBNTcx9Xtxw9SVk6kzaxeHe3tgMsy0sYd/3v/zPliN9CK3XquiF3JD0xV3XuL/xyUNJv7BTxtd",
-	"8ojS4ULc0TVc9G2Bo0vUr7s1FvWICBeuxBL/f5fxx1BwJmn6FByM96E5jrth17AziO1A4oUT5cxWXJmF",
-	"rqgEtAt/Bq0kNfXxL0BAI36ZNDhsaErFuSOXovJBEY9aQ1jkcBDpm+b5oueTAI3qtdt6djB+xnhsa3t4",
-	"HZ+hQuwbUagzd+tkrgsBhaOZdv/PqG1sqqQxNRTZs6wfUsc/g9TOLZn8fqJFfVFKMxM+ZRFeM1WLSls0",
-	"tUPrQ3bsm6YTon3p5B6qS7Jyhqezbq9EaC8S7aIzku2s0vV0hoAA3hTaNcyDbxUBItsIwaCdjvsozRdy",
-	"lOtCTIUaL/m8zIatZderRL7QpcyX7WNQSNu6MBXKjnJeFS2qFO+Qv7dIl0LFzVHx1VbR4fFATW/f/78A",
-	"AAD//w==",
+	"7P39cts4tjcK3wpK71RFeodSZMfJdNt1apfjTk97T9LxYzvzsVvZIkxCEsYUqCYgO5o8/vdcwLnEcyWn",
+	"sBYAghQoUbKT9O5nqrrSlkTic2Fhff7W506Szxe5YELJzvHnzoIWdM4UK+DTGS3S81T/lTKZFHyheC46",
+	"x53rGSN0yoQiCS3SZ5LwlHQnRT4nGZdqDD+N9U+S5AVJCkYV877tDTpRh+uGFlTNOlFH0DnrHHf0b2Oe",
+	"dqJOwX5d8oKlnWNVLFnUkcmMzakeyCQv5lR1jjvLJTypVgv9qlQFF9POw0MEg/4ZGgwN2wxY99gwCvjf",
+	"piHM6ae3TEzVrHN8MByGhvC+mDYtW15MqeD/ovorWLiGUeTF9PFL8b6YXmXLaXgki+VNxuWMi2l9UDJb",
+	"TjcMS//8yAW6KPL5QjWt0QJ+XSMr/NonKfymiZzw18ev4iWT+bJIWNNwC/P72oDtD/6Q7XdNg7a/P37Y",
+	"V6y4Y0XToN+dXRAJT5CUST4Va6PHX/2x4zdNI8dfn2LcUvJcNA2cfVpkeUFVXqyIxEcDQ4fvq2OHr5oH",
+	"Dz8/wehveZY1sx+pfzb8h3SloLdsnFDZSA7w/HgXlnQYPnFXS64aKVjqH9dXUX9bWUP9ReNI9Y+PX79r",
+	"Km+bhqmovDWjfHFIsvyeFXrtyIx9IsmMFjTRF1dEyinoN2AGyrxOZlSkWeMk9CPb5rCgSrFCv/vfvwz7",
+	"39P+5OPnF4cPfwhPh8lGNqeYXGdy+kt/zfXnxtEy+QTs7TrPs8Yh5nm2PsQ8zypDzPOscYh5nj12iA/6",
+	"ZbnIhWQglbym6SX7dcmk0p+SXCgm4E+6WGQ8gVvs+aLIbzI2/+M/pZ7MZ6+7PxRs0jnu/P+el5LPc/xV",
+	"Pr/At7DTEKeHbgmXZE4zPW6Wku5SLGgh6U3GyH9evf85IpTc0JQ4Uao36GixJBeTjCdffcz5zT9ZokiS",
+	"UTljktxzNSNUEPaJSwV3v2CkS8lS8F+XDPlSXpAPl+c47B/z4oanKRNfe9wJzTJWkDldEZErkuZEzbgk",
+	"3SLPWERu2YrIJF+wSI+WkqTIpexLrtwm4fB/ztWP+VKkX3P0P+dELpOZXXkugPvgfJ7JirAFY7ygqyyn",
+	"6XWev6XFlH0ror7J05Wm7EwPQnNMKsi707+PX7//4R/j1/+4fnMFo73O83dUrC609JiYcyi/5pjf3zHk",
+	"5yDAJqSgipGMz7ki3UWRp8tEP0jmecpILrJV75jEeh4XH16/PT8bX55evxm/PX93fh3bqUuyYMVIzLlY",
+	"Kqb/JknGtXZD07RgUg5GohN1ZoymRi+6ZKpY9U8nihXrfPOKJblIJVkKxTMY6D0XaX6v5USmpGaU5RoY",
+	"XseFYlNWAD/+e/+SKvZWT6gP/1ZXbcsbl2xOudCMc7e3JFPrU/kg+Cei+JztPI2HklK+KY20IA61rpXF",
+	"F29Pr398f/muQi0ekUREzmjBUnKzQlLMM56sSJEvtcRERQrfaomYJ4wwkS5yLtS/6WgvOvog6FLN8oL/",
+	"i31tPn5HM55aNUPfNKcX5/ruGVT38W9/+1v/dKlmTCg9GhZcs1KegTktijxhEsSGbyjG3LMs6xtB5map",
+	"LyuY8gmJWVHkhYxBIpCE3bFiRSacZSmhikzoMlMD2H7Tpx7S6eHp6ZQJdUaLgDx5Ksjp4Sk5GAyJe4p0",
+	"5YIlfGKnSw/pYFHkKif5BGhFv7Eocn2RRiBd6esUJP8zOmfZGahOcKwWRb5gheIoIyZ0QW94xu3n6q/s",
+	"k2IiZWlltGabbvI8Y1Toqw4eA0VS/84VmwfaqkxybbMjtKjBkzRNuX6MZhdeCygNm9dQZOg8+OJyaGTL",
+	"gocoK9CO+YIWBV3BcJZy9nOu3JLLcAdSFYzOzfGv/xzqJ2VAE+disVTv8pRVl2xtVerDMq+/X6p939+8",
+	"C2meLOdMKJjzhyILPiSM2r6+h0V+x1Nk0tXd9y+O4KvLYF+VDf4FHoqqbX0MrLFkybLgCm5UXrC5Ndq6",
+	"ZdqJwupLaFu/0geabWhvv368adzyLHvMkWKf6HyR7UoiPA0+xvek2EZiyfelYUWnO71RIyLQnY2lyF9B",
+	"0/DHNiSwXCzyQrH0XChWTGjCNm0TMOokz15zkVY5ReXkwDN/ZYVs2k7FBMWb7zGnpz6a9b7brMBd4zhr",
+	"nQYXOrR+ZZtR9VYK8cwgI3QnZm0CUedTf5r37ST0bZbQIh2U95r3RJ/P9eCMCWvWOe5MuZotbwZJPn8+",
+	"z5PbebJw/9cSWCFo9tw1Citwmqbv2PyGFZ4BJswMJjSTrH4ra5kyq9srXx5F6xuvtXxkBbAcnePOHPrt",
+	"RB0mlnO9A/m9gM/mh4/Rlh3DzkNEUBEDqiNGyVP/JZZZhsJahc+VQ66LHDTL3k86x79sFtVc32f+6w8f",
+	"o1qHugMwt6VjqipWs5Qq1tfCdSc0KPPOzSp8Le7DaVtN5w2+GTpj7FMyo2LKxuZ0V8XEv81YgXqCfY7I",
+	"WX4vjRGlSMn9jGeMcJBfjROLgRtt6xbN8jlbUDSxbH0Y74stxkl9f9zlibv/d9z08/Ll4JZnPGFCthvv",
+	"nCmaUkX3GMY7+2pwEM1ikV38TSS5ddwFW+SSq7xYtZpmQHpoNUdwzAQvPUXVcl3u6MRuejFBXzYtmLXm",
+	"GduTJdGBx5fSgk40a3avB1hT1Fku0p0PM6hmjtRazfqv5Ssbb7eoc08Lre7LkCFiTrVi2zevczElNAXL",
+	"Br3JlwpPJh7Vfy6lInOaMtLFGaKVBbwDjxBrzB45+aa8UqsXsGHX5cHxznyF0hwdrV3K3nn2+J93vCr7",
+	"4K1b7TzU+FyFFVd4eYUWNl5PZxuVWipXIqncmeYOXtfu0nxOudhVftZiynhu5dqacj/PxZQo9klF5C7n",
+	"CYsIn9Mpi4hWnPKITHjGdqGCqJNRMV3SKfY2GAx6g86x5g51i8b51Xvy6sX3/QOS6LGRLtPbMins0+17",
+	"RMm9zRT/KXMREblgLJk9fqYFVWycWRNdtdcfC8ag00GII+hzwcZzKugU1MF2219R7rc9/tBW6DyrnqOn",
+	"lTvrYsXOOiNQ7866K1LEzq8Bbwl7VNHBNiEUQwGsnQtWMOiebbf4dl2+1LqfV6ScdRnZWD6Dv/umrO3E",
+	"id/Ul+69gFUTuWARuWG0YEVE6IKPb9kqIrkewmFEbqjkSUTmKpNtFlPLosY0HzRX/nR9fUHyAv5/RT5c",
+	"viVdOxeicit79oIn097oDRPRDKRfLJKIFEyqiEwLupj9mgWbmjM1yxsc9DBEfOCEXLy/uib3MyYIvZFM",
+	"hFmG1YobhzZPFuWo9AjN2CJyz25kntwy1XodWtPvuX/rfhkSfstRX60Sp+PSu0mTQYsQ+6TGybKQrRTG",
+	"upgD3Vcb2SgMvPPE/brtW7FpXvBd7U9V/XL9kv3u1fDgmFACYl33cHh41B++7A8PeuiCd6Irxhj8CwIL",
+	"yqeuD4bHQ/3ff4UPzK7Wr7oITSUpJ7BBVNCzeAShvivFwC9Dplfhu0MfTrxeV/bOgAYG5NTcJBkXt3gg",
+	"KdGdQfAO6cbzZGEi9+JIXzsY9MdTkhcjYa+juhM0AicmvKubgTehvVwQrnokoYLcaG3oLr9lacgDU7uQ",
+	"a8xVkYxRqcjLoRe5FaSLnU0Q/3n1/ue/0mwJtoc5/XSOL/mRqI6EyrUJs1ezpmWwJAZD5YULIF7n1mbJ",
+	"mgOq9BqqGVV2K+BvWEmtWSkbJUiKpQgviQiGF5bBhMck/u9faP9fw/73449//EMcvgcqkd6bxJvmKEav",
+	"DS1xM0b0tecOX8CppZaFkC2tq63NnXhkvuiBfNLLo8EUEbwRNt4B0NAlkyBRrZ0xQ0ZUEknvWBohX5aN",
+	"2vxg2xl+4rO5+TBuPFg7uO5ak/kO1Fq1luxp2DCmDNfSbuR+BqaFL0b0f62YmmpWfIgMaL3nP3KWpW/0",
+	"O0GHi+4owCuLJUNR1pl953Slr5yKxTegrPpLjI1HdsTBsyRWmihD8v8KAw7uNL2GzMv+7mh5fnBJ798x",
+	"KekUyPt0wf/CVuvLd5MvRTqmUjI15qlsiMg2wffUhBb1IdgxhbjHgtFkxuQJYfOFWmmWSybLLMN4yIrl",
+	"YavxerMIuI+LYX0q+r5EAWMpWUHuZzmZMsEK/RLhquHSX/CCyUfZlVva7zMq1XgpG+Tet1pIkcskYVJO",
+	"lpmeglaOkrxIWQoMlQtCyYTdE4nxWno++w24kYfBxsLJMyZmvd2aWQNpbPd8+Z5hbCtao8JN9klvN2rr",
+	"FTxRQPdPcmHiCXrERblYZKvTxLIxu3xmcqXlFezIGTPfCTTbBuz2+szrRvp3tIC4KN0adHLmmoSPH1y7",
+	"8PEH1zj+WvZgB3lBi8By0aSVsd+b5SYyMkFDdSnBS19aFpx0uZKazfROjBUBGAzG/GudwGRhhZX9wP1m",
+	"5tC4PaX4UtNizRKFHIRqxgpCxUpB9to9laQLVn84i2mx0qJzTQi1V0TUuc+XWUpuWI/cF1wpJoy8+hB1",
+	"0mI1hldDIVFm4jtQr93XkMnXpoY9TXOl2LS1CUwLg0b0nj5F/7WNt6sYuT10A7Sd+gtQrmwjjVy56T3B",
+	"+bAmv23uZ0yLI1ziZZySXEAsr+bhqb18QUThqX5K01DwMgvJNz/rC3sCdhOjBTrCJUigyKTgismXSgsC",
+	"XAh9Y6aVG8Zca/teLhtuCrO4tQUL7tFSzd7laS1gQ+SiHiFz3Pkpv4fF1Rq1bRf8+EWuWKJYOiCxMevG",
+	"x4QrYkYHklBGlZ63DcJ1dot7LUCPRCWxgsRgFMZGuGZd5L0eJzkcHJS9OeanxRLJjGWZqPyWCYg4GAmX",
+	"HZnfC7Sr2Ghk6MhuX5dLuWQFiZ/TBX9uh/r8s8uKfHiOA+oReFJGI0GXKWciYX24jInKMezBLsuHy7cn",
+	"RDJmp4JWFnuJmeU1i9WJOvBQ0Nd8puXFKytErEtoceIeiMlMdz3ld0ygvhgrlb2TsR7dPE9ZIUxyhByQ",
+	"H3Cvpf4tXhT8jioW+65w9JLDCYcfW96o5XgvbAPeV7YpO7Hr67fvGqRoO3Y9P31T6LlFhAsy51nGjcAW",
+	"oT0G8nhhNvmExMCmnmdcqjjScwMGZT6PROy4l3uk/Eaxud7+4G8Fo2mMpjUkjOcpl0l+x4pYc4ORMEvc",
+	"PRwevuoP/9Q//K4XXu9Xw+FwiBQxp5/4XC/4d6+O9LfDqDPnAr8qbV4upl4vW5Zd57lnOdgYw7XmF9GH",
+	"FwxZuGKRZZBU2iuVdOWMLsr8CGc8s94HYqwPvXWjw3jOTBDLLsq6Fz/f6jo7w+dfZ3ly28JQyCVqsE3B",
+	"0stELQuWnnlR/O1HX2PCdipbDAIBlfOMilSr7ey0mC6tP3g3k06j9LgpID3kWXNjwVz/wOVtxtheBFmf",
+	"3h6R4M0XYfMULALA7ss553N2bTya7de6fXi/G+JVwgQteB4QpHOBlLhVTjKmkM1UgIm4rdvaOOhrY87b",
+	"w5V/1SoRxpuSvrrH0qzSHjTnFrjCLA5DzGJLaPiOQw+uIFwJLuJi5Wu3RZ4rCBqm80WGdyzLeMJVPbFg",
+	"4xVc6+DSNFr//qrspP7TG79TSICeLzLmck6acgvcrlRRRIYhV4vPs4dbWEEH7M76dp8wk7kXJ25Iz82f",
+	"DO5hwmgyIx8uz/v2Mi9dHcck/gwfjskvYBqMyGAw+Pjge1m8jfKvmZ38LOaeNZcBudEt6L51F8cmDEn/",
+	"+6AlDPMtBCL9by1W5hFJqaKke0Mle3XUi4jlRA8gwJgXrGQSub+OyedlwcvH/wN7If9bj+DGtffwEIP/",
+	"sN7QOOPiNiLQhCamiCiuMt2KN7v/qDQv+b/YfzzEJ7joc7oiCS2K1UjEVIgcCUgaoQlkgzjkbrRhI/YU",
+	"6EF3og6sCAQGpjz31E7vTxjydiMa/LrHlQxqnLOr7xc3X0ahb4063yPWPNrsqz0cDrXAeTgcPr2vNhQu",
+	"voW5+jHc2yN2BttDtncO1K6EZdei9TTvwKmQ04XWTvqHg2FE3p1fR+T11Q/9F/2zjIIR+c8Xb/svBsOm",
+	"iB8X27FjAHeTd9h5hPsf//iHOCJUkXled8BHFgbCRDlXoQq2xm7vuR2PjujeQjFe1HM4sNkqI+Tvg38M",
+	"/uuEULIoWL9gGaOSEbmcTPgnsCEkCVsolra0fYZMJYYdgGF7P16AhvsSbGltVq+5ST+/ZSu0KVgTVnFS",
+	"fj9jgsyoRKcRidGVEIdMS2v7VRuBbDMEJkufVhftCrVmPJo8GA41BdIs6+3mzqopcXMu7MdQForvYqoH",
+	"3eZzXLd5rvUMayHQ0+GSFGyylCwl3aPhQW9A3i2lwmAYeGiy1KpgoxuoUQuoYzjNuXDyzyPp7b13jvej",
+	"ur0GGXVkEH3uB1bwO5YiTpOyQbG1wEUfZgk518euY2Gfh9Grgwf7fe8//vDYE4lK6p63886KLPbma7Fb",
+	"zA9U3m5r812e3J7K28B1XhOkg5I0Ciy7zsCTc7ZMYE/60WwqYKMH/kHlbRwB+dwUVCQzJokqOEv1OcyL",
+	"lBX21FIh7+FyAwETP3ExJbGddQwBjBLCr+iUclHhOtsW/TX0Xr+H2gR/NJOjNTi0Jcjq+vyZ3zGt3IDm",
+	"EJMuCPB5AeEMEKwZa1k+Jt0bLmixgrhpVBJErshNrmbrVrndKFC3v+1xO8fX+lmw4FX0w83Gu/LRqu2v",
+	"TYfWSLffSeFzNrbKxhbYvd8o2ZeEwTLJrOnb+oDze9H7CufBGbmqS7PPvYdNNR8m9B7ur3lBQtBWqdT6",
+	"wEAnS2Zs7KI2NpuXnGvGvahUNm5jmHK+j70ImRV0ax9v9DMPUce49LbEecFD+xM9+q+2dAI+vCumFITM",
+	"eekMY0/K33JxVUABPHSPcdPAG/FAwi7kU0FmSi30IdL/l1bxWaP0cDrXthmcC644za7g2UrCjEuVz5Nb",
+	"zwtnPuYLJuiCN2SjYk7Ytr4/2OfqapXt+mAwHAyrcz14YmHW4MPuqT1RyRp3jd7IPFsq1lJv3Vcmblbd",
+	"TAZOAJFsDa5XtlDVdlzXJVdsv1Vt5j4NhL7n0i1oQbOMZVzOK2R34DlBD1557s+DkPtTqnwxzsV4Qnm2",
+	"LFjLtDTEWq1KyDsopC+Hw3bxwK6j5p26ZlJ9e/JvnXG5RSZD/JPtAZDtlRPdqLtT26y5WxbX1YbFB8f5",
+	"056SpjsaU65LzLf23gM/VODzCFoedY7JyExn1HlYd1dstWXv6ULTQuEe3rNNTepNAJDtMmu73So1xEm1",
+	"XQFLO2OMyRjvYn03qF1pzU9mTPCu5ZLWa3cDRC/hr5CMdcsEmS+lIrM8g+ChhGaIEwmxGS543sVexE6Y",
+	"jQmXI2HCikj3hkmeMll7Gn4d1MYV904IxZ5sZJqasTnhErnG0fDFSMRcgNE0gTWCF+MBcelPXAKOtPHB",
+	"eZE25H5GFbPQnThDPTkDwNqK2Ny532SQiDpo5zYPAM7Jbpdl2hTdf4tftgtrLuj92LywHrwExkYlWTaJ",
+	"AAFHoEUyFwkbkCsmUsIVoZLEp3482jF5jTFso+Vw+CK5ZSv4g4GNI/57//TivP8Xtjpe+31Qwl1oEXKe",
+	"LMYvfj3s/+n+zd9P3128fbPpf5+2yh4YombnG1rXH0Cs+cHg9O1o8dCC05qIpBeHAhxDBE7dGPKjIT7P",
+	"mKKf08UiW4FvcSTiP7+p/eoH77FPi7xQhozdIQFATASGURBAmE9GIg6onfGJofRKPJjxaprwsticZK3a",
+	"5ykHX7Vrzbt2dBNBM5FpLmDRDLpM6YJ7sGy+tjBPFs/vDoKawu9YIcbI3pCbqLirhAR3NcMAI8ktYws4",
+	"hgRQf0gXqLN34huzI0KJgPwQTLyV7mm9W3Uodt2i1OeegDIYSnL6krp7SCu54KJ2N/CUdPXgZQ4j9SNW",
+	"eyfeo3qyE4htvdG8zKzKYpFxlrZyNd1yhG63xPnu7MLEgn98Oq1ib8PDTukAIT9DixiW35V9Y/esh7A5",
+	"vMW67WdK2SkjYl0faDGup7DWfDHLi3cjmLMXtUrFDkjKPxR8okySaijCj093wcuzsXAfQ9noLkLfhGPp",
+	"BmiiMHsTfM2mEgMiRUrCBaYPFCkrTiBvA+QDkQsGJQ7gVg+lhlBFUj6ZsEIO9K3NJBMJi48B4wy4t5aj",
+	"wa0OgfwZYDKdmGR/njI7Rs0XNePUazsSXerb3z9cnvfQvp+rGXBbSCypxP7brpsAX0snRU2HrGtLkee8",
+	"/NiC/0L+dSWKCtlg8OWM37Gn2mPdVnn/mI3O+C275xI3TTTWXDJFbPKiLCyGoWmmLlB18UnXxvz1tsd5",
+	"+GfE0k1kydusQFDY1afjkrl87UDmW3s+5B+1UEC0/rlVIp2l7e2J1bbNyA12wyz3sZV44PpNgaKbDVKd",
+	"KxO3gcj1FvLe5NjYpB02mA5IRX/qnYATVKq8YOmA/K2U45CViJwsiwwPqLWaP5PmeWKGHQwFDd6ljrYr",
+	"CVFamddMrMD8r4jAOOGyPX7+3GhpmNefLE480fSZdIPyRVDSPTo81ESvd3lZGOMAV8CqNNvrtYTL+mGJ",
+	"pQkeG9DYfFiTfLEyB/SExKikApsELbWvf463YFxtHPhjnIH7RuqsjeaNSK+pvN0TRNkmomw0Nl2cOciF",
+	"YkuaT8h++KPWl21MdBrDDXdCKKmmDpEubsIxiT+PrBt+1Dkmv3x8iHt7WBhLLFaXq23HoPkr5RkyHSoS",
+	"lmVBaNUapzIthtjTG6NF1bkiT2ZwHF2ukla3qofMnVTjZB+QGDO3xlSk44xNabKKSRffAQmtdzwSZVKX",
+	"zeki3QUr+pY5mfDmaD05rIeaPUd5lf+Lxf0bKllq2xkJqi/DAYmx77Her/i4zC6FUKsbNskLRsphnNiU",
+	"PlcISbMcnBPmc8llMhsJ1wympnb7Lw5fDQ/QqLI21AiYrJ4PNcN7JsmEZtkNTW7LhbIj9JelD4KUjVX0",
+	"pwvzd6P0TI92BmbtyJQpa4kcjgSw7A/C4bLXtCOYyfDwsAcGSYe+ZJ+2caGyKn2t7bS+6ctl1/JXOcWW",
+	"+RaaFt/BW6cifWtb1d/ih/fYcPkYfPFRU7FBmW3ALz+k48aLx9TCPT08JQUTKYaHdAdQE+ZW5PcC0WH6",
+	"gDqjT2sYue23hJH+TQDNd4MV/z8XL7xeLGWj+cqQtR+62hpz/DeHMb4X2nfbUhSVZf2NQGTXoLC9+UeO",
+	"JwXvZI+bPQWETIU7fivMziAtr02s2fttgqi3CDpYlbvRb/Uj3SPX20ovxPybFySZ0VzC/c7FFKvnQS08",
+	"EhdUsZh0IVvooOel0Sc0y8piiyNxT7mSJE5ZRlfjufGCGEnKFB6LSdd2DcLGCzLqnBvMMgJPkC4X/0QQ",
+	"BxSwRp0Tc+GDFFE2H+EDWlqiWYYyjszyeyh4BthOLO2FISyxBSPzY0jJizYZ9rvL6MZaWYaxBLsQS6h1",
+	"Ut/7ooqtEJS253lyKxcsGSAhPBo4zrYHg/Ew3tbo2lnTPO9iJZDgl+HHgUtSHuhXqQIO1RSmvv0wWEuM",
+	"fSF4IMqyRdUBN/cSmQXy5wIkrqdQq7m0dgUtEba8+mbfe6ufoRIZjBm7Y0UtzxdpzAEIbleFYAReW5Gt",
+	"1bxplf5soNqu9dF96qCjEmzHlsqE7BqazFiKPltl6mTLZ8Q2c0Jen169GQMct3nC1GlFBzkEJyR0zojK",
+	"e3uYCuyM02tbtfQxF9Alk+ra+Abql88TgEjaK6gZRfIh6vzEaIZkW+NvVFG9qj5V5bcQHUHvKMeb8GND",
+	"nGpVTYfXUjYtaNpQ8KS1OONqfbjhlS+HZncO3Ovd2cUZReDkfVN3dqtqF0YirScN66c2Dvp/tHk0ZOZs",
+	"Nu058z0a9yoe5fxeBLPAdnTlIjLjGO751ke0SkDbc5ka9Wnfhqsl4w1G2zpG8obSds3k837BxOnF+Z7R",
+	"iF6kTcCnZn6NMIgGXGnGiwa5Ieabgvzj9N1brE9CIO0IY5QKEi+LDGKKtlj8diIXO6pnEmEFHkktm+6k",
+	"nEyYSmaVbutTtN/HLW8W3LUmwEMvoGBdoKx4zgMhza3w/wLQf7VlB5RHFAcrx9vrqrlOFPhHE7AQQh4Z",
+	"cy2Bq01/N6FczSbLLFuZtCTjkwB3Jwh+ps6y8Z0+om5UK8TBLRdnJT5gZ5R0Zy02dkyM6Dkmt2wFcbm0",
+	"gjAsSdfmPx++fIUPab3o1RH5C38NoWD64RMSf36oeEB6GJOGHlLdA3GStZalUtKN9dNj+M1YklEfHYlu",
+	"LJlyv0hFCyXRVsyVKQHww5u3b67fNAfG4cvEgGXreXFT6JyVtXrMHv7yEbmrv3qHL1/t7CY4h7IDBv18",
+	"H+bXqhpQoyfZSQ0n5PNDg4TpYXsFyMobfpgZzKnSQrBTkjYXE4Kr1DyJ0QbWhm/CG2CMIheMmIZblUss",
+	"qx+1xFiqpLZsB59uJUKZQUTrS+L3FzWLWnpwV3uE0J/i4cRXvQvRuHoh/g1x7+5YcUMVn+/h8CoB8bcA",
+	"kIOxwkKMbms0X2oV/Y1QRSBC2YSuG50pbCXXquU4MVGeDXTi3QkNpZUzqphIrAWlZsKIgjTexmptiiEF",
+	"UnMlNhm8m1Z44bhjYpxh4ELSb5EudeW45loyFvkYfuiRlOONBh9b58KaXXhnRtVQcC7Jt2c7mJbem6cr",
+	"ReUbq/vb8hwS3HgQBFCyAntzGJmZ8budDeolDtxa2YnlfE6LskwNsKLydntZwREKu5SKfCmaoPHxN906",
+	"zJPneOtAnQAgbVMyIMvIIqMrLX3Y1GgfMp/afAnNLeUtS0381267e6kHE0Zk/nXJRMJsfP92n4N9QSq2",
+	"aJCIFVuU3tnuEH3APQykBV8vNuGI3GkZ248wVhJMXMBeO4+QWQUQkGwE0lr8FsiFdk+eyfII6nNlds6T",
+	"XioyiX9/cWXklnKr1nxP2yrvTEwdIzRKt7oF/dzYnValTJZtXpL1sB29KGDFpmRR5J+4MVt7cYqoskN0",
+	"IAnPIgjr7J9zx0cjG9JnOErJkxouXJ9IKyzX4wmVC6RyDUT126d2UNzJ95a9RpvBK77Gaptt0Ot0YYU5",
+	"xO6hPNP6iDNHgwQdBjtzhuowTiaVIcgpsAnECVerY8J+XdJMklHnghZcjjpwxd9T/c3bXKS5GHXCpZv8",
+	"C3OLLa3cOjOiDcv3vryNathhGEEUH5fMB3QEWh7lLjAgJKpn0gAD906sN+fY2BD6lxdn6L4ZiS52waCc",
+	"lqbrG5qaK0u/aK9feBcOL/BrkZedGgI9ITE4eOJjROx2hoOK8+qExAVDh1F87CCcjBSQcrlAIeBoeBCR",
+	"o+GLiBwdfq/HYQ5hfDwSbvYG1Xj98GIor+4T1qM65YgUDC6kXjWexMRnRc6ib6fesdkbevdw6Ki76gEF",
+	"jaxmJy9oKOp6N8N1RYj8Vp7Tyi0bTJcHfrFJGOh64KcRsaCoEQGY1J65/x1NRSOBtgG9gQ4c3mCheK2i",
+	"ZGEhv4ALk1M3Bth9FHuyXEyxxpsYicPh0XfkZqUgtQuoAywjWi8DejIGb5IA8iVqGhHhktyyhUJLHC4o",
+	"xGURKkciHnW6GZsoki/VMXn54vAAO+iNOvEJkbmXm7agUpGDV2BOsL6VUpjSg4AT1jWe2JHQr0LPE15I",
+	"FSFonFvn3oD8LztfbpLgaHZPVzjcYMYZtry74u3iyKyX+GZVLjZPIzND2Exw/aDpmgri7f4zvVyfR6aw",
+	"AaZDI6TfqBORSvzi58Fg8PCgxQ+vzAPozyk31Q43+lrp4hfcqI8B9Qykzd3XALbqmfQIvb4IoODoXdWz",
+	"RF6MM0OuOuo8xFYoN0rCSHg0zaGMir6BegQT1/C28pbwOValiB+7BAhd1FAvSqTsUynd2hHHmvpiA3rk",
+	"Axzpy+F2zc6hxaguXAfIIZhIIaLxFg6/VmtSfWS8+hr6O/0X9mBMlrY/c9UYzt1CnG60rJfbd8+EqjEr",
+	"LjwfZpcKEmP6huWdsYPcB/ZkAyoM4tPV1RtSsEW26p0QMHsZRQdXACtcuEVz3dwU+XI6U+SGJrcj0cUe",
+	"L40sJ+MeoRMFWQKE0SLjRuhEnalCBz5ahl7fcb5sWAMzW6tXG1aJcm1J0QK2pEU2Ah4os+iR4zKOzPzx",
+	"bLhlfC0mkLKEUchNqdpa2oAndixyzyYqvE5/0W3q1RF0ztJ1U3zUAWJnd5jmz7EkqXSLOuGqLGwk2R7W",
+	"TpiVZMoUjsRO0Fa9T2g3U1rED9pmDFKBsYN7M9BEgPbvbqyKpUioFt9MfhTO17AHO1jChVSM7rgNru3w",
+	"/pqBaeGP2MuWdKE0i51WJdzdOwmN4LPQrglDNnPwlGDgCUCK0GElWZYL9eoo4JupFz/c4DOva6jrccNw",
+	"hsKj9tJe7md5ZnnKMaS0efxJf6xKwNaFGH/WqmFETOBJNBJa9HmIT5yir9WgjBZWdAKXyF/46wgaBXHE",
+	"fuWLRZodrdkdk1wIlkB0NxdJtkz1GQ2Wh/4pvwd5rZLcA9dLJ1o3X26hGcPU9EQSTS1UQJUokKHseHst",
+	"mFtFezbb4nce2t63/I491mlVEmOEAX6g9iCP1meMiqSlL2sk1p1ZiEUZ9BPB/9POcefAhjMedxYMF+YJ",
+	"fEd6bYQxfFdpPhjV8pgEk7f5lO+JU8bmlGf1XKOXR0FMLCnvc4z935LYXRs59uG1sGEOpbW3Os6l3O52",
+	"/iAD3AleDHX4LtBLsiwKJtTYj3QeN5ZVc8g3UG/0hukjDUQq8gqsGsiHK2ToxqZmMuF2rq7mN9texa7H",
+	"tq8FmjxqceujihqXMbwNwOfWt2KPCrGOmAN2/qwafXYvYOSYqR2GKpRtPYyBRUFXoSV86L1S67R5JZ4i",
+	"GN2s6f71TC3C7oawr21AXOco3Tu8grVqoFvsKZFm+XgXeLon6R5AUbIjkjGFlQRSPuVKRiQexyORFyTu",
+	"xydgJ8AsY0LhpqVkQdVM94eWiN6AnJnUuHwCAVVe0tyUGbQpfeULwJkKKUfE6TCoH8WRNajrq42lJDaa",
+	"05UfEQE6zZRyYYLI63pQZWCQ3m+0oYLdccgSw8ByrdiAIu6WBwQUp3B3Q/p0RGJrmTJfmRsL4ILy3NWe",
+	"w5nw1I1Cn4GRiE149gATZu39jEmz5suCijSfG7SnnkUJNj4ZrUYoghJP5MXj41TM8llhbiSsqR9g+gng",
+	"KuUTkM0Ap8pEEdK5V82wezg8JKemgsIJORoOrbZerhQkBowEGqeoIjw1cDIIOAZpA6UHxIzQWjSAcFEo",
+	"N6r8eK7FcnIFtjJoYyQAMQ2tPiRW7JN6DlPv49QxFSHJ5wzokyEiNkzyhqpkdoJul3uuNWm0Sk+ZQmpE",
+	"CbckQawYF/eIpCsw2eUR+nTq1kVMcBiQU2Gn5FkEpvyOyZFwUXieMA2uCUAA+zxC2zGYriqi9cNDrIfv",
+	"/BnSlQz02cYBxspVvmpt3nGJBRXW8rT5BR6u9O7AYPd05YwgFcbGRCoHBKKjYsRlcq4Ft2ARWvL16XPB",
+	"AZo2LSVlGaB2RRhqBQxEqop5KsQvj4OmSTRMRrbm00NMunpr4eLSgvAgZLnE+k8jdHGNOscj4b9hmhpA",
+	"Cj3YAq3bClsx3jv8CWR3/P6/T3XLPU2xljE904Smr8xoJEyzEWTfZhATs7gEB5MeDjCsZ/B0rqRW6wwM",
+	"gb4GPj/E1kyM2H7kGuwYn2iistUIjHf5BEDSgMUYwLRlBrhn6E6CDGl0G8a4QQLdoYYJAEi6YZXIk0YC",
+	"7YcnZeEba/tOGVv0TtzRfCatzc9lJJV1AoxxISI+ZMtIeJDqGOg4c7lRVWR1u7WaK8HpkY1z1Uzd9QuR",
+	"eK6TOV0hVFz8+TNPB/pQ6XO+yGjC9Pdw/054lpkS9X4Yhl4mCPz7/DlMJQ8PcTAZarcCAB4kfzuf+Ro4",
+	"fxAGpmT5Fcwca7LlAhehtHK7R8yAThwo2/rmDPbK3PJLZ2wecJ2+utQGFNYIzpJD5KwpxnpSuBCPXutA",
+	"lZ0qdbQAQC01wfb5Em2abYFSV6tb6wXNtIKgtc9q+ZvKXcvx1fZKn0Fr4kHpSLep91T3dU3lLUoupxfn",
+	"JJmx5FY6ADzlAaFKesfSXjQSN2y6FFhiXFW8BD4iwwmyM/TTwxB+XebGWmiRKLZ7Zux9rQf5xPd0uHDF",
+	"tV+swhxNwT4p5MC2QAUpL3lEzvCWDq7dhsWrnIR9adItymvrMnjKZdlcCKOUVteX7h29ZcZZozwfYNVX",
+	"BTXOXbkPfVdABixXkYn2s8Ikrr0W363KsgYJQroYDAdE7QA3mpWFnsEQUl54RM2RUxHQdbvWyzWnYlUp",
+	"xY30bQQyAGX17zQUsSqeP0RkQ4l9QE7N1a5FiIWVBgbkb8bFB/K8G4lLQz69+sv4+vzdm/cfrmPSfTUk",
+	"EjVCp3dMKM8Qc8SJ6p4q6C2d4QdahaQko4o5H51ZA17oeyYiMjefMCFZIOYxvWUudr6abjzcBml/b85d",
+	"Lpi5a3dJZvu8z/lZs2J83MLlH77lCVwzfeyuRlh6jqysSqyo6gnysb4BtE5+TMJ6vmAslXgKXVBDtQEH",
+	"trDqeWYBaNjIGmXhNNcEyOHHI9FsRsCOy/YMpBCI6FrRqFgZzMP4Y1Ac9EsK72ba9tKrt2bzwZpDCOJj",
+	"4/e1BCas/6mr8kU/Y3csI+XY9COLgs+5giSv1YLJ3SGsaqY8O9fAXEL2PSzdvG05115zlZ533Aj6aQwg",
+	"69LsxQYGEywQt0NfLUt01avy1+3DxrBNpeRSUaFaJL0bG29TTf2HLWUi4WCNFwWbsEJLj/KJJV+5korN",
+	"xwtXJH/zdNw+RP72fdyedtTAbL+wzebnXPEJT9qxiVrQaZZP42MSC68J+dzM3yj3MZxhox6nVNEY/az6",
+	"3Skr4h7AtObTgkkZa+5Ybcz9ZForP2MrKlc00zq57bVXxs3ZJAuIF5wi+oDejIGPa8IlGC3LOFMOUVaQ",
+	"KhbCGzFoTBvzgLpZPsXEjf3hSWDZ/HOVshtAj+FikkMAquKA7mqxJcrY1KTgiic006cwYwWErc5ZMWUi",
+	"WYVRYGErWsFO+zfDVixpu+zB1CLYufAvtTrhWT7teI09SRlwd7oq5P/0p+vKiwPfUZhJqBAsrZgntFY1",
+	"ACsTtgTkyzhCxFbtd11jwDPWQxN3bTH+wGq4yCh3920+wUoJz5GEF5Rb4d0ZUVPGFn2IiEcJ36ZYjkQ3",
+	"zZU+Qhjhg3GvJDYJBIOEq1WMmCFEwAXrp2fGcFf9MvyI5S/g02AYY4zhSACXlz1jQiTWNGqHDVzBCnsu",
+	"yCiGqWi2YJ83DAgmFw9G4r35XmohEIL89dMiV+Pyk76QKBfwN+bdjnV3YOMUafnBLHE8Et3LN4daIoRy",
+	"AWWL7tNU4b9gRURraYYfuIgH5J1uCIJg5EgkVLK+ZEKCsDMYiZHwrFV636si7kSLRAY+26ovRN3n1t2h",
+	"JV6picroMjcMbMQQY388En3PxHnsiMMDFYhsKiWV0CV4ZmJrtCN638DiCeM3YUUjQZBPa3KQqlgmalmw",
+	"9MxaSavmAi3YSthkyCclKHFEKEpbpE/d5OHw8GV/+Kp/8F3vxI7cJj8Q9mkBci94JuOqPSr2J3FfcKWY",
+	"OPastjdaqMGaHgTESzNLvUFz4+qjy5TnfokQQ1r24zjj4hbeMN6lSDcWmn0XLCes6pKwSNj+Ehg9AOEz",
+	"ccZNORtrcVsEw7bKtBBjH3cG2mWmsElnrj92yvuU3zFh/K4QYYpBr7FUbKEJGo70Bm+Anrkek8ELQyuc",
+	"PsTIBr17uGdC1+OCLRhV44xKhQwhWSUZi09Iki+FZh0LVuhmDf6JXpiFHhhaT27ZinQReYXE75JFX/Pg",
+	"vjUr9v/CVnrUtqSqecnwKUNLVN7Gx3umKhjfL/oxqhVggaLKtO9aBVh0ihrjPEyqtLT14OxX5aK4dGTX",
+	"A4v9rFnn6dSCGuYihGW1yJes9GFtlMLsiXXO8oQWhVbNkDwH9tFrLWnpbUXLIVCPdT6X235idr2UxxZU",
+	"SiZPIOrdX6IBeS8qTmbrJHoxJMPhkMylqUd/UtrSYL2nOZOE3tMV+BIxml63gKt6U+Q0TYDYMFYVvIgG",
+	"MZ1QvD4h3QwOgRD5UmsYEZqB9Th0W5od53esiIjKR8IEKi30xOTyxt3rqLozERu7nIMFMFA+ZidtZIBP",
+	"LtYcQbOs5+fDGll3fmxw/Ma6B5OGl5pdnS9U/fuRKAscVX8iNwwM1zUCKCuAVRpZoxLd1/P6GKpPuY6r",
+	"zyFCBoY2jgQW1SKp3juR2w3BLfOQMtAj7DmCTbKPXAlFPwFXKmWlCLaomhVWRlCORHdzdSmLwOHxz4oU",
+	"dFyFeLBeWwF2Xjg2N7mawRU5IF7+rCO2WnhxWRzONmlI4RiOFERsoqaiENHD1VzICxvoXjbialrEYplp",
+	"hUlLfoIRqvI5T2wcs2RMjMRaDKnlMeAQgESqRzsf3bmrWCv8GhZVwiwBYepfhwk5qOeUNv4XLarNgUUC",
+	"aecLlyz8iiCWe9ZfqhzhnapKVvSr7cBdbZ2XdTvimrhq0G5Q1HMiJl6IzyTCYXV+805QxyZ2Ww9ITCnv",
+	"TghtslxEMiUtnyzZjb41kTUYVoEcBGvg3LLVoBOO7H4k5auWXAP8oE9cdR+dv5iogIlXxqsFMS/OWfsl",
+	"6uqXV9iudF5mvbvLzM8C0KJb1TrgHnMX1QZEhb0M6G2qTzlzy1WZ7f7kphbvjO1g9gZdZrdCuYotAqxs",
+	"o426JFxbDMxTdCqJ5v63oPu0yW/QU2i9BXadvsAWGFyUHS1dvonLcsp1F15Av0S9GLXLwUZs6Gqnlwyc",
+	"1rIiXwEaQUZXRqjWopVii8Gap/fpgaV/SwE7bb0SV4gu8tQUdL0x6idIQTb+wmiHJsrHiOfvzi7gsyTs",
+	"k2ICK4rEPB+A0wgMP5+UtS09hyfj3oCcWtdvIMQdIxpYktHC9Fs2zbWCAorwL6NOUy/JWnXpUefjwDUi",
+	"YxOwjBOZUZFmWlAHlVOrKbix16sFOyYjuEJHHa1pAw6AudkdToE0aHMxzO35lIE1Cz8g5L+trYvfYd2e",
+	"mNznxa2+MKko9YABOTdFT5eSTPIsy+/tEdLbEZGCJbe5sNgjECgOPm4oehzrJsFNrmaQz0yMHYl0TXSR",
+	"c+JgdDuJ0yXCTXoWosjpNCMB66NHHa0nYbugyvWc/KVQPKuvwQ2GeoLiY+NkjE0KkC8xoOu4UnEJjT2O",
+	"Lz13bAnTwo39zwidI2FTG6EsbYyVkmwjhoeRnzEwlRRL4aS0G5rcTmEax+RgGA2HQzQuwARGIsmlIiIn",
+	"07zIl4oLNiCn1gLiV+EpqRTIy5uVJS4Id9RritHTcGzgH26RLUpWifG7WkFH2zxU6TnAzYndNjxeUdyZ",
+	"my7yLBsDg7mj2bgJgU0/hemm+CCRy+kUfRMqL0s/HQxtDoSDY/Oug1f1uJ9h8EIor+p1IDbfUuWsHYa5",
+	"hHbNLHPNCFHbx3Ca828tLnRN7toFGblkDBWl+btXR8M2d3TYjXkw3J6R6fccjFTYHEdoxMAn1yjK+tsb",
+	"8qXhbFuoGsuiieXQpHtAZvmy2ETvR98N12l+GMxz/1bxrVAF+mxGc7mjHHFlsa7mXN6wGb3j+bJwwbDO",
+	"ZAjtm8oHWGHFsot1CXSeA5ibj84+LnGgA1ypyBXWS3GZR7ZgjzFPU0EqzbmqbwCJbdIa0CxY3LFUiwtg",
+	"0VxkVE3yYl4xaUJV7T4M0kaQhdjGZCnZuGCTgslZE3DfLRNlHhm+Ih1wPbxpHurGXNzRjKfjaUGFasJk",
+	"uC9yMR1zKZdNa1VdBpftZt0ReAPL2GSpIWNVa+9ZILKGLP+1412tMb4bgV0HyAgQzvDSdGX7QW+PYXNi",
+	"0oXD6lLatGyKjn5bKVnRWwZeDV5YNDUZunYTeyS2llDHw4P2zzBIjsNGrC6mIwB9kx3DjPKySlCPwI5L",
+	"e0tFJE6ZWFnXpByJmCYJk3KcMsGN+wKkQTnTgiYl+hPKS6da9gQp8QcmVlWsNt0rVLoQWD9lGi6QYZn6",
+	"WCb5IpQbcgXfh6svuJlCFOYJAsBYeS2GFh2O09HwgCQzmmUMXRhvtLALQRU3zCm3OIixq2voPG1IvOCI",
+	"xWm2ujpg7NszSUJG7/pIGhem6TCZbY6IKzBmF2YDezsZCcTKmS/UypTuFSYyPa5tVexiv8FP8Gz9ga+z",
+	"UsDQxhmfMMXnbGwC5NfX6615wrmMgMqRH8oTzanq127l1gWZZnN0+ZbrFlhJMpkOHON69JVrm8Qrd2PR",
+	"tH3gCFrCk8/ppzFQWTIuqGLjjM95gF1dsKJfQZVIGGKImg3BJqr1nQvAuXXZFQtWkDkXS8Us3u2cUSEB",
+	"r+KOFQVP2aAV6lhjCTkbRxuqAZplAJapHxl4nK4FFIMtTFdt9cPl276kEwYHCUn7BK8iA5tpVoSZqnhB",
+	"iNPdCyaGIG9NKURTGi+8oSEYiEr/IUHcJ8qnQIbYjATSGh/iIs94sjpdplw9xai85i6hsM43wwFdH8k6",
+	"YpWUTAVBYcpiMkB+Hy7f4pW6F9JLS+bBF2MumNpy5mzdsu7f+z/mxT0tUpbqvzB/C5So68sPV9dvfhhf",
+	"XL7/+/mbq14ryOpbttoCjyNyAoIyBDXdG4T4vRakCrZVntR8eZOxEG7Wfnjz+VJV4nZBJYs6MAmqAHP6",
+	"jqfgethcsWx9O6BctDE82ki2cO0byJiGmsjbI/Vh9cxGRCV12qlEZZ2zCsKX10VJRdVFaz4gZ7buVa0A",
+	"32rs1q+WxWPXzN+IJny5CBe93aNuY9o8Xnc5tdnbcu4QvNdyWBmVahPh7ca+sOey1ahc6k2bJFK3NIF6",
+	"q1AtKAcUFYjhrNvjTP0Rg4DfWEOqFYd3Y8Es8TVRNRxEUVai2q0Tm+PfphtXoWq3Lq7zPNve/EPj5rzx",
+	"DkTtqAhNF37lEc+iYOlzLGf08OUrI+9qcbZz3PnvX4b972l/8vHzq6OHP4S429SWnNyJJy5gxGWxu+1X",
+	"OfKHnQv16PO458z2KnyN575FkXCc1V/L58NFwJDv+rOoLXmlz8htda1udWW91/e8+cRfGbb5uLOqWymP",
+	"6eOPpW7PP5HrFUxa1ZRbsKSsK/cIStntwOtu7Vl/ijJw/sCbN/KvFcqsl5iAcsLtp2DrD4eWHjclhJQL",
+	"6TjeNeBdGPXUNJJYrogopJgQ4Ot42AYUeLd30semAxmQJnNiJg2hsgKTBFpAmmJ7UblkbsbBpS/ymwxh",
+	"QeuJceTyxzPy/dHLP5EFPlSWagwEbKgmFEIY9y4b54pdBw8iLP+4oSaWBzJqYU+PDg9DogpUuKxWjP4g",
+	"FkWeMCk1fyJvhMIyzg3wxv6b9CZfquObjIrbTqsUN9t/tAngVLOjXIHlKqCQJfagWHIzGjYYFQoMsJW3",
+	"fLFoiKj9J4IUt72lbjnWiPDjfL3z7o57sK/mMqQ2Z6Yo8Xv0w1F53ByG0IfL83A1K1cMhgIOO0V844Kl",
+	"NFGNaMR/mwFsGai78DwuGqAAmVXbUhsmoAaXPnaoHdgFrgjqZm+wlTC8DTHL7UwsZrM3EMmeVWqL1bhY",
+	"BsIyz/L5YmmgbxYZFWBtui+4co6qsO+nnIMMFRTBRD/JiHnOrH81UrON6XCjcCu5CLF36B4hQay+B/6M",
+	"wqS4QNwYxstUdfWN4lS4JJadqukPdAsuMZC5W1bIKkljWy1doXjWbkouh2j32Txsoq9wJU2PgtapYYHv",
+	"pu1NYh7He2jQWsaWz+1f1t0O2hthvfGmo7YIrEGlzPkOqGGn5r3QVHfEg9vDTl+hpM/72/FD0BU7Iaat",
+	"mTybzOw71j99wnhzmwrnQvI98EAo2A0FjCAX9IsEnT+Nvd5X18zF4i9O5BFy5ENh7GK6r1H2rjAmEJ9n",
+	"E1WqO/dXhL7PJxNbJCwun39uQ/viMgTYzgbAGpV9aVGwCf9U2aVtYUTbb5zaWdoOr7BnLk81HM2Eo1dx",
+	"a5q0gnCov9uxJ3FoNKjP7R0sFdawW4QG1I43ie1dCklCNpEagzZLEFEqVi73HdLGjwmkiEcEEsQjJ3SW",
+	"f0FmOMik7JPqIW7xTa5m64rQztCcVVCej8G8kXKoJyT+/NlSdh2WFDKLDTIpFxAhBusAkApYIuLD5bkc",
+	"tML+seA5QYFeNxuC0yuRU5vG6KBT9QG2aadThlX+aydxe0gfzKKBlCBi+6+bCsS8O7tw4ASuWkwlRqRg",
+	"i7zApKvY1Jnn/2Kxr+UfDg+P+gcH/eHLTtRBeIMX/cNX7sOr/sF39sPBQf/wZXBBXRjsrhwzbahtLXLR",
+	"/xcr8jrIAEIMQOkxhNsz6Bx0schMrh8847BA+i8Ohy+HYY9NG0idwTbsmY08b80lADVPbXNt82bc6j5t",
+	"vOIloykPVztBZM2twc+2gTN8vGrBKMukaAWA3lGOzpO2RVMiO4rQAal3vbaLEOsEDTxzoKgRifPbuNTN",
+	"teJNuEIMx0EQcemGygbV3+U52Dx5ShZGsSwtK/ltSLbDZPym8EJbkgggIGZUEXwcJAMM4gNWeMtWJVpA",
+	"oQke8v1vjBHPDSHl0rTIUgK6pUkpOegPD68PXh4Pj46HL/8rKBzzaUEb5Bk0GAB6nmU9HALsMkYBUIRL",
+	"crPkWfpMAtqlVMQ1t32N6hqP3YnKmLyFDJMINnC2lvQSMBhgMHziPUQo4CYWAooTmBScngvHgzA6Gy6/",
+	"f/JNDJ48rDWO5iS/ioBLLZoyJUcCfNFQG0GrAe+4lFxMG6a5Il2M2O8NyA8mOBPL3Ai2Q5BavdV9ktkv",
+	"mWTK5v7J/Uw9plB6PZkOIAigWGGJwpKLbFW7jQ/bMOoAAZWm9kchDmT5zfrgX3NBi1KS62r6fnXU80p5",
+	"g/CTF3gZWRT2NlEXNUVks/hWPvqFkNkDs/AmSckNLoSVVQff2iLA52xsbeRbl/p/hLZf6g4OgKgKbt/7",
+	"jZoBos6y4C2jaQLmAf1y3UhQbm9J7eaIVg/OboYDew5etzjrEcGzTrpaVUlpkRKaLWb0hqmILGiasrQX",
+	"lSgSWtMooWsKRlMEStJjDqsdIZW9flDXL3R9Truu+CDK1b4kvHlIg+35WnYIT6GsN/umW6vrl0yqMx9n",
+	"pToexO8LKl/s14gI/Q/i62FNFsqFjAiXPy/nrOCJ/lMvqf7/qR6Z/uO9QTwsLEjPJZuyT0G3EAr1vpfO",
+	"ohUOwiwE9mhr3far9z+DJWptnaC/yJv1FuWkYFJpqW5QLuGjtRPbptFOvO1pst/TRC0Ry3PTrE/FSk8c",
+	"vLmfFlgqv/0rnvK3XtrPJ5Jg9cWmoCC7v5s529queDOI7OxdR01U/gZeaQqSd9Wfdjl83skJ2MDtGMdN",
+	"kZVaxz789KmeebA1u8BMCICJA6GMebra4QTYcZYqzj518+oLvFY27/WqNMhk9IZlEYlHHSy79u7N9U/v",
+	"f8CyawS/0luOX4w6wOgtshgkmKwjBz1EHYQd3DiDJg9T2Yjud4y14B/X0K9LVqyeoKWHlgwIieHpmY+n",
+	"qDySzPbZn1riE0sKpmz93DmWVw+RAhb2D7a4LLI2EOLwPj5djrztZfBkYOGB3WiqMttmOzx2rh8fV8oz",
+	"rzPnWpJ3i7j1JzmCJbfcFgNtLWS2W5xWZ2120eas8cZdNGv9RbYxeJE/9hYqs/vX7iLDe6vCFAAuLiVA",
+	"LfL0IViY1hq01yNvRO6n/c4RKCMoxgVuwu2ZWpvkhqLkStsWxyvkWkFgaKvYl2dOa/XVYTtqHTcPtl5R",
+	"2m5EOQlvYOtLVe8h8omkWeZppmlNIE9P0ZjGuUbQJSOuOfreXEdQEzUiFx/0P6fXZz9F5Ic3b99cv4nI",
+	"T29Of9D6wfuL6/P3P19tVA1qVwTghKNp8PkJiT/DDfwQE8mm4BX33WsIwaAvzoF371ftshuPR9O1AWNr",
+	"uye4dE+/Jdfha5tKNg5fgvsZnOw7N6vtN/jnTXH9ejc2ZaZFGHlFRepBshL3PqBBYBAgTbH+T8hMWAOf",
+	"80IBH2u8MjFkwR9aV+PeEfylbaqd1RS28TqUIjda9Fy2fuvryaV4f5mImGAUjCNzN2K7CmskVyHhne1d",
+	"cMyeyJaDR/ZbJZBe0Tt2Kq+rMv9u9YueXIXexj0CgkXrlO+2sTXualsLrQe0DlRJAXLs8scz8upPR9/j",
+	"V30AGOhtd8L4KSCj0afDA/3Pi/5o9Onla/3PD/rPP735+MdgUsiVy0GpGYUsnMlWrWCpZu/0c5qZ02TG",
+	"EMVhez5ZMmPuaOOLJQrS1jevr9++k9/ozvHy1OpSLc8YAeom3bSgE9VzKIbOemE93UfDo3D8tH3SXrNr",
+	"CSoGWsy4sR1YEGLAmcGF5eiCbl3dN/qZh6hjAsvaSro/wuNBEbflJRPOD7hkCGNCqJlmcS4mOZRRDk4R",
+	"gC1aweQ4MA37lsVIGotcjTGCOiAgMgWGeyjI3wg2D+09L9hdfmvOsYyPq0hKkgA6ko3VHgmuQLZE8KV0",
+	"QLxMcij4IpmpaNUqq7ZgNH0vslWjzw2njEN5shmzTwteuBmbGl/VZegdGwCVkQitA6kug952bPTLr4iN",
+	"MRjflfFiW0IdK+Fl2MQdT03N71auT/eGOexbX9iQuAZljAlK/5C3BvwBVGstqRyT+PMtF+kxwE/SBf/f",
+	"82QRkWWRRQTz8gAWbU5VRCAzKRoJVVAhdXuRa3dM1UPs+Z6xGyM236wA8BS3ZbPsbDct5GQuu2rP1OvJ",
+	"SWaS+vpMFmHEApdFWaP4n077hy9fkRn7ZDPCy0X1st+27pXLL1v/xa7rJiPjdjlt10qIFrJ8E1mfY4jj",
+	"FTwbKOemNUf0psDyfnyilOTlAquqtL9yPpg39IXQUMy+YDSD29cDJ3EX8QTxQCRRuSFng9shAlhAD1Hn",
+	"rimMtOGOMs8PHqGG2C7rnKXGNyKbUFimVa8xM3P710StqsgWeVKfvUqbb4oN16YVHyzJ1YQax8W8bX+E",
+	"GoUi7FMoUWWa9RYVqgZQRaVE7H54IHY1LKHiyoJOmSEwE2OSUdmGgeyriDEpg07Kr2272VHw282AspX5",
+	"Pql1wLcHeCEyjyBZ2KM3QhWrp4Fc293bso9p/qnAm34rBvjQloft6iZ03F/mypZv2OWn4UxSNhg5vo51",
+	"B/vfz7TzVXy9u3hxw8b/08WCiRQhxLGwG8z5mYRQM/Lh8u0JAlw6/g7fY7GzoDb6hF78gKNgwz79jauZ",
+	"Zi4lEMo3vAdYOZBdaB2ZY4Dg/32vmA92YYOEwKdiudjvvLK5wfFws8NvqpbIl0chs4IHszjeM8NxQaW8",
+	"NwiE1RP6nT6afzokyYwWNFFQedMWkvzTIblZKSbrFtM/HVY6/G7b9tipulGEJrVpxZtCLPIazOouaJWQ",
+	"mbflnQ8yEORgUvoqfQcHX0IfPUFue9napvz2bXbWHQzvzVnMmyfrJynXwWz2Glw1P7dNPm596O6BppE3",
+	"Z1RsG/Ocz9m1UefbT6hV9DhGiQcm1DSLJr/DDsb3ddP5Y2+GkAlwPUa48bcNjL5Uw6u7HdLTzQybVu7a",
+	"eIp3WzfwXl7B+WwjipknNy0W1rjevck2h8AfbXAdljwEtvkNnEGPJjla0CxjGZeB6IUDLCQEWW2AY22z",
+	"VU7IPC+Y/VVfgVSsAvVjfGRRlS/GuRhPKM+WBQsfIIW4WlVOvz124es55t0A1ydUXcvHKOeauJ5EaQMq",
+	"/WYqm+79chkwBO1uK8BqV2OHA1sl0x/hV0OiAO4PfwFhJvkySwEroViKMGW2PEKbEwH0b+X4AuSPgF4b",
+	"H1F0Z6+D1IvcOsZHE68+s7tREMRULEUYDUnRrEWsKyZ32bG6tbQN1Bawtt/1xausVN0kUs5xE00+2elq",
+	"WJevd8Ds5qyj2Vrz2rqEiI9vdo/tfkY3B7zKZaZ2i6xpjgbe/aCE7DPFUjSCyUMwXrEUFoPTAfpAyOM+",
+	"IOrrmAruDCCxe1CJ1tz3sekM73Le22kxtln/JQ/A3KwV0k7ryFCfPp82QPTqnqtk5mup+1kaKpp12yBH",
+	"f93qDYTO6TWVtxcm+ewxDEe3c7Wcz2nYLPVVeI4/hicRf8Hi+Qi8dtvC+vlylTb9I4b1SeFv3fDHNu1D",
+	"/Ic0Y2wqt8CViQoxjw/axoU0SPTVfl4ckiy/Z0VCJYO4gNICNdgdIxSAQS3WvI1FdhX+FhldNbS6ocSC",
+	"fvWZq+4q8nusJl6WjSX3IImZYs1cke5auVdTCLbnQxuZqq9WJ3MlWstE76YNbi4SMfayQQPh2jgF84ye",
+	"Cumi2d3553uD9jCcFmHWFIkHJBBzgbk1b+mjN3i3siyCXs+ysBOrKRweCdfOi3cAg8e9SbrYXTx4Ain7",
+	"W0sRu9y+wf1zl6y7+zdIsna2G/blKcTYDdL917lRguakb4gdgnxG7mGq0jLL2J5OuVOh1it7pncBI0UL",
+	"mDfUTXV5G3avfZ1eUyMPQXrGSQ2KafM5bARxalNJ0YtTh7LmUAgUoJsA6K+OveQqfLvqnLXimCPhqmPe",
+	"MMlTW8jfPQ2/DupVAXsnhGJPXlnsOeGSGEinFyMRcyGXkwlPYI2wkOOAuCuAS8QBQ/ANxGDWX8QAGc5s",
+	"iBjOUE9OfqWijTulCn0lJNjKOawT+9ph20Kh62S2m01Oc6kn4bZtKlo0w53o138OBqq/ZUoBblDKp1zJ",
+	"iMTjOCJxH6tdxoP4hEhBb9kYREguEaQeRCiuRSaE2YNoZ5aoOiLN4Xebsj5O+/9F+/8a9r8fD/oNaR4f",
+	"YHlPp3D+i3Q/bQ3LhbYKU66zp3bhOm58VR4VyirYntoDKZjtKcP1/cYkb9agmAJYTLN8zhZGjt2uVoi7",
+	"PHHO3x3X47x8ObgaGU+YcTpvHYit2brHMN7ZV4OD2OASXeSSqxx11u2mmlueZXts3JV+r8W2bXTgrR35",
+	"2smBTvastPDUJFuJmardOg2r7BZhniy8WubbiSZZjK1+tT+eG0RCMbUxtOuJpCW1LITcJ4rebfnjrVuN",
+	"9W1dceDDg6M/HX334tXRn6oVgtsXot0xtsYWlPWvD7w7PnbNH/2Pn4fRq4MH+33vP/7Q2WHZMLBizwvm",
+	"CaoobJK+di6q0AzqftAAEff4WghbJrDnxv9+SiE0k56NjNmT+PbCI90N4ROQDddzVS4ZwKOjHmTBTAGE",
+	"4qYCejj4zQGTBkcOeX9zegvqYg2ZtALI2hvsech8eNH6QWh9Pf2mTtBvBV4Ug712BmhvOJEY5bW/tvE/",
+	"IQN9d/LdXOj0ayRpB5DYEd6awL8mXalg8/yOScJVMCFuz3PkUrTbDbqWrL2ZAxlTlXma3M+g5P4XSu7d",
+	"mfHUk33XTlkrL/YO6S/VXM7NS2dKW4D7heHKnWC2Gr9j5lsuyVIgXn5KoB6ZZlIM76W9EkX3Tfq8oEqz",
+	"syAp21bXqZjEJrMkJvmcK8VScsvYQtaqPsuITPkdEyNReCs0JzTLQpnNVZWyev7355wQ3fIUeuYXq0RU",
+	"C110Ss3Bq6oy81VjEcvr7eVwB9Fxf9yajdk0raJyf2vIShtWKc+zp6bJpkuy7gbaZC3Y0TrwRH6iLWYm",
+	"u1PbzNFgT/63N+nf3qSn8SaFT693z7avp3a6BqDQZRzLY5e4IOYbVtBeA74CFidVOelKxkbCDkaL7D2t",
+	"NBX5cjrDTaNzRmiaFkxKgsXgAbwZ4tXkgPwEt7dF8IWCPXhpM5EUqwVgMIgUA4H05Y1I+7jqVX7UIsPU",
+	"41FHw+9fRdvhhYXSap7ufOVK3JhcUiuTkC6U3ToFT4oxLtqMNb97TzfzMlpbKEP+6npYIlSQmVILrUPq",
+	"/0vy4fJtQ1Xk6xpi1RoA2daKbLrPjxvIEBA71hx5uCUgXcvmuCnpAqdw581GgqjKK6SB4WCOCPyDtzWD",
+	"4RErvX1pTPNRdcabFuxdsMRbPKFZdkOT25h0jfrWOybUsiJ97GIi8jLEzNRLIN280GsJlgRkZSWe2Ehk",
+	"NLmVvUg3VK+YkU8IJR8uz338sTRnEuL7gUXA+aPVqn7w2kjgV4QrAj0gkiryCJYOdGdJXqTxsTlA/iyi",
+	"QPEOkY5EtRsuvfZGwgtiswsFbmjdS1AbqeoWu8k3X4CfOO0M16NC7yfr+sv8K3CRzYzihFhKr1/aZEY1",
+	"jZRccMXUoB1fWT8TMpQ2uFfoq01z3i9SKRRUYZOHtwBD/JUVfLL6TyyAvqd1DA2J2+TEQCFRfNhWRNCy",
+	"cN9xCD1la6pE0fCZLG2Wt2yFwg4MGBpJR6Ibfx51klxMeDEfYJX6UeeYjDo0SdhCjToP+vx+HnWgBCn+",
+	"tJSsGFijtuZ/o05ERqZER17gQ+zXJc3kqBONxAgrs+D3p0LoRqG8D03RGArV8soyguaO0MwDSudJRYp8",
+	"KVLMSdLUSMXqZCQgoQWr81sxRT8wzR1OIzKSHcXrih/ribfnxJT6cNwcMv9sh4M9BitvQ2CWp/4uHxN/",
+	"pcqi9rBaMBrIznBvGKnHFJTrUlz9kQCfRizB0K1XABuAERCuerjYHld4ddQU6dIU6KIPe4P4wD7RRBGM",
+	"iNUUglOwGLCGHxmrhS0B5ewYw5Adw3rEd62SV8n80G20YBJNkP8Ygx1Kyssks4yYS6LPCAQapUW+WLCU",
+	"4E1YylNGws+t3vJP7PmZJAVVjIDzWmoBEjZR//3rki0ZmSyzrGeKYupvzXuApQ0nL8kYLVgawYuGrr3G",
+	"mWYCPBfHxoe0BNpekTmXRncYkGtNKy78G5o20xiQH4p8gdKEKmhyi06XOZvnxSoiC1a4mYfhVhtyGt/p",
+	"06UlJKQSXKwKrqpHB35BpJqMBkSXrcjP4BqNXW3Pg3iwoZR+U+I5n/BWyALuUTu/SskjL0rdks/HEOaM",
+	"ZMmy4GoFEbbm2lnwv7AV6mEhnrHIqIJL5PTiXN8XEYn/3j+9OO//ha2OyXyeLMaDwQDmzvUbKM7YEMTj",
+	"jnu4XBzsEnyumo6K02UQvCfUdUXNOiav4f3qKEDigaWEH8tutZqEaDGARnOW57c8cMxeF/m9BDBSeAxz",
+	"KSRAgegNz/Kp8dTphxNsxM3WJFmNzcvrc34AQ9gkkEdiXiUZg0NZhqpIK5jrJ0A+62opLiNnWEqVWNdG",
+	"zxx5TNmFv42sORLGQ+VK5So42fm9qAh8EZE5OT0ndAqlERIqyI3WC+5Yli+MLq4YWEjsJc3VYCRG4iwX",
+	"d3jq5fFI9MkFVTPdQFEA+JgthmuqLqAfQm+r/QFKQGmBPy5Lb8dQCvAmY/oa6WPNPRA5jN4I5gIXghkR",
+	"9kmLJ5o78NTUAaerLKepJN3YAyDQ0otFzoix7fMUm/vw4fwHrXrqO0fRuWFDlz+ekRcvXnyv+dCH6zN4",
+	"A0pPlz9/f/TyTyT26m0/XxT5Tcbmf9QXdDwgf6UZT7EStzGSo7HJKAPmaaiZS0gM6YrymPzyGSYc2eSZ",
+	"h49xpNlmwUgMv4CSRHFtFlSzcWGuamOv0M1146qB9JeDjwMnmAysjBb3bA1om85EiYvvgjm/5ZgPDglH",
+	"WgAE/VvLcL8MBoOPWixEecBLUYjNcNWMrWC1FnTKhZaloUlz2iShSzXTBJSAs0q3okcS1w5UTPDEEYkg",
+	"xuZcarqEg3lClkLSCdOzNgtgqFBzfpO/Dg2AgfIGLVT9vOBTLkgXQna1tgOzuGJJ/0emkln/iisWP4/f",
+	"w2NAMoS8gX2DqsRwpQDLEClUvK4xLkjcCrMurG52y1ZY3EzfKUAAHo+tPwLrZnQMcpOn3BwFuM8R7Cx+",
+	"d/r38ev3P/xj/Pof12+uYtI9IO/4a71i1q5wQjJaTCGOgUkyZYocHbyApi9gJpqRHBOLxXQQDYdDsCzI",
+	"yHxw+jusPn5ntPcTuKWxOodp4HA41PMCFubocEAu9M1Jceg+1UJpZ3J0eGjNGui3nAO36ZNrLf9Y5F4P",
+	"MJ0qEkMNI7rgz42fcgAHEIO2135b0XkWR2h70BQjUlb47aR5ImOjMSD2r+XTHgTMcafkWab8IThIjzsv",
+	"BsPBC1P/BW7b54N7lmX9W5HfC4TY7lOfLvq48DBGS0XrsNwY71dGXja4WMtHDA7qedp5+PgQhUaxKHIF",
+	"0kTf7mvzGPTsn3QECyZ42geNc2oytr70Cujm4ZbrJ7RAl+SUBaRGZHma+vwrWevQUyyNXqQyIoLda6Kd",
+	"8EKqiOQL1A6zldWucml4Wi7YSMSYKhhHJS80HAco3NCqZZ/dBZU4gkXB7ni+tBz4mawyWqNsuaqY56kZ",
+	"vwt1lp2ovmogxQCqYSnElDmQznNl7W5QA0G3srzJuJwFk0IfonCzGCzrt2p4Uef45dBT1Q4ratpBqP5l",
+	"uAOTE+f3UNfj6kP9WGKCAg0cDoemdImLq/OudM1JsEpQm1Q2t+yQ5gKS35qES6cMFdcilRBzcYQDCLXr",
+	"Bvr8NU09ENWj4cH2Vz4Iy2dYii+92P7Sj3lxw9OUoToibZY6EJV3ACxivGaSdKrpquMfrY9R51N/niz6",
+	"qFx3tNQzhgfG+MBD1FnkMnD4zsDopm9UoDu/y+7p4Sk5GAzxExr2egPyXp+3WNMDCEaCMQP/Kekds+2M",
+	"RDf+bxcb/cc/6AvAXFMvh14ieETQGWdNNz4HOCZHw+/x9r/nkvXMHQKZDkY8dRJGmSWkDza2eYJynwKN",
+	"FAIEtYZ8w0BJ1t9ptbzIxXQkMCwHTTRFqqflTh/6Lkt2cOeEzBiES5OUZJ7XzULO+EhgNYYBuVxmTBIr",
+	"9piKDeXjxyQ2l1xMKJFsTrWE5oT2vw/+Mfgv0gVXAOsXTCvCjICH9RPIpWAvZGnvhMTezsZaGtCbcqhl",
+	"hnK9T4hTpoFPwmKawErgj5R4rYCAap9/WW0nLnNzBjZQLNaNknwyElAloWCaVU+LRaL/pYvZr1lE7tmN",
+	"zJNbpqpNWPVIKw42Rchw6TITJh4JcDTnBTicr8iHy7e1oXgyrv6omZEdFZhBIoI6a0Togo+1xjsScN0d",
+	"QnF0nkRkrrJao0j7rh3No/owKztDmNvJSMQ2T2hQGrPj53GZpxeT86v35LtXw4MTEvsBBIOMiukSw8H1",
+	"I69efN8/IEmeMqnbrTyKUR5z/VtM6DzXshsU/L7LecIiwud0yiJyx1OWR2TCM3ZCYhMp4b81Eviank9E",
+	"5IKxZBZ+GxUok2tjVUOCJ9GZjQtUXmdUjgQaRAiqhGYfcQTxiX1Tn6YyoyaGEvBoT+MpQW8b6+GrNpMm",
+	"HglQnNyToC1rIdiMwucfobsa2Z27Nkrk6tcGbvlJrqVaL+4iqVqcTBhc7XI8ePrLMXQx4hBTALwwPPs3",
+	"fTnqN77f/sZZLiYZR1vw0UGLLi7QfHGd52+1rgbvHR62mc+iyBMmJQQUVe9uXFtCxfoF3vL+Ru7h3eDQ",
+	"Q12ifv5Z/09L7Hivh23aP8D30h1Sff7c7YZjyxi9M0+wTxiq6uMiVo8Qtlc9QhUKPmoaQ/qbp7Cj7W/8",
+	"nKsf86VIa3uOM3zMnuP+VfY8sgpTdQf+zNSG5R9+HQZybcgpKl0bybIo9NxLEel3vOF/ZiBC7b3dU6Zq",
+	"e72bsg0ZzilEcy9s7EWNxcNBxmMNodlo2UV/5AmJxTLLYnQ0aX3X6dT42AmJMafY3N420TZ2Ad7QMMS8",
+	"gyA8IKd1vsKlpQVrzcYLW5MOchkubdWykegeHR5GNVstxgr2CJ8Qrgwa05zeMk9WF9DFgMT3tBBcTGUM",
+	"s5UjYYXpvhGmIXYnveMJO8YAd6MEFMwF9hiRpsDxWatYKQqCyD0SNwWjkFRkpoFWT3B6TfKCUCLYPZnT",
+	"f+aFFeRPCE1Tv4+1p7nIi5GwBZACskstqfoLyS4NoAetZJevxHpwiL+z2+R/lIBjRIT9LzvUiNoLOM/T",
+	"JZIS290s6XPKVjaQJF+sKmoNasZZhnhvwBWBkVmeGIGukpIY/QgQmwOOhL5uKh6JbrKEqNaKDt0jS5Ex",
+	"qfsFpYZLZNOhs/+Dnf6XPv7rHXkc4JtpKyBs5IvVv4/8Nzvy+kw8Rrq1dLXDmTfSxBc48cZT7GlF+jxH",
+	"DhUToO5kZPKxuSKxk2ziY0LFSkt+CQWbpRarRKof4mIkqjqUSMmEqQTF49PDU+P+4mI6IKfCyi5OWLIF",
+	"XIHfHB0eIpPB6IKqRES4sB7seEAuSuPjmm5356bKlSeDYQgsVyNRWjoDfMe0/O3VjQs3yt8bC3jsyTQr",
+	"UzucJkIBkVQcRbY8rIYkdjiqJfxQUGOtuMiu8NmvQUnQVZNvCHBTYSyRgxz4HSus6FEC6nhmpZj93Elj",
+	"8/KjdNYgX8Zqcs62PCDnSqJw1ODp0ZqTcR2hz6rqMhqQ9wLSKKo8Udmdx2bB+2sykJYZI1oRrTTiqZZa",
+	"f5QMlEDQ2JyjhoukAN+MC+O3v9xTzPUoKJdhLluzFyMm15eR7+rAX9/IJG0QwRDmNuC2TdN/63ffTtg7",
+	"TVNnp1C5YRr7mq6RW7S7QJ5/hv9DdtdGo/alwScoT7IzLCF/s6qZ1uO4QicuBFY7p1VdUhqJhAp9Tm+Y",
+	"gT9IgRP0jsnSMpCS0UAcSlBTq5rHy7O8zUaOU/q3fFMnRlwXR48QK7wTRa4Z1i1FtjCvN2zf8Ivy4wYx",
+	"5f8AY7p3OHfY4Kopvdzd/YSTaHucm+4AEQi+lPV9QC7rRumg5fnYl00kXUki81ICMbywYoiu4NFskI/W",
+	"DPTIDFtY4rebrr+kgLMJevRbGbG3SDv/tmf/RuzZe/KfNWP23iLPcy7u8ttH2Lh3Zl5BNezSFlCEWHKX",
+	"7I6rk3Fxi8gUleidP3pROj1iM7hoFVhkJPxUGCzF6OesH7uIIZucT+LPD3Ev4Ek0yav6Zd0uvEbw5KEC",
+	"Z9gnhLaZDA8qTfsDNNRjci2G/Pcir70yfp7Qgo0Epo2WyIRRJaJJjw5Wy6a/2bchUw8JEPADIPEj78Nz",
+	"I2HyTXoonJqAJsEYVv67YcQkFA3IqVl6i7pCYROYCX0Cbyc5OjwMcd5zIKivwnmxqzrD/ZIMttJjE3e9",
+	"LncVozh/d3z2W7FNXP5SUzSgNFxJS5+Of7TkpMj+duakTj/7Aq6Cd07PBCHnhsKMSAyuwvikGjQlVb6Q",
+	"RM7ye80GuGqOovpgh/ztTeuvzZT+ZwQB7q9kXGtptWolzyeTR5jJHdntYCi3t9gXoFS4tT0z5porCIyd",
+	"c8YUgEqRNUsNBttiUHvN62TouBopXmZEdk2s0C8HHwGZIu4NyM85Rt7jksrQ5WTdcF/3DJRpok3XBVax",
+	"+h0fhbMZS25rZ8GXqgrIWZjkhZeo0PJQWAIPn4llytVzBClrzAd7L5iBDoAcR0S2yzU5I7hZkS8VqyaE",
+	"HXvwGnOaltmtI1HLKbtlK4nSGz5dilToir1lK4zmUvqatPXuqo2MhEkCH5AfeaZYAVh2Ln8ujkh8y1b6",
+	"LxQTAeYhPnGpaM2ZaE3pZRcw81O9ei3zy7xCReXx2ArOE24MJ/MULcFKhBvaWIlp52w3RJG16W4vfyfp",
+	"bh4ZbE94M1Al/3NS3q7XM0AtnKGesZ2Qz4fgQHz02IuaPYckdbhezS1ZO07w85fRgKDtb2RsMn1j6yHK",
+	"uOJTASrsiVHJEXvD5OpDgjfgi3mobFdM9UsMj3IcdZp/+G1flF9ZPzIAMJ3jXz765H2laKHvmZsq+EmF",
+	"nNUsQM05oh2Hhb43IpWV/cRIxBsDOAWbFxE+IVSszL2HJufy53Xl5C12Gr5ptuOxNBPKxzaOMEOo+fJx",
+	"5Lg7J2rYuDfGs7jbxiFsRvPGlUGnS4kGpQrzI/m9sPtIlXsmXScgaz6CDyNhzvM6qgeX5CelFu9FtorI",
+	"FZ2zK67Y//WWfsJ2r/TsIQ93UeTpMmnKoLvCeX0ZBoqNf6N8Odt5MwuFTOAEwKEiBPfxdwx3p8pXvzZD",
+	"/d0l1TWcSS/FDvcDVl9vCegDlY1pPqhW328FU3FRUaYhsACVbb+vCHPcC5YwobKVp4HDuE6IyEktRXkk",
+	"4l9jB0wIaFMmokkz2KiSjw2gU17+ezehkvW5kExIrvgd652QWNFpHEHOsGLTvFhZLUS/Zzqy9vkBudgO",
+	"jzEgl1o2N9g3IwFKGYIUWtjpCtcgXcDGufjw+u352fjy9PrN+O35u/PrGNS5ORdLxRqBNN6YLdkVUOPX",
+	"nYT0BnFf0elTNGMX/inaksZg/+iGNihLh8MqiuPvQleyhNQOHaRqKdtfaTpswU6v8/wdFSvgJ4l5WW4W",
+	"HRktklnIUlkduweY4zE9Z9UEU03hzrIN9E06Gxni8895MR3LbDl9eP7ZBWYFWeTPa8yNnNqIAgogUiJX",
+	"3ni5JEfDo3X5889snQ90vhKtbMp13V+X3jlo6ovQESCtVezCvv1PGrjs3Uhn1zCb98X0KltO27iq9XYY",
+	"T/VuBFqBviqfHFiqCBKv3WQPogwCcywKjqNE0s3ye1ac0TnLzgAVkWJyB16KEhGWueod4w0+El5HUZkQ",
+	"GtvSVjH5XMW9cQcdczpqRhEUC5ZFdozpJibKx6KmRIh1w2EgFjnF+9KxDv3wwwmJLcgbtP+hyOKR6NrG",
+	"tDwhl4tFXiiWngvFiglNmIzJL5/1AEgAwSUiFg7mNRcpF9MI3Ah+ZTAy6hwMhqPOw8cSuZDc4NMkybVk",
+	"A2F+IQyWrkVfIf/v//3/jMR/Xr3/+fLiDKFY9FeADPNH/bUDZoGv/3x5evHT/3oLAIyuWqAdF+nOkwU8",
+	"ttYeQs64BrFf8md4JtC+B3ADX//tzeur92d/eXPdqwG+xCPxGYHd9RKRxVLOfs4VnxgOJknX29uYypVI",
+	"4t5DCdtofrHgiGXDI2HER/ZJabEwFyReFuLYKITH5Xk4rowHAIRAIoC6Se8MUAyUDDA/vId4B/uLJHOW",
+	"ckr0ra6HqyVXPWX9x/NFRrlAaBn4ss6cDVjNSIBIC9Az+Nwy5fnz/7+BoYGv4C/9FUDSwFfwl/5qwjOG",
+	"u+R3kCeKqT6ubu+EWHaI4SEh4qreWnGZ+27Qt7mpkULnDPelFMJ7FQk9Ipp1VvYOvkCHA4iFnMloJBwJ",
+	"ei1VckoHZO02PTFhSY236Ujo6zQgWfsX6uHpF/e0HZ5uzebU/NI99Lu+V81pXL9G5Iwu2G/5sp0xmiEO",
+	"ZPDCvGRQYUizcKxvZKKYeMKcNp5SRW8gWadg+l5MZlq1D0p8P2FvX5AuTQ9NMdabhr5cAI2+RAPLVxiN",
+	"691PSqAJJkBuVBVwFjO7mpa65EoqNveMH7ds1Wzs+BnqAMlZfi8JJQW9B8doXsDKzKicDYLa+190m1+S",
+	"swDE96aEPvTv+r7hwVf1ZpXb8rmOgv7Lx4ePawl5AdjTOrSxr8vBx4+NaI7vuJY/KWzWxAQcWlSeCjQa",
+	"+Zvze1u5S+HqQaEPKNtG4skSYjK5GgkkPhtfcvnm6pqcXX74wTrj/bPvwjttSo7vt/fsZuijHokQdBvB",
+	"EtE3mnGPS886RFEuF0Tl5GA4XPtdxj3CVTmDkYixb5gEsXNw9TjWBoYwss67D7Eghva7MUDgo2ns6MVI",
+	"6NP56mhZZBVIBygagcUjDIg3xvv7C2RzryW5+um0f/jyFZmxT1pVvmWrkbiHMcTs04IXTAJmoJ4QpKQH",
+	"ssSHBwOijx2wqTkVdIpuAwlelD4X4DuQI4HjsDRl+cqcA2mQgkEsn/6pOUMRSwx8QcQ8ON7fyPxvEPFO",
+	"vSoCQfaCSAGwwxgSBZoWvccyar/1oKFvZr7fyg7/zASDoinr4O7rDNC/xJ5/xgCV1gmDsIkmMNNgzLtC",
+	"L3i4ACyhezQ86Nn6K5CdxJJcpM1Jf/Z4bM/002ftd4iGt8Nu4xq02uuw/X9B/z/2vn+5bd3681Uwnp2x",
+	"1KVkx+3tt7Wnc8dN3N70JjcZ27f97lxmTEiEJdQUoBKgHa0nM/s0+2D7JDs45wAEZVKWYytOHP8VhyIB",
+	"Ejg4v8/ngHqznKLU5Bd3SVkKai92oO0qDXwrNqngvO2MO2IEGBs2NluXgBwoNeAQhSrYNqH/tSpCoH03",
+	"xJX/juVv7Q7lzcQOffOgEfvbv96ibtFLeRNw7Atuod0lNkQABUAafIMrXV6YgC3gZLJaWs0bkfEracfT",
+	"d83I40ai5DcmeqSco3Zqxdd7gvVsX6/sxCXvPPndxyZu4LHSMx46gZCrlpcLALYYVbKwyIJ6GY3WbP3R",
+	"T9hYq0tRUuMUyBp3D6TKaU6gjNIx85NsG0JjiVuEkF/eQDn/Ly1h9Danwru5UIfvX7+ige/Luh+sn3o7",
+	"j6e3Zb8f7oa1WG3uQ5cW/5h/BAISbplXmf/xHt1z5xM2WljoS4t/cMPaSYH2GRBEKTDx2Vv5vw7fvrnb",
+	"dvovXZF2s+6muA9xL/C5m3NVSmuFWrk/Dbm3Cljp3ZKE3Bi7jyda5YNpvHpcMuKT9KGTgtNYvlqVpLGm",
+	"2IzcKQUjUWg1MczqaOuaO9XtnDkNX89GAqNc1CDOcbrTDt5d94pG7/Cwwzb/AnrHzYkeyVRvfGs3uP0z",
+	"oP0XU0DqfLwOvWP5kLSyOYzkkyXfZYDdIPQvwO3W4XTftTn/TjUX4+4s865xrWXs8zbAkS/AE29O9Ei2",
+	"2G3k+gwy8vUzUUrpi8+REdZKd356oCeY/mfz1J2ZmI0oD71Tl3xL92zUaeCmWKU/0osGnVGW6N76rjks",
+	"7QyA06wtZe/BV1uL5w7zHN9jU+iUfvxHUizp454RKb895gmYlYqJj9I4honKB6EgNzjqgzHSnWs3x22B",
+	"pwA8CdO2HF/WBju5++f+TUMPY1jRAfxeISXvRrZ3jkwR3iRus6eXA8bVwl+b8QVtlqOvmRHFpVhJUZ/J",
+	"iJPWYBeR3cNEu3z8bTAbz6nt8PJPD96ZeNXgO+JS5kKNxUqnpJmLMeQhYepJ3XGKsDt8+w7MaGe5OJdK",
+	"YoLmcrqaKCFzksC26h4AcGgJJzFZzmVB8AisSBfQHNU9YjQ75yXrNerVU8VL4T1+DBJ5p6VWujLFInGP",
+	"1NAV9NIw80yDo7HZsrQ/TFXmF+jMTPneD38M8GM+mSR0LlFayTEv0ONOV8sQ6Ko9ux0OV0QbOPLbsXFc",
+	"gzBTh1rov/vpIeSun5TalY56vYVtTQ+hcfdvHxzn4JDJ8hNUn7bIS4+x4k8KQfQxYykJAyldqImkZhfn",
+	"sojzVQnGBbJVL8RiAClXjlnh9TvzvLswCXf+VzIIq3WRhAb6cHyxcz4zFdQwNL+b9ej8Q+NRbfvU1i5z",
+	"E/mDRvUWUdLWumctbqUPueGUG0boM6lqzJMwap8KsTEDtRcJU5pJZeREQY2AsuxqKq3jhHwsEqYqNA8g",
+	"nR6PFeMmVcR3+kP2ixA5FrRgosU+O6+KglL9oA+Z8jl5/gMuxGLbLNW34u6mqn4OkvB80hwm1/WyP+z+",
+	"nv0sFghlCDeALibdWxlhs/6QHSosXmgH1/HFYZSgAyhA1KdSK9GGDLKSjZ04gtk4C4NZVuQXwwGrhdEz",
+	"J3sITtaxuAniV8VczHwl3OvzQeCiWbrCTFFmr84XCXYeN+3aEOuF5p0A1RhgT/uUgUuDpCqMAo0OVQ7v",
+	"H48klbGC54mP5UN1Q2CyTl2LovuI+QpV6p5F+z6TyKVNxnpwDyhAY16WC4S0OAuvmPUPHHeBCjnpaxeH",
+	"7D0i1tVlUPXbOj3sHLOdTQKc6Q97e2ZIPd1Rjyor6uChtL8XkLcVg25Lw1SlCjq67+NHDJxOPvB6eJbE",
+	"V6FXyWDMjWhex/b08PVwMdq/myPFPxZQTJ2xHmF+g3P9Clq9RznIblxAuR0gcxrQ5/U4e1Xyczv4Ly9f",
+	"8Pd+wpr353hXPQ8MiWC3zTETlvn9GIy1wuSIlb/lYlxw932sRxCDAMLLOAv3QP2kgVV3MnsuSrugNpwR",
+	"xi8NhJ8bJvJsZtB424z1Av8hnLcY7Q7vDasREeWgKmVjSxo/hO9sXI12N1xv3eFoeT3ZL1NTqvwPa4/A",
+	"ywmcsu6hwh30pquQGVGsbcjbh4O/9Odz02jBON3t6I+eRTznr32+8+6xdIHjipi+ns0LiRndgGVJIckW",
+	"PYFBC94gJe6gIqyU8xpQoOJCdD0XSuaOF57LSVXW+akb0TNw/kBkm57o31cXZtNzlGIijXXbvul5Pg+E",
+	"/26zWH0hHmb/PYPDhpyrczmzV3CTz6KDMm7OjCjOHWFaLpXI0Yg9QTm7t7u3O3ixl7BclPJS5Fg83TBp",
+	"ndEWXpbqo/lMYHG2DNmdddKfm3QiFL14/N79DiMO3xpf6W5mHM7xP794LidOdFuCoGisdY8Wu+/0ZlyV",
+	"sMix7UK2dhSp8Fe6tv0NgDq3FBu+ffneG/044VL1ZBJQa28iRKXKQ0SxHvTQQ0gFcSl15cvfnLKvxEd7",
+	"Rnd2Aj+d0Beshfa0AszohxjMaO+JgBnh4twOY+QrF78ZzFeogb1Jg2203taT0v/46fbW3mDf3phpyF5b",
+	"ZiwvrUFOiB3Aexm5A/fZOS+McLYmYKdQaWuqkLrBRcUqZWUBDYCN79lBZ+X94enLn9h1ukWX0619MDE/",
+	"Zd1FlrjXG03hxCkeC2YRv+/bTdt8tC5FIcfyBhmvcV4I7d/41W8Kjh23n4tutNK30Ai7RX7QayCqIF8W",
+	"Wqy3rG8k5CEvIX/+AGtAYhnozH5LdR8dyk3WbJkjDTsHDzOC3qYqdjTJPAsRvSkH3zFhIY0WcKQz6Fdw",
+	"EJqmlQKRVRRU9rq/ceXyVPVCEnvrDNDlDSJ6Matgvx6/Qf+U29L+kL3zjWVx+FRh+yhsLqQEsyVXho8D",
+	"3mNdLS7zfYZOsTqc4eu+sT/RaIEYNSCcg2fNXa5KmWC3cvqchPl5taOiArDuIRrJbRwYmeoiN6Gf09WU",
+	"W4yChC2GfhFD5jkmuNGAOzgu6Cacl8IALXBo11vvWmixy3iqgPEeNFI43GrUXw9xqf6QHTpK9YAFoGeG",
+	"V8H25tRwIlXeO9jLKIwbuLnHF8jLxVlZqb84npfVA84LDn3y3BGtoOOUyiNfY4iqIBnWRSEGna0IHeZG",
+	"A5yEkc6lgH3aZ9SYSpioL5Wjd1BeUtVDx+hvux+G4Ow6I/9VHxYGSA1K/0cLUNp9rIa3RFIwfvLnNjkD",
+	"K/jKM44ldWuJJeMKwAKUwlYlqvKwQL51glsMaFSoFrBCw62kVaeixW5X22BjglI10roQXHmt6uHlYJMr",
+	"ATtcXSrUUhe1xOq4AZbGelk80scBVj6BbxuQsej/pWCWX0BGAFpT7tPd8YbEn5bKpC/Yt9DRx+qGWo4A",
+	"knDMK1UIY8Jxyg5iBgLHWeTUAE2SYzeHLjWqD8L+QVtM3/HlG+96xQO7fy4eeVi1BYBb8i4Fxrf1XTpU",
+	"XXrNSOeLAfHawcjNMuUqL0Btbmg9oNackZJ0Q+mRs7kubUhparcgtFJibI3PJYxe3ekpVVlkdXGbPj+X",
+	"Y8kLuOvvmp28+tlDJfdOAI7OLRBAFCapOudFAVEcasAFQIMnJ0f9hBmBoaeMwMMzppXv7UTV6j07FQvg",
+	"I0pbCn/1ExT9RvG5mWqLkhN1hh6GTxwjagQ8TL/Ok0DkOlmGSjTHsRL3oTNtbKr2fvgj+1n+FYUXAOGw",
+	"t/KvTnPhRRGNw6yYzQu0vCJVpUctD8HWyq6vfSTi06csVeGRPpMK+v2gLRalJDgOCVHAbMiO3CtkGPk/",
+	"g/SpjAllS5+bxbE5olYBZNCtEIplyr5A1xeFjur4k1OJFEEB+Tc0Q/auspjIgA5lDv2R3GsbbGQJbRrx",
+	"XUGHCnV7NJs0LGpLCYTT2rARaPLty/eb6tLox38k8w/nX82g8VyKvEEBz2bharOQIvhtXLWQlzHjWsNa",
+	"xB04c5yxi2tSZXc358Sdhth5XEOtS/b74YuoHhriLydXfDIRJdtzdyjBegEzoJ9Q/2ypCqkEZDUFzNoM",
+	"3c1oU4K3NvEodbGdCXwMoF/PBVpKCAEK3Lun6WSnKj7aLJzsfTYv5SUsMuLdixqEi1Sfwzdv3v3r7P3x",
+	"638enh6dnR4e//3o9ATMioS92GUmSRUxUfaDY5lkwVKyqjSd3I5WmWQM2IeOrc0BOM0zjn3q+gIfBTXF",
+	"NUtxzBkSEc7G3AjWA9t3JuxUo1kz53YaMExHzswlw5goDG5qIJyCKRqH4v+tpfIGmRsuYaD5w5Mov1JV",
+	"WxkhlRY2yEszJ9FZz4kF91cGIrARk+i5E2KICLBVYap8PoM7NNzKUSGG7G0jkQXghH3MQjBTjd0xCm15",
+	"t00AXKVFTJW/QFXa9VjJTRkhwgfQUyHjxdmRYIs7GxhMZvQsaCUOIsvX7ajTA0AHCLIovG9oH0zDA3W7",
+	"ZyaElpWn6ubNFHsILRgb9nopzkUplBP2EvH8/KEYunOKdGPcG2OqD9YmwEqQ86EUYPSjyyLqP+83FvIe",
+	"naJPbPzAUTdNT+MSeK3nC0uyMZzubgFJT25USNIcz4LyexGU6gZax/qi0ovDG+IyivyuqhNCCDnTsEZ9",
+	"bh6cuyRmRLXCHunXww5cuiiicFvFED6QP+HWp/iFn+tFx90LXvSkE6Wga813v0AcpfaNP+F9/LuwIAg/",
+	"ZxcnwkZbeJ8MXI8+sOQzQA80nGXUXcHRi8nxQ5a1BQR9FBJAYr3MRubk5KWFUH2qfFjhYHkUcKB+yhjC",
+	"XEobvArY1ptlqiqKzHf/44rpOWY/4Lu1SVqEDNhoPDKe4pGAE7rP0VOFTHg0AYz4Bm2sF/RapGaIR0l4",
+	"nsl1BDC6FTsjm3HmVV7Kc7uRrPtlN+GSyV37CsHGef/uxIc3b7giM/AcJaxSOVYppgqMCd3wP7XZpIix",
+	"37BLY9hpZ8oS8F7Wba9mDTDvbcCnCsFMnIMXV3xhajj/fkJN46V1dgMqK0FDud0rGGXxAz5WnmALndpc",
+	"935NsPPIizer3a5IQ/sQncQCJIDrlbmAmG8vwxDkWGQ4UMBGd5YKvjHLov3MfEa8j79h+Abdpv5a9F29",
+	"KP6aVaXM+qnCuHLSHBfHmcmZOHPmfZb4orSWu4LrMRtSbNyEBfAAf6xHBckAl4hhSigEY2Yu0LnM3TJg",
+	"/FDM5nbR6CeoS+zhkirwNlAhKZAbxyC4m5uMUkp5ib6b+G+8nax28ZYCNO1U5dxy7I5Jzmr6inzIMjiR",
+	"Yrn4IljLXC087hnzUhVMUakYTxUG1fHr99lNyiMSOwiB8R4PP28b9uvx6wDw7Ii5duEum7+++QJ6l4L7",
+	"J1nXqwsN918B99lQQNON/UgSlOZ2DKxNjP4LvOHy/Pxrz0z7pmQpMYJITQzscFn2SEhxUzm4NddJFXLE",
+	"eoaycrU4rZBkNlPIVufuoXdjrOeLZtVuUpvINU5S6OklSu4bL41BvkydBEuVVOOiysmHyHhRxEGyCHOo",
+	"9iFi9gMeJx/Pi3tn9ZM42ya2yBHW0b24NOSkzdJqd/f3Y/cf+At83fNFP/MymyOrkgZth1a8eb/wG1XO",
+	"l2aJuMvj5Af6tXxmIg/GROaLz/aEeOJYS/EWH0E6rIT0aHd6tZ4rytW9LdnQncurqRxP2zRuSA3IGB+P",
+	"xdwabLrozfTzOnsL00EoiQuqWzk7lx9FnipQO5KWlDws2Y+z8djNZDzMEPZZc0lIp5K5SVWP5znme1nN",
+	"5nKpeEkS7/KPWDkTxvLZ3AxZhsgvf/FpR5im3JIrZ1KF+UqjAvyhdlGIhM2qwsoBBNow+QjWupBWlLxg",
+	"cKtpzeE/gh3uyiprywcjiJrWdDCosthKtoSqZo4K6b+Ql/VhOT3KUaa7cXDJS0iuc0/g+/wN5iAs7PgS",
+	"wEd/2GzW/p2TzNbCo16i+ifs4sP9as8XamMAa3At5EMhIegBivzbuN2/dVUqXjTd/UsGQSF4+Q+6bx3P",
+	"PDzwPXjmfZYTQSsB8Ic+D/mu0Sb7Zb6hv7qlOvO/1k76tg4gPnxLbpu5KAc+b9EncMsI6Ik48YiPLyal",
+	"+4Z9iqUnDMjEJJgd7R0CIaKrS3Y1XWDiVLiYS0grxrsT94kUcycBhNw7SVXBrVDjRbLcdx8irnImhuwY",
+	"wabAxL4Qcwsujuwf7349/uXwzdnx0enRL6ev3/2CvoWQzxVugIb9R8dnJ0fH/zw6xk79uA4H5IjSl6J0",
+	"CoiHtYKZ8lLP5wBOA3FkWkyTKlPoK5F31XrVdL8y+fgd9mmT6OsYHL9/GRZbDCdDQpHYcRSSdSUd4wN3",
+	"baDf8h4RQpdE5aRrSqDCB+jYrys71jPRGGqVuKFVfUePrf6QUowFlHNyaP/Gz62g9Fygp45PMxKRwFpw",
+	"5nJuxcA9u7X2B66o4nuxG5fx/fBEyvhoh953lI3WdXywR0+Y1YfWl0iMM54LBimfQcV1Er/uKB5XpK4h",
+	"AKA2MOL/mxTyO5eilOeLDQUVKkVlu0ECxUwvMFxHM/BDxq6aeatUmRV5k1mPp6oGWyGJNtPji0Gdf6TL",
+	"2T5aQzvQ1pDNuSwNeD+za7ieUJKZLhPsfPgpO0gVHxlELbRRt1D3rv0h+5uOfSrgX+XmAskAxFrCMm4u",
+	"RJ5R1Y/v05kqJBN4xGArGm4ZfDpkpKG/HE0dwLmpPy9Ox3JflbALsQDbLFV+ALCnaDK3eLiEgMLo7Sdc",
+	"RWkP6JMwqjsunV3kRphVxkKp1DBVGVCEbHNqs7HbUSb+U/HCsAzstsytam3+hYu+ag0K4lJVCPc+L2pJ",
+	"b6wsCrcIlUDPuoeYHIlzXdJUUjk5CWgYwgp4IQgUhzdKVWh9iN8q1cSL9SDqvdTzWHkavYqGmambmNaY",
+	"DsS2YSW3InH2ce2ThPcExLk+AykCz9MjUHeBeJuo5SbeK9+iwRAKH67kjC+wqm0mjSG2yV6Vek6akNJX",
+	"CpQZ/5WtYDdwgmNl/OF9aY05HslPv/QOqxLLcHV9Qt+lKHM5ts9+twcLhIvxRQCipUoFqD2i8CccG+A5",
+	"EMLzvNuZCBTfc2fOMYo1pCEKqFoerhJqCE2C7Nisk65GHB7NEg/Q4uvf6+DENgHM+T32zQ2Qn+QLxWdy",
+	"nKrGOHhCPRIn2EONp8c6F943f14KM2UAqWKYNKYSBDgpZsgvFsii/RtiqeiQHWI6MD3Ii1LwfOEHMJYv",
+	"CC4MS/xhHGzMnKpeZQTLECtmgAOAt07goZlhLR/7WykaWX3bbpfnbv9eJLu7u7R05sD/kapKQQQfDLh3",
+	"h7+e/nT28s3ro19Oz16/enN0dnr6BqsHfc0u5iHLkukr5aVDban6SVPleW2Pkr8z3GvKaKPZAZezAOMN",
+	"ounikpCSM3fz2Uzn7XhhSA7vDis7fUnEc/d0w2/LQ7EOzbeR+/pZhrBBfmc2psciGSBVEx1vRJlFfwuP",
+	"Dty6/IGOI55Bpa+iADxlv7uLoAgaOp6Aof+CZVLB+T2D+bL+wTKrQCXqSpcXULjPaVcp/E83C3QAYU/4",
+	"E2GXjjMeJJzCnCltz1ADyw6W/UYe23a71nyWTiO+PY31uYfxCAaBw3iK+/nIaahRnFaJq+4FG347jmlZ",
+	"ej7QoGiPrH5PBkBkEK/TOnK7IYy+1CF2Atj7bKOztebhTtWK082iw70fGYooywMFeGHuj2Z0zDpJjTK6",
+	"4Fd673seXVz8ex5dbIv+DR7dW9bzWznZ1JYe6flBjzSRx/pHmoLJK9t1vad7NomaClOsatcVqk+etrsy",
+	"ck7Ow7IHqFC60uqJ9D/es9aglSEf5jnhJM/m5BfzENo7E2FD1+whI7xCKIVFWO2pLvIbZfjzgo+F+0WU",
+	"xqc1etDm2hI9CH8SnI2zSBBP+ACbtcGVrDKiBOxhbow0liubgQ8R2x1nmB9FL++znnAY7wGKezRAW6RO",
+	"4DSk1I0Cp+EUj1QQSN/3Dfe7fWrtyZrNxzwd15D64cRR2vsaDINg2uZ+r28XEDvX+MfNAsM2Ez06JM+1",
+	"gL4WkHZuje0hy9xvT3f9X9c6734BdlDz1O+g/m/trZsIG+3b5wri5NZ7cV/WaU+8UYEVT/FI8YZuCn1u",
+	"RvzYoFxUirf+8aEqu3UEE5rOUk0MyCi9ofqA04BJesM094FLjORSIo3TLZ1u/BFCsz2CiYKgp4jAQ72d",
+	"V80NIHb1E6Z4WYIpP1pQmD1hGUQx3R/guSADmF7gTOYmw7g0dwq6nYpZqijHzFc83sT73E9VqgaMN4P8",
+	"CL7RwKrS5yFFGgFw4K8aq9Rb7RFKS6oYlAzbxVykW/spgZunW598rDkqJSn4+MIwaftD9tqaKJxOFWLu",
+	"xZwpHLIMuHHjczYvuPssbC/T82b0fFCIS1HUNsNogTFwaRcJUwKwRCCJwOB1X9/WP2Dw4pAE6CPk9ax+",
+	"ZfwKbJsaS6WnIkivfgMDFuvaXlt854DO1Uiz0ErsM+4BeriBJi9VYTNAJnK80W0CfeBiLhKWSXNUlhrM",
+	"HcYyY8tqbKtS5C/x/gzy8voJ43U6G/QUgtHhr2zIfhFXUZLERPtoPtAmW/7KIXsJVBwiD5DnAMSA9XZh",
+	"f0rBZqKcgD/LaqyPpGncuD3sO4mQR9gX8Eoq49YfFz/GZQ1k6ONlPktC5kJZ6e5fAEwqY+ZCzueQCAhk",
+	"HbLgd9yDMWmHmsLwKXUGqK8y7DnT1ZmPo0KP+lEKA/N0i7tbDwa+G27Zr8ev3Zc0LeOmwt6Y0hcxuqGX",
+	"zwbNQc/6GZzxGkXfYDtx2eslSNU/kcYxo3JcClgvXgwKeSHIkO4RdKxnZTNuLgzBKBFGkQHLHSLDlZ0m",
+	"jrFcAPKwGJfCQoZLwubcmCt3DZrdJmwM7W4T5r6BO7ocDod9KhkGmx+5W7r1u9/97nfpVgaof1wtHEec",
+	"22no61XzAkdhUrVResIaZZZQqQp7B75ioPmcWz5M1WFUn+C/GNJXbVmpMUfcUGf7E/Jgv7GkTRTfGsAX",
+	"vBgK60eJvTcRfFkA8D1kJKJwG690VeRMfBwLkTfdfpCsaFLVLPj0nKfNK/EeBz4O0nBTbZT8PCvKs3Yf",
+	"frau9BEo97zihvV0SfUyBPaa0PKORN+v+jO4wkNpdKcemzkoQ4GbeU2Gsi1BANyGJbSGR5u28KxW925T",
+	"C2melS7t43DXBonYT7LKrR1e9ztybJfR4vvtr6+1Orfrnzfo3q4RJMDBvaxGIDK5GSL4wu0+ZASTkIYJ",
+	"iRlYivGR0UVlhVMVWC/L9djs7+xMKpmLrI8Qld6NR5V71/AlnzJmxGSGmTu97EpwN+L+zs71WNrFpx2l",
+	"r7J+QoZIDILoxFg1MlbaynqtjOQrapfYB3GYqmzsFUinpDox2uNUnIdvphYoYjFTtwdfik2cBkKNdS7y",
+	"FV5zfxQ26jf3kzyS5zx847Pv/Gv1nZc1Gd7OeMhJXtbbuo7Y2bn2f67nKm+cjGdneXCW32mryGFeb1W3",
+	"y7x7vXe/CCeIhf534Di/0zZOhG3s4ebc536H1nGgb1h2NSd5JCf6Kop9dqN/LW70Ox0mcqWvJ76M2y+F",
+	"uq4RmwGvO3Yj155drP4wtYMz8y+RNVzQMRDPOeFSU4LehVikCpyK2dvxfPBWjy8GJzTI4GexyMijhTor",
+	"1JVF6X1U3txvFkZdiEWWYNMFXhTYt0U5dZgclLUnCeoEmbFi7lMDqZIOkJGkYscilwY9e9nx0avXJ2e/",
+	"Hr/JwCQwwrIe1DWBQwwXwFcP9al3GNkU/vK2YTMx0+WiPaXPCOu/fVM+oOYkK11Bf+jY/2dPzAMxhRPL",
+	"S9t0xYRTE04z1NOvlTZoAKzWk89qXmG5r9VpV2yJTNwDJxabXW9McL2RlwIn6dC14DDCKyeQ49twt0Jz",
+	"bl6wDG7InrA+BnvSJJd6ZVgjZhiti7HNXuW30A/uQ9KNvhRP2Ua5BiE5e5ljmjhehiBECM/IelmYCHCX",
+	"uljo/sp9pjRwo2cCffXUuY9J29EZ+uuj5idNqzzvItV1cbc9Kd5Hi6lalRgIY5kaAhHJ+WqqiyisONL5",
+	"wsdgfaBan3tIFIgzXYiFQRfhH//AfpZ/XVY1IPZVUzQzAhC3qRtkF2WDV5LIuY2WT27S8sPrCUtk/OXM",
+	"mFvPjxJXT/YMPaIyQqfiHoc2kh+rdA/LzUV3//nDZkoLusODVgTI1IDo5UYJqjz9F1v7AVCNGouD2FCw",
+	"0FtnriGsZVkvg7eA8D4gPVNagjUBLMKEm9AKQ+f+2J1jGAN6sMLveM2Ns3Te3TmXhiCvG+sKD2KMYsov",
+	"EeuY6hH3EWa6buJBSTcACBW1ncQQOTxjMIHI976t3KvruVBZ3XBcqJwQp1SN8pBnCcvOuYRmvLpkGX6J",
+	"+29/yI6oPhLfNS4kpmAJZzOpKiu6wJtOYaPv26b/aQL8uLW5Hd0Hlv57QPd5+/I90VkE4NaJ5oMcpDXI",
+	"iD9tqgIaz/u1+wfBSlV+HzfL7T5ORyaryyxVTlltjgGGAkJgBXAbFS5POcAczAu+2I8ZAIUoQ8oaT9VL",
+	"XhSnWhPuR2iWh0Bq16mn/3Rrn/1WpwmydMuKjzbdSsJf7lqulUjdqjr26HlNqgjSFFLZWO9Gnlt2Pda5",
+	"SHx2VQJJQD9+AiR91EP6S/yK9RSGaLFfngeI2DaojUXsHpUwS4oE8sshO8QFdGwShMc+o76qkHgJCESY",
+	"wgaNVYD7osjo6Jx9pHK3dxtSzmj0R3I0u6lP6Ax36GhuMRMGK/Xsc34sje5I5di+R6jAYJ2Z7dQkcKTc",
+	"ylKFyoGj3qLQOX1tDcTmbY+dLhUqMdhYAqCRUbsJ9VCNzozDdu0CZt0kmWtdrEr7gW/5jlJ+LC14IBn4",
+	"f7sUhp82mOYDicsRDuBwuQ0L1P27WWRR90DB5iisB81A2X8RjH6qsv/hH8Ok2b3dF38e7P7ZiZi93b3d",
+	"wYu9PsnJWNz5tHiAAIDE0Mx9X9ZorzNM1VKbUejFUErEC8BuLFo1jJ6DKDSB9k+dSuvx8iCbOcraRmmE",
+	"jgVYHKiRhVUYic8ulD1FgNLNpfugnvEoqT7wbc9pPl9rmg8inbULhFuZEKX9WNzi20TXzrX7Z71Un3Ai",
+	"ntN8QppPqCJBq2PdTaKEH9yk7mSf9hXf3Tgf8Jz0O0jwIRzq1ds1ETbs1QYNXq2L+7XMdKziLFChL1mD",
+	"OxNfwYJPo78fRLDIU+U0l6ET8Y3ubU7WY0NMJ+Qv6VG8xbfP7uyIuUH5WU/wWFZgx7l5TjX6WlKN1jrW",
+	"lGJ0Z1G54/vKD6ww1mzYDRZxhZUdwICbCWOxLcFSBhJwc3bkLE0PEx2ZplFDhxhSHNz8tW6esOwQ+gDt",
+	"s+Wjk5GRUGvlCEPNrTTnC5yM3mjbxMDaHjyXSjbjWlwCLXWvjIMF3G2wDnqQTEXo2tGQgP+KSf7w2CwU",
+	"QPubAW2aelyKj3NoSLq3uxveJX5TT3ae0fbIXTgkPvLb7oehFR/tEPuVwV3YsCxj4j/s//2f/9sfsuNK",
+	"IdipVo0gE5R/Um+jIcuueKmkmhhvitV2k9LRyo6hPAwXpoegprDt0gM1zngu+u2JAEi2p0C1m+HNjTm+",
+	"UDM0P2eOH9al0AAGvFuc57jpA7Hbf5XSUgeww/evaYUBjpD7E91tvcBe3dS0cCvPLG1l4MpQobu6Ku7E",
+	"33TfuNsPcdht74mE3Wh1utx6deTNr3WCyR6lGAtli0UIvgL//arP0E1fnvg4LzRw/0X4vkZYny61uvTC",
+	"r586XXPYtjLxGjUr9ATCeflgqsd1BwpItDWWZSNuxFlVFtDXIFx2IhwFdqp0OeGKABSp1UejuZeBZDJS",
+	"UbL9eg6Ic080sxqM0lq2133xE5Zduzf4BGdrXnB7rstZQ+WZjedZf8j+Li8FEx/52FK/aK9PXOlu1xlR",
+	"2ka9ZzTHIznQ/Bd+uz60x837BaCMGydynQNJ7i0TNmBJQDgihr/W82nFpPrs1vJurdbdCW6uQk/W2Sny",
+	"cYWd6nZzdW7Cgwu/f0k7PVK2lMJ0I/o2v1bg7QHaA8MW0OTgSpQCWu08cT9ZBz0ED7UXPetQBWS31iRx",
+	"V7sZHlzKVWk5+DvhlT7DNq/n6BL3J5ArkV3XXQ3tNGGg/p1hh8MfE49G82MC2bQ/fsp8mjq957ZhTgaz",
+	"X4/fILKQGwWqa/h8jokWIML7hIQTkIt0ZUdup1hZAYSsQfuvrBQlwxV6UqfaBugm7AjkyHmxT0A+2NUR",
+	"mkX1EBfHAJSOyPsJ3ULmb+iERzVIPn/FmdipmpfiUijssyGG7JDShLF3Bx0g6pYIn96e2avyJaG+Gf3h",
+	"q9AcHBPqzCCBPXo2Uh9K4xAqp1pepHep7qF/GKFyz8DOykBDazGjnWvYWaxC4pdiwA14EO/FpLzx6bhH",
+	"bXv6ibaWabu1LWVVwZ0t1mg7/3sLPjWOfIcsAphxOwiD/Q5WlxCqmp6L0BsAEHW4nfaTVFEacrmIcEAC",
+	"L4U7HTdF1obOO+xBZCvj4elwr4lfhTwHf/MZ3gylBhAZOWBZ7TzErkE8hzQ3umHIforKMMm16WR/qpBZ",
+	"etXAGX29wxj5PmH/PTh8/3rws1gk7CWAiyE4l9KWjfVcinyfUWXTjJoUwaq2ckh+KWL2cWhON8gl+aXA",
+	"CR4PjsSeihUpSMI8V2M+GI/kl4JxR8AT6GiIjBKKDRrePTbmRqzFJvllUP3PkBlxA069iFlW0t6Cc3WC",
+	"t6zXAlkwGNFXMUmDeIMdXXrhnwdoQPzduRHdGq/hRISda6axf2M+QyB44ykwkDxeaHcU4m/dbkJVOwgl",
+	"iU7w2fUy9y8B4kJkpylcY2dg32n6zOoJNEZEeMdUZe6EFIUopJll7AVaFESJfTRX3WMyZJ0CEq+xen6m",
+	"1dk5l0VVigxAIz3Iq7GpwpbXnNENB4yP9KVgL3xsTeGwVHbEejdHBHeksby0EMdS4gq+7MbQ/SH7ZalJ",
+	"Rm1y119/W9oekOdmPY9uhseyHuDrvuHMvW8mkQDW059CQ0R1Cw/wvknapIaY27mGf9f0SgYifvZJ1ql2",
+	"YSeCbw5KIntOlwagb8dK+7dvk3dM4jatcEu278Lu5k/zqddlvocEvDscMHAe+m27o8XsHlsHLmuTAiSa",
+	"4ZEy1zpJ7jl17atJXbvDgaAMttskzk5Zqc9wMsVHph0Sy/HfYHhtEwumxC1sLlGbZU5PBNMMU7qEsdvA",
+	"wVmPF0YzY3WJTheeKnfZg8a7O/tRopjlBRYtunXyZdm+Wz5UiaP7hvC53P8V1la2Ak9VqoPPP7DWdlyp",
+	"lazeLcVTBkVxVkIsw5s1eB30XVZqLeJew4vgaPXeiUF7T9aiP67UmkY9aF3fQe0fsTQMq3VU49/qDDgD",
+	"4ryHtrKa7Heu3Qkhm6K1BDX7Eb38f/l3paTNWE+X7Wm8H2dFVsMI+ocwt9cXfP/jVyUt+++3bxBg8OVr",
+	"hi0qzT6ochkmwbpDPuZG+DzYuShDSjHAJXr+n/gnyAXgHyiohQqUAkLZfKrGUzG+MOEJ4Of+/nNdskpB",
+	"RqwTrMw6oUxyyAsIkEzhceqNsROPgLJLaQvipwtIy7PytTgJBVjigy6UYxa/bcERTbZgVxz9PMaBB8Jf",
+	"ooHmKMtv9d2KL2+thG9NQmUt9iYKR+MOVoxjDvfgDe2RP2QI94v7eaYTyhs6RatPJX/Ot+0MYN0uVok3",
+	"fcOu8ptBottTvbFaHtO8u/NqacCiMCg3qKlbBhFkk7FeMwvnU9bVeKLPeCPv1gOxQMnJ0D1LqTsZ6/16",
+	"/GYgzJjP454TGKH2D8TJPtC7GS9ToDoL9gqwCPpxpPMFNbxDcYaf5GXjtq9l9/nAYVSMXQMRmt/SLZRh",
+	"b49Of3r3CiUYw0uQQQQX0q0P2T67GfTucbVgex8/YmUgHxmhLHX6aETBs9+uMakpHPkEw98/fvqQDdl7",
+	"bqfGIxDT6pSG+mn4r+hxlSpIDGLUWkcafx8UCcBG5tzyfSfzlTBURZRrEt7Zb+oDonMNVcakysVHYaDb",
+	"HZ7g0OILppWQrAfRFat1d6mOFTPIbX7nP824lfoP7KJy/7p1k8Ya95d72G1GBr3rfqlmopRj/M+p+Gjx",
+	"r8Oy5Av88x0gI8BYhFdwLCbiY8Z6x0d7/SE7ApzPealHhYAFKcVcl4Bp5mMof9jbg3aKoXcWVBWtQCrY",
+	"XBZAPcFXmAXwnGm9XghjZQS/nTd7EIFGvN5iDhNFKtcBDPCE+RzFCFGMm5vRiGbcujMeOYA+vRM5oHXp",
+	"d5+zcx7WHPiMowVYAvSld1P83Xp/Hj7AQa0vgVgFrSJr9rUERIBhVzH/5kRMPcHj9Q7pJOWnGhV59CDH",
+	"ZxwcX62/SiZ9XqAjPlgr8v19bmad5Hoz1FFWar/p8OrKtE/VtJFVaqrxlHHDuvJHYSpMIb0lRz9VPVT3",
+	"Q95s4tVuwvX2+fnsrfyrb7gMgRrMowXjBMvjATDA2wVkMkFVjE+9hQ7KY1vxAj8E4STLCeS0cre1SmkA",
+	"4gL/nMhZj+DB2LyUl9yKVJEdkTArZ0JXNnFTKgHdvkN6EDSqJXeg7zgdQ2kmkFPrQz1Mn6cKcgCd7Thk",
+	"b7Sej/j4IvGzJs7iuBgUeswRwGcmLHe2iLdqRAPLLOQRH7558+5fZ++PX//z8PTo7PTw+O9Hpyd/cTzq",
+	"IFT2S2h2oq9UoAIcixdXfGFYcFR2xKPaZfcDon85Xtsdjfoe4lAtWtgSJmQrCyordTv/ud1h9hyKuoU0",
+	"b3eZfR8xqDpI3h2CusW59pkBqCASHaFPBS/s9H9349ZTeGhvdxdQklGMpFv76Za+SLc+ZeBtAnBmcBWh",
+	"eoDl7Ib9dHr6Pqnhm70cqivhHVcecSP2GQdQfuUenpd6RAgvTiZAV15MMo2mcMNKJ8GqUpjQ2bwxKBvz",
+	"yggzZLjh2Jrfitytt3ud0r0JHEORH8TVjuixAr5OafPcslyMqkmqCnEpCgDlSigzAV4XhRFA0oMX6Fxc",
+	"MSOceDUd4aY39LmbbtoCc3TIg+Z2DZFSxbgqpV1s7f/2oUm38fbEoRCIE259AMYJYNLrkRO4KUGOh0Yi",
+	"Y67wXahJjt/IuiHCXKpJgtiJckIuPrdRqYJVcjoI4vwAzNClKKGc1ekXlhWCAy67NGxUySLfNqzgICXC",
+	"WAQdBGRUKypUF+QOnrO7tMdpgHsvxIKa9NRNjcelHIl8yN7ZqSivpBHsh93fYye3VKHi5fQwp0lUdqxn",
+	"Yp9l+gIBI66mC0dGQPlYC0UO5bJSTnkaV2WJoB1udmcKsmrOIOM6VX/a3WUzkzCjCd2bDhMiODm7doBU",
+	"6fUxRtFUWuKus5Kq+LAM2et1Dgtb76ykKjosB4z7hkpOFAieSyA6afzo4Eh1FCN4DvruFS8VTRWa3LjV",
+	"k2riY8t+U2VJPAGJr9DGwhBSnWs/hPvBqZMdx/bYv9JmXTB+kpaDi25mVOTn3GmzIC1/QCm2+fkP/UmC",
+	"dofwGkCsByzD1c6Ycbow8me38lfTxWreEuZbwVyaj1/7+iQ0m9yATg8aCV6K0tlZ/gqfy5/FAqv84Jqb",
+	"mDq9uGGq0snUqbXz/Z0dMBmm2tj9P+3+aResRnqRa69V0Qu5oemKOy/x/+OSBhP/4KeNLnlE6XAh7iYf",
+	"Ls5LPZvbxqV/66pUvGiMRT0iwoULscD/32T8MRScSeo+BXvDXWjM527YNuwEYjuQeOFEObMlV2auSyoB",
+	"bcOfQStJTXz8CxDQiF8mNQ4bmlJx7si5KH1QxKPWEBY5HET6ptl43vFJgEb1zm092xu+YDy2tT28js9Q",
+	"IfaNKNSZu/VspnPsUZVp9/+MWtanShpTQZE9y7ohdfwzSO3cksnvJ5pXo0KaqfApi/CaqZqX2qKpHdou",
+	"M5SQ2DgOG/+UhtQlWTrD01m3FyK0F4l20RnJdlrqajJFQABvCm0b5sG38gCRbYRg0E7HfZTmczkY61xM",
+	"hBou+KzI+o1l18tEPteFHC+axyCXtnFhIpQdjHmZN6hSfET+3iBdChXXR8VXW0WHxwM1ffj0/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -34,6 +34,9 @@ type scene struct {
 	ask *round
 	// task, when set, makes the call a task of the tasks extension.
 	task *taskScene
+	// change is the scenario's set_state, applied when it answers; nil
+	// when it sets none.
+	change *mockspec.StateChange
 }
 
 // answer is what one call gets: a result or a scripted error, after a

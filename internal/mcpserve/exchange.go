@@ -16,6 +16,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
@@ -47,6 +48,11 @@ type callRecord struct {
 	// proxied).
 	upstreamLatency time.Duration
 	upstreamAnswer  []byte
+	// stateChange is the set_state the answering scenario applied, and
+	// stateVersion the version of the live state it left; nil when the
+	// call changed no state.
+	stateChange  *mockspec.StateChange
+	stateVersion int64
 }
 
 // explain notes how the scenarios of play were tried against args:
@@ -95,6 +101,9 @@ type serverSide struct {
 	// fwd relays calls to the design's upstream; nil when forwarding is
 	// off.
 	fwd Forwarder
+	// liveStates keeps the designs' live state; nil when the endpoint
+	// keeps none.
+	liveStates LiveStates
 }
 
 // now is the time of the handler's clock.
@@ -130,6 +139,10 @@ type state struct {
 	// still take; here rather than on the stack because the schema's
 	// estimate keeps a pointer to it.
 	budget regexlimit.Budget
+	// live is the design's live state (a JSON object) as the current
+	// tools/call read it, or as its scenario's set_state left it; nil
+	// for a call of a tool whose scenarios use no state.
+	live json.RawMessage
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -258,6 +271,9 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	e.Mismatches = s.call.mismatches()
 	if s.call.usedSeq {
 		e.SequenceKey = s.sequenceKey()
+	}
+	if c := s.call.stateChange; c != nil {
+		e.StateChange = &journal.StateChange{Set: c.Sets, Deleted: c.Deletes, Version: s.call.stateVersion}
 	}
 	if c := &s.call; c.outcome == journal.OutcomeProxied {
 		e.Upstream = &journal.Upstream{Latency: c.upstreamLatency, Answer: c.upstreamAnswer}

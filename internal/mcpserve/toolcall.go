@@ -41,7 +41,7 @@ func callTool(ctx context.Context, x *Exchange, s *state, params json.RawMessage
 	if err := injectFault(ctx, d.fault, &s.call); err != nil {
 		return nil, err
 	}
-	play, i, err := matchScenario(d, t, p.Arguments, s)
+	play, i, err := matchScenario(ctx, d, t, p.Arguments, s)
 	switch {
 	case err != nil:
 		return nil, err
@@ -132,12 +132,24 @@ func injectFault(ctx context.Context, f *fault, rec *callRecord) error {
 // what the tool's calls are answered from. The conditions draw on the
 // call's regular-expression budget; when the journal is on, how the
 // scenarios were tried is noted for its explanation.
-func matchScenario(d *compiled, t *tool, args map[string]any, s *state) (*toolPlay, int, error) {
+func matchScenario(ctx context.Context, d *compiled, t *tool, args map[string]any, s *state) (*toolPlay, int, error) {
 	play, err := t.playing(d)
 	if err != nil {
 		return nil, -1, err
 	}
-	i, matched := play.matcher.MatchWithin(args, &s.budget)
+	var (
+		i       int
+		matched bool
+	)
+	if play.state == nil {
+		i, matched = play.matcher.MatchWithin(args, &s.budget)
+	} else {
+		live, err := readState(ctx, s, d)
+		if err != nil {
+			return nil, -1, err
+		}
+		i, matched = play.state.match(args, live, &s.budget)
+	}
 	if s.budget.Exhausted() {
 		return nil, -1, tooCostly(t.name, s.budget.Field())
 	}

@@ -80,6 +80,18 @@ type Scenario struct {
 	// Broadcast names the list changes a matching call announces to the
 	// server's open subscriptions/listen streams (Broadcast* values).
 	Broadcast []string `json:"broadcast,omitempty"`
+	// WhenState is a condition, in the syntax of Condition, over the
+	// design's live state: the scenario matches only when both hold.
+	WhenState json.RawMessage `json:"when_state,omitempty"`
+	// SetState changes the live state when the scenario answers: each key
+	// is set to its value, or deleted when the value is null.
+	SetState json.RawMessage `json:"set_state,omitempty"`
+}
+
+// UsesState reports whether the scenario reads or changes the design's
+// live state.
+func (sc Scenario) UsesState() bool {
+	return !emptyObject(sc.WhenState) || !emptyObject(sc.SetState)
 }
 
 // RPCError is a JSON-RPC error object.

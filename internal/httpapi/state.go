@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/auth"
@@ -17,7 +18,7 @@ func (s *Server) GetServerState(ctx context.Context, req api.GetServerStateReque
 	if err != nil {
 		return nil, err
 	}
-	return api.GetServerState200JSONResponse(v.State), nil
+	return stateAnswer(v), nil
 }
 
 // SetServerState replaces the server's live state with the body, an
@@ -36,7 +37,7 @@ func (s *Server) SetServerState(ctx context.Context, req api.SetServerStateReque
 	if err != nil {
 		return nil, err
 	}
-	return api.SetServerState200JSONResponse(v.State), nil
+	return stateAnswer(v), nil
 }
 
 // ResetServerState sets the server's live state back to its design's
@@ -46,5 +47,16 @@ func (s *Server) ResetServerState(ctx context.Context, req api.ResetServerStateR
 	if err != nil {
 		return nil, err
 	}
-	return api.ResetServerState200JSONResponse(v.State), nil
+	return stateAnswer(v), nil
 }
+
+// stateAnswer is a live state answered as the database holds it: the
+// generated response types of a json.RawMessage body would encode it
+// again (as base64).
+func stateAnswer(v store.LiveState) document {
+	return document{body: v.State, contentType: "application/json"}
+}
+
+func (d document) VisitGetServerStateResponse(w http.ResponseWriter) error   { return d.write(w) }
+func (d document) VisitSetServerStateResponse(w http.ResponseWriter) error   { return d.write(w) }
+func (d document) VisitResetServerStateResponse(w http.ResponseWriter) error { return d.write(w) }

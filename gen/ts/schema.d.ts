@@ -639,6 +639,8 @@ export interface paths {
          * Replace the server's live state
          * @description Replaces the live state whole with the body, a JSON object of at most 256 keys and
          *     64 KiB; the next call on any instance sees it. The design's initial `state` is unchanged.
+         *     Through the platform tool `set_state` the state's keys are the arguments beside
+         *     `server_id` (so a key named `server_id` can only be set through this route).
          */
         put: operations["setServerState"];
         post?: never;

@@ -30,6 +30,8 @@ type LiveStates interface {
 type stateful struct {
 	conds []scenario.Condition
 	when  []scenario.Condition
+	// whenMatcher explains, for the journal, the when_state that failed.
+	whenMatcher *scenario.Matcher
 }
 
 // compileStateful compiles the when_state of each scenario; nil when no
@@ -47,6 +49,7 @@ func compileStateful(scenarios []mockspec.Scenario, conds []scenario.Condition) 
 		// Checked when saved; one that now fails matches nothing.
 		st.when[i], _ = scenario.Compile(sc.WhenState)
 	}
+	st.whenMatcher = scenario.NewMatcher(st.when)
 	return st
 }
 

@@ -118,6 +118,9 @@ func TestStatefulItemsThroughTheSDK(t *testing.T) {
 		require.Equal(t, []any{"item"}, r.Get("items.1.state_change.deleted"), "%s", r.Raw)
 		r = journal("list_items", 1)
 		require.Nil(t, r.Get("items.0.state_change"), "reading the state changes nothing")
+		require.Equal(t, "one item", r.Get("items.0.mismatches.0.scenario"), "%s", r.Raw)
+		require.Equal(t, "when_state.item", r.Get("items.0.mismatches.0.field"), "the state explains the mismatch")
+		require.Equal(t, "exists", r.Get("items.0.mismatches.0.operator"))
 	})
 }
 

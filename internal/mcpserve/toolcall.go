@@ -140,12 +140,12 @@ func matchScenario(ctx context.Context, d *compiled, t *tool, args map[string]an
 	var (
 		i       int
 		matched bool
+		live    map[string]any
 	)
 	if play.state == nil {
 		i, matched = play.matcher.MatchWithin(args, &s.budget)
 	} else {
-		live, err := readState(ctx, s, d)
-		if err != nil {
+		if live, err = readState(ctx, s, d); err != nil {
 			return nil, -1, err
 		}
 		i, matched = play.state.match(args, live, &s.budget)
@@ -154,7 +154,7 @@ func matchScenario(ctx context.Context, d *compiled, t *tool, args map[string]an
 		return nil, -1, tooCostly(t.name, s.budget.Field())
 	}
 	if s.rec != nil {
-		s.call.explain(play, args, i)
+		s.call.explain(play, args, live, i)
 	}
 	if !matched {
 		return play, -1, nil

@@ -2711,7 +2711,10 @@ export interface components {
             oauth?: components["schemas"]["OAuthSettings"];
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
-            /** @description Replaces the initial state whole; the live state is unchanged until reset. */
+            /**
+             * @description Replaces the initial state whole. A live state that something changed keeps its value
+             *     until reset; one never changed is the initial state, and follows it.
+             */
             state?: components["schemas"]["InitialState"];
             /**
              * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given

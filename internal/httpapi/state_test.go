@@ -40,7 +40,13 @@ func TestServerState(t *testing.T) {
 		require.Equal(t, map[string]any{}, ada.Do("GET", "/api/servers/"+id, nil).Status(http.StatusOK).Get("state"))
 		require.JSONEq(t, `{}`, string(ada.Do("GET", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw))
 		ada.Do("PATCH", "/api/servers/"+id, map[string]any{"state": map[string]any{"mode": "open"}}).Status(http.StatusOK)
-		require.JSONEq(t, `{"mode": "open"}`, string(ada.Do("DELETE", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw))
+		require.JSONEq(t, `{"mode": "open"}`, string(ada.Do("GET", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw),
+			"a live state never changed follows the initial state")
+		ada.Do("PUT", "/api/servers/"+id+"/state", map[string]any{"mode": "mine"}).Status(http.StatusOK)
+		ada.Do("PATCH", "/api/servers/"+id, map[string]any{"state": map[string]any{"mode": "shut"}}).Status(http.StatusOK)
+		require.JSONEq(t, `{"mode": "mine"}`, string(ada.Do("GET", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw),
+			"a changed live state keeps its value")
+		require.JSONEq(t, `{"mode": "shut"}`, string(ada.Do("DELETE", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw))
 	})
 
 	t.Run("what is not a state object within bounds is refused naming the field", func(t *testing.T) {

@@ -3,11 +3,11 @@
 -- on tables with row-level security.)
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer)
+                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer, state_change)
 VALUES (@id, @organization_id, @server_id, @received_at, @method, sqlc.narg(tool), sqlc.narg(params), @outcome,
         sqlc.narg(matched_scenario), sqlc.narg(sequence_step), @mismatches, @response, sqlc.narg(error_code),
         @latency_us, @client_address, sqlc.narg(sequence_key), @rounds, sqlc.narg(upstream_latency_us),
-        sqlc.narg(upstream_answer));
+        sqlc.narg(upstream_answer), sqlc.narg(state_change));
 
 -- name: ListJournal :many
 -- One server's calls, newest first, keyset-paginated on (received_at, id).

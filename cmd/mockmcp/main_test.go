@@ -104,7 +104,7 @@ func TestMigrate(t *testing.T) {
 	var tables int
 	require.NoError(t, conn.QueryRow(t.Context(),
 		`SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'mcp_%'`).Scan(&tables))
-	require.Equal(t, 6, tables)
+	require.Equal(t, 7, tables)
 }
 
 // TestServeStopsOnSIGTERM runs `mockmcp serve` and sends the process

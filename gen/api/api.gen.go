@@ -1088,8 +1088,16 @@ type CreateServerRequest struct {
 	ProviderName    *string          `json:"provider_name,omitempty"`
 
 	// ProviderUrl An http or https URL.
-	ProviderUrl *string                  `json:"provider_url,omitempty"`
-	Type        *CreateServerRequestType `json:"type,omitempty"`
+	ProviderUrl *string `json:"provider_url,omitempty"`
+
+	// State The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+	// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+	// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+	//
+	//
+	// Example: {"items":[]}
+	State *InitialState            `json:"state,omitempty"`
+	Type  *CreateServerRequestType `json:"type,omitempty"`
 
 	// Upstream A real MCP server (either transport, either era) the endpoint forwards calls to (see
 	// UpstreamMode), through the same address policy as imports. Header values are stored encrypted and never
@@ -1376,6 +1384,13 @@ type ImportResult struct {
 	Warnings []string `json:"warnings"`
 }
 
+// InitialState The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+//
+// Example: {"items":[]}
+type InitialState = json.RawMessage
+
 // InvokeSkillRequest defines model for InvokeSkillRequest.
 type InvokeSkillRequest struct {
 	// Input The tool's arguments; {} when absent.
@@ -1431,6 +1446,9 @@ type JournalEntry struct {
 
 	// SequenceStep The step answered (0-based)
 	SequenceStep nullable.Nullable[int] `json:"sequence_step"`
+
+	// StateChange What the call's scenario did to the live state (`set_state`); null when it changed none.
+	StateChange nullable.Nullable[JournalStateChange] `json:"state_change"`
 
 	// Tool The tool of a tools/call.
 	Tool nullable.Nullable[string] `json:"tool"`
@@ -1490,6 +1508,27 @@ type JournalRound struct {
 	TimedOut bool `json:"timed_out"`
 }
 
+// JournalStateChange defines model for JournalStateChange.
+type JournalStateChange struct {
+	// Deleted The keys deleted.
+	Deleted *[]string `json:"deleted,omitempty"`
+
+	// LeftOut Keys not named
+	LeftOut *int `json:"left_out,omitempty"`
+
+	// Set The keys set, with their values.
+	Set *json.RawMessage `json:"set,omitempty"`
+
+	// SetKeys When the values did not fit in 4 KiB (`truncated`), the names of the keys set instead.
+	SetKeys *[]string `json:"set_keys,omitempty"`
+
+	// Truncated The values were left out (see `set_keys`).
+	Truncated *bool `json:"truncated,omitempty"`
+
+	// Version The version of the live state the change left.
+	Version int64 `json:"version"`
+}
+
 // JournalUpstream defines model for JournalUpstream.
 type JournalUpstream struct {
 	// Answer The upstream's whole answer: its result, or its JSON-RPC error object `{code, message,
@@ -1502,6 +1541,12 @@ type JournalUpstream struct {
 	// Truncated The answer was cut (and is then a string).
 	Truncated bool `json:"truncated"`
 }
+
+// LiveState The design's live state, shared by every instance: keys to any JSON values (at most 256
+// keys and 64 KiB of JSON).
+//
+// Example: {"item":{"id":"1","name":"pen"}}
+type LiveState = json.RawMessage
 
 // Liveness defines model for Liveness.
 type Liveness struct {
@@ -1623,6 +1668,12 @@ type MockNotification = mockspec.Notification
 //
 // `fault` is the scenario's own fault: a call that matched the scenario gets it instead
 // of its tool's or its server's.
+//
+// `when_state` is a condition, in the syntax of `condition`, over the design's live state
+// (`GET /api/servers/{server_id}/state`) instead of the arguments: the scenario matches
+// only when both hold. `set_state` changes the live state when the scenario answers: each
+// key is set to its value, or deleted when the value is `null`, in one atomic change seen
+// by every instance on the next call.
 type MockScenario = mockspec.Scenario
 
 // MockSequence defines model for MockSequence.
@@ -2107,9 +2158,17 @@ type Server struct {
 
 	// Source Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
 	// transport, imported_at}`; null for designs made by hand.
-	Source    nullable.Nullable[json.RawMessage] `json:"source"`
-	Type      ServerType                         `json:"type"`
-	UpdatedAt time.Time                          `json:"updated_at"`
+	Source nullable.Nullable[json.RawMessage] `json:"source"`
+
+	// State The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+	// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+	// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+	//
+	//
+	// Example: {"items":[]}
+	State     InitialState `json:"state"`
+	Type      ServerType   `json:"type"`
+	UpdatedAt time.Time    `json:"updated_at"`
 
 	// Upstream The real MCP server the endpoint forwards to; null when none.
 	Upstream nullable.Nullable[UpstreamInfo] `json:"upstream"`
@@ -2508,7 +2567,11 @@ type UpdateServerRequest struct {
 	ProtocolVersion *ProtocolVersion          `json:"protocol_version,omitempty"`
 	ProviderName    nullable.Nullable[string] `json:"provider_name,omitempty"`
 	ProviderUrl     nullable.Nullable[string] `json:"provider_url,omitempty"`
-	Type            *UpdateServerRequestType  `json:"type,omitempty"`
+
+	// State Replaces the initial state whole. A live state that something changed keeps its value
+	// until reset; one never changed is the initial state, and follows it.
+	State *InitialState            `json:"state,omitempty"`
+	Type  *UpdateServerRequestType `json:"type,omitempty"`
 
 	// Upstream The upstream; null removes it. `headers` omitted keeps the stored ones, given
 	// replaces them all.
@@ -2918,6 +2981,9 @@ type UpdateResourceJSONRequestBody = UpdateResourceRequest
 // ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
 type ResetSequencesJSONRequestBody = ResetSequencesRequest
 
+// SetServerStateJSONRequestBody defines body for SetServerState for application/json ContentType.
+type SetServerStateJSONRequestBody = LiveState
+
 // EndTaskJSONRequestBody defines body for EndTask for application/json ContentType.
 type EndTaskJSONRequestBody = EndTaskRequest
 
@@ -3163,6 +3229,15 @@ type ServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx echo.Context, serverId ServerId) error
+	// ResetServerState Reset the server's live state to the design's initial state
+	// (DELETE /api/servers/{server_id}/state)
+	ResetServerState(ctx echo.Context, serverId ServerId) error
+	// GetServerState Read the server's live state
+	// (GET /api/servers/{server_id}/state)
+	GetServerState(ctx echo.Context, serverId ServerId) error
+	// SetServerState Replace the server's live state
+	// (PUT /api/servers/{server_id}/state)
+	SetServerState(ctx echo.Context, serverId ServerId) error
 	// ListTasks List the MCP tasks of a server, newest first
 	// (GET /api/servers/{server_id}/tasks)
 	ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error
@@ -4529,6 +4604,54 @@ func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
 	return err
 }
 
+// ResetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetServerState(ctx, serverId)
+	return err
+}
+
+// GetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) GetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetServerState(ctx, serverId)
+	return err
+}
+
+// SetServerState converts echo context to params.
+func (w *ServerInterfaceWrapper) SetServerState(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetServerState(ctx, serverId)
+	return err
+}
+
 // ListTasks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTasks(ctx echo.Context) error {
 	var err error
@@ -5215,6 +5338,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/servers/:server_id/drift", wrapper.CheckDrift, options.OperationMiddlewares["checkDrift"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/recordings/promote", wrapper.PromoteRecordings, options.OperationMiddlewares["promoteRecordings"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/sequences/reset", wrapper.ResetSequences, options.OperationMiddlewares["resetSequences"]...)
+	router.DELETE(options.BaseURL+"/api/servers/:server_id/state", wrapper.ResetServerState, options.OperationMiddlewares["resetServerState"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/state", wrapper.GetServerState, options.OperationMiddlewares["getServerState"]...)
+	router.PUT(options.BaseURL+"/api/servers/:server_id/state", wrapper.SetServerState, options.OperationMiddlewares["setServerState"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/expire-tokens", wrapper.ExpireOAuthTokens, options.OperationMiddlewares["expireOAuthTokens"]...)
 	router.POST(options.BaseURL+"/api/servers/:server_id/oauth/revoke-tokens", wrapper.RevokeOAuthTokens, options.OperationMiddlewares["revokeOAuthTokens"]...)
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/oauth/clients", wrapper.DeleteOAuthClients, options.OperationMiddlewares["deleteOAuthClients"]...)
@@ -12148,6 +12274,306 @@ func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSe
 	return err
 }
 
+type ResetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ResetServerStateResponseObject interface {
+	VisitResetServerStateResponse(w http.ResponseWriter) error
+}
+
+type ResetServerState200JSONResponse LiveState
+
+func (response ResetServerState200JSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState400ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState401ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState403ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResetServerState404ApplicationProblemPlusJSONResponse) VisitResetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type GetServerStateResponseObject interface {
+	VisitGetServerStateResponse(w http.ResponseWriter) error
+}
+
+type GetServerState200JSONResponse LiveState
+
+func (response GetServerState200JSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState400ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState401ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState403ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerState404ApplicationProblemPlusJSONResponse) VisitGetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerStateRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *SetServerStateJSONRequestBody
+}
+
+type SetServerStateResponseObject interface {
+	VisitSetServerStateResponse(w http.ResponseWriter) error
+}
+
+type SetServerState200JSONResponse LiveState
+
+func (response SetServerState200JSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState400ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState401ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState403ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState404ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState413ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetServerState422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response SetServerState422ApplicationProblemPlusJSONResponse) VisitSetServerStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTasksRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 	Params   ListTasksParams
@@ -15348,6 +15774,15 @@ type StrictServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
+	// ResetServerState Reset the server's live state to the design's initial state
+	// (DELETE /api/servers/{server_id}/state)
+	ResetServerState(ctx context.Context, request ResetServerStateRequestObject) (ResetServerStateResponseObject, error)
+	// GetServerState Read the server's live state
+	// (GET /api/servers/{server_id}/state)
+	GetServerState(ctx context.Context, request GetServerStateRequestObject) (GetServerStateResponseObject, error)
+	// SetServerState Replace the server's live state
+	// (PUT /api/servers/{server_id}/state)
+	SetServerState(ctx context.Context, request SetServerStateRequestObject) (SetServerStateResponseObject, error)
 	// ListTasks List the MCP tasks of a server, newest first
 	// (GET /api/servers/{server_id}/tasks)
 	ListTasks(ctx context.Context, request ListTasksRequestObject) (ListTasksResponseObject, error)
@@ -17855,6 +18290,104 @@ func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// ResetServerState operation middleware
+func (sh *strictHandler) ResetServerState(ctx echo.Context, serverId ServerId) error {
+	var request ResetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetServerState(ctx.Request().Context(), request.(ResetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetServerStateResponseObject); ok {
+		return validResponse.VisitResetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetServerState operation middleware
+func (sh *strictHandler) GetServerState(ctx echo.Context, serverId ServerId) error {
+	var request GetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetServerState(ctx.Request().Context(), request.(GetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetServerStateResponseObject); ok {
+		return validResponse.VisitGetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetServerState operation middleware
+func (sh *strictHandler) SetServerState(ctx echo.Context, serverId ServerId) error {
+	var request SetServerStateRequestObject
+
+	request.ServerId = serverId
+
+	var body SetServerStateJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetServerState(ctx.Request().Context(), request.(SetServerStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetServerState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetServerStateResponseObject); ok {
+		return validResponse.VisitSetServerStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTasks operation middleware
 func (sh *strictHandler) ListTasks(ctx echo.Context, serverId ServerId, params ListTasksParams) error {
 	var request ListTasksRequestObject
@@ -18892,613 +19425,631 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P39cts4tjcK3wpK71RFeoeSZcfJdNt1apeTTk9nT9LJYzszs3crW4RJWMKYAtkEZEeTx/+eCziXeK7k",
-	"FNYCQJACJUp2kp5+pqqrY0kkPhcW1udvfe4l+aLIBRNK9k4+9wpa0gVTrIRPL2mZvk71XymTSckLxXPR",
-	"O+ldzhmhMyYUSWiZPpGEp6R/XeYLknGppvDTVP8kSV6SpGRUMe/bwagX9bhuqKBq3ot6gi5Y76Snf5vy",
-	"tBf1Svbrkpcs7Z2ocsminkzmbEH1QK7zckFV76S3XMKTalXoV6UquZj17u8jGPTP0GBo2GbAuseWUcA/",
-	"m4awoJ/eMDFT897J4XgcGsK7cta2bHk5o4L/k+qvYOFaRpGXs4cvxbtydpEtZ+GRFMurjMs5F7PmoGS2",
-	"nG0Ylv75gQv0vswXhWpbowJ+XSMr/NonKfymjZzw14ev4jmT+bJMWNtwS/P72oDtD/6Q7Xdtg7a/P3zY",
-	"F6y8ZWXboN++fE8kPEFSJvlMrI0ef/XHjt+0jRx/fYxxS8lz0TZw9qnI8pKqvFwRiY8Ghg7f18cOX7UP",
-	"Hn5+hNHf8CxrZz9S/2z4D+lLQW/YNKGylRzg+ekuLOkofOIully1UrDUP66vov62tob6i9aR6h8fvn6X",
-	"VN60DVNReWNG+fSIZPkdK/XakTn7RJI5LWmiL66IVFPQb8AMlHmdzKlIs9ZJ6Ee2zaGgSrFSv/s/v4yH",
-	"39Ph9cfPT4/u/xCeDpOtbE4xuc7k9Jf+muvPraNl8hHY22WeZ61DzPNsfYh5ntWGmOdZ6xDzPHvoEO/1",
-	"y7LIhWQglbyg6Tn7dcmk0p+SXCgm4E9aFBlP4BY7KMr8KmOLP/5D6sl89rr7Q8mueye9/99BJfkc4K/y",
-	"4D2+hZ2GOD10S7gkC5rpcbOU9JeioKWkVxkj/3nx7ueIUHJFU+JEqcGop8WSXFxnPPnqY86v/sESRZKM",
-	"yjmT5I6rOaGCsE9cKrj7BSN9SpaC/7pkyJfyknw4f43D/jEvr3iaMvG1x53QLGMlWdAVEbkiaU7UnEvS",
-	"L/OMReSGrYhM8oJFerSUJGUu5VBy5TYJh/9zrn7MlyL9mqP/OSdymcztynMB3Afn80TWhC0Y43u6ynKa",
-	"Xub5G1rO2Lci6qs8XWnKzvQgNMekgrw9+/v0xbsf/mv64r8uX13AaC/z/C0Vq/daekzMOZRfc8zvbhny",
-	"cxBgE1JSxUjGF1yRflHm6TLRD5JFnjKSi2w1OCGxnsf7Dy/evH45PT+7fDV98/rt68vYTl2SgpUTseBi",
-	"qZj+myQZ19oNTdOSSTmaiF7UmzOaGr3onKlyNTy7Vqxc55sXLMlFKslSKJ7BQO+4SPM7LScyJTWjrNbA",
-	"8DouFJuxEvjx34fnVLE3ekJD+H991ba8cc4WlAvNOHd7SzK1PpUPgn8iii/YztO4ryjlm9JIB+JQ61pZ",
-	"/P7N2eWP787f1qjFI5KIyDktWUquVkiKecaTFSnzpZaYqEjhWy0R84QRJtIi50L9m472oqMPgi7VPC/5",
-	"P9nX5uO3NOOpVTP0TXP2/rW+e0b1ffzb3/42PFuqORNKj4YF16ySZ2BORZknTILY8A3FmDuWZUMjyFwt",
-	"9WUFUz4lMSvLvJQxSASSsFtWrsg1Z1lKqCLXdJmpEWy/6VMP6ezo7GzGhHpJy4A8eSbI2dEZORyNiXuK",
-	"9GXBEn5tp0uP6Kgoc5WT/BpoRb9RlLm+SCOQrvR1CpL/S7pg2UtQneBYFWVesFJxlBETWtArnnH7uf4r",
-	"+6SYSFlaG63Zpqs8zxgV+qqDx0CR1L9zxRaBtmqTXNvsCC1q8CRNU64fo9l7rwWUhs1rKDL07n1xOTSy",
-	"ZclDlBVox3xBy5KuYDhLOf85V27JZbgDqUpGF+b4N38O9ZMyoInXoliqt3nK6ku2tirNYZnX3y3Vvu9v",
-	"3oU0T5YLJhTM+UOZBR8SRm1f38Myv+UpMun67vsXR/DVZbCv2gb/Ag9F9bY+BtZYsmRZcgU3Ki/Zwhpt",
-	"3TLtRGHNJbStX+gDzTa0t18/3jRueJY95EixT3RRZLuSCE+Dj/E9KbaVWPJ9aVjR2U5vNIgIdGdjKfJX",
-	"0DT8sQsJLIsiLxVLXwvFymuasE3bBIw6ybMXXKR1TlE7OfDMX1kp27ZTMUHx5nvI6WmOZr3vLitw2zrO",
-	"RqfBhQ6tX9VmVL+VQjwzyAjdiVmbQNT7NJzlQzsJfZsltExH1b3mPTHkCz04Y8Ka9056M67my6tRki8O",
-	"Fnlys0gK96+WwEpBswPXKKzAWZq+ZYsrVnoGmDAzuKaZZM1bWcuUWdNe+ew4Wt94reUjK4Dl6J30FtBv",
-	"L+oxsVzoHcjvBHw2P3yMtuwYdh4igpoYUB8xSp76L7HMMhTWanyuGnJT5KBZ9u66d/LLZlHN9f3Sf/3+",
-	"Y9ToUHcA5rZ0SlXNapZSxYZauO6FBmXeuVqFr8V9OG2n6bzCN0NnjH1K5lTM2NSc7rqY+Lc5K1FPsM8R",
-	"Oc/vpDGilCm5m/OMEQ7yq3FiMXCjbd2ieb5gBUUTy9aH8b7YYpzU98dtnrj7f8dNf129HNzyjCdMyG7j",
-	"XTBFU6roHsN4a18NDqJdLLKLv4kkt467ZEUuucrLVadpBqSHTnMEx0zw0lNULdfljl7sphcT9GXTkllr",
-	"nrE9WRIdeXwpLem1Zs3u9QBrinrLIt35MINq5kit06z/Wr2y8XaLene01Oq+DBkiFlQrtkPzOhczQlOw",
-	"bNCrfKnwZOJR/cdSKrKgKSN9nCFaWcA78ACxxuyRk2+qK7V+ARt2XR0c78zXKM3R0dql7J1nj/95x6u2",
-	"D966Nc5Dg8/VWHGNl9doYeP19HKjUkvlSiS1O9PcwevaXZovKBe7ys9aTJkurFzbUO4XuZgRxT6piNzm",
-	"PGER4Qs6YxHRilMekWuesV2oIOplVMyWdIa9jUajwah3orlD06Lx+uIdef70++EhSfTYSJ/pbbku7dPd",
-	"e0TJvcsU/yFzERFZMJbMHz7Tkio2zayJrt7rjyVj0OkoxBH0uWDTBRV0Bupgt+2vKffbHr/vKnS+rJ+j",
-	"x5U7m2LFzjojUO/OuitSxM6vAW8Je1TRwXZNKIYCWDsXrGDQPdtt8e26fKl1f12TctZlZGP5DP7um7K2",
-	"Eyd+01y6dwJWTeSCReSK0ZKVEaEFn96wVURyPYSjiFxRyZOILFQmuyymlkWNaT5orvzp8vI9yUv494J8",
-	"OH9D+nYuROVW9hwET6a90VsmohnIsCySiJRMqojMSlrMf82CTS2YmuctDnoYIj5wSt6/u7gkd3MmCL2S",
-	"TIRZhtWKW4e2SIpqVHqEZmwRuWNXMk9umOq8Dp3p97V/634ZEn7DUV+tE6fj0rtJk0GLEPukpsmylJ0U",
-	"xqaYA93XG9koDLz1xP2m7VuxWV7yXe1Pdf1y/ZL97vn48IRQAmJd/2h8dDwcPxuODwfogneiK8YY/BMC",
-	"C6qnLg/HJ2P933+HD8yu1q+mCE0lqSawQVTQs3gAob6txMAvQ6YX4btDH068Xlf2zoAGRuTM3CQZFzd4",
-	"ICnRnUHwDunHi6QwkXtxpK8dDPrjKcnLibDXUdMJGoETE97VzcCb0F4uCFcDklBBrrQ2dJvfsDTkgWlc",
-	"yA3mqkjGqFTk2diL3ArSxc4miP+8ePfzX2m2BNvDgn56jS/5kaiOhKq1CbNXs6ZVsCQGQ+WlCyBe59Zm",
-	"ydoDqvQaqjlVdivgb1hJrVkpGyVIyqUIL4kIhhdWwYQnJP6fX+jwn+Ph99OPf/xDHL4HapHem8Sb9ihG",
-	"rw0tcTNG9LXnDl/AqaWWpZAdraudzZ14ZL7ogXzUy6PFFBG8ETbeAdDQOZMgUa2dMUNGVBJJb1kaIV+W",
-	"rdr8aNsZfuSzufkwbjxYO7juOpP5DtRat5bsadgwpgzX0m7k/hJMC1+M6P9aMzU1rPgQGdB5z3/kLEtf",
-	"6XeCDhfdUYBXlkuGoqwz+y7oSl85NYtvQFn1lxgbj+yIg2dJrDRRhuT/FQYc3Gp6DZmX/d3R8vzonN69",
-	"ZVLSGZD3WcH/wlbry3eVL0U6pVIyNeWpbInINsH31IQWDSHYMYW4x5LRZM7kKWGLQq00yyXXyyzDeMia",
-	"5WGr8XqzCLiPi2F9Kvq+RAFjKVlJ7uY5mTHBSv0S4arl0i94yeSD7Mod7fcZlWq6lC1y7xstpMhlkjAp",
-	"r5eZnoJWjpK8TFkKDJULQsk1uyMS47X0fPYbcCsPg42Fk2dMzHq7NbMG0tju+fI9w9hWtEaFm+yT3m40",
-	"1it4ooDuH+XCxBP0gIuyKLLVWWLZmF0+M7nK8gp25IyZ7wSabQN2e33mdSPDW1pCXJRuDTp56ZqEjx9c",
-	"u/DxB9c4/lr1YAf5npaB5aJJJ2O/N8tNZGSChppSgpe+tCw56XMlNZsZnBorAjAYjPnXOoHJwgor+4H7",
-	"zcyhdXsq8aWhxZolCjkI1ZyVhIqVguy1OypJH6z+cBbTcqVF54YQaq+IqHeXL7OUXLEBuSu5UkwYefU+",
-	"6qXlagqvhkKizMR3oF67ryGTr00Ne5zmKrFpaxOYFgaN6D19jP4bG29XMXJ76AZoO/UXoFrZVhq5cNN7",
-	"hPNhTX7b3M+YFke4xMs4JbmAWF7Nw1N7+YKIwlP9lKah4GUWkm9+1hf2NdhNjBboCJcggSKTgismXyot",
-	"CHAh9I2Z1m4Yc63te7lsuCnM4jYWLLhHSzV/m6eNgA2Ri2aEzEnvp/wOFldr1LZd8OOXuWKJYumIxMas",
-	"G58QrogZHUhCGVV63jYI19kt7rQAPRG1xAoSg1EYG+GadZF3epzkaHRY9eaYnxZLJDOWZaLyGyYg4mAi",
-	"XHZkfifQrmKjkaEju319LuWSlSQ+oAU/sEM9+OyyIu8PcEADAk/KaCLoMuVMJGwIlzFROYY92GX5cP7m",
-	"lEjG7FTQymIvMbO8ZrF6UQ8eCvqaX2p58cIKEesSWpy4B2Iy113P+C0TqC/GSmVvZaxHt8hTVgqTHCFH",
-	"5Afca6l/i4uS31LFYt8Vjl5yOOHwY8cbtRrve9uA95Vtyk7s8vLN2xYp2o5dz0/fFHpuEeGCLHiWcSOw",
-	"RWiPgTxemE1+TWJgUwcZlyqO9NyAQZnPExE77uUeqb5RbKG3P/hbyWgao2kNCeMg5TLJb1kZa24wEWaJ",
-	"+0fjo+fD8Z+GR98Nwuv9fDwej5EiFvQTX+gF/+75sf52HPUWXOBXlc3LxdTrZcuyyzz3LAcbY7jW/CL6",
-	"8IIhC1cssgySSnulkr6c06LKj3DGM+t9IMb6MFg3OkwXzASx7KKse/Hzna6zl/j8iyxPbjoYCrlEDbYt",
-	"WHqZqGXJ0pdeFH/30TeYsJ3KFoNAQOV8SUWq1XZ2Vs6W1h+8m0mnVXrcFJAe8qy5sWCuf+DyNmPsLoKs",
-	"T2+PSPD2i7B9ChYBYPflXPAFuzQeze5r3T283w3xImGCljwPCNK5QErcKicZU8hmKsBE3M5tbRz0pTHn",
-	"7eHKv+iUCONNSV/dU2lWaQ+acwtcYxZHIWaxJTR8x6EHVxCuBBdxsfK12zLPFQQN00WR4R3LMp5w1Uws",
-	"2HgFNzo4N402v7+oOmn+9MrvFBKgF0XGXM5JW26B25U6isg45GrxefZ4Cyvogd1Z3+7XzGTuxYkb0oH5",
-	"k8E9TBhN5uTD+euhvcwrV8cJiT/DhxPyC5gGIzIajT7e+14Wb6P8a2YnP4u5Z81lQK50C7pv3cWJCUPS",
-	"/7/XEob5FgKR/rcWK/OIpFRR0r+ikj0/HkTEcqJ7EGDMC1YyidxfJ+TzsuTV4/+BvZD/rUdw5dq7v4/B",
-	"f9hsaJpxcRMRaEITU0QUV5luxZvdf9Sal/yf7D/u41Nc9AVdkYSW5WoiYipEjgQkjdAEskEccjfasBF7",
-	"CvSge1EPVgQCA1Oee2qn9ycMebsRDX7d40oGNc7Z1feLm6+i0LdGne8Rax5t9tUejcda4Dwajx/fVxsK",
-	"F9/CXP0Y7u0RO6PtIds7B2rXwrIb0Xqad+BUyFmhtZPh0WgckbevLyPy4uKH4dPhy4yCEfnP798Mn47G",
-	"bRE/LrZjxwDuNu+w8wgPP/7xD3FEqCKLvOmAjywMhIlyrkMVbI3d3nM7HhzRvYVivKjncGCzVUbI30f/",
-	"NfrvU0JJUbJhyTJGJSNyeX3NP4ENIUlYoVja0fYZMpUYdgCG7f14ARruK7CltVm94Cb9/Iat0KZgTVjl",
-	"afX9nAkypxKdRiRGV0IcMi2t7VdjBLLLEJisfFp9tCs0mvFo8nA81hRIs2ywmzurocQtuLAfQ1kovoup",
-	"GXSbL3DdFrnWM6yFQE+HS1Ky66VkKekfjw8HI/J2KRUGw8BD10utCra6gVq1gCaG04ILJ/88kN7eeed4",
-	"P6rba5BRTwbR535gJb9lKeI0KRsU2whc9GGWkHN97DsW9nkcPT+8t98P/uMPDz2RqKTueTvvrMhib74W",
-	"u8X8QOXNtjbf5snNmbwJXOcNQTooSaPAsusMPDlnywT2pB/NpgI2euAfVN7EEZDPVUlFMmeSqJKzVJ/D",
-	"vExZaU8tFfIOLjcQMPETFzMS21nHEMAoIfyKzigXNa6zbdFfQO/Ne6hL8Ec7OVqDQ1eCrK/Pn/kt08oN",
-	"aA4x6YMAn5cQzgDBmrGW5WPSv+KCliuIm0YlQeSKXOVqvm6V240CdfvbHrdzfKGfBQteTT/cbLyrHq3b",
-	"/rp0aI10+50UvmBTq2xsgd37jZJ9RRgsk8yavq0POL8Tg69wHpyRq740+9x72FT7YULv4f6aFyQEbZVK",
-	"rQ8MdLJkzqYuamOzecm5ZtyLSmXTLoYp5/vYi5BZSbf28Uo/cx/1jEtvS5wXPLQ/0aP/aksn4MO7YEpB",
-	"yJyXzjD1pPwtF1cNFMBD95i2DbwVDyTsQj4TZK5UoQ+R/ldaxWeN0lvCsWpZ73ly4znUzMe8YIIWvCWx",
-	"FNO7ti3EB/tcU0OyXR+OxqNxfdiHjyyXGqjXPRUhKlnrBtArmWdLxTqqoPuKt+1amEmmCYCLrSHvyg5a",
-	"147ruuSK7beq7YykhWb3XLqCljTLWMblokZ2h54/8/C558k8DHkypcqLaS6m15Rny5J1zDBD2NS6sLuD",
-	"bvlsPO4W2us6at+pSybVtyf/zsmTW8QrhDLZHsvYXc/Qjbrrscuau2VxXW1YfPCBP+4pabtu3RXaDZrB",
-	"XKYfo3ZQXmgxIndznswJVxIQRiWZMUW4kIpRF3frvO99SqwHzAS0QCPkjgtJckgLMripmOxdoc1191v4",
-	"QQqfJ7AQk94JmZjVn/Tu1x0lW63oezrvtDi6h99uU5OaZgDeu8oX77ZKLRFaXVfAkvoUo0Gmu9j9DV5Y",
-	"2vDQGeO/a7k6mo2rDOKm8FdIA7thgiyWUpF5nkHYkqY8hNjO86wK23d0FzsxOiZcToQJaCL9KyZ5ymTj",
-	"afh11BhXPDglFHuyMXFqzhaES2Ryx+OnExFzAebaBNYIXoxHxCVecQkI1sb758X4kLs5VcyChuIM9eQM",
-	"9GsnYnNsapMpJOqhhd08AAgru93taVtewQ1+2S2guqR3U/PCOoMBM6eSLLuOAHtHoC00FwkbkQsmUsIV",
-	"oZLEZ34k3Al5gdFzk+V4/DS5YSv4g4F1Jf778Oz96+Ff2Opk7fdRBbShJd5FUkyf/no0/NPdq7+fvX3/",
-	"5tWmfz5tFZUwOM7ON7SuP4AU9oNBCNzR1qLlvDWJTi8OBSCICNzJMWRmQ2SgMYIf0KLIVuDVnIj4z68a",
-	"v/phg+xTkZfKkLE7JADFiZA0CkIX8+uJiAMKb3xqKL0WiWb8qSawLTYnec7IVZ5y8JK71rxbUjcRNFCZ",
-	"5gK21KCzlhbcA4TzlZtFUhzcHgYVm9+xKo4xxSEHVXlbC0bua4YB5pkbxgo4hgTwhkgfqHNw6pvRI0KJ",
-	"gMwUTPmV7mm9W00QeN2iBEECUEVC6VVf0moQUqLec9G4G3hK+nrwMoeR+rGyg1PvUT3Za4iqvdK8zKxK",
-	"UWScpZ2cXDccQeMtcb59+d5EoX98PCVob5PHTokIIQ9Hh+iZ35VlZfd8i7AhvsO67ZZWsa6JdOniEexE",
-	"X8zm4zF3c4yiTvncAaH3h5JfK5PpGgoT5LNdQPdsQF1QqXJh/iamSzdAE4UpoOCwNuUcEG5SEi4wB6FM",
-	"WXkKyR9w1YtcMNCg4IIO5ZdQRVJ+fc1KOdIXMJNMJCw+AaA0YMRaJAbfPGQDZADsdGoQA3jK7Bg1i9M8",
-	"UK/tRPSpb8T/cP56gE6CXM2BcUJ2Si2BwHbdhhpbeToa6mBT8Yk8D+jHDqwUkrhroVjI0YIvZ/yWPdYe",
-	"67aqq8RsdMZv2B2XuGmitXCTUbrzsqpOhvFtprhQffFJ3wYODrYHi/hnxNJNZMnbrEBQbtWn45y5pO9A",
-	"+lx3PuQftVBUtf65Uzaepe3t2dm2zcgNdsMs97HSeAj9bdGmm01hvQsT/IHw9xY33yTq2MwfNpqNSE0V",
-	"GpyCJ1WqvGTpiPytEsmQlYicLMsMD6i11z+R5nlihh2MJw1ei462a1lVWi/XTKzEJLKIwDjh3jw5ODAK",
-	"F4IDJMWpJ2U+kW5QvjRJ+sdHR5ro9S4vS6PncwWsSrO9QUfMrR+WWN/goVGR7Yc1yYuVOaCnJEZ9E9gk",
-	"KJxD/XO8BShr48Af4lHcN9xnbTSvRHpJ5c2eSMw2m2Wj3ej9S4fbUG7JFQqZAn/Uqq8NrE5juOFOCSX1",
-	"/CPSx004IfHnifXlT3on5JeP9/FgD2NhBejqEr7tGDR/pTxDpkNFwrIsiM/a4FSmxRB7emUUoiZX5Mkc",
-	"jqNLeNKaU/2QuZNqPPUjEmP615SKdJqxGU1WMenjOyChDU4mosoMs4lhpF+wcmiZk4mRjtYzzAaopHPB",
-	"FacZ/yeLh1dUstS2MxFUX4YjEmPfU71f8UmVogrxWlfsOi8ZqYZxavMCXTUlzXJwTpgUJpfJfCJcM5jf",
-	"2h8+PXo+PkT7yNpQI2Cyej7UDA8s3ll2RZObaqHsCP1lGYIgZQMe/enC/N0oPSuinYFZO7ChG6PieCKA",
-	"ZX8QDty9oejATMZHRwOwLToIJ/u0DS6Vdelrbaf1TV8tu5a/qil2TNrQtPgW3joT6Rvbqv4WP7zDhqvH",
-	"4IuPmooNVG0LCPoRnbZePKag7tnRGSmZSDHGpD+CwjI3Ir8TCDEzBOgafVrD8G+/JaD1b4KKvhs2+f+5",
-	"oOPNiisbLVGGrP34187A5b85oPK9IMO71rOoLetvBGe7gaftzT9yPCl4J3vc7DFwaGrc8VsBfwZpeW1i",
-	"7X53E4m9RdDB0t6tLqgf6R4J48bJrC/6ZE5zCfc6FzMsvQeF9EhcUsVi0odUo8OBl4Of0CzzKjXeUa4l",
-	"lThlGV1NF9K+83Q8Ho8HxrAN4pQpYRaTvpGeCEgcT8mk99qgnxF4gvS5+AfAQUwEilmT3qmx+WhRouor",
-	"wqlokQl87XrkMsvvoHQaoESxdACInCB9ONBMGNVEWAc2JLlBVOac3jKSC+ZcmzOmJBiBjHcfhROpiK2T",
-	"pr8pGeHyhMBCLKhK5iz1/PoRgbBODi74PKt9YY0feoxoRNISUH5NSkDvBw/B8dER4IJaScYUfTMZHfhg",
-	"Hzfnl/HHEZaC09t3gk7hK0aumLpjTJAxvHYYkVmuyFE8COOE4uIanQiDfZ52gTHYXYcxpfmqAKNgF2IJ",
-	"BWWaZ6OsA1gEtZFFntzonRrhQXkwOp9tDwbjAemtnXtnbfQcqbWYCb1VLhN8pF+lCjh4Wy7AdmZhLVX2",
-	"hSDDqGpD1Qfc3ktkFsifi6O2RmGrtSt6idjw9TeH3lvDDJXsYDTfLSsbydRIYw6lcbuqCCPw2opsQexN",
-	"q/Rng4d3qVncY4eDVYhGth4ppDBRzTbQPa1MMXL5hNhmTsmLs4tXU8A8N0+YYrgYCwDMKqELRlQ+2MOU",
-	"YmecXtrSsA+5oM+ZVJfGd9K8nB8BqdNe0e1QnfdR7ydGMyTbBn+jiupV9akqv4FAEHpLOUoKH1tqO9TN",
-	"GPBaymYlTVuqynQW91xBFTe86uXQ7F4D93r78v1LiujU++ZH7VY6MAz32szM1k9tHPS/tPk4ZAZuN306",
-	"9wYaP2vO8/xOBFPtdvRaI/zlFESgzke0TkDbE8Za7Q2+jVtrDhuM2k0g6g31A9vJ513BxNn713vGiXpB",
-	"RQGfo/k1wnghcDUaLyMk4JhvSvJfZ2/fYBEYArldGI5VknhZZhA+tcUiuhO52FE9kYjd8EBq2XQn5eSa",
-	"qWRe67Y5Rft93PFmwV1rQ5X0YifWBcpakEAg2LwTyGIAX7Gx7AClieJg7Xh7XbUX4wL/cQIWVEjWY64l",
-	"cEXq764pV/PrZZatTO6XJ8yj4GeKWRvf8gOKc3WCddxycb6GGgIGynyfQ9aptE+rR9fdTqfk832LJOMB",
-	"dW0efpjojI7mhPHNlYGAZVtNEbz+1pZuwgxgjEIriabhTrUPq1JGHQGTaskt25GkO13VZhDR+pL4/UXt",
-	"V7oe3MUeUelnyEvxVY/xGpcrhJQhiN0tK6+o4os9HE8Vuv0WNHGwF1i80G2N5kutCr4SqgwE/ZpocCOb",
-	"h63VWoWZJiZwsoVOPN7TUic5o4qJxGrqDVU5CtJ4F+uxqWwUyLOV2GSQBxrziTsmxikF1hL9FulTV1tr",
-	"oSUwkU/hhwFJOXJO+Ng5sdXswlszqpbqcUm+PYHAtPTOPF2rEN9aqt/W2pDgTgNnfMUKkF1h3kbJEsZv",
-	"dzZsV6BuazUklosFLauaM8CKSL+Cj/HxY8KunTJfijace/xNtw7z5LmQVj5G0jb4/1lGioyu9C1n85x9",
-	"/HtqUxA0t5Q3LDVxWLvt7rkeTBhe+dclEwmzIfPbbf/2BalY0SJ5KVZUXtL+GH2xA4xNBZ8rNuGI3Emz",
-	"24/wtvoz18YwidbVTteHn1bazdFjFrXKM12LyQJZJhx3ok8pWGApKcr8EzcmVy/QDnUqCG8j4VkEwY39",
-	"A+IYUGRj0sxRrA5zy03l726NV3mHqcZ5a/wzarLtBoW5I+Mte/AybDCldqvgOiFYsQdNvJRnWkJ0BkJS",
-	"MpqGMb6c6TAMD0llCGkJtLQ44Wp1QtivS5pJMum9pyWXkx5chndUf/MmF2kuJr1wxSL/atli3aj2yoxo",
-	"w/K9q/h2AzILY17ik+qYQgRElUQHtjFq6u89kQYPd3BqXQ8nRqsbnr9/ib6GiehjFwyqSGlCvqKpYe76",
-	"RXtRwbtwWoGziZx43gOgyFMSg+09PkGgavRxGD7ddAtEVXqWMee5AImSofMjPnHARnidTkTKZYHX6fH4",
-	"MCLH46cROT76Xo/TnMr4ZCLc6hiw3/XTjMGpMLxybUkiUjJg7YN6hISJOIqcDdYuTc+mFujdxbGjtqEH",
-	"FDSLmZ1+T0NxxLuZGmvi2LfyBdbuq2DqOTCQTddq38MEjYjFCo0IoIcOzE1akc9EoDanN9BhphuIEK9V",
-	"vKMtEhawZXLmxgC7jwJElosZlj4TE3E0Pv6OXK0U5B0BdYAuqzUcoCdjoiQJAEKizB4RLskNKxTaTnBB",
-	"IdKIUDkR8aTXz9i1IvlSnZBnT48OsYPBpBefEpl7iVMFlYocPid/4S+cNbwSS/Qg4AT2jVtxIvSr0PM1",
-	"LyX66ES1zoMR+V92vtxkaNHsjq5wuMF0KGx5dxXWRUZZl+fVqlpsnkZmhrCZYKxHYyMVxNv9J3q5Pk8M",
-	"3j/m6iLS3aQXkVpE3ufRaHR/Hw9q1Q9AE025KQK40TtGi19woz4GFB2Q23ZfA9iqJ9Ij9OYigKqgd1XP",
-	"Enk1zgy57qR3H1u2acTtifBomkN1EX1DDQhmVeFt5i3hARZriB+6BIjo01JGSaTsUyUn2hHHmvpigwXk",
-	"4/5oZn+zZjHQclUfrgvkEEykEKN3A4dfKwgpuISrshP6O/0X9mCMTLY/c80Yzr1dMJWtttBq++6YUA1m",
-	"xYXndepTQWJMSLC8M3ZI9MCeMFRgIgwQ0sXFK1KyIlsNTgkYkIzKgCuAhR/corlursp8OZsrckWTm4no",
-	"Y4/nRriT8YDQawVx74TRMuNGCkXto0YHPvKEXt9pvmxZAzNbq6EaVomCbkXRArakQ3w9Hiiz6JHjMo7M",
-	"/PFsuGU+eJJ/iG+F5+KFtd/N88yuMEQt+LulP9blAWsCjz9ryTkixnEaTYS+CO7jUxd4roXGjJb2IiFH",
-	"z4CLR9AoMGf7lX9J6M1Zs2ckuRAsgehNLpJsmbK0pYbsT/kd3F614H04bL1o3SyiyqVIaDBz4rJSp/VE",
-	"kqXC1EYu8Uax4x102OqacmG2xe88tL1v+C0TxmhU39eg5/EhQdJv8hnfE+WHLSjPmvHyz46DiDJS3uUY",
-	"v7olz7AxcuzDa2HDHCpLSX2cS7ndNfBBBsJK4MVQh28DvSTLstSKox+tN22tL+SAGKDw3hXTZAtyoMhr",
-	"oERwI6wIyEtGrTbZHDuXGfKb7S5UN+Mz15yBD1rc5qii1mUMbwOc5fWt2KNUoiPmgI0sq0cI3AkYOWYb",
-	"hoG+ZFfrfGBR0MxuCR96rxX9a1+JxwioNGu6f2E/CzW5wTW/DRfmNd7nLud2rSzeFg0qIjdshUqvJ22S",
-	"/iFU5zkmGVMIqZ3yGVcyIvE0noi8JPEwPgXNADPlCIXbhJKCqjmE4oHuMRiRlya9I78Gp7eX+DFjBvxE",
-	"X2sCYE9C4hBxUgtKRHFkbWpaQWep1v3hlwulpVeMnkQpZka5MJkPTcmnNjBIUTXyT8luOWQ6YFykFmVA",
-	"9HbLA5ewE7H7IQk6IrHVRc1XRjwG9Aqtm9qqSjA2nrpR6DMwEbEJoRth0hcXUlGRmMQv82VJRZovDPjI",
-	"wMJl6nk/kZr/Ca1i6ls98sJJcSpm+azAMhHW2gd41QRgPvJrkD8ANsVEemjVy2X79I/GR+TMQImfkuPx",
-	"2Mrn1UqZKFdUR6kiPDXoBoh/Q0HAcUZQM0KrwwDh9qFwmBHepwsZD0bkArRjaGMiIFYT9TwSK/ZJHcDU",
-	"hzh1zJVJ8gUD+mQIDQuTvNIy/ylaXu+4lp3RrgShq5oaUYqrSBBLJ8UDIukKlPQ8QrNu056A8bkjcibs",
-	"lDwdYMZvmVa+5ZoBCY2VAEjzeYLWIlBWa+Lj/X2sh+8snNLVzvLZxiHGM9S+6qzQueDPGmt53BhQD2B1",
-	"d5yaO7pyak+NsTGRyhGJ70CVhCBgZ2x0Cxah7U6fPudY07RpKSnLAEQmgt1ABiJVTSEN8cuToDECTRGR",
-	"LX5yH5O+3lq4uKDwfshWgYVQJmj0nvROJsJ/wzQ1gjRQ0P6tIRtbMQZ8/AmctPj9/5zplgeaYi1jeqIJ",
-	"TV+Z0USYZiPIIMvAn1ycg8lZDwcY1hN4OldSqy4mlVZfA5/vY2sYQqgpcqnZAPtEE5WtJqCu59eA2QMs",
-	"xuD3LDOA4UEDM2T5oecgxg0S6BExTADQgg2rRJ40EWgxOK0qQFhrV8pYMTh1R/OJtFq+C6ivALMNwlxE",
-	"fNiBifCwhTEYZe7i/OsQw3ZrNVeC0yNb56qZuusXMhhdJwu6QuSi+PNnno70odLnvMhowvT3cP9e8ywz",
-	"tZp9FybE0etb6PPnMJXc34cD1ndDwvawqbu5zdZQqoNQBhXLr+E+WCMNF7gIlV3LPWIGdOowgtY3Z7RX",
-	"dL2PIb95wE366lMbjNMgOEsOkbMYGAtB6dyjg85O3p0g6zvg8VWaYPeY1i7NdgBNahRw9BzOnRAR7bNa",
-	"/qZy17pUjb3SZ9CaMVA60m3qPdV9XVJ5g5LL2fvXJJmz5EY6PCbl4fJJesvSQTQRV2y2FFhrV9Xsgn5W",
-	"8SmyM/TcwRB+XeaK+ddNB1usva/1IB/5ng4juF/6qO3maAr2SSEHtkjtpLrkMfvbWzq4dlsWr3YS9qVJ",
-	"tygvrJHwMZdlMyJ8Ja2uL91besOMeVZ5Vv+6dRqK/Trce31XQAIXB5hUMKkZYRLXXovvVmVZS2snfQwk",
-	"AaJ26WftysLA4GAozyHaMN3WBHTdrrVrL6hY1WrSIn0bgQwwAv07DUWsmq0fUYVQYh+RM3O1axGisNLA",
-	"iPzNGPVBnncjmQjUJ+Kzi79ML1+/ffXuw2VM+s/HRA5c2hfoHdeUZ5g370R1TxX0ls7wA61CUpJRxZxV",
-	"3qwBL/U9ExGZm0+YTycQgpPeMMJVo7jt02Zp2yAg9J05d7lg5q7dJeHg8z7nZ82K8XELl7//lidwzfSx",
-	"uxph6TmysiqxoqonyMf6BtA6+QkJ6/mCsdSU2HZuzHoDLmF4NfDMAtCwkTWqCkKuCZDDTyai3YyAHVft",
-	"GVgMENG1olGzMpiH8cegOOjX1tzNtO2lwG3NuIA1hyikh8a+aglMWB9LX+XFMGO3LCPV2PQjRckXXEEg",
-	"/qpgcncYloYpz841MJeQfQ9rmG5bzrXXXMnTHTeCfppiyXezFxsYTLBS0g59daxV0yxP3bQPG8M2lZJL",
-	"RYXqkJhobLxtxaXvt9RLg4M1LUp2zUotPcpHlnzlSiq2mBauWvTm6bh9iPzt+7g9ZL+F2X5hm83PueLX",
-	"POnGJhphaFk+i09ILLwm5IGZv1HuYzjDRj1OqaIx+hL1uzNWxgOAGsxnJZMy1tyx3pj7ybRWfcZWVK5o",
-	"pnVy2+ugipSxAcoQITTDDFG9GSMvb17LqFrIcKFlWk7jGMkczAk3iCIbY+j7WT7DoOf9U8hh2fxzlbIr",
-	"QEDg4jqHkDPFAaHQ5v9W0WhJyRVPaKZPYcZKCFRbsHLGRLIKIxnCVnRCQfVvhq3QpnbZg2H5sHPhXxoF",
-	"c7N81vMae5R6uO501cj/8U+XX/x8R2EmoUKwtGae0FrVCKxM2BKQL+MIc1i33/WNAc9YD10kJuJUgdWw",
-	"yCh3921+jXAKB0jCBeVWeHdG1JSxYggxsijh2/SkieinudJH6IatpI10I7GJIR4lXK1izOsmAi5YP7Up",
-	"hrvql/FHRGOHT6NxjFFFEwFcXg6MCZFY06gdNnAFK+yZQpiSxDAVzRbs84YBweTi0USciVoLFBBTzWsw",
-	"jurFPhdEa0EJlczCeKApE8uVUs0wIqg5veBSFizL9EdXZWdB+voDS7lCqdCNTt3l5hvX2wCM3NU8JwKH",
-	"aR0+Nq68Ue8TJuGBIHLwYi0FwFzBw0/yAhp8QvpaG1vlS7JgXkf/MQAh8p35KLVwDOHQehVFrqbVJ31R",
-	"Uy7gb6loqeRU9w+2X5FWHwzpxRPRP391pCVlQPWuWnSfZgr/D9ZVtCJn+IGLeETe6oZgWnIi9DYMJRMS",
-	"hMDRREyEZ8XT56Eu+l9rUdFA41q1DlbeuIG0JiD1YTM63hUD2zms68lEDD3T74k7NF5CbGTTsyjCo4DH",
-	"KnbV0TU9gyUYtwVDiiaC4P2lj4lU5TJRy5KlL631uG5G0QI/EgXkqBGUxCIkHYvip5s8Gh89G46fDw+/",
-	"G5zakdswccI+FaAPgMc2rtvpYn8SdyVXiokTz5oNJd4Rep+A2G1mqTdoYVygUMfcR/I3R65WzBzeMF63",
-	"SDcWmn0fLEqs7qqxKLf+Egz80us447bo9rWYLYIhW1UAvVeZxsaEY5POjXHijBozfsuE8UdDrB2G/8VS",
-	"sUITNLC6DV4SPXM9JgMDhCxIn0W8Hjz5ZGCCeOOSFYyqaUalQgaVrJKMxackyZdCs9SClbpZk7uvF6bQ",
-	"A0OrkuYAfUQNIPHbpBjqu2loza3Dv7BVbLB4PL+m4d+Glqi8iU/2DNo2PnH079RLRAJFVamkjRKR6Cw2",
-	"TguYVGWBHMDZr8uLceXgb4ZY+pl4zgOsBViMyg7LsJEvcerD2iqd2hPrgggSWpZaZUXyHNlHL7UEqrcV",
-	"LapAPdYpX237qdn1Sk4tqJRMnkL8r79EI/JO1Jzv1nn2dEzG4zFZSFOw+rSyMcJ6z3ImCb2jK/CxYlyx",
-	"bgFX9arMaZoAsQGII3pXDRoyoShWQGIOHAIh8qXWvCI0j3MDh6XZcQ5wUyqfCBPAVeiJyeWVk3fQpMFE",
-	"bOyV9eJQ+vaEjzZiwicXa6ahWTbwc+yMDrA4MVhdU93DFIefml1dFKr5/URUdUjqP5ErBgb9BgFUhXpq",
-	"jaxRie7roDmG+lOu4/pzWFwFE1cmAmvfkFTvncjthuCWYcqNCdIMVtM6qWUj2kScWlY3hEpwV6drIkzM",
-	"SAUyXgPrerAT0tFZzWrh47HXN6JK3m9+Hd64oL5T2fqfdiiCBJYJlLe/cCWtrwg49lXqptYIfKfSaDWt",
-	"bDskS1eXZ9P6uCbMkZKpZSlQEHICGF4XTyQCnfT+ZVyn294B7+IjF3U+Nch8pVQmgcH4iiCSxLlAv1EZ",
-	"8xYjwEWVlfnoBgBvD3cwxoIkuVs1QcWKwFHZaDmtNt6WWfHEzFrCo/8tSJ5dou71FDpvgV2nL7AFJtN9",
-	"R/uLb3ixJ3HdsRSQ7lErQdl+tBFVst7pOQNX6tr9DW8YkYZLSM8frfkfHx+S8rcURtLVVn6Bae+PTUGX",
-	"G2NRghRkowKMbG5iT4xkq1Vw/VkS9kkxgVjtMc9H4MoAtfuTspr9ATwZD0bkzDokA4HX6GdnSUZL02/V",
-	"NNfiIaghv0x6bb0kayU4J72PI9eIjE0YLU5kTkWaMa1saIF/IvqG+C9XBTshE7iCJj2t50A+qkm7dfmy",
-	"0uAHxTC3gxkDWwJ+QDBlW4AQv8OKCDG5y8sbfeFQsXL6wIi8NpXhlpJc51mW39kjpLcjIiVLbnJhc+Qh",
-	"fBk8r1AZMtZNgvNWzSGvjhgtnvRNzItzLaAJjsTpEoGqPP08cgrgRMD66FFH68mALtRvPTd0KRTPmmtw",
-	"hQGIoDnZ6A1jEQDMLAwzOqnVskBV2/GlA8eWMD3RWF+MUDMRNqkMavfFWIPCNmJ4GPkZwyVJuRTS7uUV",
-	"TW5mMI0TcjiOtK4Jqh1MYCISrYOKnMzyMl8qLtiInFn9069vUFEpkJc3K0tcEISn1xRjeuHYwP+4zbCu",
-	"WCVGlWr1CC3GUP/gEDcndtvwcLVlZ25a5Fk2BQZzS7NpG6aOfgoT/fBBIpezGVrMVV4V1Tgc28h8B7Dj",
-	"XQfPm9Eo4+CFUF3V69A6vp3A6ZqGuYR2zSxzo7hzYx/DZRt/a9GKa3LXLpiKFWOoqXDfPT8ed7mjw861",
-	"w/H2PEG/56D/fHN0mxEDH1kij3pVkdINmapwti1kgmXRxHJo0j8k83xZbqL34+/G6zQfWOH7bxd1CaUy",
-	"X85pLneUIy4sJsuCyys2p7c8X5YuRNMBmkD7BjMZMewtu1iXQBc5oAz5uK7TCkEywJXKXAGWSZUPY0sh",
-	"GOMgFaTWnKunA2CaJtge3erlLUu1uABFhYuMquu8XNSqCkPp0SEM0sY1hdjG9VKyacmuSybnbYhSN0xU",
-	"2U34inSQt/Cmeagfc3FLM55OZyUVKh6EmdVdmYvZlEu5bFur+jK4HCxrDMYbWMbWbQiMVa295+xr4fzq",
-	"teNdL8S6G4FdBsgIfYpwadbqoxNXHh0Oq0u00rIpup9tDUpFbxjYlHlpS0QFrYWJPRJb68zi4UFrXBis",
-	"wYF21RfTEYC+yU5gRnlVemFAYMelvaUiEqdMrKxjSE5ETJOESTlNmeDGeAzSoJxrQZMS/QnlpTMte4KU",
-	"+AMTqzpmkO4VMLIFIq/PwtDaW0veX2Cx+yBus5spxAaewuF0kDcx1py3nON4fEiSOc0yhgbkV1rYtVUS",
-	"rHKLg5i6ilHOz4HEC26wr1GHPuo1R9K6MG2HyWxzRFzpFrswG9jb6UTAhAFTxhRFFCZeOm5sVewiksFq",
-	"/WT9ga+zUsDQphm/Zoov2NSEba+v1xvzhMNPBCpHfihPNadqXru1Wxdkms0xz1uuW2AlyfVs5BjXg69c",
-	"2yReuRvL0eyTJN8RcHZBP02BypJpSRWbZnzBA+zqPSuHNayDhCHWndkQbKJeOVO3R/ou5r9gJVlwsVRs",
-	"YPB0FowKCSgKt6wsecpGndBvWovz2OjOUHW1LAN8bv3IyON0HQACbMmfeqsfzt8MJb1mcJCQtE/xKjLw",
-	"bWZFmKk3FITi270UVQiL0RSZMkWHwhsaAieo9R8SxH2ifAy8gs34FJ1RC97nGU9WZ8uUq8cYldfcOUDy",
-	"fzM8uvWRrGMFSclUEKqkgqEH8vtw/gav1L3wRzoyD15MuWBqy5mzFU/6fx/+mJd3tExZqv/CrCJQoi7P",
-	"P1xcvvph+v783d9fv7oYdMJSvWGrLaAtIicgKENIyZ3B/N1rQeowR9VJzZdXGQshFu2HIJwvVS2aFFSy",
-	"qAeToArAUG95Cq6HzbVO1rcDCnEaw6ONIwqj5kMeL1Sb3B4/DqtnNiKqqNNOJaoqpNSwlbwuKiqqL1r7",
-	"AXlpK2Y0Svespm79Grklds38jeBCPT8Ozh8WvdujbmO6PN50OXXZ22ruEDrVcVgZlWoT4e3GvrDnqtWo",
-	"WupNmyRStzRNk13KrqGebA7YHhBB17THGUR5Az/dWn2iE4d3Y8Hc5TVRNeykr2pY7NaJzTzv0o2rbbFb",
-	"F5d5nm1v/r51c155B6JxVISmCx9L3rMoWPqcyjk9evbcyLtanO2d9P7nl/Hwezq8/vj5+fH9H0LcbWaL",
-	"Ve3EEwsYcVUmZ/tVjvxh59IL+jzuObO9Soriue9QfhVn9dfq+XD5EOS7/iwaS17rM3Jb3agIWlvv9T1v",
-	"P/EXhm0+7KzqVqpj+vBjqdvzT+Q6Jn2najQFS6qKNA+glN0OvO7WnvXHKCDjD7x9I/9ao8wmFDoUIuw+",
-	"BVu5MLT0uCmhqkaQNuBdA96F0UyYIonlioj/iOHYvo6HbWCpenMnfWw7kAFpMidm0ibbAdxpHcAksb2o",
-	"WjI34+DSl/lVxhahdC1y/uNL8v3xsz+RAh+qijwFAjZUGzYejHuXjXNlMoMHEZZ/2lLlxIO+tCUkj4+O",
-	"gjUWuGrWmvwgijJPmJSaP5FXQmEByJaSSv6b9CpfqpOrjIqbXqfEK9t/tAl2U7OjXIHlKqCQJfagWHIz",
-	"GjYYFUoM95Q3vCha4jv/gfCwXW+pG45Y5X7UqXfe3XEP9tVewKwKmXWoMvrhqDpuDtnmw/nrcH0SV7SA",
-	"Ah4wRWTZkqU0Ua04sH+bA5gWqLvwPC4aYNOYVdtSwyCgBlc+dqgG1QeuCOrmYLSVMLwNMcvtTCxmszcQ",
-	"yZ717crVtFwGwhpf5otiaQBZiowKsDbdlVw5R1XY91PNQYaA7TH9TDJinjPrX4907GI63CjcSi5C7B26",
-	"R6AKq++BP6M0CQYQN4bxMnVdfaM4Fa7VYqdq+gPdgmOAuKEKKN1Skca2KnxC8azblFwGx+6zud9EX+Ha",
-	"aB4FrVNDge+m3U1iHse7b9FappbP7V8Q1g7aG2Gz8bajVgTWoFYgdQcsqzPzXmiqO6KU7WGnr1HS5/3t",
-	"+CFAhZ1wvNZMnq018HeraPeI8do2EQk+aYnMg7SDUp9QSAMy8b5A0PZj2et9dc1cLPV63BUhRz5Awy6m",
-	"+wZl7wquAfF5NhGivnNQmU+z0mtbrCaunj+woX1xFQJsZwMQgsq+VJTsmn+q7dK2MKLtN07jLG1P+t8z",
-	"V6QejmbC0etoKm1aQTjU3+3Yozg0WtTn7g6WGmvYLUIDqs6atOI+hSQUm8aKQZsVtCXkqZvMY0jaPSGQ",
-	"oBsRSM+NnNBZ/QV5uSCTsk9qgGi6V7marytCOwNG1qFiPq7n39SGekriz58tZTfBMiGv0+BlcoEpaXod",
-	"IJVeggz34fy1HHVCpLGQLkGBXjcbAnmr8DzbxugAPfUBtkl/M4b1gRsncXtIH8yihZQgYvuvVUX1cC1q",
-	"G9pNTPn0eoxIyYq8VBDOG4MhgGb8nyz2tfyj8dHx8PBwOH7Wi3qYXP50ePTcfXg+PPzOfjg8HB49Cy6o",
-	"C4PdlWOmLdVKRS6G/2Rl3kzxxgRvKIGDIHAGM4IWRWZyyeAZh1AxfHo0fjYOe2y6AL2MtiGibOR5ay4B",
-	"KMZnm+uaN+NW93HjFc8ZTXm4BgfiPW4NfrYNvMTH6xaMqniHVgDoLeXoPOlayiOyowgdkGbXa7sIsU7Q",
-	"wBMH1RmROL+JK91cK96EK0QWHAVxgK6obFH9XZ6DzVKmpDCKZWVZyW9Csh2mQreFF9piMJCAP6eK4OMg",
-	"GWAQH7DCG7aqcrVLTfCQbX1ljHhuCCmXpkWWEtAtTUrJ4XB8dHn47GR8fDJ+9t9B4ZjPStoiz6DBADDd",
-	"LOvhEGCXMQpwDlySqyXP0icSMBilIq657WvU1HjsTtTG5C1kmESwgZdrSS8BgwEGwyfeQ4QCml8pADLf",
-	"pOAMXDgehNHZcPn9k29i8ORhvjaak3xse5daNGNKTgT4ogGxX6sBb7mUXMxaprkifYzYH4zIDyY4E4uv",
-	"CLZDkFqz1X1Sq8+ZZMrm/sn9TD2m9G0zmU4yQ2oeBkYuslXjNj7qwqgDBFSZ2h+U/57lV+uDf8EFLStJ",
-	"rq/p+/nxwKsxC8JPXuJlZLHBu0RdNBSRzeJb9egXwgsPzMKbJCVXuBBWVh19a4sAX7CptZFvXep/CW2/",
-	"0h0c/Esdcn3wGzUDRL1lyTtG0wTMA/rlppGg2t6K2s0RrR+c3QwH9hy86HDWI4JnnfS1qpLSMiU0K+b0",
-	"iqmIFDRNWTqIKpQCrWlUwCEloynC1Ogxh9WOkMrePKjrF7o+p31X9g3lal8S3jyk0fZ8LTuEx1DW233T",
-	"ndX1cybVSx/1oz4eBE0LKl/s14gI/T9EN8NKIZQLGREuf14uWMkT/adeUv3vmR6Z/uOdweErLWTfOZux",
-	"T0G3EAr1vpfOYuiNwiwE9mhr/eCLdz+DJWptnaC/yJv1FuWkZFJpqW5ULeGDtRPbptFOvO1ps9/TRC0R",
-	"YXLTrM/ESk8cvLmfCizZ3P0VT/lrKUfeduMAnlNLUJDd382cbW1XvBlEdvauozYqfwWvtAXJu5pEuxw+",
-	"7+QEbOB2jNO2yEqtYx99+tTMPNiaXWAmBHC5gVDGPF3tcALsOCsVZ59qbs0FXivm9mJVGWQyesWyiMST",
-	"HhYDe/vq8qd3P2AxMIJf6S3HLyY9YPQmhQUTTNaRae6jHoK+bZxBm4epakT3O8WaxA9r6NclK1eP0NJ9",
-	"RwaExPD4zMdTVB5IZvvsTyPxiSUlU3gPS7LAMr8hUsAC08EWl2XWBdga3senq5F3vQweDcI6sBtttU+7",
-	"bIfHzvXj01ph3HXm3Ejy7hC3/ihHsOKW22KgrYXMdovT6q3NLtqcNd66i2atv8g2Bi/yh95CVXb/2l1k",
-	"eG9dmPrzq0tysJSslAefeXofLJdqDdrrkTci99N+FwiUERTjAjfh9kytTXJDWXGlbYvjlRetITB0Veyr",
-	"M6e1+vqwHbVO2wfbrHNsN6KahDew9aVq9hD5RNIu87TTtCaQx6doTONcI+iKETccfa8uI6jUGZH3H/T/",
-	"zi5f/hSRH169eXX5KiI/vTr7QesH795fvn7388VG1aBxRQBKM5oGD05J/Blu4PuYSDYDr7jvXkMIBn1x",
-	"jrx7v26X3Xg82q4NGFvXPcGle/wtuQxf21SyafgS3M/gZN+5Wm2/wT9viuvXu7EpMy3CyCsq0grEkxL3",
-	"PqBBYBAgTbEqTchM2ACf80IBH2q8MjFkwR8614jeEfyla6qd1RS28TqUIjda9Fy2fufryaV4f5mImGAU",
-	"jCNzN2K7CmskVyPhne1dcMweyZaDR/ZbJZBe0Ft2Ji/rMv9uVXUeXYXexj0CgkXnlO+usTXualsLrQe0",
-	"DlRJAXLs/MeX5Pmfjr/Hr4YAMDDY7oTxU0Amk09Hh/p/T4eTyadnL/T/ftB//unVxz8Gk0IuXA5Kwyhk",
-	"4Uy2agVLNX+rn9PMnCZzhigO2/PJkjlzRxtfrFCQtr55efnmrfxGd46Xp9aUannGCFA36aclvVYDh2Lo",
-	"rBfW0308Pg7HT9sn7TW7lqBioMWMG9uBBSEGnBlcWI4u6dbVfaWf8XGPu0m6BgE5JOJ2vGTC+QHnDGFM",
-	"CLVg2q/FdQ7FfYNTBGCLTjA5DkzDvmUxkqYiV1OMoA4IiEyB4R7KxAM0E45KriMzHZTsNr8x51jGJ3Uk",
-	"JUkAHcnGak8EVyBbmkIlI+JlkkO5DclMnaVOWbUlo+k7ka1afW44ZRzKo82YfSp46WZsKk/Vl2FwYgBU",
-	"JiK0DqS+DHrbsdEvvyI2xmB6W8WLbQl1rIWXYRO3PDWVqDu5Pt0b5rBvfWFD4hoU1yUo/UPeGvAHUK21",
-	"pHJC4s83XKQnAD9JC/6/F0kRkWWZRQTz8gAWbUFVRCAzKZoIVVIhdXuRa3dK1X3s+Z6xGyM2X60A8BS3",
-	"ZbPsbDct5GSuuurO1JvJSWaS+vpMijBigcuibFD8T2fDo2fPyZx9shnh1aJ62W9b98rll63/Ytd1k5Fx",
-	"u5y2o7jfrBemlUB0jMBKfXyk7OJlgeUput8eH8wbmre3VEsvGc3gIvVwRtydeo3QHpKo3FCmgeAQAVif",
-	"+6h32xYR2nLdmOdHD9AobJdNJtFgAZHNDawypNf4krnIG1JTXfqKPAHO3ortTH/DDWglgYZc4hiRt90P",
-	"0IRQCn0MPajKlN6iBTUwpqiUEBCAD8SuOCLU9i7ojBnCMmEiGZVdeMC+uhSTMuhn/Nrmlx1lt91sIFv5",
-	"56Mq+L5K70W5PIBkYY9eCVWuHgc1bXeHyT7W9cfCX/qt2NBDWx42jZvob3+Za1u+YZcfhzNJ2WKn+DoG",
-	"Gux/P+vMV3HX7uKIDdvvz4qCiRRRwLEyFsz5iYRoMfLh/M0pYlQ6/g7fY7WooEL5iI74gK1/wz79jau5",
-	"Zi4Vlsk3vAdYNZBdaB2ZY4Dg/32vmA92YYOEwGdiWex3XtnCQHG42eE3dWPis+OQZcBDSpzumaRYUCnv",
-	"DIhg/YR+p4/mn45IMqclTRSULrSV+P50RK5WypSq93r801Gtw++2bY+dqhtFaFKbVrwtSiJvIKXuAjgJ",
-	"yXVb3vkgA3EKJiuv1ndw8BV60SOkp1etbUpR32Yq3cF23p6IvHmyfp5xE49mr8HVU2y7pNQ2h+4eaBt5",
-	"e1LEtjEv+IJdGjW++4Q6BYBjoHdgQm2zaHMd7GA/X7d+P/RmCFnx1sN8W3/bwOgr9bu+2yH93MywbeUu",
-	"jbN3t3UDB+QFnM8uoph5ctNiYZHg3Zvscgj80QbXYclDeJnfwJ/zYJKjJc0ylnEZCEA4xFpAkJgGUNQ2",
-	"4eSULPKS2V+hzKhYBUrA+OCgKi+muZheU54tSxY+QAqhseqcfnv4wdfzrbsBrk+ovpYPUc41cT2K0gZU",
-	"+s1UNt37+TJgCNrdVoAFq6YOyrVOpj/Cr4ZEAZ8f/gLCTPJllgLcQbkUYcrseIQ2x/Lr36rxBcgfMbk2",
-	"PqLozo4DqRe5c5iOJl59ZnejIAiLWIowoJGiWYdwVczPsmN1a2kbaCxgY7+bi1dbqaZJpJrjJpp8tNPV",
-	"si5f74DZzVkHpLXmtXUJER/f7OHa/YxujlmVy0ztFhzTHtC7+0EJ2WfKpWjFg4d4unIpLIymw+SBqMV9",
-	"cNDXYRHcGUBi99AOrbnvY9sZ3uW8d9NibLP+Sx4GuVkrpJ3OwZ0+fT5ujOfFHVfJ3NdS97M01DTrrnGK",
-	"/ro1Gwid00sqb96b/LGHMBzdzsVysaBhs9RX4Tn+GB5F/AWL5wMg120L6+fLFcv0jxiWGIW/dcMfu7QP",
-	"IRzSjLGtYgJXJrDDPD7qGtrRItHX+3l6RLL8jpUJlQxc+5UFarQ7zCdge1q4eBtO7Ir0FRldtbS6oUqC",
-	"fvWJK9Aq8rsIPJJV5VdyB5KYqbfMFemvVWw1tVwHPjqRKdxqdTJXZbXK1W7b4PY6D1MvoTMQcY1TMM/o",
-	"qZA+mt2dX34w6o6kaUFiTZ10APMwF5hb846+eQNZK6s65s1ECTuxhsLhkXDjvHgHMHjc26SL3cWDR5Cy",
-	"v7UUscvtG9w/d8m6u3+DJGtnu2FfHkOM3SDdf50bJWhO+hLwH3tHhbaiPkOLEbmb82SO9UwBynbG1FpV",
-	"DlPrsVOEzy6ZDVO5h01NC1dTy0bkTkVhLyzz2QX4FE113lA31QBuIbPuNYFNPT4EBJomDdinzQyjFTCq",
-	"S9VGLyYeSqhD0VGAiQJQwSbOk6sm7qijUYhzIlwlzismeWoKH1ZPw6+jZgXCwSmh2JNXgntBuCQGPurp",
-	"RMRcyOX1NU9gjbBo5Ii4u4pLxBxDoA/Ee9ZfxABPzmwMG85QT05+pQKRO6UlfSXU2do5bBL72mHbQqHr",
-	"ZFYFse1iRNRs9VGuhy5VNNohVvTrPweD498wpQCrKOUzrmRE4mkckXiIFTbjUXxKpKA3bAoyL5cIjA8y",
-	"H9cyHkL7QYQ1S1QTBefou02ZJmfD/6bDf46H309Hw5bUkg+wvGcz4ANlup96iSVKO4VGN9lUtzvKja/O",
-	"q0KZDNvTiSDtsztluL5fmYTRBvxTAP9pni9YYQTv7XqQuM0T563ecT1eVy8HVyPjCTNe8q0DsXVi9xjG",
-	"W/tqcBAbfLhFLrnKUcneblu64Vm2x8Zd6Pc6bNtGj+PakW+cHOhkz+oOj02ytSCvxu3TsspuERZJ4dVP",
-	"3040STG1CuH+GHIQusXUxli0R5Ka1LIUcp/IfbflDzfHtdbUdQWJjw6P/3T83dPnx3+qVyXuXvx2x2Ag",
-	"W8TWvz7w7vjYN38MP34eR88P7+33g//4Q2+HZcNIkD0vmEeo3LBJCtu5kEM7kPxhCyzdw+svbJnAnhv/",
-	"+ym/0E56NpRnT+LbCwN1N1RRQFNc18HPGUCyoz5kAVQB+OKqBrQ4+s2BoQZHDrmGC3oDamMDDbUGAjsY",
-	"7XnIfEjT5kHofD39pk7QbwXSFKPTdgaFbzmRGJa2v7bxr5D1vjv5bi6u+jUSwwPo7wipjTZAY9Yr2SK/",
-	"ZZJwFbTr7XmOXFp4t0E3EsQ3cyBjsjJPk7s5lPn/QgnFOzOeZoLx2inbnsW6T9bovhmg76nSLCNILrbV",
-	"dUohsUk3iUm+4EqxlNwwVshGNWcZkRm/ZWIiSm8DF4RmWShjua621c/Y/twJQl4eQ5f7YhWGGvGMTnE4",
-	"fF5XGL5qgGJ1hTwb7yCe7Y9HszHFplOo7m8NMWnDKuV59tg02XYRfSEXUrfro+nv2WQO2FH9fySH0BY7",
-	"kiWTbfZmMBj/2230b7fR47iNwqzDu+S7F2k7W4Ny6DOONbcrsBHzDSvpoAXpAd3EKid9ydhE2MFomXyg",
-	"taIyX87muGl0wQhN05JJSbDCPCBCQwSdHJGfQHSwsMBQBQglBiaSclUAGoRIMTRJSw4I34+rXmeGHXJe",
-	"PQZ5PP7+ebQds1gorcfpzleubo7JbrUCEelDLa8zcJUY66HNofO795QvL8e2g7bjr64HUEIFmStVaCVR",
-	"/yvJh/M3LaWWLxswWGuoZlvLvOk+P24gQ8AOWfPU4ZaA+CzbI7mkizHAnTcbeaq/4zXSwAA1RwT+wdua",
-	"U/GAld6+NKb5qD7jTQv2Nlg3Lr6mWXZFk5uY9I1+Njgh1LIifexiIvIq6M0UYSD9vNRrCaYCZGUVSNlE",
-	"ZDS5kYNIN9Qsw5FfE0o+nL/2Qc3SnEnIOAAWAeeP1ksFwmsTgV8Rrgj0gPCsyCNYOtKdJXmZxifmAPmz",
-	"iAIVQUQ6EfVuuPTamwgvrM4uFPibdS9BVaiu2OwmXH0BfuI0V1yPGr2fritPi6/ARTYzilNiKb15aZM5",
-	"1TRSccEVU6NufGX9TMhQIuNewbg28Xq/NLNQ9IRNZ94CVfFXVvLr1X9iVfU9zV9oKdwmJwaqk+LDtsyC",
-	"loWHjkPoKVtbJIqGT2RllLxhKxR2YMDQSDoR/fjzpJfk4pqXixGWvp/0TsikR5OEFWrSu9fn9/OkB3VN",
-	"8aelZOXIWq01/5v0IjIxdT/yEh9ivy5pJie9aCImWO4Fvz8TQjcKNYNoitZOKMFX1SY0d4RmHlCPTypS",
-	"5kuRYpaUpkYqVqcTASk2WPLfiin6gVnuwB+RkewoXtccVY+8Paemfojj5pCLaDsc7TFYeRNCyDzzd/mE",
-	"+CtVVcqH1YLRQL6Ie8NIPaZKXZ/i6k8EOC1iCZZsvQLYAIyAcDXAxfa4wvPjtlCWtkgWfdhbxAf2iSaK",
-	"YIyuphCcggWWNfzImExsXSlnRBmHjCjW5b1r6b1aLopuowOTaKsjgFHhoTTBTDLLiLmEEE2IJErLvChY",
-	"SvAmlPWYTdLPrd7yD+z5iSQlVYyAd1pqARI2Uf/965ItGbleZtnAVNrU35r3AKAbTl6SMVqyNIIXDV17",
-	"jTPNBHguToyTaAm0vSILLo3uMCKXmlZcGCk0baYxIj+UeYHShCppcoNelQVb5OUqIgUr3czDGK4tWZZv",
-	"9enSEhJSCS5WDazVowO/ylJDRgOiy1bkZ/B9xq5g6GE82lCfvy0Vnl/zTlgH7lE7v1odJS9u3pLPxxAK",
-	"jmTJsuRqBaG05top+F/YCvWwEM8oMqrgEjl7/1rfFxGJ/z48e/96+Be2OiGLRVJMR6MRzJ3rN1CcsbGG",
-	"Jz33cLU42CU4VTUdlWfLIJxQqOuamnVCXsD79VGAxANLCT9W3Wo1CfFrAB/nZZ7f8MAxe1HmdxIQTuEx",
-	"zO6QAE6iNzzLZ8YVpx9OsBE3W5P2NTUvr8/5Hgxh14HMFvMqyRgcyioWRVrBXD8B8llfS3EZeYn1WYn1",
-	"XQzMkcckYvjbyJoTYVxQrv6ugpOd34mawBcRmZOz14TOoN5CQgW50nrBLcvywujiioGFxF7SXI0mYiJe",
-	"5uIWT708mYgheU/VXDdQlgCHZivsmlIOoNzBttofoK6UFvjjqp53DPUFrzKmr5EhFvIDkcPojWAucDGW",
-	"EWGftHiiuQNPTXFxuspymkrSjz1IBC29WCyPGNt+nWJzHz68/kGrnvrOUXRh2ND5jy/J06dPv9d86MPl",
-	"S3gD6llXP39//OxPJPaKeB8UZX6VscUf9QUdj8hfacZTLO9tLPRobDLKgHkaCvESEkMCpTwhv3yGCUc2",
-	"nef+YxxptlkyEsMvoCRRXJuCajYuzFVt7BW6uX5cN5D+cvhx5ASTkZXR4oEtLG0TrChxAVww5zccM9Qh",
-	"BUoLgKB/axnul9Fo9FGLhSgPeEkTsRmumrMVrFZBZ1xoWRqaNKdNErpUc01Aib6aoBU9krhxoGKCJ45I",
-	"REY251LTJRzMU7IUkl4zPWuzAIYKNec3GfXQABgor9BCNcxLPuOC9CEmV2s7MIsLlgx/ZCqZDy+4YvFB",
-	"/A4eA5Ih5BXsG5Q6hisFWIZIoYx2g3FBKlmYdWHJtBu2wopp+k4BAvB4bPMRWDejY5CrPOXmKMB9jvBr",
-	"8duzv09fvPvhv6Yv/uvy1UVM+ofkLX+hV8zaFU5JRssZBCowTPk4PnwKTb+HmWhGckIsOtRhNB6PwbIg",
-	"I/PB6e+w+vid0d5P4ZbGkh+mgaPxWM8LWJijwxF5r29OikP3qRbqRZPjoyNr1gDcT/0UDPFSyz8WDthD",
-	"YaeKxFAYiRb8wDhJR3AAMSp77bcVXWRxhLYHTTEiZaXfTponMjYaAwIKWz7tgdKc9CqeZWoqgnf2pPd0",
-	"NB49NUVl4LY9GN2xLBveiPxOIG73kPp0McSFhzFaKlrH+saAviq0ssWNUz1ikFlfp737j/dRaBRFmSuQ",
-	"JoZ2X9vHoGf/qCMomODpEDTOmckh+9IroJuHW26Y0BL9oTMWkBqR5Wnq869krUPPsN56mcqICHanifaa",
-	"l1JFJC9QO8xWVrvKpeFpuWATEWPyYhxVvNBwHKBwQ6uWffYLKnEERclueb60HPiJrDNao2y5UpuvUzN+",
-	"F8sse1Fz1UCKAZzFSoipsjKd58ra3aCwgm5leZVxOQ+mqd5H4WYxGtZv1fCi3smzsaeqHdXUtMNQUc1w",
-	"ByZLz++hqcc1h/qxQikFGjgaj009FBc4513pmpNg6aEuOWtu2SGPBSS/NQmXzhgqrmUqIW7lGAcQatcN",
-	"9OAFTT1Y1+Px4fZXPgjLZ1iKLz3d/tKPeXnF05ShOiJt3jwQlXcALAy9ZpJ0pumq5x+tj1Hv03CRFENU",
-	"rnta6pnCA1N84D7qFbkMHL6XYHTTNyrQnd9l/+zojByOxvgJDXuDEXmnz1us6QEEI8GYASSV9JbZdiai",
-	"H/+PC37+4x/0BWCuqWdjLzU9IuiMs6YbnwOckOPx93j733HJBuYOgVQGI546CaNKA9IHG9s8RblPgUYK",
-	"EYBaQ75ioCTr77RaXuZiNhFLoXhmTDRlqqflTh/6Lit2cOuEzBiES5N1ZJ7XzUIW+0RgiYcROV9mTBIr",
-	"9pgyENXjJyQ2l1xMKJFsQbWE5oT2v4/+a/TfpA+uADYsmVaEGQEP6yeQS8FeyNLBKYm9nY21NKA35UjL",
-	"DNV6nxKnTAOfhMU0kZPAHynxWgEB1T7/rN5OXCXfjGwkWKwbJfn1REDphZJpVj0ri0T/nxbzX7OI3LEr",
-	"mSc3TNWbsOqRVhxsDpDh0lWqSzwR4GjOS3A4X5AP528aQ/FkXP1RMyM7KjCDRAR11ojQgk+1xjsRcN0d",
-	"QcV1nkRkobJGo0j7rh3No4YwKztDmNvpRMQ2EWhUGbPjg7hKxIvJ64t35Lvn48NTEvsBBKOMitkS4731",
-	"I8+ffj88JEmeMqnbrT2KUR4L/VtM6CLXshtUEb/NecIiwhd0xiJyy1OWR+SaZ+yUxCZSwn9rIvA1PZ+I",
-	"yIKxZB5+GxUok0xjVUOCJ9GZjUtUXudUTgQaRAiqhGYfcQTxqX1Tn6YqZSaGuvJoT+MpQW8bG+CrNlUm",
-	"nghQnNyToC1rIdiMwucfobsa2Z27Nios7RcGAPpRrqVGL+4iqVucTMxO43I8fPzLMXQx4hBTgOAwPPs3",
-	"fTnqN77f/sbLXFxnHG3Bx4cduniP5ovLPH+jdTV47+ioy3yKMk+YlBBQVL+7cW0JFesXeMf7G7mHd4ND",
-	"D02J+uCz/kdL7Hivh23aP8D30h1Sff7c7YZjyxi9NU+wT8mcihnzkRrrRwjbqx+hGgUft40h/c1T2PH2",
-	"N37O1Y/5UqSNPccZPmTPcf9qex5Zham+A39masPyj78OA7k05BRVro1kWZZ67pWI9Dve8D8zEKH23u4Z",
-	"U4293k3ZhhTmFCJHCxt70WDxcJDxWENcOFp20R95SmKxzLIYHU1a33U6NT52SmJMGja3t82kjV10OTQM",
-	"6QAgCI/IWZOvcGlpwVqz8cLWpINchktbCm0i+sdHR1HDVouxggPCrwlXBh9qQW+YJ6sL6GJE4jtaCi5m",
-	"MobZyomwwvTQCNMQu5Pe8oSdYCCtUQJK5gJ7jEhT4visVawSBUHknoirklHIGjLTQKsnOL2u85JQItgd",
-	"WdB/5KUV5E8JTVO/j7WnucjLibClmAKySyNr+gvJLi2oBp1kl6/EenCIv7Pb5F9KwDEiwv6XHWpE3QWc",
-	"g3SJpMR2N0v6nLKTDSTJi1VNrUHNOMsQgQ64IjAyyxMj0FVSEqMfAWJzwJEw1E3FE9FPlhDVWtOhB2Qp",
-	"MiZ1v6DUcIlsOnT2f7DT/9LHf70jjwN8M20FhI28WP37yH+zI6/PxEOkW0tXO5x5I018gRNvPMWeVqTP",
-	"c+RwOgF8T0Ym4ZorEjvJJj4hVKy05JdQsFlqsUqk+iEuJqKuQ4mUXDNlkN/Ojs6M+4uL2YicCSu7OGHJ",
-	"VoUFfnN8dIRMBqML6hIR4cJ6sOMReV8ZH9d0u1s3Va48GQxDYLmaiMrSGeA7puVvr268d6P8vbGAh55M",
-	"szKNw2kiFBAqxVFkx8NqSGKHo1rhCwU11pqL7AKf/RqUBF21+YYAyRXGEjlMgd+xwooeJaCOJ1aK2c+d",
-	"NDUvP0hnDfJlrG/nbMsj8lpJFI5aPD1aczKuI/RZ1V1GI/JOQBpFnScqu/PYLHh/TQbSMmNEK6K1RjzV",
-	"UuuPkoESCBqbc9RwkZTgm3Fh/PaXO4q5HiXlMsxlG/ZiBN36MvJdE9nrG5mkDeQXAu8G3LZp+m/97tsJ",
-	"e2dp6uwUKjdMY1/TNXKLbhfIwWf4F7K7Nhq1z00edHWSnWEJ+ZtVzbQexxU6cSGw2jmtmpLSRCRU6HN6",
-	"xUyadQqcYHBClpaBVIwG4lCCmlrdPF6d5W02cpzSv+WbJjHiujh6hFjhnShyzbBuKbKDeb1l+8ZflB+3",
-	"iCn/BxjTvcO5wwbXTenV7u4nnETb49x0B4hA8KWs7yNy3jRKBy3PJ75sIulKEplXEojhhTVDtG5nKfDt",
-	"dIN8tGagR2bYwRK/3XT9JQWcTdii38qIvUXa+bc9+zdiz96T/6wZs/cWeQ64uM1vHmDj3pl5BdWwc1vS",
-	"EWLJXbI7rk7GxQ0iU9Sid/7oRekMiM3gonVgkYnwU2GwOKSfs37iIoZscj6JP9/Hg4An0SSvIkbORMBr",
-	"BE8eKnCGfUJom8nwoNK0P0JDPSbXYsj/IPLaq+LnCS3ZRGDaaAU9GNUimvToYLVs+pt9GzL1kAABPwAS",
-	"P/IhPDcRJt9kgMKpCWgSjGEtwitGTELRiJyZpbeoKxQ2gZnQJ/B2kuOjoxDnfQ0E9VU4L3bVZLhfksHW",
-	"emzjrh6SEkZx/u747Ldim7j8laZoQGm4kpY+Hf/oyEmR/e3MSZ1+9gVcBW+dnglCzhWFGZEYXIXxaT1o",
-	"Sqq8kETO8zvNBrhqj6L6YIf87U3rL8yU/jWCAPdXMi61tFq3kufX1w8wkzuy28FQbm+xL0CpcGt7Zsw1",
-	"VxAYOxeMKQCVImuWGgy2xaD2htfJ0HE9UrzKiOybWKFfDj8CMkU8GJGfc4y8xyWVocvJuuG+7hmo0kTb",
-	"rgusq/U7Pgov5yy5aZwFX6oqIWfhOi+9RIWOh8ISePhMLFOuDhCkrDUf7J1gBjoAchwR2S7X5IzgZmW+",
-	"VKyeEHbiwWssaFplt05EI6fshq0kSm/4dCVSoSv2hq0wmkvpa9JW4Ks3MhEmCXxEfuSZYiVg2bn8uTgi",
-	"8Q1b6b9QTASYh/jUpaK1Z6K1pZe9h5mf6dXrmF/mVSSqjsdWcJ5wYziZx2gJViLc0MaSSztnuyGErU13",
-	"e/Y7SXfzyGB7wpuBKvnXSXm7XM8AtXCGesZ2Qj4fggPx0WMvan4ASepwvZpbsnGc4OcvowFB29/I2GT6",
-	"xtZDlHHBZwJU2FOjkiP2hsnVhwRvwBfzUNkumBpWGB7VOJo0f//bvii/sn5kAGB6J7989Mn7QtFS3zNX",
-	"dfCTGjmreYCac4RaDgt9r0Qqa/uJkYhXBnAKNi8i/JpQsTL3Hpqcq5/XlZM32Gn4ptmOx9JOKB+7OMIM",
-	"oebLh5Hj7pyoZeNeGc/ibhuHsBntG1cFnS4lGpRqzI/kd8LuI1XumXSdgKz5CD5MhDnP66geXJKflCre",
-	"iWwVkQu6YBdcsf/rDf2E7V7o2UMeblHm6TJpy6C7wHl9GQaKjX+jfDnbeTsLhUzgBMChIgT38XcMd6fO",
-	"V782Q/3dJdW1nEkvxQ73A1ZfbwnoA7WNaT+oVt/vBFPxvqZMQ2ABKtt+XxHmuJcsYUJlK08Dh3GdEpGT",
-	"RoryRMS/xg6YENCmTESTZrBRLR8bQKe8/Pd+QiUbciGZkFzxWzY4JbGisziCnGHFZnm5slqIfs90ZO3z",
-	"I/J+OzzGiJxr2dxg30wEKGUIUmhhp2tcg/QBG+f9hxdvXr+cnp9dvpq+ef329WUM6tyCi6VirUAar8yW",
-	"7Aqo8etOQnqLuK/o7DGasQv/GG1JY7B/cEMblKWjcR3F8XehK1lC6oYOUreU7a80HXVgp5d5/paKFfCT",
-	"xLwsN4uOjJbJPGSprI/dA8zxmJ6zaoKppnRn2Qb6Jr2NDPHgc17OpjJbzu4PPrvArCCL/HmNuZEzG1FA",
-	"AURK5MobL5fkeHy8Ln/+ma3zgd5XopVNua7769I7B019EToCpLWaXdi3/0kDl70b6ewaZvOunF1ky1kX",
-	"V7XeDuOp3o1Aa9BX1ZMjSxVB4rWb7EGUQWCORcFxlEj6WX7Hypd0wbKXgIpIMbkDL0WJCMtcDU7wBp8I",
-	"r6OoSgiNbe2qmHyu4964g445HQ2jCIoFyzI7wXQTE+VjUVMixLrhMBCLnOJ96ViHfvj+lMQW5A3a/1Bm",
-	"8UT0bWNanpDLoshLxdLXQrHymiZMxuSXz3oAJIDgEhELB/OCi5SLWQRuBL/0F5n0DkfjSe/+Y4VcSK7w",
-	"aZLkWrKBML8QBkvfoq+Q//f//n8m4j8v3v18/v4lQrHorwAZ5o/6awfMAl//+fzs/U//6w0AMLpygHZc",
-	"pL9ICnhsrT2EnHENYr/kz/BMoH0P4Aa+/turFxfvXv7l1eWgAfgST8RnBHbXS0SKpZz/nCt+bTiYJH1v",
-	"b2MqVyKJB/cVbKP5xYIjVg1PhBEf2SelxcJckHhZihOjEJ5U5+GkNh4AEAKJAIo2vTVAMVAywPzwDuId",
-	"7C+SLFjKKdG3uh6ullz1lPUfB0VGuUBoGfiyyZwNWM1EgEgL0DP43DLl+cH/38DQwFfwl/4KIGngK/hL",
-	"f3XNM4a75HeQJ4qpIa7u4JRYdojhISHiqt9acZX7btC3uamRQhcM96USwgc1CT0imnXW9g6+QIcDiIWc",
-	"yWgiHAl6LdVySkdk7TY9NWFJrbfpROjrNCBZ+xfq0dkX97QdnW3N5tT80j30u75XzWlcv0bknBbst3zZ",
-	"zhnNEAcyeGGeM6gwpFk41jcyUUw8YU4bT6miV5CsUzJ9LyZzrdoHJb6fsLcvSJemh7YY601DXxZAo8/Q",
-	"wPIVRuN695MSaIIJkBtVBZzF3K6mpS65kootPOPHDVu1Gzt+hjpAcp7fSUJJSe/AMZqXsDJzKuejoPb+",
-	"F93ml+QsAPG9KaEP/bu+b3j0Vb1Z1bZ8bqKg//Lx/uNaQl4A9rQJbezrcvDxYyua41uu5U8Km3VtAg4t",
-	"Kk8NGo38zfm9rdylcPWg0AeUbSPx9RJiMrmaCCQ+G19y/urikrw8//CDdcb7Z9+Fd9qUHN9v79nN0Ec9",
-	"ESHoNoI1oK80455WnnWIolwWROXkcDxe+13GA8JVNYOJiLFvmASxc3D1ONYGhjCyzrsPsSCG9vsxQOCj",
-	"aez46UTo0/n8eFlmNUgHKBqBxSMMiDfG+/sLZHOvJbn46Wx49Ow5mbNPWlW+YauJuIMxxOxTwUsmATNQ",
-	"TwhS0gNZ4uPDEdHHDtjUggo6Q7eBBC/KkAvwHciJwHFYmrJ8ZcGBNEjJIJZP/9SeoYglBr4gYh4c729k",
-	"/jeIeGdeFYEge0GkANhhDIkCTYveYRm133rQ0Dcz329lh39mgkHRlHVw93UG6F9iB58xQKVzwiBsognM",
-	"NBjzrtALHi4AS+gfjw8Htv4KZCexJBdpe9KfPR7bM/30WfsdouHtsNu4Bp32Omz/LyiIN80QpTq/2CVk",
-	"yYm9WIG2LTXwLfuSAs7bVr8jeoCxYGO9dAncA2UOOEQuCzZ06f9WBSGQvmvXlZ1Hc67trrwFOzBzHtZ8",
-	"fyefe6ZUdSNuAo59RhWUu8SCCCAAcIkjuMvLG+mwBfSdLBqrueYZv+Mqmb+rex6/iJd8raNvFHMUplYc",
-	"3u8wn+23e3fikree/PZj4xfw2GgZd5VAjKmWlisAtrha8kwhC+rHprV66Y9BRJJc3LLSFE6BqHH9wkRo",
-	"yQmEUXPMbCdPpEFj8UuEGLs81D5ft421WL3eFUycvX/9g2n4oaz70eqph3m8GS35/9j7+uW2cWzPV0G5",
-	"tsrSLCU77ul779g11eVJe7oznXRStnv6bjVTIkTCEsYUqCFA21pXqvZp9sH2SbZwzgEIyqQkO1acD/8V",
-	"hyIBEjg43+d3vhvu+7VYbe5Dlxb3mHsEAhJ2mVeZ/+EefeTOR2y8MNCXFv/gmrWTAu0zIIhSYOLBW/m/",
-	"jt+8vt92ui9dkXaz6abYD7Ev8NDNuS6lMUKt3J+G3FsFrPR2SUJujd2HE63ywTRePSwZcUn60EnBaiyf",
-	"rUrSWFNsRm6VgrHICzXRzBTB1jV3qts5c+6/no0FRrmoQZzldOcdvLvuFY3e4WGHbf4J9I67Ez2Rqd74",
-	"1m5w+2dA+0+mgNT5eB16x/IhaWVzGMknS77LALtD6J+A223C6b5pc/6tai7G/VnmfeNay9jnbYAjn4An",
-	"3p3oiWyxdeT6DDLy+TNRSukLz5EWxkh7fnqgJ+j+g3nq3kzMxpSH3qlLvqF7tuo0sFOs0h/pRb3OKEt0",
-	"b33THJZ2BsBpNpayH8FXW4vnjrMM32Nb6JRu/CdSLOnjnhEpvzzmCZiViokbqS3DROWDUJAbHPXRGOne",
-	"rZ1jXeDJA0/CtC3Hl7XBTu7/pX/X0MMYVnAAv1VIyfuR7b0jU4Q3idvs6OWIcbVw12Z8QZtl6WumRX4l",
-	"VlLUAxlx1BrsIrJ7nGiXi78NZumc2g4v//TonYlXDb4nrmQmVCpWOiX1XKSQh4SpJ3XHKcLucO07MKOd",
-	"ZeJCKokJmsvpaqKEzEkC26p7AMChJZzEaDmXBcEjsCJdQHNU+4gu2AUvWa9Rrx4rXgrn8WOQyDstC1VU",
-	"Ol9E9pEauoJeGmaeFeBobLYs7Q9jlbgFGukpP/j+Pzz8mEsm8Z1LVKFkynP0uNPV0ge6as9uh8MV0QZO",
-	"3HZsHdfAz9ShFrrv/voQcjdPSu1KR73dwbamx9C4+4/3lnNwyGT5GapPW+Slw1hxJ4Ug+pg2lISBlC7U",
-	"RFKziwuZh/mqBOMC2aqXYjGAlCvLrPD6vXnefZiEPf8rGYQpijzyDfTh+GLnfKYrqGFofjfr0fmHxqOF",
-	"6VNbu8RO5A4a1VsESVubnrWwlT7khlNuGKHPxKoxT8SofSrExjTUXkRMFUwqLScKagSUYddTaSwn5KmI",
-	"mKrQPIB0ejxWjOtYEd/pD9mvQmRY0IKJFofsospzSvWDPmTK5eS5D7gUi129VN+Kuxur+jlIwnNJc5hc",
-	"10v+vP8d+0UsEMoQbgBdTNq30sIk/SE7Vli80A6u44rDKEEHUICoT2WhRBsyyEo2dmYJZussDGZZkV8M",
-	"B6wWRs+c7DE4WcfiRohfFXIx/Zlwr4eDwAWzdIWZgszeIltE2Hlct2tDrOebdwJUo4c97VMGLg0SKz8K",
-	"NDpUGbx/OJJU2gieRS6WD9UNnsladS2I7iPmK1SpOxbt+kwil9YJ68E9oAClvCwXCGkx8q+Y9I8sd4EK",
-	"OelqF4fsHSLW1WVQ9dtaPewCs511BJzpzwcHekg93VGPKivq4KEKdy8gbysG3ZaGsYoVdHQ/xI8YWJ18",
-	"4PTwJAqvQq+SQcq1aF7H9vTw9XAx2L+7I4U/5lBMnbAeYX6Dc/0aWr0HOch2XEC5HSBzGtDn9Tj7seQX",
-	"ZvCfTr7g7/2INe/P8K56HhgSwW6bY0YscfsxSAuFyRErf8tEmnP7faxHEIMAwss48/dA/aSGVbcyey5K",
-	"s6A2nAHGLw2En+sncmxm0HjbhPU8/yGctxDtDu/1qxEQ5aAqZWNLGj/472xcDXbXX2/d4WB5HdkvU1Os",
-	"3A8bj8DLCZyy7qH8HfSmq5AZUaxtyduHg79053PbaME43Xr0R8cinvPXHu68eypd4LQipl/M5rnEjG7A",
-	"sqSQZIuewKAFr5cS91ARVsr5AlCgwkL0Yi6UzCwvvJCTqqzzU7eiZ+D8nsi2PdG/ri/1tucoxURqY7d9",
-	"2/M8DIT/frOY4lI8zv47BocNOVfnciY/wk0uiw7KuDnTIr+whGm4VCJDI/YM5ezB/sH+4MVBxDJRyiuR",
-	"YfF0w6S1Rpt/WaqP5jOBxdnSZ3fWSX920olQ9OLhe/c7jDh8a3yl+5lxOMf//OS5nDjRugRB0VjrHi12",
-	"3+rNuCp+kUPbhWztIFLhrnRt+2sAdW4pNnzz8p0z+nHCperJyKPW3kWIipWDiGI96KGHkAriShaVK3+z",
-	"yr4SN2ZEd3YCP53RF2yE9rQCzOj7EMzo4CsBM8LFWQ9j5CoXvxjMV6iBvUuDbbTe1pPS/fhhfWtvsG/v",
-	"zDRkrwzThpdGIyfEDuC9hNyBh+yC51pYWxOwU6i0NVZI3eCiYpUyMocGwNr17KCz8u74/OXP7Dbeocvx",
-	"ziGYmB+S7iJL3OutpnDiFE8Fs4jf9+WmbT5ZlyKfY3mHjDc4L4T2r93qNwXHnt3PRTda6RtohN0iP+g1",
-	"EFWQLwst1lvWNyLykJeQP3+ENSChDLRmv6G6jw7lJmm2zJGaXYCHGUFvYxU6mmSW+IjelIPvmLCQxgs4",
-	"0gn0KzjyTdNKgcgqCip77d+4clmsej6JvXUG6PIGEb2QVbDfTl+jf8puaX/I3rrGsjh8rLB9FDYXUoKZ",
-	"kivNU4/3WFeLy+yQoVOsDme4um/sTzReIEYNCGfvWbOXq1JG2K2cPidibt7CUlEOWPcQjeQmDIxMizzT",
-	"vp/T9ZQbjIL4LYZ+EUPmOCa40YA7WC5oJ5yXQgMtcGjXW++ab7HLeKyA8R41UjjsatRfD3Gp/pAdW0p1",
-	"gAWgZ/pXwfbm1HAiVs472EsojOu5ucMXyMrFqKzUXy3PS+oB5zmHPnn2iFbQcUplga/RR1WQDOuiEI3O",
-	"VoQOs6MBTsK4yKSAfTpk1JhK6KAvlaV3UF5i1UPH6B/774fg7BqR/6oPCwOkBqX/4wUo7S5Ww1siKRg/",
-	"+UubnIEV/NExjiV1a4kl4wrAApTCVCWq8rBArnWCXQxoVKgWsELDnahVp6LFblfbYGO8UjUuilxw5bSq",
-	"x5eDTa4E7HB1qVBLXdQSq+MaWBrrJeFINwOsfALfNiBj0f9LwQy/hIwAtKbsp9vjDYk/LZVJn7BvoaWP",
-	"1Q21LAFE/phXKhda++OUHIUMBI6zyKgBmiTHbgZdalQfhP2jtpi+58s33vWae3b/XDzyuGoLALdkXQqM",
-	"a+u7dKi69JpxkS0GxGsHYzvLlKssB7W5ofWAWjMiJemO0iNn86I0PqWp3YIolBKp0S6XMHh1q6dUZZ7U",
-	"xW3FxYVMJc/hrp8KdvbjLw4quXcGcHR2gQCiMIrVBc9ziOJQAy4AGjw7O+lHTAsMPSUEHp6wQrneTlSt",
-	"3jNTsQA+ogpD4a9+hKJfKz7X08Kg5ESdoYfhE8uIGgEP3a/zJBC5Tpa+Es1yrMh+6KzQJlYH3/8H+0X+",
-	"DYUXAOGwN/JvVnPheR6Mw4yYzXO0vAJVpUctD8HWSm5vXSTiw4ckVv6RPpMK+v2gLRakJFgOCVHAZMhO",
-	"7CskGPkfQfpUwoQypcvN4tgcsVAeZNCuEIplyr5A1xeFjur4k1WJFEEBuTfUQ/a2MpjIgA5lDv2R7Gtr",
-	"bGQJbRrxXUGH8nV7NJvULGhLCYTT2rARaPLNy3fb6tLoxn8i8w/nX82g8VyKrEEBz2bharOQIvhtXDWX",
-	"VyHj2sBaxB0YWc7YxTWpsrubc+JOQ+w8rKEuSvbd8EVQDw3xl7NrPpmIkh3YO5RgPY8Z0I+of7ZUuVQC",
-	"spo8Zm2C7ma0KcFbGzmUutDOBD4G0K8XAi0lhAAF7t0r6GTHKjzazJ/sQzYv5RUsMuLdixqEi1Sf49ev",
-	"3/4+enf66p/H5yej8+PTn07Oz8CsiNiLfaajWBETZd9blkkWLCWrSt3J7WiVScaAfWjZ2hyA0xzjOKSu",
-	"L/BRUFNcsxTLnCERYZRyLVgPbN+ZMNMCzZo5N1OPYTq2Zi4ZxkRhcFMD4RRM0TAU/69CKmeQ2eEiBpo/",
-	"PInyK1a1leFTaWGDnDSzEp31rFiwfyUgAhsxiZ49IZqIAFsVxsrlM9hDw40c52LI3jQSWQBO2MUsBNNV",
-	"ao+Rb8u7qz3gKi1irNwFqtKux4ruygjhP4Ce8hkv1o4EW9zawGAyo2ehUOIosHztjlo9AHQAL4v8+/r2",
-	"wTQ8ULd9ZkJoWVms7t5MsQffgrFhr5fiQpRCWWEvEc/PHYqhPadIN9q+Mab6YG0CrAQ5H0oBRj+6LIL+",
-	"825jIe/RKvrExo8sddP0NC6B1zq+sCQb/enuFpD05FaFJM3xLCi/FUGp7qB1bC4qnTi8Iy6DyO+qOiGE",
-	"kNMNa9Tl5sG5i0JGVCvsgX497MClCyIK6yqG8IHsK259il/4UC867p73okedKAVda77/CeIotW/8K97H",
-	"n4QBQfiQXZwIE2zhx2TgOvSBJZ8BeqDhLKPuCo5eTI4fsqQtIOiikAAS62Q2MicrLw2E6mPlwgpHy6OA",
-	"A/VDwhDmUhrvVcC23ixRVZ4nrvsfV6yYY/YDvlubpEXIgK3GI8Mpngg4ofscfa2QCU8mgBHfoI31gl6L",
-	"1AzxKAnPM7mJAEa3YmdkM8y8ykp5YbaSdb/sJlwyuWtfIdg4796eufDmHVdkAp6jiFUqwyrFWIExUTT8",
-	"T202KWLsN+zSEHbamrIEvJd026tJA8x7F/CpfDAT5+D5NV/oGs6/H1HTeGms3YDKitdQ1nsFgyx+wMfK",
-	"ImyhU5vrzq8Jdh558Wa12xVp6BCik1iABHC9MhMQ8+0lGIJMRYIDeWx0a6ngG7Mk2M/EZcS7+BuGb9Bt",
-	"6q4F39UL4q9JVcqkHyuMK0fNcXGcmZyJkTXvk8gVpbXc5V2PyZBi49ovgAP4Yz0qSAa4RAxTQiEY03OB",
-	"zmVulwHjh2I2N4tGP8GixB4usQJvAxWSArlxDILbuckopZSX4LuJ/4bbyWoXbylA045Vxg3H7pjkrKav",
-	"yIYsgRMplosvvLXM1cLhnjEnVcEUlYrxWGFQHb/+kN2lPCKxIx8Y73H/865mv52+8gDPlphrF+6y+eua",
-	"L6B3ybt/ok29utBw/0fgPlsKaNqxn0iC0tyWgbWJ0d/BGy4vLj73zLQvSpYSIwjURM8Ol2WPhBQ3lYFb",
-	"c5NUIUusI5SVq8VphSSznUK2OncPvRtpMV80q3aj2kSucZJ8Ty9Rctd4KQX5MrUSLFZSpXmVkQ+R8TwP",
-	"g2QB5lDtQ8TsBzxOLp4X9s7qR2G2TWiRI6yjfXGpyUmbxNX+/nep/Q/8Bb7u+aKfOJnNkVVJjbZDK968",
-	"W/itKudLswTc5WnyA91aPjORR2Mi88WDPSGOODZSvMUNSIeVkB7tTq/Wc0W5uuuSDe25vJ7KdNqmcUNq",
-	"QMJ4moq50dh00ZnpF3X2FqaDUBIXVLdydiFvRBYrUDuilpQ8LNkPs/HY3WQ8zBB2WXORT6eSmY5Vj2cZ",
-	"5nuZgs3lUvGSJN7lHjFyJrThs7kesgSRX/7q0o4wTbklV07HCvOVxjn4Q80iFxGbVbmRAwi0YfIRrHUu",
-	"jSh5zuBW3ZrDfwI73JVV1pYPRhA1relgUGWxE+0IVc0sFdJ/IS/r/XJ6lKVMe+PgipeQXGefwPf5O8xB",
-	"WNjhJYCPfr/drP17J5lthEe9RPVfsYsP96s9X6iNAWzAtZAP+YSgRyjyb+N2/yqqUvG86e5fMghywct/",
-	"0H2beObhgW/BM++ynAhaCYA/iguf7xpsslvmO/qrXaqR+7V20rd1AHHhW3LbzEU5cHmLLoFbBkBPxInH",
-	"PL2clPYbDimWHjEgEx1hdrRzCPiIblGy6+kCE6f8xUxCWjHeHdlPpJg7CSDk3lGscm6EShfRct99iLjK",
-	"mRiyUwSbAhP7UswNuDiSf7z97fTX49ej05Pzk1/PX739FX0LPp/L3wAN+09OR2cnp/88OcVO/bgOR+SI",
-	"Kq5EaRUQB2sFM2VlMZ8DOA3EkWkxdax0XlyLrKvWq6b7lcnHb7FPm0Rfx+D03Uu/2GI4GRKKxJ6lkKQr",
-	"6RgfuG8D/Zb3CBC6JConXVMCFT5Cx/6iMmkxE42hVokbWtW39NjqDylFKqCck0P7N35hBKXnAj11fJqW",
-	"iATWgjOXcSMG9tmdjT9wRRXfi/2wjO/7r6SMj3boXUfZaF3HB3v0FbN63/oSiXHGM8Eg5dOruFbi1x3F",
-	"w4rUDQQA1AYG/H+bQn7vSpTyYrGloEKlqGzXS6CQ6XmGa2kGfkjYdTNvlSqzAm8y6/FY1WArJNFmRXo5",
-	"qPOPinJ2iNbQHrQ1ZHMuSw3ez+QWrkeUZFaUEXY+/JAcxYqPNaIWmqBbqH3X/pD9vQh9KuBf5foSyQDE",
-	"WsQSri9FllDVj+vTGSskE3hEYysabhh8OmSkob8cTR3Auak/L0zHsl8VsUuxANssVm4AsKdoMrt4uISA",
-	"wujsJ1xFaY7okzCqm5bWLrIjzCptoFRqGKsEKEK2ObVZaneUiX9XPNcsAbstsatam3/+oqtag4K4WOXC",
-	"vs+LWtJrI/PcLkIl0LPuICbH4qIoaSqprJwENAxhBLwQBIr9G8XKtz7Eb5Vq4sS6F/VO6jmsvAK9iprp",
-	"qZ2Y1pgOxK5mJTcisvZx7ZOE9wTEuT4DKQLP0yNQd4F4m6jlRs4r36LBEAofruSML7CqbSa1JrbJfiyL",
-	"OWlCqrhWoMy4r2wFu4ETHCrjj+9La8zxRH76pXdYlViGq+sS+q5EmcnUPPvdHi0QLtJLD0RLlQpQe0Th",
-	"Tzg2wHMghOd4tzURKL5nz5xlFBtIQxRQtTxcJdQQmgTZsd4kXY04PJolDqDF1b/XwYldAphze+yaGyA/",
-	"yRaKz2Qaq8Y4eEIdEifYQ42n0yITzjd/UQo9ZQCpopnUuhIEOClmyC8WyKLdG2Kp6JAdYzowPcjzUvBs",
-	"4QbQhi8ILgxL/GEcbMwcq16lBUsQK2aAA4C3TuChmWEtH/t7KRpZfbt2l+d2/15E+/v7tHT6yP0Rq0pB",
-	"BB8MuLfHv53/PHr5+tXJr+ejVz++Phmdn7/G6kFXs4t5yLJkxbVy0qG2VN2ksXK8tkfJ3wnuNWW00eyA",
-	"y5mD8QbRdHFFSMmJvXk0K7J2vDAkh7fHlZm+JOK5f7rhl+Wh2ITm28h98yxD2CC3M1vTY5EMkKqJjrei",
-	"zKK/hQcHblP+QMcRz6AqroMAPGW/24ugCGo6noCh/4IlUsH5HcF8Sf9omVWgEnVdlJdQuM9pVyn8TzcL",
-	"dABhT/gzYZaOMx4knEKPVGFGqIElR8t+I4dtu1trPkunEd+exnroYTyBQeAwnuN+PnEaahCnVeK6e8GG",
-	"X45jWpaODzQo2iGrfyQDIDII12kTud0QRp/qEFsB7Hy2wdna8HDHasXpZsHhPgwMRZTlngKcMHdHMzhm",
-	"naRGGV3wK733Rx5dXPyPPLrYFv0LPLpr1vNLOdnUlh7p+VGPNJHH5keagskr23W9o3u2iZoKU6xq1+Wr",
-	"T75ud2XgnJz7ZfdQoXSl1RPpfvzIWoNWhnycZYSTPJuTX8xBaO9NhPFds4eM8AqhFBZhtadFnt0pw5/n",
-	"PBX2F1Fql9boQJtrS/TI/0lwNtYiQTzhI2zWBleSSosSsIe51lIbrkwCPkRsd5xgfhS9vMt6wmGcByjs",
-	"0QBtkTqB05BStwqchlM8UUEgfd8X3O/2a2tP1mw+5ui4htT3J47S3jdgGATTNnd7vV5A7N3iH3cLDNtM",
-	"9OCQPNcCulpA2rkNtocsc7c93fV/Xeu8/wnYQc1Tv4H6v423biJMsG8PFcTR2ntxXzZpT7xVgRVO8UTx",
-	"hm4KfW5G/NSgXFSKt/nxoSq7TQQTms5STTTIqGJL9QHnHpP0jmnuApcYyaVEGqtbWt34BkKzPYKJgqCn",
-	"CMBDnZ1XzTUgdvUjpnhZgik/XlCYPWIJRDHtH+C5IAOYXmAkM51gXJpbBd1MxSxWlGPmKh7v4n0exipW",
-	"A8abQX4E32hgVRUXPkUaAXDgrxqr1FntAUpLrBiUDJvFXMQ7hzGBm8c7H1ysOSglyXl6qZk0/SF7ZXQQ",
-	"TqcKMfti1hT2WQZc2/E5m+fcfha2l+k5M3o+yMWVyGubYbzAGLg0i4gpAVgikESg8bqrb+sfMXhxSAJ0",
-	"EfJ6VrcybgV2dY2l0lMBpFe/gQGLdW2vDL6zR+dqpFkUShwy7gB6uIYmL1VuEkAmsrzRbgJ94GIuIpZI",
-	"fVKWBZg7jCXalFVqqlJkL/H+BPLy+hHjdTob9BSC0eGvZMh+FddBksSkcNF8oE22/JVD9hKo2EceIM8B",
-	"iAHr7fz+lILNRDkBf5YpsD6SprHj9rDvJEIeYV/Aa6m0XX9c/BCX1ZOhi5e5LAmZCWWkvX8BMKmM6Us5",
-	"n0MiIJC1z4Lfsw+GpO1rCv2n1BmgrsqwZ01Xaz6O82LcD1IYmKNb3N16MPDdcMN+O31lv6RpGTcV9saU",
-	"rojRDr18NmgOetbNYI3XIPoG24nLXi9BrP6JNI4ZlWkpYL14PsjlpSBDukfQsY6Vzbi+1ASjRBhFGix3",
-	"iAxXZhpZxnIJyMMiLYWBDJeIzbnW1/YaNLuNWArtbiNmv4FbuhwOh30qGQabH7lbvPOnP/3pT/FOAqh/",
-	"XC0sR5ybqe/rVfMCS2FStVF6xBplllCpCnsHvmKg+YwbPozVcVCf4L4Y0ldNWamUI26otf0JebDfWNIm",
-	"im8N4AteDIX1o8Temwi+zAP4HjMSUbiN10WVZ0zcpEJkTbcfJCvqWDULPh3nafNKvMOBT7003FYbJTfP",
-	"ivKs/cefrSt9BMo9r7lmvaKkehkCe41oecei71b9GVzhsTS6c4fN7JUhz82cJkPZliAA1mEJbeDRpi0c",
-	"1ereOrWQ5lnp0j71d22RiN0kq9za/nW/Icd2GSy+2/76Wqtzu/55i+7tGkECHNzLagQik+shgi+s9yEj",
-	"mITUTEjMwFKMj3WRV0ZYVYH1kqxI9eHe3qSSmUj6CFHp3HhUuXcLX/IhYVpMZpi500uuBbcjHu7t3abS",
-	"LD7sqeI66UdkiIQgiFaMVWNtpKmM08pIvqJ2iX0Qh7FKUqdAWiXVitEep+I8fDO1QBGLmbo9+FJs4jQQ",
-	"Ki0yka3wmrujsFW/uZvkiTzn/huffeefq++8rMlwPeMhJ3lZb+smYmfv1v25mau8cTKeneXeWX6vrSKH",
-	"eb1V3S7z7vXe/yScIBT634Dj/F7bOBGmsYfbc5+7HdrEgb5l2dWc5Imc6Kso9tmN/rm40e91mMiVvpn4",
-	"0na/FOq6WmwHvO7Ujlx7drH6Q9cOzsS9RNJwQYdAPBeES00JepdiEStwKiZv0vngTZFeDs5okMEvYpGQ",
-	"Rwt1VqgrC9L7qLy53yyMuhSLJMKmCzzPsW+LsuowOShrTxLUCTJtxNylBlIlHSAjScVORSY1evaS05Mf",
-	"X52Nfjt9nYBJoIVhPahrAocYLoCrHupT7zCyKdzlXc1mYlaUi/aUPi2M+/Zt+YCak6x0Bf25Y/+fPTGP",
-	"xBTODC9N0xXjT40/zVBPv1HaoAawWkc+K3mF4fqyuwfscTOshCapfzNAhwRUDTuKP070X2yvA8XiKhVH",
-	"4WE1gG8/L8C1ZFgvgbcAFzugLVJowGhfsKn9TcgJ0cBO7UmCMaAPGvyO1+w44G+uD+KQnU+lJtjJxlLD",
-	"g+gnmPIrxBukmoBDhHqsgbQp8AWgDEHrJ3RTwzMag3iu/1xlX72YC5XUTT+Fygj1QdWVllkSseSCS2iI",
-	"V5QswS+x/+0P2QnVKOC7hsU85LDgbCZVZUQXgMI5bPTHtsr9Oovs7dqsr7CHpf8WKuzfvHxHdBaAqHRW",
-	"1CMHaXX04U/bqkLC835r/0HAMJV9jKqz3s6wZLK61EFlFFm2DNAn8QMrgNuoeGjKodRwnvPFYcgAyE3o",
-	"w8Y8Vi95np8XBdXe+oY1CGZyGzv6j3cO2R91qJ7FO0bcmHgn8n/Za1mhRGxX1bJHx2tiRbBiEE5mvTux",
-	"5uQ2LTIRuQhnBIG4Hz4Ami2aNP0lfsV6Ct2k2LPGFWnualS+AnbPtCt1hD6fwC+H7BgX0LJJEB6HjHqb",
-	"QfIDoABgGBnAzYH7utbKrd0rT1Rm925LihSN/kTGnp36jM5wh4fCLmbEYKWe7b6nUvFOVIYQ+kJ5Bmut",
-	"BasmRUwV12tZqlAZcNQ1Cp3V1zZATdx1+KWS+vsiuDPAE6J243OSG92Rhu3aBcy6TTIvinxV6A2+5RsK",
-	"uxlacE8y8P92KQw/bTHUBslDARbPcBkKHWrv7Cwyr3HIqXl3Dxpysf8kKNtYJf/DPYaJKwf7L/4y2P+L",
-	"FTEH+wf7gxcHfZKTobhzqWlQhgfJGYn9vqQBcT+M1VKrL8BDLiW10gZE9EI1jJ6jwD2A9k+dzuIwayCj",
-	"KMicQmmElSqwOFCnAqswFg8uVjlHkLDthdxQz3iScBt823Oo7XMNtSHaSLtAWMuEKPRmcIvXia69W/vP",
-	"ZuE2fyKeQ20+1OYzOdHq2HSTKOiGm9QdcGtf8f2t8wHHSb+BIBthQa7erokwfq+2aPAWRf5xbassqxh5",
-	"KnRp43Bn5LJI8enraeHacogsVlZzGVoR3+igYmU9NqWyQv6KHm30pu7uSrVF+VlP8FRWYMe5eQ73fS7h",
-	"vo2ONYX57i0q91xv14ER2ugtu8ECrrCyCwdwM6ENQgMvRQGBm2NLdgfVGJimAahyCOsJbv5aN49YcgxY",
-	"/Ids+egkZCTUWjlCQXIj9cUCJ6M32tUhuKUDsKOyiUbXYgQOs6+Mg3nsS7AOehDQJITLYEjAYMNEO3hs",
-	"5ouQ3M2A+Eh9psTNHJqCHezv+3cJ39R37CVG2yN34ZD4yB/774dG3Jgh9gyBu7BpSMLEv9n/+z//tz9k",
-	"p5VCwLFCpSI0QaSOFfUXGIZ9etEUq+0mVQQrm0KKNi5MD4HFDPXzRX/njGei1bD5icj2HKh2O7y5Mccn",
-	"akji5szww7oUGsBhtYvzHEh9JHb7eykNdeE4fveKVpha2tOJ7rZeYK/ualq4lSNDW+m5MlTJrM5MP3M3",
-	"fWzc7fsw7HbwlYTdaHW63Hp15M2tdYTt8EuRCmXyhQ++Av/9rM/QXV+euJnnBXD/hf++RnCfLrW69Pyv",
-	"Hzpdc9g6KnIaNcuLCYTzssG0SGsUaEh20YYlY67FqCpzwBb2l60IR4Edq6KccEUgRgS33WiwYWWRV1GS",
-	"w3oOiHNPCmYKMEpr2V73po1Ycmvf4AOcrXnOzUVRzhoqzyydJ/0h+0leQWv71FDPRqdPXBfdrjOitK16",
-	"z2iOJ3KguS/8cn1oT5t7A8Wqd07kJgeS3Fvab8CSgLBEDH9t5tMKSfXZrVW3Xm/ZHe/myovJJjvlO7HT",
-	"Tq1qxd6xCY8u/H6XZnqiTCmF7kbVa36twNt9eS2GLQBo+FqUAuDuv3I/WQc9eA+1Ez2bUAV2dvckcV+7",
-	"GR5cylVpOfh7/pUeYJvXc3SJ+zPIlUhu685CZhoxUP9G2GXoh8hVhP8QsXGRLX74kLgWRvSeu5pZGcx+",
-	"O32N1f12FMhw5fM5JlqACO/XjaZZS59pxjXaf2WlKBkuLyaaSYMRMQ+fgKj8lpwXh1RMj52VoGFDD2vT",
-	"NZSzQz9nar+M5q/vRkN5wC5/xZrYsZqX4kooxLoWQ3aM3YsIP5sOEHUsgk9vUx3smi4J9e3oD5+F5mCZ",
-	"UGcGCezRs5H6WBqHUBnV0yC9S/UR+ocWKnMMbFR6GtqIGe3dws5i1QC/EgOuwYP4UUzKGZ+We9S2p5to",
-	"Z5m2W1tDVRXc2WKNtvO/N+BT48h3yCKAGXe9MDjsYHURIZsUc+HxeaGqnZtpP4oVpSGXi6AW1/NSuNNy",
-	"U2Rt6LzDPgCm0g4iBvea+JXPc3A3j/DmxLfvPWJJ7TxE5H6eQZqb6+/Lfg5KIci1aWV/rJBZOtXAGn29",
-	"4xB9NmL/PTh+92rwi1hE7CUAfPSDJutzKbJDKGgg9yDaVkKbVg7Jr0TIPo71+Ra5JL8SOMHTlQSbc7Ei",
-	"BUno54qIR+OR/Eowbgl4IjLPKKHYoOHdYynXYiM2ya+86j9CZsQ1OPUCZllJswZr4gxv2awNoWAwokML",
-	"on7eXZ3y4J9HaAL4zbkR7Rpv4ESEnWumsX9hPkMgeO0o0JM8Xmh3FOJv3W5CVTsIJYlO8Nn1EvsvgdJB",
-	"ZKcpXENnYN9q+swUE2hOhBBLsUrsCclzkUs9S9gLtCiIEvtortrHpM86BTQ8bYr5qFCjCy7zqhQJADc5",
-	"oDVtYoVtJzmjG44YHxdXgr1wsTWFw1LZEevdHRHckdrw0kAcS4lr+LI7Q/eH7NcloOra5K6/fl3aHpDn",
-	"dj2Pdoansh7g677gzL0vJpEAm8rzgAms5wHON0mb1BBze7fw74ZeSU/Ezz7JOtXO74T3zUFJZM/q0gC2",
-	"aVlpf/02OcckbtMKt2T7Luxv/zSfO13mW0jAu8cBA+eh27Z7Wsz2sU0gK7YpQIIZnihzrZPknlPXPpvU",
-	"tXscCMpgWydx9spKPcDJFB6ZdlgKy3+94bVLLJgStxDguTbLrJ4IphmmdAltdoGDsx7PdcG0KUp0uvBY",
-	"2csOuNXe2Q8SxQzPsWjRrpMry3Yda6FKHN03hJFh/6+wtrIV/KFSHXz+kbW200qtZPV2Kb5idn9qrYRQ",
-	"hjdr8Drou6zURsS9gRfB0upHJwYdfLUW/WmlNjTqQev6Bmr/iKVhWK2jGn+tM2AExPkR2spqst+7tSeE",
-	"bIrWEtTkB/Ty//VflZImYb2ibE/jvZnlSQ3l4x7C3F5X8P2P35Q07L/fvEaQn5evGLaJ0oegyiWYBGsP",
-	"ecq1cHmwc1H6lGKALHL8P3JPkAvAPZATjDmUAkLZfKzSqUgvtX8C+Lm7/6IoWaUgI9YKVmasUCY55AQE",
-	"SCb/OOFT74UjoOxShQHx054/61nJZpyEAizhQRfKMos/duCIRjuwK5Z+nuLAA+Ev0UBzlOW3+mbFl7NW",
-	"/LdGvrIW+wP4o3EPK8Yyh4/gDe2RP2QIHxf3c0zHlzd0ilaXSv6cb9sZwFovVok3fcGu8rtBovWp3lgt",
-	"j2ne3Xm1NGCea5Qb1FglgQiyTlivmYXzIekCf+4z3si7dUAsUHIytM9S6k7Cer+dvh4InfJ5iPuMEWr3",
-	"QJjsA/0T8TIFqhNvrwCLoB/HRbagpjMozvCTnGzcdbXsLh/Yj4qxayBC/Ue8gzLszcn5z29/RAnG8BJk",
-	"EMGFeOd9csjuBr17XC3Ywc0NVgbysRbKENp2Iwqe/HGLSU3+yEcY/v7hw/tkyN5xM9UOBZBWp9SEae2+",
-	"osdVrCAxiBG8vdTuPigSgI3MuOGHVuYroamKKCtIeCd/qPeIzjVUCZMqEzdCQ8cZPMG+zQZMKyFZD6Ir",
-	"pii6S3WMmEFu81v3adqu1L9hF5X9166b1Ebbv+zDdjMS6B/zazUTpUzxP+fixuBfx2XJF/jnW0BGgLEI",
-	"r+BUTMRNwnqnJwf9IcP+zPOyGOdihp2U50UJmGYuhvLngwNoaeT7V0BV0Qqkgu1lAdQTfIZZAM+Z1puF",
-	"MFZG8Nt5swMRaMTrDeYwUaRyE8AAR5jPUQwfxbi7GY1oxtqdccgB9OmdyAGtS7//nJ3zuObAA44WYAnQ",
-	"l95P8bfr/TB8gKNaXwKxClpF0uwtBYgAw65i/u2JmHqCp8Pv7iTlrzUq8uRBjgccHFetv0omPSzQER6s",
-	"Ffn+LjezTnK9G+ooK3XYdHh1ZdrHatrIKtVVOmVcs678UZgKU0jX5OjHqofqvs+bjZzabS0Q6BuH+fns",
-	"jfyba3oIgRrMowXjBMvjATDA2QVkMkFVjEu9hS6Gqal4jh+CcJLlRFCv+5QrVQAQF/jnRMZ6BA/G5qW8",
-	"4kbEiuyIiBk5E0VlIjulEtBx06cHQbM4cge6ro8hlGYEObUu1MOKi1hBDqC1HYfsdVHMxzy9jNyskbU4",
-	"Lgd5kXIE8JkJw60t4qwa0cAy83nEx69fv/199O701T+Pz09G58enP52cn/3V8qgjX9kvAXC8uFaeCnAs",
-	"nl/zhWbeUdkRj2qX3Y+I/mV5bXc06luIQ7VoYUuYkK0sqKzUev6z3mH2HIpaQ5rrXWbfRgyqDpJ3h6DW",
-	"ONceGIDyItES+lTw3Ez/dzduPYWHDvb3ASUZxQj2ML6Mdz4k4G0CcGaDne+teoDl7Jr9fH7+Lqrhm50c",
-	"qivhLVcecw3tfnOr1dqH52UxJoQXKxOgMx4mmQZT2GGllWBVKbTvLtoYlKW80kIPGW44tseFBs34wqV9",
-	"EziGIjsKqx3RYwV8ndLmuWGZGFeTWGEz5ULli4gyE+B1URgBJD14gS7ENdPCilfdEW56TZ+7TVPOz9Eh",
-	"D5rbNURKFWlVSrPYOfzjfZNuw+0JQyEQJ9x5D4wTwKQ3Iyfq7Su1byxgNQp8Fywx8htZN0SYSzWJEDtR",
-	"TsjFZzcqVrBKVgdBnB+AGboSpabO2dywXHDAZZeajSuZZ7vadV32YxF0EJBRrahQXZA9eNbuKhxOA9x7",
-	"KRYsJePMNRZMSzkW2ZC9NVNRXkst2Pf732E3lVih4mX1MKtJYHv0Q5YUlwgYcT1dWDICysdaKHIol5Wy",
-	"ylNalSWCdtjZrSnIqjmDjOtY/df+PpvpiOmC0L3pMCGCk7VrB0iVTh9jFE2lJe46K7EKDws2Jl97WNhm",
-	"ZyVWwWGBntdoSVhRIHgmgeikdqODI9VSjOAZ6LvXvFQ0lW8mbVdPqomLLbtNlSXxBCS+vNAGhpDqonBD",
-	"2B+gvXf7sT11r7RdF4ybpOXgopsZFfk5t9osSMvvUYptf/5jd5Kg5RC8BhDrEUtwtROmrS6M/Nmu/PV0",
-	"sZq3+PlWMJfm47euPgnNJjug1YPGgpeitHaWu8Ln8hexwCo/uGYnpn4vdpiqtDJ1asz8cG8PTIZpoc3h",
-	"f+3/1z5YjfQit06roheyQ9MVe17C/4clDTr8wU0bXHKI0v5C2NHVX3RtgYNL1K+7MRb1iPAXLsUC/3+X",
-	"8YdQcDqq+xQcDPehOY69YVezM4jtQOKFFeXMlFzpeVFSCWgb/gxaSWri4l+AgEb8Mqpx2NCUCnNHLkTp",
-	"giIOtYawyOEg0jfN0nnHJwEa1Vu79exg+ILx0NZ28DouQ4XYN6JQJ/bW0azIBBSOJoX9f0JtY2Mlta6g",
-	"yJ4l3ZA67hmkdm7I5HcTzatxLvVUuJRFeM1YzcvCoKntWx+yY9c0nRDtcyv3UF2SpTU8rXV7KXx7kWAX",
-	"rZFspmVRTaYICOBMoV3NHPhW5iGytRAM2unYjyr4XA7SIhMToYYLPsuTfmPZi2Uinxe5TBfNY5BJ07gw",
-	"EcoMUl5mDaoUN8jfG6RLoeL6qLhqq+DwOKCm9x/+fwAAAP//",
+	"7P39cts4tjcK3wpK71RFeodSZMfJdMt1apfjTk97T9LxYzvzsVvZIkzCEsYUqCYgO5o8/vdcwLnEcyWn",
+	"sBYAghQoUbKT9O5nqro6lkTic2Fhff7W506Szxe5YELJzuhzZ0ELOmeKFfDplBbpWar/SplMCr5QPBed",
+	"UedqxgidMqFIQov0mSQ8Jd2bIp+TjEs1gZ8m+idJ8oIkBaOKed/2Bp2ow3VDC6pmnagj6Jx1Rh3924Sn",
+	"nahTsF+XvGBpZ6SKJYs6MpmxOdUDucmLOVWdUWe5hCfVaqFflargYtp5eIhg0D9Dg6FhmwHrHhtGAf9s",
+	"GsKcfnrLxFTNOqOD4TA0hPfFtGnZ8mJKBf8X1V/BwjWMIi+mj1+K98X0MltOwyNZLK8zLmdcTOuDktly",
+	"umFY+udHLtB5kc8XqmmNFvDrGlnh1z5J4TdN5IS/Pn4VL5jMl0XCmoZbmN/XBmx/8Idsv2satP398cO+",
+	"ZMUdK5oG/e70nEh4gqRM8qlYGz3+6o8dv2kaOf76FOOWkueiaeDs0yLLC6ryYkUkPhoYOnxfHTt81Tx4",
+	"+PkJRn/Ls6yZ/Uj9s+E/pCsFvWWThMpGcoDnJ7uwpMPwibtcctVIwVL/uL6K+tvKGuovGkeqf3z8+l1R",
+	"eds0TEXlrRnli0OS5fes0GtHZuwTSWa0oIm+uCJSTkG/ATNQ5nUyoyLNGiehH9k2hwVVihX63f/+Zdj/",
+	"nvZvPn5+cfjwh/B0mGxkc4rJdSanv/TXXH9uHC2TT8DervI8axxinmfrQ8zzrDLEPM8ah5jn2WOH+KBf",
+	"lotcSAZSyWuaXrBfl0wq/SnJhWIC/qSLRcYTuMWeL4r8OmPzP/5T6sl89rr7Q8FuOqPO/+95Kfk8x1/l",
+	"83N8CzsNcXrolnBJ5jTT42Yp6S7FghaSXmeM/Ofl+58jQsk1TYkTpXqDjhZLcnGT8eSrjzm//idLFEky",
+	"KmdMknuuZoQKwj5xqeDuF4x0KVkK/uuSIV/KC/Lh4gyH/WNeXPM0ZeJrjzuhWcYKMqcrInJF0pyoGZek",
+	"W+QZi8gtWxGZ5AsW6dFSkhS5lH3JldskHP7PufoxX4r0a47+55zIZTKzK88FcB+czzNZEbZgjOd0leU0",
+	"vcrzt7SYsm9F1Nd5utKUnelBaI5JBXl38vfJ6/c//GPy+h9Xby5htFd5/o6K1bmWHhNzDuXXHPP7O4b8",
+	"HATYhBRUMZLxOVekuyjydJnoB8k8TxnJRbbqjUis53H+4fXbs9PJxcnVm8nbs3dnV7GduiQLVozFnIul",
+	"YvpvkmRcazc0TQsm5WAsOlFnxmhq9KILpopV/+RGsWKdb16yJBepJEuheAYDvecize+1nMiU1IyyXAPD",
+	"67hQbMoK4Md/719Qxd7qCfXh/9VV2/LGBZtTLjTj3O0tydT6VD4I/okoPmc7T+OhpJRvSiMtiEOta2Xx",
+	"+duTqx/fX7yrUItHJBGRM1qwlFyvkBTzjCcrUuRLLTFRkcK3WiLmCSNMpIucC/VvOtqLjj4IulSzvOD/",
+	"Yl+bj9/RjKdWzdA3zcn5mb57BtV9/Nvf/tY/WaoZE0qPhgXXrJRnYE6LIk+YBLHhG4ox9yzL+kaQuV7q",
+	"ywqmfExiVhR5IWOQCCRhd6xYkRvOspRQRW7oMlMD2H7Tpx7SyeHJyZQJdUqLgDx5IsjJ4Qk5GAyJe4p0",
+	"5YIl/MZOlx7SwaLIVU7yG6AV/caiyPVFGoF0pa9TkPxP6Zxlp6A6wbFaFPmCFYqjjJjQBb3mGbefq7+y",
+	"T4qJlKWV0Zptus7zjFGhrzp4DBRJ/TtXbB5oqzLJtc2O0KIGT9I05foxmp17LaA0bF5DkaHz4IvLoZEt",
+	"Cx6irEA75gtaFHQFw1nK2c+5cksuwx1IVTA6N8e//nOon5QBTZyJxVK9y1NWXbK1VakPy7z+fqn2fX/z",
+	"LqR5spwzoWDOH4os+JAwavv6Hhb5HU+RSVd33784gq8ug31VNvgXeCiqtvUxsMaSJcuCK7hRecHm1mjr",
+	"lmknCqsvoW39Uh9otqG9/frxpnHLs+wxR4p9ovNFtiuJ8DT4GN+TYhuJJd+XhhWd7vRGjYhAdzaWIn8F",
+	"TcMf25DAcrHIC8XSM6FYcUMTtmmbgFEnefaai7TKKSonB575Kytk03YqJijefI85PfXRrPfdZgXuGsdZ",
+	"6zS40KH1K9uMqrdSiGcGGaE7MWsTiDqf+tO8byehb7OEFumgvNe8J/p8rgdnTFizzqgz5Wq2vB4k+fz5",
+	"PE9u58nC/aslsELQ7LlrFFbgJE3fsfk1KzwDTJgZ3NBMsvqtrGXKrG6vfHkUrW+81vKRFcBydEadOfTb",
+	"iTpMLOd6B/J7AZ/NDx+jLTuGnYeIoCIGVEeMkqf+SyyzDIW1Cp8rh1wXOWiWvb/pjH7ZLKq5vk/91x8+",
+	"RrUOdQdgbksnVFWsZilVrK+F605oUOad61X4WtyH07aazht8M3TG2KdkRsWUTczproqJf5uxAvUE+xyR",
+	"s/xeGiNKkZL7Gc8Y4SC/GicWAzfa1i2a5XO2oGhi2fow3hdbjJP6/rjLE3f/77jpZ+XLwS3PeMKEbDfe",
+	"OVM0pYruMYx39tXgIJrFIrv4m0hy67gLtsglV3mxajXNgPTQao7gmAleeoqq5brc0Ynd9GKCvmxaMGvN",
+	"M7YnS6IDjy+lBb3RrNm9HmBNUWe5SHc+zKCaOVJrNeu/lq9svN2izj0ttLovQ4aIOdWKbd+8zsWU0BQs",
+	"G/Q6Xyo8mXhU/7mUisxpykgXZ4hWFvAOPEKsMXvk5JvySq1ewIZdlwfHO/MVSnN0tHYpe+fZ43/e8ars",
+	"g7dutfNQ43MVVlzh5RVa2Hg9nW5UaqlciaRyZ5o7eF27S/M55WJX+VmLKZO5lWtryv08F1Oi2CcVkbuc",
+	"JywifE6nLCJaccojcsMztgsVRJ2MiumSTrG3wWDQG3RGmjvULRpnl+/Jqxff9w9IosdGukxvy01hn27f",
+	"I0rubab4T5mLiMgFY8ns8TMtqGKTzJroqr3+WDAGnQ5CHEGfCzaZU0GnoA622/6Kcr/t8Ye2Qudp9Rw9",
+	"rdxZFyt21hmBenfWXZEidn4NeEvYo4oOthtCMRTA2rlgBYPu2XaLb9flS637WUXKWZeRjeUz+LtvytpO",
+	"nPhNfeneC1g1kQsWkWtGC1ZEhC745JatIpLrIRxG5JpKnkRkrjLZZjG1LGpM80Fz5U9XV+ckL+DfS/Lh",
+	"4i3p2rkQlVvZsxc8mfZGb5iIZiD9YpFEpGBSRWRa0MXs1yzY1JypWd7goIch4gPH5Pz95RW5nzFB6LVk",
+	"IswyrFbcOLR5sihHpUdoxhaRe3Yt8+SWqdbr0Jp+z/xb98uQ8FuO+mqVOB2X3k2aDFqE2Cc1SZaFbKUw",
+	"1sUc6L7ayEZh4J0n7tdt34pN84Lvan+q6pfrl+x3r4YHI0IJiHXdw+HhUX/4sj886KEL3omuGGPwLwgs",
+	"KJ+6OhiOhvq//wofmF2tX3URmkpSTmCDqKBn8QhCfVeKgV+GTC/Dd4c+nHi9ruydAQ0MyIm5STIubvFA",
+	"UqI7g+Ad0o3nycJE7sWRvnYw6I+nJC/Gwl5HdSdoBE5MeFc3A29Ce7kgXPVIQgW51trQXX7L0pAHpnYh",
+	"15irIhmjUpGXQy9yK0gXO5sg/vPy/c9/pdkSbA9z+ukMX/IjUR0JlWsTZq9mTctgSQyGygsXQLzOrc2S",
+	"NQdU6TVUM6rsVsDfsJJas1I2SpAUSxFeEhEMLyyDCUck/u9faP9fw/73k49//EMcvgcqkd6bxJvmKEav",
+	"DS1xM0b0tecOX8CppZaFkC2tq63NnXhkvuiBfNLLo8EUEbwRNt4B0NAFkyBRrZ0xQ0ZUEknvWBohX5aN",
+	"2vxg2xl+4rO5+TBuPFg7uO5ak/kO1Fq1luxp2DCmDNfSbuR+CqaFL0b0f62YmmpWfIgMaL3nP3KWpW/0",
+	"O0GHi+4owCuLJUNR1pl953Slr5yKxTegrPpLjI1HdsTBsyRWmihD8v8KAw7uNL2GzMv+7mh5fnBB798x",
+	"KekUyPtkwf/CVuvLd50vRTqhUjI14alsiMg2wffUhBb1IdgxhbjHgtFkxuQxYfOFWmmWS26WWYbxkBXL",
+	"w1bj9WYRcB8Xw/pU9H2JAsZSsoLcz3IyZYIV+iXCVcOlv+AFk4+yK7e032dUqslSNsi9b7WQIpdJwqS8",
+	"WWZ6Clo5SvIiZSkwVC4IJTfsnkiM19Lz2W/AjTwMNhZOnjEx6+3WzBpIY7vny/cMY1vRGhVusk96u1Fb",
+	"r+CJArp/kgsTT9AjLsrFIludJJaN2eUzkystr2BHzpj5TqDZNmC312deN9K/owXERenWoJNT1yR8/ODa",
+	"hY8/uMbx17IHO8hzWgSWiyatjP3eLDeRkQkaqksJXvrSsuCky5XUbKZ3bKwIwGAw5l/rBCYLK6zsB+43",
+	"M4fG7SnFl5oWa5Yo5CBUM1YQKlYKstfuqSRdsPrDWUyLlRada0KovSKizn2+zFJyzXrkvuBKMWHk1Yeo",
+	"kxarCbwaCokyE9+Beu2+hky+NjXsaZorxaatTWBaGDSi9/Qp+q9tvF3FyO2hG6Dt1F+AcmUbaeTSTe8J",
+	"zoc1+W1zP2NaHOESL+OU5AJieTUPT+3lCyIKT/VTmoaCl1lIvvlZX9g3YDcxWqAjXIIEikwKrph8qbQg",
+	"wIXQN2ZauWHMtbbv5bLhpjCLW1uw4B4t1exdntYCNkQu6hEyo85P+T0srtaobbvgxy9yxRLF0gGJjVk3",
+	"HhGuiBkdSEIZVXreNgjX2S3utQA9FpXEChKDURgb4Zp1kfd6nORwcFD25pifFkskM5ZlovJbJiDiYCxc",
+	"dmR+L9CuYqORoSO7fV0u5ZIVJH5OF/y5Herzzy4r8uE5DqhH4EkZjQVdppyJhPXhMiYqx7AHuywfLt4e",
+	"E8mYnQpaWewlZpbXLFYn6sBDQV/zqZYXL60QsS6hxYl7ICYz3fWU3zGB+mKsVPZOxnp08zxlhTDJEXJA",
+	"fsC9lvq3eFHwO6pY7LvC0UsOJxx+bHmjluM9tw14X9mm7MSurt6+a5Ci7dj1/PRNoecWES7InGcZNwJb",
+	"hPYYyOOF2eQ3JAY29TzjUsWRnhswKPN5LGLHvdwj5TeKzfX2B38rGE1jNK0hYTxPuUzyO1bEmhuMhVni",
+	"7uHw8FV/+Kf+4Xe98Hq/Gg6HQ6SIOf3E53rBv3t1pL8dRp05F/hVafNyMfV62bLsKs89y8HGGK41v4g+",
+	"vGDIwhWLLIOk0l6ppCtndFHmRzjjmfU+EGN96K0bHSZzZoJYdlHWvfj5VtfZKT7/OsuT2xaGQi5Rg20K",
+	"ll4malmw9NSL4m8/+hoTtlPZYhAIqJynVKRabWcnxXRp/cG7mXQapcdNAekhz5obC+b6By5vM8b2Isj6",
+	"9PaIBG++CJunYBEAdl/OOZ+zK+PRbL/W7cP73RAvEyZowfOAIJ0LpMStcpIxhWymAkzEbd3WxkFfGXPe",
+	"Hq78y1aJMN6U9NU9kWaV9qA5t8AVZnEYYhZbQsN3HHpwBeFKcBEXK1+7LfJcQdAwnS8yvGNZxhOu6okF",
+	"G6/gWgcXptH695dlJ/Wf3vidQgL0fJExl3PSlFvgdqWKIjIMuVp8nj3cwgo6YHfWt/sNM5l7ceKG9Nz8",
+	"yeAeJowmM/Lh4qxvL/PS1TEi8Wf4MCK/gGkwIoPB4OOD72XxNsq/Znbys5h71lwG5Fq3oPvWXYxMGJL+",
+	"/4OWMMy3EIj0v7VYmUckpYqS7jWV7NVRLyKWEz2AAGNesJJJ5P4akc/LgpeP/wf2Qv63HsG1a+/hIQb/",
+	"Yb2hScbFbUSgCU1MEVFcZboVb3b/UWle8n+x/3iIj3HR53RFEloUq7GIqRA5EpA0QhPIBnHI3WjDRuwp",
+	"0IPuRB1YEQgMTHnuqZ3enzDk7UY0+HWPKxnUOGdX3y9uvoxC3xp1vkesebTZV3s4HGqB83A4fHpfbShc",
+	"fAtz9WO4t0fsDLaHbO8cqF0Jy65F62negVMhJwutnfQPB8OIvDu7isjryx/6L/qnGQUj8p/P3/ZfDIZN",
+	"ET8utmPHAO4m77DzCPc//vEPcUSoIvO87oCPLAyEiXKuQhVsjd3eczseHdG9hWK8qOdwYLNVRsjfB/8Y",
+	"/NcxoWRRsH7BMkYlI3J5c8M/gQ0hSdhCsbSl7TNkKjHsAAzb+/ECNNyXYEtrs3rNTfr5LVuhTcGasIrj",
+	"8vsZE2RGJTqNSIyuhDhkWlrbr9oIZJshMFn6tLpoV6g149HkwXCoKZBmWW83d1ZNiZtzYT+GslB8F1M9",
+	"6Daf47rNc61nWAuBng6XpGA3S8lS0j0aHvQG5N1SKgyGgYdulloVbHQDNWoBdQynORdO/nkkvb33zvF+",
+	"VLfXIKOODKLP/cAKfsdSxGlSNii2Frjowywh5/rYdSzs8zB6dfBgv+/9xx8eeyJRSd3zdt5ZkcXefC12",
+	"i/mBytttbb7Lk9sTeRu4zmuCdFCSRoFl1xl4cs6WCexJP5pNBWz0wD+ovI0jIJ/rgopkxiRRBWepPod5",
+	"kbLCnloq5D1cbiBg4icupiS2s44hgFFC+BWdUi4qXGfbor+G3uv3UJvgj2ZytAaHtgRZXZ8/8zumlRvQ",
+	"HGLSBQE+LyCcAYI1Yy3Lx6R7zQUtVhA3jUqCyBW5ztVs3Sq3GwXq9rc9buf4Wj8LFryKfrjZeFc+WrX9",
+	"tenQGun2Oyl8ziZW2dgCu/cbJfuSMFgmmTV9Wx9wfi96X+E8OCNXdWn2ufewqebDhN7D/TUvSAjaKpVa",
+	"HxjoZMmMTVzUxmbzknPNuBeVyiZtDFPO97EXIbOCbu3jjX7mIeoYl96WOC94aH+iR//Vlk7Ah3fJlIKQ",
+	"OS+dYeJJ+VsurgoogIfuMWkaeCMeSNiFfCLITKmFPkT6X2kVnzVKD6dzbZvBmeCK0+wSnq0kzLhU+Ty5",
+	"9bxw5mO+YIIueEM2KuaEbev7g32urlbZrg8Gw8GwOteDJxZmDT7sntoTlaxx1+i1zLOlYi311n1l4mbV",
+	"zWTgBBDJ1uB6ZQtVbcd1XXLF9lvVZu7TQOh7Lt2CFjTLWMblvEJ2B54T9OCV5/48CLk/pcoXk1xMbijP",
+	"lgVrmZaGWKtVCXkHhfTlcNguHth11LxTV0yqb0/+rTMut8hkiH+yPQCyvXKiG3V3aps1d8viutqw+OA4",
+	"f9pT0nRHu3u3HZ6DuYE/Rs1IvtBiRO5nPJkRriTAkkoyZYpwIRWjLljXuey7lFi3mYmCgUbIPReS5JBL",
+	"ZMBWMUO8hKhr7+zwIxs+j2Ehxp0RGZvVH3ce1r0rW03ve3r8tAy7h7NvU5OaZgATvEwyb7dKDWFdbVfA",
+	"kvoEQ0gmuzgLDMhYWnPrGY+Ba7k8mrWrDIKt8FfIHbtlgsyXUpFZnkGsk6Y8xOXO86yM9Xd0FzvZOyZc",
+	"joWJgiLdayZ5ymTtafh1UBtX3DsmFHuygXRqxuaES2RyR8MXYxFzATbeBNYIXowHxGVrcQmw18Zl6AUG",
+	"kfsZVcwijeIM9eQMXmwrYnNsapP9JOqgWd48ALAsu93taVMywi1+2S4Ku6D3E/PCOoMB26iSLLuJALBH",
+	"oAE1FwkbkEsmUsIVoZLEJ3743Ii8xpC78XI4fJHcshX8wcAkE/+9f3J+1v8LW43Wfh+U6Bxa4p0ni8mL",
+	"Xw/7f7p/8/eTd+dv32z659NWUQkj6ux8Q+v6A0hhPxhYwR0NNFrOW5Po9OJQQI+IwAcdQzo3hBMay/lz",
+	"ulhkK3CFjkX85ze1X/1YQ/ZpkRfKkLE7JIDfiTg2CuId85uxiANacnxsKL0SvmacsCYaLjYnecbIdZ5y",
+	"cK271rxbUjcRtGqZ5gIG2KCHly64hyLnKzfzZPH87iCo2PyO9XcMRA55tYq7SgRzVzMMsOncMraAY0gA",
+	"pIh0gTp7x77tPSKUCEhnwTxh6Z7Wu1VHjtctShAkQHcN5WR9SVNDSIk656J2N/CUdPXgZQ4j9QNse8fe",
+	"o3qyNxCKe615mVmVxSLjLG3lGbvliDRvifPd6bkJXf/4dErQ3naSnbIXQm6RFiE3vytzzO5JGmHrfYt1",
+	"28/ys1MCx7r60mJcT2Fc+mKGIu9GMGcvapU5HpCUfyj4jTI5taGARD7dBd7Phu4FNTGXUGCix3QDNFGY",
+	"bAqucVM4AoEtJeECsx2KlBXHkGYC8oHIBQO1C271UCYLVSTlNzeskAN9azPJRMLiEUCyAffWcjREAUDe",
+	"QQYQUscGm4CnzI5R80XNOPXajkWX+u6CDxdnPXRH5GoG3BbyYCqpCrbrJnza0qdS0yHr2lLk+Vo/tuC/",
+	"kC5eCfpCNhh8OeN37Kn2WLdV3j9mozN+y+65xE0TjSWijKaeF2UdNIykM2WMqotPujZEsbc9LMU/I5Zu",
+	"IkveZgWCwq4+HRfMpZcHEvXa8yH/qIXit/XPrfL+LG1vzwO3bUZusBtmuY9px6sF0BTXutl+1rk0YSYI",
+	"tG8R+k1KkM0xYoPpgFT0p94x+GylyguWDsjfSjkOWYnIybLI8IBaI/8zaZ4nZtjByNXgXepou5K/pZV5",
+	"zcQKTFeLCIwTLtvR8+dGS0MYgmRx7Immz6QblC+Cku7R4aEmer3Ly8IYB7gCVqXZXq8lutcPS6yk8Nj4",
+	"y+bDmuSLlTmgxyRGJRXYJGipff1zvAWSa+PAH+O73DewaG00b0R6ReXtnpjPNm9mo7Hp/NQhRBRbspJC",
+	"9sMftb5sQ7jTGG64Y0JJNdOJdHETRiT+PLZRA+POiPzy8SHu7WFhLKFjXWq5HYPmr5RnyHSoSFiWBZFg",
+	"a5zKtBhiT2+MFlXnijyZwXF0qVVa3aoeMndSTUzAgMSYaDahIp1kbEqTVUy6+A5IaL3RWJQ5aDYFjXQX",
+	"rOhb5mSisaP1XLYeavYc5VX+Lxb3r6lkqW1nLKi+DAckxr4ner/iUZkMC5Fh1+wmLxgph3FsMxBd3SbN",
+	"cnBOmH4ml8lsLFwzmEnb7b84fDU8QKPK2lAjYLJ6PtQMD8zkWXZNk9tyoewI/WXpgyBlQyv96cL83Sg9",
+	"06OdgVk7MLwbS+RwLIBlfxAORr6mHcFMhoeHPTBIOrAo+7QNY5VV6Wttp/VNXy67lr/KKbZMD9G0+A7e",
+	"OhHpW9uq/hY/vMeGy8fgi4+aig0obgPc+iGdNF48pnTvyeEJKZhIMZqlO4ASNrcivxcIZtMHkBx9WsNA",
+	"c78lSPdvgr++Gwr6/7nw5vXaLhvNV4as/Ujb1hDpvzlI9L3AydtWzqgs628E0buG3O3NP3I8KXgne9zs",
+	"KRBvKtzxW0GMBml5bWLNznoT871F0MEi4o1+qx/pHqnpxjOtL/pkRnMJ9zoXUyzyByX7SFxQxWLShaSm",
+	"g56X7Z/QLPNqQt5TriWVOGUZXU3m0r7zYjgcDnvGGg7ilCmWFpOukZ4ISBwvyLhzZnDWCDxBulz8E4An",
+	"xgLFrHHn2Nh8tChR9hXhVLTIBA56PXKZ5fdQpA3wqFjaA+xPkD4cPCeMaiys1xvS6SD+c0bvGMkFc/7Q",
+	"KVMSjEAmJACFE6mIrcimvykY4XJEYCHmVCUzlnrBABGBAFIOfvs8q3xhjR96jGhE0hJQfkMKqBMAboWj",
+	"w0NAILWSjCkvZ3JH8MEubs4vw48DLDqnt2+EnuRrRq6ZumdMkCG8dhCRaa7IYdwLI5Li4hqdCCOEXrQB",
+	"TNhdhzHW3DIqKdiFWELpmvrZKKpQGUFtZJ4nt3qnBnhQHo0DaNuDwXiQfWvn3lkbPe9rJdBCb5XLOR/o",
+	"V6kCDt6UdbCdWVhLlX0hyDDKKlTVATf3EpkF8ufiqK1WQmvtil4iCn31zb73Vj9DJTsYAnjHilraNtKY",
+	"w4PcrirCCLy2Ilt6e9Mq/dkg711pFvfUMWQldpKtfArJUlSzDfRpK1P2XD4jtplj8vrk8s0E0NXNE6bs",
+	"LgYQALNK6JwRlff2MKXYGadXtgjtYy7oCybVlfGd1C/nJ8AEtVd0MyjoQ9T5idEMybbG36iielV9qspv",
+	"IXqE3lGOksLHhrDjqhkDXkvZtKBpQ/2a1uKeK93ihle+HJrdGXCvd6fnpxRxsPfNxNqtSGEYWLaeA66f",
+	"2jjo/9Hm45AZuNn06dwbaPyseNzzexFM6tvR1Y1AmxMQgVof0SoBbU9Na7Q3+DZurTlsMGrXIa83VCps",
+	"Jp/3CyZOzs/2DC71IpECPkfza4RBRuBqNF5GSPUx3xTkHyfv3mK5GQJZZBjDVZB4WWQQc7XFIroTudhR",
+	"PZOIEvFIatl0J+XkhqlkVum2PkX7fdzyZsFda8Kv9AIu1gXKSmRBIEK9FZxjAMmxtuwA2oniYOV4e101",
+	"l/0C/3ECFlRIC2SuJXBF6u9uKFezm2WWrUyWmSfMo+BnymYb3/IjyoC1ApDccnFW4id2Br131nRj58WI",
+	"pxG5ZSuIW6YVwGhJujad/fDlK3xIqyivjshf+GsIldMPH5P480PFQ9TDmD30IOsenMIFslRKurF+egK/",
+	"GUs76utj0Y0lU+4XqWihJNrSuTIVHX548/bN1ZvmwEF8mRjscz0vburWs7L0ktnDXz4id/VX7/Dlq53d",
+	"KGdQRcKA2e/D/FoVd2r0tDup4Zh8fmiQMD2otgBZecMPMwOjOzslaXNtKLhKrQYP0RjWx2HCP2CMQivv",
+	"puFW1S/LYlYtIbMqmUrbscRbiVBmENH6kvj9Rc2ilh7c5R4pBid4OPFV70I0rnCID0QYwztWXFPF53s4",
+	"BMv6Blvw5MGOYxFjtzWaL7WK/kaoIhDBbUL7jc4U9iJo1XKSmCjYBjrx7oSGStkZVUwk1oJSM2FEQRpv",
+	"Y9U3ta0CmdYSmwzeTcas5Y6JcRaCFUu/RbrUVVeba8lY5BP4oUdSjjcafGyd2mx24Z0ZVUP9wCTfng1i",
+	"WnpvnrZFKhowTI0sb6utSHBzQpBEyQrszWFkZsbvdnY4lLB+a1VElvM5LcqqQ8CKytvtZQUWKuxyK/Kl",
+	"aKp0gL/p1mGePMdbB8o+AGmbChBZRhYZXWnpw2a6+xUQqM0n0dxS3rLUxMfttrsXejBhgO1fl0wkzOY/",
+	"bPfJ2BekYosGiVixRem97g7RR97DQGPwhWMTjsidlrH9CGNhyMQFNLbzmJlVAAHJRmitxbeBXGj35Jks",
+	"j6A+V2bnPOmlIpP49xdXRm4pt2rNN7etkNKNsXuj8b7VLeinOu+0KmXuc/OSrIc16UUBAz8liyL/xI1F",
+	"34vjRJUdoidJeBZBlG7/nDs+GtmQR8NRSp7UcOH6RFphuR5PqFwglWsgqt8+tYPiTr637DXaDF7xNVbb",
+	"bINepwsrzKFDgfJM6yPOHA0SdBi7zhmqw7CnVIYQxMAmECdcrUaE/bqkmSTjzjktuBx34Iq/p/qbt7lI",
+	"czHuhCtx+RfmFltauXVmRBuW7315G9Wg4DDCKh6VzAd0hDLPEyyx1NSVfCYNznPv2Dq6RsaG0L84P0XP",
+	"1lh0sQsG1dE0XV/T1FxZ+kV7/cK7cHiBX4uceL4qINBjEoOnJx4hADt61MztU3dCRWUGoTEeu3CcgqGr",
+	"LR45wC4UEsYi5XKBQsLR8CAiR8MXETk6/F6P0xzSeDQWbnUMiPX64cZQaBhesbYkESkYXFi9ajyOiW+L",
+	"nMXfLk3HZr/o3cWxo26rBxQ0wpqdPqehqPXdDNsVIfNbeZ4rt3AQHQH4ySZhoeth3UbEYuBGBFBxe0Y+",
+	"KMlnLNB2oDfQ1QIw0Ddeqyh5WIQ34NLkxI0Bdh/FoiwXUyzpJ8bicHj0HbleKUiNA+oAy4nW24CejEGc",
+	"JAB0ippIRLgkt2yh0FKHCwpxbYTKsYjHnW7GbhTJl2pEXr44PMAOeuNOfExk7uX2LahU5OAVmBus76UU",
+	"tvQg4AR2jRN7LPSr0PMNLyR6hEW5zr0B+V92vtwkEdLsnq5wuMGMPWx5d8XcxeFZB/v1qlxsnkZmhrCZ",
+	"4BpC0zYVxNv9Z3q5Po9NHQtMJ0cEx3EnIpX4z8+DweDhQYsnXlUP0K9TbopbbvTF0sUvuFEfA+obSKO7",
+	"rwFs1TPpEXp9EUAB0ruqZ4m8GmeGXHfceYgt2zRKxFh4NM2hao6+oXoEE//wNvOW8DkWIYkfuwSIVNVQ",
+	"Hkyk7FMp/doRx5r6YoNx5eNZaWZ/u2YH0WJWF64L5BBMpBAReguHX6s9KQQglOVU9Hf6L+zBmDRtf+aa",
+	"MZy7hbjdaHkvt++eCVVjVlx4Ps4uFSTG9BfLO2NXYQHYEwamjIUB+Lq8fEMKtshWvWMCZjGjCOEKYEET",
+	"t2ium+siX05nilzT5HYsutjjhZH1ZNwj9EZBlgVhtMi4EUpRp6rQgQ+Ootd3ki8b1sDM1urdhlWi3FtS",
+	"tIAtaZHNgQfKLHrkuIwjM388G24ZX8sJpHxhFHdTqrsk5ondKv1r1h1ep7/oNvXqCDpn6bqpPuoAsbM7",
+	"hEngWIFWukW94aqsYyXZHtZQmJVkytQJxU7Qlr1PaDxTWgUI2m4M0oOxk3sz0ESA9vFurIqlSKiW30x+",
+	"Gc7XsAc7WItasts2uLbD+2sGpoU/Yi9b0oVKPHZalXQB7yQ0Yg1DuyaM28zBU5KBJwApQoeVZGMu1Kuj",
+	"gO+mXutyg0+9rsGux13DGQqP2ksbup/lmeUpEBXm8yf9sSoBWxdj/FmrjhExgSnRWGjR5yE+doYArSZl",
+	"tLCiE7hM/sJfR9AoiCP2K18s0uxozS6Z5EKwBKLjuUiyZarPaLAa+E/5PchrleQouF460bp5cwvNGKam",
+	"J5JoaqECioKBDGXH22vB3CratdkWv/PQ9r7ld+yxTq2SGCMMlAS1B3m0PmNUJC19XWOx7uxC6NGgHwn+",
+	"TTujzoENBx11FgwX5gl8S3pthDGMV2k+GPXymASdt/mU7wlLx+aUZ/VcrZdHQQg0Ke9zzJ3YkhhfGzn2",
+	"4bWwYQ6lNbg6zqXc7pb+IAPcCV4Mdfgu0EuyLAom1MSPFJ80VtFzyEFQXvaa6SMNRCryCooeyIcrZOjG",
+	"5mYyCXcupuc3217FrucGrAWiPGpx66OKGpcxvA3A59a3Yo+CwI6YA36ArBqddi9g5JjpHkamlG09kIFF",
+	"QVeiJXzovVLatnklniKY36zp/uVrLaDyhrCwbUBmZyjdO7yHteKvW+wpkWb5eBd4uifpHkANuiOSMYWF",
+	"I1I+5UpGJJ7EY5EXJO7Hx2AnwCxtQuGmpWRB1QzCwMES0RuQU5NamN9AwJWXdDhlBq1LX/kCcLpCyhFx",
+	"OgzqR3FkDe76amMpiY3mdOlHTIBOM6VcmKy7uh5UGRjAIxhtqGB3HLLsMCZfKzagiLvlAQHFKdzdkD4d",
+	"kdhapsxX5sYCuKU8d6UGcSY8daPQZ2AsYhO+PcCEY3s/Y9Kx+bKgIs3nBi2rZ0Ghjc9GqxGKoMQTeakM",
+	"OBWzfFaYGwvrCoCqDARwqfIbkM0A58tEGdK5V7yyezg8JCemYMYxORoOrbZerpTJsEDjFFWEpwaOBwHb",
+	"KAh/zkNiRmgtGkC4KJQbVX4y12I5uQRbGbQxFpAngFYfEiv2ST2Hqfdx6pinmeRzBvTJEAAdJnlNVTI7",
+	"RrfMPdeaNFqZIW1CUyNKuCUJYoHAuEckXYHJLo/Q51O3LmJuyICcCDslzyIw5XdMjoWL0vOEaXBdAILa",
+	"5zHajsF0VRGtHx5iPXzn75CuQqTPNg4wlq7yVWvzjks8qLCWp80/8GDEdwdWu6crZwSpMDYmUjkgED0V",
+	"YwKKcz24BYvQkq9Pnwse0LRpKSnLAPUswlAsYCBSVcxTIX45Cpom0TAZ2RJfDzHp6q2Fi0sLwoOQ5RLL",
+	"fY3RBTbujMbCf8M0NQAIArAFWrcWtmK8e/gTyO74/X+f6JZ7mmItY3qmCU1fmdFYmGYjyF7OIGZmcQEO",
+	"KD0cYFjP4OlcSa3WGRgHfQ18foitmRixEckV2DE+0URlqzEY7/IbAJkDFmMA55YZ4MahuwkyzNGtGOMG",
+	"CXSXGiYAmPiGVSJPGgu0Hx6XdY6s7TtlbNE7dkfzmbQ2P5fMVZaFMMaFiPiQN2PhIehjIOTM5ZhVgfTt",
+	"1mquBKdHNs5VM3XXL0TquU7mdIVQe/Hnzzwd6EOlz/kiownT38P9e8OzjKXOdOOxlgICAz9/DlPJw0M4",
+	"WWq3eg9eBYZ2PvW1WgxBGJ2S5Vcwh6zJlgtchNLK7R4xAzp2oHbrmzPYK7PLr5SyecB1+upSG3BYIzhL",
+	"DpGzphjrSeFCQHqtA1l2KszSAkC21ATb51O0abYFyl+tTLEXVNMKwtc+q+VvKnetvljbK30GrYkHpSPd",
+	"pt5T3dcVlbcouZycn5FkxpJb6QAElQckK+kdS3vRWFyz6VJgRXlV8RL4iBbHyM7Qjw9D+HWZG2uhRfLY",
+	"7pmx97Ue5BPf0+E6JVd+bRJzNAX7pJAD23okpLzkEXnEWzq4dhsWr3IS9qVJtyivrcvgKZdlc92TUlpd",
+	"X7p39JYZZ43yfIBVXxWUtHfVXfRdAcnDHHC9wdxohElcey2+W5VlDVKFdDFYDojapT43Kws9g8GkvPCI",
+	"miOnIqDrdq2Xa07FqlJ5HenbCGQAauvfaShiVTx/iGiHEvuAnJirXYsQCysNDMjfjIsP5Hk3krFAfSI+",
+	"ufzL5Ors3Zv3H65i0n01JLLnUo5B77ihPEPMFieqe6qgt3SGH2gVkpKMKuZ8dGYNeKHvmYjI3HzCXG6B",
+	"mNH0lrnY+mo68nBbBYN7c+5ywcxdu0uy2+d9zs+aFePjFi7/8C1P4JrpY3c1wtJzZGVVYkVVT5CP9Q2g",
+	"dfIRCev5grFU4il0QQ3VBhxYxarnmQWgYSNrlHXyXBMgh4/GotmMgB2X7RlIJhDRtaJRsTKYh/HHoDjo",
+	"V5DezbTtpV9vzfaDNYcQxcfG92sJTFj/U1fli37G7lhGyrHpRxYFn3MFSWCrBZO7Q4DVTHl2roG5hOx7",
+	"WKl723KuveYKe++4EfTTBEDqpdmLDQwmWA9wh75aVmSrVMcO2IeNYZtKyaWiQrVIijc2XtN/aNU3VgWF",
+	"gzVZFOyGFVp6lE8s+cqVVGw+MTCkWwM+3T5E/vZ93J6W1MBsv7DN5udc8RuetGMTtaDULJ/GIxILrwn5",
+	"3MzfKPcxnGGjHqdU0Rj9rPrdKSviHsDc5tOCSRlr7lhtzP1kWis/YysqVzTTOrnttVfGzdkkDIgXnCI6",
+	"gd6MgYfZomVULWS4QFMtp3HM1gjikRg0q415Qt0sn2Jix/7wJbBs/rlK2TWg73Bxk0MAquKAjmuxJ8rY",
+	"1KTgiic006cwYwWErc5ZMWUiWYVRdGErWsF2+zfDVixuu+zB1CPYufAvtbLwWT7teI09SdV3d7oq5P/0",
+	"p+vSixPfUZhJqBAsrZgntFY1ACsTtgTkyzhC7Fbtd11jwDPWQxeXjRiJYDVcZJS7+za/QSif50jCC8qt",
+	"8O6MqCljiz5EzKOEb1Mwx6Kb5kofIYzwwbhXEpsEg0HC1SpGTBEi4IL10zdjuKt+GX7E8iHwaTCMMcZw",
+	"LIDLy54xIRJrGrXDBq5ghT0XZBTDVDRbsM8bBgSTiwdjcSIqLVBA6zavwTjKF7tcQOxEQiWzEFJoysSi",
+	"3FQzDD2+sZhzKRcsy/RHVxZuTrr6A0u5QqnQjU7d5+Yb11sPjNzlPMcCh2kdPjbppFbVGibhAfBy8GIt",
+	"BUAswsPP8gU0+Ix0tTa2ypdkzryO/qMHQuR781Fq4RiSI/QqilxNyk/6oqZcwN+YrzzR/YPtV6TlB0N6",
+	"8Vh0L94cakkZylCULbpPU4X/B+sqWpEz/MBFPCDvdEMwLTkWehv6kgkJQuBgLMbCs+Lp81AV/W+0qGhg",
+	"2a1aBytv3EBaE5D6sBkd75qB7RzWdTQWfc/0O3KHxgNjiGwKKkVoLvBYxdaYSTQ9gyUYtwXDrcaC4P2l",
+	"j4lUxTJRy4Klp9Z6XDWjaIEfiQLycAlKYhGSjkWQ1U0eDg9f9oev+gff9Y7tyG3SCGGfFqAPgMc2rtrp",
+	"Yn8S9wVXiomRZ82+1sIe1oohIHabWeoNmhsXKF2mPPdLz5gjZz9OMi5u4Q3jdYt0Y6HZd8GixKquGouw",
+	"7i+B0Y8QlhVn3JTrshbPRjCcrUyn8Uqp2QwRbNK5MUbOqDHld0wYfzRE3mIwcCwVW2iCBla3wUuiZ67H",
+	"ZCDokAXps4jXgyef9ExIf1ywBaNqklGpkEElqyRj8TFJ8qXQLHXBCt2swY3RC7PQA0OrkuYAXUSsIfG7",
+	"ZNHXd1Pfmlv7f2Gr2ODAeX5Nw78NLVF5G4/2TOEwPnH071QLIQNFlenytULI6Cw2TguYVGmB7MHZr8qL",
+	"cengrwdc+9nGzgOsBVjM0QjLsJEvcerD2iid2hPrgggSWhRaZUXyHNhHr7QEqrcVLapAPdYpX277sdn1",
+	"Uk5dUCmZPIZsAH+JBuS9qDjfrfPsxZAMh0Myh1oUkL1Iy+Rcqsg0Z5LQe7oCHytmGegWcFWvi5ymCRAb",
+	"xvCCd9Ug8ROKYgWk6cEhECJfas0rQvM4N1CMmh3nAHWo8rEwAVwLPTG5vHbyDpo0mIiNvbJazVDfnvDR",
+	"Rkz45GLNNDTLen4esdEB5iODEznRPZj0xdTs6nyh6t+PRVk4q/oTuWZg0K8RQFlZrtLIGpXovp7Xx1B9",
+	"ynVcfQ6RRTDkcyywWBtJ9d6J3G4Ibhkm4JkA1mD5x1El49qm5VWQKyBUgrsQ7bEwMSNlgYsKUCR07EGb",
+	"oIve88yb7Cu5Eop+AnZYCq8RVqJU4ZBWLcBsLJdmIVNqNTCdaDmqzsy60QUY3uG8XudqBnfzgHgJz47K",
+	"a/HeZbVD26ShwRGcZQihRdVRIQSLKyKSFzbzoGzEFWmJxTLTGqwWxQUjVOVzntjAcsmYGIu1oF7L3MBD",
+	"A5ltj/YGuwNfMR/5RVmqJ6JE8Kl/HT5BQcWzdLq8aFE+EUxESDtfuAbnV0Qd/Spl2iucZqeiqhX1eDsu",
+	"W1vfc90MvCZVGzAjlEidJIz39jOJaGed37wP2zGV3dYD8orKKx4i0yzPkcCgRY056csdGYlhLMhvsATU",
+	"LVsNOuHA/EeeE9WSx4Abu9H3/DeQDbV8WRUNiSo4JvACckhNNDw28MOFVCZvzjglIWTJ+drbxmB44Wtb",
+	"vcHlhbcrnZegBu7q85M4tIRZNe64x9y1tgEwYy//R5via85adlmCGTy5pcw7Yzt4LUDl2q1OtGKLACvb",
+	"6GIoCdfWwvP0sQpOgP8tqGht0lP0FFpvgV2nL7AFBvZmR0Olb6G0nHLdAxtQg1F9RyV4sBH6u9rpBYOY",
+	"gzVBF94wsr8WxBRbDNYc9U+PG/5birdq61S6RPCYp6agq41BW0EKsuEzRok1QVpGmH93eg6fJWGfFBNY",
+	"UCfm+QB8fmCf+qSsCew5PBn3BuTEeu4DGQoYkMKSjBam37JprtUZ0Nd/GXeaeknWiquPOx8HrhEZm3hz",
+	"nMiMijTTYj1oxlqpwY29Wi3YiIzhCh134l6EMA7mZncwE9KACcYwt+dTBkY3/IAVL2xpafwOy1bF5D4v",
+	"bvWFSUWpNQzIman5u5TkJs+y/N4eIb0dESlYcpsLCy0Dcf4QogA1v2PdJEQ5qBmkoxNj7iJdExzmfHBo",
+	"qyZxukQ0Uc+QFTkNaCxgffSoo/UcehcTuw6psBSKZ/U1uMZIXVCTbJiTMZ0BsCnG440qBcfQJuX40nPH",
+	"ljCr35gpjdA5FjYzFaoyx1gozDZieBj5GeOKSbEUTkq7psntFKYxIgfDaDgcog0EJjAWSS4VETmZ5kW+",
+	"VFywATmxhhq/CFVJpUBe3qwscUG0ql5TDH6HYwP/4xaYpGSVGH6d5sy4VqBI1QFuTuy24fFq5c7cdJFn",
+	"2QQYzB3NJk0Ae/opzBbGB4lcTqfoWlJ5WfnsYGhTWBzanncdvKqHbQ2DF0J5Va/j7PkGNWeUMcwltGtm",
+	"mWsmi9o+hrPUf2thvWty1y7A1yVjqKjY3706Gra5o8Ne6IPh9oRav+dgoMnmMFAjBj65RlGWn9+Q7g5n",
+	"2yINWRZNLIcm3QMyy5fFJno/+m64TvPDIEzBtwpPhiLopzOayx3liEsLZTbn8prN6B3Pl4WLZXYGRmjf",
+	"FLbAQkOWXaxLoPMcsPp88P1JCfMd4EpFrgACrEwcs/WqjBWdClJpzhU9BMRzk5WCRsTijqVaXAD75yKj",
+	"6iYv5hUDKBSV78MgbQBgiG3cLCWbFOymYHLWhMt4y0SZBoivSFeXAN40D3VjLu5oxtPJtKBCNUFq3Be5",
+	"mE64lMumtaoug0tWtF4TvIFlbP3rwFjV2nvOEB0GaVg73tUS+7sR2FWAjND5DpemHthEC4ygt8ewOTHp",
+	"wmF1GYlaNsU4DVsoXNFbBs4XXtg6njJ07Sb2SGzMVi8PD1pLwxhHDvqyupiOAPRNNoIZ5WV9rB6BHZf2",
+	"lopInDKxsh5UORYxTRIm5SRlghsvC0iDcqYFTUr0J5SXTrTsCVLiD0ysqlB7ulcoZCKwPM40XP/EMvWJ",
+	"TPJFKLXnEr4PF9dwM4Ug2mPE77HyWgwtOhiuo+EBSWY0yxh6Wt5oYdeWsrLKLQ5i4sp6OocgEi/4i3Ga",
+	"ra4OGPv2RKCQibw+ksaFaTpMZpsj4urr2YXZwN6OxwKhjuYLtTKVq4VJLIhrWxW70H3wKjxbf+DrrBQw",
+	"tEnGb5jiczYx+Q3r6/XWPOEcTEDlyA/lseZU9Wu3cuuCTLM5OWDLdQusJLmZDhzjevSVa5vEK3djzcB9",
+	"0CRaos/P6acJUFkyKahik4zPeYBdnbOiXwEFSRhCxJoNwSaq5c0LgDF2yTELVpA5F0vFLJzxnFEhAW7k",
+	"jhUFT9mgFWhcYwVFGwYdKoGbZVBERT8y8DhdCyQNW5ex2uqHi7d9SW8YHCQk7WO8igzqqVkRZopCBhFs",
+	"d68XGkI0NpVATWXI8IaGUDwq/YcEcZ8onwLYYzOQS2t4j/M848nqZJly9RSj8pq7gLpJ3wzGdX0k64Bj",
+	"UjIVxPQpawUB+X24eItX6l5APS2ZB19MuGBqy5mzZem6f+//mBf3tEhZqv/C9DtQoq4uPlxevflhcn7x",
+	"/u9nby57rRDJb9lqC7qRyAkIyhB7dW8KAOy1IFWstPKk5svrjIVgz/YrJ5AvVSXsGlSyqAOToAogxe94",
+	"Cq6HzQXp1rcDqqUbw6MNuAuXNoKEdygJvj3RAlbPbERUUqedSlSWsasAtHldlFRUXbTmA3Jqy5rV6iuu",
+	"Jm79aklYds38jWiCB4xw0ds96jamzeN1l1ObvS3nDjGGLYeVUak2Ed5u7At7LluNyqXetEkidUtTN9ml",
+	"7AaKQeUAggOhpnV7nCkvYwocNJYIa8Xh3VgwyX9NVA0HUZSFxnbrxEI0tOnGFSDbrYurPM+2N//QuDlv",
+	"vANROypC04VfWMazKFj6nMgZPXz5ysi7WpztjDr//cuw/z3t33z8/Oro4Q8h7ja1FUV34okLGHFZy3D7",
+	"VY78Yec6TPo87jmzveq+47lvUSMfZ/XX8vlwjTfku/4sakte6TNyW10r215Z7/U9bz7xl4ZtPu6s6lbK",
+	"Y/r4Y6nb80/keoGaViUDFywpywY+glJ2O/C6W3vWn6LKnz/w5o38a4Uy6xVEoFp0+ynY8tKhpcdNCQEd",
+	"Q36Ndw14F0Y9s5AklisiiCzmLfg6HrahdR93J31sOpABaTInZtImLQjcaS0QabG9qFwyN+Pg0hf5dYao",
+	"rvW8RnLx4yn5/ujln8gCHyorcQYCNlQTiCSMe5eNc7XMgwcRln/SUPLMw4i1qLVHh4chUQUKmFYLgn8Q",
+	"iyJPmJSaP5E3QmGV7gZ0av9Nep0v1eg6o+K20ypD0fYfbcKn1ewoV2C5CihkiT0oltyMhg1GhQLDceUt",
+	"Xywa4m//iRjTbW+pW44lPvyoYO+8u+Me7Ku5ymwZW+7gl/TDUXncHATUh4uzcLEyV+uHAow+RXjqgqU0",
+	"UY1g0n+bAeocqLvwPC4agDiZVdtS+iegBpc+digN2QWuCOpmb7CVMLwNMcvtTCxmszcQyZ5FiIvVpFgG",
+	"wjJP8/liaZCLFhkVYG26L7hyjqqw76ecgwzVg8E8TcmIec6sfzVSs43pcKNwK7kIsXfoHhFdrL4H/ozC",
+	"ZOJA3BjGy1R19Y3iVLjimZ2q6Q90C46ZFIYqoABaSRrbSiULxbN2U3KpTrvP5mETfYULpXoUtE4NC3w3",
+	"bW8S8zjeQ4PWMrF8bv+q/XbQ3gjrjTcdtUVgDSpV7HcAfTsx74WmuiOc3x52+golfd7fjh9CHtkJ8G7N",
+	"5NlkZt+xvO0TxpvbjD0Xku9hP0I9dqg/BSmrXyTo/Gns9b66Zi4Wf3Eij5AjH8lkF9N9jbJ3RaGB+Dyb",
+	"qFLdub9i5YL85sbWeIvL55/b0L64DAG2swGsTWVfWhTshn+q7NK2MKLtN07tLG1Hx9gzl6cajmbC0auw",
+	"Q01aQTjU3+3Ykzg0GtTn9g6WCmvYLULjz/zO5d93KSQJ2XxvDNosMWAB0MGk6EN2+4hAJntEII89ckJn",
+	"+RcksINMyj6pHsJOX+dqtq4I7YysWsVU+hjMGymHekziz58tZddRZSEB2gDLcoG5m3odAHMCK3x8uDiT",
+	"g1bQTRb7KCjQ62ZDaIgl8G3TGB3yrT7ANjt2ylRsHOf+Sdwe0gezaCAliNj+66b6Pu9Ozx2Ggiv2U4kR",
+	"KdgiLzDpKgZDAM34v1jsa/mHw8Oj/sFBf/iyE3UQheFF//CV+/Cqf/Cd/XBw0D98GVxQFwa7K8dMG0qX",
+	"i1z0/8WKvI6FgEgIUDkO0RINuApdLDKT6wfPOCiX/ovD4cth2GPTBhFpsA06aCPPW3MJQElb21zbvBm3",
+	"uk8br3jBaMrDxWoQGHVr8LNt4BQfr1owyio3WgGgd5Sj86RtzZvIjiJ0QOpdr+0ixDpBA88cpm1E4vw2",
+	"LnVzrXgTrhCCcxAEzLqmskH1d3kONp2fkoVRLEvLSn4bku0QM6ApvNBWlAKkihlVBB8HyQCD+IAV3rJV",
+	"CWpQaIIHWIJrY8RzQ0i5NC2ylIBuaVJKDvrDw6uDl6Ph0Wj48r+CwjGfFrRBnkGDAYAfWtbDIcAuYxRw",
+	"T7gk10uepc8kgJVKRVxz29eorvHYnaiMyVvIMIlgA6drSS8BgwEGwyfeQ4QC7GUhoLaEScHpuXA8CKOz",
+	"4fL7J9/E4MlDYAM0J/lFIFxq0ZQpORbgi4bSFloNeMel5GLaMM0V6WLEfm9AfjDBmVilSLAdgtTqre6T",
+	"+n7BJFM290/uZ+oxdfDryXQAWAC1JkuwmFxkq9ptfNiGUQcIqDS1PwqfIMuv1wf/mgtalJJcV9P3q6Oe",
+	"V6kdhJ+8wMvIgui3ibqoKSKbxbfy0S8ErB+YhTdJSq5xIaysOvjWFgE+ZxNrI9+61P8jtP1Sd3A4SdXa",
+	"BL3fqBkg6iwL3jKaJmAe0C/XjQTl9pbUbo5o9eDsZjiw5+B1i7MeETzrpKtVlZQWKaHZYkavmYrIgqYp",
+	"S3tRiSKhNY0SYadgNEU8Jz3msNoRUtnrB3X9QtfntOtqR6Jc7UvCm4c02J6vZYfwFMp6s2+6tbp+waQ6",
+	"9VFZquNBdMGg8sV+jYjQ/0MYQCypQ7mQEeHy5+WcFTzRf+ol1f+e6JHpP94bwMrCQvpcsCn7FHQLoVDv",
+	"e+ks2OQgzEJgj7aW3b98/zNYotbWCfqLvFlvUU4KJpWW6gblEj5aO7FtGu3E254m+z1N1BKhWDfN+kSs",
+	"9MTBm/tpAZLwDq94yt96ZUafSILFM5uCguz+buZsa7vizSCys3cdNVH5G3ilKUjeFe/a5fB5JydgA7dj",
+	"nDRFVmod+/DTp3rmwdbsAjMhwJUOhDLm6WqHE2DHWao4+5Q9rC/wWtXD16vSIJPRa5ZFJB53sGreuzdX",
+	"P73/AavmEfxKbzl+Me4Ao7c4ZJBgso4c9BB1EB1x4wyaPExlI7rfCZbyf1xDvy5ZsXqClh5aMiAkhqdn",
+	"Pp6i8kgy22d/aolPLCmYsuWP51gdP0QKc6ZmeTi4ZFlkbRDg4X18uhx528vgybDeA7vRVCS4zXZ47Fw/",
+	"PqlU115nzrUk7xZx609yBEtuuS0G2lrIbLc4rc7a7KLNWeONu2jW+otsY/Aif+wtVGb3r91FhvdWhSmA",
+	"Z1xKAGbk6UOwrrA1aK9H3ojcT/udI1BGUIwL3ITbM7U2yQ1FyZW2LY5Xh7eCwNBWsS/PnNbqq8N21Dpp",
+	"Hmy9ILjdiHIS3sDWl6reQ+QTSbPM00zTmkCenqIxjXONoEtGXHP0vbmKoKRtRM4/6P+dXJ3+FJEf3rx9",
+	"c/UmIj+9OflB6wfvz6/O3v98uVE1qF0RAGeOpsHnxyT+DDfwQ0wkm4JX3HevIQSDvjgH3r1ftctuPB5N",
+	"1waMre2e4NI9/ZZcha9tKtkkfAnuZ3Cy71yvtt/gnzfF9evd2JSZFmHkFRWpB+BK3PuABoFBgDTF8k0h",
+	"M2ENfM4LBXys8crEkAV/aF1MfUfwl7apdlZT2MbrUIrcaNFz2fqtryeX4v1lImKCUTCOzN2I7SqskVyF",
+	"hHe2d8ExeyJbDh7Zb5VAeknv2Im8qsr8u5WfenIVehv3CAgWrVO+28bWuKttLbQe0DpQJQXIsYsfT8mr",
+	"Px19j1/1AWCgt90J46eAjMefDg/0/170x+NPL1/r//2g//zTm49/DCaFXLoclJpRyMKZbNUKlmr2Tj+n",
+	"mTlNZgxRHLbnkyUz5o42vliiIG198+rq7Tv5je4cL0+tLtXyjBGgbtJNC3qjeg7F0FkvrKf7aHgUjp+2",
+	"T9prdi1BxUCLGTe2AwtCDDgzuLAcXdCtq/tGP+PjUreTdA1CdUjEbXnJhPMDLhjCmBBqUefPxE0OVbCD",
+	"UwRgi1YwOQ5Mw75lMZImIlcTjKAOCIhMgeFeC5/N0PTQ3vOC3eW35hzLeFRFUpIE0JFsrPZYcAWypano",
+	"MyBeJjnUpZHMFCRrlVVbMJq+F9mq0eeGU8ahPNmM2acFL9yMTYm26jL0RgZAZSxC60Cqy6C3HRv98iti",
+	"Ywwmd2W82JZQx0p4GTZxx1NTsr2V69O9YQ771hc2JK5BFWqC0j/krQF/ANVaSyojEn++5SIdAfwkXfD/",
+	"PU8WEVkWWUQwLw9g0eZURQQyk6KxUAUVUrcXuXYnVD3Enu8ZuzFi8/UKAE9xWzbLznbTQk7msqv2TL2e",
+	"nGQmqa/PZBFGLHBZlDWK/+mkf/jyFZmxTzYjvFxUL/tt6165/LL1X+y6bjIybpfTdi1kaSHLN5H1GYY4",
+	"XsKzgWp8WnNEbwos78cnSkleLrD4S/sr54N5Q18IoZAJjE7L4Pb1wEncRXyDeCCSqNyQs8HtEAEsoIeo",
+	"c9cURtpwR5nnB49QQ2yXdc5S4xuRTSgs06rXmJm5/WuiVlVkizypz16lzTfFhmvTig+W5GpCjeNi3rY/",
+	"Qo1CEfYplKgyzXqLClUDqKJSInY/PBC7EqRQn2VBp8wQmIkxyahsw0D2VcSYlEEn5de23ewo+O1mQNnK",
+	"fJ/UOuDbA7wQmUeQLOzRG6GK1dNAru3ubdnHNP9U4E2/FQN8aMvDdnUTOu4vc2XLN+zy03AmKRuMHF/H",
+	"uoP972fa+Sq+3l28uGHj/8liwUSKEOJYfw7m/ExCqBn5cPH2GAEuHX+H77EmW1AbfUIvfsBRsGGf/sbV",
+	"TDOXEgjlG94DrBzILrSOzDFA8P++V8wHu7BBQuBTsVzsd17Z3OB4uNnhN1VL5MujkFnBg1mc7JnhuKBS",
+	"3hsEwuoJ/U4fzT8dkmRGC5ooKBBq613+6ZBcrxSTdYvpnw4rHX63bXvsVN0oQpPatOJNIRZ5DWZ1F7RK",
+	"yMzb8s4HGQhyMCl9lb6Dgy+hj54gt71sbVN++zY76w6G9+Ys5s2T9ZOU62A2ew2ump/bJh+3PnT3QNPI",
+	"mzMqto15zufsyqjz7SfUKnoco8QDE2qaRZPfYQfj+7rp/LE3Q8gEuB4j3PjbBkZfquHV3Q7p6WaGTSt3",
+	"ZTzFu60beC8v4Xy2EcXMk5sWC0tx795km0Pgjza4DkseAtv8Bs6gR5McLWiWsYzLQPTCARYSgqw2wLG2",
+	"2SrHZJ4XzP4KxXzFKlA/xkcWVflikovJDeXZsmDhA6QQV6vK6bfHLnw9x7wb4PqEqmv5GOVcE9eTKG1A",
+	"pd9MZdO9XywDhqDdbQVY7WricGCrZPoj/GpIFMD94S8gzCRfZilgJRRLEabMlkdocyKA/q0cX4D8EdBr",
+	"4yOK7ux1kHqRW8f4aOLVZ3Y3CoKYiqUIoyEpmrWIdcXkLjtWt5a2gdoC1va7vniVlaqbRMo5bqLJJztd",
+	"Devy9Q6Y3Zx1NFtrXluXEPHxze6x3c/o5oBXuczUbpE1zdHAux+UkH2mWIpGMHkIxiuWwmJwOkAfCHnc",
+	"B0R9HVPBnQEkdg8q0Zr7Pjad4V3Oezstxjbrv+QBmJu1QtppHRnq0+fTBohe3nOVzHwtdT9LQ0Wzbhvk",
+	"6K9bvYHQOb2i8vbcJJ89huHodi6X8zkNm6W+Cs/xx/Ak4i9YPB+B125bWD9frtKmf8SwPin8rRv+2KZ9",
+	"iP+QZoxN5Ra4MlEh5vFB27iQBom+2s+LQ5Ll96xIqGQQF1BaoAa7Y4QCMKjFmrexyK7C3yKjq4ZWN5RY",
+	"0K8+c9VdRX6P1cTLsrHkHiQxU6yZK9JdK/dqCsH2fGgjU/XV6mSuRGuZ6N20wc1FIiZeNmggXBunYJ7R",
+	"UyFdNLs7/3xv0B6G0yLMmiLxgARiLjC35i199AbvVpZF0OtZFnZiNYXDI+HaefEOYPC4N0kXu4sHTyBl",
+	"f2spYpfbN7h/7pJ1d/8GSdbOdsO+PIUYu0G6/zo3StCc9CWwQ/YOKW2EjIYWI3I/48kMi6ECDu6UqbWS",
+	"HqZQZKtIn13SIiZyD5uaFq4mlo3InSrKXlrmswtqKprqvKFuKiDcQGbtCwqbYn6IJjRJaphRmxlGI9pU",
+	"m5KPXkA91F+HiqWAMQWIhHWQKFeK3FFHrYrnWLgyntdM8tRUTSyfhl8H9fKFvWNCsSevfveccEkM9tSL",
+	"sYi5kMubG57AGmHFyQFxdxWXCFiGKCEIFq2/iAHbnNlYNpyhnpz8StUld8pp+kqQtZVzWCf2tcO2hULX",
+	"yawMZtvFiKjZ6pNcD21KcDTjs+jXfw5G1r9lSgHQUcqnXMmIxJM4InEfy3PGg/iYSEFv2QRkXi4RVR9k",
+	"Pq5lPMQFhPBslqg6hM7hd5vSVE76/0X7/xr2v58M+g15KR9geU+mwAeKdD/1EuubtoqrrrOpdneUG1+V",
+	"V4XSILbnIkHOaHvKcH2/MdmmNeyoAHjULJ+zhRG8t+tB4i5PnLd6x/U4K18OrkbGE2a85FsHYovM7jGM",
+	"d/bV4CA2+HAXueQqRyV7u23plmfZHht3qd9rsW0bPY5rR752cqCTPUtDPDXJVoK8ardPwyq7RZgnC6/4",
+	"+naiSRYTqxDuD0AHoVtMbYxFeyKpSS0LIfcJ+3db/nhzXGNBXlfN+PDg6E9H3714dfSnaknj9pVzdwwG",
+	"shVw/esD746PXfNH/+PnYfTq4MF+3/uPP3R2WDaMBNnzgnmCsg+bpLCdq0A0o9AfNGDaPb54w5YJ7Lnx",
+	"v5/aDc2kZ0N59iS+vQBUd4MkBSjGdR38ggGeO+pDFn0VUDOuKyiNg98ckmpw5JCoOKe3oDbWoFQrCLK9",
+	"wZ6HzMdDrR+E1tfTb+oE/VbwUDE6bWdE+YYTiWFp+2sb/xNS5ncn382VWb9GVnkAOh7xuNEGaMx6BZvn",
+	"d0wSroJ2vT3PkcspbzfoWnb5Zg5kTFbmaXI/yzMEb/4S2cg7M556dvLaKWvldt8hX6eafLp56UwtDvAX",
+	"MbNy5IRk/I6Z7yAASeZzBtXqDNB/Sm4ZW0gwFwMU4FhAZTXNvZg6JrlgxpNon+eB/iKwktzkWZbfA72N",
+	"xd7Jsvsmvp5TpTlk8HTYVtcPBolNdk1M8jlXyi1ItfK1jMiU3zExFoW36HNCsyyU3V3VUqssZX9mDBE+",
+	"T6G6frFqTLXwTacnHbyq6kdfNR6zvDFfDneQRvfH7tmYUdQqMvm3hi61YZXyPHtqmmy6d7+Qx6zdbVl3",
+	"b22yfuxo7Xgi/9cWs5klk23mdbCP/9tL9m8v2dN4ycKsw7vk2xe0O1lDsOgyjvXJS2AW8w0raK8B4AK9",
+	"4ionXcnYWNjBaBWkp5XAIl9OZ7hpdM4ITdOCSUmwGj+gZ0PAoByQn0B0sBDKUDEJJQYmkmK1ABAMkaL8",
+	"pCUHLHWAq15lhi1SfD0GeTT8/lW0Hd9ZKK226s5XrsaQSea1AhHpQt2zE/AMGWOpTRn0u/d0TS+luIVy",
+	"56+uB+ZCBZkptdA6sf5Xkg8XbxvKUl/VIMPWEOC2lsTTfX7cQIYAmbLmmMQtAW1BNgeuSRdSgTtvNvJY",
+	"f8crpIFStCMC/+BtTSF5xEpvXxrTfFSd8aYFexessRff0Cy7psltTLpGHe2NCLWsSB+7mIi8jPEzBStI",
+	"Ny/0WoJlBFlZCeg2FhlNbmUv0g3VS5bkN4SSDxdnPgBcmjMJCRbAIuD80WpZRXhtLPArwhWBHhDKFnkE",
+	"Swe6syQv0nhkDpA/iyhQPUWkY1HthkuvvbHwogjtQoF7XfcSVIWqis1uwtUX4CdO28T1qND78bryNP8K",
+	"XGQzozgmltLrlzaZUU0jJRdcMTVox1fWz4QM5W3uFXts88z3y6oLBYvY7O0tyBx/ZQW/Wf0nVqDf09qH",
+	"htFtcmKgkis+bEtSaFm47ziEnrI1vaJo+EyWNthbtkJhBwYMjaRj0Y0/jztJLm54MR9QKHo47ozIuEOT",
+	"hC3UuPOgz+/ncQdqwOJPS8mKgTXSa/437kRkbGqk5AU+xH5d0kyOO9FYjLE0Dn5/IoRuFOor0RSNu1Cu",
+	"sKzjaO4IzTygdqFUpMiXIkWbjKZGKlbHYwEZRRLKzVkxRT8wzR1QJjKSHcXril/uibfn2NRacdwcUi9t",
+	"h4M9BitvQ2iiJ/4uj4i/UnZpzWrBaCA9xr1hpB5T0a9LcfXHAnw0sQTDvV4BbABGQLjq4WJ7XOHVUVPk",
+	"TlPgjj7sDeID+0QTRTAkWVMITsGC8Bp+ZEwmtgaXM6IMQ0YU6+HftUxhJfVGt9GCSTTVXMAg+FBWZCaZ",
+	"ZcRcQkQqBE6lRb5YsJTgTSirIaqkm1u95Z/Y8zNJCqoYAWe81AIkbKL++9clWzJys8yynqlKqr817wGY",
+	"OZy8JGO0YGkELxq69hpnmgnwXIyMT2wJtL0icy6N7jAgV5pWXNQsNG2mMSA/FPkCpQlV0OQWnUhzNs+L",
+	"VUQWrHAzD+PdNiSVvtOnC8y2QCW4WBVgW48O/IpUNRkNiC5bkZ/B1Ru74qoHcTCJYFOhqjtNELwVtIN7",
+	"1M6vUnPKSxOw5PMxBPojWbIsuFpB5LC5dhb8L2yFeliIZywyquASOTk/0/dFROK/90/Oz/p/YasRmc+T",
+	"xWQwGMDcuX4DxRkbWjnquIfLxcEuwYes6ag4WQbRk0JdV9SsEXkN71dHARIPLCX8WHar1SSE6wE4oNM8",
+	"v+WBY/a6yO8loMHCY5jMIgGLRW94lk+N51E/nGAjbrYmy21iXl6f8wMYwm4CiTzmVZIxOJRl6I20grl+",
+	"AuSzrpbiMnKKtWyJddX0zJHHnGn428iaY2E8bq5WsYKTnd+LisAXEZmTkzNCp1CbIqGCXGu94I5l+cLo",
+	"4oqBhcRe0uCqGIvTXNzhqZejseiTc6pmuoGiAPQ3W43YlL0A5Q621f4ANbi0wB+Xtc9jqMV4nTF9jfSx",
+	"6CGIHEZvBHOBCymNCPukxRPNHXhqCrHTVZbTVJJu7CFAaOnFQpfE2PZZis19+HD2g1Y99Z2j6NywoYsf",
+	"T8mLFy++13zow9UpvAG1v8ufvz96+ScSewXPny+K/Dpj8z/qCzoekL/SjKdYCt1Y6NHYZJQB8zQULSYk",
+	"hnxROSK/fIYJRzZ76eFjHGm2WTASwy+gJFFcmwXVbFyYq9rYK3Rz3bhqIP3l4OPACSYDK6PFPVuE2+aT",
+	"UeLi1WDObzkm5EPGlxYAQf/WMtwvg8HgoxYLUR7wckRiM1w1YytYrQWdcqFlaWjSnDZJ6FLNNAEl4HzT",
+	"reiRxLUDFRM8cUQiirQ5l5ou4WAek6WQ9IbpWZsFMFSoOb8BEIAGwEB5jRaqfl7wKRekCyHIWtuBWVyy",
+	"pP8jU8msf8kVi5/H7+ExIBlC3sC+QVlouFKAZYgUSo7XGBdkzoVZF5aXu2UrrC6n7xQgAI/H1h+BdTM6",
+	"BrnOU26OAtzniDYXvzv5++T1+x/+MXn9j6s3lzHpHpB3/LVeMWtXOCYZLaYQl8Eww+Xo4AU0fQ4z0Yxk",
+	"RCwY1kE0HA7BsiAj88Hp77D6+J3R3o/hlsbyKKaBw+FQzwtYmKPDATnXNyfFoftUC7W1ydHhoTVrAMyp",
+	"fgqGeKXlHwud7CHWU0ViKCJFF/y5cZIO4ABiEPrabys6z+IIbQ+aYkTKCr+dNE9kbDQGBF+2fNrD4Bl1",
+	"Sp5l6k+Cd3bUeTEYDl6YAjxw2z4f3LMs69+K/F4gxnmf+nTRx4WHMVoqWsdFx/jFMpK0wY1TPmKAaM/S",
+	"zsPHhyg0ikWRK5Am+nZfm8egZ/+kI1gwwdM+aJxTkzL3pVdANw+3XD+hBfpDpywgNSLL09TnX8lah55i",
+	"bfoilRER7F4T7Q0vpIpIvkDtMFtZ7SqXhqflgo1FjLmacVTyQsNxgMINrVr22V1QiSNYFOyO50vLgZ/J",
+	"KqM1ypYrS3qWmvG70G3ZieqrBlIMwEqWQkyZhOo8V9buBkUodCvL64zLWTAr9yEKN4vBv36rhhd1Ri+H",
+	"nqp2WFHTDkIFSMMdmKREv4e6Hlcf6scSlBVo4HA4NLVjXJygd6VrToJlmtqk6Lllh7QdkPzWJFw6Zai4",
+	"FqmEMJ0jHECoXTfQ569p6qHYHg0Ptr/yQVg+w1J86cX2l37Mi2uepgzVEWlhAoCovANgIfs1k6RTTVcd",
+	"/2h9jDqf+vNk0UfluqOlngk8MMEHHqLOIpeBw3cKRjd9owLd+V12Tw5PyMFgiJ/QsNcbkPf6vMWaHkAw",
+	"EowZ/FVJ75htZyy68X+7WO8//kFfAOaaejn0MvEjgs44a7rxOcCIHA2/x9v/nkvWM3cIZG4Y8dRJGGXW",
+	"kz7Y2OYxyn0YSAQBj1pDvmagJOvvtFpe5GJqo4nQRFNA9JA7fei7LNnBnRMyYxAuTZKVeV43C0n7Y4Hl",
+	"MAbkYpkxSazYY0pmlI+PSGwuuZhQItmcagnNCe1/H/xj8F+kC64A1i+YVoQZAQ/rJ5BLwV7I0t4xib2d",
+	"jbU0oDflUMsM5XofE6dMA5+ExTSBosAfKfFaAQHVPv+y2k5c5hoNbOBbDJFY+c1YQJmKgmlWPS0Wif4/",
+	"Xcx+zSJyz65lntwyVW3CqkdacbApT4ZLl5k98ViAozkvwOF8ST5cvK0NxZNx9UfNjOyowAwSEdRZI0IX",
+	"fKI13rGA6+4QqtPzJCJzldUaRdp37Wge1YdZ2RnC3I7HIrZ5T4PSmB0/j8u8w5icXb4n370aHhyT2A8g",
+	"GGRUTJcY3q4fefXi+/4BSfKUSd1u5VGM8pjr32JC57mW3aDi+l3OExYRPqdTFpE7nrI8Ijc8Y8ckNpES",
+	"/ltjga/p+URELhhLZuG3UYEyuUNWNSR4Ep3ZuEDldUblWKBBhKBKaPYRRxAf2zf1aSozhGKowY/2NJ4S",
+	"9LaxHr5qM4PisQDFyT0J2rIWgs0ofP4RuquR3blro4QOf23wrp/kWqr14i6SqsXJxOzULseDp78cQxcj",
+	"DjEFxBHDs3/Tl6N+4/vtb5zm4ibjaAs+OmjRxTmaL67y/K3W1eC9w8M281kUecKkhICi6t2Na0uoWL/A",
+	"W97fyD28Gxx6qEvUzz/rf7TEjvd62Kb9A3wv3SHV58/dbji2jNE78wT7hCG0PjBl9Qhhe9UjVKHgo6Yx",
+	"pL95Cjva/sbPufoxX4q0tuc4w8fsOe5fZc8jqzBVd+DPTG1Y/uHXYSBXhpyi0rWRLItCz70UkX7HG/5n",
+	"BiLU3ts9Zaq217sp25CxnULk6MLGXtRYPBxkPNYQF46WXfRHHpNYLLMsRkeT1nedTo2PHZMYc6TN7W0T",
+	"h2MXXQ4NQww/CMIDclLnK1xaWrDWbLywNekgl+HSlo0bi+7R4WFUs9VirGCP8BvClYHDmtNb5snqAroY",
+	"kPieFoKLqYxhtnIsrDDdN8I0xO6kdzxhIwykNUpAwVxgjxFpTCKBtYqVoiCI3GNxXTB6W+YnGKsnOL1u",
+	"8oJQItg9mdN/5oUV5I8JTVO/j7WnuciLsbAVqAKySy1J/AvJLg0gDq1kl6/EenCIv7Pb5H+UgGNEhP0v",
+	"O9SI2gs4z9MlkhLb3Szpc8pWNpAkX6wqag1qxlmGgHvAFYGRWZ4Yga6Skhj9CBCbA46Evm4qHotusoSo",
+	"1ooO3SNLkTGp+wWlhktk06Gz/4Od/pc+/usdeRzgm2krIGzki9W/j/w3O/L6TDxGurV0tcOZN9LEFzjx",
+	"xlPsaUX6PEcOlhSwBmVk8su5IrGTbOIRoWKlJb+Egs1Si1Ui1Q9xMRZVHUqk5IYpA3R3cnhi3F9cTAfk",
+	"RFjZxQlLtoIu8Jujw0NkMhhdUJWICBfWgx0PyHlpfFzT7e7cVLnyZDCbUDkWpaUzwHdMy99e3Th3o/y9",
+	"sYDHnkyzMrXDaSIUEBnGUWTLw2pIYoejWsIpBTXWiovsEp/9GpQEXTX5hgC4FsYSOQiF37HCih4loI5n",
+	"VorZz500MS8/SmcN8mUs5+dsywNypiQKRw2eHq05GdcR+qyqLqMBeS8gjaLKE5XdeWwWvL8mA2mZMaIV",
+	"0Uojnmqp9UfJQAkEjc05arhICvDNuDB++8s9xVyPgnIZ5rI1ezFijH0Z+a4OZPaNTNIG4QxxhgNu2zT9",
+	"t3737YS9kzR1dgqVG6axr+kauUW7C+T5Z/gXsrs2GrUvTB50eZKdYQn5m1XNtB7HFTpxIbDaOa3qktJY",
+	"JFToc3rNTJp1CpygNyJLy0BKRgNxKEFNrWoeL8/yNhs5Tunf8k2dGHFdHD1CrPBOFLlmWLcU2cK83rB9",
+	"wy/KjxvElP8DjOne4dxhg6um9HJ39xNOou1xbroDRCD4Utb3AbmoG6WDlueRL5tIupJE5qUEYnhhxRCt",
+	"21kKg5OzQT5aM9AjM2xhid9uuv6SAs4mKNVvZcTeIu382579G7Fn78l/1ozZe4s8z7m4y28fYePemXkF",
+	"1bALW8ESYsldsjuuTsbFLSJTVKJ3/uhF6fSIzeCiVWCRsfBTYbAWpp+zPnIRQzY5n8SfH+JewJNoklcR",
+	"I2cs4DWCJw8VOMM+IbTNZHhQadofoKEek2sx5L8Xee2V8fOEFmwsMG20RFqMKhFNFm1sbtPf7NuQqYcE",
+	"CPgBkPiR9+G5sTD5Jj0UTk1Ak2AMSy9eM2ISigbkxCy9RV2hsAnMhD6Bt5McHR6GOO8ZENRX4bzYVZ3h",
+	"fkkGW+mxibt6SEoYxfm747Pfim3i8peaogGl4Upa+nT8oyUnRfa3Myd1+tkXcBW8c3omCDnXFGZEYnAV",
+	"xsfVoCmp8oUkcpbfazbAVXMU1Qc75G9vWn9tpvQ/IwhwfyXjSkurVSt5fnPzCDO5I7sdDOX2FvsClAq3",
+	"tmfGXHMFgbFzzpgCUCmyZqnBYFsMaq95nQwdVyPFy4zIrokV+uXgIyBTxL0B+Tn3ITxl6HKybrivewbK",
+	"NNGm6wLLiP2Oj8LpjCW3tbPgS1UF5Czc5IWXqNDyUFgCD5+JZcrVcwQpa8wHey+YgQ6AHEdEtss1OSO4",
+	"WZEvFasmhI08eI05Tcvs1rGo5ZTdspVE6Q2fLkUqdMXeshVGcyl9TdqCg9VGxsIkgQ/IjzxTrAAsO5c/",
+	"F0ckvmUr/ReKiQDzEB+7VLTmTLSm9LJzmPmJXr2W+WVeAabyeGwF5wk3hpN5ipZgJcINbawwtXO2G0LY",
+	"2nS3l7+TdDePDLYnvBmokv85KW9X6xmgFs5Qz9hOyOdDcCA+euxFzZ5Dkjpcr+aWrB0n+PnLaEDQ9jcy",
+	"Npm+sfUQZVzyqQAV9tio5Ii9YXL1IcEb8MU8VLZLpvolhkc5jjrNP/y2L8qvrB8ZAJjO6JePPnlfKlro",
+	"e+a6Cn5SIWc1C1BzjlDLYaHvjUhlZT8xEvHaAE7B5kWE3xAqVubeQ5Nz+fO6cvIWOw3fNNvxWJoJ5WMb",
+	"R5gh1Hz5OHLcnRM1bNwb41ncbeMQNqN548qg06VEg1KF+ZH8Xth9pMo9k64TkDUfwYexMOd5HdWDS/KT",
+	"Uov3IltF5JLO2SVX7P96Sz9hu5d69pCHuyjydJk0ZdBd4ry+DAPFxr9RvpztvJmFQiZwAuBQEYL7+DuG",
+	"u1Plq1+bof7ukuoazqSXYof7AauvtwT0gcrGNB9Uq++3gqk4ryjTEFiAyrbfV4Q57gVLmFDZytPAYVzH",
+	"ROSklqI8FvGvsQMmBLQpE9GkGWxUyccG0Ckv/72bUMn6XEgmJFf8jvWOSazoNI4gZ1ixaV6srBai3zMd",
+	"Wfv8gJxvh8cYkAstmxvsm7EApQxBCi3sdIVrkC5g45x/eP327HRycXL1ZvL27N3ZVQzq3JyLpWKNQBpv",
+	"zJbsCqjx605CeoO4r+j0KZqxC/8UbUljsH90QxuUpcNhFcXxd6ErWUJqhw5StZTtrzQdtmCnV3n+jooV",
+	"8JPEvCw3i46MFsksZKmsjt0DzPGYnrNqgqmmcGfZBvomnY0M8fnnvJhOZLacPjz/7AKzgizy5zXmRk5s",
+	"RAEFECmRK2+8XJKj4dG6/Plnts4HOl+JVjbluu6vS+8cNPVF6AiQ1ip2Yd/+Jw1c9m6ks2uYzftiepkt",
+	"p21c1Xo7jKd6NwKtQF+VTw4sVQSJ126yB1EGgTkWBcdRIulm+T0rTumcZaeAikgxuQMvRYkIy1z1RniD",
+	"j4XXUVQmhMa2VFdMPldxb9xBx5yOmlEExYJlkY0w3cRE+VjUlAixbjgMxCKneF861qEffjgmsQV5g/Y/",
+	"FFk8Fl3bmJYn5HKxyAvF0jOhWHFDEyZj8stnPQASQHCJiIWDec1FysU0AjeCX+mMjDsHg+G48/CxRC4k",
+	"1/g0SXIt2UCYXwiDpWvRV8j/+3//P2Pxn5fvf744P0UoFv0VIMP8UX/tgFng6z9fnJz/9L/eAgCjq35o",
+	"x0W682QBj621h5AzrkHsl/wZngm07wHcwNd/e/P68v3pX95c9WqAL/FYfEZgd71EZLGUs59zxW8MB5Ok",
+	"6+1tTOVKJHHvoYRtNL9YcMSy4bEw4iP7pLRYmAsSLwsxMgrhqDwPo8p4AEAIJAIo2vTOAMVAyQDzw3uI",
+	"d7C/SDJnKadE3+p6uFpy1VPWfzxfZJQLhJaBL+vM2YDVjAWItAA9g88tU54///8bGBr4Cv7SXwEkDXwF",
+	"f+mvbnjGcJf8DvJEMdXH1e0dE8sOMTwkRFzVWysuc98N+jY3NVLonOG+lEJ4ryKhR0SzzsrewRfocACx",
+	"kDMZjYUjQa+lSk7pgKzdpscmLKnxNh0LfZ0GJGv/Qj08+eKetsOTrdmcml+6h37X96o5jevXiJzRBfst",
+	"X7YzRjPEgQxemBcMKgxpFo71jUwUE0+Y08ZTqug1JOsUTN+LyUyr9kGJ7yfs7QvSpemhKcZ609CXC6DR",
+	"l2hg+Qqjcb37SQk0wQTIjaoCzmJmV9NSl1xJxeae8eOWrZqNHT9DHSA5y+8loaSg9+AYzQtYmRmVs0FQ",
+	"e///2Pv+5bZx5M9XQbmuytIeJTuemf3u2rU15U28M9lJJinbs/O9GqZESIQlrClQS4CWda5U3dPcg92T",
+	"XKG7AYISKcmJFeeH/4pDkQQBNPp3f/oX+85dchaA+F5X0Ifx3TA23P+k0axqW+6WUdD/ePf+3UpBXgPs",
+	"6TK0cWjLwX/ftaI5vpZW/+SwWVeUcOhQeWrQaOx3H/d2epfB1YNGH9C2jSVXJeRkShMrJD6XX3J+dnHJ",
+	"np//9sIF48Oz79M7XUlOGLcP/GYYo45VE3Qbw5bXQ8u4B1VkHbIoyxkzOXt2eLjyu066TJpqBrFKcGyY",
+	"BHNz8P04Vj4MYWR9dB9yQYj2OwlA4KNr7PvvYmVP55+/L4usBukATSOweQSBeGO+f7hAVTPbi59Pe0c/",
+	"/JlNxK01la/FIlZz+IZE3M5kITRgBtoJQUl6Q5X44bM+s8cO2NSUKz7GsIGGKEpPKogd6Fjhdziacnxl",
+	"KoE0WCEgl8/+1F6hiC0GdoiYB8f7kdz/hIh3GnQRaGQviBQAO4wpUWBp8Tm2Ufvck4YezX2/kR3+JJSA",
+	"pimr4O6rDDAUYgd3mKCydcEgbCIlZhLGvG/0gocLwBI63x8+67r+K1CdJEa5StuL/tzx2FzpZ8/aV4iG",
+	"d4/dxjXYaq+b/f8zDurNcopSnV/cJ2XJq73YgbatNPC12KWC87o17ogRYGzYWG9dAnKgyAGHyFfBNgn9",
+	"z1URAu27Jq7cPJbn2h7Km4oDmnOvFvs7vtujVtVLeRNw7DNuoN0lNkQABUBq/IJ5Xlxrjy1gZbJaWs2V",
+	"yPhcmtHkTT3yuJMo+cpAj5Rz1Eyt+HlfYT3b5ys7cclbT377sQkbeKz1jPtOIOSq5cUCgC2GpcwMsqBO",
+	"Qm+rt/7oRmyUqxtRUOMUyBq3D8TKak6gjNIxc4Psa0JjCVuEkF8eep+v+sZavF5vZkKdvn35gl78saz7",
+	"wfqpN/N4+lr2Xf/Qr8V6cx+6tLjH3CMQkLDLvM78D/foI3c+YsOFgb60+AfXrJkUaJ8BQZQCEx+8lf/r",
+	"9PWr+22nm+matJttN8VOxH7Ah27OvJDGCLV2f2pybx2w0pslCbkzdh8OtM4HU/v0sGTEJelDJwWrsXy2",
+	"KkltTbEZuVUKhiLL1VgzkwdbV9+pdufMpZ89GwqMclGDOMvpLlt4d9UrGr3D/Rbb/BPoHasDPZKpXptr",
+	"O7j9E6D9J1NAqny8Fr1j+ZA0sjmM5JMl32aArRD6J+B223C6b9qcf6Pqi3F/lnnfuNYy9nkT4Mgn4Imr",
+	"Az2SLbaJXJ9ARj5/JkopfeE50sIYac9PB/QE3f1gnnowFdMh5aG36pKv6Z6dOg3sEOv0R/pQrzPKAt1b",
+	"3zSHpZ0BcJqtpexH8NXG4rnTNMXv2BU6pXv/IymWNLknRMovj3kCZqVi4lZqyzBR+SAU5BpHfTBGenBn",
+	"x9gUePLAkzBsw/FlTbCTh3/trhp6GMMKDuC3Cil5P7K9d2SK8CZxmx29nDCuFu7alC9osyx9TbXIbsRa",
+	"ivpARhw1BruI7B4m2uXib73paEZth5d/evDOxOtefiBuZCrUSKx1SuqZGEEeEqaeVB2nCLvDte/AjHaW",
+	"iiupJCZoLqeriQIyJwlsq+oBAIeWcBKj5VwWBI/AinQBzVHtIzpnV7xgnVq9eqx4IZzHj0Ei76TIVV7q",
+	"bBHZRyroCvpoGHmag6Ox3rK0249V4hZooCf86Ic/e/gxl0ziO5eoXMkRz9DjTlcLH+iqPLstDldEGzhz",
+	"27FzXAM/Uota6Ob99SHkbp+U2paOereHbU1PoXH3H+8s5+CQyfIzVJ82yEuHseJOCkH0MW0oCQMpXaix",
+	"pGYXVzIL81UJxgWyVa/FogcpV5ZZ4fV787z7MAl7/tcyCJPnWeQb6MPxxc75TJdQw1CfN+vQ+YfGo7np",
+	"Ulu7xA7kDhrVWwRJW9uetbCVPuSGU24Yoc/EqjZOxKh9KsTGNNReREzlTCotxwpqBJRh84k0lhPykYiY",
+	"KtE8gHR6PFaM61gR3+n22a9CpFjQgokWx+yqzDJK9YM+ZMrl5LkJXIvFvl6qb8XdjVX1HCThuaQ5TK7r",
+	"JN8ffsd+EQuEMoQbQBeT9qu0MEm3z04VFi80g+u44jBK0AEUIOpTmSvRhAyylo1dWILZOQuDUdbkF8MB",
+	"q4TREyd7CE7WsrgR4leFXEx/Jtzrw0HgglHawkxBZm+eLiLsPK6btSHW8c07AarRw552KQOXXhIr/xZo",
+	"dKhS+P7wTVJpI3gauVg+VDd4JmvVtSC6j5ivUKXuWLTrM4lcWiesA/eAAjTiRbFASIuB/8Ske2K5C1TI",
+	"SVe72GdvEbGuKoOqvtbqYVeY7awj4EzfHx3pPvV0Rz2qKKmDh8rdvYC8rRh0W+rHKlbQ0f0YJ9GzOnnP",
+	"6eFJFF6FXiW9Edeifh3b08Ps4WKwf6tvCn/MoJg6YR3C/Abn+hxavQc5yPa9gHLbQ+bUo+l1OHtR8CvT",
+	"+y8nX/D3bsTq96d4VzUOvBLBbuvvjFji9qM3yhUmR6z9LRWjjNv5sQ5BDAIIL+PM3wP1kxpW3crsmSjM",
+	"gtpwBhi/9CKcrh/IsZle7WsT1vH8h3DeQrQ7vNevRkCUvbKQtS2p/eDnWbsa7K6/3rjDwfI6sl+mpli5",
+	"H7Z+Ay/GcMraX+XvoC9dh8yIYm1H3j58+XN3PneNFozDbUZ/dCziKX/tw513j6ULnJfE9PPpLJOY0Q1Y",
+	"lhSSbNATGLTg9VLiHirCWjmfAwpUWIiez4SSqeWFV3JcFlV+6k70DBzfE9muB/r3/FrveoxCjKU2dtt3",
+	"Pc6HgfDfbxSTX4uH2X/H4LAh5/pczuQF3OSy6KCMmzMtsitLmIZLJVI0Yi9Qzh4dHh32nh1FLBWFvBEp",
+	"Fk/XTFprtPmPpfpoPhVYnC19dmeV9GcHHQtFHx5+d7fFiMOvxk+6nxmHY/zPT57LiQNtShAUtbXu0GJ3",
+	"rd6Mq+IXObRdyNYOIhXuStu2vwJQ54Ziw9fP3zqjHwdcqp6MPGrtKkJUrBxEFOtADz2EVBA3Mi9d+ZtV",
+	"9pW4NQO6sxX46YJmsBXa0xowox9CMKOjrwTMCBdnM4yRq1z8YjBfoQZ2lQabaL2pJ6X78f3m1t5g366M",
+	"1GcvDdOGF0YjJ8QO4J2E3IHH7IpnWlhbE7BTqLQ1Vkjd4KJipTIygwbA2vXsoLPy9vTy+c/sLt6jy/He",
+	"MZiY75P2Ikvc652mcOIQjwWziPP7ctM2H61Lkc+xXCHjLc4Lof1rt/p1wXFg93PRjlb6GhphN8gP+gxE",
+	"FeTLQot1lvWNiDzkBeTPn2ANSCgDrdlvqO6jRblJ6i1zpGZX4GFG0NtYhY4mmSY+ojfh4DsmLKThAo50",
+	"Av0KTnzTtEIgsoqCyl77N65cGquOT2JvHAG6vEFEL2QV7LfzV+ifslva7bM3rrEsvj5W2D4KmwspwUzB",
+	"leYjj/dYVYvL9JihU6wKZ7i6b+xPNFwgRg0IZ+9Zs5fLQkbYrZymEzE3bm6pKAOse4hGchMGRiZ5lmrf",
+	"z2k+4QajIH6LoV9EnzmOCW404A6WC9oBZ4XQQAsc2vVWu+Zb7DIeK2C8J7UUDrsa1ewhLtXts1NLqQ6w",
+	"APRM/ynY3pwaTsTKeQc7CYVxPTd3+AJpsRgUpfqb5XlJ9cJZxqFPnj2iJXScUmnga/RRFSTDqihEo7MV",
+	"ocPs2wAnYZinUsA+HTNqTCV00JfK0jsoL7HqoGP0j8N3fXB2Dch/1YWFAVKD0v/hApR2F6vhDZEUjJ/8",
+	"tUnOwAq+cIxjSd1aYsm4ArAAhTBlgao8LJBrnWAXAxoVqgWsUH8vatSpaLGb1TbYGK9UDfM8E1w5rerh",
+	"5WCdKwE7XF8q1FAXtcTquAaWxjpJ+KbbHlY+gW8bkLHo/4Vghl9DRgBaU3bq9nhD4k9DZdIn7Fto6WN9",
+	"Qy1LAJE/5qXKhNb+OCUnIQOB4yxSaoAmybGbQpca1QVh/6Atpu/58bVvnXPP7p+KRx5WbQHglrRNgXFt",
+	"fZcOVZteM8zTRY94bW9oR5lwlWagNte0HlBrBqQkrSg9cjrLC+NTmpotiFwpMTLa5RIGn271lLLIkqq4",
+	"Lb+6kiPJM7jrp5xdvPjFQSV3LgCOzi4QQBRGsbriWQZRHGrABUCDFxdn3YhpgaGnhMDDE5Yr19uJqtU7",
+	"ZiIWwEdUbij81Y1Q9GvFZ3qSG5ScqDN0MHxiGVEt4KG7VZ4EItfJwleiWY4V2YlOc21idfTDn9kv8u8o",
+	"vAAIh72Wf7eaC8+y4D3MiOksQ8srUFU61PIQbK3k7s5FIt6/T2LlH+kyqaDfD9piQUqC5ZAQBUz67Mx+",
+	"QoKR/wGkTyVMKFO43CyOzRFz5UEG7QqhWKbsC3R9Ueioij9ZlUgRFJD7Qt1nb0qDiQzoUObQH8l+tsZG",
+	"ltCmEb8VdChft0ejSc2CtpRAOI0NG4EmXz9/u6suje79j2T+4fjrGTSeS5HWKODJLFxvFlIEv4mrZvIm",
+	"ZFxbWIu4AwPLGdu4JlV2t3NO3GmInYc11HnBvus/C+qhIf5yMefjsSjYkb1DCdbxmAHdiPpnS5VJJSCr",
+	"yWPWJuhuRpsSvLWRQ6kL7UzgYwD9eiXQUkIIUODenZxOdqzCo838yT5ms0LewCIj3r2oQLhI9Tl99erN",
+	"74O35y//dXp5Nrg8Pf/p7PICzIqIPTtkOooVMVH2g2WZZMFSsqrUrdyOVplkDNiHlq3NADjNMY5j6voC",
+	"k4Ka4oqlWOYMiQiDEdeCdcD2nQozydGsmXEz8RimQ2vmkmFMFAY31RBOwRQNQ/H/zqVyBpl9XcRA84cn",
+	"UX7FqrIyfCotbJCTZlais44VC/avBERgLSbRsSdEExFgq8JYuXwGe2i4kcNM9NnrWiILwAm7mIVguhzZ",
+	"Y+Tb8u5rD7hKixgrd4GqtKt3RasyQvgJ0FM+48XakWCLWxsYTGb0LORKnASWr91RqweADuBlkf9e3z6Y",
+	"Xg/UbZ8ZE1pWGqvVmyn24Fsw1uz1QlyJQigr7CXi+blD0bfnFOlG2y/GVB+sTYCVIOdDIcDoR5dF0H/e",
+	"bSzkPVpFn9j4iaVuGp7eS+C1ji8syUZ/utsFJD25UyFJYzwJym9FUKoVtI7tRaUThyviMoj8rqsTQgg5",
+	"XbNGXW4enLsoZESVwh7o1/0WXLogorCpYggfSL/i1qc4ww/1ouPueS961IpS0Lbmh58gjlL5xr/iffxJ",
+	"GBCEH7KLY2GCLfyYDFyHPrDkM0APNJxl1F3B0YvJ8X2WNAUEXRQSQGKdzEbmZOWlgVB9rFxY4WT5LeBA",
+	"fZ8whLmUxnsVsK03S1SZZYnr/scVy2eY/YDf1iRpETJgp/HIcIhHAk5oP0dfK2TCowlgxDdoYr2g1yI1",
+	"QzxKwvNMbiOA0a3YGtkMM6/SQl6ZnWTdL7sJl0zuylcINs7bNxcuvLniikzAcxSxUqVYpRgrMCbymv+p",
+	"ySZFjP2aXRrCTltTloD3knZ7NamBee8DPpUPZuIYPJvzha7g/LsRNY2XxtoNqKx4DWWzVzDI4gd8rDTC",
+	"FjqVue78mmDnkRdvWrldkYaOITqJBUgA1ytTATHfToIhyJFI8EUeG91aKvjFLAn2M3EZ8S7+huEbdJu6",
+	"a8G8OkH8NSkLmXRjhXHlqP5efM9UTsXAmvdJ5IrSGu7yrsekT7Fx7RfAAfyxDhUkA1wihimhEIzpmUDn",
+	"MrfLgPFDMZ2ZRa2fYF5gD5dYgbeBCkmB3DgGwe3YZJRSykswb+K/4XayysVbCNC0Y5Vyw7E7JjmraRZp",
+	"nyVwIsVy8YW3lrlaONwz5qQqmKJSMR4rDKrj7I/ZKuURiZ34wHiH+5/3Nfvt/KUHeLbEXLlwl81f13wB",
+	"vUve/RNt69WFhvsvgPvsKKBp3/1IEpTGtgysSYz+Dt5weXX1uWemfVGylBhBoCZ6drgseySkuKkU3Jrb",
+	"pApZYh2grFwvTkskmd0UslW5e+jdGOWzRb1qN6pM5Aonyff0EgV3jZdGIF8mVoLFSqpRVqbkQ2Q8y8Ig",
+	"WYA5VPkQMfsBj5OL54W9s7pRmG0TWuQI62g/XGpy0iZxeXj43cj+B/4CX/ds0U2czObIqqRG26ERb94t",
+	"/E6V86VRAu7yOPmBbi2fmMiDMZHZ4oM9IY44tlK8xS1Ih7WQHs1Or8ZzRbm6m5IN7bmcT+Ro0qRxQ2pA",
+	"wvhoJGZGY9NFZ6ZfVdlbmA5CSVxQ3crZlbwVaaxA7YgaUvKwZD/MxmOryXiYIeyy5iKfTiVTHasOT1PM",
+	"9zI5m8ml4iVJvMs9YuRUaMOnM91nCSK//M2lHWGackOunI4V5isNM/CHmkUmIjYtMyN7EGjD5CNY60wa",
+	"UfCMwa26MYf/DHa4LausKR+MIGoa08GgymIv2hOqnFoqpP9CXta75fQoS5n2xt4NLyC5zj6B3/MPGIOw",
+	"sMNLAB/9brdZ+/dOMtsKj3qJ6r9iFx/uV3O+UBMD2IJrIR/yCUEPUOTfxO3+nZeF4lnd3b9kEGSCF/+k",
+	"+7bxzMMD34Jn3mU5EbQSAH/kVz7fNdhkt8wr+qtdqoH7tXLSN3UAceFbctvMRNFzeYsugVsGQE/EiYd8",
+	"dD0u7ByOKZYeMSATHWF2tHMI+IhuXrD5ZIGJU/5iKiGtGO+O7BQp5k4CCLl3FKuMG6FGi2i57z5EXOVU",
+	"9Nk5gk2BiX0tZgZcHMk/3/x2/uvpq8H52eXZr5cv3/yKvgWfz+VvgIb9Z+eDi7Pzf52dY6d+XIcTckTl",
+	"N6KwCoiDtYKR0iKfzQCcBuLItJg6VjrL5yJtq/Wq6H5t8vEb7NMm0dfRO3/73C+26I/7hCJxYCkkaUs6",
+	"xgfu20C/4TsChC6JyknbkECFD9CxPy/NKJ+K2qvWiRta1Tf02PqJFGIkoJyTQ/s3fmUEpecCPbVMTUtE",
+	"AmvAmUu5ET377N7WE1xTxffsMCzj++ErKeOjHXrbUjZa1fHBHn3FrN63vkRinPJUMEj59CqulfhVR/Gw",
+	"InULAQC1gQH/36WQP7gRhbxa7CioUCoq2/USKGR6nuFamoEfEjav561SZVbgTWYdHqsKbIUk2jQfXfeq",
+	"/KO8mB6jNXQAbQ3ZjMtCg/czuYPrESWZ5UWEnQ/fJyex4kONqIUm6BZqv7XbZ//IQ58K+Fe5vkYyALEW",
+	"sYTra5EmVPXj+nTGCskEHtHYioYbBlOHjDT0l6OpAzg31fTCdCw7q4hdiwXYZrFyLwB7igazi4dLCCiM",
+	"zn7CVZTmhKaEUd1RYe0i+4ZpqQ2USvVjlQBFyCanNhvZHWXiPyXPNEvAbkvsqlbmn7/oqtagIC5WmbDf",
+	"86yS9NrILLOLUAr0rDuIyaG4ygsaSiorJwENQxgBHwSBYv9FsfKtD3GuUo2dWPei3kk9h5WXo1dRMz2x",
+	"A9Ma04HY16zgRkTWPq58kvCdgDjXZSBF4Hl6BOouEG8TtdzIeeUbNBhC4cOVnPIFVrVNpdbENtmLIp+R",
+	"JqTyuQJlxs2yEewGTnCojD+8L602xiP56Ze+YV1iGa6uS+i7EUUqR+bJ7/ZggXAxuvZAtFSpALVHFP6E",
+	"YwM8B0J4jndbE4Hie/bMWUaxhTREAVXJw3VCDaFJkB3rbdLViMOjWeIAWlz9exWc2CeAObfHrrkB8pN0",
+	"ofhUjmJVew+eUIfECfZQ7elRngrnm78qhJ4wgFTRTGpdCgKcFFPkFwtk0e4LsVS0z04xHZge5FkheLpw",
+	"L9CGLwguDEv84T3YmDlWnVILliBWTA9fAN46gYdmirV87B+FqGX17dtdntn9exYdHh7S0ukT90esSgUR",
+	"fDDg3pz+dvnz4Pmrl2e/Xg5evnh1Nri8fIXVg65mF/OQZcHyuXLSobJU3aCxcry2Q8nfCe41ZbTR6IDL",
+	"mYHxBtF0cUNIyYm9eTDN02a8MCSHN6elmTwn4rl/uuGX5aHYhuabyH37LEPYILczO9NjkQyQqomOd6LM",
+	"or+FBwduW/5AxxHPoMrnQQCest/tRVAENR1PwNB/xhKp4PwOYLyke7LMKlCJmufFNRTuc9pVCv/TzQId",
+	"QNgT/kKYpeOMBwmH0AOVmwFqYMnJst/IYdvuV5rP0mnEr6d3fehhPIOXwGG8xP185DTUIE6rxLx9wfpf",
+	"jmNaFo4P1CjaIat/JAMgMgjXaRu5XRNGn+oQWwHsfLbB2drycMdqzelmweE+DgxFlOWeApwwd0czOGat",
+	"pEYZXfArffdHHl1c/I88utgW/Qs8uhvW80s52dSWHun5QY80kcf2R5qCyWvbdb2le3aJmgpDrGvX5atP",
+	"vm53ZeCcnPll91ChdKXRE+l+/Mhag0aGfJqmhJM8nZFfzEFoH4yF8V2z+4zwCqEUFmG1J3mWrpThzzI+",
+	"EvYXUWiX1uhAmytL9MT/SXA21iJBPOETbNYGV5JSiwKwh7nWUhuuTAI+RGx3nGB+FH28y3rC1zgPUNij",
+	"AdoitQKnIaXuFDgNh3ikgkCa3xfc7/Zra09Wbz7m6LiC1PcnjtLet2AYBNM2c3u9WUAc3OEfqwWGTSZ6",
+	"cEieagFdLSDt3BbbQ5a52572+r+2dT78BOyg4qnfQP3f1ls3FibYtw8VxNHGe3FftmlPvFOBFQ7xSPGG",
+	"dgp9akb82KBcVIq3/fGhKrttBBOazlKNNciofEf1AZcek3TFNHeBS4zkUiKN1S2tbnwLodkOwURB0FME",
+	"4KHOzitnGhC7uhFTvCjAlB8uKMwesQSimPYP8FyQAUwfMJCpTjAuza2CbiZiGivKMXMVj6t4n8exilWP",
+	"8XqQH8E3alhV+ZVPkUYAHPirwip1VnuA0hIrBiXDZjET8d5xTODm8d57F2sOSkkyPrrWTJpun700Ogin",
+	"U4WY/TBrCvssA67t+zmbZdxOC9vLdJwZPetl4kZklc0wXGAMXJpFxJQALBFIItB43dW3dU8YfDgkAboI",
+	"eTWqWxm3Avu6wlLpqADSq1vDgMW6tpcGv9mjc9XSLHIljhl3AD1cQ5OXMjMJIBNZ3mg3gSa4mImIJVKf",
+	"FUUO5g5jiTZFOTJlIdLneH8CeXndiPEqnQ16CsHb4a+kz34V8yBJYpy7aD7QJlueZZ89Byr2kQfIcwBi",
+	"wHo7vz+FYFNRjMGfZXKsj6Rh7Hs72HcSIY+wL+BcKm3XHxc/xGX1ZOjiZS5LQqZCGWnvXwBMKmP6Ws5m",
+	"kAgIZO2z4A/sgyFp+5pCP5UqA9RVGXas6WrNx2GWD7tBCgNzdIu7W70MfDfcsN/OX9qZ1C3jusJeG9IV",
+	"MdpXL58NGoOedSNY4zWIvsF24rJXSxCrfyGNY0blqBCwXjzrZfJakCHdIehYx8qmXF9rglEijCINljtE",
+	"hksziSxjuQbkYTEqhIEMl4jNuNZzew2a3UZsBO1uI2bnwC1d9vv9LpUMg82P3C3e+9Of/vSneC8B1D+u",
+	"FpYjzszE9/WqeIGlMKmaKD1itTJLqFSFvQNfMdB8yg3vx+o0qE9wM4b0VVOUasQRN9Ta/oQ82K0taR3F",
+	"twLwBS+GwvpRYu91BF/mAXxPGYko3MZ5XmYpE7cjIdK62w+SFXWs6gWfjvM0eSXe4ovPvTTcVRslN86a",
+	"8qzDhx+tLX0Eyj3nXLNOXlC9DIG9RrS8Q9F1q/4ErvBQGt2lw2b2ypDnZk6ToWxLEACbsIS28GjTFg4q",
+	"dW+TWkjjrHVpn/u7dkjEbpB1bm3/ud+QY7sIFt9tf3Wt0bld/bxD93aFIAEO7mU1ApHJdR/BFzb7kBFM",
+	"QmomJGZgKcaHOs9KI6yqwDpJmo/08cHBuJSpSLoIUenceFS5dwczeZ8wLcZTzNzpJHPB7RuPDw7uRtIs",
+	"3h+ofJ50IzJEQhBEK8bKoTbSlMZpZSRfUbvEPoj9WCUjp0BaJdWK0Q6n4jz8MrVAEYuZuh2YKTZx6gk1",
+	"ylORrvGau6OwU7+5G+SRPOd+jk++88/Vd15UZLiZ8ZCTvKi2dRuxc3Dn/tzOVV47GU/Ocu8sv9dWkcO8",
+	"2qp2l3n7eh9+Ek4QCv1vwHF+r20cC1Pbw925z90ObeNA37Hsqg/ySE70dRT75Eb/XNzo9zpM5ErfTnxp",
+	"u18KdV0tdgNed27fXHl2sfpDVw7OxH1EUnNBh0A8V4RLTQl612IRK3AqJq9Hs97rfHTdu6CX9H4Ri4Q8",
+	"WqizQl1ZkN5H5c3demHUtVgkETZd4FmGfVuUVYfJQVl5kqBOkGkjZi41kCrpABlJKnYuUqnRs5ecn714",
+	"eTH47fxVAiaBFoZ1oK4JHGK4AK56qEu9w8imcJf3NZuKaV4smlP6tDBu7rvyAdUHWesK+r5l/588MQ/E",
+	"FC4ML0zdFeNPjT/NUE+/VdqgBrBaRz7reYXhrlanWbElMrEPXBhsdr0zwfVK3ggcpEXXgsMInxxBjm/N",
+	"3QrNuXnGErgh+Yr1MdiTOrlUK8NqMcNgXbSp9yrfQD+4D1E7+lI4ZBPlaoTk7CSWaeL7EgQhQnhG1kn8",
+	"QIC71MZCj9fuM6WB63wq0FdPnfuYNC2doT8/av6qaZWnbaS6Le62I8WP0WLKRiUGwli6gkBEcp5P8iwI",
+	"Kw7zdOFisC5QnV85SBSIM12LhUYX4Z+/Z7/Ivy+rGhD7qiiaaQGI29QNso2ywStJ5NyP1eWkyMvxxLVT",
+	"hC7xGLkNDhKutf1zX9NnEeZjGATXMhWxSrwgSFgHapmuxcJhDga/jbjCYvehYMh53IdIzYq8NKLRW3ix",
+	"etQeXo1ZOmWfzsraeLyVmH+1R/wRdSU6tB/BUwLxtk41Mlxft7fHP61n3KC33ittAJwNgGP2Ld7SoP9i",
+	"50HA0VEjcRLaMQZa/8xyiLoZ1kngKyD7AICoKWvCaI9lof1NaCRi7GFk2Qy8A1rEwu94zb5niR1ZNiQ1",
+	"IXLX1hUexBDKhN8gFDOVSx4jCnbVY4RyggCvKuiKiRF8eEZjfpNrzVvaT89nQiVVP3ShUgLEUhUIRZpE",
+	"LLniEnoF5wVLcCb2v90+O6PyTfzWsM6ZYjmcTaUqjWjDlrqEjd4KgPCbwx+ya7MZfAiW/lsAH3r9/C3R",
+	"WYAv1wo2hBykMQaKP+2qQBvP+539B7FUVfoxXqDNLlhLJuurQFVKSXeWAfr6RmAFcBvVVU84oDDMMr44",
+	"DhkARVB9Rh2P1XOeZZd5TrAkvpcf4rzdxY7+471j9keVxcjiPSNuTbwX+b/stTRXIraratmj4zWxIsRV",
+	"yLRjnZU0vORulKcicslfEeQo/fgegP5RD+ku8SvWURhBxnZ+Dr9iX6OyGLB71BENKRLIL/vsFBfQskkQ",
+	"HseM2r5CXigAJGGGHfR9Ae6LIqOlsfeZSu3e7Ug5o7c/kh/cDn1BZ7hFR7OLGTFYqSeX+GNpdGcqxe5C",
+	"QnkGy4YLUJPAz7ORpQqVAkfdoNBZfW0LQOl9B+0uFSox2PcCkJtRu/HlWrXGkf1m7QJG3SWZ53m2LisJ",
+	"5vINZSQZWnBPMvD/ZikMP+0wCwms8wCmsL/cJQZgCewoMqtatGDvFtaBXqXsvwjlP1bJ/3CPYU7v0eGz",
+	"v/YO/2pFzNHh0WHv2VGX5GQo7lzWPiAUQN5qYueX1Lr/9GO11AUV3AaFRDgDbBaTq5rRcxJETtD+qTJ9",
+	"HZwfJFsHSeUojdDvAYsDJbywCkPxwXW8l4ifurtsJNQzHiUTCeb2lIX0uWYhIRBbs0DYyIQoK8ngFm8S",
+	"XQd39p/tMpH8iXjKQvJZSL7IBa2ObTeJ8pFwk9pzkZpX/HDnfMBx0m8g/4hgstdv11gYv1c7NHjzPPu4",
+	"jp6WVQw8FbqKOrgzcgU2+DSGI0AEizRWVnPpWxFfay5nZT3267RC/oYexVtcd+/Whp07lJ/VAI9lBbac",
+	"m6dMqM8lE2qrY00ZUPcWlQeu7X3PCG30jt1gAVdY26AMuJnQBrsmLCVIATdnZ9bSdCjWgWka9JsIEc/B",
+	"zV/p5hFLTqFN0TFbPjoJGQmVVo4o2dxIfbXAweiL9nWI++2wfamiNCwVJkxV+8n4Mg8LDtZBB3K9CPw7",
+	"eCXA02INAjw29fXZ7mYAw6YWnOJ2Bv1Sjw4P/beEX+rIzjHaDrkL+8RH/jh81zfi1vSxnRrchf3UEib+",
+	"w/7f//m/3T47LxViseaqFmSC6lRqvdRnyZwXSqqxdqZYZTepPFjZEVSv4cJ0EHMVtl06HMkpT5uDpz8R",
+	"2V4C1e6GN9fG+ES92tyYKU6sTaEBiHq7OE9x0wdit78X0lCDstO3L2mFAS2RuxPdbr3AXq1qWriVA0Nb",
+	"6bkyFBCvL9q7cDd9bNzthzDsdvSVhN1oddrcelXkza11hLkohRgJZbKFD74C//2sz9CqL0/czrIcuP/C",
+	"z68W1qdLjS49/+v7VtccZrhETqNmWT6GcF7am+SjqkEG5AFrw5Ih12JQFhm0XfCXrQhHgR2rvBhzRfiO",
+	"1Imk1ntMQ66by6c5rsaAOPc4ZyYHo7SS7VXb/ogld/YL3sPZcnk/NZVnOpol3T77Sd4IJm75yFA7a6dP",
+	"zPN21xlR2k69ZzTGIznQ3Ay/XB/a46YlA47Hyonc5kCSe0v7DVgSEJaI4a/tfFohqT65tZxbq3F3vJsr",
+	"y8fb7BT5uPxOtbu5WjfhwYXf79JMzpQppNDtgMP12Qq83SOPYNgCejDMRSGgE9BX7idroQfvoXaiZxuq",
+	"gOTbiiTuazfDg0u5Kg0H/8B/0gfY5tUYbeL+AnIlkruq6aKZRAzUvwE2YPwxcmA5P0aQ7Pvj+8Rl0dN3",
+	"7mtmZTD77fwVAh/Zt0DxD5/NMNECRHiXgHo8sFJemqHdKVaUgHCr0f4rSkXJcFk+rjKBPbIUNiyy5Lw4",
+	"JpwhbDoJvaw6CNujAelHpN2IbiHz1zfqoxIpl79iTexYzQpxIxS2ARF9dkpZzNhahA4QNXOEqTdn9qp0",
+	"SajvRn/4LDQHy4RaM0hgj56M1IfSOIRKqdQY6V2qj9A/tFCpY2CDwtPQVszo4A52Fouk+I3ocQ0exI9i",
+	"Us74tNyjsj3dQHvLtN3YNbMs4c4Ga7SZ/70GnxpHvkMWAYy474XBcQuriwj0LZ8J37oAAH+4mXSjWFEa",
+	"crEIYEo8L4U7LTdF1obOO2yRZErt0PNwr4lf+TwHd/MAb4ZKCIiMnLCkch5iUyOeQpob3dBnPwdVouTa",
+	"tLI/VsgsnWpgjb7OaQjMH7H/7p2+fdn7RSwi9hywzxA7TOWGjfKZFOkxlT+AexBtK6Eby4wu+I0I2cep",
+	"vtwhl+Q3Agd4PLQUcynWpCAJ/VQs+mA8kt8Ixi0Bj6HhIjJKKDaoeffYiGuxFZvkN171HyAz4hqcegGz",
+	"LKXZAMN1gbds16FZMHijK7KSGuEQW5oIwz8P0B/5m3Mj2jXewokIO1dPY//CfIZA8NpRoCd5vNDsKMTf",
+	"2t2EqnIQShKd4LPrJPZfwuuFyE5duIbOwK7V9JnJx9C3EdEnY5XYE5JlIpN6mrBnaFEQJXbRXLWPSZ91",
+	"CkDB2uSzQa4GV1xmZSESwLR0GLTaxAo7cnNGN5wwPsxvBHvmYmsKX0tlR6yz+kZwR2rDCwNxLCXmMLOV",
+	"V3f77NelHh6VyV3NflPaHpDnbj2PdoTHsh5gdl9w5t4Xk0gA6+lOoSai2sADnG+SNqkm5g7u4N8tvZKe",
+	"iJ98klWqnd8J75uDksiO1aUBh9yy0u7mbXKOSdymNW7J5l043P1pvnS6zLeQgHePAwbOQ7dt97SY7WPb",
+	"oHntUoAEIzxS5loryT2lrn02qWv3OBCUwbZJ4hwUpfoAJ1N4ZJoRuyz/9YbXPrFgStzC3heVWWb1RDDN",
+	"MKVLaLMPHJx1eKZzpk1eoNOFx8pedpj29s5ukChmeIZFi3adXFm2a+YPVeLoviH4MPt/hbWVjbhYpWrh",
+	"8w+stZ2Xai2rt0vxNWO2WCshlOH1GrwW+i5KtRVxb+FFsLT60YlBR1+tRX9eqi2NetC6voHaP2JpGFZr",
+	"qcbf6AwYAHF+hLaynuwP7uwJIZuisQQ1+RG9/H/7d6mkSVgnL5rTeG+nWVKhHLqHMLfXFXz/8zclDfvv",
+	"168Q//D5S4YdNPUxqHIJJsHaQz7iWrg82JkofEoxoDk6/h+5J8gF4B7IqMMLlAJC2XysRhMxutb+CeDn",
+	"7v6rvGClgoxYK1iZsUKZ5JATECCZ/OPUuuMgfAPKLpUbED9tOF+OlW/FSSjAEh50oSyz+GMPjmi0B7ti",
+	"6ecxDjwQ/hIN1N+y/FXfrPhy1oqfa+Qra7F1kj8a97BiLHP4CN7QHPlDhvBxcT/HdHx5Q6todankT/m2",
+	"rQGszWKVeNMX7CpfDRJtTvXGanlM827Pq6UXZplGuUE95xKIIOuEdepZOO+Ttr4YXcZrebcOiAVKTvr2",
+	"WUrdSVjnt/NXPaFHfBa2xMAItXsgTPaB1tJ4mQLVibdXgEXQj8M8XVA/PhRnOCUnG/ddLbvLB/Zvxdg1",
+	"EKH+I95DGfb67PLnNy9QgjG8BBlEcCHee5ccs9Wgd4erBTu6vcXKQD7UQhlqRFKLgid/3GFSkz/yEYa/",
+	"f3z/Lumzt9xMtANIptUpNLX7cLPocBUrSAxi1PlHancfFAnARqbc8GMr85XQVEWU5iS8kz/UO0Tn6quE",
+	"SZWKW6GhGR+eYN+BDIaVkKwH0RWT5+2lOkZMIbf5jZuativ1H9hFZf+16ya10fYv+7DdjARa6/1aTkUh",
+	"R/ifS3Fr8K/TouAL/PMNICPAuwiv4FyMxW3COudnR90+OwMY0lmRDzMBC1KIWV4AppmLoXx/dATdHn1r",
+	"L6gqWoNUsLssgGqAzzAL4CnTersQxtoIfjNvdiACtXi9wRwmilRuAxjgCPMpiuGjGKubUYtmbNwZhxxA",
+	"U29FDmhc+sOn7JyHNQc+4GgBlgDN9H6Kv13vD8MHOKn0JRCroFUk9babgAjQbyvm352IqQZ4vNYmraT8",
+	"tUZFHj3I8QEHx1Xrr5NJHxboCA/Wmnx/l5tZJbmuhjqKUh3XHV5tmfaxmtSySnU5mjCuWVv+KAyFKaQb",
+	"cvRj1UF13+fNRk7tJthxl5/PXsu/u37QDuO71GicYHk8AAY4u4BMJqiKcam30OB5ZEqe4UQQTrIYQ04r",
+	"t1urVA5AXOCfEynrEDwYmxXyhhsRK7IjImbkVOSlieyQSkAzcp8eBH10yR3oGmKHUJoR5NS6UA/Lr2IF",
+	"OYDWduyzV3k+G/LRdeRGjazFcd3L8hFHAJ+pMNzaIs6qETUsM59HfPrq1ZvfB2/PX/7r9PJscHl6/tPZ",
+	"5cXfLI868ZX9Enqx5HPlqQDfxbM5X2jmHZUt8ahm2f2A6F+W17ZHo76FOFSDFraECdnIgopSbeY/mx1m",
+	"T6GoDaS52WX2bcSgqiB5ewhqg3PtAwNQXiRaQp8InpnJ/27Hrafw0NHhIaAkoxiJ947jvfw63nufgLcJ",
+	"wJnBVYTqAZaza/bz5eXbqIJv9r0mfCW85cpDrsUx4wDKr+zDsyIfEsKLlQnQNBiTTIMh7GullWBlIbRv",
+	"vF57KRvxUgvdZ7jhQhkJDd/tetvPKeyXwDEU6UlY7YgeK+DrlDbPDUvFsBzHKhM3IgNQrogyE+BzURgB",
+	"JD14ga7EnGlhxatuCTe9ounuuqcMjNEiD+rb1UdKFaOykGaxd/zHuzrdhtsThkIgTrj3DhgngElvR07g",
+	"pgQ57vucjLjCb6EePm4jq4YIM6nGEWInyjG5+OxGxQpWyeogiPMDMEM3ooByVqtfGJYJDrjsUrNhKbN0",
+	"X7OMg5Tw7yLoICCjSlGhuiB78KzdlTucBrj3Wiyoh1DVc3lUyKFI++yNmYhiLrVgPxx+h43mYoWKl9XD",
+	"rCZRmlE+Fccsya8RMGI+WVgyAsrHWihyKBelssrTqCwKBO2wo1tTkJUzBhnXsfrL4SGb6ojpnNC96TAh",
+	"gpO1a3tIlU4fYxRNpSVuOyuxCg9Ln73c5rCw7c5KrILDcsK46/dkRYHgqQSik9q9HRyplmIET0HfnfNC",
+	"0VC+B49dPanGLrbsNlUWxBOQ+LJcG3iFVFe5e4X9waqTLcf23H3Sbl0wbpCGg4tuZlTkZ9xqsyAtf0Ap",
+	"tvvxT91Jgm6M8BlArCcswdVOmLa6MPJnu/LzyWI9b/HjrWEu9cfvXH0Smk32hVYPGgpeiMLaWe4Kn8lf",
+	"xAKr/OCaHZg6vdjXlIWVqRNjZscHB2AyTHJtjv9y+JdDsBrpQ+6cVkUfZF9NV+x5Cf8fljTo8Ac3bHDJ",
+	"IUr7C2Gze39xVuTTmald+ndeFopntXdRjwh/4Vos8P+rjD+EgtNR1afgqH8IfQPtDfuaXUBsBxIvrChn",
+	"puBKz/KCSkCb8GfQSlJjF/8CBDTil1GFw4amVJg7ciUKFxSpdasi+Ulzmo5mLVMCNKo3duvZUf8Z46Gt",
+	"7eB1XIYKsW9EoU7srYNpnmILrSS3/0+oo36spNYlFNmzpB1Sxz2D1M4NmfxuoFk5zKSeCJeyCJ8Zq1mR",
+	"GzS1fVdohhIS+9ph459Ck7okC2t4Wuv2Wvj2IsEuWiOZem0hIIAzhfY1c+BbqYfI1kIwaKdjJ5XzmeyN",
+	"8lSMheov+DRLurVlz5eJfJZncrSoH4NUmtqFsVCmN+JFWqNKcYv8vUa6FCqujoqrtgoOjwNqevf+/wcA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -93,11 +93,11 @@ func (b *AppendAuditBatchResults) Close() error {
 const appendJournal = `-- name: AppendJournal :batchexec
 INSERT INTO mcp_journal (id, organization_id, server_id, received_at, method, tool, params, outcome,
                          matched_scenario, sequence_step, mismatches, response, error_code, latency_us,
-                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer)
+                         client_address, sequence_key, rounds, upstream_latency_us, upstream_answer, state_change)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13,
         $14, $15, $16, $17, $18,
-        $19)
+        $19, $20)
 `
 
 type AppendJournalBatchResults struct {
@@ -126,6 +126,7 @@ type AppendJournalParams struct {
 	Rounds            []byte
 	UpstreamLatencyUs pgtype.Int8
 	UpstreamAnswer    *string
+	StateChange       []byte
 }
 
 // Sent as one batch per flush of the journal writer. (COPY is not available
@@ -153,6 +154,7 @@ func (q *Queries) AppendJournal(ctx context.Context, db DBTX, arg []AppendJourna
 			a.Rounds,
 			a.UpstreamLatencyUs,
 			a.UpstreamAnswer,
+			a.StateChange,
 		}
 		batch.Queue(appendJournal, vals...)
 	}

@@ -144,7 +144,7 @@ func (q *Queries) JournalToolCalls(ctx context.Context, db DBTX, arg JournalTool
 }
 
 const listJournal = `-- name: ListJournal :many
-SELECT id, organization_id, server_id, received_at, method, tool, params, outcome, matched_scenario, sequence_step, mismatches, response, error_code, latency_us, client_address, sequence_key, rounds, upstream_latency_us, upstream_answer FROM mcp_journal
+SELECT id, organization_id, server_id, received_at, method, tool, params, outcome, matched_scenario, sequence_step, mismatches, response, error_code, latency_us, client_address, sequence_key, rounds, upstream_latency_us, upstream_answer, state_change FROM mcp_journal
 WHERE server_id = $1
   AND ($2::text IS NULL OR method = $2::text)
   AND ($3::text IS NULL OR tool = $3::text)
@@ -206,6 +206,7 @@ func (q *Queries) ListJournal(ctx context.Context, db DBTX, arg ListJournalParam
 			&i.Rounds,
 			&i.UpstreamLatencyUs,
 			&i.UpstreamAnswer,
+			&i.StateChange,
 		); err != nil {
 			return nil, err
 		}

@@ -85,6 +85,7 @@ type McpJournal struct {
 	Rounds            []byte
 	UpstreamLatencyUs pgtype.Int8
 	UpstreamAnswer    *string
+	StateChange       []byte
 }
 
 type McpPrompt struct {
@@ -145,6 +146,15 @@ type McpServer struct {
 	Oauth                 []byte
 	OauthTokensNotBefore  *time.Time
 	OauthRefreshNotBefore *time.Time
+	State                 []byte
+}
+
+type McpServerState struct {
+	ServerID       uuid.UUID
+	OrganizationID uuid.UUID
+	State          []byte
+	Version        int64
+	UpdatedAt      time.Time
 }
 
 type McpTask struct {

@@ -99,12 +99,12 @@ const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers, oauth)
+                         upstream_headers, oauth, state)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
         $7, $8, $9, $10, $11, $12,
         $13, $14, $15, $16, $17,
-        $18, $19, $20)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
+        $18, $19, $20, $21)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
 `
 
 type CreateServerParams struct {
@@ -128,6 +128,7 @@ type CreateServerParams struct {
 	UpstreamHeaderNames []string
 	UpstreamHeaders     []byte
 	Oauth               []byte
+	State               []byte
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -152,6 +153,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.UpstreamHeaderNames,
 		arg.UpstreamHeaders,
 		arg.Oauth,
+		arg.State,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -181,6 +183,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }
@@ -203,7 +206,7 @@ SET oauth_tokens_not_before = $1::timestamptz,
     oauth_refresh_not_before = CASE WHEN $2::boolean THEN $1::timestamptz ELSE oauth_refresh_not_before END,
     updated_at = now()
 WHERE id = $3
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
 `
 
 type ExpireOAuthTokensParams struct {
@@ -245,12 +248,13 @@ func (q *Queries) ExpireOAuthTokens(ctx context.Context, db DBTX, arg ExpireOAut
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -285,12 +289,13 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -323,12 +328,13 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -379,6 +385,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.Oauth,
 			&i.OauthTokensNotBefore,
 			&i.OauthRefreshNotBefore,
+			&i.State,
 		); err != nil {
 			return nil, err
 		}
@@ -391,7 +398,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -424,6 +431,7 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }
@@ -453,7 +461,7 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 }
 
 const serversNamed = `-- name: ServersNamed :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
 `
 
 // The organization's servers with a name, oldest first: a design document
@@ -494,6 +502,7 @@ func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]Mcp
 			&i.Oauth,
 			&i.OauthTokensNotBefore,
 			&i.OauthRefreshNotBefore,
+			&i.State,
 		); err != nil {
 			return nil, err
 		}
@@ -520,9 +529,10 @@ SET name = $1, description = $2, version = $3, provider_name = $4,
     provider_url = $5, type = $6, enabled = $7, protocol_version = $8,
     auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
     cache_scope = $13, upstream_url = $14, upstream_mode = $15,
-    upstream_header_names = $16, upstream_headers = $17, oauth = $18, updated_at = now()
-WHERE id = $19
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before
+    upstream_header_names = $16, upstream_headers = $17, oauth = $18, state = $19,
+    updated_at = now()
+WHERE id = $20
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
 `
 
 type UpdateServerParams struct {
@@ -544,6 +554,7 @@ type UpdateServerParams struct {
 	UpstreamHeaderNames []string
 	UpstreamHeaders     []byte
 	Oauth               []byte
+	State               []byte
 	ID                  uuid.UUID
 }
 
@@ -567,6 +578,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.UpstreamHeaderNames,
 		arg.UpstreamHeaders,
 		arg.Oauth,
+		arg.State,
 		arg.ID,
 	)
 	var i McpServer
@@ -597,6 +609,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.Oauth,
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
+		&i.State,
 	)
 	return i, err
 }

@@ -619,6 +619,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/servers/{server_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the server's live state
+         * @description The live state the server's scenarios read (`when_state`) and change (`set_state`),
+         *     shared by every instance: the design's initial `state` until something changed it.
+         */
+        get: operations["getServerState"];
+        /**
+         * Replace the server's live state
+         * @description Replaces the live state whole with the body, a JSON object of at most 256 keys and
+         *     64 KiB; the next call on any instance sees it. The design's initial `state` is unchanged.
+         *     Through the platform tool `set_state` the state's keys are the arguments beside
+         *     `server_id` (so a key named `server_id` can only be set through this route).
+         */
+        put: operations["setServerState"];
+        post?: never;
+        /** Reset the server's live state to the design's initial state */
+        delete: operations["resetServerState"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers/{server_id}/oauth/expire-tokens": {
         parameters: {
             query?: never;
@@ -2572,6 +2604,7 @@ export interface components {
              */
             readonly oauth_refresh_not_before: string | null;
             fault: components["schemas"]["Fault"] | null;
+            state: components["schemas"]["InitialState"];
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
             /** @description The real MCP server the endpoint forwards to; null when none. */
@@ -2657,6 +2690,7 @@ export interface components {
             auth_mode?: components["schemas"]["AuthMode"];
             oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
+            state?: components["schemas"]["InitialState"];
             upstream?: components["schemas"]["Upstream"];
         };
         UpdateServerRequest: {
@@ -2677,6 +2711,11 @@ export interface components {
             oauth?: components["schemas"]["OAuthSettings"];
             /** @description The default fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
+            /**
+             * @description Replaces the initial state whole. A live state that something changed keeps its value
+             *     until reset; one never changed is the initial state, and follows it.
+             */
+            state?: components["schemas"]["InitialState"];
             /**
              * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given
              *     replaces them all.
@@ -2755,6 +2794,7 @@ export interface components {
             auth_mode?: components["schemas"]["AuthMode"];
             oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
+            state?: components["schemas"]["InitialState"];
             /** @description Serve the design (true) or keep it a draft (false); when absent, a new server is a draft and an existing one keeps its state. */
             enabled?: boolean;
             tools?: components["schemas"]["CreateToolRequest"][];
@@ -2863,6 +2903,30 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @description The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
+         *     JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
+         *     (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
+         * @example {
+         *       "items": []
+         *     }
+         */
+        InitialState: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The design's live state, shared by every instance: keys to any JSON values (at most 256
+         *     keys and 64 KiB of JSON).
+         * @example {
+         *       "item": {
+         *         "id": "1",
+         *         "name": "pen"
+         *       }
+         *     }
+         */
+        LiveState: {
+            [key: string]: unknown;
+        };
+        /**
          * @description One canned answer of a tool. `condition` is either absent or `{}` (always matches: the
          *     fallback), a plain object of field/value pairs that must all deep-equal the arguments
          *     (dotted keys such as `address.city` reach nested arguments; `items[0]` or `items.0` index
@@ -2905,6 +2969,12 @@ export interface components {
          *
          *     `fault` is the scenario's own fault: a call that matched the scenario gets it instead
          *     of its tool's or its server's.
+         *
+         *     `when_state` is a condition, in the syntax of `condition`, over the design's live state
+         *     (`GET /api/servers/{server_id}/state`) instead of the arguments: the scenario matches
+         *     only when both hold. `set_state` changes the live state when the scenario answers: each
+         *     key is set to its value, or deleted when the value is `null`, in one atomic change seen
+         *     by every instance on the next call.
          */
         MockScenario: {
             name: string;
@@ -2926,6 +2996,14 @@ export interface components {
             notifications?: components["schemas"]["MockNotification"][];
             broadcast?: ("tools_list_changed" | "prompts_list_changed" | "resources_list_changed")[];
             fault?: components["schemas"]["Fault"];
+            /** @description A condition over the live state, as `condition` is over the arguments. */
+            when_state?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Keys the answering scenario sets in the live state; a `null` value deletes its key. */
+            set_state?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description Makes the call a task of the MCP tasks extension (`io.modelcontextprotocol/tasks`). A
@@ -3400,6 +3478,27 @@ export interface components {
             rounds: components["schemas"]["JournalRound"][];
             /** @description What the design's upstream did with a proxied call; null for every other call. */
             upstream: components["schemas"]["JournalUpstream"] | null;
+            /** @description What the call's scenario did to the live state (`set_state`); null when it changed none. */
+            state_change: components["schemas"]["JournalStateChange"] | null;
+        };
+        JournalStateChange: {
+            /** @description The keys set, with their values. */
+            set?: {
+                [key: string]: unknown;
+            };
+            /** @description When the values did not fit in 4 KiB (`truncated`), the names of the keys set instead. */
+            set_keys?: string[];
+            /** @description The keys deleted. */
+            deleted?: string[];
+            /**
+             * Format: int64
+             * @description The version of the live state the change left.
+             */
+            version: number;
+            /** @description The values were left out (see `set_keys`). */
+            truncated?: boolean;
+            /** @description Keys not named */
+            left_out?: number;
         };
         JournalUpstream: {
             /** @description How long the upstream took */
@@ -5408,6 +5507,93 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    getServerState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    setServerState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveState"];
+            };
+        };
+        responses: {
+            /** @description The new live state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    resetServerState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live state, now the design's initial `state`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     expireOAuthTokens: {

@@ -160,6 +160,11 @@ func CheckServer(s Server) error {
 		f.Add("cache_ttl_ms", "must be from 0 to %d (a day), got %d", MaxCacheTTLMs, s.CacheTTLMs)
 	}
 	checkFault(&f, "fault", s.Fault)
+	if len(s.State) > 0 {
+		for _, e := range mockspec.CheckState("state", s.State) {
+			f.Add(e.Field, "%s", e.Message)
+		}
+	}
 	if u := s.Upstream; u != nil {
 		if msg := httpURLProblem(u.URL); msg != "" {
 			f.Add("upstream.url", "%s", msg)
@@ -286,6 +291,7 @@ func CheckTool(t Tool) error {
 		if len(errs) == 0 {
 			noNULJSON(&f, at+".condition", sc.Condition)
 		}
+		checkStateScenario(&f, at, sc)
 		answerErrs := mockspec.CheckScenario(sc, output)
 		for _, e := range answerErrs {
 			f.Add(at+"."+e.Field, "%s", e.Message)
@@ -809,3 +815,19 @@ func uriProblem(s string) string {
 
 // IsTemplate reports whether uri has {param} segments.
 func IsTemplate(uri string) bool { return uriParam.MatchString(uri) }
+
+// checkStateScenario checks what a scenario says of the design's state:
+// when_state is a condition (over the state instead of the arguments),
+// set_state an object whose null values delete their keys.
+func checkStateScenario(f *failure.Fields, at string, sc mockspec.Scenario) {
+	errs := scenario.Check(sc.WhenState)
+	for _, e := range errs {
+		f.Add(at+".when_state"+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
+	}
+	if len(errs) == 0 {
+		noNULJSON(f, at+".when_state", sc.WhenState)
+	}
+	for _, e := range mockspec.CheckSetState(at+".set_state", sc.SetState) {
+		f.Add(e.Field, "%s", e.Message)
+	}
+}

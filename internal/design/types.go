@@ -50,7 +50,11 @@ type Server struct {
 	Source json.RawMessage
 	// Upstream is the real MCP server the endpoint forwards to; nil when
 	// none.
-	Upstream  *Upstream
+	Upstream *Upstream
+	// State is the design's initial state, a JSON object (nil stands for
+	// {}): the live state its scenarios read and change starts from it,
+	// and a reset returns to it.
+	State     json.RawMessage
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

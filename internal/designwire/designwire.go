@@ -34,6 +34,7 @@ func ServerFromCreate(b api.CreateServerRequest) design.Server {
 		AuthMode:        string(Or(b.AuthMode, api.AuthModeNone)),
 		OAuth:           Deref(b.Oauth),
 		Fault:           b.Fault,
+		State:           Deref(b.State),
 	}
 }
 
@@ -56,6 +57,7 @@ func PatchServer(v *design.Server, b api.UpdateServerRequest) {
 	v.CacheScope = Or((*string)(b.CacheScope), v.CacheScope)
 	v.AuthMode = Or((*string)(b.AuthMode), v.AuthMode)
 	v.OAuth = Or(b.Oauth, v.OAuth)
+	v.State = Or(b.State, v.State)
 	if b.Fault.IsSpecified() {
 		v.Fault = nil
 		if f, err := b.Fault.Get(); err == nil {
@@ -123,6 +125,7 @@ func Server(v design.Server, endpointURL string) api.Server {
 		OauthTokensNotBefore:  nullableTime(v.OAuthTokensNotBefore),
 		OauthRefreshNotBefore: nullableTime(v.OAuthRefreshNotBefore),
 		EndpointUrl:           endpointURL,
+		State:                 State(v.State),
 		Source:                nullable.NewNullNullable[json.RawMessage](),
 		CreatedBy:             v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
@@ -348,4 +351,12 @@ func Or[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// State is a design's initial state as answered: {} when it has none.
+func State(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return json.RawMessage("{}")
+	}
+	return v
 }

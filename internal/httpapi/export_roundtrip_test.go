@@ -37,6 +37,7 @@ var roundTripDesigns = map[string]roundTripDesign{
 			"oauth":{"scopes_supported":["files:read","files:write"],"required_scopes":["files:read"],
 				"token_lifetime_seconds":600,"consent":"page","chaos":{"wrong_issuer":true,"refuse_refresh":true}},
 			"fault":{"rate":0.25,"delay_ms":10,"error":{"code":-32000,"message":"injected"}},
+			"state":{"items":[{"id":"1","price":18.50}],"mode":"open","count":0},
 			"upstream":` + secretUpstream + `}`,
 		tools: []string{
 			`{"name":"get_forecast","description":"Forecast.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},
@@ -45,6 +46,8 @@ var roundTripDesigns = map[string]roundTripDesign{
 				"mock_scenarios":[
 					{"name":"paris","condition":{"city":"Paris"},"response":{"temp":18.50},"delay_ms":5},
 					{"name":"regex","condition":{"field":"city","operator":"matches","value":"^L"},"response":{"temp":1e2}},
+					{"name":"stateful","condition":{"city":"Rome"},"when_state":{"field":"mode","operator":"equals","value":"open"},
+						"set_state":{"mode":"closed","count":null},"response":{"temp":25}},
 					{"name":"fallback","condition":{},"response":{"temp":21}}]}`,
 			`{"name":"flaky","input_schema":{"type":"object"},"fault":{"rate":0.5,"delay_ms":2,"error":{"code":-32050,"message":"tool fault"}},"mock_scenarios":[
 				{"name":"steps","sequence":{"steps":[{"response":{"n":1}},{"error":{"code":-32001,"message":"busy"},"delay_ms":3},
@@ -138,4 +141,23 @@ func TestExportRoundTrips(t *testing.T) {
 	}
 	srv := a.Do(http.MethodGet, "/api/servers/"+everything, nil).Status(http.StatusOK)
 	require.Equal(t, "https://upstream.example/mcp?key=s3cr3t-query", srv.String("upstream.url"))
+
+	// The initial state and the scenarios' state members travel in the
+	// document; a design without a state exports none.
+	var exported map[string]any
+	require.NoError(t, json.Unmarshal(exportDoc(t, a, everything, "json"), &exported))
+	require.Equal(t, map[string]any{"items": []any{map[string]any{"id": "1", "price": 18.5}}, "mode": "open", "count": 0.0},
+		exported["state"])
+	var scenario map[string]any
+	for _, tool := range exported["tools"].([]any) {
+		for _, sc := range tool.(map[string]any)["mock_scenarios"].([]any) {
+			if sc.(map[string]any)["name"] == "stateful" {
+				scenario = sc.(map[string]any)
+			}
+		}
+	}
+	require.NotNil(t, scenario)
+	require.Equal(t, map[string]any{"field": "mode", "operator": "equals", "value": "open"}, scenario["when_state"])
+	require.Equal(t, map[string]any{"mode": "closed", "count": nil}, scenario["set_state"])
+	require.NotContains(t, string(exportDoc(t, a, ids["minimal"], "json")), `"state"`)
 }

@@ -64,6 +64,7 @@ func validBodies(w inputWorld) map[string]string {
 		"CreatePrompt":           `{"name":"p_probe","arguments":[{"name":"a","description":"d","required":true}],"messages":[{"role":"user","text":"hi {{a}}"}]}`,
 		"UpdatePrompt":           `{"description":"d","messages":[{"role":"user","text":"x"}]}`,
 		"ResetSequences":         `{"key":"k"}`,
+		"SetServerState":         `{"item":{"id":"1","tags":["a"]},"count":2}`,
 		"VerifyJournal":          `{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"},"times":0}`,
 		"EndTask":                `{"status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`,
 		"GenerateTests":          `{"base_url":"http://127.0.0.1:9"}`,

@@ -130,6 +130,11 @@ func apiJournalEntry(r store.JournalRecord) api.JournalEntry {
 		}
 		out.Upstream = nullable.NewNullableWithValue(ju)
 	}
+	out.StateChange = nullable.NewNullNullable[api.JournalStateChange]()
+	var sc api.JournalStateChange
+	if len(r.StateChange) > 0 && json.Unmarshal(r.StateChange, &sc) == nil { // written by journal.boundStateChange
+		out.StateChange = nullable.NewNullableWithValue(sc)
+	}
 	for i, m := range r.Mismatches {
 		out.Mismatches[i] = api.JournalMismatch{Scenario: m.Scenario, Reason: m.Reason}
 		if m.Field != "" {

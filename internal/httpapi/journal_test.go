@@ -194,6 +194,7 @@ func TestJournalEntryFields(t *testing.T) {
 		ClientAddr: "203.0.113.9", SequenceKey: "alice", Method: "tools/call",
 		Params: json.RawMessage(`{"name":"next","arguments":{}}`), Tool: "next", Outcome: journal.OutcomeError,
 		Scenario: "steps", Step: 2, Answer: []byte(`{"code":-32000,"message":"step 3 fails"}`), ErrorCode: -32000,
+		StateChange: &journal.StateChange{Set: json.RawMessage(`{"item":{"id":"1"}}`), Deleted: []string{"old"}, Version: 3},
 	}))
 	r := journalPage(t, c, server, "", 1)
 	require.JSONEq(t, `{
@@ -201,7 +202,7 @@ func TestJournalEntryFields(t *testing.T) {
 		"tool": "next", "params": {"name":"next","arguments":{}}, "outcome": "error", "matched_scenario": "steps",
 		"sequence_step": 2, "mismatches": [], "response": "{\"code\":-32000,\"message\":\"step 3 fails\"}",
 		"error_code": -32000, "latency_ms": 2.5, "client_address": "203.0.113.9", "sequence_key": "alice",
-		"rounds": [], "upstream": null
+		"rounds": [], "upstream": null, "state_change": {"set": {"item": {"id": "1"}}, "deleted": ["old"], "version": 3}
 	}`, jsonAt(t, r, "items.0"))
 }
 

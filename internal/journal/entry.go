@@ -72,6 +72,9 @@ type Entry struct {
 	Rounds []Round
 	// Upstream is set for a call the design's upstream answered.
 	Upstream *Upstream
+	// StateChange is what the call's scenario did to the design's live
+	// state (set_state); nil when it changed none.
+	StateChange *StateChange
 }
 
 // Round is one round of questions to the client as one request saw it.

@@ -33,6 +33,10 @@ type Record struct {
 	// Upstream is what the design's upstream did with a proxied call; nil
 	// for every other call.
 	Upstream *UpstreamRecord
+	// StateChange is what the call did to the design's live state, as
+	// JSON {"set", "deleted", "version"} within MaxStateChange bytes; nil
+	// when it changed none.
+	StateChange json.RawMessage
 }
 
 // UpstreamRecord is the upstream's part of a proxied call.

@@ -382,7 +382,7 @@ func recordOf(e Entry) Record {
 		ID: id, OrgID: e.OrgID, ServerID: e.ServerID, ReceivedAt: e.ReceivedAt, Method: e.Method, Tool: e.Tool,
 		Params: e.Params, Outcome: e.Outcome, Scenario: e.Scenario, Step: e.Step, Response: Summary(e.Answer),
 		ErrorCode: e.ErrorCode, Latency: e.Latency, ClientAddr: e.ClientAddr, SequenceKey: e.SequenceKey,
-		Mismatches: e.Mismatches, Rounds: boundRounds(e.Rounds),
+		Mismatches: e.Mismatches, Rounds: boundRounds(e.Rounds), StateChange: boundStateChange(e.StateChange),
 	}
 	if u := e.Upstream; u != nil {
 		r.Upstream = &UpstreamRecord{Latency: u.Latency}

@@ -37,6 +37,9 @@ type scene struct {
 	task *taskScene
 	// fault is the scenario's fault, nil when it has none.
 	fault *fault
+	// change is the scenario's set_state, applied when it answers; nil
+	// when it sets none.
+	change *mockspec.StateChange
 }
 
 // answer is what one call gets: a result or a scripted error, after a

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/journal"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/regexlimit"
 	"github.com/mockmcp/mockmcp/internal/scenario"
 )
@@ -40,6 +43,10 @@ type callRecord struct {
 	names     []string
 	args      map[string]any
 	matched   int
+	// when and live, for a tool whose scenarios use the state: the
+	// matcher of their when_state and the live state they were tried on.
+	when *scenario.Matcher
+	live map[string]any
 	// rounds are the rounds of questions the call played.
 	rounds []journal.Round
 	// upstreamLatency and upstreamAnswer (a result, or a JSON-RPC error
@@ -47,13 +54,21 @@ type callRecord struct {
 	// proxied).
 	upstreamLatency time.Duration
 	upstreamAnswer  []byte
+	// stateChange is the set_state the answering scenario applied, and
+	// stateVersion the version of the live state it left; nil when the
+	// call changed no state.
+	stateChange  *mockspec.StateChange
+	stateVersion int64
 }
 
 // explain notes how the scenarios of play were tried against args:
 // matched is the index of the one that matched, or the matcher's answer
 // when none did.
-func (c *callRecord) explain(play *toolPlay, args map[string]any, matched int) {
+func (c *callRecord) explain(play *toolPlay, args, live map[string]any, matched int) {
 	c.explained, c.matcher, c.names, c.args, c.matched = true, play.matcher, play.names, args, matched
+	if play.state != nil {
+		c.when, c.live = play.state.whenMatcher, live
+	}
 }
 
 // mismatches is the journal's explanation of the scenarios that did not
@@ -62,7 +77,7 @@ func (c *callRecord) mismatches() []journal.Mismatch {
 	if !c.explained {
 		return nil
 	}
-	return explain(c.matcher, c.names, c.args, c.matched)
+	return explain(c.matcher, c.when, c.names, c.args, c.live, c.matched)
 }
 
 // Exchange is the transport's exchange, as this endpoint's methods get it.
@@ -95,6 +110,9 @@ type serverSide struct {
 	// fwd relays calls to the design's upstream; nil when forwarding is
 	// off.
 	fwd Forwarder
+	// liveStates keeps the designs' live state; nil when the endpoint
+	// keeps none.
+	liveStates LiveStates
 }
 
 // now is the time of the handler's clock.
@@ -130,6 +148,10 @@ type state struct {
 	// still take; here rather than on the stack because the schema's
 	// estimate keeps a pointer to it.
 	budget regexlimit.Budget
+	// live is the design's live state (a JSON object) as the current
+	// tools/call read it, or as its scenario's set_state left it; nil
+	// for a call of a tool whose scenarios use no state.
+	live json.RawMessage
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -259,6 +281,9 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 	if s.call.usedSeq {
 		e.SequenceKey = s.sequenceKey()
 	}
+	if c := s.call.stateChange; c != nil {
+		e.StateChange = &journal.StateChange{Set: c.Sets, Deleted: c.Deletes, Version: s.call.stateVersion}
+	}
 	if c := &s.call; c.outcome == journal.OutcomeProxied {
 		e.Upstream = &journal.Upstream{Latency: c.upstreamLatency, Answer: c.upstreamAnswer}
 	}
@@ -282,14 +307,14 @@ func (s *state) record(start time.Time, req *jsonrpc.Request, result json.RawMes
 // bytes; a longer explanation ends with a count of the scenarios left out.
 // It runs on the request's goroutine, once, for an admitted entry, and runs
 // no pattern (see scenario.Matcher.Explain).
-func explain(m *scenario.Matcher, names []string, args map[string]any, matched int) []journal.Mismatch {
+func explain(m, when *scenario.Matcher, names []string, args, live map[string]any, matched int) []journal.Mismatch {
 	tried := matched
 	if tried < 0 {
 		tried = len(names)
 	}
 	out := make([]journal.Mismatch, 0, min(tried, 8))
 	size := 0
-	for mm := range m.Mismatches(args, matched) {
+	for mm := range mismatches(m, when, args, live, matched) {
 		name := "#" + strconv.Itoa(mm.Index)
 		if mm.Index < len(names) {
 			name = names[mm.Index]
@@ -303,6 +328,53 @@ func explain(m *scenario.Matcher, names []string, args map[string]any, matched i
 		out = append(out, journal.Mismatch{Scenario: name, Field: mm.Field, Operator: mm.Operator, Reason: mm.Reason})
 	}
 	return out
+}
+
+// mismatches yields why each scenario tried did not match: its condition
+// over the arguments, or else (for a tool whose scenarios use the state,
+// when is set) its when_state over the live state, the field then read as
+// "when_state.FIELD".
+func mismatches(m, when *scenario.Matcher, args, live map[string]any, matched int) iter.Seq[scenario.Mismatch] {
+	if when == nil {
+		return m.Mismatches(args, matched)
+	}
+	return func(yield func(scenario.Mismatch) bool) {
+		byState := map[int]scenario.Mismatch{}
+		for mm := range when.Mismatches(live, matched) {
+			mm.Field = "when_state." + mm.Field
+			mm.Reason = "state " + mm.Reason
+			byState[mm.Index] = mm
+		}
+		next, stop := iter.Pull(m.Mismatches(args, matched))
+		defer stop()
+		mm, ok := next()
+		tried := matched
+		if tried < 0 {
+			tried = math.MaxInt
+		}
+		for i := 0; i < tried && (ok || len(byState) > 0); i++ {
+			var out scenario.Mismatch
+			st, inState := byState[i]
+			switch {
+			case ok && mm.Index == i:
+				// A pattern is taken as the clause that failed without
+				// being run again; the state's failing clause is sure.
+				out = mm
+				if inState && mm.Operator == string(scenario.OpMatches) {
+					out = st
+				}
+				mm, ok = next()
+			case inState:
+				out = st
+			default:
+				continue
+			}
+			delete(byState, i)
+			if !yield(out) {
+				return
+			}
+		}
+	}
 }
 
 // errorObject is the JSON of the error object err is sent as.

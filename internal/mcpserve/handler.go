@@ -130,6 +130,10 @@ type Options struct {
 	// Upstream forwards calls to designs' upstreams; nil answers the calls
 	// a design would forward with an error.
 	Upstream Forwarder
+	// States keeps the designs' live state, which scenarios read
+	// (when_state) and change (set_state); nil answers a call of a tool
+	// whose scenarios use it with an error.
+	States LiveStates
 }
 
 // Handler serves the per-server MCP endpoint.
@@ -311,7 +315,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.serverSide = serverSide{rec: h.opts.Journal, d: d, clientAddr: addr, seq: h.opts.Sequences, log: h.log, ips: h.opts.ClientIP,
 		hub: h.hub, keepAlive: h.opts.KeepAlive, lifetime: h.opts.StreamLifetime,
 		states: h.states, asks: h.asks, askTimeout: h.opts.AskTimeout, tasks: h.opts.Tasks, clock: h.opts.Now,
-		fwd: h.opts.Upstream}
+		fwd: h.opts.Upstream, liveStates: h.opts.States}
 	answered := tr.Serve(w, r, st, &p)
 	st.release()
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {

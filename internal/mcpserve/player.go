@@ -27,9 +27,15 @@ type player struct {
 
 // play answers the call from sc.
 func (pl *player) play(ctx context.Context, sc *scene) (json.RawMessage, error) {
+	change := sc.change
 	sc, answers, out, err := pl.settle(ctx, sc)
 	if sc == nil {
 		return out, err
+	}
+	if change != nil {
+		if err := changeState(ctx, pl.s, pl.d, change); err != nil {
+			return nil, err
+		}
 	}
 	step, a := sc.step(pl.count(ctx, sc))
 	pl.s.call.scenario = sc.name

@@ -39,7 +39,7 @@ func callTool(ctx context.Context, x *Exchange, s *state, params json.RawMessage
 	if err := validateArguments(d, t, p.Arguments, &s.budget); err != nil {
 		return nil, err
 	}
-	play, i, err := matchScenario(d, t, p.Arguments, s)
+	play, i, err := matchScenario(ctx, d, t, p.Arguments, s)
 	if err != nil {
 		return nil, err
 	}
@@ -150,17 +150,29 @@ func injectFault(ctx context.Context, f *fault, rec *callRecord) error {
 // what the tool's calls are answered from. The conditions draw on the
 // call's regular-expression budget; when the journal is on, how the
 // scenarios were tried is noted for its explanation.
-func matchScenario(d *compiled, t *tool, args map[string]any, s *state) (*toolPlay, int, error) {
+func matchScenario(ctx context.Context, d *compiled, t *tool, args map[string]any, s *state) (*toolPlay, int, error) {
 	play, err := t.playing(d)
 	if err != nil {
 		return nil, -1, err
 	}
-	i, matched := play.matcher.MatchWithin(args, &s.budget)
+	var (
+		i       int
+		matched bool
+		live    map[string]any
+	)
+	if play.state == nil {
+		i, matched = play.matcher.MatchWithin(args, &s.budget)
+	} else {
+		if live, err = readState(ctx, s, d); err != nil {
+			return nil, -1, err
+		}
+		i, matched = play.state.match(args, live, &s.budget)
+	}
 	if s.budget.Exhausted() {
 		return nil, -1, tooCostly(t.name, s.budget.Field())
 	}
 	if s.rec != nil {
-		s.call.explain(play, args, i)
+		s.call.explain(play, args, live, i)
 	}
 	if !matched {
 		return play, -1, nil

@@ -168,7 +168,7 @@ func TestMatchScenario(t *testing.T) {
 				s.rec = discardRecorder{}
 			}
 			args := map[string]any{"city": tc.city}
-			play, i, err := matchScenario(d, tl, args, s)
+			play, i, err := matchScenario(context.Background(), d, tl, args, s)
 			require.NoError(t, err)
 			require.Equal(t, tc.index, i)
 			require.NotNil(t, play)

@@ -58,6 +58,10 @@ type toolPlay struct {
 	names   []string // the scenarios' names, for the journal
 	noMatch []byte
 	size    int // approximate bytes held
+	// state is how the scenarios match when some read or change the
+	// design's live state; nil when none does, and the call then never
+	// reaches the state.
+	state *stateful
 }
 
 // compileTools compiles every tool and encodes tools/list.
@@ -207,8 +211,13 @@ func compilePlay(name string, scenarios []mockspec.Scenario, version string, wit
 		}
 		p.names[i] = sc.Name
 		p.size += p.scenes[i].size() + len(sc.Condition)*4
+		if p.scenes[i].change, err = compileSetState(sc.SetState); err != nil {
+			return nil, fmt.Errorf("scenario %q: set_state: %w", sc.Name, err)
+		}
+		p.size += len(sc.WhenState)*4 + len(sc.SetState)
 	}
 	p.matcher = scenario.NewMatcher(conds)
+	p.state = compileStateful(scenarios, conds)
 	// Every result of a tool with a listed output schema carries
 	// structuredContent, the no-match result too: clients reject a result
 	// without it.
@@ -217,4 +226,14 @@ func compilePlay(name string, scenarios []mockspec.Scenario, version string, wit
 	}
 	p.size += len(p.noMatch) + 256
 	return p, nil
+}
+
+// compileSetState is a scenario's set_state as one change; nil when it
+// changes nothing.
+func compileSetState(raw json.RawMessage) (*mockspec.StateChange, error) {
+	c, err := mockspec.SplitSetState(raw)
+	if err != nil || c.Sets == nil {
+		return nil, err
+	}
+	return &c, nil
 }

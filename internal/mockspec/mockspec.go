@@ -83,6 +83,18 @@ type Scenario struct {
 	// Fault is the scenario's own fault: a call that matched the
 	// scenario gets it instead of its tool's or its server's.
 	Fault *Fault `json:"fault,omitempty"`
+	// WhenState is a condition, in the syntax of Condition, over the
+	// design's live state: the scenario matches only when both hold.
+	WhenState json.RawMessage `json:"when_state,omitempty"`
+	// SetState changes the live state when the scenario answers: each key
+	// is set to its value, or deleted when the value is null.
+	SetState json.RawMessage `json:"set_state,omitempty"`
+}
+
+// UsesState reports whether the scenario reads or changes the design's
+// live state.
+func (sc Scenario) UsesState() bool {
+	return !emptyObject(sc.WhenState) || !emptyObject(sc.SetState)
 }
 
 // RPCError is a JSON-RPC error object.

@@ -335,7 +335,7 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 		Authorizer: s.keys, OAuth: s.tokenVerifier(), BaseURL: cfg.BaseURL, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit,
 		ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax,
 		CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
-		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store},
+		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store}, States: stateStore{s.store},
 		MaxPendingQuestionsPerClient: cfg.MaxPendingQuestionsPerClient, MaxStreamsPerAddress: cfg.ListenMaxPerAddress,
 		MaxStreamsPerOrg: cfg.ListenMaxPerOrg, StreamLifetime: cfg.ListenMaxLifetime,
 		Upstream: upstream.NewForwarder(upstream.ForwarderOptions{Key: s.upstreamKey, AllowPrivate: cfg.AllowPrivateTargets,

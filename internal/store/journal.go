@@ -144,7 +144,7 @@ func journalParams(r JournalRecord) (db.AppendJournalParams, error) {
 		Method: storable(r.Method), Tool: optional(r.Tool), Outcome: r.Outcome,
 		MatchedScenario: optional(r.Scenario), Mismatches: mismatches, Response: storable(r.Response),
 		LatencyUs: max(r.Latency.Microseconds(), 0), ClientAddress: storable(r.ClientAddr),
-		SequenceKey: optional(r.SequenceKey), Rounds: rounds,
+		SequenceKey: optional(r.SequenceKey), Rounds: rounds, StateChange: jsonOrNull(r.StateChange),
 	}
 	if len(r.Params) > 0 {
 		p.Params = bytes.ToValidUTF8(r.Params, []byte("\uFFFD"))
@@ -355,7 +355,7 @@ func journalFrom(r db.McpJournal) (JournalRecord, error) {
 		ID: r.ID, OrgID: r.OrganizationID, ServerID: r.ServerID, ReceivedAt: r.ReceivedAt, Method: r.Method,
 		Tool: orEmpty(r.Tool), Params: r.Params, Outcome: r.Outcome, Scenario: orEmpty(r.MatchedScenario), Step: -1,
 		Response: r.Response, Latency: time.Duration(r.LatencyUs) * time.Microsecond,
-		ClientAddr: r.ClientAddress, SequenceKey: orEmpty(r.SequenceKey),
+		ClientAddr: r.ClientAddress, SequenceKey: orEmpty(r.SequenceKey), StateChange: r.StateChange,
 	}
 	if r.SequenceStep != nil {
 		j.Step = int(*r.SequenceStep)

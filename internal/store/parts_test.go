@@ -15,10 +15,10 @@ import (
 // would panic) or works on another connection.
 func TestEveryPartSharesTheConnection(t *testing.T) {
 	s := New(nil)
-	requireParts(t, reflect.ValueOf(s).Elem(), reflect.ValueOf(s.conn), 5)
+	requireParts(t, reflect.ValueOf(s).Elem(), reflect.ValueOf(s.conn), 6)
 
 	tx := newTx(nil, db.New())
-	requireParts(t, reflect.ValueOf(tx).Elem(), reflect.ValueOf(tx.txConn), 13)
+	requireParts(t, reflect.ValueOf(tx).Elem(), reflect.ValueOf(tx.txConn), 14)
 }
 
 // requireParts requires every embedded part of whole (every field but its

@@ -21,6 +21,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/resttest"
 	"github.com/mockmcp/mockmcp/internal/store"
 	"github.com/mockmcp/mockmcp/internal/testdb"
@@ -195,6 +196,13 @@ var rlsTables = []rlsTable{
 		return `INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
 			VALUES (md5(random()::text), $1, $2, 'tool', 'intruder', '{}', now())`, []any{owner.OrgID, owner.ServerID}
 	}),
+	{
+		name: "mcp_server_state", key: "r.server_id::text", touch: "state", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO mcp_server_state (server_id, organization_id, state, version) VALUES ($2, $1, '{}', 0)`,
+				[]any{owner.OrgID, owner.ServerID}
+		},
+	},
 }
 
 // orgRows describes a table whose rows have an id and belong to the
@@ -319,6 +327,8 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	require.Zero(t, skipped)
 	require.NoError(t, st.CreateTask(ctx, store.Task{ID: taskID(), OrgID: ten.OrgID, ServerID: ten.ServerID,
 		Tool: "tool", Scenario: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+	_, err = st.ChangeLiveState(ctx, ten.OrgID, ten.ServerID, mockspec.StateChange{Sets: json.RawMessage(`{"seeded":true}`)})
+	require.NoError(t, err)
 	return ten
 }
 

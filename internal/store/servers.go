@@ -48,7 +48,7 @@ func (t ServersTx) CreateServer(ctx context.Context, s design.Server) (design.Se
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
 		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
-		Oauth: oauthJSON(s.OAuth),
+		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State),
 	})
 	return serverFrom(row), err
 }
@@ -100,7 +100,7 @@ func (t ServersTx) UpdateServer(ctx context.Context, s design.Server) (design.Se
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
 		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
-		Oauth: oauthJSON(s.OAuth),
+		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State),
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -147,7 +147,7 @@ func serverFrom(r db.McpServer) design.Server {
 	out := design.Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
 		ProtocolVersion: r.ProtocolVersion, Eras: r.Eras, CacheTTLMs: int(r.CacheTtlMs), CacheScope: r.CacheScope,
-		AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source, State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if len(r.Fault) > 0 && string(r.Fault) != "null" {
 		out.Fault = new(mockspec.Fault)
 		// The column is written from a mockspec.Fault only.

@@ -28,7 +28,8 @@ const AppRole = "mockmcp_app"
 // the transaction and row-level-security plumbing (WithTx, InOrg, Listen);
 // what it does outside a tenant transaction is done by its parts, one per
 // area, each in its own file, whose methods are promoted to Store: the
-// call journal, the policy audit, MCP tasks, OAuth and served designs. A
+// call journal, the policy audit, MCP tasks, OAuth, served designs and
+// their live state. A
 // caller that needs one area only can hold that part alone.
 type Store struct {
 	*conn
@@ -36,6 +37,7 @@ type Store struct {
 	Designs
 	Journal
 	OAuth
+	States
 	Tasks
 }
 
@@ -49,7 +51,7 @@ type conn struct {
 // New wraps an open pool.
 func New(pool *pgxpool.Pool) *Store {
 	c := &conn{pool: pool, q: db.New()}
-	return &Store{conn: c, Audit: Audit{c}, Designs: Designs{c}, Journal: Journal{c}, OAuth: OAuth{c}, Tasks: Tasks{c}}
+	return &Store{conn: c, Audit: Audit{c}, Designs: Designs{c}, Journal: Journal{c}, OAuth: OAuth{c}, States: States{c}, Tasks: Tasks{c}}
 }
 
 // DefaultConnectTimeout bounds a connection attempt when DATABASE_URL sets
@@ -144,6 +146,7 @@ type Tx struct {
 	OAuthTx
 	RestTestsTx
 	ServersTx
+	StatesTx
 	SuitesTx
 	TasksTx
 }
@@ -159,7 +162,7 @@ func newTx(tx pgx.Tx, q *db.Queries) *Tx {
 	return &Tx{txConn: c, AccountsTx: AccountsTx{c}, AgentCardsTx: AgentCardsTx{c}, AuditTx: AuditTx{c},
 		ComponentsTx: ComponentsTx{c}, DesignsTx: DesignsTx{c}, ExploreTx: ExploreTx{c}, JournalTx: JournalTx{c},
 		KeysTx: KeysTx{c}, OAuthTx: OAuthTx{c}, RestTestsTx: RestTestsTx{c}, ServersTx: ServersTx{c},
-		SuitesTx: SuitesTx{c}, TasksTx: TasksTx{c}}
+		StatesTx: StatesTx{c}, SuitesTx: SuitesTx{c}, TasksTx: TasksTx{c}}
 }
 
 // WithTx runs fn in one transaction under the application role with scope

@@ -145,7 +145,7 @@ func storedText(t *testing.T, p pinEnv, table, column string, key any) []byte {
 	t.Helper()
 	var text *string
 	require.NoError(t, p.st.Pool().QueryRow(p.ctx,
-		fmt.Sprintf(`SELECT %s::text FROM %s WHERE id = $1`, column, table), key).Scan(&text))
+		fmt.Sprintf(`SELECT %s::text FROM %s WHERE %s = $1`, column, table, keyColumn(table)), key).Scan(&text))
 	require.NotNil(t, text, "%s.%s is NULL", table, column)
 	return golden.Indented(t, []byte(*text))
 }
@@ -155,7 +155,7 @@ func storedText(t *testing.T, p pinEnv, table, column string, key any) []byte {
 func setColumn(t *testing.T, p pinEnv, table, column string, key any, text []byte) {
 	t.Helper()
 	tag, err := p.st.Pool().Exec(p.ctx,
-		fmt.Sprintf(`UPDATE %s SET %s = $1::text::json WHERE id = $2`, table, column), string(text), key)
+		fmt.Sprintf(`UPDATE %s SET %s = $1::text::json WHERE %s = $2`, table, column, keyColumn(table)), string(text), key)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tag.RowsAffected())
 }
@@ -168,7 +168,8 @@ func pinnedRows() []pinnedRow {
 				return design.Server{ID: id, Name: "pinned server", Version: "1.0.0", Type: "mock",
 					ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras,
 					CacheScope: design.DefaultCacheScope, CreatedBy: p.ten.UserID.String(),
-					Source: golden.Filled[json.RawMessage](t), Fault: golden.Filled[*mockspec.Fault](t), OAuth: golden.Filled[oauthcfg.Settings](t)}
+					Source: golden.Filled[json.RawMessage](t), Fault: golden.Filled[*mockspec.Fault](t), OAuth: golden.Filled[oauthcfg.Settings](t),
+					State: golden.Filled[json.RawMessage](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, s design.Server) error { return errOf(tx.CreateServer(p.ctx, s)) },
 			get:    func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Server, error) { return tx.Server(p.ctx, id) },
@@ -176,6 +177,7 @@ func pinnedRows() []pinnedRow {
 				"source": func(s design.Server) any { return s.Source },
 				"fault":  func(s design.Server) any { return s.Fault },
 				"oauth":  func(s design.Server) any { return s.OAuth },
+				"state":  func(s design.Server) any { return s.State },
 			},
 		}.pinned(),
 		txPin[design.Tool]{table: "mcp_tools",
@@ -295,9 +297,13 @@ func pinnedRows() []pinnedRow {
 			},
 		}.pinned(),
 		pinRow("mcp_journal", writeJournal, readJournal, map[string]func(store.JournalRecord) any{
-			"params":     func(r store.JournalRecord) any { return r.Params },
-			"mismatches": func(r store.JournalRecord) any { return r.Mismatches },
-			"rounds":     func(r store.JournalRecord) any { return r.Rounds },
+			"params":       func(r store.JournalRecord) any { return r.Params },
+			"mismatches":   func(r store.JournalRecord) any { return r.Mismatches },
+			"rounds":       func(r store.JournalRecord) any { return r.Rounds },
+			"state_change": func(r store.JournalRecord) any { return r.StateChange },
+		}),
+		pinRow("mcp_server_state", writeLiveState, readLiveState, map[string]func(store.LiveState) any{
+			"state": func(x store.LiveState) any { return x.State },
 		}),
 		pinRow("mcp_tasks", writeTask, readTask, map[string]func(store.Task) any{
 			"script":        func(x store.Task) any { return x.Script },
@@ -368,7 +374,9 @@ func writeJournal(t *testing.T, p pinEnv) (any, store.JournalRecord) {
 	r := store.JournalRecord{ID: uuid.New(), OrgID: p.ten.OrgID, ServerID: p.ten.ServerID, ReceivedAt: time.Now(),
 		Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1,
 		Params: golden.Filled[json.RawMessage](t), Mismatches: golden.Filled[[]store.JournalMismatch](t),
-		Rounds: golden.Filled[[]store.JournalRound](t)}
+		Rounds: golden.Filled[[]store.JournalRound](t),
+		// As journal.boundStateChange writes it.
+		StateChange: json.RawMessage(`{"set":{"item":{"id":"1"}},"set_keys":["item"],"deleted":["old"],"version":3,"truncated":true,"left_out":1}`)}
 	skipped, err := p.st.AppendJournal(p.ctx, []store.JournalRecord{r})
 	require.NoError(t, err)
 	require.Zero(t, skipped)
@@ -403,6 +411,29 @@ func writeTask(t *testing.T, p pinEnv) (any, store.Task) {
 func readTask(t *testing.T, p pinEnv, key any) store.Task {
 	t.Helper()
 	x, err := p.st.GetTask(p.ctx, p.ten.OrgID, p.ten.ServerID, key.(string))
+	require.NoError(t, err)
+	return x
+}
+
+// keyColumn is the column that keys a pinned table's rows: id, but for
+// the live state, kept one row per server.
+func keyColumn(table string) string {
+	if table == "mcp_server_state" {
+		return "server_id"
+	}
+	return "id"
+}
+
+func writeLiveState(t *testing.T, p pinEnv) (any, store.LiveState) {
+	t.Helper()
+	x := store.LiveState{State: golden.Filled[json.RawMessage](t)}
+	p.inTx(t, func(tx *store.Tx) error { return errOf(tx.ReplaceLiveState(p.ctx, p.ten.ServerID, x.State)) })
+	return p.ten.ServerID, x
+}
+
+func readLiveState(t *testing.T, p pinEnv, key any) store.LiveState {
+	t.Helper()
+	x, err := p.st.LiveState(p.ctx, p.ten.OrgID, key.(uuid.UUID))
 	require.NoError(t, err)
 	return x
 }

@@ -38,8 +38,10 @@ type scene struct {
 	// fault is the scenario's fault, nil when it has none.
 	fault *fault
 	// change is the scenario's set_state, applied when it answers; nil
-	// when it sets none.
-	change *mockspec.StateChange
+	// when it sets none. changeFill, when set, renders it call by call
+	// from its answer templates instead.
+	change     *mockspec.StateChange
+	changeFill *answertmpl.Template
 }
 
 // answer is what one call gets: a result or a scripted error, after a

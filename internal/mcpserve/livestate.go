@@ -36,8 +36,8 @@ type stateful struct {
 
 // compileStateful compiles the when_state of each scenario; nil when no
 // scenario uses the state.
-func compileStateful(scenarios []mockspec.Scenario, conds []scenario.Condition) *stateful {
-	uses := false
+func compileStateful(scenarios []mockspec.Scenario, conds []scenario.Condition, templatesRead bool) *stateful {
+	uses := templatesRead // answer templates reading {{state...}}
 	for _, sc := range scenarios {
 		uses = uses || sc.UsesState()
 	}

@@ -27,9 +27,9 @@ func TestStatefulMatchAndExplain(t *testing.T) {
 	for i, sc := range scenarios {
 		conds[i], _ = scenario.Compile(sc.Condition)
 	}
-	st := compileStateful(scenarios, conds)
+	st := compileStateful(scenarios, conds, false)
 	require.NotNil(t, st)
-	require.Nil(t, compileStateful(scenarios[3:], conds[3:]), "no scenario uses the state")
+	require.Nil(t, compileStateful(scenarios[3:], conds[3:], false), "no scenario uses the state")
 
 	args, live := map[string]any{"a": "y"}, map[string]any{"j": 2.0}
 	b := regexlimit.NewBudget()

@@ -27,10 +27,15 @@ type player struct {
 
 // play answers the call from sc.
 func (pl *player) play(ctx context.Context, sc *scene) (json.RawMessage, error) {
-	change := sc.change
+	change, changeFill := sc.change, sc.changeFill
 	sc, answers, out, err := pl.settle(ctx, sc)
 	if sc == nil {
 		return out, err
+	}
+	if changeFill != nil {
+		if change, err = pl.renderChange(changeFill); err != nil {
+			return nil, err
+		}
 	}
 	if change != nil {
 		if err := changeState(ctx, pl.s, pl.d, change); err != nil {

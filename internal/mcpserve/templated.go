@@ -11,6 +11,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/jsonvalue"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/schema"
 )
 
@@ -77,7 +78,7 @@ func (a *answer) withTemplate(form answerForm, raw []byte, structured bool) {
 // structuredContent the tool's output schema refuses, answers a tool
 // error saying so, which the journal keeps.
 func (pl *player) render(ctx context.Context, a *answer) (json.RawMessage, error) {
-	in := answertmpl.Input{Args: pl.args, Limit: MaxRenderedAnswer}
+	in := pl.input()
 	if a.fill.UsesSeq() {
 		in.Seq = int(pl.toolSeq(ctx))
 	}
@@ -147,6 +148,74 @@ func responseResult(response []byte, structured bool) []byte {
 		out = append(out, response...)
 	}
 	return append(out, '}')
+}
+
+// readsState reports whether an answer template of the tool's scenarios
+// (an answer, a sequence's step, a set_state) reads the live state, which
+// the tool's calls then read before they match.
+func (p *toolPlay) readsState() bool {
+	for _, sc := range p.scenes {
+		if sc.changeFill != nil && sc.changeFill.UsesState() {
+			return true
+		}
+		for i := range sc.steps {
+			if f := sc.steps[i].fill; f != nil && f.UsesState() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setStateTemplate is a scenario's set_state as an answer template (a
+// whole-string placeholder sets the typed value: "{{args}}" the
+// arguments object); nil when it has none.
+func setStateTemplate(raw json.RawMessage) *answertmpl.Template {
+	if len(raw) == 0 || !bytes.Contains(raw, placeholderOpen) {
+		return nil
+	}
+	t, err := templateOptions.CompileJSON(raw)
+	if err != nil || t.Constant() {
+		return nil
+	}
+	return t
+}
+
+// renderChange renders the set_state template t for the call pl plays
+// into the change it makes (a key rendered null is deleted).
+func (pl *player) renderChange(t *answertmpl.Template) (*mockspec.StateChange, error) {
+	in := pl.input()
+	out, err := t.Render(nil, &in)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the scenario's set_state: %v", jsonrpc.ErrInternal, err)
+	}
+	c, err := mockspec.SplitSetState(out)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// input is what the answer templates of the call pl plays read: its
+// arguments, and the live state as the request last saw it.
+func (pl *player) input() answertmpl.Input {
+	in := answertmpl.Input{Args: pl.args, Limit: MaxRenderedAnswer}
+	if live := pl.s.live; len(live) > 0 {
+		in.State = func(key string) (json.RawMessage, bool) { return stateValue(live, key) }
+	}
+	return in
+}
+
+// stateValue is the value of key in the live state (a JSON object).
+func stateValue(live json.RawMessage, key string) (v json.RawMessage, ok bool) {
+	jsonrpc.Members(live, func(k, val []byte) bool {
+		if jsonrpc.KeyIs(k, key) {
+			v, ok = val, true
+			return false
+		}
+		return true
+	})
+	return v, ok
 }
 
 // toolSeq is the call's index among the calls of the tool by the

@@ -129,3 +129,48 @@ func TestAnswerTemplatesRefusedAtSave(t *testing.T) {
 	require.Contains(t, body, `"field":"messages[0].text"`, body)
 	require.Contains(t, body, "offset", body)
 }
+
+// TestStateTemplates: set_state renders its templates (a whole-string
+// placeholder sets the typed value; one rendered null deletes its key),
+// and a tool whose answer reads {{state...}} reads the live state though
+// none of its scenarios has when_state or set_state.
+func TestStateTemplates(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "State templates")
+	obj := map[string]any{"type": "object"}
+	id := createDesign(t, owner, serverDesign{Server: raw(t, map[string]any{"name": "Memory"}), Enabled: true, Tools: []json.RawMessage{
+		raw(t, map[string]any{"name": "remember", "input_schema": obj, "mock_scenarios": []any{
+			map[string]any{"name": "kept", "set_state": map[string]any{"last": "{{args}}", "count": "{{args.n}}"}, "response": map[string]any{"ok": true}}}}),
+		raw(t, map[string]any{"name": "recall", "input_schema": obj, "mock_scenarios": []any{
+			map[string]any{"name": "told", "response": map[string]any{"last": "{{state.last}}", "text": "n={{state.count}}"}}}}),
+		raw(t, map[string]any{"name": "forget", "input_schema": obj, "mock_scenarios": []any{
+			map[string]any{"name": "gone", "set_state": map[string]any{"last": "{{args.nothing}}"}, "response": map[string]any{"ok": true}}}}),
+	}})
+	for _, e := range bothEras {
+		t.Run(e.name, func(t *testing.T) {
+			s := e.open(t, env.URL+"/api/platform/"+id+"/mcp")
+			s.call("tools/call", map[string]any{"name": "remember", "arguments": map[string]any{"city": "Oslo", "n": 2}}).ok(t)
+			require.JSONEq(t, `{"last":{"city":"Oslo","n":2},"count":2}`,
+				string(owner.Do("GET", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw))
+			got := s.call("tools/call", map[string]any{"name": "recall"}).ok(t)
+			require.Contains(t, got, `{\"last\":{\"city\":\"Oslo\",\"n\":2},\"text\":\"n=2\"}`)
+			s.call("tools/call", map[string]any{"name": "forget"}).ok(t)
+			require.JSONEq(t, `{"count":2}`, string(owner.Do("GET", "/api/servers/"+id+"/state", nil).Status(http.StatusOK).Raw))
+		})
+	}
+}
+
+// TestStateTemplateRefusedAtSave: a set_state template that cannot render
+// is refused when saved, naming the key and the offset.
+func TestStateTemplateRefusedAtSave(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Bad state templates")
+	id := owner.Do("POST", "/api/servers", map[string]any{"name": "Bad"}).Status(http.StatusCreated).String("id")
+	body := string(owner.Do("POST", "/api/servers/"+id+"/tools", map[string]any{"name": "t", "input_schema": map[string]any{"type": "object"},
+		"mock_scenarios": []any{map[string]any{"name": "a", "set_state": map[string]any{"n": "{{random 1}}"}, "response": map[string]any{}}},
+	}).Status(http.StatusUnprocessableEntity).Raw)
+	require.Contains(t, body, `"field":"mock_scenarios[0].set_state.n"`, body)
+	require.Contains(t, body, "offset", body)
+}

@@ -214,10 +214,11 @@ func compilePlay(name string, scenarios []mockspec.Scenario, version string, wit
 		if p.scenes[i].change, err = compileSetState(sc.SetState); err != nil {
 			return nil, fmt.Errorf("scenario %q: set_state: %w", sc.Name, err)
 		}
+		p.scenes[i].changeFill = setStateTemplate(sc.SetState)
 		p.size += len(sc.WhenState)*4 + len(sc.SetState)
 	}
 	p.matcher = scenario.NewMatcher(conds)
-	p.state = compileStateful(scenarios, conds)
+	p.state = compileStateful(scenarios, conds, p.readsState())
 	// Every result of a tool with a listed output schema carries
 	// structuredContent, the no-match result too: clients reject a result
 	// without it.

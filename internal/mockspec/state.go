@@ -1,8 +1,11 @@
 package mockspec
 
 import (
+	"errors"
+
 	"bytes"
 	"encoding/json"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"slices"
 	"strings"
 
@@ -30,7 +33,25 @@ func CheckSetState(field string, raw json.RawMessage) []failure.FieldError {
 	if emptyObject(raw) {
 		return nil
 	}
-	return checkStateObject(field, raw)
+	errs := checkStateObject(field, raw)
+	if len(errs) > 0 {
+		return errs
+	}
+	// Its answer templates ({{args...}}, {{state...}}) render when the
+	// scenario answers: one that cannot is refused now.
+	var f failure.Fields
+	_, err := answertmpl.Options{Legacy: true}.CompileJSON(raw)
+	var all answertmpl.Errors
+	var one *answertmpl.Error
+	switch {
+	case errors.As(err, &all):
+		for _, e := range all {
+			f.Add(field+suffix(e.Path), "offset %d: %s", e.Offset, e.Message)
+		}
+	case errors.As(err, &one):
+		f.Add(field+suffix(one.Path), "offset %d: %s", one.Offset, one.Message)
+	}
+	return f
 }
 
 func checkStateObject(field string, raw json.RawMessage) []failure.FieldError {

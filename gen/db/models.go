@@ -147,6 +147,7 @@ type McpServer struct {
 	OauthTokensNotBefore  *time.Time
 	OauthRefreshNotBefore *time.Time
 	State                 []byte
+	Seed                  pgtype.Int8
 }
 
 type McpServerState struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const copyServerPrompts = `-- name: CopyServerPrompts :execrows
@@ -99,12 +100,12 @@ const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers, oauth, state)
+                         upstream_headers, oauth, state, seed)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
         $7, $8, $9, $10, $11, $12,
         $13, $14, $15, $16, $17,
-        $18, $19, $20, $21)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
+        $18, $19, $20, $21, $22)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
 `
 
 type CreateServerParams struct {
@@ -129,6 +130,7 @@ type CreateServerParams struct {
 	UpstreamHeaders     []byte
 	Oauth               []byte
 	State               []byte
+	Seed                pgtype.Int8
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -154,6 +156,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.UpstreamHeaders,
 		arg.Oauth,
 		arg.State,
+		arg.Seed,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -184,6 +187,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }
@@ -206,7 +210,7 @@ SET oauth_tokens_not_before = $1::timestamptz,
     oauth_refresh_not_before = CASE WHEN $2::boolean THEN $1::timestamptz ELSE oauth_refresh_not_before END,
     updated_at = now()
 WHERE id = $3
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
 `
 
 type ExpireOAuthTokensParams struct {
@@ -249,12 +253,13 @@ func (q *Queries) ExpireOAuthTokens(ctx context.Context, db DBTX, arg ExpireOAut
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -290,12 +295,13 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -329,12 +335,13 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -386,6 +393,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.OauthTokensNotBefore,
 			&i.OauthRefreshNotBefore,
 			&i.State,
+			&i.Seed,
 		); err != nil {
 			return nil, err
 		}
@@ -398,7 +406,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -432,6 +440,7 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }
@@ -461,7 +470,7 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 }
 
 const serversNamed = `-- name: ServersNamed :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
 `
 
 // The organization's servers with a name, oldest first: a design document
@@ -503,6 +512,7 @@ func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]Mcp
 			&i.OauthTokensNotBefore,
 			&i.OauthRefreshNotBefore,
 			&i.State,
+			&i.Seed,
 		); err != nil {
 			return nil, err
 		}
@@ -530,9 +540,9 @@ SET name = $1, description = $2, version = $3, provider_name = $4,
     auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
     cache_scope = $13, upstream_url = $14, upstream_mode = $15,
     upstream_header_names = $16, upstream_headers = $17, oauth = $18, state = $19,
-    updated_at = now()
-WHERE id = $20
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state
+    seed = $20, updated_at = now()
+WHERE id = $21
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
 `
 
 type UpdateServerParams struct {
@@ -555,6 +565,7 @@ type UpdateServerParams struct {
 	UpstreamHeaders     []byte
 	Oauth               []byte
 	State               []byte
+	Seed                pgtype.Int8
 	ID                  uuid.UUID
 }
 
@@ -579,6 +590,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.UpstreamHeaders,
 		arg.Oauth,
 		arg.State,
+		arg.Seed,
 		arg.ID,
 	)
 	var i McpServer
@@ -610,6 +622,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.OauthTokensNotBefore,
 		&i.OauthRefreshNotBefore,
 		&i.State,
+		&i.Seed,
 	)
 	return i, err
 }

@@ -2605,6 +2605,7 @@ export interface components {
             readonly oauth_refresh_not_before: string | null;
             fault: components["schemas"]["Fault"] | null;
             state: components["schemas"]["InitialState"];
+            seed: components["schemas"]["Seed"] | null;
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
             /** @description The real MCP server the endpoint forwards to; null when none. */
@@ -2670,6 +2671,13 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
         };
+        /**
+         * Format: int64
+         * @description Seeds the random values of the design's answer templates (`{{uuid}}`, `{{random}}`,
+         *     `{{pick}}`): with a seed, the n-th call of a tool by a client renders the same values run
+         *     after run; without one they differ call by call.
+         */
+        Seed: number;
         CreateServerRequest: {
             name: string;
             description?: string;
@@ -2691,6 +2699,7 @@ export interface components {
             oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
             state?: components["schemas"]["InitialState"];
+            seed?: components["schemas"]["Seed"];
             upstream?: components["schemas"]["Upstream"];
         };
         UpdateServerRequest: {
@@ -2716,6 +2725,8 @@ export interface components {
              *     until reset; one never changed is the initial state, and follows it.
              */
             state?: components["schemas"]["InitialState"];
+            /** @description The seed of the answer templates' random values; null removes it. */
+            seed?: components["schemas"]["Seed"] | null;
             /**
              * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given
              *     replaces them all.
@@ -2795,6 +2806,7 @@ export interface components {
             oauth?: components["schemas"]["OAuthSettings"];
             fault?: components["schemas"]["Fault"];
             state?: components["schemas"]["InitialState"];
+            seed?: components["schemas"]["Seed"];
             /** @description Serve the design (true) or keep it a draft (false); when absent, a new server is a draft and an existing one keeps its state. */
             enabled?: boolean;
             tools?: components["schemas"]["CreateToolRequest"][];

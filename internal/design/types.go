@@ -54,7 +54,10 @@ type Server struct {
 	// State is the design's initial state, a JSON object (nil stands for
 	// {}): the live state its scenarios read and change starts from it,
 	// and a reset returns to it.
-	State     json.RawMessage
+	State json.RawMessage
+	// Seed seeds the random values of the design's answer templates, so
+	// that runs repeat; nil when they are not seeded.
+	Seed      *int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

@@ -16,7 +16,7 @@ import (
 var (
 	serverOrder = []string{"apiVersion", "kind", "id", "name", "description", "version", "provider_name",
 		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
-		"state", "enabled", "tools", "resources", "prompts"}
+		"state", "seed", "enabled", "tools", "resources", "prompts"}
 	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
 		"fault", "mock_scenarios"}
 	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}

@@ -35,6 +35,7 @@ func ServerFromCreate(b api.CreateServerRequest) design.Server {
 		OAuth:           Deref(b.Oauth),
 		Fault:           b.Fault,
 		State:           Deref(b.State),
+		Seed:            b.Seed,
 	}
 }
 
@@ -58,6 +59,12 @@ func PatchServer(v *design.Server, b api.UpdateServerRequest) {
 	v.AuthMode = Or((*string)(b.AuthMode), v.AuthMode)
 	v.OAuth = Or(b.Oauth, v.OAuth)
 	v.State = Or(b.State, v.State)
+	if b.Seed.IsSpecified() {
+		v.Seed = nil
+		if seed, err := b.Seed.Get(); err == nil {
+			v.Seed = &seed
+		}
+	}
 	if b.Fault.IsSpecified() {
 		v.Fault = nil
 		if f, err := b.Fault.Get(); err == nil {
@@ -126,11 +133,15 @@ func Server(v design.Server, endpointURL string) api.Server {
 		OauthRefreshNotBefore: nullableTime(v.OAuthRefreshNotBefore),
 		EndpointUrl:           endpointURL,
 		State:                 State(v.State),
+		Seed:                  nullable.NewNullNullable[api.Seed](),
 		Source:                nullable.NewNullNullable[json.RawMessage](),
 		CreatedBy:             v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
 	}
 	if len(v.Source) > 0 {
 		out.Source = nullable.NewNullableWithValue(v.Source)
+	}
+	if v.Seed != nil {
+		out.Seed = nullable.NewNullableWithValue(*v.Seed)
 	}
 	out.Fault = nullableFault(v.Fault)
 	out.Upstream = nullable.NewNullNullable[api.UpstreamInfo]()

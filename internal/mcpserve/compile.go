@@ -59,6 +59,8 @@ type core struct {
 	description string
 	// fault is the server's fault, nil when it has none.
 	fault *fault
+	// seed seeds the random values of answer templates; nil: unseeded.
+	seed *int64
 	// upstream is the server's upstream, nil when it has none; record:
 	// every tools/call goes to it.
 	upstream *design.Upstream
@@ -111,6 +113,7 @@ func compileCore(d design.Design) (*core, error) {
 	c := &core{
 		id: d.Server.ID, orgID: d.Server.OrgID, authMode: d.Server.AuthMode,
 		orgKey: d.Server.OrgID.String(), publicLimit: d.PublicLimit, description: d.Server.Description,
+		seed:     d.Server.Seed,
 		upstream: d.Server.Upstream, oauth: compileOAuth(d),
 	}
 	c.record = c.upstream != nil && c.upstream.Mode == design.UpstreamRecord

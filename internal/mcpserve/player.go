@@ -33,7 +33,7 @@ func (pl *player) play(ctx context.Context, sc *scene) (json.RawMessage, error) 
 		return out, err
 	}
 	if changeFill != nil {
-		if change, err = pl.renderChange(changeFill); err != nil {
+		if change, err = pl.renderChange(ctx, changeFill); err != nil {
 			return nil, err
 		}
 	}

@@ -78,10 +78,7 @@ func (a *answer) withTemplate(form answerForm, raw []byte, structured bool) {
 // structuredContent the tool's output schema refuses, answers a tool
 // error saying so, which the journal keeps.
 func (pl *player) render(ctx context.Context, a *answer) (json.RawMessage, error) {
-	in := pl.input()
-	if a.fill.UsesSeq() {
-		in.Seq = int(pl.toolSeq(ctx))
-	}
+	in := pl.input(ctx, a.fill)
 	out, err := a.fill.Render(make([]byte, 0, a.fill.Size()+64), &in)
 	if err != nil {
 		if errors.Is(err, answertmpl.ErrTooLarge) {
@@ -183,8 +180,8 @@ func setStateTemplate(raw json.RawMessage) *answertmpl.Template {
 
 // renderChange renders the set_state template t for the call pl plays
 // into the change it makes (a key rendered null is deleted).
-func (pl *player) renderChange(t *answertmpl.Template) (*mockspec.StateChange, error) {
-	in := pl.input()
+func (pl *player) renderChange(ctx context.Context, t *answertmpl.Template) (*mockspec.StateChange, error) {
+	in := pl.input(ctx, t)
 	out, err := t.Render(nil, &in)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the scenario's set_state: %v", jsonrpc.ErrInternal, err)
@@ -196,12 +193,21 @@ func (pl *player) renderChange(t *answertmpl.Template) (*mockspec.StateChange, e
 	return &c, nil
 }
 
-// input is what the answer templates of the call pl plays read: its
-// arguments, and the live state as the request last saw it.
-func (pl *player) input() answertmpl.Input {
+// input is what template t reads for the call pl plays: its arguments,
+// the live state as the request last saw it, the call's index when t
+// reads it, and, for a seeded design, a random source that draws the same
+// values for the n-th call of the tool by the client run after run.
+func (pl *player) input(ctx context.Context, t *answertmpl.Template) answertmpl.Input {
 	in := answertmpl.Input{Args: pl.args, Limit: MaxRenderedAnswer}
 	if live := pl.s.live; len(live) > 0 {
 		in.State = func(key string) (json.RawMessage, bool) { return stateValue(live, key) }
+	}
+	seeded := pl.d.seed != nil && t.UsesRandom()
+	if t.UsesSeq() || seeded {
+		in.Seq = int(pl.toolSeq(ctx))
+	}
+	if seeded {
+		in.Rand = answertmpl.NewRand(answertmpl.SeedFor(*pl.d.seed, pl.t.name, in.Seq))
 	}
 	return in
 }

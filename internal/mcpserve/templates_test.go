@@ -174,3 +174,40 @@ func TestStateTemplateRefusedAtSave(t *testing.T) {
 	require.Contains(t, body, `"field":"mock_scenarios[0].set_state.n"`, body)
 	require.Contains(t, body, "offset", body)
 }
+
+// TestSeededTemplates: a design's seed makes its random values repeat run
+// after run (the n-th call of a tool draws the same values on two designs
+// of one seed), while calls differ from each other; the seed is shown,
+// exported and removed by PATCH null.
+func TestSeededTemplates(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Seeds")
+	design := func(seed any) string {
+		server := map[string]any{"name": "Dice"}
+		if seed != nil {
+			server["seed"] = seed
+		}
+		return createDesign(t, owner, serverDesign{Server: raw(t, server), Enabled: true, Tools: []json.RawMessage{
+			raw(t, map[string]any{"name": "roll", "input_schema": map[string]any{"type": "object"}, "mock_scenarios": []any{
+				map[string]any{"name": "any", "response": map[string]any{"n": "{{random 1 1000000000}}", "id": "{{uuid}}", "c": "{{pick \"a\" \"b\" \"c\" \"d\"}}"}}}}),
+		}})
+	}
+	rolls := func(id string, n int) []string {
+		s := legacyEra.open(t, env.URL+"/api/platform/"+id+"/mcp")
+		var out []string
+		for range n {
+			out = append(out, s.call("tools/call", map[string]any{"name": "roll"}).ok(t))
+		}
+		return out
+	}
+	a, b, other := design(7), design(7), design(8)
+	first, again := rolls(a, 3), rolls(b, 3)
+	require.Equal(t, first, again, "one seed, the same values call by call")
+	require.NotEqual(t, first[0], first[1], "calls draw values of their own")
+	require.NotEqual(t, first, rolls(other, 3), "another seed, other values")
+
+	require.Equal(t, float64(7), owner.Do("GET", "/api/servers/"+a, nil).Status(http.StatusOK).Get("seed"))
+	require.Contains(t, string(owner.Do("GET", "/api/servers/"+a+"/export", nil).Status(http.StatusOK).Raw), `"seed": 7`)
+	require.Nil(t, owner.Do("PATCH", "/api/servers/"+a, map[string]any{"seed": nil}).Status(http.StatusOK).Get("seed"))
+}

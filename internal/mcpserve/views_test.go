@@ -18,11 +18,12 @@ import (
 // every call goes to, for a server of protocol version v.
 func everyCoreField(v string) design.Design {
 	limit := int32(7)
+	seed := int64(42)
 	return design.Design{
 		Server: design.Server{ID: uuid.New(), OrgID: uuid.New(), Name: "W", Version: "1", ProtocolVersion: v,
 			Description: "what it does", AuthMode: design.AuthModeOAuth,
 			Eras: design.ErasModernAndLegacy, CacheScope: design.CacheScopePrivate, CacheTTLMs: 1000,
-			Fault:    &mockspec.Fault{Rate: 0.5, DelayMS: 1},
+			Fault: &mockspec.Fault{Rate: 0.5, DelayMS: 1}, Seed: &seed,
 			Upstream: &design.Upstream{URL: "https://upstream.example/mcp", Mode: design.UpstreamRecord}},
 		PublicLimit: &limit,
 		Tools: []design.Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`),

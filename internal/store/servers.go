@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jackc/pgx/v5/pgtype"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,7 +49,7 @@ func (t ServersTx) CreateServer(ctx context.Context, s design.Server) (design.Se
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, CreatedBy: s.CreatedBy, Source: jsonOrNull(s.Source),
 		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
-		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State),
+		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State), Seed: seedColumn(s.Seed),
 	})
 	return serverFrom(row), err
 }
@@ -100,7 +101,7 @@ func (t ServersTx) UpdateServer(ctx context.Context, s design.Server) (design.Se
 		ProtocolVersion: s.ProtocolVersion, AuthMode: s.AuthMode, Fault: faultJSON(s.Fault),
 		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
-		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State),
+		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State), Seed: seedColumn(s.Seed),
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -143,11 +144,22 @@ func (t ServersTx) DuplicateServer(ctx context.Context, src design.Server, id uu
 	return dst, nil
 }
 
+// seedColumn is a design's seed as its column holds it (NULL for none).
+func seedColumn(seed *int64) pgtype.Int8 {
+	if seed == nil {
+		return pgtype.Int8{}
+	}
+	return pgtype.Int8{Int64: *seed, Valid: true}
+}
+
 func serverFrom(r db.McpServer) design.Server {
 	out := design.Server{ID: r.ID, OrgID: r.OrganizationID, Name: r.Name, Description: r.Description, Version: r.Version,
 		ProviderName: r.ProviderName, ProviderURL: r.ProviderUrl, Type: r.Type, Enabled: r.Enabled,
 		ProtocolVersion: r.ProtocolVersion, Eras: r.Eras, CacheTTLMs: int(r.CacheTtlMs), CacheScope: r.CacheScope,
 		AuthMode: r.AuthMode, CreatedBy: r.CreatedBy, Source: r.Source, State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.Seed.Valid {
+		out.Seed = &r.Seed.Int64
+	}
 	if len(r.Fault) > 0 && string(r.Fault) != "null" {
 		out.Fault = new(mockspec.Fault)
 		// The column is written from a mockspec.Fault only.

@@ -32,12 +32,16 @@ func benchScenarios(o benchOptions) []map[string]any {
 		// The same answer, its city and days from the call.
 		oslo = map[string]any{"city": "{{args.city}}", "forecast": "light snow for {{args.days}} days", "temp_c": -4, "wind_kph": 12}
 	}
+	osloScenario := map[string]any{"name": "oslo", "condition": map[string]any{"city": "Oslo"}, "response": oslo}
+	if o.stateful {
+		osloScenario["when_state"] = map[string]any{"mode": "live"}
+	}
 	return []map[string]any{
 		{"name": "atlantis", "condition": map[string]any{"city": "Atlantis"},
 			"response": map[string]any{"error": "city under water"}},
 		{"name": "paris", "condition": map[string]any{"field": "city", "operator": "equals", "value": "Paris"},
 			"response": map[string]any{"city": "Paris", "forecast": "rain", "temp_c": 14}},
-		{"name": "oslo", "condition": map[string]any{"city": "Oslo"}, "response": oslo},
+		osloScenario,
 		{"name": "long_range", "condition": map[string]any{"field": "days", "operator": "gt", "value": 3},
 			"response": map[string]any{"error": "forecasts reach three days ahead"}},
 		{"name": "default", "condition": map[string]any{},
@@ -70,6 +74,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	b.Run("metrics=off", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true}) })
 	b.Run("metrics=on", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true, metrics: true}) })
 	b.Run("answer=templated", func(b *testing.B) { benchToolsCall(b, benchOptions{templated: true}) })
+	b.Run("scenario=when_state", func(b *testing.B) { benchToolsCall(b, benchOptions{stateful: true}) })
 }
 
 // benchOptions are the dimensions of BenchmarkToolsCall.
@@ -84,6 +89,9 @@ type benchOptions struct {
 	// templated: the matching scenario's answer fills two placeholders
 	// from the call's arguments.
 	templated bool
+	// stateful: the matching scenario also has a when_state, so each call
+	// reads the design's live state (one query by key).
+	stateful bool
 }
 
 // benchModernCall is benchCall as a modern client sends it.
@@ -114,6 +122,9 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 	b := tb
 	c := env.Signup(b, "Bench Org")
 	server := map[string]any{"name": "Weather", "version": "1.0.0"}
+	if o.stateful {
+		server["state"] = map[string]any{"mode": "live"}
+	}
 	scopes := []string{}
 	if o.oauth {
 		server["auth_mode"] = "oauth"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"slices"
 	"strconv"
 	"strings"
@@ -459,15 +460,6 @@ func (q *question) problem(raw json.RawMessage) (sub, msg string) {
 	return "", ""
 }
 
-// forAnswers is the answer a with its placeholders filled from answers.
-func (a *answer) forAnswers(answers map[string]any) (json.RawMessage, error) {
-	if a.tmpl == nil {
-		return a.result, nil
-	}
-	filled, err := a.withAnswers(answers)
-	return filled.result, err
-}
-
 // withAnswers is the answer a with its {{id.path}} placeholders filled
 // from answers, compiled: its answer template, if any, is rendered after.
 func (a *answer) withAnswers(answers map[string]any) (answer, error) {
@@ -485,7 +477,13 @@ func fillAnswers(raw json.RawMessage, answers map[string]any) json.RawMessage {
 		return raw
 	}
 	return mockspec.AnswerPlaceholder.ReplaceAllFunc(raw, func(m []byte) []byte {
-		return []byte(jsonStringBody(answerText(strings.TrimSpace(string(m[2:len(m)-2])), answers)))
+		name := strings.TrimSpace(string(m[2 : len(m)-2]))
+		if root, _, _ := strings.Cut(name, "."); answertmpl.IsHelper(root) {
+			if _, asked := answers[root]; !asked {
+				return m // an answer template's, rendered after
+			}
+		}
+		return []byte(jsonStringBody(answerText(name, answers)))
 	})
 }
 

@@ -137,7 +137,7 @@ func (ts *taskScene) at(t TaskRecord, now time.Time) (taskView, error) {
 		return taskView{}, err
 	}
 	if ts.ask == nil {
-		return outcomeView(ts.outcome, decoded, clock)
+		return outcomeView(ts.outcome, decoded, clock, t)
 	}
 	if t.AnsweredAt != nil && t.AnsweredAt.After(clock) {
 		clock = *t.AnsweredAt
@@ -160,20 +160,38 @@ func (ts *taskScene) at(t TaskRecord, now time.Time) (taskView, error) {
 		}
 		b := &r.branches[chosen]
 		if b.next == nil {
-			return outcomeView(b.leaf, decoded, clock)
+			return outcomeView(b.leaf, decoded, clock, t)
 		}
 		r = b.next
 	}
 }
 
-// outcomeView is the terminal state a task's outcome gives.
-func outcomeView(leaf *scene, answers map[string]any, at time.Time) (taskView, error) {
+// outcomeView is the terminal state a task's outcome gives, at the time
+// it ended; its answer templates render from the task's arguments, the
+// same on every poll (see renderOutcome).
+func outcomeView(leaf *scene, answers map[string]any, at time.Time, t TaskRecord) (taskView, error) {
 	a := &leaf.steps[0]
-	if a.err != nil {
-		return taskView{status: taskFailed, message: "The task failed.", updated: at, err: a.err.Body}, nil
+	if a.tmpl != nil {
+		filled, err := a.withAnswers(answers)
+		if err != nil {
+			return taskView{}, err
+		}
+		a = &filled
 	}
-	result, err := a.forAnswers(answers)
-	return taskView{status: taskCompleted, updated: at, result: result}, err
+	result, errBody := a.result, []byte(nil)
+	if a.err != nil {
+		errBody = a.err.Body
+	}
+	if a.fill != nil {
+		var err error
+		if result, errBody, err = renderOutcome(a, t, at); err != nil {
+			return taskView{}, err
+		}
+	}
+	if errBody != nil {
+		return taskView{status: taskFailed, message: "The task failed.", updated: at, err: errBody}, nil
+	}
+	return taskView{status: taskCompleted, updated: at, result: result}, nil
 }
 
 // hasTasks reports whether the modern request declares the tasks

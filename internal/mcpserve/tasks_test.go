@@ -325,3 +325,27 @@ func keys(v any) []string {
 	}
 	return out
 }
+
+// TestTaskOutcomeTemplates: a task's outcome renders its answer templates
+// from the call's arguments, at the time the task ended, and every poll
+// reads the same outcome (its random values are the task's own).
+func TestTaskOutcomeTemplates(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.Clock = clock.Now }})
+	owner := env.Signup(t, "Task templates")
+	id := createDesign(t, owner, serverDesign{Server: json.RawMessage(`{"name":"Reports","version":"1.0.0"}`), Enabled: true,
+		Tools: []json.RawMessage{json.RawMessage(`{"name":"report","input_schema":{"type":"object"},"mock_scenarios":[{"name":"r","task":` +
+			`{"steps":[{"duration_ms":1000}],"result":{"content":[{"type":"text","text":"report on {{args.city}}, {{uuid}}, {{now}}"}]}}}]}`)}})
+	c := tasksClient{t: t, endpoint: env.URL + "/api/platform/" + id + "/mcp", extension: true}
+	taskID := c.result("tools/call", "report", map[string]any{"name": "report", "arguments": map[string]any{"city": "Oslo"}})["taskId"].(string)
+	clock.Advance(2 * time.Second)
+	text := func() string {
+		got := c.get(taskID)
+		require.Equal(t, "completed", got["status"], "%v", got)
+		return got["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	}
+	first := text()
+	require.Regexp(t, `^report on Oslo, [0-9a-f-]{36}, 2026-11-27T09:00:01Z$`, first)
+	require.Equal(t, first, text(), "every poll reads the same outcome")
+}

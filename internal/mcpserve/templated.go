@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
@@ -222,6 +224,40 @@ func stateValue(live json.RawMessage, key string) (v json.RawMessage, ok bool) {
 		return true
 	})
 	return v, ok
+}
+
+// renderOutcome renders the templated outcome a of task t, which ended at
+// end: a result, or the body of a scripted error. It reads the task's
+// arguments; {{now}} is the task's end and its random values are drawn
+// from a source seeded by the task's id, so that every poll reads the
+// same outcome. {{state...}} and {{seq}} read nothing here.
+func renderOutcome(a *answer, t TaskRecord, end time.Time) (result, errBody []byte, err error) {
+	in := answertmpl.Input{Now: end, Limit: MaxRenderedAnswer, Rand: answertmpl.NewRand(taskSeed(t.ID))}
+	if len(t.Arguments) > 0 {
+		v, err := jsonvalue.Decode(t.Arguments)
+		if err != nil {
+			return nil, nil, err
+		}
+		in.Args, _ = v.(map[string]any)
+	}
+	out, err := a.fill.Render(make([]byte, 0, a.fill.Size()+64), &in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: the task's outcome: %v", jsonrpc.ErrInternal, err)
+	}
+	switch a.form {
+	case formError:
+		return nil, out, nil
+	case formResponse:
+		return responseResult(out, a.structured), nil, nil
+	}
+	return out, nil, nil
+}
+
+// taskSeed is the seed of a task's random values: its id's hash.
+func taskSeed(id string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return int64(h.Sum64())
 }
 
 // toolSeq is the call's index among the calls of the tool by the

@@ -190,6 +190,10 @@ var unsupported = regexp.MustCompile(`^property "(.+)" is unsupported$`)
 // schemaMessage is the reason a value broke the schema, in a short form.
 func schemaMessage(se *openapi3.SchemaError) string {
 	switch {
+	case se.SchemaField == "format" && se.Schema != nil && se.Schema.Format == "int64":
+		return "must be an integer from -9223372036854775808 to 9223372036854775807"
+	case se.SchemaField == "format" && se.Schema != nil && se.Schema.Format == "int32":
+		return "must be an integer from -2147483648 to 2147483647"
 	case se.SchemaField == "format" && se.Schema != nil:
 		return "must be a valid " + se.Schema.Format
 	case unsupported.MatchString(se.Reason):

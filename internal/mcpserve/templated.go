@@ -68,6 +68,9 @@ func typedIn(members ...string) func(string) bool {
 // withTemplate sets a.fill when the form's JSON raw (the response, the
 // shaped result, or the error object) holds answer templates.
 func (a *answer) withTemplate(form answerForm, raw []byte, structured bool) {
+	if !bytes.Contains(raw, placeholderOpen) {
+		return // the common answer: one scan
+	}
 	t, err := formOptions(form).CompileJSON(raw)
 	if err != nil || t.Constant() {
 		return

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +175,37 @@ func TestSkillsCapabilities(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSkillChangesAreServed: a skill added, replaced or deleted through
+// the REST API is served at once by the warm endpoint, whose cached
+// design the change replaces.
+func TestSkillChangesAreServed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Skills changes")
+	id := createDesign(t, owner, skillsDesign(t))
+	s := modernEra.open(t, env.URL+"/api/platform/"+id+"/mcp")
+	served := func(want string) bool {
+		return strings.Contains(s.call("skills/list", nil).ok(t), want)
+	}
+	eventually := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !cond() {
+			require.True(t, time.Now().Before(deadline), "%s is not served", what)
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	require.True(t, served("skill://pdf-processing/SKILL.md"))
+	skills := "/api/servers/" + id + "/skills"
+	owner.Do("POST", skills, map[string]any{"name": "code-review", "description": "Review code", "body": "# Review"}).
+		Status(http.StatusCreated)
+	eventually("an added skill", func() bool { return served("skill://code-review/SKILL.md") })
+	owner.Do("PUT", skills+"/code-review", map[string]any{"name": "code-review", "description": "Review changes", "body": "# Review"}).
+		Status(http.StatusOK)
+	eventually("a replaced skill", func() bool { return served("Review changes") })
+	owner.Do("DELETE", skills+"/pdf-processing", nil).Status(http.StatusNoContent)
+	eventually("a deletion", func() bool { return !served("pdf-processing") })
+	s.call("skills/get", map[string]any{"uri": "skill://pdf-processing/SKILL.md"}).failed(t, -32602, "Skill not found")
 }

@@ -137,7 +137,12 @@ func checkSkill(f *failure.Fields, at string, s Skill) {
 	}
 	checkSkillFiles(f, in("files"), s.Files)
 	if n := s.Bytes(); n > MaxSkillBytes {
-		f.Add(at, "a skill holds at most %d bytes (SKILL.md and its files), got %d", MaxSkillBytes, n)
+		// Named after what makes a skill large: its files, or its body.
+		field := in("body")
+		if len(s.Files) > 0 {
+			field = in("files")
+		}
+		f.Add(field, "a skill holds at most %d bytes (SKILL.md and its files), got %d", MaxSkillBytes, n)
 	}
 }
 

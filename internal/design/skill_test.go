@@ -47,7 +47,7 @@ func TestCheckSkillBounds(t *testing.T) {
 
 	big := ok
 	big.Files = []design.SkillFile{{Path: "a.txt", Text: text(design.MaxSkillBytes / 2)}, {Path: "b.txt", Text: text(design.MaxSkillBytes / 2)}}
-	requireFields(t, design.CheckSkill(big), "")
+	requireFields(t, design.CheckSkill(big), "files")
 
 	many := ok
 	for i := range design.MaxSkillFiles + 1 {
@@ -67,6 +67,9 @@ func TestCheckSkillBounds(t *testing.T) {
 		server.Skills = append(server.Skills, sk)
 	}
 	requireFields(t, design.CheckServer(server), "skills")
+	server.Skills = server.Skills[:1]
+	server.Skills[0].Body = *text(design.MaxSkillBytes - 10) // within the body's bound; SKILL.md is not
+	requireFields(t, design.CheckServer(server), "skills[0].body")
 	server.Skills = []design.Skill{ok, ok}
 	requireFields(t, design.CheckServer(server), "skills[1].name")
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mockmcp/mockmcp/internal/apitest"
 )
 
 // skillBody is a valid skill named name.
@@ -114,4 +116,22 @@ func TestServerSkillsBounds(t *testing.T) {
 	p := ada.Do("POST", skills, skillBody("one-more")).Problem(http.StatusUnprocessableEntity)
 	require.Equal(t, []string{"skills"}, p.FieldErrors(), p.Raw)
 
+}
+
+// TestServerSkillsOfAnotherOrganization: another organization's member
+// finds none of a server's skills routes (404), and changes nothing.
+func TestServerSkillsOfAnotherOrganization(t *testing.T) {
+	t.Parallel()
+	_, a, b := apitest.Rivals(t, "Skills Owner", "Skills Rival")
+	server := mkServer(t, a, "Owned")
+	skills := "/api/servers/" + server + "/skills"
+	a.Do("POST", skills, skillBody("owned")).Status(http.StatusCreated)
+
+	b.Do("GET", skills, nil).Problem(http.StatusNotFound)
+	b.Do("POST", skills, skillBody("planted")).Problem(http.StatusNotFound)
+	b.Do("GET", skills+"/owned", nil).Problem(http.StatusNotFound)
+	b.Do("PUT", skills+"/owned", skillBody("owned")).Problem(http.StatusNotFound)
+	b.Do("DELETE", skills+"/owned", nil).Problem(http.StatusNotFound)
+	require.Equal(t, []string{"owned"}, names(t, a.Do("GET", skills, nil).Status(http.StatusOK), "items"))
+	require.Equal(t, "Does owned", a.Do("GET", skills+"/owned", nil).Status(http.StatusOK).Get("description"))
 }

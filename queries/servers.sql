@@ -2,11 +2,11 @@
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers, oauth, state, seed)
+                         upstream_headers, oauth, state, seed, skills)
 VALUES (@id, app_org_id(), @name, @description, @version, @provider_name, @provider_url,
         @type, @protocol_version, @auth_mode, @created_by, sqlc.narg(source), sqlc.narg(fault),
         @eras, @cache_ttl_ms, @cache_scope, sqlc.narg(upstream_url), sqlc.narg(upstream_mode),
-        @upstream_header_names, sqlc.narg(upstream_headers), @oauth, @state, sqlc.narg(seed))
+        @upstream_header_names, sqlc.narg(upstream_headers), @oauth, @state, sqlc.narg(seed), @skills)
 RETURNING *;
 
 -- name: GetServer :one
@@ -31,7 +31,7 @@ SET name = @name, description = @description, version = @version, provider_name 
     auth_mode = @auth_mode, fault = sqlc.narg(fault), eras = @eras, cache_ttl_ms = @cache_ttl_ms,
     cache_scope = @cache_scope, upstream_url = sqlc.narg(upstream_url), upstream_mode = sqlc.narg(upstream_mode),
     upstream_header_names = @upstream_header_names, upstream_headers = sqlc.narg(upstream_headers), oauth = @oauth, state = @state,
-    seed = sqlc.narg(seed), updated_at = now()
+    seed = sqlc.narg(seed), skills = @skills, updated_at = now()
 WHERE id = @id
 RETURNING *;
 

@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/design"
 	"github.com/mockmcp/mockmcp/internal/mockspec"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/resttest"
@@ -1095,6 +1096,11 @@ type CreateServerRequest struct {
 	// after run; without one they differ call by call.
 	Seed *Seed `json:"seed,omitempty"`
 
+	// Skills The Agent Skills the design serves through the MCP skills extension
+	// (`io.modelcontextprotocol/skills`), in order: at most 100, names unique, at most 4 MiB
+	// in all (`[]` when absent).
+	Skills *Skills `json:"skills,omitempty"`
+
 	// State The design's initial state: keys to any JSON values (at most 256 keys and 64 KiB of
 	// JSON; `{}` when absent). The live state scenarios read (`when_state`) and change
 	// (`set_state`) starts from it, and `DELETE /api/servers/{server_id}/state` returns to it.
@@ -2167,6 +2173,11 @@ type Server struct {
 	ProviderUrl     nullable.Nullable[string] `json:"provider_url"`
 	Seed            nullable.Nullable[Seed]   `json:"seed"`
 
+	// Skills The Agent Skills the design serves through the MCP skills extension
+	// (`io.modelcontextprotocol/skills`), in order: at most 100, names unique, at most 4 MiB
+	// in all (`[]` when absent).
+	Skills Skills `json:"skills"`
+
 	// Source Where an imported design came from: `{kind: openapi|mcp, url, sha256, format, title,
 	// transport, imported_at}`; null for designs made by hand.
 	Source nullable.Nullable[json.RawMessage] `json:"source"`
@@ -2266,6 +2277,28 @@ type SignupResponse struct {
 	Organization Organization `json:"organization"`
 	User         User         `json:"user"`
 }
+
+// Skill An Agent Skill: the service writes its `SKILL.md` from the front matter fields (`name`,
+// `description`, `license`, `metadata`) and the `body`, and serves it at
+// `skill://<name>/SKILL.md` with the further `files` beside it
+// (`skill://<name>/<path>`). A skill holds at most 1 MiB (SKILL.md and its files' raw
+// bytes) and 128 files.
+//
+// Example: {"body":"# PDF processing\n\nRead references/FORMS.md before filling a form.\n","description":"Extract, fill, and assemble PDF documents","files":[{"path":"references/FORMS.md","text":"# Forms\n"}],"name":"pdf-processing"}
+type Skill = design.Skill
+
+// SkillFile A further file of a skill, text or base64 (exactly one of them).
+type SkillFile = design.SkillFile
+
+// SkillList defines model for SkillList.
+type SkillList struct {
+	Items []Skill `json:"items"`
+}
+
+// Skills The Agent Skills the design serves through the MCP skills extension
+// (`io.modelcontextprotocol/skills`), in order: at most 100, names unique, at most 4 MiB
+// in all (`[]` when absent).
+type Skills = []Skill
 
 // SpecPrompt defines model for SpecPrompt.
 type SpecPrompt struct {
@@ -2582,6 +2615,9 @@ type UpdateServerRequest struct {
 	// Seed The seed of the answer templates' random values; null removes it.
 	Seed nullable.Nullable[Seed] `json:"seed,omitempty"`
 
+	// Skills Replaces the design's skills whole.
+	Skills *Skills `json:"skills,omitempty"`
+
 	// State Replaces the initial state whole. A live state that something changed keeps its value
 	// until reset; one never changed is the initial state, and follows it.
 	State *InitialState            `json:"state,omitempty"`
@@ -2750,6 +2786,9 @@ type ResourceId = openapi_types.UUID
 
 // ServerId defines model for ServerId.
 type ServerId = openapi_types.UUID
+
+// ServerSkillName defines model for ServerSkillName.
+type ServerSkillName = string
 
 // SessionId defines model for SessionId.
 type SessionId = openapi_types.UUID
@@ -2994,6 +3033,12 @@ type UpdateResourceJSONRequestBody = UpdateResourceRequest
 
 // ResetSequencesJSONRequestBody defines body for ResetSequences for application/json ContentType.
 type ResetSequencesJSONRequestBody = ResetSequencesRequest
+
+// CreateServerSkillJSONRequestBody defines body for CreateServerSkill for application/json ContentType.
+type CreateServerSkillJSONRequestBody = Skill
+
+// ReplaceServerSkillJSONRequestBody defines body for ReplaceServerSkill for application/json ContentType.
+type ReplaceServerSkillJSONRequestBody = Skill
 
 // SetServerStateJSONRequestBody defines body for SetServerState for application/json ContentType.
 type SetServerStateJSONRequestBody = LiveState
@@ -3243,6 +3288,21 @@ type ServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx echo.Context, serverId ServerId) error
+	// ListServerSkills List a server's skills
+	// (GET /api/servers/{server_id}/skills)
+	ListServerSkills(ctx echo.Context, serverId ServerId) error
+	// CreateServerSkill Add an Agent Skill the server serves
+	// (POST /api/servers/{server_id}/skills)
+	CreateServerSkill(ctx echo.Context, serverId ServerId) error
+	// DeleteServerSkill Delete a skill
+	// (DELETE /api/servers/{server_id}/skills/{server_skill_name})
+	DeleteServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error
+	// GetServerSkill Get one skill
+	// (GET /api/servers/{server_id}/skills/{server_skill_name})
+	GetServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error
+	// ReplaceServerSkill Replace a skill
+	// (PUT /api/servers/{server_id}/skills/{server_skill_name})
+	ReplaceServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error
 	// ResetServerState Reset the server's live state to the design's initial state
 	// (DELETE /api/servers/{server_id}/state)
 	ResetServerState(ctx echo.Context, serverId ServerId) error
@@ -4618,6 +4678,110 @@ func (w *ServerInterfaceWrapper) ResetSequences(ctx echo.Context) error {
 	return err
 }
 
+// ListServerSkills converts echo context to params.
+func (w *ServerInterfaceWrapper) ListServerSkills(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListServerSkills(ctx, serverId)
+	return err
+}
+
+// CreateServerSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateServerSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateServerSkill(ctx, serverId)
+	return err
+}
+
+// DeleteServerSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteServerSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "server_skill_name" -------------
+	var serverSkillName ServerSkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_skill_name", ctx.Param("server_skill_name"), &serverSkillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteServerSkill(ctx, serverId, serverSkillName)
+	return err
+}
+
+// GetServerSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) GetServerSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "server_skill_name" -------------
+	var serverSkillName ServerSkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_skill_name", ctx.Param("server_skill_name"), &serverSkillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetServerSkill(ctx, serverId, serverSkillName)
+	return err
+}
+
+// ReplaceServerSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) ReplaceServerSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId ServerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// ------------- Path parameter "server_skill_name" -------------
+	var serverSkillName ServerSkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_skill_name", ctx.Param("server_skill_name"), &serverSkillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReplaceServerSkill(ctx, serverId, serverSkillName)
+	return err
+}
+
 // ResetServerState converts echo context to params.
 func (w *ServerInterfaceWrapper) ResetServerState(ctx echo.Context) error {
 	var err error
@@ -5378,6 +5542,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.DeletePrompt, options.OperationMiddlewares["deletePrompt"]...)
 	router.GET(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.GetPrompt, options.OperationMiddlewares["getPrompt"]...)
 	router.PATCH(options.BaseURL+"/api/servers/:server_id/prompts/:prompt_id", wrapper.UpdatePrompt, options.OperationMiddlewares["updatePrompt"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/skills", wrapper.ListServerSkills, options.OperationMiddlewares["listServerSkills"]...)
+	router.POST(options.BaseURL+"/api/servers/:server_id/skills", wrapper.CreateServerSkill, options.OperationMiddlewares["createServerSkill"]...)
+	router.DELETE(options.BaseURL+"/api/servers/:server_id/skills/:server_skill_name", wrapper.DeleteServerSkill, options.OperationMiddlewares["deleteServerSkill"]...)
+	router.GET(options.BaseURL+"/api/servers/:server_id/skills/:server_skill_name", wrapper.GetServerSkill, options.OperationMiddlewares["getServerSkill"]...)
+	router.PUT(options.BaseURL+"/api/servers/:server_id/skills/:server_skill_name", wrapper.ReplaceServerSkill, options.OperationMiddlewares["replaceServerSkill"]...)
 	router.GET(options.BaseURL+"/api/keys", wrapper.ListKeys, options.OperationMiddlewares["listKeys"]...)
 	router.POST(options.BaseURL+"/api/keys", wrapper.CreateKey, options.OperationMiddlewares["createKey"]...)
 	router.DELETE(options.BaseURL+"/api/keys/:key_id", wrapper.DeleteKey, options.OperationMiddlewares["deleteKey"]...)
@@ -12288,6 +12457,546 @@ func (response ResetSequences422ApplicationProblemPlusJSONResponse) VisitResetSe
 	return err
 }
 
+type ListServerSkillsRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+}
+
+type ListServerSkillsResponseObject interface {
+	VisitListServerSkillsResponse(w http.ResponseWriter) error
+}
+
+type ListServerSkills200JSONResponse SkillList
+
+func (response ListServerSkills200JSONResponse) VisitListServerSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServerSkills400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListServerSkills400ApplicationProblemPlusJSONResponse) VisitListServerSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServerSkills401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListServerSkills401ApplicationProblemPlusJSONResponse) VisitListServerSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServerSkills403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListServerSkills403ApplicationProblemPlusJSONResponse) VisitListServerSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListServerSkills404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListServerSkills404ApplicationProblemPlusJSONResponse) VisitListServerSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkillRequestObject struct {
+	ServerId ServerId `json:"server_id"`
+	Body     *CreateServerSkillJSONRequestBody
+}
+
+type CreateServerSkillResponseObject interface {
+	VisitCreateServerSkillResponse(w http.ResponseWriter) error
+}
+
+type CreateServerSkill201JSONResponse Skill
+
+func (response CreateServerSkill201JSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill400ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill401ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill403ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill404ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill409ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill413ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateServerSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateServerSkill422ApplicationProblemPlusJSONResponse) VisitCreateServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteServerSkillRequestObject struct {
+	ServerId        ServerId        `json:"server_id"`
+	ServerSkillName ServerSkillName `json:"server_skill_name"`
+}
+
+type DeleteServerSkillResponseObject interface {
+	VisitDeleteServerSkillResponse(w http.ResponseWriter) error
+}
+
+type DeleteServerSkill204Response struct {
+}
+
+func (response DeleteServerSkill204Response) VisitDeleteServerSkillResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteServerSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteServerSkill400ApplicationProblemPlusJSONResponse) VisitDeleteServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteServerSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteServerSkill401ApplicationProblemPlusJSONResponse) VisitDeleteServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteServerSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteServerSkill403ApplicationProblemPlusJSONResponse) VisitDeleteServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteServerSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteServerSkill404ApplicationProblemPlusJSONResponse) VisitDeleteServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerSkillRequestObject struct {
+	ServerId        ServerId        `json:"server_id"`
+	ServerSkillName ServerSkillName `json:"server_skill_name"`
+}
+
+type GetServerSkillResponseObject interface {
+	VisitGetServerSkillResponse(w http.ResponseWriter) error
+}
+
+type GetServerSkill200JSONResponse Skill
+
+func (response GetServerSkill200JSONResponse) VisitGetServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerSkill400ApplicationProblemPlusJSONResponse) VisitGetServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerSkill401ApplicationProblemPlusJSONResponse) VisitGetServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerSkill403ApplicationProblemPlusJSONResponse) VisitGetServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetServerSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetServerSkill404ApplicationProblemPlusJSONResponse) VisitGetServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkillRequestObject struct {
+	ServerId        ServerId        `json:"server_id"`
+	ServerSkillName ServerSkillName `json:"server_skill_name"`
+	Body            *ReplaceServerSkillJSONRequestBody
+}
+
+type ReplaceServerSkillResponseObject interface {
+	VisitReplaceServerSkillResponse(w http.ResponseWriter) error
+}
+
+type ReplaceServerSkill200JSONResponse Skill
+
+func (response ReplaceServerSkill200JSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill400ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill401ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill403ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill404ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill409ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill413ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReplaceServerSkill422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ReplaceServerSkill422ApplicationProblemPlusJSONResponse) VisitReplaceServerSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResetServerStateRequestObject struct {
 	ServerId ServerId `json:"server_id"`
 }
@@ -15788,6 +16497,21 @@ type StrictServerInterface interface {
 	// ResetSequences Start the server's scenario sequences over
 	// (POST /api/servers/{server_id}/sequences/reset)
 	ResetSequences(ctx context.Context, request ResetSequencesRequestObject) (ResetSequencesResponseObject, error)
+	// ListServerSkills List a server's skills
+	// (GET /api/servers/{server_id}/skills)
+	ListServerSkills(ctx context.Context, request ListServerSkillsRequestObject) (ListServerSkillsResponseObject, error)
+	// CreateServerSkill Add an Agent Skill the server serves
+	// (POST /api/servers/{server_id}/skills)
+	CreateServerSkill(ctx context.Context, request CreateServerSkillRequestObject) (CreateServerSkillResponseObject, error)
+	// DeleteServerSkill Delete a skill
+	// (DELETE /api/servers/{server_id}/skills/{server_skill_name})
+	DeleteServerSkill(ctx context.Context, request DeleteServerSkillRequestObject) (DeleteServerSkillResponseObject, error)
+	// GetServerSkill Get one skill
+	// (GET /api/servers/{server_id}/skills/{server_skill_name})
+	GetServerSkill(ctx context.Context, request GetServerSkillRequestObject) (GetServerSkillResponseObject, error)
+	// ReplaceServerSkill Replace a skill
+	// (PUT /api/servers/{server_id}/skills/{server_skill_name})
+	ReplaceServerSkill(ctx context.Context, request ReplaceServerSkillRequestObject) (ReplaceServerSkillResponseObject, error)
 	// ResetServerState Reset the server's live state to the design's initial state
 	// (DELETE /api/servers/{server_id}/state)
 	ResetServerState(ctx context.Context, request ResetServerStateRequestObject) (ResetServerStateResponseObject, error)
@@ -18304,6 +19028,180 @@ func (sh *strictHandler) ResetSequences(ctx echo.Context, serverId ServerId) err
 	return nil
 }
 
+// ListServerSkills operation middleware
+func (sh *strictHandler) ListServerSkills(ctx echo.Context, serverId ServerId) error {
+	var request ListServerSkillsRequestObject
+
+	request.ServerId = serverId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListServerSkills(ctx.Request().Context(), request.(ListServerSkillsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListServerSkills")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListServerSkillsResponseObject); ok {
+		return validResponse.VisitListServerSkillsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateServerSkill operation middleware
+func (sh *strictHandler) CreateServerSkill(ctx echo.Context, serverId ServerId) error {
+	var request CreateServerSkillRequestObject
+
+	request.ServerId = serverId
+
+	var body CreateServerSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateServerSkill(ctx.Request().Context(), request.(CreateServerSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateServerSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateServerSkillResponseObject); ok {
+		return validResponse.VisitCreateServerSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteServerSkill operation middleware
+func (sh *strictHandler) DeleteServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error {
+	var request DeleteServerSkillRequestObject
+
+	request.ServerId = serverId
+	request.ServerSkillName = serverSkillName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteServerSkill(ctx.Request().Context(), request.(DeleteServerSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteServerSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteServerSkillResponseObject); ok {
+		return validResponse.VisitDeleteServerSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetServerSkill operation middleware
+func (sh *strictHandler) GetServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error {
+	var request GetServerSkillRequestObject
+
+	request.ServerId = serverId
+	request.ServerSkillName = serverSkillName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetServerSkill(ctx.Request().Context(), request.(GetServerSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetServerSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetServerSkillResponseObject); ok {
+		return validResponse.VisitGetServerSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReplaceServerSkill operation middleware
+func (sh *strictHandler) ReplaceServerSkill(ctx echo.Context, serverId ServerId, serverSkillName ServerSkillName) error {
+	var request ReplaceServerSkillRequestObject
+
+	request.ServerId = serverId
+	request.ServerSkillName = serverSkillName
+
+	var body ReplaceServerSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReplaceServerSkill(ctx.Request().Context(), request.(ReplaceServerSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReplaceServerSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReplaceServerSkillResponseObject); ok {
+		return validResponse.VisitReplaceServerSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ResetServerState operation middleware
 func (sh *strictHandler) ResetServerState(ctx echo.Context, serverId ServerId) error {
 	var request ResetServerStateRequestObject
@@ -19439,633 +20337,653 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37cts41jcK3wpK31RF+oZSZMfJdMu1a8pJp2fyTNLxaztzeFp5RJiEJIwpUE1AdjR5/e++gH2J+0p2",
-	"YS0ABClQomQn6el3qro6lkTiuLCwjr/1uZPki2UumFCyM/rcWdKCLphiBXx6RYv0Tar/SplMCr5UPBed",
-	"UedqzgidMaFIQov0iSQ8Jd1pkS9IxqWawE8T/ZMkeUGSglHFvG97g07U4bqhJVXzTtQRdME6o47+bcLT",
-	"TtQp2C8rXrC0M1LFikUdmczZguqBTPNiQVVn1Fmt4Em1XupXpSq4mHXu7yMY9E/QYGjYZsC6x4ZRwD/b",
-	"hrCgn94yMVPzzuhoOAwN4X0xa1q2vJhRwf9F9VewcA2jyIvZw5fifTG7zFaz8EiWq+uMyzkXs/qgZLaa",
-	"bRmW/vmBC3Re5IulalqjJfy6QVb4tU9S+E0TOeGvD1/FCybzVZGwpuEW5veNAdsf/CHb75oGbX9/+LAv",
-	"WXHLiqZBv3t1TiQ8QVIm+UxsjB5/9ceO3zSNHH99jHFLyXPRNHD2aZnlBVV5sSYSHw0MHb6vjh2+ah48",
-	"/PwIo7/hWdbMfqT+2fAf0pWC3rBJQmUjOcDzk31Y0nH4xF2uuGqkYKl/3FxF/W1lDfUXjSPVPz58/a6o",
-	"vGkapqLyxozy2THJ8jtW6LUjc/aJJHNa0ERfXBEpp6DfgBko8zqZU5FmjZPQj+yaw5IqxQr97v/8POx/",
-	"T/vTj5+fHd//LjwdJhvZnGJyk8npL/01158bR8vkI7C3qzzPGoeY59nmEPM8qwwxz7PGIeZ59tAh3uuX",
-	"5TIXkoFU8pKmF+yXFZNKf0pyoZiAP+lymfEEbrGnyyK/ztji9/+UejKfve5+V7BpZ9T5/z0tJZ+n+Kt8",
-	"eo5vYachTg/dEi7JgmZ63Cwl3ZVY0kLS64yR/7p8/1NEKLmmKXGiVG/Q0WJJLqYZT776mPPrf7JEkSSj",
-	"cs4kueNqTqgg7BOXCu5+wUiXkpXgv6wY8qW8IB8u3uCwf8yLa56mTHztcSc0y1hBFnRNRK5ImhM155J0",
-	"izxjEblhayKTfMkiPVpKkiKXsi+5cpuEw/8pVz/mK5F+zdH/lBO5SuZ25bkA7oPzeSIrwhaM8Zyus5ym",
-	"V3n+lhYz9q2I+jpP15qyMz0IzTGpIO/O/j55+f6Hf0xe/uPq9SWM9irP31GxPtfSY2LOofyaY35/y5Cf",
-	"gwCbkIIqRjK+4Ip0l0WerhL9IFnkKSO5yNa9EYn1PM4/vHz75tXk4uzq9eTtm3dvrmI7dUmWrBiLBRcr",
-	"xfTfJMm41m5omhZMysFYdKLOnNHU6EUXTBXr/tlUsWKTb16yJBepJCuheAYDveMize+0nMiU1IyyXAPD",
-	"67hQbMYK4Md/719Qxd7qCfXh/9VV2/HGBVtQLjTj3O8tydTmVD4I/okovmB7T+O+pJRvSiMtiENtamXx",
-	"+duzqx/fX7yrUItHJBGRc1qwlFyvkRTzjCdrUuQrLTFRkcK3WiLmCSNMpMucC/UfOjqIjj4IulLzvOD/",
-	"Yl+bj9/SjKdWzdA3zdn5G333DKr7+Le//a1/tlJzJpQeDQuuWSnPwJyWRZ4wCWLDNxRj7liW9Y0gc73S",
-	"lxVM+ZTErCjyQsYgEUjCblmxJlPOspRQRaZ0lakBbL/pUw/p7PjsbMaEekWLgDx5JsjZ8Rk5GgyJe4p0",
-	"5ZIlfGqnS4/pYFnkKif5FGhFv7Escn2RRiBd6esUJP9XdMGyV6A6wbFaFvmSFYqjjJjQJb3mGbefq7+y",
-	"T4qJlKWV0Zptus7zjFGhrzp4DBRJ/TtXbBFoqzLJjc2O0KIGT9I05foxmp17LaA0bF5DkaFz74vLoZGt",
-	"Ch6irEA75gtaFHQNw1nJ+U+5cksuwx1IVTC6MMe//nOon5QBTbwRy5V6l6esumQbq1Iflnn9/Uod+v72",
-	"XUjzZLVgQsGcPxRZ8CFh1PbNPSzyW54ik67uvn9xBF9dBfuqbPDP8FBUbetjYI0lS1YFV3Cj8oItrNHW",
-	"LdNeFFZfQtv6pT7QbEt7h/XjTeOGZ9lDjhT7RBfLbF8S4WnwMX4gxTYSS34oDSs62+uNGhGB7mwsRf4K",
-	"moY/tiGB1XKZF4qlb4RixZQmbNs2AaNO8uwlF2mVU1RODjzzV1bIpu1UTFC8+R5yeuqj2ey7zQrcNo6z",
-	"1mlwoUPrV7YZVW+lEM8MMkJ3YjYmEHU+9Wd5305C32YJLdJBea95T/T5Qg/OmLDmnVFnxtV8dT1I8sXT",
-	"RZ7cLJKl+1dLYIWg2VPXKKzAWZq+Y4trVngGmDAzmNJMsvqtrGXKrG6vfH4SbW681vKRFcBydEadBfTb",
-	"iTpMrBZ6B/I7AZ/NDx+jHTuGnYeIoCIGVEeMkqf+S6yyDIW1Cp8rh1wXOWiWvZ92Rj9vF9Vc36/81+8/",
-	"RrUOdQdgbksnVFWsZilVrK+F605oUOad63X4WjyE07aazmt8M3TG2KdkTsWMTczproqJf5uzAvUE+xyR",
-	"8/xOGiNKkZK7Oc8Y4SC/GicWAzfazi2a5wu2pGhi2fkw3hc7jJP6/rjNE3f/77npb8qXg1ue8YQJ2W68",
-	"C6ZoShU9YBjv7KvBQTSLRXbxt5HkznEXbJlLrvJi3WqaAemh1RzBMRO89BRVq025oxO76cUEfdm0YNaa",
-	"Z2xPlkQHHl9KCzrVrNm9HmBNUWe1TPc+zKCaOVJrNeu/lq9svd2izh0ttLovQ4aIBdWKbd+8zsWM0BQs",
-	"G/Q6Xyk8mXhU/7mSiixoykgXZ4hWFvAOPECsMXvk5JvySq1ewIZdlwfHO/MVSnN0tHEpe+fZ43/e8ars",
-	"g7dutfNQ43MVVlzh5RVa2Ho9vdqq1FK5FknlzjR38KZ2l+YLysW+8rMWUyYLK9fWlPtFLmZEsU8qIrc5",
-	"T1hE+ILOWES04pRHZMoztg8VRJ2MitmKzrC3wWDQG3RGmjvULRpvLt+TF8++7x+RRI+NdJnelmlhn27f",
-	"I0rubab4T5mLiMglY8n84TMtqGKTzJroqr3+WDAGnQ5CHEGfCzZZUEFnoA622/6Kcr/r8fu2Quer6jl6",
-	"XLmzLlbsrTMC9e6tuyJF7P0a8JawRxUdbFNCMRTA2rlgBYPu2XaLb9flS637m4qUsykjG8tn8HfflLWb",
-	"OPGb+tK9F7BqIhcsIteMFqyICF3yyQ1bRyTXQziOyDWVPInIQmWyzWJqWdSY5oPmyj9fXZ2TvIB/L8mH",
-	"i7eka+dCVG5lz17wZNobvWEimoH0i2USkYJJFZFZQZfzX7JgUwum5nmDgx6GiA+ckvP3l1fkbs4EodeS",
-	"iTDLsFpx49AWybIclR6hGVtE7ti1zJMbplqvQ2v6fePful+GhN9y1FerxOm49H7SZNAixD6pSbIqZCuF",
-	"sS7mQPfVRrYKA+88cb9u+1Zslhd8X/tTVb/cvGS/ezE8GhFKQKzrHg+PT/rD5/3hUQ9d8E50xRiDf0Fg",
-	"QfnU1dFwNNT//Xf4wOxr/aqL0FSScgJbRAU9iwcQ6rtSDPwyZHoZvjv04cTrdW3vDGhgQM7MTZJxcYMH",
-	"khLdGQTvkG68SJYmci+O9LWDQX88JXkxFvY6qjtBI3Biwru6GXgT2ssF4apHEirItdaGbvMbloY8MLUL",
-	"ucZcFckYlYo8H3qRW0G62NsE8V+X73/6K81WYHtY0E9v8CU/EtWRULk2YfZq1rQMlsRgqLxwAcSb3Nos",
-	"WXNAlV5DNafKbgX8DSupNStlowRJsRLhJRHB8MIymHBE4v/5mfb/Nex/P/n4+9/F4XugEum9TbxpjmL0",
-	"2tASN2NEX3vu8AWcWmpVCNnSutra3IlH5oseyEe9PBpMEcEbYesdAA1dMAkS1cYZM2REJZH0lqUR8mXZ",
-	"qM0Pdp3hRz6b2w/j1oO1h+uuNZnvQa1Va8mBhg1jynAt7Ufur8C08MWI/q8VU1PNig+RAa33/EfOsvS1",
-	"fifocNEdBXhlsWIoyjqz74Ku9ZVTsfgGlFV/ibHxyI44eJbEWhNlSP5fY8DBrabXkHnZ3x0tzw8u6N07",
-	"JiWdAXmfLflf2Hpz+a7zlUgnVEqmJjyVDRHZJviemtCiPgQ7phD3WDCazJk8JWyxVGvNcsl0lWUYD1mx",
-	"POw0Xm8XAQ9xMWxORd+XKGCsJCvI3TwnMyZYoV8iXDVc+kteMPkgu3JL+31GpZqsZIPc+1YLKXKVJEzK",
-	"6SrTU9DKUZIXKUuBoXJBKJmyOyIxXkvP57ABN/Iw2Fg4ecbErLdbM2sgjd2eL98zjG1FG1S4zT7p7UZt",
-	"vYInCuj+US5MPEEPuCiXy2x9llg2ZpfPTK60vIIdOWPmO4Fm24DdXp953Uj/lhYQF6Vbg05euSbh4wfX",
-	"Lnz8wTWOv5Y92EGe0yKwXDRpZez3ZrmNjEzQUF1K8NKXVgUnXa6kZjO9U2NFAAaDMf9aJzBZWGFlP3C/",
-	"mTk0bk8pvtS0WLNEIQehmrOCULFWkL12RyXpgtUfzmJarLXoXBNC7RURde7yVZaSa9YjdwVXigkjr95H",
-	"nbRYT+DVUEiUmfge1Gv3NWTytalhj9NcKTbtbALTwqARvaeP0X9t4+0qRm4P3QBtp/4ClCvbSCOXbnqP",
-	"cD6syW+X+xnT4giXeBmnJBcQy6t5eGovXxBReKqf0jQUvMxC8s1P+sKegt3EaIGOcAkSKDIpuGLyldKC",
-	"ABdC35hp5YYx19qhl8uWm8Isbm3Bgnu0UvN3eVoL2BC5qEfIjDp/zu9gcbVGbdsFP36RK5Yolg5IbMy6",
-	"8YhwRczoQBLKqNLztkG4zm5xpwXosagkVpAYjMLYCNesi7zX4yTHg6OyN8f8tFgimbEsE5XfMAERB2Ph",
-	"siPzO4F2FRuNDB3Z7etyKVesIPFTuuRP7VCffnZZkfdPcUA9Ak/KaCzoKuVMJKwPlzFROYY92GX5cPH2",
-	"lEjG7FTQymIvMbO8ZrE6UQceCvqaX2l58dIKEZsSWpy4B2Iy113P+C0TqC/GSmXvZKxHt8hTVgiTHCEH",
-	"5Afca6l/i5cFv6WKxb4rHL3kcMLhx5Y3ajnec9uA95Vtyk7s6urtuwYp2o5dz0/fFHpuEeGCLHiWcSOw",
-	"RWiPgTxemE0+JTGwqacZlyqO9NyAQZnPYxE77uUeKb9RbKG3P/hbwWgao2kNCeNpymWS37Ii1txgLMwS",
-	"d4+Hxy/6wz/0j7/rhdf7xXA4HCJFLOgnvtAL/t2LE/3tMOosuMCvSpuXi6nXy5ZlV3nuWQ62xnBt+EX0",
-	"4QVDFq5YZBkklfZKJV05p8syP8IZz6z3gRjrQ2/T6DBZMBPEso+y7sXPt7rOXuHzL7M8uWlhKOQSNdim",
-	"YOlVolYFS195UfztR19jwnYqOwwCAZXzFRWpVtvZWTFbWX/wfiadRulxW0B6yLPmxoK5/oHL24yxvQiy",
-	"Ob0DIsGbL8LmKVgEgP2Xc8EX7Mp4NNuvdfvwfjfEy4QJWvA8IEjnAilxp5xkTCHbqQATcVu3tXXQV8ac",
-	"d4Ar/7JVIow3JX11T6RZpQNozi1whVkch5jFjtDwPYceXEG4ElzExdrXbos8VxA0TBfLDO9YlvGEq3pi",
-	"wdYruNbBhWm0/v1l2Un9p9d+p5AAvVhmzOWcNOUWuF2poogMQ64Wn2cPd7CCDtid9e0+ZSZzL07ckJ6a",
-	"Pxncw4TRZE4+XLzp28u8dHWMSPwZPozIz2AajMhgMPh473tZvI3yr5m9/CzmnjWXAbnWLei+dRcjE4ak",
-	"/3+vJQzzLQQi/W8tVuYRSamipHtNJXtx0ouI5UT3IMCYF6xkErm/RuTzquDl43/EXsj/1iO4du3d38fg",
-	"P6w3NMm4uIkINKGJKSKKq0y34s3uj5XmJf8X++N9fIqLvqBrktCiWI9FTIXIkYCkEZpANohD7kYbNmJP",
-	"gR50J+rAikBgYMpzT+30/oQh7zaiwa8HXMmgxjm7+mFx82UU+s6o8wNizaPtvtrj4VALnMfD4eP7akPh",
-	"4juYqx/DvTtiZ7A7ZHvvQO1KWHYtWk/zDpwKOVtq7aR/PBhG5N2bq4i8vPyh/6z/KqNgRP7T+dv+s8Gw",
-	"KeLHxXbsGcDd5B12HuH+x9//Lo4IVWSR1x3wkYWBMFHOVaiCnbHbB27HgyO6d1CMF/UcDmy2ygj5++Af",
-	"g/8+JZQsC9YvWMaoZESuplP+CWwIScKWiqUtbZ8hU4lhB2DYPowXoOG+BFvamNVLbtLPb9gabQrWhFWc",
-	"lt/PmSBzKtFpRGJ0JcQh09LGftVGINsMgcnSp9VFu0KtGY8mj4ZDTYE0y3r7ubNqStyCC/sxlIXiu5jq",
-	"Qbf5AtdtkWs9w1oI9HS4JAWbriRLSfdkeNQbkHcrqTAYBh6arrQq2OgGatQC6hhOCy6c/PNAenvvnePD",
-	"qO6gQUYdGUSf+4EV/JaliNOkbFBsLXDRh1lCzvWx61jY52H04ujeft/74+8eeiJRST3wdt5bkcXefC12",
-	"h/mByptdbb7Lk5szeRO4zmuCdFCSRoFl3xl4cs6OCRxIP5pNBWz0wD+ovIkjIJ/rgopkziRRBWepPod5",
-	"kbLCnloq5B1cbiBg4icuZiS2s44hgFFC+BWdUS4qXGfXor+E3uv3UJvgj2ZytAaHtgRZXZ8/8VumlRvQ",
-	"HGLSBQE+LyCcAYI1Yy3Lx6R7zQUt1hA3jUqCyBW5ztV80yq3HwXq9nc9buf4Uj8LFryKfrjdeFc+WrX9",
-	"tenQGukOOyl8wSZW2dgBu/crJfuSMFgmmTV9Wx9wfid6X+E8OCNXdWkOufewqebDhN7DwzUvSAjaKZVa",
-	"HxjoZMmcTVzUxnbzknPNuBeVyiZtDFPO93EQIbOC7uzjtX7mPuoYl96OOC946HCiR//Vjk7Ah3fJlIKQ",
-	"OS+dYeJJ+TsurgoogIfuMWkaeCMeSNiFfCbIXKmlPkT6X2kVnw1K3xSXGNrXt03gUj9jU792PfxGcMVp",
-	"dgnPVpJrXFp9ntx4HjvzMV8yQZe8IXMV88d29f3BPldXwWzXR4PhYFhdl6NHFnwNluyBmhaVrHGH6bXM",
-	"s5ViLXXcQ+XnZjXPZOsE0Ms2oH1lC7Vuz3VdccUOW9VmTtVwKA5cuiUtaJaxjMtFheyOPIfp0QvPVXoU",
-	"cpVKlS8nuZhMKc9WBWuZwoa4rFVpeg/l9flw2C522HXUvFNXTKpvT/6tszN3yG+IlbI7WLK9IqMbdfdv",
-	"mzV3y+K62rL44GR/3FPSdJ+7O7od9oO5rT9Gzai/0GJE7uY8mROuJECYSjJjinAhFaMusNe597uUWBeb",
-	"iZiBRsgdF5LkkHdkgFkxm7yEs2vvGPGjID6PYSHGnREZm9Ufd+43PTE7zfQHege1vHuAY3Bbk5pmAD+8",
-	"TEhvt0oNIWBtV8CS+gTDTSb7OBYMIFlacwEa74JruTyatasMArPwV8gzu2GCLFZSkXmeQVyUpjzE8M7z",
-	"rMwLcHQXOzk9JlyOhYmYIt1rJnnKZO1p+HVQG1fcOyUUe7JBd2rOFoRLZHInw2djEXMB9uAE1ghejAfE",
-	"ZXZxCRDZxr3oBRGRuzlVzKKS4gz15Ay2bCtic2xqm60l6qAJ3zwAEC773e1pU+LCDX7ZLmK7oHcT88Im",
-	"gwE7qpIsm0YA7iPQ2JqLhA3IJRMp4YpQSeIzP9RuRF5ieN54NRw+S27YGv5gYL6J/94/O3/T/wtbjzZ+",
-	"H5RIHlriXSTLybNfjvt/uHv997N3529fb/vn005RCaPv7HxD6/oDSGE/GAjCPY05Ws7bkOj04lBAmojA",
-	"Xx1D6jeEHhor+1O6XGZrcJuORfyn17Vf/bhE9mmZF8qQsTskgPWJmDcKYiPz6VjEAY06PjWUXgl1Mw5b",
-	"EzkXm5M8Z+Q6Tzm44V1r3i2pmwhawExzAWNt0BtMl9xDnPOVm0WyfHp7FFRsfsO6PgYthzxgxW0l2rmr",
-	"GQbYf24YW8IxJABoRLpAnb1T304fEUoEpL5gTrF0T+vdqqPM6xYlCBKgu4byt76kWSKkRJ1zUbsbeEq6",
-	"evAyh5H6wbi9U+9RPdkphO1ea15mVmW5zDhLW3nRbjii0lvifPfq3IS5f3w8Jehgm8pemQ4hF0qL8Jzf",
-	"lOlm/4SOsKW/xbp9eSvRXokhm6pOizk8hiHqixmVvNvDnNOoVUZ6QKr+oeBTZXJ1Q4GOfLYPbKANCQxq",
-	"bS5RwUSl6QZoojCJFVzupiAFAmZKwgVmURQpK04hfQVkCZELBioaSAChDBmqSMqnU1bIgb7hmWQiYfEI",
-	"oN6A02uZG6ILIJ8hA2iqU4N5wFNmx6h5qGayem3Hokt9N8SHizc9dHPkag6cGfJrKikQtusm3NvSV1PT",
-	"N+uaVeT5cD+24NWQhl4JJkOWGXw547fssfZYt1XeVWajM37D7rjETRONpaeMVp8XZX01jNAz5ZGqi0+6",
-	"NvSxtzvcxT8jlm4iS95mBYKCsT4dF8ylrQcSANvzIf+oheLC9c+t8gktbe/OL7dtRm6wW2Z5iBnIqzHQ",
-	"FC+73dbWuTThKwjgb5H/TaqRzV1ig9mAVHSt3in4gqXKC5YOyN9KmQ9ZicjJqsjwgFqHwBNpnidm2MGI",
-	"2OC962i7khemFX/NxApMg4sIjBMu5tHTp0ajQ3iDZHnqibFPpBuUL66S7snxsSZ6vcurwhgSuAJWpdle",
-	"ryVq2A8rrNDw0LjO5sOa5Mu1OaCnJEaFFtgkaLR9/XO8A+pr68Af4hM9NGBpYzSvRXpF5c2BWNI2H2er",
-	"Yer8lUOeKHZkO4VsjT9q3dqGhqcx3HCnhJJqBhXp4iaMSPx5bKMRxp0R+fnjfdw7wBpZQtK6lHU7Bs1f",
-	"Kc+Q6VCRsCwLIszWOJVpMcSeXhuNq84VeTKH4+hStrRqVj1k7qSaWIMBiTGBbUJFOsnYjCbrmHTxHZDQ",
-	"eqOxKHPbbGob6S5Z0bfMyUR5R5s5cj20AnCUV/m/WNy/ppKltp2xoPoyHJAY+57o/YpHZZItRJxds2le",
-	"MFIO49RmNrp6UJrl4JwwrU2ukvlYuGYwQ7fbf3b8YniEBpiNoUbAZPV8qBkemNSz7JomN+VC2RH6y9IH",
-	"QcqGbPrThfm7UXpmSjsDs3ZgpDdWy+FYAMv+IBw8fU2TgpkMj497YLx0IFT2aRseK6vS18ZO65u+XHYt",
-	"f5VTbJl2omnxHbx1JtK3tlX9LX54jw2Xj8EXHzUVG7DdBhj3YzppvHhMSeCz4zNSMJFilEx3AKVxbkR+",
-	"JxAkpw/gO/q0hgHsfk1Q8d8E130/dPX/c2HT6zVjtpq6DFn7Ebytodd/dVDrB4Get63IUVnWXwlSeA0R",
-	"3Jt/5HhS8E72uNljIOlUuOO3gi4N0vLGxJod+yaWfIegg8XJG31cP9IDUt6NF1tf9Mmc5hLudS5mWDwQ",
-	"SgGSuKCKxaQLyVJHPQ9FIKFZ5tWavKNcSypxyjK6niykfefZcDgc9ozlHMQpU4QtJl0jPRGQOJ6RceeN",
-	"wW8j8ATpcvFPALQYCxSzxp1TY/PRokTZV4RT0SITOPP1yGWW30HxN8C5YmkPMEVB+nCwnzCqsbAeckjT",
-	"g7jSOb1lJBfM+U5nTEkwApnwARROpCK20pv+pmCEyxGBhVhQlcxZ6gUORAQCUzn4+POs8oU1fugxohFJ",
-	"S0D5lBRQfwBcECfHx4BsaiUZU7bO5KTgg13cnJ+HHwdYzE5v3wi9zteMXDN1x5ggQ3jtKCKzXJHjuBdG",
-	"OsXFNToRRhM9awPEsL8OY6y5ZQRTsAuxgpI49bNRVCE4gtrIIk9u9E4N8KA8GF/QtgeD8aAAN869szZ6",
-	"ntpKUIbeKpfLPtCvUgUcvCmbYTezsJYq+0KQYZTVraoDbu4lMgvkz8VRW60018YVvUJ0++qbfe+tfoZK",
-	"djBc8JYVtXRwpDGHM7lbVYQReG1FtqT3tlX6k0H0u9Is7rHjzUpMJltRFZKwqGYb6P9Wppy6fEJsM6fk",
-	"5dnl6wmgtpsnTDlfDDYAZpXQBSMq7x1gSrEzTq9scduHXNAXTKor4zupX86PgDVqr+hmsNH7qPNnRjMk",
-	"2xp/o4rqVfWpKr+BSBN6SzlKCh8bqlNUzRjwWspmBU0b6uK0FvdcSRg3vPLl0OzeAPd69+r8FUV87UMz",
-	"vPYrfhgGrK3nluuntg7639p8HDIDN5s+nXsDjZ8V73x+J4LJgnu6xRHAcwIiUOsjWiWg3SlvjfYG38at",
-	"NYctRu06lPaWCojN5PN+ycTZ+ZsDA1G9qKWAz9H8GmFAErgajZcRUojMNwX5x9m7t1jGhkB2GsZ7FSRe",
-	"FRnEZ+2wiO5FLnZUTySiTzyQWrbdSTmZMpXMK93Wp2i/j1veLLhrTbiYXnDGpkBZiUIIRLO3gokMIETW",
-	"lh3AQFEcrBxvr6vmcmLgP07Aggrphsy1BK5I/d2UcjWfrrJsbbLXPGEeBT9Tjtv4lh9QXqwVMOWOi7MS",
-	"P7E3mL6zphs7L0ZHjcgNW0OMM60AUUvStWnyx89f4ENaRXlxQv7CX0JYnX74lMSf7yseoh7G96EHWffg",
-	"FC6QpVLSjfXTE/jNWNpRXx+LbiyZcr9IRQsl0ZbOlakU8cPrt6+vXjcHGeLLxGCq63lxUw+flSWdzB7+",
-	"/BG5q796x89f7O1GeQPVKQxI/iHMr1XRqEZPu5MaTsnn+wYJ04OAC5CVN/wwMzC6s1OSttecgqvUavAQ",
-	"jWF9HCb8A8YotPJuGm5VVbMsktUSiquS1bQbo7yVCGUGEW0uid9f1Cxq6cFdHpCOcIaHE1/1LkTjCodY",
-	"QoRHvGXFNVV8cYBDsKybsAOnHuw4Fol2V6P5Sqvor4UqAtHeJg3A6ExhL4JWLSeJiZhtoBPvTmiowJ1R",
-	"xURiLSg1E0YUpPE2Vn1TMyuQwS2xyeDdZMxa7pgYZyFYsfRbpEtd1baFloxFPoEfeiTleKPBx9Yp02YX",
-	"3plRNdQlTPLdmSOmpffmaVv8ogEb1cjytoqLBDcnBEmUrMDeHEZmZvx2b4dDCRe4UZ1ktVjQoqxmBKyo",
-	"vN2eV+Cmwi63Il+JpgoK+JtuHebJc7x1oJwEkLapLJFlZJnRtZY+bAa9X1mB2twTzS3lDUtNfNx+u3uh",
-	"BxMG7v5lxUTCbK7Ebp+MfUEqtmyQiBVblt7r7hB95D0MSgZfODbhiNxpGbuPMBacTFxAYzuPmVkFEJBs",
-	"hNZGfBvIhXZPnsjyCOpzZXbOk14qMol/f3Fl5JZyqzZ8c7sKNE2N3RuN961uQT8teq9VKfOkm5dkM6xJ",
-	"LwoY+ClZFvknbiz6XhwnquwQPUnCswiif/vn3PHRyIY8Go5S8qSGC9cn0grL9XhC5QKpXANR/fapHRR3",
-	"8r1lr9Fm8IqvsdpmG/QmXVhhDh0KlGdaH3HmaJCgw5h4zlAdhlOlMoRMBjaBOOFqPSLslxXNJBl3zmnB",
-	"5bgDV/wd1d+8zUWai3EnXOHLvzB32NLKrTMj2rJ878vbqAYxhxFW8ahkPqAjlDmhYImlpl7lE2nwo3un",
-	"1tE1MjaE/sX5K/RsjUUXu2BQdU3T9TVNzZWlX7TXL7wLhxf4tciJ56sCAj0lMXh64hECu6NHzdw+dSdU",
-	"VGYbGuOxC8cpGLra4pEDAkMhYSxSLpcoJJwMjyJyMnwWkZPj7/U4zSGNR2PhVseAY28ebgyFhuEVG0sS",
-	"kYLBhdWrxuOY+LbIWfzt0nRspozeXRw76rZ6QEEjrNnpcxqKWt/PsF0RMr+V57lyCweRFICfbBMWuh6G",
-	"bkQstm5EAG23Z+SDknzGAm0HegNdjQEDqeO1ipKHRY4DLk3O3Bhg91EsynIxw1KBYiyOhyffkeu1gjQ6",
-	"oA6wnGi9DejJGMRJAgCqqIlEhEtyw5YKLXW4oBDXRqgci3jc6WZsqki+UiPy/NnxEXbQG3fiUyJzLw9w",
-	"SaUiRy/A3GB9L6WwpQcBJ7BrnNhjoV+Fnqe8kOgRFuU69wbkf9n5cpNwSLM7usbhBrP7sOX9FXMXh2cd",
-	"7NfrcrF5GpkZwmaCawhN21QQb/ef6OX6PDb1MTD1HJEhx52IVOI/Pw8Gg/t7LZ541UJAv065KZq51RdL",
-	"lz/jRn0MqG8gje6/BrBVT6RH6PVFAAVI76qeJfJqnBly3XHnPrZs0ygRY+HRNIdqPPqG6hFMEsTbzFvC",
-	"p1jcJH7oEiACVkPZMZGyT6X0a0cca+qLDXaWj5Olmf3Nhh1Ei1lduC6QQzCRQkToDRx+rfakEIBQlmnR",
-	"3+m/sAdj0rT9mWvGcO4W4naj5b3cvjsmVI1ZceH5OLtUkBjTXyzvjF3lBmBPGJgyFgY47PLyNSnYMlv3",
-	"TgmYxYwihCuAhVLcorlurot8NZsrck2Tm7HoYo8XRtaTcY/QqYIsC8JokXEjlKJOVaEDH0hFr+8kXzWs",
-	"gZmt1bsNq0S5t6RoAVvSIpsDD5RZ9MhxGUdm/ni23DK+lhNI+cIo7qa0eEnME/uYtKOOZt3hdfqLblOv",
-	"jqALlm6a6qMOEDu7RUgFjpVtpVvUKVdlfSzJDrCGwqwkU6b+KHaCtuxDQuOZ0ipA0HZjUCGMndybgSYC",
-	"tI93Y1WsREK1/Gbyy3C+hj3YwVqEk/22wbUd3l8zMC38EXvZki5U+LHTqqQLeCehEcMY2jVh3GYOnpIM",
-	"PAFIETqsJCZzoV6cBHw39RqaW3zqdQ12M+4azlB41F7a0N08zyxPgagwnz/pj1UJ2LoY489adYyICUyJ",
-	"xkKLPvfxqTMEaDUpo4UVncBl8hf+MoJGQRyxX/likWZHG3bJJBeCJRAdz0WSrVJ9RoNVxv+c34G8VkmO",
-	"guulE22aN3fQjGFqeiKJphYqoNgYyFB2vL0WzK2iXZtt8TsPbe9bfsse6tQqiTHCQElQe5BH6zNGRdLS",
-	"1zUWm84uhDQN+pHg37Qz6hzZcNBRZ8lwYR7Bt6TXRhjDeJXmg1EvD0nQeZvP+IEQdmxBeVbP1Xp+EoRL",
-	"k/Iux9yJHUn0tZFjH14LW+ZQWoOr41zJ3W7pDzLAneDFUIfvAr0kq6JgQk38SPFJY3U+hzIEZWuvmT7S",
-	"QKQiryDugXy4RoZubG4mk3DvIn1+s+1V7HpuwEYgyoMWtz6qqHEZw9sAfG5zKw4oNOyIOeAHyKrRaXcC",
-	"Ro6Z7mEUS9nWAxlYFHQlWsKH3islc5tX4jGC+c2aHl4W1wI1bwkL2wV69gale4f3sFFUdoc9JdIsH+8C",
-	"T/ck3SOobXdCMqawIEXKZ1zJiMSTeCzygsT9+BTsBJilTSjctJQsqZpDGDhYInoD8sqkFuZTCLjykg5n",
-	"zCB76StfAKZXSDkiTodB/SiOrMFdX20sJbHRnC79iAnQaWaUC5N1V9eDKgMDeASjDRXslkOWHcbka8UG",
-	"FHG3PCCgOIW7G9KnIxJby5T5ytxYAM2U566EIc6Ep24U+gyMRWzCtweYcGzvZ0w6Nl8WVKT5wiBr9SzY",
-	"tPHZaDVCEZR4Ii+VAadils8Kc2NhXQFQ7YEAhlU+BdkMMMFMlCFdeEUxu8fDY3JmCnGckpPh0Grr5UqZ",
-	"DAs0TlFFeGqgexDcjYLw5zwkZoTWogGEi0K5UeUnCy2Wk0uwlUEbYwF5Amj1IbFin9RTmHofp455mkm+",
-	"YECfDIHVYZLXVCXzU3TL3HGtSaOVGdImNDWihFuSIBYejHtE0jWY7PIIfT516yLmhgzImbBT8iwCM37L",
-	"5Fi4KD1PmAbXBaCtfR6j7RhMVxXR+v4+1sN3/g7pKk/6bOMIY+kqX7U277jEgwpredz8Aw+efH8Qtju6",
-	"dkaQCmNjIpUDAtFTMSagONeDW7AILfn69LngAU2blpKyDBDSIgzFAgYiVcU8FeKXo6BpEg2TkS0ddh+T",
-	"rt5auLi0IDwIWS6xjNgYXWDjzmgs/DdMUwOAIABboHVrYSvGu4c/geyO3//PmW65pynWMqYnmtD0lRmN",
-	"hWk2guzlDGJmlhfggNLDAYb1BJ7OldRqnYFx0NfA5/vYmokRR5FcgR3jE01Uth6D8S6fAiAdsBgDTrfK",
-	"AGMO3U2QYY5uxRg3SKC71DABwNo3rBJ50lig/fC0rJ9kbd8pY8veqTuaT6S1+blkrrLchDEuRMSHvBkL",
-	"D5kfAyHnLsesCtBvt1ZzJTg9snGumqm7fiFSz3WyoGuE5Ys/f+bpQB8qfc6XGU2Y/h7u3ynPMpY6043H",
-	"WgoIDPz8OUwl9/fhZKn96kh4lR3a+dQ3ajwEYXRKll/BHLImWy5wEUort3vEDOjUAeBtbs7goMwuvwLL",
-	"9gHX6atLbcBhjeAsOUTOmmKsJ4ULAem1DmTZq+BLC7DZUhNsn0/RptkWiIC18sdeUE0ruF/7rJa/qdy3",
-	"qmNtr/QZtCYelI50m3pPdV9XVN6g5HJ2/oYkc5bcSAc2qDzQWUlvWdqLxuKazVYCK9WripfAR7Q4RXaG",
-	"fnwYwi+r3FgLLZLHbs+Mva/1IB/5ng7XP7nya56YoynYJ4Uc2NY5IeUlj8gj3tLBtduweJWTcChNukV5",
-	"aV0Gj7ks2+uplNLq5tK9ozfMOGuU5wOs+qqgVL6rGqPvCkge5oABDuZGI0zi2mvx3aosG5AqpIvBckDU",
-	"LvW5WVnoGQwm5YVH1Bw5FQFdt2u9XAsq1pWK7kjfRiADAFz/TkMRq+L5Q0Q7lNgH5Mxc7VqEWFppYED+",
-	"Zlx8IM+7kYwF6hPx2eVfJldv3r1+/+EqJt0XQyJ7LuUY9I4p5RlitjhR3VMFvaUz/ECrkJRkVDHnozNr",
-	"wAt9z0RE5uYT5nILxJemN8zF1lfTkYe7qh3cmXOXC2bu2n2S3T4fcn42rBgfd3D5+295AjdMH/urEZae",
-	"IyurEiuqeoJ8rG8ArZOPSFjPF4ylEk+hC2qoNuDAKtY9zywADRtZo6y/55oAOXw0Fs1mBOy4bM9AMoGI",
-	"rhWNipXBPIw/BsVBvzL1fqZtL/16Z7YfrDmEKD40vl9LYML6n7oqX/YzdssyUo5NP7Is+IIrSAJbL5nc",
-	"HwKsZsqzcw3MJWTfwwrgu5Zz4zVXMHzPjaCfJgBoL81ebGEwwTqDe/TVstJbpep2wD5sDNtUSi4VFapF",
-	"Uryx8Zr+Q6u+tdooHKzJsmBTVmjpUT6y5CvXUrHFxMCQ7gz4dPsQ+dv3cXdaUgOz/cI2m59yxac8accm",
-	"akGpWT6LRyQWXhPyqZm/Ue5jOMNGPU6pojH6WfW7M1bEPYC5zWcFkzLW3LHamPvJtFZ+xlZUrmimdXLb",
-	"a6+Mm7NJGBAvOEN0Ar0ZAw+zRcuoWshwgaZaTuOYrRHEIzFoVlvzhLpZPsPEjsPhS2DZ/HOVsmtA3+Fi",
-	"mkMAquKAjmuxJ8rY1KTgiic006cwYwWErS5YMWMiWYdRdGErWkF8+zfDTtxuu+zB1CPYufAvtXLzWT7r",
-	"eI09SjV5d7oq5P/4p+vSixPfU5hJqBAsrZgntFY1ACsTtgTkyzhC7Fbtd11jwDPWQxeXjRiJYDVcZpS7",
-	"+zafIpTPUyThJeVWeHdG1JSxZR8i5lHCtymYY9FNc6WPEEb4YNwriU2CwSDhah0jpggRcMH66Zsx3FU/",
-	"Dz9iqRH4NBjGGGM4FsDlZc+YEIk1jdphA1ewwp4LMophKpot2OcNA4LJxYOxOBOVFiigdZvXYBzli10u",
-	"IHYioZJZCCk0ZWKxb6oZhh7fWCy4lEuWZfqjKyG3IF39gaVcoVToRqfucvON660HRu5ynmOBw7QOH5t0",
-	"UquWDZPwAHg5eLFWAiAW4eEn+RIafEK6Whtb5yuyYF5Hf+yBEPnefJRaOIbkCL2KIleT8pO+qCkX8Dfm",
-	"K090/2D7FWn5wZBePBbdi9fHWlKGkhVli+7TTOH/wbqKVuQMP3ARD8g73RBMS46F3oa+ZEKCEDgYi7Hw",
-	"rHj6PFRF/6kWFQ0su1XrYOWNG0hrAlIfNqPjXTOwncO6jsai75l+R+7QeGAMkU1BpQjNBR6r2BoziaZn",
-	"sATjtmC41VgQvL/0MZGqWCVqVbD0lbUeV80oWuBHooA8XIKSWISkYxFkdZPHw+Pn/eGL/tF3vVM7cps0",
-	"QtinJegD4LGNq3a62J/EXcGVYmLkWbOvtbCHdWUIiN1mlnqDFsYFSlcpz/0yNebI2Y+TjIsbeMN43SLd",
-	"WGj2XbAosaqrxiKs+0tg9COEZcUZN+W6bMSzEQxnK9NpvLJrNkMEm3RujJEzasz4LRPGHw2RtxgMHEvF",
-	"lpqggdVt8ZLomesxGQg6ZEH6LOL14MknPRPSHxdsyaiaZFQqZFDJOslYfEqSfCU0S12yQjdrcGP0wiz1",
-	"wNCqpDlAFxFrSPwuWfb13dS35tb+X9g6Njhwnl/T8G9DS1TexKMDUziMTxz9O9UCy0BRZbp8rcAyOouN",
-	"0wImVVoge3D2q/JiXDr46wHXfrax8wBrARZzNMIybORLnPqwNkqn9sS6IIKEFoVWWZE8B/bRKy2B6m1F",
-	"iypQj3XKl9t+ana9lFOXVEomTyEbwF+iAXkvKs536zx7NiTD4ZAsoBYFZC/SMjmXKjLLmST0jq7Bx4pZ",
-	"BroFXNXrIqdpAsSGMbzgXTVI/ISiWAFpenAIhMhXWvOK0DzODRSjZsc5QB2qfCxMANdST0yurp28gyYN",
-	"JmJjr6xWPtS3J3y0ERM+uVgzDc2ynp9HbHSAxcjgRE50DyZ9MTW7uliq+vdjURbZqv5ErhkY9GsEUFah",
-	"qzSyQSW6r6f1MVSfch1Xn0NkEQz5HAss7EZSvXcitxuCW4YJeCaANVgqclTJuLZpeRXkCgiV4C5EeyxM",
-	"zEhZ4KICFAkde9Am6KL3PPMm+0quhaKfgB2WwmuEVStVOKRVCzBbS6tZyJRavUwnWo6qM7NudAGGdziv",
-	"17maw908IF7Cs6PyWrx3WRnRNmlocARnGUJoUXVUCMHiiojkhc08KBtxRVpiscq0BqtFccEIVfmCJzaw",
-	"XDImxmIjqNcyN/DQQGbbg73B7sBXzEd+UZbqiSgRfOpfh09QUPEsnS7PWpRaBBMR0s4Xrtf5FVFHv0r5",
-	"9wqn2asAa0U93o3L1tb3XDcDb0jVBswIJVInCeO9/UQi2lnnV+/Ddkxlv/WAvKLyiofINMtzJDBoUWNO",
-	"+nJHRmIYC/IbLAF1w9aDTjgw/4HnRLXkMeDGbvQ9/w1kQy1fVkVDogqOCbyAHFITDU8N/HAhlcmbM05J",
-	"CFlyvva2MRhe+NpOb3B54e1L5yWogbv6/CQOLWFWjTvuMXetbQHMOMj/0ab4mrOWXZZgBo9uKfPO2B5e",
-	"C1C59qsprdgywMq2uhhKwrW18Dx9rIIT4H8LKlqb9BQ9hdZbYNfpC2yBgb3Z01DpWygtp9z0wAbUYFTf",
-	"UQkebIX+rnZ6wSDmYEPQhTeM7K8FMcWWgw1H/ePjhv+a4q3aOpUuETzmsSnoamvQVpCCbPiMUWJNkJYR",
-	"5t+9OofPkrBPigksqBPzfAA+P7BPfVLWBPYUnox7A3JmPfeBDAUMSGFJRgvTb9k01+oM6Os/jztNvSQb",
-	"hdjHnY8D14iMTbw5TmRORZppsR40Y63U4MZerZdsRMZwhY47cS9CGAdzszuYCWnABGOY29MZA6MbfsCK",
-	"F7YMNX6HZaticpcXN/rCpKLUGgbkjakPvJJkmmdZfmePkN6OiBQsucmFhZaBOH8IUYD64LFuEqIc1BzS",
-	"0Ykxd5GuCQ5zPji0VZM4XSGaqGfIipwGNBawPnrU0WYOvYuJ3YRUWAnFs/oaXGOkLqhJNszJmM4A2BTj",
-	"8UaVgmNok3J86aljS5jVb8yURugcC5uZChWcYywUZhsxPIz8hHHFpFgJJ6Vd0+RmBtMYkaNhNBwO0QYC",
-	"ExiLJJeKiJzM8iJfKS7YgJxZQ41fhKqkUiAvb1aWuCBaVa8pBr/DsYH/cQtMUrJKDL9Oc2ZcK1Ck6gg3",
-	"J3bb8HC1cm9uusyzbAIM5pZmkyaAPf0UZgvjg0SuZjN0Lam8rHx2NLQpLA5tz7sOXtTDtobBC6G8qjdx",
-	"9nyDmjPKGOYS2jWzzDWTRW0fw1nqv7aw3g25ax/g65IxVFTs716cDNvc0WEv9NFwd0Kt33Mw0GR7GKgR",
-	"Ax9doyhL1W9Jd4ezbZGGLIsmlkOT7hGZ56tiG72ffDfcpPlhEKbgW4UnQ8H0V3Oayz3liEsLZbbg8prN",
-	"6S3PV4WLZXYGRmjfFLbAQkOWXWxKoIscsPp88P1JCfMd4EpFrgACrEwcs/WqjBWdClJpzhU9BMRzk5WC",
-	"RsTilqVaXAD75zKjapoXi4oBFArQ92GQNgAwxDamK8kmBZsWTM6bcBlvmCjTAPEV6eoSwJvmoW7MxS3N",
-	"eDqZFVSoJkiNuyIXswmXctW0VtVlcMmK1muCN7CMrX8dGKvaeM8ZosMgDRvHu1qOfz8CuwqQETrf4dLU",
-	"A5togRH09hg2JyZdOKwuI1HLphinYQuFK3rDwPnCC1vHU4au3cQeia3Z6uXhQWtpGOPIQV9WF9MRgL7J",
-	"RjCjvKyP1SOw49LeUhGJUybW1oMqxyKmScKknKRMcONlAWlQzrWgSYn+hPLSmZY9QUr8gYl1FWpP9wqF",
-	"TASWx5mF659Ypj6RSb4MpfZcwvfh4hpuphBEe4r4PVZei6FFB8N1MjwiyZxmGUNPy2st7NpSVla5xUFM",
-	"XFlP5xBE4gV/MU6z1dUBY9+dCBQykddH0rgwTYfJbHNEXH09uzBb2NvpWCDU0WKp1qZytTCJBXFtq2IX",
-	"ug9ehSebD3ydlQKGNsn4lCm+YBOT37C5Xm/NE87BBFSO/FCeak5Vv3Yrty7INNuTA3Zct8BKkuls4BjX",
-	"g69c2yReuVtrBh6CJtESfX5BP02AypJJQRWbZHzBA+zqnBX9CihIwhAi1mwINlEtb14AjLFLjlmygiy4",
-	"WClm4YwXjAoJcCO3rCh4ygatQOMaKyjaMOhQCdwsgyIq+pGBx+laIGnYuozVVj9cvO1LOmVwkJC0T/Eq",
-	"MqinZkWYKQoZRLDdv15oCNHYVAI1lSHDGxpC8aj0HxLEfaJ8DGCP7UAureE9zvOMJ+uzVcrVY4zKa+4C",
-	"6iZ9MxjXzZFsAo5JyVQQ06esFQTk9+HiLV6pBwH1tGQefDnhgqkdZ86Wpev+vf9jXtzRImWp/gvT70CJ",
-	"urr4cHn1+ofJ+cX7v795fdlrhUh+w9Y70I1ETkBQhtirO1MA4KAFqWKllSc1X11nLAR7dlg5gXylKmHX",
-	"oJJFHZgEVQApfstTcD1sL0i3uR1QLd0YHm3AXbi0ESS8Q0nw3YkWsHpmI6KSOu1UorKMXQWgzeuipKLq",
-	"ojUfkFe2rFmtvuJ64tavloRl18zfiCZ4wAgXvd2jbmPaPF53ObXZ23LuEGPYclgZlWob4e3HvrDnstWo",
-	"XOptmyRStzR1k13KplAMKgcQHAg1rdvjTHkZU+CgsURYKw7vxoJJ/huiajiIoiw0tl8nFqKhTTeuANl+",
-	"XVzleba7+fvGzXntHYjaURGaLvzCMp5FwdLnRM7p8fMXRt7V4mxn1Pmfn4f972l/+vHzi5P734W428xW",
-	"FN2LJy5hxGUtw91XOfKHvesw6fN44MwOqvuO575FjXyc1V/L58M13pDv+rOoLXmlz8htda1se2W9N/e8",
-	"+cRfGrb5sLOqWymP6cOPpW7PP5GbBWpalQxcsqQsG/gAStnvwOtu7Vl/jCp//sCbN/KvFcqsVxCBatHt",
-	"p2DLS4eWHjclBHQM+TXeNeBdGPXMQpJYroggspi34Ot42IbWfdyd9LHpQAakyZyYSZu0IHCntUCkxfai",
-	"csncjINLX+TXGaK61vMaycWPr8j3J8//QJb4UFmJMxCwoZpAJGHc+2ycq2UePIiw/JOGkmceRqxFrT05",
-	"Pg6JKlDAtFoQ/INYFnnCpNT8ibwWCqt0N6BT+2/S63ylRtcZFTedVhmKtv9oGz6tZke5AstVQCFL7EGx",
-	"5GY0bDAqFBiOK2/4ctkQf/tPxJhue0vdcCzx4UcFe+fdHfdgX81VZsvYcge/pB+OyuPmIKA+XLwJFytz",
-	"tX4owOhThKcuWEoT1Qgm/bc5oM6BugvP46IBiJNZtR2lfwJqcOljh9KQXeCKoG72BjsJw9sQs9zOxGI2",
-	"ewuRHFiEuFhPilUgLPNVvliuDHLRMqMCrE13BVfOURX2/ZRzkKF6MJinKRkxz5n1r0ZqtjEdbhVuJRch",
-	"9g7dI6KL1ffAn1GYTByIG8N4maquvlWcClc8s1M1/YFuwTGTwlAFFEArSWNXqWSheNZuSi7Vaf/Z3G+j",
-	"r3ChVI+CNqlhie+m7U1iHse7b9BaJpbPHV613w7aG2G98aajtgysQaWK/R6gb2fmvdBU94TzO8BOX6Gk",
-	"z4fb8UPII3sB3m2YPJvM7HuWt33EeHObsedC8j3sR6jHDvWnIGX1iwSdP4693lfXzMXiL07kEXLkI5ns",
-	"Y7qvUfa+KDQQn2cTVao791esXJBPp7bGW1w+/9SG9sVlCLCdDWBtKvvSsmBT/qmyS7vCiHbfOLWztBsd",
-	"48Bcnmo4mglHr8IONWkF4VB/t2OP4tBoUJ/bO1gqrGG/CI0/8VuXf9+lkCRk870xaLPEgAVAB5OiD9nt",
-	"IwKZ7BGBPPbICZ3lX5DADjIp+6R6CDt9nav5piK0N7JqFVPpYzBvpBzqKYk/f7aUXUeVhQRoAyzLBeZu",
-	"6nUAzAms8PHh4o0ctIJusthHQYFeNxtCQyyBb5vG6JBv9QG22bEzpmLjOPdP4u6QPphFAylBxPZft9X3",
-	"effq3GEouGI/lRiRgi3zApOuYjAE0Iz/i8W+ln88PD7pHx31h887UQdRGJ71j1+4Dy/6R9/ZD0dH/ePn",
-	"wQV1YbD7csy0oXS5yEX/X6zI61gIiIQAleMQLdGAq9DlMjO5fvCMg3LpPzsePh+GPTZtEJEGu6CDtvK8",
-	"DZcAlLS1zbXNm3Gr+7jxiheMpjxcrAaBUXcGP9sGXuHjVQtGWeVGKwD0lnJ0nrSteRPZUYQOSL3rjV2E",
-	"WCdo4InDtI1InN/EpW6uFW/CFUJwDoKAWddUNqj+Ls/BpvNTsjSKZWlZyW9Csh1iBjSFF9qKUoBUMaeK",
-	"4OMgGWAQH7DCG7YuQQ0KTfAAS3BtjHhuCCmXpkWWEtAtTUrJUX94fHX0fDQ8GQ2f/3dQOOazgjbIM2gw",
-	"APBDy3o4BNhljALuCZfkesWz9IkEsFKpiGtu9xrVNR67E5UxeQsZJhFs4NVG0kvAYIDB8In3EKEAe1kI",
-	"qC1hUnB6LhwPwuhsuPzhyTcxePIQ2ADNSX4RCJdaNGNKjgX4oqG0hVYD3nEpuZg1THNNuhix3xuQH0xw",
-	"JlYpEmyPILV6q4ekvl8wyZTN/ZOHmXpMHfx6Mh0AFkCtyRIsJhfZunYbH7dh1AECKk3tD8InyPLrzcG/",
-	"5IIWpSTX1fT94qTnVWoH4Scv8DKyIPptoi5qish28a189AsB6wdm4U2SkmtcCCurDr61RYAv2MTayHcu",
-	"9b+Ftl/qDg4nqVqboPcrNQNEnVXBW0bTBMwD+uW6kaDc3pLazRGtHpz9DAf2HLxscdYjgmeddLWqktIi",
-	"JTRbzuk1UxFZ0jRlaS8qUSS0plEi7BSMpojnpMccVjtCKnv9oG5e6Pqcdl3tSJSrfUl4+5AGu/O17BAe",
-	"Q1lv9k23VtcvmFSvfFSW6ngQXTCofLFfIiL0/xAGEEvqUC5kRLj8abVgBU/0n3pJ9b9nemT6j/cGsLKw",
-	"kD4XbMY+Bd1CKNT7XjoLNjkIsxDYo51l9y/f/wSWqI11gv4ib9Y7lJOCSaWlukG5hA/WTmybRjvxtqfJ",
-	"fk8TtUIo1m2zPhNrPXHw5n5agiS8xyue8rdZmdEnkmDxzKagILu/2znbxq54M4js7F1HTVT+Gl5pCpJ3",
-	"xbv2OXzeyQnYwO0YJ02RlVrHPv70qZ55sDO7wEwIcKUDoYx5ut7jBNhxlirOIWUP6wu8UfXw5bo0yGT0",
-	"mmURiccdrJr37vXVn9//gFXzCH6ltxy/GHeA0VscMkgw2UQOuo86iI64dQZNHqayEd3vBEv5P6yhX1as",
-	"WD9CS/ctGRASw+MzH09ReSCZHbI/tcQnlhRM2fLHC6yOHyKFBVPzPBxcsiqyNgjw8D4+XY687WXwaFjv",
-	"gd1oKhLcZjs8dq4fn1Sqa28y51qSd4u49Uc5giW33BUDbS1ktlucVmdjdtH2rPHGXTRr/UW2MXiRP/QW",
-	"KrP7N+4iw3urwhTAM64kADPy9D5YV9gatDcjb0Tup/0uECgjKMYFbsLdmVrb5Iai5Eq7Fserw1tBYGir",
-	"2JdnTmv11WE7ap00D7ZeENxuRDkJb2CbS1XvIfKJpFnmaaZpTSCPT9GYxrlB0CUjrjn6Xl9FUNI2Iucf",
-	"9P/Orl79OSI/vH77+up1RP78+uwHrR+8P7968/6ny62qQe2KADhzNA0+PSXxZ7iB72Mi2Qy84r57DSEY",
-	"9MU58O79ql126/FoujZgbG33BJfu8bfkKnxtU8km4UvwMIOTfed6vfsG/7wtrl/vxrbMtAgjr6hIPQBX",
-	"4t4HNAgMAqQplm8KmQlr4HNeKOBDjVcmhiz4Q+ti6nuCv7RNtbOawi5eh1LkVouey9ZvfT25FO8vExET",
-	"jIJxZO5GbFdhg+QqJLy3vQuO2SPZcvDIfqsE0kt6y87kVVXm36/81KOr0Lu4R0CwaJ3y3Ta2xl1tG6H1",
-	"gNaBKilAjl38+Iq8+MPJ9/hVHwAGerudMH4KyHj86fhI/+9Zfzz+9Pyl/t8P+s8/vP74+2BSyCULYkTY",
-	"EngES9JbpamOpmMrFrPFEvyTBIoWr3h6jzWvP+Pr+tNYxJ8/L3lyc38f90au3D9jKdrlRV/N0U/nSt2Q",
-	"63UJWl8wkRrAdyxbb4ZUrMRYYPRusRKnDjMtF2CkX5OUT6e2RMP12oPLbpHMeOkydGomMwv2slNnWqn5",
-	"O/2cvupoMmeIcbE72y6ZM8f48MUSI2rnm1dXb9/Jb3Qje1l8dZmfZ4zA2SfdtKBT1XMYj862Y+MAToYn",
-	"4ehy+6QVQjbSdwzwmnHyOyglRMgzgwtrGQXdubqv9TM+anc7PcDgd4cUgJZXcDh74oIhyAuhFpP/jZjm",
-	"UCM8OEWA/WgFIuSgRuxbFkFqInI1wfjyENtQ4NbQonkzcD+097Rgt/mN4XIyHlVxpiQB7CgbyT4WXIHk",
-	"beodDYiXZw9VeyRTtUO9Lee4YDR9L7J1o0cSp4xDebQZs09LXrgZmwJ21WXojQy8zFiE1oFUl0FvOzb6",
-	"5VfERmBMbstouh2BoJXgO2zilqemoH0rx7B7wxz2nS9Ic5u1O5Zw94XV8ub0QKj1TVDHguxA4DNgwNDy",
-	"4IjEn2+4SEcA8kmX/H8vkmVEVkUWEcx+BPC5BVURgfyvaCxUQYXU7UWu3QlV97Hn4cdujHJyvQZYWdze",
-	"7RqK3fyQK7/sqv3lUE8BM5PUQkqyDONCuFzV2sn581n/+PkLMmefrFhRLqqXY7hzz10W3+Yvdl23mXJ3",
-	"S8P7lgu1wPDbSO8NBpJewrOBmodaP0efFSzvx0dK/F4tscRO+zPywbyhL5ZQYArGAGZwi3sQMO5CnyLq",
-	"iiQqN+Rs0FFEAHHpPurcNgXrNtx15vnBA5Q922WdQ9X4T2TTNsvk9Q2maKSImshWFf0iT3q0V3LzjbPl",
-	"+rViiCU5w/5qMpJjZt7uP0BnRYn4MTTWMqd9h75aQwOjUmKhBHggdvVeoRjOks6YoTMT0JNR2YaPHKr1",
-	"MimDHuGvbSjbU47cz1q1kwc/qinGN7548UgPIFnYo9dCFevHwbfb37V1iB/ksZCyfi3ejtCWh50YJk7f",
-	"X+bKlm/Z5cfhTFI2WJS+jikN+z/MjvZVHOv7uMzDnpaz5ZKJFPHasdgfzPmJhLg+8uHi7SmiiTr+Dt9j",
-	"AbygcvuIIRMBr8yWffobV3PNXErUmW94D7ByIPvQOjLHAMH/514xH+zCBgmBz8Rqedh5ZQsDmuJmh99U",
-	"zb7PT0JWCg/TcnJgOumSSnln4B6rJ/Q7fTT/cEySOS1ooqAaqy0u+odjcr1WTNbN0384rnT43a7tsVN1",
-	"owhNatuKN8Wz5DVM232gQSENcsc7H2QgosTkT1b6Dg6+xJl6BCCBsrVtYAK7zLZ7eDmaU8a3T9bPCK8j",
-	"Bx00uGoydJvk5/rQ3QNNI29OX9k15gVfsCuj1befUKtQfQzJD0yoaRZNbow9bPmblviH3gwhi+JmQHbj",
-	"b1sYfamNV3c7pK6bGTat3JVxy++3buAqvoTz2UYUM09uWyyse75/k20OgT/a4DqseAjZ9Bv4lh5McrSg",
-	"WcYyLgOhIkdYtQlSCAE03KYGnZJFXjD7K1ROFutAsR4fxlXly0kuJlPKs1XBwgdIIYhZldPvDhT5elEQ",
-	"boCbE6qu5UOUc01cj6K0AZV+M5VN936xChiC9rcVYGmxiQPdrZLpj/CrIVGopAB/AWEm+SpLAZiiWIkw",
-	"ZbY8QtuzLvRv5fgC5I/oaVsfUXRv54PUi9w6oEoTrz6z+1EQBLCsRBh6StGsRWAxZtLZsbq1tA3UFrC2",
-	"3/XFq6xU3SRSznEbTT7a6WpYl693wOzmbEIHW/PapoSIj2/3ku1/RrdHF8tVpvYLY2oOvd7/oITsM8VK",
-	"NCL3Q+RjsRIW8NShJ0F86SGI9ZsAFu4MILF7uJTW3Pex6Qzvc97baTG2Wf8lDy3erBXSTuswXJ8+Hzca",
-	"9/KOq2Tua6mHWRoqmnXbiFJ/3eoNhM7pFZU35ybT7yEMR7dzuVosaNgs9VV4jj+GRxF/weL5AHB828Lm",
-	"+XJlTf0jhsVg4W/d8Mc27UM4iTRjbKptwZUJMjGPD9qGmTRI9NV+nh2TLL9jRUIlg/CA0gI12B+QFVBY",
-	"LbC/Dfx25RSXGV03tLqlnoV+9YkrpSvyOyzdXtboJXcgiZnwSK5Id6O2rqm62/NxpEyJXauTuXq4ZVZ9",
-	"0wY3V+SYeKm3gdh4nIJ5Rk+FdNHs7tz0vUF7zFML52sq8kPMpbnA3Jq3dNUbcGFZVpyvp7TYidUUDo+E",
-	"a+fFO4DB494kXewvHjyClP2tpYh9bt/g/rlL1t39WyRZO9st+/IYYuwW6f7r3ChBc9KXAGo5OEK1EZ8b",
-	"WozI3Zwnc6w8C6DDM6Y26qeYqpytAn72yUGZyANsalq4mlg2Ivcq33tpmc8+ELVoqvOGuq1acwOZta/e",
-	"bConYpD8JKkBdG1nGI3QXm3qa3rZC1DsHsrDAqAXwD/WEblc3XdHHbWSqWPhaqZeM8lTU6KyfBp+HdRr",
-	"RfZOCcWevGLpC8IlMUBfz8Yi5kKuplOewBphec8BcXcVl4gOh5AsiMytv4gBSJ7ZkDacoZ6c/EqlPPdK",
-	"IPtK+MCVc1gn9o3DtoNCN8msjGnbx4io2eqjXA9t6p00g+Ho138KBuq/ZUoBqlTKZ1zJiMSTOCJxH2uh",
-	"xoP4lEhBb9gEZF4usYQByHxcy3gIwgjR3ixRdbyi4++25QSd9f+b9v817H8/GfQbkoA+wPKezYAPFOlh",
-	"6iUWk20Vpl1nU+3uKDe+Kq8KxW/vTvyCBN32lOH6fm1Se2tAXQGkrnm+YEsjeO/Wg8Rtnjhv9Z7r8aZ8",
-	"ObgaGU+Y8ZLvHIit6HvAMN7ZV4OD2OLDXeaSqxyV7N22pRueZQds3KV+r8W2bfU4bhz52smBTg6sw/HY",
-	"JFsJ8qrdPg2r7BZhkSy9Sve7iSZZTqxCeDjaH4RuMbU1Fu2RpCa1KoQ8JPrfbfnDzXGN1Y9d6ejjo5M/",
-	"nHz37MXJH6r1o9uXKd4zGMiWG/avD7w7PnbNH/2Pn4fRi6N7+33vj7/r7LFsGAly4AXzCDU2tklhe5fc",
-	"aIb8P2oAEHx4pYwdEzhw4387hTKaSc+G8hxIfAeh1e6H/wq4l5s6+AUD8HzUhyzULeRPX1cgMQe/Otja",
-	"4Mgh73FBb0BtrOHWVuB6e4MDD5kPPls/CK2vp1/VCfq1gM9idNre8P0NJxLD0g7XNv4dMvD3J9/tZXC/",
-	"RpJ6AKcfwc/RBmjMegVb5LdMEq6Cdr0Dz5FLUW836Fqy+nYOZExW5mlyN88zRMr+EsnNezOeerLzxin7",
-	"UtnPIcQk5oy5dYiPJ1VIkHbE4HJi2w2tmh27fVNNSRbwZDGzp+SMZPyWme8gNErmCwZFC029h5TcMLaU",
-	"YMiGmYwFFNjTfJWpU4APQR+nfZ4H+ovAfjPNsyy/g8mPxcHZvIdm5p5TpXl3cCNtq5u7RGKT9xOTfMGV",
-	"cgtSLYAuIzLjt0yMReEt+oI4EJVtCbxVZnf4NQGxR4+hVH+xoly1wFKnwR29qGpuXzVStLzLnw/3kJMP",
-	"h3DamuvUKmb61wYytmWV8jx7bJpskgi+kC+vHeuuO9622WX2tMM8kmduh0HPkskuwz9Y7v/jv/uP/+5x",
-	"/Hdh1uFd8u3rGp5tQGx0Gccy9SVyjPmGFbTXgMCB/nqVk65kbCzsYLRy1NPqaZGvZvMSX42macGkJEso",
-	"zA8g6hDKKAfkzyA6WAQ2KJyFEgMTSbFeAkqHSFF+0pIDVrzAVa8ywxbJxx6DPBl+/yLaDfMtlFaodedr",
-	"V2rKpBlbgYh0ofzdGfisjBnXJjP63XtasJfs3ELt9FfXQ5uhgsyVWmptXf8ryYeLtw3Vya9q2GgbQIA7",
-	"KyPqPj9uIUPAdNlwmeKWgB4jm0PqHBag2Xmzkaf6O14hDZSiHRH4B29ncssDVnr30pjmo+qMty3Yu2Cp",
-	"xXhKs+yaJjcx6RpFuTci1LIifexiIvIy+tDULSHdvNBrCTYbZGUlct1YZDS5kb1IN1SvXAMIiR8u3vhI",
-	"d2nOJKR+AIuA80er1TXhtbHArwhXBHpARGPkESwd6M6SvEjjkTlA/iyiQBEdkY5FtRsuvfbGwotvtAsF",
-	"jn/dS1AVqio2+wlXX4CfOG0T16NC76ebytPiK3CR7YzilFhKr1/aZE41jZRccM3UoB1f2TwTMpRRelBU",
-	"tM2APyzfLxTGYvPKd2CG/JUVfLr+r3xVCHqgNG9MtrvkxEBBX3zYVibRsnDfcQg9ZWsURtHQga3KiNyw",
-	"NQo7MGBoJB2Lbvx53ElyMeXFYkCh9uW4MyLjDk0StlTjDkKyjjtQChh/WklWDKz7QPO/cSciY1MqJy/w",
-	"IfbLimZy3InGYowVkvD7MyF0o1Bmi6ZodoaqlWU5T3NHaOYBJSylIkW+EinaZDQ1UrE+HQvIdZJQddCK",
-	"KfqBWe4QQZGR7CleVzyGj7w9p6bkjuPmkBRqOxwcMFh5E4JNPfN3eUT8lbJLa1YLRgOJO+4NI/UYCN0u",
-	"xdUfC/AexRJcCnoFsAEYAeGqh4vtcYUXJ00xRU0hRfqwN4gP7BNNFMFgaU0hOAWLxWz4kTGZ2FJszogy",
-	"DBlRbOzBvtUqK0lBuo0WTKKp9AaG54fyNTPJLCPmEmJlIaQrLfLlkqUEb0JZDZ4l3dzqLf/Enp9IUlDF",
-	"CIQJSC1Awibqv39ZsRUj01WW9UxxWv2teQ8w7eHkJRmjBUsjeNHQtdc400yA52JkvHUroO01WXBpdIcB",
-	"udK04uJ5oWkzjQH5ociXKE2ogiY36N5asEVerCOyZIWbeRjYtyHd9Z0+XWC2BSrBxaog+Hp04Bcmq8lo",
-	"QHTZmvwETujY1dg9ioPpDdvqld1qguCtQCfco3Z+ldJjXgKDJZ+PITgiyZJVwdUaYprNtbPkf2Fr1MNC",
-	"PGOZUQWXyNn5G31fRCT+e//s/E3/L2w9IotFspwMBgOYO9dvoDhjgz5HHfdwuTjYJXi3NR0VZ6sgrlOo",
-	"64qaNSIv4f3qKEDigaWEH8tutZqEzg0AKnqV5zc8cMxeFvmdBNhbeAzTbCSgxOgNz/KZ8YnqhxNsxM3W",
-	"5N9NzMubc74HQ9g0kGJkXiUZg0NZBgVJK5jrJ0A+62opLiOvsKQxsU6knjnymM0NfxtZcyyML9CVrFZw",
-	"svM7URH4IiJzcvaG0BmUKEmoINdaL7hlWb40urhiYCGxlzS4KsbiVS5u8dTL0Vj0yTlVc91AUQAunS1K",
-	"baqfgHIH22p/gFJsWuCPyxL4MZTkvM6Yvkb6WPsSRA6jN4K5wAW7RoR90uKJ5g48NfX46TrLaSpJN/aw",
-	"KbT0YkFVYmz7TYrNffjw5geteuo7R9GFYUMXP74iz549+17zoQ9Xr+ANKAFf/vz9yfM/kNire/90WeTX",
-	"GVv8Xl/Q8YD8lWY8xYr4xkKPxiajDJinoXY1ITFkssoR+fkzTDiyeVX3H+NIs82CkRh+ASWJ4tosqWbj",
-	"wlzVxl6hm+vGVQPpz0cfB04wGVgZLe7ZWuw2040SF0kHc37LESoA/HhaAAT9W8twPw8Gg49aLER5wMte",
-	"ic1wAUFfr9aSzrjQsjQ0aU6bJHSl5pqAEnC+6Vb0SOLagYoJnjgiES7bnEtNl3AwT8lKSDpletZmAQwV",
-	"as5voA2gATBQXqOFqp8XfMYF6UJwtNZ2YBaXLOn/yFQy719yxeKn8Xt4DEiGkNewb1AdHK4UYBkihcrz",
-	"NcYFOX1h1oVVBm/YGosM6jsFCMDjsfVHYN2MjkGu85SbowD3OeLgxe/O/j55+f6Hf0xe/uPq9WVMukfk",
-	"HX+pV8zaFU5JRosZRIwwzL05OXoGTZ/DTDQjGREL03UUDYdDsCzIyHxw+jusPn5ntPdTuKWxSo5p4Hg4",
-	"1PMCFubocEDO9c1Jceg+1UKJdXJyfGzNGgDAqp+CIV5p+cdiO3vQ/FSRGGqJ0SV/apykAziAGB6/8dua",
-	"LrI4QtsDMZUh/HbSPJGx0RgQHdryaQ8daNQpeZYpQwre2VHn2WA4eGbqMMFt+3Rwx7KsfyPyO4Fg7n3q",
-	"00UfFx7GaKloEwAeIyvLGNcGN075iIHIfZN27j/eR6FRLItcgTTRt/vaPAY9+0cdwZIJnvZB45yZZL4v",
-	"vQK6ebjl+gkt0B86YwGpEVmepj7/StY6tH6ZwMsREexOE+2UF1JFJF+idpitrXaVS8PTcsHGIsYs0jgq",
-	"eaHhOEDhhlYt++wuqcQRLAt2y/OV5cBPZJXRGmXLVad9k5rxu6By2YnqqwZSDABelkJMmR7rPFfW7gbV",
-	"NnQrq+uMy3kwX/g+CjeLYcl+q4YXdUbPh56qdlxR045CdWjDHZh0Sb+Huh5XH+rHEi4WaOB4ODQlhFwE",
-	"o3ela06C1braJA+6ZYeEIpD8NiRcOmOouBaphACiExxAqF030Kcvaerh654Mj3a/8kFYPsNSfOnZ7pd+",
-	"zItrnqYM1RFpAQyAqLwDYGsKaCZJZ5quOv7R+hh1PvUXybKPynVHSz0TeGCCD9xHnWUuA4fvFRjd9I0K",
-	"dOd32T07PiNHgyF+QsNeb0De6/MWa3oAwUgwZpBhJb1ltp2x6Mb/46LQf/87fQGYa+r50MMIiAg646zp",
-	"xucAI3Iy/B5v/zsuWc/cIZBTYsRTJ2GU+Vj6YGObpyj3YSARhGJqDfmagZKsv9NqeZGLmY0mQhNNAdFD",
-	"7vSh77JkB7dOyIxBuDTpX+Z53SzACYwF1v0YkItVxiSxYo+pDVI+PiKxueRiKLG0oFpCc0L73wf/GPw3",
-	"6YIrgPULphVhRsDD+gnkUrAXsrR3SmJvZ2MtDehNOdYyQ7nep8Qp08AnYTFNCKup8uS1AgKqff55tZ24",
-	"zIIa2JC8GCKx8ulYQB2NgmlWPSuWif4/Xc5/ySJyx65lntwwVW3CqkdacbDJWIZLlzlH8ViAozkvwOF8",
-	"ST5cvK0NxZNx9UfNjOyowAwSEdRZI0KXfKI13rGA6+44ItdU8iQiC5XVGkXad+1oHtWHWdkZwtxOxyK2",
-	"GVmD0pgdP43LjMiYvLl8T757MTw6JbEfQDDIqJitMPBeP/Li2ff9I5LkKZO63cqjGOWx0L/FhC5yLbtB",
-	"4f3bnCcsInxBZywitzxleUSmPGOnJDaREv5bY4Gv6flERC4ZS+bht1GBMllNVjUkeBKd2bhA5XVO5Vig",
-	"QYSgSmj2EUcQn9o39Wkqc5di0qXWnsZTgt421sNXbc5SPBagOLknQVvWQrAZhc8/Qnc1sjt3bZSg5i8N",
-	"EvejXEu1XtxFUrU4mZid2uV49PiXY+hixCGmgIViePav+nLUb3y/+41XuZhmHG3BJ0ctujhH88VVnr/V",
-	"uhq8d3zcZj7LIk+YlBBQVL27cW0JFZsXeMv7G7mHd4NDD3WJ+uln/Y+W2PFeD9u0f4DvpTuk+vy52w3H",
-	"ljF6a55gnzCE1ofMrB4hbK96hCoUfNI0hvRXT2Enu9/4KVc/5iuR1vYcZ/iQPcf9q+x5ZBWm6g78iakt",
-	"yz/8OgzkypBTVLo2klVR6LmXItJveMP/xLBs5aHbPWOqttf7KduQS445AUsbe1Fj8XCQ8VhDXDhadtEf",
-	"eUpiscqyGB1NWt91OjU+dkpizN42t7dNaY5ddDk0DDH8IAgPyFmdr3BpacFas/HC1qSDXIZLWx9vLLon",
-	"x8dRzVaLsYI9wqeEKwPUtaA3zJPVBXQxIPEdLQQXMxnDbOVYWGG6b4RpiN1Jb3nCRhhIa5SAgrnAHiPS",
-	"mEQCaxUrRUEQucfiumD0psxPMFZPcHpN84JQItgdWdB/5oUV5E8JTVO/j42nuciLsbAlsgKySy19/QvJ",
-	"Lg3wEq1kl6/EenCIv7Hb5N9KwDEiwuGXHWpE7QWcp+kKSYntb5b0OWUrG0iSL9cVtQY14yxDKEDgisDI",
-	"LE+MQFdJSYx+BIjNAUdCXzcVj0U3WUFUa0WH7pGVyJjU/YJSwyWy6dDZ/8FO/0sf/82OPA7wzbQVEDby",
-	"5fo/R/6bHXl9Jh4i3Vq62uPMG2niC5x44yn2tCJ9niMHmAooiDIyme9ckdhJNvGIULHWkl9CwWapxSqR",
-	"6oe4GIuqDiVSMmXKQPCdHZ8Z9xcXswE5E1Z2ccKSLRUM/Obk+BiZDEYXVCUiwoX1YMcDcl4aHzd0u1s3",
-	"Va48GcwmVI5FaekM8B3T8rdXN87dKH9rLOChJ9OsTO1wmggFxKxxFNnysBqS2OOolkBPQY214iK7xGe/",
-	"BiVBV02+IUiehrFEDtzhN6ywokcJqOOJlWIOcydNzMsP0lmDfBkLDTrb8oC8URKFowZPj9acjOsIfVZV",
-	"l9GAvBeQRlHlicruPDYL3l+TgbTKGNGKaKURT7XU+qNkoASCxuYcNVwkBfhmXBi//eWOYq5HQbkMc9ma",
-	"vRjRz76MfFeHWPtGJmmDvYYIyAG3bZr+R7/7dsLeWZo6O4XKDdM41HSN3KLdBfL0M/wL2V1bjdoXJg+6",
-	"PMnOsIT8zapmWo/jCp24EFjtnFZ1SWksEir0Ob1mJs06BU7QG5GVZSAlo4E4lKCmVjWPl2d5l40cp/Qf",
-	"+aZOjLgujh4hVngvitwwrFuKbGFeb9i+4Rflxw1iyv8BxnTvcO6xwVVTerm7hwkn0e44N90BIhB8Kev7",
-	"gFzUjdJBy/PIl00kXUsi81ICMbywYojW7ayEwcnZIh9tGOiRGbawxO82XX9JAWcbyOu3MmLvkHb+Y8/+",
-	"ldizD+Q/G8bsg0Wep1zc5jcPsHHvzbyCatiFra0JseQu2R1XJ+PiBpEpKtE7v/eidHrEZnDRKrDIWPip",
-	"MFil089ZH7mIIZucT+LP93Ev4Ek0yauIkTMW8BrBk4cKnGGfENpmMjyoNO0P0FCPybUY8t+LvPbK+HlC",
-	"CzYWmDZaYkBGlYgmiza2sOlv9m3I1EMCBPwASPzI+/DcWJh8kx4KpyagSTCGRSGvGTEJRQNyZpbeoq5Q",
-	"2ARmQp/A20lOjo9DnPcNENRX4bzYVZ3hfkkGW+mxibt6SEoYxfmb47Pfim3i8peaogGl4Upa+nT8oyUn",
-	"Rfa3Nyd1+tkXcBW8c3omCDnXFGZEYnAVxqfVoCmp8qUkcp7faTbAVXMU1Qc75G9vWn9ppvTvEQR4uJJx",
-	"paXVqpU8n04fYCZ3ZLeHodzeYl+AUuHW9syYG64gMHYuGFMAKkU2LDUYbItB7TWvk6HjaqR4mRHZNbFC",
-	"Px99BGSKuDcgP+U+hKcMXU7WDfd1z0CZJtp0XWCBs9/wUXg1Z8lN7Sz4UlUBOQvTvPASFVoeCkvg4TOx",
-	"Srl6iiBljflg7wUz0AGQ44jIdrkmZwQ3K/KVYtWEsJEHr7GgaZndOha1nLIbtpYoveHTpUiFrtgbtsZo",
-	"LqWvSVsKsdrIWJgk8AH5kWeKFYBl5/Ln4ojEN2yt/0IxEWAe4lOXitacidaUXnYOMz/Tq9cyv8wrDVUe",
-	"j53gPOHGcDKP0RKsRLihrbWv9s52Qwhbm+72/DeS7uaRwe6ENwNV8u+T8na1mQFq4Qz1jO2EfD4EB+Kj",
-	"x17U/CkkqcP1am7J2nGCn7+MBgRtfyNjk+kbWw9RxiWfCVBhT41KjtgbJlcfErwBX8xDZbtkql9ieJTj",
-	"qNP8/a/7ovzK+pEBgOmMfv7ok/elooW+Z66r4CcVclbzADXnCLUcFvpei1RW9hMjEa8N4BRsXkT4lFCx",
-	"NvcempzLnzeVk7fYafim2Y3H0kwoH9s4wgyh5quHkeP+nKhh414bz+J+G4ewGc0bVwadriQalCrMj+R3",
-	"wu4jVe6ZdJOArPkIPoyFOc+bqB5ckj8rtXwvsnVELumCXXLF/q+39BO2e6lnD3m4yyJPV0lTBt0lzuvL",
-	"MFBs/Bvly9nOm1koZAInAA4VIbiPv2O4O1W++rUZ6m8uqa7hTHopdrgfsPp6S0AfqGxM80G1+n4rmIrz",
-	"ijINgQWobPt9RZjjXrCECZWtPQ0cxnVKRE5qKcpjEf8SO2BCQJsyEU2awUaVfGwAnfLy37sJlazPhWRC",
-	"csVvWe+UxIrO4ghyhhWb5cXaaiH6PdORtc8PyPlueIwBudCyucG+GQtQyhCk0MJOV7gG6QI2zvmHl2/f",
-	"vJpcnF29nrx98+7NVQzq3IKLlWKNQBqvzZbsC6jxy15CeoO4r+jsMZqxC/8YbUljsH9wQ1uUpeNhFcXx",
-	"N6ErWUJqhw5StZQdrjQdt2CnV3n+joo18JPEvCy3i46MFsk8ZKmsjt0DzPGYnrNqgqmmcGfZBvomna0M",
-	"8ennvJhNZLaa3T/97AKzgizypw3mRs5sRAEFECmRK2+8XJKT4cmm/PkntskHOl+JVrbluh6uS+8dNPVF",
-	"6AiQ1ip2Yd/+Jw1c9n6ks2+YzftidpmtZm1c1Xo7jKd6PwKtQF+VTw4sVQSJ126yB1EGgTkWBcdRIulm",
-	"+R0rXtEFy14BKiLF5A68FCUiLHPVG+ENPhZeR1GZEBrbImIx+VzFvXEHHXM6akYRFAtWRTbCdBMT5WNR",
-	"UyLEuuEwEIuc4n3pWId++P6UxBbkDdr/UGTxWHRtY1qekKvlMi8US98IxYopTZiMyc+f9QBIAMElIhYO",
-	"5iUXKRezCNwIfg02Mu4cDYbjzv3HErmQXOPTJMm1ZANhfiEMlq5FXyH/7//9/4zFf12+/+ni/BVCseiv",
-	"ABnm9/prB8wCX//p4uz8z//rLQAwurqMdlyku0iW8NhGewg54xrEfsmf4JlA+x7ADXz9t9cvL9+/+svr",
-	"q14N8CUei88I7K6XiCxXcv5TrvjUcDBJut7exlSuRRL37kvYRvOLBUcsGx4LIz6yT0qLhbkg8aoQI6MQ",
-	"jsrzMKqMBwCEQCKAok3vDFAMlAwwP7yHeAf7iyQLlnJK9K2uh6slVz1l/cfTZUa5QGgZ+LLOnA1YzViA",
-	"SAvQM/jcKuX50/+/gaGBr+Av/RVA0sBX8Jf+asozhrvkd5Aniqk+rm7vlFh2iOEhIeKq3lpxmftu0Le5",
-	"qZFCFwz3pRTCexUJPSKadVb2Dr5AhwOIhZzJaCwcCXotVXJKB2TjNj01YUmNt+lY6Os0IFn7F+rx2Rf3",
-	"tB2f7czm1PzSPfSbvlfNady8RuScLtn/x973L7eNI3++Csp1VZb2KNnxzOx3166tKW/inclOMknZnp3v",
-	"1TBlQiQsYU2BWgK0rHOl6p7mHuye5ArdDRCUSFlOrDg//FcciiQIoNG/+9Ofs7CdCJ4jDmSrwDwV0GHI",
-	"snDsb0RZTDIV3hrPuOEjKNYphZWL6cSa9q0a38842hbpkkboyrFe9+nVDGj0B3SwfIKv8aOHRQk8xQLI",
-	"taYCzmLiVtNRl15oI6aB8+NKLLqdHb9CHyA9KeaacVbyOQRGixJWZsL1ZNhqvf9i37lNzgIQ3+sK+jC+",
-	"G8aGh580mlVvy+0yCvof796/WynIa4E9XYY2Dm05+O+7TjTH19Lqnxw265ISDh0qTwMajf3u495O7zK4",
-	"etDoA9q2seSygpxMaWKFxOfyS05Pzs7Z89PfXrhgfHj2fXqnK8kJ4/aB3wxj1LFqg25j2Ix7ZBn3RR1Z",
-	"hyzKasZMwZ7t76/8rpM+k6aeQawSHBsmwdwcfD+OlQ9DGFkf3YdcEKL9XgIQ+Oga+/67WNnT+efvqzJv",
-	"QDpA0whsHkEg3pjvHy5Q3cz27OfjwcEPf2YTcWNN5SuxiNUcviERNzNZCg2YgXZCUJLeUiW+/2zI7LED",
-	"NjXlio8xbKAhijKQCmIHOlb4HY6mHF+ZSiANVgrI5bM/dVcoYouBLSLmwfF+JPc/IeIdB10EWtkLIgXA",
-	"DmNKFFhafI5t1D73pKFHc9/fyQ5/EkpA05RVcPdVBhgKsb1bTFDZuGAQNpESMwlj3jd6wcMFYAm97/ef",
-	"9V3/FahOEmmhsu6iP3c87q70s2ftK0TDu8du4xpstNft/v8ZB/VmOUWpyS/uk7Lk1V7sQNtVGvhabFPB",
-	"ed0Zd8QIMDZsbLYuATlQFoBD5Ktg24T+56oIgfbdEFduHstz7Q7lTcUezXnQiP0d3u5Qq+qlvAk49jk3",
-	"0O4SGyKAAiA1fsG8KK+0xxawMlktreZKZHwuTTp504w8biVKvjLQI+UctVMrft5XWM/2+cpOXPLOk999",
-	"bMIGHms9474TCLlqebkAYItRJXODLKiX0NuarT/6EUsLdS1KapwCWeP2gVhZzQmUUTpmbpBdTWgsYYsQ",
-	"8stD7/NV31iH1+vNTKjjty9f0Is/lnU/WD/1dh5PX8u+G+77tVhv7kOXFveYewQCEnaZ15n/4R595M5H",
-	"bLQw0JcW/+CatZMC7TMgiFJg4oO38n8dv351v+10M12TdrPpptiJ2A/40M2Zl9IYodbuT0PurQNWerMk",
-	"IbfG7sOB1vlgGp8eloy4JH3opGA1ls9WJWmsKTYjt0rBSOSFGmtmimDrmjvV7Zw597NnI4FRLmoQZznd",
-	"eQfvrntFo3d42GGbfwK9Y3WgRzLVG3PtBrd/ArT/ZApInY/XoXcsH5JWNoeRfLLkuwywFUL/BNxuE073",
-	"TZvzb1RzMe7PMu8b11rGPm8DHPkEPHF1oEeyxe4i1yeQkc+fiVJKX3iOtDBG2vPTAz1B9z+Yp+5NxXRE",
-	"eeiduuRrumerTgM7xDr9kT7U64yyRPfWN81haWcAnGZjKfsRfLW1eO44y/A7toVO6d7/SIolTe4JkfLL",
-	"Y56AWamYuJHaMkxUPggFucFRH4yR7t3aMe4KPHngSRi25fiyNtjJ/b/2Vw09jGEFB/BbhZS8H9neOzJF",
-	"eJO4zY5ejhhXC3dtyhe0WZa+plrk12ItRX0gI45ag11Edg8T7XLxt8E0nVHb4eWfHrwz8bqX74lrmQmV",
-	"irVOST0TKeQhYepJ3XGKsDtc+w7MaGeZuJRKYoLmcrqaKCFzksC26h4AcGgJJzFazmVB8AisSBfQHNU+",
-	"ogt2yUvWa9Srx4qXwnn8GCTyTspCFZXOF5F9pIauoI+GkacFOBqbLUv7w1glboEu9IQf/PBnDz/mkkl8",
-	"5xJVKJnyHD3udLX0ga7as9vhcEW0gRO3HVvHNfAjdaiFbt5fH0Lu5kmpXemotzvY1vQYGnf/8c5yDg6Z",
-	"LD9D9WmLvHQYK+6kEEQf04aSMJDShRpLanZxKfMwX5VgXCBb9UosBpByZZkVXr83z7sPk7Dnfy2DMEWR",
-	"R76BPhxf7JzPdAU1DM15sx6df2g8Wpg+tbVL7EDuoFG9RZC0telZC1vpQ2445YYR+kysGuNEjNqnQmxM",
-	"Q+1FxFTBpNJyrKBGQBk2n0hjOSFPRcRUheYBpNPjsWJcx4r4Tn/IfhUiw4IWTLQ4ZJdVnlOqH/QhUy4n",
-	"z03gSix29VJ9K+5urOrnIAnPJc1hcl0v+X7/O/aLWCCUIdwAupi0X6WFSfpDdqyweKEdXMcVh1GCDqAA",
-	"UZ/KQok2ZJC1bOzMEszWWRiMsia/GA5YLYyeONlDcLKOxY0QvyrkYvoz4V4fDgIXjNIVZgoye4tsEWHn",
-	"cd2uDbGeb94JUI0e9rRPGbj0klj5t0CjQ5XB94dvkkobwbPIxfKhusEzWauuBdF9xHyFKnXHol2fSeTS",
-	"OmE9uAcUoJSX5QIhLS78Jyb9I8tdoEJOutrFIXuLiHV1GVT9tVYPu8RsZx0BZ/r+4EAPqac76lFlRR08",
-	"VOHuBeRtxaDb0jBWsYKO7oc4iYHVyQdOD0+i8Cr0KhmkXIvmdWxPD7OHi8H+rb4p/DGHYuqE9QjzG5zr",
-	"c2j1HuQg2/cCyu0AmdOAptfj7EXJL83gv5x8wd/7EWven+Fd9TjwSgS7bb4zYonbj0FaKEyOWPtbJtKc",
-	"2/mxHkEMAggv48zfA/WTGlbdyuyZKM2C2nAGGL/0IpyuH8ixmUHjaxPW8/yHcN5CtDu8169GQJSDqpSN",
-	"LWn84OfZuBrsrr/eusPB8jqyX6amWLkfNn4DL8dwyrpf5e+gL12HzIhibUvePnz5c3c+t40WjMPdjf7o",
-	"WMRT/tqHO+8eSxc4rYjpF9NZLjGjG7AsKSTZoicwaMHrpcQ9VIS1cr4AFKiwEL2YCSUzywsv5bgq6/zU",
-	"regZOL4nsm0P9O/5ld72GKUYS23stm97nA8D4b/fKKa4Eg+z/47BYUPO9bmcyQu4yWXRQRk3Z1rkl5Yw",
-	"DZdKZGjEnqGcPdg/2B88O4hYJkp5LTIsnm6YtNZo8x9L9dF8KrA4W/rszjrpzw46Foo+PPzufocRh1+N",
-	"n3Q/Mw7H+J+fPJcTB7orQVA01rpHi923ejOuil/k0HYhWzuIVLgrXdv+CkCdW4oNXz9/64x+HHCpejLy",
-	"qLWrCFGxchBRrAc99BBSQVzLonLlb1bZV+LGXNCdncBPZzSDjdCe1oAZ/RCCGR18JWBGuDh3wxi5ysUv",
-	"BvMVamBXabCN1tt6Urof39/d2hvs25WRhuylYdrw0mjkhNgBvJeQO/CQXfJcC2trAnYKlbbGCqkbXFSs",
-	"Ukbm0ABYu54ddFbeHp8//5ndxjt0Od45BBPzfdJdZIl7vdUUThzisWAWcX5fbtrmo3Up8jmWK2S8wXkh",
-	"tH/tVr8pOPbsfi660UpfQyPsFvlBn4GognxZaLHesr4RkYe8hPz5I6wBCWWgNfsN1X10KDdJs2WO1OwS",
-	"PMwIehur0NEks8RH9CYcfMeEhTRawJFOoF/BkW+aVgpEVlFQ2Wv/xpXLYtXzSeytI0CXN4johayC/Xb6",
-	"Cv1Tdkv7Q/bGNZbF18cK20dhcyElmCm50jz1eI91tbjMDhk6xepwhqv7xv5EowVi1IBw9p41e7kqZYTd",
-	"ymk6EXPjFpaKcsC6h2gkN2FgZFLkmfb9nOYTbjAK4rcY+kUMmeOY4EYD7mC5oB1wVgoNtMChXW+9a77F",
-	"LuOxAsZ71EjhsKtRzx7iUv0hO7aU6gALQM/0n4LtzanhRKycd7CXUBjXc3OHL5CVi4uyUn+zPC+pXzjL",
-	"OfTJs0e0go5TKgt8jT6qgmRYF4VodLYidJh9G+AkjIpMCtinQ0aNqYQO+lJZegflJVY9dIz+sf9uCM6u",
-	"C/Jf9WFhgNSg9H+0AKXdxWp4SyQF4yd/bZMzsIIvHONYUreWWDKuACxAKUxVoioPC+RaJ9jFgEaFagEr",
-	"NNyJWnUqWux2tQ02xitVo6LIBVdOq3p4OdjkSsAO15cKtdRFLbE6roGlsV4SvulmgJVP4NsGZCz6fymY",
-	"4VeQEYDWlJ26Pd6Q+NNSmfQJ+xZa+ljfUMsSQOSPeaVyobU/TslRyEDgOIuMGqBJcuxm0KVG9UHYP2iL",
-	"6Xt+fONb59yz+6fikYdVWwC4JetSYFxb36VD1aXXjIpsMSBeOxjZUSZcZTmozQ2tB9SaC1KSVpQeOZ0V",
-	"pfEpTe0WRKGUSI12uYTBp1s9pSrzpC5uKy4vZSp5Dnf9VLCzF784qOTeGcDR2QUCiMIoVpc8zyGKQw24",
-	"AGjw7OykHzEtMPSUEHh4wgrlejtRtXrPTMQC+IgqDIW/+hGKfq34TE8Kg5ITdYYehk8sI2oEPHS/zpNA",
-	"5DpZ+ko0y7EiO9FpoU2sDn74M/tF/h2FFwDhsNfy71Zz4XkevIcZMZ3laHkFqkqPWh6CrZXc3rpIxPv3",
-	"Saz8I30mFfT7QVssSEmwHBKigMmQndhPSDDyfwHpUwkTypQuN4tjc8RCeZBBu0Iolin7Al1fFDqq409W",
-	"JVIEBeS+UA/Zm8pgIgM6lDn0R7KfrbGRJbRpxG8FHcrX7dFoUrOgLSUQTmvDRqDJ18/fbqtLo3v/I5l/",
-	"OP56Bo3nUmQNCngyC9ebhRTBb+OqubwOGdcG1iLuwIXljF1ckyq7uzkn7jTEzsMa6qJk3w2fBfXQEH85",
-	"m/PxWJTswN6hBOt5zIB+RP2zpcqlEpDV5DFrE3Q3o00J3trIodSFdibwMYB+vRRoKSEEKHDvXkEnO1bh",
-	"0Wb+ZB+yWSmvYZER717UIFyk+hy/evXm94u3py//dXx+cnF+fPrTyfkZmBURe7bPdBQrYqLsB8syyYKl",
-	"ZFWpO7kdrTLJGLAPLVubAXCaYxyH1PUFJgU1xTVLscwZEhEuUq4F64HtOxVmUqBZM+Nm4jFMR9bMJcOY",
-	"KAxuaiCcgikahuL/XUjlDDL7uoiB5g9PovyKVW1l+FRa2CAnzaxEZz0rFuxfCYjARkyiZ0+IJiLAVoWx",
-	"cvkM9tBwI0e5GLLXjUQWgBN2MQvBdJXaY+Tb8u5qD7hKixgrd4GqtOt3RasyQvgJ0FM+48XakWCLWxsY",
-	"TGb0LBRKHAWWr91RqweADuBlkf9e3z6YXg/UbZ8ZE1pWFqvVmyn24FswNuz1UlyKUigr7CXi+blDMbTn",
-	"FOlG2y/GVB+sTYCVIOdDKcDoR5dF0H/ebSzkPVpFn9j4kaVuGp7eS+C1ji8syUZ/ursFJD25VSFJYzwJ",
-	"ym9FUKoVtI7NRaUThyviMoj8rqsTQgg53bBGXW4enLsoZES1wh7o18MOXLogonBXxRA+kH3FrU9xhh/q",
-	"Rcfd8170qBOloGvN9z9BHKX2jX/F+/iTMCAIP2QXx8IEW/gxGbgOfWDJZ4AeaDjLqLuCoxeT44csaQsI",
-	"uigkgMQ6mY3MycpLA6H6WLmwwtHyW8CB+j5hCHMpjfcqYFtvlqgqzxPX/Y8rVsww+wG/rU3SImTAVuOR",
-	"4RCPBJzQfY6+VsiERxPAiG/QxnpBr0VqhniUhOeZ3EQAo1uxM7IZZl5lpbw0W8m6X3YTLpncta8QbJy3",
-	"b85ceHPFFZmA5yhilcqwSjFWYEwUDf9Tm02KGPsNuzSEnbamLAHvJd32atIA894FfCofzMQxeD7nC13D",
-	"+fcjahovjbUbUFnxGsrdXsEgix/wsbIIW+jU5rrza4KdR168ae12RRo6hOgkFiABXK/MBMR8ewmGIFOR",
-	"4Is8Nrq1VPCLWRLsZ+Iy4l38DcM36DZ114J59YL4a1KVMunHCuPKUfO9+J6pnIoLa94nkStKa7nLux6T",
-	"IcXGtV8AB/DHelSQDHCJGKaEQjCmZwKdy9wuA8YPxXRmFo1+gkWJPVxiBd4GKiQFcuMYBLdjk1FKKS/B",
-	"vIn/htvJahdvKUDTjlXGDcfumOSspllkQ5bAiRTLxRfeWuZq4XDPmJOqYIpKxXisMKiOsz9kq5RHJHbk",
-	"A+M97n/e1ey305ce4NkSc+3CXTZ/XfMF9C5590+0qVcXGu6/AO6zpYCmffcjSVAa2zKwNjH6O3jD5eXl",
-	"556Z9kXJUmIEgZro2eGy7JGQ4qYycGtukipkifUCZeV6cVohyWynkK3O3UPvRlrMFs2q3ag2kWucJN/T",
-	"S5TcNV5KQb5MrASLlVRpXmXkQ2Q8z8MgWYA5VPsQMfsBj5OL54W9s/pRmG0TWuQI62g/XGpy0iZxtb//",
-	"XWr/A3+Br3u26CdOZnNkVVKj7dCKN+8WfqvK+dIoAXd5nPxAt5ZPTOTBmMhs8cGeEEccGyne4gakw1pI",
-	"j3anV+u5olzdu5IN7bmcT2Q6adO4ITUgYTxNxcxobLrozPTLOnsL00EoiQuqWzm7lDciixWoHVFLSh6W",
-	"7IfZeGw1GQ8zhF3WXOTTqWSmY9XjWYb5XqZgM7lUvCSJd7lHjJwKbfh0pocsQeSXv7m0I0xTbsmV07HC",
-	"fKVRDv5Qs8hFxKZVbuQAAm2YfARrnUsjSp4zuFW35vCfwA53ZZW15YMRRE1rOhhUWexEO0JVU0uF9F/I",
-	"y3q3nB5lKdPeOLjmJSTX2Sfwe/4BYxAWdngJ4KPfbTdr/95JZhvhUS9R/Vfs4sP9as8XamMAG3At5EM+",
-	"IegBivzbuN2/i6pUPG+6+5cMglzw8p903yaeeXjgW/DMuywnglYC4I/i0ue7BpvslnlFf7VLdeF+rZ30",
-	"bR1AXPiW3DYzUQ5c3qJL4JYB0BNx4hFPr8alncMhxdIjBmSiI8yOdg4BH9EtSjafLDBxyl/MJKQV492R",
-	"nSLF3EkAIfeOYpVzI1S6iJb77kPEVU7FkJ0i2BSY2FdiZsDFkfzzzW+nvx6/ujg9OT/59fzlm1/Rt+Dz",
-	"ufwN0LD/5PTi7OT0Xyen2Kkf1+GIHFHFtSitAuJgrWCkrCxmMwCngTgyLaaOlc6Luci6ar1qul+bfPwG",
-	"+7RJ9HUMTt8+94sthuMhoUjsWQpJupKO8YH7NtBv+Y4AoUuictI1JFDhA3TsLyqTFlPReNU6cUOr+oYe",
-	"Wz+RUqQCyjk5tH/jl0ZQei7QU8fUtEQksBacuYwbMbDP7mw8wTVVfM/2wzK+H76SMj7aobcdZaN1HR/s",
-	"0VfM6n3rSyTGKc8Eg5RPr+JaiV93FA8rUjcQAFAbGPD/bQr5vWtRysvFloIKlaKyXS+BQqbnGa6lGfgh",
-	"YfNm3ipVZgXeZNbjsarBVkiiTYv0alDnHxXl9BCtoT1oa8hmXJYavJ/JLVyPKMmsKCPsfPg+OYoVH2lE",
-	"LTRBt1D7rf0h+0cR+lTAv8r1FZIBiLWIJVxfiSyhqh/XpzNWSCbwiMZWNNwwmDpkpKG/HE0dwLmppxem",
-	"Y9lZRexKLMA2i5V7AdhTNJhdPFxCQGF09hOuojRHNCWM6qaltYvsG6aVNlAqNYxVAhQh25zaLLU7ysR/",
-	"Kp5rloDdlthVrc0/f9FVrUFBXKxyYb/nWS3ptZF5bhehEuhZdxCTI3FZlDSUVFZOAhqGMAI+CALF/oti",
-	"5Vsf4lylGjux7kW9k3oOK69Ar6JmemIHpjWmA7GrWcmNiKx9XPsk4TsBca7PQIrA8/QI1F0g3iZquZHz",
-	"yrdoMITChys55QusaptKrYltshdlMSNNSBVzBcqMm2Ur2A2c4FAZf3hfWmOMR/LTL33DusQyXF2X0Hct",
-	"ykym5snv9mCBcJFeeSBaqlSA2iMKf8KxAZ4DITzHu62JQPE9e+Yso9hAGqKAquXhOqGG0CTIjvUm6WrE",
-	"4dEscQAtrv69Dk7sEsCc22PX3AD5SbZQfCrTWDXegyfUIXGCPdR4Oi0y4Xzzl6XQEwaQKppJrStBgJNi",
-	"ivxigSzafSGWig7ZMaYD04M8LwXPFu4F2vAFwYVhiT+8Bxszx6pXacESxIoZ4AvAWyfw0Eyxlo/9oxSN",
-	"rL5du8szu3/Pov39fVo6feT+iFWlIIIPBtyb49/Of754/urlya/nFy9fvDq5OD9/hdWDrmYX85BlyYq5",
-	"ctKhtlTdoLFyvLZHyd8J7jVltNHogMuZg/EG0XRxTUjJib35Ylpk7XhhSA5vjiszeU7Ec/90wy/LQ7EJ",
-	"zbeR++ZZhrBBbme2psciGSBVEx1vRZlFfwsPDtym/IGOI55BVcyDADxlv9uLoAhqOp6Aof+MJVLB+b2A",
-	"8ZL+0TKrQCVqXpRXULjPaVcp/E83C3QAYU/4M2GWjjMeJBxCX6jCXKAGlhwt+40ctu1urfksnUb8enrX",
-	"hx7GE3gJHMZz3M9HTkMN4rRKzLsXbPjlOKZl6fhAg6IdsvpHMgAig3CdNpHbDWH0qQ6xFcDOZxucrQ0P",
-	"d6zWnG4WHO7DwFBEWe4pwAlzdzSDY9ZJapTRBb/Sd3/k0cXF/8iji23Rv8Cje8d6fiknm9rSIz0/6JEm",
-	"8tj8SFMweW27rrd0zzZRU2GIde26fPXJ1+2uDJyTM7/sHiqUrrR6It2PH1lr0MqQj7OMcJKnM/KLOQjt",
-	"vbEwvmv2kBFeIZTCIqz2pMizlTL8Wc5TYX8RpXZpjQ60ubZEj/yfBGdjLRLEEz7CZm1wJam0KAF7mGst",
-	"teHKJOBDxHbHCeZH0ce7rCd8jfMAhT0aoC1SJ3AaUupWgdNwiEcqCKT5fcH9br+29mTN5mOOjmtIfX/i",
-	"KO19A4ZBMG0zt9d3C4i9W/xjtcCwzUQPDslTLaCrBaSd22B7yDJ329Nd/9e1zvufgB3UPPUbqP/beOvG",
-	"wgT79qGCOLrzXtyXTdoTb1VghUM8Uryhm0KfmhE/NigXleJtfnyoym4TwYSms1RjDTKq2FJ9wLnHJF0x",
-	"zV3gEiO5lEhjdUurG99AaLZHMFEQ9BQBeKiz86qZBsSufsQUL0sw5UcLCrNHLIEopv0DPBdkANMHXMhM",
-	"JxiX5lZBNxMxjRXlmLmKx1W8z8NYxWrAeDPIj+AbDayq4tKnSCMADvxVY5U6qz1AaYkVg5Jhs5iJeOcw",
-	"JnDzeOe9izUHpSQ5T680k6Y/ZC+NDsLpVCFmP8yawj7LgGv7fs5mObfTwvYyPWdGzwa5uBZ5bTOMFhgD",
-	"l2YRMSUASwSSCDRed/Vt/SMGHw5JgC5CXo/qVsatwK6usVR6KoD06jcwYLGu7aXBb/boXI00i0KJQ8Yd",
-	"QA/X0OSlyk0CyESWN9pNoAkuZiJiidQnZVmAucNYok1ZpaYqRfYc708gL68fMV6ns0FPIXg7/JUM2a9i",
-	"HiRJjAsXzQfaZMuzHLLnQMU+8gB5DkAMWG/n96cUbCrKMfizTIH1kTSMfW8P+04i5BH2BZxLpe364+KH",
-	"uKyeDF28zGVJyEwoI+39C4BJZUxfydkMEgGBrH0W/J59MCRtX1Pop1JngLoqw541Xa35OMqLUT9IYWCO",
-	"bnF365eB74Yb9tvpSzuTpmXcVNgbQ7oiRvvq5bNBY9CzbgRrvAbRN9hOXPZ6CWL1L6RxzKhMSwHrxfNB",
-	"Lq8EGdI9go51rGzK9ZUmGCXCKNJguUNkuDKTyDKWK0AeFmkpDGS4RGzGtZ7ba9DsNmIptLuNmJ0Dt3Q5",
-	"HA77VDIMNj9yt3jnT3/605/inQRQ/7haWI44MxPf16vmBZbCpGqj9Ig1yiyhUhX2DnzFQPMZN3wYq+Og",
-	"PsHNGNJXTVmplCNuqLX9CXmw31jSJopvDeALXgyF9aPE3psIvswD+B4zElG4jfOiyjMmblIhsqbbD5IV",
-	"dayaBZ+O87R5Jd7ii0+9NNxWGyU3zpryrP2HH60rfQTKPedcs15RUr0Mgb1GtLwj0Xer/gSu8FAa3bnD",
-	"ZvbKkOdmTpOhbEsQAHdhCW3g0aYtvKjVvbvUQhpnrUv71N+1RSJ2g6xza/vP/YYc22Ww+G7762utzu36",
-	"5y26t2sECXBwL6sRiEyuhwi+cLcPGcEkpGZCYgaWYnyki7wywqoKrJdkRaoP9/bGlcxE0keISufGo8q9",
-	"W5jJ+4RpMZ5i5k4vmQtu33i4t3ebSrN4v6eKedKPyBAJQRCtGKtG2khTGaeVkXxF7RL7IA5jlaROgbRK",
-	"qhWjPU7FefhlaoEiFjN1ezBTbOI0ECotMpGt8Zq7o7BVv7kb5JE8536OT77zz9V3XtZkeDfjISd5WW/r",
-	"JmJn79b9uZmrvHEynpzl3ll+r60ih3m9Vd0u8+713v8knCAU+t+A4/xe2zgWprGH23Ofux3axIG+ZdnV",
-	"HOSRnOjrKPbJjf65uNHvdZjIlb6Z+NJ2vxTqulpsB7zu1L659uxi9YeuHZyJ+4ik4YIOgXguCZeaEvSu",
-	"xCJW4FRMXqezwesivRqc0UsGv4hFQh4t1FmhrixI76Py5n6zMOpKLJIImy7wPMe+Lcqqw+SgrD1JUCfI",
-	"tBEzlxpIlXSAjCQVOxWZ1OjZS05PXrw8u/jt9FUCJoEWhvWgrgkcYrgArnqoT73DyKZwl3c1m4ppUS7a",
-	"U/q0MG7u2/IBNQdZ6wr6vmP/nzwxD8QUzgwvTdMV40+NP81QT79R2qAGsFpHPut5heGuVqddsSUysQ+c",
-	"GWx2vTXB9UpeCxykQ9eCwwifHEGOb8PdCs25ec4SuCH5ivUx2JMmudQrwxoxw2BdtGn2Kr+DfnAfom70",
-	"pXDINsrVCMnZSyzTxPclCEKE8Iysl/iBAHepi4Uert1nSgPXxVSgr5469zFpOjpDf37U/FXTKs+6SHVT",
-	"3G1Hih+jxVStSgyEsXQNgYjkPJ8UeRBWHBXZwsVgXaC6uHSQKBBnuhILjS7CP3/PfpF/X1Y1IPZVUzTT",
-	"AhC3qRtkF2WDV5LIeRir80lZVOOJa6cIXeIxchscJFxr++eups8izMcwCK5lJmKVeEGQsB7UMl2JhcMc",
-	"DH5LucJi95FgyHnch0jNyqIyotVbeLZ61B5ejVk6ZZ/OyrrzeCsx/2qP+CPqSnRoP4KnBOJtnWpkuL7q",
-	"bo9/3My4QW+9V9oAOBsAx+xbvKVB/8XOg4Cjo1JxFNoxBlr/zAqIuhnWS+ArIPsAgKgpa8Joj2Wh/U1o",
-	"JGLsIbVsBt4BLWLhd7xm37PEjiwbkpoQuRvrCg9iCGXCrxGKmcolDxEFu+4xQjlBgFcVdMXECD48ozG/",
-	"ybXmreynFzOhkrofulAZAWKpGoQiSyKWXHIJvYKLkiU4E/vf/pCdUPkmfmtY50yxHM6mUlVGdGFLncNG",
-	"bwRA+M3hD9m1uRt8CJb+WwAfev38LdFZgC/XCTaEHKQ1Boo/batAG8/7rf0HsVRV9jFeoLtdsJZM1leB",
-	"qoyS7iwD9PWNwArgNqqrnnBAYZjlfHEYMgCKoPqMOh6r5zzPz4uCYEl8Lz/EebuNHf3HO4fsjzqLkcU7",
-	"RtyYeCfyf9lrWaFEbFfVskfHa2JFiKuQacd6K2l4yW1aZCJyyV8R5Cj9+B6A/lEP6S/xK9ZTGEHGdn4O",
-	"v2JXo7IYsHvUEQ0pEsgvh+wYF9CySRAeh4zavkJeKAAkYYYd9H0B7osio6Ox94nK7N5tSTmjtz+SH9wO",
-	"fUZnuENHs4sZMVipJ5f4Y2l0JyrD7kJCeQbLRgtQk8DPcydLFSoDjnqHQmf1tQ0ApXcdtLtUqMRg3wtA",
-	"bkbtxpdrNRpHDtu1Cxh1m2ReFPm6rCSYyzeUkWRowT3JwP/bpTD8tMUsJLDOA5jC4XKXGIAlsKPIvG7R",
-	"gr1bWA96lbL/IpT/WCX/wz2GOb0H+8/+Otj/qxUxB/sH+4NnB32Sk6G4c1n7gFAAeauJnV/S6P4zjNVS",
-	"F1RwG5QS4QywWUyhGkbPURA5QfunzvR1cH6QbB0klaM0Qr8HLA6U8MIqjMQH1/GeI37q9rKRUM94lEwk",
-	"mNtTFtLnmoWEQGztAuFOJkRZSQa3+C7RtXdr/9ksE8mfiKcsJJ+F5Itc0OrYdJMoHwk3qTsXqX3F97fO",
-	"Bxwn/Qbyjwgme/12jYXxe7VFg7co8o/r6GlZxYWnQldRB3dGrsAGn8ZwBIhgkcXKai5DK+IbzeWsrMd+",
-	"nVbIX9OjeIvr7t3ZsHOL8rMe4LGswI5z85QJ9blkQm10rCkD6t6ics+1vR8YoY3eshss4AprG5QBNxPa",
-	"YNeEpQQp4ObsxFqaDsU6ME2DfhMh4jm4+WvdPGLJMbQpOmTLRychI6HWyhElmxupLxc4GH3Rrg5xvx22",
-	"L1WUhqXChKlqPxlf5mHBwTroQa4XgX8HrwR4WqxBgMemvj7b3Qxg2NSCU9zMoF/qwf6+/5bwSx3ZOUbb",
-	"I3fhkPjIH/vvhkbcmCG2U4O7sJ9awsR/2P/7P/+3P2SnlUIs1kI1gkxQnUqtl4YsmfNSSTXWzhSr7SZV",
-	"BCubQvUaLkwPMVdh26XDkZzyrD14+hOR7TlQ7XZ4c2OMT9SrzY2Z4cS6FBqAqLeL8xQ3fSB2+3spDTUo",
-	"O377klYY0BK5O9Hd1gvs1aqmhVt5YWgrPVeGAuL1RXtn7qaPjbv9EIbdDr6SsButTpdbr468ubWOMBel",
-	"FKlQJl/44Cvw38/6DK368sTNLC+A+y/8/BphfbrU6tLzv77vdM1hhkvkNGqWF2MI52WDSZHWDTIgD1gb",
-	"loy4FhdVmUPbBX/ZinAU2LEqyjFXhO9InUgavcc05Lq5fJrDegyIc48LZgowSmvZXrftj1hya7/gPZwt",
-	"l/fTUHmm6SzpD9lP8lowccNTQ+2snT4xL7pdZ0RpW/We0RiP5EBzM/xyfWiPm5YMOB4rJ3KTA0nuLe03",
-	"YElAWCKGvzbzaYWk+uTWcm6t1t3xbq68GG+yU+Tj8jvV7ebq3IQHF36/SzM5UaaUQncDDjdnK/B2jzyC",
-	"YQvowTAXpYBOQF+5n6yDHryH2omeTagCkm9rkriv3QwPLuWqtBz8Pf9JH2Cb12N0ifszyJVIbuumi2YS",
-	"MVD/LrAB44+RA8v5MYJk3x/fJy6Lnr5zVzMrg9lvp68Q+Mi+BYp/+GyGiRYgwvsE1OOBlYrKjOxOsbIC",
-	"hFuN9l9ZKUqGy4txnQnskaWwYZEl58Uh4Qxh00noZdVD2B4NSD8i60d0C5m/vlEflUi5/BVrYsdqVopr",
-	"obANiBiyY8pixtYidIComSNMvT2zV2VLQn07+sNnoTlYJtSZQQJ79GSkPpTGIVRGpcZI71J9hP6hhcoc",
-	"A7soPQ1txIz2bmFnsUiKX4sB1+BB/Cgm5YxPyz1q29MNtLNM261dM6sK7myxRtv532vwqXHkO2QRwIi7",
-	"XhgcdrC6iEDfipnwrQsA8IebST+KFaUhl4sApsTzUrjTclNkbei8wxZJptIOPQ/3mviVz3NwN1/gzVAJ",
-	"AZGRI5bUzkNsasQzSHOjG4bs56BKlFybVvbHCpmlUw2s0dc7DoH5I/bfg+O3Lwe/iEXEngP2GWKHqcKw",
-	"tJhJkR1S+QO4B9G2Erq1zOiMX4uQfRzr8y1ySX4tcIDHQ0sx52JNCpLQT8WiD8Yj+bVg3BLwGBouIqOE",
-	"YoOGd4+lXIuN2CS/9qr/BTIjrsGpFzDLSpo7YLjO8JbNOjQLBm90RVZSIxxiRxNh+OcB+iN/c25Eu8Yb",
-	"OBFh55pp7F+YzxAIXjsK9CSPF9odhfhbt5tQ1Q5CSaITfHa9xP5LeL0Q2WkK19AZ2LeaPjPFGPo2Ivpk",
-	"rBJ7QvJc5FJPE/YMLQqixD6aq/Yx6bNOAShYm2J2UaiLSy7zqhQJYFo6DFptYoUduTmjG44YHxXXgj1z",
-	"sTWFr6WyI9ZbfSO4I7XhpYE4lhJzmNnKq/tD9utSD4/a5K5nf1faHpDndj2PdoTHsh5gdl9w5t4Xk0gA",
-	"6+lOoSaiuoMHON8kbVJDzO3dwr8beiU9ET/5JOtUO78T3jcHJZE9q0sDDrllpf27t8k5JnGb1rgl23dh",
-	"f/un+dzpMt9CAt49Dhg4D9223dNito9tgua1TQESjPBImWudJPeUuvbZpK7d40BQBttdEmevrNQHOJnC",
-	"I9OO2GX5rze8dokFU+IW9r6ozTKrJ4JphildQptd4OCsx3NdMG2KEp0uPFb2ssO0t3f2g0Qxw3MsWrTr",
-	"5MqyXTN/qBJH9w3Bh9n/K6ytbMXFqlQHn39gre20UmtZvV2KrxmzxVoJoQxv1uB10HdZqY2IewMvgqXV",
-	"j04MOvhqLfrTSm1o1IPW9Q3U/hFLw7BaRzX+nc6ACyDOj9BW1pP93q09IWRTtJagJj+il/9v/66UNAnr",
-	"FWV7Gu/NNE9qlEP3EOb2uoLvf/6mpGH//foV4h8+f8mwg6Y+BFUuwSRYe8hTroXLg52J0qcUA5qj4/+R",
-	"e4JcAO6BnDq8QCkglM3HKp2I9Er7J4Cfu/svi5JVCjJirWBlxgplkkNOQIBk8o9T64698A0ou1RhQPx0",
-	"4Xw5Vr4RJ6EAS3jQhbLM4o8dOKLRDuyKpZ/HOPBA+Es00HzL8ld9s+LLWSt+rpGvrMXWSf5o3MOKsczh",
-	"I3hDe+QPGcLHxf0c0/HlDZ2i1aWSP+Xbdgaw7harxJu+YFf5apDo7lRvrJbHNO/uvFp6YZ5rlBvUcy6B",
-	"CLJOWK+ZhfM+6eqL0We8kXfrgFig5GRon6XUnYT1fjt9NRA65bOwJQZGqN0DYbIPtJbGyxSoTry9AiyC",
-	"fhwV2YL68aE4wyk52bjratldPrB/K8augQj1H/EOyrDXJ+c/v3mBEozhJcggggvxzrvkkK0GvXtcLdjB",
-	"zQ1WBvKRFspQI5JGFDz54xaTmvyRjzD8/eP7d8mQveVmoh1AMq1Oqandh5tFj6tYQWIQo84/Urv7oEgA",
-	"NjLjhh9ama+EpiqirCDhnfyh3iE611AlTKpM3AgNzfjwBPsOZDCshGQ9iK6Yougu1TFiCrnNb9zUtF2p",
-	"/8AuKvuvXTepjbZ/2YftZiTQWu/XaipKmeJ/zsWNwb+Oy5Iv8M83gIwA7yK8glMxFjcJ652eHPSH7ARg",
-	"SGdlMcoFLEgpZkUJmGYuhvL9wQF0e/StvaCqaA1SwfayAOoBPsMsgKdM681CGGsj+O282YEINOL1BnOY",
-	"KFK5CWCAI8ynKIaPYqxuRiOacefOOOQAmnonckDr0u8/Zec8rDnwAUcLsARopvdT/O16fxg+wFGtL4FY",
-	"Ba0iabbdBESAYVcx//ZETD3A47U26STlrzUq8uhBjg84OK5af51M+rBAR3iw1uT7u9zMOsl1NdRRVuqw",
-	"6fDqyrSP1aSRVaqrdMK4Zl35ozAUppDekaMfqx6q+z5vNnJqN8GOu/x89lr+3fWDdhjflUbjBMvjATDA",
-	"2QVkMkFVjEu9hQbPqal4jhNBOMlyDDmt3G6tUgUAcYF/TmSsR/BgbFbKa25ErMiOiJiRU1FUJrJDKgHN",
-	"yH16EPTRJXega4gdQmlGkFPrQj2suIwV5ABa23HIXhXFbMTTq8iNGlmL42qQFylHAJ+pMNzaIs6qEQ0s",
-	"M59HfPzq1ZvfL96evvzX8fnJxfnx6U8n52d/szzqyFf2S+jFUsyVpwJ8F8/nfKGZd1R2xKPaZfcDon9Z",
-	"XtsdjfoW4lAtWtgSJmQrCyordTf/udth9hSKuoM073aZfRsxqDpI3h2CusO59oEBKC8SLaFPBM/N5H93",
-	"49ZTeOhgfx9QklGMxDuH8U5xFe+8T8DbBODM4CpC9QDL2TX7+fz8bVTDN/teE74S3nLlEdfikHEA5Vf2",
-	"4VlZjAjhxcoEaBqMSabBEPa10kqwqhTaN15vvJSlvNJCDxluuFBGQsN3u972c0r7JXAMRXYUVjuixwr4",
-	"OqXNc8MyMarGscrFtcgBlCuizAT4XBRGAEkPXqBLMWdaWPGqO8JNr2i62+4pA2N0yIPmdg2RUkValdIs",
-	"dg7/eNek23B7wlAIxAl33gHjBDDpzcgJ3JQgx32fk5Qr/Bbq4eM2sm6IMJNqHCF2ohyTi89uVKxglawO",
-	"gjg/ADN0LUooZ7X6hWG54IDLLjUbVTLPdjXLOUgJ/y6CDgIyqhUVqguyB8/aXYXDaYB7r8SCegjVPZfT",
-	"Uo5ENmRvzESUc6kF+2H/O2w0FytUvKweZjWJyqTFVByypLhCwIj5ZGHJCCgfa6HIoVxWyipPaVWWCNph",
-	"R7emIKtmDDKuY/WX/X021RHTBaF702FCBCdr1w6QKp0+xiiaSkvcdVZiFR6WIXu5yWFhm52VWAWH5Yhx",
-	"1+/JigLBMwlEJ7V7OzhSLcUInoG+O+eloqF8Dx67elKNXWzZbaosiScg8eWFNvAKqS4L9wr7g1UnO47t",
-	"qfuk7bpg3CAtBxfdzKjIz7jVZkFa/oBSbPvjH7uTBN0Y4TOAWI9YgqudMG11YeTPduXnk8V63uLHW8Nc",
-	"mo/fuvokNJvsC60eNBK8FKW1s9wVPpO/iAVW+cE1OzB1erGvqUorUyfGzA739sBkmBTaHP5l/y/7YDXS",
-	"h9w6rYo+yL6artjzEv4/LGnQ4Q9u2OCSQ5T2F8Jm9/7irCymM9O49O+iKhXPG++iHhH+wpVY4P9XGX8I",
-	"Baejuk/BwXAf+gbaG3Y1O4PYDiReWFHOTMmVnhUllYC24c+glaTGLv4FCGjEL6Mahw1NqTB35FKULijS",
-	"6FZF8pPmNE1nHVMCNKo3duvZwfAZ46Gt7eB1XIYKsW9EoU7srRfTIsMWWklh/59QR/1YSa0rKLJnSTek",
-	"jnsGqZ0bMvndQLNqlEs9ES5lET4zVrOyMGhq+67QDCUk9rXDxj+lJnVJltbwtNbtlfDtRYJdtEYy9dpC",
-	"QABnCu1q5sC3Mg+RrYVg0E7HTqrgMzlIi0yMhRou+DRP+o1lL5aJfFbkMl00j0EmTePCWCgzSHmZNahS",
-	"3CB/b5AuhYrro+KqrYLD44Ca3r3//wEAAP//",
+	"7P0Lc9s40i+MfxWUzlaN9F9KkR0nOyPXv55yMpndnE0meW1nL88ojwiRkIQ1BWoIyI42x+9nfwvdAAhS",
+	"oETJTjK7Z6umJpZE4tpo9PXXnztJvlzlggklO6PPnRUt6JIpVsCnl7RIX6f6r5TJpOArxXPRGXWuF4zQ",
+	"OROKJLRIv5OEp6Q7K/IlybhUE/hpon+SJC9IUjCqmPdtb9CJOlw3tKJq0Yk6gi5ZZ9TRv0142ok6Bft1",
+	"zQuWdkaqWLOoI5MFW1I9kFleLKnqjDrrNTypNiv9qlQFF/PO/X0Eg/4ZGgwN2wxY99gwCvhn1xCW9NMb",
+	"JuZq0RmdDIehIbwr5k3LlhdzKvg/qf4KFq5hFHkxf/hSvCvmV9l6Hh7Jaj3NuFxwMa8PSmbr+Y5h6Z8f",
+	"uEDvi3y5Uk1rtIJft8gKv/ZJCr9pIif89eGreMlkvi4S1jTcwvy+NWD7gz9k+13ToO3vDx/2FStuWdE0",
+	"6Lcv3xMJT5CUST4XW6PHX/2x4zdNI8dfH2vcVzc8y5qPse6T5DNCzSQ01eo3do8NHpkccsCfn4WHKCXP",
+	"RdPask+rLC+oyosNkfhoYHXh++rywlfN6ws/P8IC715aWCTDIklXCnrDJgmVjRR7+KKehpnC1ZqrxkMm",
+	"9Y/bq6i/rayh/qJxpPrHh6/fNZU3TcNUVN6YUT49JVl+xwq9dmTBPpFkQQua6Ls1IuUU9BswA2VeJwsq",
+	"0qxxEvqRfXNYUaVYod/9n1+G/R9of/bx89PT+9+Fp8NkIydWTG7zYf2lv+b6c+NomXwEDnyd51njEPM8",
+	"2x5inmeVIeZ51jjEPM8eOsR7/bJc5UIyEJxe0PSS/bpmUulPSS4UE/AnXa0ynsBF+2RV5NOMLX//D6kn",
+	"89nr7ncFm3VGnf/1pBTOnuCv8sl7fAs7DV1G0C3hkixppsfNUtJdixUtJJ1mjPzvq3c/R4SSKU2Jk/Z6",
+	"g46WnHIxy3jy1cecT//BEkWSjMoFk+SOqwWhgrBPXCoQTwQjXUrWgv+6tqy/IB8uX+Owf8qLKU9TJr72",
+	"uBOaZawgS7ohIlckzYlacEm6RZ6xiNywDZFJvmKRHi0lSZFL2ZdcuU3C4f+cq5/ytUi/5uh/zolcJwu7",
+	"8lwA98H5fCcr8iCM8T3dZDlNr/P8DS3m7FsR9TRPN5qyMz0IzTGpIG8v/jZ58e7Hv09e/P361RWM9jrP",
+	"31Kxea8F3MScQ/k1x/zuliE/Bxk7IQVVjGR8yRXproo8XSf6QbLMU0ZykW16IxLrebz/8OLN65eTy4vr",
+	"V5M3r9++vo7t1CVZsWIsllysFdN/kyTjWgGjaVowKQdj0Yk6C0ZTo7pdMlVs+hczxYptvnnFklykkqyF",
+	"4hkM9I6LNL/ToixTUjPKcg0Mr+NCsTkrgB//rX9JFXujJ9SH/1dXbc8bl2xJudCM87C3JFPbU/kg+Cei",
+	"+JIdPI37klK+KY20IA61rTjG799cXP/07vJthVo8IomIXNCCpWS6QVLMM55sSJGvtcRERQrfasGYJ4ww",
+	"ka5yLtR/6OgoOvog6Fot8oL/k31tPn5LM55aNUPfNBfvX+u7Z1Ddx7/+9a/9i7VaMKH0aFhwzUp5Bua0",
+	"KvKESRAbvqEYc8eyrG8EmelaX1Yw5XMSs6LICxmDRCAJu2XFhsw4y1JCFZnRdaYGsP2mTz2ki9OLizkT",
+	"6iUtAvLkhSAXpxfkZDAk7inSlSuW8JmdLj2lg1WRq1yrn5pW9BurItcXaQTSlb5OQfJ/SZcsewmqExyr",
+	"VZGvWKE4yogJXdEpz7j9XP2VfVJMpCytjNZs0zTPM0aFvurgMVAk9e9csWWgrcoktzY7QqMfPEnTlOvH",
+	"aPbeawGlYfMaigyde19cDo1sXfAQZQXaMV/QoqAbGM5aLn7OlVtyGe5AqoLRpTn+9Z9D/aQMaOK1WK3V",
+	"2zxl1SXbWpX6sMzr79bq2Pd370KaJ+slEwrm/KHIgg8Jo7Zv72GR3/IUmXR19/2LI/jqOthXZYN/gYei",
+	"alsfA2ssWbIuuIIblRdsae3KbpkOorD6EtrWr/SBZjvaO64fbxo3PMsecqTYJ7pcZYeSCE+Dj/EjKbaR",
+	"WPJjaVjR+UFv1IgIdGdjKfJX0DT8sQ0JrFervFAsfS0UK2Y0Ybu2CRh1kmcvuEirnKJycuCZv7BCNm2n",
+	"YoLizfeQ01MfzXbfbVbgtnGctU6DCx1av7LNqHorhXhmkBG6E7M1gajzqT/P+3YS+jZLaJEOynvNe6LP",
+	"l3pwxoS16Iw6c64W6+kgyZdPlnlys0xW7l8tgRWCZk9co7ACF2n6li2nrPAMMGFmMKOZZPVbWcuUWd1e",
+	"+WzbChx1tJaPrACWozPqLKHfTtRhYr3UO5DfCfhsfvgY7dkx7DxEBBUxoDpilDz1X2KdZSisVfhcOeS6",
+	"yEGz7N2sM/plt6jm+n7pv37/Map1qDsAc1s6oapiNUupYn0tXHdCgzLvTDfha/EYTttqOq/wzdAZY5+S",
+	"BRVzNjGnuyom/nXBCtQT7HNELvI7aYwoRUruFjxjhIP8avxsDDx9e7dokS/ZiqKJZe/DeF/sMU7q++M2",
+	"T9z9f+Cmvy5fDm55xhMmZLvxLpmiKVX0iGG8ta8GB9EsFtnF30WSe8ddsFUuucqLTatpBqSHVnMEx0zw",
+	"0lNUrbfljk7sphcTdLfTgllrnrE9WRIdeHwpLehMs2b3eoA1RZ31Kj34MINq5kit1az/Ur6y83aLOne0",
+	"0Oq+DBkillQrtn3zOhdzQlOwbNBpvlZ4MvGo/mMtFVnSlJEuzhCtLOAdeIBYY/bIyTfllVq9gA27Lg+O",
+	"d+YrlOboaOtS9s6zx/+841XZB2/dauehxucqrLjCyyu0sPN6erlTqaVyI5LKnWnu4G3tLs2XlItD5Wct",
+	"pkyWVq6tKffLXMyJYp9URG5znrCI8CWds4hoxSmPyIxn7BAqiDoZFfM1nWNvg8GgN+iMNHeoWzReX70j",
+	"z5/+0D8hiR4b6TK9LbPCPt2+R5Tc20zxHzIXEZErxpLFw2daUMUmmTXRVXv9qWAMOh2EOII+F2yypILO",
+	"QR1st/0V5X7f4/dthc6X1XP0uHJnXaw4WGcE6j1Yd0WKOPg14C17Yyv0Q9bOBSsYdM+2W3y7Ll9q3V9X",
+	"pJxtGdlYPoO/+6as/cSJ39SX7p2AVRO5YBGZMlqwIiJ0xSc3bBORXA/hNCJTKnkSkaXKZJvF1LKoMc0H",
+	"zZV/ur5+T/IC/r0iHy7fkK6dC1G5lT17wZNpb/SGiWgG0i9WSUQKJlVE5gVdLX7Ngk0tmVrkDQ56GCI+",
+	"cE7ev7u6JncLJgidSibCLMNqxY1DWyarclR6hGZsEbljU5knN0y1XofW9Pvav3W/DAm/4aivVonTcenD",
+	"pMmgRYh9UpNkXchWCmNdzIHuq43sFAbeeuJ+3fat2Dwv+KH2p6p+uX3Jfv98eDIilIBY1z0dnp71h8/6",
+	"w5MeuuCd6IoxBv+EwILyqeuT4Wio//vv8IE51PpVF6GpJOUEdogKehYPINS3pRj4Zcj0Knx36MOJ1+vG",
+	"3hnQwIBcmJsk4+IGDyQlujMI3iHdeJmsTHBhHLmQPsJTkhdjYa+juhM0AicmvKubgTehvVwQrnokoYJM",
+	"tTZ0m9+wNOSBqV3INeaqSMaoVOTZ0IvcCtLFwSaI/3317ue/0GwNtocl/fQaX/KDZR0JlWsTZq9mTct4",
+	"TgyGygsX47zNrc2SNQdU6TVUC6rsVsDfsJJas1I2SpAUaxFeEhEMLyyDCUck/p9faP+fw/4Pk4+//10c",
+	"vgcqwei7xJvmKEavDS1xM0b0tecOX8CppdaFkC2tq63NnXhkvuiBfNTLo8EUEbwRdt4B0NAlkyBRbZ0x",
+	"Q0ZUEklvWRohX5aN2vxg3xl+5LO5+zDuPFgHuO5ak/kB1Fq1lhxp2DCmDNfSYeT+EkwLX4zo/1IxNdWs",
+	"+BAZ0HrPf+IsS1/pd4IOF91RgFcWa4airDP7LulGXzkVi29AWfWXGBuP7IiDZ0lsNFGG5P8NBhzcanoN",
+	"mZf93dHy/OCS3r1lUtI5kPfFiv+ZbbaXb5qvRTqhUjI14alsiMg2+QHUhBb1IdgxhbjHgtFkweQ5YcuV",
+	"2miWS2brLMN4yIrlYa/xercIeIyLYXsq+r5EAWMtWUHuFjmZM8EK/RLhquHSX/GCyQfZlVva7zMq1WQt",
+	"G+TeN1pIkeskYVLO1pmeglaOkrxIWQoMlQtCyYzdEYnxWno+xw24kYfBxsLJMyZmvd2aWQNp7Pd8+Z5h",
+	"bCvaosJd9klvN2rrFTxRQPePcmHiCXrARblaZZuLxLIxu3xmcqXlFezIGTPfCTTbBuz2+szrRvq3tIC4",
+	"KN0adPLSNQkfP7h24eOPrnH8tezBDvI9LQLLRZNWxn5vlrvIyAQN1aUEL8NqXXDS5UpqNtM7N1YEYDAY",
+	"8691ApMoFlb2A/ebmUPj9pTiS02LNUsUchCqBSsIFRsFCXZ3VJIuWP3hLKbFRovONSHUXhFR5y5fZymZ",
+	"sh65K7hSTBh59T7qpMVmAq+GQqLMxA+gXruvIZOvzV57nOZKsWlvE5gBBo3oPX2M/msbb1cxcnvoBmg7",
+	"9RegXNlGGrly03uE82FNfvvcz5i5R7jEyzgluYBYXs3DU3v5gojCU/2UpqHgZRaSb37WF/YM7CZGC3SE",
+	"S5BAkUnBFZOvlRYEuBD6xkwrN4y51o69XHbcFGZxawsW3KO1WrzN01rAhshFPUJm1PlTfgeLqzVq2y74",
+	"8YtcsUSxdEBiY9aNR4QrYkYHklBGlZ63DcJ1dos7LUCPRSWxgsRgFMZGuGZd5J0eJzkdnJS9OeanxRLJ",
+	"jGWZqPyGCYg4GAuXwJnfCbSr2Ghk6MhuX5dLuWYFiZ/QFX9ih/rks0vcvH+CA+oReFJGY0HXKWciYX24",
+	"jInKMezBLsuHyzfnRDJmp4JWFnuJmeU1i9WJOvBQ0Nf8UsuLV1aI2JbQ4sQ9EJOF7nrOb5lAfTFWKnsr",
+	"Yz26ZZ6yQpjkCDkgP+JeS/1bvCr4LVUs9l3h6CWHEw4/trxRy/G+tw14X9mm7MSur9+8bZCi7dj1/PRN",
+	"oecWES7IkmcZNwJbhPYYSDWG2eQzEgObepJxqeJIzw0YlPk8FrHjXu6R8hvFlnr7g78VjKYxmtaQMJ6k",
+	"XCb5LStizQ3Gwixx93R4+rw//EP/9PteeL2fD4fDIVLEkn7iS73g3z8/098Oo86SC/yqtHm5mHq9bFl2",
+	"neee5WBnDNeWX0QfXjBk4YpFlkFSaa9U0pULuirzI5zxzHofiLE+9LaNDpMlM0EshyjrXvx8q+vsJT7/",
+	"IsuTmxaGQi5Rg20Kll4nal2w9KUXxd9+9DUmbKeyxyAQUDlfUpFqtZ1dFPO19QcfZtJplB53BaSHPGtu",
+	"LAhHELi8zRjbiyDb0zsiErz5ImyeggUpOHw5l3zJro1Hs/1atw/vd0O8SpigBc8DgnQukBL3yknGFLKb",
+	"CjARt3VbOwd9bcx5R7jyr1olwnhT0lf3RJpVOoLm3AJXmMVpiFnsCQ0/cOjBFYQrwUVcbHzttshzBUHD",
+	"dLnK8I5lGU+4qicW7LyCax1cmkbr31+VndR/euV3CgnQy1XGXM5JU26B25Uq0Mkw5GrxefZwDyvogN1Z",
+	"3+4zZjL34sQN6Yn5k8E9TBhNFuTD5eu+vcxLV8eIxJ/hw4j8AqbBiAwGg4/3vpfF2yj/mjnIz2LuWXMZ",
+	"kKluQfetuxiZMCT9/3stYZhvIRDp/2ixMo9IShUl3SmV7PlZLyKWE92DAGNesJJJ5P4akc/rgpeP/xf2",
+	"Qv6PHsHUtXd/H4P/sN7QJOPiJiLQhCamiCiuMt2KN7v/qjQv+T/Zf93H57joS7ohCS2KzVjEVIgcCUga",
+	"oQlkgzjkbrRhI/YU6EF3og6sCAQGpjz31E7vTxjyfiMa/HrElQxqnLOrHxc3X0ah7406PyLWPNrtqz0d",
+	"DrXAeTocPr6vNhQuvoe5+jHc+yN2BvtDtg8O1K6EZdei9TTvwKmQi5XWTvqng2FE3r6+jsiLqx/7T/sv",
+	"MwpG5D++f9N/Ohg2Rfy42I4DA7ibvMPOI9z/+PvfxRGhiizzugM+sjAQJsq5ClWwN3b7yO14cET3Horx",
+	"op7Dgc1WGSF/G/x98N/nhJJVwfoFyxiVjMj1bMY/gQ0hSdhKsbSl7TNkKjHsAAzbx/ECNNyXeFBbs3rB",
+	"Tfr5DdugTcGasIrz8vsFE2RBJTqNSIyuhDhkWtrar9oIZJshMFn6tLpoV6g149HkyXCoKZBmWe8wd1ZN",
+	"iVtyYT+GslB8F1M96DZf4rotc61nWAuBng6XpGCztWQp6Z4NT3oD8nYtFQbDwEOztVYFG91AjVpAHcNp",
+	"yYWTfx5Ib++8c3wc1R01yKgjgwB5P7KC37IUcZqUDYqtBS76MEvIuT52HQv7PIyen9zb73v/9buHnkhU",
+	"Uo+8nQ9WZLE3X4vdY36g8mZfm2/z5OZC3gSu85ogHZSkUWA5dAaenLNnAkfSj2ZTARs98A8qb+IIyGda",
+	"UJEsmCSq4CzV5zAvUlbYU0uFvIPLDQRM/MTFnMR21jEEMEoIv6JzykWF6+xb9BfQe/0eahP80UyO1uDQ",
+	"liCr6/NHfsu0cgOaQ0y6IMDnBYQzQLBmrGX5mHSnXNBiA3HTqCSIXJFprhbbVrnDKFC3v+9xO8cX+lmw",
+	"4FX0w93Gu/LRqu2vTYfWSHfcSeFLNrHKxh7Yvd8o2ZeEwTLJrOnb+oDzO9H7CufBGbmqS3PMvYdNNR8m",
+	"9B4er3lBQtBeqdT6wEAnSxZs4qI2dpuXnGvGvahUNmljmHK+j6MImRV0bx+v9DP3Uce49PbEecFDxxM9",
+	"+q/2dAI+vCumFITMeekME0/K33NxVUABPHSPSdPAG/FAwi7kC0EWSq30IdL/Sqv4bFH6trjE0L6+awJX",
+	"+pmK1rTzaXzKporte/y14IrT7AqerSTjuDT8PLnxPHzmY75igq54Q6Yr5pvt6/uDfa6ustmuTwbDwbC6",
+	"jiePLCgb7NkjNTMqWSNF0KnMs7ViLXXiY+XtZrXQZPcE0M620IplCzXwwHVdc8WOW9VmztZwiI5cuhUt",
+	"aJaxjMtlhexOPAfryXPPtXoScq1Kla8muZjMKM/WBWuZ8oY4rlXp+wBl99lw2C7W2HXUvFPXTKpvT/6t",
+	"szn3yHuIrbI/uLK94qMbdfd1mzV3y+K62rH44JR/3FPSdP+7O70dVoS53T9GzSjB0GJE7hY8WRCuJECe",
+	"SjJninAhFaMuENiFA3QpsS45E2EDjZA7LiTJIU/JALli9nkJf9fekeJHTXwew0KMOyMyNqs/7txve272",
+	"mvWP9CZq+fgIR+KuJjXNAN54mcDebpUaQsbaroAl9QmGp0wOcUQYALO05jI03gjXcnk0a1cZBHLhr5CX",
+	"dsMEWa6lIos8gzgqTXmI+Z3nWZlH4OgudnJ9TLgcCxNhRbpTJnnKZO1p+HVQG1fcOycUe7JBemrBloRL",
+	"ZHJnw6djEXMB9uME1ghejAfEZYJxCZDaxh3pBR2RuwVVzKKY4gz15AwWbStic2xql20m6qDJ3zwAkC+H",
+	"3e1pU6LDDX7ZLsK7oHcT88I2gwG7q5Ism0UABiTQOJuLhA3IFRMp4YpQSeILPzRvRF5gON94PRw+TW7Y",
+	"Bv5gYO6J/9a/eP+6/2e2GW39PiiRP7TEu0xWk6e/nvb/cPfqbxdv3795teufT3tFJYzWs/MNreuPIIX9",
+	"aCALDzT+aDlvS6LTi0MBmSIC/3YMqeIQqmis8k/oapVtwM06FvEfX9V+9eMY2adVXihDxu6QADYoYuQo",
+	"iKXMZ2MRBzTw+NxQeiU0zjh4TaRdbE7ygpFpnnJw27vWvFtSNxG0mJnmAsbdoPeYrriHUOcrN8tk9eT2",
+	"JKjY/BvbBjDIOeQxK24r0dFdzTDAXnTD2AqOIQEAJNIF6uyd+3b9iFAiIFUGc5Cle1rvVh2VXrcoQZAA",
+	"3TWU7/UlzRghJeo9F7W7gaekqwcvcxipH7zbO/ce1ZOdQZjvVPMysyqrVcZZ2srrdsMRxd4S59uX701Y",
+	"/MfHU4KOtsEclBkRcrm0COf5tzL1HJ4AEvYMtFi3355V6aDEk23VqMWcH8Nw9cWMUN5tY8511CrjPSCF",
+	"/1jwmTK5wKFASj4/BJbQhhwGtTyXCGGi3nQDNFGYJAsufVPwAgE5JeECszSKlBXnkB4DsofIBQOVDiSG",
+	"UAYOVSTlsxkr5EBLBEwykbB4BFBycDNoGR2iFyBfIgPoq3ODqcBTZseoea5mynptx6JLfTfHh8vXPXSj",
+	"5GoBnBzydyopFrbrJlzd0hdU00/rmljk+Yg/tuDtkOZeCVZDFht8OeO37LH2WLdV3m1mozN+w+64xE0T",
+	"jaWtjBUgL8oScxgBaMovVRefdG1oZW9/OI1/RizdRJa8zQoEBWl9Oi6ZS4sPJBi250P+UQvFneufW+Ur",
+	"Wtren79u24zcYHfM8hizkVfDoCked7dtrnNlwmOwQICtLGBSmWxuFBvMB6Sim/XOwdcsVV6wdED+WsqI",
+	"yEpETtZFhgfUOhC+k+Z5YoYdjLgN3tOOtit5ZypHJlZgml1EYJxwkY+ePDEaIMInJKtzT+z9TrpB+eIt",
+	"6Z6dnmqi17u8LozhgStgVZrt9Vqikv24xgoQD40bbT6sSb7amAN6TmJUgIFNggbc1z/He6DEdg78IT7X",
+	"YwOitkbzSqTXVN4ciVVt8312GrLev3TIFsWebKqQbfInrYvb0PM0hhvunFBSzdAiXdyEEYk/j220w7gz",
+	"Ir98vI97R1gvS8hblxJvx6D5K+UZMh0qEpZlQQTbGqcyLYbY0yujodW5Ik8WcBxdSphW5aqHzJ1UE8sw",
+	"IDEmyE2oSCcZm9NkE5MuvgMSWm80FmXunE2dI90VK/qWOZko8mg7B6+HVgOO8ir/J4v7UypZatsZC6ov",
+	"wwGJse+J3q94VCbxQkTblM3ygpFyGOc2c9LVm9IsB+eEaXNynSzGwjWDGcDd/tPT58MTNNhsDTUCJqvn",
+	"Q83wwASfZVOa3JQLZUfoL0sfBCkbEupPF+bvRumZNe0MzNqBUd9YOYdjASz7g3Dw9zXNC2YyPD3tgbHT",
+	"gVzZp234raxKX1s7rW/6ctm1/FVOsWVai6bFt/DWhUjf2Fb1t/jhHTZcPgZffNRUbMB8G2DiT+mk8eIx",
+	"VZEvTi9IwUSKUTjdAZTeuRH5nUAQnj6A++jTGgbI+y1B0X8T3PjD0Nv/74Vlr9ek2WkaM2TtRwi3hnb/",
+	"zUG5HwWq3rbiR2VZfyNI5DXEcW/+keNJwTvZ42aPgdRT4Y7fCho1SMtbE2sOBDCx6nsEHazP3ugT+4ke",
+	"kVJvvN76ok8WNJdwr3Mxx+KEUGqQxAVVLCZdSMY66XkoBQnNMq+W5R3lWlKJU5bRzWQp7TtPh8PhsGcs",
+	"7SBOmSJvMeka6YmAxPGUjDuvDT4cgSdIl4t/AGDGWKCYNe6cG5uPFiXKviKcihaZwPmvRy6z/A6KywGO",
+	"Fkt7gFkK0oeDFYVRjYX1qEMaIMStLugtI7lgztc6Z0qCEciEG6BwIhWxleT0NwUjXI4ILMSSqmTBUi/Q",
+	"ICIQ+MohJiDPKl9Y44ceIxqRtASUz0gB9Q3AZXF2egrIqVaSMWXxTM4LPtjFzfll+HGAxfL09o3QSz1l",
+	"ZMrUHWOCDOG1k4jMc0VO414YSRUX1+hEGH30tA3Qw+E6jLHmlhFPwS7EGkru1M9GUYX4CGojyzy50Ts1",
+	"wIPyYPxC2x4MxoMa3Dr3ztroeXYrQRx6q1yu/EC/ShVw8KZsif3Mwlqq7AtBhlFWz6oOuLmXyCyQPxdH",
+	"bbXSX1tX9BrR86tv9r23+hkq2cHwwltW1NLNkcYcjuV+VRFG4LUV2ZLhu1bpjwYx8FqzuMeOTysxn2zF",
+	"VkjyopptoL9cmXLt8jtimzknLy6uXk0AFd48YcoFY3ACMKuELhlRee8IU4qdcXpti+c+5IK+ZFJdG99J",
+	"/XJ+BCxTe0U3g5neR50/MZoh2db4G1VUr6pPVfkNRKbQW8pRUvjYUP2iasaA11I2L2jaUHentbjnSs64",
+	"4ZUvh2b3GrjX25fvX1LE7z42g+yw4ophQNx67rp+aueg/6XNxyEzcLPp07k30PhZ8ebndyKYjHigGx0B",
+	"QicgArU+olUC2p9S12hv8G3cWnPYYdSuQ3XvqLDYTD7vVkxcvH99ZOCqF+UU8DmaXyMMYAJXo/EyQoqS",
+	"+aYgf794+wbL5BDIfsP4sILE6yKDeK49FtGDyMWO6juJ6BYPpJZdd1JOZkwli0q39Sna7+OWNwvuWhPu",
+	"phfMsS1QVqIWAtHvrWAoAwiUtWUHsFEUByvH2+uquVwZ+I8TsKBCOiNzLYErUn83o1wtZuss25jsOE+Y",
+	"R8HPlPs2vuUHlC9rBXy55+KsxE8cDNbvrOnGzovRVCNywzYQE00rQNeSdG0a/umz5/iQVlGen5E/8xcQ",
+	"hqcfPifx5/uKh6iH8YDoQdY9OIULZKmUdGP99AR+M5Z21NfHohtLptwvUtFCSbSlc2UqUfz46s2r61fN",
+	"QYn4MjGY7Xpe3NTbZ2XJKLOHv3xE7uqv3umz5we7UV5D9QsDwn8M82tVlKrR0+6khnPy+b5BwvQg5gJk",
+	"5Q0/zAyM7uyUpN01reAqtRo8RGNYH4cJ/4AxCq28m4ZbVe0si3C1hPqqZEHtx0BvJUKZQUTbS+L3FzWL",
+	"WnpwV0ekL1zg4cRXvQvRuMIh9hDhF29ZMaWKL49wCJZ1Gfbg4IMdxyLd7ms0X2sV/ZVQRSA63KQNGJ0p",
+	"7EXQquUkMRG2DXTi3QkNFb4zqphIrAWlZsKIgjTexqpvanIFMsQlNhm8m4xZyx0T4ywEK5Z+i3Spqwq3",
+	"1JKxyCfwQ4+kHG80+Ng6Jdvswlszqoa6h0m+P9PEtPTOPG2LazRgrxpZ3laJkeDmhCCJkhXYm8PIzIzf",
+	"HuxwKOEIt6qfrJdLWpTVkoAVlbfbswqcVdjlVuRr0VShAX/TrcM8eY63DpSrANI2lSuyjKwyutHSh83Q",
+	"9ys3UJurormlvGGpiY87bHcv9WDCwOC/rplImM2t2O+TsS9IxVYNErFiq9J73R2ij7yHQczgC8cmHJE7",
+	"LWP/EcaClokLaGznMTOrAAKSjdDaim8DudDuyXeyPIL6XJmd86SXikzi319cGbml3Kot39y+AlAzY/dG",
+	"432rW9BPoz5oVcq86uYl2Q5r0osCBn5KVkX+iRuLvhfHiSo7RE+S8CyC6OL+OXd8NLIhj4ajlDyp4cL1",
+	"ibTCcj2eULlAKtdAVL99agfFnXxv2Wu0Gbzia6y22Qa9TRdWmEOHAuWZ1kecORok6DDmnjNUh+FaqQwh",
+	"n4FNIE642owI+3VNM0nGnfe04HLcgSv+jupv3uQizcW4E64g5l+Ye2xp5daZEe1YvnflbVSDsMMIq3hU",
+	"Mh/QEcocUrDEUlMP8ztp8Kl759bRNTI2hP7l+5fo2RqLLnbBoKqbpuspTc2VpV+01y+8C4cX+LXIieer",
+	"AgI9JzF4euIRAsejR83cPnUnVFRmJxrjsQvHKRi62uKRAxpDIWEsUi5XKCScDU8icjZ8GpGz0x/0OM0h",
+	"jUdj4VbHgG9vH24MhYbhFVtLEpGCwYXVq8bjmPi2yFn87dJ0bGaN3l0cO+q2ekBBI6zZ6fc0FLV+mGG7",
+	"ImR+K89z5RYOIi8AP9klLHQ9jN6IWOzeiACab8/IByX5jAXaDvQGuhoGBrLHaxUlD4tMB1yaXLgxwO6j",
+	"WJTlYo6lCMVYnA7PvifTjYK0O6AOsJxovQ3oyRjESQIAraiJRIRLcsNWCi11uKAQ10aoHIt43OlmbKZI",
+	"vlYj8uzp6Ql20Bt34nMicy9vcEWlIifPwdxgfS+lsKUHASewa5zYY6FfhZ5nvJDoERblOvcG5P+x8+Um",
+	"QZFmd3SDww1mA2LLhyvmLg7POtinm3KxeRqZGcJmgmsITdtUEG/3v9PL9Xls6m9gqjoiT447EanEf34e",
+	"DAb391o88aqRgH6dclOUc6cvlq5+wY36GFDfQBo9fA1gq76THqHXFwEUIL2repbIq3FmyHXHnfvYsk2j",
+	"RIyFR9Mcqv3oG6pHMKkQbzNvCZ9g8ZT4oUuACFsNZc1Eyj6V0q8dcaypLzbYXD4Ol2b2N1t2EC1mdeG6",
+	"QA7BRAoRoTdw+LXak0IAQlkGRn+n/8IejEnT9meuGcO5W4jbjZb3cvvumFA1ZsWF5+PsUkFiTH+xvDN2",
+	"lSGAPWFgylgYYLKrq1ekYKts0zsnYBYzihCuABZicYvmupkW+Xq+UGRKk5ux6GKPl0bWk3GP0JmCLAvC",
+	"aJFxI5SiTlWhAx94Ra/vJF83rIGZrdW7DatEubekaAFb0iKbAw+UWfTIcRlHZv54dtwyvpYTSPnCKO6m",
+	"NHpJzBOHmLSjjmbd4XX6s25Tr46gS5Zum+qjDhA7u0UIBo6Vc6Vb1BlXZf0tyY6whsKsJFOmvil2grbs",
+	"Y0LjmdIqQNB2Y1AkjJ3cm4EmArSPd2NVrEVCtfxm8stwvoY92MFaRJTDtsG1Hd5fMzAt/BF72ZIuVBCy",
+	"06qkC3gnoREjGdo1YdxmDp6SDDwBSBE6rCQyc6GenwV8N/UanTt86nUNdjvuGs5QeNRe2tDdIs8sT4Go",
+	"MJ8/6Y9VCdi6GOPPWnWMiAlMicZCiz738bkzBGg1KaOFFZ3AZfJn/iKCRkEcsV/5YpFmR1t2ySQXgiUQ",
+	"Hc9Fkq1TfUaDVcz/lN+BvFZJjoLrpRNtmzf30IxhanoiiaYWKqCYGchQdry9Fsytol2bbfE7D23vG37L",
+	"HurUKokxwkBJUHuQR+szRkXS0tc1FtvOLoRMDfqR4N+0M+qc2HDQUWfFcGEewbek10YYw3iV5oNRLw9J",
+	"0HmTz/mRkHdsSXlWz9V6dhaEV5PyLsfciT1J97WRYx9eCzvmUFqDq+Ncy/1u6Q8ywJ3gxVCHbwO9JOui",
+	"YEJN/EjxSWP1P4dKBGVxp0wfaSBSkVcQ+kA+3CBDNzY3k0l4cBFAv9n2KnY9N2ArEOVBi1sfVdS4jOFt",
+	"AD63vRVHFDJ2xBzwA2TV6LQ7ASPHTPcw6qVs64EMLAq6Ei3hQ++VkrzNK/EYwfxmTY8vu2uBoHeEhe0D",
+	"SXuN0r3De9gqWrvHnhJplo93gad7ku4J1M47IxlTWPAi5XOuZETiSTwWeUHifnwOdgLM0iYUblpKVlQt",
+	"IAwcLBG9AXlpUgvzGQRceUmHc2aQwPSVLwADLKQcEafDoH4UR9bgrq82lpLYaE5XfsQE6DRzyoXJuqvr",
+	"QZWBATyC0YYKdsshyw5j8rViA4q4Wx4QUJzC3Q3p0xGJrWXKfGVuLIByynNXIhFnwlM3Cn0GxiI24dsD",
+	"TDi29zMmHZsvCyrSfGmQuHoWzNr4bLQaoQhKPJGXyoBTMctnhbmxsK4AqCZBAPMqn4FsBhhiJsqQLr2i",
+	"m93T4Sm5MIU+zsnZcGi19XKlTIYFGqeoIjw1UD8IBkdB+HMeEjNCa9EAwkWh3Kjyk6UWy8kV2MqgjbGA",
+	"PAG0+pBYsU/qCUy9j1PHPM0kXzKgT4bA7TDJKVXJ4hzdMndca9JoZYa0CU2NKOGWJIiFDeMekXQDJrs8",
+	"Qp9P3bqIuSEDciHslDyLwJzfMjkWLkrPE6bBdQHobJ/HaDsG01VFtL6/j/Xwnb9DusqWPts4wVi6ylet",
+	"zTsu8aDCWh43/8CDPz8ctO2ObpwRpMLYmEjlgED0VIwJKM714BYsQku+Pn0ueEDTpqWkLANEtQhDsYCB",
+	"SFUxT4X45ShomkTDZGRLk93HpKu3Fi4uLQgPQpZLLFM2RhfYuDMaC/8N09QAIAjAFmjdWtiK8e7hTyC7",
+	"4/f/c6Fb7mmKtYzpO01o+sqMxsI0G0H2cgYxM6tLcEDp4QDD+g6ezpXUap2BcdDXwOf72JqJEXeRXIMd",
+	"4xNNVLYZg/EunwGAHbAYA2a3zgCTDt1NkGGObsUYN0igu9QwAcDyN6wSedJYoP3wvKzPZG3fKWOr3rk7",
+	"mt9Ja/NzyVxlOQtjXIiID3kzFh7yPwZCLlyOWbUAgN1azZXg9MjGuWqm7vqFSD3XyZJuEMYv/vyZpwN9",
+	"qPQ5X2U0Yfp7uH9nPMtY6kw3HmspIDDw8+cwldzfh5OlDqtT4VWOaOdT36ohEYTRKVl+BXPImmy5wEUo",
+	"rdzuETOgcweYt705g6Myu/wKL7sHXKevLrUBhzWCs+QQOWuKsZ4ULgSk1zqQ5aCCMi3AaUtNsH0+RZtm",
+	"WyAI1sore0E1reCB7bNa/qby0KqRtb3SZ9CaeFA60m3qPdV9XVN5g5LLxfvXJFmw5EY6cELlgdRKesvS",
+	"XjQWUzZfC6yErypeAh/R4hzZGfrxYQi/rnNjLbRIHvs9M/a+1oN85Hs6XF/l2q+pYo6mYJ8UcmBbR4WU",
+	"lzwij3hLB9duw+JVTsKxNOkW5YV1GTzmsuyu11JKq9tL95beMOOsUZ4PsOqrglL8riqNvisgeZgDZjiY",
+	"G40wiWuvxXersmxBqpAuBssBUbvU52ZloWcwmJQXHlFz5FQEdN2u9XItqdhUKsYjfRuBDABz/TsNRayK",
+	"5w8R7VBiH5ALc7VrEWJlpYEB+atx8YE870YyFqhPxBdXf55cv3776t2H65h0nw+J7LmUY9A7ZpRniNni",
+	"RHVPFfSWzvADrUJSklHFnI/OrAEv9D0TEZmbT5jLLRCPmt4wF1tfTUce7quOcGfOXS6YuWsPSXb7fMz5",
+	"2bJifNzD5e+/5QncMn0crkZYeo6srEqsqOoJ8rG+AbROPiJhPV8wlko8hS6oodqAA6vY9DyzADRsZI2y",
+	"vp9rAuTw0Vg0mxGw47I9A8kEIrpWNCpWBvMw/hgUB/3K14eZtr30673ZfrDmEKL40Ph+LYEJ63/qqnzV",
+	"z9gty0g5Nv3IquBLriAJbLNi8nAIsJopz841MJeQfQ8rjO9bzq3XXEHyAzeCfpoAAL40e7GDwQTrGB7Q",
+	"V8tKcpWq3gH7sDFsUym5VFSoFknxxsZr+g+t+s5qpnCwJquCzVihpUf5yJKv3EjFlhMDQ7o34NPtQ+Rv",
+	"38f9aUkNzPYL22x+zhWf8aQdm6gFpWb5PB6RWHhNyCdm/ka5j+EMG/U4pYrG6GfV785ZEfcA5jafF0zK",
+	"WHPHamPuJ9Na+RlbUbmimdbJba+9Mm7OJmFAvOAc0Qn0Zgw8zBYto2ohwwWaajmNY7ZGEI/EoFntzBPq",
+	"ZvkcEzuOhy+BZfPPVcqmgL7DxSyHAFTFAR3XYk+UsalJwRVPaKZPYcYKCFtdsmLORLIJo+jCVrSCBPdv",
+	"hr0433bZg6lHsHPhX2rl7LN83vEae5Rq9e50Vcj/8U/XlRcnfqAwk1AhWFoxT2itagBWJmwJyJdxhNit",
+	"2u+6xoBnrIcuLhsxEsFquMood/dtPkMonydIwivKrfDujKgpY6s+RMyjhG9TMMeim+ZKHyGM8MG4VxKb",
+	"BINBwtUmRkwRIuCC9dM3Y7irfhl+xNIk8GkwjDHGcCyAy8ueMSESaxq1wwauYIU9F2QUw1Q0W7DPGwYE",
+	"k4sHY3EhKi1QQOs2r8E4yhe7XEDsREIlsxBSaMrEYuJUMww9vrFYcilXLMv0R1dybkm6+gNLuUKp0I1O",
+	"3eXmG9dbD4zc5TzHAodpHT426aRWjRsm4QHwcvBirQVALMLD3+UraPA70tXa2CZfkyXzOvqvHgiR78xH",
+	"qYVjSI7QqyhyNSk/6YuacgF/Y77yRPcPtl+Rlh8M6cVj0b18daolZShxUbboPs0V/h+sq2hFzvADF/GA",
+	"vNUNwbTkWOht6EsmJAiBg7EYC8+Kp89DVfSfaVHRwLJbtQ5W3riBtCYg9WEzOt6Uge0c1nU0Fn3P9Dty",
+	"h8YDY4hsCipFaC7wWMXWmEk0PYMlGLcFw63GguD9pY+JVMU6UeuCpS+t9bhqRtECPxIF5OESlMQiJB2L",
+	"IKubPB2ePusPn/dPvu+d25HbpBHCPq1AHwCPbVy108X+JO4KrhQTI8+aPdXCHtahISB2m1nqDVoaFyhd",
+	"pzz3y9qYI2c/TjIubuAN43WLdGOh2XfBosSqrhqLsO4vgdGPEJYVZ9yU67IVz0YwnK1Mp/HKtNkMEWzS",
+	"uTFGzqgx57dMGH80RN5iMHAsFVtpggZWt8NLomeux2Qg6JAF6bOI14Mnn/RMSH9csBWjapJRqZBBJZsk",
+	"Y/E5SfK10Cx1xQrdrMGN0Quz0gNDq5LmAF1ErCHx22TV13dT35pb+39mm9jgwHl+TcO/DS1ReROPjkzh",
+	"MD5x9O9UCzgDRZXp8rUCzugsNk4LmFRpgezB2a/Ki3Hp4K8HXPvZxs4DrAVYzNEIy7CRL3Hqw9oondoT",
+	"64IIEloUWmVF8hzYR6+1BKq3FS2qQD3WKV9u+7nZ9VJOXVEpmTyHbAB/iQbknag4363z7OmQDIdDsoRa",
+	"FJC9SMvkXKrIPGeS0Du6AR8rZhnoFnBVp0VO0wSIDWN4wbtqkPgJRbEC0vTgEAiRr7XmFaF5nBsoRs2O",
+	"c4A6VPlYmACulZ6YXE+dvIMmDSZiY6+sVkrUtyd8tBETPrlYMw3Nsp6fR2x0gOXI4EROdA8mfTE1u7pc",
+	"qfr3Y1EW5ar+RKYMDPo1Aiir1lUa2aIS3deT+hiqT7mOq88hsgiGfI4FFoIjqd47kdsNwS3DBDwTwBos",
+	"LTmqZFzbtLwKcgWESnAXoj0WJmakLHBRAYqEjj1oE3TRe555k30lN0LRT8AOS+E1wiqXKhzSqgWYnaXY",
+	"LGRKrb6mEy1H1ZlZN7oAwzuc12muFnA3D4iX8OyovBbvXVZStE0aGhzBWYYQWlQdFUKwuCIieWEzD8pG",
+	"XJGWWKwzrcFqUVwwQlW+5IkNLJeMibHYCuq1zA08NJDZ9mBvsDvwFfORX5SleiJKBJ/61+ETFFQ8S6fL",
+	"0xalGcFEhLTzhet7fkXU0a9SXr7CaQ4q2FpRj/fjsrX1PdfNwFtStQEzQonUScJ4b38nEe2s85v3YTum",
+	"cth6QF5RecVDZJrlORIYtKgxJ325IyMxjAX5DZaAumGbQSccmP/Ac6Ja8hhwYzf6nv8KsqGWL6uiIVEF",
+	"xwReQA6piYbnBn64kMrkzRmnJIQsOV972xgML3xtrze4vPAOpfMS1MBdfX4Sh5Ywq8Yd95i71nYAZhzl",
+	"/2hTfM1Zy65KMINHt5R5Z+wArwWoXIfVoFZsFWBlO10MJeHaWniePlbBCfC/BRWtTXqKnkLrLbDr9AW2",
+	"wMDeHGio9C2UllNue2ADajCq76gED3ZCf1c7vWQQc7Al6MIbRvbXgphiq8GWo/7xccN/S/FWbZ1KVwge",
+	"89gUdL0zaCtIQTZ8xiixJkjLCPNvX76Hz5KwT4oJLKgT83wAPj+wT31S1gT2BJ6MewNyYT33gQwFDEhh",
+	"SUYL02/ZNNfqDOjrv4w7Tb0kW4Xbx52PA9eIjE28OU5kQUWaabEeNGOt1ODGXm9WbETGcIWOO3EvQhgH",
+	"c7M7mAlpwARjmNuTOQOjG37Aihe2bDV+h2WrYnKXFzf6wqSi1BoG5LWpJ7yWZJZnWX5nj5DejogULLnJ",
+	"hYWWgTh/CFGAeuKxbhKiHNQC0tGJMXeRrgkOcz44tFWTOF0jmqhnyIqcBjQWsD561NF2Dr2Lid2GVFgL",
+	"xbP6GkwxUhfUJBvmZExnAGyK8XijSsExtEk5vvTEsSXM6jdmSiN0joXNTIWKzzEWCrONGB5Gfsa4YlKs",
+	"hZPSpjS5mcM0RuRkGA2HQ7SBwATGIsmlIiIn87zI14oLNiAX1lDjF6EqqRTIy5uVJS6IVtVrisHvcGzg",
+	"f9wCk5SsEsOv05wZ1woUqTrBzYndNjxcrTyYm67yLJsAg7ml2aQJYE8/hdnC+CCR6/kcXUsqLyufnQxt",
+	"CotD2/Oug+f1sK1h8EIor+ptnD3foOaMMoa5hHbNLHPNZFHbx3CW+m8trHdL7joE+LpkDBUV+/vnZ8M2",
+	"d3TYC30y3J9Q6/ccDDTZHQZqxMBH1yjK0vY70t3hbFukIcuiieXQpHtCFvm62EXvZ98Pt2l+GIQp+Fbh",
+	"yVBg/eWC5vJAOeLKQpktuZyyBb3l+bpwsczOwAjtm8IWWGjIsottCXSZA1afD74/KWG+A1ypyBVAgJWJ",
+	"Y7ZelbGiU0Eqzbmih4B4brJS0IhY3LJUiwtg/1xlVM3yYlkxgELB+j4M0gYAhtjGbC3ZpGCzgslFEy7j",
+	"DRNlGiC+Il1dAnjTPNSNubilGU8n84IK1QSpcVfkYj7hUq6b1qq6DC5Z0XpN8AaWsfWvA2NVW+85Q3QY",
+	"pGHreFfL9x9GYNcBMkLnO1yaemATLTCC3h7D5sSkC4fVZSRq2RTjNGyhcEVvGDhfeGHreMrQtZvYI7Ez",
+	"W708PGgtDWMcOejL6mI6AtA32QhmlJf1sXoEdlzaWyoiccrExnpQ5VjENEmYlJOUCW68LCANyoUWNCnR",
+	"n1BeutCyJ0iJPzKxqULt6V6hkInA8jjzcP0Ty9QnMslXodSeK/g+XFzDzRSCaM8Rv8fKazG06GC4zoYn",
+	"JFnQLGPoaXmlhV1bysoqtziIiSvr6RyCSLzgL8Zptro6YOz7E4FCJvL6SBoXpukwmW2OiKuvZxdmB3s7",
+	"HwuEOlqu1MZUrhYmsSCubVXsQvfBq/Dd9gNfZ6WAoU0yPmOKL9nE5Ddsr9cb84RzMAGVIz+U55pT1a/d",
+	"yq0LMs3u5IA91y2wkmQ2HzjG9eAr1zaJV+7OmoHHoEm0RJ9f0k8ToLJkUlDFJhlf8gC7es+KfgUUJGEI",
+	"EWs2BJuoljcvAMbYJcesWEGWXKwVs3DGS0aFBLiRW1YUPGWDVqBxjRUUbRh0qARulkERFf3IwON0LZA0",
+	"bF3GaqsfLt/0JZ0xOEhI2ud4FRnUU7MizBSFDCLYHl4vNIRobCqBmsqQ4Q0NoXhU+g8J4j5RPgawx24g",
+	"l9bwHu/zjCebi3XK1WOMymvuEuomfTMY1+2RbAOOSclUENOnrBUE5Pfh8g1eqUcB9bRkHnw14YKpPWfO",
+	"lqXr/q3/U17c0SJlqf4L0+9Aibq+/HB1/erHyfvLd397/eqq1wqR/IZt9qAbiZyAoAyxV3emAMBRC1LF",
+	"SitPar6eZiwEe3ZcOYF8rSph16CSRR2YBFUAKX7LU3A97C5It70dUC3dGB5twF24tBEkvENJ8P2JFrB6",
+	"ZiOikjrtVKKyjF0FoM3roqSi6qI1H5CXtqxZrb7iZuLWr5aEZdfM34gmeMAIF73do25j2jxedzm12dty",
+	"7hBj2HJYGZVqF+Edxr6w57LVqFzqXZskUrc0dZNdymZQDCoHEBwINa3b40x5GVPgoLFEWCsO78aCSf5b",
+	"omo4iKIsNHZYJxaioU03rgDZYV1c53m2v/n7xs155R2I2lERmi78wjKeRcHS50Qu6Omz50be1eJsZ9T5",
+	"n1+G/R9of/bx8/Oz+9+FuNvcVhQ9iCeuYMRlLcP9Vznyh4PrMOnzeOTMjqr7jue+RY18nNVfyufDNd6Q",
+	"7/qzqC15pc/IbXWtbHtlvbf3vPnEXxm2+bCzqlspj+nDj6Vuzz+R2wVqWpUMXLGkLBv4AEo57MDrbu1Z",
+	"f4wqf/7AmzfyLxXKrFcQgWrR7adgy0uHlh43JQR0DPk13jXgXRj1zEKSWK6IILKYt+DreNiG1n3cnfSx",
+	"6UAGpMmcmEmbtCBwp7VApMX2onLJ3IyDS1/k0wxRXet5jeTyp5fkh7NnfyArfKisxBkI2FBNIJIw7kM2",
+	"ztUyDx5EWP5JQ8kzDyPWotaenZ6GRBUoYFotCP5BrIo8YVJq/kReCYVVuhvQqf036TRfq9E0o+Km0ypD",
+	"0fYf7cKn1ewoV2C5CihkiT0oltyMhg1GhQLDceUNX60a4m//gRjTbW+pG44lPvyoYO+8u+Me7Ku5ymwZ",
+	"W+7gl/TDUXncHATUh8vX4WJlrtYPBRh9ivDUBUtpohrBpP+6ANQ5UHfheVw0AHEyq7an9E9ADS597FAa",
+	"sgtcEdTN3mAvYXgbYpbbmVjMZu8gkiOLEBebSbEOhGW+zJertUEuWmVUgLXpruDKOarCvp9yDjJUDwbz",
+	"NCUj5jmz/tVIzTamw53CreQixN6he0R0sfoe+DMKk4kDcWMYL1PV1XeKU+GKZ3aqpj/QLThmUhiqgAJo",
+	"JWnsK5UsFM/aTcmlOh0+m/td9BUulOpR0DY1rPDdtL1JzON49w1ay8TyueOr9ttBeyOsN9501FaBNahU",
+	"sT8A9O3CvBea6oFwfkfY6SuU9Pl4O34IeeQgwLstk2eTmf3A8raPGG9uM/ZcSL6H/Qj12KH+FKSsfpGg",
+	"88ex1/vqmrlY/MWJPEKOfCSTQ0z3Nco+FIUG4vNsokp15/6ClQvy2czWeIvL55/Y0L64DAG2swGsTWVf",
+	"WhVsxj9VdmlfGNH+G6d2lvajYxyZy1MNRzPh6FXYoSatIBzq73bsURwaDepzewdLhTUcFqHxR37r8u+7",
+	"FJKEbL43Bm2WGLAA6GBS9CG7fUQgkz0ikMceOaGz/AsS2EEmZZ9UD2Gnp7labCtCByOrVjGVPgbzRsqh",
+	"npP482dL2XVUWUiANsCyXGDupl4HwJzACh8fLl/LQSvoJot9FBTodbMhNMQS+LZpjA75Vh9gmx07Zyo2",
+	"jnP/JO4P6YNZNJASRGz/ZVd9n7cv3zsMBVfspxIjUrBVXmDSVQyGAJrxf7LY1/JPh6dn/ZOT/vBZJ+og",
+	"CsPT/ulz9+F5/+R7++HkpH/6LLigLgz2UI6ZNpQuF7no/5MVeR0LAZEQoHIcoiUacBW6WmUm1w+ecVAu",
+	"/aenw2fDsMemDSLSYB900E6et+USgJK2trm2eTNudR83XvGS0ZSHi9UgMOre4GfbwEt8vGrBKKvcaAWA",
+	"3lKOzpO2NW8iO4rQAal3vbWLEOsEDXznMG0jEuc3camba8WbcIUQnIMgYNaUygbV3+U52HR+SlZGsSwt",
+	"K/lNSLZDzICm8EJbUQqQKhZUEXwcJAMM4gNWeMM2JahBoQkeYAmmxojnhpByaVpkKQHd0qSUnPSHp9cn",
+	"z0bDs9Hw2X8HhWM+L2iDPIMGAwA/tKyHQ4BdxijgnnBJpmuepd9JACuVirjm9q9RXeOxO1EZk7eQYRLB",
+	"Bl5uJb0EDAYYDJ94DxEKsJeFgNoSJgWn58LxIIzOhssfn3wTgycPgQ3QnOQXgXCpRXOm5FiALxpKW2g1",
+	"4C2Xkot5wzQ3pIsR+70B+dEEZ2KVIsEOCFKrt3pM6vslk0zZ3D95nKnH1MGvJ9MBYAHUmizBYnKRbWq3",
+	"8WkbRh0goNLU/iB8giyfbg/+BRe0KCW5rqbv52c9r1I7CD95gZeRBdFvE3VRU0R2i2/lo18IWD8wC2+S",
+	"lExxIaysOvjWFgG+ZBNrI9+71P8S2n6pOzicpGptgt5v1AwQddYFbxlNEzAP6JfrRoJye0tqN0e0enAO",
+	"MxzYc/CixVmPCJ510tWqSkqLlNBstaBTpiKyomnK0l5UokhoTaNE2CkYTRHPSY85rHaEVPb6Qd2+0PU5",
+	"7brakShX+5Lw7iEN9udr2SE8hrLe7Jtura5fMqle+qgs1fEgumBQ+WK/RkTo/yEMIJbUoVzIiHD583rJ",
+	"Cp7oP/WS6n8v9Mj0H+8MYGVhIX0u2Zx9CrqFUKj3vXQWbHIQZiGwR3vL7l+9+xksUVvrBP1F3qz3KCcF",
+	"k0pLdYNyCR+sndg2jXbibU+T/Z4mao1QrLtmfSE2euLgzf20Akn4gFc85W+7MqNPJMHimU1BQXZ/d3O2",
+	"rV3xZhDZ2buOmqj8FbzSFCTvincdcvi8kxOwgdsxTpoiK7WOffrpUz3zYG92gZkQ4EoHQhnzdHPACbDj",
+	"LFWcY8oe1hd4q+rhi01pkMnolGURiccdrJr39tX1n979iFXzCH6ltxy/GHeA0VscMkgw2UYOuo86iI64",
+	"cwZNHqayEd3vBEv5P6yhX9es2DxCS/ctGRASw+MzH09ReSCZHbM/tcQnlhRM2fLHS6yOHyKFJVOLPBxc",
+	"si6yNgjw8D4+XY687WXwaFjvgd1oKhLcZjs8dq4fn1Sqa28z51qSd4u49Uc5giW33BcDbS1ktlucVmdr",
+	"dtHurPHGXTRr/UW2MXiRP/QWKrP7t+4iw3urwhTAM64lADPy9D5YV9gatLcjb0Tup/0uESgjKMYFbsL9",
+	"mVq75Iai5Er7Fserw1tBYGir2JdnTmv11WE7ap00D7ZeENxuRDkJb2DbS1XvIfKJpFnmaaZpTSCPT9GY",
+	"xrlF0CUjrjn6Xl1HUNI2Iu8/6P9dXL/8U0R+fPXm1fWriPzp1cWPWj949/769bufr3aqBrUrAuDM0TT4",
+	"5JzEn+EGvo+JZHPwivvuNYRg0BfnwLv3q3bZncej6dqAsbXdE1y6x9+S6/C1TSWbhC/B4wxO9p3pZv8N",
+	"/nlXXL/ejV2ZaRFGXlGRegCuxL0PaBAYBEhTLN8UMhPWwOe8UMCHGq9MDFnwh9bF1A8Ef2mbamc1hX28",
+	"DqXInRY9l63f+npyKd5fJiImGAXjyNyN2K7CFslVSPhgexccs0ey5eCR/VYJpFf0ll3I66rMf1j5qUdX",
+	"ofdxj4Bg0Trlu21sjbvatkLrAa0DVVKAHLv86SV5/oezH/CrPgAM9PY7YfwUkPH40+mJ/t/T/nj86dkL",
+	"/b8f9Z9/ePXx98GkkCsWxIiwJfAIlqS3SlMdTcdWLGbLFfgnCRQtXvP0Hmtef8bX9aexiD9/XvHk5v4+",
+	"7o1cuX/GUrTLi75aoJ/Olboh000JWl8wkRrAdyxbb4ZUrMVYYPRusRbnDjMtF2Ck35CUz2a2RMN048Fl",
+	"t0hmvHIZOjWTmQV72aszrdXirX5OX3U0WTDEuNifbZcsmGN8+GKJEbX3zevrN2/lN7qRvSy+uszPM0bg",
+	"7JNuWtCZ6jmMR2fbsXEAZ8OzcHS5fdIKIVvpOwZ4zTj5HZQSIuSZwYW1jILuXd1X+hkftbudHmDwu0MK",
+	"QMsrOJw9cckQ5IVQi8n/WsxyqBEenCLAfrQCEXJQI/YtiyA1EbmaYHx5iG0ocGto0bwZuB/ae1Kw2/zG",
+	"cDkZj6o4U5IAdpSNZB8LrkDyNvWOBsTLs4eqPZKp2qHelXNcMJq+E9mm0SOJU8ahPNqM2acVL9yMTQG7",
+	"6jL0RgZeZixC60Cqy6C3HRv98itiIzAmt2U03Z5A0ErwHTZxy1NT0L6VY9i9YQ773hekuc3aHUu4+8Jq",
+	"+Q1vkfJ7hU/tTieE2uAEdTLIJgS+BAYPLT+OSPz5hot0BKCgdMX/zzJZRWRdZBHBbEkAq1tSFRHIF4vG",
+	"QhVUSN1e5NqdUHUfexEB2I1RZqYbgKFFctit0VhiCbn+y67aXyb1lDEzSS3UJKswjoTLba2dtD9d9E+f",
+	"PScL9smKIeWiejmJe2nEZf1t/2LXdZfpd7/0fGh5UQskv4vUXmPg6RU8G6iRqPV59HHB8n58pETx9QpL",
+	"8rQ/Ux/MG/oiCgWyYMxgBre+BxnjBIAZorRIonJDzgZNRQQQmu6jzm1TcG/D3WieHzxAObRd1jlajV9F",
+	"Ns2zTHbfYqJG6qiJeFVRMfKkTXuFN99QO65rK7ZYkjPs0nG7mnDluJpHBg9QdlGUfgxVt0yG36Po1mDE",
+	"qJRYYQEeiF2hWKiis6JzZgjORAJlVLZhKMeqy0zKoCv5a1vYDhRADzNz7WXGj2rD8a02XiDTA0gW9uiV",
+	"UMXmcYDxDveJHeNAeSyIrd+KmyS05WHvhwnw95e5suU7dvlxOJOUDaaor2ODw/6PM8B9FY/8Ib72sIvm",
+	"YrViIkWgd6wSCHP+TkJAIPlw+eYcYUgdf4fvsXJeUCt+xFiLgDtnxz79lauFZi4lXM03vAdYOZBDaB2Z",
+	"Y4Dg/3OvmA92YYOEwOdivTruvLKlQVtxs8NvqvbiZ2ch84YHhjk5Mg91RaW8MziR1RP6vT6afzglyYIW",
+	"NFFQxtVWJf3DKZluFJN1u/YfTisdfr9ve+xU3ShCk9q14k2BMHkNDPcQTFHIn9zzzgcZCEUxiZeVvoOD",
+	"14L6gUmxF4JczJlQBF4eucqqPGGI5oFF4uKrP79+82awTGP0a0NxtSIXUCdUscImkHZjvbRgzvf6gYrd",
+	"PGGmvpOFhY57Dus51tdLjGXM4RBhWRI1FjGoH6MnTzB0TzePoXtPyiG5cjCzdQH4TPGMZ0zGZMokT5mp",
+	"d97YUD0oEGoEEXjclosz9HlC3vIXpGt7huHq5YHuviMFvRsLJGD46eT0e/zJYJhbv7+9TTv/i7z/8Sdi",
+	"MIW4mI/FWFwympKCzVgBuTxPfnp3+fZKd2aMfDOOxU0oGH6w5Vpe3ielTxbm0ZrS8FKy5TRj0J+1h0iA",
+	"gMo0bfziogECPXdsNm/nf5Gf8mIpxwLlMGANnVU665dTMIa5gOQQyK6lxU2a3wEOeLmmruixT2CDFuko",
+	"DTD2uJFQfwXhfxhgO67h2t8K7j8928vbzJq1vQl19z/xrI66ePr99q1oDkmN3z4LIw6YU7RLJtma2Z4Y",
+	"yJ/8I207iMgNVJzMTd6CPMcvoLi/pkQsctSUkxcbmzQ6WgKlJp+eBnhZ2KPxJr9jRaIFtozpMcqIpHwO",
+	"da0FZF7OM0YWm9UCbOMCDn9X04DH4wB5CaswZax3bhCyYRI2DBhu8RplPD/b5Vml/X8O+z98/H237/7s",
+	"/f9+t1eMCBiQ9gT2oOV2gKz+wWE92BoMqyTTAy8Qx3T1sTBl/m6A8djkOpuKU6v5pxZs2dtOCcan9yX4",
+	"oJkKM3vwDYfitTvdrNqoS9ucbspiTCMY+ZOl5U5aUxgsU1sCX/+GFWm7gPUAaTxlbvyTPFFM9U2xcptz",
+	"GHLUt1RpoHYMVYsKieoV/k6SlBcsUXmxId04wLnj3nkZm5bPgqcmHpAJ+X9JP46IyEk8gOTteDCo5z09",
+	"Ozndyxkt6EOLjIsD6Byo8tFp/VE0ejiGx+dHXTlH0vaWV1iW57M24pEts2d95GilLYlYSzxNLBmfjXuR",
+	"y28clSLOcBiZckTIGSP305mWfsaCC0KzjHTjXz7G1XJSBxTmsAu3p2K0h7n6CKBaZWu7gLX2hTAcEPHT",
+	"DJ8UpIbt4W2jqR03uCowUBsgoPrQ3QNNI29O5d43Zs2frw17bj+hVmmrmJ7a5po1s2gK6TkgrmU7KuWh",
+	"xo6Qd307ObHxtx22i9LTVN3tkCvKzLBp5a5NiOph6wZhk1dwPttYF82TuxYrX6ujmmxzCPzRBtdhzUMo",
+	"/98gzurBJEcLmmUs4zIQNn2CFUwBTgMK6Nhr5JwstYpqftX3BhWbQOFKv6SByleTXExmlGfrgoUPkEJA",
+	"3yqn3x80/fUigt0AtydUXcuH+Js0cT2K1AJU+s28ELr3y3XAt3m4+wvL7E5cAYqaNgu/GhIFSxP8BYSZ",
+	"5OssBZC2Yi3ClNnyCO3OQNa/leMLkD8iCe98ROvZB3IPqRe5dXKBJl59Zg+jIAjmXoswDKuiWYskO0SV",
+	"sGN1a2kbqC1gbb/ri1dZqbqXr5zjLpp8tNPVsC5f74DZzdkuo2E9xtsSIj6+OwLs8DO6O9NOau37oJD+",
+	"5jTEww9KyOVYrEVjFSvIAirWwoL/OyRRyLU6pnrTNpibOwNI7B5Gu/Vgf2w6w4ec93ZajG3Wf8mrnGTW",
+	"CmmndUqaT5+Pm5l2dcdVsvAdL8c5zyrOorbZVf661RsIndNrKm/eG9SLhzAc3c7VermkYU/rV+E5/hge",
+	"RfwFJ/4DCkXZFrbPlyvx7x+xhIqEZfC3bvhjm/YhtFqaMTbVeePKBFybxwdtQ64bJPpqP09PSeZM4gv2",
+	"yXOqDg4vTgAVCWyRK5sE6UqLrzK6aWh1R203/ep30lZ3E/ldBEF2+msEdSV3IImZVCGuSLdgyU0uXAat",
+	"kgQb7fmYqnd5caO7NzrZxBFttG+Dm6vTTTwYmkCeKE7BPKOnQroYSeJCUHuD9vj/trQFuVvk0kAQmgvM",
+	"rXnLMFRTaMNtrsegaxOrKRweCdfOi3cAg8e9Sbo4XDx4BCn7W0sRh9y+wf1zl6y7+3dIsna2O/blMcTY",
+	"HdL917lRguakLwFaeHS2VmOtGmgxIncLniyAgWEBjjlTW7UETYX6VsHsh+RjT+QRNjUtXE0sG2lPKm/z",
+	"5ObKMp9DyjWgqc4balhEQ7JqILO2eRSuijgmjE6SGljtbobRCHPbpta8l8krIXf1hgkEtwUo9Do6rS0O",
+	"X1IHFNvHGP+YcDkWMUTxx6SLAS6y9jT8OqjXTe+dE4o92SRYtWBLwiUxoLdPxyLmQq5nM57AGmGp+wFx",
+	"dxWXiJSM8IRYpUZ/EUNRJWbTNXCGEDrzlcraHwSm8JVqZVTOYZ3Ytw7bHgrdJrMyX+MQI6Jmq49yPbSp",
+	"/dfs+NSv/xwO8ai6qCMST+KIxP3YOKvjcyIFvWETkHm5xHJeIPNxLeMhIDlkPrJkK7zn9PtdURwX/f/G",
+	"6I3JoN+QEP8Blhd8sy9pkR6nXurj2eru1HJrlU21u6Pc+Kq8KpTLuB8EAYLW2lOG6/uVCXergdYGvLyL",
+	"fMlWRvDerweJ2zxxAZgHrsfr8uXgangBWHsHUgnAOmwYb+2rwUHs8OGucslVjkr2ftuSiy44bOMCzvng",
+	"tu30OG4d+drJgU6OrEn32CRbyVuo3T4Nq+wWYZmsJmWl1v1Ek6wmViE8HvkashGY2ple8UhSk1oXQh6T",
+	"2eq2/OHmuCX9NFmtpxlPJgVVbJLxJVfmB75cLzuj05OzP5x9//T52R+Av+OXJ1ELILgj49tltp7XK+ya",
+	"yL+u+aP/8fMwen5yb7/v/dfvOgcsG0aCHHnBPEK9uT2ROYfh8zeXvzppANN+eNW4PRM4cuP/fYrGNZOe",
+	"DeU5kviOqtxwWC0EwIDf1sEvGRSSQn3Iln2A8ORpJXp08Jsr4RAcOWCALOkNqI21Gg6V0hW9wZGHzI+M",
+	"rR+E1tfTb+oE/VYKMWB02sGlrBpOJIalHa9t/CugUR1OvjuD7r4KYFOgZhVGlKMN0Jj1CrbMMaUpaNc7",
+	"8hw5uKZ2g64BN+3mQMZkZZ4md4s8w6oxXwLo52DGUwf+2TplXwoJKIQeypwxtw53910VHq8dMZRKW8ux",
+	"GZSh3fvpIPlMmHi5oQ5fpl13VaSZ3Z2acojgOWOmS3JBMn7LzHcQiiXzJYOC4abWWkpuGFth3iGs3FhA",
+	"cWvIIVLnkD6CPlX7PA/0h3lvszzL8jtY7LE4GhnnWJSb91TpuyJIOLbVbaogsUmdj0m+5Eq5BQEjLwae",
+	"5ILJiMz5LRNjUXiLviQOwHAXGE6VuR5/LUGs02Mo8V+sIG4tkNVpjCfPq5riV41MLWWHZ8MD5PLj4VN3",
+	"wgW0itH+rQH87lilPM8emyabJJAv5Dtsd1XUHX277EAH2n0eyRO4x4BoyWSfowE8Bf/xF/7HX/g4/sIw",
+	"6/Au+UOyX+twdV3GIRvWQ2E037CC9hrQ7DA+QOWkKxkbCzsYrYz1okqqH2Ab0zQtmJRklWc82UABIwid",
+	"lAPyJxAdLPoxFK1FiYGJpNisAPFOpCg/ackBq83hqleZYQv8Ho9Bng1/eB7tL7EjlFbgdecbV+bVIPVY",
+	"gYh0ofT0BfjIjNm4F0gb97RuDy+ohZrrr66H3EgFWSi1InkB/0ry4fKNyykOVwb3ym3sk1+28tKyoF+0",
+	"go+45aLFLQG9STaH8DkcbrPzZiPP9Xe8QhooRTsi8A/e3mSaB6z0/qUxzUfVGe9asLfBMufxjGbZlCY3",
+	"Mekaxbw3ItSyIn3sYiLyMtrR1Awk3bywMAEGbLzUosYio8mN7EW6oXrVSMh//3D52s/YBegJkStkEYjH",
+	"Ua1sD6+NBX5FuCLQA1YTQR7B0oHuLMmLNB6ZA+TPIgoUsBTpWFS74dJrDzFJjB5kFwoCDXQvQVWoqtgc",
+	"Jlx9AX7itE1cjwq9n28rT8uvwEV2M4pzYim9fmmTBdU0UnLBDVODdnxl+0zIUAbrUVHYFkTquPzCUNiM",
+	"hWbaA7v3F1bw2eZ/5+tC0COleWMi3icn1i90V2nCVgXUsnDfcQg9ZWuERtHQFTqQgJSCwg4MGBpJx6Ib",
+	"fx53klzMeLEcUKg7P+6MyLhDk4St1LiD5RDGHUBRwp/WkhUD664AsKJORMamTGVe4EPs1zXN5LgTjcUY",
+	"q5Pi9xdC6EahxC1N0cwtlW84t3eEZh5QPl4qUuRrgGOiCqiRis35WEBulYSK31ZM0Q/Mc4fGj4zkQPG6",
+	"4qF85O05N4AEjptDEqrtcHDEYOVNqGTBhb/LI+KvlF1as1owGkgUcm8YqceUr+hSXP2xQDAdCS4MvQLY",
+	"AIyAcIuxUMOlCccwNYUw6cPeID4AQgvB4GxNITgFWwfF8CNjMrFlkJ0RZRgyothYh0MrxVeSkHQbLZhE",
+	"U9k7TAcI5YdmkllGzAEwSEEIWVrkqxVLCd6EshqsS7q51Vv+gT1/J0lBFSMQliC1AAmbqP/+dc3WjMzW",
+	"WdYjkuu29bfmPagnBScvyRgtWBr5EC9e40wzAQSmAe/gGmh7Q5ZcGt1hQK41rbj4YWjaTGNAfizyFUoT",
+	"qqDJDbrTlmyZF5uIrFjhZh4uqtGQXvtWny4w2wKV4GJVqmd4dOAXBa7JaBYW6GdEnqGKZEwvykkcTKfY",
+	"VSv4VhMEbwVy4R6186uU/fUSJiz5fAwhekqWrAuuNhBDba6dFf8z26AeFuIZq4wquEQu3r/W90VE4r/1",
+	"L96/7v+ZbUZkuUxWk4FB3+H6DRRnOg5uzT1cLg52Cd50TUfFxToIjRrquqJmjcgLeL86CpB4YCnhx7Jb",
+	"rSahMwWwPl/m+Q0PHLMXRX4noeQEPIZpPRKAFvWGZ/nc+GD1wwk24mZr8v0m5uXtOd+DIWwWSGkyr5KM",
+	"waEsg5CkFcz1EyCfdbUUl5GXiJNDrNOqZ4689HEJQdYcC+N7tE1RBSc7vxMVgS8iMicXrwmdAwRTQgWZ",
+	"ar3glmX5yujiioGFxF7S4KoYi5e5uMVTL0dj0SfvqVroBooCoJ2NLd+iO4FyB9tqf4AyyFrgj0+Hp2f9",
+	"k5P+8FkM5fCnGdPXSB/rzoPIYfRGMBe44NqIsE9aPLFAanpeK7rJcgpAjx4WBoA6GhCXGNt+nWJzHz68",
+	"/lGrnvrOUXRp2NDlTy/J06dPf9B86MP1S3jjVVHkRfnzD2fP/kBiH1drVeTTjC1/ry/oeED+QjOewi/E",
+	"WOjR2GSUAfM04WIsCIkhc1aOyC+fYcKRzeO6/xhHmm0WjMTwCyhJFNcGULe4MFe1sVfo5rpx1UD6y8nH",
+	"gRNMBlZGiyHUQHmZdZS4yD2Y8xuO0ATgN9QCIOjfWob7ZTAYfNRiIcoDXrZMbIYL1av0aq3onAstS0OT",
+	"5rRJQtdqoQkoAeebRciMawcqJnjiiMRSNeZcarqEg3lO1kLSGdOzNgtgqFBzfgOlAA2AgXKKFqp+XvA5",
+	"F6QLwdha24FZXLGk/xNTyaJ/xRWLn8Tv4DEgGUJewb7lYCvTVwqwDKHpaItxQQ5hmHUhmOcN2xgsT5IX",
+	"QAAej60/AutmdAwyzVNujgLc5wglHb+9+Nvkxbsf/z558ffrV1cx6SIU6HRjHf69c5LRYg4RKgxzfc5O",
+	"nkLT72EmmpF4MFvRcDgEy4KMzAenvyN2KHxntPdzuKWxQqVp4HQ41PMCFubocEDe65uT4tB9qtUDkuTs",
+	"9NSaNaCGgX4Khnit5R+LC+qVxaKKxFDHl674E+MkHcABxHD8rd82dJkhjitSjEhZ4beT5omMjcaAlVYs",
+	"n/bQiEadkmeB3d94Z0edp4Ph4KmpgQq37ZPBHcuy/o3I7wQWUupTny76uPAwRktF28WXMJKzjKltcOOU",
+	"j5gqE6/Tzv3H+yg0ilWRK5Am+nZfm8egZ/+oI1gxwdM+aJxzkzz4pVdANw+3XD+hBfpD5ywgNSLL09Tn",
+	"X8lahwa8O3g5IoLdaaKd8UKqiOQr1A4BOxK0q1wanpYLNhYxZq3GUckLDccBCje0atlnd0UljmBVsFue",
+	"ry0H/k5WGa1RtpCd81y8Ts34XRC77ET1VQMpBjDjSyGmTMd1nitrd4NKd7qV9TTjchHMT76Pws1iGLTf",
+	"quFFndGzoaeqnVbUtICvu6kDk57p97AHw/L+Y1lxAWjgdDg05TtdxKR3pWtOgpVy2yQrumWHBCaQ/LYk",
+	"XDpnqLgWqYT4ljMcQKhdN9AnL2jqlag4G57sf+WDsHyGpfjS0/0v/ZQXU56mDNURaQETgKi8A2Drc2km",
+	"Seearjr+0foYdT71l8mqj8p1R0s9E3hggg/cR51VLgOH7yUY3fSNCnTnd9m9OL0gJ4MhfkLDXm9A3unz",
+	"hqDe+loQjJniCpLeMtvOWHTj/3FR77//XVxiRj4bepgEkQXbNSquzwFG5Gz4A97+d1yynrlDELwZxVMn",
+	"YZT5X/pgY5vnKPdhIBGEfmoNecpASdbfabW8yMXcRhOhiaaA6CF3+tB3WbKDWydkxiBcmnQz8zyAH+fr",
+	"LB0LrLk3IJfrjElixR4D2V0+PiKxueRiKG+6pFpCc0L73wZ/H/w36YIrgPULphVhRsDD+gnkUrAXsrR3",
+	"Tir46loa0JtyqmWGcr3PiVOmgU8aXF4ImTUVVr1WQEC1zz+rthOXWVcDGwIYGyDfsYCadAXTrHperBL9",
+	"f7pa/JpF5I5NZZ7cMFVtwqpHWnGwyV+GS5c5TvFYgKM5L8DhfEU+XL6pDcWTcfVHzYzsqMAMEhHUWSNC",
+	"V3yiNd6xgOvuNCJTKnkSkaXKao0i7bt2NI/qw6zsDGFu52PhgOwHpTE7fhKXGZgxeX31jnz/fHhyTmI/",
+	"gGCQUTFfY6C/fuT50x/6JyTJUyZ1u5VHMcpjqX+LCV3mWnZjn1REbnOesIjwJZ2ziNzylOUA+c7OSWwi",
+	"Jfy3xgJf0/OJiFwxlizCb6MCZbKorGpoYNSd2bhA5XVB5VigQYSgSmj2EUcQn9s39Wkqc6Vi0qXWnsZT",
+	"gt42hqj5sc2RiscCFCf3JGjLWgg2o/D5R+iuRnbnro2yLtALA0n/KNdSrRd3kVQtTiZmp3Y5njz+5Ri6",
+	"GHGIKWCvGJ79m74c9Rs/7H/jZS5mGUdb8NlJiy7eo/niOs/faF0N3js9bTMfU+AAAoqqdzeuLaFi+wJv",
+	"eX8j9/BucOihLlE/+az/0RI73uthm/aP8L10h1SfP3e74dgyRm/NE+wThtD6EJ3VI4TtVY9QhYLPmsaQ",
+	"/uYp7Gz/Gz/n6qd8LdLanuMMH7LnuH+VPY+swlTdgT8ytWP5h1+HgVwbcopK10ayLgo991JE+jfe8D8y",
+	"LBl/7HbPmart9WHKNuSuYw7CysZe1Fg8HGQ81hAXbkvyaI35nMRinWUxOpq0vut0anzsnMQGFB6vYJtC",
+	"HbvocmgYYvhBEB6Qizpf4dLSgrVmu/I+hstwaWtTj0X37PQ0qtlqMVawR/iMcGWAwZb0hnmyuoAuBiS+",
+	"o4XgYi5jmK0cCytM940wDbE76S1P2AgDaY0SUDAX2GNEGpNIYK1ipSgIIvdYTAtGb8r8BGP1BKfXLC8I",
+	"JYLdkSX9R15YQf6c0DT1+9h6mou8GAtbbjYgu9TS5b+Q7NIAZ9FKdvlKrAeH+G92m/xLCThGRDj+skON",
+	"qL2A8yRdIymxw82SPqdsZQNJ8tWmotagZpxlCD2I+VKakVmeiOUxUhLXC4n1dVPxWHSTNUS1VnToHlmL",
+	"jEndLyg1XCKbDp39H+30v/Tx3+7I4wDfTFsBYSNfbf5z5L/Zkddn4iHSraWrA868kSa+wIk3nmJPK9Ln",
+	"OXIArYC6KCOTac8ViZ1kE48IFRst+SUUbJZarIKif+BYrupQIiUzpgzk38XphXF/cTEfkAthZRcnLBlR",
+	"CPnN2ekpMhmMLqhKRIQL68GOB+R9aXzc0u1u3VS58mQwm1A5FqWlM8B3TMvfXt1470b578YCHnoyzcrU",
+	"DqeJUECMHEeRLQ+rIYkDjmqZoxzUWCsuMpOf/DUoqSzr1XCp4LjLqlf/xgorepSAOlzW93HupIl5+UE6",
+	"a5AvY61uZ1sekNdKonDU4OnRmpNxHaHPquoyGpB3AtIoqjyxrAEKzYL312QgrTNGtCJaacRTLbX+KBko",
+	"gaCxOUcNF0kBvhkXxm9/uaOY61FQLsNctmYvtqUcv4R8V4d0+0YmaYP1hojLAbdtmv5Hv/t2wt5Fmjo7",
+	"hcoN0zjWdI3cot0F8uQz/AvZXTuN2pcmD7o8yc6whPzNqmZaj+MKnbgQWO2cVnVJaSwSKvQ5nTKTZp0C",
+	"J+iNyNoykJLRQBxKUFOrmsfLs7zPRo5T+o98UydGXBdHjxArfBBFbhnWLUW2MK83bN/wi/LjBjHl/wJj",
+	"unc4D9jgqim93N3jhJNof5yb7gARCL6U9X1ALutG6aDleeTLJpJuJJF5KYEYXlgxROt21sLg5OyQj7YM",
+	"9MgMW1ji95uuv6SAswtU9lsZsfdIO/+xZ/9G7NlH8p8tY/bRIs8TLm7zmwfYuA9mXkE17NLW8oRYcpfs",
+	"jquTcXGDyBSV6J3fe1E6PWIzuGgVWGQs/FQYrArq56yPXMSQTc4n8ef7uBfwJJrkVcTIGQt4jeDJQwXO",
+	"sE8IbTMZHlSa9gdoqMfkWgz570Vee2X8PKEFGwtMGy0xJ6NKRJNFG1va9Df7NmTqIQECfgAkfuR9eG4s",
+	"TL5JD4VTE9AkGMMilFNGTELRgFyYpbeoKxQ2gZnQJ/B2krPT0xDnfQ0E9VU4L3ZVZ7hfksFWemzirh6S",
+	"EkZx/tvx2W/FNnH5S03RgNJwJS19Ov7RkpMi+zuYkzr97Au4Ct46PROEnCmFGZEYXIXxeTVoSqp8JYlc",
+	"5HeaDXDVHEX1wQ7525vWX5gp/WsEAR6vZFxrabVqJc9nsweYyR3ZHWAot7fYF6BUuLU9M+aWKwiMnUvG",
+	"FIBKkS1LDQbbYlB7zetk6LgaKV5mRHZNrNAvJx8BmSLuDcjPuQ/hKUOXk3XDfd0zUKaJNl0XWFDt3/go",
+	"vFyw5KZ2FnypqoCchVleeIkKLQ+FJfDwmVinXD1BkLLGfLB3ghnoAMhxRGS7XJMzgpsV+VqxakLYyIPX",
+	"WNK0zG4di1pO2Q3bSJTe8OlSpEJX7A3bYDSX0tekLb1YbWQsTBL4gPzEM8UKwLJz+XNxROIbttF/oZgI",
+	"MA/xuUtFa85Ea0ovew8zv9Cr1zK/zCtFVR6PveA84cZwMo/REqxEuKGdtbYOznZDCFub7vbs3yTdzSOD",
+	"/QlvBqrkXyfl7Xo7A9TCGeoZ2wn5fAgOxEePvajFE0hSh+vV3JK14wQ/fxkNCNr+RsYm0ze2HqKMKz4X",
+	"oMKeG5UcsTdMrj4keAO+mIfKdsVUv8TwKMdRp/n73/ZF+ZX1IwMA0xn98tEn7ytFC33PTKvgJxVyVosA",
+	"NecItRwW+l6JVFb2EyMRpwZwCjYvInxGqNiYew9NzuXP28rJG+w0fNPsx2NpJpSPbRxhhlDz9cPI8XBO",
+	"1LBxr4xn8bCNQ9iM5o0rg07XEg1KFeZH8jth95Eq90y6TUDWfAQfxsKc521UDy7Jn5RavRPZJiJXdMmu",
+	"uGL//zf0E7Z7pWcPebirIk/XSVMG3RXO68swUGz8G+XL2c6bWShkAicADhUhuI+/Y7g7Vb76tRnqv11S",
+	"XcOZ9FLscD9g9fWWgD5Q2Zjmg2r1/VYwFe8ryjQEFqCy7fcVYY57wRImVLbxNHAY1zkROamlKI9F/Gvs",
+	"gAkBbcpENGkGG1XysQF0yst/7yZUsj4XkgnJFb9lvXMSKzqPI8gZVmyeFxurhej3TEfWPj8g7/fDYwzI",
+	"/8fe+y+3jWN74q+Ccn2rIs2lZced7nvHrqkud+Lbnekkztd2pu9WM2VCJCxhTIEaArSjdaVq/9oH2IfY",
+	"B7tPsoVzDkBQIiU5seLE8V9xKJIAgYPz+3zOidXNCfsmVmCUIUihg51ucA3WA2yct+9+efXy+fnJ4dnR",
+	"+auXr1+eJWDOTaSqjOgE0jiiLbktoMa/bqWkd6j7ho/u4jVu4e/iXZoc9p/9oiXG0t5uE8XxQdhKjpDW",
+	"Qwdpeso+3WjaW4OdnhXFa65mwE9SelgvVx0FL9Nxm6eyOfcAMCdget6rCa6a0p9ll+ibbi1liDs3RTk6",
+	"13k1+rhz4xOzWlnkmwXmxg5dRgEHEClVmGC+UrNnu88W9c9fxSIf2PpCtLKs1vXTbelbJ01thI4Aaa3h",
+	"Fw79f5rgsm9HOrdNszkuR6d5NVonVG23gyLVtyPQBvRVfefAUUUr8bpNDiDKIDHHoeB4SmS9vLgW5XM+",
+	"EflzQEXkWNyBQlEjwrI0/X2U4LEKBorqgtDENS1L2E0T98YfdKzpmHOKoFpQlfk+lptQlo9DTYkQ60bC",
+	"RBxySnDRsw5788cDljiQN3j/uzJPYtVzL7P6hK6m06I0InupjCgveCp0wv68sRNgLQguEXNwML9IlUk1",
+	"iiCMEPZ8Y/HW08FuvPXxfY1cyIZ4N0sLq9lAml8bBkvPoa+w//7f/ydWfz89fnPy9jlCsdhLgAzzb/ay",
+	"B2aBy7+eHL797f9/BQCMvg+kmxfrTdIp3LbwPoSc8S/EcdmvcE/L+wOAG7j8x9Evp8fPfz86688BviSx",
+	"ukFgd7tEbFrp8ZvCyAviYJr1gr1NuJ6pNOl/rGEb6RcHjli/OFakPooPxqqFhWJJVap9Mgj36/Ow35gP",
+	"AAiBRgBNm14TUAy0DKAfjiHfwf2i2URkkjMr1e10reZqP9n+sTPNuVQILQMX55kzgdXEClRagJ7B+6pM",
+	"Fjt/IRgauAR/2UsASQOX4C976ULmAncpHKBIjTDbuLr9A+bYIaaHtBFXU2olde07oW9L6pHCJwL3pVbC",
+	"+w0NPWKWdTb2Di5gwAHUQil0FCtPgsGbGjWlA7YgTQ8oLalTmsbKitMWzToUqHuHG4+07R2urOa0/NLf",
+	"9KDlKp3GRTGix3wqvmZhOxY8RxzIVoF5IqDDkGXh2N+IsphkKrw1nnHDh1CsUworF9OxNe1bNb7fcLQN",
+	"0iWN0JVjvWzq1RRo9Ed0sHyB2fjRw6IEnmIB5FJTAb9i7FbTUZeeaSMmgfPjUsy6nR1voA+QHhfXmnFW",
+	"8msIjBYlrMyY6/Gg1Xr/3b5zk5wFIL6XFfRhfDeMDQ++aDSr3pabeRT0P99/fL9QkNcCezoPbRzacvDf",
+	"951ojq+l1T85bNYFJRw6VJ4GNBr7w8e9nd5lcPWg0Qe0bWPJRQU5mdLEConP5ZecHJ2esecn7164YHx4",
+	"9n16pyvJCeP2gd8MY9SxaoNuY9j8e2gZ93kdWYcsymrKTMGe7u4u/K6TPpOm/oJYJTg2fARz3+D7cSxM",
+	"DGFkfXQfckGI9nsJQOCja+zZD7Gyp/OnZ1WZNyAdoGkENo8gEG/M9w8XqG5me/rb4fbejz+xsfhgTeVL",
+	"MYvVNcwhER+mshQaMAPtB0FJekuV+O7TAbPHDtjUhCs+wrCBhijKtlQQO9Cxwnk4mnJ8ZSKBNFgpIJfP",
+	"/tRdoYgtBjaImAfH+57c/4SIdxh0EWhlL4gUADuMKVFgafFrbKP2tScN3Zv7fiU7/FUoAU1TFsHdFxlg",
+	"KMR2bjBBZe2CQdhESswkjHnf6AUPF4Al9J7tPu27/itQnSTSQmXdRX/ueKyu9LNn7QGi4d1it3EN1trr",
+	"dv//lIN6M5+i1OQXt0lZ8movdqDtKg18LTap4LzujDtiBBgbNjZbl4AcKAvAIfJVsG1C/2tVhED7bogr",
+	"9x3z39odypuIHfrm7Ubsb/9mi1pVz+VNwLHPuYF2l9gQARQAqXEG10V5qT22gJXJam41FyLj19Kk4+Nm",
+	"5HEjUfKFge4p56idWnF6D7Ce7euVnbjknSe/+9iEDTyWesZ9JxBy1fJyBsAWw0rmBllQL6G3NVt/9COW",
+	"FupKlNQ4BbLG7QOxspoTKKN0zNwgTzShsYQtQsgvD73PF31jHV6v46lQh29fvqAXfy7rvrN+6u08nmbL",
+	"fhjs+rVYbu5Dlxb3mHsEAhJ2mZeZ/+EefebOR2w4M9CXFv/gmrWTAu0zIIhSYOKTt/J/HL5+dbvtdF+6",
+	"JO1m3U2xH2In8Kmbc11KY4Rauj8NubcMWOl4TkJujN2HAy3zwTSmHpaMuCR96KRgNZavViVprCk2I7dK",
+	"wVDkhRppZopg65o71e2cOfNfz4YCo1zUIM5yurMO3l33ikbv8KDDNv8CesfiQPdkqje+tRvc/hHQ/osp",
+	"IHU+XofeMX9IWtkcRvLJku8ywBYI/Qtwu3U43Xdtzh+r5mLcnmXeNq41j33eBjjyBXji4kD3ZIutItdH",
+	"kJGvn4lSSl94jrQwRtrz0wM9Qfc/mafuTMRkSHnonbrka7pno04DO8Qy/ZEm6nVGWaJ767vmsLQzAE6z",
+	"tpT9DL7aWjx3mGU4j02hU7r335NiSR/3iEj57TFPwKxUTHyQ2jJMVD4IBbnBUe+Mke7c2DFWBZ488CQM",
+	"23J8WRvs5O5f+4uGHsawggP4vUJK3o5sbx2ZIrxJ3GZHLweMq5m7NuEz2ixLXxMt8iuxlKI+kRFHrcEu",
+	"Iru7iXa5+Nv2JJ1S2+H5n+68M/Gyl++IK5kJlYqlTkk9FSnkIWHqSd1xirA7XPsOzGhnmbiQSmKC5ny6",
+	"mighc5LAtuoeAHBoCScxms9lQfAIrEgX0BzVPqILdsFL1mvUq8eKl8J5/Bgk8o7LQhWVzmeRfaSGrqBJ",
+	"w8iTAhyNzZal/UGsErdA53rM9378ycOPuWQS37lEFUqmPEePO10tfaCr9ux2OFwRbeDIbcfGcQ38SB1q",
+	"ofvuh4eQu35Salc66s0WtjU9hMbdf763nINDJstvUH3aIi8dxoo7KQTRx7ShJAykdKFGkppdXMg8zFcl",
+	"GBfIVr0Us21IubLMCq/fmufdhknY87+UQZiiyCPfQB+OL3bOZ7qCGobmd7MenX9oPFqYPrW1S+xA7qBR",
+	"vUWQtLXuWQtb6UNuOOWGEfpMrBrjRIzap0JsTEPtRcRUwaTScqSgRkAZdj2WxnJCnoqIqQrNA0inx2PF",
+	"uI4V8Z3+gL0RIsOCFky02GcXVZ5Tqh/0IVMuJ899wKWYPdFz9a24u7Gqn4MkPJc0h8l1veTZ7g/sdzFD",
+	"KEO4AXQxaWelhUn6A3aosHihHVzHFYdRgg6gAFGfykKJNmSQpWzs1BLMxlkYjLIkvxgOWC2MHjnZXXCy",
+	"jsWNEL8q5GL6K+Fenw4CF4zSFWYKMnuLbBZh53Hdrg2xnm/eCVCNHva0Txm49JJY+bdAo0OVwfzDN0ml",
+	"jeBZ5GL5UN3gmaxV14LoPmK+QpW6Y9GuzyRyaZ2wHtwDClDKy3KGkBbnfopJ/8ByF6iQk652ccDeImJd",
+	"XQZVz9bqYReY7awj4EzP9vb0gHq6ox5VVtTBQxXuXkDeVgy6LQ1iFSvo6L6PH7FtdfJtp4cnUXgVepVs",
+	"p1yL5nVsTw9fDxeD/Vt8U/hjDsXUCesR5jc416+h1XuQg2zfCyi328ictunzepy9KPmF2f53J1/w937E",
+	"mvdneFc9DrwSwW6b74xY4vZjOy0UJkcs/S0Tac7t97EeQQwCCC/jzN8D9ZMaVt3K7KkozYzacAYYv/Qi",
+	"/Fw/kGMz243ZJqzn+Q/hvIVod3ivX42AKLerUja2pPGD/87G1WB3/fXWHQ6W15H9PDXFyv2w9ht4OYJT",
+	"1v0qfwfNdBkyI4q1DXn78OXP3fncNFowDrca/dGxiMf8tU933t2XLnBSEdMvJtNcYkY3YFlSSLJFT2DQ",
+	"gtdLiVuoCEvlfAEoUGEhejEVSmaWF17IUVXW+akb0TNwfE9kmx7on9eXetNjlGIktbHbvulxPg2E/3aj",
+	"mOJS3M3+OwaHDTmX53ImL+Aml0UHZdycaZFfWMI0XCqRoRF7inJ2b3dvd/vpXsQyUcorkWHxdMOktUab",
+	"nyzVR/OJwOJs6bM766Q/O+hIKJp4OO9+hxGHs8Yp3c6MwzH+7YvncuJAqxIERWOte7TYfas346r4RQ5t",
+	"F7K1g0iFu9K17a8A1Lml2PD187fO6McB56onI49au4gQFSsHEcV60EMPIRXElSwqV/5mlX0lPphzurMT",
+	"+OmUvmAttKclYEY/hmBGew8EzAgXZzWMkatc/GYwX6EGdpEG22i9rSel+/Hj6tbeYN8ujDRgLw3ThpdG",
+	"IyfEDuC9hNyB++yC51pYWxOwU6i0NVZI3eCiYpUyMocGwNr17KCz8vbw7Plv7Cbeosvx1j6YmB+T7iJL",
+	"3OuNpnDiEPcFs4jf9+2mbd5blyKfY7lAxmucF0L71271m4Jjx+7nrBut9DU0wm6RHzQNRBXk80KL9eb1",
+	"jYg85CXkzx9gDUgoA63Zb6juo0O5SZotc6RmF+BhRtDbWIWOJpklPqI35uA7Jiyk4QyOdAL9Cg5807RS",
+	"ILKKgspe+zeuXBarnk9ibx0BurxBRC9kFezdySv0T9kt7Q/YsWssi6+PFbaPwuZCSjBTcqV56vEe62px",
+	"me0zdIrV4QxX9439iYYzxKgB4ew9a/ZyVcoIu5XT50TMjVtYKsoB6x6ikdyEgZFxkWfa93O6HnODURC/",
+	"xdAvYsAcxwQ3GnAHywXtgNNSaKAFDu16613zLXYZjxUw3oNGCoddjfrrIS7VH7BDS6kOsAD0TD8VbG9O",
+	"DSdi5byDvYTCuJ6bO3yBrJydl5X6m+V5Sf3Cac6hT549ohV0nFJZ4Gv0URUkw7ooRKOzFaHD7NsAJ2FY",
+	"ZFLAPu0zakwldNCXytI7KC+x6qFj9M/d9wNwdp2T/6oPCwOkBqX/wxko7S5Ww1siKRg/+WubnIEVfOEY",
+	"x5y6NceScQVgAUphqhJVeVgg1zrBLgY0KlQzWKHBVtSqU9Fit6ttsDFeqRoWRS64clrV3cvBJlcCdri8",
+	"VKilLmqO1XENLI31kvBNH7ax8gl824CMRf8vBTP8EjIC0Jqyn26PNyT+tFQmfcG+hZY+ljfUsgQQ+WNe",
+	"qVxo7Y9TchAyEDjOIqMGaJIcuxl0qVF9EPZ32mL6lpNvzPWae3b/WDxyt2oLALdkXQqMa+s7d6i69Jph",
+	"kc22idduD+0oY66yHNTmhtYDas05KUkLSo+cTIvS+JSmdguiUEqkRrtcwmDqVk+pyjypi9uKiwuZSp7D",
+	"Xb8W7PTF7w4quXcKcHR2gQCiMIrVBc9ziOJQAy4AGjw9PepHTAsMPSUEHp6wQrneTlSt3jNjMQM+ogpD",
+	"4a9+hKJfKz7V48Kg5ESdoYfhE8uIGgEP3a/zJBC5Tpa+Es1yrMh+6KTQJlZ7P/7Efpe/oPACIBz2Wv5i",
+	"NRee58F7mBGTaY6WV6Cq9KjlIdhayc2Ni0R8/JjEyj/SZ1JBvx+0xYKUBMshIQqYDNiRnUKCkf9zSJ9K",
+	"mFCmdLlZHJsjFsqDDNoVQrFM2Rfo+qLQUR1/siqRIiggN0M9YMeVwUQGdChz6I9kp62xkSW0acS5gg7l",
+	"6/ZoNKlZ0JYSCKe1YSPQ5OvnbzfVpdG9/57MPxx/OYPGcymyBgU8moXLzUKK4Ldx1VxehYxrDWsRd+Dc",
+	"csYurkmV3d2cE3caYudhDXVRsh8GT4N6aIi/nF7z0UiUbM/eoQTrecyAfkT9s6XKpRKQ1eQxaxN0N6NN",
+	"Cd7ayKHUhXYm8DGAfr0QaCkhBChw715BJztW4dFm/mTvs2kpr2CREe9e1CBcpPocvnp1/Mf525OX/zg8",
+	"Ozo/Ozz59ejsFMyKiD3dZTqKFTFR9qNlmWTBUrKq1J3cjlaZZAzYh5atTQE4zTGOfer6Ah8FNcU1S7HM",
+	"GRIRzlOuBeuB7TsRZlygWTPlZuwxTIfWzCXDmCgMbmognIIpGobi/1lI5Qwy+7qIgeYPT6L8ilVtZfhU",
+	"WtggJ82sRGc9KxbsXwmIwEZMomdPiCYiwFaFsXL5DPbQcCOHuRiw141EFoATdjELwXSV2mPk2/I+0R5w",
+	"lRYxVu4CVWnX74oWZYTwH0BP+YwXa0eCLW5tYDCZ0bNQKHEQWL52R60eADqAl0V+vr59ML0eqNs+MyK0",
+	"rCxWizdT7MG3YGzY66W4EKVQVthLxPNzh2JgzynSjbYzxlQfrE2AlSDnQynA6EeXRdB/3m0s5D1aRZ/Y",
+	"+IGlbhqe3kvgtY4vzMlGf7q7BSQ9uVEhSWM8CsrvRVCqBbSO9UWlE4cL4jKI/C6rE0IIOd2wRl1uHpy7",
+	"KGREtcIe6NeDDly6IKKwqmIIH8gecOtT/MJP9aLj7nkvetSJUtC15rtfII5S+8Yf8D7+KgwIwk/ZxZEw",
+	"wRZ+TgauQx+Y8xmgBxrOMuqu4OjF5PgBS9oCgi4KCSCxTmYjc7Ly0kCoPlYurHAw/xZwoH5MGMJcSuO9",
+	"CtjWmyWqyvPEdf/jihVTzH7AubVJWoQM2Gg8MhzinoATus/RQ4VMuDcBjPgGbawX9FqkZohHSXieyXUE",
+	"MLoVOyObYeZVVsoLs5Gs+3k34ZzJXfsKwcZ5e3zqwpsLrsgEPEcRq1SGVYqxAmOiaPif2mxSxNhv2KUh",
+	"7LQ1ZQl4L+m2V5MGmPcTwKfywUwcg+fXfKZrOP9+RE3jpbF2AyorXkNZ7RUMsvgBHyuLsIVOba47vybY",
+	"eeTFm9RuV6ShfYhOYgESwPXKTEDMt5dgCDIVCb7IY6NbSwVnzJJgPxOXEe/ibxi+QbepuxZ8Vy+IvyZV",
+	"KZN+rDCuHDXfi++ZyIk4t+Z9ErmitJa7vOsxGVBsXPsFcAB/rEcFyQCXiGFKKARjeirQucztMmD8UEym",
+	"ZtboJ1iU2MMlVuBtoEJSIDeOQXA7NhmllPISfDfx33A7We3iLQVo2rHKuOHYHZOc1fQV2YAlcCLFfPGF",
+	"t5a5mjncM+akKpiiUjEeKwyq49fvs0XKIxI78IHxHvc/P9Hs3clLD/Bsibl24c6bv675AnqXvPsnWter",
+	"Cw33XwD32VBA0777niQojW0ZWJsY/QO84fLi4mvPTPumZCkxgkBN9OxwXvZISHFTGbg110kVssR6jrJy",
+	"uTitkGQ2U8hW5+6hdyMtprNm1W5Um8g1TpLv6SVK7hovpSBfxlaCxUqqNK8y8iEynudhkCzAHKp9iJj9",
+	"gMfJxfPC3ln9KMy2CS1yhHW0E5eanLRJXO3u/pDa/8Bf4OuezvqJk9kcWZXUaDu04s27hd+ocj43SsBd",
+	"7ic/0K3lIxO5MyYynX2yJ8QRx1qKt/gA0mEppEe706v1XFGu7qpkQ3sur8cyHbdp3JAakDCepmJqNDZd",
+	"dGb6RZ29hekglMQF1a2cXcgPIosVqB1RS0oeluyH2XhsMRkPM4Rd1lzk06lkpmPV41mG+V6mYFM5V7wk",
+	"iXe5R4ycCG34ZKoHLEHkl7+5tCNMU27JldOxwnylYQ7+UDPLRcQmVW7kNgTaMPkI1jqXRpQ8Z3Crbs3h",
+	"P4Id7soqa8sHI4ia1nQwqLLYiraEqiaWCum/kJf1fj49ylKmvXH7ipeQXGefwPn8J4xBWNjhJYCPfr/Z",
+	"rP1bJ5mthUc9R/UP2MWH+9WeL9TGANbgWsiHfELQHRT5t3G7fxZVqXjedPfPGQS54OXf6b51PPPwwPfg",
+	"mXdZTgStBMAfxYXPdw022S3zgv5ql+rc/Vo76ds6gLjwLbltpqLcdnmLLoFbBkBPxImHPL0clfYb9imW",
+	"HjEgEx1hdrRzCPiIblGy6/EME6f8xUxCWjHeHdlPpJg7CSDk3lGscm6ESmfRfN99iLjKiRiwEwSbAhP7",
+	"UkwNuDiSvx+/O3lz+Or85Ojs6M3Zy+M36Fvw+Vz+BmjYf3Ryfnp08o+jE+zUj+twQI6o4kqUVgFxsFYw",
+	"UlYW0ymA00AcmRZTx0rnxbXIumq9arpfmnx8jH3aJPo6tk/ePveLLQajAaFI7FgKSbqSjvGB2zbQb5lH",
+	"gNAlUTnpGhKo8A469heVSYuJaLxqmbihVT2mx5Z/SClSAeWcHNq/8QsjKD0X6Knj07REJLAWnLmMG7Ft",
+	"n91a+wOXVPE93Q3L+H58IGV8tENvO8pG6zo+2KMHzOp960skxgnPBIOUT6/iWolfdxQPK1LXEABQGxjw",
+	"/00K+Z0rUcqL2YaCCpWisl0vgUKm5xmupRn4IWHXzbxVqswKvMmsx2NVg62QRJsU6eV2nX9UlJN9tIZ2",
+	"oK0hm3JZavB+JjdwPaIks6KMsPPhx+QgVnyoEbXQBN1C7Vz7A/afRehTAf8q15dIBiDWIpZwfSmyhKp+",
+	"XJ/OWCGZwCMaW9Fww+DTISMN/eVo6gDOTf15YTqW/aqIXYoZ2Gaxci8Ae4oGs4uHSwgojM5+wlWU5oA+",
+	"CaO6aWntIvuGSaUNlEoNYpUARcg2pzZL7Y4y8a+K55olYLcldlVr889fdFVrUBAXq1zY+TytJb02Ms/t",
+	"IlQCPesOYnIoLoqShpLKyklAwxBGwIQgUOxnFCvf+hC/VaqRE+te1Dup57DyCvQqaqbHdmBaYzoQTzQr",
+	"uRGRtY9rnyTMExDn+gykCDxPj0DdBeJtopYbOa98iwZDKHy4khM+w6q2idSa2CZ7URZT0oRUca1AmXFf",
+	"2Qp2Ayc4VMbv3pfWGOOe/PRzc1iWWIar6xL6rkSZydQ8+t3uLBAu0ksPREuVClB7ROFPODbAcyCE53i3",
+	"NREovmfPnGUUa0hDFFC1PFwm1BCaBNmxXiddjTg8miUOoMXVv9fBiScEMOf22DU3QH6SzRSfyDRWjffg",
+	"CXVInGAPNZ5Oi0w43/xFKfSYAaSKZlLrShDgpJggv5ghi3YzxFLRATvEdGB6kOel4NnMvUAbPiO4MCzx",
+	"h/dgY+ZY9SotWIJYMdv4AvDWCTw0E6zlY/9ZikZW3xO7y1O7f0+j3d1dWjp94P6IVaUggg8G3PHhu7Pf",
+	"zp+/enn05uz85YtXR+dnZ6+wetDV7GIesixZca2cdKgtVTdorByv7VHyd4J7TRltNDrgcuZgvEE0XVwR",
+	"UnJibz6fFFk7XhiSw/FhZcbPiXhun274bXko1qH5NnJfP8sQNsjtzMb0WCQDpGqi440os+hv4cGBW5c/",
+	"0HHEM6iK6yAAT9nv9iIogpqOJ2DoP2WJVHB+z2G8pH8wzypQibouykso3Oe0qxT+p5sFOoCwJ/ypMHPH",
+	"GQ8SDqHPVWHOUQNLDub9Rg7b9kmt+cydRpw9vetTD+MRvAQO4xnu5z2noQZxWiWuuxds8O04pmXp+ECD",
+	"oh2y+mcyACKDcJ3WkdsNYfSlDrEVwM5nG5ytNQ93rJacbhYc7v3AUERZ7inACXN3NINj1klqlNEFv9K8",
+	"P/Po4uJ/5tHFtujf4NFdsZ7fysmmtvRIz3d6pIk81j/SFExe2q7rLd2zSdRUGGJZuy5fffKw3ZWBc3Lq",
+	"l91DhdKVVk+k+/Ezaw1aGfJhlhFO8mRKfjEHob0zEsZ3zR4wwiuEUliE1R4XebZQhj/NeSrsL6LULq3R",
+	"gTbXluiB/5PgbKxFgnjCB9isDa4klRYlYA9zraU2XJkEfIjY7jjB/CiavMt6wtc4D1DYowHaInUCpyGl",
+	"bhQ4DYe4p4JA+r5vuN/tQ2tP1mw+5ui4htT3J47S3tdgGATTNnV7vVpA7NzgH4sFhm0menBIHmsBXS0g",
+	"7dwa20OWudue7vq/rnXe/QLsoOap30H939pbNxIm2LdPFcTRyntxX9ZpT7xRgRUOcU/xhm4KfWxGfN+g",
+	"XFSKt/7xoSq7dQQTms5SjTTIqGJD9QFnHpN0wTR3gUuM5FIijdUtrW78AUKzPYKJgqCnCMBDnZ1XTTUg",
+	"dvUjpnhZgik/nFGYPWIJRDHtH+C5IAOYJnAuM51gXJpbBd2MxSRWlGPmKh4X8T73YxWrbcabQX4E32hg",
+	"VRUXPkUaAXDgrxqr1FntAUpLrBiUDJvZVMRb+zGBm8dbH12sOSglyXl6qZk0/QF7aXQQTqcKMTsxawr7",
+	"LAOu7fs5m+bcfha2l+k5M3q6nYsrkdc2w3CGMXBpZhFTArBEIIlA43VX39Y/YDBxSAJ0EfJ6VLcybgWe",
+	"6BpLpacCSK9+AwMW69peGpyzR+dqpFkUSuwz7gB6uIYmL1VuEkAmsrzRbgJ94GwqIpZIfVSWBZg7jCXa",
+	"lFVqqlJkz/H+BPLy+hHjdTob9BSCt8NfyYC9EddBksSocNF8oE02/5UD9hyo2EceIM8BiAHr7fz+lIJN",
+	"RDkCf5YpsD6ShrHv7WHfSYQ8wr6A11Jpu/64+CEuqydDFy9zWRIyE8pIe/8MYFIZ05dyOoVEQCBrnwW/",
+	"Yx8MSdvXFPpPqTNAXZVhz5qu1nwc5sWwH6QwMEe3uLv1y8B3ww17d/LSfknTMm4q7I0hXRGjffX82aAx",
+	"6Fk3gjVeg+gbbCcue70EsfoH0jhmVKalgPXi+XYuLwUZ0j2CjnWsbML1pSYYJcIo0mC5Q2S4MuPIMpZL",
+	"QB4WaSkMZLhEbMq1vrbXoNltxFJodxsx+w3c0uVgMOhTyTDY/Mjd4q2//OUvf4m3EkD942pmOeLUjH1f",
+	"r5oXWAqTqo3SI9Yos4RKVdg78BUDzWfc8EGsDoP6BPfFkL5qykqlHHFDre1PyIP9xpI2UXxrAF/wYiis",
+	"HyX23kTwZR7A95CRiMJtvC6qPGPiQypE1nT7QbKijlWz4NNxnjavxFt88YmXhptqo+TGWVKetXv3o3Wl",
+	"j0C55zXXrFeUVC9DYK8RLe9Q9N2qP4Ir3JVGd+awmb0y5LmZ02Qo2xIEwCosoTU82rSF57W6t0otpHGW",
+	"urRP/F0bJGI3yDK3tp/ud+TYLoPFd9tfX2t1btc/b9C9XSNIgIN7Xo1AZHI9QPCF1T5kBJOQmgmJGViK",
+	"8aEu8soIqyqwXpIVqd7f2RlVMhNJHyEqnRuPKvdu4Es+JkyL0QQzd3rJteD2jfs7OzepNLOPO6q4TvoR",
+	"GSIhCKIVY9VQG2kq47Qykq+oXWIfxEGsktQpkFZJtWK0x6k4D2emZihiMVO3B1+KTZy2hUqLTGRLvObu",
+	"KGzUb+4GuSfPuf/GR9/51+o7L2syXM14yEle1tu6jtjZuXF/rucqb5yMR2e5d5bfaqvIYV5vVbfLvHu9",
+	"d78IJwiF/nfgOL/VNo6Eaezh5tznbofWcaBvWHY1B7knJ/oyin10o38tbvRbHSZypa8nvrTdL4W6rhab",
+	"Aa87sW+uPbtY/aFrB2fiJpE0XNAhEM8F4VJTgt6lmMUKnIrJ63S6/bpIL7dP6SXbv4tZQh4t1FmhrixI",
+	"76Py5n6zMOpSzJIImy7wPMe+Lcqqw+SgrD1JUCfItBFTlxpIlXSAjCQVOxGZ1OjZS06OXrw8PX938ioB",
+	"k0ALw3pQ1wQOMVwAVz3Up95hZFO4y080m4hJUc7aU/q0MO7bN+UDag6y1BX0rGP/Hz0xd8QUTg0vTdMV",
+	"40+NP81QT79W2qAGsFpHPst5xaXM8+XuFeQGp3jjJnNL7QjL3Cs4V4yCldmDhiqe97Jot/p+8/HCkhan",
+	"53TLBn0sMELEyHtgxmVRjcZ1yyMYn4kPRigtC8V6CV7asbOEeCj+dyQMJPzN+2iKC7plf2dnHgFtZzAY",
+	"2FfUz2SyFKkpyhk+Te0ymhmCsepw7xw4gAv2dHfXzbzuVoSSaxJgXLDes729/qqWrEDSG+Lf+O4v3Ym1",
+	"HvTRJ/L1+UQUOxxZbQi2KSRy+GcN/tFo+YocZB354S/Bf8/toVvDWzJ/Rh4dJt5homlRVmxXo7eA265V",
+	"HQY6Fnx380zCC/HvwFey5g7WfQXq7ducpyQggDd8IlDCV63mHQT4KVcKuMn1uMgFKF/SaAY/HzDszwtC",
+	"FgqshoJdlEJQ3n2LYQPPfVXC8QvQPX32o3S8N+lIO7A+Z6UMl9tIQsMd6kG70CODG0gf7t0gKb6SVwIH",
+	"6WDD4NaAKUdQLdlIXJFKGslzlsANyQPm1rAnTcO7XhnWyL4M1kXT9q1pieM+RN04tuGQbT4Ajc0Nesn1",
+	"WCh8X4Jwrgh0by0rNxAg2HY5o/aX7jMV1OpiIjDriXqgM2naDJ1fv0ZqftC0yrMuUl23g5Ejxc/xCKzU",
+	"FwJyBqWhzpYcFtnMZbO6lN/iwtveez/+xC7FTGOyxU/P2O/yl3mnLWQR1hTNtIDeRdRXv4uywQNA5DyI",
+	"1Vngqpjm3FwU5QRzYIODhGtt/3yiaVqEnh+mE2uZiVglXhAkrAeoEJdi5tDbg99SrhA2bCgYch43EalZ",
+	"WVRGtPoUTheP2t3rTHOn7MvpTSuPt9UxH+oR/wqUok/nKYF4W6YaGa4vdSeS+2GzdgHznrz7G1oQAXSz",
+	"fYuP2dB/sYc7IJIqa48EESEDTVSnBeQvGtZLYBbgbISWPpR/brRHBdT+Jgy3YRZXatkMvCNW7ne8Zt8z",
+	"x44sG5Kaehs11hUexGS0Mb/CpjYEPLOP/YTqbo1UXQHIv4Dxhc41zIWGZzRWigCgnuGmslMvpkI5GS4N",
+	"EyojaGFVw/llScSSCy5zkWFVNX6J/W9/wI4ICAfnGiJGkduUs4lUlRFdKL1nsNFrQbl/d0iudm1Ww7jC",
+	"0n8PMK6vn78lOguQujthW5GDtEY78KdNQV3heb+x/2BXCpV9Tjx9tYvGkslyPB2VUfmSZYAeKQZYAdxG",
+	"CFVjDnh205zP9kMGQLmovjaJx+o5z/OzoiCAR98VHRGzb2JH//HWPvuzrgdj8ZYRH0y8Ffm/7LWsUCK2",
+	"q2rZo+M1GHhxNUust1DQlNykRSYiV0YTQbXHzx+hZRrqIf05fsV6CnNxMdLjkACfaFQWA3aPOqIhRQL5",
+	"5YAd4gJaNgnCY9/+aa0eqLADqFmsVYIOmsB9UWQ82/1rK4SWyuzebUg5o7ffU0aRHfqUznCHjmYXM2Kw",
+	"Uo9urvvS6I5Uhn1ahfIMlg1noCaBn2clSxUqA466QqGz+toarXmeuCZZUqESgx0EoQcOajce+KLRgn/Q",
+	"rl3AqJsk86JYmoAA3/IdZR0YWnBPMvD/dikMP20w1wCs8wDwfTDfbxPiD3YUmdfNLrELJuu9gHZw/079",
+	"0mKV/H/uMayO3Nt9+tft3b9aEbO3u7e7/XSvT3IyFHeu/hmw3qACMLHflzT6qA5i9bpBzOg2KCUCw2Hb",
+	"zUI1jJ6DIAcN7Z+6ZtIBo0PZalCei9II/R6wOI0ozKciIp1hJ4rN1XWgnnEvNR3wbY+5C19rPQdCWrcL",
+	"hJVMiBIXDG7xKtG1c2P/Wa+mw5+Ix/QEn57g4QLQ6lh3kyhdATepO02hfcV3N84HHCf9DrITqOHQ8u0a",
+	"CeP3aoMGb1Hk85Ubc/yZujhbKYZdNFzTRZXPBiyxrOLcU6HDJoE7IwdVgE9jOAJEsMhiZTWXgRXxjTbd",
+	"VtarCnulTIorehRvIWSUNvmJlRUblJ/1APdlBXacm8eakq+lpmStY021JLcWlTsjoSzBi20jtNEbdoMF",
+	"XGFpq2fgZkIbzM2dKzUBbs6OrKXp+gEFpmnQuS/sHQVu/lo3j1hyCA1f99n80UnISKi1cuw3xI3UFzMc",
+	"jGb0RIcdlFyXFMLmCUGXqDuFnTK+zDdYAuugB1Uz1EYpeCU0+sBqbnhs4pGu3M3QVqgfuSCCSI01e3b9",
+	"XMKZOrJzjLZH7sIB8ZE/d98PjPhgBpiWDXdhXnbCxL/Yf/+v/9sfsJNKYdZ0oRpBJsD5oSa2A5Zc81JJ",
+	"NdLOFKvtJlUEK5sCDgguTA+7V8C2S4fIP+FZe/D0VyLbM6DazfDmxhhfqOu1GzPDD+tSaKDZl12cx7jp",
+	"HbHbP0ppqNXz4duXtMKAO8/die62XmCvFjUt3MpzQ1vpuTJAMa2qz6GbPjfu9mMYdtt7IGE3Wp0ut14d",
+	"eXNrHWEuSilSoUw+88FX4L9f9Rla9OWJD9O8AO4/89/XCOvTpY4yIvr1Y6drDjNcIqdRs7wYQTgv2x4X",
+	"ad1qECoqtWHJkGtxXpU5NLDzl60IR4Edq6IccUVI+dTTsdHFWUOum8un2a/HgDj3qGCmwPxkL9shfENN",
+	"IZMbO4OPcLZc3k9D5Zmk06Q/YL/KK8HEB55aAqinx8x1sazkB9Zro94zGuOeHGjuC79dH9r9FngCIuLC",
+	"iVznQPq6HLcBcwLCEjH8tZ5PKyTVR7eWc2u17o53c+XFaJ2d8iU5tFPLqnE6NuHOhd8f0oyPlCml0N2t",
+	"W5pfK/B2j+GIYQvoZnctSgE9VR+4n6yDHryH2omedagCy3w8SdzWboYH53JVWg7+jp/SJ9jm9Rhd4v4U",
+	"ciWSm7p9vRlHDNS/c2xl/3PkYEd/jiDZ9+ePicuip3k+0czKYPbu5BVCyNq3AIwCn04x0QJEeJ8gTz1E",
+	"bVGZod0pVlbQK0Sj/VdWipLh8mJUZwJ7jF5s/WrJebZPiK3Yvh+6AvcQAFUDZqrI+hHdQuavb3lOYBMu",
+	"f8Wa2LGaluJKKGyoKAbs0FUQQ5NGOkBUMgyf3p7Zq7I5ob6hiqivQXOwTKgzgwT26NFIvSuNQ6iMQJuQ",
+	"3qX6DP1DC5U5BnZeehpaixnt3MDOYpEUvxLbXIMH8bOYlDM+LfeobU830NY8bYfWqFX6udna36oquLPF",
+	"Gm3nf6/Bp8aR75BFACM+8cJgv4PVRQSfXUyFbwIH0KncjPtRrCgNuZwFgI+el8Kdlpsia0PnHTabNZV2",
+	"OOS418SvfJ6Du/kcb4ZKCIiMHLCkdh5ie1ieQZob3TBgvwV4O+TatLI/VsgsnWpgjb7eYdjiLGL/tX34",
+	"9uX272IWseeAIo0ozKowLC2mUmT7VP4A7kG0rYRuLTM65VciZB+H+myDXJJfCRzg/nAnzZlYkoIk9CPs",
+	"zp3xSH4lGLcEPILW9cgoodig4d1jKddiLTbJr7zqf47MiGtw6gXMspJmBaDxKd6yoCc2yeFY5RRjsLe7",
+	"IiupEVh+K2r1zsE/t/HNRY9uRGAMdo3XcCLCzjXT2L8xnyEQvHYU6EkeL7Q7CvG3bjehqh2EkkQn+Ox6",
+	"if2XOp9AZKcpXENnYN9q+swUI+iAjzj+sUrsCclzkUs9SdhTtCiIEvtortrHpM86hZYr2hTT80KdX3CZ",
+	"V6VIoDuA6+ahTaz4BTR8Z3TDAePD4kqwpy62pvC1VHbEeotvBHekNrw0EMdS4hq+bOHV/QF7M9cNsTa5",
+	"669flbYH5LlZz6Md4b6sB/i6bzhz75tJJID1dKdQE1Gt4AHON0mb1BBzOzfw75peSU/Ejz7JOtXO74T3",
+	"zUFJZM/q0tDRybLS/uptco5J3KYlbsn2Xdjd/Gk+c7rM95CAd4sDBs5Dt223tJjtY+vgIm9SgAQj3FPm",
+	"WifJPaaufTWpa7c4EJTBtkri7JSV+gQnU3hk2rGPLf/1htcTYsGUuIVdBGuzzOqJYJphSpfQ5glwcNbj",
+	"uS6YNkWJThceK3vZdQezd/aDRDHDcyxatOvkyrKhoSCT2DwJ3TcExGz/r7C2shVhuFIdfP6OtbaTSi1l",
+	"9XYpHjJmi7USQhnerMHroO+yUmsR9xpeBEurn50YtPdgLfqTSq1p1IPW9R3U/hFLw7BaRzX+SmfAORDn",
+	"Z2gry8l+58aeELIpWktQk5/Ry/+3f1ZKmoT1irI9jffDJE9qvHj3EOb2uoLvv79T0rD/ev0KkeSfv2R6",
+	"po2Y6H1Q5RJMgrWHPOVauDzYqSh9SjHg4jv+H7knyAXgHsipVyaUAkLZfKzSsUgvtX8C+Lm7/6IoWaUg",
+	"I9YKVmasUCY55AQESCb/ODVB3AnfgLJLFQbETxfOl2Pla3ESCrCEB10oyyz+3IIjGm3Brlj6uY8DD4Q/",
+	"RwPNt8zP6rsVXx7M1H1r5CtrsQmtPxq3sGIsc/gM3tAe+UOG8HlxP8d0fHlDp2h1qeSP+badAazVYpV4",
+	"0zfsKl8MEq1O9cZqeUzz7s6rpRcCfr6VG9S9O4EIsk5Yr5mF8zHp6jDYZ7yRd+uAWKDkZGCfpdSdhPXe",
+	"nbzaFjrl07C5IEao3QNhsg9g9uNlClQn3l4BFkE/DotsRp3NUZzhJznZ+MTVsrt8YP9WjF0DEeo/4y2U",
+	"Ya+Pzn47foESjOElyCCCC/HW+2SfLQa9e1zN2N6HD1gZyIdaKEMtHRtR8OTPG0xq8kc+wvD3zx/fJwP2",
+	"lpuxdq1maHVKTY0T3Vf0uIoVJAYx6qEqtbsPigRgIzNu+L6V+UpoqiLKChLeyZ/qPaJzDVTCpMrEB6Gh",
+	"rTmeYN/LGYaVkKwH0RVTFN2lOkZMILf52H2ativ1L9hFZf+16ya10fYv+7DdjASalL+pJqKUKf7nTHww",
+	"+NdhWfIZ/nkMyAjwLsIrOBEj8SFhvZOjvf6AHQEM6bQshrmABSnFtCgB08zFUJ7t7UHffN8kGaqKliAV",
+	"bC4LoB7gK8wCeMy0Xi+EsTSC386bHYhAI15vMIeJIpXrAAY4wnyMYvgoxuJmNKIZK3fGIQfQp3ciB7Qu",
+	"/e5jds7dmgOfcLQAS4C+9HaKv13vT8MHOKj1JRCroFUkhNWDiPyICDDoKubfnIipB7i/JpGdpPxQoyL3",
+	"HuT4hIPjqvWXyaRPC3SEB2tJvr/LzayTXBdDHWWl9psOr65M+1iNG1mlukrHjGvWlT8KQ2EK6Yoc/Vj1",
+	"UN33ebORU7sJdtzl50NLr0sxNfQqyqMF4wTL4wEwwNkFZDJBVYxLvbV38dRUPMcPQTjJcgQ5rdxurVIF",
+	"AHGBf05krEfwYGxayituRKzIjoiYkRNRVCayQyqRQr6PSw+yujIndyBDzZ6FUJoR5NS6UA8rLmIFOYDW",
+	"dhywV0UxHfL0MnKjRtbiuNzOi5QjgM9EGG5tEWfViAaWmc8jPnz16viP87cnL/9xeHZ0fnZ48uvR2enf",
+	"LI868JX9ErpaFtfKUwG+i+fXfKaZd1R2xKPaZfcdon9ZXtsdjfoe4lAtWtgcJmQrCyortZr/rHaYPYai",
+	"VpDmapfZ9xGDqoPk3SGoFc61TwxAeZFoCX0seG7G/7Mbt57CQ3u7u4CSjGIk3tqPt4rLeOtjAt4mAGcG",
+	"VxGqB9SKj/12dvY2quGbfa8JXwlvufKQa7HPOIDyK/vwtCyGhPBiZYKGfFVIMg2GsK+VVoJVpYDQzphc",
+	"KvVLWcorLfSA4YYLZSzlisyut51OaWcCx1BkB2G1I3qsgK9T2jw3LBPDahSrXFyJHEC5IspMgOmiMAJI",
+	"evACXYhrpoUVr7oj3PSKPnfTPWVgjA550NyuAVKqSKtSmtnW/p/vm3Qbbk8YCoE44dZ7YJwAJr0eOYGb",
+	"EuS473OScoVzoR4+biPrhghTqUYRYifKEbn47EbFClbJ6iCI8wMwQ1eihHJWq18YlgsOuOxSs2El8+yJ",
+	"ZjkHKeHfRdBBQEa1okJ1QfbgWburcDgNcO+lmFEPIaQYXQ3tFw9FNmDHZizKa6kF+3H3B2zZHStUvKwe",
+	"ZjWJyqTFROyzpLhEwIjr8cySEVA+1kKRQ7mslFWe0qosEbTDjm5NQVZNGWRcx+o/dnfZREdMF4TuTYcJ",
+	"EZysXbuNVOn0MUbRVFrirrMSq/CwDNjLdQ4LW++sxCo4LAeMu35PVhQInkkgOqnd28GRailG8Az03Wte",
+	"KhrK9+CxqyfVyMWW3abKkngCEl9eaAOvkOqicK+wP1h1suPYnrgpbdYF4wZpObjoZkZFfsqtNgvS8keU",
+	"Ypsf/9CdJOhrD9MAYj1gCa52wrTVhZE/25W/Hs+W8xY/3hLm0nz8xtUnodlkX2j1oKHgpSitneWu8Kn8",
+	"Xcywyg+u2YGp04t9TVVamTo2Zrq/swMmw7jQZv8/dv9jF6xGmsiN06poQvbVdMWel/D/YUmDDn9wwwaX",
+	"HKK0v+BbPYcXp2UxmRq8NLcXdSdcyx2JLZH0Xd2rWhaDSZGJHIjmg5mWhSnSIqeGt9Db0s3d9dn2k/pn",
+	"UZWK542voS4V/sKlmLXN+owm5E2oqO6UsDfYhR7w9oYnmp1CdAlSP6wywUzJlZ4WJRWhtiHgoJ2mRi4C",
+	"BxhstDRRjQSHxlyYvXIhSheWafTLIglO3zRJpx2fBHhYx5b42N7gKeOhte8AflyODO0U4mAn9tZzuxNQ",
+	"upoU9v8A8VloESupdQVl/izpBvVxz+B544acDm6gaTXMpR4LlzQJ04yV3XE09h3hDRjKaOysh62HSk0K",
+	"myyt6Wvt60vhySrYRWumE9UhJIEzxp5o5uC/Mg/SrYVg0NDHflTBp3I7LTIxEmow45M86TeWvZg/ZtMi",
+	"l+mseRAzaRoX7OnYTnmZNahSfEAJ0yBdClbXh9XVewXH10FFvf/4/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

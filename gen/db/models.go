@@ -148,6 +148,7 @@ type McpServer struct {
 	OauthRefreshNotBefore *time.Time
 	State                 []byte
 	Seed                  pgtype.Int8
+	Skills                []byte
 }
 
 type McpServerState struct {

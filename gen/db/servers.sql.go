@@ -100,12 +100,12 @@ const createServer = `-- name: CreateServer :one
 INSERT INTO mcp_servers (id, organization_id, name, description, version, provider_name, provider_url,
                          type, protocol_version, auth_mode, created_by, source, fault,
                          eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names,
-                         upstream_headers, oauth, state, seed)
+                         upstream_headers, oauth, state, seed, skills)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6,
         $7, $8, $9, $10, $11, $12,
         $13, $14, $15, $16, $17,
-        $18, $19, $20, $21, $22)
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
+        $18, $19, $20, $21, $22, $23)
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills
 `
 
 type CreateServerParams struct {
@@ -131,6 +131,7 @@ type CreateServerParams struct {
 	Oauth               []byte
 	State               []byte
 	Seed                pgtype.Int8
+	Skills              []byte
 }
 
 func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerParams) (McpServer, error) {
@@ -157,6 +158,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		arg.Oauth,
 		arg.State,
 		arg.Seed,
+		arg.Skills,
 	)
 	var i McpServer
 	err := row.Scan(
@@ -188,6 +190,7 @@ func (q *Queries) CreateServer(ctx context.Context, db DBTX, arg CreateServerPar
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }
@@ -210,7 +213,7 @@ SET oauth_tokens_not_before = $1::timestamptz,
     oauth_refresh_not_before = CASE WHEN $2::boolean THEN $1::timestamptz ELSE oauth_refresh_not_before END,
     updated_at = now()
 WHERE id = $3
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills
 `
 
 type ExpireOAuthTokensParams struct {
@@ -254,12 +257,13 @@ func (q *Queries) ExpireOAuthTokens(ctx context.Context, db DBTX, arg ExpireOAut
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }
 
 const getServedServer = `-- name: GetServedServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1 AND enabled
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills FROM mcp_servers WHERE id = $1 AND enabled
 `
 
 // The public endpoint's look-up: visible only through the
@@ -296,12 +300,13 @@ func (q *Queries) GetServedServer(ctx context.Context, db DBTX, id uuid.UUID) (M
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }
 
 const getServer = `-- name: GetServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills FROM mcp_servers WHERE id = $1
 `
 
 func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -336,12 +341,13 @@ func (q *Queries) GetServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServ
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }
 
 const listServers = `-- name: ListServers :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills FROM mcp_servers
 WHERE $1::timestamptz IS NULL
    OR (created_at, id) < ($1::timestamptz, $2::uuid)
 ORDER BY created_at DESC, id DESC
@@ -394,6 +400,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 			&i.OauthRefreshNotBefore,
 			&i.State,
 			&i.Seed,
+			&i.Skills,
 		); err != nil {
 			return nil, err
 		}
@@ -406,7 +413,7 @@ func (q *Queries) ListServers(ctx context.Context, db DBTX, arg ListServersParam
 }
 
 const lockServer = `-- name: LockServer :one
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills FROM mcp_servers WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpServer, error) {
@@ -441,6 +448,7 @@ func (q *Queries) LockServer(ctx context.Context, db DBTX, id uuid.UUID) (McpSer
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }
@@ -470,7 +478,7 @@ func (q *Queries) OrganizationPublicLimit(ctx context.Context, db DBTX, id uuid.
 }
 
 const serversNamed = `-- name: ServersNamed :many
-SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
+SELECT id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills FROM mcp_servers WHERE name = $1 ORDER BY created_at, id
 `
 
 // The organization's servers with a name, oldest first: a design document
@@ -513,6 +521,7 @@ func (q *Queries) ServersNamed(ctx context.Context, db DBTX, name string) ([]Mcp
 			&i.OauthRefreshNotBefore,
 			&i.State,
 			&i.Seed,
+			&i.Skills,
 		); err != nil {
 			return nil, err
 		}
@@ -540,9 +549,9 @@ SET name = $1, description = $2, version = $3, provider_name = $4,
     auth_mode = $9, fault = $10, eras = $11, cache_ttl_ms = $12,
     cache_scope = $13, upstream_url = $14, upstream_mode = $15,
     upstream_header_names = $16, upstream_headers = $17, oauth = $18, state = $19,
-    seed = $20, updated_at = now()
-WHERE id = $21
-RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed
+    seed = $20, skills = $21, updated_at = now()
+WHERE id = $22
+RETURNING id, organization_id, name, description, version, provider_name, provider_url, type, enabled, protocol_version, auth_mode, created_by, created_at, updated_at, source, fault, eras, cache_ttl_ms, cache_scope, upstream_url, upstream_mode, upstream_header_names, upstream_headers, oauth, oauth_tokens_not_before, oauth_refresh_not_before, state, seed, skills
 `
 
 type UpdateServerParams struct {
@@ -566,6 +575,7 @@ type UpdateServerParams struct {
 	Oauth               []byte
 	State               []byte
 	Seed                pgtype.Int8
+	Skills              []byte
 	ID                  uuid.UUID
 }
 
@@ -591,6 +601,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		arg.Oauth,
 		arg.State,
 		arg.Seed,
+		arg.Skills,
 		arg.ID,
 	)
 	var i McpServer
@@ -623,6 +634,7 @@ func (q *Queries) UpdateServer(ctx context.Context, db DBTX, arg UpdateServerPar
 		&i.OauthRefreshNotBefore,
 		&i.State,
 		&i.Seed,
+		&i.Skills,
 	)
 	return i, err
 }

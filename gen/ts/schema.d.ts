@@ -1039,6 +1039,59 @@ export interface paths {
         patch: operations["updatePrompt"];
         trace?: never;
     };
+    "/api/servers/{server_id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        /** List a server's skills */
+        get: operations["listServerSkills"];
+        put?: never;
+        /**
+         * Add an Agent Skill the server serves
+         * @description Adds a skill, served through the MCP skills extension (`skills/list`, `skills/get`,
+         *     `resources/read` of `skill://<name>/...`, `resources/directory/read`). The name is unique
+         *     within the server (409); at most 100 skills and 4 MiB of them per server (422).
+         */
+        post: operations["createServerSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/servers/{server_id}/skills/{server_skill_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The name of a server's skill. */
+                server_skill_name: components["parameters"]["ServerSkillName"];
+            };
+            cookie?: never;
+        };
+        /** Get one skill */
+        get: operations["getServerSkill"];
+        /**
+         * Replace a skill
+         * @description Replaces the skill whole, in its place; a new name must be free (409).
+         */
+        put: operations["replaceServerSkill"];
+        post?: never;
+        /** Delete a skill */
+        delete: operations["deleteServerSkill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys": {
         parameters: {
             query?: never;
@@ -2606,6 +2659,7 @@ export interface components {
             fault: components["schemas"]["Fault"] | null;
             state: components["schemas"]["InitialState"];
             seed: components["schemas"]["Seed"] | null;
+            skills: components["schemas"]["Skills"];
             /** @description Where the design is served once enabled. */
             endpoint_url: string;
             /** @description The real MCP server the endpoint forwards to; null when none. */
@@ -2700,6 +2754,7 @@ export interface components {
             fault?: components["schemas"]["Fault"];
             state?: components["schemas"]["InitialState"];
             seed?: components["schemas"]["Seed"];
+            skills?: components["schemas"]["Skills"];
             upstream?: components["schemas"]["Upstream"];
         };
         UpdateServerRequest: {
@@ -2727,6 +2782,8 @@ export interface components {
             state?: components["schemas"]["InitialState"];
             /** @description The seed of the answer templates' random values; null removes it. */
             seed?: components["schemas"]["Seed"] | null;
+            /** @description Replaces the design's skills whole. */
+            skills?: components["schemas"]["Skills"];
             /**
              * @description The upstream; null removes it. `headers` omitted keeps the stored ones, given
              *     replaces them all.
@@ -2807,6 +2864,7 @@ export interface components {
             fault?: components["schemas"]["Fault"];
             state?: components["schemas"]["InitialState"];
             seed?: components["schemas"]["Seed"];
+            skills?: components["schemas"]["Skills"];
             /** @description Serve the design (true) or keep it a draft (false); when absent, a new server is a draft and an existing one keeps its state. */
             enabled?: boolean;
             tools?: components["schemas"]["CreateToolRequest"][];
@@ -3386,6 +3444,57 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * @description The Agent Skills the design serves through the MCP skills extension
+         *     (`io.modelcontextprotocol/skills`), in order: at most 100, names unique, at most 4 MiB
+         *     in all (`[]` when absent).
+         */
+        Skills: components["schemas"]["Skill"][];
+        /**
+         * @description An Agent Skill: the service writes its `SKILL.md` from the front matter fields (`name`,
+         *     `description`, `license`, `metadata`) and the `body`, and serves it at
+         *     `skill://<name>/SKILL.md` with the further `files` beside it
+         *     (`skill://<name>/<path>`). A skill holds at most 1 MiB (SKILL.md and its files' raw
+         *     bytes) and 128 files.
+         * @example {
+         *       "name": "pdf-processing",
+         *       "description": "Extract, fill, and assemble PDF documents",
+         *       "body": "# PDF processing\n\nRead references/FORMS.md before filling a form.\n",
+         *       "files": [
+         *         {
+         *           "path": "references/FORMS.md",
+         *           "text": "# Forms\n"
+         *         }
+         *       ]
+         *     }
+         */
+        Skill: {
+            /** @description Lowercase letters, digits and single hyphens inside (the Agent Skills naming rule); unique within the server. */
+            name: string;
+            /** @description What the skill does and when to use it. */
+            description: string;
+            license?: string;
+            /** @description Front matter metadata, keys to strings; keys starting with `io.modelcontextprotocol/` are reserved. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description The Markdown of SKILL.md after its front matter. */
+            body?: string;
+            files?: components["schemas"]["SkillFile"][];
+        };
+        /** @description A further file of a skill, text or base64 (exactly one of them). */
+        SkillFile: {
+            /** @description The path within the skill's directory (`references/FORMS.md`); segments of letters, digits and `. _ ~ -`, no `.` or `..`. */
+            path: string;
+            text?: string;
+            /** @description Binary content */
+            base64?: string;
+            /** @description Defaults by extension: text/markdown for .md, else text/plain (text) or application/octet-stream (base64). */
+            mime_type?: string;
+        };
+        SkillList: {
+            items: components["schemas"]["Skill"][];
         };
         PromptList: {
             items: components["schemas"]["Prompt"][];
@@ -4603,6 +4712,8 @@ export interface components {
         PromptId: string;
         /** @description The agent card's id (from list_agent_cards or create_agent_card). */
         CardId: string;
+        /** @description The name of a server's skill. */
+        ServerSkillName: string;
         /** @description The skill's name (snake_case). */
         SkillName: string;
         /** @description The publishing organization's slug. */
@@ -6355,6 +6466,159 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    listServerSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createServerSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Skill"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Skill"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    getServerSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The name of a server's skill. */
+                server_skill_name: components["parameters"]["ServerSkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skill. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Skill"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    replaceServerSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The name of a server's skill. */
+                server_skill_name: components["parameters"]["ServerSkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Skill"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Skill"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    deleteServerSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+                /** @description The name of a server's skill. */
+                server_skill_name: components["parameters"]["ServerSkillName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listKeys: {

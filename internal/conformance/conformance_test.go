@@ -71,29 +71,46 @@ func TestOfficialConformanceSuite(t *testing.T) {
 			require.Empty(t, unmetChecks(t, results, set.pending), "scenarios run but not scored at %s", set.revision)
 		})
 	}
-	t.Run("tasks", func(t *testing.T) {
-		runExtension(t, node, cli, createDesign(t, owner, filepath.Join("testdata", tasksSet.design)))
-	})
+	for _, set := range extensionSets {
+		t.Run(set.name, func(t *testing.T) {
+			runExtension(t, node, cli, createDesign(t, owner, filepath.Join("testdata", set.design)), set)
+		})
+	}
 }
 
-// tasksSet is the run of the suite's scenarios of the tasks extension
-// (io.modelcontextprotocol/tasks): extension scenarios are in no
-// requirement set, so each runs on its own (--scenario), against the
-// 2026-07-28 design, with the checks that design is known to fail.
-var tasksSet = struct{ prefix, design, expected string }{
-	prefix: "tasks-", design: "design-2026.json", expected: "expected-failures-tasks.yml",
+// extensionSet is the run of the suite's scenarios of one extension:
+// extension scenarios are in no requirement set, so each runs on its own
+// (--scenario), against a design, with the checks that design is known
+// to fail.
+type extensionSet struct {
+	name, prefix, design, expected string
+	// everyCheck: every check of the scenarios must run (none SKIPPED),
+	// so a design that stops serving what a check needs fails.
+	everyCheck bool
+}
+
+// extensionSets are the extensions whose scenarios are run: the tasks
+// extension (io.modelcontextprotocol/tasks) and the skills extension
+// (io.modelcontextprotocol/skills, SEP-2640), both against the 2026-07-28
+// design, which has task tools and skills.
+var extensionSets = []extensionSet{
+	{name: "tasks", prefix: "tasks-", design: "design-2026.json", expected: "expected-failures-tasks.yml"},
+	{name: "skills", prefix: "sep-2640-skills-", design: "design-2026.json", expected: "expected-failures-skills.yml", everyCheck: true},
 }
 
 // runExtension runs each of the suite's extension scenarios named with
-// tasksSet's prefix against endpoint, as the suite lists them, so a new
-// one is run as soon as the pinned suite has it.
-func runExtension(t *testing.T, node, cli, endpoint string) {
+// set's prefix against endpoint, as the suite lists them, so a new one is
+// run as soon as the pinned suite has it.
+func runExtension(t *testing.T, node, cli, endpoint string, set extensionSet) {
 	t.Helper()
-	scenarios := extensionScenarios(t, node, cli, tasksSet.prefix)
-	require.NotEmpty(t, scenarios, "the suite lists no %s* extension scenario", tasksSet.prefix)
+	scenarios := extensionScenarios(t, node, cli, set.prefix)
+	require.NotEmpty(t, scenarios, "the suite lists no %s* extension scenario", set.prefix)
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
-			runSuite(t, node, cli, endpoint, []string{"--scenario", scenario}, tasksSet.expected, "check", scenarioTimeout)
+			results := runSuite(t, node, cli, endpoint, []string{"--scenario", scenario}, set.expected, "check", scenarioTimeout)
+			if set.everyCheck {
+				require.Empty(t, checksWith(t, results, "SKIPPED"), "checks of %s that did not run", scenario)
+			}
 		})
 	}
 }
@@ -196,6 +213,27 @@ func unmetChecks(t *testing.T, dir string, only []string) string {
 		}
 	}
 	return b.String()
+}
+
+// checksWith lists the checks saved in dir whose status is status.
+func checksWith(t *testing.T, dir, status string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no checks saved in %s", dir)
+	var out []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var checks []struct{ Name, Status, ErrorMessage string }
+		require.NoError(t, json.Unmarshal(raw, &checks), f)
+		for _, c := range checks {
+			if c.Status == status {
+				out = append(out, c.Name+": "+c.ErrorMessage)
+			}
+		}
+	}
+	return out
 }
 
 // toolchain returns the Node 22 binary and the suite's CLI, skipping the test

@@ -165,6 +165,7 @@ func CheckServer(s Server) error {
 			f.Add(e.Field, "%s", e.Message)
 		}
 	}
+	checkSkills(&f, "skills", s.Skills)
 	if u := s.Upstream; u != nil {
 		if msg := httpURLProblem(u.URL); msg != "" {
 			f.Add("upstream.url", "%s", msg)

@@ -57,7 +57,10 @@ type Server struct {
 	State json.RawMessage
 	// Seed seeds the random values of the design's answer templates, so
 	// that runs repeat; nil when they are not seeded.
-	Seed      *int64
+	Seed *int64
+	// Skills are the Agent Skills the design serves through the MCP
+	// skills extension, in order.
+	Skills    []Skill
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

@@ -16,7 +16,7 @@ import (
 var (
 	serverOrder = []string{"apiVersion", "kind", "id", "name", "description", "version", "provider_name",
 		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
-		"state", "seed", "enabled", "tools", "resources", "prompts"}
+		"state", "seed", "enabled", "tools", "resources", "prompts", "skills"}
 	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
 		"fault", "mock_scenarios"}
 	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
@@ -74,6 +74,9 @@ func serverMembers(v design.Server) (map[string]json.RawMessage, error) {
 	}
 	if same(m["state"], []byte("{}")) {
 		delete(m, "state") // no initial state, as a document without it has
+	}
+	if same(m["skills"], []byte("[]")) {
+		delete(m, "skills") // no skills, as a document without them has
 	}
 	return m, nil
 }

@@ -36,6 +36,7 @@ func ServerFromCreate(b api.CreateServerRequest) design.Server {
 		Fault:           b.Fault,
 		State:           Deref(b.State),
 		Seed:            b.Seed,
+		Skills:          Deref(b.Skills),
 	}
 }
 
@@ -59,6 +60,7 @@ func PatchServer(v *design.Server, b api.UpdateServerRequest) {
 	v.AuthMode = Or((*string)(b.AuthMode), v.AuthMode)
 	v.OAuth = Or(b.Oauth, v.OAuth)
 	v.State = Or(b.State, v.State)
+	v.Skills = Or(b.Skills, v.Skills)
 	if b.Seed.IsSpecified() {
 		v.Seed = nil
 		if seed, err := b.Seed.Get(); err == nil {
@@ -133,6 +135,7 @@ func Server(v design.Server, endpointURL string) api.Server {
 		OauthRefreshNotBefore: nullableTime(v.OAuthRefreshNotBefore),
 		EndpointUrl:           endpointURL,
 		State:                 State(v.State),
+		Skills:                Skills(v.Skills),
 		Seed:                  nullable.NewNullNullable[api.Seed](),
 		Source:                nullable.NewNullNullable[json.RawMessage](),
 		CreatedBy:             v.CreatedBy, CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC(),
@@ -153,6 +156,14 @@ func Server(v design.Server, endpointURL string) api.Server {
 		out.Upstream = nullable.NewNullableWithValue(api.UpstreamInfo{Url: u.URL, Mode: api.UpstreamMode(u.Mode), HeaderNames: names})
 	}
 	return out
+}
+
+// Skills is a design's skills as answered: [] when it has none.
+func Skills(v []design.Skill) []design.Skill {
+	if v == nil {
+		return []design.Skill{}
+	}
+	return v
 }
 
 // Tool is the REST answer for a tool.

@@ -38,6 +38,10 @@ var roundTripDesigns = map[string]roundTripDesign{
 				"token_lifetime_seconds":600,"consent":"page","chaos":{"wrong_issuer":true,"refuse_refresh":true}},
 			"fault":{"rate":0.25,"delay_ms":10,"error":{"code":-32000,"message":"injected"}},
 			"state":{"items":[{"id":"1","price":18.50}],"mode":"open","count":0},
+			"skills":[{"name":"pdf-processing","description":"Extract: fill, and assemble PDFs","license":"MIT",
+				"metadata":{"author":"acme","io.example/x":"1"},"body":"# PDF\n",
+				"files":[{"path":"references/FORMS.md","text":"# Forms\n"},{"path":"logo.png","base64":"iVBORw==","mime_type":"image/png"}]},
+				{"name":"review","description":"Review code","body":""}],
 			"upstream":` + secretUpstream + `}`,
 		tools: []string{
 			`{"name":"get_forecast","description":"Forecast.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},

@@ -64,6 +64,8 @@ func validBodies(w inputWorld) map[string]string {
 		"CreatePrompt":           `{"name":"p_probe","arguments":[{"name":"a","description":"d","required":true}],"messages":[{"role":"user","text":"hi {{a}}"}]}`,
 		"UpdatePrompt":           `{"description":"d","messages":[{"role":"user","text":"x"}]}`,
 		"ResetSequences":         `{"key":"k"}`,
+		"CreateServerSkill":      `{"name":"probe-skill","description":"d","license":"MIT","metadata":{"a":"b"},"body":"# b","files":[{"path":"a/b.md","text":"t","mime_type":"text/markdown"}]}`,
+		"ReplaceServerSkill":     `{"name":"` + w["server_skill_name"] + `","description":"d2","body":"# b","files":[{"path":"c.bin","base64":"eA=="}]}`,
 		"SetServerState":         `{"item":{"id":"1","tags":["a"]},"count":2}`,
 		"VerifyJournal":          `{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"},"times":0}`,
 		"EndTask":                `{"status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`,
@@ -191,6 +193,9 @@ func TestWrongInputsAnswer4xxInTheAPIsWords(t *testing.T) {
 		Status(http.StatusCreated).String("id")
 	w["prompt_id"] = c.Do("POST", "/api/servers/"+w["server_id"]+"/prompts", map[string]any{"name": "probed_prompt",
 		"messages": []any{map[string]any{"role": "user", "text": "x"}}}).Status(http.StatusCreated).String("id")
+	w["server_skill_name"] = "probed-skill"
+	c.Do("POST", "/api/servers/"+w["server_id"]+"/skills", map[string]any{"name": w["server_skill_name"], "description": "d", "body": "b"}).
+		Status(http.StatusCreated)
 	w["key_id"] = c.Do("POST", "/api/keys", map[string]any{"name": "probe key"}).Status(http.StatusCreated).String("key.id")
 	w["skill_name"] = "probed_skill"
 	w["card_id"] = c.Do("POST", "/api/agent-cards", map[string]any{"name": "probed-card", "skills": []any{map[string]any{

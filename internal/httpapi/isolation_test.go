@@ -111,6 +111,19 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "end task through own server", method: "POST", route: server + "/tasks/{task_id}/end", params: viaOwnServer,
 			body: map[string]any{"status": "completed", "result": map[string]any{"content": []any{}}}},
 	}
+	serverSkills := server + "/skills"
+	serverSkill := serverSkills + "/{server_skill_name}"
+	planted := map[string]any{"name": "planted-skill", "description": "planted", "body": "planted"}
+	cases = append(cases, []isolationCase{
+		{name: "list server skills", method: "GET", route: serverSkills},
+		{name: "create server skill", method: "POST", route: serverSkills, body: planted},
+		{name: "get server skill", method: "GET", route: serverSkill},
+		{name: "replace server skill", method: "PUT", route: serverSkill, body: planted},
+		{name: "delete server skill", method: "DELETE", route: serverSkill},
+		{name: "get server skill through own server", method: "GET", route: serverSkill, params: viaOwnServer},
+		{name: "replace server skill through own server", method: "PUT", route: serverSkill, params: viaOwnServer, body: planted},
+		{name: "delete server skill through own server", method: "DELETE", route: serverSkill, params: viaOwnServer},
+	}...)
 	cases = append(cases, serverItemCases("tool", "tools", tools, tool, map[string]any{"name": "planted_tool"}, viaOwnServer)...)
 	cases = append(cases, serverItemCases("resource", "resources", res, resource,
 		map[string]any{"name": "planted", "uri": "planted://x", "content": "x"}, viaOwnServer)...)
@@ -226,6 +239,7 @@ type alpha struct {
 	test, testName, suite, suiteName string
 	suiteRun, session, entry         string
 	task                             string
+	serverSkill, serverSkillText     string
 }
 
 // ids are A's ids by OpenAPI path parameter.
@@ -233,14 +247,15 @@ func (a alpha) ids() map[string]string {
 	return map[string]string{"org_id": a.orgID, "user_id": a.userID, "server_id": a.server,
 		"tool_id": a.tool, "resource_id": a.resource, "prompt_id": a.prompt, "key_id": a.key,
 		"card_id": a.card, "skill_name": a.skillName, "test_id": a.test, "suite_id": a.suite, "run_id": a.suiteRun,
-		"session_id": a.session, "entry_id": a.entry, "task_id": a.task}
+		"session_id": a.session, "entry_id": a.entry, "task_id": a.task, "server_skill_name": a.serverSkill}
 }
 
 // markers are strings only A's objects carry; none may reach B.
 func (a alpha) markers() []string {
 	return []string{a.orgID, a.orgName, a.orgSlug, a.email, a.userID, a.server, a.serverName, a.tool, a.toolName,
 		a.toolDesc, a.resource, a.resourceName, a.resURI, a.prompt, a.promptName, a.promptText, a.key, a.keyName,
-		a.card, a.cardName, a.skillName, a.test, a.testName, a.suite, a.suiteName, a.suiteRun, a.session, a.entry, a.task}
+		a.card, a.cardName, a.skillName, a.test, a.testName, a.suite, a.suiteName, a.suiteRun, a.session, a.entry, a.task,
+		a.serverSkill, a.serverSkillText}
 }
 
 // snapshot reads paths as c, keeping each body, or the status when it is
@@ -302,6 +317,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		promptName: "alpha_secret_prompt", promptText: "alpha secret prompt text", keyName: "alpha secret key",
 		cardName: "alpha-secret-card", skillName: "alpha_secret_skill",
 		testName: "alpha secret test", suiteName: "alpha secret suite",
+		serverSkill: "alpha-secret-server-skill", serverSkillText: "alpha secret skill body",
 	}
 	a.account = signUp(t, env, "ada@alpha-isolated.example", a.orgName)
 	b := signUp(t, env, "bob@beta.example", "Beta Corp")
@@ -321,6 +337,9 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 	a.prompt = ac.Do("POST", "/api/servers/"+a.server+"/prompts", map[string]any{
 		"name": a.promptName, "messages": []any{map[string]any{"role": "user", "text": a.promptText}},
 	}).Status(http.StatusCreated).String("id")
+	ac.Do("POST", "/api/servers/"+a.server+"/skills", map[string]any{
+		"name": a.serverSkill, "description": "alpha skill", "body": a.serverSkillText,
+	}).Status(http.StatusCreated)
 	a.key = ac.Do("POST", "/api/keys", map[string]any{"name": a.keyName}).Status(http.StatusCreated).String("key.id")
 	a.card = ac.Do("POST", "/api/agent-cards", map[string]any{"name": a.cardName, "skills": []any{map[string]any{
 		"name": a.skillName, "mcp_server": a.server, "mcp_tool": a.toolName}}}).Status(http.StatusCreated).String("id")
@@ -376,7 +395,7 @@ func TestIsolationBetweenOrganizations(t *testing.T) {
 		"/api/sessions/" + a.session,
 	}
 	for _, p := range []string{"", "/tools", "/tools/" + a.tool, "/resources", "/resources/" + a.resource,
-		"/prompts", "/prompts/" + a.prompt, "/journal", "/tasks"} {
+		"/prompts", "/prompts/" + a.prompt, "/journal", "/tasks", "/skills", "/skills/" + a.serverSkill} {
 		aPaths = append(aPaths, "/api/servers/"+a.server+p)
 	}
 	bPaths := []string{

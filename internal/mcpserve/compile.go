@@ -68,6 +68,9 @@ type core struct {
 	// oauth guards the endpoint of a design whose auth_mode is oauth; nil
 	// for any other.
 	oauth *oauthGuard
+	// skills are the design's skills, the same in every era; nil when it
+	// has none.
+	skills *skillSet
 
 	modern modernSide
 }
@@ -121,6 +124,9 @@ func compileCore(d design.Design) (*core, error) {
 	if c.fault, err = compileFault(d.Server.Fault); err != nil {
 		return nil, fmt.Errorf("fault: %w", err)
 	}
+	if c.skills, err = compileSkills(d.Server.Skills); err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
+	}
 	if err = c.compileModern(d); err != nil {
 		return nil, err
 	}
@@ -135,7 +141,7 @@ func compileView(c *core, d design.Design, era mcptransport.Era) (*compiled, err
 	if err := out.compileTools(d.Tools); err != nil {
 		return nil, err
 	}
-	if err := out.compileResources(d.Resources); err != nil {
+	if err := out.compileResources(d.Resources, c.skills); err != nil {
 		return nil, err
 	}
 	if err := out.compilePrompts(d.Prompts); err != nil {
@@ -147,6 +153,7 @@ func compileView(c *core, d design.Design, era mcptransport.Era) (*compiled, err
 		if out.initialize, err = out.initializeResult(d); err != nil {
 			return nil, err
 		}
+		out.size += c.skills.bytes()
 	}
 	out.size += len(out.toolsList) + len(out.resourcesList) + len(out.promptsList) + 1024
 	return out, nil

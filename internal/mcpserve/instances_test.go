@@ -102,7 +102,8 @@ func TestChangesReachAnotherInstance(t *testing.T) {
 }
 
 // TestWarmRequestsTouchNoDatabase closes the database pool under a warm
-// endpoint: cached designs are still served, to requests of either era.
+// endpoint: cached designs are still served, to requests of either era,
+// their tools and their skills.
 func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 	t.Parallel()
 	// With the pool closed, the journal's records of these calls can never
@@ -110,7 +111,9 @@ func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 	// default 15 s for them.
 	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.ShutdownTimeout = 100 * time.Millisecond }})
 	ada := env.Signup(t, "Acme")
-	id := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather"}).Status(http.StatusCreated).String("id")
+	id := ada.Do("POST", "/api/servers", map[string]any{"name": "Weather", "skills": []any{map[string]any{
+		"name": "forecasting", "description": "Read a forecast", "body": "# Forecasts\n",
+		"files": []any{map[string]any{"path": "references/UNITS.md", "text": "Celsius"}}}}}).Status(http.StatusCreated).String("id")
 	ada.Do("POST", "/api/servers/"+id+"/tools", map[string]any{
 		"name": "get_forecast", "mock_scenarios": []map[string]any{{"name": "all", "response": map[string]any{"forecast": "sunny"}}},
 	}).Status(http.StatusCreated)
@@ -139,6 +142,10 @@ func TestWarmRequestsTouchNoDatabase(t *testing.T) {
 		require.True(t, bytes.Contains([]byte(body), []byte("sunny")))
 		for _, s := range sessions {
 			require.Contains(t, s.call("tools/call", map[string]any{"name": "get_forecast"}).ok(t), "sunny", s.era.name)
+			require.Contains(t, s.call("skills/list", nil).ok(t), "skill://forecasting/SKILL.md", s.era.name)
+			require.Contains(t, s.call("skills/get", map[string]any{"uri": "skill://forecasting/SKILL.md"}).ok(t), "Read a forecast", s.era.name)
+			require.Contains(t, s.call("resources/read", map[string]any{"uri": "skill://forecasting/references/UNITS.md"}).ok(t), "Celsius", s.era.name)
+			require.Contains(t, s.call("resources/directory/read", map[string]any{"uri": "skill://forecasting"}).ok(t), "inode/directory", s.era.name)
 		}
 	}
 }

@@ -31,6 +31,9 @@ func init() {
 		"resources/list":           {Handle: listed(func(d *compiled) []byte { return d.resourcesList })},
 		"resources/templates/list": {Handle: listed(func(d *compiled) []byte { return d.templatesList })},
 		"resources/read":           {Handle: readResource, Target: "uri"},
+		"resources/directory/read": {Handle: readDirectory},
+		"skills/list":              {Handle: listSkills},
+		"skills/get":               {Handle: getSkill},
 		"prompts/list":             {Handle: listed(func(d *compiled) []byte { return d.promptsList })},
 		"prompts/get":              {Handle: getPrompt, Target: "name"},
 		"logging/setLevel":         {Handle: setLevel, Eras: legacy},
@@ -124,6 +127,11 @@ func readResource(ctx context.Context, x *Exchange, s *state, params json.RawMes
 		return nil, missing("uri", "resources/read needs the URI of the resource")
 	}
 	uri := *p.URI
+	if d.skills != nil {
+		if f, ok := d.skills.files[uri]; ok {
+			return readSkillFile(d, uri, f)
+		}
+	}
 	text, r, ok := d.read(uri)
 	if d.forwards(ok) {
 		return forward(ctx, x, s, d, "resources/read", params)

@@ -202,12 +202,21 @@ func (c *compiled) discoverResult(hints []byte) ([]byte, error) {
 
 // offer is what the view's content offers, for the capabilities either
 // era declares. Any tool's scenario may be a task: the tasks extension is
-// always offered.
+// always offered to modern clients (legacy ones have no tasks). A design
+// with skills offers the skills extension in both eras, and resources,
+// since skill files are read with resources/read.
 func (c *compiled) offer() mcptransport.Offer {
+	ext := c.skillsOffer()
+	if protocol.IsModern(c.version) {
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ext[mockspec.TasksExtension] = nil
+	}
 	return mcptransport.Offer{
-		Tools: len(c.tools) > 0, Resources: len(c.resources)+len(c.templates) > 0, Prompts: len(c.prompts) > 0,
+		Tools: len(c.tools) > 0, Resources: len(c.resources)+len(c.templates) > 0 || c.skills != nil, Prompts: len(c.prompts) > 0,
 		Completions: c.hasCompletions && protocol.HasCompletions(c.version),
-		Extensions:  []string{mockspec.TasksExtension},
+		Extensions:  ext,
 	}
 }
 

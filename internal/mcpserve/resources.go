@@ -31,7 +31,7 @@ type resource struct {
 
 // compileResources compiles every resource and encodes resources/list and
 // resources/templates/list.
-func (c *compiled) compileResources(resources []design.Resource) error {
+func (c *compiled) compileResources(resources []design.Resource, skills *skillSet) error {
 	type resourceInfo struct {
 		URI         string `json:"uri,omitempty"`
 		URITemplate string `json:"uriTemplate,omitempty"`
@@ -63,6 +63,13 @@ func (c *compiled) compileResources(resources []design.Resource) error {
 			c.resources[r.URI] = cr
 		}
 		c.size += len(cr.text) + len(r.URI) + 256
+	}
+	// Each skill's SKILL.md is listed too, named and described from its
+	// front matter; its other files are found from skills/list.
+	if skills != nil {
+		for _, m := range skills.manifests {
+			plain = append(plain, resourceInfo{URI: m.uri, Name: m.name, Description: m.description, MimeType: "text/markdown"})
+		}
 	}
 	var err error
 	if c.resourcesList, err = json.Marshal(map[string]any{"resources": plain}); err != nil {

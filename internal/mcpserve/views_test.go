@@ -14,8 +14,8 @@ import (
 )
 
 // everyCoreField is a design that sets every part of a compiled core:
-// identity, rate limit, description, OAuth guard, fault, and an upstream
-// every call goes to, for a server of protocol version v.
+// identity, rate limit, description, OAuth guard, fault, skills, and an
+// upstream every call goes to, for a server of protocol version v.
 func everyCoreField(v string) design.Design {
 	limit := int32(7)
 	seed := int64(42)
@@ -24,7 +24,8 @@ func everyCoreField(v string) design.Design {
 			Description: "what it does", AuthMode: design.AuthModeOAuth,
 			Eras: design.ErasModernAndLegacy, CacheScope: design.CacheScopePrivate, CacheTTLMs: 1000,
 			Fault: &mockspec.Fault{Rate: 0.5, DelayMS: 1}, Seed: &seed,
-			Upstream: &design.Upstream{URL: "https://upstream.example/mcp", Mode: design.UpstreamRecord}},
+			Upstream: &design.Upstream{URL: "https://upstream.example/mcp", Mode: design.UpstreamRecord},
+			Skills:   []design.Skill{{Name: "s", Description: "a skill", Body: "# S"}}},
 		PublicLimit: &limit,
 		Tools: []design.Tool{{Name: "t", InputSchema: []byte(`{"type":"object"}`),
 			Scenarios: []design.Scenario{{Name: "s", Response: []byte(`{"ok":true}`)}}}},

@@ -52,8 +52,9 @@ type Offer struct {
 	// Completions: completion/complete has something to complete, in the
 	// revision served.
 	Completions bool
-	// Extensions are the extensions the endpoint serves, by name.
-	Extensions []string
+	// Extensions are the extensions the endpoint serves: each name's
+	// settings object (nil is {}, no optional feature).
+	Extensions map[string]any
 }
 
 // Capabilities is the server capabilities object of o as era e declares
@@ -63,7 +64,7 @@ type Offer struct {
 // subscriptions/listen streams: every list is named, with listChanged (an
 // empty list may fill), resources may be subscribed to there, and the
 // extensions are declared. Logging is always offered; completions when o
-// has them.
+// has them; extensions in either era when o has some.
 func (e Era) Capabilities(o Offer) map[string]any {
 	caps := map[string]any{"logging": struct{}{}}
 	if o.Completions {
@@ -73,12 +74,11 @@ func (e Era) Capabilities(o Offer) map[string]any {
 		caps["tools"] = map[string]bool{"listChanged": true}
 		caps["resources"] = map[string]bool{"listChanged": true, "subscribe": true}
 		caps["prompts"] = map[string]bool{"listChanged": true}
-		ext := make(map[string]struct{}, len(o.Extensions))
-		for _, name := range o.Extensions {
-			ext[name] = struct{}{}
-		}
-		caps["extensions"] = ext
+		caps["extensions"] = extensions(o.Extensions)
 		return caps
+	}
+	if len(o.Extensions) > 0 {
+		caps["extensions"] = extensions(o.Extensions)
 	}
 	if o.Tools {
 		caps["tools"] = struct{}{}
@@ -90,6 +90,19 @@ func (e Era) Capabilities(o Offer) map[string]any {
 		caps["prompts"] = struct{}{}
 	}
 	return caps
+}
+
+// extensions is the capabilities' extensions object: each name's settings,
+// {} for none.
+func extensions(offered map[string]any) map[string]any {
+	ext := make(map[string]any, len(offered))
+	for name, settings := range offered {
+		if settings == nil {
+			settings = struct{}{}
+		}
+		ext[name] = settings
+	}
+	return ext
 }
 
 // Primitive is a kind of thing a request names: a tool, a prompt or a

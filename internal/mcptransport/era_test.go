@@ -22,12 +22,19 @@ func TestEraCapabilities(t *testing.T) {
 		require.NoError(t, err)
 		return string(b)
 	}
-	full := mcptransport.Offer{Tools: true, Resources: true, Prompts: true, Completions: true, Extensions: []string{"x/tasks"}}
+	full := mcptransport.Offer{Tools: true, Resources: true, Prompts: true, Completions: true,
+		Extensions: map[string]any{"x/tasks": nil, "x/skills": map[string]bool{"directoryRead": true}}}
+	require.JSONEq(t, `{"logging":{},"tools":{},"resources":{"subscribe":true},"prompts":{},"completions":{},
+		"extensions":{"x/tasks":{},"x/skills":{"directoryRead":true}}}`,
+		encode(mcptransport.Legacy, full), "a legacy endpoint declares the extensions offered to it, with their settings")
+	lean := full
+	lean.Extensions = nil
 	require.JSONEq(t, `{"logging":{},"tools":{},"resources":{"subscribe":true},"prompts":{},"completions":{}}`,
-		encode(mcptransport.Legacy, full), "a legacy endpoint declares no extension")
+		encode(mcptransport.Legacy, lean), "a legacy endpoint offered no extension declares none")
 	require.JSONEq(t, `{"logging":{}}`, encode(mcptransport.Legacy, mcptransport.Offer{}))
 	require.JSONEq(t, `{"logging":{},"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},
-		"prompts":{"listChanged":true},"completions":{},"extensions":{"x/tasks":{}}}`, encode(mcptransport.Modern, full))
+		"prompts":{"listChanged":true},"completions":{},"extensions":{"x/tasks":{},"x/skills":{"directoryRead":true}}}`,
+		encode(mcptransport.Modern, full))
 	require.JSONEq(t, `{"logging":{},"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},
 		"prompts":{"listChanged":true},"extensions":{}}`, encode(mcptransport.Modern, mcptransport.Offer{}),
 		"a modern endpoint names every list: an empty one may fill")

@@ -50,6 +50,7 @@ func (t ServersTx) CreateServer(ctx context.Context, s design.Server) (design.Se
 		Fault: faultJSON(s.Fault), Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
 		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State), Seed: seedColumn(s.Seed),
+		Skills: skillsJSON(s.Skills),
 	})
 	return serverFrom(row), err
 }
@@ -102,6 +103,7 @@ func (t ServersTx) UpdateServer(ctx context.Context, s design.Server) (design.Se
 		Eras: s.Eras, CacheTtlMs: int32(s.CacheTTLMs), CacheScope: s.CacheScope,
 		UpstreamUrl: up.url, UpstreamMode: up.mode, UpstreamHeaderNames: up.names, UpstreamHeaders: up.sealed,
 		Oauth: oauthJSON(s.OAuth), State: stateJSON(s.State), Seed: seedColumn(s.Seed),
+		Skills: skillsJSON(s.Skills),
 	})
 	return serverFrom(row), notFound(err, "server")
 }
@@ -144,6 +146,15 @@ func (t ServersTx) DuplicateServer(ctx context.Context, src design.Server, id uu
 	return dst, nil
 }
 
+// skillsJSON is a design's skills as their column holds them: [] for none.
+func skillsJSON(skills []design.Skill) []byte {
+	if len(skills) == 0 {
+		return []byte("[]")
+	}
+	b, _ := json.Marshal(skills) // strings, maps of strings and slices always encode
+	return b
+}
+
 // seedColumn is a design's seed as its column holds it (NULL for none).
 func seedColumn(seed *int64) pgtype.Int8 {
 	if seed == nil {
@@ -167,6 +178,8 @@ func serverFrom(r db.McpServer) design.Server {
 	}
 	// The column is written from an oauthcfg.Settings only.
 	_ = json.Unmarshal(r.Oauth, &out.OAuth)
+	// The column is written from []design.Skill only.
+	_ = json.Unmarshal(r.Skills, &out.Skills)
 	if r.OauthTokensNotBefore != nil {
 		out.OAuthTokensNotBefore = *r.OauthTokensNotBefore
 	}

@@ -169,7 +169,7 @@ func pinnedRows() []pinnedRow {
 					ProtocolVersion: "2024-11-05", AuthMode: "oauth", Eras: design.DefaultEras,
 					CacheScope: design.DefaultCacheScope, CreatedBy: p.ten.UserID.String(),
 					Source: golden.Filled[json.RawMessage](t), Fault: golden.Filled[*mockspec.Fault](t), OAuth: golden.Filled[oauthcfg.Settings](t),
-					State: golden.Filled[json.RawMessage](t)}
+					State: golden.Filled[json.RawMessage](t), Skills: golden.Filled[[]design.Skill](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, s design.Server) error { return errOf(tx.CreateServer(p.ctx, s)) },
 			get:    func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Server, error) { return tx.Server(p.ctx, id) },
@@ -178,6 +178,7 @@ func pinnedRows() []pinnedRow {
 				"fault":  func(s design.Server) any { return s.Fault },
 				"oauth":  func(s design.Server) any { return s.OAuth },
 				"state":  func(s design.Server) any { return s.State },
+				"skills": func(s design.Server) any { return s.Skills },
 			},
 		}.pinned(),
 		txPin[design.Tool]{table: "mcp_tools",

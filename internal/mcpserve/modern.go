@@ -202,13 +202,20 @@ func (c *compiled) discoverResult(hints []byte) ([]byte, error) {
 
 // offer is what the view's content offers, for the capabilities either
 // era declares. Any tool's scenario may be a task: the tasks extension is
-// always offered.
+// always offered (to modern clients, the only ones that run tasks). A
+// design with an MCP Apps view offers that extension to both eras: hosts
+// of either read tools' _meta.ui and render the views.
 func (c *compiled) offer() mcptransport.Offer {
-	return mcptransport.Offer{
+	o := mcptransport.Offer{
 		Tools: len(c.tools) > 0, Resources: len(c.resources)+len(c.templates) > 0, Prompts: len(c.prompts) > 0,
 		Completions: c.hasCompletions && protocol.HasCompletions(c.version),
 		Extensions:  []string{mockspec.TasksExtension},
 	}
+	if c.apps {
+		o.Extensions = append(o.Extensions, design.AppExtension)
+		o.LegacyExtensions = []string{design.AppExtension}
+	}
+	return o
 }
 
 func discover(_ context.Context, _ *Exchange, s *state, _ json.RawMessage) (json.RawMessage, error) {

@@ -52,8 +52,9 @@ type Offer struct {
 	// Completions: completion/complete has something to complete, in the
 	// revision served.
 	Completions bool
-	// Extensions are the extensions the endpoint serves, by name.
-	Extensions []string
+	// Extensions are the extensions the endpoint serves, by name;
+	// LegacyExtensions, those of them it declares to legacy clients too.
+	Extensions, LegacyExtensions []string
 }
 
 // Capabilities is the server capabilities object of o as era e declares
@@ -62,7 +63,8 @@ type Offer struct {
 // the endpoint holds, without listChanged. A modern client is, on
 // subscriptions/listen streams: every list is named, with listChanged (an
 // empty list may fill), resources may be subscribed to there, and the
-// extensions are declared. Logging is always offered; completions when o
+// extensions are declared; a legacy client is told only of the
+// LegacyExtensions. Logging is always offered; completions when o
 // has them.
 func (e Era) Capabilities(o Offer) map[string]any {
 	caps := map[string]any{"logging": struct{}{}}
@@ -73,12 +75,11 @@ func (e Era) Capabilities(o Offer) map[string]any {
 		caps["tools"] = map[string]bool{"listChanged": true}
 		caps["resources"] = map[string]bool{"listChanged": true, "subscribe": true}
 		caps["prompts"] = map[string]bool{"listChanged": true}
-		ext := make(map[string]struct{}, len(o.Extensions))
-		for _, name := range o.Extensions {
-			ext[name] = struct{}{}
-		}
-		caps["extensions"] = ext
+		caps["extensions"] = extensions(o.Extensions)
 		return caps
+	}
+	if len(o.LegacyExtensions) > 0 {
+		caps["extensions"] = extensions(o.LegacyExtensions)
 	}
 	if o.Tools {
 		caps["tools"] = struct{}{}
@@ -90,6 +91,16 @@ func (e Era) Capabilities(o Offer) map[string]any {
 		caps["prompts"] = struct{}{}
 	}
 	return caps
+}
+
+// extensions is the capabilities' extensions object: each name's settings
+// are {}.
+func extensions(names []string) map[string]struct{} {
+	ext := make(map[string]struct{}, len(names))
+	for _, name := range names {
+		ext[name] = struct{}{}
+	}
+	return ext
 }
 
 // Primitive is a kind of thing a request names: a tool, a prompt or a

@@ -36,10 +36,10 @@ type resource struct {
 // resources/templates/list.
 func (c *compiled) compileResources(resources []design.Resource) error {
 	type resourceInfo struct {
-		URI         string `json:"uri,omitempty"`
-		URITemplate string `json:"uriTemplate,omitempty"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
+		URI         string          `json:"uri,omitempty"`
+		URITemplate string          `json:"uriTemplate,omitempty"`
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
 		MimeType    string          `json:"mimeType"`
 		Meta        json.RawMessage `json:"_meta,omitempty"`
 	}

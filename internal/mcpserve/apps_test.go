@@ -1,11 +1,16 @@
 package mcpserve_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -108,6 +113,23 @@ func TestAppInBothEras(t *testing.T) {
 // e: in initialize's capabilities (legacy) or server/discover's (modern).
 func extensions(t *testing.T, e era, endpoint string) map[string]any {
 	t.Helper()
+	var r struct {
+		Capabilities struct {
+			Extensions map[string]any `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(capabilities(t, e, endpoint), &r))
+	if r.Capabilities.Extensions == nil {
+		return map[string]any{}
+	}
+	return r.Capabilities.Extensions
+}
+
+// capabilities is the result that tells a client of era e the endpoint's
+// capabilities: initialize's, for a host that declares MCP Apps (legacy),
+// or server/discover's (modern).
+func capabilities(t *testing.T, e era, endpoint string) json.RawMessage {
+	t.Helper()
 	method, params := "initialize", map[string]any{"protocolVersion": protocol.Latest, "capabilities": map[string]any{
 		"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}},
 		"clientInfo": map[string]any{"name": "host", "version": "1"}}
@@ -120,18 +142,9 @@ func extensions(t *testing.T, e era, endpoint string) map[string]any {
 	}
 	resp, body := post(t, endpoint, hdr, string(raw(t, map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})))
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
-	var r struct {
-		Result struct {
-			Capabilities struct {
-				Extensions map[string]any `json:"extensions"`
-			} `json:"capabilities"`
-		} `json:"result"`
-	}
+	r := reply{status: resp.StatusCode, raw: body}
 	require.NoError(t, json.Unmarshal([]byte(body), &r), body)
-	if r.Result.Capabilities.Extensions == nil {
-		return map[string]any{}
-	}
-	return r.Result.Capabilities.Extensions
+	return json.RawMessage(r.ok(t))
 }
 
 // TestAppMetaChecked: a tool's and a resource's meta are refused (422)
@@ -206,4 +219,67 @@ func TestAppMetaChecked(t *testing.T) {
 		"ui": map[string]any{"resourceUri": "ui://v/view.html", "visibility": []any{"app"}}, "ui/resourceUri": "ui://v/view.html"}}).
 		Status(http.StatusCreated)
 	require.Equal(t, "ui://v/view.html", tool.String("meta.ui.resourceUri"))
+}
+
+// appToolchain is the node binary and the directory whose node_modules
+// holds the MCP Apps SDK pinned in .ci/apps (MOCKMCP_APPS_NODE and
+// MOCKMCP_APPS_PACKAGES override them). Without them the test is skipped
+// on a developer's machine; under CI (CI=true), which installs them, their
+// absence fails it.
+func appToolchain(t *testing.T) (node, dir string) {
+	t.Helper()
+	dir = os.Getenv("MOCKMCP_APPS_PACKAGES")
+	if dir == "" {
+		dir, _ = filepath.Abs("../../.ci/apps")
+	}
+	node = os.Getenv("MOCKMCP_APPS_NODE")
+	if node == "" {
+		node, _ = exec.LookPath("node")
+	}
+	_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "ext-apps", "package.json"))
+	switch {
+	case node != "" && err == nil:
+		return node, dir
+	case os.Getenv("CI") == "true":
+		t.Fatalf("node (>= 20) and the MCP Apps SDK in %s are needed under CI: run `make apps-packages`", dir)
+	}
+	t.Skipf("no node, or no MCP Apps SDK in %s (`make apps-packages` installs it): what the design sends is not checked against its schemas", dir)
+	return "", ""
+}
+
+// TestAppConformsToExtApps: what the example app's design sends a host, in
+// either era (capabilities, tools/list, resources/list, resources/read of
+// the view, the calls the view makes), is what the schemas of the MCP Apps
+// SDK (ext-apps 2.0.4) and of the MCP SDK accept, as testdata/appcheck.mjs
+// checks it with them.
+func TestAppConformsToExtApps(t *testing.T) {
+	t.Parallel()
+	node, dir := appToolchain(t)
+	script, err := os.ReadFile(filepath.Join("testdata", "appcheck.mjs"))
+	require.NoError(t, err)
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Apps SDK")
+	app := env.URL + "/api/platform/" + applyDocument(t, owner, appExample) + "/mcp"
+	for _, e := range bothEras {
+		t.Run(e.name, func(t *testing.T) {
+			s := e.open(t, app)
+			sent := map[string]any{"era": e.name, "capabilities": capabilities(t, e, app),
+				"tools":     json.RawMessage(s.call("tools/list", nil).ok(t)),
+				"resources": json.RawMessage(s.call("resources/list", nil).ok(t)),
+				"reads": map[string]json.RawMessage{"ui://forecast/view.html": json.RawMessage(
+					s.call("resources/read", map[string]any{"uri": "ui://forecast/view.html"}).ok(t))},
+				"calls": []json.RawMessage{
+					json.RawMessage(s.call("tools/call", map[string]any{"name": "get_forecast", "arguments": map[string]any{"city": "Paris"}}).ok(t)),
+					json.RawMessage(s.call("tools/call", map[string]any{"name": "get_forecast", "arguments": map[string]any{"city": "Rome"}}).ok(t)),
+				}}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "--input-type=module", "--eval", string(script))
+			cmd.Dir = dir // the script's imports resolve from here
+			cmd.Stdin = bytes.NewReader(raw(t, sent))
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			require.Equal(t, "ok", strings.TrimSpace(string(out)))
+		})
+	}
 }

@@ -36,6 +36,16 @@ func applyDocument(t *testing.T, c *apitest.Client, path string) string {
 	return r.String("server.id")
 }
 
+// TestAppExampleInReadme: the README's MCP Apps section applies the
+// example as it is in the repository, so the two cannot drift apart.
+func TestAppExampleInReadme(t *testing.T) {
+	doc, err := os.ReadFile(appExample)
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "cat > mcp-app.yaml <<'YAML'\n"+string(doc)+"YAML\n")
+}
+
 // appMeta are the example's tool and view _meta, as designed.
 const (
 	appToolMeta = `{"ui":{"resourceUri":"ui://forecast/view.html","visibility":["model","app"]}}`

@@ -188,9 +188,9 @@ func (b *Browser) OpenTab(t *testing.T) string {
 	return attached.SessionID
 }
 
-// Evaluate runs expression in the tab (in the execution context given,
-// else the page's) and returns its value, awaited when it is a promise.
-func (b *Browser) Evaluate(t *testing.T, session, expression string, contextID ...int) any {
+// Evaluate runs expression in the session's page and returns its value,
+// awaited when it is a promise.
+func (b *Browser) Evaluate(t *testing.T, session, expression string) any {
 	t.Helper()
 	var out struct {
 		Result struct {
@@ -199,9 +199,6 @@ func (b *Browser) Evaluate(t *testing.T, session, expression string, contextID .
 		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
 	}
 	params := map[string]any{"expression": expression, "returnByValue": true, "awaitPromise": true}
-	if len(contextID) > 0 {
-		params["contextId"] = contextID[0]
-	}
 	require.NoError(t, json.Unmarshal(b.Call(t, session, "Runtime.evaluate", params), &out))
 	require.Empty(t, out.ExceptionDetails, "%s: %s", expression, out.ExceptionDetails)
 	return out.Result.Value

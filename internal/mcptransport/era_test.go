@@ -14,8 +14,8 @@ import (
 )
 
 // TestEraCapabilities: one function declares both eras' capabilities; a
-// legacy endpoint names only what it holds, a modern one every list with
-// listChanged, and the extensions.
+// legacy endpoint names only what it holds (and its legacy extensions), a
+// modern one every list with listChanged, and the extensions.
 func TestEraCapabilities(t *testing.T) {
 	encode := func(e mcptransport.Era, o mcptransport.Offer) string {
 		b, err := json.Marshal(e.Capabilities(o))
@@ -24,7 +24,13 @@ func TestEraCapabilities(t *testing.T) {
 	}
 	full := mcptransport.Offer{Tools: true, Resources: true, Prompts: true, Completions: true, Extensions: []string{"x/tasks"}}
 	require.JSONEq(t, `{"logging":{},"tools":{},"resources":{"subscribe":true},"prompts":{},"completions":{}}`,
-		encode(mcptransport.Legacy, full), "a legacy endpoint declares no extension")
+		encode(mcptransport.Legacy, full), "a legacy endpoint declares no extension but its legacy ones")
+	apps := full
+	apps.Extensions, apps.LegacyExtensions = []string{"x/tasks", "x/ui"}, []string{"x/ui"}
+	require.JSONEq(t, `{"logging":{},"tools":{},"resources":{"subscribe":true},"prompts":{},"completions":{},
+		"extensions":{"x/ui":{}}}`, encode(mcptransport.Legacy, apps))
+	require.JSONEq(t, `{"logging":{},"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},
+		"prompts":{"listChanged":true},"completions":{},"extensions":{"x/tasks":{},"x/ui":{}}}`, encode(mcptransport.Modern, apps))
 	require.JSONEq(t, `{"logging":{}}`, encode(mcptransport.Legacy, mcptransport.Offer{}))
 	require.JSONEq(t, `{"logging":{},"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},
 		"prompts":{"listChanged":true},"completions":{},"extensions":{"x/tasks":{}}}`, encode(mcptransport.Modern, full))

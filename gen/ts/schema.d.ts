@@ -1238,7 +1238,8 @@ export interface paths {
          *     `resource-uri-required`, `resource-uri-valid`, `resource-uri-unique`,
          *     `resource-description-required` (warning), `prompt-name-required`,
          *     `prompt-description-required` (warning), `prompt-argument-name-required`,
-         *     `prompt-argument-unique`.
+         *     `prompt-argument-unique`, `tool-view-exists` (a stored tool's MCP Apps view,
+         *     `meta.ui.resourceUri`, is one of the design's resources).
          */
         post: operations["validatePolicy"];
         delete?: never;

@@ -105,6 +105,24 @@ func checkToolMeta(f *failure.Fields, meta json.RawMessage) {
 	}
 }
 
+// ToolView is the URI of the view a tool's meta links it to: ui.resourceUri,
+// else the flat ui/resourceUri key; "" when it names none.
+func ToolView(meta json.RawMessage) string {
+	var m struct {
+		UI struct {
+			ResourceURI string `json:"resourceUri"`
+		} `json:"ui"`
+		Flat string `json:"ui/resourceUri"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return ""
+	}
+	if m.UI.ResourceURI != "" {
+		return m.UI.ResourceURI
+	}
+	return m.Flat
+}
+
 // viewURI checks that raw is a string naming a view (ui://...).
 func viewURI(f *failure.Fields, at string, raw json.RawMessage) {
 	var s string

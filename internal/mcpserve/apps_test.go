@@ -229,6 +229,15 @@ func TestAppMetaChecked(t *testing.T) {
 		"ui": map[string]any{"resourceUri": "ui://v/view.html", "visibility": []any{"app"}}, "ui/resourceUri": "ui://v/view.html"}}).
 		Status(http.StatusCreated)
 	require.Equal(t, "ui://v/view.html", tool.String("meta.ui.resourceUri"))
+
+	// A duplicate keeps the tools' and resources' meta.
+	view2 := owner.Do(http.MethodPost, resources, view(map[string]any{"uri": "ui://v/other.html", "meta": meta})).Status(http.StatusCreated)
+	dup := owner.Do(http.MethodPost, "/api/servers/"+id+"/duplicate", nil).Status(http.StatusCreated).String("id")
+	copied := owner.Do(http.MethodGet, "/api/servers/"+dup+"/tools", nil).Status(http.StatusOK)
+	require.Equal(t, "ui://v/view.html", copied.String("items.0.meta.ui.resourceUri"))
+	copiedViews := owner.Do(http.MethodGet, "/api/servers/"+dup+"/resources", nil).Status(http.StatusOK)
+	require.Nil(t, copiedViews.Get("items.0.meta"), "removed before the copy")
+	require.JSONEq(t, string(raw(t, view2.Get("meta"))), string(raw(t, copiedViews.Get("items.1.meta"))))
 }
 
 // appToolchain is the node binary and the directory whose node_modules

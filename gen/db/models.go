@@ -117,6 +117,7 @@ type McpResource struct {
 	IsBinary       bool
 	Completions    []byte
 	Ask            []byte
+	Meta           []byte
 }
 
 type McpServer struct {
@@ -191,6 +192,7 @@ type McpTool struct {
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
 	Fault                      []byte
+	Meta                       []byte
 }
 
 type OauthClient struct {

@@ -12,9 +12,9 @@ import (
 )
 
 const createResource = `-- name: CreateResource :one
-INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask)
-VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7, $8, $9, $10)
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask
+INSERT INTO mcp_resources (id, organization_id, server_id, name, uri, description, mime_type, content, is_binary, completions, ask, meta)
+VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask, meta
 `
 
 type CreateResourceParams struct {
@@ -28,6 +28,7 @@ type CreateResourceParams struct {
 	IsBinary    bool
 	Completions []byte
 	Ask         []byte
+	Meta        []byte
 }
 
 func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourceParams) (McpResource, error) {
@@ -42,6 +43,7 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		arg.IsBinary,
 		arg.Completions,
 		arg.Ask,
+		arg.Meta,
 	)
 	var i McpResource
 	err := row.Scan(
@@ -59,6 +61,7 @@ func (q *Queries) CreateResource(ctx context.Context, db DBTX, arg CreateResourc
 		&i.IsBinary,
 		&i.Completions,
 		&i.Ask,
+		&i.Meta,
 	)
 	return i, err
 }
@@ -81,7 +84,7 @@ func (q *Queries) DeleteResource(ctx context.Context, db DBTX, arg DeleteResourc
 }
 
 const getResource = `-- name: GetResource :one
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask FROM mcp_resources WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask, meta FROM mcp_resources WHERE server_id = $1 AND id = $2
 `
 
 type GetResourceParams struct {
@@ -107,12 +110,13 @@ func (q *Queries) GetResource(ctx context.Context, db DBTX, arg GetResourceParam
 		&i.IsBinary,
 		&i.Completions,
 		&i.Ask,
+		&i.Meta,
 	)
 	return i, err
 }
 
 const listResources = `-- name: ListResources :many
-SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask FROM mcp_resources WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask, meta FROM mcp_resources WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpResource, error) {
@@ -139,6 +143,7 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 			&i.IsBinary,
 			&i.Completions,
 			&i.Ask,
+			&i.Meta,
 		); err != nil {
 			return nil, err
 		}
@@ -153,9 +158,9 @@ func (q *Queries) ListResources(ctx context.Context, db DBTX, serverID uuid.UUID
 const updateResource = `-- name: UpdateResource :one
 UPDATE mcp_resources
 SET name = $1, uri = $2, description = $3, mime_type = $4, content = $5,
-    is_binary = $6, completions = $7, ask = $8, updated_at = now()
-WHERE server_id = $9 AND id = $10
-RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask
+    is_binary = $6, completions = $7, ask = $8, meta = $9, updated_at = now()
+WHERE server_id = $10 AND id = $11
+RETURNING id, organization_id, server_id, name, uri, description, mime_type, content, position, created_at, updated_at, is_binary, completions, ask, meta
 `
 
 type UpdateResourceParams struct {
@@ -167,6 +172,7 @@ type UpdateResourceParams struct {
 	IsBinary    bool
 	Completions []byte
 	Ask         []byte
+	Meta        []byte
 	ServerID    uuid.UUID
 	ID          uuid.UUID
 }
@@ -181,6 +187,7 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		arg.IsBinary,
 		arg.Completions,
 		arg.Ask,
+		arg.Meta,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -200,6 +207,7 @@ func (q *Queries) UpdateResource(ctx context.Context, db DBTX, arg UpdateResourc
 		&i.IsBinary,
 		&i.Completions,
 		&i.Ask,
+		&i.Meta,
 	)
 	return i, err
 }

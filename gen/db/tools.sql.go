@@ -13,10 +13,10 @@ import (
 
 const createTool = `-- name: CreateTool :one
 INSERT INTO mcp_tools (id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios,
-                       required_client_capabilities, required_scopes, fault)
+                       required_client_capabilities, required_scopes, fault, meta)
 VALUES ($1, app_org_id(), $2, $3, $4, $5, $6, $7,
-        $8, $9, $10)
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault
+        $8, $9, $10, $11)
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault, meta
 `
 
 type CreateToolParams struct {
@@ -30,6 +30,7 @@ type CreateToolParams struct {
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
 	Fault                      []byte
+	Meta                       []byte
 }
 
 func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams) (McpTool, error) {
@@ -44,6 +45,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		arg.RequiredClientCapabilities,
 		arg.RequiredScopes,
 		arg.Fault,
+		arg.Meta,
 	)
 	var i McpTool
 	err := row.Scan(
@@ -61,6 +63,7 @@ func (q *Queries) CreateTool(ctx context.Context, db DBTX, arg CreateToolParams)
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
 		&i.Fault,
+		&i.Meta,
 	)
 	return i, err
 }
@@ -83,7 +86,7 @@ func (q *Queries) DeleteTool(ctx context.Context, db DBTX, arg DeleteToolParams)
 }
 
 const getTool = `-- name: GetTool :one
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 AND id = $2
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault, meta FROM mcp_tools WHERE server_id = $1 AND id = $2
 `
 
 type GetToolParams struct {
@@ -109,12 +112,13 @@ func (q *Queries) GetTool(ctx context.Context, db DBTX, arg GetToolParams) (McpT
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
 		&i.Fault,
+		&i.Meta,
 	)
 	return i, err
 }
 
 const listTools = `-- name: ListTools :many
-SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault FROM mcp_tools WHERE server_id = $1 ORDER BY position
+SELECT id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault, meta FROM mcp_tools WHERE server_id = $1 ORDER BY position
 `
 
 func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([]McpTool, error) {
@@ -141,6 +145,7 @@ func (q *Queries) ListTools(ctx context.Context, db DBTX, serverID uuid.UUID) ([
 			&i.RequiredClientCapabilities,
 			&i.RequiredScopes,
 			&i.Fault,
+			&i.Meta,
 		); err != nil {
 			return nil, err
 		}
@@ -188,9 +193,9 @@ const updateTool = `-- name: UpdateTool :one
 UPDATE mcp_tools
 SET name = $1, description = $2, input_schema = $3, output_schema = $4,
     mock_scenarios = $5, required_client_capabilities = $6,
-    required_scopes = $7, fault = $8, updated_at = now()
-WHERE server_id = $9 AND id = $10
-RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault
+    required_scopes = $7, fault = $8, meta = $9, updated_at = now()
+WHERE server_id = $10 AND id = $11
+RETURNING id, organization_id, server_id, name, description, input_schema, output_schema, mock_scenarios, position, created_at, updated_at, required_client_capabilities, required_scopes, fault, meta
 `
 
 type UpdateToolParams struct {
@@ -202,6 +207,7 @@ type UpdateToolParams struct {
 	RequiredClientCapabilities []string
 	RequiredScopes             []string
 	Fault                      []byte
+	Meta                       []byte
 	ServerID                   uuid.UUID
 	ID                         uuid.UUID
 }
@@ -216,6 +222,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		arg.RequiredClientCapabilities,
 		arg.RequiredScopes,
 		arg.Fault,
+		arg.Meta,
 		arg.ServerID,
 		arg.ID,
 	)
@@ -235,6 +242,7 @@ func (q *Queries) UpdateTool(ctx context.Context, db DBTX, arg UpdateToolParams)
 		&i.RequiredClientCapabilities,
 		&i.RequiredScopes,
 		&i.Fault,
+		&i.Meta,
 	)
 	return i, err
 }

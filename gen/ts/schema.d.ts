@@ -1291,7 +1291,8 @@ export interface paths {
          *     `resource-uri-required`, `resource-uri-valid`, `resource-uri-unique`,
          *     `resource-description-required` (warning), `prompt-name-required`,
          *     `prompt-description-required` (warning), `prompt-argument-name-required`,
-         *     `prompt-argument-unique`.
+         *     `prompt-argument-unique`, `tool-view-exists` (a stored tool's MCP Apps view,
+         *     `meta.ui.resourceUri`, is one of the design's resources).
          */
         post: operations["validatePolicy"];
         delete?: never;
@@ -3300,6 +3301,13 @@ export interface components {
             required_scopes: components["schemas"]["Scope"][];
             /** @description The tool's fault, which its calls get instead of the server's; null when none. */
             fault: components["schemas"]["Fault"] | null;
+            /**
+             * @description The tool's `_meta`, served as is in `tools/list`; null when none. MCP Apps link a tool
+             *     to its view here: `{"ui": {"resourceUri": "ui://...", "visibility": ["model", "app"]}}`.
+             */
+            meta: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3330,6 +3338,15 @@ export interface components {
             required_scopes?: components["schemas"]["Scope"][];
             /** @description The tool's fault, which its calls get instead of the server's (a scenario's own fault wins over it). */
             fault?: components["schemas"]["Fault"];
+            /**
+             * @description The tool's `_meta`, served as is in `tools/list` (at most 64 KiB). Its `ui` member links
+             *     the tool to an MCP Apps view (`io.modelcontextprotocol/ui`): `resourceUri` (a `ui://`
+             *     resource of the design) and `visibility` (`model`, `app`); anything else in `ui` is a
+             *     422 naming the field.
+             */
+            meta?: {
+                [key: string]: unknown;
+            };
         };
         UpdateToolRequest: {
             name?: components["schemas"]["ToolName"];
@@ -3350,6 +3367,10 @@ export interface components {
             required_scopes?: components["schemas"]["Scope"][];
             /** @description The tool's fault; null removes it. */
             fault?: components["schemas"]["Fault"] | null;
+            /** @description The tool's `_meta` (see CreateToolRequest); null removes it. */
+            meta?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** @description Text (a string) or any JSON value, returned by `resources/read`. */
         ResourceContent: unknown;
@@ -3376,6 +3397,13 @@ export interface components {
             ask?: components["schemas"]["MockAsk"];
             /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
             then?: components["schemas"]["MockBranch"][];
+            /**
+             * @description The resource's `_meta`, served as is in `resources/list` and with its contents in
+             *     `resources/read`; null when none. An MCP Apps view describes its sandbox in `ui`.
+             */
+            meta: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3393,6 +3421,19 @@ export interface components {
             content?: components["schemas"]["ResourceContent"];
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            /**
+             * @description The resource's `_meta`, served as is in `resources/list` and with its contents in
+             *     `resources/read` (at most 64 KiB). Its `ui` member describes an MCP Apps view
+             *     (`io.modelcontextprotocol/ui`): `csp` (`connectDomains`, `resourceDomains`,
+             *     `frameDomains`, `baseUriDomains`: lists of origins), `permissions` (`camera`,
+             *     `microphone`, `geolocation`, `clipboardWrite`: each `{}`), `domain` and
+             *     `prefersBorder`; anything else in `ui` is a 422 naming the field, and `ui` needs a
+             *     `ui://` URI. A `ui://` resource is served as `text/html;profile=mcp-app` (the only
+             *     media type it may name).
+             */
+            meta?: {
+                [key: string]: unknown;
+            };
             ask?: components["schemas"]["MockAsk"];
             /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
             then?: components["schemas"]["MockBranch"][];
@@ -3407,6 +3448,10 @@ export interface components {
             /** @description Replaces the content with binary content. */
             blob?: components["schemas"]["ResourceBlob"];
             completions?: components["schemas"]["Completions"];
+            /** @description The resource's `_meta` (see CreateResourceRequest); null removes it. */
+            meta?: {
+                [key: string]: unknown;
+            } | null;
             ask?: components["schemas"]["MockAsk"];
             /** @description With `ask`, the branches tried in order on the answers, each answering `content` (else the resource's own) or asking again. */
             then?: components["schemas"]["MockBranch"][];

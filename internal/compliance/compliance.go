@@ -32,6 +32,9 @@ type Tool struct {
 	InputSchema  json.RawMessage // nil when absent
 	OutputSchema json.RawMessage // nil when absent
 	Scenarios    []Scenario
+	// View is the URI of the MCP Apps view the tool's _meta links it to
+	// (ui.resourceUri, else the flat ui/resourceUri); "" when none.
+	View string
 }
 
 // Scenario is one mock scenario of a tool.

@@ -203,7 +203,8 @@ func counted(calls []RouteCalls) Calls {
 func Stored(d design.Design) Definition {
 	var out Definition
 	for _, t := range d.Tools {
-		ct := Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+		ct := Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+			View: design.ToolView(t.Meta)}
 		for _, sc := range t.Scenarios {
 			ct.Scenarios = append(ct.Scenarios, MockScenario(sc))
 		}

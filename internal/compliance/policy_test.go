@@ -129,3 +129,28 @@ func TestEvidenceOf(t *testing.T) {
 	require.JSONEq(t, `{"count":0,"by_route":{"spec":0,"validate":0,"evidence":0},"last_at":null}`, string(raw))
 	require.NotEqual(t, ev.SHA256, none.SHA256)
 }
+
+// TestStoredToolView: a stored tool's MCP Apps view is read from its meta
+// (ui.resourceUri, else the flat ui/resourceUri key), so a view the design
+// lacks is a tool-view-exists finding.
+func TestStoredToolView(t *testing.T) {
+	d := design.Design{
+		Tools: []design.Tool{
+			{Name: "shown", Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://a/view.html"}}`)},
+			{Name: "flat", Meta: json.RawMessage(`{"ui/resourceUri":"ui://b/view.html"}`)},
+			{Name: "plain"},
+		},
+		Resources: []design.Resource{{URI: "ui://a/view.html", Name: "view"}},
+	}
+	def := compliance.Stored(d)
+	require.Equal(t, []string{"ui://a/view.html", "ui://b/view.html", ""},
+		[]string{def.Tools[0].View, def.Tools[1].View, def.Tools[2].View})
+	var views []compliance.Finding
+	for _, f := range compliance.Check(def).Findings {
+		if f.Rule == "tool-view-exists" {
+			views = append(views, f)
+		}
+	}
+	require.Len(t, views, 1)
+	require.Equal(t, "tools[1]._meta.ui.resourceUri", views[0].Path)
+}

@@ -42,6 +42,7 @@ var (
 	promptDescriptionRequired    = rule{"prompt-description-required", SeverityWarning}
 	promptArgumentNameRequired   = rule{"prompt-argument-name-required", SeverityError}
 	promptArgumentUnique         = rule{"prompt-argument-unique", SeverityError}
+	toolViewExists               = rule{"tool-view-exists", SeverityError}
 )
 
 // minDescription is the tool description length, in characters, below which
@@ -65,6 +66,12 @@ func Check(d Definition) Result {
 	firstURI := map[string]int{}
 	for i, r := range d.Resources {
 		c.resource(fmt.Sprintf("resources[%d]", i), i, r, firstURI)
+	}
+	for i, t := range d.Tools {
+		if _, ok := firstURI[t.View]; t.View != "" && !ok {
+			c.add(toolViewExists, fmt.Sprintf("tools[%d]._meta.ui.resourceUri", i),
+				"tool %q is linked to the MCP Apps view %q, which is none of the resources: a host fetches the view with resources/read", t.Name, t.View)
+		}
 	}
 	for i, p := range d.Prompts {
 		c.prompt(fmt.Sprintf("prompts[%d]", i), p)

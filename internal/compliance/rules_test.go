@@ -362,6 +362,14 @@ func TestRules(t *testing.T) {
 			want: []want{{"resource-uri-unique", e, "resources[2].uri", `"docs://guide" is already used by resources[0]`}},
 		},
 		{
+			name: "tool view exists",
+			change: func(d *compliance.Definition) {
+				d.Tools[0].View = "ui://missing/view.html"
+				d.Tools[1].View = "docs://guide" // linked to a resource the design has
+			},
+			want: []want{{"tool-view-exists", e, "tools[0]._meta.ui.resourceUri", `"ui://missing/view.html", which is none of the resources`}},
+		},
+		{
 			name:   "resource description required",
 			change: func(d *compliance.Definition) { d.Resources[1].Description = "" },
 			want:   []want{{"resource-description-required", w, "resources[1].description", "description"}},

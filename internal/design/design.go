@@ -275,6 +275,7 @@ func CheckTool(t Tool) error {
 	checkCapabilities(&f, "required_client_capabilities", t.RequiredClientCapabilities)
 	checkScopes(&f, "required_scopes", t.RequiredScopes)
 	checkFault(&f, "fault", t.Fault)
+	checkToolMeta(&f, t.Meta)
 	if len(t.Scenarios) > MaxScenarios {
 		f.Add("mock_scenarios", "at most %d scenarios per tool (the limit), got %d", MaxScenarios, len(t.Scenarios))
 	}
@@ -414,6 +415,7 @@ func CheckResource(r Resource) error {
 		noNULJSON(&f, "content", r.Content)
 	}
 	checkCompletions(&f, r)
+	checkResourceMeta(&f, r)
 	if r.Ask != nil || r.Then != nil {
 		for _, e := range mockspec.CheckAskTree(r.Ask, r.Then, "content", func(b mockspec.Branch, ids []string) []failure.FieldError {
 			return branchContent(b.Content, r.Binary, ids)

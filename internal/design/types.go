@@ -108,7 +108,10 @@ type Tool struct {
 	// Fault is the tool's fault, which its calls get instead of the
 	// server's (a matched scenario's own fault wins over it); nil when it
 	// has none.
-	Fault     *mockspec.Fault
+	Fault *mockspec.Fault
+	// Meta is the tool's _meta, a JSON object served as is in tools/list
+	// (MCP Apps link the tool to its view in its ui member); nil when none.
+	Meta      json.RawMessage
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -131,8 +134,12 @@ type Resource struct {
 	// Ask and Then, when set, ask the client questions first; the branch
 	// the answers take may answer content of its own (see
 	// mockspec.Branch), else Content answers.
-	Ask       map[string]mockspec.InputRequest
-	Then      []mockspec.Branch
+	Ask  map[string]mockspec.InputRequest
+	Then []mockspec.Branch
+	// Meta is the resource's _meta, a JSON object served as is in
+	// resources/list and with its contents in resources/read (an MCP Apps
+	// view describes its sandbox in its ui member); nil when none.
+	Meta      json.RawMessage
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

@@ -186,3 +186,31 @@ func TestToYAML(t *testing.T) {
 	require.JSONEq(t, `{"b":"two\nlines","a":["2024-11-05","true","1"],"n":1.0,"e":{}}`, string(back))
 	require.True(t, strings.HasPrefix(string(back), `{"b":`), "key order is kept: %s", back)
 }
+
+// TestParseAppMeta: a document's tools and resources keep their meta
+// through export, and meta the MCP Apps schemas refuse is named by its
+// place in the document.
+func TestParseAppMeta(t *testing.T) {
+	doc, err := designdoc.Parse([]byte(head + `tools:
+  - name: show
+    meta: {ui: {resourceUri: "ui://v/view.html", visibility: [app]}, other: 1}
+resources:
+  - {name: view, uri: "ui://v/view.html", content: "<p>hi</p>", meta: {ui: {prefersBorder: false}}}
+`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ui":{"resourceUri":"ui://v/view.html","visibility":["app"]},"other":1}`, string(doc.Design.Tools[0].Meta))
+	js, err := designdoc.Export(doc.Design)
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"meta": {`)
+	again, err := designdoc.Parse(js)
+	require.NoError(t, err)
+	require.JSONEq(t, string(doc.Design.Resources[0].Meta), string(again.Design.Resources[0].Meta))
+
+	_, err = designdoc.Parse([]byte(head + `tools:
+  - {name: show, meta: {ui: {resourceUri: "https://v", visibility: [user]}}}
+resources:
+  - {name: view, uri: "ui://v/view.html", mime_type: text/html, content: "<p>hi</p>", meta: {ui: {csp: {connectDomains: [1]}}}}
+`))
+	require.ElementsMatch(t, []string{"tools[0].meta.ui.resourceUri", "tools[0].meta.ui.visibility[0]",
+		"resources[0].mime_type", "resources[0].meta.ui.csp.connectDomains[0]"}, fieldsOf(t, err))
+}

@@ -18,8 +18,8 @@ var (
 		"provider_url", "type", "protocol_version", "eras", "cache_ttl_ms", "cache_scope", "auth_mode", "oauth", "fault",
 		"state", "seed", "enabled", "tools", "resources", "prompts", "skills"}
 	toolOrder = []string{"name", "description", "input_schema", "output_schema", "required_client_capabilities", "required_scopes",
-		"fault", "mock_scenarios"}
-	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "ask", "then"}
+		"fault", "meta", "mock_scenarios"}
+	resourceOrder = []string{"name", "uri", "description", "mime_type", "content", "blob", "completions", "meta", "ask", "then"}
 	promptOrder   = []string{"name", "description", "arguments", "messages", "ask", "then"}
 	argumentOrder = []string{"name", "description", "required", "completions"}
 )

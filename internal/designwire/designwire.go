@@ -93,7 +93,7 @@ func ToolFromCreate(b api.CreateToolRequest) design.Tool {
 	t := design.Tool{Name: b.Name, Description: Deref(b.Description),
 		InputSchema: Or(b.InputSchema, design.DefaultInputSchema), Scenarios: []design.Scenario{},
 		RequiredClientCapabilities: StoreCapabilities(Deref(b.RequiredClientCapabilities)),
-		RequiredScopes:             StoreScopes(Deref(b.RequiredScopes)), Fault: b.Fault}
+		RequiredScopes:             StoreScopes(Deref(b.RequiredScopes)), Fault: b.Fault, Meta: Deref(b.Meta)}
 	if v, err := b.OutputSchema.Get(); err == nil {
 		t.OutputSchema = v
 	}
@@ -107,7 +107,7 @@ func ToolFromCreate(b api.CreateToolRequest) design.Tool {
 // ids yet. It fails when the body gives both content and blob, or neither.
 func ResourceFromCreate(b api.CreateResourceRequest) (design.Resource, error) {
 	r := design.Resource{Name: b.Name, URI: b.Uri, Description: Deref(b.Description), MimeType: b.MimeType,
-		Ask: Deref(b.Ask), Then: Deref(b.Then)}
+		Ask: Deref(b.Ask), Then: Deref(b.Then), Meta: Deref(b.Meta)}
 	if b.Completions != nil {
 		r.Completions = *b.Completions
 	}
@@ -179,7 +179,29 @@ func Tool(t design.Tool) api.Tool {
 		out.OutputSchema = nullable.NewNullNullable[json.RawMessage]()
 	}
 	out.Fault = nullableFault(t.Fault)
+	out.Meta = NullableMeta(t.Meta)
 	return out
+}
+
+// NullableMeta is a tool's or a resource's meta in an answer: null when
+// there is none.
+func NullableMeta(meta json.RawMessage) nullable.Nullable[json.RawMessage] {
+	if len(meta) == 0 || string(meta) == "null" {
+		return nullable.NewNullNullable[json.RawMessage]()
+	}
+	return nullable.NewNullableWithValue(meta)
+}
+
+// PatchMeta is the meta an update body's member v makes of cur: cur when
+// absent, none when null, else the one given.
+func PatchMeta(cur json.RawMessage, v nullable.Nullable[json.RawMessage]) json.RawMessage {
+	if !v.IsSpecified() {
+		return cur
+	}
+	if m, err := v.Get(); err == nil {
+		return m
+	}
+	return nil
 }
 
 // nullableFault is a fault in an answer: null when there is none.
@@ -268,7 +290,8 @@ func StoreScenarios(in []api.MockScenario) []design.Scenario {
 func Resource(r design.Resource) api.Resource {
 	out := api.Resource{Id: r.ID, ServerId: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: NullableString(r.MimeType), Content: r.Content, Blob: nullable.NewNullNullable[string](),
-		Completions: api.Completions(r.Completions), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		Completions: api.Completions(r.Completions), Meta: NullableMeta(r.Meta),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 	if out.Completions == nil {
 		out.Completions = api.Completions{}
 	}

@@ -64,6 +64,7 @@ func (s *Server) UpdateResource(ctx context.Context, req api.UpdateResourceReque
 		if b.Then != nil {
 			r.Then = *b.Then
 		}
+		r.Meta = designwire.PatchMeta(r.Meta, b.Meta)
 		return nil
 	}, design.CheckResource, (*store.Tx).UpdateResource)
 	if err != nil {

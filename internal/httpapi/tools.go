@@ -67,6 +67,7 @@ func (s *Server) UpdateTool(ctx context.Context, req api.UpdateToolRequestObject
 			t.RequiredScopes = storeScopes(*b.RequiredScopes)
 		}
 		t.Fault = designwire.PatchFault(t.Fault, b.Fault)
+		t.Meta = designwire.PatchMeta(t.Meta, b.Meta)
 		return nil
 	}, design.CheckTool, (*store.Tx).UpdateTool)
 	if err != nil {

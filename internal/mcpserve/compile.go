@@ -87,6 +87,9 @@ type catalog struct {
 	// templates).
 	usesSequences  bool
 	hasCompletions bool
+	// apps: some resource is an MCP Apps view (ui://), so the endpoint
+	// declares the io.modelcontextprotocol/ui extension.
+	apps bool
 }
 
 // fault is a server's, a tool's or a scenario's fault compiled: the share

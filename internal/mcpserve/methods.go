@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,10 +161,28 @@ func readResource(ctx context.Context, x *Exchange, s *state, params json.RawMes
 	if err == nil && !r.binary {
 		out, err = renderText(out, r.uriParams(uri))
 	}
+	if err == nil && r.meta != nil {
+		out = withContentMeta(out, r.meta)
+	}
 	if err != nil || d.readHints == nil {
 		return out, err
 	}
 	return withHints(out, d.readHints), nil
+}
+
+// withContentMeta puts meta as the _meta of the one content item of out,
+// a resources/read result {"contents":[{...}]}. It is added after the
+// content's answer templates are rendered: _meta is served as designed.
+func withContentMeta(out, meta []byte) []byte {
+	const end = "}]}"
+	if !bytes.HasSuffix(out, []byte(end)) {
+		return out
+	}
+	b := make([]byte, 0, len(out)+len(meta)+len(`,"_meta":`))
+	b = append(b, out[:len(out)-len(end)]...)
+	b = append(b, `,"_meta":`...)
+	b = append(b, meta...)
+	return append(b, end...)
 }
 
 // uriParams are the values of the template parameters in uri, which the

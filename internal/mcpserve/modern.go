@@ -204,7 +204,8 @@ func (c *compiled) discoverResult(hints []byte) ([]byte, error) {
 // era declares. Any tool's scenario may be a task: the tasks extension is
 // always offered to modern clients (legacy ones have no tasks). A design
 // with skills offers the skills extension in both eras, and resources,
-// since skill files are read with resources/read.
+// since skill files are read with resources/read; one with an MCP Apps
+// view offers that extension in both eras.
 func (c *compiled) offer() mcptransport.Offer {
 	ext := c.skillsOffer()
 	if protocol.IsModern(c.version) {
@@ -212,6 +213,13 @@ func (c *compiled) offer() mcptransport.Offer {
 			ext = map[string]any{}
 		}
 		ext[mockspec.TasksExtension] = nil
+	}
+	if c.apps {
+		// Hosts of either era read tools' _meta.ui and render the views.
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ext[design.AppExtension] = nil
 	}
 	return mcptransport.Offer{
 		Tools: len(c.tools) > 0, Resources: len(c.resources)+len(c.templates) > 0 || c.skills != nil, Prompts: len(c.prompts) > 0,

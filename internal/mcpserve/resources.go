@@ -27,17 +27,21 @@ type resource struct {
 	// ask, when set, is the first round of questions asked before the
 	// resource is read.
 	ask *round
+	// meta is the resource's _meta, served with its contents; nil when
+	// none.
+	meta json.RawMessage
 }
 
 // compileResources compiles every resource and encodes resources/list and
 // resources/templates/list.
 func (c *compiled) compileResources(resources []design.Resource, skills *skillSet) error {
 	type resourceInfo struct {
-		URI         string `json:"uri,omitempty"`
-		URITemplate string `json:"uriTemplate,omitempty"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-		MimeType    string `json:"mimeType"`
+		URI         string          `json:"uri,omitempty"`
+		URITemplate string          `json:"uriTemplate,omitempty"`
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		MimeType    string          `json:"mimeType"`
+		Meta        json.RawMessage `json:"_meta,omitempty"`
 	}
 	c.resources = make(map[string]*resource, len(resources))
 	plain, templated := []resourceInfo{}, []resourceInfo{}
@@ -52,7 +56,8 @@ func (c *compiled) compileResources(resources []design.Resource, skills *skillSe
 			}
 			c.size += cr.ask.size()
 		}
-		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType}
+		info := resourceInfo{Name: r.Name, Description: r.Description, MimeType: cr.mimeType, Meta: cr.meta}
+		c.apps = c.apps || design.IsAppResource(r.URI)
 		if cr.pattern != nil {
 			info.URITemplate = r.URI
 			templated = append(templated, info)
@@ -62,7 +67,7 @@ func (c *compiled) compileResources(resources []design.Resource, skills *skillSe
 			plain = append(plain, info)
 			c.resources[r.URI] = cr
 		}
-		c.size += len(cr.text) + len(r.URI) + 256
+		c.size += len(cr.text) + len(cr.meta) + len(r.URI) + 256
 	}
 	// Each skill's SKILL.md is listed too, named and described from its
 	// front matter; its other files are found from skills/list.
@@ -85,6 +90,13 @@ var templateParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // template, builds the pattern its URIs match.
 func compileResource(r design.Resource) (*resource, error) {
 	cr := &resource{uri: r.URI, binary: r.Binary, completions: r.Completions}
+	if len(r.Meta) > 0 && string(r.Meta) != "null" {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, r.Meta); err != nil {
+			return nil, fmt.Errorf("meta: %w", err)
+		}
+		cr.meta = compact.Bytes()
+	}
 	content := bytes.TrimSpace(r.Content)
 	if r.Binary {
 		if err := json.Unmarshal(content, &cr.text); err != nil {
@@ -104,6 +116,9 @@ func compileResource(r design.Resource) (*resource, error) {
 		cr.text = compact.String()
 		cr.mimeType = "application/json"
 		cr.jsonContent = true
+	}
+	if design.IsAppResource(r.URI) {
+		cr.mimeType = design.AppMimeType
 	}
 	if r.MimeType != nil && *r.MimeType != "" {
 		cr.mimeType = *r.MimeType

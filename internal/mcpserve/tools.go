@@ -71,6 +71,7 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 		Description  string          `json:"description"`
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Meta         json.RawMessage `json:"_meta,omitempty"`
 	}
 	structured := protocol.HasOutputSchema(c.version)
 	c.tools = make(map[string]*tool, len(tools))
@@ -93,7 +94,7 @@ func (c *compiled) compileTools(tools []design.Tool) error {
 		for _, sc := range play.scenes {
 			c.usesSequences = c.usesSequences || sc.usesSequence()
 		}
-		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		info := toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Meta: t.Meta}
 		if structured && len(t.OutputSchema) > 0 {
 			info.OutputSchema = t.OutputSchema
 		}

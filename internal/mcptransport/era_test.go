@@ -14,8 +14,8 @@ import (
 )
 
 // TestEraCapabilities: one function declares both eras' capabilities; a
-// legacy endpoint names only what it holds, a modern one every list with
-// listChanged, and the extensions.
+// legacy endpoint names only what it holds (and its legacy extensions), a
+// modern one every list with listChanged, and the extensions.
 func TestEraCapabilities(t *testing.T) {
 	encode := func(e mcptransport.Era, o mcptransport.Offer) string {
 		b, err := json.Marshal(e.Capabilities(o))

@@ -26,7 +26,7 @@ func (t ComponentsTx) CreateTool(ctx context.Context, tool design.Tool) (design.
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
-		Fault: faultJSON(tool.Fault),
+		Fault: faultJSON(tool.Fault), Meta: jsonOrNull(tool.Meta),
 	})
 	return converted(toolFrom)(row, err)
 }
@@ -51,7 +51,7 @@ func (t ComponentsTx) UpdateTool(ctx context.Context, tool design.Tool) (design.
 		ID: tool.ID, ServerID: tool.ServerID, Name: tool.Name, Description: tool.Description,
 		InputSchema: tool.InputSchema, OutputSchema: jsonOrNull(tool.OutputSchema), MockScenarios: sc,
 		RequiredClientCapabilities: textArray(tool.RequiredClientCapabilities), RequiredScopes: textArray(tool.RequiredScopes),
-		Fault: faultJSON(tool.Fault),
+		Fault: faultJSON(tool.Fault), Meta: jsonOrNull(tool.Meta),
 	})
 	return found("tool", toolFrom)(row, err)
 }
@@ -66,7 +66,7 @@ func (t ComponentsTx) CreateResource(ctx context.Context, r design.Resource) (de
 	row, err := t.q.CreateResource(ctx, t.tx, db.CreateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
-		Ask: askJSON(r.Ask, r.Then),
+		Ask: askJSON(r.Ask, r.Then), Meta: jsonOrNull(r.Meta),
 	})
 	return converted(infallible(resourceFrom))(row, err)
 }
@@ -86,7 +86,7 @@ func (t ComponentsTx) UpdateResource(ctx context.Context, r design.Resource) (de
 	row, err := t.q.UpdateResource(ctx, t.tx, db.UpdateResourceParams{
 		ID: r.ID, ServerID: r.ServerID, Name: r.Name, Uri: r.URI, Description: r.Description,
 		MimeType: r.MimeType, Content: r.Content, IsBinary: r.Binary, Completions: completionsJSON(r.Completions),
-		Ask: askJSON(r.Ask, r.Then),
+		Ask: askJSON(r.Ask, r.Then), Meta: jsonOrNull(r.Meta),
 	})
 	return found("resource", infallible(resourceFrom))(row, err)
 }
@@ -138,7 +138,7 @@ func (t ComponentsTx) DeletePrompt(ctx context.Context, server, id uuid.UUID) er
 func toolFrom(r db.McpTool) (design.Tool, error) {
 	t := design.Tool{ID: r.ID, ServerID: r.ServerID, Name: r.Name, Description: r.Description,
 		InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, RequiredClientCapabilities: textArray(r.RequiredClientCapabilities),
-		RequiredScopes: textArray(r.RequiredScopes), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		RequiredScopes: textArray(r.RequiredScopes), Meta: r.Meta, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if err := json.Unmarshal(r.MockScenarios, &t.Scenarios); err != nil {
 		return design.Tool{}, fmt.Errorf("tool %s: stored scenarios: %w", r.ID, err)
 	}
@@ -156,7 +156,7 @@ func toolFrom(r db.McpTool) (design.Tool, error) {
 
 func resourceFrom(r db.McpResource) design.Resource {
 	out := design.Resource{ID: r.ID, ServerID: r.ServerID, Name: r.Name, URI: r.Uri, Description: r.Description,
-		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		MimeType: r.MimeType, Content: r.Content, Binary: r.IsBinary, Meta: r.Meta, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	// The column is written from a map of string lists only.
 	_ = json.Unmarshal(r.Completions, &out.Completions)
 	if len(r.Ask) > 0 {

@@ -185,7 +185,7 @@ func pinnedRows() []pinnedRow {
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Tool {
 				return design.Tool{ID: id, ServerID: p.ten.ServerID, Name: "pinned_tool", InputSchema: golden.Filled[json.RawMessage](t),
 					OutputSchema: golden.Filled[json.RawMessage](t), Scenarios: golden.Filled[[]design.Scenario](t),
-					Fault: golden.Filled[*mockspec.Fault](t)}
+					Fault: golden.Filled[*mockspec.Fault](t), Meta: golden.Filled[json.RawMessage](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, x design.Tool) error { return errOf(tx.CreateTool(p.ctx, x)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Tool, error) {
@@ -196,13 +196,15 @@ func pinnedRows() []pinnedRow {
 				"output_schema":  func(x design.Tool) any { return x.OutputSchema },
 				"mock_scenarios": func(x design.Tool) any { return x.Scenarios },
 				"fault":          func(x design.Tool) any { return x.Fault },
+				"meta":           func(x design.Tool) any { return x.Meta },
 			},
 		}.pinned(),
 		txPin[design.Resource]{table: "mcp_resources",
 			row: func(t *testing.T, p pinEnv, id uuid.UUID) design.Resource {
 				return design.Resource{ID: id, ServerID: p.ten.ServerID, Name: "pinned resource", URI: "docs://pinned",
 					Content: golden.Filled[json.RawMessage](t), Completions: golden.Filled[map[string][]string](t),
-					Ask: golden.Filled[map[string]mockspec.InputRequest](t), Then: golden.Filled[[]mockspec.Branch](t)}
+					Ask: golden.Filled[map[string]mockspec.InputRequest](t), Then: golden.Filled[[]mockspec.Branch](t),
+					Meta: golden.Filled[json.RawMessage](t)}
 			},
 			create: func(p pinEnv, tx *store.Tx, r design.Resource) error { return errOf(tx.CreateResource(p.ctx, r)) },
 			get: func(p pinEnv, tx *store.Tx, id uuid.UUID) (design.Resource, error) {
@@ -212,6 +214,7 @@ func pinnedRows() []pinnedRow {
 				"content":     func(r design.Resource) any { return r.Content },
 				"completions": func(r design.Resource) any { return r.Completions },
 				"ask":         func(r design.Resource) any { return askOf(r.Ask, r.Then) },
+				"meta":        func(r design.Resource) any { return r.Meta },
 			},
 		}.pinned(),
 		txPin[design.Prompt]{table: "mcp_prompts",

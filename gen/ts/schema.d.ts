@@ -2487,8 +2487,9 @@ export interface components {
         /**
          * @description Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
          *     2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
-         *     alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
-         *     a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+         *     alike. `legacy_only`: a server from before 2026-07-28; a request with the 2026-07-28
+         *     `MCP-Protocol-Version` header gets HTTP 400 with UnsupportedProtocolVersion (-32022) as
+         *     from such a server, to test a client's fallback to `initialize`. `modern_only`: a
          *     2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
          *     with UnsupportedProtocolVersion (-32022) listing the supported versions.
          * @enum {string}

@@ -166,6 +166,15 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *P
 	if rt, ok := t.(Recording); ok {
 		x.recording = rt
 	}
+	if p.isBatch && x.eras != 0 {
+		// A batch's members are of the version its header names: one
+		// the endpoint does not serve refuses the body whole, as a lone
+		// request's is.
+		if v, _ := x.header(HeaderProtocolVersion); v != "" && !x.served(v) {
+			WriteRPCError(w, http.StatusBadRequest, nil, x.unsupportedOf(v, x.servedVersions()))
+			return 1
+		}
+	}
 	answered := tr.dispatch(r.Context(), t, x, p)
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())

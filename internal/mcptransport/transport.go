@@ -47,6 +47,10 @@ type Transport struct {
 	// RateLimited, when set, is told how many messages each body refused
 	// whole by the rate limit held (WriteRateLimited).
 	RateLimited func(messages int)
+	// Streams, when set, keeps the SSE replies of the legacy requests of
+	// 2025-11-25 and later, primed with an event id and a retry field,
+	// for a client that reconnects with GET and Last-Event-ID (Resume).
+	Streams *Streams
 
 	// chain answers each message, through the middleware With added; nil
 	// for none.
@@ -62,10 +66,10 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	setAnswerHeaders(hdr)
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost, tr.Resumes(r):
 		return false
-	case http.MethodOptions:
+	case r.Method == http.MethodOptions:
 		hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
 		// The preflight alone decides which headers a browser may send:
 		// it names the headers of the modern revisions too.
@@ -175,7 +179,21 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *P
 			return 1
 		}
 	}
-	answered := tr.dispatch(r.Context(), t, x, p)
+	ctx := r.Context()
+	if tr.Streams != nil && !p.isBatch && primes(r, sse) {
+		x.resume = tr.Streams.open(r.URL.Path)
+		var cancel context.CancelFunc
+		ctx, cancel = detach(ctx)
+		defer cancel()
+	}
+	answered := tr.dispatch(ctx, t, x, p)
+	if x.resume != nil {
+		if x.streaming || answered > 0 && (x.status == 0 || x.status == http.StatusOK) {
+			x.endResumable(answered)
+			return answered
+		}
+		x.resume.discard()
+	}
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())
 		return answered

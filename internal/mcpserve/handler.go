@@ -121,7 +121,8 @@ type Options struct {
 	AskTimeout                   time.Duration
 	MaxPendingQuestions          int
 	MaxPendingQuestionsPerClient int
-	// Relay carries clients' answers to the instance waiting for them;
+	// Relay carries clients' answers to the instance waiting for them,
+	// and the events of a resumed stream from the instance that keeps it;
 	// nil when this instance serves alone.
 	Relay Relay
 	// Tasks keeps the tasks of the tasks extension; nil answers every
@@ -171,8 +172,12 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
+	streams := mcptransport.NewStreams()
+	if opts.Relay != nil { // a stream is resumed whichever instance the client reaches
+		streams.Share(opts.Relay)
+	}
 	tr := mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
-		AllowedHosts: opts.AllowedHosts, Streams: mcptransport.NewStreams()}
+		AllowedHosts: opts.AllowedHosts, Streams: streams}
 	tr = tr.Observed(opts.Observer)
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
 		hub: newHub(streamBounds{perServer: opts.MaxStreamsPerServer, perClient: opts.MaxStreamsPerClient,
@@ -206,6 +211,7 @@ func (h *Handler) Listen(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { h.asks.listen(ctx) })
+	wg.Go(func() { h.tr.Streams.Listen(ctx) })
 	var once sync.Once
 	h.designs.ListenDesigns(ctx,
 		func(payload string) {

@@ -2,17 +2,24 @@ package mcpserve_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
 	"github.com/mockmcp/mockmcp/internal/protocol"
+	"github.com/mockmcp/mockmcp/internal/service"
 )
 
 // sseEvent is one event of an SSE stream as a client reads it.
@@ -208,4 +215,56 @@ func TestResumeStream(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, got.StatusCode, "%s at %s", c.id, c.endpoint)
 	}
 	require.Equal(t, http.StatusMethodNotAllowed, resumeFrom(t, endpoint, "").StatusCode)
+}
+
+// TestResumeOnAnotherInstance: with Redis, a client whose GET with
+// Last-Event-ID reaches another instance than the one keeping its stream
+// gets the rest of the stream all the same; an id no instance keeps is
+// 404 there too.
+func TestResumeOnAnotherInstance(t *testing.T) {
+	t.Parallel()
+	redisURL := os.Getenv("REDIS_URL")
+	if redisURL == "" {
+		redisURL = "redis://127.0.0.1:6379/0"
+	}
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.RedisURL = redisURL }})
+	second, err := service.New(context.Background(), env.Config, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	srv2 := httptest.NewServer(second.Handler())
+	t.Cleanup(func() { second.MCP().CloseStreams(); srv2.Close(); _ = second.Close() })
+	for _, h := range []interface{ AnswersRelayed() <-chan struct{} }{env.Service.MCP(), second.MCP()} {
+		select {
+		case <-h.AnswersRelayed():
+		case <-time.After(5 * time.Second):
+			t.Fatal("the instance did not subscribe to the relay within 5s")
+		}
+	}
+	id := createDesign(t, env.Signup(t, "Resume elsewhere"), resumeDesign(t))
+	first, other := env.URL+"/api/platform/"+id+"/mcp", srv2.URL+"/api/platform/"+id+"/mcp"
+
+	resp := openStream(t, first, protocol.V20251125, longJobCall)
+	r := bufio.NewReader(resp.Body)
+	prime, err := readEvent(r)
+	require.NoError(t, err)
+	progress, err := readEvent(r)
+	require.NoError(t, err)
+	require.Contains(t, progress.data, `"progress":1`)
+	require.NoError(t, resp.Body.Close())
+
+	var rest []sseEvent
+	require.Eventually(t, func() bool {
+		got := resumeFrom(t, other, progress.id)
+		if got.StatusCode != http.StatusOK {
+			return false // the first instance's subscription may lag
+		}
+		rest = readAll(t, bufio.NewReader(got.Body))
+		return true
+	}, 5*time.Second, 50*time.Millisecond)
+	require.Len(t, rest, 2, "%v", rest)
+	require.Contains(t, rest[0].data, `"progress":2`)
+	require.Contains(t, rest[1].data, `"id":7`)
+
+	stream, _, _ := strings.Cut(prime.id, ".")
+	require.Equal(t, http.StatusNotFound, resumeFrom(t, other, stream+".99").StatusCode)
+	require.Equal(t, http.StatusNotFound, resumeFrom(t, other, "000000000000~AAAAAAAAAAAAAAAAAAAAAA.0").StatusCode)
 }

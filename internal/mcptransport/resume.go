@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,6 +47,11 @@ const primingFrom = protocol.V20251125
 // each a bounded log of its events, kept while its call runs and
 // StreamRetention after. The zero value is not usable: NewStreams.
 type Streams struct {
+	// instance begins the id of every stream this instance keeps, for
+	// another instance to ask it through relay (nil: no other).
+	instance string
+	relay    Relay
+
 	mu      sync.Mutex
 	byID    map[string]*streamLog
 	order   []*streamLog // oldest first
@@ -60,7 +64,7 @@ type Streams struct {
 // NewStreams returns an empty set of resumable streams with the default
 // bounds.
 func NewStreams() *Streams {
-	return &Streams{byID: map[string]*streamLog{}, now: time.Now, streams: MaxStreams, budget: MaxStreamBytes}
+	return &Streams{instance: newInstance(), byID: map[string]*streamLog{}, now: time.Now, streams: MaxStreams, budget: MaxStreamBytes}
 }
 
 // streamLog is one resumable stream: the events sent after its priming
@@ -95,12 +99,13 @@ func primes(r *http.Request, sse bool) bool {
 	return protocol.Supported(version) && protocol.AtLeast(version, primingFrom)
 }
 
-// open begins a stream for scope: its id is 128 random bits, so no
-// client can name another's stream, in its organization or another.
+// open begins a stream for scope: its id is the instance's name and 128
+// random bits, so no client can name another's stream, in its
+// organization or another.
 func (s *Streams) open(scope string) *streamLog {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	l := &streamLog{set: s, id: base64.RawURLEncoding.EncodeToString(b[:]), scope: scope, first: 1, next: 1,
+	l := &streamLog{set: s, id: s.instance + "~" + base64.RawURLEncoding.EncodeToString(b[:]), scope: scope, first: 1, next: 1,
 		changed: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -238,15 +243,24 @@ func (l *streamLog) after(n int) (frames [][]byte, last int, done bool, changed 
 	return frames, last, l.done, l.changed
 }
 
-// lookup finds the stream of an event id resumed at scope, and the
-// number of that event.
-func (s *Streams) lookup(eventID, scope string) (*streamLog, int, bool) {
-	id, num, ok := strings.Cut(eventID, ".")
-	if !ok {
-		return nil, 0, false
+// parseEventID reads an event id: its stream and its number.
+func parseEventID(eventID string) (stream string, n int, ok bool) {
+	stream, num, ok := strings.Cut(eventID, ".")
+	if !ok || stream == "" {
+		return "", 0, false
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return stream, n, true
+}
+
+// lookup finds the stream of an event id resumed at scope, and the
+// number of that event.
+func (s *Streams) lookup(eventID, scope string) (*streamLog, int, bool) {
+	id, n, ok := parseEventID(eventID)
+	if !ok {
 		return nil, 0, false
 	}
 	s.mu.Lock()
@@ -272,32 +286,33 @@ func (tr Transport) Resumes(r *http.Request) bool {
 // Resume answers a GET with Last-Event-ID: the events of that stream
 // after the one named, then each event as it is sent, until the stream
 // ends (its call answered), the client goes or StreamWriteTimeout passes
-// without a write going through. An id this instance does not keep (never
-// given, forgotten past the bounds, or of another endpoint) is 404.
+// without a write going through. A stream another instance keeps is
+// asked of it through the relay, when there is one. An id no instance
+// keeps (never given, forgotten past the bounds, or of another endpoint)
+// is 404.
 func (tr Transport) Resume(w http.ResponseWriter, r *http.Request) {
-	l, n, ok := tr.Streams.lookup(strings.TrimSpace(r.Header.Get(HeaderLastEventID)), r.URL.Path)
+	s := tr.Streams
+	eventID := strings.TrimSpace(r.Header.Get(HeaderLastEventID))
+	l, n, ok := s.lookup(eventID, r.URL.Path)
 	if !ok {
-		WriteProblem(w, http.StatusNotFound, "no stream to resume from this Last-Event-ID here: it ended more than a minute ago, was never given, or was kept by another instance")
+		stream, after, parsed := parseEventID(eventID)
+		if inst := instanceOf(eventID); parsed && s.relay != nil && inst != "" && inst != s.instance &&
+			tr.resumeRemote(w, r, inst, stream, after) {
+			return
+		}
+		WriteProblem(w, http.StatusNotFound, "no stream to resume from this Last-Event-ID: it ended more than a minute ago, was never given, or is kept by an instance that cannot be reached")
 		return
 	}
-	setAnswerHeaders(w.Header())
-	setSSEHeaders(w.Header())
-	w.Header()["X-Accel-Buffering"] = hdrNo
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
+	sw := beginResumed(w)
 	ctx := r.Context()
 	for {
 		frames, last, done, changed := l.after(n)
 		for _, f := range frames {
-			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
-			if _, err := w.Write(f); err != nil {
+			if !sw.write(f) {
 				return
 			}
 		}
 		n = last
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return
-		}
 		if done {
 			return
 		}

@@ -47,9 +47,19 @@ type Exchange struct {
 	// unavailable is the detail of a lone message's reply that is 503: a
 	// dependency (the database, another instance) could not be reached.
 	unavailable string
-	// resume keeps the events of a reply a client may resume (Streams):
-	// its events carry ids, after a priming event. nil otherwise.
-	resume *streamLog
+	// streams is where the reply is kept for a client to resume it, when
+	// it may be (nil otherwise): its events carry ids, after a priming
+	// event. resume is its stream, opened with the first event.
+	streams *Streams
+	resume  *streamLog
+}
+
+// resumable opens the reply's stream, once.
+func (x *Exchange) resumable() *streamLog {
+	if x.resume == nil {
+		x.resume = x.streams.open(x.r.URL.Path)
+	}
+	return x.resume
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -84,16 +94,16 @@ func (x *Exchange) Notify(msg ...[]byte) {
 		setSSEHeaders(x.w.Header())
 		x.w.WriteHeader(http.StatusOK)
 		x.streaming = true
-		if x.resume != nil {
-			_, _ = x.w.Write(x.resume.primingEvent())
+		if x.streams != nil {
+			_, _ = x.w.Write(x.resumable().primingEvent())
 		}
 	}
 	if x.committed > 0 {
 		_, _ = x.w.Write(x.out.Next(x.committed))
 		x.committed = 0
 	}
-	if x.resume != nil {
-		_, _ = x.w.Write(x.resume.add(bytes.Join(msg, nil)))
+	if x.streams != nil {
+		_, _ = x.w.Write(x.resumable().add(bytes.Join(msg, nil)))
 		_ = http.NewResponseController(x.w).Flush()
 		return
 	}
@@ -117,6 +127,7 @@ func (x *Exchange) CanAsk() bool { return x.sse && !x.inBatch }
 // one message's answer in out, framed by dispatch) as an event with its
 // id.
 func (x *Exchange) endResumable(answered int) {
+	x.resumable()
 	if !x.streaming {
 		setSSEHeaders(x.w.Header())
 		x.w.WriteHeader(http.StatusOK)

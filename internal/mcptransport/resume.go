@@ -52,9 +52,11 @@ type Streams struct {
 	instance string
 	relay    Relay
 
-	mu      sync.Mutex
-	byID    map[string]*streamLog
-	order   []*streamLog // oldest first
+	mu   sync.Mutex
+	byID map[string]*streamLog
+	// order holds the streams kept, oldest first, and forgotten ones
+	// until they reach the front (forgetting one is then O(1)).
+	order   []*streamLog
 	bytes   int
 	now     func() time.Time
 	streams int // bound on len(byID)
@@ -110,8 +112,8 @@ func (s *Streams) open(scope string) *streamLog {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweep()
-	for len(s.order) >= s.streams {
-		s.forget(s.order[0])
+	for len(s.byID) >= s.streams {
+		s.forget(s.oldest())
 	}
 	s.byID[l.id] = l
 	s.order = append(s.order, l)
@@ -123,12 +125,25 @@ func (s *Streams) open(scope string) *streamLog {
 func (s *Streams) sweep() {
 	now := s.now()
 	for len(s.order) > 0 {
-		l := s.order[0]
-		if !l.done || now.Sub(l.ended) < StreamRetention {
+		l := s.oldest()
+		if l == nil || !l.done || now.Sub(l.ended) < StreamRetention {
 			return
 		}
 		s.forget(l)
 	}
+}
+
+// oldest is the oldest stream kept, the forgotten ones before it dropped
+// from order; nil when none is kept. Called with mu held.
+func (s *Streams) oldest() *streamLog {
+	for len(s.order) > 0 {
+		if l := s.order[0]; s.byID[l.id] == l {
+			return l
+		}
+		s.order[0] = nil
+		s.order = s.order[1:]
+	}
+	return nil
 }
 
 // forget drops l. Called with mu held.
@@ -137,12 +152,7 @@ func (s *Streams) forget(l *streamLog) {
 		return
 	}
 	delete(s.byID, l.id)
-	for i, o := range s.order {
-		if o == l {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
-	}
+	s.oldest() // drops l from order when it was the oldest
 	s.bytes -= l.bytes
 	l.events, l.bytes = nil, 0
 	if !l.done {
@@ -172,8 +182,12 @@ func (l *streamLog) add(msg []byte) []byte {
 		for len(l.events) > 1 && (len(l.events) > StreamEvents || l.bytes > StreamBytes) {
 			l.drop()
 		}
-		for s.bytes > s.budget && len(s.order) > 1 && s.order[0] != l {
-			s.forget(s.order[0])
+		for s.bytes > s.budget {
+			o := s.oldest()
+			if o == l || o == nil {
+				break
+			}
+			s.forget(o)
 		}
 		close(l.changed)
 		l.changed = make(chan struct{})

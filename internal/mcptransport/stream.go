@@ -38,8 +38,8 @@ func (x *Exchange) Stream() (*Stream, error) {
 	}
 	if x.resume != nil { // a long-lived stream is not kept for resuming
 		x.resume.discard()
-		x.resume = nil
 	}
+	x.streams, x.resume = nil, nil
 	s := &Stream{x: x, rc: http.NewResponseController(x.w)}
 	hdr := x.w.Header()
 	setSSEHeaders(hdr)

@@ -181,18 +181,16 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *P
 	}
 	ctx := r.Context()
 	if tr.Streams != nil && !p.isBatch && primes(r, sse) {
-		x.resume = tr.Streams.open(r.URL.Path)
+		// Resumable: its stream is kept once it has an event.
+		x.streams = tr.Streams
 		var cancel context.CancelFunc
 		ctx, cancel = detach(ctx)
 		defer cancel()
 	}
 	answered := tr.dispatch(ctx, t, x, p)
-	if x.resume != nil {
-		if x.streaming || answered > 0 && (x.status == 0 || x.status == http.StatusOK) {
-			x.endResumable(answered)
-			return answered
-		}
-		x.resume.discard()
+	if x.streams != nil && (x.streaming || answered > 0 && (x.status == 0 || x.status == http.StatusOK)) {
+		x.endResumable(answered)
+		return answered
 	}
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())

@@ -268,3 +268,34 @@ func TestResumeOnAnotherInstance(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, resumeFrom(t, other, stream+".99").StatusCode)
 	require.Equal(t, http.StatusNotFound, resumeFrom(t, other, "000000000000~AAAAAAAAAAAAAAAAAAAAAA.0").StatusCode)
 }
+
+// TestResumeAfterQuestion: a 2025-11-25 client whose stream breaks after
+// a scenario asked it a question answers it all the same, and gets the
+// call's result by resuming the stream from the question's event.
+func TestResumeAfterQuestion(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	endpoint := env.URL + "/api/platform/" + createDesign(t, env.Signup(t, "Resume a question"), legacyAskDesign(t)) + "/mcp"
+
+	resp := openStream(t, endpoint, protocol.V20251125, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{}}}`)
+	r := bufio.NewReader(resp.Body)
+	prime, err := readEvent(r)
+	require.NoError(t, err)
+	require.Equal(t, "", prime.data)
+	asked, err := readEvent(r)
+	require.NoError(t, err)
+	var q struct {
+		ID     string `json:"id"`
+		Method string `json:"method"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(asked.data), &q), asked.data)
+	require.Equal(t, "elicitation/create", q.Method)
+	require.NoError(t, resp.Body.Close()) // the stream breaks; the call waits for the answer
+
+	code, body := answer(t, endpoint, q.ID, `{"action":"accept","content":{"name":"Ada"}}`)
+	require.Equal(t, http.StatusAccepted, code, body)
+	rest := readAll(t, bufio.NewReader(resumeFrom(t, endpoint, asked.id).Body))
+	require.Len(t, rest, 1, "%v", rest)
+	require.Contains(t, rest[0].data, `"id":7`)
+	require.Contains(t, rest[0].data, "Hello, Ada!")
+}

@@ -1155,10 +1155,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Not offered; the endpoint is stateless
-         * @description The endpoint offers no stream outside a request: `GET` is 405 with `Allow: POST, OPTIONS`,
-         *     as MCP's Streamable HTTP transport has a server without one answer. Notifications of
-         *     changes come on the stream of a `subscriptions/listen` request (POST).
+         * Resume the stream of a request (Last-Event-ID); no other stream is offered
+         * @description With `Last-Event-ID` naming an event of the stream of a request of 2025-11-25 (authorized
+         *     as the POST is), the events of that stream after it, then each as it is sent, until the
+         *     request's response: a client whose stream broke gets the rest. Streams are kept a minute
+         *     after their response, each its last 64 events and 256 KiB; with Redis, by whichever
+         *     instance the GET reaches. An id no instance keeps is 404.
+         *
+         *     Without `Last-Event-ID` the endpoint offers no stream outside a request: 405 with
+         *     `Allow: POST, OPTIONS`, as MCP's Streamable HTTP transport has a server without one
+         *     answer. Notifications of changes come on the stream of a `subscriptions/listen` request
+         *     (POST).
          */
         get: operations["openServerMCPStream"];
         put?: never;
@@ -1181,7 +1188,9 @@ export interface paths {
          *     `sampling/createMessage`, `roots/list`) that the client answers in POSTs of their own, and
          *     the stream of `subscriptions/listen` stays open. With `Accept` naming `application/json`
          *     and not `text/event-stream`, one JSON body: the response, or an array for a batch. A body
-         *     holding only notifications and responses is answered 202 with no body.
+         *     holding only notifications and responses is answered 202 with no body. The stream of a
+         *     request of 2025-11-25 opens with a priming event (an `id`, `retry: 1000`, no data) and
+         *     each of its events has an `id`, from which a client may resume it (`GET`).
          *
          *     **Errors**: a JSON-RPC error travels like a result, with HTTP 200 (-32601 unknown method,
          *     -32602 invalid params, -32002 unknown resource). HTTP error statuses are kept for what is
@@ -2541,8 +2550,9 @@ export interface components {
         /**
          * @description Which MCP protocol eras the design's endpoint answers. `modern_and_legacy` (the default):
          *     2026-07-28 clients (per-request `_meta`, `server/discover`) and `initialize`-based clients
-         *     alike. `legacy_only`: a server from before 2026-07-28; modern requests are answered as such
-         *     a server would (-32601 for `server/discover`), to test a client's fallback. `modern_only`: a
+         *     alike. `legacy_only`: a server from before 2026-07-28; a request with the 2026-07-28
+         *     `MCP-Protocol-Version` header gets HTTP 400 with UnsupportedProtocolVersion (-32022) as
+         *     from such a server, to test a client's fallback to `initialize`. `modern_only`: a
          *     2026-07-28-only server; `initialize` and requests without the modern `_meta` get HTTP 400
          *     with UnsupportedProtocolVersion (-32022) listing the supported versions.
          * @enum {string}
@@ -6744,7 +6754,10 @@ export interface operations {
     openServerMCPStream: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of the last event received, `<stream>.<n>`. */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 /** @description The MCP server design's id (from list_servers or create_server). */
                 server_id: components["parameters"]["ServerId"];
@@ -6753,7 +6766,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The rest of the stream, as server-sent events with ids. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["MCPHostRefused"];
+            /** @description No stream with this event is kept, or the server is unknown or a draft. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             405: components["responses"]["MCPMethodNotAllowed"];
         };
     };
@@ -6787,8 +6819,10 @@ export interface operations {
             200: components["responses"]["MCPAnswer"];
             202: components["responses"]["MCPAccepted"];
             /**
-             * @description A batch sent with a protocol version that has none (-32600); a transport error of a
-             *     modern request (-32020, -32021, -32022, or -32602 for a missing `_meta`); a client's
+             * @description A batch sent with a protocol version that has none (-32600); an `MCP-Protocol-Version`
+             *     naming no revision the design serves, in any era (-32022, listing those it serves); a
+             *     transport error of a modern request (-32020, -32021, -32022, or -32602 for a missing
+             *     `_meta`); a client's
              *     response that no question waits for (-32600); or a body that could not be read
              *     (a problem document).
              */

@@ -123,23 +123,37 @@ func TestBatchLength(t *testing.T) {
 			require.Contains(t, r.Error.Message, v)
 
 			resp, body = post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-			if protocol.IsModern(v) {
+			if v == protocol.Modern {
 				// A modern request without its _meta: HTTP 400 and -32602.
 				require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a single message under %s: %s", v, body)
 				require.Contains(t, body, `"code":-32602`)
+				continue
+			}
+			if protocol.IsModern(v) {
+				// A revision the design does not serve: HTTP 400 and -32022.
+				require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a single message under %s: %s", v, body)
+				require.Contains(t, body, `"code":-32022`)
 				continue
 			}
 			require.Equal(t, http.StatusOK, resp.StatusCode, "a single message under %s: %s", v, body)
 		}
 	})
 	t.Run("protocol versions with batching answer a batch", func(t *testing.T) {
-		for _, v := range []string{"2025-03-26", "2024-11-05", "", "not-a-date"} {
+		for _, v := range []string{"2025-03-26", "2024-11-05", ""} {
 			resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {v}}, pings(2))
 			require.Equal(t, http.StatusOK, resp.StatusCode, "version %q: %s", v, body)
 			var replies []rpcAnswer
 			require.NoError(t, json.Unmarshal([]byte(body), &replies), body)
 			require.Len(t, replies, 2, "version %q", v)
 		}
+	})
+	t.Run("a version the design does not serve refuses a batch whole", func(t *testing.T) {
+		resp, body := post(t, endpoint, http.Header{"Mcp-Protocol-Version": {"not-a-date"}}, pings(2))
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+		var r rpcAnswer
+		require.NoError(t, json.Unmarshal([]byte(body), &r), body)
+		require.Equal(t, "null", string(r.ID))
+		require.EqualValues(t, -32022, r.Error.Code, body)
 	})
 	t.Run("deep nesting is a parse error", func(t *testing.T) {
 		deep := strings.Repeat("[", 400_000) + strings.Repeat("]", 400_000)

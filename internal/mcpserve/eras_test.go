@@ -230,3 +230,72 @@ func TestUpstreamInBothEras(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsupportedVersionHeader: a Mcp-Protocol-Version header naming no
+// revision the design serves (a modern one at a legacy-only design, one
+// unknown, one malformed) is HTTP 400 with UnsupportedProtocolVersion
+// listing what the design serves, whatever its eras, as the legacy
+// transports from 2025-06-18 on require; a legacy revision the design
+// serves, or no header (2025-03-26), is answered; a modern design given
+// the modern header is modern.
+func TestUnsupportedVersionHeader(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, nil)
+	owner := env.Signup(t, "Unsupported version")
+	legacyVersions := []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+	for _, tc := range []struct {
+		eras      string
+		supported []string
+	}{
+		{"legacy_only", legacyVersions},
+		{"modern_and_legacy", append([]string{protocol.Modern}, legacyVersions...)},
+		{"modern_only", []string{protocol.Modern}},
+	} {
+		t.Run(tc.eras, func(t *testing.T) {
+			d := richDesign(t, protocol.Latest)
+			var server map[string]any
+			require.NoError(t, json.Unmarshal(d.Server, &server))
+			server["eras"] = tc.eras
+			d.Server = raw(t, server)
+			endpoint := env.URL + "/api/platform/" + createDesign(t, owner, d) + "/mcp"
+			s := &session{t: t, era: legacyEra, endpoint: endpoint, hdr: http.Header{}}
+			call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"all_content"}}`
+			withVersion := func(v string) http.Header {
+				return http.Header{mcptransport.HeaderProtocolVersion: {v}}
+			}
+
+			refused := []string{"not-a-version", "1900-01-01", "2099-01-01"}
+			if tc.eras == "legacy_only" {
+				refused = append(refused, protocol.Modern)
+			}
+			for _, v := range refused {
+				r := s.sendBody(withVersion(v), call)
+				require.Equal(t, http.StatusBadRequest, r.status, "%s: %s", v, r.raw)
+				r.failed(t, -32022, "not served here")
+				require.JSONEq(t, string(raw(t, map[string]any{"supported": tc.supported, "requested": v})), string(r.Error.Data), r.raw)
+				require.Contains(t, r.raw, `"id":7`)
+			}
+			if tc.eras == "legacy_only" {
+				// A request naming the modern revision in _meta as well
+				// is refused the same way: the design serves no request
+				// of that revision.
+				r := s.sendBody(withVersion(protocol.Modern),
+					`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"all_content",`+modernMeta(mcptransport.MetaProtocolVersion)+`}}`)
+				require.Equal(t, http.StatusBadRequest, r.status, r.raw)
+				r.failed(t, -32022, "not served here")
+			}
+
+			if tc.eras != "modern_only" {
+				for _, v := range legacyVersions {
+					r := s.sendBody(withVersion(v), call)
+					require.Contains(t, r.ok(t), "Here is everything.", v)
+				}
+				require.Contains(t, s.sendBody(nil, call).ok(t), "Here is everything.", "no header: 2025-03-26")
+			}
+			if tc.eras != "legacy_only" {
+				m := modernEra.open(t, endpoint)
+				require.Contains(t, m.call("tools/call", map[string]any{"name": "all_content"}).ok(t), "Here is everything.")
+			}
+		})
+	}
+}

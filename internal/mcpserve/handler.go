@@ -121,7 +121,8 @@ type Options struct {
 	AskTimeout                   time.Duration
 	MaxPendingQuestions          int
 	MaxPendingQuestionsPerClient int
-	// Relay carries clients' answers to the instance waiting for them;
+	// Relay carries clients' answers to the instance waiting for them,
+	// and the events of a resumed stream from the instance that keeps it;
 	// nil when this instance serves alone.
 	Relay Relay
 	// Tasks keeps the tasks of the tasks extension; nil answers every
@@ -171,8 +172,12 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 	if opts.Sequences == nil {
 		opts.Sequences = sequence.NewMemory(sequence.MemoryOptions{})
 	}
+	streams := mcptransport.NewStreams()
+	if opts.Relay != nil { // a stream is resumed whichever instance the client reaches
+		streams.Share(opts.Relay)
+	}
 	tr := mcptransport.Transport{MaxBodyBytes: opts.MaxBodyBytes, MaxBatchMessages: opts.MaxBatchMessages, Log: log,
-		AllowedHosts: opts.AllowedHosts}
+		AllowedHosts: opts.AllowedHosts, Streams: streams}
 	tr = tr.Observed(opts.Observer)
 	h := &Handler{tr: tr, designs: st, log: log, opts: opts, ready: make(chan struct{}),
 		hub: newHub(streamBounds{perServer: opts.MaxStreamsPerServer, perClient: opts.MaxStreamsPerClient,
@@ -206,6 +211,7 @@ func (h *Handler) Listen(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { h.asks.listen(ctx) })
+	wg.Go(func() { h.tr.Streams.Listen(ctx) })
 	var once sync.Once
 	h.designs.ListenDesigns(ctx,
 		func(payload string) {
@@ -261,18 +267,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The body is read before the rate limit, which counts its messages.
+	// A GET resuming a stream has none, and is authorized as a POST.
 	var p mcptransport.Payload
-	if status, detail := tr.ReadBody(r, &p); status != 0 {
-		h.countRefused(w, r, d)
-		mcptransport.WriteProblem(w, status, detail)
-		return
+	resume := tr.Resumes(r)
+	if !resume {
+		if status, detail := tr.ReadBody(r, &p); status != 0 {
+			h.countRefused(w, r, d)
+			mcptransport.WriteProblem(w, status, detail)
+			return
+		}
+		defer p.Release()
 	}
-	defer p.Release()
 	var addr string // resolved here for the rate limit, else when first needed
 	if h.rateLimited() {
 		addr = h.opts.ClientIP.Of(r).String()
+		messages := p.Messages()
+		if resume {
+			messages = 1
+		}
 		dec := h.opts.RateLimit.AdmitN(r.Context(), w.Header(), ratelimit.PublicKey(d.orgKey, addr),
-			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling), p.Messages())
+			ratelimit.PublicLimit(d.publicLimit, h.opts.PublicCeiling), messages)
 		if !dec.Allowed {
 			h.rejected(d, addr, start, http.StatusTooManyRequests, "")
 			tr.WriteRateLimited(w, &p, dec.RetryAfter())
@@ -301,6 +315,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.writeRefusal(w, f)
 			return
 		}
+	}
+	if resume {
+		tr.Resume(w, r)
+		return
 	}
 	if d.needsReload() && d.modern.view.Load() == nil && p.MayBeModern(r) {
 		// The modern form of this design reads it again: built before

@@ -388,9 +388,10 @@ func (r *recorder) exchanges() []string {
 }
 
 // TestSDKClientEras: the official Go SDK client against designs pinned to
-// one era. Against a legacy-only design it probes server/discover, gets
-// -32601 as from a server of before 2026-07-28, and falls back to
-// initialize; against a modern-only design a client asking for a legacy
+// one era. Against a legacy-only design it probes server/discover with
+// the 2026-07-28 version header, gets HTTP 400 as from a server of
+// 2025-06-18 to 2025-11-25 (a version it does not serve), and falls back
+// to initialize; against a modern-only design a client asking for a legacy
 // revision is refused with UnsupportedProtocolVersion, and the default
 // client speaks 2026-07-28.
 func TestSDKClientEras(t *testing.T) {
@@ -423,7 +424,7 @@ func TestSDKClientEras(t *testing.T) {
 		session, err := connectTo(id, "", rec)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = session.Close() })
-		require.Equal(t, append([]string{"POST server/discover -> 200 -32601"}, legacyHandshake...), rec.exchanges())
+		require.Equal(t, append([]string{"POST server/discover -> 400"}, legacyHandshake...), rec.exchanges())
 		require.Equal(t, "2025-06-18", session.InitializeResult().ProtocolVersion)
 		checkTools(ctx, t, session, true, false)
 	})

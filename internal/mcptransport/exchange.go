@@ -47,6 +47,19 @@ type Exchange struct {
 	// unavailable is the detail of a lone message's reply that is 503: a
 	// dependency (the database, another instance) could not be reached.
 	unavailable string
+	// streams is where the reply is kept for a client to resume it, when
+	// it may be (nil otherwise): its events carry ids, after a priming
+	// event. resume is its stream, opened with the first event.
+	streams *Streams
+	resume  *streamLog
+}
+
+// resumable opens the reply's stream, once.
+func (x *Exchange) resumable() *streamLog {
+	if x.resume == nil {
+		x.resume = x.streams.open(x.r.URL.Path)
+	}
+	return x.resume
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -81,10 +94,18 @@ func (x *Exchange) Notify(msg ...[]byte) {
 		setSSEHeaders(x.w.Header())
 		x.w.WriteHeader(http.StatusOK)
 		x.streaming = true
+		if x.streams != nil {
+			_, _ = x.w.Write(x.resumable().primingEvent())
+		}
 	}
 	if x.committed > 0 {
 		_, _ = x.w.Write(x.out.Next(x.committed))
 		x.committed = 0
+	}
+	if x.streams != nil {
+		_, _ = x.w.Write(x.resumable().add(bytes.Join(msg, nil)))
+		_ = http.NewResponseController(x.w).Flush()
+		return
 	}
 	var frame bytes.Buffer
 	frame.WriteString("event: message\ndata: ")
@@ -100,3 +121,21 @@ func (x *Exchange) Notify(msg ...[]byte) {
 // exchange: its reply is an SSE stream (the client accepts
 // text/event-stream) and the message is not a member of a batch.
 func (x *Exchange) CanAsk() bool { return x.sse && !x.inBatch }
+
+// endResumable sends the rest of a resumable reply and ends its stream:
+// the priming event first when nothing went out yet, then the reply (the
+// one message's answer in out, framed by dispatch) as an event with its
+// id.
+func (x *Exchange) endResumable(answered int) {
+	x.resumable()
+	if !x.streaming {
+		setSSEHeaders(x.w.Header())
+		x.w.WriteHeader(http.StatusOK)
+		x.streaming = true
+		_, _ = x.w.Write(x.resume.primingEvent())
+	}
+	if msg := bytes.TrimSuffix(bytes.TrimPrefix(x.out.Bytes(), sseEventPrefix), sseEventSuffix); answered > 0 && len(msg) > 0 {
+		_, _ = x.w.Write(x.resume.add(bytes.Clone(msg)))
+	}
+	x.resume.end()
+}

@@ -220,11 +220,13 @@ func (e *statusError) Unwrap() error { return e.err }
 // classify decides the era of the request being answered and checks what
 // a modern request carries. A request is modern when its params._meta
 // names a protocol version, or its Mcp-Protocol-Version header names
-// anything but a legacy revision; notifications are never checked. An
-// endpoint answering legacy requests only answers every request as a
-// legacy server does; one answering modern requests only refuses the
-// others with HTTP 400 and UnsupportedProtocolVersion, which lists what it
-// does serve.
+// anything but a legacy revision; notifications are never checked. A
+// version header naming no revision the endpoint serves is refused with
+// HTTP 400 and UnsupportedProtocolVersion, which lists what it does
+// serve, whatever its eras. An endpoint answering legacy requests only
+// answers every other request as a legacy server does (a _meta naming a
+// version is then just a member of params); one answering modern
+// requests only refuses the legacy ones the same way.
 func (x *Exchange) classify(req *jsonrpc.Request) {
 	x.modern, x.meta = false, RequestMeta{}
 	if req.IsNotification() || x.eras == 0 {
@@ -240,6 +242,17 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 			x.invalid = err
 			return
 		}
+	}
+	if header != "" && !protocol.Supported(header) && !x.served(header) && (m.version == nil || !x.eras.Has(Modern)) {
+		// A version header naming no revision the endpoint serves (a
+		// modern one at a legacy-only design, one unknown or malformed)
+		// is 400 in every era, as the legacy transports from 2025-06-18
+		// on require too; a legacy revision a modern-only design does
+		// not serve is refused below. A modern request's own _meta is
+		// checked with its headers, in their order, by readMeta. An
+		// empty header is read as before, as no version named.
+		x.invalid = WithStatus(x.unsupportedOf(header, x.servedVersions()), http.StatusBadRequest)
+		return
 	}
 	if m.version == nil && (!sent || protocol.Supported(header)) {
 		if !x.eras.Has(Legacy) {
@@ -288,9 +301,15 @@ func (p *Payload) MayBeModern(r *http.Request) bool {
 	return named || err != nil
 }
 
-// unsupported is UnsupportedProtocolVersion for requested.
+// unsupported is UnsupportedProtocolVersion for requested, naming the
+// modern revisions served.
 func (x *Exchange) unsupported(requested string) error {
-	supported := x.target.SupportedVersions()
+	return x.unsupportedOf(requested, x.target.SupportedVersions())
+}
+
+// unsupportedOf is UnsupportedProtocolVersion for requested, naming
+// supported.
+func (x *Exchange) unsupportedOf(requested string, supported []string) error {
 	return jsonrpc.WithData(fmt.Errorf("%w: %q is not served here (supported: %s)", jsonrpc.ErrUnsupportedVersion,
 		requested, strings.Join(supported, ", ")),
 		map[string]any{"supported": supported, "requested": requested})
@@ -383,6 +402,32 @@ func (x *Exchange) readMeta(req *jsonrpc.Request, m *requestMembers, header stri
 // requestMeta is the members of a modern request's _meta readMeta reads,
 // in the order Fields reads them.
 var requestMeta = [...]string{MetaProtocolVersion, MetaClientCapabilities, MetaLogLevel}
+
+// served reports whether a Mcp-Protocol-Version header naming v names a
+// revision the endpoint serves: a legacy one when it answers legacy
+// requests, a modern one when it answers modern requests.
+func (x *Exchange) served(v string) bool {
+	if protocol.Supported(v) {
+		return x.eras.Has(Legacy)
+	}
+	return x.eras.Has(Modern) && x.servesVersion(v)
+}
+
+// servedVersions lists every revision the endpoint serves, newest first:
+// its modern ones, then the legacy ones when it answers legacy requests.
+func (x *Exchange) servedVersions() []string {
+	var out []string
+	if x.eras.Has(Modern) {
+		out = append(out, x.target.SupportedVersions()...)
+	}
+	if x.eras.Has(Legacy) {
+		legacy := protocol.Versions()
+		for i := len(legacy) - 1; i >= 0; i-- {
+			out = append(out, legacy[i])
+		}
+	}
+	return out
+}
 
 func (x *Exchange) servesVersion(v string) bool {
 	for _, s := range x.target.SupportedVersions() {

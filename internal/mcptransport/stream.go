@@ -36,6 +36,10 @@ func (x *Exchange) Stream() (*Stream, error) {
 		return nil, WithStatus(fmt.Errorf("%w: the answer to %s is a stream of server-sent events; send it alone, with Accept: text/event-stream",
 			jsonrpc.ErrInvalidRequest, x.req.Method), http.StatusNotAcceptable)
 	}
+	if x.resume != nil { // a long-lived stream is not kept for resuming
+		x.resume.discard()
+	}
+	x.streams, x.resume = nil, nil
 	s := &Stream{x: x, rc: http.NewResponseController(x.w)}
 	hdr := x.w.Header()
 	setSSEHeaders(hdr)

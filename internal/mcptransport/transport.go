@@ -47,6 +47,10 @@ type Transport struct {
 	// RateLimited, when set, is told how many messages each body refused
 	// whole by the rate limit held (WriteRateLimited).
 	RateLimited func(messages int)
+	// Streams, when set, keeps the SSE replies of the legacy requests of
+	// 2025-11-25 and later, primed with an event id and a retry field,
+	// for a client that reconnects with GET and Last-Event-ID (Resume).
+	Streams *Streams
 
 	// chain answers each message, through the middleware With added; nil
 	// for none.
@@ -62,10 +66,10 @@ func (tr Transport) Preflight(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	setAnswerHeaders(hdr)
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost, tr.Resumes(r):
 		return false
-	case http.MethodOptions:
+	case r.Method == http.MethodOptions:
 		hdr["Access-Control-Allow-Methods"] = hdrAllowMethods
 		// The preflight alone decides which headers a browser may send:
 		// it names the headers of the modern revisions too.
@@ -166,7 +170,28 @@ func (tr Transport) Serve(w http.ResponseWriter, r *http.Request, t Target, p *P
 	if rt, ok := t.(Recording); ok {
 		x.recording = rt
 	}
-	answered := tr.dispatch(r.Context(), t, x, p)
+	if p.isBatch && x.eras != 0 {
+		// A batch's members are of the version its header names: one
+		// the endpoint does not serve refuses the body whole, as a lone
+		// request's is.
+		if v, _ := x.header(HeaderProtocolVersion); v != "" && !x.served(v) {
+			WriteRPCError(w, http.StatusBadRequest, nil, x.unsupportedOf(v, x.servedVersions()))
+			return 1
+		}
+	}
+	ctx := r.Context()
+	if tr.Streams != nil && !p.isBatch && primes(r, sse) {
+		// Resumable: its stream is kept once it has an event.
+		x.streams = tr.Streams
+		var cancel context.CancelFunc
+		ctx, cancel = detach(ctx)
+		defer cancel()
+	}
+	answered := tr.dispatch(ctx, t, x, p)
+	if x.streams != nil && (x.streaming || answered > 0 && (x.status == 0 || x.status == http.StatusOK)) {
+		x.endResumable(answered)
+		return answered
+	}
 	if x.streaming {
 		_, _ = w.Write(out.Bytes())
 		return answered

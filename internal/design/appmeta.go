@@ -11,7 +11,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/failure"
 )
 
-// MCP Apps (the io.modelcontextprotocol/ui extension, 2026-01-26): a tool
+// MCP Apps (the io.modelcontextprotocol/ui extension, specification of January 2026): a tool
 // names the view that shows its results in its _meta.ui.resourceUri, and
 // the view is a resource of the design whose URI has the ui:// scheme and
 // whose content is one HTML document.

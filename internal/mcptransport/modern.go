@@ -246,7 +246,7 @@ func (x *Exchange) classify(req *jsonrpc.Request) {
 	if header != "" && !protocol.Supported(header) && !x.served(header) && (m.version == nil || !x.eras.Has(Modern)) {
 		// A version header naming no revision the endpoint serves (a
 		// modern one at a legacy-only design, one unknown or malformed)
-		// is 400 in every era, as the legacy transports from 2025-06-18
+		// is 400 in every era, as the legacy transports from protocol.V20250618 on
 		// on require too; a legacy revision a modern-only design does
 		// not serve is refused below. A modern request's own _meta is
 		// checked with its headers, in their order, by readMeta. An

@@ -14,7 +14,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
-// The bounds of resumable streams: what the 2025-11-25 transport lets a
+// The bounds of resumable streams: what the protocol.V20251125 transport lets a
 // client resume (a priming event with an id and a retry field first, then
 // GET with Last-Event-ID for the rest of the stream).
 const (
@@ -86,7 +86,7 @@ type streamLog struct {
 }
 
 // primes reports whether the reply to r is a stream a client may resume:
-// an SSE reply to a legacy request of 2025-11-25 or later (older clients
+// an SSE reply to a legacy request of protocol.V20251125 or later (older clients
 // may not read the priming event's empty data; modern requests are
 // stateless).
 func primes(r *http.Request, sse bool) bool {

@@ -48,7 +48,7 @@ type Transport struct {
 	// whole by the rate limit held (WriteRateLimited).
 	RateLimited func(messages int)
 	// Streams, when set, keeps the SSE replies of the legacy requests of
-	// 2025-11-25 and later, primed with an event id and a retry field,
+	// protocol.V20251125 and later, primed with an event id and a retry field,
 	// for a client that reconnects with GET and Last-Event-ID (Resume).
 	Streams *Streams
 

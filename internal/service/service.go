@@ -18,10 +18,13 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/a2aserve"
+	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
@@ -257,6 +260,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
+	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, a2aserve.New(s.publishedCard, s.log, uuid.NewString)))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
@@ -264,6 +268,17 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil
+}
+
+// publishedCard reads a published card for its mock agent, as the exchange
+// reads it: any organization's, published only.
+func (s *Service) publishedCard(ctx context.Context, orgSlug, name string) (c agentcard.Card, err error) {
+	err = s.store.WithTx(ctx, store.Scope{Exchange: true}, func(tx *store.Tx) error {
+		e, err := tx.ExchangeCard(ctx, orgSlug, name)
+		c = e.Card
+		return err
+	})
+	return c, err
 }
 
 // serveMetrics registers the metrics read from the service's parts and

@@ -2077,10 +2077,12 @@ export interface paths {
          * @description The card rendered as an A2A 1.0 AgentCard (lowerCamelCase, as A2A clients read it): name,
          *     description, version; `provider` {organization: the publishing organization's name, url:
          *     the card's homepage, else its repository, else its exchange page}; `documentationUrl`
-         *     (homepage); `supportedInterfaces` [{url: invocation.endpoint, protocolBinding,
-         *     protocolVersion "1.0"}] where the binding comes from `invocation.format` (json-rpc →
-         *     JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL) or else the protocol (mcp → JSONRPC, rest →
-         *     HTTP+JSON, grpc → GRPC, graphql → GRAPHQL, websocket → WEBSOCKET); `capabilities`
+         *     (homepage); `supportedInterfaces`: first the card's mock A2A agent {url: this card's
+         *     `.../a2a` endpoint (see `sendAgentMessage`), protocolBinding JSONRPC, protocolVersion
+         *     "1.0"}, then {url: invocation.endpoint, protocolBinding, protocolVersion "1.0"} where the
+         *     binding is MCP for an mcp invocation (it speaks JSON-RPC, but not A2A), else comes from
+         *     `invocation.format` (json-rpc → JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL) or else the
+         *     protocol (rest → HTTP+JSON, grpc → GRPC, graphql → GRAPHQL, websocket → WEBSOCKET); `capabilities`
          *     {streaming, pushNotifications (the card's `async`)} with the card's other capabilities
          *     in the extension `urn:mockmcp:agent-card:capabilities`; `defaultInputModes` and
          *     `defaultOutputModes` as media types (text → text/plain, json → application/json, voice
@@ -2093,6 +2095,51 @@ export interface paths {
         get: operations["getExchangeA2ACard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exchange/agent-cards/{org_slug}/{name}/a2a": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mock A2A agent of a published card (JSON-RPC binding)
+         * @description Every published card is an executable mock A2A agent here, the first of its A2A
+         *     rendering's `supportedInterfaces` (protocolBinding JSONRPC), so that an A2A client that
+         *     resolves the card from its `.well-known/agent-card.json` beside this path calls it. One
+         *     JSON-RPC 2.0 request per POST (no batches): `SendMessage` (A2A 1.0) or `message/send`
+         *     (its A2A 0.3 name), params `{message: {messageId, role, parts, contextId?, taskId?,
+         *     metadata?}}` (role `ROLE_USER` in 1.0, `user` in 0.3). The answer is a Message from the
+         *     agent in the shapes of the method's version (1.0: `{message: {messageId, contextId,
+         *     role: ROLE_AGENT, parts: [{text}], metadata: {skill}}}`; 0.3: `{kind: message,
+         *     messageId, contextId, role: agent, parts: [{kind: text, text}], metadata: {skill}}`),
+         *     keeping the message's `contextId` (a new one when it has none) and `taskId`. The reply
+         *     names the skill the message's text parts matched: the first skill of the card whose name
+         *     (`_` and `-` read as spaces too) or one of whose examples appears in the text, ignoring
+         *     case; else the first skill.
+         *
+         *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
+         *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
+         *     -32601; params without a message, its `messageId`, a part, or the version's user role are
+         *     -32602. JSON-RPC errors are HTTP 200. No authentication, like the exchange; a card that is
+         *     not published (a draft, or unknown under that organization) is 404 problem+json. Answered
+         *     by a handler of its own, not through the REST API's generated server (see
+         *     `openapi/oapi-codegen.yaml`).
+         */
+        post: operations["sendAgentMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8412,6 +8459,62 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyPublicRequests"];
+        };
+    };
+    sendAgentMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The A2A version the client speaks; `0.3` when absent. */
+                "A2A-Version"?: "0.3" | "1.0";
+            };
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JSONRPCRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer, a result or an error. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A notification (no id) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            /** @description Not POST. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getOAuthServerMetadata: {

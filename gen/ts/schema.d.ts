@@ -4027,6 +4027,25 @@ export interface components {
             /** @description The tool on that server that invoking the skill runs. */
             mcp_tool?: string;
         };
+        /**
+         * @description A scripted reply of the card's mock A2A agent (`sendAgentMessage`). When `condition`
+         *     (the mock scenario condition syntax) matches `{text, data, metadata, contextId}` of the
+         *     message received (its text parts joined by newlines, the data of its first data part,
+         *     its metadata, its context id), the agent answers `text`, an answer template rendered
+         *     with that object as `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). The
+         *     first reply that matches answers; without one the agent gives its default reply. Names
+         *     are unique in the card; a condition or text that does not compile is refused (422) on
+         *     every save, draft or not.
+         */
+        AgentCardReply: {
+            name: string;
+            /** @description A mock scenario condition; absent, null or {} always matches. */
+            condition?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description An answer template rendering the reply's text. */
+            text: string;
+        };
         AgentCardSkillList: {
             items: components["schemas"]["AgentCardSkill"][];
         };
@@ -4125,6 +4144,7 @@ export interface components {
             invocation?: components["schemas"]["AgentCardInvocation"];
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"];
+            replies?: components["schemas"]["AgentCardReply"][];
         };
         UpdateAgentCardRequest: {
             name?: string;
@@ -4139,6 +4159,7 @@ export interface components {
             invocation?: components["schemas"]["AgentCardInvocation"] | null;
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"] | null;
+            replies?: components["schemas"]["AgentCardReply"][];
         };
         DuplicateAgentCardRequest: {
             /** @description The copy's name; `<name>-copy` when absent. */
@@ -4169,6 +4190,7 @@ export interface components {
             invocation: components["schemas"]["AgentCardInvocation"] | null;
             examples: components["schemas"]["AgentCardExample"][];
             metadata: components["schemas"]["AgentCardMetadata"] | null;
+            replies: components["schemas"]["AgentCardReply"][];
             validation: components["schemas"]["AgentCardValidation"];
             /** @description Semantic-versioning advice about the change just made (update only). */
             warnings: string[];

@@ -125,7 +125,10 @@ func (h *Handler) call(card agentcard.Card, version string, req jsonrpc.Request)
 	if err != nil {
 		return nil, err
 	}
-	out := h.answer(card, in)
+	out, err := h.answer(card, in)
+	if err != nil {
+		return nil, err
+	}
 	if m.era == Version03 {
 		return out.v03(), nil
 	}

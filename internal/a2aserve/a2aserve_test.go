@@ -175,3 +175,54 @@ func TestNotificationGetsNoAnswer(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, status)
 	require.Nil(t, v)
 }
+
+// scriptedAgent serves testCard with replies as acme's travel-planner.
+func scriptedAgent(t *testing.T, replies []agentcard.Reply) string {
+	t.Helper()
+	card := testCard()
+	card.Replies = replies
+	lookup := func(_ context.Context, slug, name string) (agentcard.Card, error) {
+		if slug == "acme" && name == "travel-planner" {
+			return card, nil
+		}
+		return agentcard.Card{}, failure.NotFound("agent card")
+	}
+	mux := http.NewServeMux()
+	mux.Handle(a2aserve.Route, a2aserve.New(lookup, slog.New(slog.NewTextHandler(io.Discard, nil)), func() string { return "id" }))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + a2aserve.EndpointPath("acme", "travel-planner")
+}
+
+func TestScriptedReplies(t *testing.T) {
+	url := scriptedAgent(t, []agentcard.Reply{
+		{Name: "city", Condition: json.RawMessage(`{"data.city":"Rome"}`), Text: "Rome is booked for {{args.data.nights}} nights."},
+		{Name: "greeting", Condition: json.RawMessage(`{"field":"text","operator":"contains","value":"hello"}`), Text: "Hello! You said: {{args.text}}"},
+		{Name: "greeting-too", Condition: json.RawMessage(`{"field":"text","operator":"contains","value":"hello"}`), Text: "never: the first match answers"},
+		{Name: "vip", Condition: json.RawMessage(`{"metadata.tier":"gold"}`), Text: "{{args.metadata}}"},
+	})
+	data := func(d string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","contextId":"c","role":"ROLE_USER","parts":[{"text":"book hotel"},{"data":` + d + `}]}}}`
+	}
+	for _, tc := range []struct {
+		name, body, reply, text string
+	}{
+		{"a condition on the data part", data(`{"city":"Rome","nights":3}`), "city", "Rome is booked for 3 nights."},
+		{"the first match answers", send10("hello there"), "greeting", "Hello! You said: hello there"},
+		{"a typed value as JSON", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"tier":"gold"}}}}`,
+			"vip", `{"tier":"gold"}`},
+		{"no match: the default reply", data(`{"city":"Oslo"}`), "", `travel-planner (mock agent): skill "book_hotel" received your message.`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, v := post(t, url, "1.0", tc.body)
+			msg := v["result"].(map[string]any)["message"].(map[string]any)
+			require.Equal(t, []any{map[string]any{"text": tc.text}}, msg["parts"])
+			md := msg["metadata"].(map[string]any)
+			if tc.reply == "" {
+				require.NotContains(t, md, "reply")
+			} else {
+				require.Equal(t, tc.reply, md["reply"])
+			}
+		})
+	}
+}

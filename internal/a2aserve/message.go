@@ -88,28 +88,50 @@ type outgoing struct {
 	TaskID    string
 	Text      string
 	Skill     string
+	Reply     string // the scripted reply's name, "" for the default reply
 }
 
-// answer is the reply to in: the default reply naming the matched skill.
-func (h *Handler) answer(card agentcard.Card, in incoming) outgoing {
+// answer is the reply to in: the card's first scripted reply that matches,
+// else the default reply naming the matched skill.
+func (h *Handler) answer(card agentcard.Card, in incoming) (outgoing, error) {
 	out := outgoing{MessageID: h.newID(), ContextID: in.ContextID, TaskID: in.TaskID}
 	if out.ContextID == "" {
 		out.ContextID = h.newID()
+		in.ContextID = out.ContextID
 	}
-	if s, ok := MatchSkill(card, in.Text); ok {
+	s, skilled := MatchSkill(card, in.Text)
+	if skilled {
+		out.Skill = s.Name
+	}
+	name, text, ok, err := scripted(card, in)
+	if err != nil {
+		return outgoing{}, err
+	}
+	if ok {
+		out.Reply, out.Text = name, text
+		return out, nil
+	}
+	if skilled {
 		out.Skill = s.Name
 		out.Text = fmt.Sprintf("%s (mock agent): skill %q received your message.", card.Name, s.Name)
 	} else {
 		out.Text = fmt.Sprintf("%s (mock agent): received your message.", card.Name)
 	}
-	return out
+	return out, nil
 }
 
 func (o outgoing) metadata() map[string]any {
-	if o.Skill == "" {
+	md := map[string]any{}
+	if o.Skill != "" {
+		md["skill"] = o.Skill
+	}
+	if o.Reply != "" {
+		md["reply"] = o.Reply
+	}
+	if len(md) == 0 {
 		return nil
 	}
-	return map[string]any{"skill": o.Skill}
+	return md
 }
 
 // v10 is the reply as an A2A 1.0 Message (proto JSON).

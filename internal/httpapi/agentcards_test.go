@@ -1284,3 +1284,48 @@ func TestExchangeRateLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentCardReplies: replies are saved with the card, refused on any
+// save when they do not compile, and answer through the card's mock agent.
+func TestAgentCardReplies(t *testing.T) {
+	t.Parallel()
+	env, ada := apitest.SignedUp(t, "Reply Makers")
+	slug := orgSlug(t, ada)
+	replies := []any{map[string]any{"name": "paris", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Paris"},
+		"text": "Sunny in Paris ({{args.contextId}})."}}
+	id := mkCard(t, ada, with(validCard("reply-agent"), "replies", replies))
+	path := cardsPath + "/" + id
+	got := ada.Do("GET", path, nil).Status(http.StatusOK)
+	require.JSONEq(t, string(apitest.JSON(t, replies)), jsonAt(t, got, "replies"))
+
+	// A draft without replies shows [], and a broken reply is refused even in a draft.
+	require.Equal(t, []any{}, ada.Do("POST", cardsPath, validCard("plain-agent")).Status(http.StatusCreated).Get("replies"))
+	ada.Do("PATCH", path, map[string]any{"replies": []any{map[string]any{"name": "x", "text": "{{nope}}"}}}).
+		Problem(http.StatusUnprocessableEntity, "replies[0].text")
+	ada.Do("POST", cardsPath, with(validCard("broken-agent"), "replies", []any{map[string]any{"name": "x", "text": "t",
+		"condition": map[string]any{"field": "text", "operator": "nope", "value": 1}}})).
+		Problem(http.StatusUnprocessableEntity, "replies[0].condition.operator")
+
+	ada.Do("POST", path+"/publish", nil).Status(http.StatusOK)
+	agent := env.URL + exchangePath + "/" + slug + "/reply-agent/a2a"
+	body := apitest.JSON(t, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+		"params": map[string]any{"message": map[string]any{"messageId": "m1", "contextId": "trip-1", "role": "ROLE_USER",
+			"parts": []any{map[string]any{"text": "Weather in Paris?"}}}}})
+	status, raw := apitest.PostJSONRPCWith(t, agent, http.Header{"A2a-Version": {"1.0"}}, bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, status, "%s", raw)
+	var v struct {
+		Result struct {
+			Message struct {
+				Parts    []map[string]any `json:"parts"`
+				Metadata map[string]any   `json:"metadata"`
+			} `json:"message"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &v), "%s", raw)
+	require.Equal(t, []map[string]any{{"text": "Sunny in Paris (trip-1)."}}, v.Result.Message.Parts)
+	require.Equal(t, map[string]any{"skill": "get_forecast", "reply": "paris"}, v.Result.Message.Metadata)
+
+	status, raw = sendAgentMessage(t, agent, "Weather in Oslo?")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(raw), `received your message.`, "no match: the default reply")
+}

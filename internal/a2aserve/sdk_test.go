@@ -48,7 +48,8 @@ func cardDesc(s string) string { return s + strings.Repeat(" Mock agent for test
 
 // TestOfficialSDKClient: the official A2A client (@a2a-js/sdk 1.3.0)
 // resolves a published card from its .well-known path, picks the mock agent
-// among its interfaces, sends a message and reads the reply; and reads an
+// among its interfaces, sends messages and reads the default and the
+// scripted reply; and reads an
 // unsupported A2A-Version as VersionNotSupportedError.
 func TestOfficialSDKClient(t *testing.T) {
 	t.Parallel()
@@ -66,6 +67,8 @@ func TestOfficialSDKClient(t *testing.T) {
 		"name": "travel-agent", "version": "1.0.0", "description": cardDesc("Plans trips."),
 		"skills":     []any{skill("search_flights"), skill("book_hotel")},
 		"invocation": map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
+		"replies": []any{map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
+			"text": "Three hotels in Rome for {{args.contextId}}."}},
 	}).Status(http.StatusCreated).String("id")
 	owner.Do(http.MethodPost, "/api/agent-cards/"+id+"/publish", nil).Status(http.StatusOK)
 
@@ -75,19 +78,19 @@ func TestOfficialSDKClient(t *testing.T) {
 	cmd.Dir = dir // the script's imports resolve from here
 	cmd.Stdin = bytes.NewReader(apitest.JSON(t, map[string]any{
 		"cardBase": env.URL + "/api/exchange/agent-cards/" + slug + "/travel-agent/",
-		"text":     "Please book hotel rooms in Rome.",
+		"texts":    []string{"Please book hotel rooms in Oslo.", "Please book hotel rooms in Rome."},
 	}))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
 	var got struct {
 		Interfaces []map[string]string `json:"interfaces"`
-		Reply      struct {
+		Replies    []struct {
 			Role      int            `json:"role"`
 			ContextID string         `json:"contextId"`
 			Texts     []string       `json:"texts"`
 			Metadata  map[string]any `json:"metadata"`
-		} `json:"reply"`
+		} `json:"replies"`
 		VersionError map[string]any `json:"versionError"`
 	}
 	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
@@ -95,9 +98,15 @@ func TestOfficialSDKClient(t *testing.T) {
 		{"url": env.URL + a2aserve.EndpointPath(slug, "travel-agent"), "protocolBinding": "JSONRPC"},
 		{"url": "https://agents.example.com/mcp", "protocolBinding": "MCP"},
 	}, got.Interfaces)
-	require.Equal(t, 2, got.Reply.Role, "ROLE_AGENT")
-	require.Equal(t, "sdk-context", got.Reply.ContextID)
-	require.Equal(t, []string{`travel-agent (mock agent): skill "book_hotel" received your message.`}, got.Reply.Texts)
-	require.Equal(t, map[string]any{"skill": "book_hotel"}, got.Reply.Metadata)
+	require.Len(t, got.Replies, 2)
+	for _, r := range got.Replies {
+		require.Equal(t, 2, r.Role, "ROLE_AGENT")
+		require.Equal(t, "sdk-context", r.ContextID)
+	}
+	// No reply matches Oslo: the default reply; Rome's scripted reply.
+	require.Equal(t, []string{`travel-agent (mock agent): skill "book_hotel" received your message.`}, got.Replies[0].Texts)
+	require.Equal(t, map[string]any{"skill": "book_hotel"}, got.Replies[0].Metadata)
+	require.Equal(t, []string{"Three hotels in Rome for sdk-context."}, got.Replies[1].Texts)
+	require.Equal(t, map[string]any{"skill": "book_hotel", "reply": "rome"}, got.Replies[1].Metadata)
 	require.Equal(t, map[string]any{"name": "VersionNotSupportedError", "code": float64(-32009)}, got.VersionError)
 }

@@ -2134,8 +2134,10 @@ export interface paths {
          *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
          *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
          *     -32601; params without a message, its `messageId`, a part, or the version's user role are
-         *     -32602. JSON-RPC errors are HTTP 200. No authentication, like the exchange; a card that is
-         *     not published (a draft, or unknown under that organization) is 404 problem+json. Answered
+         *     -32602. JSON-RPC errors are HTTP 200. No authentication, like the exchange, and in
+         *     production the same limit: `MAX_PUBLIC_RATE_LIMIT` requests per minute per client address,
+         *     counted with the exchange's routes. A card that is not published (a draft, or unknown
+         *     under that organization) is 404 problem+json. Answered
          *     by a handler of its own, not through the REST API's generated server (see
          *     `openapi/oapi-codegen.yaml`).
          */
@@ -8537,6 +8539,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            429: components["responses"]["TooManyPublicRequests"];
         };
     };
     getOAuthServerMetadata: {

@@ -1271,6 +1271,9 @@ func TestExchangeRateLimit(t *testing.T) {
 		// Every exchange route counts against the same limit.
 		anon.Do("GET", exchangePath+"/some-org/some-card", nil).Problem(http.StatusTooManyRequests)
 		anon.Do("GET", exchangePath+"/some-org/some-card"+a2aSuffix, nil).Problem(http.StatusTooManyRequests)
+		// The cards' mock A2A agents too, though the REST API does not serve them.
+		status, raw := sendAgentMessage(t, env.URL+exchangePath+"/some-org/some-card/a2a", "hello")
+		require.Equal(t, http.StatusTooManyRequests, status, "%s", raw)
 	})
 
 	t.Run("development", func(t *testing.T) {

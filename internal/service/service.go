@@ -40,6 +40,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
+	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/redisconn"
@@ -260,7 +261,8 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, a2aserve.New(s.publishedCard, s.log, uuid.NewString)))
+	agents := a2aserve.New(s.publishedCard, s.log, uuid.NewString)
+	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
@@ -268,6 +270,23 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil
+}
+
+// exchangeRateLimit counts each request to next, a public route of the
+// exchange outside the REST API, against the client address's exchange
+// counter at MAX_PUBLIC_RATE_LIMIT, as the exchange's REST routes are (in
+// production): past the limit the answer is 429 with Retry-After.
+func (s *Service) exchangeRateLimit(ips *clientip.Resolver, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.limit != nil && s.limit.Enabled() {
+			key := ratelimit.ExchangeKey(ips.Of(r).String())
+			if !s.limit.Admit(r.Context(), w.Header(), key, s.cfg.MaxPublicRateLimit).Allowed {
+				problem.Write(w, problem.New(http.StatusTooManyRequests, "rate limit exceeded; retry after the time in Retry-After"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // publishedCard reads a published card for its mock agent, as the exchange

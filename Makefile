@@ -75,7 +75,7 @@ lint: ## gofmt, go vet and staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
 .PHONY: test
-test: check-generated lint check-ts postgres-binaries apps-packages ## everything CI checks: generated code, lint, tsc, go test -race
+test: check-generated lint check-ts postgres-binaries apps-packages a2a-packages ## everything CI checks: generated code, lint, tsc, go test -race
 	$(GO) test -race -count=1 -timeout 25m ./...
 	@# Allocation counts are exact only without the race detector (it makes sync.Pool drop items).
 	$(GO) test -count=1 -run 'Allocat' ./internal/...
@@ -109,7 +109,7 @@ fuzz: ## run each Go fuzz target for FUZZTIME (30s), one after another
 	done
 
 .PHONY: test-short
-test-short: postgres-binaries apps-packages ## go test without the race detector
+test-short: postgres-binaries apps-packages a2a-packages ## go test without the race detector
 	$(GO) test -count=1 ./...
 
 .PHONY: bench
@@ -144,6 +144,18 @@ $(APPS_PACKAGES)/node_modules: $(APPS_PACKAGES)/package.json $(APPS_PACKAGES)/pa
 
 .PHONY: apps-packages
 apps-packages: $(APPS_PACKAGES)/node_modules ## install the MCP Apps SDK under .ci/apps (for internal/mcpserve's MCP Apps tests)
+
+# The official A2A JavaScript SDK (@a2a-js/sdk), pinned in .ci/a2a: its client
+# resolves published cards and talks to their mock A2A agents in
+# internal/a2aserve's test, with the machine's node (>= 20).
+A2A_PACKAGES := .ci/a2a
+
+$(A2A_PACKAGES)/node_modules: $(A2A_PACKAGES)/package.json $(A2A_PACKAGES)/package-lock.json
+	$(NPM) ci --prefix $(A2A_PACKAGES) --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: a2a-packages
+a2a-packages: $(A2A_PACKAGES)/node_modules ## install the A2A SDK under .ci/a2a (for internal/a2aserve's client test)
 
 # Release binaries: static (CGO off), without the symbol table, with paths
 # trimmed, so that a build is the same on every machine.

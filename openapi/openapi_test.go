@@ -165,8 +165,8 @@ func TestDocumentDescribesTheMCPEndpoints(t *testing.T) {
 }
 
 // TestOnlyTheMCPOperationsAreLeftToHandlers checks that oapi-codegen leaves
-// out exactly the operations tagged mcp or oauth: they are answered by the
-// MCP endpoints' and the authorization servers' own handlers, and every other operation by the generated
+// out exactly the operations tagged mcp, oauth or a2a: they are answered by the
+// MCP endpoints', the authorization servers' and the mock A2A agents' own handlers, and every other operation by the generated
 // server, whose embedded copy of the document lacks them.
 func TestOnlyTheMCPOperationsAreLeftToHandlers(t *testing.T) {
 	raw, err := os.ReadFile("oapi-codegen.yaml")
@@ -191,12 +191,15 @@ func TestOnlyTheMCPOperationsAreLeftToHandlers(t *testing.T) {
 				tagged = append(tagged, op.OperationID)
 				require.True(t, strings.Contains(path, "/api/platform/{server_id}/oauth") || strings.HasPrefix(path, "/.well-known/"),
 					"%s %s is tagged oauth", method, path)
+			case slices.Contains(op.Tags, "a2a"):
+				tagged = append(tagged, op.OperationID)
+				require.True(t, strings.HasSuffix(path, "/a2a"), "%s %s is tagged a2a", method, path)
 			default:
 				others = append(others, op.OperationID)
 			}
 		}
 	}
-	require.Len(t, tagged, 8+9+2)
+	require.Len(t, tagged, 8+9+2+1)
 	require.ElementsMatch(t, tagged, cfg.OutputOptions.ExcludeOperationIDs)
 
 	embedded, err := api.GetSpec()

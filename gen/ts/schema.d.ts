@@ -2077,10 +2077,12 @@ export interface paths {
          * @description The card rendered as an A2A 1.0 AgentCard (lowerCamelCase, as A2A clients read it): name,
          *     description, version; `provider` {organization: the publishing organization's name, url:
          *     the card's homepage, else its repository, else its exchange page}; `documentationUrl`
-         *     (homepage); `supportedInterfaces` [{url: invocation.endpoint, protocolBinding,
-         *     protocolVersion "1.0"}] where the binding comes from `invocation.format` (json-rpc →
-         *     JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL) or else the protocol (mcp → JSONRPC, rest →
-         *     HTTP+JSON, grpc → GRPC, graphql → GRAPHQL, websocket → WEBSOCKET); `capabilities`
+         *     (homepage); `supportedInterfaces`: first the card's mock A2A agent {url: this card's
+         *     `.../a2a` endpoint (see `sendAgentMessage`), protocolBinding JSONRPC, protocolVersion
+         *     "1.0"}, then {url: invocation.endpoint, protocolBinding, protocolVersion "1.0"} where the
+         *     binding is MCP for an mcp invocation (it speaks JSON-RPC, but not A2A), else comes from
+         *     `invocation.format` (json-rpc → JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL) or else the
+         *     protocol (rest → HTTP+JSON, grpc → GRPC, graphql → GRAPHQL, websocket → WEBSOCKET); `capabilities`
          *     {streaming, pushNotifications (the card's `async`)} with the card's other capabilities
          *     in the extension `urn:mockmcp:agent-card:capabilities`; `defaultInputModes` and
          *     `defaultOutputModes` as media types (text → text/plain, json → application/json, voice
@@ -2093,6 +2095,53 @@ export interface paths {
         get: operations["getExchangeA2ACard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exchange/agent-cards/{org_slug}/{name}/a2a": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mock A2A agent of a published card (JSON-RPC binding)
+         * @description Every published card is an executable mock A2A agent here, the first of its A2A
+         *     rendering's `supportedInterfaces` (protocolBinding JSONRPC), so that an A2A client that
+         *     resolves the card from its `.well-known/agent-card.json` beside this path calls it. One
+         *     JSON-RPC 2.0 request per POST (no batches): `SendMessage` (A2A 1.0) or `message/send`
+         *     (its A2A 0.3 name), params `{message: {messageId, role, parts, contextId?, taskId?,
+         *     metadata?}}` (role `ROLE_USER` in 1.0, `user` in 0.3). The answer is a Message from the
+         *     agent in the shapes of the method's version (1.0: `{message: {messageId, contextId,
+         *     role: ROLE_AGENT, parts: [{text}], metadata: {skill}}}`; 0.3: `{kind: message,
+         *     messageId, contextId, role: agent, parts: [{kind: text, text}], metadata: {skill}}`),
+         *     keeping the message's `contextId` (a new one when it has none) and `taskId`. The reply
+         *     names the skill the message's text parts matched: the first skill of the card whose name
+         *     (`_` and `-` read as spaces too) or one of whose examples appears in the text, ignoring
+         *     case; else the first skill.
+         *
+         *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
+         *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
+         *     -32601; params without a message, its `messageId`, a part, or the version's user role are
+         *     -32602. JSON-RPC errors are HTTP 200. No authentication, like the exchange, and in
+         *     production the same limit: `MAX_PUBLIC_RATE_LIMIT` requests per minute per client address,
+         *     counted with the exchange's routes. A card that is not published (a draft, or unknown
+         *     under that organization) is 404 problem+json. Answered
+         *     by a handler of its own, not through the REST API's generated server (see
+         *     `openapi/oapi-codegen.yaml`).
+         */
+        post: operations["sendAgentMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3980,6 +4029,25 @@ export interface components {
             /** @description The tool on that server that invoking the skill runs. */
             mcp_tool?: string;
         };
+        /**
+         * @description A scripted reply of the card's mock A2A agent (`sendAgentMessage`). When `condition`
+         *     (the mock scenario condition syntax) matches `{text, data, metadata, contextId}` of the
+         *     message received (its text parts joined by newlines, the data of its first data part,
+         *     its metadata, its context id), the agent answers `text`, an answer template rendered
+         *     with that object as `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). The
+         *     first reply that matches answers; without one the agent gives its default reply. Names
+         *     are unique in the card; a condition or text that does not compile is refused (422) on
+         *     every save, draft or not.
+         */
+        AgentCardReply: {
+            name: string;
+            /** @description A mock scenario condition; absent, null or {} always matches. */
+            condition?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description An answer template rendering the reply's text. */
+            text: string;
+        };
         AgentCardSkillList: {
             items: components["schemas"]["AgentCardSkill"][];
         };
@@ -4078,6 +4146,7 @@ export interface components {
             invocation?: components["schemas"]["AgentCardInvocation"];
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"];
+            replies?: components["schemas"]["AgentCardReply"][];
         };
         UpdateAgentCardRequest: {
             name?: string;
@@ -4092,6 +4161,7 @@ export interface components {
             invocation?: components["schemas"]["AgentCardInvocation"] | null;
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"] | null;
+            replies?: components["schemas"]["AgentCardReply"][];
         };
         DuplicateAgentCardRequest: {
             /** @description The copy's name; `<name>-copy` when absent. */
@@ -4122,6 +4192,7 @@ export interface components {
             invocation: components["schemas"]["AgentCardInvocation"] | null;
             examples: components["schemas"]["AgentCardExample"][];
             metadata: components["schemas"]["AgentCardMetadata"] | null;
+            replies: components["schemas"]["AgentCardReply"][];
             validation: components["schemas"]["AgentCardValidation"];
             /** @description Semantic-versioning advice about the change just made (update only). */
             warnings: string[];
@@ -8411,6 +8482,63 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyPublicRequests"];
+        };
+    };
+    sendAgentMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The A2A version the client speaks; `0.3` when absent. */
+                "A2A-Version"?: "0.3" | "1.0";
+            };
+            path: {
+                /** @description The publishing organization's slug. */
+                org_slug: components["parameters"]["OrgSlug"];
+                /** @description The card's name. */
+                name: components["parameters"]["CardName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JSONRPCRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer, a result or an error. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A notification (no id) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            /** @description Not POST. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             429: components["responses"]["TooManyPublicRequests"];
         };
     };

@@ -19,6 +19,9 @@ const A2ACapabilitiesExtensionURI = "urn:mockmcp:agent-card:capabilities"
 type Publisher struct {
 	OrgName string // the organization's name: provider.organization
 	CardURL string // the card's page in the exchange, the provider URL when the card names no homepage or repository
+	// AgentURL is the card's mock A2A agent endpoint (JSON-RPC binding),
+	// listed first in supportedInterfaces; none when empty.
+	AgentURL string
 }
 
 // AgentCard is a card in the A2A 1.0 AgentCard shape: the proto3 JSON
@@ -140,13 +143,16 @@ type A2ASkill struct {
 //   - provider is {organization: p.OrgName, url: the homepage, else the
 //     repository, else p.CardURL}; documentationUrl is the homepage, absent
 //     when there is none.
-//   - supportedInterfaces holds one interface: the invocation endpoint, the
-//     protocol binding and protocolVersion "1.0". The binding comes from the
-//     invocation format when set (json-rpc → JSONRPC, rest → HTTP+JSON,
-//     graphql → GRAPHQL), else from the protocol (mcp → JSONRPC, as MCP is
-//     JSON-RPC 2.0 over HTTP; rest → HTTP+JSON; grpc → GRPC; graphql →
-//     GRAPHQL; websocket → WEBSOCKET; anything else upper-cased). Without an
-//     invocation the list is empty.
+//   - supportedInterfaces holds the card's mock agent endpoint first
+//     (p.AgentURL, JSONRPC, protocolVersion "1.0") when p names one, then
+//     the invocation endpoint with its protocol binding and protocolVersion
+//     "1.0". An mcp invocation is bound as MCP whatever its format: it
+//     speaks JSON-RPC but not A2A, so an A2A client must not pick it. Other
+//     bindings come from the invocation format when set (json-rpc →
+//     JSONRPC, rest → HTTP+JSON, graphql → GRAPHQL), else from the protocol
+//     (rest → HTTP+JSON; grpc → GRPC; graphql → GRAPHQL; websocket →
+//     WEBSOCKET; anything else upper-cased). Without either the list is
+//     empty.
 //   - capabilities are {streaming, pushNotifications: async}, both always
 //     written, false without capabilities. Languages, domains,
 //     state_management and rate_limit, which A2A has no field for, go into
@@ -192,6 +198,13 @@ func A2A(c Card, p Publisher) AgentCard {
 	}
 	out.Provider = provider
 
+	if p.AgentURL != "" {
+		out.SupportedInterfaces = append(out.SupportedInterfaces, A2AInterface{
+			URL:             p.AgentURL,
+			ProtocolBinding: a2aBindingJSONRPC,
+			ProtocolVersion: A2AProtocolVersion,
+		})
+	}
 	if inv := c.Invocation; inv != nil {
 		out.SupportedInterfaces = append(out.SupportedInterfaces, A2AInterface{
 			URL:             inv.Endpoint,
@@ -240,6 +253,7 @@ const (
 	a2aBindingHTTPJSON  = "HTTP+JSON"
 	a2aBindingGraphQL   = "GRAPHQL"
 	a2aBindingWebSocket = "WEBSOCKET"
+	a2aBindingMCP       = "MCP"
 )
 
 var a2aFormatBindings = map[string]string{
@@ -249,17 +263,20 @@ var a2aFormatBindings = map[string]string{
 }
 
 var a2aProtocolBindings = map[string]string{
-	"mcp":       a2aBindingJSONRPC, // MCP is JSON-RPC 2.0 over HTTP
 	"rest":      a2aBindingHTTPJSON,
 	"grpc":      a2aBindingGRPC,
 	"graphql":   a2aBindingGraphQL,
 	"websocket": a2aBindingWebSocket,
 }
 
-// a2aProtocolBinding names the A2A protocol binding of an invocation: from its
+// a2aProtocolBinding names the A2A protocol binding of an invocation: MCP for
+// an MCP endpoint, else from its
 // format when that is set and known, else from its protocol. A protocol
 // without a mapping is passed on upper-cased, the binding being open-form.
 func a2aProtocolBinding(inv Invocation) string {
+	if inv.Protocol == "mcp" {
+		return a2aBindingMCP
+	}
 	if inv.Format != nil {
 		if b, ok := a2aFormatBindings[*inv.Format]; ok {
 			return b

@@ -106,16 +106,23 @@ var a2aPublisher = Publisher{OrgName: "Example Org", CardURL: "https://exchange.
 
 func TestA2AFullCardMatchesSchema(t *testing.T) {
 	s := a2aSchema(t)
-	v := a2aJSON(t, fullA2ACard(), a2aPublisher)
+	pub := a2aPublisher
+	pub.AgentURL = "https://exchange.example.com/cards/travel-planner/a2a"
+	v := a2aJSON(t, fullA2ACard(), pub)
 	require.Empty(t, s.Validate(v))
 
 	require.Equal(t, "travel-planner", v["name"])
 	require.Equal(t, "1.2.0", v["version"])
 	require.Equal(t, "https://travel.example.com", v["documentationUrl"])
 	require.Equal(t, map[string]any{"organization": "Example Org", "url": "https://travel.example.com"}, v["provider"])
+	// The mock agent first, for A2A clients; the MCP endpoint is not A2A.
 	require.Equal(t, []any{map[string]any{
-		"url":             "https://travel.example.com/mcp",
+		"url":             pub.AgentURL,
 		"protocolBinding": "JSONRPC",
+		"protocolVersion": "1.0",
+	}, map[string]any{
+		"url":             "https://travel.example.com/mcp",
+		"protocolBinding": "MCP",
 		"protocolVersion": "1.0",
 	}}, v["supportedInterfaces"])
 
@@ -258,13 +265,14 @@ func TestA2AProtocolBinding(t *testing.T) {
 		format   *string
 		want     string
 	}{
-		{"mcp", nil, "JSONRPC"},
+		{"mcp", nil, "MCP"},
+		{"mcp", a2aRef("json-rpc"), "MCP"},
 		{"rest", nil, "HTTP+JSON"},
 		{"grpc", nil, "GRPC"},
 		{"graphql", nil, "GRAPHQL"},
 		{"websocket", nil, "WEBSOCKET"},
 		{"rest", a2aRef("json-rpc"), "JSONRPC"},
-		{"mcp", a2aRef("rest"), "HTTP+JSON"},
+		{"mcp", a2aRef("rest"), "MCP"},
 		{"rest", a2aRef("graphql"), "GRAPHQL"},
 		{"grpc", a2aRef(""), "GRPC"},
 		{"websocket", a2aRef("ndjson"), "WEBSOCKET"},

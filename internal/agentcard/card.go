@@ -29,6 +29,8 @@ type Card struct {
 	Invocation   *Invocation   `json:"invocation,omitempty"`
 	Examples     []Example     `json:"examples"`
 	Metadata     *Metadata     `json:"metadata,omitempty"`
+	// Replies script the card's mock A2A agent (see Reply).
+	Replies []Reply `json:"replies,omitempty"`
 }
 
 // Skill is one ability of an agent. A skill linked to a mock tool

@@ -76,5 +76,6 @@ func copyName(name string) string {
 func (c Card) Clone() Card {
 	c.Skills = append([]Skill{}, c.Skills...)
 	c.Examples = append([]Example{}, c.Examples...)
+	c.Replies = append([]Reply(nil), c.Replies...)
 	return c
 }

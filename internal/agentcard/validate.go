@@ -102,6 +102,7 @@ func (v *cardCheck) card(c Card) {
 		v.examples(c)
 	}
 	v.metadata(c.Metadata)
+	v.replies(c.Replies)
 }
 
 func (v *cardCheck) name(name string) {

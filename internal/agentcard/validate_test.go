@@ -412,3 +412,23 @@ func TestLanguageProblem(t *testing.T) {
 		})
 	}
 }
+
+func TestRepliesAreChecked(t *testing.T) {
+	c := Card{Name: "agent", Replies: []Reply{
+		{Name: "ok", Condition: json.RawMessage(`{"text":"hi"}`), Text: "Hello {{args.text}}"},
+		{Name: "ok", Text: "a second reply of that name"},
+		{Name: "", Text: "x"},
+		{Name: "bad-condition", Condition: json.RawMessage(`{"field":"text","operator":"nope","value":1}`), Text: "x"},
+		{Name: "bad-text", Text: "{{nope}}"},
+		{Name: "no-text"},
+	}}
+	var fields []string
+	for _, e := range Structural(c) {
+		fields = append(fields, e.Field)
+	}
+	require.Equal(t, []string{"replies[1].name", "replies[2].name", "replies[3].condition.operator",
+		"replies[4].text", "replies[5].text"}, fields)
+
+	c.Replies = c.Replies[:1]
+	require.Empty(t, Structural(c))
+}

@@ -53,7 +53,7 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 		Name: b.Name, Version: deref(b.Version), Description: deref(b.Description),
 		Author: b.Author, License: b.License, Homepage: b.Homepage, Repository: b.Repository,
 		Skills: deref(b.Skills), Capabilities: b.Capabilities, Invocation: b.Invocation,
-		Examples: deref(b.Examples), Metadata: b.Metadata,
+		Examples: deref(b.Examples), Metadata: b.Metadata, Replies: deref(b.Replies),
 	}
 	if err := agentcard.CheckStructure(c); err != nil {
 		return nil, err
@@ -97,6 +97,9 @@ func (s *Server) UpdateAgentCard(ctx context.Context, req api.UpdateAgentCardReq
 		}
 		if b.Examples != nil {
 			c.Examples = *b.Examples
+		}
+		if b.Replies != nil {
+			c.Replies = *b.Replies
 		}
 		c.Capabilities = patchObject(c.Capabilities, b.Capabilities.IsSpecified(), b.Capabilities.IsNull(), b.Capabilities.Get)
 		c.Invocation = patchObject(c.Invocation, b.Invocation.IsSpecified(), b.Invocation.IsNull(), b.Invocation.Get)
@@ -314,7 +317,7 @@ func (cc cardContext) view(a store.AgentCard, warnings []string) api.AgentCard {
 		Id: a.ID, Status: api.AgentCardStatus(a.Status), Name: c.Name, Version: c.Version, Description: c.Description,
 		Author: nullableString(c.Author), License: nullableString(c.License),
 		Homepage: nullableString(c.Homepage), Repository: nullableString(c.Repository),
-		Skills: c.Skills, Examples: c.Examples,
+		Skills: c.Skills, Examples: c.Examples, Replies: nonNil(c.Replies),
 		Capabilities: nullableObject(c.Capabilities), Invocation: nullableObject(c.Invocation), Metadata: nullableObject(c.Metadata),
 		Validation: validationOf(cc.problems(c)), Warnings: nonNil(warnings),
 		PublishedAt: nullableTime(a.PublishedAt), ExchangeUrl: nullableString(nil),

@@ -884,6 +884,12 @@ func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 			r := anon.Do("GET", p, nil).Problem(http.StatusNotFound)
 			require.NotContains(t, string(r.Raw), "An agent named", "%s: %s", stage, p)
 		}
+		// The mock agent of a card that is not published is not there either.
+		for _, p := range []string{aPage + "/a2a", bPage + "/a2a"} {
+			status, raw := sendAgentMessage(t, env.URL+p, "hello")
+			require.Equal(t, http.StatusNotFound, status, "%s: %s: %s", stage, p, raw)
+			require.NotContains(t, string(raw), "An agent named", "%s: %s", stage, p)
+		}
 	}
 	shown := func(t *testing.T) {
 		t.Helper()
@@ -904,9 +910,32 @@ func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 
 		a2a := anon.Do("GET", aPage+a2aSuffix, nil).Status(http.StatusOK)
 		require.Equal(t, "alpha-agent", a2a.Get("name"))
-		require.Equal(t, testEndpoint, a2a.Get("supportedInterfaces.0.url"))
+		require.Equal(t, env.URL+aPage+"/a2a", a2a.Get("supportedInterfaces.0.url"))
+		require.Equal(t, testEndpoint, a2a.Get("supportedInterfaces.1.url"))
+
+		// Its mock agent answers anyone, naming the skill.
+		status, raw := sendAgentMessage(t, env.URL+aPage+"/a2a", "what is the forecast?")
+		require.Equal(t, http.StatusOK, status, "%s", raw)
+		var v struct {
+			Result struct {
+				Message struct {
+					Role  string `json:"role"`
+					Parts []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+					Metadata map[string]any `json:"metadata"`
+				} `json:"message"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &v), "%s", raw)
+		require.Equal(t, "ROLE_AGENT", v.Result.Message.Role)
+		require.Equal(t, map[string]any{"skill": "get_forecast"}, v.Result.Message.Metadata)
+		require.Len(t, v.Result.Message.Parts, 1)
+		require.Contains(t, v.Result.Message.Parts[0].Text, `skill "get_forecast"`)
 
 		// Only under its own organization's slug.
+		status, _ = sendAgentMessage(t, env.URL+exchangePath+"/"+bSlug+"/alpha-agent/a2a", "hello")
+		require.Equal(t, http.StatusNotFound, status)
 		anon.Do("GET", exchangePath+"/"+bSlug+"/alpha-agent", nil).Problem(http.StatusNotFound)
 		anon.Do("GET", bPage, nil).Problem(http.StatusNotFound)
 		anon.Do("GET", bPage+a2aSuffix, nil).Problem(http.StatusNotFound)
@@ -940,6 +969,16 @@ func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 		a.Do("DELETE", cardsPath+"/"+aCard, nil).Status(http.StatusNoContent)
 		hidden(t, "deleted")
 	})
+}
+
+// sendAgentMessage sends text to the mock A2A agent at url with SendMessage
+// (A2A 1.0) and returns the status and the body.
+func sendAgentMessage(t *testing.T, url, text string) (int, []byte) {
+	t.Helper()
+	body := apitest.JSON(t, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+		"params": map[string]any{"message": map[string]any{"messageId": "m1", "role": "ROLE_USER",
+			"parts": []any{map[string]any{"text": text}}}}})
+	return apitest.PostJSONRPCWith(t, url, http.Header{"A2a-Version": {"1.0"}}, bytes.NewReader(body))
 }
 
 func TestExchangeSearch(t *testing.T) {
@@ -1095,10 +1134,14 @@ func TestExchangeA2ARendering(t *testing.T) {
 	require.Equal(t, "travel-agent", r.Get("name"))
 	require.Equal(t, "1.4.0", r.Get("version"))
 	require.Equal(t, cardDesc("Plans trips."), r.Get("description"))
-	require.Equal(t, 1, r.Len("supportedInterfaces"))
-	require.Equal(t, testEndpoint, r.Get("supportedInterfaces.0.url"))
+	// The card's mock agent first; its MCP endpoint, which is not A2A, after.
+	require.Equal(t, 2, r.Len("supportedInterfaces"))
+	require.Equal(t, env.URL+exchangePath+"/"+slug+"/travel-agent/a2a", r.Get("supportedInterfaces.0.url"))
 	require.Equal(t, "JSONRPC", r.Get("supportedInterfaces.0.protocolBinding"))
 	require.Equal(t, "1.0", r.Get("supportedInterfaces.0.protocolVersion"))
+	require.Equal(t, testEndpoint, r.Get("supportedInterfaces.1.url"))
+	require.Equal(t, "MCP", r.Get("supportedInterfaces.1.protocolBinding"))
+	require.Equal(t, "1.0", r.Get("supportedInterfaces.1.protocolVersion"))
 	require.Equal(t, "Travel Makers", r.Get("provider.organization"))
 	require.Equal(t, pub.String("exchange_url"), r.Get("provider.url"), "without homepage or repository, the exchange page")
 	require.NotContains(t, r.JSON, "documentationUrl")
@@ -1228,6 +1271,9 @@ func TestExchangeRateLimit(t *testing.T) {
 		// Every exchange route counts against the same limit.
 		anon.Do("GET", exchangePath+"/some-org/some-card", nil).Problem(http.StatusTooManyRequests)
 		anon.Do("GET", exchangePath+"/some-org/some-card"+a2aSuffix, nil).Problem(http.StatusTooManyRequests)
+		// The cards' mock A2A agents too, though the REST API does not serve them.
+		status, raw := sendAgentMessage(t, env.URL+exchangePath+"/some-org/some-card/a2a", "hello")
+		require.Equal(t, http.StatusTooManyRequests, status, "%s", raw)
 	})
 
 	t.Run("development", func(t *testing.T) {
@@ -1240,4 +1286,49 @@ func TestExchangeRateLimit(t *testing.T) {
 			require.Empty(t, r.Hdr.Get("X-RateLimit-Remaining"), "request %d", i)
 		}
 	})
+}
+
+// TestAgentCardReplies: replies are saved with the card, refused on any
+// save when they do not compile, and answer through the card's mock agent.
+func TestAgentCardReplies(t *testing.T) {
+	t.Parallel()
+	env, ada := apitest.SignedUp(t, "Reply Makers")
+	slug := orgSlug(t, ada)
+	replies := []any{map[string]any{"name": "paris", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Paris"},
+		"text": "Sunny in Paris ({{args.contextId}})."}}
+	id := mkCard(t, ada, with(validCard("reply-agent"), "replies", replies))
+	path := cardsPath + "/" + id
+	got := ada.Do("GET", path, nil).Status(http.StatusOK)
+	require.JSONEq(t, string(apitest.JSON(t, replies)), jsonAt(t, got, "replies"))
+
+	// A draft without replies shows [], and a broken reply is refused even in a draft.
+	require.Equal(t, []any{}, ada.Do("POST", cardsPath, validCard("plain-agent")).Status(http.StatusCreated).Get("replies"))
+	ada.Do("PATCH", path, map[string]any{"replies": []any{map[string]any{"name": "x", "text": "{{nope}}"}}}).
+		Problem(http.StatusUnprocessableEntity, "replies[0].text")
+	ada.Do("POST", cardsPath, with(validCard("broken-agent"), "replies", []any{map[string]any{"name": "x", "text": "t",
+		"condition": map[string]any{"field": "text", "operator": "nope", "value": 1}}})).
+		Problem(http.StatusUnprocessableEntity, "replies[0].condition.operator")
+
+	ada.Do("POST", path+"/publish", nil).Status(http.StatusOK)
+	agent := env.URL + exchangePath + "/" + slug + "/reply-agent/a2a"
+	body := apitest.JSON(t, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+		"params": map[string]any{"message": map[string]any{"messageId": "m1", "contextId": "trip-1", "role": "ROLE_USER",
+			"parts": []any{map[string]any{"text": "Weather in Paris?"}}}}})
+	status, raw := apitest.PostJSONRPCWith(t, agent, http.Header{"A2a-Version": {"1.0"}}, bytes.NewReader(body))
+	require.Equal(t, http.StatusOK, status, "%s", raw)
+	var v struct {
+		Result struct {
+			Message struct {
+				Parts    []map[string]any `json:"parts"`
+				Metadata map[string]any   `json:"metadata"`
+			} `json:"message"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &v), "%s", raw)
+	require.Equal(t, []map[string]any{{"text": "Sunny in Paris (trip-1)."}}, v.Result.Message.Parts)
+	require.Equal(t, map[string]any{"skill": "get_forecast", "reply": "paris"}, v.Result.Message.Metadata)
+
+	status, raw = sendAgentMessage(t, agent, "Weather in Oslo?")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(raw), `received your message.`, "no match: the default reply")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
@@ -55,8 +56,9 @@ func (s *Server) GetExchangeA2ACard(ctx context.Context, req api.GetExchangeA2AC
 	if err != nil {
 		return nil, err
 	}
-	return api.GetExchangeA2ACard200JSONResponse(agentcard.A2A(c.Card,
-		agentcard.Publisher{OrgName: c.OrgName, CardURL: s.exchangeURL(ctx, c)})), nil
+	return api.GetExchangeA2ACard200JSONResponse(agentcard.A2A(c.Card, agentcard.Publisher{
+		OrgName: c.OrgName, CardURL: s.exchangeURL(ctx, c),
+		AgentURL: s.baseURL(ctx) + a2aserve.EndpointPath(c.OrgSlug, c.Card.Name)})), nil
 }
 
 func (s *Server) exchangeCard(ctx context.Context, slug, name string) (c store.ExchangeCard, err error) {

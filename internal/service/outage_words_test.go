@@ -20,7 +20,7 @@ var databaseWords = regexp.MustCompile(`dial tcp|127\.0\.0\.1|\[::1\]|:5432|\b54
 
 // TestOutageAnswersNameNoDatabase: while the database cannot be reached,
 // no answer — REST, the probes, the service endpoint's tools, a design's
-// MCP endpoint, its OAuth routes — names the database's address or repeats
+// MCP endpoint, its OAuth routes, a card's mock A2A agent — names the database's address or repeats
 // the driver's error.
 func TestOutageAnswersNameNoDatabase(t *testing.T) {
 	t.Parallel()
@@ -52,6 +52,8 @@ func TestOutageAnswersNameNoDatabase(t *testing.T) {
 		{"design tasks", "POST", endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"tasks/list"}`},
 		{"design spec", "GET", endpoint + "/spec", key, ""},
 		{"design OAuth metadata", "GET", env.URL + "/.well-known/oauth-authorization-server/api/platform/" + server + "/oauth", "", ""},
+		{"mock A2A agent", "POST", env.URL + "/api/exchange/agent-cards/outage-words/some-agent/a2a", "",
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`},
 		{"design OAuth registration", "POST", env.URL + "/api/platform/" + server + "/oauth/register", "",
 			`{"redirect_uris":["http://127.0.0.2/cb"]}`},
 	}

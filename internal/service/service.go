@@ -18,10 +18,13 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/a2aserve"
+	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
@@ -37,6 +40,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
+	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 	"github.com/mockmcp/mockmcp/internal/readiness"
 	"github.com/mockmcp/mockmcp/internal/redisconn"
@@ -257,6 +261,8 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
+	agents := a2aserve.New(s.publishedCard, s.log, uuid.NewString)
+	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
@@ -264,6 +270,34 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil
+}
+
+// exchangeRateLimit counts each request to next, a public route of the
+// exchange outside the REST API, against the client address's exchange
+// counter at MAX_PUBLIC_RATE_LIMIT, as the exchange's REST routes are (in
+// production): past the limit the answer is 429 with Retry-After.
+func (s *Service) exchangeRateLimit(ips *clientip.Resolver, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.limit != nil && s.limit.Enabled() {
+			key := ratelimit.ExchangeKey(ips.Of(r).String())
+			if !s.limit.Admit(r.Context(), w.Header(), key, s.cfg.MaxPublicRateLimit).Allowed {
+				problem.Write(w, problem.New(http.StatusTooManyRequests, "rate limit exceeded; retry after the time in Retry-After"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// publishedCard reads a published card for its mock agent, as the exchange
+// reads it: any organization's, published only.
+func (s *Service) publishedCard(ctx context.Context, orgSlug, name string) (c agentcard.Card, err error) {
+	err = s.store.WithTx(ctx, store.Scope{Exchange: true}, func(tx *store.Tx) error {
+		e, err := tx.ExchangeCard(ctx, orgSlug, name)
+		c = e.Card
+		return err
+	})
+	return c, err
 }
 
 // serveMetrics registers the metrics read from the service's parts and

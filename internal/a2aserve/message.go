@@ -1,0 +1,201 @@
+package a2aserve
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/jsonrpc"
+)
+
+// incoming is what the agent reads of a sent message: its text parts joined
+// by newlines, the data of its first data part, its metadata and context.
+type incoming struct {
+	Text      string
+	Data      any
+	Metadata  map[string]any
+	ContextID string
+	TaskID    string
+}
+
+// wireMessage reads a Message in either era: 1.0 parts are {text}, {data},
+// {raw}, {url}; 0.3 parts are {kind, text|data|file}. Both carry text and
+// data under the same names.
+type wireMessage struct {
+	MessageID string         `json:"messageId"`
+	ContextID string         `json:"contextId"`
+	TaskID    string         `json:"taskId"`
+	Role      string         `json:"role"`
+	Parts     []wirePart     `json:"parts"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+type wirePart struct {
+	Text *string        `json:"text"`
+	Data any            `json:"data"`
+	Kind string         `json:"kind"`
+	Meta map[string]any `json:"metadata"`
+}
+
+// readSend reads the params of SendMessage (1.0) or message/send (0.3):
+// {message, configuration?, metadata?}.
+func readSend(params json.RawMessage, era string) (incoming, error) {
+	var p struct {
+		Message *wireMessage `json:"message"`
+	}
+	if len(params) == 0 {
+		return incoming{}, fmt.Errorf("%w: params.message is required", jsonrpc.ErrInvalidParams)
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return incoming{}, fmt.Errorf("%w: params: %v", jsonrpc.ErrInvalidParams, err)
+	}
+	m := p.Message
+	switch {
+	case m == nil:
+		return incoming{}, fmt.Errorf("%w: params.message is required", jsonrpc.ErrInvalidParams)
+	case m.MessageID == "":
+		return incoming{}, fmt.Errorf("%w: params.message.messageId is required", jsonrpc.ErrInvalidParams)
+	case len(m.Parts) == 0:
+		return incoming{}, fmt.Errorf("%w: params.message.parts must hold at least one part", jsonrpc.ErrInvalidParams)
+	case m.Role != userRole(era):
+		return incoming{}, fmt.Errorf("%w: params.message.role must be %q", jsonrpc.ErrInvalidParams, userRole(era))
+	}
+	in := incoming{Metadata: m.Metadata, ContextID: m.ContextID, TaskID: m.TaskID}
+	var texts []string
+	for _, part := range m.Parts {
+		if part.Text != nil {
+			texts = append(texts, *part.Text)
+		} else if part.Data != nil && in.Data == nil {
+			in.Data = part.Data
+		}
+	}
+	in.Text = strings.Join(texts, "\n")
+	return in, nil
+}
+
+func userRole(era string) string {
+	if era == Version03 {
+		return "user"
+	}
+	return "ROLE_USER"
+}
+
+// outgoing is the agent's reply, rendered in either era's shape.
+type outgoing struct {
+	MessageID string
+	ContextID string
+	TaskID    string
+	Text      string
+	Skill     string
+	Reply     string // the scripted reply's name, "" for the default reply
+}
+
+// answer is the reply to in: the card's first scripted reply that matches,
+// else the default reply naming the matched skill.
+func (h *Handler) answer(card agentcard.Card, in incoming) (outgoing, error) {
+	out := outgoing{MessageID: h.newID(), ContextID: in.ContextID, TaskID: in.TaskID}
+	if out.ContextID == "" {
+		out.ContextID = h.newID()
+		in.ContextID = out.ContextID
+	}
+	s, skilled := MatchSkill(card, in.Text)
+	if skilled {
+		out.Skill = s.Name
+	}
+	name, text, ok, err := scripted(card, in)
+	if err != nil {
+		return outgoing{}, err
+	}
+	if ok {
+		out.Reply, out.Text = name, text
+		return out, nil
+	}
+	if skilled {
+		out.Skill = s.Name
+		out.Text = fmt.Sprintf("%s (mock agent): skill %q received your message.", card.Name, s.Name)
+	} else {
+		out.Text = fmt.Sprintf("%s (mock agent): received your message.", card.Name)
+	}
+	return out, nil
+}
+
+func (o outgoing) metadata() map[string]any {
+	md := map[string]any{}
+	if o.Skill != "" {
+		md["skill"] = o.Skill
+	}
+	if o.Reply != "" {
+		md["reply"] = o.Reply
+	}
+	if len(md) == 0 {
+		return nil
+	}
+	return md
+}
+
+// v10 is the reply as an A2A 1.0 Message (proto JSON).
+func (o outgoing) v10() map[string]any {
+	m := map[string]any{
+		"messageId": o.MessageID, "contextId": o.ContextID, "role": "ROLE_AGENT",
+		"parts": []map[string]any{{"text": o.Text}},
+	}
+	if o.TaskID != "" {
+		m["taskId"] = o.TaskID
+	}
+	if md := o.metadata(); md != nil {
+		m["metadata"] = md
+	}
+	return m
+}
+
+// v03 is the reply as an A2A 0.3 Message.
+func (o outgoing) v03() map[string]any {
+	m := map[string]any{
+		"kind": "message", "messageId": o.MessageID, "contextId": o.ContextID, "role": "agent",
+		"parts": []map[string]any{{"kind": "text", "text": o.Text}},
+	}
+	if o.TaskID != "" {
+		m["taskId"] = o.TaskID
+	}
+	if md := o.metadata(); md != nil {
+		m["metadata"] = md
+	}
+	return m
+}
+
+// MatchSkill picks the skill a message is about: the first skill (in card
+// order) whose name (with _ and - read as spaces too) or one of whose
+// examples, as the A2A rendering lists them, appears in the text, compared
+// without case; else the first skill. False when the card has no skills.
+func MatchSkill(card agentcard.Card, text string) (agentcard.Skill, bool) {
+	if len(card.Skills) == 0 {
+		return agentcard.Skill{}, false
+	}
+	lower := strings.ToLower(text)
+	rendered := agentcard.A2A(card, agentcard.Publisher{}).Skills
+	for i, s := range card.Skills {
+		if skillMentioned(s.Name, rendered[i].Examples, lower) {
+			return s, true
+		}
+	}
+	return card.Skills[0], true
+}
+
+func skillMentioned(name string, examples []string, lower string) bool {
+	name = strings.ToLower(name)
+	spaced := strings.NewReplacer("_", " ", "-", " ").Replace(name)
+	if contains(lower, name) || contains(lower, spaced) {
+		return true
+	}
+	for _, e := range examples {
+		if contains(lower, strings.ToLower(e)) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(text, word string) bool {
+	return word != "" && strings.Contains(text, word)
+}

@@ -70,7 +70,8 @@ type leaseStore struct {
 	// failed records a background lease that Redis could not answer.
 	failed func(error)
 
-	counters   sync.Map // key → *counter
+	mu         sync.RWMutex
+	counters   map[string]*counter
 	lastSweep  atomic.Int64
 	background sync.WaitGroup
 	roundTrips atomic.Int64
@@ -108,7 +109,7 @@ type lease struct {
 }
 
 func newLeaseStore(c *redis.Client, prefix string, window time.Duration, failed func(error)) *leaseStore {
-	s := &leaseStore{redis: c, prefix: prefix, window: window, failed: failed}
+	s := &leaseStore{redis: c, prefix: prefix, window: window, failed: failed, counters: map[string]*counter{}}
 	s.lastSweep.Store(time.Now().UnixNano())
 	return s
 }
@@ -116,27 +117,44 @@ func newLeaseStore(c *redis.Client, prefix string, window time.Duration, failed 
 // close waits for the leases on their way.
 func (s *leaseStore) close() { s.background.Wait() }
 
-// take spends n allowances of key's counter, as many as fit.
-func (s *leaseStore) take(key string, limit, n int64) (Decision, error) {
-	s.sweepEvery(time.Now().UnixNano())
+// take spends n allowances of key's counter, as many as fit, at now (unix
+// nanos).
+func (s *leaseStore) take(key string, limit, n, now int64) (Decision, error) {
+	s.sweepEvery(now)
 	for {
-		v, _ := s.counters.LoadOrStore(key, &counter{})
-		if d, dead, err := s.takeFrom(v.(*counter), key, limit, n); !dead {
+		if d, dead, err := s.takeFrom(s.counter(key), key, limit, n, now); !dead {
 			return d, err
 		}
+		now = time.Now().UnixNano()
 	}
+}
+
+// counter is key's counter, made if new.
+func (s *leaseStore) counter(key string) *counter {
+	s.mu.RLock()
+	c := s.counters[key]
+	s.mu.RUnlock()
+	if c != nil {
+		return c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c = s.counters[key]; c == nil {
+		c = &counter{}
+		s.counters[key] = c
+	}
+	return c
 }
 
 // takeFrom spends n allowances of c, leasing more first when it holds too
 // few and Redis may still have some.
-func (s *leaseStore) takeFrom(c *counter, key string, limit, n int64) (Decision, bool, error) {
+func (s *leaseStore) takeFrom(c *counter, key string, limit, n, now int64) (Decision, bool, error) {
 	c.mu.Lock()
 	for {
 		if c.dead {
 			c.mu.Unlock()
 			return Decision{}, true, nil
 		}
-		now := time.Now().UnixNano()
 		c.settle(limit, now)
 		if c.held >= n || c.exhausted(now) {
 			got := min(c.held, n)
@@ -156,6 +174,7 @@ func (s *leaseStore) takeFrom(c *counter, key string, limit, n int64) (Decision,
 		if p.err != nil {
 			return Decision{}, false, p.err
 		}
+		now = time.Now().UnixNano()
 		c.mu.Lock()
 	}
 }
@@ -272,15 +291,15 @@ func (s *leaseStore) sweepEvery(now int64) {
 	s.background.Add(1)
 	go func() {
 		defer s.background.Done()
-		s.counters.Range(func(k, v any) bool {
-			c := v.(*counter)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for k, c := range s.counters {
 			c.mu.Lock()
 			if c.pending == nil && now >= c.expires+int64(s.window) {
 				c.dead = true
-				s.counters.Delete(k)
+				delete(s.counters, k)
 			}
 			c.mu.Unlock()
-			return true
-		})
+		}
 	}()
 }

@@ -204,7 +204,7 @@ func (l *Limiter) takeN(ctx context.Context, key string, limit, n int) Decision 
 		return Decision{Allowed: true, Admitted: n}
 	}
 	if l.leases != nil {
-		d, err := l.leases.take(key, int64(limit), int64(n))
+		d, err := l.leases.take(key, int64(limit), int64(n), now)
 		if err != nil {
 			return l.failed(err, n)
 		}

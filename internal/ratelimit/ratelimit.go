@@ -259,9 +259,10 @@ func (d Decision) SetHeaders(h http.Header) {
 	if !d.Counted {
 		return
 	}
-	h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset, 10))
+	// The names in their canonical form (as they go out), the values in one
+	// array: these headers are on every limited response.
+	v := []string{strconv.FormatInt(d.Limit, 10), strconv.FormatInt(d.Remaining, 10), strconv.FormatInt(d.Reset, 10)}
+	h["X-Ratelimit-Limit"], h["X-Ratelimit-Remaining"], h["X-Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	if !d.Allowed {
 		h.Set("Retry-After", strconv.FormatInt(d.RetryAfter(), 10))
 	}

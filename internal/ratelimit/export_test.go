@@ -7,10 +7,11 @@ func PerRequest(o Options) Options {
 	return o
 }
 
-// RoundTrips counts the leases l asked Redis for.
+// RoundTrips counts the times l asked its store: for leases, or per
+// request.
 func (l *Limiter) RoundTrips() int64 {
 	if l.leases == nil {
-		return 0
+		return l.perRequestTrips.Load()
 	}
 	return l.leases.roundTrips.Load()
 }

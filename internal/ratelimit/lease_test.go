@@ -177,3 +177,26 @@ func TestLeasedOutageFailsOpen(t *testing.T) {
 	px.Restore()
 	require.Eventually(t, func() bool { return l.Take(ctx, "k", 1000).Counted }, 5*time.Second, 50*time.Millisecond)
 }
+
+// TestLeaseHeldDoesNotWaitForRedis: an instance that holds allowances
+// spends them without waiting for Redis, even while Redis does not answer.
+func TestLeaseHeldDoesNotWaitForRedis(t *testing.T) {
+	t.Parallel()
+	px, url := testdb.NewProxy(t, redisURL())
+	l := sharing(t, 1, ratelimit.Options{RedisURL: url})[0]
+	ctx := context.Background()
+	for range 500 {
+		require.True(t, l.Take(ctx, "k", 100000).Counted)
+	}
+	time.Sleep(50 * time.Millisecond) // the lease ahead lands
+	trips := l.RoundTrips()
+
+	px.Stall()
+	for i := range 10 {
+		start := time.Now()
+		d := l.Take(ctx, "k", 100000)
+		require.True(t, d.Counted, "request %d, from the lease held", i)
+		require.Less(t, time.Since(start), 20*time.Millisecond, "request %d waited", i)
+	}
+	require.LessOrEqual(t, l.RoundTrips()-trips, int64(1), "at most the next lease, in the background")
+}

@@ -62,6 +62,8 @@ type Limiter struct {
 	// a moment, so an outage costs one slow request per second rather than
 	// a slow every request.
 	downUntil atomic.Int64
+	// perRequestTrips counts the round trips of the per-request store.
+	perRequestTrips atomic.Int64
 	// counts are the messages admitted and refused, by kind.
 	counts [len(Kinds)]struct{ admitted, refused atomic.Uint64 }
 }
@@ -210,6 +212,7 @@ func (l *Limiter) takeN(ctx context.Context, key string, limit, n int) Decision 
 		}
 		return d
 	}
+	l.perRequestTrips.Add(1)
 	c, err := l.store.Increment(ctx, key, int64(n), limiter.Rate{Period: l.window, Limit: unbounded})
 	if err != nil {
 		return l.failed(err, n)

@@ -15,3 +15,10 @@ func (l *Limiter) RoundTrips() int64 {
 	}
 	return l.leases.roundTrips.Load()
 }
+
+// Counters counts the keys whose leases l keeps.
+func (l *Limiter) Counters() int {
+	l.leases.mu.RLock()
+	defer l.leases.mu.RUnlock()
+	return len(l.leases.counters)
+}

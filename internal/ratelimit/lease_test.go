@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -199,4 +200,43 @@ func TestLeaseHeldDoesNotWaitForRedis(t *testing.T) {
 		require.Less(t, time.Since(start), 20*time.Millisecond, "request %d waited", i)
 	}
 	require.LessOrEqual(t, l.RoundTrips()-trips, int64(1), "at most the next lease, in the background")
+}
+
+// TestLeasedLimitChange: a key's new limit applies at once; what was leased
+// under the old one is not spent, so the window admits at most the new
+// limit.
+func TestLeasedLimitChange(t *testing.T) {
+	t.Parallel()
+	l := sharing(t, 1, ratelimit.Options{})[0]
+	ctx := context.Background()
+	for range 3 {
+		require.EqualValues(t, 1000, l.Take(ctx, "k", 1000).Limit)
+	}
+	admitted := 3
+	for {
+		d := l.Take(ctx, "k", 7)
+		require.EqualValues(t, 7, d.Limit)
+		if !d.Allowed {
+			break
+		}
+		admitted++
+	}
+	// The lease taken ahead under the old limit stays counted in the window.
+	require.LessOrEqual(t, admitted, 7, "not spent under the new limit")
+}
+
+// TestLeasedCountersSwept: the counters of keys whose window ended a window
+// ago are dropped.
+func TestLeasedCountersSwept(t *testing.T) {
+	t.Parallel()
+	l := sharing(t, 1, ratelimit.Options{Window: 200 * time.Millisecond})[0]
+	ctx := context.Background()
+	for i := range 10 {
+		require.True(t, l.Take(ctx, fmt.Sprint("old-", i), 100).Allowed)
+	}
+	require.Equal(t, 10, l.Counters())
+	time.Sleep(500 * time.Millisecond)
+	require.True(t, l.Take(ctx, "new", 100).Allowed)
+	require.Eventually(t, func() bool { return l.Counters() == 1 }, time.Second, 10*time.Millisecond)
+	require.True(t, l.Take(ctx, "new", 100).Counted)
 }

@@ -24,7 +24,8 @@ import (
 // lost to the others: an instance may refuse while another still holds
 // some, at most two leases, each at most limit/leaseShare and a quarter of
 // what was left (so leases shrink near the limit). They are spent by that
-// instance's traffic or expire with the window. Limits below leaseShare
+// instance's traffic or expire with the window; so do those leased under a
+// key's previous limit, when it changes. Limits below leaseShare
 // lease nothing ahead: each request takes exactly what it needs, and the
 // count is as exact as with one round trip per request.
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -75,6 +77,8 @@ func BenchmarkToolsCall(b *testing.B) {
 	b.Run("metrics=on", func(b *testing.B) { benchToolsCall(b, benchOptions{routed: true, metrics: true}) })
 	b.Run("answer=templated", func(b *testing.B) { benchToolsCall(b, benchOptions{templated: true}) })
 	b.Run("scenario=when_state", func(b *testing.B) { benchToolsCall(b, benchOptions{stateful: true}) })
+	b.Run("limits=memory", func(b *testing.B) { benchToolsCall(b, benchOptions{limits: "memory"}) })
+	b.Run("limits=redis", func(b *testing.B) { benchToolsCall(b, benchOptions{limits: "redis"}) })
 }
 
 // benchOptions are the dimensions of BenchmarkToolsCall.
@@ -92,6 +96,9 @@ type benchOptions struct {
 	// stateful: the matching scenario also has a when_state, so each call
 	// reads the design's live state (one query by key).
 	stateful bool
+	// limits, when set, runs in production mode, so each call is counted
+	// against a limit it never reaches, in "memory" or in "redis" (leased).
+	limits string
 }
 
 // benchModernCall is benchCall as a modern client sends it.
@@ -117,6 +124,13 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 		c.OAuthVerifier = benchVerifier{}
 		if o.metrics {
 			c.MetricsAddr = "127.0.0.1:0"
+		}
+		if o.limits != "" {
+			c.Env = "production"
+			c.MaxPublicRateLimit, c.PlatformRateLimit = math.MaxInt32, math.MaxInt32
+		}
+		if o.limits == "redis" {
+			c.RedisURL = benchRedisURL()
 		}
 	}})
 	b := tb
@@ -180,7 +194,18 @@ func toolsCall(tb testing.TB, o benchOptions) (func() *benchWriter, int) {
 	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
 		b.Fatalf("Content-Type %q, want text/event-stream", ct)
 	}
+	if o.limits != "" && w.Header().Get("X-RateLimit-Remaining") == "" {
+		b.Fatalf("warm-up call not counted: %v", w.Header())
+	}
 	return serve, len(call)
+}
+
+// benchRedisURL is the Redis of limits=redis.
+func benchRedisURL() string {
+	if v := os.Getenv("REDIS_URL"); v != "" {
+		return v
+	}
+	return "redis://127.0.0.1:6379/0"
 }
 
 // benchWriter is a ResponseWriter reused from call to call, as a server

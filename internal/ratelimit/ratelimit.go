@@ -1,7 +1,9 @@
 // Package ratelimit counts requests in fixed windows, per key, in production
 // mode only: in memory, or in Redis when REDIS_URL is set so that every
-// instance shares one count. A failing Redis never fails a request: the
-// request is let through, and the failure logged and counted.
+// instance shares one count. In Redis each instance leases allowances in
+// batches and spends them locally (lease.go), so that a request seldom
+// waits for Redis. A failing Redis never fails a request: the request is
+// let through, and the failure logged and counted.
 package ratelimit
 
 import (
@@ -40,13 +42,17 @@ type Options struct {
 	Window time.Duration
 	// Prefix starts every counter's key (default "mockmcp").
 	Prefix string
+	// perRequest counts in Redis with one round trip per request instead of
+	// leases: the way leases are measured against.
+	perRequest bool
 }
 
 // Limiter decides whether a request fits its key's limit.
 type Limiter struct {
 	enabled  bool
 	window   time.Duration
-	store    limiter.Store
+	store    limiter.Store // in memory, or in Redis one round trip per request
+	leases   *leaseStore   // in Redis, leased
 	redis    *redis.Client // closed by Close when ownRedis
 	ownRedis bool
 	log      *slog.Logger
@@ -56,6 +62,8 @@ type Limiter struct {
 	// a moment, so an outage costs one slow request per second rather than
 	// a slow every request.
 	downUntil atomic.Int64
+	// perRequestTrips counts the round trips of the per-request store.
+	perRequestTrips atomic.Int64
 	// counts are the messages admitted and refused, by kind.
 	counts [len(Kinds)]struct{ admitted, refused atomic.Uint64 }
 }
@@ -120,6 +128,10 @@ func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) 
 		l.store = memorystore.NewStoreWithOptions(storeOpts)
 		return l, nil
 	}
+	if !opts.perRequest {
+		l.leases = newLeaseStore(l.redis, opts.Prefix, opts.Window, l.storeDown)
+		return l, nil
+	}
 	var err error
 	if l.store, err = redisstore.NewStoreWithOptions(l.redis, storeOpts); err != nil {
 		_ = l.Close()
@@ -128,8 +140,12 @@ func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) 
 	return l, nil
 }
 
-// Close releases the Redis connection the Limiter opened, if any.
+// Close waits for the leases on their way and releases the Redis
+// connection the Limiter opened, if any.
 func (l *Limiter) Close() error {
+	if l.leases != nil {
+		l.leases.close()
+	}
 	if l.ownRedis {
 		return l.redis.Close()
 	}
@@ -168,8 +184,8 @@ func (l *Limiter) Take(ctx context.Context, key string, limit int) Decision {
 const unbounded = math.MaxInt64
 
 // TakeN counts n messages (the members of a JSON-RPC batch) against key
-// with limit messages per window, in one round trip to the store, and
-// admits as many of them as still fit.
+// with limit messages per window, in one step (at most one lease from
+// Redis), and admits as many of them as still fit.
 func (l *Limiter) TakeN(ctx context.Context, key string, limit, n int) Decision {
 	d := l.takeN(ctx, key, limit, n)
 	c := &l.counts[kindOf(key)]
@@ -189,20 +205,41 @@ func (l *Limiter) takeN(ctx context.Context, key string, limit, n int) Decision 
 		l.failures.Add(1)
 		return Decision{Allowed: true, Admitted: n}
 	}
+	if l.leases != nil {
+		d, err := l.leases.take(key, int64(limit), int64(n), now)
+		if err != nil {
+			return l.failed(err, n)
+		}
+		return d
+	}
+	l.perRequestTrips.Add(1)
 	c, err := l.store.Increment(ctx, key, int64(n), limiter.Rate{Period: l.window, Limit: unbounded})
 	if err != nil {
-		l.failures.Add(1)
-		l.downUntil.Store(time.Now().Add(retryDown).UnixNano())
-		if last := l.lastLog.Load(); now-last > int64(10*time.Second) && l.lastLog.CompareAndSwap(last, now) {
-			l.log.Warn("rate-limit store unavailable; letting requests through", "error", err.Error(),
-				"failures", l.failures.Load())
-		}
-		return Decision{Allowed: true, Admitted: n}
+		return l.failed(err, n)
 	}
 	count := unbounded - c.Remaining
 	admitted := min(max(int64(limit)-(count-int64(n)), 0), int64(n))
 	return Decision{Allowed: admitted > 0, Admitted: int(admitted), Counted: true,
 		Limit: int64(limit), Remaining: max(int64(limit)-count, 0), Reset: c.Reset}
+}
+
+// failed lets n messages through uncounted after the store failed, and
+// skips the store for a moment.
+func (l *Limiter) failed(err error, n int) Decision {
+	l.failures.Add(1)
+	l.storeDown(err)
+	return Decision{Allowed: true, Admitted: n}
+}
+
+// storeDown skips the store for a moment after it failed, and logs the
+// failure at most every 10 s.
+func (l *Limiter) storeDown(err error) {
+	now := time.Now().UnixNano()
+	l.downUntil.Store(now + int64(retryDown))
+	if last := l.lastLog.Load(); now-last > int64(10*time.Second) && l.lastLog.CompareAndSwap(last, now) {
+		l.log.Warn("rate-limit store unavailable; letting requests through", "error", err.Error(),
+			"failures", l.failures.Load())
+	}
 }
 
 // Admit counts one request against key, as Take does, and writes the
@@ -225,9 +262,10 @@ func (d Decision) SetHeaders(h http.Header) {
 	if !d.Counted {
 		return
 	}
-	h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset, 10))
+	// The names in their canonical form (as they go out), the values in one
+	// array: these headers are on every limited response.
+	v := []string{strconv.FormatInt(d.Limit, 10), strconv.FormatInt(d.Remaining, 10), strconv.FormatInt(d.Reset, 10)}
+	h["X-Ratelimit-Limit"], h["X-Ratelimit-Remaining"], h["X-Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	if !d.Allowed {
 		h.Set("Retry-After", strconv.FormatInt(d.RetryAfter(), 10))
 	}

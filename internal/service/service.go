@@ -181,7 +181,8 @@ func (s *Service) connect(ctx context.Context) error {
 }
 
 // disconnect releases what connect opened: the database pool, the rate
-// limiter and the Redis pool, those that are open.
+// limiters (their leases on their way) and the Redis pool, those that are
+// open.
 func (s *Service) disconnect() error {
 	var err error
 	if s.store != nil {
@@ -189,6 +190,9 @@ func (s *Service) disconnect() error {
 	}
 	if s.limit != nil {
 		err = s.limit.Close()
+	}
+	if s.oauthLimit != nil {
+		err = errors.Join(err, s.oauthLimit.Close())
 	}
 	if s.redis != nil {
 		err = errors.Join(err, s.redis.Close())

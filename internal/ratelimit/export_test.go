@@ -1,0 +1,24 @@
+package ratelimit
+
+// PerRequest returns o counting in Redis with one round trip per request,
+// as before leases.
+func PerRequest(o Options) Options {
+	o.perRequest = true
+	return o
+}
+
+// RoundTrips counts the times l asked its store: for leases, or per
+// request.
+func (l *Limiter) RoundTrips() int64 {
+	if l.leases == nil {
+		return l.perRequestTrips.Load()
+	}
+	return l.leases.roundTrips.Load()
+}
+
+// Counters counts the keys whose leases l keeps.
+func (l *Limiter) Counters() int {
+	l.leases.mu.RLock()
+	defer l.leases.mu.RUnlock()
+	return len(l.leases.counters)
+}

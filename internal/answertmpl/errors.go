@@ -115,3 +115,17 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// Problems are the compile errors err holds, one per string (a single
+// *Error, or each of Errors); nil for any other error.
+func Problems(err error) []*Error {
+	var all Errors
+	var one *Error
+	switch {
+	case errors.As(err, &all):
+		return all
+	case errors.As(err, &one):
+		return []*Error{one}
+	}
+	return nil
+}

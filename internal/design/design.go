@@ -608,13 +608,9 @@ func undeclaredPlaceholders(f *failure.Fields, at, s string, declared map[string
 		// The answer templates of a prompt or a resource ({{args.x}},
 		// {{now}}, ...) render after the older placeholders are filled.
 		keep := func(name string) bool { return declared[name] || declared[name+"."] }
-		if _, err := (answertmpl.Options{Legacy: true, Keep: keep}).Compile(s); err != nil {
-			var e *answertmpl.Error
-			if errors.As(err, &e) {
-				f.Add(at, "offset %d: %s", e.Offset, e.Message)
-			} else {
-				f.Add(at, "%v", err)
-			}
+		_, err := answertmpl.Options{Legacy: true, Keep: keep}.Compile(s)
+		for _, e := range answertmpl.Problems(err) {
+			f.Add(at, "offset %d: %s", e.Offset, e.Message)
 		}
 	}
 	for _, match := range mockspec.Placeholder.FindAllStringSubmatch(s, -1) {

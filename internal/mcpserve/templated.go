@@ -91,14 +91,11 @@ func (pl *player) render(ctx context.Context, a *answer) (json.RawMessage, error
 		}
 		return nil, err
 	}
-	var structured []byte
-	switch a.form {
-	case formError:
+	if a.form == formError {
 		return nil, &jsonrpc.Scripted{Code: a.err.Code, Body: out}
-	case formResponse:
-		structured = out
-		out = responseResult(out, a.structured)
-	default:
+	}
+	structured := out
+	if out, _ = a.wire(out); a.form == formResult {
 		var sc [1][]byte
 		jsonrpc.Fields(out, structuredMember, sc[:])
 		structured = sc[0]
@@ -247,13 +244,20 @@ func renderOutcome(a *answer, t TaskRecord, end time.Time) (result, errBody []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: the task's outcome: %v", jsonrpc.ErrInternal, err)
 	}
+	result, errBody = a.wire(out)
+	return result, errBody, nil
+}
+
+// wire is a's rendering out as it is answered: the body of a scripted
+// error, or a result (a response wrapped as one).
+func (a *answer) wire(out []byte) (result, errBody []byte) {
 	switch a.form {
 	case formError:
-		return nil, out, nil
+		return nil, out
 	case formResponse:
-		return responseResult(out, a.structured), nil, nil
+		return responseResult(out, a.structured), nil
 	}
-	return out, nil, nil
+	return out, nil
 }
 
 // taskSeed is the seed of a task's random values: its id's hash.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/mockmcp/mockmcp/internal/answertmpl"
 	"math"
@@ -244,15 +243,11 @@ func (c *checker) answer(at string, a answerForms, forms []string, output *schem
 func (c *checker) answerTemplates(at string, a answerForms) (templated bool) {
 	opts := answertmpl.Options{Legacy: true, Keep: func(name string) bool { return slices.Contains(c.asked, name) }}
 	check := func(field string, t *answertmpl.Template, err error) {
-		var errs answertmpl.Errors
-		var one *answertmpl.Error
-		switch {
-		case errors.As(err, &errs):
-			for _, e := range errs {
+		switch problems := answertmpl.Problems(err); {
+		case problems != nil:
+			for _, e := range problems {
 				c.add(field+suffix(e.Path), "offset %d: %s", e.Offset, e.Message)
 			}
-		case errors.As(err, &one):
-			c.add(field+suffix(one.Path), "offset %d: %s", one.Offset, one.Message)
 		case err != nil:
 			c.add(field, "%v", err)
 		case t != nil && !t.Constant():

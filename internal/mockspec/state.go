@@ -1,8 +1,6 @@
 package mockspec
 
 import (
-	"errors"
-
 	"bytes"
 	"encoding/json"
 	"github.com/mockmcp/mockmcp/internal/answertmpl"
@@ -41,15 +39,8 @@ func CheckSetState(field string, raw json.RawMessage) []failure.FieldError {
 	// scenario answers: one that cannot is refused now.
 	var f failure.Fields
 	_, err := answertmpl.Options{Legacy: true}.CompileJSON(raw)
-	var all answertmpl.Errors
-	var one *answertmpl.Error
-	switch {
-	case errors.As(err, &all):
-		for _, e := range all {
-			f.Add(field+suffix(e.Path), "offset %d: %s", e.Offset, e.Message)
-		}
-	case errors.As(err, &one):
-		f.Add(field+suffix(one.Path), "offset %d: %s", one.Offset, one.Message)
+	for _, e := range answertmpl.Problems(err) {
+		f.Add(field+suffix(e.Path), "offset %d: %s", e.Offset, e.Message)
 	}
 	return f
 }

@@ -252,8 +252,13 @@ func IsTemplate(s string) bool {
 
 // IsHelper reports whether name (the part of a placeholder before its
 // first '.' or '[') is a helper's: args, state, now, uuid, seq, random,
-// pick or json. Checks of the older forms skip such placeholders.
+// pick or json.
 func IsHelper(name string) bool { return slices.Contains(helperNames, name) }
+
+// NamesHelper reports whether the placeholder text p ("args.city",
+// "seq") reads a helper: the checks and fillers of the older forms skip
+// such placeholders.
+func NamesHelper(p string) bool { return IsHelper(root(p)) }
 
 // helperAt reads the name of the placeholder opening at s[i:] ("{{"),
 // with its offset, and reports whether it is a helper's.

@@ -614,7 +614,7 @@ func undeclaredPlaceholders(f *failure.Fields, at, s string, declared map[string
 		}
 	}
 	for _, match := range mockspec.Placeholder.FindAllStringSubmatch(s, -1) {
-		if root, _, _ := strings.Cut(match[1], "."); answertmpl.IsHelper(root) && !declared[match[1]] {
+		if answertmpl.NamesHelper(match[1]) && !declared[match[1]] {
 			continue
 		}
 		if !declared[match[1]] && !declared[answerOf(match[1])] {

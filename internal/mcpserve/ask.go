@@ -478,7 +478,7 @@ func fillAnswers(raw json.RawMessage, answers map[string]any) json.RawMessage {
 	}
 	return mockspec.AnswerPlaceholder.ReplaceAllFunc(raw, func(m []byte) []byte {
 		name := strings.TrimSpace(string(m[2 : len(m)-2]))
-		if root, _, _ := strings.Cut(name, "."); answertmpl.IsHelper(root) {
+		if root, _, _ := strings.Cut(name, "."); answertmpl.NamesHelper(name) {
 			if _, asked := answers[root]; !asked {
 				return m // an answer template's, rendered after
 			}

@@ -319,7 +319,7 @@ var placeholder = regexp.MustCompile(`\{\{\s*[^{}\s]*\s*\}\}`)
 func fill(text string, values map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		name := strings.TrimSpace(m[2 : len(m)-2])
-		if root, _, _ := strings.Cut(name, "."); answertmpl.IsHelper(root) {
+		if answertmpl.NamesHelper(name) {
 			return m // an answer template's, rendered after
 		}
 		return values[name]

@@ -295,7 +295,7 @@ func (c *checker) placeholders(at string, f answerForms, ids []string) {
 			segs, err := jsonvalue.ParsePath(path, jsonvalue.PathSyntax{})
 			switch {
 			case err != nil:
-				if root, _, _ := strings.Cut(path, "."); answertmpl.IsHelper(root) {
+				if answertmpl.NamesHelper(path) {
 					continue // an answer template's, checked as one
 				}
 				c.add(field, "placeholder {{%s}}: %v", path, err)

@@ -44,7 +44,7 @@ type Handler struct {
 func New() *Handler {
 	h := &Handler{files: map[string]file{}}
 	h.add("", "index.html", "text/html; charset=utf-8")
-	for _, name := range []string{"app.js", "app.css", "LICENSE.preact", "LICENSE.openapi-fetch"} {
+	for _, name := range []string{"app.js", "app.css", "icon.svg", "LICENSE.preact", "LICENSE.openapi-fetch"} {
 		h.add(name, name, "")
 	}
 	return h

@@ -21,6 +21,7 @@ func TestRoutes(t *testing.T) {
 		{"the page's head", http.MethodHead, "/", http.StatusOK, "text/html; charset=utf-8"},
 		{"its script", http.MethodGet, "/console/app.js", http.StatusOK, "text/javascript; charset=utf-8"},
 		{"its styles", http.MethodGet, "/console/app.css", http.StatusOK, "text/css; charset=utf-8"},
+		{"its icon", http.MethodGet, "/console/icon.svg", http.StatusOK, "image/svg+xml"},
 		{"a license", http.MethodGet, "/console/LICENSE.preact", http.StatusOK, "text/plain; charset=utf-8"},
 		{"the folder", http.MethodGet, "/console/", http.StatusNotFound, "application/problem+json"},
 		{"the page by name", http.MethodGet, "/console/index.html", http.StatusNotFound, "application/problem+json"},

@@ -20,5 +20,6 @@ await build({
 });
 copyFileSync("index.html", `${out}/index.html`);
 copyFileSync("style.css", `${out}/app.css`);
+copyFileSync("icon.svg", `${out}/icon.svg`);
 copyFileSync("node_modules/preact/LICENSE", `${out}/LICENSE.preact`);
 copyFileSync("node_modules/openapi-fetch/LICENSE", `${out}/LICENSE.openapi-fetch`);

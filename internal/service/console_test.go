@@ -303,6 +303,17 @@ func TestConsoleInChromium(t *testing.T) {
 		p.screenshots(view.name)
 	}
 
+	// A new organization, switched to, then back.
+	p.fill("#org", "+")
+	p.waitFor("the new organization's form", `document.querySelector("#new-org-name")`, 5*time.Second)
+	p.fill("#new-org-name", "Beta Team")
+	p.click("#new-org button")
+	p.waitFor("the new organization's designs", `document.querySelector("#designs-title") && document.querySelector("main").innerText.includes("No design yet")`, 5*time.Second)
+	require.Equal(t, "Beta Team", p.eval(`document.querySelector("#org").selectedOptions[0].textContent`))
+	acme := p.eval(`[...document.querySelectorAll("#org option")].find((o) => o.textContent === "Acme Labs").value`).(string)
+	p.fill("#org", acme)
+	p.waitFor("Acme Labs' designs again", card, 5*time.Second)
+
 	requests, console := b.Seen(p.tab)
 	for _, raw := range requests {
 		u, err := url.Parse(raw)

@@ -149,6 +149,8 @@ export function DesignPage({ serverId, tab }: { serverId: string; tab: string })
         {TABS.map(([id, label]) => <a href={`#/designs/${serverId}/${id}`} aria-current={tab === id ? "page" : undefined}>{label}</a>)}
         <a href={`#/designs/${serverId}/journal`}>Journal</a>
         <a href={`#/designs/${serverId}/edit`}>Edit as YAML</a>
+        <a href={`api/servers/${serverId}/export?format=yaml`} download={`${server.name}.yaml`}>Export YAML</a>
+        <a href={`api/servers/${serverId}/export?format=json`} download={`${server.name}.json`}>Export JSON</a>
       </nav>
       {tab === "tasks" ? <Tasks serverId={serverId} /> : tab === "state" ? <State serverId={serverId} /> : tab === "oauth" ? <OAuth server={server} onChange={setServer} /> : (
         <div class="stack">

@@ -60,6 +60,18 @@ function App() {
     setOrgVersion((v) => v + 1);
     location.hash = "#/designs";
   };
+  const [newOrg, setNewOrg] = useState<string | null>(null);
+  const createOrg = async (e: Event) => {
+    e.preventDefault();
+    const { data, error: problem } = await api.POST("/api/organizations", { body: { name: newOrg ?? "" } });
+    if (!data) {
+      setError(problemText(problem));
+      return;
+    }
+    setError("");
+    setNewOrg(null);
+    await switchOrg(data.id);
+  };
   const signOut = async () => {
     await api.POST("/api/auth/logout");
     setMe(null);
@@ -81,12 +93,25 @@ function App() {
         <div class="who">
           <label>
             <span class="sr">Organization</span>
-            <select id="org" value={current?.id ?? ""} onChange={(e) => void switchOrg((e.target as HTMLSelectElement).value)}>
+            <select id="org" value={newOrg !== null ? "+" : current?.id ?? ""} onChange={(e) => {
+              const v = (e.target as HTMLSelectElement).value;
+              if (v === "+") setNewOrg("");
+              else { setNewOrg(null); void switchOrg(v); }
+            }}>
               {me.organizations.map((o) => (
                 <option value={o.id}>{o.name}</option>
               ))}
+              <option value="+">New organization…</option>
             </select>
           </label>
+          {newOrg !== null && (
+            <form class="row" id="new-org" onSubmit={(e) => void createOrg(e)}>
+              <input id="new-org-name" aria-label="New organization's name" required placeholder="Name" value={newOrg}
+                onInput={(e) => setNewOrg((e.target as HTMLInputElement).value)} />
+              <button class="small primary">Create</button>
+              <button type="button" class="small" onClick={() => setNewOrg(null)}>Cancel</button>
+            </form>
+          )}
           <span class="email">{me.user.email}</span>
           <button type="button" class="link" onClick={() => void signOut()}>Sign out</button>
         </div>

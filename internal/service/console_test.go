@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/browsertest"
+	"github.com/mockmcp/mockmcp/internal/console"
 	"github.com/mockmcp/mockmcp/internal/testdb"
 )
 
@@ -340,4 +341,48 @@ func TestConsoleInChromium(t *testing.T) {
 		unexpected = append(unexpected, line)
 	}
 	require.Empty(t, unexpected, "the console logs nothing: no refusal by its Content-Security-Policy, no error")
+}
+
+// TestConsolePage: a browser's GET / gets the console, with the self-only
+// policy of /docs; an API client's GET / still gets the REST API's 404;
+// the page's files are the built ones of gen/console.
+func TestConsolePage(t *testing.T) {
+	t.Parallel()
+	base, _ := boot(t, testdb.New(t))
+
+	accept := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	resp, page := fetch(t, http.MethodGet, base+"/", http.StatusOK, "Accept", accept)
+	require.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	require.Equal(t, console.CSP, resp.Header.Get("Content-Security-Policy"))
+	requireSelfOnlyCSP(t, resp.Header.Get("Content-Security-Policy"))
+	require.Contains(t, resp.Header.Values("Vary"), "Accept")
+	require.Contains(t, string(page), `<script src="console/app.js" defer></script>`)
+	require.NotContains(t, string(page), "http://", "the page names no other host")
+	require.NotContains(t, string(page), "https://", "the page names no other host")
+	fetch(t, http.MethodHead, base+"/", http.StatusOK, "Accept", accept)
+
+	for _, a := range []string{"", "*/*", "application/json"} {
+		resp, body := fetch(t, http.MethodGet, base+"/", http.StatusNotFound, "Accept", a)
+		require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"), "Accept: %s", a)
+		require.Contains(t, string(body), `"status":404`)
+	}
+	fetch(t, http.MethodPost, base+"/", http.StatusNotFound, "Accept", accept)
+
+	for name, contentType := range map[string]string{
+		"app.js":         "text/javascript; charset=utf-8",
+		"app.css":        "text/css; charset=utf-8",
+		"icon.svg":       "image/svg+xml",
+		"LICENSE.preact": "text/plain; charset=utf-8",
+	} {
+		want, err := os.ReadFile("../../gen/console/" + name)
+		require.NoError(t, err)
+		resp, body := fetch(t, http.MethodGet, base+"/console/"+name, http.StatusOK)
+		require.Equal(t, contentType, resp.Header.Get("Content-Type"), name)
+		require.Equal(t, want, body, "%s is the built file", name)
+		etag := resp.Header.Get("ETag")
+		require.NotEmpty(t, etag, name)
+		fetch(t, http.MethodGet, base+"/console/"+name, http.StatusNotModified, "If-None-Match", etag)
+	}
+	fetch(t, http.MethodGet, base+"/console/index.html", http.StatusNotFound)
+	fetch(t, http.MethodGet, base+"/console/console.go", http.StatusNotFound)
 }

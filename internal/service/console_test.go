@@ -66,6 +66,21 @@ tools:
         response: {}
 `
 
+// brokenJSONDesign is brokenDesign's first mistake in JSON, at line 9.
+const brokenJSONDesign = `{
+  "apiVersion": "mockmcp/v1",
+  "kind": "MCPServer",
+  "name": "Console Weather",
+  "tools": [
+    {"name": "lookup", "input_schema": {"type": "object"}},
+    {
+      "name": "get_forecast",
+      "input_schema": {"type": "string"}
+    }
+  ]
+}
+`
+
 // screenshotDir is where the console test writes its screenshots:
 // $MOCKMCP_SCREENSHOTS, else a folder of the system's temporary directory
 // that each run overwrites.
@@ -211,6 +226,10 @@ func TestConsoleInChromium(t *testing.T) {
 		p.eval(`(() => { const a = document.querySelector("#document"); return a.value.slice(a.selectionStart, a.selectionEnd); })()`),
 		"the error's line is selected in the editor")
 	p.screenshots("editor-errors")
+	p.fill("#document", brokenJSONDesign)
+	p.click("#dry-run")
+	p.waitFor("the JSON document's error", `document.querySelector("#errors li") && document.querySelector("#errors li").innerText.includes("tools[1]")`, 10*time.Second)
+	require.Equal(t, []any{"9"}, p.eval(`[...document.querySelectorAll(".gutter .bad")].map((d) => d.dataset.line)`))
 
 	// The plan of a dry run, then the design applied.
 	p.fill("#document", consoleDesign)
@@ -315,6 +334,14 @@ func TestConsoleInChromium(t *testing.T) {
 	p.fill("#org", acme)
 	p.waitFor("Acme Labs' designs again", card, 5*time.Second)
 
+	// Signed out, then in again.
+	p.click(".who button")
+	p.waitFor("the sign-in form again", `document.querySelector("#tab-signin")`, 5*time.Second)
+	p.fill("#email", "ada@example.com")
+	p.fill("#password", "correct horse battery")
+	p.click("#auth-submit")
+	p.waitFor("the designs after signing in", card, 10*time.Second)
+
 	requests, console := b.Seen(p.tab)
 	for _, raw := range requests {
 		u, err := url.Parse(raw)
@@ -334,7 +361,7 @@ func TestConsoleInChromium(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "Log.entryAdded ")), &e))
 			if e.Entry.Source == "network" &&
 				(e.Entry.URL == base+"/api/me" && strings.Contains(e.Entry.Text, "status of 401") ||
-					strings.HasPrefix(e.Entry.URL, base+"/api/servers/apply") && strings.Contains(e.Entry.Text, "status of 422")) {
+					strings.HasPrefix(e.Entry.URL, base+"/api/servers/apply?") && strings.Contains(e.Entry.Text, "status of 422")) {
 				continue
 			}
 		}

@@ -26,9 +26,9 @@ export function AuthPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   return (
     <main class="page narrow">
       <h1>mockmcp</h1>
-      <div class="tabs" role="tablist">
-        <button type="button" role="tab" id="tab-signin" aria-selected={mode === "in"} onClick={() => setMode("in")}>Sign in</button>
-        <button type="button" role="tab" id="tab-signup" aria-selected={mode === "up"} onClick={() => setMode("up")}>Sign up</button>
+      <div class="tabs" role="group" aria-label="Account">
+        <button type="button" id="tab-signin" aria-pressed={mode === "in"} onClick={() => setMode("in")}>Sign in</button>
+        <button type="button" id="tab-signup" aria-pressed={mode === "up"} onClick={() => setMode("up")}>Sign up</button>
       </div>
       <form class="card stack" onSubmit={(e) => void submit(e)}>
         <label>

@@ -82,8 +82,8 @@ const brokenJSONDesign = `{
 `
 
 // screenshotDir is where the console test writes its screenshots:
-// $MOCKMCP_SCREENSHOTS, else a folder of the system's temporary directory
-// that each run overwrites.
+// $MOCKMCP_SCREENSHOTS, else a folder of the system's temporary directory.
+// The screenshots of an earlier run are removed first.
 func screenshotDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("MOCKMCP_SCREENSHOTS")
@@ -91,6 +91,11 @@ func screenshotDir(t *testing.T) string {
 		dir = filepath.Join(os.TempDir(), "mockmcp-console-screenshots")
 	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
+	old, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9]-*-[0-9]*.png"))
+	require.NoError(t, err)
+	for _, f := range old {
+		require.NoError(t, os.Remove(f))
+	}
 	return dir
 }
 

@@ -26,7 +26,7 @@ const AssetsPath = "/console/"
 
 // CSP is the page's Content-Security-Policy: scripts, styles and requests
 // to this origin alone, no inline code, and the page may not be framed.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 type file struct {

@@ -1,4 +1,4 @@
-// The journal of one design, polled every second while the page is open,
+// The journal of one design, polled twice a second while the page is open,
 // filtered by tool, outcome and time; and the verify form.
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText, type Query, type Schemas } from "./api";
@@ -178,7 +178,7 @@ export function JournalPage({ serverId }: { serverId: string }) {
         setEntries(data.items);
         setError("");
       } else setError(problemText(e));
-      if (live) timer = setTimeout(() => void poll(), 1000) as unknown as number;
+      if (live) timer = setTimeout(() => void poll(), 500) as unknown as number;
     };
     void poll();
     return () => {

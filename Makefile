@@ -49,13 +49,22 @@ gen/docs/node_modules: gen/docs/package.json gen/docs/package-lock.json
 	$(NPM) ci --prefix gen/docs --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The console served at / (TypeScript over gen/ts, Preact, bundled by
+# esbuild; all pinned in its package-lock.json).
+CONSOLE_WEB := internal/console/web
+
+$(CONSOLE_WEB)/node_modules: $(CONSOLE_WEB)/package.json $(CONSOLE_WEB)/package-lock.json
+	$(NPM) ci --prefix $(CONSOLE_WEB) --no-audit --no-fund --loglevel=error
+	@touch $@
+
 .PHONY: generate
-generate: gen/ts/node_modules gen/docs/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/ (gen/schema/design.json: the design document JSON Schema; gen/docs: the /docs viewer's files)
+generate: gen/ts/node_modules gen/docs/node_modules $(CONSOLE_WEB)/node_modules ## regenerate everything under gen/ from openapi/, queries/ and schema/ (gen/schema/design.json: the design document JSON Schema; gen/docs: the /docs viewer's files; gen/console: the console's bundle)
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config openapi/oapi-codegen.yaml openapi/openapi.yaml
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
 	$(GO) run ./cmd/designschema gen/schema/design.json
 	$(NPM) run --prefix gen/ts --silent generate
 	$(NPM) run --prefix gen/docs --silent generate
+	$(NPM) run --prefix $(CONSOLE_WEB) --silent build
 
 .PHONY: check-generated
 check-generated: generate ## fail when gen/ differs from what the generators produce
@@ -64,8 +73,9 @@ check-generated: generate ## fail when gen/ differs from what the generators pro
 		git status --porcelain -- gen; git --no-pager diff --stat -- gen; exit 1; fi
 
 .PHONY: check-ts
-check-ts: gen/ts/node_modules ## type-check the TypeScript types and example with tsc --strict
+check-ts: gen/ts/node_modules $(CONSOLE_WEB)/node_modules ## type-check the TypeScript types, the example and the console with tsc --strict
 	$(NPM) run --prefix gen/ts --silent check
+	$(NPM) run --prefix $(CONSOLE_WEB) --silent check
 
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck

@@ -55,11 +55,12 @@ func useDatabase(cfg *config.Config, dataDir string, log *slog.Logger) (stop fun
 }
 
 // printBanner writes what a person starting the service wants to know, in
-// a few lines: where it listens, the docs page, the metrics, the
-// database. Local mode's `NAME  ENDPOINT` lines follow it.
+// a few lines: where it listens, the console, the docs page, the metrics,
+// the database. Local mode's `NAME  ENDPOINT` lines follow it.
 func printBanner(w io.Writer, cfg config.Config, svc *service.Service) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mockmcp %s listening on %s\n", service.Version, svc.Addr())
+	fmt.Fprintf(&b, "  console:   %s/\n", svc.BaseURL())
 	fmt.Fprintf(&b, "  docs:      %s%s\n", svc.BaseURL(), docpage.Path)
 	if m := svc.MetricsAddr(); m != "" {
 		fmt.Fprintf(&b, "  metrics:   http://%s/metrics\n", m)

@@ -64,6 +64,7 @@ func TestDocsPage(t *testing.T) {
 	resp, page := fetch(t, http.MethodGet, base+"/docs", http.StatusOK)
 	require.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
 	require.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+	require.Equal(t, docpage.CSP, resp.Header.Get("Content-Security-Policy"))
 	requireSelfOnlyCSP(t, resp.Header.Get("Content-Security-Policy"))
 	require.Contains(t, string(page), `<div id="swagger-ui">`)
 	require.Contains(t, string(page), `<script src="docs/swagger-ui-bundle.js">`)
@@ -105,7 +106,6 @@ func TestDocsPage(t *testing.T) {
 // eval, no framing.
 func requireSelfOnlyCSP(t *testing.T, csp string) {
 	t.Helper()
-	require.Equal(t, docpage.CSP, csp)
 	directives := map[string][]string{}
 	for _, d := range strings.Split(csp, ";") {
 		fields := strings.Fields(d)

@@ -29,6 +29,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/config"
+	"github.com/mockmcp/mockmcp/internal/console"
 	"github.com/mockmcp/mockmcp/internal/docpage"
 	"github.com/mockmcp/mockmcp/internal/httpapi"
 	"github.com/mockmcp/mockmcp/internal/journal"
@@ -271,6 +272,11 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
 	mux.Handle("GET "+docpage.Path+"/", docs)
+	// The console at / for browsers; API clients asking for / still get
+	// the REST API's 404.
+	page := s.metrics.Route("/", console.New())
+	mux.Handle("GET /{$}", console.ForBrowsers(page, rest))
+	mux.Handle("GET "+console.AssetsPath, page)
 	mux.Handle("/", rest)
 	root = mux
 	return mux, nil

@@ -4033,11 +4033,16 @@ export interface components {
          * @description A scripted reply of the card's mock A2A agent (`sendAgentMessage`). When `condition`
          *     (the mock scenario condition syntax) matches `{text, data, metadata, contextId}` of the
          *     message received (its text parts joined by newlines, the data of its first data part,
-         *     its metadata, its context id), the agent answers `text`, an answer template rendered
-         *     with that object as `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). The
-         *     first reply that matches answers; without one the agent gives its default reply. Names
-         *     are unique in the card; a condition or text that does not compile is refused (422) on
-         *     every save, draft or not.
+         *     its metadata, its context id), the agent answers `text` (a Message) or `task` (a Task
+         *     that follows its timeline: the steps from its creation, each `working` for
+         *     `duration_ms` or `input-required` until a message with the task's id continues it, then
+         *     the outcome with its artifacts). Texts are answer templates rendered with that object as
+         *     `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). `fault` (the shape of
+         *     MCP tool faults) delays the answer, drops it (the connection is closed without one) or
+         *     answers a JSON-RPC error instead, for a share `rate` (1 when absent) of the messages
+         *     matched. The first reply that matches answers; without one the agent gives its default
+         *     reply. Names are unique in the card; a reply that does not compile is refused (422,
+         *     naming the field) on every save, draft or not.
          */
         AgentCardReply: {
             name: string;
@@ -4046,7 +4051,39 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description An answer template rendering the reply's text. */
-            text: string;
+            text?: string;
+            task?: {
+                steps?: {
+                    /** @description working (the default) or input-required */
+                    state?: string;
+                    /** @description An answer template rendering the status message. */
+                    message?: string;
+                    duration_ms?: number;
+                }[];
+                outcome: {
+                    /** @description completed, failed, canceled or rejected */
+                    state: string;
+                    message?: string;
+                    artifacts?: {
+                        name: string;
+                        description?: string;
+                        /** @description An answer template rendering a text part. */
+                        text?: string;
+                        /** @description Any JSON */
+                        data?: unknown;
+                    }[];
+                };
+            };
+            fault?: {
+                rate?: number;
+                delay_ms?: number;
+                drop?: boolean;
+                error?: {
+                    code: number;
+                    message: string;
+                    data?: unknown;
+                };
+            };
         };
         AgentCardSkillList: {
             items: components["schemas"]["AgentCardSkill"][];

@@ -9,9 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mockmcp/mockmcp/internal/mockspec"
-
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 func textPtr(s string) *string { return &s }

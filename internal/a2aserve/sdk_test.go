@@ -65,10 +65,22 @@ func TestOfficialSDKClient(t *testing.T) {
 	}
 	id := owner.Do(http.MethodPost, "/api/agent-cards", map[string]any{
 		"name": "travel-agent", "version": "1.0.0", "description": cardDesc("Plans trips."),
-		"skills":     []any{skill("search_flights"), skill("book_hotel")},
-		"invocation": map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
-		"replies": []any{map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
-			"text": "Three hotels in Rome for {{args.contextId}}."}},
+		"skills":       []any{skill("search_flights"), skill("book_hotel")},
+		"invocation":   map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
+		"capabilities": map[string]any{"streaming": true},
+		"replies": []any{
+			map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
+				"text": "Three hotels in Rome for {{args.contextId}}."},
+			map[string]any{"name": "search", "condition": map[string]any{"field": "text", "operator": "starts_with", "value": "Search"},
+				"task": map[string]any{
+					"steps": []any{map[string]any{"message": "Searching: {{args.text}}", "duration_ms": 300}},
+					"outcome": map[string]any{"state": "completed", "message": "Found 2 flights",
+						"artifacts": []any{map[string]any{"name": "flights", "text": "OSL-ROM 09:10, OSL-ROM 17:45"}}}}},
+			map[string]any{"name": "long", "condition": map[string]any{"text": "Plan a world tour"},
+				"task": map[string]any{
+					"steps":   []any{map[string]any{"message": "Planning", "duration_ms": 600000}},
+					"outcome": map[string]any{"state": "completed"}}},
+		},
 	}).Status(http.StatusCreated).String("id")
 	owner.Do(http.MethodPost, "/api/agent-cards/"+id+"/publish", nil).Status(http.StatusOK)
 
@@ -79,6 +91,8 @@ func TestOfficialSDKClient(t *testing.T) {
 	cmd.Stdin = bytes.NewReader(apitest.JSON(t, map[string]any{
 		"cardBase": env.URL + "/api/exchange/agent-cards/" + slug + "/travel-agent/",
 		"texts":    []string{"Please book hotel rooms in Oslo.", "Please book hotel rooms in Rome."},
+		"search":   "Search flights to Oslo",
+		"long":     "Plan a world tour",
 	}))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -91,7 +105,13 @@ func TestOfficialSDKClient(t *testing.T) {
 			Texts     []string       `json:"texts"`
 			Metadata  map[string]any `json:"metadata"`
 		} `json:"replies"`
-		VersionError map[string]any `json:"versionError"`
+		VersionError        map[string]any `json:"versionError"`
+		Task, Got, Canceled map[string]any
+		Stream              []map[string]any
+		Resubscribed        []map[string]any
+		CancelAgain         map[string]any `json:"cancelAgain"`
+		UnknownTask         map[string]any `json:"unknownTask"`
+		ResubscribeEnded    map[string]any `json:"resubscribeEnded"`
 	}
 	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
 	require.Equal(t, []map[string]string{
@@ -109,4 +129,30 @@ func TestOfficialSDKClient(t *testing.T) {
 	require.Equal(t, []string{"Three hotels in Rome for sdk-context."}, got.Replies[1].Texts)
 	require.Equal(t, map[string]any{"skill": "book_hotel", "reply": "rome"}, got.Replies[1].Metadata)
 	require.Equal(t, map[string]any{"name": "VersionNotSupportedError", "code": float64(-32009)}, got.VersionError)
+
+	// A task reply: the client reads a Task (TASK_STATE_WORKING = 2).
+	require.Equal(t, float64(2), got.Task["state"], "%v", got.Task)
+	require.Equal(t, "Searching: Search flights to Oslo", got.Task["statusText"])
+	require.Equal(t, "sdk-context", got.Task["contextId"])
+	// Its stream: the task, then its artifact and its completion (3).
+	require.Equal(t, []map[string]any{
+		{"case": "task", "state": float64(2)},
+		{"case": "artifactUpdate", "name": "flights"},
+		{"case": "statusUpdate", "state": float64(3), "taskId": got.Stream[2]["taskId"]},
+	}, got.Stream)
+	// The first task, read once its timeline has played.
+	require.Equal(t, got.Task["id"], got.Got["id"])
+	require.Equal(t, float64(3), got.Got["state"])
+	require.Equal(t, "Found 2 flights", got.Got["statusText"])
+	require.Equal(t, []any{map[string]any{"name": "flights", "texts": []any{"OSL-ROM 09:10, OSL-ROM 17:45"}}}, got.Got["artifacts"])
+	require.Equal(t, float64(1), got.Got["history"])
+	// Canceled (5), and not twice.
+	require.Equal(t, float64(5), got.Canceled["state"])
+	require.Equal(t, map[string]any{"name": "TaskNotCancelableError", "code": float64(-32002)}, got.CancelAgain)
+	// Resubscribing: the task first, then its updates.
+	require.Equal(t, "task", got.Resubscribed[0]["case"])
+	require.Equal(t, map[string]any{"case": "statusUpdate", "state": float64(3), "taskId": got.Resubscribed[len(got.Resubscribed)-1]["taskId"]},
+		got.Resubscribed[len(got.Resubscribed)-1])
+	require.Equal(t, map[string]any{"name": "TaskNotFoundError", "code": float64(-32001)}, got.UnknownTask)
+	require.Equal(t, "UnsupportedOperationError", got.ResubscribeEnded["name"], "%v", got.ResubscribeEnded)
 }

@@ -1,7 +1,9 @@
 // Resolves a published card with the official A2A JavaScript SDK client
 // (@a2a-js/sdk, pinned in .ci/a2a), sends it messages and prints what
-// the client read: the card's interfaces and the replies. Input on stdin:
-// {"cardBase": the card's exchange URL, "texts": the texts of the messages}.
+// the client read: the card's interfaces, the replies, and what the task
+// methods gave. Input on stdin: {"cardBase": the card's exchange URL,
+// "texts": the texts of the messages, "search" and "long": the texts that
+// begin a short task and a long one}.
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 
 let raw = '';
@@ -10,19 +12,20 @@ const input = JSON.parse(raw);
 
 const card = await new DefaultAgentCardResolver().resolve(input.cardBase);
 const client = await new ClientFactory().createFromAgentCard(card);
+const message = (id, text, taskId = '') => ({
+  message: {
+    messageId: id,
+    contextId: 'sdk-context',
+    taskId,
+    role: 1, // ROLE_USER
+    parts: [{ content: { $case: 'text', value: text }, filename: '', mediaType: '' }],
+    extensions: [],
+    referenceTaskIds: [],
+  },
+});
 const replies = [];
 for (const [i, text] of input.texts.entries()) {
-  const reply = await client.sendMessage({
-    message: {
-      messageId: `sdk-${i}`,
-      contextId: 'sdk-context',
-      taskId: '',
-      role: 1, // ROLE_USER
-      parts: [{ content: { $case: 'text', value: text }, filename: '', mediaType: '' }],
-      extensions: [],
-      referenceTaskIds: [],
-    },
-  });
+  const reply = await client.sendMessage(message(`sdk-${i}`, text));
   replies.push({
     role: reply.role,
     contextId: reply.contextId,
@@ -43,7 +46,50 @@ try {
 } catch (e) {
   versionError = { name: e.name, code: e.envelopeCode ?? null };
 }
+// Tasks: a task reply, its stream, reading, cancelling and following tasks.
+const failure = async (f) => {
+  try {
+    await f();
+    return null;
+  } catch (e) {
+    return { name: e.name, code: e.envelopeCode ?? e.code ?? null };
+  }
+};
+const taskView = (t) => ({
+  id: t.id,
+  contextId: t.contextId,
+  state: t.status?.state,
+  statusText: t.status?.message?.parts?.[0]?.content?.value ?? null,
+  artifacts: (t.artifacts ?? []).map((a) => ({ name: a.name, texts: a.parts.map((p) => p.content?.value) })),
+  history: (t.history ?? []).length,
+});
+const eventView = (ev) => {
+  const p = ev.payload;
+  switch (p?.$case) {
+    case 'task': return { case: 'task', state: p.value.status?.state };
+    case 'statusUpdate': return { case: 'statusUpdate', state: p.value.status?.state, taskId: p.value.taskId };
+    case 'artifactUpdate': return { case: 'artifactUpdate', name: p.value.artifact?.name };
+    case 'message': return { case: 'message' };
+  }
+  return { case: String(p?.$case) };
+};
+const sent = await client.sendMessage(message('sdk-task', input.search));
+const task = 'status' in sent ? taskView(sent) : { notATask: sent };
+const stream = [];
+for await (const ev of client.sendMessageStream(message('sdk-stream', input.search))) stream.push(eventView(ev));
+const got = taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
+const long = await client.sendMessage(message('sdk-long', input.long));
+const canceled = taskView(await client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
+const cancelAgain = await failure(() => client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
+const followed = await client.sendMessage(message('sdk-follow', input.search));
+const resubscribed = [];
+for await (const ev of client.resubscribeTask({ tenant: '', id: followed.id })) resubscribed.push(eventView(ev));
+const unknownTask = await failure(() => client.getTask({ tenant: '', id: '00000000-0000-4000-8000-000000000000', historyLength: undefined }));
+const resubscribeEnded = await failure(async () => {
+  for await (const _ of client.resubscribeTask({ tenant: '', id: followed.id })) { /* no events */ }
+});
 console.log(JSON.stringify({
+  task, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded,
   interfaces: card.supportedInterfaces.map((i) => ({ url: i.url, protocolBinding: i.protocolBinding })),
   replies,
   versionError,

@@ -2116,7 +2116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The mock A2A agent of a published card (JSON-RPC binding)
+         * The mock A2A agent of a published card (JSON-RPC binding, with tasks and streaming)
          * @description Every published card is an executable mock A2A agent here, the first of its A2A
          *     rendering's `supportedInterfaces` (protocolBinding JSONRPC), so that an A2A client that
          *     resolves the card from its `.well-known/agent-card.json` beside this path calls it. One
@@ -2129,7 +2129,23 @@ export interface paths {
          *     keeping the message's `contextId` (a new one when it has none) and `taskId`. The reply
          *     names the skill the message's text parts matched: the first skill of the card whose name
          *     (`_` and `-` read as spaces too) or one of whose examples appears in the text, ignoring
-         *     case; else the first skill.
+         *     case; else the first skill. A matching scripted reply (`AgentCardReply`) answers its text
+         *     instead, or a Task (1.0 `{task: {id, contextId, status: {state: TASK_STATE_…, message?,
+         *     timestamp}, artifacts?, history, metadata: {reply, skill}}}`; 0.3 `{kind: task, …}` with
+         *     kebab-case states) that follows the reply's timeline, or its fault.
+         *
+         *     Task methods, 1.0 names (0.3 names): `SendStreamingMessage` (`message/stream`) answers
+         *     `text/event-stream`, one JSON-RPC response per event: the Task or Message first, then
+         *     status updates (`{statusUpdate}`; 0.3 `kind: status-update` with `final`) and artifact
+         *     updates as the timeline plays, ending when the task ends or waits for input. A message
+         *     with a `taskId` continues that task (an input-required task moves on; an ended one is
+         *     -32004). `GetTask` (`tasks/get`) `{id, historyLength?}`; `ListTasks` `{contextId?,
+         *     status?, statusTimestampAfter?, pageSize?, pageToken?, historyLength?,
+         *     includeArtifacts?}` answers `{tasks, nextPageToken, pageSize, totalSize}`; `CancelTask`
+         *     (`tasks/cancel`) `{id}` (-32002 TaskNotCancelableError once ended); `SubscribeToTask`
+         *     (`tasks/resubscribe`) `{id}` streams the task then its updates (-32004
+         *     UnsupportedOperationError once ended); `GetExtendedAgentCard` is -32007. An unknown task,
+         *     or one of another card or organization, is -32001 TaskNotFoundError.
          *
          *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
          *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
@@ -8543,7 +8559,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The JSON-RPC answer, a result or an error. */
+            /** @description The JSON-RPC answer, a result or an error; an event stream for the streaming methods. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8552,6 +8568,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "text/event-stream": string;
                 };
             };
             /** @description A notification (no id) */

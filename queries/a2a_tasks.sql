@@ -27,3 +27,11 @@ WHERE agent_card_id = @agent_card_id
        OR (created_at, id) < (sqlc.narg(after_created_at)::timestamptz, sqlc.narg(after_id)::uuid))
 ORDER BY created_at DESC, id DESC
 LIMIT @row_limit;
+
+-- name: TrimA2ATasks :execrows
+-- Keeps a card's newest tasks only: the agent is public, so its tasks are
+-- bounded by count rather than by who made them.
+DELETE FROM a2a_tasks d
+WHERE d.agent_card_id = sqlc.arg(card_id)::uuid AND d.id IN (
+    SELECT t.id FROM a2a_tasks t WHERE t.agent_card_id = sqlc.arg(card_id)::uuid
+    ORDER BY t.created_at DESC, t.id DESC OFFSET sqlc.arg(keep)::int);

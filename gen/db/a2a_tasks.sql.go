@@ -158,6 +158,28 @@ func (q *Queries) LockA2ATask(ctx context.Context, db DBTX, arg LockA2ATaskParam
 	return i, err
 }
 
+const trimA2ATasks = `-- name: TrimA2ATasks :execrows
+DELETE FROM a2a_tasks d
+WHERE d.agent_card_id = $1::uuid AND d.id IN (
+    SELECT t.id FROM a2a_tasks t WHERE t.agent_card_id = $1::uuid
+    ORDER BY t.created_at DESC, t.id DESC OFFSET $2::int)
+`
+
+type TrimA2ATasksParams struct {
+	CardID uuid.UUID
+	Keep   int32
+}
+
+// Keeps a card's newest tasks only: the agent is public, so its tasks are
+// bounded by count rather than by who made them.
+func (q *Queries) TrimA2ATasks(ctx context.Context, db DBTX, arg TrimA2ATasksParams) (int64, error) {
+	result, err := db.Exec(ctx, trimA2ATasks, arg.CardID, arg.Keep)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const updateA2ATask = `-- name: UpdateA2ATask :exec
 UPDATE a2a_tasks SET history = $1, resumed_at = $2, canceled_at = $3
 WHERE id = $4 AND agent_card_id = $5

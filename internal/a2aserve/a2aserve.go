@@ -250,6 +250,9 @@ func (h *Handler) fail(ctx context.Context, w http.ResponseWriter, id json.RawMe
 		writeJSON(w, fault.response(id))
 		return
 	}
+	if ctx.Err() != nil {
+		return // the client has gone
+	}
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code == jsonrpc.ErrInternal.Code {
 		h.log.ErrorContext(ctx, "agent request failed", "error", err.Error())

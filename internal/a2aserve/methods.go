@@ -23,8 +23,9 @@ const (
 	maxPageSize     = 100
 	// maxListed bounds the tasks ListTasks reads to filter by state, which
 	// the clock decides rather than a column.
-	maxListed  = 1000
-	maxHistory = 100 // the messages a task keeps
+	maxListed       = 1000
+	maxHistory      = 100     // the messages a task keeps
+	maxHistoryBytes = maxBody // and their size, encoded
 )
 
 // sendMessage answers SendMessage and SendStreamingMessage (message/send
@@ -173,6 +174,9 @@ func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 		}
 		if t.History, err = json.Marshal(append(history, in.stored())); err != nil {
 			return err
+		}
+		if len(t.History) > maxHistoryBytes {
+			return fmt.Errorf("%w: task %s keeps at most 1 MiB of messages; this one would pass it", ErrUnsupportedOperation, t.ID)
 		}
 		if v.State == agentcard.TaskInputRequired {
 			t.ResumedAt = append(t.ResumedAt, now)

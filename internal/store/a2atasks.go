@@ -43,17 +43,26 @@ type A2ATaskPageKey struct {
 	ID        uuid.UUID
 }
 
-// CreateA2ATask inserts t in its organization; it is durable once this
-// returns. A card not of t.OrgID's cannot hold it (the insert fails).
+// MaxA2ATasksPerCard bounds the tasks kept per card: creating one past it
+// deletes the oldest.
+const MaxA2ATasksPerCard = 1000
+
+// CreateA2ATask inserts t in its organization, keeping the card's newest
+// MaxA2ATasksPerCard tasks only; it is durable once this returns. A card
+// not of t.OrgID's cannot hold it (the insert fails).
 func (s A2ATasks) CreateA2ATask(ctx context.Context, t A2ATask) error {
 	history := t.History
 	if len(history) == 0 {
 		history = json.RawMessage("[]")
 	}
 	return s.inTx(ctx, Scope{OrgID: t.OrgID}, func(tx *Tx) error {
-		return tx.q.CreateA2ATask(ctx, tx.tx, db.CreateA2ATaskParams{ID: t.ID, OrganizationID: t.OrgID,
+		if err := tx.q.CreateA2ATask(ctx, tx.tx, db.CreateA2ATaskParams{ID: t.ID, OrganizationID: t.OrgID,
 			AgentCardID: t.CardID, ContextID: t.ContextID, Reply: t.Reply, Script: t.Script, History: history,
-			CreatedAt: t.CreatedAt})
+			CreatedAt: t.CreatedAt}); err != nil {
+			return err
+		}
+		_, err := tx.q.TrimA2ATasks(ctx, tx.tx, db.TrimA2ATasksParams{CardID: t.CardID, Keep: MaxA2ATasksPerCard})
+		return err
 	})
 }
 

@@ -136,3 +136,30 @@ func TestListA2ATasks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []uuid.UUID{ids[3], ids[1]}, []uuid.UUID{page.Tasks[0].ID, page.Tasks[1].ID})
 }
+
+// TestA2ATasksPerCardAreBounded: past MaxA2ATasksPerCard, creating a task
+// deletes the card's oldest; other cards keep theirs.
+func TestA2ATasksPerCardAreBounded(t *testing.T) {
+	t.Parallel()
+	st, a, b := seedTwo(t)
+	ctx := context.Background()
+	_, err := st.Pool().Exec(ctx, `INSERT INTO a2a_tasks (id, organization_id, agent_card_id, context_id, reply, script, created_at)
+		SELECT gen_random_uuid(), $1, $2, 'bulk', 'r', '{}', now() - make_interval(secs => g) FROM generate_series(1, $3) g`,
+		a.OrgID, a.CardID, store.MaxA2ATasksPerCard)
+	require.NoError(t, err)
+	count := func(card uuid.UUID) int {
+		var n int
+		require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM a2a_tasks WHERE agent_card_id = $1`, card).Scan(&n))
+		return n
+	}
+	require.Equal(t, store.MaxA2ATasksPerCard+1, count(a.CardID), "the bulk and the seeded task")
+	newest := newA2ATask(t, st, a, "ctx", time.Now())
+	require.Equal(t, store.MaxA2ATasksPerCard, count(a.CardID))
+	_, err = st.A2ATask(ctx, a.OrgID, a.CardID, newest.ID)
+	require.NoError(t, err)
+	var oldest int
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT count(*) FROM a2a_tasks WHERE agent_card_id = $1 AND created_at < now() - interval '999 seconds'`,
+		a.CardID).Scan(&oldest))
+	require.Zero(t, oldest, "the oldest went")
+	require.Equal(t, 1, count(b.CardID))
+}

@@ -134,6 +134,7 @@ type call struct {
 	w       http.ResponseWriter
 	id      json.RawMessage
 	streams bool
+	rest    bool // the HTTP+JSON binding: results and events without a JSON-RPC envelope
 }
 
 // method is one entry of the method table: the era whose shapes it reads

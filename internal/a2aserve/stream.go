@@ -10,11 +10,13 @@ import (
 )
 
 // stream is an SSE answer: each event one JSON-RPC response with the
-// request's id.
+// request's id, or in the HTTP+JSON binding the bare StreamResponse (and
+// an error as an `error` event).
 type stream struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-	id json.RawMessage
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	id   json.RawMessage
+	rest bool
 }
 
 func startStream(c *call) *stream {
@@ -23,20 +25,34 @@ func startStream(c *call) *stream {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	c.w.WriteHeader(http.StatusOK)
-	return &stream{w: c.w, rc: http.NewResponseController(c.w), id: c.id}
+	return &stream{w: c.w, rc: http.NewResponseController(c.w), id: c.id, rest: c.rest}
 }
 
 // send writes one event; false when the client has gone.
 func (s *stream) send(result any) bool {
 	raw, err := json.Marshal(result)
 	if err != nil {
-		return s.write(jsonrpc.AppendError(nil, s.id, err))
+		return s.fail(err)
 	}
-	return s.write(jsonrpc.AppendResult(nil, s.id, raw))
+	if s.rest {
+		return s.write("", raw)
+	}
+	return s.write("", jsonrpc.AppendResult(nil, s.id, raw))
 }
 
-func (s *stream) write(body []byte) bool {
-	buf := make([]byte, 0, len(body)+8)
+// fail ends the stream with err.
+func (s *stream) fail(err error) bool {
+	if s.rest {
+		return s.write("error", restError(err))
+	}
+	return s.write("", jsonrpc.AppendError(nil, s.id, err))
+}
+
+func (s *stream) write(event string, body []byte) bool {
+	buf := make([]byte, 0, len(body)+24)
+	if event != "" {
+		buf = append(buf, "event: "+event+"\n"...)
+	}
 	buf = append(buf, "data: "...)
 	buf = append(buf, body...)
 	buf = append(buf, "\n\n"...)
@@ -57,7 +73,7 @@ func (h *Handler) play(c *call, t store.A2ATask, sc script) {
 	task, err := h.taskNow(t, sc, c.era, nil)
 	if err != nil {
 		h.log.ErrorContext(c.ctx, "agent task unreadable", "task", id, "error", err.Error())
-		s.write(jsonrpc.AppendError(nil, c.id, err))
+		s.fail(err)
 		return
 	}
 	if !s.send(taskResult(c.era, task)) {
@@ -75,7 +91,7 @@ func (h *Handler) play(c *call, t store.A2ATask, sc script) {
 		}
 		latest, err := h.tasks.A2ATask(c.ctx, t.OrgID, t.CardID, t.ID)
 		if err != nil {
-			s.write(jsonrpc.AppendError(nil, c.id, taskError(err, id)))
+			s.fail(taskError(err, id))
 			return
 		}
 		next := sc.at(latest, h.now())

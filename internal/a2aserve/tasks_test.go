@@ -30,6 +30,7 @@ import (
 // stands still until a test (or a stream's wait) advances it.
 type taskEnv struct {
 	acme, other string // the two agents' endpoint URLs
+	acmeREST    string // acme's agent in the HTTP+JSON binding
 	clock       *testclock.Clock
 	st          *store.Store
 }
@@ -63,9 +64,10 @@ func newTaskEnv(t *testing.T, replies []agentcard.Reply) *taskEnv {
 		WithClock(clock.Now, func(_ context.Context, d time.Duration) error { clock.Advance(d); return nil })
 	mux := http.NewServeMux()
 	mux.Handle(a2aserve.Route, h)
+	mux.Handle(a2aserve.RESTRoute, h.REST())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &taskEnv{acme: srv.URL + a2aserve.EndpointPath("acme", card.Name),
+	return &taskEnv{acme: srv.URL + a2aserve.EndpointPath("acme", card.Name), acmeREST: srv.URL + a2aserve.RESTPath("acme", card.Name),
 		other: srv.URL + a2aserve.EndpointPath("other", card.Name), clock: clock, st: st}
 }
 

@@ -266,6 +266,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
 	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString)
 	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
+	mux.Handle(a2aserve.RESTRoute, s.metrics.Route(a2aserve.RESTRoute, s.exchangeRateLimit(ips, agents.REST())))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)

@@ -4,7 +4,7 @@
 // methods gave. Input on stdin: {"cardBase": the card's exchange URL,
 // "texts": the texts of the messages, "search" and "long": the texts that
 // begin a short task and a long one}.
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 
 let raw = '';
 for await (const chunk of process.stdin) raw += chunk;
@@ -46,13 +46,14 @@ try {
 } catch (e) {
   versionError = { name: e.name, code: e.envelopeCode ?? null };
 }
-// Tasks: a task reply, its stream, reading, cancelling and following tasks.
+// Tasks, in each binding: a task reply, its stream, reading, cancelling
+// and following tasks.
 const failure = async (f) => {
   try {
     await f();
     return null;
   } catch (e) {
-    return { name: e.name, code: e.envelopeCode ?? e.code ?? null };
+    return { name: e.name, code: e.envelopeCode ?? e.statusCode ?? null };
   }
 };
 const taskView = (t) => ({
@@ -73,23 +74,31 @@ const eventView = (ev) => {
   }
   return { case: String(p?.$case) };
 };
-const sent = await client.sendMessage(message('sdk-task', input.search));
-const task = 'status' in sent ? taskView(sent) : { notATask: sent };
-const stream = [];
-for await (const ev of client.sendMessageStream(message('sdk-stream', input.search))) stream.push(eventView(ev));
-const got = taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
-const long = await client.sendMessage(message('sdk-long', input.long));
-const canceled = taskView(await client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
-const cancelAgain = await failure(() => client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
-const followed = await client.sendMessage(message('sdk-follow', input.search));
-const resubscribed = [];
-for await (const ev of client.resubscribeTask({ tenant: '', id: followed.id })) resubscribed.push(eventView(ev));
-const unknownTask = await failure(() => client.getTask({ tenant: '', id: '00000000-0000-4000-8000-000000000000', historyLength: undefined }));
-const resubscribeEnded = await failure(async () => {
-  for await (const _ of client.resubscribeTask({ tenant: '', id: followed.id })) { /* no events */ }
-});
+const tasks = async (client) => {
+  const binding = client.transport?.protocolName ?? null;
+  const sent = await client.sendMessage(message('sdk-task', input.search));
+  const task = 'status' in sent ? taskView(sent) : { notATask: sent };
+  const stream = [];
+  for await (const ev of client.sendMessageStream(message('sdk-stream', input.search))) stream.push(eventView(ev));
+  const got = taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
+  const long = await client.sendMessage(message('sdk-long', input.long));
+  const canceled = taskView(await client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
+  const cancelAgain = await failure(() => client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
+  const followed = await client.sendMessage(message('sdk-follow', input.search));
+  const resubscribed = [];
+  for await (const ev of client.resubscribeTask({ tenant: '', id: followed.id })) resubscribed.push(eventView(ev));
+  const unknownTask = await failure(() => client.getTask({ tenant: '', id: '00000000-0000-4000-8000-000000000000', historyLength: undefined }));
+  const resubscribeEnded = await failure(async () => {
+    for await (const _ of client.resubscribeTask({ tenant: '', id: followed.id })) { /* no events */ }
+  });
+  return { binding, task, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded };
+};
+const jsonrpcTasks = await tasks(client);
+const restClient = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default,
+  { preferredTransports: ['HTTP+JSON'] })).createFromAgentCard(card);
+const restTasks = await tasks(restClient);
 console.log(JSON.stringify({
-  task, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded,
+  bindings: [jsonrpcTasks, restTasks],
   interfaces: card.supportedInterfaces.map((i) => ({ url: i.url, protocolBinding: i.protocolBinding })),
   replies,
   versionError,

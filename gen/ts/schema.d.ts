@@ -2147,6 +2147,12 @@ export interface paths {
          *     UnsupportedOperationError once ended); `GetExtendedAgentCard` is -32007. An unknown task,
          *     or one of another card or organization, is -32001 TaskNotFoundError.
          *
+         *     The same methods answer in A2A 1.0's HTTP+JSON binding below this path's `/rest`
+         *     (listed second in the card's `supportedInterfaces`): `POST /message:send`,
+         *     `POST /message:stream`, `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`,
+         *     `GET|POST /tasks/{id}:subscribe`, `GET /extendedAgentCard`; bodies without the JSON-RPC
+         *     envelope, errors as `{error: {code, status, message, details: [ErrorInfo]}}`.
+         *
          *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
          *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
          *     -32601; params without a message, its `messageId`, a part, or the version's user role are

@@ -2132,7 +2132,9 @@ export interface paths {
          *     case; else the first skill. A matching scripted reply (`AgentCardReply`) answers its text
          *     instead, or a Task (1.0 `{task: {id, contextId, status: {state: TASK_STATE_…, message?,
          *     timestamp}, artifacts?, history, metadata: {reply, skill}}}`; 0.3 `{kind: task, …}` with
-         *     kebab-case states) that follows the reply's timeline, or its fault.
+         *     kebab-case states) that follows the reply's timeline, or its fault. A task is answered
+         *     once it has ended or waits for input, unless `configuration.returnImmediately` (0.3:
+         *     unless `configuration.blocking` is false).
          *
          *     Task methods, 1.0 names (0.3 names): `SendStreamingMessage` (`message/stream`) answers
          *     `text/event-stream`, one JSON-RPC response per event: the Task or Message first, then

@@ -19,6 +19,11 @@ type incoming struct {
 	TaskID    string
 	MessageID string
 	Parts     []storedPart // the text and data parts, as a task's history keeps them
+	// Blocking: a task reply is answered once the task has ended or waits
+	// for input (1.0 unless configuration.returnImmediately; 0.3 unless
+	// configuration.blocking is false).
+	Blocking      bool
+	HistoryLength *int // configuration.historyLength
 }
 
 // stored is the message as a task's history keeps it.
@@ -49,7 +54,12 @@ type wirePart struct {
 // {message, configuration?, metadata?}.
 func readSend(params json.RawMessage, era string) (incoming, error) {
 	var p struct {
-		Message *wireMessage `json:"message"`
+		Message       *wireMessage `json:"message"`
+		Configuration *struct {
+			ReturnImmediately bool  `json:"returnImmediately"`
+			Blocking          *bool `json:"blocking"`
+			HistoryLength     *int  `json:"historyLength"`
+		} `json:"configuration"`
 	}
 	if len(params) == 0 {
 		return incoming{}, fmt.Errorf("%w: params.message is required", jsonrpc.ErrInvalidParams)
@@ -68,7 +78,18 @@ func readSend(params json.RawMessage, era string) (incoming, error) {
 	case m.Role != userRole(era):
 		return incoming{}, fmt.Errorf("%w: params.message.role must be %q", jsonrpc.ErrInvalidParams, userRole(era))
 	}
-	in := incoming{Metadata: m.Metadata, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID}
+	in := incoming{Metadata: m.Metadata, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID, Blocking: true}
+	if c := p.Configuration; c != nil {
+		if era == Version03 {
+			in.Blocking = c.Blocking == nil || *c.Blocking
+		} else {
+			in.Blocking = !c.ReturnImmediately
+		}
+		if c.HistoryLength != nil && *c.HistoryLength < 0 {
+			return incoming{}, fmt.Errorf("%w: params.configuration.historyLength must be 0 or more, got %d", jsonrpc.ErrInvalidParams, *c.HistoryLength)
+		}
+		in.HistoryLength = c.HistoryLength
+	}
 	var texts []string
 	for _, part := range m.Parts {
 		if part.Text != nil {

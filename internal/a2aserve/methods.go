@@ -109,17 +109,24 @@ func (h *Handler) startTask(c *call, in incoming, reply agentcard.Reply, args ma
 	if err := h.tasks.CreateA2ATask(c.ctx, t); err != nil {
 		return nil, err
 	}
-	return h.answerTask(c, t, sc, nil)
+	return h.answerTask(c, t, sc, in)
 }
 
-// answerTask answers task t as it is now: the Task, or a stream that plays
-// its timeline.
-func (h *Handler) answerTask(c *call, t store.A2ATask, sc script, historyLength *int) (any, error) {
+// answerTask answers the task t that in began or continued: a stream that
+// plays its timeline, or the Task, once it has ended or waits for input
+// when in blocks.
+func (h *Handler) answerTask(c *call, t store.A2ATask, sc script, in incoming) (any, error) {
 	if c.streams {
 		h.play(c, t, sc)
 		return nil, nil
 	}
-	task, err := h.taskNow(t, sc, c.era, historyLength)
+	if in.Blocking {
+		var err error
+		if t, err = h.settle(c, t, sc); err != nil {
+			return nil, err
+		}
+	}
+	task, err := h.taskNow(t, sc, c.era, in.HistoryLength)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +193,33 @@ func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 	if err != nil {
 		return nil, taskError(err, in.TaskID)
 	}
-	return h.answerTask(c, t, sc, nil)
+	return h.answerTask(c, t, sc, in)
+}
+
+// settle waits until task t has ended or waits for input, looking at it at
+// least every h.poll (a cancel from another request ends the wait), and
+// returns it as it then is.
+func (h *Handler) settle(c *call, t store.A2ATask, sc script) (store.A2ATask, error) {
+	org, card, id := t.OrgID, t.CardID, t.ID
+	for {
+		v := sc.at(t, h.now())
+		if v.Terminal() || v.State == agentcard.TaskInputRequired {
+			return t, nil
+		}
+		d := h.poll
+		if !v.Next.IsZero() {
+			d = min(d, v.Next.Sub(h.now()))
+		}
+		if d > 0 {
+			if err := h.wait(c.ctx, d); err != nil {
+				return t, err
+			}
+		}
+		var err error
+		if t, err = h.tasks.A2ATask(c.ctx, org, card, id); err != nil {
+			return t, taskError(err, id.String())
+		}
+	}
 }
 
 // taskID reads a task id; one that is no id of ours is not found.

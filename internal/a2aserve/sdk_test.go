@@ -111,6 +111,7 @@ func TestOfficialSDKClient(t *testing.T) {
 		Bindings     []struct {
 			Binding             string
 			Task, Got, Canceled map[string]any
+			Immediate           map[string]any
 			Stream              []map[string]any
 			Resubscribed        []map[string]any
 			CancelAgain         map[string]any `json:"cancelAgain"`
@@ -144,10 +145,13 @@ func TestOfficialSDKClient(t *testing.T) {
 		}
 		t.Run(binding, func(t *testing.T) {
 			require.Equal(t, binding, b.Binding)
-			// A task reply: the client reads a Task (TASK_STATE_WORKING = 2).
-			require.Equal(t, float64(2), b.Task["state"], "%v", b.Task)
-			require.Equal(t, "Searching: Search flights to Oslo", b.Task["statusText"])
+			// A task reply: the client reads a Task, once it has ended
+			// (TASK_STATE_COMPLETED = 3), or at once (TASK_STATE_WORKING = 2).
+			require.Equal(t, float64(3), b.Task["state"], "%v", b.Task)
+			require.Equal(t, "Found 2 flights", b.Task["statusText"])
 			require.Equal(t, "sdk-context", b.Task["contextId"])
+			require.Equal(t, float64(2), b.Immediate["state"], "%v", b.Immediate)
+			require.Equal(t, "Searching: Search flights to Oslo", b.Immediate["statusText"])
 			// Its stream: the task, then its artifact and its completion (3).
 			require.Len(t, b.Stream, 3, "%v", b.Stream)
 			require.Equal(t, []map[string]any{
@@ -155,7 +159,7 @@ func TestOfficialSDKClient(t *testing.T) {
 				{"case": "artifactUpdate", "name": "flights"},
 				{"case": "statusUpdate", "state": float64(3), "taskId": b.Stream[2]["taskId"]},
 			}, b.Stream)
-			// The first task, read once its timeline has played.
+			// The first task, read again.
 			require.Equal(t, b.Task["id"], b.Got["id"])
 			require.Equal(t, float64(3), b.Got["state"])
 			require.Equal(t, "Found 2 flights", b.Got["statusText"])

@@ -97,7 +97,17 @@ func rpcAnswer(t *testing.T, url, version, method string, params any) map[string
 	return v
 }
 
+// msg10 is SendMessage's params with a message of text (extra adds
+// fields to it), answered at once (configuration.returnImmediately).
 func msg10(text string, extra map[string]any) map[string]any {
+	p := blocking10(text, extra)
+	p["configuration"] = map[string]any{"returnImmediately": true}
+	return p
+}
+
+// blocking10 is msg10 without configuration: a task reply is answered once
+// it has ended or waits for input.
+func blocking10(text string, extra map[string]any) map[string]any {
 	m := map[string]any{"messageId": uuid.NewString(), "role": "ROLE_USER", "parts": []any{map[string]any{"text": text}}}
 	for k, v := range extra {
 		m[k] = v
@@ -105,13 +115,14 @@ func msg10(text string, extra map[string]any) map[string]any {
 	return map[string]any{"message": m}
 }
 
+// msg03 is message/send's params, answered at once (blocking false).
 func msg03(text string, extra map[string]any) map[string]any {
 	m := map[string]any{"kind": "message", "messageId": uuid.NewString(), "role": "user",
 		"parts": []any{map[string]any{"kind": "text", "text": text}}}
 	for k, v := range extra {
 		m[k] = v
 	}
-	return map[string]any{"message": m}
+	return map[string]any{"message": m, "configuration": map[string]any{"blocking": false}}
 }
 
 func state(task map[string]any) string {
@@ -237,6 +248,32 @@ func TestInputRequiredTaskContinues(t *testing.T) {
 
 	e := rpcError(t, env.acme, "1.0", "SendMessage", msg10("Saturday?", map[string]any{"taskId": id}))
 	require.Equal(t, float64(-32004), e["code"], "an ended task takes no more messages")
+}
+
+// TestSendMessageWaitsForTheTask: without returnImmediately (1.0), or
+// with blocking (0.3, its default too), SendMessage answers once the task
+// has ended or waits for input.
+func TestSendMessageWaitsForTheTask(t *testing.T) {
+	t.Parallel()
+	env := newTaskEnv(t, []agentcard.Reply{searchReply, bookReply})
+	task := rpc(t, env.acme, "1.0", "SendMessage", blocking10("flights", nil))["task"].(map[string]any)
+	require.Equal(t, "TASK_STATE_COMPLETED", state(task))
+	require.Len(t, task["artifacts"], 2)
+	require.Equal(t, 3*time.Second, env.clock.Now().Sub(epoch), "it waited the timeline out")
+
+	params := msg03("book a room", nil)
+	delete(params, "configuration")
+	old := rpc(t, env.acme, "", "message/send", params)
+	require.Equal(t, "input-required", state(old), "an interrupted state ends the wait")
+	params = msg03("Friday", map[string]any{"taskId": old["id"]})
+	params["configuration"] = map[string]any{"blocking": true, "historyLength": 1}
+	old = rpc(t, env.acme, "", "message/send", params)
+	require.Equal(t, "completed", state(old), "a continuation waits too")
+	require.Len(t, old["history"], 1)
+
+	e := rpcError(t, env.acme, "1.0", "SendMessage", map[string]any{"message": blocking10("x", nil)["message"],
+		"configuration": map[string]any{"historyLength": -1}})
+	require.Equal(t, float64(-32602), e["code"])
 }
 
 func TestCancelTask(t *testing.T) {

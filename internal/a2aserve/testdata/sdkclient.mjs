@@ -12,7 +12,8 @@ const input = JSON.parse(raw);
 
 const card = await new DefaultAgentCardResolver().resolve(input.cardBase);
 const client = await new ClientFactory().createFromAgentCard(card);
-const message = (id, text, taskId = '') => ({
+const message = (id, text, taskId = '', returnImmediately = false) => ({
+  configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately },
   message: {
     messageId: id,
     contextId: 'sdk-context',
@@ -76,22 +77,25 @@ const eventView = (ev) => {
 };
 const tasks = async (client) => {
   const binding = client.transport?.protocolName ?? null;
+  // Answered once the task has ended (the default), and at once.
   const sent = await client.sendMessage(message('sdk-task', input.search));
+  const early = await client.sendMessage(message('sdk-early', input.search, '', true));
   const task = 'status' in sent ? taskView(sent) : { notATask: sent };
+  const immediate = 'status' in early ? taskView(early) : { notATask: early };
   const stream = [];
   for await (const ev of client.sendMessageStream(message('sdk-stream', input.search))) stream.push(eventView(ev));
   const got = taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
-  const long = await client.sendMessage(message('sdk-long', input.long));
+  const long = await client.sendMessage(message('sdk-long', input.long, '', true));
   const canceled = taskView(await client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
   const cancelAgain = await failure(() => client.cancelTask({ tenant: '', id: long.id, metadata: undefined }));
-  const followed = await client.sendMessage(message('sdk-follow', input.search));
+  const followed = await client.sendMessage(message('sdk-follow', input.search, '', true));
   const resubscribed = [];
   for await (const ev of client.resubscribeTask({ tenant: '', id: followed.id })) resubscribed.push(eventView(ev));
   const unknownTask = await failure(() => client.getTask({ tenant: '', id: '00000000-0000-4000-8000-000000000000', historyLength: undefined }));
   const resubscribeEnded = await failure(async () => {
     for await (const _ of client.resubscribeTask({ tenant: '', id: followed.id })) { /* no events */ }
   });
-  return { binding, task, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded };
+  return { binding, task, immediate, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded };
 };
 const jsonrpcTasks = await tasks(client);
 const restClient = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default,

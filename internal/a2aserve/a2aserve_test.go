@@ -180,7 +180,7 @@ func TestNotificationGetsNoAnswer(t *testing.T) {
 }
 
 // scriptedAgent serves testCard with replies as acme's travel-planner.
-func scriptedAgent(t *testing.T, replies []agentcard.Reply) string {
+func scriptedAgent(t testing.TB, replies []agentcard.Reply) string {
 	t.Helper()
 	card := testCard()
 	card.Replies = replies

@@ -2,6 +2,7 @@ package a2aserve_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,9 +33,11 @@ func TestTaskRepliesThroughTheService(t *testing.T) {
 		"fault": map[string]any{"delay_ms": 60000, "error": map[string]any{"code": 0, "message": "x"}}}})).
 		Problem(http.StatusUnprocessableEntity, "replies[0].fault.delay_ms", "replies[0].fault.error.code")
 
-	replies := []any{map[string]any{"name": "wait", "task": map[string]any{
-		"steps":   []any{map[string]any{"state": "input-required", "message": "Which floor?"}},
-		"outcome": map[string]any{"state": "completed"}}}}
+	replies := []any{
+		map[string]any{"name": "drop", "condition": map[string]any{"text": "drop"}, "fault": map[string]any{"drop": true}},
+		map[string]any{"name": "wait", "task": map[string]any{
+			"steps":   []any{map[string]any{"state": "input-required", "message": "Which floor?"}},
+			"outcome": map[string]any{"state": "completed"}}}}
 	agents := map[string]string{}
 	for _, org := range []string{"Desk Alpha", "Desk Beta"} {
 		owner := ada
@@ -55,4 +58,20 @@ func TestTaskRepliesThroughTheService(t *testing.T) {
 	require.Equal(t, float64(-32001), e["code"])
 	require.Equal(t, "TASK_STATE_COMPLETED",
 		state(rpc(t, agents["Desk Alpha"], "1.0", "SendMessage", msg10("floor 3", map[string]any{"taskId": id}))["task"].(map[string]any)))
+
+	// A dropped message gets no answer, in either binding.
+	for _, url := range []string{agents["Desk Alpha"], agents["Desk Alpha"] + "/rest/message:send"} {
+		body := `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"drop"}]}}`
+		if !strings.HasSuffix(url, ":send") {
+			body = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":` + body + `}`
+		}
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set(a2aserve.VersionHeader, "1.0")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		require.Error(t, err, url)
+	}
 }

@@ -12,6 +12,19 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type A2aTask struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	AgentCardID    uuid.UUID
+	ContextID      string
+	Reply          string
+	Script         []byte
+	History        []byte
+	ResumedAt      []time.Time
+	CreatedAt      time.Time
+	CanceledAt     *time.Time
+}
+
 type AgentCard struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

@@ -2116,7 +2116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The mock A2A agent of a published card (JSON-RPC binding)
+         * The mock A2A agent of a published card (JSON-RPC binding, with tasks and streaming)
          * @description Every published card is an executable mock A2A agent here, the first of its A2A
          *     rendering's `supportedInterfaces` (protocolBinding JSONRPC), so that an A2A client that
          *     resolves the card from its `.well-known/agent-card.json` beside this path calls it. One
@@ -2129,7 +2129,31 @@ export interface paths {
          *     keeping the message's `contextId` (a new one when it has none) and `taskId`. The reply
          *     names the skill the message's text parts matched: the first skill of the card whose name
          *     (`_` and `-` read as spaces too) or one of whose examples appears in the text, ignoring
-         *     case; else the first skill.
+         *     case; else the first skill. A matching scripted reply (`AgentCardReply`) answers its text
+         *     instead, or a Task (1.0 `{task: {id, contextId, status: {state: TASK_STATE_…, message?,
+         *     timestamp}, artifacts?, history, metadata: {reply, skill}}}`; 0.3 `{kind: task, …}` with
+         *     kebab-case states) that follows the reply's timeline, or its fault. A task is answered
+         *     once it has ended or waits for input, unless `configuration.returnImmediately` (0.3:
+         *     unless `configuration.blocking` is false).
+         *
+         *     Task methods, 1.0 names (0.3 names): `SendStreamingMessage` (`message/stream`) answers
+         *     `text/event-stream`, one JSON-RPC response per event: the Task or Message first, then
+         *     status updates (`{statusUpdate}`; 0.3 `kind: status-update` with `final`) and artifact
+         *     updates as the timeline plays, ending when the task ends or waits for input. A message
+         *     with a `taskId` continues that task (an input-required task moves on; an ended one is
+         *     -32004). `GetTask` (`tasks/get`) `{id, historyLength?}`; `ListTasks` `{contextId?,
+         *     status?, statusTimestampAfter?, pageSize?, pageToken?, historyLength?,
+         *     includeArtifacts?}` answers `{tasks, nextPageToken, pageSize, totalSize}`; `CancelTask`
+         *     (`tasks/cancel`) `{id}` (-32002 TaskNotCancelableError once ended); `SubscribeToTask`
+         *     (`tasks/resubscribe`) `{id}` streams the task then its updates (-32004
+         *     UnsupportedOperationError once ended); `GetExtendedAgentCard` is -32007. An unknown task,
+         *     or one of another card or organization, is -32001 TaskNotFoundError.
+         *
+         *     The same methods answer in A2A 1.0's HTTP+JSON binding below this path's `/rest`
+         *     (listed second in the card's `supportedInterfaces`): `POST /message:send`,
+         *     `POST /message:stream`, `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`,
+         *     `GET|POST /tasks/{id}:subscribe`, `GET /extendedAgentCard`; bodies without the JSON-RPC
+         *     envelope, errors as `{error: {code, status, message, details: [ErrorInfo]}}`.
          *
          *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
          *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
@@ -4033,11 +4057,16 @@ export interface components {
          * @description A scripted reply of the card's mock A2A agent (`sendAgentMessage`). When `condition`
          *     (the mock scenario condition syntax) matches `{text, data, metadata, contextId}` of the
          *     message received (its text parts joined by newlines, the data of its first data part,
-         *     its metadata, its context id), the agent answers `text`, an answer template rendered
-         *     with that object as `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). The
-         *     first reply that matches answers; without one the agent gives its default reply. Names
-         *     are unique in the card; a condition or text that does not compile is refused (422) on
-         *     every save, draft or not.
+         *     its metadata, its context id), the agent answers `text` (a Message) or `task` (a Task
+         *     that follows its timeline: the steps from its creation, each `working` for
+         *     `duration_ms` or `input-required` until a message with the task's id continues it, then
+         *     the outcome with its artifacts). Texts are answer templates rendered with that object as
+         *     `args` (`{{args.text}}`, `{{args.data.city}}`, `{{uuid}}`, ...). `fault` (the shape of
+         *     MCP tool faults) delays the answer, drops it (the connection is closed without one) or
+         *     answers a JSON-RPC error instead, for a share `rate` (1 when absent) of the messages
+         *     matched. The first reply that matches answers; without one the agent gives its default
+         *     reply. Names are unique in the card; a reply that does not compile is refused (422,
+         *     naming the field) on every save, draft or not.
          */
         AgentCardReply: {
             name: string;
@@ -4046,7 +4075,39 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description An answer template rendering the reply's text. */
-            text: string;
+            text?: string;
+            task?: {
+                steps?: {
+                    /** @description working (the default) or input-required */
+                    state?: string;
+                    /** @description An answer template rendering the status message. */
+                    message?: string;
+                    duration_ms?: number;
+                }[];
+                outcome: {
+                    /** @description completed, failed, canceled or rejected */
+                    state: string;
+                    message?: string;
+                    artifacts?: {
+                        name: string;
+                        description?: string;
+                        /** @description An answer template rendering a text part. */
+                        text?: string;
+                        /** @description Any JSON */
+                        data?: unknown;
+                    }[];
+                };
+            };
+            fault?: {
+                rate?: number;
+                delay_ms?: number;
+                drop?: boolean;
+                error?: {
+                    code: number;
+                    message: string;
+                    data?: unknown;
+                };
+            };
         };
         AgentCardSkillList: {
             items: components["schemas"]["AgentCardSkill"][];
@@ -8506,7 +8567,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The JSON-RPC answer, a result or an error. */
+            /** @description The JSON-RPC answer, a result or an error; an event stream for the streaming methods. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8515,6 +8576,7 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                    "text/event-stream": string;
                 };
             };
             /** @description A notification (no id) */

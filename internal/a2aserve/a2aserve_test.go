@@ -43,7 +43,7 @@ func agent(t *testing.T) string {
 	var n atomic.Int64
 	newID := func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) }
 	mux := http.NewServeMux()
-	mux.Handle(a2aserve.Route, a2aserve.New(lookup, slog.New(slog.NewTextHandler(io.Discard, nil)), newID))
+	mux.Handle(a2aserve.Route, a2aserve.New(lookupAgent(lookup), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), newID))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + a2aserve.EndpointPath("acme", "travel-planner")
@@ -119,7 +119,10 @@ func TestJSONRPCErrors(t *testing.T) {
 		{"not JSON", "1.0", `{"jsonrpc":`, -32700},
 		{"not a request", "1.0", `{"jsonrpc":"1.0","id":1,"method":"SendMessage"}`, -32600},
 		{"a batch", "1.0", `[` + send10("hi") + `]`, -32600},
-		{"unknown method", "1.0", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, -32601},
+		{"unknown method", "1.0", `{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{}}`, -32601},
+		{"a task method without an id", "1.0", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}`, -32602},
+		{"a negative history length", "1.0", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x","historyLength":-1}}`, -32602},
+		{"no extended card", "1.0", `{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":{}}`, -32007},
 		{"an MCP method", "1.0", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, -32601},
 		{"no params", "1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage"}`, -32602},
 		{"no message", "1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, -32602},
@@ -177,7 +180,7 @@ func TestNotificationGetsNoAnswer(t *testing.T) {
 }
 
 // scriptedAgent serves testCard with replies as acme's travel-planner.
-func scriptedAgent(t *testing.T, replies []agentcard.Reply) string {
+func scriptedAgent(t testing.TB, replies []agentcard.Reply) string {
 	t.Helper()
 	card := testCard()
 	card.Replies = replies
@@ -188,7 +191,7 @@ func scriptedAgent(t *testing.T, replies []agentcard.Reply) string {
 		return agentcard.Card{}, failure.NotFound("agent card")
 	}
 	mux := http.NewServeMux()
-	mux.Handle(a2aserve.Route, a2aserve.New(lookup, slog.New(slog.NewTextHandler(io.Discard, nil)), func() string { return "id" }))
+	mux.Handle(a2aserve.Route, a2aserve.New(lookupAgent(lookup), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), func() string { return "id" }))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + a2aserve.EndpointPath("acme", "travel-planner")
@@ -224,5 +227,13 @@ func TestScriptedReplies(t *testing.T) {
 				require.Equal(t, tc.reply, md["reply"])
 			}
 		})
+	}
+}
+
+// lookupAgent adapts a card look-up to the agent look-up.
+func lookupAgent(lookup func(context.Context, string, string) (agentcard.Card, error)) a2aserve.Lookup {
+	return func(ctx context.Context, slug, name string) (a2aserve.Agent, error) {
+		c, err := lookup(ctx, slug, name)
+		return a2aserve.Agent{Card: c}, err
 	}
 }

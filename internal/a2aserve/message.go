@@ -17,6 +17,18 @@ type incoming struct {
 	Metadata  map[string]any
 	ContextID string
 	TaskID    string
+	MessageID string
+	Parts     []storedPart // the text and data parts, as a task's history keeps them
+	// Blocking: a task reply is answered once the task has ended or waits
+	// for input (1.0 unless configuration.returnImmediately; 0.3 unless
+	// configuration.blocking is false).
+	Blocking      bool
+	HistoryLength *int // configuration.historyLength
+}
+
+// stored is the message as a task's history keeps it.
+func (in incoming) stored() storedMessage {
+	return storedMessage{MessageID: in.MessageID, Role: "user", Parts: in.Parts, Metadata: in.Metadata}
 }
 
 // wireMessage reads a Message in either era: 1.0 parts are {text}, {data},
@@ -42,7 +54,12 @@ type wirePart struct {
 // {message, configuration?, metadata?}.
 func readSend(params json.RawMessage, era string) (incoming, error) {
 	var p struct {
-		Message *wireMessage `json:"message"`
+		Message       *wireMessage `json:"message"`
+		Configuration *struct {
+			ReturnImmediately bool  `json:"returnImmediately"`
+			Blocking          *bool `json:"blocking"`
+			HistoryLength     *int  `json:"historyLength"`
+		} `json:"configuration"`
 	}
 	if len(params) == 0 {
 		return incoming{}, fmt.Errorf("%w: params.message is required", jsonrpc.ErrInvalidParams)
@@ -61,13 +78,28 @@ func readSend(params json.RawMessage, era string) (incoming, error) {
 	case m.Role != userRole(era):
 		return incoming{}, fmt.Errorf("%w: params.message.role must be %q", jsonrpc.ErrInvalidParams, userRole(era))
 	}
-	in := incoming{Metadata: m.Metadata, ContextID: m.ContextID, TaskID: m.TaskID}
+	in := incoming{Metadata: m.Metadata, ContextID: m.ContextID, TaskID: m.TaskID, MessageID: m.MessageID, Blocking: true}
+	if c := p.Configuration; c != nil {
+		if era == Version03 {
+			in.Blocking = c.Blocking == nil || *c.Blocking
+		} else {
+			in.Blocking = !c.ReturnImmediately
+		}
+		if c.HistoryLength != nil && *c.HistoryLength < 0 {
+			return incoming{}, fmt.Errorf("%w: params.configuration.historyLength must be 0 or more, got %d", jsonrpc.ErrInvalidParams, *c.HistoryLength)
+		}
+		in.HistoryLength = c.HistoryLength
+	}
 	var texts []string
 	for _, part := range m.Parts {
 		if part.Text != nil {
 			texts = append(texts, *part.Text)
-		} else if part.Data != nil && in.Data == nil {
-			in.Data = part.Data
+			in.Parts = append(in.Parts, storedPart{Text: part.Text})
+		} else if part.Data != nil {
+			if in.Data == nil {
+				in.Data = part.Data
+			}
+			in.Parts = append(in.Parts, storedPart{Data: part.Data})
 		}
 	}
 	in.Text = strings.Join(texts, "\n")
@@ -91,33 +123,23 @@ type outgoing struct {
 	Reply     string // the scripted reply's name, "" for the default reply
 }
 
-// answer is the reply to in: the card's first scripted reply that matches,
-// else the default reply naming the matched skill.
-func (h *Handler) answer(card agentcard.Card, in incoming) (outgoing, error) {
-	out := outgoing{MessageID: h.newID(), ContextID: in.ContextID, TaskID: in.TaskID}
-	if out.ContextID == "" {
-		out.ContextID = h.newID()
-		in.ContextID = out.ContextID
-	}
-	s, skilled := MatchSkill(card, in.Text)
-	if skilled {
-		out.Skill = s.Name
-	}
-	name, text, ok, err := scripted(card, in)
-	if err != nil {
-		return outgoing{}, err
-	}
-	if ok {
-		out.Reply, out.Text = name, text
-		return out, nil
-	}
-	if skilled {
-		out.Skill = s.Name
-		out.Text = fmt.Sprintf("%s (mock agent): skill %q received your message.", card.Name, s.Name)
+// defaultReply is the reply to in when no scripted reply matches: a
+// message naming the skill matched.
+func defaultReply(card agentcard.Card, out outgoing) outgoing {
+	if out.Skill != "" {
+		out.Text = fmt.Sprintf("%s (mock agent): skill %q received your message.", card.Name, out.Skill)
 	} else {
 		out.Text = fmt.Sprintf("%s (mock agent): received your message.", card.Name)
 	}
-	return out, nil
+	return out
+}
+
+// wire is the reply as a Message in era's shape.
+func (o outgoing) wire(era string) map[string]any {
+	if era == Version03 {
+		return o.v03()
+	}
+	return o.v10()
 }
 
 func (o outgoing) metadata() map[string]any {

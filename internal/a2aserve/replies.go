@@ -24,30 +24,34 @@ func (in incoming) args() map[string]any {
 	return args
 }
 
-// scripted is the text of the first of the card's replies whose condition
-// matches in, and its name; false when none does. The card was checked
-// when it was saved, so a reply that no longer compiles is skipped. The
-// regular expressions of all the conditions share one budget, as a tool
-// call's do; once it is spent no further reply matches.
-func scripted(card agentcard.Card, in incoming) (name, text string, ok bool, err error) {
-	args := in.args()
+// scripted is the first of the card's replies whose condition matches
+// in; false when none does. The card was checked when it was saved, so a
+// reply whose condition no longer compiles is skipped. The regular
+// expressions of all the conditions share one budget, as a tool call's do;
+// once it is spent no further reply matches.
+func scripted(card agentcard.Card, args map[string]any) (agentcard.Reply, bool) {
 	budget := regexlimit.NewBudget()
 	for _, r := range card.Replies {
 		cond, errs := scenario.Compile(r.Condition)
 		if len(errs) > 0 || !cond.MatchWithin(args, &budget) {
 			continue
 		}
-		t, cErr := answertmpl.Compile(r.Text)
-		if cErr != nil {
-			continue
-		}
-		raw, rErr := t.Render(nil, &answertmpl.Input{Args: args})
-		if rErr != nil {
-			return "", "", false, fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, rErr)
-		}
-		return r.Name, textOf(raw), true, nil
+		return r, true
 	}
-	return "", "", false, nil
+	return agentcard.Reply{}, false
+}
+
+// renderText renders a reply's text with args.
+func renderText(r agentcard.Reply, args map[string]any) (string, error) {
+	t, err := answertmpl.Compile(r.Text)
+	if err != nil {
+		return "", fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, err)
+	}
+	raw, err := t.Render(nil, &answertmpl.Input{Args: args})
+	if err != nil {
+		return "", fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, err)
+	}
+	return textOf(raw), nil
 }
 
 // textOf is a rendered template as text: a JSON string's value, or any

@@ -49,8 +49,10 @@ func cardDesc(s string) string { return s + strings.Repeat(" Mock agent for test
 // TestOfficialSDKClient: the official A2A client (@a2a-js/sdk 1.3.0)
 // resolves a published card from its .well-known path, picks the mock agent
 // among its interfaces, sends messages and reads the default and the
-// scripted reply; and reads an
-// unsupported A2A-Version as VersionNotSupportedError.
+// scripted reply, and reads an unsupported A2A-Version as
+// VersionNotSupportedError. Then, in each binding (JSON-RPC, HTTP+JSON): a
+// task reply's Task, its stream, getTask, cancelTask (twice),
+// resubscribeTask, an unknown task and an ended task's subscription.
 func TestOfficialSDKClient(t *testing.T) {
 	t.Parallel()
 	node, dir := sdkToolchain(t)
@@ -65,10 +67,22 @@ func TestOfficialSDKClient(t *testing.T) {
 	}
 	id := owner.Do(http.MethodPost, "/api/agent-cards", map[string]any{
 		"name": "travel-agent", "version": "1.0.0", "description": cardDesc("Plans trips."),
-		"skills":     []any{skill("search_flights"), skill("book_hotel")},
-		"invocation": map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
-		"replies": []any{map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
-			"text": "Three hotels in Rome for {{args.contextId}}."}},
+		"skills":       []any{skill("search_flights"), skill("book_hotel")},
+		"invocation":   map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
+		"capabilities": map[string]any{"streaming": true},
+		"replies": []any{
+			map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
+				"text": "Three hotels in Rome for {{args.contextId}}."},
+			map[string]any{"name": "search", "condition": map[string]any{"field": "text", "operator": "starts_with", "value": "Search"},
+				"task": map[string]any{
+					"steps": []any{map[string]any{"message": "Searching: {{args.text}}", "duration_ms": 300}},
+					"outcome": map[string]any{"state": "completed", "message": "Found 2 flights",
+						"artifacts": []any{map[string]any{"name": "flights", "text": "OSL-ROM 09:10, OSL-ROM 17:45"}}}}},
+			map[string]any{"name": "long", "condition": map[string]any{"text": "Plan a world tour"},
+				"task": map[string]any{
+					"steps":   []any{map[string]any{"message": "Planning", "duration_ms": 600000}},
+					"outcome": map[string]any{"state": "completed"}}},
+		},
 	}).Status(http.StatusCreated).String("id")
 	owner.Do(http.MethodPost, "/api/agent-cards/"+id+"/publish", nil).Status(http.StatusOK)
 
@@ -79,6 +93,8 @@ func TestOfficialSDKClient(t *testing.T) {
 	cmd.Stdin = bytes.NewReader(apitest.JSON(t, map[string]any{
 		"cardBase": env.URL + "/api/exchange/agent-cards/" + slug + "/travel-agent/",
 		"texts":    []string{"Please book hotel rooms in Oslo.", "Please book hotel rooms in Rome."},
+		"search":   "Search flights to Oslo",
+		"long":     "Plan a world tour",
 	}))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -92,10 +108,21 @@ func TestOfficialSDKClient(t *testing.T) {
 			Metadata  map[string]any `json:"metadata"`
 		} `json:"replies"`
 		VersionError map[string]any `json:"versionError"`
+		Bindings     []struct {
+			Binding             string
+			Task, Got, Canceled map[string]any
+			Immediate           map[string]any
+			Stream              []map[string]any
+			Resubscribed        []map[string]any
+			CancelAgain         map[string]any `json:"cancelAgain"`
+			UnknownTask         map[string]any `json:"unknownTask"`
+			ResubscribeEnded    map[string]any `json:"resubscribeEnded"`
+		}
 	}
 	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
 	require.Equal(t, []map[string]string{
 		{"url": env.URL + a2aserve.EndpointPath(slug, "travel-agent"), "protocolBinding": "JSONRPC"},
+		{"url": env.URL + a2aserve.RESTPath(slug, "travel-agent"), "protocolBinding": "HTTP+JSON"},
 		{"url": "https://agents.example.com/mcp", "protocolBinding": "MCP"},
 	}, got.Interfaces)
 	require.Len(t, got.Replies, 2)
@@ -109,4 +136,44 @@ func TestOfficialSDKClient(t *testing.T) {
 	require.Equal(t, []string{"Three hotels in Rome for sdk-context."}, got.Replies[1].Texts)
 	require.Equal(t, map[string]any{"skill": "book_hotel", "reply": "rome"}, got.Replies[1].Metadata)
 	require.Equal(t, map[string]any{"name": "VersionNotSupportedError", "code": float64(-32009)}, got.VersionError)
+
+	require.Len(t, got.Bindings, 2)
+	for i, b := range got.Bindings {
+		binding, notCancelable, notFound, unsupported := "JSONRPC", -32002.0, -32001.0, -32004.0
+		if i == 1 {
+			binding, notCancelable, notFound, unsupported = "HTTP+JSON", 409, 404, 400
+		}
+		t.Run(binding, func(t *testing.T) {
+			require.Equal(t, binding, b.Binding)
+			// A task reply: the client reads a Task, once it has ended
+			// (TASK_STATE_COMPLETED = 3), or at once (TASK_STATE_WORKING = 2).
+			require.Equal(t, float64(3), b.Task["state"], "%v", b.Task)
+			require.Equal(t, "Found 2 flights", b.Task["statusText"])
+			require.Equal(t, "sdk-context", b.Task["contextId"])
+			require.Equal(t, float64(2), b.Immediate["state"], "%v", b.Immediate)
+			require.Equal(t, "Searching: Search flights to Oslo", b.Immediate["statusText"])
+			// Its stream: the task, then its artifact and its completion (3).
+			require.Len(t, b.Stream, 3, "%v", b.Stream)
+			require.Equal(t, []map[string]any{
+				{"case": "task", "state": float64(2)},
+				{"case": "artifactUpdate", "name": "flights"},
+				{"case": "statusUpdate", "state": float64(3), "taskId": b.Stream[2]["taskId"]},
+			}, b.Stream)
+			// The first task, read again.
+			require.Equal(t, b.Task["id"], b.Got["id"])
+			require.Equal(t, float64(3), b.Got["state"])
+			require.Equal(t, "Found 2 flights", b.Got["statusText"])
+			require.Equal(t, []any{map[string]any{"name": "flights", "texts": []any{"OSL-ROM 09:10, OSL-ROM 17:45"}}}, b.Got["artifacts"])
+			require.Equal(t, float64(1), b.Got["history"])
+			// Canceled (5), and not twice.
+			require.Equal(t, float64(5), b.Canceled["state"])
+			require.Equal(t, map[string]any{"name": "TaskNotCancelableError", "code": notCancelable}, b.CancelAgain)
+			// Resubscribing: the task first, then its updates.
+			require.Equal(t, "task", b.Resubscribed[0]["case"])
+			last := b.Resubscribed[len(b.Resubscribed)-1]
+			require.Equal(t, map[string]any{"case": "statusUpdate", "state": float64(3), "taskId": last["taskId"]}, last)
+			require.Equal(t, map[string]any{"name": "TaskNotFoundError", "code": notFound}, b.UnknownTask)
+			require.Equal(t, map[string]any{"name": "UnsupportedOperationError", "code": unsupported}, b.ResubscribeEnded)
+		})
+	}
 }

@@ -22,6 +22,9 @@ type Publisher struct {
 	// AgentURL is the card's mock A2A agent endpoint (JSON-RPC binding),
 	// listed first in supportedInterfaces; none when empty.
 	AgentURL string
+	// AgentRESTURL is the same agent in the HTTP+JSON binding, listed
+	// second; none when empty.
+	AgentRESTURL string
 }
 
 // AgentCard is a card in the A2A 1.0 AgentCard shape: the proto3 JSON
@@ -144,7 +147,8 @@ type A2ASkill struct {
 //     repository, else p.CardURL}; documentationUrl is the homepage, absent
 //     when there is none.
 //   - supportedInterfaces holds the card's mock agent endpoint first
-//     (p.AgentURL, JSONRPC, protocolVersion "1.0") when p names one, then
+//     (p.AgentURL, JSONRPC, protocolVersion "1.0") when p names one, and
+//     its HTTP+JSON binding (p.AgentRESTURL) when p names that, then
 //     the invocation endpoint with its protocol binding and protocolVersion
 //     "1.0". An mcp invocation is bound as MCP whatever its format: it
 //     speaks JSON-RPC but not A2A, so an A2A client must not pick it. Other
@@ -202,6 +206,13 @@ func A2A(c Card, p Publisher) AgentCard {
 		out.SupportedInterfaces = append(out.SupportedInterfaces, A2AInterface{
 			URL:             p.AgentURL,
 			ProtocolBinding: a2aBindingJSONRPC,
+			ProtocolVersion: A2AProtocolVersion,
+		})
+	}
+	if p.AgentRESTURL != "" {
+		out.SupportedInterfaces = append(out.SupportedInterfaces, A2AInterface{
+			URL:             p.AgentRESTURL,
+			ProtocolBinding: a2aBindingHTTPJSON,
 			ProtocolVersion: A2AProtocolVersion,
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/failure"
+	"github.com/mockmcp/mockmcp/internal/mockspec"
 )
 
 func textPtr(s string) *string { return &s }
@@ -431,4 +432,55 @@ func TestRepliesAreChecked(t *testing.T) {
 
 	c.Replies = c.Replies[:1]
 	require.Empty(t, Structural(c))
+}
+
+func TestReplyTasksAndFaultsAreChecked(t *testing.T) {
+	rate := 1.5
+	half := 0.5
+	task := func(steps []TaskStep, outcome TaskOutcome) *ReplyTask {
+		return &ReplyTask{Steps: steps, Outcome: outcome}
+	}
+	done := TaskOutcome{State: TaskCompleted}
+	for _, tc := range []struct {
+		name   string
+		reply  Reply
+		fields []string
+	}{
+		{"a task with a timeline", Reply{Name: "r", Task: task([]TaskStep{{Message: "Searching {{args.text}}", DurationMS: 500},
+			{State: TaskInputRequired, Message: "Which day?"}}, TaskOutcome{State: TaskCompleted, Message: "Done",
+			Artifacts: []Artifact{{Name: "plan", Text: "{{args.text}}"}, {Name: "data", Data: json.RawMessage(`{"n":1}`)}}})}, nil},
+		{"text and task", Reply{Name: "r", Text: "x", Task: task(nil, done)}, []string{"replies[0].task"}},
+		{"an unknown step state", Reply{Name: "r", Task: task([]TaskStep{{}, {State: "completed"}}, done)},
+			[]string{"replies[0].task.steps[1].state"}},
+		{"a step too long", Reply{Name: "r", Task: task([]TaskStep{{DurationMS: -1}, {DurationMS: MaxTaskStepMS + 1}}, done)},
+			[]string{"replies[0].task.steps[0].duration_ms", "replies[0].task.steps[1].duration_ms"}},
+		{"an input-required step with a duration", Reply{Name: "r", Task: task([]TaskStep{{State: TaskInputRequired, DurationMS: 5}}, done)},
+			[]string{"replies[0].task.steps[0].duration_ms"}},
+		{"a step message that does not compile", Reply{Name: "r", Task: task([]TaskStep{{Message: "{{nope}}"}}, done)},
+			[]string{"replies[0].task.steps[0].message"}},
+		{"no outcome state", Reply{Name: "r", Task: task(nil, TaskOutcome{})}, []string{"replies[0].task.outcome.state"}},
+		{"a working outcome", Reply{Name: "r", Task: task(nil, TaskOutcome{State: TaskWorking})}, []string{"replies[0].task.outcome.state"}},
+		{"artifacts without name or content", Reply{Name: "r", Task: task(nil, TaskOutcome{State: TaskFailed,
+			Artifacts: []Artifact{{Text: "x"}, {Name: "empty"}, {Name: "bad", Text: "{{nope}}"}}})},
+			[]string{"replies[0].task.outcome.artifacts[0].name", "replies[0].task.outcome.artifacts[1].text",
+				"replies[0].task.outcome.artifacts[2].text"}},
+		{"a fault with an error needs no text", Reply{Name: "r", Fault: &ReplyFault{Error: &mockspec.RPCError{Code: -32603, Message: "boom"}}}, nil},
+		{"a dropping fault needs no text", Reply{Name: "r", Fault: &ReplyFault{Drop: true, DelayMS: 100}}, nil},
+		{"a fault for half the messages needs a text", Reply{Name: "r", Fault: &ReplyFault{Rate: &half, Drop: true}},
+			[]string{"replies[0].text"}},
+		{"a delay only needs a text", Reply{Name: "r", Fault: &ReplyFault{DelayMS: 100}}, []string{"replies[0].text"}},
+		{"a fault out of bounds", Reply{Name: "r", Text: "x", Fault: &ReplyFault{Rate: &rate, DelayMS: mockspec.MaxDelayMS + 1,
+			Error: &mockspec.RPCError{}}},
+			[]string{"replies[0].fault.rate", "replies[0].fault.error.code", "replies[0].fault.error.message", "replies[0].fault.delay_ms"}},
+		{"drop and error", Reply{Name: "r", Fault: &ReplyFault{Drop: true, Error: &mockspec.RPCError{Code: 1, Message: "x"}}},
+			[]string{"replies[0].fault.drop"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var fields []string
+			for _, e := range Structural(Card{Name: "agent", Replies: []Reply{tc.reply}}) {
+				fields = append(fields, e.Field)
+			}
+			require.Equal(t, tc.fields, fields)
+		})
+	}
 }

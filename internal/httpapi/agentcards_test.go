@@ -911,7 +911,8 @@ func TestExchangeShowsOnlyPublishedCards(t *testing.T) {
 		a2a := anon.Do("GET", aPage+a2aSuffix, nil).Status(http.StatusOK)
 		require.Equal(t, "alpha-agent", a2a.Get("name"))
 		require.Equal(t, env.URL+aPage+"/a2a", a2a.Get("supportedInterfaces.0.url"))
-		require.Equal(t, testEndpoint, a2a.Get("supportedInterfaces.1.url"))
+		require.Equal(t, env.URL+aPage+"/a2a/rest", a2a.Get("supportedInterfaces.1.url"))
+		require.Equal(t, testEndpoint, a2a.Get("supportedInterfaces.2.url"))
 
 		// Its mock agent answers anyone, naming the skill.
 		status, raw := sendAgentMessage(t, env.URL+aPage+"/a2a", "what is the forecast?")
@@ -1134,14 +1135,18 @@ func TestExchangeA2ARendering(t *testing.T) {
 	require.Equal(t, "travel-agent", r.Get("name"))
 	require.Equal(t, "1.4.0", r.Get("version"))
 	require.Equal(t, cardDesc("Plans trips."), r.Get("description"))
-	// The card's mock agent first; its MCP endpoint, which is not A2A, after.
-	require.Equal(t, 2, r.Len("supportedInterfaces"))
+	// The card's mock agent first, in both bindings; its MCP endpoint, which
+	// is not A2A, after.
+	require.Equal(t, 3, r.Len("supportedInterfaces"))
 	require.Equal(t, env.URL+exchangePath+"/"+slug+"/travel-agent/a2a", r.Get("supportedInterfaces.0.url"))
 	require.Equal(t, "JSONRPC", r.Get("supportedInterfaces.0.protocolBinding"))
 	require.Equal(t, "1.0", r.Get("supportedInterfaces.0.protocolVersion"))
-	require.Equal(t, testEndpoint, r.Get("supportedInterfaces.1.url"))
-	require.Equal(t, "MCP", r.Get("supportedInterfaces.1.protocolBinding"))
+	require.Equal(t, env.URL+exchangePath+"/"+slug+"/travel-agent/a2a/rest", r.Get("supportedInterfaces.1.url"))
+	require.Equal(t, "HTTP+JSON", r.Get("supportedInterfaces.1.protocolBinding"))
 	require.Equal(t, "1.0", r.Get("supportedInterfaces.1.protocolVersion"))
+	require.Equal(t, testEndpoint, r.Get("supportedInterfaces.2.url"))
+	require.Equal(t, "MCP", r.Get("supportedInterfaces.2.protocolBinding"))
+	require.Equal(t, "1.0", r.Get("supportedInterfaces.2.protocolVersion"))
 	require.Equal(t, "Travel Makers", r.Get("provider.organization"))
 	require.Equal(t, pub.String("exchange_url"), r.Get("provider.url"), "without homepage or repository, the exchange page")
 	require.NotContains(t, r.JSON, "documentationUrl")

@@ -58,7 +58,8 @@ func (s *Server) GetExchangeA2ACard(ctx context.Context, req api.GetExchangeA2AC
 	}
 	return api.GetExchangeA2ACard200JSONResponse(agentcard.A2A(c.Card, agentcard.Publisher{
 		OrgName: c.OrgName, CardURL: s.exchangeURL(ctx, c),
-		AgentURL: s.baseURL(ctx) + a2aserve.EndpointPath(c.OrgSlug, c.Card.Name)})), nil
+		AgentURL:     s.baseURL(ctx) + a2aserve.EndpointPath(c.OrgSlug, c.Card.Name),
+		AgentRESTURL: s.baseURL(ctx) + a2aserve.RESTPath(c.OrgSlug, c.Card.Name)})), nil
 }
 
 func (s *Server) exchangeCard(ctx context.Context, slug, name string) (c store.ExchangeCard, err error) {

@@ -24,7 +24,6 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/a2aserve"
-	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
@@ -266,8 +265,9 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.log, uuid.NewString)
+	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString)
 	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
+	mux.Handle(a2aserve.RESTRoute, s.metrics.Route(a2aserve.RESTRoute, s.exchangeRateLimit(ips, agents.REST())))
 	s.oauthRoutes(mux, ips)
 	docs := s.metrics.Route(docpage.Path, docpage.New())
 	mux.Handle("GET "+docpage.Path, docs)
@@ -301,13 +301,13 @@ func (s *Service) exchangeRateLimit(ips *clientip.Resolver, next http.Handler) h
 
 // publishedCard reads a published card for its mock agent, as the exchange
 // reads it: any organization's, published only.
-func (s *Service) publishedCard(ctx context.Context, orgSlug, name string) (c agentcard.Card, err error) {
+func (s *Service) publishedCard(ctx context.Context, orgSlug, name string) (a a2aserve.Agent, err error) {
 	err = s.store.WithTx(ctx, store.Scope{Exchange: true}, func(tx *store.Tx) error {
 		e, err := tx.ExchangeCard(ctx, orgSlug, name)
-		c = e.Card
+		a = a2aserve.Agent{Card: e.Card, ID: e.ID, OrgID: e.OrgID}
 		return err
 	})
-	return c, err
+	return a, err
 }
 
 // serveMetrics registers the metrics read from the service's parts and

@@ -192,6 +192,10 @@ var rlsTables = []rlsTable{
 				VALUES (md5(random()::text), $1, $2, now())`, []any{owner.OrgID, owner.ServerID}
 		},
 	},
+	orgRows("a2a_tasks", "history", func(owner tenant) (string, []any) {
+		return `INSERT INTO a2a_tasks (id, organization_id, agent_card_id, context_id, reply, script, created_at)
+			VALUES (gen_random_uuid(), $1, $2, 'ctx', 'intruder', '{}', now())`, []any{owner.OrgID, owner.CardID}
+	}),
 	orgRows("mcp_tasks", "answers", func(owner tenant) (string, []any) {
 		return `INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
 			VALUES (md5(random()::text), $1, $2, 'tool', 'intruder', '{}', now())`, []any{owner.OrgID, owner.ServerID}
@@ -327,6 +331,8 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	require.Zero(t, skipped)
 	require.NoError(t, st.CreateTask(ctx, store.Task{ID: taskID(), OrgID: ten.OrgID, ServerID: ten.ServerID,
 		Tool: "tool", Scenario: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+	require.NoError(t, st.CreateA2ATask(ctx, store.A2ATask{ID: uuid.New(), OrgID: ten.OrgID, CardID: ten.CardID,
+		ContextID: "ctx", Reply: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
 	_, err = st.ChangeLiveState(ctx, ten.OrgID, ten.ServerID, mockspec.StateChange{Sets: json.RawMessage(`{"seeded":true}`)})
 	require.NoError(t, err)
 	return ten

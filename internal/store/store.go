@@ -28,7 +28,7 @@ const AppRole = "mockmcp_app"
 // the transaction and row-level-security plumbing (WithTx, InOrg, Listen);
 // what it does outside a tenant transaction is done by its parts, one per
 // area, each in its own file, whose methods are promoted to Store: the
-// call journal, the policy audit, MCP tasks, OAuth, served designs and
+// call journal, the policy audit, MCP tasks, A2A tasks, OAuth, served designs and
 // their live state. A
 // caller that needs one area only can hold that part alone.
 type Store struct {
@@ -39,6 +39,7 @@ type Store struct {
 	OAuth
 	States
 	Tasks
+	A2ATasks
 }
 
 // conn is what the Store and each of its parts share: the pool and the
@@ -51,7 +52,7 @@ type conn struct {
 // New wraps an open pool.
 func New(pool *pgxpool.Pool) *Store {
 	c := &conn{pool: pool, q: db.New()}
-	return &Store{conn: c, Audit: Audit{c}, Designs: Designs{c}, Journal: Journal{c}, OAuth: OAuth{c}, States: States{c}, Tasks: Tasks{c}}
+	return &Store{conn: c, Audit: Audit{c}, Designs: Designs{c}, Journal: Journal{c}, OAuth: OAuth{c}, States: States{c}, Tasks: Tasks{c}, A2ATasks: A2ATasks{c}}
 }
 
 // DefaultConnectTimeout bounds a connection attempt when DATABASE_URL sets

@@ -309,6 +309,10 @@ func pinnedRows() []pinnedRow {
 		pinRow("mcp_server_state", writeLiveState, readLiveState, map[string]func(store.LiveState) any{
 			"state": func(x store.LiveState) any { return x.State },
 		}),
+		pinRow("a2a_tasks", writeA2ATask, readA2ATask, map[string]func(store.A2ATask) any{
+			"script":  func(x store.A2ATask) any { return x.Script },
+			"history": func(x store.A2ATask) any { return x.History },
+		}),
 		pinRow("mcp_tasks", writeTask, readTask, map[string]func(store.Task) any{
 			"script":        func(x store.Task) any { return x.Script },
 			"arguments":     func(x store.Task) any { return x.Arguments },
@@ -415,6 +419,22 @@ func writeTask(t *testing.T, p pinEnv) (any, store.Task) {
 func readTask(t *testing.T, p pinEnv, key any) store.Task {
 	t.Helper()
 	x, err := p.st.GetTask(p.ctx, p.ten.OrgID, p.ten.ServerID, key.(string))
+	require.NoError(t, err)
+	return x
+}
+
+func writeA2ATask(t *testing.T, p pinEnv) (any, store.A2ATask) {
+	t.Helper()
+	x := store.A2ATask{ID: uuid.New(), OrgID: p.ten.OrgID, CardID: p.ten.CardID, ContextID: "ctx", Reply: "slow",
+		Script: golden.Filled[json.RawMessage](t), History: json.RawMessage(`[` + string(golden.Filled[json.RawMessage](t)) + `]`),
+		CreatedAt: time.Now()}
+	require.NoError(t, p.st.CreateA2ATask(p.ctx, x))
+	return x.ID, x
+}
+
+func readA2ATask(t *testing.T, p pinEnv, key any) store.A2ATask {
+	t.Helper()
+	x, err := p.st.A2ATask(p.ctx, p.ten.OrgID, p.ten.CardID, key.(uuid.UUID))
 	require.NoError(t, err)
 	return x
 }

@@ -105,6 +105,19 @@ func TestDesignCache(t *testing.T) {
 	}
 }
 
+func TestDesignWarmBytes(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 16<<20, c.DesignWarmBytes)
+	c, err = Parse(env(map[string]string{"DESIGN_WARM_BYTES": "0"}))
+	require.NoError(t, err)
+	require.Zero(t, c.DesignWarmBytes, "0 turns warming off")
+	for _, bad := range []string{"-1", "lots"} {
+		_, err := Parse(env(map[string]string{"DESIGN_WARM_BYTES": bad}))
+		require.ErrorContains(t, err, "DESIGN_WARM_BYTES")
+	}
+}
+
 func TestDesigns(t *testing.T) {
 	c, err := Parse(env(nil))
 	require.NoError(t, err)

@@ -139,7 +139,7 @@ func TestMetrics(t *testing.T) {
 		require.Equalf(t, want, got, "%s", series)
 	}
 	for _, series := range []string{`mockmcp_design_cache_hits_total`, `mockmcp_design_cache_misses_total`,
-		`mockmcp_design_cache_loads_total`, `mockmcp_design_cache_bytes`, `mockmcp_db_pool_acquires_total`,
+		`mockmcp_design_cache_loads_total`, `mockmcp_design_cache_bytes`, `mockmcp_design_cache_warmed_tools_total`, `mockmcp_db_pool_acquires_total`,
 		`mockmcp_db_pool_total_connections`, `go_goroutines`, `process_resident_memory_bytes`} {
 		require.Positivef(t, m[series], "%s", series)
 	}

@@ -24,7 +24,10 @@ type Config struct {
 	// MetricsAddr is where the Prometheus metrics are served
 	// (METRICS_ADDR, 127.0.0.1:9091 by default), a listener of their own:
 	// never the public one. Empty serves no metrics.
-	MetricsAddr        string
+	MetricsAddr string
+	// Pprof serves the Go runtime's profiles (net/http/pprof, under
+	// /debug/pprof/) on the metrics listener (PPROF, false).
+	Pprof              bool
 	BaseURL            string
 	MaxPublicRateLimit int
 	PlatformRateLimit  int
@@ -277,6 +280,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	positive("JOURNAL_MAX_RATE_PER_ORG", &c.JournalMaxRatePerOrg)
 	positive("JOURNAL_MAX_RATE_PER_SERVER", &c.JournalMaxRatePerServer)
 	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
+	boolean("PPROF", &c.Pprof)
 	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
 	positive("DESIGN_CACHE_ENTRIES", &c.DesignCacheEntries)

@@ -118,6 +118,15 @@ func TestDesignWarmBytes(t *testing.T) {
 	}
 }
 
+func TestPprof(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.False(t, c.Pprof, "off by default")
+	c, err = Parse(env(map[string]string{"PPROF": "true"}))
+	require.NoError(t, err)
+	require.True(t, c.Pprof)
+}
+
 func TestDesigns(t *testing.T) {
 	c, err := Parse(env(nil))
 	require.NoError(t, err)

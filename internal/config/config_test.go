@@ -105,6 +105,28 @@ func TestDesignCache(t *testing.T) {
 	}
 }
 
+func TestDesignWarmBytes(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.Equal(t, 16<<20, c.DesignWarmBytes)
+	c, err = Parse(env(map[string]string{"DESIGN_WARM_BYTES": "0"}))
+	require.NoError(t, err)
+	require.Zero(t, c.DesignWarmBytes, "0 turns warming off")
+	for _, bad := range []string{"-1", "lots"} {
+		_, err := Parse(env(map[string]string{"DESIGN_WARM_BYTES": bad}))
+		require.ErrorContains(t, err, "DESIGN_WARM_BYTES")
+	}
+}
+
+func TestPprof(t *testing.T) {
+	c, err := Parse(env(nil))
+	require.NoError(t, err)
+	require.False(t, c.Pprof, "off by default")
+	c, err = Parse(env(map[string]string{"PPROF": "true"}))
+	require.NoError(t, err)
+	require.True(t, c.Pprof)
+}
+
 func TestDesigns(t *testing.T) {
 	c, err := Parse(env(nil))
 	require.NoError(t, err)

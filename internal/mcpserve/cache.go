@@ -61,6 +61,16 @@ type cache struct {
 
 	flight singleflight.Group
 
+	// warmBudget bounds the bytes warming (warm.go) adds to the designs
+	// cached, warmed; 0 warms nothing. warmQueue holds the entries to warm,
+	// warming is true while the goroutine warming them runs. warmHook,
+	// when set (tests), runs before each tool is warmed.
+	warmBudget int
+	warmed     int
+	warmQueue  []*cacheEntry
+	warming    bool
+	warmHook   func(id uuid.UUID)
+
 	// counts, read by Handler.CacheCounts; kept under mu, which every path that
 	// changes them holds already.
 	counts CacheCounts
@@ -77,6 +87,10 @@ type CacheCounts struct {
 	Loads uint64
 	// Evictions are entries dropped to stay within the bounds.
 	Evictions uint64
+	// WarmedTools are tools compiled in the background when their design
+	// entered the cache; WarmSkipped are designs not warmed because the
+	// queue or the warm budget was full.
+	WarmedTools, WarmSkipped uint64
 	// Entries and Bytes are the entries cached now and their approximate
 	// size.
 	Entries, Bytes int
@@ -85,8 +99,10 @@ type CacheCounts struct {
 type cacheEntry struct {
 	id uuid.UUID
 	d  *compiled // nil: the id serves nothing
-	// charged is the bytes counted for it in cache.bytes.
+	// charged is the bytes counted for it in cache.bytes; warmed, those of
+	// them warming added.
 	charged int
+	warmed  int
 
 	stale        bool      // notifications may have been missed since staleSince
 	staleSince   time.Time // when the design was last known current
@@ -231,6 +247,9 @@ func (c *cache) put(id uuid.UUID, d *compiled, start time.Time, epoch uint64) {
 	c.items[id] = c.order.PushFront(e)
 	c.bytes += e.charged
 	c.evict()
+	if c.holds(e) {
+		c.enqueueWarm(e)
+	}
 }
 
 // charge counts n more bytes for entry e, while it is cached.
@@ -257,6 +276,7 @@ func (c *cache) remove(el *list.Element) {
 	e := c.order.Remove(el).(*cacheEntry)
 	delete(c.items, e.id)
 	c.bytes -= e.charged
+	c.warmed -= e.warmed
 }
 
 func entrySize(d *compiled) int {

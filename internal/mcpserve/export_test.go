@@ -43,3 +43,14 @@ func (h *Handler) PendingQuestions(id uuid.UUID) int {
 	defer h.asks.mu.Unlock()
 	return h.asks.perServer[id]
 }
+
+// Forget drops the cached design of id, as a change to it does; for tests
+// only.
+func (h *Handler) Forget(id uuid.UUID) { h.cache.invalidate(id) }
+
+// WarmIdle reports whether no design is being warmed; for tests only.
+func (h *Handler) WarmIdle() bool {
+	h.cache.mu.Lock()
+	defer h.cache.mu.Unlock()
+	return !h.cache.warming
+}

@@ -57,6 +57,11 @@ type Options struct {
 	// CacheEntries and CacheBytes bound the compiled designs kept in memory.
 	CacheEntries int
 	CacheBytes   int
+	// WarmBytes bounds what compiling the tools of designs entering the
+	// cache in the background adds to the designs cached
+	// (DefaultWarmBytes when zero; negative warms nothing): past it a
+	// tool compiles on its first call.
+	WarmBytes int
 	// StaleMax bounds how long a cached design is served while it cannot
 	// be revalidated (the database or its notifications are out); 5
 	// minutes when zero.
@@ -185,6 +190,12 @@ func New(st Designs, log *slog.Logger, opts Options) *Handler {
 		states: newStateSigner(opts.RequestStateKeys, opts.Now),
 		asks:   newAsker(opts.Relay, opts.MaxPendingQuestions, opts.MaxPendingQuestionsPerClient, log)}
 	h.cache = newCache(opts.CacheEntries, opts.CacheBytes, opts.StaleMax, h.loadDesign)
+	switch {
+	case opts.WarmBytes == 0:
+		h.cache.warmBudget = DefaultWarmBytes
+	case opts.WarmBytes > 0:
+		h.cache.warmBudget = opts.WarmBytes
+	}
 	return h
 }
 

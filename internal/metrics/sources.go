@@ -25,7 +25,8 @@ func gaugeFunc(reg prometheus.Registerer, fqName, help string, labels prometheus
 }
 
 // DesignCache exposes the per-server endpoint's design cache: hits,
-// misses, loads and evictions, and its entries and bytes now.
+// misses, loads, evictions and the warming of designs, and its entries and
+// bytes now.
 func (m *Metrics) DesignCache(h *mcpserve.Handler) {
 	if m == nil {
 		return
@@ -39,6 +40,8 @@ func (m *Metrics) DesignCache(h *mcpserve.Handler) {
 		{"misses_total", "Requests that found no usable cached design and waited for a load.", func(c mcpserve.CacheCounts) uint64 { return c.Misses }},
 		{"loads_total", "Designs read from the database and compiled.", func(c mcpserve.CacheCounts) uint64 { return c.Loads }},
 		{"evictions_total", "Cached designs dropped to stay within the cache's bounds.", func(c mcpserve.CacheCounts) uint64 { return c.Evictions }},
+		{"warmed_tools_total", "Tools compiled in the background when their design entered the cache.", func(c mcpserve.CacheCounts) uint64 { return c.WarmedTools }},
+		{"warm_skipped_total", "Designs entering the cache whose tools were left to compile on their first calls: the warm queue or budget was full.", func(c mcpserve.CacheCounts) uint64 { return c.WarmSkipped }},
 	} {
 		counterFunc(reg, name("design_cache", c.n), c.help, nil, func() float64 { return float64(c.f(h.CacheCounts())) })
 	}
@@ -81,6 +84,8 @@ func (m *Metrics) RateLimit(l *ratelimit.Limiter) {
 		counterFunc(m.reg, name("rate_limit", "refused_total"), "Messages (or requests) refused by a rate limit, by limiter.",
 			prometheus.Labels{"limiter": kind}, func() float64 { return float64(l.Counts(kind).Refused) })
 	}
+	counterFunc(m.reg, name("rate_limit", "redis_calls_total"), "Round trips to Redis made by the rate limits: leases of allowances "+
+		"(and giving back those unspent at shutdown); 0 when counters are in memory.", nil, func() float64 { return float64(l.RedisCalls()) })
 }
 
 // Outbound exposes the outbound requests of this process, by kind and

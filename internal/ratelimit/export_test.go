@@ -9,12 +9,7 @@ func PerRequest(o Options) Options {
 
 // RoundTrips counts the times l asked its store: for leases, or per
 // request.
-func (l *Limiter) RoundTrips() int64 {
-	if l.leases == nil {
-		return l.perRequestTrips.Load()
-	}
-	return l.leases.roundTrips.Load()
-}
+func (l *Limiter) RoundTrips() int64 { return l.RedisCalls() }
 
 // Counters counts the keys whose leases l keeps.
 func (l *Limiter) Counters() int {

@@ -115,8 +115,69 @@ func newLeaseStore(c *redis.Client, prefix string, window time.Duration, failed 
 	return s
 }
 
-// close waits for the leases on their way.
-func (s *leaseStore) close() { s.background.Wait() }
+// close waits for the leases on their way, then gives back what this
+// instance holds unspent, so that the instances left may spend it.
+func (s *leaseStore) close() {
+	s.background.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
+	defer cancel()
+	s.giveBack(ctx, time.Now().UnixNano())
+}
+
+// giveBackTimeout bounds giving back the unspent leases at shutdown.
+const giveBackTimeout = 2 * time.Second
+
+// giveBackMargin: allowances are given back only while the window they
+// were leased in has at least this long to run as seen from here (never
+// later than in Redis), so that the counter they go back to is surely
+// that window's and not a new one's.
+const giveBackMargin = time.Second
+
+// giveBackScript takes back allowances from a counter that still runs (a
+// counter without a time to live is not touched), never below zero.
+// KEYS[1]: the counter. ARGV[1]: the allowances.
+var giveBackScript = redis.NewScript(`
+if redis.call('PTTL', KEYS[1]) <= 0 then
+	return -1
+end
+local count = redis.call('DECRBY', KEYS[1], ARGV[1])
+if count < 0 then
+	redis.call('SET', KEYS[1], '0', 'KEEPTTL')
+	count = 0
+end
+return count
+`)
+
+// giveBack returns to Redis the allowances held unspent of windows that
+// still run, in one pipelined round trip; it stops at ctx's end.
+func (s *leaseStore) giveBack(ctx context.Context, now int64) {
+	type back struct {
+		key  string
+		held int64
+	}
+	var backs []back
+	s.mu.RLock()
+	for k, c := range s.counters {
+		c.mu.Lock()
+		if c.held > 0 && c.pending == nil && now < c.expires-int64(giveBackMargin) {
+			backs = append(backs, back{k, c.held})
+			c.held = 0
+		}
+		c.mu.Unlock()
+	}
+	s.mu.RUnlock()
+	if len(backs) == 0 {
+		return
+	}
+	s.roundTrips.Add(1)
+	// EVAL, not EVALSHA: a pipeline cannot load a script it finds missing.
+	_, _ = s.redis.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, b := range backs {
+			giveBackScript.Eval(ctx, p, []string{s.prefix + ":" + b.key}, b.held)
+		}
+		return nil
+	})
+}
 
 // take spends n allowances of key's counter, as many as fit, at now (unix
 // nanos).

@@ -240,3 +240,31 @@ func TestLeasedCountersSwept(t *testing.T) {
 	require.Eventually(t, func() bool { return l.Counters() == 1 }, time.Second, 10*time.Millisecond)
 	require.True(t, l.Take(ctx, "new", 100).Counted)
 }
+
+// TestClosingGivesBackUnspentLeases: an instance that shuts down returns
+// the allowances it leased and did not spend, so another instance may
+// spend the whole limit but what the first admitted.
+func TestClosingGivesBackUnspentLeases(t *testing.T) {
+	t.Parallel()
+	const limit = 3200
+	ls := sharing(t, 2, ratelimit.Options{})
+	a, b := ls[0], ls[1]
+	key := "pub:give-back"
+	// Enough calls, spread out, for a to lease ahead of what it spends.
+	admitted := 0
+	for range 400 {
+		if a.Take(context.Background(), key, limit).Allowed {
+			admitted++
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	require.Equal(t, 400, admitted)
+	d := b.Take(context.Background(), key, limit)
+	require.Less(t, d.Remaining, int64(limit-admitted-1), "a holds allowances it has not spent")
+	tripsBefore := a.RoundTrips()
+	require.NoError(t, a.Close())
+	require.Equal(t, tripsBefore+1, a.RoundTrips(), "one round trip gives every lease back")
+
+	got := hammer([]*ratelimit.Limiter{b}, 4, key, limit, func(int) int { return 1 })
+	require.EqualValues(t, limit-admitted-1, got[0], "b spends all that a did not")
+}

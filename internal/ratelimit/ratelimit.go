@@ -140,8 +140,9 @@ func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) 
 	return l, nil
 }
 
-// Close waits for the leases on their way and releases the Redis
-// connection the Limiter opened, if any.
+// Close waits for the leases on their way, gives back to Redis the
+// allowances leased and not spent (of windows that still run), and
+// releases the Redis connection the Limiter opened, if any.
 func (l *Limiter) Close() error {
 	if l.leases != nil {
 		l.leases.close()
@@ -150,6 +151,19 @@ func (l *Limiter) Close() error {
 		return l.redis.Close()
 	}
 	return nil
+}
+
+// RedisCalls counts the round trips to Redis the Limiter made: its leases
+// (and giving back what it held, at Close), or one per check with the
+// per-request store; 0 without Redis.
+func (l *Limiter) RedisCalls() int64 {
+	switch {
+	case l.redis == nil:
+		return 0
+	case l.leases == nil:
+		return l.perRequestTrips.Load()
+	}
+	return l.leases.roundTrips.Load()
 }
 
 // Enabled reports whether limits apply.

@@ -16,8 +16,9 @@ import (
 
 // metaSchemaFiles are the 2019-09 and 2020-12 meta-schemas as published by
 // json-schema.org: each dialect's schema.json and the vocabulary
-// meta-schemas it references under meta/. The library embeds those of
-// Draft 4, 6 and 7 only, and Compile never fetches anything.
+// meta-schemas it references under meta/; and Draft 7's, as the library
+// embeds it. The library embeds those of Draft 4, 6 and 7 only, and
+// Compile never fetches anything.
 //
 //go:embed metaschemas
 var metaSchemaFiles embed.FS
@@ -25,6 +26,10 @@ var metaSchemaFiles embed.FS
 // metaSchemaDirs name the directory of metaSchemaFiles holding each dialect
 // the library does not embed a meta-schema for.
 var metaSchemaDirs = map[jsonschema.Dialect]string{
+	// Draft 7's is the library's own, copied: the library compiles its
+	// embedded meta-schema anew on every ValidateSchema, most of the time
+	// of compiling a small schema, where this one is compiled once.
+	jsonschema.Draft7:      "metaschemas/draft-07",
 	jsonschema.Draft201909: "metaschemas/2019-09",
 	jsonschema.Draft202012: "metaschemas/2020-12",
 }

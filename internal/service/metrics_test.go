@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,7 +140,7 @@ func TestMetrics(t *testing.T) {
 		require.Equalf(t, want, got, "%s", series)
 	}
 	for _, series := range []string{`mockmcp_design_cache_hits_total`, `mockmcp_design_cache_misses_total`,
-		`mockmcp_design_cache_loads_total`, `mockmcp_design_cache_bytes`, `mockmcp_db_pool_acquires_total`,
+		`mockmcp_design_cache_loads_total`, `mockmcp_design_cache_bytes`, `mockmcp_design_cache_warmed_tools_total`, `mockmcp_db_pool_acquires_total`,
 		`mockmcp_db_pool_total_connections`, `go_goroutines`, `process_resident_memory_bytes`} {
 		require.Positivef(t, m[series], "%s", series)
 	}
@@ -171,6 +172,32 @@ func TestMetricsCountRateLimits(t *testing.T) {
 	require.Equal(t, 2.0, m[`mockmcp_mcp_messages_total{endpoint="server",method="ping",outcome="result"}`])
 	require.Equal(t, 1.0, m[`mockmcp_mcp_messages_total{endpoint="server",method="other",outcome="rate_limited"}`])
 	require.Equal(t, 1.0, m[`mockmcp_http_requests_total{code="429",method="POST",route="/api/platform/{server_id}/mcp"}`])
+	calls, ok := m[`mockmcp_rate_limit_redis_calls_total`]
+	require.True(t, ok, "the limiter's Redis calls are a series")
+	require.Zero(t, calls, "counters in memory call no Redis")
+}
+
+// TestMetricsCountTheLimitersRedisCalls: with counters in Redis the
+// limiter's leases are counted, fewer than the messages they admit.
+func TestMetricsCountTheLimitersRedisCalls(t *testing.T) {
+	t.Parallel()
+	env := withMetrics(t, func(c *config.Config) {
+		c.Env = "production"
+		c.MaxPublicRateLimit = 1000
+		c.RedisURL = redisTestURL()
+	})
+	c := env.Signup(t, "Leasing Org")
+	endpoint := weatherServer(t, env, c)
+	const calls = 60
+	for range calls {
+		code, _ := rpc(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		require.Equal(t, http.StatusOK, code)
+	}
+	m := scrape(t, env)
+	require.Equal(t, float64(calls), m[`mockmcp_rate_limit_admitted_total{limiter="public"}`])
+	trips := m[`mockmcp_rate_limit_redis_calls_total`]
+	require.Positive(t, trips)
+	require.Less(t, trips, float64(calls), "leases, not a round trip per message")
 }
 
 // TestNoMetricsListener: METRICS_ADDR empty serves no metrics anywhere.
@@ -195,4 +222,32 @@ func TestMetricsAddrTaken(t *testing.T) {
 		_ = svc.Close()
 	}
 	require.ErrorContains(t, err, "METRICS_ADDR")
+}
+
+func TestPprofOnTheMetricsListenerOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		env := withMetrics(t, func(c *config.Config) { c.Pprof = on })
+		resp, err := http.Get("http://" + env.Service.MetricsAddr() + "/debug/pprof/goroutine?debug=1")
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if on {
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Contains(t, string(body), "goroutine profile")
+		} else {
+			require.Equal(t, http.StatusNotFound, resp.StatusCode)
+		}
+		resp, _ = apitest.Send(t, apitest.JSONRequest(t, http.MethodGet, env.URL+"/debug/pprof/", nil))
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, "never on the public listener")
+	}
+}
+
+// redisTestURL is the Redis of the tests (TEST_REDIS_URL, else the local
+// one).
+func redisTestURL() string {
+	if v := os.Getenv("TEST_REDIS_URL"); v != "" {
+		return v
+	}
+	return "redis://127.0.0.1:6379/0"
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sync"
 	"time"
@@ -333,6 +334,13 @@ func (s *Service) serveMetrics() error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	if s.cfg.Pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	s.metricsLn, s.metricsHTTP = ln, newHTTPServer(mux, s.log)
 	s.log.Info("serving metrics", "addr", s.MetricsAddr())
 	go func() {
@@ -378,7 +386,7 @@ func (s *Service) serverEndpoint(ips *clientip.Resolver, hosts *mcptransport.Hos
 	return mcpserve.New(s.store, s.log, mcpserve.Options{MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchMessages: cfg.MaxBatchMessages,
 		Authorizer: s.keys, OAuth: s.tokenVerifier(), BaseURL: cfg.BaseURL, RateLimit: s.limit, PublicCeiling: cfg.MaxPublicRateLimit,
 		ClientIP: ips, AllowedHosts: hosts, Journal: rec, Sequences: s.seq, StaleMax: cfg.DesignStaleMax,
-		CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, RequestStateKeys: s.stateKeys, Now: cfg.Clock,
+		CacheEntries: cfg.DesignCacheEntries, CacheBytes: cfg.DesignCacheBytes, WarmBytes: warmBytes(cfg.DesignWarmBytes), RequestStateKeys: s.stateKeys, Now: cfg.Clock,
 		AskTimeout: cfg.AskTimeout, MaxPendingQuestions: cfg.MaxPendingQuestions, Relay: relay, Tasks: taskStore{s.store}, States: stateStore{s.store},
 		MaxPendingQuestionsPerClient: cfg.MaxPendingQuestionsPerClient, MaxStreamsPerAddress: cfg.ListenMaxPerAddress,
 		MaxStreamsPerOrg: cfg.ListenMaxPerOrg, StreamLifetime: cfg.ListenMaxLifetime,
@@ -615,4 +623,13 @@ func upstreamKey(ctx context.Context, st *store.Store) (*upstream.Key, error) {
 		return nil, err
 	}
 	return upstream.NewKey(secret)
+}
+
+// warmBytes is the warm budget of the design cache: DESIGN_WARM_BYTES=0
+// turns warming off, which Options says with a negative budget.
+func warmBytes(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -66,6 +66,30 @@ func (e AgentCardStatus) Valid() bool {
 	}
 }
 
+// Defines values for AgentJournalOutcome.
+const (
+	AgentJournalOutcomeError    AgentJournalOutcome = "error"
+	AgentJournalOutcomeFault    AgentJournalOutcome = "fault"
+	AgentJournalOutcomeRejected AgentJournalOutcome = "rejected"
+	AgentJournalOutcomeResult   AgentJournalOutcome = "result"
+)
+
+// Valid indicates whether the value is a known member of the AgentJournalOutcome enum.
+func (e AgentJournalOutcome) Valid() bool {
+	switch e {
+	case AgentJournalOutcomeError:
+		return true
+	case AgentJournalOutcomeFault:
+		return true
+	case AgentJournalOutcomeRejected:
+		return true
+	case AgentJournalOutcomeResult:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApiKeyScope.
 const (
 	Full   ApiKeyScope = "full"
@@ -813,6 +837,54 @@ type AgentCardValidation struct {
 
 	// Valid True when the card may be published.
 	Valid bool `json:"valid"`
+}
+
+// AgentJournalEntry defines model for AgentJournalEntry.
+type AgentJournalEntry struct {
+	// A2aVersion The `A2A-Version` the request spoke (`0.3` when absent).
+	A2aVersion string `json:"a2a_version"`
+
+	// Binding `JSONRPC` or `HTTP+JSON`.
+	Binding       string                 `json:"binding"`
+	ClientAddress string                 `json:"client_address"`
+	ErrorCode     nullable.Nullable[int] `json:"error_code"`
+	Id            openapi_types.UUID     `json:"id"`
+	LatencyMs     float32                `json:"latency_ms"`
+
+	// Message `{text, data?, metadata?, contextId?, left_out?}`; null when no message could be read.
+	Message nullable.Nullable[json.RawMessage] `json:"message"`
+
+	// Method The JSON-RPC method as sent, e.g. `SendMessage` or `message/send`.
+	Method string `json:"method"`
+
+	// Mismatches Why each reply tried before the chosen one did not match (`scenario` names the reply).
+	Mismatches []JournalMismatch `json:"mismatches"`
+
+	// Outcome `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+	// (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+	// refused before dispatch (401).
+	Outcome    AgentJournalOutcome `json:"outcome"`
+	ReceivedAt time.Time           `json:"received_at"`
+
+	// Reply The scripted reply's name, or `default`; null for an error.
+	Reply nullable.Nullable[string] `json:"reply"`
+
+	// Response The answer sent
+	Response string `json:"response"`
+
+	// Skill The skill the message matched.
+	Skill nullable.Nullable[string] `json:"skill"`
+}
+
+// AgentJournalOutcome `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+// (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+// refused before dispatch (401).
+type AgentJournalOutcome string
+
+// AgentJournalPage defines model for AgentJournalPage.
+type AgentJournalPage struct {
+	Items      []AgentJournalEntry       `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
 
 // AnyJSON Any JSON value.
@@ -2779,6 +2851,22 @@ type User struct {
 	Id        openapi_types.UUID `json:"id"`
 }
 
+// VerifyAgentRequest defines model for VerifyAgentRequest.
+type VerifyAgentRequest struct {
+	AtLeast *int `json:"at_least,omitempty"`
+	AtMost  *int `json:"at_most,omitempty"`
+	Exactly *int `json:"exactly,omitempty"`
+
+	// Message A condition in the mock-scenario form over `{text, data, metadata, contextId}` of the
+	// message (`{"field": "text", "operator": "contains", "value": "refund"}`); absent matches
+	// every message.
+	Message *json.RawMessage `json:"message,omitempty"`
+
+	// Reply A reply's name, or `default`.
+	Reply *string `json:"reply,omitempty"`
+	Skill *string `json:"skill,omitempty"`
+}
+
 // VerifyJournalRequest defines model for VerifyJournalRequest.
 type VerifyJournalRequest struct {
 	// Answers A condition in the mock-scenario form on the client's answers, keyed by question id
@@ -2891,6 +2979,21 @@ type ListAgentCardsParams struct {
 
 // ListAgentCardsParamsStatus defines parameters for ListAgentCards.
 type ListAgentCardsParamsStatus string
+
+// GetAgentJournalParams defines parameters for GetAgentJournal.
+type GetAgentJournalParams struct {
+	// Method Only this method, e.g. `SendMessage`.
+	Method  *string              `form:"method,omitempty" json:"method,omitempty"`
+	Outcome *AgentJournalOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Reply Only messages answered by this reply (`default` for the default reply).
+	Reply *string `form:"reply,omitempty" json:"reply,omitempty"`
+
+	// Since Only messages received at or after this time.
+	Since  *time.Time `form:"since,omitempty" json:"since,omitempty"`
+	Limit  *int       `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // ListPolicyAuditParams defines parameters for ListPolicyAudit.
 type ListPolicyAuditParams struct {
@@ -3014,6 +3117,9 @@ type UpdateAgentCardSkillJSONRequestBody = UpdateAgentCardSkillRequest
 
 // InvokeAgentCardSkillJSONRequestBody defines body for InvokeAgentCardSkill for application/json ContentType.
 type InvokeAgentCardSkillJSONRequestBody = InvokeSkillRequest
+
+// VerifyAgentJSONRequestBody defines body for VerifyAgent for application/json ContentType.
+type VerifyAgentJSONRequestBody = VerifyAgentRequest
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
@@ -3143,6 +3249,12 @@ type ServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx echo.Context, cardId CardId) error
+	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
+	// (DELETE /api/agent-cards/{card_id}/journal)
+	ClearAgentJournal(ctx echo.Context, cardId CardId) error
+	// GetAgentJournal List the messages sent to a card's mock A2A agent, newest first
+	// (GET /api/agent-cards/{card_id}/journal)
+	GetAgentJournal(ctx echo.Context, cardId CardId, params GetAgentJournalParams) error
 	// PublishAgentCard Publish an agent card to the public exchange
 	// (POST /api/agent-cards/{card_id}/publish)
 	PublishAgentCard(ctx echo.Context, cardId CardId) error
@@ -3170,6 +3282,9 @@ type ServerInterface interface {
 	// ValidateAgentCard Check an agent card against the rules for publishing
 	// (POST /api/agent-cards/{card_id}/validate)
 	ValidateAgentCard(ctx echo.Context, cardId CardId) error
+	// VerifyAgent Check whether a card's mock A2A agent got matching messages a number of times
+	// (POST /api/agent-cards/{card_id}/verify)
+	VerifyAgent(ctx echo.Context, cardId CardId) error
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx echo.Context, params ListPolicyAuditParams) error
@@ -3564,6 +3679,82 @@ func (w *ServerInterfaceWrapper) DuplicateAgentCard(ctx echo.Context) error {
 	return err
 }
 
+// ClearAgentJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearAgentJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearAgentJournal(ctx, cardId)
+	return err
+}
+
+// GetAgentJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgentJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAgentJournalParams
+	// ------------- Optional query parameter "method" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "method", ctx.QueryParams(), &params.Method, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter method: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
+	}
+
+	// ------------- Optional query parameter "reply" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reply", ctx.QueryParams(), &params.Reply, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reply: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgentJournal(ctx, cardId, params)
+	return err
+}
+
 // PublishAgentCard converts echo context to params.
 func (w *ServerInterfaceWrapper) PublishAgentCard(ctx echo.Context) error {
 	var err error
@@ -3737,6 +3928,22 @@ func (w *ServerInterfaceWrapper) ValidateAgentCard(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ValidateAgentCard(ctx, cardId)
+	return err
+}
+
+// VerifyAgent converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifyAgent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifyAgent(ctx, cardId)
 	return err
 }
 
@@ -5609,6 +5816,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/validate", wrapper.ValidateAgentCard, options.OperationMiddlewares["validateAgentCard"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/publish", wrapper.PublishAgentCard, options.OperationMiddlewares["publishAgentCard"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/unpublish", wrapper.UnpublishAgentCard, options.OperationMiddlewares["unpublishAgentCard"]...)
+	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id/journal", wrapper.ClearAgentJournal, options.OperationMiddlewares["clearAgentJournal"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/journal", wrapper.GetAgentJournal, options.OperationMiddlewares["getAgentJournal"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/verify", wrapper.VerifyAgent, options.OperationMiddlewares["verifyAgent"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/duplicate", wrapper.DuplicateAgentCard, options.OperationMiddlewares["duplicateAgentCard"]...)
 	router.GET(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.ListAgentCardSkills, options.OperationMiddlewares["listAgentCardSkills"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.CreateAgentCardSkill, options.OperationMiddlewares["createAgentCardSkill"]...)
@@ -6327,6 +6537,179 @@ func (response DuplicateAgentCard422ApplicationProblemPlusJSONResponse) VisitDup
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournalRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type ClearAgentJournalResponseObject interface {
+	VisitClearAgentJournalResponse(w http.ResponseWriter) error
+}
+
+type ClearAgentJournal204Response struct {
+}
+
+func (response ClearAgentJournal204Response) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearAgentJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal400ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal401ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal403ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal404ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournalRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Params GetAgentJournalParams
+}
+
+type GetAgentJournalResponseObject interface {
+	VisitGetAgentJournalResponse(w http.ResponseWriter) error
+}
+
+type GetAgentJournal200JSONResponse AgentJournalPage
+
+func (response GetAgentJournal200JSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal400ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal401ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal403ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal404ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7289,6 +7672,128 @@ func (response ValidateAgentCard404ApplicationProblemPlusJSONResponse) VisitVali
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgentRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Body   *VerifyAgentJSONRequestBody
+}
+
+type VerifyAgentResponseObject interface {
+	VisitVerifyAgentResponse(w http.ResponseWriter) error
+}
+
+type VerifyAgent200JSONResponse VerifyJournalResult
+
+func (response VerifyAgent200JSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent400ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent401ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent403ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent404ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent413ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent422ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16352,6 +16857,12 @@ type StrictServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx context.Context, request DuplicateAgentCardRequestObject) (DuplicateAgentCardResponseObject, error)
+	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
+	// (DELETE /api/agent-cards/{card_id}/journal)
+	ClearAgentJournal(ctx context.Context, request ClearAgentJournalRequestObject) (ClearAgentJournalResponseObject, error)
+	// GetAgentJournal List the messages sent to a card's mock A2A agent, newest first
+	// (GET /api/agent-cards/{card_id}/journal)
+	GetAgentJournal(ctx context.Context, request GetAgentJournalRequestObject) (GetAgentJournalResponseObject, error)
 	// PublishAgentCard Publish an agent card to the public exchange
 	// (POST /api/agent-cards/{card_id}/publish)
 	PublishAgentCard(ctx context.Context, request PublishAgentCardRequestObject) (PublishAgentCardResponseObject, error)
@@ -16379,6 +16890,9 @@ type StrictServerInterface interface {
 	// ValidateAgentCard Check an agent card against the rules for publishing
 	// (POST /api/agent-cards/{card_id}/validate)
 	ValidateAgentCard(ctx context.Context, request ValidateAgentCardRequestObject) (ValidateAgentCardResponseObject, error)
+	// VerifyAgent Check whether a card's mock A2A agent got matching messages a number of times
+	// (POST /api/agent-cards/{card_id}/verify)
+	VerifyAgent(ctx context.Context, request VerifyAgentRequestObject) (VerifyAgentResponseObject, error)
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx context.Context, request ListPolicyAuditRequestObject) (ListPolicyAuditResponseObject, error)
@@ -16895,6 +17409,57 @@ func (sh *strictHandler) DuplicateAgentCard(ctx echo.Context, cardId CardId) err
 	return nil
 }
 
+// ClearAgentJournal operation middleware
+func (sh *strictHandler) ClearAgentJournal(ctx echo.Context, cardId CardId) error {
+	var request ClearAgentJournalRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearAgentJournal(ctx.Request().Context(), request.(ClearAgentJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearAgentJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearAgentJournalResponseObject); ok {
+		return validResponse.VisitClearAgentJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAgentJournal operation middleware
+func (sh *strictHandler) GetAgentJournal(ctx echo.Context, cardId CardId, params GetAgentJournalParams) error {
+	var request GetAgentJournalRequestObject
+
+	request.CardId = cardId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentJournal(ctx.Request().Context(), request.(GetAgentJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAgentJournalResponseObject); ok {
+		return validResponse.VisitGetAgentJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // PublishAgentCard operation middleware
 func (sh *strictHandler) PublishAgentCard(ctx echo.Context, cardId CardId) error {
 	var request PublishAgentCardRequestObject
@@ -17190,6 +17755,54 @@ func (sh *strictHandler) ValidateAgentCard(ctx echo.Context, cardId CardId) erro
 		return err
 	} else if validResponse, ok := response.(ValidateAgentCardResponseObject); ok {
 		return validResponse.VisitValidateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VerifyAgent operation middleware
+func (sh *strictHandler) VerifyAgent(ctx echo.Context, cardId CardId) error {
+	var request VerifyAgentRequestObject
+
+	request.CardId = cardId
+
+	var body VerifyAgentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifyAgent(ctx.Request().Context(), request.(VerifyAgentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifyAgent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifyAgentResponseObject); ok {
+		return validResponse.VisitVerifyAgentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -20384,671 +20997,692 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Jcxu51S/6r6B4U2XypUlT8pIZql6l5GUS3dhjP0nO8g39saFuiETUBHoaoGTGV+9vf4VzAPRCNNmk",
-	"5Jn58lI1NRbJbqwHB2f9na+9RC5zKZjQqjf52stpQZdMswI+vaZFepaav1KmkoLnmkvRm/QuF4zQOROa",
-	"JLRInyjCU9K/LuSSZFzpGfw0Mz8pIguSFIxqVvl2MOpFPW4ayqle9KKeoEvWm/TMbzOe9qJewX5e8YKl",
-	"vYkuVizqqWTBltQM5FoWS6p7k95qBU/qdW5eVbrgYt67v49g0D9Cg6Fh2wGbHltGAf9sG8KSfnnHxFwv",
-	"epOj8Tg0hA/FvG3ZZDGngv+Lmq9g4VpGIYv5w5fiQzG/yFbz8Ejy1VXG1YKLeXNQKlvNtwzL/PzABfpY",
-	"yGWu29Yoh183yAq/rpIUftNGTvjrw1fxnCm5KhLWNtzC/r4xYPdDdcjuu7ZBu98fPuwLVtyyom3Q719/",
-	"JAqeIClTfC42Ro+/VseO37SNHH99rHFf3PAsaz/Gpk8irwm1kzBUa97YPjZ4ZLbPAX/5PDxEpbgUbWvL",
-	"vuSZLKiWxZoofDSwuvB9fXnhq/b1hZ8fYYG3Ly0skmWRpK8EvWGzhKpWit1/UY/DTOFixXXrIVPmx81V",
-	"NN/W1tB80TpS8+PD1++Sqpu2YWqqbuwonx2TTN6xwqwdWbAvJFnQgibmbo1IOQXzBsxA29fJgoo0a52E",
-	"eWTXHHKqNSvMu//903j4PR1ef/767Pj+d+HpMNXKiTVTm3zYfFldc/O5dbRMPQIHvpQyax2ilNnmEKXM",
-	"akOUMmsdopTZQ4d4b15WuRSKgeD0iqbn7OcVU9p8SqTQTMCfNM8znsBF+zQv5FXGlr//pzKT+Vrp7ncF",
-	"u+5Nev/raSmcPcVf1dOP+BZ2GrqMoFvCFVnSzIybpaS/EjktFL3KGPnfFx9+jAglVzQlXtobjHpGcpLi",
-	"OuPJLz5mefVPlmiSZFQtmCJ3XC8IFYR94UqDeCIY6VOyEvznlWP9Bfl0fobD/kEWVzxNmfilx53QLGMF",
-	"WdI1EVKTVBK94Ir0C5mxiNywNVGJzFlkRktJUkilhoprv0k4/B+l/kGuRPpLjv5HSdQqWbiV5wK4D87n",
-	"iarJgzDGj3SdSZpeSvmOFnP2axH1lUzXhrIzMwjDMakg70//Pnv14c0/Zq/+cfn2AkZ7KeV7KtYfjYCb",
-	"2HOofskxf7hlyM9Bxk5IQTUjGV9yTfp5IdNVYh4kS5kyIkW2HkxIbObx8dOrd2evZ+enl29n787en13G",
-	"buqK5KyYiiUXK83M3yTJuFHAaJoWTKnRVPSi3oLR1Kpu50wX6+HptWbFJt+8YIkUqSIroXkGA73jIpV3",
-	"RpRlWhlGWa6B5XVcaDZnBfDjvw/PqWbvzISG8P/6qu1445wtKReGce73lmJ6cyqfBP9CNF+yvadxX1LK",
-	"r0ojHYhDbyqO8cd3p5c/fDh/X6OWCpFERC1owVJytUZSlBlP1qSQKyMxUZHCt0Yw5gkjTKS55EL/h44O",
-	"oqNPgq70Qhb8X+yX5uO3NOOpUzPMTXP68czcPaP6Pv7tb38bnq70ggltRsOCa1bKMzCnvJAJUyA2/Ipi",
-	"zB3LsqEVZK5W5rKCKZ+QmBWFLFQMEoEi7JYVa3LNWZYSqsk1XWV6BNtv+zRDOj0+PZ0zoV/TIiBPngpy",
-	"enxKjkZj4p8ifZWzhF+76dJjOsoLqaVRPw2tmDfyQpqLNALpylynIPm/pkuWvQbVCY5VXsicFZqjjJjQ",
-	"nF7xjLvP9V/ZF81EytLaaO02XUmZMSrMVQePgSJpfueaLQNt1Sa5sdkRGv3gSZqm3DxGs4+VFlAatq+h",
-	"yNC7r4rLoZGtCh6irEA79gtaFHQNw1mpxY9S+yVX4Q6ULhhd2uPf/DnUT8qAJs5EvtLvZcrqS7axKs1h",
-	"2dc/rPSh72/fhVQmqyUTGub8qciCDwmrtm/uYSFveYpMur771Ysj+Ooq2Fdtg3+Ch6J6W58Da6xYsiq4",
-	"hhuVF2zp7Mp+mfaisOYSutYvzIFmW9o7rJ/KNG54lj3kSLEvdJln+5IIT4OP8QMptpVY5KE0rOl8rzca",
-	"RAS6s7UUVVfQNvy5Cwms8lwWmqVnQrPimiZs2zYBo05k9oqLtM4paicHnvkrK1TbdmomKN58Dzk9zdFs",
-	"9t1lBW5bx9noNLjQofUr24zqt1KIZwYZoT8xGxOIel+Gczl0kzC3WUKLdFTea5UnhnxpBmdNWIvepDfn",
-	"erG6GiVy+XQpk5tlkvt/jQRWCJo99Y3CCpym6Xu2vGJFxQATZgbXNFOseSsbmTJr2itfbFqBo57R8pEV",
-	"wHL0Jr0l9NuLekyslmYH5J2Az/aHz9GOHcPOQ0RQEwPqI0bJ0/wlVlmGwlqNz5VDboocNMs+XPcmP20X",
-	"1Xzfr6uv33+OGh2aDsDcls6orlnNUqrZ0AjXvdCg7DtX6/C1eAin7TSdt/hm6IyxL8mCijmb2dNdFxP/",
-	"tmAF6gnuOaIW8k5ZI0qRkrsFzxjhIL9aPxsDT9/OLVrIJcspmlh2Poz3xQ7jpLk/bmXi7/89N/2sfDm4",
-	"5RlPmFDdxrtkmqZU0wOG8d69GhxEu1jkFn8bSe4cd8HyjB9CYucsz9YhAitYLhXXslh3WriAPNKpf3D1",
-	"BK9RTfVqU5LpxX7BYoIOfFowZx+01ixH9KMKp0sLem2YvX89wOyi3ipP92YPoOx54u0067+Wr2y9L6Pe",
-	"HS0EF3MVMm0sqVGVh/Z1LuaEpmAroVdypfGs4+H/50ppsqQpI32cIdptwN/wAEHJ7pGXmMpLun6l2wug",
-	"PIoVLlKjNE9HG9d8hUNUOGrlwJZnoLYjlRVsnLUGD62x+do9UaOKrVff660KM1VrkdTuY3u/b2qOqVxS",
-	"LvaVzY0INFs6mblhOFhKMSeafdERuZU8YRHhSzpnETFKmYzINc/YPvQQ9TIq5is6x95Go9Fg1JsYPtG0",
-	"lpxdfCAvn30/PCKJGRvpM7Mt14V7unuPqBV0meI/lRQRUTljyeLhMy2oZrPMmf/qvf5QMAadjkK8wZwQ",
-	"NltSQeeganbb/prhYNfj910F2tf1E/W4Mm1TZNlbHwXq3VsvRorY+zXgMjvjNsxDzoYGKxh0/XZbfLcu",
-	"32rdz2oS1Kb8ba2qwd+rZrLdxInfNJfug4BVE1KwiFwxWrAiIjTnsxu2jog0QziOyBVVPInIUmeqy2Ia",
-	"Odea/YOm0D9fXn4ksoB/L8in83ek7+ZCtHRy7SB4Mt3d3jIRw0CGRZ5EpGBKR2Re0HzxcxZsasn0QrY4",
-	"/2GI+MAJ+fjh4pLcLZgg9EoxEWYZTuNuHdoyyctRmRHasUXkjl0pmdww3XkdOtPvWfX+/TYk/I6jLlwn",
-	"Ts+l95Mrg9Ym9kXPklWhOimjTYEHuq83slUYeF9RJZp2dc3msuD72rbquuvmJfvdy/HRhFACAl7/eHz8",
-	"fDh+MRwfDdC974VYjF/4FwQtlE9dHo0nY/Pff4UPzL6WtaYwTRUpJ7BFVDCzeAChvi8Fwm9Dpqgx7bLZ",
-	"NHgVwU8sJUZKXVdvlSeKmK7BS4Mhy/1YMYF+lfdMKTpn8WBE/mb4RpxIgb3GU9E3TcC7KmGCFlwS/zNR",
-	"a6HplwFZUp0smCLxV5SMzNpExInNEQGf2Rd9lt7HdlRTscReScESxm9ZSvpcKxBySE4Lrcg/JRfouBXs",
-	"LuOCqQjmY5o0rZjHr3mhNH5jXoqmwnxbdmw+2c4JTwfYAC4AFeqOFYrE5sc4IlTYr4hmyzyjEKAiUlaw",
-	"dCqAmPWCahcrQhWJaTFXMenHX7+av0amnfv7OCLuCzOEUcL12n27WvEU/gZBllyaZcAZ4IZBB24t7fhO",
-	"4CAZVcscpXL4c37LFMzP3qbYxoj8SJdMTYVRWG2okI9rKdITQivbJwtcb+g3lUxBAI/heGC3UaRg1ytl",
-	"tub58fGASDEV6F5U9JZFBLRd04iQOujacx3tEp2adNxCbif2RouIOdam46/3hGZ3dK3cqm0xLpXcs9VM",
-	"YhYjKAOECcMowxC6YBb+iWoT0MP2aOirs50Y+cG34jYXYUnViAIozHteAg2MyKmVWzMubvD6p7hpWsqM",
-	"9ONlktswaXOwXIQ1T4kspsIJv81wjgjCMeBd0wy8Ce1JQbgekIQKcmWo+VbesDREcA3xv7GNmmSMKk1e",
-	"jCsxqMFbaG9j6v+++PDjX2m2Aivqkn45w5eqYf/+wirXJizM2TUtI9MxrNMcM5utsSkb2iVrDw01awin",
-	"3G4F/A0r6YgYN7RYifCSiGCgdBkWPSHxf/9Eh/8aD7+fff797+Kw1FlLq+nOEarx2JU2jH7PGDFCtr/q",
-	"A+55vSqE6ugn6nwg8ch80wP5qKJqiwk0KH9ulTihoXOmQH/7uimCABlRBVdEGqEUqFqtiKNdZ/iRz+b2",
-	"w7j1YO0RhNCZzPeg1rqV9kCDqr17fEv7kftrMGR+M6L/a83E3fBHQoxT5z3/gbMsfWveCbqOTUcBXlms",
-	"GCrO3oG1pGtz5dR8VwHTWHWJsfHIjTh4lsTaEGVI0lhj6NStodeQLFPdnX8qKUbn9M6K79Byzv/C1pvL",
-	"dyVXIp1RpZie8VS15JbYTCdqgySHELadQgR3wagRr04IW+Z6bVguuTYyGDxSs3PudMNtVzgPcZZuTsXc",
-	"lyhgrBQryN1CkjkTrDAvEa5bLv2cF0w9yEPW0ROZUaVnRrAOatnvjJCiVknClLpeZWYKkdGSZJGyFBgq",
-	"F4SSa3ZHFEaemvkcNuBWHgYbCyfPurbMdhtmDaSx24dfjXHBtqINKtzmDansRmO9gicK6P5RLkw8QQ+4",
-	"KPM8W58mjo255bOTK/084L/KmP1OoJMo4C80Z940MrylBUR4mtagk9e+Sfj4ybcLH9/4xvHXsgc3yI+0",
-	"CCwXTTo5GSuz3EZGNvyxKSVUckVXBUfN/4atB07DAwaD2UtGJ7Apr511KzuH1u0pxZeGwmqXKBTqoBes",
-	"IFSsNaQK31FF+uBthLOYFmsjOjeEUHdFRL07ucpScsUG5K7gWjNh5dX7qJcW6xm8GgrutBPfg3rdvgad",
-	"7TYP93GaK8WmnU1gLis0Yvb0MfpvbLxbxcjvoR+g67S6AOXKttLIhZ/eI5wP52DYFUiDOciEK7yMUyIF",
-	"ZCUYHp66yxdEFJ6apwwNBS+zkHzzo7mwr8FKa7VAT7gECRSZlDc4UZJzIcyNmdZuGHutHXq5bLkp7OI2",
-	"Fiy4Ryu9eC/TRuiZkKIZ6zfp/VneweIajdq1CxFJhdQs0Swdkdg6keIJ4ZrY0YEklFFt5u3SCbzd4s4I",
-	"0FNRSxEjMbigsBFuWBf5YMZJjkdHZW+e+RmxRDHrxyJa3jCh0DTqU9HlnUC7isuroGh2xe3rc6VWrCDx",
-	"U5rzp26oT7/6FPT7pzigAYEnVTQVdJVyJhI2hMuYaIkBXG5ZPp2/OyGKMTcVtLK4S8wur12sXtSDh4Ix",
-	"Lq+NvHjhhIhNCS1O/AMxWXBr0BSoL8ZaZ+9VbEa3lCkrhE3zUiPyBvdamd/ivOC3VLO4GoKD0TlwwuHH",
-	"jjdqOd6ProHKV64pN7HLy3fvW6RoN3YzP3NTmLlFhAuy5FnGrcAWoT0GQBNgNvKaxMCmnmZc6TgycwMG",
-	"ZT9PRey5l3+k/MYZJkO/FYymMZrWkDCeplwl8pYVseEGU2GXuH88Pn45HP9hePzdILzeL8fj8RgpYkm/",
-	"8KVZ8O9ePjffjqPekgv8qrR5+ewgs2xZdillxXKwj2dDwOEFQxauWOQYJFXuSiV9taB5menljWfO10ms",
-	"9WGwaXSYLZkNx9tHWa9kAnW6zl7j868ymdx0MBRyhRpsW9rHKtGrgqWvK/lI3UffYMJuKjsMAgGV8zUV",
-	"qVHb2WkxX7nok/1MOq3S47bUmpAf348FgVUCl7cdY3cRZHN6B+S0tF+E7VNwcCv7L+eSL9mljZ/ovtbd",
-	"E5X8EC+shyYgSFc9P1vlJGsK2U4FCCnQua2tg7605rwDAocuOqX0VaZkru6Z82MdQHN+gWvM4jjELHYk",
-	"uew59OAKwpXg47vWVe22kFJD+gNd5hnesSzjCdfNFKmtV3Cjg3PbaPP7i7KT5k9vq50ClMMyz5jPnmvL",
-	"kvK7UodsGodcLVWePd7BCnpgdza3+zWzOchx4of01P7J4B4mjCYL8un8bOi9jN6OPCHxV/gwIT+BaRA8",
-	"yJ/vq16WykZVr5n9PK94z9rLgFyZFkzfpouJDXoELze4s/FbCHv8P0aslOj3J/0rqtjL54OIOE50DwKM",
-	"fcFJJpH/a0K+rgpePv5H7IX8HzOCK9/e/X0M/sNmQ7OMi5uIQBOGmCKiuc5MK5XZ/bHWvOL/Yn+8j09w",
-	"0Zd0TRJaFOupiKkQEglIWaEJZIM45G50QWruFIBLN+rBikBAcsplRe2s/AlD3m1Eg18PuJJBjavEkhyS",
-	"AVTm0+zMnzkgayba7qs9Ho+NwHk8Hj++rzaU+LKDuVazUXbHB452J5/snXJSSzBpxAYb3oFTIae50U6G",
-	"x6NxRN6fXUbk1cWb4bPh64yCEflPH98Nn43GbfGFPpJsz1SUNu+w9wgPP//+d3FEqCZL2XTAR40olTro",
-	"yjfJQtkhd9eTUg7c7wenquwgyUo6Rzhjw2k75O+jf4z+64RQkhdsWLCMUcWIWl1f8y9gpEgSlmuWdjSu",
-	"hmwxlt+A5fwwZoOegRI6b2NWr7hF6rhhazRaOBtZcVJ+v2CCLKhCrxSJ0VcRh2xXG/vVGIHqMgSmSqdZ",
-	"Hw0XjWYqRH80HhsSp1k22M9f1qDWJRfuYyhhr+rDauYQyCWu21IaRcaZIMx0aqFe46PBiLxfKY3RNvDQ",
-	"9cromq1+plY1owl3t+TCC1gPpLcPFUZxGNUdNMiop4JYom9YAVGM17jMNsa/EYddRaRD1vi573nk13H0",
-	"8ujefT/44+8eeiJRCz7w+t9bU8beqmryDj5L1c2uNt/L5OZU3QTkhYakHhTVUSLadwYVQWrHBA6kH8Om",
-	"Ak4A4B9U3cQYpHpVUAFxoLrgLDXnUBYpK9yptdGhEUqw+ImLOYndrGOIx1YQ30XnlIsa19m16K+g9+Y9",
-	"1CW6pJ0cnUWjK0HW1+dP/JZBZLJRTWLSBw1BFhAvAbHnsVEWYtK/4oIWa0gDQS1ESE2upF5smv32o0DT",
-	"/q7H3RxfmWfBRFhTQLdbB8tH68bFLh06K+CBJ2W39XMr4K9VkqpWWa4MzTat1qBSwVXpI7OFNk/WDNxo",
-	"su67q/Plc/IX/mowImdakXjFY4JIAla/u4JgadBcT/NckVvO7qaiH3M5WsqUZTb+25mBn654PJiQOFF5",
-	"TPqGogRL9BtMhqyazv1XUxFfG0288owhrk8Fd99MAG8TzPiy4HMu1CAicc6KJUd8W+iJLllBobklTwqZ",
-	"L6RgprE5k5mV9M3HJOP5laRF+reCaxZP8IjHX+9j0yhmbcJCTkWcF+yaFeoV8Ib4pHRQs0zB5Q3LZcQ8",
-	"8vz42NxJLt4TEKJsyK15RjCWKkKnIl7xydOnMfl0fjYip8R99F6r0jlJbfD804VeZid5Ia95xv7vZZIP",
-	"aW7WFsR5ka2nYslSTomhO8I1IkXSpcOD2lO7NWr8zKneO+B0f6M8uuRisE26fpjknRj8Aszbm3zrS3OI",
-	"kIZNtXN+9KUfboeAZNydKpTzCIOFIlmwmY9h2m5s9Y5K/6LW2ayLmdZ7Ag/iuqygO/t4a565j3rWwb0j",
-	"6hEeOpzo0Zu7oxPwaF8wrSGAtJJKOKuopDukrBrYTwW1a9Y28Facr3BAxakgC61zc4jMv8pp6RuUvinb",
-	"M/Q2bZvAhXmmpuJvfRqfcmnaux4/E1xzml3As7VEWA+vI5Obir/bfpQ5EzTnLXgTmOu9q+9P7rmmfcF1",
-	"fTQaj8b1dTx6ZK3OYsofaEagirVSBL1SMltp1tGAc6hy2G7DsJm1ARTTjSoEqoPNYs91XXHNDlvVds7W",
-	"cogOXLqcFjTLWMbVskZ2R5Vwg6OXlUCDo1CggdIyn0kxu6Y8WxWsY7o54rPXVcU9LDMvxuNukfe+o/ad",
-	"umRK//rk3xlJYYdygphpu0ONu2vpplF/X3dZc78svqstiw8hKo97Struf3+nd8OAsrf756gd/R9ajMjd",
-	"gidWwaJZpsicacKF0oz6sHgfHNOnPtHSxpthMukdF4pIyNqzAO2I/FLC2nZXFqsxRF+nsBDT3oRM7epP",
-	"e/ejA9SAg3RWu1Dt+molCKuDAppxcaOmQrssOy03NFGyUxF1ov+ngps+ncY1FV7lspuGd8MAdbZbrjg6",
-	"vY1uCe0b5dFoXoNteuBUhBTBwzSxw8IbjIpyQGTDtibNsYVSLiV+TzdC3Z4rvHMFHLeZYbzcbB/PqMWG",
-	"TRsxDNY96lsuuWNDmoDIUvwVEmVvmCDLldJkITMI7DSHn3jS9IlN/ujHXrUylDEVNuST9K+Y4ilTjafh",
-	"11FjXEBr2JOLGtYLtjSUBvfM8/GzqYi5AH9TAmsEL8aQ/Y4j4wqsJzY+onoA7xZUMwcQjzM0k7Mw/52I",
-	"zd8U22y5UQ99kPYBQNPbT7xK2zKvbvDLbiknBb2b2Rc2WRf4abRi2XUEOIsCnTlSJGxELphICUdYgtNq",
-	"rPCEvML44ulqPH6W3LA1/MHAPBz/fXj68Wz4F7aebPw+KiHQjNKxTPLZs5+Ph3+4e/v30/cf373d9s+X",
-	"ndIqhg+7+YbW9Q0wuzcWDXpPY7ERtTeEarM4FIC5Igi4iQEpB2KnrRfvKc3zbO1sa3962/i1GljNvuSy",
-	"0JaM/SEBXopggRqCu+X1VMQBI0h8Yim9FqtrI05s6G9sT/KCkSuZcogj8q1VBBXTRNDCbpsLOIOC4Sw0",
-	"5xXw36p+uUzyp7dHQd3y39g8g1kXIQ97cVtL1+gbhgEmuxvGcjiGFhujD9Q5OKn6ASNCiYDcPQRFUP5p",
-	"s1vNgj+mRYT5APNBKAH1W1qSQnrsRy4adwNPSd8MXkkYaTWbYHBSedRM9hryDq4ML7OrkucZZ2knL/0N",
-	"xwJBjjjfv/5o83Q+P54eerAZbK9UrZCLtkN84b+VtW3/jLSwJ7HDuv32DHt7ZcJtaqcd5vwYtsNvZges",
-	"3Db2XEedIDgCUvibgl9rC04Qiuzm830Qn10MdFDR9plZNgzXNEATjVn74Ne0+FCoIIJOCWljRcqKE8Qt",
-	"ugbEJMFAqwaJIZQSSDVJ+fU1K9TISARMMZGweAIONbgZjIwO0U6QwJUB8ueJBXnhKXNjBMVWYx3LqejT",
-	"qqfp0/mZhcSSegGcHBIKazlfruu2kgWlO65hImhqYlElpuRzB94OuBu16FlkscGXM37LHmuPTVvl3WY3",
-	"OuM37I4r3DTRWjXU2hdkUVbvxZBkW9myvvik72K9B7vD76pnxNFN5MjbrkBQkDan45x5nI5AxnN3PlQ9",
-	"aqFEGPNzpwRqR9u7ATVcm5Ef7JZZHmK5q5SHaksQ2G4e7V3YcDoER3NFm2xupUvWZKP5iNR0s8EJxKYo",
-	"LQuWWuw9m/8OrERIsioyPKDOh/NE2eeJHXYwBSB4T3variXCaolMrMC834jAOOEinzx9ajVAxHNJ8pOK",
-	"2PtE+UFVxVvAinP2pVVhDQ9cA6sybG/QEZT1zQqLaz00kL39sCYyX9sDekJiVICBTYIGPDQ/xzuQVLcO",
-	"/CFu70MDKDdG81akl1TdHFgGxCUgbjVkfXztoXaKHemdIbvsD0YXd7kwaQw33AmhpJ4ySvq4CRMSf526",
-	"6Khpb0J++nwfDw4wIJfY/x6jw43B8FfKM2Q6VCQsy4JQ/g1OZVsMsae3VkNrckWeLOA4+hxVo8rVD5k/",
-	"qTacZERizNidUZHOMjanydoG21gJbTCZijKZ1+Xykn7OiqFjTt4CvpEUbO3LHOVV/i8WD6+oYqlrZyqo",
-	"uQxHJMa+Z2a/4kmJKgARsFfsWhaMlMMwO+o6t2ia1Z+nIn7/+uPQqStDKxvGls2ROdPepDjGBj4JX8Wn",
-	"oeWQ/vDZ8fj4eEComgoYD9R5dUOMgDebkVA7K3CeZNkVBQzD2uzL9XYTra7uEOQxF4lefQ+W0dctrVhH",
-	"XU673QJwz7iZWaTRLlPLrJUA7hj3tIv6V3UhboNgjMBQ7p4R48opdkzXMyT9Ht46Fek716r5Fj98wIbL",
-	"x+CLz+Yw2JIILYV8jums9f6yWLanx6cVDM7+CIoj3gh5JxBcbAigZebQh2GGf0vFgn6Vyj771df5/2/h",
-	"nGbVwK0WNkvW1cSEzsV3QmlOv2ppnIOK1HStyVZb1t9IZZdG3ZbK/CPPk4JXe4WbPQYCWY07/loA80Fa",
-	"3phYe0iHTZHZIS+Zp6J219oP9ACoEBu/cC0LkiyoVHDPczHH8tFQDJrEBdUsJn1IMj0aVNBXEppllWrj",
-	"d5QbgSdOWUbXs6Vy7zwbj8fjgTXYWxhxkJVj0ndw3MNnxy/Hz8i0d2ZxLwk8Qfpc/BOAgKYCpbVp78Sa",
-	"jowoUfYV4VSM5AVhHGbkKpN3UP4X8AFZOgAsZivUWLhkGNVUePzsJV1jBPKC3jIiBfMuWxCqpGAucASF",
-	"E6WJq/VrvikY4WpCYCEQZTuthIxENsIAojtkVvvC2VDMGNEWBTDm16SAelEuKh0QoWvRCL4uNz7Yx835",
-	"afx5hOWMzfZN0Nl9xcgV03eMCTKG144iMpeaHMeDMEI0Lq5VrTCO7FkXAJv9VSFrFC5j14JdiBUURWye",
-	"jaIOXRRUapYyuTE7NcKD8mBcVtceDKYCobpx7r3RsuIgrsWCmK3yGCAj8yrVwMHbkrR2Mwtn8HIvBBlG",
-	"Wd+0PuD2XiK7QNW5eGprFGfduKJXWIOo/uaw8tYwQ109GCh6y4oGjAbSmMfn3a1xwggqbdnZbF+lP1kk",
-	"1EvD4h470rDEsnM19SG3lBq2gW53iOUwXT8hrpkT8ur04u0MauvYJ2iaFkwpjHEAZpXQJSNaDg6wyLgZ",
-	"pzDlh17Q50zpS+uCaV7Oj4DR7K7odpDm+6j3Z0YzJNsGf6OamlWtUpW8gQAXeks5SgqfW2qI1a0h8FrK",
-	"5gVNW+oYdhb3fAk/P7zy5dDszoB7vX/98TXFugSHJq7uV/46DPTdxOQwT20d9P9oK3RvS72MNshob0Ot",
-	"BQXIOxHMgd7TG4/AxzMQgTof0ToB7c7kbbU3VE3lRnPYYhtvliDYUgO7nXw+5Eycfjw7MAS5EiwVcF3a",
-	"XyOMgwKPpXVWQrKZ/aYg/zh9/w5rmRBIusUws4LEqyKDsLAdhtW9yMWN6olC1J4HUsu2O0mSa6aTRa3b",
-	"5hTd93HHmwV3rQ1PuBITsilQ1oIfAnkMneB1A8i6jWUHEGUUB2vHu9JVe/lXcEMngA0LWdTMtxTZuj/k",
-	"mnK9uF5l2drmOVaEeRT8bKUh66J+QDnYToC+Oy7OWhjG3uHj3ihv7bwYlDUhN2ytMPi7CuCvygjy4xcv",
-	"8SGjomA4OUTzmYdPILe3SvhYG8o6ok0PXuECWSol/dg8PYPfrMEe9fWp6MeKaf+L0lBKC0zgXNt03zdv",
-	"3729fNse24gvE1uLwsyL2/pOrCy8affwp8/IXaurd/zi5d7emDOo6mOLixzC/DqV9mx12Hup4YR8vW+R",
-	"MCvQmQGyqgw/zAys7uyVpO2VQeEqdRo8BHWgoYGlNooExiiM8m4b7lRXvSxl2hHCsJbPtru2QycRyg4i",
-	"2lySan9Ru6hlBndxQCLKKR5OfLVyIVqPOoQwYkLILSuuqObLA/yKZb2ZHfU9wI7jELx3NSpXRkV/K3QR",
-	"CDK32QdWZwp7EYxqOUtsoG4LnVTuBJ4Gm8moZiJxFpSGCSMK0ngXq76tbBqAMlW2sFvobrJmLX9MrM8R",
-	"rFjmLdKnvrbu0kjGQs7ghwFJOd5o8LFzcr3dhfd2VC3VoxO5O2HFtvTBPu2KBrVgSltZ3lW/UlBfCWIt",
-	"Slbgbg4rM0NJxT0dDiXM6kZVp9VySYuyChyWw+uXgG5VRLewy62QK9FWeQZ/M63DPLnEWwfK8ABp24o8",
-	"WUbyjK6N9OGwFqoVaahLeTHcUt2w1IbZ7be752Yw4YIHP6+YSJhL0djtk3EvKM3yFolYs9xzdtIfo6t9",
-	"gLHQ4K/GJjyRey1j9xHGsuCJj4vs5jGzqwACkgv02giTA7nQ7ckTVR5Bc67szlWkl5pMUr2/uLZyS7lV",
-	"G765XYXtrq3dG433nW7BakL8XqtSZsi3L8lmdJRZFDDwU5IX8gu3Fv1KOCiq7BCEScKzCFZNqJ5zz0cj",
-	"FzlpOUrJk1ou3CqR1lhuhSfULpDaNRA1b5/GQfEnv7LsDdoMXvENVttug96kCyfMoUOB8szoI2XVUyNB",
-	"h7FEvaE6DENNVQhwEWwCccL1ekLYzyuaKTLtfaQFV9MeXPF31HzzTopUimkvXBmxemHusKWVW2dHtGX5",
-	"PpS3UQOaEwO14knJfEBHKLOBwRJLbVXxJ8ri7g9OnKNrYm0Iw/OPr9GzNRV9X4BYFkDXVzS1V5Z50V2/",
-	"8C4cXuDXQpKKrwoI9ITE4OmJJ1gQAz1q9vZpOqGiMsnRGo99OE7B0NUWTzy+IQoJU5FylaOQ8Hx8FJHn",
-	"42cReX78vRmnPaTxZCr86tiiApuHGyOqYXjFxpJEpGBwYQ3q8Tg2TC7yFn+3ND2XoGN2F8eOuq0ZUNAI",
-	"a3f6Iw0Fv+9n2K4Jmb+W57l2CwcxNICfbBMW+hXs8Yg4TPKIAEr5wMoHJflMBdoOzAb6lGsLvlRpFSWP",
-	"sphylo3IqR8D7D6KRZkUcyyxKqbiePz8O3K11pC9B9QBlhNXy9kZxEkCwNOoiUSEK3LDco2WOlxQG8Gm",
-	"piKe9voZu9ZErvSEvHh2fIQdDKa9+IQoWUk/zKnS5OglmBuc76UUtswg4AT2rRMbq0ZDz1CWOkJIVb/O",
-	"gxH5f9x8uc1ztPWXzUvBpEJseX/F3MflOQf71bpcbJ5GdoawmeAaQtM2FaSy+0/Mcn2d2rpCCDqAgLfT",
-	"XkRqYaRfR6PR/b0RTypVlkC/TnmH9PglzX/CjfocUN9AGj0AYc9s1RNVIfTmIoACZHbVzBJ5Nc4Mue60",
-	"5wuuOyUC0QosTXOoYmZuqAHB3ES8zSpL+BSLQsUPXQLESmsp1yhS9qWUft2IY0N9sUVZqyKqGWZ/s2EH",
-	"MWJWH64L5BBMpADtcAOH36g9KQQglOWtzHfmL+zBmjRdf/aasZy7g7jdankvt++OCd1gVlxUfJx9KkiM",
-	"WTSOd8a+4g2wJwxMmQoLMXdx8RbLjw9OCJjFrCKEK4AFpvyi+W6uCrmaLzS5oskNICWaHs+trKfiAaHX",
-	"GpI1CKNFxq1QijpVjQ6qEDpmfWdy1bIGdrZO77asEuXekqIFbEmHpBA8UHbRI89lPJlVx7PllqlqOYHM",
-	"MQwGb8vGV8Q+sY9JO+oZ1h1ep7+YNs3qCLpk6aapPuoBsbNbRHLgWBFc+UW95rqsK6jYAdZQmJViOvIh",
-	"2rywtuxDIuyZNipA0HZjwSisnbwyA0MEaB/vx7pYiYQa+c2mqeF8LXtwg3XYNvttg287vL92YEb4I+6y",
-	"JX2ojOamVcs6qJyEVmh2aNeGcds5VJRk4AlAitBhLR+aC/3yecB306w9vMWn3tRgN+Ou4QyFR13JPrpb",
-	"yMzxFIgKq/In87EuATsXY/zVqI4RsYEp0VQY0ec+PvGGAKMmZbRwohO4TP7CX0XQKIgj7quqWGTY0YZd",
-	"0mK6GqmJiyRbpeaMWrvJZm1AI6/VcqzgeulFm+bNHTRjmZqZSGKohQoo0ggylBvvoANzq2nXdluqnYe2",
-	"9x2/ZQ91apXEGGGgJKg9yKPNGaMi6ejrmopNZxciNQf9SPBv2pv0jlw46KSXM1yYR/AtmbUR1jBep/lg",
-	"1MtD8nzeyTk/ELyQLSnPmilfL54HgfKUupOYO7Ejd78xcuyj0sKWOZTW4Po4V2q3W/qTCnAneDHU4ftA",
-	"L8mqKJjQs2qk+Ky1qqkHN4Jy31fMHGkgUiFrWIsgH66RoVubm01I3Lu4abXZ7ip2MzdgIxDlQYvbHFXU",
-	"uozhbQA+t7kVBxRo98Qc8ANk9ei0OwEjx4T5MH6p6uqBDCwKuhId4UPvtVLj7SvxGMH8dk0PLyfu8Oe3",
-	"hIXtwlo7Q+new0ZsFOPeYU+JDMvHu6Cie5L+EdQEfU4yprGQT8rnXKuIxLN4KmRB4mF8AnYCTPYmFG5a",
-	"SnKqFxAGDpaIwYi8thmK8hoCriq5i3NmAcXMlS8ASiykHBGvw6B+FEfO4G6uNpaS2GpOF9WICdBp5pQL",
-	"m3XX1INqAwOUBasNFeyWQ5YdxuQbxQYUcb88IKB4hbsf0qcjEjvLlP3K3liACCWlL/1q4fJTPwpzBqYi",
-	"tuHbI8xbdvcz5i7bLwsqUrm0gF4DB0tufTZGjdAEJZ6oksqAU7HL54Q5ACOEZYEiNgSgs+Q1yGYARWaj",
-	"DOmyUky4fzw+Jqe2vtAJJm6itl6ulM2wQOMU1YSnFjEIMeUoCH/eQ2JH6CwaQLgolFtVfrY0Yjm5wGxP",
-	"08ZUQJ4AWn0sXj1MfYhTxzzNRC4Z0CfDehEwySuqk8UJumXuuNGk0coMaROGGlHCLUkQC7bGA6LoGkx2",
-	"MkKfT9O6iLkhI3Iq3JQqFoE5v2VqKnyUXkWYBtcFgLx9naLtGExXNdH6/j42w/f+DuUr9lbZxhHG0tW+",
-	"6mze8YkHNdbyuPkHFSD7/bHf7ujaG0FqjI2JVI0IRE/Zsgje9eAXLEJLvjl9PnjA0KajpCwDYLYIQ7GA",
-	"gShdM0+F+OUkaJpEw2TkKmHcx6RvthYuLiMIj0KWSyy/OEUX2LQ3mYrqG7apESAZgC3QubWwFevdw59A",
-	"dsfv//vUtDwwFOsY0xNDaObKjKbCNhtB9nIGMTP5OTigzHCAYT2Bp6VWRq2zaBDmGvh6HzszMcI3kkuw",
-	"Y3yhic7WUzDeyWvAwQMWYzHxVhlA26G7CRLV0a0Y4wYJdJdaJgBVGcrKIvLOXBZgPzwp684523fKWD44",
-	"8UfziXI2P5/MVVbRscaFiFSRc6aiUsMBAyEXPsesXsrBba3hSnB6VOtcDVP3/UKknu9kSdeIBhh//crT",
-	"kTlU5pznGU2Y+R7u32ueZSwts+tL1lJAYODXr2Equb8PJ0vtVx6nUrCmm099o3RNEI2nZPk16CJnsuUC",
-	"F6G0cvtH7IBOPO7e5uaMDsrsqhaW2j7gJn31qQs4bBCcI4fIW1Os9aTwISCDzoEse9Wx6oBxW2qC3fMp",
-	"ujTbAYiwUTa+ElTTCWXYPWvkb6r2rYbb2CtzBp2JB6Uj06bZU9PXJVU3KLmcfjwjyYIlN8pjHOoK1q2i",
-	"tywdRFNxxeYrAfit8Ht5SYFbzUd7AjtDPz4M4eeVtNZCBwiy2zPj7mszyEe+p8OVci6r1XHs0RTsi0YO",
-	"7CrikPKSRwCTytLBtduyeLWTcChN+kV55VwGj7ks2yvvlNLq5tK9pzfMOmt0xQdY91VNAGXU1RcydwUk",
-	"D3NAfwdzoxUmce2N+O5Ulg1kFtLHYDkgap/63K4sDCyUk66ERzQcOTUB3bTrvFxLKtZkybOMK2YELoX0",
-	"bQUywN2t3mkoYtU8fwiMhxL7iJzaq92IELmTBkbkb9bFB/K8H8lUoD4Rn178ZXZ59v7th0+XMem/HBM1",
-	"8CnHoHdcU54hZosX1SuqYGXpLD8wKiQlGdXM++jsGvDC3DMRUdJ+wlxugbDW9Ib52Pp6OvJ4V52LO3vu",
-	"pGD2rt0n2e3rIednw4rxeQeXv/81T+CG6WN/NcLRc+RkVeJE1YogD5j9RiefkLCej5XV4BT6oIZ6Ax6s",
-	"Yj2omAWgYStrlGVFfRMgh0+mot2MgB2X7VlkJxDRjaJRszLYh/HHoDhYrei/n2m7kn69M9sP1hxCFB8a",
-	"328kMOH8T30t82HGbllGyrGZR/KCL7mGJLB1ztT+SGINU56ba2AuIfserPfO5dx4ze3pvhtBv8wAR1/Z",
-	"vdjCYILlU/foq2MBSyv9v8pkchOyD1vDNlWKK02F7pAUb228tv/Qqm8togwHa4aVFY30qB5Z8lVrpdly",
-	"ZtFMdwZ8+n2Iqtv3eXdaUguz/cY2mx+l5tc86cYmGkGpmZzHExKLShPqqZ2/Ve5jOMNWPU6ppjH6Wc27",
-	"c1bEA0DLlfOCKRUb7lhvzP9kWys/Yytaagp1VFyvgzJuziVhQLzgHNEJzGaMKpgtRkY1QoYPNDVyGsds",
-	"jSAeiUWz2pon1M/kHBM7DocvgWWrnquUXQH6DhfXEgJQNQeQXYc9UcamJgXXPKGZOYUZKyBsdcmKORPJ",
-	"OgzGC1vRCVm8ejPshAt3yx5MPYKdC/9iYbDdzDM571Ua28lP4NeuUCw18n/803VRiRPfU5hJqBAsrZkn",
-	"jFY1AisTtgTkyzgi9dbtd31rwLPWQx+XjZiJYDXMM8r9fSuvEcrnKZJwTrkT3r0RNWUsH0LEPEr4LgVz",
-	"Kvqp1OYIYYQPxr2S2CYYjBKoeVRgsjFcsNX0zRjuqp/Gn7HCCXwajWOMMZwK4PJqYE2IxJlG3bCBKzhh",
-	"zwcZxTAVwxbc85YBweTi0VSciloLFEC/7WswjvLFPhcQO5FQxRyEFJoyzTvoBFFmfFOx5ErlLMvMR188",
-	"cEn65gNLuUap0I9O30n7je9tAEbucp5TgcN0Dh+XdALFZZQPkodJVHB8OXixVgIgFuHhJzKHBp+QvtHG",
-	"1nJFlqzS0R8HIER+sB+VEY4hOcKsopB6Vn4yF7Wrq4z5yjPTP9h+RVp+sKQXT0X//O2xkZShUkbZov80",
-	"1/h/sK6iFTnDD1zEI/LeNATTUlNhtmGomFAgBI6mYioqVjxzHuqi/7URFS26u1PrYOWtG8hoAsocNqvj",
-	"XTGwncO6TqZiWDH9TvyhqYAxVGuSmS7BYxU7YyYx9AyWYNwWDLeaCoL3lzkmSherRK8Klr521uO6GQVL",
-	"VZu9gjxcgpJYhKTjgGhNk8fj4xfD8cvh0XeDEzdylzRC2Jcc9AHw2MZ1O12tsNpdwbVmYlKxZl8ZYQ/L",
-	"2RCsCo2zNBu0tC5Qukq5rFbHsUfOfZxlXNzAG9brFpnGQrPvg0WJ1V01Dqi9ugRWP0JYVpxxW67LRjwb",
-	"wXC2Mp2mUnDPZYhgk96NMfFGjTm/ZcL6oyHyFoOBY6VZbggaWN0WL4mZuRmThaBDFmTOIl4PFflkYEP6",
-	"44LljOpZRpVGBpWsk4zFJySRK2FYas4K06zFjTELk5uBoVXJcIC+ReaN3yf50NxNQ2duHf6FrWOLA1fx",
-	"a1r+bWmJqpt4cmAKh/WJo3+nXoobKKpMl2+U4kZnsXVawKRKC+QAzn5dXoxLB38z4Lqabew9wEaAxRyN",
-	"sAwbVSVOc1hbpVN3Yn0QQUKLwqisSJ4j9+ilkUDNtqJFFajHOeXLbT+xu17KqTlViqkTyAaoLtGIfBA1",
-	"57tznj0bk/F4TJZQ0gKyF2mZnEs1mUumCL2ja/CxYpaBaQFX9aqQNE2A2DCGF7yrFtCfUBQrIE0PDoEQ",
-	"cmU0rwjN49xCMRp2LC1+81TYAK7cTEytrry8gyYNJmJrr6zXvDS3J3x0ERNVcnFmGpplg2oesdUBlhOL",
-	"EzkzPdj0xdTu6jLXze+noqztVf+JXDEw6DcIoCx+V2tkg0pMX0+bY6g/5TuuP4fIIhjyORVYT46kZu+E",
-	"dBuCW4YJeDaANVgkdFLLuHZpeTXkCgiV4D5EeypszEhZJ6MGFAkdV6BN0EVf8czb7Cu1Fpp+AXZYCq8R",
-	"1ivV4ZBWI8BsrejmIFMalVK9aDmpz8y50QUY3uG8Xkm9gLt5RCoJz57KG/HeZUFG16SlwQmcZQihRdVR",
-	"IwSLr0UiC5d5UDbia73EYpUZDdaI4oIRquWSJy6wXDEmpmIjqNcxN/DQQGbbg73B/sDXzEfV2i71E1Ei",
-	"+DS/Dp+goOJZOl2edajwCCYipJ1vXCb0F0Qd3a+824EV0mqcZq+6rzX1eDcuW1ffc9MMvCFVWzAjlEi9",
-	"JIz39hOFaGe937wP2zOV/dYD8orKKx4i0xzPUcCgRYM5mcsdGYllLMhvsJLUDVuPeuHA/AeeE92Rx4Ab",
-	"u9X3/DeQDY18WRcNiS44JvACckhDNDyx8MOF0jZvzjolIWTJ+9q7xmBUwtd2eoPLC29fOi9BDfzVV03i",
-	"MBJm3bjjH/PX2hbAjIP8H11quHlr2UUJZvDolrLKGdvDawEq136lrDXLA6xsq4uhJFxXUq+ij9VwAqrf",
-	"gorWJT3FTKHzFrh1+gZbYGFv9jRUVi2UjlNuemADajCq76gEj7ZCf9c7PWcQc7Ah6MIbVvY3gphm+WjD",
-	"Uf/4uOG/pXirrk6lCwSPeWwKutwatBWkIBc+Y5VYG6Rlhfn3rz/CZ0XYF80EFtRprc8PT8aDETl1nvtA",
-	"hgIGpLAko4Xtt2yaG3UG9PWfpr22XpKN+u/T3ueRb0TFNt4cJ7KgIs2MWA+asVFqcGMv1zmbkClcodNe",
-	"PIgQxsHe7B5mQlkwwRjm9nTOwOiGH7Dihat+jd9h9auY3MnixlyYVJRaw4ic2bLEK0WuZZbJO3eEzHZE",
-	"pGDJjRQOWgbi/CFEAcqSx6ZJiHLQC0hHJ9bcRfo2OMz74NBWTeJ0hWiiFUNW5DWgqYD1MaOONnPofUzs",
-	"JqTCSmieNdfgCiN1QU1yYU7WdAbAphiPN6nVLUOblOdLTz1bwqx+a6a0QudUuMxUKBwdY70x14jlYeRH",
-	"jCsmxUp4Ke2KJjdzmMaEHI2j8XiMNhCYwFQkUmkiJJnLQq40F2xETp2hplqEqqRSIK/KrBxxQbSqWVMM",
-	"fodjA//jDpikZJUYfp1KZl0rUKTqCDcn9tvwcLVyb26ayyybAYO5pdmsDWDPPIXZwvggUav5HF1LWpYF",
-	"1I7GLoXFo+1VroOXzbCtcfBCKK/qTZy9qkHNG2Uscwntml3mhsmisY/hLPXfWljvhty1D/B1yRhqKvZ3",
-	"L5+Pu9zRYS/00Xh3Qm2152CgyfYwUCsGPrpGUVbI35LuDmfbIQ05Fk0chyb9I7KQq2IbvT//brxJ8+Mg",
-	"TMGvFZ4MddpfL6hUe8oRFw7KbMnVFVvQWy5XhY9l9gZGaN8WtsBCQ45dbEqgSwlYfVXw/VkJ8x3gSoXU",
-	"AAFWJo65elXWik4FqTXnbNx3gHhus1LQiFjcstSIC2D/zDOqr2WxrBlAoe79EAbpAgBDbON6pdisYNcF",
-	"U4s2XMYbJso0QHxF+boE8KZ9qB9zcUszns7mBRW6DVLjrpBiPuNKrdrWqr4MPlnReU3wBlax868DY9Ub",
-	"73lDdBikYeN4w+5fMK0dfPoeBHYZICN0vsOlaQY2MwIj6O0xbE5M+nBYfUaikU0xTsPVG9f0hoHzhReu",
-	"HKgKXbuJOxJbs9XLw4PW0jDGkYe+rC+mJwBzk01gRrKsjzUgsOPK3VIRiVMm1s6DqqYipknClJqlTHDr",
-	"ZQFpUC2MoEmJ+YTy0qmRPUFKfMPEug61Z3qFQiYCy+PMw/VPHFOfqUTmodSeC/g+XFzDzxSCaE8Qv8fJ",
-	"azG06GG4no+PSLKgWcbQ0/LWCLuulJVTbnEQM1/W0zsEkXjBX4zT7HR1wNh3JwKFTOTNkbQuTNthstsc",
-	"EV9fzy3MFvZ2MhUIdbTM9doWwBY2sSBubFXsQ/fBq/Bk84FfZqWAoc0yfs00X7KZzW/YXK939gnvYAIq",
-	"R36oTgynal67tVsXZJrtyQE7rltgJcn1fOQZ14OvXNckXrlbawYegibREX1+Sb/MgMqSWUE1m2V8yQPs",
-	"6iMrhjVQkIQhRKzdEGyiXiW9ABhjnxyTs4IsuVhp5uCMl4wKBXAjt6woeMpGnUDjWisoujDoUAncLIMi",
-	"KuaRUYXTdUDScHUZ661+On83VPSawUFC0j7Bq8iintoVYbYoZBDBdv96oSFEY1sJ1FaGDG9oCMWj1n9I",
-	"EK8S5WMAe2wHcukM7/FRZjxZn65Srh9jVJXmzqFu0q8G47o5kk3AMaWYDmL6lLWCgPw+nb/DK/UgoJ6O",
-	"zIPnMy6Y3nHmXFm6/t+HP8jijhYpS81fmH4HStTl+aeLy7dvZh/PP/z97O3FoBMi+Q1b70A3EpKAoAyx",
-	"V3e2AMBBC1LHSitPqlxdZSwEe3ZYOQG50rWwa1DJoh5MgmqAFL/lKbgethek29wOqJZuDY8u4C5c2ggS",
-	"3qEk+O5EC1g9uxFRSZ1uKlFZxq4G0FbpoqSi+qK1H5DXrqxZo77ieubXr5GE5dasuhFt8IARLnq3R/3G",
-	"dHm86XLqsrfl3CHGsOOwMqr0NsLbj31hz2WrUbnU2zZJpH5pmia7lF1DMSgJIDgQatq0x9nyMrbAQWuJ",
-	"sE4c3o8Fk/w3RNVwEEVZaGy/ThxEQ5dufAGy/bq4lDLb3fx96+a8rRyIxlERhi6qhWUqFgVHnzO1oMcv",
-	"Xlp514izvUnvv38aD7+nw+vPX18+v/9diLvNXUXRvXhiDiMuaxnuvsqRP+xdh8mcxwNndlDddzz3HWrk",
-	"46z+Wj4frvGGfLc6i8aS1/qM/FY3yrbX1ntzz9tP/IVlmw87q6aV8pg+/Fia9qoncrNATaeSgTlLyrKB",
-	"D6CU/Q686dad9ceo8lcdePtG/rVGmc0KIlAtuvsUXHnp0NLjpoSAjiG/pnINVC6MZmYhSRxXRBBZzFuo",
-	"6njYhtF9/J30ue1ABqRJSeykbVoQuNM6INJie1G5ZH7GwaUv5FWGqK7NvEZy/sNr8v3zF38gOT5UVuIM",
-	"BGzoNhBJGPc+G+drmQcPIiz/rKXkWQUj1qHWPj8+DokqUMC0XhD8k8gLmTClDH8ib4XGKt0t6NTVN+mV",
-	"XOnJVUbFTa9ThqLrP9qGT2vYkdRguQooZIk7KI7crIYNRoUCw3HVDc/zlvjbfyLGdNdb6oZjiY9qVHDl",
-	"vPvjHuyrvcpsGVvu4ZfMw1F53DwE1Kfzs3CxMl/rhwKMPkV46oKlNNGtYNJ/WwDqHKi78DwuGoA42VXb",
-	"UfonoAaXPnYoDdkHrgjq5mC0kzAqG2KX25tY7GZvIZIDixAX61mxCoRlvpbLfGWRi/KMCrA23RVce0dV",
-	"2PdTzkGF6sFgnqZixD5n178eqdnFdLhVuFVchNg7dI+ILk7fA39GYTNxIG4M42XquvpWcSpc8cxN1fYH",
-	"ugXHTApLFVAArSSNXaWSheZZtyn5VKf9Z3O/jb7ChVIrFLRJDTm+m3Y3iVU43n2L1jJzfO7wqv1u0JUR",
-	"NhtvO2p5YA1qVez3AH07te+FpronnN8BdvoaJX093I4fQh7ZC/Buw+TZZmbfs7ztI8abu4w9H5JfwX6E",
-	"euxQfwpSVr9J0Pnj2Our6pq9WKqLE1UIOaoimexjum9Q9r4oNBCf5xJV6jv3V6xcIK+vXY23uHz+qQvt",
-	"i8sQYDcbwNrU7qW8YNf8S22XdoUR7b5xGmdpNzrGgbk89XA0G45ehx1q0wrCof5+xx7FodGiPnd3sNRY",
-	"w34RGn/itz7/vk8hScjle2PQZokBC4AONkUfstsnBDLZIwJ57JEXOsu/IIEdZFL2RQ8QdvpK6sWmIrQ3",
-	"smodU+lzMG+kHOoJib9+dZTdRJWFBGgLLMsF5m6adQDMCazw8en8TI06QTc57KOgQG+aDaEhlsC3bWP0",
-	"yLfmALvs2DnTsXWcV0/i7pA+mEULKUHE9l+31fd5//qjx1DwxX5qMSIFy2WBSVcxGAJoxv/F4qqWfzw+",
-	"fj48OhqOX/SiHqIwPBsev/QfXg6PvnMfjo6Gxy+CC+rDYPflmGlL6XIhxfBfrJBNLAREQoDKcYiWaMFV",
-	"aJ5nNtcPnvFQLsNnx+MX47DHpgsi0mgXdNBWnrfhEoCStq65rnkzfnUfN17xnNGUh4vVIDDqzuBn18Br",
-	"fLxuwSir3BgFgN5Sjs6TrjVvIjeK0AFpdr2xixDrBA088Zi2EYnlTVzq5kbxJlwjBOcoCJh1RVWL6u/z",
-	"HFw6PyW5VSxLy4q8Ccl2iBnQFl7oKkoBUsWCaoKPg2SAQXzACm/YugQ1KAzBAyzBlTXi+SGkXNkWWUpA",
-	"t7QpJUfD8fHl0YvJ+Plk/OK/gsIxnxe0RZ5BgwGAHzrWwyHALmMUcE+4IlcrnqVPFICVKk18c7vXqKnx",
-	"uJ2ojamykGESwQZebyS9BAwGGAyfVB4iFGAvCwG1JWwKzsCH40EYnQuXPzz5JgZPHgIboDmpWgTCpxbN",
-	"mVZTAb5oKG1h1ID3XCku5i3TXJM+RuwPRuSNDc7EKkWC7RGk1mz1kNT3c6aYdrl/6jBTj62D30ymA8AC",
-	"qDVZgsVIka0bt/FxF0YdIKDS1P4gfIJMXm0O/hUXtCglub6h75fPB5VK7SD8yAIvIwei3yXqoqGIbBff",
-	"yke/EbB+YBaVSVJyhQvhZNXRr24R0PSA8rmlodeCOlVxqTiKYHWcFAwm9WUk7NIoZCblowWjadwsQAvl",
-	"XIz8d5rnitxydkdwTFc2cV5RkV7JL9DtisdbC8t2zbdZ8iWbOe/BTiL8H2EHKbUqjyBVr9ow+I0aSKLe",
-	"quAd44wChhPzctN8Um5vyQcs86qzFHtG9rOsOEbxqgMzjAgyQ9I3ulxKi5TQLF/QK6YjktM0ZekgKmE2",
-	"jCrWOC8AR2CGHtbLQjaNJifblHgMI+v74pqoeFRVhe1DGu0+YG4Ij2HNaHfed7ZnnDOlX1dha+rjQfjF",
-	"oHbKfo6IMP9DnESsOUS5UBHh6sfVkhU8MX+aJTX/npqRmT8+WETPwmEenbM5+xL0m6HWU3VjOjTOUZiT",
-	"wB7tWjazm2Cq21gn6C+qzHqH9lYwpY3YOyqX8MHqm2vTqm+V7WlzcNBErxCrdtusT8XaTBzc3V9yUBX2",
-	"eKWiHW+WrqwSSbC6aFvUlNvf7QxuY1cqM4jc7H1HbVT+Fl5pyyLw1c32OXyVkxNwErgxztpCT0/Fmhx/",
-	"+dJMzdiZfmEnBMDbgVhPma73OAFunKUOeEhdyOYCb5SFfLUuLVYZvWJZROJpD8sKvn97+ecPb7CsIMGv",
-	"zJbjF9MeMHoH1AYZOJvQSvdRD+Ejt86gzQVXNmL6neW0oMsHNvTzihXrR2jpviMDQmJ4fOZT0eQeSGaH",
-	"7E8jM4wlBdOuPvQSoBSDpLBkeiHD0TerIusCkQ/v49PlyLteBo8Ghh/YjbYqyl22o8LOzeOzWvnxTebc",
-	"yILvENj/KEew5Ja7gsSdCdF1i9Pqbcwu2p5W37qLdq2/yTYGL/KH3kIl/MHGXWR5b12YAvzKlQLkSp7e",
-	"BwsvO4v/ZmiSkNW86CUiiQTFuMBNuDuVbZvcUJRcadfiVAoV1yAqulo+yjN3/7mpXXtqnbUPtlkx3W1E",
-	"OYnKwDaXqtlDVCWSdpmnnaYNgTw+RWOe6wZBl4y44Ql9exlBzd+IfPxk/nd6+frPEXnz9t3by7cR+fPb",
-	"0zdGP/jw8fLsw48XW1WDxhUBeO9ocHl6QuKvcAPfx0SxOYQNVP2PiFFhLs5R5d6vG663Ho+2awPG1nVP",
-	"cOkef0suw9c2VWwWvgQPs8i5d67Wu2/wr9sSH8xubEvdizA0jYq0gnBL/PsAl4FRkjTF+lYhO2oDna8S",
-	"K/lQG5YNsgv+0Lna/J7Wuq65iE5T2MXrUIrcatjzcAadryefA/9tQoaCYUKezP2I3SpskFyNhPe2d8Ex",
-	"eyRbDh7ZXyvD9oLeslN1WZf596vP9egq9C7uERAsOufEdw0+8lfbRu4BwJmgSgqYbOc/vCYv//D8e/xq",
-	"CAgMg91eqmqOzHT65fjI/O/ZcDr98uKV+d8b8+cf3n7+fTBr5oIFQTRcjUCCNfud0tSEG3IlndkyBwcu",
-	"garOK57eY1Hwr/i6+TQV8devOU9u7u/jwcTVpVGMpWieF0O9QEemrwVErtYlqn/BRGoR8bGuvx1SsRJT",
-	"geHNxUqceFA5KcBWvyYpv752NSyu1hU88Q7Znhc+halhMnNoODt1ppVevDfPmauOJguGICC70xGTBfOM",
-	"D18sQbR2vnl5+e69+pVu5EqaY1Pm5xkjcPZJPy3otR54EExv23GBEs/Hz8Ph9+5JJ4Rs5DdZZDobBeGx",
-	"phBC0A4urGUUdOfqvjXPVGHNu+kBFuA8pAB0vILD6SXnDFFwCHVFC87EtYQi6sEpAi5KJ5Qlj8Xi3nIQ",
-	"WzMh9QwD8ENsQ4Nbw4jm7ZUNoL2nBbuVN5bLqXhSB+JSBMC1XKj/VHANkrctCDUiFSACKGukmG4c6m1J",
-	"2QWj6QeRrVsdkzhlHMqjzZh9yXnhZ2wr/NWXYTCx+DtTEVoHUl8Gs+3Y6LdfEReiMrstww13RMrWohOx",
-	"iVue2or/nfzD/g172He+oOxt1u1Ywt0XVstveIec6At8anu+JRRPJ6iTQbol8CUweBj5cULirzdcpBNA",
-	"TaU5/z/LJI/IqsgigumkgOa3pDoikFAXTYUuqFCmvci3O6P6Pq6ETGA3Vpm5WgNOb9jB30hCtcQSio0o",
-	"u+p+mTRz6uwkjVCT5GGgDZ/82zhpfz4dHr94SRbsixNDykWtJG3upBGfFrn5i1vXbabf3dLzvvVXHdL+",
-	"NlI7w8jcC3g2UETS6PPo44Ll/fxImfSrHGsWdT9Tn+wb5iIKRfpgUGUGt34FU8cLANcIY6OIlhsBLb3A",
-	"Sb1ti35uuRvt86MHKIeuyyZHa/CryOXBlmgAG0zUSh0NEa8uKkYVadNd4e031Jbr2oktjuQsu/TcriFc",
-	"ea5WIYMHKLsoSj+GqluiBexQdBs4a1QpLEEBD8S+ki6UGcrpnFmCswFBGVVdGMqh6jJTKuhK/qUtbHsK",
-	"oPuZuXYy40e14VStNpV4pgeQLOzRW6GL9eMgB+7vEzvEgfJYGGS/FTdJaMvD3g+bAVFd5tqWb9nlx+FM",
-	"SrWYon4ZGxz2f5gB7hfxyO/jaw+7aE7znIkUkfCxjCLM+YmCgEDy6fzdCeK0ev4O32NpwaBW/IixFgF3",
-	"zpZ9+hvXC8NcSjyfX/EeYOVA9qF1ZI4Bgv/PvWI/uIUNEgKfi1V+2HllSwtH42eH39TtxS+eh8wbFbTQ",
-	"2YGJujlV6s4CadZP6HfmaP7hmCQLWtBEQ51bV7b1D8fkaq2Zatq1/3Bc6/C7XdvjpupHEZrUthVvC4SR",
-	"DbTgfUBXIcF0xzufVCAUxWam1voODt4I6ntmDZ8KcjpnQhN4eeJLz/KEIdwJJgPEF385e/dutExj9GtD",
-	"9blCCiikqlnhMmz7sVlaMOdX+oGS5jxhtgCWw82OBx4MOzbXS4x13uEQYd0WPRUxqB+Tp08xdM80j6F7",
-	"T8sh+Xo516sCAKzia54xFZMrpnjKbEH41oaaQYFQRInA466enqXPI/KevyJ91zMM1ywPdPeEFPRuKpCA",
-	"4aej4+/wJwvy7vz+7jbt/S/y8c0PxIIucTGfiqk4ZzQlBbtmBSQ7Pf3hw/n7C9OZNfJdc6z+QsHwgy03",
-	"Ehe/aHOyMNHY1s5Xii2vMgb9OXuIAoyszNDGTz4aINBzz6U79/4X+UEWSzUVKIcBa+jl6fWwnII1zAUk",
-	"h0D6MS1uUnkHQOnlmvqq0FUCG3XI12nB+ceNhAI1iI/EAPxyBdf+RnD/8fOdvM2uWdeb0HT/A8+asJTH",
-	"323eivaQNPjtizAkgz1F22SSjZntiIH8oXqkXQcRuYGSnNLmLagT/EJpWkAJEawC1Za0GFubNDpaArU4",
-	"nx0HeFnYo/FO3rEiMQJbxswYVURSPofC3wJSU+cZI4t1vgDbuIDD3zc0UOFxAE2FZaoyNjixEOIwCRcG",
-	"DLd4gzJePt/mWaXDf42H33/+fX/o/xz8X7/bKUYEDEg7AnvQcjtCVv/gsB5sDYZVkumeF4hnuuZY2DqI",
-	"N8B4XPahS8VpFEXUC7YcbOZM49O7EnzQTIWZPfiGhzkLJCFXss7qjfq81qt1Wa1qAiN/unTcyWgKo2Ua",
-	"EczwMr9hyd4+gGFAGk8JHvBUJprpoa3m7pIyQ476jioNFNehelEjUbPCTxRJecESLYs16ccBzh0PTsrY",
-	"NHkdPDXxiMzI/0uGcUSEJPEIstvj0aiZ9/Ti6HgnZ3SoGB0yLvagc6DKR6f1R9Ho4Rgenh914R1Jm1te",
-	"Y1kVn7UVj1wdQucjRyttScRG4mljyfhsPIh8muOkFHHG48jWa0LOGPmfnhvpZyq4IDTLSD/+6XNcr7e1",
-	"R+USt3A7SmpXQGkfAXWsbG0b8tiuEIY9In7a8aWC1LA5vE24ucMGV0dO6oKU1By6f6Bt5O257rvGbPjz",
-	"pWXP3SfUKXsVs1S7XLN2Fm0hPXvEtWxGpTzU2BHyrm8mJ7b+tsV2UXqa6rsdckXZGbat3KUNUd1v3SBs",
-	"8gLOZxfron1y22LJlT6oyS6HoDra4DqseKgMwq8QZ/VgkqMFzTKWcRUImz7CEq+ANwIVhtw1ckKWRkW1",
-	"v5p7g4p1oLJnteaDlvlMitk15dmqYOEDpBHxuM7pdwdN/3IRwX6AmxOqr+VD/E2GuB5FagEq/dW8EKb3",
-	"81XAt7m/+wvrEM98hY6GNgu/WhIFSxP8BYSZyFWWAopdsRJhyux4hLZnIJvfyvEFyB+hlrc+YvTsPbmH",
-	"MovcObnAEK85s/tREARzr0QYp1bTrEOSHYJLuLH6tXQNNBawsd/NxautVNPLV85xG00+2ulqWZdf7oC5",
-	"zdmsM+I8xpsSIj6+PQJs/zO6PdNOGe17r5D+9jTE/Q9KyOVYrERrmS/IAipWwlVH8FCrkGt1SHmrTbQ7",
-	"fwaQ2Csg9s6D/bntDO9z3rtpMa7Z6kuV0lJ2rZB2OqekVenzcTPTLu64ThZVx8thzrOas6hrdlV13ZoN",
-	"hM7pJVU3Hy3qxUMYjmnnYrVc0rCn9RfhOdUxPIr4C078B1TSci1sni8HlFw7YgkVCcvgb9Pw5y7tQ2i1",
-	"smNsK4THtQ24to+PuoZct0j09X6eHZPMm8QX7EvFqTrav3oDlGxwVcBcEqSvvZ5ndN3S6pbid+bVJ8qV",
-	"vxPyLoIgO/M1ot6SO5DEbKoQ16RfsORGCp9BqxXBRgdV0Nk7WdyY7q1ONvNEG+3a4PbyfbMKDE0gTxSn",
-	"YJ8xUyF9jCTxIaiDUfcCCa72B7lbSGUxGu0F5te8YxiqrUTiN7fCoBsTaygcFRJunJfKAQwe9zbpYn/x",
-	"4BGk7F9bitjn9g3un79k/d2/RZJ1s92yL48hxm6R7n+ZGyVoTvoWqI4HZ2u1FvOBFiNyt+CJRWaECiVz",
-	"pjeKLdoS/p2C2ffJx56pA2xqhwFX2km3g1ZiuRcArNxEofQQlAAwj5mdU6ElrBvAUi5YwSYk/jrtrfi0",
-	"NyFfp77o0qcCvjG/TJ4+HY1G015Epr1brjiCzZpff5r2wAuCv9E8n/Y+398/EqClTG5mjvF2P1zvZXJz",
-	"4dj1PhVA0LhZ2dxtW/XAufnC9JhiO0sa+MfbWWwrcnK15TLfv1HWp8x9VkATN0wgXjKg6zcBj21MR+U8",
-	"kdhnRcSEq6mIIe8hJn0MCVKNp+HXUbMU/+CEUOzJpQ3rBVsasrY4ys+mIuZCra6veQJrBC/GI+Jvd64Q",
-	"fBsBHSsnAep0MZfggjOEYKNfpv7/fvATv1D5lRrnahL7xmHbQaGbZFZmuByAPmruo0e5V7tUlWz3GJvX",
-	"fwzHxtR9+xGJZ3FE4mFsvfzxCVGC3rAZKAtcYaE4EJa5EY4R6h5SRlmyERd1/N228JfT4X9h2MtsNGxB",
-	"EvgEywtO7de0SA/Ty80p7SR0GIG/zq26Xe5+fHWWFUoC3Y0eAdF+3SnD9/3Wxgk2QH8D7vGFXLLcaiy7",
-	"FUhxKxMfubrnepyVLwdXoxK5tnMgtci1/Ybx3r0aHMQW53ee8UO24pzl2bpDnELBcqm4lmj+2G3183Ef",
-	"+w0nEDYRpIutvuANntI4mtDJgeUUH/tM1DJKGnvQssp+EZZJPiuLDO+myiSfOVX9cGhyyBNhemviyyNJ",
-	"Z3pVCHVIzrHf8ocbSpf0yyxfXWU8mRVUs1nGl1zbH/hytexNjo+e/+H5d89ePv8DXCD45VHUAaLvwMwD",
-	"la3mzeLQNiazb/8Yfv46jl4e3bvvB3/8XW+PZcMYnQNvsEcolbiDF+1XWqK9cttRC8z5wwse7pjAgRv/",
-	"71PvsJ30XJDVgcR3UNGR/cp4ADr/pnXEXKQ0sXqXq1gCgeNXtbje0W+u+khw5IDOsqQ3oJ42yo/Uqq4M",
-	"RocessepIUL6ijHyGhSdBvG4QjEFW0pMuBk9coWP5gHufK3+pk7+b6XCB8Y77l09roWTYKDj4WrY/wR8",
-	"s/2P3dYwzl8EAixQJg5zFNCq3OHMHn6OPABYt0E3oMC2c05r0rNPk7uFzLBQ07eAjtqb8TShpDZO2bfC",
-	"lgrh0TLvHmgCKD6pAy52I4ZS2ew4NotbtX0/PcijTTwoN9QjFnXrro5dtL1TW4EUfLHMdklOScZvmf0O",
-	"gvuUXDKo0W/LG6bkhrEcM1lh5aYC6slDVpo+gYQk9NK753mgP8ykvJZZJu9gsafiYKylQ3GTPlJt7oog",
-	"4bhWN6mCxBaMISZyybX2CwJGcAxlkoKpiMz5LRNTUVQWfUk8JOY2eKU6cz38WoLouccwPnyzGtSN0Giv",
-	"6R69rGu4v2iscyk7vBjvoU8cDsi7FYCiU9T/bw0yessqSZk9Nk22SSDfyBvd7apouo63aR/7KgaP4Fuu",
-	"KjOVPfk2iszjeHZ3GGodWe/yGIHL5z/+3//4fx/H/xtmdRWhZJ/87yZgY59xyAev4JDab1hBBy14jhgh",
-	"oyUc8alwgzHK4yCqJbsCujdN04IpRXKZ8WQNsSYQPKxG5M8g6jj8b6hrjRIOE0mxzgHzUaQo7xlJB+st",
-	"4qrXmXcHBKsKQ38+/v5ltLvIlNBECmI6X/tK0BaryglwpA/V6U/B2WnN84MAcELFSlBBzOqglldXt4Jd",
-	"SgVZaJ0TWcC/inw6f+ez6gPoHRVk7o3s9nG0MzMzCzq4awihG7523BLQ81R7EKtHorc7bzfyxHzHa6SB",
-	"Ur8ngurB25lO9oCV3r00tvmoPuNtC/beDqe+JPE1zbIrmtzEpG8NCYMJoY4VmWMXEyHLeF9bNZP0ZeGA",
-	"Mizcfqn1TUVGkxs1iExDzbqpgADx6fysmrMO4CtCamQRiEhD4hz8AjYM2Lw2FfgV4ZpAD1hPB3kES0em",
-	"s0QWaTyxB6g6iyhQwlWkU1HvhqtKe4jKY/U2t1AQOGJ6CapudUVsP2HwG/ATrx3jetTo/WRT2Vv+Alxk",
-	"O6M4IY7Sm5c2WVBDIyUXXDM96sZXNs+ECuVwH5SH4GDUDsuwDYVBOXCyHcCTf2UFv17/b7kqBD1Q+7Am",
-	"7f3E7lPia624uphGFh56DmGm7IzmKBr6Uh8KsIJQ2IEBQyPpVPTjr9NeIsU1L5YjmpjvMXCTJgnL9bSH",
-	"BUGmPcARszGdihUj5xYCuC4I4MRCrbLAh9jPK5qpaS+aiinW58XvT4UwjUKRZ5qiWV7pqqHf3RGGeTxR",
-	"gOdLCrkCQDKqgRqpWJ9MBWQXKiJFtnZiinlgLn09CmQke4rXNU/wI2/PiYXk8Nwc0rBdh6MDBqtuQkU7",
-	"Tqu7PCHVlXJLa1cLRgOpcv4NK/XYAi59iqs/FQgnpcDlYlYAG4AREO5QRhrITOFgtLZYNHPYW8QHwCgi",
-	"mJ5gKASn4CoBWX5kTTyuELg3+oxDRh8XU7KXlamZhmfa6MAk2go/YkJMKEM6U8wxYojWVhpiAdNC5jlL",
-	"Cd6Eqh6uTvrS6S3/xJ6fKFJQzQiEfygjQMImmr9/XrEVI9erLBsQxU3b5lv7HlRUg5OXZIwWLI2qIEeV",
-	"xplhAgjNBF7YFdD2miy5srrDiFwaWvGR5dC0ncaIvClkjtKELmhyg+6/JVvKYh2RnBV+5uGyMi0J5u/N",
-	"6QIzM1AJLlatfkyFDqplsRsymgPG+hGxl6gmGTOLchQHE4q2Vcu+NQTBO8G8+Efd/GqFryspQ458Pocw",
-	"bRVLVgXXa8gisNdOzv/C1qiHhXhGnlENl8jpxzNzX0Qk/vvw9OPZ8C9sPSHLZZLPRhZ/ips3UJzpecBB",
-	"/3C5ONglRC0YOipOV0Fw4FDXNTVrQl7B+/VRgMQDSwk/lt0aNQmdP4B2+1rKGx44Zq8Keaeg6Ao8holt",
-	"CqBGzYZncm59xubhBBvxs7UZrzP78uac78Fwdx1I6rOvkozBoSyDvZQTzM0TIJ/1jRSXkdeIFEWck21g",
-	"j7yqInOCrDkV1lfqmqIaTra8EzWBLyJKktMzQucAQpZQQa6MXnDLMplbXVwzsJC4SxpcK1PxWopbPPVq",
-	"MhVD8pHqhWmgKADc3PoeHL4ZKHewre4HKARuBP74eHz8fHh0NBy/iElfaTNsc40MIUIDoUut3gjmAh8l",
-	"HRH2xYgnDkrQzCun60xSgDqtoMEArKmFMYqx7bMUm/v06eyNUT3NnaPp0rKh8x9ek2fPnn1v+NCny9fw",
-	"xtuikEX58/fPX/yBxFVkubyQVxlb/t5c0PGI/JVmPIVfiPUooLHJKgP2acLFVBASQ+64mpCfvsKEI5fJ",
-	"eP85jgzbLBiJ4RdQkiiuDeDOcWGvamuvMM3147qB9KejzyMvmIycjBZDaISu5JZS4iMkYc7vOIJzgJ/T",
-	"CICgf0Pazmg0+mzEQpQHKvlisR0u1G8zq5XTORdGloYm7WlThK70whBQAs5ChxEbNw5UTPDEEYXFmuy5",
-	"NHQJB/OErISi18zM2i6ApULD+S2YCDQABsortFANZcHnXJA+RNUbbQdmccGS4Q9MJ4vhBdcsfhp/gMeA",
-	"ZAh5C/smwVZmrhRgGcLQ0QbjgizaMOtCONsbtrZotkQWQAAVHtt8BNbN6hjkSqbcHgW4zxFMPX5/+vfZ",
-	"qw9v/jF79Y/Ltxcx6SMY7tXaBSgMTkhGizlE1DDMdnt+9Aya/ggzMYykAjQXjcdjsCyoyH7w+jui58J3",
-	"Vns/gVsaa7TaBo7HYzMvYGGeDkfko7k5KQ69SrVmQIo8Pz52Zg2o4mGegiFeGvnHIeNWCsNRTWKoZE1z",
-	"/tQ6dUdwADGvYuO3NV1miGSMFCNSVlTbSWWibPKZrTXk+HQFj2vSK3kW2P2tN3nSezYaj57ZKsBw2z4d",
-	"3bEsG94IeSewlNiQVuliiAsPY3RUtFl+DCNmy9jlFrdT+Yits3KW9u4/30ehUeSF1CBNDN2+to/BzP5R",
-	"R5AzwdMhaJxzmz77rVfANA+33DChBfpv5ywgNSLLM9RXvZKNDg2Ij/ByRAS7M0R7zQulIyJz1A4BPRW0",
-	"K6ksT5OCTUWMedtxVPJCy3GAwi2tOvbZz6nCEeQFu+Vy5TjwE1VntFbZQnbOpThL7fh9soDqRc1VAykG",
-	"qiaUQkyZkO49V87uBrUeTSurq4yrRTBD/z4KN4vh5tVWLS/qTV6MK6racU1NC/jm2zqwCcrVHnaguN5/",
-	"LmuOAA0cj8e2gK2PTK1c6YaTYK3oLum6ftkhEw0kvw0Jl84ZKq5FqiAe5zkOINSuH+jTVzStFGl5Pj7a",
-	"/con4fgMS/GlZ7tf+kEWVzxNGaojykGGAFFVDoCrUGeYJJ0buupVj9bnqPdluEzyISrXPSP1zOCBGT5w",
-	"H/VyqQKHD53H5kYFuqt22T89PiVHozF+QsPeYEQ+mPOGsPbmWhCM2fIiit4y185U9OP/9tkFv/9dXKKm",
-	"vhhXUDkiBzdtVdwqB5iQ5+Pv8fa/44oN7B2C8OUonnoJo0zkMwcb2zxBuQ8DnyBU1WjIVwyUZPOdUcsL",
-	"KeYu+glNNAVEO/nTh77Lkh3ceiEzBuHS5g3a5wH+W66ydCqw6uSInK8ypogTeyxoffn4hMT2kouhwO+S",
-	"GgnNC+1/H/1j9F+kD64ANiyYUYQZAQ/rF5BLwV7I0sEJqVUYMNKA2ZRjIzOU631CvDINfNIiU0OIr60x",
-	"XGkFBFT3/It6O3GZPjdyIYuxhbKeCqjKWDDDqudFnpj/03zxcxaRO3alZHLDdL0Jpx4ZxcFl8VkuXeaS",
-	"xVMBjmZZgMP5gnw6f9cYSkXGNR8NM3KjAjNIRFBnjQjN+cxovFMB191xRK6o4klEljprNIq079sxPGoI",
-	"s3IzhLmdTIUv5TAqjdnx07hMpY3J2cUH8t3L8dEJiasBBKOMivkKEyrMIy+ffT88IolMmTLt1h7FqJSl",
-	"+S0mdCmN7Ma+6IjcSp6wiPAlnbOI3PKUSSh6wE5IbCMlqm9NBb5m5hMRlTOWLMJvowJls9WcamgLCXiz",
-	"cYHK64KqqUCDCEGV0O4jjiA+cW+a01TmpMWkT509jacEvW0M60bELhctngpQnPyToC0bIdiOoso/Qnc1",
-	"sjt/bZSVsV7ZogyPci01evEXSd3iZGOMGpfj0eNfjqGLEYeYAvqQ5dm/6cvRvPH97jdeS3GdcbQFPz/q",
-	"0MVHNF9cSvnO6Grw3vFxl/nYEh8QUFS/u3FtCRWbF3jH+xu5R+UGhx6aEvXTr+YfI7HjvR62ab+B75U/",
-	"pOb8+dsNx5YxemufYF8w5LcKUls/Qthe/QjVKPh52xjS3zyFPd/9xo9S/yBXIm3sOc7wIXuO+1fb88gp",
-	"TPUd+BPTW5Z//MswkEtLTlHp2khWRWHmXopI/8Yb/icGItTB2z1nurHX+ynbAEKAORO5i71osHg4yHis",
-	"IY7dFaUyGvMJicUqy2J0NBl91+vU+NgJiW1ZBLyCXap67KPhoWHIOQBBeEROm3yFK0cLzprtC1xZLsOV",
-	"q84+Ff3nx8dRw1aLsYIDwq8J1xYab0lvWEVWF9DFiMR3tBBczFUMs1VT4YTpoRWmIXYnveUJm2BsrFUC",
-	"CuYDe6xIYxMfnFWsFAVB5J6Kq4LRmzKfwlo9wel1LQtCiWB3ZEn/KQsnyJ8QmqbVPjae5kIWU+EKLgdk",
-	"lwYswTeSXVpwSTrJLr8Q68Eh/pvdJv+jBBwrIhx+2aFG1F3AeZqukJTY/mbJKqfsZANJZL6uqTWoGWcZ",
-	"gm9ifpdhZI4nYoGYlMTNUnpD01Q8Ff1kBVGtNR16QFYiY8r0C0oNV8imQ2f/jZv+tz7+mx1VOMCvpq2A",
-	"sCHz9X+O/K925M2ZeIh06+hqjzNvpYlvcOKtp7iiFZnzHHmIYsAdVZFFNOCaxF6yiSeEirWR/BIKNksj",
-	"VkHZS3As13UokZJrpi3o5enxqXV/cTEfkVPhZBcvLFlRCPnN8+NjZDIYXVCXiABHEj3Y8Yh8LI2PG7rd",
-	"rZ8q1xUZzCWATkVp6QzwHdvyr69ufPSj/HdjAQ89mXZlGofTRiggFpGnyI6H1ZLEHke1zKkOaqw1F5nN",
-	"p/4lKKksbNdyqeC4y7pv/8YKK3qUgDp8lvph7qSZfflBOmuQL2O1em9bHpEzrVA4avH0GM3Juo7QZ1V3",
-	"GY3IBwFpFHWeWFbBhWbB+2szkFYZI0YRrTVSUS2N/qgYKIGgsXlHDRdJAb4ZH8bvfrmjmOtRUK7CXLZh",
-	"L3bFTL+FfNeEzvuVTNIWUw8xxwNu2zT9j3736wl7p2nq7RRaWqZxqOkauUW3C+TpV/gXsru2GrXPbWpz",
-	"eZK9YQn5m1PNjB7HNTpxIbDaO62aktJUJFSYc3rFbOZ0CpxgMCErx0BKRgNxKEFNrW4eL8/yLhs5Tuk/",
-	"8k2TGHFdPD1CrPD/x977L7eNY3vir4JyfasizaVlx5Oee8euqSl32tOd6STO13amZ6uZMiESljCmQA0B",
-	"2tG6UrV/7QPsQ+yD3SfZwjkHICiRkuxYceL4rzgUSYDAwfl9PudWFLngWHcUuYZ7vWP7djfKjzvUlO/A",
-	"mR4czltscNOVXu/u3ZSTaHWemx0AEQg25X0fsJN5p3Sr53k/1E00n2mmi1oDIV7YcETb91SKcH2W6EcL",
-	"Dnpkhmt44le7rjep4CwD730oJ/YKbefJn/2V+LPvyH8WnNl3Vnl2pLoqLj/Dx31r5tVqhp24braQS+6L",
-	"3XF1cqkuEZmikb3zH0GWTp+5Ci7eBBaJVVgKg31xw5r1fZ8x5IrzWXLzKem3RBKpeBUBcWIFjzE8eWjA",
-	"EfuE1Daq8OCa3j9ARz0W12LKfz8K3lfnzzNeilhh2WiNkRk1MpocOtrElb+5p6FSDwkQ8AOg8KPYhvti",
-	"RfUmfVROKaFJCYFtWIeCUUHRgB3S0jvUFQ6bICj1CaKd7MXeXhvnfQUE9UU4Lw41z3A3yWAbI3Zx1wA2",
-	"CbM4Hx2ffSi2ictfW4oESiONdvTp+ceanBTZ3605qbfPNhAqeOPtTFByhhy+iCUQKkwOmklT2hRTzfS4",
-	"uLZsQJruLKr3bsoP71r/kT7p20gCvLuRcWa11aaXvLi4+Aw3uSe7WzjKnRTbAKWC1A7cmAuhIHB2ToQw",
-	"iBu34KnBZFtMap+LOhEdNzPF64rIHuUK/f78AyBTJP0Be1uEkKO6TTi5MNyXPQN1mWiXuMCWgo/4KLwc",
-	"i/Ry7iyEWlUJNQsXRRkUKqx5KByBt5+JKpNmB0HKOuvBjpUg6ACocURku8KSM4KblUVlRLMgbD+A15jw",
-	"rK5ujdVcTdmlmGnU3vDuWqXCUOylmGE2l7Fi0jUfbb4kVlQEPmB/k7kRJWDZ+fq5JGLJpZjZv1BNBJiH",
-	"5MCXonVXonWVl72DLz+0q7dmfVnQWqw+HivBedpfhh9zH2+ClWh/0dLeabeudkPIXVfu9sMjKXcLyGB1",
-	"wRtBlXw7JW9nixWgDs7QfrH7oJAPwYH4ELAXM96BInUQryQl544T/LwZCwje/UDOJhob395GGadypMCE",
-	"PSCTHLE3qFYfCrwBXyxAZTsVZrvG8KjnMU/zn75uQfmF7SMCgNna//1DSN6nhpdWzgyb4CcNcjbjFmou",
-	"EBq6Xek7Uplu7CdmIg4JcAo2L2LygnE1I7mHLuf650Xj5DUO2i5pVuOxdBPKh3UCYUSoRfV55Hh7TtSx",
-	"cUcUWbzdxiFsRvfG1UmnlUaHUoP5seJauX3kxt+TLRKQcx/Bf2JF53kR1UNq9osx02OVzyJ2yifiVBrx",
-	"l9f8I7731H491OFOyyKr0q4KulP8rs0wUHz5A9XLucG7WShUAqcADhUhuE+4Y7g7Tb76pRnqoyuq6ziT",
-	"QYkd7gesvt0SsAcaG9N9UJ29vxZMxbuGMQ2JBWhsh2NFWONeilQok88CCxzmdcBUweZKlGOV/DvxwISA",
-	"NkUZTZbBRo16bACdCurfeynXYlsqLZSWRl6J/gFLDB8lEdQMGzEqypmzQuxzNJDzzw/Yu9XwGAN2YnVz",
-	"wr6JFRhlCFLoYKcbXIP1ABvn3fsfX796eX5yeHZ0/vrVm1dnCZhzE6kqIzqBNI5oS24LqPHvWynpHeq+",
-	"4aP7eI1b+Pt4lyaH/We/aImxtLfbRHF8FLaSI6T10EGanrK7G017a7DTs6J4w9UM+ElKD+vlqqPgZTpu",
-	"81Q25x4A5gRMz3s1wVVT+rPsEn3TraUMceemKEfnOq9Gn3ZufGJWK4t8u8Dc2KHLKOAAIqUKE8xXavZi",
-	"98Wi/vmzWOQDW1+IVpbVut7dlr510tRG6AiQ1hp+4dD/pwku+3akc9s0m+NydJpXo3VC1XY7KFJ9OwJt",
-	"QF/Vdw4cVbQSr9vkAKIMEnMcCo6nRNbLi2tRvuQTkb8EVESOxR0oFDUiLEvT30cJHqtgoKguCE1ck7WE",
-	"3TRxb/xBx5qOOacIqgVVme9juQll+TjUlAixbiRMxCGnBBc967A3fzpgiQN5g/e/L/MkVj33MqtP6Go6",
-	"LUojslfKiPKCp0In+6RnhVlGRXoJy4A0dWMniCi6eEOsksFgsMP3eFJnAEAgItFCZbC8hLCc9CPmMGV+",
-	"lArqZv9+evz25N3L+gfqdxereOv5YDfe+hRhNQ4O3AIts/DOhXcx96oaUDFWQ5qA1IB3CRW7ik3SaVgW",
-	"3JOG6anglxomug0zHVYGGN7h3mGfNiAtrNp2URYT6JSygDDTc9gy7L//9/+pv7kU2sCVX87O3v2HvexR",
-	"Z+DyzyeH7375/18DuqRrygnBG/g61mt/nkb5GYZoeV0A1gOXfzv68fT45a9HZ/058JokVjcIUo+rWunx",
-	"28LIC+LGmvUCOkm4nqk06X+qISjpFwf0WL84VqQKi4/GqriFYklVqn0ybvfrs73fmA+AIYF2Aw2z3hDo",
-	"DbQ/oB+OIXfD/aLZRGSSM6uh2OlaLdx+sv1jZ5pzqRAmBy7OCxoC3okVqOcAo4P3VZksdv5AkDpwCf6y",
-	"lwBeBy7BX/bShczhpliFAxSpEWYbV7d/wBxrx1QXoqUlCEhJXcdPSOKS+r3wicB9qQ2KfsPaiJgVA429",
-	"gwsYPAEVVwodxcq3gQ3e1KiPHbAFzeCAUqw6NYNYWdWgxUoIlYO9w41HDfcOV1amWqbnb3rUOgKdxkWR",
-	"qMd8Kh6B4sD3+O0j8583s7HgOaJttqolJwL6OFmJhF2kKFdMpsL7PDJu+BBKokphtY90zIe5aNWrf8HR",
-	"NnhiaISuTPZlU6+mcHp+QDfWF5iNHz0s/eAplpkuNcjwK8ZuNR3d65k2YhK4mC7FrNul9Ba6Lelxca0Z",
-	"ZyW/hvBzUcLKjLkeD1p9JL/ad26S5wGQ+rKySYyihxH4wReNGdbbcjOPNf/7h08fFsoeW8Bl5wGkQ4sZ",
-	"/vuhEzPzjbRaPofNuqC0Tod91ACgY7/57AKnRRpcPWinAs3xWHJRQearNLFC4nNZPCdHp2fs5cn7n1zK",
-	"Q3j2vQrtCp/C7IjAO4mZALFqA8hj2BJ+aEXKeZ2/ALmq1ZSZgj3f3V34XSd9Jk39BbFKcGz4COa+wXc9",
-	"WZgYgvX6HArIuCHa7yXQaAAdkC/+GCt7Ov/0oirzBnAGtOZA44Kg0rGqIlygusXx6S+H23s//ImNxccB",
-	"O7TjxOoa5pCIj1NZCg3IjPaDoPC/pRZ/9/mA2WMHbGrCFR9hcEZDrGpbKojQ6FjhPBxNOb4ykUAarBSQ",
-	"MWl/6q4DxUYOG8QlhOP9QEEWwh08DHo1tLIXxGOAHcbEM7Bn+TU2q/vaU7MeLEiykh3+LJSA1jSLEPqL",
-	"DDAUYjs3mAa0dlkmbCKlvxKSv2+ng4cLICl6L3af912XG6gBE2mhsu7SSnc8VtdT2rP2CDEHb7HbuAZr",
-	"7XV7lGXKQb2ZTwRr8ovbJIZ5tRf7/HYVYL4Rm1Rw3nRGdzHOjm0xmw1iQA6UBaA9+VrjNqH/tSpCoH03",
-	"xJX7jvlv7Q6YTsQOffN2I8JqTaaqLTsFjn3ODTQVxbYToABIjTO4LspL7REcrExWc6u5kH9wLU06Pm7G",
-	"dzeSi7Aw0ANldrVTK07vEVYNfr2yE5e88+R3H5uwTcrS+IPvtwL5RlLxcgbwIcNK5gZZUC+htzUbrPQj",
-	"lhbqSpTUngZy8+0DsbKaEyijdMzcIM80Yd6EjVgo+gFN4xe9dh3+uOOpUIfvXv1EL/5c1n1vXfbbeTzN",
-	"lv1xsOvXYrm5D71w3GPuEQj72GVeZv6He/SZOx+x4cxA91/8g2vWTgq0z4DTSuGfO2/l/zh88/p22+m+",
-	"dEly07qbYj/ETuCum3NdSmOEWro/Dbm3DL7qeE5CbozdhwMt88E0ph4W5rhSCOhXYTWWr1Ylaawptny3",
-	"SsFQ5IUaaWaKYOuaO9XtnDnzX8+GAsNt1IbPcrqzDt5dd+RGN/Ggwzb/AnrH4kAPZKo3vrW7hcBT24Av",
-	"poDUWY8desf8IWllcxj2IEu+ywBbIPQvwO3W4XTftTl/rJqLcXuWedu41jzCfBusyxfgiYsDPZAttopc",
-	"n6Bcvn4mSomT4TnSwhhpz08P9ATdvzNP3ZmIyZCy/Tt1yTd0z0adBnaIZfojTdTrjLJE99Z3zWFpZwAC",
-	"aG0p+xl8tbVE8TDLcB6bwgB1738gxZI+7gn389tjnoAMqpj4KLVlmKh8ENZ0g6PeGyPdubFjrAo8eXhP",
-	"GLbl+LI2cM/dP/cXDT2MYQUH8HsF7rwd2d46MkWonrjNjl4OGFczd23CZ7RZlr4mWuRXYilF3ZERR63B",
-	"LiK7+4l2ufjb9iSdUnPn+Z/uvf/zspfviCuZCZWKpU5JPRUp5CFh6knd14sQUlyTFKwbYJm4kEpi6uh8",
-	"upooIaeTIM3qTgtwaAmNMprPZUGIDqz7F9CC1j6iC3bBS9ZroALEipfCefwYpBiPy0IVlc5nkX2kBgih",
-	"ScPIkwIcjc3GsP1BrBK3QOd6zPd++JMHeXPJJL4/jCqUTHmOHne6WvpAV+3Z7XC4IqbDkduOjaNH+JE6",
-	"1EL33Y8Ph3j9dNmuRNmbLWweewjt0X//YDkHh0yWX6DGt0VeOiQbd1IICJFpQ0kYSOlCjSS1FLmQeZhJ",
-	"S2A5kEd7KWbbkHJlmRVevzXPuw2TsOd/KYMwRZFDdQK0s4fjOy2LydQwXUGlSPO7WY/OP7R3LUyfmgcm",
-	"diB30KiqJUjaWvesSV2HDiBrnXLDCOMnVo1xIkZNaiE2pqHCJWKqYFJpOVJQvaAMux5LYzkhT0XEVIXm",
-	"AST647FiXMeK+E5/wN4KkWHZECZa7LOLKs8p1Q9rR1xOnvuASzF7pueqiHF3Y1U/B0l4LmkOk+t6yYvd",
-	"P7JfxQwBI+EG0MWknZUWJukP2KHCsop2CCNXgkcJOoC1RN1ACyXa8FeWsrFTSzAbZ2EwypL8YjhgtTB6",
-	"4mT3wck6FjdClLCQi+mvhHvdHWovGKUrzBRk9hbZLML+7rpdG2I93yIViuQ8uGyfMnDpJbHyb4F2kiqD",
-	"+YdvkkobwbPIxfKh7sIzWauuBdF9RNYFLADHol03T+TSOmE9uAcUoJSX5QyBQ879FJP+geUuY6qAw28b",
-	"sHeIC1gXaNWztXrYBWY76wg404u9PT2gzvmoR5UV9UlRhbsX8M0Vg55Wg1jFCvrm7+NHbFudfNvp4UkU",
-	"XoWOMNsp16J5vVLy35WAr4eLwf4tvin8MYeS9YT1CFkdnOvX0FA/yEGOoIBvWpltZE7b9Hk9zn4q+YXZ",
-	"/k8nX/D3fsSa92d4Vz0OvBIhhZvvjFji9mM7LRQmRyz9LRNpzu33sR4BOQLUMePM3wNVqhpW3crsqSjN",
-	"jJqdBkjK9CL8XD+QYzPbjdkmUGeI/IfQ9EJMQbzXr0ZAlNtVKRtb0vjBf2fjarC7/nrrDgfL68h+nppi",
-	"5X5Y+w28HMEp636Vv8PNlCjtSorrbfCfaGx5j9yCEIrfvHzHDqdTzext9m0TYfigkgP3ke9LmURMonh2",
-	"FgY04kOwaTzl/WVomyhEN+RbxJe/dNxg0wjQONxqRE/HkJ6y5e7uKnwozeOkIhFTTKa5xPxxwCelAGiL",
-	"VsKgrbKXSbdQSJZqFQUge4XgAsVUKJlZznshR1VZZ8NuRKvB8T2RbXqgf11f6k2PUYqR1MZu+6bHuVtj",
-	"hduNYopLcT/77xgc8vblmaPJT3CTy9mDcnbOtMgvLGEaLpXI0GQ+Ram+t7u3u/18L2KZKOWVyLCIvGFA",
-	"WxPRT5bqxPlEYJG69LmkdYqhHXQkFE08nHe/w2TEWeOUbmc04hj/8cUzR3GgVemIorHWPVrsvpXWuCp+",
-	"kUNLiSz7IC7irnRt+2sA6m4pbbRKBJn3OOBcrWbkkYgXUb9i5WC/WA/6IoI7thRXsqhcsZ01LZT4aM7p",
-	"zk4wr1P6grUQvJYAVP0QAlTtPRKAKlyc1dBUrk7ym8HxhYrbRRpso/W2PqPux0+r27WDNb0w0oC9Mkwb",
-	"XhqNnBC7uvcScj7uswuea2EtW8DDoULaWCF1g0OMVcrIHJo6a9eHhc7Ku8Ozl7+wm3iLLsdb+2DQfkq6",
-	"SzpxrzeaMIpDPBR0Jn7ft5sk+mCdp3xG5wIZr3FeqIODdqvfFBw7dj9n3Qi0b6C5eYv8oGkgUiSfF1qs",
-	"N69vROSPLyFb/wArTkIZKDXjhqpMOpSbpNkGSWp2Af5sBDKOVejWklni44djDqYwwSsNZ3CkE+hBceAb",
-	"4ZUCEWYU1BHbv3Hlslj1fMp86wjQuQ/ihyGrYO9PXqM3zG5pf8COXbNgfH2ssCUYNoxSgpmSK81Tj+FZ",
-	"16bLbJ+hC64Onrgqc+w5NZwhVg8IZ2/h28tVKQnzij4nYm7cwlJRDv0LIPbJTRiGGRd5pn2PrusxNxhz",
-	"8VsMPUAGzHFMcNoBd7Bc0A44LYUGWuDQgrneNd82mfFYAeM9aCSM2NWovx6iYP0BO7SU6uARQM/0U8GW",
-	"9dREJFbOF9lLKGjsublDM8jK2XlZqb9YnpfUL5zmHHof2iNaQRcxlQWeTR/DQTKsS1A0unYRDs6+DVAZ",
-	"hkUmBezTPqNmY0IHvcYsvYPyEqseumF/3/0wANfaOXnL+rAwQGoANDCcgdLuIkO8JW6D0Zo/t8kZWMGf",
-	"HOOYU7fmWDKuACxAKUxVoioPC+TaYdjFgOaTagYrNNiKWnUqWux2tQ02xitVw6LIBVdOq7p/OdjkSsAO",
-	"lxcmtVRhzbE6roGlsV4SvunjNtZZgScdEMLo/6Vghl9C/gFaU/bT7fGGNKOWOqgv2IvS0sfyJmmWACJ/",
-	"zCuVC639cUoOQgYCx1lk1NROkhs5g85Dqg/C/l7bht9y8o25XnPP7p9KVe5XbQGYmKxLgXGtmucOVZde",
-	"Myyy2Tbx2u2hHWXMVZaD2tzQekCtOSclaUHpkZNpURqfQNVuQRRKidRol7kYTN3qKVWZJ3UpXXFxIVPJ",
-	"c7jr54Kd/vSrg7/unQIsn10gQFaMYnXB8xxiRtRUDQAXT0+P+hHTAgNdCQHCJ6xQrl8X1cb3zFjMgI+o",
-	"wlBooB+h6NeKT/W4MCg5UWfoYbDGMqJGeEX366wMRPCTpa97sxwrsh86KbSJ1d4Pf2K/yh9ReAHsDnsj",
-	"f7SaC8/z4D3MiMk0R8srUFV61MYSbK3k5sbFPT59SmLlH+kzqaCHE9piQQKE5ZAQc0wG7MhOIcE8g3NI",
-	"1kqYUKZ0mWAcG14WyoMt2hVCsUy5Huj6okBVHe2yKpEi4CE3Qz1gx5XBtAl0KHPoeWWnrbE5KbTexLmC",
-	"DuWrBGk0qVnQahQIp7UJJ9Dkm5fvNtV5073/gcw/HH85g8ZzKbIGBTyZhcvNQsoXaOOqubwKGdca1iLu",
-	"wLnljF1ck+rIuzkn7jRE6sOK7aJkfxw8D6qvIf5yes1HI1GyPXuHEqznEQr6EfVElyqXSkAOlcchTtDd",
-	"jDYleGsjh4kX2pnAxwDx9kKgpYRQqMC9ewWd7FiFR5v5k73PpqW8gkXGHgaihvwi1efw9evj387fnbz6",
-	"x+HZ0fnZ4cnPR2enYFZE7Pku01GsiImyHyzLJAuWUmOl7uR2tMokY8A+tGxtCjBtjnHsUycf+CioYK5Z",
-	"imXOkPZwnnItWA9s34kw4wLNmik3Y4/lOrRmLhnGRGFwUwPpFUzRMPD/r0IqZ5DZ10UMNH94EuVXrGor",
-	"wyfuwgY5aWYlOutZsWD/SkAENmISPXtCNBEBtp+MlcuesIeGGznMxYC9aaTNAIqyi1kIpqvUHiPfavmZ",
-	"9sCztIixcheoJrx+V7QoI4T/AHrK59dYOxJscWsDg8mMnoVCiYPA8rU7avUA0AG8LPLz9S2h6fVA3faZ",
-	"EWFzZbFavJliD76tZsNeL8WFKIWywl4ieqA7FAN7TpFutJ0xJhZhJQSsBDkfSgFGP7osEkp4oGwhn2Vp",
-	"FX1i4weWuml4ei+B+Dq+MCcb/enuFpD05EaFJI3xJCi/F0GpFrBB1heVThwuiMsg8rusKgkB63TDGnWZ",
-	"gHDuopAR1Qp7oF8POlDwgojCqvokfCB7xO1s8Qvv6kXH3fNe9KgTE6FrzXe/QByl9o0/4n38WRgQhHfZ",
-	"xZEwwRZ+Tr6vwzqY8xmgBxrOMuqu4OjFVPwBS9oCgi4KCZC0TmYjc7Ly0kCoPlYurHAw/xZwoH5KGIJq",
-	"SuO9CtiqnSWqyvPEdXTkihVTzH7AubVJWgQo2Gg8MhzigWAaus/RYwVoeDABjGgKbawX9FqkZohHSXie",
-	"yXUEMLoVOyObYeZVVsoLs5Ec/3k34ZzJXfsKwcZ5d3zqwpsLrsgEPEcRq1SGNZGxAmOiaPif2mxSRPRv",
-	"2KUhyLU1ZQnmL+m2V5MGdPgzQMPywUwcg+fXfKbr5gH9CIOAlkvFipQVr6Gs9goGNQOAxpVF2BapNted",
-	"XxPsPPLiTWq3K9LQPkQnsdwJwIFlJiDm20swBJlCsyA7tENit5YKzpglwX4mLv/exd8wfINuU3ct+K5e",
-	"EH9NqlIm/VhhXDlqvhffM5ETcW7N+yRyJXAtd3nXYzKg2Lj2C+DgBFmPyp8BnBHDlFB2xvRUoHOZ22XA",
-	"+KGYTM2s0SOyKLGXTazA20Blq0BuHIPgdmwySinlJfhu4r/hdrLaxVsK0LRjlXHDseMpOavpK7IBS+BE",
-	"ivlSD28tczVzKGvMSVUwRaViPFYYVMev32eLlEckduAD4z3uf36m2fuTVx5O2hJz7cKdN39dqwf0Lnn3",
-	"T7SuV/flWKSXPwH32VBA0777gSQojW0ZWJsY/Q284fLi4mvPTPumZCkxgkBN9OxwXvZISHFTGbg110kV",
-	"ssR6jrJyuTitkGQ2UzZX5+6hdyMtprNmjXBUm8g1KpPvZCZK7hpQpSBfxlaCxUqqNK8y8iEynudhkCxA",
-	"OKp9iJj9gMfJxfPCHmL9KMy2CS1yBJG0E5eanLRJXO3u/jG1/4G/wNc9nfUTJ7M5siqp0XZoRbd3C79R",
-	"5XxulIC7PEx+oFvLJyZyb0xkOruzJ8QRx1qKt/gI0mEpgEi706v1XFGu7qpkQ3sur8cyHbdp3JAakDCe",
-	"pmJqNDbSdGb6RZ29hekglMQFtbScXciPIosVqB1RS0oeAgSE2XhsMRkPM4Rd1lzk06lkpmPV41mG+V6m",
-	"YFM5V7wkiXe5R4ycCG34ZKoHLEGcmb+4tCNMU27JldOxwnylYQ7+UDPLRcQmVW7kNgTaMPkI1jqXRpQ8",
-	"Z3Bre8XgEexwV1ZZWz4YAeK0poNBlcVWtCVUNbFUSP+FvKwP8+lRljLtjdtXvITkOvsEzudvMAYhb4eX",
-	"AKz6w2az9m+dZLYW+vUc1T9iFx/uV3u+UBsDWINrIR/yCUH3ACnQxu3+VVSl4nnT3T9nEOSCl3+n+9bx",
-	"zMMD34Nn3mU5EZATwIwUFz7fNdhkt8wL+qtdqnP3a+2kb+s34sK35LaZinLb5S26BG4ZwEoRJx7y9HJU",
-	"2m/Yp1h6xIBMdITZ0c4h4CO6RcmuxzNMnPIXMwlpxXh3ZD+RYu4kgJB7R7HKuREqnUVO+SSfD0Zc5UQM",
-	"2AlCW4GJfSmmBlwcyd+P35+8PXx9fnJ0dvT27NXxW/Qt+Hwuf8Obw3+evzs6OT89OvnH0Uli14HW+4Ac",
-	"UcWVKK0C4kC0YKSsLKZTgMKBODItpo6VzotrkXXVetV0vzT5+Bi7wsm6T7JfbDEYDQizYsdSSNKVdIwP",
-	"3KqQK2qdR4AHJlE56RoSqPCWA7a9p6hMWkxE41XLxA2t6jE9tvxDSpEKKOfk0GyOXxhB6blATx2fpiXi",
-	"jrWg2mXciG377NbaH7ikiu/5bljG98MjKeOjHXrXUTZa1/HBHj1iVu8bbSIxTngmGKR8ehXXSvy6GXtY",
-	"kbqGAIDawID/b1LI71yJUl7MNhRUqBSV7XoJFDI9z3AtzcAPCbtu5q1SZVbgTWY9Hqsa2oUk2qRIL7fr",
-	"/KOinOyjNbQDTRTZlMtSg/czuYHrESWZFWWEfRY/JQex4kONGIkm6E1q59ofsL8VoU8F/KtcXyIZgFiL",
-	"WML1pcgSqvpxXUFjhWQCj2hsfMMNg0+HjDT0l6OpA0Ap9eeF6Vj2qyJ2KWZgm8XKvQDsKRrMLh4uIWA+",
-	"OvsJV1GaA/okjOqmpbWL7BsmlTZQKjWIVQIUIduc2iy1O8rEvyuea5aA3ZbYVa3NP3/RVa1BQVyscmHn",
-	"87yW9NrIPLeLUAn0rDtAy6G4KEoaSiorJwENQxgBE4JAsZ9RrHyjRfxWqUZOrHtR76SeQ+Yr0KuomR7b",
-	"gWmN6UA806zkRkTWPq59kjBPwLfrM5Ai8Dw9AnUXiO6JWm7kvPItGgxh/uFKTvgMq9omUmtim+ynspiS",
-	"JqSKawXKjPvKVrAbOMGhMn7/vrTGGA/kp5+bw7LEMlxdl9B3JcpMpubJ73ZvgXCRXnrYW6pUgNojCn/C",
-	"sQGeAyE8x7utiUDxPXvmLKNYQxqigKrl4TKhhtAkyI71OulqxOHRLHEALa7+vQE4BVl3bo9dKwXkJ9lM",
-	"8YlMY9V4D55Qh/sJ9lDj6bTIhPPNX5RCjxlAqmgmta4EwVuKCfKLGbJoN0MsFR2wQ0wHpgd5XgqezdwL",
-	"tOEzAifDEn94D7aBjlWv0oIliBWzjS8Ab53AQzPBWj72t1I0svqe2V2e2v17Hu3u7tLS6QP3R6wqBRF8",
-	"MOCOD9+f/XL+8vWro7dn569+en10fnb2GqsHXc0u5iHLkhXXykmH2lJ1g8bK8doeJX8nuNeU0UajAwpo",
-	"DsYbRNPFFeEyJ/bm80mRiaS73e7xYWXGL4l4bp9u+G15KNah+TZyXz/LEDbI7czG9FgkA6RqouONKLPo",
-	"b+HBgVuXP9BxxDOoiusgAE/Z7/YiKIKajicg9j9niVRwfs9hvKR/MM8qUIm6LspLKNzntKsU/qebBTqA",
-	"sAP9qTBzxxkPEg6hz1VhzlEDSw7m/UYOSfdZrfnMnUacPb3rrofxCF4Ch/EM9/OB01CDOK0S190LNvh2",
-	"HNOydHygQdHzKIt3ZABEBuE6rSO3G8LoSx1iK4CdzzY4W2se7lgtOd0sONz7gaGIstxTgBPm7mgGx6yT",
-	"1CijC36leX/m0cXF/8yji03Yv8Gju2I9v5WTTU3wkZ7v9UgTeax/pCmYvLQ52Du6Z5OoqTDEsuZgvvrk",
-	"cbsrA+fk1C+7hwqlK62eSPfjZ9YatDLkwywjVObJlPxiDrB7ZySM79E9YIRXCKWwCOI9LvJsoQx/mvNU",
-	"2F9EqV1ao4OIri3RA/8nwdlYiwTRiw+wNRxcSSotSkA65lpLbbgyCfgQsblygvlRNHmX9YSvcR6gsCME",
-	"NGHqBE5DSt0ocBoO8UAFgfR933B33cfWDK3Z6szRcQ3g708cpb2vwTAIpm3q9nq1gNi5wT8WCwzbTPTg",
-	"kDzVArpaQNq5NbaHLHO3Pd31f13rvPsF2EHNU7+D+r+1t24kTLBvdxXE0cp7cV/WaYa8UYEVDvFA8YZu",
-	"Cn1qffzQoFxUirf+8aEqu3UEE5rOUo00yKhiQ/UBZx6TdME0d4FLjORSIo3VLa1u/BFCsz2CiYKgpwjA",
-	"Q52dV001IHb1I6Z4WYIpP5xRmD1iCUQx7R/guSADmCZwLjOdYFyaWwXdjMUkVpRj5ioeF/E+92MVq23G",
-	"m0F+BN9oYFUVFz5FGgFw4K8aq9RZ7QFKS6wYlAyb2VTEW/sxgZvHW59crDkoJcl5eqmZNP0Be2V0EE6n",
-	"CjE7MWsK+ywDru37OZvm3H4WNrPpOTN6up2LK5HXNsNwhjFwaWYRUwKwRCCJQON1V9/WP2AwcUgCdBHy",
-	"elS3Mm4FnukaS6WnAkivfgMDFuvaXhmcs0fnaqRZFErsM+4AeriGljJVbhJAJrK80W4CfeBsKiKWSH1U",
-	"lgWYO4wl2pRVaqpSZC/x/gTy8voR43U6G3QwgrfDX8mAvRXXQZLEqHDRfKBNNv+VA/YSqNhHHiDPAYgB",
-	"6+38/pSCTUQ5An+WKbA+koax7+1hl0uEPMIuhNdSabv+uPghLqsnQxcvc1kSMhPKSHv/DGBSGdOXcjqF",
-	"REAga58Fv2MfDEnb1xT6T6kzQF2VYc+artZ8HObFsB+kMDBHt7i79cvAd8MNe3/yyn5J0zJuKuyNIV0R",
-	"o331/NmgMehZN4I1XoPoG2wnLnu9BLH6B9I4ZlSmpYD14vl2Li8FGdI9go51rGzC9aUmGCXCKNJguUNk",
-	"uDLjyDKWS0AeFmkpDGS4RGzKtb6216C1bsRSaK4bMfsN3NLlYDDoU8kw2PzI3eKtP/zhD3+ItxJA/eNq",
-	"Zjni1Ix9F7GaF1gKk6qN0iPWKLOESlXYO/AVA81n3PBBrA6D+gT3xZC+aspKpRxxQ63tT8iD/caSNlF8",
-	"awBf8GIorB8l9t5E8GUewPeQkYjCbbwuqjxj4mMqRNZ0+0Gyoo5Vs+DTcZ42r8Q7fPGJl4abaqPkxllS",
-	"nrV7/6N1pY9Auec116xXlFQvQ2CvES3vUPTdqj+BK9yXRnfmsJm9MuS5mdNkKNsSBMAqLKE1PNq0hee1",
-	"urdKLaRxlrq0T/xdGyRiN8gyt7af7nfk2C6DxXfbX19rdW7XP2/QvV0jSICDe16NQGRyPUDwhdU+ZAST",
-	"kJoJiRlYivGhLvLKCKsqsF6SFane39kZVTITSR8hKp0bjyr3buBLPiVMi9EEM3d6ybXg9o37Ozs3qTSz",
-	"TzuquE76ERkiIQiiFWPVUBtpKuO0MpKvqF1i18VBrJLUKZBWSbViFFoBllKNcGZqhiIWM3V78KXYxGlb",
-	"qLTIRLbEa+6Owkb95m6QB/Kc+2988p1/rb7zsibD1YyHnORlva3riJ2dG/fneq7yxsl4cpZ7Z/mttooc",
-	"5vVWdbvMu9d794twglDofweO81tt40iYxh5uzn3udmgdB/qGZVdzkAdyoi+j2Cc3+tfiRr/VYSJX+nri",
-	"S9v9UqjrarEZ8LoT++bas4vVH7p2cCZuEknDBR0C8VwQLjUl6F2KWazAqZi8Safbb4r0cvuUXrL9q5gl",
-	"5NFCnRXqyoL0Pipv7jcLoy7FLImw6QLPc+zboqw6TA7K2pMEdYJMGzF1qYFUSQfISFKxE5FJjZ695OTo",
-	"p1en5+9PXidgEmhhWA/qmsAhhgvgqof61DuMbAp3+ZlmEzEpyll7Sp8Wxn37pnxAzUGWuoJedOz/kyfm",
-	"npjCqeGlabpi/Knxpxnq6ddKG9QAVuvIZzmvuJR5vty9gtzgFG/cZG6pHWGZewXnilGwMnvUUMXzXhbt",
-	"Vt9vPl5Y0uL0nG7ZoI8FRogYeQ/MuCyq0bhueQTjM/HRCKVloVgvwUs7dpYQD8X/joSBhL95H01xQbfs",
-	"7+zMI6DtDAYD+4r6mUyWIjVFOcOnqV1GM0MwVh3unQMHcMGe7+66mdfdilByTQKMC9Z7sbfXX9WSFUh6",
-	"Q/wb3/2lO7HWgz75RL4+n4hihyOrDcE2hUQO/6zBPxotX5GDrCM//CX477k9dGt4S+bPyJPDxDtMNC3K",
-	"iu1q9BZw27Wqw0DHgu9unkl4If4d+ErW3MG6r0C9fZvzlAQE8JZPBEr4qtW8gwA/5UoBN7keF7kA5Usa",
-	"zeDnA4b9eUHIQoHVULCLUgjKu28xbOC5r0o4fgG6p89+ko4PJh1pB9bnrJThchtJaLhDPWgXemRwA+nD",
-	"vRskxdfySuAgHWwY3Bow5QiqJRuJK1JJI3nOErghecTcGvakaXjXK8Ma2ZfBumjavjUtcdyHqBvHNhyy",
-	"zQegsblBL7keC4XvSxDOFYHurWXlBgIE2y5n1P7SfaaCWl1MBGY9UQ90Jk2bofPz10jNj5pWedZFqut2",
-	"MHKk+DkegZX6QkDOoDTU2ZLDIpu5bFaX8ltceNt774c/sUsx05hs8acX7Ff547zTFrIIa4pmWkDvIuqr",
-	"30XZ4AEgch7E6ixwVUxzbi6KcoI5sMFBwrW2fz7TNC1Czw/TibXMRKwSLwgS1gNUiEsxc+jtwW8pVwgb",
-	"NhQMOY+biNSsLCojWn0Kp4tH7f51prlT9uX0ppXH2+qYj/WIfwVK0d15SiDelqlGhutL3YnkftisXcC8",
-	"J+/+hhZEAN1s3+JjNvRf7OEOiKTK2iNBRMhAE9VpAfmLhvUSmAU4G6GlD+WfG+1RAbW/CcNtmMWVWjYD",
-	"74iV+x2v2ffMsSPLhqSm3kaNdYUHMRltzK+wqQ0Bz+xjP6G6WyNVVwDyL2B8oXMNc6HhGY2VIgCoZ7ip",
-	"7NSLqVBOhkvDhMoIWljVcH5ZErHkgstcZFhVjV9i/9sfsCMCwsG5hohR5DblbCJVZUQXSu8ZbPRaUO7f",
-	"HZKrXZvVMK6w9N8DjOubl++IzgKk7k7YVuQgrdEO/GlTUFd43m/sP9iVQmWfE09f7aKxZLIcT0dlVL5k",
-	"GaBHigFWALcRQtWYA57dNOez/ZABUC6qr03isXrJ8/ysKAjg0XdFR8Tsm9jRf7y1z36v68FYvGXERxNv",
-	"Rf4vey0rlIjtqlr26HgNBl5czRLrLRQ0JTdpkYnIldFEUO3x10/QMg31kP4cv2I9hbm4GOlxSIDPNCqL",
-	"AbtHHdGQIoH8csAOcQEtmwThsW//tFYPVNgB1CzWKkEHTeC+KDJe7P65FUJLZXbvNqSc0dsfKKPIDn1K",
-	"Z7hDR7OLGTFYqSc310NpdEcqwz6tQnkGy4YzUJPAz7OSpQqVAUddodBZfW2N1jzPXJMsqVCJwQ6C0AMH",
-	"tRsPfNFowT9o1y5g1E2SeVEsTUCAb/mOsg4MLbgnGfh/uxSGnzaYawDWeQD4PpjvtwnxBzuKzOtml9gF",
-	"k/V+gnZw/0n90mKV/H/uMayO3Nt9/uft3T9bEbO3u7e7/XyvT3IyFHeu/hmw3qACMLHflzT6qA5i9aZB",
-	"zOg2KCUCw2HbzUI1jJ6DIAcN7Z+6ZtIBo0PZalCei9II/R6wOI0ozF0Rkc6wE8Xm6jpQz3iQmg74tqfc",
-	"ha+1ngMhrdsFwkomRIkLBrd4lejaubH/rFfT4U/EU3qCT0/wcAFoday7SZSugJvUnabQvuK7G+cDjpN+",
-	"B9kJ1HBo+XaNhPF7tUGDtyjy+cqNOf5MXZytFMMuGq7pospnA5ZYVnHuqdBhk8CdkYMqwKcxHAEiWGSx",
-	"sprLwIr4RptuK+tVhb1SJsUVPYq3EDJKm/zEyooNys96gIeyAjvOzVNNyddSU7LWsaZakluLyp2RUJbg",
-	"xbYR2ugNu8ECrrC01TNwM6EN5ubOlZoAN2dH1tJ0/YAC0zTo3Bf2jgI3f62bRyw5hIav+2z+6CRkJNRa",
-	"OfYb4kbqixkORjN6psMOSq5LCmHzhKBL1J3CThlf5hssgXXQg6oZaqMUvBIafWA1Nzw28UhX7mZoK9SP",
-	"XBBBpMaaPbt+LuFMHdk5Rtsjd+GA+Mjvux8GRnw0A0zLhrswLzth4t/sv//X/+0P2EmlMGu6UI0gE+D8",
-	"UBPbAUuueamkGmlnitV2kyqClU0BBwQXpofdK2DbpUPkn/CsPXj6M5HtGVDtZnhzY4wv1PXajZnhh3Up",
-	"NNDsyy7OU9z0ntjtb6U01Or58N0rWmHAnefuRHdbL7BXi5oWbuW5oa30XBmgmFbV59BNnxt3+yEMu+09",
-	"krAbrU6XW6+OvLm1jjAXpRSpUCaf+eAr8N+v+gwt+vLEx2leAPef+e9rhPXpUkcZEf36qdM1hxkukdOo",
-	"WV6MIJyXbY+LtG41CBWV2rBkyLU4r8ocGtj5y1aEo8COVVGOuCKkfOrp2OjirCHXzeXT7NdjQJx7VDBT",
-	"YH6yl+0QvqGmkMmNncEnOFsu76eh8kzSadIfsJ/llWDiI08tAdTTY+a6WFbyA+u1Ue8ZjfFADjT3hd+u",
-	"D+1hCzwBEXHhRK5zIH1djtuAOQFhiRj+Ws+nFZLqk1vLubVad8e7ufJitM5O+ZIc2qll1Tgdm3Dvwu83",
-	"acZHypRS6O7WLc2vFXi7x3DEsAV0s7sWpYCeqo/cT9ZBD95D7UTPOlSBZT6eJG5rN8ODc7kqLQd/x0/p",
-	"DrZ5PUaXuD+FXInkpm5fb8YRA/XvHFvZ/zVysKN/jSDZ96+fEpdFT/N8ppmVwez9yWuEkLVvARgFPp1i",
-	"ogWI8D5BnnqI2qIyQ7tTrKygV4hG+6+sFCXD5cWozgT2GL3Y+tWS82yfEFuxfT90Be4hAKoGzFSR9SO6",
-	"hcxf3/KcwCZc/oo1sWM1LcWVUNhQUQzYoasghiaNdICoZBg+vT2zV2VzQn1DFVFfg+ZgmVBnBgns0ZOR",
-	"el8ah1AZgTYhvUv1GfqHFipzDOy89DS0FjPauYGdxSIpfiW2uQYP4mcxKWd8Wu5R255uoK152g6tUav0",
-	"c7O1v1VVcGeLNdrO/96AT40j3yGLAEZ85oXBfgeriwg+u5gK3wQOoFO5GfejWFEacjkLAB89L4U7LTdF",
-	"1obOO2w2ayrtcMhxr4lf+TwHd/M53gyVEBAZOWBJ7TzE9rA8gzQ3umHAfgnwdsi1aWV/rJBZOtXAGn29",
-	"w7DFWcT+uX347tX2r2IWsZeAIo0ozKowLC2mUmT7VP4A7kG0rYRuLTM65VciZB+H+myDXJJfCRzg4XAn",
-	"zZlYkoIk9BPszr3xSH4lGLcEPILW9cgoodig4d1jKddiLTbJr7zqf47MiGtw6gXMspJmBaDxKd6yoCc2",
-	"yeFY5RRjsLe7IiupEVh+K2r1zsE/t/HNRU9uRGAMdo3XcCLCzjXT2L8xnyEQvHYU6EkeL7Q7CvG3bjeh",
-	"qh2EkkQn+Ox6if2XOp9AZKcpXENnYN9q+swUI+iAjzj+sUrsCclzkUs9SdhztCiIEvtortrHpM86hZYr",
-	"2hTT80KdX3CZV6VIoDuA6+ahTaz4BTR8Z3TDAePD4kqw5y62pvC1VHbEeotvBHekNrw0EMdS4hq+bOHV",
-	"/QF7O9cNsTa5669flbYH5LlZz6Md4aGsB/i6bzhz75tJJID1dKdQE1Gt4AHON0mb1BBzOzfw75peSU/E",
-	"Tz7JOtXO74T3zUFJZM/q0tDRybLS/uptco5J3KYlbsn2Xdjd/Gk+c7rM95CAd4sDBs5Dt223tJjtY+vg",
-	"Im9SgAQjPFDmWifJPaWufTWpa7c4EJTBtkri7JSVuoOTKTwy7djHlv96w+sZsWBK3MIugrVZZvVEMM0w",
-	"pUto8ww4OOvxXBdMm6JEpwuPlb3suoPZO/tBopjhORYt2nVyZdnQUJBJbJ6E7hsCYrb/V1hb2YowXKkO",
-	"Pn/PWttJpZayersUjxmzxVoJoQxv1uB10HdZqbWIew0vgqXVz04M2nu0Fv1JpdY06kHr+g5q/4ilYVit",
-	"oxp/pTPgHIjzM7SV5WS/c2NPCNkUrSWoyV/Ry/+Xf1VKmoT1irI9jffjJE9qvHj3EOb2uoLvv79X0rB/",
-	"vnmNSPIvXzE900ZM9D6ocgkmwdpDnnItXB7sVJQ+pRhw8R3/j9wT5AJwD+TUKxNKAaFsPlbpWKSX2j8B",
-	"/Nzdf1GUrFKQEWsFKzNWKJMccgICJJN/nJog7oRvQNmlCgPipwvny7HytTgJBVjCgy6UZRa/b8ERjbZg",
-	"Vyz9PMSBB8Kfo4HmW+Zn9d2KLw9m6r418pW12ITWH41bWDGWOXwGb2iP/CFD+Ly4n2M6vryhU7S6VPKn",
-	"fNvOANZqsUq86Rt2lS8GiVanemO1PKZ5d+fV0gsBP9/KDerenUAEWSes18zC+ZR0dRjsM97Iu3VALFBy",
-	"MrDPUupOwnrvT15vC53yadhcECPU7oEw2Qcw+/EyBaoTb68Ai6Afh0U2o87mKM7wk5xsfOZq2V0+sH8r",
-	"xq6BCPXv8RbKsDdHZ78c/4QSjOElyCCCC/HWh2SfLQa9e1zN2N7Hj1gZyIdaKEMtHRtR8OT3G0xq8kc+",
-	"wvD3Xz99SAbsHTdj7VrN0OqUmhonuq/ocRUrSAxi1ENVancfFAnARmbc8H0r85XQVEWUFSS8k9/VB0Tn",
-	"GqiESZWJj0JDW3M8wb6XMwwrIVkPoiumKLpLdYyYQG7zsfs0bVfq37CLyv5r101qo+1f9mG7GQk0KX9b",
-	"TUQpU/zPmfho8K/DsuQz/PMYkBHgXYRXcCJG4mPCeidHe/0BOwIY0mlZDHMBC1KKaVECppmLobzY24O+",
-	"+b5JMlQVLUEq2FwWQD3AV5gF8JRpvV4IY2kEv503OxCBRrzeYA4TRSrXAQxwhPkUxfBRjMXNaEQzVu6M",
-	"Qw6gT+9EDmhd+t2n7Jz7NQfucLQAS4C+9HaKv13vu+EDHNT6EohV0CoSwupBRH5EBBh0FfNvTsTUAzxc",
-	"k8hOUn6sUZEHD3Lc4eC4av1lMulugY7wYC3J93e5mXWS62Koo6zUftPh1ZVpH6txI6tUV+mYcc268kdh",
-	"KEwhXZGjH6seqvs+bzZyajfBjrv8fGjpdSmmhl5FebRgnGB5PAAGOLuATCaoinGpt/YunpqK5/ghCCdZ",
-	"jiCnldutVaoAIC7wz4mM9QgejE1LecWNiBXZEREzciKKykR2SCVSyPdx6UFWV+bkDmSo2bMQSjOCnFoX",
-	"6mHFRawgB9DajgP2uiimQ55eRm7UyFocl9t5kXIE8JkIw60t4qwa0cAy83nEh69fH/92/u7k1T8Oz47O",
-	"zw5Pfj46O/2L5VEHvrJfQlfL4lp5KsB38fyazzTzjsqOeFS77L5H9C/La7ujUd9DHKpFC5vDhGxlQWWl",
-	"VvOf1Q6zp1DUCtJc7TL7PmJQdZC8OwS1wrl2xwCUF4mW0MeC52b8P7tx6yk8tLe7CyjJKEbirf14q7iM",
-	"tz4l4G0CcGZwFaF6QK342C9nZ++iGr7Z95rwlfCWKw+5FvuMAyi/sg9Py2JICC9WJmjIV4Uk02AI+1pp",
-	"JVhVCgjtjMmlUr+UpbzSQg8YbrhQxlKuyOx62+mUdiZwDEV2EFY7oscK+DqlzXPDMjGsRrHKxZXIAZQr",
-	"oswEmC4KI4CkBy/QhbhmWljxqjvCTa/pczfdUwbG6JAHze0aIKWKtCqlmW3t//6hSbfh9oShEIgTbn0A",
-	"xglg0uuRE7gpQY77PicpVzgX6uHjNrJuiDCVahQhdqIckYvPblSsYJWsDoI4PwAzdCVKKGe1+oVhueCA",
-	"yy41G1Yyz55plnOQEv5dBB0EZFQrKlQXZA+etbsKh9MA916KGfUQQorR1dB+8VBkA3ZsxqK8llqwH3b/",
-	"iC27Y4WKl9XDrCZRmbSYiH2WFJcIGHE9nlkyAsrHWihyKJeVsspTWpUlgnbY0a0pyKopg4zrWP3X7i6b",
-	"6IjpgtC96TAhgpO1a7eRKp0+xiiaSkvcdVZiFR6WAXu1zmFh652VWAWH5YBx1+/JigLBMwlEJ7V7OzhS",
-	"LcUInoG+e81LRUP5Hjx29aQaudiy21RZEk9A4ssLbeAVUl0U7hX2B6tOdhzbEzelzbpg3CAtBxfdzKjI",
-	"T7nVZkFa/oBSbPPjH7qTBH3tYRpArAcswdVOmLa6MPJnu/LX49ly3uLHW8Jcmo/fuPokNJvsC60eNBS8",
-	"FKW1s9wVPpW/ihlW+cE1OzB1erGvqUorU8fGTPd3dsBkGBfa7P/X7n/tgtVIE7lxWhVNyL6artjzEv4/",
-	"LGnQ4Q9u2OCSQ5T2F3yr5/DitCwmU4OX5vai7oRruSOxJZK+q3tVy2IwKTKRA9F8NNOyMEVa5NTwFnpb",
-	"urm7Ptt+Uv8qqlLxvPE11KXCX7gUs7ZZn9GEvAkV1Z0S9ga70APe3vBMs1OILkHqh1UmmCm50tOipCLU",
-	"NgQctNPUyEXgAIONliaqkeDQmAuzVy5E6cIyjX5ZJMHpmybptOOTAA/r2BIf2xs8Zzy09h3Aj8uRoZ1C",
-	"HOzE3npudwJKV5PC/h8gPgstYiW1rqDMnyXdoD7uGTxv3JDTwQ00rYa51GPhkiZhmrGyO47GviO8AUMZ",
-	"jZ31sPVQqUlhk6U1fa19fSk8WQW7aM10ojqEJHDG2DPNHPxX5kG6tRAMGvrYjyr4VG6nRSZGQg1mfJIn",
-	"/cayF/PHbFrkMp01D2ImTeOCPR3bKS+zBlWKjyhhGqRLwer6sLp6r+D4OqioD5/+XwAAAP//",
+	"7L0Lc9s4tj/4VVD6T1WkHUqRncd027U15Tx6xneSTtZ25nFbuSJMQhLGFMAmKDuaXO9n38I5AAhSoETJ",
+	"Tnff2VvV1bEkEs+Dg/P8na+9RC5zKZgoVe/kay+nBV2ykhXw6TUt0vNU/5UylRQ8L7kUvZPe1YIROmei",
+	"JAkt0ieK8JT0Z4Vckoyrcgo/TfVPisiCJAWjJfO+HYx6UY/rhnJaLnpRT9Al65309G9TnvaiXsF+XvGC",
+	"pb2TslixqKeSBVtSPZCZLJa07J30Vit4slzn+lVVFlzMe/f3EQz6R2gwNGwzYN1jyyjgn21DWNIv75iY",
+	"l4veydF4HBrCh2LetmyymFPB/0X1V7BwLaOQxfzhS/GhmF9mq3l4JPnqOuNqwcW8OSiVreZbhqV/fuAC",
+	"fSzkMi/b1iiHXzfICr/2SQq/aSMn/PXhq3jBlFwVCWsbbmF+3xiw/cEfsv2ubdD294cP+5IVt6xoG/T7",
+	"1x+JgidIyhSfi43R46/+2PGbtpHjr4817ssbnmXtx1j3SeSMUDMJTbX6je1jg0em+xzwl8/DQ1SKS9G2",
+	"tuxLnsmClrJYE4WPBlYXvq8vL3zVvr7w8yMs8PalhUUyLJL0laA3bJpQ1Uqx+y/qcZgpXK542XrIlP5x",
+	"cxX1t7U11F+0jlT/+PD1u6Lqpm2YJVU3ZpTPjkkm71ih144s2BeSLGhBE323RqSagn4DZlCa18mCijRr",
+	"nYR+ZNccclqWrNDv/tdP4+H3dDj7/PXZ8f3vwtNhqpUTl0xt8mH9pb/m+nPraJl6BA58JWXWOkQps80h",
+	"SpnVhihl1jpEKbOHDvFev6xyKRQDwekVTS/YzyumSv0pkaJkAv6keZ7xBC7ap3khrzO2/P0/lZ7MV6+7",
+	"3xVs1jvp/Z+nlXD2FH9VTz/iW9hp6DKCbglXZEkzPW6Wkv5K5LRQ9Dpj5D8uP/wYEUquaUqctDcY9bTk",
+	"JMUs48kvPmZ5/U+WlCTJqFowRe54uSBUEPaFqxLEE8FIn5KV4D+vLOsvyKeLcxz2D7K45mnKxC897oRm",
+	"GSvIkq6JkCVJJSkXXJF+ITMWkRu2JiqROYv0aClJCqnUUPHSbRIO/0dZ/iBXIv0lR/+jJGqVLOzKcwHc",
+	"B+fzRNXkQRjjR7rOJE2vpHxHizn7tYj6WqZrTdmZHoTmmFSQ92d/n7768OYf01f/uHp7CaO9kvI9FeuP",
+	"WsBNzDlUv+SYP9wy5OcgYyekoCUjGV/ykvTzQqarRD9IljJlRIpsPTghsZ7Hx0+v3p2/nl6cXb2dvjt/",
+	"f34V26krkrNiIpZcrEqm/yZJxrUCRtO0YEqNJqIX9RaMpkZ1u2BlsR6ezUpWbPLNS5ZIkSqyEiXPYKB3",
+	"XKTyTouyrFSaUVZrYHgdFyWbswL48d+HF7Rk7/SEhvD/+qrteOOCLSkXmnHu95Zi5eZUPgn+hZR8yfae",
+	"xn1FKb8qjXQgjnJTcYw/vju7+uHDxfsatXhEEhG1oAVLyfUaSVFmPFmTQq60xERFCt9qwZgnjDCR5pKL",
+	"8n/p6CA6+iToqlzIgv+L/dJ8/JZmPLVqhr5pzj6e67tnVN/Hv/3tb8OzVblgotSjYcE1q+QZmFNeyIQp",
+	"EBt+RTHmjmXZ0Agy1yt9WcGUT0nMikIWKgaJQBF2y4o1mXGWpYSWZEZXWTmC7Td96iGdHZ+dzZkoX9Mi",
+	"IE+eCXJ2fEaORmPiniJ9lbOEz+x06TEd5YUspVY/Na3oN/JC6os0AulKX6cg+b+mS5a9BtUJjlVeyJwV",
+	"JUcZMaE5veYZt5/rv7IvJRMpS2ujNdt0LWXGqNBXHTwGiqT+nZdsGWirNsmNzY7Q6AdP0jTl+jGaffRa",
+	"QGnYvIYiQ+/eF5dDI1sVPERZgXbMF7Qo6BqGs1KLH2XpllyFO1BlwejSHP/mz6F+UgY0cS7yVflepqy+",
+	"ZBur0hyWef3Dqjz0/e27kMpktWSihDl/KrLgQ8Ko7Zt7WMhbniKTru++f3EEX10F+6pt8E/wUFRv63Ng",
+	"jRVLVgUv4UblBVtau7Jbpr0orLmEtvVLfaDZlvYO68ebxg3PsoccKfaFLvNsXxLhafAxfiDFthKLPJSG",
+	"Szrf640GEYHubCxF/gqahj93IYFVnsuiZOm5KFkxownbtk3AqBOZveIirXOK2smBZ/7KCtW2nSUTFG++",
+	"h5ye5mg2++6yAret42x0Glzo0PpVbUb1WynEM4OM0J2YjQlEvS/DuRzaSejbLKFFOqruNe+JIV/qwRkT",
+	"1qJ30pvzcrG6HiVy+XQpk5tlkrt/tQRWCJo9dY3CCpyl6Xu2vGaFZ4AJM4MZzRRr3spapsya9soXm1bg",
+	"qKe1fGQFsBy9k94S+u1FPSZWS70D8k7AZ/PD52jHjmHnISKoiQH1EaPkqf8SqyxDYa3G56ohN0UOmmUf",
+	"Zr2Tn7aLaq7v1/7r95+jRoe6AzC3pVNa1qxmKS3ZUAvXvdCgzDvX6/C1eAin7TSdt/hm6IyxL8mCijmb",
+	"mtNdFxP/tmAF6gn2OaIW8k4ZI0qRkrsFzxjhIL8aPxsDT9/OLVrIJcspmlh2Poz3xQ7jpL4/bmXi7v89",
+	"N/28ejm45RlPmFDdxrtkJU1pSQ8Yxnv7anAQ7WKRXfxtJLlz3AXLM34IiV2wPFuHCKxguVS8lMW608IF",
+	"5JFO/YOrJ3iNlrRcbUoyvdgtWEzQgU8LZu2DxppliX7kcbq0oDPN7N3rAWYX9VZ5ujd7AGXPEW+nWf+1",
+	"emXrfRn17mghuJirkGljSbWqPDSvczEnNAVbCb2WqxLPOh7+f65USZY0ZaSPM0S7DfgbHiAomT1yElN1",
+	"SdevdHMBVEfR4yI1SnN0tHHNexzC46jega3OQG1HvBVsnLUGD62x+do9UaOKrVff660KM1VrkdTuY3O/",
+	"b2qOqVxSLvaVzbUINF1amblhOFhKMScl+1JG5FbyhEWEL+mcRUQrZTIiM56xfegh6mVUzFd0jr2NRqPB",
+	"qHei+UTTWnJ++YG8fPb98Igkemykz/S2zAr7dPceUSvoMsV/KikionLGksXDZ1rQkk0za/6r9/pDwRh0",
+	"OgrxBn1C2HRJBZ2Dqtlt+2uGg12P33cVaF/XT9TjyrRNkWVvfRSod2+9GCli79eAy+yM29APWRsarGDQ",
+	"9dtt8e26fKt1P69JUJvyt7GqBn/3zWS7iRO/aS7dBwGrJqRgEblmtGBFRGjOpzdsHRGph3AckWuqeBKR",
+	"ZZmpLoup5Vxj9g+aQv98dfWRyAL+vSSfLt6Rvp0LKaWVawfBk2nv9paJaAYyLPIkIgVTZUTmBc0XP2fB",
+	"ppasXMgW5z8MER84JR8/XF6RuwUThF4rJsIsw2rcrUNbJnk1Kj1CM7aI3LFrJZMbVnZeh870e+7fv9+G",
+	"hN9x1IXrxOm49H5yZdDaxL6U02RVqE7KaFPgge7rjWwVBt57qkTTrl6yuSz4vratuu66ecl+93J8dEIo",
+	"AQGvfzw+fj4cvxiOjwbo3ndCLMYv/AuCFqqnro7GJ2P933+GD8y+lrWmME0VqSawRVTQs3gAob6vBMJv",
+	"Q6aoMe2y2TR4FcFPLCVaSl37t8oTRXTX4KXBkOV+rJhAv8p7phSds3gwIn/TfCNOpMBe44no6ybgXZUw",
+	"QQsuifuZqLUo6ZcBWdIyWTBF4q8oGem1iYgVmyMCPrMv5Xl6H5tRTcQSeyUFSxi/ZSnp81KBkENyWpSK",
+	"/FNygY5bwe4yLpiKYD66Sd2KfnzGC1XiN/qlaCL0t1XH+pPpnPB0gA3gAlCh7lihSKx/jCNChfmKlGyZ",
+	"ZxQCVETKCpZOBBBzuaCljRWhisS0mKuY9OOvX/VfI93O/X0cEfuFHsIo4eXafrta8RT+BkGWXOllwBng",
+	"hkEHdi3N+E7hIGlVSx+lavhzfssUzM/cptjGiPxIl0xNhFZYTaiQi2sp0lNCve2TBa439JtKpiCAR3M8",
+	"sNsoUrDZSumteX58PCBSTAS6FxW9ZREBbVc3ImQZdO3ZjnaJTk06biG3U3OjRUQfa93x13tCszu6VnbV",
+	"thiXKu7ZaibRixGUAcKEoZVhCF3QC/9EtQnoYXs09NXZToz84Ftxm8uwpKpFARTmHS+BBkbkzMitGRc3",
+	"eP1T3LRSyoz042WSmzBpfbBshDVPiSwmwgq/zXCOCMIx4F3dDLwJ7UlBeDkgCRXkWlPzrbxhaYjgGuJ/",
+	"YxtLkjGqSvJi7MWgBm+hvY2p/3H54ce/0mwFVtQl/XKOL/lh/+7CqtYmLMyZNa0i0zGsUx8zk62xKRua",
+	"JWsPDdVrCKfcbAX8DStpiRg3tFiJ8JKIYKB0FRZ9QuL/+okO/zUefj/9/PvfxWGps5ZW050j+PHYXhta",
+	"v2eMaCHbXfUB93y5KoTq6CfqfCDxyHzTA/moomqLCTQof26VOKGhC6ZAf/u6KYIAGVEFV0QaoRSoWq2I",
+	"o11n+JHP5vbDuPVg7RGE0JnM96DWupX2QIOquXtcS/uR+2swZH4zov9rzcTd8EdCjFPnPf+Bsyx9q98J",
+	"uo51RwFeWawYKs7OgbWka33l1HxXAdOYv8TYeGRH3HqW/kOu9GK8FSU6PxrWlGM69Sz2m+wwPjs+Gxp/",
+	"eWykEIwVU7m8YaQfj0fPYt8OEFa4rquQgIYLRJ+bi4+vY33zxH++uvr4e/1NmLFjFO7UROGGz61ej2ki",
+	"020+MhdO2Nmpp8UxkaynSBPu8Vkmwahunhcr8DyDGQW0jv3uH1+t+WOl1/zRU2z+GJGMzcqpXJV/vI9P",
+	"UUKF1ReSWFUnkass1QRVMJruFlXrh/GfSorRBb0z2toum5DerOHFx9fGLgQsGWRnNpqPSHzJRGr1Pthh",
+	"M8anWisMb/KSKyNlh3zBa8JosrCKTMG15sZm0niIk4VUTIAKk/IU1AxoS6uhRs63AYxOoq57jrayeDxL",
+	"780AW6z6iUR+vfO+NM19MK/AAUcddS+XXWF1+IAwU1PUTZYZJEjERpuzJDSTBSSB6NMz6uakxQQcUMBW",
+	"pZbNX4zrEm/QKgLJzKjmaDrptblft2TLwdZZWkdS6eLtDzn9/AV3dF5xq6jGIKtTXe2zXX476hr5eqtU",
+	"Y0w1drLB1Xax8g8ViTXYRwHiUnxiFpilJrnHnJa+IweT/2Y1einYwAb46rerQw1fTUTfpS+piKzEjZB3",
+	"whx4/dlFORGzVLo1JK8T2/sThTHCpyQumJ4WS+OTibCavznDKVc5ntfn4yMTx2ud3jg7u5JaKqf42bYX",
+	"dIL7K/fRcOQHS7q1S/VXM86Ktd6nkCFhjZHRt1ocDZ2MHfz+LOd/YQFp4VquRDqlSrFyylPVckRNIjM1",
+	"ORBDyMpKIUGr0LybqVPClnm5BqYz09wHHqmx4Z0X8nZ78iGxUJtT0eow2g9WihXkbiHJnAlW6JcIL1t0",
+	"+pwXTD0oAKazTKLKqT49QSP6O6qFtFWSMKVmq0xPISIFS2SRGsbABaFkxu6IwsQSPZ/DBtyqosDGgmBt",
+	"DrHebq2LAWnsDtHzQ1ixrWiDCrcFO3i70Viv4IkCun8UfRhP0AP04DzP1meJ1VLs8pnJVWEcEJ6SMfOd",
+	"wBiQACfUZ143MrylBcg/ujXo5LVrEj5+cu3Cxzeucfy16sEO8iMtAstFk04xRN4st5GRyW5oGgE8KIhV",
+	"wdGwf8PWA2vABQaDyclUpAboQnU2nZo5tG5PZZ1o2KPNEoUiGcsF04LWugQkkDuqSB/uMjiLabEmxUo0",
+	"bExWA4x6d0auH5C7gpclE0bGuo96abGewquh3A0z8T2o1+5rMJbOwGw8TnOVVWRnEwhVAY3oPX2M/hsb",
+	"b1cxcnvoBmg79RegWtlWGrl003uE82HjB3bFySLECOEKL+OUSAFJh5qHp/byBaWRp/opTUPByyxkvvjR",
+	"qQvWyOsIlyCBIpNy/iRKci6EvjHT2g1jrrVDL5ctN4VZ3MaCBfdoVS7eG1tBFVkupGiG8p/0/izvYHHf",
+	"v/7o8jch4LiQJYifIxKbGJH4hPCSmNGBJJTRUs/bZgs6t8Sd4GI+EbUMcBJDhAk2wjXrIh/0OMnx6Kjq",
+	"zTE/LZYoZsJUSClvmFDo+XRIMyCty+SG2LRJil5V3L4+V2rFChI/pTl/aof69KtDmLl/igMaEHhSRRNB",
+	"VylnImFDuIy18gfx2XZZPl28OyWKMTuVuiBvltcsllam9ENB6f21lhcvrRARME8l7oGYLLjxVwrUe+Ky",
+	"zN6rWI9uKVNWCJPFrUbkDe610r/FecFvacliP8IWg2/hhMOPHW/UarwfbQPeV7YpO7Grq3fvW6RoO3Y9",
+	"P31T6LlFhAuy5FnGjcAWobsFMJFgNnJGYmBTTzOuyjjScwMGZT5PROy4l3uk+sb6HUO/FYymMXrOkDCe",
+	"plwl8pYVseYGE2GWuH88Pn45HP9hePzdILzeL8fj8RgpYkm/8KVe8O9ePtffjrX6LPCrccha95pm2ZWU",
+	"nmNgn8AFAYcX/FS4YpFlkFTZK5X01YLmVSK3843ZUCan4276FKZLZqLt97HFe4m+na6z1/j8q0wmNx38",
+	"gFyhgbotq3OVlKuCpa+9dOPuo28wYTuVz3ubGF9TkXIteZ4V85UNLt3PY9MqPW7LnA2F6bmxIG5a4PI2",
+	"Y+wugmxO74CU1faLsH0KFk1t/+Vc8iW7MuGR3de6ex6yG+KlMcwGBGk/sGOrnGRMIdupoDJYdmpr66Cv",
+	"jLfugLjgy04Z+96U9NU9tebrA2jOLXCNWRyHmMWOHNY9hx5cQbgSXPj22tduCylLyG6kyzzDO5ZlPOFl",
+	"MwN66xXc6ODCNNr8/rLqpPnTW79TQGpa5hlzyfFtSdBuV+qIjOOQj8Pn2eMdrKAHbmV9u8+YgRiJEzek",
+	"p+ZPBvcwekc+XZwPXRCRcxOfkPgrfDghP4FpEALEPt/7bhhvo/xrZr/AKrxnzWVArnULum/dxYnJaYAg",
+	"NohWw28hq+G/tVgp0f9F+tdUsZfPBxGxnOgeBBjzgpVMIvfXCfm6Knj1+B+xF/LfegTXrr37+xjCg5oN",
+	"TTMubiICTaCbpORlplvxZvfHWvOK/4uBFw4WfUnXJKFFsZ6ImAohkYCUEZpANohD0UQ2Bt2eAojYinqw",
+	"IpBvlHLpqZ3enzDk3UY0+PWAKxnUOC9U9JAE3ypddmd67AFJsdH2UKzj8VgLnMfj8eOHYoXyWncwVz/Z",
+	"dHf4/2h3buneGaW1/NFG6o/mHTgVcpZr7WR4PBpH5P35VUReXb4ZPhu+zigYkf/08d3w2Wjclj7gAsX3",
+	"zDRtC/5yAV/Dz7//XRwRWpKlbMbXRY0g1Dqm2jdJMt0hd9dzTg/c7wdnou4gydbYD5uQabUd8vfRP0b/",
+	"eUooyQs2LFjGqGJErWYz/gWMFEnC8pKlHY2rIVuM4TdgOT+M2aBnoELG3ZjVK26AuG7YGo0W1kZWnFbf",
+	"L5ggC6rQK0Vi9FXEIdvVZphLfQSqyxCYqpxmfTRcNJrxiP5oPNYkTrNssJ+/rEGtSy7sx1A+vu/DaqYI",
+	"yiWu21JqRcaaIPR0apHc46PBiLxfqRKDaeGh2Urrmq1+plY1o4lmu+TCCVgPpLcPHqM4jOoOGmTUU0Go",
+	"8DesgCSFGS6zSeFrpFn5gLPIGj/3HY/8Oo5eHt3b7wd//N1DTyRqwQde/3trytibrybv4LNU3exq871M",
+	"bs7UTUBeaEjqQVEdJaJ9Z+CHT22fwIH0o9lUwAkA/IOqmxhzUK4LKiDNA0OluCCySFlhT61J/ohQgsVP",
+	"XMxdmJaCoC2qIHybzikXnYOl9KK/gt6b91CX4NF2crQWja4EWV+fP/FbBolHWjWJSR80BFlAvASklsVa",
+	"WYhJ/5oLWqwhyxO1ECFLci3LxabZbz8K1O3vetzO8ZV+FkyENQV0u3WwerRuXOzSobUCHnhSdls/t+L5",
+	"GyXJt8pypWm2abUGlQquSpd4JUr9ZM3AjSbrvr06Xz4nf+GvBiNyXioSr3hMECjI6HfXkAsFmutZnity",
+	"y9ndRPRjLkdLmbLMhGBaM/DTFY8HJyROVB6TvqYowZLyDWId+KZz99VExDOtiXvPaOL6VHD7zQnAaYMZ",
+	"XxZ8zoUaRCTOWbHkCF8PPdElKyg0t+RJIfOFFEw3NmcyM5K+/phkPL+WtEj/VvCSxSd4xOOv97FuFEEZ",
+	"YCEnIs4LNmOFegW8IT6tHNQsU3B5w3JpMY88Pz7Wd5JN5wAASJNRo58RjKWK0ImIV/zk6dOYfLo4H5Ez",
+	"Yj86r1XlnKQmN+7polxmp3khZzxj//cyyYc012sL4rzI1hOxZCmnRNMd4SUCQdOlhXvcN6aVL9nUqt47",
+	"0PJ/ozy64mKwTWX9MMk7MfgFmLcz+daX5hAhDZtq5/zoSz/cDgFYGztVKOsRBgtFsmBTF8O03djqHJXu",
+	"xbLMpl3MtM4TeBDXZQXd2cdb/cy9jZjcldQADx1O9OjN3dEJeLQvWVlCfoiHFOCnI+yQsmpYfh4o57Rt",
+	"4K0wnuGAijNBFmWZ60Ok/1VWS9+g9E3ZnqG3adsELvUzNRV/69P4lEVh2fX4ueAlp9klPFvDuXDoeTK5",
+	"8fzd5qPMmaA5b4GTQiiXXX1/ss817Qu266PReDSur+PRI2t1pmTMgWYEqlgrRdBrJbNVyToacA5VDttt",
+	"GAY4IwBSvlFkSHWwWey5ritessNWtZ2ztRyiA5cupwXNMpZxtayR3ZEXbnD00gs0OAoFGqhS5lMppjPK",
+	"s1XBOqLJYPmVuqq4h2XmxXjcLbHOddS+U1dMlb8++XcGStqhnCAk6u5Q4+5aum7U3ddd1twti+tqy+JD",
+	"iMrjnpK2+9/d6d0gHs3t/jlqL+4DLUbkbsETo2DRLFNkzkrChSoZdWHxLjimTx2Ogok3w8ySOy4UkZCU",
+	"b+qvILBbhVrfXVn0Y4i+TmAhJr0TMjGrP+ndj3qHpLYdoLOahWrXV70grA4KaMbFjZqI0ibRl3JDEyU7",
+	"FVEr+n8quO7TalwT4VQus2l4NwxQZ7vliqPTW+uW0L5WHrXmNdimB05ESBE8TBM7LLxBqygHRDZsa1If",
+	"W6jUVsHzdSPUB+ZXWm4zNZlg+3hGDfR72ohhMO5R13LFHRvSBESW4q+Ag3HDBFmuVEkWMoPATn34iSNN",
+	"l7fsjn7sVCtNGRNhQj5J/5opnppEy+pp+HXUGBfQGvZko4bLBVtqSoN75vn42UTEXIC/KYE1ghdjALfB",
+	"kXEF1hMTH+EfwLsFLZmt/4Iz1JMzVXw6EZu7KbbZcqMe+iDNAwCWu594lbZlXt3gl91STgp6NzUvbLIu",
+	"8NOUimWzCGCUBTpzpEjYiFwykRKOqENnfqzwCXmF8cWT1Xj8LLlha/jD5PT+fXj28Xz4F7Y+2fh9VCGc",
+	"aqVjmeTTZz8fD/9w9/bvZ+8/vnu77Z8vO6VVDB+28w2t6xtgdm9MsYc9jcVa1N4QqvXiUMDdjCDgJgYg",
+	"PIidNl68pzTPs7W1rf3pbeNXP7CafcllURoydocEeCliAZcQ3C1nExEHjCDxqaH0WqyuiTgxob+xOckL",
+	"Rq5lyiGOyLXmCSq6iaCF3TQXcAYFw1lozj1sf1+/XCb509ujoG75b2yewayLkIe9uK2la/Q1wwCT3Q1j",
+	"ORxDA33VB+ocnPp+wIhQIiB3DzGPlHta71aznp9uEVG8wHwQwpf4lpakkB77kYvG3cBT0teDVxJG6mcT",
+	"DE69R/VkZ5B3cK15mVmVPM84Szt56W841v+zxPn+9UeTp/P58fTQg81ge6VqhVy0HeIL/62sbftnpIU9",
+	"iR3W7bdn2NsrE25TO+0w58ewHX4zO6B325hzHXVC2ApI4W8KPisN9lAospvP9ynoYGOgg4q2y8wyYbi6",
+	"AZqUmLUPfk0D/4gKIuiUkDZWpKzwEDuEFAy0apAYQimBtCQpn81YoUZaImCKiYTFJ+BQg5tBy+gQ7QQJ",
+	"XBkAe58aDDeeMjtGUGxLBBCZiD71PU2fLs4N4qUsF8DJIaGwlvNlu26rSFS54xomgqYmFnkxJZ878HaA",
+	"1apFzyKLDb6c8Vv2WHus26ruNrPRGb9hd1zhponWouDGviCLqji/Q25puPk+XZyTvo31HuwOv/PPiKWb",
+	"yJK3WYGgIK1PxwVzMFyBjOfufMg/aqFEGP1zpwRqS9u78bJsm5Eb7JZZHmK586o/tiUIbDeP9i5NOB1i",
+	"n1qcLZNbaZM1AVapppsNTiE2RZWyYKmB1jX578BKhCSrIsMDan04T5R5nphhB1MAgve0o+1aImwpkYkV",
+	"mPdr4J/gIj95+tRogAjXluSnntj7RLlB+eItQMFa+9KqMIYHXgKr0mxv0BFz/c0Ka2c+NJC9/bAmMrfQ",
+	"SqckRgUY2CRowEP9c7wDKH3rwB/i9j40gHJjNG9FekXVzYFVvmwC4lZD1sfXDkmv2JHeGbLL/qB1cZsL",
+	"k8Zww50SSuopo6SPm3BC4q8TGx016Z2Qnz7fx4MDDMhVaR+H0WHHABBFPEOmQ0XCsiwIUtTgVKbFEHt6",
+	"azS0JlfkyQKOo8tR1apc/ZC5k2rCSUYkxozdKRXpNGNzmqxNsI2R0AYnE1El89pcXtLPWTG0zMlZwDeS",
+	"go19maO8yv/F4uE1VSy17UwE1ZfhiMTY91TvF8BFGU4HEbAGFqoaxingSWHnBizb/3ki4vevPw6tulIh",
+	"FyKbI3NWOpPiGBv4VMFXNbQc0h8+Ox4fHw8IVRMB44Ey7naIEfBmPRJqZgXOkyy7pgBRXJt9td52ov7q",
+	"DkEes5Ho/nuwjK4suWcdtTntZgvAPWNnZoDEu0wtM1YCuGOaOF6qLsRtEIwWGKrd02JcNcWO6XqapN/D",
+	"W2cifWdb1d/ihw/YcPUYfPFZHwZT8ailTt8xnbbeXwaq/uz4zIPY7o+g9jGAmyF26BAwSfWhD4Na/pZq",
+	"Af4qhfv2K5/3/9+6eM2iwFstbIas/cSEzrX1QmlOv2rlu4Nq0HUtuVpb1t9I4bZGWTZv/pHjScGr3eNm",
+	"j4FAVuOOvxZEYZCWNybWHtJhUmR2yEv6qajdtfYDPQAqxMQvzGRBkgWVCu55LuYneFEutKITF7RkMelD",
+	"kunRwENfSWiWxd6tTbkWeOKUZXQ9XSr7zrPxeDweGIO9qRKCIJykb7E5h8+OX46fkUnv3MBaIyYn6XOB",
+	"qJcTgdLapHdqTEdalKj6inAqWvKCMA49cpXJO6juD/iALB1AqQUj1JhqCDCqiXDlMZbUQO8u6C0jUjDn",
+	"sgWhSgpmA0dQOAGIaCzlr78pGOHqhMBCGMxWL2QkMhEGEN0hs9oX1oaix4i2KKhSMiMFlIO0UelQ8KEW",
+	"jQBTAHMJPNjHzflp/HkEAx3p7TtBZ/c1I9esvGNMkDG8dhSRuSzJcTwIF4DAxTWqFcaRPesCYLO/KmSM",
+	"wlXsWrALizzdOBtFHbooqNQsZXKjd2r0g8FTfSDsum0PBuMhpG+ce2e09BzEtVgQvVUOA2SkX6UlcPC2",
+	"JK3dzMIavOwLQYZRYZXXB9zeS2QWyJ+Lo7ZG7fWNK3qFJQbrbw69t4YZ6urBQNFbVjRgNCw+roHf361x",
+	"wgi8tsxstq/SnwwS6pVmcY8daVhh2enTzxNTJYhqtoFud4jl0F0/IbaZU/Lq7PLtFErnmScMpjLGOACz",
+	"SuiSkVIODrDI2BmnMOWHXtAXTJVXxgXTvJwfoQSDvaLbazDcR70/M5oh2Tb4Gy2pXlWfquQNBLjQW8pR",
+	"UvjcUiK0bg2B11I2L2jagtDcWdxzFXrd8KqXQ7M7B+71/vXH1xTxxA9NXN0LzquljkcTk0M/tXXQ/6Ot",
+	"0L0t5bDaIKOdDbUWFCDvRDAHek9vPAIfT0EE6nxE6wS0O5O31d7gm8q15rDFNt6sMNRCP21qBA75Q87E",
+	"2cfzA0OQvWCpgOvS/BphHBR4LI2zEpLNzDcF+cfZ+3dYqoxA0i2GmRUkXhUZhIXtMKzuRS52VE8UovY8",
+	"kFq23UmSzFiZLGrdNqdov4873iy4a214wl5MyKZAWQt+COQxdILXDSDrNpYdQJRRHKwdb6+r9uru4IbG",
+	"oiSQRc1cS5Ep60dmlJeL2SrL1ibP0RPmUfAzhQSNi/oB1d47AfruuDhrYRh7h487o7yx82JQ1gm5YWuF",
+	"wd8+gL+qIsiPX7zEh7SKguHkEM2nHz6F3N56JR5SOaJ1D07hAlkqJf1YPz2F34zBHvX1iejHipXuF1VC",
+	"pUwwgfPSpPu+efvu7dXb9thGfJmYUlN6XtyUb2RVXW2zhz99Ru7qr97xi5d7e2POoWifqR12CPPrVLm7",
+	"1WHvpIZT8vW+RcL0oDMDZOUNP8wMjO7slKTthb/hKrUaPAR12NIg9dJBYp9CKn6l8o4QhrV8tt21HTqJ",
+	"UGYQ0eaS+P1F7aKWHtzlAYkoZ3g48VXvQjQedQhhxISQW1Zc05IvD/ArVuXkdtT3ADuORfDe1ejWYmDf",
+	"rLrWjmpam8WzAjTexapvilQdVlHKHROvnJSpHUVd6fylloyFnMIPg3qNqV+hjNRmBSks0hNmCkaWt8Ut",
+	"la3VRfoVK3A13A6vRlXBrG4UbVwtl7SoirxiGah+BejmI7qFXW6FXIm2yjP4m24d5skl3jpQFwxI2xTc",
+	"yzKSZ3StpQ+LteBXpKE25UVzS3XDUhNmt9/uXujBhAse/LxiImE2RWO3T8a+oEqWt0jEJcurok/9Mbra",
+	"BxgLDf5qbMIRudMydh9huManiYuL7OYxM6sAApIN9NoIkwO50O7JE1UdQX2uzM550ktNJvHvL14auaXa",
+	"qg3f3K66tTNj90bjfadb0E+I32tVqgz59iXZjI7Si2LqeeWF/MKNRd8LB0WVHYIwSXgW+xRBM5GThqP4",
+	"Jc+CF65PpI9QBa1xUNzJ95a9QZvBK77Battt0IEqdUaYQ4cC5ZnWR6qi5lqCDmOJOkN1GIaaqhDgIpZL",
+	"THi5PiHs5xXNFJn0PtKCq0kPrvg7qr95J0UqxaQXLp3oX5g7bGnV1pkRbVm+fSrOgY5QZQODJZaaWnFP",
+	"lMHd31Ftzq9Tp+m6qj6nX7TXL7wLhxf4tZDE81UBgXpV6KAghql2N6vuds8JFVVJjsZ47MJxqoJ1pF6v",
+	"biJqBesi8nz8LCLPj7/X4zSHND6ZCLc6pqjA5uHGiGoYXrGxJBEpGFxYuyri2aUJFccDTUcPKGiEfcQK",
+	"eb+J4ni1WziIoQH8ZJuw0PewxyNiMckjAijlAyMfVOQzEWg70BvoUq4N+JLXKkoeFhATuDQ5c2OA3Uex",
+	"KJNijhXUxUQcj59/R67XJWTvAXWA5UTrbUBPxiBOEgCeRk0kIlyRG5aXaKnDBTURbGoi4kmvn7FZSeSq",
+	"PCEvnh0fYQeDSS8+JUp66Yc5VSU5egnmBut7qYQtPQg4gX3jxJ4I/Sr0POOFQo+wqNZ5MCL/j50vN3mO",
+	"NLujaxxuMKkQW95fMXdxedbBfr2uFpunkZkhbCa4htC0TQXxdv+JXq6vE1NXCEEHEPB20otILYz062g0",
+	"ur/X4olXZUmYerS70+OXNP8JN+pzQH0DafQAhD29VU+UR+jNRQAFSO+qniXyapwZct1J7z62bNMoEYhW",
+	"YGiaQxUzfUMNasV/vSV8ikWh4ocuAWKltZRrFCn7Ukm/dsSxpr7YoKz5iGqa2d9s2EG0mNWH6wI5BBMp",
+	"QDvcwOHXak8KAQhVeSv9nf4LezAmTdufuWYM5+4gbrda3qvtu2OibDArLjwfZ58KEmMWjeWdsat4A+wJ",
+	"A1MmwkDMXV6+NbWQTwmYxYwihCuABabcorlurgu5mi9Kck2TG0BK1D1eGFlPxQNCZyXDssK0yLgRSlGn",
+	"qtGBD6Gj13cqVy1rYGZr9W7DKlHurShawJZ0SArBA2UWPXJcxpGZP54tt4yv5QQyxzAYvC0bXxHzxD4m",
+	"7ahnq4BvtvsX3aZeHUGXLN001Uc9IHZ2i0gOvDAFse2iznhZ1RVU7ABrKMxKsTJyIdq8MLbsQyLsWalV",
+	"gKDtxoBRGDu5NwNNBGgf78dlsRIJ1fKbSVPD+Rr2YAdrsW322wbXdnh/zcC08EfsZUv6UBnNTquWdeCd",
+	"hK1l+S0qu5mDpyRjFXQIeNId1vKhuShfPg/4bhqnYptPvanBbsZdwxkKj9rLPrpbyMzyFIgK8/mT/liX",
+	"gK2LMf6qVcfIVv+OJkKLPvfxqTMEaDUpo4UVncBl8hf+KoJGQRyxX/likWZHG3ZJg+mqpSYukmyV6jMa",
+	"LGr+Z3kH8lotxwqul160ad7cQTOGqemJJJpaqIAijSBD2fEOOjC3mnZttsXvPLS97/gte6hTqyLGCAMl",
+	"Qe1BHq3PGBVJR1/XRGw6uxCpOehHgn/T3knvyIaDnvRyhgvzCL4lvTbCGMbrNB+MenlIns87OecHghey",
+	"JeVZM+XrxfMgUJ5SdxJzJ3bk7jdGjn14LWyZQ2UNro9zpXa7pT+pAHeCF0Mdvg/0kqyKgoly6keKT1ur",
+	"mjpwIyj3fc30kQYiFbKGtQjy4RoZurG5mYTEvYub+s12V7GbuQEbgSgPWtzmqKLWZQxvA/C5za04oEC7",
+	"I+aAHyCrR6fdCRg5JsyH8UtVVw9kYFHQlWgJH3qvlRpvX4nHCOY3a3p4OXGLP78lLGwX1to5SvcONmKj",
+	"GPcOe0qkWT7eBZ7uSfpHUBP0OclYiYV8Uj7npYpIPI0nQhYkHsanYCfAZG9C4aalJKflAsLAwRIxGJHX",
+	"JkNRziDgystdnDMDKKavfAFQYiHliDgdBvWjOLIGd321sZTERnO69CMmQKeZUy5M1l1TD6oNDFAWjDZU",
+	"sFsOWXYYk68VG1DE3fKAgOIU7n5In45IbC1T5itzYwEilJSu9KuBy0/dKPQZmIjYhG+PMG/Z3s+Yu2y+",
+	"LKhI5dIAeg0sLLnx2Wg1oiQo8UReKgNOxSyfFeYAjBCWBYrYEIDOkjOQzQCKzEQZ0qVXTLh/PD4mZ6a+",
+	"0CkmbqK2Xq2UybBA4xQtCU8NYhBiylEQ/pyHxIzQWjSAcFEoN6r8dKnFcnKJ2Z66jYmAPAG0+hi8epj6",
+	"EKeOeZqJXDKgT4b1ImCS17RMFqfolrnjWpNGKzOkTWhqRAm3IkEs2BoPiKJrMNnJCH0+Tesi5oaMyJmw",
+	"U/IsAnN+y9REuCg9T5gG1wWAvH2doO0YTFc10fr+PtbDd/4O5Sr2+mzjCGPpal91Nu+4xIMaa3nc/AMP",
+	"yH5/7Lc7unZGkBpjYyJVIwLRU6YsgnM9uAWL0JKvT58LHtC0aSkpywCYLcJQLGAgqqyZp0L88iRomkTD",
+	"ZGQrYdzHpK+3Fi4uLQiPQpZLLL84QRfYpHcyEf4bpqkRIBmALdC6tbAV493Dn0B2x+//60y3PNAUaxnT",
+	"E01o+sqMJsI0G0H2cgYxM/kFOKD0cIBhPYGnZam0WmfQIPQ18PU+tmZihG8kV2DH+EKTMltPwHgnZ4CD",
+	"ByzGYOKtMoC2Q3cTJKqjWzHGDRLoLjVMAKoyVJVF5J2+LMB+eFrVnbO275SxfHDqjuYTZW1+LpmrqqJj",
+	"jAsR8ZFzJsKr4YCBkAuXY1Yv5WC3VnMlOD2qda6aqbt+IVLPdbKka0QDjL9+5elIHyp9zvOMJkx/D/fv",
+	"jGcZS6vs+oq1FBAY+PVrmEru78PJUvuVx/EK1nTzqW+Urgmi8VQsvwZdZE22XOAiVFZu94gZ0KnD3dvc",
+	"nNFBmV1+YantA27SV5/agMMGwVlyiJw1xVhPChcCMugcyLJXHasOGLeVJtg9n6JLsx2ACBtl472gmk4o",
+	"w/ZZLX9TtW813MZe6TNoTTwoHek29Z7qvq6oukHJ5ezjOUkWLLlRDuOw9LBuFb1l6SCaiGs2XwnAb4Xf",
+	"q0sK3Gou2hPYGfrxYQg/r6SxFlpAkN2eGXtf60E+8j0drpRz5VfHMUdTsC8lcmBbEYdUlzwCmHhLB9du",
+	"y+LVTsKhNOkW5ZV1GTzmsmyvvFNJq5tL957eMOOsKT0fYN1XdQIoo7a+kL4rIHmYA/o7mBuNMIlrr8V3",
+	"q7JsILOQPgbLAVG71Od2ZWFgoJxKLzyi4cipCei6XevlWlKxJkueZVwxLXAppG8jkAHurn+noYhV8/wh",
+	"MB5K7CNyZq52LULkVhoYkb8ZFx/I824kE4H6RHx2+Zfp1fn7tx8+XcWk/3JM1MClHIPeMaM8Q8wWJ6p7",
+	"qqC3dIYfaBWSkoyWzPnozBrwQt8zEVHSfMJcboGw1vSGudj6ejryeFediztz7qRg5q7dJ9nt6yHnZ8OK",
+	"8XkHl7//NU/ghuljfzXC0nNkZVViRVVPkAfMfq2Tn5Cwno+V1eAUuqCGegMOrGI98MwC0LCRNaqyoq4J",
+	"kMNPJqLdjIAdV+0ZZCcQ0bWiUbMymIfxx6A46Ff038+07aVf78z2gzWHEMWHxvdrCUxY/1O/lPkwY7cs",
+	"I9XY9CN5wZe8hCSwdc7U/khiDVOenWtgLiH7Hqz3zuXceM3u6b4bQb9MAUdfmb3YwmCC5VP36KtjAUsj",
+	"/b/KZHITsg8bwzZViquSirJDUryx8Zr+Q6u+tYgyHKwpVlbU0qN6ZMlXrVXJllODZroz4NPtQ+Rv3+fd",
+	"aUktzPYb22x+lCWf8aQbm2gEpWZyHp+QWHhNqKdm/ka5j+EMG/U4pSWN0c+q352zIh4AWq6cF0ypWHPH",
+	"emPuJ9Na9RlbKWVJoY6K7XVQxc3ZJAyIF5wjOoHejJGH2aJlVC1kuEBTLadxzNYI4pEYNKuteUL9TM4x",
+	"seNw+BJYNv9cpewa0He4mEkIQC05gOxa7IkqNjUpeMkTmulTmLECwlaXrJgzkazDYLywFZ2Qxf2bYSdc",
+	"uF32YOoR7Fz4FwODbWeeyXnPa2wnP4Ffu0Kx1Mj/8U/XpRcnvqcwk1AhWFozT2itagRWJmwJyJdxROqt",
+	"2+/6xoBnrIcuLhsxE8FqmGeUu/tWzhDK5ymScE65Fd6dETVlLB9CxDxK+DYFcyL6qSz1EcIIH4x7JbFJ",
+	"MBglUPOowGRjuGD99M0Y7qqfxp+xwgl8Go1jjDGcCODyamBMiMSaRu2wgStYYc8FGcUwFc0W7POGAcHk",
+	"4tFEnIlaCxRAv81rMI7qxT4XEDuRUMUshBSaMvU76ARRenwTseRK5SzL9EdXPHBJ+voDS3mJUqEbXXkn",
+	"zTeutwEYuat5TgQO0zp8bNIJFJdRLkgeJuHh+HLwYq0EQCzCw09kDg0+IX2tja3liiyZ19EfByBEfjAf",
+	"lRaOITlCr6KQ5bT6pC9qW1cZ85Wnun+w/Yq0+mBIL56I/sXbYy0pQ6WMqkX3aV7i/8G6ilbkDD9wEY/I",
+	"e90QTEtNhN6GoWJCgRA4moiJ8Kx4+jzURf+ZFhUNurtV62DljRtIawJKHzaj410zsJ3Dup5MxNAz/Z64",
+	"Q+OBMfg1yXSX4LGKrTGTaHoGSzBuC4ZbTQTB+0sfE1UWq6RcFSx9ba3HdTMKlqrWewV5uAQlsQhJxwLR",
+	"6iaPx8cvhuOXw6PvBqd25DZphLAvOegD4LGN63a6WmG1u4KXJRMnnjX7Wgt7WM6GYFVonKXeoKVxgdJV",
+	"yqVfHcccOftxmnFxA28Yr1ukGwvNvg8WJVZ31Vigdn8JjH6EsKw447Zcl414NoLhbFU6jVdwz2aIYJPO",
+	"jXHijBpzfsuE8UdD5C0GA8eqZLkmaGB1W7wkeuZ6TAaCDlmQPot4PXjyycCE9McFyxktpxlVJTKoZJ1k",
+	"LD4liVwJzVJzVuhmDW6MXphcDwytSpoD9A0yb/w+yYf6bhpac+vwL2wdGxw4z69p+LehJapu4pMDUziM",
+	"Txz9O/VS3EBRVbp8oxQ3OouN0wImVVkgB3D26/JiXDn4mwHXfrax8wBrARZzNMIybORLnPqwtkqn9sS6",
+	"IIKEFoVWWZE8R/bRKy2B6m1FiypQj3XKV9t+ana9klNzqhRTp5AN4C/RiHwQNee7dZ49G5PxeEyWUNIC",
+	"shdplZxLSzKXTBF6R9fgY8UsA90Crup1IWmaALFhDC94Vw2gP6EoVkCaHhwCIeRKa14Rmse5gWLU7Fga",
+	"/OaJMAFcuZ6YWl07eQdNGkzExl5Zr3mpb0/4aCMmfHKxZhqaZQM/j9joAMsTgxM51T2Y9MXU7OoyL5vf",
+	"T0RV26v+E7lmYNBvEEBV/K7WyAaV6L6eNsdQf8p1XH8OkUUw5HMisJ4cSfXeCWk3BLcME/BMAGuwSOhJ",
+	"LePapuXVkCsgVIK7EO2JMDEjVZ2MGlAkdOxBm6CL3vPMm+wrtRYl/QLssBJeI6xXWoZDWrUAs7Wim4VM",
+	"aVRKdaLlSX1m1o0uwPAO5/Valgu4m0fES3h2VN6I964KMtomDQ2ewFmGEFpUHUuEYHG1SGRhMw+qRlyt",
+	"l1isMq3BalFcMEJLueSJDSxXjImJ2AjqtcwNPDSQ2fZgb7A78DXzkV/bpX4iKgSf5tfhExRUPCuny7MO",
+	"FR7BRIS0843LhP6CqKP7lXc7sEJajdPsVfe1ph7vxmXr6ntumoE3pGoDZoQSqZOE8d5+ohDtrPeb92E7",
+	"prLfekBeUXXFQ2Sa5TkKGLRoMCd9uSMjMYwF+Q1Wkrph61EvHJj/wHNSduQx4MZu9T3/DWRDLV/WRUNS",
+	"FhwTeAE5pCEanhr44UKVJm/OOCUhZMn52rvGYHjhazu9wdWFty+dV6AG7urzkzi0hFk37rjH3LW2BTDj",
+	"IP9Hlxpuzlp2WYEZPLqlzDtje3gtQOXar5R1yfIAK9vqYqgI15bU8/SxGk6A/y2oaF3SU/QUOm+BXadv",
+	"sAUG9mZPQ6VvobScctMDG1CDUX1HJXi0Ffq73ukFg5iDDUEX3jCyvxbESpaPNhz1j48b/luKt+rqVLpE",
+	"8JjHpqCrrUFbQQqy4TNGiTVBWkaYf//6I3xWhH0pmcCCOq31+eHJeDAiZ9ZzH8hQwIAUlmS0MP1WTXOt",
+	"zoC+/tOk19ZLslH/fdL7PHKNqNjEm+NEFlSkmRbrQTPWSg1u7NU6ZydkAlfopBcPIoRxMDe7g5lQBkww",
+	"hrk9nTMwuuEHrHhhq1/jd1j9KiZ3srjRFyYVldYwIuemLPFKkZnMMnlnj5DejogULLmRwkLLQJw/hChA",
+	"WfJYNwlRDuUC0tGJMXeRvgkOcz44tFWTOF0hmqhnyIqcBjQRsD561NFmDr2Lid2EVFiJkmfNNbjGSF1Q",
+	"k2yYkzGdAbApxuOd1OqWoU3K8aWnji1hVr8xUxqhcyJsZioUjo6x3phtxPAw8iPGFZNiJZyUdk2TmzlM",
+	"44QcjaPxeIw2EJjARCRSlURIMpeFXJVcsBE5s4YavwhVRaVAXt6sLHFBtKpeUwx+h2MD/+MWmKRilRh+",
+	"nUpmXCtQpOoINyd22/BwtXJvbprLLJsCg7ml2bQNYE8/hdnC+CBRq/kcXUulrAqoHY1tCotD2/Oug5fN",
+	"sK1x8EKorupNnD3foOaMMoa5hHbNLHPDZNHYx3CW+m8trHdD7toH+LpiDDUV+7uXz8dd7uiwF/povDuh",
+	"1u85GGiyPQzUiIGPrlFUFfK3pLvD2bZIQ5ZFE8uhSf+ILOSq2Ebvz78bb9L8OAhT8GuFJ0Od9tcLKtWe",
+	"csSlhTJbcnXNFvSWy1XhYpmdgRHaN4UtsNCQZRebEuhSAlafD74/rWC+A1ypkCVAgFWJY7ZelbGiU0Fq",
+	"zVkb9x0gnpusFDQiFrcs1eIC2D/zjJYzWSxrBlCoez+EQdoAwBDbmK0UmxZsVjC1aMNlvGGiSgPEV5Sr",
+	"SwBvmof6MRe3NOPpdF5QUbZBatwVUsynXKlV21rVl8ElK1qvCd7AKrb+dWCs5cZ7zhAdBmnYON6w+5es",
+	"LC18+h4EdhUgI3S+w6WpBzbVAiPo7TFsTkz6cFhdRqKWTTFOw9YbL+kNA+cLL2w5UBW6dhN7JLZmq1eH",
+	"B62lYYwjB31ZX0xHAPomO4EZyao+1oDAjit7S0UkTplYWw+qmoiYJglTapoywY2XBaRBtdCCJiX6E8pL",
+	"Z1r2BCnxDRPrOtSe7hUKmQgsjzMP1z+xTH2qEpmHUnsu4ftwcQ03UwiiPUX8HiuvxdCig+F6Pj4iyYJm",
+	"GUNPy1st7NpSVla5xUFMXVlP5xBE4gV/MU6z09UBY9+dCBQykTdH0rowbYfJbHNEXH09uzBb2NvpRCDU",
+	"0TIv16YAtjCJBXFjq2IXug9ehSebD/wyKwUMbZrxGSv5kk1NfsPmer0zTzgHE1A58kN1qjlV89qt3bog",
+	"02xPDthx3QIrSWbzkWNcD75ybZN45W6tGXgImkRH9Pkl/TIFKkumBS3ZNONLHmBXH1kxrIGCJAwhYs2G",
+	"YBP1KukFwBi75JicFWTJxapkFs54yahQADdyy4qCp2zUCTSutYKiDYMOlcDNMiiioh8ZeZyuA5KGrctY",
+	"b/XTxbuhojMGBwlJ+xSvIoN6alaEmaKQQQTb/euFhhCNTSVQUxkyvKEhFI9a/yFB3CfKxwD22A7k0hne",
+	"46PMeLI+W6W8fIxRec1dQN2kXw3GdXMkm4BjSrEyiOlT1QoC8vt08Q6v1IOAejoyD55PuWDljjNny9L1",
+	"/z78QRZ3tEhZqv/C9DtQoq4uPl1evX0z/Xjx4e/nby8HnRDJb9h6B7qRkAQEZYi9ujMFAA5akDpWWnVS",
+	"5eo6YyHYs8PKCchVWQu7BpUs6sEkaAmQ4rc8BdfD9oJ0m9sB1dKN4dEG3IVLG0HCO5QE351oAatnNiKq",
+	"qNNOJarK2NUA2rwuKiqqL1r7AXlty5o16iuup279GklYds38jWiDB4xw0bs96jamy+NNl1OXva3mDjGG",
+	"HYeVUVVuI7z92Bf2XLUaVUu9bZNE6pamabJL2QyKQUkAwYFQ06Y9zpSXMQUOWkuEdeLwbiyY5L8hqoaD",
+	"KKpCY/t1YiEaunTjCpDt18WVlNnu5u9bN+etdyAaR0VouvALy3gWBUufU7Wgxy9eGnlXi7O9k95//TQe",
+	"fk+Hs89fXz6//12Iu81tRdG9eGIOI65qGe6+ypE/7F2HSZ/HA2d2UN13PPcdauTjrP5aPR+u8YZ8159F",
+	"Y8lrfUZuqxtl22vrvbnn7Sf+0rDNh51V3Up1TB9+LHV7/oncLFDTqWRgzpKqbOADKGW/A6+7tWf9Mar8",
+	"+QNv38i/1iizWUEEqkV3n4ItLx1aetyUENAx5Nd414B3YTQzC0liuSKCyGLegq/jYRta93F30ue2AxmQ",
+	"JiUxkzZpQeBO64BIi+1F1ZK5GQeXvpDXGaK6NvMaycUPr8n3z1/8geT4UFWJMxCwUbaBSMK499k4V8s8",
+	"eBBh+actJc88jFiLWvv8+DgkqkAB03pB8E8iL2TClNL8ibwVJVbpbkGn9t+k13JVnlxnVNz0OmUo2v6j",
+	"bfi0mh3JEixXAYUssQfFkpvRsMGoUGA4rrrhed4Sf/tPxJjuekvdcCzx4UcFe+fdHfdgX+1VZqvYcge/",
+	"pB+OquPmIKA+XZyHi5W5Wj8UYPQpwlMXLKVJ2Qom/bcFoM6BugvP46IBiJNZtR2lfwJqcOVjh9KQfeCK",
+	"oG4ORjsJw9sQs9zOxGI2ewuRHFiEuFhPi1UgLPO1XOYrg1yUZ1SAtemu4KVzVIV9P9UcVKgeDOZpKkbM",
+	"c2b965GaXUyHW4VbxUWIvUP3iOhi9T3wZxQmEwfixjBepq6rbxWnwhXP7FRNf6BbcMykMFQBBdAq0thV",
+	"KlmUPOs2JZfqtP9s7rfRV7hQqkdBm9SQ47tpd5OYx/HuW7SWqeVzh1ftt4P2RthsvO2o5YE1qFWx3wP0",
+	"7cy8F5rqnnB+B9jpa5T09XA7fgh5ZC/Auw2TZ5uZfc/yto8Yb24z9lxIvof9CPXYof4UpKx+k6Dzx7HX",
+	"++qauVj8xYk8Qo58JJN9TPcNyt4XhQbi82yiSn3n/oqVC+RsZmu8xdXzT21oX1yFANvZANZmaV/KCzbj",
+	"X2q7tCuMaPeN0zhLu9ExDszlqYejmXD0OuxQm1YQDvV3O/YoDo0W9bm7g6XGGvaL0PgTv3X5930KSUI2",
+	"3xuDNisMWAB0MCn6kN1+QiCTPSKQxx45obP6CxLYQSZlX8oBwk5fy3KxqQjtjaxax1T6HMwbqYZ6SuKv",
+	"Xy1lN1FlIQHaAMtygbmbeh0AcwIrfHy6OFejTtBNFvsoKNDrZkNoiBXwbdsYHfKtPsA2O3bOytg4zv2T",
+	"uDukD2bRQkoQsf3XbfV93r/+6DAUXLGfWoxIwXJZYNJVDIYAmvF/sdjX8o/Hx8+HR0fD8Yte1EMUhmfD",
+	"45fuw8vh0Xf2w9HR8PhFcEFdGOy+HDNtKV0upBj+ixWyiYWASAhQOQ7REg24Cs3zzOT6wTMOymX47Hj8",
+	"Yhz22HRBRBrtgg7ayvM2XAJQ0tY21zVvxq3u48YrXjCa8nCxGgRG3Rn8bBt4jY/XLRhVlRutANBbytF5",
+	"0rXmTWRHETogza43dhFinaCBJw7TNiKxvIkr3Vwr3oSXCME5CgJmXVPVovq7PAebzk9JbhTLyrIib0Ky",
+	"HWIGtIUX2opSgFSxoCXBx0EywCA+YIU3bF2BGhSa4AGW4NoY8dwQUq5MiywloFualJKj4fj46ujFyfj5",
+	"yfjFfwaFYz4vaIs8gwYDAD+0rIdDgF3GKOCecEWuVzxLnygAK1Ulcc3tXqOmxmN3ojYmbyHDJIINvN5I",
+	"egkYDDAYPvEeIhRgLwsBtSVMCs7AheNBGJ0Nlz88+SYGTx4CG6A5yS8C4VKL5qxUEwG+aChtodWA91wp",
+	"LuYt01yTPkbsD0bkjQnOxCpFgu0RpNZs9ZDU9wumWGlz/9Rhph5TB7+ZTAeABVBrsgKLkSJbN27j4y6M",
+	"OkBAlan9QfgEmbzeHPwrLmhRSXJ9Td8vnw+8Su0g/MgCLyMLot8l6qKhiGwX36pHvxGwfmAW3iQpucaF",
+	"sLLq6Fe3CJT0gPK5laHXgDr5uFQcRbA6TgoGk7oyEmZpFDKT6tGC0TRuFqCFci5a/jvLc0VuObsjOKZr",
+	"kzivqEiv5RfodsXjrYVlu+bbLPmSTa33YCcR/o+wg1RalUOQqldtGPxGDSRRb1XwjnFGAcOJfrlpPqm2",
+	"t+IDhnnVWYo5I/tZViyjeNWBGUYEmSHpa10upUVKaJYv6DUrI5LTNGXpIKpgNrQq1jgvAEeghx7Wy0I2",
+	"jSYn25R4NCPru+KaqHj4qsL2IY12HzA7hMewZrQ77zvbMy6YKl/7sDX18SD8YlA7ZT9HROj/IU4i1hyi",
+	"XKiIcPXjaskKnug/9ZLqf8/0yPQfHwyiZ2Exjy7YnH0J+s1Q6/HdmBaNcxTmJLBHu5ZN7yaY6jbWCfqL",
+	"vFnv0N4Kpkot9o6qJXyw+mbbNOqbtz1tDg6alCvEqt026zOx1hMHd/eXHFSFPV7xtOPN0pU+kQSri7ZF",
+	"Tdn93c7gNnbFm0FkZ+86aqPyt/BKWxaBq262z+HzTk7ASWDHOG0LPT0Ta3L85UszNWNn+oWZEABvB2I9",
+	"Zbre4wTYcVY64CF1IZsLvFEW8tW6slhl9JplEYknPSwr+P7t1Z8/vMGyggS/0luOX0x6wOgtUBtk4GxC",
+	"K91HPYSP3DqDNhdc1Yjud5rTgi4f2NDPK1asH6Gl+44MCInh8ZmPp8k9kMwO2Z9GZhhLClba+tBLgFIM",
+	"ksKSlQsZjr5ZFVkXiHx4H5+uRt71Mng0MPzAbrRVUe6yHR47149Pa+XHN5lzIwu+Q2D/oxzBilvuChK3",
+	"JkTbLU6rtzG7aHtafesumrX+JtsYvMgfegtV8Acbd5HhvXVhCvArVwqQK3l6Hyy8bC3+m6FJQvp50UtE",
+	"EgmKcYGbcHcq2za5oai40q7F8QoV1yAqulo+qjN3/7mpXTtqnbYPtlkx3W5ENQlvYJtL1ewh8omkXeZp",
+	"p2lNII9P0ZjnukHQFSNueELfXkVQ8zciHz/p/51dvf5zRN68fff26m1E/vz27I3WDz58vDr/8OPlVtWg",
+	"cUUA3jsaXJ6ekvgr3MD3MVFsDmEDvv8RMSr0xTny7v264Xrr8Wi7NmBsXfcEl+7xt+QqfG1TxabhS/Aw",
+	"i5x953q9+wb/ui3xQe/GttS9CEPTqEg9hFvi3ge4DIySpCnWtwrZURvofF6s5ENtWCbILvhD52rze1rr",
+	"uuYiWk1hF69DKXKrYc/BGXS+nlwO/LcJGQqGCTkydyO2q7BBcjUS3tveBcfskWw5eGR/rQzbS3rLztRV",
+	"Xebfrz7Xo6vQu7hHQLDonBPfNfjIXW0buQcAZ4IqKWCyXfzwmrz8w/Pv8ashIDAMdnup/ByZyeTL8ZH+",
+	"37PhZPLlxSv9vzf6zz+8/fz7YNbMJQuCaNgagQRr9lulqQk3ZEs6s2UODlwCVZ1XPL3HouBf8XX9aSLi",
+	"r19zntzc38eDE1uXRjGWonleDMsFOjJdLSByva5Q/QsmUoOIj3X9zZCKlZgIDG8uVuLUgcpJAbb6NUn5",
+	"bGZrWFyvPTzxDtmely6FqWEys2g4O3WmVbl4r5/TVx1NFgxBQHanIyYL5hgfvliBaO188+rq3Xv1K93I",
+	"XppjU+bnGSNw9kk/LeisHDgQTGfbsYESz8fPw+H39kkrhGzkNxlkOhMF4bCmEELQDC6sZRR05+q+1c/4",
+	"sObd9AADcB5SADpeweH0kguGKDiE2qIF52ImoYh6cIqAi9IJZclhsdi3LMTWVMhyigH4IbZRgltDi+bt",
+	"lQ2gvacFu5U3hsup+KQOxKUIgGvZUP+J4CVI3qYg1Ih4QARQ1kixsnGotyVlF4ymH0S2bnVM4pRxKI82",
+	"Y/Yl54WbsanwV1+GwYnB35mI0DqQ+jLobcdGv/2K2BCV6W0VbrgjUrYWnYhN3PLUVPzv5B92b5jDvvMF",
+	"ZW6zbscS7r6wWn7DO+REX+JT2/MtoXg6QZ0M0i2BL4HBQ8uPJyT+esNFegKoqTTn/71M8oisiiwimE4K",
+	"aH5LWkYEEuqiiSgLKpRuL3LtTml5H3shE9iNUWau14DTG3bwN5JQDbGEYiOqrrpfJs2cOjNJLdQkeRho",
+	"wyX/Nk7an8+Gxy9ekgX7YsWQalG9pM2dNOLSIjd/seu6zfS7W3ret/6qRdrfRmrnGJl7Cc8GikhqfR59",
+	"XLC8nx8pk36VY82i7mfqk3lDX0ShSB8Mqszg1vcwdZwAMEMYG0VKuRHQ0guc1Nu26OeWu9E8P3qAcmi7",
+	"bHK0Br+KbB5shQawwUSN1NEQ8eqiYuRJm/YKb7+htlzXVmyxJGfYpeN2DeHKcTWPDB6g7KIo/RiqboUW",
+	"sEPRbeCsUaWwBAU8ELtKulBmKKdzZgjOBARlVHVhKIeqy0ypoCv5l7aw7SmA7mfm2smMH9WG41ttvHim",
+	"B5As7NFbURbrx0EO3N8ndogD5bEwyH4rbpLQloe9HyYDwl/m2pZv2eXH4UxKtZiifhkbHPZ/mAHuF/HI",
+	"7+NrD7tozvKciRSR8LGMIsz5iYKAQPLp4t0p4rQ6/g7fY2nBoFb8iLEWAXfOln36Gy8XmrlUeD6/4j3A",
+	"qoHsQ+vIHAME/7/3ivlgFzZICHwuVvlh55UtDRyNmx1+U7cXv3geMm94aKHTAxN1c6rUnQHSrJ/Q7/TR",
+	"/MMxSRa0oEkJdW5t2dY/HJPrdclU0679h+Nah9/t2h47VTeK0KS2rXhbIIxsoAXvA7oKCaY73vmkAqEo",
+	"JjO11ndw8FpQ3zNr+EyQszkTJYGXT1zpWZ4whDvBZID48i/n796NlmmMfm2oPldIAYVUS1bYDNt+rJcW",
+	"zPleP1DSnCfMFMCyuNnxwIFhx/p6ibHOOxwirNtSTkQM6sfJ06cYuqebx9C9p9WQXL2c2aoAAKt4xjOm",
+	"YnLNFE+ZKQjf2lAzKBCKKBF43NbTM/R5RN7zV6Rve4bh6uWB7p6Qgt5NBBIw/HR0/B3+ZEDerd/f3qa9",
+	"/0M+vvmBGNAlLuYTMREXjKakYDNWQLLT0x8+XLy/1J0ZI9+MY/UXCoYfbLmRuPil1CcLE41N7Xyl2PI6",
+	"Y9CftYcowMjKNG385KIBAj33bLpz7/+QH2SxVBOBchiwhl6ezobVFIxhLiA5BNKPaXGTyjsASq/W1FWF",
+	"9gls1CFfpwXnHzcSCtQgPhID8MsVXPsbwf3Hz3fyNrNmXW9C3f0PPGvCUh5/t3krmkPS4LcvwpAM5hRt",
+	"k0k2ZrYjBvIH/0jbDiJyAyU5pclbUKf4hSppASVEsApUW9JibGzS6GgJ1OJ8dhzgZWGPxjt5x4pEC2wZ",
+	"02NUEUn5HAp/C0hNnWeMLNb5AmzjAg5/X9OAx+MAmgrLVGVscGogxGESNgwYbvEGZbx8vs2zSof/Gg+/",
+	"//z7/tD9Ofi/frdTjAgYkHYE9qDldoSs/sFhPdgaDKsi0z0vEMd09bEwdRBvgPHY7EObitMoilgu2HKw",
+	"mTONT+9K8EEzFWb24BsO5iyQhOxlndUbdXmt1+uqWtUJjPzp0nInrSmMlmlEMMNL/4Yle/sAhgFpPBV4",
+	"wFOZlKwcmmruNikz5KjvqNJAcR1aLmokqlf4iSIpL1hSymJN+nGAc8eD0yo2Tc6CpyYekSn5f8kwjoiQ",
+	"JB5Bdns8GjXznl4cHe/kjBYVo0PGxR50DlT56LT+KBo9HMPD86MunSNpc8trLMvzWRvxyNYhtD5ytNJW",
+	"RKwlnjaWjM/Gg8ilOZ5UIs54HJl6TcgZI/fTcy39TAQXhGYZ6cc/fY7r9bb2qFxiF25HSW0PlPYRUMeq",
+	"1rYhj+0KYdgj4qcdXypIDZvD24SbO2xwdeSkLkhJzaG7B9pG3p7rvmvMmj9fGfbcfUKdslcxS7XLNWtm",
+	"0RbSs0dcy2ZUykONHSHv+mZyYutvW2wXlaepvtshV5SZYdvKXZkQ1f3WDcImL+F8drEumie3LZZclQc1",
+	"2eUQ+KMNrsOKh8og/ApxVg8mOVrQLGMZV4Gw6SMs8Qp4I1BhyF4jp2SpVVTzq743qFgHKnv6NR9KmU+l",
+	"mM4oz1YFCx+gEhGP65x+d9D0LxcR7Aa4OaH6Wj7E36SJ61GkFqDSX80LoXu/WAV8m/u7v7AO8dRV6Gho",
+	"s/CrIVGwNMFfQJiJXGUpoNgVKxGmzI5HaHsGsv6tGl+A/BFqeesjWs/ek3sovcidkws08eozux8FQTD3",
+	"SoRxakuadUiyQ3AJO1a3lraBxgI29ru5eLWVanr5qjluo8lHO10t6/LLHTC7OZt1RqzHeFNCxMe3R4Dt",
+	"f0a3Z9oprX3vFdLfnoa4/0EJuRyLlWgt8wVZQMVK2OoIDmoVcq0OKW+1iXbnzgASuwdibz3Yn9vO8D7n",
+	"vZsWY5v1X/JKS5m1QtrpnJLm0+fjZqZd3vEyWfiOl8OcZzVnUdfsKn/dmg2EzukVVTcfDerFQxiObudy",
+	"tVzSsKf1F+E5/hgeRfwFJ/4DKmnZFjbPlwVKrh2xhIqEZfC3bvhzl/YhtFqZMbYVwuOlCbg2j4+6hly3",
+	"SPT1fp4dk8yZxBfsi+dUHe1fvQFKNtgqYDYJ0tVezzO6bml1S/E7/eoTZcvfCXkXQZCd/hpRb8kdSGIm",
+	"VYiXpF+w5EYKl0FbKoKNDnzQ2TtZ3OjujU42dUQb7drg9vJ9Uw+GJpAnilMwz+ipkD5GkrgQ1MGoe4EE",
+	"W/uD3C2kMhiN5gJza94xDNVUInGb6zHoxsQaCodHwo3z4h3A4HFvky72Fw8eQcr+taWIfW7f4P65S9bd",
+	"/VskWTvbLfvyGGLsFun+l7lRguakb4HqeHC2VmsxH2gxIncLnhhkRqhQMmflRrFFU8K/UzD7PvnYU3WA",
+	"Te0w4Eoz6XbQSiz3AoCVmyiUDoISAOYxs3MiSgnrBrCUC1awExJ/nfRWfNI7IV8nrujSpwK+0b+cPH06",
+	"Go0mvYhMerdccQSb1b/+NOmBFwR/o3k+6X2+v38kQEuZ3Ewt4+1+uN7L5ObSsut9KoCgcdPb3G1b9cC5",
+	"ucL0mGI7TRr4x9tZbCtyst9yle/fKOtT5T4roIkbJhAvGdD1m4DHJqbDO08kdlkRMeFqImLIe4hJH0OC",
+	"VONp+HXUGFc8OCUUe7Jpw+WCLTVZGxzlZxMRc6FWsxlPYI3gxXhE3O3OFYJvI6CjdxKgThezCS44Qwg2",
+	"2seLZlOAt3nRwojK+8FP/ELlV2qcq0nsG4dtB4VuklmV4XIA+qi+jx7lXu1SVbLdY6xf/zEcG1P37Uck",
+	"nsYRiYex8fLHp0QJesOmoCxwhYXiQFjmWjhGqHtIGWXJRlzU8Xfbwl/Ohv+JYS/T0bAFSeATLC84tV/T",
+	"Ij1ML9entJPQoQX+Orfqdrm78dVZVigJdDd6BET7dacM1/dbEyfYAP0NuMcXcslyo7HsViDFrUxc5Oqe",
+	"63FevRxcDS9ybedAapFr+w3jvX01OIgtzu8844dsxQXLs3WHOIWC5VLxUqL5Y7fVz8V97DecQNhEkC62",
+	"+oI3eErjaEInB5ZTfOwzUcsoaexByyq7RVgm+bQqMrybKpN8alX1w6HJIU+ElVsTXx5JOitXhVCH5By7",
+	"LX+4oXRJv0zz1XXGk2lBSzbN+JKX5ge+XC17J8dHz//w/LtnL5//AS4Q/PIo6gDRd2DmgcpW82ZxaBOT",
+	"2Td/DD9/HUcvj+7t94M//q63x7JhjM6BN9gjlErcwYv2Ky3RXrntqAXm/OEFD3dM4MCN//epd9hOejbI",
+	"6kDiO6joyH5lPACdf9M6oi9Smhi9y1YsgcDx61pc7+g3V30kOHJAZ1nSG1BPG+VHalVXBqNDD9nj1BAh",
+	"fcUYeQ2KToN4bKGYgi0lJtyMHrnCR/MAd75Wf1Mn/7dS4QPjHfeuHtfCSTDQ8XA17H8Cvtn+x25rGOcv",
+	"AgEWKBOHOQpoVe5wZg8/Rw4ArNugG1Bg2zmnMemZp8ndQmZYqOlbQEftzXiaUFIbp+xbYUuF8GiZcw80",
+	"ARSf1AEXuxFDpWx2HJvBrdq+nw7k0SQeVBvqEIu6dVfHLtreqalACr5YZrokZyTjt8x8B8F9Si4Z1Og3",
+	"5Q1TcsNYjpmssHITAfXkISutPIWEJPTS2+d5oD/MpJzJLJN3sNgTcTDW0qG4SR9pqe+KIOHYVjepgsQG",
+	"jCEmcsnL0i0IGMExlEkKpiIy57dMTEThLfqSOEjMbfBKdeZ6+LUE0XOPYXz4ZjWoG6HRTtM9elnXcH/R",
+	"WOdKdngx3kOfOByQdysARaeo/98aZPSWVZIye2yabJNAvpE3uttV0XQdb9M+9lUMHsG37Csz3p58G0Xm",
+	"cTy7Owy1lqx3eYzA5fO//t//9f8+jv83zOo8oWSf/O8mYGOfccgH93BIzTesoIMWPEeMkCklHPGJsIPR",
+	"yuMgqiW7Aro3TdOCKUVymfFkDbEmEDysRuTPIOpY/G+oa40SDhNJsc4B81GkKO9pSQfrLeKq15l3BwQr",
+	"j6E/H3//MtpdZEqURAqiO1+7StAGq8oKcKQP1enPwNlpzPODAHCCZyXwELM6qOX+6nrYpVSQRVnmRBbw",
+	"ryKfLt65rPoAeoeHzL2R3T6OdmZmZkEHdw0hdMPXjlsCep5qD2J1SPRm581GnurveI00UOp3ROAfvJ3p",
+	"ZA9Y6d1LY5qP6jPetmDvzXDqSxLPaJZd0+QmJn1jSBicEGpZkT52MRGyivc1VTNJXxYWKMPA7Vda30Rk",
+	"NLlRg0g31KybCggQny7O/Zx1AF8RskQWgYg0JM7BL2DCgPVrE4FfEV4S6AHr6SCPYOlId5bIIo1PzAHy",
+	"ZxEFSriKdCLq3XDltYeoPEZvswsFgSO6l6DqVlfE9hMGvwE/cdoxrkeN3k83lb3lL8BFtjOKU2IpvXlp",
+	"kwXVNFJxwTUrR934yuaZUKEc7oPyECyM2mEZtqEwKAtOtgN48q+s4LM1eOUPtNKW04xRVXfHuurFTlMd",
+	"hzRVWk6X8rBXDcrLIa968ffd1YQz4mrD2DqeWnYfOo6mt4hITWHx1xLKBSOqUYVvZPAxztP72NwcE2Hj",
+	"/Pvx10kP0M0w0lQ/iJGkWDFWFvi9rU9sIlDBygQ/FGy2Eumkdw/iJCBlWCY7EXhsTV/Ij/aW0vMsAK+l",
+	"xbI8Wz8BtCMWAaaL4f/x7qIx4YCVvW0l961k/R9yVQh6oFJtPDXfhEzwF9R4XAUbBRBYKMPDgKGRdCKA",
+	"OBIpZrxYjmiiv8dNp0nC8lJvekQaBLRSrBhZbyeg0AWoif28opmmpYmoEdOZEEBJkZa6U/Q2qdL3X1nR",
+	"R9+JTxTAVJNCrgBnj5bAZKlYn04EJM0qIkW2ttK3fmAuXZmVg+ixFuDwyNvTPD9QPd11ODpgsOomVIvm",
+	"zN/lE+KvlF1as1owGsgAdW8YYd7UJepTXP2JQJQ0BZ5EvQLYAIyAcAue0wAcC8dYtoVY6jusRSoGpkww",
+	"60ZTCE7BFrgyDGEvXm1DpfZlCLXsUt3G591Moq2eKeZ5hRL/M8WsfAFJCKqEENe0kHnOUoICnqpnYZC+",
+	"tOr4P7HnJ4oUtGQEopqU5qGwifrvn1dsxchslWUDorhuW39r3oNCgXDykozRgqWRj93lNc40E0DEMQgu",
+	"WAFtr8mSK6MSj8iVphWXMAFNm2mMyJtC5igklwVNbtCrvWRLWawjkrPCzTxcLakFN+G9Pl3gPQEqwcWq",
+	"lUWqXfdVtfeG6mHx3n5ESDFaEpBHyFEczJPbVgT+VhME74Re5B6186vVc/cy4Sz5fA5BNSuWrAperiE5",
+	"xlw7Of8LW6N5IcQz8oyWcImcfTzX90VE4r8Pzz6eD//C1idkuUzy6cjAqnH9BkrpPYej6R6uFge7hGAc",
+	"TUfF2SqIeR3qumY9OCGv4P36KECQh6WEH6tutfaPPk0AcX4t5Q0PHLNXhbxTUEsIHsN8TQUIunrDMzk3",
+	"oRD64QQbcbM1idxT8/LmnO/BHj0L5KqaV0nG4FBWMYzK6pv6CVA7+lo5ychrFPCI9R0PzJFXPuAsyGIT",
+	"YUIAbFO0hJMt70RNj4mIkuTsnNA5YOslVJBrre7eskzmxsRUMjD82UsaPIYT8VqKWzz16mQihuQjLRe6",
+	"gaIAzH7jUrOwfWCzgG21P0B9e63Hxsfj4+fDo6Ph+EVM+qrUw9bXyBACjxCR15hDwArmgv8jwr5o8cQi",
+	"ZOp55XSdSQoIvh7IEaD1GnSuGNs+T7G5T5/O36hTAndOSZeGDV388Jo8e/bse82HPl29hjfeFoUsqp+/",
+	"f/7iDyT2ARPzQl5nbPl7fUHHI/JXmvEUfiHGUYY2VKPjmqcJFxNBSAyQCOqE/PQVJhxZYfr+cxxptlkw",
+	"EsMvoPtTXBuAU+TCXNXGDKeb68d1u/9PR59HTjAZWRkthoif0kuZpsQF/sKc33HEnAH3vRYAwawE2Wij",
+	"0eizFgtRHvDSIGMzXChLqFcrp3MutIoITZrTpghdlQtNQAn4wC30cdw4UDHBE0cU1iAz51LTJRzMU7IS",
+	"is6YnrVZAEOFmvMbjBxoAOzu12h4HcqCz7kgfUgW0Uo8zOKSJcMfWJkshpe8ZPHT+AM8BiRDyFvYNwkm",
+	"YH2lAMsQmo42GBckh4dZF6I037C1AWkmsgAC8Hhs8xFYN6NjkGuZcnMU4D7HGgHx+7O/T199ePOP6at/",
+	"XL29jEkfMZ6v1zbuZnBKMlrMIVCMYRLn86Nn0PRHmIlmJB5+YjQej8FgpiLzwZmlEBQavjNGqVO4pbH0",
+	"sGngeDzW8wIW5uhwRD7qm5Pi0H2q1QNS5PnxsbXWQXEa/RQM8UrLPxbw2at3SEsSQ4F2mvOnJlZhBAcQ",
+	"04U2flvTZYYA3UgxImWF304qE2VyKk0JLcunPZi5k17Fs8CdZYIkTnrPRuPRM1PcGm7bp6M7lmXDGyHv",
+	"BFbIG1KfLoa48DBGS0WbVfUwELwKyW/xplaPmPJB52nv/vN9FBpFXsgSpImh3df2MejZP+oIciZ4OgSN",
+	"c26ywr/1Cujm4ZYbJrTAsIQ5C0iNyPI09flXstahAcgUXo6IYHeaaGe8UGVEZI7aIYACg3YlleFpUrCJ",
+	"iBGOII4qXmg4DlC4oVXLPvs5VTiCvGC3XK4sB36i6ozWKFvIzrkU56kZv8uBUb2ouWogxUAxkEqIqXAW",
+	"nEPWmpOhhKluZXWdcbUIAk/cR+FmMYvCb9Xwot7Ji7Gnqh3X1LRAyElbBybv3u9hBzjx/eeqlA7QwPF4",
+	"bOoyu4Br70rXnARLoHfJQnfLDgmWIPltSLh0zlBxLVIFYWbPcQChdt1An76iqVd76Pn4aPcrn4TlMyzF",
+	"l57tfukHWVzzNGWojiiLhANE5R0AW3hRM0k613TV84/W56j3ZbhM8iEq1z0t9UzhgSk+cB/1cmOWrS8Q",
+	"xkToGxXozu+yf3Z8Ro5GY/yE9urBiHzQ5w2rNehrQTBmquYoestsOxPRj//LJc38/ndxBQb8YuyBzUQW",
+	"Rd2ouD4HOCHPx9/j7X/HFRuYOwRR+VE8dRJGlZ+qDza2eYpyH8bzQQS21pCvGSjJ+jutlhdSzG1QH5po",
+	"Cgjic6cPXfIVO7h1QmYMwqVJhzXPA6q9XGXpRGAx1RG5WGVMESv2mFoM1eMnJDaXXAx1q5dUS2hOaP/7",
+	"6B+j/yR98HCxYcG0IswIBA58AbkU7IUsHZySWuEMLQ3oTTnWMkO13qfEKdPAJw3gOkSum9LZXisgoNrn",
+	"X9Tbiaus0JGNxI0NQvtEQLHRgmlWPS/yRP+f5oufs4jcsWslkxtW1puw6pFWHGxyquHSVYpkPBEQPyEL",
+	"iKO4JJ8u3jWG4sm4+qNmRnZUYAaJCOqsEaE5n2qNdyLgujuOyDVVPInIsswajSLtu3Y0jxrCrOwMYW6n",
+	"E+EqlIwqH038NK4yxGNyfvmBfPdyfHRKYj8uZpRRMV9hnpB+5OWz74dHJJEpU7rd2qMYbLXUv8WELqWW",
+	"3cA9cSt5wiLCl3TOInLLUyahlgc7JbEJAPLfmgh8Tc8nIipnLFmE30YFyiRhWtXQ1MdwZuMCldcFVROB",
+	"BhGCKqHZRxxBfGrf1KepSrWMSZ9aexpPCTqRGZZDiW2KZTwRoDi5J0Fb1kKwGYXPP0J3NbI7d21UBd9e",
+	"mVojj3ItNXpxF0nd4mRC5xqX49HjX46hixGHmAKoluHZv+nLUb/x/e43Xksxyzjagp8fdejiI5ovrqR8",
+	"p3U1eO/4uMt8TOUaiJOr3924toSKzQu84/2N3MO7waGHpkT99Kv+R0vseK+Hbdpv4HvlDqk+f+52w7Fl",
+	"jN6aJ9gXjGT3sZfrRwjbqx+hGgU/bxtD+punsOe73/hRlj/IlUgbe44zfMie4/7V9jyyClN9B/7Eyi3L",
+	"P/5lGMiVIaeocm0kq6LQc69EpH/jDf8TAxHq4O2es7Kx1/sp24CtgalAuQ0parB4OMh4rCE9w9Za0xrz",
+	"KYnFKstidDRpfdfp1PjYKYlNtQ+8gi0CQ+ySPKBhSKUBQXhEzpp8hStLC9aa7eq2GS7DFUE5OZ2I/vPj",
+	"46hhq8UQ2AHhM8JLg/i4pDfMk9UFdDEi8R0tBBdzFcNs1URYYXpohGkISUtvecJOMOTbKAEFc/FqRqQx",
+	"+TzWKlaJgiByT8R1wehNlSZkrJ7g9JrJglAi2B1Z0n/Kwgryp4Smqd/HxtNcyGIibB3xgOzSQNv4RrJL",
+	"C9xOJ9nlF2I9OMR/s9vkf5SAY0SEwy871Ii6CzhP0xWSEtvfLOlzyk42kETm65pag5pxliGmLKYtakZm",
+	"eSLWPUpJ3KwQOdRNxRPRT1YQrF3ToQdkJTKmdL+g1HCFbDp09t/Y6X/r4///sff+y23j2J74q6Bc36pI",
+	"c2nZ8aT73rFrasqd9nRnOon9tZ2Z2WqmTIiEJYwpUEOAdrSuVO1f+wD7EPtg90m2cM4BCEqkJDtRnDj+",
+	"Kw5FEiBwcH6fz1kcKOAAD2atgLJRTGdPR/7Bjrw9E5+i3Tq6usOZp3yXpnEzZ89b7QVIh3J+1jJHXmJy",
+	"zeM3R1y1CObheAhqiDvbZX6mMVx4uHeIO7uufWoXkHbS7VJtrcw1lW2rWKHB7bi+pKfX1B51H7VDmjs5",
+	"iIc8vRpBYtx+rLAVesSGUlndKoL3kQaF0B0+GXdF/q41iv3qQH3P8x/Zb/KnoP4b8kCIj7/Y/dOPYR9q",
+	"Kwwo2Y9QPgwA2Obi0lwUlUn6Ef0wzWexSseFFgocXrBQkFjWlXRbR+pRcQw/C9MZs37EbsYz8OKidj4j",
+	"qBLyNkvDMolNa+CJyGqhSCtNwICI5dwIlc4il4bo6qXA9W7kRAzYKeXA8VKwKzGFWiyW/O343enbw9cX",
+	"p0fnR2/PXx2/RbvBef39728O/3lxcnR6cXZ0+vej04RN7WKjX6JSgKpyLUrLvnyunR2HEtciqrtxmEo0",
+	"bZHBvMs2yemM5Zo/zGkPcwWEGE2UmjnigpKq5EyojPI/60SsueAYdea/S3CsI8xWVCYtsGPG+sKTvvCY",
+	"noWXt3zc4toN6YuRcno15V1SsooDEoEb+l2fjwnld/z6ZRMsRSok5RxYOwn6O2PXFEuIHdOApMrGNNaD",
+	"nb1zRBXRClxI9YfHFFIlUoImI0ujqm6vHrEohUhswHQ15W4XXTK0matwZ3dQIE/vaecs16pIym7AjqL8",
+	"u8DXbEVA5PuZQJMCHRH8mTQs8RI/2WdczQolICHSjMFZBT3yIV2v6ZlWGbsUhhDy7bJjUpFUowE7VM4j",
+	"5F1Q5GBCOfpibw9NN8zZbPqZQGZjXmAyYCd1SHfBY37tP1WawLPltIVY1fHjFplEb354J+6Jn+VjM6w+",
+	"1d6hlZkzeUh7ReBST5FrHnEiiTsYQDUAU2scoJF4ROBLX4KS6i7YHaY6zrtuEv3YpYMXBNptwj2SdC7o",
+	"4U+KBLTy5cPplLJmYYgBe2XQ0OjKn1HixtlbmAnUTMQZsGMFNddNnlibKPBayKkjA7TKBetZ1hu+JHDY",
+	"8+xaagGudfCD+/QXqdISMl58za/75YZjYXjJpW7nsnNReITA3ozXbB5n+4EC/QTAjQ2KWtS2LHvymj+c",
+	"C+0wy3z0x2uP900IQG6xngDZuYV/AQpiaarAKeEg1SfZh+uQvzmHt1X9pcHUOChX86lA85qSte2VPadD",
+	"QTBLGXCC/j6rHAOpGQ1ozK3+72bSQX2WV7n68JOe9Jt5YsR18fQIFVh3osiFdAVHkWskLXRs3+5G+XGH",
+	"mvIdpCgEh/MOG9xMUKh3937KSbS6esAOgHBlm8ppGLDT+VB/azx/P9RNNJ9ppotaA3FGfxjet++pFIGA",
+	"LtGPFtIekBmukd+wOiFgkwrOsk4fD5UasELbecoS+EqyBO7JfxZSBO6t8uxIdV1cfULmwJ2ZV6sZdlop",
+	"7fEpamQsXJ1cqiuEsWvkRP9HkPvcZ64unjdRCGMVFhiz0o4TAlzt+zxsh+TFktuPSb8lP4tcnYieGSt4",
+	"jOHJQwOO2CcUDFDdLNf0/gGmPyBkCRZSUtyL0Dh9VSLjpYgVRa+8myBq5Ik7KOWJAxVwTwP+ARIggI1B",
+	"OW2xDfd5+J0+KqeUJq6EwPDXUDAq0x6wQ1p6B9HIYRMEJZRDDhl7sbfXxnlfAUF9Ec6LQ80z3E0y2MaI",
+	"Xdw1wFjFONKj47MPxTZx+WtLkRAspdGOPj3/WJOTIvu7Myf19tkGQgVvvJ0JSs6QwxexBBKwkoNmKro2",
+	"xVQzPS5uLBuQpjs3/Z2b8sO71n+iT/o2Sivub2ScW2216SUvLi8/wU3uye4OjnInxTZAqSC1AzfmQigI",
+	"nJ0TIQyCTC94arCECUsF56JORMfN+rsaZ6JHGdi/P38PeF9Jf8DeFmF/At0mnFwY7suegRp8o0tcYP/x",
+	"R3wUXo5FejV3FkKtqoRK0MuiDMo/1zwUjsDvciYACmsT6bJholMzs0yzXohOLUtGmSz9RrZJAqkiSVsC",
+	"FBb4NTOg+hHjQ6uh4XlAMIlaL3Qd1uB9y8HgYnUfTEf3daDqUkfQZ/VIGiD1YiVN31VKomsiLaURpZ2L",
+	"RyCPEIuLcsWaII5QCAwIVAkCenuXA2HuAXYP2QBYUI2VuYkD7JxLuSIszoT1EB4BZtW3a0tFOwpqgOFy",
+	"HaWXun7z8zrbSxurjQB6WQYpWTelNEYol2MGM5RqBNWqhJCFqLl3xFSDY9OKjBarVmi0ltSzVrZYw6Ju",
+	"SFVvAV79wr6RNvi7znRqS1HOv38tykym5kmJ/2y+DysKbsYCsIs6EoUAMtOzsTovL4BbRGTGNWUEbD5K",
+	"iEA4VJk0Owh33wnBcqwcLwdYIeyRUFhdB2Hyy6IyopnXtB8gWk54VgNKxWoOxuVKzDSybLy7trcxT+dK",
+	"zLCAytjlB3ilBSyYWBHu2oD9VeZGlCBGPGRNErHkSszsX+hDAP6RHHj0l27wly5ElxP48kO7emtCugRN",
+	"6ltyD7tgnttfhh/zOd70lA75SRw1IIPVGDMkyb4dlJnzRdAl1xjDfrH7oJABwYF4H7AXM94BXDjQNElh",
+	"nDtO8PNmZC68+4GkLY2Nb2+jjDM5UuDfPCB/LcJdEjweYKoBUn2A738mzHYNm1nPY57mP37dgvoLy13C",
+	"XN3a//19SN5nhpdWzgybeKMNcjbjFmousMlYu/1zpDLd2E8s/hsSxjNsXsTkJeNqRnIP45H1z4ueq9c4",
+	"aLukWQ2B2k0o79fJkiBCLapPI8e7c6KOjTsitfRuG4dIld0bV9d5VhqjDQ3mx4ob5faRG39PtkhALrYA",
+	"/7HGGZznRSBNqdmvxkyPVT6L2BmfiDNpxJ9f8w/43jP79QB9NS2LrEq7QGvO8Ls2w0Dx5Q8EUeMG72ah",
+	"AL6VgrESIZ5uuGO4O02++qUZ6qPDsek4kwGqTVobj3ZLwB5obEz3QXXO4LWQIU+aBYFWxUKXSThWhN6O",
+	"UqRCmXwWuGdhXgdMFWwOFSxWyb8T3wsACvvIW4TOpxACDXCeA8i5Xsq12JZKC6Wlkdeif8ASw0dJBDBd",
+	"RoyKcuasEHBX4UAueDtgJ6sRKQfs1OrmBDcbKzDKmgV5Da7BegBHe/Lup9evXl6cHp4fXbx+9ebVOZTX",
+	"sYlUlRGd2JVHtCV3xbD89+eodDN89Dle4xb+c7xLUzT3k1+0xFja2202TngUtpIjpPUAOeeqfe9tNO2t",
+	"wU7Pi+INVzPgJyk9rJerjoKX6bgtjNWce4BRGzA9H/ICH03pz7KrAkm3ljLEnduiHF3ovBp93Ln1Wbut",
+	"LPLtAnNjhy7djIMzVxUmmK/U7MXui0FbmewCH9j6QrSyDF7q/rb0nTNqN0JHAG7eCBqGwSFNjdfuRjp3",
+	"zcE8LkdneTVaJ4/JbgelMd2NQBto0/WdA0cVrcTrNjlABYesTQc86ymR9fLiRpQv+UTkL6ERAcfKPxSK",
+	"GIFh0vT3UYLHKhgoqjGYEteuP2G3TahZf9Cx4G/OKYJqQVXm+1iLSO5cB1QaIbyshIk4sNLgomcd9uaP",
+	"ByxxuOrw/ndlnsSq515m9QldTadFaUT2ShlRXvJU6GSf9KwwBbXpTr61E8QgC94Qq2QwGOzwPZ4EMAta",
+	"CGgnlMHyuqL2fsQcjOtPCKcAkejTk5f1D3/HdYxVvPV8sBtvfYywVBMHbkFzXXjnwruYe1XdwyBWhOdg",
+	"mdWblycIkqXYJJ2GSFw9aZieCn6lYaLbMNNhZYDhHe4d9mkD0sKqbZdlMYGeuwugrj0H58r++3//n/qb",
+	"AcPBXvn1/PzkP+xlD/QKl385PTz59f9/DQ0dYByYufs61mt/nkb5BYZoeV2AjwuX/3H009nxy9+Ozvtz",
+	"eLFJrG6x3SGuaqXHbwsjL4kba9YL6CTheqbSpP+xxpKgX1xvhfrFsSJVWHwwVsUtFEuqUu2Tcbtfn+39",
+	"xnwOfLwWWq+/IZxZaKRJPxxDYp/7RbOJyCRnVkPRCNABn2z/2JnmXCpEpoWL84KGsG5jBeo5INfifVUm",
+	"i50/EIotXIK/7CVAtIVL8Je9dClzuClW4QBFaoTZxtXtHzDH2jEPkmhpCehwUkPnUfMuSZ2D+UTgvtQG",
+	"Rb9hbUTMioHG3sEFDJ6AiiuFjmLlKC58UwOSasAWNIMDikN1agaxsqpBO4aGVw72DjeeUrJ3uBIMyjI9",
+	"f9Oj1hHoNC6KRD3mU/EIFAe+x++epPJpMxsLnmODi1a15FRAR3AfvnW51jIV3ueRccOHUC9bCqt9pGM+",
+	"zEWrXv0rjrbBE0MjdJU5LZt6NYXT8wO6sb7AbPzoYV0gTxGDYKlBhl8xdqvp6F7PtBGTwMV0JWbdLqW3",
+	"kJukx8WNZpyV/AbCz0UJKzPmejxo9ZH8Zt+5SZ4HvcuW1dRjFD2MwA++aMyw3pbb+fZuv7//+L4VMWU+",
+	"tDjXsym0mOG/7zvbVLyRVsvnsFkOlcjBDTcw39k/fHaB0yINrh50MNVpMRUsuaygLEKaWCHxuVys06Oz",
+	"c/by9N3PLuUhPPtehXZZM2F2ROCdxEyAWLVh0sP8WDK0IuWizl+AQoZqykzBnu/uLvyukz6Tpv6CWCU4",
+	"NnwEc9/gG40uTAwTwHwOBaRjEu33Eujthw7IF3+MlT2dP76oyryBVQmZW2hcUHcyLLkLF6gGSzv79XB7",
+	"74cf2Vh8GLBDO06sbmAOifgwlaXQ0AzBfhCgwrQAtew+HzB77IBNTbjiIwzOaIhVbUsFERodK5yHoynH",
+	"VyYSSIOVAtLp7U/dIAHYO3GDrQDgeD9QkIWg/g+D9oit7AXBemCHMSsZ7Fl+w6CN8NeeGvZgQZKV7PAX",
+	"oQR0g13sWrfIAEMhtnOLaUBr1+zDJlJtBDXP89mWeLgAr6j3Yvd532VPQoGwSAuVddfdu+OxutjenrVH",
+	"iKt5h93GNVhrr9ujLFMO6s18IliTX9wlMcyrvRPRCSX0izBvxCYVnDed0V2Ms1O2eKMnK8iBsgCAZQ9E",
+	"0Sb0v1ZFCLTvhrhy3zH/rd0B04nYoW/ebkRYrclUdcKtAhymB10FBUBqnMFNUV5pD++DSKTN1VzIP7iR",
+	"Jh0fN+O7G8lFWBjogTK72qkVp/cIS8q/XtmJS9558ruPTdiZdGn8wbc4hXwjqXg5A2ypYSVzgyyol9Db",
+	"mj1N+1Arci1K6ggLhVv2gVhZzQmUUTpmbpBnmgDRwt6nFP3QgKjztiVZoc2pcDwV6vDk1c/04k9l3TzD",
+	"WhaenwSt8lHSNHucR1sftkfFNl20bxqc8huKInTxeJot++Ng16/FcnMf2s+6x9wjEPaxy7zM/A/36BN3",
+	"PmLDmRFgcMIfXLN2UqB9BvBlCv/ceyv/x+Gb13fbTvelS5Kb1t0U+yF2AvfdHCoKWro/Dbm3DNvweE5C",
+	"bozdhwMt88E0ph5WbbpSCGgRaTWWr1YlaawpzBuUgqHICzXSzBTB1jV3qts5c+6/ng0Fhtuo873ldOcd",
+	"vJtlhcAYBLqJBx22+RfQOxYHeiBTvfGt3V37njr1fTEFpM567NA75g9JK5vDsAdZ8l0G2AKhfwFutw6n",
+	"+67N+WPVXIy7s8y7xrXmm7q1YX59AZ64ONAD2WKryPUJ5+vrZ6KUOBmeIy2Mkfb89EBP0P1789SdiZgM",
+	"Kdu/U5d8Q/ds1Glgh1imP9JEvc4oS3RvfdcclnYG8OHWlrKfwFdbSxQPswznsSmAaPf+B1Is6eOeQKG/",
+	"PeYJsNGKiQ9SW4aJygc1Imhw1M/GSHdu7RirAk8e+xmGbTm+rA35efdP/UVDD2NYwQH8XlGd70a2d45M",
+	"EeQzbrOjlwPG1cxdm/AZbZalr4kW+bVYSlH3ZMRRa7CLyO7zRLtc/G17kk53Jul0a/92/qedW59h8ZFu",
+	"uePnnMHzja47XS/fEdcyEyoVS52SeipSyEPC1JO6lTbBZzmUHKwbYJm4lEpi6uh8upooIaeT8C5rgB8E",
+	"0UGo4mg+lwUhOjyu0yVkRjFdsEtesl4DFSBWIQwQpBiPy0IVlc5nkX2kBgihScPIkwIcjZbShoJNpNZS",
+	"jfqDWCVugS70mO/98KNHAHXJJB4gSBVKpjxHjztdLX2gq/bsdjhcEdPhyG3HxtEj/EgdaqH77scHUr9+",
+	"umxXouzt1lDwUpSHlRkDS4vsfsjfxOxXqPFtkZcOycadFELJZdpQEgZSulAjSf2mLmUeZtISWA7k0V6J",
+	"2TakXFlmhdfvzPPuwiTs+V/KIExR5FCdUFQlJXVOy2IyNUxXUCnS/G7Wo/PPipKpwvQJ+iuxA7mDRlUt",
+	"QdLWumdN6jp00Kv7SDqMn1g1xokYBpEwNqahwiViqmBSaTlSUL2gDLsZS2M5IU9FRFhImAJPx4pxHSvi",
+	"O/0BeytEhmVDmGixzy6rPKdUP6wdcTl57gOuxOyZnqsixt2NVf0cJOG5pDlMruslL3b/yH4TM0QThhtA",
+	"F5N2VlqYpD9ghwrLKtohjFwJHiXoANZSLvg15O+JNvyVpWzszBLMxlkYjLIkvxgOWC2MnjjZ5+BkHYsb",
+	"IYRkyMX0V8K97o/DGozSFWYKMnuLbBaxdCzSK92uDbEeFt4YKpLzyON9ysCll8TKv4Uby+0ymH/4Jqm0",
+	"ETyLXCwf6i48k7XqWhDdR9h1wAJwLFpTaT9yaZ2wHtwDClDKy3KGwCEXfopJ/8BylzFVwOG3DdgJgsbW",
+	"BVr1bK0edonZzjoCzvRib08PWAL7gXpUWREIoyrcvQD1qBg0PBzEKlanVS70Pn7EttXJt50enkThVWgX",
+	"tp1yLZrXKyX/XQn4ergY7N/im8IfcyhZT1iP2m6Ac/2G7e02+uVHUMA3rcw2Mqdt+rweZz+X/NJs/6eT",
+	"L/h7P2LN+zO8qx4HXol48813Rixx+7HtgT6X/paJNOf2+1iPUH4BB5+FkKSl4JmGVbcyeypKg+naDZh9",
+	"ehF+rh/IsZntxmwTqDNE/kNoeiHgLN7rVyMgyu2qlI0tafzgv7NxNdhdf711h4PldWQ/T02xcj+s/QZe",
+	"juCUdb/K3+FmSpR2LcXNNvhPNGLOIrcg+Po3L0/Y4XSqmb3Nvm0iDB9UcuA+8l0pk4hJFM/OwoDe99iJ",
+	"AE95fxkUMwrRDfkW8eUvHTfYdHsAHG413LNjSE/Zcvd3FT6U5nFakYgpJtNcYv44gFdTALRFK4EO3bVM",
+	"uoNCslSrKADZKwQXKKZCycxy3ks5qso6G3YjWg2O74ls0wP96+ZKb3qMUoykNnbbNz3O/bru3G0UU1yJ",
+	"z7P/jsEhb1+eOZr8DDe5nD0oZ+dMi/zSEqbhUokMTeYzlOp7u3u728/3IpaJEnraQxF5w4C2JqKfLNWJ",
+	"84nAInXpc0nrFEM76Egomng4736HyYizxindzWjEMf7ji2eO4kCr0hFFY617tNh9K61xVfwih5YSWfZB",
+	"XMRd6dr219DFoaW00SoRZN7jgHO1mpFHIl5E/YqVg/1iPWiaC+7YUlzLonLFdta0UOKDuaA7O8G8zugL",
+	"1kLwWgJQ9UMIULX3SACqcHFWQ1O5OslvBscXKm4XabCN1tuaULsfOzM8a+RMsKYXRhqwV4Zpw0ujkROC",
+	"pcV6CTkf97ELgLVsAQ+HCmljhdQNDjFWKSNz6kDgnJZ4Vk4Oz1/+ym7jLbocb+2DQfsx6S7pxL3eaMIo",
+	"DvFQ0Jn4fd9ukuiDQfP7jM4FMl7jvFB7H+1Wvyk4dux+zroRaN/wK9EqP2gaiBTJ54UW683rGxH540vI",
+	"1j/AipNQBmIXD6wy6VBukmaPPKnZJfizEcg4VqFbS2aJjx+OOZjCBK80nMGRTqBB0YFvWVIKRJhRUEds",
+	"/8aVy2LV8ynzrSNQOxJdNFgFe3f6Gr1hdkv7A3bsOsnj62OF/SKxm6ASzJRcaZ56DM+6Nl1m+wxdcHXw",
+	"xFWZY0PC4QyxekA4ewvfXq5KSZhX9DkRc+MWlopy6F8AsU9uwjAMNnRxDRxvxtxgzMVvMTSIGjDHMcFp",
+	"B9zBckE74LQUGmiBQ3/+etd8T33GYwWM96CRMGJXo/56iIL1B+zQUqqDRwA9008FXEiuw1SsnC+yl1DQ",
+	"2HNzh2aQlbOLslJ/tjwvqV84zTk0xrVHtIIWkyoLPJs+hoNkWJegaHTtIhycfRugMgyLTArYp31GnSiF",
+	"DhpRWnoH5SVWPXTD/r77fgCutQvylvVhYYDUAGhgOAOl3UWGeEvcBqM1f2qTM7CCPzvGMaduzbdMghWA",
+	"BSiFqUpU5WGBXDsMuxjQmVjNYIUGW1GrTkWL3a62wcZ4pWpYFLngymlVn18ONrkSsMPlhUktVVhzrI5r",
+	"YGmsl4Rv+rCNdVbgSQeEMPp/KZjhV5B/gNaU/XR7vCHNqKUO6gs2Krb0sbwJjyWAyB/zSuVCa3+ckoOQ",
+	"gcBxFhl1PJXkRs6gLZ3qg7D/nOrFXSffmOsN9+z+qVTl86otABOTdSkwro//3KHq0muGRTbbJl67PbSj",
+	"jLnKclCbG1oPqDUXpCQtKD1yMi1K4xOoOprGKSVSo13mYjB1q6dUZZ7UpXTF5aVMJc/hrl8Kdvbzbw7+",
+	"uncGsHx2gQBZMYrVJc9ziBlRx00AXDw7O+pHTAsMdCUECJ+wQrlmjlQb3zNjMQM+ogpDoYF+hKJfKz7V",
+	"48Kg5ESdoYfBGsuIGuEV3a+zMhDBT5a+7g07zVFjtljt/fAj+03+hMILYHfYG/mT1Vx4ngfvYUZMpjla",
+	"XoGq0qtbRWmW3N66uMfHj0ms/CN9JhX0cEJbLEiAsBwSYo7JgB3ZKSSYZ3AByVoJE8qULhOMYzfkQnmw",
+	"RbtCKJYp1wNdXxSoqqNdViVSBDzkZqgH7LgymDaBDmUODRHttDV2roa+zDhX0KF8lSCNJjUL+lAD4bR2",
+	"aAaafPPyZFNtmd37H8j8w/GXM2g8lyJrUMCTWbjcLKR8gTaumsvrkHGtYS3iDlxYztjFNamOvJtz4k5D",
+	"pD6s2C5K9sfB86D6GuIvZzd8NBIl27N3KMF6HqGgH1FXSqlyqQTkUHkc4gTdzWhTgrc2cph4oZ0JfAwQ",
+	"by8FWkoIhQrcu1fQyY5VeLSZP9n7bFrKa1hk7GEgasgvUn0OX78+/sfFyemrvx+eH12cH57+cnR+BmZF",
+	"xJ7vMh3FynW3/MGyTLJgKTVW6k5uR6tMMgbsQ8vWpgDT5hjHPnXygY+CCuaapVjmDGkPFynXgvXA9p0I",
+	"My7QrJlyM/ZYrkNr5pJhTBQGNzWQXsEUDQP//yqkcgaZfV3EQPOHJ1F+xaq2MnziLmyQk2ZWorOeFQv2",
+	"rwREYCMm0bMnRBMRYG/iWLnsCXtouJHDXAzYm0baDKAou5iFYLpK7THyffifaQ88S4sYK3eBasLrd0WL",
+	"MkL4D6CnfH6NtSPBFrc2MJjM6FkolDgILF+7o1YPAB3AyyI/XzdP93qgbvvMiLC5slgt3kyxB99zuWGv",
+	"l+JSlEJZYS8RPdAdioE9p0g32s4YE4uwEgJWgpwPpQCjH10WCSU8ULaQz7K0ij6x8QNL3TQ8vZdAfB1f",
+	"mJON/nR3C0h6cqNCksZ4EpTfi6BUC9gg64tKJw4XxGUQ+V1WlYSAdbphjbpMQDh3UciIaoU90K8HHSh4",
+	"QURhVX0SPpA94l7n+IX39aLj7nkvetSJidC15rtfII5S+8Yf8T7+IgwIwvvs4kiYYAs/Jd/XYR3M+QzQ",
+	"Aw1nGXVXcPRiKv6AJW0BQReFBEhaJ7OROVl5aSBUHysXVjiYfws4UD8mDEE1pfFeBRANA5aoKs8T19GR",
+	"K1ZMMfsB59YmaRGgYKPxyHCIB4Jp6D5HjxWg4eF6iwOaQhvrBb0WqRniURKeZ3IdAYxuxc7IZph5lZXy",
+	"0mwkx3/eTThncte+QrBxTo7PXHhzwRWZgOcoYpXKsCYyVmBMFA3/U5tNioj+Dbs0BLm2pizB/CXd9mrS",
+	"gA5/BmhYPpiJY/D8hs903TygH2EQ0HKpWJGy4jWU1V7BoGYA0LiyCNsi1ea682uCnUdevEntdkUa2ofo",
+	"JJY7ATiwzATEfHsJhiBTaBZkh3ZI7NZSwRmzJNjPxOXfu/gbhm/QbequBd/VC+KvSVXKpB8rjCtHzffi",
+	"eyZyIi6seZ9ErgSu5S7vekwGFBvXfgEcnCDrUfkzgDNimBJb8OupQOcyt8uA8UMxmZpZo0dkUWIvm1iB",
+	"t4HKVoHcOAbB7dhklFLKS/DdxH/D7WS1i7cUoGnHKuOGY8dTclbTV2QDlsCJFPOlHt5a5mrmUNaYk6pg",
+	"ikrFeKwwqI5fv88WKY9I7MAHxnvc//xMs3enrzyctCXm2oU7b/66Vg/oXfLun2hdr+7LsUivfgbus6GA",
+	"pn33A0lQGtsysDYx+g/whsvLy689M+2bkqXECAI10bPDedkjIcVNZeDWXCdVyBLrBcrK5eK0QpLZTNlc",
+	"nbuH3o20mM6aNcJRbSLXqEy+k5kouWtAlYJ8GVsJFiup0rzKyIfIeJ6HQbIA4aj2IWL2Ax4nF88Le4j1",
+	"ozDbJrTIEUTSTlxqctImcbW7+8fU/gf+Al/3dNZPnMzmyKqkRtuhFd3eLfxGlfO5UQLu8jD5gW4tn5jI",
+	"Z2Mi09m9PSGOONZSvMUHkA5LAUTanV6t54pydVclG9pzeTOW6bhN44bUgITxNBVTo7GRpjPTL+vsLUwH",
+	"oSQuqKXl7FJ+EFmsQO2IWlLyECAgzMZji8l4mCHssuYin04lMx2rHs8yzPcyBZvKueIlSbzLPWLkRGjD",
+	"J1M9YAnizPzZpR1hmnJLrpyOFeYrDXPwh5pZLiI2qXIjtyHQhslHsNa5NKLkOYNb2ysGj2CHu7LK2vLB",
+	"CBCnNR0Mqiy2oi2hqomlQvov5GW9n0+PspRpb9y+5iUk19kncD5/hTEIeTu8BGDV7zebtX/nJLO10K/n",
+	"qP4Ru/hwv9rzhdoYwBpcC/mQTwj6DJACbdzuX0VVKp433f1zBkEuePk3um8dzzw88D145l2WEwE5AcxI",
+	"cenzXYNNdsu8oL/apbpwv9ZO+rZ+Iy58S26bqSi3Xd6iS+CWAawUceIhT69Gpf2GfYqlRwzIREeYHe0c",
+	"Aj6iW5TsZjzDxCl/MZOQVox3R/YTKeZOAgi5dxSrnBuh0lnklE/y+WDEVU7EgJ0itBWY2FdiasDFkfzt",
+	"+N3p28PXF6dH50dvz18dv0Xfgs/n8je8OfznxcnR6cXZ0enfj04Tuw603gfkiCquRWkVEAeiBSNlZTGd",
+	"AhQOxJFpMXWsdF7ciKyr1qum+6XJx8fYFU7WfZL9YovBaECYFTuWQpKupGN84E6FXFHrPAI8MInKSdeQ",
+	"QIV3HLDtPUVl0mIiGq9aJm5oVY/pseUfUopUQDknh2Zz/NIISs8Feur4NC0Rd6wF1S7jRmzbZ7fW/sAl",
+	"VXzPd8Myvh8eSRkf7dBJR9loXccHe/SIWb1vtInEOOGZYJDy6VVcK/HrZuxhReoaAgBqAwP+v0khv3Mt",
+	"Snk521BQoVJUtuslUMj0PMO1NAM/JOymmbdKlVmBN5n1eKxqaBeSaJMivdqu84+KcrKP1tAONFFkUy5L",
+	"Dd7P5BauR5RkVpQR9ln8mBzEig81YiSaoDepnWt/wP5ahD4V8K9yfYVkAGItYgnXVyJLqOrHdQWNFZIJ",
+	"PKKx8Q03DD4dMtLQX46mDgCl1J8XpmPZr4rYlZiBbRYr9wKwp2gwu3i4hID56OwnXEVpDuiTMKqbltYu",
+	"sm+YVNpAqdQgVglQhGxzarPU7igT/654rlkCdltiV7U2//xFV7UGBXGxyoWdz/Na0msj89wuQiXQs+4A",
+	"LYfisihpKKmsnAQ0DGEETAgCxX5GsfKNFvFbpRo5se5FvZN6DpmvQK+iZnpsB6Y1pgPxTLOSGxFZ+7j2",
+	"ScI8Ad+uz0CKwPP0CNRdILonarmR88q3aDCE+YcrOeEzrGqbSK2JbbKfy2JKmpAqbhQoM+4rW8Fu4ASH",
+	"yvjn96U1xnggP/3cHJYlluHquoS+a1FmMjVPfrfPFggX6ZWHvaVKBag9ovAnHBvgORDCc7zbmggU37Nn",
+	"zjKKNaQhCqhaHi4TaghNguxYr5OuRhwezRIH0OLq3xuAU5B15/bYtVJAfpLNFJ/INFaN9+AJdbifYA81",
+	"nk6LTDjf/GUp9JgBpIpmUutKELylmCC/mCGLdjPEUtEBO8R0YHqQ56Xg2cy9QBs+I3AyLPGH92Ab6Fj1",
+	"Ki1Yglgx2/gC8NYJPDQTrOVjfy1FI6vvmd3lqd2/59Hu7i4tnT5wf8SqUhDBBwPu+PDd+a8XL1+/Onp7",
+	"fvHq59dHF+fnr7F60NXsYh6yLFlxo5x0qC1VN2isHK/tUfJ3gntNGW00OqCA5mC8QTRdXBMuc2JvvpgU",
+	"mUi62+0eH1Zm/JKI5+7pht+Wh2Idmm8j9/WzDGGD3M5sTI9FMkCqJjreiDKL/hYeHLh1+QMdRzyDqrgJ",
+	"AvCU/W4vgiKo6XgCYv9zlkgF5/cCxkv6B/OsApWom6K8gsJ9TrtK4X+6WaADCDvQnwkzd5zxIOEQ+kIV",
+	"5gI1sORg3m/kkHSf1ZrP3GnE2dO77nsYj+AlcBjPcT8fOA01iNMqcdO9YINvxzEtS8cHGhQ9j7J4TwZA",
+	"ZBCu0zpyuyGMvtQhtgLY+WyDs7Xm4Y7VktPNgsO9HxiKKMs9BThh7o5mcMw6SY0yuuBXmvcnHl1c/E88",
+	"utiE/Rs8uivW81s52dQEH+n5sx5pIo/1jzQFk5c2BzuhezaJmgpDLGsO5qtPHre7MnBOTv2ye6hQutLq",
+	"iXQ/fmKtQStDPswyQmWeTMkv5gC7d0bC+B7dA0Z4hVAKiyDe4yLPFsrwpzlPhf1FlNqlNTqI6NoSPfB/",
+	"EpyNtUgQvfgAW8PBlaTSogSkY6611IYrk4APEZsrJ5gfRZN3WU/4GucBCjtCQBOmTuA0pNSNAqfhEA9U",
+	"EEjf9w13131szdCarc4cHdcA/v7EUdr7GgyDYNqmbq9XC4idW/xjscCwzUQPDslTLaCrBaSdW2N7yDJ3",
+	"29Nd/9e1zrtfgB3UPPU7qP9be+tGwgT7dl9BHK28F/dlnWbIGxVY4RAPFG/optCn1scPDcpFpXjrHx+q",
+	"sltHMKHpLNVIg4wqNlQfcO4xSRdMcxe4xEguJdJY3dLqxh8gNNsjmCgIeooAPNTZedVUA2JXP2KKlyWY",
+	"8sMZhdkjlkAU0/4BngsygGkCFzLTCcaluVXQzVhMYkU5Zq7icRHvcz9WsdpmvBnkR/CNBlZVcelTpBEA",
+	"B/6qsUqd1R6gtMSKQcmwmU1FvLUfE7h5vPXRxZqDUpKcp1eaSdMfsFdGB+F0qhCzE7OmsM8y4Nq+n7Np",
+	"zu1nYTObnjOjp9u5uBZ5bTMMZxgDl2YWMSUASwSSCDRed/Vt/QMGE4ckQBchr0d1K+NW4JmusVR6KoD0",
+	"6jcwYLGu7ZXBOXt0rkaaRaHEPuMOoIdraClT5SYBZCLLG+0m0AfOpiJiidRHZVmAucNYok1ZpaYqRfYS",
+	"708gL68fMV6ns0EHI3g7/JUM2FtxEyRJjAoXzQfaZPNfOWAvgYp95AHyHIAYsN7O708p2ESUI/BnmQLr",
+	"I2kY+94edrlEyCPsQngjlbbrj4sf4rJ6MnTxMpclITOhjLT3zwAmlTF9JadTSAQEsvZZ8Dv2wZC0fU2h",
+	"/5Q6A9RVGfas6WrNx2FeDPtBCgNzdIu7W78MfDfcsHenr+yXNC3jpsLeGNIVMdpXz58NGoOedSNY4zWI",
+	"vsF24rLXSxCrvyONY0ZlWgpYL55v5/JKkCHdI+hYx8omXF9pglEijCINljtEhiszjixjuQLkYZGWwkCG",
+	"S8SmXOsbew1a60Yshea6EbPfwC1dDgaDPpUMg82P3C3e+sMf/vCHeCsB1D+uZpYjTs3YdxGreYGlMKna",
+	"KD1ijTJLqFSFvQNfMdB8xg0fxOowqE9wXwzpq6asVMoRN9Ta/oQ82G8saRPFtwbwBS+GwvpRYu9NBF/m",
+	"AXwPGYko3MabosozJj6kQmRNtx8kK+pYNQs+Hedp80qc4ItPvTTcVBslN86S8qzdzz9aV/oIlHvecM16",
+	"RUn1MgT2GtHyDkXfrfoTuMLn0ujOHTazV4Y8N3OaDGVbggBYhSW0hkebtvCiVvdWqYU0zlKX9qm/a4NE",
+	"7AZZ5tb20/2OHNtlsPhu++trrc7t+ucNurdrBAlwcM+rEYhMrgcIvrDah4xgElIzITEDSzE+1EVeGWFV",
+	"BdZLsiLV+zs7o0pmIukjRKVz41Hl3i18yceEaTGaYOZOL7kR3L5xf2fnNpVm9nFHFTdJPyJDJARBtGKs",
+	"GmojTWWcVkbyFbVL7Lo4iFWSOgXSKqlWjEIrwFKqEc5MzVDEYqZuD74UmzhtC5UWmciWeM3dUdio39wN",
+	"8kCec/+NT77zr9V3XtZkuJrxkJO8rLd1HbGzc+v+XM9V3jgZT85y7yy/01aRw7zeqm6Xefd6734RThAK",
+	"/e/AcX6nbRwJ09jDzbnP3Q6t40DfsOxqDvJATvRlFPvkRv9a3Oh3OkzkSl9PfGm7Xwp1XS02A153at9c",
+	"e3ax+kPXDs7ETSJpuKBDIJ5LwqWmBL0rMYsVOBWTN+l0+02RXm2f0Uu2fxOzhDxaqLNCXVmQ3kflzf1m",
+	"YdSVmCURNl3geY59W5RVh8lBWXuSoE6QaSOmLjWQKukAGUkqdioyqdGzl5we/fzq7OLd6esETAItDOtB",
+	"XRM4xHABXPVQn3qHkU3hLj/TbCImRTlrT+nTwrhv35QPqDnIUlfQi479f/LEfCamcGZ4aZquGH9q/GmG",
+	"evq10gY1gNU68lnOK65kni93ryA3OMMbN5lbakdY5l7BuWIUrMweNVTxvJdFu9X3m48XlrQ4vaBbNuhj",
+	"gREiRt4DMy6LajSuWx7B+Ex8MEJpWSjWS/DSjp0lxEPxvyNhIOFv3kdTXNIt+zs78whoO4PBwL6ifiaT",
+	"pUhNUc7waWqX0cwQjFWHe+fAAVyw57u7buZ1tyKUXJMA44L1Xuzt9Ve1ZAWS3hD/xnd/6U6s9aBPPpGv",
+	"zyei2OHIakOwTSGRwz9r8I9Gy1fkIOvID38J/nthD90a3pL5M/LkMPEOE02LsmK7Gr0F3Hat6jDQseC7",
+	"m2cSXoh/B76SNXew7itQb9/mPCUBAbzlE4ESvmo17yDAT7lSwE1uxkUuQPmSRjP4+YBhf14QslBgNRTs",
+	"shSC8u5bDBt47qsSjl+A7umzn6Tjg0lH2oH1OStluNxFEhruUA/ahR4Z3ED6cO8GSfG1vBY4SAcbBrcG",
+	"TDmCaslG4opU0kieswRuSB4xt4Y9aRre9cqwRvZlsC6atm9NSxz3IerGsQ2HbPMBaGxu0EtuxkLh+xKE",
+	"c0Wge2tZuYEAwbbLGbW/dJ+poFYXE4FZT9QDnUnTZuj88jVS86OmVZ51keq6HYwcKX6KR2ClvhCQMygN",
+	"dbbksMhmLpvVpfwWl9723vvhR3YlZhqTLX58wX6TP807bSGLsKZopgX0LqK++l2UDR4AIudBrM4DV8U0",
+	"5+ayKCeYAxscJFxr++czTdMi9PwwnVjLTMQq8YIgYT1AhbgSM4feHvyWcoWwYUPBkPO4iUjNyqIyotWn",
+	"cLZ41D6/zjR3yr6c3rTyeFsd87Ee8a9AKbo/TwnE2zLVyHB9pTuR3A+btQuY9+Td39CCCKCb7Vt8zIb+",
+	"iz3cAZFUWXskiAgZaKI6LSB/0bBeArMAZyO09KH8c6M9KqD2N2G4DbO4Ustm4B2xcr/jNfueOXZk2ZDU",
+	"1Nuosa7wICajjfk1NrUh4Jl97CdUd2uk6gpA/gWML3SuYS40PKOxUgQA9Qw3lZ16MRXKyXBpmFAZQQur",
+	"Gs4vSyKWXHKZiwyrqvFL7H/7A3ZEQDg41xAxitymnE2kqozoQuk9h41eC8r9u0NytWuzGsYVlv57gHF9",
+	"8/KE6CxA6u6EbUUO0hrtwJ82BXWF5/3W/oNdKVT2KfH01S4aSybL8XRURuVLlgF6pBhgBXAbIVSNOeDZ",
+	"TXM+2w8ZAOWi+tokHquXPM/Pi4IAHn1XdETMvo0d/cdb++z3uh6MxVtGfDDxVuT/steyQonYrqplj47X",
+	"YODF1Syx3kJBU3KbFpmIXBlNBNUef/kILdNQD+nP8SvWU5iLi5EehwT4TKOyGLB71BENKRLILwfsEBfQ",
+	"skkQHvv2T2v1QIUdQM1irRJ00ATuiyLjxe6fWiG0VGb3bkPKGb39gTKK7NBndIY7dDS7mBGDlXpycz2U",
+	"RnekMuzTKpRnsGw4AzUJ/DwrWapQGXDUFQqd1dfWaM3zzDXJkgqVGOwgCD1wULvxwBeNFvyDdu0CRt0k",
+	"mRfF0gQE+JbvKOvA0IJ7koH/t0th+GmDuQZgnQeA74P5fpsQf7CjyLxudoldMFnvZ2gH95/ULy1Wyf/n",
+	"HsPqyL3d53/a3v2TFTF7u3u728/3+iQnQ3Hn6p8B6w0qABP7fUmjj+ogVm8axIxug1IiMBy23SxUw+g5",
+	"CHLQ0P6payYdMDqUrQbluSiN0O8Bi9OIwtwXEekcO1Fsrq4D9YwHqemAb3vKXfha6zkQ0rpdIKxkQpS4",
+	"YHCLV4munVv7z3o1Hf5EPKUn+PQEDxeAVse6m0TpCrhJ3WkK7Su+u3E+4Djpd5CdQA2Hlm/XSBi/Vxs0",
+	"eIsin6/cmOPP1MXZSjHsouGaLqp8NmCJZRUXngodNgncGTmoAnwawxEggkUWK6u5DKyIb7TptrJeVdgr",
+	"ZVJc06N4CyGjtMlPrKzYoPysB3goK7Dj3DzVlHwtNSVrHWuqJbmzqNwZCWUJXmwboY3esBss4ApLWz0D",
+	"NxPaYG7uXKkJcHN2ZC1N1w8oME2Dzn1h7yhw89e6ecSSQ2j4us/mj05CRkKtlWO/IW6kvpzhYDSjZzrs",
+	"oOS6pBA2Twi6RN0p7JTxZb7BElgHPaiaoTZKwSuh0QdWc8NjE4905W6GtkL9yAURRGqs2bPr5xLO1JGd",
+	"Y7Q9chcOiI/8vvt+YMQHM8C0bLgL87ITJv7N/vt//d/+gJ1WCrOmC9UIMgHODzWxHbDkhpdKqpF2plht",
+	"N6kiWNkUcEBwYXrYvQK2XTpE/gnP2oOnvxDZngPVboY3N8b4Ql2v3ZgZfliXQgPNvuziPMVNPxO7/Ucp",
+	"DbV6Pjx5RSsMuPPcnehu6wX2alHTwq28MLSVnisDFNOq+hy66VPjbj+EYbe9RxJ2o9XpcuvVkTe31hHm",
+	"opQiFcrkMx98Bf77VZ+hRV+e+DDNC+D+M/99jbA+XeooI6JfP3a65jDDJXIaNcuLEYTzsu1xkdatBqGi",
+	"UhuWDLkWF1WZQwM7f9mKcBTYsSrKEVeElE89HRtdnDXkurl8mv16DIhzjwpmCsxP9rIdwjfUFDK5tTP4",
+	"CGfL5f00VJ5JOk36A/aLvBZMfOCpJYB6eszcFMtKfmC9Nuo9ozEeyIHmvvDb9aE9bIEnICIunMh1DqSv",
+	"y3EbMCcgLBHDX+v5tEJSfXJrObdW6+54N1dejNbZKV+SQzu1rBqnYxM+u/D7hzTjI2VKKXR365bm1wq8",
+	"3WM4YtgCutndiFJAT9VH7ifroAfvoXaiZx2qwDIfTxJ3tZvhwblclZaDv+OndA/bvB6jS9yfQa5Eclu3",
+	"rzfjiIH6d4Gt7P8SOdjRv0SQ7PuXj4nLoqd5PtPMymD27vQ1QsjatwCMAp9OMdECRHifIE89RG1RmaHd",
+	"KVZW0CtEo/1XVoqS4fJiVGcCe4xebP1qyXm2T4it2L4fugL3EABVA2aqyPoR3ULmr295TmATLn/Fmtix",
+	"mpbiWihsqCgG7NBVEEOTRjpAVDIMn96e2auyOaG+oYqor0FzsEyoM4ME9ujJSP1cGodQGYE2Ib1L9Qn6",
+	"hxYqcwzsovQ0tBYz2rmFncUiKX4ttrkGD+InMSlnfFruUduebqCtedoOrVGr9HOztb9VVXBnizXazv/e",
+	"gE+NI98hiwBGfOaFwX4Hq4sIPruYCt8EDqBTuRn3o1hRGnI5CwAfPS+FOy03RdaGzjtsNmsq7XDIca+J",
+	"X/k8B3fzBd4MlRAQGTlgSe08xPawPIM0N7phwH4N8HbItWllf6yQWTrVwBp9vcOwxVnE/rl9ePJq+zcx",
+	"i9hLQJFGFGZVGJYWUymyfSp/APcg2lZCt5YZnfFrEbKPQ32+QS7JrwUO8HC4k+ZcLElBEvoJduez8Uh+",
+	"LRi3BDyC1vXIKKHYoOHdYynXYi02ya+96n+BzIhrcOoFzLKSZgWg8RnesqAnNsnhWOUUY7C3uyIrqRFY",
+	"fitq9c7BP3fxzUVPbkRgDHaN13Aiws4109i/MZ8hELx2FOhJHi+0Owrxt243oaodhJJEJ/jseon9lzqf",
+	"QGSnKVxDZ2DfavrMFCPogI84/rFK7AnJc5FLPUnYc7QoiBL7aK7ax6TPOoWWK9oU04tCXVxymVelSKA7",
+	"gOvmoU2s+CU0fGd0wwHjw+JasOcutqbwtVR2xHqLbwR3pDa8NBDHUuIGvmzh1f0BezvXDbE2ueuvX5W2",
+	"B+S5Wc+jHeGhrAf4um84c++bSSSA9XSnUBNRreABzjdJm9QQczu38O+aXklPxE8+yTrVzu+E981BSWTP",
+	"6tLQ0cmy0v7qbXKOSdymJW7J9l3Y3fxpPne6zPeQgHeHAwbOQ7dtd7SY7WPr4CJvUoAEIzxQ5lonyT2l",
+	"rn01qWt3OBCUwbZK4uyUlbqHkyk8Mu3Yx5b/esPrGbFgStzCLoK1WWb1RDDNMKVLaPMMODjr8VwXTJui",
+	"RKcLj5W97LqD2Tv7QaKY4TkWLdp1cmXZ0FCQSWyehO4bAmK2/1dYW9mKMFypDj7/mbW200otZfV2KR4z",
+	"Zou1EkIZ3qzB66DvslJrEfcaXgRLq5+cGLT3aC3600qtadSD1vUd1P4RS8OwWkc1/kpnwAUQ5ydoK8vJ",
+	"fufWnhCyKVpLUJO/oJf/z/+qlDQJ6xVlexrvh0me1Hjx7iHM7XUF3397p6Rh/3zzGpHkX75ieqaNmOh9",
+	"UOUSTIK1hzzlWrg82KkofUox4OI7/h+5J8gF4B7IqVcmlAJC2Xys0rFIr7R/Avi5u/+yKFmlICPWClZm",
+	"rFAmOeQEBEgm/zg1QdwJ34CySxUGxE8Xzpdj5WtxEgqwhAddKMssft+CIxptwa5Y+nmIAw+EP0cDzbfM",
+	"z+q7FV8ezNR9a+Qra7EJrT8ad7BiLHP4BN7QHvlDhvBpcT/HdHx5Q6dodankT/m2nQGs1WKVeNM37Cpf",
+	"DBKtTvXGanlM8+7Oq6UXAn6+lRvUvTuBCLJOWK+ZhfMx6eow2Ge8kXfrgFig5GRgn6XUnYT13p2+3hY6",
+	"5dOwuSBGqN0DYbIPYPbjZQpUJ95eARZBPw6LbEadzVGc4Sc52fjM1bK7fGD/VoxdAxHq3+MtlGFvjs5/",
+	"Pf4ZJRjDS5BBBBfirffJPlsMeve4mrG9Dx+wMpAPtVCGWjo2ouDJ77eY1OSPfITh7798fJ8M2Ak3Y+1a",
+	"zdDqlJoaJ7qv6HEVK0gMYtRDVWp3HxQJwEZm3PB9K/OV0FRFlBUkvJPf1XtE5xqohEmViQ9CQ1tzPMG+",
+	"lzMMKyFZD6Irpii6S3WMmEBu87H7NG1X6t+wi8r+a9dNaqPtX/ZhuxkJNCl/W01EKVP8z7n4YPCvw7Lk",
+	"M/zzGJAR4F2EV3AqRuJDwnqnR3v9ATsCGNJpWQxzAQtSimlRAqaZi6G82NuDvvm+STJUFS1BKthcFkA9",
+	"wFeYBfCUab1eCGNpBL+dNzsQgUa83mAOE0Uq1wEMcIT5FMXwUYzFzWhEM1bujEMOoE/vRA5oXfrdp+yc",
+	"z2sO3ONoAZYAfendFH+73vfDBzio9SUQq6BVJITVg4j8iAgw6Crm35yIqQd4uCaRnaT8WKMiDx7kuMfB",
+	"cdX6y2TS/QId4cFaku/vcjPrJNfFUEdZqf2mw6sr0z5W40ZWqa7SMeOadeWPwlCYQroiRz9WPVT3fd5s",
+	"5NRugh13+fnQ0utKTA29ivJowTjB8ngADHB2AZlMUBXjUm/tXTw1Fc/xQxBOshxBTiu3W6tUAUBc4J8T",
+	"GesRPBiblvKaGxErsiMiZuREFJWJ7JBKpJDv49KDrK7MyR3IULNnIZRmBDm1LtTDistYQQ6gtR0H7HVR",
+	"TIc8vYrcqJG1OK628yLlCOAzEYZbW8RZNaKBZebziA9fvz7+x8XJ6au/H54fXZwfnv5ydH72Z8ujDnxl",
+	"v4SulsWN8lSA7+L5DZ9p5h2VHfGodtn9GdG/LK/tjkZ9D3GoFi1sDhOylQWVlVrNf1Y7zJ5CUStIc7XL",
+	"7PuIQdVB8u4Q1Arn2j0DUF4kWkIfC56b8f/sxq2n8NDe7i6gJKMYibf2463iKt76mIC3CcCZwVWE6gG1",
+	"4mO/np+fRDV8s+814SvhLVceci32GQdQfmUfnpbFkBBerEzQkK8KSabBEPa10kqwqhQQ2hmTS6V+KUt5",
+	"pYUeMNxwoYylXJHZ9bbTKe1M4BiK7CCsdkSPFfB1SpvnhmViWI1ilYtrkQMoV0SZCTBdFEYASQ9eoEtx",
+	"w7Sw4lV3hJte0+duuqcMjNEhD5rbNUBKFWlVSjPb2v/9fZNuw+0JQyEQJ9x6D4wTwKTXIydwU4Ic931O",
+	"Uq5wLtTDx21k3RBhKtUoQuxEOSIXn92oWMEqWR0EcX4AZuhalFDOavULw3LBAZddajasZJ490yznICX8",
+	"uwg6CMioVlSoLsgePGt3FQ6nAe69EjPqIYQUo6uh/eKhyAbs2IxFeSO1YD/s/hFbdscKFS+rh1lNojJp",
+	"MRH7LCmuEDDiZjyzZASUj7VQ5FAuK2WVp7QqSwTtsKNbU5BVUwYZ17H6r91dNtER0wWhe9NhQgQna9du",
+	"I1U6fYxRNJWWuOusxCo8LAP2ap3DwtY7K7EKDssB467fkxUFgmcSiE5q93ZwpFqKETwDffeGl4qG8j14",
+	"7OpJNXKxZbepsiSegMSXF9rAK6S6LNwr7A9Wnew4tqduSpt1wbhBWg4uuplRkZ9yq82CtPwBpdjmxz90",
+	"Jwn62sM0gFgPWIKrnTBtdWHkz3blb8az5bzFj7eEuTQfv3X1SWg22RdaPWgoeClKa2e5K3wqfxMzrPKD",
+	"a3Zg6vRiX1OVVqaOjZnu7+yAyTAutNn/r93/2gWrkSZy67QqmpB9NV2x5yX8f1jSoMMf3LDBJYco7S/4",
+	"Vs/hxWlZTKYGL83tRd0J13JHYkskfVf3qpbFYFJkIgei+WCmZWGKtMip4S30tnRzd322/aT+VVSl4nnj",
+	"a6hLhb9wJWZtsz6nCXkTKqo7JewNdqEHvL3hmWZnEF2C1A+rTDBTcqWnRUlFqG0IOGinqZGLwAEGGy1N",
+	"VCPBoTEXZq9citKFZRr9skiC0zdN0mnHJwEe1rElPrY3eM54aO07gB+XI0M7hTjYib31wu4ElK4mhf0/",
+	"QHwWWsRKal1BmT9LukF93DN43rghp4MbaFoNc6nHwiVNwjRjZXccjX1HeAOGMho762HroVKTwiZLa/pa",
+	"+/pKeLIKdtGa6UR1CEngjLFnmjn4r8yDdGshGDT0sR9V8KncTotMjIQazPgkT/qNZS/mj9m0yGU6ax7E",
+	"TJrGBXs6tlNeZg2qFB9QwjRIl4LV9WF19V7B8XVQUe8//r8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1553,6 +1553,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent-cards/{card_id}/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the messages sent to a card's mock A2A agent, newest first
+         * @description Every request to the card's A2A endpoint (published cards) is recorded in the background:
+         *     method, binding, A2A version, the message (text, data, metadata, contextId; a message over
+         *     16 KiB keeps its text cut to 4096 characters and counts the rest in `left_out`), the reply
+         *     chosen (a scripted reply's name, or `default` with the skill the message matched), why each
+         *     reply tried before it did not match, a summary of the answer, latency, client address and
+         *     time. Records are kept for `JOURNAL_RETENTION` and at most `JOURNAL_MAX_PER_SERVER` per
+         *     card; under overload records are dropped, never messages answered later.
+         */
+        get: operations["getAgentJournal"];
+        put?: never;
+        post?: never;
+        /** Delete every recorded message of a card's mock A2A agent */
+        delete: operations["clearAgentJournal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check whether a card's mock A2A agent got matching messages a number of times
+         * @description Counts the recorded messages (whatever their outcome) answered by `reply` (a scripted reply's
+         *     name, or `default`), about `skill`, and matching `message` (a condition in the mock-scenario
+         *     form over `{text, data, metadata, contextId}` of the message, as replies' conditions read
+         *     it); every given criterion must hold, none counts every message. `verified` holds when the
+         *     count is `exactly`, at least `at_least` and at most `at_most` (those given), or, with none
+         *     given, when it is at least 1. Records still queued are written before counting;
+         *     `complete` is false when this instance dropped records of the card since its journal was
+         *     last cleared, within `JOURNAL_RETENTION`.
+         */
+        post: operations["verifyAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent-cards/{card_id}/duplicate": {
         parameters: {
             query?: never;
@@ -3801,6 +3861,62 @@ export interface components {
             answers?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @description `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+         *     (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+         *     refused before dispatch (401).
+         * @enum {string}
+         */
+        AgentJournalOutcome: "result" | "error" | "fault" | "rejected";
+        AgentJournalEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            received_at: string;
+            /** @description The JSON-RPC method as sent, e.g. `SendMessage` or `message/send`. */
+            method: string;
+            /** @description `JSONRPC` or `HTTP+JSON`. */
+            binding: string;
+            /** @description The `A2A-Version` the request spoke (`0.3` when absent). */
+            a2a_version: string;
+            /** @description `{text, data?, metadata?, contextId?, left_out?}`; null when no message could be read. */
+            message: {
+                [key: string]: unknown;
+            } | null;
+            outcome: components["schemas"]["AgentJournalOutcome"];
+            /** @description The scripted reply's name, or `default`; null for an error. */
+            reply: string | null;
+            /** @description The skill the message matched. */
+            skill: string | null;
+            /** @description Why each reply tried before the chosen one did not match (`scenario` names the reply). */
+            mismatches: components["schemas"]["JournalMismatch"][];
+            /** @description The answer sent */
+            response: string;
+            error_code: number | null;
+            /** Format: float */
+            latency_ms: number;
+            client_address: string;
+        };
+        AgentJournalPage: {
+            items: components["schemas"]["AgentJournalEntry"][];
+            next_cursor: string | null;
+        };
+        VerifyAgentRequest: {
+            /** @description A reply's name, or `default`. */
+            reply?: string;
+            skill?: string;
+            /**
+             * @description A condition in the mock-scenario form over `{text, data, metadata, contextId}` of the
+             *     message (`{"field": "text", "operator": "contains", "value": "refund"}`); absent matches
+             *     every message.
+             */
+            message?: {
+                [key: string]: unknown;
+            };
+            exactly?: number;
+            at_least?: number;
+            at_most?: number;
         };
         VerifyJournalResult: {
             verified: boolean;
@@ -7537,6 +7653,101 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getAgentJournal: {
+        parameters: {
+            query?: {
+                /** @description Only this method, e.g. `SendMessage`. */
+                method?: string;
+                outcome?: components["schemas"]["AgentJournalOutcome"];
+                /** @description Only messages answered by this reply (`default` for the default reply). */
+                reply?: string;
+                /** @description Only messages received at or after this time. */
+                since?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentJournalPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    clearAgentJournal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    verifyAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyAgentRequest"];
+            };
+        };
+        responses: {
+            /** @description The count and the verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyJournalResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
         };
     };
     duplicateAgentCard: {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/mockmcp/mockmcp/internal/agentcard"
 	"github.com/mockmcp/mockmcp/internal/failure"
@@ -55,6 +56,7 @@ type Handler struct {
 	lookup Lookup
 	log    *slog.Logger
 	newID  func() string
+	journaling
 }
 
 // New returns the endpoint over lookup; newID makes message and context ids.
@@ -81,7 +83,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.New(http.StatusMethodNotAllowed, "the agent endpoint takes POST"))
 		return
 	}
-	card, err := h.lookup(r.Context(), r.PathValue("org_slug"), r.PathValue("name"))
+	start := time.Now()
+	agent, err := h.find(r.Context(), r.PathValue("org_slug"), r.PathValue("name"))
+	card := agent.Card
 	if errors.Is(err, failure.ErrNotFound) {
 		problem.Write(w, problem.New(http.StatusNotFound, "agent card not found"))
 		return
@@ -101,19 +105,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	x := h.begin(r, agent, start)
+	x.method(req.Method)
 	if err == nil {
 		var result any
-		result, err = h.call(card, r.Header.Get(VersionHeader), req)
+		result, err = h.call(card, r.Header.Get(VersionHeader), req, x)
 		if err == nil {
-			h.reply(w, req.ID, result)
+			x.finish(h.reply(w, req.ID, result), nil)
 			return
 		}
 	}
-	writeJSON(w, jsonrpc.AppendError(nil, req.ID, err))
+	answer := jsonrpc.AppendError(nil, req.ID, err)
+	writeJSON(w, answer)
+	x.finish(answer, err)
 }
 
 // call checks the version and runs the method.
-func (h *Handler) call(card agentcard.Card, version string, req jsonrpc.Request) (any, error) {
+func (h *Handler) call(card agentcard.Card, version string, req jsonrpc.Request, x *exchange) (any, error) {
 	if err := checkVersion(version); err != nil {
 		return nil, err
 	}
@@ -125,10 +133,12 @@ func (h *Handler) call(card agentcard.Card, version string, req jsonrpc.Request)
 	if err != nil {
 		return nil, err
 	}
+	x.received(in)
 	out, err := h.answer(card, in)
 	if err != nil {
 		return nil, err
 	}
+	x.answered(card, in, out)
 	if m.era == Version03 {
 		return out.v03(), nil
 	}
@@ -145,13 +155,17 @@ func checkVersion(v string) error {
 		"requested": v, "supported": []string{Version03, Version10}})
 }
 
-func (h *Handler) reply(w http.ResponseWriter, id json.RawMessage, result any) {
+// reply writes result and returns the answer written.
+func (h *Handler) reply(w http.ResponseWriter, id json.RawMessage, result any) []byte {
 	raw, err := json.Marshal(result)
 	if err != nil {
-		writeJSON(w, jsonrpc.AppendError(nil, id, err))
-		return
+		raw = jsonrpc.AppendError(nil, id, err)
+		writeJSON(w, raw)
+		return raw
 	}
-	writeJSON(w, jsonrpc.AppendResult(nil, id, raw))
+	raw = jsonrpc.AppendResult(nil, id, raw)
+	writeJSON(w, raw)
+	return raw
 }
 
 func writeJSON(w http.ResponseWriter, body []byte) {

@@ -68,6 +68,7 @@ func validBodies(w inputWorld) map[string]string {
 		"ReplaceServerSkill":     `{"name":"` + w["server_skill_name"] + `","description":"d2","body":"# b","files":[{"path":"c.bin","base64":"eA=="}]}`,
 		"SetServerState":         `{"item":{"id":"1","tags":["a"]},"count":2}`,
 		"VerifyJournal":          `{"tool":"` + w["tool_name"] + `","arguments":{"a":"x"},"times":0}`,
+		"VerifyAgent":            `{"reply":"default","message":{"text":"x"},"at_least":0,"at_most":3}`,
 		"EndTask":                `{"status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`,
 		"GenerateTests":          `{"base_url":"http://127.0.0.1:9"}`,
 		"ValidatePolicy":         `{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}],"resources":[{"name":"r","uri":"a://b"}],"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}]}`,

@@ -48,6 +48,24 @@ func (e AddMemberRequestRole) Valid() bool {
 	}
 }
 
+// Defines values for AgentApplyResultCardStatus.
+const (
+	AgentApplyResultCardStatusDraft     AgentApplyResultCardStatus = "draft"
+	AgentApplyResultCardStatusPublished AgentApplyResultCardStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the AgentApplyResultCardStatus enum.
+func (e AgentApplyResultCardStatus) Valid() bool {
+	switch e {
+	case AgentApplyResultCardStatusDraft:
+		return true
+	case AgentApplyResultCardStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgentCardStatus.
 const (
 	AgentCardStatusDraft     AgentCardStatus = "draft"
@@ -708,6 +726,24 @@ func (e ListAgentCardsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExportAgentCardParamsFormat.
+const (
+	AgentExportFormatJSON ExportAgentCardParamsFormat = "json"
+	AgentExportFormatYAML ExportAgentCardParamsFormat = "yaml"
+)
+
+// Valid indicates whether the value is a known member of the ExportAgentCardParamsFormat enum.
+func (e ExportAgentCardParamsFormat) Valid() bool {
+	switch e {
+	case AgentExportFormatJSON:
+		return true
+	case AgentExportFormatYAML:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportDesignParamsFormat.
 const (
 	ExportFormatJSON ExportDesignParamsFormat = "json"
@@ -756,6 +792,28 @@ type AddMemberRequest struct {
 // AddMemberRequestRole defines model for AddMemberRequest.Role.
 type AddMemberRequestRole string
 
+// AgentApplyResult defines model for AgentApplyResult.
+type AgentApplyResult struct {
+	Card struct {
+		Action ApplyAction `json:"action"`
+
+		// AgentUrl The card's A2A endpoint, served while it is published.
+		AgentUrl string `json:"agent_url"`
+
+		// Id Null for a card a dry run would create without a pinned id.
+		Id     nullable.Nullable[openapi_types.UUID] `json:"id"`
+		Name   string                                `json:"name"`
+		Status AgentApplyResultCardStatus            `json:"status"`
+	} `json:"card"`
+
+	// Changed Whether anything was (or
+	Changed bool `json:"changed"`
+	DryRun  bool `json:"dry_run"`
+}
+
+// AgentApplyResultCardStatus defines model for AgentApplyResult.Card.Status.
+type AgentApplyResultCardStatus string
+
 // AgentCard defines model for AgentCard.
 type AgentCard struct {
 	Author       nullable.Nullable[string]                `json:"author"`
@@ -793,6 +851,10 @@ type AgentCardStatus string
 
 // AgentCardCapabilities defines model for AgentCardCapabilities.
 type AgentCardCapabilities = agentcard.Capabilities
+
+// AgentCardDocument One agent card as a file: `apiVersion` (`mockmcp/v1`), `kind` (`A2AAgent`), optional `id`
+// and `published`, and the card's fields as `CreateAgentCardRequest` names them.
+type AgentCardDocument = json.RawMessage
 
 // AgentCardExample defines model for AgentCardExample.
 type AgentCardExample = agentcard.Example
@@ -2980,6 +3042,20 @@ type ListAgentCardsParams struct {
 // ListAgentCardsParamsStatus defines parameters for ListAgentCards.
 type ListAgentCardsParamsStatus string
 
+// ApplyAgentCardParams defines parameters for ApplyAgentCard.
+type ApplyAgentCardParams struct {
+	// DryRun Compute and return the plan without writing anything.
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ExportAgentCardParams defines parameters for ExportAgentCard.
+type ExportAgentCardParams struct {
+	Format *ExportAgentCardParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExportAgentCardParamsFormat defines parameters for ExportAgentCard.
+type ExportAgentCardParamsFormat string
+
 // GetAgentJournalParams defines parameters for GetAgentJournal.
 type GetAgentJournalParams struct {
 	// Method Only this method, e.g. `SendMessage`.
@@ -3102,6 +3178,9 @@ type ListTestRunsParams struct {
 
 // CreateAgentCardJSONRequestBody defines body for CreateAgentCard for application/json ContentType.
 type CreateAgentCardJSONRequestBody = CreateAgentCardRequest
+
+// ApplyAgentCardJSONRequestBody defines body for ApplyAgentCard for application/json ContentType.
+type ApplyAgentCardJSONRequestBody = AgentCardDocument
 
 // UpdateAgentCardJSONRequestBody defines body for UpdateAgentCard for application/json ContentType.
 type UpdateAgentCardJSONRequestBody = UpdateAgentCardRequest
@@ -3237,6 +3316,9 @@ type ServerInterface interface {
 	// CreateAgentCard Create an agent card design
 	// (POST /api/agent-cards)
 	CreateAgentCard(ctx echo.Context) error
+	// ApplyAgentCard Create or update an agent card from an agent card document
+	// (POST /api/agent-cards/apply)
+	ApplyAgentCard(ctx echo.Context, params ApplyAgentCardParams) error
 	// DeleteAgentCard Delete an agent card design
 	// (DELETE /api/agent-cards/{card_id})
 	DeleteAgentCard(ctx echo.Context, cardId CardId) error
@@ -3249,6 +3331,9 @@ type ServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx echo.Context, cardId CardId) error
+	// ExportAgentCard Export an agent card as an agent card document
+	// (GET /api/agent-cards/{card_id}/export)
+	ExportAgentCard(ctx echo.Context, cardId CardId, params ExportAgentCardParams) error
 	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
 	// (DELETE /api/agent-cards/{card_id}/journal)
 	ClearAgentJournal(ctx echo.Context, cardId CardId) error
@@ -3615,6 +3700,24 @@ func (w *ServerInterfaceWrapper) CreateAgentCard(ctx echo.Context) error {
 	return err
 }
 
+// ApplyAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyAgentCard(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApplyAgentCardParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyAgentCard(ctx, params)
+	return err
+}
+
 // DeleteAgentCard converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteAgentCard(ctx echo.Context) error {
 	var err error
@@ -3676,6 +3779,31 @@ func (w *ServerInterfaceWrapper) DuplicateAgentCard(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DuplicateAgentCard(ctx, cardId)
+	return err
+}
+
+// ExportAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExportAgentCardParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportAgentCard(ctx, cardId, params)
 	return err
 }
 
@@ -5810,6 +5938,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/audit/policy", wrapper.ListPolicyAudit, options.OperationMiddlewares["listPolicyAudit"]...)
 	router.GET(options.BaseURL+"/api/agent-cards", wrapper.ListAgentCards, options.OperationMiddlewares["listAgentCards"]...)
 	router.POST(options.BaseURL+"/api/agent-cards", wrapper.CreateAgentCard, options.OperationMiddlewares["createAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/apply", wrapper.ApplyAgentCard, options.OperationMiddlewares["applyAgentCard"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/export", wrapper.ExportAgentCard, options.OperationMiddlewares["exportAgentCard"]...)
 	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id", wrapper.DeleteAgentCard, options.OperationMiddlewares["deleteAgentCard"]...)
 	router.GET(options.BaseURL+"/api/agent-cards/:card_id", wrapper.GetAgentCard, options.OperationMiddlewares["getAgentCard"]...)
 	router.PATCH(options.BaseURL+"/api/agent-cards/:card_id", wrapper.UpdateAgentCard, options.OperationMiddlewares["updateAgentCard"]...)
@@ -6082,6 +6212,143 @@ type CreateAgentCard422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response CreateAgentCard422ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCardRequestObject struct {
+	Params   ApplyAgentCardParams
+	JSONBody *ApplyAgentCardJSONRequestBody
+	Body     io.Reader
+}
+
+type ApplyAgentCardResponseObject interface {
+	VisitApplyAgentCardResponse(w http.ResponseWriter) error
+}
+
+type ApplyAgentCard200JSONResponse AgentApplyResult
+
+func (response ApplyAgentCard200JSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard201JSONResponse AgentApplyResult
+
+func (response ApplyAgentCard201JSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard400ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard401ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard403ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard409ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard413ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard422ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -6537,6 +6804,116 @@ func (response DuplicateAgentCard422ApplicationProblemPlusJSONResponse) VisitDup
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Params ExportAgentCardParams
+}
+
+type ExportAgentCardResponseObject interface {
+	VisitExportAgentCardResponse(w http.ResponseWriter) error
+}
+
+type ExportAgentCard200JSONResponse AgentCardDocument
+
+func (response ExportAgentCard200JSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportAgentCard200ApplicationyamlResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard400ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard401ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard403ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard404ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16845,6 +17222,9 @@ type StrictServerInterface interface {
 	// CreateAgentCard Create an agent card design
 	// (POST /api/agent-cards)
 	CreateAgentCard(ctx context.Context, request CreateAgentCardRequestObject) (CreateAgentCardResponseObject, error)
+	// ApplyAgentCard Create or update an agent card from an agent card document
+	// (POST /api/agent-cards/apply)
+	ApplyAgentCard(ctx context.Context, request ApplyAgentCardRequestObject) (ApplyAgentCardResponseObject, error)
 	// DeleteAgentCard Delete an agent card design
 	// (DELETE /api/agent-cards/{card_id})
 	DeleteAgentCard(ctx context.Context, request DeleteAgentCardRequestObject) (DeleteAgentCardResponseObject, error)
@@ -16857,6 +17237,9 @@ type StrictServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx context.Context, request DuplicateAgentCardRequestObject) (DuplicateAgentCardResponseObject, error)
+	// ExportAgentCard Export an agent card as an agent card document
+	// (GET /api/agent-cards/{card_id}/export)
+	ExportAgentCard(ctx context.Context, request ExportAgentCardRequestObject) (ExportAgentCardResponseObject, error)
 	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
 	// (DELETE /api/agent-cards/{card_id}/journal)
 	ClearAgentJournal(ctx context.Context, request ClearAgentJournalRequestObject) (ClearAgentJournalResponseObject, error)
@@ -17260,6 +17643,59 @@ func (sh *strictHandler) CreateAgentCard(ctx echo.Context) error {
 	return nil
 }
 
+// ApplyAgentCard operation middleware
+func (sh *strictHandler) ApplyAgentCard(ctx echo.Context, params ApplyAgentCardParams) error {
+	var request ApplyAgentCardRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body ApplyAgentCardJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/yaml") {
+		request.Body = ctx.Request().Body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyAgentCard(ctx.Request().Context(), request.(ApplyAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyAgentCardResponseObject); ok {
+		return validResponse.VisitApplyAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteAgentCard operation middleware
 func (sh *strictHandler) DeleteAgentCard(ctx echo.Context, cardId CardId) error {
 	var request DeleteAgentCardRequestObject
@@ -17403,6 +17839,32 @@ func (sh *strictHandler) DuplicateAgentCard(ctx echo.Context, cardId CardId) err
 		return err
 	} else if validResponse, ok := response.(DuplicateAgentCardResponseObject); ok {
 		return validResponse.VisitDuplicateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportAgentCard operation middleware
+func (sh *strictHandler) ExportAgentCard(ctx echo.Context, cardId CardId, params ExportAgentCardParams) error {
+	var request ExportAgentCardRequestObject
+
+	request.CardId = cardId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportAgentCard(ctx.Request().Context(), request.(ExportAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportAgentCardResponseObject); ok {
+		return validResponse.VisitExportAgentCardResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -20997,692 +21459,705 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lc9s4tj/4VVD6T1WkHUqRncd027U15Tx6xneSTtZ25nFbuSJMQhLGFMAmKDuaXO9n38I5AAhSoETJ",
-	"Tnff2VvV1bEkEs+Dg/P8na+9RC5zKZgoVe/kay+nBV2ykhXw6TUt0vNU/5UylRQ8L7kUvZPe1YIROmei",
-	"JAkt0ieK8JT0Z4Vckoyrcgo/TfVPisiCJAWjJfO+HYx6UY/rhnJaLnpRT9Al65309G9TnvaiXsF+XvGC",
-	"pb2TslixqKeSBVtSPZCZLJa07J30Vit4slzn+lVVFlzMe/f3EQz6R2gwNGwzYN1jyyjgn21DWNIv75iY",
-	"l4veydF4HBrCh2LetmyymFPB/0X1V7BwLaOQxfzhS/GhmF9mq3l4JPnqOuNqwcW8OSiVreZbhqV/fuAC",
-	"fSzkMi/b1iiHXzfICr/2SQq/aSMn/PXhq3jBlFwVCWsbbmF+3xiw/cEfsv2ubdD294cP+5IVt6xoG/T7",
-	"1x+JgidIyhSfi43R46/+2PGbtpHjr4817ssbnmXtx1j3SeSMUDMJTbX6je1jg0em+xzwl8/DQ1SKS9G2",
-	"tuxLnsmClrJYE4WPBlYXvq8vL3zVvr7w8yMs8PalhUUyLJL0laA3bJpQ1Uqx+y/qcZgpXK542XrIlP5x",
-	"cxX1t7U11F+0jlT/+PD1u6Lqpm2YJVU3ZpTPjkkm71ih144s2BeSLGhBE323RqSagn4DZlCa18mCijRr",
-	"nYR+ZNccclqWrNDv/tdP4+H3dDj7/PXZ8f3vwtNhqpUTl0xt8mH9pb/m+nPraJl6BA58JWXWOkQps80h",
-	"SpnVhihl1jpEKbOHDvFev6xyKRQDwekVTS/YzyumSv0pkaJkAv6keZ7xBC7ap3khrzO2/P0/lZ7MV6+7",
-	"3xVs1jvp/Z+nlXD2FH9VTz/iW9hp6DKCbglXZEkzPW6Wkv5K5LRQ9Dpj5D8uP/wYEUquaUqctDcY9bTk",
-	"JMUs48kvPmZ5/U+WlCTJqFowRe54uSBUEPaFqxLEE8FIn5KV4D+vLOsvyKeLcxz2D7K45mnKxC897oRm",
-	"GSvIkq6JkCVJJSkXXJF+ITMWkRu2JiqROYv0aClJCqnUUPHSbRIO/0dZ/iBXIv0lR/+jJGqVLOzKcwHc",
-	"B+fzRNXkQRjjR7rOJE2vpHxHizn7tYj6WqZrTdmZHoTmmFSQ92d/n7768OYf01f/uHp7CaO9kvI9FeuP",
-	"WsBNzDlUv+SYP9wy5OcgYyekoCUjGV/ykvTzQqarRD9IljJlRIpsPTghsZ7Hx0+v3p2/nl6cXb2dvjt/",
-	"f34V26krkrNiIpZcrEqm/yZJxrUCRtO0YEqNJqIX9RaMpkZ1u2BlsR6ezUpWbPLNS5ZIkSqyEiXPYKB3",
-	"XKTyTouyrFSaUVZrYHgdFyWbswL48d+HF7Rk7/SEhvD/+qrteOOCLSkXmnHu95Zi5eZUPgn+hZR8yfae",
-	"xn1FKb8qjXQgjnJTcYw/vju7+uHDxfsatXhEEhG1oAVLyfUaSVFmPFmTQq60xERFCt9qwZgnjDCR5pKL",
-	"8n/p6CA6+iToqlzIgv+L/dJ8/JZmPLVqhr5pzj6e67tnVN/Hv/3tb8OzVblgotSjYcE1q+QZmFNeyIQp",
-	"EBt+RTHmjmXZ0Agy1yt9WcGUT0nMikIWKgaJQBF2y4o1mXGWpYSWZEZXWTmC7Td96iGdHZ+dzZkoX9Mi",
-	"IE+eCXJ2fEaORmPiniJ9lbOEz+x06TEd5YUspVY/Na3oN/JC6os0AulKX6cg+b+mS5a9BtUJjlVeyJwV",
-	"JUcZMaE5veYZt5/rv7IvJRMpS2ujNdt0LWXGqNBXHTwGiqT+nZdsGWirNsmNzY7Q6AdP0jTl+jGaffRa",
-	"QGnYvIYiQ+/eF5dDI1sVPERZgXbMF7Qo6BqGs1KLH2XpllyFO1BlwejSHP/mz6F+UgY0cS7yVflepqy+",
-	"ZBur0hyWef3Dqjz0/e27kMpktWSihDl/KrLgQ8Ko7Zt7WMhbniKTru++f3EEX10F+6pt8E/wUFRv63Ng",
-	"jRVLVgUv4UblBVtau7Jbpr0orLmEtvVLfaDZlvYO68ebxg3PsoccKfaFLvNsXxLhafAxfiDFthKLPJSG",
-	"Szrf640GEYHubCxF/gqahj93IYFVnsuiZOm5KFkxownbtk3AqBOZveIirXOK2smBZ/7KCtW2nSUTFG++",
-	"h5ye5mg2++6yAret42x0Glzo0PpVbUb1WynEM4OM0J2YjQlEvS/DuRzaSejbLKFFOqruNe+JIV/qwRkT",
-	"1qJ30pvzcrG6HiVy+XQpk5tlkrt/tQRWCJo9dY3CCpyl6Xu2vGaFZ4AJM4MZzRRr3spapsya9soXm1bg",
-	"qKe1fGQFsBy9k94S+u1FPSZWS70D8k7AZ/PD52jHjmHnISKoiQH1EaPkqf8SqyxDYa3G56ohN0UOmmUf",
-	"Zr2Tn7aLaq7v1/7r95+jRoe6AzC3pVNa1qxmKS3ZUAvXvdCgzDvX6/C1eAin7TSdt/hm6IyxL8mCijmb",
-	"mtNdFxP/tmAF6gn2OaIW8k4ZI0qRkrsFzxjhIL8aPxsDT9/OLVrIJcspmlh2Poz3xQ7jpL4/bmXi7v89",
-	"N/28ejm45RlPmFDdxrtkJU1pSQ8Yxnv7anAQ7WKRXfxtJLlz3AXLM34IiV2wPFuHCKxguVS8lMW608IF",
-	"5JFO/YOrJ3iNlrRcbUoyvdgtWEzQgU8LZu2DxppliX7kcbq0oDPN7N3rAWYX9VZ5ujd7AGXPEW+nWf+1",
-	"emXrfRn17mghuJirkGljSbWqPDSvczEnNAVbCb2WqxLPOh7+f65USZY0ZaSPM0S7DfgbHiAomT1yElN1",
-	"SdevdHMBVEfR4yI1SnN0tHHNexzC46jega3OQG1HvBVsnLUGD62x+do9UaOKrVff660KM1VrkdTuY3O/",
-	"b2qOqVxSLvaVzbUINF1amblhOFhKMScl+1JG5FbyhEWEL+mcRUQrZTIiM56xfegh6mVUzFd0jr2NRqPB",
-	"qHei+UTTWnJ++YG8fPb98Igkemykz/S2zAr7dPceUSvoMsV/KikionLGksXDZ1rQkk0za/6r9/pDwRh0",
-	"OgrxBn1C2HRJBZ2Dqtlt+2uGg12P33cVaF/XT9TjyrRNkWVvfRSod2+9GCli79eAy+yM29APWRsarGDQ",
-	"9dtt8e26fKt1P69JUJvyt7GqBn/3zWS7iRO/aS7dBwGrJqRgEblmtGBFRGjOpzdsHRGph3AckWuqeBKR",
-	"ZZmpLoup5Vxj9g+aQv98dfWRyAL+vSSfLt6Rvp0LKaWVawfBk2nv9paJaAYyLPIkIgVTZUTmBc0XP2fB",
-	"ppasXMgW5z8MER84JR8/XF6RuwUThF4rJsIsw2rcrUNbJnk1Kj1CM7aI3LFrJZMbVnZeh870e+7fv9+G",
-	"hN9x1IXrxOm49H5yZdDaxL6U02RVqE7KaFPgge7rjWwVBt57qkTTrl6yuSz4vratuu66ecl+93J8dEIo",
-	"AQGvfzw+fj4cvxiOjwbo3ndCLMYv/AuCFqqnro7GJ2P933+GD8y+lrWmME0VqSawRVTQs3gAob6vBMJv",
-	"Q6aoMe2y2TR4FcFPLCVaSl37t8oTRXTX4KXBkOV+rJhAv8p7phSds3gwIn/TfCNOpMBe44no6ybgXZUw",
-	"QQsuifuZqLUo6ZcBWdIyWTBF4q8oGem1iYgVmyMCPrMv5Xl6H5tRTcQSeyUFSxi/ZSnp81KBkENyWpSK",
-	"/FNygY5bwe4yLpiKYD66Sd2KfnzGC1XiN/qlaCL0t1XH+pPpnPB0gA3gAlCh7lihSKx/jCNChfmKlGyZ",
-	"ZxQCVETKCpZOBBBzuaCljRWhisS0mKuY9OOvX/VfI93O/X0cEfuFHsIo4eXafrta8RT+BkGWXOllwBng",
-	"hkEHdi3N+E7hIGlVSx+lavhzfssUzM/cptjGiPxIl0xNhFZYTaiQi2sp0lNCve2TBa439JtKpiCAR3M8",
-	"sNsoUrDZSumteX58PCBSTAS6FxW9ZREBbVc3ImQZdO3ZjnaJTk06biG3U3OjRUQfa93x13tCszu6VnbV",
-	"thiXKu7ZaibRixGUAcKEoZVhCF3QC/9EtQnoYXs09NXZToz84Ftxm8uwpKpFARTmHS+BBkbkzMitGRc3",
-	"eP1T3LRSyoz042WSmzBpfbBshDVPiSwmwgq/zXCOCMIx4F3dDLwJ7UlBeDkgCRXkWlPzrbxhaYjgGuJ/",
-	"YxtLkjGqSvJi7MWgBm+hvY2p/3H54ce/0mwFVtQl/XKOL/lh/+7CqtYmLMyZNa0i0zGsUx8zk62xKRua",
-	"JWsPDdVrCKfcbAX8DStpiRg3tFiJ8JKIYKB0FRZ9QuL/+okO/zUefj/9/PvfxWGps5ZW050j+PHYXhta",
-	"v2eMaCHbXfUB93y5KoTq6CfqfCDxyHzTA/moomqLCTQof26VOKGhC6ZAf/u6KYIAGVEFV0QaoRSoWq2I",
-	"o11n+JHP5vbDuPVg7RGE0JnM96DWupX2QIOquXtcS/uR+2swZH4zov9rzcTd8EdCjFPnPf+Bsyx9q98J",
-	"uo51RwFeWawYKs7OgbWka33l1HxXAdOYv8TYeGRH3HqW/kOu9GK8FSU6PxrWlGM69Sz2m+wwPjs+Gxp/",
-	"eWykEIwVU7m8YaQfj0fPYt8OEFa4rquQgIYLRJ+bi4+vY33zxH++uvr4e/1NmLFjFO7UROGGz61ej2ki",
-	"020+MhdO2Nmpp8UxkaynSBPu8Vkmwahunhcr8DyDGQW0jv3uH1+t+WOl1/zRU2z+GJGMzcqpXJV/vI9P",
-	"UUKF1ReSWFUnkass1QRVMJruFlXrh/GfSorRBb0z2toum5DerOHFx9fGLgQsGWRnNpqPSHzJRGr1Pthh",
-	"M8anWisMb/KSKyNlh3zBa8JosrCKTMG15sZm0niIk4VUTIAKk/IU1AxoS6uhRs63AYxOoq57jrayeDxL",
-	"780AW6z6iUR+vfO+NM19MK/AAUcddS+XXWF1+IAwU1PUTZYZJEjERpuzJDSTBSSB6NMz6uakxQQcUMBW",
-	"pZbNX4zrEm/QKgLJzKjmaDrptblft2TLwdZZWkdS6eLtDzn9/AV3dF5xq6jGIKtTXe2zXX476hr5eqtU",
-	"Y0w1drLB1Xax8g8ViTXYRwHiUnxiFpilJrnHnJa+IweT/2Y1einYwAb46rerQw1fTUTfpS+piKzEjZB3",
-	"whx4/dlFORGzVLo1JK8T2/sThTHCpyQumJ4WS+OTibCavznDKVc5ntfn4yMTx2ud3jg7u5JaKqf42bYX",
-	"dIL7K/fRcOQHS7q1S/VXM86Ktd6nkCFhjZHRt1ocDZ2MHfz+LOd/YQFp4VquRDqlSrFyylPVckRNIjM1",
-	"ORBDyMpKIUGr0LybqVPClnm5BqYz09wHHqmx4Z0X8nZ78iGxUJtT0eow2g9WihXkbiHJnAlW6JcIL1t0",
-	"+pwXTD0oAKazTKLKqT49QSP6O6qFtFWSMKVmq0xPISIFS2SRGsbABaFkxu6IwsQSPZ/DBtyqosDGgmBt",
-	"DrHebq2LAWnsDtHzQ1ixrWiDCrcFO3i70Viv4IkCun8UfRhP0AP04DzP1meJ1VLs8pnJVWEcEJ6SMfOd",
-	"wBiQACfUZ143MrylBcg/ujXo5LVrEj5+cu3Cxzeucfy16sEO8iMtAstFk04xRN4st5GRyW5oGgE8KIhV",
-	"wdGwf8PWA2vABQaDyclUpAboQnU2nZo5tG5PZZ1o2KPNEoUiGcsF04LWugQkkDuqSB/uMjiLabEmxUo0",
-	"bExWA4x6d0auH5C7gpclE0bGuo96abGewquh3A0z8T2o1+5rMJbOwGw8TnOVVWRnEwhVAY3oPX2M/hsb",
-	"b1cxcnvoBmg79RegWtlWGrl003uE82HjB3bFySLECOEKL+OUSAFJh5qHp/byBaWRp/opTUPByyxkvvjR",
-	"qQvWyOsIlyCBIpNy/iRKci6EvjHT2g1jrrVDL5ctN4VZ3MaCBfdoVS7eG1tBFVkupGiG8p/0/izvYHHf",
-	"v/7o8jch4LiQJYifIxKbGJH4hPCSmNGBJJTRUs/bZgs6t8Sd4GI+EbUMcBJDhAk2wjXrIh/0OMnx6Kjq",
-	"zTE/LZYoZsJUSClvmFDo+XRIMyCty+SG2LRJil5V3L4+V2rFChI/pTl/aof69KtDmLl/igMaEHhSRRNB",
-	"VylnImFDuIy18gfx2XZZPl28OyWKMTuVuiBvltcsllam9ENB6f21lhcvrRARME8l7oGYLLjxVwrUe+Ky",
-	"zN6rWI9uKVNWCJPFrUbkDe610r/FecFvacliP8IWg2/hhMOPHW/UarwfbQPeV7YpO7Grq3fvW6RoO3Y9",
-	"P31T6LlFhAuy5FnGjcAWobsFMJFgNnJGYmBTTzOuyjjScwMGZT5PROy4l3uk+sb6HUO/FYymMXrOkDCe",
-	"plwl8pYVseYGE2GWuH88Pn45HP9hePzdILzeL8fj8RgpYkm/8KVe8O9ePtffjrX6LPCrccha95pm2ZWU",
-	"nmNgn8AFAYcX/FS4YpFlkFTZK5X01YLmVSK3843ZUCan4276FKZLZqLt97HFe4m+na6z1/j8q0wmNx38",
-	"gFyhgbotq3OVlKuCpa+9dOPuo28wYTuVz3ubGF9TkXIteZ4V85UNLt3PY9MqPW7LnA2F6bmxIG5a4PI2",
-	"Y+wugmxO74CU1faLsH0KFk1t/+Vc8iW7MuGR3de6ex6yG+KlMcwGBGk/sGOrnGRMIdupoDJYdmpr66Cv",
-	"jLfugLjgy04Z+96U9NU9tebrA2jOLXCNWRyHmMWOHNY9hx5cQbgSXPj22tduCylLyG6kyzzDO5ZlPOFl",
-	"MwN66xXc6ODCNNr8/rLqpPnTW79TQGpa5hlzyfFtSdBuV+qIjOOQj8Pn2eMdrKAHbmV9u8+YgRiJEzek",
-	"p+ZPBvcwekc+XZwPXRCRcxOfkPgrfDghP4FpEALEPt/7bhhvo/xrZr/AKrxnzWVArnULum/dxYnJaYAg",
-	"NohWw28hq+G/tVgp0f9F+tdUsZfPBxGxnOgeBBjzgpVMIvfXCfm6Knj1+B+xF/LfegTXrr37+xjCg5oN",
-	"TTMubiICTaCbpORlplvxZvfHWvOK/4uBFw4WfUnXJKFFsZ6ImAohkYCUEZpANohD0UQ2Bt2eAojYinqw",
-	"IpBvlHLpqZ3enzDk3UY0+PWAKxnUOC9U9JAE3ypddmd67AFJsdH2UKzj8VgLnMfj8eOHYoXyWncwVz/Z",
-	"dHf4/2h3buneGaW1/NFG6o/mHTgVcpZr7WR4PBpH5P35VUReXb4ZPhu+zigYkf/08d3w2Wjclj7gAsX3",
-	"zDRtC/5yAV/Dz7//XRwRWpKlbMbXRY0g1Dqm2jdJMt0hd9dzTg/c7wdnou4gydbYD5uQabUd8vfRP0b/",
-	"eUooyQs2LFjGqGJErWYz/gWMFEnC8pKlHY2rIVuM4TdgOT+M2aBnoELG3ZjVK26AuG7YGo0W1kZWnFbf",
-	"L5ggC6rQK0Vi9FXEIdvVZphLfQSqyxCYqpxmfTRcNJrxiP5oPNYkTrNssJ+/rEGtSy7sx1A+vu/DaqYI",
-	"yiWu21JqRcaaIPR0apHc46PBiLxfqRKDaeGh2Urrmq1+plY1o4lmu+TCCVgPpLcPHqM4jOoOGmTUU0Go",
-	"8DesgCSFGS6zSeFrpFn5gLPIGj/3HY/8Oo5eHt3b7wd//N1DTyRqwQde/3trytibrybv4LNU3exq871M",
-	"bs7UTUBeaEjqQVEdJaJ9Z+CHT22fwIH0o9lUwAkA/IOqmxhzUK4LKiDNA0OluCCySFlhT61J/ohQgsVP",
-	"XMxdmJaCoC2qIHybzikXnYOl9KK/gt6b91CX4NF2crQWja4EWV+fP/FbBolHWjWJSR80BFlAvASklsVa",
-	"WYhJ/5oLWqwhyxO1ECFLci3LxabZbz8K1O3vetzO8ZV+FkyENQV0u3WwerRuXOzSobUCHnhSdls/t+L5",
-	"GyXJt8pypWm2abUGlQquSpd4JUr9ZM3AjSbrvr06Xz4nf+GvBiNyXioSr3hMECjI6HfXkAsFmutZnity",
-	"y9ndRPRjLkdLmbLMhGBaM/DTFY8HJyROVB6TvqYowZLyDWId+KZz99VExDOtiXvPaOL6VHD7zQnAaYMZ",
-	"XxZ8zoUaRCTOWbHkCF8PPdElKyg0t+RJIfOFFEw3NmcyM5K+/phkPL+WtEj/VvCSxSd4xOOv97FuFEEZ",
-	"YCEnIs4LNmOFegW8IT6tHNQsU3B5w3JpMY88Pz7Wd5JN5wAASJNRo58RjKWK0ImIV/zk6dOYfLo4H5Ez",
-	"Yj86r1XlnKQmN+7polxmp3khZzxj//cyyYc012sL4rzI1hOxZCmnRNMd4SUCQdOlhXvcN6aVL9nUqt47",
-	"0PJ/ozy64mKwTWX9MMk7MfgFmLcz+daX5hAhDZtq5/zoSz/cDgFYGztVKOsRBgtFsmBTF8O03djqHJXu",
-	"xbLMpl3MtM4TeBDXZQXd2cdb/cy9jZjcldQADx1O9OjN3dEJeLQvWVlCfoiHFOCnI+yQsmpYfh4o57Rt",
-	"4K0wnuGAijNBFmWZ60Ok/1VWS9+g9E3ZnqG3adsELvUzNRV/69P4lEVh2fX4ueAlp9klPFvDuXDoeTK5",
-	"8fzd5qPMmaA5b4GTQiiXXX1/ss817Qu266PReDSur+PRI2t1pmTMgWYEqlgrRdBrJbNVyToacA5VDttt",
-	"GAY4IwBSvlFkSHWwWey5ritessNWtZ2ztRyiA5cupwXNMpZxtayR3ZEXbnD00gs0OAoFGqhS5lMppjPK",
-	"s1XBOqLJYPmVuqq4h2XmxXjcLbHOddS+U1dMlb8++XcGStqhnCAk6u5Q4+5aum7U3ddd1twti+tqy+JD",
-	"iMrjnpK2+9/d6d0gHs3t/jlqL+4DLUbkbsETo2DRLFNkzkrChSoZdWHxLjimTx2Ogok3w8ySOy4UkZCU",
-	"b+qvILBbhVrfXVn0Y4i+TmAhJr0TMjGrP+ndj3qHpLYdoLOahWrXV70grA4KaMbFjZqI0ibRl3JDEyU7",
-	"FVEr+n8quO7TalwT4VQus2l4NwxQZ7vliqPTW+uW0L5WHrXmNdimB05ESBE8TBM7LLxBqygHRDZsa1If",
-	"W6jUVsHzdSPUB+ZXWm4zNZlg+3hGDfR72ohhMO5R13LFHRvSBESW4q+Ag3HDBFmuVEkWMoPATn34iSNN",
-	"l7fsjn7sVCtNGRNhQj5J/5opnppEy+pp+HXUGBfQGvZko4bLBVtqSoN75vn42UTEXIC/KYE1ghdjALfB",
-	"kXEF1hMTH+EfwLsFLZmt/4Iz1JMzVXw6EZu7KbbZcqMe+iDNAwCWu594lbZlXt3gl91STgp6NzUvbLIu",
-	"8NOUimWzCGCUBTpzpEjYiFwykRKOqENnfqzwCXmF8cWT1Xj8LLlha/jD5PT+fXj28Xz4F7Y+2fh9VCGc",
-	"aqVjmeTTZz8fD/9w9/bvZ+8/vnu77Z8vO6VVDB+28w2t6xtgdm9MsYc9jcVa1N4QqvXiUMDdjCDgJgYg",
-	"PIidNl68pzTPs7W1rf3pbeNXP7CafcllURoydocEeCliAZcQ3C1nExEHjCDxqaH0WqyuiTgxob+xOckL",
-	"Rq5lyiGOyLXmCSq6iaCF3TQXcAYFw1lozj1sf1+/XCb509ujoG75b2yewayLkIe9uK2la/Q1wwCT3Q1j",
-	"ORxDA33VB+ocnPp+wIhQIiB3DzGPlHta71aznp9uEVG8wHwQwpf4lpakkB77kYvG3cBT0teDVxJG6mcT",
-	"DE69R/VkZ5B3cK15mVmVPM84Szt56W841v+zxPn+9UeTp/P58fTQg81ge6VqhVy0HeIL/62sbftnpIU9",
-	"iR3W7bdn2NsrE25TO+0w58ewHX4zO6B325hzHXVC2ApI4W8KPisN9lAospvP9ynoYGOgg4q2y8wyYbi6",
-	"AZqUmLUPfk0D/4gKIuiUkDZWpKzwEDuEFAy0apAYQimBtCQpn81YoUZaImCKiYTFJ+BQg5tBy+gQ7QQJ",
-	"XBkAe58aDDeeMjtGUGxLBBCZiD71PU2fLs4N4qUsF8DJIaGwlvNlu26rSFS54xomgqYmFnkxJZ878HaA",
-	"1apFzyKLDb6c8Vv2WHus26ruNrPRGb9hd1zhponWouDGviCLqji/Q25puPk+XZyTvo31HuwOv/PPiKWb",
-	"yJK3WYGgIK1PxwVzMFyBjOfufMg/aqFEGP1zpwRqS9u78bJsm5Eb7JZZHmK586o/tiUIbDeP9i5NOB1i",
-	"n1qcLZNbaZM1AVapppsNTiE2RZWyYKmB1jX578BKhCSrIsMDan04T5R5nphhB1MAgve0o+1aImwpkYkV",
-	"mPdr4J/gIj95+tRogAjXluSnntj7RLlB+eItQMFa+9KqMIYHXgKr0mxv0BFz/c0Ka2c+NJC9/bAmMrfQ",
-	"SqckRgUY2CRowEP9c7wDKH3rwB/i9j40gHJjNG9FekXVzYFVvmwC4lZD1sfXDkmv2JHeGbLL/qB1cZsL",
-	"k8Zww50SSuopo6SPm3BC4q8TGx016Z2Qnz7fx4MDDMhVaR+H0WHHABBFPEOmQ0XCsiwIUtTgVKbFEHt6",
-	"azS0JlfkyQKOo8tR1apc/ZC5k2rCSUYkxozdKRXpNGNzmqxNsI2R0AYnE1El89pcXtLPWTG0zMlZwDeS",
-	"go19maO8yv/F4uE1VSy17UwE1ZfhiMTY91TvF8BFGU4HEbAGFqoaxingSWHnBizb/3ki4vevPw6tulIh",
-	"FyKbI3NWOpPiGBv4VMFXNbQc0h8+Ox4fHw8IVRMB44Ey7naIEfBmPRJqZgXOkyy7pgBRXJt9td52ov7q",
-	"DkEes5Ho/nuwjK4suWcdtTntZgvAPWNnZoDEu0wtM1YCuGOaOF6qLsRtEIwWGKrd02JcNcWO6XqapN/D",
-	"W2cifWdb1d/ihw/YcPUYfPFZHwZT8ailTt8xnbbeXwaq/uz4zIPY7o+g9jGAmyF26BAwSfWhD4Na/pZq",
-	"Af4qhfv2K5/3/9+6eM2iwFstbIas/cSEzrX1QmlOv2rlu4Nq0HUtuVpb1t9I4bZGWTZv/pHjScGr3eNm",
-	"j4FAVuOOvxZEYZCWNybWHtJhUmR2yEv6qajdtfYDPQAqxMQvzGRBkgWVCu55LuYneFEutKITF7RkMelD",
-	"kunRwENfSWiWxd6tTbkWeOKUZXQ9XSr7zrPxeDweGIO9qRKCIJykb7E5h8+OX46fkUnv3MBaIyYn6XOB",
-	"qJcTgdLapHdqTEdalKj6inAqWvKCMA49cpXJO6juD/iALB1AqQUj1JhqCDCqiXDlMZbUQO8u6C0jUjDn",
-	"sgWhSgpmA0dQOAGIaCzlr78pGOHqhMBCGMxWL2QkMhEGEN0hs9oX1oaix4i2KKhSMiMFlIO0UelQ8KEW",
-	"jQBTAHMJPNjHzflp/HkEAx3p7TtBZ/c1I9esvGNMkDG8dhSRuSzJcTwIF4DAxTWqFcaRPesCYLO/KmSM",
-	"wlXsWrALizzdOBtFHbooqNQsZXKjd2r0g8FTfSDsum0PBuMhpG+ce2e09BzEtVgQvVUOA2SkX6UlcPC2",
-	"JK3dzMIavOwLQYZRYZXXB9zeS2QWyJ+Lo7ZG7fWNK3qFJQbrbw69t4YZ6urBQNFbVjRgNCw+roHf361x",
-	"wgi8tsxstq/SnwwS6pVmcY8daVhh2enTzxNTJYhqtoFud4jl0F0/IbaZU/Lq7PLtFErnmScMpjLGOACz",
-	"SuiSkVIODrDI2BmnMOWHXtAXTJVXxgXTvJwfoQSDvaLbazDcR70/M5oh2Tb4Gy2pXlWfquQNBLjQW8pR",
-	"UvjcUiK0bg2B11I2L2jagtDcWdxzFXrd8KqXQ7M7B+71/vXH1xTxxA9NXN0LzquljkcTk0M/tXXQ/6Ot",
-	"0L0t5bDaIKOdDbUWFCDvRDAHek9vPAIfT0EE6nxE6wS0O5O31d7gm8q15rDFNt6sMNRCP21qBA75Q87E",
-	"2cfzA0OQvWCpgOvS/BphHBR4LI2zEpLNzDcF+cfZ+3dYqoxA0i2GmRUkXhUZhIXtMKzuRS52VE8UovY8",
-	"kFq23UmSzFiZLGrdNqdov4873iy4a214wl5MyKZAWQt+COQxdILXDSDrNpYdQJRRHKwdb6+r9uru4IbG",
-	"oiSQRc1cS5Ep60dmlJeL2SrL1ibP0RPmUfAzhQSNi/oB1d47AfruuDhrYRh7h487o7yx82JQ1gm5YWuF",
-	"wd8+gL+qIsiPX7zEh7SKguHkEM2nHz6F3N56JR5SOaJ1D07hAlkqJf1YPz2F34zBHvX1iejHipXuF1VC",
-	"pUwwgfPSpPu+efvu7dXb9thGfJmYUlN6XtyUb2RVXW2zhz99Ru7qr97xi5d7e2POoWifqR12CPPrVLm7",
-	"1WHvpIZT8vW+RcL0oDMDZOUNP8wMjO7slKTthb/hKrUaPAR12NIg9dJBYp9CKn6l8o4QhrV8tt21HTqJ",
-	"UGYQ0eaS+P1F7aKWHtzlAYkoZ3g48VXvQjQedQhhxISQW1Zc05IvD/ArVuXkdtT3ADuORfDe1ejWYmDf",
-	"rLrWjmpam8WzAjTexapvilQdVlHKHROvnJSpHUVd6fylloyFnMIPg3qNqV+hjNRmBSks0hNmCkaWt8Ut",
-	"la3VRfoVK3A13A6vRlXBrG4UbVwtl7SoirxiGah+BejmI7qFXW6FXIm2yjP4m24d5skl3jpQFwxI2xTc",
-	"yzKSZ3StpQ+LteBXpKE25UVzS3XDUhNmt9/uXujBhAse/LxiImE2RWO3T8a+oEqWt0jEJcurok/9Mbra",
-	"BxgLDf5qbMIRudMydh9huManiYuL7OYxM6sAApIN9NoIkwO50O7JE1UdQX2uzM550ktNJvHvL14auaXa",
-	"qg3f3K66tTNj90bjfadb0E+I32tVqgz59iXZjI7Si2LqeeWF/MKNRd8LB0WVHYIwSXgW+xRBM5GThqP4",
-	"Jc+CF65PpI9QBa1xUNzJ95a9QZvBK77Battt0IEqdUaYQ4cC5ZnWR6qi5lqCDmOJOkN1GIaaqhDgIpZL",
-	"THi5PiHs5xXNFJn0PtKCq0kPrvg7qr95J0UqxaQXLp3oX5g7bGnV1pkRbVm+fSrOgY5QZQODJZaaWnFP",
-	"lMHd31Ftzq9Tp+m6qj6nX7TXL7wLhxf4tZDE81UBgXpV6KAghql2N6vuds8JFVVJjsZ47MJxqoJ1pF6v",
-	"biJqBesi8nz8LCLPj7/X4zSHND6ZCLc6pqjA5uHGiGoYXrGxJBEpGFxYuyri2aUJFccDTUcPKGiEfcQK",
-	"eb+J4ni1WziIoQH8ZJuw0PewxyNiMckjAijlAyMfVOQzEWg70BvoUq4N+JLXKkoeFhATuDQ5c2OA3Uex",
-	"KJNijhXUxUQcj59/R67XJWTvAXWA5UTrbUBPxiBOEgCeRk0kIlyRG5aXaKnDBTURbGoi4kmvn7FZSeSq",
-	"PCEvnh0fYQeDSS8+JUp66Yc5VSU5egnmBut7qYQtPQg4gX3jxJ4I/Sr0POOFQo+wqNZ5MCL/j50vN3mO",
-	"NLujaxxuMKkQW95fMXdxedbBfr2uFpunkZkhbCa4htC0TQXxdv+JXq6vE1NXCEEHEPB20otILYz062g0",
-	"ur/X4olXZUmYerS70+OXNP8JN+pzQH0DafQAhD29VU+UR+jNRQAFSO+qniXyapwZct1J7z62bNMoEYhW",
-	"YGiaQxUzfUMNasV/vSV8ikWh4ocuAWKltZRrFCn7Ukm/dsSxpr7YoKz5iGqa2d9s2EG0mNWH6wI5BBMp",
-	"QDvcwOHXak8KAQhVeSv9nf4LezAmTdufuWYM5+4gbrda3qvtu2OibDArLjwfZ58KEmMWjeWdsat4A+wJ",
-	"A1MmwkDMXV6+NbWQTwmYxYwihCuABabcorlurgu5mi9Kck2TG0BK1D1eGFlPxQNCZyXDssK0yLgRSlGn",
-	"qtGBD6Gj13cqVy1rYGZr9W7DKlHurShawJZ0SArBA2UWPXJcxpGZP54tt4yv5QQyxzAYvC0bXxHzxD4m",
-	"7ahnq4BvtvsX3aZeHUGXLN001Uc9IHZ2i0gOvDAFse2iznhZ1RVU7ABrKMxKsTJyIdq8MLbsQyLsWalV",
-	"gKDtxoBRGDu5NwNNBGgf78dlsRIJ1fKbSVPD+Rr2YAdrsW322wbXdnh/zcC08EfsZUv6UBnNTquWdeCd",
-	"hK1l+S0qu5mDpyRjFXQIeNId1vKhuShfPg/4bhqnYptPvanBbsZdwxkKj9rLPrpbyMzyFIgK8/mT/liX",
-	"gK2LMf6qVcfIVv+OJkKLPvfxqTMEaDUpo4UVncBl8hf+KoJGQRyxX/likWZHG3ZJg+mqpSYukmyV6jMa",
-	"LGr+Z3kH8lotxwqul160ad7cQTOGqemJJJpaqIAijSBD2fEOOjC3mnZttsXvPLS97/gte6hTqyLGCAMl",
-	"Qe1BHq3PGBVJR1/XRGw6uxCpOehHgn/T3knvyIaDnvRyhgvzCL4lvTbCGMbrNB+MenlIns87OecHghey",
-	"JeVZM+XrxfMgUJ5SdxJzJ3bk7jdGjn14LWyZQ2UNro9zpXa7pT+pAHeCF0Mdvg/0kqyKgoly6keKT1ur",
-	"mjpwIyj3fc30kQYiFbKGtQjy4RoZurG5mYTEvYub+s12V7GbuQEbgSgPWtzmqKLWZQxvA/C5za04oEC7",
-	"I+aAHyCrR6fdCRg5JsyH8UtVVw9kYFHQlWgJH3qvlRpvX4nHCOY3a3p4OXGLP78lLGwX1to5SvcONmKj",
-	"GPcOe0qkWT7eBZ7uSfpHUBP0OclYiYV8Uj7npYpIPI0nQhYkHsanYCfAZG9C4aalJKflAsLAwRIxGJHX",
-	"JkNRziDgystdnDMDKKavfAFQYiHliDgdBvWjOLIGd321sZTERnO69CMmQKeZUy5M1l1TD6oNDFAWjDZU",
-	"sFsOWXYYk68VG1DE3fKAgOIU7n5In45IbC1T5itzYwEilJSu9KuBy0/dKPQZmIjYhG+PMG/Z3s+Yu2y+",
-	"LKhI5dIAeg0sLLnx2Wg1oiQo8UReKgNOxSyfFeYAjBCWBYrYEIDOkjOQzQCKzEQZ0qVXTLh/PD4mZ6a+",
-	"0CkmbqK2Xq2UybBA4xQtCU8NYhBiylEQ/pyHxIzQWjSAcFEoN6r8dKnFcnKJ2Z66jYmAPAG0+hi8epj6",
-	"EKeOeZqJXDKgT4b1ImCS17RMFqfolrnjWpNGKzOkTWhqRAm3IkEs2BoPiKJrMNnJCH0+Tesi5oaMyJmw",
-	"U/IsAnN+y9REuCg9T5gG1wWAvH2doO0YTFc10fr+PtbDd/4O5Sr2+mzjCGPpal91Nu+4xIMaa3nc/AMP",
-	"yH5/7Lc7unZGkBpjYyJVIwLRU6YsgnM9uAWL0JKvT58LHtC0aSkpywCYLcJQLGAgqqyZp0L88iRomkTD",
-	"ZGQrYdzHpK+3Fi4uLQiPQpZLLL84QRfYpHcyEf4bpqkRIBmALdC6tbAV493Dn0B2x+//60y3PNAUaxnT",
-	"E01o+sqMJsI0G0H2cgYxM/kFOKD0cIBhPYGnZam0WmfQIPQ18PU+tmZihG8kV2DH+EKTMltPwHgnZ4CD",
-	"ByzGYOKtMoC2Q3cTJKqjWzHGDRLoLjVMAKoyVJVF5J2+LMB+eFrVnbO275SxfHDqjuYTZW1+LpmrqqJj",
-	"jAsR8ZFzJsKr4YCBkAuXY1Yv5WC3VnMlOD2qda6aqbt+IVLPdbKka0QDjL9+5elIHyp9zvOMJkx/D/fv",
-	"jGcZS6vs+oq1FBAY+PVrmEru78PJUvuVx/EK1nTzqW+Urgmi8VQsvwZdZE22XOAiVFZu94gZ0KnD3dvc",
-	"nNFBmV1+YantA27SV5/agMMGwVlyiJw1xVhPChcCMugcyLJXHasOGLeVJtg9n6JLsx2ACBtl472gmk4o",
-	"w/ZZLX9TtW813MZe6TNoTTwoHek29Z7qvq6oukHJ5ezjOUkWLLlRDuOw9LBuFb1l6SCaiGs2XwnAb4Xf",
-	"q0sK3Gou2hPYGfrxYQg/r6SxFlpAkN2eGXtf60E+8j0drpRz5VfHMUdTsC8lcmBbEYdUlzwCmHhLB9du",
-	"y+LVTsKhNOkW5ZV1GTzmsmyvvFNJq5tL957eMOOsKT0fYN1XdQIoo7a+kL4rIHmYA/o7mBuNMIlrr8V3",
-	"q7JsILOQPgbLAVG71Od2ZWFgoJxKLzyi4cipCei6XevlWlKxJkueZVwxLXAppG8jkAHurn+noYhV8/wh",
-	"MB5K7CNyZq52LULkVhoYkb8ZFx/I824kE4H6RHx2+Zfp1fn7tx8+XcWk/3JM1MClHIPeMaM8Q8wWJ6p7",
-	"qqC3dIYfaBWSkoyWzPnozBrwQt8zEVHSfMJcboGw1vSGudj6ejryeFediztz7qRg5q7dJ9nt6yHnZ8OK",
-	"8XkHl7//NU/ghuljfzXC0nNkZVViRVVPkAfMfq2Tn5Cwno+V1eAUuqCGegMOrGI98MwC0LCRNaqyoq4J",
-	"kMNPJqLdjIAdV+0ZZCcQ0bWiUbMymIfxx6A46Ff038+07aVf78z2gzWHEMWHxvdrCUxY/1O/lPkwY7cs",
-	"I9XY9CN5wZe8hCSwdc7U/khiDVOenWtgLiH7Hqz3zuXceM3u6b4bQb9MAUdfmb3YwmCC5VP36KtjAUsj",
-	"/b/KZHITsg8bwzZViquSirJDUryx8Zr+Q6u+tYgyHKwpVlbU0qN6ZMlXrVXJllODZroz4NPtQ+Rv3+fd",
-	"aUktzPYb22x+lCWf8aQbm2gEpWZyHp+QWHhNqKdm/ka5j+EMG/U4pSWN0c+q352zIh4AWq6cF0ypWHPH",
-	"emPuJ9Na9RlbKWVJoY6K7XVQxc3ZJAyIF5wjOoHejJGH2aJlVC1kuEBTLadxzNYI4pEYNKuteUL9TM4x",
-	"seNw+BJYNv9cpewa0He4mEkIQC05gOxa7IkqNjUpeMkTmulTmLECwlaXrJgzkazDYLywFZ2Qxf2bYSdc",
-	"uF32YOoR7Fz4FwODbWeeyXnPa2wnP4Ffu0Kx1Mj/8U/XpRcnvqcwk1AhWFozT2itagRWJmwJyJdxROqt",
-	"2+/6xoBnrIcuLhsxE8FqmGeUu/tWzhDK5ymScE65Fd6dETVlLB9CxDxK+DYFcyL6qSz1EcIIH4x7JbFJ",
-	"MBglUPOowGRjuGD99M0Y7qqfxp+xwgl8Go1jjDGcCODyamBMiMSaRu2wgStYYc8FGcUwFc0W7POGAcHk",
-	"4tFEnIlaCxRAv81rMI7qxT4XEDuRUMUshBSaMvU76ARRenwTseRK5SzL9EdXPHBJ+voDS3mJUqEbXXkn",
-	"zTeutwEYuat5TgQO0zp8bNIJFJdRLkgeJuHh+HLwYq0EQCzCw09kDg0+IX2tja3liiyZ19EfByBEfjAf",
-	"lRaOITlCr6KQ5bT6pC9qW1cZ85Wnun+w/Yq0+mBIL56I/sXbYy0pQ6WMqkX3aV7i/8G6ilbkDD9wEY/I",
-	"e90QTEtNhN6GoWJCgRA4moiJ8Kx4+jzURf+ZFhUNurtV62DljRtIawJKHzaj410zsJ3Dup5MxNAz/Z64",
-	"Q+OBMfg1yXSX4LGKrTGTaHoGSzBuC4ZbTQTB+0sfE1UWq6RcFSx9ba3HdTMKlqrWewV5uAQlsQhJxwLR",
-	"6iaPx8cvhuOXw6PvBqd25DZphLAvOegD4LGN63a6WmG1u4KXJRMnnjX7Wgt7WM6GYFVonKXeoKVxgdJV",
-	"yqVfHcccOftxmnFxA28Yr1ukGwvNvg8WJVZ31Vigdn8JjH6EsKw447Zcl414NoLhbFU6jVdwz2aIYJPO",
-	"jXHijBpzfsuE8UdD5C0GA8eqZLkmaGB1W7wkeuZ6TAaCDlmQPot4PXjyycCE9McFyxktpxlVJTKoZJ1k",
-	"LD4liVwJzVJzVuhmDW6MXphcDwytSpoD9A0yb/w+yYf6bhpac+vwL2wdGxw4z69p+LehJapu4pMDUziM",
-	"Txz9O/VS3EBRVbp8oxQ3OouN0wImVVkgB3D26/JiXDn4mwHXfrax8wBrARZzNMIybORLnPqwtkqn9sS6",
-	"IIKEFoVWWZE8R/bRKy2B6m1FiypQj3XKV9t+ana9klNzqhRTp5AN4C/RiHwQNee7dZ49G5PxeEyWUNIC",
-	"shdplZxLSzKXTBF6R9fgY8UsA90Crup1IWmaALFhDC94Vw2gP6EoVkCaHhwCIeRKa14Rmse5gWLU7Fga",
-	"/OaJMAFcuZ6YWl07eQdNGkzExl5Zr3mpb0/4aCMmfHKxZhqaZQM/j9joAMsTgxM51T2Y9MXU7OoyL5vf",
-	"T0RV26v+E7lmYNBvEEBV/K7WyAaV6L6eNsdQf8p1XH8OkUUw5HMisJ4cSfXeCWk3BLcME/BMAGuwSOhJ",
-	"LePapuXVkCsgVIK7EO2JMDEjVZ2MGlAkdOxBm6CL3vPMm+wrtRYl/QLssBJeI6xXWoZDWrUAs7Wim4VM",
-	"aVRKdaLlSX1m1o0uwPAO5/Valgu4m0fES3h2VN6I964KMtomDQ2ewFmGEFpUHUuEYHG1SGRhMw+qRlyt",
-	"l1isMq3BalFcMEJLueSJDSxXjImJ2AjqtcwNPDSQ2fZgb7A78DXzkV/bpX4iKgSf5tfhExRUPCuny7MO",
-	"FR7BRIS0843LhP6CqKP7lXc7sEJajdPsVfe1ph7vxmXr6ntumoE3pGoDZoQSqZOE8d5+ohDtrPeb92E7",
-	"prLfekBeUXXFQ2Sa5TkKGLRoMCd9uSMjMYwF+Q1Wkrph61EvHJj/wHNSduQx4MZu9T3/DWRDLV/WRUNS",
-	"FhwTeAE5pCEanhr44UKVJm/OOCUhZMn52rvGYHjhazu9wdWFty+dV6AG7urzkzi0hFk37rjH3LW2BTDj",
-	"IP9Hlxpuzlp2WYEZPLqlzDtje3gtQOXar5R1yfIAK9vqYqgI15bU8/SxGk6A/y2oaF3SU/QUOm+BXadv",
-	"sAUG9mZPQ6VvobScctMDG1CDUX1HJXi0Ffq73ukFg5iDDUEX3jCyvxbESpaPNhz1j48b/luKt+rqVLpE",
-	"8JjHpqCrrUFbQQqy4TNGiTVBWkaYf//6I3xWhH0pmcCCOq31+eHJeDAiZ9ZzH8hQwIAUlmS0MP1WTXOt",
-	"zoC+/tOk19ZLslH/fdL7PHKNqNjEm+NEFlSkmRbrQTPWSg1u7NU6ZydkAlfopBcPIoRxMDe7g5lQBkww",
-	"hrk9nTMwuuEHrHhhq1/jd1j9KiZ3srjRFyYVldYwIuemLPFKkZnMMnlnj5DejogULLmRwkLLQJw/hChA",
-	"WfJYNwlRDuUC0tGJMXeRvgkOcz44tFWTOF0hmqhnyIqcBjQRsD561NFmDr2Lid2EVFiJkmfNNbjGSF1Q",
-	"k2yYkzGdAbApxuOd1OqWoU3K8aWnji1hVr8xUxqhcyJsZioUjo6x3phtxPAw8iPGFZNiJZyUdk2TmzlM",
-	"44QcjaPxeIw2EJjARCRSlURIMpeFXJVcsBE5s4YavwhVRaVAXt6sLHFBtKpeUwx+h2MD/+MWmKRilRh+",
-	"nUpmXCtQpOoINyd22/BwtXJvbprLLJsCg7ml2bQNYE8/hdnC+CBRq/kcXUulrAqoHY1tCotD2/Oug5fN",
-	"sK1x8EKorupNnD3foOaMMoa5hHbNLHPDZNHYx3CW+m8trHdD7toH+LpiDDUV+7uXz8dd7uiwF/povDuh",
-	"1u85GGiyPQzUiIGPrlFUFfK3pLvD2bZIQ5ZFE8uhSf+ILOSq2Ebvz78bb9L8OAhT8GuFJ0Od9tcLKtWe",
-	"csSlhTJbcnXNFvSWy1XhYpmdgRHaN4UtsNCQZRebEuhSAlafD74/rWC+A1ypkCVAgFWJY7ZelbGiU0Fq",
-	"zVkb9x0gnpusFDQiFrcs1eIC2D/zjJYzWSxrBlCoez+EQdoAwBDbmK0UmxZsVjC1aMNlvGGiSgPEV5Sr",
-	"SwBvmof6MRe3NOPpdF5QUbZBatwVUsynXKlV21rVl8ElK1qvCd7AKrb+dWCs5cZ7zhAdBmnYON6w+5es",
-	"LC18+h4EdhUgI3S+w6WpBzbVAiPo7TFsTkz6cFhdRqKWTTFOw9YbL+kNA+cLL2w5UBW6dhN7JLZmq1eH",
-	"B62lYYwjB31ZX0xHAPomO4EZyao+1oDAjit7S0UkTplYWw+qmoiYJglTapoywY2XBaRBtdCCJiX6E8pL",
-	"Z1r2BCnxDRPrOtSe7hUKmQgsjzMP1z+xTH2qEpmHUnsu4ftwcQ03UwiiPUX8HiuvxdCig+F6Pj4iyYJm",
-	"GUNPy1st7NpSVla5xUFMXVlP5xBE4gV/MU6z09UBY9+dCBQykTdH0rowbYfJbHNEXH09uzBb2NvpRCDU",
-	"0TIv16YAtjCJBXFjq2IXug9ehSebD/wyKwUMbZrxGSv5kk1NfsPmer0zTzgHE1A58kN1qjlV89qt3bog",
-	"02xPDthx3QIrSWbzkWNcD75ybZN45W6tGXgImkRH9Pkl/TIFKkumBS3ZNONLHmBXH1kxrIGCJAwhYs2G",
-	"YBP1KukFwBi75JicFWTJxapkFs54yahQADdyy4qCp2zUCTSutYKiDYMOlcDNMiiioh8ZeZyuA5KGrctY",
-	"b/XTxbuhojMGBwlJ+xSvIoN6alaEmaKQQQTb/euFhhCNTSVQUxkyvKEhFI9a/yFB3CfKxwD22A7k0hne",
-	"46PMeLI+W6W8fIxRec1dQN2kXw3GdXMkm4BjSrEyiOlT1QoC8vt08Q6v1IOAejoyD55PuWDljjNny9L1",
-	"/z78QRZ3tEhZqv/C9DtQoq4uPl1evX0z/Xjx4e/nby8HnRDJb9h6B7qRkAQEZYi9ujMFAA5akDpWWnVS",
-	"5eo6YyHYs8PKCchVWQu7BpUs6sEkaAmQ4rc8BdfD9oJ0m9sB1dKN4dEG3IVLG0HCO5QE351oAatnNiKq",
-	"qNNOJarK2NUA2rwuKiqqL1r7AXlty5o16iuup279GklYds38jWiDB4xw0bs96jamy+NNl1OXva3mDjGG",
-	"HYeVUVVuI7z92Bf2XLUaVUu9bZNE6pamabJL2QyKQUkAwYFQ06Y9zpSXMQUOWkuEdeLwbiyY5L8hqoaD",
-	"KKpCY/t1YiEaunTjCpDt18WVlNnu5u9bN+etdyAaR0VouvALy3gWBUufU7Wgxy9eGnlXi7O9k95//TQe",
-	"fk+Hs89fXz6//12Iu81tRdG9eGIOI65qGe6+ypE/7F2HSZ/HA2d2UN13PPcdauTjrP5aPR+u8YZ8159F",
-	"Y8lrfUZuqxtl22vrvbnn7Sf+0rDNh51V3Up1TB9+LHV7/oncLFDTqWRgzpKqbOADKGW/A6+7tWf9Mar8",
-	"+QNv38i/1iizWUEEqkV3n4ItLx1aetyUENAx5Nd414B3YTQzC0liuSKCyGLegq/jYRta93F30ue2AxmQ",
-	"JiUxkzZpQeBO64BIi+1F1ZK5GQeXvpDXGaK6NvMaycUPr8n3z1/8geT4UFWJMxCwUbaBSMK499k4V8s8",
-	"eBBh+actJc88jFiLWvv8+DgkqkAB03pB8E8iL2TClNL8ibwVJVbpbkGn9t+k13JVnlxnVNz0OmUo2v6j",
-	"bfi0mh3JEixXAYUssQfFkpvRsMGoUGA4rrrhed4Sf/tPxJjuekvdcCzx4UcFe+fdHfdgX+1VZqvYcge/",
-	"pB+OquPmIKA+XZyHi5W5Wj8UYPQpwlMXLKVJ2Qom/bcFoM6BugvP46IBiJNZtR2lfwJqcOVjh9KQfeCK",
-	"oG4ORjsJw9sQs9zOxGI2ewuRHFiEuFhPi1UgLPO1XOYrg1yUZ1SAtemu4KVzVIV9P9UcVKgeDOZpKkbM",
-	"c2b965GaXUyHW4VbxUWIvUP3iOhi9T3wZxQmEwfixjBepq6rbxWnwhXP7FRNf6BbcMykMFQBBdAq0thV",
-	"KlmUPOs2JZfqtP9s7rfRV7hQqkdBm9SQ47tpd5OYx/HuW7SWqeVzh1ftt4P2RthsvO2o5YE1qFWx3wP0",
-	"7cy8F5rqnnB+B9jpa5T09XA7fgh5ZC/Auw2TZ5uZfc/yto8Yb24z9lxIvof9CPXYof4UpKx+k6Dzx7HX",
-	"++qauVj8xYk8Qo58JJN9TPcNyt4XhQbi82yiSn3n/oqVC+RsZmu8xdXzT21oX1yFANvZANZmaV/KCzbj",
-	"X2q7tCuMaPeN0zhLu9ExDszlqYejmXD0OuxQm1YQDvV3O/YoDo0W9bm7g6XGGvaL0PgTv3X5930KSUI2",
-	"3xuDNisMWAB0MCn6kN1+QiCTPSKQxx45obP6CxLYQSZlX8oBwk5fy3KxqQjtjaxax1T6HMwbqYZ6SuKv",
-	"Xy1lN1FlIQHaAMtygbmbeh0AcwIrfHy6OFejTtBNFvsoKNDrZkNoiBXwbdsYHfKtPsA2O3bOytg4zv2T",
-	"uDukD2bRQkoQsf3XbfV93r/+6DAUXLGfWoxIwXJZYNJVDIYAmvF/sdjX8o/Hx8+HR0fD8Yte1EMUhmfD",
-	"45fuw8vh0Xf2w9HR8PhFcEFdGOy+HDNtKV0upBj+ixWyiYWASAhQOQ7REg24Cs3zzOT6wTMOymX47Hj8",
-	"Yhz22HRBRBrtgg7ayvM2XAJQ0tY21zVvxq3u48YrXjCa8nCxGgRG3Rn8bBt4jY/XLRhVlRutANBbytF5",
-	"0rXmTWRHETogza43dhFinaCBJw7TNiKxvIkr3Vwr3oSXCME5CgJmXVPVovq7PAebzk9JbhTLyrIib0Ky",
-	"HWIGtIUX2opSgFSxoCXBx0EywCA+YIU3bF2BGhSa4AGW4NoY8dwQUq5MiywloFualJKj4fj46ujFyfj5",
-	"yfjFfwaFYz4vaIs8gwYDAD+0rIdDgF3GKOCecEWuVzxLnygAK1Ulcc3tXqOmxmN3ojYmbyHDJIINvN5I",
-	"egkYDDAYPvEeIhRgLwsBtSVMCs7AheNBGJ0Nlz88+SYGTx4CG6A5yS8C4VKL5qxUEwG+aChtodWA91wp",
-	"LuYt01yTPkbsD0bkjQnOxCpFgu0RpNZs9ZDU9wumWGlz/9Rhph5TB7+ZTAeABVBrsgKLkSJbN27j4y6M",
-	"OkBAlan9QfgEmbzeHPwrLmhRSXJ9Td8vnw+8Su0g/MgCLyMLot8l6qKhiGwX36pHvxGwfmAW3iQpucaF",
-	"sLLq6Fe3CJT0gPK5laHXgDr5uFQcRbA6TgoGk7oyEmZpFDKT6tGC0TRuFqCFci5a/jvLc0VuObsjOKZr",
-	"kzivqEiv5RfodsXjrYVlu+bbLPmSTa33YCcR/o+wg1RalUOQqldtGPxGDSRRb1XwjnFGAcOJfrlpPqm2",
-	"t+IDhnnVWYo5I/tZViyjeNWBGUYEmSHpa10upUVKaJYv6DUrI5LTNGXpIKpgNrQq1jgvAEeghx7Wy0I2",
-	"jSYn25R4NCPru+KaqHj4qsL2IY12HzA7hMewZrQ77zvbMy6YKl/7sDX18SD8YlA7ZT9HROj/IU4i1hyi",
-	"XKiIcPXjaskKnug/9ZLqf8/0yPQfHwyiZ2Exjy7YnH0J+s1Q6/HdmBaNcxTmJLBHu5ZN7yaY6jbWCfqL",
-	"vFnv0N4Kpkot9o6qJXyw+mbbNOqbtz1tDg6alCvEqt026zOx1hMHd/eXHFSFPV7xtOPN0pU+kQSri7ZF",
-	"Tdn93c7gNnbFm0FkZ+86aqPyt/BKWxaBq262z+HzTk7ASWDHOG0LPT0Ta3L85UszNWNn+oWZEABvB2I9",
-	"Zbre4wTYcVY64CF1IZsLvFEW8tW6slhl9JplEYknPSwr+P7t1Z8/vMGyggS/0luOX0x6wOgtUBtk4GxC",
-	"K91HPYSP3DqDNhdc1Yjud5rTgi4f2NDPK1asH6Gl+44MCInh8ZmPp8k9kMwO2Z9GZhhLClba+tBLgFIM",
-	"ksKSlQsZjr5ZFVkXiHx4H5+uRt71Mng0MPzAbrRVUe6yHR47149Pa+XHN5lzIwu+Q2D/oxzBilvuChK3",
-	"JkTbLU6rtzG7aHtafesumrX+JtsYvMgfegtV8Acbd5HhvXVhCvArVwqQK3l6Hyy8bC3+m6FJQvp50UtE",
-	"EgmKcYGbcHcq2za5oai40q7F8QoV1yAqulo+qjN3/7mpXTtqnbYPtlkx3W5ENQlvYJtL1ewh8omkXeZp",
-	"p2lNII9P0ZjnukHQFSNueELfXkVQ8zciHz/p/51dvf5zRN68fff26m1E/vz27I3WDz58vDr/8OPlVtWg",
-	"cUUA3jsaXJ6ekvgr3MD3MVFsDmEDvv8RMSr0xTny7v264Xrr8Wi7NmBsXfcEl+7xt+QqfG1TxabhS/Aw",
-	"i5x953q9+wb/ui3xQe/GttS9CEPTqEg9hFvi3ge4DIySpCnWtwrZURvofF6s5ENtWCbILvhD52rze1rr",
-	"uuYiWk1hF69DKXKrYc/BGXS+nlwO/LcJGQqGCTkydyO2q7BBcjUS3tveBcfskWw5eGR/rQzbS3rLztRV",
-	"Xebfrz7Xo6vQu7hHQLDonBPfNfjIXW0buQcAZ4IqKWCyXfzwmrz8w/Pv8ashIDAMdnup/ByZyeTL8ZH+",
-	"37PhZPLlxSv9vzf6zz+8/fz7YNbMJQuCaNgagQRr9lulqQk3ZEs6s2UODlwCVZ1XPL3HouBf8XX9aSLi",
-	"r19zntzc38eDE1uXRjGWonleDMsFOjJdLSByva5Q/QsmUoOIj3X9zZCKlZgIDG8uVuLUgcpJAbb6NUn5",
-	"bGZrWFyvPTzxDtmely6FqWEys2g4O3WmVbl4r5/TVx1NFgxBQHanIyYL5hgfvliBaO188+rq3Xv1K93I",
-	"XppjU+bnGSNw9kk/LeisHDgQTGfbsYESz8fPw+H39kkrhGzkNxlkOhMF4bCmEELQDC6sZRR05+q+1c/4",
-	"sObd9AADcB5SADpeweH0kguGKDiE2qIF52ImoYh6cIqAi9IJZclhsdi3LMTWVMhyigH4IbZRgltDi+bt",
-	"lQ2gvacFu5U3hsup+KQOxKUIgGvZUP+J4CVI3qYg1Ih4QARQ1kixsnGotyVlF4ymH0S2bnVM4pRxKI82",
-	"Y/Yl54WbsanwV1+GwYnB35mI0DqQ+jLobcdGv/2K2BCV6W0VbrgjUrYWnYhN3PLUVPzv5B92b5jDvvMF",
-	"ZW6zbscS7r6wWn7DO+REX+JT2/MtoXg6QZ0M0i2BL4HBQ8uPJyT+esNFegKoqTTn/71M8oisiiwimE4K",
-	"aH5LWkYEEuqiiSgLKpRuL3LtTml5H3shE9iNUWau14DTG3bwN5JQDbGEYiOqrrpfJs2cOjNJLdQkeRho",
-	"wyX/Nk7an8+Gxy9ekgX7YsWQalG9pM2dNOLSIjd/seu6zfS7W3ret/6qRdrfRmrnGJl7Cc8GikhqfR59",
-	"XLC8nx8pk36VY82i7mfqk3lDX0ShSB8Mqszg1vcwdZwAMEMYG0VKuRHQ0guc1Nu26OeWu9E8P3qAcmi7",
-	"bHK0Br+KbB5shQawwUSN1NEQ8eqiYuRJm/YKb7+htlzXVmyxJGfYpeN2DeHKcTWPDB6g7KIo/RiqboUW",
-	"sEPRbeCsUaWwBAU8ELtKulBmKKdzZgjOBARlVHVhKIeqy0ypoCv5l7aw7SmA7mfm2smMH9WG41ttvHim",
-	"B5As7NFbURbrx0EO3N8ndogD5bEwyH4rbpLQloe9HyYDwl/m2pZv2eXH4UxKtZiifhkbHPZ/mAHuF/HI",
-	"7+NrD7tozvKciRSR8LGMIsz5iYKAQPLp4t0p4rQ6/g7fY2nBoFb8iLEWAXfOln36Gy8XmrlUeD6/4j3A",
-	"qoHsQ+vIHAME/7/3ivlgFzZICHwuVvlh55UtDRyNmx1+U7cXv3geMm94aKHTAxN1c6rUnQHSrJ/Q7/TR",
-	"/MMxSRa0oEkJdW5t2dY/HJPrdclU0679h+Nah9/t2h47VTeK0KS2rXhbIIxsoAXvA7oKCaY73vmkAqEo",
-	"JjO11ndw8FpQ3zNr+EyQszkTJYGXT1zpWZ4whDvBZID48i/n796NlmmMfm2oPldIAYVUS1bYDNt+rJcW",
-	"zPleP1DSnCfMFMCyuNnxwIFhx/p6ibHOOxwirNtSTkQM6sfJ06cYuqebx9C9p9WQXL2c2aoAAKt4xjOm",
-	"YnLNFE+ZKQjf2lAzKBCKKBF43NbTM/R5RN7zV6Rve4bh6uWB7p6Qgt5NBBIw/HR0/B3+ZEDerd/f3qa9",
-	"/0M+vvmBGNAlLuYTMREXjKakYDNWQLLT0x8+XLy/1J0ZI9+MY/UXCoYfbLmRuPil1CcLE41N7Xyl2PI6",
-	"Y9CftYcowMjKNG385KIBAj33bLpz7/+QH2SxVBOBchiwhl6ezobVFIxhLiA5BNKPaXGTyjsASq/W1FWF",
-	"9gls1CFfpwXnHzcSCtQgPhID8MsVXPsbwf3Hz3fyNrNmXW9C3f0PPGvCUh5/t3krmkPS4LcvwpAM5hRt",
-	"k0k2ZrYjBvIH/0jbDiJyAyU5pclbUKf4hSppASVEsApUW9JibGzS6GgJ1OJ8dhzgZWGPxjt5x4pEC2wZ",
-	"02NUEUn5HAp/C0hNnWeMLNb5AmzjAg5/X9OAx+MAmgrLVGVscGogxGESNgwYbvEGZbx8vs2zSof/Gg+/",
-	"//z7/tD9Ofi/frdTjAgYkHYE9qDldoSs/sFhPdgaDKsi0z0vEMd09bEwdRBvgPHY7EObitMoilgu2HKw",
-	"mTONT+9K8EEzFWb24BsO5iyQhOxlndUbdXmt1+uqWtUJjPzp0nInrSmMlmlEMMNL/4Yle/sAhgFpPBV4",
-	"wFOZlKwcmmruNikz5KjvqNJAcR1aLmokqlf4iSIpL1hSymJN+nGAc8eD0yo2Tc6CpyYekSn5f8kwjoiQ",
-	"JB5Bdns8GjXznl4cHe/kjBYVo0PGxR50DlT56LT+KBo9HMPD86MunSNpc8trLMvzWRvxyNYhtD5ytNJW",
-	"RKwlnjaWjM/Gg8ilOZ5UIs54HJl6TcgZI/fTcy39TAQXhGYZ6cc/fY7r9bb2qFxiF25HSW0PlPYRUMeq",
-	"1rYhj+0KYdgj4qcdXypIDZvD24SbO2xwdeSkLkhJzaG7B9pG3p7rvmvMmj9fGfbcfUKdslcxS7XLNWtm",
-	"0RbSs0dcy2ZUykONHSHv+mZyYutvW2wXlaepvtshV5SZYdvKXZkQ1f3WDcImL+F8drEumie3LZZclQc1",
-	"2eUQ+KMNrsOKh8og/ApxVg8mOVrQLGMZV4Gw6SMs8Qp4I1BhyF4jp2SpVVTzq743qFgHKnv6NR9KmU+l",
-	"mM4oz1YFCx+gEhGP65x+d9D0LxcR7Aa4OaH6Wj7E36SJ61GkFqDSX80LoXu/WAV8m/u7v7AO8dRV6Gho",
-	"s/CrIVGwNMFfQJiJXGUpoNgVKxGmzI5HaHsGsv6tGl+A/BFqeesjWs/ek3sovcidkws08eozux8FQTD3",
-	"SoRxakuadUiyQ3AJO1a3lraBxgI29ru5eLWVanr5qjluo8lHO10t6/LLHTC7OZt1RqzHeFNCxMe3R4Dt",
-	"f0a3Z9oprX3vFdLfnoa4/0EJuRyLlWgt8wVZQMVK2OoIDmoVcq0OKW+1iXbnzgASuwdibz3Yn9vO8D7n",
-	"vZsWY5v1X/JKS5m1QtrpnJLm0+fjZqZd3vEyWfiOl8OcZzVnUdfsKn/dmg2EzukVVTcfDerFQxiObudy",
-	"tVzSsKf1F+E5/hgeRfwFJ/4DKmnZFjbPlwVKrh2xhIqEZfC3bvhzl/YhtFqZMbYVwuOlCbg2j4+6hly3",
-	"SPT1fp4dk8yZxBfsi+dUHe1fvQFKNtgqYDYJ0tVezzO6bml1S/E7/eoTZcvfCXkXQZCd/hpRb8kdSGIm",
-	"VYiXpF+w5EYKl0FbKoKNDnzQ2TtZ3OjujU42dUQb7drg9vJ9Uw+GJpAnilMwz+ipkD5GkrgQ1MGoe4EE",
-	"W/uD3C2kMhiN5gJza94xDNVUInGb6zHoxsQaCodHwo3z4h3A4HFvky72Fw8eQcr+taWIfW7f4P65S9bd",
-	"/VskWTvbLfvyGGLsFun+l7lRguakb4HqeHC2VmsxH2gxIncLnhhkRqhQMmflRrFFU8K/UzD7PvnYU3WA",
-	"Te0w4Eoz6XbQSiz3AoCVmyiUDoISAOYxs3MiSgnrBrCUC1awExJ/nfRWfNI7IV8nrujSpwK+0b+cPH06",
-	"Go0mvYhMerdccQSb1b/+NOmBFwR/o3k+6X2+v38kQEuZ3Ewt4+1+uN7L5ObSsut9KoCgcdPb3G1b9cC5",
-	"ucL0mGI7TRr4x9tZbCtyst9yle/fKOtT5T4roIkbJhAvGdD1m4DHJqbDO08kdlkRMeFqImLIe4hJH0OC",
-	"VONp+HXUGFc8OCUUe7Jpw+WCLTVZGxzlZxMRc6FWsxlPYI3gxXhE3O3OFYJvI6CjdxKgThezCS44Qwg2",
-	"2seLZlOAt3nRwojK+8FP/ELlV2qcq0nsG4dtB4VuklmV4XIA+qi+jx7lXu1SVbLdY6xf/zEcG1P37Uck",
-	"nsYRiYex8fLHp0QJesOmoCxwhYXiQFjmWjhGqHtIGWXJRlzU8Xfbwl/Ohv+JYS/T0bAFSeATLC84tV/T",
-	"Ij1ML9entJPQoQX+Orfqdrm78dVZVigJdDd6BET7dacM1/dbEyfYAP0NuMcXcslyo7HsViDFrUxc5Oqe",
-	"63FevRxcDS9ybedAapFr+w3jvX01OIgtzu8844dsxQXLs3WHOIWC5VLxUqL5Y7fVz8V97DecQNhEkC62",
-	"+oI3eErjaEInB5ZTfOwzUcsoaexByyq7RVgm+bQqMrybKpN8alX1w6HJIU+ElVsTXx5JOitXhVCH5By7",
-	"LX+4oXRJv0zz1XXGk2lBSzbN+JKX5ge+XC17J8dHz//w/LtnL5//AS4Q/PIo6gDRd2DmgcpW82ZxaBOT",
-	"2Td/DD9/HUcvj+7t94M//q63x7JhjM6BN9gjlErcwYv2Ky3RXrntqAXm/OEFD3dM4MCN//epd9hOejbI",
-	"6kDiO6joyH5lPACdf9M6oi9Smhi9y1YsgcDx61pc7+g3V30kOHJAZ1nSG1BPG+VHalVXBqNDD9nj1BAh",
-	"fcUYeQ2KToN4bKGYgi0lJtyMHrnCR/MAd75Wf1Mn/7dS4QPjHfeuHtfCSTDQ8XA17H8Cvtn+x25rGOcv",
-	"AgEWKBOHOQpoVe5wZg8/Rw4ArNugG1Bg2zmnMemZp8ndQmZYqOlbQEftzXiaUFIbp+xbYUuF8GiZcw80",
-	"ARSf1AEXuxFDpWx2HJvBrdq+nw7k0SQeVBvqEIu6dVfHLtreqalACr5YZrokZyTjt8x8B8F9Si4Z1Og3",
-	"5Q1TcsNYjpmssHITAfXkISutPIWEJPTS2+d5oD/MpJzJLJN3sNgTcTDW0qG4SR9pqe+KIOHYVjepgsQG",
-	"jCEmcsnL0i0IGMExlEkKpiIy57dMTEThLfqSOEjMbfBKdeZ6+LUE0XOPYXz4ZjWoG6HRTtM9elnXcH/R",
-	"WOdKdngx3kOfOByQdysARaeo/98aZPSWVZIye2yabJNAvpE3uttV0XQdb9M+9lUMHsG37Csz3p58G0Xm",
-	"cTy7Owy1lqx3eYzA5fO//t//9f8+jv83zOo8oWSf/O8mYGOfccgH93BIzTesoIMWPEeMkCklHPGJsIPR",
-	"yuMgqiW7Aro3TdOCKUVymfFkDbEmEDysRuTPIOpY/G+oa40SDhNJsc4B81GkKO9pSQfrLeKq15l3BwQr",
-	"j6E/H3//MtpdZEqURAqiO1+7StAGq8oKcKQP1enPwNlpzPODAHCCZyXwELM6qOX+6nrYpVSQRVnmRBbw",
-	"ryKfLt65rPoAeoeHzL2R3T6OdmZmZkEHdw0hdMPXjlsCep5qD2J1SPRm581GnurveI00UOp3ROAfvJ3p",
-	"ZA9Y6d1LY5qP6jPetmDvzXDqSxLPaJZd0+QmJn1jSBicEGpZkT52MRGyivc1VTNJXxYWKMPA7Vda30Rk",
-	"NLlRg0g31KybCggQny7O/Zx1AF8RskQWgYg0JM7BL2DCgPVrE4FfEV4S6AHr6SCPYOlId5bIIo1PzAHy",
-	"ZxEFSriKdCLq3XDltYeoPEZvswsFgSO6l6DqVlfE9hMGvwE/cdoxrkeN3k83lb3lL8BFtjOKU2IpvXlp",
-	"kwXVNFJxwTUrR934yuaZUKEc7oPyECyM2mEZtqEwKAtOtgN48q+s4LM1eOUPtNKW04xRVXfHuurFTlMd",
-	"hzRVWk6X8rBXDcrLIa968ffd1YQz4mrD2DqeWnYfOo6mt4hITWHx1xLKBSOqUYVvZPAxztP72NwcE2Hj",
-	"/Pvx10kP0M0w0lQ/iJGkWDFWFvi9rU9sIlDBygQ/FGy2Eumkdw/iJCBlWCY7EXhsTV/Ij/aW0vMsAK+l",
-	"xbI8Wz8BtCMWAaaL4f/x7qIx4YCVvW0l961k/R9yVQh6oFJtPDXfhEzwF9R4XAUbBRBYKMPDgKGRdCKA",
-	"OBIpZrxYjmiiv8dNp0nC8lJvekQaBLRSrBhZbyeg0AWoif28opmmpYmoEdOZEEBJkZa6U/Q2qdL3X1nR",
-	"R9+JTxTAVJNCrgBnj5bAZKlYn04EJM0qIkW2ttK3fmAuXZmVg+ixFuDwyNvTPD9QPd11ODpgsOomVIvm",
-	"zN/lE+KvlF1as1owGsgAdW8YYd7UJepTXP2JQJQ0BZ5EvQLYAIyAcAue0wAcC8dYtoVY6jusRSoGpkww",
-	"60ZTCE7BFrgyDGEvXm1DpfZlCLXsUt3G591Moq2eKeZ5hRL/M8WsfAFJCKqEENe0kHnOUoICnqpnYZC+",
-	"tOr4P7HnJ4oUtGQEopqU5qGwifrvn1dsxchslWUDorhuW39r3oNCgXDykozRgqWRj93lNc40E0DEMQgu",
-	"WAFtr8mSK6MSj8iVphWXMAFNm2mMyJtC5igklwVNbtCrvWRLWawjkrPCzTxcLakFN+G9Pl3gPQEqwcWq",
-	"lUWqXfdVtfeG6mHx3n5ESDFaEpBHyFEczJPbVgT+VhME74Re5B6186vVc/cy4Sz5fA5BNSuWrAperiE5",
-	"xlw7Of8LW6N5IcQz8oyWcImcfTzX90VE4r8Pzz6eD//C1idkuUzy6cjAqnH9BkrpPYej6R6uFge7hGAc",
-	"TUfF2SqIeR3qumY9OCGv4P36KECQh6WEH6tutfaPPk0AcX4t5Q0PHLNXhbxTUEsIHsN8TQUIunrDMzk3",
-	"oRD64QQbcbM1idxT8/LmnO/BHj0L5KqaV0nG4FBWMYzK6pv6CVA7+lo5ychrFPCI9R0PzJFXPuAsyGIT",
-	"YUIAbFO0hJMt70RNj4mIkuTsnNA5YOslVJBrre7eskzmxsRUMjD82UsaPIYT8VqKWzz16mQihuQjLRe6",
-	"gaIAzH7jUrOwfWCzgG21P0B9e63Hxsfj4+fDo6Ph+EVM+qrUw9bXyBACjxCR15hDwArmgv8jwr5o8cQi",
-	"ZOp55XSdSQoIvh7IEaD1GnSuGNs+T7G5T5/O36hTAndOSZeGDV388Jo8e/bse82HPl29hjfeFoUsqp+/",
-	"f/7iDyT2ARPzQl5nbPl7fUHHI/JXmvEUfiHGUYY2VKPjmqcJFxNBSAyQCOqE/PQVJhxZYfr+cxxptlkw",
-	"EsMvoPtTXBuAU+TCXNXGDKeb68d1u/9PR59HTjAZWRkthoif0kuZpsQF/sKc33HEnAH3vRYAwawE2Wij",
-	"0eizFgtRHvDSIGMzXChLqFcrp3MutIoITZrTpghdlQtNQAn4wC30cdw4UDHBE0cU1iAz51LTJRzMU7IS",
-	"is6YnrVZAEOFmvMbjBxoAOzu12h4HcqCz7kgfUgW0Uo8zOKSJcMfWJkshpe8ZPHT+AM8BiRDyFvYNwkm",
-	"YH2lAMsQmo42GBckh4dZF6I037C1AWkmsgAC8Hhs8xFYN6NjkGuZcnMU4D7HGgHx+7O/T199ePOP6at/",
-	"XL29jEkfMZ6v1zbuZnBKMlrMIVCMYRLn86Nn0PRHmIlmJB5+YjQej8FgpiLzwZmlEBQavjNGqVO4pbH0",
-	"sGngeDzW8wIW5uhwRD7qm5Pi0H2q1QNS5PnxsbXWQXEa/RQM8UrLPxbw2at3SEsSQ4F2mvOnJlZhBAcQ",
-	"04U2flvTZYYA3UgxImWF304qE2VyKk0JLcunPZi5k17Fs8CdZYIkTnrPRuPRM1PcGm7bp6M7lmXDGyHv",
-	"BFbIG1KfLoa48DBGS0WbVfUwELwKyW/xplaPmPJB52nv/vN9FBpFXsgSpImh3df2MejZP+oIciZ4OgSN",
-	"c26ywr/1Cujm4ZYbJrTAsIQ5C0iNyPI09flXstahAcgUXo6IYHeaaGe8UGVEZI7aIYACg3YlleFpUrCJ",
-	"iBGOII4qXmg4DlC4oVXLPvs5VTiCvGC3XK4sB36i6ozWKFvIzrkU56kZv8uBUb2ouWogxUAxkEqIqXAW",
-	"nEPWmpOhhKluZXWdcbUIAk/cR+FmMYvCb9Xwot7Ji7Gnqh3X1LRAyElbBybv3u9hBzjx/eeqlA7QwPF4",
-	"bOoyu4Br70rXnARLoHfJQnfLDgmWIPltSLh0zlBxLVIFYWbPcQChdt1An76iqVd76Pn4aPcrn4TlMyzF",
-	"l57tfukHWVzzNGWojiiLhANE5R0AW3hRM0k613TV84/W56j3ZbhM8iEq1z0t9UzhgSk+cB/1cmOWrS8Q",
-	"xkToGxXozu+yf3Z8Ro5GY/yE9urBiHzQ5w2rNehrQTBmquYoestsOxPRj//LJc38/ndxBQb8YuyBzUQW",
-	"Rd2ouD4HOCHPx9/j7X/HFRuYOwRR+VE8dRJGlZ+qDza2eYpyH8bzQQS21pCvGSjJ+jutlhdSzG1QH5po",
-	"Cgjic6cPXfIVO7h1QmYMwqVJhzXPA6q9XGXpRGAx1RG5WGVMESv2mFoM1eMnJDaXXAx1q5dUS2hOaP/7",
-	"6B+j/yR98HCxYcG0IswIBA58AbkU7IUsHZySWuEMLQ3oTTnWMkO13qfEKdPAJw3gOkSum9LZXisgoNrn",
-	"X9Tbiaus0JGNxI0NQvtEQLHRgmlWPS/yRP+f5oufs4jcsWslkxtW1puw6pFWHGxyquHSVYpkPBEQPyEL",
-	"iKO4JJ8u3jWG4sm4+qNmRnZUYAaJCOqsEaE5n2qNdyLgujuOyDVVPInIsswajSLtu3Y0jxrCrOwMYW6n",
-	"E+EqlIwqH038NK4yxGNyfvmBfPdyfHRKYj8uZpRRMV9hnpB+5OWz74dHJJEpU7rd2qMYbLXUv8WELqWW",
-	"3cA9cSt5wiLCl3TOInLLUyahlgc7JbEJAPLfmgh8Tc8nIipnLFmE30YFyiRhWtXQ1MdwZuMCldcFVROB",
-	"BhGCKqHZRxxBfGrf1KepSrWMSZ9aexpPCTqRGZZDiW2KZTwRoDi5J0Fb1kKwGYXPP0J3NbI7d21UBd9e",
-	"mVojj3ItNXpxF0nd4mRC5xqX49HjX46hixGHmAKoluHZv+nLUb/x/e43Xksxyzjagp8fdejiI5ovrqR8",
-	"p3U1eO/4uMt8TOUaiJOr3924toSKzQu84/2N3MO7waGHpkT99Kv+R0vseK+Hbdpv4HvlDqk+f+52w7Fl",
-	"jN6aJ9gXjGT3sZfrRwjbqx+hGgU/bxtD+punsOe73/hRlj/IlUgbe44zfMie4/7V9jyyClN9B/7Eyi3L",
-	"P/5lGMiVIaeocm0kq6LQc69EpH/jDf8TAxHq4O2es7Kx1/sp24CtgalAuQ0parB4OMh4rCE9w9Za0xrz",
-	"KYnFKstidDRpfdfp1PjYKYlNtQ+8gi0CQ+ySPKBhSKUBQXhEzpp8hStLC9aa7eq2GS7DFUE5OZ2I/vPj",
-	"46hhq8UQ2AHhM8JLg/i4pDfMk9UFdDEi8R0tBBdzFcNs1URYYXpohGkISUtvecJOMOTbKAEFc/FqRqQx",
-	"+TzWKlaJgiByT8R1wehNlSZkrJ7g9JrJglAi2B1Z0n/Kwgryp4Smqd/HxtNcyGIibB3xgOzSQNv4RrJL",
-	"C9xOJ9nlF2I9OMR/s9vkf5SAY0SEwy871Ii6CzhP0xWSEtvfLOlzyk42kETm65pag5pxliGmLKYtakZm",
-	"eSLWPUpJ3KwQOdRNxRPRT1YQrF3ToQdkJTKmdL+g1HCFbDp09t/Y6X/r4///sff+y23j2J74q6Bc36pI",
-	"c2nZ8aT73rFrasqd9nRnOon9tZ2Z2WqmTIiEJYwpUEOAdrSuVO1f+wD7EPtg90m2cM4BCEqkJDtRnDj+",
-	"Kw5FEiBwcH6fz1kcKOAAD2atgLJRTGdPR/7Bjrw9E5+i3Tq6usOZp3yXpnEzZ89b7QVIh3J+1jJHXmJy",
-	"zeM3R1y1CObheAhqiDvbZX6mMVx4uHeIO7uufWoXkHbS7VJtrcw1lW2rWKHB7bi+pKfX1B51H7VDmjs5",
-	"iIc8vRpBYtx+rLAVesSGUlndKoL3kQaF0B0+GXdF/q41iv3qQH3P8x/Zb/KnoP4b8kCIj7/Y/dOPYR9q",
-	"Kwwo2Y9QPgwA2Obi0lwUlUn6Ef0wzWexSseFFgocXrBQkFjWlXRbR+pRcQw/C9MZs37EbsYz8OKidj4j",
-	"qBLyNkvDMolNa+CJyGqhSCtNwICI5dwIlc4il4bo6qXA9W7kRAzYKeXA8VKwKzGFWiyW/O343enbw9cX",
-	"p0fnR2/PXx2/RbvBef39728O/3lxcnR6cXZ0+vej04RN7WKjX6JSgKpyLUrLvnyunR2HEtciqrtxmEo0",
-	"bZHBvMs2yemM5Zo/zGkPcwWEGE2UmjnigpKq5EyojPI/60SsueAYdea/S3CsI8xWVCYtsGPG+sKTvvCY",
-	"noWXt3zc4toN6YuRcno15V1SsooDEoEb+l2fjwnld/z6ZRMsRSok5RxYOwn6O2PXFEuIHdOApMrGNNaD",
-	"nb1zRBXRClxI9YfHFFIlUoImI0ujqm6vHrEohUhswHQ15W4XXTK0matwZ3dQIE/vaecs16pIym7AjqL8",
-	"u8DXbEVA5PuZQJMCHRH8mTQs8RI/2WdczQolICHSjMFZBT3yIV2v6ZlWGbsUhhDy7bJjUpFUowE7VM4j",
-	"5F1Q5GBCOfpibw9NN8zZbPqZQGZjXmAyYCd1SHfBY37tP1WawLPltIVY1fHjFplEb354J+6Jn+VjM6w+",
-	"1d6hlZkzeUh7ReBST5FrHnEiiTsYQDUAU2scoJF4ROBLX4KS6i7YHaY6zrtuEv3YpYMXBNptwj2SdC7o",
-	"4U+KBLTy5cPplLJmYYgBe2XQ0OjKn1HixtlbmAnUTMQZsGMFNddNnlibKPBayKkjA7TKBetZ1hu+JHDY",
-	"8+xaagGudfCD+/QXqdISMl58za/75YZjYXjJpW7nsnNReITA3ozXbB5n+4EC/QTAjQ2KWtS2LHvymj+c",
-	"C+0wy3z0x2uP900IQG6xngDZuYV/AQpiaarAKeEg1SfZh+uQvzmHt1X9pcHUOChX86lA85qSte2VPadD",
-	"QTBLGXCC/j6rHAOpGQ1ozK3+72bSQX2WV7n68JOe9Jt5YsR18fQIFVh3osiFdAVHkWskLXRs3+5G+XGH",
-	"mvIdpCgEh/MOG9xMUKh3937KSbS6esAOgHBlm8ppGLDT+VB/azx/P9RNNJ9ppotaA3FGfxjet++pFIGA",
-	"LtGPFtIekBmukd+wOiFgkwrOsk4fD5UasELbecoS+EqyBO7JfxZSBO6t8uxIdV1cfULmwJ2ZV6sZdlop",
-	"7fEpamQsXJ1cqiuEsWvkRP9HkPvcZ64unjdRCGMVFhiz0o4TAlzt+zxsh+TFktuPSb8lP4tcnYieGSt4",
-	"jOHJQwOO2CcUDFDdLNf0/gGmPyBkCRZSUtyL0Dh9VSLjpYgVRa+8myBq5Ik7KOWJAxVwTwP+ARIggI1B",
-	"OW2xDfd5+J0+KqeUJq6EwPDXUDAq0x6wQ1p6B9HIYRMEJZRDDhl7sbfXxnlfAUF9Ec6LQ80z3E0y2MaI",
-	"Xdw1wFjFONKj47MPxTZx+WtLkRAspdGOPj3/WJOTIvu7Myf19tkGQgVvvJ0JSs6QwxexBBKwkoNmKro2",
-	"xVQzPS5uLBuQpjs3/Z2b8sO71n+iT/o2Sivub2ScW2216SUvLi8/wU3uye4OjnInxTZAqSC1AzfmQigI",
-	"nJ0TIQyCTC94arCECUsF56JORMfN+rsaZ6JHGdi/P38PeF9Jf8DeFmF/At0mnFwY7suegRp8o0tcYP/x",
-	"R3wUXo5FejV3FkKtqoRK0MuiDMo/1zwUjsDvciYACmsT6bJholMzs0yzXohOLUtGmSz9RrZJAqkiSVsC",
-	"FBb4NTOg+hHjQ6uh4XlAMIlaL3Qd1uB9y8HgYnUfTEf3daDqUkfQZ/VIGiD1YiVN31VKomsiLaURpZ2L",
-	"RyCPEIuLcsWaII5QCAwIVAkCenuXA2HuAXYP2QBYUI2VuYkD7JxLuSIszoT1EB4BZtW3a0tFOwpqgOFy",
-	"HaWXun7z8zrbSxurjQB6WQYpWTelNEYol2MGM5RqBNWqhJCFqLl3xFSDY9OKjBarVmi0ltSzVrZYw6Ju",
-	"SFVvAV79wr6RNvi7znRqS1HOv38tykym5kmJ/2y+DysKbsYCsIs6EoUAMtOzsTovL4BbRGTGNWUEbD5K",
-	"iEA4VJk0Owh33wnBcqwcLwdYIeyRUFhdB2Hyy6IyopnXtB8gWk54VgNKxWoOxuVKzDSybLy7trcxT+dK",
-	"zLCAytjlB3ilBSyYWBHu2oD9VeZGlCBGPGRNErHkSszsX+hDAP6RHHj0l27wly5ElxP48kO7emtCugRN",
-	"6ltyD7tgnttfhh/zOd70lA75SRw1IIPVGDMkyb4dlJnzRdAl1xjDfrH7oJABwYF4H7AXM94BXDjQNElh",
-	"nDtO8PNmZC68+4GkLY2Nb2+jjDM5UuDfPCB/LcJdEjweYKoBUn2A738mzHYNm1nPY57mP37dgvoLy13C",
-	"XN3a//19SN5nhpdWzgybeKMNcjbjFmousMlYu/1zpDLd2E8s/hsSxjNsXsTkJeNqRnIP45H1z4ueq9c4",
-	"aLukWQ2B2k0o79fJkiBCLapPI8e7c6KOjTsitfRuG4dIld0bV9d5VhqjDQ3mx4ob5faRG39PtkhALrYA",
-	"/7HGGZznRSBNqdmvxkyPVT6L2BmfiDNpxJ9f8w/43jP79QB9NS2LrEq7QGvO8Ls2w0Dx5Q8EUeMG72ah",
-	"AL6VgrESIZ5uuGO4O02++qUZ6qPDsek4kwGqTVobj3ZLwB5obEz3QXXO4LWQIU+aBYFWxUKXSThWhN6O",
-	"UqRCmXwWuGdhXgdMFWwOFSxWyb8T3wsACvvIW4TOpxACDXCeA8i5Xsq12JZKC6Wlkdeif8ASw0dJBDBd",
-	"RoyKcuasEHBX4UAueDtgJ6sRKQfs1OrmBDcbKzDKmgV5Da7BegBHe/Lup9evXl6cHp4fXbx+9ebVOZTX",
-	"sYlUlRGd2JVHtCV3xbD89+eodDN89Dle4xb+c7xLUzT3k1+0xFja2202TngUtpIjpPUAOeeqfe9tNO2t",
-	"wU7Pi+INVzPgJyk9rJerjoKX6bgtjNWce4BRGzA9H/ICH03pz7KrAkm3ljLEnduiHF3ovBp93Ln1Wbut",
-	"LPLtAnNjhy7djIMzVxUmmK/U7MXui0FbmewCH9j6QrSyDF7q/rb0nTNqN0JHAG7eCBqGwSFNjdfuRjp3",
-	"zcE8LkdneTVaJ4/JbgelMd2NQBto0/WdA0cVrcTrNjlABYesTQc86ymR9fLiRpQv+UTkL6ERAcfKPxSK",
-	"GIFh0vT3UYLHKhgoqjGYEteuP2G3TahZf9Cx4G/OKYJqQVXm+1iLSO5cB1QaIbyshIk4sNLgomcd9uaP",
-	"ByxxuOrw/ndlnsSq515m9QldTadFaUT2ShlRXvJU6GSf9KwwBbXpTr61E8QgC94Qq2QwGOzwPZ4EMAta",
-	"CGgnlMHyuqL2fsQcjOtPCKcAkejTk5f1D3/HdYxVvPV8sBtvfYywVBMHbkFzXXjnwruYe1XdwyBWhOdg",
-	"mdWblycIkqXYJJ2GSFw9aZieCn6lYaLbMNNhZYDhHe4d9mkD0sKqbZdlMYGeuwugrj0H58r++3//n/qb",
-	"AcPBXvn1/PzkP+xlD/QKl385PTz59f9/DQ0dYByYufs61mt/nkb5BYZoeV2AjwuX/3H009nxy9+Ozvtz",
-	"eLFJrG6x3SGuaqXHbwsjL4kba9YL6CTheqbSpP+xxpKgX1xvhfrFsSJVWHwwVsUtFEuqUu2Tcbtfn+39",
-	"xnwOfLwWWq+/IZxZaKRJPxxDYp/7RbOJyCRnVkPRCNABn2z/2JnmXCpEpoWL84KGsG5jBeo5INfifVUm",
-	"i50/EIotXIK/7CVAtIVL8Je9dClzuClW4QBFaoTZxtXtHzDH2jEPkmhpCehwUkPnUfMuSZ2D+UTgvtQG",
-	"Rb9hbUTMioHG3sEFDJ6AiiuFjmLlKC58UwOSasAWNIMDikN1agaxsqpBO4aGVw72DjeeUrJ3uBIMyjI9",
-	"f9Oj1hHoNC6KRD3mU/EIFAe+x++epPJpMxsLnmODi1a15FRAR3AfvnW51jIV3ueRccOHUC9bCqt9pGM+",
-	"zEWrXv0rjrbBE0MjdJU5LZt6NYXT8wO6sb7AbPzoYV0gTxGDYKlBhl8xdqvp6F7PtBGTwMV0JWbdLqW3",
-	"kJukx8WNZpyV/AbCz0UJKzPmejxo9ZH8Zt+5SZ4HvcuW1dRjFD2MwA++aMyw3pbb+fZuv7//+L4VMWU+",
-	"tDjXsym0mOG/7zvbVLyRVsvnsFkOlcjBDTcw39k/fHaB0yINrh50MNVpMRUsuaygLEKaWCHxuVys06Oz",
-	"c/by9N3PLuUhPPtehXZZM2F2ROCdxEyAWLVh0sP8WDK0IuWizl+AQoZqykzBnu/uLvyukz6Tpv6CWCU4",
-	"NnwEc9/gG40uTAwTwHwOBaRjEu33Eujthw7IF3+MlT2dP76oyryBVQmZW2hcUHcyLLkLF6gGSzv79XB7",
-	"74cf2Vh8GLBDO06sbmAOifgwlaXQ0AzBfhCgwrQAtew+HzB77IBNTbjiIwzOaIhVbUsFERodK5yHoynH",
-	"VyYSSIOVAtLp7U/dIAHYO3GDrQDgeD9QkIWg/g+D9oit7AXBemCHMSsZ7Fl+w6CN8NeeGvZgQZKV7PAX",
-	"oQR0g13sWrfIAEMhtnOLaUBr1+zDJlJtBDXP89mWeLgAr6j3Yvd532VPQoGwSAuVddfdu+OxutjenrVH",
-	"iKt5h93GNVhrr9ujLFMO6s18IliTX9wlMcyrvRPRCSX0izBvxCYVnDed0V2Ms1O2eKMnK8iBsgCAZQ9E",
-	"0Sb0v1ZFCLTvhrhy3zH/rd0B04nYoW/ebkRYrclUdcKtAhymB10FBUBqnMFNUV5pD++DSKTN1VzIP7iR",
-	"Jh0fN+O7G8lFWBjogTK72qkVp/cIS8q/XtmJS9558ruPTdiZdGn8wbc4hXwjqXg5A2ypYSVzgyyol9Db",
-	"mj1N+1Arci1K6ggLhVv2gVhZzQmUUTpmbpBnmgDRwt6nFP3QgKjztiVZoc2pcDwV6vDk1c/04k9l3TzD",
-	"WhaenwSt8lHSNHucR1sftkfFNl20bxqc8huKInTxeJot++Ng16/FcnMf2s+6x9wjEPaxy7zM/A/36BN3",
-	"PmLDmRFgcMIfXLN2UqB9BvBlCv/ceyv/x+Gb13fbTvelS5Kb1t0U+yF2AvfdHCoKWro/Dbm3DNvweE5C",
-	"bozdhwMt88E0ph5WbbpSCGgRaTWWr1YlaawpzBuUgqHICzXSzBTB1jV3qts5c+6/ng0Fhtuo873ldOcd",
-	"vJtlhcAYBLqJBx22+RfQOxYHeiBTvfGt3V37njr1fTEFpM567NA75g9JK5vDsAdZ8l0G2AKhfwFutw6n",
-	"+67N+WPVXIy7s8y7xrXmm7q1YX59AZ64ONAD2WKryPUJ5+vrZ6KUOBmeIy2Mkfb89EBP0P1789SdiZgM",
-	"Kdu/U5d8Q/ds1Glgh1imP9JEvc4oS3RvfdcclnYG8OHWlrKfwFdbSxQPswznsSmAaPf+B1Is6eOeQKG/",
-	"PeYJsNGKiQ9SW4aJygc1Imhw1M/GSHdu7RirAk8e+xmGbTm+rA35efdP/UVDD2NYwQH8XlGd70a2d45M",
-	"EeQzbrOjlwPG1cxdm/AZbZalr4kW+bVYSlH3ZMRRa7CLyO7zRLtc/G17kk53Jul0a/92/qedW59h8ZFu",
-	"uePnnMHzja47XS/fEdcyEyoVS52SeipSyEPC1JO6lTbBZzmUHKwbYJm4lEpi6uh8upooIaeT8C5rgB8E",
-	"0UGo4mg+lwUhOjyu0yVkRjFdsEtesl4DFSBWIQwQpBiPy0IVlc5nkX2kBgihScPIkwIcjZbShoJNpNZS",
-	"jfqDWCVugS70mO/98KNHAHXJJB4gSBVKpjxHjztdLX2gq/bsdjhcEdPhyG3HxtEj/EgdaqH77scHUr9+",
-	"umxXouzt1lDwUpSHlRkDS4vsfsjfxOxXqPFtkZcOycadFELJZdpQEgZSulAjSf2mLmUeZtISWA7k0V6J",
-	"2TakXFlmhdfvzPPuwiTs+V/KIExR5FCdUFQlJXVOy2IyNUxXUCnS/G7Wo/PPipKpwvQJ+iuxA7mDRlUt",
-	"QdLWumdN6jp00Kv7SDqMn1g1xokYBpEwNqahwiViqmBSaTlSUL2gDLsZS2M5IU9FRFhImAJPx4pxHSvi",
-	"O/0BeytEhmVDmGixzy6rPKdUP6wdcTl57gOuxOyZnqsixt2NVf0cJOG5pDlMruslL3b/yH4TM0QThhtA",
-	"F5N2VlqYpD9ghwrLKtohjFwJHiXoANZSLvg15O+JNvyVpWzszBLMxlkYjLIkvxgOWC2MnjjZ5+BkHYsb",
-	"IYRkyMX0V8K97o/DGozSFWYKMnuLbBaxdCzSK92uDbEeFt4YKpLzyON9ysCll8TKv4Uby+0ymH/4Jqm0",
-	"ETyLXCwf6i48k7XqWhDdR9h1wAJwLFpTaT9yaZ2wHtwDClDKy3KGwCEXfopJ/8BylzFVwOG3DdgJgsbW",
-	"BVr1bK0edonZzjoCzvRib08PWAL7gXpUWREIoyrcvQD1qBg0PBzEKlanVS70Pn7EttXJt50enkThVWgX",
-	"tp1yLZrXKyX/XQn4ergY7N/im8IfcyhZT1iP2m6Ac/2G7e02+uVHUMA3rcw2Mqdt+rweZz+X/NJs/6eT",
-	"L/h7P2LN+zO8qx4HXol48813Rixx+7HtgT6X/paJNOf2+1iPUH4BB5+FkKSl4JmGVbcyeypKg+naDZh9",
-	"ehF+rh/IsZntxmwTqDNE/kNoeiHgLN7rVyMgyu2qlI0tafzgv7NxNdhdf711h4PldWQ/T02xcj+s/QZe",
-	"juCUdb/K3+FmSpR2LcXNNvhPNGLOIrcg+Po3L0/Y4XSqmb3Nvm0iDB9UcuA+8l0pk4hJFM/OwoDe99iJ",
-	"AE95fxkUMwrRDfkW8eUvHTfYdHsAHG413LNjSE/Zcvd3FT6U5nFakYgpJtNcYv44gFdTALRFK4EO3bVM",
-	"uoNCslSrKADZKwQXKKZCycxy3ks5qso6G3YjWg2O74ls0wP96+ZKb3qMUoykNnbbNz3O/bru3G0UU1yJ",
-	"z7P/jsEhb1+eOZr8DDe5nD0oZ+dMi/zSEqbhUokMTeYzlOp7u3u728/3IpaJEnraQxF5w4C2JqKfLNWJ",
-	"84nAInXpc0nrFEM76Egomng4736HyYizxindzWjEMf7ji2eO4kCr0hFFY617tNh9K61xVfwih5YSWfZB",
-	"XMRd6dr219DFoaW00SoRZN7jgHO1mpFHIl5E/YqVg/1iPWiaC+7YUlzLonLFdta0UOKDuaA7O8G8zugL",
-	"1kLwWgJQ9UMIULX3SACqcHFWQ1O5OslvBscXKm4XabCN1tuaULsfOzM8a+RMsKYXRhqwV4Zpw0ujkROC",
-	"pcV6CTkf97ELgLVsAQ+HCmljhdQNDjFWKSNz6kDgnJZ4Vk4Oz1/+ym7jLbocb+2DQfsx6S7pxL3eaMIo",
-	"DvFQ0Jn4fd9ukuiDQfP7jM4FMl7jvFB7H+1Wvyk4dux+zroRaN/wK9EqP2gaiBTJ54UW683rGxH540vI",
-	"1j/AipNQBmIXD6wy6VBukmaPPKnZJfizEcg4VqFbS2aJjx+OOZjCBK80nMGRTqBB0YFvWVIKRJhRUEds",
-	"/8aVy2LV8ynzrSNQOxJdNFgFe3f6Gr1hdkv7A3bsOsnj62OF/SKxm6ASzJRcaZ56DM+6Nl1m+wxdcHXw",
-	"xFWZY0PC4QyxekA4ewvfXq5KSZhX9DkRc+MWlopy6F8AsU9uwjAMNnRxDRxvxtxgzMVvMTSIGjDHMcFp",
-	"B9zBckE74LQUGmiBQ3/+etd8T33GYwWM96CRMGJXo/56iIL1B+zQUqqDRwA9008FXEiuw1SsnC+yl1DQ",
-	"2HNzh2aQlbOLslJ/tjwvqV84zTk0xrVHtIIWkyoLPJs+hoNkWJegaHTtIhycfRugMgyLTArYp31GnSiF",
-	"DhpRWnoH5SVWPXTD/r77fgCutQvylvVhYYDUAGhgOAOl3UWGeEvcBqM1f2qTM7CCPzvGMaduzbdMghWA",
-	"BSiFqUpU5WGBXDsMuxjQmVjNYIUGW1GrTkWL3a62wcZ4pWpYFLngymlVn18ONrkSsMPlhUktVVhzrI5r",
-	"YGmsl4Rv+rCNdVbgSQeEMPp/KZjhV5B/gNaU/XR7vCHNqKUO6gs2Krb0sbwJjyWAyB/zSuVCa3+ckoOQ",
-	"gcBxFhl1PJXkRs6gLZ3qg7D/nOrFXSffmOsN9+z+qVTl86otABOTdSkwro//3KHq0muGRTbbJl67PbSj",
-	"jLnKclCbG1oPqDUXpCQtKD1yMi1K4xOoOprGKSVSo13mYjB1q6dUZZ7UpXTF5aVMJc/hrl8Kdvbzbw7+",
-	"uncGsHx2gQBZMYrVJc9ziBlRx00AXDw7O+pHTAsMdCUECJ+wQrlmjlQb3zNjMQM+ogpDoYF+hKJfKz7V",
-	"48Kg5ESdoYfBGsuIGuEV3a+zMhDBT5a+7g07zVFjtljt/fAj+03+hMILYHfYG/mT1Vx4ngfvYUZMpjla",
-	"XoGq0qtbRWmW3N66uMfHj0ms/CN9JhX0cEJbLEiAsBwSYo7JgB3ZKSSYZ3AByVoJE8qULhOMYzfkQnmw",
-	"RbtCKJYp1wNdXxSoqqNdViVSBDzkZqgH7LgymDaBDmUODRHttDV2roa+zDhX0KF8lSCNJjUL+lAD4bR2",
-	"aAaafPPyZFNtmd37H8j8w/GXM2g8lyJrUMCTWbjcLKR8gTaumsvrkHGtYS3iDlxYztjFNamOvJtz4k5D",
-	"pD6s2C5K9sfB86D6GuIvZzd8NBIl27N3KMF6HqGgH1FXSqlyqQTkUHkc4gTdzWhTgrc2cph4oZ0JfAwQ",
-	"by8FWkoIhQrcu1fQyY5VeLSZP9n7bFrKa1hk7GEgasgvUn0OX78+/sfFyemrvx+eH12cH57+cnR+BmZF",
-	"xJ7vMh3FynW3/MGyTLJgKTVW6k5uR6tMMgbsQ8vWpgDT5hjHPnXygY+CCuaapVjmDGkPFynXgvXA9p0I",
-	"My7QrJlyM/ZYrkNr5pJhTBQGNzWQXsEUDQP//yqkcgaZfV3EQPOHJ1F+xaq2MnziLmyQk2ZWorOeFQv2",
-	"rwREYCMm0bMnRBMRYG/iWLnsCXtouJHDXAzYm0baDKAou5iFYLpK7THyffifaQ88S4sYK3eBasLrd0WL",
-	"MkL4D6CnfH6NtSPBFrc2MJjM6FkolDgILF+7o1YPAB3AyyI/XzdP93qgbvvMiLC5slgt3kyxB99zuWGv",
-	"l+JSlEJZYS8RPdAdioE9p0g32s4YE4uwEgJWgpwPpQCjH10WCSU8ULaQz7K0ij6x8QNL3TQ8vZdAfB1f",
-	"mJON/nR3C0h6cqNCksZ4EpTfi6BUC9gg64tKJw4XxGUQ+V1WlYSAdbphjbpMQDh3UciIaoU90K8HHSh4",
-	"QURhVX0SPpA94l7n+IX39aLj7nkvetSJidC15rtfII5S+8Yf8T7+IgwIwvvs4kiYYAs/Jd/XYR3M+QzQ",
-	"Aw1nGXVXcPRiKv6AJW0BQReFBEhaJ7OROVl5aSBUHysXVjiYfws4UD8mDEE1pfFeBRANA5aoKs8T19GR",
-	"K1ZMMfsB59YmaRGgYKPxyHCIB4Jp6D5HjxWg4eF6iwOaQhvrBb0WqRniURKeZ3IdAYxuxc7IZph5lZXy",
-	"0mwkx3/eTThncte+QrBxTo7PXHhzwRWZgOcoYpXKsCYyVmBMFA3/U5tNioj+Dbs0BLm2pizB/CXd9mrS",
-	"gA5/BmhYPpiJY/D8hs903TygH2EQ0HKpWJGy4jWU1V7BoGYA0LiyCNsi1ea682uCnUdevEntdkUa2ofo",
-	"JJY7ATiwzATEfHsJhiBTaBZkh3ZI7NZSwRmzJNjPxOXfu/gbhm/QbequBd/VC+KvSVXKpB8rjCtHzffi",
-	"eyZyIi6seZ9ErgSu5S7vekwGFBvXfgEcnCDrUfkzgDNimBJb8OupQOcyt8uA8UMxmZpZo0dkUWIvm1iB",
-	"t4HKVoHcOAbB7dhklFLKS/DdxH/D7WS1i7cUoGnHKuOGY8dTclbTV2QDlsCJFPOlHt5a5mrmUNaYk6pg",
-	"ikrFeKwwqI5fv88WKY9I7MAHxnvc//xMs3enrzyctCXm2oU7b/66Vg/oXfLun2hdr+7LsUivfgbus6GA",
-	"pn33A0lQGtsysDYx+g/whsvLy689M+2bkqXECAI10bPDedkjIcVNZeDWXCdVyBLrBcrK5eK0QpLZTNlc",
-	"nbuH3o20mM6aNcJRbSLXqEy+k5kouWtAlYJ8GVsJFiup0rzKyIfIeJ6HQbIA4aj2IWL2Ax4nF88Le4j1",
-	"ozDbJrTIEUTSTlxqctImcbW7+8fU/gf+Al/3dNZPnMzmyKqkRtuhFd3eLfxGlfO5UQLu8jD5gW4tn5jI",
-	"Z2Mi09m9PSGOONZSvMUHkA5LAUTanV6t54pydVclG9pzeTOW6bhN44bUgITxNBVTo7GRpjPTL+vsLUwH",
-	"oSQuqKXl7FJ+EFmsQO2IWlLyECAgzMZji8l4mCHssuYin04lMx2rHs8yzPcyBZvKueIlSbzLPWLkRGjD",
-	"J1M9YAnizPzZpR1hmnJLrpyOFeYrDXPwh5pZLiI2qXIjtyHQhslHsNa5NKLkOYNb2ysGj2CHu7LK2vLB",
-	"CBCnNR0Mqiy2oi2hqomlQvov5GW9n0+PspRpb9y+5iUk19kncD5/hTEIeTu8BGDV7zebtX/nJLO10K/n",
-	"qP4Ru/hwv9rzhdoYwBpcC/mQTwj6DJACbdzuX0VVKp433f1zBkEuePk3um8dzzw88D145l2WEwE5AcxI",
-	"cenzXYNNdsu8oL/apbpwv9ZO+rZ+Iy58S26bqSi3Xd6iS+CWAawUceIhT69Gpf2GfYqlRwzIREeYHe0c",
-	"Aj6iW5TsZjzDxCl/MZOQVox3R/YTKeZOAgi5dxSrnBuh0lnklE/y+WDEVU7EgJ0itBWY2FdiasDFkfzt",
-	"+N3p28PXF6dH50dvz18dv0Xfgs/n8je8OfznxcnR6cXZ0enfj04Tuw603gfkiCquRWkVEAeiBSNlZTGd",
-	"AhQOxJFpMXWsdF7ciKyr1qum+6XJx8fYFU7WfZL9YovBaECYFTuWQpKupGN84E6FXFHrPAI8MInKSdeQ",
-	"QIV3HLDtPUVl0mIiGq9aJm5oVY/pseUfUopUQDknh2Zz/NIISs8Feur4NC0Rd6wF1S7jRmzbZ7fW/sAl",
-	"VXzPd8Myvh8eSRkf7dBJR9loXccHe/SIWb1vtInEOOGZYJDy6VVcK/HrZuxhReoaAgBqAwP+v0khv3Mt",
-	"Snk521BQoVJUtuslUMj0PMO1NAM/JOymmbdKlVmBN5n1eKxqaBeSaJMivdqu84+KcrKP1tAONFFkUy5L",
-	"Dd7P5BauR5RkVpQR9ln8mBzEig81YiSaoDepnWt/wP5ahD4V8K9yfYVkAGItYgnXVyJLqOrHdQWNFZIJ",
-	"PKKx8Q03DD4dMtLQX46mDgCl1J8XpmPZr4rYlZiBbRYr9wKwp2gwu3i4hID56OwnXEVpDuiTMKqbltYu",
-	"sm+YVNpAqdQgVglQhGxzarPU7igT/654rlkCdltiV7U2//xFV7UGBXGxyoWdz/Na0msj89wuQiXQs+4A",
-	"LYfisihpKKmsnAQ0DGEETAgCxX5GsfKNFvFbpRo5se5FvZN6DpmvQK+iZnpsB6Y1pgPxTLOSGxFZ+7j2",
-	"ScI8Ad+uz0CKwPP0CNRdILonarmR88q3aDCE+YcrOeEzrGqbSK2JbbKfy2JKmpAqbhQoM+4rW8Fu4ASH",
-	"yvjn96U1xnggP/3cHJYlluHquoS+a1FmMjVPfrfPFggX6ZWHvaVKBag9ovAnHBvgORDCc7zbmggU37Nn",
-	"zjKKNaQhCqhaHi4TaghNguxYr5OuRhwezRIH0OLq3xuAU5B15/bYtVJAfpLNFJ/INFaN9+AJdbifYA81",
-	"nk6LTDjf/GUp9JgBpIpmUutKELylmCC/mCGLdjPEUtEBO8R0YHqQ56Xg2cy9QBs+I3AyLPGH92Ab6Fj1",
-	"Ki1Yglgx2/gC8NYJPDQTrOVjfy1FI6vvmd3lqd2/59Hu7i4tnT5wf8SqUhDBBwPu+PDd+a8XL1+/Onp7",
-	"fvHq59dHF+fnr7F60NXsYh6yLFlxo5x0qC1VN2isHK/tUfJ3gntNGW00OqCA5mC8QTRdXBMuc2JvvpgU",
-	"mUi62+0eH1Zm/JKI5+7pht+Wh2Idmm8j9/WzDGGD3M5sTI9FMkCqJjreiDKL/hYeHLh1+QMdRzyDqrgJ",
-	"AvCU/W4vgiKo6XgCYv9zlkgF5/cCxkv6B/OsApWom6K8gsJ9TrtK4X+6WaADCDvQnwkzd5zxIOEQ+kIV",
-	"5gI1sORg3m/kkHSf1ZrP3GnE2dO77nsYj+AlcBjPcT8fOA01iNMqcdO9YINvxzEtS8cHGhQ9j7J4TwZA",
-	"ZBCu0zpyuyGMvtQhtgLY+WyDs7Xm4Y7VktPNgsO9HxiKKMs9BThh7o5mcMw6SY0yuuBXmvcnHl1c/E88",
-	"utiE/Rs8uivW81s52dQEH+n5sx5pIo/1jzQFk5c2BzuhezaJmgpDLGsO5qtPHre7MnBOTv2ye6hQutLq",
-	"iXQ/fmKtQStDPswyQmWeTMkv5gC7d0bC+B7dA0Z4hVAKiyDe4yLPFsrwpzlPhf1FlNqlNTqI6NoSPfB/",
-	"EpyNtUgQvfgAW8PBlaTSogSkY6611IYrk4APEZsrJ5gfRZN3WU/4GucBCjtCQBOmTuA0pNSNAqfhEA9U",
-	"EEjf9w13131szdCarc4cHdcA/v7EUdr7GgyDYNqmbq9XC4idW/xjscCwzUQPDslTLaCrBaSdW2N7yDJ3",
-	"29Nd/9e1zrtfgB3UPPU7qP9be+tGwgT7dl9BHK28F/dlnWbIGxVY4RAPFG/optCn1scPDcpFpXjrHx+q",
-	"sltHMKHpLNVIg4wqNlQfcO4xSRdMcxe4xEguJdJY3dLqxh8gNNsjmCgIeooAPNTZedVUA2JXP2KKlyWY",
-	"8sMZhdkjlkAU0/4BngsygGkCFzLTCcaluVXQzVhMYkU5Zq7icRHvcz9WsdpmvBnkR/CNBlZVcelTpBEA",
-	"B/6qsUqd1R6gtMSKQcmwmU1FvLUfE7h5vPXRxZqDUpKcp1eaSdMfsFdGB+F0qhCzE7OmsM8y4Nq+n7Np",
-	"zu1nYTObnjOjp9u5uBZ5bTMMZxgDl2YWMSUASwSSCDRed/Vt/QMGE4ckQBchr0d1K+NW4JmusVR6KoD0",
-	"6jcwYLGu7ZXBOXt0rkaaRaHEPuMOoIdraClT5SYBZCLLG+0m0AfOpiJiidRHZVmAucNYok1ZpaYqRfYS",
-	"708gL68fMV6ns0EHI3g7/JUM2FtxEyRJjAoXzQfaZPNfOWAvgYp95AHyHIAYsN7O708p2ESUI/BnmQLr",
-	"I2kY+94edrlEyCPsQngjlbbrj4sf4rJ6MnTxMpclITOhjLT3zwAmlTF9JadTSAQEsvZZ8Dv2wZC0fU2h",
-	"/5Q6A9RVGfas6WrNx2FeDPtBCgNzdIu7W78MfDfcsHenr+yXNC3jpsLeGNIVMdpXz58NGoOedSNY4zWI",
-	"vsF24rLXSxCrvyONY0ZlWgpYL55v5/JKkCHdI+hYx8omXF9pglEijCINljtEhiszjixjuQLkYZGWwkCG",
-	"S8SmXOsbew1a60Yshea6EbPfwC1dDgaDPpUMg82P3C3e+sMf/vCHeCsB1D+uZpYjTs3YdxGreYGlMKna",
-	"KD1ijTJLqFSFvQNfMdB8xg0fxOowqE9wXwzpq6asVMoRN9Ta/oQ82G8saRPFtwbwBS+GwvpRYu9NBF/m",
-	"AXwPGYko3MabosozJj6kQmRNtx8kK+pYNQs+Hedp80qc4ItPvTTcVBslN86S8qzdzz9aV/oIlHvecM16",
-	"RUn1MgT2GtHyDkXfrfoTuMLn0ujOHTazV4Y8N3OaDGVbggBYhSW0hkebtvCiVvdWqYU0zlKX9qm/a4NE",
-	"7AZZ5tb20/2OHNtlsPhu++trrc7t+ucNurdrBAlwcM+rEYhMrgcIvrDah4xgElIzITEDSzE+1EVeGWFV",
-	"BdZLsiLV+zs7o0pmIukjRKVz41Hl3i18yceEaTGaYOZOL7kR3L5xf2fnNpVm9nFHFTdJPyJDJARBtGKs",
-	"GmojTWWcVkbyFbVL7Lo4iFWSOgXSKqlWjEIrwFKqEc5MzVDEYqZuD74UmzhtC5UWmciWeM3dUdio39wN",
-	"8kCec/+NT77zr9V3XtZkuJrxkJO8rLd1HbGzc+v+XM9V3jgZT85y7yy/01aRw7zeqm6Xefd6734RThAK",
-	"/e/AcX6nbRwJ09jDzbnP3Q6t40DfsOxqDvJATvRlFPvkRv9a3Oh3OkzkSl9PfGm7Xwp1XS02A153at9c",
-	"e3ax+kPXDs7ETSJpuKBDIJ5LwqWmBL0rMYsVOBWTN+l0+02RXm2f0Uu2fxOzhDxaqLNCXVmQ3kflzf1m",
-	"YdSVmCURNl3geY59W5RVh8lBWXuSoE6QaSOmLjWQKukAGUkqdioyqdGzl5we/fzq7OLd6esETAItDOtB",
-	"XRM4xHABXPVQn3qHkU3hLj/TbCImRTlrT+nTwrhv35QPqDnIUlfQi479f/LEfCamcGZ4aZquGH9q/GmG",
-	"evq10gY1gNU68lnOK65kni93ryA3OMMbN5lbakdY5l7BuWIUrMweNVTxvJdFu9X3m48XlrQ4vaBbNuhj",
-	"gREiRt4DMy6LajSuWx7B+Ex8MEJpWSjWS/DSjp0lxEPxvyNhIOFv3kdTXNIt+zs78whoO4PBwL6ifiaT",
-	"pUhNUc7waWqX0cwQjFWHe+fAAVyw57u7buZ1tyKUXJMA44L1Xuzt9Ve1ZAWS3hD/xnd/6U6s9aBPPpGv",
-	"zyei2OHIakOwTSGRwz9r8I9Gy1fkIOvID38J/nthD90a3pL5M/LkMPEOE02LsmK7Gr0F3Hat6jDQseC7",
-	"m2cSXoh/B76SNXew7itQb9/mPCUBAbzlE4ESvmo17yDAT7lSwE1uxkUuQPmSRjP4+YBhf14QslBgNRTs",
-	"shSC8u5bDBt47qsSjl+A7umzn6Tjg0lH2oH1OStluNxFEhruUA/ahR4Z3ED6cO8GSfG1vBY4SAcbBrcG",
-	"TDmCaslG4opU0kieswRuSB4xt4Y9aRre9cqwRvZlsC6atm9NSxz3IerGsQ2HbPMBaGxu0EtuxkLh+xKE",
-	"c0Wge2tZuYEAwbbLGbW/dJ+poFYXE4FZT9QDnUnTZuj88jVS86OmVZ51keq6HYwcKX6KR2ClvhCQMygN",
-	"dbbksMhmLpvVpfwWl9723vvhR3YlZhqTLX58wX6TP807bSGLsKZopgX0LqK++l2UDR4AIudBrM4DV8U0",
-	"5+ayKCeYAxscJFxr++czTdMi9PwwnVjLTMQq8YIgYT1AhbgSM4feHvyWcoWwYUPBkPO4iUjNyqIyotWn",
-	"cLZ41D6/zjR3yr6c3rTyeFsd87Ee8a9AKbo/TwnE2zLVyHB9pTuR3A+btQuY9+Td39CCCKCb7Vt8zIb+",
-	"iz3cAZFUWXskiAgZaKI6LSB/0bBeArMAZyO09KH8c6M9KqD2N2G4DbO4Ustm4B2xcr/jNfueOXZk2ZDU",
-	"1Nuosa7wICajjfk1NrUh4Jl97CdUd2uk6gpA/gWML3SuYS40PKOxUgQA9Qw3lZ16MRXKyXBpmFAZQQur",
-	"Gs4vSyKWXHKZiwyrqvFL7H/7A3ZEQDg41xAxitymnE2kqozoQuk9h41eC8r9u0NytWuzGsYVlv57gHF9",
-	"8/KE6CxA6u6EbUUO0hrtwJ82BXWF5/3W/oNdKVT2KfH01S4aSybL8XRURuVLlgF6pBhgBXAbIVSNOeDZ",
-	"TXM+2w8ZAOWi+tokHquXPM/Pi4IAHn1XdETMvo0d/cdb++z3uh6MxVtGfDDxVuT/steyQonYrqplj47X",
-	"YODF1Syx3kJBU3KbFpmIXBlNBNUef/kILdNQD+nP8SvWU5iLi5EehwT4TKOyGLB71BENKRLILwfsEBfQ",
-	"skkQHvv2T2v1QIUdQM1irRJ00ATuiyLjxe6fWiG0VGb3bkPKGb39gTKK7NBndIY7dDS7mBGDlXpycz2U",
-	"RnekMuzTKpRnsGw4AzUJ/DwrWapQGXDUFQqd1dfWaM3zzDXJkgqVGOwgCD1wULvxwBeNFvyDdu0CRt0k",
-	"mRfF0gQE+JbvKOvA0IJ7koH/t0th+GmDuQZgnQeA74P5fpsQf7CjyLxudoldMFnvZ2gH95/ULy1Wyf/n",
-	"HsPqyL3d53/a3v2TFTF7u3u728/3+iQnQ3Hn6p8B6w0qABP7fUmjj+ogVm8axIxug1IiMBy23SxUw+g5",
-	"CHLQ0P6payYdMDqUrQbluSiN0O8Bi9OIwtwXEekcO1Fsrq4D9YwHqemAb3vKXfha6zkQ0rpdIKxkQpS4",
-	"YHCLV4munVv7z3o1Hf5EPKUn+PQEDxeAVse6m0TpCrhJ3WkK7Su+u3E+4Djpd5CdQA2Hlm/XSBi/Vxs0",
-	"eIsin6/cmOPP1MXZSjHsouGaLqp8NmCJZRUXngodNgncGTmoAnwawxEggkUWK6u5DKyIb7TptrJeVdgr",
-	"ZVJc06N4CyGjtMlPrKzYoPysB3goK7Dj3DzVlHwtNSVrHWuqJbmzqNwZCWUJXmwboY3esBss4ApLWz0D",
-	"NxPaYG7uXKkJcHN2ZC1N1w8oME2Dzn1h7yhw89e6ecSSQ2j4us/mj05CRkKtlWO/IW6kvpzhYDSjZzrs",
-	"oOS6pBA2Twi6RN0p7JTxZb7BElgHPaiaoTZKwSuh0QdWc8NjE4905W6GtkL9yAURRGqs2bPr5xLO1JGd",
-	"Y7Q9chcOiI/8vvt+YMQHM8C0bLgL87ITJv7N/vt//d/+gJ1WCrOmC9UIMgHODzWxHbDkhpdKqpF2plht",
-	"N6kiWNkUcEBwYXrYvQK2XTpE/gnP2oOnvxDZngPVboY3N8b4Ql2v3ZgZfliXQgPNvuziPMVNPxO7/Ucp",
-	"DbV6Pjx5RSsMuPPcnehu6wX2alHTwq28MLSVnisDFNOq+hy66VPjbj+EYbe9RxJ2o9XpcuvVkTe31hHm",
-	"opQiFcrkMx98Bf77VZ+hRV+e+DDNC+D+M/99jbA+XeooI6JfP3a65jDDJXIaNcuLEYTzsu1xkdatBqGi",
-	"UhuWDLkWF1WZQwM7f9mKcBTYsSrKEVeElE89HRtdnDXkurl8mv16DIhzjwpmCsxP9rIdwjfUFDK5tTP4",
-	"CGfL5f00VJ5JOk36A/aLvBZMfOCpJYB6eszcFMtKfmC9Nuo9ozEeyIHmvvDb9aE9bIEnICIunMh1DqSv",
-	"y3EbMCcgLBHDX+v5tEJSfXJrObdW6+54N1dejNbZKV+SQzu1rBqnYxM+u/D7hzTjI2VKKXR365bm1wq8",
-	"3WM4YtgCutndiFJAT9VH7ifroAfvoXaiZx2qwDIfTxJ3tZvhwblclZaDv+OndA/bvB6jS9yfQa5Eclu3",
-	"rzfjiIH6d4Gt7P8SOdjRv0SQ7PuXj4nLoqd5PtPMymD27vQ1QsjatwCMAp9OMdECRHifIE89RG1RmaHd",
-	"KVZW0CtEo/1XVoqS4fJiVGcCe4xebP1qyXm2T4it2L4fugL3EABVA2aqyPoR3ULmr295TmATLn/Fmtix",
-	"mpbiWihsqCgG7NBVEEOTRjpAVDIMn96e2auyOaG+oYqor0FzsEyoM4ME9ujJSP1cGodQGYE2Ib1L9Qn6",
-	"hxYqcwzsovQ0tBYz2rmFncUiKX4ttrkGD+InMSlnfFruUduebqCtedoOrVGr9HOztb9VVXBnizXazv/e",
-	"gE+NI98hiwBGfOaFwX4Hq4sIPruYCt8EDqBTuRn3o1hRGnI5CwAfPS+FOy03RdaGzjtsNmsq7XDIca+J",
-	"X/k8B3fzBd4MlRAQGTlgSe08xPawPIM0N7phwH4N8HbItWllf6yQWTrVwBp9vcOwxVnE/rl9ePJq+zcx",
-	"i9hLQJFGFGZVGJYWUymyfSp/APcg2lZCt5YZnfFrEbKPQ32+QS7JrwUO8HC4k+ZcLElBEvoJduez8Uh+",
-	"LRi3BDyC1vXIKKHYoOHdYynXYi02ya+96n+BzIhrcOoFzLKSZgWg8RnesqAnNsnhWOUUY7C3uyIrqRFY",
-	"fitq9c7BP3fxzUVPbkRgDHaN13Aiws4109i/MZ8hELx2FOhJHi+0Owrxt243oaodhJJEJ/jseon9lzqf",
-	"QGSnKVxDZ2DfavrMFCPogI84/rFK7AnJc5FLPUnYc7QoiBL7aK7ax6TPOoWWK9oU04tCXVxymVelSKA7",
-	"gOvmoU2s+CU0fGd0wwHjw+JasOcutqbwtVR2xHqLbwR3pDa8NBDHUuIGvmzh1f0BezvXDbE2ueuvX5W2",
-	"B+S5Wc+jHeGhrAf4um84c++bSSSA9XSnUBNRreABzjdJm9QQczu38O+aXklPxE8+yTrVzu+E981BSWTP",
-	"6tLQ0cmy0v7qbXKOSdymJW7J9l3Y3fxpPne6zPeQgHeHAwbOQ7dtd7SY7WPr4CJvUoAEIzxQ5lonyT2l",
-	"rn01qWt3OBCUwbZK4uyUlbqHkyk8Mu3Yx5b/esPrGbFgStzCLoK1WWb1RDDNMKVLaPMMODjr8VwXTJui",
-	"RKcLj5W97LqD2Tv7QaKY4TkWLdp1cmXZ0FCQSWyehO4bAmK2/1dYW9mKMFypDj7/mbW200otZfV2KR4z",
-	"Zou1EkIZ3qzB66DvslJrEfcaXgRLq5+cGLT3aC3600qtadSD1vUd1P4RS8OwWkc1/kpnwAUQ5ydoK8vJ",
-	"fufWnhCyKVpLUJO/oJf/z/+qlDQJ6xVlexrvh0me1Hjx7iHM7XUF3397p6Rh/3zzGpHkX75ieqaNmOh9",
-	"UOUSTIK1hzzlWrg82KkofUox4OI7/h+5J8gF4B7IqVcmlAJC2Xys0rFIr7R/Avi5u/+yKFmlICPWClZm",
-	"rFAmOeQEBEgm/zg1QdwJ34CySxUGxE8Xzpdj5WtxEgqwhAddKMssft+CIxptwa5Y+nmIAw+EP0cDzbfM",
-	"z+q7FV8ezNR9a+Qra7EJrT8ad7BiLHP4BN7QHvlDhvBpcT/HdHx5Q6dodankT/m2nQGs1WKVeNM37Cpf",
-	"DBKtTvXGanlM8+7Oq6UXAn6+lRvUvTuBCLJOWK+ZhfMx6eow2Ge8kXfrgFig5GRgn6XUnYT13p2+3hY6",
-	"5dOwuSBGqN0DYbIPYPbjZQpUJ95eARZBPw6LbEadzVGc4Sc52fjM1bK7fGD/VoxdAxHq3+MtlGFvjs5/",
-	"Pf4ZJRjDS5BBBBfirffJPlsMeve4mrG9Dx+wMpAPtVCGWjo2ouDJ77eY1OSPfITh7798fJ8M2Ak3Y+1a",
-	"zdDqlJoaJ7qv6HEVK0gMYtRDVWp3HxQJwEZm3PB9K/OV0FRFlBUkvJPf1XtE5xqohEmViQ9CQ1tzPMG+",
-	"lzMMKyFZD6Irpii6S3WMmEBu87H7NG1X6t+wi8r+a9dNaqPtX/ZhuxkJNCl/W01EKVP8z7n4YPCvw7Lk",
-	"M/zzGJAR4F2EV3AqRuJDwnqnR3v9ATsCGNJpWQxzAQtSimlRAqaZi6G82NuDvvm+STJUFS1BKthcFkA9",
-	"wFeYBfCUab1eCGNpBL+dNzsQgUa83mAOE0Uq1wEMcIT5FMXwUYzFzWhEM1bujEMOoE/vRA5oXfrdp+yc",
-	"z2sO3ONoAZYAfendFH+73vfDBzio9SUQq6BVJITVg4j8iAgw6Crm35yIqQd4uCaRnaT8WKMiDx7kuMfB",
-	"cdX6y2TS/QId4cFaku/vcjPrJNfFUEdZqf2mw6sr0z5W40ZWqa7SMeOadeWPwlCYQroiRz9WPVT3fd5s",
-	"5NRugh13+fnQ0utKTA29ivJowTjB8ngADHB2AZlMUBXjUm/tXTw1Fc/xQxBOshxBTiu3W6tUAUBc4J8T",
-	"GesRPBiblvKaGxErsiMiZuREFJWJ7JBKpJDv49KDrK7MyR3IULNnIZRmBDm1LtTDistYQQ6gtR0H7HVR",
-	"TIc8vYrcqJG1OK628yLlCOAzEYZbW8RZNaKBZebziA9fvz7+x8XJ6au/H54fXZwfnv5ydH72Z8ujDnxl",
-	"v4SulsWN8lSA7+L5DZ9p5h2VHfGodtn9GdG/LK/tjkZ9D3GoFi1sDhOylQWVlVrNf1Y7zJ5CUStIc7XL",
-	"7PuIQdVB8u4Q1Arn2j0DUF4kWkIfC56b8f/sxq2n8NDe7i6gJKMYibf2463iKt76mIC3CcCZwVWE6gG1",
-	"4mO/np+fRDV8s+814SvhLVceci32GQdQfmUfnpbFkBBerEzQkK8KSabBEPa10kqwqhQQ2hmTS6V+KUt5",
-	"pYUeMNxwoYylXJHZ9bbTKe1M4BiK7CCsdkSPFfB1SpvnhmViWI1ilYtrkQMoV0SZCTBdFEYASQ9eoEtx",
-	"w7Sw4lV3hJte0+duuqcMjNEhD5rbNUBKFWlVSjPb2v/9fZNuw+0JQyEQJ9x6D4wTwKTXIydwU4Ic931O",
-	"Uq5wLtTDx21k3RBhKtUoQuxEOSIXn92oWMEqWR0EcX4AZuhalFDOavULw3LBAZddajasZJ490yznICX8",
-	"uwg6CMioVlSoLsgePGt3FQ6nAe69EjPqIYQUo6uh/eKhyAbs2IxFeSO1YD/s/hFbdscKFS+rh1lNojJp",
-	"MRH7LCmuEDDiZjyzZASUj7VQ5FAuK2WVp7QqSwTtsKNbU5BVUwYZ17H6r91dNtER0wWhe9NhQgQna9du",
-	"I1U6fYxRNJWWuOusxCo8LAP2ap3DwtY7K7EKDssB467fkxUFgmcSiE5q93ZwpFqKETwDffeGl4qG8j14",
-	"7OpJNXKxZbepsiSegMSXF9rAK6S6LNwr7A9Wnew4tqduSpt1wbhBWg4uuplRkZ9yq82CtPwBpdjmxz90",
-	"Jwn62sM0gFgPWIKrnTBtdWHkz3blb8az5bzFj7eEuTQfv3X1SWg22RdaPWgoeClKa2e5K3wqfxMzrPKD",
-	"a3Zg6vRiX1OVVqaOjZnu7+yAyTAutNn/r93/2gWrkSZy67QqmpB9NV2x5yX8f1jSoMMf3LDBJYco7S/4",
-	"Vs/hxWlZTKYGL83tRd0J13JHYkskfVf3qpbFYFJkIgei+WCmZWGKtMip4S30tnRzd322/aT+VVSl4nnj",
-	"a6hLhb9wJWZtsz6nCXkTKqo7JewNdqEHvL3hmWZnEF2C1A+rTDBTcqWnRUlFqG0IOGinqZGLwAEGGy1N",
-	"VCPBoTEXZq9citKFZRr9skiC0zdN0mnHJwEe1rElPrY3eM54aO07gB+XI0M7hTjYib31wu4ElK4mhf0/",
-	"QHwWWsRKal1BmT9LukF93DN43rghp4MbaFoNc6nHwiVNwjRjZXccjX1HeAOGMho762HroVKTwiZLa/pa",
-	"+/pKeLIKdtGa6UR1CEngjLFnmjn4r8yDdGshGDT0sR9V8KncTotMjIQazPgkT/qNZS/mj9m0yGU6ax7E",
-	"TJrGBXs6tlNeZg2qFB9QwjRIl4LV9WF19V7B8XVQUe8//r8AAAD//w==",
+	"7P0Lc9s4ti+OfhWUzlRFukMpsvOYbrn+NeWk03uyJ+nk2s48ditbhElIwpgC2ARlR5Pj+9lvYS0ABClQ",
+	"omSnu8/576qujiWReC4srOdvfe0lcpVLwUSpepOvvZwWdMVKVsCn17RI36b6r5SppOB5yaXoTXpXS0bo",
+	"gomSJLRInyjCU9KfF3JFMq7KGfw00z8pIguSFIyWzPt2MOpFPa4bymm57EU9QVesN+np32Y87UW9gv2y",
+	"5gVLe5OyWLOop5IlW1E9kLksVrTsTXrrNTxZbnL9qioLLha9+/sIBv0TNBgathmw7rFlFPDPriGs6Jd3",
+	"TCzKZW9yMh6HhvChWLQtmywWVPB/U/0VLFzLKGSxePhSfCgWl9l6ER5Jvr7OuFpysWgOSmXrxY5h6Z8f",
+	"uEAfC7nKy7Y1yuHXLbLCr32Swm/ayAl/ffgqXjAl10XC2oZbmN+3Bmx/8Idsv2sbtP394cO+ZMUtK9oG",
+	"/f71R6LgCZIyxRdia/T4qz92/KZt5PjrY4378oZnWfsx1n0SOSfUTEJTrX5j99jgkdkhB/zl8/AQleJS",
+	"tK0t+5JnsqClLDZE4aOB1YXv68sLX7WvL/z8CAu8e2lhkQyLJH0l6A2bJVS1Uuzhi3oaZgqXa162HjKl",
+	"f9xeRf1tbQ31F60j1T8+fP2uqLppG2ZJ1Y0Z5bNTksk7Vui1I0v2hSRLWtBE360Rqaag34AZlOZ1sqQi",
+	"zVonoR/ZN4ecliUr9Lv//fN4+D0dzj9/fXZ6/4fwdJhq5cQlU9t8WH/pr7n+3Dpaph6BA19JmbUOUcps",
+	"e4hSZrUhSpm1DlHK7KFDvNcvq1wKxUBwekXTC/bLmqlSf0qkKJmAP2meZzyBi/ZpXsjrjK3++C+lJ/PV",
+	"6+4PBZv3Jr3/9bQSzp7ir+rpR3wLOw1dRtAt4YqsaKbHzVLSX4ucFopeZ4z85+WHnyJCyTVNiZP2BqOe",
+	"lpykmGc8+dXHLK//xZKSJBlVS6bIHS+XhArCvnBVgngiGOlTshb8l7Vl/QX5dPEWh/2jLK55mjLxa487",
+	"oVnGCrKiGyJkSVJJyiVXpF/IjEXkhm2ISmTOIj1aSpJCKjVUvHSbhMP/SZY/yrVIf83R/ySJWidLu/Jc",
+	"APfB+TxRNXkQxviRbjJJ0ysp39FiwX4ror6W6UZTdqYHoTkmFeT9+T9mrz788M/Zq39evbmE0V5J+Z6K",
+	"zUct4CbmHKpfc8wfbhnyc5CxE1LQkpGMr3hJ+nkh03WiHyQrmTIiRbYZTEis5/Hx06t3b1/PLs6v3sze",
+	"vX3/9iq2U1ckZ8VUrLhYl0z/TZKMawWMpmnBlBpNRS/qLRlNjep2wcpiMzyfl6zY5puXLJEiVWQtSp7B",
+	"QO+4SOWdFmVZqTSjrNbA8DouSrZgBfDjfwwvaMne6QkN4f/1VdvzxgVbUS404zzsLcXK7al8EvwLKfmK",
+	"HTyN+4pSflMa6UAc5bbiGH98d37144eL9zVq8YgkImpJC5aS6w2Sosx4siGFXGuJiYoUvtWCMU8YYSLN",
+	"JRfl/9DRUXT0SdB1uZQF/zf7tfn4Lc14atUMfdOcf3yr755RfR///ve/D8/X5ZKJUo+GBdeskmdgTnkh",
+	"E6ZAbPgNxZg7lmVDI8hcr/VlBVM+IzErClmoGCQCRdgtKzZkzlmWElqSOV1n5Qi23/Sph3R+en6+YKJ8",
+	"TYuAPHkuyPnpOTkZjYl7ivRVzhI+t9Olp3SUF7KUWv3UtKLfyAupL9IIpCt9nYLk/5quWPYaVCc4Vnkh",
+	"c1aUHGXEhOb0mmfcfq7/yr6UTKQsrY3WbNO1lBmjQl918Bgokvp3XrJVoK3aJLc2O0KjHzxJ05Trx2j2",
+	"0WsBpWHzGooMvXtfXA6NbF3wEGUF2jFf0KKgGxjOWi1/kqVbchXuQJUFoytz/Js/h/pJGdDEW5Gvy/cy",
+	"ZfUl21qV5rDM6x/W5bHv796FVCbrFRMlzPlTkQUfEkZt397DQt7yFJl0fff9iyP46jrYV22Df4aHonpb",
+	"nwNrrFiyLngJNyov2Mrald0yHURhzSW0rV/qA812tHdcP940bniWPeRIsS90lWeHkghPg4/xIym2lVjk",
+	"sTRc0sVBbzSICHRnYynyV9A0/LkLCazzXBYlS9+KkhVzmrBd2wSMOpHZKy7SOqeonRx45m+sUG3bWTJB",
+	"8eZ7yOlpjma77y4rcNs6zkanwYUOrV/VZlS/lUI8M8gI3YnZmkDU+zJcyKGdhL7NElqko+pe854Y8pUe",
+	"nDFhLXuT3oKXy/X1KJGrpyuZ3KyS3P2rJbBC0OypaxRW4DxN37PVNSs8A0yYGcxppljzVtYyZda0V77Y",
+	"tgJHPa3lIyuA5ehNeivotxf1mFiv9A7IOwGfzQ+foz07hp2HiACW6zzPs80FU9Db1y1xAmWE+rc0sSxq",
+	"lzAGDZ/jo/cR7tLMEHarC03LPVZtiNAMn5K7Jc8Y4SC4GQcTAxfXNlMLyF8/rbOMzNFaokUvStJiQ4q1",
+	"IHdynaXGmgcGIrkuCSU5F4KlxovWNNKJdZah7Fpj+x0uU1XSco3kYHYyLehcE7Ob0/7N9Jmd2QbXsr/G",
+	"oe1OllQsWGCF/r5k5ZIVhIpNCa67O6pIXxZg2qzWqzfRk4+aYlHUw3W8ZgNyV/CyZGKEj2r5o9jM4NWg",
+	"NOXPzD5ZjTNC8mul3Ndh4gSdSf+1d6uawjLNsg/z3uTnPXRt+37tv37/uUkbugMgrXRGy5q9N6UlG2q1",
+	"METC9p3rTVigO0ZG6DSdN/hm6HZgX3BPwsf370tWoIZrnyNqKe+UMf8VOw7w3i1ayhXLKRoH9z6Mp3+P",
+	"WV3T9K1MnOR64Ka/rV4ObnnGEyZUt/GuWElTWtIjhvHevhocRLtAbxd/F0nuHXfB8owfQ2IXLM82IQIr",
+	"WC4VL2Wx6bRwAUm6U//gpAwKgI4310k7dgsWEww9oQWzlm1jh7VEP/Lu6C6cPeqt8/Rg9gBmCtrp/rWz",
+	"/lv1yk5JL+rd0UJwsVAho9yKipInQ/O6viVoClY+eq2vTTjrePj/tVYlWdGUkT7OEC2O4Cl7gIjvbjlz",
+	"/VXiZV0YNRdAdRQ9LlKjNEdHWwKqxyE8juod2OoM1HbEW8HGWWvw0Bqbr90TNarYefW93mnqoWojkpok",
+	"aSTTbZtHKleUi0O1Si28z1ZW22uYvFZSLEjJvpQRuZU8YRHhK7pgEbnlKZMRmfOMHUIPUS+jYrGmC+xt",
+	"NBoNRlYcqXf99vIDefns++EJSfTYSJ/pbZkX9unuPaI+22WK/1JSRETljCXLh8+0oCWbZdZwXe/1x4Ix",
+	"6DQo/eoTwmYrKugCjCTdtr9m8tr3+H1XVex1/UQ9rjZmj8APxrq1zzbTcJIIP9CQUEUobNOExDTnRmuO",
+	"ST+2w7g9iQcRiW+4SPXX1tyrv5Q59klinsZTQUVKvDsjci4Ro96AIVnpLuPXcOa9qxEUS2t3LpdsFbLv",
+	"VgP0FYlqoMF7pqNcpOfnt2rnGWxzv4jRQeb3ZmO6Nw3v0fj1gRtd0Lv3TCnN1n2asGLswdY14GgHW/mQ",
+	"Sxz8Gtw8e6PQ9EPWIwCnKhjI0u1A2nX5VmfxbU2q3tbJjI8o+Ltv9N/PsPCbr4FTLedESMEics1owYqI",
+	"0JzPbtgmIlIP4TQi11TxJCKrMlNdFlPrPsYaEXTs/OXq6iORBfx7ST5dvCN9OxdSSqvrDILc2p7Hlolo",
+	"Gh8WeRKRgqkyIouC5stfsmBTK1YuZUsoEwwRHzgjHz9cXpG7JROEXismwteItR+2Dm2V5NWo9AjN2CJy",
+	"x66VTG5Y2XkdOtPvW18m+zYk/I6rgA3M3dyH6RpB2zn7Us6SdaE6GSiaQjB0X29kp4D43lMvm2a9ki1k",
+	"wQ+11NftGduC13cvxycTQgkI/f3T8enz4fjFcHwywGAlp9hgNNa/IQSreurqZDwZ6//+K3xgDvUTNBUs",
+	"qkg1gR3io57FAwj1faUkfBsyRS16nwW6wasIfmIp0ZrLxr9VniiiuwbbK8pF/VgxgV5ic8XGgxH5u+Yb",
+	"cSIF9hpPRV83Ae+qhAlacEncz0RtREm/DMiKlsmSKRJ/RWlZr01ErCoVEYgA+FK+Te9jM6qpWGGvpGAJ",
+	"47csJX1eKhB8SU6LUpF/SS4wDEWwu4wLpiKYj25St6Ifn/NClfiNfimaCv1t1bH+ZDonPB1gA7gAVKg7",
+	"VigS6x9BjDNfkZKt8oxCuJ1IWcHSqQBiLpe0tJFvWryjxUJpYfHrV/3XSLdzfx9HxH6hhzBKeLmx32qp",
+	"DP4G5YZc6WXAGeCGQQd2Lc34zpzVWh+lavgLfssUzM/cptjGiPykhcupoAWzgY8uSq9Izwj1tk8WuN7Q",
+	"byqZgnBEzfHAlqdIweZrpbfm+enpgEgxFRgsoegtiwhYQHQjQpbBQAXb0WGy+3kbuZ2ZGy0i+ljrjr/e",
+	"E5rd0Y2yq7bD4Fhxz1a5Vi9GUAYIEwbX2iHEnOTZ5olqU9rC3jXoq7PXC/nBt+I2l2FJFZQoUPAcL4EG",
+	"RuTcyK0ZFzd4/VPctFLKTGtVSW6SPvTBsvkiPCWymAor/DaD01CTgnd1M/AmtCcF4eWAJFSQa03Nt/KG",
+	"pSGCa4j/jW0sScaoKsmLsRdRH7yFDjaw/+flh5/+RrM1qCkr+uUtvuQnMbkLq1qbsDBn1rTKs8EgdX3M",
+	"TO7Ztmxolqw90F2vIZxysxXwN6ykJWLc0GItwksigmkfVZLHhMT//TMd/ns8/H72+Y9/iMNSZy1JsDtH",
+	"8LNLvDai3rxgjGghe9RwXPnBRuW6EKqj17vzgcQj800P5KOKqi1m8aD8uVPihIYqX/KWCAJkRBVcEWmE",
+	"UqBqtSyP9p3hRz6buw/jzoN1gHmkM5kfQK11y/2RRnZz97iWDiP312Dc/mZE/7ea26MRXQERm533/EfO",
+	"svSNficYCKM7CvDKYs1QcXZOzRXd6CsnFJDQZu/CxiM74taz9J9yrRfjjSjRIdawppzSmefF2WaH8fnp",
+	"+dDZMUsv8lXl8oaRfjwePYt9O0BY4bquApwabjF9bi4+vo71zRP/5erq4x/1N2HGjjkFM5NTED63ej1m",
+	"iUx3+U1dcHRng6YWx0SymSFNuMfnmQRHi3lerCGOBswoaE486P7x1Zo/V3rNnz3F5s8Rydi8nMl1+ef7",
+	"+AwlVFh9IYlVdRITREEKRtP9oupeg+gum5DerOHFx9fGLgQsGWRnNlqMSHzJRGr1PthhM8anWisMb/KK",
+	"KyNlh+IDNoTRZGkVmYJrzY3NpYkaSJZSMQEqTMpTUDOgLa2GGjnfM4tjK3Vv4k4Wj2fpvRlgi6cnkciv",
+	"996XprkP5hU44KijHuTGLawOHxBmaoq6yZmFdK/YaHOWhCCoSRA4PaNujntMJwQFbF1q2fzFuC7xBq0i",
+	"AM2Aao6mk16bS35H7i9snaV1JJUuESAhR7C/4I7OK24V1RhkdaqrfbbLb0ddI19vlWqMqcZOtrjaPlb+",
+	"oSKxBvsoQFyKJ2aBWWpSFc1p6TtyMNm8VqOXgg1suoJ+uzrU8NVU9F0yporIWtwIeSfMgdefXcwmMUul",
+	"W0PymtjenyjMeDgjccH0tFgaT6bCav7mDKdc5Xhen49PTFaC9SHh7OxKaqmc4mfbXtC55K/cR8ORHyzp",
+	"1i7V38w4KzZ6n0KGhA3medxqcTR0MvY5wHL+VxaQFq7lWqQzqhQrZzxVLUfUwDJQk9E1hBzTFNJNC827",
+	"mTojbJWXG2A6c8194JEaG957Ie+2Jx8TH7c9Fa0Oo/1grVhB7paSLJhghX6J8LJFp895wdSDgqI6yySq",
+	"nOnTEzSiv6NaSFsnCVNqvs70FCJSsEQWqWEMEJA5Z3dEYZpcLUb1oAG3B6rqjfUdwXq7tS4GpHFYjCq2",
+	"FW1R4a4AGG83GusVPFFA94+iD+MJeoAe7EU8e8tnJleF9kDIUsbMd8LGu24trD7zupHhLS1A/gGvvO7k",
+	"tWsSPn5y7cLHH1zj+GvVgx3kR1qUjxTX3UpGJleraQTwgG3WBUfD/g3bDKwBFxgMQi1QkRrYHtXZdGrm",
+	"0Lo9rZHuv6/g6MgADR1CvXZfg/GVBjTocZqrrCJ7m0DgHWhE7+lj9N8hcNwM0HbqL0C1sq00cumm9wjn",
+	"w8YP7IudRsAkwpXNepACUqg1D0/t5QtKI0/1U5qGjsmBMEbe3yYLoks2Q23Bgnu0Lpfvja2gypMRUjQT",
+	"kya9v8g7WNz3rz+6tBIIQi9kCeLnCGK+ZjdsE08IL4kZHUhCGS31vG3us3NL3AkuFlNRw7MgMUSYYCNc",
+	"sy7yQY+TnI5Oqt4c89NiiWImTIWU8oYJhZ5Ph5sF0rpMbohNAqfoVcXt63Ol1qwg8VOa86d2qE+/Orys",
+	"+6c4oAGBJ1U0FXSdciYSNoTLWCt/ELNvl+XTxbszohizU6kL8mZ5zWJpZUo/FJTeX2t58dIKEQHzVOIe",
+	"iMmSG3+lQL0nLsvsvYr16FYyZYUwmBRqRH7AvVb6tzgv+C0tWexHXWNANpxw+LHjjVqN96NtwPvKNmUn",
+	"dnX17n2LFG3Hruenb4olJDFxQVY8y7gR2CJ0twDCG8xGzkkMbOppxlUZR3puwKDM56mIHfdyj1TfWL9j",
+	"6LeC0TRGzxkSxtOUq0TesiLW3GAqzBL3T8enL4fjPw1PvxuE1/vleDweI0Ws6Be+0gv+3cvn+tuxVp8F",
+	"fjUOWete0yy7ktJzDBwSuCDg8IKfClfMpYVRZa9U0ldLmlewFM43ZkOZnI677VOYrZjJwDjEFu/BFnS6",
+	"zl7j868ymdx08ANyhQbqthz1dVKuC5a+9sATuo++wYTtVA6PuXxNRcq15HleLFwc7mEem1bpcRcOQChM",
+	"z40FUSADl7cZY3cRZHt6RyTgt1+E7VOw2JCHL+eKr9iVCY/svtbdURXcEC+NYTYgSPuBHTvlJGMK2U0F",
+	"lcGyU1s7B31lvHVHxAVfdsIf8aakr+6ZNV8fQXNugWvM4jTELPZk5B849OAKwpXgQvo3vnZbSFlCrjZd",
+	"5RnesSzjCS+beA47r+BGBxem0eb3l1UnzZ/e+J0C7twqz5iD+miDdHC7UseXHYd8HD7PHu9hBT1wK+vb",
+	"fc4MYFKcuCE9NX8yuIfRO/Lp4u3QBRE5N/GExF/hw4T8DKZBCBD7fO+7YbyN8q+ZwwKr8J41lwG51i3o",
+	"vnUXE5PnAkFsEK2G30Kmy//WYqVE/xfpX1PFXj4fRMRyonsQYMwLVjKJ3F8T8nVd8OrxP2Mv5H/rEVy7",
+	"9u7vYwgPajY0y7i4iQg0gW6SkpeZbsWb3Z9rzSv+bwZeOFj0Fd2QhBbFZipiKoREAlJGaALZIA5FE9kY",
+	"dHsKIGIr6sGKQA5ayqWndnp/wpD3G9Hg1yOu5GBWyYFwBVUK9d6U6SMSpaPdoVin47EWOE/H48cPxQrl",
+	"Ou9hrn4C8v7w/9H+fOODs4xrOcWNdDDNO3Aq5DzX2snwdDSOyPu3VxF5dfnD8NnwdUbBiPwfH98Nn43G",
+	"bekDLlD8wOzjtuAvF/A1/PzHP8QRoSVZyWZ8XdQIQq0jRH6TxOM9cnc9D/nI/X5wdvIekmyN/bBJulbb",
+	"If8Y/XP0X2eEkrxgw4JljCpG1Ho+51/ASJEkLC9Z2tG4GrLFGH4DlvPjmA16Biqc761ZveImh+6GbdBo",
+	"YW1kxVn1/ZIJsqQKvVIkRl9FHLJdbYe51EegugyBqcpp1kfDRaMZj+hPxmNN4jTLBof5yxrUuuLCfgxh",
+	"NPg+rGbaqFzhuq2kVmSsCUJPpxbJPT4ZjMj7tSoxmBYemq+1rtnqZ2pVM5rY3CsunID1QHr74DGK46ju",
+	"qEFGPRUsfPADKyBJYY7LbFL4GmlWPnw2ssbPfccjv46jlyf39vvBn//w0BOJWvCR1//BmjL25qvJe/gs",
+	"VTf72nwvk5tzdROQFxqSelBUR4no0Bn44VO7J3Ak/Wg2FXACAP+g6ibGHJTrggpI88BQKS6ILFJW2FNr",
+	"kj8ilGDxExcLF6alIGiLKgjfpgvKRedgKb3or6D35j3UJXi0nRytRaMrQdbX5z/4LYPEI62axKQPGoIs",
+	"IF4CUstirSzEpH/NBS02kOWJWoiQJbmW5XLb7HcYBer29z1u5/hKPwsmwpoCuts6WD1aNy526dBaAY88",
+	"KfutnzurkxglybfKcqVptmm1BpUKrkqXeCVK/WTNwI0m6769Ol8+J3/lrwYj8rZUJF7zmCDsmdHvriEX",
+	"CjTX8zxX5Jazu6nox1yOVjJlmQnBtGbgp2seDyYkTlQek76mKMGS8gfEv/BN5+6rqYjnWhP3ntHE9ang",
+	"9psJFAcAM74s+IILNYhInLNixbEYB/REV6yg0NyKJ4XMl1Iw3diCycxI+vpjkvH8WtIi/XvBSxZP8IjH",
+	"X+8BgACBOmAhpyLOCzZnhXoFvCE+qxzULFNwecNyaTGPPD891XeSTecAFAKTUaOfEYylitCpiNd88vRp",
+	"TD5dvB2Rc2I/Oq9V5ZykJjfu6bJcZWd5Iec8Y//PKsmHNNdrC+K8yDZTsWIpp0TTHeElwtrTlQWvPTSm",
+	"la/YzKree2p//E55dMXFYJvK+mGSd2LwKzBvZ/KtL80xQho21c750Zd+vB0C8Ff2qlDWIwwWimTJZi6G",
+	"abex1Tkq3Ytlmc26mGmdJ/AorssKurePN/qZexsxuS+pAR46nujRm7unE/BoX7KyhPwQDynAT0fYI2XV",
+	"kEk9iOFZ28BbQYnDARXngizLMteHSP+rrJa+Renbsj1Db9OuCVzqZ2oq/s6n8SmLzLPv8beCl5xml/Bs",
+	"DefCYYHK5Mbzd5uPMmeC5rwFYgzhffb1/ck+17Qv2K5PRuPRuL6OJ4+s1ZkCWEeaEahirRRBr5XM1iXr",
+	"aMA5Vjlst2EY4IxAyYWtkmmqg83iwHVd85Idt6rtnK3lEB25dDktaJaxjKtVjexOvHCDk5deoMFJKNBA",
+	"lTKfSTGbU56tC9YRTQaLSdVVxQMsMy/G426Jda6j9p26Yqr87cm/M1DSHuUEAZ73hxp319J1o+6+7rLm",
+	"bllcVzsWH0JUHveUtN3/7k7vBvtpbvfPUXupMmgxIndLnhgFi2aZIgtWEi5UyagLi3fBMX3qcBRMvBlm",
+	"ltxxoYiEpHxTTQrB/qoaHN2VRT+G6OsUFmLam5CpWf1p737UOya17Qid1SxUu77qBWF1UEAzLm7UVJQ2",
+	"ib6UW5oo2auIWtH/U8F1n1bjmgqncplNw7thgDrbLVccnd6IUpeyTCuPWvMa7NIDpyKkCB6niR0X3qBV",
+	"lCMiG3Y1qY8t1J2sIBu7EeoD8ystt5mZTLBDPKOmkEXaiGEw7lHXcsUdG9IERJbir4CDccMEWa1VSZYy",
+	"g8BOffiJI02Xt+yOfuxUK00ZU2FCPkn/mimemkTL6mn4ddQYF9Aa9mSjhsslW2lKg3vm+fjZVMRcgL8p",
+	"gTWCF2MAt8GRcQXWExMf4R/AuyUtma1mhTPUkzM1yToRm7spdtlyox76IM0DAKB8mHiVtmVe3eCX3VJO",
+	"Cno3My9ssy7w05SKZfMIoLUFOnOkSNiIXDKREo6oQ+d+rPCEvML44ul6PH6W3LAN/GFyev8xPP/4dvhX",
+	"tpls/T6qUG+10rFK8tmzX06Hf7p784/z9x/fvdn1z5e90iqGD9v5htb1B2B2+8E9g8ZiLWpvCdUVyGcE",
+	"ATcxAOFB7LTx4j2leZ5trG3tP940fvUDq9mXXBalIWN3SCy0J4TzS6U591TEASNIfGYovRarayJOTOhv",
+	"bE7ykpFrmXKII3KteYKKbiJoYTfNBZxB8aPBiv5fbJ7BrIuQh724raVr9DXDAJPdDWM5HEMDfdUH6hyc",
+	"+X7AiFAiIHcPMY+Ue1rvVrM6qW4RUbzAfBDCl/iWlqSQHvuRi8bdwFPS14NXEkbqZxMMzrxH9WTnkHdw",
+	"rXmZWZU8zzhLO3npm+i0719/NHk6nx9PDz3aDHZQqlbIRdshvvD/Kmvb4RlpYU9ih3X7/Rn2DsqE29ZO",
+	"O8z5MWyH38wO+Iiwzz8UfF4a7KFQZDdfHFLkw8ZABxVtl5llwnB1AzQpMWsf/JoG/hEVRNApIW2sSFnh",
+	"IXYIKRho1SAxhFICaUlSPp+zQo20RMAUEwmLJ+BQg5tBy+gQ7QQJXBmAvZ8ZDDeeMjtGUGxLBBCZij71",
+	"PU2fLt4axEtZLoGTQ0JhLefLdt1WX61yxzVMBE1NLPJiSj534O0Aq1WLnkUWG3w547fssfZYt1XdbWaj",
+	"M37D7rjCTQuHO3r2BVmYnGUfuaXh5vt08Zb0baz3YH/4nX9GLN1ElrzNCgQFaX06LpiD4QpkPHfnQ/5R",
+	"CyXC6J87JVBb2t6Pl2XbjNxgd8zyGMudV8u2LUFgt3m0d2nC6RD71OJsmdxKm6wJsEo13WxwBrEpqpQF",
+	"Sw20rsl/B1YiJFkXGR5Q68N5oszzxAw7mALQWmENaLuWCFtKZGIF5v0a+Ce4yCdPnxoNEOHakvzME3uf",
+	"KDcoX7wFKFhrX1oXxvDAS2BVmu0NOmKu/7DGSsAPDWRvP6yJzC200hmJUQEGNgka8FD/HO8BSt858Ie4",
+	"vY8NoNwazRuRXlF1c2TNQpuAuNOQ9fG1Q9Ir9qR3huyyP2pd3ObCpDHccGeEknrKKOnjJkxI/HVqo6Om",
+	"vQn5+fN9PDjCgLxdis+NASCKeGbKz4mEZVmXunymxRB7emM0tCZX5MkSjqPLUdWqXP2QuZNqwklGJMaM",
+	"3RkV6SxjC5psTLCNkdAGk6moknltLi/p56wYWubkLOBbScHGvsxRXuX/ZvHwmiqW2namgurLcERi7Hum",
+	"9wvgogyngwhYAwtVDeMM8KSwcwOW7f88FfH71x+HVl2pkAuRzZEFK51JcYwNfKrgqxpaDukPn52OT08H",
+	"hKqpgPGodbJ0Q4yAN+uRUDMrcJ5k2TUFiOLa7Kv1thP1V3cI8piNRPffg2U0M1a+ddTmtJstAPeMnZkB",
+	"Eu8ytcxYCeCOaeJ4qboQt0UwWmCodk+LcdUUO6braZJ+D2+di/SdbVV/ix8+YMPVY/DFZ30YTBWsltqN",
+	"p7RThdAKYrs/gkruAG6G2KFDwCTVhz4Mavl7qg/5mxRzPKyk4v97ayU2S5zvtLAZsvYTEzrXWwylOf2m",
+	"1RCPqkvYtYB0bVl/J8X8GqX6vPlHjicFr3aPmz0GAlmNO/5WEIVBWt6aWHtIh0mR2SMv6aeidtfaj/QI",
+	"qBATvzCXBUmWVCq457lYTPCiXGpFJy5oyWLShyTTk4GHvpLQLIu9W5tyLfDEKcvoZrZS9p1n4/F4PDAG",
+	"e1MlBEE4Sd9icw6fnb4cPyPT3lsDa42YnKTPBaJeTgVKa9PemTEdaVGi6ivCqWjJC8I49MhVJu/I9drg",
+	"A7J0AKUWjFBjqiHAqKbClcdYUQO9u6S3jEjBnMsWhCopmA0cQeEEIKJZwuc80d8UjHA1IbAQBrPVCxmJ",
+	"TIQBRHfIrPaFtaHoMaItCqqUzEkBJUJtVDoUfKhFI7iKefhgHzfn5/HnEQx0pLdvgs7ua0auWXnHmCBj",
+	"eO0kIgtZktN4EC4AgYtrVCuMI3vWBcDmcFXIGIWr2LVgFxZ5unE2ijp0UVCpWcnkRu/U6EeDp/pA2HXb",
+	"HgzGQ0jfOvfOaOk5iGuxIHqrHAbISL9KS+DgbUla+5mFNXjZF4IMo8Iqrw+4vZfILJA/F0dt9Wto+4pe",
+	"Y4nB+ptD761hhrp6MFD0lhUNGA2Lj2vg9/drnDACry0zm92r9B8GCfVKs7jHjjSssOz06eeJqRJENdtA",
+	"tzvEcuiunxDbzBl5dX75Zgal88wTBlMZYxyAWSV0xUgpB0dYZOyMU5jyQy/oC6bKK+OCaV7Oj1CCwV7R",
+	"7TUY7qPeXxjNkGwb/I2WVK+qT1XyBgJc6C3lKCl8bikbW7eGwGspWxQ0bUFo7izuuarNbnjVy6HZvQXu",
+	"9f71x9cU8cSPTVw9CM6rpY5HE5NDP7Vz0P9HW6F7O8phtUFGOxtqLShA3olgDvSB3ngEPp6BCNT5iNYJ",
+	"aH8mb6u9wTeVa81hh228WWGohX7a1Agc8oecifOPb48MQfaCpQKuS/NrhHFQ4LE0zkpINjPfFOSf5+/f",
+	"YakyAkm3GGZWkHhdZBAWtsewehC52FE9UYja80Bq2XUnSTJnZbKsdducov0+7niz4K614Ql7MSHbAmUt",
+	"+CGQx9AJXjeArNtYdgBRRnGwdry9rtor/oMbGouSQBY1cy1FpqwfmVNeLufrLNuYPEdPmEfBzxQSNC7q",
+	"Q+qgN6+RLoC+ey7OWhjGweHjzihv7LwYlDUhN2yjMPjbB/BXVQT56YuX+JBWUTCcHKL59MNnkNtbr8RD",
+	"Kke07sEpXCBLpaQf66dn8Jsx2KO+PhX9WLHS/aJKqJQJJnBemnTfH968e3P1pj22EV8mptSUnhc35RtZ",
+	"VVfb7OHPn5G7+qt3+uLlwd6Yt1C0z9QOO4b5darc3eqwd1LDGfl63yJhetCZAbLyhh9mBkZ3dkrS7sLf",
+	"cJVaDR6COmxpkHrpIHFIIRW/UnlHCMNaPtv+2g6dRCgziGh7Sfz+onZRSw/u8ohElHM8nPiqdyEajzqE",
+	"MGJCyC0rrmnJV0f4Fatycnvqe4AdxyJ472t0ZzGwb1Zda081re3iWQEa72LVN0Wqjqso5Y6JV07K1I6i",
+	"rnT+SkvGQs7gh0G9xtRvUEZqu4IUFukJMwUjy9vilsrW6iL9ihW4Gm7HV6OqYFa3ijauVytaVEVesQxU",
+	"vwJ08xHdwi63Qq5FW+UZ/E23DvPkEm8dqAsGpG0K7mUZyTO60dKHxVrwK9JQm/KiuaW6YakJsztsdy/0",
+	"YMIFD35ZM5Ewm6Kx3ydjX1Aly1sk4pLlVdGn/hhd7QOMhQZ/NTbhiNxpGfuPMFzjs8TFRXbzmJlVAAHJ",
+	"BnpthcmBXGj35ImqjqA+V2bnPOmlJpP49xcvjdxSbdWWb25f3dq5sXuj8b7TLegnxB+0KlWGfPuSbEdH",
+	"6UUx9bzyQn7hxqLvhYOiyg5BmCQ8i0OKoJnIScNR/JJnwQvXJ9JHqILWOCju5HvL3qDN4BXfYLXtNuhA",
+	"lTojzKFDgfJM6yNVUXMtQYexRJ2hOgxDTVUIcBHLJSa83EwI+2VNM0WmvY+04Gragyv+jupv3kmRSjHt",
+	"hUsn+hfmHltatXVmRDuW75CKc6AjVNnAYImlplbcE2Vw9/dUm/Pr1Gm6rqrP6Rft9QvvwuEFfi0k8XxV",
+	"QKBeFTooiGGq3c2ru91zQkVVkqMxHrtwnKpgHanXq5uKWsG6iDwfP4vI89Pv9TjNIY0nU+FWxxQV2D7c",
+	"GFENwyu2liQiBYMLa19FPLs0oeJ4oOnoAQWNsI9YIe93URyvdgsHMTSAn+wSFvoe9nhELCZ5RAClfGDk",
+	"g4p8pgJtB3oDXcq1AV/yWkXJwwJiApcm524MsPsoFmVSLLCCupiK0/Hz78j1poTsPaAOsJxovQ3oyRjE",
+	"SQLA06iJRIQrcsPyEi11uKAmgk1NRTzt9TM2L4lclxPy4tnpCXYwmPbiM6Kkl36YU1WSk5dgbrC+l0rY",
+	"0oOAE9g3Tuyp0K9Cz3NeKPQIi2qdByPy/7Xz5SbPkWZ3dIPDDSYVYsuHK+YuLs862K831WLzNDIzhM0E",
+	"1xCatqkg3u4/0cv1dWrqCiHoAALeTnsRqYWRfh2NRvf3WjzxqiwJU492f3r8iuY/40Z9DqhvII0egbCn",
+	"t+qJ8gi9uQigAOld1bNEXo0zQ6477d3Hlm0aJQLRCgxNc6hipm+oQa34r7eET7EoVPzQJUCstJZyjSJl",
+	"Xyrp14441tQXG5Q1H1FNM/ubLTuIFrP6cF0gh2AiBWiHGzj8Wu1JIQChKm+lv9N/YQ/GpGn7M9eM4dwd",
+	"xO1Wy3u1fXdMlA1mxYXn4+xTQWLMorG8M3YVb4A9YWDKVBiIucvLN6YW8hkBs5hRhHAFsMCUWzTXzXUh",
+	"14tlSa5pcgNIibrHCyPrqXhA6LxkWFaYFhk3QinqVDU68CF09PrO5LplDcxsrd5tWCXKvRVFC9iSDkkh",
+	"eKDMokeOyzgy88ez45bxtZxA5hgGg7dl4ytinjjEpB31bBXw7Xb/qtvUqyPoiqXbpvqoB8TObhHJgRem",
+	"ILZd1Dkvq7qCih1hDYVZKVZGLkSbF8aWfUyEPSu1ChC03RgwCmMn92agiQDt4/24LNYioVp+M2lqOF/D",
+	"HuxgLbbNYdvg2g7vrxmYFv6IvWxJHyqj2WnVsg68k7CzLL9FZTdz8JRkrIIOAU+6w1o+NBfly+cB303j",
+	"VOzyqTc12O24azhD4VF72Ud3S5lZngJRYT5/0h/rErB1McZfteoY2erf0VRo0ec+PnOGAK0mZbSwohO4",
+	"TP7KX0XQKIgj9itfLNLsaMsuaTBdtdTERZKtU31Gg0XN/yLvQF6r5VjB9dKLts2be2jGMDU9kURTCxVQ",
+	"pBFkKDveQQfmVtOuzbb4nYe29x2/ZQ91alXEGGGgJKg9yKP1GaMi6ejrmoptZxciNQf9SPBv2pv0Tmw4",
+	"6KSXM1yYR/At6bURxjBep/lg1MtD8nzeyQU/EryQrSjPmilfL54HgfKUupOYO7End78xcuzDa2HHHCpr",
+	"cH2ca7XfLf1JBbgTvBjq8H2gl2RdFEyUMz9SfNZa1dSBG0G572umjzQQqZA1rEWQDzfI0I3NzSQkHlzc",
+	"1G+2u4rdzA3YCkR50OI2RxW1LmN4G4DPbW/FEQXaHTEH/ABZPTrtTsDIMWE+jF+qunogA4uCrkRL+NB7",
+	"rdR4+0o8RjC/WdPjy4lb/PkdYWH7sNbeonTvYCO2inHvsadEmuXjXeDpnqR/AjVBn5OMlVjIJ+ULXqqI",
+	"xLN4KmRB4mF8BnYCTPYmFG5aSnJaLiEMHCwRgxF5bTIU5RwCrrzcxQUzgGL6yhcAJRZSjojTYVA/iiNr",
+	"cNdXG0tJbDSnSz9iAnSaBeXCZN019aDawABlwWhDBbvlkGWHMflasQFF3C0PCChO4e6H9OmIxNYyZb4y",
+	"NxYgQknpSr8auPzUjUKfgamITfj2CPOW7f2Mucvmy4KKVK4MoNfAwpIbn41WI0qCEk/kpTLgVMzyWWEO",
+	"wAhhWaCIDQHoLDkH2QygyEyUIV15xYT7p+NTcm7qC51h4iZq69VKmQwLNE7RkvDUIAYhphwF4c95SMwI",
+	"rUUDCBeFcqPKz1ZaLCeXmO2p25gKyBNAq4/Bq4epD3HqmKeZyBUD+mRYLwImeU3LZHmGbpk7rjVptDJD",
+	"2oSmRpRwKxLEgq3xgCi6AZOdjNDn07QuYm7IiJwLOyXPIrDgt0xNhYvS84RpcF0AyNvXKdqOwXRVE63v",
+	"72M9fOfvUK5ir882TjCWrvZVZ/OOSzyosZbHzT/wgOwPx367oxtnBKkxNiZSNSIQPWXKIjjXg1uwCC35",
+	"+vS54AFNm5aSsgyA2SIMxQIGosqaeSrELydB0yQaJiNbCeM+Jn29tXBxaUF4FLJcYvnFKbrApr3JVPhv",
+	"mKZGgGQAtkDr1sJWjHcPfwLZHb//73Pd8kBTrGVMTzSh6SszmgrTbATZyxnEzOQX4IDSwwGG9QSelqXS",
+	"ap1Bg9DXwNf72JqJEb6RXIEd4wtNymwzBeOdnAMOHrAYg4m3zgDaDt1NkKiObsUYN0igu9QwAajKUFUW",
+	"kXf6sgD74VlVd87avlPG8sGZO5pPlLX5uWSuqoqOMS5ExEfOmQqvhgMGQi5djlm9lIPdWs2V4PSo1rlq",
+	"pu76hUg918mKbhANMP76lacjfaj0Oc8zmjD9Pdy/c55lLK2y6yvWUkBg4NevYSq5vw8nSx1WHscrWNPN",
+	"p75VuiaIxlOx/Bp0kTXZcoGLUFm53SNmQGcOd297c0ZHZXb5haV2D7hJX31qAw4bBGfJIXLWFGM9KVwI",
+	"yKBzIMtBdaw6YNxWmmD3fIouzXYAImyUjfeCajqhDNtntfxN1aHVcBt7pc+gNfGgdKTb1Huq+7qi6gYl",
+	"l/OPb0myZMmNchiHpYd1q+gtSwfRVFyzxVoAfiv8Xl1S4FZz0Z7AztCPD0P4ZS2NtdACguz3zNj7Wg/y",
+	"ke/pcKWcK786jjmagn0pkQPbijikuuQRwMRbOrh2WxavdhKOpUm3KK+sy+Axl2V35Z1KWt1euvf0hhln",
+	"Ten5AOu+qgmgjNr6QvqugORhDujvYG40wiSuvRbfrcqyhcxC+hgsB0TtUp/blYWBgXIqvfCIhiOnJqDr",
+	"dq2Xa0XFhqx4lnHFtMClkL6NQAa4u/6dhiJWzfOHwHgosY/IubnatQiRW2lgRP5uXHwgz7uRTAXqE/H5",
+	"5V9nV2/fv/nw6Som/ZdjogYu5Rj0jjnlGWK2OFHdUwW9pTP8QKuQlGS0ZM5HZ9aAF/qeiYiS5hPmcguE",
+	"taY3zMXW19ORx/vqXNyZcycFM3ftIcluX485P1tWjM97uPz9b3kCt0wfh6sRlp4jK6sSK6p6gjxg9mud",
+	"fELCej5WVoNT6IIa6g04sIrNwDMLQMNG1qjKiromQA6fTEW7GQE7rtozyE4gomtFo2ZlMA/jj0Fx0K/o",
+	"f5hp20u/3pvtB2sOIYoPje/XEpiw/qd+KfNhxm5ZRqqx6Ufygq94CUlgm5ypw5HEGqY8O9fAXEL2PVjv",
+	"vcu59Zrd00M3gn6ZAY6+Mnuxg8EEy6ce0FfHApZG+n+VyeQmZB82hm2qFFclFWWHpHhj4zX9h1Z9ZxFl",
+	"OFgzrKyopUf1yJKv2qiSrWYGzXRvwKfbh8jfvs/705JamO03ttn8JEs+50k3NtEISs3kIp6QWHhNqKdm",
+	"/ka5j+EMG/U4pSWN0c+q312wIh4AWq5cFEypWHPHemPuJ9Na9RlbKWVJoY6K7XVQxc3ZJAyIF1wgOoHe",
+	"jJGH2aJlVC1kuEBTLadxzNYI4pEYNKudeUL9TC4wseN4+BJYNv9cpewa0He4mEsIQC05gOxa7IkqNjUp",
+	"eMkTmulTmLECwlZXrFgwkWzCYLywFZ2Qxf2bYS9cuF32YOoR7Fz4FwODbWeeyUXPa2wvP4Ffu0Kx1Mj/",
+	"8U/XpRcnfqAwk1AhWFozT2itagRWJmwJyJdxROqt2+/6xoBnrIcuLhsxE8FqmGeUu/tWzhHK5ymScE65",
+	"Fd6dETVlLB9CxDxK+DYFcyr6qSz1EcIIH4x7JbFJMBglUPOowGRjuGD99M0Y7qqfx5+xwgl8Go1jjDGc",
+	"CuDyamBMiMSaRu2wgStYYc8FGcUwFc0W7POGAcHk4tFUnItaCxRAv81rMI7qxT4XEDuRUMUshBSaMvU7",
+	"6ARRenxTseJK5SzL9EdXPHBF+voDS3mJUqEbXXknzTeutwEYuat5TgUO0zp8bNIJFJdRLkgeJuHh+HLw",
+	"Yq0FQCzCw09kDg0+IX2tjW3kmqyY19GfByBEfjAflRaOITlCr6KQ5az6pC9qW1cZ85Vnun+w/Yq0+mBI",
+	"L56K/sWbUy0pQ6WMqkX3aVHi/8G6ilbkDD9wEY/Ie90QTEtNhd6GoWJCgRA4moqp8Kx4+jzURf+5FhUN",
+	"urtV62DljRtIawJKHzaj410zsJ3Duk6mYuiZfifu0HhgDH5NMt0leKxia8wkmp7BEozbguFWU0Hw/tLH",
+	"RJXFOinXBUtfW+tx3YyCpar1XkEeLkFJLELSsUC0usnT8emL4fjl8OS7wZkduU0aIexLDvoAeGzjup2u",
+	"VljtruBlycTEs2Zfa2EPy9kQrAqNs9QbtDIuULpOufSr45gjZz/OMi5u4A3jdYt0Y6HZ98GixOquGgvU",
+	"7i+B0Y8QlhVn3JbrshXPRjCcrUqn8Qru2QwRbNK5MSbOqLHgt0wYfzRE3mIwcKxKlmuCBla3w0uiZ67H",
+	"ZCDokAXps4jXgyefDExIf1ywnNFyllFVIoNKNknG4jOSyLXQLDVnhW7W4Mbohcn1wNCqpDlA3yDzxu+T",
+	"fKjvpqE1tw7/yjaxwYHz/JqGfxtaouomnhyZwmF84ujfqZfiBoqq0uUbpbjRWWycFjCpygI5gLNflxfj",
+	"ysHfDLj2s42dB1gLsJijEZZhI1/i1Ie1VTq1J9YFESS0KLTKiuQ5so9eaQlUbytaVIF6rFO+2vYzs+uV",
+	"nJpTpZg6g2wAf4lG5IOoOd+t8+zZmIzHY7KCkhaQvUir5FxakoVkitA7ugEfK2YZ6BZwVa8LSdMEiA1j",
+	"eMG7agD9CUWxAtL04BAIIdda84rQPM4NFKNmx9LgN0+FCeDK9cTU+trJO2jSYCI29sp6zUt9e8JHGzHh",
+	"k4s109AsG/h5xEYHWE0MTuRM92DSF1Ozq6u8bH4/FVVtr/pP5JqBQb9BAFXxu1ojW1Si+3raHEP9Kddx",
+	"/TlEFsGQz6nAenIk1XsnpN0Q3DJMwDMBrMEioZNaxrVNy6shV0CoBHch2lNhYkaqOhk1oEjo2IM2QRe9",
+	"55k32VdqI0r6BdhhJbxGWK+0DIe0agFmZ0U3C5nSqJTqRMtJfWbWjS7A8A7n9VqWS7ibR8RLeHZU3oj3",
+	"rgoy2iYNDU7gLEMILaqOJUKwuFoksrCZB1UjrtZLLNaZ1mC1KC4YoaVc8cQGlivGxFRsBfVa5gYeGshs",
+	"e7A32B34mvnIr+1SPxEVgk/z6/AJCiqeldPlWYcKj2AiQtr5xmVCf0XU0cPKux1ZIa3GaQ6q+1pTj/fj",
+	"snX1PTfNwFtStQEzQonUScJ4bz9RiHbW+937sB1TOWw9IK+ouuIhMs3yHAUMWjSYk77ckZEYxoL8BitJ",
+	"3bDNqBcOzH/gOSk78hhwY7f6nv8OsqGWL+uiISkLjgm8gBzSEA3PDPxwoUqTN2eckhCy5HztXWMwvPC1",
+	"vd7g6sI7lM4rUAN39flJHFrCrBt33GPuWtsBmHGU/6NLDTdnLbuswAwe3VLmnbEDvBagch1WyrpkeYCV",
+	"7XQxVIRrS+p5+lgNJ8D/FlS0Lukpegqdt8Cu0zfYAgN7c6Ch0rdQWk657YENqMGovqMSPNoJ/V3v9IJB",
+	"zMGWoAtvGNlfC2Ily0dbjvrHxw3/PcVbdXUqXSJ4zGNT0NXOoK0gBdnwGaPEmiAtI8y/f/0RPivCvpRM",
+	"YEGd1vr88GQ8GJFz67kPZChgQApLMlqYfqumuVZnQF//edpr6yXZqv8+7X0euUZUbOLNcSJLKtJMi/Wg",
+	"GWulBjf2apOzCZnCFTrtxYMIYRzMze5gJpQBE4xhbk8XDIxu+AErXtjq1/gdVr+KyZ0sbvSFSUWlNYzI",
+	"W1OWeK3IXGaZvLNHSG9HRAqW3EhhoWUgzh9CFKAseaybhCiHcgnp6MSYu0jfBIc5HxzaqkmcrhFN1DNk",
+	"RU4DmgpYHz3qaDuH3sXEbkMqrEXJs+YaXGOkLqhJNszJmM4A2BTj8Sa1umVok3J86aljS5jVb8yURuic",
+	"CpuZCoWjY6w3ZhsxPIz8hHHFpFgLJ6Vd0+RmAdOYkJNxNB6P0QYCE5iKRKqSCEkWspDrkgs2IufWUOMX",
+	"oaqoFMjLm5UlLohW1WuKwe9wbOB/3AKTVKwSw69TyYxrBYpUneDmxG4bHq5WHsxNc5llM2AwtzSbtQHs",
+	"6acwWxgfJGq9WKBrqZRVAbWTsU1hcWh73nXwshm2NQ5eCNVVvY2z5xvUnFHGMJfQrpllbpgsGvsYzlL/",
+	"vYX1bsldhwBfV4yhpmJ/9/L5uMsdHfZCn4z3J9T6PQcDTXaHgRox8NE1iqpC/o50dzjbFmnIsmhiOTTp",
+	"n5ClXBe76P35d+Ntmh8HYQp+q/BkqNP+ekmlOlCOuLRQZiuurtmS3nK5LlwsszMwQvumsAUWGrLsYlsC",
+	"XUnA6vPB92cVzHeAKxWyBAiwKnHM1qsyVnQqSK05a+O+A8Rzk5WCRsTilqVaXAD7Z57Rci6LVc0ACnXv",
+	"hzBIGwAYYhvztWKzgs0LppZtuIw3TFRpgPiKcnUJ4E3zUD/m4pZmPJ0tCirKNkiNu0KKxYwrtW5bq/oy",
+	"uGRF6zXBG1jF1r8OjLXces8ZosMgDVvHG3b/kpWlhU8/gMCuAmSEzne4NPXAZlpgBL09hs2JSR8Oq8tI",
+	"1LIpxmnYeuMlvWHgfOGFLQeqQtduYo/Ezmz16vCgtTSMceSgL+uL6QhA32QTmJGs6mMNCOy4srdUROKU",
+	"iY31oKqpiGmSMKVmKRPceFlAGlRLLWhSoj+hvHSuZU+QEn9gYlOH2tO9QiETgeVxFuH6J5apz1Qi81Bq",
+	"zyV8Hy6u4WYKQbRniN9j5bUYWnQwXM/HJyRZ0ixj6Gl5o4VdW8rKKrc4iJkr6+kcgki84C/GaXa6OmDs",
+	"+xOBQiby5khaF6btMJltjoirr2cXZgd7O5sKhDpa5eXGFMAWJrEgbmxV7EL3wavwZPuBX2elgKHNMj5n",
+	"JV+xmclv2F6vd+YJ52ACKkd+qM40p2peu7VbF2Sa3ckBe65bYCXJfDFyjOvBV65tEq/cnTUDj0GT6Ig+",
+	"v6JfZkBlyaygJZtlfMUD7OojK4Y1UJCEIUSs2RBsol4lvQAYY5cck7OCrLhYl8zCGa8YFQrgRm5ZUfCU",
+	"jTqBxrVWULRh0KESuFkGRVT0IyOP03VA0rB1Geutfrp4N1R0zuAgIWmf4VVkUE/NijBTFDKIYHt4vdAQ",
+	"orGpBGoqQ4Y3NITiUes/JIj7RPkYwB67gVw6w3t8lBlPNufrlJePMSqvuQuom/Sbwbhuj2QbcEwpVgYx",
+	"fapaQUB+ny7e4ZV6FFBPR+bB8xkXrNxz5mxZuv4/hj/K4o4WKUv1X5h+B0rU1cWny6s3P8w+Xnz4x9s3",
+	"l4NOiOQ3bLMH3UhIAoIyxF7dmQIARy1IHSutOqlyfZ2xEOzZceUE5LqshV2DShb1YBK0BEjxW56C62F3",
+	"Qbrt7YBq6cbwaAPuwqWNIOEdSoLvT7SA1TMbEVXUaacSVWXsagBtXhcVFdUXrf2AvLZlzRr1FTczt36N",
+	"JCy7Zv5GtMEDRrjo3R51G9Pl8abLqcveVnOHGMOOw8qoKncR3mHsC3uuWo2qpd61SSJ1S9M02aVsDsWg",
+	"JIDgQKhp0x5nysuYAgetJcI6cXg3Fkzy3xJVw0EUVaGxwzqxEA1dunEFyA7r4krKbH/z962b88Y7EI2j",
+	"IjRd+IVlPIuCpc+ZWtLTFy+NvKvF2d6k998/j4ff0+H889eXz+//EOJuC1tR9CCemMOIq1qG+69y5A8H",
+	"12HS5/HImR1V9x3PfYca+Tirv1XPh2u8Id/1Z9FY8lqfkdvqRtn22npv73n7ib80bPNhZ1W3Uh3Thx9L",
+	"3Z5/IrcL1HQqGZizpCob+ABKOezA627tWX+MKn/+wNs38m81ymxWEIFq0d2nYMtLh5YeNyUEdAz5Nd41",
+	"4F0YzcxCkliuiCCymLfg63jYhtZ93J30ue1ABqRJScykTVoQuNM6INJie1G1ZG7GwaUv5HWGqK7NvEZy",
+	"8eNr8v3zF38iOT5UVeIMBGyUbSCSMO5DNs7VMg8eRFj+WUvJMw8j1qLWPj89DYkqUMC0XhD8k8gLmTCl",
+	"NH8ib0SJVbpb0Kn9N+m1XJeT64yKm16nDEXbf7QLn1azI1mC5SqgkCX2oFhyMxo2GBUKDMdVNzzPW+Jv",
+	"/4UY011vqRuOJT78qGDvvLvjHuyrvcpsFVvu4Jf0w1F13BwE1KeLt+FiZa7WDwUYfYrw1AVLaVK2gkn/",
+	"fQmoc6DuwvO4aADiZFZtT+mfgBpc+dihNGQfuCKom4PRXsLwNsQstzOxmM3eQSRHFiEuNrNiHQjLfC1X",
+	"+dogF+UZFWBtuit46RxVYd9PNQcVqgeDeZqKEfOcWf96pGYX0+FO4VZxEWLv0D0iulh9D/wZhcnEgbgx",
+	"jJep6+o7xalwxTM7VdMf6BYcMykMVUABtIo09pVKFiXPuk3JpTodPpv7XfQVLpTqUdA2NeT4btrdJOZx",
+	"vPsWrWVm+dzxVfvtoL0RNhtvO2p5YA1qVewPAH07N++FpnognN8RdvoaJX093o4fQh45CPBuy+TZZmY/",
+	"sLztI8ab24w9F5LvYT9CPXaoPwUpq98k6Pxx7PW+umYuFn9xIo+QIx/J5BDTfYOyD0Whgfg8m6hS37m/",
+	"YeUCOZ/bGm9x9fxTG9oXVyHAdjaAtVnal/KCzfmX2i7tCyPaf+M0ztJ+dIwjc3nq4WgmHL0OO9SmFYRD",
+	"/d2OPYpDo0V97u5gqbGGwyI0/oPfuvz7PoUkIZvvjUGbFQYsADqYFH3Ibp8QyGSPCOSxR07orP6CBHaQ",
+	"SdmXcoCw09eyXG4rQgcjq9YxlT4H80aqoZ6R+OtXS9lNVFlIgDbAslxg7qZeB8CcwAofny7eqlEn6CaL",
+	"fRQU6HWzITTECvi2bYwO+VYfYJsdu2BlbBzn/kncH9IHs2ghJYjY/tuu+j7vX390GAqu2E8tRqRguSww",
+	"6SoGQwDN+L9Z7Gv5p+PT58OTk+H4RS/qIQrDs+HpS/fh5fDkO/vh5GR4+iK4oC4M9lCOmbaULhdSDP/N",
+	"CtnEQkAkBKgch2iJBlyF5nlmcv3gGQflMnx2On4xDntsuiAijfZBB+3keVsuAShpa5vrmjfjVvdx4xUv",
+	"GE15uFgNAqPuDX62DbzGx+sWjKrKjVYA6C3l6DzpWvMmsqMIHZBm11u7CLFO0MATh2kbkVjexJVurhVv",
+	"wkuE4BwFAbOuqWpR/V2eg03npyQ3imVlWZE3IdkOMQPawgttRSlAqljSkuDjIBlgEB+wwhu2qUANCk3w",
+	"AEtwbYx4bggpV6ZFlhLQLU1KyclwfHp18mIyfj4Zv/ivoHDMFwVtkWfQYADgh5b1cAiwyxgF3BOuyPWa",
+	"Z+kTBWClqiSuuf1r1NR47E7UxuQtZJhEsIHXW0kvAYMBBsMn3kOEAuxlIaC2hEnBGbhwPAijs+Hyxyff",
+	"xODJQ2ADNCf5RSBcatGClWoqwBcNpS20GvCeK8XFomWaG9LHiP3BiPxggjOxSpFgBwSpNVs9JvX9gilW",
+	"2tw/dZypx9TBbybTAWAB1JqswGKkyDaN2/i0C6MOEFBlan8QPkEmr7cH/4oLWlSSXF/T98vnA69SOwg/",
+	"ssDLyILod4m6aCgiu8W36tFvBKwfmIU3SUqucSGsrDr6zS0CJT2ifG5l6DWgTj4uFUcRrI6TgsGkroyE",
+	"WRqFzKR6tGA0jZsFaKGci5b/zvNckVvO7giO6dokzisq0mv5Bbpd83hnYdmu+TYrvmIz6z3YS4T/R9hB",
+	"Kq3KIUjVqzYMfqcGkqi3LnjHOKOA4US/3DSfVNtb8QHDvOosxZyRwywrllG86sAMI4LMkPS1LpfSIiU0",
+	"y5f0mpURyWmasnQQVTAbWhVrnBeAI9BDD+tlIZtGk5NtSzyakfVdcU1UPHxVYfeQRvsPmB3CY1gz2p33",
+	"ne0ZF0yVr33Ymvp4EH4xqJ2yXyIi9P8QJxFrDlEuVES4+mm9YgVP9J96SfW/53pk+o8PBtGzsJhHF2zB",
+	"vgT9Zqj1+G5Mi8Y5CnMS2KN9y6Z3E0x1W+sE/UXerPdobwVTpRZ7R9USPlh9s20a9c3bnjYHB03KNWLV",
+	"7pr1udjoiYO7+0sOqsIBr3ja8XbpSp9IgtVF26Km7P7uZnBbu+LNILKzdx21UfkbeKUti8BVNzvk8Hkn",
+	"J+AksGOctYWenosNOf3ypZmasTf9wkwIgLcDsZ4y3RxwAuw4Kx3wmLqQzQXeKgv5alNZrDJ6zbKIxNMe",
+	"lhV8/+bqLx9+wLKCBL/SW45fTHvA6C1QG2TgbEMr3Uc9hI/cOYM2F1zViO53ltOCrh7Y0C9rVmweoaX7",
+	"jgwIieHxmY+nyT2QzI7Zn0ZmGEsKVtr60CuAUgySwoqVSxmOvlkXWReIfHgfn65G3vUyeDQw/MButFVR",
+	"7rIdHjvXj89q5ce3mXMjC75DYP+jHMGKW+4LErcmRNstTqu3Nbtod1p96y6atf4m2xi8yB96C1XwB1t3",
+	"keG9dWEK8CvXCpAreXofLLxsLf7boUlC+nnRK0QSCYpxgZtwfyrbLrmhqLjSvsXxChXXICq6Wj6qM3f/",
+	"ualdO2qdtQ+2WTHdbkQ1CW9g20vV7CHyiaRd5mmnaU0gj0/RmOe6RdAVI254Qt9cRVDzNyIfP+n/nV+9",
+	"/ktEfnjz7s3Vm4j85c35D1o/+PDx6u2Hny53qgaNKwLw3tHg8vSMxF/hBr6PiWILCBvw/Y+IUaEvzpF3",
+	"79cN1zuPR9u1AWPruie4dI+/JVfha5sqNgtfgsdZ5Ow715v9N/jXXYkPejd2pe5FGJpGReoh3BL3PsBl",
+	"YJQkTbG+VciO2kDn82IlH2rDMkF2wR86V5s/0FrXNRfRagr7eB1KkTsNew7OoPP15HLgv03IUDBMyJG5",
+	"G7FdhS2Sq5HwwfYuOGaPZMvBI/tbZdhe0lt2rq7qMv9h9bkeXYXexz0CgkXnnPiuwUfuatvKPQA4E1RJ",
+	"AZPt4sfX5OWfnn+PXw0BgWGw30vl58hMp19OT/T/ng2n0y8vXun//aD//NObz38MZs1csiCIhq0RSLBm",
+	"v1WamnBDtqQzW+XgwCVQ1XnN03ssCv4VX9efpiL++jXnyc39fTyY2Lo0irEUzfNiWC7RkelqAZHrTYXq",
+	"XzCRGkR8rOtvhlSsxVRgeHOxFmcOVE4KsNVvSMrnc1vD4nrj4Yl3yPa8dClMDZOZRcPZqzOty+V7/Zy+",
+	"6miyZAgCsj8dMVkyx/jwxQpEa++bV1fv3qvf6Eb20hybMj/PGIGzT/ppQeflwIFgOtuODZR4Pn4eDr+3",
+	"T1ohZCu/ySDTmSgIhzWFEIJmcGEto6B7V/eNfsaHNe+mBxiA85AC0PEKDqeXXDBEwSHUFi14K+YSiqgH",
+	"pwi4KJ1QlhwWi33LQmzNhCxnGIAfYhsluDW0aN5e2QDae1qwW3ljuJyKJ3UgLkUAXMuG+k8FL0HyNgWh",
+	"RsQDIoCyRoqVjUO9Kym7YDT9ILJNq2MSp4xDebQZsy85L9yMTYW/+jIMJgZ/ZypC60Dqy6C3HRv99iti",
+	"Q1Rmt1W44Z5I2Vp0IjZxy1NT8b+Tf9i9YQ773heUuc26HUu4+8Jq+Q3vkBN9iU/tzreE4ukEdTJItwS+",
+	"BAYPLT9OSPz1hot0AqipNOf/e5XkEVkXWUQwnRTQ/Fa0jAgk1EVTURZUKN1e5Nqd0fI+9kImsBujzFxv",
+	"AKc37OBvJKEaYgnFRlRddb9Mmjl1ZpJaqEnyMNCGS/5tnLS/nA9PX7wkS/bFiiHVonpJm3tpxKVFbv9i",
+	"13WX6Xe/9Hxo/VWLtL+L1N5iZO4lPBsoIqn1efRxwfJ+fqRM+nWONYu6n6lP5g19EYUifTCoMoNb38PU",
+	"cQLAHGFsFCnlVkBLL3BSb9uin1vuRvP86AHKoe2yydEa/CqyebAVGsAWEzVSR0PEq4uKkSdt2iu8/Yba",
+	"cV1bscWSnGGXjts1hCvH1TwyeICyi6L0Y6i6FVrAHkW3gbNGlcISFPBA7CrpQpmhnC6YITgTEJRR1YWh",
+	"HKsuM6WCruRf28J2oAB6mJlrLzN+VBuOb7Xx4pkeQLKwR29EWWweBznwcJ/YMQ6Ux8Ig+724SUJbHvZ+",
+	"mAwIf5lrW75jlx+HMynVYor6dWxw2P9xBrhfxSN/iK897KI5z3MmUkTCxzKKMOcnCgICyaeLd2eI0+r4",
+	"O3yPpQWDWvEjxloE3Dk79unvvFxq5lLh+fyG9wCrBnIIrSNzDBD8/9wr5oNd2CAh8IVY58edV7YycDRu",
+	"dvhN3V784nnIvOGhhc6OTNTNqVJ3BkizfkK/00fzT6ckWdKCJiXUubVlW/90Sq43JVNNu/afTmsdfrdv",
+	"e+xU3ShCk9q14m2BMLKBFnwI6CokmO5555MKhKKYzNRa38HBa0H9wKzhc0HOF0yUBF6euNKzPGEId4LJ",
+	"APHlX9++ezdapTH6taH6XCEFFFItWWEzbPuxXlow53v9QElznjBTAMviZscDB4Yd6+slxjrvcIiwbks5",
+	"FTGoH5OnTzF0TzePoXtPqyG5ejnzdQEAVvGcZ0zF5JopnjJTEL61oWZQIBRRIvC4radn6POEvOevSN/2",
+	"DMPVywPdPSEFvZsKJGD46eT0O/zJgLxbv7+9TXv/i3z84UdiQJe4WEzFVFwwmpKCzVkByU5Pf/xw8f5S",
+	"d2aMfHOO1V8oGH6w5Ubi4pdSnyxMNDa185Viq+uMQX/WHqIAIyvTtPGziwYI9Nyz6c69/0V+lMVKTQXK",
+	"YcAaenk6H1ZTMIa5gOQQSD+mxU0q7wAovVpTVxXaJ7BRh3ydFpx/3EgoUIP4SAzAL9dw7W8F958+38vb",
+	"zJp1vQl19z/yrAlLefrd9q1oDkmD374IQzKYU7RLJtma2Z4YyB/9I207iMgNlOSUJm9BneEXqqQFlBDB",
+	"KlBtSYuxsUmjoyVQi/PZaYCXhT0a7+QdKxItsGVMj1FFJOULKPwtIDV1kTGy3ORLsI0LOPx9TQMejwNo",
+	"KixTlbHBmYEQh0nYMGC4xRuU8fL5Ls8qHf57PPz+8x/7Q/fn4P/zh71iRMCAtCewBy23I2T1Dw7rwdZg",
+	"WBWZHniBOKarj4Wpg3gDjMdmH9pUnEZRxHLJVoPtnGl8el+CD5qpMLMH33AwZ4EkZC/rrN6oy2u93lTV",
+	"qiYw8qcry520pjBapRHBDC/9G5bs7QMYBqTxVOABT2VSsnJoqrnbpMyQo76jSgPFdWi5rJGoXuEniqS8",
+	"YEkpiw3pxwHOHQ/Oqtg0OQ+emnhEZuT/R4ZxRIQk8Qiy2+PRqJn39OLkdC9ntKgYHTIuDqBzoMpHp/VH",
+	"0ejhGB6fH3XpHEnbW15jWZ7P2ohHtg6h9ZGjlbYiYi3xtLFkfDYeRC7NcVKJOONxZOo1IWeM3E/PtfQz",
+	"FVwQmmWkH//8Oa7X2zqgcolduD0ltT1Q2kdAHata24U8ti+E4YCIn3Z8qSA1bA9vG27uuMHVkZO6ICU1",
+	"h+4eaBt5e677vjFr/nxl2HP3CXXKXsUs1S7XrJlFW0jPAXEt21EpDzV2hLzr28mJrb/tsF1Unqb6bodc",
+	"UWaGbSt3ZUJUD1s3CJu8hPPZxbponty1WHJdHtVkl0Pgjza4DmseKoPwG8RZPZjkaEGzjGVcBcKmT7DE",
+	"K+CNQIUhe42ckZVWUc2v+t6gYhOo7OnXfChlPpNiNqc8WxcsfIBKRDyuc/r9QdO/XkSwG+D2hOpr+RB/",
+	"kyauR5FagEp/My+E7v1iHfBtHu7+wjrEM1eho6HNwq+GRMHSBH8BYSZynaWAYlesRZgyOx6h3RnI+rdq",
+	"fAHyR6jlnY9oPftA7qH0IndOLtDEq8/sYRQEwdxrEcapLWnWIckOwSXsWN1a2gYaC9jY7+bi1Vaq6eWr",
+	"5riLJh/tdLWsy693wOzmbNcZsR7jbQkRH98dAXb4Gd2daae09n1QSH97GuLhByXkcizWorXMF2QBFWth",
+	"qyM4qFXItTqmvNU22p07A0jsHoi99WB/bjvDh5z3blqMbdZ/ySstZdYKaadzSppPn4+bmXZ5x8tk6Tte",
+	"jnOe1ZxFXbOr/HVrNhA6p1dU3Xw0qBcPYTi6ncv1akXDntZfhef4Y3gU8Rec+A+opGVb2D5fFii5dsQS",
+	"KhKWwd+64c9d2ofQamXG2FYIj5cm4No8Puoact0i0df7eXZKMmcSX7IvnlN1dHj1BijZYKuA2SRIV3s9",
+	"z+impdUdxe/0q0+ULX8n5F0EQXb6a0S9JXcgiZlUIV6SfsGSGylcBm2pCDY68EFn72Rxo7s3OtnMEW20",
+	"b4Pby/fNPBiaQJ4oTsE8o6dC+hhJ4kJQB6PuBRJs7Q9yt5TKYDSaC8yteccwVFOJxG2ux6AbE2soHB4J",
+	"N86LdwCDx71NujhcPHgEKfu3liIOuX2D++cuWXf375Bk7Wx37MtjiLE7pPtf50YJmpO+Barj0dlarcV8",
+	"oMWI3C15YpAZoULJgpVbxRZNCf9OweyH5GPP1BE2teOAK82k20ErsdwLAFZuo1A6CEoAmMfMzqkoJawb",
+	"wFIuWcEmJP467a35tDchX6eu6NKnAr7Rv0yePh2NRtNeRKa9W644gs3qX3+e9sALgr/RPJ/2Pt/fPxKg",
+	"pUxuZpbxdj9c72Vyc2nZ9SEVQNC46W3urq164NxcYXpMsZ0lDfzj3Sy2FTnZb7nK92+U9alynxXQxA0T",
+	"iJcM6PpNwGMT0+GdJxK7rIiYcDUVMeQ9xKSPIUGq8TT8OmqW4h+cEYo92bThcslWmqwNjvKzqYi5UOv5",
+	"nCewRvBiPCLuducKwbcR0NE7CVCni9kEF5whBBv9OvX/D4Of+JXKr9Q4V5PYtw7bHgrdJrMqw+UI9FF9",
+	"Hz3KvdqlqmS7x1i//lM4Nqbu249IPIsjEg9j4+WPz4gS9IbNQFngCgvFgbDMtXCMUPeQMsqSrbio0+92",
+	"hb+cD/8Lw15mo2ELksAnWF5war+mRXqcXq5PaSehQwv8dW7V7XJ346uzrFAS6H70CIj2604Zru83Jk6w",
+	"AfobcI8v5YrlRmPZr0CKW5m4yNUD1+Nt9XJwNbzItb0DqUWuHTaM9/bV4CB2OL/zjB+zFRcszzYd4hQK",
+	"lkvFS4nmj/1WPxf3cdhwAmETQbrY6Qve4imNowmdHFlO8bHPRC2jpLEHLavsFmGV5LOqyPB+qkzymVXV",
+	"j4cmhzwRVu5MfHkk6axcF0Idk3PstvzhhtIV/TLL19cZT2YFLdks4ytemh/4ar3qTU5Pnv/p+XfPXj7/",
+	"E1wg+OVJ1AGi78jMA5WtF83i0CYms2/+GH7+Oo5entzb7wd//kPvgGXDGJ0jb7BHKJW4hxcdVlqivXLb",
+	"SQvM+cMLHu6ZwJEb/39PvcN20rNBVkcS31FFRw4r4wHo/NvWEX2R0sToXbZiCQSOX9fieke/u+ojwZED",
+	"OsuK3oB62ig/Uqu6Mhgde8gep4YI6SvGyGtQdBrEYwvFFGwlMeFm9MgVPpoHuPO1+rs6+b+XCh8Y73hw",
+	"9bgWToKBjserYf8n4Jsdfux2hnH+KhBggTJxmKOAVuUOZ/b4c+QAwLoNugEFtptzGpOeeZrcLWWGhZq+",
+	"BXTUwYynCSW1dcq+FbZUCI+WOfdAE0DxSR1wsRsxVMpmx7EZ3Krd++lAHk3iQbWhDrGoW3d17KLdnZoK",
+	"pOCLZaZLck4yfsvMdxDcp+SKQY1+U94wJTeM5ZjJCis3FVBPHrLSyjNISEIvvX2eB/rDTMq5zDJ5B4s9",
+	"FUdjLR2Lm/SRlvquCBKObXWbKkhswBhiIle8LN2CgBEcQ5mkYCoiC37LxFQU3qKviIPE3AWvVGeux19L",
+	"ED33GMaHb1aDuhEa7TTdk5d1DfdXjXWuZIcX4wP0ieMBeXcCUHSK+v+9QUbvWCUps8emyTYJ5Bt5o7td",
+	"FU3X8S7t41DF4BF8y74y4+3Jt1FkHsezu8dQa8l6n8cIXD7/4//9H//v4/h/w6zOE0oOyf9uAjb2GYd8",
+	"cA+H1HzDCjpowXPECJlSwhGfCjsYrTwOolqyK6B70zQtmFIklxlPNhBrAsHDakT+AqKOxf+GutYo4TCR",
+	"FJscMB9FivKelnSw3iKuep15d0Cw8hj68/H3L6P9RaZESaQguvONqwRtsKqsAEf6UJ3+HJydxjw/CAAn",
+	"eFYCDzGrg1rur66HXUoFWZZlTmQB/yry6eKdy6oPoHd4yNxb2e3jaG9mZhZ0cNcQQrd87bgloOep9iBW",
+	"h0Rvdt5s5Jn+jtdIA6V+RwT+wdubTvaAld6/NKb5qD7jXQv23gynviTxnGbZNU1uYtI3hoTBhFDLivSx",
+	"i4mQVbyvqZpJ+rKwQBkGbr/S+qYio8mNGkS6oWbdVECA+HTx1s9ZB/AVIUtkEYhIQ+Ic/AImDFi/NhX4",
+	"FeElgR6wng7yCJaOdGeJLNJ4Yg6QP4soUMJVpFNR74Yrrz1E5TF6m10oCBzRvQRVt7oidpgw+A34idOO",
+	"cT1q9H62reytfgUusptRnBFL6c1LmyypppGKC25YOerGV7bPhArlcB+Vh2Bh1I7LsA2FQVlwsj3Ak39j",
+	"BZ9vwCt/pJW2nGWMqro71lUvdprqOKSp0nK2kse9alBejnnVi7/vriacE1cbxtbx1LL70HE0vUVEagqL",
+	"v5ZQLhhRjSp8I4OP8Ta9j83NMRU2zr8ff532AN0MI031gxhJihVjZYHf2/rEJgIVrEzwQ8Hma5FOe/cg",
+	"TgJShmWyU4HH1vSF/OhgKT3PAvBaWizLs80TQDtiEWC6GP4f7y8aEw5YOdhWct9K1v8p14WgRyrVxlPz",
+	"TcgEf0GNx1WwUQCBhTI8DBgaSacCiCORYs6L1Ygm+nvcdJokLC/1pkekQUBrxYqR9XYCCl2Amtgva5pp",
+	"WpqKGjGdCwGUFGmpO0Vvkyp9/5UVffSd+EQBTDUp5Bpw9mgJTJaKzdlUQNKsIlJkGyt96wcW0pVZOYoe",
+	"awEOj7w9zfMD1dNdh6MjBqtuQrVozv1dnhB/pezSmtWC0UAGqHvDCPOmLlGf4upPBaKkKfAk6hXABmAE",
+	"hFvwnAbgWDjGsi3EUt9hLVIxMGWCWTeaQnAKtsCVYQgH8WobKnUoQ6hll+o2Pu9nEm31TDHPK5T4nylm",
+	"5QtIQlAlhLimhcxzlhIU8FQ9C4P0pVXH/4U9P1GkoCUjENWkNA+FTdR//7Jma0bm6ywbEMV12/pb8x4U",
+	"CoSTl2SMFiyNfOwur3GmmQAijkFwwRpoe0NWXBmVeESuNK24hAlo2kxjRH4oZI5CclnQ5Aa92iu2ksUm",
+	"Ijkr3MzD1ZJacBPe69MF3hOgElysWlmk2nVfVXtvqB4W7+0nhBSjJQF5hJzEwTy5XUXgbzVB8E7oRe5R",
+	"O79aPXcvE86Sz+cQVLNiybrg5QaSY8y1k/O/sg2aF0I8I89oCZfI+ce3+r6ISPyP4fnHt8O/ss2ErFZJ",
+	"PhsZWDWu30ApvedwNN3D1eJglxCMo+moOF8HMa9DXdesBxPyCt6vjwIEeVhK+LHqVmv/6NMEEOfXUt7w",
+	"wDF7Vcg7BbWE4DHM11SAoKs3PJMLEwqhH06wETdbk8g9My9vz/ke7NHzQK6qeZVkDA5lFcOorL6pnwC1",
+	"o6+Vk4y8RgGPWN/xwBx55QPOgiw2FSYEwDZFSzjZ8k7U9JiIKEnO3xK6AGy9hApyrdXdW5bJ3JiYSgaG",
+	"P3tJg8dwKl5LcYunXk2mYkg+0nKpGygKwOw3LjUL2wc2C9hW+wPUt9d6bHw6Pn0+PDkZjl/EpK9KPWx9",
+	"jQwh8AgReY05BKxgLvg/IuyLFk8sQqaeV043maSA4OuBHAFar0HnirHttyk29+nT2x/UGYE7p6Qrw4Yu",
+	"fnxNnj179r3mQ5+uXsMbb4pCFtXP3z9/8ScS+4CJeSGvM7b6o76g4xH5G814Cr8Q4yhDG6rRcc3ThIup",
+	"ICQGSAQ1IT9/hQlHVpi+/xxHmm0WjMTwC+j+FNcG4BS5MFe1McPp5vpx3e7/88nnkRNMRlZGiyHip/RS",
+	"pilxgb8w53ccMWfAfa8FQDArQTbaaDT6rMVClAe8NMjYDBfKEurVyumCC60iQpPmtClC1+VSE1ACPnAL",
+	"fRw3DlRM8MQRhTXIzLnUdAkH84yshaJzpmdtFsBQoeb8BiMHGgC7+zUaXoey4AsuSB+SRbQSD7O4ZMnw",
+	"R1Ymy+ElL1n8NP4AjwHJEPIG9k2CCVhfKcAyhKajLcYFyeFh1oUozTdsY0CaiSyAADwe23wE1s3oGORa",
+	"ptwcBbjPsUZA/P78H7NXH3745+zVP6/eXMakjxjP1xsbdzM4IxktFhAoxjCJ8/nJM2j6I8xEMxIPPzEa",
+	"j8dgMFOR+eDMUggKDd8Zo9QZ3NJYetg0cDoe63kBC3N0OCIf9c1Jceg+1eoBKfL89NRa66A4jX4Khnil",
+	"5R8L+OzVO6QliaFAO835UxOrMIIDiOlCW79t6CpDgG6kGJGywm8nlYkyOZWmhJbl0x7M3KRX8SxwZ5kg",
+	"iUnv2Wg8emaKW8Nt+3R0x7JseCPkncAKeUPq08UQFx7GaKlou6oeBoJXIfkt3tTqEVM+6G3au/98H4VG",
+	"kReyBGliaPe1fQx69o86gpwJng5B41yYrPBvvQK6ebjlhgktMCxhwQJSI7I8TX3+lax1aAAyhZcjItid",
+	"Jto5L1QZEZmjdgigwKBdSWV4mhRsKmKEI4ijihcajgMUbmjVss9+ThWOIC/YLZdry4GfqDqjNcoWsnMu",
+	"xdvUjN/lwKhe1Fw1kGKgGEglxFQ4C84ha83JUMJUt7K+zrhaBoEn7qNws5hF4bdqeFFv8mLsqWqnNTUt",
+	"EHLS1oHJu/d72ANOfP+5KqUDNHA6Hpu6zC7g2rvSNSfBEuhdstDdskOCJUh+WxIuXTBUXItUQZjZcxxA",
+	"qF030KevaOrVHno+Ptn/yidh+QxL8aVn+1/6URbXPE0ZqiPKIuEAUXkHwBZe1EySLjRd9fyj9TnqfRmu",
+	"knyIynVPSz0zeGCGD9xHvdyYZesLhDER+kYFuvO77J+fnpOT0Rg/ob16MCIf9HnDag36WhCMmao5it4y",
+	"285U9OP/dkkzf/xDXIEBvxh7YDORRVE3Kq7PASbk+fh7vP3vuGIDc4cgKj+Kp07CqPJT9cHGNs9Q7sN4",
+	"PojA1hryNQMlWX+n1fJCioUN6kMTTQFBfO70oUu+Yge3TsiMQbg06bDmeUC1l+ssnQospjoiF+uMKWLF",
+	"HlOLoXp8QmJzycVQt3pFtYTmhPZ/jP45+i/SBw8XGxZMK8KMQODAF5BLwV7I0sEZqRXO0NKA3pRTLTNU",
+	"631GnDINfNIArkPkuimd7bUCAqp9/kW9nbjKCh3ZSNzYILRPBRQbLZhm1YsiT/T/ab78JYvIHbtWMrlh",
+	"Zb0Jqx5pxcEmpxouXaVIxlMB8ROygDiKS/Lp4l1jKJ6Mqz9qZmRHBWaQiKDOGhGa85nWeKcCrrvTiFxT",
+	"xZOIrMqs0SjSvmtH86ghzMrOEOZ2NhWuQsmo8tHET+MqQzwmby8/kO9ejk/OSOzHxYwyKhZrzBPSj7x8",
+	"9v3whCQyZUq3W3sUg61W+reY0JXUshu4J24lT1hE+IouWERuecok1PJgZyQ2AUD+W1OBr+n5RETljCXL",
+	"8NuoQJkkTKsamvoYzmxcoPK6pGoq0CBCUCU0+4gjiM/sm/o0VamWMelTa0/jKUEnMsNyKLFNsYynAhQn",
+	"9yRoy1oINqPw+UforkZ2566NquDbK1Nr5FGupUYv7iKpW5xM6Fzjcjx5/MsxdDHiEFMA1TI8+3d9Oeo3",
+	"vt//xmsp5hlHW/Dzkw5dfETzxZWU77SuBu+dnnaZj6lcA3Fy9bsb15ZQsX2Bd7y/kXt4Nzj00JSon2ra",
+	"QNi84N3+HtLMAoI1DAhcIc1BWn2vD9YOWZB/nr9/N5iQmObc5E1MpsJiKd6eaHaNZabPT8+B4EzOlG7u",
+	"ibLVnaA8anNOMSntAFekj9kAEYaQc6PympSpclCT+GOeapmdGyRp0xVPz2o3+Bx8V9cbwsuBDeiwl7oJ",
+	"tNt6VLdsqnVcWyEHo/cNP3exBwUgYQASkd/wBDw0sRMfoBpV31Oy4aZFC5uF+XMxLpUW4qSDqSi0+DCI",
+	"SAweTbtmvISqnPqGh7MbWQcXRmxQQdgXrkq0xcPyYJZDn2pFCr6bCu6O/mBEzjUtWTMAhMo5YgA7pMlw",
+	"gJGCmNOPTc7DhODQBmcgQkxFnBabWbEW/w+uhWswz6jQq6YP1NqF05nmuIKyYSUL8m0Ync+2GzpWg7lh",
+	"B9A+hmj9/9n73uW2dWTPV0G5tirSXFp2PDnn3rFrason8eRkThJ7bWdmqg5TJkTCEsYUqCFAO1pXqvbT",
+	"PsA+xD7YfZItdDdAUCJl2bHixPGnOBRJgECj//evcVnt+C4h0w4GOUoKNUTvb56zeOhb2o0qijIvBBY+",
+	"rkeu+AV4RVsDbCF834xP8ub7FkN6beedazjprNfwr37aBOcNymBoX0P/LwXQobLPIYztbAp5q21AhqtI",
+	"vXs2CYFcHFLfovA7JWKIsP2OsBZDLrRmjnKTgJXAQRIZ5LVhUBCPzYyVlcIq3XuX2redfzDdK64ds3oS",
+	"6Pcr0IuSoSY/JzUhfNUuSJfJ+2GRzTbJLtwc2nHGXGU5xNMa2gCI+RuVgWv7z5nMPuOpbw9wv4Lrtdy0",
+	"yrgXXjj1XPBLukN8QhYfNmJo8mV8X1OfbhzsF11z+Pap88XNT7wvzF+t7jBHL/iFX6IA4v419jxy3tPm",
+	"DrwWZsnyb38da8IpU1Gd55BWZWm/vfaXPOINfy3An3Ln7R4JM7fXt/O8A9AW1gVPXX7xnEpE2ps91lCr",
+	"6VTzQuWzPZaoKs8TzDoB9dGp23jbHkuo9RfqAg6OKfEVn/BiqKsFr9iA7c/zFakdLbjQtlfxictIzdBp",
+	"lsXK6szRXOAW62H6TJ5b/Rfhnyf8QgRqv4IhBiy54qWSaqQT+FodK+dZ2yTPGuh+2aVMxS7Wf5FHsBQ+",
+	"eZ38G1Tc63Tj2i8EmkCshqXgF3XNMIVAIQPmvCgZatwT/q+idF69PcazLBxj4W6pijJWdHubQjwHvbUm",
+	"R0YH9t5DqHRdrAen+MikyXelHJGKcHdhh0rV6grOVlYhKYnbxyhDTrlSQCQtprOGjxPd5HmOAPOIYWAZ",
+	"meOJ2AQxY8l8u+hN+6okVr20gsqthkO970wQjqkhUiObbjv7r9znr/v4Lw4UcIAHc12CslFMZ09H/sGO",
+	"vD0TX6LdOrq6xZkXn1yPl9YkgtPG8Zw7mt6lqDv9nfNezD6hsMcqOTo8oZSWBd9rQvE3vdvm9LSaUu1y",
+	"jLzrSWboj6xT4AYswRjTn53DBVPyW3xx6KhpYwsHsEJLnGRt7i0qQ2r1bkHie1DoRv8FH9NCToLdYnvj",
+	"5iUvqcry9w2YDM7rrzDQ304O329Ei9ftN218/ErJArfwnrW4slZyqD1iWwe3be4gdZ6sFTkCnu77sYGW",
+	"8xFKom86SeaChNYKAmqhQoKV3BovMWP/8bs1XAk6Jvf7vjaQzEocEHIQ93f2kSJWDXrZBSQScLtUez2a",
+	"i33QVgZPg9txPU5Ar2mF6j5amTR3yjoZ8vRiBNU2u7GaCDMusogNpbI2WgTvI0sMY1u+wu+GosA9xuvV",
+	"AdCA5z+z3+QvAagUJJeTPvhi+08/Bxohhp2wgsjFwaArRi7OzVlRgYzCH6b5LFbpuNBCQRQdFkpkSyr5",
+	"6vRfNEDDz8IaqQwk4AwCVmjlzwj/kFJYpGGZxE6Y8ERkrVmklSYKWcRyboRKZ5GrbXIgDF4KDtgxFdbw",
+	"UrALMQWAB5b87fDD8fv9t2fHB6cH70/fHL5H/4NLJfK/v9v/59nRwfHZycHx3w+OEza1i43+zUoBVOOl",
+	"KK0a5At47DhUDRNRMb8DaqVpiwzmXbaJWud0q/nD0njUIaYoSs0ccQFOQ3IiVEZFZUlX/AmfuFXGXUfu",
+	"XlGZtMA2fKvLS/rCQ3oWXt7ycYtrN6QvRsrp1ZR3ThnwDp0Qbuh3fT5Wqd7y65dNsBSpkJTIXJSMnxvh",
+	"WjFaQuyYBlRqNaaxWi+LW6dpIgSay9P86THlaRIpQefCpamabq8esSiF9M6A6WoqCC26ZGgzAfrWbuVA",
+	"nq5FqyIpuwZ/DBX1BDErKwIinz0Bnc90RJjK0oQm1y7jalYoAVVWZgxOb5XZm6SKVTPCpTJ2Lgy13bLL",
+	"jpUKUo0GbF85z7J3ZZOjGuXoi50ddAFhIVjTXw0yG4uNkgE7qvNEFyJvl/5TpQk85E5biFWdlNoik+jN",
+	"Dx8MOvKzfGwOmi/1m9DKzJlKpL1iNwRPkSsecSKJWzhSalTX1nhio5qBEF2/BiXBUF1p/KdOUdWRh99+",
+	"7NLBCwLtNuEOmf9n9PAXRRRb+fL+dEqleDDEgL0xaGh0JeUrceXsLSwvaGb3D9ihAiCnJk+sTRR4LaTI",
+	"kQFa5QJT68KXBIE/nl1KLSBEB/E0n1MvVVpCGr0HEnK/XHHMxCu51O1cdi61F/vqrDnbi5r3PFD2MHX1",
+	"6cpF2s+yp+jbw7ni97PMR5G99njXLGPkFqsJkK1r+Bfw5ZamHB0TuGp9kn3YH/mbC5xZ1V8azMwFDAxf",
+	"XzCvKVnbXtlzOhSE3ZoBJ+jvssoxkJrRgMbcGkdrJi/VZ/kmVx9+0pN+M0+MuC6eHjEv7jYUuZD25Chy",
+	"heSnju3bXis/7lBTfoBUp+Bw3mKDm4lO9e7eTTmJbi5JtgMgBvK6cqMG7Hg+Zag1L2g31E00n2mmi1oD",
+	"cUZ/mCZk31MpyrJfoh8tpE8hM1whT+rmxKJ1KjjL2gc+VIrRDdrOU7bRN5JtdEf+s5BqdGeVZ0uqy+Li",
+	"CzKQbs28Ws2w44qqoMBd6OF2cXVyqS4QG7tRaPkfQUFlnzmwLd6ENo9ViFrESjtOiJq764s7HTwwS64/",
+	"J/2WPE9ydSIkf6zgMYYnr6M2CsoS8f0DTKNCHEREZ6G4F0H8e6gTxksRK4peeTdB1Cg+df1ZJg6pzD0N",
+	"oGpIgFTpIZgqNuE+j+nZR+WUak+VEBj+GgpG2E8Dtk9L73I9OGyCoCpVyEVlL3Z22jjvGyCor8J5cah5",
+	"hrtOBtsYcVldC+0qxpEeHZ99KLaJy19bigSLL4129On5x4qcFNnfrTmpt8/WECp45+1MUHJcgWQCiZxU",
+	"0uUd/toUU830uLiC6kPTXePywU354V3rv4Q1n4/YyDi12mrTS16cn3+Bm9yT3S0c5U6KrYFSQWoHbsyF",
+	"UBA4OydCGOxcs+CpQVwExB+ZizoRHTdBPWrwuh5Vcvz+/COACCf9AXtfhE3PdJtwcmG4r3sGakS/LnFR",
+	"gjB5xEfh5VikF/PZdoFWBfXhkFRRV42veCgcgd/mTAC+7jrS7sNEp2ZmmWa9sOWNLBllsvQb2SYJpIok",
+	"bQlQiBrSzIDqR4wPrYaG54HK/L1e6No2w/uWI0zH6i5A8e7rQNWlBOVn9UgacLpjJU3fwa+gayItpRGl",
+	"nYtvaxQhwC/lijWR4QFdCGBtE+wS5F0OBOQNgKBkAyBKE8L9JK4LwFzKFQH8J6yHmGswq75dWyr+UwAs",
+	"BJfrKL3U9Zuf19le2lhtBCCRM0jJIggAl2MGM5RqBBA4BLuLrThuCdQMx6YVbjlWrXjLLalnrWyx7rWw",
+	"JlW9pZvDV/aNtGFqd5ZlWIpy/v1LUWYyNU9K/L35PqwouBoLAETtSBQCHH7Pxuq8vADDHeHeV5QRsPko",
+	"IQLhUGXSbGEPrc6SjEPleDlglWLjtcLqOth7qywqI5p5TbsBTP6EZzVKbazmIGwuxEwTMgvcXdvbmKdz",
+	"IWZYiGns8gNm6wIOTqwIzHnA/ipzI0oQIx4HE7BtxMz+hT4E4B/JnoeU7EaU7IKJPIIv37ertyJOpJtM",
+	"e+5hV++Y9pfhx9zHm57SIb+IowZkcDNwJUmy7we68nQRcMp127Nf7D4oZEBwID4G7MWMtwBsOgS3mjtO",
+	"8PN6ZC68+4GkLY2Nb2+jjBM5UuDf3CN/LWLoE+Y2ADVD+6ugadiJMJs1Fv+S6qZvW1B/ZblLjRw2dn//",
+	"GJL3ieGllTPDZhODBjmbcQs1F9i5uN3+OVCZbuwnFhEPqXEMbF7E5DnjakZyD+OR9c+Lnqu3OGi7pLm5",
+	"r0I3oXxcJUuCCLWovowcb8+JOjbugNTS220cwt93b1xdL15pjDY0mB8rrpTbR278PdkiAbnYAvzHGmdw",
+	"nhfR+aVmvxozPVT5LGInfCJOpBF/fss/4XtP7NcDnu60LLIq7ULCPMHvWg8DxZc/EO6lG7ybhULRZgrG",
+	"SoRNOsIdw91p8tWvzVAfHZZWx5kMoDLT2ni0WwL2QGNjug+qcwavBDd/1CwItCoWukzCsSL0dpQiFcrk",
+	"s8A9C/PaY6pgc1DDsUr+nfgGY1DYR94idD6FuMrQPCbAse6lXItNqbRQWhp5Kfp7LDF8lESA/WvEqChn",
+	"zgoBdxXBd5LjZsCOboa5H7Bjq5tTD4tYgVHWLMhrcA3Wgx4XRx9+efvm5dnx/unB2ds3796cQnkdm0hV",
+	"GdEJiH9AW3JbYPx/30elm+Gj+3iNW/j7eJemaO4Xv2iJsbSz3ezG9ihsJUdIq6H8z1X73tlo2lmBnZ4W",
+	"xTuuZsBPUnpYL1cdBS/TcVsYqzn3oPFFwPR8yAt8NKU/y64KJN1YyhC3rotydKbzavR569pn7bayyPcL",
+	"zI3tu3QzbhD41gTzlZq92H4xaCuTXeADG1+JVpbB1N3dlr51Ru1a6Ag6JjWChk0oBuzmfDvSuW0O5mE5",
+	"Osmr0Sp5THY7KI3pdgTaaGFT3zlwVLEcCaZuNQRZm66bhadE1suLK1G+5BORv4TuZhwr/1AoYgSGSdPf",
+	"RQkeq2CgqMZyS6ZlcSkzUSbsutm/oonlPO8UQbWgKvNdrEUkd67rfkA41BIm4jogBBc967A3f95jiYPc",
+	"gPd/KPMkVj33MqtP6Go6LUojsjfKiPKcp0Inu6RnhSmoTXfytZ0gBlnwhlglg8Fgi+/wJIBZ0EJAj9IM",
+	"ltcVtfcj5npD/IJwChCJPj56Wf9AsOKxijeeD7bjjc8RlmriwC0tIhbeufAu5l5VN0aLFeE5WGb17uUR",
+	"gu0pNkmnIaJfTxqmp4JfaJjoJsx0WBlgePs7+33agLSwatt5WUxi1dYpoud6RLD//j//t/5mwHCwV349",
+	"PT36D3vZd4+Ay6+P949+/Z9voUscjAMzd1/Heu3P0yivYYiW1wVNN+DyPw5+OTl8+dvBaX+uCUUSq2vs",
+	"oY6rWunx+8LIc+LGmvUCOkm4nqk06X+usSToF9ewrX5xrEgVFp+MVXELxZKqVLtk3O7WZ3u3MZ89H699",
+	"o6aVeUfNKwDMnX44hMQ+94tmE5FJDnjUGgE64JMBvHqac6mw3QVcnBc01EAjVqCeQzsMvK/KZLH1B2qN",
+	"AZfgL3sJ2mTAJfjLXjqXOdwUq3CAIjXCbOLq9veYY+2YB0m0tKSTSVJDcFJHYEn46XwicF9qg6LfsDYi",
+	"ZsVAY+/gAgZPQMWVQkexchQXvqkBbTdgC5rBHsWhOjWDWFnVoB1DwysHO/trTykhYK9lqoFlev6mR60j",
+	"0GlcFIl6zKfiESgOfIffPknly2Y2FjzHrnmtasmxsMJX+/Cty7WWqfA+j4wbPoR62VJY7SMd82EuWvXq",
+	"X3G0NZ4YGqGrzGnZ1KspnJ6f0I31FWbjRw/rAnmKGARLDTL8irFbTUf3eqaNmAQupgsx63YpvYfcJD0u",
+	"rjTjrORXEH4uSliZMdfjQauP5Df7znXyPGiIvKymHqPoYQR+8FVjhvW2XM/3jP794+ePrYgp86HFuUaw",
+	"ocUM//3Y2fvunbRaPofNcqhEDra80UiK/cNnFzgt0uDq2d1lOi2mgiXnFZRFSBMrJD6Xi3V8cHLKXh5/",
+	"eOVSHsKz71VolzUTZkcE3knMBIhVW6MrmB9LhlaknNX5C1DIUE2ZKdjz7e2F33XSZ9LUXxCrBMeGj2Du",
+	"G6i/ZsvEMAHM51BAOibRfi+BhuHogHzxx1jZ0/nzi6rMG5i3kLmFxgW1PMaSu3CBarC0k1/3N3d++pmN",
+	"xacB27fjxOoK5pCIT1NZCg0d1uwHASpMC1DL9vMBs8cO2NSEKz7C4IyGWNWmVBCh0bHCeTiacnxlIoE0",
+	"WCkgnd7+1A0SgA3Z19hfDI73AwVZqH/YftBzvZW9IFgP7DBmJYM9y6/YJc8r8a2nhj1YkORGdvhaKEtx",
+	"oqUV9iIDDIXY1jWmAa1csw+bSLUR1JHbZ1vi4aImV9vP+y57EgqERVqorLvu3h2Pm4vt7Vl7hLiat9ht",
+	"XIOV9ro9yjLloN7MJ4I1+cVtEsO82jsRnVBCr4V5J9ap4LzrjO5inJ2yxQNRiYmCrCwAqN0DUbQJ/W9V",
+	"EQLtuyGu3HfMf2t3wHQituibNxsRVmsyVZ1wqwCH6UFXQQGQGmdwVZQX2sP7IBJpczUX8g+upEnHh834",
+	"7lpyERYGeqDMrnZqxek9wpLyb1d24pJ3nvzuY1NMheJTeXP8wcO1Q76RVLycAbbUsJK5QRbUS+ht/q0A",
+	"/d6HWpFLURpsqg2FW9hW0WpOoIzSMXODPNMEiMaS1wenbCsrUp1Q9EMDos77lmSFNqfC4VSo/aM3r2rs",
+	"7i86DDzDWhaeH5V2LCPte1DSkDzBPsEAHj8qNumifdPgmF9RFKGLx9Ns2R8H2yHu+hJz/9TyK/eYewTC",
+	"PoRL32n+h3v0hTsfseHMCDA44Q+uWTsp0D4D+DKFf+68lYCvf6vtvCMWftum2A+BpgV33BwqClq6Pw25",
+	"twzb8HBOQq6N3YcDLfPBNKYeVm26UgjoO281lm9WJWmsKcwblIKhyAs10swUwdY1d6rbOXPqv54NBYbb",
+	"IFPvSllOd9rBu+tmuugmHnTY5l9B71gc6IFM9ca3drcCf+oW+tUUkDrrsUPvmD8krWwOwx5kyXcZYAuE",
+	"/hW43Sqc7oc25w9VczFuzzJvG9eabw7Zhvn1FXji4kAPZIvdRK5POF/fPhOlxMnwHGlhjLTnpwd6gu7f",
+	"maduTcRkSNn+nbrkO7pnrU4DO8Qy/ZEm6nVGWaJ764fmsLQzgA+3spT9Ar7aWqK4n2U4j3UBRLv3P5Bi",
+	"SR/3BAr9/TFPgI1WTHyS2jJMVD6oEUGDo94bI926tmPcFHjy2M8wbMvxZW3Iz9t/6i8aehjDCg7gj4rq",
+	"fDuyvXVkiiCfcZsdvewxrmbu2oTPaLMsfU20yC/FUoq6IyOOWoNdRHb3E+1y8bfNSTrdmqTTjd3r+Z+2",
+	"rn2GxWe65ZafcwLPN7rudL18S1zKTKhULHVK6qlIIQ8JU0/qlvwEn+VQcrBugGXiXCqJqaPz6WqihJxO",
+	"wrusAX4QRAehiqP5XBaE6PC4TueQGcV0wc55yXoNVIBYhTBAkGI8LgtVVDqfRfaRGiCEJg0jTwpwNFpK",
+	"Gwo2kVpLNeoPYpW4BTrTY77z088eAdQlk3iAIFUomfIcPe50tfSBrtqz2+FwRUyHA7cda0eP8CN1qIXu",
+	"ux8fSP3q6bJdibLXG0PBS1HuV2YMLC2y+yF/E7Nfoca3RV46JBt3Uggll2lDSRhI6UKNJPWbOpd5mElL",
+	"YDmQR3shZpuQcmWZFV6/Nc+7DZOw538pgzBFkUN1QlGVlNQ5LYvJ1DBdQaVI87tZj84/K0qmCtMn6K/E",
+	"DuQOGlW1BElbq541qYPGzHUfSYfxE6vGOBHDIBLGxjRUuERMFUwqLUcKqheUYVdjaSwn5KmICAsJU+Dp",
+	"WDGuY0V8pz9g74XIsGwIEy122XmV55Tqh7UjLifPfcCFmD3Tc1XEuLuxqp+DJDyXNIfJdb3kxfYf2W9i",
+	"hmjCcAPoYtLOSguT9AdsX2FZRTuEkSvBowQdwFrKBb+E/D3Rhr+ylI2dWIJZOwuDUZbkF8MBq4XREye7",
+	"D07WsbgRQkiGXEx/I9zr7jiswShdYaYgs7fIZhFLxyK90O3aEOv55vJQJOeRx/uUgUsviZV/CzeW22Uw",
+	"//BNUmkjeBa5WD7UXXgma9W1ILqPsOuABeBYtKbSfuTSOmE9uAcUoJSX5QyBQ878FJP+nuUuY6qAw28b",
+	"sCMEja0LtOrZWj3sHLOddQSc6cXOjh6wBPYD9aiyIhBGVbh7AepRMWh4OIhVrI6rXOhd/IhNq5NvOj08",
+	"icKr0C5sM+VaNK9XSv67EvD1cDHYv8U3hT/mULKesB613QDn+hXb2d4Oc5AjKOCbVmYTmdMmfV6Ps1cl",
+	"Pzeb/+nkC/7ej1jz/gzvqseBVyLefPOdEUvcfmx6oM+lv2Uizbn9PtYjlF/AwWchJGkpeKZh1a3MnorS",
+	"YLp2A2afXoSf6wdybGazMdsE6gyR/xCaXgg4i/f61QiIcrMqZWNLGj/472xcDXbXX2/d4WB5HdnPU1Os",
+	"3A8rv4GXIzhl3a/yd7iZEqVdSnG1Cf4TjZizyC0Ivv7dyyO2P51qZm+zb5sIwweVHLiP/FDKJGISxbOz",
+	"MIRVWLATAZ7y/jIoZhSia/It4stfOm6w7vYAONzNcM+OIT1ly93dVfhQmsdxRSKmmExzifnjAF5NAdAW",
+	"rQQ6dNcy6RYKyVKtogBkrxBcoJgKJTPLec/lqCrrbNi1aDU4vieydQ/0r6sLve4xSjGS2thtX/c4d+u6",
+	"c7tRTHEh7mf/HYND3r48czR5BTe5nD0oZ+dMi/zcEqbhUokMTeYTlOo72zvbm893IpaJEnraQxF5w4C2",
+	"JqKfLNWJ84nAInXpc0nrFEM76Egomng4736HyYizxindzmjEMf7jq2eO4kA3pSOKxlr3aLH7VlrjqvhF",
+	"Di0lsuyDuIi70rXtb6GLQ0tpo1UiyLzHAedqNSOPRLyI+hUrB/vFetA0F9yxpbiUReWK7axpocQnc0Z3",
+	"doJ5ndAXrITgtQSg6qcQoGrnkQBU4eLcDE3l6iS/GxxfqLhdpME2Wm9rQu1+7MzwrJEzwZpeGGnA3him",
+	"DS+NRk4IlhbrJeR83MUuANayBTwcKqSNFVI3OMRYpYzMqQOBc1riWTnaP335K7uON+hyvLELBu3npLuk",
+	"E/d6rQmjOMRDQWfi932/SaIPBs3vMzoXyHiF80LtfbRb/abg2LL7OetGoH3HL0Sr/KBpIFIknxdarDev",
+	"b0Tkjy8hW38PK05CGYhdPLDKpEO5SZo98qRm5+DPRiDjWIVuLZklPn445mAKE7zScAZHOoEGRXu+ZUkp",
+	"EGFGQR2x/RtXLotVz6fMt45A7Uh00WAV7MPxW/SG2S3tD9ih6ySPr48V9ovEboJKMFNypXnqMTzr2nSZ",
+	"7TJ0wdXBE1dljg0JhzPE6gHh7C18e7kqJWFe0edEzI1bWCrKoX8BxD65CcMw2NDFNXC8GnODMRe/xdAg",
+	"asAcxwSnHXAHywXtgNNSaKAFDv35613zPfUZjxUw3r1GwohdjfrrIQrWH7B9S6kOHgH0TD8VcCG5DlOx",
+	"cr7IXkJBY8/NHZpBVs7Oykr92fK8pH7hNOfQGNce0QpaTKos8Gz6GA6SYV2CotG1i3Bw9m2AyjAsMilg",
+	"n3YZdaIUOmhEaekdlJdY9dAN+/v2xwG41s7IW9aHhQFSA6CB4QyUdhcZ4i1xG4zW/KlNzsAKvnKMY07d",
+	"mm+ZBCsAC1AKU5WoysMCuXYYdjGgM7GawQoNNqJWnYoWu11tg43xStWwKHLBldOq7l8ONrkSsMPlhUkt",
+	"VVhzrI5rYGmsl4Rv+rSJdVbgSQeEMPp/KZjhF5B/gNaU/XR7vCHNqKUO6is2Krb0sbwJjyWAyB/zSuVC",
+	"a3+ckr2QgcBxFhl1PJXkRs6gLZ3qg7C/T/XitpNvzPWKe3b/VKpyv2oLwMRkXQqM6+M/d6i69Jphkc02",
+	"idduDu0oY66yHNTmhtYDas0ZKUkLSo+cTIvS+ASqjqZxSonUaJe5GEzd6ilVmSd1KV1xfi5TyXO463XB",
+	"Tl795uCveycAy2cXCJAVo1id8zyHmBF13ATAxZOTg37EtMBAV0KA8AkrlGvmSLXxPTMWM+AjqjAUGuhH",
+	"KPq14lM9LgxKTtQZehissYyoEV7R/TorAxH8ZOnr3rDTHDVmi9XOTz+z3+QvKLwAdoe9k79YzYXnefAe",
+	"ZsRkmqPlFagqvbpVlGbJ9bWLe3z+nMTKP9JnUkEPJ7TFggQIyyEh5pgM2IGdQoJ5BmeQrJUwoUzpMsE4",
+	"dkMulAdbtCuEYplyPdD1RYGqOtplVSJFwENuhnrADiuDaRPoUObQENFOW2PnaujLjHMFHcpXCdJoUrOg",
+	"DzUQTmuHZqDJdy+P1tWW2b3/gcw/HH85g8ZzKbIGBTyZhcvNQsoXaOOqubwMGdcK1iLuwJnljF1ck+rI",
+	"uzkn7jRE6sOK7aJkfxw8D6qvIf5ycsVHI1GyHXuHEqznEQr6EXWllCqXSkAOlcchTtDdjDYleGsjh4kX",
+	"2pnAxwDx9lygpYRQqMC9ewWd7FiFR5v5k73LpqW8hEXGHgaihvwi1Wf/7dvDf5wdHb/5+/7pwdnp/vHr",
+	"g9MTMCsi9nyb6ShWrrvlT5ZlkgVLqbFSd3I7WmWSMWAfWrY2BZg2xzh2qZMPfBRUMNcsxTJnSHs4S7kW",
+	"rAe270SYcYFmzZSbscdyHVozlwxjojC4qYH0CqZoGPj/VyGVM8js6yIGmj88ifIrVrWV4RN3YYOcNLMS",
+	"nfWsWLB/JSACGzGJnj0hmogAexPHymVP2EPDjRzmYsDeNdJmAEXZxSwE01VqjxFzR+uZ9sCztIixcheo",
+	"Jrx+V7QoI4T/AHrK59dYOxJscWsDg8mMnoVCib3A8rU7avUA0AG8LPLzdfN0rwfqts+MCJsri9XizRR7",
+	"8D2XG/Z6Kc5FKZQV9hLRA92hGNhzinSj7YwxsQgrIWAlyPlQCjD60WWRUMIDZQv5LEur6BMb37PUTcPT",
+	"ewnE1/GFOdnoT3e3gKQn1yokaYwnQfmjCEq1gA2yuqh04nBBXAaR32VVSQhYpxvWqMsEhHMXhYyoVtgD",
+	"/XrQgYIXRBRuqk/CB7JH3Oscv/CuXnTcPe9FjzoxEbrWfPsrxFFq3/gj3sfXwoAgvMsujoQJtvBL8n0d",
+	"1sGczwA90HCWUXcFRy+m4g9Y0hYQdFFIgKR1MhuZk5WXBkL1sXJhhb35t4AD9XPCEFRTGu9VANEwYImq",
+	"8jxxHR25YsUUsx9wbm2SFgEK1hqPDId4IJiG7nP0WAEaHq63OKAptLFe0GuRmiEeJeF5JlcRwOhW7Ixs",
+	"hplXWSnPzVpy/OfdhHMmd+0rBBvn6PDEhTcXXJEJeI4iVqkMayJjBcZE0fA/tdmkiOjfsEtDkGtryhLM",
+	"X9JtryYN6PBngIblg5k4Bs+v+EzXzQP6EQYBLZeKFSkrXkO52SsY1AwAGlcWYVuk2lx3fk2w88iLN6nd",
+	"rkhDuxCdxHInAAeWmYCYby/BEGQKzYLs0A6J3VoqOGOWBPuZuPx7F3/D8A26Td214Lt6Qfw1qUqZ9GOF",
+	"ceWo+V58z0ROxJk175PIlcC13OVdj8mAYuPaL4CDE2Q9Kn8GcEYMU2ILfj0V6FzmdhkwfigmUzNr9Igs",
+	"SuxlEyvwNlDZKpAbxyC4HZuMUkp5Cb6b+G+4nax28ZYCNO1YZdxw7HhKzmr6imzAEjiRYr7Uw1vLXM0c",
+	"yhpzUhVMUakYjxUG1fHrd9ki5RGJ7fnAeI/7n59p9uH4jYeTtsRcu3DnzV/X6gG9S979E63q1X05FunF",
+	"K+A+awpo2nc/kASlsS0DaxOj/wBvuDw//9Yz074rWUqMIFATPTuclz0SUtxUBm7NVVKFLLGeoaxcLk4r",
+	"JJn1lM3VuXvo3UiL6axZIxzVJnKNyuQ7mYmSuwZUKciXsZVgsZIqzauMfIiM53kYJAsQjmofImY/4HFy",
+	"8bywh1g/CrNtQoscQSTtxKUmJ20SV9vbf0ztf+Av8HVPZ/3EyWyOrEpqtB1a0e3dwq9VOZ8bJeAuD5Mf",
+	"6NbyiYncGxOZzu7sCXHEsZLiLT6BdFgKINLu9Go9V5Sre1OyoT2XV2OZjts0bkgNSBhPUzE1GhtpOjP9",
+	"vM7ewnQQSuKCWlrOzuUnkcUK1I6oJSUPAQLCbDy2mIyHGcIuay7y6VQy07Hq8SzDfC9TsKmcK16SxLvc",
+	"I0ZOhDZ8MtUDliDOzJ9d2hGmKbfkyulYYb7SMAd/qJnlImKTKjdyEwJtmHwEa51LI0qeM7i1vWLwAHa4",
+	"K6usLR+MAHFa08GgymIj2hCqmlgqpP9CXtbH+fQoS5n2xs1LXkJynX0C5/NXGIOQt8NLAFb9cb1Z+7dO",
+	"MlsJ/XqO6h+xiw/3qz1fqI0BrMC1kA/5hKB7gBRo43b/KqpS8bzp7p8zCHLBy7/Rfat45uGBH8Ez77Kc",
+	"CMgJYEaKc5/vGmyyW+YF/dUu1Zn7tXbSt/UbceFbcttMRbnp8hZdArcMYKWIEw95ejEq7TfsUiw9YkAm",
+	"OsLsaOcQ8BHdomRX4xkmTvmLmYS0Yrw7sp9IMXcSQMi9o1jl3AiVziKnfJLPByOuciIG7BihrcDEvhBT",
+	"Ay6O5G+HH47f7789Oz44PXh/+ubwPfoWfD6Xv+Hd/j/Pjg6Oz04Ojv9+cJzYdaD13iNHVHEpSquAOBAt",
+	"GCkri+kUoHAgjkyLqWOl8+JKZF21XjXdL00+PsSucLLuk+wXWwxGA8Ks2LIUknQlHeMDtyrkilrnEeCB",
+	"SVROuoYEKrzlgG3vKSqTFhPReNUycUOrekiPLf+QUqQCyjk5NJvj50ZQei7QU8enaYm4Yy2odhk3YtM+",
+	"u7HyBy6p4nu+HZbx/fRIyvhoh446ykbrOj7Yo0fM6n2jTSTGCc8Eg5RPr+JaiV83Yw8rUlcQAFAbGPD/",
+	"dQr5rUtRyvPZmoIKlaKyXS+BQqbnGa6lGfghYVfNvFWqzAq8yazHY1VDu5BEmxTpxWadf1SUk120hrag",
+	"iSKbcllq8H4m13A9oiSzooywz+LnZC9WfKgRI9EEvUntXPsD9tci9KmAf5XrCyQDEGsRS7i+EFlCVT+u",
+	"K2iskEzgEY2Nb7hh8OmQkYb+cjR1ACil/rwwHct+VcQuxAxss1i5F4A9RYPZxcMlBMxHZz/hKkqzR5+E",
+	"Ud20tHaRfcOk0gZKpQaxSoAiZJtTm6V2R5n4d8VzzRKw2xK7qrX55y+6qjUoiItVLux8nteSXhuZ53YR",
+	"KoGedQdoORTnRUlDSWXlJKBhCCNgQhAo9jOKlW+0iN8q1ciJdS/qndRzyHwFehU102M7MK0xHYhnmpXc",
+	"iMjax7VPEuYJ+HZ9BlIEnqdHoO4C0T1Ry42cV75FgyHMP1zJCZ9hVdtEak1sk70qiylpQqq4UqDMuK9s",
+	"BbuBExwq4/fvS2uM8UB++rk5LEssw9V1CX2Xosxkap78bvcWCBfphYe9pUoFqD2i8CccG+A5EMJzvNua",
+	"CBTfs2fOMooVpCEKqFoeLhNqCE2C7Fivkq5GHB7NEgfQ4urfG4BTkHXn9ti1UkB+ks0Un8g0Vo334Al1",
+	"uJ9gDzWeTotMON/8eSn0mAGkimZS60oQvKWYIL+YIYt2M8RS0QHbx3RgepDnpeDZzL1AGz4jcDIs8Yf3",
+	"YBvoWPUqLViCWDGb+ALw1gk8NBOs5WN/LUUjq++Z3eWp3b/n0fb2Ni2d3nN/xKpSEMEHA+5w/8Ppr2cv",
+	"3745eH969ubV24Oz09O3WD3oanYxD1mWrLhSTjrUlqobNFaO1/Yo+TvBvaaMNhodUEBzMN4gmi4uCZc5",
+	"sTefTYpMJN3tdg/3KzN+ScRz+3TD78tDsQrNt5H76lmGsEFuZ9amxyIZIFUTHa9FmUV/Cw8O3Kr8gY4j",
+	"nkFVXAUBeMp+txdBEdR0PAGx/zlLpILzewbjJf29eVaBStRVUV5A4T6nXaXwP90s0AGEHehPhJk7zniQ",
+	"cAh9pgpzhhpYsjfvN3JIus9qzWfuNOLs6V13PYwH8BI4jKe4nw+chhrEaZW46l6wwffjmJal4wMNip5H",
+	"WbwjAyAyCNdpFbndEEZf6xBbAex8tsHZWvFwx2rJ6WbB4d4NDEWU5Z4CnDB3RzM4Zp2kRhld8CvN+wuP",
+	"Li7+Fx5dbML+HR7dG9bzeznZ1AQf6flejzSRx+pHmoLJS5uDHdE960RNhSGWNQfz1SeP210ZOCenftk9",
+	"VChdafVEuh+/sNaglSHvZxmhMk+m5BdzgN1bI2F8j+4BI7xCKIVFEO9xkWcLZfjTnKfC/iJK7dIaHUR0",
+	"bYnu+T8JzsZaJIhevIet4eBKUmlRAtIx11pqw5VJwIeIzZUTzI+iybusJ3yN8wCFHSGgCVMncBpS6lqB",
+	"03CIByoIpO/7jrvrPrZmaM1WZ46OawB/f+Io7X0FhkEwbVO31zcLiK1r/GOxwLDNRA8OyVMtoKsFpJ1b",
+	"YXvIMnfb013/17XO21+BHdQ89Qeo/1t560bCBPt2V0Ec3Xgv7ssqzZDXKrDCIR4o3tBNoU+tjx8alItK",
+	"8VY/PlRlt4pgQtNZqpEGGVWsqT7g1GOSLpjmLnCJkVxKpLG6pdWNP0FotkcwURD0FAF4qLPzqqkGxK5+",
+	"xBQvSzDlhzMKs0csgSim/QM8F2QA0wTOZKYTjEtzq6CbsZjEinLMXMXjIt7nbqxitcl4M8iP4BsNrKri",
+	"3KdIIwAO/FVjlTqrPUBpiRWDkmEzm4p4YzcmcPN447OLNQelJDlPLzSTpj9gb4wOwulUIWYnZk1hn2XA",
+	"tX0/Z9Oc28/CZjY9Z0ZPN3NxKfLaZhjOMAYuzSxiSgCWCCQRaLzu6tv6ewwmDkmALkJej+pWxq3AM11j",
+	"qfRUAOnVb2DAYl3bG4Nz9uhcjTSLQoldxh1AD9fQUqbKTQLIRJY32k2gD5xNRcQSqQ/KsgBzh7FEm7JK",
+	"TVWK7CXen0BeXj9ivE5ngw5G8Hb4Kxmw9+IqSJIYFS6aD7TJ5r9ywF4CFfvIA+Q5ADFgvZ3fn1KwiShH",
+	"4M8yBdZH0jD2vT3scomQR9iF8EoqbdcfFz/EZfVk6OJlLktCZkIZae+fAUwqY/pCTqeQCAhk7bPgt+yD",
+	"IWn7mkL/KXUGqKsy7FnT1ZqPw7wY9oMUBuboFne3fhn4brhhH47f2C9pWsZNhb0xpCtitK+ePxs0Bj3r",
+	"RrDGaxB9g+3EZa+XIFZ/RxrHjMq0FLBePN/M5YUgQ7pH0LGOlU24vtAEo0QYRRosd4gMV2YcWcZyAcjD",
+	"Ii2FgQyXiE251lf2GrTWjVgKzXUjZr+BW7ocDAZ9KhkGmx+5W7zxhz/84Q/xRgKof1zNLEecmrHvIlbz",
+	"AkthUrVResQaZZZQqQp7B75ioPmMGz6I1X5Qn+C+GNJXTVmplCNuqLX9CXmw31jSJopvDeALXgyF9aPE",
+	"3psIvswD+O4zElG4jVdFlWdMfEqFyJpuP0hW1LFqFnw6ztPmlTjCFx97abiuNkpunCXlWdv3P1pX+giU",
+	"e15xzXpFSfUyBPYa0fIORd+t+hO4wn1pdKcOm9krQ56bOU2Gsi1BANyEJbSCR5u28KxW925SC2mcpS7t",
+	"Y3/XGonYDbLMre2n+wM5tstg8d3219dandv1z2t0b9cIEuDgnlcjEJlcDxB84WYfMoJJSM2ExAwsxfhQ",
+	"F3llhFUVWC/JilTvbm2NKpmJpI8Qlc6NR5V71/AlnxOmxWiCmTu95Epw+8bdra3rVJrZ5y1VXCX9iAyR",
+	"EATRirFqqI00lXFaGclX1C6x6+IgVknqFEirpFoxCq0AS6lGODM1QxGLmbo9+FJs4rQpVFpkIlviNXdH",
+	"Ya1+czfIA3nO/Tc++c6/Vd95WZPhzYyHnORlva2riJ2ta/fnaq7yxsl4cpZ7Z/mttooc5vVWdbvMu9d7",
+	"+6twglDo/wCO81tt40iYxh6uz33udmgVB/qaZVdzkAdyoi+j2Cc3+rfiRr/VYSJX+mriS9v9UqjrarEe",
+	"8Lpj++bas4vVH7p2cCZuEknDBR0C8ZwTLjUl6F2IWazAqZi8S6eb74r0YvOEXrL5m5gl5NFCnRXqyoL0",
+	"Pipv7jcLoy7ELImw6QLPc+zboqw6TA7K2pMEdYJMGzF1qYFUSQfISFKxY5FJjZ695Pjg1ZuTsw/HbxMw",
+	"CbQwrAd1TeAQwwVw1UN96h1GNoW7/EyziZgU5aw9pU8L4759XT6g5iBLXUEvOvb/yRNzT0zhxPDSNF0x",
+	"/tT40wz19CulDWoAq3Xks5xXXMg8X+5eQW5wgjeuM7fUjrDMvYJzxShYmT1qqOJ5L4t2q+83Hy8saXF6",
+	"Rres0ccCI0SMvAdmXBbVaFy3PILxmfhkhNKyUKyX4KUtO0uIh+J/R8JAwt+8j6Y4p1t2t7bmEdC2BoOB",
+	"fUX9TCZLkZqinOHT1C6jmSEYqw73zp4DuGDPt7fdzOtuRSi5JgHGBeu92Nnp39SSFUh6Tfwb3/21O7HW",
+	"gz75RL49n4hi+yOrDcE2hUQO/6zAPxotX5GDrCI//CX475k9dCt4S+bPyJPDxDtMNC3KDdvV6C3gtuum",
+	"DgMdC769fibhhfgP4CtZcQfrvgL19q3PUxIQwHs+ESjhq1bzDgL8lCsF3ORqXOQClC9pNIOf9xj25wUh",
+	"CwVWQ8HOSyEo777FsIHnvinh+BXonj77STo+mHSkHVids1KGy20koeEO9aBd6JHBDaQP966RFN/KS4GD",
+	"dLBhcGvAlCOolmwkrkgljeQ5S+CG5BFza9iTpuFdrwxrZF8G66Jp+1a0xHEfom4c23DINh+AxuYGveRq",
+	"LBS+L0E4VwS6t5aVGwgQbLucUbtL95kKanUxEZj1RD3QmTRths7rb5GaHzWt8qyLVFftYORI8Us8Ajfq",
+	"CwE5g9JQZ0sOi2zmslldym9x7m3vnZ9+ZhdipjHZ4ucX7Df5y7zTFrIIa4pmWkDvIuqr30XZ4AEgch7E",
+	"6jRwVUxzbs6LcoI5sMFBwrW2fz7TNC1Czw/TibXMRKwSLwgS1gNUiAsxc+jtwW8pVwgbNhQMOY+biNSs",
+	"LCojWn0KJ4tH7f51prlT9vX0phuPt9UxH+sR/waUorvzlEC8LVONDNcXuhPJfb9Zu4B5T979DS2IALrZ",
+	"vsXHbOi/2MMdEEmVtUeCiJCBJqrTAvIXDeslMAtwNkJLH8o/N9qjAmp/E4bbMIsrtWwG3hEr9ztes++Z",
+	"Y0eWDUlNvY0a6woPYjLamF9iUxsCntnFfkJ1t0aqrgDkX8D4Quca5kLDMxorRQBQz3BT2akXU6GcDJeG",
+	"CZURtLCq4fyyJGLJOZe5yLCqGr/E/rc/YAcEhINzDRGjyG3K2USqyogulN5T2OiVoNx/OCRXuzY3w7jC",
+	"0v8IMK7vXh4RnQVI3Z2wrchBWqMd+NO6oK7wvF/bf7Arhcq+JJ5+s4vGkslyPB2VUfmSZYAeKQZYAdxG",
+	"CFVjDnh205zPdkMGQLmovjaJx+olz/PToiCAR98VHRGzr2NH//HGLvu9rgdj8YYRn0y8Efm/7LWsUCK2",
+	"q2rZo+M1GHhxNUust1DQlFynRSYiV0YTQbXHXz5DyzTUQ/pz/Ir1FObiYqTHIQE+06gsBuwedURDigTy",
+	"ywHbxwW0bBKEx67901o9UGEHULNYqwQdNIH7osh4sf2nVggtldm9W5NyRm9/oIwiO/QJneEOHc0uZsRg",
+	"pZ7cXA+l0R2oDPu0CuUZLBvOQE0CP8+NLFWoDDjqDQqd1ddWaM3zzDXJkgqVGOwgCD1wULvxwBeNFvyD",
+	"du0CRl0nmRfF0gQE+JYfKOvA0IJ7koH/t0th+GmNuQZgnQeA74P5fpsQf7CjyLxudoldMFnvFbSD+0/q",
+	"lxar5H+4x7A6cmf7+Z82t/9kRczO9s725vOdPsnJUNy5+mfAeoMKwMR+X9LoozqI1bsGMaPboJQIDIdt",
+	"NwvVMHr2ghw0tH/qmkkHjA5lq0F5Lkoj9HvA4jSiMHdFRDrFThTrq+tAPeNBajrg255yF77Veg6EtG4X",
+	"CDcyIUpcMLjFN4murWv7z2o1Hf5EPKUn+PQEDxeAVseqm0TpCrhJ3WkK7Su+vXY+4DjpD5CdQA2Hlm/X",
+	"SBi/V2s0eIsin6/cmOPP1MXZSjHsouGaLqp8NmCJZRVnngodNgncGTmoAnwawxEggkUWK6u5DKyIb7Tp",
+	"trJeVdgrZVJc0qN4CyGjtMlPrKxYo/ysB3goK7Dj3DzVlHwrNSUrHWuqJbm1qNwaCWUJXmwaoY1esxss",
+	"4ApLWz0DNxPaYG7uXKkJcHN2YC1N1w8oME2Dzn1h7yhw89e6ecSSfWj4usvmj05CRkKtlWO/IW6kPp/h",
+	"YDSjZzrsoOS6pBA2Twi6RN0p7JTxZb7BElgHPaiaoTZKwSuh0QdWc8NjE4905W6GtkL9yAURRGqs2bPt",
+	"5xLO1JGdY7Q9chcOiI/8vv1xYMQnM8C0bLgL87ITJv7N/vt//7/+gB1XCrOmC9UIMgHODzWxHbDkipdK",
+	"qpF2plhtN6kiWNkUcEBwYXrYvQK2XTpE/gnP2oOnr4lsT4Fq18ObG2N8pa7XbswMP6xLoYFmX3ZxnuKm",
+	"98Ru/1FKQ62e94/e0AoD7jx3J7rbeoG9WtS0cCvPDG2l58oAxXRTfQ7d9KVxt5/CsNvOIwm70ep0ufXq",
+	"yJtb6whzUUqRCmXymQ++Av/9ps/Qoi9PfJrmBXD/mf++RlifLnWUEdGvnztdc5jhEjmNmuXFCMJ52ea4",
+	"SOtWg1BRqQ1LhlyLs6rMoYGdv2xFOArsWBXliCtCyqeejo0uzhpy3Vw+zW49BsS5RwUzBeYne9kO4Rtq",
+	"Cplc2xl8hrPl8n4aKs8knSb9AXstLwUTn3hqCaCeHjNXxbKSH1ivtXrPaIwHcqC5L/x+fWgPW+AJiIgL",
+	"J3KVA+nrctwGzAkIS8Tw12o+rZBUn9xazq3VujvezZUXo1V2ypfk0E4tq8bp2IR7F37/kGZ8oEwphe5u",
+	"3dL8WoG3ewxHDFtAN7srUQroqfrI/WQd9OA91E70rEIVWObjSeK2djM8OJer0nLwt/yU7mCb12N0ifsT",
+	"yJVIruv29WYcMVD/zrCV/V8iBzv6lwiSff/yOXFZ9DTPZ5pZGcw+HL9FCFn7FoBR4NMpJlqACO8T5KmH",
+	"qC0qM7Q7xcoKeoVotP/KSlEyXF6M6kxgj9GLrV8tOc92CbEV2/dDV+AeAqBqwEwVWT+iW8j89S3PCWzC",
+	"5a9YEztW01JcCoUNFcWA7bsKYmjSSAeISobh09sze1U2J9TXVBH1LWgOlgl1ZpDAHj0ZqfelcQiVEWgT",
+	"0rtUX6B/aKEyx8DOSk9DKzGjrWvYWSyS4pdik2vwIH4Rk3LGp+Uete3pBtqYp+3QGrVKPzcbuxtVBXe2",
+	"WKPt/O8d+NQ48h2yCGDEZ14Y7Hawuojgs4up8E3gADqVm3E/ihWlIZezAPDR81K403JTZG3ovMNms6bS",
+	"Docc95r4lc9zcDef4c1QCQGRkT2W1M5DbA/LM0hzoxsG7NcAb4dcm1b2xwqZpVMNrNHX2w9bnEXsn5v7",
+	"R282fxOziL0EFGlEYVaFYWkxlSLbpfIHcA+ibSV0a5nRCb8UIfvY16dr5JL8UuAAD4c7aU7FkhQkoZ9g",
+	"d+6NR/JLwbgl4BG0rkdGCcUGDe8eS7kWK7FJfulV/zNkRlyDUy9glpU0NwAan+AtC3pikxwOVU4xBnu7",
+	"K7KSGoHlN6JW7xz8cxvfXPTkRgTGYNd4BSci7Fwzjf078xkCwWtHgZ7k8UK7oxB/63YTqtpBKEl0gs+u",
+	"l9h/qfMJRHaawjV0Bvatps9MMYIO+IjjH6vEnpA8F7nUk4Q9R4uCKLGP5qp9TPqsU2i5ok0xPSvU2TmX",
+	"eVWKBLoDuG4e2sSKn0PDd0Y37DE+LC4Fe+5iawpfS2VHrLf4RnBHasNLA3EsJa7gyxZe3R+w93PdEGuT",
+	"u/76m9L2gDzX63m0IzyU9QBf9x1n7n03iQSwnu4UaiKqG3iA803SJjXE3NY1/LuiV9IT8ZNPsk618zvh",
+	"fXNQEtmzujR0dLKstH/zNjnHJG7TErdk+y5sr/80nzpd5kdIwLvFAQPnodu2W1rM9rFVcJHXKUCCER4o",
+	"c62T5J5S176Z1LVbHAjKYLtJ4myVlbqDkyk8Mu3Yx5b/esPrGbFgStzCLoK1WWb1RDDNMKVLaPMMODjr",
+	"8VwXTJuiRKcLj5W97LqD2Tv7QaKY4TkWLdp1cmXZ0FCQSWyehO4bAmK2/1dYW9mKMFypDj5/z1rbcaWW",
+	"snq7FI8Zs8VaCaEMb9bgddB3WamViHsFL4Kl1S9ODNp5tBb9caVWNOpB6/oBav+IpWFYraMa/0ZnwBkQ",
+	"5xdoK8vJfuvanhCyKVpLUJO/oJf/z/+qlDQJ6xVlexrvp0me1Hjx7iHM7XUF33/7oKRh/3z3FpHkX75h",
+	"eqaNmOhdUOUSTIK1hzzlWrg82KkofUox4OI7/h+5J8gF4B7IqVcmlAJC2Xys0rFIL7R/Avi5u/+8KFml",
+	"ICPWClZmrFAmOeQEBEgm/zg1QdwK34CySxUGxE8Xzpdj5StxEgqwhAddKMssft+AIxptwK5Y+nmIAw+E",
+	"P0cDzbfMz+qHFV8ezNR9a+Qra7EJrT8at7BiLHP4At7QHvlDhvBlcT/HdHx5Q6dodankT/m2nQGsm8Uq",
+	"8abv2FW+GCS6OdUbq+Uxzbs7r5ZeCPj5Vm5Q9+4EIsg6Yb1mFs7npKvDYJ/xRt6tA2KBkpOBfZZSdxLW",
+	"+3D8dlPolE/D5oIYoXYPhMk+gNmPlylQnXh7BVgE/Tgsshl1Nkdxhp/kZOMzV8vu8oH9WzF2DUSof483",
+	"UIa9Ozj99fAVSjCGlyCDCC7EGx+TXbYY9O5xNWM7nz5hZSAfaqEMtXRsRMGT368xqckf+QjD33/5/DEZ",
+	"sCNuxtq1mqHVKTU1TnRf0eMqVpAYxKiHqtTuPigSgI3MuOG7VuYroamKKCtIeCe/q4+IzjVQCZMqE5+E",
+	"hrbmeIJ9L2cYVkKyHkRXTFF0l+oYMYHc5kP3adqu1L9hF5X9166b1Ebbv+zDdjMSaFL+vpqIUqb4n1Px",
+	"yeBf+2XJZ/jnISAjwLsIr+BYjMSnhPWOD3b6A3YAMKTTshjmAhakFNOiBEwzF0N5sbMDffN9k2SoKlqC",
+	"VLC+LIB6gG8wC+Ap03q1EMbSCH47b3YgAo14vcEcJopUrgIY4AjzKYrhoxiLm9GIZty4Mw45gD69Ezmg",
+	"dem3n7Jz7tccuMPRAiwB+tLbKf52ve+GD7BX60sgVkGrSAirBxH5ERFg0FXMvz4RUw/wcE0iO0n5sUZF",
+	"HjzIcYeD46r1l8mkuwU6woO1JN/f5WbWSa6LoY6yUrtNh1dXpn2sxo2sUl2lY8Y168ofhaEwhfSGHP1Y",
+	"9VDd93mzkVO7CXbc5edDS68LMTX0KsqjBeMEy+MBMMDZBWQyQVWMS721d/HUVDzHD0E4yXIEOa3cbq1S",
+	"BQBxgX9OZKxH8GBsWspLbkSsyI6ImJETUVQmskMqkUK+j0sPsroyJ3cgQ82ehVCaEeTUulAPK85jBTmA",
+	"1nYcsLdFMR3y9CJyo0bW4rjYzIuUI4DPRBhubRFn1YgGlpnPI95/+/bwH2dHx2/+vn96cHa6f/z64PTk",
+	"z5ZH7fnKfgldLYsr5akA38XzKz7TzDsqO+JR7bL7HtG/LK/tjkb9CHGoFi1sDhOylQWVlbqZ/9zsMHsK",
+	"Rd1Amje7zH6MGFQdJO8OQd3gXLtjAMqLREvoY8FzM/5f3bj1FB7a2d4GlGQUI/HGbrxRXMQbnxPwNgE4",
+	"M7iKUD2gVnzs19PTo6iGb/a9JnwlvOXKQ67FLuMAyq/sw9OyGBLCi5UJGvJVIck0GMK+VloJVpUCQjtj",
+	"cqnUL2Upr7TQA4YbLpSxlCsyu952OqWdCRxDke2F1Y7osQK+Tmnz3LBMDKtRrHJxKXIA5YooMwGmi8II",
+	"IOnBC3QurpgWVrzqjnDTW/rcdfeUgTE65EFzuwZIqSKtSmlmG7u/f2zSbbg9YSgE4oQbH4FxApj0auQE",
+	"bkqQ477PScoVzoV6+LiNrBsiTKUaRYidKEfk4rMbFStYJauDIM4PwAxdihLKWa1+YVguOOCyS82Glcyz",
+	"Z5rlHKSEfxdBBwEZ1YoK1QXZg2ftrsLhNMC9F2JGPYSQYnQ1tF88FNmAHZqxKK+kFuyn7T9iy+5YoeJl",
+	"9TCrSVQmLSZilyXFBQJGXI1nloyA8rEWihzKZaWs8pRWZYmgHXZ0awqyasog4zpW/7W9zSY6YrogdG86",
+	"TIjgZO3aTaRKp48xiqbSEnedlViFh2XA3qxyWNhqZyVWwWHZY9z1e7KiQPBMAtFJ7d4OjlRLMYJnoO9e",
+	"8VLRUL4Hj109qUYutuw2VZbEE5D48kIbeIVU54V7hf3BqpMdx/bYTWm9Lhg3SMvBRTczKvJTbrVZkJY/",
+	"oRRb//j77iRBX3uYBhDrHktwtROmrS6M/Nmu/NV4tpy3+PGWMJfm49euPgnNJvtCqwcNBS9Fae0sd4VP",
+	"5W9ihlV+cM0OTJ1e7Guq0srUsTHT3a0tMBnGhTa7/7X9X9tgNdJErp1WRROyr6Yr9ryE/w9LGnT4gxs2",
+	"uOQQpf0F3+o5vDgti8nU4KW5vag74VruSGyJpO/NvaplMZgUmciBaD6ZaVmYIi1yangLvS3d3F2fbT+p",
+	"fxVVqXje+BrqUuEvXIhZ26xPaULehIrqTgk7g23oAW9veKbZCUSXIPXDKhPMlFzpaVFSEWobAg7aaWrk",
+	"InCAwUZLE9VIcGjMhdkr56J0YZlGvyyS4PRNk3Ta8UmAh3VoiY/tDJ4zHlr7DuDH5cjQTiEOdmJvPbM7",
+	"AaWrSWH/DxCfhRaxklpXUObPkm5QH/cMnjduyOngBppWw1zqsXBJkzDNWNkdR2PfEd6AoYzGznrYeqjU",
+	"pLDJ0pq+1r6+EJ6sgl20ZjpRHUISOGPsmWYO/ivzIN1aCAYNfexHFXwqN9MiEyOhBjM+yZN+Y9mL+WM2",
+	"LXKZzpoHMZOmccGejs2Ul1mDKsUnlDAN0qVgdX1YXb1XcHwdVNTHz/8/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

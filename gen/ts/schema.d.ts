@@ -1447,6 +1447,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent-cards/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an agent card from an agent card document
+         * @description Makes the organization's card match an agent card document (JSON or YAML): `apiVersion:
+         *     mockmcp/v1`, `kind: A2AAgent`, the card's fields as `create_agent_card` takes them (skills,
+         *     replies and the rest), optionally `id` (pins the card's id; the card is found by it) and
+         *     `published`. The card is found by `id`, else by `name`, and created when there is none.
+         *     `published: true` publishes it (422 naming each field when it does not pass the publishing
+         *     rules), `false` takes it back to draft, absent keeps an existing card's state (a new card
+         *     is a draft). Applying the same document again changes nothing (`changed: false`); with
+         *     `dry_run=true` the same plan is computed and nothing is written.
+         */
+        post: operations["applyAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an agent card as an agent card document
+         * @description The card with its skills and replies as an agent card document (`kind: A2AAgent`), which
+         *     `POST /api/agent-cards/apply` accepts: the card's fields and `published`, without id and
+         *     timestamps. `format=yaml` answers the same document as YAML.
+         */
+        get: operations["exportAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent-cards/{card_id}": {
         parameters: {
             query?: never;
@@ -2990,6 +3042,40 @@ export interface components {
             tools?: components["schemas"]["CreateToolRequest"][];
             resources?: components["schemas"]["CreateResourceRequest"][];
             prompts?: components["schemas"]["CreatePromptRequest"][];
+        };
+        /**
+         * @description One agent card as a file: `apiVersion` (`mockmcp/v1`), `kind` (`A2AAgent`), optional `id`
+         *     and `published`, and the card's fields as `CreateAgentCardRequest` names them.
+         */
+        AgentCardDocument: {
+            /** @enum {string} */
+            apiVersion: "mockmcp/v1";
+            /** @enum {string} */
+            kind: "A2AAgent";
+            /** Format: uuid */
+            id?: string;
+            published?: boolean;
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgentApplyResult: {
+            dry_run: boolean;
+            /** @description Whether anything was (or */
+            changed: boolean;
+            card: {
+                /**
+                 * Format: uuid
+                 * @description Null for a card a dry run would create without a pinned id.
+                 */
+                id: string | null;
+                name: string;
+                action: components["schemas"]["ApplyAction"];
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The card's A2A endpoint, served while it is published. */
+                agent_url: string;
+            };
         };
         /** @enum {string} */
         ApplyAction: "created" | "updated" | "deleted" | "unchanged";
@@ -7485,6 +7571,79 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
+        };
+    };
+    applyAgentCard: {
+        parameters: {
+            query?: {
+                /** @description Compute and return the plan without writing anything. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCardDocument"];
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description The plan, applied unless `dry_run`; the card existed (or this is a dry run). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentApplyResult"];
+                };
+            };
+            /** @description The plan, applied; the card was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentApplyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    exportAgentCard: {
+        parameters: {
+            query?: {
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent card document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardDocument"];
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getAgentCard: {

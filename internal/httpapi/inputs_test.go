@@ -57,6 +57,7 @@ func validBodies(w inputWorld) map[string]string {
 		"UpdateServer":           `{"name":"s2","description":"d","version":"1.0.0"}`,
 		"DuplicateServer":        `{"name":"copy"}`,
 		"ApplyDesign":            `{"apiVersion":"mockmcp/v1","kind":"MCPServer","name":"probed document"}`,
+		"ApplyAgentCard":         `{"apiVersion":"mockmcp/v1","kind":"A2AAgent","name":"probed-agent"}`,
 		"CreateTool":             `{"name":"t_probe","description":"d","input_schema":{"type":"object","properties":{"a":{"type":"string"}}},"mock_scenarios":[{"name":"s","condition":{"a":"x"},"delay_ms":1,"response":{"ok":true}}]}`,
 		"UpdateTool":             `{"description":"d2","mock_scenarios":[{"name":"s","error":{"code":-32001,"message":"m"},"notifications":[{"type":"progress","progress":1,"total":2}]}]}`,
 		"CreateResource":         `{"name":"r","uri":"probe://{a}","content":"c","mime_type":"text/plain","completions":{"a":["x"]}}`,

@@ -4277,6 +4277,25 @@ export interface components {
             mcp_server?: string | null;
             mcp_tool?: string | null;
         };
+        /**
+         * @description What the card's mock A2A agent requires of a caller; without it anyone may call the agent.
+         *     `api_key`: the key in a header (`header`, default `X-API-Key`); the key is written as `key`
+         *     (at least 8 characters) and kept only as its SHA-256 (`key_sha256`, which a document may give
+         *     instead). `bearer`: an access token issued by the mock OAuth authorization server of the MCP
+         *     server design `oauth_server` (its `/oauth/token`), sent as `Authorization: Bearer`. A request
+         *     without a valid credential is answered 401 with `WWW-Authenticate`; the card's A2A rendering
+         *     lists the scheme in `securitySchemes` and requires it in `securityRequirements`.
+         */
+        AgentCardAuth: {
+            /** @enum {string} */
+            scheme: "api_key" | "bearer";
+            header?: string;
+            /** @description Write only; answered as key_sha256. */
+            key?: string;
+            key_sha256?: string;
+            /** Format: uuid */
+            oauth_server?: string;
+        };
         AgentCardCapabilities: {
             /** @description ISO 639-1 codes (en */
             languages?: string[];
@@ -4349,6 +4368,7 @@ export interface components {
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"];
             replies?: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
         };
         UpdateAgentCardRequest: {
             name?: string;
@@ -4364,6 +4384,7 @@ export interface components {
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"] | null;
             replies?: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
         };
         DuplicateAgentCardRequest: {
             /** @description The copy's name; `<name>-copy` when absent. */
@@ -4395,6 +4416,7 @@ export interface components {
             examples: components["schemas"]["AgentCardExample"][];
             metadata: components["schemas"]["AgentCardMetadata"] | null;
             replies: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
             validation: components["schemas"]["AgentCardValidation"];
             /** @description Semantic-versioning advice about the change just made (update only). */
             warnings: string[];

@@ -95,6 +95,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.New(http.StatusServiceUnavailable, "the agent card could not be read"))
 		return
 	}
+	if h.refuse(w, r, agent) {
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		problem.Write(w, problem.New(http.StatusRequestEntityTooLarge, "the request body is over 1 MiB"))

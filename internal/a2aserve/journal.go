@@ -41,12 +41,13 @@ type journaling struct {
 	agents     AgentLookup
 	rec        Recorder
 	clientAddr func(*http.Request) string
+	tokens     TokenCheck
 }
 
 // Journal makes h journal every message to a card it finds through agents
 // into rec; clientAddr names a request's client. It returns h.
 func (h *Handler) Journal(agents AgentLookup, rec Recorder, clientAddr func(*http.Request) string) *Handler {
-	h.journaling = journaling{agents: agents, rec: rec, clientAddr: clientAddr}
+	h.agents, h.rec, h.clientAddr = agents, rec, clientAddr
 	return h
 }
 

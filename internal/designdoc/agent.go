@@ -38,7 +38,7 @@ var agentEnvelope = []string{"apiVersion", "kind", "id", "published"}
 
 // cardFields are the members of a card, as the REST API names them.
 var cardFields = []string{"name", "version", "description", "author", "license", "homepage", "repository",
-	"skills", "capabilities", "invocation", "examples", "metadata", "replies"}
+	"skills", "capabilities", "invocation", "examples", "metadata", "replies", "auth"}
 
 // KindOf reads the kind of a document, JSON or YAML: KindAgent, Kind, or
 // what else it says ("" when it names none).
@@ -304,6 +304,10 @@ func normalCard(c agentcard.Card) agentcard.Card {
 	}
 	if c.Examples == nil {
 		c.Examples = []agentcard.Example{}
+	}
+	if c.Auth != nil {
+		hashed := c.Auth.HashKey()
+		c.Auth = &hashed
 	}
 	return c
 }

@@ -271,7 +271,7 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.log, uuid.NewString)
+	agents := a2aserve.New(s.publishedCard, s.log, uuid.NewString).Tokens(s.agentToken)
 	if s.agentJournal != nil {
 		agents.Journal(s.publishedAgent, s.agentJournal, func(r *http.Request) string { return ips.Of(r).String() })
 	}

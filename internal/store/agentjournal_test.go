@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/golden"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
@@ -81,4 +82,41 @@ func TestAgentJournalRowLevelSecurity(t *testing.T) {
 	require.Equal(t, []uuid.UUID{records[3].ID, records[2].ID}, []uuid.UUID{got[0].ID, got[1].ID})
 	require.Len(t, got, 2)
 	require.Empty(t, agentJournalOf(t, st, b.OrgID, cardB))
+}
+
+func writeAgentJournal(t *testing.T, p pinEnv) (any, store.AgentJournalRecord) {
+	t.Helper()
+	card := newCard(t, p.st, p.ten.OrgID, "pinned-agent")
+	r := agentMessage(p.ten.OrgID, card, time.Now(), "paris")
+	// As agentjournal.bounded writes it.
+	r.Message = json.RawMessage(`{"text":"Weather in Paris?","data":{"nights":3},"metadata":{"kind":"travel"},"contextId":"trip-1","left_out":12}`)
+	r.Mismatches = golden.Filled[[]store.JournalMismatch](t)
+	skipped, err := p.st.AppendAgentJournal(p.ctx, []store.AgentJournalRecord{r})
+	require.NoError(t, err)
+	require.Zero(t, skipped)
+	return r.ID, r
+}
+
+func readAgentJournal(t *testing.T, p pinEnv, key any) store.AgentJournalRecord {
+	t.Helper()
+	var rows []store.AgentJournalRecord
+	require.NoError(t, p.st.WithTx(p.ctx, store.Scope{OrgID: p.ten.OrgID}, func(tx *store.Tx) error {
+		var cards store.AgentCardPage
+		cards, err := tx.AgentCards(p.ctx, "", nil, 100)
+		for _, c := range cards.Cards {
+			page, err := tx.AgentJournal(p.ctx, c.ID, store.AgentJournalFilter{Limit: 100})
+			if err != nil {
+				return err
+			}
+			rows = append(rows, page.Records...)
+		}
+		return err
+	}))
+	for _, r := range rows {
+		if r.ID == key.(uuid.UUID) {
+			return r
+		}
+	}
+	require.Failf(t, "agent journal record not found", "%s", key)
+	return store.AgentJournalRecord{}
 }

@@ -65,3 +65,8 @@ SELECT sqlc.embed(c), o.slug AS org_slug, o.name AS org_name
 FROM agent_cards c
 JOIN organizations o ON o.id = c.organization_id
 WHERE c.status = 'published' AND o.slug = @org_slug AND c.name = @name;
+
+-- name: LockAgentCardByName :one
+-- The transaction's organization's card named name, locked, for applying
+-- a card document.
+SELECT * FROM agent_cards WHERE name = @name FOR UPDATE;

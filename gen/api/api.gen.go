@@ -48,6 +48,24 @@ func (e AddMemberRequestRole) Valid() bool {
 	}
 }
 
+// Defines values for AgentApplyResultCardStatus.
+const (
+	AgentApplyResultCardStatusDraft     AgentApplyResultCardStatus = "draft"
+	AgentApplyResultCardStatusPublished AgentApplyResultCardStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the AgentApplyResultCardStatus enum.
+func (e AgentApplyResultCardStatus) Valid() bool {
+	switch e {
+	case AgentApplyResultCardStatusDraft:
+		return true
+	case AgentApplyResultCardStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgentCardStatus.
 const (
 	AgentCardStatusDraft     AgentCardStatus = "draft"
@@ -60,6 +78,30 @@ func (e AgentCardStatus) Valid() bool {
 	case AgentCardStatusDraft:
 		return true
 	case AgentCardStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentJournalOutcome.
+const (
+	AgentJournalOutcomeError    AgentJournalOutcome = "error"
+	AgentJournalOutcomeFault    AgentJournalOutcome = "fault"
+	AgentJournalOutcomeRejected AgentJournalOutcome = "rejected"
+	AgentJournalOutcomeResult   AgentJournalOutcome = "result"
+)
+
+// Valid indicates whether the value is a known member of the AgentJournalOutcome enum.
+func (e AgentJournalOutcome) Valid() bool {
+	switch e {
+	case AgentJournalOutcomeError:
+		return true
+	case AgentJournalOutcomeFault:
+		return true
+	case AgentJournalOutcomeRejected:
+		return true
+	case AgentJournalOutcomeResult:
 		return true
 	default:
 		return false
@@ -684,6 +726,24 @@ func (e ListAgentCardsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExportAgentCardParamsFormat.
+const (
+	AgentExportFormatJSON ExportAgentCardParamsFormat = "json"
+	AgentExportFormatYAML ExportAgentCardParamsFormat = "yaml"
+)
+
+// Valid indicates whether the value is a known member of the ExportAgentCardParamsFormat enum.
+func (e ExportAgentCardParamsFormat) Valid() bool {
+	switch e {
+	case AgentExportFormatJSON:
+		return true
+	case AgentExportFormatYAML:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportDesignParamsFormat.
 const (
 	ExportFormatJSON ExportDesignParamsFormat = "json"
@@ -732,8 +792,31 @@ type AddMemberRequest struct {
 // AddMemberRequestRole defines model for AddMemberRequest.Role.
 type AddMemberRequestRole string
 
+// AgentApplyResult defines model for AgentApplyResult.
+type AgentApplyResult struct {
+	Card struct {
+		Action ApplyAction `json:"action"`
+
+		// AgentUrl The card's A2A endpoint, served while it is published.
+		AgentUrl string `json:"agent_url"`
+
+		// Id Null for a card a dry run would create without a pinned id.
+		Id     nullable.Nullable[openapi_types.UUID] `json:"id"`
+		Name   string                                `json:"name"`
+		Status AgentApplyResultCardStatus            `json:"status"`
+	} `json:"card"`
+
+	// Changed Whether anything was (or
+	Changed bool `json:"changed"`
+	DryRun  bool `json:"dry_run"`
+}
+
+// AgentApplyResultCardStatus defines model for AgentApplyResult.Card.Status.
+type AgentApplyResultCardStatus string
+
 // AgentCard defines model for AgentCard.
 type AgentCard struct {
+	Auth         nullable.Nullable[AgentCardAuth]         `json:"auth,omitempty"`
 	Author       nullable.Nullable[string]                `json:"author"`
 	Capabilities nullable.Nullable[AgentCardCapabilities] `json:"capabilities"`
 	CreatedAt    time.Time                                `json:"created_at"`
@@ -767,8 +850,21 @@ type AgentCard struct {
 // AgentCardStatus `published` cards are in the public exchange.
 type AgentCardStatus string
 
+// AgentCardAuth What the card's mock A2A agent requires of a caller; without it anyone may call the agent.
+// `api_key`: the key in a header (`header`, default `X-API-Key`); the key is written as `key`
+// (at least 8 characters) and kept only as its SHA-256 (`key_sha256`, which a document may give
+// instead). `bearer`: an access token issued by the mock OAuth authorization server of the MCP
+// server design `oauth_server` (its `/oauth/token`), sent as `Authorization: Bearer`. A request
+// without a valid credential is answered 401 with `WWW-Authenticate`; the card's A2A rendering
+// lists the scheme in `securitySchemes` and requires it in `securityRequirements`.
+type AgentCardAuth = agentcard.AgentAuth
+
 // AgentCardCapabilities defines model for AgentCardCapabilities.
 type AgentCardCapabilities = agentcard.Capabilities
+
+// AgentCardDocument One agent card as a file: `apiVersion` (`mockmcp/v1`), `kind` (`A2AAgent`), optional `id`
+// and `published`, and the card's fields as `CreateAgentCardRequest` names them.
+type AgentCardDocument = json.RawMessage
 
 // AgentCardExample defines model for AgentCardExample.
 type AgentCardExample = agentcard.Example
@@ -818,6 +914,54 @@ type AgentCardValidation struct {
 
 	// Valid True when the card may be published.
 	Valid bool `json:"valid"`
+}
+
+// AgentJournalEntry defines model for AgentJournalEntry.
+type AgentJournalEntry struct {
+	// A2aVersion The `A2A-Version` the request spoke (`0.3` when absent).
+	A2aVersion string `json:"a2a_version"`
+
+	// Binding `JSONRPC` or `HTTP+JSON`.
+	Binding       string                 `json:"binding"`
+	ClientAddress string                 `json:"client_address"`
+	ErrorCode     nullable.Nullable[int] `json:"error_code"`
+	Id            openapi_types.UUID     `json:"id"`
+	LatencyMs     float32                `json:"latency_ms"`
+
+	// Message `{text, data?, metadata?, contextId?, left_out?}`; null when no message could be read.
+	Message nullable.Nullable[json.RawMessage] `json:"message"`
+
+	// Method The JSON-RPC method as sent, e.g. `SendMessage` or `message/send`.
+	Method string `json:"method"`
+
+	// Mismatches Why each reply tried before the chosen one did not match (`scenario` names the reply).
+	Mismatches []JournalMismatch `json:"mismatches"`
+
+	// Outcome `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+	// (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+	// refused before dispatch (401).
+	Outcome    AgentJournalOutcome `json:"outcome"`
+	ReceivedAt time.Time           `json:"received_at"`
+
+	// Reply The scripted reply's name, or `default`; null for an error.
+	Reply nullable.Nullable[string] `json:"reply"`
+
+	// Response The answer sent
+	Response string `json:"response"`
+
+	// Skill The skill the message matched.
+	Skill nullable.Nullable[string] `json:"skill"`
+}
+
+// AgentJournalOutcome `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+// (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+// refused before dispatch (401).
+type AgentJournalOutcome string
+
+// AgentJournalPage defines model for AgentJournalPage.
+type AgentJournalPage struct {
+	Items      []AgentJournalEntry       `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
 
 // AnyJSON Any JSON value.
@@ -959,8 +1103,9 @@ type ContentBlock = json.RawMessage
 
 // CreateAgentCardRequest defines model for CreateAgentCardRequest.
 type CreateAgentCardRequest struct {
-	Author       *string                `json:"author,omitempty"`
-	Capabilities *AgentCardCapabilities `json:"capabilities,omitempty"`
+	Auth         nullable.Nullable[AgentCardAuth] `json:"auth,omitempty"`
+	Author       *string                          `json:"author,omitempty"`
+	Capabilities *AgentCardCapabilities           `json:"capabilities,omitempty"`
 
 	// Description 200 to 2000 characters.
 	Description *string             `json:"description,omitempty"`
@@ -2530,6 +2675,7 @@ type ToolName = string
 
 // UpdateAgentCardRequest defines model for UpdateAgentCardRequest.
 type UpdateAgentCardRequest struct {
+	Auth         nullable.Nullable[AgentCardAuth]         `json:"auth,omitempty"`
 	Author       nullable.Nullable[string]                `json:"author,omitempty"`
 	Capabilities nullable.Nullable[AgentCardCapabilities] `json:"capabilities,omitempty"`
 	Description  *string                                  `json:"description,omitempty"`
@@ -2784,6 +2930,22 @@ type User struct {
 	Id        openapi_types.UUID `json:"id"`
 }
 
+// VerifyAgentRequest defines model for VerifyAgentRequest.
+type VerifyAgentRequest struct {
+	AtLeast *int `json:"at_least,omitempty"`
+	AtMost  *int `json:"at_most,omitempty"`
+	Exactly *int `json:"exactly,omitempty"`
+
+	// Message A condition in the mock-scenario form over `{text, data, metadata, contextId}` of the
+	// message (`{"field": "text", "operator": "contains", "value": "refund"}`); absent matches
+	// every message.
+	Message *json.RawMessage `json:"message,omitempty"`
+
+	// Reply A reply's name, or `default`.
+	Reply *string `json:"reply,omitempty"`
+	Skill *string `json:"skill,omitempty"`
+}
+
 // VerifyJournalRequest defines model for VerifyJournalRequest.
 type VerifyJournalRequest struct {
 	// Answers A condition in the mock-scenario form on the client's answers, keyed by question id
@@ -2897,6 +3059,35 @@ type ListAgentCardsParams struct {
 // ListAgentCardsParamsStatus defines parameters for ListAgentCards.
 type ListAgentCardsParamsStatus string
 
+// ApplyAgentCardParams defines parameters for ApplyAgentCard.
+type ApplyAgentCardParams struct {
+	// DryRun Compute and return the plan without writing anything.
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ExportAgentCardParams defines parameters for ExportAgentCard.
+type ExportAgentCardParams struct {
+	Format *ExportAgentCardParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// ExportAgentCardParamsFormat defines parameters for ExportAgentCard.
+type ExportAgentCardParamsFormat string
+
+// GetAgentJournalParams defines parameters for GetAgentJournal.
+type GetAgentJournalParams struct {
+	// Method Only this method, e.g. `SendMessage`.
+	Method  *string              `form:"method,omitempty" json:"method,omitempty"`
+	Outcome *AgentJournalOutcome `form:"outcome,omitempty" json:"outcome,omitempty"`
+
+	// Reply Only messages answered by this reply (`default` for the default reply).
+	Reply *string `form:"reply,omitempty" json:"reply,omitempty"`
+
+	// Since Only messages received at or after this time.
+	Since  *time.Time `form:"since,omitempty" json:"since,omitempty"`
+	Limit  *int       `form:"limit,omitempty" json:"limit,omitempty"`
+	Cursor *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListPolicyAuditParams defines parameters for ListPolicyAudit.
 type ListPolicyAuditParams struct {
 	ServerId *openapi_types.UUID `form:"server_id,omitempty" json:"server_id,omitempty"`
@@ -3005,6 +3196,9 @@ type ListTestRunsParams struct {
 // CreateAgentCardJSONRequestBody defines body for CreateAgentCard for application/json ContentType.
 type CreateAgentCardJSONRequestBody = CreateAgentCardRequest
 
+// ApplyAgentCardJSONRequestBody defines body for ApplyAgentCard for application/json ContentType.
+type ApplyAgentCardJSONRequestBody = AgentCardDocument
+
 // UpdateAgentCardJSONRequestBody defines body for UpdateAgentCard for application/json ContentType.
 type UpdateAgentCardJSONRequestBody = UpdateAgentCardRequest
 
@@ -3019,6 +3213,9 @@ type UpdateAgentCardSkillJSONRequestBody = UpdateAgentCardSkillRequest
 
 // InvokeAgentCardSkillJSONRequestBody defines body for InvokeAgentCardSkill for application/json ContentType.
 type InvokeAgentCardSkillJSONRequestBody = InvokeSkillRequest
+
+// VerifyAgentJSONRequestBody defines body for VerifyAgent for application/json ContentType.
+type VerifyAgentJSONRequestBody = VerifyAgentRequest
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
@@ -3136,6 +3333,9 @@ type ServerInterface interface {
 	// CreateAgentCard Create an agent card design
 	// (POST /api/agent-cards)
 	CreateAgentCard(ctx echo.Context) error
+	// ApplyAgentCard Create or update an agent card from an agent card document
+	// (POST /api/agent-cards/apply)
+	ApplyAgentCard(ctx echo.Context, params ApplyAgentCardParams) error
 	// DeleteAgentCard Delete an agent card design
 	// (DELETE /api/agent-cards/{card_id})
 	DeleteAgentCard(ctx echo.Context, cardId CardId) error
@@ -3148,6 +3348,15 @@ type ServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx echo.Context, cardId CardId) error
+	// ExportAgentCard Export an agent card as an agent card document
+	// (GET /api/agent-cards/{card_id}/export)
+	ExportAgentCard(ctx echo.Context, cardId CardId, params ExportAgentCardParams) error
+	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
+	// (DELETE /api/agent-cards/{card_id}/journal)
+	ClearAgentJournal(ctx echo.Context, cardId CardId) error
+	// GetAgentJournal List the messages sent to a card's mock A2A agent, newest first
+	// (GET /api/agent-cards/{card_id}/journal)
+	GetAgentJournal(ctx echo.Context, cardId CardId, params GetAgentJournalParams) error
 	// PublishAgentCard Publish an agent card to the public exchange
 	// (POST /api/agent-cards/{card_id}/publish)
 	PublishAgentCard(ctx echo.Context, cardId CardId) error
@@ -3175,6 +3384,9 @@ type ServerInterface interface {
 	// ValidateAgentCard Check an agent card against the rules for publishing
 	// (POST /api/agent-cards/{card_id}/validate)
 	ValidateAgentCard(ctx echo.Context, cardId CardId) error
+	// VerifyAgent Check whether a card's mock A2A agent got matching messages a number of times
+	// (POST /api/agent-cards/{card_id}/verify)
+	VerifyAgent(ctx echo.Context, cardId CardId) error
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx echo.Context, params ListPolicyAuditParams) error
@@ -3505,6 +3717,24 @@ func (w *ServerInterfaceWrapper) CreateAgentCard(ctx echo.Context) error {
 	return err
 }
 
+// ApplyAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyAgentCard(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApplyAgentCardParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyAgentCard(ctx, params)
+	return err
+}
+
 // DeleteAgentCard converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteAgentCard(ctx echo.Context) error {
 	var err error
@@ -3566,6 +3796,107 @@ func (w *ServerInterfaceWrapper) DuplicateAgentCard(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DuplicateAgentCard(ctx, cardId)
+	return err
+}
+
+// ExportAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportAgentCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExportAgentCardParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportAgentCard(ctx, cardId, params)
+	return err
+}
+
+// ClearAgentJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) ClearAgentJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClearAgentJournal(ctx, cardId)
+	return err
+}
+
+// GetAgentJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgentJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAgentJournalParams
+	// ------------- Optional query parameter "method" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "method", ctx.QueryParams(), &params.Method, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter method: %s", err))
+	}
+
+	// ------------- Optional query parameter "outcome" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "outcome", ctx.QueryParams(), &params.Outcome, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter outcome: %s", err))
+	}
+
+	// ------------- Optional query parameter "reply" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reply", ctx.QueryParams(), &params.Reply, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reply: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgentJournal(ctx, cardId, params)
 	return err
 }
 
@@ -3742,6 +4073,22 @@ func (w *ServerInterfaceWrapper) ValidateAgentCard(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ValidateAgentCard(ctx, cardId)
+	return err
+}
+
+// VerifyAgent converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifyAgent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "card_id" -------------
+	var cardId CardId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "card_id", ctx.Param("card_id"), &cardId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter card_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifyAgent(ctx, cardId)
 	return err
 }
 
@@ -5608,12 +5955,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/audit/policy", wrapper.ListPolicyAudit, options.OperationMiddlewares["listPolicyAudit"]...)
 	router.GET(options.BaseURL+"/api/agent-cards", wrapper.ListAgentCards, options.OperationMiddlewares["listAgentCards"]...)
 	router.POST(options.BaseURL+"/api/agent-cards", wrapper.CreateAgentCard, options.OperationMiddlewares["createAgentCard"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/apply", wrapper.ApplyAgentCard, options.OperationMiddlewares["applyAgentCard"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/export", wrapper.ExportAgentCard, options.OperationMiddlewares["exportAgentCard"]...)
 	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id", wrapper.DeleteAgentCard, options.OperationMiddlewares["deleteAgentCard"]...)
 	router.GET(options.BaseURL+"/api/agent-cards/:card_id", wrapper.GetAgentCard, options.OperationMiddlewares["getAgentCard"]...)
 	router.PATCH(options.BaseURL+"/api/agent-cards/:card_id", wrapper.UpdateAgentCard, options.OperationMiddlewares["updateAgentCard"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/validate", wrapper.ValidateAgentCard, options.OperationMiddlewares["validateAgentCard"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/publish", wrapper.PublishAgentCard, options.OperationMiddlewares["publishAgentCard"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/unpublish", wrapper.UnpublishAgentCard, options.OperationMiddlewares["unpublishAgentCard"]...)
+	router.DELETE(options.BaseURL+"/api/agent-cards/:card_id/journal", wrapper.ClearAgentJournal, options.OperationMiddlewares["clearAgentJournal"]...)
+	router.GET(options.BaseURL+"/api/agent-cards/:card_id/journal", wrapper.GetAgentJournal, options.OperationMiddlewares["getAgentJournal"]...)
+	router.POST(options.BaseURL+"/api/agent-cards/:card_id/verify", wrapper.VerifyAgent, options.OperationMiddlewares["verifyAgent"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/duplicate", wrapper.DuplicateAgentCard, options.OperationMiddlewares["duplicateAgentCard"]...)
 	router.GET(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.ListAgentCardSkills, options.OperationMiddlewares["listAgentCardSkills"]...)
 	router.POST(options.BaseURL+"/api/agent-cards/:card_id/skills", wrapper.CreateAgentCardSkill, options.OperationMiddlewares["createAgentCardSkill"]...)
@@ -5877,6 +6229,143 @@ type CreateAgentCard422ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response CreateAgentCard422ApplicationProblemPlusJSONResponse) VisitCreateAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCardRequestObject struct {
+	Params   ApplyAgentCardParams
+	JSONBody *ApplyAgentCardJSONRequestBody
+	Body     io.Reader
+}
+
+type ApplyAgentCardResponseObject interface {
+	VisitApplyAgentCardResponse(w http.ResponseWriter) error
+}
+
+type ApplyAgentCard200JSONResponse AgentApplyResult
+
+func (response ApplyAgentCard200JSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard201JSONResponse AgentApplyResult
+
+func (response ApplyAgentCard201JSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard400ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard401ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard403ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard409ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard413ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyAgentCard422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyAgentCard422ApplicationProblemPlusJSONResponse) VisitApplyAgentCardResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -6332,6 +6821,289 @@ func (response DuplicateAgentCard422ApplicationProblemPlusJSONResponse) VisitDup
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCardRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Params ExportAgentCardParams
+}
+
+type ExportAgentCardResponseObject interface {
+	VisitExportAgentCardResponse(w http.ResponseWriter) error
+}
+
+type ExportAgentCard200JSONResponse AgentCardDocument
+
+func (response ExportAgentCard200JSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportAgentCard200ApplicationyamlResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportAgentCard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard400ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard401ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard403ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAgentCard404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExportAgentCard404ApplicationProblemPlusJSONResponse) VisitExportAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournalRequestObject struct {
+	CardId CardId `json:"card_id"`
+}
+
+type ClearAgentJournalResponseObject interface {
+	VisitClearAgentJournalResponse(w http.ResponseWriter) error
+}
+
+type ClearAgentJournal204Response struct {
+}
+
+func (response ClearAgentJournal204Response) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClearAgentJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal400ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal401ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal403ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClearAgentJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ClearAgentJournal404ApplicationProblemPlusJSONResponse) VisitClearAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournalRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Params GetAgentJournalParams
+}
+
+type GetAgentJournalResponseObject interface {
+	VisitGetAgentJournalResponse(w http.ResponseWriter) error
+}
+
+type GetAgentJournal200JSONResponse AgentJournalPage
+
+func (response GetAgentJournal200JSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal400ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal401ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal403ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentJournal404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentJournal404ApplicationProblemPlusJSONResponse) VisitGetAgentJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7294,6 +8066,128 @@ func (response ValidateAgentCard404ApplicationProblemPlusJSONResponse) VisitVali
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgentRequestObject struct {
+	CardId CardId `json:"card_id"`
+	Body   *VerifyAgentJSONRequestBody
+}
+
+type VerifyAgentResponseObject interface {
+	VisitVerifyAgentResponse(w http.ResponseWriter) error
+}
+
+type VerifyAgent200JSONResponse VerifyJournalResult
+
+func (response VerifyAgent200JSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent400ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent401ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent403ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent404ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent413ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyAgent422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableApplicationProblemPlusJSONResponse
+}
+
+func (response VerifyAgent422ApplicationProblemPlusJSONResponse) VisitVerifyAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16345,6 +17239,9 @@ type StrictServerInterface interface {
 	// CreateAgentCard Create an agent card design
 	// (POST /api/agent-cards)
 	CreateAgentCard(ctx context.Context, request CreateAgentCardRequestObject) (CreateAgentCardResponseObject, error)
+	// ApplyAgentCard Create or update an agent card from an agent card document
+	// (POST /api/agent-cards/apply)
+	ApplyAgentCard(ctx context.Context, request ApplyAgentCardRequestObject) (ApplyAgentCardResponseObject, error)
 	// DeleteAgentCard Delete an agent card design
 	// (DELETE /api/agent-cards/{card_id})
 	DeleteAgentCard(ctx context.Context, request DeleteAgentCardRequestObject) (DeleteAgentCardResponseObject, error)
@@ -16357,6 +17254,15 @@ type StrictServerInterface interface {
 	// DuplicateAgentCard Copy an agent card design
 	// (POST /api/agent-cards/{card_id}/duplicate)
 	DuplicateAgentCard(ctx context.Context, request DuplicateAgentCardRequestObject) (DuplicateAgentCardResponseObject, error)
+	// ExportAgentCard Export an agent card as an agent card document
+	// (GET /api/agent-cards/{card_id}/export)
+	ExportAgentCard(ctx context.Context, request ExportAgentCardRequestObject) (ExportAgentCardResponseObject, error)
+	// ClearAgentJournal Delete every recorded message of a card's mock A2A agent
+	// (DELETE /api/agent-cards/{card_id}/journal)
+	ClearAgentJournal(ctx context.Context, request ClearAgentJournalRequestObject) (ClearAgentJournalResponseObject, error)
+	// GetAgentJournal List the messages sent to a card's mock A2A agent, newest first
+	// (GET /api/agent-cards/{card_id}/journal)
+	GetAgentJournal(ctx context.Context, request GetAgentJournalRequestObject) (GetAgentJournalResponseObject, error)
 	// PublishAgentCard Publish an agent card to the public exchange
 	// (POST /api/agent-cards/{card_id}/publish)
 	PublishAgentCard(ctx context.Context, request PublishAgentCardRequestObject) (PublishAgentCardResponseObject, error)
@@ -16384,6 +17290,9 @@ type StrictServerInterface interface {
 	// ValidateAgentCard Check an agent card against the rules for publishing
 	// (POST /api/agent-cards/{card_id}/validate)
 	ValidateAgentCard(ctx context.Context, request ValidateAgentCardRequestObject) (ValidateAgentCardResponseObject, error)
+	// VerifyAgent Check whether a card's mock A2A agent got matching messages a number of times
+	// (POST /api/agent-cards/{card_id}/verify)
+	VerifyAgent(ctx context.Context, request VerifyAgentRequestObject) (VerifyAgentResponseObject, error)
 	// ListPolicyAudit The organization's policy audit records
 	// (GET /api/audit/policy)
 	ListPolicyAudit(ctx context.Context, request ListPolicyAuditRequestObject) (ListPolicyAuditResponseObject, error)
@@ -16751,6 +17660,59 @@ func (sh *strictHandler) CreateAgentCard(ctx echo.Context) error {
 	return nil
 }
 
+// ApplyAgentCard operation middleware
+func (sh *strictHandler) ApplyAgentCard(ctx echo.Context, params ApplyAgentCardParams) error {
+	var request ApplyAgentCardRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body ApplyAgentCardJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/yaml") {
+		request.Body = ctx.Request().Body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyAgentCard(ctx.Request().Context(), request.(ApplyAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyAgentCardResponseObject); ok {
+		return validResponse.VisitApplyAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteAgentCard operation middleware
 func (sh *strictHandler) DeleteAgentCard(ctx echo.Context, cardId CardId) error {
 	var request DeleteAgentCardRequestObject
@@ -16894,6 +17856,83 @@ func (sh *strictHandler) DuplicateAgentCard(ctx echo.Context, cardId CardId) err
 		return err
 	} else if validResponse, ok := response.(DuplicateAgentCardResponseObject); ok {
 		return validResponse.VisitDuplicateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportAgentCard operation middleware
+func (sh *strictHandler) ExportAgentCard(ctx echo.Context, cardId CardId, params ExportAgentCardParams) error {
+	var request ExportAgentCardRequestObject
+
+	request.CardId = cardId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportAgentCard(ctx.Request().Context(), request.(ExportAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportAgentCardResponseObject); ok {
+		return validResponse.VisitExportAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClearAgentJournal operation middleware
+func (sh *strictHandler) ClearAgentJournal(ctx echo.Context, cardId CardId) error {
+	var request ClearAgentJournalRequestObject
+
+	request.CardId = cardId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClearAgentJournal(ctx.Request().Context(), request.(ClearAgentJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClearAgentJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClearAgentJournalResponseObject); ok {
+		return validResponse.VisitClearAgentJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAgentJournal operation middleware
+func (sh *strictHandler) GetAgentJournal(ctx echo.Context, cardId CardId, params GetAgentJournalParams) error {
+	var request GetAgentJournalRequestObject
+
+	request.CardId = cardId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentJournal(ctx.Request().Context(), request.(GetAgentJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAgentJournalResponseObject); ok {
+		return validResponse.VisitGetAgentJournalResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -17195,6 +18234,54 @@ func (sh *strictHandler) ValidateAgentCard(ctx echo.Context, cardId CardId) erro
 		return err
 	} else if validResponse, ok := response.(ValidateAgentCardResponseObject); ok {
 		return validResponse.VisitValidateAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VerifyAgent operation middleware
+func (sh *strictHandler) VerifyAgent(ctx echo.Context, cardId CardId) error {
+	var request VerifyAgentRequestObject
+
+	request.CardId = cardId
+
+	var body VerifyAgentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifyAgent(ctx.Request().Context(), request.(VerifyAgentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifyAgent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifyAgentResponseObject); ok {
+		return validResponse.VisitVerifyAgentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -20389,678 +21476,717 @@ func (sh *strictHandler) GetReadiness(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L2Lc9s4ljf6r6D0TVWku5QiO4/pluvWlpNOz+SbpJNrO/PYVlaESUjCmALYBGVHk8/3b7+FcwAQpECJ",
-	"kp3u3r1b1dWxJBLPg4Pz/J2vvUSucimYKFVv8rWX04KuWMkK+PSaFunbVP+VMpUUPC+5FL1J72rJCF0w",
-	"UZKEFukTRXhK+vNCrkjGVTmDn2b6J0VkQZKC0ZJ53w5GvajHdUM5LZe9qCfoivUmPf3bjKe9qFewX9a8",
-	"YGlvUhZrFvVUsmQrqgcyl8WKlr1Jb72GJ8tNrl9VZcHFond/H8Ggf4IGQ8M2A9Y9towC/tk1hBX98o6J",
-	"RbnsTU7G49AQPhSLtmWTxYIK/i+qv4KFaxmFLBYPX4oPxeIyWy/CI8nX1xlXSy4WzUGpbL3YMSz98wMX",
-	"6GMhV3nZtkY5/LpFVvi1T1L4TRs54a8PX8ULpuS6SFjbcAvz+9aA7Q/+kO13bYO2vz982JesuGVF26Df",
-	"v/5IFDxBUqb4QmyNHn/1x47ftI0cf32scV/e8CxrP8a6TyLnhJpJaKrVb+weGzwyO+SAv3weHqJSXIq2",
-	"tWVf8kwWtJTFhih8NLC68H19eeGr9vWFnx9hgXcvLSySYZGkrwS9YbOEqlaKPXxRT8NM4XLNy9ZDpvSP",
-	"26uov62tof6idaT6x4ev3xVVN23DLKm6MaN8dkoyeccKvXZkyb6QZEkLmui7NSLVFPQbMIPSvE6WVKRZ",
-	"6yT0I/vmkNOyZIV+9z9/Hg+/p8P556/PTu//EJ4OU62cuGRqmw/rL/01159bR8vUI3DgKymz1iFKmW0P",
-	"UcqsNkQps9YhSpk9dIj3+mWVS6EYCE6vaHrBflkzVepPiRQlE/AnzfOMJ3DRPs0LeZ2x1b/9U+nJfPW6",
-	"+0PB5r1J7389rYSzp/irevoR38JOQ5cRdEu4Iiua6XGzlPTXIqeFotcZI//78sNPEaHkmqbESXuDUU9L",
-	"TlLMM5786mOW1/9kSUmSjKolU+SOl0tCBWFfuCpBPBGM9ClZC/7L2rL+gny6eIvD/lEW1zxNmfi1x53Q",
-	"LGMFWdENEbIkqSTlkivSL2TGInLDNkQlMmeRHi0lSSGVGipeuk3C4f8kyx/lWqS/5uh/kkStk6VdeS6A",
-	"++B8nqiaPAhj/Eg3maTplZTvaLFgvxVRX8t0oyk704PQHJMK8v7877NXH374x+zVP67eXMJor6R8T8Xm",
-	"oxZwE3MO1a855g+3DPk5yNgJKWjJSMZXvCT9vJDpOtEPkpVMGZEi2wwmJNbz+Pjp1bu3r2cX51dvZu/e",
-	"vn97FdupK5KzYipWXKxLpv8mSca1AkbTtGBKjaaiF/WWjKZGdbtgZbEZns9LVmzzzUuWSJEqshYlz2Cg",
-	"d1yk8k6LsqxUmlFWa2B4HRclW7AC+PHfhxe0ZO/0hIbw//qq7Xnjgq0oF5pxHvaWYuX2VD4J/oWUfMUO",
-	"nsZ9RSm/KY10II5yW3GMP747v/rxw8X7GrV4RBIRtaQFS8n1BklRZjzZkEKutcRERQrfasGYJ4wwkeaS",
-	"i/J/6OgoOvok6LpcyoL/i/3afPyWZjy1aoa+ac4/vtV3z6i+j3/729+G5+tyyUSpR8OCa1bJMzCnvJAJ",
-	"UyA2/IZizB3LsqERZK7X+rKCKZ+RmBWFLFQMEoEi7JYVGzLnLEsJLcmcrrNyBNtv+tRDOj89P18wUb6m",
-	"RUCePBfk/PScnIzGxD1F+ipnCZ/b6dJTOsoLWUqtfmpa0W/khdQXaQTSlb5OQfJ/TVcsew2qExyrvJA5",
-	"K0qOMmJCc3rNM24/139lX0omUpbWRmu26VrKjFGhrzp4DBRJ/Tsv2SrQVm2SW5sdodEPnqRpyvVjNPvo",
-	"tYDSsHkNRYbevS8uh0a2LniIsgLtmC9oUdANDGetlj/J0i25CnegyoLRlTn+zZ9D/aQMaOKtyNfle5my",
-	"+pJtrUpzWOb1D+vy2Pd370Iqk/WKiRLm/KnIgg8Jo7Zv72Ehb3mKTLq++/7FEXx1HeyrtsE/w0NRva3P",
-	"gTVWLFkXvIQblRdsZe3KbpkOorDmEtrWL/WBZjvaO64fbxo3PMsecqTYF7rKs0NJhKfBx/iRFNtKLPJY",
-	"Gi7p4qA3GkQEurOxFPkraBr+3IUE1nkui5Klb0XJijlN2K5tAkadyOwVF2mdU9RODjzzV1aotu0smaB4",
-	"8z3k9DRHs913lxW4bR1no9PgQofWr2ozqt9KIZ4ZZITuxGxNIOp9GS7k0E5C32YJLdJRda95Twz5Sg/O",
-	"mLCWvUlvwcvl+nqUyNXTlUxuVknu/tUSWCFo9tQ1Citwnqbv2eqaFZ4BJswM5jRTrHkra5kya9orX2xb",
-	"gaOe1vKRFcBy9Ca9FfTbi3pMrFd6B+SdgM/mh8/Rnh3DzkNEUBMD6iNGyVP/JdZZhsJajc9VQ26KHDTL",
-	"Psx7k593i2qu79f+6/efo0aHugMwt6UzWtasZikt2VAL173QoMw715vwtXgMp+00nTf4ZuiMsS/JkooF",
-	"m5nTXRcT/7ZkBeoJ9jmilvJOGSNKkZK7Jc8Y4SC/Gj8bA0/f3i1ayhXLKZpY9j6M98Ue46S+P25l4u7/",
-	"Azf9bfVycMsznjChuo13xUqa0pIeMYz39tXgINrFIrv4u0hy77gLlmf8GBK7YHm2CRFYwXKpeCmLTaeF",
-	"C8gjnfoHV0/wGi1pud6WZHqxW7CYoAOfFszaB401yxL9yON0aUHnmtm71wPMLuqt8/Rg9gDKniPeTrP+",
-	"a/XKzvsy6t3RQnCxUCHTxopqVXloXudiQWgKthJ6LdclnnU8/P9cq5KsaMpIH2eIdhvwNzxAUDJ75CSm",
-	"6pKuX+nmAqiOosdFapTm6Gjrmvc4hMdRvQNbnYHajngr2DhrDR5aY/O1e6JGFTuvvtc7FWaqNiKp3cfm",
-	"ft/WHFO5olwcKptrEWi2sjJzw3CwkmJBSvaljMit5AmLCF/RBYuIVspkROY8Y4fQQ9TLqFis6QJ7G41G",
-	"g1FvovlE01ry9vIDefns++EJSfTYSJ/pbZkX9unuPaJW0GWK/1RSRETljCXLh8+0oCWbZdb8V+/1x4Ix",
-	"6HQU4g36hLDZigq6AFWz2/bXDAf7Hr/vKtC+rp+ox5VpmyLLwfooUO/BejFSxMGvAZfZG7ehH7I2NFjB",
-	"oOu32+LbdflW6/62JkFty9/Gqhr83TeT7SdO/Ka5dB8ErJqQgkXkmtGCFRGhOZ/dsE1EpB7CaUSuqeJJ",
-	"RFZlprosppZzjdk/aAr989XVRyIL+PeSfLp4R/p2LqSUVq4dBE+mvdtbJqIZyLDIk4gUTJURWRQ0X/6S",
-	"BZtasXIpW5z/MER84Ix8/HB5Re6WTBB6rZgIswyrcbcObZXk1aj0CM3YInLHrpVMbljZeR060+9b//79",
-	"NiT8jqMuXCdOx6UPkyuD1ib2pZwl60J1UkabAg90X29kpzDw3lMlmnb1ki1kwQ+1bdV11+1L9ruX45MJ",
-	"oQQEvP7p+PT5cPxiOD4ZoHvfCbEYv/AvCFqonro6GU/G+r//CB+YQy1rTWGaKlJNYIeooGfxAEJ9XwmE",
-	"34ZMUWPaZ7Np8CqCn1hKtJS68W+VJ4rorsFLgyHL/VgxgX6V90wpumDxYET+pvlGnEiBvcZT0ddNwLsq",
-	"YYIWXBL3M1EbUdIvA7KiZbJkisRfUTLSaxMRKzZHBHxmX8q36X1sRjUVK+yVFCxh/JalpM9LBUIOyWlR",
-	"KvJPyQU6bgW7y7hgKoL56CZ1K/rxOS9Uid/ol6Kp0N9WHetPpnPC0wE2gAtAhbpjhSKx/jEmfUrMOgAl",
-	"xyVVN/DtFVU3U1EuaUnmMsvknYJWNY3rQaFbWpUsVxjOBl1qGuRaOmQ0WZL4ThY3XCxiMpfFVMTpuoCf",
-	"ZysVQ2cglwwtJ4iNJ5kSu0ZwlspaYJ2eFRdrpkcD0xJ6kIzIdZlIe/z0WGhR8jlNSjUYkSv2pURdFmdP",
-	"SrbKM1oyRQomUqZ5uemLljYshqqpiGmxUDHpx1+/6r9Ges3u7+OI2C/0co8SXm7st+s1T+FvENpJDDd+",
-	"TICc1JLm+paZivevP0LoGvop1YCkLKMbNCHhECOSFjLXs8R3EykEw9gArkiSSWXGrLVRKWD3psJuLgVX",
-	"5PDi42sCblLChSoZTSO9E1r8WurFiLXsHZP+iX9vDuz5MZugpgLJPB0Rfeki6eFJg+Wyh8D0feaPyqO7",
-	"Bb9lSEJGDJoKaGREfgIHrh6QifFyAUlFekao31cqmYJoK309gZFN7+B8rRej//z0NJoKAcI9NADe4AGR",
-	"wniHFb1lel3pvNTkJ2QZ9MzaY75P8m2yoRZucWYWNiKaK+uOv94Tmt3p/TZrt8M2WF1+RnY8yJ4NZDWr",
-	"XSkudCHqaQprcSxrojmwL62AtvSDNzVIc0BT+70X0Fj1fEgYKEwcg/lBrMHKHhR0Ww2Emq8cOE3DaA58",
-	"y3GjDu7Q8E4aaacpp2/gpPciDHJPCVUojeDFYESBDob09iViX8IKQoOVGk4KlrLqOguLxVt+qtD+ruiX",
-	"t7hQp+Nt+aedkoxhYHvMmmdkrGSaC1Ke6X8TKhKWsVSfyoLpnlm6d8TYfND/ra/Do3e4uh3Dx8ib8gGb",
-	"gdc0LdfKcvR2Y8p20+YGxzvIMG4QFOpXdzd9c9eONtbYnrKgS/RwioRIO32NPFFt9qROZNkmGKPc+q2k",
-	"4suwRUWrrGh0cjIvNDAi58a+knFxg2oqxdsJZI5+vEpyk84TRy6JRktXWoawRppm2GEEYYPwrm4G3oT2",
-	"tEhSDvRZItf68r6VNywN3awNHtTYv5JkjKqSvBh7uRJBWj3Y6adZ5F9ptmZ1KvTT0yrG4tYmbHQwa1pl",
-	"UKFcquUJk1W4bcMwS9aewqDXEAQcsxXwN6ykO8KwocVahJdEBBN6qvSdCYn/82c6/Nd4+P3s87/9IQ5b",
-	"R2rpn91FHz9vyGsj6s0LxrTEuXIqaSCMrFwXQnWMZ+h8IPHIfNMD+agmlRZXXdBOstMyAg1dMGVkxS1V",
-	"GciIKpCF0wi1HtXq7RrtO8OPfDZ3H8adB+uAYLnOZH4Atda9iUc6/oyrz7V0GLm/BofbNyP6v9ZcsY24",
-	"GYjF7bznP2rF7A3oGKEQJ91RgFcWa4aKqgu0WNGNvnJqMRYBF46/xNh4ZEccPEtiAzJ1q7RNbjW9hpQ2",
-	"f3f+qaQYXdA7Y16BlnP+F7bZXr5ruRbpjCrFyhlPVUsOpMnIpSaYfwjpRSlkGhWMaj3yjLBVXm5AyZ9r",
-	"ZRMeqfnj9oaL7DaMHhPUsz0VfV+igLFWrCB3S0kWTDCt0aWEly2Xfs4Lph4UydExYiajqpytVYs1+J0W",
-	"UtQ6SZhS83WmpxCRgiWySI1JhgtCyZzdEYUZEno+xw24lYfBxsLJMyEYers1swbS2B9r5sdiYlvRFhXu",
-	"8tp7u9FYr+CJArp/lAsTT9ADLso8zzbniWVjdvnM5Kp4BIizAG1RfycwmCEQ16LPvG5keEsLyETQrUEn",
-	"r12T8PGTaxc+/uAax1+rHuwgP9IisFw06RQM481yFxmZMP2mlOBhGqwLjhbqG7YZWFMWMBjMstU6gYFm",
-	"6KhURXYOrdtTiS8NC5NZolBIXrlkBaFiUwKkxR1VpA9RMXAW02KjReeGEGqviKh3J9dZSq7ZgNwVvCyZ",
-	"8OwmxWYGr4bMZGbiB1Cv3ddgUJjBi3ic5iqxaW8TiLkAjeg9fYz+GxtvVzFye+gGaDv1F6Ba2VYauXTT",
-	"e4TzYR3h+wI+ESuDcEWMtU0KyJ7TPDy1ly+IKDzVT2kaCl5mIfnmJ31hG/M8aoGOcAkSKDIpZ1+nJOdC",
-	"6Bszrd0w5lo79nLZcVOYxW0sWHCP1uXyvTEIVyHSQopmTPqk92d5B4urNWrbLkTOFrIEg9yIxCbYIZ4Q",
-	"XhIzOpCEMlrqedu0N2e3uNMC9FTUUplJDKES2AjXrIt80OMkp6OTqjfH/LRYopiJtyClvGFCoQvPQabI",
-	"O4F2FZv/R9E9iNvX50qtWUHipzTnT+1Qn351UCn3T3FAAwJPqmgq6DrlTCRsCJcxKSUGGttl+XTx7owo",
-	"xuxU0MpiLzGzvGaxelEPHgrGYr7W8uKlFSK2JbQ4cQ/EZMmN/0agvhiXZfZexXp0K5myQph0ZDUiP+Be",
-	"K/1bnBf8lpYs9kNFMYoUTjj82PFGrcb70TbgfWWbshO7unr3vkWKtmPX89M3hZ5bRLggK55l3AhsEdpj",
-	"ANwHZiPnJAY29TTjqowjPTdgUObzVMSOe7lHqm+cuzHwW8FoGqNpDQnjacpVIm9ZYdymZon7p+PTl8Px",
-	"H4en3w3C6/1yPB6PkSJW9Atf6QX/7uVz/e046q24wK8qm5dnW35Ns+xKSs9ycIgHXhDn0MQVi0jljjBX",
-	"KumD+9NlJDvjmY3JIcb6MNg2OsxWzISNH6Ksexmrna6z1/j8q0wmNx0MhVy9sV6yYJThOinXBUtfe3mz",
-	"3Ue/5Q7DRvYYBAIq52sqUq22s/NisbZRkoeZdFqlx10poCH7vxsLAoAFLm8zxu4iyPb0jsi9bL8I26dg",
-	"YcEOX84VX7ErE+fXfa27J9S6IV4aV3RAkPZd3DvlJGMK2U0FCH3Tua2dg74y5rwjAlwvO6Wee1PSV/fM",
-	"OuyPoDm3wA3f1vjgZMwDhx5cQbgSXBzyxtduCylLSNOjqzzDO5ZlPOFlM5V35xXc6ODCNNr8/rLqpPnT",
-	"G79TgBwCj6zN8m7L5nW7UocWHIdcLT7PHu9hBT2wO+vbfc4MVkacuCE9tf5iuIcxounTxduhcy86O/KE",
-	"xF/hw4T8DKZBiP75fO97WbyN8q+Zw0JM8J41lwG51i3ovnUXExOcDxFKEIqE30J4/v/RYqXE+DTSv6aK",
-	"vXw+iIjlRPcgwJgXrGQSub8m5Ou64NXj/469kP+jR3Dt2ru/j8F/2GxolnFxExFoQhNTREpeZroVb3b/",
-	"Xmte8X+xf7+Pz3DRV3RDEloUm6mIqRASCUgZoQlkgzjkbrTB1PYUgN846sGKQOJMyqWndnp/wpD3G9Hg",
-	"1yOuZFDjvJjHYzJVq7zPvXmeR2R3Rrt9tafjsRY4T8fjx/fVhhI09zBXP2tyfxz7aH+S5MGpkbVEyEYO",
-	"i+YdOBVynmvtZHg6Gkfk/duriLy6/GH4bPg6o2BE/tPHd8Nno3FbHLyLeD4wZbLNO+w8wsPP//aHOCK0",
-	"JCvZdMBHjaC8OjjYN8mW3CN315Mnj9zvB6dU7iFJL+0wnFlotR3y99E/Rv9xRijJCzYsWMaoYkSt53P+",
-	"BYwUScLykqUPCKQy/AYs58cxG/QMVBCvW7N6xQ2i1A3boNHC2siKs+r7JRNkSRV6pUiMvoo4ZLva2q/G",
-	"CFSXITBVOc36aLhoNOMR/cl4rEmcZtngMH9Zg1pXXNiPocRy34fVzHWTK1y3ldSKjDVB6OnUolzHJ4MR",
-	"eb9WJUbbYKTrWuuarX6mVjWjCcu64sIJWA+ktw8eoziO6o4aZNRTQczrH1gB0fZzXGaTi9bIF/KRU5E1",
-	"fu47Hvl1HL08ubffD/79Dw89kagFH3n9H6wpY2++mryHz5rQ2F1tvpfJzbm6CcgLDUk9KKqb+PIDZ+AJ",
-	"UnsmcCT9aDYVcAIA/6DqJsZkiuuCCgh7LwvOUn0OZZGywp5aEwxvEiHwExcLEttZQwIEVRDfRReUixrX",
-	"2bfor6D3A2Mq95CjtWh0Jcj6+vyJ3zLIoNGqSUz6oCHIAuIlMLNEKwsx6V9zQYsNpCuiFiJkSa5ludw2",
-	"+x1Ggbr9fY/bOb7Sz4KJsKaA7rYOVo/WjYtdOrRWwCNPyn7r505geqMk+VZZrjTNNq3WoFK5FBozR/1k",
-	"zcCNJuu+vTpfPid/4a8GI/K2VCRe85gg4o3R764hNwQ01/M8V+SWs7up6MdcjlYyZZnJU7Jm4KdrHg8m",
-	"JE5UHpN+bPJefsCkfd907r6ainiuNXHvGU1cnwpuv5kALjSY8WXBF1yoQUTinBUrjjjs0BNdsYJCcyue",
-	"FDJfSsF0YwsmMyPp649JxvNrSYv0bwUvWTwxuU5f72PdKKILwEJORZwXbM4K9Qp4Q3xWOahZpuDyhuXS",
-	"Yh55fnpKmrkrJuRWPyMYSxWhUxGv+eTp05h8ung7IufEfnReq8o5SU2S19NlucrO8kLOecb+71WSD2me",
-	"m5QkKbLNVKxYyinRdEd4iYjGdGVxCw/UbrUaP7Oq9x7Y998pj664GGxTWT9M8k4MfgXm7Uy+9aU5RkjD",
-	"pto5P/rSj7dDAGjEXhXKeoTBQpEs2czFMO02tjpHpXuxLLNZFzOt8wQexXVZQff28UY/4+dm7Yx6hIeO",
-	"J3r05u7pBDzal6wsIYDUS3mfeSrpHimrBkrnoUvO2gbeikcZDqg4F2RZlrk+RPpfZbX0LUrflu0Zept2",
-	"TeBSP1NT8Xc+jU/5GTC7Hn8reMlpdgnP1gAbHAycTG48f7f5KHMmaM5bcJEQk2Rf35/sc037gu36ZDQe",
-	"jevrePLIWp2pfXKkGYEq1koR9FrJbF2yjgacY5XDdhuGQYAIoG1vVctRHWwWB67rmpfsuFVt52wth+jI",
-	"pctpQbOMZVytamR34oUbnLz0Ag1OQoEGqpT5TIrZnPJsXbCOsChYR6SuKh5gmXkxHneLvHcdte/UFVPl",
-	"b0/+nRF/9igniO25P9S4u5auG3X3dZc1d8viutqx+BCi8rinpO3+r/KtO2EVmtv9c9RepQZajMjdkidG",
-	"waJZpsiClTY/3zIgFxzTpy6j3MSbQSPkjgtFJGTtmUIiiFBWwa93Vxb9GKKvU1iIaW9Cpmb1p7370RFq",
-	"wFE6q1modn3VC8LqoIBmXNwoxIeA4KRSbmmiZK8iakX/TwUHYAyjcU2FU7nMpuHdMECd7ZYrjk5vrVtC",
-	"+1p51JrXYJceOBUhRfA4Tey48AatohwR2bCrSX1soeRYhTPXjVB3gyLsXQHLbWYYLzc7xDNqMMzTRgyD",
-	"cY+6livu2JAmILIUf4VE2RsmyGqtSrKUGQR26sNPHGm6xCZ39GOnWmnKmAoT8kn610zxlKnG0/DrqDEu",
-	"oDXsyUYNl0u20pQG98zz8bOpiLkAf1MCawQvxoj1ASPjCqwnJj7CP4B3S1oyW8gEZ6gnZ8rRdCI2d1Ps",
-	"suVGPfRBmgcA9fUw8Spty7y6wS+7pZwU9G5mXthmXeCnKRXL5hHgAQt05kiRsBG5ZCIlvASTzLkfKzwh",
-	"rzC+eLoej58lN2wDfzDEx/n78Pzj2+Ff2Gay9fuogurUSscqyWfPfjkd/vHuzd/P339892bXP1/2SqsY",
-	"PmznG1rXH4DZ/WCqFhxoLNai9pZQjdAVc54xRKmJAdENYqeNF+8pzfNsY21rf3rT+NUPrGZfclmUhozd",
-	"IQFeilAzJQR3y/lUxAEjSHxmKL0Wq2siTkzob2xO8pKRa5lyiCNyrXmCim4iaGE3zQWcQcFwFppzD6Te",
-	"1y9XSf709iSoW/43Ns9g1kXIw17c1tI1+pphgMnuhrEcjqEBAeoDdQ7OfD9gRCgRkLuHoAjKPa13q1mY",
-	"TreIqEZgPggloH5LS1JIj/3IReNu4Cnp68ErCSP1swkGZ96jerJzyDu41rzMrEqeZ5ylnbz0NxwL2Vni",
-	"fP/6o8nT+fx4eujRZrCDUrVCLtoO8YX/raxth2ekhT2JHdbt92fYOygTbls77TDnx7AdfjM7oHfbmHMd",
-	"dYLgCEjhPxR8XhpwglBkN18cUpnAxkAHFW2XmWXCcHUDNCkxax/8mgbcDxVE0CkhbaxIWXGGAG1zgIYT",
-	"DLRqkBhCKYG0JCmfz1mhRloiYIqJhMUTcKjBzaBldIh2ggSuDBCqzwzIC0+ZHSMotiXWW56KPvU9TZ8u",
-	"3hroRlkugZNDQmEt58t23VZap3LHNUwETU0s8mJKPnfg7YC7UYueRRYbfDnjt+yx9li3Vd1tZqMzfsPu",
-	"uMJNE63VrY19QRZVlXkMSTYVmOuLT/o21nuwP/zOPyOWbiJL3mYFgoK0Ph0XzOF0BDKeu/Mh/6iFEmH0",
-	"z50SqC1t7wfUsG1GbrA7ZnmM5c4rY9iWILDbPNq7NOF0iAJpiwua3EqbrMlGixGp6WaDM4hNUaUsWGow",
-	"Yk3+O7ASIcm6yPCAWh/OE2WeJ2bYwRSA4D3taLuWCFtKZGIF5v1GBMYJF/nk6VOjASKeS5KfeWLvE+UG",
-	"5Yu3AJNp7UvrwhgeeAmsSrO9QUfw8B/WWATyoYHs7Yc1kfnGHNAzEqMCDGwSNOCh/jneg/i9c+APcXsf",
-	"G0C5NZo3Ir2i6ubIclU2AXGnIevjawe1U+xJ7wzZZX/UurjDTozhhjsjlNRTRkkfN2FC4q9TGx017U3I",
-	"z5/v48ERBuSqRo3D6LBj0PwVAByhlIlIWJYFS84EcBvXYfb0xmhoTa7IkyUcR5ejqlW5+iFzJ9WEk4xI",
-	"jBm7MyrSWcYWNNnEdfzEyVRUybw2l5f0c1YMLXNyFvCtpGBjX+Yor/J/sXh4TRVLbTtTQfVlOCIx9j3T",
-	"+xVPKlQBiIC9ZnNZMFINA4F2sXMHu1z9PBXx+9cfh1ZdGRrZMDZsjixY6UyKY2zgk3DV5hpaDukPn52O",
-	"T08HgLEM44F65HaIEfBmPRJqZgXOkyy7poBhWJt9td52ov7qDkEes5Ho/nuwjK6+tmcdtTntZgvAPWNn",
-	"NhWdp5YZKwHcMfZpG/Wv6kLcFsFogaHaPS3GVVPsmK6nSfo9vHUu0ne2Vf0tfviADVePwRef9WEwpXta",
-	"Cs6d0lnr/WUw189Pzz3wzf4IivjeCHknEFxsCKBl+tCH4fB/T0XtfpMKdIfVgfv/b4G3ZnXbnRY2Q9Z+",
-	"YkLnInGhNKfftITbUcXUutYOrS3r76QCWaO+mDf/yPGk4NXucbPHQCCrccffqhBKkJa3JtYe0mFSZPbI",
-	"S/qpqN219iM9AirExC/MZUGSJZUK7nkuFqaeRK0uASSZngw89JWEZlns3dqUa4EntjD39p1n4/F4PDAG",
-	"e1PuAmTlmPSNEEaGz05fjp+Rae+twb00lRL6XCAO+FSgtDbtnRnTkRYlqr4inIqWvCCMQ49cZfIOytQD",
-	"PiBLB4DFbIQaA5cMo5oKVyhgRTcYgbykt4xIwZzLFoQqKZgNHEHhRJXE1qTX3xSMcDUhsBCmUIMXMhKZ",
-	"CAOI7pBZ7QtrQ9FjRFsUVG2YkwLqGtqo9O2SCjAFMJfAg33cnJ/Hn0dYdl9v3wSd3deMXLPyjjFBxvDa",
-	"SUQWsiSn8SCMEF3VK3BBZc+6ANgcrgoZo3AVuxbswisr4J+NIggBX1dqVjK50Ts1woPyYFxW2x4MxoNQ",
-	"3Tr3zmjpOYhrsSB6qxwGyEi/Skvg4G1JWvuZhTV47arY8GNVh7s+4F1g/rhA/lwctTWKiG9d0WuslVd/",
-	"c+i9NcxQVw8Git6yogGjgTTm8Hn3a5wwAq8tM5vdq/Qng4R6pVncY0caVlh2+vTzxFRQoZptoNsdYjl0",
-	"10+IbeaMvDq/fDODGnDmCZqmBVMKYxyAWSV0xUgpB0dYZOyMU5jyQy/oC6bKK+OCaV7Oj4DRbK/odpDm",
-	"+6j3Z0YzJNvtKh56VX2qkjcQ4EJvKUdJ4XNLeYa6NQReS9mioGlLvd3O4p4rNeuGV70cmt1b4F7vX398",
-	"TbEuwbGJqwfBebUAfTcxOfRTOwf9X9oK3dtR3aYNMtrZUGtBAfJOBHOgD/TGI/DxDESgzke0TkD7M3lb",
-	"7Q2+qVxrDjts480SBC3006ZG4JA/5Eycf3x7ZAiyFywVcF2aXyOMgwKPpXFWQrKZ+aYg/zh//w6LmBBI",
-	"usUws4LE6yKDsLA9htWDyMWO6olC1J4HUsuuO0mSOSuTZa3b5hTt93HHmwV3rQ1P2IsJ2RYoa8EPgTyG",
-	"TvC6AWTdxrIDiDKKg7Xj7XXVXqYc3NAJYMNCFjVzLUWmwBmZU14u5+ss25g8R0+YR8GPS6EfNi7qB5Qt",
-	"7wTou+firIVhHBw+7ozyxs6LQVkTcsM2CoO/fQB/VUWQn754iQ9pFQXDySGaTz98Brm9tRJ5GFaIjmjd",
-	"g1O4QJZKST/WT8/gN2OwR319KvqxYqX7RZVQ8tEUUDTpvj+8effm6k17bCO+TEwtCj0vbgrZsapAtNnD",
-	"nz8jd/VX7/TFy4O9MW+hqo8pLnIM8+tUgrrVYe+khjPy9b5FwvSgMwNk5Q0/zAyM7uyUpN0VrOEqtRo8",
-	"BHWgoYGlJooExii08m6rJ3aBZK5KbneEMKzls+2v7dBJhDKDiLaXxO8vahe19OAuj0hEOcfDia96F6Lx",
-	"qEMIIyaE3LLimpZ8dYRfsao3s6e+B9hxLIL3vkblWqvob0RZBILMTfaB0ZnCXgStWs5sCcUWOvHuBJ4G",
-	"m8loyUTSqPhoTRhRkMa7WPVNBe4AlKkyFSxDd5Mxa7ljYnyOYMXSb5E+dTXgV1oyFnIGPwxIyvFGg4+d",
-	"k+vNLrw3owopgF71xg4tfTBP26JBLZjSRpa31a8U1FeCWIuKFdibw8jMUPr3QIdDBbO6VdVpvVrRoqoC",
-	"h3Xw+hWgm4/oFna5FXIt2irP4G+6dZgnl3jrQBkeIG1TkSfLSJ7RjZY+LNaCX5GG2pQXzS3VDUtNmN1h",
-	"u3uhBxMuePDLmomE2RSN/T4Z+4IqWd4iEZcsd5yd9Mfoah9gLDT4q7EJR+ROy9h/hOEanyUuLrKbx8ys",
-	"AghINtBrK0wO5EK7J09UdQT1uTI750kvNZnEv794aeSWaqu2fHP7CtvNjd0bjfedbkE/If6gVaky5NuX",
-	"ZDs6Si8KGPgpyQv5hRuLvhcOiio7BGGS8CyCVRP8c+74aGQjJw1HqXhSy4XrE2mN5Xo8oXaB1K6BqHn7",
-	"NA6KO/nesjdoM3jFN1htuw16my6sMIcOBcozrY9UxdW1BB3GEnWG6jAMNVUhwEWwCcQJLzcTwn5Z00yR",
-	"ae8jLbia9uCKv6P6m3dSpFJMe+HKiP6FuceWVm2dGdGO5ftQ3UYNaE4M1IonFfMBHaHKBgZLLCVIVE+U",
-	"wd0fnFlH12SrBvhU9F2hfFkAXV/T1FxZ+kV7/cK7cHiBXwtJPF8VEOiZrWs+wYIY6FGzdcMbTqioSnI0",
-	"xmMXjmNL7sYTh2+IQsJUpFzlKCQ8H59E5Pn4WUSen36vx2kOaTyx9c6rogLbhxsjqmF4xdaSRKRgcGEN",
-	"6vE4JkwuchZ/uzQ9m6Cjd9eVCzYDChphzU5/pKHg98MM2zUh87fyPNdu4SCGBvCTXcJC38Mej4jFJI8I",
-	"oJQPjHxQkc9UoO0AazSblGsDvuS1ipJHVTs+y0bk3I0Bdh/FokyKBZZYFVNxOn7+HbnelJC9B9QBlhNb",
-	"ut4axEkCwNOoiUSEK3LD8hItdbigJoJNTUU87fUzNi+JXJcT8uLZ6Ql2MJj24jOipJd+mFNVkpOXYG6w",
-	"vpdK2NKDgBPYN07sqdCvQs9QhT9CSFW3zoMR+X/sfLnJczSF5vVLwaRCbPlwxdzF5VkH+/WmWmyeRmaG",
-	"sJngGkLTNhXE2/0nerm+Tk1dIQQdQMDbaS8itTDSr6PR6P5eiydelSXQr1PeIT1+RfOfcaM+B9Q3kEaP",
-	"QNjTW/VEeYTeXARQgPSu6lkir8aZIded9u5jyzaNEoFoBYamOVQx0zfUgGBuIt5m3hI+xaJQ8UOXALHS",
-	"Wso1ipR9qaRfO+JYU19sUNZ8RDXN7G+27CBazOrDdYEcgokUoB1u4PBrtSeFAISqvJX+Tv+FPRiTpu3P",
-	"XDOGc3cQt1st79X23TFRNpgVF56Ps08FiTGLxvLO2FW8AfaEgSlTYSDmLi/fYN3xwRkBs5hRhHAFsMCU",
-	"WzTXzXUh14tlSa5pcgNIibrHCyPrqXhA6LyEZA3CaJFxI5SiTlWjAx9CR6/vTK5b1sDM1urdhlWi3FtR",
-	"tIAt6ZAUggfKLHrkuIwjM388O24ZX8sJZI5hMHhbNr4i5olDTNpRT7Pu8Dr9RbepV0fQlV/y3hJZ1ANi",
-	"Z7eI5MCxIrhyizrnZVVXULEjrKEwK8XKyIVo88LYso+JsGelVgGCthsDRmHs5N4MNBGgfbwfl8VaJFTL",
-	"byZNDedr2IMdrMW2OWwbXNvh/TUD08IfsZct6UNlNDutWtaBdxJaodmhXRPGbebgKcnAE4AUocNaPjQX",
-	"5cvnAd9Ns/bwDp96U4PdjruGMxQetZd9dLeUmeUpEBXm8yf9sS4BWxdj/FWrjhExgSnRVGjR5z4+c4YA",
-	"rSZltLCiE7hM/sJfRdAoiCP2K18s0uxoyy5pMF211MRFkq1TfUaN3WS7NqCW12o5VnC99KJt8+YemjFM",
-	"TU8k0dRCBRRpBBnKjnfQgbnVtGuzLX7noe19x2/ZQ51aFTFGGCgJag/yaH3GqEg6+rqmYtvZhUjNQT8S",
-	"/Jv2Jr0TGw466eUMF+YRfEt6bYQxjNdpPhj18pA8n3dywY8EL2QryrNmyteL50GgPKXuJOZO7Mndb4wc",
-	"+/Ba2DGHyhpcH+da7XdLf1IB7gQvhjp8H+glWRcFE+XMjxSftVY1deBGUO77mukjDUQqZA1rEeTDDTJ0",
-	"Y3MzCYkHFzf1m+2uYjdzA7YCUR60uM1RRa3LGN4G4HPbW3FEgXZHzAE/QFaPTrsTMHJMmA/jl6quHsjA",
-	"oqAr0RI+9F4rNd6+Eo8RzG/W9Phy4hZ/fkdY2D6stbco3TvYiK1i3HvsKZFm+XgXeLon6Z9ATdDnJGMl",
-	"FvJJ+YKXKiLxLJ4KWZB4GJ+BnQCTvQmFm5aSnJZLCAMHS8RgRF6bDEU5h4ArL3dxwQygmL7yBUCJhZQj",
-	"4nQY1I/iyBrc9dXGUhIbzenSj5gAnWZBuTBZd009qDYwQFkw2lDBbjlk2WFMvlZsQBF3ywMCilO4+yF9",
-	"OiKxtUyZr8yNBYhQUrrSrwYuP3Wj0GdgKmITvj3CvGV7P2PusvmyoCKVKwPoNbCw5MZno9WIkqDEE3mp",
-	"DDgVs3xWmAMwQlgWKGJDADpLzkE2AygyE2VIV14x4f7p+JScm/pCZ5i4idp6tVImwwKNU7QkPDWIQYgp",
-	"R0H4cx4SM0Jr0QDCRaHcqPKzlRbLySVme+o2pgLyBNDqY/DqYepDnDrmaSZyxYA+GdaLgEle0zJZnqFb",
-	"5o5rTRqtzJA2oakRJdyKBLFgazwgim7AZCcj9Pk0rYuYGzIi58JOybMILPgtU1PhovQ8YRpcFwDy9nWK",
-	"tmMwXdVE6/v7WA/f+TuUq9jrs40TjKWrfdXZvOMSD2qs5XHzDzwg+8Ox3+7oxhlBaoyNiVSNCERPmbII",
-	"zvXgFixCS74+fS54QNOmpaQsA2C2CEOxgIGosmaeCvHLSdA0iYbJyFbCuI9JX28tXFxaEB6FLJdYfnGK",
-	"LrBpbzIV/humqREgGYAt0Lq1sBXj3cOfQHbH7//zXLc80BRrGdMTTWj6yoymwjQbQfZyBjEz+QU4oPRw",
-	"gGE9gadlqbRaZ9Ag9DXw9T62ZmKEbyRXYMf4QpMy20zBeCfngIMHLMZg4q0zgLZDdxMkqqNbMcYNEugu",
-	"NUwAqjJUlUXknb4swH54VtWds7bvlLF8cOaO5hNlbX4umauqomOMCxHxkXOmwqvhgIGQS5djVi/lYLdW",
-	"cyU4Pap1rpqpu34hUs91sqIbRAOMv37l6UgfKn3O84wmTH8P9++cZxlLq+z6irUUEBj49WuYSu7vw8lS",
-	"h5XH8QrWdPOpb5WuCaLxVCy/Bl1kTbZc4CJUVm73iBnQmcPd296c0VGZXX5hqd0DbtJXn9qAwwbBWXKI",
-	"nDXFWE8KFwIy6BzIclAdqw4Yt5Um2D2fokuzHYAIG2XjvaCaTijD9lktf1N1aDXcxl7pM2hNPCgd6Tb1",
-	"nuq+rqi6Qcnl/ONbkixZcqMcxmHpYd0qesvSQTQV12yxFoDfCr9XlxS41Vy0J7Az9OPDEH5ZS2MttIAg",
-	"+z0z9r7Wg3zkezpcKefKr45jjqZgX0rkwLYiDqkueQQw8ZYOrt2WxaudhGNp0i3KK+syeMxl2V15p5JW",
-	"t5fuPb1hxllTej7Auq9qAiijtr6QvisgeZgD+juYG40wiWuvxXersmwhs5A+BssBUbvU53ZlYWCgnEov",
-	"PKLhyKkJ6Lpd6+VaUbEhK55lXDEtcCmkbyOQAe6uf6ehiFXz/CEwHkrsI3JurnYtQuRWGhiRvxkXH8jz",
-	"biRTgfpEfH75l9nV2/dvPny6ikn/5ZiogUs5Br1jTnmGmC1OVPdUQW/pDD/QKiQlGS2Z89GZNeCFvmci",
-	"oqT5hLncAmGt6Q1zsfX1dOTxvjoXd+bcScHMXXtIstvXY87PlhXj8x4uf/9bnsAt08fhaoSl58jKqsSK",
-	"qp4gD5j9WiefkLCej5XV4BS6oIZ6Aw6sYjPwzALQsJE1qrKirgmQwydT0W5GwI6r9gyyE4joWtGoWRnM",
-	"w/hjUBz0K/ofZtr20q/3ZvvBmkOI4kPj+7UEJqz/qV/KfJixW5aRamz6kbzgK15CEtgmZ+pwJLGGKc/O",
-	"NTCXkH0P1nvvcm69Zvf00I2gX2aAo6/MXuxgMMHyqQf01bGApZH+X2UyuQnZh41hmyrFVUlF2SEp3th4",
-	"Tf+hVd9ZRBkO1gwrK2rpUT2y5Ks2qmSrmUEz3Rvw6fYh8rfv8/60pBZm+41tNj/Jks950o1NNIJSM7mI",
-	"JyQWXhPqqZm/Ue5jOMNGPU5pSWP0s+p3F6yIB4CWKxcFUyrW3LHemPvJtFZ9xlZKWVKoo2J7HVRxczYJ",
-	"A+IFF4hOoDdj5GG2aBlVCxku0FTLaRyzNYJ4JAbNameeUD+TC0zsOB6+BJbNP1cpuwb0HS7mEgJQSw4g",
-	"uxZ7oopNTQpe8oRm+hRmrICw1RUrFkwkmzAYL2xFJ2Rx/2bYCxdulz2YegQ7F/7FwGDbmWdy0fMa28tP",
-	"4NeuUCw18n/803XpxYkfKMwkVAiW1swTWqsagZUJWwLyZRyReuv2u74x4BnroYvLRsxEsBrmGeXuvpVz",
-	"hPJ5iiScU26Fd2dETRnLhxAxjxK+TcGcin4qS32EMMIH415JbBIMRgnUPCow2RguWD99M4a76ufxZ6xw",
-	"Ap9G4xhjDKcCuLwaGBMisaZRO2zgClbYc0FGMUxFswX7vGFAMLl4NBXnotYCBdBv8xqMo3qxzwXETiRU",
-	"MQshhaZM/Q46QZQe31SsuFI5yzL90RUPXJG+/sBSXqJU6EZX3knzjettAEbuap5TgcO0Dh+bdALFZZQL",
-	"kodJeDi+HLxYawEQi/DwE5lDg09IX2tjG7kmK+Z19O8DECI/mI9KC8eQHKFXUchyVn3SF7Wtq4z5yjPd",
-	"P9h+RVp9MKQXT0X/4s2plpShUkbVovu0KPH/YF1FK3KGH7iIR+S9bgimpaZCb8NQMaFACBxNxVR4Vjx9",
-	"Huqi/1yLigbd3ap1sPLGDaQ1AaUPm9HxrhnYzmFdJ1Mx9Ey/E3doPDAGvyaZ7hI8VrE1ZhJNz2AJxm3B",
-	"cKupIHh/6WOiymKdlOuCpa+t9bhuRsFS1XqvIA+XoCQWIelYIFrd5On49MVw/HJ48t3gzI7cJo0Q9iUH",
-	"fQA8tnHdTlcrrHZX8LJkYuJZs6+1sIflbAhWhcZZ6g1aGRcoXadc+tVxzJGzH2cZFzfwhvG6Rbqx0Oz7",
-	"YFFidVeNBWr3l8DoRwjLijNuy3XZimcjGM5WpdN4Bfdshgg26dwYE2fUWPBbJow/GiJvMRg4ViXLNUED",
-	"q9vhJdEz12MyEHTIgvRZxOvBk08GJqQ/LljOaDnLqCqRQSWbJGPxGUnkWmiWmrNCN2twY/TC5HpgaFXS",
-	"HKBvkHnj90k+1HfT0Jpbh39hm9jgwHl+TcO/DS1RdRNPjkzhMD5x9O/US3EDRVXp8o1S3OgsNk4LmFRl",
-	"gRzA2a/Li3Hl4G8GXPvZxs4DrAVYzNEIy7CRL3Hqw9oqndoT64IIEloUWmVF8hzZR6+0BKq3FS2qQD3W",
-	"KV9t+5nZ9UpOzalSTJ1BNoC/RCPyQdSc79Z59mxMxuMxWUFJC8hepFVyLi3JQjJF6B3dgI8Vswx0C7iq",
-	"14WkaQLEhjG84F01gP6EolgBaXpwCISQa615RWge5waKUbNjafCbp8IEcOV6Ymp97eQdNGkwERt7Zb3m",
-	"pb494aONmPDJxZppaJYN/DxiowOsJgYncqZ7MOmLqdnVVV42v5+KqrZX/SdyzcCg3yCAqvhdrZEtKtF9",
-	"PW2Oof6U67j+HCKLYMjnVGA9OZLqvRPSbghuGSbgmQDWYJHQSS3j2qbl1ZArIFSCuxDtqTAxI1WdjBpQ",
-	"JHTsQZugi97zzJvsK7URJf0C7LASXiOsV1qGQ1q1ALOzopuFTGlUSnWi5aQ+M+tGF2B4h/N6Lcsl3M0j",
-	"4iU8OypvxHtXBRltk4YGJ3CWIYQWVccSIVhcLRJZ2MyDqhFX6yUW60xrsFoUF4zQUq54YgPLFWNiKraC",
-	"ei1zAw8NZLY92BvsDnzNfOTXdqmfiArBp/l1+AQFFc/K6fKsQ4VHMBEh7XzjMqG/IuroYeXdjqyQVuM0",
-	"B9V9ranH+3HZuvqem2bgLanagBmhROokYby3nyhEO+v97n3Yjqkcth6QV1Rd8RCZZnmOAgYtGsxJX+7I",
-	"SAxjQX6DlaRu2GbUCwfmP/CclB15DLixW33PfwPZUMuXddGQlAXHBF5ADmmIhmcGfrhQpcmbM05JCFly",
-	"vvauMRhe+Npeb3B14R1K5xWogbv6/CQOLWHWjTvuMXet7QDMOMr/0aWGm7OWXVZgBo9uKfPO2AFeC1C5",
-	"DitlXbI8wMp2uhgqwrUl9Tx9rIYT4H8LKlqX9BQ9hc5bYNfpG2yBgb050FDpWygtp9z2wAbUYFTfUQke",
-	"7YT+rnd6wSDmYEvQhTeM7K8FsZLloy1H/ePjhv+e4q26OpUuETzmsSnoamfQVpCCbPiMUWJNkJYR5t+/",
-	"/gifFWFfSiawoE5rfX54Mh6MyLn13AcyFDAghSUZLUy/VdNcqzOgr/887bX1kmzVf5/2Po9cIyo28eY4",
-	"kSUVaabFetCMtVKDG3u1ydmETOEKnfbiQYQwDuZmdzATyoAJxjC3pwsGRjf8gBUvbPVr/A6rX8XkThY3",
-	"+sKkotIaRuStKUu8VmQus0ze2SOktyMiBUtupLDQMhDnDyEKUJY81k1ClEO5hHR0YsxdpG+Cw5wPDm3V",
-	"JE7XiCbqGbIipwFNBayPHnW0nUPvYmK3IRXWouRZcw2uMVIX1CQb5mRMZwBsivF4k1rdMrRJOb701LEl",
-	"zOo3ZkojdE6FzUyFwtEx1huzjRgeRn7CuGJSrIWT0q5pcrOAaUzIyTgaj8doA4EJTEUiVUmEJAtZyHXJ",
-	"BRuRc2uo8YtQVVQK5OXNyhIXRKvqNcXgdzg28D9ugUkqVonh16lkxrUCRapOcHNitw0PVysP5qa5zLIZ",
-	"MJhbms3aAPb0U5gtjA8StV4s0LVUyqqA2snYprA4tD3vOnjZDNsaBy+E6qrextnzDWrOKGOYS2jXzDI3",
-	"TBaNfQxnqf/ewnq35K5DgK8rxlBTsb97+Xzc5Y4Oe6FPxvsTav2eg4Emu8NAjRj46BpFVSF/R7o7nG2L",
-	"NGRZNLEcmvRPyFKui130/vy78TbNj4MwBb9VeDLUaX+9pFIdKEdcWiizFVfXbElvuVwXLpbZGRihfVPY",
-	"AgsNWXaxLYGuJGD1+eD7swrmO8CVClkCBFiVOGbrVRkrOhWk1py1cd8B4rnJSkEjYnHLUi0ugP0zz2g5",
-	"l8WqZgCFuvdDGKQNAAyxjflasVnB5gVTyzZcxhsmqjRAfEW5ugTwpnmoH3NxSzOezhYFFWUbpMZdIcVi",
-	"xpVat61VfRlcsqL1muANrGLrXwfGWm695wzRYZCGreMNu3/JytLCpx9AYFcBMkLnO1yaemAzLTCC3h7D",
-	"5sSkD4fVZSRq2RTjNGy98ZLeMHC+8MKWA1WhazexR2Jntnp1eNBaGsY4ctCX9cV0BKBvsgnMSFb1sQYE",
-	"dlzZWyoiccrExnpQ1VTENEmYUrOUCW68LCANqqUWNCnRn1BeOteyJ0iJPzCxqUPt6V6hkInA8jiLcP0T",
-	"y9RnKpF5KLXnEr4PF9dwM4Ug2jPE77HyWgwtOhiu5+MTkixpljH0tLzRwq4tZWWVWxzEzJX1dA5BJF7w",
-	"F+M0O10dMPb9iUAhE3lzJK0L03aYzDZHxNXXswuzg72dTQVCHa3ycmMKYAuTWBA3tip2ofvgVXiy/cCv",
-	"s1LA0GYZn7OSr9jM5Ddsr9c784RzMAGVIz9UZ5pTNa/d2q0LMs3u5IA91y2wkmS+GDnG9eAr1zaJV+7O",
-	"moHHoEl0RJ9f0S8zoLJkVtCSzTK+4gF29ZEVwxooSMIQItZsCDZRr5JeAIyxS47JWUFWXKxLZuGMV4wK",
-	"BXAjt6woeMpGnUDjWiso2jDoUAncLIMiKvqRkcfpOiBp2LqM9VY/XbwbKjpncJCQtM/wKjKop2ZFmCkK",
-	"GUSwPbxeaAjR2FQCNZUhwxsaQvGo9R8SxH2ifAxgj91ALp3hPT7KjCeb83XKy8cYldfcBdRN+s1gXLdH",
-	"sg04phQrg5g+Va0gIL9PF+/wSj0KqKcj8+D5jAtW7jlztixd/+/DH2VxR4uUpfovTL8DJerq4tPl1Zsf",
-	"Zh8vPvz97ZvLQSdE8hu22YNuJCQBQRlir+5MAYCjFqSOlVadVLm+zlgI9uy4cgJyXdbCrkEli3owCVoC",
-	"pPgtT8H1sLsg3fZ2QLV0Y3i0AXfh0kaQ8A4lwfcnWsDqmY2IKuq0U4mqMnY1gDavi4qK6ovWfkBe27Jm",
-	"jfqKm5lbv0YSll0zfyPa4AEjXPRuj7qN6fJ40+XUZW+ruUOMYcdhZVSVuwjvMPaFPVetRtVS79okkbql",
-	"aZrsUjaHYlASQHAg1LRpjzPlZUyBg9YSYZ04vBsLJvlviarhIIqq0NhhnViIhi7duAJkh3VxJWW2v/n7",
-	"1s154x2IxlERmi78wjKeRcHS50wt6emLl0be1eJsb9L7z5/Hw+/pcP7568vn938IcbeFrSh6EE/MYcRV",
-	"LcP9Vznyh4PrMOnzeOTMjqr7jue+Q418nNVfq+fDNd6Q7/qzaCx5rc/IbXWjbHttvbf3vP3EXxq2+bCz",
-	"qlupjunDj6Vuzz+R2wVqOpUMzFlSlQ18AKUcduB1t/asP0aVP3/g7Rv51xplNiuIQLXo7lOw5aVDS4+b",
-	"EgI6hvwa7xrwLoxmZiFJLFdEEFnMW/B1PGxD6z7uTvrcdiAD0qQkZtImLQjcaR0QabG9qFoyN+Pg0hfy",
-	"OkNU12ZeI7n48TX5/vmLP5IcH6oqcQYCNso2EEkY9yEb52qZBw8iLP+speSZhxFrUWufn56GRBUoYFov",
-	"CP5J5IVMmFKaP5E3osQq3S3o1P6b9Fquy8l1RsVNr1OGou0/2oVPq9mRLMFyFVDIEntQLLkZDRuMCgWG",
-	"46obnuct8bf/RIzprrfUDccSH35UsHfe3XEP9tVeZbaKLXfwS/rhqDpuDgLq08XbcLEyV+uHAow+RXjq",
-	"gqU0KVvBpP+2BNQ5UHfheVw0AHEyq7an9E9ADa587FAasg9cEdTNwWgvYXgbYpbbmVjMZu8gkiOLEBeb",
-	"WbEOhGW+lqt8bZCL8owKsDbdFbx0jqqw76eagwrVg8E8TcWIec6sfz1Ss4vpcKdwq7gIsXfoHhFdrL4H",
-	"/ozCZOJA3BjGy9R19Z3iVLjimZ2q6Q90C46ZFIYqoABaRRr7SiWLkmfdpuRSnQ6fzf0u+goXSvUoaJsa",
-	"cnw37W4S8zjefYvWMrN87viq/XbQ3gibjbcdtTywBrUq9geAvp2b90JTPRDO7wg7fY2Svh5vxw8hjxwE",
-	"eLdl8mwzsx9Y3vYR481txp4LyfewH6EeO9SfgpTVbxJ0/jj2el9dMxeLvziRR8iRj2RyiOm+QdmHotBA",
-	"fJ5NVKnv3F+xcoGcz22Nt7h6/qkN7YurEGA7G8DaLO1LecHm/Ettl/aFEe2/cRpnaT86xpG5PPVwNBOO",
-	"XocdatMKwqH+bscexaHRoj53d7DUWMNhERp/4rcu/75PIUnI5ntj0GaFAQuADiZFH7LbJwQy2SMCeeyR",
-	"EzqrvyCBHWRS9qUcIOz0tSyX24rQwciqdUylz8G8kWqoZyT++tVSdhNVFhKgDbAsF5i7qdcBMCewwsen",
-	"i7dq1Am6yWIfBQV63WwIDbECvm0bo0O+1QfYZscuWBkbx7l/EveH9MEsWkgJIrb/uqu+z/vXHx2Ggiv2",
-	"U4sRKVguC0y6isEQQDP+Lxb7Wv7p+PT58ORkOH7Ri3qIwvBsePrSfXg5PPnOfjg5GZ6+CC6oC4M9lGOm",
-	"LaXLhRTDf7FCNrEQEAkBKschWqIBV6F5nplcP3jGQbkMn52OX4zDHpsuiEijfdBBO3nelksAStra5rrm",
-	"zbjVfdx4xQtGUx4uVoPAqHuDn20Dr/HxugWjqnKjFQB6Szk6T7rWvInsKEIHpNn11i5CrBM08MRh2kYk",
-	"ljdxpZtrxZvwEiE4R0HArGuqWlR/l+dg0/kpyY1iWVlW5E1ItkPMgLbwQltRCpAqlrQk+DhIBhjEB6zw",
-	"hm0qUINCEzzAElwbI54bQsqVaZGlBHRLk1JyMhyfXp28mIyfT8Yv/iMoHPNFQVvkGTQYAPihZT0cAuwy",
-	"RgH3hCtyveZZ+kQBWKkqiWtu/xo1NR67E7UxeQsZJhFs4PVW0kvAYIDB8In3EKEAe1kIqC1hUnAGLhwP",
-	"wuhsuPzxyTcxePIQ2ADNSX4RCJdatGClmgrwRUNpC60GvOdKcbFomeaG9DFifzAiP5jgTKxSJNgBQWrN",
-	"Vo9Jfb9gipU2908dZ+oxdfCbyXQAWAC1JiuwGCmyTeM2Pu3CqAMEVJnaH4RPkMnr7cG/4oIWlSTX1/T9",
-	"8vnAq9QOwo8s8DKyIPpdoi4aishu8a169BsB6wdm4U2SkmtcCCurjn5zi0BJjyifWxl6DaiTj0vFUQSr",
-	"46RgMKkrI2GWRiEzqR4tGE3jZgFaKOei5b/zPFfklrM7gmO6Nonzior0Wn6Bbtc83llYtmu+zYqv2Mx6",
-	"D/YS4X8JO0ilVTkEqXrVhsHv1EAS9dYF7xhnFDCc6Jeb5pNqeys+YJhXnaWYM3KYZcUyilcdmGFEkBmS",
-	"vtblUlqkhGb5kl6zMiI5TVOWDqIKZkOrYo3zAnAEeuhhvSxk02hysm2JRzOyviuuiYqHryrsHtJo/wGz",
-	"Q3gMa0a7876zPeOCqfK1D1tTHw/CLwa1U/ZLRIT+H+IkYs0hyoWKCFc/rVes4In+Uy+p/vdcj0z/8cEg",
-	"ehYW8+iCLdiXoN8MtR7fjWnROEdhTgJ7tG/Z9G6CqW5rnaC/yJv1Hu2tYKrUYu+oWsIHq2+2TaO+edvT",
-	"5uCgSblGrNpdsz4XGz1xcHd/yUFVOOAVTzveLl3pE0mwumhb1JTd390MbmtXvBlEdvauozYqfwOvtGUR",
-	"uOpmhxw+7+QEnAR2jLO20NNzsSGnX740UzP2pl+YCQHwdiDWU6abA06AHWelAx5TF7K5wFtlIV9tKotV",
-	"Rq9ZFpF42sOygu/fXP35ww9YVpDgV3rL8YtpDxi9BWqDDJxtaKX7qIfwkTtn0OaCqxrR/c5yWtDVAxv6",
-	"Zc2KzSO0dN+RASExPD7z8TS5B5LZMfvTyAxjScFKWx96BVCKQVJYsXIpw9E36yLrApEP7+PT1ci7XgaP",
-	"BoYf2I22KspdtsNj5/rxWa38+DZzbmTBdwjsf5QjWHHLfUHi1oRou8Vp9bZmF+1Oq2/dRbPW32Qbgxf5",
-	"Q2+hCv5g6y4yvLcuTAF+5VoBciVP74OFl63Ffzs0SUg/L3qFSCJBMS5wE+5PZdslNxQVV9q3OF6h4hpE",
-	"RVfLR3Xm7j83tWtHrbP2wTYrptuNqCbhDWx7qZo9RD6RtMs87TStCeTxKRrzXLcIumLEDU/om6sIav5G",
-	"5OMn/b/zq9d/jsgPb969uXoTkT+/Of9B6wcfPl69/fDT5U7VoHFFAN47GlyenpH4K9zA9zFRbAFhA77/",
-	"ETEq9MU58u79uuF65/FouzZgbF33BJfu8bfkKnxtU8Vm4UvwOIucfed6s/8G/7or8UHvxq7UvQhD06hI",
-	"PYRb4t4HuAyMkqQp1rcK2VEb6HxerORDbVgmyC74Q+dq8wda67rmIlpNYR+vQylyp2HPwRl0vp5cDvy3",
-	"CRkKhgk5MncjtquwRXI1Ej7Y3gXH7JFsOXhkf6sM20t6y87VVV3mP6w+16Or0Pu4R0Cw6JwT3zX4yF1t",
-	"W7kHAGeCKilgsl38+Jq8/OPz7/GrISAwDPZ7qfwcmen0y+mJ/t+z4XT65cUr/b8f9J9/fPP534JZM5cs",
-	"CKJhawQSrNlvlaYm3JAt6cxWOThwCVR1XvP0HouCf8XX9aepiL9+zXlyc38fDya2Lo1iLEXzvBiWS3Rk",
-	"ulpA5HpTofoXTKQGER/r+pshFWsxFRjeXKzFmQOVkwJs9RuS8vnc1rC43nh44h2yPS9dClPDZGbRcPbq",
-	"TOty+V4/p686miwZgoDsT0dMlswxPnyxAtHa++bV1bv36je6kb00x6bMzzNG4OyTflrQeTlwIJjOtmMD",
-	"JZ6Pn4fD7+2TVgjZym8yyHQmCsJhTSGEoBlcWMso6N7VfaOf8WHNu+kBBuA8pAB0vILD6SUXDFFwCLVF",
-	"C96KuYQi6sEpAi5KJ5Qlh8Vi37IQWzMhyxkG4IfYRgluDS2at1c2gPaeFuxW3hgup+JJHYhLEQDXsqH+",
-	"U8FLkLxNQagR8YAIoKyRYmXjUO9Kyi4YTT+IbNPqmMQp41AebcbsS84LN2NT4a++DIOJwd+ZitA6kPoy",
-	"6G3HRr/9itgQldltFW64J1K2Fp2ITdzy1FT87+Qfdm+Yw773BWVus27HEu6+sFp+wzvkRF/iU7vzLaF4",
-	"OkGdDNItgS+BwUPLjxMSf73hIp0AairN+f9ZJXlE1kUWEUwnBTS/FS0jAgl10VSUBRVKtxe5dme0vI+9",
-	"kAnsxigz1xvA6Q07+BtJqIZYQrERVVfdL5NmTp2ZpBZqkjwMtOGSfxsn7c/nw9MXL8mSfbFiSLWoXtLm",
-	"XhpxaZHbv9h13WX63S89H1p/1SLt7yK1txiZewnPBopIan0efVywvJ8fKZN+nWPNou5n6pN5Q19EoUgf",
-	"DKrM4Nb3MHWcADBHGBtFSrkV0NILnNTbtujnlrvRPD96gHJou2xytAa/imwebIUGsMVEjdTREPHqomLk",
-	"SZv2Cm+/oXZc11ZssSRn2KXjdg3hynE1jwweoOyiKP0Yqm6FFrBH0W3grFGlsAQFPBC7SrpQZiinC2YI",
-	"zgQEZVR1YSjHqstMqaAr+de2sB0ogB5m5trLjB/VhuNbbbx4pgeQLOzRG1EWm8dBDjzcJ3aMA+WxMMh+",
-	"L26S0JaHvR8mA8Jf5tqW79jlx+FMSrWYon4dGxz2f5wB7lfxyB/iaw+7aM7znIkUkfCxjCLM+YmCgEDy",
-	"6eLdGeK0Ov4O32NpwaBW/IixFgF3zo59+hsvl5q5VHg+v+E9wKqBHELryBwDBP8/94r5YBc2SAh8Idb5",
-	"ceeVrQwcjZsdflO3F794HjJveGihsyMTdXOq1J0B0qyf0O/00fzjKUmWtKBJCXVubdnWP56S603JVNOu",
-	"/cfTWoff7dseO1U3itCkdq14WyCMbKAFHwK6Cgmme975pAKhKCYztdZ3cPBaUD8wa/hckPMFEyWBlyeu",
-	"9CxPGMKdYDJAfPmXt+/ejVZpjH5tqD5XSAGFVEtW2AzbfqyXFsz5Xj9Q0pwnzBTAsrjZ8cCBYcf6eomx",
-	"zjscIqzbUk5FDOrH5OlTDN3TzWPo3tNqSK5eznxdAIBVPOcZUzG5ZoqnzBSEb22oGRQIRZQIPG7r6Rn6",
-	"PCHv+SvStz3DcPXyQHdPSEHvpgIJGH46Of0OfzIg79bvb2/T3v8iH3/4kRjQJS4WUzEVF4ympGBzVkCy",
-	"09MfP1y8v9SdGSPfnGP1FwqGH2y5kbj4pdQnCxONTe18pdjqOmPQn7WHKMDIyjRt/OyiAQI992y6c+9/",
-	"kR9lsVJTgXIYsIZens6H1RSMYS4gOQTSj2lxk8o7AEqv1tRVhfYJbNQhX6cF5x83EgrUID4SA/DLNVz7",
-	"W8H9p8/38jazZl1vQt39jzxrwlKefrd9K5pD0uC3L8KQDOYU7ZJJtma2JwbyR/9I2w4icgMlOaXJW1Bn",
-	"+IUqaQElRLAKVFvSYmxs0uhoCdTifHYa4GVhj8Y7eceKRAtsGdNjVBFJ+QIKfwtITV1kjCw3+RJs4wIO",
-	"f1/TgMfjAJoKy1RlbHBmIMRhEjYMGG7xBmW8fL7Ls0qH/xoPv//8b/2h+3Pwf/1hrxgRMCDtCexBy+0I",
-	"Wf2Dw3qwNRhWRaYHXiCO6epjYeog3gDjsdmHNhWnURSxXLLVYDtnGp/el+CDZirM7ME3HMxZIAnZyzqr",
-	"N+ryWq83VbWqCYz86cpyJ60pjFZpRDDDS/+GJXv7AIYBaTwVeMBTmZSsHJpq7jYpM+So76jSQHEdWi5r",
-	"JKpX+IkiKS9YUspiQ/pxgHPHg7MqNk3Og6cmHpEZ+X/JMI6IkCQeQXZ7PBo1855enJzu5YwWFaNDxsUB",
-	"dA5U+ei0/igaPRzD4/OjLp0jaXvLayzL81kb8cjWIbQ+crTSVkSsJZ42lozPxoPIpTlOKhFnPI5MvSbk",
-	"jJH76bmWfqaCC0KzjPTjnz/H9XpbB1QusQu3p6S2B0r7CKhjVWu7kMf2hTAcEPHTji8VpIbt4W3DzR03",
-	"uDpyUhekpObQ3QNtI2/Pdd83Zs2frwx77j6hTtmrmKXa5Zo1s2gL6TkgrmU7KuWhxo6Qd307ObH1tx22",
-	"i8rTVN/tkCvKzLBt5a5MiOph6wZhk5dwPrtYF82TuxZLrsujmuxyCPzRBtdhzUNlEH6DOKsHkxwtaJax",
-	"jKtA2PQJlngFvBGoMGSvkTOy0iqq+VXfG1RsApU9/ZoPpcxnUszmlGfrgoUPUImIx3VOvz9o+teLCHYD",
-	"3J5QfS0f4m/SxPUoUgtQ6W/mhdC9X6wDvs3D3V9Yh3jmKnQ0tFn41ZAoWJrgLyDMRK6zFFDsirUIU2bH",
-	"I7Q7A1n/Vo0vQP4ItbzzEa1nH8g9lF7kzskFmnj1mT2MgiCYey3COLUlzTok2SG4hB2rW0vbQGMBG/vd",
-	"XLzaSjW9fNUcd9Hko52ulnX59Q6Y3ZztOiPWY7wtIeLjuyPADj+juzPtlNa+Dwrpb09DPPyghFyOxVq0",
-	"lvmCLKBiLWx1BAe1CrlWx5S32ka7c2cAid0Dsbce7M9tZ/iQ895Ni7HN+i95paXMWiHtdE5J8+nzcTPT",
-	"Lu94mSx9x8txzrOas6hrdpW/bs0GQuf0iqqbjwb14iEMR7dzuV6taNjT+qvwHH8MjyL+ghP/AZW0bAvb",
-	"58sCJdeOWEJFwjL4Wzf8uUv7EFqtzBjbCuHx0gRcm8dHXUOuWyT6ej/PTknmTOJL9sVzqo4Or94AJRts",
-	"FTCbBOlqr+cZ3bS0uqP4nX71ibLl74S8iyDITn+NqLfkDiQxkyrES9IvWHIjhcugLRXBRgc+6OydLG50",
-	"90YnmzmijfZtcHv5vpkHQxPIE8UpmGf0VEgfI0lcCOpg1L1Agq39Qe6WUhmMRnOBuTXvGIZqKpG4zfUY",
-	"dGNiDYXDI+HGefEOYPC4t0kXh4sHjyBl/9ZSxCG3b3D/3CXr7v4dkqyd7Y59eQwxdod0/+vcKEFz0rdA",
-	"dTw6W6u1mA+0GJG7JU8MMiNUKFmwcqvYoinh3ymY/ZB87Jk6wqZ2HHClmXQ7aCWWewHAym0USgdBCQDz",
-	"mNk5FaWEdQNYyiUr2ITEX6e9NZ/2JuTr1BVd+lTAN/qXydOno9Fo2ovItHfLFUewWf3rz9MeeEHwN5rn",
-	"097n+/tHArSUyc3MMt7uh+u9TG4uLbs+pAIIGje9zd21VQ+cmytMjym2s6SBf7ybxbYiJ/stV/n+jbI+",
-	"Ve6zApq4YQLxkgFdvwl4bGI6vPNEYpcVEROupiKGvIeY9DEkSDWehl9HzVL8gzNCsSebNlwu2UqTtcFR",
-	"fjYVMRdqPZ/zBNYIXoxHxN3uXCH4NgI6eicB6nQxm+CCM4Rgo1+n/v9h8BO/UvmVGudqEvvWYdtDodtk",
-	"VmW4HIE+qu+jR7lXu1SVbPcY69d/CsfG1H37EYlncUTiYWy8/PEZUYLesBkoC1xhoTgQlrkWjhHqHlJG",
-	"WbIVF3X63a7wl/Phf2DYy2w0bEES+ATLC07t17RIj9PL9SntJHRogb/Orbpd7m58dZYVSgLdjx4B0X7d",
-	"KcP1/cbECTZAfwPu8aVcsdxoLPsVSHErExe5euB6vK1eDq6GF7m2dyC1yLXDhvHevhocxA7nd57xY7bi",
-	"guXZpkOcQsFyqXgp0fyx3+rn4j4OG04gbCJIFzt9wVs8pXE0oZMjyyk+9pmoZZQ09qBlld0irJJ8VhUZ",
-	"3k+VST6zqvrx0OSQJ8LKnYkvjySdletCqGNyjt2WP9xQuqJfZvn6OuPJrKAlm2V8xUvzA1+tV73J6cnz",
-	"Pz7/7tnL53+ECwS/PIk6QPQdmXmgsvWiWRzaxGT2zR/Dz1/H0cuTe/v94N//0Dtg2TBG58gb7BFKJe7h",
-	"RYeVlmiv3HbSAnP+8IKHeyZw5Mb/96l32E56NsjqSOI7qujIYWU8AJ1/2zqiL1KaGL3LViyBwPHrWlzv",
-	"6HdXfSQ4ckBnWdEbUE8b5UdqVVcGo2MP2ePUECF9xRh5DYpOg3hsoZiCrSQm3IweucJH8wB3vlZ/Vyf/",
-	"91LhA+MdD64e18JJMNDxeDXsvwK+2eHHbmcY568CARYoE4c5CmhV7nBmjz9HDgCs26AbUGC7Oacx6Zmn",
-	"yd1SZlio6VtARx3MeJpQUlun7FthS4XwaJlzDzQBFJ/UARe7EUOlbHYcm8Gt2r2fDuTRJB5UG+oQi7p1",
-	"V8cu2t2pqUAKvlhmuiTnJOO3zHwHwX1KrhjU6DflDVNyw1iOmaywclMB9eQhK608g4Qk9NLb53mgP8yk",
-	"nMssk3ew2FNxNNbSsbhJH2mp74og4dhWt6mCxAaMISZyxcvSLQgYwTGUSQqmIrLgt0xMReEt+oo4SMxd",
-	"8Ep15nr8tQTRc49hfPhmNagbodFO0z15Wddwf9VY50p2eDE+QJ84HpB3JwBFp6j/3xtk9I5VkjJ7bJps",
-	"k0C+kTe621XRdB3v0j4OVQwewbfsKzPennwbReZxPLt7DLWWrPd5jMDl8z/+3//x/z6O/zfM6jyh5JD8",
-	"7yZgY59xyAf3cEjNN6yggxY8R4yQKSUc8amwg9HK4yCqJbsCujdN04IpRXKZ8WQDsSYQPKxG5M8g6lj8",
-	"b6hrjRIOE0mxyQHzUaQo72lJB+st4qrXmXcHBCuPoT8ff/8y2l9kSpRECqI737hK0AarygpwpA/V6c/B",
-	"2WnM84MAcIJnJfAQszqo5f7qetilVJBlWeZEFvCvIp8u3rms+gB6h4fMvZXdPo72ZmZmQQd3DSF0y9eO",
-	"WwJ6nmoPYnVI9GbnzUae6e94jTRQ6ndE4B+8velkD1jp/Utjmo/qM961YO/NcOpLEs9pll3T5CYmfWNI",
-	"GEwItaxIH7uYCFnF+5qqmaQvCwuUYeD2K61vKjKa3KhBpBtq1k0FBIhPF2/9nHUAXxGyRBaBiDQkzsEv",
-	"YMKA9WtTgV8RXhLoAevpII9g6Uh3lsgijSfmAPmziAIlXEU6FfVuuPLaQ1Qeo7fZhYLAEd1LUHWrK2KH",
-	"CYPfgJ847RjXo0bvZ9vK3upX4CK7GcUZsZTevLTJkmoaqbjghpWjbnxl+0yoUA73UXkIFkbtuAzbUBiU",
-	"BSfbAzz5V1bw+eZ/y3Uh6JHahzFpHyZ2nxNXa8XWxdSy8NBxCD1lazRH0dCV+lCAFYTCDgwYGkmnoh9/",
-	"nfYSKea8WI1oor/HwE2aJCwvpz0sCDLtAY6YielUrBhZtxDAdUEAJxZqlQU+xH5Z00xNe9FUTLE+L35/",
-	"LoRuFIo80xTN8qr0Df32jtDM44kCPF9SyDUAktESqJGKzdlUQHahIlJkGyum6AcW0tWjQEZyoHhd8wQ/",
-	"8vacGUgOx80hDdt2ODpisOomVLTj3N/lCfFXyi6tWS0YDaTKuTeM1GMKuPQprv5UIJyUApeLXgFsAEZA",
-	"uEUZaSAzhYPR2mLR9GFvER8Ao4hgeoKmEJyCrQRk+JEx8dhC4M7oMw4ZfWxMyUFWpmYanm6jA5NoK/yI",
-	"CTGhDOlMMcuIIVpblRALmBYyz1lK8CZU9XB10pdWb/kn9vxEkYKWjED4h9ICJGyi/vuXNVszMl9n2YAo",
-	"rtvW35r3oKIanLwkY7RgaeSDHHmNM80EEJoJvLBroO0NWXFldIcRudK04iLLoWkzjRH5oZA5ShNlQZMb",
-	"dP+t2EoWm4jkrHAzD5eVaUkwf69PF5iZgUpwsWr1Yzw68MtiN2Q0C4z1E2Iv0ZJkTC/KSRxMKNpVLftW",
-	"EwTvBPPiHrXzqxW+9lKGLPl8DmHaKpasC15uIIvAXDs5/wvboB4W4hl5Rku4RM4/vtX3RUTivw/PP74d",
-	"/oVtJmS1SvLZyOBPcf0GijM9BzjoHq4WB7uEqAVNR8X5OggOHOq6pmZNyCt4vz4KkHhgKeHHqlutJqHz",
-	"B9BuX0t5wwPH7FUh7xQUXYHHMLFNAdSo3vBMLozPWD+cYCNutibjdWZe3p7zPRju5oGkPvMqyRgcyirY",
-	"S1nBXD8B8llfS3EZeY1IUcQ62QbmyCsfmRNkzakwvlLbFC3hZMs7URP4IqIkOX9L6AJAyBIqyLXWC25Z",
-	"JnOji5cMLCT2kgbXylS8luIWT72aTMWQfKTlUjdQFABubnwPFt8MlDvYVvsDFALXAn98Oj59Pjw5GY5f",
-	"xKSvSj1sfY0MIUIDoUuN3gjmAhclHRH2RYsnFkpQzyunm0xSgDr10GAA1tTAGMXY9tsUm/v06e0PWvXU",
-	"d05JV4YNXfz4mjx79ux7zYc+Xb2GN94UhSyqn79//uKPJPaR5fJCXmds9W/6go5H5K804yn8QoxHAY1N",
-	"RhkwTxMupoKQGHLH1YT8/BUmHNlMxvvPcaTZZsFIDL+AkkRxbQB3jgtzVRt7hW6uH9cNpD+ffB45wWRk",
-	"ZbQYQiNKL7eUEhchCXN+xxGcA/ycWgAE/RvSdkaj0WctFqI84OWLxWa4UL9Nr1ZOF1xoWRqaNKdNEbou",
-	"l5qAEnAWWozYuHGgYoInjigs1mTOpaZLOJhnZC0UnTM9a7MAhgo15zdgItAAGCiv0UI1lAVfcEH6EFWv",
-	"tR2YxSVLhj+yMlkOL3nJ4qfxB3gMSIaQN7BvEmxl+koBliE0HW0xLsiiDbMuhLO9YRuDZktkAQTg8djm",
-	"I7BuRscg1zLl5ijAfY5g6vH787/PXn344R+zV/+4enMZkz6C4V5vbIDC4IxktFhARA3DbLfnJ8+g6Y8w",
-	"E81IPKC5aDweg2VBReaD098RPRe+M9r7GdzSWKPVNHA6Hut5AQtzdDgiH/XNSXHoPtXqASny/PTUmjWg",
-	"iod+CoZ4peUfi4zrFYajJYmhkjXN+VPj1B3BAcS8iq3fNnSVIZIxUoxIWeG3k8pEmeQzU2vI8mkPj2vS",
-	"q3gW2P2NN3nSezYaj56ZKsBw2z4d3bEsG94IeSewlNiQ+nQxxIWHMVoq2i4/hhGzVexyi9upesTUWXmb",
-	"9u4/30ehUeSFLEGaGNp9bR+Dnv2jjiBngqdD0DgXJn32W6+Abh5uuWFCC/TfLlhAakSWp6nPv5K1Dg2I",
-	"j/ByRAS700Q754UqIyJz1A4BPRW0K6kMT5OCTUWMedtxVPFCw3GAwg2tWvbZz6nCEeQFu+VybTnwE1Vn",
-	"tEbZQnbOpXibmvG7ZAHVi5qrBlIMVE2ohJgqId15rqzdDWo96lbW1xlXy2CG/n0UbhbDzf1WDS/qTV6M",
-	"PVXttKamBXzzbR2YBGW/hz0orvefq5ojQAOn47EpYOsiU70rXXMSrBXdJV3XLTtkooHktyXh0gVDxbVI",
-	"FcTjPMcBhNp1A336iqZekZbn45P9r3wSls+wFF96tv+lH2VxzdOUoTqiLGQIEJV3AGyFOs0k6ULTVc8/",
-	"Wp+j3pfhKsmHqFz3tNQzgwdm+MB91MulChw+dB7rGxXozu+yf356Tk5GY/yEhr3BiHzQ5w1h7fW1IBgz",
-	"5UUUvWW2nanox//psgv+7Q9xhZr6YuyhckQWbtqouD4HmJDn4+/x9r/jig3MHYLw5SieOgmjSuTTBxvb",
-	"PEO5DwOfIFRVa8jXDJRk/Z1WywspFjb6CU00BUQ7udOHvsuKHdw6ITMG4dLkDZrnAf5brrN0KrDq5Ihc",
-	"rDOmiBV7DGh99fiExOaSi6HA74pqCc0J7X8f/WP0H6QPrgA2LJhWhBkBD+sXkEvBXsjSwRmpVRjQ0oDe",
-	"lFMtM1TrfUacMg180iBTQ4ivqTHstQICqn3+Rb2duEqfG9mQxdhAWU8FVGUsmGbViyJP9P9pvvwli8gd",
-	"u1YyuWFlvQmrHmnFwWbxGS5d5ZLFUwGOZlmAw/mSfLp41xiKJ+Pqj5oZ2VGBGSQiqLNGhOZ8pjXeqYDr",
-	"7jQi11TxJCKrMms0irTv2tE8agizsjOEuZ1NhSvlMKqM2fHTuEqljcnbyw/ku5fjkzMS+wEEo4yKxRoT",
-	"KvQjL599PzwhiUyZ0u3WHsWolJX+LSZ0JbXsxr6UEbmVPGER4Su6YBG55SmTUPSAnZHYREr4b00Fvqbn",
-	"ExGVM5Ysw2+jAmWy1axqaAoJOLNxgcrrkqqpQIMIQZXQ7COOID6zb+rTVOWkxaRPrT2NpwS9bQzrRsQ2",
-	"Fy2eClCc3JOgLWsh2IzC5x+huxrZnbs2qspYr0xRhke5lhq9uIukbnEyMUaNy/Hk8S/H0MWIQ0wBfcjw",
-	"7N/15ajf+H7/G6+lmGccbcHPTzp08RHNF1dSvtO6Grx3etplPqbEBwQU1e9uXFtCxfYF3vH+Ru7h3eDQ",
-	"Q1OifvpV/6MldrzXwzbtH+B75Q6pPn/udsOxZYzemifYFwz59UFq60cI26sfoRoFP28bQ/q7p7Dn+9/4",
-	"SZY/yrVIG3uOM3zInuP+1fY8sgpTfQf+xModyz/+dRjIlSGnqHJtJOui0HOvRKT/xhv+JwYi1NHbvWBl",
-	"Y68PU7YBhABzJnIbe9Fg8XCQ8VhDHLstSqU15jMSi3WWxeho0vqu06nxsTMSm7IIeAXbVPXYRcNDw5Bz",
-	"AILwiJw3+QpXlhasNdsVuDJchitbnX0q+s9PT6OGrRZjBQeEzwkvDTTeit4wT1YX0MWIxHe0EFwsVAyz",
-	"VVNhhemhEaYhdie95QmbYGysUQIK5gJ7jEhjEh+sVawSBUHknorrgtGbKp/CWD3B6TWXBaFEsDuyov+U",
-	"hRXkzwhNU7+Prae5kMVU2ILLAdmlAUvwjWSXFlySTrLLr8R6cIj/zW6T/1ICjhERjr/sUCPqLuA8TddI",
-	"Suxws6TPKTvZQBKZb2pqDWrGWYbgm5jfpRmZ5YlYICYlcbOU3lA3FU9FP1lDVGtNhx6QtciY0v2CUsMV",
-	"sunQ2f/BTv9bH//tjjwO8JtpKyBsyHzzP0f+Nzvy+kw8RLq1dHXAmTfSxDc48cZT7GlF+jxHDqIYcEdV",
-	"ZBANeEliJ9nEE/L/sff+y23j2J74q6Bc36pIc2nZ8aTn3rFrasqd9nRnOonztZ3p2WqmTIiEJYwpUEOA",
-	"drSuVO1f+wD7EPtg90m2cM4BCEqkJDtWnDj+Kw5FAiRwcH6fz+FqZjW/lIPP0qpV0PYSAstNG0pl7EIY",
-	"Ar083Duk8JdUowE7VE538coSqULIb17s7SGTweyCpkYEOJIYwU4G7F3tfFyw7a78p0oT6GCuADRWtaez",
-	"he/QyA9vbrzzb/nYWMDnnkxambnDSRkKiEXkKXLNw0okcYujWtdUt1qsjRAZ1VN/CUqqG9t1CBV877rv",
-	"2yM2WDGiBNThq9TvFk46p4c/y2Zt5cvYrd77lgfsldGoHHVEeqzlRKEjjFk1Q0YDdqygjKLJE+suuDAs",
-	"RH+pAqnKBbOGaGOQwLS09qMWYASCxeYDNVKlJcRmfBq/++WaY61HyaVu57Jz/mLXzHQT+t08dN4DuaQJ",
-	"Uw8xx1vCtln2ZN89nLJ3mGXeT2EKYhp3dV0jt1hPgOzcwL9Q3bXUqX1Cpc31SfaOJeRvzjSzdpw0GMSF",
-	"xGoftJrXlGKVcmXP6VBQ5XQGnKC/zyrHQGpGA3korZZa0z1en+VVPnL8pCf9Zp4YcV08PUKu8K0ocsGx",
-	"7ihyDfd6x/btbpQfd6gp34EzPTict9jgpiu93t27KSfR6jw3OwEiEGzK+z5gJ/NO6VbP836om2g+00wX",
-	"tQZCvLDhiLbjVIpwfZboRwsOemSGa3jiV7uuN6ngLAPvfSgn9gpt58mf/ZX4s+/Ifxac2XdWeXakuiou",
-	"P8PHfWvm1WqGnbhutpBL7ovdcXVyqS4RmaKRvfMfQZZOn7kKLt4EFolVWAqDfXHDmvV9nzHkivNZcvMp",
-	"6bdEEql4FQFxYgWPMTx5aMAR+4TUNqrw4JrGH6CjHotrMeW/HwXj1fnzjJciVlg2WmNkRo2MJoeONnHl",
-	"b+5pqNRDAgT8ACj8KLbhvlhRvUkflVNKaFJCYBvWoWBUUDRgh7T0DnWFwyYISn2CaCd7sbfXxnlfAUF9",
-	"Ec6LU80z3E0y2MaMXdw1gE3CLM5Hx2cfim3i8teWIoHSSKMdfXr+sSYnRfZ3a07q7bMNhAreeDsTlJwh",
-	"hy9iCYQKk4Nm0pQ2xVQzPS6uLRuQpjuL6r175Yd3rf9In/RtJAHe3cg4s9pq00teXFx8hpvck90tHOVO",
-	"im2AUkFqB27MhVAQODsnQhjEjVvw1GCyLSa1z0WdiI6bmeJ1RWSPcoV+f/4BkCmS/oC9LULIUd0mnFwY",
-	"7suegbpMtEtcYEvBR3wUXo5Fejl3FkKtqoSahYuiDAoV1jwUjsDbz0SVSbODIGWd9WDHShB0ANQ4IrJd",
-	"YckZwc3KojKiWRC2H8BrTHhWV7fGaq6m7FLMNGpveHetUmEo9lLMMJvLWDHpmo82B4kVFYEP2N9kbkQJ",
-	"WHa+fi6JWHIpZvYvVBMB5iE58KVo3ZVoXeVl7+DLD+3qrVlfFrQWq4/HSnCe9sHwY+5jJFiJ9oGW9k67",
-	"dbUbQu66crcfHkm5W0AGqwveCKrk2yl5O1usAHVwhvaL3QeFfAgOxIeAvZjxDhSpg3glKTl3nODnzVhA",
-	"MPYDOZtobhy9jTJO5UiBCXtAJjlib1CtPhR4A75YgMp2Ksx2jeFRv8c8zX/6ugXlF7aPCABma//3DyF5",
-	"nxpeWjkzbIKfNMjZjFuouUBo6Hal70hlurGfmIk4JMAp2LyIyQvG1YzkHrqc658XjZPXOGm7pFmNx9JN",
-	"KB/WCYQRoRbV55Hj7TlRx8YdUWTxdhuHsBndG1cnnVYaHUoN5seKa+X2kRt/T7ZIQM59BP+JFZ3nRVQP",
-	"qdkvxkyPVT6L2CmfiFNpxF9e84847qn9eqjDnZZFVqVdFXSn+F2bYaA4+APVy7nJu1koVAKnAA4VIbhP",
-	"uGO4O02++qUZ6qMrqus4k0GJHe4HrL7dErAHGhvTfVCdvb8WTMW7hjENiQVobIdzRVjjXopUKJPPAgsc",
-	"3uuAqYLNlSjHKvl34oEJAW2KMposg40a9dgAOhXUv/dSrsW2VFooLY28Ev0Dlhg+SiKoGTZiVJQzZ4XY",
-	"52gi558fsHer4TEG7MTq5oR9EyswyhCk0MFON7gG6wE2zrv3P75+9fL85PDs6Pz1qzevzhIw5yZSVUZ0",
-	"Amkc0ZbcFlDj37dS0jvUfcNH9zGMW/j7GEuTw/6zB1piLO3tNlEcH4Wt5AhpPXSQpqfs7kbT3hrs9Kwo",
-	"3nA1A36S0sN6ueooeJmO2zyVzXcPAHMCpue9muCqKf1Zdom+6dZShrhzU5Sjc51Xo087Nz4xq5VFvl1g",
-	"buzQZRRwAJFShQneV2r2YvfFov75s1jkA1tfiFaW1bre3Za+ddLURugIkNYafuHQ/6cJLvt2pHPbNJvj",
-	"cnSaV6N1QtV2OyhSfTsCbUBf1XcOHFW0Eq/b5ACiDBJzHAqOp0TWy4trUb7kE5G/BFREjsUdKBQ1IixL",
-	"099HCR6rYKKoLghNXJO1hN00cW/8QceajjmnCKoFVZnvY7kJZfk41JQIsW4kvIhDTgkuetZhb/50wBIH",
-	"8gbjvy/zJFY9N5jVJ3Q1nRalEdkrZUR5wVOhk33Ss8IsoyK9hGVAmrqxL4gounhDrJLBYLDD93hSZwBA",
-	"ICLRQmWwvISwnPQj5jBlfpQK6mb/fnr89uTdy/oH6ncXq3jr+WA33voUYTUOTtwCLbMw5sJYzA1VAyrG",
-	"akgvIDXgXULFrmKTdBqWBfekYXoq+KWGF92GNx1WBhje4d5hnzYgLazadlEWE+iUsoAw03PYMuy///f/",
-	"qb+5FNrAlV/Ozt79h73sUWfg8s8nh+9++f9fA7qka8oJwRv4OtZrf55m+RmmaBkuAOuBy78d/Xh6/PLX",
-	"o7P+HHhNEqsbBKnHVa30+G1h5AVxY816AZ0kXM9UmvQ/1RCU9IsDeqwHjhWpwuKjsSpuoVhSlWqfjNv9",
-	"+mzvN94HwJBAu4GGWW8I9AbaH9APx5C74X7RbCIyyZnVUOzrWi3cfrL9Y2eac6kQJgcuzgsaAt6JFajn",
-	"AKOD91WZLHb+QJA6cAn+spcAXgcuwV/20oXM4aZYhRMUqRFmG1e3f8Aca8dUF6KlJQhISV3HT0jikvq9",
-	"8InAfakNin7D2oiYFQONvYMLGDwBFVcKHcXKt4ENRmrUxw7YgmZwQClWnZpBrKxq0GIlhMrB3uHGo4Z7",
-	"hysrUy3T8zc9ah2BTuOiSNRjPhWPQHHge/z2kfnPe7Ox4DmibbaqJScC+jhZiYRdpChXTKbC+zwybvgQ",
-	"SqJKYbWPdMyHuWjVq3/B2TZ4YmiGrkz2Za9eTeH0/IBurC/wNn72sPSDp1hmutQgw68Yu9V0dK9n2ohJ",
-	"4GK6FLNul9Jb6Lakx8W1ZpyV/BrCz0UJKzPmejxo9ZH8asfcJM8DIPVlZZMYRQ8j8IMvGjOst+VmHmv+",
-	"9w+fPiyUPbaAy84DSIcWM/z3Qydm5htptXwOm3VBaZ0O+6gBQMd+89kFTos0uHrQTgWa47HkooLMV2li",
-	"hcTnsnhOjk7P2MuT9z+5lIfw7HsV2hU+hdkRgXcSMwFi1QaQx7Al/NCKlPM6fwFyVaspMwV7vru78LtO",
-	"+kya+gtileDc8BHMfYPverLwYgjW63MoIOOGaL+XQKMBdEC++GOs7On804uqzBvAGdCaA40LgkrHqopw",
-	"geoWx6e/HG7v/fAnNhYfB+zQzhOra3iHRHycylJoQGa0HwSF/y21+LvPB8weO2BTE674CIMzGmJV21JB",
-	"hEbHCt/D0ZTjKxMJpMFKARmT9qfuOlBs5LBBXEI43g8UZCHcwcOgV0Mre0E8BthhTDwDe5ZfY7O6rz01",
-	"68GCJCvZ4c9CCWhNswihv8gAQyG2c4NpQGuXZcImUvorIfn7djp4uACSovdi93nfdbmBGjCRFirrLq10",
-	"x2N1PaU9a48Qc/AWu41rsNZet0dZphzUm/lEsCa/uE1imFd7sc9vVwHmG7FJBedNZ3QX4+zYFrPZIAbk",
-	"QFkA2pOvNW4T+l+rIgTad0Ncue+Y/9bugOlE7NA3bzcirNZkqtqyU+DY59xAU1FsOwEKgNT4BtdFeak9",
-	"goOVyWpuNRfyD66lScfHzfjuRnIRFiZ6oMyudmrF13uEVYNfr+zEJe88+d3HJmyTsjT+4PutQL6RVLyc",
-	"AXzIsJK5QRbUS2i0ZoOVfsTSQl2JktrTQG6+fSBWVnMCZZSOmZvkmSbMm7ARC0U/oGn8oteuwx93PBXq",
-	"8N2rn2jgz2Xd99Zlv53H09uyPw52/VosN/ehF457zD0CYR+7zMvM/3CPPnPnIzacGej+i39wzdpJgfYZ",
-	"cFop/HPnrfwfh29e32473ZcuSW5ad1Psh9gXuOvmXJfSGKGW7k9D7i2Drzqek5AbY/fhRMt8MI1XDwtz",
-	"XCkE9KuwGstXq5I01hRbvlulYCjyQo00M0Wwdc2d6nbOnPmvZ0OB4TZqw2c53VkH7647cqObeNBhm38B",
-	"vWNxogcy1Rvf2t1C4KltwBdTQOqsxw69Y/6QtLI5DHuQJd9lgC0Q+hfgdutwuu/anD9WzcW4Pcu8bVxr",
-	"HmG+DdblC/DExYkeyBZbRa5PUC5fPxOlxMnwHGlhjLTnpwd6gu7fmafuTMRkSNn+nbrkG7pno04DO8Uy",
-	"/ZFe1OuMskT31nfNYWlnAAJobSn7GXy1tUTxMMvwPTaFAerGfyDFkj7uCffz22OegAyqmPgotWWYqHwQ",
-	"1nSDo94bI925sXOsCjx5eE+YtuX4sjZwz90/9xcNPYxhBQfwewXuvB3Z3joyRaieuM2OXg4YVzN3bcJn",
-	"tFmWviZa5FdiKUXdkRFHrcEuIrv7iXa5+Nv2JJ1Sc+f5n+69//OywXfElcyESsVSp6SeihTykDD1pO7r",
-	"RQgprkkK1g2wTFxIJTF1dD5dTZSQ00mQZnWnBTi0hEYZzeeyIEQH1v0LaEFrH9EFu+Al6zVQAWLFS+E8",
-	"fgxSjMdloYpK57PIPlIDhNBLw8yTAhyNzcaw/UGsErdA53rM9374kwd5c8kkvj+MKpRMeY4ed7pa+kBX",
-	"7dntcLgipsOR246No0f4mTrUQvfdjw+HeP102a5E2ZstbB57CO3Rf/9gOQeHTJZfoMa3RV46JBt3UggI",
-	"kWlDSRhI6UKNJLUUuZB5mElLYDmQR3spZtuQcmWZFV6/Nc+7DZOw538pgzBFkUN1ArSzh+M7LYvJ1DBd",
-	"QaVI87tZj84/tHctTJ+aByZ2InfQqKolSNpa96xJXYcOIGudcsMI4ydWjXkiRk1qITamocIlYqpgUmk5",
-	"UlC9oAy7HktjOSFPRcRUheYBJPrjsWJcx4r4Tn/A3gqRYdkQJlrss4sqzynVD2tHXE6e+4BLMXum56qI",
-	"cXdjVT8HSXguaQ6T63rJi90/sl/FDAEj4QbQxaR9Ky1M0h+wQ4VlFe0QRq4EjxJ0AGuJuoEWSrThryxl",
-	"Y6eWYDbOwmCWJfnFcMBqYfTEye6Dk3UsboQoYSEX018J97o71F4wS1eYKcjsLbJZhP3ddbs2xHq+RSoU",
-	"yXlw2T5l4NIgsfKjQDtJlcH7hyNJpY3gWeRi+VB34ZmsVdeC6D4i6wIWgGPRrpsncmmdsB7cAwpQysty",
-	"hsAh5/4Vk/6B5S5jqoDDbxuwd4gLWBdo1W9r9bALzHbWEXCmF3t7ekCd81GPKivqk6IKdy/gmysGPa0G",
-	"sYoV9M3fx4/Ytjr5ttPDkyi8Ch1htlOuRfN6peS/KwFfDxeD/VscKfwxh5L1hPUIWR2c69fQUD/IQY6g",
-	"gG9amW1kTtv0eT3Ofir5hdn+Tydf8Pd+xJr3Z3hXPQ8MiZDCzTEjlrj92E4LhckRS3/LRJpz+32sR0CO",
-	"AHXMOPP3QJWqhlW3MnsqSjOjZqcBkjINhJ/rJ3JsZrvxtgnUGSL/ITS9EFMQ7/WrERDldlXKxpY0fvDf",
-	"2bga7K6/3rrDwfI6sp+npli5H9YegZcjOGXdQ/k73JsSpV1Jcb0N/hONLe+RWxBC8ZuX79jhdKqZvc2O",
-	"NhGGDyo5cB/5vpRJxCSKZ2dhQCM+BJvGU95fhraJQnRDvkUc/KXjBptGgMbpViN6Oob0lC13d1fhQ2ke",
-	"JxWJmGIyzSXmjwM+KQVAW7QSBm2VvUy6hUKyVKsoANkrBBcopkLJzHLeCzmqyjobdiNaDc7viWzTE/3r",
-	"+lJveo5SjKQ2dts3Pc/dGivcbhZTXIr72X/H4JC3L88cTX6Cm1zOHpSzc6ZFfmEJ03CpRIYm8ylK9b3d",
-	"vd3t53sRy0Qpr0SGReQNA9qaiP5lqU6cTwQWqUufS1qnGNpJR0LRi4fv3e8wGfGt8ZVuZzTiHP/xxTNH",
-	"caJV6YiisdY9Wuy+lda4Kn6RQ0uJLPsgLuKudG37awDqbilttEoEmfc44VytZuSRiBdRv2LlYL9YD/oi",
-	"gju2FFeyqFyxnTUtlPhozunOTjCvU/qCtRC8lgBU/RACVO09EoAqXJzV0FSuTvKbwfGFittFGmyj9bY+",
-	"o+7HT6vbtYM1vTDTgL0yTBteGo2cELu69xJyPu6zC55rYS1bwMOhQtpYIXWDQ4xVysgcmjpr14eFzsq7",
-	"w7OXv7CbeIsux1v7YNB+SrpLOnGvN5owilM8FHQmft+3myT6YJ2nfEbnAhmvcV6og4N2q98UHDt2P2fd",
-	"CLRvoLl5i/yg10CkSD4vtFhvXt+IyB9fQrb+AVachDJQasYNVZl0KDdJsw2S1OwC/NkIZByr0K0ls8TH",
-	"D8ccTGGCVxrO4Egn0IPiwDfCKwUizCioI7Z/48plser5lPnWGaBzH8QPQ1bB3p+8Rm+Y3dL+gB27ZsE4",
-	"fKywJRg2jFKCmZIrzVOP4VnXpstsn6ELrg6euCpz7Dk1nCFWDwhnb+Hby1UpCfOKPidibt7CUlEO/Qsg",
-	"9slNGIYZF3mmfY+u6zE3GHPxWww9QAbMcUxw2gF3sFzQTjgthQZa4NCCud413zaZ8VgB4z1oJIzY1ai/",
-	"HqJg/QE7tJTq4BFAz/Svgi3rqYlIrJwvspdQ0Nhzc4dmkJWz87JSf7E8L6kHnOYceh/aI1pBFzGVBZ5N",
-	"H8NBMqxLUDS6dhEOzo4GqAzDIpMC9mmfUbMxoYNeY5beQXmJVQ/dsL/vfhiAa+2cvGV9WBggNQAaGM5A",
-	"aXeRId4St8FozZ/b5Ays4E+OccypW3MsGVcAFqAUpipRlYcFcu0w7GJA80k1gxUabEWtOhUtdrvaBhvj",
-	"laphUeSCK6dV3b8cbHIlYIfLC5NaqrDmWB3XwNJYLwlH+riNdVbgSQeEMPp/KZjhl5B/gNaU/XR7vCHN",
-	"qKUO6gv2orT0sbxJmiWAyB/zSuVCa3+ckoOQgcBxFhk1tZPkRs6g85Dqg7C/17bht3z5xrtec8/un0pV",
-	"7ldtAZiYrEuBca2a5w5Vl14zLLLZNvHa7aGdZcxVloPa3NB6QK05JyVpQemRk2lRGp9A1W5BFEqJ1GiX",
-	"uRi8utVTqjJP6lK64uJCppLncNfPBTv96VcHf907BVg+u0CArBjF6oLnOcSMqKkaAC6enh71I6YFBroS",
-	"AoRPWKFcvy6qje+ZsZgBH1GFodBAP0LRrxWf6nFhUHKiztDDYI1lRI3wiu7XWRmI4CdLX/dmOVZkP3RS",
-	"aBOrvR/+xH6VP6LwAtgd9kb+aDUXnufBOMyIyTRHyytQVXrUxhJsreTmxsU9Pn1KYuUf6TOpoIcT2mJB",
-	"AoTlkBBzTAbsyL5CgnkG55CslTChTOkywTg2vCyUB1u0K4RimXI90PVFgao62mVVIkXAQ+4N9YAdVwbT",
-	"JtChzKHnlX1tjc1JofUmvivoUL5KkGaTmgWtRoFwWptwAk2+efluU5033fgPZP7h/MsZNJ5LkTUo4Mks",
-	"XG4WUr5AG1fN5VXIuNawFnEHzi1n7OKaVEfezTlxpyFSH1ZsFyX74+B5UH0N8ZfTaz4aiZLt2TuUYD2P",
-	"UNCPqCe6VLlUAnKoPA5xgu5mtCnBWxs5TLzQzgQ+Boi3FwItJYRCBe7dK+hkxyo82syf7H02LeUVLDL2",
-	"MBA15BepPoevXx//dv7u5NU/Ds+Ozs8OT34+OjsFsyJiz3eZjmJFTJT9YFkmWbCUGit1J7ejVSYZA/ah",
-	"ZWtTgGlzjGOfOvnAR0EFc81SLHOGtIfzlGvBemD7ToQZF2jWTLkZeyzXoTVzyTAmCoObGkivYIqGgf9/",
-	"FVI5g8wOFzHQ/OFJlF+xqq0Mn7gLG+SkmZXorGfFgv0rARHYiEn07AnRRATYfjJWLnvCHhpu5DAXA/am",
-	"kTYDKMouZiGYrlJ7jHyr5WfaA8/SIsbKXaCa8HqsaFFGCP8B9JTPr7F2JNji1gYGkxk9C4USB4Hla3fU",
-	"6gGgA3hZ5N/Xt4Sm4YG67TMjwubKYrV4M8UefFvNhr1eigtRCmWFvUT0QHcoBvacIt1o+8aYWISVELAS",
-	"5HwoBRj96LJIKOGBsoV8lqVV9ImNH1jqpulpXALxdXxhTjb6090tIOnJjQpJmuNJUH4vglItYIOsLyqd",
-	"OFwQl0Hkd1lVEgLW6YY16jIB4dxFISOqFfZAvx50oOAFEYVV9Un4QPaI29niF97Vi467573oUScmQtea",
-	"736BOErtG3/E+/izMCAI77KLI2GCLfycfF+HdTDnM0APNJxl1F3B0Yup+AOWtAUEXRQSIGmdzEbmZOWl",
-	"gVB9rFxY4WB+FHCgfkoYgmpK470K2KqdJarK88R1dOSKFVPMfsB3a5O0CFCw0XhkOMUDwTR0n6PHCtDw",
-	"YAIY0RTaWC/otUjNEI+S8DyT6whgdCt2RjbDzKuslBdmIzn+827COZO79hWCjfPu+NSFNxdckQl4jiJW",
-	"qQxrImMFxkTR8D+12aSI6N+wS0OQa2vKEsxf0m2vJg3o8GeAhuWDmTgHz6/5TNfNA/oRBgEtl4oVKSte",
-	"Q1ntFQxqBgCNK4uwLVJtrju/Jth55MWb1G5XpKF9iE5iuROAA8tMQMy3l2AIMoVmQXZqh8RuLRV8Y5YE",
-	"+5m4/HsXf8PwDbpN3bXgu3pB/DWpSpn0Y4Vx5ag5Lo4zkRNxbs37JHIlcC13eddjMqDYuPYL4OAEWY/K",
-	"nwGcEcOUUHbG9FSgc5nbZcD4oZhMzazRI7IosZdNrMDbQGWrQG4cg+B2bjJKKeUl+G7iv+F2strFWwrQ",
-	"tGOVccOx4yk5q+krsgFL4ESK+VIPby1zNXMoa8xJVTBFpWI8VhhUx6/fZ4uURyR24APjPe5/fqbZ+5NX",
-	"Hk7aEnPtwp03f12rB/QuefdPtK5X9+VYpJc/AffZUEDTjv1AEpTmtgysTYz+Bt5weXHxtWemfVOylBhB",
-	"oCZ6djgveySkuKkM3JrrpApZYj1HWblcnFZIMpspm6tz99C7kRbTWbNGOKpN5BqVyXcyEyV3DahSkC9j",
-	"K8FiJVWaVxn5EBnP8zBIFiAc1T5EzH7A4+TieWEPsX4UZtuEFjmCSNoXl5qctElc7e7+MbX/gb/A1z2d",
-	"9RMnszmyKqnRdmhFt3cLv1HlfG6WgLs8TH6gW8snJnJvTGQ6u7MnxBHHWoq3+AjSYSmASLvTq/VcUa7u",
-	"qmRDey6vxzIdt2nckBqQMJ6mYmo0NtJ0ZvpFnb2F6SCUxAW1tJxdyI8iixWoHVFLSh4CBITZeGwxGQ8z",
-	"hF3WXOTTqWSmY9XjWYb5XqZgUzlXvCSJd7lHjJwIbfhkqgcsQZyZv7i0I0xTbsmV07HCfKVhDv5QM8tF",
-	"xCZVbuQ2BNow+QjWOpdGlDxncGt7xeAR7HBXVllbPhgB4rSmg0GVxVa0JVQ1sVRI/4W8rA/z6VGWMu2N",
-	"21e8hOQ6+wS+z99gDkLeDi8BWPWHzWbt3zrJbC306zmqf8QuPtyv9nyhNgawBtdCPuQTgu4BUqCN2/2r",
-	"qErF86a7f84gyAUv/073reOZhwe+B8+8y3IiICeAGSkufL5rsMlumRf0V7tU5+7X2knf1m/EhW/JbTMV",
-	"5bbLW3QJ3DKAlSJOPOTp5ai037BPsfSIAZnoCLOjnUPAR3SLkl2PZ5g45S9mEtKK8e7IfiLF3EkAIfeO",
-	"YpVzI1Q6i5zyST4fjLjKiRiwE4S2AhP7UkwNuDiSvx+/P3l7+Pr85Ojs6O3Zq+O36Fvw+Vz+hjeH/zx/",
-	"d3Ryfnp08o+jk8SuA633ATmiiitRWgXEgWjBTFlZTKcAhQNxZFpMHSudF9ci66r1qul+afLxMXaFk3Wf",
-	"ZL/YYjAaEGbFjqWQpCvpGB+4VSFX1PoeAR6YROWka0qgwltO2DZOUZm0mIjGUMvEDa3qMT22/ENKkQoo",
-	"5+TQbI5fGEHpuUBPHZ+mJeKOtaDaZdyIbfvs1tofuKSK7/luWMb3wyMp46MdetdRNlrX8cEePWJW7xtt",
-	"IjFOeCYYpHx6FddK/LoZe1iRuoYAgNrAgP9vUsjvXIlSXsw2FFSoFJXtegkUMj3PcC3NwA8Ju27mrVJl",
-	"VuBNZj0eqxrahSTapEgvt+v8o6Kc7KM1tANNFNmUy1KD9zO5gesRJZkVZYR9Fj8lB7HiQ40YiSboTWrf",
-	"tT9gfytCnwr4V7m+RDIAsRaxhOtLkSVU9eO6gsYKyQQe0dj4hhsGnw4ZaegvR1MHgFLqzwvTsexXRexS",
-	"zMA2i5UbAOwpmswuHi4hYD46+wlXUZoD+iSM6qaltYvsCJNKGyiVGsQqAYqQbU5tltodZeLfFc81S8Bu",
-	"S+yq1uafv+iq1qAgLla5sO/zvJb02sg8t4tQCfSsO0DLobgoSppKKisnAQ1DGAEvBIFi/0ax8o0W8Vul",
-	"Gjmx7kW9k3oOma9Ar6JmemwnpjWmA/FMs5IbEVn7uPZJwnsCvl2fgRSB5+kRqLtAdE/UciPnlW/RYAjz",
-	"D1dywmdY1TaRWhPbZD+VxZQ0IVVcK1Bm3Fe2gt3ACQ6V8fv3pTXmeCA//dw7LEssw9V1CX1Xosxkap78",
-	"bvcWCBfppYe9pUoFqD2i8CccG+A5EMJzvNuaCBTfs2fOMoo1pCEKqFoeLhNqCE2C7Fivk65GHB7NEgfQ",
-	"4urfG4BTkHXn9ti1UkB+ks0Un8g0Vo1x8IQ63E+whxpPp0UmnG/+ohR6zABSRTOpdSUI3lJMkF/MkEW7",
-	"N8RS0QE7xHRgepDnpeDZzA2gDZ8ROBmW+MM42AY6Vr1KC5YgVsw2DgDeOoGHZoK1fOxvpWhk9T2zuzy1",
-	"+/c82t3dpaXTB+6PWFUKIvhgwB0fvj/75fzl61dHb8/OX/30+uj87Ow1Vg+6ml3MQ5YlK66Vkw61peom",
-	"jZXjtT1K/k5wrymjjWYHFNAcjDeIposrwmVO7M3nkyITSXe73ePDyoxfEvHcPt3w2/JQrEPzbeS+fpYh",
-	"bJDbmY3psUgGSNVExxtRZtHfwoMDty5/oOOIZ1AV10EAnrLf7UVQBDUdT0Dsf84SqeD8nsN8Sf9gnlWg",
-	"EnVdlJdQuM9pVyn8TzcLdABhB/pTYeaOMx4knEKfq8KcowaWHMz7jRyS7rNa85k7jfj2NNZdD+MRDAKH",
-	"8Qz384HTUIM4rRLX3Qs2+HYc07J0fKBB0fMoi3dkAEQG4TqtI7cbwuhLHWIrgJ3PNjhbax7uWC053Sw4",
-	"3PuBoYiy3FOAE+buaAbHrJPUKKMLfqX3/syji4v/mUcXm7B/g0d3xXp+KyebmuAjPd/rkSbyWP9IUzB5",
-	"aXOwd3TPJlFTYYplzcF89cnjdlcGzsmpX3YPFUpXWj2R7sfPrDVoZciHWUaozJMp+cUcYPfOSBjfo3vA",
-	"CK8QSmERxHtc5NlCGf4056mwv4hSu7RGBxFdW6IH/k+Cs7EWCaIXH2BrOLiSVFqUgHTMtZbacGUS8CFi",
-	"c+UE86Po5V3WEw7jPEBhRwhowtQJnIaUulHgNJzigQoC6fu+4e66j60ZWrPVmaPjGsDfnzhKe1+DYRBM",
-	"29Tt9WoBsXODfywWGLaZ6MEheaoFdLWAtHNrbA9Z5m57uuv/utZ59wuwg5qnfgf1f2tv3UiYYN/uKoij",
-	"lffivqzTDHmjAiuc4oHiDd0U+tT6+KFBuagUb/3jQ1V26wgmNJ2lGmmQUcWG6gPOPCbpgmnuApcYyaVE",
-	"GqtbWt34I4RmewQTBUFPEYCHOjuvmmpA7OpHTPGyBFN+OKMwe8QSiGLaP8BzQQYwvcC5zHSCcWluFXQz",
-	"FpNYUY6Zq3hcxPvcj1WsthlvBvkRfKOBVVVc+BRpBMCBv2qsUme1BygtsWJQMmxmUxFv7ccEbh5vfXKx",
-	"5qCUJOfppWbS9AfsldFBOJ0qxOyLWVPYZxlwbcfnbJpz+1nYzKbnzOjpdi6uRF7bDMMZxsClmUVMCcAS",
-	"gSQCjdddfVv/gMGLQxKgi5DXs7qVcSvwTNdYKj0VQHr1GxiwWNf2yuA7e3SuRppFocQ+4w6gh2toKVPl",
-	"JgFkIssb7SbQB86mImKJ1EdlWYC5w1iiTVmlpipF9hLvTyAvrx8xXqezQQcjGB3+SgbsrbgOkiRGhYvm",
-	"A22y+a8csJdAxT7yAHkOQAxYb+f3pxRsIsoR+LNMgfWRNI0dt4ddLhHyCLsQXkul7frj4oe4rJ4MXbzM",
-	"ZUnITCgj7f0zgEllTF/K6RQSAYGsfRb8jn0wJG1fU+g/pc4AdVWGPWu6WvNxmBfDfpDCwBzd4u7Wg4Hv",
-	"hhv2/uSV/ZKmZdxU2BtTuiJGO/T82aA56Fk3gzVeg+gbbCcue70EsfoH0jhmVKalgPXi+XYuLwUZ0j2C",
-	"jnWsbML1pSYYJcIo0mC5Q2S4MuPIMpZLQB4WaSkMZLhEbMq1vrbXoLVuxFJorhsx+w3c0uVgMOhTyTDY",
-	"/Mjd4q0//OEPf4i3EkD942pmOeLUjH0XsZoXWAqTqo3SI9Yos4RKVdg78BUDzWfc8EGsDoP6BPfFkL5q",
-	"ykqlHHFDre1PyIP9xpI2UXxrAF/wYiisHyX23kTwZR7A95CRiMJtvC6qPGPiYypE1nT7QbKijlWz4NNx",
-	"njavxDsc+MRLw021UXLzLCnP2r3/2brSR6Dc85pr1itKqpchsNeIlnco+m7Vn8AV7kujO3PYzF4Z8tzM",
-	"aTKUbQkCYBWW0BoebdrC81rdW6UW0jxLXdon/q4NErGbZJlb27/ud+TYLoPFd9tfX2t1btc/b9C9XSNI",
-	"gIN7Xo1AZHI9QPCF1T5kBJOQmgmJGViK8aEu8soIqyqwXpIVqd7f2RlVMhNJHyEqnRuPKvdu4Es+JUyL",
-	"0QQzd3rJteB2xP2dnZtUmtmnHVVcJ/2IDJEQBNGKsWqojTSVcVoZyVfULrHr4iBWSeoUSKukWjEKrQBL",
-	"qUb4ZmqGIhYzdXvwpdjEaVuotMhEtsRr7o7CRv3mbpIH8pz7b3zynX+tvvOyJsPVjIec5GW9reuInZ0b",
-	"9+d6rvLGyXhylntn+a22ihzm9VZ1u8y713v3i3CCUOh/B47zW23jSJjGHm7Ofe52aB0H+oZlV3OSB3Ki",
-	"L6PYJzf61+JGv9VhIlf6euJL2/1SqOtqsRnwuhM7cu3ZxeoPXTs4E/cSScMFHQLxXBAuNSXoXYpZrMCp",
-	"mLxJp9tvivRy+5QG2f5VzBLyaKHOCnVlQXoflTf3m4VRl2KWRNh0gec59m1RVh0mB2XtSYI6QaaNmLrU",
-	"QKqkA2QkqdiJyKRGz15ycvTTq9Pz9yevEzAJtDCsB3VN4BDDBXDVQ33qHUY2hbv8TLOJmBTlrD2lTwvj",
-	"vn1TPqDmJEtdQS869v/JE3NPTOHU8NI0XTH+1PjTDPX0a6UNagCrdeSznFdcyjxf7l5BbnCKN24yt9TO",
-	"sMy9gu+KUbAye9RQxfNeFu1W328+XljS4vScbtmgjwVmiBh5D8y4LKrRuG55BPMz8dEIpWWhWC/BSzv2",
-	"LSEeiv8dCQMJf/M+muKCbtnf2ZlHQNsZDAZ2iPqZTJYiNUU5w6epXUYzQzBWHe6dAwdwwZ7v7ro3r7sV",
-	"oeSaBBgXrPdib6+/qiUrkPSG+DeO/aU7sdaTPvlEvj6fiGKHI6sNwTaFRA7/rME/Gi1fkYOsIz/8Jfjv",
-	"uT10a3hL5s/Ik8PEO0w0LcqK7Wr0FnDbtarDQMeC726eSXgh/h34StbcwbqvQL19m/OUBATwlk8ESviq",
-	"1byDAD/lSgE3uR4XuQDlSxrN4OcDhv15QchCgdVQsItSCMq7bzFs4LmvSjh+Abqnz36Sjg8mHWkH1ues",
-	"lOFyG0louEM9aBd6ZHAD6cO9GyTF1/JK4CQdbBjcGvDKEVRLNhJXpJJG8pwlcEPyiLk17EnT8K5XhjWy",
-	"L4N10bR9a1riuA9RN45tOGWbD0Bjc4Necj0WCsdLEM4Vge6tZeUmAgTbLmfU/tJ9poJaXUwEZj1RD3Qm",
-	"TZuh8/PXSM2PmlZ51kWq63YwcqT4OR6BlfpCQM6gNNTZksMim7lsVpfyW1x423vvhz+xSzHTmGzxpxfs",
-	"V/njvNMWsghrimZaQO8i6qvfRdngASByHsTqLHBVTHNuLopygjmwwUHCtbZ/PtP0WoSeH6YTa5mJWCVe",
-	"ECSsB6gQl2Lm0NuD31KuEDZsKBhyHvciUrOyqIxo9SmcLh61+9eZ5k7Zl9ObVh5vq2M+1iP+FShFd+cp",
-	"gXhbphoZri91J5L7YbN2AfOevPsbWhABdLMdxcds6L/Ywx0QSZW1R4KIkIEmqtMC8hcN6yXwFuBshJY+",
-	"lH9utEcF1P4mDLdhFldq2QyMESv3O16z48yxI8uGpKbeRo11hQcxGW3Mr7CpDQHP7GM/obpbI1VXAPIv",
-	"YHyhcw1zoeEZjZUiAKhnuKnsqxdToZwMl4YJlRG0sKrh/LIkYskFl7nIsKoav8T+tz9gRwSEg+8aIkaR",
-	"25SziVSVEV0ovWew0WtBuX93SK52bVbDuMLSfw8wrm9eviM6C5C6O2FbkYO0Rjvwp01BXeF5v7H/YFcK",
-	"lX1OPH21i8aSyXI8HZVR+ZJlgB4pBlgB3EYIVWMOeHbTnM/2QwZAuai+NonH6iXP87OiIIBH3xUdEbNv",
-	"Ykf/8dY++72uB2PxlhEfTbwV+b/staxQIraratmj4zUYeHE1S6y3UNCU3KRFJiJXRhNBtcdfP0HLNNRD",
-	"+nP8ivUU5uJipMchAT7TqCwG7B51REOKBPLLATvEBbRsEoTHvv3TWj1QYQdQs1irBB00gfuiyHix++dW",
-	"CC2V2b3bkHJGoz9QRpGd+pTOcIeOZhczYrBST26uh9LojlSGfVqF8gyWDWegJoGfZyVLFSoDjrpCobP6",
-	"2hqteZ65JllSoRKDHQShBw5qNx74otGCf9CuXcCsmyTzoliagADf8h1lHRhacE8y8P92KQw/bTDXAKzz",
-	"APB9MN9vE+IPdhaZ180usQsm6/0E7eD+k/qlxSr5/9xjWB25t/v8z9u7f7YiZm93b3f7+V6f5GQo7lz9",
-	"M2C9QQVgYr8vafRRHcTqTYOY0W1QSgSGw7abhWoYPQdBDhraP3XNpANGh7LVoDwXpRH6PWBxGlGYuyIi",
-	"nWEnis3VdaCe8SA1HfBtT7kLX2s9B0JatwuElUyIEhcMbvEq0bVzY/9Zr6bDn4in9ASfnuDhAtDqWHeT",
-	"KF0BN6k7TaF9xXc3zgccJ/0OshOo4dDy7RoJ4/dqgwZvUeTzlRtz/Jm6OFsphl00XNNFlc8GLLGs4txT",
-	"ocMmgTsjB1WAT2M4AkSwyGJlNZeBFfGNNt1W1qsKe6VMiit6FG8hZJQ2+YmVFRuUn/UED2UFdpybp5qS",
-	"r6WmZK1jTbUktxaVOyOhLMGLbSO00Rt2gwVcYWmrZ+BmQhvMzZ0rNQFuzo6spen6AQWmadC5L+wdBW7+",
-	"WjePWHIIDV/32fzRSchIqLVy7DfEjdQXM5yM3uiZDjsouS4phM0Tgi5Rdwr7yjiYb7AE1kEPqmaojVIw",
-	"JDT6wGpueGzika7czdBWqB+5IIJIjTV7dv27hG/qyM4x2h65CwfER37f/TAw4qMZYFo23IV52QkT/2b/",
-	"/b/+b3/ATiqFWdOFagSZAOeHmtgOWHLNSyXVSDtTrLabVBGsbAo4ILgwPexeAdsuHSL/hGftwdOfiWzP",
-	"gGo3w5sbc3yhrtduzgw/rEuhgWZfdnGe4qb3xG5/K6WhVs+H717RCgPuPHcnutt6gb1a1LRwK88NbaXn",
-	"ygDFtKo+h2763LjbD2HYbe+RhN1odbrcenXkza11hLkopUiFMvnMB1+B/37VZ2jRlyc+TvMCuP/Mf18j",
-	"rE+XOsqI6NdPna45zHCJnEbN8mIE4bxse1ykdatBqKjUhiVDrsV5VebQwM5ftiIcBXasinLEFSHlU0/H",
-	"RhdnDbluLp9mv54D4tyjgpkC85O9bIfwDTWFTG7sG3yCs+XyfhoqzySdJv0B+1leCSY+8tQSQP16zFwX",
-	"y0p+YL026j2jOR7Igea+8Nv1oT1sgScgIi6cyHUOpK/LcRswJyAsEcNf6/m0QlJ9cms5t1br7ng3V16M",
-	"1tkpX5JDO7WsGqdjE+5d+P0mzfhImVIK3d26pfm1Am/3GI4YtoBudteiFNBT9ZH7yTrowXuonehZhyqw",
-	"zMeTxG3tZnhwLlel5eDv+Fe6g21ez9El7k8hVyK5qdvXm3HEQP07x1b2f40c7OhfI0j2/eunxGXR03s+",
-	"08zKYPb+5DVCyNpRAEaBT6eYaAEivE+Qpx6itqjM0O4UKyvoFaLR/isrRclweTGqM4E9Ri+2frXkPNsn",
-	"xFZs3w9dgXsIgKoBM1Vk/YhuIfPXtzwnsAmXv2JN7FhNS3ElFDZUFAN26CqIoUkjHSAqGYZPb8/sVdmc",
-	"UN9QRdTXoDlYJtSZQQJ79GSk3pfGIVRGoE1I71J9hv6hhcocAzsvPQ2txYx2bmBnsUiKX4ltrsGD+FlM",
-	"yhmflnvUtqebaGuetkNr1Cr93Gztb1UV3NlijbbzvzfgU+PId8gigBmfeWGw38HqIoLPLqbCN4ED6FRu",
-	"xv0oVpSGXM4CwEfPS+FOy02RtaHzDpvNmko7HHLca+JXPs/B3XyON0MlBERGDlhSOw+xPSzPIM2Nbhiw",
-	"XwK8HXJtWtkfK2SWTjWwRl/vMGxxFrF/bh++e7X9q5hF7CWgSCMKsyoMS4upFNk+lT+AexBtK6Fby4xO",
-	"+ZUI2cehPtsgl+RXAid4ONxJcyaWpCAJ/QS7c288kl8Jxi0Bj6B1PTJKKDZoePdYyrVYi03yK6/6nyMz",
-	"4hqcegGzrKRZAWh8ircs6IlNcjhWOcUY7O2uyEpqBJbfilq9c/DPbXxz0ZMbERiDXeM1nIiwc8009m/M",
-	"ZwgErx0FepLHC+2OQvyt202oagehJNEJPrteYv+lzicQ2WkK19AZ2LeaPjPFCDrgI45/rBJ7QvJc5FJP",
-	"EvYcLQqixD6aq/Yx6bNOoeWKNsX0vFDnF1zmVSkS6A7gunloEyt+AQ3fGd1wwPiwuBLsuYutKRyWyo5Y",
-	"b3FEcEdqw0sDcSwlruHLFobuD9jbuW6Itcldf/2qtD0gz816Hu0MD2U9wNd9w5l730wiAaynO4WaiGoF",
-	"D3C+SdqkhpjbuYF/1/RKeiJ+8knWqXZ+J7xvDkoie1aXho5OlpX2V2+Tc0ziNi1xS7bvwu7mT/OZ02W+",
-	"hwS8WxwwcB66bbulxWwfWwcXeZMCJJjhgTLXOknuKXXtq0ldu8WBoAy2VRJnp6zUHZxM4ZFpxz62/Ncb",
-	"Xs+IBVPiFnYRrM0yqyeCaYYpXUKbZ8DBWY/numDaFCU6XXis7GXXHcze2Q8SxQzPsWjRrpMry4aGgkxi",
-	"8yR03xAQs/2/wtrKVoThSnXw+XvW2k4qtZTV26V4zJgt1koIZXizBq+DvstKrUXca3gRLK1+dmLQ3qO1",
-	"6E8qtaZRD1rXd1D7RywNw2od1fgrnQHnQJyfoa0sJ/udG3tCyKZoLUFN/ope/r/8q1LSJKxXlO1pvB8n",
-	"eVLjxbuHMLfXFXz//b2Shv3zzWtEkn/5iumZNmKi90GVSzAJ1h7ylGvh8mCnovQpxYCL7/h/5J4gF4B7",
-	"IKdemVAKCGXzsUrHIr3U/gng5+7+i6JklYKMWCtYmbFCmeSQExAgmfzj1ARxJxwBZZcqDIifLpwvx8rX",
-	"4iQUYAkPulCWWfy+BUc02oJdsfTzEAceCH+OBpqjzL/Vdyu+PJip+9bIV9ZiE1p/NG5hxVjm8Bm8oT3y",
-	"hwzh8+J+jun48oZO0epSyZ/ybTsDWKvFKvGmb9hVvhgkWp3qjdXymObdnVdLAwJ+vpUb1L07gQiyTliv",
-	"mYXzKenqMNhnvJF364BYoORkYJ+l1J2E9d6fvN4WOuXTsLkgRqjdA2GyD2D242UKVCfeXgEWQT8Oi2xG",
-	"nc1RnOEnOdn4zNWyu3xgPyrGroEI9e/xFsqwN0dnvxz/hBKM4SXIIIIL8daHZJ8tBr17XM3Y3sePWBnI",
-	"h1ooQy0dG1Hw5PcbTGryRz7C8PdfP31IBuwdN2PtWs3Q6pSaGie6r+hxFStIDGLUQ1Vqdx8UCcBGZtzw",
-	"fSvzldBURZQVJLyT39UHROcaqIRJlYmPQkNbczzBvpczTCshWQ+iK6Youkt1jJhAbvOx+zRtV+rfsIvK",
-	"/mvXTWqj7V/2YbsZCTQpf1tNRClT/M+Z+Gjwr8Oy5DP88xiQEWAswis4ESPxMWG9k6O9/oAdAQzptCyG",
-	"uYAFKcW0KAHTzMVQXuztQd983yQZqoqWIBVsLgugnuArzAJ4yrReL4SxNILfzpsdiEAjXm8wh4kilesA",
-	"BjjCfIpi+CjG4mY0ohkrd8YhB9CndyIHtC797lN2zv2aA3c4WoAlQF96O8Xfrvfd8AEOan0JxCpoFQlh",
-	"9SAiPyICDLqK+TcnYuoJHq5JZCcpP9aoyIMHOe5wcFy1/jKZdLdAR3iwluT7u9zMOsl1MdRRVmq/6fDq",
-	"yrSP1biRVaqrdMy4Zl35ozAVppCuyNGPVQ/VfZ83Gzm1m2DHXX4+tPS6FFNDQ1EeLRgnWB4PgAHOLiCT",
-	"CapiXOqtvYunpuI5fgjCSZYjyGnldmuVKgCIC/xzImM9ggdj01JecSNiRXZExIyciKIykZ1SiRTyfVx6",
-	"kNWVObkDGWr2LITSjCCn1oV6WHERK8gBtLbjgL0uiumQp5eRmzWyFsfldl6kHAF8JsJwa4s4q0Y0sMx8",
-	"HvHh69fHv52/O3n1j8Ozo/Ozw5Ofj85O/2J51IGv7JfQ1bK4Vp4KcCyeX/OZZt5R2RGPapfd94j+ZXlt",
-	"dzTqe4hDtWhhc5iQrSyorNRq/rPaYfYUilpBmqtdZt9HDKoOkneHoFY41+4YgPIi0RL6WPDcjP9nN249",
-	"hYf2dncBJRnFSLy1H28Vl/HWpwS8TQDODK4iVA+oFR/75ezsXVTDN/teE74S3nLlIddin3EA5Vf24WlZ",
-	"DAnhxcoEDfmqkGQaTGGHlVaCVaWA0M6YXCr1oCzllRZ6wHDDhTKWckVm19u+TmnfBI6hyA7Cakf0WAFf",
-	"p7R5blgmhtUoVrm4EjmAckWUmQCvi8IIIOnBC3QhrpkWVrzqjnDTa/rcTfeUgTk65EFzuwZIqSKtSmlm",
-	"W/u/f2jSbbg9YSgE4oRbH4BxApj0euQEbkqQ477PScoVvgv18HEbWTdEmEo1ihA7UY7IxWc3KlawSlYH",
-	"QZwfgBm6EiWUs1r9wrBccMBll5oNK5lnzzTLOUgJPxZBBwEZ1YoK1QXZg2ftrsLhNMC9l2JGPYSQYnQ1",
-	"tF88FNmAHZuxKK+lFuyH3T9iy+5YoeJl9TCrSVQmLSZinyXFJQJGXI9nloyA8rEWihzKZaWs8pRWZYmg",
-	"HXZ2awqyasog4zpW/7W7yyY6YrogdG86TIjgZO3abaRKp48xiqbSEnedlViFh2XAXq1zWNh6ZyVWwWE5",
-	"YNz1e7KiQPBMAtFJ7UYHR6qlGMEz0HevealoKt+Dx66eVCMXW3abKkviCUh8eaENDCHVReGGsD9YdbLj",
-	"2J64V9qsC8ZN0nJw0c2MivyUW20WpOUPKMU2P/+hO0nQ1x5eA4j1gCW42gnTVhdG/mxX/no8W85b/HxL",
-	"mEvz8RtXn4Rmkx3Q6kFDwUtRWjvLXeFT+auYYZUfXLMTU6cXO0xVWpk6Nma6v7MDJsO40Gb/v3b/axes",
-	"RnqRG6dV0QvZoemKPS/h/8OSBh3+4KYNLjlEaX/Bt3oOL07LYjI1eGluL+pOuJY7Elsi6bu6V7UsBpMi",
-	"EzkQzUczLQtTpEVODW+ht6V7d9dn27/Uv4qqVDxvfA11qfAXLsWs7a3P6IW8CRXVnRL2BrvQA97e8Eyz",
-	"U4guQeqHVSaYKbnS06KkItQ2BBy009TIReAAg42WJqqR4NCYC7NXLkTpwjKNflkkwembJum045MAD+vY",
-	"Eh/bGzxnPLT2HcCPy5GhnUIc7MTeem53AkpXk8L+HyA+Cy1iJbWuoMyfJd2gPu4ZPG/ckNPBTTSthrnU",
-	"Y+GSJuE1Y2V3HI19R3gDhjIaO+th66FSk8ImS2v6Wvv6UniyCnbRmulEdQhJ4IyxZ5o5+K/Mg3RrIRg0",
-	"9LEfVfCp3E6LTIyEGsz4JE/6jWUv5o/ZtMhlOmsexEyaxgV7OrZTXmYNqhQfUcI0SJeC1fVhdfVewfF1",
-	"UFEfPv2/AAAA//8=",
+	"7L0Lc9s4ti76V1A6UxXpDqXIzmO67bo15aTTe3wm6eTazjx2K1uESUjCmALYBGVbk+P7229hLQAEKVCi",
+	"ZKe7z7m7qqtjSSSeCwvr+a2vvUQucymYKFXv5GsvpwVdspIV8OktLdLzVP+VMpUUPC+5FL2T3tWCETpn",
+	"oiQJLdJnivCU9GeFXJKMq3IKP031T4rIgiQFoyXzvh2MelGP64ZyWi56UU/QJeud9PRvU572ol7Bflnx",
+	"gqW9k7JYsainkgVbUj2QmSyWtOyd9FYreLJc5/pVVRZczHsPDxEM+idoMDRsM2DdY8so4J9tQ1jS+/dM",
+	"zMtF7+RoPA4N4WMxb1s2Wcyp4P+m+itYuJZRyGL++KX4WMwvs9U8PJJ8dZ1xteBi3hyUylbzLcPSPz9y",
+	"gT4VcpmXbWuUw68bZIVf+ySF37SRE/76+FW8YEquioS1Dbcwv28M2P7gD9l+1zZo+/vjh33JiltWtA36",
+	"w9tPRMETJGWKz8XG6PFXf+z4TdvI8denGvflDc+y9mOs+yRyRqiZhKZa/cb2scEj030O+OuX4SEqxaVo",
+	"W1t2n2eyoKUs1kTho4HVhe/rywtfta8v/PwEC7x9aWGRDIskfSXoDZsmVLVS7P6LehxmCpcrXrYeMqV/",
+	"3FxF/W1tDfUXrSPVPz5+/a6oumkbZknVjRnli2OSyTtW6LUjC3ZPkgUtaKLv1ohUU9BvwAxK8zpZUJFm",
+	"rZPQj+yaQ07LkhX63f/6eTz8ng5nX76+OH74Q3g6TLVy4pKpTT6sv/TXXH9uHS1TT8CBr6TMWocoZbY5",
+	"RCmz2hClzFqHKGX22CE+6JdVLoViIDi9oekF+2XFVKk/JVKUTMCfNM8znsBF+zwv5HXGln/8l9KT+ep1",
+	"94eCzXonvf/xvBLOnuOv6vknfAs7DV1G0C3hiixppsfNUtJfiZwWil5njPzPy48/RYSSa5oSJ+0NRj0t",
+	"OUkxy3jyq49ZXv+LJSVJMqoWTJE7Xi4IFYTdc1WCeCIY6VOyEvyXlWX9Bfl8cY7D/lEW1zxNmfi1x53Q",
+	"LGMFWdI1EbIkqSTlgivSL2TGInLD1kQlMmeRHi0lSSGVGipeuk3C4f8kyx/lSqS/5uh/kkStkoVdeS6A",
+	"++B8nqmaPAhj/ETXmaTplZTvaTFnvxVRX8t0rSk704PQHJMK8uHsH9M3H3/45/TNP6/eXcJor6T8QMX6",
+	"kxZwE3MO1a855o+3DPk5yNgJKWjJSMaXvCT9vJDpKtEPkqVMGZEiWw9OSKzn8enzm/fnb6cXZ1fvpu/P",
+	"P5xfxXbqiuSsmIglF6uS6b9JknGtgNE0LZhSo4noRb0Fo6lR3S5YWayHZ7OSFZt885IlUqSKrETJMxjo",
+	"HRepvNOiLCuVZpTVGhhex0XJ5qwAfvyP4QUt2Xs9oSH8v75qO964YEvKhWac+72lWLk5lc+C35OSL9ne",
+	"03ioKOU3pZEOxFFuKo7xp/dnVz9+vPhQoxaPSCKiFrRgKbleIynKjCdrUsiVlpioSOFbLRjzhBEm0lxy",
+	"Uf43HR1ER58FXZULWfB/s1+bj9/SjKdWzdA3zdmnc333jOr7+Pe//314tioXTJR6NCy4ZpU8A3PKC5kw",
+	"BWLDbyjG3LEsGxpB5nqlLyuY8imJWVHIQsUgESjCblmxJjPOspTQkszoKitHsP2mTz2ks+OzszkT5Vta",
+	"BOTJM0HOjs/I0WhM3FOkr3KW8JmdLj2mo7yQpdTqp6YV/UZeSH2RRiBd6esUJP+3dMmyt6A6wbHKC5mz",
+	"ouQoIyY0p9c84/Zz/Vd2XzKRsrQ2WrNN11JmjAp91cFjoEjq33nJloG2apPc2OwIjX7wJE1Trh+j2Sev",
+	"BZSGzWsoMvQefHE5NLJVwUOUFWjHfEGLgq5hOCu1+EmWbslVuANVFowuzfFv/hzqJ2VAE+ciX5UfZMrq",
+	"S7axKs1hmdc/rspD39++C6lMVksmSpjz5yILPiSM2r65h4W85Sky6fru+xdH8NVVsK/aBv8MD0X1tr4E",
+	"1lixZFXwEm5UXrCltSu7ZdqLwppLaFu/1AeabWnvsH68adzwLHvMkWL3dJln+5IIT4OP8QMptpVY5KE0",
+	"XNL5Xm80iAh0Z2Mp8lfQNPylCwms8lwWJUvPRcmKGU3Ytm0CRp3I7A0XaZ1T1E4OPPM3Vqi27SyZoHjz",
+	"Peb0NEez2XeXFbhtHWej0+BCh9avajOq30ohnhlkhO7EbEwg6t0P53JoJ6Fvs4QW6ai617wnhnypB2dM",
+	"WIveSW/Oy8XqepTI5fOlTG6WSe7+1RJYIWj23DUKK3CWph/Y8poVngEmzAxmNFOseStrmTJr2itfbVqB",
+	"o57W8pEVwHL0TnpL6LcX9ZhYLfUOyDsBn80PX6IdO4adh4gAlussz7P1BVPQ29cNcQJlhPq3NLEsapsw",
+	"Bg2f4aMPEe7S1BB2qwtNyz1WbYjQDJ+SuwXPGOEguBkHEwMX1yZTC8hfP62yjMzQWqJFL0rSYk2KlSB3",
+	"cpWlxpoHBiK5KgklOReCpcaL1jTSiVWWoexaY/sdLlNV0nKF5GB2Mi3oTBOzm9PuzfSZndkG17K/xqHt",
+	"ThZUzFlghf6+YOWCFYSKdQmuuzuqSF8WYNqs1qt3oicfNcWiqIfreM0G5K7gZcnECB/V8kexnsKrQWnK",
+	"n5l9shpnhOTXSrlvw8S50qfra49m2cdZ7+TnHURqG9JqTO/hS3ODNeGCEqab3Ln3Tel7zzG89V8PjgVp",
+	"NZ3SsmZATmnJhlrPDJ0J+871OiwhHiJ0dJrOO3wzdN2we9zkMD/4+4IVqDLb54hayDtl7InFFo6wc4sW",
+	"cslyitbGnQ8jO9lhp9eH5FYmThTec9PPq5eDW57xhAnVbbxLVtKUlvSAYXywrwYH0a4h2MXfRpI7x12w",
+	"POOHkNgFy7N1iMAKlkvFS1msOy1cQDTv1D94PYMSpWP2ddKO3YLFBGNZaMGsqdwYdi3Rj7xLv8tVEfVW",
+	"ebo3ewC7B+10odtZ/616ZavoGPXuaCG4mKuQlW9JRcmToXldXzs0BbMhvdb3MJx1PPz/WqmSLGnKSB9n",
+	"iCZMcL09Qmdw16a5Tyt5tS7dmgugOooeF6lRmqOjDYnX4xAeR/UObHUGajvirWDjrDV4aI3N1+6JGlVs",
+	"vUvP7M25TbBtcmpaOq78TBEtRoMMh4FcZskVBlWgJ+jUSVq81BKHFAycXfpXaApeHU1ETHM+vWHrGE3V",
+	"N2xNQBpB+yPpx/hHHBEjLJP4H8OzT+fDv7J1PDitXlJWLCFUkVi3OBF9WpKMUVWS7zwX+gBM2DcsL4HC",
+	"9PO8VOTyL2fD41evSV+/PFULevzqdRzpSyhZaPHI2FhgGnN+yyaCC1Uymg5GJL5mtGBFfEKoIDRJmFKk",
+	"lDdMEK7UqrKkw8p91FtArNUXSMDG0xi74Ie3nyaiFmJDYqlfMHE0MenrEcfP4cvn0FM80JK0KGH6Z37j",
+	"J+QNjm5Ezqx1dCIqSRjNwEnBUiZKTjO9llSoO1awlLwcH6FXNW6ageNTnyY0ORRMpEyfzInIuCrxJge+",
+	"AswvbthgYtgHRz28rD3km4HikBEUCaND0FjUu2HrgPxRcMNjTqvpUkWq3desp952S+Pm+bb4idcvQ/ET",
+	"Uc/f0k4iCK6lr1yY09OLekiBu3UL08Z+2jYwjafWtoMC8aakr9YiqSnLhkdtmnVTuaRc7Gs4E/mqnC6t",
+	"Qath1V9KMScluy8jcit5wiLCl3TOInLLUyYjMuMZ2+eGinoZFfMVnWNvo9FoMLIaV73r88uP5PWL74dH",
+	"JNFjI32mj8CssE937xFNdl2m+C8lRURUzliyePxMC1qyaWZ9c/VefywYg06DCr6+s9l0SQWdAwPotv01",
+	"q/6uxx+60v/b+h3/bY7AD+Zy2WV+bviBhR9LrXkXhW06IfpWNYbBmPRjO4zbI31LxDdcpPpr69HSX8oc",
+	"+yQxT+OJ0JzZk2Ij5/U17B58ZQrumrcghXjCOlww1rVWLtgyxL2rAfrsrBpoUPLtqKnp+fmt2nkG29yt",
+	"9HQwa3izMd2bhnewWX3gRhf07gNTSguaPk1YxXpvBwJwtL0dGcgl9n4NZOGdgbb6ISvcwKkKxup1O5B2",
+	"Xb7VWTyv6fmbZicj/wR/9/2auxkWfvM1cKrljAgpWETwVo+IuecjAjLDcUSuqeJJRJZlpros5oNWMtHg",
+	"GvRd/+Xq6hORBfx7ST5fvCd9OxdSSmt9GQS5tT2PLRPRND4s8iQiBVNlROYFzRe/ZMGmlqxcyJZoTRgi",
+	"PnBKPn28vCJ3Cy3tX2upN9iadZG0Dm2Z5NWo9AjN2CJyx66VTG5Y2XkdOtPvua8lfhsSfs9VwMzvbu79",
+	"rB9B9yC7L6fJqlCdTKZNtRy6rzeyVWX94Bm8mp6Lks1lwfd1RtYtrJuC13evx0cnWumjJSP94/Hxy+H4",
+	"1XB8NMB4TGdqQdXo3xBlWj11dTQ+Gev//jN8YPZ1hTZNPlSRagJbxEc9i0cQ6ofKbPFtyBTtevvZIs4I",
+	"fmJac8yztX+rbJom+rFiAgNhzBUbD0bk75pvxIkU2Gs8EX2nnKuECVpwSdzPRK1FSe8HZEnLZMEUib+i",
+	"tKzXJiLWuBMRCHK6L8/Th9iMaiKW2CspWML4LUtRcdePkZwWpSL/klygfUCwu4wLpiKYj25St6Ifn/FC",
+	"lfiNfimaCP1t1bH+ZDonPB1ElYHFKLaKxPrHmPQpMesAlByXVN3At1dU3UxEuaAlmcksk3doE9E0rgeF",
+	"xhlVslxh/gF0qWmQa42B0WRB4jtZ3HAxj8lMFhMRp6sCfp4uVQydgVwytJwgNqF/lNg1grNU1jIh9Ky4",
+	"WIF1AKYl9CAZkasykfb46bHQouQzmpRqMCJX7L5EiyvOnpRsmWe0ZMpYKFhq+6KljWOmaiJiWsyVFoy/",
+	"ftV/jfSaPTzEEbFf6OUeJbxc22+1BAp/gyJHYrjxYwLkpBY017fMRHx4+wlyDTCwTA1IyjK6RvMIDjEi",
+	"aSFzsIHAu4kUgmEwJ1ckyaQyY5arkkgBu6eFdNxcCrFjw4tPbwnEtRFjmIqMQxSiOUms9bGY9I/8e3Ng",
+	"z4/ZBDURSObpiOhLF0kPTxoslz0Epu9Tf1Qe3c35LUMSMmLQREAjI/ITqAV6QCYo30WQF+kpoX5fqWQK",
+	"wuP19QSuIL2Ds5VejP7L4+NoIgQofNAAqCQDIoUJ51P0lul1pbNSk5+QZTCUzh7z/VSvszZucWoWNiKa",
+	"K+uOvz4Qmt3p/TZrt8WDVV1+RnbcKwAByGpau1JcrGnU0xTWEgmoiWbPvhKZspZ+8KYGaQ61mp3hJtBY",
+	"9XxIGChM4Kn5QawgLCIo6LZqdJqv7DlNw2j2fMtxow7xa+GdNNJOU05fw0nvRT0TMwEqv7sYPIf8DhWx",
+	"fYnYfVhBaLDSytZLaHWdhcXijcCi0P4u6f05LtTxeFP+aackYyzaHLPmGRkrmeaClGf634SKhGUs1aey",
+	"YLpnlu4cMTYfDFjU1+HBO1zdjuFj5E15j83Aa5qWK2U5eruBbbNpc4PjHWQYNwgK9au7m765bUcba2xP",
+	"WTCGbX+KhNQIfY08U202xk5k2SYYo9z6raTiy7BFBYx9YIh0Mi/60MiZsa9kXNygmkrxdgKZox8vk9z6",
+	"jSKX9aylKy1DWCNNM08ELX7wrm4G3oT2tEhSDvRZItf68r6VNywN3awNHtTYP+uYezX2PHNBWt07NEWz",
+	"yL/RbMXqVOi7hirG4tYmbHQwa1qlvKNcquUJAwOxacMwS9aec6rXEAQcsxXwN6ykO8KwocVKhJdEBDOw",
+	"q3zrExL/1890+O/x8Pvplz/+IQ5bR2p4Hd1FHz/R22sj6s0KxrTEuRw1Ysj8uP9yVQjVMQC184HEI/NN",
+	"D+STmlRaAkqCdpKtlhFoqArr3FCVgYyoAlk4jVDrUa0xGaNdZ/iJz+b2w7j1YO1hxu9M5ntQaz3m5cDw",
+	"FBOQ4lraj9zfQljINyP6v9UChhqBzpA81XnPf9SK2TvQMUIx6bqjAK8sVgwVVRcOuKRrfeWEYoPb/DLY",
+	"eGRH3HqW/qdc6cV4J0oMJWuI88d06sU/bbLD+Oz4bOj8baWXhKZyecNIPx6PXsQ1vTvIkq+rXINGQJk+",
+	"Nxef3qIh5S9XV5/+qL8JM3ZM752a9N7wudXrMbU6XIsy6gmjHR1vWg4TiVVB3eOzTEKIUkN3q8m43e8f",
+	"3/z258r+9mfPAPfniGRsVk7lqvzzQ3yKqjisvpDO3JSYeGZSMJru1sl3Ou62+S6cfQYfApYMRgI2mo9I",
+	"fMlEau2TsMNmjM8VE2l4k5dcGXNCKLJ2jSY5Y0spONMTnUkTb5sspGICLDYpT8HCAm2RfmwNGp77Flup",
+	"x+FtZfF4lj6YAbZEJFiteud9aZr7aF6BA4621L0CIAtraw4IMzWDsoGvAeSF2OhAloTAnCbQyDbqFvKK",
+	"yB5gMVmVWjZ/Na5LvEHr/ZWzDAKd9NqCWbfA8PhWPWJtervHHAqh9Bfc0XnFraIag6xOdbXPdvntqGvk",
+	"661SjTHV2MkGV9vFyj9WJNZgHwWISxCqZ4K+EDXEnJa+IwcDrGPjDqVgA5s5rN9uGF0nou9wUVREVuJG",
+	"yDthDrz+7NKniFkq3RqS14nt/ZlCG/Epia2BIj6ZCGv0NGc45SrH8/pyfGQShG2sA87OrmTPGhL1IhuD",
+	"RygIwl+5T4YjP1rSrV2qv5kTUazBZNZqTCO3WhwNnYxdgRo5/ysLSAvXciXSKVWKlVOeqpYjahDSqAFX",
+	"GALcSwqhrIXm3UydErbMyzUwnZnmPvBIjQ3vvJC3+z0PySzZnIpWh9F+sFKsIHcLSeZMsEK/RHjZotPn",
+	"vGDqUekEnWUSVU716Qk6e99TLaStIGJ3tsr0FCJSsEQWqWEMEI08Y3dEIWJFLV1srwG354zpjfUDlvR2",
+	"a10MSGO/dDFsK9qgwm2h495uNNYreKKA7p9EH8YT9Ag92Es+9JbPTK4KiodgfzAG6++ETT3bWFh95nUj",
+	"w1tagPwD0WO6k7euSfj42bULH39wjeOvVQ92kJ9oUT5RimUrGRnYhKYRwMOYXBUcHdA3bD2wnipgMIh6",
+	"RkVqEDRVR5upy09s3Z7WpNPfV55iZDA/96Feu6/BzCSD3/k0zVVWkZ1NIAYmNKL39Cn675DDaQZoO/UX",
+	"oFrZVhq5dNN7gvNh49x2ZR2axAqubAKyFIBmpHl4ai9fUBp5qp/SNHRIOrIx8v42CcldEotrCxbco1W5",
+	"+GBsBVXKupCiiRFw0vuLvLMZLC7DG9I3C1mC+DkiXsYP95KHKMkzWup5Wxgi55a4E5BTUoOWMwkx2Agk",
+	"rJi8muPRUdWbY35aLFHMhFNiao7CCB0HYQvSukxuwpk5fUjkKUj8nOb8uR3q868OuvYBk3HiAab8qGgi",
+	"6CrlTCRsCJexVv4g29Uuy+eL96dEMWanUhfkzfJWCR7wUFB6f6vlxUsrRATMU4l7ICYLbsIzhMnrKcvs",
+	"g4r16JYyZYUw8HBqRH7AvVb6tzgv+C0tWeznK2IqI5xw+LHjjVqN95NtwPvKNmUndnX1/kOLFG3Hruen",
+	"b4oF4AlwQZY8y7gR2CJ0twDYMsxGzkgMbOp5xlUZR3puwKDM54mIHfdyj1TfuGiiwG8FoymmNcVIGM9T",
+	"rhIJKVsQFWWWuH88Pn49HP9pePzdILzer8fj8RgpYknv+VIv+HevX+pvx1p9FvjVOGSte0uz7EpKzzGw",
+	"T4CdIC5eCVfMITTQKseuD9FNLq/N+cZsyK3TcTd9CtMlM7nL+9jiPQSxTtfZW3z+TSaTmw5+QK7e2SCY",
+	"YGLJKilXBUvfejhm3Ue/Ee2CjeyfG/CWipRryfOsmLt8kf08Nq3S4zZIrpB7340FAdkDl7cZY3cRZHN6",
+	"B2BhtV+E7VOwMO37L+eSL9mVCePvvtbdAc7cEC+NYTYgSPsRbFvlJGMK2U4FlcGyU1tbB31lvHUH5K9c",
+	"doIC9Kakr+6pNV8fQHNugRuhK+O9wbH2HHpwBeFKcKlna1+7LaQsATaJLvMM71iW8YSXTWi1rVdwo4ML",
+	"02jz+8uqk+ZP7/xOAQIaAq4s6l4buprbld2ZtTWePd7BCnrgVta3+4wZ7NI4cUN6bsPB4B5G78jni/Oh",
+	"ix5ybuITEn+FDyfkZzANQnDvlwffDeNtlH/N7BdBivesuQzItW5B9627ODH5mBCADJHG+C1kZP4vLVZK",
+	"9H+R/jVV7PXLQUQsJ3oAAca8YCWTyP11Qr6uCl49/mfshfwvPYJr197DQwzhQc2GphkXNxGBJtBNUvIy",
+	"0614s/tzrXnF/83ACweLjiAARbGeiJgKIZGATC54DLJBMNvb5krZUwBhYVEPVgTQG1IuPbXT+xOGvNuI",
+	"Br8ecCUHsx/3jRf9dmhGO9GLDsAsirbHdh2Px1qCPR6Pnz62KwQ7tINb+1hAu/PeRruhf/YG/KnB+zTy",
+	"oDUzwqmQs1yrO8Pj0TgiH86vIvLm8ofhi+HbjIJV+j8+vR++GI3b8uZchtSeQEBt0WQugmz45Y9/iCNC",
+	"S7KUzYC9qBHEX0d//yYYQDsE+Tok0IH7/WigoB0k2RpMYvFyrPpE/jH65+g/TwklecGGBcsYVYyo1WzG",
+	"78HqkSQsL1n6iMBrw8DAFH8Y90JXQ1XDZ2NWb7hJHr9ha7SCWKNbUQG4lAsmyIIqdHORGJ0fccgYthk3",
+	"Ux+B6jIEpiovXB8tIY1mPKI/Go8BlibLBvs54BrUuuTCfgzBpflOsSZeglziui0loNAYm4aBvqmyYsZH",
+	"gxH5sFIlRudiZsxKK6+tjqtWvaVZd2fJhZPYHklvHz1GcRjVHTTIqKeCRc1+YAVk581wmU3ueiO/2Id2",
+	"Qdb4pe945Ndx9ProwX4/+PMfHnsiUa0+UJ7YW/XG3ny9ewefNak029r8IJObM3UTkBcaon9Q9jf5aHvO",
+	"wI/H2j6BA+lHs6mAVwH4B1U3MSZfXhdUQJocxl5xQWSRssKeWpM8ZxIn8RMXcxf3hQmTVEE8OJ1TLjpH",
+	"X+lFfwO975mDsYMcrYmkK0HW1+c/+C2DjFut68SkDyqHLCAAAzNRtfYRk/41F7RYA7wBqjVCluRalotN",
+	"O+J+FKjb3/W4neMb/SzYHGsa7XZzY/Vo3VrZpUNrVjzwpOw2p26tPGi0Lt/MyxVgcTXM4KCjuZRbM0f9",
+	"ZM1ijjbwvr06X78kf+VvBiNyXioSr3hMENLYKIzXkEsKqvBZnityy9ndRPRjLkdLmbLMxHRau/LzFY8H",
+	"JyROVB6TfmzyZH9A4CffFu++moh4plV77xlNXJ8Lbr85IYhWJmdEFnzOhRpEJM5ZseRYaA96oktWUGhu",
+	"yZNC5gspmG5szmRmJH39Mcl4fi1pkQK8WHxicqO/PgDyDiJUwUJORJwXbMYK9QZ4Q3xaebxZphAxTS+X",
+	"FvPIy+Nj0sx1NSk6+hnBWKoInYh4xU+eP4/J54vzETkj9qNzg1XeTmqSwp8vymV2mhdyxjP2fy+TfEjz",
+	"3KQwS5GtJ2LJUk6JpjvCEf5O8woTd7ZvkCxfsqnV5XfU9fud8uiKi8E2lfXDJO/E4Fdg3s6GXF+aQ4Q0",
+	"bKqd86Nz/nDDBgCP7VShrIsZLBTJgk1dUNR2663zfLoXyzKbdrH7OtfiQVyXFXRnH+/0M34u99YsCXjo",
+	"cKKX1oi0rRNwkV+ysoSEEw8ix89v2CFl1aoOeOVDpm0Dby04Eo7QOBNkUZa5PkT6X2W19A1K35TtGbqv",
+	"tk3gUj9TU/G3Po1P+Rmz2x4/F7zkNLuEZ2sATw7nXyY3ngPdfJQ5EzTnLWi/iGu3q+/P9rmmfcF2fTQa",
+	"j8YbiJZPqtWZ4rYHmhGoYq0UQa+VzFYl62jAOVQ5bLdhGMSoQDm1jXLIqoPNYs91XfGSHbaq7Zyt5RAd",
+	"uHQ5LWiWsYyrZY3sjrz4haPXXuTCUShyQZUyn0oxnVGerQrWEUYNC8XWVcU9LDOvxuNumXquo/adumKq",
+	"/O3JvzNC4A7lBIu37I5d7q6l60bdfd1lzd2yuK62LD7EvDztKWm7/yt8lk4+G3O7f4nayxBDixZvGhQs",
+	"mmWKzFlp8XwsA3LRNn3qEGhMABumqtxxoYiELH9TKRZRbqv6et2VRT8o6esEFmLSOyETs/qT3sOod0iu",
+	"3AE6q1modn3Vi+rqoIBmXNwoxJOCaKdSbmiiZKciakX/zwUHIC2jcU2EU7nMpuHdgNjj8S1XHL3oCM+a",
+	"skwrj1rzGmzTAycipAgepokdFi+hVZQDQiW2NamPLdSUr7CKuxHqIxM2LbeZmtSyfTyjBp08bQRFGPeo",
+	"a7nijg1pAkJV8VcA1rhhgixXqiQLmUGkqAPKB9J0idDu6MdOtdKUMREmhpT0r5niqcncrJ6GX0eNcQGt",
+	"YU82DLlcsKWmNLhnXo5fTETMBfibElgjeDFGbDAYGVdgPTEBF/4BvFvQktlKtThDPTlTb7gTsbmbYpst",
+	"N+qhD9I8AB7w/cSrtC2Vy+DGd8thKejdNAg0f2X9NKVi2SyCKjcCnTlSJGxELplIoU5CG3I/mazG4xfJ",
+	"DVvDHyZJ2NVBONn4fVQVoNBKxzLJpy9+OR7+6e7dP84+fHr/bts/9zulVYxHtvMNresPwOx2o1oHjcVa",
+	"1N4Qqit0a0S1iwEBFoKxjRfvOc3zbG1ta//xrvGrH6nN7nNZlIaM3SGxmNaQHyAVYvfFASNIfGoovRb8",
+	"a0JYTCxxbE7ygpFrmXIITHKteYKKbiJoYTfNBZxB8ZPhaf8fbJ7BNI6Qh724reV/9DXDAJPdDWM5HEMD",
+	"GtgH6hyc+n7AiFAiIBkQQZSUe1rvFhWE3XNV6ttZCgYtIgoimA9CgBXf0pIU0mM/cdG4G3hK+nrwSsJI",
+	"/fQEU1+lmuwMEhmuNS8zq5LnGWdpJy99E5b9w9tPJvHny9PpoQebwfbK/Qq5aDsELP4fZW3bP8Ut7Ens",
+	"sG6/P8PeXql1m9pphzk/he3wm9kBn7DewQ8Fn5UGzCgUKs7n+9Tbs0HVQUXbpXqZuF7dAE1KhAEAv6YB",
+	"A0YFEXRKyEMrUlZ4ECBCCgZaNUgMoRxDWpKUz2asUCMtETDFRMLiE6w3pW8GLaNDtBNkhGVQ5eTUgMLx",
+	"lNkxgmJbIiLJRPSp72n6fHFuoJ5luQBODhmKtSQy23Vb7eTKHdcwETQ1sciLKfnSgbcDTlctHBdZbPDl",
+	"jN+yp9pj3VZ1t5mNzvgNu+MKNy0c7ujZF2RhkqB9KJiGm+/zxTnp2+Dxwe7wO/+MWLqJLHmbFQgK0vp0",
+	"XDCH6xVIoe7Oh/yjFsqs0T93ysi2tL0bgMu2GbnBbpnlIZY7rAK2NeNgu3m0d2nC6RA12gJ3mWRNm/0J",
+	"OE013WxwCrEpqpQFSw2mvEmoB1YiJFkVGR5Q68N5pszzprydCuYUtFZPBtquZdaWEplYgYnEBk8KLvKT",
+	"58+NBoj4b0l+6om9z5QblC/eAqy2tS+tCmN44CWwKs32Bh2LjfywyjOoEvfIyPj2w5rI3GI1nZIYFWBg",
+	"k6ABD/XP8Y4KIVsH/hi396EBlBujeSfSK6puDqxHbjMatxqyPr110HzFjnzRkF32R62LO6zl2NbTI/Uc",
+	"VNLHTTgh8deJjY6a9E7Iz18e4sEBBuTNMttuDIB5xDNTWlokLMu61Nw2LYbY0zujoTW5Ik8WcBxd0qtW",
+	"5eqHzJ1UE04yIjGmAE+pSKcZm9NkHdfxlk8mosoOtsnBpJ+zYmiZk7OAb2QZG/syR3mV/5vFw2uqWGrb",
+	"mQiqL8MRibHvqd4vwJ8ynA4iYA3OVDUMBObHzl2ZhurniYg/vP00tOpKBYVoqnjOWelMimNs4HOFh9XQ",
+	"ckh/+OJ4fHw8gJoMMB61ghKcOMQIeLMeCTWzAudJll1TwDyuzb5abztRf3WHII/ZSHT/PVeakqlS+dZR",
+	"myRvtgDcM3ZmWFSz09QyYyWAO6YJDKbqQtwGwWiBodo9LcZVU+yY/6dJ+gO8dSbS97ZV/S1++IgNV4/B",
+	"F1/0YTAFaVvqsh/TTtX/K7Du/uiOZdkQ0NIQjHQIIKf60IdRMn9Ppdp/k7rq+1U3//9v2XI/UGOnhc2Q",
+	"tZ+Y0Ln0eSjN6TctTH5QifDWCt9NtH5/iX4ndbUbVbO9+UeOJwWvdo+bPQWkWY07/laYh0Fa3phYe0iH",
+	"SZHZIS/pp6J219qP9ADsERO/MJMFSRZUKrjnuZib+lO1OkaQZHo08OBcEpplsXdrU64FntiWxbHvvBiP",
+	"x+OBMdib8liI6kn6Fuxz+OL49fgFmfTODU62qazU5wJhNCcCpbVJ79SYjrQoUfUV4VS05AVhHHrkKpN3",
+	"5HplAAdZOoDaDUaoMeUVYFQT4QoLLanB8l3QW0akYM5lC0KVFMwGjqBwApjTLOEznuhvCka4OiGwEAYE",
+	"1gsZiUyEAUR3yKz2hbWh6DGiLQqqPM1IAdX6bVT6ZgkmVyoWH+zj5vw8/jKCgY709p2gs/uakWtW3jEm",
+	"yBheO4rIXJbkOB6EK0pU9Y1cUNmLLog4+6tCxihcxa4Fu/DKEPlnowiWjKkrNUuZ3OidGv1oAFofieNu",
+	"24PBeJDrG+feGS09B3EtFkRvlQMVGelXaQkcvC1JazezsAavbRWefqzAz+sD3lb8BxfIn4ujtvo1tHlF",
+	"r7C2bv3NoffWMENdPRgoesuKBi6HBdw1eP67NU4YgdeWmc32VfoPA616pVncU0caVuB4+vTzxFRco5pt",
+	"oNsdYjl018+IbeaUvDm7fDeFmrHmCQPSjDEOwKwSumSklIMDLDJ2xilM+bEX9AVT5ZVxwTQv5yeo6WCv",
+	"6PaiDg9R7y+MZki2m1W/9Kr6VCVvIMCF3lKOksKXlnJOdWsIvJayeUHTFsjnzuKeaTyqhle9HJrdOXCv",
+	"D28/vaUIUH5o4upe+GAthUGaIB/6qa2D/t/aCt3bUg2vDYPa2VBrQQHyTgRzoPf0xiOS8hREoM5HtE5A",
+	"uzN5W+0Nvqlcaw5bbOPNkkUt9NOmRuCQP+ZMnH06PzAE2QuWCrguza8RxkGBx9I4KyHZzHxTkH+efXiP",
+	"Rc8IJN1imFlB4lWRQVjYDsPqXuRiR/VMIQzQI6ll250kyYyVyaLWbXOK9vu4482Cu9YGUOzFhGwKlLXg",
+	"h0AeQye83gBUb2PZAZUZxcHa8fa68i+tgBsaq5xAFjVzLUWmICqZUV4uZqssW5s8R0+YR8GPS6EfNi7q",
+	"WibjfjdjJ4TgHRdnLQxj7/BxZ5Q3dl4MyjohN2ytMPjbrwigqgjy41ev8SGtomA4OUTz6YdPIbe3XtqH",
+	"VI5o3YNTuECWSkk/1k9P4TdjsEd9fSL6sWKl+0WVUCLaFFw26b4/vHv/7upde2wjvkxM7So9L24K3zpJ",
+	"1/Hhn78gd/VX7/jV6729MedQBdAUIzuE+bmElIMSApzUcEq+PrRImB4WZ4CsvOGHmYHRnZ2SFGaRfjFF",
+	"p8FDUIetNVKvRST2qcxiQzL2wESs5bPtLhbRSYQyg4g2l8TvL2oXtfTgLg9IRDnDw4mvehei8ahDCCMm",
+	"hNyy4pqWfHmAX7GqT7ejYAjYcSwk+K5Gt1YX+2blunaU59qsxhWg8S5WfVP16rASVe6YePWpTDEqrTfi",
+	"YVpqyVjIKfwwqBet+g3qUm2WpMKqP2GmYGR5Wy1T2eJfpF+xAlcU7vDyVhVu60YVyNVySYuqaizWlepX",
+	"gG4+olvY5VbIlWgrZYO/6dZhnlzirQOFxoC0TQW/LCN5Rtda+rBYC36JG2pTXjS3VDcsNWF2++3uhR5M",
+	"uILCLysmEmZTNHb7ZOwLqmR5i0RcsryqItUfo6t9gLHQ4K/GJhyROy1j9xGGa3yauLjIbh4zswogINlA",
+	"r40wOZAL7Z48U9UR1OfK7JwnvdRkEv/+4qWRW6qt2vDN7SqEOzN2bzTed7oF/YT4vValypBvX5LN6Ci9",
+	"KKZAWF7Ie24s+l44KKrsEIRJwrPYp6qaiZw0HMWvoRa8cH0ifYKyao2D4k6+t+wN2gxe8Q1W226DDpS9",
+	"M8IcOhQoz7Q+4szRIEGHsUSdoTqMa01VCHAR6y8mvFyfEPbLimaKTHqfaMHVpAdX/B3V37yXIpVi0gvX",
+	"YvQvzB22tGrrzIi2LN8+JexAR6iygcESS03xuWfKAPnvKF/nF77TdF2Vs9Mv2usX3oXDC/xaSOL5qoBA",
+	"vbJ2UGHDlM+bVXe754SKqiRHYzx24ThVBTxSL4A3EbUKeBF5OX4RkZfH3+txmkMan0yEWx1TpWDzcGNE",
+	"NQyv2FiSiBQMLqxdJfbs0oSq7YGmowcUNMI+Ycm930W1vdotHMTQAH6yTVjoe2DmEbEg5xEB2POBkQ8q",
+	"8pkItB3oDXQp1wZ8yWsVJQ8LiAlcmpy5McDuo1iUSTHHkuxiIo7HL78j1+sSsveAOsByovU2oCdjECcJ",
+	"IFmjJhIRrsgNy0u01OGCmgg2NRHxpNfP2KwkclWekFcvjo+wg8GkF58SJb30w5yqkhy9BnOD9b1UwpYe",
+	"BJzAvnFiT4R+FXqe8UKhR1hU6zwYkf/HzpebPEea3dE1DjeYVIgt76+Yu7g862C/XleLzdPIzBA2E1xD",
+	"aNqmgni7/0wv19eJKVSEoAMIeDvpRaQWRvp1NBo9PGjxxCvbJEyB293p8Uua/4wb9SWgvoE0egDCnt6q",
+	"Z8oj9OYigAKkd1XPEnk1zgy57qT3EFu2aZQIRCswNM2hLJq+oQa1asLeEj7HKlPxY5cAsdJa6j+KlN1X",
+	"0q8dcaypLzYoaz6immb2Nxt2EC1m9eG6QA7BRArQDjdw+LXak0IAQlUvS3+n/8IejEnT9meuGcO5O4jb",
+	"rZb3avvumCgbzIoLz8fZp4LEmEVjeWfsSugAe8LAlIkwEHOXl+9MceVTAmYxowjhCmDFKrdorpvrQq7m",
+	"i5Jc0+QGkBJ1jxdG1lPxgNBZybBOMS0yboRS1KlqdOBD6Oj1ncpVyxqY2Vq927BKlHsrihawJR2SQvBA",
+	"mUWPHJdxZOaPZ8st42s5gcwxDAZvy8ZXxDyxj0k76tmy4pvt/lW3qVdH0CVLN031UQ+Ind0ikgMvTIVt",
+	"u6gzXlaFChU7wBoKs1KsjFyINi+MLfuQCHtWahUgaLsxYBTGTu7NQBMB2sf7cVmsREK1/GbS1HC+hj3Y",
+	"wVpsm/22wbUd3l8zMC38EXvZkj6UWrPTqmUdeCdha51/i8pu5uApyVhWHQKedIe1fGguytcvA76bxqnY",
+	"5lNvarCbcddwhsKj9rKP7hYyszwFosJ8/qQ/1iVg62KMv2rVMbLlxKOJ0KLPQ3zqDAFaTcpoYUUncJn8",
+	"lb+JoFEQR+xXvlik2dGGXdJgumqpiYskW6X6jAarpP9F3oG8VsuxguulF22aN3fQjGFqeiKJphYqoOoj",
+	"yFB2vIMOzK2mXZtt8TsPbe97fsse69SqiDHCQElQe5BH6zNGRdLR1zURm84uRGoO+pHg37R30juy4aAn",
+	"vZzhwjyBb0mvjTCG8TrNB6NeHpPn817O+YHghWxJedZM+Xr1MgiUp9SdxNyJHbn7jZFjH14LW+ZQWYPr",
+	"41yp3W7pzyrAneDFUIcfAr0kq6Jgopz6keLT1jKpDtwI6odfM32kgUiFrGEtgny4RoZubG4mIXHvaql+",
+	"s91V7GZuwEYgyqMWtzmqqHUZw9sAfG5zKw6o+O6IOeAHyOrRaXcCRo4J82H8UtXVAxlYFHQlWsKH3mu1",
+	"y9tX4imC+c2aHl6f3OLPbwkL24W1do7SvYON2KjuvcOeEmmWj3eBp3uS/hEUGX1JMlZiIZ+Uz3mpIhJP",
+	"44mQBYmH8SnYCTDZm1C4aSnJabmAMHCwRAxG5K3JUJQzCLjychfnzACK6StfAJRYSDkiTodB/SiOrMFd",
+	"X20sJbHRnC79iAnQaeaUC5N119SDagMDlAWjDRXslkOWHcbka8UGFHG3PCCgOIW7H9KnIxJby5T5ytxY",
+	"gAglpasla+DyUzcKfQYmIjbh2yPMW7b3M+Yumy8LKlK5NIBeAwtLbnw2Wo0oCUo8kZfKgFMxy2eFOQAj",
+	"hGWBIjYEoLPkDGQzgCIzUYZ06VUn7h+Pj8mZqS90iombqK1XK2UyLNA4RUvCU4MYhJhyFIQ/5yExI7QW",
+	"DSBcFMqNKj9darGcXGK2p25jIiBPAK0+Bq8epj7EqWOeZiKXDOiTYb0ImOQ1LZPFKbpl7rjWpNHKDGkT",
+	"mhpRwq1IECvAxgOi6BpMdjJCn0/Tuoi5ISNyJuyUPIvAnN8yNREuSs8TpsF1ASBvXydoOwbTVU20fniI",
+	"9fCdv0O5EsA+2zjCWLraV53NOy7xoMZanjb/wAOy3x/77Y6unRGkxtiYSNWIQPSUKYvgXA9uwSK05OvT",
+	"54IHNG1aSsoyAGaLMBQLGIgqa+apEL88CZom0TAZ2UoYDzHp662Fi0sLwqOQ5RLrOU7QBTbpnUyE/4Zp",
+	"agRIBmALtG4tbMV49/AnkN3x+/860y0PNMVaxvRME5q+MqOJMM1GkL2cQcxMfgEOKD0cYFjP4GlZKq3W",
+	"GTQIfQ18fYitmRjhG8kV2DHuaVJm6wkY7+QMcPCAxRhMvFUG0HboboJEdXQrxrhBAt2lhglAVYaqsoi8",
+	"05cF2A9Pq7pz1vadMpYPTt3RfKaszc8lc1VVdIxxISI+cs5EeDUcMBBy4XLM6qUc7NZqrgSnR7XOVTN1",
+	"1y9E6rlOlnSNaIDx1688HelDpc95ntGE6e/h/p3xLGNplV1fsZYCAgO/fg1TycNDOFlqv/I4XsGabj71",
+	"jdI1QTSeiuXXoIusyZYLXITKyu0eMQM6dbh7m5szOiizyy8stX3ATfrqUxtw2CA4Sw6Rs6YY60nhQkAG",
+	"nQNZ9qpj1QHjttIEu+dTdGm2AxBhow69F1TTCWXYPqvlb6r2La/b2Ct9Bq2JB6Uj3abeU93XFVU3KLmc",
+	"fTonyYIlN8phHJYe1q2itywdRBNxzeYrAfit8Ht1SYFbzUV7AjtDPz4M4ZeVNNZCCwiy2zNj72s9yCe+",
+	"p8OVcq786jjmaAp2XyIHthVxSHXJI4CJt3Rw7bYsXu0kHEqTblHeWJfBUy7L9so7lbS6uXQf6A0zzprS",
+	"8wHWfVUngDJq6wvpuwKShzmgv4O50QiTuPZafLcqywYyC+ljsBwQtUt9blcWBgbKqfTCIxqOnJqArtu1",
+	"Xq4lFWuy5FnGFdMCl0L6NgIZ4O76dxqKWDXPHwLjocQ+ImfmatciRG6lgRH5u3HxgTzvRjIRqE/EZ5d/",
+	"nV6df3j38fNVTPqvx0QNXMox6B0zyjPEbHGiuqcKektn+IFWISnJaMmcj86sAS/0PRMRJc0nzOUWCGtN",
+	"b5iLra+nI4931bm4M+dOCmbu2n2S3b4ecn42rBhfdnD5h9/yBG6YPvZXIyw9R1ZWJVZU9QR5wOzXOvkJ",
+	"Cev5WFkNTqELaqg34MAq1gPPLAANG1mjKivqmgA5/GQi2s0I2HHVnkF2AhFdKxo1K4N5GH8MioPekPc0",
+	"bXvp1zuz/WDNIUTxsfH9WgIT1v/UL2U+zNgty0g1Nv1IXvAlLyEJbJ0ztT+SWMOUZ+camEvIvgfrvXM5",
+	"N16ze7rvRtD7KeDoK7MXWxhMsHzqHn11LGBppP83mUxuQvZhY9imSnFVUlF2SIo3Nl7Tf2jVtxZRhoM1",
+	"xcqKWnpUTyz5qrUq2XJq0Ex3Bny6fYj87fuyOy2phdl+Y5vNT7LkM550YxONoNRMzuMTEguvCfXczN8o",
+	"9zGcYaMep7SkMfpZ9btzVsQDQMuV84IpFWvuWG/M/WRaqz5jK6UsKdRRsb0Oqrg5m4QB8YJzRCfQmzHy",
+	"MFu0jKqFDBdoquU0jtkaQTwSg2a1NU+on8k5JnYcDl8Cy+afq5RdA/oOFzMJAaglB5Bdiz1RxaYmBS95",
+	"QjN9CjNWQNjqkhVzJpJ1GIwXtqITsrh/M+yEC7fLHkw9gp0L/2JgsO3MMznveY3t5Cfwa1colhr5P/3p",
+	"uvTixPcUZhIqBEtr5gmtVY3AyoQtAfkyjki9dftd3xjwjPXQxWUjZiJYDfOMcnffyhlC+TxHEs4pt8K7",
+	"M6KmjOVDiJhHCd+mYE5EP5WlPkIY4YNxryQ2CQajBGoeFZhsDBesn74Zw1318/gLVjiBT6NxjDGGEwFc",
+	"Xg2MCZFY06gdNnAFK+y5IKMYpqLZgn3eMCCYXDyaiDNRa4EC6Ld5DcZRvdjnAmInEqqYhZBCU6Z+B50g",
+	"So9vIpZcqZxlmf7oigcuSV9/YCkvUSp0oyvvpPnG9TYAI3c1z4nAYVqHj006geIyygXJwyQ8HF8OXqyV",
+	"AIhFePiZzKHBZ6SvtbG1XJEl8zr68wCEyI/mo9LCMSRH6FUUspxWn/RFbesqY77yVPcPtl+RVh8M6cUT",
+	"0b94d6wlZaiUUbXoPs1L/D9YV9GKnOEHLuIR+aAbgmmpidDbMFRMKBACRxMxEZ4VT5+Huug/06KiQXe3",
+	"ah2svHEDaU1A6cNmdLxrBrZzWNeTiRh6pt8Td2g8MAa/JpnuEjxWsTVmEk3PYAnGbcFwq4kgeH/pY6LK",
+	"YpWUq4Klb631uG5GwVLVeq8gD5egJBYh6VggWt3k8fj41XD8enj03eDUjtwmjRB2n4M+AB7buG6nqxVW",
+	"uyt4WTJx4lmzr7Wwh+VsCFaFxlnqDVoaFyhdpVz61XHMkbMfpxkXN/CG8bpFurHQ7PtgUWJ1V40FaveX",
+	"wOhHCMuKM27LddmIZyMYzlal03gF92yGCDbp3Bgnzqgx57dMGH80RN5iMHCsSpZrggZWt8VLomeux2Qg",
+	"6JAF6bOI14MnnwxMSH9csJzRcppRVSKDStZJxuJTksiV0Cw1Z4Vu1uDG6IXJ9cDQqqQ5QN8g88Yfknyo",
+	"76ahNbcO/8rWscGB8/yahn8bWqLqJj45MIXD+MTRv1MvxQ0UVaXLN0pxo7PYOC1gUpUFcgBnvy4vxpWD",
+	"vxlw7WcbOw+wFmAxRyMsw0a+xKkPa6t0ak+sCyJIaFFolRXJc2QfvdISqN5WtKgC9VinfLXtp2bXKzk1",
+	"p0oxdQrZAP4SjchHUXO+W+fZizEZj8dkCSUtIHuRVsm5tCRzyRShd3QNPlbMMtAt4KpeF5KmCRAbxvCC",
+	"d9UA+hOKYgWk6cEhEEKutOYVoXmcGyhGzY6lwW+eCBPAleuJqdW1k3fQpMFEbOyV9ZqX+vaEjzZiwicX",
+	"a6ahWTbw84iNDrA8MTiRU92DSV9Mza4u87L5/URUtb3qP5FrBgb9BgFUxe9qjWxQie7reXMM9adcx/Xn",
+	"EFkEQz4nAuvJkVTvnZB2Q3DLMAHPBLAGi4Se1DKubVpeDbkCQiW4C9GeCBMzUtXJqAFFQscetAm66D3P",
+	"vMm+UmtR0ntgh5XwGmG90jIc0qoFmK0V3SxkSqNSqhMtT+ozs250AYZ3OK/XslzA3TwiXsKzo/JGvHdV",
+	"kNE2aWjwBM4yhNCi6lgiBIurRSILm3lQNeJqvcRilWkNVovighFayiVPbGC5YkxMxEZQr2Vu4KGBzLZH",
+	"e4Pdga+Zj/zaLvUTUSH4NL8On6Cg4lk5XV50qPAIJiKknW9cJvRXRB3dr7zbgRXSapxmr7qvNfV4Ny5b",
+	"V99z0wy8IVUbMCOUSJ0kjPf2M4VoZ73fvQ/bMZX91gPyiqorHiLTLM9RwKBFgznpyx0ZiWEsyG+wktQN",
+	"W4964cD8R56TsiOPATd2q+/57yAbavmyLhqSsuCYwAvIIQ3R8NTADxeqNHlzxikJIUvO1941BsMLX9vp",
+	"Da4uvH3pvAI1cFefn8ShJcy6ccc95q61LYAZB/k/utRwc9ayywrM4MktZd4Z28NrASrXfqWsS5YHWNlW",
+	"F0NFuLaknqeP1XAC/G9BReuSnqKn0HkL7Dp9gy0wsDd7Gip9C6XllJse2IAajOo7KsGjrdDf9U4vGMQc",
+	"bAi68IaR/bUgVrJ8tOGof3rc8N9TvFVXp9Ilgsc8NQVdbQ3aClKQDZ8xSqwJ0jLC/Ie3n+CzIuy+ZAIL",
+	"6rTW54cn48GInFnPfSBDAQNSWJLRwvRbNc21OgP6+s+TXlsvyUb990nvy8g1omITb44TWVCRZlqsB81Y",
+	"KzW4sVfrnJ2QCVyhk148iBDGwdzsDmZCGTDBGOb2fM7A6IYfsOKFrX6N32H1q5jcyeJGX5hUVFrDiJyb",
+	"ssQrRWYyy+SdPUJ6OyJSsORGCgstA3H+EKIAZclj3SREOZQLSEcnxtxF+iY4zPng0FZN4nSFaKKeISty",
+	"GtBEwProUUebOfQuJnYTUmElSp411+AaI3VBTbJhTsZ0BsCmGI93UqtbhjYpx5eeO7aEWf3GTGmEzomw",
+	"malQODrGemO2EcPDyE8YV0yKlXBS2jVNbuYwjRNyNI7G4zHaQGACE5FIVRIhyVwWclVywUbkzBpq/CJU",
+	"FZUCeXmzssQF0ap6TTH4HY4N/I9bYJKKVWL4dSqZca1Akaoj3JzYbcPj1cq9uWkus2wKDOaWZtM2gD39",
+	"FGYL44NEreZzdC2VsiqgdjS2KSwObc+7Dl43w7bGwQuhuqo3cfZ8g5ozyhjmEto1s8wNk0VjH8NZ6r+3",
+	"sN4NuWsf4OuKMdRU7O9evxx3uaPDXuij8e6EWr/nYKDJ9jBQIwY+uUZRVcjfku4OZ9siDVkWTSyHJv0j",
+	"spCrYhu9v/xuvEnz4yBMwW8Vngx12t8uqFR7yhGXFspsydU1W9BbLleFi2V2BkZo3xS2wEJDll1sSqBL",
+	"CVh9Pvj+tIL5DnClQpYAAVYljtl6VcaKTgWpNWdt3HeAeG6yUtCIWNyyVIsLYP/MM1rOZLGsGUCh7v0Q",
+	"BmkDAENsY7ZSbFqwWcHUog2X8YaJKg0QX1GuLgG8aR7qx1zc0oyn03lBRdkGqXFXSDGfcqVWbWtVXwaX",
+	"rGi9JngDq9j614GxlhvvOUN0GKRh43jD7l+ysrTw6XsQ2FWAjND5DpemHthUC4ygt8ewOTHpw2F1GYla",
+	"NsU4DVtvvKQ3DJwvvLDlQFXo2k3skdiarV4dHrSWhjGOHPRlfTEdAeib7ARmJKv6WAMCO67sLRWROGVi",
+	"bT2oaiJimiRMqWnKBDdeFpAG1UILmpToTygvnWnZE6TEH5hY16H2dK9QyERgeZx5uP6JZepTlcg8lNpz",
+	"Cd+Hi2u4mUIQ7Sni91h5LYYWHQzXy/ERSRY0yxh6Wt5pYdeWsrLKLQ5i6sp6OocgEi/4i3Gana4OGPvu",
+	"RKCQibw5ktaFaTtMZpsj4urr2YXZwt5OJwKhjpZ5uTYFsIVJLIgbWxW70H3wKjzbfODXWSlgaNOMz1jJ",
+	"l2xq8hs21+u9ecI5mIDKkR+qU82pmtdu7dYFmWZ7csCO6xZYSTKbjxzjevSVa5vEK3drzcBD0CQ6os8v",
+	"6f0UqCyZFrRk04wveYBdfWLFsAYKkjCEiDUbgk3Uq6QXAGPskmNyVpAlF6uSWTjjJaNCAdzILSsKnrJR",
+	"J9C41gqKNgw6VAI3y6CIin5k5HG6Dkgati5jvdXPF++His4YHCQk7VO8igzqqVkRZopCBhFs968XGkI0",
+	"NpVATWXI8IaGUDxq/YcEcZ8onwLYYzuQS2d4j08y48n6bJXy8ilG5TV3AXWTfjMY182RbAKOKcXKIKZP",
+	"VSsIyO/zxXu8Ug8C6unIPHg+5YKVO86cLUvX/8fwR1nc0SJlqf4L0+9Aibq6+Hx59e6H6aeLj/84f3c5",
+	"6IRIfsPWO9CNhCQgKEPs1Z0pAHDQgtSx0qqTKlfXGQvBnh1WTkCuylrYNahkUQ8mQUuAFL/lKbgethek",
+	"29wOqJZuDI824C5c2ggS3qEk+O5EC1g9sxFRRZ12KlFVxq4G0OZ1UVFRfdHaD8hbW9asUV9xPXXr10jC",
+	"smvmb0QbPGCEi97tUbcxXR5vupy67G01d4gx7DisjKpyG+Htx76w56rVqFrqbZskUrc0TZNdymZQDEoC",
+	"CA6Emjbtcaa8jClw0FoirBOHd2PBJP8NUTUcRFEVGtuvEwvR0KUbV4Bsvy6upMx2N//QujnvvAPROCpC",
+	"04VfWMazKFj6nKoFPX712si7WpztnfT+6+fx8Hs6nH35+vrlwx9C3G1uK4ruxRNzGHFVy3D3VY78Ye86",
+	"TPo8Hjizg+q+47nvUCMfZ/W36vlwjTfku/4sGkte6zNyW90o215b7809bz/xl4ZtPu6s6laqY/r4Y6nb",
+	"80/kZoGaTiUDc5ZUZQMfQSn7HXjdrT3rT1Hlzx94+0b+rUaZzQoiUC26+xRseenQ0uOmhICOIb/Guwa8",
+	"C6OZWUgSyxURRBbzFnwdD9vQuo+7k760HciANCmJmbRJCwJ3WgdEWmwvqpbMzTi49IW8zhDVtZnXSC5+",
+	"fEu+f/nqTyTHh6pKnIGAjbINRBLGvc/GuVrmwYMIyz9tKXnmYcRa1NqXx8chUQUKmNYLgn8WeSETppTm",
+	"T+SdKLFKdws6tf8mvZar8uQ6o+Km1ylD0fYfbcOn1exIlmC5CihkiT0oltyMhg1GhQLDcdUNz/OW+Nt/",
+	"IcZ011vqhmOJDz8q2Dvv7rgH+2qvMlvFljv4Jf1wVB03BwH1+eI8XKzM1fqhAKNPEZ66YClNylYw6b8v",
+	"AHUO1F14HhcNQJzMqu0o/RNQgysfO5SG7ANXBHVzMNpJGN6GmOV2Jhaz2VuI5MAixMV6WqwCYZlv5TJf",
+	"GeSiPKMCrE13BS+doyrs+6nmoEL1YDBPUzFinjPrX4/U7GI63CrcKi5C7B26R0QXq++BP6MwmTgQN4bx",
+	"MnVdfas4Fa54Zqdq+gPdgmMmhaEKKIBWkcauUsmi5Fm3KblUp/1n87CNvsKFUj0K2qSGHN9Nu5vEPI73",
+	"0KK1TC2fO7xqvx20N8Jm421HLQ+sQa2K/R6gb2fmvdBU94TzO8BOX6Okr4fb8UPII3sB3m2YPNvM7HuW",
+	"t33CeHObsedC8j3sR6jHDvWnIGX1mwSdP4293lfXzMXiL07kEXLkI5nsY7pvUPa+KDQQn2cTVeo79zes",
+	"XCBnM1vjLa6ef25D++IqBNjOBrA2S/tSXrAZv6/t0q4wot03TuMs7UbHODCXpx6OZsLR67BDbVpBONTf",
+	"7diTODRa1OfuDpYaa9gvQuM/+K3Lv+9TSBKy+d4YtFlhwAKgg0nRh+z2EwKZ7BGBPPbICZ3VX5DADjIp",
+	"uy8HCDt9LcvFpiK0N7JqHVPpSzBvpBrqKYm/frWU3USVhQRoAyzLBeZu6nUAzAms8PH54lyNOkE3Weyj",
+	"oECvmw2hIVbAt21jdMi3+gDb7Ng5K2PjOPdP4u6QPphFCylBxPbfttX3+fD2k8NQcMV+ajEiBctlgUlX",
+	"MRgCaMb/zWJfyz8eH78cHh0Nx696UQ9RGF4Mj1+7D6+HR9/ZD0dHw+NXwQV1YbD7csy0pXS5kGL4b1bI",
+	"JhYCIiFA5ThESzTgKjTPM5PrB884KJfhi+Pxq3HYY9MFEWm0CzpoK8/bcAlASVvbXNe8Gbe6TxuveMFo",
+	"ysPFahAYdWfws23gLT5et2BUVW60AkBvKUfnSdeaN5EdReiANLve2EWIdYIGnjlM24jE8iaudHOteBNe",
+	"IgTnKAiYdU1Vi+rv8hxsOj8luVEsK8uKvAnJdogZ0BZeaCtKAVLFgpYEHwfJAIP4gBXesHUFalBoggdY",
+	"gmtjxHNDSLkyLbKUgG5pUkqOhuPjq6NXJ+OXJ+NX/xkUjvm8oC3yDBoMAPzQsh4OAXYZo4B7whW5XvEs",
+	"faYArFSVxDW3e42aGo/didqYvIUMkwg28HYj6SVgMMBg+MR7iFCAvSwE1JYwKTgDF44HYXQ2XP7w5JsY",
+	"PHkIbIDmJL8IhEstmrNSTQT4oqG0hVYDPnCluJi3THNN+hixPxiRH0xwJlYpEmyPILVmq4ekvl8wxUqb",
+	"+6cOM/WYOvjNZDoALIBakxVYjBTZunEbH3dh1AECqkztj8InyOT15uDfcEGLSpLra/p+/XLgVWoH4UcW",
+	"eBlZEP0uURcNRWS7+FY9+o2A9QOz8CZJyTUuhJVVR7+5RaCkB5TPrQy9BtTJx6XiKILVcVIwmNSVkTBL",
+	"o5CZVI8WjKZxswAtlHPR8t9Znityy9kdwTFdm8R5RUV6Le+h2xWPtxaW7Zpvs+RLNrXeg51E+L+FHaTS",
+	"qhyCVL1qw+B3aiCJequCd4wzChhO9MtN80m1vRUfMMyrzlLMGdnPsmIZxZsOzDAiyAxJX+tyKS1SQrN8",
+	"Qa9ZGZGcpilLB1EFs6FVscZ5ATgCPfSwXhayaTQ52abEoxlZ3xXXRMXDVxW2D2m0+4DZITyFNaPded/Z",
+	"nnHBVPnWh62pjwfhF4PaKfslIkL/D3ESseYQ5UJFhKufVktW8ET/qZdU/3umR6b/+GgQPQuLeXTB5uw+",
+	"6DdDrcd3Y1o0zlGYk8Ae7Vo2vZtgqttYJ+gv8ma9Q3srmCq12DuqlvDR6ptt06hv3va0OThoUq4Qq3bb",
+	"rM/EWk8c3N33OagKe7ziacebpSt9IglWF22LmrL7u53BbeyKN4PIzt511Ebl7+CVtiwCV91sn8PnnZyA",
+	"k8COcdoWenom1uT4/r6ZmrEz/cJMCIC3A7GeMl3vcQLsOCsd8JC6kM0F3igL+WZdWawyes2yiMSTHpYV",
+	"/PDu6i8ff8CyggS/0luOX0x6wOgtUBtk4GxCKz1EPYSP3DqDNhdc1Yjud5rTgi4f2dAvK1asn6Clh44M",
+	"CInh6ZmPp8k9kswO2Z9GZhhLClba+tBLgFIMksKSlQsZjr5ZFVkXiHx4H5+uRt71MngyMPzAbrRVUe6y",
+	"HR47149Pa+XHN5lzIwu+Q2D/kxzBilvuChK3JkTbLU6rtzG7aHtafesumrX+JtsYvMgfewtV8Acbd5Hh",
+	"vXVhCvArVwqQK3n6ECy8bC3+m6FJQvp50UtEEgmKcYGbcHcq2za5oai40q7F8QoV1yAqulo+qjP38KWp",
+	"XTtqnbYPtlkx3W5ENQlvYJtL1ewh8omkXeZpp2lNIE9P0ZjnukHQFSNueELfXUVQ8zcinz7r/51dvf1L",
+	"RH549/7d1buI/OXd2Q9aP/j46er840+XW1WDxhUBeO9ocHl+SuKvcAM/xESxOYQN+P5HxKjQF+fIu/fr",
+	"huutx6Pt2oCxdd0TXLqn35Kr8LVNFZuGL8HDLHL2nev17hv867bEB70b21L3IgxNoyL1EG6Jex/gMjBK",
+	"kqZY3ypkR22g83mxko+1YZkgu+APnavN72mt65qLaDWFXbwOpcithj0HZ9D5enI58N8mZCgYJuTI3I3Y",
+	"rsIGydVIeG97FxyzJ7Ll4JH9rTJsL+ktO1NXdZl/v/pcT65C7+IeAcGic0581+Ajd7Vt5B4AnAmqpIDJ",
+	"dvHjW/L6Ty+/x6+GgMAw2O2l8nNkJpP74yP9vxfDyeT+1Rv9vx/0n3969+WPwayZSxYE0bA1AgnW7LdK",
+	"UxNuyJZ0ZsscHLgEqjqvePqARcG/4uv600TEX7/mPLl5eIgHJ7YujWIsRfO8GJYLdGS6WkDkel2h+hdM",
+	"pAYRH+v6myEVKzERGN5crMSpA5WTAmz1a5Ly2czWsLhee3jiHbI9L10KU8NkZtFwdupMq3LxQT+nrzqa",
+	"LBiCgOxOR0wWzDE+fLEC0dr55tXV+w/qN7qRvTTHpszPM0bg7JN+WtBZOXAgmM62YwMlXo5fhsPv7ZNW",
+	"CNnIbzLIdCYKwmFNIYSgGVxYyyjoztV9p5/xYc276QEG4DykAHS8gsPpJRcMUXAItUULzsVMQhH14BQB",
+	"F6UTypLDYrFvWYitqZDlFAPwQ2yjBLeGFs3bKxtAe88LditvDJdT8UkdiEsRANeyof4TwUuQvE1BqBHx",
+	"gAigrJFiZeNQb0vKLhhNP4ps3eqYxCnjUJ5sxuw+54WbsanwV1+GwYnB35mI0DqQ+jLobcdGv/2K2BCV",
+	"6W0VbrgjUrYWnYhN3PLUVPzv5B92b5jDvvMFZW6zbscS7r6wWn7DO+REX+JT2/MtoXg6QZ0M0i2BL4HB",
+	"Q8uPJyT+esNFegKoqTTn/2uZ5BFZFVlEMJ0U0PyWtIwIJNRFE1EWVCjdXuTandLyIfZCJrAbo8xcrwGn",
+	"N+zgbyShGmIJxUZUXXW/TJo5dWaSWqhJ8jDQhkv+bZy0v5wNj1+9Jgt2b8WQalG9pM2dNOLSIjd/seu6",
+	"zfS7W3ret/6qRdrfRmrnGJl7Cc8GikhqfR59XLC8X54ok36VY82i7mfqs3lDX0ShSB8Mqszg1vcwdZwA",
+	"MEMYG0VKuRHQ0guc1Nu26OeWu9E8P3qEcmi7bHK0Br+KbB5shQawwUSN1NEQ8eqiYuRJm/YKb7+htlzX",
+	"VmyxJGfYpeN2DeHKcTWPDB6h7KIo/RSqboUWsEPRbeCsUaWwBAU8ELtKulBmKKdzZgjOBARlVHVhKIeq",
+	"y0ypoCv517aw7SmA7mfm2smMn9SG41ttvHimR5As7NE7URbrp0EO3N8ndogD5akwyH4vbpLQloe9HyYD",
+	"wl/m2pZv2eWn4UxKtZiifh0bHPZ/mAHuV/HI7+NrD7tozvKciRSR8LGMIsz5mYKAQPL54v0p4rQ6/g7f",
+	"Y2nBoFb8hLEWAXfOln36Oy8XmrlUeD6/4T3AqoHsQ+vIHAME/9/3ivlgFzZICHwuVvlh55UtDRyNmx1+",
+	"U7cXv3oZMm94aKHTAxN1c6rUnQHSrJ/Q7/TR/NMxSRa0oEkJdW5t2dY/HZPrdclU0679p+Nah9/t2h47",
+	"VTeK0KS2rXhbIIxsoAXvA7oKCaY73vmsAqEoJjO11ndw8FpQ3zNr+EyQszkTJYGXT1zpWZ4whDvBZID4",
+	"8q/n79+PlmmMfm2oPldIAYVUS1bYDNt+rJcWzPleP1DSnCfMFMCyuNnxwIFhx/p6ibHOOxwirNtSTkQM",
+	"6sfJ8+cYuqebx9C959WQXL2c2aoAAKt4xjOmYnLNFE+ZKQjf2lAzKBCKKBF43NbTM/R5RD7wN6Rve4bh",
+	"6uWB7p6Rgt5NBBIw/HR0/B3+ZEDerd/f3qa9/0E+/fAjMaBLXMwnYiIuGE1JwWasgGSn5z9+vPhwqTsz",
+	"Rr4Zx+ovFAw/2HIjcfG+1CcLE41N7Xyl2PI6Y9CftYcowMjKNG387KIBAj33bLpz73+QH2WxVBOBchiw",
+	"hl6ezobVFIxhLiA5BNKPaXGTyjsASq/W1FWF9gls1CFfpwXnHzcSCtQgPhID8MsVXPsbwf3HL3fyNrNm",
+	"XW9C3f2PPGvCUh5/t3krmkPS4LevwpAM5hRtk0k2ZrYjBvJH/0jbDiJyAyU5pclbUKf4hSppASVEsApU",
+	"W9JibGzS6GgJ1OJ8cRzgZWGPxnt5x4pEC2wZ02NUEUn5HAp/C0hNnWeMLNb5AmzjAg5/X9OAx+MAmgrL",
+	"VGVscGogxGESNgwYbvEGZbx+uc2zSof/Hg+///LH/tD9Ofi//rBTjAgYkHYE9qDldoSs/tFhPdgaDKsi",
+	"0z0vEMd09bEwdRBvgPHY7EObitMoilgu2HKwmTONT+9K8EEzFWb24BsO5iyQhOxlndUbdXmt1+uqWtUJ",
+	"jPz50nInrSmMlmlEMMNL/4Yle/sAhgFpPBV4wHOZlKwcmmruNikz5KjvqNJAcR1aLmokqlf4mSIpL1hS",
+	"ymJN+nGAc8eD0yo2Tc6CpyYekSn5f8kwjoiQJB5Bdns8GjXznl4dHe/kjBYVo0PGxR50DlT55LT+JBo9",
+	"HMPD86MunSNpc8trLMvzWRvxyNYhtD5ytNJWRKwlnjaWjM/Gg8ilOZ5UIs54HJl6TcgZI/fTSy39TAQX",
+	"hGYZ6cc/f4nr9bb2qFxiF25HSW0PlPYJUMeq1rYhj+0KYdgj4qcdXypIDZvD24SbO2xwdeSkLkhJzaG7",
+	"B9pG3p7rvmvMmj9fGfbcfUKdslcxS7XLNWtm0RbSs0dcy2ZUymONHSHv+mZyYutvW2wXlaepvtshV5SZ",
+	"YdvKXZkQ1f3WDcImL+F8drEumie3LZZclQc12eUQ+KMNrsOKh8og/AZxVo8mOVrQLGMZV4Gw6SMs8Qp4",
+	"I1BhyF4jp2SpVVTzq743qFgHKnv6NR9KmU+lmM4oz1YFCx+gEhGP65x+d9D0rxcR7Aa4OaH6Wj7G36SJ",
+	"60mkFqDS38wLoXu/WAV8m/u7v7AO8dRV6Ghos/CrIVGwNMFfQJiJXGUpoNgVKxGmzI5HaHsGsv6tGl+A",
+	"/BFqeesjWs/ek3sovcidkws08eozux8FQTD3SoRxakuadUiyQ3AJO1a3lraBxgI29ru5eLWVanr5qjlu",
+	"o8knO10t6/LrHTC7OZt1RqzHeFNCxMe3R4Dtf0a3Z9oprX3vFdLfnoa4/0EJuRyLlWgt8wVZQMVK2OoI",
+	"DmoVcq0OKW+1iXbnzgASuwdibz3YX9rO8D7nvZsWY5v1X/JKS5m1QtrpnJLm0+fTZqZd3vEyWfiOl8Oc",
+	"ZzVnUdfsKn/dmg2EzukVVTefDOrFYxiObudytVzSsKf1V+E5/hieRPwFJ/4jKmnZFjbPlwVKrh2xhIqE",
+	"ZfC3bvhLl/YhtFqZMbYVwuOlCbg2j4+6hly3SPT1fl4ck8yZxBfs3nOqjvav3gAlG2wVMJsE6Wqv5xld",
+	"t7S6pfidfvWZsuXvhLyLIMhOf42ot+QOJDGTKsRL0i9YciOFy6AtFcFGBz7o7J0sbnT3RiebOqKNdm1w",
+	"e/m+qQdDE8gTxSmYZ/RUSB8jSVwI6mDUvUCCrf1B7hZSGYxGc4G5Ne8YhmoqkbjN9Rh0Y2INhcMj4cZ5",
+	"8Q5g8Li3SRf7iwdPIGX/1lLEPrdvcP/cJevu/i2SrJ3tln15CjF2i3T/69woQXPSt0B1PDhbq7WYD7QY",
+	"kbsFTwwyI1QombNyo9iiKeHfKZh9n3zsqTrApnYYcKWZdDtoJZZ7AcDKTRRKB0EJAPOY2TkRpYR1A1jK",
+	"BSvYCYm/TnorPumdkK8TV3TpcwHf6F9Onj8fjUaTXkQmvVuuOILN6l9/nvTAC4K/0Tyf9L48PDwRoKVM",
+	"bqaW8XY/XB9kcnNp2fU+FUDQuOlt7rateuTcXGF6TLGdJg384+0sthU52W+5yvdvlPWpcp8V0MQNE4iX",
+	"DOj6TcBjE9PhnScSu6yImHA1ETHkPcSkjyFBqvE0/DpqluIfnBKKPdm04XLBlpqsDY7yi4mIuVCr2Ywn",
+	"sEbwYjwi7nbnCsG3EdDROwlQp4vZBBecIQQb/Tr1//eDn/iVyq/UOFeT2DcO2w4K3SSzKsPlAPRRfR89",
+	"yb3apapku8dYv/5TODam7tuPSDyNIxIPY+Plj0+JEvSGTUFZ4AoLxYGwzLVwjFD3kDLKko24qOPvtoW/",
+	"nA3/E8NepqNhC5LAZ1hecGq/pUV6mF5uE5S73dSuM81NwpmcusFOUozWIOrsb88x1HlgaCy74SggfLA7",
+	"qbm+35nAwwaKcMDfvpBLlhsVaLdGKm5l4kJh91yP8+rl4Gp4oXA7B1ILhdtvGB/sq8FBbPGm5xk/ZCsu",
+	"WJ6tOwQ+FCyXipcS7Sm7zYgukGS/4QTiMIJ0sdW5vMGkGmcdOjmwPuNTn4laikpjD1pW2S3CMsmnVdXi",
+	"3VSZ5FOr+x+OdQ6JJ6zcmknzROJeuSqEOiSJ2W354y2vS3o/zVfXGU+mBS3ZNONLXpof+HK17J0cH738",
+	"08vvXrx++Se4kfDLo6gD5t+BqQwqW82b1aZNkGff/DH88nUcvT56sN8P/vyH3h7LhkE/B16JT1B7cQcv",
+	"2q9WRXspuKMW3PTHV1DcMYEDN/7/nAKK7aRno7YOJL6DqpjsVxcE4P43zS36IqWJUeRsCRSIRL+uBQqP",
+	"fnflTIIjB7iXJb0BfbdRz6RWxmUwOvSQPU1REtJXjJG3oDk1iMdWninYUmIGz+iJS4Y0D3Dna/V3dfJ/",
+	"LyVDMIBy73J0LZwEIycP1+v+dwBM2//YbY0L/VUwxQJ15zDpAc3UHc7s4edI7qewN7DFtnNOYyM0T5O7",
+	"hcyw8tO3wKLam/E0sak2Ttm3AqsKAdwy529oIjI+qyM4diOGStnsODYDhLV9Px1qpMlkqDbUQSB1664O",
+	"hrS9U1PSFJy7zHRJzkjGb5n5DqIFlVwyKPpv6iWm5IaxHFNjYeUmAgrUQ5pbeQoZTuj2t8/zQH+YmjmT",
+	"WSbvYLEn4mDwpkOBmD7RMlm0EI5tdZMqSGzQHWIil7ws3YKAVR1jo6RgKiJzfsvERBTeoi+Jw9jchtdU",
+	"Z66HX0sQjvcUxodvVtS6EWvtNN2j13UN91cNnq5kh1fjPfSJwxF+tyJadEoj+L1hUG9ZJSmzp6bJNgnk",
+	"G7m3u10VTV/0Nu1jX8XgCZzVvjLj7cm3UWSexlW8w1BryXqXCwp8SP/tUP5vh/LTOJTDrM4TSvZJKG8i",
+	"QPYZhwRzD9jUfMMKOmgBiMSQm1LCEZ8IOxitPA6iWvYswIXTNC2YUiSXGU/WELwC0chqRP4Coo4FFIdC",
+	"2SjhMJEU6xxAJEWK8p6WdLCAI656nXl3gMTyGPrL8fevo91Vq0RJpCC687UrLW3Ar6wAR/pQ7v4MnJ3G",
+	"PD8IIDF4VgIPgquDWu6vrgeGSgVZlGVOZAH/KvL54r1L0w/AgXhQ3xvp8uNoZ6pnFvSY1yBHN5z3uCWg",
+	"56n2qFgHbW923mzkqf6O10gDpX5HBP7B25mf9oiV3r00pvmoPuNtC/bBDKe+JPGMZtk1TW5i0jeGhMEJ",
+	"oZYV6WMXEyGrAGJThpP0ZWGRNwx+f6X1TURGkxs1iHRDzUKsACnx+eLcT4IHNBchS2QRCHFD4hz8Aiau",
+	"WL82EfgV4SWBHrBAD/IIlo50Z4ks0vjEHCB/FlGgJqxIJ6LeDVdeewjzY/Q2u1AQiaJ7CapudUVsP2Hw",
+	"G/ATpx3jetTo/XRT2Vv+ClxkO6M4JZbSm5c2WVBNIxUXXLNy1I2vbJ4JFUoKPyixweKyHZayG4qrsmhn",
+	"O5As/8YKPluDV/5AK205zRhVdXesK4fsNNVxSFOl5XQpD3vVwMYc8qoX0N9dTTgjrtiMLQyqZfeh42h6",
+	"i4jUFBZ/LaH+MMIkVYBJBnDjPH2Izc0xETZxoB9/nfQALg1DV/WDGJqKJWhlgd/bgscmpBWsTPBDwWYr",
+	"kU56DyBOAvSGZbITgcfW9IX8aG8pPc8CeF1aLMuz9TOAT2IRgMQY/h/vrkITDljZ21by0ErW/1OuCkEP",
+	"VKqNp+abkAn+ghqPK4mjAFMLZXgYMDSSTgQQRyLFjBfLEU3097jpNElYXupNj0iDgFaKFSPr7QRYuwA1",
+	"sV9WNNO0NBE1YjoTAigp0lJ3it4mVfr+Kyv66DvxmQLca1LIFQD30RKYLBXr04mALFxFpMjWVvrWD8yl",
+	"q9tyED3WAhyeeHua5wfKsbsORwcMVt2Eituc+bt8QvyVsktrVgtGAyml7g0jzJtCR32Kqz8RCLumwJOo",
+	"VwAbgBEQbtF4Gghm4aDNtphNfYe1SMXAlAmm8WgKwSnYilmGIezFq22o1L4MoZauqtv4sptJtBVIxcSx",
+	"EJJAppiVLyCrQZUQM5sWMs9ZSlDAU/W0DtKXVh3/F/b8TJGCloxAVJPSPBQ2Uf/9y4qtGJmtsmxAFNdt",
+	"62/Ne1B5EE5ekjFasDTywcC8xplmAghhBsEFK6DtNVlyZVTiEbnStOIyMKBpM40R+aGQOQrJZUGTG/Rq",
+	"L9lSFuuI5KxwMw+XX2oBYvigTxd4T4BKcLFqdZZq131VPr6helgAuZ8Qo4yWBOQRchQHE++2VZW/1QTB",
+	"O8EhuUft/GoF4r3UOks+X0LYz4olq4KXa8i2MddOzv/K1mheCPGMPKMlXCJnn871fRGR+B/Ds0/nw7+y",
+	"9QlZLpN8OjI4bVy/gVJ6zwFzuoerxcEuIRhH01FxtgqCaIe6rlkPTsgbeL8+ChDkYSnhx6pbrf2jTxNQ",
+	"od9KecMDx+xNIe8UFCeCxzABVAEkr97wTM5NKIR+OMFG3GxNZvjUvLw55wewR88Cya/mVZIxOJRVDKOy",
+	"+qZ+AtSOvlZOMvIWBTxifccDc+SVj2ALsthEmBAA2xQt4WTLO1HTYyKiJDk7J3QOYH0JFeRaq7u3LJO5",
+	"MTGVDAx/9pIGj+FEvJXiFk+9OpmIIflEy4VuoCigCIBxqVkcQLBZwLbaH6BgvtZj4+Px8cvh0dFw/Com",
+	"fVXqYetrZAiBRwjxa8whYAVz2QQRYfdaPLGQm3peOV1nkgIksIeaBPC/Bu4rxrbPU2zu8+fzH9QpgTun",
+	"pEvDhi5+fEtevHjxveZDn6/ewhvvikIW1c/fv3z1JxL7CIx5Ia8ztvyjvqDjEfkbzXgKvxDjKEMbqtFx",
+	"zdOEi4kgJAaMBXVCfv4KE46sMP3wJY402ywYieEX0P0prg3gM3JhrmpjhtPN9eO63f/noy8jJ5iMrIwW",
+	"Q8RP6eVgU+ICf2HO7zmC2ID7XguAYFaC9LbRaPRFi4UoD3h5lbEZLtQ51KuV0zkXWkWEJs1pU4SuyoUm",
+	"oAR84BZLOW4cqJjgiSMKi5qZc6npEg7mKVkJRWdMz9osgKFCzfkN6A40AHb3azS8DmXB51yQPmSfaCUe",
+	"ZnHJkuGPrEwWw0tesvh5/BEeA5Ih5B3smwQTsL5SgGUITUcbjAuyzcOsC2Gfb9jaoD4TWQABeDy2+Qis",
+	"m9ExyLVMuTkKcJ9j0YH4w9k/pm8+/vDP6Zt/Xr27jEkfQaOv1zbuZnBKMlrMIVCMYVboy6MX0PQnmIlm",
+	"JB4gYzQej8FgpiLzwZmlEGUavjNGqVO4pbGWsWngeDzW8wIW5uhwRD7pm5Pi0H2q1QNS5OXxsbXWQbUb",
+	"/RQM8UrLPxZB2iugSEsSQ8V3mvPnJlZhBAcQ8482flvTZYaI30gxImWF304qE2WSNE1NLsunPdy6k17F",
+	"s8CdZYIkTnovRuPRC1MtG27b56M7lmXDGyHvBJbcG1KfLoa48DBGS0WbZfowELwKyW/xplaPmHpE52nv",
+	"4ctDFBpFXsgSpImh3df2MejZP+kIciZ4OgSNc27SzL/1Cujm4ZYbJrTAsIQ5C0iNyPI09flXstahARkV",
+	"Xo6IYHeaaGe8UGVEZI7aIaAMg3YlleFpUrCJiBHfII4qXmg4DlC4oVXLPvs5VTiCvGC3XK4sB36m6ozW",
+	"KFvIzrkU56kZv8uBUb2ouWogxUB1kUqIqYAbnEPWmpOhJqpuZXWdcbUIIlk8ROFmMYvCb9Xwot7Jq7Gn",
+	"qh3X1LRAyElbByaR3+9hB9rxw5eqNg/QwPF4bAo9u4Br70rXnARrqndJa3fLDhmbIPltSLh0zlBxLVIF",
+	"YWYvcQChdt1An7+hqVfM6OX4aPcrn4XlMyzFl17sfulHWVzzNGWojigLrQNE5R0AW8lRM0k613TV84/W",
+	"l6h3P1wm+RCV656WeqbwwBQfeIh6uTHL1hcIYyL0jQp053fZPzs+I0ejMX5Ce/VgRD7q84blH/S1IBgz",
+	"ZXgUvWW2nYnox//lkmb++Ie4Qhd+NfbQayILy25UXJ8DnJCX4+/x9r/jig3MHYIw/yieOgmjSnjVBxvb",
+	"PEW5D+P5IAJba8jXDJRk/Z1Wywsp5jaoD000BQTxudOHLvmKHdw6ITMG4dLk15rnASZfrrJ0IrA664hc",
+	"rDKmiBV7THGH6vETEptLLoZC2EuqJTQntP9j9M/Rf5I+eLjYsGBaEWYEAgfuQS4FeyFLB6ekVolDSwN6",
+	"U461zFCt9ylxyjTwSYPgDpHrpha31woIqPb5V/V24iordGQjcWMD+T4RUL20YJpVz4s80f+n+eKXLCJ3",
+	"7FrJ5IaV9SaseqQVB5ucarh0lSIZTwTET8gC4iguyeeL942heDKu/qiZkR0VmEEigjprRGjOp1rjnfx/",
+	"7L3vUttK1jd6K13UqYo9jzCEyd7PbKipKXbC7J3ZSeAAmT2ntlKoLTV2D3LLo25BfKhUnU/nAt6LeC/s",
+	"uZK3eq3VrZYtGUNwSAifQmSp//f6v35LAbvbidiQa5lGbGLyuUbx7Pt2LI3ahFm5GcLc9mLlS54Mah9N",
+	"spXUKecJe31yyP7y4/bzPZaEcTGDnKtRhXlC9pUf//zT5nOWFpnQtt3GqxhsNbG/JYxPCiu7gXvispCp",
+	"iJic8JGI2KXMRAHFQcQeSygAKPwqVviZnU/E9FSIdNz+NSpQlITpVEMquOHNxiUqr2OuY4UGEYYqIe0j",
+	"jiDZc1/a21SnWiasx509TWYMncgC66skLsUyiRUoTv5N0JatEEyjCOlHG69GcufZRl1B7mcqXnIvbGmu",
+	"F89ImhYnCp2bY47P7585tjFGHGIGKF1Es79q5mi/+OnmL14W6jyXaAt+8XyFLo7QfHFaFG+srgbf7eys",
+	"Mh8qhQNxck3ejWvLuFpk4Cvyb6QeAQeHHuYl6i17NhCHr5W3v4U0sxbBGgYErpD5QTp9rwfWjqJk/8/+",
+	"2zf9XZbwqaS8id1YOXDGy+eWXGPd6v2dfThwlDNlm3umXbkoqLc6P6eEGTfACethNkCEIeSSVF5KmTL9",
+	"hsSfyMzK7JKgqakrme01OPg5+K6GMyZN3wV0OKZOgXYLr9qWqfzH0Ak5GL1P9NzHHpQArQHQRmHDu+Ch",
+	"Sbz4AOWteoGSDZwWLWwON9DHuNRaiJcOYlVa8aEfsQQ8mm7NpIEyn5bDw92NnIMLIza4YuKj1AZt8bA8",
+	"mOXQ41aRgmexkv7q9wds354lZwaAUDl/GMAOSRkOMFIQc3oJ5TzsMhxafw9EiFglWTk7Kyv1V1wL3+A0",
+	"58qumr1QlQ+no+akhjpkRrTSbRhdSLbndKw54oYdQPsYooXLavt3AZm2M4hRUighenvznMZDc2lXqsjL",
+	"vOBY+LAevuIX4BVtDZCFsL0Zn+TN9hZdem33nWu46azXsK9+3ATjDfJgqIdD/y8FnENlv0Nc3NkU4lbb",
+	"kBFX4Xr3rBLCcXHQf4vM75QOQ4T1fITVGHKhNXMnNwlICVwkkUFcGzoF8drMWFkpzNK9d6592/EHw73i",
+	"2hGrJ4Z+vwy9KBlK8nNcE9xX7Yx0Gb8fFtlsk/TCzaHtZ8xVloM/rSENAJu/URi4tv+cyewT3vp2B/cr",
+	"eF7zTSuMe+aFQ88Fv6Q3xEck8WFlhyZdxvaa8nTjYr/oGsPXfzpf3PzFu8L83coOc+cFZ/g5AiDuX2PP",
+	"I2c9be7AL8IsWf7tL6NNOGEqquMc0qos7dxre8kj3vBfBNhT7rzdI2Hm9vp2lncA2sK84KmLL54TiUh6",
+	"s9cacjWdaF6ofLbHElXleYJRJyA+OnEbX9tjCdUSQ1nAwTElPuMTGoa8WrCKDdj+PF2R2p0F59r2Ij5R",
+	"GakZGs2yWFmZOZpz3GI+TJ/Jcyv/Ip70hF+IQOxX0MWAJVe8VFKNdAKz1bFylrVNsqyB7JddylTsYv4X",
+	"WQRL4YPXyb5Byb1ONq7tQiAJxGpYCn5R5wyTCxQiYM6LkqHEPeH/Lkpn1dtjPMvCPhbelqooY0WvtwnE",
+	"c9BbazJkdID5PYRI10V6cIiPjJt8U8IRiQh3Z3YoVK0u4GxlFR4lcXsfZUgpV3KIpMV01rBxopk8zxGx",
+	"HjEMLCFzNBGrKmYsma8/vWmbSmLVSyvI3GoY1PtOBeEYGiI1kum2u//KTX/d13+xo4ACPJjpEoSNYjp7",
+	"uvIPduXtnfgc6dadq1vcefHRFY1pDSI4bVzPuavpTYq60945b8XsE6x7rJKjwxMKaVmwvSbkf9O7bUZP",
+	"KynVJsfIm55khvbIOgRuwBL0Mf3VGVwwJL/FFoeGmjaycAArtMRI1mbeojSkVusWBL4HiW70X7AxLcQk",
+	"2C22L25e8pKyLP/YgMHguP4OHf3j5PDdRrT43M5p48MXCha4hfWsxZS1kkHtEes6uG1zF6nzZq1IEfB2",
+	"348OtJyOUBB900gy5yS0WhCcFkokWMms8RIj9h+/WcOloGNwvy+UA8GsRAEhBnF/Zx9PxKpOL7uAdATc",
+	"LtVWj+ZiH7SlwVPntl+PE9BraqG6j1omjZ2iToY8vRhBts1urCbCjIssYkOprI4WQXukiaFvy2f43ZAU",
+	"uMd4vToAGvD8R/ab/DkAlYLgcpIHX2z/9GMgEaLbCTOInB8Mymzk4tycFRXwKPxhms9ilY4LLRR40WGh",
+	"RLYkk68O/0UFNJwW5khlwAFn4LBCLX9G+IcUwiINyySW1oQvIqvN4llpopBFLOdGqHQWudwmB8LgueCA",
+	"HVNiDS8FuxBTAHhgyT8O3x+/239zdnxwevDu9PXhO7Q/uFAi//vb/X+dHR0cn50cHP/z4DhhU7vYaN+s",
+	"FEA1XorSikE+gcf2Q9kwESXzO6BWGrbIYNxlG6t1RreaPiz1Rx1iiKLUzB0uwGlIToTKKKks6fI/4Re3",
+	"irjriN0rKpMWWNdvdX5JMzykb6Hxlsktrt2QZownp1efvHOKgHfohPBCv2v6mKV6y9kvG2ApUiEpkLko",
+	"GT83wtV2tAexYxiQqdUYxmrFMW4dpokQaC5O84fHFKdJRwlKIS4N1XR79YhZKYR3BkRXU0Jo0cVDmwHQ",
+	"tzYrB/x0LVIVcdk12GMoqSfwWVkWEPnoCSilpiPCVJYmVLl2GVezQgnIsjJjMHqrzL4kVayaHi6VsXNh",
+	"qI6XXXbMVJBqNGD7ylmWvSmbDNXIR1/s7KAJCBPBmvZq4NmYbJQM2FEdJ7rgebv0U5UmsJA7aSFWdVBq",
+	"C0+ilh/eGXTkR/nYDDSfazehlZlTlUh6xWoI/kSueMXpSNzCkFKjurb6ExvZDITo+iVOEnTVFcZ/6gRV",
+	"HXn47cfOHTwj0G4T7hD5f0Yff5ZHsZUu70+nlIoHXQzYa4OKRldQvhJXTt/C9IJmdP+AHSoAcmrSxFpF",
+	"gWYhRI4U0CoXGFoXNhI4/nh2KbUAFx3403xMvVRpCWH0HkjI/XLFMRKv5FK3U9m50F6sq7PmaC8q3vNA",
+	"0cNU1acrFmk/y568bw9nit/PMu9F9tLjXaOMkVqsxkC2ruFfwJdbGnJ0TOCq9U32bn+kb85xZkV/aTAy",
+	"FzAwfH7BvKRkdXtl7+lQEHZrBpSgv8sqR0BqQgMSc6sfrRm8VN/lm0x9OKUn+Wb+MOK6+POIcXG3OZEL",
+	"YU/uRK4Q/NSxfdtrpccdYsp3EOoUXM5bbHAz0Kne3bsJJ9HNKcm2A8RAXlds1IAdz4cMtcYF7YayieYz",
+	"zXRRSyBO6Q/DhGw7laIo+yXy0UL4FBLDFeKkbg4sWqeAs6x84EOFGN0g7TxFG30l0UZ3pD8LoUZ3Fnm2",
+	"pLosLj4jAunWxKtVDTuuKAsKzIUebhdXJ5fqArGxG4mW/xUkVPaZA9viTWjzWIWoRay0/YSoubs+udPB",
+	"A7Pk+lPSb4nzJFMnQvLHCj5jePM6cqMgLRHbH2AYFeIgIjoL+b0I4t9DnTBeiliR98qbCaJG8qmrzzJx",
+	"SGXuawBVwwNImR6CqWIT3vOYnn0UTin3VAmB7q+hYIT9NGD7tPQu1oPDJgjKUoVYVPZiZ6eN8r6GA/VF",
+	"KC92NU9w10lgGz0uy2uhXUU/0qOjsw9FNnH5a02RYPGl0e58evqxIiVF8ndrSur1szW4Ct56PROEHJcg",
+	"mUAgJ6V0eYO/NsVUMz0uriD70HTnuLx3Q3540/rPYc7nI1YyTq202rSSF+fnn2Em98fuFoZyx8XWcFKB",
+	"awdmzAVXEBg7J0IYrFyzYKlBXATEH5nzOtE5boJ61OB1Pcrk+OP5BwARTvoD9q4Ii57pNubk3HBf9g7U",
+	"iH5d7KIEZvKIr8LLsUgv5qPtAqkK8sMhqKLOGl/xUrgDfps7Afi66wi7DwOdmpFlmvXCkjeyZBTJ0m9E",
+	"myQQKpK0BUAhakgzAqofMT60EhreB0rz93KhK9sM7S1HmI7VXYDi3exA1KUA5Wd1TxpwumMlTd/Br6Bp",
+	"Ii2lEaUdiy9rFCHAL8WKNZHhAV0IYG0TrBLkTQ4E5A2AoKQDIEoTwv0krgrAXMgVAfwnrIeYazCqvl1b",
+	"Sv5TACwEj2svvdR1y8/raC9trDQCkMgZhGQRBICLMYMRSjUCCByC3cVSHLcEaoZr0wq3HKtWvOWW0LNW",
+	"sljXWliTqN5SzeEL20baMLU70zLsiXL2/UtRZjI1T0L8vdk+LCu4GgsARO0IFAIcfk/G6ri8AMMd4d5X",
+	"5BGw+cghAuZQZdJsYQ2tzpSMQ+VoOWCVYuG1wso6WHurLCojmnFNuwFM/oRnNUptrOYgbC7ETBMyC7xd",
+	"69sYp3MhZpiIaezyA2brAg5OrAjMecD+LnMjSmAjHgcTsG3EzP6FNgSgH8meh5TsRpTsgok8gpnv29Vb",
+	"ESfSDaY99rCrdkx7YziZ+2jpKRzysyhqcAxuBq4kTvbtQFeeLgJOuWp7dsZuQiEBggvxISAvZrwFYNMh",
+	"uNXcdYKf18Nzoe0H4rbUN7bedjJO5EiBfXOP7LWIoU+Y2wDUDOWvgqJhJ8Js1lj8S7Kbvm5G/YX5LhVy",
+	"2Nj940N4vE8MLy2fGTaLGDSOsxm3nOYCKxe36z8HKtON/cQk4iEVjoHNi5g8Z1zNiO+hP7L+edFy9QY7",
+	"bec0N9dV6D4oH1aJkqCDWlSfdxxvT4k6Nu6AxNLbbRzC33dvXJ0vXmn0NjSIHyuulNtHbvw72eIBcr4F",
+	"+I9VzuA+L6LzS81+NWZ6qPJZxE74RJxII/76hn/Edk/s7AFPd1oWWZV2IWGe4LzWQ0Cx8QfCvXSdd5NQ",
+	"SNpMQVmJsEhHuGO4O026+qUJ6qPD0uq4kwFUZlorj3ZLQB9obEz3RXXG4JXg5o+aCYFWxEKTSdhXhNaO",
+	"UqRCmXwWmGdhXHtMFWwOajhWyX8SX2AMEvvIWoTGpxBXGYrHBDjWvZRrsSmVFkpLIy9Ff48lho+SCLB/",
+	"jRgV5cxpIWCuIvhOMtwM2NHNMPcDdmxlc6phEStQypoJeQ2qwXpQ4+Lo/c9vXr88O94/PTh78/rt61NI",
+	"r2MTqSojOgHxD2hLbguM/5/7yHQzfHQfzbiFv4+2NHlzP7uhJcrSznazGtuj0JXcQVoN5X8u2/fOStPO",
+	"CuT0tCjecjUDepLSx3q56Ch4mY7b3FjNsQeFLwKi511eYKMp/V12WSDpxlKCuHVdlKMznVejT1vXPmq3",
+	"lUS+WyBubN+Fm3GDwLcmGK/U7MX2i0FbmuwCHdj4QmdlGUzd3XXpW0fUruUcQcWkhtOwCcWA1Zxvd3Ru",
+	"G4N5WI5O8mq0ShyT3Q4KY7rdAW2UsKnfHLhTsRwJpi41BFGbrpqFP4mslxdXonzJJyJ/CdXNOGb+IVNE",
+	"DwyTpr+LHDxWQUdRjeWWTMviUmaiTNh1s35FE8t53iiCYkFV5ruYi0jmXFf9gHCoJQzEVUAIHnrSYV/+",
+	"tMcSB7kB7b8v8yRWPdeYlSd0NZ0WpRHZa2VEec5ToZNdkrPCENSmOfnaDhCdLPhCrJLBYLDFd3gSwCxo",
+	"IaBGaQbL65La+xFztSF+RjgF8EQfH72sfyBY8VjFG88H2/HGpwhTNbHjlhIRC20utMVcU3VhtFgRnoMl",
+	"Vm9fHiHYnmKTdBoi+vWkYXoq+IWGgW7CSIeVAYK3v7Pfpw1ICyu2nZfFJFZtlSJ6rkYE+5///3/VcwYM",
+	"B/vk19PTo/+yj331CHj8y/H+0a//9xuoEgf9wMjd7Fiv/Xvq5RfooqW5oOgGPP794OeTw5e/HZz254pQ",
+	"JLG6xhrquKqVHr8rjDwnaqxZLzgnCdczlSb9TzWWBP3iCrbVDceKRGHx0VgRt1AsqUq1S8rtbn23dxvj",
+	"2fP+2tdqWpm3VLwCwNzph0MI7HO/aDYRmeSAR60RoAOmDODV05xLheUu4OE8o6ECGrEC8RzKYeB7VSaL",
+	"rT9RaQx4BH/ZR1AmAx7BX/bRuczhpViFHRSpEWYTV7e/xxxpxzhIOktLKpkkNQQnVQSWhJ/OJwL3pVYo",
+	"+g1tI2KWDTT2Dh6g8wREXCl0FCt34sKWGtB2A7YgGeyRH6pTMoiVFQ3aMTS8cLCzv/aQEgL2WiYaWKLn",
+	"X3rUMgLdxkWWqMd8Kh6B4MB3+O2DVD5vZGPBc6ya1yqWHAvLfLV337pYa5kKb/PIuOFDyJcthZU+0jEf",
+	"5qJVrv4Ve1vjjaEeutKclg29msLt+QHNWF9gNL73MC+Qp4hBsFQhw1mM3Wq6c69n2ohJYGK6ELNuk9I7",
+	"iE3S4+JKM85KfgXu56KElRlzPR602kh+s22uk+ZBQeRlOfXoRQ898IMv6jOst+V6vmb0Hx8+fWhFTJl3",
+	"Lc4Vgg01Zvjvh87ad2+llfI5bJZDJXKw5Y1CUux3H13gpEiDq2d3l+m0mAqWnFeQFiFNrPDwuVis44OT",
+	"U/by+P0rF/IQ3n0vQruomTA6IrBOYiRArNoKXcH4WDK0LOWsjl+ARIZqykzBnm9vL/yukz6Tpp5BrBLs",
+	"GybB3ByovmbLwDAAzMdQQDgmnf1eAgXD0QD54s+xsrfzxxdVmTcwbyFyC5ULKnmMKXfhAtVgaSe/7m/u",
+	"/PAjG4uPA7Zv+4nVFYwhER+nshQaKqzZCQEqTAtQy/bzAbPXDsjUhCs+QueMBl/VplTgodGxwnG4M+Xo",
+	"ykTC0WClgHB6+1M3SAAWZF9jfTG43g/kZKH6YftBzfVW8oJgPbDDGJUM+iy/Ypc8r8TXHhr2YE6SG8nh",
+	"L0LZEydaSmEvEsCQiW1dYxjQyjn7sImUG0EVuX20JV4uKnK1/bzvoichQVikhcq68+7d9bg52d7etUeI",
+	"q3mL3cY1WGmv270sUw7izXwgWJNe3CYwzIu9E9EJJfSLMG/FOgWct53eXfSzU7R4wCoxUJCVBQC1eyCK",
+	"Nqb/tQpCIH032JWbx/xcux2mE7FFc95seFitylR1wq0CHKYHXQUBQGocwVVRXmgP74NIpM3VXIg/uJIm",
+	"HR82/btriUVY6OiBIrvaTysO7xGmlH+9vBOXvPPmd1+bYioUn8qb/Q8erh3ijaTi5QywpYaVzA2SoF5C",
+	"rflWAfq9D7kil6I0WFQbErewrKKVnEAYpWvmOnmmCRCNJb8cnLKtrEh1Qt4PDYg671qCFdqMCodTofaP",
+	"Xr+qsbs/6zLwDHNZeH5U2r6MtO0gpyF+gnWCATx+VGzSQ9vS4JhfkRehi8bTaNmfB9sh7voSdf/U0iv3",
+	"mfsE3D6ES9+p/od79Jk7H7HhzAhQOOEPrln7UaB9BvBlcv/ceSsBX/9W23lHLPy2TbETgaIFd9wcSgpa",
+	"uj8NvrcM2/BwjkOujdyHHS2zwTSGHmZtulQIqDtvJZavViRprCmMG4SCocgLNdLMFMHWNXeq2zhz6mfP",
+	"hgLdbRCpd6UspTvtoN11MV00Ew86dPMvIHcsdvRAqnpjrt2lwJ+qhX4xAaSOeuyQO+YvSSuZQ7cHafJd",
+	"CtjCQf8C1G4VSvddq/OHqrkYtyeZt/VrzReHbMP8+gI0cbGjB9LFbjquTzhfXz8RpcDJ8B5pYYy096cH",
+	"coLu35mmbk3EZEjR/p2y5Ft6Z61GA9vFMvmRBuplRlmieeu7prC0M4APtzKX/Qy62pqiuJ9lOI51AUS7",
+	"9h9IsKTJPYFCf3vEE2CjFRMfpbYEE4UPKkTQoKj3Rki3rm0fNzmePPYzdNtyfVkb8vP2T/1FRQ99WMEF",
+	"/F5RnW93bG/tmSLIZ9xmd172GFcz92zCZ7RZ9nxNtMgvxdITdUdCHLU6u+jY3Y+3y/nfNifpdGuSTjd2",
+	"r+d/2rr2ERaf6JVbTucEvm9U3elqfEtcykyoVCw1SuqpSCEOCUNP6pL8BJ/lUHIwb4Bl4lwqiaGj8+Fq",
+	"ooSYTsK7rAF+EEQHoYqj+VgWhOjwuE7nEBnFdMHOecl6DVSAWIUwQBBiPC4LVVQ6n0X2kxoghAYNPU8K",
+	"MDTakzYUbCK1lmrUH8QqcQt0psd854cfPQKoCybxAEGqUDLlOVrc6WnpHV21ZbfD4IqYDgduO9aOHuF7",
+	"6hAL3bwfH0j96uGyXYGy1xtDwUtR7ldmDCQtsvshfxOzXyHHt4VfOiQbd1MIJZdpQ0EYeNKFGkmqN3Uu",
+	"8zCSlsByII72Qsw2IeTKEit8fmuadxsiYe//UgJhiiKH7ISiKimoc1oWk6lhuoJMkea8WY/uPytKpgrT",
+	"J+ivxHbkLhpltQRBW6veNamDwsx1HUmH8ROrRj8RQycS+sY0ZLhETBVMKi1HCrIXlGFXY2ksJeSpiAgL",
+	"CUPg6VoxrmNFdKc/YO+EyDBtCAMtdtl5lecU6oe5Iy4mz03gQsye6bksYtzdWNXfQRCeC5rD4Lpe8mL7",
+	"z+w3MUM0YXgBZDFpR6WFSfoDtq8wraIdwsil4FGADmAt5YJfQvyeaMNfWUrGTuyBWTsJg16WxBfDBauZ",
+	"0RMluw9K1rG4EUJIhlRMfyXU6+44rEEvXW6mILK3yGYRS8civdDt0hDr+eLykCTnkcf7FIFLjcTKt8KN",
+	"pXYZjD9sSSptBM8i58uHvAtPZK24Fnj3EXYdsAAcidaU2o9UWiesB++AAJTyspwhcMiZH2LS37PUZUwZ",
+	"cDi3ATtC0Ng6QaserZXDzjHaWUdAmV7s7OgBS2A/UI4qKwJhVIV7F6AeFYOCh4NYxeq4yoXexUlsWpl8",
+	"08nhSRQ+hXJhmynXovm8UvI/lYDZw8Ng/xZbCn/MIWU9YT0quwHG9Su2s70dxiBHkMA3rcwmEqdNml6P",
+	"s1clPzeb/+34C/7ej1jz/QzfqvuBJhFvvtlmxBK3H5se6HPpb5lIc27nx3qE8gs4+CyEJC0FzzSsuuXZ",
+	"U1EaDNduwOxTQzhd35EjM5uN0SaQZ4j0h9D0QsBZfNevRnAoN6tSNrak8YOfZ+NpsLv+eesOB8vrjv38",
+	"aYqV+2HlFng5glvW3ZR/w42UTtqlFFebYD/RiDmL1ILg69++PGL706lm9jXb2kQYPqjkwE3yfSmTiElk",
+	"z07DEFZgwUoEeMv7y6CYkYmuybaIjb901GDd5QGwu5vhnh1BeoqWu7up8KEkj+OKWEwxmeYS48cBvJoc",
+	"oC1SCVTornnSLQSSpVJFAcheIbhAMRVKZpbynstRVdbRsGuRarB/f8jW3dG/ry70uvsoxUhqY7d93f3c",
+	"rerO7XoxxYW4n/13BA5p+/LI0eQVvORi9iCdnTMt8nN7MA2XSmSoMp8gV9/Z3tnefL4TsUyUUNMeksgb",
+	"CrRVEf1gKU+cTwQmqUsfS1qHGNpOR0LRwMNx9ztURhw1Dul2SiP28V9fPHIUO7opHFE01rpHi9233BpX",
+	"xS9yqCmRZh/4RdyTrm1/A1UcWlIbrRBB6j12OJerGXkk4kXUr1g52C/Wg6K5YI4txaUsKpdsZ1ULJT6a",
+	"M3qzE8zrhGawEoLXEoCqH0KAqp1HAlCFi3MzNJXLk/xmcHwh43bxDLad9bYi1O7HzgjPGjkTtOmFngbs",
+	"tWHa8NJopISgabFeQsbHXawCYDVbwMOhRNpY4ekGgxirlJE5VSBwRku8K0f7py9/ZdfxBj2ON3ZBof2U",
+	"dKd04l6vNWAUu3go6Eyc37cbJPpg0Pw+onPhGK9wX6i8j3ar32QcW3Y/Z90ItG/5hWjlHzQMRIrk80yL",
+	"9ebljYjs8SVE6+9hxknIA7GKB2aZdAg3SbNGntTsHOzZCGQcq9CsJbPE+w/HHFRhglcazuBKJ1CgaM+X",
+	"LCkFIswoyCO2f+PKZbHq+ZD51h6oHIkuGqSCvT9+g9Ywu6X9ATt0leSx+VhhvUisJqgEMyVXmqcew7PO",
+	"TZfZLkMTXO08cVnmWJBwOEOsHmDOXsO3j6tSEuYVTSdirt/CnqIc6heA75Ob0A2DBV1cAcerMTfoc/Fb",
+	"DAWiBsxRTDDaAXWwVNB2OC2FhrPAoT5/vWu+pj7jsQLCu9cIGLGrUc8evGD9Adu3J9XBI4Cc6YcCJiRX",
+	"YSpWzhbZS8hp7Km5QzPIytlZWam/WpqX1A1Ocw6Fce0VraDEpMoCy6b34eAxrFNQNJp2EQ7OtgaoDMMi",
+	"kwL2aZdRJUqhg0KU9ryD8BKrHpph/9j+MADT2hlZy/qwMHDUAGhgOAOh3XmGeIvfBr01P7XxGVjBV45w",
+	"zIlb8yWTYAVgAUphqhJFeVggVw7DLgZUJlYzWKHBRtQqU9Fit4ttsDFeqBoWRS64clLV/fPBJlUCcrg8",
+	"MaklC2uO1HENJI31krClj5uYZwWWdEAIo/+Xghl+AfEHqE3ZqdvrDWFGLXlQX7BQsT0fy4vw2AMQ+Wte",
+	"qVxo7a9TshcSELjOIqOKp5LMyBmUpVN9YPb3KV7cdvCNsV5xT+6fUlXuV2wBmJisS4BxdfznLlWXXDMs",
+	"stkm0drNoe1lzFWWg9jckHpArDkjIWlB6JGTaVEaH0DVUTROKZEa7SIXg6FbOaUq86ROpSvOz2UqeQ5v",
+	"/VKwk1e/Ofjr3gnA8tkFAmTFKFbnPM/BZ0QVNwFw8eTkoB8xLdDRlRAgfMIK5Yo5Um58z4zFDOiIKgy5",
+	"BvoRsn6t+FSPC4OcE2WGHjprLCFquFd0v47KQAQ/Wfq8N6w0R4XZYrXzw4/sN/kzMi+A3WFv5c9WcuF5",
+	"HrTDjJhMc9S8AlGlV5eK0iy5vnZ+j0+fklj5T/pMKqjhhLpYEABhKST4HJMBO7BDSDDO4AyCtRImlCld",
+	"JBjHasiF8mCLdoWQLVOsB5q+yFFVe7usSKQIeMiNUA/YYWUwbAINyhwKItpha6xcDXWZcawgQ/ksQepN",
+	"ahbUoYaD01qhGc7k25dH6yrL7Np/IPUP+19OoPFeiqxxAp7UwuVqIcULtFHVXF6GhGsFbRF34MxSxi6q",
+	"SXnk3ZQTdxo89WHGdlGyPw+eB9nX4H85ueKjkSjZjn1DCdbzCAX9iKpSSpVLJSCGyuMQJ2huRp0SrLWR",
+	"w8QL9UygY4B4ey5QU0IoVKDevYJudqzCq838zd5l01JewiJjDQNRQ36R6LP/5s3h72dHx6//uX96cHa6",
+	"f/zLwekJqBURe77NdBQrV93yB0sySYOl0FipO6kdrTLxGNAPLVmbAkybIxy7VMkHJgUZzDVJscQZwh7O",
+	"Uq4F64HuOxFmXKBaM+Vm7LFch1bNJcWYThi81EB6BVU0dPz/u5DKKWS2uYiB5A9fIv+KVa1l+MBd2CDH",
+	"zSxHZz3LFuxfCbDAhk+iZ2+IpkOAtYlj5aIn7KXhRg5zMWBvG2EzgKLsfBaC6Sq118jX4X+mPfAsLWKs",
+	"3APKCa/bihZ5hPAToK98fI3VI0EXtzowqMxoWSiU2As0X7ujVg4AGcDzIj9eN07XPJxu+82IsLmyWC2+",
+	"TL4HX3O5oa+X4lyUQllmLxE90F2Kgb2neG60HTEGFmEmBKwEGR9KAUo/miwSCnigaCEfZWkFfSLje/Z0",
+	"U/fULoH4Orowxxv97e5mkPTlWpkk9fHEKL8XRqkWsEFWZ5WOHS6wy8DzuywrCQHrdEMbdZGAcO+ikBDV",
+	"AnsgXw86UPACj8JN+Un4QfaIa53jDO9qRcfd81b0qBMToWvNt7+AH6W2jT/iffxFGGCEd9nFkTDBFn5O",
+	"vK/DOpizGaAFGu4yyq5g6MVQ/AFL2hyCzgsJkLSOZyNxsvzSgKs+Vs6tsDffChhQPyUMQTWl8VYFYA0D",
+	"lqgqzxNX0ZErVkwx+gHH1sZpEaBgrf7IsIsHgmnovkePFaDh4WqLA5pCG+kFuRZPM/ijJHzP5CoMGM2K",
+	"nZ7NMPIqK+W5WUuM/7yZcE7lrm2FoOMcHZ449+aCKTIBy1HEKpVhTmSsQJkoGvanNp0UEf0bemkIcm1V",
+	"WYL5S7r11aQBHf4M0LC8MxP74PkVn+m6eEA/QiegpVKxImHFSyg3WwWDnAFA48oiLItUq+vOrgl6Hlnx",
+	"JrXZFc/QLngnMd0JwIFlJsDn20vQBZlCsSDbtUNit5oKjpglwX4mLv7e+d/QfYNmU/csmFcv8L8mVSmT",
+	"fqzQrxw128V2JnIizqx6n0QuBa7lLW96TAbkG9d+ARycIOtR+jOAM6KbEkvw66lA4zK3y4D+QzGZmlmj",
+	"RmRRYi2bWIG1gdJW4bhxdILbvkkppZCXYN5Ef8PtZLWJtxQgaccq44ZjxVMyVtMssgFL4EaK+VQPry1z",
+	"NXMoa8xxVVBFpWI8VuhUx9nvssWTR0dszzvGe9z//Eyz98evPZy0Pcy1CXde/XWlHtC65M0/0apW3Zdj",
+	"kV68AuqzJoembfuBOCj1bQlYGxv9Hazh8vz8a49M+6Z4KRGCQEz05HCe90gIcVMZmDVXCRWyh/UMeeVy",
+	"dlrhkVlP2lwdu4fWjbSYzpo5wlGtIteoTL6SmSi5K0CVAn8ZWw4WK6nSvMrIhsh4nodOsgDhqLYhYvQD",
+	"XifnzwtriPWjMNom1MgRRNIOXGoy0iZxtb3959T+B/4CW/d01k8cz+ZIqqRG3aEV3d4t/FqF87leAury",
+	"MPGBbi2fiMi9EZHp7M6WEHc4VhK8xUfgDksBRNqNXq33imJ1bwo2tPfyaizTcZvEDaEBCeNpKqZGYyFN",
+	"p6af19FbGA5CQVyQS8vZufwosliB2BG1hOQhQEAYjccWg/EwQthFzUU+nEpmOlY9nmUY72UKNpVzyUuS",
+	"aJf7xMiJ0IZPpnrAEsSZ+asLO8Iw5ZZYOR0rjFca5mAPNbNcRGxS5UZugqMNg49grXNpRMlzBq+2Zwwe",
+	"wA53RZW1xYMRIE5rOBhkWWxEG0JVE3sK6b8Ql/VhPjzKnkz74uYlLyG4zn6B4/k79EHI2+EjAKv+sN6o",
+	"/VsHma2Efj136h+xiQ/3qz1eqI0ArEC1kA75gKB7gBRoo3b/LqpS8bxp7p9TCHLBy3/Qe6tY5uGD78Ey",
+	"76KcCMgJYEaKcx/vGmyyW+YF+dUu1Zn7tTbSt9Ubce5bMttMRbnp4hZdALcMYKWIEg95ejEq7Rx2yZce",
+	"MTgmOsLoaGcQ8B7domRX4xkGTvmHmYSwYnw7slMknzsxIKTeUaxyboRKZ5ETPsnmgx5XOREDdozQVqBi",
+	"X4ipARNH8o/D98fv9t+cHR+cHrw7fX34Dm0LPp7Lv/B2/19nRwfHZycHx/88OE7sOtB675EhqrgUpRVA",
+	"HIgW9JSVxXQKUDjgR6bF1LHSeXElsq5cr/rcLw0+PsSqcLKuk+wXWwxGA8Ks2LInJOkKOsYPbpXIFbWO",
+	"I8ADkyicdHUJp/CWHba1U1QmLSai0dQydkOrekifLZ9IKVIB6Zwcis3xcyMoPBfOU8fUtETcsRZUu4wb",
+	"sWm/3Vh5gkuy+J5vh2l8PzySND7aoaOOtNE6jw/26BGTel9oEw/jhGeCQcinF3Etx6+LsYcZqSswAMgN",
+	"DOj/Opn81qUo5flsTU6FSlHarudAIdHzBNeeGfghYVfNuFXKzAqsyazHY1VDuxBHmxTpxWYdf1SUk13U",
+	"hragiCKbcllqsH4m1/A8oiCzooywzuKnZC9WfKgRI9EEtUntWPsD9vcitKmAfZXrCzwGwNYilnB9IbKE",
+	"sn5cVdBY4TGBTzQWvuGGwdQhIg3t5ajqAFBKPb0wHMvOKmIXYga6WaxcA6BPUWd28XAJAfPR6U+4itLs",
+	"0ZTQq5uWVi+yLUwqbSBVahCrBE6EbDNqs9TuKBP/qXiuWQJ6W2JXtVb//EOXtQYJcbHKhR3P85rTayPz",
+	"3C5CJdCy7gAth+K8KKkrqSyfBDQMYQQMCBzFfkSx8oUWca5SjRxb96zecT2HzFegVVEzPbYd0xrThXim",
+	"WcmNiKx+XNskYZyAb9dnwEXge/oE8i4Q3ROl3MhZ5VskGML8w5Wc8BlmtU2k1kQ22auymJIkpIorBcKM",
+	"m2Ur2A3c4FAYv39bWqOPB7LTz41hWWAZrq4L6LsUZSZT82R3uzdHuEgvPOwtZSpA7hG5P+HaAM0BF56j",
+	"3VZFIP+evXOWUKzADZFB1fxwGVNDaBIkx3qVcDWi8KiWOIAWl//eAJyCqDu3x66UAtKTbKb4RKaxarSD",
+	"N9ThfoI+1Pg6LTLhbPPnpdBjBpAqmkmtK0HwlmKC9GKGJNqNEFNFB2wfw4HpQ56Xgmcz14A2fEbgZJji",
+	"D+1gGehY9SotWIJYMZvYAFjrBF6aCebysb+XohHV98zu8tTu3/Noe3ublk7vuT9iVSnw4IMCd7j//vTX",
+	"s5dvXh+8Oz17/erNwdnp6RvMHnQ5uxiHLEtWXCnHHWpN1XUaK0drexT8neBeU0Qb9Q4ooDkob+BNF5eE",
+	"y5zYl88mRSaS7nK7h/uVGb+kw3P7cMNvy0KxyplvO+6rRxnCBrmdWZsci8cATzWd47UIs2hv4cGFW5U+",
+	"0HXEO6iKq8ABT9Hv9iEIgpquJyD2P2eJVHB/z6C/pL83TypQiLoqygtI3Oe0q+T+p5cFGoCwAv2JMHPX",
+	"GS8SdqHPVGHOUAJL9ubtRg5J91kt+czdRhw9tXXXy3gAjcBlPMX9fOAw1MBPq8RV94INvh3DtCwdHWic",
+	"6HmUxTsSADoG4TqtwrcbzOhLXWLLgJ3NNrhbK17uWC253Sy43LuBooi83J8Ax8zd1QyuWedRo4gu+JXG",
+	"/ZlXFxf/M68uFmH/Bq/uDev5rdxsKoKP5/lerzQdj9WvNDmTlxYHO6J31omaCl0sKw7ms08et7kyME5O",
+	"/bJ7qFB60mqJdD9+Zq5BK0HezzJCZZ5MyS7mALu3RsL4Gt0DRniFkAqLIN7jIs8W0vCnOU+F/UWU2oU1",
+	"OojoWhPd838SnI3VSBC9eA9Lw8GTpNKiBKRjrrXUhiuTgA0RiysnGB9Fg3dRT9iMswCFFSGgCFMncBqe",
+	"1LUCp2EXD5QQSPP7hqvrPrZiaM1SZ+4c1wD+/sZR2PsKBINg2qZur29mEFvX+MdigmGbih5ckqdcQJcL",
+	"SDu3wvaQZu62pzv/r2udt78AOahp6neQ/7fy1o2ECfbtrow4uvFd3JdViiGvlWGFXTyQv6H7hD6VPn5o",
+	"UC5KxVv9+lCW3SqMCVVnqUYaeFSxpvyAU49JuqCaO8clenIpkMbKllY2/giu2R7BRIHTUwTgoU7Pq6Ya",
+	"ELv6EVO8LEGVH87IzR6xBLyY9g+wXJACTAM4k5lO0C/NrYBuxmISK4oxcxmPi3ifu7GK1SbjTSc/gm80",
+	"sKqKcx8ijQA48FeNVeq09gClJVYMUobNbCrijd2YwM3jjU/O1xykkuQ8vdBMmv6AvTY6cKdThpgdmFWF",
+	"fZQB17Z9zqY5t9PCYjY9p0ZPN3NxKfJaZxjO0AcuzSxiSgCWCAQRaHzu8tv6ewwGDkGAzkNe9+pWxq3A",
+	"M11jqfRUAOnVb2DAYl7ba4Nj9uhcjTCLQoldxh1AD9dQUqbKTQLIRJY22k2gCc6mImKJ1AdlWYC6w1ii",
+	"TVmlpipF9hLfTyAurx8xXoezQQUjaB3+SgbsnbgKgiRGhfPmw9lk87McsJdwir3nAeIc4DBgvp3fn1Kw",
+	"iShHYM8yBeZHUje23R5WuUTII6xCeCWVtuuPix/isvpj6PxlLkpCZkIZad+fAUwqY/pCTqcQCAjH2kfB",
+	"b9kPw6Ptcwr9VOoIUJdl2LOqq1Ufh3kx7AchDMydW9zdujGw3XDD3h+/tjNpasZNgb3RpUtitE3P3w3q",
+	"g751PVjlNfC+wXbistdLEKt/4hnHiMq0FLBePN/M5YUgRbpH0LGOlE24vtAEo0QYRRo0d/AMV2YcWcJy",
+	"AcjDIi2FgQiXiE251lf2GZTWjVgKxXUjZufA7bkcDAZ9ShkGnR+pW7zxpz/96U/xRgKof1zNLEWcmrGv",
+	"IlbTAnvCpGo76RFrpFlCpirsHdiK4cxn3PBBrPaD/AQ3YwhfNWWlUo64oVb3J+TBfmNJmyi+NYAvWDEU",
+	"5o8SeW8i+DIP4LvPiEXhNl4VVZ4x8TEVImua/SBYUceqmfDpKE+bVeIIGz723HBdZZRcP0vSs7bvv7eu",
+	"8BFI97zimvWKkvJlCOw1ouUdir5b9SdwhfuS6E4dNrMXhjw1c5IMRVsCA7gJS2gFizZt4Vkt7t0kFlI/",
+	"S03ax/6tNR5i18kys7Yf7ndk2C6DxXfbXz9rNW7XP6/RvF0jSICBe16MQGRyPUDwhZttyAgmITUTEiOw",
+	"FONDXeSVEVZUYL0kK1K9u7U1qmQmkj5CVDozHmXuXcNMPiVMi9EEI3d6yZXgtsXdra3rVJrZpy1VXCX9",
+	"iBSREATRsrFqqI00lXFSGfFXlC6x6uIgVknqBEgrpFo2CqUAS6lGODI1QxaLkbo9mCkWcdoUKi0ykS2x",
+	"mrursFa7uevkgSznfo5PtvOv1XZe1sfwZsJDRvKy3tZV2M7WtftzNVN542Y8Gcu9sfxWW0UG83qruk3m",
+	"3eu9/UUoQcj0vwPD+a22cSRMYw/XZz53O7SKAX3NvKvZyQMZ0Zed2Ccz+tdiRr/VZSJT+mrsS9v9Uijr",
+	"arEe8Lpj23Jt2cXsD10bOBM3iKRhgg6BeM4Jl5oC9C7ELFZgVEzeptPNt0V6sXlCjWz+JmYJWbRQZoW8",
+	"siC8j9Kb+83EqAsxSyIsusDzHOu2KCsOk4GytiRBniDTRkxdaCBl0gEyklTsWGRSo2UvOT549frk7P3x",
+	"mwRUAi0M60FeExjEcAFc9lCfaoeRTuEeP9NsIiZFOWsP6dPCuLmvywbU7GSpKehFx/4/WWLuiSicGF6a",
+	"pinG3xp/myGffqWwQQ1gte74LKcVFzLPl5tXkBqc4IvrjC21PSwzr+BY0QtWZo8aqnjeyqLd6vvNxwdL",
+	"Spye0StrtLFADxEj64EZl0U1Gtclj6B/Jj4aobQsFOsl+GjLjhL8ofjfkTAQ8DdvoynO6ZXdra15BLSt",
+	"wWBgm6i/yWQpUlOUM/yaymU0IwRj1WHe2XMAF+z59rYbeV2tCDnXJMC4YL0XOzv9m0qywpFeE/3Gtr90",
+	"Jda60yebyNdnE1Fsf2SlIdim8JDDPyvQj0bJV6Qgq/AP/wj+e2Yv3QrWkvk78mQw8QYTTYtyw3Y1agu4",
+	"7bqpwkDHgm+vn0h4Jv4d2EpW3MG6rkC9feuzlAQH4B2fCOTwVat6Bw5+ipUCanI1LnIBwpc0msHPewzr",
+	"8wKThQSroWDnpRAUd9+i2MB3XxVz/ALnnqb9xB0fjDvSDqxOWSnC5Tac0HCHetDO9EjhhqMP767xKL6R",
+	"lwI76SDDYNaAIUeQLdkIXJFKGslzlsALySOm1rAnTcW7XhnWiL4M1kXT9q2oieM+RN04tmGXbTYAjcUN",
+	"esnVWChsL0E4VwS6t5qV6wgQbLuMUbtL95kSanUxERj1RDXQmTRtis4vX+NpftRnlWddR3XVCkbuKH6O",
+	"ReBGeSE4ziA01NGSwyKbuWhWF/JbnHvde+eHH9mFmGkMtvjxBftN/jxvtIUowvpEMy2gdhHV1e862WAB",
+	"oOM8iNVpYKqY5tycF+UEY2CDi4Rrbf98pmlYhJ4fhhNrmYlYJZ4RJKwHqBAXYubQ24PfUq4QNmwoGFIe",
+	"NxCpWVlURrTaFE4Wr9r9y0xzt+zLyU03Xm8rYz7WK/4VCEV3pykBe1smGhmuL3Qnkvt+M3cB4568+RtK",
+	"EAF0s23F+2zov1jDHRBJldVHAo+QgSKq0wLiFw3rJTAKMDZCSR+KPzfaowJq/xK62zCKK7VkBtqIlfsd",
+	"n9l25siRJUNSU22jxrrChxiMNuaXWNSGgGd2sZ5QXa2RsisA+RcwvtC4hrHQ8I3GTBEA1DPcVHboxVQo",
+	"x8OlYUJlBC2saji/LIlYcs5lLjLMqsaZ2P/2B+yAgHBwrCFiFJlNOZtIVRnRhdJ7Chu9EpT7d4fkatfm",
+	"ZhhXWPrvAcb17csjOmcBUncnbCtSkFZvB/60LqgrvO/X9h+sSqGyz/Gn32yiscdkOZ6Oyih9yRJAjxQD",
+	"pABeI4SqMQc8u2nOZ7shAaBYVJ+bxGP1kuf5aVEQwKOvio6I2dexO//xxi77o84HY/GGER9NvBH5v+yz",
+	"rFAitqtqyaOjNeh4cTlLrLeQ0JRcp0UmIpdGE0G2x98+Qck0lEP6c/SK9RTG4qKnxyEBPtMoLAbkHmVE",
+	"Q4IE0ssB28cFtGQSmMeu/dNqPZBhB1CzmKsEFTSB+iLLeLH9UyuElsrs3q1JOKPWHyiiyHZ9Qne4Q0az",
+	"ixkxWKknM9dDSXQHKsM6rUJ5AsuGMxCTwM5zI0kVKgOKeoNAZ+W1FUrzPHNFsqRCIQYrCEINHJRuPPBF",
+	"owT/oF26gF7XecyLYmkAAszlO4o6MLTg/sjA/9u5MPy0xlgD0M4DwPfBfL1N8D/YXmReF7vEKpis9wrK",
+	"wf031UuLVfJ/uc8wO3Jn+/lPm9s/WRazs72zvfl8p098MmR3Lv8ZsN4gAzCx80sadVQHsXrbOMxoNigl",
+	"AsNh2c1CNZSevSAGDfWfOmfSAaND2mqQnovcCO0esDgNL8xdEZFOsRLF+vI6UM54kJwOmNtT7MLXms+B",
+	"kNbtDOFGIkSBCwa3+CbWtXVt/1ktp8PfiKfwBB+e4OECUOtYdZMoXAE3qTtMoX3Ft9dOBxwl/Q6iE6jg",
+	"0PLtGgnj92qNCm9R5POZG3P0mao4Wy6GVTRc0UWVzwYssaTizJ9Ch00Cb0YOqgC/RncEsGCRxcpKLgPL",
+	"4htlui2vVxXWSpkUl/QpvkLIKG38EzMr1sg/6w4eSgvsuDdPOSVfS07JSteackluzSq3RkLZAy82jdBG",
+	"r9kMFlCFpaWegZoJbTA2dy7VBKg5O7CapqsHFKimQeW+sHYUmPlr2TxiyT4UfN1l81cnISWhlsqx3hA3",
+	"Up/PsDMa0TMdVlByVVIImycEXaLqFHbI2JgvsATaQQ+yZqiMUtAkFPrAbG74bOKRrtzLUFaoHzkngkiN",
+	"VXu2/VjCkbpj5whtj8yFA6Ijf2x/GBjx0QwwLBvewrjshIn/sP/5//53f8COK4VR04VqOJkA54eK2A5Y",
+	"csVLJdVIO1Ws1ptUEaxsCjgguDA9rF4B2y4dIv+EZ+3O01/o2J7CqV0PbW708YWqXrs+M5xYl0ADxb7s",
+	"4jz5Te+J3P5eSkOlnvePXtMKA+48dze6W3uBvVqUtHArzwxtpafKAMV0U34OvfS5frcfQrfbziNxu9Hq",
+	"dJn1as+bW+sIY1FKkQpl8pl3vgL9/arv0KItT3yc5gVQ/5mfX8OtT4860ojo10+dpjmMcImcRM3yYgTu",
+	"vGxzXKR1qUHIqNSGJUOuxVlV5lDAzj+2LBwZdqyKcsQVIeVTTcdGFWcNsW4unma37gP83KOCmQLjkz1v",
+	"B/cNFYVMru0IPsHdcnE/DZFnkk6T/oD9Ii8FEx95ag9APTxmroplKT+wXmu1nlEfD2RAczP8dm1oD5vg",
+	"CYiICzdylQvp83LcBswxCHuI4a/VbFrhUX0yazmzVuvueDNXXoxW2SmfkkM7tSwbp2MT7p35/S7N+ECZ",
+	"UgrdXbqlOVuBr3sMR3RbQDW7K1EKqKn6yO1kHefBW6gd61nlVGCajz8St9Wb4cO5WJWWi7/lh3QH3bzu",
+	"o4vdn0CsRHJdl68344iB+HeGpez/FjnY0b9FEOz7t0+Ji6KncT7TzPJg9v74DULI2lYARoFPpxhoASy8",
+	"T5CnHqK2qMzQ7hQrK6gVolH/KytFwXB5MaojgT1GL5Z+tcd5tkuIrVi+H6oC9xAAVQNmqsj6Eb1C6q8v",
+	"eU5gEy5+xarYsZqW4lIoLKgoBmzfZRBDkUa6QJQyDFNvj+xV2RxTX1NG1NcgOVgi1BlBAnv0pKTel8Qh",
+	"VEagTXjepfoM+UMLlTkCdlb6M7QSMdq6hp3FJCl+KTa5BgviZxEpp3xa6lHrnq6jjfmzHWqjVujnZmN3",
+	"o6rgzRZttJ3+vQWbGke6QxoB9PjMM4PdDlIXEXx2MRW+CBxAp3Iz7kexojDkchYAPnpaCm9aaoqkDY13",
+	"WGzWVNrhkONeE73ycQ7u5TN8GTIhwDOyx5LaeIjlYXkGYW70woD9GuDtkGnT8v5YIbF0ooFV+nr7YYmz",
+	"iP1rc//o9eZvYhaxl4AijSjMqjAsLaZSZLuU/gDmQdSthG5NMzrhlyIkH/v6dI1Ukl8K7ODhcCfNqVgS",
+	"giT0E+zOvdFIfikYtwd4BKXrkVBCskHDusdSrsVKZJJfetH/DIkR12DUC4hlJc0NgMYn+MqCnNg8Docq",
+	"Jx+Dfd0lWUmNwPIbUat1Dv65jW0uejIjAmGwa7yCERF2rhnG/o3ZDOHAa3cC/ZHHB+2GQvyt20yoagOh",
+	"JNYJNrteYv+lyifg2Wky19AY2LeSPjPFCCrgI45/rBJ7Q/Jc5FJPEvYcNQo6iX1UV+1n0kedQskVbYrp",
+	"WaHOzrnMq1IkUB3AVfPQJlb8HAq+M3phj/FhcSnYc+dbU9gspR2x3mKLYI7UhpcG/FhKXMHMFpruD9i7",
+	"uWqItcpdz/6msD04nuu1PNoeHkp7gNl9w5F730wgAaynu4WaDtUNNMDZJmmTGmxu6xr+XdEq6Q/xk02y",
+	"DrXzO+Ftc5AS2bOyNFR0sqS0f/M2OcMkbtMSs2T7Lmyv/zafOlnmewjAu8UFA+Oh27Zbasz2s1VwkdfJ",
+	"QIIeHihyrfPIPYWufTWha7e4EBTBdhPH2SordQcjU3hl2rGPLf31itczIsEUuIVVBGu1zMqJoJphSJfQ",
+	"5hlQcNbjuS6YNkWJRhceK/vYVQezb/aDQDHDc0xatOvk0rKhoCCTWDwJzTcExGz/rzC3shVhuFIddP6e",
+	"pbbjSi0l9XYpHjNmi9USQh7ezMHrON9lpVY63CtYEexZ/ezAoJ1Hq9EfV2pFpR6kru8g949IGrrVOrLx",
+	"bzQGnMHh/AxpZfmx37q2N4R0itYU1ORvaOX/678rJU3CekXZHsb7cZInNV68+whje13C9z/eK2nYv96+",
+	"QST5l6+ZnmkjJnoXRLkEg2DtJU+5Fi4OdipKH1IMuPiO/kfuCzIBuA9yqpUJqYCQNh+rdCzSC+2/AHru",
+	"3j8vSlYpiIi1jJUZy5SJDzkGAZzJf05FELfCFpB3qcIA++nC+XKkfCVKQg6W8KILZYnFHxtwRaMN2BV7",
+	"fh7iwsPBnzsDzVbmR/Xdsi8PZurmGvnMWixC66/GLbQYSxw+gza0e/6QIHye388RHZ/e0MlaXSj5U7xt",
+	"pwPrZrZKtOkbNpUvOoluDvXGbHkM8+6Oq6UGAT/f8g2q3p2AB1knrNeMwvmUdFUY7DPeiLt1QCyQcjKw",
+	"31LoTsJ674/fbAqd8mlYXBA91O6DMNgHMPvxMTmqE6+vAImgH4dFNqPK5sjOcEqONz5zuewuHti3ir5r",
+	"OIT6j3gDedjbg9NfD18hB2P4CCKI4EG88SHZZYtO7x5XM7bz8SNmBvKhFspQSceGFzz54xqDmvyVj9D9",
+	"/bdPH5IBO+JmrF2pGVqdUlPhRDeLHlexgsAgRjVUpXbvQZIAbGTGDd+1PF8JTVlEWUHMO/lDfUB0roFK",
+	"mFSZ+Cg0lDXHG+xrOUO3EoL1wLtiiqI7VceICcQ2H7qpabtS/4FdVPZfu25SG23/sh/bzUigSPm7aiJK",
+	"meJ/TsVHg3/tlyWf4Z+HgIwAbRFewbEYiY8J6x0f7PQH7ABgSKdlMcwFLEgppkUJmGbOh/JiZwfq5vsi",
+	"yZBVtASpYH1RAHUHX2EUwFOk9WoujKUe/Hba7EAEGv56gzFM5KlcBTDAHcwnL4b3YixuRsObcePOOOQA",
+	"mnonckDr0m8/Refcrzpwh6sFWAI009sJ/na974YPsFfLS8BWQapICKsHEfkREWDQlcy/PhZTd/BwRSI7",
+	"j/Jj9Yo8uJPjDhfHZesv40l3c3SEF2tJvL+LzayDXBddHWWldpsGr65I+1iNG1GlukrHjGvWFT8KXWEI",
+	"6Q0x+rHqobjv42YjJ3YT7LiLz4eSXhdiaqgpiqMF5QTT4wEwwOkFpDJBVowLvbVv8dRUPMeJIJxkOYKY",
+	"Vm63VqkCgLjAPicy1iN4MDYt5SU3IlakR0TMyIkoKhPZLpVIId7HhQdZWZmTOZChZM9CKM0IYmqdq4cV",
+	"57GCGECrOw7Ym6KYDnl6EbleI6txXGzmRcoRwGciDLe6iNNqRAPLzMcR7795c/j72dHx63/unx6cne4f",
+	"/3JwevJXS6P2fGa/hKqWxZXypwDb4vkVn2nmDZUd/qh23n2P6F+W1nZ7o74HP1SLFDaHCdlKgspK3Ux/",
+	"bjaYPbmibjiaN5vMvg8fVO0k73ZB3WBcu6MDyrNEe9DHgudm/P9249aTe2hnextQkpGNxBu78UZxEW98",
+	"SsDaBODMYCpC8YBK8bFfT0+Pohq+2dea8JnwlioPuRa7jAMov7IfT8tiSAgvlidoiFeFINOgC9ustBys",
+	"KgW4dsZkUqkbZSmvtNADhhsulLEnV2R2ve1wSjsSuIYi2wuzHdFiBXSdwua5YZkYVqNY5eJS5ADKFVFk",
+	"AgwXmRFA0oMV6FxcMS0se9Ud7qY3NN1115SBPjr4QXO7BnhSRVqV0sw2dv/40Dy34faErhDwE258AMIJ",
+	"YNKrHScwUwIf93VOUq5wLFTDx21kXRBhKtUoQuxEOSITn92oWMEqWRkEcX4AZuhSlJDOauULw3LBAZdd",
+	"ajasZJ490yznwCV8WwQdBMeoFlQoL8hePKt3FQ6nAd69EDOqIYQnRldDO+OhyAbs0IxFeSW1YD9s/xlL",
+	"dscKBS8rh1lJojJpMRG7LCkuEDDiajyzxwhOPuZCkUG5rJQVntKqLBG0w/ZuVUFWTRlEXMfqL9vbbKIj",
+	"pgtC96bLhAhOVq/dxFPp5DFG3lRa4q67EqvwsgzY61UuC1vtrsQquCx7jLt6T5YVCJ5JOHRSu9bBkGpP",
+	"jOAZyLtXvFTUla/BY1dPqpHzLbtNlSXRBDx8eaENNCHVeeGasD9YcbLj2h67Ia3XBOM6abm4aGZGQX7K",
+	"rTQL3PIH5GLr73/f3SSoaw/DgMO6xxJc7YRpKwsjfbYrfzWeLactvr8lxKX5+bXLT0K1yTZo5aCh4KUo",
+	"rZ7lnvCp/E3MMMsPntmOqdKLbaYqLU8dGzPd3doClWFcaLP7l+2/bIPWSAO5dlIVDcg2TU/sfQn/H6Y0",
+	"6PAH123wyCFK+we+1HP4cFoWk6nBR3N7UVfCtdSRyBJx35trVctiMCkykcOh+WimZWGKtMip4C3UtnRj",
+	"d3W2/aD+XVSl4nljNlSlwj+4ELO2UZ/SgLwKFdWVEnYG21AD3r7wTLMT8C5B6IcVJpgpudLToqQk1DYE",
+	"HNTT1Mh54ACDjZYmqpHgUJkLo1fORencMo16WcTBaU6TdNoxJcDDOrSHj+0MnjMeavsO4MfFyNBOIQ52",
+	"Yl89szsBqatJYf8PEJ+FFrGSWleQ5s+SblAf9w3eN27I6OA6mlbDXOqxcEGTMMxY2R1HZd8dvAFDHo2V",
+	"9bD0UKlJYJOlVX2tfn0h/LEKdtGq6XTqEJLAKWPPNHPwX5kH6dZCMCjoYydV8KncTItMjIQazPgkT/qN",
+	"ZS/mr9m0yGU6a17ETJrGA3s7NlNeZo1TKT4ih2kcXXJW15fV5XsF19dBRX349H8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -379,6 +379,34 @@ func (q *Queries) LockAgentCard(ctx context.Context, db DBTX, id uuid.UUID) (Age
 	return i, err
 }
 
+const lockAgentCardByName = `-- name: LockAgentCardByName :one
+SELECT id, organization_id, name, status, card, version, description, tags, categories, skill_names, published_at, created_by, created_at, updated_at FROM agent_cards WHERE name = $1 FOR UPDATE
+`
+
+// The transaction's organization's card named name, locked, for applying
+// a card document.
+func (q *Queries) LockAgentCardByName(ctx context.Context, db DBTX, name string) (AgentCard, error) {
+	row := db.QueryRow(ctx, lockAgentCardByName, name)
+	var i AgentCard
+	err := row.Scan(
+		&i.ID,
+		&i.OrganizationID,
+		&i.Name,
+		&i.Status,
+		&i.Card,
+		&i.Version,
+		&i.Description,
+		&i.Tags,
+		&i.Categories,
+		&i.SkillNames,
+		&i.PublishedAt,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const updateAgentCard = `-- name: UpdateAgentCard :one
 UPDATE agent_cards
 SET name = $1, card = $2, version = $3, description = $4, tags = $5,

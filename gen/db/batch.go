@@ -20,6 +20,88 @@ var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
 
+const appendAgentJournal = `-- name: AppendAgentJournal :batchexec
+INSERT INTO agent_journal (id, organization_id, card_id, received_at, method, binding, a2a_version, message,
+                           outcome, reply, skill, mismatches, response, error_code, latency_us, client_address)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+        $9, $10, $11, $12, $13, $14,
+        $15, $16)
+`
+
+type AppendAgentJournalBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type AppendAgentJournalParams struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	CardID         uuid.UUID
+	ReceivedAt     time.Time
+	Method         string
+	Binding        string
+	A2aVersion     string
+	Message        []byte
+	Outcome        string
+	Reply          *string
+	Skill          *string
+	Mismatches     []byte
+	Response       string
+	ErrorCode      *int32
+	LatencyUs      int64
+	ClientAddress  string
+}
+
+// Sent as one batch per flush of the agent journal's writer.
+func (q *Queries) AppendAgentJournal(ctx context.Context, db DBTX, arg []AppendAgentJournalParams) *AppendAgentJournalBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.ID,
+			a.OrganizationID,
+			a.CardID,
+			a.ReceivedAt,
+			a.Method,
+			a.Binding,
+			a.A2aVersion,
+			a.Message,
+			a.Outcome,
+			a.Reply,
+			a.Skill,
+			a.Mismatches,
+			a.Response,
+			a.ErrorCode,
+			a.LatencyUs,
+			a.ClientAddress,
+		}
+		batch.Queue(appendAgentJournal, vals...)
+	}
+	br := db.SendBatch(ctx, batch)
+	return &AppendAgentJournalBatchResults{br, len(arg), false}
+}
+
+func (b *AppendAgentJournalBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *AppendAgentJournalBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const appendAudit = `-- name: AppendAudit :batchexec
 INSERT INTO policy_api_audit (id, organization_id, key_id, asset_id, route, status, latency_ms,
                               user_agent, ip_inet, received_at)

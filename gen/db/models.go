@@ -42,6 +42,25 @@ type AgentCard struct {
 	UpdatedAt      time.Time
 }
 
+type AgentJournal struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	CardID         uuid.UUID
+	ReceivedAt     time.Time
+	Method         string
+	Binding        string
+	A2aVersion     string
+	Message        []byte
+	Outcome        string
+	Reply          *string
+	Skill          *string
+	Mismatches     []byte
+	Response       string
+	ErrorCode      *int32
+	LatencyUs      int64
+	ClientAddress  string
+}
+
 type ApiKey struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

@@ -1447,6 +1447,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent-cards/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an agent card from an agent card document
+         * @description Makes the organization's card match an agent card document (JSON or YAML): `apiVersion:
+         *     mockmcp/v1`, `kind: A2AAgent`, the card's fields as `create_agent_card` takes them (skills,
+         *     replies and the rest), optionally `id` (pins the card's id; the card is found by it) and
+         *     `published`. The card is found by `id`, else by `name`, and created when there is none.
+         *     `published: true` publishes it (422 naming each field when it does not pass the publishing
+         *     rules), `false` takes it back to draft, absent keeps an existing card's state (a new card
+         *     is a draft). Applying the same document again changes nothing (`changed: false`); with
+         *     `dry_run=true` the same plan is computed and nothing is written.
+         */
+        post: operations["applyAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an agent card as an agent card document
+         * @description The card with its skills and replies as an agent card document (`kind: A2AAgent`), which
+         *     `POST /api/agent-cards/apply` accepts: the card's fields and `published`, without id and
+         *     timestamps. `format=yaml` answers the same document as YAML.
+         */
+        get: operations["exportAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent-cards/{card_id}": {
         parameters: {
             query?: never;
@@ -1547,6 +1599,66 @@ export interface paths {
          * @description Moves the card back to `draft`; the exchange stops showing it at once.
          */
         post: operations["unpublishAgentCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the messages sent to a card's mock A2A agent, newest first
+         * @description Every request to the card's A2A endpoint (published cards) is recorded in the background:
+         *     method, binding, A2A version, the message (text, data, metadata, contextId; a message over
+         *     16 KiB keeps its text cut to 4096 characters and counts the rest in `left_out`), the reply
+         *     chosen (a scripted reply's name, or `default` with the skill the message matched), why each
+         *     reply tried before it did not match, a summary of the answer, latency, client address and
+         *     time. Records are kept for `JOURNAL_RETENTION` and at most `JOURNAL_MAX_PER_SERVER` per
+         *     card; under overload records are dropped, never messages answered later.
+         */
+        get: operations["getAgentJournal"];
+        put?: never;
+        post?: never;
+        /** Delete every recorded message of a card's mock A2A agent */
+        delete: operations["clearAgentJournal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-cards/{card_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check whether a card's mock A2A agent got matching messages a number of times
+         * @description Counts the recorded messages (whatever their outcome) answered by `reply` (a scripted reply's
+         *     name, or `default`), about `skill`, and matching `message` (a condition in the mock-scenario
+         *     form over `{text, data, metadata, contextId}` of the message, as replies' conditions read
+         *     it); every given criterion must hold, none counts every message. `verified` holds when the
+         *     count is `exactly`, at least `at_least` and at most `at_most` (those given), or, with none
+         *     given, when it is at least 1. Records still queued are written before counting;
+         *     `complete` is false when this instance dropped records of the card since its journal was
+         *     last cleared, within `JOURNAL_RETENTION`.
+         */
+        post: operations["verifyAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2955,6 +3067,40 @@ export interface components {
             resources?: components["schemas"]["CreateResourceRequest"][];
             prompts?: components["schemas"]["CreatePromptRequest"][];
         };
+        /**
+         * @description One agent card as a file: `apiVersion` (`mockmcp/v1`), `kind` (`A2AAgent`), optional `id`
+         *     and `published`, and the card's fields as `CreateAgentCardRequest` names them.
+         */
+        AgentCardDocument: {
+            /** @enum {string} */
+            apiVersion: "mockmcp/v1";
+            /** @enum {string} */
+            kind: "A2AAgent";
+            /** Format: uuid */
+            id?: string;
+            published?: boolean;
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgentApplyResult: {
+            dry_run: boolean;
+            /** @description Whether anything was (or */
+            changed: boolean;
+            card: {
+                /**
+                 * Format: uuid
+                 * @description Null for a card a dry run would create without a pinned id.
+                 */
+                id: string | null;
+                name: string;
+                action: components["schemas"]["ApplyAction"];
+                /** @enum {string} */
+                status: "draft" | "published";
+                /** @description The card's A2A endpoint, served while it is published. */
+                agent_url: string;
+            };
+        };
         /** @enum {string} */
         ApplyAction: "created" | "updated" | "deleted" | "unchanged";
         ApplyServer: {
@@ -3826,6 +3972,62 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description `result`: answered with a reply (scripted or the default one); `error`: a JSON-RPC error
+         *     (bad params, unknown method, unsupported version); `fault`: a reply's fault; `rejected`:
+         *     refused before dispatch (401).
+         * @enum {string}
+         */
+        AgentJournalOutcome: "result" | "error" | "fault" | "rejected";
+        AgentJournalEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            received_at: string;
+            /** @description The JSON-RPC method as sent, e.g. `SendMessage` or `message/send`. */
+            method: string;
+            /** @description `JSONRPC` or `HTTP+JSON`. */
+            binding: string;
+            /** @description The `A2A-Version` the request spoke (`0.3` when absent). */
+            a2a_version: string;
+            /** @description `{text, data?, metadata?, contextId?, left_out?}`; null when no message could be read. */
+            message: {
+                [key: string]: unknown;
+            } | null;
+            outcome: components["schemas"]["AgentJournalOutcome"];
+            /** @description The scripted reply's name, or `default`; null for an error. */
+            reply: string | null;
+            /** @description The skill the message matched. */
+            skill: string | null;
+            /** @description Why each reply tried before the chosen one did not match (`scenario` names the reply). */
+            mismatches: components["schemas"]["JournalMismatch"][];
+            /** @description The answer sent */
+            response: string;
+            error_code: number | null;
+            /** Format: float */
+            latency_ms: number;
+            client_address: string;
+        };
+        AgentJournalPage: {
+            items: components["schemas"]["AgentJournalEntry"][];
+            next_cursor: string | null;
+        };
+        VerifyAgentRequest: {
+            /** @description A reply's name, or `default`. */
+            reply?: string;
+            skill?: string;
+            /**
+             * @description A condition in the mock-scenario form over `{text, data, metadata, contextId}` of the
+             *     message (`{"field": "text", "operator": "contains", "value": "refund"}`); absent matches
+             *     every message.
+             */
+            message?: {
+                [key: string]: unknown;
+            };
+            exactly?: number;
+            at_least?: number;
+            at_most?: number;
+        };
         VerifyJournalResult: {
             verified: boolean;
             /** @description Matching calls recorded. */
@@ -4136,6 +4338,25 @@ export interface components {
             mcp_server?: string | null;
             mcp_tool?: string | null;
         };
+        /**
+         * @description What the card's mock A2A agent requires of a caller; without it anyone may call the agent.
+         *     `api_key`: the key in a header (`header`, default `X-API-Key`); the key is written as `key`
+         *     (at least 8 characters) and kept only as its SHA-256 (`key_sha256`, which a document may give
+         *     instead). `bearer`: an access token issued by the mock OAuth authorization server of the MCP
+         *     server design `oauth_server` (its `/oauth/token`), sent as `Authorization: Bearer`. A request
+         *     without a valid credential is answered 401 with `WWW-Authenticate`; the card's A2A rendering
+         *     lists the scheme in `securitySchemes` and requires it in `securityRequirements`.
+         */
+        AgentCardAuth: {
+            /** @enum {string} */
+            scheme: "api_key" | "bearer";
+            header?: string;
+            /** @description Write only; answered as key_sha256. */
+            key?: string;
+            key_sha256?: string;
+            /** Format: uuid */
+            oauth_server?: string;
+        };
         AgentCardCapabilities: {
             /** @description ISO 639-1 codes (en */
             languages?: string[];
@@ -4208,6 +4429,7 @@ export interface components {
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"];
             replies?: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
         };
         UpdateAgentCardRequest: {
             name?: string;
@@ -4223,6 +4445,7 @@ export interface components {
             examples?: components["schemas"]["AgentCardExample"][];
             metadata?: components["schemas"]["AgentCardMetadata"] | null;
             replies?: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
         };
         DuplicateAgentCardRequest: {
             /** @description The copy's name; `<name>-copy` when absent. */
@@ -4254,6 +4477,7 @@ export interface components {
             examples: components["schemas"]["AgentCardExample"][];
             metadata: components["schemas"]["AgentCardMetadata"] | null;
             replies: components["schemas"]["AgentCardReply"][];
+            auth?: components["schemas"]["AgentCardAuth"] | null;
             validation: components["schemas"]["AgentCardValidation"];
             /** @description Semantic-versioning advice about the change just made (update only). */
             warnings: string[];
@@ -7432,6 +7656,79 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
         };
     };
+    applyAgentCard: {
+        parameters: {
+            query?: {
+                /** @description Compute and return the plan without writing anything. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCardDocument"];
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description The plan, applied unless `dry_run`; the card existed (or this is a dry run). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentApplyResult"];
+                };
+            };
+            /** @description The plan, applied; the card was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentApplyResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    exportAgentCard: {
+        parameters: {
+            query?: {
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent card document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCardDocument"];
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getAgentCard: {
         parameters: {
             query?: never;
@@ -7598,6 +7895,101 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getAgentJournal: {
+        parameters: {
+            query?: {
+                /** @description Only this method, e.g. `SendMessage`. */
+                method?: string;
+                outcome?: components["schemas"]["AgentJournalOutcome"];
+                /** @description Only messages answered by this reply (`default` for the default reply). */
+                reply?: string;
+                /** @description Only messages received at or after this time. */
+                since?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentJournalPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    clearAgentJournal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    verifyAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent card's id (from list_agent_cards or create_agent_card). */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyAgentRequest"];
+            };
+        };
+        responses: {
+            /** @description The count and the verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyJournalResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
         };
     };
     duplicateAgentCard: {

@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/agentjournal"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/problem"
@@ -96,6 +97,7 @@ type Handler struct {
 	// poll bounds a stream's wait between two looks at its task, so that a
 	// cancel from another request shows.
 	poll time.Duration
+	journaling
 }
 
 // New returns the endpoint over lookup and tasks; newID makes message and
@@ -135,6 +137,7 @@ type call struct {
 	id      json.RawMessage
 	streams bool
 	rest    bool // the HTTP+JSON binding: results and events without a JSON-RPC envelope
+	x       *exchange
 }
 
 // method is one entry of the method table: the era whose shapes it reads
@@ -178,6 +181,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.New(http.StatusMethodNotAllowed, "the agent endpoint takes POST"))
 		return
 	}
+	start := time.Now()
 	agent, err := h.lookup(r.Context(), r.PathValue("org_slug"), r.PathValue("name"))
 	if errors.Is(err, failure.ErrNotFound) {
 		problem.Write(w, problem.New(http.StatusNotFound, "agent card not found"))
@@ -186,6 +190,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "agent card lookup failed", "error", err.Error())
 		problem.Write(w, problem.New(http.StatusServiceUnavailable, "the agent card could not be read"))
+		return
+	}
+	if h.refuse(w, r, agent, agentjournal.BindingJSONRPC) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -198,22 +205,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	x := h.begin(r, agent, start, agentjournal.BindingJSONRPC)
+	x.method(req.Method)
 	if err == nil {
 		var result any
-		result, err = h.dispatch(r.Context(), w, agent, r.Header.Get(VersionHeader), req)
+		result, err = h.dispatch(r.Context(), w, agent, r.Header.Get(VersionHeader), req, x)
 		if err == nil {
+			var answer []byte
 			if result != nil {
-				h.reply(w, req.ID, result)
+				answer = h.reply(w, req.ID, result)
 			}
+			x.finish(answer, nil)
 			return
 		}
 	}
-	h.fail(r.Context(), w, req.ID, err)
+	x.finish(h.fail(r.Context(), w, req.ID, err), err)
 }
 
 // dispatch checks the version and runs the method; a nil result with a nil
 // error means the method answered itself (a stream).
-func (h *Handler) dispatch(ctx context.Context, w http.ResponseWriter, agent Agent, version string, req jsonrpc.Request) (any, error) {
+func (h *Handler) dispatch(ctx context.Context, w http.ResponseWriter, agent Agent, version string, req jsonrpc.Request, x *exchange) (any, error) {
 	if err := checkVersion(version); err != nil {
 		return nil, err
 	}
@@ -221,7 +232,7 @@ func (h *Handler) dispatch(ctx context.Context, w http.ResponseWriter, agent Age
 	if !ok {
 		return nil, jsonrpc.WithData(jsonrpc.ErrMethodNotFound, map[string]string{"method": req.Method})
 	}
-	return m.run(h, &call{ctx: ctx, agent: agent, era: m.era, params: req.Params, w: w, id: req.ID, streams: m.stream})
+	return m.run(h, &call{ctx: ctx, agent: agent, era: m.era, params: req.Params, w: w, id: req.ID, streams: m.stream, x: x})
 }
 
 // checkVersion accepts an absent header (0.3) and the versions served.
@@ -234,31 +245,38 @@ func checkVersion(v string) error {
 		"requested": v, "supported": []string{Version03, Version10}})
 }
 
-func (h *Handler) reply(w http.ResponseWriter, id json.RawMessage, result any) {
+// reply writes result and returns the answer written.
+func (h *Handler) reply(w http.ResponseWriter, id json.RawMessage, result any) []byte {
 	raw, err := json.Marshal(result)
 	if err != nil {
-		writeJSON(w, jsonrpc.AppendError(nil, id, err))
-		return
+		raw = jsonrpc.AppendError(nil, id, err)
+	} else {
+		raw = jsonrpc.AppendResult(nil, id, raw)
 	}
-	writeJSON(w, jsonrpc.AppendResult(nil, id, raw))
+	writeJSON(w, raw)
+	return raw
 }
 
-// fail answers err; a fault of the service is logged and answered as a
-// generic -32603.
-func (h *Handler) fail(ctx context.Context, w http.ResponseWriter, id json.RawMessage, err error) {
+// fail answers err, and returns the answer written (nil when the client
+// has gone); a fault of the service is logged and answered as a generic
+// -32603.
+func (h *Handler) fail(ctx context.Context, w http.ResponseWriter, id json.RawMessage, err error) []byte {
 	var fault faultError
 	if errors.As(err, &fault) {
-		writeJSON(w, fault.response(id))
-		return
+		answer := fault.response(id)
+		writeJSON(w, answer)
+		return answer
 	}
 	if ctx.Err() != nil {
-		return // the client has gone
+		return nil // the client has gone
 	}
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code == jsonrpc.ErrInternal.Code {
 		h.log.ErrorContext(ctx, "agent request failed", "error", err.Error())
 	}
-	writeJSON(w, jsonrpc.AppendError(nil, id, err))
+	answer := jsonrpc.AppendError(nil, id, err)
+	writeJSON(w, answer)
+	return answer
 }
 
 func writeJSON(w http.ResponseWriter, body []byte) {

@@ -36,6 +36,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.x.received(in)
 	if in.TaskID != "" {
 		return h.continueTask(c, in)
 	}
@@ -51,9 +52,12 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 	args := in.args()
 	reply, ok := scripted(card, args)
 	if !ok {
-		return h.message(c, defaultReply(card, out))
+		out = defaultReply(card, out)
+		c.x.answered(card, in, out)
+		return h.message(c, out)
 	}
 	out.Reply = reply.Name
+	c.x.answered(card, in, out)
 	if f := reply.Fault; f != nil && (f.Share() >= 1 || h.roll() < f.Share()) {
 		if err := h.wait(c.ctx, time.Duration(f.DelayMS)*time.Millisecond); err != nil {
 			return nil, err

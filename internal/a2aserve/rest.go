@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/mockmcp/mockmcp/internal/agentjournal"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/jsonrpc"
 	"github.com/mockmcp/mockmcp/internal/problem"
@@ -27,6 +29,7 @@ func RESTPath(orgSlug, name string) string { return EndpointPath(orgSlug, name) 
 // restOp is one operation of the binding: the method it runs and how its
 // params are read off the request.
 type restOp struct {
+	name   string // the A2A 1.0 method, for the journal
 	run    func(h *Handler, c *call) (any, error)
 	stream bool
 	params func(r *http.Request, id string) (json.RawMessage, error)
@@ -44,6 +47,7 @@ func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 		writeRESTError(w, jsonrpc.WithData(jsonrpc.ErrMethodNotFound, map[string]string{"operation": r.Method + " " + r.PathValue("op")}))
 		return
 	}
+	start := time.Now()
 	agent, err := h.lookup(r.Context(), r.PathValue("org_slug"), r.PathValue("name"))
 	if errors.Is(err, failure.ErrNotFound) {
 		problem.Write(w, problem.New(http.StatusNotFound, "agent card not found"))
@@ -54,25 +58,31 @@ func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.New(http.StatusServiceUnavailable, "the agent card could not be read"))
 		return
 	}
+	if h.refuse(w, r, agent, agentjournal.BindingHTTP) {
+		return
+	}
+	x := h.begin(r, agent, start, agentjournal.BindingHTTP)
+	x.method(op.name)
 	if v := r.Header.Get(VersionHeader); v != "" && v != Version10 {
-		writeRESTError(w, jsonrpc.WithData(ErrVersionNotSupported, map[string]any{"requested": v, "supported": []string{Version10}}))
+		err = jsonrpc.WithData(ErrVersionNotSupported, map[string]any{"requested": v, "supported": []string{Version10}})
+		x.finish(writeRESTError(w, err), err)
 		return
 	}
 	params, err := op.params(r, id)
 	if err == nil {
-		c := &call{ctx: r.Context(), agent: agent, era: Version10, params: params, w: w, streams: op.stream, rest: true}
+		c := &call{ctx: r.Context(), agent: agent, era: Version10, params: params, w: w, streams: op.stream, rest: true, x: x}
 		var result any
 		if result, err = op.run(h, c); err == nil {
+			var raw []byte
 			if result != nil {
-				raw, mErr := json.Marshal(result)
-				if mErr == nil {
-					w.Header().Set("Content-Type", "application/json")
-					_, _ = w.Write(raw)
-					return
-				}
-				err = mErr
+				raw, err = json.Marshal(result)
 			}
 			if err == nil {
+				if raw != nil {
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = w.Write(raw)
+				}
+				x.finish(raw, nil)
 				return
 			}
 		}
@@ -82,11 +92,12 @@ func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &fault): // answered as written, whatever its code
 	case r.Context().Err() != nil:
+		x.finish(nil, err)
 		return // the client has gone
 	case !errors.As(err, &rpc) || rpc.Code == jsonrpc.ErrInternal.Code:
 		h.log.ErrorContext(r.Context(), "agent request failed", "error", err.Error())
 	}
-	writeRESTError(w, err)
+	x.finish(writeRESTError(w, err), err)
 }
 
 // restOperation finds the operation of method and path (below the base):
@@ -95,15 +106,15 @@ func restOperation(method, path string) (restOp, string, bool) {
 	body := restOp{params: bodyParams}
 	switch {
 	case path == "message:send" && method == http.MethodPost:
-		body.run = (*Handler).sendMessage
+		body.name, body.run = "SendMessage", (*Handler).sendMessage
 		return body, "", true
 	case path == "message:stream" && method == http.MethodPost:
-		body.run, body.stream = (*Handler).sendMessage, true
+		body.name, body.run, body.stream = "SendStreamingMessage", (*Handler).sendMessage, true
 		return body, "", true
 	case path == "tasks" && method == http.MethodGet:
-		return restOp{run: (*Handler).listTasks, params: listQuery}, "", true
+		return restOp{name: "ListTasks", run: (*Handler).listTasks, params: listQuery}, "", true
 	case path == "extendedAgentCard" && method == http.MethodGet:
-		return restOp{run: (*Handler).extendedCard, params: noParams}, "", true
+		return restOp{name: "GetExtendedAgentCard", run: (*Handler).extendedCard, params: noParams}, "", true
 	}
 	rest, ok := strings.CutPrefix(path, "tasks/")
 	if !ok || rest == "" || strings.Contains(rest, "/") {
@@ -111,11 +122,11 @@ func restOperation(method, path string) (restOp, string, bool) {
 	}
 	switch {
 	case strings.HasSuffix(rest, ":cancel") && method == http.MethodPost:
-		return restOp{run: (*Handler).cancelTask, params: taskQuery}, strings.TrimSuffix(rest, ":cancel"), true
+		return restOp{name: "CancelTask", run: (*Handler).cancelTask, params: taskQuery}, strings.TrimSuffix(rest, ":cancel"), true
 	case strings.HasSuffix(rest, ":subscribe") && (method == http.MethodGet || method == http.MethodPost):
-		return restOp{run: (*Handler).subscribe, params: taskQuery, stream: true}, strings.TrimSuffix(rest, ":subscribe"), true
+		return restOp{name: "SubscribeToTask", run: (*Handler).subscribe, params: taskQuery, stream: true}, strings.TrimSuffix(rest, ":subscribe"), true
 	case !strings.Contains(rest, ":") && method == http.MethodGet:
-		return restOp{run: (*Handler).getTask, params: taskQuery}, rest, true
+		return restOp{name: "GetTask", run: (*Handler).getTask, params: taskQuery}, rest, true
 	}
 	return restOp{}, "", false
 }
@@ -237,7 +248,8 @@ func stringMap(data any) map[string]string {
 	return nil
 }
 
-func writeRESTError(w http.ResponseWriter, err error) {
+// writeRESTError answers err and returns the body written.
+func writeRESTError(w http.ResponseWriter, err error) []byte {
 	body := restError(err)
 	var e struct {
 		Error struct {
@@ -248,4 +260,5 @@ func writeRESTError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.Error.Code)
 	_, _ = w.Write(body)
+	return body
 }

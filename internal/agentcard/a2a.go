@@ -224,6 +224,16 @@ func A2A(c Card, p Publisher) AgentCard {
 		})
 		out.SecuritySchemes, out.SecurityRequirements = a2aSecurity(inv.Authentication)
 	}
+	if c.Auth != nil && p.AgentURL != "" {
+		// The agent's interface is listed first; its scheme is the one a
+		// caller must satisfy.
+		name, scheme := a2aAgentSecurity(*c.Auth)
+		if out.SecuritySchemes == nil {
+			out.SecuritySchemes = map[string]A2ASecurityScheme{}
+		}
+		out.SecuritySchemes[name] = scheme
+		out.SecurityRequirements = []A2ASecurityRequirement{{Schemes: map[string]A2AStringList{name: {List: []string{}}}}}
+	}
 
 	var inputModes, outputModes []string
 	if caps := c.Capabilities; caps != nil {

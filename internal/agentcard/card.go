@@ -31,6 +31,9 @@ type Card struct {
 	Metadata     *Metadata     `json:"metadata,omitempty"`
 	// Replies script the card's mock A2A agent (see Reply).
 	Replies []Reply `json:"replies,omitempty"`
+	// Auth is what the mock A2A agent requires of a caller; nil lets
+	// anyone call it.
+	Auth *AgentAuth `json:"auth,omitempty"`
 }
 
 // Skill is one ability of an agent. A skill linked to a mock tool

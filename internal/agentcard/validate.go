@@ -103,6 +103,7 @@ func (v *cardCheck) card(c Card) {
 	}
 	v.metadata(c.Metadata)
 	v.replies(c.Replies)
+	v.auth(c.Auth)
 }
 
 func (v *cardCheck) name(name string) {

@@ -55,6 +55,10 @@ func (s *Server) CreateAgentCard(ctx context.Context, req api.CreateAgentCardReq
 		Skills: deref(b.Skills), Capabilities: b.Capabilities, Invocation: b.Invocation,
 		Examples: deref(b.Examples), Metadata: b.Metadata, Replies: deref(b.Replies),
 	}
+	if b.Auth.IsSpecified() && !b.Auth.IsNull() {
+		a := b.Auth.MustGet()
+		c.Auth = &a
+	}
 	if err := agentcard.CheckStructure(c); err != nil {
 		return nil, err
 	}
@@ -104,6 +108,7 @@ func (s *Server) UpdateAgentCard(ctx context.Context, req api.UpdateAgentCardReq
 		c.Capabilities = patchObject(c.Capabilities, b.Capabilities.IsSpecified(), b.Capabilities.IsNull(), b.Capabilities.Get)
 		c.Invocation = patchObject(c.Invocation, b.Invocation.IsSpecified(), b.Invocation.IsNull(), b.Invocation.Get)
 		c.Metadata = patchObject(c.Metadata, b.Metadata.IsSpecified(), b.Metadata.IsNull(), b.Metadata.Get)
+		c.Auth = patchObject(c.Auth, b.Auth.IsSpecified(), b.Auth.IsNull(), b.Auth.Get)
 		return nil
 	}, func(view api.AgentCard, _ agentcard.Card) { out = view })
 	if err != nil {
@@ -319,6 +324,7 @@ func (cc cardContext) view(a store.AgentCard, warnings []string) api.AgentCard {
 		Homepage: nullableString(c.Homepage), Repository: nullableString(c.Repository),
 		Skills: c.Skills, Examples: c.Examples, Replies: nonNil(c.Replies),
 		Capabilities: nullableObject(c.Capabilities), Invocation: nullableObject(c.Invocation), Metadata: nullableObject(c.Metadata),
+		Auth:       nullableObject(c.Auth),
 		Validation: validationOf(cc.problems(c)), Warnings: nonNil(warnings),
 		PublishedAt: nullableTime(a.PublishedAt), ExchangeUrl: nullableString(nil),
 		CreatedBy: a.CreatedBy, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/mockmcp/mockmcp/gen/api"
+	"github.com/mockmcp/mockmcp/internal/agentjournal"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/clientip"
@@ -34,13 +35,16 @@ type Server struct {
 	keys    *keys.Authenticator
 	audit   *audit.Writer
 	journal *journal.Writer
-	limit   *ratelimit.Limiter
-	seq     mcpserve.Sequencer
-	ips     *clientip.Resolver
-	cfg     config.Config
-	log     *slog.Logger
-	version string
-	ready   *readiness.Checker
+	// agentJournal records the messages to the mock A2A agents; nil when
+	// the journal is disabled.
+	agentJournal *agentjournal.Writer
+	limit        *ratelimit.Limiter
+	seq          mcpserve.Sequencer
+	ips          *clientip.Resolver
+	cfg          config.Config
+	log          *slog.Logger
+	version      string
+	ready        *readiness.Checker
 	// self is the service's whole HTTP handler, which test runs reach in
 	// process when they target the service's own origin.
 	self func() http.Handler
@@ -58,6 +62,9 @@ type Deps struct {
 	// Journal records the calls to the per-server MCP endpoints (nil when
 	// disabled); the journal routes flush it before verifying.
 	Journal *journal.Writer
+	// AgentJournal records the messages to the mock A2A agents (nil when
+	// disabled).
+	AgentJournal *agentjournal.Writer
 	// RateLimit counts policy-route calls per organization (in production).
 	RateLimit *ratelimit.Limiter
 	ClientIP  *clientip.Resolver // the caller's address in audit records
@@ -81,7 +88,7 @@ type Deps struct {
 func New(st *store.Store, cfg config.Config, log *slog.Logger, deps Deps) (*echo.Echo, error) {
 	spec := deps.Spec
 	s := &Server{
-		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
+		store: st, keys: deps.Keys, audit: deps.Audit, journal: deps.Journal, agentJournal: deps.AgentJournal, limit: deps.RateLimit, seq: deps.Sequences, ips: deps.ClientIP,
 		cfg: cfg, log: log, version: deps.Version, ready: deps.Readiness, self: deps.Self, upstreamKey: deps.UpstreamKey,
 	}
 	if s.upstreamKey == nil {

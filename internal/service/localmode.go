@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/designdoc"
 	"github.com/mockmcp/mockmcp/internal/localmode"
 	"github.com/mockmcp/mockmcp/internal/mcpserve"
@@ -33,6 +34,18 @@ func (s *Service) startLocal(ctx context.Context) (watch func(context.Context) e
 	}
 	base := endpointBase(s.cfg.BaseURL, s.Addr())
 	apply := func(ctx context.Context, path string, doc []byte) (localmode.Result, error) {
+		kind, err := designdoc.KindOf(doc, s.cfg.MaxBodyBytes)
+		if err != nil {
+			return localmode.Result{}, err
+		}
+		if kind == designdoc.KindAgent {
+			res, err := s.applyAgent(ctx, org, doc)
+			if err != nil {
+				return localmode.Result{}, err
+			}
+			res.EndpointURL = base + a2aserve.EndpointPath(org.Slug, res.Name)
+			return res, nil
+		}
 		res, err := s.applyDesign(ctx, org, doc)
 		if err != nil {
 			return localmode.Result{}, err
@@ -59,6 +72,19 @@ func (s *Service) applyDesign(ctx context.Context, org store.OrgRef, doc []byte)
 		return localmode.Result{}, err
 	}
 	return localmode.Result{ServerID: plan.Server.ID, Name: plan.Server.Name, Action: string(plan.Server.Action)}, nil
+}
+
+// applyAgent applies one agent card document to org in one transaction
+// (designdoc.ApplyAgent), published unless the document says published:
+// false, so that its mock A2A agent answers; startLocal adds the
+// endpoint. A failure changes nothing.
+func (s *Service) applyAgent(ctx context.Context, org store.OrgRef, doc []byte) (localmode.Result, error) {
+	plan, err := designdoc.ApplyAgent(ctx, s.store, org, doc, designdoc.AgentApplyOptions{CreatedBy: "local",
+		PublishByDefault: true, MaxJSONBytes: s.cfg.MaxBodyBytes})
+	if err != nil {
+		return localmode.Result{}, err
+	}
+	return localmode.Result{ServerID: plan.ID, Name: plan.Name, Action: string(plan.Action)}, nil
 }
 
 // endpointBase is what a served design's endpoint path is appended to:

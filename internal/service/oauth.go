@@ -3,10 +3,16 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
+	"github.com/google/uuid"
+
+	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/clientip"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
+	"github.com/mockmcp/mockmcp/internal/oauthcfg"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
 )
 
@@ -50,3 +56,24 @@ func (s *Service) oauthSweeper() *oauthas.Sweeper {
 func (s *Service) OAuthVerifier() *oauthas.Verifier { return s.oauthVerifier }
 
 var errOAuthNotListening = errors.New("could not subscribe to revoked OAuth access tokens in the database")
+
+// agentToken checks a bearer token sent to a mock A2A agent whose card
+// requires one: it must be valid for the MCP server design the card names
+// (issued by its authorization server, for its resource), as that
+// design's endpoint would check it.
+func (s *Service) agentToken(ctx context.Context, r *http.Request, agent a2aserve.Agent, token string) error {
+	id, err := uuid.Parse(agent.Card.Auth.OAuthServer)
+	if err != nil {
+		return fmt.Errorf("%w: the card names no OAuth server design", a2aserve.ErrInvalidToken)
+	}
+	base := s.cfg.BaseURL
+	if base == "" {
+		base = clientip.Origin(r)
+	}
+	_, err = s.oauthVerifier.VerifyToken(ctx, token, oauthcfg.Issuer(base, id), oauthcfg.Resource(base, id))
+	if errors.Is(err, oauthcfg.ErrInvalidToken) {
+		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), oauthcfg.ErrInvalidToken.Error()), ": ")
+		return fmt.Errorf("%w: %s", a2aserve.ErrInvalidToken, why)
+	}
+	return err
+}

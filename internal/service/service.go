@@ -25,6 +25,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/gen/api"
 	"github.com/mockmcp/mockmcp/internal/a2aserve"
+	"github.com/mockmcp/mockmcp/internal/agentjournal"
 	"github.com/mockmcp/mockmcp/internal/audit"
 	"github.com/mockmcp/mockmcp/internal/batch"
 	"github.com/mockmcp/mockmcp/internal/clientip"
@@ -65,6 +66,9 @@ type Service struct {
 	// journal records the calls to the per-server endpoints; nil when
 	// JOURNAL_ENABLED is false.
 	journal *journal.Writer
+	// agentJournal records the messages to the mock A2A agents; nil when
+	// JOURNAL_ENABLED is false.
+	agentJournal *agentjournal.Writer
 	// tasks deletes expired MCP tasks.
 	tasks *tasksweep.Sweeper
 	limit *ratelimit.Limiter
@@ -214,6 +218,8 @@ func (s *Service) newWriters() {
 			MaxRate: cfg.JournalMaxRate, MaxRatePerOrg: cfg.JournalMaxRatePerOrg,
 			MaxRatePerServer: cfg.JournalMaxRatePerServer, Retention: cfg.JournalRetention, MaxPerServer: cfg.JournalMaxPerServer,
 			PruneInterval: cfg.JournalPruneInterval})
+		s.agentJournal = agentjournal.New(s.store, s.log, agentjournal.Options{Batch: batch.Options{QueueSize: cfg.JournalQueue},
+			Retention: cfg.JournalRetention, MaxPerCard: cfg.JournalMaxPerServer, PruneInterval: cfg.JournalPruneInterval})
 	}
 }
 
@@ -266,7 +272,10 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString)
+	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString).Tokens(s.agentToken)
+	if s.agentJournal != nil {
+		agents.Journal(s.agentJournal, func(r *http.Request) string { return ips.Of(r).String() })
+	}
 	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
 	mux.Handle(a2aserve.RESTRoute, s.metrics.Route(a2aserve.RESTRoute, s.exchangeRateLimit(ips, agents.REST())))
 	s.oauthRoutes(mux, ips)
@@ -367,7 +376,7 @@ func (s *Service) ServerEndpoint() http.Handler { return s.serverRoute }
 // restAPI builds the REST API; self returns the whole service's handler.
 func (s *Service) restAPI(spec *openapi3.T, ips *clientip.Resolver, self func() http.Handler) (*echo.Echo, error) {
 	return httpapi.New(s.store, s.cfg, s.log, httpapi.Deps{Spec: spec, Keys: s.keys, Audit: s.audit, Journal: s.journal,
-		RateLimit: s.limit, ClientIP: ips, Sequences: s.seq, Version: Version, Readiness: s.ready, Self: self,
+		AgentJournal: s.agentJournal, RateLimit: s.limit, ClientIP: ips, Sequences: s.seq, Version: Version, Readiness: s.ready, Self: self,
 		UpstreamKey: s.upstreamKey})
 }
 
@@ -447,6 +456,7 @@ func (s *Service) startBackground() {
 		wg.Go(func() { s.oauthSweeper().Run(bg) })
 		if s.journal != nil {
 			wg.Go(func() { s.journal.Run(bg) })
+			wg.Go(func() { s.agentJournal.Run(bg) })
 		}
 		wg.Wait()
 	}()
@@ -563,6 +573,9 @@ func (s *Service) Close() error {
 	if s.journal != nil {
 		if err := s.journal.Close(ctx); err != nil {
 			s.log.Warn("journal records left unwritten at shutdown", "error", err, "dropped", s.journal.Stats().Dropped)
+		}
+		if err := s.agentJournal.Close(ctx); err != nil {
+			s.log.Warn("agent journal records left unwritten at shutdown", "error", err, "dropped", s.agentJournal.Stats().Dropped)
 		}
 	}
 	if s.metricsHTTP != nil {

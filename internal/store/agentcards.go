@@ -77,6 +77,10 @@ func derive(c agentcard.Card) (derived, error) {
 	if c.Examples == nil {
 		c.Examples = []agentcard.Example{}
 	}
+	if c.Auth != nil {
+		hashed := c.Auth.HashKey() // the raw key is never stored
+		c.Auth = &hashed
+	}
 	doc, err := json.Marshal(c)
 	if err != nil {
 		return derived{}, fmt.Errorf("encode agent card: %w", err)

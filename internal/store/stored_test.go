@@ -306,6 +306,10 @@ func pinnedRows() []pinnedRow {
 			"rounds":       func(r store.JournalRecord) any { return r.Rounds },
 			"state_change": func(r store.JournalRecord) any { return r.StateChange },
 		}),
+		pinRow("agent_journal", writeAgentJournal, readAgentJournal, map[string]func(store.AgentJournalRecord) any{
+			"message":    func(r store.AgentJournalRecord) any { return r.Message },
+			"mismatches": func(r store.AgentJournalRecord) any { return r.Mismatches },
+		}),
 		pinRow("mcp_server_state", writeLiveState, readLiveState, map[string]func(store.LiveState) any{
 			"state": func(x store.LiveState) any { return x.State },
 		}),

@@ -96,6 +96,9 @@ type Handler struct {
 	// poll bounds a stream's wait between two looks at its task, so that a
 	// cancel from another request shows.
 	poll time.Duration
+	// push delivers push notifications; nil when the handler takes no
+	// configs (WithPush).
+	push *pusher
 }
 
 // New returns the endpoint over lookup and tasks; newID makes message and
@@ -162,6 +165,10 @@ func init() {
 		{"CancelTask", "tasks/cancel", false, (*Handler).cancelTask},
 		{"SubscribeToTask", "tasks/resubscribe", true, (*Handler).subscribe},
 		{"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard", false, (*Handler).extendedCard},
+		{"CreateTaskPushNotificationConfig", "tasks/pushNotificationConfig/set", false, (*Handler).createPushConfig},
+		{"GetTaskPushNotificationConfig", "tasks/pushNotificationConfig/get", false, (*Handler).getPushConfig},
+		{"ListTaskPushNotificationConfigs", "tasks/pushNotificationConfig/list", false, (*Handler).listPushConfigs},
+		{"DeleteTaskPushNotificationConfig", "tasks/pushNotificationConfig/delete", false, (*Handler).deletePushConfig},
 	} {
 		methods[m.v10] = method{era: Version10, stream: m.stream, run: m.run}
 		if m.v03 != "" {

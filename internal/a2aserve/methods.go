@@ -104,10 +104,20 @@ func (h *Handler) startTask(c *call, in incoming, reply agentcard.Reply, args ma
 	if err != nil {
 		return nil, err
 	}
+	push, hasPush, err := h.sendPushConfig(c)
+	if err != nil {
+		return nil, err
+	}
 	t := store.A2ATask{ID: uuid.New(), OrgID: c.agent.OrgID, CardID: c.agent.ID, ContextID: in.ContextID,
 		Reply: reply.Name, Script: rawScript, History: history, CreatedAt: h.now().UTC().Truncate(time.Microsecond)}
 	if err := h.tasks.CreateA2ATask(c.ctx, t); err != nil {
 		return nil, err
+	}
+	if hasPush {
+		if _, err := h.putPushConfig(c, t.ID, push, "params.configuration.pushNotificationConfig"); err != nil {
+			return nil, err
+		}
+		h.push.watch(c.agent, t.ID)
 	}
 	return h.answerTask(c, t, sc, in)
 }
@@ -193,6 +203,7 @@ func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 	if err != nil {
 		return nil, taskError(err, in.TaskID)
 	}
+	h.push.changed(c.agent, t.ID)
 	return h.answerTask(c, t, sc, in)
 }
 
@@ -322,6 +333,7 @@ func (h *Handler) cancelTask(c *call) (any, error) {
 	if err != nil {
 		return nil, taskError(err, p.ID)
 	}
+	h.push.changed(c.agent, t.ID)
 	return h.taskNow(t, sc, c.era, p.HistoryLength)
 }
 

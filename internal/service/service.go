@@ -39,6 +39,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/metrics"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
@@ -265,7 +266,10 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString)
+	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString).WithPush(a2aserve.Push{
+		Configs: s.store, Sealer: s.upstreamKey, AllowPrivate: s.cfg.AllowPrivateTargets,
+		Client: outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Timeout: 5 * time.Second,
+			MaxBody: 64 << 10, MaxRedirects: -1})})
 	mux.Handle(a2aserve.Route, s.metrics.Route(a2aserve.Route, s.exchangeRateLimit(ips, agents)))
 	mux.Handle(a2aserve.RESTRoute, s.metrics.Route(a2aserve.RESTRoute, s.exchangeRateLimit(ips, agents.REST())))
 	s.oauthRoutes(mux, ips)

@@ -288,7 +288,7 @@ func TestPushDelivery(t *testing.T) {
 	timeline := agentcard.Reply{
 		Name: "trip", Condition: json.RawMessage(`{"field":"text","operator":"contains","value":"trip"}`),
 		Task: &agentcard.ReplyTask{
-			Steps: []agentcard.TaskStep{{Message: "Searching", DurationMS: 300}, {Message: "Comparing", DurationMS: 300}},
+			Steps:   []agentcard.TaskStep{{Message: "Searching", DurationMS: 300}, {Message: "Comparing", DurationMS: 300}},
 			Outcome: agentcard.TaskOutcome{State: agentcard.TaskCompleted, Message: "Found"},
 		},
 	}

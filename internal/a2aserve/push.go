@@ -269,7 +269,7 @@ func forbiddenHost(ctx context.Context, raw string) (string, bool) {
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return "loopback", true
+		return "loopback addresses", true
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return outbound.IsForbiddenAddr(ip)

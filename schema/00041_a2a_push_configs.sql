@@ -11,6 +11,10 @@
 -- 4. era is the A2A version the config was set in: deliveries post the
 --    task in that version's shape.
 -- 5. Tenants reach their own organizations' configs only (RLS, as tasks).
+-- 6. The agent endpoint keeps the published cards it serves in memory; any
+--    change to a card, or to an organization's slug, tells every instance
+--    on mockmcp_agent_card to drop them (cards change rarely; one channel,
+--    no payload).
 
 -- +goose Up
 ALTER TABLE a2a_tasks ADD CONSTRAINT a2a_tasks_id_card_org_key UNIQUE (id, agent_card_id, organization_id);
@@ -38,6 +42,23 @@ CREATE POLICY a2a_push_configs_tenant ON a2a_push_configs
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON a2a_push_configs TO mockmcp_app;
 
+-- +goose StatementBegin
+CREATE FUNCTION notify_agent_card() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('mockmcp_agent_card', '');
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER agent_cards_notify AFTER INSERT OR UPDATE OR DELETE ON agent_cards
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_agent_card();
+CREATE TRIGGER organizations_slug_notify AFTER UPDATE OF slug OR DELETE ON organizations
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_agent_card();
+
 -- +goose Down
+DROP TRIGGER organizations_slug_notify ON organizations;
+DROP TRIGGER agent_cards_notify ON agent_cards;
+DROP FUNCTION notify_agent_card();
 DROP TABLE a2a_push_configs;
 ALTER TABLE a2a_tasks DROP CONSTRAINT a2a_tasks_id_card_org_key;

@@ -66,6 +66,9 @@ type Agent struct {
 	Card  agentcard.Card
 	ID    uuid.UUID // the card's
 	OrgID uuid.UUID // its organization's
+	// compiled holds the card's replies compiled, for a card the
+	// CardCache keeps; nil compiles them per message.
+	compiled *compiledCard
 }
 
 // Lookup finds a published card by its organization's slug and its name;

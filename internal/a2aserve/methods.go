@@ -49,7 +49,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 		out.Skill = s.Name
 	}
 	args := in.args()
-	reply, ok := scripted(card, args)
+	reply, ok := c.agent.scripted(args)
 	if !ok {
 		return h.message(c, defaultReply(card, out))
 	}
@@ -69,7 +69,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 	if reply.Task != nil {
 		return h.startTask(c, in, reply, args, out.Skill)
 	}
-	if out.Text, err = renderText(reply, args); err != nil {
+	if out.Text, err = c.agent.renderText(reply, args); err != nil {
 		return nil, err
 	}
 	return h.message(c, out)

@@ -73,6 +73,8 @@ type Service struct {
 	seq   mcpserve.Sequencer
 	// stateKeys sign the requestState of calls that ask the client.
 	stateKeys [][]byte
+	// cards caches the published cards the mock A2A agents serve.
+	cards *a2aserve.CardCache
 	// upstreamKey seals the header values of designs' upstreams.
 	upstreamKey *upstream.Key
 	// oauthKeys sign the access tokens of designs' authorization servers;
@@ -266,7 +268,8 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString).WithPush(a2aserve.Push{
+	s.cards = a2aserve.NewCardCache(s.publishedCard)
+	agents := a2aserve.New(s.cards.Lookup, s.store, s.log, uuid.NewString).WithPush(a2aserve.Push{
 		Configs: s.store, Sealer: s.upstreamKey, AllowPrivate: s.cfg.AllowPrivateTargets,
 		Client: outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Timeout: 5 * time.Second,
 			MaxBody: 64 << 10, MaxRedirects: -1})})
@@ -436,6 +439,9 @@ func (s *Service) startBackground() {
 		defer close(s.done)
 		var wg sync.WaitGroup
 		wg.Go(func() { s.mcp.Listen(bg) })
+		wg.Go(func() {
+			s.store.Listen(bg, a2aserve.CardChannel, func(string) { s.cards.Flush() }, s.cards.Lost, s.cards.Live, nil)
+		})
 		wg.Go(func() { s.keys.Run(bg) })
 		wg.Go(func() { s.oauthVerifier.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })

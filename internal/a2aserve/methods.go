@@ -45,7 +45,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 		out.ContextID = h.newID()
 		in.ContextID = out.ContextID
 	}
-	if s, ok := MatchSkill(card, in.Text); ok {
+	if s, ok := c.agent.matchSkill(in.Text); ok {
 		out.Skill = s.Name
 	}
 	args := in.args()
@@ -77,10 +77,11 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 
 // message answers a Message: SendMessage's result, or a stream of one event.
 func (h *Handler) message(c *call, out outgoing) (any, error) {
-	msg := out.wire(c.era)
-	var result any = msg
+	var result any
 	if c.era == Version10 {
-		result = map[string]any{"message": msg}
+		result = sendResult10{Message: out.v10Struct()}
+	} else {
+		result = out.wire(c.era)
 	}
 	if !c.streams {
 		return result, nil

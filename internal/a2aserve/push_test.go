@@ -17,6 +17,8 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/agentcard"
+	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/config"
 	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/store"
@@ -34,6 +36,13 @@ type pushEnv struct {
 }
 
 func newPushEnv(t *testing.T, replies []agentcard.Reply, async, allowPrivate bool) *pushEnv {
+	t.Helper()
+	return newPushEnvWith(t, replies, async, allowPrivate, allowPrivate)
+}
+
+// newPushEnvWith is newPushEnv whose configs' check (allowPrivate) and
+// delivering client (clientAllowsPrivate) may differ.
+func newPushEnvWith(t *testing.T, replies []agentcard.Reply, async, allowPrivate, clientAllowsPrivate bool) *pushEnv {
 	t.Helper()
 	st := testdb.Store(t)
 	card := testCard()
@@ -61,7 +70,7 @@ func newPushEnv(t *testing.T, replies []agentcard.Reply, async, allowPrivate boo
 	newID := func() string { mu.Lock(); defer mu.Unlock(); n++; return "id-" + strconv.Itoa(n) }
 	h := a2aserve.New(lookup, st, slog.New(slog.NewTextHandler(io.Discard, nil)), newID).WithPush(a2aserve.Push{
 		Configs: st, Sealer: key, AllowPrivate: allowPrivate,
-		Client: outbound.NewClient(outbound.Options{AllowPrivate: allowPrivate, Timeout: 2 * time.Second, MaxRedirects: -1}),
+		Client: outbound.NewClient(outbound.Options{AllowPrivate: clientAllowsPrivate, Timeout: 2 * time.Second, MaxRedirects: -1}),
 	})
 	mux := http.NewServeMux()
 	mux.Handle(a2aserve.Route, h)
@@ -370,4 +379,64 @@ func TestPushConfigsStayInTheirOrganization(t *testing.T) {
 
 	got := rpc(t, env.acme, "1.0", "GetTaskPushNotificationConfig", map[string]any{"taskId": id, "id": "a"})
 	require.Equal(t, "https://push.example.com/a", got["url"], "untouched")
+}
+
+// TestPushDeliveryThroughTheGuard: a config that passed its check (here,
+// the check is lifted) is still posted through the outbound address
+// policy, which refuses loopback at connection time: nothing arrives.
+func TestPushDeliveryThroughTheGuard(t *testing.T) {
+	t.Parallel()
+	env := newPushEnvWith(t, []agentcard.Reply{slowReply}, true, true, false)
+	rc := newReceiver(t)
+	id := rpc(t, env.acme, "1.0", "SendMessage", msg10("slow", nil))["task"].(map[string]any)["id"].(string)
+	rpc(t, env.acme, "1.0", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "url": rc.srv.URL})
+	rpc(t, env.acme, "1.0", "CancelTask", map[string]any{"id": id})
+	time.Sleep(time.Second)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	require.Empty(t, rc.got)
+}
+
+func TestPushConfigsPerTaskAreBounded(t *testing.T) {
+	t.Parallel()
+	env := newPushEnv(t, []agentcard.Reply{slowReply}, true, false)
+	id := rpc(t, env.acme, "1.0", "SendMessage", msg10("slow", nil))["task"].(map[string]any)["id"].(string)
+	for i := range store.MaxA2APushConfigsPerTask {
+		rpc(t, env.acme, "1.0", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "id": strconv.Itoa(i), "url": "https://push.example.com/"})
+	}
+	e := rpcError(t, env.acme, "1.0", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "id": "one-more", "url": "https://push.example.com/"})
+	require.Equal(t, float64(-32602), e["code"])
+	require.Equal(t, "params.id", e["data"].(map[string]any)["field"])
+	// Replacing one of them is not one more.
+	rpc(t, env.acme, "1.0", "CreateTaskPushNotificationConfig", map[string]any{"taskId": id, "id": "0", "url": "https://push.example.com/again"})
+}
+
+// TestPushThroughTheService: the service takes a config in a message and
+// posts the task's changes, its secrets sealed with the service's key;
+// here ALLOW_PRIVATE_TARGETS lets it post to the test's receiver.
+func TestPushThroughTheService(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, &apitest.Options{Configure: func(c *config.Config) { c.AllowPrivateTargets = true }})
+	owner := env.Signup(t, "Push Org")
+	slug := owner.Do(http.MethodGet, "/api/organizations/"+owner.OrgID, nil).Status(http.StatusOK).String("slug")
+	id := owner.Do(http.MethodPost, "/api/agent-cards", map[string]any{"name": "desk", "version": "1.0.0", "description": cardDesc("Desks."),
+		"skills":       []any{map[string]any{"name": "book_desk", "description": cardDesc("Books a desk.")}},
+		"invocation":   map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
+		"capabilities": map[string]any{"async": true},
+		"replies": []any{map[string]any{"name": "r", "task": map[string]any{
+			"steps": []any{map[string]any{"duration_ms": 200}}, "outcome": map[string]any{"state": "completed"}}}},
+	}).Status(http.StatusCreated).String("id")
+	owner.Do(http.MethodPost, "/api/agent-cards/"+id+"/publish", nil).Status(http.StatusOK)
+	card := owner.Do(http.MethodGet, "/api/exchange/agent-cards/"+slug+"/desk/.well-known/agent-card.json", nil).Status(http.StatusOK)
+	require.Equal(t, true, card.Get("capabilities.pushNotifications"))
+
+	rc := newReceiver(t)
+	p := msg10("a desk", nil)
+	p["configuration"] = map[string]any{"returnImmediately": true, "pushNotificationConfig": map[string]any{"url": rc.srv.URL, "token": "svc"}}
+	task := rpc(t, env.URL+a2aserve.EndpointPath(slug, "desk"), "1.0", "SendMessage", p)["task"].(map[string]any)
+	got := rc.wait(t, 1)
+	require.Equal(t, "svc", got[0].token)
+	done := got[0].body["task"].(map[string]any)
+	require.Equal(t, task["id"], done["id"])
+	require.Equal(t, "TASK_STATE_COMPLETED", state(done))
 }

@@ -12,6 +12,18 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type A2aPushConfig struct {
+	TaskID         uuid.UUID
+	ID             string
+	OrganizationID uuid.UUID
+	AgentCardID    uuid.UUID
+	Url            string
+	Scheme         string
+	Secrets        []byte
+	Era            string
+	CreatedAt      time.Time
+}
+
 type A2aTask struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID

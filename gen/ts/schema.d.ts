@@ -2267,6 +2267,23 @@ export interface paths {
          *     `GET|POST /tasks/{id}:subscribe`, `GET /extendedAgentCard`; bodies without the JSON-RPC
          *     envelope, errors as `{error: {code, status, message, details: [ErrorInfo]}}`.
          *
+         *     Push-notification configs, for a card that declares the `async` capability (its
+         *     rendering's `capabilities.pushNotifications`; otherwise -32003
+         *     PushNotificationNotSupportedError): `CreateTaskPushNotificationConfig`
+         *     (`tasks/pushNotificationConfig/set`) `{taskId, id?, url, token?, authentication?:
+         *     {scheme, credentials?}}` (0.3: `{taskId, pushNotificationConfig}`),
+         *     `GetTaskPushNotificationConfig` `{taskId, id}` (0.3 `{id, pushNotificationConfigId?}`),
+         *     `ListTaskPushNotificationConfigs` (`{configs, nextPageToken}`; 0.3 an array) and
+         *     `DeleteTaskPushNotificationConfig`; in HTTP+JSON `POST|GET
+         *     /tasks/{id}/pushNotificationConfigs` and `GET|DELETE
+         *     /tasks/{id}/pushNotificationConfigs/{configId}`; or `configuration.pushNotificationConfig`
+         *     in a message that begins a task. Token and credentials are sealed at rest and never read
+         *     back. A URL that is not http(s), or whose host is or resolves to a private, loopback or
+         *     metadata address (unless `ALLOW_PRIVATE_TARGETS`), is -32602 with `data: {field,
+         *     reason}`. Each change of a task's state is posted to every config's URL through the
+         *     outbound address policy: 1.0 `{task}` (0.3 the Task), `X-A2A-Notification-Token`, and
+         *     `Authorization: <scheme> <credentials>`; in the background, 3 attempts at most.
+         *
          *     The `A2A-Version` header is `0.3` when absent; `0.3` and `1.0` are served, any other is
          *     -32009 VersionNotSupportedError with `data: {requested, supported}`. Other methods are
          *     -32601; params without a message, its `messageId`, a part, or the version's user role are

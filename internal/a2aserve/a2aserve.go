@@ -67,6 +67,9 @@ type Agent struct {
 	Card  agentcard.Card
 	ID    uuid.UUID // the card's
 	OrgID uuid.UUID // its organization's
+	// compiled holds the card's replies compiled, for a card the
+	// CardCache keeps; nil compiles them per message.
+	compiled *compiledCard
 }
 
 // Lookup finds a published card by its organization's slug and its name;
@@ -97,6 +100,9 @@ type Handler struct {
 	// poll bounds a stream's wait between two looks at its task, so that a
 	// cancel from another request shows.
 	poll time.Duration
+	// push delivers push notifications; nil when the handler takes no
+	// configs (WithPush).
+	push *pusher
 	journaling
 }
 
@@ -165,6 +171,10 @@ func init() {
 		{"CancelTask", "tasks/cancel", false, (*Handler).cancelTask},
 		{"SubscribeToTask", "tasks/resubscribe", true, (*Handler).subscribe},
 		{"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard", false, (*Handler).extendedCard},
+		{"CreateTaskPushNotificationConfig", "tasks/pushNotificationConfig/set", false, (*Handler).createPushConfig},
+		{"GetTaskPushNotificationConfig", "tasks/pushNotificationConfig/get", false, (*Handler).getPushConfig},
+		{"ListTaskPushNotificationConfigs", "tasks/pushNotificationConfig/list", false, (*Handler).listPushConfigs},
+		{"DeleteTaskPushNotificationConfig", "tasks/pushNotificationConfig/delete", false, (*Handler).deletePushConfig},
 	} {
 		methods[m.v10] = method{era: Version10, stream: m.stream, run: m.run}
 		if m.v03 != "" {

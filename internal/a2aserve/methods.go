@@ -46,11 +46,11 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 		out.ContextID = h.newID()
 		in.ContextID = out.ContextID
 	}
-	if s, ok := MatchSkill(card, in.Text); ok {
+	if s, ok := c.agent.matchSkill(in.Text); ok {
 		out.Skill = s.Name
 	}
 	args := in.args()
-	reply, ok := scripted(card, args)
+	reply, ok := c.agent.scripted(args)
 	if !ok {
 		out = defaultReply(card, out)
 		c.x.answered(card, in, out)
@@ -73,7 +73,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 	if reply.Task != nil {
 		return h.startTask(c, in, reply, args, out.Skill)
 	}
-	if out.Text, err = renderText(reply, args); err != nil {
+	if out.Text, err = c.agent.renderText(reply, args); err != nil {
 		return nil, err
 	}
 	return h.message(c, out)
@@ -81,10 +81,11 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 
 // message answers a Message: SendMessage's result, or a stream of one event.
 func (h *Handler) message(c *call, out outgoing) (any, error) {
-	msg := out.wire(c.era)
-	var result any = msg
+	var result any
 	if c.era == Version10 {
-		result = map[string]any{"message": msg}
+		result = sendResult10{Message: out.v10Struct()}
+	} else {
+		result = out.wire(c.era)
 	}
 	if !c.streams {
 		return result, nil
@@ -108,10 +109,20 @@ func (h *Handler) startTask(c *call, in incoming, reply agentcard.Reply, args ma
 	if err != nil {
 		return nil, err
 	}
+	push, hasPush, err := h.sendPushConfig(c)
+	if err != nil {
+		return nil, err
+	}
 	t := store.A2ATask{ID: uuid.New(), OrgID: c.agent.OrgID, CardID: c.agent.ID, ContextID: in.ContextID,
 		Reply: reply.Name, Script: rawScript, History: history, CreatedAt: h.now().UTC().Truncate(time.Microsecond)}
 	if err := h.tasks.CreateA2ATask(c.ctx, t); err != nil {
 		return nil, err
+	}
+	if hasPush {
+		if _, err := h.putPushConfig(c, t.ID, push, "params.configuration.pushNotificationConfig"); err != nil {
+			return nil, err
+		}
+		h.push.watch(c.agent, t.ID)
 	}
 	return h.answerTask(c, t, sc, in)
 }
@@ -197,6 +208,7 @@ func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 	if err != nil {
 		return nil, taskError(err, in.TaskID)
 	}
+	h.push.changed(c.agent, t.ID)
 	return h.answerTask(c, t, sc, in)
 }
 
@@ -326,6 +338,7 @@ func (h *Handler) cancelTask(c *call) (any, error) {
 	if err != nil {
 		return nil, taskError(err, p.ID)
 	}
+	h.push.changed(c.agent, t.ID)
 	return h.taskNow(t, sc, c.era, p.HistoryLength)
 }
 

@@ -117,6 +117,9 @@ func restOperation(method, path string) (restOp, string, bool) {
 		return restOp{name: "GetExtendedAgentCard", run: (*Handler).extendedCard, params: noParams}, "", true
 	}
 	rest, ok := strings.CutPrefix(path, "tasks/")
+	if op, ok := pushOperation(method, rest); ok {
+		return op, "", true
+	}
 	if !ok || rest == "" || strings.Contains(rest, "/") {
 		return restOp{}, "", false
 	}
@@ -203,6 +206,8 @@ func restStatus(code int64) (int, string, string) {
 		return http.StatusBadRequest, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"
 	case ErrExtendedCardNotConfigured.Code:
 		return http.StatusBadRequest, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+	case ErrPushNotSupported.Code:
+		return http.StatusBadRequest, "UNIMPLEMENTED", "PUSH_NOTIFICATION_NOT_SUPPORTED"
 	case ErrVersionNotSupported.Code:
 		return http.StatusBadRequest, "INVALID_ARGUMENT", "VERSION_NOT_SUPPORTED"
 	case jsonrpc.ErrInvalidParams.Code, jsonrpc.ErrParse.Code, jsonrpc.ErrInvalidRequest.Code:

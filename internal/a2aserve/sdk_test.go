@@ -69,7 +69,7 @@ func TestOfficialSDKClient(t *testing.T) {
 		"name": "travel-agent", "version": "1.0.0", "description": cardDesc("Plans trips."),
 		"skills":       []any{skill("search_flights"), skill("book_hotel")},
 		"invocation":   map[string]any{"protocol": "mcp", "endpoint": "https://agents.example.com/mcp"},
-		"capabilities": map[string]any{"streaming": true},
+		"capabilities": map[string]any{"streaming": true, "async": true},
 		"replies": []any{
 			map[string]any{"name": "rome", "condition": map[string]any{"field": "text", "operator": "contains", "value": "Rome"},
 				"text": "Three hotels in Rome for {{args.contextId}}."},
@@ -117,6 +117,10 @@ func TestOfficialSDKClient(t *testing.T) {
 			CancelAgain         map[string]any `json:"cancelAgain"`
 			UnknownTask         map[string]any `json:"unknownTask"`
 			ResubscribeEnded    map[string]any `json:"resubscribeEnded"`
+			PushSet, PushGot    map[string]any
+			PushList            []map[string]any
+			PushGone            map[string]any
+			PushUnknownTask     map[string]any
 		}
 	}
 	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
@@ -174,6 +178,14 @@ func TestOfficialSDKClient(t *testing.T) {
 			require.Equal(t, map[string]any{"case": "statusUpdate", "state": float64(3), "taskId": last["taskId"]}, last)
 			require.Equal(t, map[string]any{"name": "TaskNotFoundError", "code": notFound}, b.UnknownTask)
 			require.Equal(t, map[string]any{"name": "UnsupportedOperationError", "code": unsupported}, b.ResubscribeEnded)
+			// Push-notification configs: the token is never read back.
+			push := map[string]any{"id": "sdk-push-" + binding, "taskId": b.Task["id"], "url": "https://push.example.com/sdk",
+				"token": "", "scheme": "Bearer"}
+			require.Equal(t, push, b.PushSet)
+			require.Equal(t, push, b.PushGot)
+			require.Equal(t, []map[string]any{push}, b.PushList)
+			require.NotNil(t, b.PushGone, "a deleted config is gone")
+			require.Equal(t, map[string]any{"name": "TaskNotFoundError", "code": notFound}, b.PushUnknownTask)
 		})
 	}
 }

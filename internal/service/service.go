@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,7 @@ import (
 	"github.com/mockmcp/mockmcp/internal/metrics"
 	"github.com/mockmcp/mockmcp/internal/oauthas"
 	"github.com/mockmcp/mockmcp/internal/oauthcfg"
+	"github.com/mockmcp/mockmcp/internal/outbound"
 	"github.com/mockmcp/mockmcp/internal/platformmcp"
 	"github.com/mockmcp/mockmcp/internal/problem"
 	"github.com/mockmcp/mockmcp/internal/ratelimit"
@@ -77,6 +79,8 @@ type Service struct {
 	seq   mcpserve.Sequencer
 	// stateKeys sign the requestState of calls that ask the client.
 	stateKeys [][]byte
+	// cards caches the published cards the mock A2A agents serve.
+	cards *a2aserve.CardCache
 	// upstreamKey seals the header values of designs' upstreams.
 	upstreamKey *upstream.Key
 	// oauthKeys sign the access tokens of designs' authorization servers;
@@ -272,7 +276,12 @@ func (s *Service) routes(spec *openapi3.T) (http.Handler, error) {
 	mux.Handle(oauthcfg.ProtectedResourcePrefix, prm)
 	mux.Handle(oauthcfg.ProtectedResourcePrefix+"/", prm)
 	mux.Handle(platformmcp.Path, s.metrics.Route(platformmcp.Path, platform))
-	agents := a2aserve.New(s.publishedCard, s.store, s.log, uuid.NewString).Tokens(s.agentToken)
+	s.cards = a2aserve.NewCardCache(s.publishedCard)
+	rest.Use(s.flushCardsAfterChange)
+	agents := a2aserve.New(s.cards.Lookup, s.store, s.log, uuid.NewString).WithPush(a2aserve.Push{
+		Configs: s.store, Sealer: s.upstreamKey, AllowPrivate: s.cfg.AllowPrivateTargets,
+		Client: outbound.NewClient(outbound.Options{AllowPrivate: s.cfg.AllowPrivateTargets, Timeout: 5 * time.Second,
+			MaxBody: 64 << 10, MaxRedirects: -1})}).Tokens(s.agentToken)
 	if s.agentJournal != nil {
 		agents.Journal(s.agentJournal, func(r *http.Request) string { return ips.Of(r).String() })
 	}
@@ -307,6 +316,22 @@ func (s *Service) exchangeRateLimit(ips *clientip.Resolver, next http.Handler) h
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// flushCardsAfterChange drops the agents' cached cards once a request that
+// may change a card or an organization's slug has been answered, so that
+// this instance's agents serve the change at once; the others follow the
+// notification (a2aserve.CardChannel).
+func (s *Service) flushCardsAfterChange(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		r := c.Request()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && s.cards != nil &&
+			(strings.HasPrefix(r.URL.Path, "/api/agent-cards") || strings.HasPrefix(r.URL.Path, "/api/organizations")) {
+			s.cards.Flush()
+		}
+		return err
+	}
 }
 
 // publishedCard reads a published card for its mock agent, as the exchange
@@ -449,6 +474,9 @@ func (s *Service) startBackground() {
 		defer close(s.done)
 		var wg sync.WaitGroup
 		wg.Go(func() { s.mcp.Listen(bg) })
+		wg.Go(func() {
+			s.store.Listen(bg, a2aserve.CardChannel, func(string) { s.cards.Flush() }, s.cards.Lost, s.cards.Live, nil)
+		})
 		wg.Go(func() { s.keys.Run(bg) })
 		wg.Go(func() { s.oauthVerifier.Run(bg) })
 		wg.Go(func() { s.audit.Run(bg) })

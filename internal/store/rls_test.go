@@ -196,6 +196,13 @@ var rlsTables = []rlsTable{
 		return `INSERT INTO a2a_tasks (id, organization_id, agent_card_id, context_id, reply, script, created_at)
 			VALUES (gen_random_uuid(), $1, $2, 'ctx', 'intruder', '{}', now())`, []any{owner.OrgID, owner.CardID}
 	}),
+	{
+		name: "a2a_push_configs", key: "r.task_id::text || '/' || r.id", touch: "url", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO a2a_push_configs (task_id, id, organization_id, agent_card_id, url, era)
+				VALUES ($3, md5(random()::text), $1, $2, 'https://push.example.com/', '1.0')`, []any{owner.OrgID, owner.CardID, owner.A2ATaskID}
+		},
+	},
 	orgRows("mcp_tasks", "answers", func(owner tenant) (string, []any) {
 		return `INSERT INTO mcp_tasks (id, organization_id, server_id, tool, scenario, script, created_at)
 			VALUES (md5(random()::text), $1, $2, 'tool', 'intruder', '{}', now())`, []any{owner.OrgID, owner.ServerID}
@@ -223,7 +230,7 @@ type tenant struct {
 	OrgID, UserID                          uuid.UUID
 	Email, SessionHash, Slug, KeyHash      string
 	ServerID, ToolID, ResourceID, PromptID uuid.UUID
-	KeyID, CardID                          uuid.UUID
+	KeyID, CardID, A2ATaskID               uuid.UUID
 	TestID, SuiteID, SessionID             uuid.UUID
 }
 
@@ -331,8 +338,11 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	require.Zero(t, skipped)
 	require.NoError(t, st.CreateTask(ctx, store.Task{ID: taskID(), OrgID: ten.OrgID, ServerID: ten.ServerID,
 		Tool: "tool", Scenario: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
-	require.NoError(t, st.CreateA2ATask(ctx, store.A2ATask{ID: uuid.New(), OrgID: ten.OrgID, CardID: ten.CardID,
+	ten.A2ATaskID = uuid.New()
+	require.NoError(t, st.CreateA2ATask(ctx, store.A2ATask{ID: ten.A2ATaskID, OrgID: ten.OrgID, CardID: ten.CardID,
 		ContextID: "ctx", Reply: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
+	require.NoError(t, st.PutA2APushConfig(ctx, store.A2APushConfig{TaskID: ten.A2ATaskID, ID: "seed", OrgID: ten.OrgID,
+		CardID: ten.CardID, URL: "https://push.example.com/", Era: "1.0"}))
 	_, err = st.ChangeLiveState(ctx, ten.OrgID, ten.ServerID, mockspec.StateChange{Sets: json.RawMessage(`{"seeded":true}`)})
 	require.NoError(t, err)
 	return ten

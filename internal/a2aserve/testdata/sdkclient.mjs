@@ -3,7 +3,8 @@
 // the client read: the card's interfaces, the replies, and what the task
 // methods gave. Input on stdin: {"cardBase": the card's exchange URL,
 // "texts": the texts of the messages, "search" and "long": the texts that
-// begin a short task and a long one}.
+// begin a short task and a long one}. The
+// card declares async: its agent takes push-notification configs.
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 
 let raw = '';
@@ -95,7 +96,19 @@ const tasks = async (client) => {
   const resubscribeEnded = await failure(async () => {
     for await (const _ of client.resubscribeTask({ tenant: '', id: followed.id })) { /* no events */ }
   });
-  return { binding, task, immediate, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded };
+  // Push-notification configs of the first task: set, read, listed,
+  // deleted, then gone.
+  const push = { tenant: '', id: `sdk-push-${binding}`, taskId: sent.id, url: 'https://push.example.com/sdk', token: 'sdk-token',
+    authentication: { scheme: 'Bearer', credentials: 'sdk-credentials' } };
+  const pushView = (c) => ({ id: c.id, taskId: c.taskId, url: c.url, token: c.token, scheme: c.authentication?.scheme ?? null });
+  const pushSet = pushView(await client.createTaskPushNotificationConfig(push));
+  const pushGot = pushView(await client.getTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: push.id }));
+  const pushList = (await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })).configs.map(pushView);
+  await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: push.id });
+  const pushGone = await failure(() => client.getTaskPushNotificationConfig({ tenant: '', taskId: sent.id, id: push.id }));
+  const pushUnknownTask = await failure(() => client.getTaskPushNotificationConfig({ tenant: '', taskId: '00000000-0000-4000-8000-000000000000', id: 'x' }));
+  return { binding, task, immediate, stream, got, canceled, cancelAgain, resubscribed, unknownTask, resubscribeEnded,
+    pushSet, pushGot, pushList, pushGone, pushUnknownTask };
 };
 const jsonrpcTasks = await tasks(client);
 const restClient = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default,

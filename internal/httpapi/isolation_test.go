@@ -144,6 +144,12 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "policy evidence", method: "GET", route: policy + "/evidence", key: true},
 
 		{name: "get agent card", method: "GET", route: card},
+		{name: "export agent card", method: "GET", route: card + "/export"},
+		{name: "apply an agent document with A's card id", method: "POST", route: "/api/agent-cards/apply", status: http.StatusConflict,
+			body: map[string]any{"apiVersion": "mockmcp/v1", "kind": "A2AAgent", "id": "{card_id}", "name": "hijacked-by-beta"}},
+		{name: "list agent journal", method: "GET", route: card + "/journal"},
+		{name: "clear agent journal", method: "DELETE", route: card + "/journal"},
+		{name: "verify agent", method: "POST", route: card + "/verify", body: map[string]any{"reply": "default"}},
 		{name: "update agent card", method: "PATCH", route: card, body: map[string]any{"description": "hijacked"}},
 		{name: "delete agent card", method: "DELETE", route: card},
 		{name: "validate agent card", method: "POST", route: card + "/validate"},

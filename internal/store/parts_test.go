@@ -15,7 +15,7 @@ import (
 // would panic) or works on another connection.
 func TestEveryPartSharesTheConnection(t *testing.T) {
 	s := New(nil)
-	requireParts(t, reflect.ValueOf(s).Elem(), reflect.ValueOf(s.conn), 6)
+	requireParts(t, reflect.ValueOf(s).Elem(), reflect.ValueOf(s.conn), 7)
 
 	tx := newTx(nil, db.New())
 	requireParts(t, reflect.ValueOf(tx).Elem(), reflect.ValueOf(tx.txConn), 14)

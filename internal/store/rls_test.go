@@ -192,6 +192,10 @@ var rlsTables = []rlsTable{
 				VALUES (md5(random()::text), $1, $2, now())`, []any{owner.OrgID, owner.ServerID}
 		},
 	},
+	orgRows("agent_journal", "response", func(owner tenant) (string, []any) {
+		return `INSERT INTO agent_journal (id, organization_id, card_id, received_at, method, binding, a2a_version, outcome, latency_us)
+			VALUES (gen_random_uuid(), $1, $2, now(), 'SendMessage', 'JSONRPC', '1.0', 'result', 1)`, []any{owner.OrgID, owner.CardID}
+	}),
 	orgRows("a2a_tasks", "history", func(owner tenant) (string, []any) {
 		return `INSERT INTO a2a_tasks (id, organization_id, agent_card_id, context_id, reply, script, created_at)
 			VALUES (gen_random_uuid(), $1, $2, 'ctx', 'intruder', '{}', now())`, []any{owner.OrgID, owner.CardID}
@@ -334,6 +338,10 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 	}))
 	skipped, err := st.AppendJournal(ctx, []store.JournalRecord{{ID: uuid.New(), OrgID: ten.OrgID, ServerID: ten.ServerID,
 		ReceivedAt: time.Now(), Method: "tools/call", Tool: "tool", Outcome: "result", Step: -1}})
+	require.NoError(t, err)
+	require.Zero(t, skipped)
+	skipped, err = st.AppendAgentJournal(ctx, []store.AgentJournalRecord{{ID: uuid.New(), OrgID: ten.OrgID, CardID: ten.CardID,
+		ReceivedAt: time.Now(), Method: "SendMessage", Binding: "JSONRPC", Version: "1.0", Outcome: "result"}})
 	require.NoError(t, err)
 	require.Zero(t, skipped)
 	require.NoError(t, st.CreateTask(ctx, store.Task{ID: taskID(), OrgID: ten.OrgID, ServerID: ten.ServerID,
@@ -584,6 +592,10 @@ func TestRLSVisibility(t *testing.T) {
 		}
 	}
 	none := func(rlsTable) []string { return nil }
+	// either is what a or b shows of a table.
+	either := func(a, b func(rlsTable) []string) func(rlsTable) []string {
+		return func(tb rlsTable) []string { return append(a(tb), b(tb)...) }
+	}
 
 	cases := []struct {
 		name string
@@ -600,7 +612,7 @@ func TestRLSVisibility(t *testing.T) {
 		{"org slug of A", settings{"app.org_slug": a.Slug}, only("organizations", a)},
 		{"audit append", settings{"app.audit_append": "on"}, none},
 		{"journal append", settings{"app.journal_append": "on"}, none},
-		{"journal prune", settings{"app.journal_prune": "on"}, only("mcp_journal", a, b)},
+		{"journal prune", settings{"app.journal_prune": "on"}, either(only("mcp_journal", a, b), only("agent_journal", a, b))},
 		{"journal prune not quite on", settings{"app.journal_prune": "yes"}, none},
 		{"task sweep", settings{"app.task_sweep": "on"}, only("mcp_tasks", a, b)},
 		{"task sweep not quite on", settings{"app.task_sweep": "yes"}, none},

@@ -21,7 +21,7 @@ type compiledCard struct {
 	whens []*scenario.Condition
 	// usesState is card.UsesState: messages read their context's state.
 	usesState bool
-	texts map[string]*answertmpl.Template
+	texts     map[string]*answertmpl.Template
 	// examples are the skills' examples as the A2A rendering lists them,
 	// in card order, which MatchSkill reads.
 	examples [][]string

@@ -12,6 +12,15 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type A2aContextState struct {
+	AgentCardID    uuid.UUID
+	OrganizationID uuid.UUID
+	ContextID      string
+	State          []byte
+	Version        int64
+	UpdatedAt      time.Time
+}
+
 type A2aPushConfig struct {
 	TaskID         uuid.UUID
 	ID             string

@@ -4293,6 +4293,14 @@ export interface components {
             condition?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A condition over the state of the message's context (kept per card and contextId), as `condition` is over the message; absent, null or {} always matches. */
+            when_state?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Keys of the context's state to set once the reply is chosen, each to a JSON value or an answer template rendered with the message's `args` and the state (`{{state.KEY}}`); null deletes the key. One atomic change. */
+            set_state?: {
+                [key: string]: unknown;
+            } | null;
             /** @description An answer template rendering the reply's text. */
             text?: string;
             task?: {

@@ -16,17 +16,27 @@ import (
 // never matches) and their texts' templates, by text.
 type compiledCard struct {
 	conds []*scenario.Condition
-	texts map[string]*answertmpl.Template
+	// whens are the replies' when_state compiled, nil for none (or one
+	// that does not compile, which never matches: see scripted).
+	whens []*scenario.Condition
+	// usesState is card.UsesState: messages read their context's state.
+	usesState bool
+	texts     map[string]*answertmpl.Template
 	// examples are the skills' examples as the A2A rendering lists them,
 	// in card order, which MatchSkill reads.
 	examples [][]string
 }
 
 func compileCard(card agentcard.Card) *compiledCard {
-	cc := &compiledCard{conds: make([]*scenario.Condition, len(card.Replies)), texts: map[string]*answertmpl.Template{}}
+	cc := &compiledCard{conds: make([]*scenario.Condition, len(card.Replies)), texts: map[string]*answertmpl.Template{},
+		whens: make([]*scenario.Condition, len(card.Replies)), usesState: card.UsesState()}
 	for i, r := range card.Replies {
 		if cond, errs := scenario.Compile(r.Condition); len(errs) == 0 {
 			cc.conds[i] = &cond
+		}
+		if !emptySet(r.WhenState) {
+			when, _ := scenario.Compile(r.WhenState) // one that fails matches nothing
+			cc.whens[i] = &when
 		}
 		if t, err := answertmpl.Compile(r.Text); err == nil {
 			cc.texts[r.Text] = t
@@ -56,28 +66,42 @@ func (a Agent) matchSkill(text string) (agentcard.Skill, bool) {
 	return card.Skills[0], true
 }
 
+// usesState reports whether the agent's replies use the state of a
+// context.
+func (a Agent) usesState() bool {
+	if a.compiled == nil {
+		return a.Card.UsesState()
+	}
+	return a.compiled.usesState
+}
+
 // scripted is scripted over the agent's card, with its compiled
 // conditions when it has them.
-func (a Agent) scripted(args map[string]any) (agentcard.Reply, bool) {
+func (a Agent) scripted(args, live map[string]any) (agentcard.Reply, bool) {
 	if a.compiled == nil {
-		return scripted(a.Card, args)
+		return scripted(a.Card, args, live)
 	}
 	budget := regexlimit.NewBudget()
 	for i, r := range a.Card.Replies {
-		if cond := a.compiled.conds[i]; cond != nil && cond.MatchWithin(args, &budget) {
-			return r, true
+		cond := a.compiled.conds[i]
+		if cond == nil || !cond.MatchWithin(args, &budget) {
+			continue
 		}
+		if when := a.compiled.whens[i]; when != nil && !when.MatchWithin(live, &budget) {
+			continue
+		}
+		return r, true
 	}
 	return agentcard.Reply{}, false
 }
 
 // renderText is renderText with the compiled template of r's text when
 // the agent has it.
-func (a Agent) renderText(r agentcard.Reply, args map[string]any) (string, error) {
+func (a Agent) renderText(r agentcard.Reply, args map[string]any, st *contextState) (string, error) {
 	if a.compiled == nil || a.compiled.texts[r.Text] == nil {
-		return renderText(r, args)
+		return renderText(r, args, st)
 	}
-	raw, err := a.compiled.texts[r.Text].Render(nil, &answertmpl.Input{Args: args})
+	raw, err := a.compiled.texts[r.Text].Render(nil, &answertmpl.Input{Args: args, State: st.value()})
 	if err != nil {
 		return "", fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, err)
 	}

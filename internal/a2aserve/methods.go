@@ -42,6 +42,7 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 	}
 	card := c.agent.Card
 	out := outgoing{MessageID: h.newID(), ContextID: in.ContextID}
+	named := in.ContextID != ""
 	if out.ContextID == "" {
 		out.ContextID = h.newID()
 		in.ContextID = out.ContextID
@@ -50,7 +51,17 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 		out.Skill = s.Name
 	}
 	args := in.args()
-	reply, ok := c.agent.scripted(args)
+	// The state of the context, read once, only for an agent whose
+	// replies use it.
+	var st *contextState
+	var live map[string]any
+	if c.agent.usesState() {
+		if st, err = h.readContextState(c, in.ContextID, named); err != nil {
+			return nil, err
+		}
+		live = st.live
+	}
+	reply, ok := c.agent.scripted(args, live)
 	if !ok {
 		out = defaultReply(card, out)
 		c.x.answered(card, in, out)
@@ -70,10 +81,17 @@ func (h *Handler) sendMessage(c *call) (any, error) {
 			return nil, faultError{code: f.Error.Code, message: f.Error.Message, data: f.Error.Data}
 		}
 	}
-	if reply.Task != nil {
-		return h.startTask(c, in, reply, args, out.Skill)
+	// The reply is answered: its set_state changes the context's state,
+	// which its texts then read.
+	if st != nil {
+		if st, err = h.changeContextState(c, in.ContextID, reply, args, st); err != nil {
+			return nil, err
+		}
 	}
-	if out.Text, err = c.agent.renderText(reply, args); err != nil {
+	if reply.Task != nil {
+		return h.startTask(c, in, reply, args, st, out.Skill)
+	}
+	if out.Text, err = c.agent.renderText(reply, args, st); err != nil {
 		return nil, err
 	}
 	return h.message(c, out)
@@ -96,8 +114,8 @@ func (h *Handler) message(c *call, out outgoing) (any, error) {
 }
 
 // startTask begins a task of reply for in and answers it.
-func (h *Handler) startTask(c *call, in incoming, reply agentcard.Reply, args map[string]any, skill string) (any, error) {
-	sc, err := renderScript(reply, args, skill)
+func (h *Handler) startTask(c *call, in incoming, reply agentcard.Reply, args map[string]any, st *contextState, skill string) (any, error) {
+	sc, err := renderScript(reply, args, st, skill)
 	if err != nil {
 		return nil, err
 	}

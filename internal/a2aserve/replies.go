@@ -29,25 +29,34 @@ func (in incoming) args() map[string]any {
 // reply whose condition no longer compiles is skipped. The regular
 // expressions of all the conditions share one budget, as a tool call's do;
 // once it is spent no further reply matches.
-func scripted(card agentcard.Card, args map[string]any) (agentcard.Reply, bool) {
+//
+// live is the state of the message's context, which a reply's when_state
+// must match as well; nil when the card's replies use no state.
+func scripted(card agentcard.Card, args, live map[string]any) (agentcard.Reply, bool) {
 	budget := regexlimit.NewBudget()
 	for _, r := range card.Replies {
 		cond, errs := scenario.Compile(r.Condition)
 		if len(errs) > 0 || !cond.MatchWithin(args, &budget) {
 			continue
 		}
+		if !emptySet(r.WhenState) {
+			when, errs := scenario.Compile(r.WhenState)
+			if len(errs) > 0 || !when.MatchWithin(live, &budget) {
+				continue
+			}
+		}
 		return r, true
 	}
 	return agentcard.Reply{}, false
 }
 
-// renderText renders a reply's text with args.
-func renderText(r agentcard.Reply, args map[string]any) (string, error) {
+// renderText renders a reply's text with args and the state st (nil: none).
+func renderText(r agentcard.Reply, args map[string]any, st *contextState) (string, error) {
 	t, err := answertmpl.Compile(r.Text)
 	if err != nil {
 		return "", fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, err)
 	}
-	raw, err := t.Render(nil, &answertmpl.Input{Args: args})
+	raw, err := t.Render(nil, &answertmpl.Input{Args: args, State: st.value()})
 	if err != nil {
 		return "", fmt.Errorf("%w: reply %q: %v", jsonrpc.ErrInternal, r.Name, err)
 	}

@@ -41,8 +41,8 @@ type artifact struct {
 }
 
 // renderScript renders the texts of reply's task with args.
-func renderScript(reply agentcard.Reply, args map[string]any, skill string) (script, error) {
-	in := &answertmpl.Input{Args: args}
+func renderScript(reply agentcard.Reply, args map[string]any, st *contextState, skill string) (script, error) {
+	in := &answertmpl.Input{Args: args, State: st.value()}
 	render := func(field, s string) (string, error) {
 		if s == "" {
 			return "", nil

@@ -33,6 +33,7 @@ type taskEnv struct {
 	acmeREST    string // acme's agent in the HTTP+JSON binding
 	clock       *testclock.Clock
 	st          *store.Store
+	agents      map[string]a2aserve.Agent // by organization slug
 }
 
 var epoch = time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)
@@ -68,7 +69,7 @@ func newTaskEnv(t *testing.T, replies []agentcard.Reply) *taskEnv {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &taskEnv{acme: srv.URL + a2aserve.EndpointPath("acme", card.Name), acmeREST: srv.URL + a2aserve.RESTPath("acme", card.Name),
-		other: srv.URL + a2aserve.EndpointPath("other", card.Name), clock: clock, st: st}
+		other: srv.URL + a2aserve.EndpointPath("other", card.Name), clock: clock, st: st, agents: agents}
 }
 
 // rpc sends method with params to url as A2A version and returns the

@@ -38,9 +38,17 @@ const (
 // that same object as their args; Fault, when it applies, delays the
 // answer, drops it or answers an error instead. The first reply that
 // matches answers; none or no match gives the default reply.
+//
+// WhenState (the condition syntax, over the state of the message's
+// context) must match too; SetState changes that state once the reply is
+// chosen: each key set to its JSON value, or to a template rendered with
+// the message's args and the state, a null deleting the key. Texts read
+// the state as {{state.KEY}}.
 type Reply struct {
 	Name      string          `json:"name"`
 	Condition json.RawMessage `json:"condition,omitempty"`
+	WhenState json.RawMessage `json:"when_state,omitempty"`
+	SetState  json.RawMessage `json:"set_state,omitempty"`
 	Text      string          `json:"text,omitempty"`
 	Task      *ReplyTask      `json:"task,omitempty"`
 	Fault     *ReplyFault     `json:"fault,omitempty"`
@@ -103,6 +111,57 @@ func (f *ReplyFault) Share() float64 {
 // is dropped or answered an error.
 func (f *ReplyFault) Answers() bool { return f.Drop || f.Error != nil }
 
+// UsesState reports whether the reply reads or changes its context's
+// state through when_state or set_state (its texts may read it too: see
+// Card.UsesState).
+func (r Reply) UsesState() bool {
+	return !emptyJSON(r.WhenState) || !emptyJSON(r.SetState)
+}
+
+// UsesState reports whether any of the card's replies reads or changes
+// the state of a context: when_state, set_state, or {{state in a text.
+func (c Card) UsesState() bool {
+	for _, r := range c.Replies {
+		if r.UsesState() || readsState(r.Text) {
+			return true
+		}
+		if t := r.Task; t != nil {
+			if readsState(t.Outcome.Message) {
+				return true
+			}
+			for _, st := range t.Steps {
+				if readsState(st.Message) {
+					return true
+				}
+			}
+			for _, a := range t.Outcome.Artifacts {
+				if readsState(a.Text) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readsState reports whether a text template reads the state.
+func readsState(s string) bool {
+	if !strings.Contains(s, "state") {
+		return false
+	}
+	t, err := answertmpl.Compile(s)
+	return err == nil && t.UsesState()
+}
+
+// emptyJSON reports whether raw is absent, null or {}.
+func emptyJSON(raw json.RawMessage) bool {
+	switch strings.Join(strings.Fields(string(raw)), "") {
+	case "", "null", "{}":
+		return true
+	}
+	return false
+}
+
 // Terminal reports whether state ends a task.
 func Terminal(state string) bool {
 	switch state {
@@ -132,6 +191,12 @@ func (v *cardCheck) replies(replies []Reply) {
 		}
 		for _, e := range scenario.Check(r.Condition) {
 			v.f.Add(at+"."+e.Field, "%s", e.Message)
+		}
+		for _, e := range scenario.Check(r.WhenState) {
+			v.f.Add(at+".when_state"+strings.TrimPrefix(e.Field, "condition"), "%s", e.Message)
+		}
+		for _, e := range mockspec.CheckSetState(at+".set_state", r.SetState) {
+			v.f.Add(e.Field, "%s", e.Message)
 		}
 		switch {
 		case r.Text != "" && r.Task != nil:

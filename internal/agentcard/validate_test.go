@@ -474,6 +474,13 @@ func TestReplyTasksAndFaultsAreChecked(t *testing.T) {
 			[]string{"replies[0].fault.rate", "replies[0].fault.error.code", "replies[0].fault.error.message", "replies[0].fault.delay_ms"}},
 		{"drop and error", Reply{Name: "r", Fault: &ReplyFault{Drop: true, Error: &mockspec.RPCError{Code: 1, Message: "x"}}},
 			[]string{"replies[0].fault.drop"}},
+		{"state read and changed", Reply{Name: "r", Text: "{{state.items}}", WhenState: json.RawMessage(`{"field":"items","operator":"exists"}`),
+			SetState: json.RawMessage(`{"items":"{{args.text}}","old":null}`)}, nil},
+		{"a when_state that does not compile", Reply{Name: "r", Text: "x", WhenState: json.RawMessage(`{"field":"items","operator":"nope"}`)},
+			[]string{"replies[0].when_state.operator"}},
+		{"a set_state not an object", Reply{Name: "r", Text: "x", SetState: json.RawMessage(`[1]`)}, []string{"replies[0].set_state"}},
+		{"a set_state template that does not compile", Reply{Name: "r", Text: "x", SetState: json.RawMessage(`{"a":"{{args.text"}`)},
+			[]string{"replies[0].set_state.a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var fields []string

@@ -218,6 +218,13 @@ var rlsTables = []rlsTable{
 				[]any{owner.OrgID, owner.ServerID}
 		},
 	},
+	{
+		name: "a2a_context_state", key: "r.agent_card_id::text || '/' || r.context_id", touch: "state", orgOf: "r.organization_id", byOrg: true,
+		insertFor: func(owner, _ tenant) (string, []any) {
+			return `INSERT INTO a2a_context_state (agent_card_id, organization_id, context_id, state, version)
+				VALUES ($2, $1, md5(random()::text), '{}', 0)`, []any{owner.OrgID, owner.CardID}
+		},
+	},
 }
 
 // orgRows describes a table whose rows have an id and belong to the
@@ -351,6 +358,8 @@ func seedTenant(t *testing.T, st *store.Store, name, email string) tenant {
 		ContextID: "ctx", Reply: "slow", Script: json.RawMessage(`{}`), CreatedAt: time.Now()}))
 	require.NoError(t, st.PutA2APushConfig(ctx, store.A2APushConfig{TaskID: ten.A2ATaskID, ID: "seed", OrgID: ten.OrgID,
 		CardID: ten.CardID, URL: "https://push.example.com/", Era: "1.0"}))
+	_, err = st.ChangeA2AContextState(ctx, ten.OrgID, ten.CardID, "seeded", mockspec.StateChange{Sets: json.RawMessage(`{"seeded":true}`)})
+	require.NoError(t, err)
 	_, err = st.ChangeLiveState(ctx, ten.OrgID, ten.ServerID, mockspec.StateChange{Sets: json.RawMessage(`{"seeded":true}`)})
 	require.NoError(t, err)
 	return ten

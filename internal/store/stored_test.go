@@ -313,6 +313,9 @@ func pinnedRows() []pinnedRow {
 		pinRow("mcp_server_state", writeLiveState, readLiveState, map[string]func(store.LiveState) any{
 			"state": func(x store.LiveState) any { return x.State },
 		}),
+		pinRow("a2a_context_state", writeContextState, readContextState, map[string]func(store.LiveState) any{
+			"state": func(x store.LiveState) any { return x.State },
+		}),
 		pinRow("a2a_tasks", writeA2ATask, readA2ATask, map[string]func(store.A2ATask) any{
 			"script":  func(x store.A2ATask) any { return x.Script },
 			"history": func(x store.A2ATask) any { return x.History },
@@ -446,10 +449,29 @@ func readA2ATask(t *testing.T, p pinEnv, key any) store.A2ATask {
 // keyColumn is the column that keys a pinned table's rows: id, but for
 // the live state, kept one row per server.
 func keyColumn(table string) string {
-	if table == "mcp_server_state" {
+	switch table {
+	case "mcp_server_state":
 		return "server_id"
+	case "a2a_context_state":
+		return "context_id"
 	}
 	return "id"
+}
+
+func writeContextState(t *testing.T, p pinEnv) (any, store.LiveState) {
+	t.Helper()
+	x := store.LiveState{State: golden.Filled[json.RawMessage](t)}
+	out, err := p.st.ChangeA2AContextState(p.ctx, p.ten.OrgID, p.ten.CardID, "pinned", mockspec.StateChange{Sets: x.State})
+	require.NoError(t, err)
+	x.Version = out.Version
+	return "pinned", x
+}
+
+func readContextState(t *testing.T, p pinEnv, key any) store.LiveState {
+	t.Helper()
+	x, err := p.st.A2AContextState(p.ctx, p.ten.OrgID, p.ten.CardID, key.(string))
+	require.NoError(t, err)
+	return x
 }
 
 func writeLiveState(t *testing.T, p pinEnv) (any, store.LiveState) {

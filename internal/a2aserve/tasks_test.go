@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,8 +60,8 @@ func newTaskEnv(t *testing.T, replies []agentcard.Reply) *taskEnv {
 		return a2aserve.Agent{}, failure.NotFound("agent card")
 	}
 	clock := testclock.New(epoch)
-	var n int
-	newID := func() string { n++; return "id-" + strconv.Itoa(n) }
+	var n atomic.Int64 // the agent makes ids from concurrent requests
+	newID := func() string { return "id-" + strconv.FormatInt(n.Add(1), 10) }
 	h := a2aserve.New(lookup, st, slog.New(slog.NewTextHandler(io.Discard, nil)), newID).
 		WithClock(clock.Now, func(_ context.Context, d time.Duration) error { clock.Advance(d); return nil })
 	mux := http.NewServeMux()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mockmcp/mockmcp/gen/db"
 	"github.com/mockmcp/mockmcp/internal/agentjournal"
@@ -57,39 +56,14 @@ func (s Journal) AppendAgentJournal(ctx context.Context, records []AgentJournalR
 			return 0, err
 		}
 	}
-	refused := false
-	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
-		var first error
-		tx.q.AppendAgentJournal(ctx, tx.tx, params).Exec(func(_ int, err error) {
+	return appendRecords(ctx, s, params, func(q *db.Queries, conn db.DBTX, ps []db.AppendAgentJournalParams) (first error) {
+		q.AppendAgentJournal(ctx, conn, ps).Exec(func(_ int, err error) {
 			if err != nil && first == nil {
 				first = err
 			}
 		})
-		refused = refusedRecord(first)
 		return first
 	})
-	if err == nil || !refused {
-		return 0, err
-	}
-	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
-		skipped = 0
-		for _, p := range params {
-			err := tx.savepoint(ctx, func(sp pgx.Tx) error {
-				var err error
-				tx.q.AppendAgentJournal(ctx, sp, []db.AppendAgentJournalParams{p}).Exec(func(_ int, e error) { err = e })
-				return err
-			})
-			switch {
-			case err == nil:
-			case refusedRecord(err):
-				skipped++
-			default:
-				return err
-			}
-		}
-		return nil
-	})
-	return skipped, err
 }
 
 func agentJournalParams(r AgentJournalRecord) (db.AppendAgentJournalParams, error) {

@@ -77,14 +77,23 @@ func (s Journal) AppendJournal(ctx context.Context, records []JournalRecord) (sk
 			return 0, err
 		}
 	}
-	refused := false // checked before WithTx maps the error
-	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
-		var first error
-		tx.q.AppendJournal(ctx, tx.tx, params).Exec(func(_ int, err error) {
+	return appendRecords(ctx, s, params, func(q *db.Queries, conn db.DBTX, ps []db.AppendJournalParams) (first error) {
+		q.AppendJournal(ctx, conn, ps).Exec(func(_ int, err error) {
 			if err != nil && first == nil {
 				first = err
 			}
 		})
+		return first
+	})
+}
+
+// appendRecords appends params in one batch through exec; when the
+// database refuses a record, it appends them again one by one, each in a
+// savepoint, skipping (and counting) the records refused.
+func appendRecords[P any](ctx context.Context, s Journal, params []P, exec func(q *db.Queries, conn db.DBTX, ps []P) error) (skipped int, err error) {
+	refused := false // checked before WithTx maps the error
+	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
+		first := exec(tx.q, tx.tx, params)
 		refused = refusedRecord(first)
 		return first
 	})
@@ -94,11 +103,7 @@ func (s Journal) AppendJournal(ctx context.Context, records []JournalRecord) (sk
 	err = s.inTx(ctx, Scope{JournalAppend: true}, func(tx *Tx) error {
 		skipped = 0
 		for _, p := range params {
-			err := tx.savepoint(ctx, func(sp pgx.Tx) error {
-				var err error
-				tx.q.AppendJournal(ctx, sp, []db.AppendJournalParams{p}).Exec(func(_ int, e error) { err = e })
-				return err
-			})
+			err := tx.savepoint(ctx, func(sp pgx.Tx) error { return exec(tx.q, sp, []P{p}) })
 			switch {
 			case err == nil:
 			case refusedRecord(err):

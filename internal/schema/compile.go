@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -128,6 +129,11 @@ func decode(raw []byte, v any) error {
 	strict := jsontext.NewDecoder(bytes.NewReader(raw))
 	if _, err := strict.ReadValue(); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "jsontext: "))
+	}
+	// Nothing but white space may follow: encoding/json's More below
+	// takes a stray '}' or ']' for the end of a value.
+	if _, err := strict.ReadValue(); err != io.EOF {
+		return errors.New("unexpected data after the top-level value")
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

@@ -147,6 +147,8 @@ func TestCompileRejects(t *testing.T) {
 		{name: "not JSON", schema: `{"type":`, message: "not valid JSON"},
 		{name: "empty", schema: ``, message: "not valid JSON"},
 		{name: "trailing data", schema: `{} {}`, message: "not valid JSON"},
+		{name: "trailing brace", schema: `{"type":"object"}}`, message: "not valid JSON: unexpected data after the top-level value"},
+		{name: "trailing bracket", schema: `{}]`, message: "not valid JSON: unexpected data after the top-level value"},
 		{name: "duplicate member", schema: `{"type":"string","type":"number"}`, message: `duplicate object member name "type"`},
 		{name: "unknown $schema", schema: `{"$schema":"http://example.com/my-dialect"}`, message: `unsupported "$schema" "http://example.com/my-dialect"`},
 		{name: "draft-03", schema: `{"$schema":"http://json-schema.org/draft-03/schema#"}`, message: `unsupported "$schema"`},

@@ -103,8 +103,12 @@ func compileMetaSchema(c *jsonschema.Compiler, dir string) (*jsonschema.Schema, 
 // name, a negative minLength, a "dependentRequired" that is not an object
 // of string arrays under 2019-09 and 2020-12) and locates it precisely,
 // where the compiler's decoding errors may not. The error is a KeywordError
-// at the first violation, its message listing the first few.
+// at the first violation, its message listing the first few. A Draft 7
+// document of the common keywords is checked directly (draft7Valid).
 func checkMetaSchema(raw []byte, doc any, dialect jsonschema.Dialect) error {
+	if dialect == jsonschema.Draft7 && draft7Valid(doc) {
+		return nil
+	}
 	m := metaCheckers.Get().(*metaChecker)
 	res, err := m.validate(raw, dialect)
 	metaCheckers.Put(m)

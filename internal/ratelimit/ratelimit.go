@@ -276,9 +276,16 @@ func (d Decision) SetHeaders(h http.Header) {
 	if !d.Counted {
 		return
 	}
-	// The names in their canonical form (as they go out), the values in one
-	// array: these headers are on every limited response.
-	v := []string{strconv.FormatInt(d.Limit, 10), strconv.FormatInt(d.Remaining, 10), strconv.FormatInt(d.Reset, 10)}
+	// The names in their canonical form (as they go out), the values cut
+	// from one string and held in one array: these headers are on every
+	// limited response.
+	var b [60]byte
+	n := strconv.AppendInt(b[:0], d.Limit, 10)
+	i := len(n)
+	n = strconv.AppendInt(n, d.Remaining, 10)
+	j := len(n)
+	all := string(strconv.AppendInt(n, d.Reset, 10))
+	v := []string{all[:i], all[i:j], all[j:]}
 	h["X-Ratelimit-Limit"], h["X-Ratelimit-Remaining"], h["X-Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	if !d.Allowed {
 		h.Set("Retry-After", strconv.FormatInt(d.RetryAfter(), 10))

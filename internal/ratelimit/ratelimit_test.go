@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"os"
@@ -330,4 +331,28 @@ func TestPublicLimit(t *testing.T) {
 	require.Equal(t, 100, ratelimit.PublicLimit(nil, 100))
 	require.Equal(t, 3, ratelimit.PublicLimit(&three, 100))
 	require.Equal(t, 5, ratelimit.PublicLimit(&ten, 5))
+}
+
+// TestSetHeaders: the three counts, at their extremes, each in its header,
+// in two allocations (one string, one array) whatever their sizes.
+func TestSetHeaders(t *testing.T) {
+	for _, d := range []ratelimit.Decision{
+		{Allowed: true, Counted: true, Limit: 100, Remaining: 7, Reset: 1764300000},
+		{Allowed: true, Counted: true, Limit: math.MaxInt64, Remaining: math.MaxInt64, Reset: math.MaxInt64},
+		{Allowed: true, Counted: true, Limit: 0, Remaining: 0, Reset: math.MinInt64},
+	} {
+		h := http.Header{}
+		d.SetHeaders(h)
+		require.Equal(t, strconv.FormatInt(d.Limit, 10), h.Get("X-RateLimit-Limit"))
+		require.Equal(t, strconv.FormatInt(d.Remaining, 10), h.Get("X-RateLimit-Remaining"))
+		require.Equal(t, strconv.FormatInt(d.Reset, 10), h.Get("X-RateLimit-Reset"))
+		require.Empty(t, h.Get("Retry-After"))
+		h["X-Ratelimit-Limit"] = append(h["X-Ratelimit-Limit"], "x") // its own array: no neighbour overwritten
+		require.Equal(t, strconv.FormatInt(d.Remaining, 10), h.Get("X-RateLimit-Remaining"))
+	}
+	h := http.Header{}
+	d := ratelimit.Decision{Allowed: true, Counted: true, Limit: 1000, Remaining: 999, Reset: 1764300000}
+	require.LessOrEqual(t, testing.AllocsPerRun(100, func() { d.SetHeaders(h) }), 2.0)
+	ratelimit.Decision{}.SetHeaders(h) // not counted: nothing changes
+	require.Equal(t, "999", h.Get("X-RateLimit-Remaining"))
 }

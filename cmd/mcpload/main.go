@@ -574,9 +574,16 @@ func run(ctx context.Context, o options) (code int, err error) {
 	loadRSS, _ := readMemory(mock.cmd.Process.Pid)
 
 	// The first call of a tool after its design loads, against the second.
-	var fc firstCall
+	// Sent at once after the tools/list that loaded the design (a scripted
+	// client), and a moment later (a client that thinks between the two,
+	// as one driven by a model does, for far longer): warming runs in
+	// between.
+	var fc, fcPaused firstCall
 	if o.firstCalls > 0 {
-		if fc, err = measureFirstCall(ctx, seed.rest, seed.serverID, mcpURL, o.firstCalls); err != nil {
+		if fc, err = measureFirstCall(ctx, seed.rest, seed.serverID, mcpURL, o.firstCalls, 0); err != nil {
+			return 1, fmt.Errorf("first call: %w", err)
+		}
+		if fcPaused, err = measureFirstCall(ctx, seed.rest, seed.serverID, mcpURL, o.firstCalls, firstCallPause); err != nil {
 			return 1, fmt.Errorf("first call: %w", err)
 		}
 	}
@@ -665,6 +672,8 @@ func run(ctx context.Context, o options) (code int, err error) {
 	if fc.reps > 0 {
 		fmt.Printf("first tools/call after the design loads (tools/list, then two calls; median of %d): first %s (lowest %s), second %s, first/second %.2f\n",
 			fc.reps, us(fc.first), us(fc.firstMin), us(fc.second), float64(fc.first)/float64(fc.second))
+		fmt.Printf("the same, the first call sent %s after the tools/list: first %s (lowest %s), second %s, first/second %.2f\n",
+			firstCallPause, us(fcPaused.first), us(fcPaused.firstMin), us(fcPaused.second), float64(fcPaused.first)/float64(fcPaused.second))
 	}
 	devMed := mcpMed
 	for _, v := range variants {

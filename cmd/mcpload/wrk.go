@@ -174,10 +174,14 @@ type firstCall struct {
 	reps          int
 }
 
+// firstCallPause is the moment a client that thinks between listing the
+// tools and calling one is taken to wait.
+const firstCallPause = 2 * time.Millisecond
+
 // measureFirstCall changes the design (which drops it from the cache),
-// loads it again with a tools/list as a client does before calling, then
-// times two tools/call in a row; reps times.
-func measureFirstCall(ctx context.Context, rest *restClient, serverID, mcpURL string, reps int) (firstCall, error) {
+// loads it again with a tools/list as a client does before calling, waits
+// pause, then times two tools/call in a row; reps times.
+func measureFirstCall(ctx context.Context, rest *restClient, serverID, mcpURL string, reps int, pause time.Duration) (firstCall, error) {
 	client := &http.Client{Timeout: 10 * time.Second}
 	post := func(body string) (time.Duration, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, mcpURL, strings.NewReader(body))
@@ -211,6 +215,9 @@ func measureFirstCall(ctx context.Context, rest *restClient, serverID, mcpURL st
 		}
 		if _, err := post(list); err != nil {
 			return firstCall{}, err
+		}
+		if pause > 0 {
+			time.Sleep(pause)
 		}
 		a, err := post(callBody)
 		if err != nil {

@@ -16,19 +16,21 @@ import (
 
 // metaSchemaFiles are the 2019-09 and 2020-12 meta-schemas as published by
 // json-schema.org: each dialect's schema.json and the vocabulary
-// meta-schemas it references under meta/; and Draft 7's, as the library
-// embeds it. The library embeds those of Draft 4, 6 and 7 only, and
-// Compile never fetches anything.
+// meta-schemas it references under meta/; and those of Draft 4, 6 and 7,
+// as the library embeds them (it embeds no others, and Compile never
+// fetches anything).
 //
 //go:embed metaschemas
 var metaSchemaFiles embed.FS
 
-// metaSchemaDirs name the directory of metaSchemaFiles holding each dialect
-// the library does not embed a meta-schema for.
+// metaSchemaDirs name the directory of metaSchemaFiles holding each
+// dialect's meta-schema. Those of Draft 4, 6 and 7 are the library's own,
+// copied: the library compiles its embedded meta-schema anew on every
+// ValidateSchema, most of the time of compiling a small schema, where
+// these are compiled once.
 var metaSchemaDirs = map[jsonschema.Dialect]string{
-	// Draft 7's is the library's own, copied: the library compiles its
-	// embedded meta-schema anew on every ValidateSchema, most of the time
-	// of compiling a small schema, where this one is compiled once.
+	jsonschema.Draft4:      "metaschemas/draft-04",
+	jsonschema.Draft6:      "metaschemas/draft-06",
 	jsonschema.Draft7:      "metaschemas/draft-07",
 	jsonschema.Draft201909: "metaschemas/2019-09",
 	jsonschema.Draft202012: "metaschemas/2020-12",
@@ -44,33 +46,30 @@ const maxReported = 5
 // meta-schemas only, so no "$id" of a checked schema is ever visible to it.
 type metaChecker struct {
 	c *jsonschema.Compiler
-	// later holds the compiled 2019-09 and 2020-12 meta-schemas, compiled
-	// on first use.
-	later map[jsonschema.Dialect]*jsonschema.Schema
+	// compiled holds the meta-schemas compiled, each on first use.
+	compiled map[jsonschema.Dialect]*jsonschema.Schema
 }
 
 // metaCheckers are pooled because the library's compiled trees must not be
 // evaluated by two goroutines at once.
 var metaCheckers = sync.Pool{New: func() any {
-	return &metaChecker{c: newCompiler(), later: map[jsonschema.Dialect]*jsonschema.Schema{}}
+	return &metaChecker{c: newCompiler(), compiled: map[jsonschema.Dialect]*jsonschema.Schema{}}
 }}
 
 // validate evaluates raw, a document of the given dialect, against that
 // dialect's meta-schema.
 func (m *metaChecker) validate(raw []byte, dialect jsonschema.Dialect) (*jsonschema.EvaluationResult, error) {
-	dir, ok := metaSchemaDirs[dialect]
+	meta, ok := m.compiled[dialect]
 	if !ok {
-		// Draft 4, 6 or 7: the library's own. Without "$schema" the
-		// compiler's default, Draft 7, is used.
-		return m.c.ValidateSchema(raw)
-	}
-	meta, ok := m.later[dialect]
-	if !ok {
+		dir, known := metaSchemaDirs[dialect]
+		if !known {
+			return nil, fmt.Errorf("no meta-schema for %s", dialect)
+		}
 		var err error
 		if meta, err = compileMetaSchema(m.c, dir); err != nil {
 			return nil, err
 		}
-		m.later[dialect] = meta
+		m.compiled[dialect] = meta
 	}
 	return meta.ValidateJSON(raw), nil
 }

@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -80,4 +82,34 @@ func TestAgentCardDocuments(t *testing.T) {
 	other.Do("GET", cardsPath+"/"+id+"/export", nil).Problem(http.StatusNotFound)
 	pinned := with(doc, "id", id, "name", "stolen-agent")
 	other.Do("POST", cardsPath+"/apply", pinned).Problem(http.StatusConflict, "id")
+}
+
+// TestAgentCardDocumentsRefuseHostileYAML: an agent card document whose
+// aliases loop, or expand past what a body may hold, is refused with a 422
+// naming the line, at once rather than after the expansion, and nothing is
+// written; a body over the limit is a 413.
+func TestAgentCardDocumentsRefuseHostileYAML(t *testing.T) {
+	t.Parallel()
+	env, c := apitest.SignedUp(t, "Hostile Card Documents")
+	y := c.For(t)
+	y.Header.Set("Content-Type", "application/yaml")
+	head := "apiVersion: mockmcp/v1\nkind: A2AAgent\nname: hostile-agent\ndescription: An agent sent to take the service down\n"
+	var laughs strings.Builder
+	laughs.WriteString(head + "l0: &l0 lol\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&laughs, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	for name, tc := range map[string]struct{ doc, says string }{
+		"an alias cycle": {head + "skills: &s [ *s ]\n", "anchor 's' contains itself"},
+		"billion laughs": {laughs.String(), "bytes of JSON"},
+	} {
+		start := time.Now()
+		r := y.Do("POST", cardsPath+"/apply", tc.doc).Problem(http.StatusUnprocessableEntity)
+		require.Less(t, time.Since(start), 5*time.Second, "%s: refused at once, not after the expansion", name)
+		require.Contains(t, string(r.Raw), tc.says, name)
+		require.Regexp(t, `line \d+`, string(r.Raw), name)
+	}
+	over := head + "notes: \"" + strings.Repeat("x", int(env.Config.MaxBodyBytes)) + "\"\n"
+	y.Do("POST", cardsPath+"/apply", over).Problem(http.StatusRequestEntityTooLarge)
+	require.NotContains(t, string(c.Do("GET", cardsPath, nil).Status(http.StatusOK).Raw), "hostile-agent")
 }

@@ -81,7 +81,7 @@ type Config struct {
 	DesignCacheBytes   int
 	// DesignWarmBytes bounds what compiling the tools of designs entering
 	// the cache, in the background, adds to the designs cached
-	// (DESIGN_WARM_BYTES, 16 MiB); 0 compiles each tool on its first call.
+	// (DESIGN_WARM_BYTES, 8 MiB); 0 compiles each tool on its first call.
 	DesignWarmBytes int
 	// GCHeadroom is the growth of the heap the garbage collector allows
 	// between collections, at least (internal/gctune); unless GOGC or
@@ -215,7 +215,7 @@ func ParseLookup(lookup func(string) (string, bool)) (Config, error) {
 		DesignStaleMax:               5 * time.Minute,
 		DesignCacheEntries:           20_000,
 		DesignCacheBytes:             384 << 20,
-		DesignWarmBytes:              16 << 20,
+		DesignWarmBytes:              8 << 20,
 		GCHeadroom:                   32 << 20,
 		AskTimeout:                   time.Minute,
 		MaxPendingQuestions:          100,

@@ -108,7 +108,7 @@ func TestDesignCache(t *testing.T) {
 func TestDesignWarmBytes(t *testing.T) {
 	c, err := Parse(env(nil))
 	require.NoError(t, err)
-	require.Equal(t, 16<<20, c.DesignWarmBytes)
+	require.Equal(t, 8<<20, c.DesignWarmBytes)
 	c, err = Parse(env(map[string]string{"DESIGN_WARM_BYTES": "0"}))
 	require.NoError(t, err)
 	require.Zero(t, c.DesignWarmBytes, "0 turns warming off")

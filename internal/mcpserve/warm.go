@@ -17,7 +17,7 @@ package mcpserve
 const maxWarmQueue = 256
 
 // DefaultWarmBytes is the warm budget when Options.WarmBytes is zero.
-const DefaultWarmBytes = 16 << 20
+const DefaultWarmBytes = 8 << 20
 
 // enqueueWarm queues entry e to be warmed, and starts the warming
 // goroutine when none runs. c.mu is held.

@@ -1,5 +1,7 @@
 package ratelimit
 
+import "time"
+
 // PerRequest returns o counting in Redis with one round trip per request,
 // as before leases.
 func PerRequest(o Options) Options {
@@ -16,4 +18,10 @@ func (l *Limiter) Counters() int {
 	l.leases.mu.RLock()
 	defer l.leases.mu.RUnlock()
 	return len(l.leases.counters)
+}
+
+// IdleAfter returns o giving back the allowances of keys unused for d.
+func IdleAfter(o Options, d time.Duration) Options {
+	o.idleAfter = d
+	return o
 }

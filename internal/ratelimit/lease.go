@@ -25,9 +25,11 @@ import (
 // some, at most two leases, each at most limit/leaseShare and a quarter of
 // what was left (so leases shrink near the limit). They are spent by that
 // instance's traffic or expire with the window; so do those leased under a
-// key's previous limit, when it changes. Limits below leaseShare
-// lease nothing ahead: each request takes exactly what it needs, and the
-// count is as exact as with one round trip per request.
+// key's previous limit, when it changes, unless the key goes unused on
+// that instance for DefaultIdleAfter: then they are given back, as they
+// are when the instance shuts down. Limits below leaseShare lease nothing
+// ahead: each request takes exactly what it needs, and the count is as
+// exact as with one round trip per request.
 
 // leaseShare bounds a lease to limit/leaseShare allowances: a quarter of
 // the limit shared by four instances, each holding at most two leases.
@@ -63,6 +65,10 @@ end
 return {grant, count, ttl}
 `)
 
+// DefaultIdleAfter is how long a key goes unused on an instance before
+// the allowances the instance holds of it are given back to Redis.
+const DefaultIdleAfter = time.Second
+
 // leaseStore holds an instance's leases of the counters in Redis.
 type leaseStore struct {
 	redis  *redis.Client
@@ -70,6 +76,12 @@ type leaseStore struct {
 	window time.Duration
 	// failed records a background lease that Redis could not answer.
 	failed func(error)
+	// idleAfter: see DefaultIdleAfter. stopIdle ends the goroutine that
+	// gives idle keys' allowances back; idle waits for it.
+	idleAfter time.Duration
+	stopIdle  chan struct{}
+	stopOnce  sync.Once
+	idle      sync.WaitGroup
 
 	mu         sync.RWMutex
 	counters   map[string]*counter
@@ -97,6 +109,8 @@ type counter struct {
 	// used counts the allowances spent since (unix nanos), the rate the
 	// next size follows.
 	used, since int64
+	// last (unix nanos) is when allowances were last asked for.
+	last int64
 	// pending is the lease on its way, nil when none.
 	pending *lease
 	// dead: swept from the store; look the key up again.
@@ -109,19 +123,42 @@ type lease struct {
 	err  error
 }
 
-func newLeaseStore(c *redis.Client, prefix string, window time.Duration, failed func(error)) *leaseStore {
-	s := &leaseStore{redis: c, prefix: prefix, window: window, failed: failed, counters: map[string]*counter{}}
+func newLeaseStore(c *redis.Client, prefix string, window, idleAfter time.Duration, failed func(error)) *leaseStore {
+	s := &leaseStore{redis: c, prefix: prefix, window: window, failed: failed, counters: map[string]*counter{},
+		idleAfter: idleAfter, stopIdle: make(chan struct{})}
 	s.lastSweep.Store(time.Now().UnixNano())
+	s.idle.Go(s.giveBackIdle)
 	return s
 }
 
-// close waits for the leases on their way, then gives back what this
-// instance holds unspent, so that the instances left may spend it.
+// close stops giving idle keys back, waits for the leases on their way,
+// then gives back what this instance holds unspent, so that the instances
+// left may spend it.
 func (s *leaseStore) close() {
+	s.stopOnce.Do(func() { close(s.stopIdle) })
+	s.idle.Wait()
 	s.background.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
 	defer cancel()
-	s.giveBack(ctx, time.Now().UnixNano())
+	s.giveBack(ctx, time.Now().UnixNano(), 0)
+}
+
+// giveBackIdle gives back, every idleAfter, the allowances held of the keys
+// unused for idleAfter, until stopIdle: an instance whose traffic moved
+// elsewhere does not keep them from the others until the window ends.
+func (s *leaseStore) giveBackIdle() {
+	t := time.NewTicker(s.idleAfter)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopIdle:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
+		s.giveBack(ctx, time.Now().UnixNano(), s.idleAfter)
+		cancel()
+	}
 }
 
 // giveBackTimeout bounds giving back the unspent leases at shutdown.
@@ -149,8 +186,9 @@ return count
 `)
 
 // giveBack returns to Redis the allowances held unspent of windows that
-// still run, in one pipelined round trip; it stops at ctx's end.
-func (s *leaseStore) giveBack(ctx context.Context, now int64) {
+// still run, of the keys unused for idle at least (0: every key), in one
+// pipelined round trip; it stops at ctx's end.
+func (s *leaseStore) giveBack(ctx context.Context, now int64, idle time.Duration) {
 	type back struct {
 		key  string
 		held int64
@@ -159,8 +197,11 @@ func (s *leaseStore) giveBack(ctx context.Context, now int64) {
 	s.mu.RLock()
 	for k, c := range s.counters {
 		c.mu.Lock()
-		if c.held > 0 && c.pending == nil && now < c.expires-int64(giveBackMargin) {
+		if c.held > 0 && c.pending == nil && now < c.expires-int64(giveBackMargin) && now-c.last >= int64(idle) {
 			backs = append(backs, back{k, c.held})
+			// What Redis counts drops by as much, so the window is not
+			// taken for exhausted when it is not.
+			c.count -= c.held
 			c.held = 0
 		}
 		c.mu.Unlock()
@@ -218,6 +259,7 @@ func (s *leaseStore) takeFrom(c *counter, key string, limit, n, now int64) (Deci
 			return Decision{}, true, nil
 		}
 		c.settle(limit, now)
+		c.last = now
 		if c.held >= n || c.exhausted(now) {
 			got := min(c.held, n)
 			c.held -= got

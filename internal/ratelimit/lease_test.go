@@ -268,3 +268,38 @@ func TestClosingGivesBackUnspentLeases(t *testing.T) {
 	got := hammer([]*ratelimit.Limiter{b}, 4, key, limit, func(int) int { return 1 })
 	require.EqualValues(t, limit-admitted-1, got[0], "b spends all that a did not")
 }
+
+// TestIdleLeasesAreGivenBack: allowances instances leased ahead for a key
+// are given back once the key has been idle on them, without shutting
+// down: another instance may then spend the whole limit but what was
+// admitted, and an instance that gave back counts right after (what it
+// knew of the count in Redis drops by what it gave).
+func TestIdleLeasesAreGivenBack(t *testing.T) {
+	t.Parallel()
+	const limit = 3200
+	const idle = 50 * time.Millisecond
+	ls := sharing(t, 2, ratelimit.IdleAfter(ratelimit.Options{}, idle))
+	a, b := ls[0], ls[1]
+	key := "pub:idle-give-back"
+	ctx := context.Background()
+	admitted := 0
+	for range 400 {
+		if a.Take(ctx, key, limit).Allowed {
+			admitted++
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	require.Equal(t, 400, admitted)
+	d := b.Take(ctx, key, limit)
+	require.Less(t, d.Remaining, int64(limit-admitted-1), "a holds allowances it has not spent")
+
+	// Both idle: what they hold goes back, and a's next take asks Redis,
+	// which counts what was spent only (a's 400, b's 1, this one).
+	time.Sleep(10 * idle)
+	require.EqualValues(t, limit-admitted-2, a.Take(ctx, key, limit).Remaining)
+
+	time.Sleep(10 * idle)
+	got := hammer([]*ratelimit.Limiter{b}, 4, key, limit, func(int) int { return 1 })
+	require.EqualValues(t, limit-admitted-2, got[0], "b spends all that a did not")
+	require.False(t, a.Take(ctx, key, limit).Allowed, "the window is spent")
+}

@@ -45,6 +45,9 @@ type Options struct {
 	// perRequest counts in Redis with one round trip per request instead of
 	// leases: the way leases are measured against.
 	perRequest bool
+	// idleAfter is how long a key goes unused on an instance before the
+	// allowances it holds of it are given back (DefaultIdleAfter when zero).
+	idleAfter time.Duration
 }
 
 // Limiter decides whether a request fits its key's limit.
@@ -129,7 +132,10 @@ func New(ctx context.Context, log *slog.Logger, opts Options) (*Limiter, error) 
 		return l, nil
 	}
 	if !opts.perRequest {
-		l.leases = newLeaseStore(l.redis, opts.Prefix, opts.Window, l.storeDown)
+		if opts.idleAfter <= 0 {
+			opts.idleAfter = DefaultIdleAfter
+		}
+		l.leases = newLeaseStore(l.redis, opts.Prefix, opts.Window, opts.idleAfter, l.storeDown)
 		return l, nil
 	}
 	var err error

@@ -184,9 +184,16 @@ func readHistory(t store.A2ATask) ([]storedMessage, error) {
 }
 
 // continueTask adds in to the history of its task; a task waiting for
-// input moves on. An ended task takes no more messages.
+// input moves on. An ended task takes no more messages. A push config the
+// message carries (configuration.pushNotificationConfig) is added to the
+// task's, as CreateTaskPushNotificationConfig would, once the message is.
 func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 	id, err := taskID(in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	// Checked before the task changes: a config refused leaves it as it was.
+	push, hasPush, err := h.sendPushConfig(c)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +232,12 @@ func (h *Handler) continueTask(c *call, in incoming) (any, error) {
 	})
 	if err != nil {
 		return nil, taskError(err, in.TaskID)
+	}
+	if hasPush {
+		if _, err := h.putPushConfig(c, t.ID, push, "params.configuration.pushNotificationConfig"); err != nil {
+			return nil, err
+		}
+		h.push.watch(c.agent, t.ID)
 	}
 	h.push.changed(c.agent, t.ID)
 	return h.answerTask(c, t, sc, in)

@@ -347,6 +347,40 @@ func TestPushDelivery(t *testing.T) {
 	})
 }
 
+// TestPushConfigOnAContinuingMessage: a message that continues a task may
+// carry a push config, as a first message may: it is added to the task's
+// and told of what follows; one the policy refuses is -32602 naming the
+// field, and leaves the task as it was.
+func TestPushConfigOnAContinuingMessage(t *testing.T) {
+	t.Parallel()
+	env := newPushEnv(t, []agentcard.Reply{slowReply}, true, false)
+	rc := newReceiver(t)
+	id := rpc(t, env.acme, "1.0", "SendMessage", msg10("slow", nil))["task"].(map[string]any)["id"].(string)
+
+	refused := msg10("Friday", map[string]any{"taskId": id})
+	refused["configuration"] = map[string]any{"pushNotificationConfig": map[string]any{"url": "http://169.254.169.254/latest"}}
+	e := rpcError(t, env.acme, "1.0", "SendMessage", refused)
+	require.Equal(t, float64(-32602), e["code"])
+	require.Contains(t, e["message"], "params.configuration.pushNotificationConfig.url")
+	task := rpc(t, env.acme, "1.0", "GetTask", map[string]any{"id": id})
+	require.Equal(t, "TASK_STATE_INPUT_REQUIRED", state(task), "the refused message changed nothing")
+	require.Len(t, task["history"], 1)
+
+	// The receiver is on loopback: only the delivering client is told to
+	// allow it, as the policy above still refuses such an address.
+	env = newPushEnvWith(t, []agentcard.Reply{slowReply}, true, true, true)
+	id = rpc(t, env.acme, "1.0", "SendMessage", msg10("slow", nil))["task"].(map[string]any)["id"].(string)
+	p := msg10("Friday", map[string]any{"taskId": id})
+	p["configuration"] = map[string]any{"returnImmediately": true, "pushNotificationConfig": map[string]any{
+		"url": rc.srv.URL + "/resumed", "token": "tok-3"}}
+	rpc(t, env.acme, "1.0", "SendMessage", p)
+	got := rc.wait(t, 1)
+	require.Equal(t, "tok-3", got[0].token)
+	require.Equal(t, "TASK_STATE_COMPLETED", state(got[0].body["task"].(map[string]any)))
+	list := rpc(t, env.acme, "1.0", "ListTaskPushNotificationConfigs", map[string]any{"taskId": id})
+	require.Len(t, list["configs"], 1, "%v", list)
+}
+
 // TestPushConfigsStayInTheirOrganization: another organization's agent of
 // the same name cannot set, read, list or delete acme's task's configs,
 // and row-level security hides them from its transactions.

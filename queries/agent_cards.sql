@@ -30,14 +30,15 @@ RETURNING *;
 DELETE FROM agent_cards WHERE id = @id;
 
 -- name: LinkedServers :many
--- The organization's servers that skills' mcp_server values name, by id or
--- by name, with the names of their tools.
-SELECT s.id, s.name,
+-- The organization's servers that skills' mcp_server values (and a bearer
+-- auth's oauth_server) name, by id or by name, with their auth mode and the
+-- names of their tools.
+SELECT s.id, s.name, s.auth_mode,
        COALESCE(array_agg(t.name ORDER BY t.position) FILTER (WHERE t.name IS NOT NULL), '{}')::text[] AS tools
 FROM mcp_servers s
 LEFT JOIN mcp_tools t ON t.server_id = s.id
 WHERE s.id = ANY(@ids::uuid[]) OR s.name = ANY(@names::text[])
-GROUP BY s.id, s.name;
+GROUP BY s.id, s.name, s.auth_mode;
 
 -- name: GetToolByName :one
 SELECT * FROM mcp_tools WHERE server_id = @server_id AND name = @name;

@@ -175,12 +175,12 @@ func (q *Queries) GetToolByName(ctx context.Context, db DBTX, arg GetToolByNameP
 }
 
 const linkedServers = `-- name: LinkedServers :many
-SELECT s.id, s.name,
+SELECT s.id, s.name, s.auth_mode,
        COALESCE(array_agg(t.name ORDER BY t.position) FILTER (WHERE t.name IS NOT NULL), '{}')::text[] AS tools
 FROM mcp_servers s
 LEFT JOIN mcp_tools t ON t.server_id = s.id
 WHERE s.id = ANY($1::uuid[]) OR s.name = ANY($2::text[])
-GROUP BY s.id, s.name
+GROUP BY s.id, s.name, s.auth_mode
 `
 
 type LinkedServersParams struct {
@@ -189,13 +189,15 @@ type LinkedServersParams struct {
 }
 
 type LinkedServersRow struct {
-	ID    uuid.UUID
-	Name  string
-	Tools []string
+	ID       uuid.UUID
+	Name     string
+	AuthMode string
+	Tools    []string
 }
 
-// The organization's servers that skills' mcp_server values name, by id or
-// by name, with the names of their tools.
+// The organization's servers that skills' mcp_server values (and a bearer
+// auth's oauth_server) name, by id or by name, with their auth mode and the
+// names of their tools.
 func (q *Queries) LinkedServers(ctx context.Context, db DBTX, arg LinkedServersParams) ([]LinkedServersRow, error) {
 	rows, err := db.Query(ctx, linkedServers, arg.Ids, arg.Names)
 	if err != nil {
@@ -205,7 +207,12 @@ func (q *Queries) LinkedServers(ctx context.Context, db DBTX, arg LinkedServersP
 	items := []LinkedServersRow{}
 	for rows.Next() {
 		var i LinkedServersRow
-		if err := rows.Scan(&i.ID, &i.Name, &i.Tools); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.AuthMode,
+			&i.Tools,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

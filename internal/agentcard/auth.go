@@ -113,8 +113,15 @@ func (v *cardCheck) auth(a *AgentAuth) {
 			v.f.Add("auth.oauth_server", "is for the bearer scheme only")
 		}
 	case AuthBearer:
-		if _, err := uuid.Parse(a.OAuthServer); err != nil {
+		if id, err := uuid.Parse(a.OAuthServer); err != nil {
 			v.f.Add("auth.oauth_server", "is required for the bearer scheme: the id of an MCP server design with OAuth")
+		} else if v.publish {
+			switch linked := v.links[a.OAuthServer]; {
+			case linked == nil || linked.ID != id:
+				v.f.Add("auth.oauth_server", "no MCP server design with this id in the organization")
+			case !linked.OAuth:
+				v.f.Add("auth.oauth_server", "MCP server design '%s' does not use OAuth (its auth_mode is not oauth), so it issues no tokens", linked.Name)
+			}
 		}
 		if a.Key != "" || a.KeySHA256 != "" || a.Header != "" {
 			v.f.Add("auth.scheme", "bearer takes oauth_server only (key, key_sha256 and header are for api_key)")

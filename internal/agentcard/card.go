@@ -104,21 +104,35 @@ type LinkedServer struct {
 	// Ambiguous: mcp_server is a name that several servers of the
 	// organization share, so it names none of them.
 	Ambiguous bool
+	// OAuth: the server's auth_mode is oauth, so its authorization
+	// server issues the tokens a bearer auth names it for.
+	OAuth bool
 }
 
 // Links resolves the mcp_server values of a card's skills, as written,
 // to the servers they name; a value that names nothing is absent.
 type Links map[string]*LinkedServer
 
-// ServerRefs lists the distinct mcp_server values of c's skills, for the
-// caller to resolve into Links before validating.
+// ServerRefs lists the distinct mcp_server values of c's skills, and the
+// oauth_server of a bearer auth, for the caller to resolve into Links
+// before validating.
 func (c Card) ServerRefs() []string {
 	seen := map[string]bool{}
 	var out []string
+	add := func(ref string) {
+		if ref != "" && !seen[ref] {
+			seen[ref] = true
+			out = append(out, ref)
+		}
+	}
 	for _, s := range c.Skills {
-		if s.MCPServer != nil && *s.MCPServer != "" && !seen[*s.MCPServer] {
-			seen[*s.MCPServer] = true
-			out = append(out, *s.MCPServer)
+		if s.MCPServer != nil {
+			add(*s.MCPServer)
+		}
+	}
+	if c.Auth != nil && c.Auth.Scheme == AuthBearer {
+		if _, err := uuid.Parse(c.Auth.OAuthServer); err == nil {
+			add(c.Auth.OAuthServer)
 		}
 	}
 	return out

@@ -154,4 +154,22 @@ func TestAgentRequiresBearerToken(t *testing.T) {
 
 	card := env.Anonymous(t).Do(http.MethodGet, strings.TrimPrefix(base, env.URL)+"/.well-known/agent-card.json", nil).Status(http.StatusOK)
 	require.Equal(t, "Bearer", card.String("securitySchemes.mock_agent_bearer.httpAuthSecurityScheme.scheme"))
+
+	// The design named must be one of the organization's, with OAuth:
+	// a card naming another saves as a draft, and does not publish.
+	plain := owner.Do(http.MethodPost, "/api/servers", map[string]any{"name": "Plain", "version": "1.0.0"}).
+		Status(http.StatusCreated).String("id")
+	rival := env.Signup(t, "Agent Tokens Rival")
+	theirs := rival.Do(http.MethodPost, "/api/servers", map[string]any{"name": "Theirs", "version": "1.0.0", "auth_mode": "oauth"}).
+		Status(http.StatusCreated).String("id")
+	for name, tc := range map[string]struct{ server, says string }{
+		"without-oauth": {plain, "does not use OAuth"},
+		"unknown":       {uuid.NewString(), "no MCP server design with this id"},
+		"of-a-rival":    {theirs, "no MCP server design with this id"},
+	} {
+		id := owner.Do(http.MethodPost, "/api/agent-cards", authCard("token-agent-"+name, map[string]any{"scheme": "bearer", "oauth_server": tc.server})).
+			Status(http.StatusCreated).String("id")
+		r := owner.Do(http.MethodPost, "/api/agent-cards/"+id+"/publish", nil).Problem(http.StatusUnprocessableEntity, "auth.oauth_server")
+		require.Contains(t, string(r.Raw), tc.says, name)
+	}
 }

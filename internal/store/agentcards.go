@@ -193,7 +193,8 @@ func (t AgentCardsTx) LinkedServers(ctx context.Context, refs []string) (agentca
 			for _, n := range byName[0].Tools {
 				tools[n] = true
 			}
-			links[r] = &agentcard.LinkedServer{ID: byName[0].ID, Name: byName[0].Name, Tools: tools}
+			links[r] = &agentcard.LinkedServer{ID: byName[0].ID, Name: byName[0].Name, Tools: tools,
+				OAuth: byName[0].AuthMode == design.AuthModeOAuth}
 		default:
 			links[r] = &agentcard.LinkedServer{Name: r, Ambiguous: true}
 		}

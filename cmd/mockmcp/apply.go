@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mockmcp/mockmcp/internal/designdoc"
 )
 
 // designMediaTypes are the file extensions apply reads and how it sends
@@ -28,13 +30,15 @@ func applyCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE|DIR [--dry-run]",
-		Short: "Create or update servers from design files (REST API)",
+		Short: "Create or update servers and agent cards from design files (REST API)",
 		Long: `Create or update servers from design documents (the format 'mockmcp export' writes):
-POST /api/servers/apply with each document. -f names a .yaml, .yml or .json file, or a
+POST /api/servers/apply with each document, or POST /api/agent-cards/apply with each
+agent card document (kind: A2AAgent). -f names a .yaml, .yml or .json file, or a
 directory whose files with those extensions are applied one by one, in name order.
 
 For each file it prints the plan: the server's action (created, updated, unchanged), then
-each tool, resource and prompt that is created, updated or deleted. --dry-run asks the
+each tool, resource and prompt that is created, updated or deleted; for an agent card, its
+action, status and agent endpoint. --dry-run asks the
 service for the plan without changing anything. A file the service refuses is reported as
 FILE: field: message, and the other files are still applied; the exit status is then 1.`,
 		Example: `  mockmcp apply -f weather.yaml --dry-run
@@ -142,17 +146,64 @@ func applyFile(ctx context.Context, c *apiClient, file string, dryRun bool, out 
 	}
 	ctx, cancel := context.WithTimeout(ctx, designTimeout)
 	defer cancel()
-	path := "/api/servers/apply"
+	query := ""
 	if dryRun {
-		path += "?dry_run=true"
+		query = "?dry_run=true"
+	}
+	r := request{method: http.MethodPost, path: "/api/servers/apply" + query,
+		contentType: designMediaTypes[strings.ToLower(filepath.Ext(file))], body: doc}
+	// Which route takes it is the document's kind; one that cannot be
+	// read goes to the servers' route, whose answer names the fault.
+	if kind, err := designdoc.KindOf(doc, 0); err == nil && kind == designdoc.KindAgent {
+		r.path = "/api/agent-cards/apply" + query
+		var res agentApplyResult
+		if err := c.do(ctx, r, &res); err != nil {
+			return err
+		}
+		printAgentPlan(out, file, res)
+		return nil
 	}
 	var res applyResult
-	r := request{method: http.MethodPost, path: path, contentType: designMediaTypes[strings.ToLower(filepath.Ext(file))], body: doc}
 	if err := c.do(ctx, r, &res); err != nil {
 		return err
 	}
 	printPlan(out, file, res)
 	return nil
+}
+
+// agentApplyResult is the answer of POST /api/agent-cards/apply.
+type agentApplyResult struct {
+	DryRun bool `json:"dry_run"`
+	Card   struct {
+		ID       *string `json:"id"`
+		Name     string  `json:"name"`
+		Action   string  `json:"action"`
+		Status   string  `json:"status"`
+		AgentURL string  `json:"agent_url"`
+	} `json:"card"`
+}
+
+// printAgentPlan writes what applying the agent card document file did,
+// or would do in a dry run:
+//
+//	planner.yaml: agent card "travel-planner" created, published (id 0b7f9ad4-…)
+//	  agent: http://localhost:8080/api/exchange/agent-cards/acme/travel-planner/a2a
+func printAgentPlan(out io.Writer, file string, res agentApplyResult) {
+	line := fmt.Sprintf("%s: agent card %q %s, %s", file, res.Card.Name, res.Card.Action, res.Card.Status)
+	var notes []string
+	if res.Card.ID != nil {
+		notes = append(notes, "id "+*res.Card.ID)
+	}
+	if res.DryRun {
+		notes = append(notes, "dry run: nothing changed")
+	}
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
+	}
+	fmt.Fprintln(out, line)
+	if res.Card.Status == "published" && !res.DryRun {
+		fmt.Fprintf(out, "  agent: %s\n", res.Card.AgentURL)
+	}
 }
 
 // printPlan writes what applying file did, or would do in a dry run:

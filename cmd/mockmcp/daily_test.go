@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -276,4 +278,60 @@ func TestJournalDetail(t *testing.T) {
 			require.Equal(t, tc.want, journalDetail(e))
 		})
 	}
+}
+
+// TestApplyAgentCardDocuments: apply takes agent card documents (kind
+// A2AAgent) beside design documents, to the agent cards' route: a dry run
+// changes nothing, a published card prints its agent endpoint, which
+// answers, and a fault is named by its path in the document.
+func TestApplyAgentCardDocuments(t *testing.T) {
+	d := newDailyEnv(t)
+	dir := t.TempDir()
+	agent := `apiVersion: mockmcp/v1
+kind: A2AAgent
+name: cli-planner
+version: 1.0.0
+description: Plans trips for agents under test, from the command line. It is a mock agent for tests and answers every message with a fixed text, whatever the message says, so that a client can be checked end to end.
+published: true
+skills:
+  - name: plan_trip
+    description: Plans a trip to a city, with dates, a budget and a list of places to see.
+invocation: {protocol: mcp, endpoint: "https://agents.example.com/mcp"}
+replies:
+  - name: hello
+    text: Where to?
+`
+	file := filepath.Join(dir, "planner.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(agent), 0o644))
+	design := filepath.Join(dir, "weather.yaml")
+	require.NoError(t, os.WriteFile(design, []byte("apiVersion: mockmcp/v1\nkind: MCPServer\nname: CLI Weather\nversion: 1.0.0\n"), 0o644))
+
+	out, stderr, err := runOutErr(t, "apply", "-f", dir, "--dry-run")
+	require.NoError(t, err, stderr)
+	require.Contains(t, out, file+`: agent card "cli-planner" created, published (dry run: nothing changed)`)
+	require.Contains(t, out, design+`: server "CLI Weather" created (dry run: nothing changed)`)
+	require.NotContains(t, string(d.c.Do("GET", "/api/agent-cards", nil).Status(http.StatusOK).Raw), "cli-planner")
+
+	out, stderr, err = runOutErr(t, "apply", "-f", file)
+	require.NoError(t, err, stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, out)
+	require.Regexp(t, `^`+regexp.QuoteMeta(file)+`: agent card "cli-planner" created, published \(id [0-9a-f-]{36}\)$`, lines[0])
+	endpoint, ok := strings.CutPrefix(lines[1], "  agent: ")
+	require.True(t, ok, lines[1])
+	require.True(t, strings.HasPrefix(endpoint, d.env.URL+"/api/exchange/agent-cards/"), endpoint)
+	status, raw := apitest.PostJSONRPC(t, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send",`+
+		`"params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"hi"}]}}}`))
+	require.Equal(t, http.StatusOK, status, "%s", raw)
+	require.Contains(t, string(raw), "Where to?")
+
+	out, _, err = runOutErr(t, "apply", "-f", file)
+	require.NoError(t, err)
+	require.Contains(t, out, `agent card "cli-planner" unchanged, published`)
+
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte(strings.Replace(agent, "text: Where to?", "text: '{{nope}}'", 1)), 0o644))
+	_, stderr, err = runOutErr(t, "apply", "-f", broken)
+	require.Error(t, err)
+	require.Contains(t, stderr, broken+": replies[0].text: ")
 }

@@ -7,6 +7,11 @@ VALUES (@client_id, app_org_id(), @server_id, @secret_hash, @client_name, @redir
 -- name: GetOAuthClient :one
 SELECT * FROM oauth_clients WHERE client_id = @client_id AND server_id = @server_id;
 
+-- name: ListOAuthClients :many
+-- The clients of a server, oldest first, without their secret hashes.
+SELECT client_id, client_name, redirect_uris, grant_types, auth_method, scope, created_at, last_used_at
+FROM oauth_clients WHERE server_id = @server_id ORDER BY created_at, client_id;
+
 -- name: CreateOAuthCode :exec
 INSERT INTO oauth_codes (code_hash, organization_id, server_id, client_id, redirect_uri, code_challenge,
     scope, subject, expires_at, family_id)

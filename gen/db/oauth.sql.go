@@ -236,6 +236,52 @@ func (q *Queries) IsOAuthTokenRevoked(ctx context.Context, db DBTX, jti string) 
 	return exists, err
 }
 
+const listOAuthClients = `-- name: ListOAuthClients :many
+SELECT client_id, client_name, redirect_uris, grant_types, auth_method, scope, created_at, last_used_at
+FROM oauth_clients WHERE server_id = $1 ORDER BY created_at, client_id
+`
+
+type ListOAuthClientsRow struct {
+	ClientID     string
+	ClientName   string
+	RedirectUris []string
+	GrantTypes   []string
+	AuthMethod   string
+	Scope        string
+	CreatedAt    time.Time
+	LastUsedAt   time.Time
+}
+
+// The clients of a server, oldest first, without their secret hashes.
+func (q *Queries) ListOAuthClients(ctx context.Context, db DBTX, serverID uuid.UUID) ([]ListOAuthClientsRow, error) {
+	rows, err := db.Query(ctx, listOAuthClients, serverID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListOAuthClientsRow{}
+	for rows.Next() {
+		var i ListOAuthClientsRow
+		if err := rows.Scan(
+			&i.ClientID,
+			&i.ClientName,
+			&i.RedirectUris,
+			&i.GrantTypes,
+			&i.AuthMethod,
+			&i.Scope,
+			&i.CreatedAt,
+			&i.LastUsedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listOAuthSigningKeys = `-- name: ListOAuthSigningKeys :many
 SELECT kid, public_key, private_sealed, created_at, sign_until, published_until FROM oauth_signing_keys WHERE published_until > $1 ORDER BY created_at DESC
 `

@@ -713,7 +713,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the clients registered with the design's authorization server
+         * @description Every client registered with the design's mock authorization server (dynamic client
+         *     registration), oldest first: its id, name, redirect URIs, grant types, token endpoint
+         *     authentication method, scope, when it registered and when it was last used. Never its
+         *     secret. Not paged: the server holds at most 1,000 clients (the registration cap), and
+         *     clients unused for `OAUTH_CLIENT_IDLE_TTL` are deleted on their own. Allowed whatever
+         *     the `auth_mode`.
+         */
+        get: operations["listOAuthClients"];
         put?: never;
         post?: never;
         /**
@@ -4075,6 +4084,32 @@ export interface components {
              */
             last_used_at: string | null;
         };
+        /** @description A client registered with a design's mock authorization server; never its secret. */
+        OAuthClient: {
+            client_id: string;
+            /** @description The `client_name` it registered with; null when it gave none. */
+            client_name: string | null;
+            redirect_uris: string[];
+            grant_types: string[];
+            /**
+             * @description `none` for a public client, which has no secret.
+             * @enum {string}
+             */
+            token_endpoint_auth_method: "none" | "client_secret_basic" | "client_secret_post";
+            /** @description The space-separated scopes it registered with; empty when none. */
+            scope: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last used (registered, or at the authorization or token endpoint), to
+             *     within an hour; clients idle for `OAUTH_CLIENT_IDLE_TTL` are deleted.
+             */
+            last_used_at: string;
+        };
+        OAuthClientList: {
+            items: components["schemas"]["OAuthClient"][];
+        };
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
@@ -6200,6 +6235,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Server"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listOAuthClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The MCP server design's id (from list_servers or create_server). */
+                server_id: components["parameters"]["ServerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registered clients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientList"];
                 };
             };
             401: components["responses"]["Unauthorized"];

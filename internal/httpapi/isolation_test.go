@@ -95,6 +95,7 @@ func isolationCases(b account, bServer string) []isolationCase {
 		{name: "reset state", method: "DELETE", route: server + "/state"},
 		{name: "expire oauth tokens", method: "POST", route: server + "/oauth/expire-tokens"},
 		{name: "revoke oauth tokens", method: "POST", route: server + "/oauth/revoke-tokens"},
+		{name: "list oauth clients", method: "GET", route: server + "/oauth/clients"},
 		{name: "delete oauth clients", method: "DELETE", route: server + "/oauth/clients"},
 		{name: "check drift", method: "POST", route: server + "/drift", body: map[string]any{"url": "http://example.com/mcp"}},
 		{name: "promote recordings", method: "POST", route: server + "/recordings/promote", body: map[string]any{"dry_run": true}},

@@ -65,6 +65,28 @@ func (s *Server) expireOAuthTokens(ctx context.Context, id uuid.UUID, revoke boo
 	return v, nil
 }
 
+// ListOAuthClients lists the clients registered with the design's
+// authorization server, never their secrets: 404 for a server that is not
+// the organization's.
+func (s *Server) ListOAuthClients(ctx context.Context, req api.ListOAuthClientsRequestObject) (api.ListOAuthClientsResponseObject, error) {
+	clients, err := inTenant(ctx, s, func(tx *store.Tx, _ auth.Principal) ([]store.OAuthClient, error) {
+		if _, err := tx.Server(ctx, req.ServerId); err != nil {
+			return nil, err
+		}
+		return tx.OAuthClients(ctx, req.ServerId)
+	})
+	if err != nil {
+		return nil, err
+	}
+	items := make([]api.OAuthClient, len(clients))
+	for i, c := range clients {
+		items[i] = api.OAuthClient{ClientId: c.ClientID, ClientName: nullableText(c.Name), RedirectUris: nonNil(c.RedirectURIs),
+			GrantTypes: nonNil(c.GrantTypes), TokenEndpointAuthMethod: api.OAuthClientTokenEndpointAuthMethod(c.AuthMethod),
+			Scope: c.Scope, CreatedAt: c.CreatedAt, LastUsedAt: c.LastUsedAt}
+	}
+	return api.ListOAuthClients200JSONResponse{Items: items}, nil
+}
+
 // journalDeleteClients is the journal method of deleting a design's
 // clients.
 const journalDeleteClients = "oauth/delete_clients"

@@ -397,3 +397,61 @@ func TestOAuthExpireAndRevokeTokens(t *testing.T) {
 	rejected := journalPage(t, ada, id, "?outcome=rejected", 2)
 	require.Contains(t, string(rejected.Raw), "401 invalid_token: expired")
 }
+
+// TestListOAuthClients: the design's owner lists the clients registered
+// with its authorization server, never their secrets; another
+// organization does not find the server; deleted clients are gone from the
+// list.
+func TestListOAuthClients(t *testing.T) {
+	t.Parallel()
+	env, alpha, beta := apitest.Rivals(t, "Alpha OAuth Clients", "Beta OAuth Clients")
+	id := oauthServer(t, alpha, "clients", nil)
+	anon := env.Anonymous(t)
+	list := func() *apitest.Response {
+		t.Helper()
+		return alpha.Do("GET", "/api/servers/"+id+"/oauth/clients", nil).Status(http.StatusOK)
+	}
+	require.Equal(t, 0, list().Len("items"))
+
+	register := anon.Do("POST", "/api/platform/"+id+"/oauth/register", map[string]any{"client_name": "Robot",
+		"token_endpoint_auth_method": "client_secret_post", "grant_types": []string{"client_credentials"}, "scope": "files:write"}).
+		Status(http.StatusCreated)
+	robot, secret := register.String("client_id"), register.String("client_secret")
+	register = anon.Do("POST", "/api/platform/"+id+"/oauth/register", map[string]any{
+		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"},
+		"redirect_uris": []string{"http://127.0.0.1:9/callback"}}).Status(http.StatusCreated)
+	public := register.String("client_id")
+
+	got := list()
+	require.Equal(t, 2, got.Len("items"))
+	byID := map[string]map[string]any{}
+	for _, it := range got.Get("items").([]any) {
+		c := it.(map[string]any)
+		byID[c["client_id"].(string)] = c
+	}
+	require.Contains(t, byID, robot)
+	require.Contains(t, byID, public)
+	require.Equal(t, "Robot", byID[robot]["client_name"])
+	require.Equal(t, []any{"client_credentials"}, byID[robot]["grant_types"])
+	require.Equal(t, "client_secret_post", byID[robot]["token_endpoint_auth_method"])
+	require.Equal(t, "files:write", byID[robot]["scope"])
+	require.Equal(t, []any{}, byID[robot]["redirect_uris"])
+	require.Nil(t, byID[public]["client_name"], "no name given: null")
+	require.Contains(t, byID[public], "client_name")
+	require.Equal(t, []any{"http://127.0.0.1:9/callback"}, byID[public]["redirect_uris"])
+	require.Equal(t, "none", byID[public]["token_endpoint_auth_method"])
+	for _, c := range byID {
+		require.NotEmpty(t, c["created_at"])
+		require.NotEmpty(t, c["last_used_at"])
+		require.NotContains(t, c, "client_secret")
+		require.NotContains(t, c, "secret_hash")
+	}
+	require.NotContains(t, string(got.Raw), secret, "never the secret")
+	require.NotContains(t, string(got.Raw), "secret_hash")
+
+	beta.Do("GET", "/api/servers/"+id+"/oauth/clients", nil).Problem(http.StatusNotFound)
+	alpha.Do("GET", "/api/servers/00000000-0000-0000-0000-000000000000/oauth/clients", nil).Problem(http.StatusNotFound)
+
+	alpha.Do("DELETE", "/api/servers/"+id+"/oauth/clients", nil).Status(http.StatusNoContent)
+	require.Equal(t, 0, list().Len("items"))
+}

@@ -319,7 +319,7 @@ func TestConsoleInChromium(t *testing.T) {
 		{"#/designs/" + serverID, `document.querySelector("#design-title")`, "design"},
 		{"#/designs/" + serverID + "/tasks", `document.querySelector("#tasks") && document.querySelector("#tasks").innerText.includes("No task")`, "tasks"},
 		{"#/designs/" + serverID + "/state", `document.querySelector("#state pre") && document.querySelector("#state pre").innerText.startsWith("{")`, "state"},
-		{"#/designs/" + serverID + "/oauth", `document.querySelector("#oauth")`, "oauth"},
+		{"#/designs/" + serverID + "/oauth", `document.querySelector("#oauth-clients") && document.querySelector("#oauth-clients").innerText.includes("No client registered")`, "oauth"},
 		{"#/designs/" + serverID + "/edit", `document.querySelector("#document") && document.querySelector("#document").value.includes("get_forecast")`, "edit"},
 		{"#/cards", `document.querySelector("#cards-title") && !document.querySelector("main").innerText.includes("Loading")`, "agent-cards"},
 	} {

@@ -118,6 +118,22 @@ func (t OAuthTx) DeleteOAuthClients(ctx context.Context, server uuid.UUID) (int6
 	return t.q.DeleteOAuthClients(ctx, t.tx, server)
 }
 
+// OAuthClients lists the clients registered with server's authorization
+// server, oldest first, without their secret hashes (SecretHash is "").
+// A server holds at most its cap of clients, so the list is bounded.
+func (t OAuthTx) OAuthClients(ctx context.Context, server uuid.UUID) ([]OAuthClient, error) {
+	rows, err := t.q.ListOAuthClients(ctx, t.tx, server)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OAuthClient, len(rows))
+	for i, r := range rows {
+		out[i] = OAuthClient{ClientID: r.ClientID, ServerID: server, Name: r.ClientName, RedirectURIs: r.RedirectUris,
+			GrantTypes: r.GrantTypes, AuthMethod: r.AuthMethod, Scope: r.Scope, CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt}
+	}
+	return out, nil
+}
+
 // OAuthClient reads a client registered with server's authorization server.
 func (t OAuthTx) OAuthClient(ctx context.Context, server uuid.UUID, clientID string) (OAuthClient, error) {
 	r, err := t.q.GetOAuthClient(ctx, t.tx, db.GetOAuthClientParams{ClientID: clientID, ServerID: server})

@@ -69,3 +69,46 @@ func TestOAuthDesign(t *testing.T) {
 	_, err = st.OAuthDesign(ctx, b.ServerID)
 	require.True(t, failure.Is(err, failure.ErrNotFound), "%v", err)
 }
+
+// TestOAuthClientsListedInTheirOrganizationOnly: a server's clients are
+// listed oldest first, without their secret hashes, and only to its
+// organization, even given the server's id.
+func TestOAuthClientsListedInTheirOrganizationOnly(t *testing.T) {
+	t.Parallel()
+	st, a, b := seedTwo(t)
+	ctx := context.Background()
+	var before []store.OAuthClient
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID, UserID: a.UserID}, func(tx *store.Tx) (err error) {
+		before, err = tx.OAuthClients(ctx, a.ServerID)
+		if err != nil {
+			return err
+		}
+		if err := tx.CreateOAuthClient(ctx, store.OAuthClient{ClientID: "listed-secret", ServerID: a.ServerID, Name: "Robot",
+			SecretHash: "hash-never-listed", AuthMethod: "client_secret_basic", GrantTypes: []string{"client_credentials"}}); err != nil {
+			return err
+		}
+		return nil
+	}))
+	var got []store.OAuthClient
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: a.OrgID, UserID: a.UserID}, func(tx *store.Tx) (err error) {
+		got, err = tx.OAuthClients(ctx, a.ServerID)
+		return err
+	}))
+	require.Len(t, got, len(before)+1)
+	last := got[len(got)-1]
+	require.Equal(t, "listed-secret", last.ClientID)
+	require.Equal(t, "Robot", last.Name)
+	require.Equal(t, []string{"client_credentials"}, last.GrantTypes)
+	require.Equal(t, "client_secret_basic", last.AuthMethod)
+	require.False(t, last.CreatedAt.IsZero())
+	require.False(t, last.LastUsedAt.IsZero())
+	for _, c := range got {
+		require.Empty(t, c.SecretHash, "never the secret hash")
+	}
+
+	require.NoError(t, st.WithTx(ctx, store.Scope{OrgID: b.OrgID, UserID: b.UserID}, func(tx *store.Tx) (err error) {
+		got, err = tx.OAuthClients(ctx, a.ServerID)
+		return err
+	}))
+	require.Empty(t, got, "another organization sees none of them")
+}

@@ -1,5 +1,5 @@
 // One design: its endpoint, and the tabs for its tasks, live state and
-// OAuth tokens.
+// OAuth tokens and registered clients.
 import { useEffect, useState } from "preact/hooks";
 import { api, problemText, type Schemas } from "./api";
 import { CopyButton } from "./designs";
@@ -88,7 +88,16 @@ function State({ serverId }: { serverId: string }) {
 
 function OAuth({ server, onChange }: { server: Schemas["Server"]; onChange: (s: Schemas["Server"]) => void }) {
   const [note, setNote] = useState("");
+  const [registered, setRegistered] = useState<Schemas["OAuthClient"][] | null>(null);
+  const [error, setError] = useState("");
   const path = { params: { path: { server_id: server.id } } };
+  const load = async () => {
+    const { data, error: e } = await api.GET("/api/servers/{server_id}/oauth/clients", path);
+    if (data) { setRegistered(data.items); setError(""); } else setError(problemText(e));
+  };
+  useEffect(() => {
+    void load();
+  }, [server.id]);
   const expire = async () => {
     const { data, error } = await api.POST("/api/servers/{server_id}/oauth/expire-tokens", path);
     if (data) { onChange(data); setNote("Every access token issued until now is refused as expired."); } else setNote(problemText(error));
@@ -100,6 +109,7 @@ function OAuth({ server, onChange }: { server: Schemas["Server"]; onChange: (s: 
   const clients = async () => {
     const { error, response } = await api.DELETE("/api/servers/{server_id}/oauth/clients", path);
     setNote(error ? problemText(error) : response.ok ? "The registered clients were deleted." : `the service answered ${response.status}`);
+    await load();
   };
   return (
     <div id="oauth" class="stack">
@@ -109,6 +119,29 @@ function OAuth({ server, onChange }: { server: Schemas["Server"]; onChange: (s: 
         <dt>Access tokens refused before</dt><dd>{server.oauth_tokens_not_before ?? "never set"}</dd>
         <dt>Refresh tokens refused before</dt><dd>{server.oauth_refresh_not_before ?? "never set"}</dd>
       </dl>
+      <div id="oauth-clients">
+        <h2>Registered clients</h2>
+        {error && <p class="error" role="alert">{error}</p>}
+        {registered === null ? (error ? null : <p>Loading…</p>) : registered.length === 0 ? <p class="muted">No client registered.</p> : (
+          <table>
+            <thead><tr><th>Name</th><th>Client id</th><th>Grant types</th><th>Created</th><th>Last used</th></tr></thead>
+            <tbody>
+              {registered.map((c) => (
+                <tr>
+                  <td>{c.client_name ?? <span class="muted">none</span>}</td>
+                  <td><code>{c.client_id}</code></td>
+                  <td>{c.grant_types.join(", ")}</td>
+                  <td>{new Date(c.created_at).toLocaleString()}</td>
+                  <td>{new Date(c.last_used_at).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div class="row">
+          <button type="button" onClick={() => void load()}>Refresh</button>
+        </div>
+      </div>
       <div class="row">
         <button type="button" onClick={() => void expire()}>Expire access tokens</button>
         <button type="button" onClick={() => void revoke()}>Revoke all tokens</button>

@@ -16,32 +16,14 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/apitest"
+	"github.com/mockmcp/mockmcp/internal/nodetest"
 )
 
-// sdkToolchain is the node binary and the directory whose node_modules
-// holds the A2A SDK pinned in .ci/a2a (MOCKMCP_A2A_NODE and
-// MOCKMCP_A2A_PACKAGES override them). Without them the test is skipped on
-// a developer's machine; under CI (CI=true), which installs them, their
-// absence fails it.
-func sdkToolchain(t *testing.T) (node, dir string) {
-	t.Helper()
-	dir = os.Getenv("MOCKMCP_A2A_PACKAGES")
-	if dir == "" {
-		dir, _ = filepath.Abs("../../.ci/a2a")
-	}
-	node = os.Getenv("MOCKMCP_A2A_NODE")
-	if node == "" {
-		node, _ = exec.LookPath("node")
-	}
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json"))
-	switch {
-	case node != "" && err == nil:
-		return node, dir
-	case os.Getenv("CI") == "true":
-		t.Fatalf("node (>= 20) and the A2A SDK in %s are needed under CI: run `make a2a-packages`", dir)
-	}
-	t.Skipf("no node, or no A2A SDK in %s (`make a2a-packages` installs it)", dir)
-	return "", ""
+// sdkPackages are the A2A SDK pinned in .ci/a2a (MOCKMCP_A2A_NODE and
+// MOCKMCP_A2A_PACKAGES override node and the folder).
+var sdkPackages = nodetest.Packages{
+	Name: "A2A SDK", Dir: "../../.ci/a2a", DirEnv: "MOCKMCP_A2A_PACKAGES", NodeEnv: "MOCKMCP_A2A_NODE",
+	Installed: "@a2a-js/sdk/package.json", Target: "a2a-packages",
 }
 
 func cardDesc(s string) string { return s + strings.Repeat(" Mock agent for tests.", 12) }
@@ -55,7 +37,7 @@ func cardDesc(s string) string { return s + strings.Repeat(" Mock agent for test
 // resubscribeTask, an unknown task and an ended task's subscription.
 func TestOfficialSDKClient(t *testing.T) {
 	t.Parallel()
-	node, dir := sdkToolchain(t)
+	node, dir := sdkPackages.Toolchain(t)
 	script, err := os.ReadFile(filepath.Join("testdata", "sdkclient.mjs"))
 	require.NoError(t, err)
 

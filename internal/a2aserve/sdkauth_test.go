@@ -21,7 +21,7 @@ import (
 // the key, and is answered with it in the header the scheme names.
 func TestOfficialSDKClientWithAPIKey(t *testing.T) {
 	t.Parallel()
-	node, dir := sdkToolchain(t)
+	node, dir := sdkPackages.Toolchain(t)
 	script, err := os.ReadFile(filepath.Join("testdata", "sdkauth.mjs"))
 	require.NoError(t, err)
 

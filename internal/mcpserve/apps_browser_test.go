@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,13 +76,7 @@ main().catch((e) => window.host.errors.push(String(e)));
 // esbuild pinned in .ci/apps, from the packages there.
 func bundleHostBridge(t *testing.T, dir string) []byte {
 	t.Helper()
-	esbuild := filepath.Join(dir, "node_modules", ".bin", "esbuild")
-	if _, err := os.Stat(esbuild); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no esbuild in %s under CI: run `make apps-packages`", dir)
-		}
-		t.Skipf("no esbuild in %s (`make apps-packages` installs it): the host page cannot be built", dir)
-	}
+	esbuild := appPackages.Bin(t, dir, "esbuild", "the host page cannot be built")
 	cmd := exec.CommandContext(t.Context(), esbuild, "--bundle", "--format=iife", "--platform=browser", "--log-level=error")
 	cmd.Dir = dir // imports resolve from its node_modules
 	cmd.Stdin = strings.NewReader(hostBridgeEntry)
@@ -103,7 +95,7 @@ func bundleHostBridge(t *testing.T, dir string) []byte {
 func TestAppRendersInChromium(t *testing.T) {
 	t.Parallel()
 	browser := browsertest.Chromium(t, "the example MCP App is not run in a browser")
-	_, dir := appToolchain(t)
+	_, dir := appPackages.Toolchain(t)
 	bundle := bundleHostBridge(t, dir)
 
 	env := apitest.New(t, nil)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mockmcp/mockmcp/internal/apitest"
 	"github.com/mockmcp/mockmcp/internal/mcptransport"
+	"github.com/mockmcp/mockmcp/internal/nodetest"
 	"github.com/mockmcp/mockmcp/internal/protocol"
 )
 
@@ -240,30 +241,13 @@ func TestAppMetaChecked(t *testing.T) {
 	require.JSONEq(t, string(raw(t, view2.Get("meta"))), string(raw(t, copiedViews.Get("items.1.meta"))))
 }
 
-// appToolchain is the node binary and the directory whose node_modules
-// holds the MCP Apps SDK pinned in .ci/apps (MOCKMCP_APPS_NODE and
-// MOCKMCP_APPS_PACKAGES override them). Without them the test is skipped
-// on a developer's machine; under CI (CI=true), which installs them, their
-// absence fails it.
-func appToolchain(t *testing.T) (node, dir string) {
-	t.Helper()
-	dir = os.Getenv("MOCKMCP_APPS_PACKAGES")
-	if dir == "" {
-		dir, _ = filepath.Abs("../../.ci/apps")
-	}
-	node = os.Getenv("MOCKMCP_APPS_NODE")
-	if node == "" {
-		node, _ = exec.LookPath("node")
-	}
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "ext-apps", "package.json"))
-	switch {
-	case node != "" && err == nil:
-		return node, dir
-	case os.Getenv("CI") == "true":
-		t.Fatalf("node (>= 20) and the MCP Apps SDK in %s are needed under CI: run `make apps-packages`", dir)
-	}
-	t.Skipf("no node, or no MCP Apps SDK in %s (`make apps-packages` installs it): what the design sends is not checked against its schemas", dir)
-	return "", ""
+// appPackages are the MCP Apps SDK and the esbuild pinned in .ci/apps
+// (MOCKMCP_APPS_NODE and MOCKMCP_APPS_PACKAGES override node and the
+// folder).
+var appPackages = nodetest.Packages{
+	Name: "MCP Apps SDK", Dir: "../../.ci/apps", DirEnv: "MOCKMCP_APPS_PACKAGES", NodeEnv: "MOCKMCP_APPS_NODE",
+	Installed: "@modelcontextprotocol/ext-apps/package.json", Target: "apps-packages",
+	Unchecked: "what the design sends is not checked against its schemas",
 }
 
 // TestAppConformsToExtApps: what the example app's design sends a host, in
@@ -273,7 +257,7 @@ func appToolchain(t *testing.T) (node, dir string) {
 // checks it with them.
 func TestAppConformsToExtApps(t *testing.T) {
 	t.Parallel()
-	node, dir := appToolchain(t)
+	node, dir := appPackages.Toolchain(t)
 	script, err := os.ReadFile(filepath.Join("testdata", "appcheck.mjs"))
 	require.NoError(t, err)
 	env := apitest.New(t, nil)

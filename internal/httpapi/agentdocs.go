@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -12,25 +11,15 @@ import (
 	"github.com/mockmcp/mockmcp/internal/a2aserve"
 	"github.com/mockmcp/mockmcp/internal/auth"
 	"github.com/mockmcp/mockmcp/internal/designdoc"
-	"github.com/mockmcp/mockmcp/internal/failure"
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
 // ApplyAgentCard creates or updates a card from an agent card document
 // (see designdoc.ApplyAgent), JSON or YAML.
 func (s *Server) ApplyAgentCard(ctx context.Context, req api.ApplyAgentCardRequestObject) (api.ApplyAgentCardResponseObject, error) {
-	var raw []byte
-	switch {
-	case req.JSONBody != nil:
-		raw = *req.JSONBody
-	case req.Body != nil:
-		var err error
-		if raw, err = io.ReadAll(req.Body); err != nil {
-			return nil, failure.BadRequest("the request body could not be read")
-		}
-	default:
-		return nil, failure.BadRequest("the body must be an agent card document",
-			failure.Field("body", "send it as application/json or application/yaml"))
+	raw, err := documentBody(req.JSONBody, req.Body, "an agent card document")
+	if err != nil {
+		return nil, err
 	}
 	p := principal(ctx)
 	if p.OrgID == uuid.Nil {

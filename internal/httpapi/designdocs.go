@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -19,21 +20,30 @@ import (
 	"github.com/mockmcp/mockmcp/internal/store"
 )
 
+// documentBody is the text of a document sent as JSON (jsonBody) or
+// as YAML or other text (body); what names the document in the 400 of a
+// request that sends neither.
+func documentBody(jsonBody *json.RawMessage, body io.Reader, what string) ([]byte, error) {
+	switch {
+	case jsonBody != nil:
+		return *jsonBody, nil
+	case body != nil:
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, failure.BadRequest("the request body could not be read")
+		}
+		return raw, nil
+	}
+	return nil, failure.BadRequest("the body must be "+what,
+		failure.Field("body", "send it as application/json or application/yaml"))
+}
+
 // ApplyDesign creates or updates a server from a design document (see
 // designdoc.Apply), JSON or YAML.
 func (s *Server) ApplyDesign(ctx context.Context, req api.ApplyDesignRequestObject) (api.ApplyDesignResponseObject, error) {
-	var raw []byte
-	switch {
-	case req.JSONBody != nil:
-		raw = *req.JSONBody
-	case req.Body != nil:
-		var err error
-		if raw, err = io.ReadAll(req.Body); err != nil {
-			return nil, failure.BadRequest("the request body could not be read")
-		}
-	default:
-		return nil, failure.BadRequest("the body must be a design document",
-			failure.Field("body", "send it as application/json or application/yaml"))
+	raw, err := documentBody(req.JSONBody, req.Body, "a design document")
+	if err != nil {
+		return nil, err
 	}
 	p := principal(ctx)
 	if p.OrgID == uuid.Nil {

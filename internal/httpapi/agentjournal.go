@@ -83,13 +83,8 @@ func (s *Server) VerifyAgent(ctx context.Context, req api.VerifyAgentRequestObje
 // flushAgentJournal writes the records still queued on this instance, for
 // a moment at most.
 func (s *Server) flushAgentJournal(ctx context.Context) {
-	if s.agentJournal == nil {
-		return
-	}
-	fctx, cancel := context.WithTimeout(ctx, journalFlushTimeout)
-	defer cancel()
-	if err := s.agentJournal.Flush(fctx); err != nil && ctx.Err() == nil {
-		s.log.WarnContext(ctx, "agent journal flush before a journal request", "err", err)
+	if s.agentJournal != nil {
+		s.flushWithin(ctx, "agent journal", s.agentJournal.Flush)
 	}
 }
 

@@ -92,13 +92,18 @@ func (s *Server) VerifyJournal(ctx context.Context, req api.VerifyJournalRequest
 // flushJournal writes the records still queued on this instance, for a
 // moment at most: a journal behind its callers must not hang the API.
 func (s *Server) flushJournal(ctx context.Context) {
-	if s.journal == nil {
-		return
+	if s.journal != nil {
+		s.flushWithin(ctx, "journal", s.journal.Flush)
 	}
+}
+
+// flushWithin runs flush for journalFlushTimeout at most, logging a
+// failure that is not the request's own end; what names the journal.
+func (s *Server) flushWithin(ctx context.Context, what string, flush func(context.Context) error) {
 	fctx, cancel := context.WithTimeout(ctx, journalFlushTimeout)
 	defer cancel()
-	if err := s.journal.Flush(fctx); err != nil && ctx.Err() == nil {
-		s.log.WarnContext(ctx, "journal flush before a journal request", "err", err)
+	if err := flush(fctx); err != nil && ctx.Err() == nil {
+		s.log.WarnContext(ctx, what+" flush before a journal request", "err", err)
 	}
 }
 

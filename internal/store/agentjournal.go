@@ -47,23 +47,7 @@ type AgentJournalMessage struct {
 // (its card was deleted meanwhile), the records go again one by one,
 // skipping those refused.
 func (s Journal) AppendAgentJournal(ctx context.Context, records []AgentJournalRecord) (skipped int, err error) {
-	if len(records) == 0 {
-		return 0, nil
-	}
-	params := make([]db.AppendAgentJournalParams, len(records))
-	for i, r := range records {
-		if params[i], err = agentJournalParams(r); err != nil {
-			return 0, err
-		}
-	}
-	return appendRecords(ctx, s, params, func(q *db.Queries, conn db.DBTX, ps []db.AppendAgentJournalParams) (first error) {
-		q.AppendAgentJournal(ctx, conn, ps).Exec(func(_ int, err error) {
-			if err != nil && first == nil {
-				first = err
-			}
-		})
-		return first
-	})
+	return appendBatch(ctx, s, records, agentJournalParams, (*db.Queries).AppendAgentJournal)
 }
 
 func agentJournalParams(r AgentJournalRecord) (db.AppendAgentJournalParams, error) {

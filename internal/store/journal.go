@@ -68,17 +68,27 @@ type JournalPage struct {
 // record must not cost its whole batch. Otherwise either all records are
 // written or none.
 func (s Journal) AppendJournal(ctx context.Context, records []JournalRecord) (skipped int, err error) {
+	return appendBatch(ctx, s, records, journalParams, (*db.Queries).AppendJournal)
+}
+
+// batchResults are the results of a batch of inserts sqlc writes.
+type batchResults interface{ Exec(func(int, error)) }
+
+// appendBatch appends records, each made into its insert's params by
+// toParams, through appendRecords with the batch of inserts batch sends.
+func appendBatch[R, P any, B batchResults](ctx context.Context, s Journal, records []R, toParams func(R) (P, error),
+	batch func(*db.Queries, context.Context, db.DBTX, []P) B) (skipped int, err error) {
 	if len(records) == 0 {
 		return 0, nil
 	}
-	params := make([]db.AppendJournalParams, len(records))
+	params := make([]P, len(records))
 	for i, r := range records {
-		if params[i], err = journalParams(r); err != nil {
+		if params[i], err = toParams(r); err != nil {
 			return 0, err
 		}
 	}
-	return appendRecords(ctx, s, params, func(q *db.Queries, conn db.DBTX, ps []db.AppendJournalParams) (first error) {
-		q.AppendJournal(ctx, conn, ps).Exec(func(_ int, err error) {
+	return appendRecords(ctx, s, params, func(q *db.Queries, conn db.DBTX, ps []P) (first error) {
+		batch(q, ctx, conn, ps).Exec(func(_ int, err error) {
 			if err != nil && first == nil {
 				first = err
 			}

@@ -189,21 +189,27 @@ type agentApplyResult struct {
 //	planner.yaml: agent card "travel-planner" created, published (id 0b7f9ad4-…)
 //	  agent: http://localhost:8080/api/exchange/agent-cards/acme/travel-planner/a2a
 func printAgentPlan(out io.Writer, file string, res agentApplyResult) {
-	line := fmt.Sprintf("%s: agent card %q %s, %s", file, res.Card.Name, res.Card.Action, res.Card.Status)
-	var notes []string
-	if res.Card.ID != nil {
-		notes = append(notes, "id "+*res.Card.ID)
-	}
-	if res.DryRun {
-		notes = append(notes, "dry run: nothing changed")
-	}
-	if len(notes) > 0 {
-		line += " (" + strings.Join(notes, "; ") + ")"
-	}
-	fmt.Fprintln(out, line)
+	fmt.Fprintln(out, planLine(fmt.Sprintf("%s: agent card %q %s, %s", file, res.Card.Name, res.Card.Action, res.Card.Status),
+		res.Card.ID, res.DryRun))
 	if res.Card.Status == "published" && !res.DryRun {
 		fmt.Fprintf(out, "  agent: %s\n", res.Card.AgentURL)
 	}
+}
+
+// planLine is the first line of a plan: head, then in brackets the id
+// applied and whether it was a dry run.
+func planLine(head string, id *string, dryRun bool) string {
+	var notes []string
+	if id != nil {
+		notes = append(notes, "id "+*id)
+	}
+	if dryRun {
+		notes = append(notes, "dry run: nothing changed")
+	}
+	if len(notes) > 0 {
+		head += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return head
 }
 
 // printPlan writes what applying file did, or would do in a dry run:
@@ -213,18 +219,7 @@ func printAgentPlan(out io.Writer, file string, res agentApplyResult) {
 //	  resource guide docs://guide: deleted
 //	  endpoint: http://localhost:8080/api/platform/0b7f9ad4-…/mcp
 func printPlan(out io.Writer, file string, res applyResult) {
-	line := fmt.Sprintf("%s: server %q %s", file, res.Server.Name, res.Server.Action)
-	var notes []string
-	if res.Server.ID != nil {
-		notes = append(notes, "id "+*res.Server.ID)
-	}
-	if res.DryRun {
-		notes = append(notes, "dry run: nothing changed")
-	}
-	if len(notes) > 0 {
-		line += " (" + strings.Join(notes, "; ") + ")"
-	}
-	fmt.Fprintln(out, line)
+	fmt.Fprintln(out, planLine(fmt.Sprintf("%s: server %q %s", file, res.Server.Name, res.Server.Action), res.Server.ID, res.DryRun))
 	for _, g := range []struct {
 		kind  string
 		parts []applyPart
